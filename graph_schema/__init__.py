@@ -1,0 +1,1 @@
+"""The typed Knowledge Graph and Context Graph models, constraints/indexes, and bundle loader."""

@@ -1,0 +1,3 @@
+from investigator.cli import main
+
+main()

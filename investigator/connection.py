@@ -1,0 +1,54 @@
+"""Opening a Neo4j driver with bounded waits, so an absent server fails fast (exit 4)."""
+
+from __future__ import annotations
+
+import neo4j
+from neo4j.exceptions import AuthError, DriverError, Neo4jError, ServiceUnavailable
+
+from investigator.errors import Neo4jUnavailable
+from investigator.settings import ConnectionSettings
+
+# Bounded so that `exit 4 within 10 s when nothing listens` holds.
+CONNECTION_TIMEOUT_S = 3.0
+MAX_RETRY_TIME_S = 5.0
+
+
+def open_driver(settings: ConnectionSettings, *, verify: bool = True) -> neo4j.Driver:
+    """Create a driver for `settings`; with `verify`, prove the server answers first."""
+    try:
+        driver = neo4j.GraphDatabase.driver(
+            settings.uri,
+            auth=(settings.user, settings.password.get_secret_value()),
+            connection_timeout=CONNECTION_TIMEOUT_S,
+            connection_acquisition_timeout=CONNECTION_TIMEOUT_S * 2,
+            max_transaction_retry_time=MAX_RETRY_TIME_S,
+            user_agent="graph-investigator",
+        )
+    except (ValueError, DriverError) as exc:
+        raise Neo4jUnavailable(f"cannot use Neo4j URI {settings.uri!r}: {exc}") from exc
+    if verify:
+        try:
+            driver.verify_connectivity()
+        except AuthError as exc:
+            driver.close()
+            raise Neo4jUnavailable(
+                f"Neo4j at {settings.uri} refused the credentials ({settings.origin})"
+            ) from exc
+        except (ServiceUnavailable, DriverError, Neo4jError, OSError) as exc:
+            driver.close()
+            raise Neo4jUnavailable(
+                f"Neo4j is unavailable at {settings.uri} ({settings.origin}): "
+                f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+            ) from exc
+    return driver
+
+
+def server_version(driver: neo4j.Driver, database: str | None = None) -> tuple[str, str]:
+    """Return the server's (version, edition), e.g. ("5.26.30", "community")."""
+    records, _, _ = driver.execute_query(
+        "CALL dbms.components() YIELD name, versions, edition "
+        "WHERE name = 'Neo4j Kernel' RETURN versions[0] AS version, edition",
+        database_=database,
+        routing_=neo4j.RoutingControl.READ,
+    )
+    return str(records[0]["version"]), str(records[0]["edition"])

@@ -1,0 +1,85 @@
+"""Connection settings: flag > environment > config file > the local server's state file."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+
+from pydantic import BaseModel, SecretStr
+
+from investigator.errors import BadInput, Neo4jUnavailable
+
+
+class ConnectionSettings(BaseModel):
+    """Where the Knowledge Graph lives and how to log in."""
+
+    uri: str
+    user: str = "neo4j"
+    password: SecretStr
+    database: str | None = None
+    origin: str = "environment"
+
+
+def config_file_path() -> Path:
+    """The optional TOML config file (`INVESTIGATOR_CONFIG`, else ~/.config/investigator)."""
+    explicit = os.environ.get("INVESTIGATOR_CONFIG")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "investigator" / "config.toml"
+
+
+def _read_config_file() -> dict[str, str]:
+    path = config_file_path()
+    if not path.is_file():
+        return {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise BadInput(f"config file {path} is not valid TOML: {exc}") from exc
+    section = data.get("neo4j", {})
+    if not isinstance(section, dict):
+        raise BadInput(f"config file {path}: [neo4j] must be a table")
+    return {str(k): str(v) for k, v in section.items()}
+
+
+def resolve_connection(
+    uri: str | None = None,
+    user: str | None = None,
+    password: str | None = None,
+    database: str | None = None,
+) -> ConnectionSettings:
+    """Resolve connection settings with the documented precedence.
+
+    Flags (the arguments) win over `NEO4J_*` environment variables, which win over the
+    `[neo4j]` table of the config file, which wins over the local server started by
+    `investigator db start`.
+    """
+    file_cfg = _read_config_file()
+    env = os.environ
+    chosen_uri = uri or env.get("NEO4J_URI") or file_cfg.get("uri")
+    if chosen_uri:
+        origin = "flag" if uri else ("environment" if env.get("NEO4J_URI") else "config file")
+        chosen_password = password or env.get("NEO4J_PASSWORD") or file_cfg.get("password") or ""
+        return ConnectionSettings(
+            uri=chosen_uri,
+            user=user or env.get("NEO4J_USER") or file_cfg.get("user") or "neo4j",
+            password=SecretStr(chosen_password),
+            database=database or env.get("NEO4J_DATABASE") or file_cfg.get("database"),
+            origin=origin,
+        )
+    from investigator.local_neo4j import LocalNeo4j
+
+    state = LocalNeo4j.default().read_state()
+    if state is None or state.pid is None:
+        raise Neo4jUnavailable(
+            "no Neo4j configured: set NEO4J_URI, or run `investigator db start` for a local server"
+        )
+    return ConnectionSettings(
+        uri=state.uri,
+        user=state.user,
+        password=state.password,
+        database=database or env.get("NEO4J_DATABASE"),
+        origin="local server",
+    )

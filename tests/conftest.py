@@ -1,0 +1,133 @@
+"""Test fixtures: always a real Neo4j (never a mock or in-memory stand-in).
+
+Order (DESIGN.md section 4): `NEO4J_URI` if set; else testcontainers when a Docker engine
+answers; else a local server from Maven Central jars in its own state folder, started here
+and stopped at the end of the session if this session started it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import neo4j
+import pytest
+from pydantic import SecretStr
+
+from investigator.cli import run as run_cli
+from investigator.connection import open_driver
+from investigator.local_neo4j import LocalNeo4j, _default_cache_dir
+from investigator.settings import ConnectionSettings, resolve_connection
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _docker_answers() -> bool:
+    if not shutil.which("docker"):
+        return False
+    try:
+        proc = subprocess.run(["docker", "info"], capture_output=True, timeout=10, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return proc.returncode == 0
+
+
+def test_server() -> LocalNeo4j:
+    """The local server the test session uses: its own state folder, the shared jar cache."""
+    state_dir = os.environ.get("INVESTIGATOR_TEST_STATE_DIR") or str(
+        REPO / ".investigator" / "test-neo4j"
+    )
+    return LocalNeo4j(Path(state_dir), _default_cache_dir())
+
+
+test_server.__test__ = False  # type: ignore[attr-defined]
+
+
+@pytest.fixture(scope="session")
+def neo4j_settings() -> Iterator[ConnectionSettings]:
+    """Connection settings for the real Neo4j every test talks to."""
+    if os.environ.get("NEO4J_URI"):
+        yield resolve_connection()
+        return
+    if os.environ.get("INVESTIGATOR_TEST_DOCKER", "auto") != "off" and _docker_answers():
+        from testcontainers.neo4j import Neo4jContainer
+
+        with Neo4jContainer("neo4j:5.26-community", password="test-password-1") as container:
+            yield ConnectionSettings(
+                uri=container.get_connection_url(),
+                user="neo4j",
+                password=SecretStr("test-password-1"),
+                origin="testcontainers",
+            )
+        return
+    server = test_server()
+    result = server.start()
+    try:
+        yield ConnectionSettings(
+            uri=result.state.uri,
+            user=result.state.user,
+            password=result.state.password,
+            origin="local test server",
+        )
+    finally:
+        if not result.already_running and os.environ.get("INVESTIGATOR_TEST_KEEP_SERVER") != "1":
+            server.stop()
+
+
+@pytest.fixture(scope="session")
+def driver(neo4j_settings: ConnectionSettings) -> Iterator[neo4j.Driver]:
+    """One driver for the session (tests that write use `clean_db`)."""
+    drv = open_driver(neo4j_settings)
+    yield drv
+    drv.close()
+
+
+def wipe(drv: neo4j.Driver) -> None:
+    """Delete every node and relationship (schema stays), in batches."""
+    drv.execute_query("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS")
+
+
+@pytest.fixture()
+def clean_db(driver: neo4j.Driver) -> neo4j.Driver:
+    """A driver over an empty graph, so tests cannot see each other's data."""
+    wipe(driver)
+    return driver
+
+
+class CliResult:
+    """What one CLI invocation produced."""
+
+    def __init__(self, code: int, out: str, err: str) -> None:
+        self.code = code
+        self.out = out
+        self.err = err
+
+    def __repr__(self) -> str:
+        return f"CliResult(code={self.code}, out={self.out[:300]!r}, err={self.err[:300]!r})"
+
+
+@pytest.fixture()
+def cli_env(
+    neo4j_settings: ConnectionSettings, monkeypatch: pytest.MonkeyPatch
+) -> ConnectionSettings:
+    """Point the CLI at the test server through the environment, as a user would."""
+    monkeypatch.setenv("NEO4J_URI", neo4j_settings.uri)
+    monkeypatch.setenv("NEO4J_USER", neo4j_settings.user)
+    monkeypatch.setenv("NEO4J_PASSWORD", neo4j_settings.password.get_secret_value())
+    return neo4j_settings
+
+
+@pytest.fixture()
+def invoke(capfd: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
+    """Run `investigator ARGS...` in-process and capture exit code, stdout and stderr."""
+
+    def _invoke(*args: str) -> CliResult:
+        capfd.readouterr()
+        code = run_cli(list(args))
+        out, err = capfd.readouterr()
+        return CliResult(code, out, err)
+
+    return _invoke

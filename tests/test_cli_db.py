@@ -1,0 +1,113 @@
+"""`investigator db ...` against a second, throwaway local server."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from investigator.local_neo4j import _default_cache_dir
+
+
+def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "investigator", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+
+
+def _alive(pid: int) -> bool:
+    """True while `pid` runs (a zombie awaiting its reaper counts as gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except FileNotFoundError:
+        return False
+    return fields[0] != "Z"
+
+
+@pytest.fixture()
+def db_env(tmp_path: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NEO4J_")}
+    env["INVESTIGATOR_STATE_DIR"] = str(tmp_path / "state")
+    env["INVESTIGATOR_CACHE_DIR"] = str(_default_cache_dir())
+    env["INVESTIGATOR_NEO4J_HEAP"] = "256m"
+    env["INVESTIGATOR_NEO4J_PAGECACHE"] = "32m"
+    env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
+    return env
+
+
+def test_start_status_env_stop_lifecycle(db_env: dict[str, str], tmp_path: Path) -> None:
+    started = _cli("db", "start", "--json", env=db_env)
+    assert started.returncode == 0, started.stderr
+    first = json.loads(started.stdout)
+    try:
+        assert first["already_running"] is False
+        assert first["uri"].startswith("neo4j://127.0.0.1:")
+
+        again = _cli("db", "start", env=db_env)
+        assert again.returncode == 0
+        assert again.stdout.startswith("already running")
+
+        status = json.loads(_cli("db", "status", "--json", env=db_env).stdout)
+        assert status == {
+            "running": True,
+            "uri": first["uri"],
+            "pid": first["pid"],
+            "version": status["version"],
+        }
+        assert status["version"].startswith("5.26.")
+
+        state_file = tmp_path / "state" / "state.json"
+        assert stat.S_IMODE(state_file.stat().st_mode) == 0o600
+
+        exports = _cli("db", "env", env=db_env).stdout.splitlines()
+        assert exports[0] == f"export NEO4J_URI={first['uri']}"
+        assert any(line.startswith("export NEO4J_PASSWORD=") for line in exports)
+    finally:
+        stopped = _cli("db", "stop", env=db_env)
+    assert stopped.returncode == 0
+    assert stopped.stdout.strip() == "stopped"
+    assert not _alive(first["pid"])
+    assert json.loads(_cli("db", "status", "--json", env=db_env).stdout)["running"] is False
+    not_running = _cli("db", "env", env=db_env)
+    assert not_running.returncode == 4
+    assert not_running.stdout == ""
+    assert len(not_running.stderr.strip().splitlines()) == 1
+
+
+def test_missing_java_is_one_line_exit_2(db_env: dict[str, str]) -> None:
+    db_env["JAVA_HOME"] = "/nonexistent/java"
+    proc = _cli("db", "start", env=db_env)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [proc.stderr.strip()]
+    assert "Java 17 or 21" in proc.stderr
+
+
+def test_missing_maven_is_one_line_exit_2(db_env: dict[str, str], tmp_path: Path) -> None:
+    real_java = subprocess.run(
+        ["bash", "-c", "readlink -f $(command -v java)"], capture_output=True, text=True
+    ).stdout.strip()
+    db_env["JAVA_HOME"] = str(Path(real_java).parents[1])
+    db_env["INVESTIGATOR_CACHE_DIR"] = str(tmp_path / "empty-cache")
+    db_env["PATH"] = str(Path(sys.executable).parent)
+    proc = _cli("db", "start", env=db_env)
+    assert proc.returncode == 2, proc.stderr
+    assert "Maven" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "empty-cache" / "neo4j-5.26.30" / ".complete").exists()
+
+
+def test_unknown_db_subcommand_is_usage_error(db_env: dict[str, str]) -> None:
+    proc = _cli("db", "launch", env=db_env)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("error: ")
+    assert len(proc.stderr.strip().splitlines()) == 1
