@@ -1,0 +1,126 @@
+"""What an imported reference may point at, and how a reference is resolved to ids.
+
+Importers link across sources: a Prometheus alert's `runbook_url` names a Markdown runbook,
+a runbook's front matter names a service or an alert. Targets come from the import itself
+and from the tenant's current KG records (read with one parameterized query), so the two
+formats can be ingested in either order. Matching is by id, name, alias or file path,
+case-insensitive; a reference that matches nothing is reported by the importer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from posixpath import basename, splitext
+from urllib.parse import unquote, urlsplit
+
+import neo4j
+from pydantic import BaseModel, ConfigDict, Field
+
+from graph_schema.kg_types import NodeLabel
+
+LINKABLE_LABELS = (
+    NodeLabel.RUNBOOK,
+    NodeLabel.ALERT,
+    NodeLabel.SERVICE,
+    NodeLabel.ERROR_CODE,
+    NodeLabel.TEAM,
+)
+
+# Only current, active records of the tenant; labels are a fixed list, values parameters.
+_TARGETS_QUERY = """
+MATCH (n:KG)
+WHERE n.tenant = $tenant AND n.status = 'active' AND n.superseded_at IS NULL
+  AND (n:Runbook OR n:Alert OR n:Service OR n:ErrorCode OR n:Team)
+RETURN n.id AS id, [l IN labels(n) WHERE l IN $labels][0] AS label, n.name AS name,
+       n.path AS path, n.alertname AS alertname, n.code AS code, n.aliases AS aliases
+ORDER BY id
+"""
+
+
+class LinkTarget(BaseModel):
+    """A record an imported reference may resolve to."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    label: NodeLabel
+    name: str | None = None
+    path: str | None = None  # a runbook's file path relative to its import root
+    keys: list[str] = Field(default_factory=list)  # extra names: alertname, code, aliases
+
+    def match_keys(self) -> set[str]:
+        """Every lower-cased text a reference may use to name this target."""
+        keys = {self.id, *self.keys}
+        if self.name:
+            keys.add(self.name)
+        if self.path:
+            keys.add(self.path)
+            stem = splitext(self.path)[0]
+            keys.add(stem)
+            keys.add(basename(stem))
+        return {key.strip().lower() for key in keys if key and key.strip()}
+
+
+class LinkIndex:
+    """Targets by label, resolvable by any of their match keys."""
+
+    def __init__(self, targets: Iterable[LinkTarget] = ()) -> None:
+        self._by_label: dict[NodeLabel, dict[str, set[str]]] = {}
+        for target in targets:
+            self.add(target)
+
+    def add(self, target: LinkTarget) -> None:
+        """Make `target` resolvable."""
+        keys = self._by_label.setdefault(target.label, {})
+        for key in target.match_keys():
+            keys.setdefault(key, set()).add(target.id)
+
+    def resolve(self, label: NodeLabel, reference: str) -> list[str]:
+        """Ids of `label` targets that `reference` names (sorted; empty when none)."""
+        return sorted(self._by_label.get(label, {}).get(reference.strip().lower(), set()))
+
+    def resolve_url(self, label: NodeLabel, url: str) -> list[str]:
+        """Resolve a URL or path (e.g. a runbook_url) by its longest matching path suffix."""
+        parts = urlsplit(url.strip())
+        path = unquote(parts.path or "").strip("/")
+        if parts.fragment and not path:
+            path = parts.fragment
+        if not path:
+            return []
+        segments = [s for s in path.split("/") if s]
+        # Longest suffix first: `runbooks/kubernetes/kubepodcrashlooping` before its tail.
+        for start in range(len(segments)):
+            suffix = "/".join(segments[start:])
+            for candidate in (suffix, splitext(suffix)[0]):
+                found = self.resolve(label, candidate)
+                if found:
+                    return found
+        return []
+
+
+def load_link_targets(
+    driver: neo4j.Driver, tenant: str, database: str | None = None
+) -> list[LinkTarget]:
+    """The tenant's current runbooks, alerts, services, error codes and teams in the KG."""
+    records, _, _ = driver.execute_query(
+        _TARGETS_QUERY,
+        tenant=tenant,
+        labels=[label.value for label in LINKABLE_LABELS],
+        database_=database,
+        routing_=neo4j.RoutingControl.READ,
+    )
+    targets = []
+    for record in records:
+        if not record["id"] or not record["label"]:
+            continue
+        extra = [record["alertname"], record["code"], *(record["aliases"] or [])]
+        targets.append(
+            LinkTarget(
+                id=str(record["id"]),
+                label=NodeLabel(record["label"]),
+                name=record["name"],
+                path=record["path"],
+                keys=[str(k) for k in extra if k],
+            )
+        )
+    return targets

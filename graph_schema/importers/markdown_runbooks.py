@@ -1,0 +1,418 @@
+"""Import a folder of Markdown runbooks (one file per alert or topic) as runbook documents.
+
+Layout: any folder of `*.md` files, e.g. `runbooks/kubernetes/KubePodCrashLooping.md`.
+Each file becomes one `DocumentSpec` (kind `runbook` unless the front matter says
+`kind: policy`) with its title (front matter `title`, else the first heading, else the
+file name), its Markdown body as `content`, the file path as `locator`, and a locator per
+section (`path#anchor`) in `props.section_locators` beside `props.section_titles`. The
+`source_version` is the git commit of a clean tracked file, else the sha256 of its bytes.
+
+Optional YAML front matter (all keys optional):
+
+```yaml
+---
+id: runbook:payment-recovery@v3      # default: runbook:<name>[@v<version>]
+name: payment-recovery               # default: the file name without .md
+title: Payment recovery
+version: 3                           # kept as props.runbook_version
+kind: runbook                        # or policy
+services: [svc:payment-api]          # APPLIES_TO targets; `service`, `alerts`, `alert`,
+alerts: [PaymentErrorsHigh]          #   `error_codes`, `error_code`, `applies_to` too
+supersedes: runbook:payment-recovery@v2   # or just `v2` / `2`
+owner: team:payments-core            # OWNS edge from the team
+valid_from: 2026-07-01T00:00:00Z     # times need a zone
+valid_to: 2026-08-01T00:00:00Z
+trust: trusted                       # or untrusted
+acl: [internal]                      # added to --acl
+---
+```
+
+Other front matter keys are kept verbatim as `props.front_matter_json`. References are
+resolved against the import and the tenant's KG (by id, name, alias or path); a file whose
+name matches a known alert applies to it even without front matter. Whatever cannot be
+resolved is reported in `ImportResult.unresolved`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from graph_schema.bundle import (
+    Bundle,
+    BundleProblem,
+    DocumentSpec,
+    EdgeSpec,
+    SourceSpec,
+)
+from graph_schema.importers.common import ImportOptions, slug, validation_text
+from graph_schema.importers.link_targets import LinkIndex, LinkTarget
+from graph_schema.importers.markdown_sections import (
+    FrontMatterError,
+    sections_of,
+    split_front_matter,
+)
+from graph_schema.importers.result import ImportResult, UnresolvedLink
+from graph_schema.importers.source_version import file_source_version
+from graph_schema.kg_types import DocumentKind, EvidenceType, NodeLabel, RelType
+
+MARKDOWN_SUFFIXES = (".md", ".markdown")
+# Folder indexes, not runbooks.
+_SKIPPED_NAMES = frozenset({"readme.md", "_index.md", "index.md", "summary.md"})
+
+_KNOWN_KEYS = frozenset(
+    {
+        "id",
+        "name",
+        "title",
+        "version",
+        "kind",
+        "service",
+        "services",
+        "alert",
+        "alerts",
+        "error_code",
+        "error_codes",
+        "applies_to",
+        "supersedes",
+        "owner",
+        "valid_from",
+        "valid_to",
+        "observed_at",
+        "trust",
+        "acl",
+        "supports",
+    }
+)
+
+# Front matter key -> (label of the target, prefix of the conventional id).
+_LINK_KEYS: tuple[tuple[str, NodeLabel, str], ...] = (
+    ("service", NodeLabel.SERVICE, "svc:"),
+    ("services", NodeLabel.SERVICE, "svc:"),
+    ("alert", NodeLabel.ALERT, "alert:"),
+    ("alerts", NodeLabel.ALERT, "alert:"),
+    ("error_code", NodeLabel.ERROR_CODE, "err:"),
+    ("error_codes", NodeLabel.ERROR_CODE, "err:"),
+)
+_ANY_TARGET = (NodeLabel.SERVICE, NodeLabel.ALERT, NodeLabel.ERROR_CODE)
+
+MAX_FILE_BYTES = 2_000_000
+
+
+def markdown_files(root: Path) -> list[Path]:
+    """The Markdown files under `root` (or `root` itself), sorted by path."""
+    if root.is_file():
+        return [root]
+    return sorted(
+        p
+        for p in root.rglob("*")
+        if p.is_file()
+        and p.suffix.lower() in MARKDOWN_SUFFIXES
+        and not any(part.startswith(".") for part in p.relative_to(root).parts)
+    )
+
+
+def _text_list(value: Any, key: str) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str | int | float) and not isinstance(value, bool):
+        return [str(value)]
+    if isinstance(value, list) and all(
+        isinstance(v, str | int | float) and not isinstance(v, bool) for v in value
+    ):
+        return [str(v) for v in value]
+    raise ValueError(f"front matter {key!r} must be text or a list of texts")
+
+
+def _version_label(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise ValueError("front matter 'version' must be a number or text")
+    text = str(value).strip()
+    return text.removeprefix("v").removeprefix("V") or None
+
+
+class _Parsed:
+    """One file's parsed parts before references are resolved."""
+
+    def __init__(
+        self, path: Path, rel: str, front: dict[str, Any], body: str, version: str
+    ) -> None:
+        self.path = path
+        self.rel = rel
+        self.front = front
+        self.body = body
+        self.source_version = version
+        stem = Path(rel).stem
+        self.name = slug(str(front.get("name") or stem))
+        self.version_label = _version_label(front.get("version"))
+        default_id = f"runbook:{self.name}" + (
+            f"@v{self.version_label}" if self.version_label else ""
+        )
+        self.id = slug(str(front.get("id") or default_id))
+        self.stem = stem
+
+
+def _parse_file(path: Path, root: Path) -> tuple[_Parsed | None, BundleProblem | None]:
+    rel = path.name if root.is_file() else path.relative_to(root).as_posix()
+    origin = str(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return None, BundleProblem(origin=origin, element="file", reason=f"unreadable: {exc}")
+    if len(data) > MAX_FILE_BYTES:
+        return None, BundleProblem(
+            origin=origin, element="file", reason=f"larger than {MAX_FILE_BYTES} bytes"
+        )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None, BundleProblem(origin=origin, element="file", reason="not UTF-8 text")
+    if "\x00" in text:
+        return None, BundleProblem(origin=origin, element="file", reason="contains NUL bytes")
+    try:
+        front, body = split_front_matter(text)
+    except FrontMatterError as exc:
+        return None, BundleProblem(origin=origin, element="front matter", reason=str(exc))
+    try:
+        parsed = _Parsed(path, rel, front, body, file_source_version(path, data))
+    except ValueError as exc:
+        return None, BundleProblem(origin=origin, element="front matter", reason=str(exc))
+    return parsed, None
+
+
+def _title(parsed: _Parsed) -> str:
+    explicit = parsed.front.get("title")
+    if isinstance(explicit, str) and explicit.strip():
+        return explicit.strip()
+    for section in sections_of(parsed.body):
+        if section.level == 1:
+            return section.title
+    return parsed.stem
+
+
+def _resolve_links(
+    parsed: _Parsed, index: LinkIndex, result: ImportResult
+) -> tuple[list[str], str | None, list[str]]:
+    """APPLIES_TO targets, the SUPERSEDES target and owning teams of one runbook."""
+    origin = str(parsed.path)
+    applies: set[str] = set()
+
+    def unresolved(field: str, target: str, reason: str) -> None:
+        result.unresolved.append(
+            UnresolvedLink(
+                origin=origin, element=parsed.id, field=field, target=target, reason=reason
+            )
+        )
+
+    explicit_alert = False
+    for key, label, prefix in _LINK_KEYS:
+        for ref in _text_list(parsed.front.get(key), key):
+            found = index.resolve(label, ref) or index.resolve(label, prefix + ref)
+            if label is NodeLabel.ALERT:
+                explicit_alert = True
+            if found:
+                applies.update(found)
+            else:
+                unresolved(key, ref, f"no {label.value} with that id or name in the tenant")
+    for ref in _text_list(parsed.front.get("applies_to"), "applies_to"):
+        found = sorted({i for label in _ANY_TARGET for i in index.resolve(label, ref)})
+        if found:
+            applies.update(found)
+        else:
+            unresolved("applies_to", ref, "no service, alert or error code with that id")
+    if not explicit_alert:
+        # The common layout: one file per alert, named after the alert.
+        by_name = index.resolve(NodeLabel.ALERT, parsed.stem)
+        if by_name:
+            applies.update(by_name)
+            result.linked.append(f"{parsed.id} APPLIES_TO {', '.join(by_name)} (file name)")
+
+    supersedes: str | None = None
+    raw_sup = parsed.front.get("supersedes")
+    if raw_sup is not None:
+        ref = (_text_list(raw_sup, "supersedes") or [""])[0]
+        candidates = [ref, f"runbook:{parsed.name}@v{ref.removeprefix('v').removeprefix('V')}"]
+        for candidate in candidates:
+            found = index.resolve(NodeLabel.RUNBOOK, candidate)
+            found = [f for f in found if f != parsed.id]
+            if len(found) == 1:
+                supersedes = found[0]
+                break
+        if supersedes is None:
+            unresolved("supersedes", ref, "no other runbook with that id or version")
+
+    owners: list[str] = []
+    for ref in _text_list(parsed.front.get("owner"), "owner"):
+        found = index.resolve(NodeLabel.TEAM, ref) or index.resolve(NodeLabel.TEAM, "team:" + ref)
+        if found:
+            owners.extend(found)
+        else:
+            unresolved("owner", ref, "no team with that id or name in the tenant")
+    return sorted(applies), supersedes, sorted(set(owners))
+
+
+def _document(
+    parsed: _Parsed,
+    options: ImportOptions,
+    source_id: str,
+    links: tuple[list[str], str | None, list[str]],
+) -> DocumentSpec:
+    front = parsed.front
+    applies, supersedes, _ = links
+    sections = sections_of(parsed.body)
+    kind = DocumentKind(str(front.get("kind") or DocumentKind.RUNBOOK.value))
+    default_supports = (
+        [EvidenceType.POLICY.value] if kind is DocumentKind.POLICY else [EvidenceType.RUNBOOK.value]
+    )
+    extra = {k: v for k, v in sorted(front.items()) if k not in _KNOWN_KEYS}
+    props: dict[str, Any] = {
+        "path": parsed.rel,
+        "format": "markdown",
+        "section_titles": [s.title for s in sections],
+        "section_locators": [f"{parsed.rel}#{s.anchor}" for s in sections],
+    }
+    if not sections:
+        del props["section_titles"], props["section_locators"]
+    if parsed.version_label:
+        props["runbook_version"] = parsed.version_label
+    if extra:
+        props["front_matter_json"] = json.dumps(extra, sort_keys=True, default=str)
+    acl = sorted(set(options.acl) | set(_text_list(front.get("acl"), "acl")))
+    return DocumentSpec.model_validate(
+        {
+            "id": parsed.id,
+            "kind": kind,
+            "name": parsed.name,
+            "title": _title(parsed),
+            "content": parsed.body.strip(),
+            "locator": parsed.rel,
+            "source_id": source_id,
+            "source_version": parsed.source_version,
+            "acl": acl,
+            "valid_from": front.get("valid_from"),
+            "valid_to": front.get("valid_to"),
+            "observed_at": front.get("observed_at"),
+            "supersedes": supersedes,
+            "applies_to": applies,
+            "supports": _text_list(front.get("supports"), "supports") or default_supports,
+            "trust": front.get("trust"),
+            "method": "markdown-runbooks",
+            "props": props,
+        }
+    )
+
+
+def default_source_id(root: Path) -> str:
+    """`src:runbooks:<folder name>` when `--source-id` is not given."""
+    return "src:runbooks:" + slug(root.resolve().stem if root.is_file() else root.resolve().name)
+
+
+def import_markdown_runbooks(
+    root: Path | str, options: ImportOptions, known: Iterable[LinkTarget] = ()
+) -> ImportResult:
+    """Parse the Markdown runbooks under `root` into a bundle for `options.tenant`.
+
+    `known` are link targets already in the tenant's KG (see `load_link_targets`). Fatal
+    problems (unreadable file, bad front matter, duplicate ids, times without a zone) are in
+    `result.problems` and `result.bundle` is then None.
+    """
+    path = Path(root)
+    result = ImportResult(origin=str(path))
+    if not path.exists():
+        result.problems.append(
+            BundleProblem(origin=str(path), element="path", reason="does not exist")
+        )
+        return result
+    source_id = options.source_id or default_source_id(path)
+    parsed_files: list[_Parsed] = []
+    for file in markdown_files(path):
+        if file.name.lower() in _SKIPPED_NAMES and not path.is_file():
+            result.skipped.append(f"{file}: folder index, not a runbook")
+            continue
+        parsed, problem = _parse_file(file, path)
+        if problem is not None:
+            result.problems.append(problem)
+        elif parsed is not None:
+            parsed_files.append(parsed)
+    if not parsed_files and not result.problems:
+        result.problems.append(
+            BundleProblem(origin=str(path), element="path", reason="no Markdown (.md) runbooks")
+        )
+    seen: dict[str, str] = {}
+    for parsed in parsed_files:
+        if parsed.id in seen:
+            result.problems.append(
+                BundleProblem(
+                    origin=str(parsed.path),
+                    element=parsed.id,
+                    reason=f"duplicate id (also in {seen[parsed.id]})",
+                )
+            )
+        seen.setdefault(parsed.id, str(parsed.path))
+    if result.problems:
+        return result
+
+    index = LinkIndex(known)
+    for parsed in parsed_files:
+        index.add(
+            LinkTarget(id=parsed.id, label=NodeLabel.RUNBOOK, name=parsed.name, path=parsed.rel)
+        )
+    documents: list[DocumentSpec] = []
+    edges: list[EdgeSpec] = []
+    for parsed in parsed_files:
+        try:
+            links = _resolve_links(parsed, index, result)
+            document = _document(parsed, options, source_id, links)
+            for team in links[2]:
+                edges.append(
+                    EdgeSpec.model_validate(
+                        {
+                            "type": RelType.OWNS,
+                            "from": team,
+                            "to": parsed.id,
+                            "acl": document.acl,
+                            "source_id": source_id,
+                            "source_version": parsed.source_version,
+                            "valid_from": document.valid_from,
+                            "valid_to": document.valid_to,
+                            "method": "markdown-runbooks",
+                        }
+                    )
+                )
+        except ValidationError as exc:
+            result.problems.append(
+                BundleProblem(
+                    origin=str(parsed.path), element=parsed.id, reason=validation_text(exc)
+                )
+            )
+            continue
+        except ValueError as exc:
+            result.problems.append(
+                BundleProblem(origin=str(parsed.path), element=parsed.id, reason=str(exc))
+            )
+            continue
+        documents.append(document)
+    if result.problems:
+        return result
+    try:
+        source = SourceSpec(
+            source_id=source_id,
+            source_type="markdown_runbooks",
+            owner_team=options.owner_team,
+            allowed_purposes=options.purposes,
+            acl=options.acl or None,
+        )
+        result.bundle = Bundle(
+            tenant=options.tenant, sources=[source], documents=documents, edges=edges
+        )
+    except ValidationError as exc:
+        result.problems.append(
+            BundleProblem(origin=str(path), element="options", reason=validation_text(exc))
+        )
+    return result

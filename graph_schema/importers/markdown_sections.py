@@ -1,0 +1,110 @@
+"""Markdown structure an importer keeps: front matter, title, sections with anchors.
+
+Anchors follow the GitHub rule (lower-case, punctuation dropped, spaces to hyphens,
+duplicates numbered `-1`, `-2` ...), so `path#anchor` locators open the right place in the
+repository viewers people already use. Headings inside fenced code blocks are not headings.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict
+
+_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
+_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
+_ANCHOR_DROP = re.compile(r"[^\w\- ]", re.UNICODE)
+
+
+class _NoTimestampLoader(yaml.SafeLoader):
+    """YAML without implicit timestamps: times stay text and are checked for a zone."""
+
+
+_NoTimestampLoader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+class FrontMatterError(ValueError):
+    """The front matter block is present but not a YAML mapping."""
+
+
+class Section(BaseModel):
+    """One heading of a Markdown document and the text under it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    level: int
+    title: str
+    anchor: str
+    body: str
+
+
+def load_yaml(text: str) -> Any:
+    """Parse YAML safely, keeping times as text."""
+    return yaml.load(text, Loader=_NoTimestampLoader)  # noqa: S506 (a SafeLoader)
+
+
+def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
+    """Split `---`-delimited YAML front matter from the body; no block -> ({}, text)."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].rstrip("\r\n") != "---":
+        return {}, text
+    for index in range(1, len(lines)):
+        if lines[index].rstrip("\r\n") in ("---", "..."):
+            block = "".join(lines[1:index])
+            body = "".join(lines[index + 1 :])
+            try:
+                data = load_yaml(block) if block.strip() else {}
+            except yaml.YAMLError as exc:
+                raise FrontMatterError(
+                    "front matter is not valid YAML: " + " ".join(str(exc).split())
+                ) from exc
+            if not isinstance(data, dict):
+                raise FrontMatterError("front matter is not a YAML mapping")
+            return {str(k): v for k, v in data.items()}, body
+    raise FrontMatterError("front matter starts with `---` but is never closed")
+
+
+def anchor_for(title: str) -> str:
+    """The GitHub-style anchor of a heading text."""
+    text = re.sub(r"[`*_~]|\[([^\]]*)\]\([^)]*\)", lambda m: m.group(1) or "", title)
+    text = _ANCHOR_DROP.sub("", text.strip().lower())
+    return text.replace(" ", "-")
+
+
+def sections_of(body: str) -> list[Section]:
+    """The headings of `body` in order, each with its anchor and the text up to the next."""
+    found: list[tuple[int, str, int]] = []  # level, title, line index
+    lines = body.splitlines()
+    fence: str | None = None
+    for index, line in enumerate(lines):
+        fence_match = _FENCE.match(line)
+        if fence_match:
+            marker = fence_match.group(1)
+            if fence is None:
+                fence = marker[0] * 3
+            elif marker.startswith(fence):
+                fence = None
+            continue
+        if fence is not None:
+            continue
+        match = _HEADING.match(line)
+        if match:
+            found.append((len(match.group(1)), match.group(2).strip(), index))
+    seen: dict[str, int] = {}
+    sections = []
+    for position, (level, title, start) in enumerate(found):
+        end = found[position + 1][2] if position + 1 < len(found) else len(lines)
+        base = anchor_for(title)
+        count = seen.get(base, 0)
+        seen[base] = count + 1
+        anchor = base if count == 0 else f"{base}-{count}"
+        text = "\n".join(lines[start + 1 : end]).strip()
+        sections.append(Section(level=level, title=title, anchor=anchor, body=text))
+    return sections

@@ -1,0 +1,302 @@
+"""Import Prometheus rule files: every alerting rule becomes an `Alert` node.
+
+Format (the public one, as read by Prometheus and the prometheus-operator):
+
+```yaml
+groups:
+  - name: kubernetes-apps
+    interval: 1m
+    rules:
+      - alert: KubePodCrashLooping
+        expr: kube_pod_container_status_waiting_reason{reason="CrashLoopBackOff"} >= 1
+        for: 15m
+        labels: {severity: warning}
+        annotations:
+          summary: Pod is crash looping.
+          runbook_url: https://runbooks.example.com/runbooks/kubernetes/kubepodcrashlooping
+      - record: job:up:sum          # recording rules are skipped (and counted)
+        expr: sum by (job) (up)
+```
+
+A `PrometheusRule` custom resource (`spec.groups`) is read too. Each alert keeps `expr`,
+`for` (as `for_duration`), `keep_firing_for`, its group and file, `severity` and `summary`
+promoted from labels/annotations, and the full `labels` / `annotations` maps as sorted
+JSON strings (`labels_json`, `annotations_json`), because Neo4j properties cannot be maps.
+The id is `alert:<alertname>`; an alertname defined more than once gets
+`alert:<alertname>@<severity>` (or `@<n>` when severities repeat), all with the same name.
+
+`runbook_url` links the alert to the runbook it points at (an `APPLIES_TO` edge from the
+runbook): the URL's path is matched, longest suffix first, against the runbooks' ids, names
+and file paths in the tenant's KG. A URL that matches nothing is listed in
+`ImportResult.unresolved` — the alert is still imported, the link is not invented.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from graph_schema.bundle import Bundle, BundleProblem, EdgeSpec, NodeSpec, SourceSpec
+from graph_schema.importers.common import ImportOptions, slug, validation_text
+from graph_schema.importers.link_targets import LinkIndex, LinkTarget
+from graph_schema.importers.markdown_sections import load_yaml
+from graph_schema.importers.result import ImportResult, UnresolvedLink
+from graph_schema.importers.source_version import file_source_version
+from graph_schema.kg_types import NodeLabel, RelType
+
+RULE_SUFFIXES = (".yml", ".yaml")
+# Prometheus' metric/label name rule, which alert names follow.
+ALERT_NAME = re.compile(r"^[a-zA-Z_:][a-zA-Z0-9_:]*$")
+MAX_FILE_BYTES = 5_000_000
+
+
+class _Rule:
+    """One alerting rule as read from a file."""
+
+    def __init__(self, origin: Path, rel: str, group: str, raw: dict[str, Any], version: str):
+        self.origin = origin
+        self.rel = rel
+        self.group = group
+        self.name = str(raw["alert"])
+        self.expr = str(raw["expr"])
+        self.for_duration = raw.get("for")
+        self.keep_firing_for = raw.get("keep_firing_for")
+        self.labels = {str(k): str(v) for k, v in (raw.get("labels") or {}).items()}
+        self.annotations = {str(k): str(v) for k, v in (raw.get("annotations") or {}).items()}
+        self.source_version = version
+        self.id = f"alert:{self.name}"
+
+
+def rule_files(root: Path) -> list[Path]:
+    """The rule files at `root`: the file itself, or a folder's .yml/.yaml files, sorted."""
+    if root.is_file():
+        return [root]
+    return sorted(
+        p
+        for p in root.rglob("*")
+        if p.is_file()
+        and p.suffix.lower() in RULE_SUFFIXES
+        and not any(part.startswith(".") for part in p.relative_to(root).parts)
+    )
+
+
+def _groups_of(data: Any) -> Any:
+    if isinstance(data, dict) and "groups" not in data and isinstance(data.get("spec"), dict):
+        return data["spec"].get("groups")  # a PrometheusRule custom resource
+    return data.get("groups") if isinstance(data, dict) else None
+
+
+def _check_map(value: Any, what: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        return f"{what} must be a mapping"
+    for key, item in value.items():
+        if not isinstance(key, str) or isinstance(item, dict | list):
+            return f"{what} must map names to scalar values"
+    return None
+
+
+def _parse_file(path: Path, root: Path, result: ImportResult) -> list[_Rule]:
+    origin = str(path)
+    rel = path.name if root.is_file() else path.relative_to(root).as_posix()
+
+    def problem(element: str, reason: str) -> None:
+        result.problems.append(BundleProblem(origin=origin, element=element, reason=reason))
+
+    try:
+        data_bytes = path.read_bytes()
+    except OSError as exc:
+        problem("file", f"unreadable: {exc}")
+        return []
+    if len(data_bytes) > MAX_FILE_BYTES:
+        problem("file", f"larger than {MAX_FILE_BYTES} bytes")
+        return []
+    try:
+        data = load_yaml(data_bytes.decode("utf-8"))
+    except UnicodeDecodeError:
+        problem("file", "not UTF-8 text")
+        return []
+    except yaml.YAMLError as exc:
+        problem("file", "not parseable YAML: " + " ".join(str(exc).split()))
+        return []
+    groups = _groups_of(data)
+    if not isinstance(groups, list):
+        problem("file", "not a Prometheus rule file (no `groups:` list)")
+        return []
+    version = file_source_version(path, data_bytes)
+    rules: list[_Rule] = []
+    for g_index, group in enumerate(groups):
+        if not isinstance(group, dict) or not isinstance(group.get("name"), str):
+            problem(f"groups[{g_index}]", "a group needs a `name` and `rules`")
+            continue
+        group_name = group["name"]
+        raw_rules = group.get("rules") or []
+        if not isinstance(raw_rules, list):
+            problem(f"group {group_name}", "`rules` must be a list")
+            continue
+        for r_index, raw in enumerate(raw_rules):
+            element = f"group {group_name} rules[{r_index}]"
+            if not isinstance(raw, dict):
+                problem(element, "a rule must be a mapping")
+                continue
+            if "record" in raw and "alert" not in raw:
+                result.skipped.append(f"{origin}: {element}: recording rule {raw['record']}")
+                continue
+            name = raw.get("alert")
+            if not isinstance(name, str) or not ALERT_NAME.match(name):
+                problem(element, f"`alert` must be a metric-style name, got {name!r}")
+                continue
+            if not isinstance(raw.get("expr"), str | int | float) or not str(raw["expr"]).strip():
+                problem(f"{element} {name}", "`expr` is required")
+                continue
+            for field in ("labels", "annotations"):
+                reason = _check_map(raw.get(field), f"`{field}`")
+                if reason:
+                    problem(f"{element} {name}", reason)
+                    break
+            else:
+                rules.append(_Rule(path, rel, group_name, raw, version))
+    return rules
+
+
+def _assign_ids(rules: list[_Rule]) -> None:
+    counts = Counter(rule.name for rule in rules)
+    for name, count in counts.items():
+        if count == 1:
+            continue
+        same = [rule for rule in rules if rule.name == name]
+        severities = Counter(rule.labels.get("severity", "") for rule in same)
+        for position, rule in enumerate(same, start=1):
+            severity = rule.labels.get("severity", "")
+            suffix = slug(severity) if severity and severities[severity] == 1 else str(position)
+            rule.id = f"alert:{name}@{suffix}"
+
+
+def _alert_node(rule: _Rule, options: ImportOptions, source_id: str) -> NodeSpec:
+    props: dict[str, Any] = {
+        "alertname": rule.name,
+        "expr": rule.expr,
+        "group": rule.group,
+        "rule_file": rule.rel,
+        "labels_json": json.dumps(rule.labels, sort_keys=True),
+        "annotations_json": json.dumps(rule.annotations, sort_keys=True),
+    }
+    if rule.for_duration is not None:
+        props["for_duration"] = str(rule.for_duration)
+    if rule.keep_firing_for is not None:
+        props["keep_firing_for"] = str(rule.keep_firing_for)
+    for key, field in (("severity", "severity"),):
+        if key in rule.labels:
+            props[field] = rule.labels[key]
+    for key in ("summary", "description", "runbook_url"):
+        if key in rule.annotations:
+            props[key] = rule.annotations[key]
+    return NodeSpec.model_validate(
+        {
+            "id": rule.id,
+            "label": NodeLabel.ALERT.value,
+            "name": rule.name,
+            "acl": options.acl,
+            "source_id": source_id,
+            "source_version": rule.source_version,
+            "method": "prometheus-rules",
+            "props": props,
+        }
+    )
+
+
+def default_source_id(root: Path) -> str:
+    """`src:prometheus:<file or folder name>` when `--source-id` is not given."""
+    return "src:prometheus:" + slug(root.resolve().stem if root.is_file() else root.resolve().name)
+
+
+def import_prometheus_rules(
+    root: Path | str, options: ImportOptions, known: Iterable[LinkTarget] = ()
+) -> ImportResult:
+    """Parse the Prometheus rule file(s) at `root` into a bundle for `options.tenant`.
+
+    `known` are link targets already in the tenant's KG (see `load_link_targets`); runbook
+    URLs are resolved against its runbooks. Fatal problems are in `result.problems` and
+    `result.bundle` is then None; unresolved runbook links are in `result.unresolved`.
+    """
+    path = Path(root)
+    result = ImportResult(origin=str(path))
+    if not path.exists():
+        result.problems.append(
+            BundleProblem(origin=str(path), element="path", reason="does not exist")
+        )
+        return result
+    files = rule_files(path)
+    if not files:
+        result.problems.append(
+            BundleProblem(origin=str(path), element="path", reason="no .yml or .yaml rule files")
+        )
+        return result
+    rules: list[_Rule] = []
+    for file in files:
+        rules.extend(_parse_file(file, path, result))
+    if not rules and not result.problems:
+        result.problems.append(
+            BundleProblem(origin=str(path), element="path", reason="no alerting rules")
+        )
+    if result.problems:
+        return result
+    _assign_ids(rules)
+    source_id = options.source_id or default_source_id(path)
+    index = LinkIndex(known)
+    nodes: list[NodeSpec] = []
+    edges: list[EdgeSpec] = []
+    try:
+        for rule in rules:
+            nodes.append(_alert_node(rule, options, source_id))
+            url = rule.annotations.get("runbook_url")
+            if not url:
+                continue
+            runbooks = index.resolve_url(NodeLabel.RUNBOOK, url)
+            if not runbooks:
+                result.unresolved.append(
+                    UnresolvedLink(
+                        origin=str(rule.origin),
+                        element=rule.id,
+                        field="annotations.runbook_url",
+                        target=url,
+                        reason="no runbook in the tenant has that path or name",
+                    )
+                )
+                continue
+            result.linked.append(f"{', '.join(runbooks)} APPLIES_TO {rule.id} (runbook_url)")
+            for runbook in runbooks:
+                edges.append(
+                    EdgeSpec.model_validate(
+                        {
+                            "type": RelType.APPLIES_TO.value,
+                            "from": runbook,
+                            "to": rule.id,
+                            "acl": options.acl,
+                            "source_id": source_id,
+                            "source_version": rule.source_version,
+                            "method": "prometheus-rules",
+                        }
+                    )
+                )
+        source = SourceSpec(
+            source_id=source_id,
+            source_type="prometheus_rules",
+            owner_team=options.owner_team,
+            allowed_purposes=options.purposes,
+            acl=options.acl or None,
+        )
+        result.bundle = Bundle(tenant=options.tenant, sources=[source], nodes=nodes, edges=edges)
+    except ValidationError as exc:
+        result.problems.append(
+            BundleProblem(origin=str(path), element="import", reason=validation_text(exc))
+        )
+    return result
