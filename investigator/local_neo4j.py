@@ -232,6 +232,11 @@ class LocalNeo4j:
                 "dependency:copy-dependencies",
                 f"-DoutputDirectory={staging}",
                 "-DincludeScope=runtime",
+                *(
+                    [f"-Dmaven.repo.local={os.environ['INVESTIGATOR_MAVEN_REPO']}"]
+                    if os.environ.get("INVESTIGATOR_MAVEN_REPO")
+                    else []
+                ),
             ],
             capture_output=True,
             text=True,
@@ -277,9 +282,10 @@ class LocalNeo4j:
         return ENTRY_POINT in cmdline and str(self.home) in cmdline
 
     def _bolt_answers(self, state: LocalState, timeout: float = 3.0) -> bool:
+        # A direct bolt:// probe: routing discovery would log warnings while the server boots.
         try:
             with neo4j.GraphDatabase.driver(
-                state.uri,
+                state.uri.replace("neo4j://", "bolt://", 1),
                 auth=(state.user, state.password.get_secret_value()),
                 connection_timeout=timeout,
             ) as driver:
