@@ -1,0 +1,130 @@
+"""QueryPlan step -> compiled query (allowlisted text + validated parameters), or a refusal.
+
+The compiler never builds Cypher from values: it picks a manifest entry, renders the
+structural variant the step's options name, validates the step's params against the
+template's typed schema and derives the Neo4j parameter map. Refusals are `BadInput`
+(exit 2) with one clear line.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
+
+from cypher_templates.plan import EvidenceType, PlanStep, QueryPlan
+from cypher_templates.registry import TemplateRefused, TemplateRegistry, TemplateSpec
+
+# Lucene query syntax characters; each is backslash-escaped so user words are literal terms.
+_LUCENE_SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
+
+
+def lucene_literal(text: str) -> str:
+    """Turn free text into a Lucene query of literal terms (operators and syntax inert).
+
+    Lower-casing neutralises the AND/OR/NOT operators (the analyzer lower-cases anyway).
+    """
+    escaped = _LUCENE_SPECIAL.sub(r"\\\1", text.lower())
+    terms = escaped.split()
+    if not terms:
+        raise ValueError("the search text has no terms")
+    return " ".join(terms)
+
+
+class CompiledQuery(BaseModel):
+    """One executable template call. `parameters` is the plan's (JSON-safe, as recorded);
+    `cypher_parameters` is what Neo4j receives besides the executor's subject parameters."""
+
+    model_config = ConfigDict(frozen=True)
+
+    template_id: str
+    template_version: int
+    template_hash: str
+    text: str
+    options: dict[str, str | int]
+    parameters: dict[str, JsonValue]
+    cypher_parameters: dict[str, Any]
+    evidence_type: EvidenceType | None
+    evidence_types: tuple[EvidenceType, ...]
+    limit: int
+    row_cap: int
+    timeout_s: float
+
+    @property
+    def ref(self) -> str:
+        """`id@version`."""
+        return f"{self.template_id}@{self.template_version}"
+
+
+def _first_error(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err.get("loc", ())) or "params"
+    return f"{where}: {err.get('msg', 'invalid')}"
+
+
+def compile_params(
+    spec: TemplateSpec, params: dict[str, Any]
+) -> tuple[dict[str, JsonValue], dict[str, Any]]:
+    """Validate `params` for `spec`; return (recorded JSON-safe params, Neo4j parameters)."""
+    try:
+        model = spec.params_model.model_validate(params)
+    except ValidationError as exc:
+        raise TemplateRefused(f"template {spec.ref}: parameter {_first_error(exc)}") from None
+    recorded: dict[str, JsonValue] = model.model_dump(mode="json")
+    cypher: dict[str, Any] = {}
+    for name, pspec in spec.params.items():
+        value = getattr(model, name)
+        if pspec.type == "lucene" and value is not None:
+            try:
+                value = lucene_literal(value)
+            except ValueError as exc:
+                raise TemplateRefused(f"template {spec.ref}: parameter {name}: {exc}") from None
+        if isinstance(value, datetime):
+            value = value  # the driver sends aware datetimes as zoned DateTime
+        cypher[name] = value
+    return recorded, cypher
+
+
+def compile_step(
+    registry: TemplateRegistry, step: PlanStep, plan: QueryPlan | None = None
+) -> CompiledQuery:
+    """Compile one plan step (bounded by `plan.max_hops` when a plan is given)."""
+    spec = registry.get(step.template_id, step.template_version)
+    if step.evidence_type not in spec.evidence_types:
+        raise TemplateRefused(
+            f"template {spec.ref} does not supply evidence type {step.evidence_type!r} "
+            f"(it supplies {', '.join(spec.evidence_types)})"
+        )
+    rendered = registry.render(spec, dict(step.options))
+    hops = rendered.options.get("hops")
+    if plan is not None and isinstance(hops, int) and hops > plan.max_hops:
+        raise TemplateRefused(
+            f"template {spec.ref}: hops={hops} exceeds the plan's max_hops={plan.max_hops}"
+        )
+    limit = step.limit if step.limit is not None else spec.row_cap
+    if limit > spec.row_cap:
+        raise TemplateRefused(
+            f"template {spec.ref}: limit {limit} exceeds its row cap {spec.row_cap}"
+        )
+    recorded, cypher = compile_params(spec, dict(step.params))
+    return CompiledQuery(
+        template_id=spec.id,
+        template_version=spec.version,
+        template_hash=rendered.template_hash,
+        text=rendered.text,
+        options=rendered.options,
+        parameters=recorded,
+        cypher_parameters=cypher,
+        evidence_type=step.evidence_type,
+        evidence_types=spec.evidence_types,
+        limit=limit,
+        row_cap=spec.row_cap,
+        timeout_s=spec.timeout_s,
+    )
+
+
+def compile_plan(registry: TemplateRegistry, plan: QueryPlan) -> list[CompiledQuery]:
+    """Compile every step of `plan`; the first refusal stops compilation."""
+    return [compile_step(registry, step, plan) for step in plan.steps]

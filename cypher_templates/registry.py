@@ -1,0 +1,312 @@
+"""The template registry: the manifest (the allowlist), its validation and rendering.
+
+Templates are files (`templates/*.cypher`, Jinja2) indexed by `manifest.yaml`. Jinja2 only
+chooses among allowlisted structural options (an enum value or a bounded int); values are
+always Cypher parameters. Rendering uses StrictUndefined in a sandbox and every rendered
+text gets a `sha256:` template hash, recorded with each tool call for replay.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import re
+import unicodedata
+from collections.abc import Iterator
+from functools import cached_property
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from jinja2 import FileSystemLoader, StrictUndefined, TemplateError
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+from pydantic import (
+    AfterValidator,
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    StringConstraints,
+    ValidationError,
+    create_model,
+    model_validator,
+)
+
+from cypher_templates.plan import EvidenceType
+from investigator.errors import BadInput
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+MANIFEST_PATH = PACKAGE_DIR / "manifest.yaml"
+TEMPLATES_DIR = PACKAGE_DIR / "templates"
+
+# Set by the executor from the subject and the call, never by a plan.
+RESERVED_PARAMS: frozenset[str] = frozenset({"tenant", "granted", "purpose", "known_at", "limit"})
+# Option values are spliced into Cypher text, so they must be plain identifiers.
+_OPTION_VALUE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+_NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+
+ParamType = Literal["id", "text", "lucene", "int", "datetime", "id_list"]
+
+
+class TemplateRefused(BadInput):
+    """A template, version, option or parameter the allowlist does not permit (exit 2)."""
+
+
+class UnknownTemplate(TemplateRefused):
+    """No template with that id (or that version) is in the manifest."""
+
+
+def _no_control_characters(value: str) -> str:
+    # Control characters have no business in ids or search text; refusing them keeps logs and
+    # recorded parameters one-line and printable.
+    for char in value:
+        if unicodedata.category(char) == "Cc" and char not in "\t\n":
+            raise ValueError(f"control character U+{ord(char):04X} is not allowed")
+    return value
+
+
+class ParamSpec(BaseModel):
+    """One declared template parameter with its bounds."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    type: ParamType
+    required: bool = True
+    max_length: int = Field(default=200, ge=1, le=10_000)
+    max_items: int = Field(default=50, ge=1, le=1_000)
+    ge: int = -1_000_000
+    le: int = 1_000_000
+
+    def annotation(self) -> Any:
+        """The pydantic type that validates this parameter."""
+        if self.type in ("id", "text", "lucene"):
+            base: Any = Annotated[
+                str,
+                StringConstraints(strict=True, min_length=1, max_length=self.max_length),
+                AfterValidator(_no_control_characters),
+            ]
+        elif self.type == "id_list":
+            item = Annotated[
+                str,
+                StringConstraints(strict=True, min_length=1, max_length=self.max_length),
+                AfterValidator(_no_control_characters),
+            ]
+            base = Annotated[list[item], Field(min_length=1, max_length=self.max_items)]
+        elif self.type == "int":
+            base = Annotated[StrictInt, Field(ge=self.ge, le=self.le)]
+        else:
+            base = AwareDatetime
+        return base if self.required else base | None
+
+
+class OptionSpec(BaseModel):
+    """One structural option: an enum of identifiers or a bounded int (e.g. hops 1..3)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    enum: tuple[str, ...] | None = None
+    int_range: tuple[int, int] | None = Field(default=None, alias="int")
+    default: str | int
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> OptionSpec:
+        if (self.enum is None) == (self.int_range is None):
+            raise ValueError("an option is either an enum or an int range")
+        if self.enum is not None:
+            for value in self.enum:
+                if not _OPTION_VALUE.match(value):
+                    raise ValueError(f"option value {value!r} is not an identifier")
+        self.check(self.default)
+        return self
+
+    def values(self) -> tuple[str | int, ...]:
+        """Every allowed value, for testing every structural variant."""
+        if self.enum is not None:
+            return self.enum
+        assert self.int_range is not None
+        return tuple(range(self.int_range[0], self.int_range[1] + 1))
+
+    def check(self, value: object) -> str | int:
+        """Return `value` if allowed, else raise ValueError naming what is allowed."""
+        if self.enum is not None:
+            if isinstance(value, str) and value in self.enum:
+                return value
+            raise ValueError(f"must be one of {', '.join(self.enum)}")
+        assert self.int_range is not None
+        low, high = self.int_range
+        if isinstance(value, int) and not isinstance(value, bool) and low <= value <= high:
+            return value
+        raise ValueError(f"must be an integer in {low}..{high}")
+
+
+class TemplateSpec(BaseModel):
+    """One manifest entry."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(pattern=_NAME.pattern)
+    version: int = Field(ge=1)
+    file: str = Field(pattern=r"^[a-z][a-z0-9_]*\.cypher$")
+    description: str = Field(min_length=1)
+    params: dict[str, ParamSpec] = Field(default_factory=dict)
+    options: dict[str, OptionSpec] = Field(default_factory=dict)
+    evidence_types: tuple[EvidenceType, ...] = Field(min_length=1)
+    row_cap: int = Field(ge=1, le=1_000)
+    timeout_s: float = Field(gt=0, le=60)
+    text_param: str | None = None
+    history: bool = False
+
+    @model_validator(mode="after")
+    def _names(self) -> TemplateSpec:
+        for name in list(self.params) + list(self.options):
+            if not _NAME.match(name):
+                raise ValueError(f"parameter/option name {name!r} is not lower_snake_case")
+            if name in RESERVED_PARAMS:
+                raise ValueError(f"{name!r} is reserved for the executor")
+        if self.text_param is not None and self.text_param not in self.params:
+            raise ValueError(f"text_param {self.text_param!r} is not a declared parameter")
+        return self
+
+    @property
+    def ref(self) -> str:
+        """`id@version`, as recorded in the Context Graph."""
+        return f"{self.id}@{self.version}"
+
+    @cached_property
+    def params_model(self) -> type[BaseModel]:
+        """A pydantic model validating this template's parameters (unknown names refused)."""
+        fields: dict[str, Any] = {
+            name: (spec.annotation(), ... if spec.required else None)
+            for name, spec in self.params.items()
+        }
+        return create_model(
+            f"Params_{self.id}_v{self.version}",
+            __config__=ConfigDict(extra="forbid", frozen=True),
+            **fields,
+        )
+
+    def resolve_options(self, given: dict[str, str | int]) -> dict[str, str | int]:
+        """Fill defaults and refuse unknown options or values outside the allowlist."""
+        unknown = sorted(set(given) - set(self.options))
+        if unknown:
+            raise TemplateRefused(f"template {self.ref}: unknown option(s) {', '.join(unknown)}")
+        resolved: dict[str, str | int] = {}
+        for name, spec in sorted(self.options.items()):
+            value = given.get(name, spec.default)
+            try:
+                resolved[name] = spec.check(value)
+            except ValueError as exc:
+                raise TemplateRefused(
+                    f"template {self.ref}: option {name}={str(value)[:40]!r} refused: {exc}"
+                ) from None
+        return resolved
+
+    def variants(self) -> Iterator[dict[str, str | int]]:
+        """Every combination of structural options (for the read-only and coverage proofs)."""
+        names = sorted(self.options)
+        for combo in itertools.product(*(self.options[n].values() for n in names)):
+            yield dict(zip(names, combo, strict=True))
+
+
+class RenderedTemplate(BaseModel):
+    """The Cypher text of one template variant and the hash that identifies it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    template_id: str
+    template_version: int
+    options: dict[str, str | int]
+    text: str
+    template_hash: str
+
+
+class Manifest(BaseModel):
+    """The whole allowlist file."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    templates: tuple[TemplateSpec, ...] = Field(min_length=1)
+
+
+def text_hash(text: str) -> str:
+    """`sha256:` + hex digest of the rendered Cypher text."""
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class TemplateRegistry:
+    """The loaded, validated manifest plus a sandboxed StrictUndefined Jinja2 environment."""
+
+    def __init__(self, manifest: Manifest, templates_dir: Path = TEMPLATES_DIR) -> None:
+        self._by_ref: dict[tuple[str, int], TemplateSpec] = {}
+        for spec in manifest.templates:
+            key = (spec.id, spec.version)
+            if key in self._by_ref:
+                raise ValueError(f"manifest lists {spec.ref} twice")
+            if not (templates_dir / spec.file).is_file():
+                raise ValueError(f"manifest entry {spec.ref}: no file {spec.file}")
+            self._by_ref[key] = spec
+        self._env = ImmutableSandboxedEnvironment(
+            loader=FileSystemLoader(str(templates_dir)),
+            undefined=StrictUndefined,
+            # Cypher, not HTML: no value ever reaches the text, so escaping has nothing to do.
+            autoescape=False,
+            keep_trailing_newline=False,
+            trim_blocks=False,
+        )
+        self._rendered: dict[tuple[str, int, tuple[tuple[str, str | int], ...]], RenderedTemplate]
+        self._rendered = {}
+
+    @classmethod
+    def load(
+        cls, path: Path = MANIFEST_PATH, templates_dir: Path | None = None
+    ) -> TemplateRegistry:
+        """Load and validate a manifest (the packaged one by default)."""
+        try:
+            raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+            manifest = Manifest.model_validate(raw)
+        except (OSError, yaml.YAMLError, ValidationError) as exc:
+            raise ValueError(f"template manifest {path} is invalid: {exc}") from exc
+        return cls(manifest, templates_dir or path.parent / "templates")
+
+    def specs(self) -> list[TemplateSpec]:
+        """Every manifest entry, sorted by id then version."""
+        return [self._by_ref[k] for k in sorted(self._by_ref)]
+
+    def get(self, template_id: str, version: int | None = None) -> TemplateSpec:
+        """The entry for `template_id` at `version` (the highest version when None)."""
+        versions = sorted(v for (i, v) in self._by_ref if i == template_id)
+        if not versions:
+            raise UnknownTemplate(f"unknown template {template_id[:64]!r}: not in the allowlist")
+        if version is None:
+            return self._by_ref[(template_id, versions[-1])]
+        if version not in versions:
+            known = ", ".join(str(v) for v in versions)
+            raise UnknownTemplate(
+                f"unknown version {version} of template {template_id!r} (known: {known})"
+            )
+        return self._by_ref[(template_id, version)]
+
+    def render(self, spec: TemplateSpec, options: dict[str, str | int]) -> RenderedTemplate:
+        """Render one structural variant (options already resolved) and hash its text."""
+        resolved = spec.resolve_options(options)
+        key = (spec.id, spec.version, tuple(sorted(resolved.items())))
+        cached = self._rendered.get(key)
+        if cached is not None:
+            return cached
+        try:
+            raw = self._env.get_template(spec.file).render(**resolved)
+        except TemplateError as exc:
+            raise ValueError(f"template {spec.ref} failed to render: {exc}") from exc
+        # Normalise whitespace-only lines and trailing blanks so the hash is stable under
+        # harmless editor differences; the Cypher meaning is unchanged.
+        text = "\n".join(line.rstrip() for line in raw.strip().splitlines() if line.strip())
+        rendered = RenderedTemplate(
+            template_id=spec.id,
+            template_version=spec.version,
+            options=resolved,
+            text=text,
+            template_hash=text_hash(text),
+        )
+        self._rendered[key] = rendered
+        return rendered

@@ -1,0 +1,18 @@
+{% import '_visibility.j2' as v %}{% import '_element.j2' as e -%}
+{% set anchor_label = {'service': 'Service', 'alert': 'Alert', 'error_code': 'ErrorCode'}[anchor] -%}
+// Runbooks and policies linked to a {{ anchor }} (APPLIES_TO / GOVERNED_BY), with every version
+// of their SUPERSEDES chain; each version row names the version that replaces it.
+MATCH (x:KG:{{ anchor_label }} {id: $anchor_id})-[l:APPLIES_TO|GOVERNED_BY]-(rb:KG:Document)
+WHERE (rb:Runbook OR rb:Policy)
+  AND {{ v.visible('x') }} AND {{ v.visible('l') }} AND {{ v.visible('rb') }}
+MATCH p = (rb)-[chain:SUPERSEDES*0..4]-(ver:KG:Document)
+WHERE {{ v.visible('ver') }} AND {{ v.visible_path('p') }}
+WITH DISTINCT x, ver, collect(DISTINCT type(l)) AS linked_via
+OPTIONAL MATCH (newer:KG:Document)-[s:SUPERSEDES]->(ver)
+WHERE {{ v.visible('newer') }} AND {{ v.visible('s') }}
+WITH x, ver, linked_via, min(newer.id) AS replacement
+RETURN {{ e.node_element('ver', "['runbook']", replacement='replacement') }} AS element,
+       {anchor: x.id, anchor_type: '{{ anchor }}', linked_via: linked_via} AS context,
+       null AS score
+ORDER BY ver.id, ver.version
+LIMIT $limit

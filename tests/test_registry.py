@@ -1,0 +1,219 @@
+"""The allowlist refuses what it does not know, clearly, before anything reaches Neo4j."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from cypher_templates.compiler import compile_step, lucene_literal
+from cypher_templates.plan import PlanStep, QueryPlan
+from cypher_templates.registry import TemplateRefused, TemplateRegistry, UnknownTemplate
+from investigator.errors import BadInput
+
+REG = TemplateRegistry.load()
+
+HOSTILE = [
+    "x' OR 1=1 //",
+    'x" }) DETACH DELETE n //',
+    "`KG`) DETACH DELETE (n",
+    "}) DETACH DELETE n WITH 1 AS x MATCH (m",
+    "LOAD CSV FROM 'file:///etc/passwd' AS line RETURN line",
+    "CALL dbms.security.listUsers()",
+    "CALL apoc.load.json('file:///etc/passwd')",
+    "svc:payment\u2010api",  # unicode hyphen look-alike
+    "\uff5d) DETACH DELETE n",  # fullwidth brace
+    "$tenant_injected) RETURN 1 //",
+    "{{ 7*7 }}",
+]
+
+
+def step(template_id: str, evidence: str = "entity", **kw: object) -> PlanStep:
+    return PlanStep(template_id=template_id, evidence_type=evidence, **kw)  # type: ignore[arg-type]
+
+
+def test_manifest_lists_the_required_templates() -> None:
+    ids = {s.id for s in REG.specs()}
+    assert {
+        "entity_resolution",
+        "fulltext_search",
+        "ownership_over_time",
+        "deployments_in_window",
+        "incident_context",
+        "runbooks_for",
+        "change_events_in_window",
+        "dependency_neighbourhood",
+        "documents_about",
+        "version_history",
+    } <= ids
+    for spec in REG.specs():
+        assert spec.row_cap >= 1 and spec.timeout_s > 0 and spec.evidence_types
+
+
+def test_unknown_template_is_refused() -> None:
+    with pytest.raises(UnknownTemplate, match="unknown template 'drop_everything'"):
+        compile_step(REG, step("drop_everything", params={"x": "y"}))
+
+
+def test_unknown_version_is_refused() -> None:
+    with pytest.raises(UnknownTemplate, match="unknown version 99 of template 'entity_resolution'"):
+        compile_step(REG, step("entity_resolution", template_version=99, params={"text": "a"}))
+
+
+def test_hops_four_is_refused() -> None:
+    s = step(
+        "dependency_neighbourhood", "dependency", params={"start_id": "svc:a"}, options={"hops": 4}
+    )
+    with pytest.raises(
+        TemplateRefused, match=r"option hops=.4. refused: must be an integer in 1..3"
+    ):
+        compile_step(REG, s)
+
+
+def test_hops_above_plan_max_hops_is_refused() -> None:
+    s = step(
+        "dependency_neighbourhood", "dependency", params={"start_id": "svc:a"}, options={"hops": 3}
+    )
+    with pytest.raises(TemplateRefused, match="exceeds the plan's max_hops=2"):
+        compile_step(REG, s, QueryPlan(steps=[s], max_hops=2))
+
+
+def test_negative_limit_is_refused_by_the_plan_model() -> None:
+    with pytest.raises(ValidationError, match="greater than or equal to 1"):
+        step("entity_resolution", params={"text": "a"}, limit=-1)
+
+
+def test_limit_above_row_cap_is_refused() -> None:
+    with pytest.raises(TemplateRefused, match="exceeds its row cap 25"):
+        compile_step(REG, step("entity_resolution", params={"text": "a"}, limit=26))
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({}, "text: Field required"),
+        ({"text": "a", "tenant": "globex"}, "tenant: Extra inputs are not permitted"),
+        ({"text": "a", "granted": ["pii"]}, "granted: Extra inputs are not permitted"),
+        ({"text": ""}, "at least 1 character"),
+        ({"text": "x" * 1_000_000}, "at most 200 characters"),
+        ({"text": 5}, "valid string"),
+        ({"text": ["a"]}, "valid string"),
+        ({"text": "a\x00b"}, "control character U\\+0000"),
+    ],
+)
+def test_bad_params_are_refused(params: dict[str, object], message: str) -> None:
+    with pytest.raises(TemplateRefused, match=message):
+        compile_step(REG, step("entity_resolution", params=params))  # type: ignore[arg-type]
+
+
+def test_naive_datetime_is_refused() -> None:
+    s = step(
+        "deployments_in_window",
+        "deployment_time",
+        params={"service_id": "svc:a", "from": "2026-07-23T10:00:00", "to": "2026-07-24T00:00:00Z"},
+    )
+    with pytest.raises(TemplateRefused, match="from: Input should have timezone info"):
+        compile_step(REG, s)
+
+
+def test_unknown_option_and_value_are_refused() -> None:
+    with pytest.raises(TemplateRefused, match="unknown option"):
+        compile_step(REG, step("entity_resolution", params={"text": "a"}, options={"x": "y"}))
+    with pytest.raises(TemplateRefused, match="must be one of"):
+        compile_step(
+            REG,
+            step(
+                "dependency_neighbourhood",
+                "dependency",
+                params={"start_id": "a"},
+                options={"rel_type": "DEPENDS_ON]->() DETACH DELETE (n"},
+            ),
+        )
+
+
+def test_evidence_type_the_template_does_not_supply_is_refused() -> None:
+    with pytest.raises(TemplateRefused, match="does not supply evidence type 'ownership'"):
+        compile_step(REG, step("entity_resolution", "ownership", params={"text": "a"}))
+
+
+def test_refusals_are_bad_input_exit_2() -> None:
+    assert issubclass(TemplateRefused, BadInput) and BadInput.exit_code == 2
+
+
+@pytest.mark.parametrize("value", HOSTILE)
+def test_rendered_text_never_contains_a_parameter_value(value: str) -> None:
+    for spec in REG.specs():
+        for options in spec.variants():
+            baseline = REG.render(spec, options)
+            params: dict[str, object] = {}
+            for name, p in spec.params.items():
+                if p.type in ("id", "text", "lucene"):
+                    params[name] = value[: p.max_length]
+                elif p.type == "datetime":
+                    params[name] = "2026-07-23T10:00:00Z"
+            evidence = spec.evidence_types[0]
+            compiled = compile_step(
+                REG,
+                step(spec.id, evidence, params=params, options=options),  # type: ignore[arg-type]
+            )
+            # The text depends on the structural options only, never on the values.
+            assert compiled.text == baseline.text
+            assert compiled.template_hash == baseline.template_hash
+            assert value not in compiled.text
+
+
+def test_render_is_strict_about_undefined_options(tmp_path: Path) -> None:
+    (tmp_path / "templates").mkdir()
+    (tmp_path / "templates" / "t.cypher").write_text("MATCH (n:KG) WHERE n.x = {{ missing }}")
+    (tmp_path / "manifest.yaml").write_text(
+        "templates:\n  - {id: t, version: 1, file: t.cypher, description: d,"
+        " evidence_types: [entity], row_cap: 1, timeout_s: 1}\n"
+    )
+    reg = TemplateRegistry.load(tmp_path / "manifest.yaml")
+    with pytest.raises(ValueError, match="'missing' is undefined"):
+        reg.render(reg.get("t"), {})
+
+
+def test_manifest_with_reserved_param_or_odd_option_value_is_invalid(tmp_path: Path) -> None:
+    (tmp_path / "templates").mkdir()
+    (tmp_path / "templates" / "t.cypher").write_text("RETURN 1")
+    entry = (
+        "templates:\n  - {id: t, version: 1, file: t.cypher, description: d,"
+        " evidence_types: [entity], row_cap: 1, timeout_s: 1, %s}\n"
+    )
+    (tmp_path / "manifest.yaml").write_text(entry % "params: {tenant: {type: id}}")
+    with pytest.raises(ValueError, match="reserved for the executor"):
+        TemplateRegistry.load(tmp_path / "manifest.yaml")
+    (tmp_path / "manifest.yaml").write_text(
+        entry % "options: {rel: {enum: ['A]-() DELETE'], default: 'A]-() DELETE'}}"
+    )
+    with pytest.raises(ValueError, match="is not an identifier"):
+        TemplateRegistry.load(tmp_path / "manifest.yaml")
+
+
+def test_template_hash_is_stable_and_differs_per_variant() -> None:
+    spec = REG.get("dependency_neighbourhood")
+    hashes = {REG.render(spec, o).template_hash for o in spec.variants()}
+    assert len(hashes) == len(list(spec.variants()))
+    again = TemplateRegistry.load().render(spec, {"hops": 2})
+    assert again.template_hash == REG.render(spec, {"hops": 2}).template_hash
+    assert again.template_hash.startswith("sha256:") and len(again.template_hash) == 71
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("payment-api", r"payment\-api"),
+        ('a" OR b:* AND (c)', r"a\" or b\:\* and \(c\)"),
+        ("NOT secret", "not secret"),
+        ("x\\y/z", r"x\\y\/z"),
+    ],
+)
+def test_lucene_literal_escapes_query_syntax(text: str, expected: str) -> None:
+    assert lucene_literal(text) == expected
+
+
+def test_lucene_query_without_terms_is_refused() -> None:
+    with pytest.raises(TemplateRefused, match="has no terms"):
+        compile_step(REG, step("fulltext_search", "document", params={"query": "   "}))
