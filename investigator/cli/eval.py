@@ -1,0 +1,91 @@
+"""`investigator eval [--cases PATH] [--json]`: golden-set metrics per layer, gated.
+
+Runs every case through the real CLI (`investigate`/`runbook --json`, then `replay`), scores
+the product and a naive fulltext baseline with the same metrics, and exits non-zero naming
+the failing cases when a gate fails (DESIGN.md section 11, issue 8).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from investigator.connection import open_driver
+from investigator.errors import InvestigatorError
+from investigator.evaluation.cases import DEFAULT_CASES_PATH, load_golden_set
+from investigator.evaluation.report import render_text
+from investigator.evaluation.runner import run_evaluation
+from investigator.settings import resolve_connection
+
+
+class GatesFailed(InvestigatorError):
+    """At least one evaluation gate failed (exit 1; the report names the cases)."""
+
+    exit_code = 1
+
+
+def _progress(message: str) -> None:
+    sys.stderr.write(message + "\n")
+
+
+@click.command(name="eval")
+@click.option(
+    "--cases",
+    "cases_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Golden-set YAML (default: eval/golden.yaml in the repository).",
+)
+@click.option(
+    "--json", "json_out", is_flag=True, help="Print the full report as one JSON document."
+)
+@click.option(
+    "--no-setup",
+    is_flag=True,
+    help="Skip `schema apply` and the ingest of the golden set's datasets.",
+)
+def eval_command(cases_path: Path | None, json_out: bool, no_setup: bool) -> None:
+    """Score the golden set on three layers, against a naive fulltext baseline.
+
+    Sets up what it needs first (schema apply, ingest of the datasets the cases name), then
+    runs each case, replays each run, and exits 1 if a gate fails (recall >= 0.95, temporal
+    accuracy >= 0.95, every safety rate 0, claim coverage and replay 1.0).
+
+    \b
+    Examples:
+      investigator eval
+      investigator eval --cases eval/golden.yaml --json > eval-report.json
+    """
+    path = cases_path or DEFAULT_CASES_PATH
+    golden = load_golden_set(path)
+    settings = resolve_connection()
+    driver = open_driver(settings)
+    try:
+        report = run_evaluation(
+            golden,
+            path,
+            driver,
+            settings.database,
+            setup=not no_setup,
+            progress=None if json_out else _progress,
+        )
+    finally:
+        driver.close()
+    if json_out:
+        click.echo(report.model_dump_json())
+    else:
+        click.echo(render_text(report))
+    if not report.passed:
+        named = ", ".join(report.failing_cases[:10]) or "no single case"
+        more = (
+            f" and {len(report.failing_cases) - 10} more" if len(report.failing_cases) > 10 else ""
+        )
+        raise GatesFailed(
+            f"evaluation gates failed: {', '.join(report.failing_gates)} (cases: {named}{more})"
+        )
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(eval_command)

@@ -1,0 +1,109 @@
+"""NaiveFulltextBaseline: what a plain RAG retriever would hand a model.
+
+It deliberately models the unsafe path: fulltext top-k over documents through the
+`kg_fulltext` index with no tenant, ACL, purpose, temporal, version, deletion or trust
+filtering. This is the one raw read query outside the template executor, allowed because it
+exists to be measured against; it runs in a read transaction (`execute_read`) and takes the
+search words as a parameter.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+
+import neo4j
+
+from investigator.evaluation.cases import GoldenCase
+from investigator.evaluation.outcomes import CaseOutcome, EvidenceView, estimate_tokens
+
+FULLTEXT_INDEX = "kg_fulltext"
+DEFAULT_TOP_K = 8
+# Lucene refuses more than 1024 clauses; a question never needs more than this many words.
+MAX_TERMS = 64
+
+_NAIVE_QUERY = """
+CALL db.index.fulltext.queryNodes('kg_fulltext', $terms, {limit: $fetch})
+YIELD node, score
+WHERE node:Document
+RETURN node {.*} AS props, elementId(node) AS element_id, score
+ORDER BY score DESC, element_id
+LIMIT $k
+"""
+
+_WORD = re.compile(r"[\w][\w.\-]*", re.UNICODE)
+
+
+def lucene_query(text: str) -> str:
+    """OR of quoted terms: every Lucene operator in user text is inert inside the quotes."""
+    terms: list[str] = []
+    for word in _WORD.findall(text):
+        term = word.strip(".-")
+        if term and term not in terms:
+            terms.append(term)
+    quoted = ['"' + t.replace("\\", "\\\\").replace('"', '\\"') + '"' for t in terms[:MAX_TERMS]]
+    return " OR ".join(quoted)
+
+
+def _native(value: Any) -> Any:
+    return value.to_native() if hasattr(value, "to_native") else value
+
+
+def _evidence_from(props: dict[str, Any], element_id: str) -> EvidenceView:
+    valid_from = _native(props.get("valid_from"))
+    valid_to = _native(props.get("valid_to"))
+    kg_id = str(props.get("id") or element_id)
+    content = str(props.get("content") or "")
+    return EvidenceView(
+        evidence_id=f"baseline:{kg_id}@v{props.get('version')}:{element_id}",
+        kg_ids=[kg_id],
+        source_id=props.get("source_id"),
+        source_version=None
+        if props.get("source_version") is None
+        else str(props["source_version"]),
+        locator=props.get("locator"),
+        content_hash=props.get("content_hash"),
+        valid_from=valid_from if isinstance(valid_from, datetime) else None,
+        valid_to=valid_to if isinstance(valid_to, datetime) else None,
+        acl=[str(a) for a in props.get("acl") or []],
+        tenant=props.get("tenant"),
+        content=content,
+        tokens=estimate_tokens(content),
+    )
+
+
+class NaiveFulltextBaseline:
+    """Fulltext top-k over documents with no gates at all, scored like the product."""
+
+    def __init__(
+        self, driver: neo4j.Driver, database: str | None = None, top_k: int = DEFAULT_TOP_K
+    ) -> None:
+        self._driver = driver
+        self._database = database
+        self._top_k = top_k
+
+    def search(self, text: str) -> list[EvidenceView]:
+        """The top-k documents for `text`, exactly as the index ranks them."""
+        query = lucene_query(text)
+        if not query:
+            return []
+
+        def work(tx: neo4j.ManagedTransaction) -> list[EvidenceView]:
+            result = tx.run(_NAIVE_QUERY, terms=query, fetch=self._top_k * 8, k=self._top_k)
+            return [_evidence_from(dict(r["props"]), str(r["element_id"])) for r in result]
+
+        with self._driver.session(database=self._database) as session:
+            return session.execute_read(work)
+
+    def run_case(self, case: GoldenCase) -> CaseOutcome:
+        """Hand back whatever the index ranks highest for the case's words."""
+        hits = self.search(case.search_text())
+        return CaseOutcome(
+            case_id=case.id,
+            system="baseline",
+            exit_code=0,
+            admitted=hits,
+            tokens_used=sum(h.tokens for h in hits),
+            has_answer_layer=False,
+        )

@@ -1,0 +1,94 @@
+"""Preparing the graph the golden set runs over, through the real CLI.
+
+`schema apply` and `ingest` are idempotent, so `investigator eval` can run against a fresh
+database (CI) or one that already holds the demo data. The subjects' documented grants are
+read from the bundles' `principals`, to check ACL violations independently of the product.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from investigator.errors import BadInput, InvestigatorError
+from investigator.evaluation.cases import REPO_ROOT, DatasetSpec
+from investigator.evaluation.cli_runner import CliCall, call_cli
+from investigator.evaluation.metrics import SubjectGrants
+
+
+class SetupFailed(InvestigatorError):
+    """Preparing the evaluation graph failed; carries the failing command's exit code."""
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+def dataset_path(spec: DatasetSpec) -> Path:
+    """The bundle path of a path dataset, relative paths taken from the repository root."""
+    assert spec.path is not None
+    path = Path(spec.path)
+    return path if path.is_absolute() else REPO_ROOT / path
+
+
+def _check(call: CliCall, what: str) -> None:
+    if call.exit_code != 0:
+        why = call.error_line() or "no message"
+        raise SetupFailed(
+            f"eval setup: {what} failed (exit {call.exit_code}): {why}",
+            call.exit_code,
+        )
+
+
+def prepare(specs: list[DatasetSpec], work_dir: Path) -> None:
+    """Apply the schema and ingest every dataset (generating the generated ones first)."""
+    _check(call_cli(["schema", "apply"]), "investigator schema apply")
+    for spec in specs:
+        if spec.path is not None:
+            path = dataset_path(spec)
+            if not path.exists():
+                raise BadInput(f"dataset {spec.name}: {path} does not exist")
+        else:
+            path = work_dir / f"{spec.name}.yaml"
+            argv = ["generate", "--services", str(spec.generate_services), "--out", str(path)]
+            if spec.generate_seed is not None:
+                argv += ["--seed", str(spec.generate_seed)]
+            _check(call_cli(argv), f"investigator {' '.join(argv)}")
+        _check(call_cli(["ingest", str(path)]), f"investigator ingest {path}")
+
+
+def _bundle_files(path: Path) -> list[Path]:
+    if path.is_file():
+        return [path]
+    return sorted(p for p in path.rglob("*") if p.suffix in {".yaml", ".yml", ".json"})
+
+
+def _load(path: Path) -> Any:
+    text = path.read_text(encoding="utf-8")
+    return json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+
+
+def documented_grants(specs: list[DatasetSpec]) -> dict[str, SubjectGrants]:
+    """Principal id -> the tenant, labels and purposes its bundle documents."""
+    grants: dict[str, SubjectGrants] = {}
+    for spec in specs:
+        if spec.path is None:
+            continue
+        for file in _bundle_files(dataset_path(spec)):
+            try:
+                doc = _load(file)
+            except (OSError, ValueError, yaml.YAMLError):
+                continue
+            if not isinstance(doc, dict):
+                continue
+            for p in doc.get("principals") or []:
+                if isinstance(p, dict) and p.get("id"):
+                    grants[str(p["id"])] = SubjectGrants(
+                        tenant=p.get("tenant") or doc.get("tenant"),
+                        labels=frozenset(str(x) for x in p.get("labels") or []),
+                        purposes=frozenset(str(x) for x in p.get("purposes") or []),
+                    )
+    return grants

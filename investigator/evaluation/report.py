@@ -1,0 +1,189 @@
+"""Gates over the per-layer metrics, and the report printed by `investigator eval`."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from investigator.evaluation.metrics import LAYERS, CaseScore, Ratio, aggregate
+
+
+class Gate(BaseModel):
+    """A threshold a metric must meet; `none_passes` says whether "nothing measured" is fine."""
+
+    model_config = ConfigDict(frozen=True)
+
+    metric: str
+    op: Literal[">=", "=="]
+    threshold: float
+    none_passes: bool = False
+
+    def holds(self, ratio: Ratio | None) -> bool:
+        """Whether the aggregate `ratio` meets the gate."""
+        if ratio is None or ratio.value is None:
+            return self.none_passes
+        exact = ratio.num / ratio.den
+        return exact >= self.threshold if self.op == ">=" else exact == self.threshold
+
+    def case_fails(self, ratio: Ratio | None) -> bool:
+        """Whether one case's ratio falls short (these cases are named when the gate fails)."""
+        if ratio is None or not ratio.den:
+            return False
+        exact = ratio.num / ratio.den
+        if self.op == "==":
+            return exact != self.threshold
+        return exact < 1.0 if self.threshold > 0 else False
+
+
+# The thresholds of issue 8: recall and temporal accuracy >= 0.95, every safety rate exactly
+# 0, claim coverage and replay exactly 1.0.
+GATES: tuple[Gate, ...] = (
+    Gate(metric="required_evidence_recall", op=">=", threshold=0.95),
+    Gate(metric="temporal_accuracy", op=">=", threshold=0.95, none_passes=True),
+    Gate(metric="acl_violation_rate", op="==", threshold=0.0, none_passes=True),
+    Gate(metric="untrusted_admission_rate", op="==", threshold=0.0, none_passes=True),
+    Gate(metric="deleted_admission_rate", op="==", threshold=0.0, none_passes=True),
+    Gate(metric="duplicate_context_rate", op="==", threshold=0.0, none_passes=True),
+    Gate(metric="budget_violation_rate", op="==", threshold=0.0, none_passes=True),
+    Gate(metric="claim_evidence_coverage", op="==", threshold=1.0),
+    Gate(metric="deterministic_replay_rate", op="==", threshold=1.0),
+)
+
+
+class GateResult(BaseModel):
+    """One gate's outcome and, when it failed, the cases that made it fail."""
+
+    model_config = ConfigDict(frozen=True)
+
+    metric: str
+    op: str
+    threshold: float
+    value: float | None
+    passed: bool
+    failing_cases: list[str] = Field(default_factory=list)
+
+
+class SystemReport(BaseModel):
+    """One system's metrics per layer, its gates, and the per-case detail."""
+
+    model_config = ConfigDict(frozen=True)
+
+    system: str
+    layers: dict[str, dict[str, Ratio]]
+    gates: list[GateResult] = Field(default_factory=list)
+    passed: bool | None = None  # None for the baseline: it is a reference, not gated
+    cases: list[CaseScore]
+
+
+class EvalReport(BaseModel):
+    """The document `investigator eval --json` prints."""
+
+    model_config = ConfigDict(frozen=True)
+
+    cases_path: str
+    case_count: int
+    cases_by_type: dict[str, int]
+    passed: bool
+    failing_gates: list[str]
+    failing_cases: list[str]
+    product: SystemReport
+    baseline: SystemReport | None = None
+    duration_s: float
+
+
+def _metric_of(layers: dict[str, dict[str, Ratio]], name: str) -> Ratio | None:
+    for metrics in layers.values():
+        if name in metrics:
+            return metrics[name]
+    return None
+
+
+def evaluate_gates(
+    scores: list[CaseScore], layers: dict[str, dict[str, Ratio]]
+) -> list[GateResult]:
+    """Check every gate against the aggregate; name the cases behind each failure."""
+    results = []
+    for gate in GATES:
+        ratio = _metric_of(layers, gate.metric)
+        passed = gate.holds(ratio)
+        failing = (
+            []
+            if passed
+            else sorted(s.case_id for s in scores if gate.case_fails(s.metrics.get(gate.metric)))
+        )
+        results.append(
+            GateResult(
+                metric=gate.metric,
+                op=gate.op,
+                threshold=gate.threshold,
+                value=ratio.value if ratio else None,
+                passed=passed,
+                failing_cases=failing,
+            )
+        )
+    return results
+
+
+def system_report(system: str, scores: list[CaseScore], *, gated: bool) -> SystemReport:
+    """Aggregate one system's case scores; gate them if `gated`."""
+    layers = aggregate(scores)
+    gates = evaluate_gates(scores, layers) if gated else []
+    return SystemReport(
+        system=system,
+        layers=layers,
+        gates=gates,
+        passed=all(g.passed for g in gates) if gated else None,
+        cases=scores,
+    )
+
+
+def _fmt(ratio: Ratio | None) -> str:
+    if ratio is None:
+        return "n/a"
+    if ratio.value is None:
+        return "- (0/0)"
+    return f"{ratio.value:.3f} ({ratio.num}/{ratio.den})"
+
+
+def render_table(report: EvalReport) -> str:
+    """A Markdown table: every metric per layer, product and baseline side by side, gates."""
+    gate_of = {g.metric: g for g in report.product.gates}
+    lines = [
+        "| layer | metric | product | naive baseline | gate |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for layer, names in LAYERS.items():
+        for name in names:
+            prod = report.product.layers.get(layer, {}).get(name)
+            base = report.baseline.layers.get(layer, {}).get(name) if report.baseline else None
+            gate = gate_of.get(name)
+            gate_txt = ""
+            if gate is not None:
+                gate_txt = f"{gate.op} {gate.threshold:g} {'pass' if gate.passed else 'FAIL'}"
+            lines.append(f"| {layer} | {name} | {_fmt(prod)} | {_fmt(base)} | {gate_txt} |")
+    return "\n".join(lines)
+
+
+def render_text(report: EvalReport) -> str:
+    """The terminal report: counts, the table, failing gates and the problems per case."""
+    by_type = ", ".join(f"{t} {n}" for t, n in sorted(report.cases_by_type.items()))
+    out = [
+        f"golden set: {report.cases_path} ({report.case_count} cases: {by_type})",
+        "",
+        render_table(report),
+        "",
+    ]
+    if report.passed:
+        out.append(f"all gates passed in {report.duration_s:.1f}s")
+    else:
+        out.append(f"FAILED gates: {', '.join(report.failing_gates)}")
+        for gate in report.product.gates:
+            if not gate.passed:
+                out.append(f"  {gate.metric} = {gate.value}: {', '.join(gate.failing_cases)}")
+        out.append("problems per failing case:")
+        by_id = {s.case_id: s for s in report.product.cases}
+        for case_id in report.failing_cases:
+            for problem in by_id[case_id].problems:
+                out.append(f"  {case_id}: {problem}")
+    return "\n".join(out)

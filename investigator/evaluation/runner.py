@@ -1,0 +1,66 @@
+"""The evaluation run: prepare the graph, run every case on the product and the baseline,
+score both with the same metrics, gate the product."""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+import neo4j
+
+from investigator.evaluation.baseline import NaiveFulltextBaseline
+from investigator.evaluation.cases import GoldenSet
+from investigator.evaluation.datasets import documented_grants, prepare
+from investigator.evaluation.metrics import CaseScore, score_case
+from investigator.evaluation.product import run_product_case
+from investigator.evaluation.report import EvalReport, system_report
+
+Progress = Callable[[str], None]
+
+
+def run_evaluation(
+    golden: GoldenSet,
+    cases_path: Path,
+    driver: neo4j.Driver,
+    database: str | None = None,
+    *,
+    setup: bool = True,
+    progress: Progress | None = None,
+) -> EvalReport:
+    """Run the golden set end to end and return the report (the caller decides the exit)."""
+    started = time.monotonic()
+    say = progress or (lambda _msg: None)
+    if setup:
+        say("setting up: schema apply + ingest of the golden set's datasets")
+        with tempfile.TemporaryDirectory(prefix="investigator-eval-") as tmp:
+            prepare(list(golden.datasets), Path(tmp))
+    grants = documented_grants(list(golden.datasets))
+    baseline = NaiveFulltextBaseline(driver, database)
+    product_scores: list[CaseScore] = []
+    baseline_scores: list[CaseScore] = []
+    total = len(golden.cases)
+    for n, case in enumerate(golden.cases, start=1):
+        outcome = run_product_case(case)
+        score = score_case(case, outcome, grants.get(case.subject))
+        product_scores.append(score)
+        baseline_scores.append(score_case(case, baseline.run_case(case), grants.get(case.subject)))
+        mark = "ok" if not score.problems else f"{len(score.problems)} problem(s)"
+        say(f"[{n}/{total}] {case.id}: exit {outcome.exit_code} {outcome.status or ''} {mark}")
+    product = system_report("product", product_scores, gated=True)
+    base = system_report("baseline", baseline_scores, gated=False)
+    failing_gates = [g.metric for g in product.gates if not g.passed]
+    failing_cases = sorted({c for g in product.gates for c in g.failing_cases})
+    return EvalReport(
+        cases_path=str(cases_path),
+        case_count=total,
+        cases_by_type=dict(sorted(Counter(c.type.value for c in golden.cases).items())),
+        passed=bool(product.passed),
+        failing_gates=failing_gates,
+        failing_cases=failing_cases,
+        product=product,
+        baseline=base,
+        duration_s=round(time.monotonic() - started, 2),
+    )
