@@ -1,0 +1,384 @@
+"""Deterministic claim rules: statements bound to pack evidence, with a verdict.
+
+Every claim carries an epistemic status (`fact` for what a record states, `inference` for
+what follows from several records, `hypothesis` for what would need more evidence) and the
+ids of the pack evidence it rests on; a claim without evidence is never emitted. For a
+correlation question the verdict is `confirmed`, `likely`, `uncertain` or `refuted`:
+"happened after" gives at most `likely`; only mechanism evidence can confirm; another change
+in the same window (a confounder) or an unresolved conflict lowers the verdict one step each.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from enum import StrEnum
+
+from pydantic import BaseModel, Field
+
+from investigator.evidence import Evidence, canonical_json, iso_utc
+from investigator.gate import Conflict
+from investigator.rubric import Intent, MissingEvidence, missing_evidence
+
+# How far before the first error another change counts as a confounder, and how long after a
+# release an error may appear and still be called time-correlated.
+CONFOUNDER_WINDOW = timedelta(minutes=30)
+CORRELATION_WINDOW = timedelta(minutes=30)
+
+
+class EpistemicStatus(StrEnum):
+    """How strongly a claim is known."""
+
+    FACT = "fact"
+    INFERENCE = "inference"
+    HYPOTHESIS = "hypothesis"
+
+
+class Verdict(StrEnum):
+    """The answer to a correlation question, strongest first."""
+
+    CONFIRMED = "confirmed"
+    LIKELY = "likely"
+    UNCERTAIN = "uncertain"
+    REFUTED = "refuted"
+
+
+_LOWER = {
+    Verdict.CONFIRMED: Verdict.LIKELY,
+    Verdict.LIKELY: Verdict.UNCERTAIN,
+    Verdict.UNCERTAIN: Verdict.UNCERTAIN,
+    Verdict.REFUTED: Verdict.REFUTED,
+}
+
+
+class Claim(BaseModel):
+    """One statement bound to evidence in the pack."""
+
+    claim_id: str
+    statement: str
+    epistemic_status: EpistemicStatus
+    confidence: float = Field(ge=0.0, le=1.0)
+    evidence_ids: list[str] = Field(min_length=1)
+    intent: str
+
+
+class Confounder(BaseModel):
+    """Another change in the correlation window that could explain the errors too."""
+
+    evidence_id: str
+    element_id: str
+    at: datetime
+    description: str
+
+
+class ClaimSet(BaseModel):
+    """Claims, the verdict (correlation questions only), confounders and gaps."""
+
+    claims: list[Claim]
+    verdict: Verdict | None
+    confounders: list[Confounder]
+    missing_evidence: list[MissingEvidence]
+
+
+# Property names that carry the relevant instant, most specific first.
+_DEPLOY_TIME_KEYS = ("finished_at", "ended_at", "completed_at", "deployed_at", "at")
+_FIRST_SEEN_KEYS = ("first_seen", "first_seen_at", "started_at", "at")
+_CHANGE_TIME_KEYS = ("at", "changed_at", "finished_at", "deployed_at", "started_at")
+
+
+def _instant(ev: Evidence, keys: Sequence[str]) -> datetime | None:
+    for key in keys:
+        raw = ev.context.get(key, ev.props.get(key))
+        if isinstance(raw, str):
+            try:
+                parsed = datetime.fromisoformat(raw.replace("Z", "+00:00"))
+            except ValueError:
+                continue
+            if parsed.tzinfo is not None:
+                return parsed
+    return ev.valid_from
+
+
+def _label(ev: Evidence) -> str:
+    return ev.name or ev.title or ev.element_id
+
+
+def _claim(
+    statement: str, status: EpistemicStatus, confidence: float, evs: Sequence[Evidence], intent: str
+) -> Claim:
+    ids = sorted({ev.evidence_id for ev in evs})
+    digest = hashlib.sha256(canonical_json([statement, ids, status.value]).encode()).hexdigest()
+    return Claim(
+        claim_id="claim:" + digest[:16],
+        statement=statement,
+        epistemic_status=status,
+        confidence=confidence,
+        evidence_ids=ids,
+        intent=intent,
+    )
+
+
+def _with(evidence: Sequence[Evidence], etype: str) -> list[Evidence]:
+    return [ev for ev in evidence if etype in ev.evidence_types]
+
+
+def _valid_text(ev: Evidence) -> str:
+    start = iso_utc(ev.valid_from) if ev.valid_from else "?"
+    end = iso_utc(ev.valid_to) if ev.valid_to else "open"
+    return f"valid {start} to {end}"
+
+
+def derive_claims(
+    intents: Sequence[str],
+    evidence: Sequence[Evidence],
+    *,
+    as_of: datetime,
+    conflicts: Sequence[Conflict] = (),
+    service_id: str | None = None,
+) -> ClaimSet:
+    """Apply the claim rules of each intent to the pack evidence (pure, deterministic)."""
+    intent_set = {Intent(i) for i in intents}
+    claims: list[Claim] = []
+    confounders: list[Confounder] = []
+    verdict: Verdict | None = None
+    as_of_text = iso_utc(as_of)
+
+    if Intent.OWNERSHIP_AT_TIME in intent_set:
+        for ev in _with(evidence, "ownership"):
+            claims.append(
+                _claim(
+                    f"At {as_of_text}: {ev.content} ({_valid_text(ev)})",
+                    EpistemicStatus.FACT,
+                    0.95,
+                    [ev],
+                    Intent.OWNERSHIP_AT_TIME.value,
+                )
+            )
+    if Intent.APPLICABLE_RUNBOOK in intent_set:
+        for ev in _with(evidence, "runbook"):
+            where = f" [{ev.locator}]" if ev.locator else ""
+            claims.append(
+                _claim(
+                    f"Runbook {_label(ev)} ({ev.element_id}) is the version in force at "
+                    f"{as_of_text} ({_valid_text(ev)}){where}",
+                    EpistemicStatus.FACT,
+                    0.95,
+                    [ev],
+                    Intent.APPLICABLE_RUNBOOK.value,
+                )
+            )
+    if Intent.DEPENDENCIES in intent_set:
+        for ev in _with(evidence, "dependency"):
+            claims.append(
+                _claim(ev.content, EpistemicStatus.FACT, 0.9, [ev], Intent.DEPENDENCIES.value)
+            )
+    if Intent.ENTITY_LOOKUP in intent_set:
+        for ev in _with(evidence, "entity"):
+            claims.append(
+                _claim(
+                    f"{ev.type or 'Entity'} {ev.element_id}: {ev.content or _label(ev)}",
+                    EpistemicStatus.FACT,
+                    0.9,
+                    [ev],
+                    Intent.ENTITY_LOOKUP.value,
+                )
+            )
+    firsts = _with(evidence, "error_first_seen")
+    if Intent.INCIDENT_LOOKUP in intent_set or Intent.DEPLOYMENT_CORRELATION in intent_set:
+        for ev in firsts:
+            at = _instant(ev, _FIRST_SEEN_KEYS)
+            when = f" first seen at {iso_utc(at)}" if at else ""
+            claims.append(
+                _claim(
+                    f"{_label(ev)}{when}: {ev.content}",
+                    EpistemicStatus.FACT,
+                    0.95,
+                    [ev],
+                    Intent.INCIDENT_LOOKUP.value
+                    if Intent.INCIDENT_LOOKUP in intent_set
+                    else Intent.DEPLOYMENT_CORRELATION.value,
+                )
+            )
+    mechanisms = [ev for ev in _with(evidence, "mechanism") if ev.trust == "trusted"]
+    if Intent.DEPLOYMENT_CORRELATION in intent_set:
+        verdict, corr_claims, confounders = _correlation(
+            evidence, firsts, mechanisms, conflicts, as_of
+        )
+        claims.extend(corr_claims)
+    if Intent.ROOT_CAUSE in intent_set:
+        for ev in mechanisms:
+            claims.append(
+                _claim(
+                    f"Mechanism: {ev.content}",
+                    EpistemicStatus.INFERENCE,
+                    0.8,
+                    [ev],
+                    Intent.ROOT_CAUSE.value,
+                )
+            )
+    supported = {t for ev in evidence for t in ev.evidence_types}
+    missing = missing_evidence(sorted(i.value for i in intent_set), supported)
+    if (
+        Intent.DEPLOYMENT_CORRELATION in intent_set
+        and not mechanisms
+        and not any(m.evidence_type == "mechanism" for m in missing)
+    ):
+        missing.append(
+            MissingEvidence(
+                evidence_type="mechanism",
+                intents=[Intent.DEPLOYMENT_CORRELATION.value],
+                description="no mechanism evidence (rollback or controlled comparison, "
+                "config diff): the correlation is in time only",
+                required=False,
+            )
+        )
+    unique = {c.claim_id: c for c in claims}
+    ordered = sorted(unique.values(), key=lambda c: (c.intent, c.statement))
+    confounders = sorted(confounders, key=lambda c: (c.at, c.element_id))
+    return ClaimSet(
+        claims=ordered, verdict=verdict, confounders=confounders, missing_evidence=missing
+    )
+
+
+def _correlation(
+    evidence: Sequence[Evidence],
+    firsts: Sequence[Evidence],
+    mechanisms: Sequence[Evidence],
+    conflicts: Sequence[Conflict],
+    as_of: datetime,
+) -> tuple[Verdict, list[Claim], list[Confounder]]:
+    intent = Intent.DEPLOYMENT_CORRELATION.value
+    deploys = [
+        (t, ev)
+        for ev in _with(evidence, "deployment_time")
+        if (t := _instant(ev, _DEPLOY_TIME_KEYS))
+    ]
+    seen = [(t, ev) for ev in firsts if (t := _instant(ev, _FIRST_SEEN_KEYS))]
+    affected = _with(evidence, "affected_service")
+    claims: list[Claim] = []
+    if not deploys or not seen:
+        return Verdict.UNCERTAIN, claims, []
+    first_at, first_ev = min(seen, key=lambda p: (p[0], p[1].element_id))
+    for t, ev in sorted(deploys, key=lambda p: (p[0], p[1].element_id)):
+        claims.append(
+            _claim(
+                f"Release {_label(ev)} ({ev.element_id}) finished at {iso_utc(t)}",
+                EpistemicStatus.FACT,
+                0.95,
+                [ev],
+                intent,
+            )
+        )
+    before = [(t, ev) for t, ev in deploys if t <= first_at]
+    if not before:
+        t, ev = min(deploys, key=lambda p: (p[0], p[1].element_id))
+        claims.append(
+            _claim(
+                f"{_label(first_ev)} was first seen at {iso_utc(first_at)}, before release "
+                f"{ev.element_id} finished at {iso_utc(t)}: the release cannot have started it",
+                EpistemicStatus.INFERENCE,
+                0.9,
+                [ev, first_ev],
+                intent,
+            )
+        )
+        return Verdict.REFUTED, claims, []
+    deploy_at, deploy_ev = max(before, key=lambda p: (p[0], p[1].element_id))
+    gap = first_at - deploy_at
+    basis = [deploy_ev, first_ev, *affected]
+    if gap > CORRELATION_WINDOW:
+        claims.append(
+            _claim(
+                f"{_label(first_ev)} was first seen {_human(gap)} after release "
+                f"{deploy_ev.element_id} finished, outside the {_human(CORRELATION_WINDOW)} "
+                "correlation window",
+                EpistemicStatus.INFERENCE,
+                0.7,
+                basis,
+                intent,
+            )
+        )
+        verdict = Verdict.UNCERTAIN
+    else:
+        claims.append(
+            _claim(
+                f"{_label(first_ev)} was first seen {_human(gap)} after release "
+                f"{deploy_ev.element_id} finished ({iso_utc(deploy_at)} -> {iso_utc(first_at)}): "
+                "a time correlation, not by itself a root cause",
+                EpistemicStatus.INFERENCE,
+                0.85,
+                basis,
+                intent,
+            )
+        )
+        verdict = Verdict.CONFIRMED if mechanisms else Verdict.LIKELY
+        if not affected:
+            verdict = _LOWER[verdict]
+    if mechanisms:
+        claims.append(
+            _claim(
+                f"Release {deploy_ev.element_id} caused {_label(first_ev)}: "
+                + "; ".join(ev.content for ev in mechanisms),
+                EpistemicStatus.INFERENCE,
+                0.8,
+                [deploy_ev, first_ev, *mechanisms],
+                intent,
+            )
+        )
+    else:
+        claims.append(
+            _claim(
+                f"Release {deploy_ev.element_id} may have caused {_label(first_ev)} "
+                "(no mechanism evidence yet)",
+                EpistemicStatus.HYPOTHESIS,
+                0.5,
+                [deploy_ev, first_ev],
+                intent,
+            )
+        )
+    confounders: list[Confounder] = []
+    for ev in _with(evidence, "change_event"):
+        if ev.element_id == deploy_ev.element_id:
+            continue
+        at = _instant(ev, _CHANGE_TIME_KEYS)
+        if at is None or not (first_at - CONFOUNDER_WINDOW <= at <= first_at):
+            continue
+        confounders.append(
+            Confounder(
+                evidence_id=ev.evidence_id,
+                element_id=ev.element_id,
+                at=at,
+                description=f"{_label(ev)} at {iso_utc(at)}: {ev.content}",
+            )
+        )
+        claims.append(
+            _claim(
+                f"Another change, {_label(ev)} ({ev.element_id}), happened at {iso_utc(at)}, "
+                f"within {_human(CONFOUNDER_WINDOW)} before {_label(first_ev)} was first seen: "
+                "it could explain the errors as well",
+                EpistemicStatus.FACT,
+                0.9,
+                [ev],
+                intent,
+            )
+        )
+    if confounders and verdict is not Verdict.REFUTED:
+        verdict = _LOWER[verdict]
+    relevant_ids = {deploy_ev.evidence_id, first_ev.evidence_id}
+    if any(c.resolution == "unresolved" and relevant_ids & set(c.evidence_ids) for c in conflicts):
+        verdict = _LOWER[verdict]
+    return verdict, claims, confounders
+
+
+def _human(delta: timedelta) -> str:
+    seconds = int(delta.total_seconds())
+    if seconds < 120:
+        return f"{seconds} s"
+    return f"{seconds // 60} min {seconds % 60} s" if seconds % 60 else f"{seconds // 60} min"
+
+
+def keep_claims_in_pack(claims: Sequence[Claim], pack_ids: Sequence[str]) -> list[Claim]:
+    """Drop any claim that cites evidence outside the pack (validation before output)."""
+    allowed = set(pack_ids)
+    return [c for c in claims if c.evidence_ids and set(c.evidence_ids) <= allowed]

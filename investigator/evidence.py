@@ -1,0 +1,360 @@
+"""Evidence, rejections and their fixed reason codes (DESIGN.md section 7).
+
+A template row (docs/contracts.md section 2, the row contract) becomes a *candidate* Evidence
+object through `normalise_rows`; the evidence gate then admits it or rejects it with one of
+the fixed `RejectionReason` codes. Both functions are pure, so replay can rebuild evidence
+from re-executed tool results and compare hashes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+# The vocabulary of the rubric (docs/contracts.md section 2, "Evidence types").
+EVIDENCE_TYPES: tuple[str, ...] = (
+    "entity",
+    "deployment_time",
+    "error_first_seen",
+    "affected_service",
+    "ownership",
+    "runbook",
+    "mechanism",
+    "change_event",
+    "dependency",
+    "incident_report",
+    "alert_definition",
+    "policy",
+    "document",
+)
+
+
+class RejectionReason(StrEnum):
+    """Why the gate refused a candidate. Fixed vocabulary: extend only by adding."""
+
+    REJECTED_PURPOSE = "rejected_purpose"
+    REJECTED_TEMPORAL = "rejected_temporal"
+    REJECTED_SUPERSEDED = "rejected_superseded"
+    REJECTED_RETRACTED = "rejected_retracted"
+    REJECTED_NOT_YET_KNOWN = "rejected_not_yet_known"
+    REJECTED_INTEGRITY = "rejected_integrity"
+    REJECTED_UNTRUSTED_INSTRUCTION = "rejected_untrusted_instruction"
+    DUPLICATE = "duplicate"
+    CONFLICT_LOSER = "conflict_loser"
+    BUDGET_EXCEEDED = "budget_exceeded"
+    TOP_K_REACHED = "top_k_reached"
+    LOW_RELEVANCE = "low_relevance"
+
+
+class Evidence(BaseModel):
+    """One KG record turned into decision evidence (or a candidate for it).
+
+    `content` is exactly the text the subject may read (the redacted view for subjects
+    without `pii`, recorded as a `pii_redaction` transformation).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    evidence_id: str
+    element_id: str
+    kind: str = "node"
+    type: str = ""
+    version: int = 1
+    name: str | None = None
+    title: str | None = None
+    source_id: str | None = None
+    source_version: str | None = None
+    locator: str | None = None
+    content: str = ""
+    evidence_types: list[str] = Field(default_factory=list)
+    observed_at: datetime | None = None
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    recorded_at: datetime | None = None
+    acl: list[str] = Field(default_factory=list)
+    purposes: list[str] | None = None
+    trust: str = "trusted"
+    status: str = "active"
+    redacted: bool = False
+    transformations: list[str] = Field(default_factory=list)
+    content_hash: str | None = None
+    text_hash: str | None = None
+    replacement: str | None = None
+    conflict_key: str | None = None
+    context: dict[str, Any] = Field(default_factory=dict)
+    props: dict[str, Any] = Field(default_factory=dict)
+    # Retrieval bookkeeping: per-channel 1-based ranks, raw scores, the fused RRF score.
+    ranks: dict[str, int] = Field(default_factory=dict)
+    scores: dict[str, float] = Field(default_factory=dict)
+    rrf_score: float = 0.0
+    tool_call_id: str | None = None
+    template: str | None = None
+
+    @property
+    def identity(self) -> tuple[str, int]:
+        """The KG record this evidence stands for: (element_id, version)."""
+        return (self.element_id, self.version)
+
+
+class Rejection(BaseModel):
+    """A candidate the gate refused, with its reason code (and replacement or winner)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    candidate_id: str
+    element_id: str
+    version: int = 1
+    reason: RejectionReason
+    replacement: str | None = None
+    winner: str | None = None
+    detail: str = ""
+    round: int = 1
+    tool_call_id: str | None = None
+
+
+def sha256_text(text: str) -> str:
+    """`sha256:` + hex digest of UTF-8 `text` (the form of `text_hash` in the KG)."""
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def canonical_json(value: Any) -> str:
+    """Canonical JSON: sorted keys, no spaces, UTF-8 kept, datetimes as UTC `...Z`."""
+    return json.dumps(_canonical(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _canonical(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return iso_utc(value)
+    if isinstance(value, BaseModel):
+        return _canonical(value.model_dump(mode="python"))
+    if isinstance(value, Mapping):
+        return {str(k): _canonical(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_canonical(v) for v in value]
+    if isinstance(value, set | frozenset):
+        return sorted(_canonical(v) for v in value)
+    if isinstance(value, StrEnum):
+        return value.value
+    return value
+
+
+def iso_utc(value: datetime) -> str:
+    """A zoned datetime as UTC ISO-8601 with `Z` (naive values are taken as UTC)."""
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def evidence_id_for(
+    element_id: str, version: int, text_digest: str, transformations: list[str]
+) -> str:
+    """The deterministic evidence id of one KG record version as this subject sees it.
+
+    Two subjects who see different text (full vs redacted) get different ids, so a pack can
+    never claim it holds text the subject could not read.
+    """
+    payload = canonical_json(
+        {
+            "element_id": element_id,
+            "version": version,
+            "text": text_digest,
+            "transformations": sorted(transformations),
+        }
+    )
+    return "ev:" + hashlib.sha256(payload.encode("utf-8")).hexdigest()[:20]
+
+
+def _as_datetime(value: Any) -> datetime | None:
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    to_native = getattr(value, "to_native", None)  # neo4j.time.DateTime
+    if callable(to_native):
+        native = to_native()
+        if isinstance(native, datetime):
+            return native if native.tzinfo else native.replace(tzinfo=UTC)
+    if isinstance(value, str):
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    raise ValueError(f"not a datetime: {value!r}")
+
+
+def _jsonable(value: Any) -> Any:
+    """Neo4j values (temporal types) as plain JSON-able Python values."""
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    try:
+        dt = _as_datetime(value)
+    except (ValueError, TypeError):
+        dt = None
+    if dt is not None:
+        return iso_utc(dt)
+    iso = getattr(value, "iso_format", None)
+    return iso() if callable(iso) else str(value)
+
+
+def _row_dict(row: Any) -> dict[str, Any]:
+    if isinstance(row, BaseModel):
+        return dict(row.model_dump(mode="python"))
+    if isinstance(row, Mapping):
+        return dict(row)
+    data = getattr(row, "data", None)  # neo4j.Record
+    if callable(data):
+        return dict(data())
+    raise TypeError(f"not a template row: {type(row).__name__}")
+
+
+def normalise_row(
+    row: Any,
+    *,
+    channel: str,
+    rank: int,
+    tool_call_id: str | None = None,
+    template: str | None = None,
+) -> Evidence:
+    """Turn one row of the row contract into a candidate Evidence (pure, deterministic)."""
+    data = _row_dict(row)
+    element = _row_dict(data.get("element") or {})
+    context_raw = _jsonable(_row_dict(data.get("context") or {}))
+    context = {k: v for k, v in context_raw.items() if v is not None}
+    score = data.get("score")
+    redacted = bool(element.get("redacted") or False)
+    transformations = ["pii_redaction"] if redacted else []
+    content = element.get("content")
+    content = "" if content is None else str(content)
+    element_id = str(element.get("element_id") or element.get("id") or "")
+    version = int(element.get("version") or 1)
+    text_hash = element.get("text_hash")
+    props = _jsonable(_props_dict(element.get("props")))
+    purposes = element.get("purposes", props.get("purposes") if isinstance(props, dict) else None)
+    return Evidence(
+        evidence_id=evidence_id_for(element_id, version, sha256_text(content), transformations),
+        element_id=element_id,
+        kind=str(element.get("kind") or "node"),
+        type=str(element.get("type") or ""),
+        version=version,
+        name=_opt_str(element.get("name")),
+        title=_opt_str(element.get("title")),
+        source_id=_opt_str(element.get("source_id")),
+        source_version=_opt_str(element.get("source_version")),
+        locator=_opt_str(element.get("locator")),
+        content=content,
+        evidence_types=sorted({str(t) for t in (element.get("supports") or [])}),
+        observed_at=_as_datetime(element.get("observed_at")),
+        valid_from=_as_datetime(element.get("valid_from")),
+        valid_to=_as_datetime(element.get("valid_to")),
+        recorded_at=_as_datetime(element.get("recorded_at")),
+        acl=sorted(str(a) for a in (element.get("acl") or [])),
+        purposes=sorted(str(p) for p in purposes) if isinstance(purposes, list) else None,
+        trust=str(element.get("trust") or "trusted"),
+        status=str(element.get("status") or "active"),
+        redacted=redacted,
+        transformations=transformations,
+        content_hash=_opt_str(element.get("content_hash")),
+        text_hash=_opt_str(text_hash),
+        replacement=_opt_str(element.get("replacement")),
+        # Templates may name the fact slot; documents can carry it as a property.
+        conflict_key=_opt_str(element.get("conflict_key") or props.get("conflict_key")),
+        context=context,
+        props=props if isinstance(props, dict) else {},
+        ranks={channel: rank},
+        scores={channel: float(score)} if isinstance(score, int | float) else {},
+        tool_call_id=tool_call_id,
+        template=template,
+    )
+
+
+def _props_dict(raw: Any) -> dict[str, Any]:
+    """Templates return `props` as a map or as a list of [key, value] pairs."""
+    if raw is None:
+        return {}
+    if isinstance(raw, Mapping):
+        return dict(raw)
+    if isinstance(raw, list | tuple):
+        return {
+            str(pair[0]): pair[1]
+            for pair in raw
+            if isinstance(pair, list | tuple) and len(pair) == 2
+        }
+    return {}
+
+
+def _opt_str(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def normalise_rows(
+    rows: Sequence[Any],
+    *,
+    channel: str,
+    tool_call_id: str | None = None,
+    template: str | None = None,
+) -> list[Evidence]:
+    """Turn the rows of one tool call into candidates, ranked in the order returned."""
+    return [
+        normalise_row(row, channel=channel, rank=i, tool_call_id=tool_call_id, template=template)
+        for i, row in enumerate(rows, start=1)
+    ]
+
+
+RRF_K = 60
+
+
+def fuse(candidates: Iterable[Evidence], k: int = RRF_K) -> list[Evidence]:
+    """Merge candidates of one round by KG record with Reciprocal Rank Fusion.
+
+    The same record found by several channels becomes one candidate whose `ranks` and
+    `scores` hold every channel and whose `rrf_score` is sum(1 / (k + rank)). Raw scores of
+    different channels are never added. The result is sorted by fused score, then identity,
+    so the order is deterministic.
+    """
+    merged: dict[str, Evidence] = {}
+    for cand in candidates:
+        prior = merged.get(cand.evidence_id)
+        if prior is None:
+            merged[cand.evidence_id] = cand
+            continue
+        ranks = dict(prior.ranks)
+        for channel, rank in cand.ranks.items():
+            ranks[channel] = min(rank, ranks.get(channel, rank))
+        scores = dict(prior.scores)
+        for channel, score in cand.scores.items():
+            scores[channel] = max(score, scores.get(channel, score))
+        types = sorted(set(prior.evidence_types) | set(cand.evidence_types))
+        context = {**cand.context, **prior.context}
+        merged[cand.evidence_id] = prior.model_copy(
+            update={"ranks": ranks, "scores": scores, "evidence_types": types, "context": context}
+        )
+    fused = [
+        ev.model_copy(
+            update={"rrf_score": round(sum(1.0 / (k + r) for r in ev.ranks.values()), 12)}
+        )
+        for ev in merged.values()
+    ]
+    return sorted(fused, key=lambda e: (-e.rrf_score, e.element_id, e.version, e.evidence_id))
+
+
+# Per-item overhead of the metadata block the pack renderer writes around each evidence
+# (ids, source, locator, valid time); a fixed number keeps token estimates deterministic.
+EVIDENCE_HEADER_TOKENS = 40
+
+
+def estimate_tokens(text: str) -> int:
+    """A deterministic token estimate: one token per 4 characters, rounded up."""
+    return (len(text) + 3) // 4
+
+
+def evidence_tokens(evidence: Evidence) -> int:
+    """What one evidence item costs in the pack's evidence slot."""
+    return EVIDENCE_HEADER_TOKENS + estimate_tokens(evidence.content)

@@ -1,0 +1,349 @@
+"""The evidence gate: admission control from candidates to evidence (DESIGN.md section 7).
+
+Candidates pass the checks in a fixed order (seed 003 section 18.4): retracted, purpose,
+not-yet-known, temporal/superseded, integrity, untrusted instruction, duplicate, relevance,
+conflict, top-k, budget. The first failing check names the rejection reason. The gate keeps
+state across the rounds of one run (what is admitted, token use), so feeding it the same
+candidates in the same order always gives the same decisions: replay relies on that.
+
+Items a subject may not see never become candidates: a template bug that leaks an
+ACL-invisible item, or unredacted text of a document that has a redacted view to a subject
+without `pii`, is dropped before the checks and counted in `leaks_dropped`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from investigator.evidence import (
+    Evidence,
+    Rejection,
+    RejectionReason,
+    evidence_tokens,
+    sha256_text,
+)
+
+# Evidence types that describe an event (something that happened at valid_from): they are
+# usable at any later as_of. Every other type describes a state that must hold at as_of.
+EVENT_TYPES = frozenset(
+    {
+        "deployment_time",
+        "error_first_seen",
+        "change_event",
+        "incident_report",
+        "mechanism",
+        "affected_service",
+        "document",
+    }
+)
+
+PII_LABEL = "pii"
+
+# Instruction-like text. Only applied to untrusted sources: a trusted runbook legitimately
+# says "run kubectl rollout undo". Override phrases in several languages, requests to use
+# tools or run commands, Cypher and shell.
+_INSTRUCTION_PATTERNS: tuple[re.Pattern[str], ...] = tuple(
+    re.compile(p, re.IGNORECASE)
+    for p in (
+        # English override phrases
+        r"\b(ignore|disregard|forget|override|bypass)\b[^.\n]{0,40}"
+        r"\b(instructions?|rules?|polic(y|ies)|guardrails?|prompts?|context|previous|above)\b",
+        r"\byou are now\b",
+        r"\b(new|updated) (system )?instructions?\b",
+        r"\bsystem prompt\b",
+        r"\bact as (an? )?(admin|administrator|root|developer)\b",
+        # German, French, Spanish, Portuguese, Italian
+        r"\bignorier(e|en)?\b[^.\n]{0,40}\b(anweisungen|regeln)\b",
+        r"\bignore[zr]?\b[^.\n]{0,40}\b(les )?(instructions|règles|consignes)\b",
+        r"\bignora(r)?\b[^.\n]{0,40}\b(las |as |le )?"
+        r"(instrucciones|instruções|istruzioni|reglas)\b",
+        # Chinese and Japanese
+        r"(忽略|无视|忽視|無視|绕过|繞過)[^。\n]{0,20}(指令|指示|规则|規則|说明|提示|政策)",
+        r"(以前|前)の指示を無視",
+        # tool and command requests
+        r"\b(run|execute|call|invoke|use)\b[^.\n]{0,30}"
+        r"\b(the )?(tool|command|shell|script|function)\b",
+        r"\b(exfiltrate|send|forward|email|post)\b[^.\n]{0,40}"
+        r"\b(credentials?|passwords?|secrets?|tokens?|api keys?)\b",
+        # shell
+        r"(\brm\s+-rf\b|\bsudo\s|\bcurl\s+\S+|\bwget\s+\S+|\|\s*(ba)?sh\b|\bchmod\s|\$\(|/bin/(ba)?sh\b)",
+        # Cypher
+        r"\b(MATCH|MERGE|CREATE)\s*\(|\bDETACH\s+DELETE\b|\bCALL\s+(dbms|apoc|db)\.|\bDROP\s+"
+        r"(CONSTRAINT|INDEX|DATABASE)\b|\bSET\s+\w+\.\w+\s*=",
+    )
+)
+
+
+def looks_like_instruction(text: str) -> str | None:
+    """The first instruction-like fragment in `text`, or None."""
+    for pattern in _INSTRUCTION_PATTERNS:
+        match = pattern.search(text)
+        if match:
+            return match.group(0)[:80]
+    return None
+
+
+_AUTHORITY_WORDS = {"authoritative": 3, "system_of_record": 3, "primary": 2, "secondary": 1}
+
+
+def authority(evidence: Evidence) -> tuple[int, float]:
+    """How authoritative a source is for a conflicting fact: trust first, then authority.
+
+    `props.authority` may be a number or a word (authoritative > primary > secondary).
+    """
+    trust_rank = 1 if evidence.trust == "trusted" else 0
+    raw = evidence.props.get("authority")
+    if isinstance(raw, int | float) and not isinstance(raw, bool):
+        level = float(raw)
+    elif isinstance(raw, str):
+        level = float(_AUTHORITY_WORDS.get(raw.lower(), 0))
+    else:
+        level = 0.0
+    return (trust_rank, level)
+
+
+class GatePolicy(BaseModel):
+    """What one run's gate enforces: the subject's view, the time slice, the limits."""
+
+    model_config = ConfigDict(frozen=True)
+
+    as_of: datetime
+    known_at: datetime
+    purpose: str
+    granted_labels: list[str]
+    relevant_types: list[str]
+    # Error codes the question names: first-seen evidence of other codes is low relevance.
+    focus_error_codes: list[str] = Field(default_factory=list)
+    top_k_per_type: int = Field(default=5, ge=1)
+    evidence_token_budget: int = Field(default=4000, ge=1)
+
+
+class Conflict(BaseModel):
+    """Evidence from different sources for the same fact slot that disagrees."""
+
+    conflict_key: str
+    evidence_ids: list[str]
+    resolution: str  # "authority" (a winner was chosen) or "unresolved" (equal authority)
+    winner: str | None = None
+
+
+class GateDecision(BaseModel):
+    """The outcome of one `admit` call."""
+
+    admitted: list[Evidence] = Field(default_factory=list)
+    rejected: list[Rejection] = Field(default_factory=list)
+    leaks_dropped: int = 0
+
+
+class EvidenceGate:
+    """Stateful admission control for one run (deterministic for a given input order)."""
+
+    def __init__(self, policy: GatePolicy) -> None:
+        self.policy = policy
+        self.admitted: list[Evidence] = []
+        self.rejected: list[Rejection] = []
+        self.conflicts: list[Conflict] = []
+        self.tokens_used = 0
+        self.leaks_dropped = 0
+        self.budget_hit = False
+        self._granted = frozenset(policy.granted_labels)
+        self._relevant = frozenset(policy.relevant_types)
+
+    # -- public -------------------------------------------------------------------------
+
+    def admit(self, candidates: Iterable[Evidence], round_no: int = 1) -> GateDecision:
+        """Admit or reject each candidate, in the order given (callers sort, e.g. by RRF)."""
+        decision = GateDecision()
+        for cand in candidates:
+            if self._leaks(cand):
+                self.leaks_dropped += 1
+                decision.leaks_dropped += 1
+                continue
+            rejection, demoted = self._check(cand, round_no)
+            if rejection is not None:
+                self.rejected.append(rejection)
+                decision.rejected.append(rejection)
+                continue
+            for loser in demoted:
+                decision.rejected.append(loser)
+            self.admitted.append(cand)
+            self.tokens_used += evidence_tokens(cand)
+            decision.admitted.append(cand)
+        return decision
+
+    def supported_types(self) -> list[str]:
+        """Evidence types supported by admitted evidence, sorted."""
+        return sorted({t for ev in self.admitted for t in ev.evidence_types})
+
+    @property
+    def remaining_tokens(self) -> int:
+        """Tokens left in the evidence budget."""
+        return self.policy.evidence_token_budget - self.tokens_used
+
+    # -- checks -------------------------------------------------------------------------
+
+    def _leaks(self, cand: Evidence) -> bool:
+        if not all(label in self._granted for label in cand.acl):
+            return True
+        has_redacted_view = bool(cand.props.get("redacted_text_hash")) or (
+            "redacted_content" in cand.props
+        )
+        return PII_LABEL not in self._granted and has_redacted_view and not cand.redacted
+
+    def _reject(
+        self,
+        cand: Evidence,
+        reason: RejectionReason,
+        round_no: int,
+        detail: str,
+        replacement: str | None = None,
+        winner: str | None = None,
+    ) -> Rejection:
+        return Rejection(
+            candidate_id=cand.evidence_id,
+            element_id=cand.element_id,
+            version=cand.version,
+            reason=reason,
+            replacement=replacement,
+            winner=winner,
+            detail=detail,
+            round=round_no,
+            tool_call_id=cand.tool_call_id,
+        )
+
+    def _check(self, cand: Evidence, round_no: int) -> tuple[Rejection | None, list[Rejection]]:
+        p = self.policy
+        r = RejectionReason
+        if cand.status != "active":
+            return self._reject(cand, r.REJECTED_RETRACTED, round_no, "record is retracted"), []
+        if cand.purposes is not None and p.purpose not in cand.purposes:
+            detail = f"purpose {p.purpose!r} not allowed by the source"
+            return self._reject(cand, r.REJECTED_PURPOSE, round_no, detail), []
+        if cand.recorded_at is not None and cand.recorded_at > p.known_at:
+            detail = "recorded after known_at"
+            return self._reject(cand, r.REJECTED_NOT_YET_KNOWN, round_no, detail), []
+        temporal = self._temporal(cand, round_no)
+        if temporal is not None:
+            return temporal, []
+        if cand.text_hash and not _hash_matches(cand.content, cand.text_hash):
+            detail = "content does not match its recorded text hash"
+            return self._reject(cand, r.REJECTED_INTEGRITY, round_no, detail), []
+        if cand.trust != "trusted":
+            fragment = looks_like_instruction(cand.content)
+            if fragment is not None:
+                detail = f"untrusted source contains instruction-like text: {fragment!r}"
+                return self._reject(cand, r.REJECTED_UNTRUSTED_INSTRUCTION, round_no, detail), []
+        for ev in self.admitted:
+            if ev.identity == cand.identity:
+                detail = f"already admitted as {ev.evidence_id}"
+                return self._reject(cand, r.DUPLICATE, round_no, detail, winner=ev.evidence_id), []
+        if not (set(cand.evidence_types) & self._relevant):
+            detail = "supports none of the evidence types the plan needs"
+            return self._reject(cand, r.LOW_RELEVANCE, round_no, detail), []
+        code = cand.context.get("error_code")
+        if p.focus_error_codes and isinstance(code, str) and code not in p.focus_error_codes:
+            detail = f"error code {code} is not one the question asks about"
+            return self._reject(cand, r.LOW_RELEVANCE, round_no, detail), []
+        conflict_loss, demoted = self._conflict(cand, round_no)
+        if conflict_loss is not None:
+            return conflict_loss, []
+        relevant = set(cand.evidence_types) & self._relevant
+        if all(self._count(t) >= p.top_k_per_type for t in relevant):
+            detail = f"already {p.top_k_per_type} items for {sorted(relevant)}"
+            return self._reject(cand, r.TOP_K_REACHED, round_no, detail), demoted
+        cost = evidence_tokens(cand)
+        if cost > self.remaining_tokens:
+            self.budget_hit = True
+            detail = f"needs {cost} tokens, {self.remaining_tokens} left"
+            return self._reject(cand, r.BUDGET_EXCEEDED, round_no, detail), demoted
+        return None, demoted
+
+    def _temporal(self, cand: Evidence, round_no: int) -> Rejection | None:
+        as_of = self.policy.as_of
+        r = RejectionReason
+        if cand.valid_from is not None and cand.valid_from > as_of:
+            detail = f"valid from {cand.valid_from.isoformat()}, after as_of"
+            return self._reject(cand, r.REJECTED_TEMPORAL, round_no, detail)
+        is_event = bool(cand.evidence_types) and set(cand.evidence_types) <= EVENT_TYPES
+        if is_event or cand.valid_to is None or cand.valid_to > as_of:
+            return None
+        detail = f"valid until {cand.valid_to.isoformat()}, before as_of"
+        if cand.replacement:
+            return self._reject(
+                cand, r.REJECTED_SUPERSEDED, round_no, detail, replacement=cand.replacement
+            )
+        return self._reject(cand, r.REJECTED_TEMPORAL, round_no, detail)
+
+    def _conflict(self, cand: Evidence, round_no: int) -> tuple[Rejection | None, list[Rejection]]:
+        if not cand.conflict_key:
+            return None, []
+        rivals = [
+            ev
+            for ev in self.admitted
+            if ev.conflict_key == cand.conflict_key
+            and ev.element_id != cand.element_id
+            and ev.content != cand.content
+        ]
+        if not rivals:
+            return None, []
+        best = max(rivals, key=lambda ev: (authority(ev), ev.evidence_id))
+        mine, theirs = authority(cand), authority(best)
+        if mine < theirs:
+            self._note_conflict(cand.conflict_key, [cand, best], best)
+            detail = f"conflicts with more authoritative {best.evidence_id}"
+            return (
+                self._reject(
+                    cand, RejectionReason.CONFLICT_LOSER, round_no, detail, winner=best.evidence_id
+                ),
+                [],
+            )
+        if mine == theirs:
+            self._note_conflict(cand.conflict_key, [cand, *rivals], None)
+            return None, []
+        # The newcomer outranks evidence admitted earlier: demote the earlier items.
+        demoted: list[Rejection] = []
+        for ev in rivals:
+            self.admitted.remove(ev)
+            self.tokens_used -= evidence_tokens(ev)
+            loss = self._reject(
+                ev,
+                RejectionReason.CONFLICT_LOSER,
+                round_no,
+                f"conflicts with more authoritative {cand.evidence_id}",
+                winner=cand.evidence_id,
+            )
+            self.rejected.append(loss)
+            demoted.append(loss)
+        self._note_conflict(cand.conflict_key, [cand, *rivals], cand)
+        return None, demoted
+
+    def _note_conflict(self, key: str, items: list[Evidence], winner: Evidence | None) -> None:
+        ids = sorted({ev.evidence_id for ev in items})
+        for existing in self.conflicts:
+            if existing.conflict_key == key and existing.winner == (winner and winner.evidence_id):
+                existing.evidence_ids = sorted(set(existing.evidence_ids) | set(ids))
+                return
+        self.conflicts.append(
+            Conflict(
+                conflict_key=key,
+                evidence_ids=ids,
+                resolution="authority" if winner else "unresolved",
+                winner=winner.evidence_id if winner else None,
+            )
+        )
+
+    def _count(self, etype: str) -> int:
+        return sum(1 for ev in self.admitted if etype in ev.evidence_types)
+
+    def unresolved_conflicts(self) -> list[Conflict]:
+        """Conflicts between equally authoritative sources that are both kept."""
+        return [c for c in self.conflicts if c.resolution == "unresolved"]
+
+
+def _hash_matches(content: str, recorded: str) -> bool:
+    digest = sha256_text(content)
+    return recorded == digest or recorded == digest.removeprefix("sha256:")

@@ -1,0 +1,112 @@
+"""The evidence-sufficiency rubric: which evidence types each intent requires.
+
+Sufficiency is a set difference (seed 003 section 18.5): `missing = required - supported`.
+"Happened after" supports a time correlation only; a root cause needs `mechanism` evidence,
+and without it the root-cause claim stays a hypothesis and `mechanism` is listed as missing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from enum import StrEnum
+
+from pydantic import BaseModel
+
+
+class Intent(StrEnum):
+    """What a question asks for; each intent has required evidence types."""
+
+    DEPLOYMENT_CORRELATION = "deployment_correlation"
+    OWNERSHIP_AT_TIME = "ownership_at_time"
+    APPLICABLE_RUNBOOK = "applicable_runbook"
+    ROOT_CAUSE = "root_cause"
+    INCIDENT_LOOKUP = "incident_lookup"
+    DEPENDENCIES = "dependencies"
+    ENTITY_LOOKUP = "entity_lookup"
+
+
+# Required evidence types per intent (DESIGN.md section 7, seed 003 section 10.2).
+REQUIRED_EVIDENCE: dict[Intent, tuple[str, ...]] = {
+    Intent.DEPLOYMENT_CORRELATION: ("deployment_time", "error_first_seen", "affected_service"),
+    Intent.OWNERSHIP_AT_TIME: ("ownership",),
+    Intent.APPLICABLE_RUNBOOK: ("runbook",),
+    Intent.ROOT_CAUSE: ("mechanism",),
+    Intent.INCIDENT_LOOKUP: ("error_first_seen",),
+    Intent.DEPENDENCIES: ("dependency",),
+    Intent.ENTITY_LOOKUP: ("entity",),
+}
+
+# Evidence that is useful for an intent but whose absence does not make the answer partial.
+OPTIONAL_EVIDENCE: dict[Intent, tuple[str, ...]] = {
+    Intent.DEPLOYMENT_CORRELATION: ("change_event", "incident_report", "mechanism"),
+    Intent.OWNERSHIP_AT_TIME: ("entity",),
+    Intent.APPLICABLE_RUNBOOK: ("alert_definition", "ownership"),
+    Intent.ROOT_CAUSE: ("incident_report", "change_event", "deployment_time"),
+    Intent.INCIDENT_LOOKUP: ("incident_report", "affected_service"),
+    Intent.DEPENDENCIES: ("entity",),
+    Intent.ENTITY_LOOKUP: ("document",),
+}
+
+# What a missing requirement means to a reader (used in `missing_evidence`).
+MISSING_DESCRIPTIONS: dict[str, str] = {
+    "entity": "no matching entity in the knowledge graph",
+    "deployment_time": "no release/deployment time for the service",
+    "error_first_seen": "no first-seen time for the error or incident",
+    "affected_service": "no link between the error/incident and the service",
+    "ownership": "no OWNS relationship valid at as_of",
+    "runbook": "no runbook version valid at as_of that applies to the service",
+    "mechanism": "no mechanism evidence (e.g. rollback or controlled comparison, config diff)",
+    "change_event": "no record of other changes in the window",
+    "dependency": "no dependency relationship",
+    "incident_report": "no incident report",
+    "alert_definition": "no alert definition",
+    "policy": "no policy valid at as_of",
+    "document": "no document",
+}
+
+
+class MissingEvidence(BaseModel):
+    """One unmet rubric requirement."""
+
+    evidence_type: str
+    intents: list[str]
+    description: str
+    # False for evidence that would strengthen the answer but is not a rubric requirement
+    # (e.g. mechanism evidence for a correlation question); only required gaps make a
+    # run `partial`.
+    required: bool = True
+
+
+def required_types(intents: Iterable[str]) -> list[str]:
+    """The union of required evidence types of `intents`, sorted."""
+    out: set[str] = set()
+    for intent in intents:
+        out.update(REQUIRED_EVIDENCE.get(Intent(intent), ()))
+    return sorted(out)
+
+
+def useful_types(intents: Iterable[str]) -> list[str]:
+    """Required plus optional evidence types of `intents`, sorted (the relevance filter)."""
+    out: set[str] = set(required_types(intents))
+    for intent in intents:
+        out.update(OPTIONAL_EVIDENCE.get(Intent(intent), ()))
+    return sorted(out)
+
+
+def missing_evidence(intents: Iterable[str], supported: Iterable[str]) -> list[MissingEvidence]:
+    """Unmet requirements: required types of `intents` minus `supported`, sorted by type."""
+    intent_list = [Intent(i) for i in intents]
+    have = set(supported)
+    out: list[MissingEvidence] = []
+    for etype in required_types(intent_list):
+        if etype in have:
+            continue
+        needing = sorted(i.value for i in intent_list if etype in REQUIRED_EVIDENCE[i])
+        out.append(
+            MissingEvidence(
+                evidence_type=etype,
+                intents=needing,
+                description=MISSING_DESCRIPTIONS.get(etype, etype),
+            )
+        )
+    return out
