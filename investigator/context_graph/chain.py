@@ -1,0 +1,276 @@
+"""Sequence numbers, canonical hashes and the per-run hash chain of the Context Graph.
+
+Every recorded node has `seq` (0, 1, 2, ... within its run), `prev_hash` (the hash of the
+node before it, `GENESIS_HASH` for seq 0) and `hash` = sha256 over the canonical JSON of
+all its other properties. Changing any recorded property, deleting a node or a relationship
+breaks the chain at a place `verify_chain` names (run, seq, kind).
+
+The chain hash covers what was recorded, timestamps included, because those are part of
+what must be tamper-evident. The *deterministic* hashes (`rows_hash`,
+`request_fingerprint`) never contain wall-clock values.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from datetime import date, datetime, time
+from typing import Any
+
+from pydantic import BaseModel
+
+from investigator.context_graph.models import (
+    EVENT_LABEL,
+    FINISHED_STATUSES,
+    GENESIS_HASH,
+    KIND_LABELS,
+    ChainProblem,
+    ChainReport,
+    CtxEdgeRecord,
+    CtxKind,
+    CtxNodeRecord,
+    ProvRelation,
+    RunLineage,
+    RunRequest,
+    RunStatus,
+)
+
+# The CtxRun node's bookkeeping: the only properties that change after they are written,
+# kept out of the hash and checked against the chain instead.
+RUN_BOOKKEEPING = frozenset({"status", "head_seq", "head_hash", "head_kind"})
+
+
+def _jsonable(value: Any) -> Any:
+    """Plain JSON values for anything that reaches a hash (sorted where order is not meaning)."""
+    if isinstance(value, BaseModel):
+        return _jsonable(value.model_dump(mode="json"))
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return sorted((_jsonable(v) for v in value), key=canonical_json)
+    if isinstance(value, datetime):
+        return value.isoformat().replace("+00:00", "Z")
+    if isinstance(value, (date, time)):
+        return value.isoformat()
+    iso_format = getattr(value, "iso_format", None)  # neo4j.time.DateTime and friends
+    if callable(iso_format):
+        to_native = getattr(value, "to_native", None)
+        if callable(to_native):
+            try:
+                return _jsonable(to_native())
+            except (ValueError, OverflowError):  # nanosecond precision or out of range
+                pass
+        return str(iso_format())
+    if isinstance(value, bytes):
+        return value.hex()
+    return value
+
+
+def canonical_json(value: Any) -> str:
+    """Sorted keys, no spaces, UTF-8 text: the one serialisation every hash here reads."""
+    return json.dumps(
+        _jsonable(value),
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+        allow_nan=False,
+    )
+
+
+def sha256_of(value: Any) -> str:
+    """`sha256:` + hex digest of the canonical JSON of `value`."""
+    return "sha256:" + hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
+
+
+# Fulltext scores depend on index-wide statistics, which later records change even when the
+# records visible at `known_at` do not; the rows hash covers what the rows *are*.
+_ROW_FIELDS_NOT_HASHED = frozenset({"score"})
+
+
+def rows_hash(rows: Iterable[Any]) -> str:
+    """The hash of a result's rows (order and fulltext scores left out; replay compares it)."""
+    serialised = sorted(
+        canonical_json(
+            {k: v for k, v in row.items() if k not in _ROW_FIELDS_NOT_HASHED}
+            if isinstance(row, Mapping)
+            else row
+        )
+        for row in (_jsonable(r) for r in rows)
+    )
+    return "sha256:" + hashlib.sha256("\n".join(serialised).encode("utf-8")).hexdigest()
+
+
+def request_fingerprint(request: RunRequest) -> str:
+    """The canonical hash of a request, without its idempotency key."""
+    return sha256_of(request.model_dump(mode="json", exclude={"idempotency_key"}))
+
+
+def node_hash(properties: Mapping[str, Any], kind: str) -> str:
+    """The chain hash of one node: every property except `hash` (and run bookkeeping)."""
+    skip = {"hash"} | (RUN_BOOKKEEPING if kind == CtxKind.RUN.value else set())
+    return sha256_of({k: v for k, v in properties.items() if k not in skip})
+
+
+def _seq_list(value: Any) -> list[int]:
+    return [v for v in value if isinstance(v, int)] if isinstance(value, list) else []
+
+
+def expected_edges(nodes: Iterable[CtxNodeRecord]) -> set[CtxEdgeRecord]:
+    """The relationships a run must have, derived from the recorded (hashed) references."""
+    edges: set[CtxEdgeRecord] = set()
+
+    def add(src: int, rel: ProvRelation, dst: Any) -> None:
+        if isinstance(dst, int):
+            edges.add(CtxEdgeRecord(from_seq=src, type=rel.value, to_seq=dst))
+
+    for node in nodes:
+        p, seq, kind = node.properties, node.seq, node.kind
+        if kind == CtxKind.AGENT:
+            add(0, ProvRelation.WAS_ASSOCIATED_WITH, seq)
+        elif kind in (CtxKind.GOAL, CtxKind.OUTCOME):
+            add(seq, ProvRelation.WAS_GENERATED_BY, 0)
+        elif kind == CtxKind.PLAN:
+            add(seq, ProvRelation.WAS_GENERATED_BY, 0)
+            add(seq, ProvRelation.WAS_DERIVED_FROM, p.get("goal_seq"))
+        elif kind == CtxKind.TOOL_CALL:
+            add(seq, ProvRelation.WAS_INFORMED_BY, 0)
+            add(seq, ProvRelation.USED, p.get("plan_seq"))
+        elif kind == CtxKind.EVIDENCE:
+            add(seq, ProvRelation.WAS_GENERATED_BY, p.get("tool_call_seq"))
+        elif kind == CtxKind.REJECTION:
+            add(seq, ProvRelation.WAS_GENERATED_BY, p.get("tool_call_seq", 0))
+        elif kind == CtxKind.PACK:
+            add(seq, ProvRelation.WAS_GENERATED_BY, 0)
+            for ev in _seq_list(p.get("evidence_seqs")):
+                add(seq, ProvRelation.WAS_DERIVED_FROM, ev)
+        elif kind == CtxKind.CLAIM:
+            add(seq, ProvRelation.WAS_GENERATED_BY, 0)
+            add(seq, ProvRelation.WAS_DERIVED_FROM, p.get("pack_seq"))
+            for ev in _seq_list(p.get("evidence_seqs")):
+                add(seq, ProvRelation.WAS_DERIVED_FROM, ev)
+    return edges
+
+
+def verify_chain(lineage: RunLineage) -> ChainReport:
+    """Check one run: contiguous seqs, every hash, every link, labels, edges, bookkeeping.
+
+    Each problem names the place (run, seq, node kind), so an auditor can go straight to it.
+    """
+    run_id = lineage.run_id
+    problems: list[ChainProblem] = []
+
+    def problem(seq: int, kind: str, text: str) -> None:
+        problems.append(ChainProblem(run_id=run_id, seq=seq, kind=kind, problem=text))
+
+    nodes = sorted(lineage.nodes, key=lambda n: n.seq)
+    by_seq: dict[int, CtxNodeRecord] = {}
+    for each in nodes:
+        if each.seq in by_seq:
+            problem(each.seq, each.kind, "two nodes share this sequence number")
+        by_seq[each.seq] = each
+
+    run_props = lineage.run_properties
+    head_seq = run_props.get("head_seq") if run_props else None
+    last_seq = max([*by_seq, head_seq if isinstance(head_seq, int) else -1])
+
+    previous: CtxNodeRecord | None = None
+    for seq in range(last_seq + 1):
+        node = by_seq.get(seq)
+        if node is None:
+            # The next node remembers the kind of the one before it, so a deletion is named.
+            follower = by_seq.get(seq + 1)
+            if follower is not None:
+                kind = str(follower.properties.get("prev_kind", "?"))
+            elif seq == head_seq and run_props:
+                kind = str(run_props.get("head_kind", "?"))
+            else:
+                kind = "?"
+            problem(seq, kind, "recorded node is missing (deleted)")
+            previous = None
+            continue
+        p = node.properties
+        kind = node.kind
+        if kind not in {k.value for k in CtxKind}:
+            problem(seq, kind, f"unknown node kind {kind!r}")
+        elif set(node.labels) != {EVENT_LABEL, KIND_LABELS[CtxKind(kind)]}:
+            problem(seq, kind, f"labels changed: {sorted(node.labels)}")
+        if p.get("run_id") != run_id:
+            problem(seq, kind, "run_id changed")
+        if p.get("hash") != node_hash(p, kind):
+            problem(seq, kind, "content does not match its hash (a recorded property changed)")
+        if seq == 0:
+            if kind != CtxKind.RUN.value:
+                problem(seq, kind, "the first node of a run must be the run")
+            if p.get("prev_hash") != GENESIS_HASH:
+                problem(seq, kind, "prev_hash of the first node changed")
+        elif previous is not None:
+            if p.get("prev_hash") != previous.properties.get("hash"):
+                problem(seq, kind, f"prev_hash does not match the hash of seq {seq - 1}")
+            if p.get("prev_kind") != previous.kind:
+                problem(seq, kind, f"prev_kind does not match the kind of seq {seq - 1}")
+        previous = node
+
+    if run_props is None:
+        if 0 not in by_seq:
+            pass  # already reported as a missing seq 0
+    else:
+        _check_bookkeeping(run_id, run_props, nodes, problem)
+
+    expected = expected_edges(nodes)
+    actual = set(lineage.edges)
+    for edge in sorted(expected - actual, key=lambda e: (e.from_seq, e.type, e.to_seq)):
+        src = by_seq.get(edge.from_seq)
+        problem(
+            edge.from_seq,
+            src.kind if src else "?",
+            f"relationship {edge.type} to seq {edge.to_seq} is missing",
+        )
+    for edge in sorted(actual - expected, key=lambda e: (e.from_seq, e.type, e.to_seq)):
+        src = by_seq.get(edge.from_seq)
+        problem(
+            edge.from_seq,
+            src.kind if src else "?",
+            f"unexpected relationship {edge.type} to seq {edge.to_seq}",
+        )
+
+    problems.sort(key=lambda pr: (pr.seq, pr.problem))
+    head = nodes[-1].properties.get("hash") if nodes else None
+    return ChainReport(
+        run_id=run_id,
+        chain_valid=not problems,
+        node_count=len(nodes),
+        head_hash=head if isinstance(head, str) else None,
+        problems=problems,
+    )
+
+
+def _check_bookkeeping(
+    run_id: str, run_props: Mapping[str, Any], nodes: list[CtxNodeRecord], problem: Any
+) -> None:
+    """The CtxRun node's mutable fields must agree with the chain they summarise."""
+    if not nodes:
+        return
+    last = nodes[-1]
+    if run_props.get("head_seq") != last.seq or run_props.get("head_hash") != last.properties.get(
+        "hash"
+    ):
+        problem(0, CtxKind.RUN.value, "run head does not match the last recorded node")
+    outcomes = [n for n in nodes if n.kind == CtxKind.OUTCOME.value]
+    status = run_props.get("status")
+    if outcomes:
+        recorded = outcomes[-1].properties.get("status")
+        if status != recorded:
+            problem(
+                0, CtxKind.RUN.value, f"status {status!r} differs from the outcome {recorded!r}"
+            )
+        if outcomes[-1] is not last:
+            problem(last.seq, last.kind, "node recorded after the run finished")
+    elif status != RunStatus.INCOMPLETE.value:
+        problem(0, CtxKind.RUN.value, f"status {status!r} but the run has no recorded outcome")
+    if status is not None and status not in {s.value for s in FINISHED_STATUSES} | {
+        RunStatus.INCOMPLETE.value
+    }:
+        problem(0, CtxKind.RUN.value, f"unknown status {status!r}")

@@ -1,0 +1,283 @@
+"""The typed vocabulary of the Context Graph: node kinds, labels, relationships and the
+pydantic models that cross its boundary (what the investigation hands the recorder, and
+what the read side hands replay, trace and `runs`).
+
+Relationship names follow W3C PROV in Neo4j style; docs/context-graph.md has the mapping.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+# Every Context Graph node carries this label plus the label of its kind, never `:KG`.
+EVENT_LABEL = "CtxEvent"
+
+# The `prev_hash` of the first node of a run.
+GENESIS_HASH = "sha256:" + "0" * 64
+
+
+class CtxKind(StrEnum):
+    """What a recorded node is; each kind has exactly one label."""
+
+    RUN = "run"
+    AGENT = "agent"
+    GOAL = "goal"
+    PLAN = "plan"
+    TOOL_CALL = "tool_call"
+    EVIDENCE = "evidence"
+    REJECTION = "rejection"
+    PACK = "pack"
+    CLAIM = "claim"
+    OUTCOME = "outcome"
+
+    @property
+    def label(self) -> str:
+        """The Neo4j label of this kind (`CtxRun`, `CtxToolCall`, ...)."""
+        return KIND_LABELS[self]
+
+
+KIND_LABELS: dict[CtxKind, str] = {
+    CtxKind.RUN: "CtxRun",
+    CtxKind.AGENT: "CtxAgent",
+    CtxKind.GOAL: "CtxGoal",
+    CtxKind.PLAN: "CtxPlan",
+    CtxKind.TOOL_CALL: "CtxToolCall",
+    CtxKind.EVIDENCE: "CtxEvidence",
+    CtxKind.REJECTION: "CtxRejection",
+    CtxKind.PACK: "CtxPack",
+    CtxKind.CLAIM: "CtxClaim",
+    CtxKind.OUTCOME: "CtxOutcome",
+}
+
+ALL_CTX_LABELS: frozenset[str] = frozenset({EVENT_LABEL, *KIND_LABELS.values()})
+
+
+class ProvRelation(StrEnum):
+    """Relationship types, named after the W3C PROV-O properties they stand for."""
+
+    USED = "USED"  # prov:used (Activity -> Entity)
+    WAS_GENERATED_BY = "WAS_GENERATED_BY"  # prov:wasGeneratedBy (Entity -> Activity)
+    WAS_DERIVED_FROM = "WAS_DERIVED_FROM"  # prov:wasDerivedFrom (Entity -> Entity)
+    WAS_INFORMED_BY = "WAS_INFORMED_BY"  # prov:wasInformedBy (Activity -> Activity)
+    WAS_ASSOCIATED_WITH = "WAS_ASSOCIATED_WITH"  # prov:wasAssociatedWith (Activity -> Agent)
+
+
+class RunStatus(StrEnum):
+    """A run is `incomplete` until `finish_run`; a crash leaves it so."""
+
+    INCOMPLETE = "incomplete"
+    COMPLETE = "complete"
+    PARTIAL = "partial"
+    REFUSED = "refused"
+    FAILED = "failed"
+
+
+FINISHED_STATUSES = frozenset(
+    {RunStatus.COMPLETE, RunStatus.PARTIAL, RunStatus.REFUSED, RunStatus.FAILED}
+)
+
+
+class RunRequest(BaseModel):
+    """What was asked: the request an idempotency key is bound to.
+
+    `known_at` may be left out; the recorder then fixes it to the run's start time and
+    records it, so replay sees the Knowledge Graph as the run saw it.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    command: str = Field(default="investigate", min_length=1, max_length=40)
+    question: str = Field(min_length=1, max_length=4000)
+    subject_id: str = Field(min_length=1, max_length=200)
+    purpose: str = Field(min_length=1, max_length=100)
+    as_of: datetime
+    known_at: datetime | None = None
+    service: str | None = Field(default=None, max_length=200)
+    max_rounds: int | None = Field(default=None, ge=1, le=100)
+    budget_tokens: int | None = Field(default=None, ge=1, le=10_000_000)
+    # Further request options that change the answer (scalars only, so they hash cleanly).
+    options: dict[str, str | int | float | bool | None] = Field(default_factory=dict)
+    idempotency_key: str | None = Field(default=None, min_length=1, max_length=200)
+
+    @field_validator("as_of", "known_at")
+    @classmethod
+    def _zoned(cls, value: datetime | None) -> datetime | None:
+        if value is not None and value.utcoffset() is None:
+            raise ValueError("times must carry a zone (ISO-8601 with Z or an offset)")
+        return value
+
+    @field_validator("idempotency_key")
+    @classmethod
+    def _printable_key(cls, value: str | None) -> str | None:
+        if value is not None and (not value.isprintable() or value.strip() != value):
+            raise ValueError("idempotency key must be printable, without surrounding spaces")
+        return value
+
+
+class RunStart(BaseModel):
+    """What `start_run` answers: the run to record into, or the original one of a key."""
+
+    run_id: str
+    created: bool  # False: the idempotency key named an existing run with the same request
+    status: RunStatus
+    started_at: datetime
+    known_at: datetime
+
+
+class ToolCallRecord(BaseModel):
+    """One executed template call, as the Context Graph keeps it (DESIGN.md section 8).
+
+    Enough to re-execute it exactly: template id@version, the hash of the rendered text,
+    the structural options, the plan's parameters, the row limit, and `known_at`.
+    `rows_hash` is `chain.rows_hash` of the rows the executor returned; replay
+    re-executes the call and compares it. Build one from the executor's `ToolResult` with
+    `ToolCallRecord.from_result`.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    tool_call_id: str = Field(min_length=1, max_length=200)
+    template_id: str = Field(min_length=1, max_length=200)
+    template_version: int = Field(ge=1)
+    template_hash: str = Field(min_length=1, max_length=200)
+    options: dict[str, str | int] = Field(default_factory=dict)
+    params: dict[str, Any] = Field(default_factory=dict)
+    evidence_type: str | None = None
+    limit: int | None = Field(default=None, ge=1)
+    as_of: datetime | None = None
+    known_at: datetime
+    row_count: int = Field(ge=0)
+    rows_hash: str
+    truncated: bool = False
+    duration_ms: float = Field(ge=0)
+    error: str | None = None
+    round: int = Field(default=1, ge=0)
+
+    @classmethod
+    def from_result(
+        cls,
+        result: Any,
+        tool_call_id: str,
+        *,
+        round: int = 1,
+        as_of: datetime | None = None,
+    ) -> ToolCallRecord:
+        """Build the record of one `cypher_templates.executor.ToolResult`."""
+        from investigator.context_graph.chain import rows_hash
+
+        return cls(
+            tool_call_id=tool_call_id,
+            template_id=result.template_id,
+            template_version=result.template_version,
+            template_hash=result.template_hash,
+            options=dict(result.options),
+            params=dict(result.parameters),
+            evidence_type=result.evidence_type,
+            limit=result.limit,
+            as_of=as_of,
+            known_at=result.known_at,
+            row_count=result.row_count,
+            rows_hash=rows_hash(result.rows),
+            truncated=result.truncated,
+            duration_ms=result.duration_ms,
+            error=result.error,
+            round=round,
+        )
+
+
+class CtxNodeRecord(BaseModel):
+    """One stored Context Graph node as read back: its labels and every property."""
+
+    labels: list[str]
+    properties: dict[str, Any]
+
+    @property
+    def seq(self) -> int:
+        """The node's position in its run's chain (-1 if the property is missing)."""
+        value = self.properties.get("seq")
+        return value if isinstance(value, int) else -1
+
+    @property
+    def kind(self) -> str:
+        """The kind the node says it is (`?` if missing)."""
+        return str(self.properties.get("kind", "?"))
+
+    def payload(self) -> Any:
+        """The recorded object (the canonical JSON kept in `payload`), or None."""
+        import json
+
+        raw = self.properties.get("payload")
+        if not isinstance(raw, str):
+            return None
+        try:
+            return json.loads(raw)
+        except ValueError:
+            return None
+
+
+class CtxEdgeRecord(BaseModel):
+    """One stored relationship between two nodes of the same run, by their seq numbers."""
+
+    model_config = ConfigDict(frozen=True)
+
+    from_seq: int
+    type: str
+    to_seq: int
+
+
+class RunLineage(BaseModel):
+    """Everything recorded for one run, in sequence order."""
+
+    run_id: str
+    nodes: list[CtxNodeRecord]
+    edges: list[CtxEdgeRecord]
+    run_properties: dict[str, Any] | None  # the CtxRun node's properties, None if deleted
+
+    def of_kind(self, kind: CtxKind) -> list[CtxNodeRecord]:
+        """The nodes of one kind, in sequence order."""
+        return [n for n in self.nodes if n.kind == kind.value]
+
+
+class ChainProblem(BaseModel):
+    """One place where the recorded chain is not what was written."""
+
+    run_id: str
+    seq: int
+    kind: str
+    problem: str
+
+    def describe(self) -> str:
+        """One line naming the place: run, seq and node kind."""
+        return f"run {self.run_id} seq {self.seq} ({self.kind}): {self.problem}"
+
+
+class ChainReport(BaseModel):
+    """The result of verifying one run's hash chain and lineage shape."""
+
+    run_id: str
+    chain_valid: bool
+    node_count: int
+    head_hash: str | None
+    problems: list[ChainProblem]
+
+
+class RunSummary(BaseModel):
+    """One line of `investigator runs`."""
+
+    run_id: str
+    status: str
+    command: str | None
+    question: str | None
+    subject_id: str | None
+    purpose: str | None
+    service: str | None
+    started_at: str | None
+    as_of: str | None
+    known_at: str | None
+    stop_reason: str | None
+    node_count: int
+    head_hash: str | None

@@ -1,0 +1,60 @@
+"""`investigator runs`: the most recent recorded runs, newest first."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import neo4j
+
+from investigator.context_graph.models import RunSummary
+from investigator.errors import BadInput
+
+MAX_LIMIT = 1000
+
+_RECENT_RUNS = (
+    "MATCH (r:CtxRun) "
+    "WITH r ORDER BY r.started_at DESC, r.run_id LIMIT $limit "
+    "OPTIONAL MATCH (o:CtxOutcome {run_id: r.run_id}) "
+    "RETURN properties(r) AS run, o.stop_reason AS stop_reason "
+    "ORDER BY r.started_at DESC, r.run_id"
+)
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def list_runs(
+    driver: neo4j.Driver, limit: int = 20, database: str | None = None
+) -> list[RunSummary]:
+    """The `limit` most recent runs (1..1000), with status, question, subject and time."""
+    if not 1 <= limit <= MAX_LIMIT:
+        raise BadInput(f"--limit must be between 1 and {MAX_LIMIT}, got {limit}")
+    records, _, _ = driver.execute_query(
+        _RECENT_RUNS,
+        limit=limit,
+        database_=database,
+        routing_=neo4j.RoutingControl.READ,
+    )
+    summaries = []
+    for rec in records:
+        run = dict(rec["run"])
+        head_seq = run.get("head_seq")
+        summaries.append(
+            RunSummary(
+                run_id=str(run.get("run_id")),
+                status=str(run.get("status", "unknown")),
+                command=_str(run.get("command")),
+                question=_str(run.get("question")),
+                subject_id=_str(run.get("subject_id")),
+                purpose=_str(run.get("purpose")),
+                service=_str(run.get("service")),
+                started_at=_str(run.get("started_at")),
+                as_of=_str(run.get("as_of")),
+                known_at=_str(run.get("known_at")),
+                stop_reason=_str(rec["stop_reason"]),
+                node_count=head_seq + 1 if isinstance(head_seq, int) else 0,
+                head_hash=_str(run.get("head_hash")),
+            )
+        )
+    return summaries

@@ -1,0 +1,248 @@
+"""`investigator trace`: one run's lineage as a terminal tree, JSON, or a Mermaid flowchart.
+
+The tree follows the lineage Goal -> Plan -> ToolCall -> Evidence/Rejection and
+Pack -> Claim; JSON carries every recorded node (with its content) and relationship; the
+Mermaid text pastes into a ticket. Recorded text is escaped for Mermaid and flattened to
+one line for the terminal, so hostile text cannot break either format.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic import BaseModel
+
+from investigator.context_graph.chain import verify_chain
+from investigator.context_graph.models import CtxKind, CtxNodeRecord, RunLineage
+
+TRACE_FORMATS = ("tree", "json", "mermaid")
+_TEXT_MAX = 80
+
+
+class TraceNode(BaseModel):
+    """One recorded node as `trace --format json` prints it."""
+
+    seq: int
+    kind: str
+    labels: list[str]
+    hash: str | None
+    prev_hash: str | None
+    properties: dict[str, Any]  # every stored property except the raw payload text
+    content: Any  # the recorded object (the payload, parsed)
+
+
+class TraceEdge(BaseModel):
+    """One relationship (PROV) between two nodes of the run, by seq."""
+
+    from_seq: int
+    type: str
+    to_seq: int
+
+
+class TraceDocument(BaseModel):
+    """`trace --format json`: the run, its chain status, nodes and relationships."""
+
+    run_id: str
+    status: str | None
+    chain_valid: bool
+    problems: list[str]
+    nodes: list[TraceNode]
+    edges: list[TraceEdge]
+
+
+def trace_document(lineage: RunLineage) -> TraceDocument:
+    """The JSON form of a run's lineage (with the chain verified, so readers know to trust it)."""
+    report = verify_chain(lineage)
+    nodes = []
+    for node in sorted(lineage.nodes, key=lambda n: n.seq):
+        props = {k: v for k, v in node.properties.items() if k not in {"payload", "result"}}
+        nodes.append(
+            TraceNode(
+                seq=node.seq,
+                kind=node.kind,
+                labels=sorted(node.labels),
+                hash=_s(node.properties.get("hash")),
+                prev_hash=_s(node.properties.get("prev_hash")),
+                properties=props,
+                content=node.payload(),
+            )
+        )
+    edges = [
+        TraceEdge(from_seq=e.from_seq, type=e.type, to_seq=e.to_seq)
+        for e in sorted(lineage.edges, key=lambda e: (e.from_seq, e.type, e.to_seq))
+    ]
+    status = lineage.run_properties.get("status") if lineage.run_properties else None
+    return TraceDocument(
+        run_id=lineage.run_id,
+        status=_s(status),
+        chain_valid=report.chain_valid,
+        problems=[p.describe() for p in report.problems],
+        nodes=nodes,
+        edges=edges,
+    )
+
+
+def _s(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _one_line(value: Any, limit: int = _TEXT_MAX) -> str:
+    """Printable single-line text (control characters dropped), shortened for display."""
+    text = "".join(ch if ch.isprintable() else " " for ch in str(value))
+    text = re.sub(r"\s+", " ", text).strip()
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _describe(node: CtxNodeRecord) -> str:
+    """A short human description of one node for the tree and the Mermaid boxes."""
+    p = node.properties
+    kind = node.kind
+    if kind == CtxKind.RUN:
+        return (
+            f"run {p.get('run_id')} [{p.get('status')}] {_one_line(p.get('question'))!s} "
+            f"(subject {p.get('subject_id')}, purpose {p.get('purpose')}, "
+            f"as_of {p.get('as_of')}, known_at {p.get('known_at')})"
+        )
+    if kind == CtxKind.AGENT:
+        return f"agent {p.get('agent_id')} on behalf of {p.get('on_behalf_of')}"
+    if kind == CtxKind.GOAL:
+        content = node.payload()
+        text = ""
+        if isinstance(content, dict):
+            text = str(content.get("text") or content.get("question") or content.get("goal") or "")
+        return f"goal {_one_line(text)}".rstrip()
+    if kind == CtxKind.PLAN:
+        plan_id = p.get("plan_id")
+        return f"plan {plan_id}" if plan_id else "plan"
+    if kind == CtxKind.TOOL_CALL:
+        error = f" error: {_one_line(p.get('error'), 60)}" if p.get("error") else ""
+        trunc = " truncated" if p.get("truncated") else ""
+        return (
+            f"tool_call {p.get('tool_call_id')} {p.get('template_id')}@"
+            f"{p.get('template_version')} rows={p.get('row_count')}{trunc} "
+            f"({float(p.get('duration_ms') or 0):.1f} ms){error}"
+        )
+    if kind == CtxKind.EVIDENCE:
+        source = p.get("source_id")
+        version = p.get("source_version")
+        where = f" from {source}" + (f"@{version}" if version else "") if source else ""
+        return f"evidence {p.get('evidence_id')}{where}"
+    if kind == CtxKind.REJECTION:
+        repl = f" -> {p.get('replacement')}" if p.get("replacement") else ""
+        return f"rejected {p.get('candidate_id')}: {p.get('reason')}{repl}"
+    if kind == CtxKind.PACK:
+        count = len(p.get("evidence_ids") or [])
+        return f"pack {p.get('pack_id')} {p.get('pack_hash')} ({count} evidence)"
+    if kind == CtxKind.CLAIM:
+        ids = ", ".join(p.get("evidence_ids") or [])
+        return (
+            f"claim {p.get('claim_id')} [{p.get('epistemic_status')}] "
+            f"{_one_line(p.get('statement'))} <- {ids}"
+        )
+    if kind == CtxKind.OUTCOME:
+        return f"outcome {p.get('status')} ({p.get('stop_reason')})"
+    return f"{_one_line(kind, 30)}"
+
+
+def _children(lineage: RunLineage) -> dict[int, list[int]]:
+    """Parent seq -> child seqs for the tree, following the recorded references."""
+    nodes = sorted(lineage.nodes, key=lambda n: n.seq)
+    kids: dict[int, list[int]] = {}
+
+    def attach(parent: Any, child: int) -> None:
+        kids.setdefault(parent if isinstance(parent, int) else 0, []).append(child)
+
+    for node in nodes:
+        p, seq = node.properties, node.seq
+        if seq == 0:
+            continue
+        if node.kind == CtxKind.PLAN:
+            attach(p.get("goal_seq", 0), seq)
+        elif node.kind == CtxKind.TOOL_CALL:
+            attach(p.get("plan_seq", 0), seq)
+        elif node.kind in (CtxKind.EVIDENCE, CtxKind.REJECTION):
+            attach(p.get("tool_call_seq", 0), seq)
+        elif node.kind == CtxKind.CLAIM:
+            attach(p.get("pack_seq", 0), seq)
+        else:
+            attach(0, seq)
+    return kids
+
+
+def render_tree(lineage: RunLineage) -> str:
+    """The lineage as an indented tree for a terminal, with the chain status at the end."""
+    by_seq = {n.seq: n for n in lineage.nodes}
+    kids = _children(lineage)
+    lines: list[str] = []
+    root = by_seq.get(0)
+    lines.append(_describe(root) if root else f"run {lineage.run_id} (run node missing)")
+
+    def walk(seq: int, prefix: str) -> None:
+        children = kids.get(seq, [])
+        for i, child in enumerate(children):
+            last = i == len(children) - 1
+            lines.append(f"{prefix}{'└── ' if last else '├── '}#{child} {_describe(by_seq[child])}")
+            walk(child, prefix + ("    " if last else "│   "))
+
+    walk(0, "")
+    orphans = sorted(set(by_seq) - {0} - {c for cs in kids.values() for c in cs})
+    for seq in orphans:
+        lines.append(f"?── #{seq} {_describe(by_seq[seq])}")
+    report = verify_chain(lineage)
+    if report.chain_valid:
+        lines.append(f"chain: valid ({report.node_count} nodes, head {report.head_hash})")
+    else:
+        lines.append(f"chain: INVALID ({len(report.problems)} problems)")
+        lines.extend(f"  {p.describe()}" for p in report.problems)
+    return "\n".join(lines)
+
+
+_MERMAID_UNSAFE = {
+    '"': "#quot;",
+    "<": "#lt;",
+    ">": "#gt;",
+    "&": "#amp;",
+    "[": "#91;",
+    "]": "#93;",
+    "{": "#123;",
+    "}": "#125;",
+    "|": "#124;",
+    "`": "#96;",
+    "#": "#35;",
+}
+_MERMAID_CLASS = {
+    CtxKind.RUN: "fill:#dde7f7",
+    CtxKind.TOOL_CALL: "fill:#f7ecd9",
+    CtxKind.EVIDENCE: "fill:#ddf2dd",
+    CtxKind.REJECTION: "fill:#f7dddd",
+    CtxKind.PACK: "fill:#ece0f5",
+    CtxKind.CLAIM: "fill:#fff6cc",
+}
+
+
+def _mermaid_text(value: str) -> str:
+    return "".join(_MERMAID_UNSAFE.get(ch, ch) for ch in _one_line(value, 70))
+
+
+def render_mermaid(lineage: RunLineage) -> str:
+    """A Mermaid flowchart of the run: one box per node, PROV relationships as labelled arrows."""
+    lines = ["flowchart TD"]
+    kinds_used: set[CtxKind] = set()
+    for node in sorted(lineage.nodes, key=lambda n: n.seq):
+        kind_text = node.kind
+        try:
+            kind = CtxKind(kind_text)
+        except ValueError:
+            kind = None
+        lines.append(f'  n{node.seq}["seq {node.seq}: {_mermaid_text(_describe(node))}"]')
+        if kind in _MERMAID_CLASS:
+            lines.append(f"  class n{node.seq} {kind.value}")
+            kinds_used.add(kind)
+    for edge in sorted(lineage.edges, key=lambda e: (e.from_seq, e.type, e.to_seq)):
+        if edge.from_seq < 0 or edge.to_seq < 0:
+            continue  # a relationship leaving the run: reported by the chain check instead
+        lines.append(f"  n{edge.from_seq} -->|{edge.type}| n{edge.to_seq}")
+    for kind in sorted(kinds_used):
+        lines.append(f"  classDef {kind.value} {_MERMAID_CLASS[kind]}")
+    return "\n".join(lines)

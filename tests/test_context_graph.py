@@ -1,0 +1,446 @@
+"""The Context Graph recorder against a real Neo4j: shape, chain, append-only, idempotency.
+
+Runs here are synthetic but made of real pydantic models, recorded through the public
+`RunRecorder` API; the end-to-end runs of a real investigation are in test_replay*.py.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import neo4j
+import pytest
+from test_context_graph_support import (
+    ClaimModel,
+    Goal,
+    Pack,
+    all_labels,
+    evidence,
+    record_full_run,
+    request,
+    tool_call,
+    wipe_graph,
+)
+
+from investigator.context_graph import (
+    RecorderError,
+    RunRecorder,
+    RunStatus,
+    list_runs,
+    load_lineage,
+    sha256_of,
+    verify_chain,
+)
+from investigator.context_graph.models import ALL_CTX_LABELS
+from investigator.context_graph.recorder import CONSTRAINTS, ctx_database_from_env
+from investigator.errors import BadInput
+from investigator.settings import ConnectionSettings
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture()
+def clean_db(driver: neo4j.Driver) -> neo4j.Driver:
+    """An empty graph (see `wipe_graph`)."""
+    wipe_graph(driver)
+    return driver
+
+
+def _count(driver: neo4j.Driver, run_id: str) -> int:
+    records, _, _ = driver.execute_query(
+        "MATCH (n:CtxEvent {run_id: $r}) RETURN count(n) AS c", r=run_id
+    )
+    return int(records[0]["c"])
+
+
+def test_a_recorded_run_has_a_complete_lineage(clean_db: neo4j.Driver) -> None:
+    rec = RunRecorder(clean_db)
+    run_id = record_full_run(rec)
+
+    # Every claim reaches its evidence, every evidence its tool call, every tool call the
+    # plan and the goal, and everything hangs off the run.
+    records, _, _ = clean_db.execute_query(
+        """
+        MATCH (c:CtxClaim {run_id: $r})
+        UNWIND c.evidence_ids AS eid
+        OPTIONAL MATCH path = (c)-[:WAS_DERIVED_FROM]->(e:CtxEvidence {evidence_id: eid})
+              -[:WAS_GENERATED_BY]->(t:CtxToolCall)-[:USED]->(p:CtxPlan)
+              -[:WAS_DERIVED_FROM]->(g:CtxGoal)-[:WAS_GENERATED_BY]->(run:CtxRun {run_id: $r})
+        RETURN c.claim_id AS claim, eid, path IS NOT NULL AS reached
+        """,
+        r=run_id,
+    )
+    assert {(r["claim"], r["eid"]) for r in records} == {
+        ("c-1", "ev:1"),
+        ("c-2", "ev:2"),
+        ("c-2", "ev:3"),
+    }
+    assert all(r["reached"] for r in records), records
+    # Claims also derive from the pack, the pack from each evidence it holds.
+    records, _, _ = clean_db.execute_query(
+        "MATCH (c:CtxClaim {run_id: $r})-[:WAS_DERIVED_FROM]->(p:CtxPack)"
+        "-[:WAS_DERIVED_FROM]->(e:CtxEvidence) "
+        "RETURN count(DISTINCT c) AS c, count(DISTINCT e) AS e",
+        r=run_id,
+    )
+    assert (records[0]["c"], records[0]["e"]) == (2, 3)
+    # The run is associated with its agent, which acts on behalf of the subject (by id).
+    records, _, _ = clean_db.execute_query(
+        "MATCH (:CtxRun {run_id: $r})-[:WAS_ASSOCIATED_WITH]->(a:CtxAgent) "
+        "RETURN a.on_behalf_of AS s",
+        r=run_id,
+    )
+    assert [r["s"] for r in records] == ["user:alice"]
+
+    lineage = load_lineage(clean_db, run_id)
+    assert [n.seq for n in lineage.nodes] == list(range(14))
+    assert all(n.properties["run_id"] == run_id for n in lineage.nodes)
+    report = verify_chain(lineage)
+    assert report.chain_valid, [p.describe() for p in report.problems]
+    assert lineage.run_properties is not None
+    assert lineage.run_properties["status"] == "complete"
+    assert report.head_hash == lineage.run_properties["head_hash"]
+
+
+def test_every_node_is_chained_to_the_one_before(clean_db: neo4j.Driver) -> None:
+    run_id = record_full_run(RunRecorder(clean_db))
+    nodes = load_lineage(clean_db, run_id).nodes
+    assert nodes[0].properties["prev_hash"] == "sha256:" + "0" * 64
+    for before, after in itertools.pairwise(nodes):
+        assert after.properties["prev_hash"] == before.properties["hash"]
+        assert after.properties["prev_kind"] == before.kind
+    assert len({n.properties["hash"] for n in nodes}) == len(nodes)
+
+
+def test_recorder_writes_only_ctx_labels_and_never_touches_kg(clean_db: neo4j.Driver) -> None:
+    clean_db.execute_query(
+        "CREATE (:KG:Service {id: 'svc:payment-api', tenant: 'acme', version: 1, "
+        "name: 'payment-api'})"
+    )
+    record_full_run(RunRecorder(clean_db))
+    assert all_labels(clean_db) - {"KG", "Service"} <= ALL_CTX_LABELS
+    records, _, _ = clean_db.execute_query(
+        "MATCH (k:KG) OPTIONAL MATCH (k)-[r]-() RETURN properties(k) AS p, count(r) AS rels"
+    )
+    assert records[0]["rels"] == 0
+    assert records[0]["p"] == {
+        "id": "svc:payment-api",
+        "tenant": "acme",
+        "version": 1,
+        "name": "payment-api",
+    }
+    # No Ctx node carries a KG label, and no relationship leaves the Context Graph.
+    records, _, _ = clean_db.execute_query(
+        "MATCH (a:CtxEvent)-[r]-(b) WHERE NOT b:CtxEvent OR a:KG RETURN count(r) AS c"
+    )
+    assert records[0]["c"] == 0
+    # The recorder's Cypher never names a KG label.
+    source = (REPO / "investigator/context_graph/recorder.py").read_text()
+    assert ":KG" not in source and "KG:" not in source
+
+
+def test_schema_is_created_idempotently(clean_db: neo4j.Driver) -> None:
+    RunRecorder(clean_db).ensure_schema()
+    RunRecorder(clean_db).ensure_schema()
+    records, _, _ = clean_db.execute_query("SHOW CONSTRAINTS YIELD name RETURN collect(name) AS n")
+    names = set(records[0]["n"])
+    assert {"ctx_event_seq", "ctx_event_id", "ctx_run_id", "ctx_run_idempotency"} <= names
+    assert len([c for c in CONSTRAINTS if "CONSTRAINT" in c]) == 6
+
+
+def test_a_run_is_incomplete_until_finish_run(clean_db: neo4j.Driver) -> None:
+    rec = RunRecorder(clean_db)
+    run_id = record_full_run(rec, finish=False)
+    runs = list_runs(clean_db)
+    assert [(r.run_id, r.status) for r in runs] == [(run_id, "incomplete")]
+    assert verify_chain(load_lineage(clean_db, run_id)).chain_valid
+    rec.finish_run(run_id, RunStatus.PARTIAL, "max_rounds")
+    (summary,) = list_runs(clean_db)
+    assert (summary.status, summary.stop_reason, summary.node_count) == (
+        "partial",
+        "max_rounds",
+        14,
+    )
+
+
+def test_a_finished_run_is_append_only(clean_db: neo4j.Driver) -> None:
+    rec = RunRecorder(clean_db)
+    run_id = record_full_run(rec)
+    before = _count(clean_db, run_id)
+    with pytest.raises(RecorderError, match="already complete"):
+        rec.record_goal(run_id, Goal(text="late", intents=[]))
+    with pytest.raises(RecorderError, match="already complete"):
+        rec.finish_run(run_id, "complete", "again")
+    assert _count(clean_db, run_id) == before
+
+
+def test_finish_run_needs_a_final_status(clean_db: neo4j.Driver) -> None:
+    rec = RunRecorder(clean_db)
+    run_id = rec.start_run(request()).run_id
+    with pytest.raises(RecorderError, match="final status"):
+        rec.finish_run(run_id, "incomplete", None)
+    with pytest.raises(ValueError):
+        rec.finish_run(run_id, "done-ish", None)
+
+
+def test_lineage_gaps_are_refused_and_nothing_is_half_written(clean_db: neo4j.Driver) -> None:
+    rec = RunRecorder(clean_db)
+    run_id = rec.start_run(request()).run_id
+    rec.record_tool_call(run_id, tool_call("tc-1", []))
+    before = _count(clean_db, run_id)
+    with pytest.raises(RecorderError, match="tool call tc-9"):
+        rec.record_evidence(run_id, evidence(1), "tc-9")
+    with pytest.raises(RecorderError, match="already recorded"):
+        rec.record_tool_call(run_id, tool_call("tc-1", []))
+    rec.record_evidence(run_id, evidence(1), "tc-1")
+    with pytest.raises(RecorderError, match="already recorded"):
+        rec.record_evidence(run_id, evidence(1), "tc-1")
+    with pytest.raises(RecorderError, match="not recorded"):
+        rec.record_pack(
+            run_id, Pack(pack_id="p", pack_hash="sha256:x", evidence=[evidence(1), evidence(7)])
+        )
+    with pytest.raises(RecorderError, match="not recorded"):
+        rec.record_claims(
+            run_id,
+            [
+                ClaimModel(
+                    claim_id="ok",
+                    statement="s",
+                    epistemic_status="fact",
+                    confidence=1,
+                    evidence_ids=["ev:1"],
+                ),
+                ClaimModel(
+                    claim_id="bad",
+                    statement="s",
+                    epistemic_status="fact",
+                    confidence=1,
+                    evidence_ids=["ev:8"],
+                ),
+            ],
+        )
+    # Only the one good evidence was added; the refused batch of claims left nothing behind.
+    assert _count(clean_db, run_id) == before + 1
+    with pytest.raises(RecorderError, match="not recorded"):
+        rec.record_goal("run-does-not-exist", Goal(text="x", intents=[]))
+    assert verify_chain(load_lineage(clean_db, run_id)).chain_valid
+
+
+def test_same_idempotency_key_and_request_returns_the_original_run(clean_db: neo4j.Driver) -> None:
+    rec = RunRecorder(clean_db)
+    first = rec.start_run(request(idempotency_key="ticket-4097"))
+    assert first.created
+    again = RunRecorder(clean_db).start_run(request(idempotency_key="ticket-4097"))
+    assert (again.run_id, again.created, again.known_at) == (first.run_id, False, first.known_at)
+    with pytest.raises(BadInput, match="different request"):
+        rec.start_run(request(question="Something else entirely?", idempotency_key="ticket-4097"))
+    with pytest.raises(BadInput, match="different request"):
+        rec.start_run(request(purpose="audit", idempotency_key="ticket-4097"))
+    other = rec.start_run(request(idempotency_key="ticket-4098"))
+    assert other.created and other.run_id != first.run_id
+    assert len(list_runs(clean_db)) == 2
+
+
+def test_known_at_defaults_to_the_start_time_and_is_recorded(clean_db: neo4j.Driver) -> None:
+    rec = RunRecorder(clean_db)
+    start = rec.start_run(request(known_at=None))
+    assert start.known_at == start.started_at
+    (summary,) = list_runs(clean_db)
+    assert summary.known_at == summary.started_at
+    assert summary.known_at is not None and summary.known_at.endswith("Z")
+
+
+def test_runs_lists_newest_first_with_a_limit(clean_db: neo4j.Driver) -> None:
+    rec = RunRecorder(clean_db)
+    ids = [rec.start_run(request(question=f"question {i}")).run_id for i in range(3)]
+    runs = list_runs(clean_db, limit=2)
+    assert [r.run_id for r in runs] == [ids[2], ids[1]]
+    assert runs[0].question == "question 2" and runs[0].subject_id == "user:alice"
+    for bad in (0, -1, 1001):
+        with pytest.raises(BadInput):
+            list_runs(clean_db, limit=bad)
+
+
+def test_ctx_database_is_configurable(
+    monkeypatch: pytest.MonkeyPatch, clean_db: neo4j.Driver
+) -> None:
+    monkeypatch.setenv("INVESTIGATOR_CTX_DATABASE", "neo4j")
+    assert ctx_database_from_env() == "neo4j"
+    rec = RunRecorder(clean_db)
+    assert rec.database == "neo4j"
+    run_id = rec.start_run(request()).run_id
+    assert load_lineage(clean_db, run_id, database="neo4j").nodes
+    monkeypatch.setenv("INVESTIGATOR_CTX_DATABASE", "ctxdb-that-does-not-exist")
+    with pytest.raises(neo4j.exceptions.Neo4jError):
+        RunRecorder(clean_db).start_run(request())
+    monkeypatch.delenv("INVESTIGATOR_CTX_DATABASE")
+    assert ctx_database_from_env("fallback") == "fallback"
+
+
+# -- tampering and deletion ------------------------------------------------------------
+
+TAMPERS = [
+    (0, "run", "SET n.question = 'a different question'"),
+    (0, "run", "SET n.status = 'incomplete'"),
+    (0, "run", "SET n.known_at = '2030-01-01T00:00:00Z'"),
+    (2, "goal", "SET n.payload = '{}'"),
+    (4, "tool_call", "SET n.rows_hash = 'sha256:00'"),
+    (4, "tool_call", "SET n.template_version = 2"),
+    (5, "evidence", "SET n.content_hash = 'sha256:forged'"),
+    (5, "evidence", "SET n.extra = 'added'"),
+    (9, "rejection", "SET n.reason = 'duplicate'"),
+    (10, "pack", "SET n.pack_hash = 'sha256:forged'"),
+    (11, "claim", "SET n.statement = 'release caused the outage'"),
+    (12, "claim", "REMOVE n.confidence"),
+    (13, "outcome", "SET n.stop_reason = 'budget'"),
+    (6, "evidence", "SET n.prev_hash = 'sha256:1'"),
+]
+
+
+@pytest.mark.parametrize(
+    ("seq", "kind", "change"), TAMPERS, ids=[f"{k}-{c.split()[1]}" for _, k, c in TAMPERS]
+)
+def test_tampering_with_any_property_is_detected_and_placed(
+    clean_db: neo4j.Driver, seq: int, kind: str, change: str
+) -> None:
+    run_id = record_full_run(RunRecorder(clean_db))
+    # The test plays the attacker; the change is a fixed literal from the table above.
+    clean_db.execute_query("MATCH (n:CtxEvent {run_id: $r, seq: $s}) " + change, r=run_id, s=seq)
+    report = verify_chain(load_lineage(clean_db, run_id))
+    assert not report.chain_valid
+    places = {(p.run_id, p.seq, p.kind) for p in report.problems}
+    assert (run_id, seq, kind) in places, [p.describe() for p in report.problems]
+
+
+@pytest.mark.parametrize(
+    ("seq", "kind"), [(5, "evidence"), (7, "tool_call"), (11, "claim"), (13, "outcome")]
+)
+def test_deleting_a_recorded_node_is_detected_and_placed(
+    clean_db: neo4j.Driver, seq: int, kind: str
+) -> None:
+    run_id = record_full_run(RunRecorder(clean_db))
+    clean_db.execute_query(
+        "MATCH (n:CtxEvent {run_id: $r, seq: $s}) DETACH DELETE n", r=run_id, s=seq
+    )
+    report = verify_chain(load_lineage(clean_db, run_id))
+    assert not report.chain_valid
+    missing = [p for p in report.problems if p.seq == seq and "missing (deleted)" in p.problem]
+    assert [(p.kind, p.run_id) for p in missing] == [(kind, run_id)], [
+        p.describe() for p in report.problems
+    ]
+
+
+def test_deleting_the_run_node_or_a_relationship_is_detected(clean_db: neo4j.Driver) -> None:
+    run_id = record_full_run(RunRecorder(clean_db))
+    clean_db.execute_query(
+        "MATCH (:CtxClaim {run_id: $r, seq: 12})-[x:WAS_DERIVED_FROM]->(:CtxEvidence {seq: 8}) "
+        "DELETE x",
+        r=run_id,
+    )
+    report = verify_chain(load_lineage(clean_db, run_id))
+    assert any(
+        p.seq == 12 and p.kind == "claim" and "WAS_DERIVED_FROM to seq 8" in p.problem
+        for p in report.problems
+    )
+    clean_db.execute_query("MATCH (n:CtxRun {run_id: $r}) DETACH DELETE n", r=run_id)
+    report = verify_chain(load_lineage(clean_db, run_id))
+    assert any(p.seq == 0 and p.kind == "run" and "missing" in p.problem for p in report.problems)
+
+
+def test_a_relationship_to_a_kg_node_is_reported(clean_db: neo4j.Driver) -> None:
+    run_id = record_full_run(RunRecorder(clean_db))
+    clean_db.execute_query(
+        "MATCH (e:CtxEvidence {run_id: $r, seq: 5}) "
+        "CREATE (e)-[:USED]->(:KG:Service {id: 'svc:x'})",
+        r=run_id,
+    )
+    report = verify_chain(load_lineage(clean_db, run_id))
+    assert any(p.seq == 5 and "unexpected relationship USED" in p.problem for p in report.problems)
+
+
+# -- a crash between two steps ---------------------------------------------------------
+
+_CHILD = textwrap.dedent(
+    """
+    import sys
+    from pydantic import SecretStr
+    from investigator.connection import open_driver
+    from investigator.settings import ConnectionSettings
+    from investigator.context_graph import RunRecorder
+    from test_context_graph_support import Goal, Plan, evidence, request, tool_call
+
+    settings = ConnectionSettings(
+        uri=sys.argv[1], user=sys.argv[2], password=SecretStr(sys.argv[3])
+    )
+    rec = RunRecorder(open_driver(settings))
+    run_id = rec.start_run(request()).run_id
+    rec.record_goal(run_id, Goal(text="g", intents=[]))
+    rec.record_plan(run_id, Plan(plan_id="p", steps=[]))
+    rec.record_tool_call(run_id, tool_call("tc-1", []))
+    print(run_id, flush=True)
+    sys.stdin.readline()  # the parent kills us here, between two steps
+    rec.record_evidence(run_id, evidence(1), "tc-1")
+    rec.finish_run(run_id, "complete", "evidence_sufficient")
+    print("finished", flush=True)
+    """
+)
+
+
+def test_a_run_killed_between_two_steps_stays_incomplete(
+    clean_db: neo4j.Driver, neo4j_settings: ConnectionSettings
+) -> None:
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(REPO / "tests")]))
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            _CHILD,
+            neo4j_settings.uri,
+            neo4j_settings.user,
+            neo4j_settings.password.get_secret_value(),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert proc.stdout is not None
+        run_id = proc.stdout.readline().strip()
+        assert run_id.startswith("run-"), proc.stderr.read() if proc.stderr else ""
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=30)
+    assert proc.returncode == -signal.SIGKILL
+    (summary,) = list_runs(clean_db)
+    assert (summary.run_id, summary.status, summary.node_count) == (run_id, "incomplete", 5)
+    lineage = load_lineage(clean_db, run_id)
+    assert [n.kind for n in lineage.nodes] == ["run", "agent", "goal", "plan", "tool_call"]
+    assert verify_chain(lineage).chain_valid  # a valid prefix, never a half-shaped lineage
+
+
+def test_hashes_are_canonical() -> None:
+    assert sha256_of({"b": 1, "a": [1, 2]}) == sha256_of({"a": [1, 2], "b": 1})
+    assert sha256_of({"a": 1}) != sha256_of({"a": 1.5})
+
+
+def test_the_original_answer_is_kept_for_idempotent_retries(clean_db: neo4j.Driver) -> None:
+    rec = RunRecorder(clean_db)
+    start = rec.start_run(request(idempotency_key="k-1"))
+    assert rec.load_result(start.run_id) is None
+    rec.finish_run(
+        start.run_id, "complete", "evidence_sufficient", result=Goal(text="a", intents=["b"])
+    )
+    again = rec.start_run(request(idempotency_key="k-1"))
+    assert (again.run_id, again.created, again.status) == (start.run_id, False, RunStatus.COMPLETE)
+    assert rec.load_result(again.run_id) == {"text": "a", "intents": ["b"]}

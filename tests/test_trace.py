@@ -1,0 +1,164 @@
+"""`investigator trace` and `investigator runs` through the real CLI and a real Neo4j."""
+
+from __future__ import annotations
+
+import json
+
+import neo4j
+import pytest
+from test_context_graph_support import record_full_run, request, wipe_graph
+
+from investigator.context_graph import RunRecorder
+
+
+@pytest.fixture()
+def clean_db(driver: neo4j.Driver) -> neo4j.Driver:
+    """An empty graph (see `wipe_graph`)."""
+    wipe_graph(driver)
+    return driver
+
+
+HOSTILE_QUESTION = 'Was it "x"]\n  n0 --> evil["pwned"] %% <script>alert(1)</script> | `rm -rf` #1;'
+
+
+def test_trace_tree_shows_the_lineage(clean_db, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    run_id = record_full_run(RunRecorder(clean_db))
+    res = invoke("trace", run_id)
+    assert res.code == 0, res
+    out = res.out
+    assert out.splitlines()[0].startswith(f"run {run_id} [complete]")
+    for text in (
+        "agent investigator/",
+        "goal relate the release to the errors",
+        "plan plan-1",
+        "tool_call tc-1 deployments_for_service@1 rows=1",
+        "evidence ev:1 from src:deployments@v1",
+        "rejected ev:old: rejected_superseded -> runbook:payment-recovery@v3",
+        "claim c-2 [inference] PAY-4097 errors began after the release <- ev:2, ev:3",
+        "outcome complete (evidence_sufficient)",
+        "chain: valid (14 nodes",
+    ):
+        assert text in out, text
+    # Evidence hangs under its tool call, which hangs under the plan.
+    lines = out.splitlines()
+    tc = next(i for i, line in enumerate(lines) if "tool_call tc-1" in line)
+    ev = next(i for i, line in enumerate(lines) if "evidence ev:1" in line)
+    assert ev == tc + 1
+    assert lines[ev].index("#5") > lines[tc].index("#4")
+
+
+def test_trace_json_has_every_node_and_relationship(clean_db, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    run_id = record_full_run(RunRecorder(clean_db))
+    res = invoke("trace", run_id, "--format", "json")
+    assert res.code == 0, res
+    doc = json.loads(res.out)
+    assert doc["run_id"] == run_id and doc["status"] == "complete" and doc["chain_valid"]
+    assert [n["seq"] for n in doc["nodes"]] == list(range(14))
+    claim = next(n for n in doc["nodes"] if n["kind"] == "claim")
+    assert claim["content"]["statement"] == "release-2026.07.23.1 was deployed at 10:02"
+    assert claim["labels"] == ["CtxClaim", "CtxEvent"]
+    assert {"from_seq": 11, "type": "WAS_DERIVED_FROM", "to_seq": 5} in doc["edges"]
+    assert {"from_seq": 5, "type": "WAS_GENERATED_BY", "to_seq": 4} in doc["edges"]
+
+
+def test_trace_json_reports_a_tampered_chain(clean_db, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    run_id = record_full_run(RunRecorder(clean_db))
+    clean_db.execute_query(
+        "MATCH (n:CtxClaim {run_id: $r, seq: 11}) SET n.statement = 'forged'", r=run_id
+    )
+    doc = json.loads(invoke("trace", run_id, "--format", "json").out)
+    assert doc["chain_valid"] is False
+    assert any(p.startswith(f"run {run_id} seq 11 (claim)") for p in doc["problems"])
+    tree = invoke("trace", run_id).out
+    assert "chain: INVALID" in tree and f"run {run_id} seq 11 (claim)" in tree
+
+
+def test_trace_mermaid_is_a_flowchart_that_hostile_text_cannot_break(
+    clean_db, cli_env, invoke
+) -> None:  # type: ignore[no-untyped-def]
+    run_id = record_full_run(RunRecorder(clean_db), request(question=HOSTILE_QUESTION))
+    res = invoke("trace", run_id, "--format", "mermaid")
+    assert res.code == 0, res
+    lines = res.out.strip().splitlines()
+    assert lines[0] == "flowchart TD"
+    boxes = [line for line in lines if line.startswith("  n") and '["' in line]
+    assert len(boxes) == 14
+    for box in boxes:
+        # Exactly one quoted label per box: no quote, bracket or newline escaped the label.
+        inner = box.split('["', 1)[1]
+        assert inner.endswith('"]') and '"' not in inner[:-2] and "]" not in inner[:-2]
+        assert "<" not in inner and "|" not in inner
+    assert "evil" not in "\n".join(line for line in lines if not line.startswith("  n0["))
+    arrows = [line for line in lines if "-->|" in line]
+    assert "  n11 -->|WAS_DERIVED_FROM| n5" in arrows
+    assert len(arrows) == len(json.loads(invoke("trace", run_id, "--format", "json").out)["edges"])
+
+
+def test_runs_lists_recent_runs(clean_db, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    rec = RunRecorder(clean_db)
+    first = record_full_run(rec)
+    second = rec.start_run(request(question="Who owned checkout at 03:12?")).run_id
+    res = invoke("runs", "--json")
+    assert res.code == 0, res
+    runs = json.loads(res.out)["runs"]
+    assert [(r["run_id"], r["status"]) for r in runs] == [
+        (second, "incomplete"),
+        (first, "complete"),
+    ]
+    assert runs[1]["question"].startswith("Was release") and runs[1]["subject_id"] == "user:alice"
+    assert runs[1]["stop_reason"] == "evidence_sufficient" and runs[1]["started_at"].endswith("Z")
+    text = invoke("runs", "--limit", "1")
+    assert text.code == 0 and second in text.out and first not in text.out
+    assert "incomplete" in text.out and "Who owned checkout" in text.out
+
+
+def test_runs_on_an_empty_graph(clean_db, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    assert invoke("runs").out.strip() == "no runs recorded"
+    assert json.loads(invoke("runs", "--json").out) == {"runs": []}
+
+
+@pytest.mark.parametrize("limit", ["0", "-1", "1001", "abc", "1e3", "", "9" * 40])
+def test_runs_rejects_a_bad_limit(cli_env, invoke, limit: str) -> None:  # type: ignore[no-untyped-def]
+    res = invoke("runs", "--limit", limit, "--json")
+    assert res.code == 2, res
+    assert res.out == ""
+    assert len(res.err.strip().splitlines()) == 1 and res.err.startswith("error: ")
+
+
+@pytest.mark.parametrize(
+    "run_id",
+    [
+        "run-does-not-exist",
+        "x" * 5000,
+        "run-\x00\x1b[31m",
+        " run-1",
+        "'; MATCH (n) DETACH DELETE n //",
+    ],
+)
+def test_trace_of_an_unknown_or_hostile_run_id_is_one_line_exit_2(  # type: ignore[no-untyped-def]
+    clean_db, cli_env, invoke, run_id: str
+) -> None:
+    keep = RunRecorder(clean_db).start_run(request()).run_id
+    for fmt in ("tree", "json", "mermaid"):
+        res = invoke("trace", run_id, "--format", fmt)
+        assert res.code == 2, res
+        assert res.out == ""
+        assert len(res.err.strip().splitlines()) == 1 and res.err.startswith("error: ")
+        assert "\x1b" not in res.err
+    # Nothing was deleted by the hostile id.
+    assert invoke("trace", keep, "--format", "json").code == 0
+
+
+@pytest.mark.parametrize("fmt", ["dot", "", "JSON", "tree;rm"])
+def test_trace_rejects_an_unknown_format(cli_env, invoke, fmt: str) -> None:  # type: ignore[no-untyped-def]
+    res = invoke("trace", "run-1", "--format", fmt)
+    assert res.code == 2 and res.out == "" and len(res.err.strip().splitlines()) == 1
+
+
+def test_trace_and_runs_without_neo4j_exit_4(monkeypatch, invoke) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("NEO4J_URI", "bolt://127.0.0.1:9")
+    monkeypatch.setenv("NEO4J_PASSWORD", "x")
+    for args in (("runs",), ("trace", "run-1")):
+        res = invoke(*args)
+        assert res.code == 4, res
+        assert len(res.err.strip().splitlines()) == 1
