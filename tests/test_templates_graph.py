@@ -348,3 +348,10 @@ def scenario() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         edge(G, "AFFECTED_BY", "svc:payment-api", "incident:INC-1"),
     ]
     return nodes, edges
+
+
+def wipe_graph(driver: neo4j.Driver) -> None:
+    """Delete every node and relationship in batches (an auto-commit transaction, which
+    `CALL { } IN TRANSACTIONS` requires; `driver.execute_query` would refuse it)."""
+    with driver.session() as session:
+        session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()

@@ -1,0 +1,393 @@
+"""The executor over a real graph: what each template returns, and what it never returns."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import neo4j
+import pytest
+from test_templates_graph import at, graph_fingerprint, scenario, wipe_graph, write_graph
+
+from cypher_templates.compiler import CompiledQuery
+from cypher_templates.executor import TemplateExecutor, ToolResult
+from cypher_templates.plan import PlanStep
+from cypher_templates.registry import TemplateRefused
+from cypher_templates.subject import Subject, load_subject
+from investigator.errors import Neo4jUnavailable, NotAuthorized
+
+NOW = datetime(2026, 8, 1, tzinfo=UTC)
+
+
+@pytest.fixture(scope="module")
+def graph(driver: neo4j.Driver) -> Iterator[neo4j.Driver]:
+    wipe_graph(driver)
+    write_graph(driver, *scenario())
+    yield driver
+
+
+@pytest.fixture(scope="module")
+def ex(graph: neo4j.Driver) -> TemplateExecutor:
+    return TemplateExecutor(graph)
+
+
+@pytest.fixture(scope="module")
+def alice(ex: TemplateExecutor) -> Subject:
+    return load_subject(ex, "user:alice", "incident_investigation", NOW)
+
+
+@pytest.fixture(scope="module")
+def bob(ex: TemplateExecutor) -> Subject:
+    return load_subject(ex, "user:bob", "incident_investigation", NOW)
+
+
+def run(
+    ex: TemplateExecutor,
+    subject: Subject,
+    template_id: str,
+    evidence: str,
+    known_at: datetime = NOW,
+    **kw: Any,
+) -> ToolResult:
+    step = PlanStep(template_id=template_id, evidence_type=evidence, **kw)  # type: ignore[arg-type]
+    return ex.run(step, subject, known_at)
+
+
+def ids(result: ToolResult) -> list[str]:
+    return [r.element.element_id for r in result.rows]
+
+
+def test_subject_is_read_from_its_principal_record(alice: Subject) -> None:
+    assert alice.tenant == "acme"
+    assert alice.labels == ("internal", "pii", "restricted")
+    assert alice.purpose == "incident_investigation"
+
+
+def test_unknown_subject_and_disallowed_purpose_are_not_authorized(ex: TemplateExecutor) -> None:
+    with pytest.raises(NotAuthorized, match="unknown subject 'user:mallory'") as unknown:
+        load_subject(ex, "user:mallory", "incident_investigation", NOW)
+    assert unknown.value.exit_code == 3
+    with pytest.raises(NotAuthorized, match="not allowed purpose 'audit'"):
+        load_subject(ex, "user:bob", "audit", NOW)
+
+
+def test_entity_resolution_by_id_name_alias_code_alertname(
+    ex: TemplateExecutor, bob: Subject
+) -> None:
+    for text, expected, how in [
+        ("svc:payment-api", "svc:payment-api", "id"),
+        ("Payment-API", "svc:payment-api", "name"),
+        ("pay-api", "svc:payment-api", "alias"),
+        ("PAY-4097", "err:PAY-4097", "code"),
+        ("HighErrorRate", "alert:HighErrorRate", "alertname"),
+    ]:
+        result = run(ex, bob, "entity_resolution", "entity", params={"text": text})
+        assert ids(result) == [expected], text
+        assert result.rows[0].context["match"] == how
+        # Never the other tenant's record of the same id.
+        assert all(r.element.props.get("tenant") is None for r in result.rows)
+    eve = load_subject(ex, "user:eve", "incident_investigation", NOW)
+    other = run(ex, eve, "entity_resolution", "entity", params={"text": "incident:INC-1"})
+    assert [r.element.name for r in other.rows] == ["GLOBEX SECRET incident"]
+    mine = run(ex, bob, "entity_resolution", "entity", params={"text": "incident:INC-1"})
+    assert [r.element.name for r in mine.rows] == ["PAY-4097 spike"]
+
+
+def test_acl_hides_elements_and_every_path_through_them(
+    ex: TemplateExecutor, alice: Subject, bob: Subject
+) -> None:
+    deps = dict(params={"start_id": "svc:payment-api"}, options={"hops": 2})
+    assert "svc:vault" in [
+        r.context["neighbour"]
+        for r in run(ex, alice, "dependency_neighbourhood", "dependency", **deps).rows
+    ]
+    bob_rows = run(ex, bob, "dependency_neighbourhood", "dependency", **deps).rows
+    assert [r.context["neighbour"] for r in bob_rows] == ["svc:ledger"]
+    assert run(ex, bob, "entity_resolution", "entity", params={"text": "svc:vault"}).rows == []
+
+
+def test_known_at_picks_the_record_current_then(ex: TemplateExecutor, bob: Subject) -> None:
+    before = run(
+        ex,
+        bob,
+        "entity_resolution",
+        "entity",
+        known_at=at("2026-02-01T00:00:00Z"),
+        params={"text": "svc:ledger"},
+    )
+    after = run(ex, bob, "entity_resolution", "entity", params={"text": "svc:ledger"})
+    assert [(r.element.name, r.element.version) for r in before.rows] == [("ledger-old", 1)]
+    assert [(r.element.name, r.element.version) for r in after.rows] == [("ledger", 2)]
+    # Before the KG knew anything, nothing.
+    nothing = run(
+        ex,
+        bob,
+        "entity_resolution",
+        "entity",
+        known_at=at("2025-01-01T00:00:00Z"),
+        params={"text": "svc:ledger"},
+    )
+    assert nothing.rows == []
+
+
+def test_ownership_returns_every_interval_for_the_gate(ex: TemplateExecutor, bob: Subject) -> None:
+    result = run(
+        ex, bob, "ownership_over_time", "ownership", params={"service_id": "svc:payment-api"}
+    )
+    got = [(r.context["team"], r.element.valid_from, r.element.valid_to) for r in result.rows]
+    assert got == [
+        ("team:sre", at("2026-01-01T00:00:00Z"), at("2026-07-24T00:00:00Z")),
+        ("team:payments-core", at("2026-07-24T00:00:00Z"), None),
+    ]
+    first = result.rows[0].element
+    assert first.kind == "relationship" and first.type == "OWNS"
+    assert first.element_id == "OWNS|team:sre|svc:payment-api|1"
+    assert first.content == "team:sre OWNS svc:payment-api"
+    assert first.conflict_key == "ownership|svc:payment-api"
+    assert first.supports == ("ownership",)
+
+
+def test_deployments_and_change_events_in_window(ex: TemplateExecutor, bob: Subject) -> None:
+    window = {"from": "2026-07-23T00:00:00Z", "to": "2026-07-23T23:59:59Z"}
+    deps = run(
+        ex,
+        bob,
+        "deployments_in_window",
+        "deployment_time",
+        params={"service_id": "svc:payment-api", **window},
+    )
+    assert ids(deps) == ["deploy:r1"]
+    assert deps.rows[0].context["deployed_at"] == at("2026-07-23T10:02:00Z")
+    for options, params in [({}, {}), ({"scope": "service"}, {"service_id": "svc:payment-api"})]:
+        changes = run(
+            ex,
+            bob,
+            "change_events_in_window",
+            "change_event",
+            params={**window, **params},
+            options=options,
+        )
+        assert ids(changes) == ["change:cfg-1"]
+        assert changes.rows[0].context["at"] == at("2026-07-23T09:55:00Z")
+
+
+def test_incident_context(ex: TemplateExecutor, bob: Subject) -> None:
+    result = run(
+        ex, bob, "incident_context", "affected_service", params={"incident_id": "incident:INC-1"}
+    )
+    parts = sorted((r.context["part"], r.element.element_id) for r in result.rows)
+    assert parts == [
+        ("affected_service", "AFFECTED_BY|svc:payment-api|incident:INC-1"),
+        ("alert", "alert:HighErrorRate"),
+        ("error_code", "EMITTED|svc:payment-api|err:PAY-4097"),
+        ("incident", "incident:INC-1"),
+    ]
+    err = next(r for r in result.rows if r.context["part"] == "error_code")
+    assert err.context["first_seen"] == at("2026-07-23T10:04:00Z")
+    assert err.element.supports == ("error_first_seen",)
+
+
+def test_runbooks_with_version_chain_and_replacement(ex: TemplateExecutor, bob: Subject) -> None:
+    for anchor, anchor_id in [("service", "svc:payment-api"), ("alert", "alert:HighErrorRate")]:
+        result = run(
+            ex,
+            bob,
+            "runbooks_for",
+            "runbook",
+            params={"anchor_id": anchor_id},
+            options={"anchor": anchor},
+        )
+        got = {r.element.element_id: r.element.replacement for r in result.rows}
+        assert got == {
+            "runbook:payment-recovery@v2": "runbook:payment-recovery@v3",
+            "runbook:payment-recovery@v3": None,
+        }, anchor
+        assert all(r.element.type == "Runbook" for r in result.rows)
+    # The audit-only policy governs the service but is invisible for this purpose.
+    assert "policy:audit-only" not in got
+
+
+def test_purpose_hides_elements_of_sources_not_allowed_for_it(ex: TemplateExecutor) -> None:
+    audit = load_subject(ex, "user:alice", "audit", NOW)
+    result = run(ex, audit, "runbooks_for", "policy", params={"anchor_id": "svc:payment-api"})
+    assert "policy:audit-only" in ids(result)
+    alice = load_subject(ex, "user:alice", "incident_investigation", NOW)
+    result = run(ex, alice, "runbooks_for", "policy", params={"anchor_id": "svc:payment-api"})
+    assert "policy:audit-only" not in ids(result)
+
+
+def test_documents_are_redacted_without_pii_and_retracted_ones_vanish(
+    ex: TemplateExecutor, alice: Subject, bob: Subject
+) -> None:
+    mine = run(ex, bob, "documents_about", "document", params={"entity_id": "svc:payment-api"})
+    # doc:note is retracted; the runbook applies to the service.
+    assert ids(mine) == ["doc:postmortem-1", "runbook:payment-recovery@v3"]
+    doc = mine.rows[0].element
+    assert doc.redacted and "[REDACTED]" in (doc.content or "")
+    assert "jane.doe" not in mine.model_dump_json()
+    assert "content" not in doc.props and "search_text" not in doc.props
+    full = run(ex, alice, "documents_about", "document", params={"entity_id": "svc:payment-api"})
+    assert not full.rows[0].element.redacted
+    assert "jane.doe@example.com" in (full.rows[0].element.content or "")
+
+
+def test_fulltext_search_filters_after_the_index(ex: TemplateExecutor, bob: Subject) -> None:
+    result = run(ex, bob, "fulltext_search", "document", params={"query": "payment-api"})
+    assert "svc:payment-api" in ids(result)
+    assert all(r.score is not None and r.score > 0 for r in result.rows)
+    eve = load_subject(ex, "user:eve", "incident_investigation", NOW)
+    theirs = run(ex, eve, "fulltext_search", "document", params={"query": "payment recovery"})
+    assert all(not i.startswith("runbook:") for i in ids(theirs))
+    # PII is not searchable by a subject who may only read the redacted text.
+    assert run(ex, bob, "fulltext_search", "document", params={"query": "jane.doe"}).rows == []
+
+
+def test_version_history_shows_superseded_and_retracted_records(
+    ex: TemplateExecutor, bob: Subject
+) -> None:
+    result = run(ex, bob, "version_history", "entity", params={"element_id": "doc:note"})
+    assert [(r.element.version, r.element.status) for r in result.rows] == [
+        (1, "active"),
+        (2, "retracted"),
+    ]
+    assert result.rows[0].element.superseded_at == at("2026-05-01T00:00:00Z")
+    rels = run(
+        ex,
+        bob,
+        "version_history",
+        "entity",
+        params={"element_id": "DEPENDS_ON|svc:payment-api|svc:ledger"},
+        options={"kind": "relationship"},
+    )
+    assert [r.element.version for r in rels.rows] == [1]
+
+
+def test_truncation_is_reported_never_silent(ex: TemplateExecutor, bob: Subject) -> None:
+    result = run(
+        ex,
+        bob,
+        "ownership_over_time",
+        "ownership",
+        params={"service_id": "svc:payment-api"},
+        limit=1,
+    )
+    assert result.row_count == 1 and result.truncated
+    exact = run(
+        ex,
+        bob,
+        "ownership_over_time",
+        "ownership",
+        params={"service_id": "svc:payment-api"},
+        limit=2,
+    )
+    assert exact.row_count == 2 and not exact.truncated
+
+
+def test_tool_result_records_template_identity_and_plan_params(
+    ex: TemplateExecutor, bob: Subject
+) -> None:
+    result = run(
+        ex,
+        bob,
+        "deployments_in_window",
+        "deployment_time",
+        params={
+            "service_id": "svc:payment-api",
+            "from": "2026-07-23T00:00:00+02:00",
+            "to": "2026-07-24T00:00:00Z",
+        },
+    )
+    assert result.ref == "deployments_in_window@1"
+    assert result.template_hash.startswith("sha256:")
+    assert result.parameters == {
+        "service_id": "svc:payment-api",
+        "from": "2026-07-23T00:00:00+02:00",
+        "to": "2026-07-24T00:00:00Z",
+    }
+    assert "tenant" not in result.parameters and result.duration_ms >= 0
+    ToolResult.model_validate_json(result.model_dump_json())
+
+
+def test_tampered_compiled_text_is_refused(ex: TemplateExecutor, bob: Subject) -> None:
+    compiled = ex.compile(
+        PlanStep(template_id="entity_resolution", evidence_type="entity", params={"text": "a"})
+    )
+    forged = CompiledQuery.model_validate(
+        {
+            **compiled.model_dump(),
+            "text": "MATCH (n) DETACH DELETE n RETURN 1 AS element LIMIT $limit",
+        }
+    )
+    before = graph_fingerprint(ex.driver)
+    with pytest.raises(TemplateRefused, match="does not match the allowlisted rendering"):
+        ex.run(forged, bob, NOW)
+    assert graph_fingerprint(ex.driver) == before
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "x' OR 1=1 //",
+        "svc:payment-api'}) DETACH DELETE n //",
+        "`KG`) DETACH DELETE (n",
+        "LOAD CSV FROM 'file:///etc/passwd' AS l RETURN l",
+        "CALL dbms.security.listUsers() YIELD username RETURN username",
+        "svc:payment\u2010api",
+        "\uff5d) DETACH DELETE n",
+        "payment* OR *:* AND tenant:globex",
+    ],
+)
+def test_hostile_values_are_inert(ex: TemplateExecutor, bob: Subject, value: str) -> None:
+    before = graph_fingerprint(ex.driver)
+    for template_id, evidence, name in [
+        ("entity_resolution", "entity", "text"),
+        ("fulltext_search", "document", "query"),
+        ("documents_about", "document", "entity_id"),
+        ("version_history", "entity", "element_id"),
+    ]:
+        result = run(ex, bob, template_id, evidence, params={name: value})
+        assert all(r.element.props.get("tenant") is None for r in result.rows)
+        assert all(not r.element.element_id.startswith("svc:vault") for r in result.rows)
+    assert graph_fingerprint(ex.driver) == before
+
+
+def test_one_megabyte_string_is_refused_before_neo4j(ex: TemplateExecutor, bob: Subject) -> None:
+    with pytest.raises(TemplateRefused, match="at most 500 characters"):
+        run(ex, bob, "fulltext_search", "document", params={"query": "a" * 1_048_576})
+
+
+def test_timeout_is_neo4j_unavailable(ex: TemplateExecutor, bob: Subject) -> None:
+    # A dense clique makes 3-hop neighbourhoods slow (~10^6 paths); the server cancels the
+    # transaction at its next timeout check, well before the query would finish.
+    ex.driver.execute_query(
+        "UNWIND range(1, 90) AS i CREATE (:KG:Service {id: 'svc:clique-' + toString(i), "
+        "tenant: 'acme', acl: [], purposes: ['incident_investigation'], status: 'active', "
+        "recorded_at: datetime('2026-01-01T00:00:00Z'), version: 1})"
+    )
+    ex.driver.execute_query(
+        "MATCH (a:Service), (b:Service) WHERE a.id STARTS WITH 'svc:clique-' "
+        "AND b.id STARTS WITH 'svc:clique-' AND a <> b "
+        "CREATE (a)-[:DEPENDS_ON {key: a.id + b.id, tenant: 'acme', acl: [], version: 1, "
+        "purposes: ['incident_investigation'], status: 'active', "
+        "recorded_at: datetime('2026-01-01T00:00:00Z')}]->(b)"
+    )
+    compiled = ex.compile(
+        PlanStep(
+            template_id="dependency_neighbourhood",
+            evidence_type="dependency",
+            params={"start_id": "svc:clique-1"},
+            options={"hops": 3},
+        )
+    )
+    tiny = compiled.model_copy(update={"timeout_s": 0.2})
+    try:
+        with pytest.raises(Neo4jUnavailable, match="timed out") as err:
+            ex.run(tiny, bob, NOW)
+        assert err.value.exit_code == 4
+        degraded = ex.run(tiny, bob, NOW, raise_on_error=False)
+        assert degraded.error and "timed out" in degraded.error and degraded.rows == []
+    finally:
+        ex.driver.execute_query(
+            "MATCH (n:Service) WHERE n.id STARTS WITH 'svc:clique-' DETACH DELETE n"
+        )
