@@ -1,0 +1,536 @@
+"""The bundle format (DESIGN.md section 10): pydantic models and the file/folder loader.
+
+Public API:
+
+- `Bundle` and its element models (`SourceSpec`, `PrincipalSpec`, `NodeSpec`, `EdgeSpec`,
+  `DocumentSpec`, `RetractionSpec`): what importers build and hand to the writer.
+- `load_bundle(path) -> LoadedBundle`: read a YAML/JSON file or a folder of them; every
+  problem (unreadable file, bad type, time without a zone ...) is collected, not raised.
+- `LoadedBundle.from_bundles(...)`: wrap bundles an importer built in memory.
+- `BundleProblem`: one `file: element: reason` line.
+
+Semantic checks across files (dangling references, duplicate ids) live in
+`graph_schema.validate`; writing lives in `graph_schema.writer`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import yaml
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from graph_schema.kg_types import (
+    ENTITY_LABELS,
+    IDENTIFIER,
+    PROPERTY_NAME,
+    RESERVED_PROPERTIES,
+    DocumentKind,
+    EvidenceType,
+    NodeLabel,
+    RelType,
+    Trust,
+    props_model_for_node,
+    props_model_for_rel,
+)
+
+BUNDLE_SUFFIXES = (".yaml", ".yml", ".json")
+MAX_ID_LENGTH = 200
+
+
+def _require_zone(value: Any) -> Any:
+    # Only ISO-8601 text or datetime objects: a bare number is not a time anyone meant.
+    if isinstance(value, datetime):
+        if value.tzinfo is None or value.utcoffset() is None:
+            raise ValueError(f"time without a zone: {value.isoformat()}")
+        return value
+    if not isinstance(value, str):
+        raise ValueError(f"expected an ISO-8601 time with a zone, got {type(value).__name__}")
+    text = value.strip()
+    try:
+        parsed = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError as exc:
+        raise ValueError(f"not an ISO-8601 time: {value!r}") from exc
+    if parsed.tzinfo is None:
+        raise ValueError(f"time without a zone: {value!r}")
+    return parsed
+
+
+def _to_utc(value: datetime) -> datetime:
+    return value.astimezone(UTC)
+
+
+ZonedDatetime = Annotated[datetime, BeforeValidator(_require_zone), AfterValidator(_to_utc)]
+"""A timezone-aware datetime, normalised to UTC; text without a zone is refused."""
+
+
+def _check_identifier(value: str, what: str) -> str:
+    if not IDENTIFIER.match(value):
+        raise ValueError(f"{what} {value!r} is not an identifier ([A-Za-z_][A-Za-z0-9_.-]*)")
+    return value
+
+
+def _check_element_id(value: str) -> str:
+    if not value or len(value) > MAX_ID_LENGTH:
+        raise ValueError(f"id must be 1..{MAX_ID_LENGTH} characters")
+    if any(ch.isspace() or ord(ch) < 32 for ch in value):
+        raise ValueError(f"id {value!r} contains whitespace or control characters")
+    return value
+
+
+ElementId = Annotated[str, AfterValidator(_check_element_id)]
+Scalar = str | int | float | bool
+
+
+def _check_labels(values: list[str] | None, what: str) -> list[str] | None:
+    if values is None:
+        return None
+    for value in values:
+        _check_identifier(value, what)
+    return sorted(set(values))
+
+
+def _check_props(props: dict[str, Any], model: type[BaseModel]) -> dict[str, Any]:
+    for name, value in props.items():
+        if not isinstance(name, str) or not PROPERTY_NAME.match(name):
+            raise ValueError(f"property name {name!r} is not a lower_snake_case identifier")
+        if name in RESERVED_PROPERTIES:
+            raise ValueError(f"property name {name!r} is reserved for the record itself")
+        if isinstance(value, dict):
+            raise ValueError(f"property {name!r} is a map; values must be scalars or lists")
+        if isinstance(value, list):
+            for item in value:
+                if isinstance(item, dict | list) or item is None:
+                    raise ValueError(
+                        f"property {name!r} holds a {type(item).__name__}; lists hold scalars"
+                    )
+            if len({type(item) for item in value}) > 1:
+                raise ValueError(f"property {name!r} mixes types in one list (Neo4j refuses)")
+        elif value is not None and not isinstance(value, Scalar):
+            raise ValueError(f"property {name!r} has an unsupported {type(value).__name__}")
+    typed = model.model_validate(props)
+    out = dict(props)
+    # Typed fields replace their raw value (times become UTC datetimes).
+    for field_name in type(typed).model_fields:
+        if field_name in props:
+            value = getattr(typed, field_name)
+            out[field_name] = _to_utc(value) if isinstance(value, datetime) else value
+    return out
+
+
+class _Spec(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
+
+
+class _Provenance(_Spec):
+    """Fields shared by nodes, edges and documents."""
+
+    acl: list[str] | None = None
+    source_id: str | None = None
+    source_version: str | None = None
+    observed_at: ZonedDatetime | None = None
+    valid_from: ZonedDatetime | None = None
+    valid_to: ZonedDatetime | None = None
+    recorded_at: ZonedDatetime | None = None
+    method: str | None = None
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
+
+    @field_validator("acl")
+    @classmethod
+    def _acl_identifiers(cls, value: list[str] | None) -> list[str] | None:
+        return _check_labels(value, "acl label")
+
+    @model_validator(mode="after")
+    def _interval_ordered(self) -> _Provenance:
+        if self.valid_from and self.valid_to and self.valid_to <= self.valid_from:
+            raise ValueError("valid_to must be after valid_from")
+        return self
+
+
+_ProvenanceT = TypeVar("_ProvenanceT", bound=_Provenance)
+
+
+class SourceSpec(_Spec):
+    """A source system (CI/CD, chat, wiki, mailbox): owner team, classification, trust."""
+
+    source_id: ElementId
+    source_type: str
+    owner_team: str | None = None
+    classification: str = "internal"
+    trust: Trust = Trust.TRUSTED
+    # How much a conflict resolver should believe this source (0..100, higher wins).
+    authority: int = Field(default=50, ge=0, le=100)
+    allowed_purposes: list[str] = Field(min_length=1)
+    acl: list[str] | None = None
+    recorded_at: ZonedDatetime | None = None
+
+    @field_validator("allowed_purposes")
+    @classmethod
+    def _purposes(cls, value: list[str]) -> list[str]:
+        return _check_labels(value, "purpose") or []
+
+    @field_validator("acl")
+    @classmethod
+    def _acl_identifiers(cls, value: list[str] | None) -> list[str] | None:
+        return _check_labels(value, "acl label")
+
+
+class PrincipalSpec(_Spec):
+    """A subject: its tenant (default: the bundle's), granted labels and allowed purposes."""
+
+    id: ElementId
+    tenant: str | None = None
+    name: str | None = None
+    labels: list[str] = Field(default_factory=list)
+    purposes: list[str] = Field(default_factory=list)
+    source_id: str | None = None
+    recorded_at: ZonedDatetime | None = None
+
+    @field_validator("labels")
+    @classmethod
+    def _labels(cls, value: list[str]) -> list[str]:
+        return _check_labels(value, "label") or []
+
+    @field_validator("purposes")
+    @classmethod
+    def _purposes(cls, value: list[str]) -> list[str]:
+        return _check_labels(value, "purpose") or []
+
+    @field_validator("tenant")
+    @classmethod
+    def _tenant(cls, value: str | None) -> str | None:
+        return None if value is None else _check_identifier(value, "tenant")
+
+
+class NodeSpec(_Provenance):
+    """An entity node (Service, Team, Deployment, ...); documents have their own section."""
+
+    id: ElementId
+    label: NodeLabel
+    name: str | None = None
+    props: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("label", mode="before")
+    @classmethod
+    def _known_label(cls, value: Any) -> Any:
+        allowed = sorted(label.value for label in ENTITY_LABELS)
+        if not isinstance(value, str) or value not in allowed:
+            raise ValueError(f"label {value!r} is not one of {', '.join(allowed)}")
+        return value
+
+    @model_validator(mode="after")
+    def _typed_props(self) -> NodeSpec:
+        object.__setattr__(
+            self, "props", _check_props(self.props, props_model_for_node(self.label))
+        )
+        return self
+
+
+class EdgeSpec(_Provenance):
+    """A relationship between two ids; `key` defaults to `TYPE|from|to`."""
+
+    type: RelType
+    from_: ElementId = Field(alias="from")
+    to: ElementId
+    key: str | None = None
+    props: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("type", mode="before")
+    @classmethod
+    def _known_type(cls, value: Any) -> Any:
+        allowed = [t.value for t in RelType]
+        if not isinstance(value, str) or value not in allowed:
+            raise ValueError(f"relationship type {value!r} is not one of {', '.join(allowed)}")
+        return value
+
+    @field_validator("key")
+    @classmethod
+    def _key(cls, value: str | None) -> str | None:
+        return None if value is None else _check_element_id(value)
+
+    @model_validator(mode="after")
+    def _typed_props(self) -> EdgeSpec:
+        object.__setattr__(self, "props", _check_props(self.props, props_model_for_rel(self.type)))
+        return self
+
+    @property
+    def edge_key(self) -> str:
+        """The stable identity of this relationship."""
+        return self.key or f"{self.type.value}|{self.from_}|{self.to}"
+
+
+class DocumentSpec(_Provenance):
+    """A document: runbook, policy, incident report, postmortem, email, ticket, chat ..."""
+
+    id: ElementId
+    kind: DocumentKind
+    title: str
+    content: str
+    locator: str
+    supersedes: ElementId | None = None
+    applies_to: list[ElementId] = Field(default_factory=list)
+    supports: list[EvidenceType] = Field(default_factory=list)
+    redacted_content: str | None = None
+    trust: Trust | None = None
+    name: str | None = None
+    props: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _typed_props(self) -> DocumentSpec:
+        object.__setattr__(
+            self, "props", _check_props(self.props, props_model_for_node(NodeLabel.DOCUMENT))
+        )
+        return self
+
+
+class RetractionSpec(_Spec):
+    """Retract (tombstone) a node/document `id` or a relationship `key` at time `at`."""
+
+    id: ElementId | None = None
+    key: str | None = None
+    reason: str = Field(min_length=1)
+    at: ZonedDatetime
+
+    @model_validator(mode="after")
+    def _one_target(self) -> RetractionSpec:
+        if (self.id is None) == (self.key is None):
+            raise ValueError("a retraction names exactly one of `id` or `key`")
+        return self
+
+    @property
+    def target(self) -> str:
+        """The id or key this retraction tombstones."""
+        return self.id if self.id is not None else str(self.key)
+
+
+class Bundle(_Spec):
+    """One bundle file: a tenant and its sources, principals, nodes, edges, documents."""
+
+    tenant: str
+    sources: list[SourceSpec] = Field(default_factory=list)
+    principals: list[PrincipalSpec] = Field(default_factory=list)
+    nodes: list[NodeSpec] = Field(default_factory=list)
+    edges: list[EdgeSpec] = Field(default_factory=list)
+    documents: list[DocumentSpec] = Field(default_factory=list)
+    retractions: list[RetractionSpec] = Field(default_factory=list)
+
+    @field_validator("tenant")
+    @classmethod
+    def _tenant(cls, value: str) -> str:
+        return _check_identifier(value, "tenant")
+
+    def element_count(self) -> int:
+        """How many elements this bundle holds (all sections)."""
+        return (
+            len(self.sources)
+            + len(self.principals)
+            + len(self.nodes)
+            + len(self.edges)
+            + len(self.documents)
+            + len(self.retractions)
+        )
+
+
+class BundleProblem(BaseModel):
+    """One reason a bundle cannot be ingested: `file: element: reason`."""
+
+    model_config = ConfigDict(frozen=True)
+
+    origin: str
+    element: str
+    reason: str
+
+    def line(self) -> str:
+        """The problem as one line for stderr."""
+        return f"{self.origin}: {self.element}: {self.reason}"
+
+
+class BundlePart(BaseModel):
+    """A bundle and where it came from (a file path, or an importer's description)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    origin: str
+    bundle: Bundle
+
+
+class LoadedBundle(BaseModel):
+    """All bundle parts read from a path, plus the problems found while reading them."""
+
+    parts: list[BundlePart] = Field(default_factory=list)
+    problems: list[BundleProblem] = Field(default_factory=list)
+
+    @classmethod
+    def from_bundles(cls, bundles: Iterable[tuple[str, Bundle]]) -> LoadedBundle:
+        """Wrap in-memory bundles (e.g. from an importer), each with its origin text."""
+        return cls(parts=[BundlePart(origin=o, bundle=b) for o, b in bundles])
+
+    def element_count(self) -> int:
+        """Elements over all parts."""
+        return sum(part.bundle.element_count() for part in self.parts)
+
+
+class _NoTimestampLoader(yaml.SafeLoader):
+    """YAML without implicit timestamps, so YAML and JSON times are parsed by one rule."""
+
+
+_NoTimestampLoader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def _element_name(section: str, index: int, raw: Any) -> str:
+    label = f"{section}[{index}]"
+    if isinstance(raw, dict):
+        ident = raw.get("id") or raw.get("source_id") or raw.get("key")
+        if ident is None and section == "edges":
+            ident = f"{raw.get('type')}|{raw.get('from')}|{raw.get('to')}"
+        if ident is not None:
+            label += f" {str(ident)[:120]}"
+    return label
+
+
+def _problems_from_validation(
+    origin: str, raw: dict[str, Any], exc: ValidationError
+) -> list[BundleProblem]:
+    problems = []
+    for error in exc.errors():
+        loc = list(error.get("loc", ()))
+        if loc and isinstance(loc[0], str) and len(loc) >= 2 and isinstance(loc[1], int):
+            section, index = loc[0], loc[1]
+            items = raw.get(section)
+            item = items[index] if isinstance(items, list) and index < len(items) else None
+            element = _element_name(section, index, item)
+            field = ".".join(str(part) for part in loc[2:])
+        else:
+            element = "bundle"
+            field = ".".join(str(part) for part in loc)
+        message = str(error.get("msg", "invalid")).removeprefix("Value error, ")
+        reason = f"{field}: {message}" if field else message
+        problems.append(BundleProblem(origin=origin, element=element, reason=reason))
+    return problems
+
+
+def parse_bundle_data(origin: str, raw: Any) -> tuple[Bundle | None, list[BundleProblem]]:
+    """Validate already-parsed YAML/JSON data as a Bundle, collecting every problem."""
+    if not isinstance(raw, dict):
+        return None, [BundleProblem(origin=origin, element="bundle", reason="not a mapping")]
+    try:
+        return Bundle.model_validate(raw), []
+    except ValidationError as exc:
+        return None, _problems_from_validation(origin, raw, exc)
+
+
+def _read_file(path: Path) -> tuple[Any, list[BundleProblem]]:
+    origin = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, [BundleProblem(origin=origin, element="file", reason=f"unreadable: {exc}")]
+    try:
+        if path.suffix == ".json":
+            return json.loads(text), []
+        return yaml.load(text, Loader=_NoTimestampLoader), []  # noqa: S506 (a SafeLoader)
+    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+        reason = " ".join(str(exc).split())
+        return None, [
+            BundleProblem(origin=origin, element="file", reason=f"not parseable: {reason}")
+        ]
+
+
+def bundle_files(path: Path) -> list[Path]:
+    """The bundle files at `path`: the file itself, or a folder's YAML/JSON files, sorted."""
+    if path.is_file():
+        return [path]
+    if path.is_dir():
+        return sorted(
+            p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in BUNDLE_SUFFIXES
+        )
+    return []
+
+
+def load_bundle(path: Path | str) -> LoadedBundle:
+    """Read a bundle file or folder. Problems are collected in `LoadedBundle.problems`."""
+    root = Path(path)
+    if not root.exists():
+        return LoadedBundle(
+            problems=[BundleProblem(origin=str(root), element="path", reason="does not exist")]
+        )
+    files = bundle_files(root)
+    if not files:
+        return LoadedBundle(
+            problems=[
+                BundleProblem(
+                    origin=str(root), element="path", reason="no .yaml, .yml or .json files"
+                )
+            ]
+        )
+    loaded = LoadedBundle()
+    for file in files:
+        raw, problems = _read_file(file)
+        if problems:
+            loaded.problems.extend(problems)
+            continue
+        bundle, problems = parse_bundle_data(str(file), raw)
+        loaded.problems.extend(problems)
+        if bundle is not None:
+            loaded.parts.append(BundlePart(origin=str(file), bundle=bundle))
+    return loaded
+
+
+def iter_parts(loaded: LoadedBundle) -> Iterator[tuple[str, Bundle]]:
+    """(origin, bundle) pairs in load order."""
+    for part in loaded.parts:
+        yield part.origin, part.bundle
+
+
+def _with_defaults(
+    spec: _ProvenanceT, source_id: str | None, acl: list[str] | None
+) -> _ProvenanceT:
+    update: dict[str, Any] = {}
+    if source_id is not None and spec.source_id is None:
+        update["source_id"] = source_id
+    if acl is not None and spec.acl is None:
+        update["acl"] = acl
+    return spec.model_copy(update=update) if update else spec
+
+
+def apply_overrides(
+    loaded: LoadedBundle,
+    *,
+    tenant: str | None = None,
+    source_id: str | None = None,
+    acl: list[str] | None = None,
+) -> LoadedBundle:
+    """Apply the CLI's `--tenant` (replaces every file's tenant), `--source-id` and `--acl`
+    (defaults for elements that do not name their own)."""
+    if tenant is not None:
+        _check_identifier(tenant, "tenant")
+    if acl is not None:
+        acl = _check_labels(acl, "acl label")
+    parts = []
+    for part in loaded.parts:
+        b = part.bundle
+        update: dict[str, Any] = {
+            "nodes": [_with_defaults(n, source_id, acl) for n in b.nodes],
+            "edges": [_with_defaults(e, source_id, acl) for e in b.edges],
+            "documents": [_with_defaults(d, source_id, acl) for d in b.documents],
+        }
+        if tenant is not None:
+            update["tenant"] = tenant
+        parts.append(BundlePart(origin=part.origin, bundle=b.model_copy(update=update)))
+    return LoadedBundle(parts=parts, problems=list(loaded.problems))
