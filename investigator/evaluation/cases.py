@@ -244,8 +244,10 @@ def load_golden_set(path: Path) -> GoldenSet:
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise BadInput(f"cases file {path} is not valid YAML: {first}") from exc
+        mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        where = f" (line {mark.line + 1})" if mark is not None else ""
+        raise BadInput(f"cases file {path} is not valid YAML{where}: {problem}") from exc
     if not isinstance(raw, dict):
         raise BadInput(f"cases file {path} must be a mapping with `datasets` and `cases`")
     try:
