@@ -158,6 +158,15 @@ class TemplateExecutor:
         """Compile a plan step against this executor's registry (refusals are BadInput)."""
         return compile_step(self.registry, step, plan)
 
+    def _session(self) -> neo4j.Session:
+        # Notifications (e.g. "property key does not exist" on a sparse graph) are about the
+        # data, not about the user's question; they would only flood logs.
+        return self.driver.session(
+            database=self.database,
+            default_access_mode=neo4j.READ_ACCESS,
+            notifications_min_severity=neo4j.NotificationMinimumSeverity.OFF,
+        )
+
     def _read(
         self, text: str, parameters: dict[str, Any], timeout_s: float, fetch: int
     ) -> list[neo4j.Record]:
@@ -169,9 +178,7 @@ class TemplateExecutor:
             return list(result.fetch(fetch))
 
         try:
-            with self.driver.session(
-                database=self.database, default_access_mode=neo4j.READ_ACCESS
-            ) as session:
+            with self._session() as session:
                 return session.execute_read(work)
         except ClientError as exc:
             if _is_timeout(exc):
@@ -274,9 +281,7 @@ class TemplateExecutor:
     def explain(self, rendered: RenderedTemplate | CompiledQuery) -> str:
         """The query type Neo4j's planner assigns to an allowlisted text (`r` = read-only)."""
         self._check_allowlisted(rendered)
-        with self.driver.session(
-            database=self.database, default_access_mode=neo4j.READ_ACCESS
-        ) as session:
+        with self._session() as session:
             summary = session.run("EXPLAIN " + rendered.text).consume()
         return str(summary.query_type)
 
