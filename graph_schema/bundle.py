@@ -119,10 +119,14 @@ def _check_props(props: dict[str, Any], model: type[BaseModel]) -> dict[str, Any
                     )
             if len({type(item) for item in value}) > 1:
                 raise ValueError(f"property {name!r} mixes types in one list (Neo4j refuses)")
+        elif isinstance(value, datetime):
+            # In-memory bundles (importers, the generator) may hand datetimes directly.
+            if value.tzinfo is None or value.utcoffset() is None:
+                raise ValueError(f"property {name!r} is a time without a zone")
         elif value is not None and not isinstance(value, Scalar):
             raise ValueError(f"property {name!r} has an unsupported {type(value).__name__}")
     typed = model.model_validate(props)
-    out = dict(props)
+    out = {k: _to_utc(v) if isinstance(v, datetime) else v for k, v in props.items()}
     # Typed fields replace their raw value (times become UTC datetimes).
     for field_name in type(typed).model_fields:
         if field_name in props:

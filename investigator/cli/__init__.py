@@ -37,13 +37,23 @@ def cli(debug: bool) -> None:
 
 def _register() -> None:
     # Each command group lives in its own module and adds itself to `cli`.
-    from investigator.cli import db, demo
+    from investigator.cli import db, demo, generate, ingest, schema
     from investigator.cli import eval as eval_cli
     from investigator.cli import runbook as runbook_cli
     from investigator.cli import runs as runs_cli
     from investigator.cli import trace as trace_cli
 
-    for module in (db, demo, eval_cli, runbook_cli, runs_cli, trace_cli):
+    for module in (
+        db,
+        demo,
+        eval_cli,
+        runbook_cli,
+        runs_cli,
+        trace_cli,
+        schema,
+        ingest,
+        generate,
+    ):
         module.register(cli)
 
 

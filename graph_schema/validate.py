@@ -1,0 +1,264 @@
+"""Whole-bundle checks that span elements and files (DESIGN.md section 10).
+
+`validate_bundle` finds every problem before anything is written: duplicate ids and keys,
+dangling references (edges, `supersedes`, `applies_to`, `source_id`, retraction targets),
+times in the future, edge keys that do not name their type. References may point to
+elements of the same bundle or to current records already in the graph (`ExistingElements`,
+looked up by `graph_schema.writer.find_existing`).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from graph_schema.bundle import (
+    Bundle,
+    BundleProblem,
+    DocumentSpec,
+    LoadedBundle,
+    PrincipalSpec,
+)
+from graph_schema.kg_types import RelType
+
+TenantId = tuple[str, str]
+
+
+@dataclass
+class ExistingElements:
+    """What the graph already holds that a bundle may refer to (current records only)."""
+
+    ids: set[TenantId] = field(default_factory=set)
+    edge_keys: set[TenantId] = field(default_factory=set)
+    sources: set[TenantId] = field(default_factory=set)
+
+
+@dataclass(frozen=True)
+class ElementRef:
+    """Where an element is: file, section index and a printable name."""
+
+    origin: str
+    element: str
+
+
+def principal_tenant(bundle: Bundle, principal: PrincipalSpec) -> str:
+    """The tenant a principal record is written in (its own, else the bundle's)."""
+    return principal.tenant or bundle.tenant
+
+
+def rel_type_of_key(key: str) -> RelType | None:
+    """The relationship type a key starts with (`TYPE|...`), or None."""
+    head = key.split("|", 1)[0]
+    try:
+        return RelType(head)
+    except ValueError:
+        return None
+
+
+def _nodeish(bundle: Bundle) -> Iterator[tuple[str, int, str, datetime | None]]:
+    """(section, index, id, recorded_at) for everything stored as a node record."""
+    for i, s in enumerate(bundle.sources):
+        yield "sources", i, s.source_id, s.recorded_at
+    for i, n in enumerate(bundle.nodes):
+        yield "nodes", i, n.id, n.recorded_at
+    for i, d in enumerate(bundle.documents):
+        yield "documents", i, d.id, d.recorded_at
+
+
+def _history_ok(entries: list[tuple[ElementRef, datetime | None]]) -> bool:
+    # Several entries of one id are a history only if each says when it was recorded.
+    stamps = [recorded for _, recorded in entries]
+    return all(s is not None for s in stamps) and len(set(stamps)) == len(stamps)
+
+
+def validate_bundle(
+    loaded: LoadedBundle,
+    existing: ExistingElements | None = None,
+    *,
+    now: datetime,
+) -> list[BundleProblem]:
+    """Every cross-element problem of `loaded`, as `file: element: reason` problems."""
+    existing = existing or ExistingElements()
+    problems: list[BundleProblem] = []
+
+    def problem(ref: ElementRef, reason: str) -> None:
+        problems.append(BundleProblem(origin=ref.origin, element=ref.element, reason=reason))
+
+    node_entries: dict[TenantId, list[tuple[ElementRef, datetime | None]]] = defaultdict(list)
+    node_kind: dict[TenantId, str] = {}
+    edge_entries: dict[TenantId, list[tuple[ElementRef, datetime | None]]] = defaultdict(list)
+    sources: set[TenantId] = set(existing.sources)
+    principals: dict[TenantId, list[ElementRef]] = defaultdict(list)
+
+    for part in loaded.parts:
+        b = part.bundle
+        for section, index, ident, recorded in _nodeish(b):
+            ref = ElementRef(part.origin, f"{section}[{index}] {ident}")
+            node_entries[(b.tenant, ident)].append((ref, recorded))
+            previous = node_kind.setdefault((b.tenant, ident), section)
+            if previous != section:
+                problem(ref, f"id {ident!r} is already used in {previous}")
+        for source in b.sources:
+            sources.add((b.tenant, source.source_id))
+        for index, principal in enumerate(b.principals):
+            ref = ElementRef(part.origin, f"principals[{index}] {principal.id}")
+            principals[(principal_tenant(b, principal), principal.id)].append(ref)
+        for index, edge in enumerate(b.edges):
+            ref = ElementRef(part.origin, f"edges[{index}] {edge.edge_key}")
+            edge_entries[(b.tenant, edge.edge_key)].append((ref, edge.recorded_at))
+        for doc_index, doc in enumerate(b.documents):
+            ref = ElementRef(part.origin, f"documents[{doc_index}] {doc.id}")
+            for key in _document_edge_keys(doc):
+                edge_entries[(b.tenant, key)].append((ref, doc.recorded_at))
+
+    for (tenant, ident), entries in node_entries.items():
+        if len(entries) > 1 and not _history_ok(entries):
+            for ref, _ in entries[1:]:
+                problem(
+                    ref,
+                    f"duplicate id {ident!r} in tenant {tenant!r} (repeat an id only as a "
+                    "history: every entry with its own explicit recorded_at)",
+                )
+    for (tenant, ident), refs in principals.items():
+        for ref in refs[1:]:
+            problem(ref, f"duplicate principal {ident!r} in tenant {tenant!r}")
+        if (tenant, ident) in node_entries:
+            problem(refs[0], f"principal id {ident!r} is also used by another element")
+    for (tenant, key), entries in edge_entries.items():
+        if len(entries) > 1 and not _history_ok(entries):
+            for ref, _ in entries[1:]:
+                problem(ref, f"duplicate relationship key {key!r} in tenant {tenant!r}")
+
+    known_ids = set(existing.ids) | set(node_entries) | set(principals)
+    known_keys = set(existing.edge_keys) | set(edge_entries)
+
+    def check_time(ref: ElementRef, what: str, value: datetime | None) -> None:
+        if value is not None and value > now:
+            problem(ref, f"{what} {value.isoformat()} is in the future (the KG cannot know it yet)")
+
+    def check_source(ref: ElementRef, tenant: str, source_id: str | None) -> None:
+        if source_id is None:
+            problem(ref, "source_id is missing (give one, or --source-id)")
+        elif (tenant, source_id) not in sources:
+            problem(ref, f"source {source_id!r} is not defined in tenant {tenant!r}")
+
+    def check_ref(ref: ElementRef, tenant: str, what: str, target: str) -> None:
+        if (tenant, target) not in known_ids:
+            problem(ref, f"{what} {target!r} does not exist in tenant {tenant!r}")
+
+    for part in loaded.parts:
+        b, origin = part.bundle, part.origin
+        for index, source in enumerate(b.sources):
+            ref = ElementRef(origin, f"sources[{index}] {source.source_id}")
+            check_time(ref, "recorded_at", source.recorded_at)
+        for index, principal in enumerate(b.principals):
+            ref = ElementRef(origin, f"principals[{index}] {principal.id}")
+            check_time(ref, "recorded_at", principal.recorded_at)
+            if principal.source_id is not None:
+                check_source(ref, principal_tenant(b, principal), principal.source_id)
+        for index, node in enumerate(b.nodes):
+            ref = ElementRef(origin, f"nodes[{index}] {node.id}")
+            check_source(ref, b.tenant, node.source_id)
+            check_time(ref, "recorded_at", node.recorded_at)
+            check_time(ref, "observed_at", node.observed_at)
+        for index, doc in enumerate(b.documents):
+            ref = ElementRef(origin, f"documents[{index}] {doc.id}")
+            check_source(ref, b.tenant, doc.source_id)
+            check_time(ref, "recorded_at", doc.recorded_at)
+            check_time(ref, "observed_at", doc.observed_at)
+            if doc.supersedes is not None:
+                if doc.supersedes == doc.id:
+                    problem(ref, "a document cannot supersede itself")
+                else:
+                    check_ref(ref, b.tenant, "supersedes", doc.supersedes)
+            for target in doc.applies_to:
+                check_ref(ref, b.tenant, "applies_to", target)
+        for index, edge in enumerate(b.edges):
+            ref = ElementRef(origin, f"edges[{index}] {edge.edge_key}")
+            check_source(ref, b.tenant, edge.source_id)
+            check_time(ref, "recorded_at", edge.recorded_at)
+            check_time(ref, "observed_at", edge.observed_at)
+            check_ref(ref, b.tenant, "from", edge.from_)
+            check_ref(ref, b.tenant, "to", edge.to)
+            if edge.key is not None and rel_type_of_key(edge.key) is not edge.type:
+                problem(ref, f"key {edge.key!r} must start with {edge.type.value + '|'!r}")
+        for index, retraction in enumerate(b.retractions):
+            ref = ElementRef(origin, f"retractions[{index}] {retraction.target}")
+            check_time(ref, "at", retraction.at)
+            if retraction.id is not None:
+                check_ref(ref, b.tenant, "retracted id", retraction.id)
+            else:
+                key = str(retraction.key)
+                if rel_type_of_key(key) is None:
+                    problem(ref, f"key {key!r} does not start with a relationship type")
+                elif (b.tenant, key) not in known_keys:
+                    problem(ref, f"retracted key {key!r} does not exist in tenant {b.tenant!r}")
+    return problems
+
+
+def _document_edge_keys(doc: DocumentSpec) -> list[str]:
+    keys = [f"{RelType.APPLIES_TO.value}|{doc.id}|{target}" for target in doc.applies_to]
+    if doc.supersedes is not None:
+        keys.append(f"{RelType.SUPERSEDES.value}|{doc.id}|{doc.supersedes}")
+    return keys
+
+
+def document_edge_keys(doc: DocumentSpec) -> list[str]:
+    """Keys of the APPLIES_TO / SUPERSEDES relationships a document produces."""
+    return _document_edge_keys(doc)
+
+
+def referenced_ids(loaded: LoadedBundle) -> set[TenantId]:
+    """Every (tenant, id) the bundle refers to (to look up in the graph)."""
+    refs: set[TenantId] = set()
+    for part in loaded.parts:
+        b = part.bundle
+        for edge in b.edges:
+            refs.add((b.tenant, edge.from_))
+            refs.add((b.tenant, edge.to))
+        for doc in b.documents:
+            refs.update((b.tenant, t) for t in doc.applies_to)
+            if doc.supersedes:
+                refs.add((b.tenant, doc.supersedes))
+        for retraction in b.retractions:
+            if retraction.id is not None:
+                refs.add((b.tenant, retraction.id))
+    return refs
+
+
+def referenced_sources(loaded: LoadedBundle) -> set[TenantId]:
+    """Every (tenant, source_id) the bundle's elements name."""
+    refs: set[TenantId] = set()
+    for part in loaded.parts:
+        b = part.bundle
+        for spec in (*b.nodes, *b.edges, *b.documents):
+            if spec.source_id:
+                refs.add((b.tenant, spec.source_id))
+        for principal in b.principals:
+            if principal.source_id:
+                refs.add((principal_tenant(b, principal), principal.source_id))
+    return refs
+
+
+def referenced_keys(loaded: LoadedBundle) -> set[TenantId]:
+    """Every (tenant, key) a retraction names."""
+    return {
+        (part.bundle.tenant, str(r.key))
+        for part in loaded.parts
+        for r in part.bundle.retractions
+        if r.key is not None
+    }
+
+
+__all__ = [
+    "ExistingElements",
+    "document_edge_keys",
+    "principal_tenant",
+    "referenced_ids",
+    "referenced_keys",
+    "referenced_sources",
+    "rel_type_of_key",
+    "validate_bundle",
+]

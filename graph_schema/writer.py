@@ -1,0 +1,590 @@
+"""Writing a validated bundle as immutable, versioned KG records (docs/contracts.md section 1).
+
+Public API:
+
+- `ingest_bundle(driver, loaded, ...) -> IngestReport`: look up what the bundle refers to,
+  validate everything (raising `BundleRejected` with every problem, writing nothing), then
+  write. This is what `investigator ingest` and importers call.
+- `write_bundle(driver, loaded, ...) -> IngestReport`: the write step alone, for a bundle
+  that `validate_bundle` already accepted.
+- `find_existing(driver, loaded)`: the graph's current records a bundle refers to.
+
+How a write goes: the current state of every id and key is read first, and each element is
+decided as unchanged (same `content_hash`), new, or a new version. Then, in batched `UNWIND`
+transactions: node records (the previous record gets `superseded_at`, and its current edge
+records are copied onto the new record), relationship records (previous copies superseded),
+and retractions (tombstone records). Labels and relationship types only ever come from the
+enums in `graph_schema.kg_types`; values are always parameters.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+import neo4j
+from pydantic import BaseModel
+
+from graph_schema.bundle import BundleProblem, LoadedBundle
+from graph_schema.hashing import content_hash
+from graph_schema.kg_types import KG_LABEL, NodeLabel, RecordStatus, RelType, Trust
+from graph_schema.records import (
+    EdgeDraft,
+    NodeDraft,
+    SourceInfo,
+    build_drafts,
+    bundle_sources,
+)
+from graph_schema.validate import (
+    ExistingElements,
+    referenced_ids,
+    referenced_keys,
+    referenced_sources,
+    rel_type_of_key,
+    validate_bundle,
+)
+
+Progress = Callable[[str], None]
+T = TypeVar("T")
+DEFAULT_BATCH_SIZE = 1000
+_READ_BATCH = 5000
+
+
+class BundleRejected(Exception):
+    """The bundle has problems; nothing was written."""
+
+    def __init__(self, problems: Sequence[BundleProblem]) -> None:
+        self.problems = list(problems)
+        super().__init__(f"bundle rejected: {len(self.problems)} problem(s), nothing written")
+
+
+class IngestReport(BaseModel):
+    """What one ingest did, in records (a re-ingest of the same bundle creates nothing)."""
+
+    elements: int
+    node_records_created: int = 0
+    edge_records_created: int = 0
+    nodes_unchanged: int = 0
+    edges_unchanged: int = 0
+    records_superseded: int = 0
+    edges_copied: int = 0
+    tombstones_created: int = 0
+    retractions_unchanged: int = 0
+    seconds: float = 0.0
+
+    @property
+    def changed(self) -> bool:
+        """Whether anything was written."""
+        return bool(
+            self.node_records_created or self.edge_records_created or self.tombstones_created
+        )
+
+
+@dataclass(slots=True)
+class _RecordState:
+    version: int
+    content_hash: str
+    status: str
+    recorded_at: datetime
+
+
+@dataclass
+class _History:
+    current: _RecordState | None = None
+    seen: set[tuple[str, datetime]] = field(default_factory=set)
+
+
+@dataclass(slots=True)
+class _NodeWrite:
+    draft: NodeDraft
+    version: int
+    recorded_at: datetime
+
+
+@dataclass(slots=True)
+class _EdgeWrite:
+    draft: EdgeDraft
+    version: int
+    recorded_at: datetime
+    supersede: bool
+
+
+@dataclass(slots=True)
+class _Retraction:
+    tenant: str
+    target: str
+    is_key: bool
+    reason: str
+    at: datetime
+
+
+def _chunks(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def _native(value: Any) -> Any:
+    to_native = getattr(value, "to_native", None)
+    return to_native() if to_native is not None and not isinstance(value, datetime) else value
+
+
+# Per-type statements: the relationship type is structure taken from the RelType enum, so the
+# key lookups can use the per-type (tenant, key) range index (dynamic types cannot).
+_EDGE_HISTORY = {
+    t: (
+        "UNWIND $rows AS row MATCH ()-[r:REL_TYPE]->() "
+        "WHERE r.tenant = row.tenant AND r.key = row.key "
+        "RETURN DISTINCT row.tenant AS tenant, row.key AS key, r.version AS version, "
+        "r.content_hash AS hash, r.status AS status, r.recorded_at AS recorded_at, "
+        "r.superseded_at IS NULL AS current"
+    ).replace("REL_TYPE", t.value)
+    for t in RelType
+}
+_EDGE_SUPERSEDE = {
+    t: (
+        "UNWIND $rows AS row MATCH ()-[r:REL_TYPE]->() "
+        "WHERE r.tenant = row.tenant AND r.key = row.key AND r.superseded_at IS NULL "
+        "SET r.superseded_at = row.recorded_at RETURN count(r) AS n"
+    ).replace("REL_TYPE", t.value)
+    for t in RelType
+}
+_EDGE_CURRENT_COPIES = {
+    t: (
+        "MATCH (a)-[r:REL_TYPE]->(b) "
+        "WHERE r.tenant = $tenant AND r.key = $key AND r.superseded_at IS NULL "
+        "RETURN elementId(r) AS eid, properties(r) AS props, a.id AS from_id, b.id AS to_id"
+    ).replace("REL_TYPE", t.value)
+    for t in RelType
+}
+
+_NODE_HISTORY = (
+    "UNWIND $rows AS row MATCH (n:KG {tenant: row.tenant, id: row.id}) "
+    "RETURN row.tenant AS tenant, row.id AS id, n.version AS version, n.content_hash AS hash, "
+    "n.status AS status, n.recorded_at AS recorded_at, n.superseded_at IS NULL AS current"
+)
+_NODE_CREATE = (
+    "UNWIND $rows AS row "
+    "OPTIONAL MATCH (old:KG {tenant: row.tenant, id: row.id}) WHERE old.superseded_at IS NULL "
+    "CREATE (n:KG:$(row.labels)) "
+    "SET n = row.props, n.version = row.version, n.recorded_at = row.recorded_at "
+    "SET old.superseded_at = row.recorded_at "
+    "RETURN elementId(old) AS old_eid"
+)
+_INCIDENT_EDGES = (
+    "UNWIND $olds AS oid MATCH (o) WHERE elementId(o) = oid "
+    "MATCH (o)-[r]-() WHERE r.superseded_at IS NULL "
+    "RETURN DISTINCT type(r) AS type, properties(r) AS props, "
+    "startNode(r).tenant AS tenant, startNode(r).id AS from_id, endNode(r).id AS to_id"
+)
+# Copies of an existing edge record onto the current records of its endpoints.
+_EDGE_COPY = (
+    "UNWIND $rows AS row "
+    "MATCH (a:KG {tenant: row.tenant, id: row.from_id}) WHERE a.superseded_at IS NULL "
+    "MATCH (b:KG {tenant: row.tenant, id: row.to_id}) WHERE b.superseded_at IS NULL "
+    "WITH row, a, b WHERE NOT EXISTS { MATCH (a)-[x]->(b) WHERE x.key = row.props.key "
+    "AND x.version = row.props.version AND x.superseded_at IS NULL } "
+    "CREATE (a)-[r:$(row.type)]->(b) SET r = row.props "
+    "RETURN count(r) AS n, count(DISTINCT row.idx) AS rows_written"
+)
+# A new edge record is attached to every pair of endpoint records that are current together
+# at some time after the edge was recorded, so that a history recorded in one bundle
+# (a node's v1 and v2 with their own recorded_at) keeps its paths at every known_at.
+_EDGE_CREATE = (
+    "UNWIND $rows AS row "
+    "MATCH (a:KG {tenant: row.tenant, id: row.from_id}) "
+    "WHERE a.superseded_at IS NULL OR a.superseded_at > row.props.recorded_at "
+    "MATCH (b:KG {tenant: row.tenant, id: row.to_id}) "
+    "WHERE b.superseded_at IS NULL OR b.superseded_at > row.props.recorded_at "
+    "WITH row, a, b WHERE (a.superseded_at IS NULL OR b.recorded_at < a.superseded_at) "
+    "AND (b.superseded_at IS NULL OR a.recorded_at < b.superseded_at) "
+    "CREATE (a)-[r:$(row.type)]->(b) SET r = row.props "
+    "RETURN count(r) AS n, count(DISTINCT row.idx) AS rows_written"
+)
+_CURRENT_NODE = (
+    "MATCH (n:KG {tenant: $tenant, id: $id}) WHERE n.superseded_at IS NULL "
+    "RETURN elementId(n) AS eid, labels(n) AS labels, properties(n) AS props"
+)
+_TOMBSTONE_NODE = (
+    "MATCH (o) WHERE elementId(o) = $eid "
+    "CREATE (t:KG:$($labels)) SET t = $props SET o.superseded_at = $props.recorded_at "
+    "RETURN elementId(t) AS eid"
+)
+_SUPERSEDE_BY_EID = (
+    "UNWIND $eids AS eid MATCH ()-[r]->() WHERE elementId(r) = eid "
+    "SET r.superseded_at = $at RETURN count(r) AS n"
+)
+
+
+def find_existing(
+    driver: neo4j.Driver, loaded: LoadedBundle, database: str | None = None
+) -> tuple[ExistingElements, dict[tuple[str, str], SourceInfo]]:
+    """Current records the bundle refers to but does not define, and their sources."""
+    existing = ExistingElements()
+    ids = sorted(referenced_ids(loaded) | referenced_sources(loaded))
+    rows = [{"tenant": t, "id": i} for t, i in ids]
+    sources: dict[tuple[str, str], SourceInfo] = {}
+    for chunk in _chunks(rows, _READ_BATCH):
+        records, _, _ = driver.execute_query(
+            "UNWIND $rows AS row MATCH (n:KG {tenant: row.tenant, id: row.id}) "
+            "WHERE n.superseded_at IS NULL "
+            "RETURN row.tenant AS tenant, row.id AS id, 'Source' IN labels(n) AS is_source, "
+            "n.allowed_purposes AS purposes, n.trust AS trust",
+            rows=list(chunk),
+            database_=database,
+            routing_=neo4j.RoutingControl.READ,
+        )
+        for r in records:
+            existing.ids.add((r["tenant"], r["id"]))
+            if r["is_source"]:
+                existing.sources.add((r["tenant"], r["id"]))
+                sources[(r["tenant"], r["id"])] = SourceInfo(
+                    purposes=list(r["purposes"] or []), trust=r["trust"] or Trust.UNTRUSTED.value
+                )
+    for tenant, key in sorted(referenced_keys(loaded)):
+        rel_type = rel_type_of_key(key)
+        if rel_type is None:
+            continue
+        records, _, _ = driver.execute_query(
+            _EDGE_HISTORY[rel_type],
+            rows=[{"tenant": tenant, "key": key}],
+            database_=database,
+            routing_=neo4j.RoutingControl.READ,
+        )
+        if any(r["current"] for r in records):
+            existing.edge_keys.add((tenant, key))
+    return existing, sources
+
+
+def ingest_bundle(
+    driver: neo4j.Driver,
+    loaded: LoadedBundle,
+    *,
+    database: str | None = None,
+    now: datetime | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    progress: Progress | None = None,
+) -> IngestReport:
+    """Validate `loaded` against itself and the graph, then write it.
+
+    Raises `BundleRejected` (with every problem) before writing anything if the bundle has
+    any problem, including the load problems already collected in `loaded.problems`.
+    """
+    now = now or datetime.now(UTC)
+    existing, db_sources = find_existing(driver, loaded, database)
+    problems = list(loaded.problems) + validate_bundle(loaded, existing, now=now)
+    if problems:
+        raise BundleRejected(problems)
+    return write_bundle(
+        driver,
+        loaded,
+        database=database,
+        now=now,
+        batch_size=batch_size,
+        progress=progress,
+        known_sources=db_sources,
+    )
+
+
+def write_bundle(
+    driver: neo4j.Driver,
+    loaded: LoadedBundle,
+    *,
+    database: str | None = None,
+    now: datetime | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    progress: Progress | None = None,
+    known_sources: dict[tuple[str, str], SourceInfo] | None = None,
+) -> IngestReport:
+    """Write an already validated bundle; unchanged elements are left alone."""
+    started = time.monotonic()
+    now = now or datetime.now(UTC)
+    say = progress or (lambda _message: None)
+    sources = dict(known_sources or {})
+    if not known_sources:
+        sources.update(find_existing(driver, loaded, database)[1])
+    sources.update(bundle_sources(loaded))
+    node_drafts, edge_drafts = build_drafts(loaded, sources)
+    retractions = [
+        _Retraction(part.bundle.tenant, r.target, r.key is not None, r.reason, r.at)
+        for part in loaded.parts
+        for r in part.bundle.retractions
+    ]
+    retracted = {(r.tenant, r.target) for r in retractions}
+    report = IngestReport(elements=loaded.element_count())
+
+    say(f"planning {len(node_drafts)} node and {len(edge_drafts)} edge records")
+    node_history = _read_node_history(driver, node_drafts, database)
+    node_rounds, report.nodes_unchanged = _plan(
+        node_drafts, lambda d: (d.tenant, d.id), node_history, retracted, now
+    )
+    edge_history = _read_edge_history(driver, edge_drafts, database)
+    edge_rounds, report.edges_unchanged = _plan(
+        edge_drafts, lambda d: (d.tenant, d.key), edge_history, retracted, now
+    )
+
+    total = sum(len(r) for r in node_rounds)
+    done = 0
+    for round_writes in node_rounds:
+        writes = [_NodeWrite(d, v, at) for d, v, at, _ in round_writes]
+        for chunk in _chunks(writes, batch_size):
+            superseded, copied = _execute(driver, database, _write_nodes, chunk)
+            report.node_records_created += len(chunk)
+            report.records_superseded += superseded
+            report.edges_copied += copied
+            done += len(chunk)
+            say(f"node records: {done}/{total}")
+
+    total = sum(len(r) for r in edge_rounds)
+    done = 0
+    for edge_round in edge_rounds:
+        edge_writes = [_EdgeWrite(d, v, at, sup) for d, v, at, sup in edge_round]
+        for echunk in _chunks(edge_writes, batch_size):
+            superseded = _execute(driver, database, _write_edges, echunk)
+            report.edge_records_created += len(echunk)
+            report.records_superseded += superseded
+            done += len(echunk)
+            say(f"edge records: {done}/{total}")
+
+    for retraction in retractions:
+        created, copied = _execute(driver, database, _retract, retraction)
+        report.tombstones_created += created
+        report.retractions_unchanged += 1 - created
+        report.records_superseded += created
+        report.edges_copied += copied
+    if retractions:
+        say(f"retractions: {report.tombstones_created} applied of {len(retractions)}")
+    report.seconds = round(time.monotonic() - started, 3)
+    return report
+
+
+def _execute(driver: neo4j.Driver, database: str | None, work: Callable[..., T], arg: Any) -> T:
+    with driver.session(database=database) as session:
+        return session.execute_write(work, arg)
+
+
+def _read_history(
+    driver: neo4j.Driver,
+    query: str,
+    rows: list[dict[str, str]],
+    ident: str,
+    database: str | None,
+    into: dict[tuple[str, str], _History],
+) -> None:
+    for chunk in _chunks(rows, _READ_BATCH):
+        records, _, _ = driver.execute_query(
+            query, rows=list(chunk), database_=database, routing_=neo4j.RoutingControl.READ
+        )
+        for r in records:
+            history = into.setdefault((r["tenant"], r[ident]), _History())
+            recorded_at = _native(r["recorded_at"])
+            history.seen.add((r["hash"], recorded_at))
+            if r["current"]:
+                state = _RecordState(int(r["version"]), r["hash"], r["status"], recorded_at)
+                # Several current copies of one edge record share one version: keep the max.
+                if history.current is None or state.version > history.current.version:
+                    history.current = state
+
+
+def _read_node_history(
+    driver: neo4j.Driver, drafts: list[NodeDraft], database: str | None
+) -> dict[tuple[str, str], _History]:
+    keys = sorted({(d.tenant, d.id) for d in drafts})
+    out: dict[tuple[str, str], _History] = {}
+    _read_history(
+        driver, _NODE_HISTORY, [{"tenant": t, "id": i} for t, i in keys], "id", database, out
+    )
+    return out
+
+
+def _read_edge_history(
+    driver: neo4j.Driver, drafts: list[EdgeDraft], database: str | None
+) -> dict[tuple[str, str], _History]:
+    by_type: dict[RelType, set[tuple[str, str]]] = defaultdict(set)
+    for d in drafts:
+        by_type[d.type].add((d.tenant, d.key))
+    out: dict[tuple[str, str], _History] = {}
+    for rel_type, keys in sorted(by_type.items()):
+        rows = [{"tenant": t, "key": k} for t, k in sorted(keys)]
+        _read_history(driver, _EDGE_HISTORY[rel_type], rows, "key", database, out)
+    return out
+
+
+D = TypeVar("D", NodeDraft, EdgeDraft)
+
+
+def _plan(
+    drafts: Iterable[D],
+    ident: Callable[[D], tuple[str, str]],
+    histories: dict[tuple[str, str], _History],
+    retracted: set[tuple[str, str]],
+    now: datetime,
+) -> tuple[list[list[tuple[D, int, datetime, bool]]], int]:
+    """Decide each draft: unchanged, or a new record (version, recorded_at) in some round.
+
+    Round k holds the k-th new record of each id, so one UNWIND never writes two versions of
+    one id (each needs the previous one to be current).
+    """
+    grouped: dict[tuple[str, str], list[D]] = defaultdict(list)
+    for draft in drafts:
+        grouped[ident(draft)].append(draft)
+    far_future = datetime.max.replace(tzinfo=UTC)
+    rounds: list[list[tuple[D, int, datetime, bool]]] = []
+    unchanged = 0
+    for key in sorted(grouped):
+        history = histories.get(key, _History())
+        state = history.current
+        entries = sorted(grouped[key], key=lambda d: d.explicit_recorded_at or far_future)
+        position = 0
+        for draft in entries:
+            explicit = draft.explicit_recorded_at
+            if state is not None and state.status == RecordStatus.RETRACTED and key in retracted:
+                unchanged += 1  # still retracted by this very bundle
+                continue
+            if explicit is not None and (draft.content_hash, explicit) in history.seen:
+                unchanged += 1  # this exact record was already written
+                continue
+            if (
+                state is not None
+                and state.status == RecordStatus.ACTIVE
+                and state.content_hash == draft.content_hash
+            ):
+                unchanged += 1
+                continue
+            # A record cannot be learned before the record it replaces: then we learn it now.
+            if explicit is not None and (state is None or explicit > state.recorded_at):
+                recorded_at = explicit
+            else:
+                recorded_at = now
+            version = 1 if state is None else state.version + 1
+            if len(rounds) <= position:
+                rounds.append([])
+            rounds[position].append((draft, version, recorded_at, state is not None))
+            position += 1
+            state = _RecordState(version, draft.content_hash, RecordStatus.ACTIVE, recorded_at)
+    return rounds, unchanged
+
+
+def _copy_incident_edges(tx: neo4j.ManagedTransaction, old_eids: list[str]) -> int:
+    """Copy current edge records of superseded node records onto the current records."""
+    if not old_eids:
+        return 0
+    wanted: dict[tuple[str, str, int, str, str], dict[str, Any]] = {}
+    for r in tx.run(_INCIDENT_EDGES, olds=old_eids):
+        rel_type = RelType(r["type"])  # only enum types are ever written
+        props = dict(r["props"])
+        ident = (r["tenant"], str(props["key"]), int(props["version"]), r["from_id"], r["to_id"])
+        wanted[ident] = {
+            "tenant": r["tenant"],
+            "from_id": r["from_id"],
+            "to_id": r["to_id"],
+            "type": rel_type.value,
+            "props": props,
+        }
+    rows = [dict(wanted[k], idx=i) for i, k in enumerate(sorted(wanted))]
+    if not rows:
+        return 0
+    record = tx.run(_EDGE_COPY, rows=rows).single()
+    return int(record["n"]) if record else 0
+
+
+def _write_nodes(tx: neo4j.ManagedTransaction, writes: Sequence[_NodeWrite]) -> tuple[int, int]:
+    rows = [
+        {
+            "tenant": w.draft.tenant,
+            "id": w.draft.id,
+            "labels": w.draft.labels,
+            "props": w.draft.props,
+            "version": w.version,
+            "recorded_at": w.recorded_at,
+        }
+        for w in writes
+    ]
+    old_eids = [r["old_eid"] for r in tx.run(_NODE_CREATE, rows=rows) if r["old_eid"]]
+    return len(old_eids), _copy_incident_edges(tx, old_eids)
+
+
+def _write_edges(tx: neo4j.ManagedTransaction, writes: Sequence[_EdgeWrite]) -> int:
+    superseded = 0
+    by_type: dict[RelType, list[dict[str, Any]]] = defaultdict(list)
+    for w in writes:
+        if w.supersede:
+            by_type[w.draft.type].append(
+                {"tenant": w.draft.tenant, "key": w.draft.key, "recorded_at": w.recorded_at}
+            )
+    for rel_type, rows in sorted(by_type.items()):
+        record = tx.run(_EDGE_SUPERSEDE[rel_type], rows=rows).single()
+        superseded += int(record["n"]) if record else 0
+    rows = []
+    for idx, w in enumerate(writes):
+        props = dict(w.draft.props)
+        props["version"] = w.version
+        props["recorded_at"] = w.recorded_at
+        rows.append(
+            {
+                "idx": idx,
+                "tenant": w.draft.tenant,
+                "from_id": w.draft.from_id,
+                "to_id": w.draft.to_id,
+                "type": w.draft.type.value,
+                "props": props,
+            }
+        )
+    record = tx.run(_EDGE_CREATE, rows=rows).single()
+    created = int(record["rows_written"]) if record else 0
+    if created != len(rows):
+        # Validation proved every endpoint exists; a miss means a concurrent change.
+        raise RuntimeError(
+            f"wrote {created} of {len(rows)} relationships: an endpoint disappeared meanwhile"
+        )
+    return superseded
+
+
+def _tombstone_props(
+    props: dict[str, Any], r: _Retraction, recorded_at: datetime
+) -> dict[str, Any]:
+    out = {k: _native(v) for k, v in props.items() if k not in ("superseded_at", "content_hash")}
+    out["status"] = RecordStatus.RETRACTED.value
+    out["retraction_reason"] = r.reason
+    out["retracted_at"] = r.at
+    out["version"] = int(props["version"]) + 1
+    out["recorded_at"] = recorded_at
+    out["content_hash"] = content_hash(out)
+    return out
+
+
+def _retract(tx: neo4j.ManagedTransaction, r: _Retraction) -> tuple[int, int]:
+    """Tombstone the current record of an id or key; (records created, edges copied)."""
+    if not r.is_key:
+        current = tx.run(_CURRENT_NODE, tenant=r.tenant, id=r.target).single()
+        if current is None or current["props"].get("status") == RecordStatus.RETRACTED:
+            return 0, 0
+        previous = _native(current["props"]["recorded_at"])
+        props = _tombstone_props(current["props"], r, max(r.at, previous))
+        labels = [NodeLabel(x).value for x in current["labels"] if x != KG_LABEL]
+        tx.run(_TOMBSTONE_NODE, eid=current["eid"], labels=labels, props=props).consume()
+        return 1, _copy_incident_edges(tx, [current["eid"]])
+    rel_type = rel_type_of_key(r.target)
+    if rel_type is None:
+        return 0, 0
+    copies = list(tx.run(_EDGE_CURRENT_COPIES[rel_type], tenant=r.tenant, key=r.target))
+    if not copies or copies[0]["props"].get("status") == RecordStatus.RETRACTED:
+        return 0, 0
+    first = copies[0]
+    previous = max(_native(c["props"]["recorded_at"]) for c in copies)
+    at = max(r.at, previous)
+    props = _tombstone_props(first["props"], r, at)
+    tx.run(_SUPERSEDE_BY_EID, eids=[c["eid"] for c in copies], at=at).consume()
+    row = {
+        "idx": 0,
+        "tenant": r.tenant,
+        "from_id": first["from_id"],
+        "to_id": first["to_id"],
+        "type": rel_type.value,
+        "props": props,
+    }
+    record = tx.run(_EDGE_COPY, rows=[row]).single()
+    return (int(record["rows_written"]) if record else 0), 0

@@ -1,0 +1,47 @@
+"""`investigator schema apply`: the Knowledge Graph's constraints and indexes (idempotent)."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from graph_schema.schema_ddl import apply_schema, schema_items
+from investigator.connection import open_driver
+from investigator.settings import resolve_connection
+
+
+@click.group(name="schema")
+def schema_group() -> None:
+    """Manage the Knowledge Graph schema (constraints and indexes)."""
+
+
+@schema_group.command(name="apply")
+@click.option("--json", "json_out", is_flag=True, help="Print one JSON document.")
+def apply_command(json_out: bool) -> None:
+    """Create missing constraints and indexes; print what changed.
+
+    \b
+    Example:
+      investigator schema apply
+    """
+    settings = resolve_connection()
+    driver = open_driver(settings)
+    try:
+        report = apply_schema(driver, settings.database)
+    finally:
+        driver.close()
+    if json_out:
+        click.echo(json.dumps(report.model_dump()))
+        return
+    kinds = {item.name: item.kind for item in schema_items()}
+    for name in report.created:
+        click.echo(f"created {kinds[name]} {name}")
+    if report.created:
+        click.echo(f"{len(report.created)} created, {len(report.present)} already present")
+    else:
+        click.echo(f"schema up to date: {len(report.present)} constraints and indexes present")
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(schema_group)
