@@ -82,7 +82,14 @@ class ClaimSet(BaseModel):
 
 
 # Property names that carry the relevant instant, most specific first.
-_DEPLOY_TIME_KEYS = ("finished_at", "ended_at", "completed_at", "deployed_at", "at")
+_DEPLOY_TIME_KEYS = (
+    "finished_at",
+    "ended_at",
+    "completed_at",
+    "deployed_at",
+    "claimed_time",
+    "at",
+)
 _FIRST_SEEN_KEYS = ("first_seen", "first_seen_at", "started_at", "at")
 _CHANGE_TIME_KEYS = ("at", "changed_at", "finished_at", "deployed_at", "started_at")
 
@@ -101,7 +108,19 @@ def _instant(ev: Evidence, keys: Sequence[str]) -> datetime | None:
 
 
 def _label(ev: Evidence) -> str:
+    code = ev.context.get("code") or ev.context.get("error_code")
+    if "error_first_seen" in ev.evidence_types and isinstance(code, str):
+        return code.removeprefix("err:")
     return ev.name or ev.title or ev.element_id
+
+
+def _about(ev: Evidence, entity_id: str) -> bool:
+    """Whether `ev` is a record about `entity_id` (same record, its fact slot, its documents)."""
+    return (
+        ev.element_id == entity_id
+        or entity_id in (ev.conflict_key or "")
+        or entity_id in (ev.context.get("entity"), ev.context.get("deployment"))
+    )
 
 
 def _claim(
@@ -249,27 +268,18 @@ def _correlation(
     as_of: datetime,
 ) -> tuple[Verdict, list[Claim], list[Confounder]]:
     intent = Intent.DEPLOYMENT_CORRELATION.value
-    deploys = [
-        (t, ev)
-        for ev in _with(evidence, "deployment_time")
-        if (t := _instant(ev, _DEPLOY_TIME_KEYS))
-    ]
-    seen = [(t, ev) for ev in firsts if (t := _instant(ev, _FIRST_SEEN_KEYS))]
+    timed = _with(evidence, "deployment_time")
+    # Releases are the Deployment records; documents about a release corroborate its time.
+    releases = [ev for ev in timed if ev.type == "Deployment"] or timed
+    deploys = [(t, ev) for ev in releases if (t := _instant(ev, _DEPLOY_TIME_KEYS))]
+    # Error-code first-seen records (with an explicit instant) beat documents that mention it.
+    explicit = [ev for ev in firsts if "first_seen" in ev.context] or list(firsts)
+    seen = [(t, ev) for ev in explicit if (t := _instant(ev, _FIRST_SEEN_KEYS))]
     affected = _with(evidence, "affected_service")
     claims: list[Claim] = []
     if not deploys or not seen:
         return Verdict.UNCERTAIN, claims, []
     first_at, first_ev = min(seen, key=lambda p: (p[0], p[1].element_id))
-    for t, ev in sorted(deploys, key=lambda p: (p[0], p[1].element_id)):
-        claims.append(
-            _claim(
-                f"Release {_label(ev)} ({ev.element_id}) finished at {iso_utc(t)}",
-                EpistemicStatus.FACT,
-                0.95,
-                [ev],
-                intent,
-            )
-        )
     before = [(t, ev) for t, ev in deploys if t <= first_at]
     if not before:
         t, ev = min(deploys, key=lambda p: (p[0], p[1].element_id))
@@ -285,6 +295,17 @@ def _correlation(
         )
         return Verdict.REFUTED, claims, []
     deploy_at, deploy_ev = max(before, key=lambda p: (p[0], p[1].element_id))
+    corroborating = [o for o in timed if o is not deploy_ev and _about(o, deploy_ev.element_id)]
+    claims.append(
+        _claim(
+            f"Release {_label(deploy_ev)} ({deploy_ev.element_id}) finished at "
+            f"{iso_utc(deploy_at)}",
+            EpistemicStatus.FACT,
+            0.95,
+            [deploy_ev, *corroborating],
+            intent,
+        )
+    )
     gap = first_at - deploy_at
     basis = [deploy_ev, first_ev, *affected]
     if gap > CORRELATION_WINDOW:
@@ -318,8 +339,8 @@ def _correlation(
     if mechanisms:
         claims.append(
             _claim(
-                f"Release {deploy_ev.element_id} caused {_label(first_ev)}: "
-                + "; ".join(ev.content for ev in mechanisms),
+                f"Release {deploy_ev.element_id} caused {_label(first_ev)}, according to "
+                "mechanism evidence from " + ", ".join(sorted(_label(ev) for ev in mechanisms)),
                 EpistemicStatus.INFERENCE,
                 0.8,
                 [deploy_ev, first_ev, *mechanisms],
@@ -339,7 +360,7 @@ def _correlation(
         )
     confounders: list[Confounder] = []
     for ev in _with(evidence, "change_event"):
-        if ev.element_id == deploy_ev.element_id:
+        if _about(ev, deploy_ev.element_id):
             continue
         at = _instant(ev, _CHANGE_TIME_KEYS)
         if at is None or not (first_at - CONFOUNDER_WINDOW <= at <= first_at):

@@ -333,8 +333,17 @@ def fuse(candidates: Iterable[Evidence], k: int = RRF_K) -> list[Evidence]:
             scores[channel] = max(score, scores.get(channel, score))
         types = sorted(set(prior.evidence_types) | set(cand.evidence_types))
         context = {**cand.context, **prior.context}
+        # A graph channel knows what a ranked channel cannot (the replacing version, the
+        # fact slot): keep whichever channel supplied it.
         merged[cand.evidence_id] = prior.model_copy(
-            update={"ranks": ranks, "scores": scores, "evidence_types": types, "context": context}
+            update={
+                "ranks": ranks,
+                "scores": scores,
+                "evidence_types": types,
+                "context": context,
+                "replacement": prior.replacement or cand.replacement,
+                "conflict_key": prior.conflict_key or cand.conflict_key,
+            }
         )
     fused = [
         ev.model_copy(

@@ -209,6 +209,8 @@ def build_pack(
             )
     chosen = [ev for ev in ordered if ev.evidence_id in chosen_ids]
     for rej in rejections:
+        if rej.candidate_id in chosen_ids:
+            continue  # rejected by one call, admitted from another: it is in the pack
         omissions.append(
             Omission(
                 candidate_id=rej.candidate_id,

@@ -73,6 +73,16 @@ _INCIDENT_WORDS = re.compile(
 )
 
 MAX_MENTIONS = 8
+# Navigation steps resolve anchors (entity linking, the incidents of a service); their rows
+# are evidence only when the question itself is an entity lookup.
+NAV_PREFIX = "nav-"
+
+
+def is_navigation(step: PlanStep) -> bool:
+    """Whether a step only finds anchors for later steps."""
+    return (step.step_id or "").startswith(NAV_PREFIX)
+
+
 DEFAULT_MAX_ROUNDS = 4
 # How far back from the anchor (first error, else as_of) deployments and changes are looked for.
 DEPLOY_LOOKBACK = timedelta(hours=24)
@@ -210,7 +220,7 @@ def linking_steps(mentions: Mentions, service_id: str | None, question: str) -> 
     texts = list(dict.fromkeys(([service_id] if service_id else []) + mentions.texts()))
     steps = [
         PlanStep(
-            step_id=f"link-{i}",
+            step_id=f"{NAV_PREFIX}link-{i}",
             template_id="entity_resolution",
             params={"text": text[:200]},
             evidence_type="entity",
@@ -280,6 +290,7 @@ def steps_for(
                     {"start_id": svc},
                     "entity",
                     options={"rel_type": "AFFECTED_BY", "direction": "both", "hops": 1},
+                    step_id=NAV_PREFIX + "incidents",
                 )
             )
     if "change_event" in want and (known.first_seen or known.deployments or known.services):
@@ -305,6 +316,7 @@ def steps_for(
                     {"start_id": code},
                     "entity",
                     options={"rel_type": "EMITTED", "direction": "in", "hops": 1},
+                    step_id=NAV_PREFIX + "emitters",
                 )
             )
     for alert in known.alerts:
@@ -329,9 +341,11 @@ def _step(
     params: dict[str, Any],
     evidence_type: str,
     options: dict[str, str | int] | None = None,
+    step_id: str | None = None,
 ) -> PlanStep:
     return PlanStep.model_validate(
         {
+            "step_id": step_id,
             "template_id": template_id,
             "params": params,
             "options": options or {},

@@ -39,6 +39,7 @@ def _register() -> None:
     # Each command group lives in its own module and adds itself to `cli`.
     from investigator.cli import db, demo, generate, ingest, schema
     from investigator.cli import eval as eval_cli
+    from investigator.cli import investigate as investigate_cli
     from investigator.cli import runbook as runbook_cli
     from investigator.cli import runs as runs_cli
     from investigator.cli import trace as trace_cli
@@ -47,6 +48,7 @@ def _register() -> None:
         db,
         demo,
         eval_cli,
+        investigate_cli,
         runbook_cli,
         runs_cli,
         trace_cli,

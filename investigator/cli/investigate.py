@@ -1,0 +1,230 @@
+"""`investigator investigate`: claims bound to evidence, rejected candidates, missing evidence."""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import UTC, datetime
+
+import click
+from pydantic import ValidationError
+
+from investigator.connection import open_driver
+from investigator.errors import BadInput
+from investigator.investigation import (
+    DEFAULT_BUDGET_TOKENS,
+    DEFAULT_DEADLINE_S,
+    DEFAULT_PURPOSE,
+    InvestigationRequest,
+    InvestigationResult,
+    investigate,
+)
+from investigator.planner import DEFAULT_MAX_ROUNDS
+from investigator.settings import resolve_connection
+
+SUBJECT_ENV = "INVESTIGATOR_SUBJECT"
+
+
+def parse_zoned_time(flag: str, value: str | None) -> datetime | None:
+    """ISO-8601 with a zone (`Z` or an offset), else BadInput naming the flag."""
+    if value is None:
+        return None
+    text = value.strip()
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        raise BadInput(
+            f"{flag} {value[:60]!r} is not an ISO-8601 time (e.g. 2026-07-23T10:03:00Z)"
+        ) from None
+    if parsed.utcoffset() is None:
+        raise BadInput(f"{flag} {value[:60]!r} has no zone: add Z or an offset like +02:00")
+    return parsed.astimezone(UTC)
+
+
+def _clean(text: object, limit: int = 160) -> str:
+    """One printable line: KG text may carry escape sequences meant for a terminal."""
+    flat = " ".join("".join(c if c.isprintable() else " " for c in str(text)).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _iso(value: datetime | None) -> str:
+    return "-" if value is None else value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def render_report(result: InvestigationResult) -> str:
+    """The readable terminal report: verdict, claims, rejections, gaps, stop reason, run id."""
+    lines = [
+        f"Question   {_clean(result.question, 200)}",
+        f"As of      {_iso(result.as_of)}  (known at {_iso(result.known_at)})  "
+        f"subject {_clean(result.subject_id)}  purpose {_clean(result.purpose)}",
+        f"Status     {result.status.value}  (stop: {result.stop_reason}, rounds: {result.rounds})"
+        + (f"  verdict: {result.verdict.value}" if result.verdict else ""),
+        "",
+        "Claims",
+    ]
+    if not result.claims:
+        lines.append("  (none: no claim without evidence)")
+    for claim in result.claims:
+        lines.append(f"  [{claim.epistemic_status.value:<10}] {_clean(claim.statement, 220)}")
+        lines.append(f"               evidence: {', '.join(claim.evidence_ids)}")
+    if result.confounders:
+        lines += ["", "Confounders"]
+        for c in result.confounders:
+            lines.append(f"  {_clean(c.element_id)} at {_iso(c.at)} ({c.evidence_id})")
+    unresolved = [c for c in result.conflicts if c.resolution == "unresolved"]
+    if unresolved:
+        lines += ["", "Unresolved conflicts"]
+        for conflict in unresolved:
+            lines.append(f"  {_clean(conflict.conflict_key)}: {', '.join(conflict.evidence_ids)}")
+    lines += ["", "Evidence"]
+    for ev in result.evidence:
+        extra = f" [{', '.join(ev.transformations)}]" if ev.transformations else ""
+        lines.append(
+            f"  {ev.evidence_id}  {_clean(ev.element_id, 70)}  "
+            f"({', '.join(ev.evidence_types)}){extra}"
+        )
+        lines.append(f"      {_clean(ev.content, 150)}")
+    if result.rejected:
+        lines += ["", "Rejected"]
+        for rej in result.rejected:
+            target = f" -> {_clean(rej.replacement)}" if rej.replacement else ""
+            winner = f" (winner {rej.winner})" if rej.winner and not rej.replacement else ""
+            lines.append(f"  {_clean(rej.element_id, 70)}: {rej.reason}{target}{winner}")
+    lines += ["", "Missing evidence"]
+    if not result.missing_evidence:
+        lines.append("  none")
+    for m in result.missing_evidence:
+        flag = "required" if m.required else "would strengthen"
+        lines.append(f"  {m.evidence_type} ({flag}): {m.description}")
+    lines += [
+        "",
+        f"Pack       {result.pack_id}  {result.pack_hash}",
+        f"Run        {result.run_id}  (trace: investigator trace {result.run_id})",
+    ]
+    return "\n".join(lines)
+
+
+@click.command(name="investigate")
+@click.argument("question")
+@click.option("--service", "service", metavar="ID", help="The service in question (svc:...).")
+@click.option(
+    "--as-of",
+    "as_of",
+    metavar="T",
+    help="ISO-8601 with zone: the moment asked about (default: now).",
+)
+@click.option(
+    "--known-at",
+    "known_at",
+    metavar="T",
+    help="ISO-8601 with zone: see the KG as it was known then (default: the run's start time).",
+)
+@click.option(
+    "--subject",
+    "subject",
+    metavar="ID",
+    help=f"Who asks (default: ${SUBJECT_ENV}); grants are read from the KG.",
+)
+@click.option(
+    "--purpose",
+    "purpose",
+    metavar="P",
+    default=DEFAULT_PURPOSE,
+    show_default=True,
+    help="Purpose of the investigation (must be allowed for the subject).",
+)
+@click.option(
+    "--max-rounds",
+    "max_rounds",
+    type=int,
+    default=DEFAULT_MAX_ROUNDS,
+    show_default=True,
+    help="Retrieval rounds at most (1..10).",
+)
+@click.option(
+    "--budget-tokens",
+    "budget_tokens",
+    type=int,
+    default=DEFAULT_BUDGET_TOKENS,
+    show_default=True,
+    help="Context Pack token budget (256..1000000).",
+)
+@click.option(
+    "--deadline-seconds",
+    "deadline_s",
+    type=float,
+    default=DEFAULT_DEADLINE_S,
+    show_default=True,
+    help="Stop retrieving after this long (0..600).",
+)
+@click.option(
+    "--idempotency-key",
+    "idempotency_key",
+    metavar="K",
+    help="Retrying with the same key and request returns the original run.",
+)
+@click.option("--json", "json_out", is_flag=True, help="Print one JSON document.")
+def investigate_command(
+    question: str,
+    service: str | None,
+    as_of: str | None,
+    known_at: str | None,
+    subject: str | None,
+    purpose: str,
+    max_rounds: int,
+    budget_tokens: int,
+    deadline_s: float,
+    idempotency_key: str | None,
+    json_out: bool,
+) -> None:
+    """Investigate a question: claims (fact / inference / hypothesis) bound to evidence.
+
+    The run is recorded in the Context Graph (trace it, replay it).
+
+    \b
+    Examples:
+      investigator investigate "Was release-2026.07.23.1 related to PAY-4097? Who owned \\
+          payment-api then? Which runbook applied?" --service svc:payment-api \\
+          --as-of 2026-07-23T10:03:00Z --subject user:alice
+      investigator investigate "Who owned svc:payment-api?" --subject user:bob --json
+    """
+    subject_id = subject or os.environ.get(SUBJECT_ENV)
+    if not subject_id:
+        raise BadInput(f"no subject: pass --subject ID or set {SUBJECT_ENV}")
+    try:
+        request = InvestigationRequest(
+            question=question,
+            subject_id=subject_id,
+            purpose=purpose,
+            service_id=service,
+            as_of=parse_zoned_time("--as-of", as_of),
+            known_at=parse_zoned_time("--known-at", known_at),
+            max_rounds=max_rounds,
+            budget_tokens=budget_tokens,
+            idempotency_key=idempotency_key,
+            deadline_s=deadline_s,
+        )
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err.get("loc", ())) or "input"
+        flag = "--" + where.replace("_id", "").replace("_s", "-seconds").replace("_", "-")
+        if where == "question":
+            flag = "QUESTION"
+        raise BadInput(f"{flag}: {err.get('msg', 'invalid')}") from None
+    from investigator.context_graph.recorder import RunRecorder
+
+    driver = open_driver(resolve_connection())
+    try:
+        result = investigate(request, driver=driver, recorder=RunRecorder(driver))
+    finally:
+        driver.close()
+    if json_out:
+        payload = result.model_dump(mode="json", exclude={"timings"})
+        click.echo(json.dumps(payload, ensure_ascii=False, sort_keys=False))
+    else:
+        click.echo(render_report(result))
+
+
+def register(cli: click.Group) -> None:
+    """Add `investigate` to the CLI."""
+    cli.add_command(investigate_command)

@@ -1,0 +1,314 @@
+"""The bounded, gap-driven retrieval loop (DESIGN.md section 2, seed 003 sections 10, 18.5).
+
+Each round: plan steps for the evidence types still missing (and the anchors they need),
+run them through the template executor (the only path to the KG), normalise rows into
+candidates, fuse channels with Reciprocal Rank Fusion, pass them through the evidence gate,
+then recompute the gaps. The loop stops with `evidence_sufficient`, `max_rounds`,
+`no_progress`, `deadline` or `budget_exhausted`, and never runs the same call twice.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from enum import StrEnum
+from typing import Any, Protocol
+
+from pydantic import BaseModel, Field
+
+from cypher_templates.executor import TemplateExecutor, TemplateRow, ToolResult
+from cypher_templates.plan import PlanStep, QueryPlan
+from cypher_templates.subject import Subject
+from investigator.evidence import Evidence, Rejection, fuse, normalise_rows
+from investigator.gate import EvidenceGate
+from investigator.planner import (
+    DeterministicPlanner,
+    Known,
+    PlanInput,
+    is_navigation,
+    kind_of,
+    missing_required,
+    step_key,
+    steps_for,
+    wanted_types,
+)
+from investigator.rubric import Intent, required_types, useful_types
+
+
+class StopReason(StrEnum):
+    """Why the loop stopped."""
+
+    EVIDENCE_SUFFICIENT = "evidence_sufficient"
+    MAX_ROUNDS = "max_rounds"
+    NO_PROGRESS = "no_progress"
+    DEADLINE = "deadline"
+    BUDGET_EXHAUSTED = "budget_exhausted"
+
+
+class ToolCallSummary(BaseModel):
+    """One template call of the run, as the report and the JSON show it."""
+
+    tool_call_id: str
+    round: int
+    template: str
+    template_hash: str
+    params: dict[str, Any]
+    options: dict[str, Any]
+    evidence_type: str | None
+    row_count: int
+    truncated: bool
+    duration_ms: float
+    error: str | None = None
+
+
+class RetrievalOutcome(BaseModel):
+    """What the loop produced: the gate holds admitted evidence and rejections."""
+
+    rounds: int
+    stop_reason: StopReason
+    tool_calls: list[ToolCallSummary] = Field(default_factory=list)
+    plans: list[QueryPlan] = Field(default_factory=list)
+    known: Known
+    candidates: int = 0
+    executor_ms: float = 0.0
+    gate_ms: float = 0.0
+
+
+class LoopHooks(Protocol):
+    """Where the loop reports what it did (the orchestrator records it)."""
+
+    def on_plan(self, plan: QueryPlan) -> None: ...
+    def on_tool_call(self, summary: ToolCallSummary, result: ToolResult) -> None: ...
+    def on_admitted(self, evidence: Evidence) -> None: ...
+    def on_rejected(self, rejection: Rejection) -> None: ...
+
+
+# Link (navigation) templates: their rows name anchors; they are evidence only for lookups.
+_LINK_CONTEXT_KEYS = (
+    "service",
+    "incident",
+    "error_code",
+    "deployment",
+    "alert",
+    "neighbour",
+    "team",
+    "anchor",
+    "entity",
+)
+
+
+def learn(known: Known, rows: Sequence[TemplateRow], focus_codes: Sequence[str]) -> bool:
+    """Update `known` from rows (element types and context ids); True when anything is new."""
+    changed = False
+    for row in rows:
+        el = row.element
+        if el.kind == "node":
+            kind = kind_of(el.element_id, el.type)
+            if kind != "other":
+                changed |= known.add(kind, el.element_id)
+        for key in _LINK_CONTEXT_KEYS:
+            value = row.context.get(key)
+            if isinstance(value, str) and ":" in value:
+                kind = kind_of(value)
+                if kind not in ("other",) and key != "team":
+                    changed |= known.add(kind, value)
+        first = row.context.get("first_seen")
+        code = row.context.get("error_code")
+        in_focus = not focus_codes or code in focus_codes
+        if (
+            isinstance(first, datetime)
+            and in_focus
+            and (known.first_seen is None or first < known.first_seen)
+        ):
+            known.first_seen = first
+            changed = True
+    return changed
+
+
+# A ranked text channel finds text; it cannot show that a runbook applies to the service, that
+# a team owned it, or when a release finished. Those types only come from graph templates that
+# walk the relationships; on fulltext hits they are dropped (the graph channel re-adds them
+# when it finds the same record, through RRF fusion).
+TEXT_CHANNEL_TYPES: dict[str, frozenset[str]] = {
+    "fulltext_search": frozenset({"document", "incident_report", "mechanism", "entity"}),
+}
+
+
+def restrict_channel_types(evidence: Evidence) -> Evidence:
+    """Limit a candidate's evidence types to what its channel can vouch for."""
+    allowed: frozenset[str] | None = None
+    for channel in evidence.ranks:
+        if channel in TEXT_CHANNEL_TYPES:
+            allowed = TEXT_CHANNEL_TYPES[channel]
+    if allowed is None:
+        return evidence
+    types = [t for t in evidence.evidence_types if t in allowed]
+    return evidence.model_copy(update={"evidence_types": types})
+
+
+def tool_call_id_for(round_no: int, index: int) -> str:
+    """Tool call ids are unique inside a run and stable across replays of it."""
+    return f"tc-{round_no:02d}-{index:03d}"
+
+
+class RetrievalLoop:
+    """One run's loop. Deterministic for a given KG slice, subject and plan input."""
+
+    def __init__(
+        self,
+        *,
+        executor: TemplateExecutor,
+        subject: Subject,
+        gate: EvidenceGate,
+        plan_input: PlanInput,
+        intents: Sequence[Intent],
+        planner: DeterministicPlanner | None = None,
+        hooks: LoopHooks | None = None,
+        deadline: float | None = None,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.executor = executor
+        self.subject = subject
+        self.gate = gate
+        self.inp = plan_input
+        self.intents = list(intents)
+        self.planner = planner or DeterministicPlanner()
+        self.hooks = hooks
+        self.deadline = deadline
+        self.monotonic = monotonic
+        self.relevant = set(useful_types(self.intents))
+        self.required = set(required_types(self.intents))
+        self.focus_codes = list(gate.policy.focus_error_codes)
+
+    def _past_deadline(self) -> bool:
+        return self.deadline is not None and self.monotonic() >= self.deadline
+
+    def run(self) -> RetrievalOutcome:
+        """Run rounds until a stop condition holds."""
+        known = Known()
+        if self.inp.service_id:
+            known.add("services", self.inp.service_id)
+        outcome = RetrievalOutcome(rounds=0, stop_reason=StopReason.MAX_ROUNDS, known=known)
+        done: set[str] = set()
+        plan = self.planner.initial_plan(self.inp, self.intents)
+        max_rounds = plan.max_rounds
+        round_no = 0
+        while True:
+            if self._past_deadline():
+                outcome.stop_reason = StopReason.DEADLINE
+                break
+            steps = [s for s in plan.steps if step_key(s) not in done]
+            if not steps:
+                outcome.stop_reason = self._idle_reason()
+                break
+            round_no += 1
+            outcome.rounds = round_no
+            outcome.plans.append(plan)
+            if self.hooks:
+                self.hooks.on_plan(plan)
+            progressed, hit_deadline = self._round(round_no, plan, steps, known, done, outcome)
+            if hit_deadline:
+                outcome.stop_reason = StopReason.DEADLINE
+                break
+            if self.gate.budget_hit:
+                outcome.stop_reason = StopReason.BUDGET_EXHAUSTED
+                break
+            supported = self.gate.supported_types()
+            required_missing = missing_required(self.intents, supported)
+            next_steps = [
+                s
+                for s in steps_for(self._wanted(supported), known, as_of=self.inp.as_of)
+                if step_key(s) not in done
+            ]
+            if not required_missing and not next_steps:
+                outcome.stop_reason = StopReason.EVIDENCE_SUFFICIENT
+                break
+            if round_no >= max_rounds:
+                outcome.stop_reason = (
+                    StopReason.EVIDENCE_SUFFICIENT
+                    if not required_missing
+                    else StopReason.MAX_ROUNDS
+                )
+                break
+            if not progressed or not next_steps:
+                outcome.stop_reason = (
+                    StopReason.EVIDENCE_SUFFICIENT
+                    if not required_missing
+                    else StopReason.NO_PROGRESS
+                )
+                break
+            plan = self.planner.plan(self.inp, self.intents, known, next_steps)
+        outcome.known = known
+        return outcome
+
+    def _wanted(self, supported: Sequence[str]) -> list[str]:
+        wanted = set(wanted_types(self.intents, supported))
+        if Intent.DEPLOYMENT_CORRELATION in self.intents:
+            # The release time is checked against every source that states it (conflicts),
+            # and the window is re-anchored on the first error once that is known.
+            wanted.add("deployment_time")
+        return sorted(wanted)
+
+    def _idle_reason(self) -> StopReason:
+        if missing_required(self.intents, self.gate.supported_types()):
+            return StopReason.NO_PROGRESS
+        return StopReason.EVIDENCE_SUFFICIENT
+
+    def _round(
+        self,
+        round_no: int,
+        plan: QueryPlan,
+        steps: Sequence[PlanStep],
+        known: Known,
+        done: set[str],
+        outcome: RetrievalOutcome,
+    ) -> tuple[bool, bool]:
+        """Run one round's steps; returns (progressed, hit_deadline)."""
+        candidates: list[Evidence] = []
+        learned = False
+        hit_deadline = False
+        for index, step in enumerate(steps, start=1):
+            if self._past_deadline():
+                hit_deadline = True
+                break
+            done.add(step_key(step))
+            result = self.executor.run(
+                step, self.subject, self.inp.known_at, plan=plan, raise_on_error=False
+            )
+            outcome.executor_ms += result.duration_ms
+            tc_id = tool_call_id_for(round_no, index)
+            summary = ToolCallSummary(
+                tool_call_id=tc_id,
+                round=round_no,
+                template=result.ref,
+                template_hash=result.template_hash,
+                params=dict(result.parameters),
+                options=dict(result.options),
+                evidence_type=result.evidence_type,
+                row_count=result.row_count,
+                truncated=result.truncated,
+                duration_ms=result.duration_ms,
+                error=result.error,
+            )
+            outcome.tool_calls.append(summary)
+            if self.hooks:
+                self.hooks.on_tool_call(summary, result)
+            learned |= learn(known, result.rows, self.focus_codes)
+            if is_navigation(step) and "entity" not in self.required:
+                continue  # navigation only: these rows named anchors, not evidence
+            rows = normalise_rows(
+                result.rows, channel=result.template_id, tool_call_id=tc_id, template=result.ref
+            )
+            candidates.extend(restrict_channel_types(ev) for ev in rows)
+        started = time.perf_counter()
+        fused = fuse(candidates)
+        outcome.candidates += len(fused)
+        decision = self.gate.admit(fused, round_no)
+        outcome.gate_ms += (time.perf_counter() - started) * 1000.0
+        if self.hooks:
+            for ev in decision.admitted:
+                self.hooks.on_admitted(ev)
+            for rej in decision.rejected:
+                self.hooks.on_rejected(rej)
+        return (bool(decision.admitted) or learned), hit_deadline
