@@ -191,9 +191,6 @@ def test_gates_fail_and_name_the_cases() -> None:
     ok = system_report("product", [good], gated=True)
     assert ok.passed is True
     assert {g.metric for g in ok.gates} == {g.metric for g in GATES}
-    # A run in which nothing made a single claim cannot show coverage 1.0.
-    silent = score_case(_case(evidence=["a"]), _out([_ev("a")]), BOB)
-    assert system_report("product", [silent], gated=True).passed is False
 
 
 def test_safety_rates_are_never_averaged_away() -> None:
@@ -237,3 +234,34 @@ def test_malformed_cases_are_refused(patch: dict[str, object], needle: str) -> N
     raw = {**_case().model_dump(mode="json"), **patch}
     with pytest.raises(ValueError, match=needle):
         GoldenCase.model_validate(raw)
+
+
+def test_forbidden_everywhere_reaches_every_case_of_its_dataset() -> None:
+    golden = load_golden_set(DEFAULT_CASES_PATH)
+    for case in golden.cases:
+        ids = {f.id for f in case.expect.forbidden}
+        assert "doc:email-2026-07-23-vendor-escalation" in ids, case.id
+        assert "doc:postmortem-draft-2026-07-23-payments" in ids, case.id
+
+
+def test_a_tombstone_is_a_deleted_admission_even_when_no_case_names_it() -> None:
+    m = score_case(_case(), _out([_ev("doc:x", status="retracted")]), BOB).metrics
+    assert m["deleted_admission_rate"].value == 1.0
+
+
+def test_runbook_lookup_accepts_any_listed_owner() -> None:
+    case = GoldenCase.model_validate(
+        {
+            "id": "rb",
+            "type": "versioning",
+            "description": "d",
+            "runbook": {"error_code": "PAY-4097"},
+            "subject": "user:bob",
+            "as_of": AS_OF,
+            "expect": {"runbook": "rb:v3", "owner": ["team:a", "team:b"]},
+        }
+    )
+    ok = _out([_ev("rb:v3")], runbook_id="rb:v3", owner="team:b")
+    assert score_case(case, ok, BOB).metrics["lookup_accuracy"].value == 1.0
+    wrong = _out([_ev("rb:v3")], runbook_id="rb:v3", owner="team:c")
+    assert score_case(case, wrong, BOB).metrics["lookup_accuracy"].value == 0.0

@@ -28,7 +28,7 @@ CALL db.index.fulltext.queryNodes('kg_fulltext', $terms, {limit: $fetch})
 YIELD node, score
 WHERE node:Document
 RETURN node {.*} AS props, elementId(node) AS element_id, score
-ORDER BY score DESC, element_id
+ORDER BY score DESC, node.id, node.version
 LIMIT $k
 """
 
@@ -56,7 +56,7 @@ def _evidence_from(props: dict[str, Any], element_id: str) -> EvidenceView:
     kg_id = str(props.get("id") or element_id)
     content = str(props.get("content") or "")
     return EvidenceView(
-        evidence_id=f"baseline:{kg_id}@v{props.get('version')}:{element_id}",
+        evidence_id=f"baseline:{props.get('tenant')}:{kg_id}@v{props.get('version')}",
         kg_ids=[kg_id],
         source_id=props.get("source_id"),
         source_version=None
@@ -68,6 +68,7 @@ def _evidence_from(props: dict[str, Any], element_id: str) -> EvidenceView:
         valid_to=valid_to if isinstance(valid_to, datetime) else None,
         acl=[str(a) for a in props.get("acl") or []],
         tenant=props.get("tenant"),
+        status=props.get("status"),
         content=content,
         tokens=estimate_tokens(content),
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import yaml
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -108,7 +108,9 @@ class Expectation(BaseModel):
     # Text that must never reach the subject (PII, another tenant's secrets), in any
     # admitted evidence or claim.
     forbidden_text: list[str] = Field(default_factory=list)
-    owner: str | None = None  # runbook lookups: the team valid at as_of
+    # Runbook lookups: the owner team valid at as_of; a list where DESIGN.md leaves it open
+    # whether "who owns it" means the runbook's owner or the service's.
+    owner: str | list[str] | None = None
     runbook: str | None = None  # runbook lookups: the version valid at as_of (None = none)
 
     def requirements(self) -> list[list[str]]:
@@ -210,13 +212,42 @@ class DatasetSpec(BaseModel):
 
 
 class GoldenSet(BaseModel):
-    """A golden set: its datasets and its cases."""
+    """A golden set: its datasets, what no case may ever admit, and its cases."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     version: Literal[1] = 1
     datasets: list[DatasetSpec] = Field(min_length=1)
+    # Elements no case may ever admit (the injected email, retracted records), per dataset.
+    forbidden_everywhere: dict[str, list[Forbidden]] = Field(default_factory=dict)
     cases: list[GoldenCase] = Field(min_length=1)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _spread_forbidden_everywhere(cls, raw: Any) -> Any:
+        """Copy `forbidden_everywhere` into every case of its dataset (unless required there)."""
+        if not isinstance(raw, dict) or not isinstance(raw.get("forbidden_everywhere"), dict):
+            return raw
+        everywhere = raw["forbidden_everywhere"]
+        cases = []
+        for case in raw.get("cases") or []:
+            if not isinstance(case, dict):
+                cases.append(case)
+                continue
+            extra = everywhere.get(case.get("dataset", "payments-incident")) or []
+            expect = dict(case.get("expect") or {})
+            listed = {f.get("id") for f in expect.get("forbidden") or [] if isinstance(f, dict)}
+            required = {
+                i
+                for e in expect.get("evidence") or []
+                for i in ([e] if isinstance(e, str) else e if isinstance(e, list) else [])
+            }
+            added = [
+                f for f in extra if isinstance(f, dict) and f.get("id") not in listed | required
+            ]
+            expect["forbidden"] = [*(expect.get("forbidden") or []), *added]
+            cases.append({**case, "expect": expect})
+        return {**raw, "cases": cases}
 
     @model_validator(mode="after")
     def _consistent(self) -> GoldenSet:

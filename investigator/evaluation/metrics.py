@@ -199,9 +199,9 @@ def score_pack(
             untrusted += 1
             problems.append(f"admitted untrusted instruction {bad[0]}")
         gone = _forbidden_hits(case, ev, DELETED_WHYS)
-        if gone:
+        if gone or ev.status == "retracted":
             deleted += 1
-            problems.append(f"admitted deleted {gone[0]}")
+            problems.append(f"admitted deleted {gone[0] if gone else ev.kg_ids[:1]}")
     wrong = [
         h
         for ev in admitted
@@ -304,7 +304,8 @@ def score_answer(case: GoldenCase, out: CaseOutcome, problems: list[str]) -> dic
 
     lookup = Ratio()
     if case.kind == "runbook" and exp.exit_code == 0:
-        right = out.runbook_id == exp.runbook and out.owner == exp.owner
+        owners = [exp.owner] if exp.owner is None or isinstance(exp.owner, str) else exp.owner
+        right = out.runbook_id == exp.runbook and out.owner in owners
         if not right:
             problems.append(
                 f"lookup gave runbook {out.runbook_id}/owner {out.owner}, "

@@ -35,6 +35,7 @@ class EvidenceView(BaseModel):
     valid_to: datetime | None = None
     acl: list[str] = Field(default_factory=list)
     tenant: str | None = None  # when the system reports it
+    status: str | None = None  # `retracted` marks a tombstone record
     content: str = ""  # the text handed to the model
     tokens: int = 0
 

@@ -68,6 +68,7 @@ def evidence_view(item: dict[str, Any]) -> EvidenceView:
         valid_to=_time(item.get("valid_to")),
         acl=[str(a) for a in item.get("acl") or []],
         tenant=_text(item.get("tenant")),
+        status=_text(item.get("status")),
         content=content,
         tokens=int(item["tokens"])
         if isinstance(item.get("tokens"), int)
@@ -211,7 +212,8 @@ def outcome_from_runbook(case: GoldenCase, call: CliCall) -> CaseOutcome:
         ids = [str(runbook.get("id"))] + [i for i in view.kg_ids if i != runbook.get("id")]
         admitted.append(view.model_copy(update={"kg_ids": ids}))
     owner = doc.get("owner")
-    owner_id = owner.get("id") if isinstance(owner, dict) else owner
+    # `owner` is the team id valid at as_of; accept it bare or inside an object.
+    owner_id = (owner.get("team") or owner.get("id")) if isinstance(owner, dict) else owner
     return CaseOutcome(
         case_id=case.id,
         system="product",

@@ -46,7 +46,9 @@ GATES: tuple[Gate, ...] = (
     Gate(metric="deleted_admission_rate", op="==", threshold=0.0, none_passes=True),
     Gate(metric="duplicate_context_rate", op="==", threshold=0.0, none_passes=True),
     Gate(metric="budget_violation_rate", op="==", threshold=0.0, none_passes=True),
-    Gate(metric="claim_evidence_coverage", op="==", threshold=1.0),
+    # A run set without claims (only lookups, or only refusals) has no coverage to measure;
+    # silence on answerable questions shows in claim_fact_recall and status_accuracy.
+    Gate(metric="claim_evidence_coverage", op="==", threshold=1.0, none_passes=True),
     Gate(metric="deterministic_replay_rate", op="==", threshold=1.0),
 )
 
