@@ -1,9 +1,20 @@
 {% import '_visibility.j2' as v %}{% import '_element.j2' as e -%}
 // Deployments (releases) of a service whose deployment time (finished_at, else started_at,
-// else valid_from) falls in [$from, $to]. Service -[DEPLOYED_AS]-> Deployment -[DEPLOYED_TO]-> Service.
+// else valid_from) falls in [$from, $to]: linked by Service -[DEPLOYED_AS]-> Deployment or
+// Deployment -[DEPLOYED_TO]-> Service, or naming the service in its `service` property.
 MATCH (s:KG:Service {id: $service_id})-[r:DEPLOYED_AS|DEPLOYED_TO]-(d:KG:Deployment)
 WHERE {{ v.visible('s') }} AND {{ v.visible('r') }} AND {{ v.visible('d') }}
-WITH s, r, d, coalesce(d.finished_at, d.started_at, d.valid_from) AS deployed_at
+WITH s, d, coalesce(d.finished_at, d.started_at, d.valid_from) AS deployed_at
+WHERE deployed_at >= $from AND deployed_at <= $to
+RETURN {{ e.node_element('d', "['deployment_time']") }} AS element,
+       {service: s.id, deployment: d.id, deployed_at: deployed_at} AS context,
+       null AS score
+ORDER BY deployed_at, d.id
+LIMIT $limit
+UNION
+MATCH (s:KG:Service {id: $service_id}), (d:KG:Deployment {service: $service_id})
+WHERE {{ v.visible('s') }} AND {{ v.visible('d') }}
+WITH s, d, coalesce(d.finished_at, d.started_at, d.valid_from) AS deployed_at
 WHERE deployed_at >= $from AND deployed_at <= $to
 RETURN {{ e.node_element('d', "['deployment_time']") }} AS element,
        {service: s.id, deployment: d.id, deployed_at: deployed_at} AS context,
