@@ -154,7 +154,8 @@ class _Parsed:
         default_id = f"runbook:{self.name}" + (
             f"@v{self.version_label}" if self.version_label else ""
         )
-        self.id = slug(str(front.get("id") or default_id))
+        # An explicit id is used as written (the bundle model refuses a malformed one).
+        self.id = str(front["id"]) if front.get("id") else default_id
         self.stem = stem
 
 
@@ -280,7 +281,8 @@ def _document(
     if not sections:
         del props["section_titles"], props["section_locators"]
     if parsed.version_label:
-        props["runbook_version"] = parsed.version_label
+        label = parsed.version_label
+        props["runbook_version"] = int(label) if label.isdigit() else label
     if extra:
         props["front_matter_json"] = json.dumps(extra, sort_keys=True, default=str)
     acl = sorted(set(options.acl) | set(_text_list(front.get("acl"), "acl")))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graph_schema.bundle import Bundle, BundleProblem
+from graph_schema.bundle import Bundle, BundleProblem, LoadedBundle
 
 
 class UnresolvedLink(BaseModel):
@@ -39,3 +39,15 @@ class ImportResult(BaseModel):
     unresolved: list[UnresolvedLink] = Field(default_factory=list)
     skipped: list[str] = Field(default_factory=list)
     linked: list[str] = Field(default_factory=list)
+
+    def loaded(self) -> LoadedBundle:
+        """The bundle wrapped for the writer (`graph_schema.writer.ingest_bundle`)."""
+        parts = [(self.origin, self.bundle)] if self.bundle is not None else []
+        return LoadedBundle.from_bundles(parts)
+
+    def report_lines(self) -> list[str]:
+        """What the ingest output says besides the write counts: links, skips, unresolved."""
+        lines = [f"linked: {line}" for line in self.linked]
+        lines += [f"skipped: {line}" for line in self.skipped]
+        lines += [f"unresolved: {link.line()}" for link in self.unresolved]
+        return lines

@@ -1,0 +1,169 @@
+"""`investigator runbook`: which runbook version applies, who owns it, at a given time."""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime
+
+import click
+from pydantic import ValidationError
+
+from investigator.connection import open_driver
+from investigator.context_graph.recorder import RunRecorder, ctx_database_from_env
+from investigator.errors import BadInput
+from investigator.runbook_lookup import (
+    LookupTarget,
+    RunbookAnswer,
+    RunbookLookup,
+    RunbookQuery,
+    RunbookVersion,
+    parse_time,
+)
+from investigator.settings import resolve_connection
+
+
+def _clean(text: object, limit: int = 200) -> str:
+    """One printable line: KG text may carry escape sequences meant for a terminal."""
+    flat = " ".join("".join(c if c.isprintable() else " " for c in str(text)).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _iso(value: datetime | None) -> str:
+    if value is None:
+        return "open"
+    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def _version(v: RunbookVersion) -> str:
+    return f"v{v.version}" if isinstance(v.version, int) else _clean(v.version or "?")
+
+
+def render_card(answer: RunbookAnswer) -> str:
+    """The short, readable card the on-call engineer sees."""
+    lines: list[str] = []
+    rb = answer.runbook
+    if rb is None:
+        lines.append(f"No runbook: {_clean(answer.note or 'nothing valid at as_of')}")
+    else:
+        lines.append(f"Runbook   {_clean(rb.title or rb.id)}  [{_clean(rb.id)}, {_version(rb)}]")
+        lines.append(f"Valid     {_iso(rb.valid_from)} -> {_iso(rb.valid_to)}")
+    lines.append(f"As of     {_iso(answer.as_of)}  (known at {_iso(answer.known_at)})")
+    if answer.owner is not None:
+        o = answer.owner
+        name = f" ({_clean(o.team_name)})" if o.team_name else ""
+        lines.append(
+            f"Owner     {_clean(o.team)}{name}  via {_clean(o.basis)}, since {_iso(o.valid_from)}"
+        )
+    else:
+        lines.append("Owner     unknown at as_of")
+    if rb is not None:
+        lines.append(f"Locator   {_clean(rb.steps_locator or rb.locator or '-')}")
+        for i, step in enumerate(rb.steps):
+            lines.append(("Steps     " if i == 0 else "          ") + _clean(step, 110))
+    for i, r in enumerate(answer.rejected):
+        target = f" -> {_clean(r.replacement)}" if r.replacement else ""
+        version = f"v{r.version}" if isinstance(r.version, int) else _clean(r.version)
+        lines.append(
+            ("Rejected  " if i == 0 else "          ")
+            + f"{_clean(r.element_id)} ({version}): {r.reason.value}{target}"
+        )
+    for p in answer.policies:
+        lines.append(f"Policy    {_clean(p.title or p.id)}  [{_clean(p.id)}]")
+    for alt in answer.alternatives:
+        lines.append(f"Also      {_clean(alt.title or alt.id)}  [{_clean(alt.id)}]")
+    lines.append(f"Run       {answer.run_id}  (replay: investigator replay {answer.run_id})")
+    return "\n".join(lines)
+
+
+@click.command(name="runbook")
+@click.argument("text", required=False)
+@click.option("--service", "service", metavar="ID", help="A service id or name (svc:checkout).")
+@click.option("--alert", "alert", metavar="NAME", help="An alert name (KubePodCrashLooping).")
+@click.option("--error-code", "error_code", metavar="CODE", help="An error code (PAY-4097).")
+@click.option(
+    "--as-of",
+    "as_of",
+    metavar="T",
+    help="ISO-8601 time with a zone; the version valid then (default: now).",
+)
+@click.option(
+    "--subject",
+    "subject",
+    metavar="ID",
+    help="Who asks (default: $INVESTIGATOR_SUBJECT); grants are read from the KG.",
+)
+@click.option(
+    "--purpose",
+    "purpose",
+    metavar="P",
+    help="Purpose to look up under (default: runbook_lookup, else incident_investigation).",
+)
+@click.option("--json", "json_out", is_flag=True, help="Print one JSON document.")
+def runbook_command(
+    text: str | None,
+    service: str | None,
+    alert: str | None,
+    error_code: str | None,
+    as_of: str | None,
+    subject: str | None,
+    purpose: str | None,
+    json_out: bool,
+) -> None:
+    """Find the runbook version that applies, its owner and the versions rejected.
+
+    Give exactly one of --service, --alert, --error-code or free TEXT (searched with the
+    fulltext index). The lookup is recorded as a run you can trace and replay.
+
+    \b
+    Examples:
+      investigator runbook --alert KubePodCrashLooping --subject user:oncall
+      investigator runbook --service svc:payment-api --as-of 2026-07-23T10:03:00Z \\
+          --subject user:bob
+      investigator runbook --error-code PAY-4097 --as-of 2026-07-26T00:00:00Z --json
+      investigator runbook "payment recovery" --subject user:bob
+    """
+    given = [
+        (LookupTarget.SERVICE, service),
+        (LookupTarget.ALERT, alert),
+        (LookupTarget.ERROR_CODE, error_code),
+        (LookupTarget.TEXT, text),
+    ]
+    chosen = [(target, value) for target, value in given if value is not None]
+    if len(chosen) != 1:
+        raise BadInput(
+            "give exactly one of --service, --alert, --error-code or TEXT "
+            f"(got {len(chosen)}; see `investigator runbook --help`)"
+        )
+    target, value = chosen[0]
+    when = parse_time(as_of) if as_of is not None else datetime.now(UTC)
+    subject_id = subject or os.environ.get("INVESTIGATOR_SUBJECT")
+    if not subject_id:
+        raise BadInput("no subject: pass --subject ID or set INVESTIGATOR_SUBJECT")
+    try:
+        query = RunbookQuery(
+            target=target, value=value or "", subject_id=subject_id, as_of=when, purpose=purpose
+        )
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        field = ".".join(str(p) for p in error.get("loc", ())) or "input"
+        message = str(error.get("msg", "invalid")).removeprefix("Value error, ")
+        raise BadInput(f"{field}: {message}") from None
+    settings = resolve_connection()
+    driver = open_driver(settings)
+    try:
+        lookup = RunbookLookup(
+            driver,
+            database=settings.database,
+            recorder=RunRecorder(driver, ctx_database_from_env(settings.database)),
+        )
+        answer = lookup.lookup(query)
+    finally:
+        driver.close()
+    if json_out:
+        click.echo(answer.model_dump_json())
+    else:
+        click.echo(render_card(answer))
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(runbook_command)
