@@ -388,7 +388,19 @@ class LoadedBundle(BaseModel):
 
 
 class _NoTimestampLoader(yaml.SafeLoader):
-    """YAML without implicit timestamps, so YAML and JSON times are parsed by one rule."""
+    """YAML without implicit timestamps (YAML and JSON times follow one rule) and without
+    silently repeated keys (a second `edges:` would otherwise replace the first)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if isinstance(key, str | int | float | bool) and key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key!r}", key_node.start_mark
+                )
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
 
 
 _NoTimestampLoader.yaml_implicit_resolvers = {
