@@ -1,0 +1,149 @@
+"""`investigator ingest --format markdown-runbooks|prometheus-rules` end to end on a real
+Neo4j: what is stored, what is linked and reported, idempotence, new versions, and the
+answer `investigator runbook --alert NAME` gives afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import neo4j
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+RUNBOOKS = FIXTURES / "runbooks" / "acme"
+RULES = FIXTURES / "prometheus" / "acme-rules.yaml"
+
+
+@pytest.fixture()
+def empty(driver: neo4j.Driver) -> neo4j.Driver:
+    from test_runbook_lookup import wipe
+
+    wipe(driver)
+    return driver
+
+
+def _catalog(invoke) -> None:  # type: ignore[no-untyped-def]
+    result = invoke("ingest", str(FIXTURES / "runbooks" / "catalogs" / "acme.yaml"))
+    assert result.code == 0, result
+
+
+def test_folder_and_rule_file_ingest_link_and_answer(  # type: ignore[no-untyped-def]
+    empty: neo4j.Driver, cli_env: object, invoke
+) -> None:
+    _catalog(invoke)
+    md = invoke(
+        "ingest", str(RUNBOOKS), "--format", "markdown-runbooks", "--tenant", "acme",
+        "--acl", "internal", "--source-id", "src:sre-runbooks",
+    )  # fmt: skip
+    assert md.code == 0, md
+    assert "README.md: folder index, not a runbook" in md.err
+    rules = invoke(
+        "ingest", str(RULES), "--format", "prometheus-rules", "--tenant", "acme",
+        "--acl", "internal", "--json",
+    )  # fmt: skip
+    assert rules.code == 0, rules
+    report = json.loads(rules.out)  # stdout is one JSON document, the report lines on stderr
+    assert report["node_records_created"] == 4  # three alerts and the source
+    assert "linked: runbook:KubePodCrashLooping APPLIES_TO alert:KubePodCrashLooping" in rules.err
+    unresolved = [line for line in rules.err.splitlines() if "unresolved" in line]
+    assert len(unresolved) == 1
+    assert "alert:HostDiskWillFillIn4Hours" in unresolved[0]
+    assert "runbooks/node/hostdiskwillfillin4hours" in unresolved[0]
+    assert "recording rule namespace:container_restarts:rate5m" in rules.err
+
+    # What is stored: maps as JSON strings, sections with locators, provenance, tenant, ACL.
+    records, _, _ = empty.execute_query(
+        "MATCH (a:KG:Alert {id: 'alert:KubePodCrashLooping'}) RETURN properties(a) AS p"
+    )
+    alert = records[0]["p"]
+    assert alert["tenant"] == "acme" and alert["acl"] == ["internal"]
+    assert json.loads(alert["labels_json"]) == {"severity": "warning"}
+    assert alert["for_duration"] == "15m"
+    assert alert["source_id"] == "src:prometheus:acme-rules"
+    records, _, _ = empty.execute_query(
+        "MATCH (r:KG:Runbook {id: 'runbook:card-auth-recovery@v2'}) RETURN properties(r) AS p"
+    )
+    runbook = records[0]["p"]
+    assert runbook["source_id"] == "src:sre-runbooks"
+    assert runbook["locator"] == "cards/card-auth-recovery-v2.md"
+    assert "cards/card-auth-recovery-v2.md#steps" in runbook["section_locators"]
+    assert runbook["source_version"].startswith(("git:", "sha256:"))
+    links, _, _ = empty.execute_query(
+        "MATCH (r:KG:Runbook)-[:APPLIES_TO]->(a:KG:Alert {id: 'alert:CardAuthErrorsHigh'}) "
+        "RETURN collect(r.id) AS ids"
+    )
+    assert sorted(links[0]["ids"]) == [f"runbook:card-auth-recovery@v{n}" for n in (1, 2, 3)]
+
+    answer = invoke(
+        "runbook", "--alert", "CardAuthErrorsHigh", "--as-of", "2026-07-01T00:00:00Z",
+        "--subject", "user:oncall", "--json",
+    )  # fmt: skip
+    assert answer.code == 0, answer
+    doc = json.loads(answer.out)
+    assert doc["runbook"]["id"] == "runbook:card-auth-recovery@v2"
+    assert doc["runbook"]["locator"] == "cards/card-auth-recovery-v2.md"
+    crash = invoke("runbook", "--alert", "KubePodCrashLooping", "--subject", "user:oncall")
+    assert crash.code == 0 and "kubernetes/KubePodCrashLooping.md#mitigation" in crash.out
+
+
+def test_reingest_is_idempotent_and_a_changed_file_is_a_new_version(  # type: ignore[no-untyped-def]
+    empty: neo4j.Driver, cli_env: object, invoke, tmp_path: Path
+) -> None:
+    _catalog(invoke)
+    folder = tmp_path / "runbooks"
+    shutil.copytree(RUNBOOKS, folder)
+    args = ["ingest", str(folder), "--format", "markdown-runbooks", "--tenant", "acme", "--json"]
+    first = invoke(*args)
+    assert first.code == 0, first
+    again = json.loads(invoke(*args).out)
+    assert again["node_records_created"] == 0 and again["edge_records_created"] == 0
+    crash = folder / "kubernetes" / "KubePodCrashLooping.md"
+    crash.write_text(
+        crash.read_text(encoding="utf-8").replace("Roll back", "Roll forward"), encoding="utf-8"
+    )
+    changed = json.loads(invoke(*args).out)
+    assert changed["node_records_created"] == 1 and changed["records_superseded"] == 1
+    records, _, _ = empty.execute_query(
+        "MATCH (r:KG:Runbook {id: 'runbook:KubePodCrashLooping'}) "
+        "RETURN r.version AS v, r.superseded_at IS NULL AS current, r.source_version AS sv "
+        "ORDER BY v"
+    )
+    assert [(r["v"], r["current"]) for r in records] == [(1, False), (2, True)]
+    assert records[0]["sv"] != records[1]["sv"]  # the content hash moved with the text
+
+
+def test_rules_first_then_runbooks_link_by_file_name(  # type: ignore[no-untyped-def]
+    empty: neo4j.Driver, cli_env: object, invoke
+) -> None:
+    _catalog(invoke)
+    rules = invoke("ingest", str(RULES), "--format", "prometheus-rules", "--tenant", "acme")
+    assert rules.code == 0, rules
+    # No runbook yet: every runbook_url is reported unresolved, none is dropped silently.
+    assert rules.err.count("unresolved:") == 3
+    md = invoke("ingest", str(RUNBOOKS), "--format", "markdown-runbooks", "--tenant", "acme")
+    assert md.code == 0, md
+    assert "runbook:KubePodCrashLooping APPLIES_TO alert:KubePodCrashLooping (file name)" in md.err
+    answer = invoke(
+        "runbook", "--alert", "KubePodCrashLooping", "--subject", "user:nolabel", "--json"
+    )
+    # Imported without --acl: no label needed, so even user:nolabel sees it.
+    assert json.loads(answer.out)["runbook"]["id"] == "runbook:KubePodCrashLooping"
+
+
+def test_malformed_rule_file_writes_nothing(  # type: ignore[no-untyped-def]
+    empty: neo4j.Driver, cli_env: object, invoke, tmp_path: Path
+) -> None:
+    bad = tmp_path / "rules.yaml"
+    bad.write_text(
+        "groups:\n- name: g\n  rules:\n  - {alert: Good, expr: up == 0}\n  - {alert: Bad}\n",
+        encoding="utf-8",
+    )
+    result = invoke("ingest", str(bad), "--format", "prometheus-rules", "--tenant", "acme")
+    assert result.code == 2, result
+    assert "`expr` is required" in result.err
+    assert result.err.strip().splitlines()[-1].startswith("error: ")
+    records, _, _ = empty.execute_query("MATCH (n:KG) RETURN count(n) AS c")
+    assert records[0]["c"] == 0
