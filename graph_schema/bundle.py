@@ -482,7 +482,13 @@ def bundle_files(path: Path) -> list[Path]:
 def load_bundle(path: Path | str) -> LoadedBundle:
     """Read a bundle file or folder. Problems are collected in `LoadedBundle.problems`."""
     root = Path(path)
-    if not root.exists():
+    try:
+        exists = root.exists()
+    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
+        return LoadedBundle(
+            problems=[BundleProblem(origin=repr(str(root)), element="path", reason=str(exc))]
+        )
+    if not exists:
         return LoadedBundle(
             problems=[BundleProblem(origin=str(root), element="path", reason="does not exist")]
         )

@@ -354,6 +354,8 @@ def test_every_problem_is_reported(graph, cli_env, invoke, tmp_path) -> None:
 def test_bad_paths_and_options(graph, cli_env, invoke, tmp_path) -> None:
     missing = invoke("ingest", str(tmp_path / "nope.yaml"))
     assert missing.code == 2 and "does not exist" in missing.err
+    nul = invoke("ingest", str(tmp_path / "a\0b.yaml"))
+    assert nul.code == 2 and nul.err.count("\n") == 2
     empty = invoke("ingest", str(tmp_path))
     assert empty.code == 2 and "no .yaml" in empty.err
     path = write(tmp_path, small_bundle())

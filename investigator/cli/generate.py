@@ -24,11 +24,13 @@ MAX_SERVICES = 200_000
 @click.option("--tenant", default="synth", show_default=True, help="Tenant of every element.")
 @click.option(
     "--out",
-    type=click.Path(path_type=Path, dir_okay=False),
+    "out_text",
+    # Plain text: click.Path would stat it and crash on a NUL byte before we can answer.
+    type=str,
     required=True,
     help="Bundle file to write: .json for JSON, .yaml/.yml for YAML.",
 )
-def generate_command(services: int, seed: int, tenant: str, out: Path) -> None:
+def generate_command(services: int, seed: int, tenant: str, out_text: str) -> None:
     """Write a deterministic synthetic bundle (same arguments, same bytes).
 
     \b
@@ -36,6 +38,7 @@ def generate_command(services: int, seed: int, tenant: str, out: Path) -> None:
       investigator generate --services 4200 --seed 7 --out /tmp/synth.json
       investigator ingest /tmp/synth.json
     """
+    out = Path(out_text)
     if out.suffix.lower() not in (".json", ".yaml", ".yml"):
         raise BadInput(f"--out must end in .json, .yaml or .yml: {out}")
     if not IDENTIFIER_TEXT.match(tenant):
@@ -43,8 +46,9 @@ def generate_command(services: int, seed: int, tenant: str, out: Path) -> None:
     bundle = generate_bundle(services=services, seed=seed, tenant=tenant)
     try:
         write_bundle_file(bundle, out)
-    except OSError as exc:
-        raise BadInput(f"cannot write {out}: {exc.strerror or exc}") from exc
+    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise BadInput(f"cannot write {out!r}: {reason}") from exc
     click.echo(f"wrote {out}: {bundle.element_count()} elements ({services} services, seed {seed})")
 
 

@@ -98,7 +98,8 @@ def _report_problems(problems: Sequence[BundleProblem]) -> NoReturn:
 
 
 @click.command(name="ingest")
-@click.argument("path", type=click.Path(path_type=Path, dir_okay=True, file_okay=True))
+# Plain text: click.Path would stat it and crash on a NUL byte; load_bundle reports instead.
+@click.argument("path_text", metavar="PATH")
 @click.option(
     "--format",
     "fmt",
@@ -119,7 +120,7 @@ def _report_problems(problems: Sequence[BundleProblem]) -> NoReturn:
 )
 @click.option("--json", "json_out", is_flag=True, help="Print one JSON document.")
 def ingest_command(
-    path: Path,
+    path_text: str,
     fmt: str,
     tenant: str | None,
     source_id: str | None,
@@ -137,6 +138,7 @@ def ingest_command(
     Example:
       investigator ingest datasets/payments-incident
     """
+    path = Path(path_text)
     options = IngestOptions(tenant=tenant, source_id=source_id, acl=_parse_acl(acl))
     report = run_ingest(path, fmt, options, batch_size)
     if json_out:
