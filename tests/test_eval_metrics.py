@@ -117,14 +117,14 @@ def test_structural_checks_need_no_forbidden_list() -> None:
         _ev("b", tenant="globex"),  # another tenant
         _ev("c", content="contact maria.schneider@example.com"),
         _ev("d", valid_from=datetime(2026, 7, 25, tzinfo=UTC)),  # not yet valid
-        _ev("e", valid_to=AS_OF),  # valid_to is exclusive
+        _ev("e", valid_to=AS_OF),  # history (ended at as_of): fine unless declared stale
         _ev("f", source_version=None),  # incomplete provenance
         _ev("g", content_hash="sha256:a"),  # same content as `a`
     ]
     score = score_case(case, _out(admitted), BOB)
     m = score.metrics
     assert m["acl_violation_rate"].num == 3
-    assert m["temporal_accuracy"].num == 5
+    assert m["temporal_accuracy"].num == 6
     assert m["provenance_completeness"].num == 6
     assert m["duplicate_context_rate"].num == 1
 

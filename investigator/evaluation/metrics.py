@@ -93,15 +93,14 @@ class CaseScore(BaseModel):
     status: str | None = None
     verdict: str | None = None
     run_id: str | None = None
+    admitted: list[str] = Field(default_factory=list)  # KG ids behind the admitted evidence
     metrics: dict[str, Ratio] = Field(default_factory=dict)
     problems: list[str] = Field(default_factory=list)
 
 
-def valid_at(ev: EvidenceView, as_of: datetime) -> bool:
-    """Whether the item's valid-time interval [valid_from, valid_to) contains `as_of`."""
-    if ev.valid_from is not None and ev.valid_from > as_of:
-        return False
-    return not (ev.valid_to is not None and as_of >= ev.valid_to)
+def not_yet_valid(ev: EvidenceView, as_of: datetime) -> bool:
+    """Whether the item only becomes true after `as_of` (a future version or event)."""
+    return ev.valid_from is not None and ev.valid_from > as_of
 
 
 def _forbidden_hits(case: GoldenCase, ev: EvidenceView, whys: frozenset[ForbiddenWhy]) -> list[str]:
@@ -166,13 +165,16 @@ def score_pack(
     relevant = case.expect.required_ids() | set(case.expect.relevant)
     precise = sum(1 for ev in admitted if set(ev.kg_ids) & relevant)
 
+    # Out of time: declared stale for this question (superseded, expired, future), or not
+    # yet valid at as_of. An item whose validity ended before as_of is history (an incident
+    # that is over), wrong only where the case declares it stale (the previous owner).
     timely = 0
     for ev in admitted:
         stale = _forbidden_hits(case, ev, TEMPORAL_WHYS)
         if stale:
             problems.append(f"admitted out-of-time {stale[0]}")
-        elif not valid_at(ev, case.as_of):
-            problems.append(f"admitted {ev.kg_ids[:1] or ev.evidence_id} not valid at as_of")
+        elif not_yet_valid(ev, case.as_of):
+            problems.append(f"admitted {ev.kg_ids[:1] or ev.evidence_id} not yet valid at as_of")
         else:
             timely += 1
 
@@ -347,6 +349,7 @@ def score_case(case: GoldenCase, out: CaseOutcome, grants: SubjectGrants | None)
         status=out.status,
         verdict=out.verdict,
         run_id=out.run_id,
+        admitted=sorted(out.admitted_kg_ids()),
         metrics=metrics,
         problems=problems,
     )
