@@ -93,10 +93,14 @@ _AUTHORITY_WORDS = {"authoritative": 3, "system_of_record": 3, "primary": 2, "se
 def authority(evidence: Evidence) -> tuple[int, float]:
     """How authoritative a source is for a conflicting fact: trust first, then authority.
 
-    `props.authority` may be a number or a word (authoritative > primary > secondary).
+    `props.authority` (or `source_authority`, the source's rank copied onto the record) may
+    be a number or a word (authoritative > primary > secondary); without it the record's
+    provenance `confidence` stands in.
     """
     trust_rank = 1 if evidence.trust == "trusted" else 0
-    raw = evidence.props.get("authority")
+    raw = evidence.props.get("authority", evidence.props.get("source_authority"))
+    if raw is None:
+        raw = evidence.props.get("confidence")
     if isinstance(raw, int | float) and not isinstance(raw, bool):
         level = float(raw)
     elif isinstance(raw, str):
@@ -150,6 +154,8 @@ class EvidenceGate:
         self.tokens_used = 0
         self.leaks_dropped = 0
         self.budget_hit = False
+        # Evidence types a candidate could have supported had it fitted the budget.
+        self.budget_starved_types: set[str] = set()
         self._granted = frozenset(policy.granted_labels)
         self._relevant = frozenset(policy.relevant_types)
 
@@ -258,6 +264,7 @@ class EvidenceGate:
         cost = evidence_tokens(cand)
         if cost > self.remaining_tokens:
             self.budget_hit = True
+            self.budget_starved_types |= relevant
             detail = f"needs {cost} tokens, {self.remaining_tokens} left"
             return self._reject(cand, r.BUDGET_EXCEEDED, round_no, detail), demoted
         return None, demoted

@@ -38,6 +38,7 @@ from investigator.pack import (
     MIN_BUDGET_TOKENS,
     RESPONSE_RESERVE_SHARE,
     ContextPack,
+    PackBudgetError,
     PackRequest,
     build_pack,
 )
@@ -218,18 +219,15 @@ class _RecordingHooks:
 
 
 def final_rejections(rejections: list[Rejection], admitted_ids: list[str]) -> list[Rejection]:
-    """Rejections as the user sees them: one per (candidate, reason), none for candidates that
-    another tool call brought into the pack (the Context Graph keeps every decision)."""
+    """Rejections as the user sees them: the latest decision per candidate (a later graph
+    channel knows more than an earlier text hit), none for candidates that another tool call
+    brought into the pack. The Context Graph keeps every decision."""
     inside = set(admitted_ids)
-    seen: set[tuple[str, str]] = set()
-    out: list[Rejection] = []
+    latest: dict[str, Rejection] = {}
     for rej in rejections:
-        key = (rej.candidate_id, rej.reason.value)
-        if rej.candidate_id in inside or key in seen:
-            continue
-        seen.add(key)
-        out.append(rej)
-    return out
+        if rej.candidate_id not in inside:
+            latest[rej.candidate_id] = rej
+    return list(latest.values())
 
 
 def _status(missing: list[MissingEvidence]) -> RunOutcome:
@@ -426,6 +424,13 @@ def _investigate(
 
     t0 = time.perf_counter()
     supported = gate.supported_types()
+    starved = sorted(set(missing_required(intents, supported)) & gate.budget_starved_types)
+    if starved:
+        # Required evidence exists but does not fit: fail closed rather than answer without it.
+        raise PackBudgetError(
+            f"--budget-tokens {request.budget_tokens} is too small: required evidence "
+            f"({', '.join(starved)}) does not fit"
+        )
     pack = build_pack(
         PackRequest(
             run_id=run_id,

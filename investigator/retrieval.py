@@ -294,7 +294,9 @@ class RetrievalLoop:
             outcome.tool_calls.append(summary)
             if self.hooks:
                 self.hooks.on_tool_call(summary, result)
-            learned |= learn(known, result.rows, self.focus_codes)
+            if result.template_id not in TEXT_CHANNEL_TYPES:
+                # A text hit is not an identification: anchors come from graph templates.
+                learned |= learn(known, result.rows, self.focus_codes)
             if is_navigation(step) and "entity" not in self.required:
                 continue  # navigation only: these rows named anchors, not evidence
             rows = normalise_rows(

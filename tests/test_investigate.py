@@ -1,0 +1,257 @@
+"""End-to-end investigations on the demo dataset, against the real Neo4j (no mocks).
+
+The graph is loaded once for the module; every test asks a question a user would ask and
+checks what the user would notice: the right release, owner and runbook version at as_of,
+the reasons candidates were rejected, the verdict, PII and injection handling, gaps, the
+pack hash, and the loop's bounds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+
+import neo4j
+import pytest
+
+from cypher_templates.executor import TemplateExecutor
+from graph_schema.bundle import load_bundle
+from graph_schema.schema_ddl import apply_schema
+from graph_schema.writer import ingest_bundle
+from investigator.claims import EpistemicStatus, Verdict
+from investigator.errors import NotAuthorized
+from investigator.investigation import (
+    InvestigationRequest,
+    InvestigationResult,
+    RunOutcome,
+    investigate,
+)
+from investigator.retrieval import StopReason
+
+REPO = Path(__file__).resolve().parents[1]
+DATASET = REPO / "datasets" / "payments-incident"
+SEED_QUESTION = (
+    "Was the 10:02 release of payment-api related to the PAY-4097 errors? "
+    "Who owned the service at that moment? Which runbook version applied?"
+)
+INCIDENT_AS_OF = "2026-07-23T10:03:00Z"
+KNOWN_AT = "2026-08-01T00:00:00Z"  # fixed, so results do not depend on the wall clock
+
+
+def at(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+@pytest.fixture(scope="module")
+def demo(driver: neo4j.Driver) -> Iterator[TemplateExecutor]:
+    """The demo dataset in an otherwise empty graph, and one executor for the module."""
+    with driver.session() as session:
+        session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()
+    apply_schema(driver)
+    ingest_bundle(driver, load_bundle(DATASET))
+    yield TemplateExecutor(driver)
+
+
+def ask(
+    driver: neo4j.Driver,
+    executor: TemplateExecutor,
+    question: str = SEED_QUESTION,
+    subject: str = "user:alice",
+    **kw: object,
+) -> InvestigationResult:
+    fields: dict[str, object] = {
+        "question": question,
+        "subject_id": subject,
+        "service_id": "svc:payment-api",
+        "as_of": at(INCIDENT_AS_OF),
+        "known_at": at(KNOWN_AT),
+    }
+    fields.update(kw)
+    return investigate(
+        InvestigationRequest.model_validate(fields), driver=driver, executor=executor
+    )
+
+
+def by_element(result: InvestigationResult) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for rej in result.rejected:
+        out.setdefault(rej.element_id, []).append(rej.reason)
+    return out
+
+
+def evidence_of(result: InvestigationResult, element_id: str) -> list[str]:
+    return [ev.evidence_id for ev in result.evidence if ev.element_id == element_id]
+
+
+def test_seed_question_release_owner_runbook_and_verdict(
+    driver: neo4j.Driver, demo: TemplateExecutor
+) -> None:
+    result = ask(driver, demo)
+    assert result.status is RunOutcome.COMPLETE
+    assert result.stop_reason == StopReason.EVIDENCE_SUFFICIENT.value
+
+    # The right release: the time correlation is drawn from release 2026.07.23.1, not the
+    # older release of the same service.
+    release_ev = evidence_of(result, "deploy:release-2026.07.23.1")
+    correlation = [
+        c
+        for c in result.claims
+        if c.epistemic_status is EpistemicStatus.INFERENCE and "38 s after" in c.statement
+    ]
+    assert len(correlation) == 1 and release_ev[0] in correlation[0].evidence_ids
+    assert "deploy:release-2026.07.20.2" not in correlation[0].statement
+
+    # Owner at as_of (payments-core until 2026-07-24), not today's owner.
+    owners = [c.statement for c in result.claims if c.intent == "ownership_at_time"]
+    assert owners and all("team:payments-core" in s for s in owners)
+    rejected = by_element(result)
+    assert rejected["OWNS|team:payments-platform|svc:payment-api|2026-07-24"] == [
+        "rejected_temporal"
+    ]
+
+    # Runbook v3 in force; v2 superseded naming v3; v4 only valid later.
+    runbooks = [c.statement for c in result.claims if c.intent == "applicable_runbook"]
+    assert len(runbooks) == 1 and "runbook:payment-recovery@v3" in runbooks[0]
+    v2 = next(r for r in result.rejected if r.element_id == "runbook:payment-recovery@v2")
+    assert (v2.reason, v2.replacement) == ("rejected_superseded", "runbook:payment-recovery@v3")
+    assert rejected["runbook:payment-recovery@v4"] == ["rejected_temporal"]
+
+    # The confounding risk-rule change in the same minute keeps the verdict below confirmed.
+    assert result.verdict is Verdict.LIKELY
+    assert [c.element_id for c in result.confounders] == ["change:risk-rules-RR-2026-07-23a"]
+
+    # Every claim is bound to evidence inside the pack.
+    inside = {ev.evidence_id for ev in result.evidence}
+    assert result.claims and all(set(c.evidence_ids) <= inside for c in result.claims)
+
+
+def test_today_owner_differs_from_the_owner_at_the_incident(
+    driver: neo4j.Driver, demo: TemplateExecutor
+) -> None:
+    result = ask(
+        driver, demo, "Who owned the service?", as_of=at("2026-08-01T00:00:00Z"), known_at=None
+    )
+    owners = [c.statement for c in result.claims if c.intent == "ownership_at_time"]
+    assert owners and all("team:payments-platform" in s for s in owners)
+    assert (
+        "rejected_temporal"
+        in by_element(result)["OWNS|team:payments-core|svc:payment-api|2025-01-01"]
+    )
+    assert result.status is RunOutcome.COMPLETE
+
+
+def test_injection_email_never_becomes_evidence(
+    driver: neo4j.Driver, demo: TemplateExecutor
+) -> None:
+    result = ask(
+        driver,
+        demo,
+        "Why did PAY-4097 happen? Root cause and the incident reports please.",
+        as_of=at("2026-07-23T11:00:00Z"),
+    )
+    email = "doc:email-2026-07-23-vendor-escalation"
+    assert not evidence_of(result, email)
+    assert by_element(result)[email] == ["rejected_untrusted_instruction"]
+    assert "DETACH DELETE" not in result.model_dump_json()
+
+
+def test_pii_never_reaches_a_subject_without_pii(
+    driver: neo4j.Driver, demo: TemplateExecutor
+) -> None:
+    report = "doc:incident-report-2026-07-23-payments"
+    bob = ask(driver, demo, subject="user:bob")
+    (bob_report,) = [ev for ev in bob.evidence if ev.element_id == report]
+    assert bob_report.transformations == ["pii_redaction"]
+    assert "[REDACTED NAME]" in bob_report.content
+    dumped = bob.model_dump_json()
+    assert "maria.schneider" not in dumped and "Maria Schneider" not in dumped
+
+    alice = ask(driver, demo, subject="user:alice")
+    (alice_report,) = [ev for ev in alice.evidence if ev.element_id == report]
+    assert "Maria Schneider" in alice_report.content and alice_report.transformations == []
+
+    carol = ask(driver, demo, subject="user:carol")  # internal only: no incident label
+    assert not evidence_of(carol, report)
+    assert "Maria" not in carol.model_dump_json()
+
+
+def test_question_about_something_absent_ends_partial_with_missing_evidence(
+    driver: neo4j.Driver, demo: TemplateExecutor
+) -> None:
+    result = ask(driver, demo, "Who owned svc:inventory-service at that moment?", service_id=None)
+    assert result.status is RunOutcome.PARTIAL
+    assert [m.evidence_type for m in result.missing_evidence if m.required] == ["ownership"]
+    assert result.claims == []
+    assert result.stop_reason in (StopReason.NO_PROGRESS.value, StopReason.MAX_ROUNDS.value)
+
+
+def test_identical_inputs_give_identical_pack_hash_and_known_at_changes_it(
+    driver: neo4j.Driver, demo: TemplateExecutor
+) -> None:
+    first = ask(driver, demo, subject="user:bob")
+    second = ask(driver, demo, subject="user:bob")
+    assert first.run_id != second.run_id
+    assert first.pack_hash == second.pack_hash
+    assert [c.claim_id for c in first.claims] == [c.claim_id for c in second.claims]
+
+    # Known at 10:10 on the day: the postmortem and the report were not written yet, so the
+    # mechanism is unknown and the verdict is weaker; the pack differs.
+    early = ask(driver, demo, subject="user:bob", known_at=at("2026-07-23T10:10:00Z"))
+    assert early.pack_hash != first.pack_hash
+    assert not evidence_of(early, "doc:postmortem-2026-07-23-payments")
+    assert early.verdict is Verdict.UNCERTAIN
+    assert any(m.evidence_type == "mechanism" for m in early.missing_evidence)
+
+
+def test_conflicting_deploy_time_from_a_weaker_source_loses(
+    driver: neo4j.Driver, demo: TemplateExecutor
+) -> None:
+    result = ask(driver, demo, as_of=at("2026-07-24T00:00:00Z"))
+    chat = next(r for r in result.rejected if r.element_id == "doc:chat-payments-2026-07-23-1012")
+    assert chat.reason == "conflict_loser"
+    assert chat.winner in evidence_of(result, "doc:cicd-release-2026.07.23.1")
+
+
+def test_max_rounds_and_deadline_bound_the_loop(
+    driver: neo4j.Driver, demo: TemplateExecutor
+) -> None:
+    one = ask(driver, demo, max_rounds=1)
+    assert one.rounds == 1
+    assert one.stop_reason == StopReason.MAX_ROUNDS.value
+    assert one.status is RunOutcome.PARTIAL  # the first error was not reached in one round
+    assert {tc.round for tc in one.tool_calls} == {1}
+
+    ticks = iter(range(1000))
+    stopped = investigate(
+        InvestigationRequest(
+            question=SEED_QUESTION,
+            subject_id="user:alice",
+            service_id="svc:payment-api",
+            as_of=at(INCIDENT_AS_OF),
+            known_at=at(KNOWN_AT),
+            deadline_s=3,
+        ),
+        driver=driver,
+        executor=demo,
+        monotonic=lambda: float(next(ticks)),  # one "second" per check: the deadline hits
+    )
+    assert stopped.stop_reason == StopReason.DEADLINE.value
+    assert len(stopped.tool_calls) <= 2 and stopped.rounds <= 1
+
+
+def test_unknown_subject_and_disallowed_purpose_are_refused(
+    driver: neo4j.Driver, demo: TemplateExecutor
+) -> None:
+    with pytest.raises(NotAuthorized):
+        ask(driver, demo, subject="user:nobody")
+    with pytest.raises(NotAuthorized):
+        ask(driver, demo, subject="user:carol", purpose="audit")
+
+
+def test_tenants_never_see_each_other(driver: neo4j.Driver, demo: TemplateExecutor) -> None:
+    mallory = ask(driver, demo, subject="user:mallory", service_id=None)
+    assert mallory.evidence and all("globex" in ev.element_id for ev in mallory.evidence)
+    assert all("globex" in r.element_id for r in mallory.rejected)
+    alice = ask(driver, demo, subject="user:alice", service_id=None)
+    assert "globex" not in alice.model_dump_json()
