@@ -27,9 +27,15 @@ def _subset(tmp_path: Path, ids: tuple[str, ...], edit: dict[str, dict] | None =
     raw["cases"] = [c for c in raw["cases"] if c["id"] in ids]
     for case in raw["cases"]:
         case.update((edit or {}).get(case["id"], {}))
+    used = {c.get("dataset", "payments-incident") for c in raw["cases"]}
     raw["datasets"] = [
-        {**d, "path": str(DEFAULT_CASES_PATH.parents[1] / d["path"])} for d in raw["datasets"]
+        {**d, "path": str(DEFAULT_CASES_PATH.parents[1] / d["path"])}
+        for d in raw["datasets"]
+        if d["name"] in used
     ]
+    raw["forbidden_everywhere"] = {
+        k: v for k, v in raw.get("forbidden_everywhere", {}).items() if k in used
+    }
     path = tmp_path / "subset.yaml"
     path.write_text(yaml.safe_dump(raw, allow_unicode=True, sort_keys=False), encoding="utf-8")
     return path

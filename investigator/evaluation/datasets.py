@@ -43,20 +43,32 @@ def _check(call: CliCall, what: str) -> None:
         )
 
 
-def prepare(specs: list[DatasetSpec], work_dir: Path) -> None:
-    """Apply the schema and ingest every dataset (generating the generated ones first)."""
-    _check(call_cli(["schema", "apply"]), "investigator schema apply")
+def bundle_paths(specs: list[DatasetSpec], work_dir: Path) -> dict[str, Path]:
+    """Dataset name -> its bundle path; generated datasets are generated into `work_dir`.
+
+    Generating is deterministic and cheap, so it happens even when nothing is ingested (the
+    documented grants of a generated dataset are read from the generated bundle).
+    """
+    paths: dict[str, Path] = {}
     for spec in specs:
         if spec.path is not None:
             path = dataset_path(spec)
             if not path.exists():
                 raise BadInput(f"dataset {spec.name}: {path} does not exist")
         else:
-            path = work_dir / f"{spec.name}.yaml"
+            path = work_dir / f"{spec.name}.json"
             argv = ["generate", "--services", str(spec.generate_services), "--out", str(path)]
             if spec.generate_seed is not None:
                 argv += ["--seed", str(spec.generate_seed)]
             _check(call_cli(argv), f"investigator {' '.join(argv)}")
+        paths[spec.name] = path
+    return paths
+
+
+def prepare(paths: dict[str, Path]) -> None:
+    """Apply the schema and ingest every dataset's bundle (both idempotent)."""
+    _check(call_cli(["schema", "apply"]), "investigator schema apply")
+    for path in paths.values():
         _check(call_cli(["ingest", str(path)]), f"investigator ingest {path}")
 
 
@@ -71,13 +83,11 @@ def _load(path: Path) -> Any:
     return json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
 
 
-def documented_grants(specs: list[DatasetSpec]) -> dict[str, SubjectGrants]:
+def documented_grants(paths: dict[str, Path]) -> dict[str, SubjectGrants]:
     """Principal id -> the tenant, labels and purposes its bundle documents."""
     grants: dict[str, SubjectGrants] = {}
-    for spec in specs:
-        if spec.path is None:
-            continue
-        for file in _bundle_files(dataset_path(spec)):
+    for path in paths.values():
+        for file in _bundle_files(path):
             try:
                 doc = _load(file)
             except (OSError, ValueError, yaml.YAMLError):

@@ -13,7 +13,7 @@ import neo4j
 
 from investigator.evaluation.baseline import NaiveFulltextBaseline
 from investigator.evaluation.cases import GoldenSet
-from investigator.evaluation.datasets import documented_grants, prepare
+from investigator.evaluation.datasets import bundle_paths, documented_grants, prepare
 from investigator.evaluation.metrics import CaseScore, score_case
 from investigator.evaluation.product import run_product_case
 from investigator.evaluation.report import EvalReport, system_report
@@ -33,11 +33,12 @@ def run_evaluation(
     """Run the golden set end to end and return the report (the caller decides the exit)."""
     started = time.monotonic()
     say = progress or (lambda _msg: None)
-    if setup:
-        say("setting up: schema apply + ingest of the golden set's datasets")
-        with tempfile.TemporaryDirectory(prefix="investigator-eval-") as tmp:
-            prepare(list(golden.datasets), Path(tmp))
-    grants = documented_grants(list(golden.datasets))
+    with tempfile.TemporaryDirectory(prefix="investigator-eval-") as tmp:
+        paths = bundle_paths(list(golden.datasets), Path(tmp))
+        if setup:
+            say("setting up: schema apply + ingest of the golden set's datasets")
+            prepare(paths)
+        grants = documented_grants(paths)
     baseline = NaiveFulltextBaseline(driver, database)
     product_scores: list[CaseScore] = []
     baseline_scores: list[CaseScore] = []
