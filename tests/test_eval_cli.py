@@ -58,6 +58,12 @@ def test_malformed_cases_files_exit_2(invoke, tmp_path: Path, text: str, needle:
     _one_line_error(invoke("eval", "--cases", str(_write(tmp_path, text))), 2, needle)
 
 
+def test_oversized_cases_file_exits_2(invoke, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    big = tmp_path / "big.yaml"
+    big.write_bytes(b"#" * 5_000_001)
+    _one_line_error(invoke("eval", "--cases", str(big)), 2, "larger than")
+
+
 def test_missing_cases_file_and_directory_exit_2(invoke, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     _one_line_error(invoke("eval", "--cases", str(tmp_path / "nope.yaml")), 2, "not found")
     _one_line_error(invoke("eval", "--cases", str(tmp_path)), 2, "directory")

@@ -19,6 +19,7 @@ from investigator.errors import BadInput
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_CASES_PATH = REPO_ROOT / "eval" / "golden.yaml"
+MAX_CASES_FILE_BYTES = 5_000_000
 
 
 class CaseType(StrEnum):
@@ -272,6 +273,8 @@ def load_golden_set(path: Path) -> GoldenSet:
     """Read and validate a golden set from YAML; any problem is `BadInput` (exit 2)."""
     if not path.is_file():
         raise BadInput(f"cases file not found: {path}")
+    if path.stat().st_size > MAX_CASES_FILE_BYTES:
+        raise BadInput(f"cases file {path} is larger than {MAX_CASES_FILE_BYTES} bytes")
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (yaml.YAMLError, UnicodeDecodeError) as exc:

@@ -44,9 +44,13 @@ class CliCall(BaseModel):
 def call_cli(argv: list[str]) -> CliCall:
     """Invoke `investigator ARGV...` through `investigator.cli.run`, capturing its output."""
     # Imported here: the CLI package imports this module's package for `investigator eval`.
-    from investigator.cli import run
+    from investigator.cli import _state, run
 
+    saved = dict(_state)  # the nested run resets `--debug`; the outer command keeps its own
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = run(list(argv))
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = run(list(argv))
+    finally:
+        _state.update(saved)
     return CliCall(argv=list(argv), exit_code=code, stdout=out.getvalue(), stderr=err.getvalue())
