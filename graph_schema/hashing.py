@@ -37,7 +37,7 @@ def utc_iso(value: datetime) -> str:
     return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
-def _canonical_value(value: Any) -> Any:
+def _json_default(value: Any) -> Any:
     # Neo4j temporal values come back as neo4j.time types; hash their native equivalent so a
     # record read from the database hashes like the one that was written.
     to_native = getattr(value, "to_native", None)
@@ -47,13 +47,15 @@ def _canonical_value(value: Any) -> Any:
         return utc_iso(value)
     if isinstance(value, date):
         return value.isoformat()
-    if isinstance(value, Mapping):
-        return {str(k): _canonical_value(v) for k, v in sorted(value.items()) if v is not None}
-    if isinstance(value, list | tuple):
-        return [_canonical_value(v) for v in value]
-    if isinstance(value, str | int | float | bool) or value is None:
-        return value
     raise TypeError(f"cannot hash a value of type {type(value).__name__}")
+
+
+def _drop_nulls(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _drop_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list | tuple):
+        return [_drop_nulls(v) for v in value]
+    return value
 
 
 def canonical_json(value: Any) -> str:
@@ -63,11 +65,12 @@ def canonical_json(value: Any) -> str:
     record read back must hash like the record that was written.
     """
     return json.dumps(
-        _canonical_value(value),
+        _drop_nulls(value),
         sort_keys=True,
         separators=(",", ":"),
         ensure_ascii=False,
         allow_nan=False,
+        default=_json_default,
     )
 
 
