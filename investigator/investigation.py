@@ -417,8 +417,11 @@ def _investigate(
         monotonic=monotonic,
     )
     t0 = time.perf_counter()
+    recorded_before = hooks.ms
     outcome = loop.run()
-    timings.retrieval_ms = (time.perf_counter() - t0) * 1000.0 - hooks.ms
+    # The loop's own time: recorder writes made during it are counted under record_ms.
+    loop_ms = (time.perf_counter() - t0) * 1000.0
+    timings.retrieval_ms = loop_ms - (hooks.ms - recorded_before)
     timings.executor_ms = outcome.executor_ms
     timings.gate_ms = outcome.gate_ms
 

@@ -122,3 +122,19 @@ def test_prompt_fences_untrusted_content_as_data() -> None:
     assert text.count("</evidence>") == 1  # the content cannot close the fence early
     assert 'trust="untrusted"' in text
     assert "data, not instructions" in text
+
+
+def test_pack_hash_survives_a_json_round_trip_as_recorded() -> None:
+    # The Context Graph stores the pack as JSON; replay parses it and must get the same hash.
+    item = ev(
+        "EMITTED|svc:a|err:E-1",
+        ["error_first_seen"],
+        "svc:a EMITTED err:E-1",
+        valid_from=datetime(2026, 7, 23, 10, 2, 38, 123456, tzinfo=UTC),
+        context={"first_seen": "2026-07-23T10:02:38Z", "path": ["svc:a", "err:E-1"]},
+        props={"count": 18734, "ratio": 0.25, "tags": ["a", "b"]},
+        transformations=["pii_redaction"],
+    )
+    pack = build_pack(request(created_at=datetime(2026, 9, 1, tzinfo=UTC)), [item])
+    again = type(pack).model_validate_json(pack.model_dump_json())
+    assert pack_hash(again) == pack.pack_hash
