@@ -402,6 +402,23 @@ class _NoTimestampLoader(yaml.SafeLoader):
             seen.add(key)
         return super().construct_mapping(node, deep=deep)
 
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
+        # Aliases make "billion laughs" expansions possible; bundles never need them.
+        if self.check_event(yaml.events.AliasEvent):
+            event = self.peek_event()
+            raise yaml.composer.ComposerError(
+                None, None, "YAML aliases are not allowed in bundles", event.start_mark
+            )
+        return super().compose_node(parent, index)
+
+
+def _json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [key for key, _ in pairs]
+    if len(set(keys)) != len(keys):
+        repeated = sorted({key for key in keys if keys.count(key) > 1})
+        raise ValueError(f"duplicate key {repeated[0]!r}")
+    return dict(pairs)
+
 
 _NoTimestampLoader.yaml_implicit_resolvers = {
     first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
@@ -458,10 +475,10 @@ def _read_file(path: Path) -> tuple[Any, list[BundleProblem]]:
     except (OSError, UnicodeDecodeError) as exc:
         return None, [BundleProblem(origin=origin, element="file", reason=f"unreadable: {exc}")]
     try:
-        if path.suffix == ".json":
-            return json.loads(text), []
+        if path.suffix.lower() == ".json":
+            return json.loads(text, object_pairs_hook=_json_object), []
         return yaml.load(text, Loader=_NoTimestampLoader), []  # noqa: S506 (a SafeLoader)
-    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+    except (ValueError, yaml.YAMLError) as exc:  # JSONDecodeError is a ValueError
         reason = " ".join(str(exc).split())
         return None, [
             BundleProblem(origin=origin, element="file", reason=f"not parseable: {reason}")

@@ -361,9 +361,25 @@ def test_bad_paths_and_options(graph, cli_env, invoke, tmp_path) -> None:
     path = write(tmp_path, small_bundle())
     hostile = invoke("ingest", str(path), "--tenant", "acme}) DETACH DELETE n //")
     assert hostile.code == 2 and "tenant" in hostile.err and hostile.err.count("\n") == 1
+    acl = invoke("ingest", str(path), "--acl", "internal,pii`) RETURN 1 //")
+    assert acl.code == 2 and "acl label" in acl.err and acl.err.count("\n") == 1
+    batch = invoke("ingest", str(path), "--batch-size", "0")
+    assert batch.code == 2 and batch.err.count("\n") == 1
     bad_format = invoke("ingest", str(path), "--format", "csv")
     assert bad_format.code == 2
     assert counts(graph) == (0, 0)
+
+
+def test_yaml_aliases_and_repeated_keys_are_refused(graph, cli_env, invoke, tmp_path) -> None:
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text(
+        'tenant: acme\na: &a ["x", "x", "x"]\nb: &b [*a, *a, *a]\nc: [*b, *b, *b]\n',
+        encoding="utf-8",
+    )
+    rejected(invoke, graph, bomb, "bomb.yaml: file: not parseable", "aliases are not allowed")
+    repeated = tmp_path / "repeated.json"
+    repeated.write_text('{"tenant": "acme", "nodes": [], "nodes": []}', encoding="utf-8")
+    rejected(invoke, graph, repeated, "duplicate key 'nodes'")
 
 
 def test_overrides_tenant_source_and_acl(graph, cli_env, invoke, tmp_path) -> None:
