@@ -40,6 +40,7 @@ def _register() -> None:
     from investigator.cli import db, demo, generate, ingest, schema
     from investigator.cli import eval as eval_cli
     from investigator.cli import investigate as investigate_cli
+    from investigator.cli import replay as replay_cli
     from investigator.cli import runbook as runbook_cli
     from investigator.cli import runs as runs_cli
     from investigator.cli import trace as trace_cli
@@ -50,6 +51,7 @@ def _register() -> None:
         eval_cli,
         investigate_cli,
         runbook_cli,
+        replay_cli,
         runs_cli,
         trace_cli,
         schema,

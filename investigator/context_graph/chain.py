@@ -85,21 +85,31 @@ def sha256_of(value: Any) -> str:
     return "sha256:" + hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
 
 
-# Fulltext scores depend on index-wide statistics, which later records change even when the
-# records visible at `known_at` do not; the rows hash covers what the rows *are*.
+# Left out of the rows hash, because they change after the run without the KG as known at
+# the run's `known_at` changing:
+# - `score`: fulltext scores depend on index-wide statistics, which later records change;
+# - `element.superseded_at`: a row is only visible while `known_at < superseded_at`, so at
+#   `known_at` it is always "not yet superseded"; a later correction fills it in.
 _ROW_FIELDS_NOT_HASHED = frozenset({"score"})
+_ELEMENT_FIELDS_NOT_HASHED = frozenset({"superseded_at"})
+
+
+def _row_for_hash(row: Any) -> Any:
+    if not isinstance(row, Mapping):
+        return row
+    kept = {k: v for k, v in row.items() if k not in _ROW_FIELDS_NOT_HASHED}
+    element = kept.get("element")
+    if isinstance(element, Mapping):
+        kept["element"] = {k: v for k, v in element.items() if k not in _ELEMENT_FIELDS_NOT_HASHED}
+    return kept
 
 
 def rows_hash(rows: Iterable[Any]) -> str:
-    """The hash of a result's rows (order and fulltext scores left out; replay compares it)."""
-    serialised = sorted(
-        canonical_json(
-            {k: v for k, v in row.items() if k not in _ROW_FIELDS_NOT_HASHED}
-            if isinstance(row, Mapping)
-            else row
-        )
-        for row in (_jsonable(r) for r in rows)
-    )
+    """The hash of a result's rows as known at the call's `known_at` (order-independent).
+
+    Replay re-executes the call and compares this hash; see `_ROW_FIELDS_NOT_HASHED`.
+    """
+    serialised = sorted(canonical_json(_row_for_hash(_jsonable(r))) for r in rows)
     return "sha256:" + hashlib.sha256("\n".join(serialised).encode("utf-8")).hexdigest()
 
 

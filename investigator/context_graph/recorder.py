@@ -59,28 +59,38 @@ CONSTRAINTS: tuple[str, ...] = (
     "CREATE INDEX ctx_run_started IF NOT EXISTS FOR (n:CtxRun) ON (n.started_at)",
 )
 
-# Labels are chosen from the closed CtxKind enum, never from input: one statement per kind.
-_CREATE_NODE: dict[CtxKind, str] = {
-    kind: "CREATE (n:" + EVENT_LABEL + ":" + label + ") SET n = $props"
-    for kind, label in KIND_LABELS.items()
-}
-_CREATE_EDGES: dict[ProvRelation, str] = {
-    rel: (
-        "UNWIND $pairs AS pair "
-        "MATCH (a:CtxEvent {run_id: $run_id, seq: pair[0]}) "
-        "MATCH (b:CtxEvent {run_id: $run_id, seq: pair[1]}) "
-        "CREATE (a)-[:" + rel.value + "]->(b)"
+
+# Labels and relationship types are chosen from closed enums, never from input: one
+# statement per kind creates the node and its PROV relationships and moves the run's head
+# (one round trip per node; every value is a parameter).
+def _edge_block(rel: ProvRelation, outgoing: bool) -> str:
+    pattern = "(n)-[:" + rel.value + "]->(m)" if outgoing else "(m)-[:" + rel.value + "]->(n)"
+    source = "$out" if outgoing else "$into"
+    return (
+        "CALL (n) { UNWIND " + source + " AS e WITH e WHERE e[0] = '" + rel.value + "' "
+        "MATCH (m:CtxEvent {run_id: n.run_id, seq: e[1]}) CREATE " + pattern + " } "
     )
-    for rel in ProvRelation
+
+
+_EDGE_BLOCKS = "".join(_edge_block(rel, out) for rel in ProvRelation for out in (True, False))
+_CREATE_NODE: dict[CtxKind, str] = {
+    kind: (
+        "CREATE (n:"
+        + EVENT_LABEL
+        + ":"
+        + label
+        + ") SET n = $props WITH n "
+        + _EDGE_BLOCKS
+        + "WITH n MATCH (r:CtxRun {run_id: n.run_id}) "
+        "SET r.head_seq = n.seq, r.head_hash = n.hash, r.head_kind = n.kind "
+        "RETURN n.seq AS seq"
+    )
+    for kind, label in KIND_LABELS.items()
 }
 # Taking the run's head under a write lock serialises appends to one run.
 _LOCK_HEAD = (
     "MATCH (r:CtxRun {run_id: $run_id}) SET r.head_seq = r.head_seq "
     "RETURN r.head_seq AS seq, r.head_hash AS hash, r.head_kind AS kind, r.status AS status"
-)
-_SET_HEAD = (
-    "MATCH (r:CtxRun {run_id: $run_id}) "
-    "SET r.head_seq = $seq, r.head_hash = $hash, r.head_kind = $kind"
 )
 _LATEST_OF_KIND = "MATCH (n:CtxEvent {run_id: $run_id, kind: $kind}) RETURN max(n.seq) AS seq"
 _TOOL_CALL_SEQ = (
@@ -590,7 +600,6 @@ class RunRecorder:
     ) -> list[int]:
         seq, prev_hash, prev_kind = head if head is not None else (-1, GENESIS_HASH, None)
         seqs: list[int] = []
-        edges: dict[ProvRelation, list[list[int]]] = {}
         for item in pending:
             seq += 1
             props = {k: v for k, v in item.props.items() if v is not None}
@@ -606,16 +615,14 @@ class RunRecorder:
             props["hash"] = node_hash(props, item.kind.value)
             if item.kind == CtxKind.RUN:
                 props.update(status=RunStatus.INCOMPLETE.value)
-            tx.run(_CREATE_NODE[item.kind], props=props).consume()
-            for rel, target in item.edges:
-                edges.setdefault(rel, []).append([seq, target])
-            for source, rel in item.edges_into:
-                edges.setdefault(rel, []).append([source, seq])
+            tx.run(
+                _CREATE_NODE[item.kind],
+                props=props,
+                out=[[rel.value, target] for rel, target in item.edges],
+                into=[[rel.value, source] for source, rel in item.edges_into],
+            ).consume()
             prev_hash, prev_kind = props["hash"], item.kind.value
             seqs.append(seq)
-        for rel in sorted(edges):
-            tx.run(_CREATE_EDGES[rel], run_id=run_id, pairs=edges[rel]).consume()
-        tx.run(_SET_HEAD, run_id=run_id, seq=seq, hash=prev_hash, kind=prev_kind).consume()
         return seqs
 
     # -- look-ups inside the write transaction ------------------------------------------

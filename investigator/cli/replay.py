@@ -1,0 +1,87 @@
+"""`investigator replay RUN_ID [--json]`: re-execute a recorded run and prove it matches.
+
+Exit codes: 0 verified; 1 not verified (the report is still printed, and one line on stderr
+names the first place that differs); 2 unknown or malformed RUN_ID; 4 Neo4j unavailable.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from investigator.connection import open_driver
+from investigator.context_graph.lineage import validate_run_id
+from investigator.context_graph.recorder import ctx_database_from_env
+from investigator.context_graph.replay import ReplayReport, replay_run
+from investigator.settings import resolve_connection
+
+NOT_VERIFIED_EXIT = 1
+
+
+def _first_difference(report: ReplayReport) -> str:
+    if report.problems:
+        return report.problems[0]
+    if report.drift:
+        d = report.drift[0]
+        where = f" seq {d.seq}" if d.seq is not None else ""
+        call = f" tool call {d.tool_call_id}" if d.tool_call_id else ""
+        return f"run {report.run_id}{where}{call}: {d.kind}: {d.detail}"
+    return f"run {report.run_id}: pack_hash does not match"
+
+
+def _render_text(report: ReplayReport) -> str:
+    lines = [
+        f"run {report.run_id} ({report.command or '?'}, {report.status or '?'})",
+        f"verified:        {str(report.verified).lower()}",
+        f"chain_valid:     {str(report.chain_valid).lower()}",
+        f"pack_hash_match: {str(report.pack_hash_match).lower()}"
+        f"  (recorded {report.recorded_pack_hash}, replayed {report.replayed_pack_hash})",
+        f"tool calls:      {report.tool_calls_matched}/{report.tool_calls} re-executed identically",
+        f"evidence:        {report.evidence_matched}/{report.evidence} recomputed identically",
+    ]
+    if report.problems:
+        lines.append("chain problems:")
+        lines.extend(f"  {p}" for p in report.problems)
+    if report.drift:
+        lines.append("drift:")
+        for d in report.drift:
+            where = f"seq {d.seq} " if d.seq is not None else ""
+            call = f"tool call {d.tool_call_id} " if d.tool_call_id else ""
+            lines.append(f"  {where}{call}{d.kind}: {d.detail}")
+    return "\n".join(lines)
+
+
+@click.command(name="replay")
+@click.argument("run_id")
+@click.option("--json", "json_out", is_flag=True, help="Print one JSON document.")
+def replay_command(run_id: str, json_out: bool) -> None:
+    """Re-execute run RUN_ID's tool calls at its known_at and verify chain and pack_hash.
+
+    Exits 0 when verified, 1 when not (the report is still printed), 2 for an unknown run.
+
+    \b
+    Examples:
+      investigator replay run-0123abcd
+      investigator replay run-0123abcd --json | jq .drift
+    """
+    validate_run_id(run_id)
+    settings = resolve_connection()
+    driver = open_driver(settings)
+    try:
+        report = replay_run(
+            driver,
+            run_id,
+            ctx_database=ctx_database_from_env(settings.database),
+            kg_database=settings.database,
+        )
+    finally:
+        driver.close()
+    click.echo(report.model_dump_json() if json_out else _render_text(report))
+    if not report.verified:
+        sys.stderr.write(f"error: replay not verified: {_first_difference(report)}\n")
+        raise click.exceptions.Exit(NOT_VERIFIED_EXIT)
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(replay_command)

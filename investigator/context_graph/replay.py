@@ -1,0 +1,458 @@
+"""`investigator replay`: prove that re-running a recorded run gives what it recorded.
+
+1. Verify the hash chain and lineage shape (`chain_valid`; problems name run, seq, kind).
+2. Re-execute every recorded ToolCall through the KG executor (the only path to KG data)
+   with the same template id@version, options, parameters, row limit, subject and the run's
+   `known_at`, and compare the hash of the rows with the recorded `rows_hash`. Per call,
+   drift says what changed: `template_missing` (that version is gone), `template_changed`
+   (its rendered text hashes differently now), `data_purged` (a record the run saw has had
+   its content removed in place), `hash_mismatch` (other differences), `execution_failed`.
+3. Recompute every recorded Evidence from the re-executed rows (same evidence_id, same
+   content hash), and check the recorded pack against its own pack_hash.
+4. Re-run the investigation deterministically (nothing recorded) with the recorded
+   question, subject, purpose, as_of and known_at, and compare its pack_hash with the
+   recorded one (`pack_hash_match`). Runs that build no pack (runbook lookups) compare the
+   hash of their admitted evidence instead.
+
+Because every KG read is filtered by the run's `known_at`, later corrections (records
+superseded after the run) do not change what replay sees; a purge removes content in
+place and is reported as drift, honestly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime
+from typing import Any
+
+import neo4j
+from pydantic import BaseModel
+
+from investigator.context_graph.chain import rows_hash, sha256_of, verify_chain
+from investigator.context_graph.lineage import load_lineage
+from investigator.context_graph.models import CtxKind, CtxNodeRecord, RunLineage, RunStatus
+from investigator.errors import InvestigatorError
+
+
+class Drift(BaseModel):
+    """One thing that is not as recorded, and where."""
+
+    kind: str
+    seq: int | None = None
+    tool_call_id: str | None = None
+    detail: str
+
+
+class ReplayReport(BaseModel):
+    """What `replay --json` prints."""
+
+    run_id: str
+    verified: bool
+    pack_hash_match: bool
+    chain_valid: bool
+    status: str | None
+    command: str | None
+    recorded_pack_hash: str | None
+    replayed_pack_hash: str | None
+    tool_calls: int
+    tool_calls_matched: int
+    evidence: int
+    evidence_matched: int
+    drift: list[Drift]
+    problems: list[str]
+
+
+def _parse_time(value: Any) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo is not None else None
+
+
+def _call_shape(payload: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(params, options) of a recorded call (also the older nested `params` shape)."""
+    params = payload.get("params") or {}
+    options = payload.get("options")
+    if not options and isinstance(params, dict) and set(params) == {"params", "options"}:
+        options, params = params.get("options") or {}, params.get("params") or {}
+    return (params if isinstance(params, dict) else {}), (
+        options if isinstance(options, dict) else {}
+    )
+
+
+def _subset(part: Any, whole: dict[str, Any]) -> bool:
+    return isinstance(part, dict) and all(
+        k in whole and sha256_of(v) == sha256_of(whole[k]) for k, v in part.items()
+    )
+
+
+def _text_digest(text: str) -> str:
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class _Replayer:
+    def __init__(self, driver: neo4j.Driver, lineage: RunLineage, kg_database: str | None) -> None:
+        from cypher_templates.executor import TemplateExecutor
+
+        self.driver = driver
+        self.lineage = lineage
+        self.kg_database = kg_database
+        self.executor = TemplateExecutor(driver, database=kg_database)
+        self.drift: list[Drift] = []
+        self.rows_by_call: dict[str, list[Any]] = {}
+        self.run = lineage.run_properties or {}
+
+    def add(self, kind: str, detail: str, seq: int | None = None, tc: str | None = None) -> None:
+        self.drift.append(Drift(kind=kind, seq=seq, tool_call_id=tc, detail=detail))
+
+    # -- tool calls ---------------------------------------------------------------------
+
+    def subject(self) -> Any:
+        from cypher_templates.subject import load_subject
+
+        known_at = _parse_time(self.run.get("known_at"))
+        if known_at is None:
+            raise _CannotReplay("the run's known_at is missing or malformed")
+        try:
+            return load_subject(
+                self.executor,
+                str(self.run.get("subject_id")),
+                str(self.run.get("purpose")),
+                known_at,
+            )
+        except InvestigatorError as exc:
+            raise _CannotReplay(f"the subject cannot be loaded at known_at: {exc}") from exc
+
+    def replay_tool_call(self, node: CtxNodeRecord, subject: Any) -> bool:
+        from cypher_templates.plan import PlanStep
+        from cypher_templates.registry import TemplateRefused, UnknownTemplate
+
+        p = node.properties
+        payload = node.payload() or {}
+        tc_id = str(p.get("tool_call_id"))
+        template_id = str(p.get("template_id"))
+        try:
+            version = int(p.get("template_version"))  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            self.add(
+                "template_missing", "recorded template version is not a number", node.seq, tc_id
+            )
+            return False
+        params, options = _call_shape(payload)
+        known_at = _parse_time(p.get("known_at"))
+        if known_at is None:
+            self.add("hash_mismatch", "recorded known_at is malformed", node.seq, tc_id)
+            return False
+        registry = self.executor.registry
+        try:
+            spec = registry.get(template_id, version)
+        except UnknownTemplate:
+            self.add(
+                "template_missing",
+                f"template {template_id}@{version} is no longer in the allowlist",
+                node.seq,
+                tc_id,
+            )
+            return False
+        try:
+            rendered = registry.render(spec, dict(options))
+        except (ValueError, TemplateRefused) as exc:
+            self.add("template_changed", f"{template_id}@{version}: {exc}", node.seq, tc_id)
+            return False
+        if rendered.template_hash != p.get("template_hash"):
+            self.add(
+                "template_changed",
+                f"{template_id}@{version} renders to {rendered.template_hash}, "
+                f"recorded {p.get('template_hash')}",
+                node.seq,
+                tc_id,
+            )
+            return False
+        limit = p.get("limit")
+        if not isinstance(limit, int):
+            limit = self._limit_from_plan(node, template_id, params, options)
+        evidence_type = p.get("evidence_type") or (
+            spec.evidence_types[0] if spec.evidence_types else None
+        )
+        try:
+            step = PlanStep(
+                template_id=template_id,
+                template_version=version,
+                params=params,
+                options=options,
+                evidence_type=evidence_type,
+                limit=limit if isinstance(limit, int) else None,
+            )
+            result = self.executor.run(step, subject, known_at, raise_on_error=False)
+        except (InvestigatorError, ValueError) as exc:
+            self.add("execution_failed", f"{template_id}@{version}: {exc}", node.seq, tc_id)
+            return False
+        if result.error and result.error != p.get("error"):
+            self.add(
+                "execution_failed", f"{template_id}@{version}: {result.error}", node.seq, tc_id
+            )
+            return False
+        self.rows_by_call[tc_id] = list(result.rows)
+        replayed = rows_hash(result.rows)
+        if replayed == p.get("rows_hash"):
+            return True
+        purged = self._purged_elements(tc_id, result.rows)
+        if purged:
+            self.add(
+                "data_purged",
+                f"{template_id}@{version}: content of {', '.join(purged)} was removed "
+                "after the run (purge)",
+                node.seq,
+                tc_id,
+            )
+        else:
+            self.add(
+                "hash_mismatch",
+                f"{template_id}@{version}: rows hash {replayed}, recorded {p.get('rows_hash')} "
+                f"({result.row_count} rows now, {p.get('row_count')} recorded)",
+                node.seq,
+                tc_id,
+            )
+        return False
+
+    def _limit_from_plan(
+        self, node: CtxNodeRecord, template_id: str, params: dict[str, Any], options: dict[str, Any]
+    ) -> int | None:
+        """The row limit of the plan step this call executed (records that left it out).
+
+        The call USED the plan at `plan_seq`; the step with the same template, parameters
+        and options is the one it ran, and its `limit` is the one the executor applied.
+        """
+        plan_seq = node.properties.get("plan_seq")
+        plans = [n for n in self.lineage.of_kind(CtxKind.PLAN) if n.seq == plan_seq]
+        plan = plans[0].payload() if plans else None
+        steps = plan.get("steps") if isinstance(plan, dict) else None
+        for step in steps if isinstance(steps, list) else []:
+            if not isinstance(step, dict) or step.get("template_id") != template_id:
+                continue
+            # The recorded (compiled) parameters and options also carry filled-in defaults.
+            if not _subset(step.get("params") or {}, params):
+                continue
+            if not _subset(step.get("options") or {}, options):
+                continue
+            limit = step.get("limit")
+            return limit if isinstance(limit, int) else None
+        return None
+
+    def _purged_elements(self, tc_id: str, rows: list[Any]) -> list[str]:
+        """Records the run saw whose same version now carries other content.
+
+        KG records are immutable except `superseded_at`; the one sanctioned in-place change
+        is a legal purge, which removes content. So the same (element, version) with a
+        different text means purged.
+        """
+        now: dict[tuple[str, int], str] = {}
+        for row in rows:
+            element = getattr(row, "element", None)
+            if element is not None:
+                now[(element.element_id, element.version)] = element.content or ""
+        purged = []
+        for node in self.lineage.of_kind(CtxKind.EVIDENCE):
+            if node.properties.get("tool_call_id") != tc_id:
+                continue
+            ev = node.payload() or {}
+            key = (str(ev.get("element_id")), int(ev.get("version") or 1))
+            if key in now and now[key] != (ev.get("content") or ""):
+                purged.append(f"{key[0]} v{key[1]}")
+            elif key not in now:
+                purged.append(f"{key[0]} v{key[1]} (no longer returned)")
+        return sorted(set(purged))
+
+    # -- evidence -----------------------------------------------------------------------
+
+    def replay_evidence(self) -> tuple[int, int]:
+        from investigator.evidence import normalise_rows
+
+        matched = 0
+        nodes = self.lineage.of_kind(CtxKind.EVIDENCE)
+        rederived: dict[str, dict[str, Any]] = {}
+        for tc_id, rows in self.rows_by_call.items():
+            for ev in normalise_rows(rows, channel="replay", tool_call_id=tc_id):
+                rederived[ev.evidence_id] = ev.model_dump(mode="json")
+        for node in nodes:
+            p = node.properties
+            recorded = node.payload() or {}
+            ev_id = str(p.get("evidence_id"))
+            tc_id = str(p.get("tool_call_id"))
+            if tc_id not in self.rows_by_call:
+                continue  # its tool call already drifted; reported there
+            again = rederived.get(ev_id)
+            if again is None:
+                self.add(
+                    "evidence_changed",
+                    f"evidence {ev_id} ({recorded.get('element_id')} v{recorded.get('version')}) "
+                    "is not produced again",
+                    node.seq,
+                    tc_id,
+                )
+                continue
+            same = again.get("content_hash") == p.get("content_hash") and _text_digest(
+                str(again.get("content") or "")
+            ) == _text_digest(str(recorded.get("content") or ""))
+            if same:
+                matched += 1
+            else:
+                self.add(
+                    "evidence_changed",
+                    f"evidence {ev_id}: content hash differs from the recorded one",
+                    node.seq,
+                    tc_id,
+                )
+        return len(nodes), matched
+
+    # -- the pack -----------------------------------------------------------------------
+
+    def recorded_pack(self) -> tuple[CtxNodeRecord | None, str | None]:
+        packs = self.lineage.of_kind(CtxKind.PACK)
+        if not packs:
+            return None, None
+        node = packs[-1]
+        value = node.properties.get("pack_hash")
+        return node, value if isinstance(value, str) else None
+
+    def check_recorded_pack(self, node: CtxNodeRecord, recorded_hash: str | None) -> None:
+        """The recorded pack's own content must hash to its recorded pack_hash."""
+        from investigator.pack import ContextPack, pack_hash
+
+        payload = node.payload()
+        try:
+            pack = ContextPack.model_validate(payload)
+        except ValueError as exc:
+            self.add("pack_changed", f"recorded pack does not parse: {exc}", node.seq)
+            return
+        if pack_hash(pack) != recorded_hash:
+            self.add(
+                "pack_changed",
+                f"recorded pack content hashes to {pack_hash(pack)}, not {recorded_hash}",
+                node.seq,
+            )
+
+    def rerun_investigation(self) -> str | None:
+        """Run the recorded request again, recording nothing; its pack_hash."""
+        from investigator.investigation import InvestigationRequest, investigate
+
+        request = self.lineage.of_kind(CtxKind.RUN)[0].payload() or {}
+        as_of = _parse_time(self.run.get("as_of"))
+        known_at = _parse_time(self.run.get("known_at"))
+        fields: dict[str, Any] = {
+            "question": request.get("question"),
+            "subject_id": request.get("subject_id"),
+            "purpose": request.get("purpose"),
+            "as_of": as_of,
+            "known_at": known_at,
+            "service_id": request.get("service"),
+        }
+        for name in ("max_rounds", "budget_tokens"):
+            if request.get(name) is not None:
+                fields[name] = request[name]
+        options = request.get("options") or {}
+        if isinstance(options, dict) and options.get("deadline_s") is not None:
+            fields["deadline_s"] = options["deadline_s"]
+        result = investigate(
+            InvestigationRequest.model_validate(fields),
+            driver=self.driver,
+            executor=self.executor,
+            recorder=None,
+        )
+        return result.pack_hash
+
+
+class _CannotReplay(Exception):
+    """Replay cannot re-execute anything (reported as drift, not raised to the user)."""
+
+
+def _evidence_digest(nodes: list[CtxNodeRecord]) -> str:
+    return sha256_of(
+        sorted(
+            [str(n.properties.get("evidence_id")), str(n.properties.get("content_hash"))]
+            for n in nodes
+        )
+    )
+
+
+def replay_run(
+    driver: neo4j.Driver,
+    run_id: str,
+    *,
+    ctx_database: str | None = None,
+    kg_database: str | None = None,
+) -> ReplayReport:
+    """Replay run `run_id` (BadInput, exit 2, if it was never recorded)."""
+    lineage = load_lineage(driver, run_id, database=ctx_database)
+    chain = verify_chain(lineage)
+    rep = _Replayer(driver, lineage, kg_database)
+    status = rep.run.get("status")
+    command = rep.run.get("command")
+    if status == RunStatus.INCOMPLETE.value:
+        rep.add("run_incomplete", "the run never finished (crashed or interrupted)")
+    elif status == RunStatus.FAILED.value:
+        rep.add("run_failed", "the run failed; there is no result to reproduce")
+
+    calls = lineage.of_kind(CtxKind.TOOL_CALL)
+    matched_calls = 0
+    subject = None
+    if calls:
+        try:
+            subject = rep.subject()
+        except _CannotReplay as exc:
+            rep.add("subject_unavailable", str(exc), 0)
+    if subject is not None:
+        for node in calls:
+            if rep.replay_tool_call(node, subject):
+                matched_calls += 1
+    ev_total, ev_matched = rep.replay_evidence() if subject is not None else (0, 0)
+
+    pack_node, recorded_hash = rep.recorded_pack()
+    replayed_hash: str | None = None
+    if pack_node is not None:
+        rep.check_recorded_pack(pack_node, recorded_hash)
+        if command == "investigate" and status in {"complete", "partial"}:
+            try:
+                replayed_hash = rep.rerun_investigation()
+            except InvestigatorError as exc:
+                rep.add("rerun_failed", f"re-running the investigation failed: {exc}")
+        if (
+            recorded_hash is not None
+            and replayed_hash is not None
+            and replayed_hash != recorded_hash
+        ):
+            rep.add(
+                "pack_hash_mismatch",
+                f"the re-run builds pack {replayed_hash}, recorded {recorded_hash}",
+                pack_node.seq,
+            )
+        pack_match = recorded_hash is not None and replayed_hash == recorded_hash
+    else:
+        # No Context Pack (a runbook lookup, or a refused run): its admitted evidence is
+        # what the run decided on, so the re-derived evidence must match it entirely.
+        ev_nodes = lineage.of_kind(CtxKind.EVIDENCE)
+        recorded_hash = _evidence_digest(ev_nodes)
+        reproduced = not calls or (subject is not None and ev_matched == ev_total)
+        replayed_hash = recorded_hash if reproduced else None
+        pack_match = replayed_hash == recorded_hash and status in {"complete", "partial", "refused"}
+
+    verified = chain.chain_valid and pack_match and not rep.drift
+    return ReplayReport(
+        run_id=run_id,
+        verified=verified,
+        pack_hash_match=pack_match,
+        chain_valid=chain.chain_valid,
+        status=status if isinstance(status, str) else None,
+        command=command if isinstance(command, str) else None,
+        recorded_pack_hash=recorded_hash,
+        replayed_pack_hash=replayed_hash,
+        tool_calls=len(calls),
+        tool_calls_matched=matched_calls,
+        evidence=ev_total,
+        evidence_matched=ev_matched,
+        drift=rep.drift,
+        problems=[p.describe() for p in chain.problems],
+    )
