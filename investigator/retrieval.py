@@ -9,6 +9,7 @@ then recompute the gaps. The loop stops with `evidence_sufficient`, `max_rounds`
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -180,6 +181,9 @@ class RetrievalLoop:
         self.relevant = set(useful_types(self.intents))
         self.required = set(required_types(self.intents))
         self.focus_codes = list(gate.policy.focus_error_codes)
+        self.question_words = {
+            w.strip(".:-").lower() for w in re.findall(r"[\w.:@-]+", plan_input.question)
+        }
 
     def _past_deadline(self) -> bool:
         return self.deadline is not None and self.monotonic() >= self.deadline
@@ -295,8 +299,17 @@ class RetrievalLoop:
             if self.hooks:
                 self.hooks.on_tool_call(summary, result)
             if result.template_id not in TEXT_CHANNEL_TYPES:
-                # A text hit is not an identification: anchors come from graph templates.
                 learned |= learn(known, result.rows, self.focus_codes)
+            else:
+                # A text hit is not an identification; only a record whose name is a word
+                # of the question ("checkout") becomes an anchor.
+                named = [
+                    row
+                    for row in result.rows
+                    if row.element.kind == "node"
+                    and (row.element.name or "").lower() in self.question_words
+                ]
+                learned |= learn(known, named, self.focus_codes)
             if is_navigation(step) and "entity" not in self.required:
                 continue  # navigation only: these rows named anchors, not evidence
             rows = normalise_rows(

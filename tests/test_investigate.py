@@ -255,3 +255,22 @@ def test_tenants_never_see_each_other(driver: neo4j.Driver, demo: TemplateExecut
     assert all("globex" in r.element_id for r in mallory.rejected)
     alice = ask(driver, demo, subject="user:alice", service_id=None)
     assert "globex" not in alice.model_dump_json()
+
+
+def test_sre_runbook_question_links_alert_and_service_by_name(
+    driver: neo4j.Driver, demo: TemplateExecutor
+) -> None:
+    result = ask(
+        driver,
+        demo,
+        "Alert KubePodCrashLooping fired on checkout at 03:12: which runbook applies, "
+        "which version, and who owns it?",
+        subject="user:bob",
+        service_id=None,
+        as_of=at("2026-07-23T03:12:00Z"),
+    )
+    assert result.status is RunOutcome.COMPLETE
+    statements = " | ".join(c.statement for c in result.claims)
+    assert "runbook:pod-crashloop@v1" in statements
+    assert "team:sre-platform OWNS svc:checkout" in statements
+    assert "payment-recovery" not in statements
