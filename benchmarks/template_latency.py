@@ -56,12 +56,19 @@ def _steps(
     }
     specs: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = [
         ("entity_resolution", "entity", {"text": svc}, {}),
+        ("entity_resolution", "entity", {"text": "Payment-API"}, {}),
         ("fulltext_search", "document", {"query": "payment errors"}, {}),
         ("ownership_over_time", "ownership", {"service_id": svc}, {}),
         ("deployments_in_window", "deployment_time", {"service_id": svc, **window}, {}),
         ("incident_context", "affected_service", {"incident_id": inc}, {}),
         ("runbooks_for", "runbook", {"anchor_id": svc}, {"anchor": "service"}),
         ("change_events_in_window", "change_event", window, {}),
+        (
+            "change_events_in_window",
+            "change_event",
+            {**window, "service_id": svc},
+            {"scope": "service"},
+        ),
         ("dependency_neighbourhood", "dependency", {"start_id": svc}, {"hops": 1}),
         ("dependency_neighbourhood", "dependency", {"start_id": svc}, {"hops": 3}),
         ("documents_about", "document", {"entity_id": svc}, {}),
@@ -111,7 +118,10 @@ def main(argv: list[str] | None = None) -> int:
                 result = ex.run(step, subject, known_at)
                 timings.append(result.duration_ms)
                 rows = result.row_count
-            opts = ", ".join(f"{k}={v}" for k, v in sorted(step.options.items())) or "-"
+            opts = ", ".join(f"{k}={v}" for k, v in sorted(step.options.items()))
+            if step.template_id == "entity_resolution":
+                opts = f"text={step.params['text']}"
+            opts = opts or "-"
             print(
                 f"| {step.template_id} | {opts} | {rows} | "
                 f"{statistics.median(timings):.1f} | {_percentile(timings, 0.95):.1f} |"

@@ -9,7 +9,6 @@ template's typed schema and derives the Neo4j parameter map. Refusals are `BadIn
 from __future__ import annotations
 
 import re
-from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
@@ -31,6 +30,18 @@ def lucene_literal(text: str) -> str:
     if not terms:
         raise ValueError("the search text has no terms")
     return " ".join(terms)
+
+
+def lucene_phrase(text: str) -> str:
+    """Turn free text into one quoted Lucene phrase (only `"` and `\\` need escaping inside).
+
+    A phrase that analyses to no terms matches nothing, which is the right answer.
+    """
+    inner = text.lower().replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{inner}"'
+
+
+_TRANSFORMS = {"lucene_terms": lucene_literal, "lucene_phrase": lucene_phrase}
 
 
 class CompiledQuery(BaseModel):
@@ -81,9 +92,15 @@ def compile_params(
                 value = lucene_literal(value)
             except ValueError as exc:
                 raise TemplateRefused(f"template {spec.ref}: parameter {name}: {exc}") from None
-        if isinstance(value, datetime):
-            value = value  # the driver sends aware datetimes as zoned DateTime
+        # Aware datetimes go as they are: the driver sends them as zoned DateTime.
         cypher[name] = value
+    for name, derived in spec.derived.items():
+        try:
+            cypher[name] = _TRANSFORMS[derived.transform](getattr(model, derived.source))
+        except ValueError as exc:
+            raise TemplateRefused(
+                f"template {spec.ref}: parameter {derived.source}: {exc}"
+            ) from None
     return recorded, cypher
 
 

@@ -100,6 +100,15 @@ class ParamSpec(BaseModel):
         return base if self.required else base | None
 
 
+class DerivedSpec(BaseModel):
+    """A parameter the compiler computes from a declared one (never given by a plan)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    source: str = Field(alias="from")
+    transform: Literal["lucene_terms", "lucene_phrase"]
+
+
 class OptionSpec(BaseModel):
     """One structural option: an enum of identifiers or a bounded int (e.g. hops 1..3)."""
 
@@ -150,6 +159,7 @@ class TemplateSpec(BaseModel):
     file: str = Field(pattern=r"^[a-z][a-z0-9_]*\.cypher$")
     description: str = Field(min_length=1)
     params: dict[str, ParamSpec] = Field(default_factory=dict)
+    derived: dict[str, DerivedSpec] = Field(default_factory=dict)
     options: dict[str, OptionSpec] = Field(default_factory=dict)
     evidence_types: tuple[EvidenceType, ...] = Field(min_length=1)
     row_cap: int = Field(ge=1, le=1_000)
@@ -159,11 +169,20 @@ class TemplateSpec(BaseModel):
 
     @model_validator(mode="after")
     def _names(self) -> TemplateSpec:
-        for name in list(self.params) + list(self.options):
+        names = list(self.params) + list(self.derived) + list(self.options)
+        if len(set(names)) != len(names):
+            raise ValueError("parameter, derived and option names must be distinct")
+        for name in names:
             if not _NAME.match(name):
                 raise ValueError(f"parameter/option name {name!r} is not lower_snake_case")
             if name in RESERVED_PARAMS:
                 raise ValueError(f"{name!r} is reserved for the executor")
+        for name, derived in self.derived.items():
+            source = self.params.get(derived.source)
+            if source is None or source.type not in ("id", "text", "lucene"):
+                raise ValueError(f"derived {name!r} needs a declared string parameter")
+            if not source.required:
+                raise ValueError(f"derived {name!r} needs a required parameter")
         if self.text_param is not None and self.text_param not in self.params:
             raise ValueError(f"text_param {self.text_param!r} is not a declared parameter")
         return self

@@ -192,6 +192,24 @@ def test_manifest_with_reserved_param_or_odd_option_value_is_invalid(tmp_path: P
         TemplateRegistry.load(tmp_path / "manifest.yaml")
 
 
+def test_manifest_derived_param_needs_a_declared_source(tmp_path: Path) -> None:
+    (tmp_path / "templates").mkdir()
+    (tmp_path / "templates" / "t.cypher").write_text("RETURN 1")
+    (tmp_path / "manifest.yaml").write_text(
+        "templates:\n  - {id: t, version: 1, file: t.cypher, description: d,"
+        " evidence_types: [entity], row_cap: 1, timeout_s: 1,"
+        " derived: {q: {from: nope, transform: lucene_phrase}}}\n"
+    )
+    with pytest.raises(ValueError, match="needs a declared string parameter"):
+        TemplateRegistry.load(tmp_path / "manifest.yaml")
+
+
+def test_derived_phrase_is_a_parameter_not_text() -> None:
+    compiled = compile_step(REG, step("entity_resolution", params={"text": 'a" OR b'}))
+    assert compiled.cypher_parameters["text_phrase"] == '"a\\" or b"'
+    assert compiled.parameters == {"text": 'a" OR b'}  # recorded: the plan's value only
+
+
 def test_template_hash_is_stable_and_differs_per_variant() -> None:
     spec = REG.get("dependency_neighbourhood")
     hashes = {REG.render(spec, o).template_hash for o in spec.variants()}

@@ -7,6 +7,7 @@ WHERE {{ v.visible('c') }} AND {{ v.visible('r') }} AND {{ v.visible('s') }}
 WITH c, s.id AS service, coalesce(r.at, c.at, c.valid_from) AS at
 {%- else -%}
 MATCH (c:KG:ChangeEvent)
+USING SCAN c:ChangeEvent
 WHERE {{ v.visible('c') }}
 WITH c, null AS service, coalesce(c.at, c.valid_from) AS at
 {%- endif %}
