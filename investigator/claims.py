@@ -11,9 +11,11 @@ in the same window (a confounder) or an unresolved conflict lowers the verdict o
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from enum import StrEnum
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -403,3 +405,54 @@ def keep_claims_in_pack(claims: Sequence[Claim], pack_ids: Sequence[str]) -> lis
     """Drop any claim that cites evidence outside the pack (validation before output)."""
     allowed = set(pack_ids)
     return [c for c in claims if c.evidence_ids and set(c.evidence_ids) <= allowed]
+
+
+class Summary(BaseModel):
+    """An optional model-written summary: only sentences that cite pack evidence survive."""
+
+    sentences: list[str]
+    dropped: int
+
+
+_CITATION = re.compile(r"\[(ev:[0-9a-f]{20})\]")
+_SENTENCE_END = re.compile(r"(?<=[.!?。])\s+")
+
+
+def validate_summary(text: str, pack_ids: Sequence[str]) -> Summary:
+    """Keep each sentence that cites at least one evidence id, all of them inside the pack.
+
+    A sentence without a citation, or citing anything outside the pack, is dropped: the
+    summary can never say more than the evidence the run admitted.
+    """
+    allowed = set(pack_ids)
+    kept: list[str] = []
+    dropped = 0
+    for raw in _SENTENCE_END.split(text.strip()):
+        sentence = " ".join(raw.split())
+        if not sentence:
+            continue
+        cited = _CITATION.findall(sentence)
+        if cited and set(cited) <= allowed:
+            kept.append(sentence)
+        else:
+            dropped += 1
+    return Summary(sentences=kept, dropped=dropped)
+
+
+def summarize(llm: Any, prompt: str, claims: Sequence[Claim], pack_ids: Sequence[str]) -> Summary:
+    """Ask an LLM (neo4j-graphrag `LLMInterface`: `.invoke(text).content`) for a summary of
+    the claims, citing evidence as `[ev:...]`, then validate it. Off unless a caller passes
+    an LLM; no network is touched otherwise."""
+    request = (
+        prompt
+        + "\n# Claims\n"
+        + "\n".join(
+            f"- ({c.epistemic_status.value}) {c.statement} "
+            + " ".join(f"[{i}]" for i in c.evidence_ids)
+            for c in claims
+        )
+        + "\n# Task\nSummarise the claims in at most five sentences. Keep each claim's "
+        "epistemic status. End every sentence with the evidence ids it rests on, as [ev:...].\n"
+    )
+    response = llm.invoke(request)
+    return validate_summary(str(getattr(response, "content", "")), pack_ids)

@@ -5,7 +5,13 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from investigator.claims import EpistemicStatus, Verdict, derive_claims, keep_claims_in_pack
+from investigator.claims import (
+    EpistemicStatus,
+    Verdict,
+    derive_claims,
+    keep_claims_in_pack,
+    summarize,
+)
 from investigator.evidence import Evidence, evidence_id_for, sha256_text
 from investigator.gate import Conflict
 
@@ -113,3 +119,39 @@ def test_claims_are_deterministic() -> None:
     a = derive_claims(CORRELATION, [DEPLOY, FIRST, AFFECTED, CHANGE], as_of=AS_OF)
     b = derive_claims(CORRELATION, [CHANGE, AFFECTED, FIRST, DEPLOY], as_of=AS_OF)
     assert a == b
+
+
+class _Reply:
+    def __init__(self, content: str) -> None:
+        self.content = content
+
+
+class _ScriptedLLM:
+    """A scripted stand-in for a model (no network): returns fixed text."""
+
+    def __init__(self, content: str) -> None:
+        self.content = content
+        self.prompts: list[str] = []
+
+    def invoke(self, prompt: str) -> _Reply:
+        self.prompts.append(prompt)
+        return _Reply(self.content)
+
+
+def test_llm_summary_keeps_only_sentences_citing_pack_evidence() -> None:
+    result = derive_claims(CORRELATION, [DEPLOY, FIRST, AFFECTED], as_of=AS_OF)
+    ids = [DEPLOY.evidence_id, FIRST.evidence_id, AFFECTED.evidence_id]
+    text = (
+        f"The release finished at 10:02 [{DEPLOY.evidence_id}]. "
+        f"Errors began 38 s later [{FIRST.evidence_id}] [{DEPLOY.evidence_id}]. "
+        "The risk engine is definitely the root cause. "
+        "It was caused by cosmic rays [ev:00000000000000000000]."
+    )
+    llm = _ScriptedLLM(text)
+    summary = summarize(llm, "# Evidence\n...", result.claims, ids)
+    assert summary.sentences == [
+        f"The release finished at 10:02 [{DEPLOY.evidence_id}].",
+        f"Errors began 38 s later [{FIRST.evidence_id}] [{DEPLOY.evidence_id}].",
+    ]
+    assert summary.dropped == 2
+    assert DEPLOY.evidence_id in llm.prompts[0]
