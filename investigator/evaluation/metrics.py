@@ -337,6 +337,8 @@ def score_answer(case: GoldenCase, out: CaseOutcome, problems: list[str]) -> dic
 def score_case(case: GoldenCase, out: CaseOutcome, grants: SubjectGrants | None) -> CaseScore:
     """All three layers for one case; the answer layer only for systems that answer."""
     problems: list[str] = []
+    if out.error and out.exit_code != case.expect.exit_code:
+        problems.append(f"command failed (exit {out.exit_code}): {out.error}")
     metrics = score_retriever(case, out, problems)
     metrics.update(score_pack(case, out, grants, problems))
     if out.has_answer_layer:
