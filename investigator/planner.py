@@ -83,7 +83,7 @@ def is_navigation(step: PlanStep) -> bool:
     return (step.step_id or "").startswith(NAV_PREFIX)
 
 
-DEFAULT_MAX_ROUNDS = 4
+DEFAULT_MAX_ROUNDS = 5
 # How far back from the anchor (first error, else as_of) deployments and changes are looked for.
 DEPLOY_LOOKBACK = timedelta(hours=24)
 WIDE_LOOKBACK = timedelta(days=7)
