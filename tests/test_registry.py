@@ -235,3 +235,18 @@ def test_lucene_literal_escapes_query_syntax(text: str, expected: str) -> None:
 def test_lucene_query_without_terms_is_refused() -> None:
     with pytest.raises(TemplateRefused, match="has no terms"):
         compile_step(REG, step("fulltext_search", "document", params={"query": "   "}))
+
+
+def test_query_plan_refuses_reversed_window_bad_intent_and_max_hops_four() -> None:
+    with pytest.raises(ValidationError, match="'from' is after 'to'"):
+        QueryPlan.model_validate(
+            {"time_scope": {"from": "2026-07-24T00:00:00Z", "to": "2026-07-23T00:00:00Z"}}
+        )
+    with pytest.raises(ValidationError, match="not a lower_snake_case name"):
+        QueryPlan(intents=["MATCH (n) DETACH DELETE n"])
+    with pytest.raises(ValidationError, match="less than or equal to 3"):
+        QueryPlan(max_hops=4)
+    with pytest.raises(ValidationError, match="Extra inputs are not permitted"):
+        QueryPlan.model_validate({"steps": [], "cypher": "MATCH (n) RETURN n"})
+    with pytest.raises(ValidationError, match="should have timezone info"):
+        QueryPlan.model_validate({"known_at": "2026-07-23T10:00:00"})
