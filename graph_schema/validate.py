@@ -228,6 +228,16 @@ def referenced_ids(loaded: LoadedBundle) -> set[TenantId]:
     return refs
 
 
+def defined_ids(loaded: LoadedBundle) -> set[TenantId]:
+    """Every (tenant, id) the bundle itself defines (sources, principals, nodes, documents)."""
+    ids: set[TenantId] = set()
+    for part in loaded.parts:
+        b = part.bundle
+        ids.update((b.tenant, ident) for _, _, ident, _ in _nodeish(b))
+        ids.update((principal_tenant(b, p), p.id) for p in b.principals)
+    return ids
+
+
 def referenced_sources(loaded: LoadedBundle) -> set[TenantId]:
     """Every (tenant, source_id) the bundle's elements name."""
     refs: set[TenantId] = set()
@@ -254,6 +264,7 @@ def referenced_keys(loaded: LoadedBundle) -> set[TenantId]:
 
 __all__ = [
     "ExistingElements",
+    "defined_ids",
     "document_edge_keys",
     "principal_tenant",
     "referenced_ids",

@@ -41,6 +41,7 @@ from graph_schema.records import (
 )
 from graph_schema.validate import (
     ExistingElements,
+    defined_ids,
     referenced_ids,
     referenced_keys,
     referenced_sources,
@@ -112,6 +113,7 @@ class _NodeWrite:
     draft: NodeDraft
     version: int
     recorded_at: datetime
+    supersede: bool
 
 
 @dataclass(slots=True)
@@ -148,9 +150,8 @@ _EDGE_HISTORY = {
         "UNWIND $rows AS row MATCH ()-[r:REL_TYPE]->() "
         "WHERE r.tenant = row.tenant AND r.key = row.key "
         "RETURN DISTINCT row.tenant AS tenant, row.key AS key, r.version AS version, "
-        "r.content_hash AS hash, r.status AS status, "
-        "r.recorded_at.epochSeconds * 1000000 + r.recorded_at.microsecond AS recorded_us, "
-        "r.superseded_at IS NULL AS current"
+        "r.content_hash AS hash, r.status AS status, r.superseded_at IS NULL AS current, "
+        "r.recorded_at.epochSeconds * 1000000 + r.recorded_at.microsecond AS recorded_us"
     ).replace("REL_TYPE", t.value)
     for t in RelType
 }
@@ -177,14 +178,15 @@ _NODE_HISTORY = (
     "n.status AS status, n.superseded_at IS NULL AS current, "
     "n.recorded_at.epochSeconds * 1000000 + n.recorded_at.microsecond AS recorded_us"
 )
-_NODE_CREATE = (
+# Superseding and creating are separate statements: a CREATE that reads nothing needs no
+# Eager barriers, which roughly halves the cost of a batch.
+_NODE_SUPERSEDE = (
     "UNWIND $rows AS row "
-    "OPTIONAL MATCH (old:KG {tenant: row.tenant, id: row.id}) WHERE old.superseded_at IS NULL "
-    "CREATE (n:KG:$(row.labels)) "
-    "SET n = row.props, n.version = row.version, n.recorded_at = row.recorded_at "
+    "MATCH (old:KG {tenant: row.tenant, id: row.id}) WHERE old.superseded_at IS NULL "
     "SET old.superseded_at = row.recorded_at "
     "RETURN elementId(old) AS old_eid"
 )
+_NODE_CREATE = "UNWIND $rows AS row CREATE (n:KG:$(row.labels)) SET n = row.props"
 _INCIDENT_EDGES = (
     "UNWIND $olds AS oid MATCH (o) WHERE elementId(o) = oid "
     "MATCH (o)-[r]-() WHERE r.superseded_at IS NULL "
@@ -235,7 +237,8 @@ def find_existing(
 ) -> tuple[ExistingElements, dict[tuple[str, str], SourceInfo]]:
     """Current records the bundle refers to but does not define, and their sources."""
     existing = ExistingElements()
-    ids = sorted(referenced_ids(loaded) | referenced_sources(loaded))
+    # Only what the bundle does not define itself needs a lookup.
+    ids = sorted((referenced_ids(loaded) | referenced_sources(loaded)) - defined_ids(loaded))
     rows = [{"tenant": t, "id": i} for t, i in ids]
     sources: dict[tuple[str, str], SourceInfo] = {}
     for chunk in _chunks(rows, _READ_BATCH):
@@ -340,7 +343,7 @@ def write_bundle(
     total = sum(len(r) for r in node_rounds)
     done = 0
     for round_writes in node_rounds:
-        writes = [_NodeWrite(d, v, at) for d, v, at, _ in round_writes]
+        writes = [_NodeWrite(d, v, at, sup) for d, v, at, sup in round_writes]
         for chunk in _chunks(writes, batch_size):
             superseded, copied = _execute(driver, database, _write_nodes, chunk)
             report.node_records_created += len(chunk)
@@ -381,7 +384,6 @@ def _read_history(
     driver: neo4j.Driver,
     query: str,
     rows: list[dict[str, str]],
-    ident: str,
     database: str | None,
     into: dict[tuple[str, str], _History],
 ) -> None:
@@ -389,12 +391,15 @@ def _read_history(
         records, _, _ = driver.execute_query(
             query, rows=list(chunk), database_=database, routing_=neo4j.RoutingControl.READ
         )
-        for r in records:
-            history = into.setdefault((r["tenant"], r[ident]), _History())
-            recorded_us = int(r["recorded_us"])
-            history.seen.add((r["hash"], recorded_us))
-            if r["current"]:
-                state = _RecordState(int(r["version"]), r["hash"], r["status"], recorded_us)
+        # Both history queries return the same columns in the same order; unpacking values
+        # is much cheaper than looking each column up by name.
+        for tenant, name, version, digest, status, current, recorded_us in (
+            r.values() for r in records
+        ):
+            history = into.setdefault((tenant, name), _History())
+            history.seen.add((digest, int(recorded_us)))
+            if current:
+                state = _RecordState(int(version), digest, status, int(recorded_us))
                 # Several current copies of one edge record share one version: keep the max.
                 if history.current is None or state.version > history.current.version:
                     history.current = state
@@ -405,9 +410,7 @@ def _read_node_history(
 ) -> dict[tuple[str, str], _History]:
     keys = sorted({(d.tenant, d.id) for d in drafts})
     out: dict[tuple[str, str], _History] = {}
-    _read_history(
-        driver, _NODE_HISTORY, [{"tenant": t, "id": i} for t, i in keys], "id", database, out
-    )
+    _read_history(driver, _NODE_HISTORY, [{"tenant": t, "id": i} for t, i in keys], database, out)
     return out
 
 
@@ -420,7 +423,7 @@ def _read_edge_history(
     out: dict[tuple[str, str], _History] = {}
     for rel_type, keys in sorted(by_type.items()):
         rows = [{"tenant": t, "key": k} for t, k in sorted(keys)]
-        _read_history(driver, _EDGE_HISTORY[rel_type], rows, "key", database, out)
+        _read_history(driver, _EDGE_HISTORY[rel_type], rows, database, out)
     return out
 
 
@@ -505,18 +508,22 @@ def _copy_incident_edges(tx: neo4j.ManagedTransaction, old_eids: list[str]) -> i
 
 
 def _write_nodes(tx: neo4j.ManagedTransaction, writes: Sequence[_NodeWrite]) -> tuple[int, int]:
+    superseding = [
+        {"tenant": w.draft.tenant, "id": w.draft.id, "recorded_at": w.recorded_at}
+        for w in writes
+        if w.supersede
+    ]
+    old_eids: list[str] = []
+    if superseding:
+        old_eids = [r["old_eid"] for r in tx.run(_NODE_SUPERSEDE, rows=superseding)]
     rows = [
         {
-            "tenant": w.draft.tenant,
-            "id": w.draft.id,
             "labels": w.draft.labels,
-            "props": w.draft.props,
-            "version": w.version,
-            "recorded_at": w.recorded_at,
+            "props": {**w.draft.props, "version": w.version, "recorded_at": w.recorded_at},
         }
         for w in writes
     ]
-    old_eids = [r["old_eid"] for r in tx.run(_NODE_CREATE, rows=rows) if r["old_eid"]]
+    tx.run(_NODE_CREATE, rows=rows).consume()
     return len(old_eids), _copy_incident_edges(tx, old_eids)
 
 
