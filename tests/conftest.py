@@ -87,7 +87,9 @@ def driver(neo4j_settings: ConnectionSettings) -> Iterator[neo4j.Driver]:
 
 def wipe(drv: neo4j.Driver) -> None:
     """Delete every node and relationship (schema stays), in batches."""
-    drv.execute_query("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS")
+    # CALL {} IN TRANSACTIONS needs an auto-commit (implicit) transaction, hence session.run.
+    with drv.session() as session:
+        session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()
 
 
 @pytest.fixture()

@@ -18,7 +18,10 @@ def test_server_is_neo4j_5_26(driver: neo4j.Driver) -> None:
     assert edition in {"community", "enterprise"}
 
 
-def test_clean_db_starts_empty(clean_db: neo4j.Driver) -> None:
-    clean_db.execute_query("CREATE (:Scratch {v: 1})")
-    records, _, _ = clean_db.execute_query("MATCH (n) RETURN count(n) AS c")
-    assert records[0]["c"] == 1
+def test_wipe_empties_a_non_empty_graph(driver: neo4j.Driver) -> None:
+    from conftest import wipe
+
+    driver.execute_query("UNWIND range(1, 50) AS i CREATE (:Scratch {v: i})-[:R]->(:Scratch)")
+    wipe(driver)
+    records, _, _ = driver.execute_query("MATCH (n) RETURN count(n) AS c")
+    assert records[0]["c"] == 0
