@@ -317,3 +317,34 @@ def test_kg_templates_never_read_ctx_labels() -> None:
             text = registry.render(spec, variant).text
             assert "Ctx" not in text, spec.ref
     assert "Ctx" not in _PRINCIPAL_QUERY
+
+
+def test_idempotency_key_through_the_cli(demo_kg: neo4j.Driver, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    args = [
+        "investigate",
+        QUESTION,
+        "--service",
+        "svc:payment-api",
+        "--as-of",
+        "2026-07-23T10:30:00Z",
+        "--subject",
+        "user:alice",
+        "--idempotency-key",
+        "ticket-PAY-4097",
+        "--json",
+    ]
+    first = invoke(*args)
+    assert first.code == 0, first
+    again = invoke(*args)
+    assert again.code == 0, again
+    assert json.loads(again.out)["run_id"] == json.loads(first.out)["run_id"]
+    changed = invoke(*[a if a != QUESTION else "Who owned payment-api then?" for a in args])
+    assert changed.code == 2 and changed.out == ""
+    assert len(changed.err.strip().splitlines()) == 1 and "different request" in changed.err
+    runs = json.loads(invoke("runs", "--json").out)["runs"]
+    assert len(runs) == 1
+    # The recorded run of a real investigation traces as a tree and replays as verified.
+    run_id = runs[0]["run_id"]
+    tree = invoke("trace", run_id).out
+    assert "tool_call tc-" in tree and "chain: valid" in tree
+    assert invoke("replay", run_id).code == 0
