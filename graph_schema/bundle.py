@@ -429,9 +429,12 @@ _NoTimestampLoader.yaml_implicit_resolvers = {
 def _element_name(section: str, index: int, raw: Any) -> str:
     label = f"{section}[{index}]"
     if isinstance(raw, dict):
-        ident = raw.get("id") or raw.get("source_id") or raw.get("key")
-        if ident is None and section == "edges":
-            ident = f"{raw.get('type')}|{raw.get('from')}|{raw.get('to')}"
+        if section == "edges":
+            ident = raw.get("key") or f"{raw.get('type')}|{raw.get('from')}|{raw.get('to')}"
+        elif section == "sources":
+            ident = raw.get("source_id")
+        else:
+            ident = raw.get("id") or raw.get("key")
         if ident is not None:
             label += f" {str(ident)[:120]}"
     return label
