@@ -216,7 +216,9 @@ def test_hostile_ingest_input_exits_2_and_writes_nothing(
     cli_env: object,
     invoke,  # type: ignore[no-untyped-def]
     tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.delenv("INVESTIGATOR_SUBJECT", raising=False)
     (tmp_path / "ok.md").write_text("# fine\n", encoding="utf-8")
     (tmp_path / "evil.md").write_text("---\nvalid_from: tomorrow\n---\n# x\n", encoding="utf-8")
     before, _, _ = catalog.execute_query("MATCH (n:KG) RETURN count(n) AS c")
@@ -231,6 +233,10 @@ def test_hostile_ingest_input_exits_2_and_writes_nothing(
     no_tenant = invoke("ingest", str(tmp_path / "ok.md"), "--format", "prometheus-rules")
     assert no_tenant.code == 2, no_tenant
     _one_line_error(no_tenant)
+    monkeypatch.setenv("INVESTIGATOR_SUBJECT", "user:nobody")
+    unknown = invoke("ingest", str(tmp_path / "ok.md"), "--format", "markdown-runbooks")
+    assert unknown.code == 2, unknown
+    _one_line_error(unknown)
     after, _, _ = catalog.execute_query("MATCH (n:KG) RETURN count(n) AS c")
     assert before[0]["c"] == after[0]["c"]
 

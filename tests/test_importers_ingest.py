@@ -147,3 +147,16 @@ def test_malformed_rule_file_writes_nothing(  # type: ignore[no-untyped-def]
     assert result.err.strip().splitlines()[-1].startswith("error: ")
     records, _, _ = empty.execute_query("MATCH (n:KG) RETURN count(n) AS c")
     assert records[0]["c"] == 0
+
+
+def test_tenant_defaults_to_the_subjects_tenant(  # type: ignore[no-untyped-def]
+    empty: neo4j.Driver, cli_env: object, invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _catalog(invoke)
+    monkeypatch.setenv("INVESTIGATOR_SUBJECT", "user:oncall")
+    result = invoke("ingest", str(RULES), "--format", "prometheus-rules")
+    assert result.code == 0, result
+    records, _, _ = empty.execute_query(
+        "MATCH (a:KG:Alert) RETURN collect(DISTINCT a.tenant) AS tenants"
+    )
+    assert records[0]["tenants"] == ["acme"]
