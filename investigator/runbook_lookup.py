@@ -623,4 +623,7 @@ def parse_time(text: str, what: str = "--as-of") -> datetime:
         ) from None
     if parsed.tzinfo is None or parsed.utcoffset() is None:
         raise BadInput(f"{what} {text!r} has no zone: add Z or an offset such as +02:00")
-    return parsed.astimezone(UTC)
+    try:
+        return parsed.astimezone(UTC)
+    except OverflowError:
+        raise BadInput(f"{what} {text!r} is out of range in UTC") from None

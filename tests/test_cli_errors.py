@@ -71,7 +71,17 @@ def test_every_help_shows_examples(path: list[str]) -> None:
 
 # -- malformed times --------------------------------------------------------------------
 
-BAD_TIMES = ["2026-07-23T10:03:00", "yesterday", "2026-13-45T99:00:00Z", "", "1690000000"]
+BAD_TIMES = [
+    "2026-07-23T10:03:00",
+    "yesterday",
+    "2026-13-45T99:00:00Z",
+    "",
+    "1690000000",
+    "2026-07-23T10:03:00+25:00",
+    "0001-01-01T00:00:00+14:00",  # valid text, but before year 1 in UTC
+    "9999-12-31T23:59:59-14:00",  # after year 9999 in UTC
+]
+_OVERFLOWING = {"0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-14:00"}
 
 
 @pytest.mark.parametrize("bad", BAD_TIMES)
@@ -89,7 +99,11 @@ def test_malformed_times_exit_2_with_one_line(
     bad: str,
     invoke,  # type: ignore[no-untyped-def]
     monkeypatch: pytest.MonkeyPatch,
+    request: pytest.FixtureRequest,
 ) -> None:
+    if command[0] == "investigate" and bad in _OVERFLOWING:
+        # Reported to the owner of investigate: OverflowError -> exit 1 instead of 2.
+        request.applymarker(pytest.mark.xfail(reason="investigate: out-of-range time exits 1"))
     # No database is needed to refuse a bad time: point at nothing to prove it is not asked.
     monkeypatch.setenv("NEO4J_URI", UNREACHABLE)
     result = invoke(*command, bad)
