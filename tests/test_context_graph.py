@@ -444,3 +444,17 @@ def test_the_original_answer_is_kept_for_idempotent_retries(clean_db: neo4j.Driv
     again = rec.start_run(request(idempotency_key="k-1"))
     assert (again.run_id, again.created, again.status) == (start.run_id, False, RunStatus.COMPLETE)
     assert rec.load_result(again.run_id) == {"text": "a", "intents": ["b"]}
+
+
+def test_ctx_database_follows_the_kg_database_unless_configured(
+    monkeypatch: pytest.MonkeyPatch, driver: neo4j.Driver
+) -> None:
+    monkeypatch.delenv("INVESTIGATOR_CTX_DATABASE", raising=False)
+    monkeypatch.setenv("NEO4J_DATABASE", "kgdb")
+    assert RunRecorder(driver).database == "kgdb"
+    monkeypatch.setenv("INVESTIGATOR_CTX_DATABASE", "ctxdb")
+    assert RunRecorder(driver).database == "ctxdb"
+    assert RunRecorder(driver, database="explicit").database == "explicit"
+    monkeypatch.delenv("NEO4J_DATABASE")
+    monkeypatch.delenv("INVESTIGATOR_CTX_DATABASE")
+    assert RunRecorder(driver).database is None

@@ -177,8 +177,9 @@ class RunRecorder:
     """Append-only, hash-chained recording of one investigation run after another.
 
     `database` is where the Context Graph lives: the argument, else
-    `INVESTIGATOR_CTX_DATABASE`, else the driver's default database (Community Edition has
-    one user database; the `Ctx*` label namespace keeps the two graphs apart there).
+    `INVESTIGATOR_CTX_DATABASE`, else `NEO4J_DATABASE` (the KG's), else the driver's default
+    database (Community Edition has one user database; the `Ctx*` label namespace keeps the
+    two graphs apart there).
     """
 
     def __init__(
@@ -189,7 +190,12 @@ class RunRecorder:
         clock: Callable[[], datetime] | None = None,
     ) -> None:
         self.driver = driver
-        self.database = database if database is not None else ctx_database_from_env()
+        # Same resolution as the CLI's readers: the KG's database unless one is configured.
+        self.database = (
+            database
+            if database is not None
+            else ctx_database_from_env(os.environ.get("NEO4J_DATABASE", "").strip() or None)
+        )
         self._clock = clock or (lambda: datetime.now(UTC))
         self._schema_ready = False
         self._lock = threading.Lock()
