@@ -348,3 +348,28 @@ def test_idempotency_key_through_the_cli(demo_kg: neo4j.Driver, cli_env, invoke)
     tree = invoke("trace", run_id).out
     assert "tool_call tc-" in tree and "chain: valid" in tree
     assert invoke("replay", run_id).code == 0
+
+
+def test_a_refused_run_replays_as_refused(demo_kg: neo4j.Driver, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    res = invoke(
+        "investigate",
+        QUESTION,
+        "--as-of",
+        "2026-07-23T10:30:00Z",
+        "--subject",
+        "user:carol",
+        "--purpose",
+        "audit",
+        "--json",
+    )
+    assert res.code == 3, res
+    (run,) = json.loads(invoke("runs", "--json").out)["runs"]
+    assert (run["status"], run["stop_reason"]) == ("refused", "not_authorized")
+    code, doc, err = _replay_json(invoke, run["run_id"])
+    assert code == 0 and doc["verified"], (doc, err)
+    # Granting the purpose afterwards (in place, for the test) makes the refusal drift.
+    demo_kg.execute_query(
+        "MATCH (p:KG:Principal {id: 'user:carol'}) SET p.purposes = p.purposes + ['audit']"
+    )
+    code, doc, err = _replay_json(invoke, run["run_id"])
+    assert code == 1 and [d["kind"] for d in doc["drift"]] == ["refusal_not_reproduced"]

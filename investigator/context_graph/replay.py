@@ -126,6 +126,31 @@ class _Replayer:
         except InvestigatorError as exc:
             raise _CannotReplay(f"the subject cannot be loaded at known_at: {exc}") from exc
 
+    def check_refusal(self) -> None:
+        """A refused run replays only if the subject is still refused at its known_at."""
+        from cypher_templates.subject import load_subject
+        from investigator.errors import NotAuthorized
+
+        known_at = _parse_time(self.run.get("known_at"))
+        if known_at is None:
+            self.add("refusal_not_reproduced", "the run's known_at is missing or malformed", 0)
+            return
+        try:
+            load_subject(
+                self.executor,
+                str(self.run.get("subject_id")),
+                str(self.run.get("purpose")),
+                known_at,
+            )
+        except NotAuthorized:
+            return
+        self.add(
+            "refusal_not_reproduced",
+            f"subject {self.run.get('subject_id')} is allowed purpose "
+            f"{self.run.get('purpose')} at known_at now",
+            0,
+        )
+
     def replay_tool_call(self, node: CtxNodeRecord, subject: Any) -> bool:
         from cypher_templates.plan import PlanStep
         from cypher_templates.registry import TemplateRefused, UnknownTemplate
@@ -398,6 +423,8 @@ def replay_run(
 
     calls = lineage.of_kind(CtxKind.TOOL_CALL)
     matched_calls = 0
+    if status == RunStatus.REFUSED.value and not calls:
+        rep.check_refusal()
     subject = None
     if calls:
         try:
