@@ -153,7 +153,8 @@ class RunbookAnswer(BaseModel):
     known_at: datetime
     resolved: list[str] = Field(default_factory=list)
     runbook: RunbookVersion | None = None
-    owner: OwnerAnswer | None = None
+    owner: str | None = None  # the owning team's id valid at as_of (DESIGN.md section 9)
+    owner_detail: OwnerAnswer | None = None  # its name, what it was read from, validity
     rejected: list[RejectedVersion] = Field(default_factory=list)
     policies: list[RunbookVersion] = Field(default_factory=list)
     alternatives: list[RunbookVersion] = Field(default_factory=list)
@@ -483,10 +484,11 @@ class RunbookLookup:
             chosen = runbooks[0][0]
             answer.runbook = _as_version(chosen)
             answer.alternatives = [_as_version(h[0]) for h in runbooks[1:]]
-            answer.owner = self._owner(run, query, anchors, chosen)
+            answer.owner_detail = self._owner(run, query, anchors, chosen)
         else:
             answer.note = "no runbook version is valid at as_of for this subject"
-            answer.owner = self._owner(run, query, anchors, None)
+            answer.owner_detail = self._owner(run, query, anchors, None)
+        answer.owner = answer.owner_detail.team if answer.owner_detail else None
         return answer
 
     # -- resolving the target -------------------------------------------------------------

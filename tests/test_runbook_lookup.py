@@ -130,8 +130,9 @@ def test_service_lookup_gives_version_and_owner_valid_at_as_of(
     assert answer.runbook is not None
     assert answer.runbook.id == version
     assert answer.runbook.version == int(version[-1])
-    assert answer.owner is not None and answer.owner.team == owner
-    assert answer.owner.basis == "service svc:card-auth"
+    assert answer.owner == owner
+    assert answer.owner_detail is not None
+    assert answer.owner_detail.basis == "service svc:card-auth"
     assert _rejected(answer) == rejected
 
 
@@ -156,8 +157,9 @@ def test_alert_lookup_follows_runbook_url_links(
     assert answer.resolved == ["alert:CardAuthErrorsHigh"]
     assert answer.runbook is not None and answer.runbook.id == version
     # The alert has no owner of its own: the runbook's OWNS edge valid then names it.
-    assert answer.owner is not None and answer.owner.team == "team:cards"
-    assert answer.owner.basis == f"runbook {version}"
+    assert answer.owner == "team:cards"
+    assert answer.owner_detail is not None
+    assert answer.owner_detail.basis == f"runbook {version}"
 
 
 def test_error_code_lookup_and_card_fields(world: RunbookLookup) -> None:
@@ -207,7 +209,7 @@ def test_subject_without_the_label_gets_no_runbook(world: RunbookLookup) -> None
         world, LookupTarget.SERVICE, "svc:card-auth", "2026-07-01T00:00:00Z", "user:nolabel"
     )
     assert answer.runbook is None
-    assert answer.owner is None
+    assert answer.owner is None and answer.owner_detail is None
     assert answer.rejected == []  # invisible items are never candidates, not even rejected
     assert "runbook" not in (answer.note or "").lower() or answer.resolved == []
 
@@ -286,7 +288,8 @@ def test_cli_json_is_one_document_with_the_contract_fields(  # type: ignore[no-u
     for key in ("id", "version", "title", "locator", "valid_from", "valid_to", "evidence_id"):
         assert key in doc["runbook"], key
     assert doc["runbook"]["id"] == V3 and doc["runbook"]["version"] == 3
-    assert doc["owner"]["team"] == "team:cards"
+    assert doc["owner"] == "team:cards"  # the team id, as DESIGN.md section 9 says
+    assert doc["owner_detail"]["basis"] == "runbook runbook:card-auth-recovery@v3"
     assert {r["element_id"] for r in doc["rejected"]} == {V1, V2}
     assert all(r["reason"] == "rejected_superseded" for r in doc["rejected"])
     assert doc["run_id"].startswith("run-")

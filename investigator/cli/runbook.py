@@ -48,8 +48,8 @@ def render_card(answer: RunbookAnswer) -> str:
         lines.append(f"Runbook   {_clean(rb.title or rb.id)}  [{_clean(rb.id)}, {_version(rb)}]")
         lines.append(f"Valid     {_iso(rb.valid_from)} -> {_iso(rb.valid_to)}")
     lines.append(f"As of     {_iso(answer.as_of)}  (known at {_iso(answer.known_at)})")
-    if answer.owner is not None:
-        o = answer.owner
+    if answer.owner_detail is not None:
+        o = answer.owner_detail
         name = f" ({_clean(o.team_name)})" if o.team_name else ""
         lines.append(
             f"Owner     {_clean(o.team)}{name}  via {_clean(o.basis)}, since {_iso(o.valid_from)}"
