@@ -32,6 +32,7 @@ from investigator.context_graph import (
     RecorderError,
     RunRecorder,
     RunStatus,
+    ToolCallRecord,
     list_runs,
     load_lineage,
     sha256_of,
@@ -458,3 +459,16 @@ def test_ctx_database_follows_the_kg_database_unless_configured(
     monkeypatch.delenv("NEO4J_DATABASE")
     monkeypatch.delenv("INVESTIGATOR_CTX_DATABASE")
     assert RunRecorder(driver).database is None
+
+
+def test_tool_call_record_accepts_the_nested_params_shape() -> None:
+    nested = tool_call("tc-1", []).model_dump()
+    nested["params"] = {"params": {"service_id": "svc:x"}, "options": {"hops": 2}}
+    nested["options"] = {}
+    nested["template_version"] = "3"
+    record = ToolCallRecord.model_validate(nested)
+    assert (record.params, record.options, record.template_version) == (
+        {"service_id": "svc:x"},
+        {"hops": 2},
+        3,
+    )

@@ -11,7 +11,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 # Every Context Graph node carries this label plus the label of its kind, never `:KG`.
 EVENT_LABEL = "CtxEvent"
@@ -156,6 +156,16 @@ class ToolCallRecord(BaseModel):
     duration_ms: float = Field(ge=0)
     error: str | None = None
     round: int = Field(default=1, ge=0)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _unnest_params(cls, data: Any) -> Any:
+        # An earlier shape passed {"params": {...}, "options": {...}} as `params`.
+        if isinstance(data, dict) and not data.get("options"):
+            params = data.get("params")
+            if isinstance(params, dict) and set(params) == {"params", "options"}:
+                data = {**data, "params": params["params"], "options": params["options"]}
+        return data
 
     @classmethod
     def from_result(
