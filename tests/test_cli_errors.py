@@ -314,3 +314,27 @@ def test_unreachable_database_as_a_real_process(tmp_path: Path) -> None:
     assert proc.stdout == ""
     assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     assert elapsed < 10.0, elapsed
+
+
+# -- --json is exactly one document -------------------------------------------------------
+
+
+def test_json_outputs_are_exactly_one_document(  # type: ignore[no-untyped-def]
+    catalog: neo4j.Driver, cli_env: object, invoke
+) -> None:
+    lookup = invoke(
+        "runbook", "--alert", "KubePodCrashLooping", "--subject", "user:oncall", "--json"
+    )
+    assert lookup.code == 0, lookup
+    run_id = json.loads(lookup.out)["run_id"]
+    for args in (
+        ["runs", "--limit", "3", "--json"],
+        ["replay", run_id, "--json"],
+        ["trace", run_id, "--format", "json"],
+        ["ingest", str(FIXTURES / "runbooks" / "catalogs" / "acme.yaml"), "--json"],
+    ):
+        result = invoke(*args)
+        assert result.code == 0, (args, result)
+        json.loads(result.out)  # raises if there is anything but one JSON document
+    replay = json.loads(invoke("replay", run_id, "--json").out)
+    assert replay["verified"] is True  # a runbook lookup replays like an investigation
