@@ -216,6 +216,30 @@ def test_changed_element_becomes_a_new_version(graph, cli_env, invoke, tmp_path)
     assert again["node_records_created"] == 0 and again["edge_records_created"] == 0
 
 
+@pytest.mark.parametrize("batch_size", ["1", "1000"])
+def test_both_endpoints_changed_keep_one_current_path(
+    graph, cli_env, invoke, tmp_path, batch_size
+) -> None:
+    assert invoke("ingest", str(write(tmp_path, small_bundle()))).code == 0
+    changed = small_bundle()
+    changed["nodes"][0]["props"] = {"tier": "tier-0"}
+    changed["nodes"][1]["name"] = "b renamed"
+    path = write(tmp_path, changed, "c.yaml")
+    assert invoke("ingest", str(path), "--batch-size", batch_size).code == 0
+    current = graph.execute_query(
+        "MATCH (a:Service {id: 'svc:a'})-[r:DEPENDS_ON]->(b:Service {id: 'svc:b'}) "
+        "WHERE a.superseded_at IS NULL AND b.superseded_at IS NULL RETURN a.version AS av, "
+        "b.version AS bv, r.version AS rv"
+    ).records
+    assert [(r["av"], r["bv"], r["rv"]) for r in current] == [(2, 2, 1)]
+    # The old path is still there for known_at before the change.
+    old = graph.execute_query(
+        "MATCH (a:Service {id: 'svc:a', version: 1})-[r:DEPENDS_ON]->"
+        "(b:Service {id: 'svc:b', version: 1}) RETURN count(r) AS n"
+    ).records
+    assert old[0]["n"] == 1
+
+
 def test_changed_edge_supersedes_previous_record(graph, cli_env, invoke, tmp_path) -> None:
     assert invoke("ingest", str(write(tmp_path, small_bundle()))).code == 0
     changed = small_bundle()
