@@ -90,7 +90,7 @@ def test_any_of_requirement_is_met_by_either_record_and_rejected_counts_for_reca
     assert score.metrics["required_evidence_recall"].value == 1.0
     # Retrieved but dropped by the pack: the retriever is fine, the pack is not.
     assert score.metrics["pack_required_recall"].value == 0.5
-    assert "pack dropped required own:core" in score.problems
+    assert "pack_required_recall: pack dropped required own:core" in score.problems
 
 
 def test_forbidden_admissions_count_against_their_own_rate() -> None:

@@ -145,7 +145,7 @@ def score_retriever(case: GoldenCase, out: CaseOutcome, problems: list[str]) -> 
     seen = out.candidate_kg_ids()
     groups = case.expect.requirements()
     missed = [g for g in groups if not set(g) & seen]
-    problems.extend(f"retriever missed {_label(g)}" for g in missed)
+    problems.extend(f"required_evidence_recall: retriever missed {_label(g)}" for g in missed)
     return {"required_evidence_recall": Ratio(num=len(groups) - len(missed), den=len(groups))}
 
 
@@ -159,7 +159,7 @@ def score_pack(
     groups = case.expect.requirements()
     candidates = out.candidate_kg_ids()
     dropped = [g for g in groups if not set(g) & admitted_ids and set(g) & candidates]
-    problems.extend(f"pack dropped required {_label(g)}" for g in dropped)
+    problems.extend(f"pack_required_recall: pack dropped required {_label(g)}" for g in dropped)
     pack_recall = Ratio(num=sum(1 for g in groups if set(g) & admitted_ids), den=len(groups))
 
     relevant = case.expect.required_ids() | set(case.expect.relevant)
@@ -172,9 +172,12 @@ def score_pack(
     for ev in admitted:
         stale = _forbidden_hits(case, ev, TEMPORAL_WHYS)
         if stale:
-            problems.append(f"admitted out-of-time {stale[0]}")
+            problems.append(f"temporal_accuracy: admitted out-of-time {stale[0]}")
         elif not_yet_valid(ev, case.as_of):
-            problems.append(f"admitted {ev.kg_ids[:1] or ev.evidence_id} not yet valid at as_of")
+            problems.append(
+                f"temporal_accuracy: admitted {ev.kg_ids[:1] or ev.evidence_id} "
+                "not yet valid at as_of"
+            )
         else:
             timely += 1
 
@@ -182,7 +185,9 @@ def score_pack(
     for ev in admitted:
         absent = [f for f in PROVENANCE_FIELDS if not getattr(ev, f)]
         if absent:
-            problems.append(f"evidence {ev.evidence_id} lacks provenance {absent}")
+            problems.append(
+                f"provenance_completeness: evidence {ev.evidence_id} lacks provenance {absent}"
+            )
         else:
             traceable += 1
 
@@ -191,7 +196,7 @@ def score_pack(
         why = _access_problem(case, ev, grants)
         if why:
             access += 1
-            problems.append(why)
+            problems.append(f"acl_violation_rate: {why}")
 
     untrusted = 0
     deleted = 0
@@ -199,17 +204,19 @@ def score_pack(
         bad = _forbidden_hits(case, ev, UNTRUSTED_WHYS)
         if bad:
             untrusted += 1
-            problems.append(f"admitted untrusted instruction {bad[0]}")
+            problems.append(f"untrusted_admission_rate: admitted untrusted instruction {bad[0]}")
         gone = _forbidden_hits(case, ev, DELETED_WHYS)
         if gone or ev.status == "retracted":
             deleted += 1
-            problems.append(f"admitted deleted {gone[0] if gone else ev.kg_ids[:1]}")
+            problems.append(
+                f"deleted_admission_rate: admitted deleted {gone[0] if gone else ev.kg_ids[:1]}"
+            )
     wrong = [
         h
         for ev in admitted
         for h in _forbidden_hits(case, ev, frozenset({ForbiddenWhy.WRONG_ANSWER}))
     ]
-    problems.extend(f"admitted wrong-answer {w}" for w in wrong)
+    problems.extend(f"context_precision: admitted wrong-answer {w}" for w in wrong)
 
     seen: set[tuple[str, ...]] = set()
     dupes = 0
@@ -217,7 +224,7 @@ def score_pack(
         key = _item_key(ev)
         if key in seen:
             dupes += 1
-            problems.append(f"duplicate evidence {ev.evidence_id}")
+            problems.append(f"duplicate_context_rate: duplicate evidence {ev.evidence_id}")
         seen.add(key)
 
     budget = Ratio()
@@ -225,7 +232,10 @@ def score_pack(
         used = out.tokens_used if out.tokens_used is not None else sum(e.tokens for e in admitted)
         over = used > case.budget_tokens
         if over:
-            problems.append(f"pack used {used} tokens over the budget {case.budget_tokens}")
+            problems.append(
+                f"budget_violation_rate: pack used {used} tokens "
+                f"over the budget {case.budget_tokens}"
+            )
         budget = Ratio(num=1 if over else 0, den=1)
 
     rejected_right = 0
@@ -235,7 +245,9 @@ def score_pack(
             rejected_right += 1
         else:
             got = f"rejected as {reasons}" if reasons else "not rejected"
-            problems.append(f"{want.id} {got}, expected one of {want.reason_in}")
+            problems.append(
+                f"rejection_accuracy: {want.id} {got}, expected one of {want.reason_in}"
+            )
 
     return {
         "pack_required_recall": pack_recall,
@@ -266,26 +278,30 @@ def score_answer(case: GoldenCase, out: CaseOutcome, problems: list[str]) -> dic
     for claim in out.claims:
         leaked = _leaked_text(case, claim.statement)
         if leaked:
-            problems.append(f"claim {claim.claim_id} states forbidden text {leaked!r}")
+            problems.append(
+                f"acl_violation_rate: claim {claim.claim_id} states forbidden text {leaked!r}"
+            )
         outside = [e for e in claim.evidence_ids if e not in in_pack]
         if claim.evidence_ids and not outside:
             covered += 1
         else:
             problems.append(
-                f"claim {claim.claim_id} cites {outside or 'no evidence'} outside the pack"
+                f"claim_evidence_coverage: claim {claim.claim_id} "
+                f"cites {outside or 'no evidence'} outside the pack"
             )
 
     status_ok = out.exit_code == exp.exit_code and (exp.status is None or out.status == exp.status)
     if not status_ok:
         problems.append(
-            f"expected exit {exp.exit_code}/{exp.status}, got exit {out.exit_code}/{out.status}"
+            f"status_accuracy: expected exit {exp.exit_code}/{exp.status}, "
+            f"got exit {out.exit_code}/{out.status}"
         )
 
     verdict = Ratio()
     if exp.verdict_in:
         ok = out.verdict in exp.verdict_in
         if not ok:
-            problems.append(f"verdict {out.verdict} not in {exp.verdict_in}")
+            problems.append(f"verdict_accuracy: verdict {out.verdict} not in {exp.verdict_in}")
         verdict = Ratio(num=int(ok), den=1)
 
     facts = 0
@@ -298,11 +314,15 @@ def score_answer(case: GoldenCase, out: CaseOutcome, problems: list[str]) -> dic
         facts += int(found)
         if not found:
             status_note = f" as {want.epistemic_status}" if want.epistemic_status else ""
-            problems.append(f"no claim states {want.mentions}{status_note}")
+            problems.append(f"claim_fact_recall: no claim states {want.mentions}{status_note}")
 
     listed = set(out.missing_evidence)
     missing_found = sum(1 for m in exp.missing_evidence if m in listed)
-    problems.extend(f"missing_evidence lacks {m}" for m in exp.missing_evidence if m not in listed)
+    problems.extend(
+        f"missing_evidence_recall: missing_evidence lacks {m}"
+        for m in exp.missing_evidence
+        if m not in listed
+    )
 
     lookup = Ratio()
     if case.kind == "runbook" and exp.exit_code == 0:
@@ -310,7 +330,7 @@ def score_answer(case: GoldenCase, out: CaseOutcome, problems: list[str]) -> dic
         right = out.runbook_id == exp.runbook and out.owner in owners
         if not right:
             problems.append(
-                f"lookup gave runbook {out.runbook_id}/owner {out.owner}, "
+                f"lookup_accuracy: lookup gave runbook {out.runbook_id}/owner {out.owner}, "
                 f"expected {exp.runbook}/{exp.owner}"
             )
         lookup = Ratio(num=int(right), den=1)
@@ -320,7 +340,9 @@ def score_answer(case: GoldenCase, out: CaseOutcome, problems: list[str]) -> dic
         good = out.replay is not None and out.replay.verified and out.replay.pack_hash_match
         if not good:
             detail = out.replay.error or out.replay.drift if out.replay else "not replayed"
-            problems.append(f"replay of {out.run_id} not verified: {detail}")
+            problems.append(
+                f"deterministic_replay_rate: replay of {out.run_id} not verified: {detail}"
+            )
         replay = Ratio(num=int(good), den=1)
 
     return {
@@ -338,7 +360,7 @@ def score_case(case: GoldenCase, out: CaseOutcome, grants: SubjectGrants | None)
     """All three layers for one case; the answer layer only for systems that answer."""
     problems: list[str] = []
     if out.error and out.exit_code != case.expect.exit_code:
-        problems.append(f"command failed (exit {out.exit_code}): {out.error}")
+        problems.append(f"status_accuracy: command failed (exit {out.exit_code}): {out.error}")
     metrics = score_retriever(case, out, problems)
     metrics.update(score_pack(case, out, grants, problems))
     if out.has_answer_layer:

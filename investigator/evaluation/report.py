@@ -183,9 +183,14 @@ def render_text(report: EvalReport) -> str:
         for gate in report.product.gates:
             if not gate.passed:
                 out.append(f"  {gate.metric} = {gate.value}: {', '.join(gate.failing_cases)}")
-        out.append("problems per failing case:")
+        # Per failing case, the problems behind the failing gates (and a failed command);
+        # every other problem of every case is in the per-case detail of `--json`.
+        out.append("problems behind the failing gates:")
+        shown = {*report.failing_gates, "status_accuracy"}
         by_id = {s.case_id: s for s in report.product.cases}
         for case_id in report.failing_cases:
             for problem in by_id[case_id].problems:
-                out.append(f"  {case_id}: {problem}")
+                if problem.split(":", 1)[0] in shown:
+                    out.append(f"  {case_id}: {problem}")
+        out.append("(every problem of every case: `investigator eval --json`, cases[].problems)")
     return "\n".join(out)
