@@ -255,7 +255,11 @@ def derive_claims(
             )
         )
     unique = {c.claim_id: c for c in claims}
-    ordered = sorted(unique.values(), key=lambda c: (c.intent, c.statement))
+    # Readable and deterministic: per intent, facts first, then inferences, then hypotheses.
+    rank = {EpistemicStatus.FACT: 0, EpistemicStatus.INFERENCE: 1, EpistemicStatus.HYPOTHESIS: 2}
+    ordered = sorted(
+        unique.values(), key=lambda c: (c.intent, rank[c.epistemic_status], c.statement)
+    )
     confounders = sorted(confounders, key=lambda c: (c.at, c.element_id))
     return ClaimSet(
         claims=ordered, verdict=verdict, confounders=confounders, missing_evidence=missing
