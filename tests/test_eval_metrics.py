@@ -269,3 +269,12 @@ def test_runbook_lookup_accepts_any_listed_owner() -> None:
     assert score_case(case, ok, BOB).metrics["lookup_accuracy"].value == 1.0
     wrong = _out([_ev("rb:v3")], runbook_id="rb:v3", owner="team:c")
     assert score_case(case, wrong, BOB).metrics["lookup_accuracy"].value == 0.0
+
+
+def test_cases_meeting_every_gate_are_counted_per_type() -> None:
+    clean = score_case(_case(evidence=["a"]), _out([_ev("a")]), BOB)
+    leaky_case = _case(evidence=["a"], forbidden=[{"id": "x", "why": "tenant"}])
+    leaky = score_case(leaky_case, _out([_ev("a"), _ev("x")]), BOB)
+    report = system_report("baseline", [clean, leaky], gated=False)
+    assert report.gate_clean_by_type["temporal"].num == 1
+    assert report.gate_clean_by_type["temporal"].den == 2

@@ -73,6 +73,8 @@ class SystemReport(BaseModel):
 
     system: str
     layers: dict[str, dict[str, Ratio]]
+    # Per case type: cases none of whose gated metrics falls short / cases of that type.
+    gate_clean_by_type: dict[str, Ratio] = Field(default_factory=dict)
     gates: list[GateResult] = Field(default_factory=list)
     passed: bool | None = None  # None for the baseline: it is a reference, not gated
     cases: list[CaseScore]
@@ -127,6 +129,16 @@ def evaluate_gates(
     return results
 
 
+def gate_clean_by_type(scores: list[CaseScore]) -> dict[str, Ratio]:
+    """Per case type, how many cases meet every gate on their own (same rules for both systems)."""
+    totals: dict[str, Ratio] = {}
+    for score in scores:
+        clean = not any(g.case_fails(score.metrics.get(g.metric)) for g in GATES)
+        prev = totals.get(score.case_type, Ratio())
+        totals[score.case_type] = prev + Ratio(num=int(clean), den=1)
+    return dict(sorted(totals.items()))
+
+
 def system_report(system: str, scores: list[CaseScore], *, gated: bool) -> SystemReport:
     """Aggregate one system's case scores; gate them if `gated`."""
     layers = aggregate(scores)
@@ -134,6 +146,7 @@ def system_report(system: str, scores: list[CaseScore], *, gated: bool) -> Syste
     return SystemReport(
         system=system,
         layers=layers,
+        gate_clean_by_type=gate_clean_by_type(scores),
         gates=gates,
         passed=all(g.passed for g in gates) if gated else None,
         cases=scores,
@@ -167,6 +180,22 @@ def render_table(report: EvalReport) -> str:
     return "\n".join(lines)
 
 
+def render_type_table(report: EvalReport) -> str:
+    """Per case type: cases meeting every gate on their own, product and baseline."""
+    lines = [
+        "| case type | product: cases meeting every gate | naive baseline |",
+        "| --- | --- | --- |",
+    ]
+    for case_type, ratio in report.product.gate_clean_by_type.items():
+        base = report.baseline.gate_clean_by_type.get(case_type) if report.baseline else None
+        lines.append(f"| {case_type} | {ratio.num}/{ratio.den} | {_frac(base)} |")
+    return "\n".join(lines)
+
+
+def _frac(ratio: Ratio | None) -> str:
+    return "n/a" if ratio is None else f"{ratio.num}/{ratio.den}"
+
+
 def render_text(report: EvalReport) -> str:
     """The terminal report: counts, the table, failing gates and the problems per case."""
     by_type = ", ".join(f"{t} {n}" for t, n in sorted(report.cases_by_type.items()))
@@ -174,6 +203,8 @@ def render_text(report: EvalReport) -> str:
         f"golden set: {report.cases_path} ({report.case_count} cases: {by_type})",
         "",
         render_table(report),
+        "",
+        render_type_table(report),
         "",
     ]
     if report.passed:
