@@ -472,3 +472,35 @@ def test_tool_call_record_accepts_the_nested_params_shape() -> None:
         {"hops": 2},
         3,
     )
+
+
+def test_concurrent_appends_to_one_run_keep_one_chain(clean_db: neo4j.Driver) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    run_id = RunRecorder(clean_db).start_run(request()).run_id
+
+    def append(worker: int) -> None:
+        rec = RunRecorder(clean_db)  # each worker its own recorder, like two processes
+        for i in range(8):
+            rec.record_goal(run_id, Goal(text=f"worker {worker} goal {i}", intents=[]))
+
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        list(pool.map(append, range(3)))
+    lineage = load_lineage(clean_db, run_id)
+    assert [n.seq for n in lineage.nodes] == list(range(2 + 3 * 8))
+    report = verify_chain(lineage)
+    assert report.chain_valid, [p.describe() for p in report.problems]
+
+
+def test_concurrent_starts_with_one_idempotency_key_make_one_run(clean_db: neo4j.Driver) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    RunRecorder(clean_db).ensure_schema()
+
+    def start(_: int) -> str:
+        return RunRecorder(clean_db).start_run(request(idempotency_key="race-1")).run_id
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        ids = set(pool.map(start, range(4)))
+    assert len(ids) == 1
+    assert [r.run_id for r in list_runs(clean_db)] == list(ids)

@@ -87,9 +87,10 @@ _CREATE_NODE: dict[CtxKind, str] = {
     )
     for kind, label in KIND_LABELS.items()
 }
-# Taking the run's head under a write lock serialises appends to one run.
+# Taking the run's head under a write lock serialises appends to one run (a real property
+# write takes the node's lock until commit; setting a property to its own value does not).
 _LOCK_HEAD = (
-    "MATCH (r:CtxRun {run_id: $run_id}) SET r.head_seq = r.head_seq "
+    "MATCH (r:CtxRun {run_id: $run_id}) SET r.append_lock = true REMOVE r.append_lock "
     "RETURN r.head_seq AS seq, r.head_hash AS hash, r.head_kind AS kind, r.status AS status"
 )
 _LATEST_OF_KIND = "MATCH (n:CtxEvent {run_id: $run_id, kind: $kind}) RETURN max(n.seq) AS seq"
