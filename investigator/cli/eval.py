@@ -7,17 +7,19 @@ the failing cases when a gate fails (DESIGN.md section 11, issue 8).
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 import click
 
 from investigator.connection import open_driver
-from investigator.errors import InvestigatorError
+from investigator.errors import InvestigatorError, Neo4jUnavailable
 from investigator.evaluation.cases import DEFAULT_CASES_PATH, load_golden_set
 from investigator.evaluation.report import render_text
 from investigator.evaluation.runner import run_evaluation
-from investigator.settings import resolve_connection
+from investigator.local_neo4j import LocalNeo4j
+from investigator.settings import ConnectionSettings, resolve_connection
 
 
 class GatesFailed(InvestigatorError):
@@ -28,6 +30,21 @@ class GatesFailed(InvestigatorError):
 
 def _progress(message: str) -> None:
     sys.stderr.write(message + "\n")
+
+
+def _connection() -> ConnectionSettings:
+    """The configured Neo4j; with none configured at all, the local server (started if needed).
+
+    So `investigator eval` works from nothing, like `investigator demo`.
+    """
+    try:
+        return resolve_connection()
+    except Neo4jUnavailable:
+        if os.environ.get("NEO4J_URI"):
+            raise
+        _progress("no Neo4j configured: starting the local server (`investigator db start`)")
+        LocalNeo4j.default().start(progress=_progress)
+        return resolve_connection()
 
 
 @click.command(name="eval")
@@ -49,9 +66,10 @@ def _progress(message: str) -> None:
 def eval_command(cases_path: Path | None, json_out: bool, no_setup: bool) -> None:
     """Score the golden set on three layers, against a naive fulltext baseline.
 
-    Sets up what it needs first (schema apply, ingest of the datasets the cases name), then
-    runs each case, replays each run, and exits 1 if a gate fails (recall >= 0.95, temporal
-    accuracy >= 0.95, every safety rate 0, claim coverage and replay 1.0).
+    Sets up what it needs first (the local Neo4j when none is configured, schema apply, ingest
+    of the datasets the cases name), then runs each case, replays each run, and exits 1 if a
+    gate fails (recall >= 0.95, temporal accuracy >= 0.95, every safety rate 0, claim coverage
+    and replay 1.0).
 
     \b
     Examples:
@@ -60,7 +78,7 @@ def eval_command(cases_path: Path | None, json_out: bool, no_setup: bool) -> Non
     """
     path = cases_path or DEFAULT_CASES_PATH
     golden = load_golden_set(path)
-    settings = resolve_connection()
+    settings = _connection()
     driver = open_driver(settings)
     try:
         report = run_evaluation(
