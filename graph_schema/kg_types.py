@@ -158,6 +158,8 @@ RESERVED_PROPERTIES: frozenset[str] = frozenset(
         "supports",
         "labels",
         "retraction_reason",
+        "retracted_at",
+        "source_authority",
         "type",
     }
 )

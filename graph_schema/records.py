@@ -53,6 +53,7 @@ class SourceInfo:
 
     purposes: list[str]
     trust: str
+    authority: int | None = None
 
 
 @dataclass(slots=True)
@@ -110,6 +111,8 @@ def _provenance(
         "tenant": tenant,
         "acl": sorted(spec.acl or []),
         "purposes": sorted(source.purposes),
+        # Copied like purposes, so a conflict resolver needs no second lookup.
+        "source_authority": source.authority,
         "valid_from": spec.valid_from,
         "valid_to": spec.valid_to,
         "source_id": spec.source_id,
@@ -261,7 +264,7 @@ def bundle_sources(loaded: LoadedBundle) -> dict[tuple[str, str], SourceInfo]:
     """Sources defined in the bundle, by (tenant, source_id)."""
     return {
         (part.bundle.tenant, s.source_id): SourceInfo(
-            purposes=sorted(s.allowed_purposes), trust=s.trust.value
+            purposes=sorted(s.allowed_purposes), trust=s.trust.value, authority=s.authority
         )
         for part in loaded.parts
         for s in part.bundle.sources

@@ -246,7 +246,7 @@ def find_existing(
             "UNWIND $rows AS row MATCH (n:KG {tenant: row.tenant, id: row.id}) "
             "WHERE n.superseded_at IS NULL "
             "RETURN row.tenant AS tenant, row.id AS id, 'Source' IN labels(n) AS is_source, "
-            "n.allowed_purposes AS purposes, n.trust AS trust",
+            "n.allowed_purposes AS purposes, n.trust AS trust, n.authority AS authority",
             rows=list(chunk),
             database_=database,
             routing_=neo4j.RoutingControl.READ,
@@ -256,7 +256,9 @@ def find_existing(
             if r["is_source"]:
                 existing.sources.add((r["tenant"], r["id"]))
                 sources[(r["tenant"], r["id"])] = SourceInfo(
-                    purposes=list(r["purposes"] or []), trust=r["trust"] or Trust.UNTRUSTED.value
+                    purposes=list(r["purposes"] or []),
+                    trust=r["trust"] or Trust.UNTRUSTED.value,
+                    authority=r["authority"],
                 )
     for tenant, key in sorted(referenced_keys(loaded)):
         rel_type = rel_type_of_key(key)
