@@ -373,3 +373,39 @@ def test_a_refused_run_replays_as_refused(demo_kg: neo4j.Driver, cli_env, invoke
     )
     code, doc, err = _replay_json(invoke, run["run_id"])
     assert code == 1 and [d["kind"] for d in doc["drift"]] == ["refusal_not_reproduced"]
+
+
+def test_a_consistently_rewritten_chain_is_still_caught_by_re_execution(  # type: ignore[no-untyped-def]
+    demo_kg: neo4j.Driver,
+) -> None:
+    from investigator.context_graph.chain import node_hash
+
+    result = _investigate(demo_kg)
+    lineage = load_lineage(demo_kg, result.run_id)
+    claim = lineage.of_kind(CtxKind.CLAIM)[0]
+    # The attacker rewrites a claim and re-hashes every node after it, so the chain holds.
+    forged = dict(claim.properties)
+    payload = json.loads(forged["payload"])
+    payload["statement"] = forged["statement"] = "The release certainly caused the outage."
+    forged["payload"] = json.dumps(payload, sort_keys=True, separators=(",", ":"))
+    rewritten = {claim.seq: forged}
+    prev_hash = None
+    for node in lineage.nodes:
+        props = dict(rewritten.get(node.seq, node.properties))
+        if node.seq > claim.seq:
+            props["prev_hash"] = prev_hash
+        if node.seq >= claim.seq:
+            props["hash"] = node_hash(props, node.kind)
+            rewritten[node.seq] = props
+        prev_hash = props["hash"]
+    for seq, props in rewritten.items():
+        demo_kg.execute_query(
+            "MATCH (n:CtxEvent {run_id: $r, seq: $s}) SET n = $p", r=result.run_id, s=seq, p=props
+        )
+    demo_kg.execute_query(
+        "MATCH (n:CtxRun {run_id: $r}) SET n.head_hash = $h", r=result.run_id, h=prev_hash
+    )
+    report = replay_run(demo_kg, result.run_id)
+    assert report.chain_valid, report.problems
+    assert not report.verified
+    assert "claims_changed" in {d.kind for d in report.drift}

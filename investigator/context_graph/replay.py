@@ -22,6 +22,7 @@ place and is reported as drift, honestly.
 from __future__ import annotations
 
 import hashlib
+import json
 from datetime import datetime
 from typing import Any
 
@@ -361,10 +362,19 @@ class _Replayer:
             )
 
     def rerun_investigation(self) -> str | None:
-        """Run the recorded request again, recording nothing; its pack_hash."""
+        """Run the recorded request again, recording nothing; its pack_hash.
+
+        The re-run's claims must also be the recorded ones (statement, status, evidence).
+        """
         from investigator.investigation import InvestigationRequest, investigate
 
-        request = self.lineage.of_kind(CtxKind.RUN)[0].payload() or {}
+        try:
+            request = json.loads(str(self.run.get("payload")))
+        except ValueError:
+            request = None
+        if not isinstance(request, dict):
+            self.add("rerun_failed", "the recorded request does not parse", 0)
+            return None
         as_of = _parse_time(self.run.get("as_of"))
         known_at = _parse_time(self.run.get("known_at"))
         fields: dict[str, Any] = {
@@ -387,11 +397,34 @@ class _Replayer:
             executor=self.executor,
             recorder=None,
         )
+        recorded = _claim_digest(n.payload() for n in self.lineage.of_kind(CtxKind.CLAIM))
+        if _claim_digest(c.model_dump(mode="json") for c in result.claims) != recorded:
+            seqs = [n.seq for n in self.lineage.of_kind(CtxKind.CLAIM)]
+            self.add(
+                "claims_changed",
+                "the re-run states other claims than the recorded ones",
+                seqs[0] if seqs else None,
+            )
         return result.pack_hash
 
 
 class _CannotReplay(Exception):
     """Replay cannot re-execute anything (reported as drift, not raised to the user)."""
+
+
+def _claim_digest(claims: Any) -> str:
+    """What a claim says, independent of ids and order: statement, status, evidence."""
+    return sha256_of(
+        sorted(
+            [
+                str(c.get("statement")),
+                str(c.get("epistemic_status")),
+                sorted(str(e) for e in c.get("evidence_ids") or []),
+            ]
+            for c in claims
+            if isinstance(c, dict)
+        )
+    )
 
 
 def _evidence_digest(nodes: list[CtxNodeRecord]) -> str:
