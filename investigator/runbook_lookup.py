@@ -115,6 +115,7 @@ class RunbookVersion(BaseModel):
     evidence_id: str
     source_id: str | None
     source_version: str | None
+    content_hash: str | None = None  # of the KG record, for integrity and provenance
     steps: list[str] = Field(default_factory=list)
     applies_via: str | None = None  # the anchor id the version was found through
 
@@ -217,6 +218,7 @@ def _as_version(ev: Evidence) -> RunbookVersion:
         evidence_id=ev.evidence_id,
         source_id=ev.source_id,
         source_version=ev.source_version,
+        content_hash=ev.content_hash,
         steps=steps,
         applies_via=str(ev.context.get("anchor")) if ev.context.get("anchor") else None,
     )

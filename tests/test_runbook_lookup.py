@@ -174,6 +174,8 @@ def test_error_code_lookup_and_card_fields(world: RunbookLookup) -> None:
     assert rb.valid_to == _t("2026-09-01T00:00:00Z")
     assert rb.evidence_id.startswith("ev:")
     assert rb.source_id == "src:runbooks:acme"
+    assert rb.source_version is not None and rb.content_hash is not None  # full provenance
+    assert rb.content_hash.startswith("sha256:")
 
 
 def test_alert_runbook_without_front_matter_is_found_by_url(world: RunbookLookup) -> None:
