@@ -56,7 +56,7 @@ def _require_zone(value: Any) -> Any:
     if isinstance(value, datetime):
         if value.tzinfo is None or value.utcoffset() is None:
             raise ValueError(f"time without a zone: {value.isoformat()}")
-        return value
+        return _in_utc_range(value)
     if not isinstance(value, str):
         raise ValueError(f"expected an ISO-8601 time with a zone, got {type(value).__name__}")
     text = value.strip()
@@ -66,7 +66,15 @@ def _require_zone(value: Any) -> Any:
         raise ValueError(f"not an ISO-8601 time: {value!r}") from exc
     if parsed.tzinfo is None:
         raise ValueError(f"time without a zone: {value!r}")
-    return parsed
+    return _in_utc_range(parsed)
+
+
+def _in_utc_range(value: datetime) -> datetime:
+    # 0001-01-01T00:00+14:00 is a valid ISO time but has no UTC equivalent in Python.
+    try:
+        return value.astimezone(UTC)
+    except OverflowError as exc:
+        raise ValueError(f"time out of range once in UTC: {value.isoformat()}") from exc
 
 
 def _to_utc(value: datetime) -> datetime:
@@ -126,12 +134,15 @@ def _check_props(props: dict[str, Any], model: type[BaseModel]) -> dict[str, Any
         elif value is not None and not isinstance(value, Scalar):
             raise ValueError(f"property {name!r} has an unsupported {type(value).__name__}")
     typed = model.model_validate(props)
-    out = {k: _to_utc(v) if isinstance(v, datetime) else v for k, v in props.items()}
+    try:
+        out = {k: _to_utc(v) if isinstance(v, datetime) else v for k, v in props.items()}
+    except OverflowError as exc:
+        raise ValueError("a property time is out of range once in UTC") from exc
     # Typed fields replace their raw value (times become UTC datetimes).
     for field_name in type(typed).model_fields:
         if field_name in props:
             value = getattr(typed, field_name)
-            out[field_name] = _to_utc(value) if isinstance(value, datetime) else value
+            out[field_name] = _in_utc_range(value) if isinstance(value, datetime) else value
     return out
 
 

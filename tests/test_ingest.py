@@ -317,6 +317,18 @@ def test_hostile_relationship_type_is_rejected(graph, cli_env, invoke, tmp_path)
     [
         (lambda b: b["nodes"][0].update(valid_from="2026-01-01T00:00:00"), "without a zone"),
         (lambda b: b["edges"][0].update(to="svc:nowhere"), "'svc:nowhere' does not exist"),
+        (lambda b: b["nodes"][0].update(valid_from="0001-01-01T00:00:00+14:00"), "out of range"),
+        (
+            lambda b: b["nodes"].append(
+                {
+                    "id": "deploy:x",
+                    "label": "Deployment",
+                    "source_id": "src:catalog",
+                    "props": {"finished_at": "9999-12-31T23:59:59-14:00"},
+                }
+            ),
+            "out of range",
+        ),
         (lambda b: b["nodes"][0].update(label="Service) DETACH DELETE (n"), "label"),
         (lambda b: b["nodes"][0].update(acl=["internal", "pii`) //"]), "not an identifier"),
         (lambda b: b["nodes"][0].update(props={"owner": {"nested": 1}}), "is a map"),
