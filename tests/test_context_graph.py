@@ -25,7 +25,6 @@ from test_context_graph_support import (
     record_full_run,
     request,
     tool_call,
-    wipe_graph,
 )
 
 from investigator.context_graph import (
@@ -44,13 +43,6 @@ from investigator.errors import BadInput
 from investigator.settings import ConnectionSettings
 
 REPO = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture()
-def clean_db(driver: neo4j.Driver) -> neo4j.Driver:
-    """An empty graph (see `wipe_graph`)."""
-    wipe_graph(driver)
-    return driver
 
 
 def _count(driver: neo4j.Driver, run_id: str) -> int:

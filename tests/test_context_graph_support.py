@@ -165,13 +165,3 @@ def record_full_run(
 def all_labels(driver: neo4j.Driver) -> set[str]:
     records, _, _ = driver.execute_query("MATCH (n) UNWIND labels(n) AS l RETURN DISTINCT l")
     return {r["l"] for r in records}
-
-
-def wipe_graph(driver: neo4j.Driver) -> None:
-    """Empty the graph in auto-commit batches.
-
-    (tests/conftest.py `wipe` runs `CALL ... IN TRANSACTIONS` inside `execute_query`'s
-    managed transaction, which this server refuses; the Context Graph tests use this.)
-    """
-    with driver.session() as session:
-        session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()

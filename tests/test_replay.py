@@ -13,7 +13,7 @@ from pathlib import Path
 
 import neo4j
 import pytest
-from test_context_graph_support import tool_call, wipe_graph
+from test_context_graph_support import tool_call
 
 from cypher_templates.executor import _PRINCIPAL_QUERY
 from cypher_templates.registry import TemplateRegistry
@@ -54,12 +54,11 @@ nodes:
 
 
 @pytest.fixture()
-def demo_kg(driver: neo4j.Driver) -> neo4j.Driver:
+def demo_kg(clean_db: neo4j.Driver) -> neo4j.Driver:
     """The payments-incident demo KG, freshly loaded (tests here change it)."""
-    wipe_graph(driver)
-    apply_schema(driver)
-    ingest_bundle(driver, load_bundle(DATASET))
-    return driver
+    apply_schema(clean_db)
+    ingest_bundle(clean_db, load_bundle(DATASET))
+    return clean_db
 
 
 def _investigate(driver: neo4j.Driver, **kw: object) -> InvestigationResult:

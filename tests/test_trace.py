@@ -4,19 +4,10 @@ from __future__ import annotations
 
 import json
 
-import neo4j
 import pytest
-from test_context_graph_support import record_full_run, request, wipe_graph
+from test_context_graph_support import record_full_run, request
 
 from investigator.context_graph import RunRecorder
-
-
-@pytest.fixture()
-def clean_db(driver: neo4j.Driver) -> neo4j.Driver:
-    """An empty graph (see `wipe_graph`)."""
-    wipe_graph(driver)
-    return driver
-
 
 HOSTILE_QUESTION = 'Was it "x"]\n  n0 --> evil["pwned"] %% <script>alert(1)</script> | `rm -rf` #1;'
 
