@@ -16,6 +16,7 @@ Semantic checks across files (dangling references, duplicate ids) live in
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -111,8 +112,23 @@ def _check_labels(values: list[str] | None, what: str) -> list[str] | None:
     return sorted(set(values))
 
 
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+def _check_scalar(name: str, value: Any) -> None:
+    # Values Neo4j cannot store, or canonical JSON cannot hash, are bundle problems.
+    if isinstance(value, bool):
+        return
+    if isinstance(value, int) and not _INT64[0] <= value <= _INT64[1]:
+        raise ValueError(f"property {name!r} holds an integer beyond 64 bits")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"property {name!r} holds {value!r}; numbers must be finite")
+
+
 def _check_props(props: dict[str, Any], model: type[BaseModel]) -> dict[str, Any]:
     for name, value in props.items():
+        for item in value if isinstance(value, list) else [value]:
+            _check_scalar(name, item)
         if not isinstance(name, str) or not PROPERTY_NAME.match(name):
             raise ValueError(f"property name {name!r} is not a lower_snake_case identifier")
         if name in RESERVED_PROPERTIES:

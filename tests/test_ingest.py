@@ -318,6 +318,8 @@ def test_hostile_relationship_type_is_rejected(graph, cli_env, invoke, tmp_path)
         (lambda b: b["nodes"][0].update(valid_from="2026-01-01T00:00:00"), "without a zone"),
         (lambda b: b["edges"][0].update(to="svc:nowhere"), "'svc:nowhere' does not exist"),
         (lambda b: b["nodes"][0].update(valid_from="0001-01-01T00:00:00+14:00"), "out of range"),
+        (lambda b: b["nodes"][0].update(props={"n": 2**64}), "beyond 64 bits"),
+        (lambda b: b["nodes"][0].update(props={"n": [1.0, float("inf")]}), "finite"),
         (
             lambda b: b["nodes"].append(
                 {
