@@ -496,3 +496,19 @@ def test_concurrent_starts_with_one_idempotency_key_make_one_run(clean_db: neo4j
         ids = set(pool.map(start, range(4)))
     assert len(ids) == 1
     assert [r.run_id for r in list_runs(clean_db)] == list(ids)
+
+
+def test_runs_sort_by_start_time_even_on_a_whole_second(clean_db: neo4j.Driver) -> None:
+    from datetime import UTC, datetime
+
+    # Whole-second and fractional instants in the same second: the classic string-sort trap.
+    instants = iter(
+        [
+            datetime(2026, 7, 23, 10, 0, 1, tzinfo=UTC),
+            datetime(2026, 7, 23, 10, 0, 1, 500000, tzinfo=UTC),
+        ]
+    )
+    rec = RunRecorder(clean_db, clock=lambda: next(instants))
+    earlier = rec.start_run(request(question="first")).run_id
+    later = rec.start_run(request(question="second")).run_id
+    assert [r.run_id for r in list_runs(clean_db)] == [later, earlier]

@@ -128,7 +128,8 @@ def _software_agent() -> str:
 
 
 def _iso(value: datetime) -> str:
-    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    # Fixed width (always microseconds), so that the strings sort as the instants do.
+    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def _dump(model: BaseModel) -> dict[str, Any]:
