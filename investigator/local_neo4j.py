@@ -335,7 +335,10 @@ class LocalNeo4j:
         os.chmod(self.state_dir, 0o700)
         port = _free_port()
         (self.home / "conf" / "neo4j.conf").write_text(_conf(port, self.pagecache))
-        password = state.password if state is not None else SecretStr(secrets.token_urlsafe(24))
+        # A leading letter: a password starting with "-" would be read as an admin-tool option.
+        password = (
+            state.password if state is not None else SecretStr("n" + secrets.token_urlsafe(24))
+        )
         if not (self.home / "data" / "dbms" / "auth.ini").exists():
             self._set_initial_password(java, password.get_secret_value())
         log = open(self.console_log, "ab")  # noqa: SIM115 - handed to the child process

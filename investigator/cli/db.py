@@ -18,7 +18,15 @@ def _progress(message: str) -> None:
 
 @click.group(name="db")
 def db_group() -> None:
-    """Run a local Neo4j 5.26 from Maven Central jars (for machines without Docker)."""
+    """Run a local Neo4j 5.26 from Maven Central jars (for machines without Docker).
+
+    \b
+    Examples:
+      investigator db start
+      investigator db status --json
+      eval "$(investigator db env)"
+      investigator db stop
+    """
 
 
 @db_group.command()
@@ -51,7 +59,12 @@ def start(json_out: bool) -> None:
 @db_group.command()
 @json_option
 def stop(json_out: bool) -> None:
-    """Stop the server that `db start` started (exactly its recorded pid)."""
+    """Stop the server that `db start` started (exactly its recorded pid).
+
+    \b
+    Example:
+      investigator db stop
+    """
     stopped = LocalNeo4j.default().stop()
     if json_out:
         click.echo(json.dumps({"stopped": stopped}))
