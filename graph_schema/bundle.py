@@ -178,6 +178,8 @@ class _Provenance(_Spec):
     recorded_at: ZonedDatetime | None = None
     method: str | None = None
     confidence: float | None = Field(default=None, ge=0.0, le=1.0)
+    # Where in the source the fact is (path#anchor or line range); required for documents.
+    locator: str | None = None
 
     @field_validator("acl")
     @classmethod

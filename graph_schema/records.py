@@ -120,6 +120,7 @@ def _provenance(
         "observed_at": spec.observed_at,
         "method": spec.method,
         "confidence": spec.confidence,
+        "locator": spec.locator,
         "status": RecordStatus.ACTIVE.value,
     }
 
@@ -228,6 +229,7 @@ def document_edge_drafts(tenant: str, spec: DocumentSpec, source: SourceInfo) ->
         targets.append((RelType.SUPERSEDES, spec.supersedes))
     for key, (rel_type, target) in zip(keys, targets, strict=True):
         props: dict[str, Any] = {"key": key}
+        # The relationship is stated by the document, at the document's locator.
         props.update(_provenance(tenant, spec, source))
         clean, digest = _finish(props)
         drafts.append(
