@@ -205,8 +205,22 @@ def derive_claims(
                     Intent.ENTITY_LOOKUP.value,
                 )
             )
+    if Intent.INCIDENT_LOOKUP in intent_set:
+        for ev in _with(evidence, "incident_report"):
+            if ev.type != "Incident":
+                continue
+            claims.append(
+                _claim(
+                    f"Incident {ev.element_id}: {_label(ev)} ({_valid_text(ev)})",
+                    EpistemicStatus.FACT,
+                    0.95,
+                    [ev],
+                    Intent.INCIDENT_LOOKUP.value,
+                )
+            )
     firsts = _with(evidence, "error_first_seen")
-    if Intent.INCIDENT_LOOKUP in intent_set or Intent.DEPLOYMENT_CORRELATION in intent_set:
+    timeline = {Intent.INCIDENT_LOOKUP, Intent.ERROR_TIMELINE, Intent.DEPLOYMENT_CORRELATION}
+    if intent_set & timeline:
         for ev in firsts:
             at = _instant(ev, _FIRST_SEEN_KEYS)
             when = f" first seen at {iso_utc(at)}" if at else ""
@@ -216,9 +230,7 @@ def derive_claims(
                     EpistemicStatus.FACT,
                     0.95,
                     [ev],
-                    Intent.INCIDENT_LOOKUP.value
-                    if Intent.INCIDENT_LOOKUP in intent_set
-                    else Intent.DEPLOYMENT_CORRELATION.value,
+                    sorted(i.value for i in intent_set & timeline)[0],
                 )
             )
     mechanisms = [ev for ev in _with(evidence, "mechanism") if ev.trust == "trusted"]

@@ -56,6 +56,14 @@ _INTENT_RULES: tuple[tuple[Intent, re.Pattern[str]], ...] = (
         ),
     ),
     (
+        Intent.ERROR_TIMELINE,
+        re.compile(
+            r"\b(first seen|first appear\w*|since when|when did\b[^?]{0,60}\b(start|begin|began|"
+            r"appear))\b|首次出现|什么时候开始",
+            re.IGNORECASE,
+        ),
+    ),
+    (
         Intent.DEPENDENCIES,
         re.compile(
             r"\b(depend(s|encies|ency|ent)?|upstream|downstream|calls)\b|依赖", re.IGNORECASE
@@ -309,24 +317,47 @@ def steps_for(
                     "runbooks_for", {"anchor_id": code}, "runbook", options={"anchor": "error_code"}
                 )
             )
-        if not known.services:
+        if not known.services or "error_first_seen" in want:
+            # The EMITTED records carry first_seen: evidence when that is wanted (a subject
+            # who may not see the incident still sees the error code's own record).
             steps.append(
                 _step(
                     "dependency_neighbourhood",
                     {"start_id": code},
                     "entity",
                     options={"rel_type": "EMITTED", "direction": "in", "hops": 1},
-                    step_id=NAV_PREFIX + "emitters",
+                    step_id=None if "error_first_seen" in want else NAV_PREFIX + "emitters",
                 )
             )
+    incident_types = {"error_first_seen", "affected_service", "incident_report", "alert_definition"}
     for alert in known.alerts:
         if "runbook" in want:
             steps.append(
                 _step("runbooks_for", {"anchor_id": alert}, "runbook", options={"anchor": "alert"})
             )
+        if want & incident_types and not known.incidents:
+            steps.append(
+                _step(
+                    "dependency_neighbourhood",
+                    {"start_id": alert},
+                    "entity",
+                    options={"rel_type": "TRIGGERED", "direction": "out", "hops": 1},
+                    step_id=NAV_PREFIX + "triggered",
+                )
+            )
     for inc in known.incidents:
-        if want & {"error_first_seen", "affected_service", "incident_report", "alert_definition"}:
+        if want & incident_types:
             steps.append(_step("incident_context", {"incident_id": inc}, "error_first_seen"))
+        elif "ownership" in want and not known.services:
+            # Only to find the affected services whose owners are asked for.
+            steps.append(
+                _step(
+                    "incident_context",
+                    {"incident_id": inc},
+                    "error_first_seen",
+                    step_id=NAV_PREFIX + "affected",
+                )
+            )
         if want & {"mechanism", "incident_report"}:
             steps.append(_step("documents_about", {"entity_id": inc}, "mechanism"))
     for dep in known.deployments:

@@ -27,6 +27,7 @@ from investigator.planner import (
     DeterministicPlanner,
     Known,
     PlanInput,
+    extract_mentions,
     is_navigation,
     kind_of,
     missing_required,
@@ -148,6 +149,24 @@ def restrict_channel_types(evidence: Evidence) -> Evidence:
     return evidence.model_copy(update={"evidence_types": types})
 
 
+def type_relation_row(evidence: Evidence) -> Evidence:
+    """A neighbourhood row whose relationship states a dated fact counts as that evidence.
+
+    An EMITTED record (service -> error code) carries `first_seen`: it is first-seen evidence
+    for that code, reachable without the incident (which a subject may not be allowed to see).
+    """
+    if not (evidence.template or "").startswith("dependency_neighbourhood@"):
+        return evidence
+    if evidence.kind != "relationship" or evidence.type != "EMITTED":
+        return evidence
+    ends = [evidence.context.get("start"), evidence.context.get("neighbour")]
+    code = next((e for e in ends if isinstance(e, str) and e.startswith("err:")), None)
+    context = dict(evidence.context)
+    if code is not None:
+        context["error_code"] = code
+    return evidence.model_copy(update={"evidence_types": ["error_first_seen"], "context": context})
+
+
 def tool_call_id_for(round_no: int, index: int) -> str:
     """Tool call ids are unique inside a run and stable across replays of it."""
     return f"tc-{round_no:02d}-{index:03d}"
@@ -181,6 +200,9 @@ class RetrievalLoop:
         self.relevant = set(useful_types(self.intents))
         self.required = set(required_types(self.intents))
         self.focus_codes = list(gate.policy.focus_error_codes)
+        self.text_rows: list[TemplateRow] = []
+        mentions = extract_mentions(plan_input.question)
+        self.has_mentions = bool(mentions.texts()) or plan_input.service_id is not None
         self.question_words = {
             w.strip(".:-").lower() for w in re.findall(r"[\w.:@-]+", plan_input.question)
         }
@@ -215,6 +237,10 @@ class RetrievalLoop:
             if hit_deadline:
                 outcome.stop_reason = StopReason.DEADLINE
                 break
+            if round_no == 1 and not self.has_mentions and not known.entities():
+                # Nothing named and nothing linked: entity linking falls back to the best
+                # fulltext hits that are anchors (an incident, a service, an error code).
+                progressed |= learn(known, self._top_text_anchors(), self.focus_codes)
             if self.gate.budget_hit:
                 outcome.stop_reason = StopReason.BUDGET_EXHAUSTED
                 break
@@ -245,6 +271,20 @@ class RetrievalLoop:
             plan = self.planner.plan(self.inp, self.intents, known, next_steps)
         outcome.known = known
         return outcome
+
+    def _top_text_anchors(self, limit: int = 3) -> list[TemplateRow]:
+        anchors = [
+            row
+            for row in self.text_rows
+            if row.element.kind == "node"
+            and kind_of(row.element.element_id, row.element.type) != "other"
+        ]
+        anchors.sort(key=lambda row: (-(row.score or 0.0), row.element.element_id))
+        if not anchors:
+            return []
+        # Only hits close to the best one: a weak match on a common word is no link.
+        best = anchors[0].score or 0.0
+        return [row for row in anchors[:limit] if (row.score or 0.0) >= best / 2]
 
     def _wanted(self, supported: Sequence[str]) -> list[str]:
         wanted = set(wanted_types(self.intents, supported))
@@ -315,7 +355,9 @@ class RetrievalLoop:
             rows = normalise_rows(
                 result.rows, channel=result.template_id, tool_call_id=tc_id, template=result.ref
             )
-            candidates.extend(restrict_channel_types(ev) for ev in rows)
+            if result.template_id in TEXT_CHANNEL_TYPES:
+                self.text_rows.extend(result.rows)
+            candidates.extend(type_relation_row(restrict_channel_types(ev)) for ev in rows)
         started = time.perf_counter()
         fused = fuse(candidates)
         outcome.candidates += len(fused)

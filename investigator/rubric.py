@@ -21,6 +21,7 @@ class Intent(StrEnum):
     APPLICABLE_RUNBOOK = "applicable_runbook"
     ROOT_CAUSE = "root_cause"
     INCIDENT_LOOKUP = "incident_lookup"
+    ERROR_TIMELINE = "error_timeline"
     DEPENDENCIES = "dependencies"
     ENTITY_LOOKUP = "entity_lookup"
 
@@ -31,7 +32,8 @@ REQUIRED_EVIDENCE: dict[Intent, tuple[str, ...]] = {
     Intent.OWNERSHIP_AT_TIME: ("ownership",),
     Intent.APPLICABLE_RUNBOOK: ("runbook",),
     Intent.ROOT_CAUSE: ("mechanism",),
-    Intent.INCIDENT_LOOKUP: ("error_first_seen",),
+    Intent.INCIDENT_LOOKUP: ("incident_report",),
+    Intent.ERROR_TIMELINE: ("error_first_seen",),
     Intent.DEPENDENCIES: ("dependency",),
     Intent.ENTITY_LOOKUP: ("entity",),
 }
@@ -42,7 +44,8 @@ OPTIONAL_EVIDENCE: dict[Intent, tuple[str, ...]] = {
     Intent.OWNERSHIP_AT_TIME: ("entity",),
     Intent.APPLICABLE_RUNBOOK: ("alert_definition", "ownership"),
     Intent.ROOT_CAUSE: ("incident_report", "change_event", "deployment_time"),
-    Intent.INCIDENT_LOOKUP: ("incident_report", "affected_service"),
+    Intent.INCIDENT_LOOKUP: ("error_first_seen", "affected_service", "alert_definition"),
+    Intent.ERROR_TIMELINE: ("affected_service", "incident_report"),
     Intent.DEPENDENCIES: ("entity",),
     Intent.ENTITY_LOOKUP: ("document",),
 }

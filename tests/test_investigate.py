@@ -274,3 +274,37 @@ def test_sre_runbook_question_links_alert_and_service_by_name(
     assert "runbook:pod-crashloop@v1" in statements
     assert "team:sre-platform OWNS svc:checkout" in statements
     assert "payment-recovery" not in statements
+
+
+def test_subject_without_incident_label_still_gets_the_error_timeline(
+    driver: neo4j.Driver, demo: TemplateExecutor
+) -> None:
+    # Carol may not see the incident or its reports, but the error code's own EMITTED record
+    # (first seen 10:02:38) is hers to read: the correlation is drawn without the incident.
+    result = ask(
+        driver,
+        demo,
+        "Was release-2026.07.23.1 related to the PAY-4097 errors on payment-api?",
+        subject="user:carol",
+        as_of=at("2026-07-23T10:30:00Z"),
+    )
+    assert evidence_of(result, "EMITTED|svc:payment-api|err:PAY-4097")
+    assert any("38 s after" in c.statement for c in result.claims)
+    dumped = result.model_dump_json()
+    assert "inc:2026-07-23-payments" not in dumped and "trace:" not in dumped
+    assert result.verdict in (Verdict.LIKELY, Verdict.UNCERTAIN)
+
+
+def test_unnamed_incident_is_linked_by_fulltext_and_leads_to_its_owners(
+    driver: neo4j.Driver, demo: TemplateExecutor
+) -> None:
+    result = ask(
+        driver,
+        demo,
+        "Who owned the service affected by the 2026-07-23 payments incident at that time?",
+        service_id=None,
+        as_of=at("2026-07-23T10:30:00Z"),
+    )
+    owners = " | ".join(c.statement for c in result.claims)
+    assert "team:payments-core OWNS svc:payment-api" in owners
+    assert "team:payments-platform" not in owners and "svc:ledger" not in owners
