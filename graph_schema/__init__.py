@@ -8,5 +8,6 @@ Entry points (docs/kg-model.md):
 - `graph_schema.writer.ingest_bundle(driver, loaded) -> IngestReport` (raises `BundleRejected`)
 - `graph_schema.schema_ddl.apply_schema(driver) -> SchemaReport`
 - `graph_schema.hashing.content_hash(properties)`
+- `graph_schema.purge.purge_content(driver, tenant, id) -> PurgeReport`
 - `graph_schema.synthetic.generate_bundle(services, seed) -> Bundle`
 """

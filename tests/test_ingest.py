@@ -451,3 +451,24 @@ def test_unreachable_neo4j_is_exit_4(invoke, tmp_path, monkeypatch) -> None:
     result = invoke("ingest", str(write(tmp_path, small_bundle())))
     assert result.code == 4, result
     assert result.err.count("\n") == 1
+
+
+def test_legal_purge_removes_text_and_leaves_a_marker(graph, cli_env, invoke, tmp_path) -> None:
+    from graph_schema.purge import purge_content
+
+    assert invoke("ingest", str(write(tmp_path, small_bundle()))).code == 0
+    report = purge_content(graph, "acme", "runbook:a@v1")
+    assert report.records_purged == 1
+    record = records_of(graph, "runbook:a@v1")[0]
+    assert "content" not in record and "redacted_content" not in record
+    assert record["purged_at"] is not None and "jane" not in record["search_text"].lower()
+    # The hashes stay: the integrity check can tell that text was removed.
+    stored = {k: v for k, v in record.items() if k != "_labels"}
+    assert content_hash(stored) != record["content_hash"]
+    hits = graph.execute_query(
+        "CALL db.index.fulltext.queryNodes('kg_fulltext', 'Restart') YIELD node RETURN node.id"
+    ).records
+    assert hits == []
+    # Another tenant's record of the same id is untouched; purging again changes nothing.
+    assert purge_content(graph, "globex", "runbook:a@v1").records_purged == 0
+    assert purge_content(graph, "acme", "runbook:a@v1").records_purged == 0

@@ -1,0 +1,52 @@
+"""Legal purge (docs/contracts.md section 1): remove a document's text from every record.
+
+Not reachable from a bundle: a purge is an operator's act, done through this API. It
+removes `content` and `redacted_content` from all records of one id in one tenant, rebuilds
+`search_text` without them (so the text cannot be found again), and sets `purged_at`. The
+records stay, with their `content_hash` and `text_hash`: replay and the gate's integrity
+check then show that something was there and was removed.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import neo4j
+from pydantic import BaseModel
+
+_PURGE = (
+    "MATCH (n:KG {tenant: $tenant, id: $id}) "
+    "WHERE n.content IS NOT NULL OR n.redacted_content IS NOT NULL "
+    "SET n.content = null, n.redacted_content = null, n.purged_at = $at, "
+    "n.search_text = coalesce(n.title, '') + '\\n' + n.id "
+    "RETURN count(n) AS n"
+)
+
+
+class PurgeReport(BaseModel):
+    """How many records of the id lost their text."""
+
+    tenant: str
+    id: str
+    records_purged: int
+    purged_at: datetime
+
+
+def purge_content(
+    driver: neo4j.Driver,
+    tenant: str,
+    element_id: str,
+    *,
+    at: datetime | None = None,
+    database: str | None = None,
+) -> PurgeReport:
+    """Remove the text of every record of `element_id` in `tenant`; idempotent."""
+    at = at or datetime.now(UTC)
+    if at.tzinfo is None:
+        raise ValueError("purge time needs a zone")
+    records, _, _ = driver.execute_query(
+        _PURGE, tenant=tenant, id=element_id, at=at, database_=database
+    )
+    return PurgeReport(
+        tenant=tenant, id=element_id, records_purged=int(records[0]["n"]), purged_at=at
+    )
