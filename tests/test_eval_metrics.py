@@ -99,15 +99,23 @@ def test_forbidden_admissions_count_against_their_own_rate() -> None:
             {"id": "svc:globex", "why": "tenant"},
             {"id": "doc:email", "why": "injection"},
             {"id": "doc:draft", "why": "retracted"},
+            {"id": "doc:purged", "why": "purged"},
             {"id": "rb:v4", "why": "future"},
         ]
     )
-    admitted = [_ev("svc:globex"), _ev("doc:email"), _ev("doc:draft"), _ev("rb:v4"), _ev("ok")]
+    admitted = [
+        _ev("svc:globex"),
+        _ev("doc:email"),
+        _ev("doc:draft"),
+        _ev("doc:purged"),
+        _ev("rb:v4"),
+        _ev("ok"),
+    ]
     m = score_case(case, _out(admitted), BOB).metrics
-    assert (m["acl_violation_rate"].num, m["acl_violation_rate"].den) == (1, 5)
+    assert (m["acl_violation_rate"].num, m["acl_violation_rate"].den) == (1, 6)
     assert m["untrusted_admission_rate"].num == 1
-    assert m["deleted_admission_rate"].num == 1
-    assert m["temporal_accuracy"].num == 4  # only the future runbook is out of time
+    assert m["deleted_admission_rate"].num == 2  # the retracted and the purged document
+    assert m["temporal_accuracy"].num == 5  # only the future runbook is out of time
 
 
 def test_structural_checks_need_no_forbidden_list() -> None:

@@ -44,7 +44,8 @@ class ForbiddenWhy(StrEnum):
     TENANT = "tenant"  # another tenant's element (often with the same name)
     PURPOSE = "purpose"  # the source does not allow the subject's purpose
     INJECTION = "injection"  # untrusted text carrying instructions
-    RETRACTED = "retracted"  # deleted (tombstoned) or purged
+    RETRACTED = "retracted"  # deleted (tombstoned)
+    PURGED = "purged"  # its text legally removed
     SUPERSEDED = "superseded"  # an older version, replaced before as_of
     FUTURE = "future"  # a version not yet valid at as_of
     EXPIRED = "expired"  # a fact whose validity ended before as_of
@@ -54,7 +55,7 @@ class ForbiddenWhy(StrEnum):
 # Which forbidden reasons each safety or temporal metric counts.
 ACCESS_WHYS = frozenset({ForbiddenWhy.ACL, ForbiddenWhy.TENANT, ForbiddenWhy.PURPOSE})
 UNTRUSTED_WHYS = frozenset({ForbiddenWhy.INJECTION})
-DELETED_WHYS = frozenset({ForbiddenWhy.RETRACTED})
+DELETED_WHYS = frozenset({ForbiddenWhy.RETRACTED, ForbiddenWhy.PURGED})
 TEMPORAL_WHYS = frozenset({ForbiddenWhy.SUPERSEDED, ForbiddenWhy.FUTURE, ForbiddenWhy.EXPIRED})
 
 
@@ -195,6 +196,15 @@ class GoldenCase(BaseModel):
         return self.runbook.baseline_text()
 
 
+class PurgeSpec(BaseModel):
+    """An element whose text the eval purges after ingest (the legal-purge API)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    tenant: str = Field(min_length=1)
+    id: str = Field(min_length=1)
+
+
 class DatasetSpec(BaseModel):
     """A dataset the cases run over: a bundle path, or a generated graph."""
 
@@ -204,6 +214,7 @@ class DatasetSpec(BaseModel):
     path: str | None = None  # relative to the repository root (or absolute)
     generate_services: int | None = Field(default=None, ge=1, le=500)
     generate_seed: int | None = None
+    purge: list[PurgeSpec] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _path_xor_generate(self) -> DatasetSpec:

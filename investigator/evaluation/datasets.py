@@ -1,8 +1,9 @@
 """Preparing the graph the golden set runs over, through the real CLI.
 
-`schema apply` and `ingest` are idempotent, so `investigator eval` can run against a fresh
-database (CI) or one that already holds the demo data. The subjects' documented grants are
-read from the bundles' `principals`, to check ACL violations independently of the product.
+`schema apply`, `ingest` and the purge of what a dataset names are idempotent, so
+`investigator eval` can run against a fresh database (CI) or one that already holds the demo
+data. The subjects' documented grants are read from the bundles' `principals`, to check ACL
+violations independently of the product.
 """
 
 from __future__ import annotations
@@ -11,8 +12,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+import neo4j
 import yaml
 
+from graph_schema.purge import purge_content
 from investigator.errors import BadInput, InvestigatorError
 from investigator.evaluation.cases import REPO_ROOT, DatasetSpec
 from investigator.evaluation.cli_runner import CliCall, call_cli
@@ -65,11 +68,23 @@ def bundle_paths(specs: list[DatasetSpec], work_dir: Path) -> dict[str, Path]:
     return paths
 
 
-def prepare(paths: dict[str, Path]) -> None:
-    """Apply the schema and ingest every dataset's bundle (both idempotent)."""
+def prepare(
+    specs: list[DatasetSpec],
+    paths: dict[str, Path],
+    driver: neo4j.Driver,
+    database: str | None = None,
+) -> None:
+    """Apply the schema, ingest every dataset's bundle, then purge what a dataset names.
+
+    All three are idempotent: a purged record keeps its content_hash, so re-ingesting the
+    same bundle does not bring the text back, and purging again changes nothing.
+    """
     _check(call_cli(["schema", "apply"]), "investigator schema apply")
     for path in paths.values():
         _check(call_cli(["ingest", str(path)]), f"investigator ingest {path}")
+    for spec in specs:
+        for target in spec.purge:
+            purge_content(driver, target.tenant, target.id, database=database)
 
 
 def _bundle_files(path: Path) -> list[Path]:

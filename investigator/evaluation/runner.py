@@ -37,7 +37,7 @@ def run_evaluation(
         paths = bundle_paths(list(golden.datasets), Path(tmp))
         if setup:
             say("setting up: schema apply + ingest of the golden set's datasets")
-            prepare(paths)
+            prepare(list(golden.datasets), paths, driver, database)
         grants = documented_grants(paths)
     baseline = NaiveFulltextBaseline(driver, database)
     product_scores: list[CaseScore] = []
