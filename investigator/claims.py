@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from investigator.evidence import Evidence, canonical_json, iso_utc
-from investigator.gate import Conflict
+from investigator.gate import Conflict, authority
 from investigator.rubric import Intent, MissingEvidence, missing_evidence
 
 # How far before the first error another change counts as a confounder, and how long after a
@@ -189,6 +189,21 @@ def derive_claims(
                     Intent.APPLICABLE_RUNBOOK.value,
                 )
             )
+    if Intent.APPLICABLE_POLICY in intent_set:
+        for ev in _with(evidence, "policy"):
+            where = f" [{ev.locator}]" if ev.locator else ""
+            claims.append(
+                _claim(
+                    f"Policy {_label(ev)} ({ev.element_id}) is in force at {as_of_text} "
+                    f"({_valid_text(ev)}){where}",
+                    EpistemicStatus.FACT,
+                    0.95,
+                    [ev],
+                    Intent.APPLICABLE_POLICY.value,
+                )
+            )
+    if Intent.RELEASE_LOOKUP in intent_set:
+        claims.extend(_release_claims(_with(evidence, "deployment_time")))
     if Intent.DEPENDENCIES in intent_set:
         for ev in _with(evidence, "dependency"):
             claims.append(
@@ -276,6 +291,46 @@ def derive_claims(
     return ClaimSet(
         claims=ordered, verdict=verdict, confounders=confounders, missing_evidence=missing
     )
+
+
+def _release_of(ev: Evidence) -> str | None:
+    """The release a deployment-time record is about: itself, or its fact slot's subject."""
+    if ev.type == "Deployment":
+        return ev.element_id
+    key = ev.conflict_key or ""
+    if key.startswith("deployment_time|"):
+        return key.split("|", 1)[1]
+    entity = ev.context.get("entity")
+    return entity if isinstance(entity, str) and entity.startswith("deploy:") else None
+
+
+def _release_claims(timed: Sequence[Evidence]) -> list[Claim]:
+    """One fact per release: its finish time from its own record, else from the most
+    authoritative document that states it, citing every record about that release."""
+    groups: dict[str, list[Evidence]] = {}
+    for ev in timed:
+        release = _release_of(ev)
+        if release is not None:
+            groups.setdefault(release, []).append(ev)
+    out: list[Claim] = []
+    for release, evs in sorted(groups.items()):
+        own = [ev for ev in evs if ev.type == "Deployment"]
+        source = own[0] if own else max(evs, key=lambda ev: (authority(ev), ev.evidence_id))
+        at = _instant(source, _DEPLOY_TIME_KEYS)
+        if at is None:
+            continue
+        name = _label(own[0]) if own else release.removeprefix("deploy:")
+        basis = "" if own else f" (according to {_label(source)})"
+        out.append(
+            _claim(
+                f"Release {name} ({release}) finished at {iso_utc(at)}{basis}",
+                EpistemicStatus.FACT,
+                0.95,
+                evs,
+                Intent.RELEASE_LOOKUP.value,
+            )
+        )
+    return out
 
 
 def _correlation(

@@ -64,6 +64,13 @@ _INTENT_RULES: tuple[tuple[Intent, re.Pattern[str]], ...] = (
         ),
     ),
     (
+        Intent.APPLICABLE_POLICY,
+        re.compile(
+            r"\b(polic(y|ies)|govern(s|ed|ing)?|compliance|regulat\w*)\b|政策|规定|合规",
+            re.IGNORECASE,
+        ),
+    ),
+    (
         Intent.DEPENDENCIES,
         re.compile(
             r"\b(depend(s|encies|ency|ent)?|upstream|downstream|calls)\b|依赖", re.IGNORECASE
@@ -71,6 +78,11 @@ _INTENT_RULES: tuple[tuple[Intent, re.Pattern[str]], ...] = (
     ),
 )
 
+_CORRELATION_WORDS = re.compile(
+    r"\b(relat(ed|ion)|correlat\w*|caus(e|ed|es|ing)|because|due to|led to|before|after|"
+    r"responsible|break|broke|behind)\b|相关|导致|引起|之前|之后",
+    re.IGNORECASE,
+)
 _ERROR_CODE = re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d{2,6}\b")
 _KG_ID = re.compile(r"\b[a-z][a-z0-9_]*:[A-Za-z0-9][A-Za-z0-9._@:/-]*[A-Za-z0-9]")
 _RELEASE = re.compile(r"\brelease-\d{4}\.\d{2}\.\d{2}\.\d+\b", re.IGNORECASE)
@@ -116,6 +128,10 @@ class Mentions(BaseModel):
 def detect_intents(question: str, *, has_service: bool = False) -> list[Intent]:
     """The intents a question asks for (sorted). Nothing matched: an entity lookup."""
     found = {intent for intent, pattern in _INTENT_RULES if pattern.search(question)}
+    if Intent.DEPLOYMENT_CORRELATION in found and not _CORRELATION_WORDS.search(question):
+        # "When did release X finish?" asks for the release, not for a correlation.
+        found.discard(Intent.DEPLOYMENT_CORRELATION)
+        found.add(Intent.RELEASE_LOOKUP)
     if not found and (_ERROR_CODE.search(question) or _INCIDENT_WORDS.search(question)):
         found.add(Intent.INCIDENT_LOOKUP)
     if not found:
@@ -136,6 +152,7 @@ def extract_mentions(question: str) -> Mentions:
         for n in _HYPHENATED.findall(question)
         if n not in id_spans
         and not _RELEASE.fullmatch(n)
+        and not any(n in r for r in releases)
         and n.lower() not in {c.lower() for c in codes}
     ]
     return Mentions(

@@ -22,6 +22,8 @@ class Intent(StrEnum):
     ROOT_CAUSE = "root_cause"
     INCIDENT_LOOKUP = "incident_lookup"
     ERROR_TIMELINE = "error_timeline"
+    RELEASE_LOOKUP = "release_lookup"
+    APPLICABLE_POLICY = "applicable_policy"
     DEPENDENCIES = "dependencies"
     ENTITY_LOOKUP = "entity_lookup"
 
@@ -34,6 +36,8 @@ REQUIRED_EVIDENCE: dict[Intent, tuple[str, ...]] = {
     Intent.ROOT_CAUSE: ("mechanism",),
     Intent.INCIDENT_LOOKUP: ("incident_report",),
     Intent.ERROR_TIMELINE: ("error_first_seen",),
+    Intent.RELEASE_LOOKUP: ("deployment_time",),
+    Intent.APPLICABLE_POLICY: ("policy",),
     Intent.DEPENDENCIES: ("dependency",),
     Intent.ENTITY_LOOKUP: ("entity",),
 }
@@ -46,6 +50,8 @@ OPTIONAL_EVIDENCE: dict[Intent, tuple[str, ...]] = {
     Intent.ROOT_CAUSE: ("incident_report", "change_event", "deployment_time"),
     Intent.INCIDENT_LOOKUP: ("error_first_seen", "affected_service", "alert_definition"),
     Intent.ERROR_TIMELINE: ("affected_service", "incident_report"),
+    Intent.RELEASE_LOOKUP: ("change_event",),
+    Intent.APPLICABLE_POLICY: ("ownership",),
     Intent.DEPENDENCIES: ("entity",),
     Intent.ENTITY_LOOKUP: ("document",),
 }

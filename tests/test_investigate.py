@@ -308,3 +308,30 @@ def test_unnamed_incident_is_linked_by_fulltext_and_leads_to_its_owners(
     owners = " | ".join(c.statement for c in result.claims)
     assert "team:payments-core OWNS svc:payment-api" in owners
     assert "team:payments-platform" not in owners and "svc:ledger" not in owners
+
+
+def test_release_time_lookup_prefers_the_authoritative_record(
+    driver: neo4j.Driver, demo: TemplateExecutor
+) -> None:
+    result = ask(
+        driver,
+        demo,
+        "When did release-2026.07.23.1 finish deploying?",
+        service_id=None,
+        as_of=at("2026-07-23T10:30:00Z"),
+    )
+    assert result.intents == ["release_lookup"]
+    (claim,) = [c for c in result.claims if c.intent == "release_lookup"]
+    assert "2026-07-23T10:02:00Z" in claim.statement  # CI/CD, not the chat's "around 10:07"
+    assert evidence_of(result, "doc:cicd-release-2026.07.23.1")[0] in claim.evidence_ids
+
+
+def test_policy_reaches_the_auditor_but_not_an_incident_investigation(
+    driver: neo4j.Driver, demo: TemplateExecutor
+) -> None:
+    question = "Which change-management policy governs payment-api?"
+    audit = ask(driver, demo, question, subject="user:auditor", purpose="audit")
+    assert any("policy:payments-change-management" in c.statement for c in audit.claims)
+    bob = ask(driver, demo, question, subject="user:bob")  # the source allows only audit
+    assert "policy:payments-change-management" not in bob.model_dump_json()
+    assert bob.status is RunOutcome.PARTIAL

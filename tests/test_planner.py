@@ -34,6 +34,11 @@ def test_seed_question_has_three_intents() -> None:
     assert detect_intents("PAY-4097") == [Intent.INCIDENT_LOOKUP]
     assert detect_intents("谁负责 payment-api？") == [Intent.OWNERSHIP_AT_TIME]
     assert detect_intents("tell me about svc:ledger") == [Intent.ENTITY_LOOKUP]
+    assert detect_intents("When did release-2026.07.23.1 finish deploying?") == [
+        Intent.RELEASE_LOOKUP
+    ]
+    assert detect_intents("When was PAY-4097 first seen?") == [Intent.ERROR_TIMELINE]
+    assert detect_intents("Which policy governs payment-api?") == [Intent.APPLICABLE_POLICY]
 
 
 def test_mentions_pick_ids_codes_releases_alerts_and_names() -> None:
