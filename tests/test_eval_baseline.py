@@ -48,11 +48,12 @@ _DOCS = [
 
 @pytest.fixture()
 def empty_db(driver: neo4j.Driver) -> neo4j.Driver:
-    """An empty graph. (conftest's `clean_db` runs CALL IN TRANSACTIONS inside an explicit
-    transaction, which Neo4j refuses once there is data; an auto-commit delete is enough here.)
+    """An empty graph. (conftest's `clean_db` runs CALL IN TRANSACTIONS through
+    `execute_query`, an explicit transaction, which Neo4j refuses; a session's auto-commit
+    `run` is what batched deletes need.)
     """
     with driver.session() as session:
-        session.run("MATCH (n) DETACH DELETE n").consume()
+        session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()
     return driver
 
 
