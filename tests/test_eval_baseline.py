@@ -6,7 +6,6 @@ import time
 from datetime import UTC, datetime
 
 import neo4j
-import pytest
 
 from investigator.evaluation.baseline import NaiveFulltextBaseline, lucene_query
 from investigator.evaluation.cases import GoldenCase
@@ -44,17 +43,6 @@ _DOCS = [
         "payment recovery maria@x",
     ),
 ]
-
-
-@pytest.fixture()
-def empty_db(driver: neo4j.Driver) -> neo4j.Driver:
-    """An empty graph. (conftest's `clean_db` runs CALL IN TRANSACTIONS through
-    `execute_query`, an explicit transaction, which Neo4j refuses; a session's auto-commit
-    `run` is what batched deletes need.)
-    """
-    with driver.session() as session:
-        session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()
-    return driver
 
 
 def _seed(drv: neo4j.Driver) -> None:
@@ -112,9 +100,9 @@ def _case() -> GoldenCase:
     )
 
 
-def test_baseline_returns_everything_and_is_scored_as_unsafe(empty_db: neo4j.Driver) -> None:
-    _seed(empty_db)
-    outcome = NaiveFulltextBaseline(empty_db, top_k=10).run_case(_case())
+def test_baseline_returns_everything_and_is_scored_as_unsafe(clean_db: neo4j.Driver) -> None:
+    _seed(clean_db)
+    outcome = NaiveFulltextBaseline(clean_db, top_k=10).run_case(_case())
     ids = {i for ev in outcome.admitted for i in ev.kg_ids}
     assert ids == {d[0] for d in _DOCS}  # no tenant, ACL, temporal or deletion filter
     grants = SubjectGrants(tenant="acme", labels=frozenset({"internal"}))
@@ -127,14 +115,14 @@ def test_baseline_returns_everything_and_is_scored_as_unsafe(empty_db: neo4j.Dri
     assert "claim_evidence_coverage" not in m  # the baseline has no answer layer
 
 
-def test_baseline_top_k_and_hostile_text_are_inert(empty_db: neo4j.Driver) -> None:
-    _seed(empty_db)
-    baseline = NaiveFulltextBaseline(empty_db, top_k=2)
+def test_baseline_top_k_and_hostile_text_are_inert(clean_db: neo4j.Driver) -> None:
+    _seed(clean_db)
+    baseline = NaiveFulltextBaseline(clean_db, top_k=2)
     assert len(baseline.search("payment recovery")) == 2
     hostile = 'recovery") YIELD node DETACH DELETE node // \\ "*" ~ AND OR NOT [x TO y] {'
     assert baseline.search(hostile)  # Lucene syntax inside quotes is just words
     assert baseline.search("!!! ::: ***") == []
-    recs, _, _ = empty_db.execute_query("MATCH (n:KG) RETURN count(n) AS n")
+    recs, _, _ = clean_db.execute_query("MATCH (n:KG) RETURN count(n) AS n")
     assert recs[0]["n"] == len(_DOCS)  # read-only: nothing deleted
 
 

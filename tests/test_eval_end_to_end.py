@@ -10,7 +10,6 @@ import json
 from pathlib import Path
 
 import neo4j
-import pytest
 import yaml
 
 from investigator.evaluation.cases import DEFAULT_CASES_PATH
@@ -41,16 +40,8 @@ def _subset(tmp_path: Path, ids: tuple[str, ...], edit: dict[str, dict] | None =
     return path
 
 
-@pytest.fixture()
-def empty_db(driver: neo4j.Driver) -> neo4j.Driver:
-    """An empty graph (batched delete in an auto-commit transaction)."""
-    with driver.session() as session:
-        session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()
-    return driver
-
-
 def test_eval_sets_up_from_nothing_and_reports_both_systems(  # type: ignore[no-untyped-def]
-    empty_db: neo4j.Driver, cli_env, invoke, tmp_path: Path
+    clean_db: neo4j.Driver, cli_env, invoke, tmp_path: Path
 ) -> None:
     res = invoke("eval", "--cases", str(_subset(tmp_path, SUBSET)), "--json")
     report = json.loads(res.out)  # exactly one JSON document on stdout
@@ -73,7 +64,7 @@ def test_eval_sets_up_from_nothing_and_reports_both_systems(  # type: ignore[no-
 
 
 def test_a_failing_gate_exits_non_zero_and_names_the_case(  # type: ignore[no-untyped-def]
-    empty_db: neo4j.Driver, cli_env, invoke, tmp_path: Path
+    clean_db: neo4j.Driver, cli_env, invoke, tmp_path: Path
 ) -> None:
     # A wrong expectation (as if the product had admitted the superseded runbook v2):
     # v3 is declared forbidden, so the product's correct answer counts as a temporal miss.
