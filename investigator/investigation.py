@@ -88,6 +88,14 @@ class InvestigationRequest(BaseModel):
             raise ValueError("times must be ISO-8601 with a zone (Z or an offset)")
         return value.astimezone(UTC) if value is not None else None
 
+    @field_validator("subject_id", "purpose", "service_id", "idempotency_key")
+    @classmethod
+    def _printable_id(cls, value: str | None) -> str | None:
+        # Checked before a run is opened, so hostile ids never leave a failed run behind.
+        if value is not None and (not value.isprintable() or value.strip() != value):
+            raise ValueError("must be printable, without surrounding spaces")
+        return value
+
     @field_validator("question")
     @classmethod
     def _printable(cls, value: str) -> str:

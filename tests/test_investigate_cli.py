@@ -41,6 +41,11 @@ def demo_graph(driver: neo4j.Driver) -> Iterator[neo4j.Driver]:
     yield driver
 
 
+def ctx_runs(driver: neo4j.Driver) -> int:
+    records, _, _ = driver.execute_query("MATCH (r:CtxRun) RETURN count(r) AS n")
+    return int(records[0]["n"])
+
+
 def kg_count(driver: neo4j.Driver) -> int:
     records, _, _ = driver.execute_query("MATCH (n:KG) RETURN count(n) AS n")
     return int(records[0]["n"])
@@ -151,6 +156,11 @@ def test_hostile_questions(demo_graph, cli_env, invoke) -> None:  # type: ignore
     assert control.code == 2 and control.err.count("\n") == 1
     huge = invoke("investigate", "x" * 5000, "--subject", "user:bob")
     assert huge.code == 2 and huge.err.count("\n") == 1
+    runs_before = ctx_runs(demo_graph)
+    for flag, value in (("--service", "svc:a\x01b"), ("--subject", "user:bob\x00")):
+        bad = invoke("investigate", "who owns it", "--subject", "user:bob", flag, value)
+        assert bad.code == 2 and bad.err.count("\n") == 1 and flag in bad.err, bad
+    assert ctx_runs(demo_graph) == runs_before  # refused before any run was opened
     before = kg_count(demo_graph)
     cypher = invoke(
         "investigate",
