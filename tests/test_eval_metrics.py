@@ -286,3 +286,12 @@ def test_cases_meeting_every_gate_are_counted_per_type() -> None:
     report = system_report("baseline", [clean, leaky], gated=False)
     assert report.gate_clean_by_type["temporal"].num == 1
     assert report.gate_clean_by_type["temporal"].den == 2
+
+
+def test_anything_handed_back_for_a_purpose_the_subject_lacks_is_a_violation() -> None:
+    auditor = SubjectGrants(
+        tenant="acme", labels=frozenset({"internal"}), purposes=frozenset({"audit"})
+    )
+    case = GoldenCase.model_validate({**_case().model_dump(), "purpose": "incident_investigation"})
+    m = score_case(case, _out([_ev("a")]), auditor).metrics
+    assert m["acl_violation_rate"].value == 1.0

@@ -124,6 +124,8 @@ def _access_problem(case: GoldenCase, ev: EvidenceView, grants: SubjectGrants | 
         # The subject may see nothing for this request; anything handed back leaks.
         return f"admitted {ev.kg_ids[0] if ev.kg_ids else ev.evidence_id} to a refused request"
     if grants is not None:
+        if case.purpose and grants.purposes and case.purpose not in grants.purposes:
+            return f"admitted {ev.kg_ids[:1] or ev.evidence_id} for a purpose the subject lacks"
         lacking = sorted(set(ev.acl) - grants.labels)
         if lacking:
             return f"admitted {ev.kg_ids[:1] or ev.evidence_id} needing labels {lacking}"
