@@ -94,6 +94,10 @@ def test_json_contract_and_recorded_run(demo_graph, cli_env, invoke) -> None:  #
         assert set(rej) >= {"candidate_id", "reason", "replacement"}
     assert doc["known_at"] == "2026-08-01T00:00:00Z"
 
+    # Asked again (a new run): same pack hash, since known_at is pinned.
+    again = json.loads(invoke(*BASE, "--subject", "user:bob", "--json").out)
+    assert again["run_id"] != doc["run_id"] and again["pack_hash"] == doc["pack_hash"]
+
     # The run is in the Context Graph with an intact hash chain and the same pack hash.
     lineage = load_lineage(demo_graph, doc["run_id"])
     assert verify_chain(lineage).chain_valid
