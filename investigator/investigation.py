@@ -54,7 +54,7 @@ from investigator.rubric import Intent, MissingEvidence, required_types, useful_
 
 DEFAULT_PURPOSE = "incident_investigation"
 DEFAULT_BUDGET_TOKENS = 8000
-DEFAULT_DEADLINE_S = 30.0
+DEFAULT_DEADLINE_S = 60.0
 
 
 class RunOutcome(StrEnum):
