@@ -4,8 +4,10 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+# The tests' own local server (never the one `make demo` fills); see docs/local-neo4j.md.
+TEST_STATE_DIR := $(CURDIR)/.investigator/test-neo4j
 
-.PHONY: install demo test lint eval clean
+.PHONY: install demo test lint eval test-eval clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,8 +25,21 @@ lint: install
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
+# Lint, types, the test suite, then the golden-set evaluation with its gates.
 test: lint
 	$(BIN)/pytest
+	$(MAKE) --no-print-directory test-eval
+
+# The evaluation on the tests' server (or on NEO4J_URI when set), stopped afterwards.
+test-eval: install
+	@status=0; \
+	INVESTIGATOR_STATE_DIR=$(TEST_STATE_DIR) $(BIN)/investigator eval || status=$$?; \
+	INVESTIGATOR_STATE_DIR=$(TEST_STATE_DIR) $(BIN)/investigator db stop >/dev/null; \
+	exit $$status
+
+# The evaluation on the server you use (starts the local one if nothing is configured).
+eval: install
+	$(BIN)/investigator eval
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -33,7 +33,7 @@ from cypher_templates.plan import PlanStep
 from cypher_templates.subject import Subject, load_subject
 from investigator.context_graph.models import RunRequest, RunStatus, ToolCallRecord
 from investigator.context_graph.recorder import RunRecorder
-from investigator.errors import BadInput, NotAuthorized
+from investigator.errors import NotAuthorized
 from investigator.evidence import Evidence, Rejection, RejectionReason, normalise_rows
 from investigator.gate import EvidenceGate, GatePolicy
 
@@ -614,20 +614,3 @@ class RunbookLookup:
                     evidence_id=best.evidence_id,
                 )
         return None
-
-
-def parse_time(text: str, what: str = "--as-of") -> datetime:
-    """An ISO-8601 time with a zone, as UTC; anything else is BadInput (exit 2)."""
-    raw = text.strip()
-    try:
-        parsed = datetime.fromisoformat(raw.replace("Z", "+00:00").replace("z", "+00:00"))
-    except ValueError:
-        raise BadInput(
-            f"{what} {text!r} is not an ISO-8601 time (e.g. 2026-07-23T03:12:00Z)"
-        ) from None
-    if parsed.tzinfo is None or parsed.utcoffset() is None:
-        raise BadInput(f"{what} {text!r} has no zone: add Z or an offset such as +02:00")
-    try:
-        return parsed.astimezone(UTC)
-    except OverflowError:
-        raise BadInput(f"{what} {text!r} is out of range in UTC") from None

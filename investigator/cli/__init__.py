@@ -16,6 +16,10 @@ from investigator.errors import InvestigatorError
 
 _state = {"debug": False}
 
+# The driver logs retries as warnings; users get our one-line errors instead (set up once).
+logging.getLogger("neo4j").addHandler(logging.NullHandler())
+logging.getLogger("neo4j").propagate = False
+
 
 @click.group(
     name="investigator",
@@ -70,9 +74,6 @@ def _fail(message: str, code: int) -> int:
 def run(argv: list[str] | None = None) -> int:
     """Run the CLI with `argv` and return the exit code (never raises for user errors)."""
     _register()
-    # The driver logs retries as warnings; users get our one-line errors instead.
-    logging.getLogger("neo4j").addHandler(logging.NullHandler())
-    logging.getLogger("neo4j").propagate = False
     args = list(sys.argv[1:] if argv is None else argv)
     _state["debug"] = "--debug" in args
     try:

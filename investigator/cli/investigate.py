@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 from datetime import UTC, datetime
 
 import click
 from pydantic import ValidationError
 
+from investigator.cli.subject import subject_id_from
+from investigator.cli.times import parse_zoned_time
 from investigator.connection import open_driver
 from investigator.errors import BadInput
 from investigator.investigation import (
@@ -23,22 +24,6 @@ from investigator.planner import DEFAULT_MAX_ROUNDS
 from investigator.settings import resolve_connection
 
 SUBJECT_ENV = "INVESTIGATOR_SUBJECT"
-
-
-def parse_zoned_time(flag: str, value: str | None) -> datetime | None:
-    """ISO-8601 with a zone (`Z` or an offset), else BadInput naming the flag."""
-    if value is None:
-        return None
-    text = value.strip()
-    try:
-        parsed = datetime.fromisoformat(text)
-    except ValueError:
-        raise BadInput(
-            f"{flag} {value[:60]!r} is not an ISO-8601 time (e.g. 2026-07-23T10:03:00Z)"
-        ) from None
-    if parsed.utcoffset() is None:
-        raise BadInput(f"{flag} {value[:60]!r} has no zone: add Z or an offset like +02:00")
-    return parsed.astimezone(UTC)
 
 
 def _clean(text: object, limit: int = 160) -> str:
@@ -188,9 +173,7 @@ def investigate_command(
           --as-of 2026-07-23T10:03:00Z --subject user:alice
       investigator investigate "Who owned svc:payment-api?" --subject user:bob --json
     """
-    subject_id = subject or os.environ.get(SUBJECT_ENV)
-    if not subject_id:
-        raise BadInput(f"no subject: pass --subject ID or set {SUBJECT_ENV}")
+    subject_id = subject_id_from(subject)
     try:
         request = InvestigationRequest(
             question=question,

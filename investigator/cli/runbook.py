@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from datetime import UTC, datetime
 
 import click
 from pydantic import ValidationError
 
+from investigator.cli.subject import subject_id_from
+from investigator.cli.times import parse_zoned_time
 from investigator.connection import open_driver
 from investigator.context_graph.recorder import RunRecorder, ctx_database_from_env
 from investigator.errors import BadInput
@@ -17,7 +18,6 @@ from investigator.runbook_lookup import (
     RunbookLookup,
     RunbookQuery,
     RunbookVersion,
-    parse_time,
 )
 from investigator.settings import resolve_connection
 
@@ -135,10 +135,8 @@ def runbook_command(
             f"(got {len(chosen)}; see `investigator runbook --help`)"
         )
     target, value = chosen[0]
-    when = parse_time(as_of) if as_of is not None else datetime.now(UTC)
-    subject_id = subject or os.environ.get("INVESTIGATOR_SUBJECT")
-    if not subject_id:
-        raise BadInput("no subject: pass --subject ID or set INVESTIGATOR_SUBJECT")
+    when = parse_zoned_time("--as-of", as_of) or datetime.now(UTC)
+    subject_id = subject_id_from(subject)
     try:
         query = RunbookQuery(
             target=target, value=value or "", subject_id=subject_id, as_of=when, purpose=purpose

@@ -13,7 +13,12 @@ from investigator.settings import resolve_connection
 
 @click.group(name="schema")
 def schema_group() -> None:
-    """Manage the Knowledge Graph schema (constraints and indexes)."""
+    """Manage the Knowledge Graph schema (constraints and indexes).
+
+    \b
+    Example:
+      investigator schema apply
+    """
 
 
 @schema_group.command(name="apply")

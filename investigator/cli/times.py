@@ -1,0 +1,27 @@
+"""Parsing the CLI's time flags: ISO-8601 with a zone, else one clear line and exit 2."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from investigator.errors import BadInput
+
+
+def parse_zoned_time(flag: str, value: str | None) -> datetime | None:
+    """`value` as a UTC datetime (None stays None); a missing zone or bad text is BadInput."""
+    if value is None:
+        return None
+    raw = value.strip()
+    shown = repr(value[:60])
+    try:
+        parsed = datetime.fromisoformat(raw)
+    except ValueError:
+        raise BadInput(
+            f"{flag} {shown} is not an ISO-8601 time (e.g. 2026-07-23T10:03:00Z)"
+        ) from None
+    if parsed.tzinfo is None or parsed.utcoffset() is None:
+        raise BadInput(f"{flag} {shown} has no zone: add Z or an offset like +02:00")
+    try:
+        return parsed.astimezone(UTC)
+    except OverflowError:
+        raise BadInput(f"{flag} {shown} is out of range in UTC") from None
