@@ -17,22 +17,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-# The vocabulary of the rubric (docs/contracts.md section 2, "Evidence types").
-EVIDENCE_TYPES: tuple[str, ...] = (
-    "entity",
-    "deployment_time",
-    "error_first_seen",
-    "affected_service",
-    "ownership",
-    "runbook",
-    "mechanism",
-    "change_event",
-    "dependency",
-    "incident_report",
-    "alert_definition",
-    "policy",
-    "document",
-)
+from cypher_templates.plan import EVIDENCE_TYPES as PLAN_EVIDENCE_TYPES
+
+# The vocabulary of the rubric (docs/contracts.md section 2): one definition, in the plan.
+EVIDENCE_TYPES: tuple[str, ...] = PLAN_EVIDENCE_TYPES
 
 
 class RejectionReason(StrEnum):

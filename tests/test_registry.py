@@ -250,3 +250,13 @@ def test_query_plan_refuses_reversed_window_bad_intent_and_max_hops_four() -> No
         QueryPlan.model_validate({"steps": [], "cypher": "MATCH (n) RETURN n"})
     with pytest.raises(ValidationError, match="should have timezone info"):
         QueryPlan.model_validate({"known_at": "2026-07-23T10:00:00"})
+
+
+def test_evidence_type_vocabulary_is_one_vocabulary() -> None:
+    """The plan's typed vocabulary, the bundle's enum and the gate's list never drift apart."""
+    from cypher_templates.plan import EVIDENCE_TYPES
+    from graph_schema.kg_types import EvidenceType as BundleEvidenceType
+    from investigator.evidence import EVIDENCE_TYPES as GATE_EVIDENCE_TYPES
+
+    assert set(EVIDENCE_TYPES) == {member.value for member in BundleEvidenceType}
+    assert GATE_EVIDENCE_TYPES == EVIDENCE_TYPES
