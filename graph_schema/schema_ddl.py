@@ -29,6 +29,8 @@ class SchemaReport(BaseModel):
     present: list[str]
 
 
+# Schema DDL cannot take parameters, so its text is assembled here; every name, label and
+# property below is a module constant or a NodeLabel/RelType member, never user input.
 def _node_range(name: str, label: str, props: tuple[str, ...]) -> SchemaItem:
     on = ", ".join(f"n.{p}" for p in props)
     return SchemaItem(
