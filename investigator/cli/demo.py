@@ -73,7 +73,8 @@ def demo_command(dataset: Path) -> None:
     if not dataset.is_dir():
         raise BadInput(f"demo dataset not found at {dataset} (use --dataset PATH)")
     total = 6
-    if os.environ.get("NEO4J_URI") or config_file_path().is_file():
+    configured = bool(os.environ.get("NEO4J_URI")) or config_file_path().is_file()
+    if configured:
         click.echo(f"[1/{total}] using the configured Neo4j")
     else:
         server = LocalNeo4j.default()
@@ -115,6 +116,12 @@ def demo_command(dataset: Path) -> None:
     code = _step(total, total, ["replay", run_id])
     if code != 0:
         raise click.exceptions.Exit(code)
+    click.echo(
+        f"\nNext: investigator trace {run_id} --format mermaid | investigator runs | "
+        "investigator eval"
+    )
+    if not configured:
+        click.echo("The local Neo4j keeps running; stop it with: investigator db stop")
 
 
 def register(cli: click.Group) -> None:
