@@ -196,23 +196,10 @@ class _RecordingHooks:
     def on_tool_call(self, summary: ToolCallSummary, result: ToolResult) -> None:
         if self.recorder is None:
             return
-        from investigator.context_graph import ToolCallRecord, rows_hash
+        from investigator.context_graph import ToolCallRecord
 
-        record = ToolCallRecord(
-            tool_call_id=summary.tool_call_id,
-            template_id=result.template_id,
-            template_version=str(result.template_version),
-            template_hash=result.template_hash,
-            params={"params": dict(result.parameters), "options": dict(result.options)},
-            as_of=self.as_of,
-            known_at=result.known_at,
-            row_count=result.row_count,
-            rows_hash=rows_hash([row.model_dump(mode="json") for row in result.rows]),
-            truncated=result.truncated,
-            duration_ms=max(result.duration_ms, 0.0),
-            error=result.error,
-            round=summary.round,
-            evidence_type=result.evidence_type,
+        record = ToolCallRecord.from_result(
+            result, summary.tool_call_id, round=summary.round, as_of=self.as_of
         )
         self._timed(lambda: self.recorder.record_tool_call(self.run_id, record))
 
