@@ -60,3 +60,23 @@ def test_schema_apply_without_neo4j_is_exit_4(invoke, monkeypatch) -> None:
     monkeypatch.setenv("NEO4J_PASSWORD", "x")
     result = invoke("schema", "apply")
     assert result.code == 4 and result.err.count("\n") == 1
+
+
+def test_schema_ddl_text_is_built_from_identifiers_only() -> None:
+    """DDL takes no parameters, so its text is assembled: prove only identifiers go in."""
+    import re
+
+    from graph_schema.schema_ddl import schema_items
+
+    ident = r"[A-Za-z_][A-Za-z0-9_]*"
+    props = rf"{ident}\.{ident}(, {ident}\.{ident})*"
+    allowed = re.compile(
+        rf"CREATE CONSTRAINT {ident} IF NOT EXISTS FOR \(n:KG\) REQUIRE \({props}\) IS UNIQUE"
+        rf"|CREATE RANGE INDEX {ident} IF NOT EXISTS FOR \(n:{ident}\) ON \({props}\)"
+        rf"|CREATE RANGE INDEX {ident} IF NOT EXISTS FOR \(\)-\[r:{ident}\]-\(\) ON \({props}\)"
+        rf"|CREATE FULLTEXT INDEX {ident} IF NOT EXISTS FOR \(n:KG\) ON EACH \[{props}\]"
+    )
+    items = schema_items()
+    assert items
+    for item in items:
+        assert allowed.fullmatch(item.statement), item.statement

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 # The purposes of the demo catalog's runbook sources: investigations, lookups and audit.
@@ -23,6 +25,12 @@ class ImportOptions(BaseModel):
 def slug(text: str) -> str:
     """An id-safe form of a name: whitespace and control characters become `-`."""
     return "-".join("".join(ch if ch.isprintable() else " " for ch in text).split())
+
+
+def default_source_id(kind: str, root: Path) -> str:
+    """`src:<kind>:<file or folder name>`, the source id when `--source-id` is not given."""
+    resolved = root.resolve()
+    return f"src:{kind}:" + slug(resolved.stem if root.is_file() else resolved.name)
 
 
 def validation_text(exc: ValidationError) -> str:

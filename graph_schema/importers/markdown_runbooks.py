@@ -49,7 +49,12 @@ from graph_schema.bundle import (
     EdgeSpec,
     SourceSpec,
 )
-from graph_schema.importers.common import ImportOptions, slug, validation_text
+from graph_schema.importers.common import (
+    ImportOptions,
+    default_source_id,
+    slug,
+    validation_text,
+)
 from graph_schema.importers.link_targets import LinkIndex, LinkTarget
 from graph_schema.importers.markdown_sections import (
     FrontMatterError,
@@ -310,11 +315,6 @@ def _document(
     )
 
 
-def default_source_id(root: Path) -> str:
-    """`src:runbooks:<folder name>` when `--source-id` is not given."""
-    return "src:runbooks:" + slug(root.resolve().stem if root.is_file() else root.resolve().name)
-
-
 def import_markdown_runbooks(
     root: Path | str, options: ImportOptions, known: Iterable[LinkTarget] = ()
 ) -> ImportResult:
@@ -331,7 +331,7 @@ def import_markdown_runbooks(
             BundleProblem(origin=str(path), element="path", reason="does not exist")
         )
         return result
-    source_id = options.source_id or default_source_id(path)
+    source_id = options.source_id or default_source_id("runbooks", path)
     parsed_files: list[_Parsed] = []
     for file in markdown_files(path):
         if file.name.lower() in _SKIPPED_NAMES and not path.is_file():

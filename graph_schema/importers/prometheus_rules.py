@@ -44,7 +44,12 @@ import yaml
 from pydantic import ValidationError
 
 from graph_schema.bundle import Bundle, BundleProblem, EdgeSpec, NodeSpec, SourceSpec
-from graph_schema.importers.common import ImportOptions, slug, validation_text
+from graph_schema.importers.common import (
+    ImportOptions,
+    default_source_id,
+    slug,
+    validation_text,
+)
 from graph_schema.importers.link_targets import LinkIndex, LinkTarget
 from graph_schema.importers.markdown_sections import load_yaml
 from graph_schema.importers.result import ImportResult, UnresolvedLink
@@ -213,11 +218,6 @@ def _alert_node(rule: _Rule, options: ImportOptions, source_id: str) -> NodeSpec
     )
 
 
-def default_source_id(root: Path) -> str:
-    """`src:prometheus:<file or folder name>` when `--source-id` is not given."""
-    return "src:prometheus:" + slug(root.resolve().stem if root.is_file() else root.resolve().name)
-
-
 def import_prometheus_rules(
     root: Path | str, options: ImportOptions, known: Iterable[LinkTarget] = ()
 ) -> ImportResult:
@@ -250,7 +250,7 @@ def import_prometheus_rules(
     if result.problems:
         return result
     _assign_ids(rules)
-    source_id = options.source_id or default_source_id(path)
+    source_id = options.source_id or default_source_id("prometheus", path)
     index = LinkIndex(known)
     nodes: list[NodeSpec] = []
     edges: list[EdgeSpec] = []
