@@ -24,6 +24,7 @@ lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 # Lint, types, the test suite, then the golden-set evaluation with its gates.
 test: lint

@@ -6,7 +6,10 @@ import neo4j
 from neo4j.exceptions import AuthError, DriverError, Neo4jError, ServiceUnavailable
 
 from investigator.errors import Neo4jUnavailable
+from investigator.server_info import server_version
 from investigator.settings import ConnectionSettings
+
+__all__ = ["open_driver", "server_version"]
 
 # Bounded so that `exit 4 within 10 s when nothing listens` holds.
 CONNECTION_TIMEOUT_S = 3.0
@@ -41,14 +44,3 @@ def open_driver(settings: ConnectionSettings, *, verify: bool = True) -> neo4j.D
                 f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
             ) from exc
     return driver
-
-
-def server_version(driver: neo4j.Driver, database: str | None = None) -> tuple[str, str]:
-    """Return the server's (version, edition), e.g. ("5.26.30", "community")."""
-    records, _, _ = driver.execute_query(
-        "CALL dbms.components() YIELD name, versions, edition "
-        "WHERE name = 'Neo4j Kernel' RETURN versions[0] AS version, edition",
-        database_=database,
-        routing_=neo4j.RoutingControl.READ,
-    )
-    return str(records[0]["version"]), str(records[0]["edition"])

@@ -1,27 +1,7 @@
-"""Errors a user can act on, each mapped to one documented exit code (DESIGN.md section 9)."""
+"""Errors a user can act on; defined in graph_schema (the bottom layer), re-exported here."""
 
 from __future__ import annotations
 
+from graph_schema.errors import BadInput, InvestigatorError, Neo4jUnavailable, NotAuthorized
 
-class InvestigatorError(Exception):
-    """Base class: a one-line message for the user and the exit code it maps to."""
-
-    exit_code = 1
-
-
-class BadInput(InvestigatorError):
-    """Malformed, hostile or out-of-range input (exit 2)."""
-
-    exit_code = 2
-
-
-class NotAuthorized(InvestigatorError):
-    """The subject is unknown or may not do this (exit 3)."""
-
-    exit_code = 3
-
-
-class Neo4jUnavailable(InvestigatorError):
-    """Neo4j cannot be reached or a query timed out (exit 4)."""
-
-    exit_code = 4
+__all__ = ["BadInput", "InvestigatorError", "Neo4jUnavailable", "NotAuthorized"]

@@ -295,7 +295,7 @@ class LocalNeo4j:
             return False
 
     def _server_version(self, state: LocalState) -> str | None:
-        from investigator.connection import server_version
+        from investigator.server_info import server_version
 
         try:
             with neo4j.GraphDatabase.driver(

@@ -2,7 +2,7 @@
 
 Runs every case through the real CLI (`investigate`/`runbook --json`, then `replay`), scores
 the product and a naive fulltext baseline with the same metrics, and exits non-zero naming
-the failing cases when a gate fails (DESIGN.md section 11, issue 8).
+the failing cases when a gate fails (docs/design.md section 11, issue 8).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import click
 from investigator.connection import open_driver
 from investigator.errors import InvestigatorError, Neo4jUnavailable
 from investigator.evaluation.cases import DEFAULT_CASES_PATH, load_golden_set
+from investigator.evaluation.cli_runner import use_cli_entry
 from investigator.evaluation.report import render_text
 from investigator.evaluation.runner import run_evaluation
 from investigator.local_neo4j import LocalNeo4j
@@ -63,7 +64,14 @@ def _connection() -> ConnectionSettings:
     is_flag=True,
     help="Skip `schema apply` and the ingest of the golden set's datasets.",
 )
-def eval_command(cases_path: Path | None, json_out: bool, no_setup: bool) -> None:
+@click.option(
+    "--sweep",
+    type=click.Choice(["sample", "full", "off"]),
+    default="sample",
+    show_default=True,
+    help="Timeline sweep: a spread of (request, point) runs, every pair, or none.",
+)
+def eval_command(cases_path: Path | None, json_out: bool, no_setup: bool, sweep: str) -> None:
     """Score the golden set on three layers, against a naive fulltext baseline.
 
     Sets up what it needs first (the local Neo4j when none is configured, schema apply, ingest
@@ -80,6 +88,9 @@ def eval_command(cases_path: Path | None, json_out: bool, no_setup: bool) -> Non
     golden = load_golden_set(path)
     settings = _connection()
     driver = open_driver(settings)
+    from investigator.cli import run
+
+    use_cli_entry(run)  # the cases run in this process, through the same entry point as a user's
     try:
         report = run_evaluation(
             golden,
@@ -88,8 +99,10 @@ def eval_command(cases_path: Path | None, json_out: bool, no_setup: bool) -> Non
             settings.database,
             setup=not no_setup,
             progress=None if json_out else _progress,
+            sweep=sweep,
         )
     finally:
+        use_cli_entry(None)
         driver.close()
     if json_out:
         click.echo(report.model_dump_json())

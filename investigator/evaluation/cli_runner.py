@@ -1,7 +1,10 @@
-"""Run one command of the real `investigator` CLI in-process and capture what it printed.
+"""Run one command of the real `investigator` CLI and capture what it printed.
 
 The eval drives the product exactly as a user does (same argument parsing, same exit codes,
-same `--json` documents); running in-process only saves the interpreter start-up per case.
+same `--json` documents). `investigator eval` hands in the CLI's own entry point, which runs
+each command in-process and saves the interpreter start-up per case; without one, each
+command runs as a new `python -m investigator` process. This package never imports the CLI
+(layers point down: the CLI sits on top of the evaluation).
 """
 
 from __future__ import annotations
@@ -9,6 +12,9 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import subprocess
+import sys
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -41,16 +47,31 @@ class CliCall(BaseModel):
         return doc if isinstance(doc, dict) else None
 
 
-def call_cli(argv: list[str]) -> CliCall:
-    """Invoke `investigator ARGV...` through `investigator.cli.run`, capturing its output."""
-    # Imported here: the CLI package imports this module's package for `investigator eval`.
-    from investigator.cli import _state, run
+CliEntry = Callable[[list[str]], int]
 
-    saved = dict(_state)  # the nested run resets `--debug`; the outer command keeps its own
+_entry: list[CliEntry] = []
+
+
+def use_cli_entry(entry: CliEntry | None) -> None:
+    """Run commands in-process through `entry` (the CLI's `run`), or in a new process (None)."""
+    _entry.clear()
+    if entry is not None:
+        _entry.append(entry)
+
+
+def call_cli(argv: list[str]) -> CliCall:
+    """Invoke `investigator ARGV...` and capture its exit code and output."""
+    if not _entry:
+        proc = subprocess.run(
+            [sys.executable, "-m", "investigator", *argv],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        return CliCall(
+            argv=list(argv), exit_code=proc.returncode, stdout=proc.stdout, stderr=proc.stderr
+        )
     out, err = io.StringIO(), io.StringIO()
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = run(list(argv))
-    finally:
-        _state.update(saved)
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = _entry[0](list(argv))
     return CliCall(argv=list(argv), exit_code=code, stdout=out.getvalue(), stderr=err.getvalue())
