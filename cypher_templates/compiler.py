@@ -41,7 +41,7 @@ def lucene_phrase(text: str) -> str:
     return f'"{inner}"'
 
 
-_TRANSFORMS = {"lucene_terms": lucene_literal, "lucene_phrase": lucene_phrase}
+_TRANSFORMS = {"lucene_phrase": lucene_phrase}
 
 
 class CompiledQuery(BaseModel):
@@ -140,8 +140,3 @@ def compile_step(
         row_cap=spec.row_cap,
         timeout_s=spec.timeout_s,
     )
-
-
-def compile_plan(registry: TemplateRegistry, plan: QueryPlan) -> list[CompiledQuery]:
-    """Compile every step of `plan`; the first refusal stops compilation."""
-    return [compile_step(registry, step, plan) for step in plan.steps]

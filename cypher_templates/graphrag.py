@@ -84,7 +84,7 @@ class TemplateRetriever(Retriever):
             neo4j.Record(
                 {
                     "element": row.element.model_dump(mode="json"),
-                    "context": _json_safe(row.context),
+                    "context": _json_safe(row.context.model_dump()),
                     "score": row.score,
                 }
             )

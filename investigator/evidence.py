@@ -1,4 +1,4 @@
-"""Evidence, rejections and their fixed reason codes (DESIGN.md section 7).
+"""Evidence, rejections and their fixed reason codes (docs/design.md section 7).
 
 A template row (docs/contracts.md section 2, the row contract) becomes a *candidate* Evidence
 object through `normalise_rows`; the evidence gate then admits it or rejects it with one of
@@ -8,8 +8,6 @@ from re-executed tool results and compare hashes.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -18,6 +16,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from cypher_templates.plan import EVIDENCE_TYPES as PLAN_EVIDENCE_TYPES
+from graph_schema.canonical import canonical_json as canonical_json  # pack, claims import it
+from graph_schema.canonical import iso_utc as iso_utc
+from graph_schema.canonical import sha256_hex
+from graph_schema.canonical import sha256_text as sha256_text
 
 # The vocabulary of the rubric (docs/contracts.md section 2): one definition, in the plan.
 EVIDENCE_TYPES: tuple[str, ...] = PLAN_EVIDENCE_TYPES
@@ -70,6 +72,8 @@ class Evidence(BaseModel):
     trust: str = "trusted"
     status: str = "active"
     redacted: bool = False
+    # The KG record has a redacted view (PII): only a `pii` subject may get the full text.
+    has_redacted_view: bool = False
     transformations: list[str] = Field(default_factory=list)
     content_hash: str | None = None
     text_hash: str | None = None
@@ -106,39 +110,6 @@ class Rejection(BaseModel):
     tool_call_id: str | None = None
 
 
-def sha256_text(text: str) -> str:
-    """`sha256:` + hex digest of UTF-8 `text` (the form of `text_hash` in the KG)."""
-    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def canonical_json(value: Any) -> str:
-    """Canonical JSON: sorted keys, no spaces, UTF-8 kept, datetimes as UTC `...Z`."""
-    return json.dumps(_canonical(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def _canonical(value: Any) -> Any:
-    if isinstance(value, datetime):
-        return iso_utc(value)
-    if isinstance(value, BaseModel):
-        return _canonical(value.model_dump(mode="python"))
-    if isinstance(value, Mapping):
-        return {str(k): _canonical(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_canonical(v) for v in value]
-    if isinstance(value, set | frozenset):
-        return sorted(_canonical(v) for v in value)
-    if isinstance(value, StrEnum):
-        return value.value
-    return value
-
-
-def iso_utc(value: datetime) -> str:
-    """A zoned datetime as UTC ISO-8601 with `Z` (naive values are taken as UTC)."""
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=UTC)
-    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
-
-
 def evidence_id_for(
     element_id: str, version: int, text_digest: str, transformations: list[str]
 ) -> str:
@@ -155,7 +126,7 @@ def evidence_id_for(
             "transformations": sorted(transformations),
         }
     )
-    return "ev:" + hashlib.sha256(payload.encode("utf-8")).hexdigest()[:20]
+    return "ev:" + sha256_hex(payload)[:20]
 
 
 def _as_datetime(value: Any) -> datetime | None:
@@ -244,10 +215,11 @@ def normalise_row(
         valid_to=_as_datetime(element.get("valid_to")),
         recorded_at=_as_datetime(element.get("recorded_at")),
         acl=sorted(str(a) for a in (element.get("acl") or [])),
-        purposes=sorted(str(p) for p in purposes) if isinstance(purposes, list) else None,
+        purposes=sorted(str(p) for p in purposes) if isinstance(purposes, list | tuple) else None,
         trust=str(element.get("trust") or "trusted"),
         status=str(element.get("status") or "active"),
         redacted=redacted,
+        has_redacted_view=bool(element.get("has_redacted_view") or False),
         transformations=transformations,
         content_hash=_opt_str(element.get("content_hash")),
         text_hash=_opt_str(text_hash),

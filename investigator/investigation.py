@@ -1,27 +1,21 @@
 """The orchestrator: `investigate(request, ...) -> InvestigationResult`.
 
-question + subject + purpose + as_of (+ known_at) -> planner -> retrieval loop (executor,
-candidates, RRF, gate, gaps) -> Context Pack -> claims, recorded step by step into the
-Context Graph when a `RunRecorder` is given (docs/contracts.md section 3 order). Works with
-`recorder=None` (no audit trail; a local run id).
+question + subject + purpose + as_of (+ known_at) -> planner -> retrieval loop over a
+`RunSession` (tool calls, candidates, RRF, gate, gaps) -> Context Pack -> claims. The
+session records the run into the Context Graph when a `RunRecorder` is given
+(docs/contracts.md section 3 order); with `recorder=None` nothing is written (a local run id).
 """
 
 from __future__ import annotations
 
-import contextlib
 import time
-import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
-from enum import StrEnum
-from typing import Any
 
 import neo4j
 from pydantic import BaseModel, Field, field_validator
 
-from cypher_templates.executor import TemplateExecutor, ToolResult
-from cypher_templates.plan import QueryPlan
-from cypher_templates.subject import Subject, load_subject
+from cypher_templates.executor import TemplateExecutor
 from investigator.claims import (
     Claim,
     ClaimSet,
@@ -30,39 +24,34 @@ from investigator.claims import (
     derive_claims,
     keep_claims_in_pack,
 )
-from investigator.errors import BadInput, NotAuthorized
+from investigator.context_graph.models import RunStatus, ToolCallRecord
+from investigator.context_graph.recorder import RunRecorder
 from investigator.evidence import Evidence, Rejection
-from investigator.gate import Conflict, EvidenceGate, GatePolicy
+from investigator.gate import Conflict, GatePolicy
 from investigator.pack import (
     MAX_BUDGET_TOKENS,
     MIN_BUDGET_TOKENS,
-    RESPONSE_RESERVE_SHARE,
-    ContextPack,
     PackBudgetError,
     PackRequest,
     build_pack,
+    evidence_token_budget,
 )
 from investigator.planner import (
     DEFAULT_MAX_ROUNDS,
     DeterministicPlanner,
     PlanInput,
+    competing_cause_status,
     extract_mentions,
+    focus_services,
     missing_required,
 )
-from investigator.retrieval import RetrievalLoop, StopReason, ToolCallSummary
+from investigator.retrieval import RetrievalLoop, StopReason
 from investigator.rubric import Intent, MissingEvidence, required_types, useful_types
+from investigator.session import RunSession, RunSpec
 
 DEFAULT_PURPOSE = "incident_investigation"
 DEFAULT_BUDGET_TOKENS = 8000
 DEFAULT_DEADLINE_S = 60.0
-
-
-class RunOutcome(StrEnum):
-    """The run's status in `investigate --json`."""
-
-    COMPLETE = "complete"
-    PARTIAL = "partial"
-    REFUSED = "refused"
 
 
 class InvestigationRequest(BaseModel):
@@ -120,18 +109,6 @@ class Goal(BaseModel):
     planner: str
 
 
-class RejectedItem(BaseModel):
-    """A rejected candidate as `investigate --json` shows it."""
-
-    candidate_id: str
-    element_id: str
-    reason: str
-    replacement: str | None = None
-    winner: str | None = None
-    detail: str = ""
-    round: int = 1
-
-
 class StageTimings(BaseModel):
     """Wall time per stage in milliseconds (not part of any hash)."""
 
@@ -152,13 +129,13 @@ class InvestigationResult(BaseModel):
     run_id: str
     pack_id: str
     pack_hash: str
-    status: RunOutcome
+    status: RunStatus
     stop_reason: str
     rounds: int
     verdict: Verdict | None
     claims: list[Claim]
     evidence: list[Evidence]
-    rejected: list[RejectedItem]
+    rejected: list[Rejection]
     missing_evidence: list[MissingEvidence]
     confounders: list[Confounder] = Field(default_factory=list)
     conflicts: list[Conflict] = Field(default_factory=list)
@@ -169,48 +146,10 @@ class InvestigationResult(BaseModel):
     as_of: datetime
     known_at: datetime
     intents: list[str]
-    tool_calls: list[ToolCallSummary] = Field(default_factory=list)
+    tool_calls: list[ToolCallRecord] = Field(default_factory=list)
     omissions: int = 0
     timings: StageTimings = Field(default_factory=StageTimings)
     reused_run: bool = False
-
-
-class _RecordingHooks:
-    """Bridges the loop to the Context Graph recorder (and times the writes)."""
-
-    def __init__(self, recorder: Any, run_id: str, as_of: datetime) -> None:
-        self.recorder = recorder
-        self.run_id = run_id
-        self.as_of = as_of
-        self.ms = 0.0
-
-    def _timed(self, fn: Callable[[], Any]) -> None:
-        started = time.perf_counter()
-        fn()
-        self.ms += (time.perf_counter() - started) * 1000.0
-
-    def on_plan(self, plan: QueryPlan) -> None:
-        if self.recorder is not None:
-            self._timed(lambda: self.recorder.record_plan(self.run_id, plan))
-
-    def on_tool_call(self, summary: ToolCallSummary, result: ToolResult) -> None:
-        if self.recorder is None:
-            return
-        from investigator.context_graph import ToolCallRecord
-
-        record = ToolCallRecord.from_result(
-            result, summary.tool_call_id, round=summary.round, as_of=self.as_of
-        )
-        self._timed(lambda: self.recorder.record_tool_call(self.run_id, record))
-
-    def on_admitted(self, evidence: Evidence) -> None:
-        if self.recorder is not None and evidence.tool_call_id:
-            tc = evidence.tool_call_id
-            self._timed(lambda: self.recorder.record_evidence(self.run_id, evidence, tc))
-
-    def on_rejected(self, rejection: Rejection) -> None:
-        if self.recorder is not None:
-            self._timed(lambda: self.recorder.record_rejection(self.run_id, rejection))
 
 
 def final_rejections(rejections: list[Rejection], admitted_ids: list[str]) -> list[Rejection]:
@@ -225,21 +164,8 @@ def final_rejections(rejections: list[Rejection], admitted_ids: list[str]) -> li
     return list(latest.values())
 
 
-def _status(missing: list[MissingEvidence]) -> RunOutcome:
-    return RunOutcome.PARTIAL if any(m.required for m in missing) else RunOutcome.COMPLETE
-
-
-def _reused_result(driver: neo4j.Driver, recorder: Any, run_id: str) -> InvestigationResult:
-    """The answer an idempotent retry gets: the original run's recorded result."""
-    from investigator.context_graph import CtxKind, load_lineage
-
-    lineage = load_lineage(driver, run_id, database=getattr(recorder, "database", None))
-    for node in reversed(lineage.of_kind(CtxKind.OUTCOME)):
-        raw = node.properties.get("result")
-        if isinstance(raw, str):
-            result = InvestigationResult.model_validate_json(raw)
-            return result.model_copy(update={"reused_run": True})
-    raise BadInput(f"idempotency key names run {run_id}, which has not finished")
+def _status(missing: list[MissingEvidence]) -> RunStatus:
+    return RunStatus.PARTIAL if any(m.required for m in missing) else RunStatus.COMPLETE
 
 
 def investigate(
@@ -247,7 +173,7 @@ def investigate(
     *,
     driver: neo4j.Driver,
     executor: TemplateExecutor | None = None,
-    recorder: Any = None,
+    recorder: RunRecorder | None = None,
     planner: DeterministicPlanner | None = None,
     clock: Callable[[], datetime] | None = None,
     monotonic: Callable[[], float] = time.monotonic,
@@ -274,93 +200,57 @@ def investigate(
         )
     )
 
-    run_id: str
-    known_at: datetime
-    if recorder is not None:
-        from investigator.context_graph import RunRequest
-
-        t0 = time.perf_counter()
-        start = recorder.start_run(
-            RunRequest(
-                command="investigate",
-                question=request.question,
-                subject_id=request.subject_id,
-                purpose=request.purpose,
-                as_of=as_of,
-                known_at=request.known_at,
-                service=request.service_id,
-                max_rounds=request.max_rounds,
-                budget_tokens=request.budget_tokens,
-                options={"deadline_s": request.deadline_s},
-                idempotency_key=request.idempotency_key,
-            )
-        )
-        timings.record_ms += (time.perf_counter() - t0) * 1000.0
-        if not start.created:
-            return _reused_result(driver, recorder, start.run_id)
-        run_id, known_at = start.run_id, start.known_at
-    else:
-        run_id, known_at = "run-" + uuid.uuid4().hex, (request.known_at or now)
-
-    t0 = time.perf_counter()
-    try:
-        subject: Subject = load_subject(executor, request.subject_id, request.purpose, known_at)
-    except NotAuthorized:
-        if recorder is not None:
-            recorder.finish_run(run_id, RunOutcome.REFUSED.value, "not_authorized")
-        raise
-    except Exception:
-        if recorder is not None:
-            recorder.finish_run(run_id, "failed", "error")
-        raise
-    timings.subject_ms = (time.perf_counter() - t0) * 1000.0
-
-    try:
+    session = RunSession.open(
+        RunSpec(
+            command="investigate",
+            question=request.question,
+            subject=request.subject_id,
+            purposes=(request.purpose,),
+            as_of=as_of,
+            known_at=request.known_at,
+            service=request.service_id,
+            max_rounds=request.max_rounds,
+            budget_tokens=request.budget_tokens,
+            options={"deadline_s": request.deadline_s},
+            idempotency_key=request.idempotency_key,
+        ),
+        executor=executor,
+        recorder=recorder,
+        clock=lambda: now,
+    )
+    if session.reused is not None:
+        result = session.reused_result(InvestigationResult)
+        return result.model_copy(update={"reused_run": True})
+    timings.subject_ms = session.subject_ms
+    with session:
         return _investigate(
             request,
-            driver=driver,
-            executor=executor,
-            recorder=recorder,
+            session=session,
             planner=planner,
-            subject=subject,
             intents=intents,
-            run_id=run_id,
             as_of=as_of,
-            known_at=known_at,
             now=now,
             deadline=deadline,
             monotonic=monotonic,
             timings=timings,
             t_start=t_start,
         )
-    except Exception:
-        if recorder is not None:
-            # The original error is the one to report.
-            with contextlib.suppress(Exception):
-                recorder.finish_run(run_id, "failed", "error")
-        raise
 
 
 def _investigate(
     request: InvestigationRequest,
     *,
-    driver: neo4j.Driver,
-    executor: TemplateExecutor,
-    recorder: Any,
+    session: RunSession,
     planner: DeterministicPlanner,
-    subject: Subject,
     intents: list[Intent],
-    run_id: str,
     as_of: datetime,
-    known_at: datetime,
     now: datetime,
     deadline: float,
     monotonic: Callable[[], float],
     timings: StageTimings,
     t_start: float,
 ) -> InvestigationResult:
-    del driver
-    hooks = _RecordingHooks(recorder, run_id, as_of)
+    subject, run_id, known_at = session.subject, session.run_id, session.known_at
     t0 = time.perf_counter()
     goal = Goal(
         question=request.question,
@@ -374,16 +264,14 @@ def _investigate(
         planner=planner.name,
     )
     timings.plan_ms = (time.perf_counter() - t0) * 1000.0
-    if recorder is not None:
-        hooks._timed(lambda: recorder.record_goal(run_id, goal))
+    session.record_goal(goal)
 
     mentions = extract_mentions(request.question)
     focus_codes = sorted(
         {f"err:{c}" for c in mentions.error_codes}
         | {i for i in mentions.ids if i.startswith("err:")}
     )
-    evidence_budget = request.budget_tokens - int(request.budget_tokens * RESPONSE_RESERVE_SHARE)
-    gate = EvidenceGate(
+    gate = session.use_gate(
         GatePolicy(
             as_of=as_of,
             known_at=known_at,
@@ -391,13 +279,11 @@ def _investigate(
             granted_labels=list(subject.labels),
             relevant_types=useful_types(intents),
             focus_error_codes=focus_codes,
-            evidence_token_budget=max(evidence_budget - 600, 1),
+            evidence_token_budget=evidence_token_budget(request.budget_tokens),
         )
     )
     loop = RetrievalLoop(
-        executor=executor,
-        subject=subject,
-        gate=gate,
+        session=session,
         plan_input=PlanInput(
             question=request.question,
             service_id=request.service_id,
@@ -407,16 +293,15 @@ def _investigate(
         ),
         intents=intents,
         planner=planner,
-        hooks=hooks,
         deadline=deadline,
         monotonic=monotonic,
     )
     t0 = time.perf_counter()
-    recorded_before = hooks.ms
+    recorded_before = session.record_ms
     outcome = loop.run()
     # The loop's own time: recorder writes made during it are counted under record_ms.
     loop_ms = (time.perf_counter() - t0) * 1000.0
-    timings.retrieval_ms = loop_ms - (hooks.ms - recorded_before)
+    timings.retrieval_ms = loop_ms - (session.record_ms - recorded_before)
     timings.executor_ms = outcome.executor_ms
     timings.gate_ms = outcome.gate_ms
 
@@ -456,6 +341,15 @@ def _investigate(
         as_of=as_of,
         conflicts=gate.conflicts,
         service_id=request.service_id,
+        question=request.question,
+        references=outcome.known.references,
+        competing_checks=competing_cause_status(
+            intents,
+            outcome.known,
+            outcome.tool_calls,
+            as_of=as_of,
+            focus=focus_services(outcome.known, request.service_id),
+        ),
     )
     claims = keep_claims_in_pack(claim_set.claims, pack.evidence_ids())
     timings.claims_ms = (time.perf_counter() - t0) * 1000.0
@@ -472,18 +366,7 @@ def _investigate(
         verdict=claim_set.verdict,
         claims=claims,
         evidence=pack.evidence,
-        rejected=[
-            RejectedItem(
-                candidate_id=r.candidate_id,
-                element_id=r.element_id,
-                reason=r.reason.value,
-                replacement=r.replacement,
-                winner=r.winner,
-                detail=r.detail,
-                round=r.round,
-            )
-            for r in final_rejections(gate.rejected, pack.evidence_ids())
-        ],
+        rejected=final_rejections(gate.rejected, pack.evidence_ids()),
         missing_evidence=claim_set.missing_evidence,
         confounders=claim_set.confounders,
         conflicts=gate.conflicts,
@@ -498,29 +381,18 @@ def _investigate(
         omissions=len(pack.omissions),
         timings=timings,
     )
-    if recorder is not None:
-        _record_tail(recorder, hooks, run_id, pack, claims, result)
-    timings.record_ms += hooks.ms
+    # The stored result is what an idempotent retry prints again (timings left out).
+    session.finish(
+        result.status,
+        result.stop_reason,
+        result,
+        pack=pack,
+        claims=claims,
+        pack_hash=pack.pack_hash,
+    )
+    timings.record_ms = session.record_ms
     timings.total_ms = (time.perf_counter() - t_start) * 1000.0
     return result.model_copy(update={"timings": timings})
-
-
-def _record_tail(
-    recorder: Any,
-    hooks: _RecordingHooks,
-    run_id: str,
-    pack: ContextPack,
-    claims: list[Claim],
-    result: InvestigationResult,
-) -> None:
-    hooks._timed(lambda: recorder.record_pack(run_id, pack))
-    if claims:
-        hooks._timed(lambda: recorder.record_claims(run_id, list(claims)))
-    # The stored result is what an idempotent retry prints again (timings left out).
-    stored = result.model_copy(update={"timings": StageTimings()})
-    hooks._timed(
-        lambda: recorder.finish_run(run_id, result.status.value, result.stop_reason, stored)
-    )
 
 
 __all__ = [
@@ -528,8 +400,7 @@ __all__ = [
     "Goal",
     "InvestigationRequest",
     "InvestigationResult",
-    "RejectedItem",
-    "RunOutcome",
+    "RunStatus",
     "StageTimings",
     "StopReason",
     "investigate",

@@ -9,10 +9,11 @@
    its content removed in place), `hash_mismatch` (other differences), `execution_failed`.
 3. Recompute every recorded Evidence from the re-executed rows (same evidence_id, same
    content hash), and check the recorded pack against its own pack_hash.
-4. Re-run the investigation deterministically (nothing recorded) with the recorded
-   question, subject, purpose, as_of and known_at, and compare its pack_hash with the
-   recorded one (`pack_hash_match`). Runs that build no pack (runbook lookups) compare the
-   hash of their admitted evidence instead.
+4. Re-drive the command through its run session (nothing recorded) with the recorded
+   question, subject, purpose, as_of and known_at, and compare its result with the
+   recorded one (`pack_hash_match`): an investigation's pack_hash (and claims), a runbook
+   lookup's answer. Runs with no result to reproduce (refused) compare the hash of their
+   admitted evidence instead.
 
 Because every KG read is filtered by the run's `known_at`, later corrections (records
 superseded after the run) do not change what replay sees; a purge removes content in
@@ -21,7 +22,6 @@ place and is reported as drift, honestly.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from datetime import datetime
 from typing import Any
@@ -29,10 +29,13 @@ from typing import Any
 import neo4j
 from pydantic import BaseModel
 
+from graph_schema.canonical import sha256_text
 from investigator.context_graph.chain import rows_hash, sha256_of, verify_chain
 from investigator.context_graph.lineage import load_lineage
 from investigator.context_graph.models import CtxKind, CtxNodeRecord, RunLineage, RunStatus
 from investigator.errors import InvestigatorError
+from investigator.investigation import InvestigationRequest, investigate
+from investigator.runbook_lookup import LookupTarget, RunbookAnswer, RunbookLookup, RunbookQuery
 
 
 class Drift(BaseModel):
@@ -91,7 +94,7 @@ def _subset(part: Any, whole: dict[str, Any]) -> bool:
 
 
 def _text_digest(text: str) -> str:
-    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return sha256_text(text)
 
 
 class _Replayer:
@@ -111,6 +114,11 @@ class _Replayer:
 
     # -- tool calls ---------------------------------------------------------------------
 
+    def subject_name(self) -> str:
+        """The run's subject, tenant-qualified when the run records its tenant (issue 17)."""
+        tenant, subject_id = self.run.get("tenant"), str(self.run.get("subject_id"))
+        return f"{tenant}/{subject_id}" if isinstance(tenant, str) and tenant else subject_id
+
     def subject(self) -> Any:
         from cypher_templates.subject import load_subject
 
@@ -120,7 +128,7 @@ class _Replayer:
         try:
             return load_subject(
                 self.executor,
-                str(self.run.get("subject_id")),
+                self.subject_name(),
                 str(self.run.get("purpose")),
                 known_at,
             )
@@ -139,7 +147,7 @@ class _Replayer:
         try:
             load_subject(
                 self.executor,
-                str(self.run.get("subject_id")),
+                self.subject_name(),
                 str(self.run.get("purpose")),
                 known_at,
             )
@@ -280,9 +288,13 @@ class _Replayer:
             element = getattr(row, "element", None)
             if element is not None:
                 now[(element.element_id, element.version)] = element.content or ""
-        purged = []
+        purged: list[str] = []
         for node in self.lineage.of_kind(CtxKind.EVIDENCE):
             if node.properties.get("tool_call_id") != tc_id:
+                continue
+            if "purged" in node.properties:  # its recorded text went too (legal purge)
+                ids = node.properties.get("element_ids") or ["?"]
+                purged.extend(f"{eid} (recorded text purged too)" for eid in ids)
                 continue
             ev = node.payload() or {}
             key = (str(ev.get("element_id")), int(ev.get("version") or 1))
@@ -310,6 +322,15 @@ class _Replayer:
             tc_id = str(p.get("tool_call_id"))
             if tc_id not in self.rows_by_call:
                 continue  # its tool call already drifted; reported there
+            if "purged" in p:
+                self.add(
+                    "data_purged",
+                    f"evidence {ev_id}: its recorded text was purged "
+                    f"(purge run {p.get('purge_id')})",
+                    node.seq,
+                    tc_id,
+                )
+                continue
             again = rederived.get(ev_id)
             if again is None:
                 self.add(
@@ -348,6 +369,14 @@ class _Replayer:
         """The recorded pack's own content must hash to its recorded pack_hash."""
         from investigator.pack import ContextPack, pack_hash
 
+        if "purged" in node.properties:  # a legal purge removed its text (context_graph/purge.py)
+            purge_id = node.properties.get("purge_id")
+            self.add(
+                "data_purged",
+                f"the recorded pack's text was purged (purge run {purge_id})",
+                node.seq,
+            )
+            return
         payload = node.payload()
         try:
             pack = ContextPack.model_validate(payload)
@@ -361,25 +390,23 @@ class _Replayer:
                 node.seq,
             )
 
-    def rerun_investigation(self) -> str | None:
-        """Run the recorded request again, recording nothing; its pack_hash.
+    def rerun_investigation(self, recorded_hash: str | None) -> tuple[str | None, str | None]:
+        """Run the recorded request again, recording nothing: (recorded, re-run) pack_hash.
 
         The re-run's claims must also be the recorded ones (statement, status, evidence).
         """
-        from investigator.investigation import InvestigationRequest, investigate
-
         try:
             request = json.loads(str(self.run.get("payload")))
         except ValueError:
             request = None
         if not isinstance(request, dict):
             self.add("rerun_failed", "the recorded request does not parse", 0)
-            return None
+            return recorded_hash, None
         as_of = _parse_time(self.run.get("as_of"))
         known_at = _parse_time(self.run.get("known_at"))
         fields: dict[str, Any] = {
             "question": request.get("question"),
-            "subject_id": request.get("subject_id"),
+            "subject_id": self.subject_name(),
             "purpose": request.get("purpose"),
             "as_of": as_of,
             "known_at": known_at,
@@ -405,7 +432,54 @@ class _Replayer:
                 "the re-run states other claims than the recorded ones",
                 seqs[0] if seqs else None,
             )
-        return result.pack_hash
+        if recorded_hash is not None and result.pack_hash != recorded_hash:
+            packs = self.lineage.of_kind(CtxKind.PACK)
+            self.add(
+                "pack_hash_mismatch",
+                f"the re-run builds pack {result.pack_hash}, recorded {recorded_hash}",
+                packs[-1].seq if packs else None,
+            )
+        return recorded_hash, result.pack_hash
+
+    def rerun_lookup(self, recorded_hash: str | None) -> tuple[str | None, str | None]:
+        """Look the recorded runbook query up again, recording nothing: (recorded, re-run)
+        hash of the answer (its run id left out)."""
+        del recorded_hash
+        outcomes = self.lineage.of_kind(CtxKind.OUTCOME)
+        raw = outcomes[-1].properties.get("result") if outcomes else None
+        try:
+            request = json.loads(str(self.run.get("payload")))
+            recorded = json.loads(raw) if isinstance(raw, str) else None
+            options = request.get("options") or {}
+            query = RunbookQuery(
+                target=LookupTarget(str(options.get("target"))),
+                value=str(options.get("value")),
+                subject_id=self.subject_name(),
+                purpose=str(self.run.get("purpose")),
+                as_of=_parse_time(self.run.get("as_of")),
+                known_at=_parse_time(self.run.get("known_at")),
+            )
+        except (ValueError, TypeError, AttributeError) as exc:
+            self.add("rerun_failed", f"the recorded lookup does not parse: {str(exc)[:200]}", 0)
+            return None, None
+        if not isinstance(recorded, dict):
+            self.add("rerun_failed", "the run kept no answer to compare", 0)
+            return None, None
+        lookup = RunbookLookup(self.driver, executor=self.executor, record=False)
+        answer = lookup.lookup(query).model_dump(mode="json")
+        try:  # read through today's model: fields added since the run compare as defaults
+            recorded = RunbookAnswer.model_validate(recorded).model_dump(mode="json")
+        except ValueError as exc:
+            self.add("rerun_failed", f"the recorded answer does not parse: {str(exc)[:200]}", 0)
+            return None, None
+        recorded_digest, replayed_digest = _answer_digest(recorded), _answer_digest(answer)
+        if recorded_digest != replayed_digest:
+            self.add(
+                "answer_changed",
+                "the re-run lookup answers differently from the recorded answer",
+                outcomes[-1].seq,
+            )
+        return recorded_digest, replayed_digest
 
 
 class _CannotReplay(Exception):
@@ -425,6 +499,18 @@ def _claim_digest(claims: Any) -> str:
             if isinstance(c, dict)
         )
     )
+
+
+def _answer_digest(answer: dict[str, Any]) -> str:
+    """A lookup's answer as the user saw it, without the id of the run that gave it."""
+    return sha256_of({k: v for k, v in answer.items() if k != "run_id"})
+
+
+# Every command's re-run: the recorded request driven again through its run session.
+_RERUNS = {
+    "investigate": _Replayer.rerun_investigation,
+    "runbook": _Replayer.rerun_lookup,
+}
 
 
 def _evidence_digest(nodes: list[CtxNodeRecord]) -> str:
@@ -474,25 +560,18 @@ def replay_run(
     replayed_hash: str | None = None
     if pack_node is not None:
         rep.check_recorded_pack(pack_node, recorded_hash)
-        if command == "investigate" and status in {"complete", "partial"}:
-            try:
-                replayed_hash = rep.rerun_investigation()
-            except InvestigatorError as exc:
-                rep.add("rerun_failed", f"re-running the investigation failed: {exc}")
-        if (
-            recorded_hash is not None
-            and replayed_hash is not None
-            and replayed_hash != recorded_hash
-        ):
-            rep.add(
-                "pack_hash_mismatch",
-                f"the re-run builds pack {replayed_hash}, recorded {recorded_hash}",
-                pack_node.seq,
-            )
+    rerun = _RERUNS.get(str(command)) if status in {"complete", "partial"} else None
+    if rerun is not None:
+        try:
+            recorded_hash, replayed_hash = rerun(rep, recorded_hash)
+        except InvestigatorError as exc:
+            rep.add("rerun_failed", f"re-running the {command} failed: {exc}")
         pack_match = recorded_hash is not None and replayed_hash == recorded_hash
+    elif pack_node is not None:
+        pack_match = False  # a pack but no finished result to reproduce
     else:
-        # No Context Pack (a runbook lookup, or a refused run): its admitted evidence is
-        # what the run decided on, so the re-derived evidence must match it entirely.
+        # No result to reproduce (a refused run): its admitted evidence is what the run
+        # decided on, so the re-derived evidence must match it entirely.
         ev_nodes = lineage.of_kind(CtxKind.EVIDENCE)
         recorded_hash = _evidence_digest(ev_nodes)
         reproduced = not calls or (subject is not None and ev_matched == ev_total)

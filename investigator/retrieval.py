@@ -1,10 +1,11 @@
-"""The bounded, gap-driven retrieval loop (DESIGN.md section 2, seed 003 sections 10, 18.5).
+"""The bounded, gap-driven retrieval loop (docs/design.md section 2).
 
 Each round: plan steps for the evidence types still missing (and the anchors they need),
-run them through the template executor (the only path to the KG), normalise rows into
-candidates, fuse channels with Reciprocal Rank Fusion, pass them through the evidence gate,
-then recompute the gaps. The loop stops with `evidence_sufficient`, `max_rounds`,
-`no_progress`, `deadline` or `budget_exhausted`, and never runs the same call twice.
+run them through the run session (`RunSession.call`: the template executor, the only path
+to the KG, and the recording), fuse the candidates of all channels with Reciprocal Rank
+Fusion, pass them through the session's evidence gate, then recompute the gaps. The loop
+stops with `evidence_sufficient`, `max_rounds`, `no_progress`, `deadline` or
+`budget_exhausted`, and never runs the same call twice.
 """
 
 from __future__ import annotations
@@ -14,28 +15,32 @@ import time
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from enum import StrEnum
-from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
-from cypher_templates.executor import TemplateExecutor, TemplateRow, ToolResult
+from cypher_templates.executor import TemplateRow
 from cypher_templates.plan import PlanStep, QueryPlan
-from cypher_templates.subject import Subject
-from investigator.evidence import Evidence, Rejection, fuse, normalise_rows
-from investigator.gate import EvidenceGate
+from investigator.context_graph.models import ToolCallRecord
+from investigator.evidence import Evidence, fuse
 from investigator.planner import (
     DeterministicPlanner,
     Known,
     PlanInput,
     extract_mentions,
+    focus_services,
+    followup_steps,
+    is_check,
     is_navigation,
     kind_of,
     missing_required,
+    note_check_rows,
     step_key,
     steps_for,
+    unique_steps,
     wanted_types,
 )
 from investigator.rubric import Intent, required_types, useful_types
+from investigator.session import RunSession
 
 
 class StopReason(StrEnum):
@@ -48,42 +53,17 @@ class StopReason(StrEnum):
     BUDGET_EXHAUSTED = "budget_exhausted"
 
 
-class ToolCallSummary(BaseModel):
-    """One template call of the run, as the report and the JSON show it."""
-
-    tool_call_id: str
-    round: int
-    template: str
-    template_hash: str
-    params: dict[str, Any]
-    options: dict[str, Any]
-    evidence_type: str | None
-    row_count: int
-    truncated: bool
-    duration_ms: float
-    error: str | None = None
-
-
 class RetrievalOutcome(BaseModel):
     """What the loop produced: the gate holds admitted evidence and rejections."""
 
     rounds: int
     stop_reason: StopReason
-    tool_calls: list[ToolCallSummary] = Field(default_factory=list)
+    tool_calls: list[ToolCallRecord] = Field(default_factory=list)
     plans: list[QueryPlan] = Field(default_factory=list)
     known: Known
     candidates: int = 0
     executor_ms: float = 0.0
     gate_ms: float = 0.0
-
-
-class LoopHooks(Protocol):
-    """Where the loop reports what it did (the orchestrator records it)."""
-
-    def on_plan(self, plan: QueryPlan) -> None: ...
-    def on_tool_call(self, summary: ToolCallSummary, result: ToolResult) -> None: ...
-    def on_admitted(self, evidence: Evidence) -> None: ...
-    def on_rejected(self, rejection: Rejection) -> None: ...
 
 
 # Link (navigation) templates: their rows name anchors; they are evidence only for lookups.
@@ -167,39 +147,31 @@ def type_relation_row(evidence: Evidence) -> Evidence:
     return evidence.model_copy(update={"evidence_types": ["error_first_seen"], "context": context})
 
 
-def tool_call_id_for(round_no: int, index: int) -> str:
-    """Tool call ids are unique inside a run and stable across replays of it."""
-    return f"tc-{round_no:02d}-{index:03d}"
-
-
 class RetrievalLoop:
     """One run's loop. Deterministic for a given KG slice, subject and plan input."""
 
     def __init__(
         self,
         *,
-        executor: TemplateExecutor,
-        subject: Subject,
-        gate: EvidenceGate,
+        session: RunSession,
         plan_input: PlanInput,
         intents: Sequence[Intent],
         planner: DeterministicPlanner | None = None,
-        hooks: LoopHooks | None = None,
         deadline: float | None = None,
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.executor = executor
-        self.subject = subject
-        self.gate = gate
+        if session.gate is None:
+            raise ValueError("the session needs its gate before the loop runs")
+        self.session = session
+        self.gate = session.gate
         self.inp = plan_input
         self.intents = list(intents)
         self.planner = planner or DeterministicPlanner()
-        self.hooks = hooks
         self.deadline = deadline
         self.monotonic = monotonic
         self.relevant = set(useful_types(self.intents))
         self.required = set(required_types(self.intents))
-        self.focus_codes = list(gate.policy.focus_error_codes)
+        self.focus_codes = list(self.gate.policy.focus_error_codes)
         self.text_rows: list[TemplateRow] = []
         mentions = extract_mentions(plan_input.question)
         self.has_mentions = bool(mentions.texts()) or plan_input.service_id is not None
@@ -228,11 +200,9 @@ class RetrievalLoop:
             if not steps:
                 outcome.stop_reason = self._idle_reason()
                 break
-            round_no += 1
+            round_no = self.session.begin_round(plan)
             outcome.rounds = round_no
             outcome.plans.append(plan)
-            if self.hooks:
-                self.hooks.on_plan(plan)
             progressed, hit_deadline = self._round(round_no, plan, steps, known, done, outcome)
             if hit_deadline:
                 outcome.stop_reason = StopReason.DEADLINE
@@ -246,11 +216,23 @@ class RetrievalLoop:
                 break
             supported = self.gate.supported_types()
             required_missing = missing_required(self.intents, supported)
-            next_steps = [
+            # Competing-cause checks and lookups at the question's reference times must run
+            # before any stop for sufficiency (issue 16); they follow the gap-driven steps.
+            must_run = [
                 s
-                for s in steps_for(self._wanted(supported), known, as_of=self.inp.as_of)
+                for s in followup_steps(self.intents, known, self.gate, self.inp)
                 if step_key(s) not in done
             ]
+            next_steps = unique_steps(
+                [
+                    *(
+                        s
+                        for s in steps_for(self._wanted(supported), known, as_of=self.inp.as_of)
+                        if step_key(s) not in done
+                    ),
+                    *must_run,
+                ]
+            )
             if not required_missing and not next_steps:
                 outcome.stop_reason = StopReason.EVIDENCE_SUFFICIENT
                 break
@@ -261,7 +243,7 @@ class RetrievalLoop:
                     else StopReason.MAX_ROUNDS
                 )
                 break
-            if not progressed or not next_steps:
+            if (not progressed and not must_run) or not next_steps:
                 outcome.stop_reason = (
                     StopReason.EVIDENCE_SUFFICIENT
                     if not required_missing
@@ -312,33 +294,20 @@ class RetrievalLoop:
         candidates: list[Evidence] = []
         learned = False
         hit_deadline = False
-        for index, step in enumerate(steps, start=1):
+        for step in steps:
             if self._past_deadline():
                 hit_deadline = True
                 break
             done.add(step_key(step))
-            result = self.executor.run(
-                step, self.subject, self.inp.known_at, plan=plan, raise_on_error=False
-            )
+            call = self.session.call(step, plan=plan, raise_on_error=False)
+            result = call.result
             outcome.executor_ms += result.duration_ms
-            tc_id = tool_call_id_for(round_no, index)
-            summary = ToolCallSummary(
-                tool_call_id=tc_id,
-                round=round_no,
-                template=result.ref,
-                template_hash=result.template_hash,
-                params=dict(result.parameters),
-                options=dict(result.options),
-                evidence_type=result.evidence_type,
-                row_count=result.row_count,
-                truncated=result.truncated,
-                duration_ms=result.duration_ms,
-                error=result.error,
-            )
-            outcome.tool_calls.append(summary)
-            if self.hooks:
-                self.hooks.on_tool_call(summary, result)
-            if result.template_id not in TEXT_CHANNEL_TYPES:
+            outcome.tool_calls.append(call.record)
+            if is_check(step):
+                # A competing-cause check: its rows are evidence, never new anchors.
+                focus = focus_services(known, self.inp.service_id)
+                learned |= note_check_rows(known, result.rows, focus)
+            elif result.template_id not in TEXT_CHANNEL_TYPES:
                 learned |= learn(known, result.rows, self.focus_codes)
             else:
                 # A text hit is not an identification; only a record whose name is a word
@@ -352,20 +321,18 @@ class RetrievalLoop:
                 learned |= learn(known, named, self.focus_codes)
             if is_navigation(step) and "entity" not in self.required:
                 continue  # navigation only: these rows named anchors, not evidence
-            rows = normalise_rows(
-                result.rows, channel=result.template_id, tool_call_id=tc_id, template=result.ref
-            )
             if result.template_id in TEXT_CHANNEL_TYPES:
                 self.text_rows.extend(result.rows)
-            candidates.extend(type_relation_row(restrict_channel_types(ev)) for ev in rows)
+            candidates.extend(
+                type_relation_row(restrict_channel_types(ev)) for ev in call.candidates
+            )
         started = time.perf_counter()
+        recorded_before = self.session.record_ms
         fused = fuse(candidates)
         outcome.candidates += len(fused)
-        decision = self.gate.admit(fused, round_no)
-        outcome.gate_ms += (time.perf_counter() - started) * 1000.0
-        if self.hooks:
-            for ev in decision.admitted:
-                self.hooks.on_admitted(ev)
-            for rej in decision.rejected:
-                self.hooks.on_rejected(rej)
+        decision = self.session.admit(fused)
+        # The round's lineage is written here when it is due (counted as recording).
+        self.session.flush()
+        elapsed = (time.perf_counter() - started) * 1000.0
+        outcome.gate_ms += elapsed - (self.session.record_ms - recorded_before)
         return (bool(decision.admitted) or learned), hit_deadline

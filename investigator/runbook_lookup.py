@@ -1,5 +1,5 @@
 """SRE runbook lookup: which runbook version applies to a service, alert or error code at a
-time, who owns it then, and which other versions were rejected and why (DESIGN.md sections 1
+time, who owns it then, and which other versions were rejected and why (docs/design.md sections 1
 and 9).
 
 The lookup uses the same machinery as an investigation, only a fixed, small plan:
@@ -13,9 +13,11 @@ The lookup uses the same machinery as an investigation, only a fixed, small plan
    service's ownership),
 5. record all of it as a Context Graph run (command `runbook`), so an auditor can replay it.
 
-Every KG read goes through `cypher_templates.executor.TemplateExecutor` (allowlisted
-templates, tenant/ACL/purpose enforced inside Cypher); the subject's grants come from its
-Principal record, never from a flag.
+The lookup is a fixed plan driven through the same `RunSession` as an investigation: each
+stage is a recorded QueryPlan whose steps run through the session (allowlisted templates,
+tenant/ACL/purpose enforced inside Cypher), and the session's gate decides every version
+(`one_version_per_chain`). The subject's grants come from its Principal record, never from a
+flag.
 """
 
 from __future__ import annotations
@@ -23,19 +25,19 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any
 
 import neo4j
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, JsonValue, field_validator
 
-from cypher_templates.executor import TemplateExecutor, ToolResult
-from cypher_templates.plan import PlanStep
-from cypher_templates.subject import Subject, load_subject
-from investigator.context_graph.models import RunRequest, RunStatus, ToolCallRecord
+from cypher_templates.executor import TemplateExecutor
+from cypher_templates.plan import EvidenceType, PlanStep, QueryPlan
+from investigator.context_graph.models import RunStatus
 from investigator.context_graph.recorder import RunRecorder
-from investigator.errors import NotAuthorized
-from investigator.evidence import Evidence, Rejection, RejectionReason, normalise_rows
-from investigator.gate import EvidenceGate, GatePolicy
+from investigator.evidence import Evidence, Rejection, RejectionReason
+from investigator.gate import GatePolicy, version_chains
+from investigator.runbook_fallback import fallback_runbooks
+from investigator.runbook_search import RankedRunbook, search_runbooks
+from investigator.session import RunSession, RunSpec
 
 # Purposes a lookup may run under, most specific first; the first one the subject's
 # Principal allows is used unless the caller names one.
@@ -76,6 +78,9 @@ class RunbookQuery(BaseModel):
     subject_id: str = Field(min_length=1, max_length=200)
     as_of: AwareDatetime
     purpose: str | None = Field(default=None, min_length=1, max_length=100)
+    # The KG as known at this instant (replay re-runs a lookup at its recorded known_at);
+    # None: as known now.
+    known_at: AwareDatetime | None = None
 
     @field_validator("value")
     @classmethod
@@ -118,6 +123,9 @@ class RunbookVersion(BaseModel):
     content_hash: str | None = None  # of the KG record, for integrity and provenance
     steps: list[str] = Field(default_factory=list)
     applies_via: str | None = None  # the anchor id the version was found through
+    # Set when this is a fallback, the runbook of a related service, not the target's own:
+    # the path it was reached by, e.g. "err:PAY-1002 <- EMITTED - svc:payment-api".
+    fallback_via: str | None = None
 
 
 class OwnerAnswer(BaseModel):
@@ -154,11 +162,13 @@ class RunbookAnswer(BaseModel):
     known_at: datetime
     resolved: list[str] = Field(default_factory=list)
     runbook: RunbookVersion | None = None
-    owner: str | None = None  # the owning team's id valid at as_of (DESIGN.md section 9)
+    owner: str | None = None  # the owning team's id valid at as_of (docs/design.md section 9)
     owner_detail: OwnerAnswer | None = None  # its name, what it was read from, validity
     rejected: list[RejectedVersion] = Field(default_factory=list)
     policies: list[RunbookVersion] = Field(default_factory=list)
     alternatives: list[RunbookVersion] = Field(default_factory=list)
+    # Free text only: the re-ranked fulltext candidates, best first (runbook_search.py).
+    text_matches: list[RankedRunbook] = Field(default_factory=list)
     note: str | None = None
 
 
@@ -224,49 +234,34 @@ def _as_version(ev: Evidence) -> RunbookVersion:
     )
 
 
-class _Run:
-    """One lookup in progress: its executor calls, recording and gate."""
+class _Lookup:
+    """One lookup in progress: its session and the free-text hits it started from."""
 
-    def __init__(
-        self,
-        executor: TemplateExecutor,
-        recorder: RunRecorder,
-        run_id: str,
-        subject: Subject,
-        known_at: datetime,
-        as_of: datetime,
-    ) -> None:
-        self.executor = executor
-        self.recorder = recorder
-        self.run_id = run_id
-        self.subject = subject
-        self.known_at = known_at
-        self.as_of = as_of
-        self.calls = 0
+    def __init__(self, session: RunSession) -> None:
+        self.session = session
         self.text_hits: list[Evidence] = []
-        self.gate = EvidenceGate(
-            GatePolicy(
-                as_of=as_of,
-                known_at=known_at,
-                purpose=subject.purpose,
-                granted_labels=list(subject.labels),
-                relevant_types=_RELEVANT_TYPES,
-                top_k_per_type=50,
-                evidence_token_budget=1_000_000,
-            )
-        )
+        self.text_matches: list[RankedRunbook] = []
+        self.text_note: str | None = None
+
+    @property
+    def subject_id(self) -> str:
+        return self.session.subject.id
+
+    def stage(self, steps: list[PlanStep]) -> list[list[Evidence]]:
+        """Run one recorded plan of steps; each step's rows as candidates."""
+        plan = QueryPlan(intents=["runbook_lookup"], steps=steps)
+        self.session.begin_round(plan)
+        return [self.session.call(step, plan=plan).candidates for step in steps]
 
     def call(
         self,
         template_id: str,
-        params: dict[str, Any],
-        evidence_type: str,
+        params: dict[str, JsonValue],
+        evidence_type: EvidenceType,
         options: dict[str, str | int] | None = None,
         limit: int | None = None,
-    ) -> tuple[ToolResult, list[Evidence]]:
-        """Run one template, record it as a ToolCall, return its rows as candidates."""
-        self.calls += 1
-        tool_call_id = f"{self.run_id}:tc{self.calls:02d}"
+    ) -> list[Evidence]:
+        """A stage of one step."""
         step = PlanStep(
             template_id=template_id,
             params=params,
@@ -274,67 +269,21 @@ class _Run:
             evidence_type=evidence_type,
             limit=limit,
         )
-        result = self.executor.run(step, self.subject, self.known_at)
-        self.recorder.record_tool_call(
-            self.run_id, ToolCallRecord.from_result(result, tool_call_id, as_of=self.as_of)
-        )
-        candidates = normalise_rows(
-            result.rows, channel="graph", tool_call_id=tool_call_id, template=result.ref
-        )
-        return result, candidates
+        return self.stage([step])[0]
 
     def admit(self, candidates: list[Evidence]) -> tuple[list[Evidence], list[Rejection]]:
-        """Gate candidates (deduplicated by record) and record every decision."""
+        """Gate candidates (one per record, none already admitted); the session records."""
+        gate = self.session.gate
+        assert gate is not None
+        admitted_before = {ev.identity for ev in gate.admitted}
         seen: set[tuple[str, int]] = set()
         unique = []
         for cand in sorted(candidates, key=lambda c: (c.element_id, c.version, c.evidence_id)):
-            if cand.identity not in seen and cand.identity not in {
-                ev.identity for ev in self.gate.admitted
-            }:
+            if cand.identity not in seen and cand.identity not in admitted_before:
                 seen.add(cand.identity)
                 unique.append(cand)
-        decision = self.gate.admit(unique)
-        for ev in decision.admitted:
-            self.recorder.record_evidence(self.run_id, ev, ev.tool_call_id or "")
-        for rejection in decision.rejected:
-            self.recorder.record_rejection(self.run_id, rejection)
+        decision = self.session.admit(unique)
         return decision.admitted, decision.rejected
-
-
-def _chains(candidates: list[Evidence]) -> list[list[Evidence]]:
-    """Group document versions into SUPERSEDES chains (linked by `replacement`)."""
-    parent: dict[str, str] = {}
-
-    def find(x: str) -> str:
-        while parent.setdefault(x, x) != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for ev in candidates:
-        find(ev.element_id)
-        if ev.replacement:
-            parent[find(ev.element_id)] = find(ev.replacement)
-    groups: dict[str, list[Evidence]] = {}
-    for ev in candidates:
-        groups.setdefault(find(ev.element_id), []).append(ev)
-    return [sorted(g, key=lambda e: (e.element_id, e.version)) for _, g in sorted(groups.items())]
-
-
-def _newest(admitted: list[Evidence]) -> tuple[Evidence, list[Evidence]]:
-    """The admitted version no other admitted version replaces; the rest are older."""
-    ids = {ev.element_id for ev in admitted}
-    heads = [ev for ev in admitted if not ev.replacement or ev.replacement not in ids]
-    heads.sort(
-        key=lambda e: (e.valid_from or datetime.min.replace(tzinfo=UTC), e.element_id),
-        reverse=True,
-    )
-    head = heads[0]
-    return head, [ev for ev in admitted if ev is not head]
-
-
-def _replacement_of(ev: Evidence, chain: list[Evidence], newest: Evidence) -> str:
-    return ev.replacement if ev.replacement else newest.element_id
 
 
 class RunbookLookup:
@@ -346,115 +295,100 @@ class RunbookLookup:
         database: str | None = None,
         executor: TemplateExecutor | None = None,
         recorder: RunRecorder | None = None,
+        *,
+        record: bool = True,
     ) -> None:
         self.executor = executor or TemplateExecutor(driver, database=database)
-        self.recorder = recorder or RunRecorder(driver)
-
-    # -- the subject ----------------------------------------------------------------------
-
-    def _subject(self, query: RunbookQuery, known_at: datetime) -> Subject:
-        if query.purpose is not None:
-            return load_subject(self.executor, query.subject_id, query.purpose, known_at)
-        records = self.executor.read_principals(query.subject_id, known_at)
-        if not records:
-            raise NotAuthorized(f"unknown subject {query.subject_id!r}")
-        allowed = set(records[0].purposes)
-        purpose = next((p for p in LOOKUP_PURPOSES if p in allowed), None)
-        if purpose is None:
-            raise NotAuthorized(
-                f"subject {query.subject_id!r} is allowed none of the purposes "
-                f"{', '.join(LOOKUP_PURPOSES)}"
-            )
-        return load_subject(self.executor, query.subject_id, purpose, known_at)
+        self.recorder = (recorder or RunRecorder(driver)) if record else None
 
     # -- the lookup -----------------------------------------------------------------------
 
     def lookup(self, query: RunbookQuery) -> RunbookAnswer:
         """Run one lookup and record it; the answer is what the CLI prints."""
-        now = datetime.now(UTC)
-        subject = self._subject(query, now)
-        start = self.recorder.start_run(
-            RunRequest(
+        session = RunSession.open(
+            RunSpec(
                 command="runbook",
                 question=query.question(),
-                subject_id=subject.id,
-                purpose=subject.purpose,
+                subject=query.subject_id,
+                purposes=(query.purpose,) if query.purpose is not None else LOOKUP_PURPOSES,
                 as_of=query.as_of,
+                known_at=query.known_at,
                 service=query.value if query.target is LookupTarget.SERVICE else None,
                 options={"target": query.target.value, "value": query.value},
+            ),
+            executor=self.executor,
+            recorder=self.recorder,
+        )
+        with session:
+            session.use_gate(
+                GatePolicy(
+                    as_of=session.as_of,
+                    known_at=session.known_at,
+                    purpose=session.subject.purpose,
+                    granted_labels=list(session.subject.labels),
+                    relevant_types=_RELEVANT_TYPES,
+                    top_k_per_type=50,
+                    evidence_token_budget=1_000_000,
+                    one_version_per_chain=True,
+                )
             )
-        )
-        run = _Run(
-            self.executor,
-            self.recorder,
-            start.run_id,
-            subject,
-            start.known_at,
-            query.as_of.astimezone(UTC),
-        )
-        try:
-            answer = self._answer(run, query)
-        except BaseException:
-            self.recorder.finish_run(start.run_id, RunStatus.FAILED, "error")
-            raise
-        status = RunStatus.COMPLETE if answer.runbook is not None else RunStatus.PARTIAL
-        stop = "evidence_sufficient" if answer.runbook is not None else "no_runbook"
-        self.recorder.finish_run(start.run_id, status, stop, result=answer)
+            answer = self._answer(_Lookup(session), query)
+            found = answer.runbook is not None
+            session.finish(
+                RunStatus.COMPLETE if found else RunStatus.PARTIAL,
+                "evidence_sufficient" if found else "no_runbook",
+                answer,
+            )
         return answer
 
-    def _answer(self, run: _Run, query: RunbookQuery) -> RunbookAnswer:
+    def _answer(self, run: _Lookup, query: RunbookQuery) -> RunbookAnswer:
+        session = run.session
         answer = RunbookAnswer(
-            run_id=run.run_id,
+            run_id=session.run_id,
             target=query.target,
             query=query.value,
-            subject=run.subject.id,
-            purpose=run.subject.purpose,
-            as_of=run.as_of,
-            known_at=run.known_at,
+            subject=session.subject.id,
+            purpose=session.subject.purpose,
+            as_of=session.as_of,
+            known_at=session.known_at,
         )
         anchors = self._anchors(run, query)
         answer.resolved = [anchor_id for anchor_id, _ in anchors]
+        answer.text_matches = run.text_matches
         if not anchors and not run.text_hits:
             what = query.target.value.replace("_", " ")
-            answer.note = f"no {what} matching {query.value!r} is visible to {run.subject.id}"
+            answer.note = run.text_note or (
+                f"no {what} matching {query.value!r} is visible to {run.subject_id}"
+            )
             return answer
         documents: list[Evidence] = []
-        for anchor_id, anchor in anchors:
-            _, rows = run.call(
-                "runbooks_for", {"anchor_id": anchor_id}, "runbook", options={"anchor": anchor}
-            )
-            documents.extend(rows)
+        if anchors:
+            steps = [
+                PlanStep(
+                    template_id="runbooks_for",
+                    params={"anchor_id": anchor_id},
+                    options={"anchor": anchor},
+                    evidence_type="runbook",
+                )
+                for anchor_id, anchor in anchors
+            ]
+            for rows in run.stage(steps):
+                documents.extend(rows)
         if run.text_hits:
             # Free text: only the version chain of the best fulltext hit; a runbook that
             # applies to nothing is its own chain.
             best = run.text_hits[0].element_id
             chain = next(
-                (c for c in _chains(documents) if best in {ev.element_id for ev in c}), None
+                (c for c in version_chains(documents) if best in {ev.element_id for ev in c}),
+                None,
             )
             documents = chain if chain is not None else [run.text_hits[0]]
-        admitted, rejected = run.admit(documents)
-        rejected_by_id = list(rejected)
-        heads: list[tuple[Evidence, list[Evidence]]] = []
-        admitted_ids = {ev.element_id for ev in admitted}
-        for chain in _chains(documents):
-            in_chain = [ev for ev in chain if ev.element_id in admitted_ids and ev in admitted]
-            if not in_chain:
-                continue
-            newest, older = _newest(in_chain)
-            heads.append((newest, chain))
-            for ev in older:
-                replacement = _replacement_of(ev, chain, newest)
-                rejection = Rejection(
-                    candidate_id=ev.evidence_id,
-                    element_id=ev.element_id,
-                    version=ev.version,
-                    reason=RejectionReason.REJECTED_SUPERSEDED,
-                    replacement=replacement,
-                    detail=f"also valid at as_of, but superseded by {replacement}",
-                    tool_call_id=ev.tool_call_id,
-                )
-                run.recorder.record_rejection(run.run_id, rejection)
-                rejected_by_id.append(rejection)
+        # The gate keeps one version per chain: the newest valid at as_of.
+        admitted, rejected_by_id = run.admit(documents)
+        admitted_ids = {id(ev) for ev in admitted}
+        heads = [
+            ev for chain in version_chains(documents) for ev in chain if id(ev) in admitted_ids
+        ]
         by_identity = {(ev.element_id, ev.version): ev for ev in documents}
         answer.rejected = sorted(
             (
@@ -472,21 +406,39 @@ class RunbookLookup:
             ),
             key=lambda r: (r.element_id, str(r.version), r.reason.value),
         )
-        runbooks = [h for h in heads if h[0].type != "Policy"]
-        policies = [h for h in heads if h[0].type == "Policy"]
+        runbooks = [h for h in heads if h.type != "Policy"]
+        policies = [h for h in heads if h.type == "Policy"]
         runbooks.sort(
-            key=lambda h: (
-                h[0].valid_from or datetime.min.replace(tzinfo=UTC),
-                h[0].element_id,
-            ),
+            key=lambda h: (h.valid_from or datetime.min.replace(tzinfo=UTC), h.element_id),
             reverse=True,
         )
-        answer.policies = [_as_version(h[0]) for h in policies]
+        answer.policies = [_as_version(h) for h in policies]
         if runbooks:
-            chosen = runbooks[0][0]
+            chosen = runbooks[0]
             answer.runbook = _as_version(chosen)
-            answer.alternatives = [_as_version(h[0]) for h in runbooks[1:]]
+            answer.alternatives = [_as_version(h) for h in runbooks[1:]]
             answer.owner_detail = self._owner(run, query, anchors, chosen)
+        elif query.target in (LookupTarget.ERROR_CODE, LookupTarget.ALERT) and (
+            fallbacks := fallback_runbooks(run, anchors)
+        ):
+            # Issue 15: the emitting / fired-on service's runbook, named as a fallback.
+            versions = [
+                _as_version(f.runbook).model_copy(update={"fallback_via": f.path.via})
+                for f in fallbacks
+            ]
+            answer.runbook, answer.alternatives = versions[0], versions[1:]
+            first = fallbacks[0].path
+            answer.note = (
+                f"fallback: no runbook of {first.anchor} itself is valid at as_of; this is the "
+                f"runbook of {first.service}, reached via {first.via}"
+                + (f" ({len(fallbacks)} services, ranked)" if len(fallbacks) > 1 else "")
+            )
+            owner = self._service_owner(run, [first.service])
+            answer.owner_detail = (
+                owner.model_copy(update={"basis": f"{owner.basis} (fallback path {first.via})"})
+                if owner
+                else None
+            )
         else:
             answer.note = "no runbook version is valid at as_of for this subject"
             answer.owner_detail = self._owner(run, query, anchors, None)
@@ -495,12 +447,12 @@ class RunbookLookup:
 
     # -- resolving the target -------------------------------------------------------------
 
-    def _anchors(self, run: _Run, query: RunbookQuery) -> list[tuple[str, str]]:
+    def _anchors(self, run: _Lookup, query: RunbookQuery) -> list[tuple[str, str]]:
         """(anchor id, runbooks_for anchor option) pairs the target resolves to."""
         if query.target is LookupTarget.TEXT:
             return self._text_anchors(run, query.value)
         label = _ENTITY_LABEL[query.target]
-        _, rows = run.call(
+        rows = run.call(
             "entity_resolution",
             {"text": query.value},
             "entity",
@@ -511,15 +463,19 @@ class RunbookLookup:
         ids = sorted({ev.element_id for ev in rows})
         return [(i, anchor) for i in ids]
 
-    def _text_anchors(self, run: _Run, text: str) -> list[tuple[str, str]]:
-        _, hits = run.call(
-            "fulltext_search", {"query": text}, "runbook", options={"label": "Runbook"}, limit=10
-        )
-        if not hits:
+    def _text_anchors(self, run: _Lookup, text: str) -> list[tuple[str, str]]:
+        # Informative words only, re-ranked by name/title and coverage; abstains when the
+        # best candidate does not fit (investigator/runbook_search.py, issue 15).
+        ranking, hits = search_runbooks(run, text)
+        run.text_matches = ranking.ranked[:5]
+        chosen = ranking.best
+        if chosen is None:
+            run.text_note = ranking.note()
             return []
-        best = hits[0]  # ranked by fulltext score (ties by id): deterministic
-        run.text_hits = hits
-        _, links = run.call(
+        by_id = {hit.element_id: hit for hit in hits}
+        best = by_id[chosen.id]
+        run.text_hits = [by_id[r.id] for r in ranking.ranked]
+        links = run.call(
             "dependency_neighbourhood",
             {"start_id": best.element_id},
             "entity",
@@ -528,7 +484,7 @@ class RunbookLookup:
         )
         anchors: list[tuple[str, str]] = []
         for neighbour in sorted({str(ev.context.get("neighbour")) for ev in links}):
-            _, found = run.call(
+            found = run.call(
                 "entity_resolution",
                 {"text": neighbour},
                 "entity",
@@ -546,7 +502,7 @@ class RunbookLookup:
 
     def _owner(
         self,
-        run: _Run,
+        run: _Lookup,
         query: RunbookQuery,
         anchors: list[tuple[str, str]],
         chosen: Evidence | None,
@@ -563,7 +519,7 @@ class RunbookLookup:
             owner = self._owns_in(run, chosen.element_id, "runbook")
             if owner:
                 return owner
-            _, links = run.call(
+            links = run.call(
                 "dependency_neighbourhood",
                 {"start_id": chosen.element_id},
                 "entity",
@@ -574,8 +530,8 @@ class RunbookLookup:
             services = [s for s in applied if s.startswith("svc:")] or services
         return self._service_owner(run, services)
 
-    def _owns_in(self, run: _Run, element_id: str, what: str) -> OwnerAnswer | None:
-        _, rows = run.call(
+    def _owns_in(self, run: _Lookup, element_id: str, what: str) -> OwnerAnswer | None:
+        rows = run.call(
             "dependency_neighbourhood",
             {"start_id": element_id},
             "entity",
@@ -596,9 +552,9 @@ class RunbookLookup:
             evidence_id=best.evidence_id,
         )
 
-    def _service_owner(self, run: _Run, services: list[str]) -> OwnerAnswer | None:
+    def _service_owner(self, run: _Lookup, services: list[str]) -> OwnerAnswer | None:
         for service in services[:3]:
-            _, rows = run.call("ownership_over_time", {"service_id": service}, "ownership")
+            rows = run.call("ownership_over_time", {"service_id": service}, "ownership")
             admitted, _ = run.admit(rows)
             if admitted:
                 best = max(

@@ -7,6 +7,7 @@ Runs here are synthetic but made of real pydantic models, recorded through the p
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import signal
 import subprocess
@@ -28,6 +29,7 @@ from test_context_graph_support import (
 )
 
 from investigator.context_graph import (
+    CtxKind,
     RecorderError,
     RunRecorder,
     RunStatus,
@@ -37,12 +39,18 @@ from investigator.context_graph import (
     sha256_of,
     verify_chain,
 )
+from investigator.context_graph.audit import RunReader
 from investigator.context_graph.models import ALL_CTX_LABELS
 from investigator.context_graph.recorder import CONSTRAINTS, ctx_database_from_env
 from investigator.errors import BadInput
 from investigator.settings import ConnectionSettings
 
 REPO = Path(__file__).resolve().parents[1]
+
+# Reads every run of tenant acme (the runs of this file are acme/user:alice's).
+AUDIT_READER = RunReader(
+    tenant="acme", id="user:auditor", labels=(), purposes=("audit",), purpose="audit"
+)
 
 
 def _count(driver: neo4j.Driver, run_id: str) -> int:
@@ -89,7 +97,7 @@ def test_a_recorded_run_has_a_complete_lineage(clean_db: neo4j.Driver) -> None:
         "RETURN a.on_behalf_of AS s",
         r=run_id,
     )
-    assert [r["s"] for r in records] == ["user:alice"]
+    assert [r["s"] for r in records] == ["acme/user:alice"]
 
     lineage = load_lineage(clean_db, run_id)
     assert [n.seq for n in lineage.nodes] == list(range(14))
@@ -143,18 +151,19 @@ def test_schema_is_created_idempotently(clean_db: neo4j.Driver) -> None:
     RunRecorder(clean_db).ensure_schema()
     records, _, _ = clean_db.execute_query("SHOW CONSTRAINTS YIELD name RETURN collect(name) AS n")
     names = set(records[0]["n"])
-    assert {"ctx_event_seq", "ctx_event_id", "ctx_run_id", "ctx_run_idempotency"} <= names
-    assert len([c for c in CONSTRAINTS if "CONSTRAINT" in c]) == 6
+    assert {"ctx_event_seq", "ctx_event_id", "ctx_run_id", "ctx_run_idempotency_scope"} <= names
+    assert "ctx_run_idempotency" not in names  # keys are unique per (tenant, subject) only
+    assert len([c for c in CONSTRAINTS if c.startswith("CREATE CONSTRAINT")]) == 6
 
 
 def test_a_run_is_incomplete_until_finish_run(clean_db: neo4j.Driver) -> None:
     rec = RunRecorder(clean_db)
     run_id = record_full_run(rec, finish=False)
-    runs = list_runs(clean_db)
+    runs = list_runs(clean_db, AUDIT_READER)
     assert [(r.run_id, r.status) for r in runs] == [(run_id, "incomplete")]
     assert verify_chain(load_lineage(clean_db, run_id)).chain_valid
     rec.finish_run(run_id, RunStatus.PARTIAL, "max_rounds")
-    (summary,) = list_runs(clean_db)
+    (summary,) = list_runs(clean_db, AUDIT_READER)
     assert (summary.status, summary.stop_reason, summary.node_count) == (
         "partial",
         "max_rounds",
@@ -237,14 +246,14 @@ def test_same_idempotency_key_and_request_returns_the_original_run(clean_db: neo
         rec.start_run(request(purpose="audit", idempotency_key="ticket-4097"))
     other = rec.start_run(request(idempotency_key="ticket-4098"))
     assert other.created and other.run_id != first.run_id
-    assert len(list_runs(clean_db)) == 2
+    assert len(list_runs(clean_db, AUDIT_READER)) == 2
 
 
 def test_known_at_defaults_to_the_start_time_and_is_recorded(clean_db: neo4j.Driver) -> None:
     rec = RunRecorder(clean_db)
     start = rec.start_run(request(known_at=None))
     assert start.known_at == start.started_at
-    (summary,) = list_runs(clean_db)
+    (summary,) = list_runs(clean_db, AUDIT_READER)
     assert summary.known_at == summary.started_at
     assert summary.known_at is not None and summary.known_at.endswith("Z")
 
@@ -252,12 +261,12 @@ def test_known_at_defaults_to_the_start_time_and_is_recorded(clean_db: neo4j.Dri
 def test_runs_lists_newest_first_with_a_limit(clean_db: neo4j.Driver) -> None:
     rec = RunRecorder(clean_db)
     ids = [rec.start_run(request(question=f"question {i}")).run_id for i in range(3)]
-    runs = list_runs(clean_db, limit=2)
+    runs = list_runs(clean_db, AUDIT_READER, limit=2)
     assert [r.run_id for r in runs] == [ids[2], ids[1]]
     assert runs[0].question == "question 2" and runs[0].subject_id == "user:alice"
     for bad in (0, -1, 1001):
         with pytest.raises(BadInput):
-            list_runs(clean_db, limit=bad)
+            list_runs(clean_db, AUDIT_READER, limit=bad)
 
 
 def test_ctx_database_is_configurable(
@@ -415,7 +424,7 @@ def test_a_run_killed_between_two_steps_stays_incomplete(
             proc.kill()
             proc.wait(timeout=30)
     assert proc.returncode == -signal.SIGKILL
-    (summary,) = list_runs(clean_db)
+    (summary,) = list_runs(clean_db, AUDIT_READER)
     assert (summary.run_id, summary.status, summary.node_count) == (run_id, "incomplete", 5)
     lineage = load_lineage(clean_db, run_id)
     assert [n.kind for n in lineage.nodes] == ["run", "agent", "goal", "plan", "tool_call"]
@@ -430,13 +439,51 @@ def test_hashes_are_canonical() -> None:
 def test_the_original_answer_is_kept_for_idempotent_retries(clean_db: neo4j.Driver) -> None:
     rec = RunRecorder(clean_db)
     start = rec.start_run(request(idempotency_key="k-1"))
-    assert rec.load_result(start.run_id) is None
     rec.finish_run(
         start.run_id, "complete", "evidence_sufficient", result=Goal(text="a", intents=["b"])
     )
     again = rec.start_run(request(idempotency_key="k-1"))
     assert (again.run_id, again.created, again.status) == (start.run_id, False, RunStatus.COMPLETE)
-    assert rec.load_result(again.run_id) == {"text": "a", "intents": ["b"]}
+    outcome = load_lineage(clean_db, again.run_id).of_kind(CtxKind.OUTCOME)[-1]
+    assert json.loads(outcome.properties["result"]) == {"text": "a", "intents": ["b"]}
+
+
+def test_idempotency_keys_are_scoped_per_tenant_and_subject(clean_db: neo4j.Driver) -> None:
+    rec = RunRecorder(clean_db)
+    alice = rec.start_run(request(idempotency_key="ticket-1"))
+    bob = rec.start_run(request(subject_id="acme/user:bob", idempotency_key="ticket-1"))
+    globex = request(subject_id="globex/user:alice", idempotency_key="ticket-1")
+    other_tenant = rec.start_run(globex)
+    assert alice.created and bob.created and other_tenant.created
+    assert len({alice.run_id, bob.run_id, other_tenant.run_id}) == 3
+    assert rec.start_run(request(idempotency_key="ticket-1")).run_id == alice.run_id
+
+
+def test_a_run_log_writes_a_whole_run_in_few_transactions(clean_db: neo4j.Driver) -> None:
+    rec = RunRecorder(clean_db)
+    start = rec.start_run(request())
+    log = rec.open_log(start)
+    log.add_goal(Goal(text="g", intents=["i"]))
+    log.add_plan(Goal(text="plan", intents=[]))
+    log.add_tool_call(tool_call("tc-01-001", [{"a": 1}]))
+    evs = [evidence(1), evidence(2)]
+    for ev in evs:
+        log.add_evidence(ev, "tc-01-001")
+    # Nothing pending is visible: a process killed now leaves the started run, incomplete.
+    killed = load_lineage(clean_db, start.run_id)
+    assert [n.kind for n in killed.nodes] == ["run", "agent"]
+    assert verify_chain(killed).chain_valid
+    log.flush()
+    flushed = load_lineage(clean_db, start.run_id)
+    assert flushed.run_properties and flushed.run_properties["status"] == "incomplete"
+    assert verify_chain(flushed).chain_valid and len(flushed.nodes) == 7
+    log.add_pack(Pack(pack_id="p", pack_hash=sha256_of([e.evidence_id for e in evs]), evidence=evs))
+    log.finish(RunStatus.COMPLETE, "evidence_sufficient")
+    done = load_lineage(clean_db, start.run_id)
+    assert verify_chain(done).chain_valid and log.transactions == 2
+    assert done.run_properties and done.run_properties["status"] == "complete"
+    with pytest.raises(RecorderError, match="not recorded"):
+        rec.open_log(rec.start_run(request())).add_evidence(evidence(3), "tc-09-009")
 
 
 def test_ctx_database_follows_the_kg_database_unless_configured(
@@ -495,7 +542,7 @@ def test_concurrent_starts_with_one_idempotency_key_make_one_run(clean_db: neo4j
     with ThreadPoolExecutor(max_workers=4) as pool:
         ids = set(pool.map(start, range(4)))
     assert len(ids) == 1
-    assert [r.run_id for r in list_runs(clean_db)] == list(ids)
+    assert [r.run_id for r in list_runs(clean_db, AUDIT_READER)] == list(ids)
 
 
 def test_runs_sort_by_start_time_even_on_a_whole_second(clean_db: neo4j.Driver) -> None:
@@ -511,4 +558,4 @@ def test_runs_sort_by_start_time_even_on_a_whole_second(clean_db: neo4j.Driver) 
     rec = RunRecorder(clean_db, clock=lambda: next(instants))
     earlier = rec.start_run(request(question="first")).run_id
     later = rec.start_run(request(question="second")).run_id
-    assert [r.run_id for r in list_runs(clean_db)] == [later, earlier]
+    assert [r.run_id for r in list_runs(clean_db, AUDIT_READER)] == [later, earlier]

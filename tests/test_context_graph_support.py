@@ -65,7 +65,7 @@ def request(
     """A typical investigation request."""
     data: dict[str, object] = {
         "question": question,
-        "subject_id": "user:alice",
+        "subject_id": "acme/user:alice",
         "purpose": "incident_investigation",
         "as_of": AS_OF,
         "known_at": KNOWN_AT,

@@ -21,9 +21,10 @@ from graph_schema.bundle import load_bundle
 from graph_schema.schema_ddl import apply_schema
 from graph_schema.writer import ingest_bundle
 from investigator.context_graph import CtxKind, RunRecorder, RunRequest, load_lineage
-from investigator.context_graph.replay import replay_run
 from investigator.errors import BadInput
 from investigator.investigation import InvestigationRequest, InvestigationResult, investigate
+from investigator.replay import replay_run
+from investigator.settings import ConnectionSettings
 
 REPO = Path(__file__).resolve().parents[1]
 DATASET = REPO / "datasets" / "payments-incident"
@@ -32,6 +33,7 @@ QUESTION = (
     "Why did payment authorization fail with no database connection available on payment-api?"
 )
 AS_OF = datetime(2026, 7, 23, 10, 30, tzinfo=UTC)
+ALICE = ("--subject", "acme/user:alice")
 PURGED_DOC = "doc:postmortem-2026-07-23-payments"
 CORRECTED = "change:risk-rules-RR-2026-07-23a"
 
@@ -65,7 +67,7 @@ def _investigate(driver: neo4j.Driver, **kw: object) -> InvestigationResult:
     fields: dict[str, object] = {
         "question": QUESTION,
         "service_id": "svc:payment-api",
-        "subject_id": "user:alice",
+        "subject_id": "acme/user:alice",
         "purpose": "incident_investigation",
         "as_of": AS_OF,
     }
@@ -75,8 +77,8 @@ def _investigate(driver: neo4j.Driver, **kw: object) -> InvestigationResult:
     )
 
 
-def _replay_json(invoke, run_id: str) -> tuple[int, dict, str]:  # type: ignore[no-untyped-def]
-    res = invoke("replay", run_id, "--json")
+def _replay_json(invoke, run_id: str, subject: str = "acme/user:alice") -> tuple[int, dict, str]:  # type: ignore[no-untyped-def]
+    res = invoke("replay", run_id, "--json", "--subject", subject)
     return res.code, json.loads(res.out), res.err
 
 
@@ -140,7 +142,7 @@ def test_replay_verifies(demo_kg: neo4j.Driver, cli_env, invoke) -> None:  # typ
     assert doc["tool_calls"] >= 1 and doc["tool_calls_matched"] == doc["tool_calls"]
     assert doc["evidence"] == doc["evidence_matched"] == len(result.evidence)
     assert doc["replayed_pack_hash"] == result.pack_hash
-    text = invoke("replay", result.run_id)
+    text = invoke("replay", result.run_id, "--subject", "acme/user:alice")
     assert text.code == 0 and "verified:        true" in text.out
 
 
@@ -250,7 +252,7 @@ def test_an_interrupted_run_does_not_verify(demo_kg: neo4j.Driver, cli_env, invo
     start = rec.start_run(
         RunRequest(
             question=QUESTION,
-            subject_id="user:alice",
+            subject_id="acme/user:alice",
             purpose="incident_investigation",
             as_of=AS_OF,
         )
@@ -271,7 +273,7 @@ def test_template_missing_or_changed_is_drift(demo_kg: neo4j.Driver) -> None:
     start = rec.start_run(
         RunRequest(
             question=QUESTION,
-            subject_id="user:alice",
+            subject_id="acme/user:alice",
             purpose="incident_investigation",
             as_of=AS_OF,
         )
@@ -302,8 +304,10 @@ def test_template_missing_or_changed_is_drift(demo_kg: neo4j.Driver) -> None:
 
 
 @pytest.mark.parametrize("run_id", ["run-unknown", "z" * 300, "run-\n2", ""])
-def test_replay_of_an_unknown_or_malformed_run_is_exit_2(cli_env, invoke, run_id: str) -> None:  # type: ignore[no-untyped-def]
-    for args in (("replay", run_id), ("replay", run_id, "--json")):
+def test_replay_of_an_unknown_or_malformed_run_is_exit_2(
+    demo_kg, cli_env, invoke, run_id: str
+) -> None:  # type: ignore[no-untyped-def]
+    for args in (("replay", run_id, *ALICE), ("replay", run_id, "--json", *ALICE)):
         res = invoke(*args)
         assert res.code == 2, res
         assert res.out == "" and len(res.err.strip().splitlines()) == 1
@@ -340,13 +344,13 @@ def test_idempotency_key_through_the_cli(demo_kg: neo4j.Driver, cli_env, invoke)
     changed = invoke(*[a if a != QUESTION else "Who owned payment-api then?" for a in args])
     assert changed.code == 2 and changed.out == ""
     assert len(changed.err.strip().splitlines()) == 1 and "different request" in changed.err
-    runs = json.loads(invoke("runs", "--json").out)["runs"]
+    runs = json.loads(invoke("runs", "--json", "--subject", "user:alice").out)["runs"]
     assert len(runs) == 1
     # The recorded run of a real investigation traces as a tree and replays as verified.
     run_id = runs[0]["run_id"]
-    tree = invoke("trace", run_id).out
+    tree = invoke("trace", run_id, "--subject", "user:alice").out
     assert "tool_call tc-" in tree and "chain: valid" in tree
-    assert invoke("replay", run_id).code == 0
+    assert invoke("replay", run_id, "--subject", "user:alice").code == 0
 
 
 def test_a_refused_run_replays_as_refused(demo_kg: neo4j.Driver, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
@@ -362,15 +366,15 @@ def test_a_refused_run_replays_as_refused(demo_kg: neo4j.Driver, cli_env, invoke
         "--json",
     )
     assert res.code == 3, res
-    (run,) = json.loads(invoke("runs", "--json").out)["runs"]
+    (run,) = json.loads(invoke("runs", "--json", "--subject", "user:carol").out)["runs"]
     assert (run["status"], run["stop_reason"]) == ("refused", "not_authorized")
-    code, doc, err = _replay_json(invoke, run["run_id"])
+    code, doc, err = _replay_json(invoke, run["run_id"], "acme/user:carol")
     assert code == 0 and doc["verified"], (doc, err)
     # Granting the purpose afterwards (in place, for the test) makes the refusal drift.
     demo_kg.execute_query(
         "MATCH (p:KG:Principal {id: 'user:carol'}) SET p.purposes = p.purposes + ['audit']"
     )
-    code, doc, err = _replay_json(invoke, run["run_id"])
+    code, doc, err = _replay_json(invoke, run["run_id"], "acme/user:carol")
     assert code == 1 and [d["kind"] for d in doc["drift"]] == ["refusal_not_reproduced"]
 
 
@@ -408,3 +412,136 @@ def test_a_consistently_rewritten_chain_is_still_caught_by_re_execution(  # type
     assert report.chain_valid, report.problems
     assert not report.verified
     assert "claims_changed" in {d.kind for d in report.drift}
+
+
+def test_a_runbook_lookup_is_one_recorded_session_that_replay_re_runs(
+    demo_kg: neo4j.Driver,
+) -> None:
+    from investigator.runbook_lookup import LookupTarget, RunbookLookup, RunbookQuery
+
+    query = RunbookQuery(
+        target=LookupTarget.SERVICE,
+        value="svc:payment-api",
+        subject_id="acme/user:bob",
+        as_of=datetime(2026, 7, 23, 10, 3, tzinfo=UTC),
+    )
+    answer = RunbookLookup(demo_kg).lookup(query)
+    assert answer.runbook is not None and answer.runbook.id == "runbook:payment-recovery@v3"
+    lineage = load_lineage(demo_kg, answer.run_id)
+    assert lineage.run_properties is not None
+    assert (lineage.run_properties["tenant"], lineage.run_properties["subject_id"]) == (
+        "acme",
+        "user:bob",
+    )
+    # One tool-call id scheme for every command, and every call used a recorded plan.
+    calls = lineage.of_kind(CtxKind.TOOL_CALL)
+    assert [c.properties["tool_call_id"] for c in calls][:2] == ["tc-01-001", "tc-02-001"]
+    assert all(isinstance(c.properties.get("plan_seq"), int) for c in calls)
+    # The gate decided the superseded version: it is a rejection, never evidence.
+    rejected = {n.properties["candidate_id"]: n for n in lineage.of_kind(CtxKind.REJECTION)}
+    v2 = next(r for r in answer.rejected if r.element_id == "runbook:payment-recovery@v2")
+    assert rejected[v2.candidate_id].properties["reason"] == "rejected_superseded"
+    admitted = {n.properties["evidence_id"] for n in lineage.of_kind(CtxKind.EVIDENCE)}
+    assert v2.candidate_id not in admitted
+    report = replay_run(demo_kg, answer.run_id)
+    assert report.verified and report.pack_hash_match, report.drift
+    assert report.recorded_pack_hash == report.replayed_pack_hash
+
+
+def test_a_reused_run_needs_the_subject_authorized_first(demo_kg: neo4j.Driver) -> None:
+    from investigator.errors import NotAuthorized
+
+    first = _investigate(demo_kg, idempotency_key="INC-1")
+    # The same key of another subject names another run (keys are per tenant and subject).
+    bob = _investigate(demo_kg, idempotency_key="INC-1", subject_id="acme/user:bob")
+    assert bob.run_id != first.run_id and not bob.reused_run
+    # A subject that may not run the request never gets a run back, whatever its key.
+    with pytest.raises(NotAuthorized):
+        _investigate(demo_kg, idempotency_key="INC-1", subject_id="acme/user:nobody")
+    with pytest.raises(NotAuthorized):
+        _investigate(demo_kg, idempotency_key="INC-1", purpose="marketing")
+    again = _investigate(demo_kg, idempotency_key="INC-1")
+    assert again.reused_run and again.run_id == first.run_id
+
+
+_KILLED_CHILD = """
+import os, sys
+from datetime import UTC, datetime
+import neo4j
+from investigator.context_graph.recorder import RunLog, RunRecorder
+from investigator.investigation import InvestigationRequest, investigate
+from investigator.session import RunSession
+
+RunSession.FLUSH_INTERVAL_S = 0.0  # every round is written: kill after each of them
+
+after = int(sys.argv[4])
+commit = RunLog._commit
+seen = []
+
+def dying_commit(self, final_status):
+    if len(seen) == after:
+        os._exit(9)  # killed: no finally, no finish
+    seen.append(1)
+    commit(self, final_status)
+
+RunLog._commit = dying_commit
+driver = neo4j.GraphDatabase.driver(sys.argv[1], auth=(sys.argv[2], sys.argv[3]))
+investigate(
+    InvestigationRequest(
+        question=sys.argv[5], service_id="svc:payment-api", subject_id="acme/user:alice",
+        as_of=datetime(2026, 7, 23, 10, 30, tzinfo=UTC), deadline_s=600,
+    ),
+    driver=driver,
+    recorder=RunRecorder(driver),
+)
+"""
+
+
+def test_a_run_killed_at_any_write_is_incomplete_and_its_chain_verifies(
+    demo_kg: neo4j.Driver, neo4j_settings: ConnectionSettings
+) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from investigator.context_graph import list_runs, verify_chain
+    from investigator.context_graph.audit import RunReader
+
+    auditor = RunReader(
+        tenant="acme", id="user:auditor", labels=(), purposes=("audit",), purpose="audit"
+    )
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    # Killed right after the run started, then after each write of the run (a round of
+    # lineage per write) until the run gets to finish.
+    kills = 0
+    for after in range(8):
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                _KILLED_CHILD,
+                neo4j_settings.uri,
+                neo4j_settings.user,
+                neo4j_settings.password.get_secret_value(),
+                str(after),
+                QUESTION,
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        if proc.returncode == 0:
+            break
+        assert proc.returncode == 9, proc.stderr[-2000:]
+        kills += 1
+    runs = list_runs(demo_kg, auditor)
+    assert kills >= 2 and len(runs) == kills + 1
+    assert sorted(r.status for r in runs) == ["complete"] + ["incomplete"] * kills
+    sizes = []
+    for summary in runs:
+        lineage = load_lineage(demo_kg, summary.run_id)
+        assert verify_chain(lineage).chain_valid
+        sizes.append(len(lineage.nodes))
+    # run + agent only, then whole rounds: every kill left a different, valid prefix.
+    assert len(set(sizes)) == kills + 1 and min(sizes) == 2

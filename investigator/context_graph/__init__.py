@@ -1,7 +1,7 @@
 """The Context Graph: an append-only, hash-chained lineage of every investigation run.
 
 `RunRecorder` writes it (its own write path, `Ctx*` labels only); `load_lineage`,
-`verify_chain`, `list_runs`, the trace renderers and `replay_run` read it.
+`verify_chain`, `list_runs` and the trace renderers read it; `investigator.replay` re-runs it.
 See docs/context-graph.md.
 """
 

@@ -11,7 +11,15 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    computed_field,
+    field_validator,
+    model_validator,
+)
 
 # Every Context Graph node carries this label plus the label of its kind, never `:KG`.
 EVENT_LABEL = "CtxEvent"
@@ -53,7 +61,9 @@ KIND_LABELS: dict[CtxKind, str] = {
     CtxKind.OUTCOME: "CtxOutcome",
 }
 
-ALL_CTX_LABELS: frozenset[str] = frozenset({EVENT_LABEL, *KIND_LABELS.values()})
+# The per-tenant ledger of finished runs' heads (context_graph/ledger.py): not run events.
+LEDGER_LABELS: frozenset[str] = frozenset({"CtxAnchor", "CtxLedgerHead"})
+ALL_CTX_LABELS: frozenset[str] = frozenset({EVENT_LABEL, *KIND_LABELS.values(), *LEDGER_LABELS})
 
 
 class ProvRelation(StrEnum):
@@ -126,16 +136,21 @@ class RunStart(BaseModel):
     status: RunStatus
     started_at: datetime
     known_at: datetime
+    # The chain's head after the start (a started run only): where its RunLog appends.
+    head_seq: int | None = None
+    head_hash: str | None = None
+    head_kind: str | None = None
 
 
 class ToolCallRecord(BaseModel):
-    """One executed template call, as the Context Graph keeps it (DESIGN.md section 8).
+    """One executed template call: what the Context Graph keeps, what `--json` shows
+    (`tool_calls[]`) and what replay re-executes (docs/design.md section 8).
 
     Enough to re-execute it exactly: template id@version, the hash of the rendered text,
     the structural options, the plan's parameters, the row limit, and `known_at`.
     `rows_hash` is `chain.rows_hash` of the rows the executor returned; replay
     re-executes the call and compares it. Build one from the executor's `ToolResult` with
-    `ToolCallRecord.from_result`.
+    `investigator.session.tool_call_record`.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -145,7 +160,7 @@ class ToolCallRecord(BaseModel):
     template_version: int = Field(ge=1)
     template_hash: str = Field(min_length=1, max_length=200)
     options: dict[str, str | int] = Field(default_factory=dict)
-    params: dict[str, Any] = Field(default_factory=dict)
+    params: dict[str, JsonValue] = Field(default_factory=dict)
     evidence_type: str | None = None
     limit: int | None = Field(default=None, ge=1)
     as_of: datetime | None = None
@@ -157,46 +172,24 @@ class ToolCallRecord(BaseModel):
     error: str | None = None
     round: int = Field(default=1, ge=0)
 
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def template(self) -> str:
+        """`id@version`, as the report prints it."""
+        return f"{self.template_id}@{self.template_version}"
+
     @model_validator(mode="before")
     @classmethod
-    def _unnest_params(cls, data: Any) -> Any:
+    def _older_shapes(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        data = {k: v for k, v in data.items() if k != "template"}  # computed, not input
         # An earlier shape passed {"params": {...}, "options": {...}} as `params`.
-        if isinstance(data, dict) and not data.get("options"):
+        if not data.get("options"):
             params = data.get("params")
             if isinstance(params, dict) and set(params) == {"params", "options"}:
                 data = {**data, "params": params["params"], "options": params["options"]}
         return data
-
-    @classmethod
-    def from_result(
-        cls,
-        result: Any,
-        tool_call_id: str,
-        *,
-        round: int = 1,
-        as_of: datetime | None = None,
-    ) -> ToolCallRecord:
-        """Build the record of one `cypher_templates.executor.ToolResult`."""
-        from investigator.context_graph.chain import rows_hash
-
-        return cls(
-            tool_call_id=tool_call_id,
-            template_id=result.template_id,
-            template_version=result.template_version,
-            template_hash=result.template_hash,
-            options=dict(result.options),
-            params=dict(result.parameters),
-            evidence_type=result.evidence_type,
-            limit=result.limit,
-            as_of=as_of,
-            known_at=result.known_at,
-            row_count=result.row_count,
-            rows_hash=rows_hash(result.rows),
-            truncated=result.truncated,
-            duration_ms=result.duration_ms,
-            error=result.error,
-            round=round,
-        )
 
 
 class CtxNodeRecord(BaseModel):
@@ -282,6 +275,7 @@ class RunSummary(BaseModel):
     status: str
     command: str | None
     question: str | None
+    tenant: str | None = None
     subject_id: str | None
     purpose: str | None
     service: str | None

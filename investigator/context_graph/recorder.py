@@ -1,15 +1,18 @@
-"""The Context Graph's own write path: `RunRecorder` (docs/contracts.md section 3).
+"""The Context Graph's own write path: `RunRecorder` and its per-run `RunLog`.
 
-Every call appends one or more hash-chained Ctx nodes, and their PROV relationships, in
-its own write transaction: a crash between two calls leaves a valid prefix of the lineage
-with the run still `incomplete`, never a half-written node. Only `finish_run` changes the
-run's status. The recorder writes `Ctx*` labels only and never matches a KG label;
-references to the Knowledge Graph are ids and hashes in properties.
+A run's lineage is a hash chain of Ctx nodes (docs/contracts.md section 3). `start_run`
+writes the run (status `incomplete`) in its own transaction; a `RunLog` then chains the
+run's nodes in memory and writes them in a few transactions (`flush`, typically once per
+round, and `finish`, which appends the outcome and sets the status in the same
+transaction). A process killed at any point leaves a valid prefix of the chain with the run
+still `incomplete`, never a half-written node. The `record_*` methods append one step per
+transaction (tests and callers without a log). The recorder writes `Ctx*` labels only and
+never matches a KG label; references to the Knowledge Graph are ids and hashes in properties.
 """
 
 from __future__ import annotations
 
-import json
+import logging
 import os
 import threading
 from collections.abc import Callable, Iterable, Mapping
@@ -22,17 +25,24 @@ import neo4j
 from neo4j.exceptions import ConstraintError
 from pydantic import BaseModel
 
+from cypher_templates.subject import qualified_ref
+from graph_schema.canonical import iso_utc_fixed
 from investigator.context_graph.chain import (
+    ENVELOPE,
+    ENVELOPE_CONTENT_HASHED,
     canonical_json,
+    expected_edges,
     node_hash,
     request_fingerprint,
 )
+from investigator.context_graph.ledger import LedgerError, anchor_run
 from investigator.context_graph.models import (
     EVENT_LABEL,
     FINISHED_STATUSES,
     GENESIS_HASH,
     KIND_LABELS,
     CtxKind,
+    CtxNodeRecord,
     ProvRelation,
     RunRequest,
     RunStart,
@@ -49,8 +59,10 @@ CONSTRAINTS: tuple[str, ...] = (
     "FOR (n:CtxEvent) REQUIRE (n.run_id, n.seq) IS UNIQUE",
     "CREATE CONSTRAINT ctx_event_id IF NOT EXISTS FOR (n:CtxEvent) REQUIRE n.ctx_id IS UNIQUE",
     "CREATE CONSTRAINT ctx_run_id IF NOT EXISTS FOR (n:CtxRun) REQUIRE n.run_id IS UNIQUE",
-    "CREATE CONSTRAINT ctx_run_idempotency IF NOT EXISTS "
-    "FOR (n:CtxRun) REQUIRE n.idempotency_key IS UNIQUE",
+    # Idempotency keys are scoped per (tenant, subject): the scope, not the key, is unique.
+    "DROP CONSTRAINT ctx_run_idempotency IF EXISTS",
+    "CREATE CONSTRAINT ctx_run_idempotency_scope IF NOT EXISTS "
+    "FOR (n:CtxRun) REQUIRE n.idempotency_scope IS UNIQUE",
     "CREATE CONSTRAINT ctx_tool_call_id IF NOT EXISTS "
     "FOR (n:CtxToolCall) REQUIRE (n.run_id, n.tool_call_id) IS UNIQUE",
     "CREATE CONSTRAINT ctx_evidence_id IF NOT EXISTS "
@@ -59,34 +71,25 @@ CONSTRAINTS: tuple[str, ...] = (
     "CREATE INDEX ctx_run_started IF NOT EXISTS FOR (n:CtxRun) ON (n.started_at)",
 )
 
-
-# Labels and relationship types are chosen from closed enums, never from input: one
-# statement per kind creates the node and its PROV relationships and moves the run's head
-# (one round trip per node; every value is a parameter).
-def _edge_block(rel: ProvRelation, outgoing: bool) -> str:
-    pattern = "(n)-[:" + rel.value + "]->(m)" if outgoing else "(m)-[:" + rel.value + "]->(n)"
-    source = "$out" if outgoing else "$into"
-    return (
-        "CALL (n) { UNWIND " + source + " AS e WITH e WHERE e[0] = '" + rel.value + "' "
-        "MATCH (m:CtxEvent {run_id: n.run_id, seq: e[1]}) CREATE " + pattern + " } "
-    )
-
-
-_EDGE_BLOCKS = "".join(_edge_block(rel, out) for rel in ProvRelation for out in (True, False))
-_CREATE_NODE: dict[CtxKind, str] = {
-    kind: (
-        "CREATE (n:"
-        + EVENT_LABEL
-        + ":"
-        + label
-        + ") SET n = $props WITH n "
-        + _EDGE_BLOCKS
-        + "WITH n MATCH (r:CtxRun {run_id: n.run_id}) "
-        "SET r.head_seq = n.seq, r.head_hash = n.hash, r.head_kind = n.kind "
-        "RETURN n.seq AS seq"
-    )
+# Labels and relationship types come from closed enums, never from input; every value is a
+# parameter. One statement per node kind and one per relationship type in a batch.
+_CREATE_NODES: dict[CtxKind, str] = {
+    kind: "UNWIND $rows AS row CREATE (n:" + EVENT_LABEL + ":" + label + ") SET n = row"
     for kind, label in KIND_LABELS.items()
 }
+_CREATE_EDGES: dict[str, str] = {
+    rel.value: (
+        "UNWIND $pairs AS pair "
+        "MATCH (a:CtxEvent {run_id: $run_id, seq: pair[0]}) "
+        "MATCH (b:CtxEvent {run_id: $run_id, seq: pair[1]}) "
+        "CREATE (a)-[:" + rel.value + "]->(b)"
+    )
+    for rel in ProvRelation
+}
+_SET_HEAD = (
+    "MATCH (r:CtxRun {run_id: $run_id}) "
+    "SET r.head_seq = $seq, r.head_hash = $hash, r.head_kind = $kind"
+)
 # Taking the run's head under a write lock serialises appends to one run (a real property
 # write takes the node's lock until commit; setting a property to its own value does not).
 _LOCK_HEAD = (
@@ -101,12 +104,11 @@ _EVIDENCE_SEQS = (
     "UNWIND $ids AS id MATCH (n:CtxEvidence {run_id: $run_id, evidence_id: id}) "
     "RETURN n.evidence_id AS id, n.seq AS seq"
 )
-_RUN_BY_KEY = (
-    "MATCH (r:CtxRun {idempotency_key: $key}) "
+_RUN_BY_SCOPE = (
+    "MATCH (r:CtxRun {idempotency_scope: $scope}) "
     "RETURN r.run_id AS run_id, r.request_fingerprint AS fingerprint, r.status AS status, "
     "r.started_at AS started_at, r.known_at AS known_at"
 )
-_OUTCOME_RESULT = "MATCH (o:CtxOutcome {run_id: $run_id}) RETURN o.result AS result"
 _RUN_STATUS = "MATCH (r:CtxRun {run_id: $run_id}) SET r.status = $status"
 
 
@@ -127,13 +129,13 @@ def _software_agent() -> str:
         return "investigator/unknown"
 
 
-def _iso(value: datetime) -> str:
-    # Fixed width (always microseconds), so that the strings sort as the instants do.
-    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+# Fixed width (always microseconds), so that the strings sort as the instants do.
+_iso = iso_utc_fixed
 
 
-def _dump(model: BaseModel) -> dict[str, Any]:
-    return model.model_dump(mode="json")
+def idempotency_scope(tenant: str | None, subject_id: str, key: str) -> str:
+    """The unique form of an idempotency key: the same key of two subjects names two runs."""
+    return canonical_json([tenant, subject_id, key])
 
 
 def _text(value: Any) -> str | None:
@@ -148,6 +150,12 @@ def _strings(value: Any) -> list[str]:
     return []
 
 
+def _strings_in_order(value: Any) -> list[str]:
+    if isinstance(value, (list, tuple)):
+        return [v for v in value if isinstance(v, str)]
+    return [value] if isinstance(value, str) else []
+
+
 def _pack_evidence_ids(pack: Mapping[str, Any]) -> list[str]:
     """Evidence ids a pack holds: `evidence_ids`, or the ids of its `evidence` items."""
     ids: list[str] = list(_strings(pack.get("evidence_ids")))
@@ -159,20 +167,204 @@ def _pack_evidence_ids(pack: Mapping[str, Any]) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
-class _Pending:
-    """A node to append: its kind, its own properties and the edges it starts."""
+# -- what each node kind stores (pure; the references are resolved by the caller) ---------
 
-    def __init__(
-        self,
-        kind: CtxKind,
-        props: dict[str, Any],
-        edges: Iterable[tuple[ProvRelation, int]] = (),
-        edges_into: Iterable[tuple[int, ProvRelation]] = (),
-    ) -> None:
+
+class _Node:
+    """A node to append: its kind and its own properties (edges follow from the refs)."""
+
+    def __init__(self, kind: CtxKind, props: dict[str, Any]) -> None:
         self.kind = kind
         self.props = props
-        self.edges = list(edges)
-        self.edges_into = list(edges_into)
+
+
+def _goal_node(goal: BaseModel) -> _Node:
+    return _Node(CtxKind.GOAL, {"model": type(goal).__name__, "payload": canonical_json(goal)})
+
+
+def _plan_node(plan: BaseModel, goal_seq: int | None) -> _Node:
+    data = plan.model_dump(mode="json")
+    return _Node(
+        CtxKind.PLAN,
+        {
+            "model": type(plan).__name__,
+            "plan_id": _text(data.get("plan_id")),
+            "goal_seq": goal_seq,
+            "payload": canonical_json(data),
+        },
+    )
+
+
+def _tool_call_node(call: ToolCallRecord, plan_seq: int | None) -> _Node:
+    return _Node(
+        CtxKind.TOOL_CALL,
+        {
+            "tool_call_id": call.tool_call_id,
+            "template_id": call.template_id,
+            "template_version": call.template_version,
+            "template_hash": call.template_hash,
+            "as_of": _iso(call.as_of) if call.as_of else None,
+            "known_at": _iso(call.known_at),
+            "limit": call.limit,
+            "row_count": call.row_count,
+            "rows_hash": call.rows_hash,
+            "truncated": call.truncated,
+            "duration_ms": float(call.duration_ms),
+            "error": call.error,
+            "round": call.round,
+            "evidence_type": call.evidence_type,
+            "plan_seq": plan_seq,
+            "payload": canonical_json(call),
+        },
+    )
+
+
+def _evidence_node(data: dict[str, Any], model: str, tool_call_id: str, tc_seq: int) -> _Node:
+    element_ids = _strings(data.get("element_ids")) or _strings(data.get("element_id"))
+    source_version = data.get("source_version")
+    return _Node(
+        CtxKind.EVIDENCE,
+        {
+            "model": model,
+            "evidence_id": _text(data.get("evidence_id")),
+            "tool_call_id": tool_call_id,
+            "tool_call_seq": tc_seq,
+            "content_hash": _text(data.get("content_hash")),
+            "source_id": _text(data.get("source_id")),
+            "source_version": _text(str(source_version)) if source_version is not None else None,
+            "locator": _text(data.get("locator")),
+            "element_ids": element_ids,
+            "payload": canonical_json(data),
+        },
+    )
+
+
+def _rejection_node(
+    data: dict[str, Any], model: str, tool_call_id: str | None, tc_seq: int | None
+) -> _Node:
+    return _Node(
+        CtxKind.REJECTION,
+        {
+            "model": model,
+            "candidate_id": _text(data.get("candidate_id")),
+            "reason": _text(data.get("reason")),
+            "replacement": _text(data.get("replacement")),
+            "tool_call_id": tool_call_id,
+            "tool_call_seq": tc_seq,
+            "payload": canonical_json(data),
+        },
+    )
+
+
+def _pack_node(data: dict[str, Any], model: str, ids: list[str], ev_seqs: list[int]) -> _Node:
+    return _Node(
+        CtxKind.PACK,
+        {
+            "model": model,
+            "pack_id": _text(data.get("pack_id")),
+            "pack_hash": _text(data.get("pack_hash")),
+            "evidence_ids": ids,
+            "evidence_seqs": ev_seqs,
+            "payload": canonical_json(data),
+        },
+    )
+
+
+def _claim_node(
+    data: dict[str, Any], model: str, ids: list[str], ev_seqs: list[int], pack_seq: int | None
+) -> _Node:
+    confidence = data.get("confidence")
+    return _Node(
+        CtxKind.CLAIM,
+        {
+            "model": model,
+            "claim_id": _text(data.get("claim_id")),
+            "statement": _text(data.get("statement")),
+            "epistemic_status": _text(data.get("epistemic_status")),
+            "confidence": float(confidence) if isinstance(confidence, (int, float)) else None,
+            "evidence_ids": ids,
+            "evidence_seqs": ev_seqs,
+            "pack_seq": pack_seq,
+            "payload": canonical_json(data),
+        },
+    )
+
+
+def _outcome_node(
+    status: RunStatus, stop_reason: str | None, finished_at: datetime, result: BaseModel | None
+) -> _Node:
+    return _Node(
+        CtxKind.OUTCOME,
+        {
+            "status": status.value,
+            "stop_reason": stop_reason,
+            "finished_at": _iso(finished_at),
+            "result": canonical_json(result) if result is not None else None,
+        },
+    )
+
+
+def _final_status(status: RunStatus | str) -> RunStatus:
+    final = RunStatus(status)
+    if final not in FINISHED_STATUSES:
+        raise RecorderError(f"finish_run needs a final status, not {final.value!r}")
+    return final
+
+
+class _Head:
+    """The last node of a run's chain: where the next node links to."""
+
+    def __init__(self, seq: int, hash_: str, kind: str | None) -> None:
+        self.seq = seq
+        self.hash = hash_
+        self.kind = kind
+
+
+def _chain(run_id: str, head: _Head, nodes: list[_Node]) -> list[tuple[CtxKind, dict[str, Any]]]:
+    """Number and hash-chain `nodes` after `head` (which moves to the last one)."""
+    chained: list[tuple[CtxKind, dict[str, Any]]] = []
+    for item in nodes:
+        seq = head.seq + 1
+        props = {k: v for k, v in item.props.items() if v is not None}
+        props.update(run_id=run_id, seq=seq, kind=item.kind.value, ctx_id=f"{run_id}#{seq}")
+        props[ENVELOPE] = ENVELOPE_CONTENT_HASHED  # content fields hashed by digest: purgeable
+        props["prev_hash"] = head.hash
+        if head.kind is not None:
+            props["prev_kind"] = head.kind
+        props["hash"] = node_hash(props, item.kind.value)
+        if item.kind == CtxKind.RUN:
+            props.update(status=RunStatus.INCOMPLETE.value)
+        chained.append((item.kind, props))
+        head.seq, head.hash, head.kind = seq, props["hash"], item.kind.value
+    return chained
+
+
+def _store(
+    tx: neo4j.ManagedTransaction,
+    run_id: str,
+    chained: list[tuple[CtxKind, dict[str, Any]]],
+    head: _Head,
+    final_status: RunStatus | None = None,
+) -> None:
+    """Write chained nodes, their PROV relationships (derived from their hashed references,
+    as `verify_chain` derives them) and the run's head, in the caller's transaction."""
+    if not chained:
+        return
+    by_kind: dict[CtxKind, list[dict[str, Any]]] = {}
+    for kind, props in chained:
+        by_kind.setdefault(kind, []).append(props)
+    for kind in KIND_LABELS:  # the run first: the other kinds' edges point to it
+        if kind in by_kind:
+            tx.run(_CREATE_NODES[kind], rows=by_kind[kind]).consume()
+    edges = expected_edges(CtxNodeRecord(labels=[], properties=props) for _, props in chained)
+    pairs: dict[str, list[list[int]]] = {}
+    for edge in sorted(edges, key=lambda e: (e.type, e.from_seq, e.to_seq)):
+        pairs.setdefault(edge.type, []).append([edge.from_seq, edge.to_seq])
+    for rel_type, rel_pairs in pairs.items():
+        tx.run(_CREATE_EDGES[rel_type], run_id=run_id, pairs=rel_pairs).consume()
+    tx.run(_SET_HEAD, run_id=run_id, seq=head.seq, hash=head.hash, kind=head.kind).consume()
+    if final_status is not None:
+        tx.run(_RUN_STATUS, run_id=run_id, status=final_status.value).consume()
 
 
 class RunRecorder:
@@ -202,6 +394,10 @@ class RunRecorder:
         self._schema_ready = False
         self._lock = threading.Lock()
 
+    def now(self) -> datetime:
+        """The recorder's clock (run start and finish times)."""
+        return self._clock().astimezone(UTC)
+
     # -- schema -----------------------------------------------------------------------
 
     def ensure_schema(self) -> None:
@@ -218,23 +414,33 @@ class RunRecorder:
     def start_run(self, request: RunRequest) -> RunStart:
         """Open a run (status `incomplete`), or return the original run of an idempotency key.
 
-        The same key with the same request (fingerprint = canonical hash of the request
-        without the key) answers the original run with `created=False`; the same key with a
-        different request is BadInput (exit 2).
+        Keys are scoped per (tenant, subject). The same key with the same request
+        (fingerprint = canonical hash of the request without the key) answers the original
+        run with `created=False`; with a different request it is BadInput (exit 2).
         """
         self.ensure_schema()
         fingerprint = request_fingerprint(request)
-        if request.idempotency_key is not None:
-            existing = self._run_for_key(request.idempotency_key, fingerprint)
+        # Runs belong to a tenant and a subject (issue 11): a qualified `tenant/id` is split.
+        subject_ref = qualified_ref(request.subject_id)
+        tenant = subject_ref.tenant if subject_ref else None
+        subject_id = subject_ref.id if subject_ref else request.subject_id
+        scope = (
+            idempotency_scope(tenant, subject_id, request.idempotency_key)
+            if request.idempotency_key is not None
+            else None
+        )
+        if scope is not None:
+            existing = self._run_for_scope(scope, request.idempotency_key or "", fingerprint)
             if existing is not None:
                 return existing
-        started = self._clock().astimezone(UTC)
+        started = self.now()
         known_at = (request.known_at or started).astimezone(UTC)
         run_id = "run-" + uuid4().hex
         run_props: dict[str, Any] = {
             "command": request.command,
             "question": request.question,
-            "subject_id": request.subject_id,
+            "tenant": tenant,
+            "subject_id": subject_id,
             "purpose": request.purpose,
             "service": request.service,
             "as_of": _iso(request.as_of),
@@ -242,6 +448,7 @@ class RunRecorder:
             "known_at_given": request.known_at is not None,
             "started_at": _iso(started),
             "idempotency_key": request.idempotency_key,
+            "idempotency_scope": scope,
             "request_fingerprint": fingerprint,
             "payload": canonical_json(request),
             "agent": _software_agent(),
@@ -249,30 +456,19 @@ class RunRecorder:
         agent_props: dict[str, Any] = {
             "agent_id": _software_agent(),
             "agent_type": "prov:SoftwareAgent",
-            "on_behalf_of": request.subject_id,  # a KG principal id: a reference, not an edge
+            # A KG principal, tenant-qualified when known: a reference, not an edge.
+            "on_behalf_of": str(subject_ref) if subject_ref else request.subject_id,
         }
-
-        def work(tx: neo4j.ManagedTransaction) -> None:
-            self._write_nodes(
-                tx,
-                run_id,
-                head=None,
-                pending=[
-                    _Pending(CtxKind.RUN, run_props),
-                    _Pending(
-                        CtxKind.AGENT,
-                        agent_props,
-                        edges_into=[(0, ProvRelation.WAS_ASSOCIATED_WITH)],
-                    ),
-                ],
-            )
-
+        head = _Head(-1, GENESIS_HASH, None)
+        chained = _chain(
+            run_id, head, [_Node(CtxKind.RUN, run_props), _Node(CtxKind.AGENT, agent_props)]
+        )
         try:
-            self._write(work)
+            self._write(lambda tx: _store(tx, run_id, chained, head))
         except ConstraintError:
             # Another process opened a run with the same key between our look-up and write.
-            if request.idempotency_key is not None:
-                existing = self._run_for_key(request.idempotency_key, fingerprint)
+            if scope is not None:
+                existing = self._run_for_scope(scope, request.idempotency_key or "", fingerprint)
                 if existing is not None:
                     return existing
             raise
@@ -282,12 +478,15 @@ class RunRecorder:
             status=RunStatus.INCOMPLETE,
             started_at=started,
             known_at=known_at,
+            head_seq=head.seq,
+            head_hash=head.hash,
+            head_kind=head.kind,
         )
 
-    def _run_for_key(self, key: str, fingerprint: str) -> RunStart | None:
+    def _run_for_scope(self, scope: str, key: str, fingerprint: str) -> RunStart | None:
         records, _, _ = self.driver.execute_query(
-            _RUN_BY_KEY,
-            key=key,
+            _RUN_BY_SCOPE,
+            scope=scope,
             database_=self.database,
             routing_=neo4j.RoutingControl.READ,
         )
@@ -307,81 +506,39 @@ class RunRecorder:
             known_at=datetime.fromisoformat(rec["known_at"]),
         )
 
-    # -- the steps ----------------------------------------------------------------------
+    def open_log(self, start: RunStart) -> RunLog:
+        """The batched writer of a run this recorder just started."""
+        if not start.created or start.head_seq is None or start.head_hash is None:
+            raise RecorderError(f"run {start.run_id} was not started by this recorder")
+        return RunLog(self, start.run_id, _Head(start.head_seq, start.head_hash, start.head_kind))
+
+    # -- one step per transaction --------------------------------------------------------
 
     def record_goal(self, run_id: str, goal: BaseModel) -> int:
         """Record the goal the run pursues; returns its seq."""
-        return self._append_one(run_id, lambda tx: self._goal(goal))
-
-    def _goal(self, goal: BaseModel) -> _Pending:
-        return _Pending(
-            CtxKind.GOAL,
-            {"model": type(goal).__name__, "payload": canonical_json(goal)},
-            edges=[(ProvRelation.WAS_GENERATED_BY, 0)],
-        )
+        return self._append(run_id, lambda tx: [_goal_node(goal)])[0]
 
     def record_plan(self, run_id: str, plan: BaseModel) -> int:
         """Record a query plan, derived from the latest goal; returns its seq."""
-
-        def build(tx: neo4j.ManagedTransaction) -> _Pending:
-            goal_seq = self._latest(tx, run_id, CtxKind.GOAL)
-            data = _dump(plan)
-            edges = [(ProvRelation.WAS_GENERATED_BY, 0)]
-            if goal_seq is not None:
-                edges.append((ProvRelation.WAS_DERIVED_FROM, goal_seq))
-            return _Pending(
-                CtxKind.PLAN,
-                {
-                    "model": type(plan).__name__,
-                    "plan_id": _text(data.get("plan_id")),
-                    "goal_seq": goal_seq,
-                    "payload": canonical_json(data),
-                },
-                edges=edges,
-            )
-
-        return self._append_one(run_id, build)
+        return self._append(
+            run_id, lambda tx: [_plan_node(plan, self._latest(tx, run_id, CtxKind.GOAL))]
+        )[0]
 
     def record_tool_call(self, run_id: str, call: ToolCallRecord) -> int:
         """Record one executed template call, which used the latest plan; returns its seq."""
 
-        def build(tx: neo4j.ManagedTransaction) -> _Pending:
+        def build(tx: neo4j.ManagedTransaction) -> list[_Node]:
             if self._tool_call_seq(tx, run_id, call.tool_call_id) is not None:
                 raise RecorderError(f"tool call {call.tool_call_id} is already recorded")
-            plan_seq = self._latest(tx, run_id, CtxKind.PLAN)
-            edges = [(ProvRelation.WAS_INFORMED_BY, 0)]
-            if plan_seq is not None:
-                edges.append((ProvRelation.USED, plan_seq))
-            return _Pending(
-                CtxKind.TOOL_CALL,
-                {
-                    "tool_call_id": call.tool_call_id,
-                    "template_id": call.template_id,
-                    "template_version": call.template_version,
-                    "template_hash": call.template_hash,
-                    "as_of": _iso(call.as_of) if call.as_of else None,
-                    "known_at": _iso(call.known_at),
-                    "limit": call.limit,
-                    "row_count": call.row_count,
-                    "rows_hash": call.rows_hash,
-                    "truncated": call.truncated,
-                    "duration_ms": float(call.duration_ms),
-                    "error": call.error,
-                    "round": call.round,
-                    "evidence_type": call.evidence_type,
-                    "plan_seq": plan_seq,
-                    "payload": canonical_json(call),
-                },
-                edges=edges,
-            )
+            return [_tool_call_node(call, self._latest(tx, run_id, CtxKind.PLAN))]
 
-        return self._append_one(run_id, build)
+        return self._append(run_id, build)[0]
 
     def record_evidence(self, run_id: str, evidence: BaseModel, tool_call_id: str) -> int:
         """Record one admitted Evidence, generated by the recorded tool call it came from."""
 
-        def build(tx: neo4j.ManagedTransaction) -> _Pending:
-            data = _dump(evidence)
+        def build(tx: neo4j.ManagedTransaction) -> list[_Node]:
+            data = evidence.model_dump(mode="json")
             evidence_id = _text(data.get("evidence_id"))
             if evidence_id is None:
                 raise RecorderError("evidence without an evidence_id cannot be recorded")
@@ -393,125 +550,46 @@ class RunRecorder:
                 )
             if self._evidence_seqs(tx, run_id, [evidence_id]):
                 raise RecorderError(f"evidence {evidence_id} is already recorded in this run")
-            element_ids = _strings(data.get("element_ids")) or _strings(data.get("element_id"))
-            return _Pending(
-                CtxKind.EVIDENCE,
-                {
-                    "model": type(evidence).__name__,
-                    "evidence_id": evidence_id,
-                    "tool_call_id": tool_call_id,
-                    "tool_call_seq": tc_seq,
-                    "content_hash": _text(data.get("content_hash")),
-                    "source_id": _text(data.get("source_id")),
-                    "source_version": _text(str(data["source_version"]))
-                    if data.get("source_version") is not None
-                    else None,
-                    "locator": _text(data.get("locator")),
-                    "element_ids": element_ids,
-                    "payload": canonical_json(data),
-                },
-                edges=[(ProvRelation.WAS_GENERATED_BY, tc_seq)],
-            )
+            return [_evidence_node(data, type(evidence).__name__, tool_call_id, tc_seq)]
 
-        return self._append_one(run_id, build)
+        return self._append(run_id, build)[0]
 
     def record_rejection(
         self, run_id: str, rejection: BaseModel, tool_call_id: str | None = None
     ) -> int:
         """Record a rejected candidate with its reason (and replacement), from its tool call."""
 
-        def build(tx: neo4j.ManagedTransaction) -> _Pending:
-            data = _dump(rejection)
+        def build(tx: neo4j.ManagedTransaction) -> list[_Node]:
+            data = rejection.model_dump(mode="json")
             tc_id = tool_call_id or _text(data.get("tool_call_id"))
             tc_seq = self._tool_call_seq(tx, run_id, tc_id) if tc_id else None
-            return _Pending(
-                CtxKind.REJECTION,
-                {
-                    "model": type(rejection).__name__,
-                    "candidate_id": _text(data.get("candidate_id")),
-                    "reason": _text(data.get("reason")),
-                    "replacement": _text(data.get("replacement")),
-                    "tool_call_id": tc_id,
-                    "tool_call_seq": tc_seq,
-                    "payload": canonical_json(data),
-                },
-                edges=[(ProvRelation.WAS_GENERATED_BY, tc_seq if tc_seq is not None else 0)],
-            )
+            return [_rejection_node(data, type(rejection).__name__, tc_id, tc_seq)]
 
-        return self._append_one(run_id, build)
+        return self._append(run_id, build)[0]
 
     def record_pack(self, run_id: str, pack: BaseModel) -> int:
         """Record the Context Pack (its canonical JSON and pack_hash), derived from its evidence."""
 
-        def build(tx: neo4j.ManagedTransaction) -> _Pending:
-            data = _dump(pack)
-            pack_hash = _text(data.get("pack_hash"))
-            if pack_hash is None:
-                raise RecorderError("a pack without a pack_hash cannot be recorded")
+        def build(tx: neo4j.ManagedTransaction) -> list[_Node]:
+            data = pack.model_dump(mode="json")
             ids = _pack_evidence_ids(data)
             seqs = self._evidence_seqs(tx, run_id, ids)
-            missing = [i for i in ids if i not in seqs]
-            if missing:
-                raise RecorderError(f"pack holds evidence this run has not recorded: {missing}")
-            ev_seqs = [seqs[i] for i in ids]
-            return _Pending(
-                CtxKind.PACK,
-                {
-                    "model": type(pack).__name__,
-                    "pack_id": _text(data.get("pack_id")),
-                    "pack_hash": pack_hash,
-                    "evidence_ids": ids,
-                    "evidence_seqs": ev_seqs,
-                    "payload": canonical_json(data),
-                },
-                edges=[(ProvRelation.WAS_GENERATED_BY, 0)]
-                + [(ProvRelation.WAS_DERIVED_FROM, s) for s in ev_seqs],
-            )
+            return [_checked_pack(data, type(pack).__name__, ids, seqs)]
 
-        return self._append_one(run_id, build)
+        return self._append(run_id, build)[0]
 
     def record_claims(self, run_id: str, claims: list[BaseModel]) -> list[int]:
         """Record the claims (one transaction), each derived from the pack and its evidence."""
 
-        def build(tx: neo4j.ManagedTransaction) -> list[_Pending]:
+        def build(tx: neo4j.ManagedTransaction) -> list[_Node]:
             pack_seq = self._latest(tx, run_id, CtxKind.PACK)
-            pending = []
+            nodes = []
             for claim in claims:
-                data = _dump(claim)
+                data = claim.model_dump(mode="json")
                 ids = list(dict.fromkeys(_strings_in_order(data.get("evidence_ids"))))
                 seqs = self._evidence_seqs(tx, run_id, ids)
-                missing = [i for i in ids if i not in seqs]
-                if missing:
-                    raise RecorderError(
-                        f"claim {data.get('claim_id')} cites evidence this run has not "
-                        f"recorded: {missing}"
-                    )
-                ev_seqs = [seqs[i] for i in ids]
-                edges = [(ProvRelation.WAS_GENERATED_BY, 0)]
-                if pack_seq is not None:
-                    edges.append((ProvRelation.WAS_DERIVED_FROM, pack_seq))
-                edges += [(ProvRelation.WAS_DERIVED_FROM, s) for s in ev_seqs]
-                confidence = data.get("confidence")
-                pending.append(
-                    _Pending(
-                        CtxKind.CLAIM,
-                        {
-                            "model": type(claim).__name__,
-                            "claim_id": _text(data.get("claim_id")),
-                            "statement": _text(data.get("statement")),
-                            "epistemic_status": _text(data.get("epistemic_status")),
-                            "confidence": float(confidence)
-                            if isinstance(confidence, (int, float))
-                            else None,
-                            "evidence_ids": ids,
-                            "evidence_seqs": ev_seqs,
-                            "pack_seq": pack_seq,
-                            "payload": canonical_json(data),
-                        },
-                        edges=edges,
-                    )
-                )
-            return pending
+                nodes.append(_checked_claim(data, type(claim).__name__, ids, seqs, pack_seq))
+            return nodes
 
         return self._append(run_id, build)
 
@@ -527,38 +605,22 @@ class RunRecorder:
         `result` (optional) is the answer as the command printed it, kept so that an
         idempotent retry can print the original answer again.
         """
-        final = RunStatus(status)
-        if final not in FINISHED_STATUSES:
-            raise RecorderError(f"finish_run needs a final status, not {final.value!r}")
-
-        def build(tx: neo4j.ManagedTransaction) -> _Pending:
-            return _Pending(
-                CtxKind.OUTCOME,
-                {
-                    "status": final.value,
-                    "stop_reason": stop_reason,
-                    "finished_at": _iso(self._clock()),
-                    "result": canonical_json(result) if result is not None else None,
-                },
-                edges=[(ProvRelation.WAS_GENERATED_BY, 0)],
-            )
-
-        seq = self._append_one(run_id, build, final_status=final)
+        final = _final_status(status)
+        node = _outcome_node(final, stop_reason, self.now(), result)
+        seq = self._append(run_id, lambda tx: [node], final_status=final)[0]
+        self.anchor(run_id)
         return seq
 
-    def load_result(self, run_id: str) -> Any:
-        """The `result` a finished run kept (parsed JSON), or None (unfinished, or none kept).
+    def anchor(self, run_id: str) -> None:
+        """Anchor the finished run's head in its tenant's ledger (context_graph/ledger.py).
 
-        For idempotent retries: the original answer is printed again, not recomputed.
+        The answer stands without it: a failure is logged, and `investigator verify` then
+        reports the run as `run_unanchored`.
         """
-        records, _, _ = self.driver.execute_query(
-            _OUTCOME_RESULT,
-            run_id=run_id,
-            database_=self.database,
-            routing_=neo4j.RoutingControl.READ,
-        )
-        raw = records[0]["result"] if records else None
-        return json.loads(raw) if isinstance(raw, str) else None
+        try:
+            anchor_run(self.driver, run_id, database=self.database)
+        except (OSError, neo4j.exceptions.Neo4jError, LedgerError) as exc:
+            logging.getLogger(__name__).warning("run %s not anchored: %s", run_id, exc)
 
     # -- the write machinery ------------------------------------------------------------
 
@@ -566,72 +628,22 @@ class RunRecorder:
         with self.driver.session(database=self.database) as session:
             return session.execute_write(work)
 
-    def _append_one(
-        self,
-        run_id: str,
-        build: Callable[[neo4j.ManagedTransaction], _Pending],
-        final_status: RunStatus | None = None,
-    ) -> int:
-        return self._append(run_id, lambda tx: [build(tx)], final_status)[0]
-
     def _append(
         self,
         run_id: str,
-        build: Callable[[neo4j.ManagedTransaction], list[_Pending]],
+        build: Callable[[neo4j.ManagedTransaction], list[_Node]],
         final_status: RunStatus | None = None,
     ) -> list[int]:
         self.ensure_schema()
 
         def work(tx: neo4j.ManagedTransaction) -> list[int]:
-            head = tx.run(_LOCK_HEAD, run_id=run_id).single()
-            if head is None:
-                raise RecorderError(f"run {run_id} is not recorded (start_run first)")
-            if head["status"] != RunStatus.INCOMPLETE.value:
-                raise RecorderError(f"run {run_id} is already {head['status']}; it is append-only")
-            pending = build(tx)
-            seqs = self._write_nodes(
-                tx, run_id, head=(head["seq"], head["hash"], head["kind"]), pending=pending
-            )
-            if final_status is not None:
-                tx.run(_RUN_STATUS, run_id=run_id, status=final_status.value).consume()
-            return seqs
+            head = _locked_head(tx, run_id)
+            chained = _chain(run_id, head, build(tx))
+            _store(tx, run_id, chained, head, final_status)
+            return [props["seq"] for _, props in chained]
 
         result: list[int] = self._write(work)
         return result
-
-    def _write_nodes(
-        self,
-        tx: neo4j.ManagedTransaction,
-        run_id: str,
-        head: tuple[int, str, str] | None,
-        pending: list[_Pending],
-    ) -> list[int]:
-        seq, prev_hash, prev_kind = head if head is not None else (-1, GENESIS_HASH, None)
-        seqs: list[int] = []
-        for item in pending:
-            seq += 1
-            props = {k: v for k, v in item.props.items() if v is not None}
-            props.update(
-                run_id=run_id,
-                seq=seq,
-                kind=item.kind.value,
-                ctx_id=f"{run_id}#{seq}",
-                prev_hash=prev_hash,
-            )
-            if prev_kind is not None:
-                props["prev_kind"] = prev_kind
-            props["hash"] = node_hash(props, item.kind.value)
-            if item.kind == CtxKind.RUN:
-                props.update(status=RunStatus.INCOMPLETE.value)
-            tx.run(
-                _CREATE_NODE[item.kind],
-                props=props,
-                out=[[rel.value, target] for rel, target in item.edges],
-                into=[[rel.value, source] for source, rel in item.edges_into],
-            ).consume()
-            prev_hash, prev_kind = props["hash"], item.kind.value
-            seqs.append(seq)
-        return seqs
 
     # -- look-ups inside the write transaction ------------------------------------------
 
@@ -653,7 +665,155 @@ class RunRecorder:
         return {r["id"]: r["seq"] for r in tx.run(_EVIDENCE_SEQS, run_id=run_id, ids=ids)}
 
 
-def _strings_in_order(value: Any) -> list[str]:
-    if isinstance(value, (list, tuple)):
-        return [v for v in value if isinstance(v, str)]
-    return [value] if isinstance(value, str) else []
+def _locked_head(tx: neo4j.ManagedTransaction, run_id: str) -> _Head:
+    record = tx.run(_LOCK_HEAD, run_id=run_id).single()
+    if record is None:
+        raise RecorderError(f"run {run_id} is not recorded (start_run first)")
+    if record["status"] != RunStatus.INCOMPLETE.value:
+        raise RecorderError(f"run {run_id} is already {record['status']}; it is append-only")
+    return _Head(record["seq"], record["hash"], record["kind"])
+
+
+def _checked_pack(
+    data: dict[str, Any], model: str, ids: list[str], seqs: Mapping[str, int]
+) -> _Node:
+    if _text(data.get("pack_hash")) is None:
+        raise RecorderError("a pack without a pack_hash cannot be recorded")
+    missing = [i for i in ids if i not in seqs]
+    if missing:
+        raise RecorderError(f"pack holds evidence this run has not recorded: {missing}")
+    return _pack_node(data, model, ids, [seqs[i] for i in ids])
+
+
+def _checked_claim(
+    data: dict[str, Any],
+    model: str,
+    ids: list[str],
+    seqs: Mapping[str, int],
+    pack_seq: int | None,
+) -> _Node:
+    missing = [i for i in ids if i not in seqs]
+    if missing:
+        raise RecorderError(
+            f"claim {data.get('claim_id')} cites evidence this run has not recorded: {missing}"
+        )
+    return _claim_node(data, model, ids, [seqs[i] for i in ids], pack_seq)
+
+
+class RunLog:
+    """One run's lineage, chained in memory and written in a few transactions.
+
+    Every `add_*` checks the lineage would be whole (the same checks as the `record_*`
+    methods) and returns the node's seq; nothing reaches the database until `flush` or
+    `finish`. The run must not be appended to by anyone else meanwhile (checked at flush).
+    """
+
+    def __init__(self, recorder: RunRecorder, run_id: str, head: _Head) -> None:
+        self.recorder = recorder
+        self.run_id = run_id
+        self._head = head  # the last node chained (written or not)
+        self._written = _Head(head.seq, head.hash, head.kind)
+        self._pending: list[tuple[CtxKind, dict[str, Any]]] = []
+        self._latest: dict[CtxKind, int] = {}
+        self._tool_calls: dict[str, int] = {}
+        self._evidence: dict[str, int] = {}
+        self.transactions = 0
+
+    def _add(self, node: _Node) -> int:
+        chained = _chain(self.run_id, self._head, [node])
+        self._pending.extend(chained)
+        seq = self._head.seq
+        self._latest[node.kind] = seq
+        return seq
+
+    def add_goal(self, goal: BaseModel) -> int:
+        """Append the goal the run pursues."""
+        return self._add(_goal_node(goal))
+
+    def add_plan(self, plan: BaseModel) -> int:
+        """Append a query plan, derived from the latest goal."""
+        return self._add(_plan_node(plan, self._latest.get(CtxKind.GOAL)))
+
+    def add_tool_call(self, call: ToolCallRecord) -> int:
+        """Append one executed template call, which used the latest plan."""
+        if call.tool_call_id in self._tool_calls:
+            raise RecorderError(f"tool call {call.tool_call_id} is already recorded")
+        seq = self._add(_tool_call_node(call, self._latest.get(CtxKind.PLAN)))
+        self._tool_calls[call.tool_call_id] = seq
+        return seq
+
+    def add_evidence(self, evidence: BaseModel, tool_call_id: str) -> int:
+        """Append one admitted Evidence, generated by the tool call it came from."""
+        data = evidence.model_dump(mode="json")
+        evidence_id = _text(data.get("evidence_id"))
+        if evidence_id is None:
+            raise RecorderError("evidence without an evidence_id cannot be recorded")
+        tc_seq = self._tool_calls.get(tool_call_id)
+        if tc_seq is None:
+            raise RecorderError(
+                f"evidence {evidence_id} names tool call {tool_call_id}, "
+                "which this run has not recorded"
+            )
+        if evidence_id in self._evidence:
+            raise RecorderError(f"evidence {evidence_id} is already recorded in this run")
+        seq = self._add(_evidence_node(data, type(evidence).__name__, tool_call_id, tc_seq))
+        self._evidence[evidence_id] = seq
+        return seq
+
+    def add_rejection(self, rejection: BaseModel) -> int:
+        """Append a rejected candidate with its reason, from its tool call."""
+        data = rejection.model_dump(mode="json")
+        tc_id = _text(data.get("tool_call_id"))
+        tc_seq = self._tool_calls.get(tc_id) if tc_id else None
+        return self._add(_rejection_node(data, type(rejection).__name__, tc_id, tc_seq))
+
+    def add_pack(self, pack: BaseModel) -> int:
+        """Append the Context Pack, derived from its (recorded) evidence."""
+        data = pack.model_dump(mode="json")
+        ids = _pack_evidence_ids(data)
+        return self._add(_checked_pack(data, type(pack).__name__, ids, self._evidence))
+
+    def add_claims(self, claims: Iterable[BaseModel]) -> list[int]:
+        """Append the claims, each derived from the pack and the evidence it cites."""
+        seqs = []
+        for claim in claims:
+            data = claim.model_dump(mode="json")
+            ids = list(dict.fromkeys(_strings_in_order(data.get("evidence_ids"))))
+            node = _checked_claim(
+                data, type(claim).__name__, ids, self._evidence, self._latest.get(CtxKind.PACK)
+            )
+            seqs.append(self._add(node))
+        return seqs
+
+    def flush(self) -> None:
+        """Write what is pending in one transaction (nothing pending: nothing written)."""
+        self._commit(None)
+
+    def finish(
+        self, status: RunStatus | str, stop_reason: str | None, result: BaseModel | None = None
+    ) -> int:
+        """Append the outcome and write it with everything pending, setting the status."""
+        final = _final_status(status)
+        seq = self._add(_outcome_node(final, stop_reason, self.recorder.now(), result))
+        self._commit(final)
+        self.recorder.anchor(self.run_id)
+        return seq
+
+    def _commit(self, final_status: RunStatus | None) -> None:
+        if not self._pending:
+            return
+        pending, written, head = self._pending, self._written, self._head
+        run_id = self.run_id
+
+        def work(tx: neo4j.ManagedTransaction) -> None:
+            stored = _locked_head(tx, run_id)
+            if stored.seq != written.seq or stored.hash != written.hash:
+                raise RecorderError(
+                    f"run {run_id} was appended to by another writer (head seq {stored.seq})"
+                )
+            _store(tx, run_id, pending, _Head(head.seq, head.hash, head.kind), final_status)
+
+        self.recorder._write(work)
+        self.transactions += 1
+        self._pending = []
+        self._written = _Head(head.seq, head.hash, head.kind)

@@ -1,0 +1,165 @@
+"""The `context` shape of each template's rows, declared beside the templates.
+
+A row's `context` holds the ids (and instants) that tie its element to the question: the
+service a deployment belongs to, the team of an OWNS edge, the anchor a runbook was found
+through. The executor validates every row's context against its template's model here, so
+a template that returns an undeclared key fails loudly instead of reaching a reader.
+
+Only the keys a template returned are serialised (`model_dump`): the rows hash recorded
+for replay, and the evidence built from rows, stay exactly what the template returned.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_serializer
+
+# An instant as the template returned it: a zoned datetime (or ISO text, kept as text so
+# that what is hashed stays what was returned).
+Instant = AwareDatetime | str
+
+
+class RowContext(BaseModel):
+    """The base of every context shape (frozen; undeclared keys are refused)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @model_serializer(mode="wrap")
+    def _returned_keys_only(self, handler: Any) -> dict[str, Any]:
+        data = handler(self)
+        return {k: data[k] for k in sorted(data) if k in self.model_fields_set}
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """A returned key by name, for readers that scan several templates' ids at once."""
+        if key in type(self).model_fields and key in self.model_fields_set:
+            return getattr(self, key)
+        return default
+
+    def __getitem__(self, key: str) -> Any:
+        if key in type(self).model_fields and key in self.model_fields_set:
+            return getattr(self, key)
+        raise KeyError(key)
+
+    def items(self) -> list[tuple[str, Any]]:
+        """The returned keys and their values (as `model_dump` holds them)."""
+        return list(self.model_dump().items())
+
+    def values(self) -> list[Any]:
+        """The returned values."""
+        return [value for _, value in self.items()]
+
+
+class EntityContext(RowContext):
+    """entity_resolution: how the text matched the entity."""
+
+    match: str | None = None
+
+
+class EmptyContext(RowContext):
+    """fulltext_search (ranked text hits carry no context)."""
+
+
+class OwnershipContext(RowContext):
+    """ownership_over_time: the OWNS edge's service and team."""
+
+    service: str | None = None
+    team: str | None = None
+    team_name: str | None = None
+
+
+class DeploymentContext(RowContext):
+    """deployments_in_window: the deployment and when it was deployed."""
+
+    service: str | None = None
+    deployment: str | None = None
+    deployed_at: Instant | None = None
+
+
+class IncidentContext(RowContext):
+    """incident_context: one part of an incident (the incident, a service, an alert, a code)."""
+
+    incident: str | None = None
+    part: str | None = None
+    service: str | None = None
+    alert: str | None = None
+    fired_at: Instant | None = None
+    error_code: str | None = None
+    code: str | None = None
+    first_seen: Instant | None = None
+
+
+class RunbookContext(RowContext):
+    """runbooks_for: the anchor the runbook applies to and the link it was found through."""
+
+    anchor: str | None = None
+    anchor_type: str | None = None
+    linked_via: list[str] = Field(default_factory=list)  # runbooks_for: collect(type(l))
+
+
+class ChangeEventContext(RowContext):
+    """change_events_in_window: the change and when it happened."""
+
+    service: str | None = None
+    change_event: str | None = None
+    at: Instant | None = None
+
+
+class NeighbourhoodContext(RowContext):
+    """dependency_neighbourhood: the walk from `start` to `neighbour`."""
+
+    start: str | None = None
+    neighbour: str | None = None
+    hops: int | None = None
+    path: list[str] | None = None
+
+
+class DocumentContext(RowContext):
+    """documents_about: the entity the document is about and the link."""
+
+    entity: str | None = None
+    via: list[str] | None = None
+
+
+class VersionContext(RowContext):
+    """version_history: the record's id and when it was superseded."""
+
+    id: str | None = None
+    superseded_at: Instant | None = None
+
+
+class OpenContext(RowContext):
+    """A template that declares no shape yet: any keys (kept as returned)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    @model_serializer(mode="wrap")
+    def _returned_keys_only(self, handler: Any) -> dict[str, Any]:
+        data = handler(self)
+        return {k: data[k] for k in sorted(data)}
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """A returned key by name."""
+        return (self.model_extra or {}).get(key, default)
+
+    def __getitem__(self, key: str) -> Any:
+        return (self.model_extra or {})[key]
+
+
+CONTEXT_SHAPES: dict[str, type[RowContext]] = {
+    "entity_resolution": EntityContext,
+    "fulltext_search": EmptyContext,
+    "ownership_over_time": OwnershipContext,
+    "deployments_in_window": DeploymentContext,
+    "incident_context": IncidentContext,
+    "runbooks_for": RunbookContext,
+    "change_events_in_window": ChangeEventContext,
+    "dependency_neighbourhood": NeighbourhoodContext,
+    "documents_about": DocumentContext,
+    "version_history": VersionContext,
+}
+
+
+def context_shape(template_id: str) -> type[RowContext]:
+    """The declared context model of a template (`OpenContext` if it declares none)."""
+    return CONTEXT_SHAPES.get(template_id, OpenContext)

@@ -1,0 +1,402 @@
+"""One run of any command: the `RunSession` that `investigate`, `runbook` and replay drive.
+
+subject and grants (loaded and authorized first) -> run start, or the original run of an
+idempotency key scoped to (tenant, subject) -> rounds of tool calls (`call(step)`: the
+executor's `ToolResult`, its `ToolCallRecord` and its rows as candidate `Evidence`) -> the
+evidence gate (`admit`) -> finish (pack, claims, outcome). Recording goes through a
+`RunLog`: the run is written when it starts, its nodes are then chained in memory and
+written at the end of a round once `FLUSH_INTERVAL_S` has passed since the last write, and
+at the finish. So a quick run costs two write transactions, a long one loses at most about
+that interval of lineage when killed, and a killed run stays `incomplete` with a chain that
+verifies. Without a recorder nothing is written (replay's re-runs, the eval).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+import uuid
+from collections.abc import Callable, Iterable, Sequence
+from datetime import UTC, datetime
+from types import TracebackType
+from typing import TypeVar
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+
+from cypher_templates.executor import TemplateExecutor, ToolResult
+from cypher_templates.plan import PlanStep, QueryPlan
+from cypher_templates.subject import (
+    Subject,
+    SubjectRef,
+    first_allowed_purpose,
+    load_subject,
+    qualified_ref,
+)
+from investigator.context_graph.chain import rows_hash
+from investigator.context_graph.lineage import load_lineage
+from investigator.context_graph.models import (
+    CtxKind,
+    RunRequest,
+    RunStart,
+    RunStatus,
+    ToolCallRecord,
+)
+from investigator.context_graph.recorder import RunLog, RunRecorder
+from investigator.errors import BadInput, NotAuthorized
+from investigator.evidence import Evidence, normalise_rows
+from investigator.gate import EvidenceGate, GateDecision, GatePolicy
+from investigator.telemetry import RunSpan, run_span, tool_span
+
+ResultT = TypeVar("ResultT", bound=BaseModel)
+
+
+class RunSpec(BaseModel):
+    """What a command asks for: recorded as the run's request (and its idempotency key)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    command: str = Field(min_length=1, max_length=40)
+    question: str = Field(min_length=1, max_length=4000)
+    subject: SubjectRef | str  # `tenant/id`; a bare id is the older, id-only form
+    purposes: tuple[str, ...] = Field(min_length=1)  # the first one the subject may use
+    as_of: AwareDatetime
+    known_at: AwareDatetime | None = None
+    service: str | None = None
+    max_rounds: int | None = None
+    budget_tokens: int | None = None
+    options: dict[str, str | int | float | bool | None] = Field(default_factory=dict)
+    idempotency_key: str | None = None
+
+
+def tool_call_record(
+    result: ToolResult, tool_call_id: str, *, round: int = 1, as_of: datetime | None = None
+) -> ToolCallRecord:
+    """The record of one executed template call (what the Context Graph keeps)."""
+    return ToolCallRecord(
+        tool_call_id=tool_call_id,
+        template_id=result.template_id,
+        template_version=result.template_version,
+        template_hash=result.template_hash,
+        options=dict(result.options),
+        params=dict(result.params),
+        evidence_type=result.evidence_type,
+        limit=result.limit,
+        as_of=as_of,
+        known_at=result.known_at,
+        row_count=result.row_count,
+        rows_hash=rows_hash(result.rows),
+        truncated=result.truncated,
+        duration_ms=result.duration_ms,
+        error=result.error,
+        round=round,
+    )
+
+
+def tool_call_id_for(round_no: int, index: int) -> str:
+    """Tool call ids are unique inside a run and stable across replays of it."""
+    return f"tc-{round_no:02d}-{index:03d}"
+
+
+class ToolCall(BaseModel):
+    """One template call of a run: what ran, what it returned, its rows as candidates."""
+
+    model_config = ConfigDict(frozen=True)
+
+    record: ToolCallRecord
+    result: ToolResult
+    candidates: list[Evidence]
+
+
+def load_subject_for(
+    executor: TemplateExecutor, subject: SubjectRef | str, purposes: Sequence[str]
+) -> Subject:
+    """The subject under the first of `purposes` its current Principal allows."""
+    if len(purposes) == 1:
+        return load_subject(executor, subject, purposes[0])
+    ref = qualified_ref(subject)
+    if ref is None:  # a bare id: its one tenant (refused when ambiguous)
+        ref = load_subject_ref(executor, str(subject))
+    return first_allowed_purpose(executor, ref, purposes)
+
+
+def load_subject_ref(executor: TemplateExecutor, subject_id: str) -> SubjectRef:
+    """The tenant of a bare subject id, when exactly one tenant has it."""
+    records = executor.read_principals(subject_id)
+    if not records:
+        raise NotAuthorized(f"unknown subject {subject_id!r}")
+    if len({r.tenant for r in records}) > 1:
+        raise NotAuthorized(
+            f"subject {subject_id!r} exists in several tenants: name it as TENANT/ID"
+        )
+    return SubjectRef(tenant=records[0].tenant, id=records[0].id)
+
+
+class RunSession:
+    """One run in progress. Use as a context manager: an error finishes the run `failed`."""
+
+    # Write a round's lineage when this long has passed since the last write (seconds).
+    FLUSH_INTERVAL_S = 1.0
+
+    def __init__(
+        self,
+        spec: RunSpec,
+        *,
+        executor: TemplateExecutor,
+        subject: Subject,
+        run_id: str,
+        known_at: datetime,
+        log: RunLog | None,
+        reused: RunStart | None = None,
+        recorder: RunRecorder | None = None,
+    ) -> None:
+        self.spec = spec
+        self.executor = executor
+        self.subject = subject
+        self.run_id = run_id
+        self.known_at = known_at
+        self.as_of = spec.as_of.astimezone(UTC)
+        self.log = log
+        self.reused = reused
+        self.recorder = recorder
+        self.gate: EvidenceGate | None = None
+        self.round = 0
+        self.tool_calls: list[ToolCallRecord] = []
+        self.record_ms = 0.0
+        self.subject_ms = 0.0
+        self.finished = False
+        self._index = 0
+        self._last_write = time.monotonic()
+        self._span_cm: contextlib.AbstractContextManager[RunSpan] | None = None
+        self._span: RunSpan = RunSpan()
+
+    # -- opening ------------------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls,
+        spec: RunSpec,
+        *,
+        executor: TemplateExecutor,
+        recorder: RunRecorder | None = None,
+        clock: Callable[[], datetime] | None = None,
+    ) -> RunSession:
+        """Load and authorize the subject, then start the run (or find the keyed one).
+
+        A subject that is unknown or not allowed the purpose is NotAuthorized (exit 3); with
+        a recorder the refusal is recorded as a run of its own (never a reused one).
+        """
+        started = time.perf_counter()
+        try:
+            subject = load_subject_for(executor, spec.subject, spec.purposes)
+        except NotAuthorized:
+            if recorder is not None:
+                cls._record_refusal(spec, recorder)
+            raise
+        subject_ms = (time.perf_counter() - started) * 1000.0
+        t0 = time.perf_counter()
+        if recorder is None:
+            now = (clock or (lambda: datetime.now(UTC)))().astimezone(UTC)
+            session = cls(
+                spec,
+                executor=executor,
+                subject=subject,
+                run_id="run-" + uuid.uuid4().hex,
+                known_at=(spec.known_at or now).astimezone(UTC),
+                log=None,
+            )
+        else:
+            start = recorder.start_run(cls._request(spec, str(subject.ref), subject.purpose))
+            session = cls(
+                spec,
+                executor=executor,
+                subject=subject,
+                run_id=start.run_id,
+                known_at=start.known_at,
+                log=recorder.open_log(start) if start.created else None,
+                reused=None if start.created else start,
+                recorder=recorder,
+            )
+            session.record_ms += (time.perf_counter() - t0) * 1000.0
+        session.subject_ms = subject_ms
+        return session
+
+    @staticmethod
+    def _request(spec: RunSpec, subject_id: str, purpose: str, keyed: bool = True) -> RunRequest:
+        return RunRequest(
+            command=spec.command,
+            question=spec.question,
+            subject_id=subject_id,
+            purpose=purpose,
+            as_of=spec.as_of,
+            known_at=spec.known_at,
+            service=spec.service,
+            max_rounds=spec.max_rounds,
+            budget_tokens=spec.budget_tokens,
+            options=dict(spec.options),
+            idempotency_key=spec.idempotency_key if keyed else None,
+        )
+
+    @classmethod
+    def _record_refusal(cls, spec: RunSpec, recorder: RunRecorder) -> None:
+        subject_id = str(spec.subject)
+        start = recorder.start_run(cls._request(spec, subject_id, spec.purposes[0], keyed=False))
+        recorder.open_log(start).finish(RunStatus.REFUSED, "not_authorized")
+
+    def reused_result(self, model: type[ResultT]) -> ResultT:
+        """The answer an idempotent retry gets: the original run's recorded result."""
+        assert self.recorder is not None and self.reused is not None
+        lineage = load_lineage(
+            self.recorder.driver, self.reused.run_id, database=self.recorder.database
+        )
+        for node in reversed(lineage.of_kind(CtxKind.OUTCOME)):
+            raw = node.properties.get("result")
+            if isinstance(raw, str):
+                return model.model_validate_json(raw)
+        raise BadInput(f"idempotency key names run {self.reused.run_id}, which has not finished")
+
+    # -- the run's span -----------------------------------------------------------------
+
+    def __enter__(self) -> RunSession:
+        self._span_cm = run_span(
+            self.spec.command,
+            run_id=self.run_id,
+            tenant=self.subject.tenant,
+            subject_id=self.subject.id,
+            purpose=self.subject.purpose,
+            question=self.spec.question,
+        )
+        self._span = self._span_cm.__enter__()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if exc is not None and not self.finished and self.log is not None:
+            # The original error is the one to report.
+            with contextlib.suppress(Exception):
+                self._finish_log(RunStatus.FAILED, "error", None)
+        if self._span_cm is not None:
+            self._span_cm.__exit__(exc_type, exc, tb)
+
+    # -- rounds, tool calls, the gate ---------------------------------------------------
+
+    def use_gate(self, policy: GatePolicy) -> EvidenceGate:
+        """The run's evidence gate (one per run)."""
+        self.gate = EvidenceGate(policy)
+        return self.gate
+
+    def begin_round(self, plan: QueryPlan) -> int:
+        """Start the next round: record the plan its tool calls use; returns its number."""
+        self.round += 1
+        self._index = 0
+        if self.log is not None:
+            self._timed(lambda: self.log.add_plan(plan) if self.log else None)
+        return self.round
+
+    def call(
+        self, step: PlanStep, *, plan: QueryPlan | None = None, raise_on_error: bool = True
+    ) -> ToolCall:
+        """Run one template for the run's subject at its known_at, and record it."""
+        self._index += 1
+        tc_id = tool_call_id_for(max(self.round, 1), self._index)
+        with tool_span(
+            tc_id,
+            step.template_id,
+            step.template_version,
+            round=self.round,
+            evidence_type=step.evidence_type,
+        ) as span:
+            result = self.executor.run(
+                step, self.subject, self.known_at, plan=plan, raise_on_error=raise_on_error
+            )
+            record = tool_call_record(result, tc_id, round=self.round, as_of=self.as_of)
+            span.record_result(result, rows_hash=record.rows_hash)
+        self.tool_calls.append(record)
+        if self.log is not None:
+            self._timed(lambda: self.log.add_tool_call(record) if self.log else None)
+        candidates = normalise_rows(
+            result.rows, channel=result.template_id, tool_call_id=tc_id, template=result.ref
+        )
+        return ToolCall(record=record, result=result, candidates=candidates)
+
+    def admit(self, candidates: Iterable[Evidence]) -> GateDecision:
+        """Pass candidates through the gate and record every decision."""
+        if self.gate is None:
+            raise RuntimeError("use_gate() before admit()")
+        decision = self.gate.admit(candidates, max(self.round, 1))
+        if decision.admitted:
+            self._span.gate_decision("admitted", len(decision.admitted))
+        for rejection in decision.rejected:
+            self._span.gate_decision(rejection.reason.value)
+        log = self.log
+        if log is not None:
+
+            def add() -> None:
+                for ev in decision.admitted:
+                    log.add_evidence(ev, ev.tool_call_id or "")
+                for rejection in decision.rejected:
+                    log.add_rejection(rejection)
+
+            self._timed(add)
+        return decision
+
+    def flush(self, *, force: bool = False) -> None:
+        """Write what the run has recorded so far (one transaction), when `force` or when
+        `FLUSH_INTERVAL_S` has passed since the last write."""
+        if self.log is None:
+            return
+        if not force and time.monotonic() - self._last_write < self.FLUSH_INTERVAL_S:
+            return
+        self._timed(self.log.flush)
+        self._last_write = time.monotonic()
+
+    def record_goal(self, goal: BaseModel) -> None:
+        """Record the goal the run pursues (before its first plan)."""
+        if self.log is not None:
+            self._timed(lambda: self.log.add_goal(goal) if self.log else None)
+
+    # -- finishing ----------------------------------------------------------------------
+
+    def finish(
+        self,
+        status: RunStatus,
+        stop_reason: str,
+        result: BaseModel | None,
+        *,
+        pack: BaseModel | None = None,
+        claims: Sequence[BaseModel] = (),
+        pack_hash: str | None = None,
+    ) -> None:
+        """Record the pack, the claims and the outcome (one transaction); status is final."""
+        log = self.log
+        if log is not None:
+
+            def add() -> None:
+                if pack is not None:
+                    log.add_pack(pack)
+                if claims:
+                    log.add_claims(claims)
+
+            self._timed(add)
+            self._timed(lambda: self._finish_log(status, stop_reason, result))
+        self.finished = True
+        self._span.finish(
+            status=status.value,
+            stop_reason=stop_reason,
+            pack_hash=pack_hash,
+            rounds=self.round,
+            reused_run=False,
+        )
+
+    def _finish_log(self, status: RunStatus, stop_reason: str, result: BaseModel | None) -> None:
+        if self.log is not None:
+            self.log.finish(status, stop_reason, result)
+        self.finished = True
+
+    def _timed(self, fn: Callable[[], object]) -> None:
+        started = time.perf_counter()
+        fn()
+        self.record_ms += (time.perf_counter() - started) * 1000.0
