@@ -1,4 +1,8 @@
-"""The executor: the ONLY code path that opens a session against Knowledge Graph data.
+"""The executor: the only path by which a question reaches Knowledge Graph data.
+
+Other KG reads are not questions and are named in docs/security.md: the subject's own
+principal record (here), the audit re-check of recorded evidence, what importers link to,
+the purge, and the evaluation's naive baseline.
 
 Every call runs one compiled, allowlisted template in a managed READ transaction
 (`session.execute_read`, so the driver retries transient errors and routes to readers on a
@@ -22,22 +26,33 @@ from neo4j.exceptions import (
     SessionExpired,
     TransientError,
 )
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, JsonValue
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    SerializeAsAny,
+    field_validator,
+)
 
 from cypher_templates.compiler import CompiledQuery, compile_step
+from cypher_templates.contexts import EmptyContext, OpenContext, RowContext, context_shape
 from cypher_templates.plan import EvidenceType, PlanStep, QueryPlan
+from cypher_templates.proofs import ReadOnlyProofs
 from cypher_templates.registry import RenderedTemplate, TemplateRefused, TemplateRegistry
-from cypher_templates.subject import PrincipalRecord, Subject
-from investigator.errors import InvestigatorError, Neo4jUnavailable
+from cypher_templates.subject import PrincipalRecord, Subject, SubjectRef
+from graph_schema.errors import InvestigatorError, Neo4jUnavailable
+from graph_schema.schema_ddl import tenant_fulltext_index
 
 # The one query that is not a template: finding the subject's own grants. It has no subject
-# yet to filter by, reads only :KG:Principal records and returns only their grants.
+# yet to filter by, reads only the current :KG:Principal record of one (tenant, id) (grants
+# are the grants of now, never of a known_at) and returns only its grants.
 _PRINCIPAL_QUERY = (
-    "MATCH (p:KG:Principal {id: $subject_id}) "
-    "WHERE p.status = 'active' AND p.recorded_at <= $known_at "
-    "AND (p.superseded_at IS NULL OR $known_at < p.superseded_at) "
+    "MATCH (p:KG:Principal {tenant: $tenant, id: $subject_id}) "
+    "WHERE p.status = 'active' AND p.superseded_at IS NULL "
     "RETURN p.id AS id, p.tenant AS tenant, coalesce(p.labels, []) AS labels, "
-    "coalesce(p.purposes, []) AS purposes ORDER BY p.tenant LIMIT 3"
+    "coalesce(p.purposes, []) AS purposes LIMIT 1"
 )
 _PRINCIPAL_TIMEOUT_S = 5.0
 
@@ -82,6 +97,9 @@ class Element(BaseModel):
     source_id: str | None = None
     source_version: str | None = None
     acl: tuple[str, ...] = ()
+    # The record's allowed purposes and whether it has a redacted view: the gate's backstops.
+    purposes: tuple[str, ...] | None = None
+    has_redacted_view: bool = False
     status: str
     content_hash: str | None = None
     text_hash: str | None = None
@@ -91,13 +109,20 @@ class Element(BaseModel):
 
 
 class TemplateRow(BaseModel):
-    """One row of a template: the element, the ids tying it to the question, a rank score."""
+    """One row of a template: the element, the ids tying it to the question (typed by the
+    template's declared context shape, cypher_templates/contexts.py), a rank score."""
 
     model_config = ConfigDict(frozen=True)
 
     element: Element
-    context: dict[str, Any] = Field(default_factory=dict)
+    context: SerializeAsAny[RowContext] = Field(default_factory=EmptyContext)
     score: float | None = None
+
+    @field_validator("context", mode="before")
+    @classmethod
+    def _context_from_data(cls, value: Any) -> Any:
+        # A row read back from JSON no longer knows its template: keep its keys as returned.
+        return OpenContext.model_validate(value) if isinstance(value, dict) else value
 
 
 class ToolResult(BaseModel):
@@ -109,7 +134,7 @@ class ToolResult(BaseModel):
     template_version: int
     template_hash: str
     options: dict[str, str | int]
-    parameters: dict[str, JsonValue]
+    params: dict[str, JsonValue]  # the plan's parameters (what the call was asked)
     evidence_type: EvidenceType | None
     known_at: AwareDatetime
     rows: list[TemplateRow]
@@ -125,16 +150,20 @@ class ToolResult(BaseModel):
         return f"{self.template_id}@{self.template_version}"
 
 
+class QueryTimedOut(Neo4jUnavailable):
+    """A template ran past its timeout and Neo4j cancelled it (exit 4)."""
+
+
 def _is_timeout(exc: Neo4jError) -> bool:
     code = exc.code or ""
     return "TransactionTimedOut" in code or "Terminated" in code
 
 
-def _parse_row(record: neo4j.Record) -> TemplateRow:
+def _parse_row(record: neo4j.Record, shape: type[RowContext]) -> TemplateRow:
     element = _native(record["element"])
     # props travel as [name, value] pairs (Cypher has no map-from-pairs without APOC).
     element["props"] = {str(k): v for k, v in sorted(element.get("props") or [])}
-    context = {k: v for k, v in sorted(_native(record["context"] or {}).items())}
+    context = shape.model_validate(_native(record["context"] or {}))
     return TemplateRow(
         element=Element.model_validate(element), context=context, score=record["score"]
     )
@@ -148,10 +177,13 @@ class TemplateExecutor:
         driver: neo4j.Driver,
         registry: TemplateRegistry | None = None,
         database: str | None = None,
+        proofs: ReadOnlyProofs | None = None,
     ) -> None:
         self.driver = driver
         self.registry = registry or TemplateRegistry.load()
         self.database = database
+        self.proofs = proofs if proofs is not None else ReadOnlyProofs.default()
+        self._server: str | None = None
         self._read_only_verified: set[str] = set()
 
     def compile(self, step: PlanStep, plan: QueryPlan | None = None) -> CompiledQuery:
@@ -182,13 +214,17 @@ class TemplateExecutor:
                 return session.execute_read(work)
         except ClientError as exc:
             if _is_timeout(exc):
-                raise Neo4jUnavailable(
+                raise QueryTimedOut(
                     f"query timed out after {timeout_s:g} s and was cancelled"
+                ) from exc
+            if "no such fulltext schema index" in (exc.message or ""):
+                raise InvestigatorError(
+                    "this tenant has no fulltext index yet: run `investigator schema apply`"
                 ) from exc
             raise
         except TransientError as exc:
             if _is_timeout(exc):
-                raise Neo4jUnavailable(
+                raise QueryTimedOut(
                     f"query timed out after {timeout_s:g} s and was cancelled"
                 ) from exc
             raise Neo4jUnavailable(f"Neo4j kept failing transiently: {exc.code}") from exc
@@ -219,29 +255,28 @@ class TemplateExecutor:
             else self.compile(step_or_compiled, plan)
         )
         self._check_allowlisted(compiled)
-        parameters = {
-            **compiled.cypher_parameters,
-            "tenant": subject.tenant,
-            "granted": list(subject.labels),
-            "purpose": subject.purpose,
-            "known_at": known_at,
-            # One extra row tells "exactly limit" from "more than limit".
-            "limit": compiled.limit + 1,
-        }
-        self._ensure_read_only(compiled)
+        parameters = self.cypher_parameters(compiled, subject, known_at)
+        self._ensure_read_only(compiled, parameters)
         started = time.perf_counter()
         error: str | None = None
         records: list[neo4j.Record] = []
+        fetch = compiled.limit * 4 + 4
         try:
-            records = self._read(
-                compiled.text, parameters, compiled.timeout_s, compiled.limit * 4 + 4
-            )
+            try:
+                records = self._read(compiled.text, parameters, compiled.timeout_s, fetch)
+            except QueryTimedOut:
+                # The timeout may have gone on planning, not on the data (a cold plan cache,
+                # a replan after the statistics moved, a busy machine). EXPLAIN plans untimed
+                # and executes nothing; the one retry then runs the cached plan, timed again.
+                self.explain(compiled, parameters)
+                records = self._read(compiled.text, parameters, compiled.timeout_s, fetch)
         except (InvestigatorError, Neo4jError) as exc:
             if raise_on_error:
                 raise
             error = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         duration_ms = (time.perf_counter() - started) * 1000.0
-        rows = [_parse_row(r) for r in records]
+        shape = context_shape(compiled.template_id)
+        rows = [_parse_row(r, shape) for r in records]
         truncated = len(rows) > compiled.limit
         rows = rows[: compiled.limit]
         return ToolResult(
@@ -249,7 +284,7 @@ class TemplateExecutor:
             template_version=compiled.template_version,
             template_hash=compiled.template_hash,
             options=compiled.options,
-            parameters=compiled.parameters,
+            params=compiled.parameters,
             evidence_type=compiled.evidence_type,
             known_at=known_at,
             rows=rows,
@@ -260,13 +295,40 @@ class TemplateExecutor:
             error=error,
         )
 
-    def read_principals(self, subject_id: str, known_at: datetime) -> list[PrincipalRecord]:
-        """The current `:KG:Principal` records with id `subject_id` (for `load_subject`)."""
+    @staticmethod
+    def cypher_parameters(
+        compiled: CompiledQuery, subject: Subject, known_at: datetime
+    ) -> dict[str, Any]:
+        """Every parameter the text receives: the plan's, then the subject's and the call's."""
+        parameters = {
+            **compiled.cypher_parameters,
+            "tenant": subject.tenant,
+            "granted": list(subject.labels),
+            "purpose": subject.purpose,
+            "known_at": known_at,
+            # One extra row tells "exactly limit" from "more than limit".
+            "limit": compiled.limit + 1,
+        }
+        if "$fulltext_index" in compiled.text:
+            # The subject's tenant's own index: ranking that no other tenant can move.
+            parameters["fulltext_index"] = tenant_fulltext_index(subject.tenant)
+        return parameters
+
+    def read_principals(
+        self, subject: SubjectRef | str, known_at: datetime | None = None
+    ) -> list[PrincipalRecord]:
+        """The current `:KG:Principal` record of `subject` in its tenant (for `load_subject`).
+
+        `subject` is a SubjectRef or `tenant/id` (a bare id is BadInput: never looked up
+        across tenants). Read as of now: `known_at` is ignored on purpose.
+        """
+        del known_at
+        ref = subject if isinstance(subject, SubjectRef) else SubjectRef.parse(subject)
         records = self._read(
             _PRINCIPAL_QUERY,
-            {"subject_id": subject_id, "known_at": known_at},
+            {"tenant": ref.tenant, "subject_id": ref.id},
             _PRINCIPAL_TIMEOUT_S,
-            3,
+            1,
         )
         return [
             PrincipalRecord(
@@ -278,12 +340,28 @@ class TemplateExecutor:
             for r in records
         ]
 
-    def explain(self, rendered: RenderedTemplate | CompiledQuery) -> str:
-        """The query type Neo4j's planner assigns to an allowlisted text (`r` = read-only)."""
+    def explain(
+        self,
+        rendered: RenderedTemplate | CompiledQuery,
+        parameters: dict[str, Any] | None = None,
+    ) -> str:
+        """The query type Neo4j's planner assigns to an allowlisted text (`r` = read-only).
+
+        With the run's `parameters` the plan Neo4j caches is the one the run then reuses, so
+        planning is paid once, outside the run's timeout.
+        """
         self._check_allowlisted(rendered)
         with self._session() as session:
-            summary = session.run("EXPLAIN " + rendered.text).consume()
+            summary = session.run("EXPLAIN " + rendered.text, parameters or {}).consume()
         return str(summary.query_type)
+
+    def _server_key(self) -> str:
+        # The planner's verdict depends on the text and the server (version, procedures,
+        # database), not on the data: that is what a kept proof is keyed by.
+        if self._server is None:
+            info = self.driver.get_server_info()
+            self._server = f"{info.agent}|{info.address}|{self.database or ''}"
+        return self._server
 
     def _check_allowlisted(self, compiled: RenderedTemplate | CompiledQuery) -> None:
         """Refuse any text that is not exactly the registry's rendering of its variant."""
@@ -294,14 +372,20 @@ class TemplateExecutor:
                 f"template {spec.ref}: text does not match the allowlisted rendering"
             )
 
-    def _ensure_read_only(self, compiled: CompiledQuery) -> None:
+    def _ensure_read_only(
+        self, compiled: CompiledQuery, parameters: dict[str, Any] | None = None
+    ) -> None:
         # Defence in depth: the test suite proves every variant is read-only; the first run of
-        # each variant in this process proves it again against the server actually in use.
+        # each text against a server proves it again there, and the proof is kept (per server
+        # and template hash, cypher_templates/proofs.py) so later processes skip the EXPLAIN.
         if compiled.template_hash in self._read_only_verified:
             return
-        query_type = self.explain(compiled)
-        if query_type != "r":
-            raise TemplateRefused(
-                f"template {compiled.ref}: Neo4j plans it as query type {query_type!r}, not 'r'"
-            )
+        server = self._server_key()
+        if not self.proofs.is_proven(server, compiled.template_hash):
+            query_type = self.explain(compiled, parameters)
+            if query_type != "r":
+                raise TemplateRefused(
+                    f"template {compiled.ref}: Neo4j plans it as query type {query_type!r}, not 'r'"
+                )
+            self.proofs.record(server, compiled.template_hash)
         self._read_only_verified.add(compiled.template_hash)

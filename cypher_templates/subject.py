@@ -1,26 +1,35 @@
 """The subject a query runs for: tenant, granted ACL labels, allowed purposes, chosen purpose.
 
-Grants are read from the subject's `:KG:Principal` record (trusted), never from a flag.
-An unknown subject, or a purpose it is not allowed, is `NotAuthorized` (exit 3).
+A subject is always named within a tenant (`SubjectRef`: `acme/user:alice`, or `user:alice`
+with tenant `acme`): principal ids are unique per tenant only, so an id alone names nobody.
+Grants are read from the subject's current `:KG:Principal` record in that tenant (trusted),
+never from a flag, and always **as of now**: `known_at` changes which KG facts a query sees,
+never who the subject is or what it may read. An unknown subject, or a purpose it is not
+allowed, is `NotAuthorized` (exit 3); a malformed reference is `BadInput` (exit 2).
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from investigator.errors import BadInput, NotAuthorized
+from graph_schema.errors import BadInput, NotAuthorized
 
 if TYPE_CHECKING:
     from cypher_templates.executor import TemplateExecutor
 
 _TEXT_MAX = 200
+# A tenant is an identifier (as in bundles), so it never contains the `/` that qualifies ids.
+TENANT_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
+TENANT_MAX = 100
 
 
 class Subject(BaseModel):
-    """Who asks, for which purpose; everything but `id` and `purpose` comes from the KG."""
+    """Who asks, for which purpose; everything but `id`, `tenant`, `purpose` comes from the KG."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -36,6 +45,11 @@ class Subject(BaseModel):
         # Sorted and deduplicated: these reach recorded tool calls and hashes.
         return tuple(sorted(set(value)))
 
+    @property
+    def ref(self) -> SubjectRef:
+        """The tenant-qualified name of this subject."""
+        return SubjectRef(tenant=self.tenant, id=self.id)
+
 
 class PrincipalRecord(BaseModel):
     """What the current `:KG:Principal` record says about a subject."""
@@ -48,27 +62,107 @@ class PrincipalRecord(BaseModel):
     purposes: tuple[str, ...]
 
 
-def _checked_text(what: str, value: str) -> str:
-    if not value or len(value) > _TEXT_MAX or any(ord(c) < 32 for c in value):
-        raise BadInput(f"{what} must be 1..{_TEXT_MAX} printable characters")
+def _check_tenant(value: str) -> str:
+    if len(value) > TENANT_MAX or not TENANT_PATTERN.fullmatch(value):
+        raise BadInput(
+            f"tenant {value[:60]!r} is not a tenant name "
+            f"([A-Za-z_][A-Za-z0-9_.-]*, at most {TENANT_MAX} characters)"
+        )
     return value
 
 
-def load_subject(
-    executor: TemplateExecutor, subject_id: str, purpose: str, known_at: datetime
-) -> Subject:
-    """Read the subject's Principal record current at `known_at` and check `purpose`."""
-    _checked_text("subject", subject_id)
-    _checked_text("purpose", purpose)
-    records = executor.read_principals(subject_id, known_at)
+def _check_id(value: str) -> str:
+    if (
+        not value
+        or len(value) > _TEXT_MAX
+        or not value.isprintable()
+        or any(ch.isspace() for ch in value)
+    ):
+        raise BadInput(
+            f"subject id {value[:60]!r} is not a principal id "
+            f"(1..{_TEXT_MAX} printable characters, no spaces)"
+        )
+    return value
+
+
+class SubjectRef(BaseModel):
+    """A principal named within its tenant; `str(ref)` is the qualified form `tenant/id`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    tenant: str
+    id: str
+
+    @field_validator("tenant")
+    @classmethod
+    def _tenant(cls, value: str) -> str:
+        return _check_tenant(value)
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, value: str) -> str:
+        return _check_id(value)
+
+    def __str__(self) -> str:
+        return f"{self.tenant}/{self.id}"
+
+    @classmethod
+    def parse(cls, text: str, tenant: str | None = None) -> SubjectRef:
+        """`acme/user:alice`, or `user:alice` with `tenant="acme"`; anything else is BadInput.
+
+        The text before the first `/` is a tenant when it is a tenant name (ids of the form
+        `x/y` are then written qualified: `acme/x/y`). A qualified text and a differing
+        `tenant` contradict each other and are refused rather than guessed.
+        """
+        if not isinstance(text, str) or not text:
+            raise BadInput("subject is empty: give TENANT/ID, e.g. acme/user:alice")
+        head, sep, rest = text.partition("/")
+        if sep and TENANT_PATTERN.fullmatch(head) and rest:
+            if tenant is not None and tenant != head:
+                raise BadInput(
+                    f"subject {text[:60]!r} names tenant {head!r} but the tenant given is "
+                    f"{tenant[:60]!r}: give one of them"
+                )
+            return cls(tenant=_check_tenant(head), id=_check_id(rest))
+        if tenant is None:
+            raise BadInput(
+                f"subject {text[:60]!r} has no tenant: write it as TENANT/ID "
+                "(e.g. acme/user:alice) or give --tenant"
+            )
+        return cls(tenant=_check_tenant(tenant), id=_check_id(text))
+
+
+def qualified_ref(value: SubjectRef | str) -> SubjectRef | None:
+    """`value` as a SubjectRef when it is one or is written `tenant/id`; a bare id -> None."""
+    if isinstance(value, SubjectRef):
+        return value
+    head, sep, rest = value.partition("/")
+    if sep and TENANT_PATTERN.fullmatch(head) and rest:
+        return SubjectRef.parse(value)
+    return None
+
+
+def _checked_purpose(value: str) -> str:
+    if not value or len(value) > _TEXT_MAX or not value.isprintable():
+        raise BadInput(f"purpose must be 1..{_TEXT_MAX} printable characters")
+    return value
+
+
+def read_principal(executor: TemplateExecutor, ref: SubjectRef) -> PrincipalRecord:
+    """The subject's current Principal record in its tenant; unknown there -> NotAuthorized."""
+    records = executor.read_principals(ref)
     if not records:
-        raise NotAuthorized(f"unknown subject {subject_id!r}")
-    if len({r.tenant for r in records}) > 1:
-        # Ids are globally unique; two tenants claiming one principal id is not resolvable.
-        raise NotAuthorized(f"subject {subject_id!r} is ambiguous across tenants")
-    record = records[0]
+        raise NotAuthorized(f"unknown subject {ref.id!r} in tenant {ref.tenant!r}")
+    return records[0]
+
+
+def subject_for(record: PrincipalRecord, purpose: str) -> Subject:
+    """The Subject of a principal record for `purpose`, or NotAuthorized."""
+    _checked_purpose(purpose)
     if purpose not in record.purposes:
-        raise NotAuthorized(f"subject {subject_id!r} is not allowed purpose {purpose!r}")
+        raise NotAuthorized(
+            f"subject {record.tenant}/{record.id} is not allowed purpose {purpose!r}"
+        )
     return Subject(
         id=record.id,
         tenant=record.tenant,
@@ -76,3 +170,32 @@ def load_subject(
         purposes=record.purposes,
         purpose=purpose,
     )
+
+
+def first_allowed_purpose(
+    executor: TemplateExecutor, ref: SubjectRef, purposes: Sequence[str]
+) -> Subject:
+    """The subject under the first of `purposes` it is allowed (e.g. runbook lookups)."""
+    record = read_principal(executor, ref)
+    for purpose in purposes:
+        if purpose in record.purposes:
+            return subject_for(record, purpose)
+    raise NotAuthorized(f"subject {ref} is allowed none of the purposes {', '.join(purposes)}")
+
+
+def load_subject(
+    executor: TemplateExecutor,
+    ref: SubjectRef | str,
+    purpose: str,
+    known_at: datetime | None = None,
+) -> Subject:
+    """Read the subject's current Principal record (as of now) and check `purpose`.
+
+    `ref` is a SubjectRef or its text `tenant/id`; a bare id names nobody (BadInput: ids are
+    unique per tenant only, issue 17). `known_at` is accepted for older callers and ignored on
+    purpose: grants are the grants of now.
+    """
+    _checked_purpose(purpose)
+    del known_at
+    qualified = ref if isinstance(ref, SubjectRef) else SubjectRef.parse(ref)
+    return subject_for(read_principal(executor, qualified), purpose)

@@ -1,6 +1,6 @@
-"""The evidence gate: admission control from candidates to evidence (DESIGN.md section 7).
+"""The evidence gate: admission control from candidates to evidence (docs/design.md section 7).
 
-Candidates pass the checks in a fixed order (seed 003 section 18.4): retracted, purpose,
+Candidates pass the checks in a fixed order : retracted, purpose,
 not-yet-known, temporal/superseded, integrity, untrusted instruction, duplicate, relevance,
 conflict, top-k, budget. The first failing check names the rejection reason. The gate keeps
 state across the rounds of one run (what is admitted, token use), so feeding it the same
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import UTC, datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -43,10 +43,12 @@ EVENT_TYPES = frozenset(
 
 PII_LABEL = "pii"
 
-# Instruction-like text. Only applied to untrusted sources: a trusted runbook legitimately
-# says "run kubectl rollout undo". Override phrases in several languages, requests to use
-# tools or run commands, Cypher and shell.
-_INSTRUCTION_PATTERNS: tuple[re.Pattern[str], ...] = tuple(
+# Instruction-like text, only checked in untrusted sources. Two groups: text aimed at the
+# agent (override phrases in several languages, credential exfiltration, Cypher), checked in
+# every untrusted text; and requests to run commands or shell, checked in every untrusted text
+# except a runbook's, whose steps are commands for a human operator by definition (the product
+# never executes retrieved text, and an imported runbook is untrusted unless `--trusted`).
+_AGENT_DIRECTED_PATTERNS: tuple[re.Pattern[str], ...] = tuple(
     re.compile(p, re.IGNORECASE)
     for p in (
         # English override phrases
@@ -64,23 +66,35 @@ _INSTRUCTION_PATTERNS: tuple[re.Pattern[str], ...] = tuple(
         # Chinese and Japanese
         r"(忽略|无视|忽視|無視|绕过|繞過)[^。\n]{0,20}(指令|指示|规则|規則|说明|提示|政策)",
         r"(以前|前)の指示を無視",
-        # tool and command requests
-        r"\b(run|execute|call|invoke|use)\b[^.\n]{0,30}"
-        r"\b(the )?(tool|command|shell|script|function)\b",
+        # credential exfiltration
         r"\b(exfiltrate|send|forward|email|post)\b[^.\n]{0,40}"
         r"\b(credentials?|passwords?|secrets?|tokens?|api keys?)\b",
-        # shell
-        r"(\brm\s+-rf\b|\bsudo\s|\bcurl\s+\S+|\bwget\s+\S+|\|\s*(ba)?sh\b|\bchmod\s|\$\(|/bin/(ba)?sh\b)",
         # Cypher
         r"\b(MATCH|MERGE|CREATE)\s*\(|\bDETACH\s+DELETE\b|\bCALL\s+(dbms|apoc|db)\.|\bDROP\s+"
         r"(CONSTRAINT|INDEX|DATABASE)\b|\bSET\s+\w+\.\w+\s*=",
     )
 )
+_COMMAND_PATTERNS: tuple[re.Pattern[str], ...] = tuple(
+    re.compile(p, re.IGNORECASE)
+    for p in (
+        # tool and command requests
+        r"\b(run|execute|call|invoke|use)\b[^.\n]{0,30}"
+        r"\b(the )?(tool|command|shell|script|function)\b",
+        # shell
+        r"(\brm\s+-rf\b|\bsudo\s|\bcurl\s+\S+|\bwget\s+\S+|\|\s*(ba)?sh\b|\bchmod\s|\$\(|/bin/(ba)?sh\b)",
+    )
+)
 
 
-def looks_like_instruction(text: str) -> str | None:
-    """The first instruction-like fragment in `text`, or None."""
-    for pattern in _INSTRUCTION_PATTERNS:
+def looks_like_instruction(text: str, *, operational: bool = False) -> str | None:
+    """The first instruction-like fragment in `text`, or None.
+
+    `operational` text (a runbook's steps) is checked for agent-directed text only.
+    """
+    patterns = (
+        _AGENT_DIRECTED_PATTERNS if operational else _AGENT_DIRECTED_PATTERNS + _COMMAND_PATTERNS
+    )
+    for pattern in patterns:
         match = pattern.search(text)
         if match:
             return match.group(0)[:80]
@@ -124,6 +138,12 @@ class GatePolicy(BaseModel):
     focus_error_codes: list[str] = Field(default_factory=list)
     top_k_per_type: int = Field(default=5, ge=1)
     evidence_token_budget: int = Field(default=4000, ge=1)
+    # Instants before as_of the question refers to ("who owned it then"): a state record
+    # valid at one of them is admitted as well (the claims label which instant it holds at).
+    reference_times: list[datetime] = Field(default_factory=list)
+    # Lookups that answer with one version (runbooks): of the versions of one SUPERSEDES
+    # chain admitted together, only the newest stays; the others are `rejected_superseded`.
+    one_version_per_chain: bool = False
 
 
 class Conflict(BaseModel):
@@ -164,7 +184,9 @@ class EvidenceGate:
     def admit(self, candidates: Iterable[Evidence], round_no: int = 1) -> GateDecision:
         """Admit or reject each candidate, in the order given (callers sort, e.g. by RRF)."""
         decision = GateDecision()
+        candidates_seen: list[Evidence] = []
         for cand in candidates:
+            candidates_seen.append(cand)
             if self._leaks(cand):
                 self.leaks_dropped += 1
                 decision.leaks_dropped += 1
@@ -179,7 +201,38 @@ class EvidenceGate:
             self.admitted.append(cand)
             self.tokens_used += evidence_tokens(cand)
             decision.admitted.append(cand)
+        if self.policy.one_version_per_chain:
+            self._keep_newest_versions(decision, candidates_seen, round_no)
         return decision
+
+    def _keep_newest_versions(
+        self, decision: GateDecision, candidates: list[Evidence], round_no: int
+    ) -> None:
+        """Versions of one chain all valid at as_of: the newest stays, the rest are superseded."""
+        admitted_ids = {id(ev) for ev in decision.admitted}
+        for chain in version_chains(candidates):
+            in_chain = [ev for ev in chain if id(ev) in admitted_ids]
+            if len(in_chain) < 2:
+                continue
+            ids = {ev.element_id for ev in in_chain}
+            heads = [ev for ev in in_chain if not ev.replacement or ev.replacement not in ids]
+            newest = max(heads, key=lambda e: (e.valid_from or _MIN_TIME, e.element_id))
+            for ev in in_chain:
+                if ev is newest:
+                    continue
+                replacement = ev.replacement or newest.element_id
+                rejection = self._reject(
+                    ev,
+                    RejectionReason.REJECTED_SUPERSEDED,
+                    round_no,
+                    f"also valid at as_of, but superseded by {replacement}",
+                    replacement=replacement,
+                )
+                self.admitted.remove(ev)
+                self.tokens_used -= evidence_tokens(ev)
+                self.rejected.append(rejection)
+                decision.admitted.remove(ev)
+                decision.rejected.append(rejection)
 
     def supported_types(self) -> list[str]:
         """Evidence types supported by admitted evidence, sorted."""
@@ -195,8 +248,10 @@ class EvidenceGate:
     def _leaks(self, cand: Evidence) -> bool:
         if not all(label in self._granted for label in cand.acl):
             return True
-        has_redacted_view = bool(cand.props.get("redacted_text_hash")) or (
-            "redacted_content" in cand.props
+        has_redacted_view = (
+            cand.has_redacted_view
+            or bool(cand.props.get("redacted_text_hash"))
+            or ("redacted_content" in cand.props)
         )
         return PII_LABEL not in self._granted and has_redacted_view and not cand.redacted
 
@@ -239,7 +294,7 @@ class EvidenceGate:
             detail = "content does not match its recorded text hash"
             return self._reject(cand, r.REJECTED_INTEGRITY, round_no, detail), []
         if cand.trust != "trusted":
-            fragment = looks_like_instruction(cand.content)
+            fragment = looks_like_instruction(cand.content, operational=cand.type == "Runbook")
             if fragment is not None:
                 detail = f"untrusted source contains instruction-like text: {fragment!r}"
                 return self._reject(cand, r.REJECTED_UNTRUSTED_INSTRUCTION, round_no, detail), []
@@ -277,6 +332,12 @@ class EvidenceGate:
             return self._reject(cand, r.REJECTED_TEMPORAL, round_no, detail)
         is_event = bool(cand.evidence_types) and set(cand.evidence_types) <= EVENT_TYPES
         if is_event or cand.valid_to is None or cand.valid_to > as_of:
+            return None
+        if any(
+            (cand.valid_from is None or cand.valid_from <= t) and cand.valid_to > t
+            for t in self.policy.reference_times
+            if t <= as_of
+        ):
             return None
         detail = f"valid until {cand.valid_to.isoformat()}, before as_of"
         if cand.replacement:
@@ -346,9 +407,30 @@ class EvidenceGate:
     def _count(self, etype: str) -> int:
         return sum(1 for ev in self.admitted if etype in ev.evidence_types)
 
-    def unresolved_conflicts(self) -> list[Conflict]:
-        """Conflicts between equally authoritative sources that are both kept."""
-        return [c for c in self.conflicts if c.resolution == "unresolved"]
+
+_MIN_TIME = datetime.min.replace(tzinfo=UTC)
+
+
+def version_chains(candidates: Iterable[Evidence]) -> list[list[Evidence]]:
+    """Group record versions into SUPERSEDES chains (linked by `replacement`), in a stable
+    order: chains by their newest id, versions by (element_id, version)."""
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    items = list(candidates)
+    for ev in items:
+        find(ev.element_id)
+        if ev.replacement:
+            parent[find(ev.element_id)] = find(ev.replacement)
+    groups: dict[str, list[Evidence]] = {}
+    for ev in items:
+        groups.setdefault(find(ev.element_id), []).append(ev)
+    return [sorted(g, key=lambda e: (e.element_id, e.version)) for _, g in sorted(groups.items())]
 
 
 def _hash_matches(content: str, recorded: str) -> bool:

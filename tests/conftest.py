@@ -1,6 +1,6 @@
 """Test fixtures: always a real Neo4j (never a mock or in-memory stand-in).
 
-Order (DESIGN.md section 4): `NEO4J_URI` if set; else testcontainers when a Docker engine
+Order (docs/design.md section 4): `NEO4J_URI` if set; else testcontainers when a Docker engine
 answers; else a local server from Maven Central jars in its own state folder, started here
 and stopped at the end of the session if this session started it.
 """
@@ -119,6 +119,10 @@ def cli_env(
     monkeypatch.setenv("NEO4J_URI", neo4j_settings.uri)
     monkeypatch.setenv("NEO4J_USER", neo4j_settings.user)
     monkeypatch.setenv("NEO4J_PASSWORD", neo4j_settings.password.get_secret_value())
+    # The bundled dataset's subjects are acme's: a bare `--subject user:bob` means acme/user:bob
+    # (tests of tenant resolution unset or override it).
+    monkeypatch.setenv("INVESTIGATOR_TENANT", "acme")
+    monkeypatch.delenv("INVESTIGATOR_SUBJECT", raising=False)
     return neo4j_settings
 
 

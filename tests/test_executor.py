@@ -34,12 +34,12 @@ def ex(graph: neo4j.Driver) -> TemplateExecutor:
 
 @pytest.fixture(scope="module")
 def alice(ex: TemplateExecutor) -> Subject:
-    return load_subject(ex, "user:alice", "incident_investigation", NOW)
+    return load_subject(ex, "acme/user:alice", "incident_investigation", NOW)
 
 
 @pytest.fixture(scope="module")
 def bob(ex: TemplateExecutor) -> Subject:
-    return load_subject(ex, "user:bob", "incident_investigation", NOW)
+    return load_subject(ex, "acme/user:bob", "incident_investigation", NOW)
 
 
 def run(
@@ -66,10 +66,10 @@ def test_subject_is_read_from_its_principal_record(alice: Subject) -> None:
 
 def test_unknown_subject_and_disallowed_purpose_are_not_authorized(ex: TemplateExecutor) -> None:
     with pytest.raises(NotAuthorized, match="unknown subject 'user:mallory'") as unknown:
-        load_subject(ex, "user:mallory", "incident_investigation", NOW)
+        load_subject(ex, "acme/user:mallory", "incident_investigation", NOW)
     assert unknown.value.exit_code == 3
     with pytest.raises(NotAuthorized, match="not allowed purpose 'audit'"):
-        load_subject(ex, "user:bob", "audit", NOW)
+        load_subject(ex, "acme/user:bob", "audit", NOW)
 
 
 def test_entity_resolution_by_id_name_alias_code_alertname(
@@ -87,7 +87,7 @@ def test_entity_resolution_by_id_name_alias_code_alertname(
         assert result.rows[0].context["match"] == how
         # Never the other tenant's record of the same id.
         assert all(r.element.props.get("tenant") is None for r in result.rows)
-    eve = load_subject(ex, "user:eve", "incident_investigation", NOW)
+    eve = load_subject(ex, "globex/user:eve", "incident_investigation", NOW)
     other = run(ex, eve, "entity_resolution", "entity", params={"text": "incident:INC-1"})
     assert [r.element.name for r in other.rows] == ["GLOBEX SECRET incident"]
     mine = run(ex, bob, "entity_resolution", "entity", params={"text": "incident:INC-1"})
@@ -209,10 +209,10 @@ def test_runbooks_with_version_chain_and_replacement(ex: TemplateExecutor, bob: 
 
 
 def test_purpose_hides_elements_of_sources_not_allowed_for_it(ex: TemplateExecutor) -> None:
-    audit = load_subject(ex, "user:alice", "audit", NOW)
+    audit = load_subject(ex, "acme/user:alice", "audit", NOW)
     result = run(ex, audit, "runbooks_for", "policy", params={"anchor_id": "svc:payment-api"})
     assert "policy:audit-only" in ids(result)
-    alice = load_subject(ex, "user:alice", "incident_investigation", NOW)
+    alice = load_subject(ex, "acme/user:alice", "incident_investigation", NOW)
     result = run(ex, alice, "runbooks_for", "policy", params={"anchor_id": "svc:payment-api"})
     assert "policy:audit-only" not in ids(result)
 
@@ -236,7 +236,7 @@ def test_fulltext_search_filters_after_the_index(ex: TemplateExecutor, bob: Subj
     result = run(ex, bob, "fulltext_search", "document", params={"query": "payment-api"})
     assert "svc:payment-api" in ids(result)
     assert all(r.score is not None and r.score > 0 for r in result.rows)
-    eve = load_subject(ex, "user:eve", "incident_investigation", NOW)
+    eve = load_subject(ex, "globex/user:eve", "incident_investigation", NOW)
     theirs = run(ex, eve, "fulltext_search", "document", params={"query": "payment recovery"})
     assert all(not i.startswith("runbook:") for i in ids(theirs))
     # PII is not searchable by a subject who may only read the redacted text.
@@ -300,12 +300,12 @@ def test_tool_result_records_template_identity_and_plan_params(
     )
     assert result.ref == "deployments_in_window@1"
     assert result.template_hash.startswith("sha256:")
-    assert result.parameters == {
+    assert result.params == {
         "service_id": "svc:payment-api",
         "from": "2026-07-23T00:00:00+02:00",
         "to": "2026-07-24T00:00:00Z",
     }
-    assert "tenant" not in result.parameters and result.duration_ms >= 0
+    assert "tenant" not in result.params and result.duration_ms >= 0
     ToolResult.model_validate_json(result.model_dump_json())
 
 

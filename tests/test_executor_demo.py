@@ -43,7 +43,8 @@ def test_runbook_chain_names_each_replacement(ex: TemplateExecutor) -> None:
         options={"anchor": "service"},
     )
     after = {
-        r.element.element_id: r.element.replacement for r in run(ex, "user:alice", AFTER, step).rows
+        r.element.element_id: r.element.replacement
+        for r in run(ex, "acme/user:alice", AFTER, step).rows
     }
     assert after["runbook:payment-recovery@v2"] == "runbook:payment-recovery@v3"
     assert after["runbook:payment-recovery@v3"] == "runbook:payment-recovery@v4"
@@ -51,7 +52,7 @@ def test_runbook_chain_names_each_replacement(ex: TemplateExecutor) -> None:
     # On the day of the incident the KG did not know v4 yet (recorded 2026-07-24).
     during = {
         r.element.element_id: r.element.replacement
-        for r in run(ex, "user:alice", DURING, step).rows
+        for r in run(ex, "acme/user:alice", DURING, step).rows
     }
     assert "runbook:payment-recovery@v4" not in during
     assert during["runbook:payment-recovery@v3"] is None
@@ -63,7 +64,7 @@ def test_ownership_intervals_of_payment_api(ex: TemplateExecutor) -> None:
         evidence_type="ownership",
         params={"service_id": "svc:payment-api"},
     )
-    rows = run(ex, "user:alice", AFTER, step).rows
+    rows = run(ex, "acme/user:alice", AFTER, step).rows
     teams = [(r.context["team"], r.element.valid_from, r.element.valid_to) for r in rows]
     assert ("team:payments-core", datetime(2025, 1, 1, tzinfo=UTC)) == teams[0][:2]
     assert teams[-1][0] == "team:payments-platform" and teams[-1][2] is None
@@ -76,17 +77,17 @@ def test_same_name_in_another_tenant_stays_there(ex: TemplateExecutor) -> None:
         params={"text": "payment-api"},
         options={"label": "Service"},
     )
-    assert [r.element.element_id for r in run(ex, "user:alice", AFTER, step).rows] == [
+    assert [r.element.element_id for r in run(ex, "acme/user:alice", AFTER, step).rows] == [
         "svc:payment-api"
     ]
-    assert [r.element.element_id for r in run(ex, "user:mallory", AFTER, step).rows] == [
+    assert [r.element.element_id for r in run(ex, "globex/user:mallory", AFTER, step).rows] == [
         "svc:globex-payment-api"
     ]
 
 
 def test_every_template_on_the_demo_graph_writes_nothing(ex: TemplateExecutor) -> None:
     before = graph_fingerprint(ex.driver)
-    subject = load_subject(ex, "user:alice", "incident_investigation", AFTER)
+    subject = load_subject(ex, "acme/user:alice", "incident_investigation", AFTER)
     for spec in ex.registry.specs():
         params = {
             name: ("2026-07-01T00:00:00Z" if name == "from" else "2026-08-01T00:00:00Z")

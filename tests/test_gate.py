@@ -192,7 +192,7 @@ def test_conflict_of_equal_authority_keeps_both_and_reports_it() -> None:
     b = ev("doc:b", ["deployment_time"], "10:07", conflict_key=key)
     g.admit([a, b])
     assert len(g.admitted) == 2
-    assert [c.resolution for c in g.unresolved_conflicts()] == ["unresolved"]
+    assert [c.resolution for c in g.conflicts] == ["unresolved"]
 
 
 def test_pii_never_reaches_a_subject_without_the_pii_label() -> None:

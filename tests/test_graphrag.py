@@ -33,7 +33,7 @@ def subject(driver: neo4j.Driver, sid: str) -> Subject:
 def test_retriever_is_a_graphrag_retriever_returning_its_result(graph: neo4j.Driver) -> None:
     retriever = TemplateRetriever(
         graph,
-        subject(graph, "user:bob"),
+        subject(graph, "acme/user:bob"),
         "runbooks_for",
         options={"anchor": "service"},
         known_at=NOW,
@@ -51,17 +51,19 @@ def test_retriever_is_a_graphrag_retriever_returning_its_result(graph: neo4j.Dri
 
 
 def test_query_text_fills_the_text_parameter_and_stays_in_tenant(graph: neo4j.Driver) -> None:
-    eve = TemplateRetriever(graph, subject(graph, "user:eve"), "fulltext_search", known_at=NOW)
+    eve = TemplateRetriever(
+        graph, subject(graph, "globex/user:eve"), "fulltext_search", known_at=NOW
+    )
     ids = [i.metadata["element"]["element_id"] for i in eve.search(query_text="payment").items]  # type: ignore[index]
     assert ids == ["svc:payment-api"]
-    assert eve.last_result is not None and eve.last_result.parameters == {"query": "payment"}
-    bob = TemplateRetriever(graph, subject(graph, "user:bob"), "fulltext_search", known_at=NOW)
+    assert eve.last_result is not None and eve.last_result.params == {"query": "payment"}
+    bob = TemplateRetriever(graph, subject(graph, "acme/user:bob"), "fulltext_search", known_at=NOW)
     result = bob.search(query_text="payment", top_k=2)
     assert len(result.items) == 2 and result.metadata["truncated"] is True  # type: ignore[index]
 
 
 def test_refusals_pass_through(graph: neo4j.Driver) -> None:
-    bob = subject(graph, "user:bob")
+    bob = subject(graph, "acme/user:bob")
     with pytest.raises(UnknownTemplate):
         TemplateRetriever(graph, bob, "text2cypher")
     with pytest.raises(TemplateRefused, match=r"must be an integer in 1\.\.3"):
@@ -74,7 +76,7 @@ def test_refusals_pass_through(graph: neo4j.Driver) -> None:
 
 
 def test_retriever_converts_to_an_llm_tool(graph: neo4j.Driver) -> None:
-    retriever = TemplateRetriever(graph, subject(graph, "user:bob"), "fulltext_search")
+    retriever = TemplateRetriever(graph, subject(graph, "acme/user:bob"), "fulltext_search")
     tool = retriever.convert_to_tool(name="kg_search", description="Search the KG safely.")
     assert tool.get_name() == "kg_search"
     result = tool.execute(query_text="runbook")

@@ -3,18 +3,33 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from test_context_graph_support import record_full_run, request
 
 from investigator.context_graph import RunRecorder
 
+IDENTITY = Path(__file__).parent / "fixtures" / "identity"
+
+
+@pytest.fixture()
+def clean_db(clean_db, cli_env, invoke):  # type: ignore[no-untyped-def]
+    """acme's principals (`trace` and `runs` load their reader) and the records runs cite."""
+    for name in ("acme-principals.yaml", "acme-trace-elements.yaml"):
+        result = invoke("ingest", str(IDENTITY / name))
+        assert result.code == 0, result
+    return clean_db
+
+
+# The runs of test_context_graph_support are acme/user:alice's.
+ALICE = ("--subject", "acme/user:alice")
 HOSTILE_QUESTION = 'Was it "x"]\n  n0 --> evil["pwned"] %% <script>alert(1)</script> | `rm -rf` #1;'
 
 
 def test_trace_tree_shows_the_lineage(clean_db, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
     run_id = record_full_run(RunRecorder(clean_db))
-    res = invoke("trace", run_id)
+    res = invoke("trace", run_id, *ALICE)
     assert res.code == 0, res
     out = res.out
     assert out.splitlines()[0].startswith(f"run {run_id} [complete]")
@@ -40,7 +55,7 @@ def test_trace_tree_shows_the_lineage(clean_db, cli_env, invoke) -> None:  # typ
 
 def test_trace_json_has_every_node_and_relationship(clean_db, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
     run_id = record_full_run(RunRecorder(clean_db))
-    res = invoke("trace", run_id, "--format", "json")
+    res = invoke("trace", run_id, *ALICE, "--format", "json")
     assert res.code == 0, res
     doc = json.loads(res.out)
     assert doc["run_id"] == run_id and doc["status"] == "complete" and doc["chain_valid"]
@@ -57,10 +72,10 @@ def test_trace_json_reports_a_tampered_chain(clean_db, cli_env, invoke) -> None:
     clean_db.execute_query(
         "MATCH (n:CtxClaim {run_id: $r, seq: 11}) SET n.statement = 'forged'", r=run_id
     )
-    doc = json.loads(invoke("trace", run_id, "--format", "json").out)
+    doc = json.loads(invoke("trace", run_id, *ALICE, "--format", "json").out)
     assert doc["chain_valid"] is False
     assert any(p.startswith(f"run {run_id} seq 11 (claim)") for p in doc["problems"])
-    tree = invoke("trace", run_id).out
+    tree = invoke("trace", run_id, *ALICE).out
     assert "chain: INVALID" in tree and f"run {run_id} seq 11 (claim)" in tree
 
 
@@ -68,7 +83,7 @@ def test_trace_mermaid_is_a_flowchart_that_hostile_text_cannot_break(
     clean_db, cli_env, invoke
 ) -> None:  # type: ignore[no-untyped-def]
     run_id = record_full_run(RunRecorder(clean_db), request(question=HOSTILE_QUESTION))
-    res = invoke("trace", run_id, "--format", "mermaid")
+    res = invoke("trace", run_id, *ALICE, "--format", "mermaid")
     assert res.code == 0, res
     lines = res.out.strip().splitlines()
     assert lines[0] == "flowchart TD"
@@ -82,14 +97,15 @@ def test_trace_mermaid_is_a_flowchart_that_hostile_text_cannot_break(
     assert "evil" not in "\n".join(line for line in lines if not line.startswith("  n0["))
     arrows = [line for line in lines if "-->|" in line]
     assert "  n11 -->|WAS_DERIVED_FROM| n5" in arrows
-    assert len(arrows) == len(json.loads(invoke("trace", run_id, "--format", "json").out)["edges"])
+    doc = json.loads(invoke("trace", run_id, *ALICE, "--format", "json").out)
+    assert len(arrows) == len(doc["edges"])
 
 
 def test_runs_lists_recent_runs(clean_db, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
     rec = RunRecorder(clean_db)
     first = record_full_run(rec)
     second = rec.start_run(request(question="Who owned checkout at 03:12?")).run_id
-    res = invoke("runs", "--json")
+    res = invoke("runs", *ALICE, "--json")
     assert res.code == 0, res
     runs = json.loads(res.out)["runs"]
     assert [(r["run_id"], r["status"]) for r in runs] == [
@@ -98,19 +114,19 @@ def test_runs_lists_recent_runs(clean_db, cli_env, invoke) -> None:  # type: ign
     ]
     assert runs[1]["question"].startswith("Was release") and runs[1]["subject_id"] == "user:alice"
     assert runs[1]["stop_reason"] == "evidence_sufficient" and runs[1]["started_at"].endswith("Z")
-    text = invoke("runs", "--limit", "1")
+    text = invoke("runs", *ALICE, "--limit", "1")
     assert text.code == 0 and second in text.out and first not in text.out
     assert "incomplete" in text.out and "Who owned checkout" in text.out
 
 
 def test_runs_on_an_empty_graph(clean_db, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
-    assert invoke("runs").out.strip() == "no runs recorded"
-    assert json.loads(invoke("runs", "--json").out) == {"runs": []}
+    assert invoke("runs", *ALICE).out.strip() == "no runs recorded"
+    assert json.loads(invoke("runs", *ALICE, "--json").out) == {"runs": []}
 
 
 @pytest.mark.parametrize("limit", ["0", "-1", "1001", "abc", "1e3", "", "9" * 40])
 def test_runs_rejects_a_bad_limit(cli_env, invoke, limit: str) -> None:  # type: ignore[no-untyped-def]
-    res = invoke("runs", "--limit", limit, "--json")
+    res = invoke("runs", *ALICE, "--limit", limit, "--json")
     assert res.code == 2, res
     assert res.out == ""
     assert len(res.err.strip().splitlines()) == 1 and res.err.startswith("error: ")
@@ -131,25 +147,25 @@ def test_trace_of_an_unknown_or_hostile_run_id_is_one_line_exit_2(  # type: igno
 ) -> None:
     keep = RunRecorder(clean_db).start_run(request()).run_id
     for fmt in ("tree", "json", "mermaid"):
-        res = invoke("trace", run_id, "--format", fmt)
+        res = invoke("trace", run_id, *ALICE, "--format", fmt)
         assert res.code == 2, res
         assert res.out == ""
         assert len(res.err.strip().splitlines()) == 1 and res.err.startswith("error: ")
         assert "\x1b" not in res.err
     # Nothing was deleted by the hostile id.
-    assert invoke("trace", keep, "--format", "json").code == 0
+    assert invoke("trace", keep, *ALICE, "--format", "json").code == 0
 
 
 @pytest.mark.parametrize("fmt", ["dot", "", "JSON", "tree;rm"])
 def test_trace_rejects_an_unknown_format(cli_env, invoke, fmt: str) -> None:  # type: ignore[no-untyped-def]
-    res = invoke("trace", "run-1", "--format", fmt)
+    res = invoke("trace", "run-1", *ALICE, "--format", fmt)
     assert res.code == 2 and res.out == "" and len(res.err.strip().splitlines()) == 1
 
 
 def test_trace_and_runs_without_neo4j_exit_4(monkeypatch, invoke) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("NEO4J_URI", "bolt://127.0.0.1:9")
     monkeypatch.setenv("NEO4J_PASSWORD", "x")
-    for args in (("runs",), ("trace", "run-1")):
+    for args in (("runs", *ALICE), ("trace", "run-1", *ALICE)):
         res = invoke(*args)
         assert res.code == 4, res
         assert len(res.err.strip().splitlines()) == 1

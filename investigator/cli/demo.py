@@ -24,6 +24,8 @@ QUESTION = (
     "Was the 10:02 release of payment-api related to the PAY-4097 errors? "
     "Who owned payment-api at that moment? Which runbook version applied?"
 )
+# Subjects are named within their tenant (TENANT/ID): the demo's alice is acme's.
+DEMO_INVESTIGATOR = "acme/user:alice"
 
 
 def _progress(message: str) -> None:
@@ -44,7 +46,7 @@ def _investigation_run_id() -> str:
 
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):
-        code = run(["runs", "--limit", "20", "--json"])
+        code = run(["runs", "--subject", DEMO_INVESTIGATOR, "--limit", "20", "--json"])
     if code != 0:
         raise click.ClickException("could not list the runs just recorded")
     for recorded in json.loads(buffer.getvalue())["runs"]:
@@ -96,7 +98,7 @@ def demo_command(dataset: Path) -> None:
             "--as-of",
             "2026-07-23T10:30:00Z",
             "--subject",
-            "user:alice",
+            DEMO_INVESTIGATOR,
         ],
         [
             "runbook",
@@ -105,7 +107,7 @@ def demo_command(dataset: Path) -> None:
             "--as-of",
             "2026-07-23T10:03:00Z",
             "--subject",
-            "user:bob",
+            "acme/user:bob",
         ],
     ]
     for number, args in enumerate(steps, start=2):
@@ -113,11 +115,12 @@ def demo_command(dataset: Path) -> None:
         if code != 0:
             raise click.exceptions.Exit(code)
     run_id = _investigation_run_id()
-    code = _step(total, total, ["replay", run_id])
+    code = _step(total, total, ["replay", run_id, "--subject", DEMO_INVESTIGATOR])
     if code != 0:
         raise click.exceptions.Exit(code)
     click.echo(
-        f"\nNext: investigator trace {run_id} --format mermaid | investigator runs | "
+        f"\nNext: investigator trace {run_id} --subject {DEMO_INVESTIGATOR} --format mermaid | "
+        f"investigator runs --subject {DEMO_INVESTIGATOR} | "
         "investigator eval"
     )
     if not configured:

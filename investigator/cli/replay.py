@@ -1,7 +1,8 @@
 """`investigator replay RUN_ID [--json]`: re-execute a recorded run and prove it matches.
 
 Exit codes: 0 verified; 1 not verified (the report is still printed, and one line on stderr
-names the first place that differs); 2 unknown or malformed RUN_ID; 4 Neo4j unavailable.
+names the first place that differs); 2 unknown or malformed RUN_ID; 3 the subject may not
+read the run (not its own, without `--purpose audit`; another tenant's); 4 Neo4j unavailable.
 """
 
 from __future__ import annotations
@@ -10,10 +11,17 @@ import sys
 
 import click
 
+from investigator.cli.subject import (
+    load_run_reader,
+    purpose_option,
+    reader_inputs,
+    subject_options,
+)
 from investigator.connection import open_driver
-from investigator.context_graph.lineage import validate_run_id
+from investigator.context_graph.audit import ContentFilter, check_run_readable
+from investigator.context_graph.lineage import load_lineage, validate_run_id
 from investigator.context_graph.recorder import ctx_database_from_env
-from investigator.context_graph.replay import ReplayReport, replay_run
+from investigator.replay import ReplayReport, replay_run
 from investigator.settings import resolve_connection
 
 NOT_VERIFIED_EXIT = 1
@@ -55,28 +63,41 @@ def _render_text(report: ReplayReport) -> str:
 @click.command(name="replay")
 @click.argument("run_id")
 @click.option("--json", "json_out", is_flag=True, help="Print one JSON document.")
-def replay_command(run_id: str, json_out: bool) -> None:
+@subject_options
+@purpose_option
+def replay_command(
+    run_id: str, json_out: bool, subject: str | None, tenant: str | None, purpose: str | None
+) -> None:
     """Re-execute run RUN_ID's tool calls at its known_at and verify chain and pack_hash.
 
-    Exits 0 when verified, 1 when not (the report is still printed), 2 for an unknown run.
+    Your own runs, or your tenant's with --purpose audit. Exits 0 when verified, 1 when not
+    (the report is still printed), 2 for an unknown run, 3 for a run you may not read.
 
     \b
     Examples:
-      investigator replay run-0123abcd
-      investigator replay run-0123abcd --json | jq .drift
+      investigator replay run-0123abcd --subject acme/user:alice
+      investigator replay run-0123abcd --subject acme/user:auditor --purpose audit --json
     """
     validate_run_id(run_id)
+    ref, purpose = reader_inputs(subject, tenant, purpose)
     settings = resolve_connection()
     driver = open_driver(settings)
+    ctx_database = ctx_database_from_env(settings.database)
     try:
+        reader = load_run_reader(driver, settings.database, ref, purpose)
+        lineage = load_lineage(driver, run_id, database=ctx_database)
+        check_run_readable(reader, run_id, lineage.run_properties)
+        content = ContentFilter(driver, reader, lineage, settings.database)
         report = replay_run(
             driver,
             run_id,
-            ctx_database=ctx_database_from_env(settings.database),
+            ctx_database=ctx_database,
             kg_database=settings.database,
         )
     finally:
         driver.close()
+    # Drift details can quote recorded text: re-filtered by the reader's grants of now.
+    report = ReplayReport.model_validate(content.scrub(report.model_dump(mode="json")))
     click.echo(report.model_dump_json() if json_out else _render_text(report))
     if not report.verified:
         sys.stderr.write(f"error: replay not verified: {_first_difference(report)}\n")

@@ -1,4 +1,8 @@
-"""`investigator runs [--limit N] [--json]`: recent runs from the Context Graph."""
+"""`investigator runs --subject T/ID [--purpose audit] [--limit N] [--json]`: recent runs.
+
+A subject lists its own runs; with `--purpose audit` its tenant's runs; never another
+tenant's (exit 3 for an unknown subject or a purpose it does not hold).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,12 @@ import json
 
 import click
 
+from investigator.cli.subject import (
+    load_run_reader,
+    purpose_option,
+    reader_inputs,
+    subject_options,
+)
 from investigator.connection import open_driver
 from investigator.context_graph.recorder import ctx_database_from_env
 from investigator.context_graph.runs import MAX_LIMIT, list_runs
@@ -22,23 +32,31 @@ def _one_line(text: str | None, limit: int = 60) -> str:
 @click.option(
     "--limit", type=str, default="20", show_default=True, help=f"How many (1..{MAX_LIMIT})."
 )
+@subject_options
+@purpose_option
 @click.option("--json", "json_out", is_flag=True, help="Print one JSON document.")
-def runs_command(limit: str, json_out: bool) -> None:
-    """List recent runs, newest first, with status, question, subject and time.
+def runs_command(
+    limit: str, subject: str | None, tenant: str | None, purpose: str | None, json_out: bool
+) -> None:
+    """List your recent runs (your tenant's with --purpose audit), newest first.
 
     \b
     Examples:
-      investigator runs
-      investigator runs --limit 5 --json
+      investigator runs --subject acme/user:alice
+      investigator runs --subject acme/user:auditor --purpose audit --limit 5 --json
     """
     try:
         count = int(limit.strip())
     except ValueError:
         raise BadInput(f"--limit must be a whole number, got {limit[:40]!r}") from None
+    if not 1 <= count <= MAX_LIMIT:
+        raise BadInput(f"--limit must be between 1 and {MAX_LIMIT}, got {count}")
+    ref, purpose = reader_inputs(subject, tenant, purpose)
     settings = resolve_connection()
     driver = open_driver(settings)
     try:
-        runs = list_runs(driver, count, database=ctx_database_from_env(settings.database))
+        reader = load_run_reader(driver, settings.database, ref, purpose)
+        runs = list_runs(driver, reader, count, database=ctx_database_from_env(settings.database))
     finally:
         driver.close()
     if json_out:
@@ -49,7 +67,7 @@ def runs_command(limit: str, json_out: bool) -> None:
         return
     for r in runs:
         click.echo(
-            f"{r.run_id}  {r.status:<10}  {r.started_at or '-'}  {r.subject_id or '-'}  "
+            f"{r.run_id}  {r.status:<10}  {r.started_at or '-'}  {r.tenant}/{r.subject_id}  "
             f"{_one_line(r.question)}"
         )
 

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import click
 
+from investigator.cli.subject import (
+    load_run_reader,
+    purpose_option,
+    reader_inputs,
+    subject_options,
+)
 from investigator.connection import open_driver
+from investigator.context_graph.audit import ContentFilter, check_run_readable, filtered_lineage
 from investigator.context_graph.lineage import load_lineage, validate_run_id
 from investigator.context_graph.recorder import ctx_database_from_env
 from investigator.context_graph.trace import (
@@ -24,31 +31,50 @@ from investigator.settings import resolve_connection
     "fmt",
     default="tree",
     show_default=True,
-    help="tree (terminal), json, or mermaid (a flowchart to paste into a ticket).",
+    help="tree (terminal), json, mermaid (a flowchart to paste into a ticket), or prov-json "
+    "(W3C PROV-JSON: ids and hashes, no recorded text).",
 )
-def trace_command(run_id: str, fmt: str) -> None:
+@subject_options
+@purpose_option
+def trace_command(
+    run_id: str, fmt: str, subject: str | None, tenant: str | None, purpose: str | None
+) -> None:
     """Show the lineage of run RUN_ID: goal, plan, tool calls, evidence, pack, claims.
+
+    Your own runs, or your tenant's with --purpose audit. Evidence you may not read today
+    (ACL, purpose, PII, a record tightened or retracted since) is shown as withheld.
 
     \b
     Examples:
-      investigator trace run-0123abcd
-      investigator trace run-0123abcd --format mermaid > lineage.mmd
+      investigator trace run-0123abcd --subject acme/user:alice
+      investigator trace run-0123abcd --subject acme/user:auditor --purpose audit \\
+          --format mermaid > lineage.mmd
+      investigator trace run-0123abcd --subject acme/user:alice --format prov-json
     """
-    if fmt not in TRACE_FORMATS:
-        raise BadInput(f"--format must be one of {', '.join(TRACE_FORMATS)}, got {fmt[:40]!r}")
+    formats = (*TRACE_FORMATS, "prov-json")
+    if fmt not in formats:
+        raise BadInput(f"--format must be one of {', '.join(formats)}, got {fmt[:40]!r}")
     validate_run_id(run_id)
+    ref, purpose = reader_inputs(subject, tenant, purpose)
     settings = resolve_connection()
     driver = open_driver(settings)
     try:
+        reader = load_run_reader(driver, settings.database, ref, purpose)
         lineage = load_lineage(driver, run_id, database=ctx_database_from_env(settings.database))
+        check_run_readable(reader, run_id, lineage.run_properties)
+        shown = filtered_lineage(lineage, ContentFilter(driver, reader, lineage, settings.database))
     finally:
         driver.close()
     if fmt == "json":
-        click.echo(trace_document(lineage).model_dump_json())
+        click.echo(trace_document(lineage, shown).model_dump_json())
     elif fmt == "mermaid":
-        click.echo(render_mermaid(lineage))
+        click.echo(render_mermaid(shown))
+    elif fmt == "prov-json":
+        from investigator.context_graph.prov import prov_json
+
+        click.echo(prov_json(shown))
     else:
-        click.echo(render_tree(lineage))
+        click.echo(render_tree(lineage, shown))
 
 
 def register(cli: click.Group) -> None:

@@ -6,13 +6,15 @@ from typing import Any
 
 import neo4j
 
+from investigator.context_graph.audit import RunReader
 from investigator.context_graph.models import RunSummary
 from investigator.errors import BadInput
 
 MAX_LIMIT = 1000
 
+# Only the reader's tenant, and only its own runs unless it reads under `audit` ($all).
 _RECENT_RUNS = (
-    "MATCH (r:CtxRun) "
+    "MATCH (r:CtxRun) WHERE r.tenant = $tenant AND ($all OR r.subject_id = $subject_id) "
     "WITH r ORDER BY r.started_at DESC, r.run_id LIMIT $limit "
     "OPTIONAL MATCH (o:CtxOutcome {run_id: r.run_id}) "
     "RETURN properties(r) AS run, o.stop_reason AS stop_reason "
@@ -25,13 +27,20 @@ def _str(value: Any) -> str | None:
 
 
 def list_runs(
-    driver: neo4j.Driver, limit: int = 20, database: str | None = None
+    driver: neo4j.Driver,
+    reader: RunReader,
+    limit: int = 20,
+    database: str | None = None,
 ) -> list[RunSummary]:
-    """The `limit` most recent runs (1..1000), with status, question, subject and time."""
+    """The `limit` most recent runs (1..1000) `reader` may see: its own, or its tenant's
+    under `audit`; never another tenant's."""
     if not 1 <= limit <= MAX_LIMIT:
         raise BadInput(f"--limit must be between 1 and {MAX_LIMIT}, got {limit}")
     records, _, _ = driver.execute_query(
         _RECENT_RUNS,
+        tenant=reader.tenant,
+        subject_id=reader.id,
+        all=reader.audits,
         limit=limit,
         database_=database,
         routing_=neo4j.RoutingControl.READ,
@@ -46,6 +55,7 @@ def list_runs(
                 status=str(run.get("status", "unknown")),
                 command=_str(run.get("command")),
                 question=_str(run.get("question")),
+                tenant=_str(run.get("tenant")),
                 subject_id=_str(run.get("subject_id")),
                 purpose=_str(run.get("purpose")),
                 service=_str(run.get("service")),

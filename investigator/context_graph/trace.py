@@ -51,9 +51,14 @@ class TraceDocument(BaseModel):
     edges: list[TraceEdge]
 
 
-def trace_document(lineage: RunLineage) -> TraceDocument:
-    """The JSON form of a run's lineage (with the chain verified, so readers know to trust it)."""
+def trace_document(lineage: RunLineage, shown: RunLineage | None = None) -> TraceDocument:
+    """The JSON form of a run's lineage (with the chain verified, so readers know to trust it).
+
+    The chain is verified on the stored `lineage`; `shown` (the same run re-filtered for the
+    reader, `audit.filtered_lineage`) is what is printed.
+    """
     report = verify_chain(lineage)
+    lineage = shown or lineage
     nodes = []
     for node in sorted(lineage.nodes, key=lambda n: n.seq):
         props = {k: v for k, v in node.properties.items() if k not in {"payload", "result"}}
@@ -99,9 +104,10 @@ def _describe(node: CtxNodeRecord) -> str:
     p = node.properties
     kind = node.kind
     if kind == CtxKind.RUN:
+        who = f"{p.get('tenant')}/{p.get('subject_id')}" if p.get("tenant") else p.get("subject_id")
         return (
             f"run {p.get('run_id')} [{p.get('status')}] {_one_line(p.get('question'))!s} "
-            f"(subject {p.get('subject_id')}, purpose {p.get('purpose')}, "
+            f"(subject {who}, purpose {p.get('purpose')}, "
             f"as_of {p.get('as_of')}, known_at {p.get('known_at')})"
         )
     if kind == CtxKind.AGENT:
@@ -123,6 +129,8 @@ def _describe(node: CtxNodeRecord) -> str:
             f"{p.get('template_version')} rows={p.get('row_count')}{trunc} "
             f"({float(p.get('duration_ms') or 0):.1f} ms){error}"
         )
+    if kind == CtxKind.EVIDENCE and p.get("withheld"):
+        return f"evidence {p.get('evidence_id')} [withheld: {p.get('withheld')}] {p.get('hash')}"
     if kind == CtxKind.EVIDENCE:
         source = p.get("source_id")
         version = p.get("source_version")
@@ -170,8 +178,13 @@ def _children(lineage: RunLineage) -> dict[int, list[int]]:
     return kids
 
 
-def render_tree(lineage: RunLineage) -> str:
-    """The lineage as an indented tree for a terminal, with the chain status at the end."""
+def render_tree(lineage: RunLineage, shown: RunLineage | None = None) -> str:
+    """The lineage as an indented tree for a terminal, with the chain status at the end.
+
+    The chain status is of the stored `lineage`; the nodes printed are `shown`'s (re-filtered).
+    """
+    report = verify_chain(lineage)
+    lineage = shown or lineage
     by_seq = {n.seq: n for n in lineage.nodes}
     kids = _children(lineage)
     lines: list[str] = []
@@ -189,7 +202,6 @@ def render_tree(lineage: RunLineage) -> str:
     orphans = sorted(set(by_seq) - {0} - {c for cs in kids.values() for c in cs})
     for seq in orphans:
         lines.append(f"?── #{seq} {_describe(by_seq[seq])}")
-    report = verify_chain(lineage)
     if report.chain_valid:
         lines.append(f"chain: valid ({report.node_count} nodes, head {report.head_hash})")
     else:

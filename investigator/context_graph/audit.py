@@ -1,0 +1,307 @@
+"""Who may read a recorded run, and what of its content they may see (issue 11).
+
+Runs belong to a tenant and a subject. A reader (a subject named within its tenant, loaded
+as of now) sees its own runs; the other runs of its tenant only under the purpose `audit`;
+never another tenant's runs. Content shown from a run is re-filtered by the reader's grants
+of now: a recorded evidence the reader may not read today (ACL, purpose, tenant, a record
+tightened or retracted since, or PII the reader lacks `pii` for) is shown as withheld with
+the hash of the chain node that holds it, never printed, and so is every text derived from it
+(claim statements, pack entries, any string that quotes it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import neo4j
+from pydantic import BaseModel, ConfigDict
+
+from cypher_templates.subject import SubjectRef, read_principal
+from investigator.context_graph.models import CtxKind, RunLineage
+from investigator.errors import NotAuthorized
+
+AUDIT_PURPOSE = "audit"
+WITHHELD = "withheld"
+# Keys of an evidence-like dict that carry its text (or a hash a guess could be tested on).
+_TEXT_KEYS = frozenset(
+    {"content", "name", "title", "text", "snippet", "statement", "content_hash", "text_hash"}
+)
+# Shorter recorded texts are not scrubbed by substring (they would match ordinary words).
+_MIN_QUOTE = 12
+
+# The KG records of the elements a run's evidence came from: every version of each, in the
+# run's tenant only. Nodes by (tenant, id) (indexed); relationships by their key through their
+# endpoints (`TYPE|from|to[|...]`), so no relationship scan. Read-only, parameters only.
+_ELEMENT_RECORDS = (
+    "UNWIND $ids AS eid "
+    "MATCH (x:KG {tenant: $tenant, id: eid}) "
+    "RETURN eid AS id, x.version AS version, coalesce(x.acl, []) AS acl, "
+    "coalesce(x.purposes, []) AS purposes, x.redacted_content IS NOT NULL AS has_redacted, "
+    "x.status AS status, x.superseded_at IS NULL AS current "
+    "UNION ALL "
+    "UNWIND $edges AS e "
+    "MATCH (:KG {tenant: $tenant, id: e.from})-[x {key: e.key}]->(:KG {tenant: $tenant, id: e.to}) "
+    "WHERE x.tenant = $tenant "
+    "RETURN DISTINCT e.key AS id, x.version AS version, coalesce(x.acl, []) AS acl, "
+    "coalesce(x.purposes, []) AS purposes, false AS has_redacted, "
+    "x.status AS status, x.superseded_at IS NULL AS current"
+)
+
+
+class RunReader(BaseModel):
+    """A subject reading runs: its grants of now and the purpose it reads under (if any)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    tenant: str
+    id: str
+    labels: tuple[str, ...]
+    purposes: tuple[str, ...]
+    purpose: str | None = None
+
+    @property
+    def ref(self) -> SubjectRef:
+        """The reader's tenant-qualified name."""
+        return SubjectRef(tenant=self.tenant, id=self.id)
+
+    @property
+    def audits(self) -> bool:
+        """Reading under `audit`: the tenant's runs, not only its own."""
+        return self.purpose == AUDIT_PURPOSE
+
+
+def load_reader(executor: Any, ref: SubjectRef, purpose: str | None) -> RunReader:
+    """The reader's current principal record in its tenant; unknown or a purpose not held: 3."""
+    record = read_principal(executor, ref)
+    if purpose is not None and purpose not in record.purposes:
+        raise NotAuthorized(f"subject {ref} is not allowed purpose {purpose!r}")
+    return RunReader(
+        tenant=record.tenant,
+        id=record.id,
+        labels=record.labels,
+        purposes=record.purposes,
+        purpose=purpose,
+    )
+
+
+def check_run_readable(reader: RunReader, run_id: str, run: dict[str, Any] | None) -> None:
+    """NotAuthorized (exit 3) unless `reader` may read run `run_id` (its properties `run`)."""
+    tenant = run.get("tenant") if run else None
+    subject_id = run.get("subject_id") if run else None
+    if tenant != reader.tenant:
+        raise NotAuthorized(f"run {run_id} is not readable by {reader.ref}")
+    if subject_id != reader.id and not reader.audits:
+        raise NotAuthorized(
+            f"run {run_id} is another subject's run: {reader.ref} reads it only with "
+            f"--purpose {AUDIT_PURPOSE}"
+        )
+
+
+class _ElementRecord(BaseModel):
+    version: int | None
+    acl: tuple[str, ...]
+    purposes: tuple[str, ...]
+    has_redacted: bool
+    status: str | None
+    current: bool
+
+
+class ContentFilter:
+    """Decides which recorded evidence of one run a reader may see now, and scrubs the rest."""
+
+    def __init__(
+        self,
+        driver: neo4j.Driver,
+        reader: RunReader,
+        lineage: RunLineage,
+        kg_database: str | None = None,
+    ) -> None:
+        run = lineage.run_properties or {}
+        self.reader = reader
+        self.run_tenant = str(run.get("tenant") or "")
+        run_purpose = run.get("purpose")
+        # Content is read under the reader's purpose, else the run's; either must be held now.
+        self.purpose = reader.purpose or (run_purpose if isinstance(run_purpose, str) else None)
+        self.hash_of: dict[str, str] = {}
+        evidence: dict[str, dict[str, Any]] = {}
+        for node in lineage.of_kind(CtxKind.EVIDENCE):
+            payload = node.payload()
+            ev_id = node.properties.get("evidence_id")
+            if isinstance(ev_id, str):
+                evidence[ev_id] = payload if isinstance(payload, dict) else {}
+                self.hash_of[ev_id] = str(node.properties.get("hash") or "")
+        for node in lineage.of_kind(CtxKind.PACK):
+            payload = node.payload()
+            for item in _dicts_with(payload, "evidence_id"):
+                evidence.setdefault(str(item["evidence_id"]), item)
+        records = self._records(evidence.values(), driver, kg_database)
+        self.withheld: dict[str, str] = {}
+        quotes: set[str] = set()
+        for ev_id, ev in evidence.items():
+            reason = self._reason(ev, records.get(str(ev.get("element_id") or ""), []))
+            if reason is not None:
+                self.withheld[ev_id] = reason
+                for key in ("content", "title", "name"):
+                    text = ev.get(key)
+                    if isinstance(text, str) and len(text) >= _MIN_QUOTE:
+                        quotes.add(text)
+        self.quotes = sorted(quotes, key=len, reverse=True)
+
+    def _records(
+        self, evidence: Iterable[dict[str, Any]], driver: neo4j.Driver, database: str | None
+    ) -> dict[str, list[_ElementRecord]]:
+        ids = sorted({str(e["element_id"]) for e in evidence if e.get("element_id")})
+        if not ids or not self.run_tenant:
+            return {}
+        edges = []
+        for key in ids:
+            parts = key.split("|")
+            if len(parts) >= 3:
+                edges.append({"key": key, "from": parts[1], "to": parts[2]})
+        rows, _, _ = driver.execute_query(
+            _ELEMENT_RECORDS,
+            ids=ids,
+            edges=edges,
+            tenant=self.run_tenant,
+            database_=database,
+            routing_=neo4j.RoutingControl.READ,
+        )
+        out: dict[str, list[_ElementRecord]] = {}
+        for row in rows:
+            out.setdefault(str(row["id"]), []).append(
+                _ElementRecord(
+                    version=row["version"] if isinstance(row["version"], int) else None,
+                    acl=tuple(str(x) for x in row["acl"]),
+                    purposes=tuple(str(x) for x in row["purposes"]),
+                    has_redacted=bool(row["has_redacted"]),
+                    status=row["status"] if isinstance(row["status"], str) else None,
+                    current=bool(row["current"]),
+                )
+            )
+        return out
+
+    def _allows(self, acl: Iterable[str], purposes: Iterable[str] | None) -> bool:
+        labels = set(self.reader.labels)
+        if not set(acl) <= labels:
+            return False
+        return purposes is None or self.purpose in set(purposes)
+
+    def _reason(self, ev: dict[str, Any], records: list[_ElementRecord]) -> str | None:
+        """Why `ev` is withheld from the reader now, or None when it may be shown."""
+        if self.run_tenant != self.reader.tenant:
+            return "tenant"
+        if self.purpose is None or self.purpose not in self.reader.purposes:
+            return "purpose"
+        recorded_purposes = ev.get("purposes")
+        if not self._allows(
+            ev.get("acl") or [], recorded_purposes if isinstance(recorded_purposes, list) else None
+        ):
+            return "acl"
+        version = ev.get("version")
+        same = [r for r in records if r.version == version]
+        current = [r for r in records if r.current]
+        if not same:
+            return "record gone"
+        # The recorded version and today's record must both be readable (a later record may
+        # have tightened the ACL or purposes; a retraction withdraws the content).
+        for record in same + current:
+            if not self._allows(record.acl, record.purposes):
+                return "acl"
+            if record.status != "active":
+                return "retracted"
+        needs_pii = any(r.has_redacted for r in same + current)
+        if needs_pii and not ev.get("redacted") and "pii" not in self.reader.labels:
+            return "pii"
+        return None
+
+    # -- scrubbing ------------------------------------------------------------------------
+
+    def marker(self, ev_id: str | None, reason: str) -> dict[str, str]:
+        """What is shown instead of withheld text: the reason and the chain node's hash."""
+        out = {WITHHELD: reason}
+        if ev_id is not None and self.hash_of.get(ev_id):
+            out["hash"] = self.hash_of[ev_id]
+        return out
+
+    def text(self, value: str) -> str:
+        """`value`, or a withheld line when it quotes withheld text."""
+        for quote in self.quotes:
+            if quote in value:
+                return "[withheld]"
+        return value
+
+    def scrub(self, value: Any) -> Any:
+        """A copy of a recorded JSON value with everything withheld replaced by markers."""
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, list):
+            return [self.scrub(v) for v in value]
+        if not isinstance(value, dict):
+            return value
+        ev_id = value.get("evidence_id")
+        if isinstance(ev_id, str) and ev_id in self.withheld:
+            reason = self.withheld[ev_id]
+            return {
+                k: (self.marker(ev_id, reason) if k in _TEXT_KEYS else self.scrub(v))
+                for k, v in value.items()
+                if k not in {"props", "context"}
+            }
+        cited = [i for i in value.get("evidence_ids") or [] if i in self.withheld]
+        if cited and isinstance(value.get("statement"), str):
+            reason = self.withheld[cited[0]]
+            return {
+                k: (self.marker(None, reason) if k == "statement" else self.scrub(v))
+                for k, v in value.items()
+            }
+        return {k: self.scrub(v) for k, v in value.items()}
+
+
+def _dicts_with(value: Any, key: str) -> list[dict[str, Any]]:
+    """Every dict inside a JSON value that has `key` (depth-first)."""
+    found: list[dict[str, Any]] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if isinstance(item.get(key), str):
+                found.append(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found
+
+
+def filtered_lineage(lineage: RunLineage, content: ContentFilter) -> RunLineage:
+    """The lineage with every node's properties and payload re-filtered for the reader.
+
+    The chain is verified on the stored lineage before this (trace does), so scrubbing here
+    never hides tampering; the scrubbed copy is for display only.
+    """
+    import json
+
+    nodes = []
+    for node in lineage.nodes:
+        props = dict(node.properties)
+        ev_id = props.get("evidence_id")
+        payload = node.payload()
+        if isinstance(ev_id, str) and ev_id in content.withheld:
+            reason = content.withheld[ev_id]
+            props = {
+                k: v
+                for k, v in props.items()
+                if k not in {"content_hash", "text_hash", "locator", "payload"}
+            }
+            props[WITHHELD] = reason
+            props["payload"] = json.dumps(content.marker(ev_id, reason))
+        else:
+            props = {
+                k: content.scrub(v) for k, v in props.items() if k not in {"payload", "result"}
+            }
+            if payload is not None:
+                props["payload"] = json.dumps(content.scrub(payload))
+            cited = [i for i in node.properties.get("evidence_ids") or [] if i in content.withheld]
+            if node.kind == CtxKind.CLAIM and cited:
+                props["statement"] = "[withheld]"
+        nodes.append(node.model_copy(update={"properties": props}))
+    return lineage.model_copy(update={"nodes": nodes})
