@@ -23,6 +23,9 @@ _PURGE = (
 )
 
 
+_RECORDS = "MATCH (n:KG {tenant: $tenant, id: $id}) RETURN count(n) AS n"
+
+
 class PurgeReport(BaseModel):
     """How many records of the id lost their text."""
 
@@ -50,3 +53,17 @@ def purge_content(
     return PurgeReport(
         tenant=tenant, id=element_id, records_purged=int(records[0]["n"]), purged_at=at
     )
+
+
+def record_count(
+    driver: neo4j.Driver, tenant: str, element_id: str, database: str | None = None
+) -> int:
+    """How many records (versions) `element_id` has in `tenant` (0: nothing to purge)."""
+    records, _, _ = driver.execute_query(
+        _RECORDS,
+        tenant=tenant,
+        id=element_id,
+        database_=database,
+        routing_=neo4j.RoutingControl.READ,
+    )
+    return int(records[0]["n"])

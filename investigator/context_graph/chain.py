@@ -12,14 +12,10 @@ what must be tamper-evident. The *deterministic* hashes (`rows_hash`,
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Iterable, Mapping
-from datetime import date, datetime, time
 from typing import Any
 
-from pydantic import BaseModel
-
+from graph_schema.canonical import canonical_json_offset_kept, plain_offset_kept, sha256_text
 from investigator.context_graph.models import (
     EVENT_LABEL,
     FINISHED_STATUSES,
@@ -42,47 +38,18 @@ RUN_BOOKKEEPING = frozenset({"status", "head_seq", "head_hash", "head_kind"})
 
 
 def _jsonable(value: Any) -> Any:
-    """Plain JSON values for anything that reaches a hash (sorted where order is not meaning)."""
-    if isinstance(value, BaseModel):
-        return _jsonable(value.model_dump(mode="json"))
-    if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, (set, frozenset)):
-        return sorted((_jsonable(v) for v in value), key=canonical_json)
-    if isinstance(value, datetime):
-        return value.isoformat().replace("+00:00", "Z")
-    if isinstance(value, (date, time)):
-        return value.isoformat()
-    iso_format = getattr(value, "iso_format", None)  # neo4j.time.DateTime and friends
-    if callable(iso_format):
-        to_native = getattr(value, "to_native", None)
-        if callable(to_native):
-            try:
-                return _jsonable(to_native())
-            except (ValueError, OverflowError):  # nanosecond precision or out of range
-                pass
-        return str(iso_format())
-    if isinstance(value, bytes):
-        return value.hex()
-    return value
+    """Plain JSON values in the Context Graph form (offset kept, models as pydantic JSON)."""
+    return plain_offset_kept(value)
 
 
-def canonical_json(value: Any) -> str:
-    """Sorted keys, no spaces, UTF-8 text: the one serialisation every hash here reads."""
-    return json.dumps(
-        _jsonable(value),
-        sort_keys=True,
-        separators=(",", ":"),
-        ensure_ascii=False,
-        allow_nan=False,
-    )
+# The Context Graph form of graph_schema/canonical.py: every chain hash, `rows_hash` and the
+# request fingerprint read it, so runs recorded before that module still verify.
+canonical_json = canonical_json_offset_kept
 
 
 def sha256_of(value: Any) -> str:
     """`sha256:` + hex digest of the canonical JSON of `value`."""
-    return "sha256:" + hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
+    return sha256_text(canonical_json_offset_kept(value))
 
 
 # Left out of the rows hash, because they change after the run without the KG as known at
@@ -110,7 +77,7 @@ def rows_hash(rows: Iterable[Any]) -> str:
     Replay re-executes the call and compares this hash; see `_ROW_FIELDS_NOT_HASHED`.
     """
     serialised = sorted(canonical_json(_row_for_hash(_jsonable(r))) for r in rows)
-    return "sha256:" + hashlib.sha256("\n".join(serialised).encode("utf-8")).hexdigest()
+    return sha256_text("\n".join(serialised))
 
 
 def request_fingerprint(request: RunRequest) -> str:
@@ -118,10 +85,50 @@ def request_fingerprint(request: RunRequest) -> str:
     return sha256_of(request.model_dump(mode="json", exclude={"idempotency_key"}))
 
 
+# Envelope versions. 1 (no `envelope` property): the hash covers every property as stored.
+# 2: the hash covers the sha256 of each content field instead of its text, so a legal purge
+# can remove the text (keeping its digest in `purged`) and the chain still verifies.
+ENVELOPE = "envelope"
+ENVELOPE_CONTENT_HASHED = 2
+CONTENT_FIELDS = frozenset({"payload", "result", "statement", "question"})
+# What a purge adds to a node: `purged` = ["field=sha256:...", ...], when, and by which run.
+PURGE_BOOKKEEPING = frozenset({"purged", "purged_at", "purge_id"})
+
+
+def purged_digests(properties: Mapping[str, Any]) -> dict[str, str]:
+    """The digests a purge kept of the content fields it removed from a node."""
+    kept: dict[str, str] = {}
+    for entry in properties.get("purged") or []:
+        field, sep, digest = str(entry).partition("=")
+        if sep and field in CONTENT_FIELDS:
+            kept[field] = digest
+    return kept
+
+
 def node_hash(properties: Mapping[str, Any], kind: str) -> str:
-    """The chain hash of one node: every property except `hash` (and run bookkeeping)."""
+    """The chain hash of one node: every property except `hash` (and run bookkeeping).
+
+    Envelope 2 hashes the digest of each content field (the text itself, or the digest a
+    purge kept), and leaves the purge's own bookkeeping out.
+    """
     skip = {"hash"} | (RUN_BOOKKEEPING if kind == CtxKind.RUN.value else set())
-    return sha256_of({k: v for k, v in properties.items() if k not in skip})
+    if properties.get(ENVELOPE) != ENVELOPE_CONTENT_HASHED:
+        return sha256_of({k: v for k, v in properties.items() if k not in skip})
+    hashed = {k: v for k, v in properties.items() if k not in skip | PURGE_BOOKKEEPING}
+    digests = purged_digests(properties)
+    for field in CONTENT_FIELDS:
+        value = properties.get(field)
+        if isinstance(value, str):
+            hashed[field] = sha256_text(value)
+        elif value is None and field in digests:
+            hashed[field] = digests[field]
+    return sha256_of(hashed)
+
+
+def purged_v1(properties: Mapping[str, Any]) -> bool:
+    """A node recorded before envelope 2 whose text a purge removed: its own hash covered
+    that text, so it can no longer be recomputed (its links to the next node still are)."""
+    return properties.get(ENVELOPE) != ENVELOPE_CONTENT_HASHED and bool(properties.get("purged"))
 
 
 def _seq_list(value: Any) -> list[int]:
@@ -209,7 +216,7 @@ def verify_chain(lineage: RunLineage) -> ChainReport:
             problem(seq, kind, f"labels changed: {sorted(node.labels)}")
         if p.get("run_id") != run_id:
             problem(seq, kind, "run_id changed")
-        if p.get("hash") != node_hash(p, kind):
+        if p.get("hash") != node_hash(p, kind) and not purged_v1(p):
             problem(seq, kind, "content does not match its hash (a recorded property changed)")
         if seq == 0:
             if kind != CtxKind.RUN.value:
@@ -268,6 +275,8 @@ def _check_bookkeeping(
         "hash"
     ):
         problem(0, CtxKind.RUN.value, "run head does not match the last recorded node")
+    elif run_props.get("head_kind") != last.kind:
+        problem(0, CtxKind.RUN.value, "run head_kind does not match the last recorded node")
     outcomes = [n for n in nodes if n.kind == CtxKind.OUTCOME.value]
     status = run_props.get("status")
     if outcomes:

@@ -1,0 +1,125 @@
+"""`investigator verify [RUN_ID] --subject T/ID [--purpose audit] [--json]`: chains and anchors.
+
+With RUN_ID: that run's hash chain and its anchor in the tenant's ledger (a run deleted,
+truncated, re-statused or rewritten after it finished is caught). Without: the whole ledger
+of the subject's tenant (needs `--purpose audit`): every anchor, its HMAC, the ledger head,
+and every run of the tenant against its anchor. Prints ids, sequence numbers, hashes and
+problem places only, never recorded content.
+
+Exit codes: 0 verified; 1 not verified (the report is still printed; one line on stderr
+names the first problem); 2 malformed or unknown RUN_ID; 3 the subject may not read it;
+4 Neo4j unavailable.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from investigator.cli.subject import (
+    load_run_reader,
+    purpose_option,
+    subject_options,
+    subject_ref_from,
+)
+from investigator.connection import open_driver
+from investigator.context_graph.audit import AUDIT_PURPOSE, check_run_readable
+from investigator.context_graph.ledger import (
+    VerifyReport,
+    load_chain_key,
+    run_owner_in_tx,
+    verify_run_in_tx,
+    verify_tenant_in_tx,
+)
+from investigator.context_graph.lineage import validate_run_id
+from investigator.context_graph.recorder import ctx_database_from_env
+from investigator.errors import BadInput, NotAuthorized
+from investigator.settings import resolve_connection
+
+NOT_VERIFIED_EXIT = 1
+
+
+def _render_text(report: VerifyReport) -> str:
+    scope = f"run {report.run_id}" if report.run_id else f"tenant {report.tenant}"
+    lines = [
+        f"{scope}",
+        f"verified:          {str(report.verified).lower()}",
+        f"hmac key:          {report.key}",
+        f"anchors:           {report.anchors}",
+        f"runs checked:      {report.runs_checked}",
+    ]
+    for title, runs in (
+        ("unanchored runs", report.unanchored_runs),
+        ("incomplete runs", report.incomplete_runs),
+        ("purged runs", report.purged_runs),
+    ):
+        if runs:
+            more = " ..." if len(runs) > 5 else ""
+            lines.append(f"{title + ':':<18} {len(runs)} ({', '.join(runs[:5])}{more})")
+    if report.problems:
+        lines.append("problems:")
+        lines.extend(f"  {p.line()}" for p in report.problems)
+    return "\n".join(lines)
+
+
+@click.command(name="verify")
+@click.argument("run_id", required=False)
+@subject_options
+@purpose_option
+@click.option("--json", "json_out", is_flag=True, help="Print one JSON document.")
+def verify_command(
+    run_id: str | None,
+    subject: str | None,
+    tenant: str | None,
+    purpose: str | None,
+    json_out: bool,
+) -> None:
+    """Verify run RUN_ID against its anchor, or (no RUN_ID) the tenant's whole ledger.
+
+    Your own runs, or your tenant's with --purpose audit (the whole ledger needs it).
+    Exits 0 when verified, 1 when not (the report is still printed), 2 for an unknown
+    run, 3 when you may not read it.
+
+    \b
+    Examples:
+      investigator verify run-0123abcd --subject acme/user:alice
+      investigator verify --subject acme/user:auditor --purpose audit --json
+    """
+    if run_id is not None:
+        validate_run_id(run_id)
+    ref = subject_ref_from(subject, tenant)
+    settings = resolve_connection()
+    driver = open_driver(settings)
+    ctx_database = ctx_database_from_env(settings.database)
+    key = load_chain_key(create=False)
+    try:
+        reader = load_run_reader(driver, settings.database, ref, purpose)
+        with driver.session(database=ctx_database) as session:
+            if run_id is None:
+                if not reader.audits:
+                    raise NotAuthorized(
+                        f"verifying tenant {reader.tenant}'s ledger needs --purpose {AUDIT_PURPOSE}"
+                    )
+                report = session.execute_read(
+                    lambda tx: verify_tenant_in_tx(tx, reader.tenant, key)
+                )
+            else:
+                rid = run_id
+                owner = session.execute_read(lambda tx: run_owner_in_tx(tx, rid))
+                if owner is None:
+                    raise BadInput(f"unknown run {rid}")
+                check_run_readable(reader, rid, owner)
+                report = session.execute_read(
+                    lambda tx: verify_run_in_tx(tx, rid, reader.tenant, key)
+                )
+    finally:
+        driver.close()
+    click.echo(report.model_dump_json() if json_out else _render_text(report))
+    if not report.verified:
+        sys.stderr.write(f"error: not verified: {report.problems[0].line()}\n")
+        raise click.exceptions.Exit(NOT_VERIFIED_EXIT)
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(verify_command)

@@ -1,0 +1,344 @@
+"""Anchoring finished runs (issue 11, "Hash chain: truncation and deletion detected").
+
+Runs are recorded by the real recorder into the real Neo4j, anchored at finish; then each
+kind of tampering is tried on them, one at a time, inside a transaction that is rolled back
+after `verify` has looked (so every attempt starts from the same recorded runs): every
+single-node deletion, every tail truncation (head and status reset, the strongest form),
+every edit of every recorded property, whole-run deletions with and without their anchor,
+a consistently re-hashed rewrite, and a forged anchor. The target is 100% detected.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import neo4j
+import pytest
+from test_context_graph_support import record_full_run, request
+
+from graph_schema.bundle import load_bundle
+from graph_schema.schema_ddl import apply_schema
+from graph_schema.writer import ingest_bundle
+from investigator.context_graph import RunRecorder
+from investigator.context_graph.chain import node_hash
+from investigator.context_graph.ledger import (
+    VerifyReport,
+    load_chain_key,
+    verify_run_in_tx,
+    verify_tenant_in_tx,
+)
+
+REPO = Path(__file__).resolve().parents[1]
+DATASET = REPO / "datasets" / "payments-incident"
+TENANT = "acme"
+
+
+@pytest.fixture()
+def chain_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The HMAC key and remembered ledger heads of this test, outside the database."""
+    monkeypatch.setenv("INVESTIGATOR_CHAIN_DIR", str(tmp_path))
+    monkeypatch.delenv("INVESTIGATOR_CHAIN_KEY", raising=False)
+    return tmp_path
+
+
+@pytest.fixture()
+def three_runs(clean_db: neo4j.Driver, chain_dir: Path) -> list[str]:
+    recorder = RunRecorder(clean_db)
+    return [
+        record_full_run(recorder, request(f"question {n} about release-2026.07.23.1"))
+        for n in range(3)
+    ]
+
+
+def _tampered(
+    driver: neo4j.Driver,
+    statements: list[tuple[str, dict[str, Any]]],
+    check: Callable[[neo4j.Transaction], VerifyReport],
+) -> VerifyReport:
+    """Apply `statements`, verify in the same transaction, roll everything back."""
+    with driver.session() as session:
+        tx = session.begin_transaction()
+        try:
+            for query, params in statements:
+                tx.run(query, **params).consume()
+            return check(tx)
+        finally:
+            tx.rollback()
+
+
+def _run_nodes(driver: neo4j.Driver, run_id: str) -> list[dict[str, Any]]:
+    records, _, _ = driver.execute_query(
+        "MATCH (n:CtxEvent {run_id: $r}) RETURN properties(n) AS p ORDER BY n.seq", r=run_id
+    )
+    return [dict(r["p"]) for r in records]
+
+
+def _verify_run(run_id: str) -> Callable[[neo4j.Transaction], VerifyReport]:
+    key = load_chain_key(create=False)
+    return lambda tx: verify_run_in_tx(tx, run_id, TENANT, key)
+
+
+def _verify_tenant() -> Callable[[neo4j.Transaction], VerifyReport]:
+    key = load_chain_key(create=False)
+    return lambda tx: verify_tenant_in_tx(tx, TENANT, key)
+
+
+def test_finished_runs_are_anchored_and_verify(
+    clean_db: neo4j.Driver, three_runs: list[str], chain_dir: Path
+) -> None:
+    report = _tampered(clean_db, [], _verify_tenant())
+    assert report.verified, report.problems
+    assert report.anchors == 3 and report.runs_checked == 3
+    assert report.unanchored_runs == [] and report.key.startswith("key:")
+    assert (chain_dir / "chain.key").stat().st_mode & 0o777 == 0o600
+    # A run still in progress is listed, not anchored and not a problem.
+    open_run = record_full_run(RunRecorder(clean_db), request("still running"), finish=False)
+    report = _tampered(clean_db, [], _verify_tenant())
+    assert report.verified and report.incomplete_runs == [open_run]
+
+
+def test_every_single_node_deletion_is_detected(
+    clean_db: neo4j.Driver, three_runs: list[str]
+) -> None:
+    run_id = three_runs[1]
+    nodes = _run_nodes(clean_db, run_id)
+    missed = []
+    for node in nodes:
+        delete = (
+            "MATCH (n:CtxEvent {run_id: $r, seq: $s}) DETACH DELETE n",
+            {"r": run_id, "s": node["seq"]},
+        )
+        if _tampered(clean_db, [delete], _verify_run(run_id)).verified:
+            missed.append(node["seq"])
+        if _tampered(clean_db, [delete], _verify_tenant()).verified:
+            missed.append(("tenant", node["seq"]))
+    assert len(nodes) >= 12 and missed == []
+
+
+def test_every_tail_truncation_is_detected_even_with_head_and_status_reset(
+    clean_db: neo4j.Driver, three_runs: list[str]
+) -> None:
+    run_id = three_runs[1]
+    nodes = _run_nodes(clean_db, run_id)
+    missed = []
+    for keep in range(1, len(nodes)):
+        last = nodes[keep - 1]
+        cut = [
+            (
+                "MATCH (n:CtxEvent {run_id: $r}) WHERE n.seq >= $k DETACH DELETE n",
+                {"r": run_id, "k": keep},
+            ),
+            (
+                "MATCH (r:CtxRun {run_id: $r}) SET r.head_seq = $s, r.head_hash = $h, "
+                "r.head_kind = $kind, r.status = 'incomplete'",
+                {"r": run_id, "s": last["seq"], "h": last["hash"], "kind": last["kind"]},
+            ),
+        ]
+        report = _tampered(clean_db, cut, _verify_run(run_id))
+        if report.verified or "run_truncated" not in {p.kind for p in report.problems}:
+            missed.append(keep)
+    assert missed == []
+
+
+def _edited(value: Any) -> Any:
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int | float):
+        return value + 1
+    if isinstance(value, list):
+        return [*value, 999] if value and isinstance(value[0], int) else [*value, "forged"]
+    return f"{value}x"
+
+
+def test_every_field_edit_is_detected(clean_db: neo4j.Driver, three_runs: list[str]) -> None:
+    run_id = three_runs[1]
+    tried, prevented, missed = 0, 0, []
+    # Every recorded property of one node of each kind (the kinds share no hashing rule).
+    one_of_each = {n["kind"]: n for n in reversed(_run_nodes(clean_db, run_id))}
+    for node in sorted(one_of_each.values(), key=lambda n: n["seq"]):
+        for name, value in sorted(node.items()):
+            if name == "run_id":
+                continue  # moving a node to another run is the deletion case above
+            edit = (
+                "MATCH (n:CtxEvent {run_id: $r, seq: $s}) SET n += $change",
+                {"r": run_id, "s": node["seq"], "change": {name: _edited(value)}},
+            )
+            tried += 1
+            try:
+                if _tampered(clean_db, [edit], _verify_run(run_id)).verified:
+                    missed.append((node["seq"], name))
+            except neo4j.exceptions.ConstraintError:
+                prevented += 1  # e.g. a seq or ctx_id another node holds: refused outright
+        added = (
+            "MATCH (n:CtxEvent {run_id: $r, seq: $s}) SET n.added = 'forged'",
+            {"r": run_id, "s": node["seq"]},
+        )
+        tried += 1
+        if _tampered(clean_db, [added], _verify_run(run_id)).verified:
+            missed.append((node["seq"], "added"))
+    assert len(one_of_each) == 10 and tried > 100 and prevented < tried // 10 and missed == []
+
+
+def test_whole_run_deletion_is_detected_with_or_without_its_anchor(
+    clean_db: neo4j.Driver, three_runs: list[str]
+) -> None:
+    first, middle, last = three_runs
+    delete_run = "MATCH (n:CtxEvent {run_id: $r}) DETACH DELETE n"
+    delete_anchor = "MATCH (a:CtxAnchor {run_id: $r}) DELETE a"
+    kinds = []
+    for run_id in three_runs:
+        report = _tampered(clean_db, [(delete_run, {"r": run_id})], _verify_tenant())
+        kinds.append({p.kind for p in report.problems})
+    assert all("run_deleted" in k for k in kinds), kinds
+    # The run and its anchor: the ledger chain breaks (first, middle) or its head does (last).
+    for run_id, expected in ((first, "ledger_broken"), (middle, "ledger_broken")):
+        report = _tampered(
+            clean_db,
+            [(delete_run, {"r": run_id}), (delete_anchor, {"r": run_id})],
+            _verify_tenant(),
+        )
+        assert expected in {p.kind for p in report.problems}, report.problems
+    # The last run, its anchor, and the ledger head rolled back to the anchor before: the
+    # machine that anchored remembers the head it wrote.
+    previous = clean_db.execute_query(
+        "MATCH (a:CtxAnchor {run_id: $r}) RETURN a.seq AS seq, a.hash AS hash", r=middle
+    ).records[0]
+    rollback = (
+        "MATCH (h:CtxLedgerHead {tenant: $t}) SET h.seq = $s, h.hash = $h",
+        {"t": TENANT, "s": previous["seq"], "h": previous["hash"]},
+    )
+    report = _tampered(
+        clean_db,
+        [(delete_run, {"r": last}), (delete_anchor, {"r": last}), rollback],
+        _verify_tenant(),
+    )
+    assert "ledger_truncated" in {p.kind for p in report.problems}, report.problems
+
+
+def test_a_consistently_rehashed_run_and_a_forged_anchor_are_detected(
+    clean_db: neo4j.Driver, three_runs: list[str]
+) -> None:
+    run_id = three_runs[0]
+    nodes = _run_nodes(clean_db, run_id)
+    # Rewrite a claim and re-hash the chain from there on, head included: the run's own
+    # chain verifies again, but its head is no longer the anchored one.
+    statements: list[tuple[str, dict[str, Any]]] = []
+    previous_hash = None
+    for node in nodes:
+        props = dict(node)
+        if props["kind"] == "claim" and previous_hash is None:
+            props["statement"] = "the release certainly caused it"
+        elif previous_hash is None:
+            continue
+        else:
+            props["prev_hash"] = previous_hash
+        props["hash"] = node_hash(props, props["kind"])
+        previous_hash = props["hash"]
+        statements.append(
+            (
+                "MATCH (n:CtxEvent {run_id: $r, seq: $s}) SET n = $p",
+                {"r": run_id, "s": props["seq"], "p": props},
+            )
+        )
+    statements.append(
+        ("MATCH (r:CtxRun {run_id: $r}) SET r.head_hash = $h", {"r": run_id, "h": previous_hash})
+    )
+    report = _tampered(clean_db, statements, _verify_run(run_id))
+    assert {p.kind for p in report.problems} == {"run_changed"}, report.problems
+    # Re-anchoring it without the key: the anchor's hash can be recomputed, its HMAC not.
+    from investigator.context_graph.ledger import _anchor_hash
+
+    anchor = clean_db.execute_query(
+        "MATCH (a:CtxAnchor {run_id: $r}) RETURN properties(a) AS p", r=run_id
+    ).records[0]["p"]
+    forged = dict(anchor, run_head_hash=previous_hash)
+    forged["hash"] = _anchor_hash(forged)
+    statements.append(("MATCH (a:CtxAnchor {run_id: $r}) SET a = $p", {"r": run_id, "p": forged}))
+    report = _tampered(clean_db, statements, _verify_run(run_id))
+    assert "anchor_mac_invalid" in {p.kind for p in report.problems}, report.problems
+
+
+# -- the CLI -----------------------------------------------------------------------------------
+
+
+@pytest.fixture()
+def demo_runs(clean_db: neo4j.Driver, chain_dir: Path) -> Iterator[list[str]]:
+    apply_schema(clean_db)
+    ingest_bundle(clean_db, load_bundle(DATASET))
+    recorder = RunRecorder(clean_db)
+    yield [
+        record_full_run(recorder, request("alice's question")),
+        record_full_run(recorder, request("bob's question", subject_id="acme/user:bob")),
+        record_full_run(recorder, request("mallory's question", subject_id="globex/user:mallory")),
+    ]
+
+
+def test_verify_cli(clean_db: neo4j.Driver, demo_runs: list[str], cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    alice, bob, _mallory = demo_runs
+    res = invoke("verify", alice, "--subject", "acme/user:alice")
+    assert res.code == 0, res
+    assert "verified:          true" in res.out
+    res = invoke("verify", "--subject", "acme/user:auditor", "--purpose", "audit", "--json")
+    assert res.code == 0, res
+    doc = json.loads(res.out)
+    assert doc["verified"] is True and doc["anchors"] == 2 and doc["runs_checked"] == 2
+    # Tampering: exit 1, the report on stdout, one line on stderr naming the place.
+    clean_db.execute_query(
+        "MATCH (n:CtxEvent {run_id: $r}) WHERE n.seq >= 5 DETACH DELETE n", r=bob
+    )
+    res = invoke("verify", bob, "--subject", "acme/user:bob", "--json")
+    assert res.code == 1 and json.loads(res.out)["verified"] is False
+    assert res.err.startswith(f"error: not verified: run {bob}") and res.err.count("\n") == 1
+    res = invoke("verify", "--subject", "acme/user:auditor", "--purpose", "audit")
+    assert res.code == 1 and f"run {bob}" in res.out
+    # A deleted run is still known by its anchor: not "unknown", not verified.
+    clean_db.execute_query("MATCH (n:CtxEvent {run_id: $r}) DETACH DELETE n", r=bob)
+    res = invoke("verify", bob, "--subject", "acme/user:bob")
+    assert res.code == 1 and "run_deleted" in res.err
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (["verify", "run-nope", "--subject", "acme/user:alice"], 2, "unknown run run-nope"),
+        (["verify", "", "--subject", "acme/user:alice"], 2, "not a run id"),
+        (["verify", "run-\x1b[31m", "--subject", "acme/user:alice"], 2, "not a run id"),
+        (["verify", "r" * 500, "--subject", "acme/user:alice"], 2, "not a run id"),
+        (["verify", "--subject", "acme/user:alice"], 3, "needs --purpose audit"),
+        (["verify", "--subject", "acme/user:alice", "--purpose", "legal"], 3, "not allowed"),
+        (["verify", "--subject", "acme/user:nobody", "--purpose", "audit"], 3, "unknown subject"),
+    ],
+)
+def test_verify_cli_refuses_bad_input_with_one_line(  # type: ignore[no-untyped-def]
+    demo_runs: list[str], cli_env, invoke, args: list[str], code: int, message: str
+) -> None:
+    res = invoke(*args)
+    assert res.code == code, res
+    assert res.out == "" and message in res.err and res.err.count("\n") == 1
+
+
+def test_verify_cli_never_crosses_tenants(demo_runs: list[str], cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    _alice, bob, mallory = demo_runs
+    res = invoke("verify", mallory, "--subject", "acme/user:auditor", "--purpose", "audit")
+    assert res.code == 3 and res.out == ""
+    res = invoke("verify", bob, "--subject", "acme/user:alice")
+    assert res.code == 3 and "--purpose audit" in res.err
+    res = invoke("verify", "--subject", "globex/user:mallory", "--purpose", "audit", "--json")
+    assert res.code == 0 and json.loads(res.out)["runs_checked"] == 1
+
+
+def test_runs_finishing_at_once_get_one_ledger_seq_each(
+    clean_db: neo4j.Driver, chain_dir: Path
+) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    recorder = RunRecorder(clean_db)
+    runs = [record_full_run(recorder, request(f"concurrent {n}"), finish=False) for n in range(4)]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        list(pool.map(lambda r: recorder.finish_run(r, "complete", "done"), runs))
+    report = _tampered(clean_db, [], _verify_tenant())
+    assert report.verified, report.problems
+    assert report.anchors == 4 and report.unanchored_runs == []

@@ -1,0 +1,193 @@
+"""`investigator purge`: a legal purge reaches the lineage, and every chain still verifies.
+
+On the demo KG with a real recorded investigation (and a run recorded by the code before
+envelope 2, tests/fixtures/context_graph/run_recorded_v1.json): the purge blanks the stored
+text in the KG and in the Context Graph, is recorded as its own anchored run, `verify`
+still verifies, `replay` reports drift `data_purged` with a valid chain. Only a principal of
+the tenant with the purpose `legal` may purge; bad input is exit 2 with nothing written.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import neo4j
+import pytest
+from test_canonical import RECORDED_RUN_V1, load_recorded_run
+
+from graph_schema.bundle import load_bundle
+from graph_schema.canonical import sha256_text
+from graph_schema.schema_ddl import apply_schema
+from graph_schema.writer import ingest_bundle
+from investigator.context_graph import RunRecorder, load_lineage, verify_chain
+from investigator.investigation import InvestigationRequest, investigate
+
+REPO = Path(__file__).resolve().parents[1]
+DATASET = REPO / "datasets" / "payments-incident"
+PURGED_DOC = "doc:postmortem-2026-07-23-payments"
+
+COUNSEL = """
+tenant: acme
+principals:
+  - {id: user:counsel, name: Legal counsel, labels: [internal], purposes: [legal],
+     source_id: src:iam, recorded_at: "2026-01-05T09:00:00Z"}
+"""
+GLOBEX_COUNSEL = """
+tenant: globex
+principals:
+  - {id: user:counsel, name: Globex counsel, labels: [internal], purposes: [legal],
+     source_id: src:globex-catalog, recorded_at: "2026-01-05T09:00:00Z"}
+"""
+
+
+@pytest.fixture()
+def purge_world(
+    clean_db: neo4j.Driver, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[neo4j.Driver, str]:
+    """The demo KG, two legal principals, one recorded investigation that saw PURGED_DOC."""
+    monkeypatch.setenv("INVESTIGATOR_CHAIN_DIR", str(tmp_path / "chain"))
+    apply_schema(clean_db)
+    ingest_bundle(clean_db, load_bundle(DATASET))
+    for name, text in (("counsel.yaml", COUNSEL), ("globex-counsel.yaml", GLOBEX_COUNSEL)):
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        ingest_bundle(clean_db, load_bundle(tmp_path / name))
+    clean_db.execute_query("CALL db.awaitIndexes(300)")
+    result = investigate(
+        InvestigationRequest.model_validate(
+            {
+                "question": "Why did payment authorization fail with no database connection "
+                "available on payment-api?",
+                "service_id": "svc:payment-api",
+                "subject_id": "acme/user:alice",
+                "purpose": "incident_investigation",
+                "as_of": datetime(2026, 7, 23, 10, 30, tzinfo=UTC),
+            }
+        ),
+        driver=clean_db,
+        recorder=RunRecorder(clean_db),
+    )
+    assert PURGED_DOC in {e.element_id for e in result.evidence}
+    return clean_db, result.run_id
+
+
+def _doc_texts(driver: neo4j.Driver) -> list[str]:
+    records, _, _ = driver.execute_query(
+        "MATCH (n:KG {tenant: 'acme', id: $id}) RETURN n.content AS c", id=PURGED_DOC
+    )
+    return [r["c"] for r in records if r["c"]]
+
+
+def _purge_runs(driver: neo4j.Driver) -> int:
+    records, _, _ = driver.execute_query("MATCH (r:CtxRun {command: 'purge'}) RETURN count(r) AS n")
+    return int(records[0]["n"])
+
+
+def test_purge_blanks_kg_and_lineage_and_everything_still_verifies(  # type: ignore[no-untyped-def]
+    purge_world: tuple[neo4j.Driver, str], cli_env, invoke
+) -> None:
+    driver, run_id = purge_world
+    text = _doc_texts(driver)[0]
+    quote = text[:40]
+    before = load_lineage(driver, run_id)
+    assert any(quote in str(n.properties.get("payload")) for n in before.nodes)
+
+    res = invoke(
+        "purge", PURGED_DOC, "--tenant", "acme", "--subject", "user:counsel",
+        "--reason", "GDPR erasure request 2026-118", "--json",
+    )  # fmt: skip
+    assert res.code == 0, res
+    done = json.loads(res.out)
+    assert done["kg_records_purged"] >= 1 and done["ctx_runs"] == [run_id]
+    assert len(done["ctx_ids"]) >= 3  # the evidence, the pack, the outcome at least
+
+    # The text is gone from the KG and from every recorded node of the run.
+    assert _doc_texts(driver) == []
+    after = load_lineage(driver, run_id)
+    for node in after.nodes:
+        assert quote not in json.dumps(node.properties, default=str), node.seq
+    # The chain verifies with the text gone: envelope 2 hashes its digest.
+    assert verify_chain(after).chain_valid, verify_chain(after).problems
+
+    # verify: the run and the tenant's ledger (the purge run is anchored too).
+    res = invoke("verify", run_id, "--subject", "acme/user:alice", "--json")
+    assert res.code == 0, res
+    assert json.loads(res.out)["purged_runs"] == [run_id]
+    res = invoke("verify", "--subject", "acme/user:auditor", "--purpose", "audit", "--json")
+    assert res.code == 0, res
+    assert json.loads(res.out)["anchors"] == 2
+
+    # replay: drift `data_purged`, never a broken chain.
+    res = invoke("replay", run_id, "--subject", "acme/user:alice", "--json")
+    report = json.loads(res.out)
+    assert res.code == 1 and report["chain_valid"] is True and report["problems"] == []
+    assert "data_purged" in {d["kind"] for d in report["drift"]}
+
+    # Text removed without a recorded purge listing it (its digest kept, so the chain still
+    # verifies) is caught by verify.
+    goal = next(n for n in after.nodes if n.kind == "goal")
+    driver.execute_query(
+        "MATCH (n:CtxEvent {run_id: $r, seq: $s}) "
+        "SET n.purged = [$digest], n.purge_id = 'run-forged' REMOVE n.payload",
+        r=run_id,
+        s=goal.seq,
+        digest="payload=" + sha256_text(goal.properties["payload"]),
+    )
+    res = invoke("verify", run_id, "--subject", "acme/user:alice")
+    assert res.code == 1 and "purge_unaccounted" in res.err
+
+
+def test_a_run_recorded_before_envelope_2_still_verifies_after_a_purge(  # type: ignore[no-untyped-def]
+    purge_world: tuple[neo4j.Driver, str], cli_env, invoke
+) -> None:
+    driver, _ = purge_world
+    legacy = load_recorded_run(driver, RECORDED_RUN_V1)
+    assert verify_chain(load_lineage(driver, legacy)).chain_valid
+    res = invoke(
+        "purge", PURGED_DOC, "--tenant", "acme", "--subject", "user:counsel", "--reason", "erasure",
+        "--json",
+    )  # fmt: skip
+    assert res.code == 0, res
+    assert legacy in json.loads(res.out)["ctx_runs"]
+    lineage = load_lineage(driver, legacy)
+    assert any("purged" in n.properties for n in lineage.nodes)
+    assert verify_chain(lineage).chain_valid, verify_chain(lineage).problems
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (["--subject", "user:alice"], 3, "not allowed purpose 'legal'"),
+        (["--subject", "user:auditor"], 3, "not allowed purpose 'legal'"),
+        (["--subject", "user:nobody"], 3, "unknown subject"),
+        # Another tenant's legal principal: the tenants disagree, refused before anything.
+        (["--subject", "globex/user:counsel"], 2, "names tenant 'globex'"),
+        (["--subject", "user:counsel", "--id", ""], 2, "ELEMENT_ID must be"),
+        (["--subject", "user:counsel", "--id", "doc:\x1b[2J"], 2, "ELEMENT_ID must be"),
+        (["--subject", "user:counsel", "--id", "d" * 201], 2, "ELEMENT_ID must be"),
+        (["--subject", "user:counsel", "--id", "doc:nope"], 2, "no record doc:nope in tenant acme"),
+        (["--subject", "user:counsel", "--reason", ""], 2, "--reason must be"),
+        (["--subject", "user:counsel", "--reason", "a\nb"], 2, "--reason must be"),
+        (["--subject", "user:counsel", "--reason", "r" * 501], 2, "--reason must be"),
+    ],
+)
+def test_purge_refuses_with_one_line_and_writes_nothing(  # type: ignore[no-untyped-def]
+    purge_world: tuple[neo4j.Driver, str], cli_env, invoke, args: list[str], code: int, message: str
+) -> None:
+    driver, _ = purge_world
+    element_id, reason, rest = PURGED_DOC, "erasure", []
+    i = 0
+    while i < len(args):
+        if args[i] == "--id":
+            element_id = args[i + 1]
+        elif args[i] == "--reason":
+            reason = args[i + 1]
+        else:
+            rest += args[i : i + 2]
+        i += 2
+    before = _doc_texts(driver)
+    res = invoke("purge", element_id, "--tenant", "acme", "--reason", reason, *rest)
+    assert res.code == code, res
+    assert res.out == "" and message in res.err and res.err.count("\n") == 1
+    assert _doc_texts(driver) == before and _purge_runs(driver) == 0
