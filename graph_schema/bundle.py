@@ -1,4 +1,4 @@
-"""The bundle format (DESIGN.md section 10): pydantic models and the file/folder loader.
+"""The bundle format (docs/design.md section 10): pydantic models and the file/folder loader.
 
 Public API:
 
@@ -34,7 +34,9 @@ from pydantic import (
     model_validator,
 )
 
+from graph_schema.canonical import safe_yaml_load
 from graph_schema.kg_types import (
+    DOCUMENT_ONLY_PROPERTIES,
     ENTITY_LABELS,
     IDENTIFIER,
     PROPERTY_NAME,
@@ -44,6 +46,7 @@ from graph_schema.kg_types import (
     NodeLabel,
     RelType,
     Trust,
+    domain_property_name,
     props_model_for_node,
     props_model_for_rel,
 )
@@ -125,13 +128,28 @@ def _check_scalar(name: str, value: Any) -> None:
         raise ValueError(f"property {name!r} holds {value!r}; numbers must be finite")
 
 
-def _check_props(props: dict[str, Any], model: type[BaseModel]) -> dict[str, Any]:
+def _map_props(props: dict[str, Any], owner: str, label: NodeLabel | None = None) -> dict[str, Any]:
+    """Domain property names that the record itself uses, moved out of its way."""
+    if not any(isinstance(k, str) and k in RESERVED_PROPERTIES for k in props):
+        return props
+    out: dict[str, Any] = {}
+    for name, value in props.items():
+        stored = domain_property_name(owner, name, label) if isinstance(name, str) else name
+        if stored in out or (stored != name and stored in props):
+            raise ValueError(f"property {name!r} is stored as {stored!r}, which is also given")
+        out[stored] = value
+    return out
+
+
+def _check_props(
+    props: dict[str, Any], model: type[BaseModel], free: frozenset[str] = frozenset()
+) -> dict[str, Any]:
     for name, value in props.items():
         for item in value if isinstance(value, list) else [value]:
             _check_scalar(name, item)
         if not isinstance(name, str) or not PROPERTY_NAME.match(name):
             raise ValueError(f"property name {name!r} is not a lower_snake_case identifier")
-        if name in RESERVED_PROPERTIES:
+        if name in RESERVED_PROPERTIES and name not in free:
             raise ValueError(f"property name {name!r} is reserved for the record itself")
         if isinstance(value, dict):
             raise ValueError(f"property {name!r} is a map; values must be scalars or lists")
@@ -162,8 +180,19 @@ def _check_props(props: dict[str, Any], model: type[BaseModel]) -> dict[str, Any
     return out
 
 
+def _loose_name(value: Any) -> Any:
+    # `Runbook`, `runbook`, `Incident-Report`: enum values are matched ignoring case, and
+    # `-` or spaces for `_`.
+    if isinstance(value, str):
+        return value.strip().lower().replace("-", "_").replace(" ", "_")
+    return value
+
+
 class _Spec(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
+    # Numbers where text is typed (`title: 404`, `owner_team: 7`) are taken as text.
+    model_config = ConfigDict(
+        extra="forbid", populate_by_name=True, frozen=True, coerce_numbers_to_str=True
+    )
 
 
 class _Provenance(_Spec):
@@ -260,15 +289,17 @@ class NodeSpec(_Provenance):
     @classmethod
     def _known_label(cls, value: Any) -> Any:
         allowed = sorted(label.value for label in ENTITY_LABELS)
-        if not isinstance(value, str) or value not in allowed:
+        by_loose = {_loose_name(a).replace("_", ""): a for a in allowed}
+        loose = _loose_name(value)
+        if not isinstance(loose, str) or loose.replace("_", "") not in by_loose:
             raise ValueError(f"label {value!r} is not one of {', '.join(allowed)}")
-        return value
+        return by_loose[loose.replace("_", "")]
 
     @model_validator(mode="after")
     def _typed_props(self) -> NodeSpec:
-        object.__setattr__(
-            self, "props", _check_props(self.props, props_model_for_node(self.label))
-        )
+        props = _map_props(self.props, self.label.value, self.label)
+        model = props_model_for_node(self.label)
+        object.__setattr__(self, "props", _check_props(props, model, DOCUMENT_ONLY_PROPERTIES))
         return self
 
 
@@ -285,9 +316,10 @@ class EdgeSpec(_Provenance):
     @classmethod
     def _known_type(cls, value: Any) -> Any:
         allowed = [t.value for t in RelType]
-        if not isinstance(value, str) or value not in allowed:
+        loose = _loose_name(value)
+        if not isinstance(loose, str) or loose.upper() not in allowed:
             raise ValueError(f"relationship type {value!r} is not one of {', '.join(allowed)}")
-        return value
+        return loose.upper()
 
     @field_validator("key")
     @classmethod
@@ -296,7 +328,8 @@ class EdgeSpec(_Provenance):
 
     @model_validator(mode="after")
     def _typed_props(self) -> EdgeSpec:
-        object.__setattr__(self, "props", _check_props(self.props, props_model_for_rel(self.type)))
+        props = _map_props(self.props, self.type.value)
+        object.__setattr__(self, "props", _check_props(props, props_model_for_rel(self.type)))
         return self
 
     @property
@@ -321,10 +354,16 @@ class DocumentSpec(_Provenance):
     name: str | None = None
     props: dict[str, Any] = Field(default_factory=dict)
 
+    @field_validator("kind", mode="before")
+    @classmethod
+    def _kind_any_case(cls, value: Any) -> Any:
+        return _loose_name(value)
+
     @model_validator(mode="after")
     def _typed_props(self) -> DocumentSpec:
+        props = _map_props(self.props, NodeLabel.DOCUMENT.value, NodeLabel.DOCUMENT)
         object.__setattr__(
-            self, "props", _check_props(self.props, props_model_for_node(NodeLabel.DOCUMENT))
+            self, "props", _check_props(props, props_model_for_node(NodeLabel.DOCUMENT))
         )
         return self
 
@@ -416,43 +455,12 @@ class LoadedBundle(BaseModel):
         return sum(part.bundle.element_count() for part in self.parts)
 
 
-class _NoTimestampLoader(yaml.SafeLoader):
-    """YAML without implicit timestamps (YAML and JSON times follow one rule) and without
-    silently repeated keys (a second `edges:` would otherwise replace the first)."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: set[Any] = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            if isinstance(key, str | int | float | bool) and key in seen:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"duplicate key {key!r}", key_node.start_mark
-                )
-            seen.add(key)
-        return super().construct_mapping(node, deep=deep)
-
-    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
-        # Aliases make "billion laughs" expansions possible; bundles never need them.
-        if self.check_event(yaml.events.AliasEvent):
-            event = self.peek_event()
-            raise yaml.composer.ComposerError(
-                None, None, "YAML aliases are not allowed in bundles", event.start_mark
-            )
-        return super().compose_node(parent, index)
-
-
 def _json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     keys = [key for key, _ in pairs]
     if len(set(keys)) != len(keys):
         repeated = sorted({key for key in keys if keys.count(key) > 1})
         raise ValueError(f"duplicate key {repeated[0]!r}")
     return dict(pairs)
-
-
-_NoTimestampLoader.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
 
 
 def _element_name(section: str, index: int, raw: Any) -> str:
@@ -509,7 +517,7 @@ def _read_file(path: Path) -> tuple[Any, list[BundleProblem]]:
     try:
         if path.suffix.lower() == ".json":
             return json.loads(text, object_pairs_hook=_json_object), []
-        return yaml.load(text, Loader=_NoTimestampLoader), []  # noqa: S506 (a SafeLoader)
+        return safe_yaml_load(text), []
     except (ValueError, yaml.YAMLError) as exc:  # JSONDecodeError is a ValueError
         reason = " ".join(str(exc).split())
         return None, [

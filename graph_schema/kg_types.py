@@ -164,6 +164,37 @@ RESERVED_PROPERTIES: frozenset[str] = frozenset(
     }
 )
 
+# Record fields an entity node (not a document) does not carry: its bundle `props` may use
+# them as they are (an Incident's `title`).
+DOCUMENT_ONLY_PROPERTIES: frozenset[str] = frozenset({"title"})
+
+# Domain properties with a natural home among the typed properties of a label.
+DOMAIN_ALIASES: dict[NodeLabel, dict[str, str]] = {
+    NodeLabel.DEPLOYMENT: {"version": "release"},
+}
+
+
+def label_prefix(name: str) -> str:
+    """`ChangeEvent` -> `change_event`, `DEPENDS_ON` -> `depends_on` (for mapped props)."""
+    if name.isupper():
+        return name.lower()
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def domain_property_name(owner: str, name: str, label: NodeLabel | None = None) -> str:
+    """Where a domain property named `name` of a `owner` (label or relationship type) is
+    stored: as it is, unless the record itself uses that name; then an alias of the label
+    (a Deployment's `version` is its `release`), else `<owner>_<name>` (an Incident's
+    `status` is `incident_status`)."""
+    if name not in RESERVED_PROPERTIES:
+        return name
+    if label is not None and label is not NodeLabel.DOCUMENT and name in DOCUMENT_ONLY_PROPERTIES:
+        return name
+    if label is not None and name in DOMAIN_ALIASES.get(label, {}):
+        return DOMAIN_ALIASES[label][name]
+    return f"{label_prefix(owner)}_{name}"
+
+
 # ACL labels, purposes, prop names: identifiers, never free text.
 IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")
 PROPERTY_NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
@@ -172,7 +203,8 @@ PROPERTY_NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 class _Props(BaseModel):
     """Typed properties; extra properties are allowed (checked for scalar values elsewhere)."""
 
-    model_config = ConfigDict(extra="allow", frozen=True)
+    # `tier: 1` means the text "1": numbers are taken where text is typed.
+    model_config = ConfigDict(extra="allow", frozen=True, coerce_numbers_to_str=True)
 
 
 class ServiceProps(_Props):

@@ -66,6 +66,9 @@ class NodeDraft:
     props: dict[str, Any]
     explicit_recorded_at: datetime | None
     content_hash: str
+    # Where the element is in the bundle (`file`, `section[index] id`), for problem lines.
+    origin: str = ""
+    element: str = ""
 
 
 @dataclass(slots=True)
@@ -247,6 +250,7 @@ def build_drafts(
     unknown = SourceInfo(purposes=[], trust=Trust.UNTRUSTED.value)
     for part in loaded.parts:
         b = part.bundle
+        start = len(nodes)
         nodes.extend(source_draft(b.tenant, s) for s in b.sources)
         nodes.extend(principal_draft(b, p) for p in b.principals)
         for node in b.nodes:
@@ -256,6 +260,15 @@ def build_drafts(
             info = sources.get((b.tenant, str(doc.source_id)), unknown)
             nodes.append(document_draft(b.tenant, doc, info))
             edges.extend(document_edge_drafts(b.tenant, doc, info))
+        sections = (
+            [("sources", i) for i in range(len(b.sources))]
+            + [("principals", i) for i in range(len(b.principals))]
+            + [("nodes", i) for i in range(len(b.nodes))]
+            + [("documents", i) for i in range(len(b.documents))]
+        )
+        for draft, (section, index) in zip(nodes[start:], sections, strict=True):
+            draft.origin = part.origin
+            draft.element = f"{section}[{index}] {draft.id}"
         for edge in b.edges:
             info = sources.get((b.tenant, str(edge.source_id)), unknown)
             edges.append(edge_draft(b.tenant, edge, info))

@@ -1,4 +1,4 @@
-"""Whole-bundle checks that span elements and files (DESIGN.md section 10).
+"""Whole-bundle checks that span elements and files (docs/design.md section 10).
 
 `validate_bundle` finds every problem before anything is written: duplicate ids and keys,
 dangling references (edges, `supersedes`, `applies_to`, `source_id`, retraction targets),

@@ -6,15 +6,19 @@ Public API:
   validate everything (raising `BundleRejected` with every problem, writing nothing), then
   write. This is what `investigator ingest` and importers call.
 - `write_bundle(driver, loaded, ...) -> IngestReport`: the write step alone, for a bundle
-  that `validate_bundle` already accepted.
+  that `validate_bundle` already accepted (identity problems still raise `BundleRejected`).
 - `find_existing(driver, loaded)`: the graph's current records a bundle refers to.
 
 How a write goes: the current state of every id and key is read first, and each element is
-decided as unchanged (same `content_hash`), new, or a new version. Then, in batched `UNWIND`
-transactions: node records (the previous record gets `superseded_at`, and its current edge
-records are copied onto the new record), relationship records (previous copies superseded),
-and retractions (tombstone records). Labels and relationship types only ever come from the
-enums in `graph_schema.kg_types`; values are always parameters.
+decided as unchanged (same `content_hash`), new, or a new version. An id never changes what
+it is: a record whose type labels or document kind differ from the id's current record is a
+bundle problem. Then, in batched `UNWIND` transactions: node records (the previous record
+gets `superseded_at`, and its current edge records are copied onto the new record),
+relationship records (previous copies superseded), and retractions (tombstone records).
+Labels and relationship types only ever come from the enums in `graph_schema.kg_types`;
+values are always parameters. Times travel as integers (epoch seconds and nanoseconds) and
+become DateTime values in Cypher: the driver's packing of Python datetimes costs more than
+the writes themselves.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 from typing import Any, TypeVar
 
 import neo4j
@@ -39,6 +44,7 @@ from graph_schema.records import (
     build_drafts,
     bundle_sources,
 )
+from graph_schema.schema_ddl import apply_tenant_schema, is_tenant_label, tenant_label
 from graph_schema.validate import (
     ExistingElements,
     defined_ids,
@@ -51,8 +57,9 @@ from graph_schema.validate import (
 
 Progress = Callable[[str], None]
 T = TypeVar("T")
-DEFAULT_BATCH_SIZE = 1000
-_READ_BATCH = 5000
+DEFAULT_BATCH_SIZE = 5000
+_READ_BATCH = 10000
+_TYPE_LABELS = frozenset(label.value for label in NodeLabel)
 
 
 class BundleRejected(Exception):
@@ -86,12 +93,50 @@ class IngestReport(BaseModel):
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICRO = timedelta(microseconds=1)
 
 
 def _micros(value: datetime) -> int:
     # Times are compared as integer microseconds: hydrating Neo4j DateTime values for every
     # record of a large bundle costs more than the writes themselves.
-    return (value - _EPOCH) // timedelta(microseconds=1)
+    return (value - _EPOCH) // _MICRO
+
+
+def wire_time(value: datetime) -> list[int]:
+    """A zoned datetime as `[epoch seconds, nanosecond]` for `datetime({epochSeconds: ...})`."""
+    seconds, micros = divmod(_micros(value), 1_000_000)
+    return [seconds, micros * 1000]
+
+
+def wire_props(props: dict[str, Any]) -> tuple[dict[str, Any], list[list[Any]]]:
+    """Split a record's properties into plain values and `[name, seconds, nanos]` times."""
+    plain: dict[str, Any] = {}
+    times: list[list[Any]] = []
+    for name, value in props.items():
+        if isinstance(value, datetime):
+            seconds, micros = divmod((value - _EPOCH) // _MICRO, 1_000_000)
+            times.append([name, seconds, micros * 1000])
+        else:
+            plain[name] = value
+    return plain, times
+
+
+# The Cypher half of `wire_props`: sets each `[name, seconds, nanos]` of `row.t` on VAR.
+SET_WIRE_TIMES = (
+    "FOREACH (t IN row.t | SET VAR[t[0]] = datetime({epochSeconds: t[1], nanosecond: t[2]}))"
+)
+_ROW_TIME = "datetime({epochSeconds: row.at[0], nanosecond: row.at[1]})"
+
+
+@lru_cache(maxsize=1024)
+def _tenant_label(tenant: str) -> str:
+    return tenant_label(tenant)
+
+
+def stored_labels(draft: NodeDraft) -> list[str]:
+    """The labels a node record is created with besides `:KG`: its type labels and its
+    tenant's label (per-tenant fulltext index, issue 18)."""
+    return [*draft.labels, _tenant_label(draft.tenant)]
 
 
 @dataclass(slots=True)
@@ -102,10 +147,25 @@ class _RecordState:
     recorded_us: int
 
 
+@dataclass(slots=True)
+class _Identity:
+    """What an id is: its type labels (never `:KG` or a tenant label) and document kind."""
+
+    labels: tuple[str, ...]
+    kind: str | None
+
+    def text(self) -> str:
+        shown = "/".join(self.labels) or "record"
+        return f"{shown} (kind {self.kind})" if self.kind else shown
+
+
 @dataclass
 class _History:
     current: _RecordState | None = None
     seen: set[tuple[str, int]] = field(default_factory=set)
+    identity: _Identity | None = None  # of the current record
+    first_identity: _Identity | None = None  # of the lowest version
+    first_version: int = 0
 
 
 @dataclass(slots=True)
@@ -159,7 +219,7 @@ _EDGE_SUPERSEDE = {
     t: (
         "UNWIND $rows AS row MATCH ()-[r:REL_TYPE]->() "
         "WHERE r.tenant = row.tenant AND r.key = row.key AND r.superseded_at IS NULL "
-        "SET r.superseded_at = row.recorded_at RETURN count(r) AS n"
+        f"SET r.superseded_at = {_ROW_TIME} RETURN count(r) AS n"
     ).replace("REL_TYPE", t.value)
     for t in RelType
 }
@@ -172,21 +232,30 @@ _EDGE_CURRENT_COPIES = {
     for t in RelType
 }
 
+# Whether a tenant has any KG record: a first ingest into an empty tenant needs no history.
+_TENANT_HAS_RECORDS = (
+    "UNWIND $tenants AS tenant CALL (tenant) { "
+    "MATCH (n:KG) WHERE n.tenant = tenant AND n.id IS NOT NULL RETURN n.id AS id LIMIT 1 } "
+    "RETURN DISTINCT tenant"
+)
 _NODE_HISTORY = (
     "UNWIND $rows AS row MATCH (n:KG {tenant: row.tenant, id: row.id}) "
     "RETURN row.tenant AS tenant, row.id AS id, n.version AS version, n.content_hash AS hash, "
     "n.status AS status, n.superseded_at IS NULL AS current, "
-    "n.recorded_at.epochSeconds * 1000000 + n.recorded_at.microsecond AS recorded_us"
+    "n.recorded_at.epochSeconds * 1000000 + n.recorded_at.microsecond AS recorded_us, "
+    "labels(n) AS labels, n.kind AS kind"
 )
 # Superseding and creating are separate statements: a CREATE that reads nothing needs no
 # Eager barriers, which roughly halves the cost of a batch.
 _NODE_SUPERSEDE = (
     "UNWIND $rows AS row "
     "MATCH (old:KG {tenant: row.tenant, id: row.id}) WHERE old.superseded_at IS NULL "
-    "SET old.superseded_at = row.recorded_at "
+    f"SET old.superseded_at = {_ROW_TIME} "
     "RETURN elementId(old) AS old_eid"
 )
-_NODE_CREATE = "UNWIND $rows AS row CREATE (n:KG:$(row.labels)) SET n = row.props"
+_NODE_CREATE = "UNWIND $rows AS row CREATE (n:KG:$(row.labels)) SET n = row.props " + (
+    SET_WIRE_TIMES.replace("VAR", "n")
+)
 _INCIDENT_EDGES = (
     "UNWIND $olds AS oid MATCH (o) WHERE elementId(o) = oid "
     "MATCH (o)-[r]-() WHERE r.superseded_at IS NULL "
@@ -208,14 +277,16 @@ _EDGE_COPY = (
 # (a node's v1 and v2 with their own recorded_at) keeps its paths at every known_at.
 _EDGE_CREATE = (
     "UNWIND $rows AS row "
+    f"WITH row, {_ROW_TIME} AS at "
     "MATCH (a:KG {tenant: row.tenant, id: row.from_id}) "
-    "WHERE a.superseded_at IS NULL OR a.superseded_at > row.props.recorded_at "
+    "WHERE a.superseded_at IS NULL OR a.superseded_at > at "
     "MATCH (b:KG {tenant: row.tenant, id: row.to_id}) "
-    "WHERE b.superseded_at IS NULL OR b.superseded_at > row.props.recorded_at "
+    "WHERE b.superseded_at IS NULL OR b.superseded_at > at "
     "WITH row, a, b WHERE (a.superseded_at IS NULL OR b.recorded_at < a.superseded_at) "
     "AND (b.superseded_at IS NULL OR a.recorded_at < b.superseded_at) "
     "CREATE (a)-[r:$(row.type)]->(b) SET r = row.props "
-    "RETURN count(r) AS n, count(DISTINCT row.idx) AS rows_written"
+    + SET_WIRE_TIMES.replace("VAR", "r")
+    + " RETURN count(r) AS n, count(DISTINCT row.idx) AS rows_written"
 )
 _CURRENT_NODE = (
     "MATCH (n:KG {tenant: $tenant, id: $id}) WHERE n.superseded_at IS NULL "
@@ -260,19 +331,31 @@ def find_existing(
                     trust=r["trust"] or Trust.UNTRUSTED.value,
                     authority=r["authority"],
                 )
+    keys_by_type: dict[RelType, list[dict[str, str]]] = defaultdict(list)
     for tenant, key in sorted(referenced_keys(loaded)):
         rel_type = rel_type_of_key(key)
-        if rel_type is None:
-            continue
+        if rel_type is not None:
+            keys_by_type[rel_type].append({"tenant": tenant, "key": key})
+    for rel_type, key_rows in sorted(keys_by_type.items()):
         records, _, _ = driver.execute_query(
             _EDGE_HISTORY[rel_type],
-            rows=[{"tenant": tenant, "key": key}],
+            rows=key_rows,
             database_=database,
             routing_=neo4j.RoutingControl.READ,
         )
-        if any(r["current"] for r in records):
-            existing.edge_keys.add((tenant, key))
+        existing.edge_keys.update((r["tenant"], r["key"]) for r in records if r["current"])
     return existing, sources
+
+
+@dataclass
+class _Prepared:
+    """A bundle turned into drafts, with the graph's history of every id and key."""
+
+    node_drafts: list[NodeDraft]
+    edge_drafts: list[EdgeDraft]
+    node_history: dict[tuple[str, str], _History]
+    edge_history: dict[tuple[str, str], _History]
+    retractions: list[_Retraction]
 
 
 def ingest_bundle(
@@ -287,22 +370,20 @@ def ingest_bundle(
     """Validate `loaded` against itself and the graph, then write it.
 
     Raises `BundleRejected` (with every problem) before writing anything if the bundle has
-    any problem, including the load problems already collected in `loaded.problems`.
+    any problem, including the load problems already collected in `loaded.problems` and
+    records that would change what an existing id is.
     """
+    started = time.monotonic()
     now = now or datetime.now(UTC)
     existing, db_sources = find_existing(driver, loaded, database)
     problems = list(loaded.problems) + validate_bundle(loaded, existing, now=now)
+    sources = dict(db_sources)
+    sources.update(bundle_sources(loaded))
+    prepared = _prepare(driver, loaded, database, sources)
+    problems += identity_problems(prepared)
     if problems:
         raise BundleRejected(problems)
-    return write_bundle(
-        driver,
-        loaded,
-        database=database,
-        now=now,
-        batch_size=batch_size,
-        progress=progress,
-        known_sources=db_sources,
-    )
+    return _apply(driver, prepared, loaded, database, now, batch_size, progress, started)
 
 
 def write_bundle(
@@ -318,29 +399,125 @@ def write_bundle(
     """Write an already validated bundle; unchanged elements are left alone."""
     started = time.monotonic()
     now = now or datetime.now(UTC)
-    say = progress or (lambda _message: None)
     sources = dict(known_sources or {})
     if not known_sources:
         sources.update(find_existing(driver, loaded, database)[1])
     sources.update(bundle_sources(loaded))
+    prepared = _prepare(driver, loaded, database, sources)
+    problems = identity_problems(prepared)
+    if problems:
+        raise BundleRejected(problems)
+    return _apply(driver, prepared, loaded, database, now, batch_size, progress, started)
+
+
+def _prepare(
+    driver: neo4j.Driver,
+    loaded: LoadedBundle,
+    database: str | None,
+    sources: dict[tuple[str, str], SourceInfo],
+) -> _Prepared:
     node_drafts, edge_drafts = build_drafts(loaded, sources)
+    tenants = {d.tenant for d in node_drafts} | {d.tenant for d in edge_drafts}
+    tenants |= {part.bundle.tenant for part in loaded.parts if part.bundle.retractions}
+    populated = _tenants_with_records(driver, tenants, database)
     retractions = [
         _Retraction(part.bundle.tenant, r.target, r.key is not None, r.reason, r.at)
         for part in loaded.parts
         for r in part.bundle.retractions
     ]
+    # Retraction targets are read with the drafts, so a retraction already applied costs
+    # no write transaction on a re-ingest.
+    node_keys = {(d.tenant, d.id) for d in node_drafts}
+    node_keys.update((r.tenant, r.target) for r in retractions if not r.is_key)
+    edge_keys = {(d.type, d.tenant, d.key) for d in edge_drafts}
+    for r in retractions:
+        rel_type = rel_type_of_key(r.target) if r.is_key else None
+        if rel_type is not None:
+            edge_keys.add((rel_type, r.tenant, r.target))
+    return _Prepared(
+        node_drafts=node_drafts,
+        edge_drafts=edge_drafts,
+        node_history=_read_node_history(driver, node_keys, populated, database),
+        edge_history=_read_edge_history(driver, edge_keys, populated, database),
+        retractions=retractions,
+    )
+
+
+def _identity_of(labels: Iterable[str], kind: Any) -> _Identity:
+    types = tuple(sorted(x for x in labels if x in _TYPE_LABELS))
+    return _Identity(types, str(kind) if kind is not None else None)
+
+
+def identity_problems(prepared: _Prepared) -> list[BundleProblem]:
+    """Records that would change what an id is (its type labels or document kind).
+
+    A record may restore the identity of the id's first record: that repairs a graph an
+    older version of the writer let a bad ingest change.
+    """
+    problems: list[BundleProblem] = []
+    first_in_bundle: dict[tuple[str, str], _Identity] = {}
+    for draft in prepared.node_drafts:
+        wanted = _identity_of(draft.labels, draft.props.get("kind"))
+        earlier = first_in_bundle.setdefault((draft.tenant, draft.id), wanted)
+        if earlier != wanted:
+            problems.append(
+                BundleProblem(
+                    origin=draft.origin or "bundle",
+                    element=draft.element or draft.id,
+                    reason=f"id {draft.id!r} is a {earlier.text()} earlier in this bundle; "
+                    f"a later entry cannot make it a {wanted.text()}",
+                )
+            )
+            continue
+        history = prepared.node_history.get((draft.tenant, draft.id))
+        if history is None or history.identity is None:
+            continue
+        if wanted == history.identity or wanted == history.first_identity:
+            continue
+        problems.append(
+            BundleProblem(
+                origin=draft.origin or "bundle",
+                element=draft.element or draft.id,
+                reason=(
+                    f"id {draft.id!r} is a {history.identity.text()} in tenant "
+                    f"{draft.tenant!r}; a new record cannot make it a {wanted.text()} "
+                    "(use another id)"
+                ),
+            )
+        )
+    return problems
+
+
+def _apply(
+    driver: neo4j.Driver,
+    prepared: _Prepared,
+    loaded: LoadedBundle,
+    database: str | None,
+    now: datetime,
+    batch_size: int,
+    progress: Progress | None,
+    started: float,
+) -> IngestReport:
+    say = progress or (lambda _message: None)
+    node_drafts, edge_drafts = prepared.node_drafts, prepared.edge_drafts
+    retractions = prepared.retractions
     retracted = {(r.tenant, r.target) for r in retractions}
     report = IngestReport(elements=loaded.element_count())
 
     say(f"planning {len(node_drafts)} node and {len(edge_drafts)} edge records")
-    node_history = _read_node_history(driver, node_drafts, database)
     node_rounds, report.nodes_unchanged = _plan(
-        node_drafts, lambda d: (d.tenant, d.id), node_history, retracted, now
+        node_drafts, lambda d: (d.tenant, d.id), prepared.node_history, retracted, now
     )
-    edge_history = _read_edge_history(driver, edge_drafts, database)
     edge_rounds, report.edges_unchanged = _plan(
-        edge_drafts, lambda d: (d.tenant, d.key), edge_history, retracted, now
+        edge_drafts, lambda d: (d.tenant, d.key), prepared.edge_history, retracted, now
     )
+    written = {(d.tenant, d.id) for r in node_rounds for d, *_ in r}
+    written.update((d.tenant, d.key) for r in edge_rounds for d, *_ in r)
+    pending = [r for r in retractions if not _already_retracted(prepared, r, written)]
+    report.retractions_unchanged = len(retractions) - len(pending)
+    if node_rounds or edge_rounds or pending:
+        # Each tenant's own fulltext index exists before its records do (tenant-local ranking).
+        apply_tenant_schema(driver, {d.tenant for d in node_drafts}, database)
 
     total = sum(len(r) for r in node_rounds)
     done = 0
@@ -365,7 +542,7 @@ def write_bundle(
             done += len(echunk)
             say(f"edge records: {done}/{total}")
 
-    for retraction in retractions:
+    for retraction in pending:
         created, copied = _execute(driver, database, _retract, retraction)
         report.tombstones_created += created
         report.retractions_unchanged += 1 - created
@@ -377,9 +554,33 @@ def write_bundle(
     return report
 
 
+def _already_retracted(prepared: _Prepared, r: _Retraction, written: set[tuple[str, str]]) -> bool:
+    if (r.tenant, r.target) in written:
+        return False  # this ingest writes a new record of it first
+    history = (prepared.edge_history if r.is_key else prepared.node_history).get(
+        (r.tenant, r.target)
+    )
+    state = history.current if history is not None else None
+    return state is not None and state.status == RecordStatus.RETRACTED
+
+
 def _execute(driver: neo4j.Driver, database: str | None, work: Callable[..., T], arg: Any) -> T:
     with driver.session(database=database) as session:
         return session.execute_write(work, arg)
+
+
+def _tenants_with_records(
+    driver: neo4j.Driver, tenants: set[str], database: str | None
+) -> set[str]:
+    if not tenants:
+        return set()
+    records, _, _ = driver.execute_query(
+        _TENANT_HAS_RECORDS,
+        tenants=sorted(tenants),
+        database_=database,
+        routing_=neo4j.RoutingControl.READ,
+    )
+    return {str(r["tenant"]) for r in records}
 
 
 def _read_history(
@@ -393,35 +594,49 @@ def _read_history(
         records, _, _ = driver.execute_query(
             query, rows=list(chunk), database_=database, routing_=neo4j.RoutingControl.READ
         )
-        # Both history queries return the same columns in the same order; unpacking values
-        # is much cheaper than looking each column up by name.
-        for tenant, name, version, digest, status, current, recorded_us in (
-            r.values() for r in records
-        ):
-            history = into.setdefault((tenant, name), _History())
+        # The history queries return the same first columns in the same order; unpacking
+        # values is much cheaper than looking each column up by name.
+        for values in (r.values() for r in records):
+            tenant, name, version, digest, status, current, recorded_us = values[:7]
+            history = into.get((tenant, name))
+            if history is None:
+                history = into[(tenant, name)] = _History()
             history.seen.add((digest, int(recorded_us)))
+            identity = _identity_of(values[7], values[8]) if len(values) > 7 else None
+            if identity is not None and (
+                history.first_identity is None or int(version) < history.first_version
+            ):
+                history.first_identity, history.first_version = identity, int(version)
             if current:
                 state = _RecordState(int(version), digest, status, int(recorded_us))
                 # Several current copies of one edge record share one version: keep the max.
                 if history.current is None or state.version > history.current.version:
                     history.current = state
+                    history.identity = identity
 
 
 def _read_node_history(
-    driver: neo4j.Driver, drafts: list[NodeDraft], database: str | None
+    driver: neo4j.Driver,
+    node_keys: set[tuple[str, str]],
+    populated: set[str],
+    database: str | None,
 ) -> dict[tuple[str, str], _History]:
-    keys = sorted({(d.tenant, d.id) for d in drafts})
+    keys = sorted(k for k in node_keys if k[0] in populated)
     out: dict[tuple[str, str], _History] = {}
     _read_history(driver, _NODE_HISTORY, [{"tenant": t, "id": i} for t, i in keys], database, out)
     return out
 
 
 def _read_edge_history(
-    driver: neo4j.Driver, drafts: list[EdgeDraft], database: str | None
+    driver: neo4j.Driver,
+    edge_keys: set[tuple[RelType, str, str]],
+    populated: set[str],
+    database: str | None,
 ) -> dict[tuple[str, str], _History]:
     by_type: dict[RelType, set[tuple[str, str]]] = defaultdict(set)
-    for d in drafts:
-        by_type[d.type].add((d.tenant, d.key))
+    for rel_type, tenant, key in edge_keys:
+        if tenant in populated:
+            by_type[rel_type].add((tenant, key))
     out: dict[tuple[str, str], _History] = {}
     for rel_type, keys in sorted(by_type.items()):
         rows = [{"tenant": t, "key": k} for t, k in sorted(keys)]
@@ -442,7 +657,9 @@ def _plan(
     """Decide each draft: unchanged, or a new record (version, recorded_at) in some round.
 
     Round k holds the k-th new record of each id, so one UNWIND never writes two versions of
-    one id (each needs the previous one to be current).
+    one id (each needs the previous one to be current). The bundle's last entry of an id is
+    what the id must be after the ingest: if the current record differs (a later ingest
+    changed it), a new record restores it, even when that exact record was written before.
     """
     grouped: dict[tuple[str, str], list[D]] = defaultdict(list)
     for draft in drafts:
@@ -451,17 +668,33 @@ def _plan(
     rounds: list[list[tuple[D, int, datetime, bool]]] = []
     unchanged = 0
     for key in sorted(grouped):
-        history = histories.get(key, _History())
+        history = histories.get(key)
+        if history is None:
+            # Nothing recorded yet (the common first ingest): every entry is a new record.
+            entries = grouped[key]
+            if len(entries) > 1:
+                entries = sorted(entries, key=lambda d: d.explicit_recorded_at or far_future)
+            previous_hash = None
+            position = 0
+            for draft in entries:
+                if draft.content_hash == previous_hash:
+                    unchanged += 1  # the same content again: one record says it
+                    continue
+                if len(rounds) <= position:
+                    rounds.append([])
+                recorded_at = draft.explicit_recorded_at or now
+                rounds[position].append((draft, position + 1, recorded_at, position > 0))
+                position += 1
+                previous_hash = draft.content_hash
+            continue
         state = history.current
         entries = sorted(grouped[key], key=lambda d: d.explicit_recorded_at or far_future)
         position = 0
-        for draft in entries:
+        for index, draft in enumerate(entries):
+            last = index == len(entries) - 1
             explicit = draft.explicit_recorded_at
             if state is not None and state.status == RecordStatus.RETRACTED and key in retracted:
                 unchanged += 1  # still retracted by this very bundle
-                continue
-            if explicit is not None and (draft.content_hash, _micros(explicit)) in history.seen:
-                unchanged += 1  # this exact record was already written
                 continue
             if (
                 state is not None
@@ -469,6 +702,13 @@ def _plan(
                 and state.content_hash == draft.content_hash
             ):
                 unchanged += 1
+                continue
+            if (
+                not last
+                and explicit is not None
+                and (draft.content_hash, _micros(explicit)) in history.seen
+            ):
+                unchanged += 1  # an earlier record of this history, already written
                 continue
             # A record cannot be learned before the record it replaces: then we learn it now.
             if explicit is not None and (state is None or _micros(explicit) > state.recorded_us):
@@ -511,20 +751,19 @@ def _copy_incident_edges(tx: neo4j.ManagedTransaction, old_eids: list[str]) -> i
 
 def _write_nodes(tx: neo4j.ManagedTransaction, writes: Sequence[_NodeWrite]) -> tuple[int, int]:
     superseding = [
-        {"tenant": w.draft.tenant, "id": w.draft.id, "recorded_at": w.recorded_at}
+        {"tenant": w.draft.tenant, "id": w.draft.id, "at": wire_time(w.recorded_at)}
         for w in writes
         if w.supersede
     ]
     old_eids: list[str] = []
     if superseding:
         old_eids = [r["old_eid"] for r in tx.run(_NODE_SUPERSEDE, rows=superseding)]
-    rows = [
-        {
-            "labels": w.draft.labels,
-            "props": {**w.draft.props, "version": w.version, "recorded_at": w.recorded_at},
-        }
-        for w in writes
-    ]
+    rows = []
+    for w in writes:
+        plain, times = wire_props(w.draft.props)
+        plain["version"] = w.version
+        times.append(["recorded_at", *wire_time(w.recorded_at)])
+        rows.append({"labels": stored_labels(w.draft), "props": plain, "t": times})
     tx.run(_NODE_CREATE, rows=rows).consume()
     return len(old_eids), _copy_incident_edges(tx, old_eids)
 
@@ -535,16 +774,17 @@ def _write_edges(tx: neo4j.ManagedTransaction, writes: Sequence[_EdgeWrite]) -> 
     for w in writes:
         if w.supersede:
             by_type[w.draft.type].append(
-                {"tenant": w.draft.tenant, "key": w.draft.key, "recorded_at": w.recorded_at}
+                {"tenant": w.draft.tenant, "key": w.draft.key, "at": wire_time(w.recorded_at)}
             )
     for rel_type, rows in sorted(by_type.items()):
         record = tx.run(_EDGE_SUPERSEDE[rel_type], rows=rows).single()
         superseded += int(record["n"]) if record else 0
     rows = []
     for idx, w in enumerate(writes):
-        props = dict(w.draft.props)
-        props["version"] = w.version
-        props["recorded_at"] = w.recorded_at
+        plain, times = wire_props(w.draft.props)
+        plain["version"] = w.version
+        at = wire_time(w.recorded_at)
+        times.append(["recorded_at", *at])
         rows.append(
             {
                 "idx": idx,
@@ -552,7 +792,9 @@ def _write_edges(tx: neo4j.ManagedTransaction, writes: Sequence[_EdgeWrite]) -> 
                 "from_id": w.draft.from_id,
                 "to_id": w.draft.to_id,
                 "type": w.draft.type.value,
-                "props": props,
+                "props": plain,
+                "t": times,
+                "at": at,
             }
         )
     record = tx.run(_EDGE_CREATE, rows=rows).single()
@@ -586,7 +828,12 @@ def _retract(tx: neo4j.ManagedTransaction, r: _Retraction) -> tuple[int, int]:
             return 0, 0
         previous = _native(current["props"]["recorded_at"])
         props = _tombstone_props(current["props"], r, max(r.at, previous))
-        labels = [NodeLabel(x).value for x in current["labels"] if x != KG_LABEL]
+        labels = [
+            NodeLabel(x).value
+            for x in current["labels"]
+            if x != KG_LABEL and not is_tenant_label(x)
+        ]
+        labels.append(_tenant_label(r.tenant))
         tx.run(_TOMBSTONE_NODE, eid=current["eid"], labels=labels, props=props).consume()
         return 1, _copy_incident_edges(tx, [current["eid"]])
     rel_type = rel_type_of_key(r.target)

@@ -87,9 +87,12 @@ def test_front_matter_sets_id_version_chain_links_and_validity() -> None:
     assert json.loads(str(v1.props["front_matter_json"])) == {"tags": ["payments", "cards"]}
     owners = sorted((e.from_, e.to) for e in result.bundle.edges)
     assert ("team:cards", "runbook:card-auth-recovery@v3") in owners
-    source = result.bundle.sources[0]
-    assert source.source_id == "src:runbooks:acme"
-    assert "runbook_lookup" in source.allowed_purposes
+    # The importer writes no Source record from the files; the command's options give one.
+    assert result.bundle.sources == [] and result.bundle.principals == []
+    assert result.source is not None
+    assert result.source.source_id == "src:runbooks:acme"
+    assert result.source.trust == "untrusted"
+    assert "runbook_lookup" in result.source.allowed_purposes
 
 
 def test_source_version_is_git_commit_when_clean_else_content_hash(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Importers of real-world sources into the bundle model (DESIGN.md sections 9 and 10).
+"""Importers of real-world sources into the bundle model (docs/design.md sections 9 and 10).
 
 Each importer parses one public format and returns an `ImportResult` whose `bundle` is an
 ordinary `graph_schema.bundle.Bundle`; the bundle writer writes it like any other bundle, so

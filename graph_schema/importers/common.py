@@ -6,12 +6,16 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from graph_schema.bundle import SourceSpec
+from graph_schema.kg_types import Trust
+
 # The purposes of the demo catalog's runbook sources: investigations, lookups and audit.
 DEFAULT_PURPOSES = ("audit", "incident_investigation", "runbook_lookup")
 
 
 class ImportOptions(BaseModel):
-    """`--tenant`, `--source-id`, `--acl` and the source's allowed purposes."""
+    """`--tenant`, `--source-id`, `--acl`, `--trusted`, `--git-history` and the source's
+    allowed purposes."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -20,6 +24,28 @@ class ImportOptions(BaseModel):
     acl: list[str] = Field(default_factory=list)
     purposes: list[str] = Field(default_factory=lambda: list(DEFAULT_PURPOSES))
     owner_team: str | None = None
+    # Only the ingest command raises trust; nothing in an imported file can.
+    trusted: bool = False
+    # Every commit of each file becomes a version (markdown-runbooks only).
+    git_history: bool = False
+
+    @property
+    def trust(self) -> Trust:
+        """The trust of what this import writes."""
+        return Trust.TRUSTED if self.trusted else Trust.UNTRUSTED
+
+
+def import_source_spec(options: ImportOptions, source_id: str, source_type: str) -> SourceSpec:
+    """The Source record of an import, from the ingest command's options only (never from
+    file content): written only when the tenant has no record of that id yet."""
+    return SourceSpec(
+        source_id=source_id,
+        source_type=source_type,
+        owner_team=options.owner_team,
+        trust=options.trust,
+        allowed_purposes=options.purposes,
+        acl=options.acl or None,
+    )
 
 
 def slug(text: str) -> str:

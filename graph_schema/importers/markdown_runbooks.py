@@ -2,7 +2,7 @@
 
 Layout: any folder of `*.md` files, e.g. `runbooks/kubernetes/KubePodCrashLooping.md`.
 Each file becomes one `DocumentSpec` (kind `runbook` unless the front matter says
-`kind: policy`) with its title (front matter `title`, else the first heading, else the
+`kind: policy`, in any case) with its title (front matter `title`, else the first heading, else the
 file name), its Markdown body as `content`, the file path as `locator`, and a locator per
 section (`path#anchor`) in `props.section_locators` beside `props.section_titles`. The
 `source_version` is the git commit of a clean tracked file, else the sha256 of its bytes.
@@ -11,7 +11,8 @@ Optional YAML front matter (all keys optional):
 
 ```yaml
 ---
-id: runbook:payment-recovery@v3      # default: runbook:<name>[@v<version>]
+id: runbook:payment-recovery@v3      # default: runbook:<name>[@v<version>]; an id without
+                                     #   `runbook:` / `policy:` gets `runbook:` in front
 name: payment-recovery               # default: the file name without .md
 title: Payment recovery
 version: 3                           # kept as props.runbook_version
@@ -22,10 +23,21 @@ supersedes: runbook:payment-recovery@v2   # or just `v2` / `2`
 owner: team:payments-core            # OWNS edge from the team
 valid_from: 2026-07-01T00:00:00Z     # times need a zone
 valid_to: 2026-08-01T00:00:00Z
-trust: trusted                       # or untrusted
+trust: untrusted                     # can only lower trust (see below)
 acl: [internal]                      # added to --acl
 ---
 ```
+
+Trust and identity: imported text is `untrusted` unless the ingest command says `--trusted`;
+front matter `trust: untrusted` lowers it, `trust: trusted` is ignored (and reported). The
+importer writes documents and OWNS edges only: never a Source or Principal record (the
+import's Source record comes from the command's options, `ImportResult.source`), and every id
+it creates starts with `runbook:` or `policy:`, so front matter cannot name another record.
+
+With `ImportOptions.git_history` (`ingest --git-history`), every commit that changed a tracked
+file becomes one version of it: id `<id>@<commit[:12]>`, locator `path@commit`, valid from
+the commit time until the next change (`valid_from`/`valid_to` of the front matter are then
+ignored), each version SUPERSEDES the one before. Untracked files are imported as they are.
 
 Other front matter keys are kept verbatim as `props.front_matter_json`. References are
 resolved against the import and the tenant's KG (by id, name, alias or path); a file whose
@@ -47,13 +59,19 @@ from graph_schema.bundle import (
     BundleProblem,
     DocumentSpec,
     EdgeSpec,
-    SourceSpec,
 )
 from graph_schema.importers.common import (
     ImportOptions,
     default_source_id,
+    import_source_spec,
     slug,
     validation_text,
+)
+from graph_schema.importers.git_history import (
+    FileVersion,
+    file_history,
+    in_work_tree,
+    is_uncommitted,
 )
 from graph_schema.importers.link_targets import LinkIndex, LinkTarget
 from graph_schema.importers.markdown_sections import (
@@ -63,7 +81,7 @@ from graph_schema.importers.markdown_sections import (
 )
 from graph_schema.importers.result import ImportResult, UnresolvedLink
 from graph_schema.importers.source_version import file_source_version
-from graph_schema.kg_types import DocumentKind, EvidenceType, NodeLabel, RelType
+from graph_schema.kg_types import DocumentKind, EvidenceType, NodeLabel, RelType, Trust
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")
 # Folder indexes, not runbooks.
@@ -106,6 +124,9 @@ _LINK_KEYS: tuple[tuple[str, NodeLabel, str], ...] = (
 _ANY_TARGET = (NodeLabel.SERVICE, NodeLabel.ALERT, NodeLabel.ERROR_CODE)
 
 MAX_FILE_BYTES = 2_000_000
+# Every id this importer creates starts with one of these (front matter cannot name a
+# principal, a source or another tenant's kind of record).
+ID_PREFIXES = ("runbook:", "policy:")
 
 
 def markdown_files(root: Path) -> list[Path]:
@@ -142,35 +163,69 @@ def _version_label(value: Any) -> str | None:
     return text.removeprefix("v").removeprefix("V") or None
 
 
+def importer_id(explicit: Any) -> str:
+    """An id from front matter, with the importer's prefix if it lacks one."""
+    text = str(explicit).strip()
+    return text if text.startswith(ID_PREFIXES) else "runbook:" + text
+
+
+def _kind(value: Any) -> DocumentKind:
+    if value is None:
+        return DocumentKind.RUNBOOK
+    text = str(value).strip().lower().replace("-", "_").replace(" ", "_")
+    try:
+        return DocumentKind(text)
+    except ValueError:
+        kinds = ", ".join(k.value for k in DocumentKind)
+        raise ValueError(f"front matter kind {value!r} is not one of {kinds}") from None
+
+
 class _Parsed:
-    """One file's parsed parts before references are resolved."""
+    """One file's (or one committed version's) parsed parts before references are resolved."""
 
     def __init__(
-        self, path: Path, rel: str, front: dict[str, Any], body: str, version: str
+        self,
+        path: Path,
+        rel: str,
+        front: dict[str, Any],
+        body: str,
+        version: str,
+        commit: FileVersion | None = None,
     ) -> None:
         self.path = path
         self.rel = rel
         self.front = front
         self.body = body
         self.source_version = version
+        self.kind = _kind(front.get("kind"))
         stem = Path(rel).stem
         self.name = slug(str(front.get("name") or stem))
         self.version_label = _version_label(front.get("version"))
         default_id = f"runbook:{self.name}" + (
-            f"@v{self.version_label}" if self.version_label else ""
+            f"@v{self.version_label}" if self.version_label and commit is None else ""
         )
-        # An explicit id is used as written (the bundle model refuses a malformed one).
-        self.id = str(front["id"]) if front.get("id") else default_id
+        # An explicit id keeps its text behind the importer's prefix (the bundle model
+        # refuses a malformed one).
+        self.id = importer_id(front["id"]) if front.get("id") else default_id
+        self.commit = commit
+        self.previous_id: str | None = None
+        self.valid_to: Any = None
+        if commit is not None:
+            self.id = f"{self.id}@{commit.sha[:12]}"
         self.stem = stem
 
 
-def _parse_file(path: Path, root: Path) -> tuple[_Parsed | None, BundleProblem | None]:
+def _parse_file(
+    path: Path, root: Path, data: bytes | None = None, commit: FileVersion | None = None
+) -> tuple[_Parsed | None, BundleProblem | None]:
     rel = path.name if root.is_file() else path.relative_to(root).as_posix()
-    origin = str(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        return None, BundleProblem(origin=origin, element="file", reason=f"unreadable: {exc}")
+    origin = str(path) if commit is None else f"{path}@{commit.sha[:12]}"
+    if data is None:
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            reason = f"unreadable: {exc}"
+            return None, BundleProblem(origin=origin, element="file", reason=reason)
     if len(data) > MAX_FILE_BYTES:
         return None, BundleProblem(
             origin=origin, element="file", reason=f"larger than {MAX_FILE_BYTES} bytes"
@@ -186,7 +241,8 @@ def _parse_file(path: Path, root: Path) -> tuple[_Parsed | None, BundleProblem |
     except FrontMatterError as exc:
         return None, BundleProblem(origin=origin, element="front matter", reason=str(exc))
     try:
-        parsed = _Parsed(path, rel, front, body, file_source_version(path, data))
+        version = f"git:{commit.sha}" if commit else file_source_version(path, data)
+        parsed = _Parsed(path, rel, front, body, version, commit)
     except ValueError as exc:
         return None, BundleProblem(origin=origin, element="front matter", reason=str(exc))
     return parsed, None
@@ -239,9 +295,9 @@ def _resolve_links(
             applies.update(by_name)
             result.linked.append(f"{parsed.id} APPLIES_TO {', '.join(by_name)} (file name)")
 
-    supersedes: str | None = None
+    supersedes: str | None = parsed.previous_id
     raw_sup = parsed.front.get("supersedes")
-    if raw_sup is not None:
+    if raw_sup is not None and parsed.commit is None:
         ref = (_text_list(raw_sup, "supersedes") or [""])[0]
         candidates = [ref, f"runbook:{parsed.name}@v{ref.removeprefix('v').removeprefix('V')}"]
         for candidate in candidates:
@@ -272,16 +328,17 @@ def _document(
     front = parsed.front
     applies, supersedes, _ = links
     sections = sections_of(parsed.body)
-    kind = DocumentKind(str(front.get("kind") or DocumentKind.RUNBOOK.value))
+    kind = parsed.kind
     default_supports = (
         [EvidenceType.POLICY.value] if kind is DocumentKind.POLICY else [EvidenceType.RUNBOOK.value]
     )
     extra = {k: v for k, v in sorted(front.items()) if k not in _KNOWN_KEYS}
+    locator = parsed.rel if parsed.commit is None else f"{parsed.rel}@{parsed.commit.sha}"
     props: dict[str, Any] = {
         "path": parsed.rel,
         "format": "markdown",
         "section_titles": [s.title for s in sections],
-        "section_locators": [f"{parsed.rel}#{s.anchor}" for s in sections],
+        "section_locators": [f"{locator}#{s.anchor}" for s in sections],
     }
     if not sections:
         del props["section_titles"], props["section_locators"]
@@ -290,7 +347,15 @@ def _document(
         props["runbook_version"] = int(label) if label.isdigit() else label
     if extra:
         props["front_matter_json"] = json.dumps(extra, sort_keys=True, default=str)
+    if parsed.commit is not None:
+        props["commit"] = parsed.commit.sha
     acl = sorted(set(options.acl) | set(_text_list(front.get("acl"), "acl")))
+    valid_from: Any
+    valid_to: Any
+    if parsed.commit is not None:
+        valid_from, valid_to = parsed.commit.committed_at, parsed.valid_to
+    else:
+        valid_from, valid_to = front.get("valid_from"), front.get("valid_to")
     return DocumentSpec.model_validate(
         {
             "id": parsed.id,
@@ -298,21 +363,63 @@ def _document(
             "name": parsed.name,
             "title": _title(parsed),
             "content": parsed.body.strip(),
-            "locator": parsed.rel,
+            "locator": locator,
             "source_id": source_id,
             "source_version": parsed.source_version,
             "acl": acl,
-            "valid_from": front.get("valid_from"),
-            "valid_to": front.get("valid_to"),
+            "valid_from": valid_from,
+            "valid_to": valid_to,
             "observed_at": front.get("observed_at"),
             "supersedes": supersedes,
             "applies_to": applies,
             "supports": _text_list(front.get("supports"), "supports") or default_supports,
-            "trust": front.get("trust"),
+            "trust": _trust(front.get("trust"), options),
             "method": "markdown-runbooks",
             "props": props,
         }
     )
+
+
+def _trust(value: Any, options: ImportOptions) -> Trust:
+    # File content may lower trust, never raise it (only the ingest command's --trusted).
+    if value is None:
+        return options.trust
+    text = str(value).strip().lower()
+    if text not in (Trust.TRUSTED.value, Trust.UNTRUSTED.value):
+        raise ValueError(f"front matter trust {value!r} is not trusted or untrusted")
+    return Trust.UNTRUSTED if text == Trust.UNTRUSTED.value else options.trust
+
+
+def _file_versions(
+    file: Path, root: Path, options: ImportOptions, result: ImportResult
+) -> list[_Parsed]:
+    """One parsed file, or with `git_history` one per commit that changed it."""
+    history = file_history(file) if options.git_history else None
+    if not history:
+        if options.git_history:
+            result.skipped.append(f"{file}: not committed in git, imported as it is (no history)")
+        parsed, problem = _parse_file(file, root)
+        if problem is not None:
+            result.problems.append(problem)
+        return [parsed] if parsed is not None else []
+    if is_uncommitted(file):
+        result.skipped.append(f"{file}: uncommitted changes not imported (--git-history)")
+    versions: list[_Parsed] = []
+    for commit in history:
+        if versions and versions[-1].valid_to is None:
+            versions[-1].valid_to = commit.committed_at  # in force until the next change
+        if commit.data is None:
+            continue  # deleted here; a later commit may bring it back
+        parsed, problem = _parse_file(file, root, commit.data, commit)
+        if problem is not None:
+            result.problems.append(problem)
+            continue
+        if parsed is None:
+            continue
+        if versions:
+            parsed.previous_id = versions[-1].id
+        versions.append(parsed)
+    return versions
 
 
 def import_markdown_runbooks(
@@ -331,17 +438,22 @@ def import_markdown_runbooks(
             BundleProblem(origin=str(path), element="path", reason="does not exist")
         )
         return result
+    if options.git_history and not in_work_tree(path):
+        result.problems.append(
+            BundleProblem(
+                origin=str(path),
+                element="path",
+                reason="--git-history needs a folder inside a git work tree (clone it first)",
+            )
+        )
+        return result
     source_id = options.source_id or default_source_id("runbooks", path)
     parsed_files: list[_Parsed] = []
     for file in markdown_files(path):
         if file.name.lower() in _SKIPPED_NAMES and not path.is_file():
             result.skipped.append(f"{file}: folder index, not a runbook")
             continue
-        parsed, problem = _parse_file(file, path)
-        if problem is not None:
-            result.problems.append(problem)
-        elif parsed is not None:
-            parsed_files.append(parsed)
+        parsed_files.extend(_file_versions(file, path, options, result))
     if not parsed_files and not result.problems:
         result.problems.append(
             BundleProblem(origin=str(path), element="path", reason="no Markdown (.md) runbooks")
@@ -368,6 +480,11 @@ def import_markdown_runbooks(
     documents: list[DocumentSpec] = []
     edges: list[EdgeSpec] = []
     for parsed in parsed_files:
+        if str(parsed.front.get("trust", "")).strip().lower() == "trusted" and not options.trusted:
+            result.skipped.append(
+                f"{parsed.path}: front matter trust: trusted ignored (imported text is "
+                "untrusted unless the ingest command says --trusted)"
+            )
         try:
             links = _resolve_links(parsed, index, result)
             document = _document(parsed, options, source_id, links)
@@ -403,16 +520,8 @@ def import_markdown_runbooks(
     if result.problems:
         return result
     try:
-        source = SourceSpec(
-            source_id=source_id,
-            source_type="markdown_runbooks",
-            owner_team=options.owner_team,
-            allowed_purposes=options.purposes,
-            acl=options.acl or None,
-        )
-        result.bundle = Bundle(
-            tenant=options.tenant, sources=[source], documents=documents, edges=edges
-        )
+        result.source = import_source_spec(options, source_id, "markdown_runbooks")
+        result.bundle = Bundle(tenant=options.tenant, documents=documents, edges=edges)
     except ValidationError as exc:
         result.problems.append(
             BundleProblem(origin=str(path), element="options", reason=validation_text(exc))

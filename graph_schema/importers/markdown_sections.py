@@ -13,19 +13,11 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict
 
+from graph_schema.canonical import safe_yaml_load
+
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
 _ANCHOR_DROP = re.compile(r"[^\w\- ]", re.UNICODE)
-
-
-class _NoTimestampLoader(yaml.SafeLoader):
-    """YAML without implicit timestamps: times stay text and are checked for a zone."""
-
-
-_NoTimestampLoader.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
 
 
 class FrontMatterError(ValueError):
@@ -44,8 +36,8 @@ class Section(BaseModel):
 
 
 def load_yaml(text: str) -> Any:
-    """Parse YAML safely, keeping times as text."""
-    return yaml.load(text, Loader=_NoTimestampLoader)  # noqa: S506 (a SafeLoader)
+    """Parse YAML as plain data, keeping times as text (no aliases, tags, repeated keys)."""
+    return safe_yaml_load(text)
 
 
 def split_front_matter(text: str) -> tuple[dict[str, Any], str]:

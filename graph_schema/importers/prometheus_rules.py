@@ -43,10 +43,11 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from graph_schema.bundle import Bundle, BundleProblem, EdgeSpec, NodeSpec, SourceSpec
+from graph_schema.bundle import Bundle, BundleProblem, EdgeSpec, NodeSpec
 from graph_schema.importers.common import (
     ImportOptions,
     default_source_id,
+    import_source_spec,
     slug,
     validation_text,
 )
@@ -287,14 +288,8 @@ def import_prometheus_rules(
                         }
                     )
                 )
-        source = SourceSpec(
-            source_id=source_id,
-            source_type="prometheus_rules",
-            owner_team=options.owner_team,
-            allowed_purposes=options.purposes,
-            acl=options.acl or None,
-        )
-        result.bundle = Bundle(tenant=options.tenant, sources=[source], nodes=nodes, edges=edges)
+        result.source = import_source_spec(options, source_id, "prometheus_rules")
+        result.bundle = Bundle(tenant=options.tenant, nodes=nodes, edges=edges)
     except ValidationError as exc:
         result.problems.append(
             BundleProblem(origin=str(path), element="import", reason=validation_text(exc))

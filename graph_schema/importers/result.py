@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graph_schema.bundle import Bundle, BundleProblem, LoadedBundle
+from graph_schema.bundle import Bundle, BundleProblem, LoadedBundle, SourceSpec
 
 
 class UnresolvedLink(BaseModel):
@@ -34,7 +34,11 @@ class ImportResult(BaseModel):
     """
 
     origin: str
+    # What the files say: documents, alerts, links. Never a Source or Principal record.
     bundle: Bundle | None = None
+    # The import's Source record, built from the command's options (`import_source_spec`);
+    # None when the tenant already has a record of that id (it is then used as it is).
+    source: SourceSpec | None = None
     problems: list[BundleProblem] = Field(default_factory=list)
     unresolved: list[UnresolvedLink] = Field(default_factory=list)
     skipped: list[str] = Field(default_factory=list)
@@ -42,8 +46,12 @@ class ImportResult(BaseModel):
 
     def loaded(self) -> LoadedBundle:
         """The bundle wrapped for the writer (`graph_schema.writer.ingest_bundle`)."""
-        parts = [(self.origin, self.bundle)] if self.bundle is not None else []
-        return LoadedBundle.from_bundles(parts)
+        if self.bundle is None:
+            return LoadedBundle.from_bundles([])
+        bundle = self.bundle
+        if self.source is not None:
+            bundle = bundle.model_copy(update={"sources": [self.source]})
+        return LoadedBundle.from_bundles([(self.origin, bundle)])
 
     def report_lines(self) -> list[str]:
         """What the ingest output says besides the write counts: links, skips, unresolved."""

@@ -8,17 +8,18 @@ which is just as stable and needs no git.
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 import subprocess
 from pathlib import Path
+
+from graph_schema.canonical import sha256_bytes
 
 _GIT_TIMEOUT_S = 10
 
 
 def content_version(data: bytes) -> str:
     """`sha256:` + hex digest of the file's bytes."""
-    return "sha256:" + hashlib.sha256(data).hexdigest()
+    return sha256_bytes(data)
 
 
 def _git(args: list[str], cwd: Path) -> str | None:

@@ -1,4 +1,4 @@
-"""`investigator ingest PATH`: load a bundle (DESIGN.md section 10) into the Knowledge Graph.
+"""`investigator ingest PATH`: load a bundle (docs/design.md section 10) into the Knowledge Graph.
 
 Formats are loaders from a path to a `LoadedBundle`; all of them go through the same
 validation and the same writer (`graph_schema.writer.ingest_bundle`). To add a format,
@@ -34,9 +34,15 @@ class IngestOptions(BaseModel):
     tenant: str | None = None
     source_id: str | None = None
     acl: list[str] | None = None
+    trusted: bool = False
+    git_history: bool = False
 
 
 def _load_bundle_format(path: Path, options: IngestOptions) -> LoadedBundle:
+    if options.trusted:
+        raise BadInput("--trusted is for imported formats; a bundle's sources state their trust")
+    if options.git_history:
+        raise BadInput("--git-history is for --format markdown-runbooks only")
     return load_bundle(path)
 
 
@@ -62,6 +68,8 @@ def run_ingest(
     path: Path, fmt: str, options: IngestOptions, batch_size: int = DEFAULT_BATCH_SIZE
 ) -> IngestReport:
     """Load, validate and write `path`; problems go to stderr and raise BadInput (exit 2)."""
+    if options.git_history and fmt != "markdown-runbooks":
+        raise BadInput("--git-history is for --format markdown-runbooks only")
     loaded = INGEST_FORMATS[fmt](path, options)
     try:
         loaded = apply_overrides(
@@ -74,7 +82,9 @@ def run_ingest(
     settings = resolve_connection()
     driver = open_driver(settings)
     try:
-        apply_schema(driver, settings.database)
+        # tenants=(): the writer creates the bundle's own tenant indexes; finding every
+        # tenant in the graph would read the whole (tenant, id) index on each ingest.
+        apply_schema(driver, settings.database, tenants=())
         big = loaded.element_count() >= PROGRESS_THRESHOLD
         return ingest_bundle(
             driver,
@@ -112,6 +122,18 @@ def _report_problems(problems: Sequence[BundleProblem]) -> NoReturn:
 @click.option("--source-id", help="Source for elements that do not name one.")
 @click.option("--acl", help="Comma-separated ACL labels for elements that give none.")
 @click.option(
+    "--trusted",
+    is_flag=True,
+    help="Imported formats: treat the imported text as trusted (default untrusted; "
+    "nothing in the files can raise it).",
+)
+@click.option(
+    "--git-history",
+    is_flag=True,
+    help="markdown-runbooks: every commit of each file becomes a version (valid from the "
+    "commit time, SUPERSEDES the one before, locator path@commit).",
+)
+@click.option(
     "--batch-size",
     type=click.IntRange(1, 50_000),
     default=DEFAULT_BATCH_SIZE,
@@ -125,6 +147,8 @@ def ingest_command(
     tenant: str | None,
     source_id: str | None,
     acl: str | None,
+    trusted: bool,
+    git_history: bool,
     batch_size: int,
     json_out: bool,
 ) -> None:
@@ -139,7 +163,13 @@ def ingest_command(
       investigator ingest datasets/payments-incident
     """
     path = Path(path_text)
-    options = IngestOptions(tenant=tenant, source_id=source_id, acl=_parse_acl(acl))
+    options = IngestOptions(
+        tenant=tenant,
+        source_id=source_id,
+        acl=_parse_acl(acl),
+        trusted=trusted,
+        git_history=git_history,
+    )
     report = run_ingest(path, fmt, options, batch_size)
     if json_out:
         click.echo(json.dumps(report.model_dump()))

@@ -16,41 +16,22 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
-import neo4j
-
+from cypher_templates.executor import TemplateExecutor
 from graph_schema.bundle import LoadedBundle
 from graph_schema.importers.common import ImportOptions
 from graph_schema.importers.dispatch import FORMATS, import_source
+from investigator.cli.subject import subject_ref_from
 from investigator.connection import open_driver
 from investigator.errors import BadInput
 from investigator.settings import resolve_connection
-
-# The tenant of a current Principal record (ingest-side bookkeeping, like the writer's reads).
-_SUBJECT_TENANT = (
-    "MATCH (p:KG:Principal {id: $subject_id}) "
-    "WHERE p.status = 'active' AND p.superseded_at IS NULL "
-    "RETURN DISTINCT p.tenant AS tenant LIMIT 2"
-)
-
-
-def _subject_tenant(driver: neo4j.Driver, database: str | None, subject_id: str) -> str:
-    records, _, _ = driver.execute_query(
-        _SUBJECT_TENANT,
-        subject_id=subject_id,
-        database_=database,
-        routing_=neo4j.RoutingControl.READ,
-    )
-    if len(records) != 1:
-        raise BadInput(
-            f"no --tenant given and INVESTIGATOR_SUBJECT {subject_id!r} names no single tenant"
-        )
-    return str(records[0]["tenant"])
 
 
 class _Options(Protocol):
     tenant: str | None
     source_id: str | None
     acl: list[str] | None
+    trusted: bool
+    git_history: bool
 
 
 def _loader(fmt: str) -> Callable[[Path, _Options], LoadedBundle]:
@@ -61,13 +42,27 @@ def _loader(fmt: str) -> Callable[[Path, _Options], LoadedBundle]:
                 f"--format {fmt} needs --tenant (the files do not name one; "
                 "or set INVESTIGATOR_SUBJECT to use that subject's tenant)"
             )
+        # The subject's own tenant (issue 17: from TENANT/ID or INVESTIGATOR_TENANT, never
+        # looked up by id across tenants).
+        ref = None if options.tenant else subject_ref_from(None, None)
+        tenant = options.tenant or (ref.tenant if ref else "")
         settings = resolve_connection()
         driver = open_driver(settings)
         try:
-            tenant = options.tenant or _subject_tenant(driver, settings.database, str(subject))
+            if ref is not None and not TemplateExecutor(
+                driver, database=settings.database
+            ).read_principals(ref):
+                raise BadInput(
+                    f"no --tenant given and INVESTIGATOR_SUBJECT {str(ref)!r} is no principal "
+                    "of that tenant"
+                )
             try:
                 import_options = ImportOptions(
-                    tenant=tenant, source_id=options.source_id, acl=options.acl or []
+                    tenant=tenant,
+                    source_id=options.source_id,
+                    acl=options.acl or [],
+                    trusted=options.trusted,
+                    git_history=options.git_history,
                 )
             except ValueError as exc:
                 raise BadInput(f"bad ingest option: {exc}") from None

@@ -1,0 +1,75 @@
+"""A file's committed versions from git, oldest first (for `ingest --git-history`).
+
+Each commit that touched the file gives one `FileVersion`: its sha, its committer time (the
+moment the change took effect in the repository) and the file's bytes at that commit, or
+`data=None` when the commit deleted the file. Renames are not followed: a file's history
+starts at the commit that created it under its current path.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+_GIT_TIMEOUT_S = 30
+
+
+class FileVersion(BaseModel):
+    """One commit of one file."""
+
+    model_config = ConfigDict(frozen=True)
+
+    sha: str
+    committed_at: datetime
+    data: bytes | None  # None: this commit deleted the file
+
+
+def _git(args: list[str], cwd: Path) -> bytes | None:
+    git = shutil.which("git")
+    if git is None:
+        return None
+    try:
+        proc = subprocess.run(
+            [git, *args], cwd=cwd, capture_output=True, timeout=_GIT_TIMEOUT_S, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def in_work_tree(path: Path) -> bool:
+    """Whether `path` (a file or folder) is inside a git work tree."""
+    folder = path if path.is_dir() else path.parent
+    out = _git(["rev-parse", "--is-inside-work-tree"], folder)
+    return out is not None and out.strip() == b"true"
+
+
+def is_uncommitted(path: Path) -> bool:
+    """Whether the work tree copy of `path` differs from its last commit."""
+    out = _git(["status", "--porcelain", "--", path.name], path.parent)
+    return bool(out and out.strip())
+
+
+def file_history(path: Path) -> list[FileVersion]:
+    """Every committed version of `path`, oldest first; [] when git does not track it."""
+    folder, name = path.parent, path.name
+    log = _git(["log", "--no-renames", "--format=%H%x09%ct", "--", name], folder)
+    if not log:
+        return []
+    versions: list[FileVersion] = []
+    for line in reversed(log.decode("ascii", "replace").splitlines()):
+        sha, _, stamp = line.partition("\t")
+        if not sha or not stamp.strip().isdigit():
+            continue
+        data = _git(["show", f"{sha}:./{name}"], folder)
+        at = datetime.fromtimestamp(int(stamp), tz=UTC)
+        if versions and data is not None and versions[-1].data == data:
+            continue  # a commit that did not change the bytes (mode, merge) is no new version
+        while versions and versions[-1].committed_at >= at:
+            versions.pop()  # replaced within the same second (or clock skew): never in force
+        versions.append(FileVersion(sha=sha, committed_at=at, data=data))
+    return versions

@@ -1,0 +1,134 @@
+"""`investigator ingest --format markdown-runbooks --git-history` on a real git repository
+made here, into a real Neo4j: each commit of a file is a version, valid from the commit
+time, SUPERSEDES the one before, located at `path@commit`; re-ingest is a no-op and a new
+commit adds one version.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import neo4j
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+DEMO = REPO / "datasets" / "payments-incident"
+FILE = "alerts/PaymentApiHighErrorRate.md"
+
+
+def _git(repo: Path, *args: str, when: str | None = None) -> str:
+    env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.com")
+    env.update(GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com")
+    if when:
+        env.update(GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when)
+    proc = subprocess.run(
+        ["git", *args], cwd=repo, env=env, capture_output=True, text=True, check=True
+    )
+    return proc.stdout.strip()
+
+
+def _commit(repo: Path, text: str, when: str, path: str = FILE) -> str:
+    target = repo / path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", f"edit {path}", when=when)
+    return _git(repo, "rev-parse", "HEAD")
+
+
+@pytest.fixture()
+def repo(tmp_path: Path) -> tuple[Path, list[str]]:
+    root = tmp_path / "runbooks"
+    root.mkdir()
+    _git(root, "init", "-q")
+    shas = [
+        _commit(root, "# Payment API errors\n\nRestart the pods.\n", "2026-03-01T10:00:00Z"),
+        _commit(root, "# Payment API errors\n\nRoll back the release.\n", "2026-05-01T10:00:00Z"),
+    ]
+    _commit(root, "# Other\n", "2026-05-15T10:00:00Z", path="alerts/Other.md")
+    shas.append(
+        _commit(root, "# Payment API errors\n\nRoll back, then page.\n", "2026-07-01T10:00:00Z")
+    )
+    return root, shas
+
+
+def _versions(driver: neo4j.Driver) -> list[dict[str, Any]]:
+    records, _, _ = driver.execute_query(
+        "MATCH (d:KG:Runbook {tenant: 'acme'}) WHERE d.superseded_at IS NULL "
+        "AND d.path = $path "
+        "OPTIONAL MATCH (d)-[s:SUPERSEDES]->(old) WHERE s.superseded_at IS NULL "
+        "OPTIONAL MATCH (d)-[a:APPLIES_TO]->(alert:Alert) WHERE a.superseded_at IS NULL "
+        "RETURN d.id AS id, d.locator AS locator, toString(d.valid_from) AS valid_from, "
+        "toString(d.valid_to) AS valid_to, d.content AS content, d.trust AS trust, "
+        "d.source_version AS source_version, old.id AS supersedes, "
+        "collect(DISTINCT alert.id) AS alerts ORDER BY valid_from",
+        path=FILE,
+    )
+    return [dict(r) for r in records]
+
+
+def test_each_commit_is_a_version_valid_from_its_commit_time(  # type: ignore[no-untyped-def]
+    driver: neo4j.Driver, cli_env: object, invoke, repo: tuple[Path, list[str]]
+) -> None:
+    with driver.session() as session:
+        session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()
+    assert invoke("ingest", str(DEMO)).code == 0
+    root, shas = repo
+    args = ["ingest", str(root), "--format", "markdown-runbooks", "--tenant", "acme"]
+    first = invoke(*args, "--git-history", "--json")
+    assert first.code == 0, first
+    versions = _versions(driver)
+    ids = [f"runbook:PaymentApiHighErrorRate@{sha[:12]}" for sha in shas]
+    assert [v["id"] for v in versions] == ids
+    assert [v["locator"] for v in versions] == [f"{FILE}@{sha}" for sha in shas]
+    assert [v["source_version"] for v in versions] == [f"git:{sha}" for sha in shas]
+    assert [v["valid_from"] for v in versions] == [
+        "2026-03-01T10:00:00Z",
+        "2026-05-01T10:00:00Z",
+        "2026-07-01T10:00:00Z",
+    ]
+    assert [v["valid_to"] for v in versions] == [
+        "2026-05-01T10:00:00Z",
+        "2026-07-01T10:00:00Z",
+        None,
+    ]
+    assert [v["supersedes"] for v in versions] == [None, ids[0], ids[1]]
+    assert all(v["alerts"] == ["alert:PaymentApiHighErrorRate"] for v in versions)
+    assert all(v["trust"] == "untrusted" for v in versions)
+    assert "Roll back the release." in versions[1]["content"]
+
+    again = json.loads(invoke(*args, "--git-history", "--json").out)
+    assert again["node_records_created"] == 0 and again["edge_records_created"] == 0
+
+    sha4 = _commit(
+        root, "# Payment API errors\n\nCall the payments on-call.\n", "2026-08-01T10:00:00Z"
+    )
+    later = json.loads(invoke(*args, "--git-history", "--json").out)
+    # The new version, and a new record of the old head now valid until the new commit.
+    assert later["node_records_created"] == 2, later
+    versions = _versions(driver)
+    assert versions[-1]["id"] == f"runbook:PaymentApiHighErrorRate@{sha4[:12]}"
+    assert versions[-2]["valid_to"] == "2026-08-01T10:00:00Z"
+    assert versions[-1]["supersedes"] == versions[-2]["id"]
+
+
+def test_git_history_needs_a_git_work_tree(  # type: ignore[no-untyped-def]
+    driver: neo4j.Driver, cli_env: object, invoke, tmp_path: Path
+) -> None:
+    records, _, _ = driver.execute_query("MATCH (n:KG) RETURN count(n) AS c")
+    before = records[0]["c"]
+    folder = tmp_path / "plain"
+    folder.mkdir()
+    (folder / "a.md").write_text("# A\n", encoding="utf-8")
+    result = invoke(
+        "ingest", str(folder), "--format", "markdown-runbooks", "--tenant", "acme",
+        "--git-history",
+    )  # fmt: skip
+    assert result.code == 2, result
+    assert "--git-history needs a folder inside a git work tree" in result.err
+    records, _, _ = driver.execute_query("MATCH (n:KG) RETURN count(n) AS c")
+    assert records[0]["c"] == before
