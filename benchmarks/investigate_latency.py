@@ -14,12 +14,17 @@ A measurement tool, not a test.
 from __future__ import annotations
 
 import argparse
+import logging
 import statistics
 import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+import neo4j
+
 from cypher_templates.executor import TemplateExecutor
+from cypher_templates.plan import PlanStep
+from cypher_templates.subject import load_subject
 from graph_schema.bundle import load_bundle
 from graph_schema.schema_ddl import apply_schema
 from graph_schema.writer import ingest_bundle
@@ -36,19 +41,19 @@ QUESTIONS: dict[str, InvestigationRequest] = {
         question="Was the 10:02 release of payment-api related to the PAY-4097 errors? "
         "Who owned the service at that moment? Which runbook version applied?",
         service_id="svc:payment-api",
-        subject_id="user:alice",
+        subject_id="acme/user:alice",
         as_of=AS_OF,
         known_at=KNOWN_AT,
     ),
     "owner only": InvestigationRequest(
         question="Who owned svc:payment-api at that moment?",
-        subject_id="user:bob",
+        subject_id="acme/user:bob",
         as_of=AS_OF,
         known_at=KNOWN_AT,
     ),
     "absent entity (partial)": InvestigationRequest(
         question="Who owned svc:inventory-service at that moment?",
-        subject_id="user:bob",
+        subject_id="acme/user:bob",
         as_of=AS_OF,
         known_at=KNOWN_AT,
     ),
@@ -70,12 +75,49 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
+def _direct_ms(
+    driver: neo4j.Driver,
+    executor: TemplateExecutor,
+    request: InvestigationRequest,
+    result: InvestigationResult,
+) -> float:
+    """The same template queries the run made, sent straight through the driver (ms).
+
+    The reference of issue 12: the compiled text and the exact parameters of each tool call,
+    one `execute_query` each, no allowlist check, no typing, no gate, no recording.
+    """
+    subject = load_subject(executor, request.subject_id, result.purpose)
+    began = time.perf_counter()
+    for call in result.tool_calls:
+        step = PlanStep.model_validate(
+            {
+                "template_id": call.template_id,
+                "template_version": call.template_version,
+                "params": call.params,
+                "options": call.options,
+                "evidence_type": call.evidence_type or "entity",
+                "limit": call.limit,
+            }
+        )
+        compiled = executor.compile(step)
+        parameters = executor.cypher_parameters(compiled, subject, call.known_at)
+        driver.execute_query(
+            compiled.text,
+            parameters,
+            database_=executor.database,
+            routing_=neo4j.RoutingControl.READ,
+        )
+    return (time.perf_counter() - began) * 1000.0
+
+
 def main() -> None:
     """Run the measurement and print the tables."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--record", action="store_true", help="Record runs (RunRecorder).")
     args = parser.parse_args()
+    # The direct reference runs through the driver's defaults, which log every notification.
+    logging.getLogger("neo4j").setLevel(logging.ERROR)
     settings = resolve_connection()
     driver = open_driver(settings)
     apply_schema(driver, settings.database)
@@ -101,6 +143,10 @@ def main() -> None:
         for name, request in QUESTIONS.items():
             warm[name].append(once(request, executor))
     elapsed = time.perf_counter() - started
+    direct: dict[str, list[float]] = {name: [] for name in QUESTIONS}
+    for _ in range(args.runs):
+        for name, results in warm.items():
+            direct[name].append(_direct_ms(driver, executor, QUESTIONS[name], results[0]))
     driver.close()
 
     print(
@@ -122,6 +168,18 @@ def main() -> None:
                 f"| | {stage.removesuffix('_ms')} | {getattr(cold[name].timings, stage):.1f} | "
                 f"{statistics.median(values):.1f} | {_pct(values, 0.95):.1f} |"
             )
+        print(
+            f"| | reference: the same {len(first.tool_calls)} queries, driver only | | "
+            f"{statistics.median(direct[name]):.1f} | {_pct(direct[name], 0.95):.1f} |"
+        )
+    print()
+    print("| question | (total - record) p50 / reference p50 (target <= 2) | record share |")
+    print("| --- | ---: | ---: |")
+    for name, results in warm.items():
+        total = statistics.median(r.timings.total_ms for r in results)
+        record = statistics.median(r.timings.record_ms for r in results)
+        reference = statistics.median(direct[name])
+        print(f"| {name} | {(total - record) / reference:.2f} | {record / total:.0%} |")
 
 
 if __name__ == "__main__":

@@ -45,14 +45,15 @@ def _t(text: str) -> datetime:
 
 
 # (label, target, value, as_of, subject): the demo's SRE questions and the fixtures' ones.
+BOB = "acme/user:bob"
 CASES = [
-    ("service, demo", LookupTarget.SERVICE, "svc:payment-api", "2026-07-23T10:03:00Z", "user:bob"),
-    ("service, demo", LookupTarget.SERVICE, "svc:payment-api", "2026-07-26T00:00:00Z", "user:bob"),
-    ("alert, demo", LookupTarget.ALERT, "KubePodCrashLooping", "2026-07-23T03:12:00Z", "user:bob"),
-    ("error code, demo", LookupTarget.ERROR_CODE, "PAY-4097", "2026-07-23T10:03:00Z", "user:bob"),
-    ("free text, demo", LookupTarget.TEXT, "payment recovery", "2026-07-23T10:03:00Z", "user:bob"),
+    ("service, demo", LookupTarget.SERVICE, "svc:payment-api", "2026-07-23T10:03:00Z", BOB),
+    ("service, demo", LookupTarget.SERVICE, "svc:payment-api", "2026-07-26T00:00:00Z", BOB),
+    ("alert, demo", LookupTarget.ALERT, "KubePodCrashLooping", "2026-07-23T03:12:00Z", BOB),
+    ("error code, demo", LookupTarget.ERROR_CODE, "PAY-4097", "2026-07-23T10:03:00Z", BOB),
+    ("free text, demo", LookupTarget.TEXT, "payment recovery", "2026-07-23T10:03:00Z", BOB),
     ("alert, imported", LookupTarget.ALERT, "CardAuthErrorsHigh", "2026-07-01T00:00:00Z",
-     "user:oncall"),
+     "acme/user:oncall"),
 ]  # fmt: skip
 
 
@@ -119,7 +120,7 @@ def main() -> None:
                 everything.append(ms)
     finally:
         driver.close()
-    env = {**os.environ, "INVESTIGATOR_SUBJECT": "user:bob"}
+    env = {**os.environ, "INVESTIGATOR_SUBJECT": "acme/user:bob"}
     began = time.monotonic()
     subprocess.run(
         [sys.executable, "-m", "investigator", "runbook", "--alert", "KubePodCrashLooping",

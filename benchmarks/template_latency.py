@@ -1,7 +1,7 @@
 """Per-template latency (p50/p95) of the allowlisted templates through the executor.
 
 Usage (against whatever graph NEO4J_* or the local server points at, already ingested):
-    .venv/bin/python benchmarks/template_latency.py --subject user:alice \
+    .venv/bin/python benchmarks/template_latency.py --subject acme/user:alice \
         --purpose incident_investigation --runs 30 [--label "demo graph"]
 
 Parameters for each template are discovered from the graph (the first visible element of

@@ -8,7 +8,6 @@ text gets a `sha256:` template hash, recorded with each tool call for replay.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import re
 import unicodedata
@@ -34,14 +33,17 @@ from pydantic import (
 )
 
 from cypher_templates.plan import EvidenceType
-from investigator.errors import BadInput
+from graph_schema.canonical import safe_yaml_load, sha256_text
+from graph_schema.errors import BadInput
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 MANIFEST_PATH = PACKAGE_DIR / "manifest.yaml"
 TEMPLATES_DIR = PACKAGE_DIR / "templates"
 
 # Set by the executor from the subject and the call, never by a plan.
-RESERVED_PARAMS: frozenset[str] = frozenset({"tenant", "granted", "purpose", "known_at", "limit"})
+RESERVED_PARAMS: frozenset[str] = frozenset(
+    {"tenant", "granted", "purpose", "known_at", "limit", "fulltext_index"}
+)
 # Option values are spliced into Cypher text, so they must be plain identifiers.
 _OPTION_VALUE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
@@ -106,7 +108,7 @@ class DerivedSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
     source: str = Field(alias="from")
-    transform: Literal["lucene_terms", "lucene_phrase"]
+    transform: Literal["lucene_phrase"]
 
 
 class OptionSpec(BaseModel):
@@ -250,7 +252,7 @@ class Manifest(BaseModel):
 
 def text_hash(text: str) -> str:
     """`sha256:` + hex digest of the rendered Cypher text."""
-    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return sha256_text(text)
 
 
 class TemplateRegistry:
@@ -282,7 +284,7 @@ class TemplateRegistry:
     ) -> TemplateRegistry:
         """Load and validate a manifest (the packaged one by default)."""
         try:
-            raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+            raw = safe_yaml_load(path.read_text(encoding="utf-8"))
             manifest = Manifest.model_validate(raw)
         except (OSError, yaml.YAMLError, ValidationError) as exc:
             raise ValueError(f"template manifest {path} is invalid: {exc}") from exc

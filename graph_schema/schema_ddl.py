@@ -1,17 +1,59 @@
 """Constraints and indexes of the Knowledge Graph, applied idempotently.
 
 Every statement is a constant (labels and relationship types come from the enums of
-`graph_schema.kg_types`), so nothing from a user or a bundle reaches schema DDL.
+`graph_schema.kg_types`), so nothing from a user or a bundle reaches schema DDL. The one
+exception, the per-tenant fulltext index, is named from a tenant that passed the identifier
+check, reduced to `[A-Za-z0-9_]` and suffixed with a digest of the exact tenant.
+
+Fulltext ranking is tenant-local (issue 18): every KG record also carries its tenant's label
+(`tenant_label`), and each tenant has its own Lucene index over that label
+(`tenant_fulltext_index`). Term and document frequencies, hence scores and order, then come
+from that tenant's records only: another tenant's data can neither move them nor show
+through them.
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
+from collections.abc import Collection
+
 import neo4j
 from pydantic import BaseModel
 
-from graph_schema.kg_types import NodeLabel, RelType
+from graph_schema.kg_types import IDENTIFIER, NodeLabel, RelType
 
+# Tenant-free, kept only for the naive evaluation baseline (investigator/evaluation/baseline.py);
+# no template reads it.
 FULLTEXT_INDEX = "kg_fulltext"
+TENANT_LABEL_PREFIX = "KGTenant_"
+TENANT_FULLTEXT_PREFIX = "kg_fulltext_t_"
+FULLTEXT_PROPERTIES = ("search_text", "name", "title")
+_NOT_NAME_CHAR = re.compile(r"[^A-Za-z0-9_]")
+INDEX_ONLINE_TIMEOUT_S = 300
+
+
+def _tenant_slug(tenant: str) -> str:
+    # Readable part plus a digest of the exact text: `a.b` and `a_b` stay distinct.
+    if not IDENTIFIER.match(tenant):
+        raise ValueError(f"tenant {tenant[:80]!r} is not an identifier")
+    digest = hashlib.sha256(tenant.encode("utf-8")).hexdigest()[:12]
+    return f"{_NOT_NAME_CHAR.sub('_', tenant)[:40]}_{digest}"
+
+
+def tenant_label(tenant: str) -> str:
+    """The label every KG record of `tenant` carries, e.g. `KGTenant_acme_6e0ee4b1c9f1`."""
+    return TENANT_LABEL_PREFIX + _tenant_slug(tenant)
+
+
+def tenant_fulltext_index(tenant: str) -> str:
+    """The name of `tenant`'s own fulltext index (the templates' `$fulltext_index`)."""
+    return TENANT_FULLTEXT_PREFIX + _tenant_slug(tenant)
+
+
+def is_tenant_label(label: str) -> bool:
+    """True for a per-tenant label (not a KG type): code reading `labels(n)` skips these."""
+    return label.startswith(TENANT_LABEL_PREFIX)
 
 
 class SchemaItem(BaseModel):
@@ -78,6 +120,11 @@ def schema_items() -> list[SchemaItem]:
         _node_range("kg_alertname", NodeLabel.ALERT.value, ("alertname",)),
         _node_range("kg_deployment_finished_at", NodeLabel.DEPLOYMENT.value, ("finished_at",)),
         _node_range("kg_change_event_at", NodeLabel.CHANGE_EVENT.value, ("at",)),
+        # Tenant first, so a template's cost follows its tenant's data, not the database's.
+        _node_range(
+            "kg_deployment_tenant_service", NodeLabel.DEPLOYMENT.value, ("tenant", "service")
+        ),
+        _node_range("kg_change_event_tenant", NodeLabel.CHANGE_EVENT.value, ("tenant",)),
         _node_range("kg_document_kind", NodeLabel.DOCUMENT.value, ("kind",)),
         _node_range("kg_principal", NodeLabel.PRINCIPAL.value, ("tenant", "id")),
     ]
@@ -100,6 +147,20 @@ def schema_items() -> list[SchemaItem]:
     return items
 
 
+def tenant_fulltext_item(tenant: str) -> SchemaItem:
+    """The fulltext index over one tenant's records (same fields and analyzer as the old one)."""
+    name = tenant_fulltext_index(tenant)
+    on = ", ".join(f"n.{p}" for p in FULLTEXT_PROPERTIES)
+    return SchemaItem(
+        name=name,
+        kind="fulltext index",
+        statement=(
+            f"CREATE FULLTEXT INDEX {name} IF NOT EXISTS "
+            f"FOR (n:{tenant_label(tenant)}) ON EACH [{on}]"
+        ),
+    )
+
+
 def _existing_names(driver: neo4j.Driver, database: str | None) -> set[str]:
     names: set[str] = set()
     for query in ("SHOW CONSTRAINTS YIELD name", "SHOW INDEXES YIELD name"):
@@ -108,18 +169,78 @@ def _existing_names(driver: neo4j.Driver, database: str | None) -> set[str]:
     return names
 
 
-def apply_schema(driver: neo4j.Driver, database: str | None = None) -> SchemaReport:
+def tenants_in_graph(driver: neo4j.Driver, database: str | None = None) -> list[str]:
+    """Every tenant that has KG records (read from the (tenant, id) index)."""
+    records, _, _ = driver.execute_query(
+        "MATCH (n:KG) WHERE n.tenant IS NOT NULL RETURN DISTINCT n.tenant AS tenant",
+        database_=database,
+        routing_=neo4j.RoutingControl.READ,
+    )
+    return sorted(str(r["tenant"]) for r in records)
+
+
+def _label_tenant_records(driver: neo4j.Driver, tenant: str, database: str | None) -> None:
+    # Records written before per-tenant labels existed get theirs here (batched, so a large
+    # tenant does not need one huge transaction). The label is a parameter, never text.
+    with driver.session(database=database) as session:
+        session.run(
+            "MATCH (n:KG {tenant: $tenant}) WHERE NOT $label IN labels(n) "
+            "CALL (n) { SET n:$($label) } IN TRANSACTIONS OF 10000 ROWS",
+            tenant=tenant,
+            label=tenant_label(tenant),
+        ).consume()
+
+
+def apply_tenant_schema(
+    driver: neo4j.Driver, tenants: Collection[str], database: str | None = None
+) -> list[str]:
+    """Create the fulltext index of each tenant that lacks one; return the names created.
+
+    A tenant whose index is new also gets its label on the records it already has (a graph
+    written before this index existed). Waits until every created index is online.
+    """
+    if not tenants:
+        return []
+    existing = _existing_names(driver, database)
+    created: list[str] = []
+    for tenant in sorted(set(tenants)):
+        item = tenant_fulltext_item(tenant)
+        if item.name in existing:
+            continue
+        driver.execute_query(item.statement, database_=database)
+        _label_tenant_records(driver, tenant, database)
+        created.append(item.name)
+    for name in created:
+        driver.execute_query(
+            "CALL db.awaitIndex($name, $timeout)",
+            name=name,
+            timeout=INDEX_ONLINE_TIMEOUT_S,
+            database_=database,
+        )
+    return created
+
+
+def apply_schema(
+    driver: neo4j.Driver, database: str | None = None, tenants: Collection[str] | None = None
+) -> SchemaReport:
     """Create every missing constraint and index, wait for them to come online.
 
-    Idempotent: a second call creates nothing and reports every item as present.
+    The per-tenant fulltext indexes are created for `tenants` (every tenant with records in
+    the graph when None). Idempotent: a second call creates nothing and reports every item
+    as present.
     """
     before = _existing_names(driver, database)
     for item in schema_items():
         if item.name not in before:
             driver.execute_query(item.statement, database_=database)
-    driver.execute_query("CALL db.awaitIndexes(300)", database_=database)
+    driver.execute_query(
+        "CALL db.awaitIndexes($timeout)", timeout=INDEX_ONLINE_TIMEOUT_S, database_=database
+    )
+    wanted = tenants_in_graph(driver, database) if tenants is None else sorted(set(tenants))
+    apply_tenant_schema(driver, wanted, database)
     after = _existing_names(driver, database)
     names = [item.name for item in schema_items()]
+    names += [tenant_fulltext_index(t) for t in wanted]
     created = [n for n in names if n not in before and n in after]
     # An equivalent index under another name makes IF NOT EXISTS a no-op: still "present".
     present = [n for n in names if n not in created]

@@ -13,6 +13,8 @@ from typing import Any
 
 import neo4j
 
+from graph_schema.schema_ddl import apply_tenant_schema, tenant_label
+
 
 def content_hash(value: Any) -> str:
     """sha256 over a canonical JSON of `value` (datetimes as ISO text)."""
@@ -73,7 +75,10 @@ def node(
         texts.append(str(body))
     record["search_text"] = " ".join(texts)
     record["content_hash"] = content_hash({k: v for k, v in record.items() if v is not None})
-    return {"labels": ["KG", *labels], "props": {k: v for k, v in record.items() if v is not None}}
+    return {
+        "labels": ["KG", *labels, tenant_label(tenant)],
+        "props": {k: v for k, v in record.items() if v is not None},
+    }
 
 
 def edge(
@@ -137,6 +142,7 @@ def write_graph(
 ) -> None:
     """Create the records (labels and types are dynamic parameters, never spliced)."""
     driver.execute_query(FULLTEXT_DDL)
+    apply_tenant_schema(driver, {n["props"]["tenant"] for n in nodes})
     driver.execute_query("UNWIND $nodes AS n CREATE (x:$(n.labels)) SET x = n.props", nodes=nodes)
     driver.execute_query(
         "UNWIND $edges AS e "

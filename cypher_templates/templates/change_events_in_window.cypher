@@ -6,8 +6,11 @@ MATCH (c:KG:ChangeEvent)-[r:CHANGED]->(s:KG:Service {id: $service_id})
 WHERE {{ v.visible('c') }} AND {{ v.visible('r') }} AND {{ v.visible('s') }}
 WITH c, s.id AS service, coalesce(r.at, c.at, c.valid_from) AS at
 {%- else -%}
-MATCH (c:KG:ChangeEvent)
-USING SCAN c:ChangeEvent
+// A seek of the ChangeEvent (tenant) index: this tenant's events only, never a scan of every
+// tenant's change events or records (issue 12). The hint: without it the planner seeks the
+// recorded_at index of every tenant's KG records.
+MATCH (c:KG:ChangeEvent {tenant: $tenant})
+USING INDEX c:ChangeEvent(tenant)
 WHERE {{ v.visible('c') }}
 WITH c, null AS service, coalesce(c.at, c.valid_from) AS at
 {%- endif %}

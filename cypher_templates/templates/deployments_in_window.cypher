@@ -12,10 +12,10 @@ RETURN {{ e.node_element('d', "['deployment_time']") }} AS element,
 ORDER BY deployed_at, d.id
 LIMIT $limit
 UNION
-// (The hint: without it the planner seeks the recorded_at index over every KG record.)
-MATCH (d:KG:Deployment)
-USING SCAN d:Deployment
-WHERE d.service = $service_id AND {{ v.visible('d') }}
+// A seek of the (tenant, service) index: the cost follows this tenant's deployments of this
+// service, never another tenant's (issue 12).
+MATCH (d:KG:Deployment {tenant: $tenant, service: $service_id})
+WHERE {{ v.visible('d') }}
 MATCH (s:KG:Service {id: $service_id})
 WHERE {{ v.visible('s') }}
 WITH s, d, coalesce(d.finished_at, d.started_at, d.valid_from) AS deployed_at

@@ -1,7 +1,8 @@
 {% import '_visibility.j2' as v %}{% import '_element.j2' as e -%}
 // Resolve a user's words (id, name, alias, error code, alert name) to KG entities of the tenant.
 // Each branch is an index seek (id, name, code, alertname, or the fulltext index for
-// case-insensitive names and aliases), so the cost does not grow with the graph.
+// case-insensitive names and aliases, in the tenant's own index), so the cost does not grow
+// with the graph.
 CALL () {
   MATCH (n:KG {id: $text})
   WHERE {{ v.visible('n') }}
@@ -19,7 +20,7 @@ CALL () {
   WHERE {{ v.visible('n') }}
   RETURN n
   UNION
-  CALL db.index.fulltext.queryNodes('kg_fulltext', $text_phrase) YIELD node AS n
+  CALL db.index.fulltext.queryNodes($fulltext_index, $text_phrase) YIELD node AS n
   WHERE (toLower(n.name) = toLower($text) OR toLower($text) IN [_a IN coalesce(n.aliases, []) | toLower(_a)])
     AND {{ v.visible('n') }}
   RETURN n

@@ -1,18 +1,75 @@
 """The `investigator` command line: one click group, one module per command group.
 
-Errors reach the user as one line on stderr with the exit code of DESIGN.md section 9;
+Errors reach the user as one line on stderr with the exit code of docs/design.md section 9;
 tracebacks only with `--debug`.
+
+Start-up cost is paid by every on-call command (issue 12), so only the invoked command's
+module is imported (`_LazyGroup`), and the driver is loaded without numpy/pandas/pyarrow.
 """
 
 from __future__ import annotations
 
+import importlib
 import logging
+import os
 import sys
 
-import click
-from neo4j.exceptions import ServiceUnavailable, SessionExpired
 
-from investigator.errors import InvestigatorError
+def _import_driver_without_array_libraries() -> None:
+    # The driver imports numpy, pandas and pyarrow when present, only to hydrate their types,
+    # which no command asks for; numpy alone costs about a second per process. They are hidden
+    # while the driver loads, then importable again for code that does need them.
+    hidden = [name for name in ("numpy", "pandas", "pyarrow") if name not in sys.modules]
+    for name in hidden:
+        sys.modules[name] = None  # type: ignore[assignment]
+    try:
+        import neo4j  # noqa: F401
+    finally:
+        for name in hidden:
+            if sys.modules.get(name, False) is None:
+                del sys.modules[name]
+
+
+_import_driver_without_array_libraries()
+# No pydantic plugin is used; looking for them reads every installed distribution's metadata.
+os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+
+import click  # noqa: E402
+from neo4j.exceptions import ServiceUnavailable, SessionExpired  # noqa: E402
+
+from investigator.errors import InvestigatorError  # noqa: E402
+
+# Command name -> the module under investigator/cli that defines it and has `register(cli)`.
+COMMAND_MODULES: dict[str, str] = {
+    "db": "db",
+    "demo": "demo",
+    "eval": "eval",
+    "generate": "generate",
+    "ingest": "ingest",
+    "investigate": "investigate",
+    "mcp": "mcp",
+    "purge": "purge",
+    "replay": "replay",
+    "runbook": "runbook",
+    "runs": "runs",
+    "schema": "schema",
+    "trace": "trace",
+    "verify": "verify",
+}
+
+
+class _LazyGroup(click.Group):
+    """A group that imports a command's module only when that command is looked up."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(COMMAND_MODULES))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMAND_MODULES:
+            module = importlib.import_module(f"investigator.cli.{COMMAND_MODULES[cmd_name]}")
+            module.register(self)
+        return super().get_command(ctx, cmd_name)
+
 
 _state = {"debug": False}
 
@@ -22,6 +79,7 @@ logging.getLogger("neo4j").propagate = False
 
 
 @click.group(
+    cls=_LazyGroup,
     name="investigator",
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
@@ -34,35 +92,16 @@ def cli(debug: bool) -> None:
     Examples:
       investigator db start
       investigator investigate "Was release-2026.07.23.1 related to PAY-4097?" \\
-          --service svc:payment-api --as-of 2026-07-23T10:03:00Z --subject user:alice
+          --service svc:payment-api --as-of 2026-07-23T10:03:00Z --subject acme/user:alice
     """
     _state["debug"] = debug
 
 
 def _register() -> None:
-    # Each command group lives in its own module and adds itself to `cli`.
-    from investigator.cli import db, demo, generate, ingest, schema
-    from investigator.cli import eval as eval_cli
-    from investigator.cli import investigate as investigate_cli
-    from investigator.cli import replay as replay_cli
-    from investigator.cli import runbook as runbook_cli
-    from investigator.cli import runs as runs_cli
-    from investigator.cli import trace as trace_cli
-
-    for module in (
-        db,
-        demo,
-        eval_cli,
-        investigate_cli,
-        runbook_cli,
-        replay_cli,
-        runs_cli,
-        trace_cli,
-        schema,
-        ingest,
-        generate,
-    ):
-        module.register(cli)
+    """Import every command now (tests walking the whole tree); `run` loads them lazily."""
+    context = click.Context(cli)
+    for name in COMMAND_MODULES:
+        cli.get_command(context, name)
 
 
 def _fail(message: str, code: int) -> int:
@@ -73,9 +112,16 @@ def _fail(message: str, code: int) -> int:
 
 def run(argv: list[str] | None = None) -> int:
     """Run the CLI with `argv` and return the exit code (never raises for user errors)."""
-    _register()
     args = list(sys.argv[1:] if argv is None else argv)
+    outer_debug = _state["debug"]  # a nested run (the eval's commands) keeps the outer's flag
     _state["debug"] = "--debug" in args
+    try:
+        return _run(args)
+    finally:
+        _state["debug"] = outer_debug
+
+
+def _run(args: list[str]) -> int:
     try:
         result = cli.main(args=args, prog_name="investigator", standalone_mode=False)
     except click.exceptions.Exit as exc:

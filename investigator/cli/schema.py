@@ -41,7 +41,8 @@ def apply_command(json_out: bool) -> None:
         return
     kinds = {item.name: item.kind for item in schema_items()}
     for name in report.created:
-        click.echo(f"created {kinds[name]} {name}")
+        # Names not in schema_items() are per-tenant fulltext indexes.
+        click.echo(f"created {kinds.get(name, 'fulltext index')} {name}")
     if report.created:
         click.echo(f"{len(report.created)} created, {len(report.present)} already present")
     else:

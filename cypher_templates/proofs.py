@@ -1,0 +1,111 @@
+"""Read-only proofs of template texts, kept across processes (issue 12).
+
+Before a rendered template first runs, Neo4j's planner must classify its exact text as
+read-only (query type `r`, from `EXPLAIN`). That classification depends only on the text and
+on the server (its version and procedures), so a proof is recorded per server and
+`template_hash` and reused by later processes: a new CLI process no longer pays one EXPLAIN
+per template. A template whose text changes has a new hash and is proven again; a proof made
+on another server or Neo4j version does not count.
+
+The file is a cache, never an authority to widen anything: the executor still refuses any
+text that is not the registry's own rendering, and a missing, unreadable or foreign file
+just means "prove again". Location: `INVESTIGATOR_PROOF_CACHE` (`off` disables it), else
+`$XDG_CACHE_HOME/graph-investigator/template-proofs.json`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import tempfile
+from pathlib import Path
+
+PROOF_CACHE_ENV = "INVESTIGATOR_PROOF_CACHE"
+_FORMAT = 1
+# Bounds, so the file stays small whatever runs against it.
+MAX_SERVERS = 64
+MAX_PROOFS_PER_SERVER = 4096
+_HASH = re.compile(r"^sha256:[0-9a-f]{64}$")
+
+
+def default_proof_path() -> Path | None:
+    """Where proofs are kept (None: keep them in memory only)."""
+    explicit = os.environ.get(PROOF_CACHE_ENV)
+    if explicit is not None:
+        return None if explicit.strip().lower() in ("", "off", "0", "none") else Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "graph-investigator" / "template-proofs.json"
+
+
+class ReadOnlyProofs:
+    """The set of (server, template_hash) pairs proven read-only, backed by a JSON file."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._proofs: dict[str, list[str]] | None = None
+
+    @classmethod
+    def default(cls) -> ReadOnlyProofs:
+        """Proofs at the default location (see the module docstring)."""
+        return cls(default_proof_path())
+
+    def _load(self) -> dict[str, list[str]]:
+        if self._proofs is not None:
+            return self._proofs
+        self._proofs = {}
+        if self.path is None:
+            return self._proofs
+        try:
+            raw = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return self._proofs  # absent or damaged: prove again
+        if not isinstance(raw, dict) or raw.get("format") != _FORMAT:
+            return self._proofs
+        servers = raw.get("proofs")
+        if isinstance(servers, dict):
+            for server, hashes in servers.items():
+                if isinstance(server, str) and isinstance(hashes, list):
+                    self._proofs[server] = [
+                        h for h in hashes if isinstance(h, str) and _HASH.match(h)
+                    ]
+        return self._proofs
+
+    def is_proven(self, server: str, template_hash: str) -> bool:
+        """True when `template_hash` was planned read-only by `server`."""
+        return template_hash in self._load().get(server, ())
+
+    def record(self, server: str, template_hash: str) -> None:
+        """Remember a proof (in memory, and in the file when there is one)."""
+        proofs = self._load()
+        hashes = proofs.setdefault(server, [])
+        if template_hash in hashes:
+            return
+        hashes.append(template_hash)
+        del hashes[:-MAX_PROOFS_PER_SERVER]
+        while len(proofs) > MAX_SERVERS:
+            proofs.pop(next(iter(proofs)))
+        if self.path is not None:
+            self._write(proofs)
+
+    def _write(self, proofs: dict[str, list[str]]) -> None:
+        assert self.path is not None
+        # Atomic replace: two processes proving at once never leave a torn file, and the
+        # merge with what is on disk keeps the other's proofs.
+        with contextlib.suppress(OSError):
+            on_disk = ReadOnlyProofs(self.path)._load()
+            for server, hashes in on_disk.items():
+                mine = proofs.setdefault(server, [])
+                mine[:0] = [h for h in hashes if h not in mine]
+                del mine[:-MAX_PROOFS_PER_SERVER]
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            body = json.dumps({"format": _FORMAT, "proofs": proofs}, sort_keys=True)
+            fd, tmp = tempfile.mkstemp(prefix=".proofs-", dir=self.path.parent)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    handle.write(body)
+                os.replace(tmp, self.path)
+            finally:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)

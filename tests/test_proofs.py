@@ -1,0 +1,96 @@
+"""Kept read-only proofs (issue 12): once per server and template text, never widened.
+
+Against the real server: a proof made by one executor spares the next one its EXPLAIN; a
+changed template text, another server or a damaged file means proving again.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+
+import neo4j
+import pytest
+
+from cypher_templates.executor import TemplateExecutor
+from cypher_templates.plan import PlanStep
+from cypher_templates.proofs import ReadOnlyProofs
+from cypher_templates.registry import MANIFEST_PATH, TEMPLATES_DIR, TemplateRegistry
+from cypher_templates.subject import Subject
+
+NOW = datetime(2026, 8, 1, tzinfo=UTC)
+SUBJECT = Subject(
+    tenant="proof-test", id="user:nobody", labels=("internal",), purpose="incident_investigation"
+)
+STEP = PlanStep(
+    template_id="ownership_over_time", evidence_type="ownership", params={"service_id": "svc:x"}
+)
+
+
+class CountingExecutor(TemplateExecutor):
+    """The real executor, counting the EXPLAINs it sends (each one still goes to Neo4j)."""
+
+    explains = 0
+
+    def explain(self, rendered, parameters=None):  # type: ignore[no-untyped-def]
+        CountingExecutor.explains += 1
+        return super().explain(rendered, parameters)
+
+
+@pytest.fixture(autouse=True)
+def _count_from_zero() -> None:
+    CountingExecutor.explains = 0
+
+
+def test_a_kept_proof_spares_the_next_process_its_explain(
+    driver: neo4j.Driver, tmp_path: Path
+) -> None:
+    path = tmp_path / "proofs.json"
+    first = CountingExecutor(driver, proofs=ReadOnlyProofs(path))
+    result = first.run(STEP, SUBJECT, NOW)
+    assert CountingExecutor.explains == 1
+    kept = json.loads(path.read_text())["proofs"]
+    assert [result.template_hash] in kept.values()
+
+    second = CountingExecutor(driver, proofs=ReadOnlyProofs(path))  # as a new CLI process
+    assert second.run(STEP, SUBJECT, NOW).rows == result.rows
+    assert CountingExecutor.explains == 1
+
+
+def test_a_changed_text_is_proven_again(driver: neo4j.Driver, tmp_path: Path) -> None:
+    path = tmp_path / "proofs.json"
+    CountingExecutor(driver, proofs=ReadOnlyProofs(path)).run(STEP, SUBJECT, NOW)
+    templates = tmp_path / "templates"
+    shutil.copytree(TEMPLATES_DIR, templates)
+    changed = templates / "ownership_over_time.cypher"
+    changed.write_text(changed.read_text() + "\n// an edited comment changes the hash\n")
+    edited = TemplateRegistry.load(MANIFEST_PATH, templates)
+    executor = CountingExecutor(driver, registry=edited, proofs=ReadOnlyProofs(path))
+    executor.run(STEP, SUBJECT, NOW)
+    assert CountingExecutor.explains == 2
+    assert len(next(iter(json.loads(path.read_text())["proofs"].values()))) == 2
+
+
+def test_another_server_or_a_damaged_file_means_proving_again(
+    driver: neo4j.Driver, tmp_path: Path
+) -> None:
+    path = tmp_path / "proofs.json"
+    CountingExecutor(driver, proofs=ReadOnlyProofs(path)).run(STEP, SUBJECT, NOW)
+    kept = json.loads(path.read_text())
+    (hashes,) = kept["proofs"].values()
+    path.write_text(json.dumps({"format": 1, "proofs": {"Neo4j/9.9.9|elsewhere:7687|": hashes}}))
+    CountingExecutor(driver, proofs=ReadOnlyProofs(path)).run(STEP, SUBJECT, NOW)
+    assert CountingExecutor.explains == 2
+    path.write_text("{not json")
+    CountingExecutor(driver, proofs=ReadOnlyProofs(path)).run(STEP, SUBJECT, NOW)
+    assert CountingExecutor.explains == 3
+    assert json.loads(path.read_text())["format"] == 1  # rewritten whole
+
+
+def test_without_a_file_proofs_last_for_the_process(driver: neo4j.Driver) -> None:
+    executor = CountingExecutor(driver, proofs=ReadOnlyProofs(None))
+    executor.run(STEP, SUBJECT, NOW)
+    executor.run(STEP, SUBJECT, NOW)
+    assert CountingExecutor.explains == 1
