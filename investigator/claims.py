@@ -10,18 +10,27 @@ in the same window (a confounder) or an unresolved conflict lowers the verdict o
 
 from __future__ import annotations
 
-import hashlib
-import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import Any
 
 from pydantic import BaseModel, Field
 
+from graph_schema.canonical import sha256_hex
 from investigator.evidence import Evidence, canonical_json, iso_utc
 from investigator.gate import Conflict, authority
+from investigator.planner import CompetingCauseChecks
 from investigator.rubric import Intent, MissingEvidence, missing_evidence
+from investigator.timeline import (
+    CHANGE_TIME_KEYS,
+    DEPLOY_TIME_KEYS,
+    FIRST_SEEN_KEYS,
+    ReferenceTime,
+    holds_at,
+    instant,
+    reference_times,
+    time_references,
+)
 
 # How far before the first error another change counts as a confounder, and how long after a
 # release an error may appear and still be called time-correlated.
@@ -83,30 +92,11 @@ class ClaimSet(BaseModel):
     missing_evidence: list[MissingEvidence]
 
 
-# Property names that carry the relevant instant, most specific first.
-_DEPLOY_TIME_KEYS = (
-    "finished_at",
-    "ended_at",
-    "completed_at",
-    "deployed_at",
-    "claimed_time",
-    "at",
-)
-_FIRST_SEEN_KEYS = ("first_seen", "first_seen_at", "started_at", "at")
-_CHANGE_TIME_KEYS = ("at", "changed_at", "finished_at", "deployed_at", "started_at")
-
-
-def _instant(ev: Evidence, keys: Sequence[str]) -> datetime | None:
-    for key in keys:
-        raw = ev.context.get(key, ev.props.get(key))
-        if isinstance(raw, str):
-            try:
-                parsed = datetime.fromisoformat(raw.replace("Z", "+00:00"))
-            except ValueError:
-                continue
-            if parsed.tzinfo is not None:
-                return parsed
-    return ev.valid_from
+# Property names that carry the relevant instant, most specific first (investigator.timeline).
+_DEPLOY_TIME_KEYS = DEPLOY_TIME_KEYS
+_FIRST_SEEN_KEYS = FIRST_SEEN_KEYS
+_CHANGE_TIME_KEYS = CHANGE_TIME_KEYS
+_instant = instant
 
 
 def _label(ev: Evidence) -> str:
@@ -129,7 +119,7 @@ def _claim(
     statement: str, status: EpistemicStatus, confidence: float, evs: Sequence[Evidence], intent: str
 ) -> Claim:
     ids = sorted({ev.evidence_id for ev in evs})
-    digest = hashlib.sha256(canonical_json([statement, ids, status.value]).encode()).hexdigest()
+    digest = sha256_hex(canonical_json([statement, ids, status.value]))
     return Claim(
         claim_id="claim:" + digest[:16],
         statement=statement,
@@ -157,19 +147,45 @@ def derive_claims(
     as_of: datetime,
     conflicts: Sequence[Conflict] = (),
     service_id: str | None = None,
+    question: str | None = None,
+    competing_checks: CompetingCauseChecks | None = None,
+    references: Sequence[ReferenceTime] | None = None,
 ) -> ClaimSet:
-    """Apply the claim rules of each intent to the pack evidence (pure, deterministic)."""
+    """Apply the claim rules of each intent to the pack evidence (pure, deterministic).
+
+    `question` resolves time words ("then" = the anchor event; investigator.timeline): a
+    state claim then names the instant it holds at and why. `competing_checks` says which
+    competing-cause checks ran; without all of them a correlation verdict stays `uncertain`.
+    """
     intent_set = {Intent(i) for i in intents}
     claims: list[Claim] = []
     confounders: list[Confounder] = []
     verdict: Verdict | None = None
     as_of_text = iso_utc(as_of)
+    refs = (
+        list(references)
+        if references is not None
+        else reference_times(
+            time_references(question),
+            evidence,
+            as_of=as_of,
+            services=[service_id] if service_id else (),
+        )
+        if question
+        else []
+    )
+
+    def held_at(ev: Evidence) -> str:
+        """Which instants a state record holds at: `as_of` alone, or labelled references."""
+        if not refs:
+            return f"At {as_of_text}"
+        return _holds_text(ev, refs, as_of)
 
     if Intent.OWNERSHIP_AT_TIME in intent_set:
         for ev in _with(evidence, "ownership"):
             claims.append(
                 _claim(
-                    f"At {as_of_text}: {ev.content} ({_valid_text(ev)})",
+                    f"{held_at(ev)}: {ev.content} ({_valid_text(ev)})",
                     EpistemicStatus.FACT,
                     0.95,
                     [ev],
@@ -181,8 +197,8 @@ def derive_claims(
             where = f" [{ev.locator}]" if ev.locator else ""
             claims.append(
                 _claim(
-                    f"Runbook {_label(ev)} ({ev.element_id}) is the version in force at "
-                    f"{as_of_text} ({_valid_text(ev)}){where}",
+                    f"Runbook {_label(ev)} ({ev.element_id}) is the version in force "
+                    f"{_in_force(ev, refs, as_of)} ({_valid_text(ev)}){where}",
                     EpistemicStatus.FACT,
                     0.95,
                     [ev],
@@ -251,7 +267,7 @@ def derive_claims(
     mechanisms = [ev for ev in _with(evidence, "mechanism") if ev.trust == "trusted"]
     if Intent.DEPLOYMENT_CORRELATION in intent_set:
         verdict, corr_claims, confounders = _correlation(
-            evidence, firsts, mechanisms, conflicts, as_of
+            evidence, firsts, mechanisms, conflicts, as_of, competing_checks
         )
         claims.extend(corr_claims)
     if Intent.ROOT_CAUSE in intent_set:
@@ -281,6 +297,25 @@ def derive_claims(
                 required=False,
             )
         )
+    if (
+        Intent.DEPLOYMENT_CORRELATION in intent_set
+        and verdict in (Verdict.CONFIRMED, Verdict.LIKELY)
+        and not (competing_checks is not None and competing_checks.complete)
+    ):
+        # No verdict stronger than its search: the competing causes were not all checked.
+        verdict = Verdict.UNCERTAIN
+        not_run = competing_checks.not_run if competing_checks is not None else []
+        missing.append(
+            MissingEvidence(
+                evidence_type="change_event",
+                intents=[Intent.DEPLOYMENT_CORRELATION.value],
+                description="competing-cause checks did not all run for the window before the "
+                "first error"
+                + (f" ({'; '.join(not_run)})" if not_run else "")
+                + ": the verdict stays uncertain",
+                required=False,
+            )
+        )
     unique = {c.claim_id: c for c in claims}
     # Readable and deterministic: per intent, facts first, then inferences, then hypotheses.
     rank = {EpistemicStatus.FACT: 0, EpistemicStatus.INFERENCE: 1, EpistemicStatus.HYPOTHESIS: 2}
@@ -291,6 +326,23 @@ def derive_claims(
     return ClaimSet(
         claims=ordered, verdict=verdict, confounders=confounders, missing_evidence=missing
     )
+
+
+def _holds_text(ev: Evidence, refs: Sequence[ReferenceTime], as_of: datetime) -> str:
+    """`At <label>, <time> (<why>) and at as_of, <time>` for the instants a record holds at."""
+    parts = [f"{r.describe()} ({r.why})" for r in refs if holds_at(ev, r.at)]
+    if holds_at(ev, as_of):
+        parts.append(f"as_of, {iso_utc(as_of)}")
+    if not parts:
+        parts.append(f"as_of, {iso_utc(as_of)}")
+    return "At " + " and at ".join(parts)
+
+
+def _in_force(ev: Evidence, refs: Sequence[ReferenceTime], as_of: datetime) -> str:
+    """`at <as_of>` (no reference in the question) or the labelled instants it holds at."""
+    if not refs:
+        return f"at {iso_utc(as_of)}"
+    return "a" + _holds_text(ev, refs, as_of)[1:]
 
 
 def _release_of(ev: Evidence) -> str | None:
@@ -339,9 +391,17 @@ def _correlation(
     mechanisms: Sequence[Evidence],
     conflicts: Sequence[Conflict],
     as_of: datetime,
+    checks: CompetingCauseChecks | None = None,
 ) -> tuple[Verdict, list[Claim], list[Confounder]]:
     intent = Intent.DEPLOYMENT_CORRELATION.value
-    timed = _with(evidence, "deployment_time")
+    upstream = set(checks.upstream) if checks is not None else set()
+    # Deployments of upstream services are competing causes, never the release asked about.
+    upstream_deploys = [
+        ev
+        for ev in _with(evidence, "deployment_time")
+        if ev.type == "Deployment" and ev.context.get("service") in upstream
+    ]
+    timed = [ev for ev in _with(evidence, "deployment_time") if ev not in upstream_deploys]
     # Releases are the Deployment records; documents about a release corroborate its time.
     releases = [ev for ev in timed if ev.type == "Deployment"] or timed
     deploys = [(t, ev) for ev in releases if (t := _instant(ev, _DEPLOY_TIME_KEYS))]
@@ -432,10 +492,16 @@ def _correlation(
             )
         )
     confounders: list[Confounder] = []
-    for ev in _with(evidence, "change_event"):
+    other_deploys = [
+        ev
+        for ev in [*releases, *upstream_deploys]
+        if ev.type == "Deployment" and ev.element_id != deploy_ev.element_id
+    ]
+    for ev in [*_with(evidence, "change_event"), *other_deploys]:
         if _about(ev, deploy_ev.element_id):
             continue
-        at = _instant(ev, _CHANGE_TIME_KEYS)
+        keys = _DEPLOY_TIME_KEYS if ev.type == "Deployment" else _CHANGE_TIME_KEYS
+        at = _instant(ev, keys)
         if at is None or not (first_at - CONFOUNDER_WINDOW <= at <= first_at):
             continue
         confounders.append(
@@ -476,54 +542,3 @@ def keep_claims_in_pack(claims: Sequence[Claim], pack_ids: Sequence[str]) -> lis
     """Drop any claim that cites evidence outside the pack (validation before output)."""
     allowed = set(pack_ids)
     return [c for c in claims if c.evidence_ids and set(c.evidence_ids) <= allowed]
-
-
-class Summary(BaseModel):
-    """An optional model-written summary: only sentences that cite pack evidence survive."""
-
-    sentences: list[str]
-    dropped: int
-
-
-_CITATION = re.compile(r"\[(ev:[0-9a-f]{20})\]")
-_SENTENCE_END = re.compile(r"(?<=[.!?。])\s+")
-
-
-def validate_summary(text: str, pack_ids: Sequence[str]) -> Summary:
-    """Keep each sentence that cites at least one evidence id, all of them inside the pack.
-
-    A sentence without a citation, or citing anything outside the pack, is dropped: the
-    summary can never say more than the evidence the run admitted.
-    """
-    allowed = set(pack_ids)
-    kept: list[str] = []
-    dropped = 0
-    for raw in _SENTENCE_END.split(text.strip()):
-        sentence = " ".join(raw.split())
-        if not sentence:
-            continue
-        cited = _CITATION.findall(sentence)
-        if cited and set(cited) <= allowed:
-            kept.append(sentence)
-        else:
-            dropped += 1
-    return Summary(sentences=kept, dropped=dropped)
-
-
-def summarize(llm: Any, prompt: str, claims: Sequence[Claim], pack_ids: Sequence[str]) -> Summary:
-    """Ask an LLM (neo4j-graphrag `LLMInterface`: `.invoke(text).content`) for a summary of
-    the claims, citing evidence as `[ev:...]`, then validate it. Off unless a caller passes
-    an LLM; no network is touched otherwise."""
-    request = (
-        prompt
-        + "\n# Claims\n"
-        + "\n".join(
-            f"- ({c.epistemic_status.value}) {c.statement} "
-            + " ".join(f"[{i}]" for i in c.evidence_ids)
-            for c in claims
-        )
-        + "\n# Task\nSummarise the claims in at most five sentences. Keep each claim's "
-        "epistemic status. End every sentence with the evidence ids it rests on, as [ev:...].\n"
-    )
-    response = llm.invoke(request)
-    return validate_summary(str(getattr(response, "content", "")), pack_ids)

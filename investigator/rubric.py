@@ -1,6 +1,6 @@
 """The evidence-sufficiency rubric: which evidence types each intent requires.
 
-Sufficiency is a set difference (seed 003 section 18.5): `missing = required - supported`.
+Sufficiency is a set difference : `missing = required - supported`.
 "Happened after" supports a time correlation only; a root cause needs `mechanism` evidence,
 and without it the root-cause claim stays a hypothesis and `mechanism` is listed as missing.
 """
@@ -28,7 +28,7 @@ class Intent(StrEnum):
     ENTITY_LOOKUP = "entity_lookup"
 
 
-# Required evidence types per intent (DESIGN.md section 7, seed 003 section 10.2).
+# Required evidence types per intent (docs/design.md section 7).
 REQUIRED_EVIDENCE: dict[Intent, tuple[str, ...]] = {
     Intent.DEPLOYMENT_CORRELATION: ("deployment_time", "error_first_seen", "affected_service"),
     Intent.OWNERSHIP_AT_TIME: ("ownership",),

@@ -24,7 +24,7 @@ from investigator.errors import NotAuthorized
 from investigator.investigation import (
     InvestigationRequest,
     InvestigationResult,
-    RunOutcome,
+    RunStatus,
     investigate,
 )
 from investigator.retrieval import StopReason
@@ -57,7 +57,7 @@ def ask(
     driver: neo4j.Driver,
     executor: TemplateExecutor,
     question: str = SEED_QUESTION,
-    subject: str = "user:alice",
+    subject: str = "acme/user:alice",
     **kw: object,
 ) -> InvestigationResult:
     fields: dict[str, object] = {
@@ -88,7 +88,7 @@ def test_seed_question_release_owner_runbook_and_verdict(
     driver: neo4j.Driver, demo: TemplateExecutor
 ) -> None:
     result = ask(driver, demo)
-    assert result.status is RunOutcome.COMPLETE
+    assert result.status is RunStatus.COMPLETE
     assert result.stop_reason == StopReason.EVIDENCE_SUFFICIENT.value
 
     # The right release: the time correlation is drawn from release 2026.07.23.1, not the
@@ -138,7 +138,7 @@ def test_today_owner_differs_from_the_owner_at_the_incident(
         "rejected_temporal"
         in by_element(result)["OWNS|team:payments-core|svc:payment-api|2025-01-01"]
     )
-    assert result.status is RunOutcome.COMPLETE
+    assert result.status is RunStatus.COMPLETE
 
 
 def test_injection_email_never_becomes_evidence(
@@ -160,18 +160,18 @@ def test_pii_never_reaches_a_subject_without_pii(
     driver: neo4j.Driver, demo: TemplateExecutor
 ) -> None:
     report = "doc:incident-report-2026-07-23-payments"
-    bob = ask(driver, demo, subject="user:bob")
+    bob = ask(driver, demo, subject="acme/user:bob")
     (bob_report,) = [ev for ev in bob.evidence if ev.element_id == report]
     assert bob_report.transformations == ["pii_redaction"]
     assert "[REDACTED NAME]" in bob_report.content
     dumped = bob.model_dump_json()
     assert "maria.schneider" not in dumped and "Maria Schneider" not in dumped
 
-    alice = ask(driver, demo, subject="user:alice")
+    alice = ask(driver, demo, subject="acme/user:alice")
     (alice_report,) = [ev for ev in alice.evidence if ev.element_id == report]
     assert "Maria Schneider" in alice_report.content and alice_report.transformations == []
 
-    carol = ask(driver, demo, subject="user:carol")  # internal only: no incident label
+    carol = ask(driver, demo, subject="acme/user:carol")  # internal only: no incident label
     assert not evidence_of(carol, report)
     assert "Maria" not in carol.model_dump_json()
 
@@ -180,8 +180,12 @@ def test_question_about_something_absent_ends_partial_with_missing_evidence(
     driver: neo4j.Driver, demo: TemplateExecutor
 ) -> None:
     result = ask(driver, demo, "Who owned svc:inventory-service at that moment?", service_id=None)
-    assert result.status is RunOutcome.PARTIAL
-    assert [m.evidence_type for m in result.missing_evidence if m.required] == ["ownership"]
+    assert result.status is RunStatus.PARTIAL
+    # "At that moment" needs the event it refers to (issue 16): neither is in the graph.
+    assert [m.evidence_type for m in result.missing_evidence if m.required] == [
+        "error_first_seen",
+        "ownership",
+    ]
     assert result.claims == []
     assert result.stop_reason in (StopReason.NO_PROGRESS.value, StopReason.MAX_ROUNDS.value)
 
@@ -189,15 +193,15 @@ def test_question_about_something_absent_ends_partial_with_missing_evidence(
 def test_identical_inputs_give_identical_pack_hash_and_known_at_changes_it(
     driver: neo4j.Driver, demo: TemplateExecutor
 ) -> None:
-    first = ask(driver, demo, subject="user:bob")
-    second = ask(driver, demo, subject="user:bob")
+    first = ask(driver, demo, subject="acme/user:bob")
+    second = ask(driver, demo, subject="acme/user:bob")
     assert first.run_id != second.run_id
     assert first.pack_hash == second.pack_hash
     assert [c.claim_id for c in first.claims] == [c.claim_id for c in second.claims]
 
     # Known at 10:10 on the day: the postmortem and the report were not written yet, so the
     # mechanism is unknown and the verdict is weaker; the pack differs.
-    early = ask(driver, demo, subject="user:bob", known_at=at("2026-07-23T10:10:00Z"))
+    early = ask(driver, demo, subject="acme/user:bob", known_at=at("2026-07-23T10:10:00Z"))
     assert early.pack_hash != first.pack_hash
     assert not evidence_of(early, "doc:postmortem-2026-07-23-payments")
     assert early.verdict is Verdict.UNCERTAIN
@@ -219,14 +223,14 @@ def test_max_rounds_and_deadline_bound_the_loop(
     one = ask(driver, demo, max_rounds=1)
     assert one.rounds == 1
     assert one.stop_reason == StopReason.MAX_ROUNDS.value
-    assert one.status is RunOutcome.PARTIAL  # the first error was not reached in one round
+    assert one.status is RunStatus.PARTIAL  # the first error was not reached in one round
     assert {tc.round for tc in one.tool_calls} == {1}
 
     ticks = iter(range(1000))
     stopped = investigate(
         InvestigationRequest(
             question=SEED_QUESTION,
-            subject_id="user:alice",
+            subject_id="acme/user:alice",
             service_id="svc:payment-api",
             as_of=at(INCIDENT_AS_OF),
             known_at=at(KNOWN_AT),
@@ -244,16 +248,16 @@ def test_unknown_subject_and_disallowed_purpose_are_refused(
     driver: neo4j.Driver, demo: TemplateExecutor
 ) -> None:
     with pytest.raises(NotAuthorized):
-        ask(driver, demo, subject="user:nobody")
+        ask(driver, demo, subject="acme/user:nobody")
     with pytest.raises(NotAuthorized):
-        ask(driver, demo, subject="user:carol", purpose="audit")
+        ask(driver, demo, subject="acme/user:carol", purpose="audit")
 
 
 def test_tenants_never_see_each_other(driver: neo4j.Driver, demo: TemplateExecutor) -> None:
-    mallory = ask(driver, demo, subject="user:mallory", service_id=None)
+    mallory = ask(driver, demo, subject="globex/user:mallory", service_id=None)
     assert mallory.evidence and all("globex" in ev.element_id for ev in mallory.evidence)
     assert all("globex" in r.element_id for r in mallory.rejected)
-    alice = ask(driver, demo, subject="user:alice", service_id=None)
+    alice = ask(driver, demo, subject="acme/user:alice", service_id=None)
     assert "globex" not in alice.model_dump_json()
 
 
@@ -265,11 +269,11 @@ def test_sre_runbook_question_links_alert_and_service_by_name(
         demo,
         "Alert KubePodCrashLooping fired on checkout at 03:12: which runbook applies, "
         "which version, and who owns it?",
-        subject="user:bob",
+        subject="acme/user:bob",
         service_id=None,
         as_of=at("2026-07-23T03:12:00Z"),
     )
-    assert result.status is RunOutcome.COMPLETE
+    assert result.status is RunStatus.COMPLETE
     statements = " | ".join(c.statement for c in result.claims)
     assert "runbook:pod-crashloop@v1" in statements
     assert "team:sre-platform OWNS svc:checkout" in statements
@@ -285,7 +289,7 @@ def test_subject_without_incident_label_still_gets_the_error_timeline(
         driver,
         demo,
         "Was release-2026.07.23.1 related to the PAY-4097 errors on payment-api?",
-        subject="user:carol",
+        subject="acme/user:carol",
         as_of=at("2026-07-23T10:30:00Z"),
     )
     assert evidence_of(result, "EMITTED|svc:payment-api|err:PAY-4097")
@@ -330,8 +334,8 @@ def test_policy_reaches_the_auditor_but_not_an_incident_investigation(
     driver: neo4j.Driver, demo: TemplateExecutor
 ) -> None:
     question = "Which change-management policy governs payment-api?"
-    audit = ask(driver, demo, question, subject="user:auditor", purpose="audit")
+    audit = ask(driver, demo, question, subject="acme/user:auditor", purpose="audit")
     assert any("policy:payments-change-management" in c.statement for c in audit.claims)
-    bob = ask(driver, demo, question, subject="user:bob")  # the source allows only audit
+    bob = ask(driver, demo, question, subject="acme/user:bob")  # the source allows only audit
     assert "policy:payments-change-management" not in bob.model_dump_json()
-    assert bob.status is RunOutcome.PARTIAL
+    assert bob.status is RunStatus.PARTIAL

@@ -9,7 +9,6 @@ from cypher_templates.registry import TemplateRegistry
 from investigator.planner import (
     DeterministicPlanner,
     Known,
-    LLMPlanner,
     PlanInput,
     detect_intents,
     extract_mentions,
@@ -90,27 +89,3 @@ def test_deployment_window_is_anchored_on_the_first_error_once_known() -> None:
         if s.template_id == "deployments_in_window"
     ]
     assert step.params["to"] == "2026-07-23T10:02:38+00:00"
-
-
-class _FakeResponse:
-    def __init__(self, content: str) -> None:
-        self.content = content
-
-
-class _ScriptedLLM:
-    """A scripted stand-in for an LLM (no network): it returns fixed text."""
-
-    def __init__(self, content: str) -> None:
-        self.content = content
-
-    def invoke(self, prompt: str) -> _FakeResponse:
-        assert "data, not instructions" in prompt
-        return _FakeResponse(self.content)
-
-
-def test_llm_planner_output_is_validated_and_falls_back() -> None:
-    inp = PlanInput(question=SEED, as_of=AS_OF, known_at=AS_OF)
-    good = LLMPlanner(_ScriptedLLM('{"intents": ["ownership_at_time"]}'))
-    assert good.intents(inp) == [Intent.OWNERSHIP_AT_TIME]
-    bad = LLMPlanner(_ScriptedLLM('{"intents": ["drop_database"], "cypher": "MATCH (n)"}'))
-    assert bad.intents(inp) == detect_intents(SEED)

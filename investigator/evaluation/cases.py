@@ -23,7 +23,7 @@ MAX_CASES_FILE_BYTES = 5_000_000
 
 
 class CaseType(StrEnum):
-    """The case types of DESIGN.md section 11; every golden set must cover all of them."""
+    """The case types of docs/design.md section 11; every golden set must cover all of them."""
 
     SEMANTIC = "semantic"
     EXACT = "exact"
@@ -107,10 +107,12 @@ class Expectation(BaseModel):
     rejected: list[ExpectedRejection] = Field(default_factory=list)
     claims: list[ExpectedClaim] = Field(default_factory=list)
     missing_evidence: list[str] = Field(default_factory=list)  # evidence types
+    # Competing causes the answer must name as confounders (KG ids).
+    confounders: list[str] = Field(default_factory=list)
     # Text that must never reach the subject (PII, another tenant's secrets), in any
     # admitted evidence or claim.
     forbidden_text: list[str] = Field(default_factory=list)
-    # Runbook lookups: the owner team valid at as_of; a list where DESIGN.md leaves it open
+    # Runbook lookups: the owner team valid at as_of; a list where docs/design.md leaves it open
     # whether "who owns it" means the runbook's owner or the service's.
     owner: str | list[str] | None = None
     runbook: str | None = None  # runbook lookups: the version valid at as_of (None = none)
@@ -171,7 +173,8 @@ class GoldenCase(BaseModel):
     service: str | None = None
     subject: str = Field(min_length=1)
     purpose: str | None = None
-    as_of: AwareDatetime
+    # None: asked without --as-of, after the fact (a retrospective; as_of is the run's now).
+    as_of: AwareDatetime | None
     known_at: AwareDatetime | None = None
     budget_tokens: int | None = Field(default=None, ge=1)
     max_rounds: int | None = Field(default=None, ge=1, le=10)

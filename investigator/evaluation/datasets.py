@@ -99,7 +99,7 @@ def _load(path: Path) -> Any:
 
 
 def documented_grants(paths: dict[str, Path]) -> dict[str, SubjectGrants]:
-    """Principal id -> the tenant, labels and purposes its bundle documents."""
+    """`tenant/id` of each principal -> the tenant, labels and purposes its bundle documents."""
     grants: dict[str, SubjectGrants] = {}
     for path in paths.values():
         for file in _bundle_files(path):
@@ -111,8 +111,10 @@ def documented_grants(paths: dict[str, Path]) -> dict[str, SubjectGrants]:
                 continue
             for p in doc.get("principals") or []:
                 if isinstance(p, dict) and p.get("id"):
-                    grants[str(p["id"])] = SubjectGrants(
-                        tenant=p.get("tenant") or doc.get("tenant"),
+                    tenant = p.get("tenant") or doc.get("tenant")
+                    # Keyed by the qualified subject (`tenant/id`), as golden cases name it.
+                    grants[f"{tenant}/{p['id']}"] = SubjectGrants(
+                        tenant=tenant,
                         labels=frozenset(str(x) for x in p.get("labels") or []),
                         purposes=frozenset(str(x) for x in p.get("purposes") or []),
                     )

@@ -7,7 +7,7 @@ value null) instead of pretending to be perfect. Safety rates are never averaged
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
@@ -40,6 +40,7 @@ ANSWER_METRICS = (
     "verdict_accuracy",
     "claim_fact_recall",
     "missing_evidence_recall",
+    "confounder_recall",
     "lookup_accuracy",
     "deterministic_replay_rate",
 )
@@ -49,7 +50,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "answer": ANSWER_METRICS,
 }
 
-# Provenance an admitted item must carry to be traceable to its source (DESIGN.md section 7).
+# Provenance an admitted item must carry to be traceable to its source (docs/design.md section 7).
 PROVENANCE_FIELDS = ("source_id", "source_version", "locator", "content_hash")
 
 
@@ -175,7 +176,7 @@ def score_pack(
         stale = _forbidden_hits(case, ev, TEMPORAL_WHYS)
         if stale:
             problems.append(f"temporal_accuracy: admitted out-of-time {stale[0]}")
-        elif not_yet_valid(ev, case.as_of):
+        elif not_yet_valid(ev, case.as_of or datetime.now(UTC)):
             problems.append(
                 f"temporal_accuracy: admitted {ev.kg_ids[:1] or ev.evidence_id} "
                 "not yet valid at as_of"
@@ -326,6 +327,12 @@ def score_answer(case: GoldenCase, out: CaseOutcome, problems: list[str]) -> dic
         if m not in listed
     )
 
+    named = set(out.confounders)
+    problems.extend(
+        f"confounder_recall: confounders lack {c}" for c in exp.confounders if c not in named
+    )
+    confounders = Ratio(num=sum(1 for c in exp.confounders if c in named), den=len(exp.confounders))
+
     lookup = Ratio()
     if case.kind == "runbook" and exp.exit_code == 0:
         owners = [exp.owner] if exp.owner is None or isinstance(exp.owner, str) else exp.owner
@@ -353,6 +360,7 @@ def score_answer(case: GoldenCase, out: CaseOutcome, problems: list[str]) -> dic
         "verdict_accuracy": verdict,
         "claim_fact_recall": Ratio(num=facts, den=len(exp.claims)),
         "missing_evidence_recall": Ratio(num=missing_found, den=len(exp.missing_evidence)),
+        "confounder_recall": confounders,
         "lookup_accuracy": lookup,
         "deterministic_replay_rate": replay,
     }

@@ -93,6 +93,7 @@ class CaseOutcome(BaseModel):
     rejected: list[RejectionView] = Field(default_factory=list)
     claims: list[ClaimView] = Field(default_factory=list)
     missing_evidence: list[str] = Field(default_factory=list)
+    confounders: list[str] = Field(default_factory=list)  # KG ids named as confounders
     runbook_id: str | None = None  # runbook lookups
     owner: str | None = None  # runbook lookups
     tokens_used: int | None = None  # what the pack spent on evidence, if known

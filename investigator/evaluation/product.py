@@ -1,6 +1,6 @@
 """The product under test: each case through `investigate`/`runbook --json`, then `replay`.
 
-Only the outward JSON contracts of DESIGN.md section 9 are read here.
+Only the outward JSON contracts of docs/design.md section 9 are read here.
 """
 
 from __future__ import annotations
@@ -102,7 +102,9 @@ def _tokens_used(doc: dict[str, Any]) -> int | None:
 def investigate_argv(case: GoldenCase) -> list[str]:
     """The `investigator investigate ... --json` command line for a case."""
     assert case.question is not None
-    argv = ["investigate", case.question, "--subject", case.subject, "--as-of", as_iso(case.as_of)]
+    argv = ["investigate", case.question, "--subject", case.subject]
+    if case.as_of is not None:
+        argv += ["--as-of", as_iso(case.as_of)]
     if case.service:
         argv += ["--service", case.service]
     if case.purpose:
@@ -129,7 +131,9 @@ def runbook_argv(case: GoldenCase) -> list[str]:
         argv += ["--error-code", lookup.error_code]
     else:
         argv.append(str(lookup.text))
-    return [*argv, "--as-of", as_iso(case.as_of), "--subject", case.subject, "--json"]
+    if case.as_of is not None:
+        argv += ["--as-of", as_iso(case.as_of)]
+    return [*argv, "--subject", case.subject, "--json"]
 
 
 def replay_view(call: CliCall) -> ReplayView:
@@ -188,6 +192,11 @@ def outcome_from_investigate(case: GoldenCase, call: CliCall) -> CaseOutcome:
         rejected=[rejection_view(r) for r in doc.get("rejected") or []],
         claims=claims,
         missing_evidence=missing,
+        confounders=[
+            str(c.get("element_id"))
+            for c in doc.get("confounders") or []
+            if isinstance(c, dict) and c.get("element_id")
+        ],
         tokens_used=_tokens_used(doc),
     )
 
@@ -234,6 +243,7 @@ def run_product_case(case: GoldenCase, *, replay: bool = True) -> CaseOutcome:
     else:
         outcome = outcome_from_runbook(case, call_cli(runbook_argv(case)))
     if replay and outcome.run_id:
-        rep = replay_view(call_cli(["replay", outcome.run_id, "--json"]))
+        # The auditor replaying is the case's subject (replay names who asks, like any command).
+        rep = replay_view(call_cli(["replay", outcome.run_id, "--subject", case.subject, "--json"]))
         outcome = outcome.model_copy(update={"replay": rep})
     return outcome

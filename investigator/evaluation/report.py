@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from investigator.evaluation.metrics import LAYERS, CaseScore, Ratio, aggregate
+from investigator.evaluation.sweep import SweepReport
 
 
 class Gate(BaseModel):
@@ -93,6 +94,8 @@ class EvalReport(BaseModel):
     failing_cases: list[str]
     product: SystemReport
     baseline: SystemReport | None = None
+    # The timeline sweep (issue 16): crashes 0 and temporal accuracy >= 0.95 are gates.
+    sweep: SweepReport | None = None
     duration_s: float
 
 
@@ -207,6 +210,17 @@ def render_text(report: EvalReport) -> str:
         render_type_table(report),
         "",
     ]
+    if report.sweep is not None:
+        sw = report.sweep
+        out += [
+            f"timeline sweep ({sw.mode}): {sw.runs} runs over {sw.points} points in "
+            f"{sw.duration_s:.1f}s: crashes {len(sw.crashes)} (gate == 0), temporal_accuracy "
+            f"{_fmt(sw.temporal_accuracy)} (gate >= 0.95), verdict_stability "
+            f"{_fmt(sw.verdict_stability)}",
+            *(f"  crash: {c}" for c in sw.crashes[:10]),
+            *(f"  {p}" for p in sw.problems[:10]),
+            "",
+        ]
     if report.passed:
         out.append(f"all gates passed in {report.duration_s:.1f}s")
     else:

@@ -17,6 +17,7 @@ from investigator.evaluation.datasets import bundle_paths, documented_grants, pr
 from investigator.evaluation.metrics import CaseScore, score_case
 from investigator.evaluation.product import run_product_case
 from investigator.evaluation.report import EvalReport, system_report
+from investigator.evaluation.sweep import SweepReport, run_sweep
 
 Progress = Callable[[str], None]
 
@@ -29,6 +30,7 @@ def run_evaluation(
     *,
     setup: bool = True,
     progress: Progress | None = None,
+    sweep: str = "sample",
 ) -> EvalReport:
     """Run the golden set end to end and return the report (the caller decides the exit)."""
     started = time.monotonic()
@@ -39,6 +41,10 @@ def run_evaluation(
             say("setting up: schema apply + ingest of the golden set's datasets")
             prepare(list(golden.datasets), paths, driver, database)
         grants = documented_grants(paths)
+        sweep_report: SweepReport | None = None
+        if sweep != "off":
+            say(f"timeline sweep ({sweep}): every request across its dataset's timeline")
+            sweep_report = run_sweep(golden, paths, driver, database, mode=sweep, progress=say)
     baseline = NaiveFulltextBaseline(driver, database)
     product_scores: list[CaseScore] = []
     baseline_scores: list[CaseScore] = []
@@ -54,14 +60,23 @@ def run_evaluation(
     base = system_report("baseline", baseline_scores, gated=False)
     failing_gates = [g.metric for g in product.gates if not g.passed]
     failing_cases = sorted({c for g in product.gates for c in g.failing_cases})
+    if sweep_report is not None and not sweep_report.passed:
+        if sweep_report.crashes:
+            failing_gates.append("sweep_crashes")
+        if not (sweep_report.temporal_accuracy.value or 0.0) >= 0.95:
+            failing_gates.append("sweep_temporal_accuracy")
+        failing_cases = sorted(
+            {*failing_cases, *(c.split(" ", 1)[0] for c in sweep_report.crashes)}
+        )
     return EvalReport(
         cases_path=str(cases_path),
         case_count=total,
         cases_by_type=dict(sorted(Counter(c.type.value for c in golden.cases).items())),
-        passed=bool(product.passed),
+        passed=bool(product.passed) and (sweep_report is None or sweep_report.passed),
         failing_gates=failing_gates,
         failing_cases=failing_cases,
         product=product,
         baseline=base,
+        sweep=sweep_report,
         duration_s=round(time.monotonic() - started, 2),
     )
