@@ -75,7 +75,7 @@ def ask(
     target: LookupTarget,
     value: str,
     as_of: str,
-    subject: str = "user:oncall",
+    subject: str = "acme/user:oncall",
 ) -> RunbookAnswer:
     return lookup.lookup(
         RunbookQuery(target=target, value=value, subject_id=subject, as_of=_t(as_of))
@@ -189,7 +189,11 @@ def test_alert_runbook_without_front_matter_is_found_by_url(world: RunbookLookup
 def test_another_tenants_same_named_alert_never_appears(world: RunbookLookup) -> None:
     acme = ask(world, LookupTarget.ALERT, "KubePodCrashLooping", "2026-07-23T03:12:00Z")
     globex = ask(
-        world, LookupTarget.ALERT, "KubePodCrashLooping", "2026-07-23T03:12:00Z", "user:mallory"
+        world,
+        LookupTarget.ALERT,
+        "KubePodCrashLooping",
+        "2026-07-23T03:12:00Z",
+        "globex/user:mallory",
     )
     assert acme.runbook is not None and globex.runbook is not None
     assert acme.runbook.id == "runbook:KubePodCrashLooping"
@@ -201,14 +205,18 @@ def test_another_tenants_same_named_alert_never_appears(world: RunbookLookup) ->
     text = ask(world, LookupTarget.TEXT, "restart the whole node pool", "2026-07-23T00:00:00Z")
     assert text.runbook is None or "globex" not in text.runbook.id
     card = ask(
-        world, LookupTarget.ALERT, "CardAuthErrorsHigh", "2026-07-01T00:00:00Z", "user:mallory"
+        world,
+        LookupTarget.ALERT,
+        "CardAuthErrorsHigh",
+        "2026-07-01T00:00:00Z",
+        "globex/user:mallory",
     )
     assert card.runbook is None and card.resolved == []
 
 
 def test_subject_without_the_label_gets_no_runbook(world: RunbookLookup) -> None:
     answer = ask(
-        world, LookupTarget.SERVICE, "svc:card-auth", "2026-07-01T00:00:00Z", "user:nolabel"
+        world, LookupTarget.SERVICE, "svc:card-auth", "2026-07-01T00:00:00Z", "acme/user:nolabel"
     )
     assert answer.runbook is None
     assert answer.owner is None and answer.owner_detail is None
@@ -265,7 +273,7 @@ def test_cli_card_is_short_and_readable(world: RunbookLookup, cli_env: object, i
     result = invoke(
         "runbook", "--service", "svc:card-auth", "--as-of", "2026-08-01T00:00:00Z",
         "--subject", "user:oncall",
-    )  # fmt: skip
+)  # fmt: skip
     assert result.code == 0, result
     out = result.out
     assert "Card authorisation recovery" in out and "v2" in out
@@ -290,7 +298,7 @@ def test_cli_json_is_one_document_with_the_contract_fields(  # type: ignore[no-u
     for key in ("id", "version", "title", "locator", "valid_from", "valid_to", "evidence_id"):
         assert key in doc["runbook"], key
     assert doc["runbook"]["id"] == V3 and doc["runbook"]["version"] == 3
-    assert doc["owner"] == "team:cards"  # the team id, as DESIGN.md section 9 says
+    assert doc["owner"] == "team:cards"  # the team id, as docs/design.md section 9 says
     assert doc["owner_detail"]["basis"] == "runbook runbook:card-auth-recovery@v3"
     assert {r["element_id"] for r in doc["rejected"]} == {V1, V2}
     assert all(r["reason"] == "rejected_superseded" for r in doc["rejected"])
@@ -305,7 +313,7 @@ def test_default_as_of_is_now(world: RunbookLookup) -> None:
         RunbookQuery(
             target=LookupTarget.ALERT,
             value="KubePodCrashLooping",
-            subject_id="user:oncall",
+            subject_id="acme/user:oncall",
             as_of=datetime.now(UTC),
         )
     )

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from datetime import datetime
 
 import click
 from pydantic import ValidationError
 
-from investigator.cli.subject import subject_id_from
+from graph_schema.canonical import iso_utc
+from investigator.cli.subject import subject_id_from, subject_options
 from investigator.cli.times import parse_zoned_time
 from investigator.connection import open_driver
 from investigator.errors import BadInput
@@ -33,7 +34,7 @@ def _clean(text: object, limit: int = 160) -> str:
 
 
 def _iso(value: datetime | None) -> str:
-    return "-" if value is None else value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    return "-" if value is None else iso_utc(value)
 
 
 def render_report(result: InvestigationResult) -> str:
@@ -104,12 +105,7 @@ def render_report(result: InvestigationResult) -> str:
     metavar="T",
     help="ISO-8601 with zone: see the KG as it was known then (default: the run's start time).",
 )
-@click.option(
-    "--subject",
-    "subject",
-    metavar="ID",
-    help=f"Who asks (default: ${SUBJECT_ENV}); grants are read from the KG.",
-)
+@subject_options
 @click.option(
     "--purpose",
     "purpose",
@@ -155,6 +151,7 @@ def investigate_command(
     as_of: str | None,
     known_at: str | None,
     subject: str | None,
+    tenant: str | None,
     purpose: str,
     max_rounds: int,
     budget_tokens: int,
@@ -170,10 +167,10 @@ def investigate_command(
     Examples:
       investigator investigate "Was release-2026.07.23.1 related to PAY-4097? Who owned \\
           payment-api then? Which runbook applied?" --service svc:payment-api \\
-          --as-of 2026-07-23T10:03:00Z --subject user:alice
-      investigator investigate "Who owned svc:payment-api?" --subject user:bob --json
+          --as-of 2026-07-23T10:03:00Z --subject acme/user:alice
+      investigator investigate "Who owned svc:payment-api?" --subject acme/user:bob --json
     """
-    subject_id = subject_id_from(subject)
+    subject_id = subject_id_from(subject, tenant)
     try:
         request = InvestigationRequest(
             question=question,
@@ -194,11 +191,19 @@ def investigate_command(
         if where == "question":
             flag = "QUESTION"
         raise BadInput(f"{flag}: {err.get('msg', 'invalid')}") from None
-    from investigator.context_graph.recorder import RunRecorder
+    from cypher_templates.executor import TemplateExecutor
+    from investigator.context_graph.recorder import RunRecorder, ctx_database_from_env
 
-    driver = open_driver(resolve_connection())
+    settings = resolve_connection()
+    driver = open_driver(settings)
     try:
-        result = investigate(request, driver=driver, recorder=RunRecorder(driver))
+        # The configured databases, as `runbook` and `replay` use them.
+        result = investigate(
+            request,
+            driver=driver,
+            executor=TemplateExecutor(driver, database=settings.database),
+            recorder=RunRecorder(driver, ctx_database_from_env(settings.database)),
+        )
     finally:
         driver.close()
     if json_out:

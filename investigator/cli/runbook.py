@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 import click
 from pydantic import ValidationError
 
-from investigator.cli.subject import subject_id_from
+from graph_schema.canonical import iso_utc
+from investigator.cli.subject import subject_id_from, subject_options
 from investigator.cli.times import parse_zoned_time
 from investigator.connection import open_driver
 from investigator.context_graph.recorder import RunRecorder, ctx_database_from_env
@@ -31,7 +32,7 @@ def _clean(text: object, limit: int = 200) -> str:
 def _iso(value: datetime | None) -> str:
     if value is None:
         return "open"
-    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    return iso_utc(value)
 
 
 def _version(v: RunbookVersion) -> str:
@@ -47,6 +48,9 @@ def render_card(answer: RunbookAnswer) -> str:
     else:
         lines.append(f"Runbook   {_clean(rb.title or rb.id)}  [{_clean(rb.id)}, {_version(rb)}]")
         lines.append(f"Valid     {_iso(rb.valid_from)} -> {_iso(rb.valid_to)}")
+        if rb.fallback_via:
+            # Issue 15: another element's runbook, said so, with the path it was reached by.
+            lines.append(f"Fallback  via {_clean(rb.fallback_via)} (none of its own)")
     lines.append(f"As of     {_iso(answer.as_of)}  (known at {_iso(answer.known_at)})")
     if answer.owner_detail is not None:
         o = answer.owner_detail
@@ -70,7 +74,8 @@ def render_card(answer: RunbookAnswer) -> str:
     for p in answer.policies:
         lines.append(f"Policy    {_clean(p.title or p.id)}  [{_clean(p.id)}]")
     for alt in answer.alternatives:
-        lines.append(f"Also      {_clean(alt.title or alt.id)}  [{_clean(alt.id)}]")
+        via = f"  via {_clean(alt.fallback_via)}" if alt.fallback_via else ""
+        lines.append(f"Also      {_clean(alt.title or alt.id)}  [{_clean(alt.id)}]{via}")
     lines.append(f"Run       {answer.run_id}  (replay: investigator replay {answer.run_id})")
     return "\n".join(lines)
 
@@ -86,12 +91,7 @@ def render_card(answer: RunbookAnswer) -> str:
     metavar="T",
     help="ISO-8601 time with a zone; the version valid then (default: now).",
 )
-@click.option(
-    "--subject",
-    "subject",
-    metavar="ID",
-    help="Who asks (default: $INVESTIGATOR_SUBJECT); grants are read from the KG.",
-)
+@subject_options
 @click.option(
     "--purpose",
     "purpose",
@@ -106,6 +106,7 @@ def runbook_command(
     error_code: str | None,
     as_of: str | None,
     subject: str | None,
+    tenant: str | None,
     purpose: str | None,
     json_out: bool,
 ) -> None:
@@ -116,11 +117,11 @@ def runbook_command(
 
     \b
     Examples:
-      investigator runbook --alert KubePodCrashLooping --subject user:oncall
+      investigator runbook --alert KubePodCrashLooping --subject acme/user:oncall
       investigator runbook --service svc:payment-api --as-of 2026-07-23T10:03:00Z \\
-          --subject user:bob
+          --subject acme/user:bob
       investigator runbook --error-code PAY-4097 --as-of 2026-07-26T00:00:00Z --json
-      investigator runbook "payment recovery" --subject user:bob
+      investigator runbook "payment recovery" --subject acme/user:bob
     """
     given = [
         (LookupTarget.SERVICE, service),
@@ -136,7 +137,7 @@ def runbook_command(
         )
     target, value = chosen[0]
     when = parse_zoned_time("--as-of", as_of) or datetime.now(UTC)
-    subject_id = subject_id_from(subject)
+    subject_id = subject_id_from(subject, tenant)
     try:
         query = RunbookQuery(
             target=target, value=value or "", subject_id=subject_id, as_of=when, purpose=purpose

@@ -1,0 +1,141 @@
+"""Fallback runbooks an SRE expects, shown as such (issue 15).
+
+An error code or an alert often has no runbook of its own while the service that emitted it
+(`svc -EMITTED-> err`) or that it fired on (`alert -FIRED_ON-> svc`) does. The lookup then
+answers with that service's runbook and says so: the path it took is named
+(`err:PAY-1002 <- EMITTED - svc:payment-api`), the answer's note calls it a fallback, and the
+owner comes through the same path (the service's owner at as_of).
+
+Only edges the gate admits at as_of count (the service emitted the code, or the alert fired
+on it, at that time), through the same allowlisted templates and visibility predicate as
+every other read. Several services give several fallbacks, ranked, never one picked
+silently: most admitted edges first (fired on it most often), then the most recent edge,
+then the service id.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Protocol
+
+from pydantic import BaseModel, ConfigDict, JsonValue
+
+from cypher_templates.plan import EvidenceType, PlanStep
+from investigator.evidence import Evidence, Rejection
+
+
+class LookupSteps(Protocol):
+    """What a fallback needs of the lookup in progress (runbook_lookup's `_Lookup`): recorded
+    template calls and the gate. A protocol, so this module does not import the lookup."""
+
+    def call(
+        self,
+        template_id: str,
+        params: dict[str, JsonValue],
+        evidence_type: EvidenceType,
+        options: dict[str, str | int] | None = None,
+        limit: int | None = None,
+    ) -> list[Evidence]: ...
+
+    def stage(self, steps: list[PlanStep]) -> list[list[Evidence]]: ...
+
+    def admit(self, candidates: list[Evidence]) -> tuple[list[Evidence], list[Rejection]]: ...
+
+
+MAX_SERVICES = 5
+# anchor kind -> (relationship, direction from the anchor, arrow text for `via`)
+_PATHS = {
+    "error_code": ("EMITTED", "in", "<- EMITTED -"),
+    "alert": ("FIRED_ON", "out", "- FIRED_ON ->"),
+}
+_EPOCH = datetime.min.replace(tzinfo=UTC)
+
+
+class FallbackPath(BaseModel):
+    """How a fallback runbook was reached: anchor, relationship, service, and the edge."""
+
+    model_config = ConfigDict(frozen=True)
+
+    anchor: str
+    relationship: str
+    service: str
+    via: str  # e.g. "err:PAY-1002 <- EMITTED - svc:payment-api"
+    edges: int  # admitted edges between the two at as_of
+    edge_evidence_id: str  # the most recent of them
+    edge_valid_from: datetime | None = None
+
+
+class FallbackRunbook(BaseModel):
+    """One service's runbook reached through a fallback path."""
+
+    path: FallbackPath
+    runbook: Evidence
+
+
+def fallback_paths(run: LookupSteps, anchors: list[tuple[str, str]]) -> list[FallbackPath]:
+    """The services the anchors were emitted by / fired on at as_of, ranked."""
+    paths: dict[str, list[Evidence]] = {}
+    anchor_of: dict[str, str] = {}
+    for anchor_id, kind in anchors:
+        if kind not in _PATHS:
+            continue
+        rel_type, direction, _ = _PATHS[kind]
+        rows = run.call(
+            "dependency_neighbourhood",
+            {"start_id": anchor_id},
+            "entity",
+            options={"rel_type": rel_type, "direction": direction, "hops": 1},
+            limit=50,
+        )
+        admitted, _ = run.admit(rows)
+        for edge in admitted:
+            service = str(edge.context.get("neighbour"))
+            if service not in anchor_of:
+                anchor_of[service] = anchor_id
+            if anchor_of[service] == anchor_id:
+                paths.setdefault(service, []).append(edge)
+    ranked: list[FallbackPath] = []
+    for service, edges in paths.items():
+        latest = max(edges, key=lambda e: (e.valid_from or _EPOCH, e.element_id))
+        anchor_id = anchor_of[service]
+        kind = next(k for a, k in anchors if a == anchor_id)
+        rel_type, _, arrow = _PATHS[kind]
+        ranked.append(
+            FallbackPath(
+                anchor=anchor_id,
+                relationship=rel_type,
+                service=service,
+                via=f"{anchor_id} {arrow} {service}",
+                edges=len(edges),
+                edge_evidence_id=latest.evidence_id,
+                edge_valid_from=latest.valid_from,
+            )
+        )
+    ranked.sort(key=lambda p: (-p.edges, -(p.edge_valid_from or _EPOCH).timestamp(), p.service))
+    return ranked[:MAX_SERVICES]
+
+
+def fallback_runbooks(run: LookupSteps, anchors: list[tuple[str, str]]) -> list[FallbackRunbook]:
+    """The runbook valid at as_of of each service on a fallback path, in the paths' order."""
+    paths = fallback_paths(run, anchors)
+    if not paths:
+        return []
+    steps = [
+        PlanStep(
+            template_id="runbooks_for",
+            params={"anchor_id": path.service},
+            options={"anchor": "service"},
+            evidence_type="runbook",
+        )
+        for path in paths
+    ]
+    found: list[FallbackRunbook] = []
+    for path, rows in zip(paths, run.stage(steps), strict=True):
+        # The gate keeps the newest version of each chain valid at as_of; policies are not
+        # runbooks.
+        admitted, _ = run.admit([r for r in rows if r.type != "Policy"])
+        if not admitted:
+            continue
+        best = max(admitted, key=lambda e: (e.valid_from or _EPOCH, e.element_id))
+        found.append(FallbackRunbook(path=path, runbook=best))
+    return found
