@@ -1,4 +1,4 @@
-"""`investigator db start|stop|status|env`: the local Neo4j server (DESIGN.md section 4)."""
+"""`investigator db start|stop|status|env`: the local Neo4j server (docs/design.md section 4)."""
 
 from __future__ import annotations
 

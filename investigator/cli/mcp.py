@@ -1,0 +1,197 @@
+"""`investigator mcp`: serve investigate / runbook_lookup / trace / replay to MCP clients."""
+
+from __future__ import annotations
+
+import ipaddress
+import secrets
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from investigator.errors import BadInput, InvestigatorError
+
+if TYPE_CHECKING:
+    from investigator.serving.backend import ServingBackend
+    from investigator.settings import ConnectionSettings
+
+TRANSPORTS = ("stdio", "http")
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@click.group(name="mcp", invoke_without_command=True)
+@click.option(
+    "--transport",
+    type=click.Choice(TRANSPORTS),
+    default="stdio",
+    show_default=True,
+    help="stdio (a client starts this process) or http (streamable HTTP on --host:--port).",
+)
+@click.option("--host", metavar="HOST", help="HTTP: address to bind (default 127.0.0.1).")
+@click.option("--port", type=int, metavar="PORT", help="HTTP: port (default 8765).")
+@click.option(
+    "--subject",
+    "subject",
+    metavar="TENANT/ID",
+    help="stdio: who every call runs as (default: $INVESTIGATOR_SUBJECT, else the config "
+    "file). Over HTTP the subject is the principal of the bearer token.",
+)
+@click.option("--tenant", "tenant", metavar="TENANT", help="The subject's tenant.")
+@click.option(
+    "--purpose",
+    metavar="P",
+    help="The purpose every call runs under (default: the [mcp] purpose, else per command).",
+)
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Config file with the [mcp] table (default: $INVESTIGATOR_CONFIG or "
+    "~/.config/investigator/config.toml).",
+)
+@click.option(
+    "--max-concurrent",
+    type=click.IntRange(1, 64),
+    default=4,
+    show_default=True,
+    help="Calls run at once; more wait for a slot (protects Neo4j and keeps runs whole).",
+)
+@click.option(
+    "--otel",
+    is_flag=True,
+    help="Export OpenTelemetry traces (OTLP/HTTP; endpoint from OTEL_EXPORTER_OTLP_ENDPOINT, "
+    "default http://localhost:4318). The standard OTEL_* environment also turns this on.",
+)
+@click.pass_context
+def mcp_command(
+    ctx: click.Context,
+    transport: str,
+    host: str | None,
+    port: int | None,
+    subject: str | None,
+    tenant: str | None,
+    purpose: str | None,
+    config_path: Path | None,
+    max_concurrent: int,
+    otel: bool,
+) -> None:
+    """Serve the investigator to MCP clients (Claude Desktop, IDEs, agents).
+
+    Tools: investigate, runbook_lookup, trace, replay; each answers with the JSON of the
+    matching CLI command's --json. The subject is fixed here, never by the model.
+
+    \b
+    Examples:
+      investigator mcp --subject acme/user:bob                 # stdio
+      investigator mcp --transport http --port 8765            # tokens from [mcp]
+      investigator mcp token --subject acme/user:bob           # a new bearer token
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    _require_mcp_sdk()
+    from investigator.serving.config import load_mcp_config
+    from investigator.settings import config_file_path, resolve_connection
+
+    cfg_file = config_path or config_file_path()
+    cfg = load_mcp_config(cfg_file)
+    if otel:
+        from investigator.telemetry import enable_telemetry
+
+        enable_telemetry()
+    settings = resolve_connection()
+    chosen_purpose = purpose or cfg.purpose
+
+    if transport == "stdio":
+        if host is not None or port is not None:
+            raise BadInput("--host and --port apply to --transport http only")
+        from investigator.cli.subject import subject_ref_from
+
+        fixed = subject_ref_from(subject, tenant)
+        backend = _backend(settings, chosen_purpose, max_concurrent)
+        try:
+            from investigator.serving.mcp_server import run_stdio
+
+            run_stdio(backend, fixed)
+        finally:
+            backend.close()
+        return
+
+    if subject is not None or tenant is not None:
+        raise BadInput(
+            "over HTTP the subject is the principal of each bearer token: "
+            f"list tokens in the [mcp] table of {cfg_file} (see `investigator mcp token`)"
+        )
+    principals = cfg.token_principals()
+    if not principals:
+        raise BadInput(
+            f"no bearer tokens in the [mcp] table of {cfg_file}: "
+            "add one with `investigator mcp token --subject TENANT/ID`"
+        )
+    bind = host or cfg.host
+    if not _is_loopback(bind):
+        sys.stderr.write(
+            f"investigator mcp: warning: binding {bind}, not loopback; put TLS in front of it\n"
+        )
+    from investigator.serving.mcp_server import TokenTable, run_http
+
+    backend = _backend(settings, chosen_purpose, max_concurrent)
+    try:
+        run_http(backend, TokenTable(principals), host=bind, port=port or cfg.port)
+    finally:
+        backend.close()
+
+
+def _require_mcp_sdk() -> None:
+    try:
+        import mcp.server.mcpserver  # noqa: F401
+    except ImportError:
+        raise InvestigatorError(
+            "the MCP server needs the mcp extra: pip install 'graph-investigator[mcp]'"
+        ) from None
+
+
+def _backend(
+    settings: ConnectionSettings, purpose: str | None, max_concurrent: int
+) -> ServingBackend:
+    from investigator.serving.backend import ServingBackend
+
+    backend = ServingBackend(settings, purpose=purpose, max_concurrent=max_concurrent)
+    if not backend.warm_up():
+        sys.stderr.write(
+            f"investigator mcp: warning: Neo4j at {settings.uri} does not answer yet; "
+            "calls will report it until it does\n"
+        )
+    return backend
+
+
+@mcp_command.command(name="token")
+@click.option("--subject", "subject", metavar="TENANT/ID", required=True, help="The principal.")
+@click.option("--tenant", "tenant", metavar="TENANT", help="The subject's tenant.")
+def token_command(subject: str, tenant: str | None) -> None:
+    """Print a new bearer token and the [[mcp.tokens]] entry that maps it to SUBJECT.
+
+    Only the token's sha256 goes into the config file; give the token to the client.
+    """
+    from cypher_templates.subject import SubjectRef
+    from investigator.serving.mcp_server import token_sha256
+
+    ref = SubjectRef.parse(subject, tenant)
+    token = "inv_" + secrets.token_urlsafe(32)
+    click.echo(f"token: {token}")
+    click.echo("")
+    click.echo("[[mcp.tokens]]")
+    click.echo(f'sha256 = "{token_sha256(token)}"')
+    click.echo(f'subject = "{ref}"')
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(mcp_command)

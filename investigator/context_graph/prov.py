@@ -1,0 +1,185 @@
+"""`investigator trace RUN --format prov-json`: one run's lineage as a W3C PROV document.
+
+The Context Graph already is PROV-shaped (docs/context-graph.md, "W3C PROV mapping"): the
+run and each tool call are activities, the investigator software is an agent acting on
+behalf of the subject, and goal, plan, evidence, rejections, pack, claims and outcome are
+entities. Each recorded relationship becomes the PROV relation of the same name
+(`USED` -> `used`, `WAS_GENERATED_BY` -> `wasGeneratedBy`, `WAS_DERIVED_FROM` ->
+`wasDerivedFrom`, `WAS_INFORMED_BY` -> `wasInformedBy`, `WAS_ASSOCIATED_WITH` ->
+`wasAssociatedWith`), plus `actedOnBehalfOf` from the agent's `on_behalf_of`.
+
+Records carry ids, hashes, counts and times (`inv:` attributes), never recorded text: the
+question, evidence content and claim statements stay in `trace --format json`, where the
+reader's grants re-filter them. Identifiers are `ctx:<kind>-<seq>` in a namespace of the
+run, so the same lineage always gives the same document.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from prov.constants import PROV as _PROV
+
+from investigator.context_graph.models import CtxKind, CtxNodeRecord, ProvRelation, RunLineage
+
+if TYPE_CHECKING:
+    from prov.model import ProvDocument
+
+INV_NAMESPACE = "https://graph-investigator.dev/ns/context-graph#"
+RUN_NAMESPACE = "urn:investigator:run:"
+
+ACTIVITY_KINDS = frozenset({CtxKind.RUN.value, CtxKind.TOOL_CALL.value})
+AGENT_KINDS = frozenset({CtxKind.AGENT.value})
+
+# Per kind, the recorded properties that are ids, hashes, counts or times (never text).
+_COMMON = ("run_id", "hash", "prev_hash", "withheld")
+_ATTRIBUTES: dict[str, tuple[str, ...]] = {
+    CtxKind.RUN.value: (
+        "command",
+        "status",
+        "tenant",
+        "subject_id",
+        "purpose",
+        "service",
+        "as_of",
+        "known_at",
+        "request_fingerprint",
+        "agent",
+    ),
+    CtxKind.AGENT.value: ("agent_id", "agent_type", "on_behalf_of"),
+    CtxKind.GOAL.value: ("model",),
+    CtxKind.PLAN.value: ("model", "plan_id"),
+    CtxKind.TOOL_CALL.value: (
+        "tool_call_id",
+        "template_id",
+        "template_version",
+        "template_hash",
+        "evidence_type",
+        "round",
+        "limit",
+        "row_count",
+        "rows_hash",
+        "truncated",
+        "duration_ms",
+        "as_of",
+        "known_at",
+        "error",
+    ),
+    CtxKind.EVIDENCE.value: (
+        "evidence_id",
+        "element_ids",
+        "source_id",
+        "source_version",
+        "content_hash",
+        "locator",
+        "tool_call_id",
+    ),
+    CtxKind.REJECTION.value: ("candidate_id", "reason", "replacement", "tool_call_id"),
+    CtxKind.PACK.value: ("pack_id", "pack_hash", "evidence_ids"),
+    CtxKind.CLAIM.value: ("claim_id", "epistemic_status", "confidence", "evidence_ids"),
+    CtxKind.OUTCOME.value: ("status", "stop_reason", "finished_at"),
+}
+
+_RELATIONS = {
+    ProvRelation.USED.value: "used",
+    ProvRelation.WAS_GENERATED_BY.value: "wasGeneratedBy",
+    ProvRelation.WAS_DERIVED_FROM.value: "wasDerivedFrom",
+    ProvRelation.WAS_INFORMED_BY.value: "wasInformedBy",
+    ProvRelation.WAS_ASSOCIATED_WITH.value: "wasAssociatedWith",
+}
+
+
+def record_id(node: CtxNodeRecord) -> str:
+    """The PROV identifier of a recorded node: `ctx:<kind>-<seq>`."""
+    return f"ctx:{node.kind}-{node.seq}"
+
+
+def subject_agent_id(on_behalf_of: str) -> str:
+    """The PROV identifier of the subject the software agent acted for."""
+    return "subject:" + on_behalf_of
+
+
+def record_kind(kind: str) -> str:
+    """`activity`, `agent` or `entity`: what a Context Graph kind is in PROV."""
+    if kind in ACTIVITY_KINDS:
+        return "activity"
+    if kind in AGENT_KINDS:
+        return "agent"
+    return "entity"
+
+
+def _value(value: Any) -> str | int | float | bool | None:
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    if isinstance(value, list | tuple):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
+def _attributes(node: CtxNodeRecord) -> dict[str, Any]:
+    props = node.properties
+    attrs: dict[str, Any] = {"inv:kind": node.kind, "inv:seq": node.seq}
+    for key in (*_COMMON, *_ATTRIBUTES.get(node.kind, ())):
+        value = _value(props.get(key))
+        if value is not None and value != "":
+            attrs["inv:" + key] = value
+    label = props.get("template_id") or props.get("evidence_id") or props.get("claim_id")
+    attrs["prov:label"] = f"{node.kind} {label}" if label else node.kind
+    # prov:type values are qualified names (PROV-JSON `prov:QUALIFIED_NAME`), not strings.
+    if node.kind == CtxKind.PLAN.value:
+        attrs["prov:type"] = _PROV["Plan"]
+    if node.kind == CtxKind.AGENT.value:
+        attrs["prov:type"] = _PROV["SoftwareAgent"]
+    return attrs
+
+
+def prov_document(lineage: RunLineage) -> ProvDocument:
+    """The run's lineage as a `prov.model.ProvDocument`."""
+    from prov.model import ProvDocument
+
+    doc = ProvDocument()
+    inv = doc.add_namespace("inv", INV_NAMESPACE)
+    doc.add_namespace("ctx", f"{RUN_NAMESPACE}{lineage.run_id}/")
+    doc.add_namespace("subject", "urn:investigator:subject:")
+    by_seq: dict[int, CtxNodeRecord] = {}
+    outcome_end = None
+    for node in lineage.of_kind(CtxKind.OUTCOME):
+        outcome_end = node.properties.get("finished_at")
+    for node in sorted(lineage.nodes, key=lambda n: n.seq):
+        by_seq[node.seq] = node
+        attrs = _attributes(node)
+        kind = record_kind(node.kind)
+        if kind == "activity":
+            start = node.properties.get("started_at") if node.kind == CtxKind.RUN.value else None
+            end = outcome_end if node.kind == CtxKind.RUN.value else None
+            doc.activity(record_id(node), start, end, attrs)
+        elif kind == "agent":
+            doc.agent(record_id(node), attrs)
+            on_behalf_of = node.properties.get("on_behalf_of")
+            if isinstance(on_behalf_of, str) and on_behalf_of:
+                subject = doc.agent(subject_agent_id(on_behalf_of), {"prov:type": inv["Principal"]})
+                doc.actedOnBehalfOf(record_id(node), subject)
+        else:
+            doc.entity(record_id(node), attrs)
+    for edge in sorted(lineage.edges, key=lambda e: (e.from_seq, e.type, e.to_seq)):
+        relation = _RELATIONS.get(edge.type)
+        source, target = by_seq.get(edge.from_seq), by_seq.get(edge.to_seq)
+        if relation is None or source is None or target is None:
+            continue  # a foreign or unknown edge: trace --format json reports it
+        a, b = record_id(source), record_id(target)
+        if relation == "used":
+            doc.used(a, b)
+        elif relation == "wasGeneratedBy":
+            doc.wasGeneratedBy(a, b)
+        elif relation == "wasDerivedFrom":
+            doc.wasDerivedFrom(a, b)
+        elif relation == "wasInformedBy":
+            doc.wasInformedBy(a, b)
+        else:
+            doc.wasAssociatedWith(a, b)
+    return doc
+
+
+def prov_json(lineage: RunLineage) -> str:
+    """PROV-JSON (https://www.w3.org/submissions/prov-json/) of the run's lineage."""
+    return str(prov_document(lineage).serialize(format="json", indent=None))

@@ -1,0 +1,263 @@
+"""The one adapter between the served tools and the investigator's public entry points.
+
+Everything the MCP server (and the serving benchmark) needs from the run session, the
+subject rules and the Context Graph goes through `ServingBackend`, so a change of those
+APIs is re-wired here and nowhere else. Each method returns exactly the JSON document the
+matching CLI command prints with `--json` (`trace --format json|prov-json`).
+
+One backend per process keeps the driver, the template executor (its registry and the
+templates already proven read-only), the recorder and the runbook lookup: a served call is
+the warm path. Every object here is safe to share between the server's worker threads.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, TypeVar
+
+import neo4j
+from neo4j.exceptions import DriverError, Neo4jError, ServiceUnavailable, SessionExpired
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from cypher_templates.executor import TemplateExecutor
+from cypher_templates.subject import SubjectRef
+from investigator.connection import open_driver
+from investigator.context_graph.lineage import load_lineage, validate_run_id
+from investigator.context_graph.models import RunLineage
+
+if TYPE_CHECKING:
+    from investigator.context_graph.audit import ContentFilter
+from investigator.context_graph.recorder import RunRecorder, ctx_database_from_env
+from investigator.errors import BadInput, InvestigatorError, Neo4jUnavailable
+from investigator.settings import ConnectionSettings
+
+T = TypeVar("T")
+
+RUNBOOK_TARGETS = ("service", "alert", "error_code", "text")
+DEFAULT_MAX_CONCURRENT = 4
+TRACE_JSON_FORMATS = ("json", "prov-json")
+
+
+class InvestigateInput(BaseModel):
+    """What a served `investigate` call may set (never the subject, Cypher or templates)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    question: str
+    service: str | None = None
+    as_of: str | None = None
+    known_at: str | None = None
+    max_rounds: int | None = None
+    budget_tokens: int | None = None
+    deadline_seconds: float | None = None
+    idempotency_key: str | None = None
+
+
+class RunbookInput(BaseModel):
+    """What a served `runbook_lookup` call may set."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    target: str
+    value: str
+    as_of: str | None = None
+
+
+def zoned_time(field: str, value: str | None) -> datetime | None:
+    """An ISO-8601 time with a zone, in UTC (the CLI's rule for its time flags)."""
+    if value is None:
+        return None
+    shown = repr(value[:60])
+    try:
+        parsed = datetime.fromisoformat(value.strip())
+    except ValueError:
+        raise BadInput(
+            f"{field} {shown} is not an ISO-8601 time (e.g. 2026-07-23T10:03:00Z)"
+        ) from None
+    if parsed.utcoffset() is None:
+        raise BadInput(f"{field} {shown} has no zone: add Z or an offset like +02:00")
+    try:
+        return parsed.astimezone(UTC)
+    except OverflowError:
+        raise BadInput(f"{field} {shown} is out of range in UTC") from None
+
+
+def first_error(exc: ValidationError, names: dict[str, str] | None = None) -> str:
+    """One line naming the first invalid field, in the caller's vocabulary."""
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err.get("loc", ())) or "input"
+    where = (names or {}).get(where, where)
+    message = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+    return f"{where}: {message}"
+
+
+def _neo4j_down(exc: BaseException) -> Neo4jUnavailable:
+    first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return Neo4jUnavailable(f"Neo4j is unavailable: {first}")
+
+
+class ServingBackend:
+    """Runs the CLI's commands in-process for a subject fixed by the operator."""
+
+    def __init__(
+        self,
+        settings: ConnectionSettings,
+        *,
+        purpose: str | None = None,
+        driver: neo4j.Driver | None = None,
+        max_concurrent: int = DEFAULT_MAX_CONCURRENT,
+    ) -> None:
+        self.settings = settings
+        self.purpose = purpose
+        # Calls beyond this wait for a slot instead of all slowing down together until
+        # template timeouts cut runs short (a run cut short does not replay as recorded).
+        self._slots = threading.BoundedSemaphore(max(1, max_concurrent))
+        self._owns_driver = driver is None
+        # Not verified here: a server may start before its database; calls report exit-4 errors.
+        self.driver = driver or open_driver(settings, verify=False)
+        self.kg_database = settings.database
+        self.ctx_database = ctx_database_from_env(settings.database)
+        self.executor = TemplateExecutor(self.driver, database=self.kg_database)
+        self.recorder = RunRecorder(self.driver, self.ctx_database)
+        from investigator.runbook_lookup import RunbookLookup
+
+        self.lookup = RunbookLookup(
+            self.driver, database=self.kg_database, executor=self.executor, recorder=self.recorder
+        )
+
+    def close(self) -> None:
+        """Close the driver (if this backend opened it)."""
+        if self._owns_driver:
+            self.driver.close()
+
+    def warm_up(self) -> bool:
+        """Import every entry point and reach the database once; False if it did not answer."""
+
+        try:
+            self.driver.verify_connectivity()
+        except (ServiceUnavailable, SessionExpired, DriverError, Neo4jError, OSError):
+            return False
+        return True
+
+    # -- the tools -------------------------------------------------------------------------
+
+    def investigate(self, subject: SubjectRef, given: InvestigateInput) -> str:
+        """`investigator investigate ... --json` for `subject`."""
+        from investigator.investigation import (
+            DEFAULT_BUDGET_TOKENS,
+            DEFAULT_DEADLINE_S,
+            DEFAULT_PURPOSE,
+            InvestigationRequest,
+            investigate,
+        )
+        from investigator.planner import DEFAULT_MAX_ROUNDS
+
+        try:
+            request = InvestigationRequest(
+                question=given.question,
+                subject_id=str(subject),
+                purpose=self.purpose or DEFAULT_PURPOSE,
+                service_id=given.service,
+                as_of=zoned_time("as_of", given.as_of),
+                known_at=zoned_time("known_at", given.known_at),
+                max_rounds=given.max_rounds or DEFAULT_MAX_ROUNDS,
+                budget_tokens=given.budget_tokens or DEFAULT_BUDGET_TOKENS,
+                idempotency_key=given.idempotency_key,
+                deadline_s=(
+                    DEFAULT_DEADLINE_S if given.deadline_seconds is None else given.deadline_seconds
+                ),
+            )
+        except ValidationError as exc:
+            raise BadInput(
+                first_error(exc, {"service_id": "service", "deadline_s": "deadline_seconds"})
+            ) from None
+        result = self._guard(
+            lambda: investigate(
+                request, driver=self.driver, executor=self.executor, recorder=self.recorder
+            )
+        )
+        # Same document as cli/investigate.py prints.
+        payload = result.model_dump(mode="json", exclude={"timings"})
+        return json.dumps(payload, ensure_ascii=False, sort_keys=False)
+
+    def runbook(self, subject: SubjectRef, given: RunbookInput) -> str:
+        """`investigator runbook ... --json` for `subject`."""
+        from investigator.runbook_lookup import LookupTarget, RunbookQuery
+
+        if given.target not in RUNBOOK_TARGETS:
+            raise BadInput(f"target must be one of {', '.join(RUNBOOK_TARGETS)}")
+        when = zoned_time("as_of", given.as_of) or datetime.now(UTC)
+        try:
+            query = RunbookQuery(
+                target=LookupTarget(given.target),
+                value=given.value,
+                subject_id=str(subject),
+                as_of=when,
+                purpose=self.purpose,
+            )
+        except ValidationError as exc:
+            raise BadInput(first_error(exc)) from None
+        answer = self._guard(lambda: self.lookup.lookup(query))
+        return answer.model_dump_json()
+
+    def trace(self, subject: SubjectRef, run_id: str, fmt: str = "json") -> str:
+        """`investigator trace RUN --format json|prov-json` for a run `subject` may read."""
+        from investigator.context_graph.audit import filtered_lineage
+        from investigator.context_graph.trace import trace_document
+
+        if fmt not in TRACE_JSON_FORMATS:
+            raise BadInput(f"format must be one of {', '.join(TRACE_JSON_FORMATS)}")
+        lineage, content = self._guard(lambda: self._readable(subject, run_id))
+        shown = filtered_lineage(lineage, content)
+        if fmt == "prov-json":
+            from investigator.context_graph.prov import prov_json
+
+            return prov_json(shown)
+        return trace_document(lineage, shown).model_dump_json()
+
+    def replay(self, subject: SubjectRef, run_id: str) -> str:
+        """`investigator replay RUN --json` for a run `subject` may read."""
+        from investigator.replay import ReplayReport, replay_run
+
+        _, content = self._guard(lambda: self._readable(subject, run_id))
+        report = self._guard(
+            lambda: replay_run(
+                self.driver,
+                run_id,
+                ctx_database=self.ctx_database,
+                kg_database=self.kg_database,
+            )
+        )
+        # As cli/replay.py: drift details can quote recorded text, re-filtered for the reader.
+        report = ReplayReport.model_validate(content.scrub(report.model_dump(mode="json")))
+        return report.model_dump_json()
+
+    # -- the rules around them -------------------------------------------------------------
+
+    def _readable(self, subject: SubjectRef, run_id: str) -> tuple[RunLineage, ContentFilter]:
+        """Issue 11, as cli/trace.py applies it: the reader loaded as of now, its own runs
+        (its tenant's under `audit`), content re-filtered by its grants of now."""
+        from investigator.context_graph.audit import (
+            ContentFilter,
+            check_run_readable,
+            load_reader,
+        )
+
+        validate_run_id(run_id)
+        reader = load_reader(self.executor, subject, self.purpose)
+        lineage = load_lineage(self.driver, run_id, database=self.ctx_database)
+        check_run_readable(reader, run_id, lineage.run_properties)
+        return lineage, ContentFilter(self.driver, reader, lineage, self.kg_database)
+
+    def _guard(self, call: Callable[[], T]) -> T:
+        """Run `call` in one of the backend's slots, driver failures as the exit-4 error."""
+        try:
+            with self._slots:
+                return call()
+        except InvestigatorError:
+            raise
+        except (ServiceUnavailable, SessionExpired, DriverError, OSError) as exc:
+            raise _neo4j_down(exc) from exc

@@ -1,0 +1,393 @@
+"""`investigator mcp`: the investigator's commands as MCP tools (official `mcp` SDK, 2.x).
+
+Four tools, `investigate`, `runbook_lookup`, `trace` and `replay`, each answering with the
+JSON document the CLI prints with `--json`. No tool takes Cypher, labels, template ids or
+a subject: the subject is fixed by the operator (stdio: `--subject`/env/config; HTTP: the
+principal the bearer token maps to in the server's config), and every investigation or
+lookup is recorded as a run that `replay` verifies, exactly as from the CLI.
+
+Errors come back as tool errors (`isError`) with one line that starts with their kind
+(`bad input:`, `not authorized:`, `Neo4j unavailable:`, `error:`); the server keeps serving.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import inspect
+import json
+import logging
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field, ValidationError
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from cypher_templates.subject import SubjectRef
+from investigator.errors import BadInput, InvestigatorError, Neo4jUnavailable, NotAuthorized
+from investigator.serving.backend import (
+    InvestigateInput,
+    RunbookInput,
+    ServingBackend,
+    first_error,
+)
+
+SERVER_NAME = "investigator"
+log = logging.getLogger("investigator.mcp")
+
+INSTRUCTIONS = (
+    "Graph-backed incident investigation. Ask `investigate` a question (claims bound to "
+    "evidence ids, with what was rejected and what is missing), `runbook_lookup` for the "
+    "runbook version in force and its owner, `trace` for a run's recorded lineage and "
+    "`replay` to prove a run reproduces. Who asks is fixed by the server's operator."
+)
+
+
+# -- who asks -------------------------------------------------------------------------------
+
+
+def token_sha256(token: str) -> str:
+    """How the config file names a bearer token: the sha256 hex of its text."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+class TokenTable:
+    """Bearer tokens (by sha256) -> the principal each one acts as."""
+
+    def __init__(self, by_hash: Mapping[str, SubjectRef]) -> None:
+        self._by_hash = {h.lower(): ref for h, ref in by_hash.items()}
+
+    def __len__(self) -> int:
+        return len(self._by_hash)
+
+    def principal_for(self, authorization: str | None) -> SubjectRef | None:
+        """The principal of an `Authorization: Bearer <token>` header, None if refused."""
+        if not authorization:
+            return None
+        scheme, _, token = authorization.strip().partition(" ")
+        token = token.strip()
+        if scheme.lower() != "bearer" or not token:
+            return None
+        presented = token_sha256(token)
+        found: SubjectRef | None = None
+        for known, ref in self._by_hash.items():
+            # Every entry is compared, in constant time, whatever matches.
+            if hmac.compare_digest(known, presented):
+                found = ref
+        return found
+
+
+class BearerGate:
+    """ASGI middleware: no valid bearer token, a 401 and nothing runs."""
+
+    def __init__(self, app: ASGIApp, tokens: TokenTable) -> None:
+        self.app = app
+        self.tokens = tokens
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)  # lifespan: the session manager's start/stop
+            return
+        header = None
+        for name, value in scope.get("headers", ()):
+            if name.lower() == b"authorization":
+                header = value.decode("latin-1")
+                break
+        if self.tokens.principal_for(header) is None:
+            body = json.dumps(
+                {"error": "unauthorized", "detail": "a valid bearer token is required"}
+            ).encode()
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 401,
+                    "headers": [
+                        (b"content-type", b"application/json"),
+                        (b"content-length", str(len(body)).encode()),
+                        (b"www-authenticate", b'Bearer realm="investigator"'),
+                    ],
+                }
+            )
+            await send({"type": "http.response.body", "body": body})
+            return
+        await self.app(scope, receive, send)
+
+
+@dataclass(frozen=True)
+class SubjectSource:
+    """Where a call's subject comes from: fixed (stdio) or the request's token (HTTP)."""
+
+    fixed: SubjectRef | None = None
+    tokens: TokenTable | None = None
+
+    def subject_of(self, ctx: Context | None) -> SubjectRef:
+        if self.fixed is not None:
+            return self.fixed
+        request = getattr(ctx.request_context, "request", None) if ctx is not None else None
+        headers = getattr(request, "headers", None)
+        principal = (
+            self.tokens.principal_for(headers.get("authorization"))
+            if self.tokens is not None and headers is not None
+            else None
+        )
+        if principal is None:
+            raise NotAuthorized("this call carries no valid bearer token")
+        return principal
+
+
+# -- results --------------------------------------------------------------------------------
+
+
+def _ok(document: str) -> CallToolResult:
+    return CallToolResult(
+        content=[TextContent(type="text", text=document)],
+        structured_content=json.loads(document),
+    )
+
+
+def _error(message: str) -> CallToolResult:
+    first = message.strip().splitlines()[0] if message.strip() else "error"
+    return CallToolResult(content=[TextContent(type="text", text=first)], is_error=True)
+
+
+def error_line(exc: BaseException) -> str:
+    """The one line a tool error says (its kind, then the CLI's message)."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if isinstance(exc, BadInput):
+        return f"bad input: {text}"
+    if isinstance(exc, NotAuthorized):
+        return f"not authorized: {text}"
+    if isinstance(exc, Neo4jUnavailable):
+        return f"Neo4j unavailable: {text.removeprefix('Neo4j is unavailable: ')}"
+    return f"error: {text}"
+
+
+def _serve(call: Callable[[], str], tool: str) -> CallToolResult:
+    try:
+        return _ok(call())
+    except InvestigatorError as exc:
+        return _error(error_line(exc))
+    except Exception:
+        # The traceback stays in the server's log; the caller gets one line.
+        log.exception("tool %s failed unexpectedly", tool)
+        return _error(f"error: internal error in {tool} (see the server log)")
+
+
+# -- the tools ------------------------------------------------------------------------------
+
+Question = Annotated[
+    str,
+    Field(min_length=1, max_length=4000, description="The question, in plain words."),
+]
+ServiceId = Annotated[
+    str | None,
+    Field(
+        default=None,
+        min_length=1,
+        max_length=200,
+        description="The service in question, by id (svc:payment-api).",
+    ),
+]
+Time = Annotated[
+    str | None,
+    Field(
+        default=None,
+        max_length=64,
+        description="ISO-8601 with a zone (2026-07-23T10:03:00Z).",
+        json_schema_extra={"format": "date-time"},
+    ),
+]
+RunId = Annotated[
+    str,
+    Field(min_length=1, max_length=200, description="A run id (run-...), as returned by a tool."),
+]
+
+
+class _Server(MCPServer[Any]):
+    """MCPServer whose argument errors are one line and never echo the caller's values."""
+
+    def __init__(self, arg_names: dict[str, frozenset[str]], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._arg_names = arg_names
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        allowed = self._arg_names.get(name)
+        if allowed is not None:
+            unknown = sorted(set(arguments) - allowed)
+            if unknown:
+                hint = " (the subject is fixed by the server)" if "subject" in unknown else ""
+                return _error(f"bad input: {name} takes no argument {unknown[0][:60]!r}{hint}")
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                return _error(f"bad input: {first_error(exc.__cause__)}")
+            raise
+
+
+def build_server(backend: ServingBackend, subjects: SubjectSource) -> MCPServer[Any]:
+    """The MCP server over `backend`, for the subjects `subjects` names."""
+
+    def investigate(
+        question: Question,
+        ctx: Context,
+        service: ServiceId = None,
+        as_of: Time = None,
+        known_at: Time = None,
+        max_rounds: Annotated[
+            int | None, Field(default=None, ge=1, le=10, description="Retrieval rounds (1..10).")
+        ] = None,
+        budget_tokens: Annotated[
+            int | None,
+            Field(default=None, ge=256, le=1_000_000, description="Context Pack token budget."),
+        ] = None,
+        deadline_seconds: Annotated[
+            float | None,
+            Field(default=None, ge=0, le=600, description="Stop retrieving after this long."),
+        ] = None,
+        idempotency_key: Annotated[
+            str | None,
+            Field(
+                default=None,
+                min_length=1,
+                max_length=200,
+                description="Retrying with the same key and request returns the original run.",
+            ),
+        ] = None,
+    ) -> CallToolResult:
+        """Investigate a question over the knowledge graph: claims (fact / inference /
+        hypothesis) bound to evidence ids, what was rejected and why, what is missing, a
+        verdict. The run is recorded (trace it, replay it). Same JSON as
+        `investigator investigate --json`."""
+        return _serve(
+            lambda: backend.investigate(
+                subjects.subject_of(ctx),
+                InvestigateInput(
+                    question=question,
+                    service=service,
+                    as_of=as_of,
+                    known_at=known_at,
+                    max_rounds=max_rounds,
+                    budget_tokens=budget_tokens,
+                    deadline_seconds=deadline_seconds,
+                    idempotency_key=idempotency_key,
+                ),
+            ),
+            "investigate",
+        )
+
+    def runbook_lookup(
+        target: Annotated[
+            Literal["service", "alert", "error_code", "text"],
+            Field(description="What `value` names: a service, an alert, an error code, or text."),
+        ],
+        value: Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=200,
+                description="svc:checkout, KubePodCrashLooping, PAY-4097 or free text.",
+            ),
+        ],
+        ctx: Context,
+        as_of: Time = None,
+    ) -> CallToolResult:
+        """Which runbook version applies at a time, who owns it, which versions were
+        rejected and why. Recorded as a run. Same JSON as `investigator runbook --json`."""
+        return _serve(
+            lambda: backend.runbook(
+                subjects.subject_of(ctx), RunbookInput(target=target, value=value, as_of=as_of)
+            ),
+            "runbook_lookup",
+        )
+
+    def trace(
+        run_id: RunId,
+        ctx: Context,
+        format: Annotated[
+            Literal["json", "prov-json"],
+            Field(description="json (the Context Graph nodes) or prov-json (W3C PROV-JSON)."),
+        ] = "json",
+    ) -> CallToolResult:
+        """The recorded lineage of one of your runs: goal, plan, tool calls, evidence,
+        rejections, pack, claims, with the hash chain checked. Same JSON as
+        `investigator trace RUN --format json` (or `prov-json`)."""
+        return _serve(lambda: backend.trace(subjects.subject_of(ctx), run_id, format), "trace")
+
+    def replay(run_id: RunId, ctx: Context) -> CallToolResult:
+        """Re-execute one of your runs at its known_at and verify its hash chain and
+        pack_hash. Same JSON as `investigator replay RUN --json` (`verified`, `drift`)."""
+        return _serve(lambda: backend.replay(subjects.subject_of(ctx), run_id), "replay")
+
+    tools: list[tuple[Callable[..., CallToolResult], ToolAnnotations]] = [
+        (
+            investigate,
+            ToolAnnotations(
+                title="Investigate", read_only_hint=False, idempotent_hint=False,
+                destructive_hint=False, open_world_hint=False,
+            ),
+        ),
+        (
+            runbook_lookup,
+            ToolAnnotations(
+                title="Runbook lookup", read_only_hint=False, destructive_hint=False,
+                open_world_hint=False,
+            ),
+        ),
+        (trace, ToolAnnotations(title="Trace a run", read_only_hint=True, open_world_hint=False)),
+        (
+            replay,
+            ToolAnnotations(title="Replay a run", read_only_hint=True, open_world_hint=False),
+        ),
+    ]  # fmt: skip
+    arg_names = {
+        fn.__name__: frozenset(inspect.signature(fn).parameters) - {"ctx"} for fn, _ in tools
+    }
+    server = _Server(
+        arg_names,
+        name=SERVER_NAME,
+        instructions=INSTRUCTIONS,
+        version=_version(),
+        log_level="WARNING",
+    )
+    for fn, hints in tools:
+        server.add_tool(fn, annotations=hints, structured_output=False)
+    return server
+
+
+def _version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("graph-investigator")
+    except metadata.PackageNotFoundError:
+        return "0"
+
+
+# -- running it -----------------------------------------------------------------------------
+
+
+def run_stdio(backend: ServingBackend, subject: SubjectRef) -> None:
+    """Serve over stdin/stdout until the client closes them."""
+    server = build_server(backend, SubjectSource(fixed=subject))
+    server.run("stdio")
+
+
+def http_app(backend: ServingBackend, tokens: TokenTable, *, host: str) -> ASGIApp:
+    """The streamable-HTTP app (`/mcp`) behind the bearer-token gate."""
+    server = build_server(backend, SubjectSource(tokens=tokens))
+    return BearerGate(server.streamable_http_app(host=host), tokens)
+
+
+def run_http(backend: ServingBackend, tokens: TokenTable, *, host: str, port: int) -> None:
+    """Serve streamable HTTP on host:port (`/mcp`) until interrupted."""
+    import uvicorn
+
+    app = http_app(backend, tokens, host=host)
+    sys.stderr.write(f"investigator mcp: serving streamable HTTP on http://{host}:{port}/mcp\n")
+    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)

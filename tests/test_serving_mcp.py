@@ -1,0 +1,490 @@
+"""`investigator mcp` as an MCP client sees it: the SDK's real client over stdio and over
+streamable HTTP, against the real Neo4j of the test session and the demo dataset.
+
+The concurrency test runs 16 clients x 2 calls in CI (16 sessions, 32 runs, each replayed
+and verified). The issue's full 16 x 25 is marked `slow` and runs with
+`INVESTIGATOR_MCP_FULL_LOAD=1 pytest -m slow tests/test_serving_mcp.py`
+(INVESTIGATOR_MCP_LOAD_CALLS overrides either size).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+import neo4j
+import pytest
+from mcp import Client, MCPError, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.types import CallToolResult
+
+from graph_schema.bundle import load_bundle
+from graph_schema.schema_ddl import apply_schema
+from graph_schema.writer import ingest_bundle
+from investigator.errors import BadInput
+from investigator.serving.mcp_server import token_sha256
+from investigator.settings import ConnectionSettings
+
+REPO = Path(__file__).resolve().parents[1]
+DATASET = REPO / "datasets" / "payments-incident"
+INVESTIGATOR = str(Path(sys.executable).parent / "investigator")
+QUESTION = (
+    "Was the 10:02 release of payment-api related to the PAY-4097 errors? "
+    "Who owned the service at that moment? Which runbook version applied?"
+)
+AS_OF = "2026-07-23T10:03:00Z"
+KNOWN_AT = "2026-08-01T00:00:00Z"
+BOB_TOKEN = "test-token-bob-0123456789"
+ALICE_TOKEN = "test-token-alice-0123456789"
+TIMEOUT = 300.0  # the shared CI machine can be slow; a hang still fails
+# A run cut by its deadline replays differently on a loaded machine: give it room.
+DEADLINE = 600
+
+
+@pytest.fixture(scope="module")
+def demo_graph(driver: neo4j.Driver) -> Iterator[neo4j.Driver]:
+    with driver.session() as session:
+        session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()
+    apply_schema(driver)
+    ingest_bundle(driver, load_bundle(DATASET))
+    # A tenant's fulltext index is created by the ingest: runs must not race its population.
+    driver.execute_query("CALL db.awaitIndexes(300)")
+    yield driver
+
+
+@pytest.fixture(scope="module")
+def server_env(
+    neo4j_settings: ConnectionSettings, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, str]:
+    """The environment an operator gives the server: Neo4j, and a config with two tokens."""
+    config = tmp_path_factory.mktemp("mcp") / "config.toml"
+    config.write_text(
+        "[mcp]\n"
+        f'[[mcp.tokens]]\nsha256 = "{token_sha256(BOB_TOKEN)}"\nsubject = "acme/user:bob"\n'
+        f'[[mcp.tokens]]\nsha256 = "{token_sha256(ALICE_TOKEN)}"\nsubject = "acme/user:alice"\n',
+        encoding="utf-8",
+    )
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("INVESTIGATOR_", "NEO4J_", "OTEL_"))
+    }
+    env.update(
+        NEO4J_URI=neo4j_settings.uri,
+        NEO4J_USER=neo4j_settings.user,
+        NEO4J_PASSWORD=neo4j_settings.password.get_secret_value(),
+        INVESTIGATOR_CONFIG=str(config),
+    )
+    return env
+
+
+def stdio(env: dict[str, str], *args: str) -> Client:
+    params = StdioServerParameters(command=INVESTIGATOR, args=["mcp", *args], env=env, cwd=REPO)
+    return Client(params, read_timeout_seconds=TIMEOUT)
+
+
+def text(result: CallToolResult) -> str:
+    assert result.content, result
+    block = result.content[0]
+    return str(getattr(block, "text", ""))
+
+
+def ok(result: CallToolResult) -> dict[str, Any]:
+    assert not result.is_error, text(result)
+    doc = json.loads(text(result))
+    assert result.structured_content == doc
+    assert isinstance(doc, dict)
+    return doc
+
+
+def refused(result: CallToolResult, starts: str) -> str:
+    """A tool error: one line, of the expected kind, no traceback."""
+    assert result.is_error, text(result)
+    line = text(result)
+    assert "\n" not in line and "Traceback" not in line, line
+    assert line.startswith(starts), line
+    return line
+
+
+def run_async(main: Callable[[], Awaitable[None]]) -> None:
+    anyio.run(main)
+
+
+def ctx_runs(driver: neo4j.Driver) -> int:
+    records, _, _ = driver.execute_query("MATCH (r:CtxRun) RETURN count(r) AS n")
+    return int(records[0]["n"])
+
+
+def run_owner(driver: neo4j.Driver, run_id: str) -> tuple[str, str]:
+    records, _, _ = driver.execute_query(
+        "MATCH (r:CtxRun {run_id: $id}) RETURN r.tenant AS tenant, r.subject_id AS subject",
+        id=run_id,
+    )
+    return str(records[0]["tenant"]), str(records[0]["subject"])
+
+
+# -- stdio ----------------------------------------------------------------------------------
+
+
+def test_stdio_lists_four_typed_tools_and_each_answers_like_the_cli(  # type: ignore[no-untyped-def]
+    demo_graph, server_env, cli_env, invoke
+) -> None:
+    async def main() -> None:
+        async with stdio(server_env, "--subject", "acme/user:bob") as client:
+            listed = await client.list_tools()
+            tools = {tool.name: tool for tool in listed.tools}
+            assert set(tools) == {"investigate", "runbook_lookup", "trace", "replay"}
+            for tool in tools.values():
+                props = set(tool.input_schema.get("properties", {}))
+                # Nothing to pass Cypher, labels, template ids or a subject through.
+                assert not props & {"cypher", "query", "label", "labels", "template", "subject"}
+                assert tool.input_schema["type"] == "object"
+            assert tools["investigate"].input_schema["required"] == ["question"]
+            target = tools["runbook_lookup"].input_schema["properties"]["target"]
+            assert target["enum"] == ["service", "alert", "error_code", "text"]
+
+            card = ok(
+                await client.call_tool(
+                    "runbook_lookup",
+                    {"target": "service", "value": "svc:payment-api", "as_of": AS_OF},
+                )
+            )
+            assert card["runbook"]["id"] == "runbook:payment-recovery@v3"
+            assert card["owner"] == "team:payments-core"
+
+            served = ok(
+                await client.call_tool(
+                    "investigate",
+                    {
+                        "question": QUESTION,
+                        "service": "svc:payment-api",
+                        "as_of": AS_OF,
+                        "known_at": KNOWN_AT,
+                        "deadline_seconds": DEADLINE,
+                    },
+                )
+            )
+            trace_doc = ok(await client.call_tool("trace", {"run_id": served["run_id"]}))
+            assert trace_doc["run_id"] == served["run_id"] and trace_doc["chain_valid"]
+            prov_doc = ok(
+                await client.call_tool("trace", {"run_id": served["run_id"], "format": "prov-json"})
+            )
+            assert "activity" in prov_doc and "wasGeneratedBy" in prov_doc
+            for run_id in (served["run_id"], card["run_id"]):
+                report = ok(await client.call_tool("replay", {"run_id": run_id}))
+                assert report["verified"] is True, report
+            captured.update(served)
+
+    captured: dict[str, Any] = {}
+    run_async(main)
+    assert run_owner(demo_graph, captured["run_id"]) == ("acme", "user:bob")
+
+    # The same request through the CLI gives the same document (run ids aside).
+    cli = invoke(
+        "investigate",
+        QUESTION,
+        "--service",
+        "svc:payment-api",
+        "--as-of",
+        AS_OF,
+        "--known-at",
+        KNOWN_AT,
+        "--deadline-seconds",
+        str(DEADLINE),
+        "--subject",
+        "acme/user:bob",
+        "--json",
+    )
+    assert cli.code == 0, cli
+    from_cli = json.loads(cli.out)
+    assert list(from_cli) == list(captured)
+    assert from_cli["pack_hash"] == captured["pack_hash"]
+    assert from_cli["claims"] == captured["claims"]
+    assert from_cli["evidence"] == captured["evidence"]
+
+
+def test_stdio_hostile_arguments_get_one_line_tool_errors(  # type: ignore[no-untyped-def]
+    demo_graph, server_env, cli_env, invoke
+) -> None:
+    # A run of alice's (another subject of the same tenant), made through the CLI.
+    made = invoke(
+        "runbook", "--service", "svc:payment-api", "--subject", "acme/user:alice", "--json"
+    )
+    assert made.code == 0, made
+    alices_run = json.loads(made.out)["run_id"]
+    before = ctx_runs(demo_graph)
+
+    async def main() -> None:
+        async with stdio(server_env, "--subject", "acme/user:bob") as client:
+            calls: list[tuple[str, dict[str, Any], str]] = [
+                ("investigate", {"question": ""}, "bad input: question"),
+                ("investigate", {"question": "x" * 4001}, "bad input: question"),
+                ("investigate", {"question": "who\x1b[2J owns it?"}, "bad input: question"),
+                ("investigate", {"question": "q", "as_of": "2026-07-23T10:03:00"}, "bad input"),
+                ("investigate", {"question": "q", "as_of": "yesterday"}, "bad input"),
+                ("investigate", {"question": "q", "max_rounds": 99}, "bad input: max_rounds"),
+                ("investigate", {"question": "q", "subject": "globex/user:mallory"}, "bad input"),
+                ("investigate", {"question": "q", "cypher": "MATCH (n) DETACH DELETE n"}, "bad"),
+                ("runbook_lookup", {"target": "label", "value": "Principal"}, "bad input: target"),
+                ("runbook_lookup", {"target": "service", "value": " \n"}, "bad input"),
+                ("runbook_lookup", {"target": "text", "value": "x", "template": "t"}, "bad input"),
+                ("trace", {"run_id": "run-1\nMATCH"}, "bad input"),
+                ("trace", {"run_id": alices_run}, "not authorized"),
+                ("replay", {"run_id": alices_run}, "not authorized"),
+                ("trace", {"run_id": "run-x", "format": "mermaid"}, "bad input: format"),
+            ]
+            for name, arguments, kind in calls:
+                line = refused(await client.call_tool(name, arguments), kind)
+                assert "mallory" not in line and "DETACH" not in line  # no echo of values
+            # Still serving after all of that.
+            assert len((await client.list_tools()).tools) == 4
+
+    run_async(main)
+    # Refused input recorded no run (nothing ran).
+    assert ctx_runs(demo_graph) == before
+
+
+def test_stdio_subject_is_fixed_by_the_operator(demo_graph, server_env) -> None:  # type: ignore[no-untyped-def]
+    env = {**server_env, "INVESTIGATOR_SUBJECT": "acme/user:alice"}
+
+    async def main() -> None:
+        async with stdio(env) as client:
+            card = ok(
+                await client.call_tool("runbook_lookup", {"target": "alert", "value": "x-none"})
+            )
+            assert card["subject"] == "user:alice"
+            seen.append(card["run_id"])
+
+    seen: list[str] = []
+    run_async(main)
+    assert run_owner(demo_graph, seen[0]) == ("acme", "user:alice")
+
+
+def test_stdio_dead_database_is_a_tool_error_and_the_server_keeps_serving(  # type: ignore[no-untyped-def]
+    server_env,
+) -> None:
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {**server_env, "NEO4J_URI": f"neo4j://127.0.0.1:{port}"}
+
+    async def main() -> None:
+        async with stdio(env, "--subject", "acme/user:bob") as client:
+            for _ in range(2):
+                refused(
+                    await client.call_tool("investigate", {"question": "who owns payment-api?"}),
+                    "Neo4j unavailable",
+                )
+            refused(await client.call_tool("replay", {"run_id": "run-1"}), "Neo4j unavailable")
+            assert len((await client.list_tools()).tools) == 4
+
+    run_async(main)
+
+
+# -- streamable HTTP ------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def http_server(demo_graph, server_env) -> Iterator[str]:  # type: ignore[no-untyped-def]
+    port = _free_port()
+    proc = subprocess.Popen(
+        [INVESTIGATOR, "mcp", "--transport", "http", "--port", str(port)],
+        env=server_env,
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 120
+    try:
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=1):
+                    break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    err = proc.stderr.read().decode() if proc.stderr else ""
+                    raise RuntimeError(f"the MCP HTTP server did not start: {err}") from None
+                time.sleep(0.2)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def http(url: str, token: str | None) -> Client:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    client = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=TIMEOUT))
+    return Client(streamable_http_client(url, http_client=client), read_timeout_seconds=TIMEOUT)
+
+
+def test_http_refuses_a_missing_or_wrong_token_with_401_and_runs_nothing(  # type: ignore[no-untyped-def]
+    demo_graph, http_server
+) -> None:
+    before = ctx_runs(demo_graph)
+    call = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "runbook_lookup", "arguments": {"target": "text", "value": "payment"}},
+    }
+    headers = {"Accept": "application/json, text/event-stream"}
+    for auth in (None, "Bearer wrong-token", f"Basic {BOB_TOKEN}", "Bearer", BOB_TOKEN):
+        sent = dict(headers, **({"Authorization": auth} if auth else {}))
+        response = httpx2.post(http_server, json=call, headers=sent, timeout=30)
+        assert response.status_code == 401, (auth, response.status_code)
+        assert response.headers["www-authenticate"].startswith("Bearer")
+    assert ctx_runs(demo_graph) == before
+
+    async def main() -> None:
+        with pytest.raises(ExceptionGroup) as refused_connect:  # the SDK client cannot connect
+            async with http(http_server, "wrong-token") as client:
+                await client.list_tools()
+        assert refused_connect.group_contains(MCPError)
+
+    run_async(main)
+    assert ctx_runs(demo_graph) == before
+
+
+def test_http_token_is_the_principal(demo_graph, http_server) -> None:  # type: ignore[no-untyped-def]
+    runs: dict[str, str] = {}
+
+    async def main() -> None:
+        for name, token in (("bob", BOB_TOKEN), ("alice", ALICE_TOKEN)):
+            async with http(http_server, token) as client:
+                assert len((await client.list_tools()).tools) == 4
+                card = ok(
+                    await client.call_tool(
+                        "runbook_lookup",
+                        {"target": "service", "value": "svc:payment-api", "as_of": AS_OF},
+                    )
+                )
+                assert card["subject"] == f"user:{name}"
+                runs[name] = card["run_id"]
+        # bob cannot read alice's run, even naming it.
+        async with http(http_server, BOB_TOKEN) as client:
+            refused(await client.call_tool("trace", {"run_id": runs["alice"]}), "not authorized")
+            assert ok(await client.call_tool("replay", {"run_id": runs["bob"]}))["verified"]
+
+    run_async(main)
+    assert run_owner(demo_graph, runs["bob"]) == ("acme", "user:bob")
+    assert run_owner(demo_graph, runs["alice"]) == ("acme", "user:alice")
+
+
+def _load(url: str, clients: int, calls_each: int) -> tuple[list[str], list[str]]:
+    """`clients` concurrent MCP sessions, `calls_each` calls each; (run ids, errors)."""
+    run_ids: list[str] = []
+    errors: list[str] = []
+
+    async def one_client(index: int) -> None:
+        async with http(url, BOB_TOKEN if index % 2 else ALICE_TOKEN) as client:
+            for call in range(calls_each):
+                if (index + call) % 4 == 0:
+                    name, args = (
+                        "investigate",
+                        {
+                            "question": QUESTION,
+                            "service": "svc:payment-api",
+                            "as_of": AS_OF,
+                            "known_at": KNOWN_AT,
+                            "deadline_seconds": DEADLINE,
+                        },
+                    )
+                else:
+                    name, args = (
+                        "runbook_lookup",
+                        {
+                            "target": "service",
+                            "value": "svc:payment-api",
+                            "as_of": AS_OF,
+                        },
+                    )
+                result = await client.call_tool(name, args)
+                if result.is_error:
+                    errors.append(text(result))
+                    continue
+                run_id = json.loads(text(result))["run_id"]
+                run_ids.append(run_id)
+                report = await client.call_tool("replay", {"run_id": run_id})
+                if report.is_error or not json.loads(text(report))["verified"]:
+                    errors.append(f"{run_id} not verified: {text(report)[:300]}")
+
+    async def main() -> None:
+        async with anyio.create_task_group() as group:
+            for index in range(clients):
+                group.start_soon(one_client, index)
+
+    run_async(main)
+    return run_ids, errors
+
+
+def _check_load(demo_graph: neo4j.Driver, url: str, calls_each: int) -> None:
+    runs, errors = _load(url, 16, calls_each)
+    assert errors == []
+    assert len(runs) == len(set(runs)) == 16 * calls_each
+    records, _, _ = demo_graph.execute_query(
+        "MATCH (r:CtxRun) WHERE r.run_id IN $ids RETURN r.status AS status, count(*) AS n",
+        ids=runs,
+    )
+    # Finished runs only (an investigation may end `partial` when its deadline cuts a round).
+    statuses = {r["status"]: r["n"] for r in records}
+    assert sum(statuses.values()) == 16 * calls_each
+    assert set(statuses) <= {"complete", "partial"}, statuses
+
+
+def test_http_16_concurrent_clients_no_error_every_run_verified(  # type: ignore[no-untyped-def]
+    demo_graph, http_server
+) -> None:
+    _check_load(demo_graph, http_server, int(os.environ.get("INVESTIGATOR_MCP_LOAD_CALLS", "2")))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    os.environ.get("INVESTIGATOR_MCP_FULL_LOAD") != "1",
+    reason="the issue's full size (400 calls + 400 replays): INVESTIGATOR_MCP_FULL_LOAD=1",
+)
+def test_http_16_concurrent_clients_x_25(demo_graph, http_server) -> None:  # type: ignore[no-untyped-def]
+    _check_load(demo_graph, http_server, int(os.environ.get("INVESTIGATOR_MCP_LOAD_CALLS", "25")))
+
+
+def test_token_command_and_token_table(invoke, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from investigator.serving.config import load_mcp_config
+    from investigator.serving.mcp_server import TokenTable
+
+    result = invoke("mcp", "token", "--subject", "acme/user:carol")
+    assert result.code == 0, result
+    token = result.out.splitlines()[0].removeprefix("token: ")
+    entry = "\n".join(result.out.splitlines()[2:])
+    assert token_sha256(token) in entry and token not in entry  # only the hash is kept
+    config = tmp_path / "config.toml"
+    config.write_text("[mcp]\nport = 9000\n" + entry + "\n", encoding="utf-8")
+    loaded = load_mcp_config(config)
+    assert loaded.port == 9000 and loaded.host == "127.0.0.1"
+    table = TokenTable(loaded.token_principals())
+    assert str(table.principal_for(f"Bearer {token}")) == "acme/user:carol"
+    assert str(table.principal_for(f"bearer  {token} ")) == "acme/user:carol"
+    for refused_header in (None, "", "Bearer", f"Basic {token}", token, f"Bearer {token}x"):
+        assert table.principal_for(refused_header) is None
+
+    config.write_text(config.read_text() + entry + "\n", encoding="utf-8")
+    with pytest.raises(BadInput, match="listed twice"):
+        load_mcp_config(config).token_principals()
+    bad = invoke("mcp", "token", "--subject", "user:carol")
+    assert bad.code == 2 and bad.err.startswith("error: ") and bad.err.count("\n") == 1
