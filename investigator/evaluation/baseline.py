@@ -2,9 +2,9 @@
 
 It deliberately models the unsafe path: fulltext top-k over documents through the
 `kg_fulltext` index with no tenant, ACL, purpose, temporal, version, deletion or trust
-filtering. It is a raw read query outside the template executor, allowed because it exists to
-be measured against and no command serves its rows; it runs in a read transaction (`execute_read`) and takes the
-search words as a parameter.
+filtering. It is a raw read query outside the template executor, allowed because it
+exists to be measured against and no command serves its rows; it runs in a read transaction
+(`execute_read`) and takes the search words as a parameter.
 """
 
 from __future__ import annotations
