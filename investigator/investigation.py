@@ -69,6 +69,9 @@ class InvestigationRequest(BaseModel):
     )
     idempotency_key: str | None = Field(default=None, min_length=1, max_length=200)
     deadline_s: float = Field(default=DEFAULT_DEADLINE_S, ge=0.0, le=600.0)
+    # Replay only: a run that stopped at its deadline is re-run to the same number of tool
+    # calls, so the wall clock of the original machine does not decide what replay rebuilds.
+    deadline_after_calls: int | None = Field(default=None, ge=0, le=10_000)
 
     @field_validator("as_of", "known_at")
     @classmethod
@@ -294,6 +297,7 @@ def _investigate(
         intents=intents,
         planner=planner,
         deadline=deadline,
+        deadline_after_calls=request.deadline_after_calls,
         monotonic=monotonic,
     )
     t0 = time.perf_counter()

@@ -418,6 +418,10 @@ class _Replayer:
         options = request.get("options") or {}
         if isinstance(options, dict) and options.get("deadline_s") is not None:
             fields["deadline_s"] = options["deadline_s"]
+        outcomes = self.lineage.of_kind(CtxKind.OUTCOME)
+        if outcomes and outcomes[-1].properties.get("stop_reason") == "deadline":
+            # Stopped by the wall clock of its machine: re-run the same number of tool calls.
+            fields["deadline_after_calls"] = len(self.lineage.of_kind(CtxKind.TOOL_CALL))
         result = investigate(
             InvestigationRequest.model_validate(fields),
             driver=self.driver,

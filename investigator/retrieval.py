@@ -158,6 +158,7 @@ class RetrievalLoop:
         intents: Sequence[Intent],
         planner: DeterministicPlanner | None = None,
         deadline: float | None = None,
+        deadline_after_calls: int | None = None,
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         if session.gate is None:
@@ -168,6 +169,8 @@ class RetrievalLoop:
         self.intents = list(intents)
         self.planner = planner or DeterministicPlanner()
         self.deadline = deadline
+        self.deadline_after_calls = deadline_after_calls
+        self.calls = 0
         self.monotonic = monotonic
         self.relevant = set(useful_types(self.intents))
         self.required = set(required_types(self.intents))
@@ -180,6 +183,8 @@ class RetrievalLoop:
         }
 
     def _past_deadline(self) -> bool:
+        if self.deadline_after_calls is not None:  # replay of a run stopped by its deadline
+            return self.calls >= self.deadline_after_calls
         return self.deadline is not None and self.monotonic() >= self.deadline
 
     def run(self) -> RetrievalOutcome:
@@ -299,6 +304,7 @@ class RetrievalLoop:
                 hit_deadline = True
                 break
             done.add(step_key(step))
+            self.calls += 1
             call = self.session.call(step, plan=plan, raise_on_error=False)
             result = call.result
             outcome.executor_ms += result.duration_ms

@@ -545,3 +545,31 @@ def test_a_run_killed_at_any_write_is_incomplete_and_its_chain_verifies(
         sizes.append(len(lineage.nodes))
     # run + agent only, then whole rounds: every kill left a different, valid prefix.
     assert len(set(sizes)) == kills + 1 and min(sizes) == 2
+
+
+def test_a_run_stopped_by_its_deadline_replays_to_the_same_point(  # type: ignore[no-untyped-def]
+    demo_kg: neo4j.Driver, cli_env, invoke
+) -> None:
+    # A slow machine stops a run at its deadline; replay on any machine must rebuild the same
+    # pack, so it re-runs as many tool calls as were recorded instead of racing the clock.
+    ticks = iter(range(10_000))
+    fields = {
+        "question": QUESTION,
+        "service_id": "svc:payment-api",
+        "subject_id": "acme/user:alice",
+        "purpose": "incident_investigation",
+        "as_of": AS_OF,
+        "deadline_s": 6.0,
+    }
+    result = investigate(
+        InvestigationRequest.model_validate(fields),
+        driver=demo_kg,
+        recorder=RunRecorder(demo_kg),
+        monotonic=lambda: float(next(ticks)),  # one second per look at the clock
+    )
+    assert result.stop_reason == "deadline"
+    full = _investigate(demo_kg)
+    assert full.stop_reason != "deadline" and full.pack_hash != result.pack_hash
+    code, doc, err = _replay_json(invoke, result.run_id)
+    assert code == 0, (doc, err)
+    assert doc["verified"] is True and doc["replayed_pack_hash"] == result.pack_hash
