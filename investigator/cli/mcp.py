@@ -180,6 +180,10 @@ def token_command(subject: str, tenant: str | None) -> None:
     """Print a new bearer token and the [[mcp.tokens]] entry that maps it to SUBJECT.
 
     Only the token's sha256 goes into the config file; give the token to the client.
+
+    \b
+    Example:
+      investigator mcp token --subject acme/user:bob   # then paste the entry into config.toml
     """
     from cypher_templates.subject import SubjectRef
     from investigator.serving.mcp_server import token_sha256
