@@ -37,12 +37,16 @@ def _iso(value: datetime | None) -> str:
     return "-" if value is None else iso_utc(value)
 
 
-def render_report(result: InvestigationResult) -> str:
-    """The readable terminal report: verdict, claims, rejections, gaps, stop reason, run id."""
+def render_report(result: InvestigationResult, subject: str | None = None) -> str:
+    """The readable terminal report: verdict, claims, rejections, gaps, stop reason, run id.
+
+    `subject` is the tenant-qualified subject, shown so the follow-up command can be pasted.
+    """
+    who = subject or result.subject_id
     lines = [
         f"Question   {_clean(result.question, 200)}",
         f"As of      {_iso(result.as_of)}  (known at {_iso(result.known_at)})  "
-        f"subject {_clean(result.subject_id)}  purpose {_clean(result.purpose)}",
+        f"subject {_clean(who)}  purpose {_clean(result.purpose)}",
         f"Status     {result.status.value}  (stop: {result.stop_reason}, rounds: {result.rounds})"
         + (f"  verdict: {result.verdict.value}" if result.verdict else ""),
         "",
@@ -85,7 +89,8 @@ def render_report(result: InvestigationResult) -> str:
     lines += [
         "",
         f"Pack       {result.pack_id}  {result.pack_hash}",
-        f"Run        {result.run_id}  (trace: investigator trace {result.run_id})",
+        f"Run        {result.run_id}  "
+        f"(trace: investigator trace {result.run_id} --subject {_clean(who)})",
     ]
     return "\n".join(lines)
 
@@ -210,7 +215,7 @@ def investigate_command(
         payload = result.model_dump(mode="json", exclude={"timings"})
         click.echo(json.dumps(payload, ensure_ascii=False, sort_keys=False))
     else:
-        click.echo(render_report(result))
+        click.echo(render_report(result, request.subject_id))
 
 
 def register(cli: click.Group) -> None:

@@ -39,8 +39,8 @@ def _version(v: RunbookVersion) -> str:
     return f"v{v.version}" if isinstance(v.version, int) else _clean(v.version or "?")
 
 
-def render_card(answer: RunbookAnswer) -> str:
-    """The short, readable card the on-call engineer sees."""
+def render_card(answer: RunbookAnswer, subject: str | None = None) -> str:
+    """The short, readable card the on-call engineer sees (`subject`: tenant-qualified)."""
     lines: list[str] = []
     rb = answer.runbook
     if rb is None:
@@ -76,7 +76,8 @@ def render_card(answer: RunbookAnswer) -> str:
     for alt in answer.alternatives:
         via = f"  via {_clean(alt.fallback_via)}" if alt.fallback_via else ""
         lines.append(f"Also      {_clean(alt.title or alt.id)}  [{_clean(alt.id)}]{via}")
-    lines.append(f"Run       {answer.run_id}  (replay: investigator replay {answer.run_id})")
+    replay = f"investigator replay {answer.run_id}" + (f" --subject {subject}" if subject else "")
+    lines.append(f"Run       {answer.run_id}  (replay: {replay})")
     return "\n".join(lines)
 
 
@@ -161,7 +162,7 @@ def runbook_command(
     if json_out:
         click.echo(answer.model_dump_json())
     else:
-        click.echo(render_card(answer))
+        click.echo(render_card(answer, subject_id))
 
 
 def register(cli: click.Group) -> None:
