@@ -101,6 +101,14 @@ def looks_like_instruction(text: str, *, operational: bool = False) -> str | Non
     return None
 
 
+def _valid_together(a: Evidence, b: Evidence) -> bool:
+    """Whether two records' valid intervals overlap: records one after the other (an owner
+    then, another now) are a history, not a conflict."""
+    a_starts_before_b_ends = b.valid_to is None or a.valid_from is None or a.valid_from < b.valid_to
+    b_starts_before_a_ends = a.valid_to is None or b.valid_from is None or b.valid_from < a.valid_to
+    return a_starts_before_b_ends and b_starts_before_a_ends
+
+
 _AUTHORITY_WORDS = {"authoritative": 3, "system_of_record": 3, "primary": 2, "secondary": 1}
 
 
@@ -355,6 +363,7 @@ class EvidenceGate:
             if ev.conflict_key == cand.conflict_key
             and ev.element_id != cand.element_id
             and ev.content != cand.content
+            and _valid_together(ev, cand)
         ]
         if not rivals:
             return None, []

@@ -67,6 +67,9 @@ _INCIDENT_WORDS = re.compile(
 _EVENT_WORDS = re.compile(
     r"(?<!since )\bthen\b|\bat (that|the) (moment|time|point)\b|\bat the time\b|"
     r"\bback then\b|\bwhen it (happened|started|broke|fired)\b|\bduring the (incident|outage)\b|"
+    # "when PAY-4097 started", "when the errors began", "as the errors first appeared"
+    r"\b(when|as) (the )?([A-Z][A-Z0-9]{1,9}-\d{2,6} |errors? |failures? |problems? )?"
+    r"(errors? )?(started|began|first appeared|first showed up|hit|broke out)\b|"
     r"当时|那时|那个时候|彼时|事发时|故障时|事故时|发布时|上线时|告警时",
     re.IGNORECASE,
 )

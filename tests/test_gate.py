@@ -249,3 +249,22 @@ def test_same_inputs_same_decisions() -> None:
         ]
 
     assert run() == run()
+
+
+def test_records_one_after_the_other_are_a_history_not_a_conflict() -> None:
+    # The owner at the event and the owner at as_of (both admitted for an event-anchored
+    # question) have the same conflict key but never held at the same time.
+    g = gate(reference_times=[at("2026-07-23T10:02:38Z")], as_of=at("2026-12-01T00:00:00Z"))
+    key = "ownership|svc:payment-api"
+    then = ev(
+        "OWNS|team:payments-core|svc:payment-api", ["ownership"], "payments-core OWNS",
+        conflict_key=key, valid_from=at("2025-01-01T00:00:00Z"),
+        valid_to=at("2026-07-24T00:00:00Z"),
+    )  # fmt: skip
+    now = ev(
+        "OWNS|team:payments-platform|svc:payment-api", ["ownership"], "payments-platform OWNS",
+        conflict_key=key, valid_from=at("2026-07-24T00:00:00Z"),
+    )  # fmt: skip
+    g.admit([then, now])
+    assert len(g.admitted) == 2
+    assert g.conflicts == []

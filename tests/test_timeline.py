@@ -36,6 +36,8 @@ AS_OF = datetime(2026, 11, 30, tzinfo=UTC)
         ("当时谁负责 payment-api？", AnchorEvent.FIRST_ERROR),
         ("那时哪个团队负责 payment-api？", AnchorEvent.FIRST_ERROR),
         ("事发时哪个团队负责 payment-api？", AnchorEvent.INCIDENT_START),
+        ("Who owned payment-api when PAY-4097 started?", AnchorEvent.FIRST_ERROR),
+        ("Who owned it when the errors began?", AnchorEvent.FIRST_ERROR),
         ("Who owns payment-api?", None),
         ("Who owns payment-api now?", None),
     ],
