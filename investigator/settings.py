@@ -30,7 +30,8 @@ def config_file_path() -> Path:
     return Path(base) / "investigator" / "config.toml"
 
 
-def _read_config_file() -> dict[str, str]:
+def read_config_table(name: str) -> dict[str, str]:
+    """The `[name]` table of the config file as strings ({} when there is no file)."""
     path = config_file_path()
     if not path.is_file():
         return {}
@@ -38,10 +39,14 @@ def _read_config_file() -> dict[str, str]:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise BadInput(f"config file {path} is not valid TOML: {exc}") from exc
-    section = data.get("neo4j", {})
+    section = data.get(name, {})
     if not isinstance(section, dict):
-        raise BadInput(f"config file {path}: [neo4j] must be a table")
+        raise BadInput(f"config file {path}: [{name}] must be a table")
     return {str(k): str(v) for k, v in section.items()}
+
+
+def _read_config_file() -> dict[str, str]:
+    return read_config_table("neo4j")
 
 
 def resolve_connection(

@@ -11,7 +11,6 @@ well-formed one that names no principal in that tenant is decided later, in the 
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -19,7 +18,7 @@ import click
 
 from cypher_templates.subject import TENANT_PATTERN, SubjectRef
 from investigator.errors import BadInput
-from investigator.settings import config_file_path
+from investigator.settings import config_file_path, read_config_table
 
 if TYPE_CHECKING:
     from investigator.context_graph.audit import RunReader
@@ -58,20 +57,12 @@ def subject_options(func: F) -> F:
 
 
 def _config_subject() -> dict[str, str]:
-    path = config_file_path()
-    if not path.is_file():
-        return {}
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise BadInput(f"config file {path} is not valid TOML: {exc}") from exc
-    section = data.get("subject", {})
-    if not isinstance(section, dict):
-        raise BadInput(f"config file {path}: [subject] must be a table")
+    section = read_config_table("subject")
     unknown = sorted(set(section) - {"id", "tenant"})
     if unknown:
+        path = config_file_path()
         raise BadInput(f"config file {path}: [subject] has unknown keys {', '.join(unknown)}")
-    return {str(k): str(v) for k, v in section.items()}
+    return section
 
 
 def _check_text(what: str, value: str) -> str:
