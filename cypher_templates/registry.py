@@ -42,7 +42,7 @@ TEMPLATES_DIR = PACKAGE_DIR / "templates"
 
 # Set by the executor from the subject and the call, never by a plan.
 RESERVED_PARAMS: frozenset[str] = frozenset(
-    {"tenant", "granted", "purpose", "known_at", "limit", "fulltext_index"}
+    {"tenant", "granted", "purpose", "known_at", "limit", "fulltext_index", "candidate_limit"}
 )
 # Option values are spliced into Cypher text, so they must be plain identifiers.
 _OPTION_VALUE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
@@ -255,6 +255,16 @@ def text_hash(text: str) -> str:
     return sha256_text(text)
 
 
+def _files_state(manifest: Path, templates_dir: Path) -> tuple[tuple[str, int, int], ...]:
+    """Name, size and modification time of the manifest and every template file."""
+    paths = [manifest, *sorted(templates_dir.iterdir())]
+    state = []
+    for path in paths:
+        info = path.stat()
+        state.append((str(path), info.st_size, info.st_mtime_ns))
+    return tuple(state)
+
+
 class TemplateRegistry:
     """The loaded, validated manifest plus a sandboxed StrictUndefined Jinja2 environment."""
 
@@ -289,6 +299,28 @@ class TemplateRegistry:
         except (OSError, yaml.YAMLError, ValidationError) as exc:
             raise ValueError(f"template manifest {path} is invalid: {exc}") from exc
         return cls(manifest, templates_dir or path.parent / "templates")
+
+    @classmethod
+    def packaged(cls) -> TemplateRegistry:
+        """The packaged manifest's registry, shared in a process while its files are unchanged.
+
+        Loading validates the manifest and builds each template's parameter model, and the
+        Jinja environment compiles each file once: work every executor of a long-lived
+        process (the MCP server, the warm CLI process) would otherwise repeat.
+        """
+        key = _files_state(MANIFEST_PATH, TEMPLATES_DIR)
+        registry = _PACKAGED.get(key)
+        if registry is None:
+            _PACKAGED.clear()
+            registry = _PACKAGED[key] = cls.load()
+        return registry
+
+    def warm_up(self) -> None:
+        """Build every parameter model and render every variant now (a preloading process)."""
+        for spec in self.specs():
+            _ = spec.params_model
+            for options in spec.variants():
+                self.render(spec, options)
 
     def specs(self) -> list[TemplateSpec]:
         """Every manifest entry, sorted by id then version."""
@@ -331,3 +363,6 @@ class TemplateRegistry:
         )
         self._rendered[key] = rendered
         return rendered
+
+
+_PACKAGED: dict[tuple[tuple[str, int, int], ...], TemplateRegistry] = {}

@@ -1,3 +1,3 @@
-from investigator.cli import main
+from investigator.launcher import main
 
 main()

@@ -23,6 +23,9 @@ from investigator.local_neo4j import LocalNeo4j, _default_cache_dir
 from investigator.settings import ConnectionSettings, resolve_connection
 
 REPO = Path(__file__).resolve().parents[1]
+# Tests that run `investigator` as a new process must not leave warm processes behind;
+# tests/test_launcher.py turns it on for its own isolated copies.
+os.environ.setdefault("INVESTIGATOR_WARM", "0")
 
 
 def _docker_answers() -> bool:

@@ -55,6 +55,7 @@ COMMAND_MODULES: dict[str, str] = {
     "schema": "schema",
     "trace": "trace",
     "verify": "verify",
+    "warm": "warm",
 }
 
 

@@ -1,0 +1,253 @@
+"""The warm process (investigator.launcher + investigator.cli.warm), as a user meets it.
+
+Each test runs `investigator` as a new process, the way a user types it, from a private copy
+of the packages (so a warm process of the developer's own checkout is never touched, and a
+test may change the copy's files) with its own socket directory (XDG_RUNTIME_DIR). The
+answers must not depend on whether the warm process served the command.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import stat
+import struct
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import neo4j
+import pytest
+from conftest import wipe
+
+from investigator.settings import ConnectionSettings
+
+REPO = Path(__file__).resolve().parents[1]
+DATASET = REPO / "datasets" / "payments-incident"
+RUNBOOK = ["runbook", "--service", "svc:payment-api", "--as-of", "2026-07-23T10:03:00Z"]
+
+
+@dataclass
+class Install:
+    """A copy of the packages, its socket directory and the environment a user has."""
+
+    root: Path
+    runtime: Path
+    env: dict[str, str]
+
+    def run(
+        self, *args: str, warm: bool = True, timeout: float = 120
+    ) -> subprocess.CompletedProcess[str]:
+        env = dict(self.env, INVESTIGATOR_WARM="1" if warm else "0")
+        code = (
+            f"import sys; sys.path.insert(0, {str(self.root)!r}); sys.argv[0] = 'investigator'; "
+            "from investigator.launcher import main; main()"
+        )
+        return subprocess.run(
+            [sys.executable, "-c", code, *args],
+            capture_output=True, text=True, env=env, cwd=REPO, timeout=timeout, check=False,
+        )  # fmt: skip
+
+    def start(self) -> None:
+        """A cheap command: it starts the warm process when none runs."""
+        assert self.run("runs", "--help").returncode == 0
+
+    def status(self) -> dict[str, object]:
+        result = self.run("warm", "status", "--json")
+        assert result.returncode == 0, result.stderr
+        return json.loads(result.stdout)
+
+    def wait_for(self, running: bool, timeout: float = 60) -> dict[str, object]:
+        deadline = time.monotonic() + timeout
+        while True:
+            status = self.status()
+            if status["running"] is running or time.monotonic() > deadline:
+                return status
+            time.sleep(0.3)
+
+    def socket_dir(self) -> Path:
+        return self.runtime / "investigator"
+
+
+@pytest.fixture(scope="module")
+def demo_graph(driver: neo4j.Driver, neo4j_settings: ConnectionSettings) -> neo4j.Driver:
+    from investigator.cli import run as run_cli
+
+    saved = dict(os.environ)
+    os.environ.update(_connection_env(neo4j_settings))
+    try:
+        wipe(driver)
+        assert run_cli(["schema", "apply"]) == 0
+        assert run_cli(["ingest", str(DATASET)]) == 0
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    return driver
+
+
+def _connection_env(settings: ConnectionSettings) -> dict[str, str]:
+    return {
+        "NEO4J_URI": settings.uri,
+        "NEO4J_USER": settings.user,
+        "NEO4J_PASSWORD": settings.password.get_secret_value(),
+    }
+
+
+@pytest.fixture()
+def install(
+    tmp_path: Path, demo_graph: neo4j.Driver, neo4j_settings: ConnectionSettings
+) -> Iterator[Install]:
+    root = tmp_path / "src"
+    for package in ("investigator", "cypher_templates", "graph_schema"):
+        shutil.copytree(
+            REPO / package, root / package, ignore=shutil.ignore_patterns("__pycache__")
+        )
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("INVESTIGATOR_", "NEO4J_", "XDG_RUNTIME_DIR"))
+    }
+    env.update(_connection_env(neo4j_settings))
+    env.update(
+        XDG_RUNTIME_DIR=str(runtime),
+        INVESTIGATOR_STATE_DIR=str(tmp_path / "state"),
+        INVESTIGATOR_SUBJECT="acme/user:bob",
+    )
+    inst = Install(root, runtime, env)
+    yield inst
+    inst.run("warm", "stop")
+
+
+def _without_run_ids(text: str) -> str:
+    data = json.loads(text)
+    data.pop("run_id", None)
+    data.pop("known_at", None)
+    return json.dumps(data, sort_keys=True)
+
+
+def test_first_command_starts_it_and_later_ones_are_served_with_the_same_answer(
+    install: Install,
+) -> None:
+    here = install.run(*RUNBOOK, "--json", warm=False)
+    assert here.returncode == 0, here.stderr
+    assert install.status()["running"] is False  # INVESTIGATOR_WARM=0 starts nothing
+
+    first = install.run(*RUNBOOK, "--json")
+    assert first.returncode == 0, first.stderr
+    status = install.wait_for(running=True)
+    assert status["running"] is True and status["current"] is True
+
+    served = install.run(*RUNBOOK, "--json")
+    assert served.returncode == 0, served.stderr
+    after = install.status()
+    assert after["pid"] == status["pid"]
+    assert int(after["served"]) >= 1  # type: ignore[call-overload]
+    assert _without_run_ids(served.stdout) == _without_run_ids(here.stdout)
+    assert served.stderr == ""
+
+
+def test_errors_exit_codes_and_relative_paths_are_the_users(
+    install: Install, tmp_path: Path
+) -> None:
+    install.start()
+    install.wait_for(running=True)
+    served_before = int(install.status()["served"])  # type: ignore[call-overload]
+
+    bad_time = install.run("runbook", "--service", "svc:payment-api", "--as-of", "nonsense")
+    assert bad_time.returncode == 2
+    assert bad_time.stdout == ""
+    assert bad_time.stderr.count("\n") == 1 and "not an ISO-8601 time" in bad_time.stderr
+
+    no_tenant = install.run(*RUNBOOK, "--subject", "user:bob")
+    assert no_tenant.returncode == 2 and "has no tenant" in no_tenant.stderr
+
+    # The working directory is the client's: a relative path names the user's file.
+    missing = install.run("ingest", "no-such-bundle-here")
+    assert missing.returncode == 2 and "no-such-bundle-here" in missing.stderr
+    relative = install.run("ingest", "datasets/payments-incident")
+    assert relative.returncode == 0, relative.stderr
+    assert "unchanged 62 nodes" in relative.stdout
+
+    # Environment variables are the client's, read at each command.
+    other = install.run(*RUNBOOK, "--json")
+    env_subject = json.loads(other.stdout)["subject"]
+    install.env["INVESTIGATOR_SUBJECT"] = "acme/user:alice"
+    alice = install.run(*RUNBOOK, "--json")
+    assert (env_subject, json.loads(alice.stdout)["subject"]) == ("user:bob", "user:alice")
+
+    assert int(install.status()["served"]) >= served_before + 6  # type: ignore[call-overload]
+
+
+def test_changed_code_is_never_served_by_the_old_process(install: Install) -> None:
+    install.start()
+    old = install.wait_for(running=True)
+    source = install.root / "investigator" / "pack.py"
+    source.write_text(source.read_text() + "\n# edited\n")
+
+    assert install.status()["current"] is False
+    result = install.run(*RUNBOOK, "--json")  # refused by the old process: runs in-process
+    assert result.returncode == 0, result.stderr
+    new = install.wait_for(running=True)
+    deadline = time.monotonic() + 60
+    while new["pid"] == old["pid"] and time.monotonic() < deadline:
+        time.sleep(0.3)
+        new = install.status()
+    assert new["pid"] != old["pid"] and new["current"] is True
+
+
+def test_a_socket_directory_others_may_enter_is_not_used(install: Install) -> None:
+    directory = install.socket_dir()
+    directory.mkdir(mode=0o700)
+    directory.chmod(0o755)
+    result = install.run(*RUNBOOK, "--json")
+    assert result.returncode == 0, result.stderr  # answered in-process
+    time.sleep(2)
+    assert install.status()["running"] is False
+    assert list(directory.iterdir()) == []
+    assert stat.S_IMODE(directory.stat().st_mode) == 0o755
+
+
+def test_hostile_clients_do_not_stop_it(install: Install) -> None:
+    install.start()
+    status = install.wait_for(running=True)
+    path = Path(str(status["socket"]))
+    for payload in (b"", b"garbage", struct.pack("!I", 2**31) + b"{", struct.pack("!I", 2) + b"[]"):
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+            conn.settimeout(15)
+            conn.connect(str(path))
+            conn.sendall(payload)
+            conn.shutdown(socket.SHUT_WR)
+            conn.recv(1024)  # a refusal or nothing, never a command
+    # A request without the terminal's descriptors is refused, nothing runs.
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.settimeout(15)
+        conn.connect(str(path))
+        body = json.dumps({"protocol": 1, "argv": ["purge", "run-x"], "env": {}, "cwd": "/"})
+        conn.sendall(struct.pack("!I", len(body)) + body.encode())
+        reply = conn.recv(1024)
+        assert b"refused" in reply
+    after = install.status()
+    assert after["pid"] == status["pid"] and after["served"] == status["served"]
+    assert install.run(*RUNBOOK, "--json").returncode == 0
+
+
+def test_idle_process_exits_and_stop_stops_it(install: Install) -> None:
+    install.env["INVESTIGATOR_WARM_IDLE"] = "1"
+    install.start()
+    assert install.wait_for(running=True)["running"] is True
+    assert install.wait_for(running=False, timeout=30)["running"] is False
+
+    install.env.pop("INVESTIGATOR_WARM_IDLE")
+    install.start()
+    install.wait_for(running=True)
+    stopped = install.run("warm", "stop")
+    assert stopped.returncode == 0 and stopped.stdout.startswith("stopped warm process")
+    assert install.wait_for(running=False)["running"] is False
+    assert install.run("warm", "stop").stdout.strip() == "no warm process"
