@@ -4,8 +4,10 @@ Usage (against the server NEO4J_* or the local server points at, with the demo d
 ingested: `investigator schema apply && investigator ingest datasets/payments-incident`):
     .venv/bin/python benchmarks/cli_latency.py --runs 9
 
-Each measured call is a whole new process, as a user types it: interpreter start, imports,
-connection, subject, templates, recording, output. The reference, measured in the same run
+Each measured call is a whole new process, as a user types it, twice: served by the warm
+process (the default; the script starts it and waits until it is ready), and with
+INVESTIGATOR_WARM=0 (interpreter start, imports, connection, subject, templates, recording,
+output, all in the new process). The reference, measured in the same run
 against the same server, is the floor any Python client pays: a new process that imports
 the driver, connects and runs one query. Prints the machine's load (`uptime`) and a
 Markdown table for docs/benchmarks.md. A measurement tool, not a test.
@@ -83,12 +85,33 @@ _ENV = dict(os.environ)
 _CWD = [REPO]  # the tree whose code runs (`python -m` puts the working directory first)
 
 
-def _wall(argv: list[str], pid: int | None) -> tuple[float, float, float]:
-    """(wall s, client CPU s user+sys, server CPU s) of one new process running `argv`."""
+# Each command twice: served by the warm process (the default: the first command starts it)
+# and with INVESTIGATOR_WARM=0, a whole interpreter with its imports per command.
+MODES = {"warm process": "1", "INVESTIGATOR_WARM=0": "0"}
+
+
+def _wait_for_warm_process() -> None:
+    status = [*INVESTIGATOR, "warm", "status", "--json"]
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        out = subprocess.run(status, capture_output=True, text=True, cwd=_CWD[0], env=_ENV)
+        if '"current": true' in out.stdout:
+            return
+        time.sleep(0.5)
+    raise SystemExit("the warm process did not start within 120 s")
+
+
+def _wall(argv: list[str], pid: int | None, warm: str = "0") -> tuple[float, float, float]:
+    """(wall s, launching process's CPU s user+sys, server CPU s) of one new `argv` process.
+
+    With the warm process the command itself runs in a child of that process, so the CPU
+    column then shows only what the launching process spent (interpreter and socket).
+    """
     cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
     server_before = _server_cpu(pid)
     began = time.perf_counter()
-    proc = subprocess.run(argv, capture_output=True, text=True, cwd=_CWD[0], env=_ENV)
+    env = dict(_ENV, INVESTIGATOR_WARM=warm)
+    proc = subprocess.run(argv, capture_output=True, text=True, cwd=_CWD[0], env=env)
     elapsed = time.perf_counter() - began
     server = _server_cpu(pid) - server_before
     cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -119,15 +142,19 @@ def main() -> None:
             argv[:] = [a.removeprefix("acme/") for a in argv]
     pid = _server_pid()
     for _, argv, _ in COMMANDS:  # warm-up: server plans, kept read-only proofs, OS caches
-        _wall(argv, pid)
+        _wall(argv, pid, warm="1")  # the first also starts the warm process
+    _wait_for_warm_process()
     Sample = tuple[float, float, float]
     reference: list[Sample] = []
-    results: dict[str, list[Sample]] = {label: [] for label, _, _ in COMMANDS}
+    results: dict[str, list[Sample]] = {
+        f"{label}, {mode}": [] for label, _, _ in COMMANDS for mode in MODES
+    }
     load_before = os.getloadavg()[0]
     for _ in range(args.runs):  # interleaved, so load drifts hit every command alike
         reference.append(_wall([sys.executable, "-c", REFERENCE], pid))
         for label, argv, _ in COMMANDS:
-            results[label].append(_wall(argv, pid))
+            for mode, flag in MODES.items():
+                results[f"{label}, {mode}"].append(_wall(argv, pid, warm=flag))
     load_after = os.getloadavg()[0]
     ref_wall = statistics.median(w for w, _, _ in reference)
     ref_cpu = statistics.median(c for _, c, _ in reference)
@@ -141,7 +168,7 @@ def main() -> None:
     )
     print()
     print(
-        "| new process | wall p50 s | wall min s | client CPU p50 s | server CPU p50 s "
+        "| new process | wall p50 s | wall min s | launching process CPU p50 s | server CPU p50 s "
         "| target s | wall p50 / reference |"
     )
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
@@ -150,14 +177,16 @@ def main() -> None:
         f"| {min(w for w, _, _ in reference):.2f} | {ref_cpu:.2f} | {ref_server:.2f} | | 1.0 |"
     )
     for label, _, target in COMMANDS:
-        walls = [w for w, _, _ in results[label]]
-        p50 = statistics.median(walls)
-        cpu = statistics.median(c for _, c, _ in results[label])
-        server = statistics.median(s for _, _, s in results[label])
-        print(
-            f"| {label} | {p50:.2f} | {min(walls):.2f} | {cpu:.2f} | {server:.2f} "
-            f"| {target:.1f} | {p50 / ref_wall:.1f} |"
-        )
+        for mode in MODES:
+            samples = results[f"{label}, {mode}"]
+            walls = [w for w, _, _ in samples]
+            p50 = statistics.median(walls)
+            cpu = statistics.median(c for _, c, _ in samples)
+            server = statistics.median(s for _, _, s in samples)
+            print(
+                f"| {label}, {mode} | {p50:.2f} | {min(walls):.2f} | {cpu:.2f} | {server:.2f} "
+                f"| {target:.1f} | {p50 / ref_wall:.1f} |"
+            )
 
 
 if __name__ == "__main__":
