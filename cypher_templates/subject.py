@@ -61,6 +61,11 @@ class PrincipalRecord(BaseModel):
     labels: tuple[str, ...]
     purposes: tuple[str, ...]
 
+    @property
+    def ref(self) -> SubjectRef:
+        """The tenant-qualified name of this principal."""
+        return SubjectRef(tenant=self.tenant, id=self.id)
+
 
 def _check_tenant(value: str) -> str:
     if len(value) > TENANT_MAX or not TENANT_PATTERN.fullmatch(value):

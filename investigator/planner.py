@@ -554,28 +554,19 @@ def competing_cause_steps(
             step_id=CHECK_PREFIX + "changes",
         )
     )
-    for svc in focus:
+    # The focus services over the deployment lookback, then their other upstream services
+    # over the confounder window.
+    deployment_checks = [
+        *((svc, shift(anchor, -DEPLOY_LOOKBACK), "deployments") for svc in focus),
+        *((svc, window_from, "upstream-deployments") for svc in known.upstream if svc not in focus),
+    ]
+    for svc, since, check in deployment_checks:
         steps.append(
             _step(
                 "deployments_in_window",
-                {
-                    "service_id": svc,
-                    "from": _iso(shift(anchor, -DEPLOY_LOOKBACK)),
-                    "to": _iso(anchor),
-                },
+                {"service_id": svc, "from": _iso(since), "to": _iso(anchor)},
                 "deployment_time",
-                step_id=CHECK_PREFIX + "deployments",
-            )
-        )
-    for svc in known.upstream:
-        if svc in focus:
-            continue
-        steps.append(
-            _step(
-                "deployments_in_window",
-                {"service_id": svc, "from": _iso(window_from), "to": _iso(anchor)},
-                "deployment_time",
-                step_id=CHECK_PREFIX + "upstream-deployments",
+                step_id=CHECK_PREFIX + check,
             )
         )
     return steps
@@ -620,32 +611,30 @@ def reference_steps(
     before the reference was known is run again, so the owner "then" is not lost.
     """
     names = {str(i) for i in intents}
+    owners = Intent.OWNERSHIP_AT_TIME.value in names
+    runbooks = Intent.APPLICABLE_RUNBOOK.value in names
+    # Services: owner, then runbook; error codes: runbook only.
+    anchors = [
+        *((svc, "service") for svc in focus),
+        *((code, "error_code") for code in known.error_codes[:MAX_FOCUS_SERVICES]),
+    ]
     steps: list[PlanStep] = []
     for at in references:
         tag = AT_PREFIX + iso_utc(at)
-        for svc in focus:
-            if Intent.OWNERSHIP_AT_TIME.value in names:
-                steps.append(
-                    _step("ownership_over_time", {"service_id": svc}, "ownership", step_id=tag)
-                )
-            if Intent.APPLICABLE_RUNBOOK.value in names:
+        for anchor_id, anchor in anchors:
+            if owners and anchor == "service":
                 steps.append(
                     _step(
-                        "runbooks_for",
-                        {"anchor_id": svc},
-                        "runbook",
-                        options={"anchor": "service"},
-                        step_id=tag,
+                        "ownership_over_time", {"service_id": anchor_id}, "ownership", step_id=tag
                     )
                 )
-        if Intent.APPLICABLE_RUNBOOK.value in names:
-            for code in known.error_codes[:MAX_FOCUS_SERVICES]:
+            if runbooks:
                 steps.append(
                     _step(
                         "runbooks_for",
-                        {"anchor_id": code},
+                        {"anchor_id": anchor_id},
                         "runbook",
-                        options={"anchor": "error_code"},
+                        options={"anchor": anchor},
                         step_id=tag,
                     )
                 )

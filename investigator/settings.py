@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, SecretStr
 
@@ -30,19 +31,30 @@ def config_file_path() -> Path:
     return Path(base) / "investigator" / "config.toml"
 
 
-def read_config_table(name: str) -> dict[str, str]:
-    """The `[name]` table of the config file as strings ({} when there is no file)."""
-    path = config_file_path()
+def read_config_section(name: str, path: Path | None = None) -> dict[str, Any]:
+    """The `[name]` table of the config file as TOML parsed it ({} when there is no file).
+
+    `path` defaults to `config_file_path()`. Nested tables and arrays of tables (such as
+    `[[mcp.tokens]]`) are kept as parsed, for a Pydantic model to validate.
+    """
+    path = config_file_path() if path is None else path
     if not path.is_file():
         return {}
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise BadInput(f"config file {path} cannot be read: {exc.strerror or exc}") from exc
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise BadInput(f"config file {path} is not valid TOML: {exc}") from exc
     section = data.get(name, {})
     if not isinstance(section, dict):
         raise BadInput(f"config file {path}: [{name}] must be a table")
-    return {str(k): str(v) for k, v in section.items()}
+    return section
+
+
+def read_config_table(name: str) -> dict[str, str]:
+    """The `[name]` table of the config file as strings ({} when there is no file)."""
+    return {str(k): str(v) for k, v in read_config_section(name).items()}
 
 
 def _read_config_file() -> dict[str, str]:

@@ -276,6 +276,36 @@ def current_run_span() -> RunSpan:
 
 
 @contextmanager
+def _open_span(
+    tracer: Any,
+    name: str,
+    attributes: dict[str, AttributeValue],
+    optional: dict[str, AttributeValue | None],
+) -> Iterator[Any]:
+    """A current span with `attributes` and each `investigator.<key>` of `optional` given.
+
+    An exception leaves the span with status ERROR and `error.type` (the exception's
+    class), never its message or traceback (they could quote data).
+    """
+    from opentelemetry.trace import SpanKind, StatusCode
+
+    given = {PREFIX + key: value for key, value in optional.items() if value is not None}
+    with tracer.start_as_current_span(
+        name,
+        kind=SpanKind.INTERNAL,
+        attributes={**attributes, **given},
+        record_exception=False,
+        set_status_on_exception=False,
+    ) as span:
+        try:
+            yield span
+        except BaseException as exc:
+            span.set_attribute("error.type", type(exc).__qualname__)
+            span.set_status(StatusCode.ERROR, type(exc).__qualname__)
+            raise
+
+
+@contextmanager
 def run_span(
     command: str,
     *,
@@ -302,27 +332,15 @@ def run_span(
         finally:
             _current_run.reset(token)
         return
-    from opentelemetry.trace import SpanKind, StatusCode
-
-    attributes: dict[str, AttributeValue] = {
-        "gen_ai.operation.name": "invoke_agent",
-        "gen_ai.agent.name": AGENT_NAME,
-        PREFIX + "command": command,
-    }
-    for key, value in (
-        ("tenant", tenant),
-        ("subject_id", subject_id),
-        ("purpose", purpose),
-        ("transport", transport),
-    ):
-        if value is not None:
-            attributes[PREFIX + key] = value
-    with tracer.start_as_current_span(
+    with _open_span(
+        tracer,
         f"invoke_agent {AGENT_NAME}",
-        kind=SpanKind.INTERNAL,
-        attributes=attributes,
-        record_exception=False,
-        set_status_on_exception=False,
+        {
+            "gen_ai.operation.name": "invoke_agent",
+            "gen_ai.agent.name": AGENT_NAME,
+            PREFIX + "command": command,
+        },
+        {"tenant": tenant, "subject_id": subject_id, "purpose": purpose, "transport": transport},
     ) as span:
         handle = RunSpan(span)
         if run_id is not None:
@@ -330,10 +348,6 @@ def run_span(
         token = _current_run.set(handle)
         try:
             yield handle
-        except BaseException as exc:
-            span.set_attribute("error.type", type(exc).__qualname__)
-            span.set_status(StatusCode.ERROR, type(exc).__qualname__)
-            raise
         finally:
             handle._close()
             _current_run.reset(token)
@@ -354,37 +368,25 @@ def tool_span(
     if tracer is None:
         yield _NOOP_TOOL
         return
-    from opentelemetry.trace import SpanKind, StatusCode
-
-    attributes: dict[str, AttributeValue] = {
-        "gen_ai.operation.name": "execute_tool",
-        "gen_ai.tool.name": template_id,
-        "gen_ai.tool.call.id": tool_call_id,
-        "gen_ai.tool.type": TOOL_TYPE,
-        "gen_ai.agent.name": AGENT_NAME,
-        PREFIX + "template.id": template_id,
-    }
-    for key, value in (
-        ("template.version", template_version),
-        ("template.hash", template_hash),
-        ("round", round),
-        ("evidence_type", evidence_type),
-    ):
-        if value is not None:
-            attributes[PREFIX + key] = value
-    with tracer.start_as_current_span(
+    with _open_span(
+        tracer,
         f"execute_tool {template_id}",
-        kind=SpanKind.INTERNAL,
-        attributes=attributes,
-        record_exception=False,
-        set_status_on_exception=False,
+        {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": template_id,
+            "gen_ai.tool.call.id": tool_call_id,
+            "gen_ai.tool.type": TOOL_TYPE,
+            "gen_ai.agent.name": AGENT_NAME,
+            PREFIX + "template.id": template_id,
+        },
+        {
+            "template.version": template_version,
+            "template.hash": template_hash,
+            "round": round,
+            "evidence_type": evidence_type,
+        },
     ) as span:
-        try:
-            yield ToolSpan(span)
-        except BaseException as exc:
-            span.set_attribute("error.type", type(exc).__qualname__)
-            span.set_status(StatusCode.ERROR, type(exc).__qualname__)
-            raise
+        yield ToolSpan(span)
 
 
 __all__ = [

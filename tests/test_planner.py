@@ -89,3 +89,75 @@ def test_deployment_window_is_anchored_on_the_first_error_once_known() -> None:
         if s.template_id == "deployments_in_window"
     ]
     assert step.params["to"] == "2026-07-23T10:02:38+00:00"
+
+
+def test_followup_steps_keep_their_order_and_parameters() -> None:
+    """The lookups repeated at reference times and the competing-cause checks, exactly.
+
+    Plans are hashed and replayed: the same inputs must give the same steps in the same
+    order with the same parameters (key order included).
+    """
+    from investigator.planner import competing_cause_steps, reference_steps
+
+    first = datetime(2026, 7, 23, 10, 2, 38, tzinfo=UTC)
+    known = Known(
+        services=["svc:a", "svc:b"],
+        error_codes=["PAY-1", "PAY-2"],
+        first_seen=first,
+        upstream=["svc:b", "svc:db"],
+    )
+    intents = [Intent.APPLICABLE_RUNBOOK, Intent.DEPLOYMENT_CORRELATION, Intent.OWNERSHIP_AT_TIME]
+    focus = ["svc:a", "svc:b"]
+    steps = [
+        *reference_steps(
+            intents, known, references=[datetime(2026, 7, 23, 9, tzinfo=UTC), first], focus=focus
+        ),
+        *competing_cause_steps(intents, known, as_of=AS_OF, focus=focus),
+    ]
+    shown = [
+        (s.step_id, s.template_id, list(s.params.items()), list(s.options.items())) for s in steps
+    ]
+    at_9 = "at-2026-07-23T09:00:00Z"
+    at_first = "at-2026-07-23T10:02:38Z"
+    service = [("anchor", "service")]
+    code = [("anchor", "error_code")]
+    repeated = [
+        [
+            (at, "ownership_over_time", [("service_id", "svc:a")], []),
+            (at, "runbooks_for", [("anchor_id", "svc:a")], service),
+            (at, "ownership_over_time", [("service_id", "svc:b")], []),
+            (at, "runbooks_for", [("anchor_id", "svc:b")], service),
+            (at, "runbooks_for", [("anchor_id", "PAY-1")], code),
+            (at, "runbooks_for", [("anchor_id", "PAY-2")], code),
+        ]
+        for at in (at_9, at_first)
+    ]
+    upstream = [("rel_type", "DEPENDS_ON"), ("direction", "out"), ("hops", 1)]
+    to = ("to", "2026-07-23T10:02:38+00:00")
+    day_before = ("from", "2026-07-22T10:02:38+00:00")
+    half_hour = ("from", "2026-07-23T09:32:38+00:00")
+    assert shown == [
+        *repeated[0],
+        *repeated[1],
+        ("check-upstream", "dependency_neighbourhood", [("start_id", "svc:a")], upstream),
+        ("check-upstream", "dependency_neighbourhood", [("start_id", "svc:b")], upstream),
+        ("check-changes", "change_events_in_window", [half_hour, to], [("scope", "all")]),
+        (
+            "check-deployments",
+            "deployments_in_window",
+            [("service_id", "svc:a"), day_before, to],
+            [],
+        ),
+        (
+            "check-deployments",
+            "deployments_in_window",
+            [("service_id", "svc:b"), day_before, to],
+            [],
+        ),
+        (
+            "check-upstream-deployments",
+            "deployments_in_window",
+            [("service_id", "svc:db"), half_hour, to],
+            [],
+        ),
+    ]

@@ -504,11 +504,13 @@ def test_a_run_killed_at_any_write_is_incomplete_and_its_chain_verifies(
     import subprocess
     import sys
 
+    from cypher_templates.subject import PrincipalRecord
     from investigator.context_graph import list_runs, verify_chain
     from investigator.context_graph.audit import RunReader
 
     auditor = RunReader(
-        tenant="acme", id="user:auditor", labels=(), purposes=("audit",), purpose="audit"
+        principal=PrincipalRecord(tenant="acme", id="user:auditor", labels=(), purposes=("audit",)),
+        purpose="audit",
     )
     env = dict(os.environ, PYTHONPATH=str(REPO))
     # Killed right after the run started, then after each write of the run (a round of

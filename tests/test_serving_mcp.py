@@ -488,3 +488,56 @@ def test_token_command_and_token_table(invoke, tmp_path: Path) -> None:  # type:
         load_mcp_config(config).token_principals()
     bad = invoke("mcp", "token", "--subject", "user:carol")
     assert bad.code == 2 and bad.err.startswith("error: ") and bad.err.count("\n") == 1
+
+
+def test_mcp_config_is_read_by_the_one_config_reader(tmp_path: Path) -> None:
+    from investigator.serving.config import DEFAULT_PORT, load_mcp_config
+
+    config = tmp_path / "config.toml"
+    assert load_mcp_config(config).port == DEFAULT_PORT  # no file: the defaults
+    config.write_text('[neo4j]\nuri = "bolt://x:7687"\n', encoding="utf-8")
+    assert load_mcp_config(config).tokens == []  # no [mcp] table: the defaults
+    for text, message in (
+        ("[mcp\n", "is not valid TOML"),
+        ('mcp = "on"\n', r"\[mcp\] must be a table"),
+        ("[mcp]\nport = 0\n", r"\[mcp\] port: "),
+        ('[[mcp.tokens]]\nsha256 = "abc"\nsubject = "acme/user:bob"\n', "64 hex digits"),
+    ):
+        config.write_text(text, encoding="utf-8")
+        with pytest.raises(BadInput, match=message):
+            load_mcp_config(config)
+
+
+def test_served_documents_are_the_documents_the_cli_prints(  # type: ignore[no-untyped-def]
+    demo_graph, cli_env, invoke
+) -> None:
+    from cypher_templates.subject import SubjectRef
+    from investigator.serving.backend import RunbookInput, ServingBackend
+
+    bob = ["--subject", "acme/user:bob"]
+    backend = ServingBackend(cli_env, driver=demo_graph)
+    served = json.loads(
+        backend.runbook(
+            SubjectRef(tenant="acme", id="user:bob"),
+            RunbookInput(target="service", value="svc:payment-api", as_of=AS_OF),
+        )
+    )
+    cli = invoke("runbook", "--service", "svc:payment-api", "--as-of", AS_OF, *bob, "--json")
+    assert cli.code == 0, cli
+    printed = json.loads(cli.out)
+    assert list(printed) == list(served)
+    # Two runs: their ids and the moment they were known at differ, nothing else.
+    moving = {"run_id", "known_at"}
+    assert {k: v for k, v in printed.items() if k not in moving} == {
+        k: v for k, v in served.items() if k not in moving
+    }
+
+    run_id = printed["run_id"]
+    ref = SubjectRef(tenant="acme", id="user:bob")
+    for fmt in ("json", "prov-json"):
+        cli = invoke("trace", run_id, "--format", fmt, *bob)
+        assert cli.code == 0, cli
+        assert cli.out == backend.trace(ref, run_id, fmt) + "\n"
+    cli = invoke("replay", run_id, *bob, "--json")
+    assert cli.code == 0, cli
+    assert json.loads(cli.out) == json.loads(backend.replay(ref, run_id))

@@ -208,3 +208,53 @@ def test_prov_json_reads_back_as_the_context_graph(  # type: ignore[no-untyped-d
     for value in _strings(json.loads(result.out)):
         for ev in doc["evidence"]:
             assert len(value) < 24 or value not in ev["content"]
+
+
+def test_a_failing_run_and_tool_call_end_as_errors_without_their_message(
+    spans: InMemorySpanExporter,
+) -> None:
+    from opentelemetry.trace import StatusCode
+
+    secret = "the question text that must not leave"
+    with (
+        pytest.raises(ValueError),
+        telemetry.run_span("investigate", tenant="acme", purpose="audit", run_id="run-1") as run,
+    ):
+        run.gate_decision("admitted", 2)
+        run.gate_decision("acl")
+        with telemetry.tool_span("tc-1", "ownership_over_time", 1, round=2) as tool:
+            tool.set("rows", 3)
+            raise ValueError(secret)
+    by_kind = {s.attributes["gen_ai.operation.name"]: s for s in spans.get_finished_spans()}
+    run_span, tool_span = by_kind["invoke_agent"], by_kind["execute_tool"]
+    assert dict(tool_span.attributes) == {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": "ownership_over_time",
+        "gen_ai.tool.call.id": "tc-1",
+        "gen_ai.tool.type": "datastore",
+        "gen_ai.agent.name": "investigator",
+        "investigator.template.id": "ownership_over_time",
+        "investigator.template.version": 1,
+        "investigator.round": 2,
+        "investigator.rows": 3,
+        "error.type": "ValueError",
+    }
+    assert dict(run_span.attributes) == {
+        "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.agent.name": "investigator",
+        "investigator.command": "investigate",
+        "investigator.tenant": "acme",
+        "investigator.purpose": "audit",
+        "gen_ai.conversation.id": "run-1",
+        "investigator.run_id": "run-1",
+        "investigator.gate.admitted": 2,
+        "investigator.gate.rejected": 1,
+        "investigator.gate.rejected.acl": 1,
+        "error.type": "ValueError",
+    }
+    for span in (run_span, tool_span):
+        assert span.status.status_code is StatusCode.ERROR
+        assert span.status.description == "ValueError"
+        assert not span.events  # no recorded exception: its message could quote data
+    assert tool_span.parent is not None and tool_span.parent.span_id == run_span.context.span_id
+    assert telemetry.current_run_span().recording is False  # the run's handle is gone

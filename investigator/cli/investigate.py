@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 
 import click
@@ -21,6 +20,7 @@ from investigator.investigation import (
     InvestigationResult,
     investigate,
 )
+from investigator.json_documents import investigation_json
 from investigator.planner import DEFAULT_MAX_ROUNDS
 from investigator.settings import resolve_connection
 
@@ -212,8 +212,7 @@ def investigate_command(
     finally:
         driver.close()
     if json_out:
-        payload = result.model_dump(mode="json", exclude={"timings"})
-        click.echo(json.dumps(payload, ensure_ascii=False, sort_keys=False))
+        click.echo(investigation_json(result))
     else:
         click.echo(render_report(result, request.subject_id))
 

@@ -21,6 +21,7 @@ from investigator.connection import open_driver
 from investigator.context_graph.audit import ContentFilter, check_run_readable
 from investigator.context_graph.lineage import load_lineage, validate_run_id
 from investigator.context_graph.recorder import ctx_database_from_env
+from investigator.json_documents import readable_replay_report, replay_json
 from investigator.replay import ReplayReport, replay_run
 from investigator.settings import resolve_connection
 
@@ -96,9 +97,8 @@ def replay_command(
         )
     finally:
         driver.close()
-    # Drift details can quote recorded text: re-filtered by the reader's grants of now.
-    report = ReplayReport.model_validate(content.scrub(report.model_dump(mode="json")))
-    click.echo(report.model_dump_json() if json_out else _render_text(report))
+    report = readable_replay_report(report, content)
+    click.echo(replay_json(report) if json_out else _render_text(report))
     if not report.verified:
         sys.stderr.write(f"error: replay not verified: {_first_difference(report)}\n")
         raise click.exceptions.Exit(NOT_VERIFIED_EXIT)

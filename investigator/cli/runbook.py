@@ -13,6 +13,7 @@ from investigator.cli.times import parse_zoned_time
 from investigator.connection import open_driver
 from investigator.context_graph.recorder import RunRecorder, ctx_database_from_env
 from investigator.errors import BadInput
+from investigator.json_documents import runbook_json
 from investigator.runbook_lookup import (
     LookupTarget,
     RunbookAnswer,
@@ -160,7 +161,7 @@ def runbook_command(
     finally:
         driver.close()
     if json_out:
-        click.echo(answer.model_dump_json())
+        click.echo(runbook_json(answer))
     else:
         click.echo(render_card(answer, subject_id))
 

@@ -14,13 +14,9 @@ from investigator.connection import open_driver
 from investigator.context_graph.audit import ContentFilter, check_run_readable, filtered_lineage
 from investigator.context_graph.lineage import load_lineage, validate_run_id
 from investigator.context_graph.recorder import ctx_database_from_env
-from investigator.context_graph.trace import (
-    TRACE_FORMATS,
-    render_mermaid,
-    render_tree,
-    trace_document,
-)
+from investigator.context_graph.trace import TRACE_FORMATS, render_mermaid, render_tree
 from investigator.errors import BadInput
+from investigator.json_documents import TRACE_JSON_FORMATS, trace_json
 from investigator.settings import resolve_connection
 
 
@@ -65,14 +61,10 @@ def trace_command(
         shown = filtered_lineage(lineage, ContentFilter(driver, reader, lineage, settings.database))
     finally:
         driver.close()
-    if fmt == "json":
-        click.echo(trace_document(lineage, shown).model_dump_json())
+    if fmt in TRACE_JSON_FORMATS:
+        click.echo(trace_json(lineage, shown, fmt))
     elif fmt == "mermaid":
         click.echo(render_mermaid(shown))
-    elif fmt == "prov-json":
-        from investigator.context_graph.prov import prov_json
-
-        click.echo(prov_json(shown))
     else:
         click.echo(render_tree(lineage, shown))
 

@@ -97,13 +97,12 @@ def verify_command(
         reader = load_run_reader(driver, settings.database, ref, purpose)
         with driver.session(database=ctx_database) as session:
             if run_id is None:
+                tenant = reader.principal.tenant
                 if not reader.audits:
                     raise NotAuthorized(
-                        f"verifying tenant {reader.tenant}'s ledger needs --purpose {AUDIT_PURPOSE}"
+                        f"verifying tenant {tenant}'s ledger needs --purpose {AUDIT_PURPOSE}"
                     )
-                report = session.execute_read(
-                    lambda tx: verify_tenant_in_tx(tx, reader.tenant, key)
-                )
+                report = session.execute_read(lambda tx: verify_tenant_in_tx(tx, tenant, key))
             else:
                 rid = run_id
                 owner = session.execute_read(lambda tx: run_owner_in_tx(tx, rid))
@@ -111,7 +110,7 @@ def verify_command(
                     raise BadInput(f"unknown run {rid}")
                 check_run_readable(reader, rid, owner)
                 report = session.execute_read(
-                    lambda tx: verify_run_in_tx(tx, rid, reader.tenant, key)
+                    lambda tx: verify_run_in_tx(tx, rid, reader.principal.tenant, key)
                 )
     finally:
         driver.close()

@@ -17,7 +17,7 @@ from typing import Any
 import neo4j
 from pydantic import BaseModel, ConfigDict
 
-from cypher_templates.subject import SubjectRef, read_principal
+from cypher_templates.subject import PrincipalRecord, SubjectRef, read_principal
 from investigator.context_graph.models import CtxKind, RunLineage
 from investigator.errors import NotAuthorized
 
@@ -50,20 +50,15 @@ _ELEMENT_RECORDS = (
 
 
 class RunReader(BaseModel):
-    """A subject reading runs: its grants of now and the purpose it reads under (if any)."""
+    """A subject reading runs: its grants of now and the purpose it reads under (if any).
+
+    Not a `Subject`: a reader may give no purpose (content is then read under the run's).
+    """
 
     model_config = ConfigDict(frozen=True)
 
-    tenant: str
-    id: str
-    labels: tuple[str, ...]
-    purposes: tuple[str, ...]
+    principal: PrincipalRecord
     purpose: str | None = None
-
-    @property
-    def ref(self) -> SubjectRef:
-        """The reader's tenant-qualified name."""
-        return SubjectRef(tenant=self.tenant, id=self.id)
 
     @property
     def audits(self) -> bool:
@@ -76,24 +71,19 @@ def load_reader(executor: Any, ref: SubjectRef, purpose: str | None) -> RunReade
     record = read_principal(executor, ref)
     if purpose is not None and purpose not in record.purposes:
         raise NotAuthorized(f"subject {ref} is not allowed purpose {purpose!r}")
-    return RunReader(
-        tenant=record.tenant,
-        id=record.id,
-        labels=record.labels,
-        purposes=record.purposes,
-        purpose=purpose,
-    )
+    return RunReader(principal=record, purpose=purpose)
 
 
 def check_run_readable(reader: RunReader, run_id: str, run: dict[str, Any] | None) -> None:
     """NotAuthorized (exit 3) unless `reader` may read run `run_id` (its properties `run`)."""
     tenant = run.get("tenant") if run else None
     subject_id = run.get("subject_id") if run else None
-    if tenant != reader.tenant:
-        raise NotAuthorized(f"run {run_id} is not readable by {reader.ref}")
-    if subject_id != reader.id and not reader.audits:
+    who = reader.principal
+    if tenant != who.tenant:
+        raise NotAuthorized(f"run {run_id} is not readable by {who.ref}")
+    if subject_id != who.id and not reader.audits:
         raise NotAuthorized(
-            f"run {run_id} is another subject's run: {reader.ref} reads it only with "
+            f"run {run_id} is another subject's run: {who.ref} reads it only with "
             f"--purpose {AUDIT_PURPOSE}"
         )
 
@@ -182,16 +172,16 @@ class ContentFilter:
         return out
 
     def _allows(self, acl: Iterable[str], purposes: Iterable[str] | None) -> bool:
-        labels = set(self.reader.labels)
+        labels = set(self.reader.principal.labels)
         if not set(acl) <= labels:
             return False
         return purposes is None or self.purpose in set(purposes)
 
     def _reason(self, ev: dict[str, Any], records: list[_ElementRecord]) -> str | None:
         """Why `ev` is withheld from the reader now, or None when it may be shown."""
-        if self.run_tenant != self.reader.tenant:
+        if self.run_tenant != self.reader.principal.tenant:
             return "tenant"
-        if self.purpose is None or self.purpose not in self.reader.purposes:
+        if self.purpose is None or self.purpose not in self.reader.principal.purposes:
             return "purpose"
         recorded_purposes = ev.get("purposes")
         if not self._allows(
@@ -211,7 +201,7 @@ class ContentFilter:
             if record.status != "active":
                 return "retracted"
         needs_pii = any(r.has_redacted for r in same + current)
-        if needs_pii and not ev.get("redacted") and "pii" not in self.reader.labels:
+        if needs_pii and not ev.get("redacted") and "pii" not in self.reader.principal.labels:
             return "pii"
         return None
 

@@ -38,8 +38,8 @@ def list_runs(
         raise BadInput(f"--limit must be between 1 and {MAX_LIMIT}, got {limit}")
     records, _, _ = driver.execute_query(
         _RECENT_RUNS,
-        tenant=reader.tenant,
-        subject_id=reader.id,
+        tenant=reader.principal.tenant,
+        subject_id=reader.principal.id,
         all=reader.audits,
         limit=limit,
         database_=database,

@@ -17,13 +17,13 @@ Only the token's hash is stored, so the config file does not hold a usable secre
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from cypher_templates.subject import SubjectRef
 from investigator.errors import BadInput
+from investigator.settings import read_config_section
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
@@ -73,15 +73,7 @@ class McpConfig(BaseModel):
 
 def load_mcp_config(path: Path) -> McpConfig:
     """The `[mcp]` table of `path` (defaults when the file or the table is absent)."""
-    if not path.is_file():
-        return McpConfig()
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:
-        raise BadInput(f"config file {path} is not valid TOML: {exc}") from exc
-    section = data.get("mcp", {})
-    if not isinstance(section, dict):
-        raise BadInput(f"config file {path}: [mcp] must be a table")
+    section = read_config_section("mcp", path)
     try:
         return McpConfig.model_validate(section)
     except ValidationError as exc:
