@@ -56,6 +56,14 @@ _PRINCIPAL_QUERY = (
 )
 _PRINCIPAL_TIMEOUT_S = 5.0
 
+# Bounded fulltext candidates (issue 12): a template reading `$candidate_limit` gets Lucene's
+# best hits only, first this many per wanted row (at least the minimum), then growing tenfold
+# until the rows provably equal those of every hit; past the maximum, every hit (null).
+_FIRST_CANDIDATES_PER_ROW = 20
+_MIN_FIRST_CANDIDATES = 200
+_CANDIDATE_GROWTH = 10
+_MAX_BOUNDED_CANDIDATES = 200_000
+
 
 def _native(value: Any) -> Any:
     """Neo4j temporal values -> Python (aware datetimes); containers recursively."""
@@ -169,6 +177,40 @@ def _parse_row(record: neo4j.Record, shape: type[RowContext]) -> TemplateRow:
     )
 
 
+def first_candidate_limit(limit: int) -> int:
+    """How many fulltext hits the first round asks Lucene for, for `limit` wanted rows."""
+    return max(_MIN_FIRST_CANDIDATES, _FIRST_CANDIDATES_PER_ROW * limit)
+
+
+def candidates_suffice(
+    records: list[neo4j.Record], wanted: int, candidate_limit: int | None
+) -> bool:
+    """True when rows read from Lucene's best `candidate_limit` hits are the rows of all hits.
+
+    Every row carries `candidates` (hits handed over) and `floor` (the lowest of their
+    scores). Hits left out score at most `floor`, so they can change nothing when Lucene had
+    no more, or when `wanted` rows came back all scoring above `floor` (a row tied at the
+    floor could lose to a left-out hit with a smaller id). No row: nothing proves it.
+    """
+    if candidate_limit is None:
+        return True
+    if not records:
+        return False
+    if int(records[0]["candidates"]) < candidate_limit:
+        return True
+    floor = float(records[0]["floor"])
+    return len(records) >= wanted and min(float(r["score"]) for r in records) > floor
+
+
+def next_candidate_limit(records: list[neo4j.Record], candidate_limit: int) -> int | None:
+    """The next round's candidates: tenfold, or every hit when no row was visible or past
+    the maximum (a round with no row says nothing about how many more it would take)."""
+    grown = candidate_limit * _CANDIDATE_GROWTH
+    if not records or grown > _MAX_BOUNDED_CANDIDATES:
+        return None
+    return grown
+
+
 class TemplateExecutor:
     """Runs compiled templates for a subject, read-only, bounded and typed."""
 
@@ -180,7 +222,7 @@ class TemplateExecutor:
         proofs: ReadOnlyProofs | None = None,
     ) -> None:
         self.driver = driver
-        self.registry = registry or TemplateRegistry.load()
+        self.registry = registry or TemplateRegistry.packaged()
         self.database = database
         self.proofs = proofs if proofs is not None else ReadOnlyProofs.default()
         self._server: str | None = None
@@ -262,14 +304,16 @@ class TemplateExecutor:
         records: list[neo4j.Record] = []
         fetch = compiled.limit * 4 + 4
         try:
-            try:
-                records = self._read(compiled.text, parameters, compiled.timeout_s, fetch)
-            except QueryTimedOut:
-                # The timeout may have gone on planning, not on the data (a cold plan cache,
-                # a replan after the statistics moved, a busy machine). EXPLAIN plans untimed
-                # and executes nothing; the one retry then runs the cached plan, timed again.
-                self.explain(compiled, parameters)
-                records = self._read(compiled.text, parameters, compiled.timeout_s, fetch)
+            records = self._read_template(compiled, parameters, fetch)
+            while not candidates_suffice(
+                records, parameters["limit"], parameters.get("candidate_limit")
+            ):
+                # Too few candidates to be sure: ask again with more (same text, same proof).
+                parameters = {
+                    **parameters,
+                    "candidate_limit": next_candidate_limit(records, parameters["candidate_limit"]),
+                }
+                records = self._read_template(compiled, parameters, fetch)
         except (InvestigatorError, Neo4jError) as exc:
             if raise_on_error:
                 raise
@@ -295,6 +339,18 @@ class TemplateExecutor:
             error=error,
         )
 
+    def _read_template(
+        self, compiled: CompiledQuery, parameters: dict[str, Any], fetch: int
+    ) -> list[neo4j.Record]:
+        try:
+            return self._read(compiled.text, parameters, compiled.timeout_s, fetch)
+        except QueryTimedOut:
+            # The timeout may have gone on planning, not on the data (a cold plan cache,
+            # a replan after the statistics moved, a busy machine). EXPLAIN plans untimed
+            # and executes nothing; the one retry then runs the cached plan, timed again.
+            self.explain(compiled, parameters)
+            return self._read(compiled.text, parameters, compiled.timeout_s, fetch)
+
     @staticmethod
     def cypher_parameters(
         compiled: CompiledQuery, subject: Subject, known_at: datetime
@@ -312,6 +368,9 @@ class TemplateExecutor:
         if "$fulltext_index" in compiled.text:
             # The subject's tenant's own index: ranking that no other tenant can move.
             parameters["fulltext_index"] = tenant_fulltext_index(subject.tenant)
+        if "$candidate_limit" in compiled.text:
+            # Lucene's best hits only; `run` asks again with more when they may not suffice.
+            parameters["candidate_limit"] = first_candidate_limit(parameters["limit"])
         return parameters
 
     def read_principals(

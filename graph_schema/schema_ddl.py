@@ -125,6 +125,14 @@ def schema_items() -> list[SchemaItem]:
             "kg_deployment_tenant_service", NodeLabel.DEPLOYMENT.value, ("tenant", "service")
         ),
         _node_range("kg_change_event_tenant", NodeLabel.CHANGE_EVENT.value, ("tenant",)),
+        # change_events_in_window(scope=all): a range seek of the window within the tenant,
+        # on `at`, and on `valid_from` for the events that have no `at`.
+        _node_range("kg_change_event_tenant_at", NodeLabel.CHANGE_EVENT.value, ("tenant", "at")),
+        _node_range(
+            "kg_change_event_tenant_valid_from",
+            NodeLabel.CHANGE_EVENT.value,
+            ("tenant", "valid_from"),
+        ),
         _node_range("kg_document_kind", NodeLabel.DOCUMENT.value, ("kind",)),
         _node_range("kg_principal", NodeLabel.PRINCIPAL.value, ("tenant", "id")),
     ]
