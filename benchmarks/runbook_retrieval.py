@@ -7,6 +7,7 @@ Every query goes through `RunbookLookup`, the code `investigator runbook` runs.
 Usage (against the server NEO4J_* or the local server points at; applies the schema and
 ingests the corpus into tenant `openshift`, idempotently):
     .venv/bin/python benchmarks/runbook_retrieval.py [--misses] [--kind summary]
+        [--corpus DIR --tenant T]   (e.g. the unseen folders: build_openshift_unseen_corpus.py)
 
 Prints a Markdown table for docs/runbooks.md. A measurement tool, not a test (the CI gate is
 tests/test_runbook_retrieval.py).
@@ -18,11 +19,14 @@ import argparse
 import logging
 import sys
 import time
+from pathlib import Path
 
 from graph_schema.schema_ddl import apply_schema
 from investigator.connection import open_driver
 from investigator.runbook_lookup import RunbookLookup
 from investigator.runbook_retrieval import (
+    CORPUS_DIR,
+    CORPUS_TENANT,
     QueryKind,
     QueryOutcome,
     evaluate,
@@ -41,16 +45,23 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--misses", action="store_true", help="print every wrong answer")
     parser.add_argument("--kind", choices=[k.value for k in QueryKind], action="append")
+    parser.add_argument(
+        "--corpus",
+        type=Path,
+        default=CORPUS_DIR,
+        help="a corpus directory (default: the fixture; see build_openshift_unseen_corpus.py)",
+    )
+    parser.add_argument("--tenant", default=CORPUS_TENANT, help="the tenant to ingest it into")
     args = parser.parse_args()
     logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
-    queries = load_corpus()
+    queries = load_corpus(args.corpus)
     if args.kind:
         queries = [q for q in queries if q.kind.value in args.kind]
     settings = resolve_connection()
     with open_driver(settings) as driver:
         apply_schema(driver)
         began = time.monotonic()
-        ingest_corpus(driver)
+        ingest_corpus(driver, args.corpus, args.tenant)
         print(f"corpus ingested in {time.monotonic() - began:.1f} s", file=sys.stderr)
         lookup = RunbookLookup(driver)
 
@@ -65,7 +76,7 @@ def main() -> None:
                 )
 
         began = time.monotonic()
-        outcomes = evaluate(lookup, queries, progress=report)
+        outcomes = evaluate(lookup, queries, args.tenant, progress=report)
         elapsed = time.monotonic() - began
     print("| asked by | queries (with runbook / without) | top-1 | top-3 | abstention |")
     print("| --- | --- | --- | --- | --- |")

@@ -29,7 +29,13 @@ from graph_schema.importers.common import ImportOptions
 from graph_schema.importers.dispatch import import_source
 from graph_schema.writer import ingest_bundle
 from investigator.errors import Neo4jUnavailable
-from investigator.runbook_lookup import LookupTarget, RunbookAnswer, RunbookLookup, RunbookQuery
+from investigator.runbook_lookup import (
+    MAX_TARGET_LENGTH,
+    LookupTarget,
+    RunbookAnswer,
+    RunbookLookup,
+    RunbookQuery,
+)
 
 CORPUS_DIR = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "openshift-runbooks"
 CORPUS_TENANT = "openshift"
@@ -100,7 +106,8 @@ def ingest_corpus(
     driver: neo4j.Driver, corpus_dir: Path = CORPUS_DIR, tenant: str = CORPUS_TENANT
 ) -> None:
     """Ingest the corpus into `tenant`: a reader principal, the runbooks, then the rules
-    (whose `runbook_url` links to the runbooks already there). Idempotent."""
+    (whose `runbook_url` links to the runbooks already there; a corpus without `rules/` has
+    none). Idempotent."""
     catalog = Bundle.model_validate(
         {
             "tenant": tenant,
@@ -127,6 +134,8 @@ def ingest_corpus(
         ("markdown-runbooks", corpus_dir / "alerts"),
         ("prometheus-rules", corpus_dir / "rules"),
     ):
+        if not path.exists():
+            continue  # a corpus of runbooks only (benchmarks/build_openshift_unseen_corpus.py)
         result = import_source(fmt, path, options, driver)
         if result.problems:
             raise ValueError(f"{path}: {result.problems[0]}")
@@ -147,12 +156,19 @@ def _runbook_name(element_id: str | None) -> str | None:
     return element_id.split("@", 1)[0] if element_id else None
 
 
+def _clip(text: str) -> str:
+    # The lookup takes at most MAX_TARGET_LENGTH characters: cut at a word, as a person would.
+    if len(text) <= MAX_TARGET_LENGTH:
+        return text
+    return text[: MAX_TARGET_LENGTH + 1].rsplit(" ", 1)[0]
+
+
 def ask(lookup: RunbookLookup, query: CorpusQuery, tenant: str = CORPUS_TENANT) -> QueryOutcome:
     """Ask one query through the product's lookup."""
     target = LookupTarget.ALERT if query.kind is QueryKind.ALERT_NAME else LookupTarget.TEXT
     request = RunbookQuery(
         target=target,
-        value=query.text[:200],
+        value=_clip(query.text),
         subject_id=f"{tenant}/{CORPUS_SUBJECT}",
         as_of=_AS_OF,
     )

@@ -1,29 +1,48 @@
 """Free text -> the runbook it is about, or "nothing fits" (issue 15).
 
-An on-call engineer types the alert's summary or what they see ("Storage quorum is lost").
-The text becomes a fulltext query of its informative words only (English and alert
-boilerplate stop words, numbers and template noise dropped), which brings back a generous
-set of candidates from the tenant's own index with the visibility predicate applied in
-Cypher. The candidates are then re-ranked here, with nothing but what they return:
+An on-call engineer types the alert's summary, a sentence of the runbook, or what they see
+("card payments failing, how do we recover payments"). The text becomes a fulltext query of
+its informative words only (English and alert boilerplate stop words, numbers and template
+noise dropped), which brings back a generous set of candidates from the tenant's own index
+with the visibility predicate applied in Cypher. The candidates are then re-ranked here, with
+nothing but what they return. Words are compared by a light stem (recover, recovery,
+recovering and recovered meet; so do restart/restarts/restarting and fail/failing/failure):
 
 - the fulltext score, normalised by the best one;
 - how much of the query the runbook's *name and title* cover: `CephMonQuorumLost` is split
   into `ceph mon quorum lost`, which the Lucene analyzer cannot do, so a runbook named after
   the alert wins over its siblings that only mention the words;
-- how much of the query its whole text covers.
+- how much of the query its whole text covers;
+- how many of the query's word pairs (adjacent informative words) its text has in the same
+  order: a sentence taken from a runbook finds that runbook, not a sibling that has the same
+  words apart ("The number of monitors in the storage cluster are not enough" is
+  CephMonQuorumLost's, not CephMonLowNumber's);
+- the share of the name's own words the query has;
+- numbers of the query its text has (70 vs 90 between sibling thresholds), a small nudge.
 
 The tenant's alert rules are searched with the same words too: an engineer often pastes the
 alert's summary, and an alert whose own text (summary, description, annotations) covers the
 query points at the runbook that applies to it, which then ranks first and fits.
 
-Coverage weighs each query word by its rarity among the candidates (an IDF over what the
-subject can see of its own tenant, so no other tenant's data moves it). When the best
-candidate covers less than `FIT_THRESHOLD` of the query, nothing fits and the lookup says so
-instead of naming a runbook that merely shares a few common words.
+Shares of the query weigh each word by its rarity among the candidates (`_rarity`: an IDF
+counted as if there were at least `CANDIDATES` of them, so three candidates that all have a
+word do not make it common). Whether the best candidate *fits* (else the lookup abstains: "no
+runbook fits") is decided on those shares, in one of three ways (`RankedRunbook.fits_by`):
+
+- `text`: its text has nearly all of the query (`QUOTE_FIT`) and, unless the query is a few
+  keywords (`KEYWORDS`), half of its word pairs (`QUOTE_PAIRS`): a sentence quoted or
+  closely paraphrased from the runbook;
+- `alert`: an alert rule that applies to it has `ALERT_MATCH` of the query in its own text;
+- `name`: the query names it (`NAME_FIT` of its name's or title's words are in the query, at
+  least two) and its text has at least `FIT_THRESHOLD` of the query.
+
+Anything else, e.g. a query that shares many general words ("node", "storage", "class") with
+a runbook but neither quotes it, pastes its alert, nor names it, abstains.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 
@@ -37,7 +56,14 @@ MAX_TERMS = 32
 TITLE_WEIGHT = 1.0
 TEXT_WEIGHT = 1.0
 TITLE_PRECISION_WEIGHT = 0.5
-FIT_THRESHOLD = 0.5
+PHRASE_WEIGHT = 1.0
+NUMBER_WEIGHT = 0.25
+# Fit rules (see the module docstring): shares of the query's distinct word stems.
+FIT_THRESHOLD = 0.5  # the least share of the query a runbook named by it must cover
+QUOTE_FIT = 0.9
+QUOTE_PAIRS = 0.5
+KEYWORDS = 3  # a query of at most this many words is keywords, not a sentence: no pairs needed
+NAME_FIT = 0.6
 ALERT_CANDIDATES = 10
 # An alert rule whose own text (name, summary, description, annotations) covers this share of
 # the query is taken to be the alert the user pasted: the runbooks applying to it get
@@ -60,17 +86,45 @@ _STOP_WORDS_TEXT = """
     alert alerts fire fires fired firing trigger triggers triggered triggering
 """
 STOP_WORDS = frozenset(_STOP_WORDS_TEXT.split())
+# Words a runbook's title adds to its name without naming anything ("Payment recovery
+# runbook v3"): left out when asking whether the query names the runbook.
+_TITLE_FILLER = frozenset({"runbook", "runbooks", "playbook", "procedure", "alert"})
 _TEMPLATE = re.compile(r"\{\{.*?\}\}", re.DOTALL)
 _WORD = re.compile(r"[a-z0-9]+")
+_NUMBER = re.compile(r"[0-9]+")
 _IDENTIFIER_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_PLURAL_ES = ("sses", "xes", "ches", "shes", "zes")
+# Derivational endings, longest first: utilization/utilize, failure/fail, recovery/recover.
+_DERIVED = (("ation", ""), ("ion", ""), ("ure", ""), ("ery", "er"), ("ly", ""))
 
 
 def _stem(word: str) -> str:
-    # Light suffix stripping, enough for "mirrored"/"mirroring"/"mirrors" to meet.
-    for suffix in ("ing", "ed", "es", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
+    """A light, fixed suffix stripper: enough for recover/recovery/recovering/recovered,
+    restart/restarts/restarting, fail/failing/failure and mirrored/mirroring/mirrors to meet.
+    Not a full stemmer: it only has to be the same on both sides of a comparison."""
+    w = word
+    if len(w) <= 3 or w.isdigit():
+        return w
+    if w.endswith("ies") and len(w) > 4:
+        w = w[:-3] + "y"
+    elif w.endswith(_PLURAL_ES):
+        w = w[:-2]
+    elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+    for suffix in ("ing", "ed"):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            w = w[: -len(suffix)]
+            # stopped -> stop, running -> run (but pulling, missing keep their ll/ss)
+            if len(w) >= 4 and w[-1] == w[-2] and w[-1] not in "lsz":
+                w = w[:-1]
+            break
+    for suffix, replacement in _DERIVED:
+        if w.endswith(suffix) and len(w) - len(suffix) >= 4:
+            w = w[: -len(suffix)] + replacement
+            break
+    if w.endswith("e") and len(w) >= 4:
+        w = w[:-1]
+    return w
 
 
 def _words(text: str) -> list[str]:
@@ -83,15 +137,30 @@ def identifier_words(name: str) -> list[str]:
     return [part.lower() for part in _IDENTIFIER_PART.findall(name)]
 
 
+def _informative(word: str) -> bool:
+    return word not in STOP_WORDS and len(word) >= 2 and not any(ch.isdigit() for ch in word)
+
+
 def search_terms(text: str) -> list[str]:
     """The informative words of `text`, in order, each once: what the fulltext query asks."""
     terms: list[str] = []
     for word in _words(_TEMPLATE.sub(" ", text)):
-        if word in STOP_WORDS or len(word) < 2 or any(ch.isdigit() for ch in word):
-            continue
-        if word not in terms:
+        if _informative(word) and word not in terms:
             terms.append(word)
     return terms[:MAX_TERMS]
+
+
+def _stem_sequence(words: list[str]) -> list[str]:
+    """The stems of the informative words, in order (for word pairs)."""
+    return [_stem(w) for w in words if _informative(w)]
+
+
+def _pairs(sequence: list[str]) -> set[tuple[str, str]]:
+    return set(itertools.pairwise(sequence))
+
+
+def _numbers(text: str) -> set[str]:
+    return set(_NUMBER.findall(text))
 
 
 class RankedRunbook(BaseModel):
@@ -102,9 +171,12 @@ class RankedRunbook(BaseModel):
     id: str
     title: str | None
     score: float
-    fit: float  # the share of the query (rarity-weighted) its name, title and text cover
+    fit: float  # the share of the query's word stems its name, title and text cover
     fulltext_score: float | None
     matched_alert: str | None = None  # the alert rule whose text the query matched
+    # How it fits the query: "text" (quoted), "alert" (its alert pasted), "name" (named by
+    # the query), or None: it does not fit.
+    fits_by: str | None = None
 
 
 class TextRanking(BaseModel):
@@ -112,12 +184,11 @@ class TextRanking(BaseModel):
 
     terms: list[str]
     ranked: list[RankedRunbook]
-    threshold: float = FIT_THRESHOLD
 
     @property
     def best(self) -> RankedRunbook | None:
         """The top candidate if it fits the query, else None (abstain)."""
-        if self.ranked and self.ranked[0].fit >= self.threshold:
+        if self.ranked and self.ranked[0].fits_by is not None:
             return self.ranked[0]
         return None
 
@@ -130,7 +201,7 @@ class TextRanking(BaseModel):
         top = self.ranked[0]
         return (
             f"no runbook fits: the closest, {top.id}, covers {top.fit:.0%} of the query "
-            f"(at least {self.threshold:.0%} needed)"
+            "but neither quotes it, nor is named by it, nor has an alert whose text matches it"
         )
 
 
@@ -139,56 +210,125 @@ def _fulltext_score(hit: Evidence) -> float | None:
     return next(iter(hit.scores.values()), None)
 
 
+def _name(hit: Evidence) -> str:
+    return hit.element_id.split(":", 1)[-1].split("@", 1)[0]
+
+
+def _title_words(hit: Evidence) -> set[str]:
+    """The stems of a runbook's name and title, identifiers split (`CephMonQuorumLost`)."""
+    words = identifier_words(_name(hit)) + _words(hit.title or "")
+    words += [w for token in (hit.title or "").split() for w in identifier_words(token)]
+    return {_stem(w) for w in words}
+
+
+def _runbook_words(hit: Evidence) -> set[str]:
+    return {_stem(w) for w in _words(hit.content or "")} | _title_words(hit)
+
+
+def _rarity(stems: list[str], documents: list[set[str]]) -> dict[str, float]:
+    """Each query stem's weight: its inverse document frequency among the candidates, as if
+    there were at least `CANDIDATES` of them (a word in every one of three candidates is not
+    common, just found), so rare words count more and few candidates move nothing."""
+    count = max(len(documents), CANDIDATES)
+    weight = {}
+    for stem in stems:
+        df = sum(1 for words in documents if stem in words)
+        weight[stem] = math.log(1 + (count - df + 0.5) / (df + 0.5))
+    return weight
+
+
+def _fits_by(
+    text_fit: float,
+    pair_fit: float,
+    keywords: bool,
+    name_fit: float,
+    name_size: int,
+    alert_fit: float,
+) -> str | None:
+    if alert_fit >= ALERT_MATCH:
+        return "alert"
+    if text_fit >= QUOTE_FIT and (keywords or pair_fit >= QUOTE_PAIRS):
+        return "text"
+    if name_size >= 2 and name_fit >= NAME_FIT and text_fit >= FIT_THRESHOLD:
+        return "name"
+    return None
+
+
 def rank_runbooks(
     terms: list[str],
     hits: list[Evidence],
     alert_links: dict[str, tuple[float, str]] | None = None,
+    text: str | None = None,
 ) -> TextRanking:
     """Re-rank fulltext hits for the query `terms` (see the module docstring).
 
     `alert_links` maps a runbook id to (how well an alert it applies to matched the query,
-    that alert's id)."""
+    that alert's id). `text` is the query as typed (for word pairs and numbers); without it,
+    the terms in their order stand for it."""
     alert_links = alert_links or {}
     stems = list(dict.fromkeys(_stem(t) for t in terms))
     if not stems or not hits:
         return TextRanking(terms=terms, ranked=[])
+    query_text = _TEMPLATE.sub(" ", text) if text is not None else " ".join(terms)
+    query_pairs = _pairs(_stem_sequence(_words(query_text)))
+    query_numbers = _numbers(query_text)
     features = []
     for hit in hits:
-        name = hit.element_id.split(":", 1)[-1].split("@", 1)[0]
-        title_words = identifier_words(name) + _words(hit.title or "")
-        title_words += [w for token in (hit.title or "").split() for w in identifier_words(token)]
-        in_title = {_stem(w) for w in title_words}
-        in_text = {_stem(w) for w in _words(hit.content or "")} | in_title
+        name = _name(hit)
+        in_title = _title_words(hit)
+        body = _words(hit.content or "")
+        in_text = {_stem(w) for w in body} | in_title
         # The name's own words, for precision: CephClusterCriticallyFull has a word that
         # "cluster is nearing full" lacks, CephClusterNearFull does not.
-        name_words = {_stem(w) for w in identifier_words(name)}
-        features.append((hit, in_title, in_text, name_words))
-    count = len(features)
-    weight = {}
-    for stem in stems:
-        df = sum(1 for _, _, in_text, _ in features if stem in in_text)
-        weight[stem] = math.log(1 + (count - df + 0.5) / (df + 0.5))
+        name_words = {_stem(w) for w in identifier_words(name) if _informative(w)}
+        title_only = {
+            _stem(w)
+            for token in (hit.title or "").split()
+            for w in identifier_words(token)
+            if _informative(w.lower()) and w.lower() not in _TITLE_FILLER
+        }
+        pairs = _pairs(_stem_sequence(_words(hit.title or "") + body))
+        numbers = _numbers(hit.content or "")
+        features.append((hit, in_title, in_text, name_words, title_only, pairs, numbers))
+    weight = _rarity(stems, [f[2] for f in features])
     total = sum(weight.values())
     best_score = max((_fulltext_score(hit) or 0.0) for hit in hits) or 1.0
     ranked = []
     query = set(stems)
-    for hit, in_title, in_text, name_words in features:
+    # A runbook's name typed as one word ("CephClusterNearFull is firing") names it too.
+    named = query | {
+        _stem(part) for token in query_text.split() for part in identifier_words(token)
+    }
+    for hit, in_title, in_text, name_words, title_only, pairs, numbers in features:
         fulltext = _fulltext_score(hit)
         title_cover = sum(weight[s] for s in stems if s in in_title) / total
         text_cover = sum(weight[s] for s in stems if s in in_text) / total
         precision = len(name_words & query) / len(name_words) if name_words else 0.0
+        pair_fit = len(query_pairs & pairs) / len(query_pairs) if query_pairs else 0.0
+        number_fit = len(query_numbers & numbers) / len(query_numbers) if query_numbers else 0.0
         score = (fulltext or 0.0) / best_score + TITLE_WEIGHT * title_cover
         score += TEXT_WEIGHT * text_cover + TITLE_PRECISION_WEIGHT * precision
+        score += PHRASE_WEIGHT * pair_fit + NUMBER_WEIGHT * number_fit
         alert_fit, alert_id = alert_links.get(hit.element_id, (0.0, None))
         score += ALERT_WEIGHT * alert_fit
+        text_fit = text_cover
+        # Named by the query: by its name's words or by its title's (whichever it has more of).
+        name_fit, name_size = max(
+            (len(words & named) / len(words), len(words))
+            for words in (name_words, title_only)
+            if words
+        ) if (name_words or title_only) else (0.0, 0)  # fmt: skip
         ranked.append(
             RankedRunbook(
                 id=hit.element_id,
                 title=hit.title,
                 score=round(score, 6),
-                fit=round(max(text_cover, alert_fit), 6),
+                fit=round(max(text_fit, alert_fit), 6),
                 fulltext_score=fulltext,
                 matched_alert=alert_id,
+                fits_by=_fits_by(
+                    text_fit, pair_fit, len(stems) <= KEYWORDS, name_fit, name_size, alert_fit
+                ),
             )
         )
     ranked.sort(key=lambda r: (-r.score, r.id))
@@ -223,9 +363,16 @@ def search_runbooks(run: LookupSteps, text: str) -> tuple[TextRanking, list[Evid
         "fulltext_search", {"query": query}, "entity", options={"label": "Alert"},
         limit=ALERT_CANDIDATES,
     )  # fmt: skip
-    stems = {_stem(t) for t in terms}
+    stems = list(dict.fromkeys(_stem(t) for t in terms))
+    # The alert's share of the query, each word weighted as in the runbooks' ranking: the
+    # label values a pasted summary carries (namespace, cluster) are in many runbooks.
+    weight = _rarity(stems, [_runbook_words(hit) for hit in hits])
+    total = sum(weight.values())
     matched = sorted(
-        ((len(stems & _alert_words(alert)) / len(stems), alert.element_id) for alert in alerts),
+        (
+            (sum(weight[s] for s in stems if s in _alert_words(alert)) / total, alert.element_id)
+            for alert in alerts
+        ),
         key=lambda m: (-m[0], m[1]),
     )
     links: dict[str, tuple[float, str]] = {}
@@ -243,4 +390,4 @@ def search_runbooks(run: LookupSteps, text: str) -> tuple[TextRanking, list[Evid
         for row in rows:
             runbook = str(row.context.get("neighbour"))
             links.setdefault(runbook, (alert_fit, alert_id))
-    return rank_runbooks(terms, hits, links), hits
+    return rank_runbooks(terms, hits, links, text), hits

@@ -310,3 +310,24 @@ def test_hostile_alert_text_stays_a_property_value(tmp_path: Path) -> None:
     node = result.bundle.nodes[0]
     assert node.props["expr"] == "x}) DETACH DELETE n //"
     assert "MATCH (n)" in str(node.props["summary"])
+
+
+def test_older_message_annotation_is_the_summary_only_when_there_is_none(tmp_path: Path) -> None:
+    path = tmp_path / "rules.yaml"
+    path.write_text(
+        "groups:\n- name: g\n  rules:\n"
+        "  - alert: Old\n    expr: x\n"
+        "    annotations: {message: Storage metrics collector is not available}\n"
+        "  - alert: Both\n    expr: y\n"
+        "    annotations: {summary: The summary wins, message: not this}\n"
+        "  - alert: NonText\n    expr: z\n    annotations: {description: no one-liner}\n",
+        encoding="utf-8",
+    )
+    result = import_prometheus_rules(path, OPTIONS)
+    assert result.bundle is not None
+    summaries = {n.name: n.props.get("summary") for n in result.bundle.nodes}
+    assert summaries == {
+        "Old": "Storage metrics collector is not available",
+        "Both": "The summary wins",
+        "NonText": None,
+    }

@@ -20,8 +20,9 @@ groups:
 
 A `PrometheusRule` custom resource (`spec.groups`) is read too. Each alert keeps `expr`,
 `for` (as `for_duration`), `keep_firing_for`, its group and file, `severity` and `summary`
-promoted from labels/annotations, and the full `labels` / `annotations` maps as sorted
-JSON strings (`labels_json`, `annotations_json`), because Neo4j properties cannot be maps.
+(or, when it has none, the older `message` annotation) promoted from labels/annotations,
+and the full `labels` / `annotations` maps as sorted JSON strings (`labels_json`,
+`annotations_json`), because Neo4j properties cannot be maps.
 The id is `alert:<alertname>`; an alertname defined more than once gets
 `alert:<alertname>@<severity>` (or `@<n>` when severities repeat), all with the same name.
 
@@ -205,6 +206,10 @@ def _alert_node(rule: _Rule, options: ImportOptions, source_id: str) -> NodeSpec
     for key in ("summary", "description", "runbook_url"):
         if key in rule.annotations:
             props[key] = rule.annotations[key]
+    # `message` is the older name of the one-line text an alert pages with (ODF, early
+    # kube-prometheus): searchable as the summary when there is none.
+    if "summary" not in props and isinstance(rule.annotations.get("message"), str):
+        props["summary"] = rule.annotations["message"]
     return NodeSpec.model_validate(
         {
             "id": rule.id,
