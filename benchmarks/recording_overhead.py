@@ -9,6 +9,9 @@ Measures, interleaved so that server warm-up and neighbours' load hit both sides
 - the recorder's own time (`StageTimings.record_ms`), its share of the recorded run (the
   run session writes a run in a few transactions: start, one per round, finish) and the
   Ctx nodes written per run;
+- the Bolt requests recording adds to a run (transactions and statements, counted from the
+  driver's debug log in one extra pair of runs after the timed ones): a figure the machine's
+  load does not change;
 - `replay_run` of one recorded run (re-executes every tool call, re-runs the pack).
 Prints a Markdown table for docs/benchmarks.md. A measurement tool, not a test.
 """
@@ -16,8 +19,11 @@ Prints a Markdown table for docs/benchmarks.md. A measurement tool, not a test.
 from __future__ import annotations
 
 import argparse
+import collections
+import logging
 import statistics
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -36,6 +42,38 @@ DATASET = Path(__file__).resolve().parents[1] / "datasets" / "payments-incident"
 def _pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+class _BoltRequests(logging.Handler):
+    """Counts the requests the driver sends (its debug log names each one `C: BEGIN` ...)."""
+
+    KINDS = ("BEGIN", "RUN", "COMMIT")
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.counts: collections.Counter[str] = collections.Counter()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = record.getMessage()
+        for kind in self.KINDS:
+            if f"C: {kind}" in message:
+                self.counts[kind] += 1
+
+
+def _requests(run: Callable[[], object]) -> collections.Counter[str]:
+    handler = _BoltRequests()
+    logger = logging.getLogger("neo4j")
+    level, propagate = logger.level, logger.propagate
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+    logger.propagate = False
+    try:
+        run()
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+        logger.propagate = propagate
+    return handler.counts
 
 
 def main() -> None:
@@ -78,6 +116,8 @@ def main() -> None:
         record_ms.append(result.timings.record_ms)
         run_id = result.run_id
     nodes = len(load_lineage(driver, run_id).nodes)
+    without = _requests(lambda: investigate(request, driver=driver, recorder=None))
+    with_recorder = _requests(lambda: investigate(request, driver=driver, recorder=recorder))
     t0 = time.perf_counter()
     report = replay_run(driver, run_id)
     replay_ms = (time.perf_counter() - t0) * 1000.0
@@ -104,6 +144,13 @@ def main() -> None:
         f"{statistics.median(share) * 100:.0f} % | {_pct(share, 0.95) * 100:.0f} % |"
     )
     print(f"| replay of one run (verified={report.verified}) | {replay_ms:.1f} | |")
+    print()
+    print(
+        "Bolt requests recording adds to one run: "
+        f"{with_recorder['BEGIN'] - without['BEGIN']} transactions, "
+        f"{with_recorder['RUN'] - without['RUN']} statements "
+        f"(the run: {with_recorder['BEGIN']} transactions, {with_recorder['RUN']} statements)"
+    )
 
 
 if __name__ == "__main__":

@@ -4,11 +4,13 @@ subject and grants (loaded and authorized first) -> run start, or the original r
 idempotency key scoped to (tenant, subject) -> rounds of tool calls (`call(step)`: the
 executor's `ToolResult`, its `ToolCallRecord` and its rows as candidate `Evidence`) -> the
 evidence gate (`admit`) -> finish (pack, claims, outcome). Recording goes through a
-`RunLog`: the run is written when it starts, its nodes are then chained in memory and
-written at the end of a round once `FLUSH_INTERVAL_S` has passed since the last write, and
-at the finish. So a quick run costs two write transactions, a long one loses at most about
-that interval of lineage when killed, and a killed run stays `incomplete` with a chain that
-verifies. Without a recorder nothing is written (replay's re-runs, the eval).
+`RunLog`: the run is written when it starts (without an idempotency key, by a background
+thread while the first round reads; the log waits for that write before its own), its
+nodes are then chained in memory and written at the end of a round once
+`FLUSH_INTERVAL_S` has passed since the last write, and at the finish. So a quick run
+costs two write transactions, a long one loses at most about that interval of lineage when
+killed, and a killed run stays `incomplete` with a chain that verifies. Without a recorder
+nothing is written (replay's re-runs, the eval).
 """
 
 from __future__ import annotations
@@ -205,14 +207,18 @@ class RunSession:
                 log=None,
             )
         else:
-            start = recorder.start_run(cls._request(spec, str(subject.ref), subject.purpose))
+            # The run's own write goes on while the first round reads the KG; the log waits
+            # for it before the run's next write.
+            start, written = recorder.begin_run(
+                cls._request(spec, str(subject.ref), subject.purpose)
+            )
             session = cls(
                 spec,
                 executor=executor,
                 subject=subject,
                 run_id=start.run_id,
                 known_at=start.known_at,
-                log=recorder.open_log(start) if start.created else None,
+                log=recorder.open_log(start, written) if start.created else None,
                 reused=None if start.created else start,
                 recorder=recorder,
             )

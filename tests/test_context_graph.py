@@ -28,6 +28,7 @@ from test_context_graph_support import (
     tool_call,
 )
 
+from cypher_templates.subject import PrincipalRecord
 from investigator.context_graph import (
     CtxKind,
     RecorderError,
@@ -49,7 +50,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 # Reads every run of tenant acme (the runs of this file are acme/user:alice's).
 AUDIT_READER = RunReader(
-    tenant="acme", id="user:auditor", labels=(), purposes=("audit",), purpose="audit"
+    principal=PrincipalRecord(tenant="acme", id="user:auditor", labels=(), purposes=("audit",)),
+    purpose="audit",
 )
 
 
@@ -154,6 +156,34 @@ def test_schema_is_created_idempotently(clean_db: neo4j.Driver) -> None:
     assert {"ctx_event_seq", "ctx_event_id", "ctx_run_id", "ctx_run_idempotency_scope"} <= names
     assert "ctx_run_idempotency" not in names  # keys are unique per (tenant, subject) only
     assert len([c for c in CONSTRAINTS if c.startswith("CREATE CONSTRAINT")]) == 6
+
+
+def test_a_database_without_the_ctx_schema_gets_it_before_the_first_write(
+    clean_db: neo4j.Driver,
+) -> None:
+    from investigator.context_graph.ledger import LEDGER_CONSTRAINTS
+    from investigator.context_graph.schema import schema_in_place
+
+    every = CONSTRAINTS + LEDGER_CONSTRAINTS
+    RunRecorder(clean_db).ensure_schema()
+    assert schema_in_place(clean_db, every, None)  # in place: a recorder only reads
+    # A fresh database (one constraint and one index missing), and the legacy per-key
+    # constraint of older releases back: the check sees each, the recorder repairs them.
+    for statement in (
+        "DROP CONSTRAINT ctx_run_idempotency_scope IF EXISTS",
+        "DROP INDEX ctx_run_started IF EXISTS",
+        "DROP CONSTRAINT ctx_anchor_run IF EXISTS",
+        "CREATE CONSTRAINT ctx_run_idempotency IF NOT EXISTS "
+        "FOR (n:CtxRun) REQUIRE n.idempotency_key IS UNIQUE",
+    ):
+        clean_db.execute_query(statement)
+        assert not schema_in_place(clean_db, every, None), statement
+    run_id = record_full_run(RunRecorder(clean_db))
+    assert schema_in_place(clean_db, every, None)
+    records, _, _ = clean_db.execute_query("SHOW CONSTRAINTS YIELD name RETURN collect(name) AS n")
+    assert {"ctx_run_idempotency_scope", "ctx_anchor_run"} <= set(records[0]["n"])
+    assert "ctx_run_idempotency" not in records[0]["n"]
+    assert verify_chain(load_lineage(clean_db, run_id)).chain_valid
 
 
 def test_a_run_is_incomplete_until_finish_run(clean_db: neo4j.Driver) -> None:

@@ -342,3 +342,40 @@ def test_runs_finishing_at_once_get_one_ledger_seq_each(
     report = _tampered(clean_db, [], _verify_tenant())
     assert report.verified, report.problems
     assert report.anchors == 4 and report.unanchored_runs == []
+
+
+def test_a_finish_that_dies_in_its_transaction_leaves_the_run_incomplete_and_unanchored(
+    clean_db: neo4j.Driver, chain_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from investigator.context_graph import recorder as recorder_module
+
+    recorder = RunRecorder(clean_db)
+    anchored = record_full_run(recorder, request("anchored before"))
+    run_id = record_full_run(recorder, request("dies while finishing"), finish=False)
+    head_before = clean_db.execute_query(
+        "MATCH (h:CtxLedgerHead {tenant: $t}) RETURN properties(h) AS p", t=TENANT
+    ).records[0]["p"]
+    store = recorder_module._store
+
+    def dying_store(*args: Any, **kwargs: Any) -> None:
+        # The run's head and the tenant's ledger head are locked: the process dies here.
+        raise SystemExit("killed inside the finishing transaction")
+
+    monkeypatch.setattr(recorder_module, "_store", dying_store)
+    with pytest.raises(SystemExit):
+        recorder.finish_run(run_id, "complete", "done")
+    monkeypatch.setattr(recorder_module, "_store", store)
+
+    # Nothing of the finish stays: no outcome, no status, no anchor, the ledger head as it was.
+    report = _tampered(clean_db, [], _verify_tenant())
+    assert report.verified, report.problems
+    assert report.incomplete_runs == [run_id] and report.anchors == 1
+    head_after = clean_db.execute_query(
+        "MATCH (h:CtxLedgerHead {tenant: $t}) RETURN properties(h) AS p", t=TENANT
+    ).records[0]["p"]
+    assert head_after == head_before and "locked_at" not in head_after
+    # Finished again, it is anchored as the tenant's next ledger seq, and the ledger verifies.
+    recorder.finish_run(run_id, "complete", "done")
+    report = _tampered(clean_db, [], _verify_tenant())
+    assert report.verified and report.anchors == 2 and report.incomplete_runs == []
+    assert _tampered(clean_db, [], _verify_run(anchored)).verified

@@ -12,6 +12,7 @@ what must be tamper-evident. The *deterministic* hashes (`rows_hash`,
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -76,8 +77,16 @@ def rows_hash(rows: Iterable[Any]) -> str:
 
     Replay re-executes the call and compares this hash; see `_ROW_FIELDS_NOT_HASHED`.
     """
-    serialised = sorted(canonical_json(_row_for_hash(_jsonable(r))) for r in rows)
+    # `_jsonable` leaves plain JSON data, which `canonical_json` would only walk again.
+    serialised = sorted(_dumps_plain(_row_for_hash(_jsonable(r))) for r in rows)
     return sha256_text("\n".join(serialised))
+
+
+def _dumps_plain(value: Any) -> str:
+    """`canonical_json` of a value that is already plain JSON data (same text, one walk)."""
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    )
 
 
 def request_fingerprint(request: RunRequest) -> str:

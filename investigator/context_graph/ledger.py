@@ -47,6 +47,7 @@ from investigator.context_graph.models import (
     RunLineage,
     RunStatus,
 )
+from investigator.context_graph.schema import apply_missing
 from investigator.errors import InvestigatorError
 
 KEY_ENV = "INVESTIGATOR_CHAIN_KEY"
@@ -181,6 +182,41 @@ class Anchor(BaseModel):
     mac: str | None = None
 
 
+def new_anchor(
+    *,
+    tenant: str,
+    ledger_seq: int,
+    ledger_hash: str,
+    run_id: str,
+    subject_id: str | None,
+    run_head_seq: int,
+    run_head_hash: str,
+    run_status: str,
+    key: ChainKey | None,
+    anchored_at: str,
+) -> tuple[Anchor, str | None]:
+    """The anchor that follows ledger head (`ledger_seq`, `ledger_hash`), and the new head's
+    HMAC: what `anchor_in_tx` and a run's finish transaction write (no I/O here)."""
+    props: dict[str, Any] = {
+        "tenant": tenant,
+        "seq": ledger_seq + 1,
+        "run_id": run_id,
+        "subject_id": subject_id,
+        "run_head_seq": run_head_seq,
+        "run_head_hash": run_head_hash,
+        "run_status": run_status,
+        "anchored_at": anchored_at,
+        "key_id": key.key_id if key else None,
+        "prev_hash": ledger_hash,
+    }
+    props = {k: v for k, v in props.items() if v is not None}
+    props["hash"] = _anchor_hash(props)
+    if key is not None:
+        props["mac"] = key.mac(props["hash"])
+    head_mac = key.mac(_head_message(tenant, props["seq"], props["hash"])) if key else None
+    return Anchor.model_validate(props), head_mac
+
+
 def anchor_in_tx(
     tx: Tx,
     run_id: str,
@@ -204,32 +240,32 @@ def anchor_in_tx(
     when = iso_utc_fixed(at or datetime.now(UTC))
     head = tx.run(_LOCK_HEAD, tenant=tenant, genesis=GENESIS_HASH, at=when).single()
     assert head is not None  # MERGE always returns the head
-    props: dict[str, Any] = {
-        "tenant": tenant,
-        "seq": int(head["seq"]) + 1,
-        "run_id": run_id,
-        "subject_id": run["subject_id"],
-        "run_head_seq": run["head_seq"],
-        "run_head_hash": run["head_hash"],
-        "run_status": status,
-        "anchored_at": when,
-        "key_id": key.key_id if key else None,
-        "prev_hash": head["hash"],
-    }
-    props = {k: v for k, v in props.items() if v is not None}
-    props["hash"] = _anchor_hash(props)
-    if key is not None:
-        props["mac"] = key.mac(props["hash"])
-    head_mac = key.mac(_head_message(tenant, props["seq"], props["hash"])) if key else None
+    anchor, head_mac = new_anchor(
+        tenant=tenant,
+        ledger_seq=int(head["seq"]),
+        ledger_hash=head["hash"],
+        run_id=run_id,
+        subject_id=run["subject_id"],
+        run_head_seq=run["head_seq"],
+        run_head_hash=run["head_hash"],
+        run_status=status,
+        key=key,
+        anchored_at=when,
+    )
     tx.run(
         _CREATE_ANCHOR,
-        props=props,
+        props=anchor_properties(anchor),
         tenant=tenant,
-        seq=props["seq"],
-        hash=props["hash"],
+        seq=anchor.seq,
+        hash=anchor.hash,
         head_mac=head_mac,
     ).consume()
-    return Anchor.model_validate(props)
+    return anchor
+
+
+def anchor_properties(anchor: Anchor) -> dict[str, Any]:
+    """The anchor node's properties (absent fields are not stored)."""
+    return anchor.model_dump(exclude_none=True)
 
 
 def anchor_run(
@@ -265,11 +301,11 @@ _SCHEMA_READY: set[tuple[int, str | None]] = set()
 
 
 def ensure_ledger_schema(driver: neo4j.Driver, database: str | None = None) -> None:
-    """The ledger's uniqueness constraints (idempotent; once per driver and database)."""
+    """The ledger's uniqueness constraints (checked once per driver and database; created
+    when missing). A recorder checks them with its own schema, in the same read."""
     if (id(driver), database) in _SCHEMA_READY:
         return
-    for statement in LEDGER_CONSTRAINTS:
-        driver.execute_query(statement, database_=database)
+    apply_missing(driver, LEDGER_CONSTRAINTS, database)
     _SCHEMA_READY.add((id(driver), database))
 
 

@@ -3,19 +3,23 @@
 A run's lineage is a hash chain of Ctx nodes (docs/contracts.md section 3). `start_run`
 writes the run (status `incomplete`) in its own transaction; a `RunLog` then chains the
 run's nodes in memory and writes them in a few transactions (`flush`, typically once per
-round, and `finish`, which appends the outcome and sets the status in the same
-transaction). A process killed at any point leaves a valid prefix of the chain with the run
-still `incomplete`, never a half-written node. The `record_*` methods append one step per
-transaction (tests and callers without a log). The recorder writes `Ctx*` labels only and
-never matches a KG label; references to the Knowledge Graph are ids and hashes in properties.
+round, and `finish`, which appends the outcome, sets the status and anchors the run in its
+tenant's ledger in the same transaction); each write is one statement after the lock. A
+process killed at any point leaves a valid prefix of the chain with the run still
+`incomplete` and unanchored, never a half-written node. The `record_*` methods append one
+step per transaction (tests and callers without a log). The recorder writes `Ctx*` labels
+only and never matches a KG label; references to the Knowledge Graph are ids and hashes in
+properties.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import threading
 from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from importlib import metadata
 from typing import Any
@@ -35,12 +39,24 @@ from investigator.context_graph.chain import (
     node_hash,
     request_fingerprint,
 )
-from investigator.context_graph.ledger import LedgerError, anchor_run
+from investigator.context_graph.ledger import (
+    LEDGER_CONSTRAINTS,
+    NO_TENANT,
+    Anchor,
+    ChainKey,
+    LedgerError,
+    anchor_properties,
+    anchor_run,
+    load_chain_key,
+    new_anchor,
+    remember_anchor,
+)
 from investigator.context_graph.models import (
     EVENT_LABEL,
     FINISHED_STATUSES,
     GENESIS_HASH,
     KIND_LABELS,
+    CtxEdgeRecord,
     CtxKind,
     CtxNodeRecord,
     ProvRelation,
@@ -49,9 +65,12 @@ from investigator.context_graph.models import (
     RunStatus,
     ToolCallRecord,
 )
+from investigator.context_graph.schema import apply_missing
 from investigator.errors import BadInput, InvestigatorError
 
 CTX_DATABASE_ENV = "INVESTIGATOR_CTX_DATABASE"
+# Runs whose first write may be in flight at once, per recorder (a server's concurrent calls).
+START_WRITERS = 4
 
 # Idempotent: `IF NOT EXISTS`. Community Edition supports (composite) uniqueness.
 CONSTRAINTS: tuple[str, ...] = (
@@ -72,29 +91,51 @@ CONSTRAINTS: tuple[str, ...] = (
 )
 
 # Labels and relationship types come from closed enums, never from input; every value is a
-# parameter. One statement per node kind and one per relationship type in a batch.
-_CREATE_NODES: dict[CtxKind, str] = {
-    kind: "UNWIND $rows AS row CREATE (n:" + EVENT_LABEL + ":" + label + ") SET n = row"
-    for kind, label in KIND_LABELS.items()
-}
-_CREATE_EDGES: dict[str, str] = {
-    rel.value: (
-        "UNWIND $pairs AS pair "
-        "MATCH (a:CtxEvent {run_id: $run_id, seq: pair[0]}) "
-        "MATCH (b:CtxEvent {run_id: $run_id, seq: pair[1]}) "
-        "CREATE (a)-[:" + rel.value + "]->(b)"
+# parameter. One statement writes a whole batch (one round trip): the nodes, each getting its
+# kind's label, then their PROV relationships, then the run's head and status, and, when the
+# run finishes, its ledger anchor and the tenant's new ledger head (context_graph/ledger.py).
+_WRITE_BATCH = (
+    "UNWIND $nodes AS row CREATE (n:"
+    + EVENT_LABEL
+    + ") SET n = row "
+    + " ".join(
+        f"FOREACH (_ IN CASE WHEN row.kind = '{kind.value}' THEN [1] ELSE [] END | SET n:{label})"
+        for kind, label in KIND_LABELS.items()
     )
-    for rel in ProvRelation
-}
-_SET_HEAD = (
-    "MATCH (r:CtxRun {run_id: $run_id}) "
-    "SET r.head_seq = $seq, r.head_hash = $hash, r.head_kind = $kind"
+    + " WITH count(n) AS created UNWIND $edges AS edge "
+    "MATCH (a:CtxEvent {run_id: $run_id, seq: edge[1]}) "
+    "MATCH (b:CtxEvent {run_id: $run_id, seq: edge[2]}) "
+    + " ".join(
+        f"FOREACH (_ IN CASE WHEN edge[0] = '{rel.value}' THEN [1] ELSE [] END | "
+        f"CREATE (a)-[:{rel.value}]->(b))"
+        for rel in ProvRelation
+    )
+    + " WITH count(*) AS linked MATCH (r:CtxRun {run_id: $run_id}) "
+    "SET r.head_seq = $seq, r.head_hash = $hash, r.head_kind = $kind, "
+    "r.status = coalesce($status, r.status) "
+    "FOREACH (anchor IN CASE WHEN $anchor IS NULL THEN [] ELSE [$anchor] END | "
+    "CREATE (x:CtxAnchor) SET x = anchor "
+    "MERGE (h:CtxLedgerHead {tenant: anchor.tenant}) "
+    "SET h.seq = anchor.seq, h.hash = anchor.hash, h.mac = $head_mac REMOVE h.locked_at)"
 )
 # Taking the run's head under a write lock serialises appends to one run (a real property
 # write takes the node's lock until commit; setting a property to its own value does not).
 _LOCK_HEAD = (
     "MATCH (r:CtxRun {run_id: $run_id}) SET r.append_lock = true REMOVE r.append_lock "
     "RETURN r.head_seq AS seq, r.head_hash AS hash, r.head_kind AS kind, r.status AS status"
+)
+# The finish also takes its tenant's ledger head (run head first, then ledger head: every
+# writer locks in this order, so two finishes cannot deadlock), and the database's id,
+# under which this machine remembers the ledger's head.
+_LOCK_HEAD_AND_LEDGER = (
+    "MATCH (r:CtxRun {run_id: $run_id}) SET r.append_lock = true REMOVE r.append_lock "
+    "WITH r, coalesce(r.tenant, $no_tenant) AS tenant "
+    "MERGE (h:CtxLedgerHead {tenant: tenant}) ON CREATE SET h.seq = -1, h.hash = $genesis "
+    "SET h.locked_at = $at "
+    "WITH r, h, tenant CALL db.info() YIELD id "
+    "RETURN r.head_seq AS seq, r.head_hash AS hash, r.head_kind AS kind, r.status AS status, "
+    "tenant, r.subject_id AS subject_id, h.seq AS ledger_seq, h.hash AS ledger_hash, "
+    "id AS store"
 )
 _LATEST_OF_KIND = "MATCH (n:CtxEvent {run_id: $run_id, kind: $kind}) RETURN max(n.seq) AS seq"
 _TOOL_CALL_SEQ = (
@@ -109,7 +150,6 @@ _RUN_BY_SCOPE = (
     "RETURN r.run_id AS run_id, r.request_fingerprint AS fingerprint, r.status AS status, "
     "r.started_at AS started_at, r.known_at AS known_at"
 )
-_RUN_STATUS = "MATCH (r:CtxRun {run_id: $run_id}) SET r.status = $status"
 
 
 class RecorderError(InvestigatorError):
@@ -122,6 +162,7 @@ def ctx_database_from_env(default: str | None = None) -> str | None:
     return value or default
 
 
+@functools.cache  # a metadata scan costs milliseconds; the version cannot change in a process
 def _software_agent() -> str:
     try:
         return "investigator/" + metadata.version("graph-investigator")
@@ -345,26 +386,55 @@ def _store(
     chained: list[tuple[CtxKind, dict[str, Any]]],
     head: _Head,
     final_status: RunStatus | None = None,
+    anchor: Anchor | None = None,
+    head_mac: str | None = None,
 ) -> None:
     """Write chained nodes, their PROV relationships (derived from their hashed references,
-    as `verify_chain` derives them) and the run's head, in the caller's transaction."""
+    as `verify_chain` derives them), the run's head and status and the ledger anchor, in
+    one statement of the caller's transaction."""
     if not chained:
         return
-    by_kind: dict[CtxKind, list[dict[str, Any]]] = {}
-    for kind, props in chained:
-        by_kind.setdefault(kind, []).append(props)
-    for kind in KIND_LABELS:  # the run first: the other kinds' edges point to it
-        if kind in by_kind:
-            tx.run(_CREATE_NODES[kind], rows=by_kind[kind]).consume()
     edges = expected_edges(CtxNodeRecord(labels=[], properties=props) for _, props in chained)
-    pairs: dict[str, list[list[int]]] = {}
-    for edge in sorted(edges, key=lambda e: (e.type, e.from_seq, e.to_seq)):
-        pairs.setdefault(edge.type, []).append([edge.from_seq, edge.to_seq])
-    for rel_type, rel_pairs in pairs.items():
-        tx.run(_CREATE_EDGES[rel_type], run_id=run_id, pairs=rel_pairs).consume()
-    tx.run(_SET_HEAD, run_id=run_id, seq=head.seq, hash=head.hash, kind=head.kind).consume()
-    if final_status is not None:
-        tx.run(_RUN_STATUS, run_id=run_id, status=final_status.value).consume()
+    tx.run(
+        _WRITE_BATCH,
+        run_id=run_id,
+        nodes=[props for _, props in chained],
+        edges=[[e.type, e.from_seq, e.to_seq] for e in sorted(edges, key=_edge_order)],
+        seq=head.seq,
+        hash=head.hash,
+        kind=head.kind,
+        status=final_status.value if final_status is not None else None,
+        anchor=anchor_properties(anchor) if anchor is not None else None,
+        head_mac=head_mac,
+    ).consume()
+
+
+_Nodes = list[tuple[CtxKind, dict[str, Any]]]
+_Chained = tuple[_Nodes, _Head]
+# Given the run's locked head: the chained nodes to store and the head after them.
+_ChainFn = Callable[[neo4j.ManagedTransaction, _Head], _Chained]
+
+
+def _edge_order(edge: CtxEdgeRecord) -> tuple[str, int, int]:
+    return edge.type, edge.from_seq, edge.to_seq
+
+
+class _Locked:
+    """What a write transaction found under its locks: the run's head, and at a finish the
+    tenant's ledger head and the database's id."""
+
+    def __init__(self, record: neo4j.Record | None, run_id: str) -> None:
+        if record is None:
+            raise RecorderError(f"run {run_id} is not recorded (start_run first)")
+        if record["status"] != RunStatus.INCOMPLETE.value:
+            raise RecorderError(f"run {run_id} is already {record['status']}; it is append-only")
+        self.head = _Head(record["seq"], record["hash"], record["kind"])
+        data = record.data()
+        self.tenant: str = data.get("tenant") or NO_TENANT
+        self.subject_id: str | None = data.get("subject_id")
+        self.ledger_seq: int | None = data.get("ledger_seq")
+        self.ledger_hash: str | None = data.get("ledger_hash")
+        self.store: str = str(data.get("store") or "?")
 
 
 class RunRecorder:
@@ -393,6 +463,7 @@ class RunRecorder:
         self._clock = clock or (lambda: datetime.now(UTC))
         self._schema_ready = False
         self._lock = threading.Lock()
+        self._start_pool: ThreadPoolExecutor | None = None
 
     def now(self) -> datetime:
         """The recorder's clock (run start and finish times)."""
@@ -401,12 +472,12 @@ class RunRecorder:
     # -- schema -----------------------------------------------------------------------
 
     def ensure_schema(self) -> None:
-        """Create the Ctx uniqueness constraints and indexes (idempotent, once per recorder)."""
+        """The Ctx and ledger constraints and indexes: checked with one read the first time
+        this recorder writes, created only when missing (context_graph/schema.py)."""
         with self._lock:
             if self._schema_ready:
                 return
-            for statement in CONSTRAINTS:
-                self.driver.execute_query(statement, database_=self.database)
+            apply_missing(self.driver, CONSTRAINTS + LEDGER_CONSTRAINTS, self.database)
             self._schema_ready = True
 
     # -- the run ------------------------------------------------------------------------
@@ -418,6 +489,21 @@ class RunRecorder:
         (fingerprint = canonical hash of the request without the key) answers the original
         run with `created=False`; with a different request it is BadInput (exit 2).
         """
+        return self._start(request, in_background=False)[0]
+
+    def begin_run(self, request: RunRequest) -> tuple[RunStart, Future[None] | None]:
+        """`start_run`, but a run without an idempotency key (nothing to look up first) is
+        written by a background thread while the caller goes on to its first reads.
+
+        The future is that write; `open_log(start, written)` makes the log wait for it
+        before the run's next write, so a run killed before it committed has no node at
+        all, and one killed after is `incomplete`, as with `start_run`.
+        """
+        return self._start(request, in_background=True)
+
+    def _start(
+        self, request: RunRequest, *, in_background: bool
+    ) -> tuple[RunStart, Future[None] | None]:
         self.ensure_schema()
         fingerprint = request_fingerprint(request)
         # Runs belong to a tenant and a subject (issue 11): a qualified `tenant/id` is split.
@@ -432,7 +518,7 @@ class RunRecorder:
         if scope is not None:
             existing = self._run_for_scope(scope, request.idempotency_key or "", fingerprint)
             if existing is not None:
-                return existing
+                return existing, None
         started = self.now()
         known_at = (request.known_at or started).astimezone(UTC)
         run_id = "run-" + uuid4().hex
@@ -463,16 +549,7 @@ class RunRecorder:
         chained = _chain(
             run_id, head, [_Node(CtxKind.RUN, run_props), _Node(CtxKind.AGENT, agent_props)]
         )
-        try:
-            self._write(lambda tx: _store(tx, run_id, chained, head))
-        except ConstraintError:
-            # Another process opened a run with the same key between our look-up and write.
-            if scope is not None:
-                existing = self._run_for_scope(scope, request.idempotency_key or "", fingerprint)
-                if existing is not None:
-                    return existing
-            raise
-        return RunStart(
+        start = RunStart(
             run_id=run_id,
             created=True,
             status=RunStatus.INCOMPLETE,
@@ -482,6 +559,30 @@ class RunRecorder:
             head_hash=head.hash,
             head_kind=head.kind,
         )
+
+        def write() -> None:
+            self._write(lambda tx: _store(tx, run_id, chained, head))
+
+        if in_background and scope is None:
+            return start, self._start_writer().submit(write)
+        try:
+            write()
+        except ConstraintError:
+            # Another process opened a run with the same key between our look-up and write.
+            if scope is not None:
+                existing = self._run_for_scope(scope, request.idempotency_key or "", fingerprint)
+                if existing is not None:
+                    return existing, None
+            raise
+        return start, None
+
+    def _start_writer(self) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._start_pool is None:
+                self._start_pool = ThreadPoolExecutor(
+                    max_workers=START_WRITERS, thread_name_prefix="ctx-start"
+                )
+            return self._start_pool
 
     def _run_for_scope(self, scope: str, key: str, fingerprint: str) -> RunStart | None:
         records, _, _ = self.driver.execute_query(
@@ -506,11 +607,13 @@ class RunRecorder:
             known_at=datetime.fromisoformat(rec["known_at"]),
         )
 
-    def open_log(self, start: RunStart) -> RunLog:
-        """The batched writer of a run this recorder just started."""
+    def open_log(self, start: RunStart, written: Future[None] | None = None) -> RunLog:
+        """The batched writer of a run this recorder just started (`written`: the start's
+        write from `begin_run`, still in flight)."""
         if not start.created or start.head_seq is None or start.head_hash is None:
             raise RecorderError(f"run {start.run_id} was not started by this recorder")
-        return RunLog(self, start.run_id, _Head(start.head_seq, start.head_hash, start.head_kind))
+        head = _Head(start.head_seq, start.head_hash, start.head_kind)
+        return RunLog(self, start.run_id, head, written)
 
     # -- one step per transaction --------------------------------------------------------
 
@@ -607,12 +710,11 @@ class RunRecorder:
         """
         final = _final_status(status)
         node = _outcome_node(final, stop_reason, self.now(), result)
-        seq = self._append(run_id, lambda tx: [node], final_status=final)[0]
-        self.anchor(run_id)
-        return seq
+        return self._append(run_id, lambda tx: [node], final_status=final)[0]
 
     def anchor(self, run_id: str) -> None:
-        """Anchor the finished run's head in its tenant's ledger (context_graph/ledger.py).
+        """Anchor a finished run's head in its tenant's ledger in a transaction of its own
+        (a finish anchors in its own transaction; this is for a run that was not anchored).
 
         The answer stands without it: a failure is logged, and `investigator verify` then
         reports the run as `run_unanchored`.
@@ -634,16 +736,80 @@ class RunRecorder:
         build: Callable[[neo4j.ManagedTransaction], list[_Node]],
         final_status: RunStatus | None = None,
     ) -> list[int]:
+        def chain(tx: neo4j.ManagedTransaction, locked: _Head) -> _Chained:
+            return _chain(run_id, locked, build(tx)), locked
+
+        return [props["seq"] for _, props in self._commit(run_id, chain, final_status)]
+
+    def _commit(self, run_id: str, chain: _ChainFn, final_status: RunStatus | None) -> _Nodes:
+        """One write transaction: lock the run's head, chain and store the nodes; when
+        `final_status` is given, set it and anchor the run in its tenant's ledger, all in
+        the same transaction, so a run is never finished but unanchored, nor the reverse.
+
+        A run that cannot be anchored (no chain key, repeated ledger races) still finishes,
+        with a warning; `investigator verify` then reports it as `run_unanchored`.
+        """
         self.ensure_schema()
+        if final_status is not None:
+            try:
+                key = load_chain_key()
+            except OSError as exc:
+                logging.getLogger(__name__).warning("run %s not anchored: %s", run_id, exc)
+            else:
+                for attempt in range(3):
+                    try:
+                        return self._commit_once(run_id, chain, final_status, (key,))
+                    except ConstraintError as exc:
+                        # Two finishes of one tenant raced for a ledger seq: the loser retries.
+                        if attempt == 2:
+                            logging.getLogger(__name__).warning(
+                                "run %s not anchored: %s", run_id, exc
+                            )
+        return self._commit_once(run_id, chain, final_status, None)
 
-        def work(tx: neo4j.ManagedTransaction) -> list[int]:
-            head = _locked_head(tx, run_id)
-            chained = _chain(run_id, head, build(tx))
-            _store(tx, run_id, chained, head, final_status)
-            return [props["seq"] for _, props in chained]
+    def _commit_once(
+        self,
+        run_id: str,
+        chain: _ChainFn,
+        final_status: RunStatus | None,
+        anchoring: tuple[ChainKey | None] | None,
+    ) -> _Nodes:
+        at = _iso(datetime.now(UTC))
 
-        result: list[int] = self._write(work)
-        return result
+        def work(tx: neo4j.ManagedTransaction) -> tuple[_Nodes, Anchor | None, str]:
+            if anchoring is None:
+                locked = _Locked(tx.run(_LOCK_HEAD, run_id=run_id).single(), run_id)
+            else:
+                record = tx.run(
+                    _LOCK_HEAD_AND_LEDGER,
+                    run_id=run_id,
+                    no_tenant=NO_TENANT,
+                    genesis=GENESIS_HASH,
+                    at=at,
+                ).single()
+                locked = _Locked(record, run_id)
+            chained, head = chain(tx, locked.head)
+            anchor = head_mac = None
+            if anchoring is not None and chained and final_status is not None:
+                anchor, head_mac = new_anchor(
+                    tenant=locked.tenant,
+                    ledger_seq=int(locked.ledger_seq if locked.ledger_seq is not None else -1),
+                    ledger_hash=str(locked.ledger_hash),
+                    run_id=run_id,
+                    subject_id=locked.subject_id,
+                    run_head_seq=head.seq,
+                    run_head_hash=head.hash,
+                    run_status=final_status.value,
+                    key=anchoring[0],
+                    anchored_at=at,
+                )
+            _store(tx, run_id, chained, head, final_status, anchor, head_mac)
+            return chained, anchor, locked.store
+
+        chained, anchor, store = self._write(work)
+        if anchor is not None and anchoring is not None:
+            remember_anchor(anchoring[0], store, anchor)  # after the commit: never rolled back
+        return chained
 
     # -- look-ups inside the write transaction ------------------------------------------
 
@@ -663,15 +829,6 @@ class RunRecorder:
         if not ids:
             return {}
         return {r["id"]: r["seq"] for r in tx.run(_EVIDENCE_SEQS, run_id=run_id, ids=ids)}
-
-
-def _locked_head(tx: neo4j.ManagedTransaction, run_id: str) -> _Head:
-    record = tx.run(_LOCK_HEAD, run_id=run_id).single()
-    if record is None:
-        raise RecorderError(f"run {run_id} is not recorded (start_run first)")
-    if record["status"] != RunStatus.INCOMPLETE.value:
-        raise RecorderError(f"run {run_id} is already {record['status']}; it is append-only")
-    return _Head(record["seq"], record["hash"], record["kind"])
 
 
 def _checked_pack(
@@ -708,9 +865,16 @@ class RunLog:
     `finish`. The run must not be appended to by anyone else meanwhile (checked at flush).
     """
 
-    def __init__(self, recorder: RunRecorder, run_id: str, head: _Head) -> None:
+    def __init__(
+        self,
+        recorder: RunRecorder,
+        run_id: str,
+        head: _Head,
+        started: Future[None] | None = None,
+    ) -> None:
         self.recorder = recorder
         self.run_id = run_id
+        self._started = started  # the run's own write, when still in flight
         self._head = head  # the last node chained (written or not)
         self._written = _Head(head.seq, head.hash, head.kind)
         self._pending: list[tuple[CtxKind, dict[str, Any]]] = []
@@ -787,6 +951,7 @@ class RunLog:
 
     def flush(self) -> None:
         """Write what is pending in one transaction (nothing pending: nothing written)."""
+        self._wait_started()
         self._commit(None)
 
     def finish(
@@ -795,9 +960,15 @@ class RunLog:
         """Append the outcome and write it with everything pending, setting the status."""
         final = _final_status(status)
         seq = self._add(_outcome_node(final, stop_reason, self.recorder.now(), result))
-        self._commit(final)
-        self.recorder.anchor(self.run_id)
+        self._wait_started()
+        self._commit(final)  # anchors the run in the same transaction
         return seq
+
+    def _wait_started(self) -> None:
+        """The run's nodes follow the run: its own write must have committed (or failed)."""
+        started, self._started = self._started, None
+        if started is not None:
+            started.result()
 
     def _commit(self, final_status: RunStatus | None) -> None:
         if not self._pending:
@@ -805,15 +976,14 @@ class RunLog:
         pending, written, head = self._pending, self._written, self._head
         run_id = self.run_id
 
-        def work(tx: neo4j.ManagedTransaction) -> None:
-            stored = _locked_head(tx, run_id)
+        def chain(tx: neo4j.ManagedTransaction, stored: _Head) -> _Chained:
             if stored.seq != written.seq or stored.hash != written.hash:
                 raise RecorderError(
                     f"run {run_id} was appended to by another writer (head seq {stored.seq})"
                 )
-            _store(tx, run_id, pending, _Head(head.seq, head.hash, head.kind), final_status)
+            return pending, _Head(head.seq, head.hash, head.kind)
 
-        self.recorder._write(work)
+        self.recorder._commit(run_id, chain, final_status)
         self.transactions += 1
         self._pending = []
         self._written = _Head(head.seq, head.hash, head.kind)

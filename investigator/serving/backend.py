@@ -3,7 +3,8 @@
 Everything the MCP server (and the serving benchmark) needs from the run session, the
 subject rules and the Context Graph goes through `ServingBackend`, so a change of those
 APIs is re-wired here and nowhere else. Each method returns exactly the JSON document the
-matching CLI command prints with `--json` (`trace --format json|prov-json`).
+matching CLI command prints with `--json` (`trace --format json|prov-json`): both build it
+with `investigator.json_documents`.
 
 One backend per process keeps the driver, the template executor (its registry and the
 templates already proven read-only), the recorder and the runbook lookup: a served call is
@@ -12,7 +13,6 @@ the warm path. Every object here is safe to share between the server's worker th
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -32,13 +32,20 @@ if TYPE_CHECKING:
     from investigator.context_graph.audit import ContentFilter
 from investigator.context_graph.recorder import RunRecorder, ctx_database_from_env
 from investigator.errors import BadInput, InvestigatorError, Neo4jUnavailable
+from investigator.json_documents import (
+    TRACE_JSON_FORMATS,
+    investigation_json,
+    readable_replay_report,
+    replay_json,
+    runbook_json,
+    trace_json,
+)
 from investigator.settings import ConnectionSettings
 
 T = TypeVar("T")
 
 RUNBOOK_TARGETS = ("service", "alert", "error_code", "text")
 DEFAULT_MAX_CONCURRENT = 4
-TRACE_JSON_FORMATS = ("json", "prov-json")
 
 
 class InvestigateInput(BaseModel):
@@ -179,9 +186,7 @@ class ServingBackend:
                 request, driver=self.driver, executor=self.executor, recorder=self.recorder
             )
         )
-        # Same document as cli/investigate.py prints.
-        payload = result.model_dump(mode="json", exclude={"timings"})
-        return json.dumps(payload, ensure_ascii=False, sort_keys=False)
+        return investigation_json(result)
 
     def runbook(self, subject: SubjectRef, given: RunbookInput) -> str:
         """`investigator runbook ... --json` for `subject`."""
@@ -201,26 +206,20 @@ class ServingBackend:
         except ValidationError as exc:
             raise BadInput(first_error(exc)) from None
         answer = self._guard(lambda: self.lookup.lookup(query))
-        return answer.model_dump_json()
+        return runbook_json(answer)
 
     def trace(self, subject: SubjectRef, run_id: str, fmt: str = "json") -> str:
         """`investigator trace RUN --format json|prov-json` for a run `subject` may read."""
         from investigator.context_graph.audit import filtered_lineage
-        from investigator.context_graph.trace import trace_document
 
         if fmt not in TRACE_JSON_FORMATS:
             raise BadInput(f"format must be one of {', '.join(TRACE_JSON_FORMATS)}")
         lineage, content = self._guard(lambda: self._readable(subject, run_id))
-        shown = filtered_lineage(lineage, content)
-        if fmt == "prov-json":
-            from investigator.context_graph.prov import prov_json
-
-            return prov_json(shown)
-        return trace_document(lineage, shown).model_dump_json()
+        return trace_json(lineage, filtered_lineage(lineage, content), fmt)
 
     def replay(self, subject: SubjectRef, run_id: str) -> str:
         """`investigator replay RUN --json` for a run `subject` may read."""
-        from investigator.replay import ReplayReport, replay_run
+        from investigator.replay import replay_run
 
         _, content = self._guard(lambda: self._readable(subject, run_id))
         report = self._guard(
@@ -231,9 +230,7 @@ class ServingBackend:
                 kg_database=self.kg_database,
             )
         )
-        # As cli/replay.py: drift details can quote recorded text, re-filtered for the reader.
-        report = ReplayReport.model_validate(content.scrub(report.model_dump(mode="json")))
-        return report.model_dump_json()
+        return replay_json(readable_replay_report(report, content))
 
     # -- the rules around them -------------------------------------------------------------
 
