@@ -7,7 +7,10 @@ recompute it with `content_hash(record_properties)` and detect tampering.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
+from datetime import datetime, timedelta
 from typing import Any
 
 from graph_schema.canonical import (
@@ -46,7 +49,41 @@ canonical_json = canonical_json_without_nulls
 utc_iso = iso_utc_strict
 
 
+# `canonical_json_without_nulls`'s JSON settings, built once (ingest hashes ~10^5 records).
+_ENCODE = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+).encode
+_ZERO = timedelta(0)
+
+
+def _record_payload(properties: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The hashed map of a record whose values are all plain (exact str/int/float/bool,
+    lists of str, UTC-offset datetimes), exactly as `canonical_json_without_nulls` would
+    see it; None when any value needs the general form (enums, models, Neo4j values...)."""
+    payload: dict[str, Any] = {}
+    for name, value in properties.items():
+        if value is None or name in HASH_EXCLUDED_PROPERTIES:
+            continue
+        kind = type(value)
+        if kind is str or kind is int or kind is float or kind is bool:
+            payload[name] = value
+        elif kind is list:
+            for item in value:
+                if type(item) is not str:
+                    return None
+            payload[name] = value
+        elif kind is datetime and value.utcoffset() == _ZERO:
+            # `iso_utc_strict` of a zero-offset time: its wall clock with `Z`.
+            payload[name] = value.replace(tzinfo=None).isoformat() + "Z"
+        else:
+            return None
+    return payload
+
+
 def content_hash(properties: Mapping[str, Any]) -> str:
     """The content hash of a record: its properties minus HASH_EXCLUDED_PROPERTIES."""
-    payload = {k: v for k, v in properties.items() if k not in HASH_EXCLUDED_PROPERTIES}
-    return sha256_text(canonical_json_without_nulls(payload))
+    payload = _record_payload(properties) if type(properties) is dict else None
+    if payload is None:
+        payload = {k: v for k, v in properties.items() if k not in HASH_EXCLUDED_PROPERTIES}
+        return sha256_text(canonical_json_without_nulls(payload))
+    return HASH_PREFIX + hashlib.sha256(_ENCODE(payload).encode("utf-8")).hexdigest()
