@@ -589,3 +589,17 @@ def test_runs_sort_by_start_time_even_on_a_whole_second(clean_db: neo4j.Driver) 
     earlier = rec.start_run(request(question="first")).run_id
     later = rec.start_run(request(question="second")).run_id
     assert [r.run_id for r in list_runs(clean_db, AUDIT_READER)] == [later, earlier]
+
+
+def test_the_batch_statement_labels_every_kind_and_links_every_relation() -> None:
+    # The write statement spells out labels and types (no text built from values); a new
+    # CtxKind or ProvRelation must be added to it, or its nodes would lose their label.
+    from investigator.context_graph.models import KIND_LABELS, ProvRelation
+    from investigator.context_graph.recorder import _WRITE_BATCH
+
+    for kind, label in KIND_LABELS.items():
+        assert f"row.kind = '{kind.value}' THEN [1] ELSE [] END | SET n:{label})" in _WRITE_BATCH
+    for rel in ProvRelation:
+        assert f"edge[0] = '{rel.value}' THEN [1] ELSE [] END | " in _WRITE_BATCH
+        assert f"CREATE (a)-[:{rel.value}]->(b))" in _WRITE_BATCH
+    assert _WRITE_BATCH.count("FOREACH") == len(KIND_LABELS) + len(ProvRelation) + 1

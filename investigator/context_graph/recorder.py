@@ -52,14 +52,11 @@ from investigator.context_graph.ledger import (
     remember_anchor,
 )
 from investigator.context_graph.models import (
-    EVENT_LABEL,
     FINISHED_STATUSES,
     GENESIS_HASH,
-    KIND_LABELS,
     CtxEdgeRecord,
     CtxKind,
     CtxNodeRecord,
-    ProvRelation,
     RunRequest,
     RunStart,
     RunStatus,
@@ -90,27 +87,36 @@ CONSTRAINTS: tuple[str, ...] = (
     "CREATE INDEX ctx_run_started IF NOT EXISTS FOR (n:CtxRun) ON (n.started_at)",
 )
 
-# Labels and relationship types come from closed enums, never from input; every value is a
-# parameter. One statement writes a whole batch (one round trip): the nodes, each getting its
-# kind's label, then their PROV relationships, then the run's head and status, and, when the
-# run finishes, its ledger anchor and the tenant's new ledger head (context_graph/ledger.py).
+# One statement writes a whole batch (one round trip): the nodes, each getting its kind's
+# label, then their PROV relationships, then the run's head and status, and, when the run
+# finishes, its ledger anchor and the tenant's new ledger head (context_graph/ledger.py).
+# Labels and relationship types are written out, one per member of CtxKind and ProvRelation
+# (a test holds the text to the enums); every value is a parameter.
 _WRITE_BATCH = (
-    "UNWIND $nodes AS row CREATE (n:"
-    + EVENT_LABEL
-    + ") SET n = row "
-    + " ".join(
-        f"FOREACH (_ IN CASE WHEN row.kind = '{kind.value}' THEN [1] ELSE [] END | SET n:{label})"
-        for kind, label in KIND_LABELS.items()
-    )
-    + " WITH count(n) AS created UNWIND $edges AS edge "
+    "UNWIND $nodes AS row CREATE (n:CtxEvent) SET n = row "
+    "FOREACH (_ IN CASE WHEN row.kind = 'run' THEN [1] ELSE [] END | SET n:CtxRun) "
+    "FOREACH (_ IN CASE WHEN row.kind = 'agent' THEN [1] ELSE [] END | SET n:CtxAgent) "
+    "FOREACH (_ IN CASE WHEN row.kind = 'goal' THEN [1] ELSE [] END | SET n:CtxGoal) "
+    "FOREACH (_ IN CASE WHEN row.kind = 'plan' THEN [1] ELSE [] END | SET n:CtxPlan) "
+    "FOREACH (_ IN CASE WHEN row.kind = 'tool_call' THEN [1] ELSE [] END | SET n:CtxToolCall) "
+    "FOREACH (_ IN CASE WHEN row.kind = 'evidence' THEN [1] ELSE [] END | SET n:CtxEvidence) "
+    "FOREACH (_ IN CASE WHEN row.kind = 'rejection' THEN [1] ELSE [] END | SET n:CtxRejection) "
+    "FOREACH (_ IN CASE WHEN row.kind = 'pack' THEN [1] ELSE [] END | SET n:CtxPack) "
+    "FOREACH (_ IN CASE WHEN row.kind = 'claim' THEN [1] ELSE [] END | SET n:CtxClaim) "
+    "FOREACH (_ IN CASE WHEN row.kind = 'outcome' THEN [1] ELSE [] END | SET n:CtxOutcome) "
+    "WITH count(n) AS created UNWIND $edges AS edge "
     "MATCH (a:CtxEvent {run_id: $run_id, seq: edge[1]}) "
     "MATCH (b:CtxEvent {run_id: $run_id, seq: edge[2]}) "
-    + " ".join(
-        f"FOREACH (_ IN CASE WHEN edge[0] = '{rel.value}' THEN [1] ELSE [] END | "
-        f"CREATE (a)-[:{rel.value}]->(b))"
-        for rel in ProvRelation
-    )
-    + " WITH count(*) AS linked MATCH (r:CtxRun {run_id: $run_id}) "
+    "FOREACH (_ IN CASE WHEN edge[0] = 'USED' THEN [1] ELSE [] END | CREATE (a)-[:USED]->(b)) "
+    "FOREACH (_ IN CASE WHEN edge[0] = 'WAS_GENERATED_BY' THEN [1] ELSE [] END | "
+    "CREATE (a)-[:WAS_GENERATED_BY]->(b)) "
+    "FOREACH (_ IN CASE WHEN edge[0] = 'WAS_DERIVED_FROM' THEN [1] ELSE [] END | "
+    "CREATE (a)-[:WAS_DERIVED_FROM]->(b)) "
+    "FOREACH (_ IN CASE WHEN edge[0] = 'WAS_INFORMED_BY' THEN [1] ELSE [] END | "
+    "CREATE (a)-[:WAS_INFORMED_BY]->(b)) "
+    "FOREACH (_ IN CASE WHEN edge[0] = 'WAS_ASSOCIATED_WITH' THEN [1] ELSE [] END | "
+    "CREATE (a)-[:WAS_ASSOCIATED_WITH]->(b)) "
+    "WITH count(*) AS linked MATCH (r:CtxRun {run_id: $run_id}) "
     "SET r.head_seq = $seq, r.head_hash = $hash, r.head_kind = $kind, "
     "r.status = coalesce($status, r.status) "
     "FOREACH (anchor IN CASE WHEN $anchor IS NULL THEN [] ELSE [$anchor] END | "
