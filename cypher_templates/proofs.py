@@ -20,6 +20,7 @@ import json
 import os
 import re
 import tempfile
+import threading
 from pathlib import Path
 
 PROOF_CACHE_ENV = "INVESTIGATOR_PROOF_CACHE"
@@ -45,6 +46,8 @@ class ReadOnlyProofs:
     def __init__(self, path: Path | None) -> None:
         self.path = path
         self._proofs: dict[str, list[str]] | None = None
+        # A run's concurrent reads may prove two templates at once.
+        self._lock = threading.Lock()
 
     @classmethod
     def default(cls) -> ReadOnlyProofs:
@@ -74,10 +77,15 @@ class ReadOnlyProofs:
 
     def is_proven(self, server: str, template_hash: str) -> bool:
         """True when `template_hash` was planned read-only by `server`."""
-        return template_hash in self._load().get(server, ())
+        with self._lock:
+            return template_hash in self._load().get(server, ())
 
     def record(self, server: str, template_hash: str) -> None:
         """Remember a proof (in memory, and in the file when there is one)."""
+        with self._lock:
+            self._record(server, template_hash)
+
+    def _record(self, server: str, template_hash: str) -> None:
         proofs = self._load()
         hashes = proofs.setdefault(server, [])
         if template_hash in hashes:

@@ -1,8 +1,9 @@
 """The bounded, gap-driven retrieval loop (docs/design.md section 2).
 
 Each round: plan steps for the evidence types still missing (and the anchors they need),
-run them through the run session (`RunSession.call`: the template executor, the only path
-to the KG, and the recording), fuse the candidates of all channels with Reciprocal Rank
+run them through the run session (`RunSession.call_round`: the template executor, the only
+path to the KG, and the recording; a round's reads run together, recorded in plan order),
+fuse the candidates of all channels with Reciprocal Rank
 Fusion, pass them through the session's evidence gate, then recompute the gaps. The loop
 stops with `evidence_sufficient`, `max_rounds`, `no_progress`, `deadline` or
 `budget_exhausted`, and never runs the same call twice.
@@ -299,15 +300,25 @@ class RetrievalLoop:
         candidates: list[Evidence] = []
         learned = False
         hit_deadline = False
+        # The clock is read before each step as if they ran one by one, so the steps run are
+        # always a prefix of the plan (what a replay re-runs); the round's reads then run
+        # together.
+        runnable: list[PlanStep] = []
         for step in steps:
             if self._past_deadline():
                 hit_deadline = True
                 break
             done.add(step_key(step))
             self.calls += 1
-            call = self.session.call(step, plan=plan, raise_on_error=False)
+            runnable.append(step)
+        reads_began = time.perf_counter()
+        recorded_before = self.session.record_ms
+        calls = self.session.call_round(runnable, plan=plan, raise_on_error=False)
+        outcome.executor_ms += (time.perf_counter() - reads_began) * 1000.0 - (
+            self.session.record_ms - recorded_before
+        )
+        for step, call in zip(runnable, calls, strict=True):
             result = call.result
-            outcome.executor_ms += result.duration_ms
             outcome.tool_calls.append(call.record)
             if is_check(step):
                 # A competing-cause check: its rows are evidence, never new anchors.

@@ -248,10 +248,11 @@ class _Lookup:
         return self.session.subject.id
 
     def stage(self, steps: list[PlanStep]) -> list[list[Evidence]]:
-        """Run one recorded plan of steps; each step's rows as candidates."""
+        """Run one recorded plan of independent steps (together); each step's rows as
+        candidates, in step order."""
         plan = QueryPlan(intents=["runbook_lookup"], steps=steps)
         self.session.begin_round(plan)
-        return [self.session.call(step, plan=plan).candidates for step in steps]
+        return [call.candidates for call in self.session.call_round(steps, plan=plan)]
 
     def call(
         self,

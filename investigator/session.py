@@ -1,8 +1,10 @@
 """One run of any command: the `RunSession` that `investigate`, `runbook` and replay drive.
 
 subject and grants (loaded and authorized first) -> run start, or the original run of an
-idempotency key scoped to (tenant, subject) -> rounds of tool calls (`call(step)`: the
-executor's `ToolResult`, its `ToolCallRecord` and its rows as candidate `Evidence`) -> the
+idempotency key scoped to (tenant, subject) -> rounds of tool calls (`call_round(steps)`: the
+steps of a round do not depend on each other, so their reads run together, a few at a time;
+each gives the executor's `ToolResult`, its `ToolCallRecord` and its rows as candidate
+`Evidence`, in plan order, as if run one by one) -> the
 evidence gate (`admit`) -> finish (pack, claims, outcome). Recording goes through a
 `RunLog`: the run is written when it starts (without an idempotency key, by a background
 thread while the first round reads; the log waits for that write before its own), its
@@ -16,9 +18,11 @@ nothing is written (replay's re-runs, the eval).
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import time
 import uuid
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from types import TracebackType
 from typing import TypeVar
@@ -138,6 +142,9 @@ class RunSession:
 
     # Write a round's lineage when this long has passed since the last write (seconds).
     FLUSH_INTERVAL_S = 1.0
+    # A round's reads are independent: this many at once (each its own session and
+    # connection) overlap Neo4j's work with ours; more would only queue on a small server.
+    READ_CONCURRENCY = 4
 
     def __init__(
         self,
@@ -306,8 +313,52 @@ class RunSession:
         self, step: PlanStep, *, plan: QueryPlan | None = None, raise_on_error: bool = True
     ) -> ToolCall:
         """Run one template for the run's subject at its known_at, and record it."""
-        self._index += 1
-        tc_id = tool_call_id_for(max(self.round, 1), self._index)
+        return self.call_round([step], plan=plan, raise_on_error=raise_on_error)[0]
+
+    def call_round(
+        self,
+        steps: Sequence[PlanStep],
+        *,
+        plan: QueryPlan | None = None,
+        raise_on_error: bool = True,
+    ) -> list[ToolCall]:
+        """Run steps that do not depend on each other, at most `READ_CONCURRENCY` at once,
+        and record them in the order given (ids, lineage and hashes as if run one by one).
+
+        With `raise_on_error`, the first failing step (in that order) raises once the calls
+        before it are recorded.
+        """
+        first = self._index
+        self._index += len(steps)
+        round_no = max(self.round, 1)
+        ids = [tool_call_id_for(round_no, first + i + 1) for i in range(len(steps))]
+        if len(steps) <= 1:
+            return [
+                self._recorded(*self._run_step(step, tc_id, plan, raise_on_error))
+                for step, tc_id in zip(steps, ids, strict=True)
+            ]
+        # Each read runs in a copy of this context, so its span is a child of the run's.
+        with ThreadPoolExecutor(max_workers=min(self.READ_CONCURRENCY, len(steps))) as pool:
+            futures = [
+                pool.submit(
+                    contextvars.copy_context().run,
+                    self._run_step,
+                    step,
+                    tc_id,
+                    plan,
+                    raise_on_error,
+                )
+                for step, tc_id in zip(steps, ids, strict=True)
+            ]
+            calls: list[ToolCall] = []
+            for future in futures:
+                result, record = future.result()
+                calls.append(self._recorded(result, record))
+        return calls
+
+    def _run_step(
+        self, step: PlanStep, tc_id: str, plan: QueryPlan | None, raise_on_error: bool
+    ) -> tuple[ToolResult, ToolCallRecord]:
         with tool_span(
             tc_id,
             step.template_id,
@@ -320,11 +371,17 @@ class RunSession:
             )
             record = tool_call_record(result, tc_id, round=self.round, as_of=self.as_of)
             span.record_result(result, rows_hash=record.rows_hash)
+        return result, record
+
+    def _recorded(self, result: ToolResult, record: ToolCallRecord) -> ToolCall:
         self.tool_calls.append(record)
         if self.log is not None:
             self._timed(lambda: self.log.add_tool_call(record) if self.log else None)
         candidates = normalise_rows(
-            result.rows, channel=result.template_id, tool_call_id=tc_id, template=result.ref
+            result.rows,
+            channel=result.template_id,
+            tool_call_id=record.tool_call_id,
+            template=result.ref,
         )
         return ToolCall(record=record, result=result, candidates=candidates)
 

@@ -8,14 +8,16 @@ pack hash, and the loop's bounds.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import neo4j
 import pytest
 
-from cypher_templates.executor import TemplateExecutor
+from cypher_templates.executor import TemplateExecutor, ToolResult
 from graph_schema.bundle import load_bundle
 from graph_schema.schema_ddl import apply_schema
 from graph_schema.writer import ingest_bundle
@@ -28,6 +30,7 @@ from investigator.investigation import (
     investigate,
 )
 from investigator.retrieval import StopReason
+from investigator.session import RunSession
 
 REPO = Path(__file__).resolve().parents[1]
 DATASET = REPO / "datasets" / "payments-incident"
@@ -206,6 +209,49 @@ def test_identical_inputs_give_identical_pack_hash_and_known_at_changes_it(
     assert not evidence_of(early, "doc:postmortem-2026-07-23-payments")
     assert early.verdict is Verdict.UNCERTAIN
     assert any(m.evidence_type == "mechanism" for m in early.missing_evidence)
+
+
+class _CountingExecutor(TemplateExecutor):
+    """The real executor, counting how many of its template calls are in flight at once."""
+
+    def __init__(self, driver: neo4j.Driver) -> None:
+        super().__init__(driver)
+        self._lock = threading.Lock()
+        self.in_flight = 0
+        self.most_in_flight = 0
+
+    def run(self, *args: Any, **kwargs: Any) -> ToolResult:
+        with self._lock:
+            self.in_flight += 1
+            self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        try:
+            return super().run(*args, **kwargs)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+
+
+def test_a_rounds_reads_run_together_and_the_run_is_the_one_made_one_by_one(
+    driver: neo4j.Driver, demo: TemplateExecutor, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(RunSession, "READ_CONCURRENCY", 1)
+    one_by_one = ask(driver, demo)
+    monkeypatch.setattr(RunSession, "READ_CONCURRENCY", 4)
+    counting = _CountingExecutor(driver)
+    together = ask(driver, counting)
+    assert counting.most_in_flight > 1  # the reads of a round did overlap
+
+    # Same calls in the same order with the same ids and rows: the lineage and every hash
+    # are those of a run made one call at a time.
+    def calls(result: InvestigationResult) -> list[dict[str, object]]:
+        return [tc.model_dump(exclude={"duration_ms"}) for tc in result.tool_calls]
+
+    assert calls(together) == calls(one_by_one)
+    assert together.pack_hash == one_by_one.pack_hash
+    assert [c.claim_id for c in together.claims] == [c.claim_id for c in one_by_one.claims]
+    assert [e.evidence_id for e in together.evidence] == [
+        e.evidence_id for e in one_by_one.evidence
+    ]
 
 
 def test_conflicting_deploy_time_from_a_weaker_source_loses(
