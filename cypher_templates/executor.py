@@ -6,7 +6,8 @@ the purge, and the evaluation's naive baseline.
 
 Every call runs one compiled, allowlisted template in a managed READ transaction
 (`session.execute_read`, so the driver retries transient errors and routes to readers on a
-cluster), with the template's timeout, `LIMIT row_cap + 1` to detect truncation (reported,
+cluster; calls that do not depend on each other may share one, `run_together`), with the
+template's timeout, `LIMIT row_cap + 1` to detect truncation (reported,
 never silent), and the subject's tenant, grants and purpose as parameters that no plan can
 set. Rows come back typed (`Element`, `TemplateRow`); a timeout is `Neo4jUnavailable`.
 """
@@ -14,8 +15,9 @@ set. Rows come back typed (`Element`, `TemplateRow`); a timeout is `Neo4jUnavail
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import neo4j
 from neo4j.exceptions import (
@@ -55,6 +57,8 @@ _PRINCIPAL_QUERY = (
     "coalesce(p.purposes, []) AS purposes LIMIT 1"
 )
 _PRINCIPAL_TIMEOUT_S = 5.0
+
+T = TypeVar("T")
 
 # Bounded fulltext candidates (issue 12): a template reading `$candidate_limit` gets Lucene's
 # best hits only, first this many per wanted row (at least the minimum), then growing tenfold
@@ -151,6 +155,8 @@ class ToolResult(BaseModel):
     limit: int
     duration_ms: float
     error: str | None = None
+    # When the call began (ns since the epoch), for its trace span; never serialised.
+    started_ns: int | None = Field(default=None, exclude=True, repr=False)
 
     @property
     def ref(self) -> str:
@@ -175,6 +181,22 @@ def _parse_row(record: neo4j.Record, shape: type[RowContext]) -> TemplateRow:
     return TemplateRow(
         element=Element.model_validate(element), context=context, score=record["score"]
     )
+
+
+def _fetch_size(compiled: CompiledQuery) -> int:
+    return compiled.limit * 4 + 4
+
+
+def _reader(
+    tx: neo4j.ManagedTransaction, compiled: CompiledQuery
+) -> Callable[[dict[str, Any]], list[neo4j.Record]]:
+    """Reads `compiled` with given parameters inside `tx`."""
+    fetch = _fetch_size(compiled)
+    return lambda parameters: list(tx.run(compiled.text, parameters).fetch(fetch))
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
 def first_candidate_limit(limit: int) -> int:
@@ -244,16 +266,20 @@ class TemplateExecutor:
     def _read(
         self, text: str, parameters: dict[str, Any], timeout_s: float, fetch: int
     ) -> list[neo4j.Record]:
-        """One managed read transaction; the only place a KG session is opened."""
+        """One query in its own managed read transaction."""
 
-        @neo4j.unit_of_work(timeout=timeout_s)
         def work(tx: neo4j.ManagedTransaction) -> list[neo4j.Record]:
-            result = tx.run(text, parameters)
-            return list(result.fetch(fetch))
+            return list(tx.run(text, parameters).fetch(fetch))
 
+        return self._in_read_transaction(work, timeout_s)
+
+    def _in_read_transaction(
+        self, work: Callable[[neo4j.ManagedTransaction], T], timeout_s: float
+    ) -> T:
+        """One managed read transaction; the only place a KG session is opened."""
         try:
             with self._session() as session:
-                return session.execute_read(work)
+                return session.execute_read(neo4j.unit_of_work(timeout=timeout_s)(work))
         except ClientError as exc:
             if _is_timeout(exc):
                 raise QueryTimedOut(
@@ -289,6 +315,92 @@ class TemplateExecutor:
         `raise_on_error=False`, a database failure or timeout is reported in
         `ToolResult.error` with no rows instead of raising.
         """
+        compiled, parameters = self._prepare(step_or_compiled, subject, known_at, plan)
+        started_ns = time.time_ns()
+        started = time.perf_counter()
+        error: str | None = None
+        records: list[neo4j.Record] = []
+        fetch = _fetch_size(compiled)
+        try:
+            records = self._enough_candidates(
+                lambda p: self._read_template(compiled, p, fetch), parameters
+            )
+        except (InvestigatorError, Neo4jError) as exc:
+            if raise_on_error:
+                raise
+            error = _first_line(exc)
+        duration_ms = (time.perf_counter() - started) * 1000.0
+        return self._result(compiled, known_at, records, duration_ms, started_ns, error)
+
+    def run_together(
+        self,
+        steps: Sequence[PlanStep | CompiledQuery],
+        subject: Subject,
+        known_at: datetime,
+        *,
+        plan: QueryPlan | None = None,
+        raise_on_error: bool = True,
+    ) -> list[ToolResult]:
+        """Run templates that do not depend on each other in one managed read transaction:
+        one snapshot, and one BEGIN and COMMIT for all of them instead of one each.
+
+        Each result is the one `run` would give. When the shared transaction fails for any
+        reason but Neo4j being unavailable (a timeout, a refused or failing query), every
+        step runs again on its own, so a failure stays the one call's own.
+        """
+        prepared: list[tuple[CompiledQuery, dict[str, Any]]] = []
+        if len(steps) > 1:
+            try:
+                prepared = [self._prepare(s, subject, known_at, plan) for s in steps]
+                return self._read_together(prepared, known_at)
+            except QueryTimedOut:
+                pass  # whose timeout it was is for each call alone to find out
+            except Neo4jUnavailable as exc:
+                if raise_on_error:
+                    raise
+                if len(prepared) == len(steps):  # every call would fail alike: say so once
+                    return [
+                        self._result(compiled, known_at, [], 0.0, None, _first_line(exc))
+                        for compiled, _ in prepared
+                    ]
+            except (InvestigatorError, Neo4jError, DriverError):
+                pass
+        return [
+            self.run(step, subject, known_at, plan=plan, raise_on_error=raise_on_error)
+            for step in steps
+        ]
+
+    def _read_together(
+        self, prepared: list[tuple[CompiledQuery, dict[str, Any]]], known_at: datetime
+    ) -> list[ToolResult]:
+        def work(tx: neo4j.ManagedTransaction) -> list[tuple[list[neo4j.Record], float, int]]:
+            timed = []
+            for compiled, parameters in prepared:
+                started_ns = time.time_ns()
+                started = time.perf_counter()
+                records = self._enough_candidates(_reader(tx, compiled), parameters)
+                timed.append((records, (time.perf_counter() - started) * 1000.0, started_ns))
+            return timed
+
+        # The strictest timeout of the group: a call past its own timeout fails the group,
+        # and then fails again alone.
+        timeout_s = min(compiled.timeout_s for compiled, _ in prepared)
+        timed = self._in_read_transaction(work, timeout_s)
+        return [
+            self._result(compiled, known_at, records, duration_ms, started_ns, None)
+            for (compiled, _), (records, duration_ms, started_ns) in zip(
+                prepared, timed, strict=True
+            )
+        ]
+
+    def _prepare(
+        self,
+        step_or_compiled: PlanStep | CompiledQuery,
+        subject: Subject,
+        known_at: datetime,
+        plan: QueryPlan | None,
+    ) -> tuple[CompiledQuery, dict[str, Any]]:
+        """Compile, re-check against the allowlist, bind the subject, prove read-only."""
         if known_at.tzinfo is None or known_at.utcoffset() is None:
             raise ValueError("known_at must be a zoned datetime")
         compiled = (
@@ -299,26 +411,33 @@ class TemplateExecutor:
         self._check_allowlisted(compiled)
         parameters = self.cypher_parameters(compiled, subject, known_at)
         self._ensure_read_only(compiled, parameters)
-        started = time.perf_counter()
-        error: str | None = None
-        records: list[neo4j.Record] = []
-        fetch = compiled.limit * 4 + 4
-        try:
-            records = self._read_template(compiled, parameters, fetch)
-            while not candidates_suffice(
-                records, parameters["limit"], parameters.get("candidate_limit")
-            ):
-                # Too few candidates to be sure: ask again with more (same text, same proof).
-                parameters = {
-                    **parameters,
-                    "candidate_limit": next_candidate_limit(records, parameters["candidate_limit"]),
-                }
-                records = self._read_template(compiled, parameters, fetch)
-        except (InvestigatorError, Neo4jError) as exc:
-            if raise_on_error:
-                raise
-            error = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        duration_ms = (time.perf_counter() - started) * 1000.0
+        return compiled, parameters
+
+    @staticmethod
+    def _enough_candidates(
+        read: Callable[[dict[str, Any]], list[neo4j.Record]], parameters: dict[str, Any]
+    ) -> list[neo4j.Record]:
+        records = read(parameters)
+        while not candidates_suffice(
+            records, parameters["limit"], parameters.get("candidate_limit")
+        ):
+            # Too few candidates to be sure: ask again with more (same text, same proof).
+            parameters = {
+                **parameters,
+                "candidate_limit": next_candidate_limit(records, parameters["candidate_limit"]),
+            }
+            records = read(parameters)
+        return records
+
+    @staticmethod
+    def _result(
+        compiled: CompiledQuery,
+        known_at: datetime,
+        records: list[neo4j.Record],
+        duration_ms: float,
+        started_ns: int | None,
+        error: str | None,
+    ) -> ToolResult:
         shape = context_shape(compiled.template_id)
         rows = [_parse_row(r, shape) for r in records]
         truncated = len(rows) > compiled.limit
@@ -337,6 +456,7 @@ class TemplateExecutor:
             limit=compiled.limit,
             duration_ms=round(duration_ms, 3),
             error=error,
+            started_ns=started_ns,
         )
 
     def _read_template(

@@ -2,23 +2,22 @@
 
 subject and grants (loaded and authorized first) -> run start, or the original run of an
 idempotency key scoped to (tenant, subject) -> rounds of tool calls (`call_round(steps)`: the
-steps of a round do not depend on each other, so their reads run together, a few at a time;
-each gives the executor's `ToolResult`, its `ToolCallRecord` and its rows as candidate
-`Evidence`, in plan order, as if run one by one) -> the
-evidence gate (`admit`) -> finish (pack, claims, outcome). Recording goes through a
-`RunLog`: the run is written when it starts (without an idempotency key, by a background
-thread while the first round reads; the log waits for that write before its own), its
-nodes are then chained in memory and written at the end of a round once
-`FLUSH_INTERVAL_S` has passed since the last write, and at the finish. So a quick run
-costs two write transactions, a long one loses at most about that interval of lineage when
-killed, and a killed run stays `incomplete` with a chain that verifies. Without a recorder
-nothing is written (replay's re-runs, the eval).
+steps of a round do not depend on each other, so they read together, in a few groups of one
+read transaction each; each gives the executor's `ToolResult`, its `ToolCallRecord` and its
+rows as candidate `Evidence`, in plan order, as if run one by one) -> the evidence gate
+(`admit`) -> finish (pack, claims, outcome). Recording goes through a `RunLog`: the run is
+written when it starts (without an idempotency key, by a background thread while the first
+round reads; the log waits for that write before its own), its nodes are then chained in
+memory and written at the end of a round once `FLUSH_INTERVAL_S` has passed since the last
+write, and at the finish. So a quick run costs two write transactions, a long one loses at
+most about that interval of lineage when killed, and a killed run stays `incomplete` with a
+chain that verifies. Without a recorder nothing is written (replay's re-runs, the eval).
 """
 
 from __future__ import annotations
 
 import contextlib
-import contextvars
+import itertools
 import time
 import uuid
 from collections.abc import Callable, Iterable, Sequence
@@ -142,8 +141,8 @@ class RunSession:
 
     # Write a round's lineage when this long has passed since the last write (seconds).
     FLUSH_INTERVAL_S = 1.0
-    # A round's reads are independent: this many at once (each its own session and
-    # connection) overlap Neo4j's work with ours; more would only queue on a small server.
+    # A round's reads are independent: this many groups at once (each its own session,
+    # connection and read transaction) overlap Neo4j's work with ours.
     READ_CONCURRENCY = 4
 
     def __init__(
@@ -322,11 +321,11 @@ class RunSession:
         plan: QueryPlan | None = None,
         raise_on_error: bool = True,
     ) -> list[ToolCall]:
-        """Run steps that do not depend on each other, at most `READ_CONCURRENCY` at once,
-        and record them in the order given (ids, lineage and hashes as if run one by one).
+        """Run steps that do not depend on each other and record them in the order given,
+        with the ids, rows and hashes they would have one by one.
 
-        With `raise_on_error`, the first failing step (in that order) raises once the calls
-        before it are recorded.
+        The steps are split into at most `READ_CONCURRENCY` groups that read at the same
+        time, each group in one read transaction (`TemplateExecutor.run_together`).
         """
         first = self._index
         self._index += len(steps)
@@ -337,23 +336,36 @@ class RunSession:
                 self._recorded(*self._run_step(step, tc_id, plan, raise_on_error))
                 for step, tc_id in zip(steps, ids, strict=True)
             ]
-        # Each read runs in a copy of this context, so its span is a child of the run's.
-        with ThreadPoolExecutor(max_workers=min(self.READ_CONCURRENCY, len(steps))) as pool:
+        count = min(self.READ_CONCURRENCY, len(steps))
+        bounds = [len(steps) * g // count for g in range(count + 1)]
+        groups = [list(steps[lo:hi]) for lo, hi in itertools.pairwise(bounds)]
+        with ThreadPoolExecutor(max_workers=count) as pool:
             futures = [
                 pool.submit(
-                    contextvars.copy_context().run,
-                    self._run_step,
-                    step,
-                    tc_id,
-                    plan,
-                    raise_on_error,
+                    self.executor.run_together,
+                    group,
+                    self.subject,
+                    self.known_at,
+                    plan=plan,
+                    raise_on_error=raise_on_error,
                 )
-                for step, tc_id in zip(steps, ids, strict=True)
+                for group in groups
             ]
-            calls: list[ToolCall] = []
-            for future in futures:
-                result, record = future.result()
-                calls.append(self._recorded(result, record))
+            results = [result for future in futures for result in future.result()]
+        calls = []
+        for step, tc_id, result in zip(steps, ids, results, strict=True):
+            record = tool_call_record(result, tc_id, round=self.round, as_of=self.as_of)
+            began = result.started_ns if result.started_ns is not None else time.time_ns()
+            with tool_span(
+                tc_id,
+                step.template_id,
+                step.template_version,
+                round=self.round,
+                evidence_type=step.evidence_type,
+                interval_ns=(began, began + int(result.duration_ms * 1_000_000)),
+            ) as span:
+                span.record_result(result, rows_hash=record.rows_hash)
+            calls.append(self._recorded(result, record))
         return calls
 
     def _run_step(

@@ -281,8 +281,10 @@ def _open_span(
     name: str,
     attributes: dict[str, AttributeValue],
     optional: dict[str, AttributeValue | None],
+    interval_ns: tuple[int, int] | None = None,
 ) -> Iterator[Any]:
-    """A current span with `attributes` and each `investigator.<key>` of `optional` given.
+    """A current span with `attributes` and each `investigator.<key>` of `optional` given;
+    with `interval_ns` (start, end), a span of something that already happened.
 
     An exception leaves the span with status ERROR and `error.type` (the exception's
     class), never its message or traceback (they could quote data).
@@ -296,6 +298,8 @@ def _open_span(
         attributes={**attributes, **given},
         record_exception=False,
         set_status_on_exception=False,
+        start_time=interval_ns[0] if interval_ns else None,
+        end_on_exit=interval_ns is None,
     ) as span:
         try:
             yield span
@@ -303,6 +307,9 @@ def _open_span(
             span.set_attribute("error.type", type(exc).__qualname__)
             span.set_status(StatusCode.ERROR, type(exc).__qualname__)
             raise
+        finally:
+            if interval_ns is not None:
+                span.end(end_time=interval_ns[1])
 
 
 @contextmanager
@@ -362,8 +369,10 @@ def tool_span(
     round: int | None = None,
     evidence_type: str | None = None,
     template_hash: str | None = None,
+    interval_ns: tuple[int, int] | None = None,
 ) -> Iterator[ToolSpan]:
-    """The `execute_tool` span around one template call (a child of the run's span)."""
+    """The `execute_tool` span around one template call (a child of the run's span); with
+    `interval_ns` (start, end), of a call that already ran (in a round's shared read)."""
     tracer = _tracer()
     if tracer is None:
         yield _NOOP_TOOL
@@ -385,6 +394,7 @@ def tool_span(
             "round": round,
             "evidence_type": evidence_type,
         },
+        interval_ns,
     ) as span:
         yield ToolSpan(span)
 

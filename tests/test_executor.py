@@ -172,6 +172,38 @@ def test_deployments_and_change_events_in_window(ex: TemplateExecutor, bob: Subj
         assert changes.rows[0].context["at"] == at("2026-07-23T09:55:00Z")
 
 
+def test_calls_read_together_give_the_rows_of_each_call_alone(
+    ex: TemplateExecutor, bob: Subject
+) -> None:
+    window = {"from": "2026-07-23T00:00:00Z", "to": "2026-07-23T23:59:59Z"}
+    steps = [
+        PlanStep(
+            template_id="deployments_in_window",
+            evidence_type="deployment_time",
+            params={"service_id": "svc:payment-api", **window},
+        ),
+        PlanStep(
+            template_id="fulltext_search",
+            evidence_type="document",
+            params={"query": "payment"},
+        ),
+        PlanStep(
+            template_id="ownership_over_time",
+            evidence_type="ownership",
+            params={"service_id": "svc:payment-api"},
+        ),
+    ]
+    together = ex.run_together(steps, bob, NOW)
+    alone = [ex.run(step, bob, NOW) for step in steps]
+
+    def seen(result: ToolResult) -> dict[str, Any]:
+        return result.model_dump(exclude={"duration_ms"})
+
+    assert [seen(r) for r in together] == [seen(r) for r in alone]
+    assert all(r.rows for r in together)
+    assert all(r.started_ns for r in together)
+
+
 def test_incident_context(ex: TemplateExecutor, bob: Subject) -> None:
     result = run(
         ex, bob, "incident_context", "affected_service", params={"incident_id": "incident:INC-1"}
@@ -387,6 +419,22 @@ def test_timeout_is_neo4j_unavailable(ex: TemplateExecutor, bob: Subject) -> Non
         assert err.value.exit_code == 4
         degraded = ex.run(tiny, bob, NOW, raise_on_error=False)
         assert degraded.error and "timed out" in degraded.error and degraded.rows == []
+
+        # Read together with quick calls, the timeout stays the slow call's own.
+        quick = ex.compile(
+            PlanStep(
+                template_id="ownership_over_time",
+                evidence_type="ownership",
+                params={"service_id": "svc:payment-api"},
+            )
+        )
+        together = ex.run_together([quick, tiny, quick], bob, NOW, raise_on_error=False)
+        alone = ex.run(quick, bob, NOW)
+        assert [r.error is None for r in together] == [True, False, True]
+        assert together[1].error and "timed out" in together[1].error
+        assert together[0].rows == together[2].rows == alone.rows and alone.rows
+        with pytest.raises(Neo4jUnavailable, match="timed out"):
+            ex.run_together([quick, tiny], bob, NOW)
     finally:
         ex.driver.execute_query(
             "MATCH (n:Service) WHERE n.id STARTS WITH 'svc:clique-' DETACH DELETE n"

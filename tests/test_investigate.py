@@ -212,7 +212,7 @@ def test_identical_inputs_give_identical_pack_hash_and_known_at_changes_it(
 
 
 class _CountingExecutor(TemplateExecutor):
-    """The real executor, counting how many of its template calls are in flight at once."""
+    """The real executor, counting how many groups of template calls are in flight at once."""
 
     def __init__(self, driver: neo4j.Driver) -> None:
         super().__init__(driver)
@@ -220,12 +220,12 @@ class _CountingExecutor(TemplateExecutor):
         self.in_flight = 0
         self.most_in_flight = 0
 
-    def run(self, *args: Any, **kwargs: Any) -> ToolResult:
+    def run_together(self, *args: Any, **kwargs: Any) -> list[ToolResult]:
         with self._lock:
             self.in_flight += 1
             self.most_in_flight = max(self.most_in_flight, self.in_flight)
         try:
-            return super().run(*args, **kwargs)
+            return super().run_together(*args, **kwargs)
         finally:
             with self._lock:
                 self.in_flight -= 1
