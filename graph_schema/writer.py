@@ -552,6 +552,41 @@ def _single_entries(
     return single
 
 
+# A read of changed records: its statement, its rows, and its other parameters.
+_ChangedRead = tuple[str, list[dict[str, Any]], dict[str, Any]]
+
+
+def _unchanged(
+    driver: neo4j.Driver,
+    drafts: list[D],
+    ident: Callable[[D], tuple[str, str]],
+    reads: Callable[[dict[tuple[str, str], D]], list[_ChangedRead]],
+    populated: set[str],
+    retracted: set[tuple[str, str]],
+    database: str | None,
+) -> dict[tuple[str, str], D]:
+    """Single-entry drafts, not retracted, whose current record no read reports as changed.
+
+    `reads` turns those drafts into statements and rows; each statement returns the tenant and
+    the id or key (its first two columns) of every row whose record changed.
+    """
+    single = _single_entries(drafts, ident, populated)
+    for key in retracted:
+        single.pop(key, None)
+    for statement, rows, params in reads(single):
+        for chunk in _chunks(rows, _READ_BATCH):
+            records, _, _ = driver.execute_query(
+                statement,
+                rows=list(chunk),
+                **params,
+                database_=database,
+                routing_=neo4j.RoutingControl.READ,
+            )
+            for r in records:
+                single.pop((r[0], r[1]), None)
+    return single
+
+
 def _unchanged_nodes(
     driver: neo4j.Driver,
     drafts: list[NodeDraft],
@@ -560,25 +595,17 @@ def _unchanged_nodes(
     database: str | None,
 ) -> dict[tuple[str, str], NodeDraft]:
     """Single-entry ids whose current record is active, of the same type labels and hash."""
-    single = _single_entries(drafts, lambda d: (d.tenant, d.id), populated)
-    for key in retracted:
-        single.pop(key, None)
-    rows = [
-        {"tenant": t, "id": i, "hash": d.content_hash, "labels": d.labels}
-        for (t, i), d in single.items()
-    ]
-    types = sorted(_TYPE_LABELS)
-    for chunk in _chunks(rows, _READ_BATCH):
-        records, _, _ = driver.execute_query(
-            _NODE_CHANGED,
-            rows=list(chunk),
-            types=types,
-            database_=database,
-            routing_=neo4j.RoutingControl.READ,
-        )
-        for r in records:
-            single.pop((r["tenant"], r["id"]), None)
-    return single
+
+    def reads(single: dict[tuple[str, str], NodeDraft]) -> list[_ChangedRead]:
+        rows: list[dict[str, Any]] = [
+            {"tenant": t, "id": i, "hash": d.content_hash, "labels": d.labels}
+            for (t, i), d in single.items()
+        ]
+        return [(_NODE_CHANGED, rows, {"types": sorted(_TYPE_LABELS)})]
+
+    return _unchanged(
+        driver, drafts, lambda d: (d.tenant, d.id), reads, populated, retracted, database
+    )
 
 
 def _unchanged_edges(
@@ -589,23 +616,16 @@ def _unchanged_edges(
     database: str | None,
 ) -> dict[tuple[str, str], EdgeDraft]:
     """Single-entry keys whose current copies are all active with the same hash."""
-    single = _single_entries(drafts, lambda d: (d.tenant, d.key), populated)
-    for key in retracted:
-        single.pop(key, None)
-    by_type: dict[RelType, list[dict[str, str]]] = defaultdict(list)
-    for (tenant, name), draft in single.items():
-        by_type[draft.type].append({"tenant": tenant, "key": name, "hash": draft.content_hash})
-    for rel_type, rows in sorted(by_type.items()):
-        for chunk in _chunks(rows, _READ_BATCH):
-            records, _, _ = driver.execute_query(
-                _EDGE_CHANGED[rel_type],
-                rows=list(chunk),
-                database_=database,
-                routing_=neo4j.RoutingControl.READ,
-            )
-            for r in records:
-                single.pop((r["tenant"], r["key"]), None)
-    return single
+
+    def reads(single: dict[tuple[str, str], EdgeDraft]) -> list[_ChangedRead]:
+        by_type: dict[RelType, list[dict[str, Any]]] = defaultdict(list)
+        for (tenant, name), draft in single.items():
+            by_type[draft.type].append({"tenant": tenant, "key": name, "hash": draft.content_hash})
+        return [(_EDGE_CHANGED[t], rows, {}) for t, rows in sorted(by_type.items())]
+
+    return _unchanged(
+        driver, drafts, lambda d: (d.tenant, d.key), reads, populated, retracted, database
+    )
 
 
 def _identity_of(labels: Iterable[str], kind: Any) -> _Identity:
