@@ -347,24 +347,11 @@ def steps_for(
                 )
             )
         if "dependency" in want:
-            steps.append(
-                _step(
-                    "dependency_neighbourhood",
-                    {"start_id": svc},
-                    "dependency",
-                    options={"rel_type": "DEPENDS_ON", "direction": "out", "hops": 1},
-                )
-            )
+            steps.append(_one_hop_step(svc, "DEPENDS_ON", "out", "dependency"))
         incident_types = {"error_first_seen", "affected_service", "incident_report", "mechanism"}
         if want & incident_types and not known.incidents:
             steps.append(
-                _step(
-                    "dependency_neighbourhood",
-                    {"start_id": svc},
-                    "entity",
-                    options={"rel_type": "AFFECTED_BY", "direction": "both", "hops": 1},
-                    step_id=NAV_PREFIX + "incidents",
-                )
+                _one_hop_step(svc, "AFFECTED_BY", "both", step_id=NAV_PREFIX + "incidents")
             )
     if "change_event" in want and (known.first_seen or known.deployments or known.services):
         steps.append(
@@ -385,15 +372,8 @@ def steps_for(
         if not known.services or "error_first_seen" in want:
             # The EMITTED records carry first_seen: evidence when that is wanted (a subject
             # who may not see the incident still sees the error code's own record).
-            steps.append(
-                _step(
-                    "dependency_neighbourhood",
-                    {"start_id": code},
-                    "entity",
-                    options={"rel_type": "EMITTED", "direction": "in", "hops": 1},
-                    step_id=None if "error_first_seen" in want else NAV_PREFIX + "emitters",
-                )
-            )
+            step_id = None if "error_first_seen" in want else NAV_PREFIX + "emitters"
+            steps.append(_one_hop_step(code, "EMITTED", "in", step_id=step_id))
     incident_types = {"error_first_seen", "affected_service", "incident_report", "alert_definition"}
     for alert in known.alerts:
         if "runbook" in want:
@@ -401,15 +381,7 @@ def steps_for(
                 _step("runbooks_for", {"anchor_id": alert}, "runbook", options={"anchor": "alert"})
             )
         if want & incident_types and not known.incidents:
-            steps.append(
-                _step(
-                    "dependency_neighbourhood",
-                    {"start_id": alert},
-                    "entity",
-                    options={"rel_type": "TRIGGERED", "direction": "out", "hops": 1},
-                    step_id=NAV_PREFIX + "triggered",
-                )
-            )
+            steps.append(_one_hop_step(alert, "TRIGGERED", "out", step_id=NAV_PREFIX + "triggered"))
     for inc in known.incidents:
         if want & incident_types:
             steps.append(_step("incident_context", {"incident_id": inc}, "error_first_seen"))
@@ -446,6 +418,23 @@ def _step(
             "options": options or {},
             "evidence_type": evidence_type,
         }
+    )
+
+
+def _one_hop_step(
+    start_id: str,
+    rel_type: str,
+    direction: str,
+    evidence_type: str = "entity",
+    step_id: str | None = None,
+) -> PlanStep:
+    """A `dependency_neighbourhood` step: the `rel_type` records one hop from `start_id`."""
+    return _step(
+        "dependency_neighbourhood",
+        {"start_id": start_id},
+        evidence_type,
+        options={"rel_type": rel_type, "direction": direction, "hops": 1},
+        step_id=step_id,
     )
 
 
@@ -531,16 +520,7 @@ def competing_cause_steps(
     """
     if Intent.DEPLOYMENT_CORRELATION.value not in {str(i) for i in intents}:
         return []
-    steps = [
-        _step(
-            "dependency_neighbourhood",
-            {"start_id": svc},
-            "entity",
-            options={"rel_type": "DEPENDS_ON", "direction": "out", "hops": 1},
-            step_id=UPSTREAM_CHECK,
-        )
-        for svc in focus
-    ]
+    steps = [_one_hop_step(svc, "DEPENDS_ON", "out", step_id=UPSTREAM_CHECK) for svc in focus]
     if known.first_seen is None or known.first_seen > as_of:
         return steps
     anchor = known.first_seen
@@ -749,13 +729,7 @@ def followup_steps(
     if instants != list(gate.policy.reference_times):
         gate.policy = gate.policy.model_copy(update={"reference_times": instants})
     alert_steps = [
-        _step(
-            "dependency_neighbourhood",
-            {"start_id": alert},
-            "entity",
-            options={"rel_type": "FIRED_ON", "direction": "out", "hops": 1},
-            step_id=ALERT_FIRED_CHECK,
-        )
+        _one_hop_step(alert, "FIRED_ON", "out", step_id=ALERT_FIRED_CHECK)
         for alert in known.alerts[:MAX_FOCUS_SERVICES]
         if time_references(inp.question).event is AnchorEvent.ALERT
     ]
