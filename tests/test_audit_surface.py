@@ -206,6 +206,48 @@ def test_replay_output_is_refiltered_for_the_reader(graph: Graph) -> None:
     assert json.loads(result.out)["run_id"] == graph.alice_run
 
 
+def test_readable_run_applies_the_rules_trace_replay_and_serving_share(graph: Graph) -> None:
+    from investigator.context_graph.audit import ContentFilter
+    from investigator.context_graph.models import RunLineage
+    from investigator.context_graph.readable import readable_run
+    from investigator.errors import BadInput, NotAuthorized
+
+    executor = TemplateExecutor(graph.driver)
+
+    def read(
+        ref: str, purpose: str | None, run_id: str = graph.alice_run
+    ) -> tuple[RunLineage, ContentFilter]:
+        return readable_run(
+            graph.driver,
+            executor,
+            SubjectRef.parse(ref),
+            purpose,
+            run_id,
+            ctx_database=None,
+            kg_database=None,
+        )
+
+    lineage, content = read("acme/user:erin", "audit")
+    assert lineage.run_id == graph.alice_run
+    assert "pii" in content.withheld.values()
+    _, own = read("acme/user:alice", None)
+    assert own.withheld == {}
+    refused = {
+        ("acme/user:bob", None): f"run {graph.alice_run} is another subject's run: "
+        "acme/user:bob reads it only with --purpose audit",
+        ("globex/user:mallory", "audit"): f"run {graph.alice_run} is not readable by "
+        "globex/user:mallory",
+        ("acme/user:bob", "audit"): "subject acme/user:bob is not allowed purpose 'audit'",
+    }
+    for (ref, purpose), message in refused.items():
+        with pytest.raises(NotAuthorized) as caught:
+            read(ref, purpose)
+        assert str(caught.value) == message
+    with pytest.raises(BadInput) as unknown:
+        read("acme/user:alice", None, "run-none")
+    assert str(unknown.value) == "unknown run run-none"
+
+
 def test_content_hash_of_a_redacted_row_confirms_no_guess(graph: Graph) -> None:
     executor = TemplateExecutor(graph.driver)
     bob = load_subject(executor, SubjectRef.parse("acme/user:bob"), "incident_investigation")

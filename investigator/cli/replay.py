@@ -11,15 +11,11 @@ import sys
 
 import click
 
-from investigator.cli.subject import (
-    load_run_reader,
-    purpose_option,
-    reader_inputs,
-    subject_options,
-)
+from cypher_templates.executor import TemplateExecutor
+from investigator.cli.subject import purpose_option, reader_inputs, subject_options
 from investigator.connection import open_driver
-from investigator.context_graph.audit import ContentFilter, check_run_readable
-from investigator.context_graph.lineage import load_lineage, validate_run_id
+from investigator.context_graph.lineage import validate_run_id
+from investigator.context_graph.readable import readable_run
 from investigator.context_graph.recorder import ctx_database_from_env
 from investigator.json_documents import readable_replay_report, replay_json
 from investigator.replay import ReplayReport, replay_run
@@ -85,10 +81,15 @@ def replay_command(
     driver = open_driver(settings)
     ctx_database = ctx_database_from_env(settings.database)
     try:
-        reader = load_run_reader(driver, settings.database, ref, purpose)
-        lineage = load_lineage(driver, run_id, database=ctx_database)
-        check_run_readable(reader, run_id, lineage.run_properties)
-        content = ContentFilter(driver, reader, lineage, settings.database)
+        _, content = readable_run(
+            driver,
+            TemplateExecutor(driver, database=settings.database),
+            ref,
+            purpose,
+            run_id,
+            ctx_database=ctx_database,
+            kg_database=settings.database,
+        )
         report = replay_run(
             driver,
             run_id,

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import click
 
-from investigator.cli.subject import (
-    load_run_reader,
-    purpose_option,
-    reader_inputs,
-    subject_options,
-)
+from cypher_templates.executor import TemplateExecutor
+from investigator.cli.subject import purpose_option, reader_inputs, subject_options
 from investigator.connection import open_driver
-from investigator.context_graph.audit import ContentFilter, check_run_readable, filtered_lineage
-from investigator.context_graph.lineage import load_lineage, validate_run_id
+from investigator.context_graph.audit import filtered_lineage
+from investigator.context_graph.lineage import validate_run_id
+from investigator.context_graph.readable import readable_run
 from investigator.context_graph.recorder import ctx_database_from_env
 from investigator.context_graph.trace import TRACE_FORMATS, render_mermaid, render_tree
 from investigator.errors import BadInput
@@ -55,10 +52,16 @@ def trace_command(
     settings = resolve_connection()
     driver = open_driver(settings)
     try:
-        reader = load_run_reader(driver, settings.database, ref, purpose)
-        lineage = load_lineage(driver, run_id, database=ctx_database_from_env(settings.database))
-        check_run_readable(reader, run_id, lineage.run_properties)
-        shown = filtered_lineage(lineage, ContentFilter(driver, reader, lineage, settings.database))
+        lineage, content = readable_run(
+            driver,
+            TemplateExecutor(driver, database=settings.database),
+            ref,
+            purpose,
+            run_id,
+            ctx_database=ctx_database_from_env(settings.database),
+            kg_database=settings.database,
+        )
+        shown = filtered_lineage(lineage, content)
     finally:
         driver.close()
     if fmt in TRACE_JSON_FORMATS:

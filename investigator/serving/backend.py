@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from cypher_templates.executor import TemplateExecutor
 from cypher_templates.subject import SubjectRef
 from investigator.connection import open_driver
-from investigator.context_graph.lineage import load_lineage, validate_run_id
+from investigator.context_graph.lineage import validate_run_id
 from investigator.context_graph.models import RunLineage
 
 if TYPE_CHECKING:
@@ -235,19 +235,21 @@ class ServingBackend:
     # -- the rules around them -------------------------------------------------------------
 
     def _readable(self, subject: SubjectRef, run_id: str) -> tuple[RunLineage, ContentFilter]:
-        """Issue 11, as cli/trace.py applies it: the reader loaded as of now, its own runs
-        (its tenant's under `audit`), content re-filtered by its grants of now."""
-        from investigator.context_graph.audit import (
-            ContentFilter,
-            check_run_readable,
-            load_reader,
-        )
+        """Issue 11, as trace and replay apply it (context_graph/readable.py): the reader
+        loaded as of now, its own runs (its tenant's under `audit`), content re-filtered by
+        its grants of now."""
+        from investigator.context_graph.readable import readable_run
 
         validate_run_id(run_id)
-        reader = load_reader(self.executor, subject, self.purpose)
-        lineage = load_lineage(self.driver, run_id, database=self.ctx_database)
-        check_run_readable(reader, run_id, lineage.run_properties)
-        return lineage, ContentFilter(self.driver, reader, lineage, self.kg_database)
+        return readable_run(
+            self.driver,
+            self.executor,
+            subject,
+            self.purpose,
+            run_id,
+            ctx_database=self.ctx_database,
+            kg_database=self.kg_database,
+        )
 
     def _guard(self, call: Callable[[], T]) -> T:
         """Run `call` in one of the backend's slots, driver failures as the exit-4 error."""
