@@ -38,15 +38,8 @@ from pydantic import BaseModel
 
 from graph_schema.canonical import canonical_json_offset_kept, iso_utc_fixed, sha256_text
 from investigator.context_graph.chain import verify_chain
-from investigator.context_graph.lineage import _EDGES, _NODES
-from investigator.context_graph.models import (
-    GENESIS_HASH,
-    CtxEdgeRecord,
-    CtxKind,
-    CtxNodeRecord,
-    RunLineage,
-    RunStatus,
-)
+from investigator.context_graph.lineage import read_lineage
+from investigator.context_graph.models import GENESIS_HASH, CtxKind, RunLineage, RunStatus
 from investigator.context_graph.schema import apply_missing
 from investigator.errors import InvestigatorError
 
@@ -391,27 +384,6 @@ class VerifyReport(BaseModel):
     incomplete_runs: list[str]
     purged_runs: list[str]
     problems: list[VerifyProblem]
-
-
-def read_lineage(tx: Tx, run_id: str) -> RunLineage | None:
-    """Run `run_id` as recorded (None when nothing of it is left), in the caller's transaction."""
-    nodes = [
-        CtxNodeRecord(labels=list(r["labels"]), properties=dict(r["props"]))
-        for r in tx.run(_NODES, run_id=run_id)
-    ]
-    if not nodes:
-        return None
-    edges = [
-        CtxEdgeRecord(from_seq=r["from_seq"], type=r["type"], to_seq=r["to_seq"])
-        for r in tx.run(_EDGES, run_id=run_id)
-    ]
-    runs = [n for n in nodes if "CtxRun" in n.labels]
-    return RunLineage(
-        run_id=run_id,
-        nodes=nodes,
-        edges=edges,
-        run_properties=runs[0].properties if runs else None,
-    )
 
 
 def _check_anchor_props(

@@ -42,29 +42,34 @@ def validate_run_id(run_id: str) -> str:
     return run_id
 
 
+def read_lineage(
+    tx: neo4j.ManagedTransaction | neo4j.Transaction, run_id: str
+) -> RunLineage | None:
+    """Run `run_id` as recorded (None when nothing of it is left), in the caller's transaction."""
+    nodes = [
+        CtxNodeRecord(labels=list(r["labels"]), properties=dict(r["props"]))
+        for r in tx.run(_NODES, run_id=run_id)
+    ]
+    if not nodes:
+        return None
+    edges = [
+        CtxEdgeRecord(from_seq=r["from_seq"], type=r["type"], to_seq=r["to_seq"])
+        for r in tx.run(_EDGES, run_id=run_id)
+    ]
+    run_nodes = [n for n in nodes if "CtxRun" in n.labels]
+    return RunLineage(
+        run_id=run_id,
+        nodes=nodes,
+        edges=edges,
+        run_properties=run_nodes[0].properties if run_nodes else None,
+    )
+
+
 def load_lineage(driver: neo4j.Driver, run_id: str, database: str | None = None) -> RunLineage:
     """Everything recorded for `run_id`; BadInput (exit 2) if nothing was ever recorded."""
     validate_run_id(run_id)
-
-    def work(tx: neo4j.ManagedTransaction) -> RunLineage:
-        nodes = [
-            CtxNodeRecord(labels=list(r["labels"]), properties=dict(r["props"]))
-            for r in tx.run(_NODES, run_id=run_id)
-        ]
-        edges = [
-            CtxEdgeRecord(from_seq=r["from_seq"], type=r["type"], to_seq=r["to_seq"])
-            for r in tx.run(_EDGES, run_id=run_id)
-        ]
-        run_nodes = [n for n in nodes if "CtxRun" in n.labels]
-        return RunLineage(
-            run_id=run_id,
-            nodes=nodes,
-            edges=edges,
-            run_properties=run_nodes[0].properties if run_nodes else None,
-        )
-
     with driver.session(database=database, default_access_mode=neo4j.READ_ACCESS) as session:
-        lineage: RunLineage = session.execute_read(work)
-    if not lineage.nodes:
+        lineage: RunLineage | None = session.execute_read(read_lineage, run_id)
+    if lineage is None:
         raise BadInput(f"unknown run {run_id}")
     return lineage
