@@ -3,10 +3,10 @@
 Each round: plan steps for the evidence types still missing (and the anchors they need),
 run them through the run session (`RunSession.call_round`: the template executor, the only
 path to the KG, and the recording; a round's reads run together, recorded in plan order),
-fuse the candidates of all channels with Reciprocal Rank
-Fusion, pass them through the session's evidence gate, then recompute the gaps. The loop
-stops with `evidence_sufficient`, `max_rounds`, `no_progress`, `deadline` or
-`budget_exhausted`, and never runs the same call twice.
+fuse the candidates of all channels with Reciprocal Rank Fusion, pass them through the
+session's evidence gate, then recompute the gaps. The loop stops with
+`evidence_sufficient`, `max_rounds`, `no_progress`, `deadline` or `budget_exhausted`, and
+never runs the same call twice.
 """
 
 from __future__ import annotations
