@@ -315,16 +315,19 @@ class TemplateExecutor:
         `raise_on_error=False`, a database failure or timeout is reported in
         `ToolResult.error` with no rows instead of raising.
         """
-        compiled, parameters = self._prepare(step_or_compiled, subject, known_at, plan)
+        compiled, parameters = self._bind(step_or_compiled, subject, known_at, plan)
         started_ns = time.time_ns()
         started = time.perf_counter()
         error: str | None = None
         records: list[neo4j.Record] = []
         fetch = _fetch_size(compiled)
         try:
+            self._ensure_read_only(compiled, parameters)
             records = self._enough_candidates(
                 lambda p: self._read_template(compiled, p, fetch), parameters
             )
+        except TemplateRefused:
+            raise  # a text Neo4j would not plan read-only never runs, whatever the caller asked
         except (InvestigatorError, Neo4jError) as exc:
             if raise_on_error:
                 raise
@@ -401,6 +404,18 @@ class TemplateExecutor:
         plan: QueryPlan | None,
     ) -> tuple[CompiledQuery, dict[str, Any]]:
         """Compile, re-check against the allowlist, bind the subject, prove read-only."""
+        compiled, parameters = self._bind(step_or_compiled, subject, known_at, plan)
+        self._ensure_read_only(compiled, parameters)
+        return compiled, parameters
+
+    def _bind(
+        self,
+        step_or_compiled: PlanStep | CompiledQuery,
+        subject: Subject,
+        known_at: datetime,
+        plan: QueryPlan | None,
+    ) -> tuple[CompiledQuery, dict[str, Any]]:
+        """Compile, re-check against the allowlist, bind the subject's parameters."""
         if known_at.tzinfo is None or known_at.utcoffset() is None:
             raise ValueError("known_at must be a zoned datetime")
         compiled = (
@@ -409,9 +424,7 @@ class TemplateExecutor:
             else self.compile(step_or_compiled, plan)
         )
         self._check_allowlisted(compiled)
-        parameters = self.cypher_parameters(compiled, subject, known_at)
-        self._ensure_read_only(compiled, parameters)
-        return compiled, parameters
+        return compiled, self.cypher_parameters(compiled, subject, known_at)
 
     @staticmethod
     def _enough_candidates(
@@ -559,12 +572,16 @@ class TemplateExecutor:
         # and template hash, cypher_templates/proofs.py) so later processes skip the EXPLAIN.
         if compiled.template_hash in self._read_only_verified:
             return
-        server = self._server_key()
-        if not self.proofs.is_proven(server, compiled.template_hash):
-            query_type = self.explain(compiled, parameters)
-            if query_type != "r":
-                raise TemplateRefused(
-                    f"template {compiled.ref}: Neo4j plans it as query type {query_type!r}, not 'r'"
-                )
+        try:
+            server = self._server_key()
+            proven = self.proofs.is_proven(server, compiled.template_hash)
+            query_type = "r" if proven else self.explain(compiled, parameters)
+        except (ServiceUnavailable, SessionExpired, DriverError, OSError) as exc:
+            raise Neo4jUnavailable(f"Neo4j is unavailable: {_first_line(exc)}") from exc
+        if query_type != "r":
+            raise TemplateRefused(
+                f"template {compiled.ref}: Neo4j plans it as query type {query_type!r}, not 'r'"
+            )
+        if not proven:
             self.proofs.record(server, compiled.template_hash)
         self._read_only_verified.add(compiled.template_hash)

@@ -13,6 +13,7 @@ from test_templates_graph import at, graph_fingerprint, scenario, wipe_graph, wr
 from cypher_templates.compiler import CompiledQuery
 from cypher_templates.executor import TemplateExecutor, ToolResult
 from cypher_templates.plan import PlanStep
+from cypher_templates.proofs import ReadOnlyProofs
 from cypher_templates.registry import TemplateRefused
 from cypher_templates.subject import Subject, load_subject
 from investigator.errors import Neo4jUnavailable, NotAuthorized
@@ -387,6 +388,41 @@ def test_hostile_values_are_inert(ex: TemplateExecutor, bob: Subject, value: str
 def test_one_megabyte_string_is_refused_before_neo4j(ex: TemplateExecutor, bob: Subject) -> None:
     with pytest.raises(TemplateRefused, match="at most 500 characters"):
         run(ex, bob, "fulltext_search", "document", params={"query": "a" * 1_048_576})
+
+
+def test_a_dead_database_is_each_calls_error_even_before_its_first_proof() -> None:
+    # A new process whose templates are not proven yet meets a database that is down.
+    dead = neo4j.GraphDatabase.driver(
+        "bolt://127.0.0.1:9",
+        auth=("neo4j", "unused"),
+        connection_timeout=1.0,
+        max_transaction_retry_time=0.5,
+    )
+    try:
+        ex = TemplateExecutor(dead, proofs=ReadOnlyProofs(None))
+        subject = Subject(id="user:bob", tenant="acme", purpose="incident_investigation")
+        owner = PlanStep(
+            template_id="ownership_over_time",
+            evidence_type="ownership",
+            params={"service_id": "svc:payment-api"},
+        )
+        runbooks = PlanStep(
+            template_id="runbooks_for",
+            evidence_type="runbook",
+            params={"anchor_id": "svc:payment-api"},
+            options={"anchor": "service"},
+        )
+        degraded = ex.run(owner, subject, NOW, raise_on_error=False)
+        assert degraded.error and degraded.error.startswith("Neo4j is unavailable")
+        assert degraded.rows == []
+        together = ex.run_together([owner, runbooks], subject, NOW, raise_on_error=False)
+        assert [r.template_id for r in together] == ["ownership_over_time", "runbooks_for"]
+        assert all(r.error and r.error.startswith("Neo4j is unavailable") for r in together)
+        with pytest.raises(Neo4jUnavailable) as err:
+            ex.run(owner, subject, NOW)
+        assert err.value.exit_code == 4
+    finally:
+        dead.close()
 
 
 def test_timeout_is_neo4j_unavailable(ex: TemplateExecutor, bob: Subject) -> None:
