@@ -187,12 +187,19 @@ def _fetch_size(compiled: CompiledQuery) -> int:
     return compiled.limit * 4 + 4
 
 
+def _fetch(
+    tx: neo4j.ManagedTransaction, text: str, parameters: dict[str, Any], fetch: int
+) -> list[neo4j.Record]:
+    """The first `fetch` rows of `text` in `tx` (the rest are discarded with the result)."""
+    return list(tx.run(text, parameters).fetch(fetch))
+
+
 def _reader(
     tx: neo4j.ManagedTransaction, compiled: CompiledQuery
 ) -> Callable[[dict[str, Any]], list[neo4j.Record]]:
     """Reads `compiled` with given parameters inside `tx`."""
     fetch = _fetch_size(compiled)
-    return lambda parameters: list(tx.run(compiled.text, parameters).fetch(fetch))
+    return lambda parameters: _fetch(tx, compiled.text, parameters, fetch)
 
 
 def _first_line(exc: BaseException) -> str:
@@ -267,11 +274,7 @@ class TemplateExecutor:
         self, text: str, parameters: dict[str, Any], timeout_s: float, fetch: int
     ) -> list[neo4j.Record]:
         """One query in its own managed read transaction."""
-
-        def work(tx: neo4j.ManagedTransaction) -> list[neo4j.Record]:
-            return list(tx.run(text, parameters).fetch(fetch))
-
-        return self._in_read_transaction(work, timeout_s)
+        return self._in_read_transaction(lambda tx: _fetch(tx, text, parameters, fetch), timeout_s)
 
     def _in_read_transaction(
         self, work: Callable[[neo4j.ManagedTransaction], T], timeout_s: float
@@ -354,7 +357,10 @@ class TemplateExecutor:
         prepared: list[tuple[CompiledQuery, dict[str, Any]]] = []
         if len(steps) > 1:
             try:
-                prepared = [self._prepare(s, subject, known_at, plan) for s in steps]
+                for step in steps:
+                    compiled, parameters = self._bind(step, subject, known_at, plan)
+                    self._ensure_read_only(compiled, parameters)
+                    prepared.append((compiled, parameters))
                 return self._read_together(prepared, known_at)
             except QueryTimedOut:
                 pass  # whose timeout it was is for each call alone to find out
@@ -395,18 +401,6 @@ class TemplateExecutor:
                 prepared, timed, strict=True
             )
         ]
-
-    def _prepare(
-        self,
-        step_or_compiled: PlanStep | CompiledQuery,
-        subject: Subject,
-        known_at: datetime,
-        plan: QueryPlan | None,
-    ) -> tuple[CompiledQuery, dict[str, Any]]:
-        """Compile, re-check against the allowlist, bind the subject, prove read-only."""
-        compiled, parameters = self._bind(step_or_compiled, subject, known_at, plan)
-        self._ensure_read_only(compiled, parameters)
-        return compiled, parameters
 
     def _bind(
         self,

@@ -50,7 +50,7 @@ from investigator.context_graph.recorder import RunLog, RunRecorder
 from investigator.errors import BadInput, NotAuthorized
 from investigator.evidence import Evidence, normalise_rows
 from investigator.gate import EvidenceGate, GateDecision, GatePolicy
-from investigator.telemetry import RunSpan, run_span, tool_span
+from investigator.telemetry import RunSpan, ToolSpan, run_span, tool_span
 
 ResultT = TypeVar("ResultT", bound=BaseModel)
 
@@ -356,28 +356,28 @@ class RunSession:
         for step, tc_id, result in zip(steps, ids, results, strict=True):
             record = tool_call_record(result, tc_id, round=self.round, as_of=self.as_of)
             began = result.started_ns if result.started_ns is not None else time.time_ns()
-            with tool_span(
-                tc_id,
-                step.template_id,
-                step.template_version,
-                round=self.round,
-                evidence_type=step.evidence_type,
-                interval_ns=(began, began + int(result.duration_ms * 1_000_000)),
-            ) as span:
+            interval = (began, began + int(result.duration_ms * 1_000_000))
+            with self._tool_span(step, tc_id, interval) as span:
                 span.record_result(result, rows_hash=record.rows_hash)
             calls.append(self._recorded(result, record))
         return calls
 
-    def _run_step(
-        self, step: PlanStep, tc_id: str, plan: QueryPlan | None, raise_on_error: bool
-    ) -> tuple[ToolResult, ToolCallRecord]:
-        with tool_span(
+    def _tool_span(
+        self, step: PlanStep, tc_id: str, interval_ns: tuple[int, int] | None = None
+    ) -> contextlib.AbstractContextManager[ToolSpan]:
+        return tool_span(
             tc_id,
             step.template_id,
             step.template_version,
             round=self.round,
             evidence_type=step.evidence_type,
-        ) as span:
+            interval_ns=interval_ns,
+        )
+
+    def _run_step(
+        self, step: PlanStep, tc_id: str, plan: QueryPlan | None, raise_on_error: bool
+    ) -> tuple[ToolResult, ToolCallRecord]:
+        with self._tool_span(step, tc_id) as span:
             result = self.executor.run(
                 step, self.subject, self.known_at, plan=plan, raise_on_error=raise_on_error
             )

@@ -219,12 +219,12 @@ def test_readable_run_applies_the_rules_trace_replay_and_serving_share(graph: Gr
     ) -> tuple[RunLineage, ContentFilter]:
         return readable_run(
             graph.driver,
-            executor,
             SubjectRef.parse(ref),
             purpose,
             run_id,
             ctx_database=None,
             kg_database=None,
+            executor=executor,
         )
 
     lineage, content = read("acme/user:erin", "audit")

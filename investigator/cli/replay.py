@@ -11,7 +11,6 @@ import sys
 
 import click
 
-from cypher_templates.executor import TemplateExecutor
 from investigator.cli.subject import purpose_option, reader_inputs, subject_options
 from investigator.connection import open_driver
 from investigator.context_graph.lineage import validate_run_id
@@ -83,7 +82,6 @@ def replay_command(
     try:
         _, content = readable_run(
             driver,
-            TemplateExecutor(driver, database=settings.database),
             ref,
             purpose,
             run_id,

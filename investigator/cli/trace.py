@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import click
 
-from cypher_templates.executor import TemplateExecutor
 from investigator.cli.subject import purpose_option, reader_inputs, subject_options
 from investigator.connection import open_driver
 from investigator.context_graph.audit import filtered_lineage
@@ -54,7 +53,6 @@ def trace_command(
     try:
         lineage, content = readable_run(
             driver,
-            TemplateExecutor(driver, database=settings.database),
             ref,
             purpose,
             run_id,

@@ -14,22 +14,23 @@ from investigator.context_graph.models import RunLineage
 
 def readable_run(
     driver: neo4j.Driver,
-    executor: TemplateExecutor,
     ref: SubjectRef,
     purpose: str | None,
     run_id: str,
     *,
     ctx_database: str | None,
     kg_database: str | None,
+    executor: TemplateExecutor | None = None,
 ) -> tuple[RunLineage, ContentFilter]:
     """The lineage of run `run_id` and the filter of what reader `ref` may see of it.
 
-    The reader is loaded as of now through `executor` (a template executor on
-    `kg_database`; unknown, or a purpose it does not hold: NotAuthorized, exit 3); then the
+    The reader is loaded as of now through `executor` (a long-lived process passes its own;
+    else one on `kg_database`; unknown, or a purpose it does not hold: NotAuthorized, exit 3);
+    then the
     lineage (never recorded: BadInput, exit 2); NotAuthorized (exit 3) unless the reader may
     read the run; and the filter of the run's content by the reader's grants of now.
     """
-    reader = load_reader(executor, ref, purpose)
+    reader = load_reader(executor or TemplateExecutor(driver, database=kg_database), ref, purpose)
     lineage = load_lineage(driver, run_id, database=ctx_database)
     check_run_readable(reader, run_id, lineage.run_properties)
     return lineage, ContentFilter(driver, reader, lineage, kg_database)

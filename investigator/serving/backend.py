@@ -243,12 +243,12 @@ class ServingBackend:
         validate_run_id(run_id)
         return readable_run(
             self.driver,
-            self.executor,
             subject,
             self.purpose,
             run_id,
             ctx_database=self.ctx_database,
             kg_database=self.kg_database,
+            executor=self.executor,
         )
 
     def _guard(self, call: Callable[[], T]) -> T:
