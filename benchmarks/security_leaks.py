@@ -46,12 +46,10 @@ from cypher_templates.subject import SubjectRef, load_subject  # noqa: E402
 from investigator.context_graph import RunRecorder, RunRequest, ToolCallRecord  # noqa: E402
 from investigator.context_graph.audit import (  # noqa: E402
     AUDIT_PURPOSE,
-    ContentFilter,
-    check_run_readable,
     filtered_lineage,
     load_reader,
 )
-from investigator.context_graph.lineage import load_lineage  # noqa: E402
+from investigator.context_graph.readable import readable_run  # noqa: E402
 from investigator.context_graph.runs import list_runs  # noqa: E402
 from investigator.context_graph.trace import (  # noqa: E402
     render_mermaid,
@@ -376,10 +374,9 @@ def token_leaks(world: World, text: str, tenant: str, labels: list[str], purpose
 def audit_combinations(driver: neo4j.Driver, world: World, tally: Tally) -> None:
     """Every reader x purpose x run x format of `runs` and `trace`."""
     executor = TemplateExecutor(driver)
-    lineages = {r.run_id: load_lineage(driver, r.run_id) for r in world.runs}
     for key in sorted(world.principals):
         for purpose in (None, AUDIT_PURPOSE, "incident_investigation", "runbook_lookup"):
-            audit_one(driver, executor, world, lineages, key, purpose, world.runs, tally)
+            audit_one(driver, executor, world, key, purpose, world.runs, tally)
         _progress(f"audit: {tally.tried} combinations, {len(tally.leaks)} leaks")
 
 
@@ -387,13 +384,15 @@ def audit_one(
     driver: neo4j.Driver,
     executor: TemplateExecutor,
     world: World,
-    lineages: dict[str, Any],
     key: tuple[str, str],
     purpose: str | None,
     runs: list[RecordedRun],
     tally: Tally,
 ) -> None:
-    """One reader under one purpose: `runs`, then `trace` of each of `runs` in each format."""
+    """One reader under one purpose: `runs`, then `trace` of each of `runs` in each format.
+
+    Each run is read through `readable_run`, as `trace`, `replay` and the served tools read it.
+    """
     tenant, pid = key
     p = world.principals[key]
     ref = SubjectRef(tenant=tenant, id=pid)
@@ -413,10 +412,17 @@ def audit_one(
         if summary.tenant != tenant or (summary.subject_id != pid and purpose != AUDIT_PURPOSE):
             tally.leak(f"runs: {ref}/{purpose} listed {summary.run_id}")
     for run in runs:
-        lineage = lineages[run.run_id]
         readable = run.tenant == tenant and (run.subject == pid or purpose == AUDIT_PURPOSE)
         try:
-            check_run_readable(reader, run.run_id, lineage.run_properties)
+            lineage, content = readable_run(
+                driver,
+                ref,
+                purpose,
+                run.run_id,
+                ctx_database=None,
+                kg_database=None,
+                executor=executor,
+            )
         except NotAuthorized:
             tally.tried += len(FORMATS)
             tally.refused += len(FORMATS)
@@ -424,7 +430,7 @@ def audit_one(
             continue
         if not readable:
             tally.leak(f"{ref}/{purpose} may read {run.run_id} of {run.tenant}/{run.subject}")
-        shown = filtered_lineage(lineage, ContentFilter(driver, reader, lineage))
+        shown = filtered_lineage(lineage, content)
         eff = purpose or run.purpose
         outputs = {
             "tree": render_tree(lineage, shown),

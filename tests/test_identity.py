@@ -237,7 +237,9 @@ def test_the_bundled_subjects_keep_working_when_another_tenant_reuses_their_ids(
     _one_line(denied, 3)
 
 
-@pytest.mark.parametrize("command", [["runs"], ["trace", "run-1"], ["replay", "run-1"]])
+@pytest.mark.parametrize(
+    "command", [["runs"], ["trace", "run-1"], ["replay", "run-1"], ["verify"], ["verify", "run-1"]]
+)
 @pytest.mark.parametrize("purpose", ["audit\x1b[2J", " audit", "a" * 201, ""])
 def test_audit_commands_refuse_a_bad_purpose_before_any_query(  # type: ignore[no-untyped-def]
     no_subject_env, monkeypatch, invoke, command: list[str], purpose: str

@@ -310,6 +310,8 @@ def test_verify_cli(clean_db: neo4j.Driver, demo_runs: list[str], cli_env, invok
         (["verify", "--subject", "acme/user:alice"], 3, "needs --purpose audit"),
         (["verify", "--subject", "acme/user:alice", "--purpose", "legal"], 3, "not allowed"),
         (["verify", "--subject", "acme/user:nobody", "--purpose", "audit"], 3, "unknown subject"),
+        (["verify", "--subject", "acme/user:alice", "--purpose", " audit"], 2, "--purpose"),
+        (["verify", "run-nope", "--subject", "acme/user:alice", "--purpose", ""], 2, "--purpose"),
     ],
 )
 def test_verify_cli_refuses_bad_input_with_one_line(  # type: ignore[no-untyped-def]

@@ -22,7 +22,6 @@ from hypothesis import strategies as st
 
 from cypher_templates.executor import TemplateExecutor
 from cypher_templates.registry import TemplateRegistry
-from investigator.context_graph.lineage import load_lineage
 from investigator.settings import ConnectionSettings
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
@@ -39,7 +38,6 @@ _SETTINGS = settings(
 
 class _State:
     world: Any
-    lineages: dict[str, Any]
     driver: neo4j.Driver
     executor: TemplateExecutor
 
@@ -62,7 +60,6 @@ def world(driver: neo4j.Driver, neo4j_settings: ConnectionSettings) -> Iterator[
         world_kit.change_world(built, rng)
         STATE.world = built
         STATE.driver = driver
-        STATE.lineages = {r.run_id: load_lineage(driver, r.run_id) for r in built.runs}
         STATE.executor = TemplateExecutor(driver, TemplateRegistry.load())
         yield STATE
     finally:
@@ -82,9 +79,7 @@ def test_audit_commands_never_leak(world: _State, data: st.DataObject) -> None:
     purpose = data.draw(st.sampled_from(PURPOSES))
     run = data.draw(st.sampled_from(world.world.runs))
     tally = world_kit.Tally()
-    world_kit.audit_one(
-        world.driver, world.executor, world.world, world.lineages, key, purpose, [run], tally
-    )
+    world_kit.audit_one(world.driver, world.executor, world.world, key, purpose, [run], tally)
     assert tally.leaks == []
     assert tally.false_refusals == 0
 

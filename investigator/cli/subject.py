@@ -148,19 +148,24 @@ def reader_inputs(
     flag_subject: str | None, flag_tenant: str | None, purpose: str | None
 ) -> tuple[SubjectRef, str | None]:
     """The subject and `--purpose` of runs/trace/replay, checked before any connection."""
-    ref = subject_ref_from(flag_subject, flag_tenant)
+    return subject_ref_from(flag_subject, flag_tenant), checked_purpose(purpose)
+
+
+def checked_purpose(purpose: str | None) -> str | None:
+    """`--purpose` as given; malformed (not printable, padded, too long or empty): exit 2."""
     if purpose is not None:
         _check_text("--purpose", purpose)
-    return ref, purpose
+    return purpose
 
 
 def load_run_reader(
     driver: Any, database: str | None, ref: SubjectRef, purpose: str | None
 ) -> RunReader:
-    """The reader of runs, loaded as of now in its tenant (exit 3 if unknown or not allowed)."""
+    """The reader of runs, loaded as of now in its tenant (exit 3 if unknown or not allowed).
+
+    `purpose` is not checked here: pass one `reader_inputs` or `checked_purpose` returned.
+    """
     from cypher_templates.executor import TemplateExecutor
     from investigator.context_graph.audit import load_reader
 
-    if purpose is not None:
-        _check_text("--purpose", purpose)
     return load_reader(TemplateExecutor(driver, database=database), ref, purpose)

@@ -18,6 +18,7 @@ import sys
 import click
 
 from investigator.cli.subject import (
+    checked_purpose,
     load_run_reader,
     purpose_option,
     subject_options,
@@ -89,6 +90,7 @@ def verify_command(
     if run_id is not None:
         validate_run_id(run_id)
     ref = subject_ref_from(subject, tenant)
+    purpose = checked_purpose(purpose)  # bad input before any connection, as runs/trace do
     settings = resolve_connection()
     driver = open_driver(settings)
     ctx_database = ctx_database_from_env(settings.database)
