@@ -18,6 +18,9 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import json
+import os
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable, Sequence
@@ -74,9 +77,15 @@ class RunSpec(BaseModel):
 
 
 def tool_call_record(
-    result: ToolResult, tool_call_id: str, *, round: int = 1, as_of: datetime | None = None
+    result: ToolResult,
+    tool_call_id: str,
+    *,
+    round: int = 1,
+    as_of: datetime | None = None,
+    digest: str | None = None,
 ) -> ToolCallRecord:
-    """The record of one executed template call (what the Context Graph keeps)."""
+    """The record of one executed template call (what the Context Graph keeps); `digest` is
+    `rows_hash(result.rows)` when the caller already has it."""
     return ToolCallRecord(
         tool_call_id=tool_call_id,
         template_id=result.template_id,
@@ -89,12 +98,38 @@ def tool_call_record(
         as_of=as_of,
         known_at=result.known_at,
         row_count=result.row_count,
-        rows_hash=rows_hash(result.rows),
+        rows_hash=digest if digest is not None else rows_hash(result.rows),
         truncated=result.truncated,
         duration_ms=result.duration_ms,
         error=result.error,
         round=round,
     )
+
+
+def read_key(step: PlanStep) -> str:
+    """What a step asks the KG: two steps of one run with the same key read the same rows."""
+    return json.dumps(
+        [step.template_id, step.template_version, step.params, step.options, step.limit],
+        sort_keys=True,
+        default=str,
+    )
+
+
+_POOL: tuple[int, ThreadPoolExecutor] | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def _read_pool() -> ThreadPoolExecutor:
+    """The process's pool for a round's grouped reads (threads are not started per round).
+
+    Its tasks never submit to it, so runs sharing it only queue; a forked child (the warm
+    process) makes its own.
+    """
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None or _POOL[0] != os.getpid():
+            _POOL = (os.getpid(), ThreadPoolExecutor(max_workers=16, thread_name_prefix="reads"))
+        return _POOL[1]
 
 
 def tool_call_id_for(round_no: int, index: int) -> str:
@@ -173,6 +208,8 @@ class RunSession:
         self.subject_ms = 0.0
         self.finished = False
         self._index = 0
+        # This run's successful reads by `read_key`, with their rows_hash.
+        self._reads: dict[str, tuple[ToolResult, str]] = {}
         self._last_write = time.monotonic()
         self._span_cm: contextlib.AbstractContextManager[RunSpan] | None = None
         self._span: RunSpan = RunSpan()
@@ -325,42 +362,85 @@ class RunSession:
         with the ids, rows and hashes they would have one by one.
 
         The steps are split into at most `READ_CONCURRENCY` groups that read at the same
-        time, each group in one read transaction (`TemplateExecutor.run_together`).
+        time, each group in one read transaction (`TemplateExecutor.run_together`). A step
+        that asks exactly what an earlier call of this run asked (template, version,
+        parameters, options, limit) is not read again: every call of a run reads at the
+        same `known_at`, where the KG's answer cannot have changed, so it is recorded as
+        its own tool call with the rows of that read and a duration of 0.
         """
         first = self._index
         self._index += len(steps)
         round_no = max(self.round, 1)
         ids = [tool_call_id_for(round_no, first + i + 1) for i in range(len(steps))]
-        if len(steps) <= 1:
-            return [
-                self._recorded(*self._run_step(step, tc_id, plan, raise_on_error))
-                for step, tc_id in zip(steps, ids, strict=True)
-            ]
-        count = min(self.READ_CONCURRENCY, len(steps))
-        bounds = [len(steps) * g // count for g in range(count + 1)]
-        groups = [list(steps[lo:hi]) for lo, hi in itertools.pairwise(bounds)]
-        with ThreadPoolExecutor(max_workers=count) as pool:
-            futures = [
-                pool.submit(
-                    self.executor.run_together,
-                    group,
-                    self.subject,
-                    self.known_at,
-                    plan=plan,
-                    raise_on_error=raise_on_error,
-                )
-                for group in groups
-            ]
-            results = [result for future in futures for result in future.result()]
+        keys = [read_key(step) for step in steps]
+        fresh: dict[str, int] = {}
+        for i, key in enumerate(keys):
+            if key not in self._reads and key not in fresh:
+                fresh[key] = i
+        if len(fresh) <= 1:
+            # One read: its span is live around it, so a call that raises ends it as an error.
+            read = {
+                i: self._run_step(steps[i], ids[i], plan, raise_on_error) for i in fresh.values()
+            }
+        else:
+            read = self._read_together(
+                [(i, steps[i], ids[i]) for i in fresh.values()], plan, raise_on_error
+            )
         calls = []
-        for step, tc_id, result in zip(steps, ids, results, strict=True):
+        for i, (step, tc_id, key) in enumerate(zip(steps, ids, keys, strict=True)):
+            if i in read:
+                result, record = read[i]
+                if result.error is None:
+                    self._reads[key] = (result, record.rows_hash)
+            else:
+                result, record = self._reused_read(step, tc_id, self._reads[key])
+            calls.append(self._recorded(result, record))
+        return calls
+
+    def _read_together(
+        self,
+        indexed: Sequence[tuple[int, PlanStep, str]],
+        plan: QueryPlan | None,
+        raise_on_error: bool,
+    ) -> dict[int, tuple[ToolResult, ToolCallRecord]]:
+        count = min(self.READ_CONCURRENCY, len(indexed))
+        bounds = [len(indexed) * g // count for g in range(count + 1)]
+        groups = [[step for _, step, _ in indexed[lo:hi]] for lo, hi in itertools.pairwise(bounds)]
+        futures = [
+            _read_pool().submit(
+                self.executor.run_together,
+                group,
+                self.subject,
+                self.known_at,
+                plan=plan,
+                raise_on_error=raise_on_error,
+            )
+            for group in groups
+        ]
+        results = [result for future in futures for result in future.result()]
+        read = {}
+        for (i, step, tc_id), result in zip(indexed, results, strict=True):
             record = tool_call_record(result, tc_id, round=self.round, as_of=self.as_of)
             began = result.started_ns if result.started_ns is not None else time.time_ns()
             interval = (began, began + int(result.duration_ms * 1_000_000))
             with self._tool_span(step, tc_id, interval) as span:
                 span.record_result(result, rows_hash=record.rows_hash)
-            calls.append(self._recorded(result, record))
-        return calls
+            read[i] = (result, record)
+        return read
+
+    def _reused_read(
+        self, step: PlanStep, tc_id: str, earlier: tuple[ToolResult, str]
+    ) -> tuple[ToolResult, ToolCallRecord]:
+        """The call `step` asks for, answered by this run's earlier read of the same call."""
+        first_read, digest = earlier
+        now = time.time_ns()
+        result = first_read.model_copy(
+            update={"evidence_type": step.evidence_type, "duration_ms": 0.0, "started_ns": now}
+        )
+        record = tool_call_record(result, tc_id, round=self.round, as_of=self.as_of, digest=digest)
+        with self._tool_span(step, tc_id, (now, now)) as span:
+            span.record_result(result, rows_hash=digest)
+        return result, record
 
     def _tool_span(
         self, step: PlanStep, tc_id: str, interval_ns: tuple[int, int] | None = None

@@ -254,6 +254,74 @@ def test_a_rounds_reads_run_together_and_the_run_is_the_one_made_one_by_one(
     ]
 
 
+class _ReadCountingExecutor(TemplateExecutor):
+    """The real executor, counting the template calls it is asked to send to Neo4j."""
+
+    def __init__(self, driver: neo4j.Driver) -> None:
+        super().__init__(driver)
+        self._lock = threading.Lock()
+        self._inside = threading.local()  # a group of one runs its step through `run`
+        self.reads = 0
+
+    def _count(self, n: int) -> None:
+        if not getattr(self._inside, "group", False):
+            with self._lock:
+                self.reads += n
+
+    def run(self, *args: Any, **kwargs: Any) -> ToolResult:
+        self._count(1)
+        return super().run(*args, **kwargs)
+
+    def run_together(self, steps: Any, *args: Any, **kwargs: Any) -> list[ToolResult]:
+        self._count(len(steps))
+        self._inside.group = True
+        try:
+            return super().run_together(steps, *args, **kwargs)
+        finally:
+            self._inside.group = False
+
+
+def test_a_call_the_run_already_made_is_recorded_again_but_not_read_again(
+    driver: neo4j.Driver, demo: TemplateExecutor, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reusing = _ReadCountingExecutor(driver)
+    reused = ask(driver, reusing)
+    # The seed run asks the owner and the service's runbooks in every round.
+    keys = [
+        (
+            tc.template_id,
+            tc.template_version,
+            repr(sorted(tc.params.items())),
+            repr(sorted(tc.options.items())),
+            tc.limit,
+        )
+        for tc in reused.tool_calls
+    ]
+    assert len(set(keys)) < len(keys)
+    assert reusing.reads == len(set(keys))
+    first: dict[object, Any] = {}
+    for key, tc in zip(keys, reused.tool_calls, strict=True):
+        if key in first:
+            assert tc.rows_hash == first[key].rows_hash and tc.row_count == first[key].row_count
+            assert tc.duration_ms == 0.0 and tc.tool_call_id != first[key].tool_call_id
+        else:
+            first[key] = tc
+
+    # Reading every call again gives the same run: same calls, rows, evidence, pack, claims.
+    monkeypatch.setattr("investigator.session.read_key", lambda step: object())
+    rereading = _ReadCountingExecutor(driver)
+    reread = ask(driver, rereading)
+    assert rereading.reads == len(keys)
+
+    def calls(result: InvestigationResult) -> list[dict[str, object]]:
+        return [tc.model_dump(exclude={"duration_ms"}) for tc in result.tool_calls]
+
+    assert calls(reused) == calls(reread)
+    assert reused.pack_hash == reread.pack_hash
+    assert [c.claim_id for c in reused.claims] == [c.claim_id for c in reread.claims]
+    assert [r.model_dump() for r in reused.rejected] == [r.model_dump() for r in reread.rejected]
+
+
 def test_conflicting_deploy_time_from_a_weaker_source_loses(
     driver: neo4j.Driver, demo: TemplateExecutor
 ) -> None:
