@@ -66,6 +66,10 @@ def _conf(port: int, pagecache: str) -> str:
             "dbms.security.allow_csv_import_from_file_urls=false",
             "db.tx_log.rotation.retention_policy=2 files",
             "db.transaction.timeout=120s",
+            # A young store (the demo's 130 KG nodes, about 77 Context Graph nodes more per
+            # run) moves its totals fast, and Neo4j replanned our templates every few runs
+            # (5-40 s on a JVM still warming up). A plan is kept at least this long.
+            "dbms.cypher.min_replan_interval=10m",
             "",
         ]
     )

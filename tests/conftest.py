@@ -58,7 +58,10 @@ def neo4j_settings() -> Iterator[ConnectionSettings]:
     if os.environ.get("INVESTIGATOR_TEST_DOCKER", "auto") != "off" and _docker_answers():
         from testcontainers.neo4j import Neo4jContainer
 
-        with Neo4jContainer("neo4j:5.26-community", password="test-password-1") as container:
+        container = Neo4jContainer("neo4j:5.26-community", password="test-password-1")
+        # The local server's and compose.yaml's plan interval (docs/local-neo4j.md).
+        container.with_env("NEO4J_dbms_cypher_min__replan__interval", "10m")
+        with container:
             yield ConnectionSettings(
                 uri=container.get_connection_url(),
                 user="neo4j",

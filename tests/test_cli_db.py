@@ -9,9 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import neo4j
 import pytest
 
 from investigator.local_neo4j import _default_cache_dir
+from investigator.settings import ConnectionSettings
 
 
 def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -111,3 +113,16 @@ def test_unknown_db_subcommand_is_usage_error(db_env: dict[str, str]) -> None:
     assert proc.returncode == 2
     assert proc.stderr.startswith("error: ")
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_the_server_keeps_a_query_plan_ten_minutes(
+    driver: neo4j.Driver, neo4j_settings: ConnectionSettings
+) -> None:
+    # Without it a young store replanned the templates every few runs (docs/local-neo4j.md).
+    if neo4j_settings.origin not in ("local test server", "testcontainers"):
+        pytest.skip("a server this suite did not configure")
+    records, _, _ = driver.execute_query(
+        "SHOW SETTINGS YIELD name, value WHERE name = 'dbms.cypher.min_replan_interval' "
+        "RETURN value"
+    )
+    assert [r["value"] for r in records] == ["10m"]
