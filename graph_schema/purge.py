@@ -4,7 +4,8 @@ Not reachable from a bundle: a purge is an operator's act, done through this API
 removes `content` and `redacted_content` from all records of one id in one tenant, rebuilds
 `search_text` without them (so the text cannot be found again), and sets `purged_at`. The
 records stay, with their `content_hash` and `text_hash`: replay and the gate's integrity
-check then show that something was there and was removed.
+check then show that something was there and was removed. A purge also clears the tenant's
+ingest mark (graph_schema.ingest_mark): the next ingest compares every element again.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from datetime import UTC, datetime
 
 import neo4j
 from pydantic import BaseModel
+
+from graph_schema.ingest_mark import BUMP_GENERATIONS
 
 _PURGE = (
     "MATCH (n:KG {tenant: $tenant, id: $id}) "
@@ -47,12 +50,17 @@ def purge_content(
     at = at or datetime.now(UTC)
     if at.tzinfo is None:
         raise ValueError("purge time needs a zone")
-    records, _, _ = driver.execute_query(
-        _PURGE, tenant=tenant, id=element_id, at=at, database_=database
-    )
-    return PurgeReport(
-        tenant=tenant, id=element_id, records_purged=int(records[0]["n"]), purged_at=at
-    )
+
+    def work(tx: neo4j.ManagedTransaction) -> int:
+        record = tx.run(_PURGE, tenant=tenant, id=element_id, at=at).single()
+        # The tenant's ingest mark (graph_schema.ingest_mark) no longer vouches for its
+        # records: the next ingest of any bundle compares every element.
+        tx.run(BUMP_GENERATIONS, tenants=[tenant]).consume()
+        return int(record["n"]) if record else 0
+
+    with driver.session(database=database) as session:
+        purged = session.execute_write(work)
+    return PurgeReport(tenant=tenant, id=element_id, records_purged=purged, purged_at=at)
 
 
 def record_count(

@@ -17,9 +17,12 @@ gets `superseded_at`, and its current edge records are copied onto the new recor
 relationship records (previous copies superseded), and retractions (tombstone records, all in
 one transaction). A re-ingest asks Neo4j which ids and keys have a current record with
 another content hash (or type labels), one read per batch, and reads the history of those
-only. A tenant's first ingest with no repeated id or key (`_is_fresh`) needs no history:
+only. A tenant's first ingest with no repeated id or key (`_one_entry_each`) needs no history:
 its drafts and hashes are built in a thread while the bundle is validated and looked up,
 then its version 1 records are written batch by batch (`_apply_fresh`).
+Re-ingesting an unchanged bundle skips all of that: `graph_schema.ingest_mark` compares a
+digest of the loaded bundle and a fingerprint of its tenants with the mark the last ingest
+left (`full=True` always compares); every write transaction bumps the tenants' marks.
 Labels and relationship types only ever come from the enums in `graph_schema.kg_types`;
 values are always parameters. Times travel as integers (epoch seconds and nanoseconds) and
 become DateTime values in Cypher: the driver's packing of Python datetimes costs more than
@@ -42,6 +45,7 @@ from typing import Any, TypeVar
 import neo4j
 from pydantic import BaseModel
 
+from graph_schema import ingest_mark
 from graph_schema.bundle import BundleProblem, LoadedBundle
 from graph_schema.hashing import content_hash
 from graph_schema.kg_types import KG_LABEL, NodeLabel, RecordStatus, RelType, Trust
@@ -99,6 +103,9 @@ class IngestReport(BaseModel):
     tombstones_created: int = 0
     retractions_unchanged: int = 0
     seconds: float = 0.0
+    # The bundle and its tenants' records are as the last ingest of it left them: nothing
+    # was validated, drafted or compared (the counts are those of the full comparison).
+    unchanged_since_last_ingest: bool = False
 
     @property
     def changed(self) -> bool:
@@ -418,16 +425,36 @@ def ingest_bundle(
     now: datetime | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
     progress: Progress | None = None,
+    full: bool = False,
 ) -> IngestReport:
     """Validate `loaded` against itself and the graph, then write it.
 
     Raises `BundleRejected` (with every problem) before writing anything if the bundle has
     any problem, including the load problems already collected in `loaded.problems` and
     records that would change what an existing id is.
+
+    A bundle unchanged since its last ingest, into tenants whose records have not changed
+    since, is reported as the no-op it is without that work
+    (`IngestReport.unchanged_since_last_ingest`); `full=True` always compares.
     """
     started = time.monotonic()
     now = now or datetime.now(UTC)
-    if not loaded.problems and _is_fresh(driver, loaded, database):
+    tenants = _bundle_tenants(loaded)
+    if loaded.problems:
+        scope = ingest_mark.WriteScope(sorted(tenants))  # rejected below: never marked
+    else:
+        # First, before anything else reads the graph: the generations to commit against.
+        scope, unchanged = ingest_mark.begin(driver, loaded, tenants, now, database, full=full)
+        if unchanged:
+            if progress is not None:
+                progress("unchanged since the last ingest of this bundle")
+            return _unchanged_report(loaded, started)
+    one_entry_each = _one_entry_each(loaded)
+    if (
+        not loaded.problems
+        and one_entry_each
+        and not _tenants_with_records(driver, tenants, database)
+    ):
         # Records of tenants without any: their sources are the bundle's own. The drafts are
         # built (never written) while the bundle is validated; a rejection discards them.
         with _Ahead(_fresh_batches(loaded, bundle_sources(loaded), now, batch_size)) as ahead:
@@ -435,16 +462,44 @@ def ingest_bundle(
             problems = validate_bundle(loaded, existing, now=now)
             if problems:
                 raise BundleRejected(problems)
-            return _apply_fresh(driver, loaded, database, ahead, progress, started)
-    existing, db_sources = find_existing(driver, loaded, database)
-    problems = list(loaded.problems) + validate_bundle(loaded, existing, now=now)
-    sources = dict(db_sources)
-    sources.update(bundle_sources(loaded))
-    prepared = _prepare(driver, loaded, database, sources)
-    problems += identity_problems(prepared)
-    if problems:
-        raise BundleRejected(problems)
-    return _apply(driver, prepared, loaded, database, now, batch_size, progress, started)
+            report = _apply_fresh(driver, loaded, database, ahead, progress, started, scope)
+    else:
+        existing, db_sources = find_existing(driver, loaded, database)
+        problems = list(loaded.problems) + validate_bundle(loaded, existing, now=now)
+        sources = dict(db_sources)
+        sources.update(bundle_sources(loaded))
+        prepared = _prepare(driver, loaded, database, sources)
+        problems += identity_problems(prepared)
+        if problems:
+            raise BundleRejected(problems)
+        report = _apply(
+            driver, prepared, loaded, database, now, batch_size, progress, started, scope
+        )
+    # A bundle is marked only where its result is a fixed point: nothing was written, or no
+    # id or key repeats (a history is replanned against the graph each time).
+    if one_entry_each or not report.changed:
+        ingest_mark.commit(driver, scope, now, database)
+        report.seconds = round(time.monotonic() - started, 3)
+    return report
+
+
+def _unchanged_report(loaded: LoadedBundle, started: float) -> IngestReport:
+    """The report of the full comparison of a bundle whose every element is unchanged:
+    every node and edge draft and every retraction counted as unchanged."""
+    nodes = edges = retractions = 0
+    for part in loaded.parts:
+        b = part.bundle
+        nodes += len(b.sources) + len(b.principals) + len(b.nodes) + len(b.documents)
+        edges += len(b.edges) + sum(len(document_edge_keys(d)) for d in b.documents)
+        retractions += len(b.retractions)
+    return IngestReport(
+        elements=loaded.element_count(),
+        nodes_unchanged=nodes,
+        edges_unchanged=edges,
+        retractions_unchanged=retractions,
+        seconds=round(time.monotonic() - started, 3),
+        unchanged_since_last_ingest=True,
+    )
 
 
 def write_bundle(
@@ -464,14 +519,16 @@ def write_bundle(
     if not known_sources:
         sources.update(find_existing(driver, loaded, database)[1])
     sources.update(bundle_sources(loaded))
-    if _is_fresh(driver, loaded, database):
+    tenants = _bundle_tenants(loaded)
+    scope = ingest_mark.WriteScope(sorted(tenants))  # bumps generations, never marks
+    if _one_entry_each(loaded) and not _tenants_with_records(driver, tenants, database):
         with _Ahead(_fresh_batches(loaded, sources, now, batch_size)) as ahead:
-            return _apply_fresh(driver, loaded, database, ahead, progress, started)
+            return _apply_fresh(driver, loaded, database, ahead, progress, started, scope)
     prepared = _prepare(driver, loaded, database, sources)
     problems = identity_problems(prepared)
     if problems:
         raise BundleRejected(problems)
-    return _apply(driver, prepared, loaded, database, now, batch_size, progress, started)
+    return _apply(driver, prepared, loaded, database, now, batch_size, progress, started, scope)
 
 
 def _prepare(
@@ -682,6 +739,7 @@ def _apply(
     batch_size: int,
     progress: Progress | None,
     started: float,
+    scope: ingest_mark.WriteScope,
 ) -> IngestReport:
     say = progress or (lambda _message: None)
     node_drafts, edge_drafts = prepared.node_drafts, prepared.edge_drafts
@@ -709,7 +767,7 @@ def _apply(
     for round_writes in node_rounds:
         writes = [_NodeWrite(d, v, at, sup) for d, v, at, sup in round_writes]
         for chunk in _chunks(writes, batch_size):
-            superseded, copied = _execute(driver, database, _write_nodes, chunk)
+            superseded, copied = _execute(driver, database, scope, _write_nodes, chunk)
             report.node_records_created += len(chunk)
             report.records_superseded += superseded
             report.edges_copied += copied
@@ -721,13 +779,13 @@ def _apply(
     for edge_round in edge_rounds:
         edge_writes = [_EdgeWrite(d, v, at, sup) for d, v, at, sup in edge_round]
         for echunk in _chunks(edge_writes, batch_size):
-            superseded = _execute(driver, database, _write_edges, echunk)
+            superseded = _execute(driver, database, scope, _write_edges, echunk)
             report.edge_records_created += len(echunk)
             report.records_superseded += superseded
             done += len(echunk)
             say(f"edge records: {done}/{total}")
 
-    _apply_retractions(driver, database, pending, report)
+    _apply_retractions(driver, database, scope, pending, report)
     if retractions:
         say(f"retractions: {report.tombstones_created} applied of {len(retractions)}")
     report.seconds = round(time.monotonic() - started, 3)
@@ -735,12 +793,16 @@ def _apply(
 
 
 def _apply_retractions(
-    driver: neo4j.Driver, database: str | None, pending: list[_Retraction], report: IngestReport
+    driver: neo4j.Driver,
+    database: str | None,
+    scope: ingest_mark.WriteScope,
+    pending: list[_Retraction],
+    report: IngestReport,
 ) -> None:
     # One write transaction for all of them (each was its own commit before).
     if not pending:
         return
-    for created, copied in _execute(driver, database, _retract_all, pending):
+    for created, copied in _execute(driver, database, scope, _retract_all, pending):
         report.tombstones_created += created
         report.retractions_unchanged += 1 - created
         report.records_superseded += created
@@ -762,9 +824,10 @@ def _bundle_tenants(loaded: LoadedBundle) -> set[str]:
     return tenants
 
 
-def _is_fresh(driver: neo4j.Driver, loaded: LoadedBundle, database: str | None) -> bool:
-    """Whether this is a tenant's first ingest with one entry per id and key: then every
-    element is a version 1 record and nothing needs history, planning or identity checks."""
+def _one_entry_each(loaded: LoadedBundle) -> bool:
+    """Whether no id or key repeats in the bundle. In a tenant without records, every element
+    is then a version 1 record and nothing needs history, planning or identity checks; and
+    after any successful ingest, a re-ingest of the bundle is a no-op."""
     ids: set[tuple[str, str]] = set()
     keys: set[tuple[str, str]] = set()
     count = 0
@@ -782,9 +845,8 @@ def _is_fresh(driver: neo4j.Driver, loaded: LoadedBundle, database: str | None) 
             doc_keys = document_edge_keys(doc)
             keys.update((t, k) for k in doc_keys)
             count += len(doc_keys)
-    if len(ids) + len(keys) != count:
-        return False  # a history of some id or key: the general planner orders it
-    return not _tenants_with_records(driver, _bundle_tenants(loaded), database)
+    # Otherwise a history of some id or key: the general planner orders it.
+    return len(ids) + len(keys) == count
 
 
 _DONE = object()
@@ -923,6 +985,7 @@ def _apply_fresh(
     batches: _Ahead,
     progress: Progress | None,
     started: float,
+    scope: ingest_mark.WriteScope,
 ) -> IngestReport:
     """Write a validated bundle into tenants without records: every record is version 1,
     written batch by batch from `batches` (drafts and hashes built in a thread meanwhile)."""
@@ -948,14 +1011,14 @@ def _apply_fresh(
     batches.wait()
     for is_edge, rows in batches:
         if is_edge:
-            _execute(driver, database, _create_fresh_edges, rows)
+            _execute(driver, database, scope, _create_fresh_edges, rows)
             report.edge_records_created += len(rows)
             say(f"edge records: {report.edge_records_created}")
         else:
-            _execute(driver, database, _create_nodes, rows)
+            _execute(driver, database, scope, _create_nodes, rows)
             report.node_records_created += len(rows)
             say(f"node records: {report.node_records_created}")
-    _apply_retractions(driver, database, retractions, report)
+    _apply_retractions(driver, database, scope, retractions, report)
     if retractions:
         say(f"retractions: {report.tombstones_created} applied of {len(retractions)}")
     report.seconds = round(time.monotonic() - started, 3)
@@ -986,9 +1049,25 @@ def _already_retracted(prepared: _Prepared, r: _Retraction, written: set[tuple[s
     return state is not None and state.status == RecordStatus.RETRACTED
 
 
-def _execute(driver: neo4j.Driver, database: str | None, work: Callable[..., T], arg: Any) -> T:
+def _execute(
+    driver: neo4j.Driver,
+    database: str | None,
+    scope: ingest_mark.WriteScope,
+    work: Callable[..., T],
+    arg: Any,
+) -> T:
+    """Run one write transaction of an ingest; it also bumps the generation of every tenant
+    of the ingest (graph_schema.ingest_mark), so a mark never outlives a write."""
+
+    def unit(tx: neo4j.ManagedTransaction, value: Any) -> T:
+        result = work(tx, value)
+        scope.bump(tx)
+        return result
+
     with driver.session(database=database) as session:
-        return session.execute_write(work, arg)
+        result = session.execute_write(unit, arg)
+    scope.writes += 1
+    return result
 
 
 def _tenants_with_records(

@@ -65,9 +65,17 @@ def _parse_acl(value: str | None) -> list[str] | None:
 
 
 def run_ingest(
-    path: Path, fmt: str, options: IngestOptions, batch_size: int = DEFAULT_BATCH_SIZE
+    path: Path,
+    fmt: str,
+    options: IngestOptions,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    *,
+    full: bool = False,
 ) -> IngestReport:
-    """Load, validate and write `path`; problems go to stderr and raise BadInput (exit 2)."""
+    """Load, validate and write `path`; problems go to stderr and raise BadInput (exit 2).
+
+    `full`: compare every element even when the bundle is unchanged since its last ingest.
+    """
     if options.git_history and fmt != "markdown-runbooks":
         raise BadInput("--git-history is for --format markdown-runbooks only")
     loaded = INGEST_FORMATS[fmt](path, options)
@@ -92,6 +100,7 @@ def run_ingest(
             database=settings.database,
             batch_size=batch_size,
             progress=_progress if big else None,
+            full=full,
         )
     except BundleRejected as exc:
         _report_problems(exc.problems)
@@ -140,6 +149,13 @@ def _report_problems(problems: Sequence[BundleProblem]) -> NoReturn:
     show_default=True,
     help="Records per write transaction.",
 )
+@click.option(
+    "--full",
+    is_flag=True,
+    help="Validate and compare every element even when the bundle and its tenants' records "
+    "are unchanged since the last ingest of this bundle (that re-ingest is otherwise "
+    "reported at once).",
+)
 @click.option("--json", "json_out", is_flag=True, help="Print one JSON document.")
 def ingest_command(
     path_text: str,
@@ -150,13 +166,16 @@ def ingest_command(
     trusted: bool,
     git_history: bool,
     batch_size: int,
+    full: bool,
     json_out: bool,
 ) -> None:
     """Load a bundle (YAML or JSON file, or a folder of them) into the Knowledge Graph.
 
     The whole bundle is validated first; any problem is reported as `file: element: reason`
     and nothing is written (exit 2). Re-ingesting the same bundle changes nothing; a changed
-    element becomes a new version; `retractions` write tombstones.
+    element becomes a new version; `retractions` write tombstones. A bundle unchanged since
+    its last ingest, into tenants whose records have not changed since, is reported as
+    "unchanged since the last ingest of this bundle" without the comparison (--full makes it).
 
     \b
     Example:
@@ -170,9 +189,17 @@ def ingest_command(
         trusted=trusted,
         git_history=git_history,
     )
-    report = run_ingest(path, fmt, options, batch_size)
+    report = run_ingest(path, fmt, options, batch_size, full=full)
     if json_out:
         click.echo(json.dumps(report.model_dump()))
+        return
+    if report.unchanged_since_last_ingest:
+        click.echo(
+            f"ingested {path}: {report.elements} elements; unchanged since the last ingest of "
+            f"this bundle: nothing written, {report.nodes_unchanged} nodes and "
+            f"{report.edges_unchanged} relationships unchanged (--full compares every element) "
+            f"({report.seconds:.2f}s)"
+        )
         return
     click.echo(
         f"ingested {path}: {report.elements} elements; "

@@ -1,0 +1,314 @@
+"""The ingest mark: re-ingesting an unchanged bundle without the full comparison (issue 12).
+
+A no-op re-ingest used to validate, draft and hash every element before comparing the hashes
+with the stored ones. After a successful ingest, each tenant of the bundle gets one
+`:IngestMark` node (its own label, never `:KG`, so no template can read it) holding
+
+- `digest`: `bundle_digest` of the loaded bundle (each part's `model_dump_json()` in load
+  order, which props hold times, and a digest of the code that decides what is written);
+- `records`: `tenant_fingerprint` at that moment (the tenant's node and relationship
+  records, all and current, and their type labels), read in the same transaction;
+- `at_us`: the ingest time the bundle was validated at (times after it are "in the future");
+- `generation`: bumped, with `digest` cleared, by every write transaction of the writer
+  (`bump_generations`, in the same transaction as the records) and by a legal purge.
+
+A re-ingest takes the fast path when every tenant of the bundle has exactly one mark with
+the same digest, an `at_us` not later than the ingest's time, and an unchanged fingerprint:
+it then reports the no-op the full path would give, without validating, drafting or hashing.
+The mark is only written when the ingest's result is a fixed point of the same bundle: the
+ingest wrote nothing, or every id and key has one entry in the bundle (histories of one id
+are replanned against the graph on each ingest, so only a confirmed no-op marks them). It is
+written in its own transaction after the last write, and only if no other write transaction
+touched the tenants since the ingest read the marks (the generation moved by exactly the
+ingest's own transactions). A tenant of more than `TENANT_RATIO` node records per bundle
+element is not marked (reading its fingerprint would cost more than the comparison saves):
+ten runbooks into a tenant of a million records take the full path, at its old cost.
+
+What the fingerprint cannot see: a record changed in place by hand in Cypher (a property,
+`content_hash` or `status` edited, a label swapped for another) and, in the same hand edit, a
+record deleted and another added. `investigator ingest --full` (`full=True`) always compares.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import neo4j
+
+from graph_schema.bundle import Bundle, LoadedBundle
+from graph_schema.kg_types import RelType
+
+MARK_LABEL = "IngestMark"
+# Bump when what the writer stores, or how it decides no-op, changes in a way the source
+# digest below would not show (it covers the graph_schema modules of the write path).
+MARK_FORMAT = "ingest-mark 1"
+_CODE_MODULES = (
+    "bundle.py",
+    "canonical.py",
+    "hashing.py",
+    "ingest_mark.py",
+    "kg_types.py",
+    "records.py",
+    "schema_ddl.py",
+    "validate.py",
+    "writer.py",
+)
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICRO = timedelta(microseconds=1)
+
+# Every write transaction of the writer runs this for the bundle's tenants (sorted, so two
+# ingests lock marks in the same order). MERGE: an ingest that started without a mark must
+# still see another writer's transactions.
+BUMP_GENERATIONS = (
+    "UNWIND $tenants AS tenant MERGE (m:IngestMark {tenant: tenant}) "
+    "SET m.generation = coalesce(m.generation, 0) + 1, m.digest = null"
+)
+_READ_MARKS = (
+    "UNWIND $tenants AS tenant OPTIONAL MATCH (m:IngestMark {tenant: tenant}) "
+    "RETURN tenant, count(m) AS marks, max(m.generation) AS generation, "
+    "collect(m.digest)[0] AS digest, collect(m.records)[0] AS records, "
+    "collect(m.at_us)[0] AS at_us"
+)
+# The same relationship counts as the writer's reads see them: by type, tenant and key.
+_REL_COUNTS = " UNION ALL ".join(
+    f"MATCH ()-[r:{t.value}]->() WHERE r.tenant = tenant AND r.key IS NOT NULL "
+    "RETURN count(r) AS rels, count(r.superseded_at) AS old_rels"
+    for t in RelType
+)
+_FINGERPRINT = (
+    "UNWIND $tenants AS tenant "
+    "CALL (tenant) { MATCH (n:KG) WHERE n.tenant = tenant AND n.id IS NOT NULL "
+    "RETURN count(n) AS nodes, count(n.superseded_at) AS old_nodes, "
+    "sum(size(labels(n))) AS labels } "
+    f"CALL (tenant) {{ CALL (tenant) {{ {_REL_COUNTS} }} "
+    "RETURN sum(rels) AS rels, sum(old_rels) AS old_rels } "
+    "RETURN tenant, [nodes, old_nodes, labels, rels, old_rels] AS records"
+)
+# The mark transaction: bump (which takes each mark's write lock) and read the result.
+_LOCK_MARKS = (
+    "UNWIND $tenants AS tenant MERGE (m:IngestMark {tenant: tenant}) "
+    "SET m.generation = coalesce(m.generation, 0) + 1, m.digest = null "
+    "RETURN tenant, count(m) AS marks, max(m.generation) AS generation"
+)
+# A tenant of more than this many node records per bundle element is not marked: reading
+# its fingerprint (about 4 us a record) would cost more than the comparison it saves.
+TENANT_RATIO = 20
+_TENANT_NODES_UP_TO = (
+    "UNWIND $tenants AS tenant CALL (tenant) { MATCH (n:KG) "
+    "WHERE n.tenant = tenant AND n.id IS NOT NULL WITH n LIMIT $cap RETURN count(n) AS nodes } "
+    "RETURN tenant, nodes"
+)
+_DROP_MARKS = "UNWIND $tenants AS tenant MATCH (m:IngestMark {tenant: tenant}) DELETE m"
+_WRITE_MARKS = (
+    "UNWIND $rows AS row MATCH (m:IngestMark {tenant: row.tenant}) "
+    "SET m.digest = $digest, m.records = row.records, m.at_us = $at_us"
+)
+
+
+def micros(value: datetime) -> int:
+    """A zoned datetime as integer microseconds since the epoch."""
+    return (value - _EPOCH) // _MICRO
+
+
+@lru_cache(maxsize=1)
+def code_digest() -> str:
+    """A digest of the modules that decide what an ingest writes: any change to them makes
+    every stored mark stale (the next ingest takes the full path)."""
+    h = hashlib.sha256(MARK_FORMAT.encode("utf-8"))
+    here = Path(__file__).resolve().parent
+    for name in _CODE_MODULES:
+        try:
+            h.update(name.encode("utf-8") + b"\0" + (here / name).read_bytes() + b"\0")
+        except OSError:
+            h.update(name.encode("utf-8") + b"\0?\0")
+    return h.hexdigest()
+
+
+def _time_props(bundle: Bundle) -> list[list[Any]]:
+    # `model_dump_json` writes a datetime in a free-form prop as the same text as an ISO
+    # string: which props hold times goes into the digest separately.
+    found: list[list[Any]] = []
+    sections: Iterable[tuple[str, Sequence[Any]]] = (
+        ("nodes", bundle.nodes),
+        ("edges", bundle.edges),
+        ("documents", bundle.documents),
+    )
+    for section, specs in sections:
+        for index, spec in enumerate(specs):
+            props = spec.props
+            if not props:
+                continue
+            for name, value in props.items():
+                # A list holds one type (the bundle refuses mixed lists).
+                if isinstance(value, datetime) or (
+                    type(value) is list and value and isinstance(value[0], datetime)
+                ):
+                    found.append([section, index, name])
+    return found
+
+
+def bundle_digest(loaded: LoadedBundle) -> str:
+    """The digest of what an ingest of `loaded` would write (its parts in load order, not
+    where they were read from), and of the code that writes it."""
+    h = hashlib.sha256(code_digest().encode("ascii"))
+    for part in loaded.parts:
+        h.update(b"\npart\n")
+        # The bytes of `model_dump_json()`, without decoding and encoding them again.
+        h.update(part.bundle.__pydantic_serializer__.to_json(part.bundle))
+        h.update(b"\n")
+        h.update(json.dumps(_time_props(part.bundle)).encode("utf-8"))
+    return h.hexdigest()
+
+
+@dataclass(slots=True)
+class _Mark:
+    marks: int
+    generation: int
+    digest: str | None
+    records: list[int] | None
+    at_us: int | None
+
+
+def _read_marks(
+    driver: neo4j.Driver, tenants: Sequence[str], database: str | None
+) -> dict[str, _Mark]:
+    records, _, _ = driver.execute_query(
+        _READ_MARKS, tenants=list(tenants), database_=database, routing_=neo4j.RoutingControl.READ
+    )
+    return {
+        str(r["tenant"]): _Mark(
+            int(r["marks"]),
+            int(r["generation"] or 0),
+            r["digest"],
+            [int(x) for x in r["records"]] if r["records"] is not None else None,
+            int(r["at_us"]) if r["at_us"] is not None else None,
+        )
+        for r in records
+    }
+
+
+def tenant_fingerprint(
+    runner: neo4j.Driver | neo4j.ManagedTransaction,
+    tenants: Sequence[str],
+    database: str | None = None,
+) -> dict[str, list[int]]:
+    """Per tenant: node records, superseded node records, their labels, relationship records,
+    superseded relationship records (one read over the tenant's indexes)."""
+    if isinstance(runner, neo4j.Driver):
+        result = runner.execute_query(
+            _FINGERPRINT,
+            tenants=list(tenants),
+            database_=database,
+            routing_=neo4j.RoutingControl.READ,
+        ).records
+    else:
+        result = list(runner.run(_FINGERPRINT, tenants=list(tenants)))
+    return {str(r["tenant"]): [int(x) for x in r["records"]] for r in result}
+
+
+@dataclass
+class WriteScope:
+    """The tenants an ingest writes, the generations it started from, and how many write
+    transactions it ran (each bumps every tenant's generation once)."""
+
+    tenants: list[str]
+    elements: int = 0
+    digest: str | None = None
+    started: dict[str, int] = field(default_factory=dict)
+    writes: int = 0
+
+    def bump(self, tx: neo4j.ManagedTransaction) -> None:
+        """Inside a write transaction: move the tenants' generations, clear their digests."""
+        if self.tenants:
+            tx.run(BUMP_GENERATIONS, tenants=self.tenants).consume()
+
+
+def begin(
+    driver: neo4j.Driver,
+    loaded: LoadedBundle,
+    tenants: Iterable[str],
+    now: datetime,
+    database: str | None,
+    *,
+    full: bool,
+) -> tuple[WriteScope, bool]:
+    """Read the tenants' marks before anything else of the ingest reads the graph.
+
+    Returns the ingest's write scope and whether the bundle is unchanged since its last
+    ingest (never when `full`).
+    """
+    scope = WriteScope(sorted(set(tenants)), elements=loaded.element_count())
+    if not scope.tenants:
+        return scope, False
+    marks = _read_marks(driver, scope.tenants, database)
+    # -1: two marks of one tenant (see `commit`); no mark yet is generation 0.
+    scope.started = {t: marks[t].generation if marks[t].marks <= 1 else -1 for t in scope.tenants}
+    candidate = not full and all(
+        m.marks == 1
+        and m.digest is not None
+        and m.records is not None
+        and m.records[0] <= scope.elements * TENANT_RATIO
+        and m.at_us is not None
+        and m.at_us <= micros(now)
+        for m in marks.values()
+    )
+    if not candidate:
+        scope.digest = bundle_digest(loaded)
+        return scope, False
+    # The fingerprint is read (after the marks: a write in between either cleared a digest
+    # or changed a count) while the digest is computed.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        reading = pool.submit(tenant_fingerprint, driver, scope.tenants, database)
+        scope.digest = bundle_digest(loaded)
+        current = reading.result()
+    return scope, all(
+        marks[t].digest == scope.digest and current.get(t) == marks[t].records
+        for t in scope.tenants
+    )
+
+
+def commit(driver: neo4j.Driver, scope: WriteScope, now: datetime, database: str | None) -> bool:
+    """Write the marks of a finished ingest, in one transaction; False when another write
+    transaction touched a tenant since `begin` (then no mark is written)."""
+    if scope.digest is None or not scope.tenants:
+        return False
+    cap = scope.elements * TENANT_RATIO
+    records, _, _ = driver.execute_query(
+        _TENANT_NODES_UP_TO,
+        tenants=scope.tenants,
+        cap=cap,
+        database_=database,
+        routing_=neo4j.RoutingControl.READ,
+    )
+    if any(int(r["nodes"]) >= cap for r in records):
+        return False  # the fingerprint would cost more than the comparison it saves
+
+    def work(tx: neo4j.ManagedTransaction) -> bool:
+        locked = {str(r["tenant"]): r for r in tx.run(_LOCK_MARKS, tenants=scope.tenants)}
+        doubled = [t for t in scope.tenants if int(locked[t]["marks"]) != 1]
+        if doubled:
+            # Two marks of one tenant (concurrent first ingests without a constraint): drop
+            # them, the next ingest starts a new one.
+            tx.run(_DROP_MARKS, tenants=doubled).consume()
+            return False
+        expected = scope.writes + 1
+        for tenant in scope.tenants:
+            start = scope.started.get(tenant, -1)
+            if start < 0 or int(locked[tenant]["generation"]) != start + expected:
+                return False
+        prints = tenant_fingerprint(tx, scope.tenants)
+        rows = [{"tenant": t, "records": prints[t]} for t in scope.tenants]
+        tx.run(_WRITE_MARKS, rows=rows, digest=scope.digest, at_us=micros(now)).consume()
+        return True
+
+    with driver.session(database=database) as session:
+        return bool(session.execute_write(work))
