@@ -392,8 +392,10 @@ class RunSession:
                 result, record = read[i]
                 if result.error is None:
                     self._reads[key] = (result, record.rows_hash)
-            else:
+            elif key in self._reads:
                 result, record = self._reused_read(step, tc_id, self._reads[key])
+            else:  # the same call earlier in this round failed: this one reads again
+                result, record = self._run_step(step, tc_id, plan, raise_on_error)
             calls.append(self._recorded(result, record))
         return calls
 

@@ -284,8 +284,10 @@ class _ReadCountingExecutor(TemplateExecutor):
 def test_a_call_the_run_already_made_is_recorded_again_but_not_read_again(
     driver: neo4j.Driver, demo: TemplateExecutor, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # A generous deadline: on a just-started server a run can pass the default one, and a
+    # run cut short by it would not be the same run twice.
     reusing = _ReadCountingExecutor(driver)
-    reused = ask(driver, reusing)
+    reused = ask(driver, reusing, deadline_s=600)
     # The seed run asks the owner and the service's runbooks in every round.
     keys = [
         (
@@ -310,8 +312,9 @@ def test_a_call_the_run_already_made_is_recorded_again_but_not_read_again(
     # Reading every call again gives the same run: same calls, rows, evidence, pack, claims.
     monkeypatch.setattr("investigator.session.read_key", lambda step: object())
     rereading = _ReadCountingExecutor(driver)
-    reread = ask(driver, rereading)
-    assert rereading.reads == len(keys)
+    reread = ask(driver, rereading, deadline_s=600)
+    assert reread.stop_reason == reused.stop_reason
+    assert rereading.reads == len(reread.tool_calls) == len(keys)
 
     def calls(result: InvestigationResult) -> list[dict[str, object]]:
         return [tc.model_dump(exclude={"duration_ms"}) for tc in result.tool_calls]
@@ -320,6 +323,57 @@ def test_a_call_the_run_already_made_is_recorded_again_but_not_read_again(
     assert reused.pack_hash == reread.pack_hash
     assert [c.claim_id for c in reused.claims] == [c.claim_id for c in reread.claims]
     assert [r.model_dump() for r in reused.rejected] == [r.model_dump() for r in reread.rejected]
+
+
+def test_a_call_repeated_in_one_round_reads_once_and_a_failed_one_reads_again(
+    driver: neo4j.Driver, demo: TemplateExecutor
+) -> None:
+    from cypher_templates.plan import PlanStep
+    from cypher_templates.subject import Subject
+    from investigator.session import RunSpec
+
+    def session(executor: TemplateExecutor, tenant: str) -> RunSession:
+        spec = RunSpec(
+            command="investigate",
+            question="q",
+            subject=f"{tenant}/user:alice",
+            purposes=("incident_investigation",),
+            as_of=at(INCIDENT_AS_OF),
+        )
+        subject = Subject(
+            tenant=tenant, id="user:alice", labels=("internal",), purpose="incident_investigation"
+        )
+        return RunSession(
+            spec,
+            executor=executor,
+            subject=subject,
+            run_id="run-t",
+            known_at=at(KNOWN_AT),
+            log=None,
+        )
+
+    owner = PlanStep(
+        template_id="ownership_over_time",
+        evidence_type="ownership",
+        params={"service_id": "svc:payment-api"},
+    )
+    counting = _ReadCountingExecutor(driver)
+    calls = session(counting, "acme").call_round([owner, owner], raise_on_error=False)
+    assert counting.reads == 1
+    assert [c.record.tool_call_id for c in calls] == ["tc-01-001", "tc-01-002"]
+    assert calls[0].record.rows_hash == calls[1].record.rows_hash and calls[0].record.row_count
+
+    # A tenant without a fulltext index: the read fails, so its twin reads (and fails) again.
+    text = PlanStep(
+        template_id="fulltext_search",
+        evidence_type="document",
+        params={"query": "payment"},
+        options={"label": "any"},
+    )
+    counting = _ReadCountingExecutor(driver)
+    failed = session(counting, "no-such-tenant").call_round([text, text], raise_on_error=False)
+    assert counting.reads == 2
+    assert all(c.record.error for c in failed)
 
 
 def test_conflicting_deploy_time_from_a_weaker_source_loses(
