@@ -36,7 +36,7 @@ import json
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -44,7 +44,8 @@ from typing import Any
 import neo4j
 
 from graph_schema.bundle import Bundle, LoadedBundle
-from graph_schema.kg_types import RelType
+from graph_schema.canonical import epoch_micros
+from graph_schema.kg_types import per_rel_type
 
 MARK_LABEL = "IngestMark"
 # Bump when what the writer stores, or how it decides no-op, changes in a way the source
@@ -62,9 +63,6 @@ _CODE_MODULES = (
     "writer.py",
 )
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_MICRO = timedelta(microseconds=1)
-
 # Every write transaction of the writer runs this for the bundle's tenants (sorted, so two
 # ingests lock marks in the same order). MERGE: an ingest that started without a mark must
 # still see another writer's transactions.
@@ -80,24 +78,23 @@ _READ_MARKS = (
 )
 # The same relationship counts as the writer's reads see them: by type, tenant and key.
 _REL_COUNTS = " UNION ALL ".join(
-    f"MATCH ()-[r:{t.value}]->() WHERE r.tenant = tenant AND r.key IS NOT NULL "
-    "RETURN count(r) AS rels, count(r.superseded_at) AS old_rels"
-    for t in RelType
+    per_rel_type(
+        "MATCH ()-[r:REL_TYPE]->() WHERE r.tenant = tenant AND r.key IS NOT NULL "
+        "RETURN count(r) AS rels, count(r.superseded_at) AS old_rels"
+    ).values()
 )
 _FINGERPRINT = (
     "UNWIND $tenants AS tenant "
     "CALL (tenant) { MATCH (n:KG) WHERE n.tenant = tenant AND n.id IS NOT NULL "
     "RETURN count(n) AS nodes, count(n.superseded_at) AS old_nodes, "
     "sum(size(labels(n))) AS labels } "
-    f"CALL (tenant) {{ CALL (tenant) {{ {_REL_COUNTS} }} "
+    "CALL (tenant) { CALL (tenant) { " + _REL_COUNTS + " } "
     "RETURN sum(rels) AS rels, sum(old_rels) AS old_rels } "
     "RETURN tenant, [nodes, old_nodes, labels, rels, old_rels] AS records"
 )
 # The mark transaction: bump (which takes each mark's write lock) and read the result.
 _LOCK_MARKS = (
-    "UNWIND $tenants AS tenant MERGE (m:IngestMark {tenant: tenant}) "
-    "SET m.generation = coalesce(m.generation, 0) + 1, m.digest = null "
-    "RETURN tenant, count(m) AS marks, max(m.generation) AS generation"
+    BUMP_GENERATIONS + " RETURN tenant, count(m) AS marks, max(m.generation) AS generation"
 )
 # A tenant of more than this many node records per bundle element is not marked: reading
 # its fingerprint (about 4 us a record) would cost more than the comparison it saves.
@@ -112,11 +109,6 @@ _WRITE_MARKS = (
     "UNWIND $rows AS row MATCH (m:IngestMark {tenant: row.tenant}) "
     "SET m.digest = $digest, m.records = row.records, m.at_us = $at_us"
 )
-
-
-def micros(value: datetime) -> int:
-    """A zoned datetime as integer microseconds since the epoch."""
-    return (value - _EPOCH) // _MICRO
 
 
 @lru_cache(maxsize=1)
@@ -258,7 +250,7 @@ def begin(
         and m.records is not None
         and m.records[0] <= scope.elements * TENANT_RATIO
         and m.at_us is not None
-        and m.at_us <= micros(now)
+        and m.at_us <= epoch_micros(now)
         for m in marks.values()
     )
     if not candidate:
@@ -307,7 +299,7 @@ def commit(driver: neo4j.Driver, scope: WriteScope, now: datetime, database: str
                 return False
         prints = tenant_fingerprint(tx, scope.tenants)
         rows = [{"tenant": t, "records": prints[t]} for t in scope.tenants]
-        tx.run(_WRITE_MARKS, rows=rows, digest=scope.digest, at_us=micros(now)).consume()
+        tx.run(_WRITE_MARKS, rows=rows, digest=scope.digest, at_us=epoch_micros(now)).consume()
         return True
 
     with driver.session(database=database) as session:

@@ -73,6 +73,13 @@ class RelType(StrEnum):
     FIRED_ON = "FIRED_ON"  # Alert -> Service (fired_at)
 
 
+def per_rel_type(statement: str) -> dict[RelType, str]:
+    """`statement` once per relationship type, its `REL_TYPE` placeholder replaced by the
+    type's name: structure taken from this enum, never a value. A statement naming its type
+    can use that type's (tenant, key) range index; a dynamic type cannot."""
+    return {t: statement.replace("REL_TYPE", t.value) for t in RelType}
+
+
 class DocumentKind(StrEnum):
     """Kinds of documents; `runbook` and `policy` also get the `:Runbook` / `:Policy` label."""
 

@@ -38,7 +38,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any, TypeVar
 
@@ -47,8 +47,16 @@ from pydantic import BaseModel
 
 from graph_schema import ingest_mark
 from graph_schema.bundle import BundleProblem, LoadedBundle
+from graph_schema.canonical import epoch_micros
 from graph_schema.hashing import content_hash
-from graph_schema.kg_types import KG_LABEL, NodeLabel, RecordStatus, RelType, Trust
+from graph_schema.kg_types import (
+    KG_LABEL,
+    NodeLabel,
+    RecordStatus,
+    RelType,
+    Trust,
+    per_rel_type,
+)
 from graph_schema.records import (
     EdgeDraft,
     NodeDraft,
@@ -116,13 +124,6 @@ class IngestReport(BaseModel):
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_MICRO = timedelta(microseconds=1)
-
-
-def _micros(value: datetime) -> int:
-    # Times are compared as integer microseconds: hydrating Neo4j DateTime values for every
-    # record of a large bundle costs more than the writes themselves.
-    return (value - _EPOCH) // _MICRO
 
 
 def wire_time(value: datetime) -> list[int]:
@@ -227,34 +228,24 @@ def _native(value: Any) -> Any:
     return to_native() if to_native is not None and not isinstance(value, datetime) else value
 
 
-# Per-type statements: the relationship type is structure taken from the RelType enum, so the
-# key lookups can use the per-type (tenant, key) range index (dynamic types cannot).
-_EDGE_HISTORY = {
-    t: (
-        "UNWIND $rows AS row MATCH ()-[r:REL_TYPE]->() "
-        "WHERE r.tenant = row.tenant AND r.key = row.key "
-        "RETURN DISTINCT row.tenant AS tenant, row.key AS key, r.version AS version, "
-        "r.content_hash AS hash, r.status AS status, r.superseded_at IS NULL AS current, "
-        "r.recorded_at.epochSeconds * 1000000 + r.recorded_at.microsecond AS recorded_us"
-    ).replace("REL_TYPE", t.value)
-    for t in RelType
-}
-_EDGE_SUPERSEDE = {
-    t: (
-        "UNWIND $rows AS row MATCH ()-[r:REL_TYPE]->() "
-        "WHERE r.tenant = row.tenant AND r.key = row.key AND r.superseded_at IS NULL "
-        f"SET r.superseded_at = {_ROW_TIME} RETURN count(r) AS n"
-    ).replace("REL_TYPE", t.value)
-    for t in RelType
-}
-_EDGE_CURRENT_COPIES = {
-    t: (
-        "MATCH (a)-[r:REL_TYPE]->(b) "
-        "WHERE r.tenant = $tenant AND r.key = $key AND r.superseded_at IS NULL "
-        "RETURN elementId(r) AS eid, properties(r) AS props, a.id AS from_id, b.id AS to_id"
-    ).replace("REL_TYPE", t.value)
-    for t in RelType
-}
+# Per-type statements (`per_rel_type`): the key lookups use each type's (tenant, key) index.
+_EDGE_HISTORY = per_rel_type(
+    "UNWIND $rows AS row MATCH ()-[r:REL_TYPE]->() "
+    "WHERE r.tenant = row.tenant AND r.key = row.key "
+    "RETURN DISTINCT row.tenant AS tenant, row.key AS key, r.version AS version, "
+    "r.content_hash AS hash, r.status AS status, r.superseded_at IS NULL AS current, "
+    "r.recorded_at.epochSeconds * 1000000 + r.recorded_at.microsecond AS recorded_us"
+)
+_EDGE_SUPERSEDE = per_rel_type(
+    "UNWIND $rows AS row MATCH ()-[r:REL_TYPE]->() "
+    "WHERE r.tenant = row.tenant AND r.key = row.key AND r.superseded_at IS NULL "
+    "SET r.superseded_at = " + _ROW_TIME + " RETURN count(r) AS n"
+)
+_EDGE_CURRENT_COPIES = per_rel_type(
+    "MATCH (a)-[r:REL_TYPE]->(b) "
+    "WHERE r.tenant = $tenant AND r.key = $key AND r.superseded_at IS NULL "
+    "RETURN elementId(r) AS eid, properties(r) AS props, a.id AS from_id, b.id AS to_id"
+)
 
 # A re-ingest compares content hashes in Neo4j: only the ids and keys whose current record
 # differs (or is missing, retracted, or of other type labels) come back for a history read.
@@ -268,18 +259,15 @@ _NODE_CHANGED = (
     "AND all(x IN row.labels WHERE x IN labels(current[0]))) "
     "RETURN row.tenant AS tenant, row.id AS id"
 )
-_EDGE_CHANGED = {
-    t: (
-        "UNWIND $rows AS row "
-        "OPTIONAL MATCH ()-[r:REL_TYPE]->() "
-        "WHERE r.tenant = row.tenant AND r.key = row.key AND r.superseded_at IS NULL "
-        "WITH row, collect(r) AS current "
-        "WHERE NOT (size(current) > 0 "
-        "AND all(r IN current WHERE r.content_hash = row.hash AND r.status = 'active')) "
-        "RETURN row.tenant AS tenant, row.key AS key"
-    ).replace("REL_TYPE", t.value)
-    for t in RelType
-}
+_EDGE_CHANGED = per_rel_type(
+    "UNWIND $rows AS row "
+    "OPTIONAL MATCH ()-[r:REL_TYPE]->() "
+    "WHERE r.tenant = row.tenant AND r.key = row.key AND r.superseded_at IS NULL "
+    "WITH row, collect(r) AS current "
+    "WHERE NOT (size(current) > 0 "
+    "AND all(r IN current WHERE r.content_hash = row.hash AND r.status = 'active')) "
+    "RETURN row.tenant AS tenant, row.key AS key"
+)
 
 # Whether a tenant has any KG record: a first ingest into an empty tenant needs no history.
 _TENANT_HAS_RECORDS = (
@@ -1207,12 +1195,14 @@ def _plan(
             if (
                 not last
                 and explicit is not None
-                and (draft.content_hash, _micros(explicit)) in history.seen
+                and (draft.content_hash, epoch_micros(explicit)) in history.seen
             ):
                 unchanged += 1  # an earlier record of this history, already written
                 continue
             # A record cannot be learned before the record it replaces: then we learn it now.
-            if explicit is not None and (state is None or _micros(explicit) > state.recorded_us):
+            if explicit is not None and (
+                state is None or epoch_micros(explicit) > state.recorded_us
+            ):
                 recorded_at = explicit
             else:
                 recorded_at = now
@@ -1222,7 +1212,7 @@ def _plan(
             rounds[position].append((draft, version, recorded_at, state is not None))
             position += 1
             state = _RecordState(
-                version, draft.content_hash, RecordStatus.ACTIVE, _micros(recorded_at)
+                version, draft.content_hash, RecordStatus.ACTIVE, epoch_micros(recorded_at)
             )
     return rounds, unchanged
 

@@ -245,3 +245,20 @@ def test_a_run_recorded_before_the_canonical_module_still_verifies(
     assert report.node_count == 26
     for node in lineage.nodes:
         assert chain.node_hash(node.properties, node.kind) == node.properties["hash"]
+
+
+def test_epoch_micros_counts_the_instant_whatever_its_offset() -> None:
+    at = datetime(1970, 1, 1, 0, 0, 0, 1, tzinfo=UTC)
+    assert canonical.epoch_micros(at) == 1
+    assert canonical.epoch_micros(datetime(1969, 12, 31, 23, 59, 59, tzinfo=UTC)) == -1_000_000
+    shifted = at.astimezone(timezone(timedelta(hours=2)))
+    assert canonical.epoch_micros(shifted) == 1
+
+
+def test_per_rel_type_names_each_type_and_leaves_no_placeholder() -> None:
+    from graph_schema.kg_types import RelType, per_rel_type
+
+    statements = per_rel_type("MATCH ()-[r:REL_TYPE]->() RETURN count(r)")
+    assert set(statements) == set(RelType)
+    for rel_type, text in statements.items():
+        assert text == f"MATCH ()-[r:{rel_type.value}]->() RETURN count(r)"

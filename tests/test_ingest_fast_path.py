@@ -33,11 +33,9 @@ SOURCE = {
 
 
 @pytest.fixture()
-def graph(driver: neo4j.Driver) -> neo4j.Driver:
-    """An empty graph (marks included)."""
-    with driver.session() as session:
-        session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()
-    return driver
+def graph(clean_db: neo4j.Driver) -> neo4j.Driver:
+    """An empty graph, marks included (`clean_db` deletes every node)."""
+    return clean_db
 
 
 def base(tenant: str = "acme") -> dict[str, Any]:
