@@ -466,8 +466,13 @@ def _random_step(rng: random.Random, registry: TemplateRegistry) -> PlanStep:
             params[name] = 1
         elif p.type == "id_list":
             params[name] = rng.sample(ids, 3)
+    # Every published version is drawn: each renders its own text, and each must hold.
     return PlanStep(
-        template_id=spec.id, options=options, params=params, evidence_type=spec.evidence_types[0]
+        template_id=spec.id,
+        template_version=spec.version,
+        options=options,
+        params=params,
+        evidence_type=spec.evidence_types[0],
     )
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
 
 from cypher_templates.plan import EvidenceType, PlanStep, QueryPlan
-from cypher_templates.registry import TemplateRefused, TemplateRegistry, TemplateSpec
+from cypher_templates.registry import RowTimes, TemplateRefused, TemplateRegistry, TemplateSpec
 
 # Lucene query syntax characters; each is backslash-escaped so user words are literal terms.
 _LUCENE_SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
@@ -62,6 +62,9 @@ class CompiledQuery(BaseModel):
     limit: int
     row_cap: int
     timeout_s: float
+    # How the rows carry times (the template version's manifest setting): the executor reads
+    # them back accordingly, and refuses a query whose setting is not its version's.
+    row_times: RowTimes = "datetime"
 
     @property
     def ref(self) -> str:
@@ -139,4 +142,5 @@ def compile_step(
         limit=limit,
         row_cap=spec.row_cap,
         timeout_s=spec.timeout_s,
+        row_times=spec.row_times,
     )

@@ -11,6 +11,7 @@ for replay, and the evidence built from rows, stay exactly what the template ret
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_serializer
@@ -163,3 +164,12 @@ CONTEXT_SHAPES: dict[str, type[RowContext]] = {
 def context_shape(template_id: str) -> type[RowContext]:
     """The declared context model of a template (`OpenContext` if it declares none)."""
     return CONTEXT_SHAPES.get(template_id, OpenContext)
+
+
+@cache
+def instant_fields(shape: type[RowContext]) -> frozenset[str]:
+    """The keys a shape declares as `Instant`: those an `epoch_micros` template version
+    returns as `{us: n}` when they hold a zoned UTC time (cypher_templates/executor.py)."""
+    return frozenset(
+        name for name, field in shape.model_fields.items() if field.annotation == Instant | None
+    )

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, TypeVar
 
 import neo4j
@@ -39,7 +39,13 @@ from pydantic import (
 )
 
 from cypher_templates.compiler import CompiledQuery, compile_step
-from cypher_templates.contexts import EmptyContext, OpenContext, RowContext, context_shape
+from cypher_templates.contexts import (
+    EmptyContext,
+    OpenContext,
+    RowContext,
+    context_shape,
+    instant_fields,
+)
 from cypher_templates.plan import EvidenceType, PlanStep, QueryPlan
 from cypher_templates.proofs import ReadOnlyProofs
 from cypher_templates.registry import RenderedTemplate, TemplateRefused, TemplateRegistry
@@ -82,6 +88,25 @@ def _native(value: Any) -> Any:
     if isinstance(value, dict):
         return {str(k): _native(v) for k, v in value.items()}
     return value
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+# The element's common times: integer microseconds since the epoch in `epoch_micros` rows.
+_ELEMENT_TIMES = ("valid_from", "valid_to", "observed_at", "recorded_at", "superseded_at")
+
+
+def _from_micros(value: int | None) -> datetime | None:
+    """Integer microseconds since the epoch -> the aware UTC datetime `to_native` gives
+    (graph_schema.canonical.epoch_micros is the inverse); null stays null."""
+    return None if value is None else _EPOCH + timedelta(microseconds=value)
+
+
+def _untagged(value: Any) -> Any:
+    """A `context`/`props` value of an `epoch_micros` row: `{us: n}` is a zoned UTC time
+    (no stored property is a map), anything else is as `datetime` rows return it."""
+    if type(value) is dict:
+        return _EPOCH + timedelta(microseconds=value["us"])
+    return _native(value)
 
 
 class Element(BaseModel):
@@ -186,6 +211,31 @@ def _parse_row(record: neo4j.Record, shape: type[RowContext]) -> TemplateRow:
     )
 
 
+def _parse_row_micros(record: neo4j.Record, shape: type[RowContext]) -> TemplateRow:
+    """`_parse_row` for `epoch_micros` rows: the same TemplateRow, no DateTime to hydrate.
+
+    The integers become datetimes here, before the models validate (pydantic would read an
+    integer as seconds). The element's other fields are strings, numbers and lists of
+    strings, so only `props` and `context` may still hold a temporal value to convert.
+    """
+    element = dict(record["element"])
+    for key in _ELEMENT_TIMES:
+        element[key] = _from_micros(element[key])
+    element["props"] = {str(k): _untagged(v) for k, v in sorted(element.get("props") or [])}
+    context = record["context"] or {}
+    instants = instant_fields(shape)
+    context = {str(k): _untagged(v) if k in instants else _native(v) for k, v in context.items()}
+    return TemplateRow(
+        element=Element.model_validate(element),
+        context=shape.model_validate(context),
+        score=record["score"],
+    )
+
+
+# How each `row_times` setting's rows are read (cypher_templates/registry.py, RowTimes).
+_ROW_PARSERS = {"datetime": _parse_row, "epoch_micros": _parse_row_micros}
+
+
 def _fetch_size(compiled: CompiledQuery) -> int:
     return compiled.limit * 4 + 4
 
@@ -259,6 +309,13 @@ class TemplateExecutor:
         self.proofs = proofs if proofs is not None else ReadOnlyProofs.default()
         self._server: str | None = None
         self._read_only_verified: set[str] = set()
+
+    def pinned(self, versions: dict[str, int]) -> TemplateExecutor:
+        """An executor on the same server whose steps without a version run at the versions
+        a recorded run used (`TemplateRegistry.pinned`): what replay re-runs a run with."""
+        return TemplateExecutor(
+            self.driver, self.registry.pinned(versions), self.database, self.proofs
+        )
 
     def compile(self, step: PlanStep, plan: QueryPlan | None = None) -> CompiledQuery:
         """Compile a plan step against this executor's registry (refusals are BadInput)."""
@@ -450,7 +507,8 @@ class TemplateExecutor:
         error: str | None,
     ) -> ToolResult:
         shape = context_shape(compiled.template_id)
-        rows = [_parse_row(r, shape) for r in records]
+        parse = _ROW_PARSERS[compiled.row_times]
+        rows = [parse(r, shape) for r in records]
         truncated = len(rows) > compiled.limit
         rows = rows[: compiled.limit]
         return ToolResult(
@@ -556,10 +614,15 @@ class TemplateExecutor:
         return self._server
 
     def _check_allowlisted(self, compiled: RenderedTemplate | CompiledQuery) -> None:
-        """Refuse any text that is not exactly the registry's rendering of its variant."""
+        """Refuse any text that is not exactly the registry's rendering of its variant (or
+        that would read its rows with another version's time format)."""
         spec = self.registry.get(compiled.template_id, compiled.template_version)
         expected = self.registry.render(spec, dict(compiled.options))
-        if expected.text != compiled.text or expected.template_hash != compiled.template_hash:
+        if (
+            expected.text != compiled.text
+            or expected.template_hash != compiled.template_hash
+            or expected.row_times != compiled.row_times
+        ):
             raise TemplateRefused(
                 f"template {spec.ref}: text does not match the allowlisted rendering"
             )

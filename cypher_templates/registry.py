@@ -4,14 +4,19 @@ Templates are files (`templates/*.cypher`, Jinja2) indexed by `manifest.yaml`. J
 chooses among allowlisted structural options (an enum value or a bounded int); values are
 always Cypher parameters. Rendering uses StrictUndefined in a sandbox and every rendered
 text gets a `sha256:` template hash, recorded with each tool call for replay.
+
+One file can publish several versions of a template (manifest `versions`): they differ only
+in their render settings (`row_times`: how the rows carry times), which Jinja2 receives
+beside the options, so an older version keeps rendering exactly the text it was recorded with.
 """
 
 from __future__ import annotations
 
+import copy
 import itertools
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from functools import cached_property
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -49,6 +54,14 @@ _OPTION_VALUE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 
 ParamType = Literal["id", "text", "lucene", "int", "datetime", "id_list"]
+# How a template version's rows carry times (docs/contracts.md, row contract):
+# - `datetime`: as Neo4j DateTime values (the driver hydrates each one: costly);
+# - `epoch_micros`: the element's five common times as integer microseconds since the epoch,
+#   and the zoned UTC times of `context` and `props` as `{us: <integer>}`; the executor turns
+#   them back into the same aware datetimes (cypher_templates/executor.py).
+RowTimes = Literal["datetime", "epoch_micros"]
+# What a template's text receives from its manifest entry beside its options.
+RENDER_SETTINGS: frozenset[str] = frozenset({"row_times"})
 
 
 class TemplateRefused(BadInput):
@@ -168,6 +181,7 @@ class TemplateSpec(BaseModel):
     timeout_s: float = Field(gt=0, le=60)
     text_param: str | None = None
     history: bool = False
+    row_times: RowTimes = "datetime"
 
     @model_validator(mode="after")
     def _names(self) -> TemplateSpec:
@@ -179,6 +193,8 @@ class TemplateSpec(BaseModel):
                 raise ValueError(f"parameter/option name {name!r} is not lower_snake_case")
             if name in RESERVED_PARAMS:
                 raise ValueError(f"{name!r} is reserved for the executor")
+            if name in RENDER_SETTINGS:
+                raise ValueError(f"{name!r} is a render setting of the manifest entry")
         for name, derived in self.derived.items():
             source = self.params.get(derived.source)
             if source is None or source.type not in ("id", "text", "lucene"):
@@ -240,14 +256,46 @@ class RenderedTemplate(BaseModel):
     options: dict[str, str | int]
     text: str
     template_hash: str
+    row_times: RowTimes = "datetime"
+
+
+class VersionSettings(BaseModel):
+    """What one published version of a manifest entry renders with."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    row_times: RowTimes = "datetime"
 
 
 class Manifest(BaseModel):
-    """The whole allowlist file."""
+    """The whole allowlist file: one `TemplateSpec` per published (id, version)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     templates: tuple[TemplateSpec, ...] = Field(min_length=1)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_spec_per_version(cls, data: Any) -> Any:
+        """An entry with `versions: {1: {...}, 2: {...}}` publishes each version of its file
+        with that version's settings; an entry with `version: n` publishes one."""
+        if not isinstance(data, dict) or not isinstance(data.get("templates"), list):
+            return data
+        specs: list[Any] = []
+        for entry in data["templates"]:
+            if not isinstance(entry, dict) or "versions" not in entry:
+                specs.append(entry)
+                continue
+            versions = entry["versions"]
+            if "version" in entry or set(entry) & RENDER_SETTINGS:
+                raise ValueError("an entry gives either `version` or `versions`")
+            if not isinstance(versions, dict) or not versions:
+                raise ValueError("`versions` maps each version to its settings")
+            base = {k: v for k, v in entry.items() if k != "versions"}
+            for version, settings in versions.items():
+                published = VersionSettings.model_validate(settings or {})
+                specs.append({**base, "version": version, **published.model_dump()})
+        return {**data, "templates": specs}
 
 
 def text_hash(text: str) -> str:
@@ -287,6 +335,8 @@ class TemplateRegistry:
         )
         self._rendered: dict[tuple[str, int, tuple[tuple[str, str | int], ...]], RenderedTemplate]
         self._rendered = {}
+        # The version a step without one gets, per template id (`pinned`); else the highest.
+        self._defaults: dict[str, int] = {}
 
     @classmethod
     def load(
@@ -332,13 +382,34 @@ class TemplateRegistry:
         if not versions:
             raise UnknownTemplate(f"unknown template {template_id[:64]!r}: not in the allowlist")
         if version is None:
-            return self._by_ref[(template_id, versions[-1])]
+            return self._by_ref[(template_id, self._defaults.get(template_id, versions[-1]))]
         if version not in versions:
             known = ", ".join(str(v) for v in versions)
             raise UnknownTemplate(
                 f"unknown version {version} of template {template_id!r} (known: {known})"
             )
         return self._by_ref[(template_id, version)]
+
+    def pinned(self, versions: Mapping[str, int]) -> TemplateRegistry:
+        """This registry, but a step without a version gets the one a recorded run used.
+
+        `versions` maps template ids to the versions the run called; a template it did not
+        call gets its highest version not above the highest of those. Replay re-runs a
+        recorded investigation with it, so the re-run reads (and its pack names) the same
+        template versions as the run did. Specs, environment and renderings are shared.
+        """
+        view = copy.copy(self)
+        cap = max(versions.values(), default=None)
+        view._defaults = {}
+        for template_id in {i for i, _ in self._by_ref}:
+            known = sorted(v for (i, v) in self._by_ref if i == template_id)
+            wanted = versions.get(template_id)
+            below = [v for v in known if cap is not None and v <= cap]
+            if wanted in known:
+                view._defaults[template_id] = wanted
+            elif below:
+                view._defaults[template_id] = below[-1]
+        return view
 
     def render(self, spec: TemplateSpec, options: dict[str, str | int]) -> RenderedTemplate:
         """Render one structural variant (options already resolved) and hash its text."""
@@ -348,7 +419,8 @@ class TemplateRegistry:
         if cached is not None:
             return cached
         try:
-            raw = self._env.get_template(spec.file).render(**resolved)
+            # Option names never collide with the settings (TemplateSpec refuses them).
+            raw = self._env.get_template(spec.file).render(row_times=spec.row_times, **resolved)
         except TemplateError as exc:
             raise ValueError(f"template {spec.ref} failed to render: {exc}") from exc
         # Normalise whitespace-only lines and trailing blanks so the hash is stable under
@@ -360,6 +432,7 @@ class TemplateRegistry:
             options=resolved,
             text=text,
             template_hash=text_hash(text),
+            row_times=spec.row_times,
         )
         self._rendered[key] = rendered
         return rendered

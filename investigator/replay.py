@@ -390,6 +390,15 @@ class _Replayer:
                 node.seq,
             )
 
+    def recorded_versions(self) -> dict[str, int]:
+        """The template version each of the run's tool calls used, by template id."""
+        versions: dict[str, int] = {}
+        for node in self.lineage.of_kind(CtxKind.TOOL_CALL):
+            version = node.properties.get("template_version")
+            if isinstance(version, int):
+                versions[str(node.properties.get("template_id"))] = version
+        return versions
+
     def rerun_investigation(self, recorded_hash: str | None) -> tuple[str | None, str | None]:
         """Run the recorded request again, recording nothing: (recorded, re-run) pack_hash.
 
@@ -425,7 +434,9 @@ class _Replayer:
         result = investigate(
             InvestigationRequest.model_validate(fields),
             driver=self.driver,
-            executor=self.executor,
+            # The template versions the run recorded (a plan step names none: the newest),
+            # so the re-run reads, and its pack names, the same ones.
+            executor=self.executor.pinned(self.recorded_versions()),
             recorder=None,
         )
         recorded = _claim_digest(n.payload() for n in self.lineage.of_kind(CtxKind.CLAIM))
@@ -469,7 +480,9 @@ class _Replayer:
         if not isinstance(recorded, dict):
             self.add("rerun_failed", "the run kept no answer to compare", 0)
             return None, None
-        lookup = RunbookLookup(self.driver, executor=self.executor, record=False)
+        # The versions the run read, as for an investigation's re-run.
+        executor = self.executor.pinned(self.recorded_versions())
+        lookup = RunbookLookup(self.driver, executor=executor, record=False)
         answer = lookup.lookup(query).model_dump(mode="json")
         try:  # read through today's model: fields added since the run compare as defaults
             recorded = RunbookAnswer.model_validate(recorded).model_dump(mode="json")

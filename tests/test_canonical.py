@@ -78,7 +78,11 @@ DEMO_KNOWN_AT = datetime(2030, 1, 1, tzinfo=UTC)
 # Re-pinned on purpose (issue 11): was sha256:519f37a0... for `user:alice` before runs named
 # subjects by tenant and rows carried `has_redacted_view`; the serialisation did not change
 # (the earlier serialiser gives this same hash for the same pack).
-PINNED_DEMO_PACK_HASH = "sha256:845247717c1182b63542f73076838d02a54e7eaf1977d128e37b170d46ee9acd"
+PINNED_DEMO_PACK_HASH_V1 = "sha256:845247717c1182b63542f73076838d02a54e7eaf1977d128e37b170d46ee9acd"
+# Re-pinned on purpose (issue 12): the templates' version 2 (rows carry times as integers)
+# reads the same rows, evidence ids and claim ids, but the pack's `tools` names `id@2`. A run
+# at version 1 still gives the pin above (tests/test_templates_row_times.py checks both).
+PINNED_DEMO_PACK_HASH = "sha256:41312bbc305ccba41cd579db0271c42f81674d3bdfaf0c27d13108d18d8ff5c4"
 PINNED_DEMO_EVIDENCE_IDS = [
     "ev:323eb1cf7c68a7adfc32",
     "ev:8a62335b2c0b50725968",

@@ -96,7 +96,12 @@ def test_every_template_on_the_demo_graph_writes_nothing(ex: TemplateExecutor) -
             for name, p in spec.params.items()
             if p.required
         }
-        step = PlanStep(template_id=spec.id, evidence_type=spec.evidence_types[0], params=params)
+        step = PlanStep(
+            template_id=spec.id,
+            template_version=spec.version,
+            evidence_type=spec.evidence_types[0],
+            params=params,
+        )
         result = ex.run(step, subject, AFTER)
         assert result.error is None
         assert all(r.element.props.get("tenant") is None for r in result.rows)

@@ -100,7 +100,11 @@ def steps(draw: st.DrawFn) -> PlanStep:
     if options.get("hops", 1) > 2:  # keep the property test quick on 2 cores
         options = {**options, "hops": 2}
     return PlanStep(
-        template_id=spec.id, options=options, params=params, evidence_type=spec.evidence_types[0]
+        template_id=spec.id,
+        template_version=spec.version,  # every published version must hold
+        options=options,
+        params=params,
+        evidence_type=spec.evidence_types[0],
     )
 
 
@@ -122,7 +126,7 @@ def _visible(props: dict[str, Any], subject: Subject) -> bool:
 
 
 @settings(
-    max_examples=60,
+    max_examples=90,
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.function_scoped_fixture],

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+import re
 from pathlib import Path
 
 import pytest
@@ -155,7 +158,13 @@ def test_rendered_text_never_contains_a_parameter_value(value: str) -> None:
             evidence = spec.evidence_types[0]
             compiled = compile_step(
                 REG,
-                step(spec.id, evidence, params=params, options=options),  # type: ignore[arg-type]
+                step(
+                    spec.id,
+                    evidence,
+                    template_version=spec.version,
+                    params=params,
+                    options=options,  # type: ignore[arg-type]
+                ),
             )
             # The text depends on the structural options only, never on the values.
             assert compiled.text == baseline.text
@@ -260,3 +269,99 @@ def test_evidence_type_vocabulary_is_one_vocabulary() -> None:
 
     assert set(EVIDENCE_TYPES) == {member.value for member in BundleEvidenceType}
     assert GATE_EVIDENCE_TYPES == EVIDENCE_TYPES
+
+
+# Every version-1 variant's template_hash, as recorded runs know them: sha256 of the sorted
+# JSON list of [id, version, options, template_hash] (version 2 added no byte to version 1).
+PINNED_V1_HASHES = "sha256:f0fbbbec597f618a73c149f7d1217f829367c54e436f5664c5ff3f1bb507b36c"
+
+
+def test_version_1_texts_are_pinned() -> None:
+    rows = [
+        [spec.id, spec.version, REG.render(spec, o).options, REG.render(spec, o).template_hash]
+        for spec in REG.specs()
+        if spec.version == 1
+        for o in spec.variants()
+    ]
+    assert len(rows) == 170
+    digest = "sha256:" + hashlib.sha256(json.dumps(rows, sort_keys=True).encode()).hexdigest()
+    assert digest == PINNED_V1_HASHES, "a version-1 text changed: recorded runs would not replay"
+
+
+def test_each_template_has_a_datetime_version_1_and_an_epoch_micros_version_2() -> None:
+    for template_id in {s.id for s in REG.specs()}:
+        v1, v2 = REG.get(template_id, 1), REG.get(template_id, 2)
+        assert REG.get(template_id) == v2  # a plan without a version takes the newest
+        assert (v1.row_times, v2.row_times) == ("datetime", "epoch_micros")
+        assert v1.model_dump(exclude={"version", "row_times"}) == v2.model_dump(
+            exclude={"version", "row_times"}
+        )
+        for options in v2.variants():
+            old, new = REG.render(v1, options).text, REG.render(v2, options).text
+            assert "epochMillis" not in old and "{us:" not in old
+            assert new.count(".epochMillis") > old.count(".epochMillis")
+    for version, row_times in ((1, "datetime"), (None, "epoch_micros")):
+        owners = step("ownership_over_time", "ownership", template_version=version)
+        compiled = compile_step(REG, owners.model_copy(update={"params": {"service_id": "s"}}))
+        assert compiled.row_times == row_times
+
+
+def test_version_2_returns_every_declared_context_instant_tagged() -> None:
+    """The executor reads `{us: n}` in exactly the keys the context shape declares `Instant`."""
+    from cypher_templates.contexts import context_shape, instant_fields
+
+    for spec in REG.specs():
+        if spec.version != 2:
+            continue
+        instants = instant_fields(context_shape(spec.id))
+        for options in spec.variants():
+            text = REG.render(spec, options).text
+            returned = set(re.findall(r"\b(\w+): CASE WHEN [^|:]*? IS :: ZONED DATETIME", text))
+            assert returned == set(instants), spec.ref
+            for name in instants:
+                assert re.search(rf"\b{name}: CASE WHEN ", text), (spec.ref, name)
+
+
+def _manifest(tmp_path: Path, entry: str) -> Path:
+    (tmp_path / "templates").mkdir(exist_ok=True)
+    (tmp_path / "templates" / "t.cypher").write_text("RETURN '{{ row_times }}' AS x")
+    path = tmp_path / "manifest.yaml"
+    path.write_text(
+        "templates:\n  - {id: t, file: t.cypher, description: d,"
+        f" evidence_types: [entity], row_cap: 1, timeout_s: 1, {entry}}}\n"
+    )
+    return path
+
+
+def test_manifest_versions_publish_one_file_at_each_version(tmp_path: Path) -> None:
+    reg = TemplateRegistry.load(
+        _manifest(tmp_path, "versions: {1: {}, 3: {row_times: epoch_micros}}")
+    )
+    assert [(s.version, s.row_times) for s in reg.specs()] == [
+        (1, "datetime"),
+        (3, "epoch_micros"),
+    ]
+    assert reg.render(reg.get("t", 1), {}).text == "RETURN 'datetime' AS x"
+    assert reg.render(reg.get("t"), {}).text == "RETURN 'epoch_micros' AS x"
+    for entry, message in [
+        ("version: 1, versions: {2: {}}", "either `version` or `versions`"),
+        ("versions: {}", "maps each version"),
+        ("versions: {1: {row_times: seconds}}", "row_times"),
+        ("versions: {1: {colour: red}}", "colour"),
+        ("version: 1, options: {row_times: {enum: [a], default: a}}", "render setting"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            TemplateRegistry.load(_manifest(tmp_path, entry))
+
+
+def test_a_pinned_registry_defaults_to_the_versions_a_run_recorded(tmp_path: Path) -> None:
+    assert REG.pinned({"ownership_over_time": 1}).get("runbooks_for").version == 1  # cap 1
+    assert REG.pinned({"ownership_over_time": 1}).get("ownership_over_time").version == 1
+    assert REG.pinned({"ownership_over_time": 2}).get("runbooks_for").version == 2
+    assert REG.pinned({}).get("runbooks_for").version == 2
+    assert REG.pinned({"runbooks_for": 1}).get("runbooks_for", 2).version == 2  # explicit
+    assert REG.get("runbooks_for").version == 2  # the registry itself is unchanged
+    reg = TemplateRegistry.load(_manifest(tmp_path, "versions: {1: {}, 3: {}}"))
+    assert reg.pinned({"other": 2}).get("t").version == 1  # highest not above 2
+    assert reg.pinned({"t": 9}).get("t").version == 3  # unknown: highest not above 9
+    assert reg.pinned({"t": 3}).get("t").version == 3

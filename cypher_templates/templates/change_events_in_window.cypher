@@ -1,4 +1,4 @@
-{% import '_visibility.j2' as v %}{% import '_element.j2' as e -%}
+{% import '_visibility.j2' as v %}{% import '_element.j2' as e with context -%}
 // Change events (config changes, flag flips, infra work) in [$from, $to]: the confounders a
 // correlation claim must rule out.{% if scope == 'service' %} Only those linked to one service.{% endif %}
 {% if scope == 'service' -%}
@@ -38,7 +38,7 @@ UNWIND by_at + by_valid_from AS event
 WITH event.c AS c, null AS service, event.at AS at
 {%- endif %}
 RETURN {{ e.node_element('c', "['change_event']") }} AS element,
-       {service: service, change_event: c.id, at: at} AS context,
+       {service: service, change_event: c.id, at: {{ e.instant('at') }}} AS context,
        null AS score
 ORDER BY at, c.id
 LIMIT $limit

@@ -1,4 +1,4 @@
-{% import '_visibility.j2' as v %}{% import '_element.j2' as e -%}
+{% import '_visibility.j2' as v %}{% import '_element.j2' as e with context -%}
 // Paths of 1..{{ hops }} {{ rel_type }} edges ({{ direction }}) from one element; one row per
 // path, its last edge as the element, the path's ids as context.
 MATCH p = (s:KG {id: $start_id}){% if direction == 'in' %}<{% endif %}-[rs:{{ rel_type }}*1..{{ hops }}]-{% if direction == 'out' %}>{% endif %}(n:KG)

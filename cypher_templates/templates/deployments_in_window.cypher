@@ -1,4 +1,4 @@
-{% import '_visibility.j2' as v %}{% import '_element.j2' as e -%}
+{% import '_visibility.j2' as v %}{% import '_element.j2' as e with context -%}
 // Deployments (releases) of a service whose deployment time (finished_at, else started_at,
 // else valid_from) falls in [$from, $to]: linked by Service -[DEPLOYED_AS]-> Deployment or
 // Deployment -[DEPLOYED_TO]-> Service, or naming the service in its `service` property.
@@ -7,7 +7,7 @@ WHERE {{ v.visible('s') }} AND {{ v.visible('r') }} AND {{ v.visible('d') }}
 WITH s, d, coalesce(d.finished_at, d.started_at, d.valid_from) AS deployed_at
 WHERE deployed_at >= $from AND deployed_at <= $to
 RETURN {{ e.node_element('d', "['deployment_time']") }} AS element,
-       {service: s.id, deployment: d.id, deployed_at: deployed_at} AS context,
+       {service: s.id, deployment: d.id, deployed_at: {{ e.instant('deployed_at') }}} AS context,
        null AS score
 ORDER BY deployed_at, d.id
 LIMIT $limit
@@ -21,7 +21,7 @@ WHERE {{ v.visible('s') }}
 WITH s, d, coalesce(d.finished_at, d.started_at, d.valid_from) AS deployed_at
 WHERE deployed_at >= $from AND deployed_at <= $to
 RETURN {{ e.node_element('d', "['deployment_time']") }} AS element,
-       {service: s.id, deployment: d.id, deployed_at: deployed_at} AS context,
+       {service: s.id, deployment: d.id, deployed_at: {{ e.instant('deployed_at') }}} AS context,
        null AS score
 ORDER BY deployed_at, d.id
 LIMIT $limit

@@ -1,4 +1,4 @@
-{% import '_visibility.j2' as v %}{% import '_element.j2' as e -%}
+{% import '_visibility.j2' as v %}{% import '_element.j2' as e with context -%}
 // Documents that {% if via == 'any' %}mention or apply to{% elif via == 'MENTIONS' %}mention{% else %}apply to{% endif %} an entity, newest-known version chain aware.
 MATCH (d:KG:Document)-[r:{% if via == 'any' %}MENTIONS|APPLIES_TO{% else %}{{ via }}{% endif %}]->(x:KG {id: $entity_id})
 WHERE {{ v.visible('d') }} AND {{ v.visible('r') }} AND {{ v.visible('x') }}

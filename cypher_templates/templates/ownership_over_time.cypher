@@ -1,4 +1,4 @@
-{% import '_visibility.j2' as v %}{% import '_element.j2' as e -%}
+{% import '_visibility.j2' as v %}{% import '_element.j2' as e with context -%}
 // Every OWNS edge of a service with its valid interval: the gate picks the one valid at as_of.
 MATCH (t:KG:Team)-[o:OWNS]->(s:KG:Service {id: $service_id})
 WHERE {{ v.visible('t') }} AND {{ v.visible('o') }} AND {{ v.visible('s') }}

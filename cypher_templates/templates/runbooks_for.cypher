@@ -1,4 +1,4 @@
-{% import '_visibility.j2' as v %}{% import '_element.j2' as e -%}
+{% import '_visibility.j2' as v %}{% import '_element.j2' as e with context -%}
 {% set anchor_label = {'service': 'Service', 'alert': 'Alert', 'error_code': 'ErrorCode'}[anchor] -%}
 // Runbooks and policies linked to a {{ anchor }} (APPLIES_TO / GOVERNED_BY), with every version
 // of their SUPERSEDES chain; each version row names the version that replaces it.
