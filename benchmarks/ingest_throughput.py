@@ -4,7 +4,7 @@ against a raw `UNWIND $rows ... CREATE` writer of the same records, in the same 
 Usage (against the server of `investigator db start`, or NEO4J_URI):
 
     .venv/bin/python benchmarks/ingest_throughput.py [--services 4200] [--seed 7]
-        [--batch-size 5000] [--tenant bench]
+        [--batch-size 5000] [--tenant bench] [--rounds 1]
 
 It generates the bundle (`graph_schema.synthetic`), writes it as JSON, deletes the
 tenant's previous records, then times: load + model validation, the first ingest
@@ -16,8 +16,9 @@ same node and relationship records (the writer's own drafts, built before the cl
 starts) written into a second tenant with
 nothing but `UNWIND $rows AS row CREATE ...` in transactions of the same size, times sent as
 integers like the writer does; it runs before and after the ingest and the mean is used,
-so load changes during the run hit both. A benchmark, not an assertion: it prints a
-Markdown table for docs/benchmarks.md, with the machine's load average.
+so load changes during the run hit both. `--rounds N` times N first ingests, each between
+two raw writer runs, and prints each ratio and their median. A benchmark, not an assertion:
+it prints a Markdown table for docs/benchmarks.md, with the machine's load average.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import statistics
 import tempfile
 import time
 from collections import defaultdict
@@ -132,6 +134,13 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--batch-size", type=int, default=5000)
     parser.add_argument("--tenant", default="bench")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="first ingests to time, each followed by a raw writer run: on a machine whose "
+        "load changes, the median ratio says more than one",
+    )
     args = parser.parse_args()
     raw_tenant = f"{args.tenant}-raw"
 
@@ -180,8 +189,26 @@ def main() -> None:
         full = ingest_bundle(driver, loaded, database=db, batch_size=args.batch_size, full=True)
         full_s = time.monotonic() - started
         raw_after_s = _raw_write(driver, db, raw, args.batch_size)
-        load_after = _load_average()
         _delete_tenant(driver, db, raw_tenant)
+        # Further rounds: the tenant emptied again, a first ingest, then the raw writer; each
+        # ingest is compared with the raw runs just before and just after it.
+        ratios = [(raw_before_s + raw_after_s) / 2 / first_s]
+        raw_previous_s = raw_after_s
+        for _ in range(args.rounds - 1):
+            _delete_tenant(driver, db, args.tenant)
+            started = time.monotonic()
+            ingest_bundle(driver, loaded, database=db, batch_size=args.batch_size)
+            again_s = time.monotonic() - started
+            raw_next_s = _raw_write(driver, db, raw, args.batch_size)
+            _delete_tenant(driver, db, raw_tenant)
+            ratios.append((raw_previous_s + raw_next_s) / 2 / again_s)
+            print(
+                f"round {len(ratios)}: first ingest {again_s:.1f}s, raw writer "
+                f"{raw_previous_s:.1f}s / {raw_next_s:.1f}s: {ratios[-1]:.0%}",
+                flush=True,
+            )
+            raw_previous_s = raw_next_s
+        load_after = _load_average()
     driver.close()
 
     raw_s = (raw_before_s + raw_after_s) / 2
@@ -220,6 +247,9 @@ def main() -> None:
     )
     print()
     print(f"first ingest / raw writer: {raw_s / first_s:.0%} of the raw writer's throughput")
+    if len(ratios) > 1:
+        shown = ", ".join(f"{r:.0%}" for r in ratios)
+        print(f"rounds: {shown}; median {statistics.median(ratios):.0%}")
     # The client's own CPU (drafts, hashes, validation, driver): the part a loaded machine
     # starves first, and the part that does not depend on the server.
     print(

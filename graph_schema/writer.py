@@ -15,11 +15,13 @@ it is: a record whose type labels or document kind differ from the id's current 
 bundle problem. Then, in batched `UNWIND` transactions: node records (the previous record
 gets `superseded_at`, and its current edge records are copied onto the new record),
 relationship records (previous copies superseded), and retractions (tombstone records, all in
-one transaction). A re-ingest asks Neo4j which ids and keys have a current record with
-another content hash (or type labels), one read per batch, and reads the history of those
-only. A tenant's first ingest with no repeated id or key (`_one_entry_each`) needs no history:
-its drafts and hashes are built in a thread while the bundle is validated and looked up,
-then its version 1 records are written batch by batch (`_apply_fresh`).
+one transaction, a run of node retractions with a few statements). A re-ingest asks Neo4j
+which ids and keys have a current record with another content hash (or type labels), one
+read per batch, and reads the history of those only. A tenant's first ingest with no
+repeated id or key (`_one_entry_each`) needs no history: its drafts and hashes are built in
+a thread (`_Ahead`) while the bundle is looked up and its version 1 records are written batch
+by batch (`_apply_fresh`), so the Python work overlaps Neo4j's; the thread pauses while the
+bundle is validated, which every write waits for.
 Re-ingesting an unchanged bundle skips all of that: `graph_schema.ingest_mark` compares a
 digest of the loaded bundle and a fingerprint of its tenants with the mark the last ingest
 left (`full=True` always compares); every write transaction bumps the tenants' marks.
@@ -37,9 +39,10 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any, TypeVar
 
 import neo4j
@@ -344,6 +347,16 @@ _TOMBSTONE_NODE = (
     "CREATE (t:KG:$($labels)) SET t = $props SET o.superseded_at = $props.recorded_at "
     "RETURN elementId(t) AS eid"
 )
+_CURRENT_NODES = (
+    "UNWIND $rows AS row MATCH (n:KG {tenant: row.tenant, id: row.id}) "
+    "WHERE n.superseded_at IS NULL "
+    "RETURN row.tenant AS tenant, row.id AS id, elementId(n) AS eid, labels(n) AS labels, "
+    "properties(n) AS props"
+)
+_TOMBSTONE_NODES = (
+    "UNWIND $rows AS row MATCH (o) WHERE elementId(o) = row.eid "
+    "CREATE (t:KG:$(row.labels)) SET t = row.props SET o.superseded_at = row.props.recorded_at"
+)
 _SUPERSEDE_BY_EID = (
     "UNWIND $eids AS eid MATCH ()-[r]->() WHERE elementId(r) = eid "
     "SET r.superseded_at = $at RETURN count(r) AS n"
@@ -444,10 +457,14 @@ def ingest_bundle(
         and not _tenants_with_records(driver, tenants, database)
     ):
         # Records of tenants without any: their sources are the bundle's own. The drafts are
-        # built (never written) while the bundle is validated; a rejection discards them.
-        with _Ahead(_fresh_batches(loaded, bundle_sources(loaded), now, batch_size)) as ahead:
+        # built in a thread while the bundle is looked up and the first batches are written;
+        # validation, which every write waits for, has the interpreter to itself. A
+        # rejection discards the drafts: nothing is written before validation is complete.
+        build = partial(_fresh_batches, loaded, bundle_sources(loaded), now, batch_size)
+        with _Ahead(build) as ahead:
             existing, _ = find_existing(driver, loaded, database)
-            problems = validate_bundle(loaded, existing, now=now)
+            with ahead.held_back():
+                problems = validate_bundle(loaded, existing, now=now)
             if problems:
                 raise BundleRejected(problems)
             report = _apply_fresh(driver, loaded, database, ahead, progress, started, scope)
@@ -510,7 +527,7 @@ def write_bundle(
     tenants = _bundle_tenants(loaded)
     scope = ingest_mark.WriteScope(sorted(tenants))  # bumps generations, never marks
     if _one_entry_each(loaded) and not _tenants_with_records(driver, tenants, database):
-        with _Ahead(_fresh_batches(loaded, sources, now, batch_size)) as ahead:
+        with _Ahead(partial(_fresh_batches, loaded, sources, now, batch_size)) as ahead:
             return _apply_fresh(driver, loaded, database, ahead, progress, started, scope)
     prepared = _prepare(driver, loaded, database, sources)
     problems = identity_problems(prepared)
@@ -790,17 +807,86 @@ def _apply_retractions(
     # One write transaction for all of them (each was its own commit before).
     if not pending:
         return
-    for created, copied in _execute(driver, database, scope, _retract_all, pending):
-        report.tombstones_created += created
-        report.retractions_unchanged += 1 - created
-        report.records_superseded += created
-        report.edges_copied += copied
+    done = _execute(driver, database, scope, _retract_all, pending)
+    created = sum(c for c, _ in done)
+    report.tombstones_created += created
+    report.retractions_unchanged += len(pending) - created
+    report.records_superseded += created
+    report.edges_copied += sum(copied for _, copied in done)
 
 
 def _retract_all(
     tx: neo4j.ManagedTransaction, pending: Sequence[_Retraction]
 ) -> list[tuple[int, int]]:
-    return [_retract(tx, r) for r in pending]
+    """(records created, edges copied) of each run of node retractions and of each edge
+    retraction, in bundle order."""
+    done: list[tuple[int, int]] = []
+    nodes: list[_Retraction] = []
+    for r in pending:
+        if r.is_key:
+            done.append(_retract_nodes(tx, nodes))
+            nodes = []
+            done.append(_retract(tx, r))
+        else:
+            nodes.append(r)
+    done.append(_retract_nodes(tx, nodes))
+    return done
+
+
+def _retract_nodes(tx: neo4j.ManagedTransaction, run: Sequence[_Retraction]) -> tuple[int, int]:
+    """Tombstone the current records of a run of node retractions with a few statements for
+    the whole run. It stores what retracting them one after another stores; when that could
+    differ (an id retracted twice, or an edge between two of the retracted records, whose
+    copies then depend on the order), they are retracted one after another."""
+    if len(run) < 2 or len({(r.tenant, r.target) for r in run}) < len(run):
+        return _retract_each(tx, run)
+    current: dict[tuple[str, str], neo4j.Record] = {}
+    rows = [{"tenant": r.tenant, "id": r.target} for r in run]
+    for record in tx.run(_CURRENT_NODES, rows=rows):
+        current.setdefault((record["tenant"], record["id"]), record)
+    tombstones: list[dict[str, Any]] = []
+    for r in run:
+        found = current.get((r.tenant, r.target))
+        if found is None or found["props"].get("status") == RecordStatus.RETRACTED:
+            continue
+        tombstones.append(_node_tombstone(found, r))
+    if not tombstones:
+        return 0, 0
+    old_eids = [t["eid"] for t in tombstones]
+    copies = _incident_edge_rows(tx, old_eids)
+    targets = {(t["tenant"], t["id"]) for t in tombstones}
+    if any(
+        row["from_id"] != row["to_id"]
+        and (row["tenant"], row["from_id"]) in targets
+        and (row["tenant"], row["to_id"]) in targets
+        for row in copies
+    ):
+        return _retract_each(tx, run)  # nothing written yet
+    tx.run(_TOMBSTONE_NODES, rows=tombstones).consume()
+    return len(tombstones), _copy_edges(tx, copies)
+
+
+def _retract_each(tx: neo4j.ManagedTransaction, run: Sequence[_Retraction]) -> tuple[int, int]:
+    done = [_retract(tx, r) for r in run]
+    return sum(c for c, _ in done), sum(copied for _, copied in done)
+
+
+def _node_tombstone(current: neo4j.Record, r: _Retraction) -> dict[str, Any]:
+    """The tombstone row of a node record (`_TOMBSTONE_NODE(S)`): its old record's element
+    id, labels and properties."""
+    previous = _native(current["props"]["recorded_at"])
+    props = _tombstone_props(current["props"], r, max(r.at, previous))
+    labels = [
+        NodeLabel(x).value for x in current["labels"] if x != KG_LABEL and not is_tenant_label(x)
+    ]
+    labels.append(_tenant_label(r.tenant))
+    return {
+        "eid": current["eid"],
+        "labels": labels,
+        "props": props,
+        "tenant": r.tenant,
+        "id": r.target,
+    }
 
 
 def _bundle_tenants(loaded: LoadedBundle) -> set[str]:
@@ -845,8 +931,10 @@ def _fresh_batches(
     sources: dict[tuple[str, str], SourceInfo],
     now: datetime,
     batch_size: int,
+    checkpoint: Callable[[], None] = lambda: None,
 ) -> Iterator[tuple[bool, list[dict[str, Any]]]]:
-    """(is_edge, rows) batches of a fresh bundle's records: all nodes, then all edges."""
+    """(is_edge, rows) batches of a fresh bundle's records: all nodes, then all edges.
+    `checkpoint` is called before each element's record is built (`_Ahead.checkpoint`)."""
     unknown = SourceInfo(purposes=[], trust=Trust.UNTRUSTED.value)
     now_wire = wire_time(now)
     rows: list[dict[str, Any]] = []
@@ -882,6 +970,7 @@ def _fresh_batches(
         for draft in node_drafts:
             rows.append(node_row(draft))
         for spec in b.nodes:
+            checkpoint()
             rows.append(
                 node_row(node_draft(t, spec, sources.get((t, str(spec.source_id)), unknown)))
             )
@@ -889,6 +978,7 @@ def _fresh_batches(
                 yield False, rows
                 rows = []
         for doc in b.documents:
+            checkpoint()
             info = sources.get((t, str(doc.source_id)), unknown)
             rows.append(node_row(document_draft(t, doc, info)))
             if len(rows) >= batch_size:
@@ -901,12 +991,14 @@ def _fresh_batches(
         b = part.bundle
         t = b.tenant
         for doc in b.documents:
+            checkpoint()
             info = sources.get((t, str(doc.source_id)), unknown)
             rows.extend(edge_row(e) for e in document_edge_drafts(t, doc, info))
             if len(rows) >= batch_size:
                 yield True, rows
                 rows = []
         for edge in b.edges:
+            checkpoint()
             rows.append(
                 edge_row(edge_draft(t, edge, sources.get((t, str(edge.source_id)), unknown)))
             )
@@ -917,40 +1009,57 @@ def _fresh_batches(
         yield True, rows
 
 
-class _Ahead:
-    """Iterates `items` in a thread from construction on (up to `ahead` items in advance,
-    0 for all): the records are built while the bundle is validated and looked up."""
+class _Stopped(Exception):
+    """The consumer left: the producer stops building."""
 
-    def __init__(self, items: Iterator[Any], ahead: int = 0) -> None:
-        self._handoff: queue.Queue[Any] = queue.Queue(maxsize=ahead)
+
+class _Ahead:
+    """Builds the items of `build(checkpoint)` in a thread from construction on, while the
+    caller looks the bundle up, validates it and writes the first batches: the Python work
+    overlaps Neo4j's (a thread waiting on a socket releases the interpreter lock).
+
+    The builder calls `checkpoint` before each element: it waits while the caller holds the
+    builder back (`held_back`, around validation, which must finish before the first write
+    and so is on the critical path), and leaves once the caller is done. An error of the
+    builder is raised by the iteration, where its item would have been: the batches before
+    it are written, as when a write transaction fails mid-ingest.
+    """
+
+    def __init__(self, build: Callable[[Callable[[], None]], Iterator[Any]]) -> None:
+        self._handoff: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._stop = threading.Event()
+        self._running = threading.Event()
+        self._running.set()
         self._worker = threading.Thread(
-            target=self._produce, args=(items,), name="ingest-records", daemon=True
+            target=self._produce, args=(build,), name="ingest-records", daemon=True
         )
         self._worker.start()
 
-    def _produce(self, items: Iterator[Any]) -> None:
+    def checkpoint(self) -> None:
+        """In the builder, before each element: wait while held back; stop once abandoned."""
+        if not self._running.is_set():
+            self._running.wait()
+        if self._stop.is_set():
+            raise _Stopped
+
+    @contextmanager
+    def held_back(self) -> Iterator[None]:
+        """The builder pauses at its next checkpoint until the block ends."""
+        self._running.clear()
         try:
-            for item in items:
-                if not self._put(item):
-                    return
-            self._put(_DONE)
+            yield
+        finally:
+            self._running.set()
+
+    def _produce(self, build: Callable[[Callable[[], None]], Iterator[Any]]) -> None:
+        try:
+            for item in build(self.checkpoint):
+                self._handoff.put(item)
+            self._handoff.put(_DONE)
+        except _Stopped:
+            return
         except BaseException as exc:  # handed over; the consumer raises it
-            self._put(exc)
-
-    def _put(self, item: Any) -> bool:
-        while not self._stop.is_set():
-            try:
-                self._handoff.put(item, timeout=0.1)
-                return True
-            except queue.Full:
-                continue
-        return False
-
-    def wait(self) -> None:
-        """Until every item is built (`ahead` 0): building them while the driver sends a
-        batch would slow both down, as they share one interpreter lock."""
-        self._worker.join()
+            self._handoff.put(exc)
 
     def __iter__(self) -> Iterator[Any]:
         while (item := self._handoff.get()) is not _DONE:
@@ -963,6 +1072,7 @@ class _Ahead:
 
     def __exit__(self, *_exc: object) -> None:
         self._stop.set()
+        self._running.set()
         self._worker.join()
 
 
@@ -996,7 +1106,7 @@ def _apply_fresh(
         # Each tenant's own fulltext index exists before its records do (tenant-local
         # ranking); the batches are being built meanwhile.
         apply_tenant_schema(driver, node_tenants, database)
-    batches.wait()
+    # Each batch is written as soon as it is built; the next ones are built meanwhile.
     for is_edge, rows in batches:
         if is_edge:
             _execute(driver, database, scope, _create_fresh_edges, rows)
@@ -1219,8 +1329,13 @@ def _plan(
 
 def _copy_incident_edges(tx: neo4j.ManagedTransaction, old_eids: list[str]) -> int:
     """Copy current edge records of superseded node records onto the current records."""
+    return _copy_edges(tx, _incident_edge_rows(tx, old_eids))
+
+
+def _incident_edge_rows(tx: neo4j.ManagedTransaction, old_eids: list[str]) -> list[dict[str, Any]]:
+    """`_EDGE_COPY` rows of the current edge records of node records (by element id)."""
     if not old_eids:
-        return 0
+        return []
     wanted: dict[tuple[str, str, int, str, str], dict[str, Any]] = {}
     for r in tx.run(_INCIDENT_EDGES, olds=old_eids):
         rel_type = RelType(r["type"])  # only enum types are ever written
@@ -1233,7 +1348,10 @@ def _copy_incident_edges(tx: neo4j.ManagedTransaction, old_eids: list[str]) -> i
             "type": rel_type.value,
             "props": props,
         }
-    rows = [dict(wanted[k], idx=i) for i, k in enumerate(sorted(wanted))]
+    return [dict(wanted[k], idx=i) for i, k in enumerate(sorted(wanted))]
+
+
+def _copy_edges(tx: neo4j.ManagedTransaction, rows: list[dict[str, Any]]) -> int:
     if not rows:
         return 0
     record = tx.run(_EDGE_COPY, rows=rows).single()
@@ -1317,16 +1435,9 @@ def _retract(tx: neo4j.ManagedTransaction, r: _Retraction) -> tuple[int, int]:
         current = tx.run(_CURRENT_NODE, tenant=r.tenant, id=r.target).single()
         if current is None or current["props"].get("status") == RecordStatus.RETRACTED:
             return 0, 0
-        previous = _native(current["props"]["recorded_at"])
-        props = _tombstone_props(current["props"], r, max(r.at, previous))
-        labels = [
-            NodeLabel(x).value
-            for x in current["labels"]
-            if x != KG_LABEL and not is_tenant_label(x)
-        ]
-        labels.append(_tenant_label(r.tenant))
-        tx.run(_TOMBSTONE_NODE, eid=current["eid"], labels=labels, props=props).consume()
-        return 1, _copy_incident_edges(tx, [current["eid"]])
+        row = _node_tombstone(current, r)
+        tx.run(_TOMBSTONE_NODE, eid=row["eid"], labels=row["labels"], props=row["props"]).consume()
+        return 1, _copy_incident_edges(tx, [row["eid"]])
     rel_type = rel_type_of_key(r.target)
     if rel_type is None:
         return 0, 0
