@@ -232,12 +232,14 @@ def _native(value: Any) -> Any:
 
 
 # Per-type statements (`per_rel_type`): the key lookups use each type's (tenant, key) index.
+# `recorded_us` is `epochMillis * 1000 + microsecond % 1000`, as `canonical.epoch_micros`:
+# `epochSeconds` rounds toward zero before 1970 (1969-12-31T23:59:59.5Z gives 0).
 _EDGE_HISTORY = per_rel_type(
     "UNWIND $rows AS row MATCH ()-[r:REL_TYPE]->() "
     "WHERE r.tenant = row.tenant AND r.key = row.key "
     "RETURN DISTINCT row.tenant AS tenant, row.key AS key, r.version AS version, "
     "r.content_hash AS hash, r.status AS status, r.superseded_at IS NULL AS current, "
-    "r.recorded_at.epochSeconds * 1000000 + r.recorded_at.microsecond AS recorded_us"
+    "r.recorded_at.epochMillis * 1000 + r.recorded_at.microsecond % 1000 AS recorded_us"
 )
 _EDGE_SUPERSEDE = per_rel_type(
     "UNWIND $rows AS row MATCH ()-[r:REL_TYPE]->() "
@@ -282,7 +284,7 @@ _NODE_HISTORY = (
     "UNWIND $rows AS row MATCH (n:KG {tenant: row.tenant, id: row.id}) "
     "RETURN row.tenant AS tenant, row.id AS id, n.version AS version, n.content_hash AS hash, "
     "n.status AS status, n.superseded_at IS NULL AS current, "
-    "n.recorded_at.epochSeconds * 1000000 + n.recorded_at.microsecond AS recorded_us, "
+    "n.recorded_at.epochMillis * 1000 + n.recorded_at.microsecond % 1000 AS recorded_us, "
     "labels(n) AS labels, n.kind AS kind"
 )
 # Superseding and creating are separate statements: a CREATE that reads nothing needs no

@@ -154,3 +154,28 @@ def test_reingest_sees_a_changed_type_under_the_same_values(
     assert _stored(graph, "acme") == before
     assert invoke("ingest", str(first)).code == 0
     assert _stored(graph, "acme") == before
+
+
+def test_a_change_recorded_before_1970_is_newer_than_the_record_before_it(
+    graph: neo4j.Driver,
+) -> None:
+    # The history read turns `recorded_at` into microseconds in Cypher and the writer compares
+    # them with Python's: half a second before 1970 must not read as half a second after it.
+    data = _bundle("Team")
+    data["nodes"][1]["recorded_at"] = "1969-12-31T23:59:59.5Z"
+    ingest_bundle(graph, LoadedBundle.from_bundles([("old", Bundle.model_validate(data))]), now=NOW)
+    changed = _bundle("Team")
+    changed["nodes"][1].update(name="renamed", recorded_at="1969-12-31T23:59:59.7Z")
+    loaded = LoadedBundle.from_bundles([("new", Bundle.model_validate(changed))])
+    report = ingest_bundle(graph, loaded, now=NOW)
+    assert report.node_records_created == 1
+    current, _, _ = graph.execute_query(
+        "MATCH (n:KG {tenant: 'acme', id: 'x:1'}) WHERE n.superseded_at IS NULL "
+        "RETURN n.name AS name, n.version AS version, toString(n.recorded_at) AS recorded_at"
+    )
+    # Learned at its own (explicit) time, not at the ingest's: it is later than the first.
+    assert [(r["name"], r["version"], r["recorded_at"]) for r in current] == [
+        ("renamed", 2, "1969-12-31T23:59:59.7Z")
+    ]
+    again = ingest_bundle(graph, loaded, now=NOW, full=True)
+    assert again.node_records_created == 0 and again.edge_records_created == 0
