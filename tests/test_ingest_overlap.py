@@ -12,6 +12,7 @@ from typing import Any
 
 import neo4j
 import pytest
+from test_ingest_paths import stored_records
 
 import graph_schema.writer as writer
 from graph_schema.bundle import Bundle, LoadedBundle, apply_overrides
@@ -19,7 +20,6 @@ from graph_schema.synthetic import generate_bundle
 from graph_schema.writer import BundleRejected, IngestReport, ingest_bundle
 
 NOW = datetime.now(UTC)  # one ingest time for every tenant of a test
-_PER_TENANT = ("tenant", "recorded_at", "content_hash", "superseded_at")
 
 
 @pytest.fixture()
@@ -28,26 +28,7 @@ def graph(clean_db: neo4j.Driver) -> neo4j.Driver:
 
 
 def _stored(driver: neo4j.Driver, tenant: str) -> tuple[list[Any], list[Any]]:
-    """A tenant's node and relationship records, without what differs between tenants."""
-    nodes, _, _ = driver.execute_query(
-        "MATCH (n:KG {tenant: $tenant}) WHERE n.id <> 'src:unrelated' "
-        "RETURN n.id AS id, n.version AS version, n.superseded_at IS NULL AS current, "
-        "[l IN labels(n) WHERE NOT l STARTS WITH 'KGTenant_'] AS labels, properties(n) AS p",
-        tenant=tenant,
-    )
-    edges, _, _ = driver.execute_query(
-        "MATCH (a:KG {tenant: $tenant})-[r]->(b) "
-        "RETURN type(r) AS type, a.id AS a, a.version AS av, b.id AS b, b.version AS bv, "
-        "r.superseded_at IS NULL AS current, properties(r) AS p",
-        tenant=tenant,
-    )
-
-    def plain(record: neo4j.Record) -> tuple[Any, ...]:
-        props = {k: v for k, v in record["p"].items() if k not in _PER_TENANT}
-        rest = {k: (sorted(v) if k == "labels" else v) for k, v in record.items() if k != "p"}
-        return (sorted(rest.items()), sorted(props.items()))
-
-    return sorted(map(plain, nodes)), sorted(map(plain, edges))
+    return stored_records(driver, tenant, skip_id="src:unrelated")
 
 
 def _generated(tenant: str, services: int = 12) -> LoadedBundle:

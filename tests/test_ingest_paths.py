@@ -30,12 +30,17 @@ def graph(driver: neo4j.Driver) -> neo4j.Driver:
     return driver
 
 
-def _stored(driver: neo4j.Driver, tenant: str) -> tuple[list[Any], list[Any]]:
+def stored_records(
+    driver: neo4j.Driver, tenant: str, skip_id: str = "src:seed"
+) -> tuple[list[Any], list[Any]]:
+    """A tenant's node and relationship records (but `skip_id`), without what differs
+    between tenants: two tenants' stores compare equal when they hold the same records."""
     nodes, _, _ = driver.execute_query(
-        "MATCH (n:KG {tenant: $tenant}) WHERE n.id <> 'src:seed' "
+        "MATCH (n:KG {tenant: $tenant}) WHERE n.id <> $skip_id "
         "RETURN n.id AS id, n.version AS version, n.superseded_at IS NULL AS current, "
         "[l IN labels(n) WHERE NOT l STARTS WITH 'KGTenant_'] AS labels, properties(n) AS p",
         tenant=tenant,
+        skip_id=skip_id,
     )
     edges, _, _ = driver.execute_query(
         "MATCH (a:KG {tenant: $tenant})-[r]->(b) "
@@ -76,7 +81,7 @@ def test_first_ingest_stores_what_the_general_writer_stores(graph: neo4j.Driver)
     fresh, kept = reports["fresh"], reports["kept"]
     assert fresh.model_dump(exclude={"seconds"}) == kept.model_dump(exclude={"seconds"})
     assert fresh.node_records_created > 100 and fresh.tombstones_created > 0
-    assert _stored(graph, "fresh") == _stored(graph, "kept")
+    assert stored_records(graph, "fresh") == stored_records(graph, "kept")
 
     again = ingest_bundle(graph, apply_overrides(generated, tenant="fresh"))
     assert not again.changed
@@ -114,7 +119,7 @@ def test_reingest_finds_changed_records_in_chunked_reads(
     assert whole.model_dump(exclude={"seconds"}) == chunked.model_dump(exclude={"seconds"})
     assert whole.nodes_unchanged > 0 and whole.edges_unchanged > 0
     assert whole.node_records_created > 0 and whole.edge_records_created > 0
-    assert _stored(graph, "whole") == _stored(graph, "chunked")
+    assert stored_records(graph, "whole") == stored_records(graph, "chunked")
 
 
 def _bundle(label: str) -> dict[str, Any]:
@@ -143,7 +148,7 @@ def test_reingest_sees_a_changed_type_under_the_same_values(
     first = tmp_path / "team.yaml"
     first.write_text(yaml.safe_dump(_bundle("Team")), encoding="utf-8")
     assert invoke("ingest", str(first)).code == 0
-    before = _stored(graph, "acme")
+    before = stored_records(graph, "acme")
 
     # Same id and properties (so the same content hash), another type: refused.
     second = tmp_path / "person.yaml"
@@ -151,9 +156,9 @@ def test_reingest_sees_a_changed_type_under_the_same_values(
     result = invoke("ingest", str(second))
     assert result.code == 2, result
     assert "id 'x:1' is a Team in tenant 'acme'" in result.err
-    assert _stored(graph, "acme") == before
+    assert stored_records(graph, "acme") == before
     assert invoke("ingest", str(first)).code == 0
-    assert _stored(graph, "acme") == before
+    assert stored_records(graph, "acme") == before
 
 
 def test_a_change_recorded_before_1970_is_newer_than_the_record_before_it(
