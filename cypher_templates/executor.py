@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from typing import Any, Literal, TypeVar
 
 import neo4j
@@ -50,6 +50,7 @@ from cypher_templates.plan import EvidenceType, PlanStep, QueryPlan
 from cypher_templates.proofs import ReadOnlyProofs
 from cypher_templates.registry import RenderedTemplate, TemplateRefused, TemplateRegistry
 from cypher_templates.subject import PrincipalRecord, Subject, SubjectRef
+from graph_schema.canonical import from_epoch_micros
 from graph_schema.errors import InvestigatorError, Neo4jUnavailable
 from graph_schema.schema_ddl import tenant_fulltext_index
 
@@ -90,7 +91,6 @@ def _native(value: Any) -> Any:
     return value
 
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 # The element's common times: integer microseconds since the epoch in `epoch_micros` rows.
 _ELEMENT_TIMES = ("valid_from", "valid_to", "observed_at", "recorded_at", "superseded_at")
 
@@ -98,14 +98,14 @@ _ELEMENT_TIMES = ("valid_from", "valid_to", "observed_at", "recorded_at", "super
 def _from_micros(value: int | None) -> datetime | None:
     """Integer microseconds since the epoch -> the aware UTC datetime `to_native` gives
     (graph_schema.canonical.epoch_micros is the inverse); null stays null."""
-    return None if value is None else _EPOCH + timedelta(microseconds=value)
+    return None if value is None else from_epoch_micros(value)
 
 
 def _untagged(value: Any) -> Any:
     """A `context`/`props` value of an `epoch_micros` row: `{us: n}` is a zoned UTC time
     (no stored property is a map), anything else is as `datetime` rows return it."""
     if type(value) is dict:
-        return _EPOCH + timedelta(microseconds=value["us"])
+        return from_epoch_micros(value["us"])
     return _native(value)
 
 

@@ -377,7 +377,8 @@ class TemplateRegistry:
         return [self._by_ref[k] for k in sorted(self._by_ref)]
 
     def get(self, template_id: str, version: int | None = None) -> TemplateSpec:
-        """The entry for `template_id` at `version` (the highest version when None)."""
+        """The entry for `template_id` at `version` (when None: the highest, or the version
+        `pinned` gave it)."""
         versions = sorted(v for (i, v) in self._by_ref if i == template_id)
         if not versions:
             raise UnknownTemplate(f"unknown template {template_id[:64]!r}: not in the allowlist")

@@ -66,6 +66,11 @@ def epoch_micros(value: datetime) -> int:
     return (value - _EPOCH) // timedelta(microseconds=1)
 
 
+def from_epoch_micros(value: int) -> datetime:
+    """Integer microseconds since the epoch as an aware UTC datetime (`epoch_micros` undone)."""
+    return _EPOCH + timedelta(microseconds=value)
+
+
 def iso_offset_kept(value: datetime) -> str:
     """ISO-8601 as the value carries it; only a `+00:00` offset is written `Z`."""
     return value.isoformat().replace("+00:00", "Z")

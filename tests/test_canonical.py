@@ -186,23 +186,25 @@ def test_safe_yaml_keeps_times_as_text() -> None:
 # -- pins against the real server ----------------------------------------------------------
 
 
+def demo_request() -> InvestigationRequest:
+    """The pinned demo investigation: alice's seed question at a fixed as_of and known_at."""
+    return InvestigationRequest.model_validate(
+        {
+            "question": DEMO_QUESTION,
+            "service_id": "svc:payment-api",
+            "subject_id": "acme/user:alice",
+            "purpose": "incident_investigation",
+            "as_of": DEMO_AS_OF,
+            "known_at": DEMO_KNOWN_AT,
+        }
+    )
+
+
 def test_demo_hashes_are_pinned(clean_db: neo4j.Driver) -> None:
     apply_schema(clean_db)
     ingest_bundle(clean_db, load_bundle(DATASET))
     clean_db.execute_query("CALL db.awaitIndexes(300)")
-    result = investigate(
-        InvestigationRequest.model_validate(
-            {
-                "question": DEMO_QUESTION,
-                "service_id": "svc:payment-api",
-                "subject_id": "acme/user:alice",
-                "purpose": "incident_investigation",
-                "as_of": DEMO_AS_OF,
-                "known_at": DEMO_KNOWN_AT,
-            }
-        ),
-        driver=clean_db,
-    )
+    result = investigate(demo_request(), driver=clean_db)
     assert sorted(e.evidence_id for e in result.evidence) == PINNED_DEMO_EVIDENCE_IDS
     assert sorted(c.claim_id for c in result.claims) == PINNED_DEMO_CLAIM_IDS
     assert result.pack_hash == PINNED_DEMO_PACK_HASH
@@ -257,6 +259,13 @@ def test_epoch_micros_counts_the_instant_whatever_its_offset() -> None:
     assert canonical.epoch_micros(datetime(1969, 12, 31, 23, 59, 59, tzinfo=UTC)) == -1_000_000
     shifted = at.astimezone(timezone(timedelta(hours=2)))
     assert canonical.epoch_micros(shifted) == 1
+
+
+def test_from_epoch_micros_undoes_epoch_micros_as_utc() -> None:
+    for micros in (0, 1, -500_000, 253_402_300_799_999_999, -62_135_596_800_000_000):
+        back = canonical.from_epoch_micros(micros)
+        assert back.utcoffset() == timedelta(0) and canonical.epoch_micros(back) == micros
+    assert canonical.from_epoch_micros(-500_000) == datetime(1969, 12, 31, 23, 59, 59, 500_000, UTC)
 
 
 def test_per_rel_type_names_each_type_and_leaves_no_placeholder() -> None:

@@ -19,13 +19,11 @@ from typing import Any
 import neo4j
 import pytest
 from test_canonical import (
-    DEMO_AS_OF,
-    DEMO_KNOWN_AT,
-    DEMO_QUESTION,
     PINNED_DEMO_CLAIM_IDS,
     PINNED_DEMO_EVIDENCE_IDS,
     PINNED_DEMO_PACK_HASH,
     PINNED_DEMO_PACK_HASH_V1,
+    demo_request,
 )
 from test_templates_graph import edge, node, principal, wipe_graph, write_graph
 
@@ -449,16 +447,7 @@ def test_the_demo_pack_differs_between_versions_only_by_its_tools(ex: TemplateEx
     only_v1 = TemplateRegistry(
         Manifest(templates=tuple(s for s in ex.registry.specs() if s.version == 1))
     )
-    request = InvestigationRequest.model_validate(
-        {
-            "question": DEMO_QUESTION,
-            "service_id": "svc:payment-api",
-            "subject_id": "acme/user:alice",
-            "purpose": "incident_investigation",
-            "as_of": DEMO_AS_OF,
-            "known_at": DEMO_KNOWN_AT,
-        }
-    )
+    request = demo_request()
     packs = {}
     for version, registry in ((1, only_v1), (2, ex.registry)):
         result = investigate(
