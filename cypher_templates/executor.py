@@ -531,15 +531,18 @@ class TemplateExecutor:
     def _read_template(
         self, compiled: CompiledQuery, parameters: dict[str, Any], fetch: int
     ) -> list[neo4j.Record]:
+        return self._read_retrying(compiled.text, parameters, compiled.timeout_s, fetch)
+
+    def _read_retrying(
+        self, text: str, parameters: dict[str, Any], timeout_s: float, fetch: int
+    ) -> list[neo4j.Record]:
         try:
-            return self._read(compiled.text, parameters, compiled.timeout_s, fetch)
+            return self._read(text, parameters, timeout_s, fetch)
         except QueryTimedOut:
             # The timeout may have gone on planning, not on the data (a cold JVM, a replan
             # after the statistics moved, a busy machine): the one retry has room to plan.
             # (An EXPLAIN would not help: its plan is not the one an execution reuses.)
-            return self._read(
-                compiled.text, parameters, compiled.timeout_s * RETRY_TIMEOUT_FACTOR, fetch
-            )
+            return self._read(text, parameters, timeout_s * RETRY_TIMEOUT_FACTOR, fetch)
 
     @staticmethod
     def cypher_parameters(
@@ -573,7 +576,8 @@ class TemplateExecutor:
         """
         del known_at
         ref = subject if isinstance(subject, SubjectRef) else SubjectRef.parse(subject)
-        records = self._read(
+        # Often the first query after Neo4j starts: it may take longer than 5 s to plan.
+        records = self._read_retrying(
             _PRINCIPAL_QUERY,
             {"tenant": ref.tenant, "subject_id": ref.id},
             _PRINCIPAL_TIMEOUT_S,

@@ -11,7 +11,12 @@ import pytest
 from test_templates_graph import at, graph_fingerprint, scenario, wipe_graph, write_graph
 
 from cypher_templates.compiler import CompiledQuery
-from cypher_templates.executor import TemplateExecutor, ToolResult
+from cypher_templates.executor import (
+    RETRY_TIMEOUT_FACTOR,
+    QueryTimedOut,
+    TemplateExecutor,
+    ToolResult,
+)
 from cypher_templates.plan import PlanStep
 from cypher_templates.proofs import ReadOnlyProofs
 from cypher_templates.registry import TemplateRefused
@@ -475,3 +480,49 @@ def test_timeout_is_neo4j_unavailable(ex: TemplateExecutor, bob: Subject) -> Non
         ex.driver.execute_query(
             "MATCH (n:Service) WHERE n.id STARTS WITH 'svc:clique-' DETACH DELETE n"
         )
+
+
+class FirstTriesTimeOut(TemplateExecutor):
+    """The real executor, whose first `fail` reads are cancelled as Neo4j cancels a read
+    that spent its timeout planning on a just-started server; later reads go to Neo4j."""
+
+    def __init__(self, driver: neo4j.Driver, fail: int) -> None:
+        super().__init__(driver)
+        self.fail = fail
+        self.timeouts: list[float] = []
+
+    def _read(
+        self, text: str, parameters: dict[str, Any], timeout_s: float, fetch: int
+    ) -> list[neo4j.Record]:
+        self.timeouts.append(timeout_s)
+        if len(self.timeouts) <= self.fail:
+            raise QueryTimedOut(f"query timed out after {timeout_s:g} s and was cancelled")
+        return super()._read(text, parameters, timeout_s, fetch)
+
+
+def test_the_subject_read_is_tried_again_after_a_timeout(graph: neo4j.Driver) -> None:
+    # Often the first query after `db start`: it used to fail the user's first question.
+    ex = FirstTriesTimeOut(graph, fail=1)
+    subject = load_subject(ex, "acme/user:alice", "incident_investigation", NOW)
+    assert (subject.tenant, subject.id) == ("acme", "user:alice")
+    assert ex.timeouts == [5.0, 5.0 * RETRY_TIMEOUT_FACTOR]
+
+
+def test_a_subject_read_that_times_out_twice_is_neo4j_unavailable(graph: neo4j.Driver) -> None:
+    ex = FirstTriesTimeOut(graph, fail=2)
+    with pytest.raises(Neo4jUnavailable, match="timed out after 20 s"):
+        load_subject(ex, "acme/user:alice", "incident_investigation", NOW)
+    assert len(ex.timeouts) == 2
+
+
+def test_a_template_read_is_tried_again_with_more_time(graph: neo4j.Driver, alice: Subject) -> None:
+    ex = FirstTriesTimeOut(graph, fail=1)
+    step = PlanStep(
+        template_id="ownership_over_time",
+        evidence_type="ownership",
+        params={"service_id": "svc:payment-api"},
+    )
+    retried = ex.run(step, alice, NOW)
+    assert retried.error is None and retried.rows
+    assert retried.rows == TemplateExecutor(graph).run(step, alice, NOW).rows
+    assert ex.timeouts[1] == ex.timeouts[0] * RETRY_TIMEOUT_FACTOR
