@@ -48,6 +48,7 @@ from investigator.planner import (
 from investigator.retrieval import RetrievalLoop, StopReason
 from investigator.rubric import Intent, MissingEvidence, required_types, useful_types
 from investigator.session import RunSession, RunSpec
+from investigator.timeline import time_references
 
 DEFAULT_PURPOSE = "incident_investigation"
 DEFAULT_BUDGET_TOKENS = 8000
@@ -151,6 +152,9 @@ class InvestigationResult(BaseModel):
     intents: list[str]
     tool_calls: list[ToolCallRecord] = Field(default_factory=list)
     omissions: int = 0
+    # Relative time words of the question the planner does not resolve ("yesterday"): the
+    # answer is at `as_of`, and says so.
+    unresolved_time_words: list[str] = Field(default_factory=list)
     timings: StageTimings = Field(default_factory=StageTimings)
     reused_run: bool = False
 
@@ -383,6 +387,7 @@ def _investigate(
         intents=[i.value for i in intents],
         tool_calls=outcome.tool_calls,
         omissions=len(pack.omissions),
+        unresolved_time_words=time_references(request.question).unresolved,
         timings=timings,
     )
     # The stored result is what an idempotent retry prints again (timings left out).

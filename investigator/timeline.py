@@ -8,7 +8,8 @@ Rules, in order (docs/investigation.md, "Time references"):
    当时, 那时, 事发时) mean the anchor event: the first error, else the release, else the
    incident start, else the alert (a phrase naming one of them picks that one);
 3. "now", "currently" (现在, 目前) mean `as_of`;
-4. nothing: `as_of`.
+4. nothing: `as_of`. Relative words it does not resolve ("yesterday", "2 hours ago", 昨天)
+   are listed, and the answer says it is at `as_of`.
 
 `as_of` always stays a reference too, so when the owner or the runbook in force differs
 between the event and `as_of`, both are admitted and both are stated, labelled. A reference
@@ -81,6 +82,22 @@ _DATETIME = re.compile(
     r"(?<![\w:.@/-])(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?)"
     r"(Z|[+-]\d{2}:?\d{2})?(?![\w-])"
 )
+# Times relative to a day or a clock the planner does not resolve: "yesterday", "2 hours
+# ago", "last night", "on Monday", 昨天. A question with them is answered at `as_of` and says
+# so (`InvestigationResult.unresolved_time_words`), instead of quietly meaning "now".
+_WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_UNIT = r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)"
+_RELATIVE_WORDS = re.compile(
+    r"\b(?:(?:the )?day before yesterday|yesterday|tonight|last night|earlier today|"
+    r"this (?:morning|afternoon|evening)|"
+    r"last (?:week|weekend|month|year|night|" + _WEEKDAY + r")|"
+    r"(?:on |this |last )?" + _WEEKDAY + r"|"
+    r"(?:\d+|an?|one|two|three|four|five|six|ten|a few|a couple of|several)\s+"
+    + _UNIT
+    + r"\s+ago)\b|"
+    r"前天|昨天|昨晚|今早|今天早上|上周|上个月|(?:\d+|几|半)\s*(?:秒|分钟|个?小时|天|周)前",
+    re.IGNORECASE,
+)
 _ERROR_CODE = re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d{2,6}\b")
 _DATE_AFTER_PREPOSITION = re.compile(
     r"\b(?:on|as of|as at|at|by|until)\s+(\d{4}-\d{2}-\d{2})(?![\w:-])", re.IGNORECASE
@@ -97,6 +114,8 @@ class TimeReferences(BaseModel):
     codes: list[str] = Field(default_factory=list)
     now: bool = False
     explicit: list[datetime] = Field(default_factory=list)
+    # Relative time words it does not resolve ("yesterday", "2 hours ago"), as written.
+    unresolved: list[str] = Field(default_factory=list)
 
     @property
     def anchored(self) -> bool:
@@ -144,6 +163,7 @@ def time_references(question: str) -> TimeReferences:
         codes=sorted(set(_ERROR_CODE.findall(question))),
         now=bool(_NOW_WORDS.search(question)),
         explicit=sorted(set(explicit)),
+        unresolved=list(dict.fromkeys(m.group(0) for m in _RELATIVE_WORDS.finditer(question))),
     )
 
 

@@ -120,6 +120,29 @@ def test_terminal_report_is_readable(demo_graph, cli_env, invoke) -> None:  # ty
         assert text in result.out, text
 
 
+def test_relative_time_words_are_named_not_guessed(demo_graph, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    # An investigator after the fact: "yesterday" is not resolved, and the answer says so
+    # instead of quietly answering for as_of.
+    asked = ["investigate", "Who owned payment-api yesterday at 10:02?", "--subject", "user:bob"]
+    report = invoke(*asked, "--as-of", "2026-07-24T12:00:00Z")
+    assert report.code == 0, report
+    assert (
+        "Time       not resolved: 'yesterday'; the answer is at as_of. Give --as-of, or the "
+        "time in the question (2026-07-23T10:02:00Z)"
+    ) in report.out
+    assert "At 2026-07-24T12:00:00Z: team:payments-platform OWNS svc:payment-api" in report.out
+    doc = json.loads(invoke(*asked, "--as-of", "2026-07-24T12:00:00Z", "--json").out)
+    assert doc["unresolved_time_words"] == ["yesterday"]
+
+    # The seed question ("the 10:02 release", "at that moment") has none: no line, [].
+    seed = invoke(*BASE, "--subject", "user:bob")
+    assert "Time       " not in seed.out
+    assert (
+        json.loads(invoke(*BASE, "--subject", "user:bob", "--json").out)["unresolved_time_words"]
+        == []
+    )
+
+
 def test_subject_from_environment_and_idempotent_retry(  # type: ignore[no-untyped-def]
     demo_graph, cli_env, invoke, monkeypatch
 ) -> None:

@@ -149,6 +149,8 @@ def test_stdio_lists_four_typed_tools_and_each_answers_like_the_cli(  # type: ig
                 assert not props & {"cypher", "query", "label", "labels", "template", "subject"}
                 assert tool.input_schema["type"] == "object"
             assert tools["investigate"].input_schema["required"] == ["question"]
+            # The agent is told to pass a relative time ("yesterday") as as_of.
+            assert "pass the instant as `as_of`" in (tools["investigate"].description or "")
             target = tools["runbook_lookup"].input_schema["properties"]["target"]
             assert target["enum"] == ["service", "alert", "error_code", "text"]
 

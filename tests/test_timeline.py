@@ -167,3 +167,26 @@ def test_when_it_fired_resolves_to_the_alert_fire_time() -> None:
         alerts_fired=fired,
     )
     assert [(r.at, r.label) for r in refs] == [(fired[0][0], "the HighErrors alert")]
+
+
+@pytest.mark.parametrize(
+    ("question", "unresolved"),
+    [
+        ("Who owned payment-api yesterday at 10:02?", ["yesterday"]),
+        ("What broke 2 hours ago, and a few minutes ago?", ["2 hours ago", "a few minutes ago"]),
+        ("Who owned it on Monday, and last week?", ["on Monday", "last week"]),
+        ("What paged last night?", ["last night"]),
+        ("Which runbook applied the day before yesterday?", ["the day before yesterday"]),
+        ("昨天谁负责 payment-api？3小时前呢？", ["昨天", "3小时前"]),
+        # Resolved words, explicit times and times inside ids are not listed.
+        ("Who owned payment-api then? And now?", []),
+        ("Who owned payment-api at 2026-07-23T10:02:00Z?", []),
+        ("Was the 10:02 release of payment-api related to the PAY-4097 errors?", []),
+        ("What happened in inc:2026-07-23-payments today?", []),
+    ],
+)
+def test_relative_time_words_are_listed_not_resolved(question: str, unresolved: list[str]) -> None:
+    refs = time_references(question)
+    assert refs.unresolved == unresolved
+    if unresolved:  # listing them resolves nothing: such a question is about as_of
+        assert not refs.anchored

@@ -49,9 +49,14 @@ def render_report(result: InvestigationResult, subject: str | None = None) -> st
         f"subject {_clean(who)}  purpose {_clean(result.purpose)}",
         f"Status     {result.status.value}  (stop: {result.stop_reason}, rounds: {result.rounds})"
         + (f"  verdict: {result.verdict.value}" if result.verdict else ""),
-        "",
-        "Claims",
     ]
+    if result.unresolved_time_words:
+        words = ", ".join(repr(_clean(w, 60)) for w in result.unresolved_time_words)
+        lines.append(
+            f"Time       not resolved: {words}; the answer is at as_of. Give --as-of, or the "
+            "time in the question (2026-07-23T10:02:00Z)"
+        )
+    lines += ["", "Claims"]
     if not result.claims:
         lines.append("  (none: no claim without evidence)")
     for claim in result.claims:
