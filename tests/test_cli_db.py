@@ -7,6 +7,7 @@ import os
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import neo4j
@@ -54,6 +55,14 @@ def test_start_status_env_stop_lifecycle(db_env: dict[str, str], tmp_path: Path)
     try:
         assert first["already_running"] is False
         assert first["uri"].startswith("neo4j://127.0.0.1:")
+        # A new server plans the last runs' templates in the background (none here yet).
+        log = tmp_path / "state" / "warm-plans.log"
+        assert f"(log: {log})" in started.stderr
+        deadline = time.monotonic() + 120
+        while "planned" not in (log.read_text() if log.exists() else ""):
+            assert time.monotonic() < deadline, log.read_text() if log.exists() else "no log"
+            time.sleep(1)
+        assert log.read_text().startswith("planned 0 of 0 steps of the last 20 runs in ")
 
         again = _cli("db", "start", env=db_env)
         assert again.returncode == 0
@@ -106,6 +115,25 @@ def test_missing_maven_is_one_line_exit_2(db_env: dict[str, str], tmp_path: Path
     assert "Maven" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "empty-cache" / "neo4j-5.26.30" / ".complete").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--runs", "x"], "error: --runs must be a whole number, got 'x'"),
+        (["--runs", "0"], "error: --runs must be between 1 and 1000, got 0"),
+        (["--deadline-seconds", "1e9"], "error: --deadline-seconds must be a whole number"),
+        (["--deadline-seconds", "99999"], "error: --deadline-seconds must be between 1 and 3600"),
+    ],
+)
+def test_warm_plans_bad_input_is_one_line_exit_2(
+    db_env: dict[str, str], args: list[str], message: str
+) -> None:
+    refused = _cli("db", "warm-plans", *args, env=db_env)
+    assert refused.returncode == 2
+    assert refused.stdout == ""
+    assert len(refused.stderr.strip().splitlines()) == 1
+    assert refused.stderr.startswith(message)
 
 
 def test_unknown_db_subcommand_is_usage_error(db_env: dict[str, str]) -> None:

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 
 import click
 
-from investigator.local_neo4j import LocalNeo4j
+from investigator.errors import BadInput
+from investigator.local_neo4j import LocalNeo4j, LocalState
+
+WARM_PLANS_LOG = "warm-plans.log"
 
 json_option = click.option("--json", "json_out", is_flag=True, help="Print one JSON document.")
 
@@ -29,16 +34,47 @@ def db_group() -> None:
     """
 
 
+def _warm_plans_in_background(server: LocalNeo4j, state: LocalState) -> None:
+    """`db warm-plans` for the server just started, detached, its output in the state dir."""
+    env = dict(os.environ)
+    env.update(
+        NEO4J_URI=state.uri,
+        NEO4J_USER=state.user,
+        NEO4J_PASSWORD=state.password.get_secret_value(),
+        INVESTIGATOR_WARM="0",
+    )
+    log_path = server.state_dir / WARM_PLANS_LOG
+    with open(log_path, "ab") as log:
+        subprocess.Popen(
+            [sys.executable, "-m", "investigator", "db", "warm-plans"],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env=env,
+            start_new_session=True,
+        )
+    _progress(f"planning the last runs' templates in the background (log: {log_path})")
+
+
 @db_group.command()
+@click.option(
+    "--no-warm-plans",
+    is_flag=True,
+    help="Do not plan the last runs' templates in the background after the start.",
+)
 @json_option
-def start(json_out: bool) -> None:
+def start(no_warm_plans: bool, json_out: bool) -> None:
     """Start the local server in the background (downloads the jars on first use).
+
+    A server that was not running plans the templates of the last recorded runs in the
+    background (`db warm-plans`), so the next question does not wait for those plans.
 
     \b
     Example:
       investigator db start && eval "$(investigator db env)"
     """
-    result = LocalNeo4j.default().start(progress=_progress)
+    server = LocalNeo4j.default()
+    result = server.start(progress=_progress)
     if json_out:
         payload = {
             "already_running": result.already_running,
@@ -54,6 +90,8 @@ def start(json_out: bool) -> None:
             f"started Neo4j {result.state.version} at {result.state.uri} "
             f"(pid {result.state.pid}) in {result.seconds:.1f}s"
         )
+    if not result.already_running and not no_warm_plans:
+        _warm_plans_in_background(server, result.state)
 
 
 @db_group.command()
@@ -100,6 +138,71 @@ def env() -> None:
     """
     for line in LocalNeo4j.default().env_lines():
         click.echo(line)
+
+
+@db_group.command(name="warm-plans")
+@click.option(
+    "--runs", type=str, default="20", show_default=True, help="How many recent runs (1..1000)."
+)
+@click.option(
+    "--deadline-seconds",
+    type=str,
+    default="300",
+    show_default=True,
+    help="Stop after this long (1..3600).",
+)
+@json_option
+def warm_plans_command(runs: str, deadline_seconds: str, json_out: bool) -> None:
+    """Plan the templates the last runs used, for a subject that reads nothing.
+
+    Neo4j plans each template text again after a start, slowly on a just-started server.
+    This runs every distinct step of the last runs once more, with parameters of the same
+    sizes, for a tenant name that holds no record: the plans are the ones the next question
+    reuses, and no KG record is read. `db start` runs it in the background.
+
+    \b
+    Example:
+      investigator db warm-plans --runs 5 --json
+    """
+    from investigator.connection import open_driver
+    from investigator.context_graph.recorder import ctx_database_from_env
+    from investigator.plan_warmup import recent_steps, warm_plans
+    from investigator.settings import resolve_connection
+
+    count = _whole(runs, "--runs", 1, 1000)
+    deadline = _whole(deadline_seconds, "--deadline-seconds", 1, 3600)
+    settings = resolve_connection()
+    driver = open_driver(settings)
+    try:
+        from cypher_templates.executor import TemplateExecutor
+
+        executor = TemplateExecutor(driver, database=settings.database)
+        steps = recent_steps(
+            driver, executor, runs=count, database=ctx_database_from_env(settings.database)
+        )
+        report = warm_plans(
+            driver, executor, steps, deadline_s=float(deadline), database=settings.database
+        )
+    finally:
+        driver.close()
+    if json_out:
+        click.echo(report.model_dump_json())
+    else:
+        click.echo(
+            f"planned {report.executed} of {report.steps} steps of the last {count} runs "
+            f"in {report.seconds:.1f}s"
+            + (" (stopped at the deadline)" if report.stopped_at_deadline else "")
+        )
+
+
+def _whole(text: str, name: str, low: int, high: int) -> int:
+    try:
+        value = int(text.strip())
+    except ValueError:
+        raise BadInput(f"{name} must be a whole number, got {text[:40]!r}") from None
+    if not low <= value <= high:
+        raise BadInput(f"{name} must be between {low} and {high}, got {value}")
+    return value
 
 
 def register(cli: click.Group) -> None:

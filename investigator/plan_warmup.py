@@ -1,0 +1,175 @@
+"""Plan the templates of the last runs again on a just-started server (issue 12).
+
+Neo4j keeps a plan per query text and per size bucket of each string and list parameter,
+and a just-started server plans our templates slowly: the first question after `db start`
+took 42-90 s on the project machine, where the same question takes 2-3 s a minute later.
+Asking another question first did not help; executing the steps the last runs made did.
+
+So `warm_plans` reads the tool calls of the most recent runs in the Context Graph and runs
+each distinct step once more, through the executor (its read-only proof included), for a
+sentinel subject: a tenant name of the same length that holds no record, labels of the same
+lengths that no element carries. The parameters have the sizes a real question brings, so
+the plans are the ones the next question reuses; and the tenant filter inside every template
+means the reads find nothing: no KG record leaves Neo4j.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import time
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+
+import neo4j
+from pydantic import BaseModel, ValidationError
+
+from cypher_templates.executor import TemplateExecutor
+from cypher_templates.plan import PlanStep
+from cypher_templates.subject import Subject, SubjectRef
+from investigator.context_graph.models import ToolCallRecord
+from investigator.errors import InvestigatorError
+
+DEFAULT_RUNS = 20
+DEFAULT_DEADLINE_S = 300.0
+
+# The last finished runs' tool calls, newest run first (the started_at index orders them).
+_RECENT_CALLS = (
+    "MATCH (r:CtxRun) WHERE r.started_at IS NOT NULL AND r.status IN ['complete', 'partial'] "
+    "WITH r ORDER BY r.started_at DESC LIMIT $runs "
+    "MATCH (c:CtxEvent {run_id: r.run_id}) WHERE c.kind = 'tool_call' AND c.error IS NULL "
+    "RETURN r.run_id AS run_id, r.tenant AS tenant, r.subject_id AS subject_id, "
+    "r.purpose AS purpose, c.payload AS payload ORDER BY r.started_at DESC, c.seq"
+)
+_TENANT_HOLDS_RECORDS = "MATCH (n:KG {tenant: $tenant}) RETURN 1 AS held LIMIT 1"
+_LETTERS = "qwzxjkvy"
+
+
+class WarmStep(BaseModel):
+    """One distinct step of a recent run, with the shape of the subject that made it."""
+
+    step: PlanStep
+    tenant_length: int
+    labels: tuple[str, ...]
+    purpose: str
+
+
+class WarmReport(BaseModel):
+    """What `warm_plans` did."""
+
+    steps: int
+    executed: int
+    seconds: float
+    stopped_at_deadline: bool = False
+
+
+def recent_steps(
+    driver: neo4j.Driver,
+    executor: TemplateExecutor,
+    *,
+    runs: int = DEFAULT_RUNS,
+    database: str | None = None,
+) -> list[WarmStep]:
+    """The distinct steps of the last `runs` finished runs (newest first), each with the
+    shape of its subject: its tenant's length, its current labels and the run's purpose."""
+    records, _, _ = driver.execute_query(
+        _RECENT_CALLS, runs=runs, database_=database, routing_=neo4j.RoutingControl.READ
+    )
+    labels_of: dict[tuple[str, str], tuple[str, ...]] = {}
+    seen: set[str] = set()
+    steps: list[WarmStep] = []
+    for record in records:
+        tenant, subject_id = record["tenant"], record["subject_id"]
+        if not tenant or not subject_id or not record["purpose"] or not record["payload"]:
+            continue
+        try:
+            call = ToolCallRecord.model_validate_json(record["payload"])
+            step = PlanStep(
+                template_id=call.template_id,
+                template_version=call.template_version,
+                evidence_type=call.evidence_type,
+                params=call.params,
+                options=call.options,
+                limit=call.limit,
+            )
+        except ValidationError:
+            continue  # a call recorded by another version of this tool: not worth planning
+        key = (str(tenant), str(subject_id))
+        if key not in labels_of:
+            principals = executor.read_principals(SubjectRef(tenant=key[0], id=key[1]))
+            labels_of[key] = principals[0].labels if principals else ()
+        shape = json.dumps(
+            [step.model_dump(mode="json"), len(key[0]), labels_of[key], record["purpose"]],
+            sort_keys=True,
+        )
+        if shape not in seen:
+            seen.add(shape)
+            steps.append(
+                WarmStep(
+                    step=step,
+                    tenant_length=len(key[0]),
+                    labels=labels_of[key],
+                    purpose=str(record["purpose"]),
+                )
+            )
+    return steps
+
+
+def sentinel_tenant(driver: neo4j.Driver, length: int, database: str | None = None) -> str:
+    """A tenant name of `length` letters that holds no KG record."""
+    for letters in itertools.permutations(_LETTERS, 3):
+        name = ("".join(letters) * length)[:length]
+        records, _, _ = driver.execute_query(
+            _TENANT_HOLDS_RECORDS,
+            tenant=name,
+            database_=database,
+            routing_=neo4j.RoutingControl.READ,
+        )
+        if not records:
+            return name
+    raise InvestigatorError(f"no free tenant name of length {length} to warm plans with")
+
+
+def sentinel_labels(labels: Sequence[str]) -> tuple[str, ...]:
+    """As many distinct labels, of the same lengths, that no element carries (labels are
+    identifiers: none holds a "~")."""
+    return tuple(
+        (f"~{i}" + "~" * len(label))[: max(len(label), len(f"~{i}"))]
+        for i, label in enumerate(labels)
+    )
+
+
+def warm_plans(
+    driver: neo4j.Driver,
+    executor: TemplateExecutor,
+    steps: Sequence[WarmStep],
+    *,
+    deadline_s: float = DEFAULT_DEADLINE_S,
+    database: str | None = None,
+    monotonic: Callable[[], float] = time.monotonic,
+) -> WarmReport:
+    """Run each step once, one after another, for a sentinel subject of its shape (reads
+    nothing); stop at the deadline."""
+    began = monotonic()
+    tenants: dict[int, str] = {}
+    executed = 0
+    for warm in steps:
+        if monotonic() - began > deadline_s:
+            return WarmReport(
+                steps=len(steps),
+                executed=executed,
+                seconds=round(monotonic() - began, 3),
+                stopped_at_deadline=True,
+            )
+        if warm.tenant_length not in tenants:
+            tenants[warm.tenant_length] = sentinel_tenant(driver, warm.tenant_length, database)
+        subject = Subject(
+            id="warm-plans",
+            tenant=tenants[warm.tenant_length],
+            labels=sentinel_labels(warm.labels),
+            purposes=(warm.purpose,),
+            purpose=warm.purpose,
+        )
+        executor.run(warm.step, subject, datetime.now(UTC), raise_on_error=False)
+        executed += 1
+    return WarmReport(steps=len(steps), executed=executed, seconds=round(monotonic() - began, 3))

@@ -1,0 +1,117 @@
+"""Planning the last runs' templates after a start (investigator.plan_warmup), for real.
+
+The warm-up must run exactly the steps recent runs made, with parameters of their sizes, for
+a tenant that holds nothing: so it reads no KG record, whatever the runs were about.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import neo4j
+import pytest
+
+from cypher_templates.executor import TemplateExecutor, ToolResult
+from graph_schema.bundle import load_bundle
+from graph_schema.schema_ddl import apply_schema
+from graph_schema.writer import ingest_bundle
+from investigator.context_graph import RunRecorder
+from investigator.investigation import InvestigationRequest, investigate
+from investigator.plan_warmup import recent_steps, sentinel_labels, sentinel_tenant, warm_plans
+
+DATASET = Path(__file__).resolve().parents[1] / "datasets" / "payments-incident"
+SEED = InvestigationRequest(
+    question="Was the 10:02 release of payment-api related to the PAY-4097 errors? "
+    "Who owned the service at that moment? Which runbook version applied?",
+    service_id="svc:payment-api",
+    subject_id="acme/user:alice",
+    as_of=datetime(2026, 7, 23, 10, 3, tzinfo=UTC),
+    known_at=datetime(2026, 8, 1, tzinfo=UTC),
+)
+
+
+class WatchedExecutor(TemplateExecutor):
+    """The real executor, keeping what each call was asked and what it returned."""
+
+    def __init__(self, driver: neo4j.Driver) -> None:
+        super().__init__(driver)
+        self.calls: list[tuple[Any, Any, ToolResult]] = []
+
+    def run(self, step, subject, known_at, **kw):  # type: ignore[no-untyped-def, override]
+        result = super().run(step, subject, known_at, **kw)
+        self.calls.append((step, subject, result))
+        return result
+
+
+@pytest.fixture(scope="module")
+def recorded(driver: neo4j.Driver) -> Iterator[tuple[neo4j.Driver, Any]]:
+    with driver.session() as session:
+        session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()
+    apply_schema(driver)
+    ingest_bundle(driver, load_bundle(DATASET))
+    seed = investigate(SEED, driver=driver, recorder=RunRecorder(driver))
+    yield driver, seed
+
+
+def test_the_last_runs_steps_are_planned_for_a_tenant_that_holds_nothing(
+    recorded: tuple[neo4j.Driver, Any],
+) -> None:
+    driver, seed = recorded
+    executor = WatchedExecutor(driver)
+    steps = recent_steps(driver, executor)
+    # One per distinct call of the run (it made 27 calls, 22 of them distinct), in its order.
+    distinct = {
+        json.dumps(
+            [c.template_id, c.template_version, c.params, c.options, c.limit], sort_keys=True
+        )
+        for c in seed.tool_calls
+    }
+    assert len(steps) == len(distinct) > 10
+    assert [s.step.template_id for s in steps][:3] == [c.template_id for c in seed.tool_calls][:3]
+    assert {(s.tenant_length, s.purpose) for s in steps} == {(4, "incident_investigation")}
+    assert steps[0].labels  # alice's current labels: the size of the `granted` list
+
+    report = warm_plans(driver, executor, steps)
+    assert (report.steps, report.executed, report.stopped_at_deadline) == (
+        len(steps),
+        len(steps),
+        False,
+    )
+    tenants = {subject.tenant for _, subject, _ in executor.calls}
+    assert len(tenants) == 1 and tenants != {"acme"}
+    (tenant,) = tenants
+    assert len(tenant) == len("acme")
+    # The same steps with the sizes a question brings, and not one row read.
+    assert [step for step, _, _ in executor.calls] == [s.step for s in steps]
+    assert all(result.row_count == 0 for _, _, result in executor.calls)
+    assert all(len(subject.labels) == len(steps[0].labels) for _, subject, _ in executor.calls)
+
+
+def test_the_warm_up_stops_at_its_deadline(recorded: tuple[neo4j.Driver, Any]) -> None:
+    driver, _ = recorded
+    executor = WatchedExecutor(driver)
+    steps = recent_steps(driver, executor)
+    ticks = iter([0.0, 0.0, 0.5, 2.0, 2.0])
+    report = warm_plans(driver, executor, steps, deadline_s=1.0, monotonic=lambda: next(ticks))
+    assert report.stopped_at_deadline and report.executed == 2 == len(executor.calls)
+
+
+def test_the_sentinel_is_never_a_tenant_with_records(driver: neo4j.Driver) -> None:
+    first = sentinel_tenant(driver, 4)
+    driver.execute_query("CREATE (:KG {tenant: $t, id: 'x:squatter'})", t=first)
+    try:
+        second = sentinel_tenant(driver, 4)
+        assert second != first and len(second) == 4
+    finally:
+        driver.execute_query("MATCH (n:KG {tenant: $t, id: 'x:squatter'}) DELETE n", t=first)
+
+
+def test_sentinel_labels_keep_count_and_lengths_and_are_no_label() -> None:
+    labels = ("internal", "pii", "x")
+    made = sentinel_labels(labels)
+    assert [len(x) for x in made] == [8, 3, 2] and len(set(made)) == 3
+    assert all(x.startswith("~") for x in made)
