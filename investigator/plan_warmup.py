@@ -41,7 +41,11 @@ _RECENT_CALLS = (
     "RETURN r.run_id AS run_id, r.tenant AS tenant, r.subject_id AS subject_id, "
     "r.purpose AS purpose, c.payload AS payload ORDER BY r.started_at DESC, c.seq"
 )
-_TENANT_HOLDS_RECORDS = "MATCH (n:KG {tenant: $tenant}) RETURN 1 AS held LIMIT 1"
+# A seek on the (tenant, id) index, not a scan of every tenant's records.
+_TENANT_HOLDS_RECORDS = (
+    "MATCH (n:KG) USING INDEX n:KG(tenant, id) WHERE n.tenant = $tenant AND n.id IS NOT NULL "
+    "RETURN 1 AS held LIMIT 1"
+)
 _LETTERS = "qwzxjkvy"
 
 
@@ -117,8 +121,10 @@ def recent_steps(
 
 def sentinel_tenant(driver: neo4j.Driver, length: int, database: str | None = None) -> str:
     """A tenant name of `length` letters that holds no KG record."""
-    for letters in itertools.permutations(_LETTERS, 3):
-        name = ("".join(letters) * length)[:length]
+    names = dict.fromkeys(
+        ("".join(letters) * length)[:length] for letters in itertools.permutations(_LETTERS, 3)
+    )
+    for name in names:
         records, _, _ = driver.execute_query(
             _TENANT_HOLDS_RECORDS,
             tenant=name,
