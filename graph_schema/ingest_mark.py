@@ -5,7 +5,11 @@ with the stored ones. After a successful ingest, each tenant of the bundle gets 
 `:IngestMark` node (its own label, never `:KG`, so no template can read it) holding
 
 - `digest`: `bundle_digest` of the loaded bundle (each part's `model_dump_json()` in load
-  order, which props hold times, and a digest of the code that decides what is written);
+  order, which props hold times, and a digest of the code that decides what is written).
+  `begin` computes it only to compare it with a mark; otherwise it is left for later
+  (`WriteScope.settle_digest`): a tenant's first ingest computes it in the thread that
+  built its batches, while the last ones are written, and `commit` computes it otherwise,
+  so a rejected ingest, or one that is never marked, does not compute it at all;
 - `records`: `tenant_fingerprint` at that moment (the tenant's node and relationship
   records, all and current, and their type labels), read in the same transaction;
 - `at_us`: the ingest time the bundle was validated at (times after it are "in the future");
@@ -74,7 +78,9 @@ _READ_MARKS = (
     "UNWIND $tenants AS tenant OPTIONAL MATCH (m:IngestMark {tenant: tenant}) "
     "RETURN tenant, count(m) AS marks, max(m.generation) AS generation, "
     "collect(m.digest)[0] AS digest, collect(m.records)[0] AS records, "
-    "collect(m.at_us)[0] AS at_us"
+    "collect(m.at_us)[0] AS at_us, "
+    # The fingerprint's first count, as far as `> 0` (cheap: its first record).
+    "EXISTS { MATCH (n:KG) WHERE n.tenant = tenant AND n.id IS NOT NULL } AS has_records"
 )
 # The same relationship counts as the writer's reads see them: by type, tenant and key.
 _REL_COUNTS = " UNION ALL ".join(
@@ -168,6 +174,7 @@ class _Mark:
     digest: str | None
     records: list[int] | None
     at_us: int | None
+    has_records: bool
 
 
 def _read_marks(
@@ -183,6 +190,7 @@ def _read_marks(
             r["digest"],
             [int(x) for x in r["records"]] if r["records"] is not None else None,
             int(r["at_us"]) if r["at_us"] is not None else None,
+            bool(r["has_records"]),
         )
         for r in records
     }
@@ -217,11 +225,28 @@ class WriteScope:
     digest: str | None = None
     started: dict[str, int] = field(default_factory=dict)
     writes: int = 0
+    # The bundle whose digest `begin` left for later (no mark to compare it with: only
+    # `commit` needs it), and the error computing it raised (`commit` raises it).
+    undigested: LoadedBundle | None = None
+    digest_error: BaseException | None = None
 
     def bump(self, tx: neo4j.ManagedTransaction) -> None:
         """Inside a write transaction: move the tenants' generations, clear their digests."""
         if self.tenants:
             tx.run(BUMP_GENERATIONS, tenants=self.tenants).consume()
+
+    def settle_digest(self) -> None:
+        """Compute the digest `begin` left for later, once. A tenant's first ingest calls it
+        from the thread that built its batches, while the last ones are written; `commit`
+        calls it otherwise (after the thread was joined). An error is kept for `commit`,
+        which raises it after the ingest's writes, instead of writing the mark."""
+        loaded, self.undigested = self.undigested, None
+        if loaded is None:
+            return
+        try:
+            self.digest = bundle_digest(loaded)
+        except BaseException as exc:  # raised by `commit`, in the ingest's thread
+            self.digest_error = exc
 
 
 def begin(
@@ -251,10 +276,15 @@ def begin(
         and m.records[0] <= scope.elements * TENANT_RATIO
         and m.at_us is not None
         and m.at_us <= epoch_micros(now)
+        # Node records in the mark and none now (deleted by hand), or the other way round:
+        # the fingerprint differs, so neither it nor the digest is needed to say so.
+        and (m.records[0] > 0) == m.has_records
         for m in marks.values()
     )
     if not candidate:
-        scope.digest = bundle_digest(loaded)
+        # Nothing to compare the digest with: it is computed off the critical path
+        # (`WriteScope.settle_digest`), and not at all for an ingest that is never marked.
+        scope.undigested = loaded
         return scope, False
     # The fingerprint is read (after the marks: a write in between either cleared a digest
     # or changed a count) while the digest is computed.
@@ -270,8 +300,14 @@ def begin(
 
 def commit(driver: neo4j.Driver, scope: WriteScope, now: datetime, database: str | None) -> bool:
     """Write the marks of a finished ingest, in one transaction; False when another write
-    transaction touched a tenant since `begin` (then no mark is written)."""
-    if scope.digest is None or not scope.tenants:
+    transaction touched a tenant since `begin` (then no mark is written). Raises the error
+    of computing the bundle's digest, if that failed (then no mark is written either)."""
+    if not scope.tenants:
+        return False
+    scope.settle_digest()
+    if scope.digest_error is not None:
+        raise scope.digest_error
+    if scope.digest is None:
         return False
     cap = scope.elements * TENANT_RATIO
     records, _, _ = driver.execute_query(

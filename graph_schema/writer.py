@@ -18,10 +18,11 @@ relationship records (previous copies superseded), and retractions (tombstone re
 one transaction, a run of node retractions with a few statements). A re-ingest asks Neo4j
 which ids and keys have a current record with another content hash (or type labels), one
 read per batch, and reads the history of those only. A tenant's first ingest with no
-repeated id or key (`_one_entry_each`) needs no history: its drafts and hashes are built in
-a thread (`_Ahead`) while the bundle is looked up and its version 1 records are written batch
-by batch (`_apply_fresh`), so the Python work overlaps Neo4j's; the thread pauses while the
-bundle is validated, which every write waits for.
+repeated id or key (`_one_entry_each`) needs no history and no lookup: its drafts and hashes
+are built in a thread (`_Ahead`) while its version 1 records are written batch by batch
+(`_apply_fresh`), so the Python work overlaps Neo4j's; the thread waits while the bundle is
+validated, which every write waits for, and computes the bundle's digest for the ingest
+mark after the last batch.
 Re-ingesting an unchanged bundle skips all of that: `graph_schema.ingest_mark` compares a
 digest of the loaded bundle and a fingerprint of its tenants with the mark the last ingest
 left (`full=True` always compares); every write transaction bumps the tenants' marks.
@@ -452,21 +453,22 @@ def ingest_bundle(
             if progress is not None:
                 progress("unchanged since the last ingest of this bundle")
             return _unchanged_report(loaded, started)
-    one_entry_each = _one_entry_each(loaded)
-    if (
+    fresh = (
         not loaded.problems
-        and one_entry_each
         and not _tenants_with_records(driver, tenants, database)
-    ):
-        # Records of tenants without any: their sources are the bundle's own. The drafts are
-        # built in a thread while the bundle is looked up and the first batches are written;
-        # validation, which every write waits for, has the interpreter to itself. A
-        # rejection discards the drafts: nothing is written before validation is complete.
+        and _one_entry_each(loaded)
+    )
+    if fresh:
+        # Records of tenants without any: their sources are the bundle's own, and nothing it
+        # refers to can be in the graph (every reference stays in the bundle's tenants), so
+        # there is nothing to look up. The drafts are built in a thread while the first
+        # batches are written; validation, which every write waits for, has the interpreter
+        # to itself. A rejection discards the drafts: nothing is written before validation
+        # is complete. After the last batch, the thread computes the digest for the mark.
         build = partial(_fresh_batches, loaded, bundle_sources(loaded), now, batch_size)
-        with _Ahead(build) as ahead:
-            existing, _ = find_existing(driver, loaded, database)
+        with _Ahead(build, then=scope.settle_digest) as ahead:
             with ahead.held_back():
-                problems = validate_bundle(loaded, existing, now=now)
+                problems = validate_bundle(loaded, ExistingElements(), now=now)
             if problems:
                 raise BundleRejected(problems)
             report = _apply_fresh(driver, loaded, database, ahead, progress, started, scope)
@@ -484,7 +486,7 @@ def ingest_bundle(
         )
     # A bundle is marked only where its result is a fixed point: nothing was written, or no
     # id or key repeats (a history is replanned against the graph each time).
-    if one_entry_each or not report.changed:
+    if not report.changed or fresh or _one_entry_each(loaded):
         ingest_mark.commit(driver, scope, now, database)
         report.seconds = round(time.monotonic() - started, 3)
     return report
@@ -904,25 +906,28 @@ def _one_entry_each(loaded: LoadedBundle) -> bool:
     """Whether no id or key repeats in the bundle. In a tenant without records, every element
     is then a version 1 record and nothing needs history, planning or identity checks; and
     after any successful ingest, a re-ingest of the bundle is a no-op."""
-    ids: set[tuple[str, str]] = set()
-    keys: set[tuple[str, str]] = set()
+    # Per tenant, sets of plain strings: no tuple per element (this walks the whole bundle).
+    ids: defaultdict[str, set[str]] = defaultdict(set)
+    keys: defaultdict[str, set[str]] = defaultdict(set)
     count = 0
     for part in loaded.parts:
         b = part.bundle
-        t = b.tenant
-        ids.update((t, s.source_id) for s in b.sources)
-        ids.update((principal_tenant(b, p), p.id) for p in b.principals)
-        ids.update((t, n.id) for n in b.nodes)
-        ids.update((t, d.id) for d in b.documents)
-        keys.update((t, e.edge_key) for e in b.edges)
+        own_ids, own_keys = ids[b.tenant], keys[b.tenant]
+        own_ids.update([s.source_id for s in b.sources])
+        for p in b.principals:
+            ids[principal_tenant(b, p)].add(p.id)
+        own_ids.update([n.id for n in b.nodes])
+        own_ids.update([d.id for d in b.documents])
+        own_keys.update([e.edge_key for e in b.edges])
         count += len(b.sources) + len(b.principals) + len(b.nodes) + len(b.documents)
         count += len(b.edges)
         for doc in b.documents:
-            doc_keys = document_edge_keys(doc)
-            keys.update((t, k) for k in doc_keys)
-            count += len(doc_keys)
+            if doc.applies_to or doc.supersedes is not None:
+                doc_keys = document_edge_keys(doc)
+                own_keys.update(doc_keys)
+                count += len(doc_keys)
     # Otherwise a history of some id or key: the general planner orders it.
-    return len(ids) + len(keys) == count
+    return sum(map(len, ids.values())) + sum(map(len, keys.values())) == count
 
 
 _DONE = object()
@@ -1025,15 +1030,24 @@ class _Ahead:
     and so is on the critical path), and leaves once the caller is done. An error of the
     builder is raised by the iteration, where its item would have been: the batches before
     it are written, as when a write transaction fails mid-ingest.
+
+    `then`, if given, runs in the thread after the last item was handed over (while the
+    caller writes the last batches), unless the caller has left; leaving (`__exit__`) waits
+    for it. It must keep its own errors (`WriteScope.settle_digest` does): the iteration has
+    ended by then.
     """
 
-    def __init__(self, build: Callable[[Callable[[], None]], Iterator[Any]]) -> None:
+    def __init__(
+        self,
+        build: Callable[[Callable[[], None]], Iterator[Any]],
+        then: Callable[[], None] | None = None,
+    ) -> None:
         self._handoff: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._stop = threading.Event()
         self._running = threading.Event()
         self._running.set()
         self._worker = threading.Thread(
-            target=self._produce, args=(build,), name="ingest-records", daemon=True
+            target=self._produce, args=(build, then), name="ingest-records", daemon=True
         )
         self._worker.start()
 
@@ -1053,11 +1067,18 @@ class _Ahead:
         finally:
             self._running.set()
 
-    def _produce(self, build: Callable[[Callable[[], None]], Iterator[Any]]) -> None:
+    def _produce(
+        self,
+        build: Callable[[Callable[[], None]], Iterator[Any]],
+        then: Callable[[], None] | None,
+    ) -> None:
         try:
             for item in build(self.checkpoint):
                 self._handoff.put(item)
             self._handoff.put(_DONE)
+            if then is not None:
+                self.checkpoint()  # not while held back, nor once the consumer has left
+                then()  # keeps its own errors: nothing would raise them here
         except _Stopped:
             return
         except BaseException as exc:  # handed over; the consumer raises it
