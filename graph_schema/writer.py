@@ -455,7 +455,7 @@ def ingest_bundle(
             return _unchanged_report(loaded, started)
     fresh = (
         not loaded.problems
-        and not _tenants_with_records(driver, tenants, database)
+        and not tenants_with_records(driver, tenants, database)
         and _one_entry_each(loaded)
     )
     if fresh:
@@ -530,7 +530,7 @@ def write_bundle(
     sources.update(bundle_sources(loaded))
     tenants = _bundle_tenants(loaded)
     scope = ingest_mark.WriteScope(sorted(tenants))  # bumps generations, never marks
-    if _one_entry_each(loaded) and not _tenants_with_records(driver, tenants, database):
+    if _one_entry_each(loaded) and not tenants_with_records(driver, tenants, database):
         with _Ahead(partial(_fresh_batches, loaded, sources, now, batch_size)) as ahead:
             return _apply_fresh(driver, loaded, database, ahead, progress, started, scope)
     prepared = _prepare(driver, loaded, database, sources)
@@ -549,7 +549,7 @@ def _prepare(
     node_drafts, edge_drafts = build_drafts(loaded, sources)
     tenants = {d.tenant for d in node_drafts} | {d.tenant for d in edge_drafts}
     tenants |= {part.bundle.tenant for part in loaded.parts if part.bundle.retractions}
-    populated = _tenants_with_records(driver, tenants, database)
+    populated = tenants_with_records(driver, tenants, database)
     retractions = [
         _Retraction(part.bundle.tenant, r.target, r.key is not None, r.reason, r.at)
         for part in loaded.parts
@@ -1191,9 +1191,10 @@ def _execute(
     return result
 
 
-def _tenants_with_records(
-    driver: neo4j.Driver, tenants: set[str], database: str | None
+def tenants_with_records(
+    driver: neo4j.Driver, tenants: set[str], database: str | None = None
 ) -> set[str]:
+    """Which of `tenants` hold any KG record (one seek per tenant on its (tenant, id) index)."""
     if not tenants:
         return set()
     records, _, _ = driver.execute_query(

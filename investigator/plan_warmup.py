@@ -27,6 +27,7 @@ from pydantic import BaseModel, ValidationError
 from cypher_templates.executor import TemplateExecutor
 from cypher_templates.plan import PlanStep
 from cypher_templates.subject import Subject, SubjectRef
+from graph_schema.writer import tenants_with_records
 from investigator.context_graph.models import ToolCallRecord
 from investigator.errors import InvestigatorError
 
@@ -40,11 +41,6 @@ _RECENT_CALLS = (
     "MATCH (c:CtxEvent {run_id: r.run_id}) WHERE c.kind = 'tool_call' AND c.error IS NULL "
     "RETURN r.run_id AS run_id, r.tenant AS tenant, r.subject_id AS subject_id, "
     "r.purpose AS purpose, c.payload AS payload ORDER BY r.started_at DESC, c.seq"
-)
-# A seek on the (tenant, id) index, not a scan of every tenant's records.
-_TENANT_HOLDS_RECORDS = (
-    "MATCH (n:KG) USING INDEX n:KG(tenant, id) WHERE n.tenant = $tenant AND n.id IS NOT NULL "
-    "RETURN 1 AS held LIMIT 1"
 )
 _LETTERS = "qwzxjkvy"
 
@@ -68,16 +64,13 @@ class WarmReport(BaseModel):
 
 
 def recent_steps(
-    driver: neo4j.Driver,
-    executor: TemplateExecutor,
-    *,
-    runs: int = DEFAULT_RUNS,
-    database: str | None = None,
+    executor: TemplateExecutor, *, runs: int = DEFAULT_RUNS, ctx_database: str | None = None
 ) -> list[WarmStep]:
     """The distinct steps of the last `runs` finished runs (newest first), each with the
-    shape of its subject: its tenant's length, its current labels and the run's purpose."""
-    records, _, _ = driver.execute_query(
-        _RECENT_CALLS, runs=runs, database_=database, routing_=neo4j.RoutingControl.READ
+    shape of its subject: its tenant's length, its current labels and the run's purpose.
+    The runs are read from `ctx_database` (the Context Graph's), the labels from the KG."""
+    records, _, _ = executor.driver.execute_query(
+        _RECENT_CALLS, runs=runs, database_=ctx_database, routing_=neo4j.RoutingControl.READ
     )
     labels_of: dict[tuple[str, str], tuple[str, ...]] = {}
     seen: set[str] = set()
@@ -124,14 +117,9 @@ def sentinel_tenant(driver: neo4j.Driver, length: int, database: str | None = No
     names = dict.fromkeys(
         ("".join(letters) * length)[:length] for letters in itertools.permutations(_LETTERS, 3)
     )
+    held = tenants_with_records(driver, set(names), database)
     for name in names:
-        records, _, _ = driver.execute_query(
-            _TENANT_HOLDS_RECORDS,
-            tenant=name,
-            database_=database,
-            routing_=neo4j.RoutingControl.READ,
-        )
-        if not records:
+        if name not in held:
             return name
     raise InvestigatorError(f"no free tenant name of length {length} to warm plans with")
 
@@ -146,12 +134,10 @@ def sentinel_labels(labels: Sequence[str]) -> tuple[str, ...]:
 
 
 def warm_plans(
-    driver: neo4j.Driver,
     executor: TemplateExecutor,
     steps: Sequence[WarmStep],
     *,
     deadline_s: float = DEFAULT_DEADLINE_S,
-    database: str | None = None,
     monotonic: Callable[[], float] = time.monotonic,
 ) -> WarmReport:
     """Run each step once, one after another, for a sentinel subject of its shape (reads
@@ -168,7 +154,9 @@ def warm_plans(
                 stopped_at_deadline=True,
             )
         if warm.tenant_length not in tenants:
-            tenants[warm.tenant_length] = sentinel_tenant(driver, warm.tenant_length, database)
+            tenants[warm.tenant_length] = sentinel_tenant(
+                executor.driver, warm.tenant_length, executor.database
+            )
         subject = Subject(
             id="warm-plans",
             tenant=tenants[warm.tenant_length],

@@ -62,7 +62,7 @@ def test_the_last_runs_steps_are_planned_for_a_tenant_that_holds_nothing(
 ) -> None:
     driver, seed = recorded
     executor = WatchedExecutor(driver)
-    steps = recent_steps(driver, executor)
+    steps = recent_steps(executor)
     # One per distinct call of the run (it made 27 calls, 22 of them distinct), in its order.
     distinct = {
         json.dumps(
@@ -75,7 +75,7 @@ def test_the_last_runs_steps_are_planned_for_a_tenant_that_holds_nothing(
     assert {(s.tenant_length, s.purpose) for s in steps} == {(4, "incident_investigation")}
     assert steps[0].labels  # alice's current labels: the size of the `granted` list
 
-    report = warm_plans(driver, executor, steps)
+    report = warm_plans(executor, steps)
     assert (report.steps, report.executed, report.stopped_at_deadline) == (
         len(steps),
         len(steps),
@@ -94,9 +94,9 @@ def test_the_last_runs_steps_are_planned_for_a_tenant_that_holds_nothing(
 def test_the_warm_up_stops_at_its_deadline(recorded: tuple[neo4j.Driver, Any]) -> None:
     driver, _ = recorded
     executor = WatchedExecutor(driver)
-    steps = recent_steps(driver, executor)
+    steps = recent_steps(executor)
     ticks = iter([0.0, 0.0, 0.5, 2.0, 2.0])
-    report = warm_plans(driver, executor, steps, deadline_s=1.0, monotonic=lambda: next(ticks))
+    report = warm_plans(executor, steps, deadline_s=1.0, monotonic=lambda: next(ticks))
     assert report.stopped_at_deadline and report.executed == 2 == len(executor.calls)
 
 

@@ -178,11 +178,9 @@ def warm_plans_command(runs: str, deadline_seconds: str, json_out: bool) -> None
 
         executor = TemplateExecutor(driver, database=settings.database)
         steps = recent_steps(
-            driver, executor, runs=count, database=ctx_database_from_env(settings.database)
+            executor, runs=count, ctx_database=ctx_database_from_env(settings.database)
         )
-        report = warm_plans(
-            driver, executor, steps, deadline_s=float(deadline), database=settings.database
-        )
+        report = warm_plans(executor, steps, deadline_s=float(deadline))
     finally:
         driver.close()
     if json_out:
