@@ -322,6 +322,25 @@ def test_verify_cli_refuses_bad_input_with_one_line(  # type: ignore[no-untyped-
     assert res.out == "" and message in res.err and res.err.count("\n") == 1
 
 
+def test_an_empty_key_file_is_refused_not_used_to_sign(  # type: ignore[no-untyped-def]
+    demo_runs: list[str], chain_dir: Path, clean_db: neo4j.Driver, cli_env, invoke
+) -> None:
+    (chain_dir / "chain.key").write_text("\n", encoding="utf-8")
+    with pytest.raises(OSError, match="is empty"):
+        load_chain_key()
+    # A run still finishes, unanchored: nothing is signed under an empty key.
+    run_id = record_full_run(RunRecorder(clean_db), request("key file emptied"))
+    anchors, _, _ = clean_db.execute_query(
+        "MATCH (x:CtxAnchor {run_id: $r}) RETURN count(x) AS n", r=run_id
+    )
+    assert anchors[0]["n"] == 0 and _run_nodes(clean_db, run_id)[-1]["kind"] == "outcome"
+    # verify says so in one line instead of calling every anchor forged.
+    res = invoke("verify", demo_runs[0], "--subject", "acme/user:alice")
+    assert res.code == 1 and res.out == "", res
+    assert res.err.startswith("error: cannot read the chain key:") and "is empty" in res.err
+    assert res.err.count("\n") == 1
+
+
 def test_verify_cli_never_crosses_tenants(demo_runs: list[str], cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
     _alice, bob, mallory = demo_runs
     res = invoke("verify", mallory, "--subject", "acme/user:auditor", "--purpose", "audit")
@@ -344,6 +363,33 @@ def test_runs_finishing_at_once_get_one_ledger_seq_each(
     report = _tampered(clean_db, [], _verify_tenant())
     assert report.verified, report.problems
     assert report.anchors == 4 and report.unanchored_runs == []
+
+
+def test_first_anchors_racing_all_sign_with_the_one_key_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Concurrent finishes on a machine without a key each load the key: none may read the
+    winner's file half-written (an empty key signs anchors `verify` then calls forged)."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    monkeypatch.delenv("INVESTIGATOR_CHAIN_KEY", raising=False)
+    for attempt in range(40):
+        directory = tmp_path / f"machine-{attempt}"
+        monkeypatch.setenv("INVESTIGATOR_CHAIN_DIR", str(directory))
+        start = threading.Barrier(8)
+
+        def first_anchor(start: threading.Barrier) -> bytes:
+            start.wait()
+            key = load_chain_key()
+            assert key is not None
+            return key.secret
+
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            secrets_seen = set(pool.map(first_anchor, [start] * 8))
+        kept = (directory / "chain.key").read_text(encoding="utf-8").strip().encode()
+        assert secrets_seen == {kept} and len(kept) == 64
+        assert sorted(p.name for p in directory.iterdir()) == ["chain.key"]
 
 
 def test_a_finish_that_dies_in_its_transaction_leaves_the_run_incomplete_and_unanchored(

@@ -27,6 +27,7 @@ from investigator.cli.subject import (
 from investigator.connection import open_driver
 from investigator.context_graph.audit import AUDIT_PURPOSE, check_run_readable
 from investigator.context_graph.ledger import (
+    LedgerError,
     VerifyReport,
     load_chain_key,
     run_owner_in_tx,
@@ -91,10 +92,13 @@ def verify_command(
         validate_run_id(run_id)
     ref = subject_ref_from(subject, tenant)
     purpose = checked_purpose(purpose)  # bad input before any connection, as runs/trace do
+    try:
+        key = load_chain_key(create=False)
+    except OSError as exc:  # unreadable or empty: checking under no key would mislead
+        raise LedgerError(f"cannot read the chain key: {exc}") from exc
     settings = resolve_connection()
     driver = open_driver(settings)
     ctx_database = ctx_database_from_env(settings.database)
-    key = load_chain_key(create=False)
     try:
         reader = load_run_reader(driver, settings.database, ref, purpose)
         with driver.session(database=ctx_database) as session:

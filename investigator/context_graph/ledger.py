@@ -127,25 +127,40 @@ def _state_dir() -> Path:
 
 
 def load_chain_key(create: bool = True) -> ChainKey | None:
-    """`INVESTIGATOR_CHAIN_KEY`, else `chain.key` in the key directory (made when `create`)."""
+    """`INVESTIGATOR_CHAIN_KEY`, else `chain.key` in the key directory (made when `create`).
+
+    Raises OSError for a key file that holds no key: signing under an empty key would make
+    every anchor look forged to the next `verify`.
+    """
     directory = _state_dir()
     env = os.environ.get(KEY_ENV)
     if env:
         return ChainKey(env.encode("utf-8"), directory)
     path = directory / KEY_FILE
     if path.is_file():
-        return ChainKey(path.read_text(encoding="utf-8").strip().encode("utf-8"), directory)
+        secret = path.read_text(encoding="utf-8").strip()
+        if not secret:
+            raise OSError(f"the chain key file {path} is empty")
+        return ChainKey(secret.encode("utf-8"), directory)
     if not create:
         return None
     directory.mkdir(parents=True, exist_ok=True, mode=0o700)
     secret = secrets.token_hex(32)
-    # O_EXCL: two first anchors racing keep one key (the loser reads the winner's).
+    # Written whole under a private name, then linked into place: a reader never sees a
+    # half-written key, and of two first anchors racing, the loser reads the winner's key.
+    draft = directory / f".{KEY_FILE}.{os.getpid()}.{secrets.token_hex(4)}"
+    fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        return load_chain_key(create=False)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(secret + "\n")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(secret + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        try:
+            os.link(draft, path)
+        except FileExistsError:
+            return load_chain_key(create=False)
+    finally:
+        draft.unlink(missing_ok=True)
     return ChainKey(secret.encode("utf-8"), directory)
 
 
