@@ -98,7 +98,26 @@ class _Form:
         self.set_key = set_key
 
     def plain(self, value: Any) -> Any:
-        if isinstance(value, str | bool | int | float) or value is None:
+        # Exact built-in types first: the ABC checks below cost more than the work itself
+        # on the ~10^5 records an ingest hashes and the ~200 values a run's lineage hashes.
+        kind = type(value)
+        if kind in _PLAIN or value is None:
+            return value
+        if kind is dict:
+            plain = self.plain
+            if self.drop_nulls:
+                return {
+                    str(k): v if type(v) in _PLAIN else plain(v)
+                    for k, v in value.items()
+                    if v is not None
+                }
+            return {str(k): v if type(v) in _PLAIN else plain(v) for k, v in value.items()}
+        if kind is list or kind is tuple:
+            plain = self.plain
+            return [v if type(v) in _PLAIN else plain(v) for v in value]
+        if kind is datetime:
+            return self.datetime_text(value)
+        if isinstance(value, str | bool | int | float):
             return value.value if isinstance(value, Enum) else value
         if isinstance(value, BaseModel):
             return self.plain(value.model_dump(mode=self.model_mode))

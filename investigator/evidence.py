@@ -147,6 +147,13 @@ def _as_datetime(value: Any) -> datetime | None:
 
 def _jsonable(value: Any) -> Any:
     """Neo4j values (temporal types) as plain JSON-able Python values."""
+    kind = type(value)  # exact built-in types first: most of a row's values are these
+    if kind is str or kind is int or kind is float or kind is bool or value is None:
+        return value
+    if kind is dict:
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if kind is list:
+        return [_jsonable(v) for v in value]
     if isinstance(value, Mapping):
         return {str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
