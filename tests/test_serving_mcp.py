@@ -492,6 +492,63 @@ def test_token_command_and_token_table(invoke, tmp_path: Path) -> None:  # type:
     assert bad.code == 2 and bad.err.startswith("error: ") and bad.err.count("\n") == 1
 
 
+@pytest.fixture()
+def tokens_config(tmp_path: Path, cli_env, monkeypatch: pytest.MonkeyPatch) -> Path:  # type: ignore[no-untyped-def]
+    """A config with one bearer token, as `investigator mcp` over HTTP needs."""
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'[mcp]\n[[mcp.tokens]]\nsha256 = "{token_sha256(BOB_TOKEN)}"\nsubject = "acme/user:bob"\n',
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("INVESTIGATOR_CONFIG", str(config))
+    return config
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (["--transport", "pigeon"], 2, "'pigeon' is not one of"),
+        (["--transport", "http", "--port", "99999"], 2, "not in the range 1<=x<=65535"),
+        (["--transport", "http", "--port", "0"], 2, "not in the range 1<=x<=65535"),
+        (["--transport", "http", "--port", "-1"], 2, "not in the range 1<=x<=65535"),
+        (["--transport", "http", "--port", "80a"], 2, "not a valid integer"),
+        (["--port", "8765"], 2, "apply to --transport http only"),
+        (["--transport", "http", "--subject", "acme/user:bob"], 2, "principal of each bearer"),
+        (["--transport", "http", "--host", "no-such-host.invalid"], 2, "names no address"),
+        (["--transport", "http", "--host", "192.0.2.1"], 1, "cannot listen on 192.0.2.1:8765"),
+        (["--transport", "http", "--max-concurrent", "0"], 2, "--max-concurrent"),
+    ],
+)
+def test_mcp_refuses_bad_input_with_one_line_before_serving(  # type: ignore[no-untyped-def]
+    tokens_config: Path, invoke, args: list[str], code: int, message: str
+) -> None:
+    res = invoke("mcp", *args)
+    assert res.code == code, res
+    assert res.out == "" and res.err.count("\n") == 1 and message in res.err, res.err
+    assert "serving" not in res.err
+
+
+def test_mcp_over_http_on_a_port_in_use_is_one_line_not_a_server_log(  # type: ignore[no-untyped-def]
+    tokens_config: Path, invoke
+) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        res = invoke("mcp", "--transport", "http", "--port", str(port))
+    assert res.code == 1 and res.out == "", res
+    assert res.err == f"error: cannot listen on 127.0.0.1:{port}: Address already in use\n"
+
+
+def test_mcp_http_without_tokens_is_refused(  # type: ignore[no-untyped-def]
+    tmp_path: Path, cli_env, invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("INVESTIGATOR_CONFIG", str(tmp_path / "absent.toml"))
+    res = invoke("mcp", "--transport", "http")
+    assert res.code == 2 and res.out == "" and res.err.count("\n") == 1
+    assert "no bearer tokens" in res.err and "investigator mcp token" in res.err
+
+
 def test_mcp_config_is_read_by_the_one_config_reader(tmp_path: Path) -> None:
     from investigator.serving.config import DEFAULT_PORT, load_mcp_config
 

@@ -37,7 +37,12 @@ def _is_loopback(host: str) -> bool:
     help="stdio (a client starts this process) or http (streamable HTTP on --host:--port).",
 )
 @click.option("--host", metavar="HOST", help="HTTP: address to bind (default 127.0.0.1).")
-@click.option("--port", type=int, metavar="PORT", help="HTTP: port (default 8765).")
+@click.option(
+    "--port",
+    type=click.IntRange(1, 65535),
+    metavar="PORT",
+    help="HTTP: port, 1-65535 (default 8765).",
+)
 @click.option(
     "--subject",
     "subject",
@@ -137,17 +142,19 @@ def mcp_command(
             "add one with `investigator mcp token --subject TENANT/ID`"
         )
     bind = host or cfg.host
+    from investigator.serving.mcp_server import TokenTable, listening_socket, run_http
+
+    sock = listening_socket(bind, port if port is not None else cfg.port)
     if not _is_loopback(bind):
         sys.stderr.write(
             f"investigator mcp: warning: binding {bind}, not loopback; put TLS in front of it\n"
         )
-    from investigator.serving.mcp_server import TokenTable, run_http
-
-    backend = _backend(settings, chosen_purpose, max_concurrent)
-    try:
-        run_http(backend, TokenTable(principals), host=bind, port=port or cfg.port)
-    finally:
-        backend.close()
+    with sock:
+        backend = _backend(settings, chosen_purpose, max_concurrent)
+        try:
+            run_http(backend, TokenTable(principals), sock, host=bind)
+        finally:
+            backend.close()
 
 
 def _require_mcp_sdk() -> None:

@@ -17,6 +17,7 @@ import hmac
 import inspect
 import json
 import logging
+import socket
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -386,10 +387,38 @@ def http_app(backend: ServingBackend, tokens: TokenTable, *, host: str) -> ASGIA
     return BearerGate(server.streamable_http_app(host=host), tokens)
 
 
-def run_http(backend: ServingBackend, tokens: TokenTable, *, host: str, port: int) -> None:
-    """Serve streamable HTTP on host:port (`/mcp`) until interrupted."""
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A socket bound to host:port and listening, or one clear error: BadInput (exit 2) for
+    a host that names no address, InvestigatorError (exit 1) for an address that cannot be
+    bound (in use, not this machine's, a privileged port)."""
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError) as exc:
+        reason = exc.strerror if isinstance(exc, socket.gaierror) else str(exc)
+        raise BadInput(f"--host {host!r} names no address ({reason})") from None
+    family, kind, proto, _, address = found[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        raise InvestigatorError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    return sock
+
+
+def run_http(
+    backend: ServingBackend, tokens: TokenTable, sock: socket.socket, *, host: str
+) -> None:
+    """Serve streamable HTTP (`/mcp`) on `sock` (from `listening_socket`, so that a port in
+    use was one error line before anything started) until interrupted."""
     import uvicorn
 
     app = http_app(backend, tokens, host=host)
-    sys.stderr.write(f"investigator mcp: serving streamable HTTP on http://{host}:{port}/mcp\n")
-    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+    shown = f"[{host}]" if ":" in host else host  # an IPv6 address, as a URL writes it
+    port = sock.getsockname()[1]
+    sys.stderr.write(f"investigator mcp: serving streamable HTTP on http://{shown}:{port}/mcp\n")
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+    with sock:
+        server.run(sockets=[sock])
