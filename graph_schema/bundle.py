@@ -518,8 +518,10 @@ def _read_file(path: Path) -> tuple[Any, list[BundleProblem]]:
         if path.suffix.lower() == ".json":
             return json.loads(text, object_pairs_hook=_json_object), []
         return safe_yaml_load(text), []
-    except (ValueError, yaml.YAMLError) as exc:  # JSONDecodeError is a ValueError
-        reason = " ".join(str(exc).split())
+    except (ValueError, yaml.YAMLError, RecursionError) as exc:  # JSONDecodeError: ValueError
+        reason = (
+            "nested too deeply" if isinstance(exc, RecursionError) else " ".join(str(exc).split())
+        )
         return None, [
             BundleProblem(origin=origin, element="file", reason=f"not parseable: {reason}")
         ]

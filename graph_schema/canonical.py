@@ -280,6 +280,13 @@ _SafeDataLoader.yaml_implicit_resolvers = {
 }
 
 
+class NestedTooDeeply(yaml.YAMLError):
+    """YAML nested deeper than the parser's recursion allows (a hostile file, not a bundle)."""
+
+
 def safe_yaml_load(text: str) -> Any:
     """Parse YAML as plain data (see `_SafeDataLoader`); errors are `yaml.YAMLError`."""
-    return yaml.load(text, Loader=_SafeDataLoader)  # noqa: S506 (a SafeLoader subclass)
+    try:
+        return yaml.load(text, Loader=_SafeDataLoader)  # noqa: S506 (a SafeLoader subclass)
+    except RecursionError:
+        raise NestedTooDeeply("nested too deeply") from None

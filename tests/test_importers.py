@@ -141,6 +141,7 @@ def test_anchors_follow_the_github_rule_and_ignore_code_fences() -> None:
         ("---\nkind: spaceship\n---\n# R\n", "spaceship"),
         ("---\nservices: {a: 1}\n---\n# R\n", "services"),
         ("---\nvalid_from: 2026-08-01T00:00:00Z\nvalid_to: 2026-07-01T00:00:00Z\n---\n", "after"),
+        ("---\ntitle: " + "[" * 50_000 + "]" * 50_000 + "\n---\n# R\n", "nested too deeply"),
     ],
 )
 def test_malformed_markdown_is_refused_with_file_and_reason(
@@ -286,6 +287,7 @@ def test_prometheus_rule_custom_resource_is_read(tmp_path: Path) -> None:
         ("groups:\n- name: g\n  rules:\n  - {alert: A, expr: x, labels: [a]}\n", "mapping"),
         ("groups:\n- name: g\n  rules:\n  - {alert: A, expr: x, labels: {a: {b: c}}}\n", "scalar"),
         ("groups:\n- name: g\n  rules:\n  - {record: only:recording, expr: x}\n", "no alerting"),
+        ("groups: " + "[" * 50_000 + "]" * 50_000, "nested too deeply"),
     ],
 )
 def test_malformed_rule_files_are_refused_with_reason(

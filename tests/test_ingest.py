@@ -422,6 +422,14 @@ def test_yaml_aliases_and_repeated_keys_are_refused(graph, cli_env, invoke, tmp_
     repeated = tmp_path / "repeated.json"
     repeated.write_text('{"tenant": "acme", "nodes": [], "nodes": []}', encoding="utf-8")
     rejected(invoke, graph, repeated, "duplicate key 'nodes'")
+    # Nesting beyond the parser's recursion: a refused file (exit 2), not a crash (exit 1).
+    for name, text in (
+        ("deep.json", "[" * 100_000 + "]" * 100_000),
+        ("deep.yaml", "tenant: acme\nnodes: " + "[" * 100_000 + "]" * 100_000),
+    ):
+        deep = tmp_path / name
+        deep.write_text(text, encoding="utf-8")
+        rejected(invoke, graph, deep, f"{name}: file: not parseable: nested too deeply")
 
 
 def test_overrides_tenant_source_and_acl(graph, cli_env, invoke, tmp_path) -> None:
