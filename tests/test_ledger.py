@@ -322,6 +322,22 @@ def test_verify_cli_refuses_bad_input_with_one_line(  # type: ignore[no-untyped-
     assert res.out == "" and message in res.err and res.err.count("\n") == 1
 
 
+def test_a_key_directory_without_hard_links_still_gets_one_key(
+    chain_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    def no_links(*_: object) -> None:
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", no_links)
+    key = load_chain_key()
+    assert key is not None and len(key.secret) == 64
+    assert sorted(p.name for p in chain_dir.iterdir()) == ["chain.key"]
+    again = load_chain_key()
+    assert again is not None and again.secret == key.secret
+
+
 def test_an_empty_key_file_is_refused_not_used_to_sign(  # type: ignore[no-untyped-def]
     demo_runs: list[str], chain_dir: Path, clean_db: neo4j.Driver, cli_env, invoke
 ) -> None:

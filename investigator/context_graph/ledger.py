@@ -159,8 +159,22 @@ def load_chain_key(create: bool = True) -> ChainKey | None:
             os.link(draft, path)
         except FileExistsError:
             return load_chain_key(create=False)
+        except OSError:
+            return _create_key_in_place(path, secret, directory)  # no hard links here
     finally:
         draft.unlink(missing_ok=True)
+    return ChainKey(secret.encode("utf-8"), directory)
+
+
+def _create_key_in_place(path: Path, secret: str, directory: Path) -> ChainKey | None:
+    """The key file created and written in place, for a file system without hard links: a
+    racing reader may then find it empty, and refuses it (no anchor) rather than sign."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return load_chain_key(create=False)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(secret + "\n")
     return ChainKey(secret.encode("utf-8"), directory)
 
 
