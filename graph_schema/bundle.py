@@ -206,7 +206,7 @@ class _Provenance(_Spec):
     valid_to: ZonedDatetime | None = None
     recorded_at: ZonedDatetime | None = None
     method: str | None = None
-    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0, allow_inf_nan=False)
     # Where in the source the fact is (path#anchor or line range); required for documents.
     locator: str | None = None
 

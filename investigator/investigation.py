@@ -69,7 +69,7 @@ class InvestigationRequest(BaseModel):
         default=DEFAULT_BUDGET_TOKENS, ge=MIN_BUDGET_TOKENS, le=MAX_BUDGET_TOKENS
     )
     idempotency_key: str | None = Field(default=None, min_length=1, max_length=200)
-    deadline_s: float = Field(default=DEFAULT_DEADLINE_S, ge=0.0, le=600.0)
+    deadline_s: float = Field(default=DEFAULT_DEADLINE_S, ge=0.0, le=600.0, allow_inf_nan=False)
     # Replay only: a run that stopped at its deadline is re-run to the same number of tool
     # calls, so the wall clock of the original machine does not decide what replay rebuilds.
     deadline_after_calls: int | None = Field(default=None, ge=0, le=10_000)

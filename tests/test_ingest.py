@@ -412,6 +412,17 @@ def test_bad_paths_and_options(graph, cli_env, invoke, tmp_path) -> None:
     assert counts(graph) == (0, 0)
 
 
+def test_a_confidence_that_is_not_a_number_is_refused(graph, cli_env, invoke, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # JSON's NaN and YAML's .inf parse as floats; no range check can refuse them, so say so.
+    for name, value in (("nan.json", "NaN"), ("inf.json", "Infinity")):
+        bundle = json.dumps(small_bundle()).replace(
+            '"source_id": "src:catalog"}', f'"source_id": "src:catalog", "confidence": {value}}}', 1
+        )
+        path = tmp_path / name
+        path.write_text(bundle, encoding="utf-8")
+        rejected(invoke, graph, path, "confidence: Input should be a finite number")
+
+
 def test_yaml_aliases_and_repeated_keys_are_refused(graph, cli_env, invoke, tmp_path) -> None:
     bomb = tmp_path / "bomb.yaml"
     bomb.write_text(
