@@ -103,6 +103,13 @@ def test_missing_java_is_one_line_exit_2(db_env: dict[str, str]) -> None:
     assert "Java 17 or 21" in proc.stderr
 
 
+def test_an_unusable_state_folder_is_one_line_exit_1(db_env: dict[str, str]) -> None:
+    db_env["INVESTIGATOR_STATE_DIR"] = "/dev/null/state"  # under a file: cannot be made
+    proc = _cli("db", "start", "--no-warm-plans", env=db_env)
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.stderr == "error: cannot use the state folder /dev/null/state: Not a directory\n"
+
+
 def test_missing_maven_is_one_line_exit_2(db_env: dict[str, str], tmp_path: Path) -> None:
     real_java = subprocess.run(
         ["bash", "-c", "readlink -f $(command -v java)"], capture_output=True, text=True
