@@ -7,6 +7,7 @@ logs) and a user-only state file (pid, URI, generated password) live in a state 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import re
@@ -16,7 +17,7 @@ import signal
 import socket
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -164,6 +165,22 @@ def _process_cmdline(pid: int) -> str | None:
     return out.stdout.strip() or None
 
 
+@contextlib.contextmanager
+def _exclusive(lock: Path, waiting: Callable[[], None] = lambda: None) -> Iterator[None]:
+    """Hold an exclusive lock on the file `lock` (made if missing); `waiting` is called
+    once if another process holds it, before waiting for it."""
+    with open(lock, "a", encoding="utf-8") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            waiting()
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 class LocalNeo4j:
     """Start, stop and inspect one local Neo4j server, identified by its state folder."""
 
@@ -212,7 +229,16 @@ class LocalNeo4j:
         return (self.runtime_dir / ".complete").exists()
 
     def ensure_jars(self, progress: Callable[[str], None] = lambda _m: None) -> bool:
-        """Resolve the Neo4j jars with Maven once; return True if they were downloaded now."""
+        """Resolve the Neo4j jars with Maven once; return True if they were downloaded now.
+        Two processes that need them at once resolve them once (the cache is per user)."""
+        if self.jars_present():
+            return False
+        self.runtime_dir.parent.mkdir(parents=True, exist_ok=True)
+        lock = self.runtime_dir.parent / f"{self.runtime_dir.name}.lock"
+        with _exclusive(lock, lambda: progress("waiting for another process fetching the jars...")):
+            return self._fetch_jars(progress)
+
+    def _fetch_jars(self, progress: Callable[[str], None]) -> bool:
         if self.jars_present():
             return False
         mvn = shutil.which("mvn")
@@ -325,7 +351,24 @@ class LocalNeo4j:
         )
 
     def start(self, progress: Callable[[str], None] = lambda _m: None) -> StartResult:
-        """Start the server in the background and wait until Bolt answers (idempotent)."""
+        """Start the server in the background and wait until Bolt answers (idempotent).
+
+        Starts of one state folder take turns: a second `db start` while the first is still
+        starting waits for it, then finds the server running."""
+        try:
+            self.state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        except OSError as exc:
+            raise InvestigatorError(
+                f"cannot use the state folder {self.state_dir}: {exc.strerror or exc}"
+            ) from None
+
+        def waiting() -> None:
+            progress("another `db start` is starting this server; waiting for it...")
+
+        with _exclusive(self.state_dir / "start.lock", waiting):
+            return self._start(progress)
+
+    def _start(self, progress: Callable[[str], None]) -> StartResult:
         began = time.monotonic()
         state = self.read_state()
         if state is not None and self._is_our_process(state.pid) and self._bolt_answers(state):
@@ -449,7 +492,14 @@ class LocalNeo4j:
             os.kill(pid, signal.SIGKILL)
 
     def stop(self) -> bool:
-        """Stop exactly the recorded server; return False when it was not running."""
+        """Stop exactly the recorded server; return False when it was not running (a start
+        in progress finishes first)."""
+        if not self.state_dir.is_dir():
+            return False
+        with _exclusive(self.state_dir / "start.lock"):
+            return self._stop()
+
+    def _stop(self) -> bool:
         state = self.read_state()
         if state is None or not self._is_our_process(state.pid):
             if state is not None and state.pid is not None:

@@ -103,6 +103,33 @@ def test_missing_java_is_one_line_exit_2(db_env: dict[str, str]) -> None:
     assert "Java 17 or 21" in proc.stderr
 
 
+def test_starts_at_once_take_turns_and_leave_one_server(db_env: dict[str, str]) -> None:
+    """Two terminals (or `make demo` and a script) starting the same state folder at once:
+    one starts the server, the others wait for it and find it running."""
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "investigator", "db", "start", "--no-warm-plans", "--json"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=db_env,
+        )
+        for _ in range(3)
+    ]
+    results = [(proc.wait(timeout=300), *proc.communicate()) for proc in procs]
+    try:
+        assert [code for code, _, _ in results] == [0, 0, 0], results
+        docs = [json.loads(out) for _, out, _ in results]
+        assert sorted(doc["already_running"] for doc in docs) == [False, True, True]
+        assert len({(doc["uri"], doc["pid"]) for doc in docs}) == 1
+        status = json.loads(_cli("db", "status", "--json", env=db_env).stdout)
+        assert status["running"] is True and status["pid"] == docs[0]["pid"]
+    finally:
+        stopped = _cli("db", "stop", env=db_env)
+    assert stopped.stdout.strip() == "stopped"
+    assert not _alive(docs[0]["pid"])
+
+
 def test_an_unusable_state_folder_is_one_line_exit_1(db_env: dict[str, str]) -> None:
     db_env["INVESTIGATOR_STATE_DIR"] = "/dev/null/state"  # under a file: cannot be made
     proc = _cli("db", "start", "--no-warm-plans", env=db_env)
