@@ -491,12 +491,16 @@ class LocalNeo4j:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
 
-    def stop(self) -> bool:
+    def stop(self, progress: Callable[[str], None] = lambda _m: None) -> bool:
         """Stop exactly the recorded server; return False when it was not running (a start
-        in progress finishes first)."""
+        in progress finishes first: it then has a pid to stop)."""
         if not self.state_dir.is_dir():
             return False
-        with _exclusive(self.state_dir / "start.lock"):
+
+        def waiting() -> None:
+            progress("a `db start` of this server is in progress; stopping when it is done...")
+
+        with _exclusive(self.state_dir / "start.lock", waiting):
             return self._stop()
 
     def _stop(self) -> bool:

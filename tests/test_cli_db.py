@@ -130,6 +130,30 @@ def test_starts_at_once_take_turns_and_leave_one_server(db_env: dict[str, str]) 
     assert not _alive(docs[0]["pid"])
 
 
+def test_a_stop_during_a_start_waits_for_it_then_stops_the_server(
+    db_env: dict[str, str],
+) -> None:
+    start = subprocess.Popen(
+        [sys.executable, "-m", "investigator", "db", "start", "--no-warm-plans", "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=db_env,
+    )
+    try:
+        assert start.stderr is not None
+        assert start.stderr.readline().startswith("waiting for Bolt")  # it holds the lock
+        stopped = _cli("db", "stop", env=db_env)
+        assert stopped.stderr.startswith("a `db start` of this server is in progress")
+        assert stopped.returncode == 0 and stopped.stdout.strip() == "stopped"
+        assert start.wait(timeout=300) == 0
+        pid = json.loads(start.communicate()[0])["pid"]
+        assert not _alive(pid)
+        assert json.loads(_cli("db", "status", "--json", env=db_env).stdout)["running"] is False
+    finally:
+        _cli("db", "stop", env=db_env)
+
+
 def test_an_unusable_state_folder_is_one_line_exit_1(db_env: dict[str, str]) -> None:
     db_env["INVESTIGATOR_STATE_DIR"] = "/dev/null/state"  # under a file: cannot be made
     proc = _cli("db", "start", "--no-warm-plans", env=db_env)

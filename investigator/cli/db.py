@@ -103,7 +103,7 @@ def stop(json_out: bool) -> None:
     Example:
       investigator db stop
     """
-    stopped = LocalNeo4j.default().stop()
+    stopped = LocalNeo4j.default().stop(progress=_progress)
     if json_out:
         click.echo(json.dumps({"stopped": stopped}))
     else:
