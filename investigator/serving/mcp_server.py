@@ -404,7 +404,8 @@ def listening_socket(host: str, port: int) -> socket.socket:
         sock.listen(128)
     except OSError as exc:
         sock.close()
-        raise InvestigatorError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        shown = f"[{host}]" if ":" in host else host  # an IPv6 address, as a URL writes it
+        raise InvestigatorError(f"cannot listen on {shown}:{port}: {exc.strerror or exc}") from None
     return sock
 
 
