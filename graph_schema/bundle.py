@@ -502,6 +502,16 @@ def parse_bundle_data(origin: str, raw: Any) -> tuple[Bundle | None, list[Bundle
     """Validate already-parsed YAML/JSON data as a Bundle, collecting every problem."""
     if not isinstance(raw, dict):
         return None, [BundleProblem(origin=origin, element="bundle", reason="not a mapping")]
+    if raw and not raw.keys() & Bundle.model_fields.keys():
+        # Some other file (a manifest, a config, a secret): one line, none of its content.
+        return None, [
+            BundleProblem(
+                origin=origin,
+                element="bundle",
+                reason=f"not a bundle: none of its {len(raw)} top-level keys is one of "
+                + ", ".join(Bundle.model_fields),
+            )
+        ]
     try:
         return Bundle.model_validate(raw), []
     except ValidationError as exc:

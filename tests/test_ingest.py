@@ -412,6 +412,19 @@ def test_bad_paths_and_options(graph, cli_env, invoke, tmp_path) -> None:
     assert counts(graph) == (0, 0)
 
 
+def test_a_file_that_is_not_a_bundle_is_one_problem_without_its_content(  # type: ignore[no-untyped-def]
+    graph, cli_env, invoke, tmp_path
+) -> None:
+    # A wrong file (here a secret's shape) is named as such; its keys are not echoed.
+    other = tmp_path / "config.yaml"
+    other.write_text(
+        "".join(f"user{n}:$6$salt$hash{n}: x\n" for n in range(20)) + "kind: ConfigMap\n",
+        encoding="utf-8",
+    )
+    err = rejected(invoke, graph, other, "config.yaml: bundle: not a bundle: none of its 21")
+    assert err.count("\n") == 2 and "$6$" not in err
+
+
 def test_a_confidence_that_is_not_a_number_is_refused(graph, cli_env, invoke, tmp_path) -> None:  # type: ignore[no-untyped-def]
     # JSON's NaN and YAML's .inf parse as floats; no range check can refuse them, so say so.
     for name, value in (("nan.json", "NaN"), ("inf.json", "Infinity")):
