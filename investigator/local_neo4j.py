@@ -357,6 +357,9 @@ class LocalNeo4j:
         starting waits for it, then finds the server running."""
         try:
             self.state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+            for sub in ("conf", "data", "logs", "plugins", "import", "run"):
+                (self.home / sub).mkdir(parents=True, exist_ok=True)
+            os.chmod(self.state_dir, 0o700)
         except OSError as exc:
             raise InvestigatorError(
                 f"cannot use the state folder {self.state_dir}: {exc.strerror or exc}"
@@ -377,14 +380,6 @@ class LocalNeo4j:
             )
         java = java_executable()
         downloaded = self.ensure_jars(progress)
-        try:
-            for sub in ("conf", "data", "logs", "plugins", "import", "run"):
-                (self.home / sub).mkdir(parents=True, exist_ok=True)
-            os.chmod(self.state_dir, 0o700)
-        except OSError as exc:
-            raise InvestigatorError(
-                f"cannot use the state folder {self.state_dir}: {exc.strerror or exc}"
-            ) from None
         port = _free_port()
         (self.home / "conf" / "neo4j.conf").write_text(_conf(port, self.pagecache))
         # A leading letter: a password starting with "-" would be read as an admin-tool option.

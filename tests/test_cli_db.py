@@ -28,6 +28,17 @@ def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     )
 
 
+def _start_in_background(env: dict[str, str]) -> subprocess.Popen[str]:
+    """`db start --no-warm-plans --json` as another terminal would run it, not waited for."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "investigator", "db", "start", "--no-warm-plans", "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+
+
 def _alive(pid: int) -> bool:
     """True while `pid` runs (a zombie awaiting its reaper counts as gone)."""
     try:
@@ -106,16 +117,7 @@ def test_missing_java_is_one_line_exit_2(db_env: dict[str, str]) -> None:
 def test_starts_at_once_take_turns_and_leave_one_server(db_env: dict[str, str]) -> None:
     """Two terminals (or `make demo` and a script) starting the same state folder at once:
     one starts the server, the others wait for it and find it running."""
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-m", "investigator", "db", "start", "--no-warm-plans", "--json"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=db_env,
-        )
-        for _ in range(3)
-    ]
+    procs = [_start_in_background(db_env) for _ in range(3)]
     results = [(proc.wait(timeout=300), *proc.communicate()) for proc in procs]
     try:
         assert [code for code, _, _ in results] == [0, 0, 0], results
@@ -133,13 +135,7 @@ def test_starts_at_once_take_turns_and_leave_one_server(db_env: dict[str, str]) 
 def test_a_stop_during_a_start_waits_for_it_then_stops_the_server(
     db_env: dict[str, str],
 ) -> None:
-    start = subprocess.Popen(
-        [sys.executable, "-m", "investigator", "db", "start", "--no-warm-plans", "--json"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=db_env,
-    )
+    start = _start_in_background(db_env)
     try:
         assert start.stderr is not None
         assert start.stderr.readline().startswith("waiting for Bolt")  # it holds the lock

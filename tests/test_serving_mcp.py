@@ -528,16 +528,23 @@ def test_mcp_refuses_bad_input_with_one_line_before_serving(  # type: ignore[no-
     assert "serving" not in res.err
 
 
+@pytest.mark.parametrize(
+    ("family", "host", "shown"),
+    [(socket.AF_INET, "127.0.0.1", "127.0.0.1"), (socket.AF_INET6, "::1", "[::1]")],
+)
 def test_mcp_over_http_on_a_port_in_use_is_one_line_not_a_server_log(  # type: ignore[no-untyped-def]
-    tokens_config: Path, invoke
+    tokens_config: Path, invoke, family: socket.AddressFamily, host: str, shown: str
 ) -> None:
-    with socket.socket() as taken:
-        taken.bind(("127.0.0.1", 0))
+    with socket.socket(family) as taken:
+        try:
+            taken.bind((host, 0))
+        except OSError:
+            pytest.skip(f"{host} is not configured on this machine")
         taken.listen()
         port = taken.getsockname()[1]
-        res = invoke("mcp", "--transport", "http", "--port", str(port))
+        res = invoke("mcp", "--transport", "http", "--host", host, "--port", str(port))
     assert res.code == 1 and res.out == "", res
-    assert res.err == f"error: cannot listen on 127.0.0.1:{port}: Address already in use\n"
+    assert res.err == f"error: cannot listen on {shown}:{port}: Address already in use\n"
 
 
 def test_mcp_http_without_tokens_is_refused(  # type: ignore[no-untyped-def]

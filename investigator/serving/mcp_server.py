@@ -387,6 +387,11 @@ def http_app(backend: ServingBackend, tokens: TokenTable, *, host: str) -> ASGIA
     return BearerGate(server.streamable_http_app(host=host), tokens)
 
 
+def _url_host(host: str) -> str:
+    """`host` as a URL writes it: an IPv6 address in brackets."""
+    return f"[{host}]" if ":" in host else host
+
+
 def listening_socket(host: str, port: int) -> socket.socket:
     """A socket bound to host:port and listening, or one clear error: BadInput (exit 2) for
     a host that names no address, InvestigatorError (exit 1) for an address that cannot be
@@ -404,8 +409,9 @@ def listening_socket(host: str, port: int) -> socket.socket:
         sock.listen(128)
     except OSError as exc:
         sock.close()
-        shown = f"[{host}]" if ":" in host else host  # an IPv6 address, as a URL writes it
-        raise InvestigatorError(f"cannot listen on {shown}:{port}: {exc.strerror or exc}") from None
+        raise InvestigatorError(
+            f"cannot listen on {_url_host(host)}:{port}: {exc.strerror or exc}"
+        ) from None
     return sock
 
 
@@ -417,9 +423,9 @@ def run_http(
     import uvicorn
 
     app = http_app(backend, tokens, host=host)
-    shown = f"[{host}]" if ":" in host else host  # an IPv6 address, as a URL writes it
     port = sock.getsockname()[1]
-    sys.stderr.write(f"investigator mcp: serving streamable HTTP on http://{shown}:{port}/mcp\n")
+    url = f"http://{_url_host(host)}:{port}/mcp"
+    sys.stderr.write(f"investigator mcp: serving streamable HTTP on {url}\n")
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
     with sock:
         server.run(sockets=[sock])
