@@ -35,6 +35,7 @@ from pydantic import (
 )
 
 from graph_schema.canonical import safe_yaml_load
+from graph_schema.collector import cyclic_gc_paused
 from graph_schema.kg_types import (
     DOCUMENT_ONLY_PROPERTIES,
     ENTITY_LABELS,
@@ -548,6 +549,7 @@ def bundle_files(path: Path) -> list[Path]:
     return []
 
 
+@cyclic_gc_paused()
 def load_bundle(path: Path | str) -> LoadedBundle:
     """Read a bundle file or folder. Problems are collected in `LoadedBundle.problems`."""
     root = Path(path)

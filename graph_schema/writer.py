@@ -52,6 +52,7 @@ from pydantic import BaseModel
 from graph_schema import ingest_mark
 from graph_schema.bundle import BundleProblem, LoadedBundle
 from graph_schema.canonical import epoch_micros
+from graph_schema.collector import cyclic_gc_paused
 from graph_schema.hashing import content_hash
 from graph_schema.kg_types import (
     KG_LABEL,
@@ -421,6 +422,7 @@ class _Prepared:
     retractions: list[_Retraction]
 
 
+@cyclic_gc_paused()
 def ingest_bundle(
     driver: neo4j.Driver,
     loaded: LoadedBundle,
@@ -511,6 +513,7 @@ def _unchanged_report(loaded: LoadedBundle, started: float) -> IngestReport:
     )
 
 
+@cyclic_gc_paused()
 def write_bundle(
     driver: neo4j.Driver,
     loaded: LoadedBundle,

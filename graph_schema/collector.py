@@ -1,0 +1,42 @@
+"""Python's cyclic garbage collector, paused while a bundle is loaded or ingested.
+
+Loading and ingesting a bundle allocate millions of containers: models, drafts, rows, the
+driver's packing. Their count triggers full collections, and each full collection walks every
+live container, the loaded bundle's included. On 101,565 elements that was 2 s of a 4.3 s load
+and 2.5-3.5 s of a 15-17 s first ingest (docs/benchmarks.md), holding the interpreter while
+Neo4j waited for the next batch. Reference counting still frees everything as it goes; only
+reference cycles wait, and the loader and writer make almost none (a test counts them).
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+_lock = threading.Lock()
+_pauses = 0  # pauses in progress, in any thread
+_enabled_before = False
+
+
+@contextmanager
+def cyclic_gc_paused() -> Iterator[None]:
+    """Disable the cyclic collector for the block (or the decorated call).
+
+    Pauses may overlap, in one thread or several: the collector is enabled again when the last
+    one ends, and only if it was enabled when the first began.
+    """
+    global _pauses, _enabled_before
+    with _lock:
+        if _pauses == 0:
+            _enabled_before = gc.isenabled()
+            gc.disable()
+        _pauses += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _pauses -= 1
+            if _pauses == 0 and _enabled_before:
+                gc.enable()
