@@ -1,11 +1,12 @@
-"""Python's cyclic garbage collector, paused while a bundle is loaded or ingested.
+"""Python's cyclic garbage collector, paused while a bundle is generated, written, loaded or
+ingested.
 
-Loading and ingesting a bundle allocate millions of containers: models, drafts, rows, the
-driver's packing. Their count triggers full collections, and each full collection walks every
-live container, the loaded bundle's included. On 101,565 elements that was 2 s of a 4.3 s load
-and 2.5-3.5 s of a 15-17 s first ingest (docs/benchmarks.md), holding the interpreter while
-Neo4j waited for the next batch. Reference counting still frees everything as it goes; only
-reference cycles wait, and the loader and writer make almost none (a test counts them).
+These allocate millions of containers: models, drafts, rows, the driver's packing. Their count
+triggers full collections, and each full collection walks every live container, the loaded
+bundle's included. On 101,565 elements that was 2 s of a 4.3 s load and 2.5-3.5 s of a
+15-17 s first ingest (docs/benchmarks.md), holding the interpreter while Neo4j waited for the
+next batch. Reference counting still frees everything as it goes; only reference cycles wait,
+and the loader and writer make almost none (a test counts them).
 """
 
 from __future__ import annotations

@@ -27,6 +27,7 @@ from graph_schema.bundle import (
     RetractionSpec,
     SourceSpec,
 )
+from graph_schema.collector import cyclic_gc_paused
 from graph_schema.kg_types import DocumentKind, EvidenceType, NodeLabel, RelType, Trust
 
 BASE = datetime(2026, 6, 1, tzinfo=UTC)
@@ -64,6 +65,7 @@ def _sources(tenant: str) -> list[SourceSpec]:
     ]
 
 
+@cyclic_gc_paused()
 def generate_bundle(services: int, seed: int, tenant: str = "synth") -> Bundle:
     """A bundle with `services` services and everything around them, fixed by `seed`."""
     if services < 1:
@@ -438,6 +440,7 @@ def bundle_document(bundle: Bundle) -> dict[str, Any]:
     return bundle.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
+@cyclic_gc_paused()
 def write_bundle_file(bundle: Bundle, path: Path) -> None:
     """Write `bundle` to `path` as JSON (`.json`) or YAML (anything else), deterministically."""
     data = bundle_document(bundle)

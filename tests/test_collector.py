@@ -1,6 +1,7 @@
-"""Loading and ingesting a bundle run with Python's cyclic collector paused (its full
-collections were 2-3.5 s of a 101k-element ingest, docs/benchmarks.md), and give it back as
-it was: enabled after, disabled if the caller had disabled it, whatever the outcome.
+"""Generating, writing, loading and ingesting a bundle run with Python's cyclic collector
+paused (its full collections were 2.5-3.5 s of a 101k-element ingest, docs/benchmarks.md),
+and give it back as it was: enabled after, disabled if the caller had disabled it, whatever
+the outcome.
 """
 
 from __future__ import annotations
@@ -48,6 +49,19 @@ def test_no_collection_runs_while_a_bundle_loads(tmp_path: Path, collections: li
     collections.clear()
     loaded = load_bundle(path)
     assert loaded.problems == [] and loaded.element_count() > 500
+    assert len(collections) <= 1 and 2 not in collections and gc.isenabled()
+
+
+def test_no_collection_runs_while_a_bundle_is_generated_or_written(
+    tmp_path: Path, collections: list[int]
+) -> None:
+    gc.collect()
+    collections.clear()
+    bundle = generate_bundle(30, 7, tenant="gen")
+    assert len(collections) <= 1 and 2 not in collections and gc.isenabled()
+    gc.collect()
+    collections.clear()
+    write_bundle_file(bundle, tmp_path / "bundle.json")
     assert len(collections) <= 1 and 2 not in collections and gc.isenabled()
 
 
