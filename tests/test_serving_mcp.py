@@ -504,6 +504,20 @@ def tokens_config(tmp_path: Path, cli_env, monkeypatch: pytest.MonkeyPatch) -> P
     return config
 
 
+def _mcp(*args: str) -> tuple[int, str, str]:
+    """`investigator mcp ARGS` in a process of its own, given 60 s: input that should be
+    refused but is served fails the test instead of hanging the suite."""
+    done = subprocess.run(
+        [sys.executable, "-m", "investigator", "mcp", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=os.environ.copy(),
+        check=False,
+    )
+    return done.returncode, done.stdout, done.stderr
+
+
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [
@@ -519,21 +533,21 @@ def tokens_config(tmp_path: Path, cli_env, monkeypatch: pytest.MonkeyPatch) -> P
         (["--transport", "http", "--max-concurrent", "0"], 2, "--max-concurrent"),
     ],
 )
-def test_mcp_refuses_bad_input_with_one_line_before_serving(  # type: ignore[no-untyped-def]
-    tokens_config: Path, invoke, args: list[str], code: int, message: str
+def test_mcp_refuses_bad_input_with_one_line_before_serving(
+    tokens_config: Path, args: list[str], code: int, message: str
 ) -> None:
-    res = invoke("mcp", *args)
-    assert res.code == code, res
-    assert res.out == "" and res.err.count("\n") == 1 and message in res.err, res.err
-    assert "serving" not in res.err
+    exit_code, out, err = _mcp(*args)
+    assert exit_code == code, (exit_code, out, err)
+    assert out == "" and err.count("\n") == 1 and message in err, err
+    assert "serving" not in err
 
 
 @pytest.mark.parametrize(
     ("family", "host", "shown"),
     [(socket.AF_INET, "127.0.0.1", "127.0.0.1"), (socket.AF_INET6, "::1", "[::1]")],
 )
-def test_mcp_over_http_on_a_port_in_use_is_one_line_not_a_server_log(  # type: ignore[no-untyped-def]
-    tokens_config: Path, invoke, family: socket.AddressFamily, host: str, shown: str
+def test_mcp_over_http_on_a_port_in_use_is_one_line_not_a_server_log(
+    tokens_config: Path, family: socket.AddressFamily, host: str, shown: str
 ) -> None:
     with socket.socket(family) as taken:
         try:
@@ -542,18 +556,18 @@ def test_mcp_over_http_on_a_port_in_use_is_one_line_not_a_server_log(  # type: i
             pytest.skip(f"{host} is not configured on this machine")
         taken.listen()
         port = taken.getsockname()[1]
-        res = invoke("mcp", "--transport", "http", "--host", host, "--port", str(port))
-    assert res.code == 1 and res.out == "", res
-    assert res.err == f"error: cannot listen on {shown}:{port}: Address already in use\n"
+        exit_code, out, err = _mcp("--transport", "http", "--host", host, "--port", str(port))
+    assert exit_code == 1 and out == "", (exit_code, out, err)
+    assert err == f"error: cannot listen on {shown}:{port}: Address already in use\n"
 
 
 def test_mcp_http_without_tokens_is_refused(  # type: ignore[no-untyped-def]
-    tmp_path: Path, cli_env, invoke, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, cli_env, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("INVESTIGATOR_CONFIG", str(tmp_path / "absent.toml"))
-    res = invoke("mcp", "--transport", "http")
-    assert res.code == 2 and res.out == "" and res.err.count("\n") == 1
-    assert "no bearer tokens" in res.err and "investigator mcp token" in res.err
+    exit_code, out, err = _mcp("--transport", "http")
+    assert exit_code == 2 and out == "" and err.count("\n") == 1, (exit_code, out, err)
+    assert "no bearer tokens" in err and "investigator mcp token" in err
 
 
 def test_mcp_config_is_read_by_the_one_config_reader(tmp_path: Path) -> None:
