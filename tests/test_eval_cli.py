@@ -52,6 +52,12 @@ def _one_line_error(res, code: int, needle: str) -> None:  # type: ignore[no-unt
         (_ONE_CASE.replace("name: payments-incident,", "name: other,"), "undeclared datasets"),
         (_ONE_CASE + _ONE_CASE.split("cases:\n")[1], "duplicate case ids"),
         ("\x00\x01binary", "cases file"),
+        # Hostile YAML gets the product's parser: no aliases (which multiply what is
+        # validated), no tags, and nesting past the parser's recursion is one line, exit 2.
+        ("a: &a [x, x]\nb: [*a, *a]\n", "aliases are not allowed"),
+        ("cases: !!python/object:os.system [echo]\n", "is not allowed"),
+        ("a: " + "[" * 5000 + "]" * 5000 + "\n", "nested too deeply"),
+        ("datasets: []\ndatasets: []\n", "duplicate key"),
     ],
 )
 def test_malformed_cases_files_exit_2(invoke, tmp_path: Path, text: str, needle: str) -> None:  # type: ignore[no-untyped-def]

@@ -15,6 +15,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from graph_schema.canonical import safe_yaml_load
 from investigator.errors import BadInput
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -290,7 +291,7 @@ def load_golden_set(path: Path) -> GoldenSet:
     if path.stat().st_size > MAX_CASES_FILE_BYTES:
         raise BadInput(f"cases file {path} is larger than {MAX_CASES_FILE_BYTES} bytes")
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = safe_yaml_load(path.read_text(encoding="utf-8"))
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]

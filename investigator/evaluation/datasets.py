@@ -15,6 +15,7 @@ from typing import Any
 import neo4j
 import yaml
 
+from graph_schema.canonical import safe_yaml_load
 from graph_schema.purge import purge_content
 from investigator.errors import BadInput, InvestigatorError
 from investigator.evaluation.cases import REPO_ROOT, DatasetSpec
@@ -95,7 +96,7 @@ def _bundle_files(path: Path) -> list[Path]:
 
 def _load(path: Path) -> Any:
     text = path.read_text(encoding="utf-8")
-    return json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+    return json.loads(text) if path.suffix == ".json" else safe_yaml_load(text)
 
 
 def documented_grants(paths: dict[str, Path]) -> dict[str, SubjectGrants]:
