@@ -21,10 +21,10 @@ from enum import StrEnum
 from pathlib import Path
 
 import neo4j
-import yaml
 from pydantic import BaseModel, ConfigDict
 
 from graph_schema.bundle import Bundle, LoadedBundle
+from graph_schema.canonical import safe_yaml_load
 from graph_schema.importers.common import ImportOptions
 from graph_schema.importers.dispatch import import_source
 from graph_schema.writer import ingest_bundle
@@ -98,7 +98,7 @@ class KindScore(BaseModel):
 
 def load_corpus(corpus_dir: Path = CORPUS_DIR) -> list[CorpusQuery]:
     """The derived queries of the corpus (queries.yaml)."""
-    data = yaml.safe_load((corpus_dir / "queries.yaml").read_text(encoding="utf-8"))
+    data = safe_yaml_load((corpus_dir / "queries.yaml").read_text(encoding="utf-8"))
     return [CorpusQuery.model_validate(q) for q in data["queries"]]
 
 
