@@ -1,5 +1,5 @@
 """Generating, writing, loading and ingesting a bundle run with Python's cyclic collector
-paused (its full collections were 2.5-3.5 s of a 101k-element ingest, docs/benchmarks.md),
+paused (its full gc_runs were 2.5-3.5 s of a 101k-element ingest, docs/benchmarks.md),
 and give it back as it was: enabled after, disabled if the caller had disabled it, whatever
 the outcome.
 """
@@ -21,10 +21,10 @@ from graph_schema.writer import BundleRejected, ingest_bundle
 
 
 @pytest.fixture()
-def collections() -> Iterator[list[int]]:
-    """The generation of every collection that starts while the test runs. The first
-    allocation after a pause may start one young collection: the allocations the pause
-    counted are past the threshold; the tests allow that one."""
+def gc_runs() -> Iterator[list[int]]:
+    """The generation of every collection that starts while the test runs; the collector is
+    enabled again after it. The first allocation after a pause may start one young
+    collection (the allocations the pause counted are past the threshold): tests allow it."""
     started: list[int] = []
 
     def count(phase: str, info: dict[str, int]) -> None:
@@ -42,41 +42,41 @@ def _generated(tenant: str, services: int = 30) -> LoadedBundle:
     return apply_overrides(loaded, tenant=tenant)
 
 
-def test_no_collection_runs_while_a_bundle_loads(tmp_path: Path, collections: list[int]) -> None:
+def test_no_collection_runs_while_a_bundle_loads(tmp_path: Path, gc_runs: list[int]) -> None:
     path = tmp_path / "bundle.json"
     write_bundle_file(generate_bundle(30, 7, tenant="gen"), path)
     gc.collect()
-    collections.clear()
+    gc_runs.clear()
     loaded = load_bundle(path)
     assert loaded.problems == [] and loaded.element_count() > 500
-    assert len(collections) <= 1 and 2 not in collections and gc.isenabled()
+    assert len(gc_runs) <= 1 and 2 not in gc_runs and gc.isenabled()
 
 
 def test_no_collection_runs_while_a_bundle_is_generated_or_written(
-    tmp_path: Path, collections: list[int]
+    tmp_path: Path, gc_runs: list[int]
 ) -> None:
     gc.collect()
-    collections.clear()
+    gc_runs.clear()
     bundle = generate_bundle(30, 7, tenant="gen")
-    assert len(collections) <= 1 and 2 not in collections and gc.isenabled()
+    assert len(gc_runs) <= 1 and 2 not in gc_runs and gc.isenabled()
     gc.collect()
-    collections.clear()
+    gc_runs.clear()
     write_bundle_file(bundle, tmp_path / "bundle.json")
-    assert len(collections) <= 1 and 2 not in collections and gc.isenabled()
+    assert len(gc_runs) <= 1 and 2 not in gc_runs and gc.isenabled()
 
 
 def test_no_collection_runs_while_a_bundle_is_ingested(
-    clean_db: neo4j.Driver, collections: list[int]
+    clean_db: neo4j.Driver, gc_runs: list[int]
 ) -> None:
     during: list[bool] = []
     loaded = _generated("gc-paused")
     gc.collect()
-    collections.clear()
+    gc_runs.clear()
     report = ingest_bundle(
         clean_db, loaded, batch_size=500, progress=lambda _: during.append(gc.isenabled())
     )
     assert report.node_records_created > 300 and during and not any(during)
-    assert len(collections) <= 1 and 2 not in collections and gc.isenabled()
+    assert len(gc_runs) <= 1 and 2 not in gc_runs and gc.isenabled()
     # What the pause leaves to the collector is what the ingest leaves in reference cycles:
     # a few driver objects, not the batches' rows (a thousand records would be tens of
     # thousands of containers).
@@ -93,7 +93,7 @@ def test_a_rejected_bundle_gives_the_collector_back(clean_db: neo4j.Driver) -> N
 
 
 def test_a_caller_who_disabled_the_collector_keeps_it_disabled(
-    clean_db: neo4j.Driver, collections: list[int]
+    clean_db: neo4j.Driver, gc_runs: list[int]
 ) -> None:
     gc.disable()
     ingest_bundle(clean_db, _generated("gc-caller", services=2))
@@ -101,7 +101,7 @@ def test_a_caller_who_disabled_the_collector_keeps_it_disabled(
 
 
 def test_overlapping_pauses_give_the_collector_back_when_the_last_ends(
-    collections: list[int],
+    gc_runs: list[int],
 ) -> None:
     first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
     seen: dict[str, bool] = {}
