@@ -1,5 +1,5 @@
 """Generating, writing, loading and ingesting a bundle run with Python's cyclic collector
-paused (its full gc_runs were 2.5-3.5 s of a 101k-element ingest, docs/benchmarks.md),
+paused (its full collections were 2.5-3.5 s of a 101k-element ingest, docs/benchmarks.md),
 and give it back as it was: enabled after, disabled if the caller had disabled it, whatever
 the outcome.
 """
