@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -143,3 +144,18 @@ def invoke(capfd: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
         return CliResult(code, out, err)
 
     return _invoke
+
+
+def invoke_process(*args: str, timeout: float = 60) -> CliResult:
+    """`investigator ARGS...` in a process of its own, in this test's environment, killed
+    after `timeout` seconds: for commands that would serve forever if a check regressed
+    (the test then fails with TimeoutExpired instead of hanging the suite)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "investigator", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=os.environ.copy(),
+        check=False,
+    )
+    return CliResult(done.returncode, done.stdout, done.stderr)

@@ -23,6 +23,7 @@ import anyio
 import httpx2
 import neo4j
 import pytest
+from conftest import invoke_process
 from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
@@ -504,20 +505,6 @@ def tokens_config(tmp_path: Path, cli_env, monkeypatch: pytest.MonkeyPatch) -> P
     return config
 
 
-def _mcp(*args: str) -> tuple[int, str, str]:
-    """`investigator mcp ARGS` in a process of its own, given 60 s: input that should be
-    refused but is served fails the test instead of hanging the suite."""
-    done = subprocess.run(
-        [sys.executable, "-m", "investigator", "mcp", *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=os.environ.copy(),
-        check=False,
-    )
-    return done.returncode, done.stdout, done.stderr
-
-
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [
@@ -536,10 +523,10 @@ def _mcp(*args: str) -> tuple[int, str, str]:
 def test_mcp_refuses_bad_input_with_one_line_before_serving(
     tokens_config: Path, args: list[str], code: int, message: str
 ) -> None:
-    exit_code, out, err = _mcp(*args)
-    assert exit_code == code, (exit_code, out, err)
-    assert out == "" and err.count("\n") == 1 and message in err, err
-    assert "serving" not in err
+    res = invoke_process("mcp", *args)
+    assert res.code == code, res
+    assert res.out == "" and res.err.count("\n") == 1 and message in res.err, res.err
+    assert "serving" not in res.err
 
 
 @pytest.mark.parametrize(
@@ -556,18 +543,18 @@ def test_mcp_over_http_on_a_port_in_use_is_one_line_not_a_server_log(
             pytest.skip(f"{host} is not configured on this machine")
         taken.listen()
         port = taken.getsockname()[1]
-        exit_code, out, err = _mcp("--transport", "http", "--host", host, "--port", str(port))
-    assert exit_code == 1 and out == "", (exit_code, out, err)
-    assert err == f"error: cannot listen on {shown}:{port}: Address already in use\n"
+        res = invoke_process("mcp", "--transport", "http", "--host", host, "--port", str(port))
+    assert res.code == 1 and res.out == "", res
+    assert res.err == f"error: cannot listen on {shown}:{port}: Address already in use\n"
 
 
 def test_mcp_http_without_tokens_is_refused(  # type: ignore[no-untyped-def]
     tmp_path: Path, cli_env, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("INVESTIGATOR_CONFIG", str(tmp_path / "absent.toml"))
-    exit_code, out, err = _mcp("--transport", "http")
-    assert exit_code == 2 and out == "" and err.count("\n") == 1, (exit_code, out, err)
-    assert "no bearer tokens" in err and "investigator mcp token" in err
+    res = invoke_process("mcp", "--transport", "http")
+    assert res.code == 2 and res.out == "" and res.err.count("\n") == 1, res
+    assert "no bearer tokens" in res.err and "investigator mcp token" in res.err
 
 
 def test_mcp_config_is_read_by_the_one_config_reader(tmp_path: Path) -> None:
