@@ -160,9 +160,9 @@ def main() -> None:
     try:
         if args.wipe:
             with driver.session(database=db) as session:
-                session.run(
-                    "MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS"
-                ).consume()
+                # No timeout: emptying a store of millions takes longer than the server's 120 s.
+                wipe = "MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS"
+                session.run(neo4j.Query(wipe, timeout=0)).consume()
         apply_schema(driver, db)
         executor = TemplateExecutor(driver, database=db)
         _ingest(driver, db, args.base_services, TENANT)

@@ -52,7 +52,7 @@ from pydantic import BaseModel
 from graph_schema import ingest_mark
 from graph_schema.bundle import BundleProblem, LoadedBundle
 from graph_schema.canonical import epoch_micros
-from graph_schema.collector import cyclic_gc_paused
+from graph_schema.collector import collect_young, cyclic_gc_paused
 from graph_schema.hashing import content_hash
 from graph_schema.kg_types import (
     KG_LABEL,
@@ -1191,6 +1191,7 @@ def _execute(
     with driver.session(database=database) as session:
         result = session.execute_write(unit, arg)
     scope.writes += 1
+    collect_young()  # the driver holds the written rows in a reference cycle
     return result
 
 
