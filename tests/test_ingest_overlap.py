@@ -188,6 +188,35 @@ def test_a_failed_write_stops_the_builder(
     assert count.records[0]["n"] == 40  # the first batch; the second rolled back
 
 
+def test_an_ingest_stopped_by_a_failed_write_is_completed_by_running_it_again(
+    graph: neo4j.Driver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch's transaction can fail midway (at 1M elements, once, the server's transaction
+    timeout: docs/benchmarks.md). The batches before it stay, and the same ingest run again
+    stores exactly what one whole ingest stores."""
+    create_edges = writer._create_fresh_edges
+    calls = 0
+
+    def failing(tx: neo4j.ManagedTransaction, rows: list[dict[str, Any]]) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 2:
+            raise RuntimeError("the transaction timed out")
+        create_edges(tx, rows)
+
+    monkeypatch.setattr(writer, "_create_fresh_edges", failing)
+    with pytest.raises(RuntimeError, match="timed out"):
+        ingest_bundle(graph, _generated("stopped"), now=NOW, batch_size=40)
+    stopped_nodes, stopped_edges = _stored(graph, "stopped")
+    monkeypatch.setattr(writer, "_create_fresh_edges", create_edges)
+    again = ingest_bundle(graph, _generated("stopped"), now=NOW, batch_size=40)
+    ingest_bundle(graph, _generated("whole"), now=NOW, batch_size=40)
+    whole_nodes, whole_edges = _stored(graph, "whole")
+    assert stopped_nodes and 0 < len(stopped_edges) < len(whole_edges)
+    assert again.edge_records_created > 0
+    assert _stored(graph, "stopped") == (whole_nodes, whole_edges)
+
+
 def test_rejected_bundle_writes_nothing_while_records_are_built(graph: neo4j.Driver) -> None:
     bundle = generate_bundle(12, 7, tenant="fresh")
     broken = bundle.model_copy(
