@@ -468,7 +468,7 @@ def ingest_bundle(
         # to itself. A rejection discards the drafts: nothing is written before validation
         # is complete. After the last batch, the thread computes the digest for the mark.
         build = partial(_fresh_batches, loaded, bundle_sources(loaded), now, batch_size)
-        with _Ahead(build, then=scope.settle_digest) as ahead:
+        with _Ahead(build, then=scope.settle_digest, held=True) as ahead:
             with ahead.held_back():
                 problems = validate_bundle(loaded, ExistingElements(), now=now)
             if problems:
@@ -1038,17 +1038,24 @@ class _Ahead:
     caller writes the last batches), unless the caller has left; leaving (`__exit__`) waits
     for it. It must keep its own errors (`WriteScope.settle_digest` does): the iteration has
     ended by then.
+
+    `held=True` starts the builder held back, until the caller's first `held_back` block
+    ends: a caller that validates first would otherwise race a small bundle's whole build,
+    and its `then`, before it could hold the builder back.
     """
 
     def __init__(
         self,
         build: Callable[[Callable[[], None]], Iterator[Any]],
         then: Callable[[], None] | None = None,
+        *,
+        held: bool = False,
     ) -> None:
         self._handoff: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._stop = threading.Event()
         self._running = threading.Event()
-        self._running.set()
+        if not held:
+            self._running.set()
         self._worker = threading.Thread(
             target=self._produce, args=(build, then), name="ingest-records", daemon=True
         )
