@@ -40,7 +40,6 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache, partial
@@ -465,14 +464,15 @@ def ingest_bundle(
         # refers to can be in the graph (every reference stays in the bundle's tenants), so
         # there is nothing to look up. The drafts are built in a thread while the first
         # batches are written; validation, which every write waits for, has the interpreter
-        # to itself. A rejection discards the drafts: nothing is written before validation
-        # is complete. After the last batch, the thread computes the digest for the mark.
+        # to itself (the thread is held until it ends). A rejection stops the thread before
+        # its first draft: nothing is built or written. After the last batch, the thread
+        # computes the digest for the mark.
         build = partial(_fresh_batches, loaded, bundle_sources(loaded), now, batch_size)
         with _Ahead(build, then=scope.settle_digest, held=True) as ahead:
-            with ahead.held_back():
-                problems = validate_bundle(loaded, ExistingElements(), now=now)
+            problems = validate_bundle(loaded, ExistingElements(), now=now)
             if problems:
                 raise BundleRejected(problems)
+            ahead.release()
             report = _apply_fresh(driver, loaded, database, ahead, progress, started, scope)
     else:
         existing, db_sources = find_existing(driver, loaded, database)
@@ -1024,13 +1024,15 @@ class _Stopped(Exception):
 
 
 class _Ahead:
-    """Builds the items of `build(checkpoint)` in a thread from construction on, while the
-    caller looks the bundle up, validates it and writes the first batches: the Python work
-    overlaps Neo4j's (a thread waiting on a socket releases the interpreter lock).
+    """Builds the items of `build(checkpoint)` in a thread, while the caller writes the first
+    batches: the Python work overlaps Neo4j's (a thread waiting on a socket releases the
+    interpreter lock).
 
-    The builder calls `checkpoint` before each element: it waits while the caller holds the
-    builder back (`held_back`, around validation, which must finish before the first write
-    and so is on the critical path), and leaves once the caller is done. An error of the
+    The builder calls `checkpoint` before each element: it waits while it is held, and leaves
+    once the caller is done. `held=True` starts it held until `release()`: a caller that
+    validates first (validation must finish before the first write, so it is on the critical
+    path) keeps the interpreter to itself, and a small bundle cannot be built, and its `then`
+    run, before a rejection. An error of the
     builder is raised by the iteration, where its item would have been: the batches before
     it are written, as when a write transaction fails mid-ingest.
 
@@ -1038,10 +1040,6 @@ class _Ahead:
     caller writes the last batches), unless the caller has left; leaving (`__exit__`) waits
     for it. It must keep its own errors (`WriteScope.settle_digest` does): the iteration has
     ended by then.
-
-    `held=True` starts the builder held back, until the caller's first `held_back` block
-    ends: a caller that validates first would otherwise race a small bundle's whole build,
-    and its `then`, before it could hold the builder back.
     """
 
     def __init__(
@@ -1068,14 +1066,9 @@ class _Ahead:
         if self._stop.is_set():
             raise _Stopped
 
-    @contextmanager
-    def held_back(self) -> Iterator[None]:
-        """The builder pauses at its next checkpoint until the block ends."""
-        self._running.clear()
-        try:
-            yield
-        finally:
-            self._running.set()
+    def release(self) -> None:
+        """Let a builder started held go on."""
+        self._running.set()
 
     def _produce(
         self,

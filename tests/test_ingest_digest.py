@@ -15,7 +15,6 @@ import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -204,17 +203,15 @@ def test_a_rejected_first_ingest_computes_no_digest_and_writes_no_mark(
         update={"edges": [*bundle.edges, bundle.edges[0].model_copy(update={"to": "svc:none"})]}
     )
     threads = _digests(monkeypatch, [])
-    held_back = writer._Ahead.held_back
+    enter = writer._Ahead.__enter__
 
-    @contextmanager
-    def late(self: Any) -> Iterator[None]:
-        # The ingest's thread is slow to hold the builder back (a loaded machine): the
-        # builder must not have built the whole small bundle, and digested it, meanwhile.
+    def late(self: Any) -> Any:
+        # The ingest's thread is slow to validate once the builder exists (a loaded machine):
+        # the builder must not have built the whole small bundle, and digested it, meanwhile.
         time.sleep(0.5)
-        with held_back(self):
-            yield
+        return enter(self)
 
-    monkeypatch.setattr(writer._Ahead, "held_back", late)
+    monkeypatch.setattr(writer._Ahead, "__enter__", late)
     with pytest.raises(BundleRejected):
         ingest_bundle(graph, LoadedBundle.from_bundles([("gen", broken)]), batch_size=40)
     assert threads == []
