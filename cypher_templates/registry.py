@@ -6,8 +6,9 @@ always Cypher parameters. Rendering uses StrictUndefined in a sandbox and every 
 text gets a `sha256:` template hash, recorded with each tool call for replay.
 
 One file can publish several versions of a template (manifest `versions`): they differ only
-in their render settings (`row_times`: how the rows carry times), which Jinja2 receives
-beside the options, so an older version keeps rendering exactly the text it was recorded with.
+in their render settings (`row_times`: how the rows carry times; `acl_ceiling`: which record
+of an element bounds what a subject may read), which Jinja2 receives beside the options, so an
+older version keeps rendering exactly the text it was recorded with.
 """
 
 from __future__ import annotations
@@ -60,8 +61,14 @@ ParamType = Literal["id", "text", "lucene", "int", "datetime", "id_list"]
 #   and the zoned UTC times of `context` and `props` as `{us: <integer>}`; the executor turns
 #   them back into the same aware datetimes (cypher_templates/executor.py).
 RowTimes = Literal["datetime", "epoch_micros"]
+# Which record of an element bounds what a subject may read of it (templates/_visibility.j2):
+# - `latest_record`: the element's record the KG knows now (any status, tombstones
+#   included), for nodes (tenant, id) and relationships (tenant, type, key);
+# - `active_node`: versions 1 and 2 as first published (the current ACTIVE record of a node
+#   only), kept so the texts recorded runs name still render byte-identical.
+AclCeiling = Literal["active_node", "latest_record"]
 # What a template's text receives from its manifest entry beside its options.
-RENDER_SETTINGS: frozenset[str] = frozenset({"row_times"})
+RENDER_SETTINGS: frozenset[str] = frozenset({"row_times", "acl_ceiling"})
 
 
 class TemplateRefused(BadInput):
@@ -182,6 +189,7 @@ class TemplateSpec(BaseModel):
     text_param: str | None = None
     history: bool = False
     row_times: RowTimes = "datetime"
+    acl_ceiling: AclCeiling = "active_node"
 
     @model_validator(mode="after")
     def _names(self) -> TemplateSpec:
@@ -265,6 +273,7 @@ class VersionSettings(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     row_times: RowTimes = "datetime"
+    acl_ceiling: AclCeiling = "active_node"
 
 
 class Manifest(BaseModel):
@@ -421,7 +430,9 @@ class TemplateRegistry:
             return cached
         try:
             # Option names never collide with the settings (TemplateSpec refuses them).
-            raw = self._env.get_template(spec.file).render(row_times=spec.row_times, **resolved)
+            raw = self._env.get_template(spec.file).render(
+                row_times=spec.row_times, acl_ceiling=spec.acl_ceiling, **resolved
+            )
         except TemplateError as exc:
             raise ValueError(f"template {spec.ref} failed to render: {exc}") from exc
         # Normalise whitespace-only lines and trailing blanks so the hash is stable under

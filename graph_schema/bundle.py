@@ -15,8 +15,10 @@ Semantic checks across files (dangling references, duplicate ids) live in
 
 from __future__ import annotations
 
+import functools
 import json
 import math
+import os
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -37,6 +39,7 @@ from pydantic import (
 from graph_schema.canonical import safe_yaml_load
 from graph_schema.collector import cyclic_gc_paused
 from graph_schema.kg_types import (
+    DOCUMENT_KIND_LABELS,
     DOCUMENT_ONLY_PROPERTIES,
     ENTITY_LABELS,
     IDENTIFIER,
@@ -51,9 +54,14 @@ from graph_schema.kg_types import (
     props_model_for_node,
     props_model_for_rel,
 )
+from graph_schema.schema_ddl import range_indexed
 
 BUNDLE_SUFFIXES = (".yaml", ".yml", ".json")
 MAX_ID_LENGTH = 200
+# Neo4j 5.26 refuses to index a key over 8,164 bytes ("Property value is too large to
+# index", measured on the server); a composite key adds a few bytes per value and the tenant
+# (at most 64). Half of it bounds every range-indexed value (schema_ddl.range_indexed).
+MAX_INDEXED_BYTES = 4096
 
 
 def _require_zone(value: Any) -> Any:
@@ -181,6 +189,41 @@ def _check_props(
     return out
 
 
+def _indexed_size(value: Any) -> int:
+    # UTF-8 bytes of text (a list: its items and a little per item); other values are small.
+    if isinstance(value, str):
+        return len(value) if len(value) * 4 <= MAX_INDEXED_BYTES else len(value.encode("utf-8"))
+    if isinstance(value, list):
+        return sum(_indexed_size(item) + 2 for item in value)
+    return 8
+
+
+@functools.cache
+def _indexed_names(targets: tuple[str, ...]) -> tuple[str, ...]:
+    indexed = range_indexed()
+    return tuple(sorted({name for target in targets for name in indexed.get(target, ())}))
+
+
+def _check_indexed(
+    stored: dict[str, Any], targets: tuple[str, ...], called: dict[str, str] | None = None
+) -> None:
+    """Refuse a value of a range-indexed property (of any of `targets`, a record's labels or
+    relationship type) that Neo4j could not index: found here, before anything is written,
+    not as a database error half way through an ingest. `called`: how the bundle names a
+    stored property (a document's `title` is its `name` when it has none)."""
+    for name in _indexed_names(targets):
+        value = stored.get(name)
+        if value is None:
+            continue
+        size = _indexed_size(value)
+        if size > MAX_INDEXED_BYTES:
+            what = (called or {}).get(name, name)
+            raise ValueError(
+                f"{what} is {size} bytes long (UTF-8); an indexed property holds at most "
+                f"{MAX_INDEXED_BYTES}"
+            )
+
+
 def _loose_name(value: Any) -> Any:
     # `Runbook`, `runbook`, `Incident-Report`: enum values are matched ignoring case, and
     # `-` or spaces for `_`.
@@ -200,7 +243,7 @@ class _Provenance(_Spec):
     """Fields shared by nodes, edges and documents."""
 
     acl: list[str] | None = None
-    source_id: str | None = None
+    source_id: ElementId | None = None
     source_version: str | None = None
     observed_at: ZonedDatetime | None = None
     valid_from: ZonedDatetime | None = None
@@ -252,14 +295,17 @@ class SourceSpec(_Spec):
 
 
 class PrincipalSpec(_Spec):
-    """A subject: its tenant (default: the bundle's), granted labels and allowed purposes."""
+    """A subject of the bundle's tenant: its granted labels and allowed purposes.
+
+    `tenant` is optional and, when given, must be the bundle's own (`validate_bundle`
+    refuses another): a bundle writes only its own tenant's principals."""
 
     id: ElementId
     tenant: str | None = None
     name: str | None = None
     labels: list[str] = Field(default_factory=list)
     purposes: list[str] = Field(default_factory=list)
-    source_id: str | None = None
+    source_id: ElementId | None = None
     recorded_at: ZonedDatetime | None = None
 
     @field_validator("labels")
@@ -276,6 +322,11 @@ class PrincipalSpec(_Spec):
     @classmethod
     def _tenant(cls, value: str | None) -> str | None:
         return None if value is None else _check_identifier(value, "tenant")
+
+    @model_validator(mode="after")
+    def _indexable(self) -> PrincipalSpec:
+        _check_indexed({"name": self.name}, _PRINCIPAL_TARGETS)
+        return self
 
 
 class NodeSpec(_Provenance):
@@ -301,6 +352,9 @@ class NodeSpec(_Provenance):
         props = _map_props(self.props, self.label.value, self.label)
         model = props_model_for_node(self.label)
         object.__setattr__(self, "props", _check_props(props, model, DOCUMENT_ONLY_PROPERTIES))
+        # As graph_schema.records stores it: the props after id and name.
+        stored = {"name": self.name, "source_id": self.source_id, **self.props}
+        _check_indexed(stored, ("KG", self.label.value))
         return self
 
 
@@ -331,6 +385,7 @@ class EdgeSpec(_Provenance):
     def _typed_props(self) -> EdgeSpec:
         props = _map_props(self.props, self.type.value)
         object.__setattr__(self, "props", _check_props(props, props_model_for_rel(self.type)))
+        _check_indexed({"source_id": self.source_id, **self.props}, (self.type.value,))
         return self
 
     @property
@@ -366,7 +421,20 @@ class DocumentSpec(_Provenance):
         object.__setattr__(
             self, "props", _check_props(props, props_model_for_node(NodeLabel.DOCUMENT))
         )
+        # As graph_schema.records stores it: the title is the name when none is given.
+        stored = {"name": self.name or self.title, "source_id": self.source_id, **self.props}
+        called = {"name": "name" if self.name else "title (the record's indexed name)"}
+        _check_indexed(stored, _DOCUMENT_TARGETS, called)
         return self
+
+
+_PRINCIPAL_TARGETS = ("KG", NodeLabel.PRINCIPAL.value)
+# Every label a document record carries (graph_schema.records.document_draft).
+_DOCUMENT_TARGETS = (
+    "KG",
+    NodeLabel.DOCUMENT.value,
+    *sorted(label.value for label in DOCUMENT_KIND_LABELS.values()),
+)
 
 
 class RetractionSpec(_Spec):
@@ -460,7 +528,7 @@ def _json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     keys = [key for key, _ in pairs]
     if len(set(keys)) != len(keys):
         repeated = sorted({key for key in keys if keys.count(key) > 1})
-        raise ValueError(f"duplicate key {repeated[0]!r}")
+        raise ValueError(f"duplicate key {repeated[0][:60]!r}")
     return dict(pairs)
 
 
@@ -519,10 +587,81 @@ def parse_bundle_data(origin: str, raw: Any) -> tuple[Bundle | None, list[Bundle
         return None, _problems_from_validation(origin, raw, exc)
 
 
+LINK_REFUSED = "a symbolic link: refused (links are not followed into or inside an import)"
+
+
+def path_problem(root: Path) -> BundleProblem | None:
+    """Why `root`, the path an ingest names, cannot be read; None when it can.
+
+    The path itself must not be a symbolic link (its parent folders may be): an import reads
+    what is there, never a file a link elsewhere points at."""
+    try:
+        is_link = root.is_symlink()
+        exists = root.exists()
+    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
+        return BundleProblem(origin=repr(str(root)), element="path", reason=str(exc))
+    if is_link:
+        return BundleProblem(origin=str(root), element="path", reason=LINK_REFUSED)
+    if not exists:
+        return BundleProblem(origin=str(root), element="path", reason="does not exist")
+    return None
+
+
+def local_files(
+    root: Path, suffixes: tuple[str, ...], *, skip_hidden: bool = False
+) -> tuple[list[Path], list[BundleProblem]]:
+    """The regular files at `root` (a file, or a folder walked without following links) whose
+    names end in one of `suffixes`, sorted; and a problem for each symbolic link among them
+    and each linked folder. A folder from elsewhere (a cloned repository) could otherwise
+    link to any file its reader may read (a key, a password file) and have it imported.
+
+    `skip_hidden`: names starting with `.` (and everything under them) are not looked at.
+    """
+    if root.is_file():
+        return [root], []
+    files: list[Path] = []
+    problems: list[BundleProblem] = []
+    for folder, dirnames, filenames in os.walk(root, followlinks=False):
+        here = Path(folder)
+        kept = []
+        for name in sorted(dirnames):
+            if skip_hidden and name.startswith("."):
+                continue
+            if (here / name).is_symlink():
+                problems.append(
+                    BundleProblem(origin=str(here / name), element="folder", reason=LINK_REFUSED)
+                )
+                continue
+            kept.append(name)
+        dirnames[:] = kept  # os.walk descends only into these
+        for name in filenames:
+            if skip_hidden and name.startswith("."):
+                continue
+            path = here / name
+            if not name.lower().endswith(suffixes):
+                continue
+            if path.is_symlink():
+                problems.append(
+                    BundleProblem(origin=str(path), element="file", reason=LINK_REFUSED)
+                )
+            elif path.is_file():
+                files.append(path)
+    return sorted(files), sorted(problems, key=lambda p: p.origin)
+
+
+def read_local_file(path: Path) -> bytes:
+    """The bytes of `path`, refusing a symbolic link even if one replaced the file since it
+    was listed (`O_NOFOLLOW`); errors are `OSError`."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+    descriptor = os.open(path, flags)
+    with os.fdopen(descriptor, "rb") as handle:
+        return handle.read()
+
+
 def _read_file(path: Path) -> tuple[Any, list[BundleProblem]]:
     origin = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_local_file(path).decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         return None, [BundleProblem(origin=origin, element="file", reason=f"unreadable: {exc}")]
     try:
@@ -530,6 +669,7 @@ def _read_file(path: Path) -> tuple[Any, list[BundleProblem]]:
             return json.loads(text, object_pairs_hook=_json_object), []
         return safe_yaml_load(text), []
     except (ValueError, yaml.YAMLError, RecursionError) as exc:  # JSONDecodeError: ValueError
+        # The parsers' messages give a position, never the file's text (safe_yaml_load).
         reason = (
             "nested too deeply" if isinstance(exc, RecursionError) else " ".join(str(exc).split())
         )
@@ -538,32 +678,22 @@ def _read_file(path: Path) -> tuple[Any, list[BundleProblem]]:
         ]
 
 
-def bundle_files(path: Path) -> list[Path]:
-    """The bundle files at `path`: the file itself, or a folder's YAML/JSON files, sorted."""
-    if path.is_file():
-        return [path]
-    if path.is_dir():
-        return sorted(
-            p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in BUNDLE_SUFFIXES
-        )
-    return []
+def bundle_files(path: Path) -> tuple[list[Path], list[BundleProblem]]:
+    """The bundle files at `path`: the file itself, or a folder's YAML/JSON files, sorted;
+    and the symbolic links found among them (refused, see `local_files`)."""
+    return local_files(path, BUNDLE_SUFFIXES)
 
 
 @cyclic_gc_paused()
 def load_bundle(path: Path | str) -> LoadedBundle:
     """Read a bundle file or folder. Problems are collected in `LoadedBundle.problems`."""
     root = Path(path)
-    try:
-        exists = root.exists()
-    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
-        return LoadedBundle(
-            problems=[BundleProblem(origin=repr(str(root)), element="path", reason=str(exc))]
-        )
-    if not exists:
-        return LoadedBundle(
-            problems=[BundleProblem(origin=str(root), element="path", reason="does not exist")]
-        )
-    files = bundle_files(root)
+    refused = path_problem(root)
+    if refused is not None:
+        return LoadedBundle(problems=[refused])
+    files, links = bundle_files(root)
+    if links:
+        return LoadedBundle(problems=links)
     if not files:
         return LoadedBundle(
             problems=[
@@ -609,10 +739,18 @@ def apply_overrides(
     source_id: str | None = None,
     acl: list[str] | None = None,
 ) -> LoadedBundle:
-    """Apply the CLI's `--tenant` (replaces every file's tenant), `--source-id` and `--acl`
-    (defaults for elements that do not name their own)."""
+    """Apply the CLI's `--tenant` (replaces every file's tenant, its principals' too),
+    `--source-id` and `--acl` (defaults for elements that do not name their own).
+
+    A principal that names a tenant other than its file's keeps it, and `validate_bundle`
+    then refuses it unless it is the `--tenant` given: a bundle writes one tenant only."""
     if tenant is not None:
         _check_identifier(tenant, "tenant")
+    if source_id is not None:
+        try:
+            _check_element_id(source_id)
+        except ValueError as exc:
+            raise ValueError(f"source id: {exc}") from None
     if acl is not None:
         acl = _check_labels(acl, "acl label")
     parts = []
@@ -625,5 +763,9 @@ def apply_overrides(
         }
         if tenant is not None:
             update["tenant"] = tenant
+            update["principals"] = [
+                p.model_copy(update={"tenant": tenant}) if p.tenant == b.tenant else p
+                for p in b.principals
+            ]
         parts.append(BundlePart(origin=part.origin, bundle=b.model_copy(update=update)))
     return LoadedBundle(parts=parts, problems=list(loaded.problems))

@@ -244,10 +244,54 @@ _PLAIN_TAGS = frozenset(
 )
 
 
+# How much of a file's own text (a key, a tag) a parse error may quote.
+_QUOTED_CHARS = 60
+
+
+def _quoted(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= _QUOTED_CHARS else text[: _QUOTED_CHARS - 3] + "..."
+
+
+class YamlNotParseable(yaml.MarkedYAMLError):
+    """A YAML error told as `line L, column C: problem`, without the file's text.
+
+    PyYAML's own message quotes the lines around the error; a file that is not YAML at all
+    (a secret, a key file) would then be echoed into an error message."""
+
+    def __str__(self) -> str:
+        text = f"{_position(self.problem_mark)}{self.problem or 'not YAML'}"
+        if self.context:
+            text += f" ({self.context}{_position(self.context_mark, ' at ')})"
+        return text
+
+
+def _position(mark: yaml.Mark | None, prefix: str = "") -> str:
+    if mark is None:
+        return ""
+    where = f"line {mark.line + 1}, column {mark.column + 1}"
+    return f"{prefix}{where}" if prefix else f"{where}: "
+
+
+def _without_text(exc: yaml.MarkedYAMLError) -> YamlNotParseable:
+    # Marks keep the position and drop the buffer (the text a snippet would quote).
+    def bare(mark: yaml.Mark | None) -> yaml.Mark | None:
+        if mark is None:
+            return None
+        return yaml.Mark(mark.name, mark.index, mark.line, mark.column, None, 0)
+
+    return YamlNotParseable(
+        context=exc.context,
+        context_mark=bare(exc.context_mark),
+        problem=exc.problem,
+        problem_mark=bare(exc.problem_mark),
+    )
+
+
 class _SafeDataLoader(yaml.SafeLoader):
     """Plain data only: no aliases (no "billion laughs"), no tags beyond the plain ones, no
-    silently repeated keys, and no implicit timestamps (times stay text, checked for a zone
-    by whoever reads them)."""
+    silently repeated keys, no keys that are lists or maps, and no implicit timestamps (times
+    stay text, checked for a zone by whoever reads them)."""
 
     def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
         if self.check_event(yaml.events.AliasEvent):
@@ -258,17 +302,23 @@ class _SafeDataLoader(yaml.SafeLoader):
         node = super().compose_node(parent, index)
         if node is not None and node.tag not in _PLAIN_TAGS:
             raise yaml.constructor.ConstructorError(
-                None, None, f"YAML tag {node.tag!r} is not allowed", node.start_mark
+                None, None, f"YAML tag {_quoted(node.tag)} is not allowed", node.start_mark
             )
         return node
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set[Any] = set()
         for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            if isinstance(key, str | int | float | bool) and key in seen:
+            if not isinstance(key_node, yaml.ScalarNode):
+                # `? [a, b]` or `? {a: 1}`: no bundle, front matter or rule file has one.
                 raise yaml.constructor.ConstructorError(
-                    None, None, f"duplicate key {key!r}", key_node.start_mark
+                    None, None, "a key must be text or a number, not a list or map",
+                    key_node.start_mark,
+                )  # fmt: skip
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {_quoted(key)}", key_node.start_mark
                 )
             seen.add(key)
         return super().construct_mapping(node, deep=deep)
@@ -285,8 +335,11 @@ class NestedTooDeeply(yaml.YAMLError):
 
 
 def safe_yaml_load(text: str) -> Any:
-    """Parse YAML as plain data (see `_SafeDataLoader`); errors are `yaml.YAMLError`."""
+    """Parse YAML as plain data (see `_SafeDataLoader`); errors are `yaml.YAMLError`, and
+    their message gives a line and column, never the text around it (`YamlNotParseable`)."""
     try:
         return yaml.load(text, Loader=_SafeDataLoader)  # noqa: S506 (a SafeLoader subclass)
     except RecursionError:
         raise NestedTooDeeply("nested too deeply") from None
+    except yaml.MarkedYAMLError as exc:
+        raise _without_text(exc) from None

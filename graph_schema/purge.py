@@ -10,6 +10,7 @@ ingest mark (graph_schema.ingest_mark): the next ingest compares every element a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 import neo4j
@@ -17,8 +18,20 @@ from pydantic import BaseModel
 
 from graph_schema.ingest_mark import BUMP_GENERATIONS
 
-_PURGE = (
+# What a purger may purge: an id all of whose records in the tenant its labels cover (the
+# ACL half of the template visibility predicate, cypher_templates/templates/_visibility.j2,
+# on every version, since a purge acts on every version), and never a Principal or Source
+# record. Purposes are not checked: `legal` is the grant to purge, not a reading purpose.
+# An id the purger may not see answers exactly like an id without records. `$granted` null:
+# an operator's purge through the API (no subject), which the ACL does not limit.
+_PURGEABLE = (
     "MATCH (n:KG {tenant: $tenant, id: $id}) "
+    "WITH collect(n) AS records "
+    "WHERE all(r IN records WHERE NOT (r:Principal OR r:Source) "
+    "AND ($granted IS NULL OR all(_acl IN r.acl WHERE _acl IN $granted))) "
+)
+_PURGE = (
+    _PURGEABLE + "UNWIND records AS n WITH n "
     "WHERE n.content IS NOT NULL OR n.redacted_content IS NOT NULL "
     "SET n.content = null, n.redacted_content = null, n.purged_at = $at, "
     "n.search_text = coalesce(n.title, '') + '\\n' + n.id "
@@ -26,7 +39,7 @@ _PURGE = (
 )
 
 
-_RECORDS = "MATCH (n:KG {tenant: $tenant, id: $id}) RETURN count(n) AS n"
+_RECORDS = _PURGEABLE + "RETURN size(records) AS n"
 
 
 class PurgeReport(BaseModel):
@@ -43,16 +56,24 @@ def purge_content(
     tenant: str,
     element_id: str,
     *,
+    granted: Sequence[str] | None = None,
     at: datetime | None = None,
     database: str | None = None,
 ) -> PurgeReport:
-    """Remove the text of every record of `element_id` in `tenant`; idempotent."""
+    """Remove the text of every record of `element_id` in `tenant`; idempotent.
+
+    `granted` are the purger's labels: nothing is purged unless they cover the ACL of every
+    record of the id (and none is a Principal or Source record). None: an operator's purge
+    through this API (the evaluation's), which any record of the id allows.
+    """
     at = at or datetime.now(UTC)
     if at.tzinfo is None:
         raise ValueError("purge time needs a zone")
 
     def work(tx: neo4j.ManagedTransaction) -> int:
-        record = tx.run(_PURGE, tenant=tenant, id=element_id, at=at).single()
+        record = tx.run(
+            _PURGE, tenant=tenant, id=element_id, at=at, granted=_labels(granted)
+        ).single()
         # The tenant's ingest mark (graph_schema.ingest_mark) no longer vouches for its
         # records: the next ingest of any bundle compares every element.
         tx.run(BUMP_GENERATIONS, tenants=[tenant]).consume()
@@ -63,15 +84,26 @@ def purge_content(
     return PurgeReport(tenant=tenant, id=element_id, records_purged=purged, purged_at=at)
 
 
+def _labels(granted: Sequence[str] | None) -> list[str] | None:
+    return None if granted is None else sorted(set(granted))
+
+
 def record_count(
-    driver: neo4j.Driver, tenant: str, element_id: str, database: str | None = None
+    driver: neo4j.Driver,
+    tenant: str,
+    element_id: str,
+    database: str | None = None,
+    *,
+    granted: Sequence[str] | None = None,
 ) -> int:
-    """How many records (versions) `element_id` has in `tenant` (0: nothing to purge)."""
+    """How many records (versions) of `element_id` in `tenant` a purger with labels `granted`
+    may purge: all of them, or 0 (none, or one it may not see, or a Principal or Source)."""
     records, _, _ = driver.execute_query(
         _RECORDS,
         tenant=tenant,
         id=element_id,
+        granted=_labels(granted),
         database_=database,
         routing_=neo4j.RoutingControl.READ,
     )
-    return int(records[0]["n"])
+    return int(records[0]["n"]) if records else 0  # no row: a record the purger may not see

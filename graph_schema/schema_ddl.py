@@ -14,6 +14,7 @@ through them.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Collection
@@ -62,6 +63,10 @@ class SchemaItem(BaseModel):
     name: str
     kind: str  # "constraint" | "range index" | "fulltext index"
     statement: str
+    # The label or relationship type and the properties a range index (or the constraint's
+    # index) keys on: their values must fit Neo4j's index key size (`range_indexed`).
+    target: str = ""
+    properties: tuple[str, ...] = ()
 
 
 class SchemaReport(BaseModel):
@@ -79,6 +84,8 @@ def _node_range(name: str, label: str, props: tuple[str, ...]) -> SchemaItem:
         name=name,
         kind="range index",
         statement=f"CREATE RANGE INDEX {name} IF NOT EXISTS FOR (n:{label}) ON ({on})",
+        target=label,
+        properties=props,
     )
 
 
@@ -90,6 +97,8 @@ def _rel_range(name: str, rel_type: RelType, props: tuple[str, ...]) -> SchemaIt
         statement=(
             f"CREATE RANGE INDEX {name} IF NOT EXISTS FOR ()-[r:{rel_type.value}]-() ON ({on})"
         ),
+        target=rel_type.value,
+        properties=props,
     )
 
 
@@ -103,6 +112,8 @@ def schema_items() -> list[SchemaItem]:
                 "CREATE CONSTRAINT kg_record_identity IF NOT EXISTS "
                 "FOR (n:KG) REQUIRE (n.tenant, n.id, n.version) IS UNIQUE"
             ),
+            target="KG",
+            properties=("tenant", "id", "version"),
         ),
         # Lookups of an id's current record (ingest, planner entity resolution).
         _node_range("kg_tenant_id", "KG", ("tenant", "id")),
@@ -153,6 +164,18 @@ def schema_items() -> list[SchemaItem]:
         )
     )
     return items
+
+
+@functools.cache
+def range_indexed() -> dict[str, frozenset[str]]:
+    """Label or relationship type -> the properties a range index keys on (`KG` for every
+    record). Neo4j 5 refuses to write a value whose index key is over about 8 KB
+    ("Property value is too large to index"), so bundle validation bounds these."""
+    found: dict[str, set[str]] = {}
+    for item in schema_items():
+        if item.kind != "fulltext index":
+            found.setdefault(item.target, set()).update(item.properties)
+    return {target: frozenset(props) for target, props in found.items()}
 
 
 def tenant_fulltext_item(tenant: str) -> SchemaItem:

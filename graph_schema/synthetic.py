@@ -11,6 +11,7 @@ About 24 elements per service: `--services 4200` gives a bundle of about 100k el
 from __future__ import annotations
 
 import json
+import os
 import random
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -442,11 +443,17 @@ def bundle_document(bundle: Bundle) -> dict[str, Any]:
 
 @cyclic_gc_paused()
 def write_bundle_file(bundle: Bundle, path: Path) -> None:
-    """Write `bundle` to `path` as JSON (`.json`) or YAML (anything else), deterministically."""
+    """Write `bundle` to `path` as JSON (`.json`) or YAML (anything else), deterministically.
+
+    A symbolic link at `path` is refused (`OSError`), never written through: it could
+    point at any file its writer may change."""
     data = bundle_document(bundle)
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.suffix.lower() == ".json":
         text = json.dumps(data, ensure_ascii=False, sort_keys=True, indent=None)
     else:
         text = yaml.safe_dump(data, sort_keys=True, allow_unicode=True, width=120)
-    path.write_text(text + ("\n" if not text.endswith("\n") else ""), encoding="utf-8")
+    text += "\n" if not text.endswith("\n") else ""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+    with os.fdopen(os.open(path, flags, 0o666), "w", encoding="utf-8") as handle:
+        handle.write(text)

@@ -56,8 +56,11 @@ def _ref(where: Where | ElementRef) -> ElementRef:
 
 
 def principal_tenant(bundle: Bundle, principal: PrincipalSpec) -> str:
-    """The tenant a principal record is written in (its own, else the bundle's)."""
-    return principal.tenant or bundle.tenant
+    """The tenant a principal record is written in: always the bundle's own. A principal that
+    names another tenant is refused by `validate_bundle` (issue 17: an ingest for one tenant
+    must not change how another tenant's subjects resolve)."""
+    del principal  # its `tenant`, if given, may only repeat the bundle's
+    return bundle.tenant
 
 
 def rel_type_of_key(key: str) -> RelType | None:
@@ -170,6 +173,13 @@ def validate_bundle(
             check_time(ref, "recorded_at", source.recorded_at)
         for index, principal in enumerate(b.principals):
             ref = (origin, "principals", index, principal.id)
+            if principal.tenant is not None and principal.tenant != tenant:
+                problem(
+                    ref,
+                    f"tenant {principal.tenant!r} is not the bundle's tenant {tenant!r}: a "
+                    "bundle writes only its own tenant (give that tenant's principals a bundle "
+                    "of their own)",
+                )
             check_time(ref, "recorded_at", principal.recorded_at)
             if principal.source_id is not None:
                 check_source(ref, principal_tenant(b, principal), principal.source_id)

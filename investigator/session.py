@@ -34,12 +34,14 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 from cypher_templates.executor import TemplateExecutor, ToolResult
 from cypher_templates.plan import PlanStep, QueryPlan
 from cypher_templates.subject import (
+    PrincipalRecord,
     Subject,
     SubjectRef,
     first_allowed_purpose,
     load_subject,
     qualified_ref,
 )
+from investigator.context_graph.audit import ContentFilter, RunReader
 from investigator.context_graph.chain import rows_hash
 from investigator.context_graph.lineage import load_lineage
 from investigator.context_graph.models import (
@@ -292,16 +294,57 @@ class RunSession:
         recorder.open_log(start).finish(RunStatus.REFUSED, "not_authorized")
 
     def reused_result(self, model: type[ResultT]) -> ResultT:
-        """The answer an idempotent retry gets: the original run's recorded result."""
+        """The answer an idempotent retry gets: the original run's recorded result, only when
+        the subject may still read all of it (docs/context-graph.md, "Idempotency").
+
+        A retry never widens access: when the subject's grants of now withhold any evidence
+        of the run (the same re-filtering `trace` applies), the retry is NotAuthorized (exit
+        3). A run without its answer (not finished, failed, or its answer removed by a legal
+        purge) is BadInput (exit 2), each with a message that says which.
+        """
         assert self.recorder is not None and self.reused is not None
-        lineage = load_lineage(
-            self.recorder.driver, self.reused.run_id, database=self.recorder.database
+        run_id = self.reused.run_id
+        lineage = load_lineage(self.recorder.driver, run_id, database=self.recorder.database)
+        outcomes = lineage.of_kind(CtxKind.OUTCOME)
+        if not outcomes:
+            raise BadInput(
+                f"idempotency key names run {run_id}, which has not finished "
+                "(still running, or interrupted)"
+            )
+        outcome = outcomes[-1].properties
+        raw = outcome.get("result")
+        if not isinstance(raw, str):
+            status = outcome.get("status")
+            if outcome.get("purged"):
+                raise BadInput(
+                    f"idempotency key names run {run_id}, which finished {status}, but its "
+                    f"recorded answer was removed by a legal purge (purge run "
+                    f"{outcome.get('purge_id')}): ask again with a new idempotency key"
+                )
+            raise BadInput(
+                f"idempotency key names run {run_id}, which finished {status} without an "
+                "answer: ask again with a new idempotency key"
+            )
+        reader = RunReader(
+            principal=PrincipalRecord(
+                id=self.subject.id,
+                tenant=self.subject.tenant,
+                labels=self.subject.labels,
+                purposes=self.subject.purposes,
+            ),
+            purpose=self.subject.purpose,
         )
-        for node in reversed(lineage.of_kind(CtxKind.OUTCOME)):
-            raw = node.properties.get("result")
-            if isinstance(raw, str):
-                return model.model_validate_json(raw)
-        raise BadInput(f"idempotency key names run {self.reused.run_id}, which has not finished")
+        content = ContentFilter(self.executor.driver, reader, lineage, self.executor.database)
+        if content.withheld:
+            # The recorded answer is built on text the subject may no longer read: refusing
+            # keeps the retry from showing more than a new run would.
+            reasons = ", ".join(sorted(set(content.withheld.values())))
+            raise NotAuthorized(
+                f"idempotency key names run {run_id}, whose answer holds evidence "
+                f"{self.subject.ref} may no longer read ({reasons}): ask again with a new "
+                "idempotency key"
+            )
+        return model.model_validate_json(raw)
 
     # -- the run's span -----------------------------------------------------------------
 

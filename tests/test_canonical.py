@@ -82,7 +82,10 @@ PINNED_DEMO_PACK_HASH_V1 = "sha256:845247717c1182b63542f73076838d02a54e7eaf1977d
 # Re-pinned on purpose (issue 12): the templates' version 2 (rows carry times as integers)
 # reads the same rows, evidence ids and claim ids, but the pack's `tools` names `id@2`. A run
 # at version 1 still gives the pin above (tests/test_templates_row_times.py checks both).
-PINNED_DEMO_PACK_HASH = "sha256:41312bbc305ccba41cd579db0271c42f81674d3bdfaf0c27d13108d18d8ff5c4"
+PINNED_DEMO_PACK_HASH_V2 = "sha256:41312bbc305ccba41cd579db0271c42f81674d3bdfaf0c27d13108d18d8ff5c4"
+# Re-pinned on purpose (the ACL ceiling of relationships and tombstones): version 3 reads the
+# same rows, evidence ids and claim ids on the demo data, but the pack's `tools` names `id@3`.
+PINNED_DEMO_PACK_HASH = "sha256:74621d963a9f5949beb6357b50d552f032796a8048db2b0da74dc3a9a5885ecc"
 PINNED_DEMO_EVIDENCE_IDS = [
     "ev:323eb1cf7c68a7adfc32",
     "ev:8a62335b2c0b50725968",

@@ -31,13 +31,13 @@ PURGED_DOC = "doc:postmortem-2026-07-23-payments"
 COUNSEL = """
 tenant: acme
 principals:
-  - {id: user:counsel, name: Legal counsel, labels: [internal], purposes: [legal],
+  - {id: user:counsel, name: Legal counsel, labels: [internal, incident], purposes: [legal],
      source_id: src:iam, recorded_at: "2026-01-05T09:00:00Z"}
 """
 GLOBEX_COUNSEL = """
 tenant: globex
 principals:
-  - {id: user:counsel, name: Globex counsel, labels: [internal], purposes: [legal],
+  - {id: user:counsel, name: Globex counsel, labels: [internal, incident], purposes: [legal],
      source_id: src:globex-catalog, recorded_at: "2026-01-05T09:00:00Z"}
 """
 

@@ -271,31 +271,43 @@ def test_evidence_type_vocabulary_is_one_vocabulary() -> None:
     assert GATE_EVIDENCE_TYPES == EVIDENCE_TYPES
 
 
-# Every version-1 variant's template_hash, as recorded runs know them: sha256 of the sorted
-# JSON list of [id, version, options, template_hash] (version 2 added no byte to version 1).
+# Every version-1 (and version-2) variant's template_hash, as recorded runs know them: sha256
+# of the sorted JSON list of [id, version, options, template_hash] (version 2 added no byte to
+# version 1, version 3 none to either: they render the predicate they were recorded with).
 PINNED_V1_HASHES = "sha256:f0fbbbec597f618a73c149f7d1217f829367c54e436f5664c5ff3f1bb507b36c"
+PINNED_V2_HASHES = "sha256:cbff7c9d1de128cc8bb7d23a0476c0beacbb2c41e6344d87b211084457d1611b"
 
 
-def test_version_1_texts_are_pinned() -> None:
+@pytest.mark.parametrize(("version", "pinned"), [(1, PINNED_V1_HASHES), (2, PINNED_V2_HASHES)])
+def test_recorded_versions_texts_are_pinned(version: int, pinned: str) -> None:
     rows = [
         [spec.id, spec.version, REG.render(spec, o).options, REG.render(spec, o).template_hash]
         for spec in REG.specs()
-        if spec.version == 1
+        if spec.version == version
         for o in spec.variants()
     ]
     assert len(rows) == 170
     digest = "sha256:" + hashlib.sha256(json.dumps(rows, sort_keys=True).encode()).hexdigest()
-    assert digest == PINNED_V1_HASHES, "a version-1 text changed: recorded runs would not replay"
+    assert digest == pinned, f"a version-{version} text changed: recorded runs would not replay"
 
 
 def test_each_template_has_a_datetime_version_1_and_an_epoch_micros_version_2() -> None:
     for template_id in {s.id for s in REG.specs()}:
-        v1, v2 = REG.get(template_id, 1), REG.get(template_id, 2)
-        assert REG.get(template_id) == v2  # a plan without a version takes the newest
-        assert (v1.row_times, v2.row_times) == ("datetime", "epoch_micros")
-        assert v1.model_dump(exclude={"version", "row_times"}) == v2.model_dump(
-            exclude={"version", "row_times"}
+        v1, v2, v3 = (REG.get(template_id, v) for v in (1, 2, 3))
+        assert REG.get(template_id) == v3  # a plan without a version takes the newest
+        assert (v1.row_times, v2.row_times, v3.row_times) == (
+            "datetime",
+            "epoch_micros",
+            "epoch_micros",
         )
+        assert (v1.acl_ceiling, v2.acl_ceiling, v3.acl_ceiling) == (
+            "active_node",
+            "active_node",
+            "latest_record",
+        )
+        settings = {"version", "row_times", "acl_ceiling"}
+        assert v1.model_dump(exclude=settings) == v2.model_dump(exclude=settings)
+        assert v2.model_dump(exclude=settings) == v3.model_dump(exclude=settings)
         for options in v2.variants():
             old, new = REG.render(v1, options).text, REG.render(v2, options).text
             assert "epochMillis" not in old and "{us:" not in old
@@ -348,6 +360,8 @@ def test_manifest_versions_publish_one_file_at_each_version(tmp_path: Path) -> N
         ("versions: {}", "maps each version"),
         ("versions: {1: {row_times: seconds}}", "row_times"),
         ("versions: {1: {colour: red}}", "colour"),
+        ("versions: {1: {acl_ceiling: none}}", "acl_ceiling"),
+        ("version: 1, options: {acl_ceiling: {enum: [a], default: a}}", "render setting"),
         ("version: 1, options: {row_times: {enum: [a], default: a}}", "render setting"),
     ]:
         with pytest.raises(ValueError, match=message):
@@ -358,9 +372,9 @@ def test_a_pinned_registry_defaults_to_the_versions_a_run_recorded(tmp_path: Pat
     assert REG.pinned({"ownership_over_time": 1}).get("runbooks_for").version == 1  # cap 1
     assert REG.pinned({"ownership_over_time": 1}).get("ownership_over_time").version == 1
     assert REG.pinned({"ownership_over_time": 2}).get("runbooks_for").version == 2
-    assert REG.pinned({}).get("runbooks_for").version == 2
+    assert REG.pinned({}).get("runbooks_for").version == 3
     assert REG.pinned({"runbooks_for": 1}).get("runbooks_for", 2).version == 2  # explicit
-    assert REG.get("runbooks_for").version == 2  # the registry itself is unchanged
+    assert REG.get("runbooks_for").version == 3  # the registry itself is unchanged
     reg = TemplateRegistry.load(_manifest(tmp_path, "versions: {1: {}, 3: {}}"))
     assert reg.pinned({"other": 2}).get("t").version == 1  # highest not above 2
     assert reg.pinned({"t": 9}).get("t").version == 3  # unknown: highest not above 9

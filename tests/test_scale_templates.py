@@ -56,14 +56,14 @@ _MACROS = Environment(
     undefined=StrictUndefined,
     autoescape=False,  # noqa: S701
 )
-_FULLTEXT_REFERENCE = """{% import '_visibility.j2' as v %}
+_FULLTEXT_REFERENCE = """{% import '_visibility.j2' as v with context %}
 CALL db.index.fulltext.queryNodes($fulltext_index, $query) YIELD node, score
 WHERE {{ v.visible('node') }}{% if label != 'any' %} AND node:{{ label }}{% endif %}
   AND NOT node:Principal AND NOT node:Source
 RETURN node.id AS id, node.version AS version, score
 ORDER BY score DESC, node.id
 LIMIT $limit"""
-_CHANGES_REFERENCE = """{% import '_visibility.j2' as v %}
+_CHANGES_REFERENCE = """{% import '_visibility.j2' as v with context %}
 MATCH (c:KG:ChangeEvent {tenant: $tenant})
 WHERE {{ v.visible('c') }}
 WITH c, coalesce(c.at, c.valid_from) AS at
@@ -276,7 +276,8 @@ def candidate_sizes(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPa
 def _reference(
     driver: neo4j.Driver, template: str, options: dict[str, Any], parameters: dict[str, Any]
 ) -> list[tuple[Any, ...]]:
-    text = _MACROS.from_string(template).render(**options)
+    # The visibility of the newest templates (version 3: the latest record's ACL ceiling).
+    text = _MACROS.from_string(template).render(acl_ceiling="latest_record", **options)
     with driver.session(notifications_min_severity=neo4j.NotificationMinimumSeverity.OFF) as s:
         return [tuple(r.values()) for r in s.run(text, parameters)]
 

@@ -23,6 +23,7 @@ from test_canonical import (
     PINNED_DEMO_EVIDENCE_IDS,
     PINNED_DEMO_PACK_HASH,
     PINNED_DEMO_PACK_HASH_V1,
+    PINNED_DEMO_PACK_HASH_V2,
     demo_request,
 )
 from test_templates_graph import edge, node, principal, wipe_graph, write_graph
@@ -167,9 +168,13 @@ def both(
     params: dict[str, Any],
     known_at: datetime,
 ) -> list[TemplateRow]:
-    """Run one call at version 1 and version 2; assert they read the same; the rows."""
+    """Run one call at versions 1, 2 and 3; assert they read the same; the rows.
+
+    Version 3 differs from version 2 only by its ACL ceiling (the latest record of an element
+    decides, for relationships too): on data where no ACL was tightened later it reads the
+    same rows (tests/test_visibility_ceiling.py covers the data where it must not)."""
     results: list[ToolResult] = []
-    for version in (1, 2):
+    for version in (1, 2, 3):
         step = PlanStep(
             template_id=spec.id,
             template_version=version,
@@ -178,10 +183,11 @@ def both(
             evidence_type=spec.evidence_types[0],
         )
         results.append(ex.run(step, subject, known_at))
-    v1, v2 = results
+    v1, v2, v3 = results
     where = f"{spec.id} {options} {params} at {known_at.isoformat()}"
-    assert (v1.ref, v2.ref) == (f"{spec.id}@1", f"{spec.id}@2")
-    assert v1.template_hash != v2.template_hash
+    assert (v1.ref, v2.ref, v3.ref) == (f"{spec.id}@1", f"{spec.id}@2", f"{spec.id}@3")
+    assert len({v1.template_hash, v2.template_hash, v3.template_hash}) == 3
+    assert v3.rows == v2.rows and rows_hash(v3.rows) == rows_hash(v2.rows), where
     assert v2.rows == v1.rows, where
     assert [r.model_dump(mode="json") for r in v2.rows] == [
         r.model_dump(mode="json") for r in v1.rows
@@ -245,9 +251,10 @@ DEMO_CALLS: dict[str, Callable[[dict[str, str | int]], list[dict[str, Any]]]] = 
 
 def test_every_template_has_demo_calls(ex: TemplateExecutor) -> None:
     assert set(DEMO_CALLS) == {s.id for s in ex.registry.specs()}
-    assert {s.version for s in ex.registry.specs()} == {1, 2}
+    assert {s.version for s in ex.registry.specs()} == {1, 2, 3}
     for spec in ex.registry.specs():
         assert spec.row_times == ("datetime" if spec.version == 1 else "epoch_micros")
+        assert spec.acl_ceiling == ("latest_record" if spec.version == 3 else "active_node")
 
 
 def compared_variants(spec: TemplateSpec) -> list[dict[str, str | int]]:
@@ -404,9 +411,13 @@ def test_context_times_of_every_kind_read_the_same(ex: TemplateExecutor, tester:
 def test_a_run_recorded_at_version_1_replays_verified_and_reads_as_version_2(
     ex: TemplateExecutor,
 ) -> None:
-    # Version 1 as recorded runs know it: the allowlist before version 2 existed.
+    # Version 1 as recorded runs know it: the allowlist before version 2 existed (and
+    # version 2 before version 3 did).
     only_v1 = TemplateRegistry(
         Manifest(templates=tuple(s for s in ex.registry.specs() if s.version == 1))
+    )
+    up_to_v2 = TemplateRegistry(
+        Manifest(templates=tuple(s for s in ex.registry.specs() if s.version <= 2))
     )
     request = InvestigationRequest.model_validate(
         {
@@ -426,7 +437,7 @@ def test_a_run_recorded_at_version_1_replays_verified_and_reads_as_version_2(
             executor=TemplateExecutor(ex.driver, registry),
             recorder=RunRecorder(ex.driver),
         )
-        for version, registry in ((1, only_v1), (2, ex.registry))
+        for version, registry in ((1, only_v1), (2, up_to_v2), (3, ex.registry))
     }
     for version, run in runs.items():
         assert {tc.template_version for tc in run.tool_calls} == {version}
@@ -441,15 +452,18 @@ def test_a_run_recorded_at_version_1_replays_verified_and_reads_as_version_2(
 
 
 def test_the_demo_pack_differs_between_versions_only_by_its_tools(ex: TemplateExecutor) -> None:
-    """tests/test_canonical.py's demo investigation: the same evidence and claims at both
-    versions; the pack names its tools `id@version`, so version 1 gives the pinned pack and
-    version 2 another one."""
-    only_v1 = TemplateRegistry(
-        Manifest(templates=tuple(s for s in ex.registry.specs() if s.version == 1))
-    )
+    """tests/test_canonical.py's demo investigation: the same evidence and claims at every
+    version; the pack names its tools `id@version`, so each version gives its own pinned
+    pack."""
+    registries = {
+        version: TemplateRegistry(
+            Manifest(templates=tuple(s for s in ex.registry.specs() if s.version <= version))
+        )
+        for version in (1, 2)
+    }
     request = demo_request()
     packs = {}
-    for version, registry in ((1, only_v1), (2, ex.registry)):
+    for version, registry in (*registries.items(), (3, ex.registry)):
         result = investigate(
             request, driver=ex.driver, executor=TemplateExecutor(ex.driver, registry)
         )
@@ -458,7 +472,8 @@ def test_the_demo_pack_differs_between_versions_only_by_its_tools(ex: TemplateEx
         assert sorted(c.claim_id for c in result.claims) == PINNED_DEMO_CLAIM_IDS
         packs[version] = result.pack_hash
     assert packs[1] == PINNED_DEMO_PACK_HASH_V1
-    assert packs[2] == PINNED_DEMO_PACK_HASH  # its `tools` name `@2`
+    assert packs[2] == PINNED_DEMO_PACK_HASH_V2  # its `tools` name `@2`
+    assert packs[3] == PINNED_DEMO_PACK_HASH  # its `tools` name `@3`
 
 
 def test_a_query_reading_rows_as_another_version_is_refused(
@@ -470,7 +485,7 @@ def test_a_query_reading_rows_as_another_version_is_refused(
         params={"service_id": "svc:payment-api"},
     )
     compiled = ex.compile(step)
-    assert (compiled.template_version, compiled.row_times) == (2, "epoch_micros")
+    assert (compiled.template_version, compiled.row_times) == (3, "epoch_micros")
     wrong = compiled.model_copy(update={"row_times": "datetime"})
     with pytest.raises(TemplateRefused, match="does not match the allowlisted rendering"):
         ex.run(wrong, alice, AFTER)

@@ -1,9 +1,9 @@
-{% import '_visibility.j2' as v %}{% import '_element.j2' as e with context -%}
+{% import '_visibility.j2' as v with context %}{% import '_element.j2' as e with context -%}
 // Change events (config changes, flag flips, infra work) in [$from, $to]: the confounders a
 // correlation claim must rule out.{% if scope == 'service' %} Only those linked to one service.{% endif %}
 {% if scope == 'service' -%}
 MATCH (c:KG:ChangeEvent)-[r:CHANGED]->(s:KG:Service {id: $service_id})
-WHERE {{ v.visible('c') }} AND {{ v.visible('r') }} AND {{ v.visible('s') }}
+WHERE {{ v.visible('c') }} AND {{ v.visible_rel('r', 'CHANGED') }} AND {{ v.visible('s') }}
 WITH c, s.id AS service, coalesce(r.at, c.at, c.valid_from) AS at
 WITH c, service, at
 WHERE at >= $from AND at <= $to

@@ -1,9 +1,9 @@
-{% import '_visibility.j2' as v %}{% import '_element.j2' as e with context -%}
+{% import '_visibility.j2' as v with context %}{% import '_element.j2' as e with context -%}
 // Deployments (releases) of a service whose deployment time (finished_at, else started_at,
 // else valid_from) falls in [$from, $to]: linked by Service -[DEPLOYED_AS]-> Deployment or
 // Deployment -[DEPLOYED_TO]-> Service, or naming the service in its `service` property.
 MATCH (s:KG:Service {id: $service_id})-[r:DEPLOYED_AS|DEPLOYED_TO]-(d:KG:Deployment)
-WHERE {{ v.visible('s') }} AND {{ v.visible('r') }} AND {{ v.visible('d') }}
+WHERE {{ v.visible('s') }} AND {{ v.visible_rel('r', 'DEPLOYED_AS|DEPLOYED_TO') }} AND {{ v.visible('d') }}
 WITH s, d, coalesce(d.finished_at, d.started_at, d.valid_from) AS deployed_at
 WHERE deployed_at >= $from AND deployed_at <= $to
 RETURN {{ e.node_element('d', "['deployment_time']") }} AS element,

@@ -1,4 +1,4 @@
-{% import '_visibility.j2' as v %}{% import '_element.j2' as e with context -%}
+{% import '_visibility.j2' as v with context %}{% import '_element.j2' as e with context -%}
 // Resolve a user's words (id, name, alias, error code, alert name) to KG entities of the tenant.
 // Each branch is an index seek (id, name, code, alertname, or the fulltext index for
 // case-insensitive names and aliases, in the tenant's own index), so the cost does not grow

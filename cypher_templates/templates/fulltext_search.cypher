@@ -1,4 +1,4 @@
-{% import '_visibility.j2' as v %}{% import '_element.j2' as e with context -%}
+{% import '_visibility.j2' as v with context %}{% import '_element.j2' as e with context -%}
 // Fulltext over names, codes, titles and readable document text ($query is Lucene-escaped
 // by the compiler) in the subject's tenant's own index ($fulltext_index, set by the executor),
 // so scores and order never depend on another tenant's data; the visibility predicate runs on

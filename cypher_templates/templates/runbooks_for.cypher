@@ -1,15 +1,15 @@
-{% import '_visibility.j2' as v %}{% import '_element.j2' as e with context -%}
+{% import '_visibility.j2' as v with context %}{% import '_element.j2' as e with context -%}
 {% set anchor_label = {'service': 'Service', 'alert': 'Alert', 'error_code': 'ErrorCode'}[anchor] -%}
 // Runbooks and policies linked to a {{ anchor }} (APPLIES_TO / GOVERNED_BY), with every version
 // of their SUPERSEDES chain; each version row names the version that replaces it.
 MATCH (x:KG:{{ anchor_label }} {id: $anchor_id})-[l:APPLIES_TO|GOVERNED_BY]-(rb:KG:Document)
 WHERE (rb:Runbook OR rb:Policy)
-  AND {{ v.visible('x') }} AND {{ v.visible('l') }} AND {{ v.visible('rb') }}
+  AND {{ v.visible('x') }} AND {{ v.visible_rel('l', 'APPLIES_TO|GOVERNED_BY') }} AND {{ v.visible('rb') }}
 MATCH p = (rb)-[chain:SUPERSEDES*0..4]-(ver:KG:Document)
-WHERE {{ v.visible('ver') }} AND {{ v.visible_path('p') }}
+WHERE {{ v.visible('ver') }} AND {{ v.visible_path('p', 'SUPERSEDES') }}
 WITH DISTINCT x, ver, collect(DISTINCT type(l)) AS linked_via
 OPTIONAL MATCH (newer:KG:Document)-[s:SUPERSEDES]->(ver)
-WHERE {{ v.visible('newer') }} AND {{ v.visible('s') }}
+WHERE {{ v.visible('newer') }} AND {{ v.visible_rel('s', 'SUPERSEDES') }}
 WITH x, ver, linked_via, min(newer.id) AS replacement
 RETURN {{ e.node_element('ver', "['runbook']", replacement='replacement') }} AS element,
        {anchor: x.id, anchor_type: '{{ anchor }}', linked_via: linked_via} AS context,

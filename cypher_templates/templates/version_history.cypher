@@ -1,4 +1,4 @@
-{% import '_visibility.j2' as v %}{% import '_element.j2' as e with context -%}
+{% import '_visibility.j2' as v with context %}{% import '_element.j2' as e with context -%}
 // Every record of one {{ kind }} known at $known_at, superseded and retracted ones included
 // (security predicate only: tenant, ACL, purpose), oldest version first.
 {% if kind == 'node' -%}
@@ -10,8 +10,15 @@ RETURN {{ e.node_element('x', "['entity']") }} AS element,
 ORDER BY x.version
 LIMIT $limit
 {%- else -%}
+{% if acl_ceiling == 'latest_record' -%}
+// Every relationship type, so the records are found by a seek of each type's (tenant, key)
+// index, and the ceiling knows where to look for the key's latest record.
+MATCH (a:KG)-[x:{{ v.rel_types }} {tenant: $tenant, key: $element_id}]->(b:KG)
+WHERE {{ v.visible_history('a') }} AND {{ v.visible_history_rel('x', v.rel_types) }} AND {{ v.visible_history('b') }}
+{%- else -%}
 MATCH (a:KG)-[x {key: $element_id}]->(b:KG)
 WHERE {{ v.visible_history('a') }} AND {{ v.visible_history('x') }} AND {{ v.visible_history('b') }}
+{%- endif %}
 WITH x.version AS version, collect(x)[0] AS x
 RETURN {{ e.rel_element('x', "['entity']") }} AS element,
        {id: x.key, superseded_at: {{ e.instant('x.superseded_at') }}} AS context,

@@ -59,6 +59,9 @@ from graph_schema.bundle import (
     BundleProblem,
     DocumentSpec,
     EdgeSpec,
+    local_files,
+    path_problem,
+    read_local_file,
 )
 from graph_schema.importers.common import (
     ImportOptions,
@@ -129,17 +132,10 @@ MAX_FILE_BYTES = 2_000_000
 ID_PREFIXES = ("runbook:", "policy:")
 
 
-def markdown_files(root: Path) -> list[Path]:
-    """The Markdown files under `root` (or `root` itself), sorted by path."""
-    if root.is_file():
-        return [root]
-    return sorted(
-        p
-        for p in root.rglob("*")
-        if p.is_file()
-        and p.suffix.lower() in MARKDOWN_SUFFIXES
-        and not any(part.startswith(".") for part in p.relative_to(root).parts)
-    )
+def markdown_files(root: Path) -> tuple[list[Path], list[BundleProblem]]:
+    """The Markdown files under `root` (or `root` itself), hidden ones skipped, sorted by
+    path; and the symbolic links among them (refused, see `local_files`)."""
+    return local_files(root, MARKDOWN_SUFFIXES, skip_hidden=True)
 
 
 def _text_list(value: Any, key: str) -> list[str]:
@@ -222,7 +218,7 @@ def _parse_file(
     origin = str(path) if commit is None else f"{path}@{commit.sha[:12]}"
     if data is None:
         try:
-            data = path.read_bytes()
+            data = read_local_file(path)
         except OSError as exc:
             reason = f"unreadable: {exc}"
             return None, BundleProblem(origin=origin, element="file", reason=reason)
@@ -433,10 +429,9 @@ def import_markdown_runbooks(
     """
     path = Path(root)
     result = ImportResult(origin=str(path))
-    if not path.exists():
-        result.problems.append(
-            BundleProblem(origin=str(path), element="path", reason="does not exist")
-        )
+    refused = path_problem(path)
+    if refused is not None:
+        result.problems.append(refused)
         return result
     if options.git_history and not in_work_tree(path):
         result.problems.append(
@@ -449,7 +444,11 @@ def import_markdown_runbooks(
         return result
     source_id = options.source_id or default_source_id("runbooks", path)
     parsed_files: list[_Parsed] = []
-    for file in markdown_files(path):
+    files, refused_links = markdown_files(path)
+    if refused_links:
+        result.problems.extend(refused_links)
+        return result
+    for file in files:
         if file.name.lower() in _SKIPPED_NAMES and not path.is_file():
             result.skipped.append(f"{file}: folder index, not a runbook")
             continue

@@ -44,7 +44,15 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from graph_schema.bundle import Bundle, BundleProblem, EdgeSpec, NodeSpec
+from graph_schema.bundle import (
+    Bundle,
+    BundleProblem,
+    EdgeSpec,
+    NodeSpec,
+    local_files,
+    path_problem,
+    read_local_file,
+)
 from graph_schema.importers.common import (
     ImportOptions,
     default_source_id,
@@ -81,17 +89,10 @@ class _Rule:
         self.id = f"alert:{self.name}"
 
 
-def rule_files(root: Path) -> list[Path]:
-    """The rule files at `root`: the file itself, or a folder's .yml/.yaml files, sorted."""
-    if root.is_file():
-        return [root]
-    return sorted(
-        p
-        for p in root.rglob("*")
-        if p.is_file()
-        and p.suffix.lower() in RULE_SUFFIXES
-        and not any(part.startswith(".") for part in p.relative_to(root).parts)
-    )
+def rule_files(root: Path) -> tuple[list[Path], list[BundleProblem]]:
+    """The rule files at `root`: the file itself, or a folder's .yml/.yaml files (hidden ones
+    skipped), sorted; and the symbolic links among them (refused, see `local_files`)."""
+    return local_files(root, RULE_SUFFIXES, skip_hidden=True)
 
 
 def _groups_of(data: Any) -> Any:
@@ -119,7 +120,7 @@ def _parse_file(path: Path, root: Path, result: ImportResult) -> list[_Rule]:
         result.problems.append(BundleProblem(origin=origin, element=element, reason=reason))
 
     try:
-        data_bytes = path.read_bytes()
+        data_bytes = read_local_file(path)
     except OSError as exc:
         problem("file", f"unreadable: {exc}")
         return []
@@ -235,12 +236,14 @@ def import_prometheus_rules(
     """
     path = Path(root)
     result = ImportResult(origin=str(path))
-    if not path.exists():
-        result.problems.append(
-            BundleProblem(origin=str(path), element="path", reason="does not exist")
-        )
+    refused = path_problem(path)
+    if refused is not None:
+        result.problems.append(refused)
         return result
-    files = rule_files(path)
+    files, links = rule_files(path)
+    if links:
+        result.problems.extend(links)
+        return result
     if not files:
         result.problems.append(
             BundleProblem(origin=str(path), element="path", reason="no .yml or .yaml rule files")

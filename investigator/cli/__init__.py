@@ -1,7 +1,7 @@
 """The `investigator` command line: one click group, one module per command group.
 
 Errors reach the user as one line on stderr with the exit code of docs/design.md section 9;
-tracebacks only with `--debug`.
+tracebacks only with `--debug`. Ctrl-C is one line and exit 130 (128 + SIGINT).
 
 Start-up cost is paid by every on-call command (issue 12), so only the invoked command's
 module is imported (`_LazyGroup`), and the driver is loaded without numpy/pandas/pyarrow.
@@ -73,6 +73,8 @@ class _LazyGroup(click.Group):
 
 
 _state = {"debug": False}
+# Ctrl-C: 128 + SIGINT, the shell convention; docs/design.md section 9 defines no code for it.
+INTERRUPTED_EXIT = 130
 
 # The driver logs retries as warnings; users get our one-line errors instead (set up once).
 logging.getLogger("neo4j").addHandler(logging.NullHandler())
@@ -84,7 +86,9 @@ logging.getLogger("neo4j").propagate = False
     name="investigator",
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
-@click.option("--debug", is_flag=True, help="Show tracebacks for unexpected errors.")
+@click.option(
+    "--debug", is_flag=True, help="Also print the traceback of an error (same message, exit code)."
+)
 @click.version_option(package_name="graph-investigator", prog_name="investigator")
 def cli(debug: bool) -> None:
     """Investigate incidents over a Neo4j knowledge graph, with claims bound to evidence.
@@ -111,6 +115,16 @@ def _fail(message: str, code: int) -> int:
     return code
 
 
+def _debug_traceback() -> bool:
+    # --debug adds the traceback to stderr; the one-line error and its exit code stay the same
+    # in this process and in a warm child (which must never see the exception escape).
+    if _state["debug"]:
+        import traceback
+
+        traceback.print_exc(file=sys.stderr)
+    return _state["debug"]
+
+
 def run(argv: list[str] | None = None) -> int:
     """Run the CLI with `argv` and return the exit code (never raises for user errors)."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -127,7 +141,10 @@ def _run(args: list[str]) -> int:
         result = cli.main(args=args, prog_name="investigator", standalone_mode=False)
     except click.exceptions.Exit as exc:
         return int(exc.exit_code)
-    except click.exceptions.Abort:
+    except click.exceptions.Abort as exc:
+        # click turns Ctrl-C (KeyboardInterrupt) into Abort: exit 128 + SIGINT, as shells do.
+        if isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt):
+            return _fail("interrupted (Ctrl-C)", INTERRUPTED_EXIT)
         return _fail("aborted", 1)
     except click.exceptions.NoArgsIsHelpError as exc:
         click.echo(exc.ctx.get_help() if exc.ctx else "")
@@ -138,18 +155,16 @@ def _run(args: list[str]) -> int:
     except click.ClickException as exc:
         return _fail(exc.format_message(), exc.exit_code)
     except InvestigatorError as exc:
-        if _state["debug"]:
-            raise
+        _debug_traceback()
         return _fail(str(exc), exc.exit_code)
     except (ServiceUnavailable, SessionExpired) as exc:
-        if _state["debug"]:
-            raise
+        _debug_traceback()
         return _fail(f"Neo4j is unavailable: {exc}", 4)
     except KeyboardInterrupt:
-        return _fail("interrupted", 130)
+        return _fail("interrupted (Ctrl-C)", INTERRUPTED_EXIT)
     except Exception as exc:  # the last line of defence: one line, exit 1
-        if _state["debug"]:
-            raise
+        if _debug_traceback():
+            return _fail(f"{type(exc).__name__}: {exc}", 1)
         return _fail(f"{type(exc).__name__}: {exc} (rerun with --debug for a traceback)", 1)
     return int(result) if isinstance(result, int) else 0
 

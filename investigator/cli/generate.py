@@ -28,7 +28,7 @@ MAX_SERVICES = 200_000
     # Plain text: click.Path would stat it and crash on a NUL byte before we can answer.
     type=str,
     required=True,
-    help="Bundle file to write: .json for JSON, .yaml/.yml for YAML.",
+    help="Bundle file to write: .json for JSON, .yaml/.yml for YAML (not a symbolic link).",
 )
 def generate_command(services: int, seed: int, tenant: str, out_text: str) -> None:
     """Write a deterministic synthetic bundle (same arguments, same bytes).
@@ -43,6 +43,9 @@ def generate_command(services: int, seed: int, tenant: str, out_text: str) -> No
         raise BadInput(f"--out must end in .json, .yaml or .yml: {out}")
     if not IDENTIFIER_TEXT.match(tenant):
         raise BadInput(f"--tenant {tenant!r} is not an identifier")
+    if out.is_symlink():
+        # Writing through it would overwrite whatever file it points at.
+        raise BadInput(f"--out {out} is a symbolic link: refused (give the file's own path)")
     bundle = generate_bundle(services=services, seed=seed, tenant=tenant)
     try:
         write_bundle_file(bundle, out)

@@ -6,9 +6,12 @@ Removes the text of every record of ID in tenant T from the Knowledge Graph
 `legal`), anchored like every finished run. Chains still verify; replay reports the purged
 runs as drift `data_purged`.
 
-Who may purge: a principal of tenant T holding the purpose `legal` (read as of now). Anyone
-else: exit 3, nothing written. Exit codes: 0 purged; 2 bad input (malformed ID or reason, no
-record ID in T), nothing written; 3 not authorized; 4 Neo4j unavailable.
+Who may purge: a principal of tenant T holding the purpose `legal` (read as of now), and
+only an id whose every record in T its labels cover (the ACL of every version); a Principal
+or Source id is never purged. Anyone else: exit 3, nothing written. An id the purger may not
+see answers exactly like an id without records. Exit codes: 0 purged; 2 bad input (malformed
+ID or reason, no record ID in T the purger may see), nothing written; 3 not authorized; 4
+Neo4j unavailable.
 """
 
 from __future__ import annotations
@@ -62,8 +65,9 @@ def purge_command(
 ) -> None:
     """Legally purge the text of ELEMENT_ID in the subject's tenant, KG and lineage.
 
-    Needs a subject of that tenant allowed the purpose `legal`. Records stay (with their
-    hashes); their text goes. The purge is recorded as its own run.
+    Needs a subject of that tenant allowed the purpose `legal` whose labels cover the ACL
+    of every record of ELEMENT_ID (an id it may not see is "no record", exit 2). Records
+    stay (with their hashes); their text goes. The purge is recorded as its own run.
 
     \b
     Example:
@@ -77,9 +81,11 @@ def purge_command(
     driver = open_driver(settings)
     ctx_database = ctx_database_from_env(settings.database)
     try:
-        # Authorize and check before writing anything.
-        load_run_reader(driver, settings.database, ref, LEGAL_PURPOSE)
-        if record_count(driver, ref.tenant, element_id, settings.database) == 0:
+        # Authorize and check before writing anything. An id the purger's labels do not
+        # cover (or a Principal or Source id) answers exactly like an id with no record.
+        purger = load_run_reader(driver, settings.database, ref, LEGAL_PURPOSE)
+        granted = purger.principal.labels
+        if record_count(driver, ref.tenant, element_id, settings.database, granted=granted) == 0:
             raise BadInput(f"no record {element_id} in tenant {ref.tenant}")
         recorder = RunRecorder(driver, database=ctx_database)
         at = datetime.now(UTC)
@@ -94,7 +100,9 @@ def purge_command(
                 options={"element_id": element_id, "reason": reason},
             )
         )
-        kg = purge_content(driver, ref.tenant, element_id, at=at, database=settings.database)
+        kg = purge_content(
+            driver, ref.tenant, element_id, granted=granted, at=at, database=settings.database
+        )
         lineage = purge_lineage(
             driver, ref.tenant, element_id, start.run_id, at, database=ctx_database
         )

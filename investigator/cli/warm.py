@@ -26,6 +26,7 @@ import socket
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
@@ -204,6 +205,11 @@ def _run_child(
         code = _run_command([str(arg) for arg in request.get("argv", [])])
     except BaseException:
         code = 1
+        # Never lose an error: what escaped the command reaches the client's stderr, as a
+        # new interpreter would print it.
+        with contextlib.suppress(BaseException):
+            traceback.print_exc(file=sys.stderr)
+            sys.stderr.flush()
     finally:
         with contextlib.suppress(BaseException):
             send_message(conn, {"reply": EXITED, "code": code})
@@ -306,7 +312,8 @@ def stop_command() -> None:
     \b
     Examples:
       investigator warm stop
-      INVESTIGATOR_WARM=0 investigator runbook --alert KubePodCrashLooping
+      INVESTIGATOR_WARM=0 investigator runbook --alert KubePodCrashLooping \\
+          --subject acme/user:oncall
     """
     click.echo(warm_stop_text())
 
