@@ -3,13 +3,16 @@
 Every claim carries an epistemic status (`fact` for what a record states, `inference` for
 what follows from several records, `hypothesis` for what would need more evidence) and the
 ids of the pack evidence it rests on; a claim without evidence is never emitted. For a
-correlation question the verdict is `confirmed`, `likely`, `uncertain` or `refuted`:
-"happened after" gives at most `likely`; only mechanism evidence can confirm; another change
-in the same window (a confounder) or an unresolved conflict lowers the verdict one step each.
+correlation question the verdict is `confirmed`, `likely`, `uncertain` or `refuted`, about
+the change the question names (else the release closest before the first error):
+"happened after" gives at most `likely`; only mechanism evidence naming the change can
+confirm it, and mechanism evidence ruling it out refutes it; another change in the same
+window (a confounder) or an unresolved conflict lowers the verdict one step each.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from enum import StrEnum
@@ -19,7 +22,7 @@ from pydantic import BaseModel, Field
 from graph_schema.canonical import sha256_hex
 from investigator.evidence import Evidence, canonical_json, iso_utc
 from investigator.gate import Conflict, authority
-from investigator.planner import CompetingCauseChecks
+from investigator.planner import CompetingCauseChecks, extract_mentions
 from investigator.rubric import Intent, MissingEvidence, missing_evidence
 from investigator.timeline import (
     CHANGE_TIME_KEYS,
@@ -265,11 +268,14 @@ def derive_claims(
                 )
             )
     mechanisms = [ev for ev in _with(evidence, "mechanism") if ev.trust == "trusted"]
+    correlation_gaps: list[MissingEvidence] = []
     if Intent.DEPLOYMENT_CORRELATION in intent_set:
-        verdict, corr_claims, confounders = _correlation(
-            evidence, firsts, mechanisms, conflicts, as_of, competing_checks
+        correlation = _correlation(
+            evidence, firsts, mechanisms, conflicts, as_of, competing_checks, question
         )
-        claims.extend(corr_claims)
+        verdict, confounders = correlation.verdict, correlation.confounders
+        claims.extend(correlation.claims)
+        correlation_gaps = correlation.missing
     if Intent.ROOT_CAUSE in intent_set:
         for ev in mechanisms:
             claims.append(
@@ -283,6 +289,7 @@ def derive_claims(
             )
     supported = {t for ev in evidence for t in ev.evidence_types}
     missing = missing_evidence(sorted(i.value for i in intent_set), supported)
+    missing += correlation_gaps
     if (
         Intent.DEPLOYMENT_CORRELATION in intent_set
         and not mechanisms
@@ -385,6 +392,170 @@ def _release_claims(timed: Sequence[Evidence]) -> list[Claim]:
     return out
 
 
+class _Candidate(BaseModel):
+    """A change that could have started the errors: a release or another change event."""
+
+    evidence: Evidence
+    at: datetime
+    kind: str  # "release" | "change"
+
+
+# A sentence that rules a change out ("was investigated and ruled out", "not the cause").
+_CLEARING = re.compile(
+    r"\b(ruled? out|rules out|not (?:the |a )?(?:root )?cause|did not cause|didn't cause|"
+    r"not related|unrelated|(?:was|were|is|been) (?:cleared|excluded|exonerated)|cleared of|"
+    r"had no (?:impact|effect))\b|排除|无关",
+    re.IGNORECASE,
+)
+# Sentences end at a full stop (hard-wrapped lines are one sentence) or a blank line.
+# ... unless it says the opposite ("could not rule out the release").
+_NOT_CLEARING = re.compile(
+    r"\b(?:not|cannot|can't|couldn't|never) (?:be )?ruled? out\b|\bnot been ruled out\b",
+    re.IGNORECASE,
+)
+
+
+def _rules_out(sentence: str) -> bool:
+    """Whether a sentence says the change it names was ruled out."""
+    return bool(_CLEARING.search(sentence)) and not _NOT_CLEARING.search(sentence)
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?。])\s+|\n\s*\n")
+# A release or change identifier in free text ("release 2026.07.23.1", "deploy:r-7").
+_CHANGE_REFERENCE = re.compile(
+    r"\b(deploy|change):\S+|\brelease[- ]v?\d+(\.\d+)+\b|\b\d{4}\.\d{2}\.\d{2}\.\d+\b",
+    re.IGNORECASE,
+)
+# Shorter words of a name are too common to identify a change ("rule", "v3").
+_MIN_NAME_TOKEN = 6
+
+
+def _names_of(ev: Evidence) -> list[str]:
+    """The texts that identify a change: its id (with and without prefix), its name, its
+    release number, and the name's words that carry a number ("RR-2026-07-23a")."""
+    out = [ev.element_id, ev.element_id.split(":", 1)[-1]]
+    if ev.name:
+        out.append(ev.name)
+        out += [
+            w.strip(".,;:()")
+            for w in ev.name.split()
+            if any(ch.isdigit() for ch in w) and len(w.strip(".,;:()")) >= _MIN_NAME_TOKEN
+        ]
+    release = ev.props.get("release")
+    if isinstance(release, str):
+        out.append(release)
+    return [n for n in dict.fromkeys(out) if len(n) >= 4]
+
+
+def _name_position(text: str, ev: Evidence) -> int | None:
+    """Where `text` first names the change `ev` (a whole token, any case), else None."""
+    hits = [
+        m.start()
+        for name in _names_of(ev)
+        if (m := re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-]|\.\w)", text, re.IGNORECASE))
+    ]
+    return min(hits) if hits else None
+
+
+def _sentences_naming(ev: Evidence, text: str) -> list[str]:
+    sentences = [" ".join(s.split()) for s in _SENTENCE_END.split(text)]
+    return [s for s in sentences if _name_position(s, ev) is not None]
+
+
+def _clearing_sentence(mechanism: Evidence, cand: Evidence) -> str | None:
+    """The sentence of a mechanism record that rules `cand` out, if any."""
+    return next((s for s in _sentences_naming(cand, mechanism.content) if _rules_out(s)), None)
+
+
+def _names_as_cause(mechanism: Evidence, cand: Evidence) -> bool:
+    """Whether a mechanism record is about `cand` (linked to it, or names it in a sentence
+    that does not rule it out)."""
+    if _about(mechanism, _change_id(cand)):
+        return True
+    # "Could not rule out X" neither clears nor implicates X.
+    return any(not _CLEARING.search(s) for s in _sentences_naming(cand, mechanism.content))
+
+
+def _quote(sentence: str, limit: int = 200) -> str:
+    return sentence if len(sentence) <= limit else sentence[: limit - 1] + "…"
+
+
+def _change_id(ev: Evidence) -> str:
+    """The change a record stands for: the release a release-time document is about, else
+    the record itself."""
+    return _release_of(ev) or ev.element_id
+
+
+def _candidates(evidence: Sequence[Evidence]) -> list[_Candidate]:
+    """Releases and other change events with their instants, one per change (sorted)."""
+    timed = _with(evidence, "deployment_time")
+    deployments = [ev for ev in timed if ev.type == "Deployment"]
+    # Without Deployment records, the documents stating a release time stand for it: per
+    # release, the most authoritative one.
+    releases = deployments or [ev for ev in timed if _release_of(ev) is not None] or timed
+    best: dict[str, Evidence] = {}
+    for ev in sorted(releases, key=lambda e: (authority(e), e.evidence_id), reverse=True):
+        best.setdefault(_change_id(ev), ev)
+    out = [
+        _Candidate(evidence=ev, at=t, kind="release")
+        for ev in best.values()
+        if (t := _instant(ev, _DEPLOY_TIME_KEYS))
+    ]
+    for ev in _with(evidence, "change_event"):
+        if ev in releases or _release_of(ev) is not None:
+            continue  # a record of a release's time (CI/CD document), not another change
+        if any(_about(ev, r) for r in best):
+            continue
+        if (t := _instant(ev, _CHANGE_TIME_KEYS)) is not None:
+            out.append(_Candidate(evidence=ev, at=t, kind="change"))
+    return sorted(out, key=lambda c: (c.at, c.evidence.element_id))
+
+
+def _named_in_question(
+    question: str | None, candidates: Sequence[_Candidate]
+) -> tuple[_Candidate | None, list[str]]:
+    """The change the question names (the first one named), and the named releases that
+    are not among the candidates (no deployment-time evidence for them)."""
+    if not question:
+        return None, []
+    positions = [
+        (pos, c.evidence.element_id, c)
+        for c in candidates
+        if (pos := _name_position(question, c.evidence)) is not None
+    ]
+    named = min(positions, key=lambda p: (p[0], p[1]))[2] if positions else None
+    absent = [
+        name
+        for name in extract_mentions(question).release_names()
+        if not any(name.lower() in {n.lower() for n in _names_of(c.evidence)} for c in candidates)
+    ]
+    return named, absent
+
+
+def _what(cand: _Candidate) -> str:
+    ev = cand.evidence
+    if cand.kind == "release":
+        return f"release {_change_id(ev)}"
+    return f"change {_label(ev)} ({ev.element_id})"
+
+
+def _upper_first(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _finished(cand: _Candidate) -> str:
+    return "finished" if cand.kind == "release" else "happened"
+
+
+class _Correlation(BaseModel):
+    """What the correlation rules concluded."""
+
+    verdict: Verdict
+    claims: list[Claim] = Field(default_factory=list)
+    confounders: list[Confounder] = Field(default_factory=list)
+    missing: list[MissingEvidence] = Field(default_factory=list)
+
+
 def _correlation(
     evidence: Sequence[Evidence],
     firsts: Sequence[Evidence],
@@ -392,60 +563,68 @@ def _correlation(
     conflicts: Sequence[Conflict],
     as_of: datetime,
     checks: CompetingCauseChecks | None = None,
-) -> tuple[Verdict, list[Claim], list[Confounder]]:
+    question: str | None = None,
+) -> _Correlation:
+    """The verdict on the change the question names (else the release closest before the
+    first error), with the other changes of the window as competing causes."""
     intent = Intent.DEPLOYMENT_CORRELATION.value
     upstream = set(checks.upstream) if checks is not None else set()
-    # Deployments of upstream services are competing causes, never the release asked about.
-    upstream_deploys = [
-        ev
-        for ev in _with(evidence, "deployment_time")
-        if ev.type == "Deployment" and ev.context.get("service") in upstream
-    ]
-    timed = [ev for ev in _with(evidence, "deployment_time") if ev not in upstream_deploys]
-    # Releases are the Deployment records; documents about a release corroborate its time.
-    releases = [ev for ev in timed if ev.type == "Deployment"] or timed
-    deploys = [(t, ev) for ev in releases if (t := _instant(ev, _DEPLOY_TIME_KEYS))]
+    candidates = _candidates(evidence)
     # Error-code first-seen records (with an explicit instant) beat documents that mention it.
     explicit = [ev for ev in firsts if "first_seen" in ev.context] or list(firsts)
     seen = [(t, ev) for ev in explicit if (t := _instant(ev, _FIRST_SEEN_KEYS))]
     affected = _with(evidence, "affected_service")
-    claims: list[Claim] = []
-    if not deploys or not seen:
-        return Verdict.UNCERTAIN, claims, []
+    named, absent = _named_in_question(question, candidates)
+    if named is None and absent:
+        return _named_release_missing(absent, seen, candidates, intent)
+    # Deployments of upstream services are competing causes, never the release asked about.
+    own_releases = [
+        c
+        for c in candidates
+        if c.kind == "release" and c.evidence.context.get("service") not in upstream
+    ]
+    if not seen:
+        return _no_first_error_yet(named, own_releases, as_of, question, evidence, intent)
     first_at, first_ev = min(seen, key=lambda p: (p[0], p[1].element_id))
-    before = [(t, ev) for t, ev in deploys if t <= first_at]
-    if not before:
-        t, ev = min(deploys, key=lambda p: (p[0], p[1].element_id))
-        claims.append(
-            _claim(
-                f"{_label(first_ev)} was first seen at {iso_utc(first_at)}, before release "
-                f"{ev.element_id} finished at {iso_utc(t)}: the release cannot have started it",
-                EpistemicStatus.INFERENCE,
-                0.9,
-                [ev, first_ev],
-                intent,
-            )
+    before = [c for c in own_releases if c.at <= first_at]
+    # The release closest before the first error: the default subject, and the one a
+    # mechanism record that names no change is read as being about.
+    closest = max(before, key=lambda c: (c.at, c.evidence.element_id)) if before else None
+    subject = named or closest
+    if subject is None:
+        if not own_releases:
+            return _Correlation(verdict=Verdict.UNCERTAIN)
+        after = min(own_releases, key=lambda c: (c.at, c.evidence.element_id))
+        return _Correlation(
+            verdict=Verdict.REFUTED,
+            claims=[_after_first_error(after, first_ev, first_at, intent)],
         )
-        return Verdict.REFUTED, claims, []
-    deploy_at, deploy_ev = max(before, key=lambda p: (p[0], p[1].element_id))
-    corroborating = [o for o in timed if o is not deploy_ev and _about(o, deploy_ev.element_id)]
-    claims.append(
+    subject_ev = subject.evidence
+    corroborating = [
+        o
+        for o in _with(evidence, "deployment_time")
+        if o is not subject_ev and _about(o, _change_id(subject_ev))
+    ]
+    claims: list[Claim] = [
         _claim(
-            f"Release {_label(deploy_ev)} ({deploy_ev.element_id}) finished at "
-            f"{iso_utc(deploy_at)}",
+            f"{'Release' if subject.kind == 'release' else 'Change'} {_label(subject_ev)} "
+            f"({subject_ev.element_id}) {_finished(subject)} at {iso_utc(subject.at)}",
             EpistemicStatus.FACT,
             0.95,
-            [deploy_ev, *corroborating],
+            [subject_ev, *corroborating],
             intent,
         )
-    )
-    gap = first_at - deploy_at
-    basis = [deploy_ev, first_ev, *affected]
+    ]
+    if subject.at > first_at:
+        claims.append(_after_first_error(subject, first_ev, first_at, intent))
+        return _Correlation(verdict=Verdict.REFUTED, claims=claims)
+    gap = first_at - subject.at
+    basis = [subject_ev, first_ev, *affected]
     if gap > CORRELATION_WINDOW:
         claims.append(
             _claim(
-                f"{_label(first_ev)} was first seen {_human(gap)} after release "
-                f"{deploy_ev.element_id} finished, outside the {_human(CORRELATION_WINDOW)} "
+                f"{_label(first_ev)} was first seen {_human(gap)} after {_what(subject)} "
+                f"{_finished(subject)}, outside the {_human(CORRELATION_WINDOW)} "
                 "correlation window",
                 EpistemicStatus.INFERENCE,
                 0.7,
@@ -457,8 +636,8 @@ def _correlation(
     else:
         claims.append(
             _claim(
-                f"{_label(first_ev)} was first seen {_human(gap)} after release "
-                f"{deploy_ev.element_id} finished ({iso_utc(deploy_at)} -> {iso_utc(first_at)}): "
+                f"{_label(first_ev)} was first seen {_human(gap)} after {_what(subject)} "
+                f"{_finished(subject)} ({iso_utc(subject.at)} -> {iso_utc(first_at)}): "
                 "a time correlation, not by itself a root cause",
                 EpistemicStatus.INFERENCE,
                 0.85,
@@ -466,76 +645,258 @@ def _correlation(
                 intent,
             )
         )
-        verdict = Verdict.CONFIRMED if mechanisms else Verdict.LIKELY
-        if not affected:
-            verdict = _LOWER[verdict]
-    if mechanisms:
+        verdict = Verdict.LIKELY
+    others = [c for c in candidates if _change_id(c.evidence) != _change_id(subject_ev)]
+    # A mechanism record names the changes it is about; one naming none is read, as before,
+    # as being about the release closest before the first error.
+    names_none = [
+        m
+        for m in mechanisms
+        if not _CHANGE_REFERENCE.search(m.content)
+        and not any(_names_as_cause(m, c.evidence) for c in candidates)
+    ]
+    implicating = [
+        m
+        for m in mechanisms
+        if _clearing_sentence(m, subject_ev) is None
+        and (_names_as_cause(m, subject_ev) or (subject is closest and m in names_none))
+    ]
+    clearing = [(m, s) for m in mechanisms if (s := _clearing_sentence(m, subject_ev))]
+    if implicating:
         claims.append(
             _claim(
-                f"Release {deploy_ev.element_id} caused {_label(first_ev)}, according to "
-                "mechanism evidence from " + ", ".join(sorted(_label(ev) for ev in mechanisms)),
+                f"{_upper_first(_what(subject))} caused {_label(first_ev)}, according to "
+                "mechanism evidence from " + ", ".join(sorted(_label(ev) for ev in implicating)),
                 EpistemicStatus.INFERENCE,
                 0.8,
-                [deploy_ev, first_ev, *mechanisms],
+                [subject_ev, first_ev, *implicating],
                 intent,
             )
         )
-    else:
+        if verdict is Verdict.LIKELY:
+            verdict = Verdict.CONFIRMED
+    for mechanism, sentence in clearing:
         claims.append(
             _claim(
-                f"Release {deploy_ev.element_id} may have caused {_label(first_ev)} "
-                "(no mechanism evidence yet)",
+                f'{_label(mechanism)} rules out {_what(subject)}: "{_quote(sentence)}"',
+                EpistemicStatus.INFERENCE,
+                0.8,
+                [subject_ev, mechanism],
+                intent,
+            )
+        )
+    if not implicating and not clearing:
+        claims.append(
+            _claim(
+                f"{_upper_first(_what(subject))} may have caused {_label(first_ev)} "
+                "(no mechanism evidence about it)",
                 EpistemicStatus.HYPOTHESIS,
                 0.5,
-                [deploy_ev, first_ev],
+                [subject_ev, first_ev],
                 intent,
             )
         )
     confounders: list[Confounder] = []
-    other_deploys = [
-        ev
-        for ev in [*releases, *upstream_deploys]
-        if ev.type == "Deployment" and ev.element_id != deploy_ev.element_id
-    ]
-    for ev in [*_with(evidence, "change_event"), *other_deploys]:
-        if _about(ev, deploy_ev.element_id):
+    for other in others:
+        ev = other.evidence
+        if _about(ev, _change_id(subject_ev)):
             continue
-        keys = _DEPLOY_TIME_KEYS if ev.type == "Deployment" else _CHANGE_TIME_KEYS
-        at = _instant(ev, keys)
-        if at is None or not (first_at - CONFOUNDER_WINDOW <= at <= first_at):
+        if not (first_at - CONFOUNDER_WINDOW <= other.at <= first_at):
             continue
         confounders.append(
             Confounder(
                 evidence_id=ev.evidence_id,
                 element_id=ev.element_id,
-                at=at,
-                description=f"{_label(ev)} at {iso_utc(at)}: {ev.content}",
+                at=other.at,
+                description=f"{_label(ev)} at {iso_utc(other.at)}: {ev.content}",
             )
         )
         claims.append(
             _claim(
-                f"Another change, {_label(ev)} ({ev.element_id}), happened at {iso_utc(at)}, "
-                f"within {_human(CONFOUNDER_WINDOW)} before {_label(first_ev)} was first seen: "
-                "it could explain the errors as well",
+                f"Another change, {_label(ev)} ({ev.element_id}), happened at "
+                f"{iso_utc(other.at)}, within {_human(CONFOUNDER_WINDOW)} before "
+                f"{_label(first_ev)} was first seen: it could explain the errors as well",
                 EpistemicStatus.FACT,
                 0.9,
                 [ev],
                 intent,
             )
         )
+        for mechanism in mechanisms:
+            if (ruled_out := _clearing_sentence(mechanism, ev)) is not None:
+                claims.append(
+                    _claim(
+                        f'{_label(mechanism)} rules out {_what(other)}: "{_quote(ruled_out)}"',
+                        EpistemicStatus.INFERENCE,
+                        0.8,
+                        [ev, mechanism],
+                        intent,
+                    )
+                )
+    if subject is not closest or named is not None:
+        # The question asked about one change: say where the mechanism evidence points instead.
+        for other in others:
+            pointing = [
+                m
+                for m in mechanisms
+                if m not in implicating
+                and _clearing_sentence(m, other.evidence) is None
+                and (_names_as_cause(m, other.evidence) or (other is closest and m in names_none))
+            ]
+            if pointing:
+                claims.append(
+                    _claim(
+                        "Mechanism evidence from "
+                        + ", ".join(sorted(_label(ev) for ev in pointing))
+                        + f" points to {_what(other)} ({_finished(other)} at "
+                        f"{iso_utc(other.at)}) as the cause of {_label(first_ev)}",
+                        EpistemicStatus.INFERENCE,
+                        0.75,
+                        [other.evidence, *pointing],
+                        intent,
+                    )
+                )
+    if clearing and not implicating:
+        verdict = Verdict.REFUTED
+    elif clearing:
+        # Mechanism records disagree about this change.
+        verdict = _LOWER[verdict]
+    if not affected:
+        verdict = _LOWER[verdict]
     if confounders and verdict is not Verdict.REFUTED:
         verdict = _LOWER[verdict]
-    relevant_ids = {deploy_ev.evidence_id, first_ev.evidence_id}
+    relevant_ids = {subject_ev.evidence_id, first_ev.evidence_id}
     if any(c.resolution == "unresolved" and relevant_ids & set(c.evidence_ids) for c in conflicts):
         verdict = _LOWER[verdict]
-    return verdict, claims, confounders
+    return _Correlation(verdict=verdict, claims=claims, confounders=confounders)
+
+
+def _after_first_error(
+    cand: _Candidate, first_ev: Evidence, first_at: datetime, intent: str
+) -> Claim:
+    kind = "release" if cand.kind == "release" else "change"
+    return _claim(
+        f"{_label(first_ev)} was first seen at {iso_utc(first_at)}, before {_what(cand)} "
+        f"{_finished(cand)} at {iso_utc(cand.at)}: the {kind} cannot have started it",
+        EpistemicStatus.INFERENCE,
+        0.9,
+        [cand.evidence, first_ev],
+        intent,
+    )
+
+
+def _no_first_error_yet(
+    named: _Candidate | None,
+    releases: Sequence[_Candidate],
+    as_of: datetime,
+    question: str | None,
+    evidence: Sequence[Evidence],
+    intent: str,
+) -> _Correlation:
+    """No first error is known at `as_of`: state the release, and that nothing correlates yet."""
+    by_as_of = [c for c in releases if c.at <= as_of]
+    subject = named or (
+        max(by_as_of, key=lambda c: (c.at, c.evidence.element_id)) if by_as_of else None
+    )
+    if subject is None:
+        return _Correlation(verdict=Verdict.UNCERTAIN)
+    subject_ev = subject.evidence
+    corroborating = [
+        o
+        for o in _with(evidence, "deployment_time")
+        if o is not subject_ev and _about(o, _change_id(subject_ev))
+    ]
+    codes = extract_mentions(question or "").error_codes
+    errors = f"{' / '.join(codes)} error" if codes else "error"
+    if subject.at <= as_of:
+        when = f"{_human(as_of - subject.at)} after {_what(subject)} {_finished(subject)}"
+    else:
+        when = f"before {_what(subject)} {_finished(subject)}"
+    return _Correlation(
+        verdict=Verdict.UNCERTAIN,
+        claims=[
+            _claim(
+                f"{'Release' if subject.kind == 'release' else 'Change'} {_label(subject_ev)} "
+                f"({subject_ev.element_id}) {_finished(subject)} at {iso_utc(subject.at)}",
+                EpistemicStatus.FACT,
+                0.95,
+                [subject_ev, *corroborating],
+                intent,
+            ),
+            _claim(
+                f"No first-seen {errors} is known at as_of {iso_utc(as_of)} ({when}): "
+                "no time correlation can be drawn yet",
+                EpistemicStatus.INFERENCE,
+                0.6,
+                [subject_ev],
+                intent,
+            ),
+        ],
+    )
+
+
+def _named_release_missing(
+    absent: Sequence[str],
+    seen: Sequence[tuple[datetime, Evidence]],
+    candidates: Sequence[_Candidate],
+    intent: str,
+) -> _Correlation:
+    """The question names a release the evidence has no time for: no verdict about another
+    release in its place; the changes of the window are listed as candidates."""
+    names = ", ".join(absent)
+    result = _Correlation(
+        verdict=Verdict.UNCERTAIN,
+        missing=[
+            MissingEvidence(
+                evidence_type="deployment_time",
+                intents=[intent],
+                description=f"no deployment time for {names}, named in the question (not "
+                "found, not visible to the subject, or not valid at as_of): its correlation "
+                "with the errors cannot be judged",
+            )
+        ],
+    )
+    if not seen:
+        return result
+    first_at, first_ev = min(seen, key=lambda p: (p[0], p[1].element_id))
+    for cand in candidates:
+        if not (first_at - CONFOUNDER_WINDOW <= cand.at <= first_at):
+            continue
+        ev = cand.evidence
+        result.confounders.append(
+            Confounder(
+                evidence_id=ev.evidence_id,
+                element_id=ev.element_id,
+                at=cand.at,
+                description=f"{_label(ev)} at {iso_utc(cand.at)}: {ev.content}",
+            )
+        )
+        result.claims.append(
+            _claim(
+                f"{_upper_first(_what(cand))} {_finished(cand)} at {iso_utc(cand.at)}, within "
+                f"{_human(CONFOUNDER_WINDOW)} before {_label(first_ev)} was first seen: it "
+                f"could explain the errors (the question asked about {names})",
+                EpistemicStatus.FACT,
+                0.9,
+                [ev],
+                intent,
+            )
+        )
+    return result
 
 
 def _human(delta: timedelta) -> str:
+    """`38 s`, `4 min 10 s`, `2 d 20 h 2 min 38 s`."""
     seconds = int(delta.total_seconds())
     if seconds < 120:
         return f"{seconds} s"
-    return f"{seconds // 60} min {seconds % 60} s" if seconds % 60 else f"{seconds // 60} min"
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    if not days and not hours:
+        return f"{minutes} min {secs} s" if secs else f"{minutes} min"
+    parts = [(days, "d"), (hours, "h"), (minutes, "min"), (secs, "s")]
+    return " ".join(f"{n} {unit}" for n, unit in parts if n)
 
 
 def keep_claims_in_pack(claims: Sequence[Claim], pack_ids: Sequence[str]) -> list[Claim]:

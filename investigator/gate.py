@@ -142,8 +142,11 @@ class GatePolicy(BaseModel):
     purpose: str
     granted_labels: list[str]
     relevant_types: list[str]
-    # Error codes the question names: first-seen evidence of other codes is low relevance.
+    # The error the question is about: codes as written ("PAY-4097", matched on the record's
+    # `code`, since ids differ between tenants) and error code ids ("err:PAY-4097"; the
+    # retrieval loop adds the ids it resolved). Records of other codes are low relevance.
     focus_error_codes: list[str] = Field(default_factory=list)
+    focus_error_ids: list[str] = Field(default_factory=list)
     top_k_per_type: int = Field(default=5, ge=1)
     evidence_token_budget: int = Field(default=4000, ge=1)
     # Instants before as_of the question refers to ("who owned it then"): a state record
@@ -192,6 +195,7 @@ class EvidenceGate:
     def admit(self, candidates: Iterable[Evidence], round_no: int = 1) -> GateDecision:
         """Admit or reject each candidate, in the order given (callers sort, e.g. by RRF)."""
         decision = GateDecision()
+        self._drop_off_focus(decision, round_no)
         candidates_seen: list[Evidence] = []
         for cand in candidates:
             candidates_seen.append(cand)
@@ -313,10 +317,9 @@ class EvidenceGate:
         if not (set(cand.evidence_types) & self._relevant):
             detail = "supports none of the evidence types the plan needs"
             return self._reject(cand, r.LOW_RELEVANCE, round_no, detail), []
-        code = cand.context.get("error_code")
-        if p.focus_error_codes and isinstance(code, str) and code not in p.focus_error_codes:
-            detail = f"error code {code} is not one the question asks about"
-            return self._reject(cand, r.LOW_RELEVANCE, round_no, detail), []
+        off_focus = self._off_focus(cand)
+        if off_focus is not None:
+            return self._reject(cand, r.LOW_RELEVANCE, round_no, off_focus), []
         conflict_loss, demoted = self._conflict(cand, round_no)
         if conflict_loss is not None:
             return conflict_loss, []
@@ -331,6 +334,37 @@ class EvidenceGate:
             detail = f"needs {cost} tokens, {self.remaining_tokens} left"
             return self._reject(cand, r.BUDGET_EXCEEDED, round_no, detail), demoted
         return None, demoted
+
+    def _off_focus(self, cand: Evidence) -> str | None:
+        """Why a record about an error code is not about the question's error, or None."""
+        p = self.policy
+        if not (p.focus_error_codes or p.focus_error_ids):
+            return None
+        code_id = cand.context.get("error_code")
+        code = cand.context.get("code")
+        if not isinstance(code_id, str) and not isinstance(code, str):
+            return None  # not a record about an error code
+        if isinstance(code_id, str) and code_id in p.focus_error_ids:
+            return None
+        if not isinstance(code, str):
+            code = str(code_id).removeprefix("err:")
+        if code in p.focus_error_codes:
+            return None
+        named = code_id if isinstance(code_id, str) else code
+        return f"error code {named} is not the error the question is about"
+
+    def _drop_off_focus(self, decision: GateDecision, round_no: int) -> None:
+        """The question's error became known (or changed): records of other codes admitted
+        before are withdrawn as low relevance."""
+        for ev in list(self.admitted):
+            detail = self._off_focus(ev)
+            if detail is None:
+                continue
+            rejection = self._reject(ev, RejectionReason.LOW_RELEVANCE, round_no, detail)
+            self.admitted.remove(ev)
+            self.tokens_used -= evidence_tokens(ev)
+            self.rejected.append(rejection)
+            decision.rejected.append(rejection)
 
     def _temporal(self, cand: Evidence, round_no: int) -> Rejection | None:
         as_of = self.policy.as_of

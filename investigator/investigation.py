@@ -48,7 +48,7 @@ from investigator.planner import (
 from investigator.retrieval import RetrievalLoop, StopReason
 from investigator.rubric import Intent, MissingEvidence, required_types, useful_types
 from investigator.session import RunSession, RunSpec
-from investigator.timeline import time_references
+from investigator.timeline import time_words_not_used
 
 DEFAULT_PURPOSE = "incident_investigation"
 DEFAULT_BUDGET_TOKENS = 8000
@@ -274,10 +274,10 @@ def _investigate(
     session.record_goal(goal)
 
     mentions = extract_mentions(request.question)
-    focus_codes = sorted(
-        {f"err:{c}" for c in mentions.error_codes}
-        | {i for i in mentions.ids if i.startswith("err:")}
-    )
+    # Codes as written: a tenant's error code id need not be `err:<code>` (the loop resolves
+    # the ids whose `code` they are).
+    focus_codes = sorted(set(mentions.error_codes))
+    focus_ids = sorted({i for i in mentions.ids if i.startswith("err:")})
     gate = session.use_gate(
         GatePolicy(
             as_of=as_of,
@@ -286,6 +286,7 @@ def _investigate(
             granted_labels=list(subject.labels),
             relevant_types=useful_types(intents),
             focus_error_codes=focus_codes,
+            focus_error_ids=focus_ids,
             evidence_token_budget=evidence_token_budget(request.budget_tokens),
         )
     )
@@ -387,7 +388,8 @@ def _investigate(
         intents=[i.value for i in intents],
         tool_calls=outcome.tool_calls,
         omissions=len(pack.omissions),
-        unresolved_time_words=time_references(request.question).unresolved,
+        # Unresolved time words, and explicit times after as_of: the answer is at as_of for both.
+        unresolved_time_words=time_words_not_used(request.question, as_of),
         timings=timings,
     )
     # The stored result is what an idempotent retry prints again (timings left out).

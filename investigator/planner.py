@@ -56,8 +56,15 @@ _INTENT_RULES: tuple[tuple[Intent, re.Pattern[str]], ...] = (
     ),
     (
         Intent.ROOT_CAUSE,
+        # Open questions about the cause ("what caused X", "why did X fail", "what led to X");
+        # "was X caused by Y" names a cause to check: a correlation, not a root-cause search.
         re.compile(
-            r"\b(root[- ]cause|why did|why does|mechanism)\b|根因|为什么|原因", re.IGNORECASE
+            r"\b(root[- ]cause|mechanism|why (did|does|do|is|are|was|were)|"
+            r"what(?:'s| is| was)? (?:\w+ ){0,2}caus(e|es|ed|ing)|causes? of|"
+            r"what (triggered|led to|broke|went wrong|happened to cause)|led to|"
+            r"reason (for|behind)|how come|how did\b[^?]{0,80}\bhappen)\b|"
+            r"根因|为什么|原因|是什么导致|什么导致|怎么回事",
+            re.IGNORECASE,
         ),
     ),
     (
@@ -88,7 +95,8 @@ _CORRELATION_WORDS = re.compile(
     r"responsible|break|broke|behind)\b|相关|导致|引起|之前|之后",
     re.IGNORECASE,
 )
-_ERROR_CODE = re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d{2,6}\b")
+# Not the head of a longer hyphenated name ("RR-2026-07-23a" is a change, not error RR-2026).
+_ERROR_CODE = re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d{2,6}\b(?![-\w]|\.\w)")
 _KG_ID = re.compile(r"\b[a-z][a-z0-9_]*:[A-Za-z0-9][A-Za-z0-9._@:/-]*[A-Za-z0-9]")
 _RELEASE = re.compile(r"\brelease-\d{4}\.\d{2}\.\d{2}\.\d+\b", re.IGNORECASE)
 _ALERT = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z0-9]+){2,}\b")
@@ -113,13 +121,22 @@ CHECK_PREFIX = "check-"
 AT_PREFIX = "at-"
 UPSTREAM_CHECK = CHECK_PREFIX + "upstream"
 ALERT_FIRED_CHECK = CHECK_PREFIX + "alert-fired"
+# A release the question names ("was release-2026.07.20.2 related?") is the subject of the
+# verdict even when it lies outside the deployment lookback: it is resolved (its service and
+# deployment time, a navigation step), then fetched as deployment-time evidence at that time.
+NAMED_RELEASE_LOOKUP = CHECK_PREFIX + "named-release-lookup"
+NAMED_RELEASE_CHECK = CHECK_PREFIX + "named-release"
 MAX_FOCUS_SERVICES = 3
 
 
 def is_navigation(step: PlanStep) -> bool:
     """Whether a step only finds anchors for later steps."""
     step_id = step.step_id or ""
-    return step_id.startswith(NAV_PREFIX) or step_id in (UPSTREAM_CHECK, ALERT_FIRED_CHECK)
+    return step_id.startswith(NAV_PREFIX) or step_id in (
+        UPSTREAM_CHECK,
+        ALERT_FIRED_CHECK,
+        NAMED_RELEASE_LOOKUP,
+    )
 
 
 def is_check(step: PlanStep) -> bool:
@@ -147,6 +164,11 @@ class Mentions(BaseModel):
         """Every mention as text to resolve, most specific first, capped."""
         out = [*self.ids, *self.error_codes, *self.releases, *self.alerts, *self.names]
         return list(dict.fromkeys(out))[:MAX_MENTIONS]
+
+    def release_names(self) -> list[str]:
+        """The releases the question names: `deploy:` ids and release names, capped."""
+        named = [i for i in self.ids if i.startswith("deploy:")] + self.releases
+        return list(dict.fromkeys(named))[:MAX_FOCUS_SERVICES]
 
 
 def detect_intents(question: str) -> list[Intent]:
@@ -194,6 +216,15 @@ def extract_mentions(question: str) -> Mentions:
 # -- what the loop knows ------------------------------------------------------------------
 
 
+class KnownRelease(BaseModel):
+    """A release a check step returned: its service and deployment time."""
+
+    id: str
+    name: str | None = None
+    service: str | None = None
+    at: datetime
+
+
 class Known(BaseModel):
     """Entities and instants the retrieval loop has learned so far (sorted, deduplicated)."""
 
@@ -211,6 +242,8 @@ class Known(BaseModel):
     alerts_fired: list[tuple[datetime, str]] = Field(default_factory=list)
     # The instants the question's time words resolved to, with why (investigator.timeline).
     references: list[ReferenceTime] = Field(default_factory=list)
+    # Releases seen by check steps, with service and deployment time (sorted by id).
+    releases: list[KnownRelease] = Field(default_factory=list)
 
     def add(self, kind: str, entity_id: str) -> bool:
         """Add one entity id under `kind`; True when it is new."""
@@ -465,6 +498,7 @@ class DeterministicPlanner:
             known.add("services", inp.service_id)
         steps = linking_steps(mentions, inp.service_id, inp.question)
         steps += steps_for(useful_types(intents), known, as_of=inp.as_of)
+        steps += named_release_lookup_steps(intents, mentions)
         return self.plan(inp, intents, known, steps)
 
     def plan(
@@ -552,12 +586,85 @@ def competing_cause_steps(
     return steps
 
 
+def named_release_lookup_steps(
+    intents: Sequence[Intent | str], mentions: Mentions
+) -> list[PlanStep]:
+    """Resolve the releases a correlation question names (service and deployment time)."""
+    if Intent.DEPLOYMENT_CORRELATION.value not in {str(i) for i in intents}:
+        return []
+    return [
+        _step(
+            "entity_resolution",
+            {"text": name[:200]},
+            "entity",
+            options={"label": "Deployment"},
+            step_id=NAMED_RELEASE_LOOKUP,
+        )
+        for name in mentions.release_names()
+    ]
+
+
+def named_release_steps(
+    intents: Sequence[Intent | str], known: Known, question: str, focus: Sequence[str]
+) -> list[PlanStep]:
+    """Fetch each release the question names as deployment-time evidence, at its own time.
+
+    The deployment checks look back from the first error only a day; a release named in
+    the question is what the verdict is about, wherever it lies (`named_release_lookup_steps`
+    resolved its service and time).
+    """
+    if Intent.DEPLOYMENT_CORRELATION.value not in {str(i) for i in intents}:
+        return []
+    names = {n.lower() for n in extract_mentions(question).release_names()}
+    steps: list[PlanStep] = []
+    for release in known.releases:
+        if release.id.lower() not in names and (release.name or "").lower() not in names:
+            continue
+        for svc in [release.service] if release.service else list(focus):
+            steps.append(
+                _step(
+                    "deployments_in_window",
+                    {"service_id": svc, "from": _iso(release.at), "to": _iso(release.at)},
+                    "deployment_time",
+                    step_id=NAMED_RELEASE_CHECK,
+                )
+            )
+    return steps
+
+
+def _note_release(known: Known, el: Any) -> bool:
+    """Record a Deployment record's service and deployment time (as the window templates
+    read it: finished_at, else started_at, else valid_from)."""
+    props = el.props or {}
+    at = (
+        instant_of(props.get("finished_at")) or instant_of(props.get("started_at")) or el.valid_from
+    )
+    if at is None or any(r.id == el.element_id for r in known.releases):
+        return False
+    service = props.get("service")
+    known.releases.append(
+        KnownRelease(
+            id=el.element_id,
+            name=el.name,
+            service=service if isinstance(service, str) and service.startswith("svc:") else None,
+            at=at,
+        )
+    )
+    known.releases.sort(key=lambda r: r.id)
+    return True
+
+
 def note_check_rows(known: Known, rows: Sequence[Any], focus: Sequence[str]) -> bool:
-    """Record what a check's rows show: the services the focus services depend on, and when
-    a named alert fired (a FIRED_ON record: `fired_at`, else its valid_from)."""
+    """Record what a check's rows show: the services the focus services depend on, when
+    a named alert fired (a FIRED_ON record: `fired_at`, else its valid_from), and the
+    service and deployment time of a release."""
     changed = False
     for row in rows:
         el = row.element
+        if el.kind == "node" and el.type == "Deployment":
+            # Not progress by itself: the named-release fetch it enables is a must-run step.
+            _note_release(known, el)
+            continue
         if el.type == "FIRED_ON":
             fired = instant_of(el.props.get("fired_at")) or el.valid_from
             alert = str(row.context.get("start") or el.element_id)
@@ -737,4 +844,5 @@ def followup_steps(
         *alert_steps,
         *reference_steps(intents, known, references=instants, focus=focus),
         *competing_cause_steps(intents, known, as_of=inp.as_of, focus=focus),
+        *named_release_steps(intents, known, inp.question, focus),
     ]

@@ -64,6 +64,9 @@ class ReplayReport(BaseModel):
     evidence_matched: int
     drift: list[Drift]
     problems: list[str]
+    # Why pack_hash_match is false without any hash comparison (a failed or incomplete run
+    # has no finished result to re-run; `null` when the hashes were compared).
+    pack_hash_note: str | None = None
 
 
 def _parse_time(value: Any) -> datetime | None:
@@ -539,6 +542,26 @@ def _evidence_digest(nodes: list[CtxNodeRecord]) -> str:
     )
 
 
+def _stop_reason(lineage: RunLineage) -> str:
+    """The recorded outcome's stop reason ("error", ...), or "no outcome recorded"."""
+    outcomes = lineage.of_kind(CtxKind.OUTCOME)
+    reason = outcomes[-1].properties.get("stop_reason") if outcomes else None
+    return f"stop: {reason}" if isinstance(reason, str) and reason else "no outcome recorded"
+
+
+def _not_reproduced_note(status: Any, pack_recorded: bool) -> str:
+    """Why a run's pack_hash is not compared: it has no finished result to re-run."""
+    if status == RunStatus.FAILED.value:
+        what = "the run failed before it finished"
+    elif status == RunStatus.INCOMPLETE.value:
+        what = "the run never finished (crashed or interrupted)"
+    else:
+        what = f"the run ended {status or 'without a status'}"
+    if pack_recorded:
+        return f"not compared: {what}; its recorded pack is not re-run"
+    return f"not compared: {what}; no pack was recorded"
+
+
 def replay_run(
     driver: neo4j.Driver,
     run_id: str,
@@ -552,10 +575,11 @@ def replay_run(
     rep = _Replayer(driver, lineage, kg_database)
     status = rep.run.get("status")
     command = rep.run.get("command")
+    unfinished = status in {RunStatus.INCOMPLETE.value, RunStatus.FAILED.value}
     if status == RunStatus.INCOMPLETE.value:
         rep.add("run_incomplete", "the run never finished (crashed or interrupted)")
     elif status == RunStatus.FAILED.value:
-        rep.add("run_failed", "the run failed; there is no result to reproduce")
+        rep.add("run_failed", f"the run failed ({_stop_reason(lineage)}); no result to reproduce")
 
     calls = lineage.of_kind(CtxKind.TOOL_CALL)
     matched_calls = 0
@@ -575,6 +599,7 @@ def replay_run(
 
     pack_node, recorded_hash = rep.recorded_pack()
     replayed_hash: str | None = None
+    pack_hash_note: str | None = None
     if pack_node is not None:
         rep.check_recorded_pack(pack_node, recorded_hash)
     rerun = _RERUNS.get(str(command)) if status in {"complete", "partial"} else None
@@ -584,8 +609,12 @@ def replay_run(
         except InvestigatorError as exc:
             rep.add("rerun_failed", f"re-running the {command} failed: {exc}")
         pack_match = recorded_hash is not None and replayed_hash == recorded_hash
-    elif pack_node is not None:
-        pack_match = False  # a pack but no finished result to reproduce
+    elif unfinished or pack_node is not None:
+        # Nothing to re-run: say why instead of comparing a hash with itself (issue 16). The
+        # recorded pack_hash is kept when a pack was recorded; nothing was replayed.
+        pack_match = False
+        replayed_hash = None
+        pack_hash_note = _not_reproduced_note(status, pack_node is not None)
     else:
         # No result to reproduce (a refused run): its admitted evidence is what the run
         # decided on, so the re-derived evidence must match it entirely.
@@ -611,4 +640,5 @@ def replay_run(
         evidence_matched=ev_matched,
         drift=rep.drift,
         problems=[p.describe() for p in chain.problems],
+        pack_hash_note=pack_hash_note,
     )

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from enum import StrEnum
 
@@ -42,6 +42,7 @@ from investigator.planner import (
 )
 from investigator.rubric import Intent, required_types, useful_types
 from investigator.session import RunSession
+from investigator.timeline import instant_of, time_references
 
 
 class StopReason(StrEnum):
@@ -81,31 +82,139 @@ _LINK_CONTEXT_KEYS = (
 )
 
 
-def learn(known: Known, rows: Sequence[TemplateRow], focus_codes: Sequence[str]) -> bool:
-    """Update `known` from rows (element types and context ids); True when anything is new."""
+# Words with which a question asks about the services an incident affected (their owners are
+# then wanted even when the question names a service).
+_ASKS_AFFECTED = re.compile(r"\b(affected|impacted)\b|受影响|受到影响", re.IGNORECASE)
+# Records that reach a service through the incident or the error (not through the question).
+_INCIDENT_LINKS = frozenset({"AFFECTED_BY", "EMITTED"})
+
+
+class QuestionFocus(BaseModel):
+    """Which error and which services a question is about, as the loop learns them.
+
+    The error: the codes (as written, "PAY-4097") and error code ids the question names,
+    matched on the ErrorCode's own `code` (ids differ between tenants); when it names none
+    and needs one error as its anchor (a correlation, "then"), the error with the latest
+    first-seen at or before `as_of` (docs/investigation.md, "Time references"). The
+    services: those the question names (`--service`, a linked mention); services reached
+    only through the incident or the error become anchors only when it names none, or asks
+    for the affected services.
+    """
+
+    codes: list[str] = Field(default_factory=list)
+    ids: list[str] = Field(default_factory=list)
+    latest_when_unnamed: bool = False
+    asks_affected: bool = False
+    named_services: list[str] = Field(default_factory=list)
+    # error code id -> its `code` as the KG records it
+    code_of: dict[str, str] = Field(default_factory=dict)
+    # error code id -> the earliest first-seen instant read for it
+    first_seen_of: dict[str, datetime] = Field(default_factory=dict)
+
+    def names_error(self, error_id: str) -> bool:
+        """Whether the question names this error code (by id or by its code)."""
+        code = self.code_of.get(error_id, error_id.removeprefix("err:"))
+        return error_id in self.ids or code in self.codes
+
+    def anchor(self, as_of: datetime) -> tuple[datetime, str] | None:
+        """(first seen, error code id) of the error the question is about, or None."""
+        seen = sorted((t, i) for i, t in self.first_seen_of.items())
+        if self.codes or self.ids:
+            named = [(t, i) for t, i in seen if self.names_error(i)]
+            return named[0] if named else None
+        happened = [(t, i) for t, i in seen if t <= as_of]
+        if happened:
+            return happened[-1]
+        return seen[0] if seen else None
+
+    def focus_ids(self, as_of: datetime) -> list[str]:
+        """The error code ids whose records the gate admits (empty: every code)."""
+        if self.codes or self.ids:
+            return sorted({*self.ids, *(i for i in self.code_of if self.names_error(i))})
+        if not self.latest_when_unnamed:
+            return []
+        anchor = self.anchor(as_of)
+        return [anchor[1]] if anchor else []
+
+
+def _instant(raw: object) -> datetime | None:
+    return raw if isinstance(raw, datetime) and raw.tzinfo is not None else instant_of(raw)
+
+
+def _error_sighting(row: TemplateRow) -> tuple[str, str | None, datetime] | None:
+    """(error code id, its code, first seen) a row states: an incident's error-code part,
+    or an EMITTED record (its `first_seen`, else when it became valid)."""
+    el = row.element
+    code_id = row.context.get("error_code")
+    first = _instant(row.context.get("first_seen"))
+    if el.kind == "relationship" and el.type == "EMITTED":
+        if not isinstance(code_id, str):
+            ends = (row.context.get("start"), row.context.get("neighbour"))
+            code_id = next(
+                (e for e in ends if isinstance(e, str) and kind_of(e) == "error_codes"), None
+            )
+        first = first or _instant(el.props.get("first_seen")) or el.valid_from
+    if not isinstance(code_id, str) or first is None:
+        return None
+    code = row.context.get("code")
+    return code_id, code if isinstance(code, str) else None, first
+
+
+def learn(known: Known, rows: Sequence[TemplateRow], focus: QuestionFocus, as_of: datetime) -> bool:
+    """Update `known` (and `focus`) from rows; True when anything is new.
+
+    Element types and context ids become anchors; the first error is the one `focus`
+    says the question is about (`QuestionFocus.anchor`).
+    """
     changed = False
+    # Decided before this batch: an incident's services found together stay together.
+    names_a_service = bool(focus.named_services)
     for row in rows:
         el = row.element
         if el.kind == "node":
             kind = kind_of(el.element_id, el.type)
             if kind != "other":
                 changed |= known.add(kind, el.element_id)
+            if kind == "services" and el.element_id not in focus.named_services:
+                # Service records only come from linking what the question names.
+                focus.named_services.append(el.element_id)
+            if kind == "error_codes":
+                code = el.props.get("code") or el.name
+                if isinstance(code, str):
+                    focus.code_of[el.element_id] = code
         for key in _LINK_CONTEXT_KEYS:
             value = row.context.get(key)
             if isinstance(value, str) and ":" in value:
                 kind = kind_of(value)
-                if kind not in ("other",) and key != "team":
-                    changed |= known.add(kind, value)
-        first = row.context.get("first_seen")
-        code = row.context.get("error_code")
-        in_focus = not focus_codes or code in focus_codes
-        if (
-            isinstance(first, datetime)
-            and in_focus
-            and (known.first_seen is None or first < known.first_seen)
-        ):
-            known.first_seen = first
-            changed = True
+                if kind == "other" or key == "team":
+                    continue
+                if kind == "error_codes" and (focus.codes or focus.ids):
+                    if value not in focus.code_of and isinstance(row.context.get("code"), str):
+                        focus.code_of[value] = row.context.get("code")
+                    if not focus.names_error(value):
+                        continue  # another code of the same service: not asked about
+                if (
+                    kind == "services"
+                    and el.type in _INCIDENT_LINKS
+                    and names_a_service
+                    and value not in focus.named_services
+                    and not focus.asks_affected
+                ):
+                    continue  # another service the incident touched: not asked about
+                changed |= known.add(kind, value)
+        sighting = _error_sighting(row)
+        if sighting is not None:
+            code_id, code, first = sighting
+            if code is not None:
+                focus.code_of.setdefault(code_id, code)
+            prior = focus.first_seen_of.get(code_id)
+            if prior is None or first < prior:
+                focus.first_seen_of[code_id] = first
+    anchor = focus.anchor(as_of)
+    first_seen = anchor[0] if anchor else None
+    if first_seen != known.first_seen:
+        known.first_seen = first_seen
+        changed = True
     return changed
 
 
@@ -130,21 +239,26 @@ def restrict_channel_types(evidence: Evidence) -> Evidence:
     return evidence.model_copy(update={"evidence_types": types})
 
 
-def type_relation_row(evidence: Evidence) -> Evidence:
+def type_relation_row(evidence: Evidence, code_of: Mapping[str, str] | None = None) -> Evidence:
     """A neighbourhood row whose relationship states a dated fact counts as that evidence.
 
     An EMITTED record (service -> error code) carries `first_seen`: it is first-seen evidence
     for that code, reachable without the incident (which a subject may not be allowed to see).
+    Its context names the error code id and, when known (`code_of`), the code itself, as an
+    incident's error-code rows do.
     """
     if not (evidence.template or "").startswith("dependency_neighbourhood@"):
         return evidence
     if evidence.kind != "relationship" or evidence.type != "EMITTED":
         return evidence
     ends = [evidence.context.get("start"), evidence.context.get("neighbour")]
-    code = next((e for e in ends if isinstance(e, str) and e.startswith("err:")), None)
+    code_id = next((e for e in ends if isinstance(e, str) and kind_of(e) == "error_codes"), None)
     context = dict(evidence.context)
-    if code is not None:
-        context["error_code"] = code
+    if code_id is not None:
+        context["error_code"] = code_id
+        code = (code_of or {}).get(code_id)
+        if code is not None:
+            context["code"] = code
     return evidence.model_copy(update={"evidence_types": ["error_first_seen"], "context": context})
 
 
@@ -175,7 +289,17 @@ class RetrievalLoop:
         self.monotonic = monotonic
         self.relevant = set(useful_types(self.intents))
         self.required = set(required_types(self.intents))
-        self.focus_codes = list(self.gate.policy.focus_error_codes)
+        policy = self.gate.policy
+        refs = time_references(plan_input.question)
+        self.focus = QuestionFocus(
+            codes=list(policy.focus_error_codes),
+            ids=list(policy.focus_error_ids),
+            # One error anchors a correlation and "then"; a plain error list keeps every code.
+            latest_when_unnamed=Intent.DEPLOYMENT_CORRELATION in self.intents
+            or refs.event is not None,
+            asks_affected=bool(_ASKS_AFFECTED.search(plan_input.question)),
+            named_services=[plan_input.service_id] if plan_input.service_id else [],
+        )
         self.text_rows: list[TemplateRow] = []
         mentions = extract_mentions(plan_input.question)
         self.has_mentions = bool(mentions.texts()) or plan_input.service_id is not None
@@ -216,7 +340,7 @@ class RetrievalLoop:
             if round_no == 1 and not self.has_mentions and not known.entities():
                 # Nothing named and nothing linked: entity linking falls back to the best
                 # fulltext hits that are anchors (an incident, a service, an error code).
-                progressed |= learn(known, self._top_text_anchors(), self.focus_codes)
+                progressed |= learn(known, self._top_text_anchors(), self.focus, self.inp.as_of)
             if self.gate.budget_hit:
                 outcome.stop_reason = StopReason.BUDGET_EXHAUSTED
                 break
@@ -259,6 +383,12 @@ class RetrievalLoop:
             plan = self.planner.plan(self.inp, self.intents, known, next_steps)
         outcome.known = known
         return outcome
+
+    def _refocus_gate(self) -> None:
+        """Hand the gate the error code ids in focus, as learned so far (before it admits)."""
+        ids = self.focus.focus_ids(self.inp.as_of)
+        if ids != list(self.gate.policy.focus_error_ids):
+            self.gate.policy = self.gate.policy.model_copy(update={"focus_error_ids": ids})
 
     def _top_text_anchors(self, limit: int = 3) -> list[TemplateRow]:
         anchors = [
@@ -325,7 +455,7 @@ class RetrievalLoop:
                 focus = focus_services(known, self.inp.service_id)
                 learned |= note_check_rows(known, result.rows, focus)
             elif result.template_id not in TEXT_CHANNEL_TYPES:
-                learned |= learn(known, result.rows, self.focus_codes)
+                learned |= learn(known, result.rows, self.focus, self.inp.as_of)
             else:
                 # A text hit is not an identification; only a record whose name is a word
                 # of the question ("checkout") becomes an anchor.
@@ -335,16 +465,18 @@ class RetrievalLoop:
                     if row.element.kind == "node"
                     and (row.element.name or "").lower() in self.question_words
                 ]
-                learned |= learn(known, named, self.focus_codes)
+                learned |= learn(known, named, self.focus, self.inp.as_of)
             if is_navigation(step) and "entity" not in self.required:
                 continue  # navigation only: these rows named anchors, not evidence
             if result.template_id in TEXT_CHANNEL_TYPES:
                 self.text_rows.extend(result.rows)
             candidates.extend(
-                type_relation_row(restrict_channel_types(ev)) for ev in call.candidates
+                type_relation_row(restrict_channel_types(ev), self.focus.code_of)
+                for ev in call.candidates
             )
         started = time.perf_counter()
         recorded_before = self.session.record_ms
+        self._refocus_gate()
         fused = fuse(candidates)
         outcome.candidates += len(fused)
         decision = self.session.admit(fused)

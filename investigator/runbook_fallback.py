@@ -21,7 +21,7 @@ from typing import Protocol
 from pydantic import BaseModel, ConfigDict, JsonValue
 
 from cypher_templates.plan import EvidenceType, PlanStep
-from investigator.evidence import Evidence, Rejection
+from investigator.evidence import Evidence, Rejection, RejectionReason
 
 
 class LookupSteps(Protocol):
@@ -49,6 +49,10 @@ _PATHS = {
     "alert": ("FIRED_ON", "out", "- FIRED_ON ->"),
 }
 _EPOCH = datetime.min.replace(tzinfo=UTC)
+# Gate reasons that mean "an edge of the KG, only not valid at as_of".
+_NOT_VALID_THEN = frozenset(
+    {RejectionReason.REJECTED_TEMPORAL, RejectionReason.REJECTED_SUPERSEDED}
+)
 
 
 class FallbackPath(BaseModel):
@@ -72,10 +76,38 @@ class FallbackRunbook(BaseModel):
     runbook: Evidence
 
 
+class InactiveEdge(BaseModel):
+    """An edge to a service that is not valid at as_of (the alert fired on it earlier):
+    not a fallback, but what a "no runbook" answer can point the user to."""
+
+    model_config = ConfigDict(frozen=True)
+
+    anchor: str
+    relationship: str
+    service: str
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+
+
+class FallbackSearch(BaseModel):
+    """The fallback paths valid at as_of, ranked, and the edges the gate found not valid
+    then (`rejected_temporal`), most recent first."""
+
+    paths: list[FallbackPath]
+    inactive: list[InactiveEdge] = []
+
+
 def fallback_paths(run: LookupSteps, anchors: list[tuple[str, str]]) -> list[FallbackPath]:
     """The services the anchors were emitted by / fired on at as_of, ranked."""
+    return search_paths(run, anchors).paths
+
+
+def search_paths(run: LookupSteps, anchors: list[tuple[str, str]]) -> FallbackSearch:
+    """The services the anchors were emitted by / fired on at as_of, ranked, and the edges
+    to services that were not valid at as_of."""
     paths: dict[str, list[Evidence]] = {}
     anchor_of: dict[str, str] = {}
+    inactive: list[InactiveEdge] = []
     for anchor_id, kind in anchors:
         if kind not in _PATHS:
             continue
@@ -87,7 +119,20 @@ def fallback_paths(run: LookupSteps, anchors: list[tuple[str, str]]) -> list[Fal
             options={"rel_type": rel_type, "direction": direction, "hops": 1},
             limit=50,
         )
-        admitted, _ = run.admit(rows)
+        admitted, rejected = run.admit(rows)
+        by_candidate = {row.evidence_id: row for row in rows}
+        for rejection in rejected:
+            edge = by_candidate.get(rejection.candidate_id)
+            if edge is not None and rejection.reason in _NOT_VALID_THEN:
+                inactive.append(
+                    InactiveEdge(
+                        anchor=anchor_id,
+                        relationship=rel_type,
+                        service=str(edge.context.get("neighbour")),
+                        valid_from=edge.valid_from,
+                        valid_to=edge.valid_to,
+                    )
+                )
         for edge in admitted:
             service = str(edge.context.get("neighbour"))
             if service not in anchor_of:
@@ -112,12 +157,19 @@ def fallback_paths(run: LookupSteps, anchors: list[tuple[str, str]]) -> list[Fal
             )
         )
     ranked.sort(key=lambda p: (-p.edges, -(p.edge_valid_from or _EPOCH).timestamp(), p.service))
-    return ranked[:MAX_SERVICES]
+    inactive.sort(key=lambda e: (-(e.valid_from or _EPOCH).timestamp(), e.service, e.anchor))
+    return FallbackSearch(paths=ranked[:MAX_SERVICES], inactive=inactive)
 
 
-def fallback_runbooks(run: LookupSteps, anchors: list[tuple[str, str]]) -> list[FallbackRunbook]:
-    """The runbook valid at as_of of each service on a fallback path, in the paths' order."""
-    paths = fallback_paths(run, anchors)
+def fallback_runbooks(
+    run: LookupSteps,
+    anchors: list[tuple[str, str]],
+    paths: list[FallbackPath] | None = None,
+) -> list[FallbackRunbook]:
+    """The runbook valid at as_of of each service on a fallback path, in the paths' order
+    (`paths`: already searched, else searched here)."""
+    if paths is None:
+        paths = fallback_paths(run, anchors)
     if not paths:
         return []
     steps = [

@@ -31,11 +31,18 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, JsonValue, fie
 
 from cypher_templates.executor import TemplateExecutor
 from cypher_templates.plan import EvidenceType, PlanStep, QueryPlan
+from graph_schema.canonical import iso_utc
 from investigator.context_graph.models import RunStatus
 from investigator.context_graph.recorder import RunRecorder
+from investigator.entity_suggestions import (
+    Candidate,
+    did_you_mean,
+    rank_suggestions,
+    suggestion_queries,
+)
 from investigator.evidence import Evidence, Rejection, RejectionReason
 from investigator.gate import GatePolicy, version_chains
-from investigator.runbook_fallback import fallback_runbooks
+from investigator.runbook_fallback import FallbackSearch, fallback_runbooks, search_paths
 from investigator.runbook_search import RankedRunbook, search_runbooks
 from investigator.session import RunSession, RunSpec
 
@@ -164,12 +171,17 @@ class RunbookAnswer(BaseModel):
     runbook: RunbookVersion | None = None
     owner: str | None = None  # the owning team's id valid at as_of (docs/design.md section 9)
     owner_detail: OwnerAnswer | None = None  # its name, what it was read from, validity
+    # The chosen runbook's own OWNS edge at as_of when `owner` was read from something else
+    # (the service): the runbook's author may not be the team to page.
+    runbook_owner: OwnerAnswer | None = None
     rejected: list[RejectedVersion] = Field(default_factory=list)
     policies: list[RunbookVersion] = Field(default_factory=list)
     alternatives: list[RunbookVersion] = Field(default_factory=list)
     # Free text only: the re-ranked fulltext candidates, best first (runbook_search.py).
     text_matches: list[RankedRunbook] = Field(default_factory=list)
     note: str | None = None
+    # A target that resolved to nothing: visible ids close to what was typed, best first.
+    suggestions: list[str] = Field(default_factory=list)
 
 
 def _version_label(ev: Evidence) -> int | str | None:
@@ -213,6 +225,10 @@ def _steps(ev: Evidence) -> tuple[list[str], str | None]:
     return text[:MAX_STEP_LINES], locator
 
 
+def _when(value: datetime | None) -> str:
+    return "open" if value is None else iso_utc(value)
+
+
 def _as_version(ev: Evidence) -> RunbookVersion:
     steps, steps_locator = _steps(ev)
     return RunbookVersion(
@@ -242,6 +258,7 @@ class _Lookup:
         self.text_hits: list[Evidence] = []
         self.text_matches: list[RankedRunbook] = []
         self.text_note: str | None = None
+        self.fallbacks: FallbackSearch | None = None  # searched once, when needed
 
     @property
     def subject_id(self) -> str:
@@ -358,8 +375,13 @@ class RunbookLookup:
         answer.text_matches = run.text_matches
         if not anchors and not run.text_hits:
             what = query.target.value.replace("_", " ")
-            answer.note = run.text_note or (
-                f"no {what} matching {query.value!r} is visible to {run.subject_id}"
+            if run.text_note is not None:
+                answer.note = run.text_note
+                return answer
+            answer.suggestions = self._suggestions(run, query)
+            answer.note = (
+                f"no {what} matching {query.value!r} is visible to {run.subject_id}; "
+                + did_you_mean(answer.suggestions)
             )
             return answer
         documents: list[Evidence] = []
@@ -420,7 +442,7 @@ class RunbookLookup:
             answer.alternatives = [_as_version(h) for h in runbooks[1:]]
             answer.owner_detail = self._owner(run, query, anchors, chosen)
         elif query.target in (LookupTarget.ERROR_CODE, LookupTarget.ALERT) and (
-            fallbacks := fallback_runbooks(run, anchors)
+            fallbacks := fallback_runbooks(run, anchors, self._fallbacks(run, anchors).paths)
         ):
             # Issue 15: the emitting / fired-on service's runbook, named as a fallback.
             versions = [
@@ -441,10 +463,73 @@ class RunbookLookup:
                 else None
             )
         else:
-            answer.note = "no runbook version is valid at as_of for this subject"
+            answer.note = self._no_runbook_note(run, query, anchors, documents, answer)
             answer.owner_detail = self._owner(run, query, anchors, None)
         answer.owner = answer.owner_detail.team if answer.owner_detail else None
+        if answer.runbook is not None and answer.runbook.fallback_via is None:
+            answer.runbook_owner = self._runbook_owner(run, answer)
         return answer
+
+    def _fallbacks(self, run: _Lookup, anchors: list[tuple[str, str]]) -> FallbackSearch:
+        """The services the anchors were emitted by / fired on at as_of (searched once)."""
+        if run.fallbacks is None:
+            run.fallbacks = search_paths(run, anchors)
+        return run.fallbacks
+
+    def _no_runbook_note(
+        self,
+        run: _Lookup,
+        query: RunbookQuery,
+        anchors: list[tuple[str, str]],
+        documents: list[Evidence],
+        answer: RunbookAnswer,
+    ) -> str:
+        """Why there is no runbook, as it is (issue 13): none linked at all, or no version
+        valid at as_of; for an alert or error code also what the fallback found."""
+        names = ", ".join(a for a, _ in anchors) or repr(query.value)
+        if not any(d.type != "Policy" for d in documents):
+            reason = f"no runbook is linked to {names} (none APPLIES_TO it)"
+        elif answer.rejected:
+            reason = f"no version of the runbook of {names} is valid at as_of (see Rejected)"
+        else:
+            reason = f"no runbook version of {names} is valid at as_of for this subject"
+        if query.target not in (LookupTarget.ERROR_CODE, LookupTarget.ALERT):
+            return reason
+        search = self._fallbacks(run, anchors)
+        verb = "fired on" if query.target is LookupTarget.ALERT else "was emitted by"
+        if search.paths:
+            services = ", ".join(p.service for p in search.paths)
+            return f"{reason}; it {verb} {services} at as_of, which has no runbook valid then"
+        if search.inactive:
+            last = search.inactive[0]
+            span = f"{_when(last.valid_from)} -> {_when(last.valid_to)}"
+            return (
+                f"{reason}; it {verb} no service at as_of (it {verb} {last.service} "
+                f"{span}; ask with --as-of inside that interval for that service's runbook)"
+            )
+        return f"{reason}; it {verb} no service visible to {run.subject_id}"
+
+    def _suggestions(self, run: _Lookup, query: RunbookQuery) -> list[str]:
+        """Visible ids close to a target that resolved to nothing (recorded, one stage)."""
+        if query.target is LookupTarget.TEXT:
+            return []
+        queries = suggestion_queries(query.value, _ENTITY_LABEL[query.target])
+        if not queries:
+            return []
+        steps = [
+            PlanStep(
+                template_id=q.template_id,
+                params=dict(q.params),
+                options=dict(q.options),
+                evidence_type="entity",
+                limit=q.limit,
+            )
+            for q in queries
+        ]
+        rows = [ev for found in run.stage(steps) for ev in found]
+        return rank_suggestions(
+            query.value, [Candidate(element_id=ev.element_id, name=ev.name) for ev in rows]
+        )
 
     # -- resolving the target -------------------------------------------------------------
 
@@ -511,6 +596,19 @@ class RunbookLookup:
         services = [a for a, kind in anchors if kind == "service"]
         if query.target is LookupTarget.SERVICE:
             return self._service_owner(run, services)
+        if query.target is LookupTarget.ERROR_CODE:
+            # An error code has no owner of its own: page the owner at as_of of the service
+            # that emitted it then, else of the service its runbook applies to (issue 12).
+            emitters = [p.service for p in self._fallbacks(run, anchors).paths]
+            owner = self._service_owner(run, emitters, note="emitted it at as_of")
+            if owner is None and chosen is not None:
+                owner = self._service_owner(
+                    run,
+                    self._applies_to_services(run, chosen),
+                    note=f"{chosen.element_id} applies to it",
+                )
+            if owner is not None:
+                return owner
         for anchor_id, kind in anchors:
             if kind == "alert":
                 owner = self._owns_in(run, anchor_id, "alert")
@@ -520,16 +618,28 @@ class RunbookLookup:
             owner = self._owns_in(run, chosen.element_id, "runbook")
             if owner:
                 return owner
-            links = run.call(
-                "dependency_neighbourhood",
-                {"start_id": chosen.element_id},
-                "entity",
-                options={"rel_type": "APPLIES_TO", "direction": "out", "hops": 1},
-                limit=20,
-            )
-            applied = sorted({str(ev.context.get("neighbour")) for ev in links})
-            services = [s for s in applied if s.startswith("svc:")] or services
+            services = self._applies_to_services(run, chosen) or services
         return self._service_owner(run, services)
+
+    def _applies_to_services(self, run: _Lookup, chosen: Evidence) -> list[str]:
+        """The services a runbook APPLIES_TO, by id."""
+        links = run.call(
+            "dependency_neighbourhood",
+            {"start_id": chosen.element_id},
+            "entity",
+            options={"rel_type": "APPLIES_TO", "direction": "out", "hops": 1},
+            limit=20,
+        )
+        applied = sorted({str(ev.context.get("neighbour")) for ev in links})
+        return [s for s in applied if s.startswith("svc:")]
+
+    def _runbook_owner(self, run: _Lookup, answer: RunbookAnswer) -> OwnerAnswer | None:
+        """The runbook's own OWNS edge at as_of, when `owner` was read from something else."""
+        rb, owner = answer.runbook, answer.owner_detail
+        assert rb is not None
+        if owner is not None and owner.basis == f"runbook {rb.id}":
+            return None
+        return self._owns_in(run, rb.id, "runbook")
 
     def _owns_in(self, run: _Lookup, element_id: str, what: str) -> OwnerAnswer | None:
         rows = run.call(
@@ -553,7 +663,11 @@ class RunbookLookup:
             evidence_id=best.evidence_id,
         )
 
-    def _service_owner(self, run: _Lookup, services: list[str]) -> OwnerAnswer | None:
+    def _service_owner(
+        self, run: _Lookup, services: list[str], note: str | None = None
+    ) -> OwnerAnswer | None:
+        """The owner at as_of of the first of `services` that has one (`note`: why that
+        service, shown in the basis)."""
         for service in services[:3]:
             rows = run.call("ownership_over_time", {"service_id": service}, "ownership")
             admitted, _ = run.admit(rows)
@@ -565,7 +679,7 @@ class RunbookLookup:
                 return OwnerAnswer(
                     team=str(best.context.get("team")),
                     team_name=best.context.get("team_name"),
-                    basis=f"service {service}",
+                    basis=f"service {service}" + (f" ({note})" if note else ""),
                     valid_from=best.valid_from,
                     valid_to=best.valid_to,
                     evidence_id=best.evidence_id,

@@ -2,18 +2,25 @@
 
 Rules, in order (docs/investigation.md, "Time references"):
 
-1. an explicit time written in the question ("on 2026-07-20", "2026-07-23T10:02:00Z") means
-   that time;
+1. an explicit time written in the question means that time: an ISO date-time anywhere
+   ("2026-07-23T10:02:00Z"); a date with its year after "on", "at", "as of", "by", "until"
+   ("on 2026-07-20", "on 23 July 2026", "on July 23, 2026": its 00:00 UTC); a date with its
+   year and a clock time ("2026-07-23 at 10:03 UTC", "10:03 on 23 July 2026"). A clock time
+   without a zone is read as UTC, and the claim says so; a zone it does not know ("PST") is
+   not guessed;
 2. event words ("then", "at that moment", "at the time (of the incident)", "when it fired",
    当时, 那时, 事发时) mean the anchor event: the first error, else the release, else the
    incident start, else the alert (a phrase naming one of them picks that one);
 3. "now", "currently" (现在, 目前) mean `as_of`;
-4. nothing: `as_of`. Relative words it does not resolve ("yesterday", "2 hours ago", 昨天)
-   are listed, and the answer says it is at `as_of`.
+4. nothing: `as_of`. Time words it does not resolve are listed, and the answer says it is at
+   `as_of`: relative ones ("yesterday", "2 hours ago", "on Monday", 昨天), a day without a
+   year ("July 23"), a clock time without a date ("at 10:03"), a time relative to an event
+   other than the anchors ("right after the ownership change", "before the release").
 
 `as_of` always stays a reference too, so when the owner or the runbook in force differs
 between the event and `as_of`, both are admitted and both are stated, labelled. A reference
-after `as_of` is ignored: at `as_of` that moment has not happened yet.
+after `as_of` is not used: `as_of` bounds what the answer may know. An explicit one is then
+listed with the words not used (`time_words_not_used`), so the answer says so.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
+from investigator.errors import BadInput
 from investigator.evidence import Evidence, iso_utc
 
 EARLIEST = datetime.min.replace(tzinfo=UTC)
@@ -89,7 +97,8 @@ _WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _UNIT = r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)"
 _RELATIVE_WORDS = re.compile(
     r"\b(?:(?:the )?day before yesterday|yesterday|tonight|last night|earlier today|"
-    r"this (?:morning|afternoon|evening)|"
+    r"this (?:morning|afternoon|evening|week|month)|the other day|"
+    r"(?:the )?(?:previous|next) (?:day|week|morning)|"
     r"last (?:week|weekend|month|year|night|" + _WEEKDAY + r")|"
     r"(?:on |this |last )?" + _WEEKDAY + r"|"
     r"(?:\d+|an?|one|two|three|four|five|six|ten|a few|a couple of|several)\s+"
@@ -99,28 +108,212 @@ _RELATIVE_WORDS = re.compile(
     re.IGNORECASE,
 )
 _ERROR_CODE = re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d{2,6}\b")
-_DATE_AFTER_PREPOSITION = re.compile(
-    r"\b(?:on|as of|as at|at|by|until)\s+(\d{4}-\d{2}-\d{2})(?![\w:-])", re.IGNORECASE
+
+# -- dates and clock times written out -----------------------------------------------------
+_MONTHS = {
+    "january": 1,
+    "february": 2,
+    "march": 3,
+    "april": 4,
+    "may": 5,
+    "june": 6,
+    "july": 7,
+    "august": 8,
+    "september": 9,
+    "october": 10,
+    "november": 11,
+    "december": 12,
+}
+_MONTH_NUMBER = {
+    **_MONTHS,
+    **{name[:3]: n for name, n in _MONTHS.items()},
+    "sept": 9,
+}
+# "may" only as "May": "who may 3 ..." is no date.
+_MONTH = (
+    r"(?:"
+    + "|".join(
+        n if n != "may" else "(?-i:May)" for n in sorted(_MONTH_NUMBER, key=len, reverse=True)
+    )
+    + r")\b\.?"
+)
+_ORDINAL = r"(?:st|nd|rd|th)?"
+# A day with its year: ISO, "23 July 2026", "July 23, 2026", 2026年7月23日 (a weekday before it
+# is part of it: "Thursday, 23 July 2026").
+_DAY_WITH_YEAR = (
+    r"(?:" + _WEEKDAY + r",?\s+)?"
+    r"(?:(?<![\w:.@/-])(?P<iy>\d{4})-(?P<im>\d{2})-(?P<id>\d{2})(?![\w:-])"
+    r"|(?<![\d:])(?P<dd>\d{1,2})" + _ORDINAL + r"\s+(?:of\s+)?(?P<dm>" + _MONTH + r"),?\s+"
+    r"(?P<dy>\d{4})(?![\d:])"
+    r"|(?P<mm>" + _MONTH + r")\s+(?P<md>\d{1,2})" + _ORDINAL + r",?\s+(?P<my>\d{4})(?![\d:])"
+    r"|(?<!\d)(?P<cy>\d{4})年(?P<cm>\d{1,2})月(?P<cd>\d{1,2})[日号])"
+)
+_CLOCK = (
+    r"(?:(?<![\d:.])(?P<hh>\d{1,2}):(?P<mi>\d{2})(?::(?P<ss>\d{2}))?(?!\d|:\d)"
+    r"(?:\s*(?P<ap>[ap])\.?m\b\.?)?"
+    r"|(?<![\d:.])(?P<h12>\d{1,2})\s*(?P<ap12>[ap])\.?m\b\.?|(?P<word>midnight|noon))"
+)
+# Zone abbreviations it does not convert (several are ambiguous: IST, CST): a time in one
+# of them is listed as not resolved, never read as UTC.
+_OTHER_ZONES = (
+    r"(?-i:CET|CEST|EET|EEST|WET|WEST|BST|IST|PST|PDT|MST|MDT|CST|CDT|EST|EDT|AKST|AKDT|"
+    r"HST|JST|KST|HKT|SGT|AEST|AEDT|ACST|AWST|NZST|NZDT|MSK|ET|PT|CT|MT)"
+)
+_ZONE = (
+    r"(?:\s*(?P<zone>(?-i:Z)\b|(?-i:UTC|GMT)(?:\s*[+-]\d{1,2}(?::?\d{2})?)?|[+-]\d{2}:?\d{2})"
+    r"|\s+(?P<other>" + _OTHER_ZONES + r"\b|local(?: time)?\b|北京时间))?"
+)
+_AT_DAY = r"\b(?:on|as of|as at|at|by|until)\s+"
+# "on 23 July 2026 at 10:03 UTC", "2026-07-23 at 10:03", "2026年7月23日 10:03"
+_DAY_THEN_CLOCK = re.compile(
+    r"(?:" + _AT_DAY + r")?" + _DAY_WITH_YEAR + r",?\s*(?:at\s+|@\s*)?" + _CLOCK + _ZONE,
+    re.IGNORECASE,
+)
+# "10:03 UTC on 2026-07-23", "at midnight on July 24, 2026"
+_CLOCK_THEN_DAY = re.compile(_CLOCK + _ZONE + r",?\s+(?:on\s+)?" + _DAY_WITH_YEAR, re.IGNORECASE)
+# "on 2026-07-20", "as of July 20, 2026", 2026年7月20日: the day's 00:00 UTC.
+_DAY_ALONE = re.compile(
+    r"(?:" + _AT_DAY + _DAY_WITH_YEAR + r"|(?<!\d)(?P<cy2>\d{4})年(?P<cm2>\d{1,2})月"
+    r"(?P<cd2>\d{1,2})[日号])",
+    re.IGNORECASE,
+)
+# Time-like words it does not resolve, looked for in what the above left.
+_UNRESOLVED_PATTERNS: tuple[re.Pattern[str], ...] = (
+    # relative to an event that is not an anchor: "right after the ownership change"
+    re.compile(
+        r"\b(?:(?:right|just|shortly|immediately|soon|(?:an?|one|\d+|a few)\s+\w+)\s+)?"
+        r"(?:after|before|since|prior to|following|until|till)\s+(?:the|this|that|its|their)\s+"
+        r"(?:[\w.:-]+\s+)?(?:(?:ownership|owner|team|on-?call|config(?:uration)?|schema)\s+)?"
+        r"(?:changes?|moves?|handovers?|hand-?offs?|transfers?|reorg(?:anization)?|releases?|"
+        r"deploy(?:ment)?s?|rollouts?|rollbacks?|incidents?|outages?|migrations?|alerts?|pages?|"
+        r"fix|mitigation|failover)\b",
+        re.IGNORECASE,
+    ),
+    # a day without its year (or with one where it is not read as a time): "on July 23"
+    re.compile(
+        r"(?:\b(?:on|at|by|until|since|before|after|from)\s+(?:the\s+)?)?(?:"
+        + _WEEKDAY
+        + r",?\s+)?(?:(?<![\d:])\d{1,2}"
+        + _ORDINAL
+        + r"\s+(?:of\s+)?"
+        + _MONTH
+        + r"|"
+        + _MONTH
+        + r"\s+\d{1,2}"
+        + _ORDINAL
+        + r"\b)(?:,?\s+\d{4}\b)?",
+        re.IGNORECASE,
+    ),
+    # a month: "in July", "since March 2026"
+    re.compile(
+        r"\b(?:in|during|since|until|by|early|late|mid-?)\s+(?:(?-i:May)|"
+        + "|".join(name for name in _MONTHS if name != "may")
+        + r")\b(?:\s+\d{4}\b)?",
+        re.IGNORECASE,
+    ),
+    # 07/23/2026 or 23/07/2026: which is the month is not written
+    re.compile(r"(?<![\w/.:-])\d{1,4}/\d{1,2}/\d{1,4}(?![\w/])"),
+    # a clock time used as a time: "at 10:03", "10:03 UTC", "10pm"; "the 10:02 release" names
+    # a release and is left alone
+    re.compile(
+        r"(?:\b(?:at|around|about|approximately|by|before|after|since|until|till|from|near)\s+"
+        r"(?:~\s*)?)"
+        + _CLOCK
+        + _ZONE
+        + r"|"
+        + _CLOCK.replace("?P<", "?P<z")
+        + r"(?:\s*(?:(?-i:Z)\b|(?-i:UTC|GMT)(?:\s*[+-]\d{1,2}(?::?\d{2})?)?|[+-]\d{2}:?\d{2})"
+        r"|\s+(?:" + _OTHER_ZONES + r"\b|local time\b))"
+        r"|(?<![\d:.])\d{1,2}(?::\d{2})?\s*[ap]\.?m\b\.?",
+        re.IGNORECASE,
+    ),
+    _RELATIVE_WORDS,
+    re.compile(
+        r"(?<![年\d])\d{1,2}月\d{1,2}[日号]|(?:凌晨|上午|中午|下午|晚上)?\d{1,2}[点點时](?:\d{1,2}分?|半)?|"
+        r"(?:发布|上线|部署|变更|交接|事发|故障|事故|告警)(?:之前|之后|以前|以后|前|后)"
+    ),
 )
 
 
-class TimeReferences(BaseModel):
-    """What a question's time words refer to (before anything is retrieved)."""
+class NamedTime(BaseModel):
+    """An explicit time written in the question, as resolved, and the words that name it."""
 
-    event: AnchorEvent | None = None
-    # The words that made it event-anchored (for the claim's "why").
-    event_words: str | None = None
-    # Error codes the question names (the anchor is their first error).
-    codes: list[str] = Field(default_factory=list)
-    now: bool = False
-    explicit: list[datetime] = Field(default_factory=list)
-    # Relative time words it does not resolve ("yesterday", "2 hours ago"), as written.
-    unresolved: list[str] = Field(default_factory=list)
+    at: datetime
+    words: str
+    # How it was read when the text did not say it all (None: exactly as written).
+    reading: str | None = None
 
-    @property
-    def anchored(self) -> bool:
-        """Whether the question asks about some time other than `as_of`."""
-        return self.event is not None or bool(self.explicit)
+
+def _zone_offset(zone: str) -> timedelta | None:
+    """`Z`, `UTC`, `GMT`, `+02:00`, `UTC+2` as an offset; None if out of range."""
+    text = zone.strip().upper().removeprefix("UTC").removeprefix("GMT").strip()
+    if text in ("", "Z"):
+        return timedelta(0)
+    found = re.fullmatch(r"([+-])(\d{1,2}):?(\d{2})?", text)
+    if not found:
+        return None
+    hours, minutes = int(found.group(2)), int(found.group(3) or 0)
+    if hours > 14 or minutes > 59:
+        return None
+    sign = -1 if found.group(1) == "-" else 1
+    return sign * timedelta(hours=hours, minutes=minutes)
+
+
+def _day_of(m: re.Match[str]) -> tuple[int, int, int] | None:
+    """(year, month, day) of a `_DAY_WITH_YEAR` match."""
+    groups = m.groupdict()
+    for y, mo, d in (
+        ("iy", "im", "id"),
+        ("dy", "dm", "dd"),
+        ("my", "mm", "md"),
+        ("cy", "cm", "cd"),
+    ):
+        if groups.get(y):
+            month = groups[mo]
+            number = (
+                int(month) if month.isdigit() else _MONTH_NUMBER.get(month.lower().rstrip("."), 0)
+            )
+            return int(groups[y]), number, int(groups[d])
+    if groups.get("cy2"):
+        return int(groups["cy2"]), int(groups["cm2"]), int(groups["cd2"])
+    return None
+
+
+def _clock_of(m: re.Match[str]) -> tuple[int, int, int] | None:
+    """(hour, minute, second) of a `_CLOCK` match, 12-hour times converted; None if invalid."""
+    groups = m.groupdict()
+    if groups.get("word"):
+        return (0, 0, 0) if groups["word"].lower() == "midnight" else (12, 0, 0)
+    hour_text = groups.get("hh") or groups.get("h12")
+    if hour_text is None:
+        return None
+    hour, minute, second = int(hour_text), int(groups.get("mi") or 0), int(groups.get("ss") or 0)
+    half = (groups.get("ap") or groups.get("ap12") or "").lower()
+    if half:
+        if not 1 <= hour <= 12:
+            return None
+        hour = hour % 12 + (12 if half == "p" else 0)
+    if hour > 23 or minute > 59 or second > 59:
+        return None
+    return hour, minute, second
+
+
+def _instant(
+    day: tuple[int, int, int] | None,
+    clock: tuple[int, int, int] | None,
+    zone: str | None,
+) -> datetime | None:
+    """The UTC instant of a day, a clock time and a zone (UTC when None); None if invalid."""
+    if day is None:
+        return None
+    offset = timedelta(0) if zone is None else _zone_offset(zone)
+    if offset is None:
+        return None
+    try:
+        local = datetime(*day, *(clock or (0, 0, 0)), tzinfo=UTC)
+    except ValueError:
+        return None
+    return shift(local, -offset)
 
 
 def _parse_explicit(date: str, time_text: str | None, zone: str | None) -> datetime | None:
@@ -134,17 +327,92 @@ def _parse_explicit(date: str, time_text: str | None, zone: str | None) -> datet
     return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
-def time_references(question: str) -> TimeReferences:
-    """The time references of a question (pure; English and Chinese)."""
-    explicit: list[datetime] = []
-    for date, clock, zone in _DATETIME.findall(question):
+def _blank(text: str, start: int, end: int) -> str:
+    """`text` with [start, end) replaced by spaces (positions kept for later patterns)."""
+    return text[:start] + " " * (end - start) + text[end:]
+
+
+NO_ZONE_READING = "no zone given: read as UTC"
+DAY_READING = "a day: its start, 00:00 UTC"
+
+
+def _named_times(question: str) -> tuple[list[NamedTime], list[tuple[int, str]], str]:
+    """Explicit times of the question, words that look like one but are not resolved (with
+    their position), and the question with the resolved ones blanked out."""
+    named: list[NamedTime] = []
+    unresolved: list[tuple[int, str]] = []
+    text = question
+    for m in list(_DATETIME.finditer(text)):
+        date, clock, zone = m.groups()
         parsed = _parse_explicit(date, clock, zone or None)
         if parsed is not None:
-            explicit.append(parsed)
-    for date in _DATE_AFTER_PREPOSITION.findall(question):
-        parsed = _parse_explicit(date, None, None)
-        if parsed is not None and not any(e.date() == parsed.date() for e in explicit):
-            explicit.append(parsed)
+            reading = None if zone else NO_ZONE_READING
+            named.append(NamedTime(at=parsed, words=m.group(0), reading=reading))
+        else:
+            unresolved.append((m.start(), m.group(0)))
+        text = _blank(text, m.start(), m.end())
+    for pattern in (_DAY_THEN_CLOCK, _CLOCK_THEN_DAY):
+        for m in list(pattern.finditer(text)):
+            words = m.group(0).strip()
+            zone, other, clock = m.group("zone"), m.group("other"), _clock_of(m)
+            at = None if other or clock is None else _instant(_day_of(m), clock, zone)
+            if at is None:
+                unresolved.append((m.start(), words))
+            else:
+                reading = None if zone else NO_ZONE_READING
+                named.append(NamedTime(at=at, words=words, reading=reading))
+            text = _blank(text, m.start(), m.end())
+    for m in list(_DAY_ALONE.finditer(text)):
+        words = m.group(0).strip()
+        at = _instant(_day_of(m), None, None)
+        if at is None:
+            unresolved.append((m.start(), words))
+        else:
+            named.append(NamedTime(at=at, words=words, reading=DAY_READING))
+        text = _blank(text, m.start(), m.end())
+    return named, unresolved, text
+
+
+def _unresolved_words(text: str) -> list[tuple[int, str]]:
+    """Time-like words left in `text` (resolved ones blanked), with their positions."""
+    found: list[tuple[int, str]] = []
+    for pattern in _UNRESOLVED_PATTERNS:
+        for m in list(pattern.finditer(text)):
+            if m.group(0).strip():
+                found.append((m.start(), m.group(0).strip()))
+                text = _blank(text, m.start(), m.end())
+    return found
+
+
+class TimeReferences(BaseModel):
+    """What a question's time words refer to (before anything is retrieved)."""
+
+    event: AnchorEvent | None = None
+    # The words that made it event-anchored (for the claim's "why").
+    event_words: str | None = None
+    # Error codes the question names (the anchor is their first error).
+    codes: list[str] = Field(default_factory=list)
+    now: bool = False
+    # The explicit times, sorted; `named` says which words named each and how it was read.
+    explicit: list[datetime] = Field(default_factory=list)
+    named: list[NamedTime] = Field(default_factory=list)
+    # Time words it does not resolve ("yesterday", "at 10:03", "July 23"), as written.
+    unresolved: list[str] = Field(default_factory=list)
+
+    @property
+    def anchored(self) -> bool:
+        """Whether the question asks about some time other than `as_of`."""
+        return self.event is not None or bool(self.explicit)
+
+    def after(self, as_of: datetime) -> list[str]:
+        """The words of the explicit times after `as_of` (not used: not yet happened)."""
+        return list(dict.fromkeys(n.words for n in self.named if n.at > as_of))
+
+
+def time_references(question: str) -> TimeReferences:
+    """The time references of a question (pure; English and Chinese)."""
+    named, unresolved, rest = _named_times(question)
+    unresolved += _unresolved_words(rest)
     event: AnchorEvent | None = None
     words: str | None = None
     for kind, pattern in (
@@ -157,14 +425,37 @@ def time_references(question: str) -> TimeReferences:
         if found:
             event, words = kind, found.group(0)
             break
+    ordered = sorted(named, key=lambda n: (n.at, n.words))
     return TimeReferences(
         event=event,
         event_words=words,
         codes=sorted(set(_ERROR_CODE.findall(question))),
         now=bool(_NOW_WORDS.search(question)),
-        explicit=sorted(set(explicit)),
-        unresolved=list(dict.fromkeys(m.group(0) for m in _RELATIVE_WORDS.finditer(question))),
+        explicit=sorted({n.at for n in named}),
+        named=ordered,
+        unresolved=list(dict.fromkeys(w for _, w in sorted(unresolved))),
     )
+
+
+def time_words_not_used(question: str, as_of: datetime) -> list[str]:
+    """The question's time words the answer is not about, as written: the unresolved ones,
+    then the explicit times after `as_of`. For each, the answer is at `as_of`."""
+    refs = time_references(question)
+    return list(dict.fromkeys([*refs.unresolved, *refs.after(as_of)]))
+
+
+def refuse_future_known_at(field: str, known_at: datetime | None, now: datetime) -> None:
+    """BadInput (exit 2) when `known_at` is later than `now`.
+
+    What the KG knows at a future instant is not known yet: a run there would see records
+    ingested after it ran, so its replay would drift (ingest refuses a future `recorded_at`
+    for the same reason). No clock-skew allowance: `known_at` defaults to now when omitted.
+    """
+    if known_at is not None and known_at > now:
+        raise BadInput(
+            f"{field} {iso_utc(known_at)} is in the future (now is {iso_utc(now)}): the KG "
+            "cannot know it yet; omit it to see the KG as known now"
+        )
 
 
 class ReferenceTime(BaseModel):
@@ -298,11 +589,12 @@ def reference_times(
     `as_of`, resolves to nothing, and the question is then answered at `as_of`.
     """
     out: list[ReferenceTime] = []
-    for at in refs.explicit:
-        if at <= as_of:
+    for named in refs.named:
+        if named.at <= as_of:
+            why = f"explicit, {named.reading}" if named.reading else "explicit"
             out.append(
                 ReferenceTime(
-                    at=at, label="the time named in the question", why="explicit", kind="explicit"
+                    at=named.at, label="the time named in the question", why=why, kind="explicit"
                 )
             )
     if refs.event is not None:

@@ -268,3 +268,32 @@ def test_records_one_after_the_other_are_a_history_not_a_conflict() -> None:
     g.admit([then, now])
     assert len(g.admitted) == 2
     assert g.conflicts == []
+
+
+def test_focus_is_matched_on_the_code_in_any_tenant_and_demotes_earlier_codes() -> None:
+    first_seen = ["error_first_seen"]
+    globex = ev(
+        "EMITTED|svc:globex-payment-api|err:globex-PAY-4097",
+        first_seen,
+        "svc:globex-payment-api EMITTED err:globex-PAY-4097",
+        context={"error_code": "err:globex-PAY-4097", "code": "PAY-4097"},
+    )
+    other = ev(
+        "EMITTED|svc:globex-payment-api|err:globex-PAY-1002",
+        first_seen,
+        "svc:globex-payment-api EMITTED err:globex-PAY-1002",
+        context={"error_code": "err:globex-PAY-1002", "code": "PAY-1002"},
+    )
+    g = gate(focus_error_codes=["PAY-4097"])
+    decision = g.admit([globex, other])
+    assert [e.element_id for e in decision.admitted] == [globex.element_id]
+    assert reasons(g) == {other.element_id: RejectionReason.LOW_RELEVANCE}
+    # No code named: both are admitted until the loop names the error (by id); the other
+    # code's record is then withdrawn with a reason.
+    g = gate()
+    assert len(g.admit([globex, other]).admitted) == 2
+    g.policy = g.policy.model_copy(update={"focus_error_ids": ["err:globex-PAY-4097"]})
+    decision = g.admit([])
+    assert [e.element_id for e in g.admitted] == [globex.element_id]
+    assert [r.element_id for r in decision.rejected] == [other.element_id]
+    assert "not the error the question is about" in (decision.rejected[0].detail or "")

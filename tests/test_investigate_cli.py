@@ -127,12 +127,13 @@ def test_relative_time_words_are_named_not_guessed(demo_graph, cli_env, invoke) 
     report = invoke(*asked, "--as-of", "2026-07-24T12:00:00Z")
     assert report.code == 0, report
     assert (
-        "Time       not resolved: 'yesterday'; the answer is at as_of. Give --as-of, or the "
-        "time in the question (2026-07-23T10:02:00Z)"
+        "Time       not resolved: 'yesterday', 'at 10:02'; the answer is at as_of. Give --as-of, "
+        "or the time in the question (2026-07-23T10:02:00Z)"
     ) in report.out
     assert "At 2026-07-24T12:00:00Z: team:payments-platform OWNS svc:payment-api" in report.out
     doc = json.loads(invoke(*asked, "--as-of", "2026-07-24T12:00:00Z", "--json").out)
-    assert doc["unresolved_time_words"] == ["yesterday"]
+    # The clock time without its date is not resolved either.
+    assert doc["unresolved_time_words"] == ["yesterday", "at 10:02"]
 
     # The seed question ("the 10:02 release", "at that moment") has none: no line, [].
     seed = invoke(*BASE, "--subject", "user:bob")

@@ -137,7 +137,12 @@ def test_fallback_only_through_edges_valid_at_as_of(lookup: RunbookLookup) -> No
     assert during.runbook is not None and during.runbook.id == "runbook:api"
     after = _ask(lookup, LookupTarget.ERROR_CODE, "E2", "2026-06-01T00:00:00")
     assert after.runbook is None
-    assert after.note == "no runbook version is valid at as_of for this subject"
+    # The note says what is true (issue 13): no runbook of its own, and the edge has ended.
+    assert after.note == (
+        "no runbook is linked to err:E2 (none APPLIES_TO it); it was emitted by no service at "
+        "as_of (it was emitted by svc:api 2026-01-01T00:00:00Z -> 2026-03-01T00:00:00Z; ask "
+        "with --as-of inside that interval for that service's runbook)"
+    )
 
 
 def test_alert_falls_back_to_the_service_it_fired_on(lookup: RunbookLookup) -> None:

@@ -298,8 +298,15 @@ def test_cli_json_is_one_document_with_the_contract_fields(  # type: ignore[no-u
     for key in ("id", "version", "title", "locator", "valid_from", "valid_to", "evidence_id"):
         assert key in doc["runbook"], key
     assert doc["runbook"]["id"] == V3 and doc["runbook"]["version"] == 3
-    assert doc["owner"] == "team:cards"  # the team id, as docs/design.md section 9 says
-    assert doc["owner_detail"]["basis"] == "runbook runbook:card-auth-recovery@v3"
+    # The team id, as docs/design.md section 9 says: an error code's owner is the owner at
+    # as_of of its service (card-auth moved to card-platform on 07-24), the team to page;
+    # the runbook's own OWNS edge is shown as runbook_owner.
+    assert doc["owner"] == "team:card-platform"
+    assert doc["owner_detail"]["basis"] == (
+        "service svc:card-auth (runbook:card-auth-recovery@v3 applies to it)"
+    )
+    assert doc["runbook_owner"]["team"] == "team:cards"
+    assert doc["runbook_owner"]["basis"] == "runbook runbook:card-auth-recovery@v3"
     assert {r["element_id"] for r in doc["rejected"]} == {V1, V2}
     assert all(r["reason"] == "rejected_superseded" for r in doc["rejected"])
     assert doc["run_id"].startswith("run-")

@@ -172,7 +172,7 @@ def test_when_it_fired_resolves_to_the_alert_fire_time() -> None:
 @pytest.mark.parametrize(
     ("question", "unresolved"),
     [
-        ("Who owned payment-api yesterday at 10:02?", ["yesterday"]),
+        ("Who owned payment-api yesterday at 10:02?", ["yesterday", "at 10:02"]),
         ("What broke 2 hours ago, and a few minutes ago?", ["2 hours ago", "a few minutes ago"]),
         ("Who owned it on Monday, and last week?", ["on Monday", "last week"]),
         ("What paged last night?", ["last night"]),

@@ -142,11 +142,17 @@ def env() -> None:
 
 @db_group.command(name="warm-plans")
 @click.option(
-    "--runs", type=str, default="20", show_default=True, help="How many recent runs (1..1000)."
+    "--runs",
+    type=str,
+    metavar="N",
+    default="20",
+    show_default=True,
+    help="How many recent runs (1..1000).",
 )
 @click.option(
     "--deadline-seconds",
     type=str,
+    metavar="SECONDS",
     default="300",
     show_default=True,
     help="Stop after this long (1..3600).",

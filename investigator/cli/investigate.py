@@ -5,13 +5,14 @@ from __future__ import annotations
 from datetime import datetime
 
 import click
+import neo4j
 from pydantic import ValidationError
 
 from graph_schema.canonical import iso_utc
 from investigator.cli.subject import subject_id_from, subject_options
-from investigator.cli.times import parse_zoned_time
+from investigator.cli.times import parse_known_at, parse_zoned_time
 from investigator.connection import open_driver
-from investigator.errors import BadInput
+from investigator.errors import BadInput, InvestigatorError
 from investigator.investigation import (
     DEFAULT_BUDGET_TOKENS,
     DEFAULT_DEADLINE_S,
@@ -23,6 +24,7 @@ from investigator.investigation import (
 from investigator.json_documents import investigation_json
 from investigator.planner import DEFAULT_MAX_ROUNDS
 from investigator.settings import resolve_connection
+from investigator.timeline import time_references, time_words_not_used
 
 SUBJECT_ENV = "INVESTIGATOR_SUBJECT"
 
@@ -37,10 +39,73 @@ def _iso(value: datetime | None) -> str:
     return "-" if value is None else iso_utc(value)
 
 
-def render_report(result: InvestigationResult, subject: str | None = None) -> str:
+def service_resolved(result: InvestigationResult) -> bool:
+    """Whether `--service` resolved to something the subject may see: the run's own
+    linking call for it (`entity_resolution` of the given id, planner.linking_steps)
+    returned a row. True when no service was given."""
+    if not result.service_id:
+        return True
+    calls = [
+        tc
+        for tc in result.tool_calls
+        if tc.template_id == "entity_resolution"
+        and tc.params.get("text") == result.service_id[:200]
+    ]
+    return not calls or any(tc.row_count > 0 or tc.error for tc in calls)
+
+
+def unresolved_service_note(
+    driver: neo4j.Driver, database: str | None, subject_id: str, result: InvestigationResult
+) -> str | None:
+    """One line when `--service` did not resolve (issue 10), with visible close matches.
+
+    The matches come from allowlisted templates through the executor, as the run's subject
+    and purpose at the run's known_at, so they never name an id the subject may not see.
+    """
+    if service_resolved(result) or result.service_id is None:
+        return None
+    from cypher_templates.executor import TemplateExecutor
+    from cypher_templates.plan import PlanStep
+    from cypher_templates.subject import load_subject
+    from investigator.entity_suggestions import (
+        Candidate,
+        did_you_mean,
+        rank_suggestions,
+        suggestion_queries,
+    )
+
+    executor = TemplateExecutor(driver, database=database)
+    candidates: list[Candidate] = []
+    try:
+        subject = load_subject(executor, subject_id, result.purpose, result.known_at)
+        for q in suggestion_queries(result.service_id, "Service"):
+            step = PlanStep(
+                template_id=q.template_id,
+                params=dict(q.params),
+                options=dict(q.options),
+                evidence_type="entity",
+                limit=q.limit,
+            )
+            rows = executor.run(step, subject, result.known_at, raise_on_error=False).rows
+            candidates += [
+                Candidate(element_id=r.element.element_id, name=r.element.name) for r in rows
+            ]
+    except (InvestigatorError, ValueError):
+        candidates = []  # the note still says the service did not resolve
+    hint = did_you_mean(rank_suggestions(result.service_id, candidates))
+    return (
+        f"--service {_clean(result.service_id, 80)!r} did not resolve to a service visible to "
+        f"{_clean(subject_id, 80)}; {hint} The answer does not cover it."
+    )
+
+
+def render_report(
+    result: InvestigationResult, subject: str | None = None, service_note: str | None = None
+) -> str:
     """The readable terminal report: verdict, claims, rejections, gaps, stop reason, run id.
 
-    `subject` is the tenant-qualified subject, shown so the follow-up command can be pasted.
+    `subject` is the tenant-qualified subject, shown so the follow-up command can be pasted;
+    `service_note` says that `--service` did not resolve (`unresolved_service_note`).
     """
     who = subject or result.subject_id
     lines = [
@@ -50,11 +115,22 @@ def render_report(result: InvestigationResult, subject: str | None = None) -> st
         f"Status     {result.status.value}  (stop: {result.stop_reason}, rounds: {result.rounds})"
         + (f"  verdict: {result.verdict.value}" if result.verdict else ""),
     ]
-    if result.unresolved_time_words:
-        words = ", ".join(repr(_clean(w, 60)) for w in result.unresolved_time_words)
+    if service_note:
+        lines.append(f"Service    {service_note}")
+    late = time_references(result.question).after(result.as_of)
+    unplaced = [w for w in result.unresolved_time_words if w not in late]
+    if unplaced:
+        words = ", ".join(repr(_clean(w, 60)) for w in unplaced)
         lines.append(
             f"Time       not resolved: {words}; the answer is at as_of. Give --as-of, or the "
             "time in the question (2026-07-23T10:02:00Z)"
+        )
+    if late:
+        words = ", ".join(repr(_clean(w, 60)) for w in late)
+        lines.append(
+            f"Time       not used: {words} is after as_of {_iso(result.as_of)}, and as_of "
+            "bounds what the answer may know; the answer is at as_of. Give a later --as-of "
+            "to ask about that time"
         )
     lines += ["", "Claims"]
     if not result.claims:
@@ -113,7 +189,10 @@ def render_report(result: InvestigationResult, subject: str | None = None) -> st
     "--known-at",
     "known_at",
     metavar="T",
-    help="ISO-8601 with zone: see the KG as it was known then (default: the run's start time).",
+    help=(
+        "ISO-8601 with zone, not later than now: see the KG as it was known then "
+        "(default: the run's start time)."
+    ),
 )
 @subject_options
 @click.option(
@@ -188,7 +267,7 @@ def investigate_command(
             purpose=purpose,
             service_id=service,
             as_of=parse_zoned_time("--as-of", as_of),
-            known_at=parse_zoned_time("--known-at", known_at),
+            known_at=parse_known_at("--known-at", known_at),
             max_rounds=max_rounds,
             budget_tokens=budget_tokens,
             idempotency_key=idempotency_key,
@@ -214,12 +293,25 @@ def investigate_command(
             executor=TemplateExecutor(driver, database=settings.database),
             recorder=RunRecorder(driver, ctx_database_from_env(settings.database)),
         )
+        service_note = unresolved_service_note(
+            driver, settings.database, request.subject_id, result
+        )
     finally:
         driver.close()
+    # Explicit times after as_of are not used: listed with the unresolved words, so the
+    # user sees why the answer is at as_of (text and JSON alike).
+    words = time_words_not_used(result.question, result.as_of)
+    result = result.model_copy(
+        update={
+            "unresolved_time_words": list(dict.fromkeys([*result.unresolved_time_words, *words]))
+        }
+    )
     if json_out:
         click.echo(investigation_json(result))
+        if service_note:  # stdout holds the one JSON document; the note goes to stderr
+            click.echo(f"note: {service_note}", err=True)
     else:
-        click.echo(render_report(result, request.subject_id))
+        click.echo(render_report(result, request.subject_id, service_note))
 
 
 def register(cli: click.Group) -> None:

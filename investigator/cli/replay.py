@@ -34,13 +34,20 @@ def _first_difference(report: ReplayReport) -> str:
     return f"run {report.run_id}: pack_hash does not match"
 
 
+def _pack_hash_line(report: ReplayReport) -> str:
+    """The pack_hash comparison, or why none was made (never a hash next to itself)."""
+    if report.pack_hash_note is not None:
+        recorded = f", recorded {report.recorded_pack_hash}" if report.recorded_pack_hash else ""
+        return f"  ({report.pack_hash_note}{recorded})"
+    return f"  (recorded {report.recorded_pack_hash}, replayed {report.replayed_pack_hash})"
+
+
 def _render_text(report: ReplayReport) -> str:
     lines = [
         f"run {report.run_id} ({report.command or '?'}, {report.status or '?'})",
         f"verified:        {str(report.verified).lower()}",
         f"chain_valid:     {str(report.chain_valid).lower()}",
-        f"pack_hash_match: {str(report.pack_hash_match).lower()}"
-        f"  (recorded {report.recorded_pack_hash}, replayed {report.replayed_pack_hash})",
+        f"pack_hash_match: {str(report.pack_hash_match).lower()}" + _pack_hash_line(report),
         f"tool calls:      {report.tool_calls_matched}/{report.tool_calls} re-executed identically",
         f"evidence:        {report.evidence_matched}/{report.evidence} recomputed identically",
     ]
@@ -71,6 +78,7 @@ def replay_command(
 
     \b
     Examples:
+      investigator runs --subject acme/user:alice     # the run ids (run-0123abcd below)
       investigator replay run-0123abcd --subject acme/user:alice
       investigator replay run-0123abcd --subject acme/user:auditor --purpose audit --json
     """

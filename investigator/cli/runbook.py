@@ -45,7 +45,8 @@ def render_card(answer: RunbookAnswer, subject: str | None = None) -> str:
     lines: list[str] = []
     rb = answer.runbook
     if rb is None:
-        lines.append(f"No runbook: {_clean(answer.note or 'nothing valid at as_of')}")
+        # The note is the whole answer here (issue 13): room for its reason and its hint.
+        lines.append(f"No runbook: {_clean(answer.note or 'nothing valid at as_of', 400)}")
     else:
         lines.append(f"Runbook   {_clean(rb.title or rb.id)}  [{_clean(rb.id)}, {_version(rb)}]")
         lines.append(f"Valid     {_iso(rb.valid_from)} -> {_iso(rb.valid_to)}")
@@ -59,8 +60,17 @@ def render_card(answer: RunbookAnswer, subject: str | None = None) -> str:
         lines.append(
             f"Owner     {_clean(o.team)}{name}  via {_clean(o.basis)}, since {_iso(o.valid_from)}"
         )
+    elif not answer.resolved and answer.target is not LookupTarget.TEXT:
+        lines.append("Owner     unknown: the target did not resolve")
     else:
         lines.append("Owner     unknown at as_of")
+    ro = answer.runbook_owner
+    if ro is not None and (answer.owner_detail is None or ro.team != answer.owner_detail.team):
+        # Issue 12: the team to page is `Owner`; the runbook's own owner, when another team.
+        lines.append(
+            f"          runbook's own owner: {_clean(ro.team)}  via {_clean(ro.basis)}, "
+            f"since {_iso(ro.valid_from)}"
+        )
     if rb is not None:
         lines.append(f"Locator   {_clean(rb.steps_locator or rb.locator or '-')}")
         for i, step in enumerate(rb.steps):
@@ -122,7 +132,8 @@ def runbook_command(
       investigator runbook --alert KubePodCrashLooping --subject acme/user:oncall
       investigator runbook --service svc:payment-api --as-of 2026-07-23T10:03:00Z \\
           --subject acme/user:bob
-      investigator runbook --error-code PAY-4097 --as-of 2026-07-26T00:00:00Z --json
+      investigator runbook --error-code PAY-4097 --as-of 2026-07-26T00:00:00Z \\
+          --subject acme/user:oncall --json
       investigator runbook "payment recovery" --subject acme/user:bob
     """
     given = [

@@ -30,7 +30,13 @@ def _one_line(text: str | None, limit: int = 60) -> str:
 
 @click.command(name="runs")
 @click.option(
-    "--limit", type=str, default="20", show_default=True, help=f"How many (1..{MAX_LIMIT})."
+    "--limit",
+    # Parsed below (one-line error, exit 2); the metavar says it is a whole number.
+    type=str,
+    metavar="N",
+    default="20",
+    show_default=True,
+    help=f"How many, a whole number (1..{MAX_LIMIT}).",
 )
 @subject_options
 @purpose_option

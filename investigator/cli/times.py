@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from investigator.errors import BadInput
+from investigator.timeline import refuse_future_known_at
 
 
 def parse_zoned_time(flag: str, value: str | None) -> datetime | None:
@@ -25,3 +26,11 @@ def parse_zoned_time(flag: str, value: str | None) -> datetime | None:
         return parsed.astimezone(UTC)
     except OverflowError:
         raise BadInput(f"{flag} {shown} is out of range in UTC") from None
+
+
+def parse_known_at(flag: str, value: str | None) -> datetime | None:
+    """`--known-at`: as `parse_zoned_time`, and not later than now (the KG cannot know the
+    future; `--as-of` may be in the future, `--known-at` may not)."""
+    parsed = parse_zoned_time(flag, value)
+    refuse_future_known_at(flag, parsed, datetime.now(UTC))
+    return parsed

@@ -21,6 +21,7 @@ from investigator.settings import resolve_connection
 @click.option(
     "--format",
     "fmt",
+    metavar="tree|json|mermaid|prov-json",
     default="tree",
     show_default=True,
     help="tree (terminal), json, mermaid (a flowchart to paste into a ticket), or prov-json "
@@ -38,6 +39,7 @@ def trace_command(
 
     \b
     Examples:
+      investigator runs --subject acme/user:alice     # the run ids (run-0123abcd below)
       investigator trace run-0123abcd --subject acme/user:alice
       investigator trace run-0123abcd --subject acme/user:auditor --purpose audit \\
           --format mermaid > lineage.mmd

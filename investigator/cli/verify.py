@@ -85,6 +85,7 @@ def verify_command(
 
     \b
     Examples:
+      investigator runs --subject acme/user:alice     # the run ids (run-0123abcd below)
       investigator verify run-0123abcd --subject acme/user:alice
       investigator verify --subject acme/user:auditor --purpose audit --json
     """

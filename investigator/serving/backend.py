@@ -161,7 +161,10 @@ class ServingBackend:
             investigate,
         )
         from investigator.planner import DEFAULT_MAX_ROUNDS
+        from investigator.timeline import refuse_future_known_at
 
+        known_at = zoned_time("known_at", given.known_at)
+        refuse_future_known_at("known_at", known_at, datetime.now(UTC))  # as the CLI's --known-at
         try:
             request = InvestigationRequest(
                 question=given.question,
@@ -169,7 +172,7 @@ class ServingBackend:
                 purpose=self.purpose or DEFAULT_PURPOSE,
                 service_id=given.service,
                 as_of=zoned_time("as_of", given.as_of),
-                known_at=zoned_time("known_at", given.known_at),
+                known_at=known_at,
                 max_rounds=given.max_rounds or DEFAULT_MAX_ROUNDS,
                 budget_tokens=given.budget_tokens or DEFAULT_BUDGET_TOKENS,
                 idempotency_key=given.idempotency_key,

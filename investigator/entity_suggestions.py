@@ -1,0 +1,107 @@
+"""Close matches for an id or name that did not resolve (`--service svc:Payment-API`).
+
+Only what the subject may see: the candidates come from allowlisted templates
+(`entity_resolution`, `fulltext_search`) run through the executor, which enforces tenant,
+ACL and purpose inside Cypher, so a suggestion never names another tenant's id or one the
+subject may not see. Building the queries and ranking the rows are pure and deterministic:
+the typed text is lower-cased and split into words (`svc:Payment-API`, `payment_api` ->
+payment, api), candidates are ranked by string similarity to it, ties by id.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+from pydantic import BaseModel, ConfigDict
+
+MAX_SUGGESTIONS = 3
+# Below this similarity a candidate only shares a prefix or a word ("payment-db" or
+# "api-gateway" for "payments-api"); a typo or a case or separator slip stays above.
+MIN_SIMILARITY = 0.8
+_FULLTEXT_LIMIT = 10
+_ID_PREFIX = re.compile(r"^[a-z][a-z0-9_-]*:")  # svc:, alert:, err:
+
+
+class SuggestionQuery(BaseModel):
+    """One template call that can find a close match (the caller runs it)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    template_id: str
+    params: dict[str, str]
+    options: dict[str, str]
+    limit: int
+
+
+class Candidate(BaseModel):
+    """A visible element a suggestion query returned."""
+
+    model_config = ConfigDict(frozen=True)
+
+    element_id: str
+    name: str | None = None
+
+
+def _words(text: str) -> list[str]:
+    lowered = _ID_PREFIX.sub("", text.strip().lower())
+    return [w for w in re.split(r"[^0-9a-z]+", lowered) if w]
+
+
+def suggestion_queries(text: str, label: str) -> list[SuggestionQuery]:
+    """The template calls that look for elements of `label` close to `text`.
+
+    The typed text normalised (lower case, words joined by `-`) by id and by name, then its
+    words through the fulltext index.
+    """
+    words = _words(text)
+    if not words:
+        return []
+    joined = "-".join(words)
+    texts = [joined]
+    prefix = _ID_PREFIX.match(text.strip().lower())
+    if prefix:
+        texts.append(prefix.group(0) + joined)
+    queries = [
+        SuggestionQuery(
+            template_id="entity_resolution",
+            params={"text": t},
+            options={"label": label},
+            limit=5,
+        )
+        for t in texts
+        if t != text
+    ]
+    queries.append(
+        SuggestionQuery(
+            template_id="fulltext_search",
+            params={"query": " ".join(words)},
+            options={"label": label},
+            limit=_FULLTEXT_LIMIT,
+        )
+    )
+    return queries
+
+
+def rank_suggestions(text: str, candidates: list[Candidate]) -> list[str]:
+    """The ids of the candidates closest to `text`, best first (at most MAX_SUGGESTIONS)."""
+    typed = "-".join(_words(text))
+    best: dict[str, float] = {}
+    for cand in candidates:
+        if cand.element_id == text:
+            continue
+        keys = [cand.element_id] + ([cand.name] if cand.name else [])
+        ratio = max(
+            difflib.SequenceMatcher(None, typed, "-".join(_words(key))).ratio() for key in keys
+        )
+        if ratio >= MIN_SIMILARITY:
+            best[cand.element_id] = max(best.get(cand.element_id, 0.0), ratio)
+    ranked = sorted(best.items(), key=lambda item: (-item[1], item[0]))
+    return [element_id for element_id, _ in ranked[:MAX_SUGGESTIONS]]
+
+
+def did_you_mean(suggestions: list[str]) -> str:
+    """`did you mean svc:a or svc:b?`, or a plain statement when there is nothing close."""
+    if not suggestions:
+        return "no visible id is close to it"
+    return f"did you mean {' or '.join(suggestions)}?"

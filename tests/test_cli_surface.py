@@ -1,0 +1,273 @@
+"""What the user reads, through the real CLI on a real Neo4j with the demo dataset.
+
+- Ctrl-C exits 130 with one line, the run is marked failed, and `replay` says plainly that a
+  failed run has no pack to compare instead of printing a hash next to itself (issues 16, 18).
+- A `--service` that resolves to nothing is said so in one line, with visible close matches,
+  never another tenant's (issue 10).
+- `runbook --error-code` names the owner to page (the service's owner at as_of) as
+  `--service` does, and the runbook's own owner as such (issue 12).
+- `runbook --alert` with no runbook says why: none is linked, and when the alert fired
+  (issue 13).
+- Every `--help` example of these commands runs as written; `runs --limit` shows N (issue 17).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import neo4j
+import pytest
+
+from graph_schema.bundle import load_bundle
+from graph_schema.schema_ddl import apply_schema
+from graph_schema.writer import ingest_bundle
+
+REPO = Path(__file__).resolve().parents[1]
+DATASET = REPO / "datasets" / "payments-incident"
+QUESTION = "Was the 10:02 release of payment-api related to the PAY-4097 errors?"
+GLOBEX = ("globex", "svc:globex-payment-api")
+
+
+@pytest.fixture(scope="module")
+def demo(driver: neo4j.Driver) -> Iterator[neo4j.Driver]:
+    """The demo dataset, ingested once for this module (as `investigator ingest` does)."""
+    with driver.session() as session:
+        session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()
+    apply_schema(driver)
+    ingest_bundle(driver, load_bundle(DATASET))
+    yield driver
+
+
+def _process(*args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "investigator", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "INVESTIGATOR_WARM": "0"},
+    )
+
+
+def _calls_recorded(driver: neo4j.Driver, question: str) -> int:
+    records, _, _ = driver.execute_query(
+        "MATCH (r:CtxRun {question: $q, status: 'incomplete'}) "
+        "MATCH (t:CtxToolCall {run_id: r.run_id}) RETURN count(t) AS c",
+        q=question,
+    )
+    return int(records[0]["c"])
+
+
+def _interrupt_mid_run(driver: neo4j.Driver, question: str) -> tuple[int, str, str]:
+    """Start `investigate`, press Ctrl-C once its run has recorded a tool call."""
+    proc = _process(
+        "investigate", question, "--service", "svc:payment-api", "--subject", "acme/user:bob"
+    )
+    deadline = time.monotonic() + 120
+    while proc.poll() is None and time.monotonic() < deadline:
+        if _calls_recorded(driver, question) > 0:
+            proc.send_signal(signal.SIGINT)
+            break
+        time.sleep(0.02)
+    out, err = proc.communicate(timeout=120)
+    return proc.returncode, out, err
+
+
+# -- issues 18 and 16: Ctrl-C, then replaying the failed run ---------------------------------
+
+
+def test_ctrl_c_exits_130_and_replay_explains_the_failed_run(  # type: ignore[no-untyped-def]
+    demo: neo4j.Driver, cli_env, invoke
+) -> None:
+    for attempt in range(3):  # a run that finished before the signal is asked again
+        question = f"{QUESTION} (attempt {attempt})"
+        code, out, err = _interrupt_mid_run(demo, question)
+        if code != 0:
+            break
+    assert code == 130, (code, out, err)
+    assert err.strip().splitlines() == ["error: interrupted (Ctrl-C)"], err
+    assert "Traceback" not in err
+    runs = json.loads(
+        invoke("runs", "--subject", "acme/user:alice", "--purpose", "audit", "--json").out
+    )["runs"]
+    failed = [r for r in runs if r["question"] == question]
+    assert [r["status"] for r in failed] == ["failed"], runs
+    run_id = failed[0]["run_id"]
+
+    audit = ("--subject", "acme/user:alice", "--purpose", "audit")
+    text = invoke("replay", run_id, *audit)
+    assert text.code == 1, text
+    line = next(x for x in text.out.splitlines() if x.startswith("pack_hash_match:"))
+    assert "not compared: the run failed before it finished" in line, line
+    # Never a hash shown next to itself as "recorded" and "replayed".
+    hashes = re.findall(r"sha256:[0-9a-f]{64}", line)
+    assert len(hashes) == len(set(hashes)) and "replayed sha256" not in line, line
+    assert "run_failed" in text.out and "run_failed" in text.err
+
+    doc = json.loads(invoke("replay", run_id, *audit, "--json").out)
+    assert doc["verified"] is False and doc["pack_hash_match"] is False
+    assert doc["status"] == "failed"
+    assert doc["replayed_pack_hash"] is None  # nothing was re-run
+    assert doc["pack_hash_note"].startswith("not compared: the run failed")
+    if doc["recorded_pack_hash"] is None:
+        assert doc["pack_hash_note"].endswith("no pack was recorded")
+
+
+# -- issue 10: a --service that resolves to nothing -------------------------------------------
+
+
+@pytest.mark.parametrize("typed", ["svc:Payment-API", "payment_api", "payments-api"])
+def test_investigate_says_an_unresolved_service_did_not_resolve(  # type: ignore[no-untyped-def]
+    demo: neo4j.Driver, cli_env, invoke, typed: str
+) -> None:
+    args = ("investigate", "who owned it then?", "--service", typed)
+    res = invoke(*args, "--subject", "acme/user:bob", "--max-rounds", "1")
+    assert res.code == 0, res  # a partial answer is still an answer (design section 9)
+    notes = [x for x in res.out.splitlines() if x.startswith("Service ")]
+    assert len(notes) == 1, res.out
+    assert f"--service {typed!r} did not resolve to a service visible to acme/user:bob" in notes[0]
+    assert "did you mean svc:payment-api?" in notes[0]
+    assert not any(g in res.out + res.err for g in GLOBEX)
+
+    as_json = invoke(*args, "--subject", "acme/user:bob", "--max-rounds", "1", "--json")
+    assert as_json.code == 0, as_json
+    json.loads(as_json.out)  # stdout is exactly one document; the note is on stderr
+    assert as_json.err.startswith("note: --service") and "svc:payment-api" in as_json.err
+
+
+def test_only_an_unresolved_service_gets_a_note_with_its_tenants_ids(cli_env, demo, invoke) -> None:  # type: ignore[no-untyped-def]
+    res = invoke(
+        "investigate", "who owned it then?", "--service", "svc:Payment-API",
+        "--subject", "globex/user:mallory", "--max-rounds", "1",
+    )  # fmt: skip
+    assert res.code == 0, res
+    assert "did you mean svc:globex-payment-api?" in res.out
+    assert "svc:payment-api" not in res.out.replace("svc:globex-payment-api", "")
+    # An id or a name that resolves gets no note.
+    for given in ("svc:payment-api", "payment-api"):
+        res = invoke(
+            "investigate", "who owned it then?", "--service", given,
+            "--subject", "acme/user:bob", "--max-rounds", "1",
+        )  # fmt: skip
+        assert res.code == 0, res
+        assert "did not resolve" not in res.out, res.out
+
+
+@pytest.mark.parametrize("typed", ["svc:Payment-API", "payment_api", "payments-api"])
+def test_runbook_suggests_visible_close_matches(cli_env, demo, invoke, typed: str) -> None:  # type: ignore[no-untyped-def]
+    res = invoke("runbook", "--service", typed, "--subject", "acme/user:bob")
+    assert res.code == 0, res
+    first = res.out.splitlines()[0]
+    assert first == (
+        f"No runbook: no service matching {typed!r} is visible to user:bob; "
+        "did you mean svc:payment-api?"
+    ), res.out
+    assert "Owner     unknown: the target did not resolve" in res.out
+    assert not any(g in res.out for g in GLOBEX)
+    doc = json.loads(
+        invoke("runbook", "--service", typed, "--subject", "acme/user:bob", "--json").out
+    )
+    assert doc["runbook"] is None and doc["owner"] is None
+    assert doc["suggestions"] == ["svc:payment-api"]
+
+
+def test_runbook_with_nothing_close_says_so(cli_env, demo, invoke) -> None:  # type: ignore[no-untyped-def]
+    res = invoke("runbook", "--service", "svc:no-such-thing", "--subject", "acme/user:bob")
+    assert res.code == 0, res
+    assert "no visible id is close to it" in res.out.splitlines()[0]
+
+
+# -- issue 12: the owner to page, whichever flag ----------------------------------------------
+
+
+def test_error_code_and_service_name_the_same_owner_to_page(cli_env, demo, invoke) -> None:  # type: ignore[no-untyped-def]
+    when = ("--as-of", "2026-07-24T12:00:00Z", "--subject", "acme/user:bob", "--json")
+    by_code = json.loads(invoke("runbook", "--error-code", "PAY-4097", *when).out)
+    by_service = json.loads(invoke("runbook", "--service", "svc:payment-api", *when).out)
+    assert by_code["runbook"]["id"] == by_service["runbook"]["id"] == "runbook:payment-recovery@v3"
+    # payment-api moved to payments-platform on 07-24: that is the team to page.
+    assert by_code["owner"] == by_service["owner"] == "team:payments-platform"
+    assert by_code["owner_detail"]["basis"].startswith("service svc:payment-api")
+    # The runbook's own OWNS edge (v3 is payments-core's) is shown as such.
+    assert by_code["runbook_owner"]["team"] == "team:payments-core"
+    assert by_code["runbook_owner"]["basis"] == "runbook runbook:payment-recovery@v3"
+    card = invoke("runbook", "--error-code", "PAY-4097", *when[:-1]).out
+    owner_lines = [x for x in card.splitlines() if "owner" in x.lower()]
+    assert owner_lines[0].startswith("Owner     team:payments-platform"), card
+    assert "runbook's own owner: team:payments-core" in owner_lines[1], card
+
+
+def test_error_code_on_the_incident_day_pages_the_owner_then(cli_env, demo, invoke) -> None:  # type: ignore[no-untyped-def]
+    doc = json.loads(
+        invoke(
+            "runbook", "--error-code", "PAY-4097", "--as-of", "2026-07-23T10:30:00Z",
+            "--subject", "acme/user:bob", "--json",
+        ).out
+    )  # fmt: skip
+    assert doc["owner"] == "team:payments-core"
+    # It emitted PAY-4097 at as_of: the owner comes through that edge.
+    assert doc["owner_detail"]["basis"] == "service svc:payment-api (emitted it at as_of)"
+
+
+# -- issue 13: an alert with no runbook ---------------------------------------------------------
+
+
+def test_alert_without_a_runbook_says_the_real_reason(cli_env, demo, invoke) -> None:  # type: ignore[no-untyped-def]
+    res = invoke("runbook", "--alert", "PaymentApiHighErrorRate", "--subject", "acme/user:bob")
+    assert res.code == 0, res
+    first = res.out.splitlines()[0]
+    assert first.startswith(
+        "No runbook: no runbook is linked to alert:PaymentApiHighErrorRate (none APPLIES_TO it)"
+    ), first
+    assert "it fired on svc:payment-api 2026-07-23T10:03:10Z -> 2026-07-23T10:50:00Z" in first, (
+        first
+    )
+    assert "no runbook version is valid at as_of" not in res.out
+    # The alert's OWNS edge is open (valid since 2025-06-01): its owner now.
+    assert "Owner     team:payments-core  via alert alert:PaymentApiHighErrorRate" in res.out
+
+
+# -- issue 17: --help examples run as written ---------------------------------------------------
+
+
+def _examples(command: list[str], invoke) -> list[list[str]]:  # type: ignore[no-untyped-def]
+    text = invoke(*command, "--help").out
+    block = text.split("Example", 1)[1].split("\n\n", 1)[0]
+    lines = block.replace("\\\n", " ").splitlines()[1:]
+    found = []
+    for line in lines:
+        words = shlex.split(line.split("#", 1)[0], posix=True)
+        while words and "=" in words[0]:
+            words = words[1:]  # an environment assignment before the command
+        if words and words[0] == "investigator":
+            found.append(words[1:])
+    return found
+
+
+# The commands whose examples lacked a --subject (the others' examples were checked by hand:
+# `verify` depends on this machine's anchors, which a wiped test database contradicts).
+@pytest.mark.parametrize("command", [["runbook"], ["warm", "stop"]])
+def test_help_examples_run_as_written(cli_env, demo, invoke, monkeypatch, command) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.delenv("INVESTIGATOR_TENANT", raising=False)  # as a user's shell has it
+    examples = [
+        e for e in _examples(command, invoke) if "run-0123abcd" not in e and e[:1] != ["warm"]
+    ]
+    assert examples, command
+    for example in examples:
+        res = invoke(*example)
+        assert res.code == 0, (example, res)
+
+
+def test_integer_options_show_an_integer_metavar(cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    assert re.search(r"--limit N\s", invoke("runs", "--help").out)
+    assert "TEXT" not in invoke("runs", "--help").out
+    assert re.search(r"--runs N\s", invoke("db", "warm-plans", "--help").out)
+    assert "--limit" in invoke("runs", "--limit", "x", "--subject", "acme/user:bob").err

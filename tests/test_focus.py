@@ -1,0 +1,249 @@
+"""Focus: which error and which service a question is about, on the demo dataset.
+
+Real Neo4j (no mocks). Each test asks what a user asked and checks what the user sees:
+the error a correlation is anchored on (the codes the question names, matched on the error
+code's own `code` in every tenant; else the latest first-seen), the release that window finds,
+and whose owner is stated.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import neo4j
+import pytest
+
+from cypher_templates.executor import TemplateExecutor
+from graph_schema.bundle import load_bundle
+from graph_schema.schema_ddl import apply_schema
+from graph_schema.writer import ingest_bundle
+from investigator.claims import Verdict
+from investigator.evidence import RejectionReason
+from investigator.investigation import (
+    InvestigationRequest,
+    InvestigationResult,
+    RunStatus,
+    investigate,
+)
+
+DATASET = Path(__file__).resolve().parents[1] / "datasets" / "payments-incident"
+# After the incident (the ownership change and runbook v4 have happened), fixed so the
+# results do not depend on the wall clock.
+AFTER = "2026-08-01T00:00:00Z"
+
+
+def at(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+@pytest.fixture(scope="module")
+def demo(driver: neo4j.Driver) -> Iterator[TemplateExecutor]:
+    """The demo dataset in an otherwise empty graph, and one executor for the module."""
+    with driver.session() as session:
+        session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()
+    apply_schema(driver)
+    ingest_bundle(driver, load_bundle(DATASET))
+    yield TemplateExecutor(driver)
+
+
+def ask(
+    driver: neo4j.Driver, executor: TemplateExecutor, question: str, subject: str, **kw: object
+) -> InvestigationResult:
+    fields: dict[str, object] = {"question": question, "subject_id": subject, **kw}
+    return investigate(
+        InvestigationRequest.model_validate(fields), driver=driver, executor=executor
+    )
+
+
+def statements(result: InvestigationResult) -> list[str]:
+    return [c.statement for c in result.claims]
+
+
+def missing_types(result: InvestigationResult) -> set[str]:
+    return {m.evidence_type for m in result.missing_evidence if m.required}
+
+
+def deploy_windows(result: InvestigationResult, service: str) -> list[tuple[Any, Any]]:
+    return [
+        (tc.params.get("from"), tc.params.get("to"))
+        for tc in result.tool_calls
+        if tc.template.startswith("deployments_in_window@") and tc.params["service_id"] == service
+    ]
+
+
+def test_a_correlation_naming_no_code_anchors_on_the_latest_error_not_the_oldest(
+    driver: neo4j.Driver, demo: TemplateExecutor
+) -> None:
+    # payment-api emits PAY-1002 since 2025 and PAY-4097 since 10:02:38 on 2026-07-23: "the
+    # errors" of a question about the release are the latest first seen, not the oldest.
+    result = ask(
+        driver,
+        demo,
+        "Was the release of payment-api related to the errors?",
+        "acme/user:bob",
+        service_id="svc:payment-api",
+        as_of=at(AFTER),
+        known_at=at(AFTER),
+    )
+    said = statements(result)
+    assert result.status is RunStatus.COMPLETE, result.missing_evidence
+    assert "deployment_time" not in missing_types(result)
+    assert any(
+        "release-2026.07.23.1" in s and "finished at 2026-07-23T10:02:00Z" in s for s in said
+    ), said
+    assert any("PAY-4097 was first seen 38 s after release" in s for s in said), said
+    assert result.verdict in (Verdict.LIKELY, Verdict.CONFIRMED)
+    # The window ends at the first PAY-4097 error, never at PAY-1002's in 2025.
+    windows = deploy_windows(result, "svc:payment-api")
+    assert any(str(end).startswith("2026-07-23T10:02:38") for _, end in windows), windows
+    assert not any(str(end).startswith("2025") for _, end in windows), windows
+    # The older code's first-seen record is named as not the question's error.
+    off = [r for r in result.rejected if r.element_id == "EMITTED|svc:payment-api|err:PAY-1002"]
+    assert off and off[0].reason is RejectionReason.LOW_RELEVANCE
+    assert "not the error the question is about" in (off[0].detail or "")
+    assert not any("PAY-1002" in s for s in said), said
+
+
+def test_the_runbook_at_the_release_is_the_version_in_force_then(
+    driver: neo4j.Driver, demo: TemplateExecutor
+) -> None:
+    result = ask(
+        driver,
+        demo,
+        "Which runbook applied at the release?",
+        "acme/user:bob",
+        service_id="svc:payment-api",
+        as_of=at(AFTER),
+        known_at=at(AFTER),
+    )
+    assert result.status is RunStatus.COMPLETE, result.missing_evidence
+    then = [s for s in statements(result) if "runbook:payment-recovery@v3" in s]
+    assert then and "2026-07-23T10:02" in then[0], statements(result)
+    assert not any("2025-03-01" in s for s in statements(result)), statements(result)
+
+
+def test_without_as_of_a_subject_without_the_incident_label_still_gets_the_release(
+    cli_env: object, invoke: Any, demo: TemplateExecutor
+) -> None:
+    # carol may not see the incident: the first error comes from the EMITTED record alone,
+    # and the deployment window must still move to it (no --as-of: as_of is now).
+    run = invoke(
+        "investigate",
+        "Was the 10:02 release of payment-api related to the PAY-4097 errors?",
+        "--service",
+        "svc:payment-api",
+        "--subject",
+        "acme/user:carol",
+        "--json",
+    )
+    assert run.code == 0, run.err
+    doc = json.loads(run.out)
+    said = [c["statement"] for c in doc["claims"]]
+    missing = {m["evidence_type"] for m in doc["missing_evidence"] if m["required"]}
+    assert "deployment_time" not in missing, doc["missing_evidence"]
+    assert any(
+        "release-2026.07.23.1" in s and "finished at 2026-07-23T10:02:00Z" in s for s in said
+    ), said
+    assert any("PAY-4097 was first seen 38 s after release" in s for s in said), said
+    assert any("RR-2026-07-23a" in s and "could explain the errors" in s for s in said), said
+    # Nothing carol may not see reached her.
+    assert not any("incident" in ev["acl"] for ev in doc["evidence"])
+
+
+def test_in_another_tenant_the_named_code_is_matched_on_its_code_not_its_id(
+    driver: neo4j.Driver, demo: TemplateExecutor
+) -> None:
+    # globex's PAY-4097 is `err:globex-PAY-4097` (code: PAY-4097), first seen 10:01:30, 30 s
+    # after globex's release.
+    result = ask(
+        driver,
+        demo,
+        "Was the release related to PAY-4097? Who owned payment-api then?",
+        "globex/user:mallory",
+        as_of=at("2026-07-23T10:03:00Z"),
+        known_at=at(AFTER),
+    )
+    said = statements(result)
+    emitted = "EMITTED|svc:globex-payment-api|err:globex-PAY-4097"
+    assert emitted in {ev.element_id for ev in result.evidence}
+    assert emitted not in {r.element_id for r in result.rejected}
+    assert "error_first_seen" not in missing_types(result)
+    assert any(s.startswith("PAY-4097 first seen at 2026-07-23T10:01:30Z") for s in said), said
+    assert any(
+        "PAY-4097 was first seen 30 s after release deploy:globex-payment-api-2026.07.23.7" in s
+        for s in said
+    ), said
+    # "then" is the first PAY-4097 error, not the release.
+    owners = [s for s in said if "OWNS svc:globex-payment-api" in s]
+    assert owners and "the first PAY-4097 error, 2026-07-23T10:01:30Z" in owners[0], said
+    assert not any(
+        ev.element_id.startswith(("svc:payment-api", "deploy:release-", "err:PAY-"))
+        for ev in result.evidence
+    )
+
+
+def test_the_owner_asked_for_is_the_named_services_not_every_affected_one(
+    driver: neo4j.Driver, demo: TemplateExecutor
+) -> None:
+    # The incident also affected checkout; the question asks about payment-api.
+    result = ask(
+        driver,
+        demo,
+        "who owned payment-api then",
+        "acme/user:bob",
+        as_of=at(AFTER),
+        known_at=at(AFTER),
+    )
+    said = statements(result)
+    assert result.status is RunStatus.COMPLETE, result.missing_evidence
+    assert any(
+        "the first PAY-4097 error, 2026-07-23T10:02:38Z" in s
+        and "team:payments-core OWNS svc:payment-api" in s
+        for s in said
+    ), said
+    assert not any("svc:checkout" in s for s in said), said
+    assert not any(
+        tc.template.startswith("ownership_over_time@")
+        and tc.params.get("service_id") == "svc:checkout"
+        for tc in result.tool_calls
+    )
+
+
+def test_asked_for_the_affected_services_their_owners_are_stated(
+    driver: neo4j.Driver, demo: TemplateExecutor
+) -> None:
+    # The counterpart: a question about the incident's services (naming none) gets all of them.
+    result = ask(
+        driver,
+        demo,
+        "Who owned the services affected by the 2026-07-23 payments incident?",
+        "acme/user:bob",
+        as_of=at(AFTER),
+        known_at=at(AFTER),
+    )
+    said = statements(result)
+    assert any("OWNS svc:checkout" in s for s in said), said
+    assert any("OWNS svc:payment-api" in s for s in said), said
+
+
+def test_a_named_code_that_does_not_exist_anchors_nothing(
+    driver: neo4j.Driver, demo: TemplateExecutor
+) -> None:
+    # Bad input: an unknown code never falls back to another code's first error.
+    result = ask(
+        driver,
+        demo,
+        "Was the release of payment-api related to the PAY-9999 errors?",
+        "acme/user:bob",
+        service_id="svc:payment-api",
+        as_of=at(AFTER),
+        known_at=at(AFTER),
+    )
+    assert result.status is RunStatus.PARTIAL
+    assert "error_first_seen" in missing_types(result)
+    assert result.verdict is Verdict.UNCERTAIN
+    assert not any("first seen" in s for s in statements(result)), statements(result)

@@ -1,0 +1,136 @@
+"""Times named in a question, and `--known-at` (investigator.timeline, pure): which words
+resolve to which instant, which are listed as not resolved, and what is refused.
+The CLI end to end is tests/test_time_words_cli.py."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from investigator.errors import BadInput
+from investigator.timeline import reference_times, time_references
+
+NO_ZONE = "explicit, no zone given: read as UTC"
+DAY = "explicit, a day: its start, 00:00 UTC"
+AS_OF = datetime(2026, 12, 1, tzinfo=UTC)
+
+
+def utc(*parts: int) -> datetime:
+    return datetime(*parts, tzinfo=UTC)  # type: ignore[misc]
+
+
+# -- unit: what the words resolve to -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "at", "why"),
+    [
+        (
+            "Who owned payment-api on 23 July 2026 at 10:03 UTC?",
+            utc(2026, 7, 23, 10, 3),
+            "explicit",
+        ),
+        ("Who owned it on July 23, 2026 at 10:03 UTC?", utc(2026, 7, 23, 10, 3), "explicit"),
+        ("Who owned it 2026-07-23 at 10:03 UTC?", utc(2026, 7, 23, 10, 3), "explicit"),
+        ("Who owned it at 10:03 on 2026-07-23?", utc(2026, 7, 23, 10, 3), NO_ZONE),
+        ("Who owned it on 2026-07-23 at 10:03?", utc(2026, 7, 23, 10, 3), NO_ZONE),
+        ("Who owned it 10:03 UTC on 23 July 2026?", utc(2026, 7, 23, 10, 3), "explicit"),
+        ("Who owned it on Thursday, 23rd July 2026?", utc(2026, 7, 23), DAY),
+        ("Who owned it on July 23, 2026?", utc(2026, 7, 23), DAY),
+        ("Who owned it on 2026-07-23?", utc(2026, 7, 23), DAY),
+        ("Who owned it at 10pm +02:00 on 2026-07-23?", utc(2026, 7, 23, 20, 0), "explicit"),
+        ("Who owned it on 2026-07-23 at 10:03 UTC+2?", utc(2026, 7, 23, 8, 3), "explicit"),
+        ("Who owned it at midnight on July 24, 2026?", utc(2026, 7, 24), NO_ZONE),
+        ("2026年7月23日 10:03 谁负责 payment-api？", utc(2026, 7, 23, 10, 3), NO_ZONE),
+        ("Who owned it at 2026-07-23T10:03:00Z?", utc(2026, 7, 23, 10, 3), "explicit"),
+    ],
+)
+def test_dates_with_their_year_resolve_as_written_or_as_utc_said(
+    question: str, at: datetime, why: str
+) -> None:
+    refs = time_references(question)
+    assert refs.explicit == [at] and refs.unresolved == []
+    # The claim says how a time without a zone, or a day, was read.
+    [ref] = reference_times(refs, [], as_of=AS_OF)
+    assert (ref.at, ref.label, ref.why) == (at, "the time named in the question", why)
+
+
+@pytest.mark.parametrize(
+    ("question", "words"),
+    [
+        # no year: never guessed
+        ("Who owned payment-api on July 23?", ["on July 23"]),
+        ("Who owned payment-api on the 23rd of July?", ["on the 23rd of July"]),
+        ("Who owned it in July?", ["in July"]),
+        ("7月23日谁负责 payment-api？", ["7月23日"]),
+        # a clock time without a date
+        ("Who owned payment-api at 10:03?", ["at 10:03"]),
+        ("Who owned payment-api 10:03 UTC?", ["10:03 UTC"]),
+        ("Who owned payment-api yesterday at 10:02?", ["yesterday", "at 10:02"]),
+        ("Who owned payment-api at midnight on July 24?", ["at midnight", "on July 24"]),
+        ("Which runbook applies, it fired at 03:12: whose?", ["at 03:12"]),
+        # a zone it does not convert, an impossible date or clock, an ambiguous numeric date
+        ("Who owned it on 23 July 2026 at 10:03 PST?", ["on 23 July 2026 at 10:03 PST"]),
+        ("Who owned it on Feb 30, 2026?", ["on Feb 30, 2026"]),
+        ("Who owned it at 25:00 on 2026-07-23?", ["25:00 on 2026-07-23"]),
+        ("Who owned it on 07/23/2026?", ["07/23/2026"]),
+        # weekday, week, relative to an event that is not an anchor
+        ("Who owned payment-api on Monday?", ["on Monday"]),
+        ("Who owned payment-api last week?", ["last week"]),
+        (
+            "Which runbook applied right after the ownership change?",
+            ["right after the ownership change"],
+        ),
+        ("Who owned payment-api before the release?", ["before the release"]),
+        ("发布后谁负责 payment-api？", ["发布后"]),
+    ],
+)
+def test_time_words_it_cannot_place_are_listed(question: str, words: list[str]) -> None:
+    refs = time_references(question)
+    assert refs.unresolved == words
+    assert refs.explicit == []
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # the seed question: "the 10:02 release" names a release, "at that moment" is an event
+        "Was the 10:02 release of payment-api related to the PAY-4097 errors? Who owned the "
+        "service at that moment? Which runbook version applied?",
+        "Which release of payment-api was deployed shortly before the PAY-4097 errors started?",
+        "When did the payment-api release 2026.07.23.1 finish, before or after the PAY-4097 "
+        "errors began?",
+        "Since when does payment-api emit PAY-1002?",
+        "What happened in inc:2026-07-23-payments?",
+        "Who may 3 teams call?",
+        "当时谁负责 payment-api？",
+    ],
+)
+def test_names_and_anchor_words_are_not_flagged(question: str) -> None:
+    refs = time_references(question)
+    assert refs.unresolved == [] and refs.explicit == []
+
+
+def test_a_time_after_as_of_is_not_a_reference_and_is_named() -> None:
+    from investigator.timeline import time_words_not_used
+
+    question = "Who owned payment-api on 2026-07-25?"
+    as_of = utc(2026, 7, 20)
+    assert reference_times(time_references(question), [], as_of=as_of) == []
+    assert time_words_not_used(question, as_of) == ["on 2026-07-25"]
+    # At or after it, it is used and nothing is listed.
+    later = utc(2026, 7, 26)
+    [ref] = reference_times(time_references(question), [], as_of=later)
+    assert (ref.at, ref.why) == (utc(2026, 7, 25), DAY)
+    assert time_words_not_used(question, later) == []
+
+
+def test_a_future_known_at_is_bad_input() -> None:
+    from investigator.timeline import refuse_future_known_at
+
+    now = utc(2026, 12, 2, 12)
+    refuse_future_known_at("--known-at", None, now)
+    refuse_future_known_at("--known-at", now, now)
+    with pytest.raises(BadInput, match=r"--known-at 2030-01-01T00:00:00Z is in the future"):
+        refuse_future_known_at("--known-at", utc(2030, 1, 1), now)

@@ -1,0 +1,141 @@
+"""Times named in a question, and `--known-at`, as a user of the CLI sees them, against the
+real Neo4j with the demo dataset: dates in words, clock times, event-relative phrases, a time
+after `--as-of`, and a future `--known-at` (investigate and the MCP backend)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import neo4j
+import pytest
+
+from graph_schema.bundle import load_bundle
+from graph_schema.schema_ddl import apply_schema
+from graph_schema.writer import ingest_bundle
+from investigator.errors import BadInput
+
+REPO = Path(__file__).resolve().parents[1]
+DATASET = REPO / "datasets" / "payments-incident"
+
+
+AS_OF = "2026-12-01T00:00:00Z"
+BOB = ["--service", "svc:payment-api", "--subject", "acme/user:bob"]
+CORE_AT_1003 = (
+    "At the time named in the question, 2026-07-23T10:03:00Z ({why}): "
+    "team:payments-core OWNS svc:payment-api"
+)
+NOT_RESOLVED = "Time       not resolved: {words}; the answer is at as_of."
+
+
+@pytest.fixture(scope="module")
+def demo_graph(driver: neo4j.Driver) -> Iterator[neo4j.Driver]:
+    with driver.session() as session:
+        session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()
+    apply_schema(driver)
+    ingest_bundle(driver, load_bundle(DATASET))
+    driver.execute_query("CALL db.awaitIndexes(300)")
+    yield driver
+
+
+def ctx_runs(driver: neo4j.Driver) -> int:
+    records, _, _ = driver.execute_query("MATCH (r:CtxRun) RETURN count(r) AS n")
+    return int(records[0]["n"])
+
+
+def test_dates_in_words_are_answered_at_that_time(demo_graph, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    spelled = invoke(
+        "investigate", "Who owned payment-api on 23 July 2026 at 10:03 UTC?", *BOB, "--as-of", AS_OF
+    )
+    assert spelled.code == 0, spelled
+    assert CORE_AT_1003.format(why="explicit") in spelled.out
+    assert "Time       " not in spelled.out
+
+    # The clock time is kept (it was dropped to 00:00), and read as UTC, said so.
+    no_zone = invoke(
+        "investigate", "Who owned payment-api at 10:03 on 2026-07-23?", *BOB, "--as-of", AS_OF
+    )
+    assert no_zone.code == 0, no_zone
+    assert CORE_AT_1003.format(why="explicit, no zone given: read as UTC") in no_zone.out
+
+
+def test_time_words_without_a_year_or_a_date_are_flagged(demo_graph, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    for question, word in (
+        ("Who owned payment-api on July 23?", "on July 23"),
+        ("Who owned payment-api at 10:03?", "at 10:03"),
+        ("Who owned payment-api on 23 July 2026 at 10:03 PST?", "on 23 July 2026 at 10:03 PST"),
+    ):
+        report = invoke("investigate", question, *BOB, "--as-of", AS_OF)
+        assert report.code == 0, report
+        assert NOT_RESOLVED.format(words=repr(word)) in report.out, report.out
+        assert f"At {AS_OF}: team:payments-platform OWNS svc:payment-api" in report.out
+        doc = json.loads(invoke("investigate", question, *BOB, "--as-of", AS_OF, "--json").out)
+        assert doc["unresolved_time_words"] == [word]
+
+
+def test_event_relative_phrases_are_flagged(demo_graph, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    question = "Which runbook applied right after the ownership change?"
+    report = invoke("investigate", question, *BOB, "--as-of", AS_OF)
+    assert report.code == 0, report
+    assert NOT_RESOLVED.format(words="'right after the ownership change'") in report.out
+    before = invoke(
+        "investigate", "Who owned payment-api before the release?", *BOB, "--as-of", AS_OF
+    )
+    assert NOT_RESOLVED.format(words="'before the release'") in before.out
+
+
+def test_a_time_after_as_of_is_said_not_used(demo_graph, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    asked = ["investigate", "Who owned payment-api on 2026-07-25?", *BOB]
+    early = ["--as-of", "2026-07-20T00:00:00Z"]
+    report = invoke(*asked, *early)
+    assert report.code == 0, report
+    assert (
+        "Time       not used: 'on 2026-07-25' is after as_of 2026-07-20T00:00:00Z, and as_of "
+        "bounds what the answer may know; the answer is at as_of."
+    ) in report.out
+    assert "At 2026-07-20T00:00:00Z: team:payments-core OWNS svc:payment-api" in report.out
+    doc = json.loads(invoke(*asked, *early, "--json").out)
+    assert doc["unresolved_time_words"] == ["on 2026-07-25"]
+    # With as_of after it, it is used and nothing is said.
+    later = invoke(*asked, "--as-of", AS_OF)
+    assert "Time       " not in later.out
+    assert "team:payments-platform OWNS svc:payment-api" in later.out
+
+
+def test_a_future_known_at_is_refused_with_exit_2(demo_graph, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    before = ctx_runs(demo_graph)
+    future = invoke(
+        "investigate", "Who owned payment-api then?", *BOB, "--known-at", "2030-01-01T00:00:00Z"
+    )
+    assert future.code == 2, future
+    assert future.out == "" and future.err.count("\n") == 1
+    assert "--known-at 2030-01-01T00:00:00Z is in the future" in future.err
+    assert ctx_runs(demo_graph) == before  # refused before any run was recorded
+    # A past known_at and a future as_of stay allowed.
+    past = invoke(
+        "investigate",
+        "Who owned payment-api?",
+        *BOB,
+        "--known-at",
+        "2026-08-01T00:00:00Z",
+        "--as-of",
+        "2030-01-01T00:00:00Z",
+        "--json",
+    )
+    assert past.code == 0, past
+    assert json.loads(past.out)["known_at"] == "2026-08-01T00:00:00Z"
+
+
+def test_the_mcp_backend_refuses_a_future_known_at(demo_graph, cli_env) -> None:  # type: ignore[no-untyped-def]
+    from cypher_templates.subject import SubjectRef
+    from investigator.serving.backend import InvestigateInput, ServingBackend
+
+    backend = ServingBackend(cli_env, driver=demo_graph)
+    before = ctx_runs(demo_graph)
+    with pytest.raises(BadInput, match="known_at 2030-01-01T00:00:00Z is in the future"):
+        backend.investigate(
+            SubjectRef(tenant="acme", id="user:bob"),
+            InvestigateInput(question="Who owned payment-api then?", known_at="2030-01-01T00:00Z"),
+        )
+    assert ctx_runs(demo_graph) == before
