@@ -106,6 +106,19 @@ def clean_db(driver: neo4j.Driver) -> neo4j.Driver:
     return driver
 
 
+@pytest.fixture(scope="module")
+def demo_graph(driver: neo4j.Driver) -> neo4j.Driver:
+    """The demo dataset in an otherwise empty graph, ingested once per test module."""
+    from graph_schema.bundle import load_bundle
+    from graph_schema.schema_ddl import apply_schema
+    from graph_schema.writer import ingest_bundle
+
+    wipe(driver)
+    apply_schema(driver)
+    ingest_bundle(driver, load_bundle(REPO / "datasets" / "payments-incident"))
+    return driver
+
+
 class CliResult:
     """What one CLI invocation produced."""
 

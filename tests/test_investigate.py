@@ -9,7 +9,6 @@ pack hash, and the loop's bounds.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -18,9 +17,6 @@ import neo4j
 import pytest
 
 from cypher_templates.executor import TemplateExecutor, ToolResult
-from graph_schema.bundle import load_bundle
-from graph_schema.schema_ddl import apply_schema
-from graph_schema.writer import ingest_bundle
 from investigator.claims import EpistemicStatus, Verdict
 from investigator.errors import NotAuthorized
 from investigator.investigation import (
@@ -47,13 +43,9 @@ def at(text: str) -> datetime:
 
 
 @pytest.fixture(scope="module")
-def demo(driver: neo4j.Driver) -> Iterator[TemplateExecutor]:
+def demo(demo_graph: neo4j.Driver) -> TemplateExecutor:
     """The demo dataset in an otherwise empty graph, and one executor for the module."""
-    with driver.session() as session:
-        session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()
-    apply_schema(driver)
-    ingest_bundle(driver, load_bundle(DATASET))
-    yield TemplateExecutor(driver)
+    return TemplateExecutor(demo_graph)
 
 
 def ask(

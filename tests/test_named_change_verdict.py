@@ -9,7 +9,6 @@ about another release; and before the first error the release is stated with the
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -17,9 +16,6 @@ import neo4j
 import pytest
 
 from cypher_templates.executor import TemplateExecutor
-from graph_schema.bundle import load_bundle
-from graph_schema.schema_ddl import apply_schema
-from graph_schema.writer import ingest_bundle
 from investigator.claims import EpistemicStatus, Verdict, derive_claims
 from investigator.evidence import Evidence, evidence_id_for, sha256_text
 from investigator.investigation import (
@@ -45,13 +41,9 @@ def at(text: str) -> datetime:
 
 
 @pytest.fixture(scope="module")
-def demo(driver: neo4j.Driver) -> Iterator[TemplateExecutor]:
-    """The demo dataset in an otherwise empty graph."""
-    with driver.session() as session:
-        session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()
-    apply_schema(driver)
-    ingest_bundle(driver, load_bundle(DATASET))
-    yield TemplateExecutor(driver)
+def demo(demo_graph: neo4j.Driver) -> TemplateExecutor:
+    """The demo dataset in an otherwise empty graph, and one executor for the module."""
+    return TemplateExecutor(demo_graph)
 
 
 def ask(

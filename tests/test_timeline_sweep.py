@@ -3,7 +3,6 @@ time, and no verdict is stronger than its search (demo dataset, no mocks)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -12,10 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graph_schema.bundle import load_bundle
 from graph_schema.errors import InvestigatorError
-from graph_schema.schema_ddl import apply_schema
-from graph_schema.writer import ingest_bundle
 from investigator.claims import Verdict
 from investigator.evaluation.sweep import timeline_points
 from investigator.investigation import InvestigationRequest, InvestigationResult, investigate
@@ -34,12 +30,9 @@ POINTS = timeline_points(DATASET)
 
 
 @pytest.fixture(scope="module")
-def demo(driver: neo4j.Driver) -> Iterator[neo4j.Driver]:
-    with driver.session() as session:
-        session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()
-    apply_schema(driver)
-    ingest_bundle(driver, load_bundle(DATASET))
-    yield driver
+def demo(demo_graph: neo4j.Driver) -> neo4j.Driver:
+    """The demo dataset, ingested once for this module."""
+    return demo_graph
 
 
 def ask(driver: neo4j.Driver, question: str, **kw: object) -> InvestigationResult:
