@@ -40,6 +40,11 @@ def principal_of(driver: neo4j.Driver, tenant: str, ident: str) -> dict[str, Any
     return dict(rows[0]["p"]) if rows else None
 
 
+def drop_tenant_index(driver: neo4j.Driver, tenant: str) -> None:
+    """Indexes outlive `clean_db`: another test module may have ingested this tenant."""
+    driver.execute_query(f"DROP INDEX `{tenant_fulltext_index(tenant)}` IF EXISTS")
+
+
 def tenant_index_exists(driver: neo4j.Driver, tenant: str) -> bool:
     rows = driver.execute_query(
         "SHOW INDEXES YIELD name WHERE name = $name RETURN name",
@@ -358,6 +363,7 @@ def test_a_value_too_large_to_index_is_refused_before_anything_is_written(
     clean_db: neo4j.Driver, cli_env: Any, invoke: Any, tmp_path: Path, case: str
 ) -> None:
     sections, expected = OVERSIZED[case]
+    drop_tenant_index(clean_db, "t3")
     bundle = write(tmp_path, {"tenant": "t3", "sources": [SOURCE], **sections}, "t3.json")
     # Batches of one: before, the records ahead of the big one were written (half an ingest).
     lines = refused(invoke("ingest", str(bundle), "--batch-size", "1"), f"{bundle}: {expected}")
@@ -414,6 +420,7 @@ def test_markdown_front_matter_name_too_large_to_index_is_refused(
     runbook.parent.mkdir()
     front = yaml.safe_dump({"name": "n" * 5000, "id": "runbook:r"})
     runbook.write_text(f"---\n{front}---\n# R\n\nRestart.\n", encoding="utf-8")
+    drop_tenant_index(clean_db, "t1")
     args = ["--format", "markdown-runbooks", "--tenant", "t1", "--batch-size", "1"]
     result = invoke("ingest", str(runbook.parent), *args)
     refused(result, f"{runbook}: runbook:r: name is 5000 bytes")
