@@ -600,21 +600,7 @@ def _correlation(
             claims=[_after_first_error(after, first_ev, first_at, intent)],
         )
     subject_ev = subject.evidence
-    corroborating = [
-        o
-        for o in _with(evidence, "deployment_time")
-        if o is not subject_ev and _about(o, _change_id(subject_ev))
-    ]
-    claims: list[Claim] = [
-        _claim(
-            f"{'Release' if subject.kind == 'release' else 'Change'} {_label(subject_ev)} "
-            f"({subject_ev.element_id}) {_finished(subject)} at {iso_utc(subject.at)}",
-            EpistemicStatus.FACT,
-            0.95,
-            [subject_ev, *corroborating],
-            intent,
-        )
-    ]
+    claims: list[Claim] = [_change_fact(subject, evidence, intent)]
     if subject.at > first_at:
         claims.append(_after_first_error(subject, first_ev, first_at, intent))
         return _Correlation(verdict=Verdict.REFUTED, claims=claims)
@@ -785,6 +771,24 @@ def _after_first_error(
     )
 
 
+def _change_fact(subject: _Candidate, evidence: Sequence[Evidence], intent: str) -> Claim:
+    """`Release X (id) finished at T`, bound to its record and every other record of it."""
+    subject_ev = subject.evidence
+    corroborating = [
+        o
+        for o in _with(evidence, "deployment_time")
+        if o is not subject_ev and _about(o, _change_id(subject_ev))
+    ]
+    return _claim(
+        f"{'Release' if subject.kind == 'release' else 'Change'} {_label(subject_ev)} "
+        f"({subject_ev.element_id}) {_finished(subject)} at {iso_utc(subject.at)}",
+        EpistemicStatus.FACT,
+        0.95,
+        [subject_ev, *corroborating],
+        intent,
+    )
+
+
 def _no_first_error_yet(
     named: _Candidate | None,
     releases: Sequence[_Candidate],
@@ -801,11 +805,6 @@ def _no_first_error_yet(
     if subject is None:
         return _Correlation(verdict=Verdict.UNCERTAIN)
     subject_ev = subject.evidence
-    corroborating = [
-        o
-        for o in _with(evidence, "deployment_time")
-        if o is not subject_ev and _about(o, _change_id(subject_ev))
-    ]
     codes = extract_mentions(question or "").error_codes
     errors = f"{' / '.join(codes)} error" if codes else "error"
     if subject.at <= as_of:
@@ -815,14 +814,7 @@ def _no_first_error_yet(
     return _Correlation(
         verdict=Verdict.UNCERTAIN,
         claims=[
-            _claim(
-                f"{'Release' if subject.kind == 'release' else 'Change'} {_label(subject_ev)} "
-                f"({subject_ev.element_id}) {_finished(subject)} at {iso_utc(subject.at)}",
-                EpistemicStatus.FACT,
-                0.95,
-                [subject_ev, *corroborating],
-                intent,
-            ),
+            _change_fact(subject, evidence, intent),
             _claim(
                 f"No first-seen {errors} is known at as_of {iso_utc(as_of)} ({when}): "
                 "no time correlation can be drawn yet",
