@@ -24,7 +24,7 @@ from investigator.investigation import (
 from investigator.json_documents import investigation_json
 from investigator.planner import DEFAULT_MAX_ROUNDS
 from investigator.settings import resolve_connection
-from investigator.timeline import time_references, time_words_not_used
+from investigator.timeline import time_references
 
 SUBJECT_ENV = "INVESTIGATOR_SUBJECT"
 
@@ -298,14 +298,6 @@ def investigate_command(
         )
     finally:
         driver.close()
-    # Explicit times after as_of are not used: listed with the unresolved words, so the
-    # user sees why the answer is at as_of (text and JSON alike).
-    words = time_words_not_used(result.question, result.as_of)
-    result = result.model_copy(
-        update={
-            "unresolved_time_words": list(dict.fromkeys([*result.unresolved_time_words, *words]))
-        }
-    )
     if json_out:
         click.echo(investigation_json(result))
         if service_note:  # stdout holds the one JSON document; the note goes to stderr
