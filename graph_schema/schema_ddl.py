@@ -24,8 +24,8 @@ from pydantic import BaseModel
 
 from graph_schema.kg_types import IDENTIFIER, NodeLabel, RelType
 
-# Tenant-free, kept only for the naive evaluation baseline (investigator/evaluation/baseline.py);
-# no template reads it.
+# The tenant-free fulltext index of older schemas; the naive evaluation baseline now creates
+# it for its own run (investigator/evaluation/baseline.py), so ingests never pay for it.
 FULLTEXT_INDEX = "kg_fulltext"
 TENANT_LABEL_PREFIX = "KGTenant_"
 TENANT_FULLTEXT_PREFIX = "kg_fulltext_t_"
@@ -70,10 +70,12 @@ class SchemaItem(BaseModel):
 
 
 class SchemaReport(BaseModel):
-    """What `apply_schema` did: the names it created and the names already present."""
+    """What `apply_schema` did: the names it created, those already present, and the retired
+    indexes it dropped."""
 
     created: list[str]
     present: list[str]
+    dropped: list[str] = []
 
 
 # Schema DDL cannot take parameters, so its text is assembled here; every name, label and
@@ -119,23 +121,13 @@ def schema_items() -> list[SchemaItem]:
         _node_range("kg_tenant_id", "KG", ("tenant", "id")),
         _node_range("kg_id", "KG", ("id",)),
         _node_range("kg_name", "KG", ("name",)),
-        _node_range("kg_source_id", "KG", ("source_id",)),
-        # The visibility predicate and temporal filters of templates.
-        _node_range("kg_recorded_at", "KG", ("recorded_at",)),
-        _node_range("kg_superseded_at", "KG", ("superseded_at",)),
-        _node_range("kg_valid_from", "KG", ("valid_from",)),
-        _node_range("kg_valid_to", "KG", ("valid_to",)),
-        _node_range("kg_status", "KG", ("status",)),
         # Exact lookups by business codes.
         _node_range("kg_error_code", NodeLabel.ERROR_CODE.value, ("code",)),
         _node_range("kg_alertname", NodeLabel.ALERT.value, ("alertname",)),
-        _node_range("kg_deployment_finished_at", NodeLabel.DEPLOYMENT.value, ("finished_at",)),
-        _node_range("kg_change_event_at", NodeLabel.CHANGE_EVENT.value, ("at",)),
         # Tenant first, so a template's cost follows its tenant's data, not the database's.
         _node_range(
             "kg_deployment_tenant_service", NodeLabel.DEPLOYMENT.value, ("tenant", "service")
         ),
-        _node_range("kg_change_event_tenant", NodeLabel.CHANGE_EVENT.value, ("tenant",)),
         # change_events_in_window(scope=all): a range seek of the window within the tenant,
         # on `at`, and on `valid_from` for the events that have no `at`.
         _node_range("kg_change_event_tenant_at", NodeLabel.CHANGE_EVENT.value, ("tenant", "at")),
@@ -144,26 +136,40 @@ def schema_items() -> list[SchemaItem]:
             NodeLabel.CHANGE_EVENT.value,
             ("tenant", "valid_from"),
         ),
-        _node_range("kg_document_kind", NodeLabel.DOCUMENT.value, ("kind",)),
         _node_range("kg_principal", NodeLabel.PRINCIPAL.value, ("tenant", "id")),
     ]
     for rel_type in RelType:
         lower = rel_type.value.lower()
         items.append(_rel_range(f"kg_rel_{lower}_key", rel_type, ("tenant", "key")))
-        items.append(_rel_range(f"kg_rel_{lower}_valid_from", rel_type, ("valid_from",)))
-    items.append(_rel_range("kg_rel_emitted_first_seen", RelType.EMITTED, ("first_seen",)))
-    items.append(_rel_range("kg_rel_fired_on_fired_at", RelType.FIRED_ON, ("fired_at",)))
-    items.append(
-        SchemaItem(
-            name=FULLTEXT_INDEX,
-            kind="fulltext index",
-            statement=(
-                f"CREATE FULLTEXT INDEX {FULLTEXT_INDEX} IF NOT EXISTS "
-                "FOR (n:KG) ON EACH [n.search_text, n.name, n.title]"
-            ),
-        )
-    )
     return items
+
+
+def retired_index_names() -> list[str]:
+    """Indexes older schemas created that nothing reads any more, dropped by `apply_schema`.
+
+    Every index is written on each write of its label, so an index no query uses only slows
+    ingest (issue 12). None was read by the golden-set evaluation, the demo or the scale
+    benchmark (`SHOW INDEXES` readCount 0), and no template variant plans on one but versions 1
+    and 2 of `version_history` (a `recorded_at` range seek over every tenant's records).
+    `kg_fulltext` belongs to the evaluation's naive baseline, which creates it for its run.
+    """
+    names = [
+        "kg_source_id",
+        "kg_recorded_at",
+        "kg_superseded_at",
+        "kg_valid_from",
+        "kg_valid_to",
+        "kg_status",
+        "kg_deployment_finished_at",
+        "kg_change_event_at",
+        "kg_change_event_tenant",
+        "kg_document_kind",
+        "kg_rel_emitted_first_seen",
+        "kg_rel_fired_on_fired_at",
+        FULLTEXT_INDEX,
+    ]
+    names += [f"kg_rel_{rel_type.value.lower()}_valid_from" for rel_type in RelType]
+    return names
 
 
 @functools.cache
@@ -254,13 +260,18 @@ def apply_tenant_schema(
 def apply_schema(
     driver: neo4j.Driver, database: str | None = None, tenants: Collection[str] | None = None
 ) -> SchemaReport:
-    """Create every missing constraint and index, wait for them to come online.
+    """Create every missing constraint and index, wait for them to come online, and drop
+    the retired indexes of older schemas (`retired_index_names`).
 
     The per-tenant fulltext indexes are created for `tenants` (every tenant with records in
     the graph when None). Idempotent: a second call creates nothing and reports every item
     as present.
     """
     before = _existing_names(driver, database)
+    dropped = [name for name in retired_index_names() if name in before]
+    for name in dropped:
+        # A constant from retired_index_names(), never input.
+        driver.execute_query(f"DROP INDEX {name} IF EXISTS", database_=database)
     for item in schema_items():
         if item.name not in before:
             driver.execute_query(item.statement, database_=database)
@@ -275,4 +286,4 @@ def apply_schema(
     created = [n for n in names if n not in before and n in after]
     # An equivalent index under another name makes IF NOT EXISTS a no-op: still "present".
     present = [n for n in names if n not in created]
-    return SchemaReport(created=created, present=present)
+    return SchemaReport(created=created, present=present, dropped=dropped)

@@ -51,6 +51,11 @@ def _seed(drv: neo4j.Driver) -> None:
         "FOR (n:KG) ON EACH [n.search_text, n.name, n.title]"
     )
     drv.execute_query("CALL db.awaitIndexes(60)")
+    _create_documents(drv)
+    _wait_searchable(drv)
+
+
+def _create_documents(drv: neo4j.Driver) -> None:
     for doc_id, tenant, acl, status, vf, vt, content in _DOCS:
         drv.execute_query(
             "CREATE (d:KG:Document {id: $id, version: 1, tenant: $tenant, acl: $acl,"
@@ -67,6 +72,9 @@ def _seed(drv: neo4j.Driver) -> None:
             vt=None if vt is None else vt + "T00:00:00Z",
             content=content,
         )
+
+
+def _wait_searchable(drv: neo4j.Driver) -> None:
     # Fulltext indexes are eventually consistent: wait until every document is searchable.
     for _ in range(100):
         recs, _, _ = drv.execute_query(
@@ -130,3 +138,30 @@ def test_lucene_query_quotes_every_term() -> None:
     assert lucene_query('PAY-4097 "x" a\\b') == '"PAY-4097" OR "x" OR "a" OR "b"'
     assert lucene_query("") == ""
     assert len(lucene_query(" ".join(f"w{i}" for i in range(500))).split(" OR ")) == 64
+
+
+def _has_index(drv: neo4j.Driver) -> bool:
+    records = drv.execute_query("SHOW INDEXES YIELD name WHERE name = 'kg_fulltext' RETURN name")
+    return bool(records.records)
+
+
+def test_the_baseline_owns_its_index_for_the_run(clean_db: neo4j.Driver) -> None:
+    """`schema apply` no longer creates the tenant-free index (ingests would pay for it); the
+    baseline creates it for its run, answers through it, and drops it after."""
+    clean_db.execute_query("DROP INDEX kg_fulltext IF EXISTS")
+    _create_documents(clean_db)
+    baseline = NaiveFulltextBaseline(clean_db, top_k=10)
+    with baseline.index():
+        assert _has_index(clean_db)
+        _wait_searchable(clean_db)
+        ids = {i for ev in baseline.search("payment recovery") for i in ev.kg_ids}
+        assert ids == {d[0] for d in _DOCS}
+    assert not _has_index(clean_db)
+    # An index that was there before (an older schema's) is left as found.
+    clean_db.execute_query(
+        "CREATE FULLTEXT INDEX kg_fulltext FOR (n:KG) ON EACH [n.search_text, n.name, n.title]"
+    )
+    with baseline.index():
+        pass
+    assert _has_index(clean_db)
+    clean_db.execute_query("DROP INDEX kg_fulltext IF EXISTS")

@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from graph_schema.hashing import content_hash, sha256_text
+from graph_schema.schema_ddl import tenant_fulltext_index
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO = REPO / "datasets" / "payments-incident"
@@ -159,7 +160,8 @@ def test_demo_principals_sources_and_purposes(graph, cli_env, invoke) -> None:
     assert report["purposes"] == ["audit", "incident_investigation"]
     assert "Schneider" in report["content"] and "Schneider" not in report["search_text"]
     hits = graph.execute_query(
-        "CALL db.index.fulltext.queryNodes('kg_fulltext', 'Schneider') YIELD node RETURN node.id"
+        "CALL db.index.fulltext.queryNodes($index, 'Schneider') YIELD node RETURN node.id",
+        index=tenant_fulltext_index("acme"),
     ).records
     assert hits == []
     runbook = records_of(graph, "runbook:payment-recovery@v3")[0]
@@ -502,7 +504,8 @@ def test_legal_purge_removes_text_and_leaves_a_marker(graph, cli_env, invoke, tm
     stored = {k: v for k, v in record.items() if k != "_labels"}
     assert content_hash(stored) != record["content_hash"]
     hits = graph.execute_query(
-        "CALL db.index.fulltext.queryNodes('kg_fulltext', 'Restart') YIELD node RETURN node.id"
+        "CALL db.index.fulltext.queryNodes($index, 'Restart') YIELD node RETURN node.id",
+        index=tenant_fulltext_index("acme"),
     ).records
     assert hits == []
     # Another tenant's record of the same id is untouched; purging again changes nothing.

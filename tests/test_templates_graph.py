@@ -24,7 +24,6 @@ def content_hash(value: Any) -> str:
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 PURPOSES = ["incident_investigation", "runbook_lookup", "audit"]
-FULLTEXT_DDL = "CREATE FULLTEXT INDEX kg_fulltext IF NOT EXISTS FOR (n:KG) ON EACH [n.search_text]"
 
 
 def at(text: str) -> datetime:
@@ -141,7 +140,6 @@ def write_graph(
     driver: neo4j.Driver, nodes: list[dict[str, Any]], edges: list[dict[str, Any]]
 ) -> None:
     """Create the records (labels and types are dynamic parameters, never spliced)."""
-    driver.execute_query(FULLTEXT_DDL)
     apply_tenant_schema(driver, {n["props"]["tenant"] for n in nodes})
     driver.execute_query("UNWIND $nodes AS n CREATE (x:$(n.labels)) SET x = n.props", nodes=nodes)
     driver.execute_query(

@@ -24,7 +24,7 @@ def schema_group() -> None:
 @schema_group.command(name="apply")
 @click.option("--json", "json_out", is_flag=True, help="Print one JSON document.")
 def apply_command(json_out: bool) -> None:
-    """Create missing constraints and indexes; print what changed.
+    """Create missing constraints and indexes, drop retired ones; print what changed.
 
     \b
     Example:
@@ -40,11 +40,16 @@ def apply_command(json_out: bool) -> None:
         click.echo(json.dumps(report.model_dump()))
         return
     kinds = {item.name: item.kind for item in schema_items()}
+    for name in report.dropped:
+        click.echo(f"dropped index {name} (an older schema's; nothing reads it)")
     for name in report.created:
         # Names not in schema_items() are per-tenant fulltext indexes.
         click.echo(f"created {kinds.get(name, 'fulltext index')} {name}")
-    if report.created:
-        click.echo(f"{len(report.created)} created, {len(report.present)} already present")
+    if report.created or report.dropped:
+        dropped = f", {len(report.dropped)} dropped" if report.dropped else ""
+        click.echo(
+            f"{len(report.created)} created, {len(report.present)} already present{dropped}"
+        )
     else:
         click.echo(f"schema up to date: {len(report.present)} constraints and indexes present")
 

@@ -5,11 +5,16 @@ It deliberately models the unsafe path: fulltext top-k over documents through th
 filtering. It is a raw read query outside the template executor, allowed because it
 exists to be measured against and no command serves its rows; it runs in a read transaction
 (`execute_read`) and takes the search words as a parameter.
+
+The baseline owns that index: `index()` creates it for the evaluation's run and drops it
+after, so no ingest pays for a tenant-free index that nothing else reads (issue 12).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
@@ -22,6 +27,13 @@ FULLTEXT_INDEX = "kg_fulltext"
 DEFAULT_TOP_K = 8
 # Lucene refuses more than 1024 clauses; a question never needs more than this many words.
 MAX_TERMS = 64
+
+# A constant: schema DDL takes no parameters.
+_CREATE_INDEX = (
+    f"CREATE FULLTEXT INDEX {FULLTEXT_INDEX} IF NOT EXISTS "
+    "FOR (n:KG) ON EACH [n.search_text, n.name, n.title]"
+)
+_INDEX_ONLINE_TIMEOUT_S = 300
 
 _NAIVE_QUERY = """
 CALL db.index.fulltext.queryNodes('kg_fulltext', $terms, {limit: $fetch})
@@ -83,6 +95,33 @@ class NaiveFulltextBaseline:
         self._driver = driver
         self._database = database
         self._top_k = top_k
+
+    @contextmanager
+    def index(self) -> Iterator[None]:
+        """Create the tenant-free fulltext index, wait until it is online, drop it on exit.
+
+        An index that was already there (an older schema's, or a caller's) is left as found.
+        """
+        existing = self._driver.execute_query(
+            "SHOW INDEXES YIELD name WHERE name = $name RETURN name",
+            name=FULLTEXT_INDEX,
+            database_=self._database,
+        ).records
+        if not existing:
+            self._driver.execute_query(_CREATE_INDEX, database_=self._database)
+        self._driver.execute_query(
+            "CALL db.awaitIndex($name, $timeout)",
+            name=FULLTEXT_INDEX,
+            timeout=_INDEX_ONLINE_TIMEOUT_S,
+            database_=self._database,
+        )
+        try:
+            yield
+        finally:
+            if not existing:
+                self._driver.execute_query(
+                    f"DROP INDEX {FULLTEXT_INDEX} IF EXISTS", database_=self._database
+                )
 
     def search(self, text: str) -> list[EvidenceView]:
         """The top-k documents for `text`, exactly as the index ranks them."""

@@ -49,13 +49,15 @@ def run_evaluation(
     product_scores: list[CaseScore] = []
     baseline_scores: list[CaseScore] = []
     total = len(golden.cases)
-    for n, case in enumerate(golden.cases, start=1):
-        outcome = run_product_case(case)
-        score = score_case(case, outcome, grants.get(case.subject))
-        product_scores.append(score)
-        baseline_scores.append(score_case(case, baseline.run_case(case), grants.get(case.subject)))
-        mark = "ok" if not score.problems else f"{len(score.problems)} problem(s)"
-        say(f"[{n}/{total}] {case.id}: exit {outcome.exit_code} {outcome.status or ''} {mark}")
+    with baseline.index():
+        for n, case in enumerate(golden.cases, start=1):
+            outcome = run_product_case(case)
+            score = score_case(case, outcome, grants.get(case.subject))
+            product_scores.append(score)
+            naive = baseline.run_case(case)
+            baseline_scores.append(score_case(case, naive, grants.get(case.subject)))
+            mark = "ok" if not score.problems else f"{len(score.problems)} problem(s)"
+            say(f"[{n}/{total}] {case.id}: exit {outcome.exit_code} {outcome.status or ''} {mark}")
     product = system_report("product", product_scores, gated=True)
     base = system_report("baseline", baseline_scores, gated=False)
     failing_gates = [g.metric for g in product.gates if not g.passed]
