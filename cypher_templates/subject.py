@@ -121,6 +121,7 @@ class SubjectRef(BaseModel):
         """
         if not isinstance(text, str) or not text:
             raise BadInput("subject is empty: give TENANT/ID, e.g. acme/user:alice")
+        check_names_an_id(text)
         head, sep, rest = text.partition("/")
         if sep and TENANT_PATTERN.fullmatch(head) and rest:
             if tenant is not None and tenant != head:
@@ -135,6 +136,16 @@ class SubjectRef(BaseModel):
                 "(e.g. acme/user:alice) or give --tenant"
             )
         return cls(tenant=_check_tenant(tenant), id=_check_id(text))
+
+
+def check_names_an_id(text: str) -> None:
+    """`acme/` (a tenant and nothing after the `/`) is BadInput that says the id is missing."""
+    head, sep, rest = text.partition("/")
+    if sep and not rest and TENANT_PATTERN.fullmatch(head):
+        raise BadInput(
+            f"subject {text[:60]!r} names tenant {head[:40]!r} but no id after the '/': "
+            "write it as TENANT/ID (e.g. acme/user:alice)"
+        )
 
 
 def qualified_ref(value: SubjectRef | str) -> SubjectRef | None:

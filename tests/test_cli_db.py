@@ -174,7 +174,7 @@ def test_missing_maven_is_one_line_exit_2(db_env: dict[str, str], tmp_path: Path
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--runs", "x"], "error: --runs must be a whole number, got 'x'"),
+        (["--runs", "x"], "error: --runs must be a whole number (digits 0-9), got 'x'"),
         (["--runs", "0"], "error: --runs must be between 1 and 1000, got 0"),
         (["--deadline-seconds", "1e9"], "error: --deadline-seconds must be a whole number"),
         (["--deadline-seconds", "99999"], "error: --deadline-seconds must be between 1 and 3600"),

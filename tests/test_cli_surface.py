@@ -85,7 +85,7 @@ def test_ctrl_c_exits_130_and_replay_explains_the_failed_run(  # type: ignore[no
         if code != 0:
             break
     assert code == 130, (code, out, err)
-    assert err.strip().splitlines() == ["error: interrupted (Ctrl-C)"], err
+    assert err.splitlines() == ["error: interrupted (Ctrl-C)"], repr(err)  # no empty line
     assert "Traceback" not in err
     runs = json.loads(
         invoke("runs", "--subject", "acme/user:alice", "--purpose", "audit", "--json").out
@@ -263,3 +263,55 @@ def test_integer_options_show_an_integer_metavar(cli_env, invoke) -> None:  # ty
     assert "TEXT" not in invoke("runs", "--help").out
     assert re.search(r"--runs N\s", invoke("db", "warm-plans", "--help").out)
     assert "--limit" in invoke("runs", "--limit", "x", "--subject", "acme/user:bob").err
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["runs", "--subject", "acme/user:bob", "--limit", "１"], "--limit"),
+        (["runs", "--subject", "acme/user:bob", "--limit", "1_0"], "--limit"),
+        (["runs", "--subject", "acme/user:bob", "--limit", " 5"], "--limit"),
+        (["investigate", "q", "--subject", "acme/user:bob", "--max-rounds", "٣"], "--max-rounds"),
+        (
+            ["investigate", "q", "--subject", "acme/user:bob", "--budget-tokens", "9_000"],
+            "--budget",
+        ),
+        (["investigate", "q", "--subject", "acme/user:bob", "--deadline-seconds", "nan"], "--dead"),
+        (["investigate", "q", "--subject", "acme/user:bob", "--deadline-seconds", "inf"], "--dead"),
+        (["investigate", "q", "--subject", "acme/user:bob", "--deadline-seconds", "1e3"], "--dead"),
+        (["ingest", "datasets/payments-incident", "--batch-size", "５"], "--batch-size"),
+        (["generate", "--services", "２", "--out", "/tmp/never.json"], "--services"),
+        (["db", "warm-plans", "--runs", "２"], "--runs"),
+    ],
+)
+def test_numbers_are_written_in_ascii_digits(  # type: ignore[no-untyped-def]
+    invoke, monkeypatch, args: list[str], option: str
+) -> None:
+    """Python's int() and float() take `１`, `٣`, `1_0`, padding, `nan` and `inf`: a count or a
+    number of seconds is none of these. One line, exit 2, before any connection."""
+    monkeypatch.setenv("NEO4J_URI", "neo4j://127.0.0.1:1")
+    monkeypatch.setenv("NEO4J_PASSWORD", "x")
+    monkeypatch.setenv("INVESTIGATOR_WARM", "0")
+    res = invoke(*args)
+    assert res.code == 2, res
+    assert res.err.count("\n") == 1 and option in res.err, res.err
+    assert not Path("/tmp/never.json").exists()
+
+
+def test_plain_numbers_still_work(cli_env, demo, invoke) -> None:  # type: ignore[no-untyped-def]
+    res = invoke("runs", "--subject", "acme/user:bob", "--limit", "3", "--json")
+    assert res.code == 0, res
+    res = invoke(
+        "investigate",
+        "Who owned payment-api?",
+        "--subject",
+        "acme/user:bob",
+        "--service",
+        "svc:payment-api",
+        "--max-rounds",
+        "2",
+        "--deadline-seconds",
+        "30.5",
+        "--json",
+    )
+    assert res.code == 0, res

@@ -63,7 +63,8 @@ def test_a_subject_is_parsed_with_its_tenant(
         ("user:alice", "ac me", "not a tenant name"),
         ("user:alice", "x" * 101, "not a tenant name"),
         ("user:alice", "", "not a tenant name"),
-        ("acme/", None, "has no tenant"),
+        ("acme/", None, "names tenant 'acme' but no id after the '/'"),
+        ("acme/", "acme", "names tenant 'acme' but no id after the '/'"),
         ("acme/user: alice", None, "not a principal id"),
         ("acme/user:\x00", None, "not a principal id"),
         ("acme/" + "u" * 201, None, "not a principal id"),
@@ -132,6 +133,7 @@ _COMMANDS = [
     ("options", "message"),
     [
         (["--subject", "user:bob"], "has no tenant"),
+        (["--subject", "acme/"], "but no id after the '/'"),
         ([], "no subject"),
         (["--subject", "acme/user:bob", "--tenant", "globex"], "names tenant 'acme'"),
         (["--subject", "user:bob", "--tenant", "acme; DROP"], "not a tenant name"),
@@ -142,6 +144,7 @@ _COMMANDS = [
     ],
     ids=[
         "bare-id",
+        "tenant-only",
         "none",
         "contradiction",
         "hostile-tenant",

@@ -71,6 +71,17 @@ class _LazyGroup(click.Group):
             module.register(self)
         return super().get_command(ctx, cmd_name)
 
+    def invoke(self, ctx: click.Context) -> object:
+        # click answers Ctrl-C with an empty line on stderr before its Abort; ours is one line.
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt as exc:
+            raise _Interrupted from exc
+
+
+class _Interrupted(Exception):
+    """Ctrl-C while a command ran (raised past click, which would print an empty line)."""
+
 
 _state = {"debug": False}
 # Ctrl-C: 128 + SIGINT, the shell convention; docs/design.md section 9 defines no code for it.
@@ -160,7 +171,7 @@ def _run(args: list[str]) -> int:
     except (ServiceUnavailable, SessionExpired) as exc:
         _debug_traceback()
         return _fail(f"Neo4j is unavailable: {exc}", 4)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, _Interrupted):
         return _fail("interrupted (Ctrl-C)", INTERRUPTED_EXIT)
     except Exception as exc:  # the last line of defence: one line, exit 1
         if _debug_traceback():

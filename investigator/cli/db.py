@@ -9,6 +9,7 @@ import sys
 
 import click
 
+from investigator.cli.numbers import parse_whole
 from investigator.errors import BadInput
 from investigator.local_neo4j import LocalNeo4j, LocalState
 
@@ -200,10 +201,9 @@ def warm_plans_command(runs: str, deadline_seconds: str, json_out: bool) -> None
 
 
 def _whole(text: str, name: str, low: int, high: int) -> int:
-    try:
-        value = int(text.strip())
-    except ValueError:
-        raise BadInput(f"{name} must be a whole number, got {text[:40]!r}") from None
+    value = parse_whole(text)
+    if value is None:
+        raise BadInput(f"{name} must be a whole number (digits 0-9), got {text[:40]!r}")
     if not low <= value <= high:
         raise BadInput(f"{name} must be between {low} and {high}, got {value}")
     return value

@@ -8,6 +8,7 @@ import click
 
 from graph_schema.kg_types import IDENTIFIER as IDENTIFIER_TEXT
 from graph_schema.synthetic import generate_bundle, write_bundle_file
+from investigator.cli.numbers import WholeNumber
 from investigator.errors import BadInput
 
 MAX_SERVICES = 200_000
@@ -16,11 +17,11 @@ MAX_SERVICES = 200_000
 @click.command(name="generate")
 @click.option(
     "--services",
-    type=click.IntRange(1, MAX_SERVICES),
+    type=WholeNumber(1, MAX_SERVICES),
     required=True,
     help="How many services (about 24 bundle elements each).",
 )
-@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=0, show_default=True)
+@click.option("--seed", type=WholeNumber(0, 2**63 - 1), default=0, show_default=True)
 @click.option("--tenant", default="synth", show_default=True, help="Tenant of every element.")
 @click.option(
     "--out",

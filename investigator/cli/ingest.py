@@ -20,6 +20,7 @@ from graph_schema.bundle import BundleProblem, LoadedBundle, apply_overrides, lo
 from graph_schema.schema_ddl import apply_schema
 from graph_schema.writer import DEFAULT_BATCH_SIZE, BundleRejected, IngestReport, ingest_bundle
 from investigator.cli.ingest_formats import IMPORT_FORMATS
+from investigator.cli.numbers import WholeNumber
 from investigator.connection import open_driver
 from investigator.errors import BadInput
 from investigator.settings import resolve_connection
@@ -144,7 +145,7 @@ def _report_problems(problems: Sequence[BundleProblem]) -> NoReturn:
 )
 @click.option(
     "--batch-size",
-    type=click.IntRange(1, 50_000),
+    type=WholeNumber(1, 50_000),
     default=DEFAULT_BATCH_SIZE,
     show_default=True,
     help="Records per write transaction.",

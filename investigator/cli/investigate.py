@@ -9,6 +9,7 @@ import neo4j
 from pydantic import ValidationError
 
 from graph_schema.canonical import iso_utc
+from investigator.cli.numbers import DecimalNumber, WholeNumber
 from investigator.cli.subject import subject_id_from, subject_options
 from investigator.cli.times import parse_known_at, parse_zoned_time
 from investigator.connection import open_driver
@@ -206,7 +207,7 @@ def render_report(
 @click.option(
     "--max-rounds",
     "max_rounds",
-    type=int,
+    type=WholeNumber(),
     default=DEFAULT_MAX_ROUNDS,
     show_default=True,
     help="Retrieval rounds at most (1..10).",
@@ -214,7 +215,7 @@ def render_report(
 @click.option(
     "--budget-tokens",
     "budget_tokens",
-    type=int,
+    type=WholeNumber(),
     default=DEFAULT_BUDGET_TOKENS,
     show_default=True,
     help="Context Pack token budget (256..1000000).",
@@ -222,7 +223,7 @@ def render_report(
 @click.option(
     "--deadline-seconds",
     "deadline_s",
-    type=float,
+    type=DecimalNumber(),
     default=DEFAULT_DEADLINE_S,
     show_default=True,
     help="Stop retrieving after this long (0..600).",

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from investigator.cli.numbers import WholeNumber
 from investigator.errors import BadInput, InvestigatorError
 
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ def _is_loopback(host: str) -> bool:
 @click.option("--host", metavar="HOST", help="HTTP: address to bind (default 127.0.0.1).")
 @click.option(
     "--port",
-    type=click.IntRange(1, 65535),
+    type=WholeNumber(1, 65535),
     metavar="PORT",
     help="HTTP: port, 1-65535 (default 8765).",
 )
@@ -65,7 +66,7 @@ def _is_loopback(host: str) -> bool:
 )
 @click.option(
     "--max-concurrent",
-    type=click.IntRange(1, 64),
+    type=WholeNumber(1, 64),
     default=4,
     show_default=True,
     help="Calls run at once; more wait for a slot (protects Neo4j and keeps runs whole).",

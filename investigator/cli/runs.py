@@ -10,6 +10,7 @@ import json
 
 import click
 
+from investigator.cli.numbers import parse_whole
 from investigator.cli.subject import (
     load_run_reader,
     purpose_option,
@@ -51,10 +52,9 @@ def runs_command(
       investigator runs --subject acme/user:alice
       investigator runs --subject acme/user:auditor --purpose audit --limit 5 --json
     """
-    try:
-        count = int(limit.strip())
-    except ValueError:
-        raise BadInput(f"--limit must be a whole number, got {limit[:40]!r}") from None
+    count = parse_whole(limit)
+    if count is None:
+        raise BadInput(f"--limit must be a whole number (digits 0-9), got {limit[:40]!r}")
     if not 1 <= count <= MAX_LIMIT:
         raise BadInput(f"--limit must be between 1 and {MAX_LIMIT}, got {count}")
     ref, purpose = reader_inputs(subject, tenant, purpose)

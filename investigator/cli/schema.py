@@ -47,9 +47,7 @@ def apply_command(json_out: bool) -> None:
         click.echo(f"created {kinds.get(name, 'fulltext index')} {name}")
     if report.created or report.dropped:
         dropped = f", {len(report.dropped)} dropped" if report.dropped else ""
-        click.echo(
-            f"{len(report.created)} created, {len(report.present)} already present{dropped}"
-        )
+        click.echo(f"{len(report.created)} created, {len(report.present)} already present{dropped}")
     else:
         click.echo(f"schema up to date: {len(report.present)} constraints and indexes present")
 

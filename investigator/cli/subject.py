@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from cypher_templates.subject import TENANT_PATTERN, SubjectRef
+from cypher_templates.subject import TENANT_PATTERN, SubjectRef, check_names_an_id
 from investigator.errors import BadInput
 from investigator.settings import config_file_path, read_config_table
 
@@ -120,6 +120,7 @@ def subject_ref_from(flag_subject: str | None, flag_tenant: str | None) -> Subje
         # A tenant from a weaker source than the qualified subject does not apply to it.
         checked = tenant[1] if tenant is not None and tenant[0] >= level else None
         return SubjectRef.parse(text, checked)
+    check_names_an_id(text)
     if tenant is None:
         raise BadInput(f"subject {text[:60]!r} has no tenant: {HOW_TO_NAME}")
     return SubjectRef.parse(text, tenant[1])
