@@ -349,7 +349,7 @@ def _investigate(
         pack.evidence,
         as_of=as_of,
         conflicts=gate.conflicts,
-        service_id=request.service_id,
+        service_id=outcome.service_id,
         question=request.question,
         references=outcome.known.references,
         competing_checks=competing_cause_status(
@@ -357,7 +357,7 @@ def _investigate(
             outcome.known,
             outcome.tool_calls,
             as_of=as_of,
-            focus=focus_services(outcome.known, request.service_id),
+            focus=focus_services(outcome.known, outcome.service_id),
         ),
     )
     claims = keep_claims_in_pack(claim_set.claims, pack.evidence_ids())

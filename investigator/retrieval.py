@@ -66,6 +66,8 @@ class RetrievalOutcome(BaseModel):
     candidates: int = 0
     executor_ms: float = 0.0
     gate_ms: float = 0.0
+    # The id `--service` resolved to ("payment-api" -> "svc:payment-api"), else as given.
+    service_id: str | None = None
 
 
 # Link (navigation) templates: their rows name anchors; they are evidence only for lookups.
@@ -307,6 +309,31 @@ class RetrievalLoop:
             w.strip(".:-").lower() for w in re.findall(r"[\w.:@-]+", plan_input.question)
         }
 
+    def _resolve_given_service(self, step: PlanStep, rows: Sequence[TemplateRow]) -> None:
+        """`--service` as written ("payment-api", "Payment-API") becomes the one service id
+        its own linking call resolved it to, so every later lookup (the owner "then" among
+        them) and the claims' focus use the id, not the text (which matches no record)."""
+        given = self.inp.service_id
+        if (
+            not given
+            or step.template_id != "entity_resolution"
+            or step.params.get("text") != given[:200]
+        ):
+            return
+        found = sorted(
+            {
+                row.element.element_id
+                for row in rows
+                if row.element.kind == "node"
+                and kind_of(row.element.element_id, row.element.type) == "services"
+            }
+        )
+        if len(found) != 1 or found[0] == given:
+            return  # unresolved or ambiguous: the text stays, and the CLI says so
+        self.inp = self.inp.model_copy(update={"service_id": found[0]})
+        named = [found[0] if s == given else s for s in self.focus.named_services]
+        self.focus.named_services = list(dict.fromkeys(named))
+
     def _past_deadline(self) -> bool:
         if self.deadline_after_calls is not None:  # replay of a run stopped by its deadline
             return self.calls >= self.deadline_after_calls
@@ -382,6 +409,7 @@ class RetrievalLoop:
                 break
             plan = self.planner.plan(self.inp, self.intents, known, next_steps)
         outcome.known = known
+        outcome.service_id = self.inp.service_id
         return outcome
 
     def _refocus_gate(self) -> None:
@@ -450,6 +478,7 @@ class RetrievalLoop:
         for step, call in zip(runnable, calls, strict=True):
             result = call.result
             outcome.tool_calls.append(call.record)
+            self._resolve_given_service(step, result.rows)
             if is_check(step):
                 # A competing-cause check: its rows are evidence, never new anchors.
                 focus = focus_services(known, self.inp.service_id)

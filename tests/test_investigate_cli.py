@@ -167,8 +167,8 @@ def test_subject_from_environment_and_idempotent_retry(  # type: ignore[no-untyp
         (["--max-rounds", "11"], "max-rounds"),
         (["--budget-tokens", "10"], "budget-tokens"),
         (["--deadline-seconds", "-1"], "deadline"),
-        (["--deadline-seconds", "nan"], "--deadline-seconds: Input should be a finite number"),
-        (["--deadline-seconds", "inf"], "--deadline-seconds: Input should be a finite number"),
+        (["--deadline-seconds", "nan"], "'nan' is not a number"),
+        (["--deadline-seconds", "inf"], "'inf' is not a number"),
         (["--max-rounds", "many"], "max-rounds"),
     ],
 )
