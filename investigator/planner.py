@@ -99,6 +99,11 @@ _CORRELATION_WORDS = re.compile(
 _ERROR_CODE = re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d{2,6}\b(?![-\w]|\.\w)")
 _KG_ID = re.compile(r"\b[a-z][a-z0-9_]*:[A-Za-z0-9][A-Za-z0-9._@:/-]*[A-Za-z0-9]")
 _RELEASE = re.compile(r"\brelease-\d{4}\.\d{2}\.\d{2}\.\d+\b", re.IGNORECASE)
+# A release as people write it: "release 2026.07.23.1", "release_…", "the 2026.07.23.1 release".
+_RELEASE_WRITTEN = re.compile(
+    r"\brelease[\s_]+v?(\d{4}\.\d{2}\.\d{2}\.\d+)\b|\b(\d{4}\.\d{2}\.\d{2}\.\d+)\s+release\b",
+    re.IGNORECASE,
+)
 _ALERT = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z0-9]+){2,}\b")
 _HYPHENATED = re.compile(r"\b[a-z][a-z0-9]+(?:-[a-z0-9]+)+\b")
 _INCIDENT_WORDS = re.compile(
@@ -195,6 +200,8 @@ def extract_mentions(question: str) -> Mentions:
     id_spans = " ".join(ids)
     codes = [c for c in _ERROR_CODE.findall(question) if c not in id_spans]
     releases = [r for r in _RELEASE.findall(question) if r not in id_spans]
+    # Written with a space (or after the number): the same release, named canonically.
+    releases += [f"release-{a or b}" for a, b in _RELEASE_WRITTEN.findall(question)]
     alerts = [a for a in _ALERT.findall(question) if a not in id_spans]
     names = [
         n

@@ -256,3 +256,29 @@ def test_mechanism_wording_about_the_named_change_sets_the_verdict(
     assert result.verdict is verdict
     assert any("17 s after change" in c.statement for c in result.claims)
     assert any(says in c.statement for c in result.claims)
+
+
+@pytest.mark.parametrize("as_of", ["2026-07-23T10:01:59Z", "2026-07-23T10:03:00Z", LATER])
+@pytest.mark.parametrize(
+    "written",
+    [
+        "Was release 2026.07.23.1 related to the PAY-4097 errors?",
+        "Was the 2026.07.23.1 release related to the PAY-4097 errors?",
+    ],
+)
+def test_a_release_written_with_a_space_is_the_named_release(  # type: ignore[no-untyped-def]
+    demo_graph, demo, written: str, as_of: str
+) -> None:
+    """How the dataset's README (and people) write it: the same answer as `release-…`.
+
+    Before, at 10:01:59 the verdict was about release 2026.07.20.2, days earlier."""
+    hyphen = ask(
+        demo_graph, demo, "Was release-2026.07.23.1 related to the PAY-4097 errors?", as_of=as_of
+    )
+    spaced = ask(demo_graph, demo, written, as_of=as_of)
+    assert [c.statement for c in spaced.claims] == [c.statement for c in hyphen.claims]
+    assert spaced.verdict == hyphen.verdict
+    assert [m.description for m in spaced.missing_evidence] == [
+        m.description for m in hyphen.missing_evidence
+    ]
+    assert not any(OLD_RELEASE in c.statement for c in spaced.claims)
