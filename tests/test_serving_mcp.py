@@ -512,7 +512,7 @@ def tokens_config(tmp_path: Path, cli_env, monkeypatch: pytest.MonkeyPatch) -> P
         (["--transport", "http", "--port", "99999"], 2, "not in the range 1<=x<=65535"),
         (["--transport", "http", "--port", "0"], 2, "not in the range 1<=x<=65535"),
         (["--transport", "http", "--port", "-1"], 2, "not in the range 1<=x<=65535"),
-        (["--transport", "http", "--port", "80a"], 2, "not a valid integer"),
+        (["--transport", "http", "--port", "80a"], 2, "is not a whole number (digits 0-9)"),
         (["--port", "8765"], 2, "apply to --transport http only"),
         (["--transport", "http", "--subject", "acme/user:bob"], 2, "principal of each bearer"),
         (["--transport", "http", "--host", "no-such-host.invalid"], 2, "names no address"),

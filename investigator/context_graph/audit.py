@@ -6,11 +6,15 @@ never another tenant's runs. Content shown from a run is re-filtered by the read
 of now: a recorded evidence the reader may not read today (ACL, purpose, tenant, a record
 tightened or retracted since, or PII the reader lacks `pii` for) is shown as withheld with
 the hash of the chain node that holds it, never printed, and so is every text derived from it
-(claim statements, pack entries, any string that quotes it).
+(claim statements, pack entries, any string that quotes it). Nothing else of a withheld
+evidence is shown either: not its KG element id (anywhere in the run: plan entities, tool-call
+parameters, other evidence's context), locator, ACL, times, source, redacted-view flag or
+scores. `ContentFilter` decides all of this, for every output format and for retries.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -29,6 +33,36 @@ _TEXT_KEYS = frozenset(
 )
 # Shorter recorded texts are not scrubbed by substring (they would match ordinary words).
 _MIN_QUOTE = 12
+# What replaces a withheld text, or a withheld element's id inside a text.
+WITHHELD_TEXT = "[withheld]"
+# The recorded properties a withheld evidence node keeps: the chain's own bookkeeping, the
+# evidence id and where it sits in the run (what `trace` prints for it), and the reason. Its
+# KG element ids, source, locator and hashes of its text are dropped.
+_WITHHELD_NODE_KEYS = frozenset(
+    {
+        "run_id",
+        "kind",
+        "seq",
+        "ctx_id",
+        "hash",
+        "prev_hash",
+        "prev_kind",
+        "envelope",
+        "model",
+        "evidence_id",
+        "tool_call_id",
+        "tool_call_seq",
+        "purged",
+        "purge_id",
+        WITHHELD,
+    }
+)
+# Keys under which a recorded dict names the KG element it stands for (plan entities,
+# evidence, rejections): such a dict naming a withheld element is withheld as a whole.
+_ELEMENT_KEYS = ("element_id", "id")
+# Characters a KG id is made of: an id found inside a text is bounded by none of them.
+_ID_BEFORE = r"(?<![A-Za-z0-9_:@/.\-])"
+_ID_AFTER = r"(?![A-Za-z0-9_:@/\-]|\.[A-Za-z0-9_])"
 
 # The KG records of the elements a run's evidence came from: every version of each, in the
 # run's tenant only. Nodes by (tenant, id) (indexed); relationships by their key through their
@@ -115,16 +149,27 @@ class ContentFilter:
         self.purpose = reader.purpose or (run_purpose if isinstance(run_purpose, str) else None)
         self.hash_of: dict[str, str] = {}
         evidence: dict[str, dict[str, Any]] = {}
+        element_ids: dict[str, set[str]] = {}  # evidence id -> the KG ids it was read from
         for node in lineage.of_kind(CtxKind.EVIDENCE):
             payload = node.payload()
             ev_id = node.properties.get("evidence_id")
             if isinstance(ev_id, str):
                 evidence[ev_id] = payload if isinstance(payload, dict) else {}
                 self.hash_of[ev_id] = str(node.properties.get("hash") or "")
+                recorded = node.properties.get("element_ids")
+                if isinstance(recorded, list):
+                    element_ids.setdefault(ev_id, set()).update(
+                        x for x in recorded if isinstance(x, str) and x
+                    )
         for node in lineage.of_kind(CtxKind.PACK):
             payload = node.payload()
             for item in _dicts_with(payload, "evidence_id"):
                 evidence.setdefault(str(item["evidence_id"]), item)
+                if isinstance(item.get("element_id"), str) and item["element_id"]:
+                    element_ids.setdefault(str(item["evidence_id"]), set()).add(item["element_id"])
+        for ev_id, ev in evidence.items():
+            if isinstance(ev.get("element_id"), str) and ev["element_id"]:
+                element_ids.setdefault(ev_id, set()).add(ev["element_id"])
         records = self._records(evidence.values(), driver, kg_database)
         self.withheld: dict[str, str] = {}
         quotes: set[str] = set()
@@ -137,6 +182,29 @@ class ContentFilter:
                     if isinstance(text, str) and len(text) >= _MIN_QUOTE:
                         quotes.add(text)
         self.quotes = sorted(quotes, key=len, reverse=True)
+        # The KG ids of withheld elements, with why: never shown anywhere in the run. An id
+        # also behind evidence the reader may read is readable; what the asker typed (the
+        # question, the service) is the run's own metadata and stays as recorded.
+        typed = {v for v in (run.get("question"), run.get("service")) if isinstance(v, str)}
+        readable = {
+            eid for ev_id, ids in element_ids.items() if ev_id not in self.withheld for eid in ids
+        }
+        self.hidden_ids: dict[str, str] = {}
+        for ev_id, reason in sorted(self.withheld.items()):
+            for eid in sorted(element_ids.get(ev_id, set()) - readable - typed):
+                self.hidden_ids.setdefault(eid, reason)
+        self._id_pattern = (
+            re.compile(
+                _ID_BEFORE
+                + "(?:"
+                + "|".join(re.escape(i) for i in sorted(self.hidden_ids, key=len, reverse=True))
+                + ")"
+                + _ID_AFTER
+            )
+            if self.hidden_ids
+            else None
+        )
+        self.typed = typed
 
     def _records(
         self, evidence: Iterable[dict[str, Any]], driver: neo4j.Driver, database: str | None
@@ -215,11 +283,35 @@ class ContentFilter:
         return out
 
     def text(self, value: str) -> str:
-        """`value`, or a withheld line when it quotes withheld text."""
+        """`value`, or a withheld line when it quotes withheld text; withheld ids masked."""
         for quote in self.quotes:
             if quote in value:
-                return "[withheld]"
-        return value
+                return WITHHELD_TEXT
+        return self.ids(value)
+
+    def ids(self, value: str) -> str:
+        """`value` with every KG id of a withheld element in it replaced by `[withheld]`.
+
+        The asker's own typed values (question, service) are run metadata: kept as recorded.
+        """
+        if self._id_pattern is None or value in self.typed:
+            return value
+        return self._id_pattern.sub(WITHHELD_TEXT, value)
+
+    def withheld_element(self, value: dict[str, Any]) -> str | None:
+        """Why a recorded dict that names a withheld KG element is withheld, else None."""
+        for key in _ELEMENT_KEYS:
+            eid = value.get(key)
+            if isinstance(eid, str) and eid in self.hidden_ids:
+                return self.hidden_ids[eid]
+        return None
+
+    def withheld_node_properties(self, props: dict[str, Any], reason: str) -> dict[str, Any]:
+        """The recorded properties of a withheld evidence node a reader sees: the chain's
+        bookkeeping, the evidence id and the reason; none of the element's metadata."""
+        out = {k: v for k, v in props.items() if k in _WITHHELD_NODE_KEYS}
+        out[WITHHELD] = reason
+        return out
 
     def scrub(self, value: Any) -> Any:
         """A copy of a recorded JSON value with everything withheld replaced by markers."""
@@ -231,20 +323,22 @@ class ContentFilter:
             return value
         ev_id = value.get("evidence_id")
         if isinstance(ev_id, str) and ev_id in self.withheld:
-            reason = self.withheld[ev_id]
-            return {
-                k: (self.marker(ev_id, reason) if k in _TEXT_KEYS else self.scrub(v))
-                for k, v in value.items()
-                if k not in {"props", "context"}
-            }
+            # A withheld evidence (a pack entry, say): its id and the marker, nothing else.
+            return {"evidence_id": ev_id, **self.marker(ev_id, self.withheld[ev_id])}
+        reason = self.withheld_element(value)
+        if reason is not None:
+            return {WITHHELD: reason}  # a plan entity, rejection or omission of one
         cited = [i for i in value.get("evidence_ids") or [] if i in self.withheld]
         if cited and isinstance(value.get("statement"), str):
             reason = self.withheld[cited[0]]
             return {
-                k: (self.marker(None, reason) if k == "statement" else self.scrub(v))
+                self._key(k): (self.marker(None, reason) if k == "statement" else self.scrub(v))
                 for k, v in value.items()
             }
-        return {k: self.scrub(v) for k, v in value.items()}
+        return {self._key(k): self.scrub(v) for k, v in value.items()}
+
+    def _key(self, key: Any) -> Any:
+        return self.ids(key) if isinstance(key, str) else key
 
 
 def _dicts_with(value: Any, key: str) -> list[dict[str, Any]]:
@@ -277,12 +371,7 @@ def filtered_lineage(lineage: RunLineage, content: ContentFilter) -> RunLineage:
         payload = node.payload()
         if isinstance(ev_id, str) and ev_id in content.withheld:
             reason = content.withheld[ev_id]
-            props = {
-                k: v
-                for k, v in props.items()
-                if k not in {"content_hash", "text_hash", "locator", "payload"}
-            }
-            props[WITHHELD] = reason
+            props = content.withheld_node_properties(props, reason)
             props["payload"] = json.dumps(content.marker(ev_id, reason))
         else:
             props = {
@@ -292,6 +381,6 @@ def filtered_lineage(lineage: RunLineage, content: ContentFilter) -> RunLineage:
                 props["payload"] = json.dumps(content.scrub(payload))
             cited = [i for i in node.properties.get("evidence_ids") or [] if i in content.withheld]
             if node.kind == CtxKind.CLAIM and cited:
-                props["statement"] = "[withheld]"
+                props["statement"] = WITHHELD_TEXT
         nodes.append(node.model_copy(update={"properties": props}))
     return lineage.model_copy(update={"nodes": nodes})
