@@ -12,7 +12,10 @@ Public API:
 How a write goes: the current state of every id and key is read first, and each element is
 decided as unchanged (same `content_hash`), new, or a new version. An id never changes what
 it is: a record whose type labels or document kind differ from the id's current record is a
-bundle problem. Then, in batched `UNWIND` transactions: node records (the previous record
+bundle problem, and a source never writes a new version of (or retracts) what another
+source holds (`SourceTakeover`, see `_plan`, `_without_endpoint_holders` and
+`_retraction_takeovers`; the current record's `source_id` comes with the history read).
+Then, in batched `UNWIND` transactions: node records (the previous record
 gets `superseded_at`, and its current edge records are copied onto the new record),
 relationship records (previous copies superseded), and retractions (tombstone records, all in
 one transaction, a run of node retractions with a few statements). A re-ingest asks Neo4j
@@ -102,6 +105,55 @@ class BundleRejected(Exception):
         super().__init__(f"bundle rejected: {len(self.problems)} problem(s), nothing written")
 
 
+@dataclass(frozen=True, slots=True)
+class Takeover:
+    """A write the ingest may not do: a new record (or a tombstone) of an id or key whose
+    current record comes from another source."""
+
+    tenant: str
+    target: str  # the id or relationship key
+    held_by: str | None  # source_id of the current record
+    incoming: str | None  # source_id of the new record; None for a retraction
+    retracting_sources: tuple[str, ...] = ()  # a retraction: the bundle's sources there
+    endpoints: tuple[str, str] | None = None  # a relationship's from and to ids
+
+    def text(self) -> str:
+        held = self.held_by or "(none)"
+        if self.incoming is None and self.retracting_sources:
+            by = ", ".join(self.retracting_sources)
+            return (
+                f"{self.target} is held by source {held}; a bundle of source(s) {by} "
+                "may not retract it"
+            )
+        return (
+            f"{self.target} is held by source {held}; {self.incoming or '(none)'} "
+            "may not write a new version of it"
+        )
+
+
+class SourceTakeover(BundleRejected):
+    """The ingest would write a new version of (or retract) records another source holds;
+    nothing was written. `line()` is the one line for the user."""
+
+    def __init__(self, takeovers: Sequence[Takeover]) -> None:
+        self.takeovers = list(takeovers)  # nodes, relationships, retractions (each sorted)
+        super().__init__(
+            [
+                BundleProblem(origin="graph", element=t.target, reason=t.text())
+                for t in self.takeovers
+            ]
+        )
+
+    def line(self) -> str:
+        """`ingest refused: ID is held by source A; B may not write a new version of it`."""
+        first, *others = self.takeovers
+        tail = ""
+        if others:
+            named = ", ".join(t.target for t in others[:3])
+            tail = f" (and {len(others)} more: {named}{', ...' if len(others) > 3 else ''})"
+        return f"ingest refused: {first.text()}{tail}"
+
+
 class IngestReport(BaseModel):
     """What one ingest did, in records (a re-ingest of the same bundle creates nothing)."""
 
@@ -174,6 +226,7 @@ class _RecordState:
     content_hash: str
     status: str
     recorded_us: int
+    source: str | None = None  # the record's source_id
 
 
 @dataclass(slots=True)
@@ -195,6 +248,10 @@ class _History:
     identity: _Identity | None = None  # of the current record
     first_identity: _Identity | None = None  # of the lowest version
     first_version: int = 0
+    # The source of the lowest version: the id's own source, which may always write it
+    # (that is how a re-ingest repairs a record an older writer let another source replace).
+    first_source: str | None = None
+    first_source_version: int | None = None
 
 
 @dataclass(slots=True)
@@ -240,7 +297,8 @@ _EDGE_HISTORY = per_rel_type(
     "WHERE r.tenant = row.tenant AND r.key = row.key "
     "RETURN DISTINCT row.tenant AS tenant, row.key AS key, r.version AS version, "
     "r.content_hash AS hash, r.status AS status, r.superseded_at IS NULL AS current, "
-    "r.recorded_at.epochMillis * 1000 + r.recorded_at.microsecond % 1000 AS recorded_us"
+    "r.recorded_at.epochMillis * 1000 + r.recorded_at.microsecond % 1000 AS recorded_us, "
+    "r.source_id AS source"
 )
 _EDGE_SUPERSEDE = per_rel_type(
     "UNWIND $rows AS row MATCH ()-[r:REL_TYPE]->() "
@@ -286,7 +344,7 @@ _NODE_HISTORY = (
     "RETURN row.tenant AS tenant, row.id AS id, n.version AS version, n.content_hash AS hash, "
     "n.status AS status, n.superseded_at IS NULL AS current, "
     "n.recorded_at.epochMillis * 1000 + n.recorded_at.microsecond % 1000 AS recorded_us, "
-    "labels(n) AS labels, n.kind AS kind"
+    "n.source_id AS source, labels(n) AS labels, n.kind AS kind"
 )
 # Superseding and creating are separate statements: a CREATE that reads nothing needs no
 # Eager barriers, which roughly halves the cost of a batch.
@@ -586,13 +644,17 @@ def _prepare(
     for key, draft in same_nodes.items():
         identity = _identity_of(draft.labels, draft.props.get("kind"))
         node_history[key] = _History(
-            current=_RecordState(0, draft.content_hash, RecordStatus.ACTIVE, 0),
+            current=_RecordState(
+                0, draft.content_hash, RecordStatus.ACTIVE, 0, draft.props.get("source_id")
+            ),
             identity=identity,
             first_identity=identity,
         )
     for key, edge in same_edges.items():
         edge_history[key] = _History(
-            current=_RecordState(0, edge.content_hash, RecordStatus.ACTIVE, 0)
+            current=_RecordState(
+                0, edge.content_hash, RecordStatus.ACTIVE, 0, edge.props.get("source_id")
+            )
         )
     return _Prepared(
         node_drafts=node_drafts,
@@ -760,15 +822,21 @@ def _apply(
     report = IngestReport(elements=loaded.element_count())
 
     say(f"planning {len(node_drafts)} node and {len(edge_drafts)} edge records")
+    takeovers: list[Takeover] = []
     node_rounds, report.nodes_unchanged = _plan(
-        node_drafts, lambda d: (d.tenant, d.id), prepared.node_history, retracted, now
+        node_drafts, lambda d: (d.tenant, d.id), prepared.node_history, retracted, now, takeovers
     )
     edge_rounds, report.edges_unchanged = _plan(
-        edge_drafts, lambda d: (d.tenant, d.key), prepared.edge_history, retracted, now
+        edge_drafts, lambda d: (d.tenant, d.key), prepared.edge_history, retracted, now, takeovers
     )
     written = {(d.tenant, d.id) for r in node_rounds for d, *_ in r}
     written.update((d.tenant, d.key) for r in edge_rounds for d, *_ in r)
     pending = [r for r in retractions if not _already_retracted(prepared, r, written)]
+    if any(t.endpoints is not None for t in takeovers):
+        takeovers = _without_endpoint_holders(driver, database, prepared, takeovers)
+    takeovers += _retraction_takeovers(prepared, pending, written)
+    if takeovers:
+        raise SourceTakeover(takeovers)  # before anything is written
     report.retractions_unchanged = len(retractions) - len(pending)
     if node_rounds or edge_rounds or pending:
         # Each tenant's own fulltext index exists before its records do (tenant-local ranking).
@@ -802,6 +870,85 @@ def _apply(
         say(f"retractions: {report.tombstones_created} applied of {len(retractions)}")
     report.seconds = round(time.monotonic() - started, 3)
     return report
+
+
+_CURRENT_SOURCES = (
+    "UNWIND $rows AS row MATCH (n:KG {tenant: row.tenant, id: row.id}) "
+    "WHERE n.superseded_at IS NULL RETURN row.tenant AS tenant, row.id AS id, "
+    "n.source_id AS source"
+)
+
+
+def _without_endpoint_holders(
+    driver: neo4j.Driver,
+    database: str | None,
+    prepared: _Prepared,
+    takeovers: list[Takeover],
+) -> list[Takeover]:
+    """Drop the relationship takeovers whose incoming source holds one of the endpoints.
+
+    A relationship is stated by both of its ends' sources: a runbook folder links its runbook
+    to an alert (`alerts:`, or the file name) while the rule file links the same alert to it
+    (`runbook_url`), under one key. Either may restate it; a source holding neither end may
+    not. An endpoint is held by the source of the bundle's entry of it (a takeover of that
+    entry is refused on its own), else of its current record: one read, of the endpoints of
+    those relationships only (none on an ingest without such a relationship)."""
+    holders: dict[tuple[str, str], str | None] = {}
+    for draft in prepared.node_drafts:
+        holders[(draft.tenant, draft.id)] = draft.props.get("source_id")
+    missing = sorted(
+        {
+            (t.tenant, end)
+            for t in takeovers
+            if t.endpoints is not None
+            for end in t.endpoints
+            if (t.tenant, end) not in holders
+        }
+    )
+    for chunk in _chunks(missing, _READ_BATCH):
+        records, _, _ = driver.execute_query(
+            _CURRENT_SOURCES,
+            rows=[{"tenant": t, "id": i} for t, i in chunk],
+            database_=database,
+            routing_=neo4j.RoutingControl.READ,
+        )
+        for r in records:
+            holders[(r["tenant"], r["id"])] = r["source"]
+    return [
+        t
+        for t in takeovers
+        if t.endpoints is None
+        or all(holders.get((t.tenant, end)) != t.incoming for end in t.endpoints)
+    ]
+
+
+def _retraction_takeovers(
+    prepared: _Prepared, pending: Sequence[_Retraction], written: set[tuple[str, str]]
+) -> list[Takeover]:
+    """Retractions of records held by a source none of the bundle's records in that tenant
+    come from (nor the id's first record's source). A bundle with no record in the tenant
+    (retractions only) states no source: its retractions are the operator's, as before."""
+    speaks_for: dict[str, set[str | None]] = defaultdict(set)
+    for node in prepared.node_drafts:
+        speaks_for[node.tenant].add(node.props.get("source_id"))
+    for edge in prepared.edge_drafts:
+        speaks_for[edge.tenant].add(edge.props.get("source_id"))
+    out: list[Takeover] = []
+    for r in pending:
+        sources = speaks_for.get(r.tenant)
+        if not sources or (r.tenant, r.target) in written:
+            continue  # retractions only; or a record this bundle writes first
+        history = (prepared.edge_history if r.is_key else prepared.node_history).get(
+            (r.tenant, r.target)
+        )
+        state = history.current if history is not None else None
+        if state is None or state.source in sources:
+            continue
+        if history is not None and history.first_source in sources:
+            continue  # the id's own source (its first record's)
+        named = tuple(sorted(s for s in sources if s is not None))
+        out.append(Takeover(r.tenant, r.target, state.source, None, named or ("(none)",)))
+    return out
 
 
 def _apply_retractions(
@@ -1229,13 +1376,16 @@ def _read_history(
             if history is None:
                 history = into[(tenant, name)] = _History()
             history.seen.add((digest, int(recorded_us)))
-            identity = _identity_of(values[7], values[8]) if len(values) > 7 else None
+            source = values[7]
+            if history.first_source_version is None or int(version) < history.first_source_version:
+                history.first_source, history.first_source_version = source, int(version)
+            identity = _identity_of(values[8], values[9]) if len(values) > 8 else None
             if identity is not None and (
                 history.first_identity is None or int(version) < history.first_version
             ):
                 history.first_identity, history.first_version = identity, int(version)
             if current:
-                state = _RecordState(int(version), digest, status, int(recorded_us))
+                state = _RecordState(int(version), digest, status, int(recorded_us), source)
                 # Several current copies of one edge record share one version: keep the max.
                 if history.current is None or state.version > history.current.version:
                     history.current = state
@@ -1280,6 +1430,7 @@ def _plan(
     histories: dict[tuple[str, str], _History],
     retracted: set[tuple[str, str]],
     now: datetime,
+    takeovers: list[Takeover],
 ) -> tuple[list[list[tuple[D, int, datetime, bool]]], int]:
     """Decide each draft: unchanged, or a new record (version, recorded_at) in some round.
 
@@ -1287,7 +1438,19 @@ def _plan(
     one id (each needs the previous one to be current). The bundle's last entry of an id is
     what the id must be after the ingest: if the current record differs (a later ingest
     changed it), a new record restores it, even when that exact record was written before.
+
+    A new record that would replace a record of another source (the graph's current one,
+    or the bundle's own previous entry of the id) is added to `takeovers`, unless it comes
+    from the source of the id's first record: the caller refuses the ingest before writing
+    anything.
     """
+
+    def check(key: tuple[str, str], held_by: str | None, first: str | None, draft: D) -> None:
+        incoming = draft.props.get("source_id")
+        if held_by != incoming and first != incoming:
+            ends = (draft.from_id, draft.to_id) if isinstance(draft, EdgeDraft) else None
+            takeovers.append(Takeover(key[0], key[1], held_by, incoming, endpoints=ends))
+
     grouped: dict[tuple[str, str], list[D]] = defaultdict(list)
     for draft in drafts:
         grouped[ident(draft)].append(draft)
@@ -1302,11 +1465,16 @@ def _plan(
             if len(entries) > 1:
                 entries = sorted(entries, key=lambda d: d.explicit_recorded_at or far_future)
             previous_hash = None
+            previous: D | None = None
             position = 0
             for draft in entries:
                 if draft.content_hash == previous_hash:
                     unchanged += 1  # the same content again: one record says it
                     continue
+                if previous is not None:
+                    first = entries[0].props.get("source_id")
+                    check(key, previous.props.get("source_id"), first, draft)
+                previous = draft
                 if len(rounds) <= position:
                     rounds.append([])
                 recorded_at = draft.explicit_recorded_at or now
@@ -1345,12 +1513,18 @@ def _plan(
             else:
                 recorded_at = now
             version = 1 if state is None else state.version + 1
+            if state is not None:
+                check(key, state.source, history.first_source, draft)
             if len(rounds) <= position:
                 rounds.append([])
             rounds[position].append((draft, version, recorded_at, state is not None))
             position += 1
             state = _RecordState(
-                version, draft.content_hash, RecordStatus.ACTIVE, epoch_micros(recorded_at)
+                version,
+                draft.content_hash,
+                RecordStatus.ACTIVE,
+                epoch_micros(recorded_at),
+                draft.props.get("source_id"),
             )
     return rounds, unchanged
 

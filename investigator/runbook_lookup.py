@@ -133,6 +133,9 @@ class RunbookVersion(BaseModel):
     # Set when this is a fallback, the runbook of a related service, not the target's own:
     # the path it was reached by, e.g. "err:PAY-1002 <- EMITTED - svc:payment-api".
     fallback_via: str | None = None
+    # The record's trust: `untrusted` for imported text (unless ingested with --trusted) and
+    # untrusted sources. A default for answers recorded before the field existed.
+    trust: str = "trusted"
 
 
 class OwnerAnswer(BaseModel):
@@ -247,6 +250,7 @@ def _as_version(ev: Evidence) -> RunbookVersion:
         content_hash=ev.content_hash,
         steps=steps,
         applies_via=str(ev.context.get("anchor")) if ev.context.get("anchor") else None,
+        trust=ev.trust,
     )
 
 

@@ -154,19 +154,18 @@ def test_an_import_cannot_write_over_a_principal_as_its_source(  # type: ignore[
     assert _current(demo, "runbook:x")["trust"] == "untrusted"  # not the wiki's trust
 
 
-def test_reingesting_the_source_of_truth_repairs_a_bad_change(  # type: ignore[no-untyped-def]
+def test_an_import_cannot_replace_the_source_of_truth(  # type: ignore[no-untyped-def]
     demo: neo4j.Driver, invoke, tmp_path: Path
 ) -> None:
+    """Before, the import became the runbook's next version (and a re-ingest of the source
+    of truth repaired it); now it is refused and nothing changes (the repair of a graph an
+    older writer left is tests/test_ingest_source_takeover.py)."""
     original = _current(demo, "runbook:pod-crashloop@v1")
     folder = _runbook(tmp_path / "md", "evil.md", "id: runbook:pod-crashloop@v1\n")
     bad = invoke("ingest", str(folder), "--format", "markdown-runbooks", "--tenant", "acme")
-    assert bad.code == 0, bad
-    assert _current(demo, "runbook:pod-crashloop@v1")["content"] != original["content"]
-    repaired = invoke("ingest", str(DEMO), "--json")
-    assert repaired.code == 0, repaired
-    current = _current(demo, "runbook:pod-crashloop@v1")
-    assert (current["content"], current["trust"]) == (original["content"], original["trust"])
-    assert current["version"] == 3  # a new record: the history keeps what happened
+    assert bad.code == 2 and bad.err.count("\n") == 1, bad
+    assert "runbook:pod-crashloop@v1 is held by source" in bad.err
+    assert _current(demo, "runbook:pod-crashloop@v1") == original
     assert '"node_records_created": 0' in invoke("ingest", str(DEMO), "--json").out
 
 

@@ -165,15 +165,20 @@ def importer_id(explicit: Any) -> str:
     return text if text.startswith(ID_PREFIXES) else "runbook:" + text
 
 
+# The kinds a Markdown runbook folder holds: an imported file never claims to be a
+# postmortem, an incident report or a change record (evidence of another standing).
+IMPORTED_KINDS = (DocumentKind.RUNBOOK, DocumentKind.POLICY)
+
+
 def _kind(value: Any) -> DocumentKind:
     if value is None:
         return DocumentKind.RUNBOOK
     text = str(value).strip().lower().replace("-", "_").replace(" ", "_")
-    try:
-        return DocumentKind(text)
-    except ValueError:
-        kinds = ", ".join(k.value for k in DocumentKind)
-        raise ValueError(f"front matter kind {value!r} is not one of {kinds}") from None
+    for kind in IMPORTED_KINDS:
+        if text == kind.value:
+            return kind
+    kinds = " or ".join(k.value for k in IMPORTED_KINDS)
+    raise ValueError(f"front matter kind {value!r} is not {kinds}")
 
 
 class _Parsed:

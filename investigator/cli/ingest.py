@@ -18,7 +18,13 @@ from pydantic import BaseModel
 
 from graph_schema.bundle import BundleProblem, LoadedBundle, apply_overrides, load_bundle
 from graph_schema.schema_ddl import apply_schema
-from graph_schema.writer import DEFAULT_BATCH_SIZE, BundleRejected, IngestReport, ingest_bundle
+from graph_schema.writer import (
+    DEFAULT_BATCH_SIZE,
+    BundleRejected,
+    IngestReport,
+    SourceTakeover,
+    ingest_bundle,
+)
 from investigator.cli.ingest_formats import IMPORT_FORMATS
 from investigator.cli.numbers import WholeNumber
 from investigator.connection import open_driver
@@ -103,6 +109,9 @@ def run_ingest(
             progress=_progress if big else None,
             full=full,
         )
+    except SourceTakeover as exc:
+        # One line: the id, the source that holds it and the one that may not replace it.
+        raise BadInput(exc.line()) from None
     except BundleRejected as exc:
         _report_problems(exc.problems)
     finally:

@@ -48,7 +48,10 @@ def render_card(answer: RunbookAnswer, subject: str | None = None) -> str:
         # The note is the whole answer here (issue 13): room for its reason and its hint.
         lines.append(f"No runbook: {_clean(answer.note or 'nothing valid at as_of', 400)}")
     else:
-        lines.append(f"Runbook   {_clean(rb.title or rb.id)}  [{_clean(rb.id)}, {_version(rb)}]")
+        lines.append(
+            f"Runbook   {_clean(rb.title or rb.id)}  [{_clean(rb.id)}, {_version(rb)}, "
+            f"{_clean(rb.trust)}]"
+        )
         lines.append(f"Valid     {_iso(rb.valid_from)} -> {_iso(rb.valid_to)}")
         if rb.fallback_via:
             # Issue 15: another element's runbook, said so, with the path it was reached by.
