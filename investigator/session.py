@@ -134,6 +134,18 @@ def _read_pool() -> ThreadPoolExecutor:
         return _POOL[1]
 
 
+def close_read_pool() -> None:
+    """Stop the read pool's threads without waiting for them (on Ctrl-C: see the CLI).
+
+    Shutting the pool down wakes every thread waiting on its queue, also one that Ctrl-C
+    interrupted before the pool registered it for the interpreter's exit handler."""
+    global _POOL
+    with _POOL_LOCK:
+        pool, _POOL = _POOL, None
+    if pool is not None and pool[0] == os.getpid():
+        pool[1].shutdown(wait=False, cancel_futures=True)
+
+
 def tool_call_id_for(round_no: int, index: int) -> str:
     """Tool call ids are unique inside a run and stable across replays of it."""
     return f"tc-{round_no:02d}-{index:03d}"

@@ -73,10 +73,25 @@ class _LazyGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> object:
         # click answers Ctrl-C with an empty line on stderr before its Abort; ours is one line.
+        # An error raised while cleaning up after Ctrl-C (the driver closing a connection the
+        # interrupt cut mid-message) is the interrupt too, not a new failure.
         try:
             return super().invoke(ctx)
-        except KeyboardInterrupt as exc:
-            raise _Interrupted from exc
+        except (KeyboardInterrupt, Exception) as exc:
+            if _caused_by_interrupt(exc):
+                raise _Interrupted from exc
+            raise
+
+
+def _caused_by_interrupt(exc: BaseException) -> bool:
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, KeyboardInterrupt):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
 
 
 class _Interrupted(Exception):
@@ -120,6 +135,15 @@ def _register() -> None:
         cli.get_command(context, name)
 
 
+def _interrupted() -> int:
+    # A read thread the interrupt caught while it started is unknown to the interpreter's
+    # exit handler, which would then wait for it forever: stop the pool's threads now.
+    session = sys.modules.get("investigator.session")
+    if session is not None:
+        session.close_read_pool()
+    return _fail("interrupted (Ctrl-C)", INTERRUPTED_EXIT)
+
+
 def _fail(message: str, code: int) -> int:
     first = message.strip().splitlines()[0] if message.strip() else "error"
     sys.stderr.write(f"error: {first}\n")
@@ -155,7 +179,7 @@ def _run(args: list[str]) -> int:
     except click.exceptions.Abort as exc:
         # click turns Ctrl-C (KeyboardInterrupt) into Abort: exit 128 + SIGINT, as shells do.
         if isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt):
-            return _fail("interrupted (Ctrl-C)", INTERRUPTED_EXIT)
+            return _interrupted()
         return _fail("aborted", 1)
     except click.exceptions.NoArgsIsHelpError as exc:
         click.echo(exc.ctx.get_help() if exc.ctx else "")
@@ -172,7 +196,7 @@ def _run(args: list[str]) -> int:
         _debug_traceback()
         return _fail(f"Neo4j is unavailable: {exc}", 4)
     except (KeyboardInterrupt, _Interrupted):
-        return _fail("interrupted (Ctrl-C)", INTERRUPTED_EXIT)
+        return _interrupted()
     except Exception as exc:  # the last line of defence: one line, exit 1
         if _debug_traceback():
             return _fail(f"{type(exc).__name__}: {exc}", 1)
