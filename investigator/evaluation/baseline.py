@@ -30,9 +30,10 @@ MAX_TERMS = 64
 
 # A constant: schema DDL takes no parameters.
 _CREATE_INDEX = (
-    f"CREATE FULLTEXT INDEX {FULLTEXT_INDEX} IF NOT EXISTS "
+    "CREATE FULLTEXT INDEX kg_fulltext IF NOT EXISTS "
     "FOR (n:KG) ON EACH [n.search_text, n.name, n.title]"
 )
+_DROP_INDEX = "DROP INDEX kg_fulltext IF EXISTS"
 _INDEX_ONLINE_TIMEOUT_S = 300
 
 _NAIVE_QUERY = """
@@ -119,9 +120,7 @@ class NaiveFulltextBaseline:
             yield
         finally:
             if not existing:
-                self._driver.execute_query(
-                    f"DROP INDEX {FULLTEXT_INDEX} IF EXISTS", database_=self._database
-                )
+                self._driver.execute_query(_DROP_INDEX, database_=self._database)
 
     def search(self, text: str) -> list[EvidenceView]:
         """The top-k documents for `text`, exactly as the index ranks them."""
