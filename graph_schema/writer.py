@@ -40,9 +40,9 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache, partial
@@ -93,6 +93,10 @@ from graph_schema.validate import (
 Progress = Callable[[str], None]
 T = TypeVar("T")
 DEFAULT_BATCH_SIZE = 5000
+# Write transactions a tenant's first ingest keeps in flight. Neo4j writes two batches at
+# once faster than one after the other: the 101k bundle's first ingest took 22-23 s against
+# 33-37 s on the 2-core machine; three were no faster (docs/benchmarks.md).
+FRESH_WRITERS = 2
 _READ_BATCH = 10000
 _TYPE_LABELS = frozenset(label.value for label in NodeLabel)
 
@@ -1279,16 +1283,38 @@ def _apply_fresh(
         # Each tenant's own fulltext index exists before its records do (tenant-local
         # ranking); the batches are being built meanwhile.
         apply_tenant_schema(driver, node_tenants, database)
-    # Each batch is written as soon as it is built; the next ones are built meanwhile.
-    for is_edge, rows in batches:
-        if is_edge:
-            _execute(driver, database, scope, _create_fresh_edges, rows)
-            report.edge_records_created += len(rows)
-            say(f"edge records: {report.edge_records_created}")
-        else:
-            _execute(driver, database, scope, _create_nodes, rows)
-            report.node_records_created += len(rows)
-            say(f"node records: {report.node_records_created}")
+    # Each batch is written as soon as it is built (the next ones are built meanwhile), with
+    # up to FRESH_WRITERS write transactions in flight.
+    in_flight: deque[tuple[bool, int, Future[None]]] = deque()
+
+    def settle(keep: int) -> None:
+        # Oldest first, so progress reads in order; an error is raised once its batch is
+        # reached (leaving the pool below waits for the batches still in flight).
+        while len(in_flight) > keep:
+            is_edge, count, future = in_flight.popleft()
+            future.result()
+            scope.writes += 1
+            if is_edge:
+                report.edge_records_created += count
+                say(f"edge records: {report.edge_records_created}")
+            else:
+                report.node_records_created += count
+                say(f"node records: {report.node_records_created}")
+
+    with ThreadPoolExecutor(FRESH_WRITERS, thread_name_prefix="ingest-write") as pool:
+        nodes_done = False
+        for is_edge, rows in batches:
+            if is_edge and not nodes_done:
+                settle(0)  # a relationship is written once both its ends are
+                nodes_done = True
+            work = _create_fresh_edges if is_edge else _create_nodes
+            in_flight.append(
+                (is_edge, len(rows), pool.submit(_write, driver, database, scope, work, rows))
+            )
+            # The first batch alone: its transaction makes the tenants' ingest marks, which
+            # two transactions' MERGEs at once would make twice.
+            settle(0 if scope.writes == 0 else FRESH_WRITERS - 1)
+        settle(0)
     _apply_retractions(driver, database, scope, retractions, report)
     if retractions:
         say(f"retractions: {report.tombstones_created} applied of {len(retractions)}")
@@ -1329,6 +1355,19 @@ def _execute(
 ) -> T:
     """Run one write transaction of an ingest; it also bumps the generation of every tenant
     of the ingest (graph_schema.ingest_mark), so a mark never outlives a write."""
+    result = _write(driver, database, scope, work, arg)
+    scope.writes += 1
+    return result
+
+
+def _write(
+    driver: neo4j.Driver,
+    database: str | None,
+    scope: ingest_mark.WriteScope,
+    work: Callable[..., T],
+    arg: Any,
+) -> T:
+    """`_execute` without counting the write: the caller counts it (from any thread)."""
 
     def unit(tx: neo4j.ManagedTransaction, value: Any) -> T:
         result = work(tx, value)
@@ -1337,7 +1376,6 @@ def _execute(
 
     with driver.session(database=database) as session:
         result = session.execute_write(unit, arg)
-    scope.writes += 1
     collect_young()  # the driver holds the written rows in a reference cycle
     return result
 

@@ -1,11 +1,13 @@
 """A tenant's first ingest builds its records in a thread while it writes (graph_schema.writer
-`_Ahead`), and retracts a run of nodes with a few statements: on a real Neo4j, the order of
-the writes, the errors and the stored records are those of the sequential writer.
+`_Ahead`), keeps two write transactions in flight, and retracts a run of nodes with a few
+statements: on a real Neo4j, the order of the writes, the errors and the stored records are
+those of the sequential writer.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
@@ -117,6 +119,54 @@ def test_writes_start_while_later_batches_are_built(
     assert _stored(graph, "fresh") == _stored(graph, "kept")
 
 
+def test_a_first_ingest_keeps_two_writes_in_flight_and_one_ingest_mark(
+    graph: neo4j.Driver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Batches are written FRESH_WRITERS at a time (never more), relationships only once every
+    # node batch has committed, and the first batch alone: its transaction makes the tenant's
+    # ingest mark, which two MERGEs at once would make twice. So the next ingest of the same
+    # bundle is still the no-op fast path, and the store is the sequential writer's.
+    lock = threading.Lock()
+    running: list[str] = []
+    most = 0
+    log: list[tuple[str, str]] = []
+    create_nodes, create_edges = writer._create_nodes, writer._create_fresh_edges
+
+    def tracked(kind: str, create: Any) -> Any:
+        def write(tx: neo4j.ManagedTransaction, rows: list[dict[str, Any]]) -> None:
+            nonlocal most
+            with lock:
+                running.append(kind)
+                most = max(most, len(running))
+                log.append(("start", kind))
+            try:
+                time.sleep(0.05)  # long enough for the next batch to start beside it
+                create(tx, rows)
+            finally:
+                with lock:
+                    running.remove(kind)
+                    log.append(("end", kind))
+
+        return write
+
+    monkeypatch.setattr(writer, "_create_nodes", tracked("nodes", create_nodes))
+    monkeypatch.setattr(writer, "_create_fresh_edges", tracked("edges", create_edges))
+    fresh = ingest_bundle(graph, _generated("fresh"), now=NOW, batch_size=40)
+    monkeypatch.undo()
+
+    assert most == writer.FRESH_WRITERS == 2
+    assert log[:2] == [("start", "nodes"), ("end", "nodes")]  # the first batch alone
+    first_edge = log.index(("start", "edges"))
+    assert ("start", "nodes") not in log[first_edge:] and ("end", "nodes") not in log[first_edge:]
+    marks = graph.execute_query("MATCH (m:IngestMark {tenant: 'fresh'}) RETURN count(m) AS n")
+    assert marks.records[0]["n"] == 1
+    again = ingest_bundle(graph, _generated("fresh"), now=NOW, batch_size=40)
+    assert again.unchanged_since_last_ingest, again
+    kept = _sequential(graph, "kept", batch_size=40)
+    assert fresh.model_dump(exclude={"seconds"}) == kept.model_dump(exclude={"seconds"})
+    assert _stored(graph, "fresh") == _stored(graph, "kept")
+
+
 def test_error_while_building_a_later_batch_is_reported(
     graph: neo4j.Driver, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -172,12 +222,15 @@ def test_a_failed_write_stops_the_builder(
 ) -> None:
     create_nodes = writer._create_nodes
     calls = 0
+    lock = threading.Lock()
 
     def failing(tx: neo4j.ManagedTransaction, rows: list[dict[str, Any]]) -> None:
         nonlocal calls
-        calls += 1
+        with lock:  # two batches are written at once
+            calls += 1
+            this_call = calls
         create_nodes(tx, rows)
-        if calls == 2:
+        if this_call == 2:
             raise RuntimeError("write failed")
 
     monkeypatch.setattr(writer, "_create_nodes", failing)
@@ -185,7 +238,13 @@ def test_a_failed_write_stops_the_builder(
         ingest_bundle(graph, _generated("fresh"), now=NOW, batch_size=40)
     assert not _worker_alive()
     count = graph.execute_query("MATCH (n:KG {tenant: 'fresh'}) RETURN count(n) AS n")
-    assert count.records[0]["n"] == 40  # the first batch; the second rolled back
+    # The first batch (written alone) and at most the batches in flight beside the failed
+    # one when its failure was reached (whole batches: the failed one rolled back); never
+    # the rest of the bundle.
+    written = count.records[0]["n"]
+    assert 40 <= written <= 40 * (1 + writer.FRESH_WRITERS), written
+    whole = ingest_bundle(graph, _generated("whole"), now=NOW, batch_size=40)
+    assert written < whole.node_records_created
 
 
 def test_an_ingest_stopped_by_a_failed_write_is_completed_by_running_it_again(
@@ -196,11 +255,14 @@ def test_an_ingest_stopped_by_a_failed_write_is_completed_by_running_it_again(
     stores exactly what one whole ingest stores."""
     create_edges = writer._create_fresh_edges
     calls = 0
+    lock = threading.Lock()
 
     def failing(tx: neo4j.ManagedTransaction, rows: list[dict[str, Any]]) -> None:
         nonlocal calls
-        calls += 1
-        if calls == 2:
+        with lock:  # two batches are written at once
+            calls += 1
+            this_call = calls
+        if this_call == 2:
             raise RuntimeError("the transaction timed out")
         create_edges(tx, rows)
 
