@@ -22,7 +22,12 @@ from pydantic import BaseModel, Field
 from graph_schema.canonical import sha256_hex
 from investigator.evidence import Evidence, canonical_json, iso_utc
 from investigator.gate import Conflict, authority
-from investigator.planner import CompetingCauseChecks, extract_mentions
+from investigator.planner import (
+    CHANGE_LOOKBACK,
+    DEPLOY_LOOKBACK,
+    CompetingCauseChecks,
+    extract_mentions,
+)
 from investigator.rubric import Intent, MissingEvidence, missing_evidence
 from investigator.timeline import (
     CHANGE_TIME_KEYS,
@@ -287,6 +292,11 @@ def derive_claims(
                     Intent.ROOT_CAUSE.value,
                 )
             )
+        if Intent.DEPLOYMENT_CORRELATION not in intent_set:
+            causes = _candidate_causes(evidence, firsts, mechanisms, competing_checks)
+            claims.extend(causes.claims)
+            confounders = causes.confounders
+            correlation_gaps = causes.missing
     supported = {t for ev in evidence for t in ev.evidence_types}
     missing = missing_evidence(sorted(i.value for i in intent_set), supported)
     missing += correlation_gaps
@@ -755,6 +765,112 @@ def _correlation(
     if any(c.resolution == "unresolved" and relevant_ids & set(c.evidence_ids) for c in conflicts):
         verdict = _LOWER[verdict]
     return _Correlation(verdict=verdict, claims=claims, confounders=confounders)
+
+
+class _Causes(BaseModel):
+    """An open root-cause question's candidate causes."""
+
+    claims: list[Claim] = Field(default_factory=list)
+    confounders: list[Confounder] = Field(default_factory=list)
+    missing: list[MissingEvidence] = Field(default_factory=list)
+
+
+def _candidate_causes(
+    evidence: Sequence[Evidence],
+    firsts: Sequence[Evidence],
+    mechanisms: Sequence[Evidence],
+    checks: CompetingCauseChecks | None,
+) -> _Causes:
+    """Every release and other change recorded in the lookback before the first error, each
+    a candidate cause with what the mechanism evidence says of it. An open question names no
+    change, so none is picked by its time alone."""
+    intent = Intent.ROOT_CAUSE.value
+    explicit = [ev for ev in firsts if "first_seen" in ev.context] or list(firsts)
+    seen = [(t, ev) for ev in explicit if (t := _instant(ev, _FIRST_SEEN_KEYS))]
+    out = _Causes()
+    if not seen:
+        return out
+    first_at, first_ev = min(seen, key=lambda p: (p[0], p[1].element_id))
+    checked = checks is not None and checks.complete
+    if not checked:
+        not_run = checks.not_run if checks is not None else []
+        out.missing.append(
+            MissingEvidence(
+                evidence_type="change_event",
+                intents=[intent],
+                description="competing-cause checks did not all run for the window before the "
+                "first error"
+                + (f" ({'; '.join(not_run)})" if not_run else "")
+                + ": other changes may be missing from the candidate causes",
+                required=False,
+            )
+        )
+    window_from = first_at - DEPLOY_LOOKBACK
+    before = [c for c in _candidates(evidence) if window_from <= c.at <= first_at]
+    if not before:
+        if checked:
+            out.claims.append(
+                _claim(
+                    f"No release is recorded in the {_human(DEPLOY_LOOKBACK)}, and no other "
+                    f"change in the {_human(CHANGE_LOOKBACK)}, before {_label(first_ev)} was "
+                    f"first seen at {iso_utc(first_at)}",
+                    EpistemicStatus.FACT,
+                    0.8,
+                    [first_ev],
+                    intent,
+                )
+            )
+        return out
+    for cand in before:
+        ev = cand.evidence
+        when = (
+            f"{_finished(cand)} at {iso_utc(cand.at)}, {_human(first_at - cand.at)} before "
+            f"{_label(first_ev)} was first seen"
+        )
+        out.confounders.append(
+            Confounder(
+                evidence_id=ev.evidence_id,
+                element_id=ev.element_id,
+                at=cand.at,
+                description=f"{_label(ev)} at {iso_utc(cand.at)}: {ev.content}",
+            )
+        )
+        clearing = [(m, s) for m in mechanisms if (s := _clearing_sentence(m, ev))]
+        cleared = {m.evidence_id for m, _ in clearing}
+        naming = [m for m in mechanisms if m.evidence_id not in cleared and _names_as_cause(m, ev)]
+        for mechanism, sentence in clearing:
+            out.claims.append(
+                _claim(
+                    f'{_label(mechanism)} rules out {_what(cand)}: "{_quote(sentence)}"',
+                    EpistemicStatus.INFERENCE,
+                    0.8,
+                    [ev, mechanism],
+                    intent,
+                )
+            )
+        if naming:
+            out.claims.append(
+                _claim(
+                    f"Candidate cause: {_what(cand)} ({when}); mechanism evidence from "
+                    + ", ".join(sorted(_label(m) for m in naming))
+                    + " names it",
+                    EpistemicStatus.INFERENCE,
+                    0.75,
+                    [ev, first_ev, *naming],
+                    intent,
+                )
+            )
+        elif not clearing:
+            out.claims.append(
+                _claim(
+                    f"Candidate cause: {_what(cand)} ({when}); no mechanism evidence about it",
+                    EpistemicStatus.HYPOTHESIS,
+                    0.5,
+                    [ev, first_ev],
+                    intent,
+                )
+            )
+    return out
 
 
 def _after_first_error(

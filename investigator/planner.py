@@ -132,6 +132,9 @@ ALERT_FIRED_CHECK = CHECK_PREFIX + "alert-fired"
 NAMED_RELEASE_LOOKUP = CHECK_PREFIX + "named-release-lookup"
 NAMED_RELEASE_CHECK = CHECK_PREFIX + "named-release"
 MAX_FOCUS_SERVICES = 3
+# Questions that weigh causes: a correlation verdict, and an open root-cause question's
+# candidates. Both need every competing cause of the window checked.
+CAUSE_INTENTS = frozenset({Intent.DEPLOYMENT_CORRELATION.value, Intent.ROOT_CAUSE.value})
 
 
 def is_navigation(step: PlanStep) -> bool:
@@ -551,7 +554,8 @@ def focus_services(known: Known, service_id: str | None) -> list[str]:
 def competing_cause_steps(
     intents: Sequence[Intent | str], known: Known, *, as_of: datetime, focus: Sequence[str]
 ) -> list[PlanStep]:
-    """The checks a correlation verdict needs for the window before the first error.
+    """The checks a correlation verdict (or an open root-cause question's list of candidate
+    causes) needs for the window before the first error.
 
     Other changes (config, rules, flags: every change event of the tenant) in the confounder
     window; other deployments of the focus services in the deployment lookback; the focus
@@ -559,7 +563,7 @@ def competing_cause_steps(
     their deployments in the confounder window. The window checks wait until the first error
     is known by `as_of` (without it the verdict is `uncertain` anyway).
     """
-    if Intent.DEPLOYMENT_CORRELATION.value not in {str(i) for i in intents}:
+    if not CAUSE_INTENTS & {str(i) for i in intents}:
         return []
     steps = [_one_hop_step(svc, "DEPENDS_ON", "out", step_id=UPSTREAM_CHECK) for svc in focus]
     if known.first_seen is None or known.first_seen > as_of:

@@ -47,7 +47,8 @@ OPTIONAL_EVIDENCE: dict[Intent, tuple[str, ...]] = {
     Intent.DEPLOYMENT_CORRELATION: ("change_event", "incident_report", "mechanism"),
     Intent.OWNERSHIP_AT_TIME: ("entity",),
     Intent.APPLICABLE_RUNBOOK: ("alert_definition", "ownership"),
-    Intent.ROOT_CAUSE: ("incident_report", "change_event", "deployment_time"),
+    # The first error dates the window whose changes are the candidate causes.
+    Intent.ROOT_CAUSE: ("incident_report", "change_event", "deployment_time", "error_first_seen"),
     Intent.INCIDENT_LOOKUP: ("error_first_seen", "affected_service", "alert_definition"),
     Intent.ERROR_TIMELINE: ("affected_service", "incident_report"),
     Intent.RELEASE_LOOKUP: ("change_event",),

@@ -123,6 +123,29 @@ def test_ctrl_c_exits_130_and_replay_explains_the_failed_run(  # type: ignore[no
         assert doc["pack_hash_note"].endswith("no pack was recorded")
 
 
+# -- an open root-cause question lists the candidate causes ---------------------------------
+
+
+def test_what_caused_lists_the_candidate_causes_without_a_verdict(  # type: ignore[no-untyped-def]
+    demo: neo4j.Driver, cli_env, invoke
+) -> None:
+    args = ("investigate", "What caused PAY-4097?", "--subject", "acme/user:bob")
+    text = invoke(*args, "--as-of", "2026-07-23T12:00:00Z")
+    assert text.code == 0, text
+    heading = text.out.split("Candidate causes\n", 1)
+    assert len(heading) == 2 and "Confounders" not in text.out, text.out
+    listed = heading[1].split("\n\n", 1)[0]
+    assert "deploy:release-2026.07.23.1" in listed and "change:risk-rules-RR-2026-07-23a" in listed
+    assert "Candidate cause: release deploy:release-2026.07.23.1" in text.out
+
+    doc = json.loads(invoke(*args, "--as-of", "2026-07-23T12:00:00Z", "--json").out)
+    assert doc["verdict"] is None
+    assert sorted(c["element_id"] for c in doc["confounders"]) == [
+        "change:risk-rules-RR-2026-07-23a",
+        "deploy:release-2026.07.23.1",
+    ]
+
+
 # -- issue 10: a --service that resolves to nothing -------------------------------------------
 
 

@@ -107,6 +107,39 @@ def test_what_caused_is_answered_with_the_mechanism(
     assert all(c.epistemic_status is EpistemicStatus.INFERENCE for c in mechanisms)
 
 
+@pytest.mark.parametrize("question", ["What caused PAY-4097?", "Why did PAY-4097 happen?"])
+def test_an_open_cause_question_lists_every_competing_cause(
+    driver: neo4j.Driver, demo: TemplateExecutor, question: str
+) -> None:
+    # No change is named, so none is picked by time: both changes before the first error
+    # (the release at 10:02:00, the risk rules at 10:02:21) are candidates, each with what the
+    # mechanism evidence says of it. No correlation verdict is made up.
+    result = ask(driver, demo, question, service=None)
+    assert result.verdict is None
+    assert sorted(c.element_id for c in result.confounders) == sorted([RELEASE, RISK_RULES])
+    said = [c.statement for c in result.claims if c.intent == Intent.ROOT_CAUSE.value]
+    candidates = [s for s in said if s.startswith("Candidate cause:")]
+    assert len(candidates) == 1, said  # the risk rules are ruled out, not a candidate left
+    assert f"release {RELEASE}" in candidates[0]
+    assert "38 s before PAY-4097 was first seen" in candidates[0]
+    assert any("rules out change" in s and RISK_RULES in s for s in said), said
+    assert not [m for m in result.missing_evidence if m.evidence_type == "change_event"]
+
+
+def test_an_open_cause_question_without_mechanism_access_keeps_every_candidate_open(
+    driver: neo4j.Driver, demo: TemplateExecutor
+) -> None:
+    # carol may not read incident material: no mechanism evidence reaches her, so each change
+    # stays a hypothesis, and nothing she cannot read is cited.
+    result = ask(driver, demo, "What caused PAY-4097?", subject="acme/user:carol", service=None)
+    hypotheses = statements(result, EpistemicStatus.HYPOTHESIS)
+    for change in (RELEASE, RISK_RULES):
+        assert any(change in s and "no mechanism evidence about it" in s for s in hypotheses)
+    visible = {ev.evidence_id for ev in result.evidence}
+    assert all(set(c.evidence_ids) <= visible for c in result.claims)
+    assert not any(ev.element_id.startswith("trace:") for ev in result.evidence)
+
+
 def test_a_named_older_release_is_the_subject_of_the_verdict(
     driver: neo4j.Driver, demo: TemplateExecutor
 ) -> None:

@@ -140,7 +140,9 @@ def render_report(
         lines.append(f"  [{claim.epistemic_status.value:<10}] {_clean(claim.statement, 220)}")
         lines.append(f"               evidence: {', '.join(claim.evidence_ids)}")
     if result.confounders:
-        lines += ["", "Confounders"]
+        # With a verdict they compete with its subject; without one (an open root-cause
+        # question) they are the candidates themselves.
+        lines += ["", "Confounders" if result.verdict is not None else "Candidate causes"]
         for c in result.confounders:
             lines.append(f"  {_clean(c.element_id)} at {_iso(c.at)} ({c.evidence_id})")
     unresolved = [c for c in result.conflicts if c.resolution == "unresolved"]
