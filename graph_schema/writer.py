@@ -1309,7 +1309,7 @@ def _apply_fresh(
                 nodes_done = True
             work = _create_fresh_edges if is_edge else _create_nodes
             in_flight.append(
-                (is_edge, len(rows), pool.submit(_write, driver, database, scope, work, rows))
+                (is_edge, len(rows), pool.submit(_write_rows, driver, database, scope, work, rows))
             )
             # The first batch alone: its transaction makes the tenants' ingest marks, which
             # two transactions' MERGEs at once would make twice.
@@ -1320,6 +1320,26 @@ def _apply_fresh(
         say(f"retractions: {report.tombstones_created} applied of {len(retractions)}")
     report.seconds = round(time.monotonic() - started, 3)
     return report
+
+
+def _write_rows(
+    driver: neo4j.Driver,
+    database: str | None,
+    scope: ingest_mark.WriteScope,
+    work: Callable[[neo4j.ManagedTransaction, list[dict[str, Any]]], None],
+    rows: list[dict[str, Any]],
+) -> None:
+    """Write one batch of a first ingest, then empty its list of rows.
+
+    The driver keeps a statement's parameters in a reference cycle, which the young
+    collection after each write frees (`collect_young`). With another batch in flight at that
+    moment, that batch's cycle survives into an older generation, which nothing collects
+    while the collector is paused; emptying the list frees its rows all the same.
+    """
+    try:
+        _write(driver, database, scope, work, rows)
+    finally:
+        rows.clear()
 
 
 def _create_nodes(tx: neo4j.ManagedTransaction, rows: list[dict[str, Any]]) -> None:
