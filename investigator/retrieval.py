@@ -24,6 +24,7 @@ from cypher_templates.plan import PlanStep, QueryPlan
 from investigator.context_graph.models import ToolCallRecord
 from investigator.evidence import Evidence, fuse
 from investigator.planner import (
+    CAUSE_INTENTS,
     DeterministicPlanner,
     Known,
     PlanInput,
@@ -96,8 +97,9 @@ class QuestionFocus(BaseModel):
 
     The error: the codes (as written, "PAY-4097") and error code ids the question names,
     matched on the ErrorCode's own `code` (ids differ between tenants); when it names none
-    and needs one error as its anchor (a correlation, "then"), the error with the latest
-    first-seen at or before `as_of` (docs/investigation.md, "Time references"). The
+    and needs one error as its anchor (a correlation, a root-cause question, "then"), the
+    error with the latest first-seen at or before `as_of` (docs/investigation.md, "Time
+    references"). The
     services: those the question names (`--service`, a linked mention); services reached
     only through the incident or the error become anchors only when it names none, or asks
     for the affected services.
@@ -296,9 +298,9 @@ class RetrievalLoop:
         self.focus = QuestionFocus(
             codes=list(policy.focus_error_codes),
             ids=list(policy.focus_error_ids),
-            # One error anchors a correlation and "then"; a plain error list keeps every code.
-            latest_when_unnamed=Intent.DEPLOYMENT_CORRELATION in self.intents
-            or refs.event is not None,
+            # One error anchors a correlation, a root-cause question's candidate causes and
+            # "then"; a plain error list keeps every code.
+            latest_when_unnamed=bool(set(self.intents) & CAUSE_INTENTS) or refs.event is not None,
             asks_affected=bool(_ASKS_AFFECTED.search(plan_input.question)),
             named_services=[plan_input.service_id] if plan_input.service_id else [],
         )
