@@ -14,6 +14,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import neo4j
 import pytest
@@ -514,6 +515,47 @@ def test_a_run_log_writes_a_whole_run_in_few_transactions(clean_db: neo4j.Driver
     assert done.run_properties and done.run_properties["status"] == "complete"
     with pytest.raises(RecorderError, match="not recorded"):
         rec.open_log(rec.start_run(request())).add_evidence(evidence(3), "tc-09-009")
+
+
+def test_a_finish_cut_off_before_its_write_leaves_one_outcome(
+    clean_db: neo4j.Driver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Ctrl-C while the finish waits on the database: nothing of it is written, and the
+    # `failed` finish that follows is the run's one outcome. Before, the cut-off outcome stayed
+    # pending and was written first (a run with `evidence_sufficient` then `error`, listed
+    # twice by `runs`).
+    rec = RunRecorder(clean_db)
+    start = rec.start_run(request())
+    log = rec.open_log(start)
+    log.add_goal(Goal(text="g", intents=["i"]))
+    commit = rec._commit
+    calls = 0
+
+    def cut_off(*args: Any, **kwargs: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise KeyboardInterrupt
+        return commit(*args, **kwargs)
+
+    monkeypatch.setattr(rec, "_commit", cut_off)
+    with pytest.raises(KeyboardInterrupt):
+        log.finish(RunStatus.COMPLETE, "evidence_sufficient")
+    log.finish(RunStatus.FAILED, "error")
+    done = load_lineage(clean_db, start.run_id)
+    outcomes = done.of_kind(CtxKind.OUTCOME)
+    assert [o.properties["stop_reason"] for o in outcomes] == ["error"]
+    assert [n.kind for n in done.nodes] == ["run", "agent", "goal", "outcome"]
+    assert verify_chain(done).chain_valid
+    assert done.run_properties and done.run_properties["status"] == "failed"
+    # A run recorded that way before holds two outcomes: `runs` still lists it once, with its
+    # last outcome.
+    clean_db.execute_query(
+        "CREATE (:CtxEvent:CtxOutcome {run_id: $run, seq: 99, stop_reason: 'evidence_sufficient'})",
+        run=start.run_id,
+    )
+    (listed,) = list_runs(clean_db, AUDIT_READER)
+    assert (listed.run_id, listed.stop_reason) == (start.run_id, "evidence_sufficient")
 
 
 def test_ctx_database_follows_the_kg_database_unless_configured(

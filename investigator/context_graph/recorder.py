@@ -965,9 +965,22 @@ class RunLog:
     ) -> int:
         """Append the outcome and write it with everything pending, setting the status."""
         final = _final_status(status)
+        head = _Head(self._head.seq, self._head.hash, self._head.kind)
+        pending, latest = len(self._pending), self._latest.get(CtxKind.OUTCOME)
         seq = self._add(_outcome_node(final, stop_reason, self.recorder.now(), result))
-        self._wait_started()
-        self._commit(final)  # anchors the run in the same transaction
+        try:
+            self._wait_started()
+            self._commit(final)  # anchors the run in the same transaction
+        except BaseException:
+            # Not written (or not known to be): the outcome is taken back, so the finish that
+            # follows (a Ctrl-C's `failed`) is the run's one outcome, not a second after it.
+            self._head.seq, self._head.hash, self._head.kind = head.seq, head.hash, head.kind
+            del self._pending[pending:]
+            if latest is None:
+                self._latest.pop(CtxKind.OUTCOME, None)
+            else:
+                self._latest[CtxKind.OUTCOME] = latest
+            raise
         return seq
 
     def _wait_started(self) -> None:

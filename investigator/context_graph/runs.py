@@ -17,7 +17,11 @@ _RECENT_RUNS = (
     "MATCH (r:CtxRun) WHERE r.tenant = $tenant AND ($all OR r.subject_id = $subject_id) "
     "WITH r ORDER BY r.started_at DESC, r.run_id LIMIT $limit "
     "OPTIONAL MATCH (o:CtxOutcome {run_id: r.run_id}) "
-    "RETURN properties(r) AS run, o.stop_reason AS stop_reason "
+    # One row per run, with its last outcome: runs recorded before a cut-off finish was taken
+    # back can hold two (`evidence_sufficient`, then the Ctrl-C's `error`).
+    "WITH r, o ORDER BY o.seq DESC "
+    "WITH r, collect(o.stop_reason)[0] AS stop_reason "
+    "RETURN properties(r) AS run, stop_reason "
     "ORDER BY r.started_at DESC, r.run_id"
 )
 
