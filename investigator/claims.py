@@ -566,6 +566,13 @@ class _Correlation(BaseModel):
     missing: list[MissingEvidence] = Field(default_factory=list)
 
 
+def _sightings(firsts: Sequence[Evidence]) -> list[tuple[datetime, Evidence]]:
+    """The first-seen instants the evidence states, each with its record: error-code
+    first-seen records (with an explicit instant) beat documents that mention it."""
+    explicit = [ev for ev in firsts if "first_seen" in ev.context] or list(firsts)
+    return [(t, ev) for ev in explicit if (t := _instant(ev, _FIRST_SEEN_KEYS))]
+
+
 def _correlation(
     evidence: Sequence[Evidence],
     firsts: Sequence[Evidence],
@@ -580,9 +587,7 @@ def _correlation(
     intent = Intent.DEPLOYMENT_CORRELATION.value
     upstream = set(checks.upstream) if checks is not None else set()
     candidates = _candidates(evidence)
-    # Error-code first-seen records (with an explicit instant) beat documents that mention it.
-    explicit = [ev for ev in firsts if "first_seen" in ev.context] or list(firsts)
-    seen = [(t, ev) for ev in explicit if (t := _instant(ev, _FIRST_SEEN_KEYS))]
+    seen = _sightings(firsts)
     affected = _with(evidence, "affected_service")
     named, absent = _named_in_question(question, candidates)
     if named is None and absent:
@@ -785,8 +790,7 @@ def _candidate_causes(
     a candidate cause with what the mechanism evidence says of it. An open question names no
     change, so none is picked by its time alone."""
     intent = Intent.ROOT_CAUSE.value
-    explicit = [ev for ev in firsts if "first_seen" in ev.context] or list(firsts)
-    seen = [(t, ev) for ev in explicit if (t := _instant(ev, _FIRST_SEEN_KEYS))]
+    seen = _sightings(firsts)
     out = _Causes()
     if not seen:
         return out
@@ -811,9 +815,9 @@ def _candidate_causes(
         if checked:
             out.claims.append(
                 _claim(
-                    f"No release is recorded in the {_human(DEPLOY_LOOKBACK)}, and no other "
-                    f"change in the {_human(CHANGE_LOOKBACK)}, before {_label(first_ev)} was "
-                    f"first seen at {iso_utc(first_at)}",
+                    f"No release is recorded in the {DEPLOY_LOOKBACK // timedelta(hours=1)} h, "
+                    f"and no other change in the {_human(CHANGE_LOOKBACK)}, before "
+                    f"{_label(first_ev)} was first seen at {iso_utc(first_at)}",
                     EpistemicStatus.FACT,
                     0.8,
                     [first_ev],

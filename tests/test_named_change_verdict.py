@@ -126,6 +126,22 @@ def test_an_open_cause_question_lists_every_competing_cause(
     assert not [m for m in result.missing_evidence if m.evidence_type == "change_event"]
 
 
+def test_an_open_cause_question_with_no_change_before_the_error_says_so(
+    driver: neo4j.Driver, demo: TemplateExecutor
+) -> None:
+    # PAY-1002 was first seen in 2025, with no release or change before it: once every
+    # check has run, that absence is stated (a fact bound to the error's record), not
+    # left as silence.
+    result = ask(driver, demo, "What caused PAY-1002?", service=None)
+    assert result.verdict is None and result.confounders == []
+    facts = statements(result, EpistemicStatus.FACT)
+    assert (
+        "No release is recorded in the 24 h, and no other change in the 30 min, before "
+        "PAY-1002 was first seen at 2025-03-01T08:11:00Z"
+    ) in facts, statements(result)
+    assert not [m for m in result.missing_evidence if m.evidence_type == "change_event"]
+
+
 def test_an_open_cause_question_without_mechanism_access_keeps_every_candidate_open(
     driver: neo4j.Driver, demo: TemplateExecutor
 ) -> None:
