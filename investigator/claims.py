@@ -573,6 +573,21 @@ def _sightings(firsts: Sequence[Evidence]) -> list[tuple[datetime, Evidence]]:
     return [(t, ev) for ev in explicit if (t := _instant(ev, _FIRST_SEEN_KEYS))]
 
 
+def _first_error(seen: Sequence[tuple[datetime, Evidence]]) -> tuple[datetime, Evidence]:
+    """The earliest sighting (ties: by element id)."""
+    return min(seen, key=lambda p: (p[0], p[1].element_id))
+
+
+def _confounder(cand: _Candidate) -> Confounder:
+    ev = cand.evidence
+    return Confounder(
+        evidence_id=ev.evidence_id,
+        element_id=ev.element_id,
+        at=cand.at,
+        description=f"{_label(ev)} at {iso_utc(cand.at)}: {ev.content}",
+    )
+
+
 def _correlation(
     evidence: Sequence[Evidence],
     firsts: Sequence[Evidence],
@@ -600,7 +615,7 @@ def _correlation(
     ]
     if not seen:
         return _no_first_error_yet(named, own_releases, as_of, question, evidence, intent)
-    first_at, first_ev = min(seen, key=lambda p: (p[0], p[1].element_id))
+    first_at, first_ev = _first_error(seen)
     before = [c for c in own_releases if c.at <= first_at]
     # The release closest before the first error: the default subject, and the one a
     # mechanism record that names no change is read as being about.
@@ -704,14 +719,7 @@ def _correlation(
             continue
         if not (first_at - CONFOUNDER_WINDOW <= other.at <= first_at):
             continue
-        confounders.append(
-            Confounder(
-                evidence_id=ev.evidence_id,
-                element_id=ev.element_id,
-                at=other.at,
-                description=f"{_label(ev)} at {iso_utc(other.at)}: {ev.content}",
-            )
-        )
+        confounders.append(_confounder(other))
         claims.append(
             _claim(
                 f"Another change, {_label(ev)} ({ev.element_id}), happened at "
@@ -794,7 +802,7 @@ def _candidate_causes(
     out = _Causes()
     if not seen:
         return out
-    first_at, first_ev = min(seen, key=lambda p: (p[0], p[1].element_id))
+    first_at, first_ev = _first_error(seen)
     checked = checks is not None and checks.complete
     if not checked:
         not_run = checks.not_run if checks is not None else []
@@ -831,14 +839,7 @@ def _candidate_causes(
             f"{_finished(cand)} at {iso_utc(cand.at)}, {_human(first_at - cand.at)} before "
             f"{_label(first_ev)} was first seen"
         )
-        out.confounders.append(
-            Confounder(
-                evidence_id=ev.evidence_id,
-                element_id=ev.element_id,
-                at=cand.at,
-                description=f"{_label(ev)} at {iso_utc(cand.at)}: {ev.content}",
-            )
-        )
+        out.confounders.append(_confounder(cand))
         clearing = [(m, s) for m in mechanisms if (s := _clearing_sentence(m, ev))]
         cleared = {m.evidence_id for m, _ in clearing}
         naming = [m for m in mechanisms if m.evidence_id not in cleared and _names_as_cause(m, ev)]
@@ -970,19 +971,12 @@ def _named_release_missing(
     )
     if not seen:
         return result
-    first_at, first_ev = min(seen, key=lambda p: (p[0], p[1].element_id))
+    first_at, first_ev = _first_error(seen)
     for cand in candidates:
         if not (first_at - CONFOUNDER_WINDOW <= cand.at <= first_at):
             continue
         ev = cand.evidence
-        result.confounders.append(
-            Confounder(
-                evidence_id=ev.evidence_id,
-                element_id=ev.element_id,
-                at=cand.at,
-                description=f"{_label(ev)} at {iso_utc(cand.at)}: {ev.content}",
-            )
-        )
+        result.confounders.append(_confounder(cand))
         result.claims.append(
             _claim(
                 f"{_upper_first(_what(cand))} {_finished(cand)} at {iso_utc(cand.at)}, within "
