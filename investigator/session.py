@@ -347,10 +347,11 @@ class RunSession:
             purpose=self.subject.purpose,
         )
         content = ContentFilter(self.executor.driver, reader, lineage, self.executor.database)
-        if content.withheld:
-            # The recorded answer is built on text the subject may no longer read: refusing
-            # keeps the retry from showing more than a new run would.
-            reasons = ", ".join(sorted(set(content.withheld.values())))
+        withheld = {**content.withheld, **content.withheld_candidates}
+        if withheld:
+            # The recorded answer is built on (or rejected) records the subject may no longer
+            # read: refusing keeps the retry from showing more than a new run would.
+            reasons = ", ".join(sorted(set(withheld.values())))
             raise NotAuthorized(
                 f"idempotency key names run {run_id}, whose answer holds evidence "
                 f"{self.subject.ref} may no longer read ({reasons}): ask again with a new "

@@ -53,6 +53,33 @@ def test_trace_tree_shows_the_lineage(clean_db, cli_env, invoke) -> None:  # typ
     assert lines[ev].index("#5") > lines[tc].index("#4")
 
 
+def test_a_rejections_replacement_the_reader_may_not_read_is_masked(  # type: ignore[no-untyped-def]
+    clean_db, cli_env, invoke, tmp_path: Path
+) -> None:
+    run_id = record_full_run(RunRecorder(clean_db))
+    shown = "rejected ev:old: rejected_superseded -> runbook:payment-recovery@v3"
+    assert shown in invoke("trace", run_id, *ALICE).out  # the control
+    # The replacement's record is tightened to a label alice lacks; the rejected v2 is not.
+    tightened = tmp_path / "tightened.yaml"
+    tightened.write_text(
+        "tenant: acme\n"
+        "documents:\n"
+        "  - {id: runbook:payment-recovery@v3, kind: runbook, title: payment recovery v3,\n"
+        '     content: "Fail over to the standby processor.", acl: [internal, legal],\n'
+        "     source_id: src:wiki-runbooks, source_version: v3, locator: wiki#v3,\n"
+        '     valid_from: "2026-07-01T00:00:00Z", supersedes: runbook:payment-recovery@v2}\n'
+    )
+    assert invoke("ingest", str(tightened)).code == 0
+    for fmt in ("tree", "json", "mermaid", "prov-json"):
+        res = invoke("trace", run_id, *ALICE, "--format", fmt)
+        assert res.code == 0, res
+        assert "payment-recovery@v3" not in res.out, fmt
+        if fmt == "json":  # the rejected v2 itself is readable: shown
+            assert "runbook:payment-recovery@v2" in res.out
+    tree = invoke("trace", run_id, *ALICE).out
+    assert "rejected ev:old: rejected_superseded -> [withheld]" in tree
+
+
 def test_trace_json_has_every_node_and_relationship(clean_db, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
     run_id = record_full_run(RunRecorder(clean_db))
     res = invoke("trace", run_id, *ALICE, "--format", "json")

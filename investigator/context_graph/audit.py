@@ -9,7 +9,10 @@ the hash of the chain node that holds it, never printed, and so is every text de
 (claim statements, pack entries, any string that quotes it). Nothing else of a withheld
 evidence is shown either: not its KG element id (anywhere in the run: plan entities, tool-call
 parameters, other evidence's context), locator, ACL, times, source, redacted-view flag or
-scores. `ContentFilter` decides all of this, for every output format and for retries.
+scores. A rejected candidate is re-checked the same way (its record then and now): one the
+reader may not read is shown as its candidate id, withheld, and its element id is hidden
+like a withheld evidence's. `ContentFilter` decides all of this, for every output format and
+for retries.
 """
 
 from __future__ import annotations
@@ -35,9 +38,10 @@ _TEXT_KEYS = frozenset(
 _MIN_QUOTE = 12
 # What replaces a withheld text, or a withheld element's id inside a text.
 WITHHELD_TEXT = "[withheld]"
-# The recorded properties a withheld evidence node keeps: the chain's own bookkeeping, the
-# evidence id and where it sits in the run (what `trace` prints for it), and the reason. Its
-# KG element ids, source, locator and hashes of its text are dropped.
+# The recorded properties a withheld evidence or rejection node keeps: the chain's own
+# bookkeeping, the evidence (or candidate) id and where it sits in the run (what `trace`
+# prints for it), and the reason. Its KG element ids, version, source, locator, detail,
+# replacement and hashes of its text are dropped.
 _WITHHELD_NODE_KEYS = frozenset(
     {
         "run_id",
@@ -52,6 +56,7 @@ _WITHHELD_NODE_KEYS = frozenset(
         "evidence_id",
         "tool_call_id",
         "tool_call_seq",
+        "candidate_id",
         "purged",
         "purge_id",
         WITHHELD,
@@ -148,6 +153,7 @@ class ContentFilter:
         # Content is read under the reader's purpose, else the run's; either must be held now.
         self.purpose = reader.purpose or (run_purpose if isinstance(run_purpose, str) else None)
         self.hash_of: dict[str, str] = {}
+        self.rejection_hash_of: dict[str, str] = {}
         evidence: dict[str, dict[str, Any]] = {}
         element_ids: dict[str, set[str]] = {}  # evidence id -> the KG ids it was read from
         for node in lineage.of_kind(CtxKind.EVIDENCE):
@@ -170,7 +176,26 @@ class ContentFilter:
         for ev_id, ev in evidence.items():
             if isinstance(ev.get("element_id"), str) and ev["element_id"]:
                 element_ids.setdefault(ev_id, set()).add(ev["element_id"])
-        records = self._records(evidence.values(), driver, kg_database)
+        # Rejected candidates name KG records too (the run's subject could read them then):
+        # each is re-checked like evidence, and so is the replacement a rejection points to.
+        rejections: dict[str, dict[str, Any]] = {}
+        for node in lineage.of_kind(CtxKind.REJECTION):
+            payload = node.payload()
+            cand_id = node.properties.get("candidate_id")
+            if isinstance(cand_id, str) and isinstance(payload, dict):
+                rejections.setdefault(cand_id, payload)
+                self.rejection_hash_of.setdefault(cand_id, str(node.properties.get("hash") or ""))
+        replacements = {
+            str(r["replacement"])
+            for r in rejections.values()
+            if isinstance(r.get("replacement"), str)
+        }
+        named = {
+            str(e["element_id"])
+            for e in [*evidence.values(), *rejections.values()]
+            if e.get("element_id")
+        }
+        records = self._records(named | replacements, driver, kg_database)
         self.withheld: dict[str, str] = {}
         quotes: set[str] = set()
         for ev_id, ev in evidence.items():
@@ -193,6 +218,23 @@ class ContentFilter:
         for ev_id, reason in sorted(self.withheld.items()):
             for eid in sorted(element_ids.get(ev_id, set()) - readable - typed):
                 self.hidden_ids.setdefault(eid, reason)
+        # A rejected candidate the reader may not read now is withheld like evidence (its
+        # element id, version, detail and replacement), and so is a replacement it names.
+        self.withheld_candidates: dict[str, str] = {}
+        for cand_id, rejection in sorted(rejections.items()):
+            eid = str(rejection.get("element_id") or "")
+            reason = self.withheld.get(cand_id) or self._rejection_reason(
+                rejection, records.get(eid, [])
+            )
+            if reason is None:
+                continue
+            self.withheld_candidates[cand_id] = reason
+            if eid and eid not in readable | typed:
+                self.hidden_ids.setdefault(eid, reason)
+        for eid in sorted(replacements - readable - typed):
+            reason = self._current_reason(records.get(eid, []))
+            if reason is not None:
+                self.hidden_ids.setdefault(eid, reason)
         self._id_pattern = (
             re.compile(
                 _ID_BEFORE
@@ -207,9 +249,9 @@ class ContentFilter:
         self.typed = typed
 
     def _records(
-        self, evidence: Iterable[dict[str, Any]], driver: neo4j.Driver, database: str | None
+        self, element_ids: set[str], driver: neo4j.Driver, database: str | None
     ) -> dict[str, list[_ElementRecord]]:
-        ids = sorted({str(e["element_id"]) for e in evidence if e.get("element_id")})
+        ids = sorted(element_ids)
         if not ids or not self.run_tenant:
             return {}
         edges = []
@@ -245,12 +287,61 @@ class ContentFilter:
             return False
         return purposes is None or self.purpose in set(purposes)
 
-    def _reason(self, ev: dict[str, Any], records: list[_ElementRecord]) -> str | None:
-        """Why `ev` is withheld from the reader now, or None when it may be shown."""
+    def _grants_reason(self) -> str | None:
+        """Why nothing of the run's KG content may be shown to the reader, or None."""
         if self.run_tenant != self.reader.principal.tenant:
             return "tenant"
         if self.purpose is None or self.purpose not in self.reader.principal.purposes:
             return "purpose"
+        return None
+
+    def _rejection_reason(
+        self, rejection: dict[str, Any], records: list[_ElementRecord]
+    ) -> str | None:
+        """Why a recorded rejection is withheld from the reader now, or None.
+
+        The rejected record version and today's record must both be readable (ACL and
+        purpose). A retracted record stays shown: the retraction is what a rejection of it
+        says, and it quotes no text. Only an untrusted-instruction rejection quotes the
+        record's text, so only it needs `pii` when the record has a redacted view.
+        """
+        grants = self._grants_reason()
+        if grants is not None:
+            return grants
+        version = rejection.get("version")
+        # A rejection that names no version: every record of the element must be readable.
+        same = [r for r in records if version is None or r.version == version]
+        if not same:
+            return "record gone"
+        current = [r for r in records if r.current]
+        if any(not self._allows(r.acl, r.purposes) for r in same + current):
+            return "acl"
+        quotes_text = rejection.get("reason") == "rejected_untrusted_instruction"
+        if (
+            quotes_text
+            and any(r.has_redacted for r in same + current)
+            and "pii" not in self.reader.principal.labels
+        ):
+            return "pii"
+        return None
+
+    def _current_reason(self, records: list[_ElementRecord]) -> str | None:
+        """Why an element named only by id (a replacement) is hidden now, or None."""
+        grants = self._grants_reason()
+        if grants is not None:
+            return grants
+        current = [r for r in records if r.current]
+        if not current:
+            return "record gone"
+        if any(not self._allows(r.acl, r.purposes) for r in current):
+            return "acl"
+        return None
+
+    def _reason(self, ev: dict[str, Any], records: list[_ElementRecord]) -> str | None:
+        """Why `ev` is withheld from the reader now, or None when it may be shown."""
+        grants = self._grants_reason()
+        if grants is not None:
+            return grants
         recorded_purposes = ev.get("purposes")
         if not self._allows(
             ev.get("acl") or [], recorded_purposes if isinstance(recorded_purposes, list) else None
@@ -280,6 +371,13 @@ class ContentFilter:
         out = {WITHHELD: reason}
         if ev_id is not None and self.hash_of.get(ev_id):
             out["hash"] = self.hash_of[ev_id]
+        return out
+
+    def rejection_marker(self, candidate_id: str, reason: str) -> dict[str, str]:
+        """What is shown instead of a withheld rejection: the reason and its node's hash."""
+        out = {WITHHELD: reason}
+        if self.rejection_hash_of.get(candidate_id):
+            out["hash"] = self.rejection_hash_of[candidate_id]
         return out
 
     def text(self, value: str) -> str:
@@ -325,6 +423,11 @@ class ContentFilter:
         if isinstance(ev_id, str) and ev_id in self.withheld:
             # A withheld evidence (a pack entry, say): its id and the marker, nothing else.
             return {"evidence_id": ev_id, **self.marker(ev_id, self.withheld[ev_id])}
+        cand_id = value.get("candidate_id")
+        if isinstance(cand_id, str) and cand_id in self.withheld_candidates:
+            # A withheld rejection: its candidate id and the marker, nothing else.
+            marker = self.rejection_marker(cand_id, self.withheld_candidates[cand_id])
+            return {"candidate_id": cand_id, **marker}
         reason = self.withheld_element(value)
         if reason is not None:
             return {WITHHELD: reason}  # a plan entity, rejection or omission of one
@@ -369,10 +472,15 @@ def filtered_lineage(lineage: RunLineage, content: ContentFilter) -> RunLineage:
         props = dict(node.properties)
         ev_id = props.get("evidence_id")
         payload = node.payload()
+        cand_id = props.get("candidate_id") if node.kind == CtxKind.REJECTION else None
         if isinstance(ev_id, str) and ev_id in content.withheld:
             reason = content.withheld[ev_id]
             props = content.withheld_node_properties(props, reason)
             props["payload"] = json.dumps(content.marker(ev_id, reason))
+        elif isinstance(cand_id, str) and cand_id in content.withheld_candidates:
+            reason = content.withheld_candidates[cand_id]
+            props = content.withheld_node_properties(props, reason)
+            props["payload"] = json.dumps(content.rejection_marker(cand_id, reason))
         else:
             props = {
                 k: content.scrub(v) for k, v in props.items() if k not in {"payload", "result"}

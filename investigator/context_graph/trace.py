@@ -136,6 +136,8 @@ def _describe(node: CtxNodeRecord) -> str:
         version = p.get("source_version")
         where = f" from {source}" + (f"@{version}" if version else "") if source else ""
         return f"evidence {p.get('evidence_id')}{where}"
+    if kind == CtxKind.REJECTION and p.get("withheld"):
+        return f"rejected {p.get('candidate_id')} [withheld: {p.get('withheld')}] {p.get('hash')}"
     if kind == CtxKind.REJECTION:
         repl = f" -> {p.get('replacement')}" if p.get("replacement") else ""
         return f"rejected {p.get('candidate_id')}: {p.get('reason')}{repl}"
