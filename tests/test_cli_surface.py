@@ -242,6 +242,53 @@ def test_error_code_on_the_incident_day_pages_the_owner_then(cli_env, demo, invo
     assert doc["owner_detail"]["basis"] == "service svc:payment-api (emitted it at as_of)"
 
 
+# -- runbook --known-at: what on-call could have found then -----------------------------------
+
+
+def test_runbook_known_at_shows_the_version_known_then(cli_env, demo, invoke) -> None:  # type: ignore[no-untyped-def]
+    """v4 (valid from 07-25) was recorded 07-24 17:00: known after, not before."""
+    ask = ("runbook", "--service", "svc:payment-api", "--as-of", "2026-07-26T00:00:00Z",
+           "--subject", "acme/user:bob", "--json")  # fmt: skip
+    now = json.loads(invoke(*ask).out)
+    assert now["runbook"]["id"] == "runbook:payment-recovery@v4"  # the control
+    after = json.loads(invoke(*ask, "--known-at", "2026-07-24T18:00:00Z").out)
+    assert after["runbook"]["id"] == "runbook:payment-recovery@v4"
+    assert after["known_at"] == "2026-07-24T18:00:00Z"
+    before = invoke(*ask, "--known-at", "2026-07-24T12:00:00Z")
+    assert before.code == 0, before
+    doc = json.loads(before.out)
+    assert doc["runbook"] is None and doc["known_at"] == "2026-07-24T12:00:00Z"
+    assert "runbook:payment-recovery@v4" not in before.out  # not known yet, not even rejected
+    # The lookup is recorded at that known_at: its replay reproduces it.
+    replay = invoke("replay", doc["run_id"], "--subject", "acme/user:bob", "--json")
+    assert replay.code == 0, replay
+    assert json.loads(replay.out)["verified"] is True
+
+
+@pytest.mark.parametrize(
+    ("known_at", "says"),
+    [
+        ("2099-01-01T00:00:00Z", "is in the future"),
+        ("2026-07-24T12:00:00", "has no zone"),
+        ("yesterday", "is not an ISO-8601 time"),
+        ("2026-13-01T00:00:00Z", "is not an ISO-8601 time"),
+    ],
+)
+def test_runbook_known_at_refuses_bad_times_in_one_line(  # type: ignore[no-untyped-def]
+    cli_env, demo, invoke, driver, known_at: str, says: str
+) -> None:
+    def runs() -> int:
+        records, _, _ = driver.execute_query("MATCH (r:CtxRun) RETURN count(r) AS c")
+        return int(records[0]["c"])
+
+    before = runs()
+    res = invoke("runbook", "--service", "svc:payment-api", "--known-at", known_at,
+                 "--subject", "acme/user:bob")  # fmt: skip
+    assert res.code == 2, res
+    assert res.out == "" and res.err.count("\n") == 1 and says in res.err, res
+    assert runs() == before  # nothing recorded
+
+
 # -- issue 13: an alert with no runbook ---------------------------------------------------------
 
 

@@ -163,6 +163,20 @@ def test_stdio_lists_four_typed_tools_and_each_answers_like_the_cli(  # type: ig
             )
             assert card["runbook"]["id"] == "runbook:payment-recovery@v3"
             assert card["owner"] == "team:payments-core"
+            # As known before v4 was recorded (07-24 17:00), no version applies on 07-26.
+            late = {
+                "target": "service",
+                "value": "svc:payment-api",
+                "as_of": "2026-07-26T00:00:00Z",
+            }
+            known = ok(await client.call_tool("runbook_lookup", late))
+            assert known["runbook"]["id"] == "runbook:payment-recovery@v4"
+            then = ok(
+                await client.call_tool(
+                    "runbook_lookup", {**late, "known_at": "2026-07-24T12:00:00Z"}
+                )
+            )
+            assert then["runbook"] is None and then["known_at"] == "2026-07-24T12:00:00Z"
 
             served = ok(
                 await client.call_tool(
@@ -240,6 +254,16 @@ def test_stdio_hostile_arguments_get_one_line_tool_errors(  # type: ignore[no-un
                 ("runbook_lookup", {"target": "label", "value": "Principal"}, "bad input: target"),
                 ("runbook_lookup", {"target": "service", "value": " \n"}, "bad input"),
                 ("runbook_lookup", {"target": "text", "value": "x", "template": "t"}, "bad input"),
+                (
+                    "runbook_lookup",
+                    {"target": "text", "value": "x", "known_at": "2099-01-01T00:00:00Z"},
+                    "bad input",
+                ),
+                (
+                    "runbook_lookup",
+                    {"target": "text", "value": "x", "known_at": "soon"},
+                    "bad input",
+                ),
                 ("trace", {"run_id": "run-1\nMATCH"}, "bad input"),
                 ("trace", {"run_id": alices_run}, "not authorized"),
                 ("replay", {"run_id": alices_run}, "not authorized"),

@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from graph_schema.canonical import iso_utc
 from investigator.cli.subject import subject_id_from, subject_options
-from investigator.cli.times import parse_zoned_time
+from investigator.cli.times import parse_known_at, parse_zoned_time
 from investigator.connection import open_driver
 from investigator.context_graph.recorder import RunRecorder, ctx_database_from_env
 from investigator.errors import BadInput
@@ -106,6 +106,15 @@ def render_card(answer: RunbookAnswer, subject: str | None = None) -> str:
     metavar="T",
     help="ISO-8601 time with a zone; the version valid then (default: now).",
 )
+@click.option(
+    "--known-at",
+    "known_at",
+    metavar="T",
+    help=(
+        "ISO-8601 with zone, not later than now: see the KG as it was known then, what "
+        "on-call could have found (default: the lookup's start time)."
+    ),
+)
 @subject_options
 @click.option(
     "--purpose",
@@ -120,6 +129,7 @@ def runbook_command(
     alert: str | None,
     error_code: str | None,
     as_of: str | None,
+    known_at: str | None,
     subject: str | None,
     tenant: str | None,
     purpose: str | None,
@@ -138,6 +148,8 @@ def runbook_command(
       investigator runbook --error-code PAY-4097 --as-of 2026-07-26T00:00:00Z \\
           --subject acme/user:oncall --json
       investigator runbook "payment recovery" --subject acme/user:bob
+      investigator runbook --service svc:payment-api --as-of 2026-07-23T10:03:00Z \\
+          --known-at 2026-07-23T10:03:00Z --subject acme/user:bob
     """
     given = [
         (LookupTarget.SERVICE, service),
@@ -153,10 +165,16 @@ def runbook_command(
         )
     target, value = chosen[0]
     when = parse_zoned_time("--as-of", as_of) or datetime.now(UTC)
+    known = parse_known_at("--known-at", known_at)
     subject_id = subject_id_from(subject, tenant)
     try:
         query = RunbookQuery(
-            target=target, value=value or "", subject_id=subject_id, as_of=when, purpose=purpose
+            target=target,
+            value=value or "",
+            subject_id=subject_id,
+            as_of=when,
+            known_at=known,
+            purpose=purpose,
         )
     except ValidationError as exc:
         error = exc.errors()[0]

@@ -71,6 +71,7 @@ class RunbookInput(BaseModel):
     target: str
     value: str
     as_of: str | None = None
+    known_at: str | None = None
 
 
 def zoned_time(field: str, value: str | None) -> datetime | None:
@@ -197,13 +198,18 @@ class ServingBackend:
 
         if given.target not in RUNBOOK_TARGETS:
             raise BadInput(f"target must be one of {', '.join(RUNBOOK_TARGETS)}")
+        from investigator.timeline import refuse_future_known_at
+
         when = zoned_time("as_of", given.as_of) or datetime.now(UTC)
+        known_at = zoned_time("known_at", given.known_at)
+        refuse_future_known_at("known_at", known_at, datetime.now(UTC))  # as the CLI's --known-at
         try:
             query = RunbookQuery(
                 target=LookupTarget(given.target),
                 value=given.value,
                 subject_id=str(subject),
                 as_of=when,
+                known_at=known_at,
                 purpose=self.purpose,
             )
         except ValidationError as exc:

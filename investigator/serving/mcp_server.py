@@ -300,12 +300,15 @@ def build_server(backend: ServingBackend, subjects: SubjectSource) -> MCPServer[
         ],
         ctx: Context,
         as_of: Time = None,
+        known_at: Time = None,
     ) -> CallToolResult:
         """Which runbook version applies at a time, who owns it, which versions were
-        rejected and why. Recorded as a run. Same JSON as `investigator runbook --json`."""
+        rejected and why, as the KG knew it at `known_at` (default: now). Recorded as a run.
+        Same JSON as `investigator runbook --json`."""
         return _serve(
             lambda: backend.runbook(
-                subjects.subject_of(ctx), RunbookInput(target=target, value=value, as_of=as_of)
+                subjects.subject_of(ctx),
+                RunbookInput(target=target, value=value, as_of=as_of, known_at=known_at),
             ),
             "runbook_lookup",
         )
