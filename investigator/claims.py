@@ -82,6 +82,15 @@ class Claim(BaseModel):
     intent: str
 
 
+class CauseAssessment(StrEnum):
+    """What the trusted mechanism evidence says of a competing or candidate cause."""
+
+    RULED_OUT = "ruled_out"  # a record clears it, none names it as the cause
+    NAMED_AS_CAUSE = "named_as_cause"  # a record names it as the cause, none clears it
+    DISPUTED = "disputed"  # records do both
+    NO_MECHANISM_EVIDENCE = "no_mechanism_evidence"  # no record says either
+
+
 class Confounder(BaseModel):
     """Another change in the correlation window that could explain the errors too."""
 
@@ -89,6 +98,10 @@ class Confounder(BaseModel):
     element_id: str
     at: datetime
     description: str
+    # Evidence ids of the mechanism records that clear it / name it as the cause.
+    assessment: CauseAssessment = CauseAssessment.NO_MECHANISM_EVIDENCE
+    ruled_out_by: list[str] = Field(default_factory=list)
+    named_by: list[str] = Field(default_factory=list)
 
 
 class ClaimSet(BaseModel):
@@ -578,13 +591,31 @@ def _first_error(seen: Sequence[tuple[datetime, Evidence]]) -> tuple[datetime, E
     return min(seen, key=lambda p: (p[0], p[1].element_id))
 
 
-def _confounder(cand: _Candidate) -> Confounder:
+def _confounder(cand: _Candidate, mechanisms: Sequence[Evidence]) -> Confounder:
+    """A competing or candidate cause, with what the mechanism evidence says of it."""
     ev = cand.evidence
+    clearing = sorted(m.evidence_id for m in mechanisms if _clearing_sentence(m, ev))
+    naming = sorted(
+        m.evidence_id
+        for m in mechanisms
+        if m.evidence_id not in clearing and _names_as_cause(m, ev)
+    )
+    if clearing and naming:
+        assessment = CauseAssessment.DISPUTED
+    elif clearing:
+        assessment = CauseAssessment.RULED_OUT
+    elif naming:
+        assessment = CauseAssessment.NAMED_AS_CAUSE
+    else:
+        assessment = CauseAssessment.NO_MECHANISM_EVIDENCE
     return Confounder(
         evidence_id=ev.evidence_id,
         element_id=ev.element_id,
         at=cand.at,
         description=f"{_label(ev)} at {iso_utc(cand.at)}: {ev.content}",
+        assessment=assessment,
+        ruled_out_by=clearing,
+        named_by=naming,
     )
 
 
@@ -606,7 +637,7 @@ def _correlation(
     affected = _with(evidence, "affected_service")
     named, absent = _named_in_question(question, candidates)
     if named is None and absent:
-        return _named_release_missing(absent, seen, candidates, intent)
+        return _named_release_missing(absent, seen, candidates, mechanisms, intent)
     # Deployments of upstream services are competing causes, never the release asked about.
     own_releases = [
         c
@@ -719,7 +750,7 @@ def _correlation(
             continue
         if not (first_at - CONFOUNDER_WINDOW <= other.at <= first_at):
             continue
-        confounders.append(_confounder(other))
+        confounders.append(_confounder(other, mechanisms))
         claims.append(
             _claim(
                 f"Another change, {_label(ev)} ({ev.element_id}), happened at "
@@ -839,7 +870,7 @@ def _candidate_causes(
             f"{_finished(cand)} at {iso_utc(cand.at)}, {_human(first_at - cand.at)} before "
             f"{_label(first_ev)} was first seen"
         )
-        out.confounders.append(_confounder(cand))
+        out.confounders.append(_confounder(cand, mechanisms))
         clearing = [(m, s) for m in mechanisms if (s := _clearing_sentence(m, ev))]
         cleared = {m.evidence_id for m, _ in clearing}
         naming = [m for m in mechanisms if m.evidence_id not in cleared and _names_as_cause(m, ev)]
@@ -952,6 +983,7 @@ def _named_release_missing(
     absent: Sequence[str],
     seen: Sequence[tuple[datetime, Evidence]],
     candidates: Sequence[_Candidate],
+    mechanisms: Sequence[Evidence],
     intent: str,
 ) -> _Correlation:
     """The question names a release the evidence has no time for: no verdict about another
@@ -976,7 +1008,7 @@ def _named_release_missing(
         if not (first_at - CONFOUNDER_WINDOW <= cand.at <= first_at):
             continue
         ev = cand.evidence
-        result.confounders.append(_confounder(cand))
+        result.confounders.append(_confounder(cand, mechanisms))
         result.claims.append(
             _claim(
                 f"{_upper_first(_what(cand))} {_finished(cand)} at {iso_utc(cand.at)}, within "

@@ -137,6 +137,10 @@ def test_what_caused_lists_the_candidate_causes_without_a_verdict(  # type: igno
     listed = heading[1].split("\n\n", 1)[0]
     assert "deploy:release-2026.07.23.1" in listed and "change:risk-rules-RR-2026-07-23a" in listed
     assert "Candidate cause: release deploy:release-2026.07.23.1" in text.out
+    # Each line says what the mechanism evidence says of that candidate.
+    lines = {line.split()[0]: line for line in listed.splitlines()}
+    assert ": ruled out by ev:" in lines["change:risk-rules-RR-2026-07-23a"], listed
+    assert ": named as the cause by ev:" in lines["deploy:release-2026.07.23.1"], listed
 
     doc = json.loads(invoke(*args, "--as-of", "2026-07-23T12:00:00Z", "--json").out)
     assert doc["verdict"] is None
@@ -144,6 +148,11 @@ def test_what_caused_lists_the_candidate_causes_without_a_verdict(  # type: igno
         "change:risk-rules-RR-2026-07-23a",
         "deploy:release-2026.07.23.1",
     ]
+    assessed = {c["element_id"]: c["assessment"] for c in doc["confounders"]}
+    assert assessed == {
+        "change:risk-rules-RR-2026-07-23a": "ruled_out",
+        "deploy:release-2026.07.23.1": "named_as_cause",
+    }
 
 
 # -- issue 10: a --service that resolves to nothing -------------------------------------------

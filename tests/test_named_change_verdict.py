@@ -16,7 +16,7 @@ import neo4j
 import pytest
 
 from cypher_templates.executor import TemplateExecutor
-from investigator.claims import EpistemicStatus, Verdict, derive_claims
+from investigator.claims import CauseAssessment, EpistemicStatus, Verdict, derive_claims
 from investigator.evidence import Evidence, evidence_id_for, sha256_text
 from investigator.investigation import (
     InvestigationRequest,
@@ -124,6 +124,13 @@ def test_an_open_cause_question_lists_every_competing_cause(
     assert "38 s before PAY-4097 was first seen" in candidates[0]
     assert any("rules out change" in s and RISK_RULES in s for s in said), said
     assert not [m for m in result.missing_evidence if m.evidence_type == "change_event"]
+    # Each candidate says, in the JSON too, what the postmortem says of it.
+    by_id = {c.element_id: c for c in result.confounders}
+    postmortem = {ev.evidence_id for ev in result.evidence if "mechanism" in ev.evidence_types}
+    assert by_id[RISK_RULES].assessment is CauseAssessment.RULED_OUT
+    assert by_id[RISK_RULES].ruled_out_by and set(by_id[RISK_RULES].ruled_out_by) <= postmortem
+    assert by_id[RELEASE].assessment is CauseAssessment.NAMED_AS_CAUSE
+    assert by_id[RELEASE].named_by and not by_id[RELEASE].ruled_out_by
 
 
 def test_an_open_cause_question_with_no_change_before_the_error_says_so(
@@ -151,6 +158,10 @@ def test_an_open_cause_question_without_mechanism_access_keeps_every_candidate_o
     hypotheses = statements(result, EpistemicStatus.HYPOTHESIS)
     for change in (RELEASE, RISK_RULES):
         assert any(change in s and "no mechanism evidence about it" in s for s in hypotheses)
+    assert {c.element_id: c.assessment for c in result.confounders} == {
+        RELEASE: CauseAssessment.NO_MECHANISM_EVIDENCE,
+        RISK_RULES: CauseAssessment.NO_MECHANISM_EVIDENCE,
+    }
     visible = {ev.evidence_id for ev in result.evidence}
     assert all(set(c.evidence_ids) <= visible for c in result.claims)
     assert not any(ev.element_id.startswith("trace:") for ev in result.evidence)
@@ -188,6 +199,7 @@ def test_a_named_risk_rule_change_is_judged_by_the_evidence_about_it(
     assert ruled_out and "ruled out" in ruled_out[0]
     assert result.verdict is Verdict.REFUTED
     assert [c.element_id for c in result.confounders] == [RELEASE]
+    assert result.confounders[0].assessment is CauseAssessment.NAMED_AS_CAUSE
     assert not any("RR-2026-07-23a" in s and " caused PAY-4097" in s for s in said)
 
     # Without the incident label the postmortem is invisible: a time correlation with a

@@ -9,6 +9,7 @@ import neo4j
 from pydantic import ValidationError
 
 from graph_schema.canonical import iso_utc
+from investigator.claims import CauseAssessment, Confounder
 from investigator.cli.numbers import DecimalNumber, WholeNumber
 from investigator.cli.subject import subject_id_from, subject_options
 from investigator.cli.times import parse_known_at, parse_zoned_time
@@ -38,6 +39,19 @@ def _clean(text: object, limit: int = 160) -> str:
 
 def _iso(value: datetime | None) -> str:
     return "-" if value is None else iso_utc(value)
+
+
+def _assessed(cause: Confounder) -> str:
+    """What the mechanism evidence says of a competing or candidate cause, in a few words."""
+    ruled_out = f"ruled out by {', '.join(cause.ruled_out_by)}"
+    named = f"named as the cause by {', '.join(cause.named_by)}"
+    if cause.assessment is CauseAssessment.DISPUTED:
+        return f"disputed: {ruled_out}; {named}"
+    if cause.assessment is CauseAssessment.RULED_OUT:
+        return ruled_out
+    if cause.assessment is CauseAssessment.NAMED_AS_CAUSE:
+        return named
+    return "no mechanism evidence about it"
 
 
 def service_resolved(result: InvestigationResult) -> bool:
@@ -144,7 +158,9 @@ def render_report(
         # question) they are the candidates themselves.
         lines += ["", "Confounders" if result.verdict is not None else "Candidate causes"]
         for c in result.confounders:
-            lines.append(f"  {_clean(c.element_id)} at {_iso(c.at)} ({c.evidence_id})")
+            lines.append(
+                f"  {_clean(c.element_id)} at {_iso(c.at)} ({c.evidence_id}): {_assessed(c)}"
+            )
     unresolved = [c for c in result.conflicts if c.resolution == "unresolved"]
     if unresolved:
         lines += ["", "Unresolved conflicts"]
