@@ -389,7 +389,9 @@ def _investigate(
         tool_calls=outcome.tool_calls,
         omissions=len(pack.omissions),
         # Unresolved time words, and explicit times after as_of: the answer is at as_of for both.
-        unresolved_time_words=time_words_not_used(request.question, as_of),
+        unresolved_time_words=time_words_not_used(
+            request.question, as_of, outcome.known.references
+        ),
         timings=timings,
     )
     # The stored result is what an idempotent retry prints again (timings left out).

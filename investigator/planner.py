@@ -27,6 +27,7 @@ from investigator.timeline import (
     reference_times,
     shift,
     time_references,
+    without_event_side_words,
 )
 
 # -- intents ----------------------------------------------------------------------------
@@ -111,6 +112,10 @@ _INCIDENT_WORDS = re.compile(
 )
 
 MAX_MENTIONS = 8
+# Intents that ask for what held at a time (an owner, the runbook or policy in force).
+_STATE_INTENTS = frozenset(
+    {Intent.OWNERSHIP_AT_TIME, Intent.APPLICABLE_RUNBOOK, Intent.APPLICABLE_POLICY}
+)
 # Intents whose evidence already locates the anchor event of "then".
 _ANCHOR_INTENTS = frozenset(
     {Intent.DEPLOYMENT_CORRELATION, Intent.ERROR_TIMELINE, Intent.INCIDENT_LOOKUP}
@@ -182,7 +187,10 @@ class Mentions(BaseModel):
 def detect_intents(question: str) -> list[Intent]:
     """The intents a question asks for (sorted). Nothing matched: an entity lookup."""
     found = {intent for intent, pattern in _INTENT_RULES if pattern.search(question)}
-    if Intent.DEPLOYMENT_CORRELATION in found and not _CORRELATION_WORDS.search(question):
+    # "Who owned it before the release?" asks for a state at a time: its "before the release"
+    # names the instant (investigator.timeline), not a correlation to judge.
+    asked = without_event_side_words(question) if found & _STATE_INTENTS else question
+    if Intent.DEPLOYMENT_CORRELATION in found and not _CORRELATION_WORDS.search(asked):
         # "When did release X finish?" asks for the release, not for a correlation.
         found.discard(Intent.DEPLOYMENT_CORRELATION)
         found.add(Intent.RELEASE_LOOKUP)
@@ -597,11 +605,16 @@ def competing_cause_steps(
     return steps
 
 
+# Intents whose answer is about a release the question may name.
+_RELEASE_INTENTS = frozenset({Intent.DEPLOYMENT_CORRELATION.value, Intent.RELEASE_LOOKUP.value})
+
+
 def named_release_lookup_steps(
     intents: Sequence[Intent | str], mentions: Mentions
 ) -> list[PlanStep]:
-    """Resolve the releases a correlation question names (service and deployment time)."""
-    if Intent.DEPLOYMENT_CORRELATION.value not in {str(i) for i in intents}:
+    """Resolve the releases a correlation or release question names (service and
+    deployment time)."""
+    if not _RELEASE_INTENTS & {str(i) for i in intents}:
         return []
     return [
         _step(
@@ -621,10 +634,11 @@ def named_release_steps(
     """Fetch each release the question names as deployment-time evidence, at its own time.
 
     The deployment checks look back from the first error only a day; a release named in
-    the question is what the verdict is about, wherever it lies (`named_release_lookup_steps`
+    the question is what the verdict (or the question: "when did release X finish?",
+    "before the release X deploy") is about, wherever it lies (`named_release_lookup_steps`
     resolved its service and time).
     """
-    if Intent.DEPLOYMENT_CORRELATION.value not in {str(i) for i in intents}:
+    if not _RELEASE_INTENTS & {str(i) for i in intents}:
         return []
     names = {n.lower() for n in extract_mentions(question).release_names()}
     steps: list[PlanStep] = []

@@ -11,11 +11,15 @@ Rules, in order (docs/investigation.md, "Time references"):
 2. event words ("then", "at that moment", "at the time (of the incident)", "when it fired",
    当时, 那时, 事发时) mean the anchor event: the first error, else the release, else the
    incident start, else the alert (a phrase naming one of them picks that one);
+   "before the release", "just before the errors started", "before the incident", "before
+   the alert fired" (发布前, 故障前) mean one second before that event, and "after the
+   release", "after the errors started", "after the alert fired" (发布后) the event itself:
+   the state once it happened ("after the incident" is not resolved: its end is not known);
 3. "now", "currently" (现在, 目前) mean `as_of`;
 4. nothing: `as_of`. Time words it does not resolve are listed, and the answer says it is at
    `as_of`: relative ones ("yesterday", "2 hours ago", "on Monday", 昨天), a day without a
    year ("July 23"), a clock time without a date ("at 10:03"), a time relative to an event
-   other than the anchors ("right after the ownership change", "before the release").
+   other than the anchors ("right after the ownership change", "before the rollback").
 
 `as_of` always stays a reference too, so when the owner or the runbook in force differs
 between the event and `as_of`, both are admitted and both are stated, labelled. A reference
@@ -82,6 +86,63 @@ _EVENT_WORDS = re.compile(
     r"当时|那时|那个时候|彼时|事发时|故障时|事故时|发布时|上线时|告警时",
     re.IGNORECASE,
 )
+
+
+class EventSide(StrEnum):
+    """Which side of the anchor event a question asks about ("before the release")."""
+
+    BEFORE = "before"
+    AFTER = "after"
+
+
+# How far before an event "before <event>" looks: the state just before it happened.
+BEFORE_EVENT = timedelta(seconds=1)
+# "before/after <anchor event>": the side, then which event. "after the incident" is left
+# out on purpose (an incident's end is not known), and so are non-anchor events ("after the
+# ownership change"), which stay unresolved.
+_EVENT_SIDE_WORDS = re.compile(
+    r"\b(?:(?:right|just|shortly|immediately)\s+)?"
+    r"(?:(?P<before>before|prior to)|(?P<after>after|following))\s+(?:the|this|that|its)\s+"
+    r"(?:(?P<release>(?:[\w.:-]+\s+)?(?:release|deploy(?:ment)?|rollout))"
+    r"(?:\s+(?:went out|finished|happened|landed))?\b"
+    r"|(?P<error>(?:first\s+)?(?:[A-Z][A-Z0-9]{1,9}-\d{2,6}\s+)?(?:errors?|failures?))"
+    r"(?:\s+(?:started|began|first appeared|appeared))?\b"
+    r"|(?P<alert>alert|page)(?:\s+(?:fired|paged|triggered))?\b"
+    r"|(?P<incident>(?:incident|outage)(?:\s+(?:started|began))?)\b)"
+    r"|(?P<zh_release_before>发布前|上线前|部署前)|(?P<zh_release_after>发布后|上线后|部署后)"
+    r"|(?P<zh_error_before>故障前|出错前|报错前)",
+    re.IGNORECASE,
+)
+
+
+def _event_side(question: str) -> tuple[AnchorEvent, EventSide, re.Match[str]] | None:
+    """The first "before/after <anchor event>" phrase of a question, if any."""
+    for m in _EVENT_SIDE_WORDS.finditer(question):
+        if m.group("zh_release_before"):
+            return AnchorEvent.RELEASE, EventSide.BEFORE, m
+        if m.group("zh_release_after"):
+            return AnchorEvent.RELEASE, EventSide.AFTER, m
+        if m.group("zh_error_before"):
+            return AnchorEvent.FIRST_ERROR, EventSide.BEFORE, m
+        side = EventSide.BEFORE if m.group("before") else EventSide.AFTER
+        if m.group("release"):
+            return AnchorEvent.RELEASE, side, m
+        if m.group("error"):
+            return AnchorEvent.FIRST_ERROR, side, m
+        if m.group("alert"):
+            return AnchorEvent.ALERT, side, m
+        if m.group("incident") and side is EventSide.BEFORE:
+            return AnchorEvent.INCIDENT_START, side, m
+    return None
+
+
+def without_event_side_words(question: str) -> str:
+    """The question with its resolved "before/after <event>" phrase blanked (for the intent
+    rules: "before the release" is a time, not by itself a correlation question)."""
+    found = _event_side(question)
+    return question if found is None else _blank(question, found[2].start(), found[2].end())
+
+
 _NOW_WORDS = re.compile(
     r"\b(now|currently|current|today|at present|these days|nowadays)\b|现在|目前|当前|如今",
     re.IGNORECASE,
@@ -390,6 +451,8 @@ class TimeReferences(BaseModel):
     event: AnchorEvent | None = None
     # The words that made it event-anchored (for the claim's "why").
     event_words: str | None = None
+    # "before/after the release": which side of the event (None: the event itself).
+    side: EventSide | None = None
     # Error codes the question names (the anchor is their first error).
     codes: list[str] = Field(default_factory=list)
     now: bool = False
@@ -412,15 +475,23 @@ class TimeReferences(BaseModel):
 def time_references(question: str) -> TimeReferences:
     """The time references of a question (pure; English and Chinese)."""
     named, unresolved, rest = _named_times(question)
-    unresolved += _unresolved_words(rest)
     event: AnchorEvent | None = None
     words: str | None = None
+    side: EventSide | None = None
+    sided = _event_side(rest)
+    if sided is not None:
+        event, side, m = sided
+        words = m.group(0).strip()
+        rest = _blank(rest, m.start(), m.end())
+    unresolved += _unresolved_words(rest)
     for kind, pattern in (
         (AnchorEvent.ALERT, _ALERT_WORDS),
         (AnchorEvent.RELEASE, _RELEASE_WORDS),
         (AnchorEvent.INCIDENT_START, _INCIDENT_WORDS),
         (AnchorEvent.FIRST_ERROR, _EVENT_WORDS),
     ):
+        if event is not None:
+            break
         found = pattern.search(question)
         if found:
             event, words = kind, found.group(0)
@@ -429,6 +500,7 @@ def time_references(question: str) -> TimeReferences:
     return TimeReferences(
         event=event,
         event_words=words,
+        side=side,
         codes=sorted(set(_ERROR_CODE.findall(question))),
         now=bool(_NOW_WORDS.search(question)),
         explicit=sorted({n.at for n in named}),
@@ -437,11 +509,19 @@ def time_references(question: str) -> TimeReferences:
     )
 
 
-def time_words_not_used(question: str, as_of: datetime) -> list[str]:
+def time_words_not_used(
+    question: str, as_of: datetime, references: Sequence[ReferenceTime] | None = None
+) -> list[str]:
     """The question's time words the answer is not about, as written: the unresolved ones,
-    then the explicit times after `as_of`. For each, the answer is at `as_of`."""
+    then the explicit times after `as_of`, then (given the run's `references`) a
+    "before/after <event>" phrase whose event was not found by `as_of`. For each, the answer
+    is at `as_of`."""
     refs = time_references(question)
-    return list(dict.fromkeys([*refs.unresolved, *refs.after(as_of)]))
+    words = [*refs.unresolved, *refs.after(as_of)]
+    placed = references is None or any(r.kind == "event" for r in references)
+    if refs.side is not None and refs.event_words and not placed:
+        words.append(refs.event_words)
+    return list(dict.fromkeys(words))
 
 
 def refuse_future_known_at(field: str, known_at: datetime | None, now: datetime) -> None:
@@ -523,9 +603,18 @@ def first_error(
     return min(seen) if seen else None
 
 
+_RELEASE_NAME = re.compile(r"\brelease-\d{4}\.\d{2}\.\d{2}\.\d+\b", re.IGNORECASE)
+
+
 def _release(
-    evidence: Sequence[Evidence], before: datetime, services: Sequence[str]
+    evidence: Sequence[Evidence],
+    before: datetime,
+    services: Sequence[str],
+    words: str | None = None,
 ) -> tuple[datetime, str] | None:
+    """The release the question's words mean: the one they name ("before the
+    release-2026.07.23.1 deploy"), else the latest of the services by `before`."""
+    named = [n.lower() for n in _RELEASE_NAME.findall(words or "")]
     releases = [
         (t, ev.name or ev.element_id)
         for ev in evidence
@@ -533,7 +622,11 @@ def _release(
         and "deployment_time" in ev.evidence_types
         and (not services or ev.context.get("service") in (None, *services))
         and (t := instant(ev, DEPLOY_TIME_KEYS)) is not None
-        and t <= before
+        and (
+            any(n in f"{ev.name or ''} {ev.element_id}".lower() for n in named)
+            if named
+            else t <= before
+        )
     ]
     return max(releases) if releases else None
 
@@ -601,7 +694,9 @@ def reference_times(
         err = first_error(evidence, as_of, first_seen, refs.codes)
         found: dict[AnchorEvent, tuple[datetime, str] | None] = {
             AnchorEvent.FIRST_ERROR: err,
-            AnchorEvent.RELEASE: _release(evidence, err[0] if err else as_of, services),
+            AnchorEvent.RELEASE: _release(
+                evidence, err[0] if err else as_of, services, refs.event_words
+            ),
             AnchorEvent.INCIDENT_START: _incident_start(evidence, as_of),
             AnchorEvent.ALERT: _alert(evidence, as_of, alerts_fired),
         }
@@ -610,8 +705,12 @@ def reference_times(
             hit = found[kind]
             if hit is None:
                 continue
+            if refs.side is not None and kind is not refs.event:
+                # "before the release" with no release found is not "before the first
+                # error": a side names its own event, so another one does not stand in.
+                continue
             at, name = hit
-            label = {
+            event_label = {
                 AnchorEvent.FIRST_ERROR: f"the first {name} error"
                 if name != "error"
                 else "the first error",
@@ -619,9 +718,18 @@ def reference_times(
                 AnchorEvent.INCIDENT_START: f"the start of incident {name}",
                 AnchorEvent.ALERT: f"the {name} alert",
             }[kind]
+            # "after the release": the state once it happened, at the event itself.
+            label, when = event_label, at
+            if refs.side is EventSide.BEFORE:
+                label, when = f"1 s before {event_label}", shift(at, -BEFORE_EVENT)
+            if when > as_of:
+                break
             out.append(
                 ReferenceTime(
-                    at=at, label=label, why=f"the question says {refs.event_words!r}", kind="event"
+                    at=when,
+                    label=label,
+                    why=f"the question says {refs.event_words!r}",
+                    kind="event",
                 )
             )
             break

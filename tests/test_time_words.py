@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 
 from investigator.errors import BadInput
-from investigator.timeline import reference_times, time_references
+from investigator.timeline import AnchorEvent, EventSide, reference_times, time_references
 
 NO_ZONE = "explicit, no zone given: read as UTC"
 DAY = "explicit, a day: its start, 00:00 UTC"
@@ -82,14 +82,46 @@ def test_dates_with_their_year_resolve_as_written_or_as_utc_said(
             "Which runbook applied right after the ownership change?",
             ["right after the ownership change"],
         ),
-        ("Who owned payment-api before the release?", ["before the release"]),
-        ("发布后谁负责 payment-api？", ["发布后"]),
+        ("Who owned payment-api before the rollback?", ["before the rollback"]),
+        # an incident's end is not known: "after the incident" is not placed
+        ("Who owned payment-api after the incident?", ["after the incident"]),
+        ("变更前谁负责 payment-api？", ["变更前"]),  # before a change: not an anchor event
     ],
 )
 def test_time_words_it_cannot_place_are_listed(question: str, words: list[str]) -> None:
     refs = time_references(question)
     assert refs.unresolved == words
     assert refs.explicit == []
+
+
+@pytest.mark.parametrize(
+    ("question", "event", "side", "words"),
+    [
+        ("Who owned payment-api before the release?", "release", "before", "before the release"),
+        ("Who owned it just before the release went out?", "release", "before",
+         "just before the release went out"),
+        ("Which runbook applied after the deploy?", "release", "after", "after the deploy"),
+        ("Who owned it before the release-2026.07.20.2 deploy?", "release", "before",
+         "before the release-2026.07.20.2 deploy"),
+        ("Who owned it right before the PAY-4097 errors started?", "first_error", "before",
+         "right before the PAY-4097 errors started"),
+        ("Who owned it after the errors began?", "first_error", "after", "after the errors began"),
+        ("Who owned it before the incident?", "incident_start", "before", "before the incident"),
+        ("Before the alert fired, who owned it?", "alert", "before", "Before the alert fired"),
+        ("发布前谁负责 payment-api？", "release", "before", "发布前"),
+        ("发布后谁负责 payment-api？", "release", "after", "发布后"),
+    ],
+)  # fmt: skip
+def test_before_and_after_an_anchor_event_are_placed(
+    question: str, event: str, side: str, words: str
+) -> None:
+    refs = time_references(question)
+    assert (refs.event, refs.side, refs.event_words) == (
+        AnchorEvent(event),
+        EventSide(side),
+        words,
+    )
+    assert refs.unresolved == []
 
 
 @pytest.mark.parametrize(
