@@ -33,6 +33,7 @@ from graph_schema.canonical import sha256_text
 from investigator.context_graph.chain import rows_hash, sha256_of, verify_chain
 from investigator.context_graph.lineage import load_lineage
 from investigator.context_graph.models import CtxKind, CtxNodeRecord, RunLineage, RunStatus
+from investigator.decision_code import decision_code
 from investigator.errors import InvestigatorError
 from investigator.investigation import InvestigationRequest, investigate
 from investigator.runbook_lookup import LookupTarget, RunbookAnswer, RunbookLookup, RunbookQuery
@@ -402,6 +403,30 @@ class _Replayer:
                 versions[str(node.properties.get("template_id"))] = version
         return versions
 
+    def changed_answer(self) -> bool:
+        """Whether the re-run answered differently from the recorded run."""
+        return any(d.kind in _ANSWER_DRIFT for d in self.drift)
+
+    def note_decision_code(self) -> None:
+        """When the re-run answered differently, say whether today's decision code is the
+        code that decided the run: if not, the difference may come from the code."""
+        recorded = self.run.get("decision_code")
+        now = decision_code()
+        if recorded == now:
+            return
+        if isinstance(recorded, str):
+            detail = (
+                f"the run was decided by code {recorded[:19]}, the re-run by {now[:19]}: "
+                "the changed answer may come from the code, not from the data"
+            )
+        else:
+            detail = (
+                "the run recorded no decision-code fingerprint (recorded before it was "
+                f"kept), the re-run used {now[:19]}: the changed answer may come from the "
+                "code, not from the data"
+            )
+        self.add("decision_code_changed", detail, 0)
+
     def rerun_investigation(self, recorded_hash: str | None) -> tuple[str | None, str | None]:
         """Run the recorded request again, recording nothing: (recorded, re-run) pack_hash.
 
@@ -500,6 +525,10 @@ class _Replayer:
                 outcomes[-1].seq,
             )
         return recorded_digest, replayed_digest
+
+
+# Drift kinds that say the re-run answered differently from the recorded run.
+_ANSWER_DRIFT = frozenset({"pack_hash_mismatch", "claims_changed", "answer_changed"})
 
 
 class _CannotReplay(Exception):
@@ -624,6 +653,8 @@ def replay_run(
         replayed_hash = recorded_hash if reproduced else None
         pack_match = replayed_hash == recorded_hash and status in {"complete", "partial", "refused"}
 
+    if rep.changed_answer():
+        rep.note_decision_code()
     verified = chain.chain_valid and pack_match and not rep.drift
     return ReplayReport(
         run_id=run_id,

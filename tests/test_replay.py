@@ -21,6 +21,7 @@ from graph_schema.bundle import load_bundle
 from graph_schema.schema_ddl import apply_schema
 from graph_schema.writer import ingest_bundle
 from investigator.context_graph import CtxKind, RunRecorder, RunRequest, load_lineage
+from investigator.decision_code import decision_code
 from investigator.errors import BadInput
 from investigator.investigation import InvestigationRequest, InvestigationResult, investigate
 from investigator.replay import replay_run
@@ -144,6 +145,39 @@ def test_replay_verifies(demo_kg: neo4j.Driver, cli_env, invoke) -> None:  # typ
     assert doc["replayed_pack_hash"] == result.pack_hash
     text = invoke("replay", result.run_id, "--subject", "acme/user:alice")
     assert text.code == 0 and "verified:        true" in text.out
+    # The run records the code that decided it; the same code re-runs it.
+    run = load_lineage(demo_kg, result.run_id).run_properties or {}
+    assert run["decision_code"] == decision_code()
+
+
+def test_an_answer_changed_by_the_code_says_so(  # type: ignore[no-untyped-def]
+    demo_kg: neo4j.Driver, cli_env, invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The run is recorded by "older code": its claim rules kept one claim fewer, and it
+    # records that code's fingerprint. Replay re-runs it with today's code.
+    import investigator.context_graph.recorder as recorder_module
+    import investigator.investigation as investigation_module
+
+    older = "sha256:" + "0" * 64
+    keep = investigation_module.keep_claims_in_pack
+    with monkeypatch.context() as patched:
+        patched.setattr(recorder_module, "decision_code", lambda: older)
+        patched.setattr(
+            investigation_module, "keep_claims_in_pack", lambda c, ids: keep(c, ids)[:-1]
+        )
+        result = _investigate(demo_kg)
+    code, doc, _ = _replay_json(invoke, result.run_id)
+    assert code == 1, doc
+    kinds = [d["kind"] for d in doc["drift"]]
+    assert "claims_changed" in kinds and "decision_code_changed" in kinds, doc["drift"]
+    note = next(d for d in doc["drift"] if d["kind"] == "decision_code_changed")
+    assert note["detail"].startswith(f"the run was decided by code {older[:19]}, the re-run by ")
+    assert "may come from the code, not from the data" in note["detail"]
+    # The data did reproduce: every tool call and evidence re-executed identically.
+    assert doc["tool_calls_matched"] == doc["tool_calls"]
+    assert doc["evidence_matched"] == doc["evidence"]
+    text = invoke("replay", result.run_id, "--subject", "acme/user:alice")
+    assert "decision_code_changed: the run was decided by code" in text.out
 
 
 def test_replay_after_a_kg_correction_still_verifies(  # type: ignore[no-untyped-def]

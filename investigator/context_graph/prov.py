@@ -45,6 +45,7 @@ _ATTRIBUTES: dict[str, tuple[str, ...]] = {
         "known_at",
         "request_fingerprint",
         "agent",
+        "decision_code",
     ),
     CtxKind.AGENT.value: ("agent_id", "agent_type", "on_behalf_of"),
     CtxKind.GOAL.value: ("model",),

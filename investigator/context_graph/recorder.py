@@ -63,6 +63,7 @@ from investigator.context_graph.models import (
     ToolCallRecord,
 )
 from investigator.context_graph.schema import apply_missing
+from investigator.decision_code import decision_code
 from investigator.errors import BadInput, InvestigatorError
 
 CTX_DATABASE_ENV = "INVESTIGATOR_CTX_DATABASE"
@@ -544,6 +545,7 @@ class RunRecorder:
             "request_fingerprint": fingerprint,
             "payload": canonical_json(request),
             "agent": _software_agent(),
+            "decision_code": decision_code(),
         }
         agent_props: dict[str, Any] = {
             "agent_id": _software_agent(),
