@@ -195,6 +195,54 @@ def test_only_an_unresolved_service_gets_a_note_with_its_tenants_ids(cli_env, de
         assert "did not resolve" not in res.out, res.out
 
 
+@pytest.mark.parametrize(
+    ("question", "typed", "hint"),
+    [
+        ("Who owns payments-api?", "payments-api", "did you mean svc:payment-api?"),
+        ("What caused PAY-4098?", "PAY-4098", "did you mean err:PAY-4097?"),
+        ("Who owns svc:Payment-API?", "svc:Payment-API", "did you mean svc:payment-api?"),
+    ],
+)
+def test_a_name_in_the_question_that_resolves_to_nothing_is_said_with_close_matches(  # type: ignore[no-untyped-def]
+    demo: neo4j.Driver, cli_env, invoke, question: str, typed: str, hint: str
+) -> None:
+    # Before, the answer ended partial with no claim and no word about the typo.
+    res = invoke("investigate", question, "--subject", "acme/user:bob", "--max-rounds", "1")
+    assert res.code == 0, res
+    notes = [x for x in res.out.splitlines() if x.startswith("Name ")]
+    assert notes == [
+        f"Name       {typed!r} in the question matched nothing visible to acme/user:bob; "
+        f"{hint} The answer does not cover it."
+    ], res.out
+    as_json = invoke("investigate", question, "--subject", "acme/user:bob", "--max-rounds", "1",
+                     "--json")  # fmt: skip
+    json.loads(as_json.out)  # stdout is exactly one document; the note is on stderr
+    assert as_json.err == f"note: {notes[0].removeprefix('Name       ')}\n"
+
+
+def test_a_name_of_another_tenant_or_a_hidden_record_gets_no_hint_about_it(  # type: ignore[no-untyped-def]
+    demo: neo4j.Driver, cli_env, invoke
+) -> None:
+    # globex's service, asked by acme's bob: nothing visible, and nothing of globex named.
+    res = invoke("investigate", "Who owns globex-payment-api?", "--subject", "acme/user:bob",
+                 "--max-rounds", "1")  # fmt: skip
+    assert "'globex-payment-api' in the question matched nothing visible" in res.out
+    assert "no visible id is close to it." in res.out
+    assert "svc:globex" not in res.out
+    # The incident is hidden from carol (no `incident` label): no hint names it.
+    carol = invoke("investigate", "What happened in inc:2026-07-23-payment?", "--subject",
+                   "acme/user:carol", "--max-rounds", "1")  # fmt: skip
+    assert "'inc:2026-07-23-payment' in the question matched nothing visible" in carol.out
+    assert "inc:2026-07-23-payments" not in carol.out
+    # bob may see it: his hint names it.
+    bob = invoke("investigate", "What happened in inc:2026-07-23-payment?", "--subject",
+                 "acme/user:bob", "--max-rounds", "1")  # fmt: skip
+    assert "did you mean inc:2026-07-23-payments?" in bob.out
+    # Names that resolve get no line.
+    ok = invoke("investigate", "Who owns payment-api?", "--subject", "acme/user:bob")
+    assert "Name " not in ok.out and "matched nothing" not in ok.out
+
+
 @pytest.mark.parametrize("typed", ["svc:Payment-API", "payment_api", "payments-api"])
 def test_runbook_suggests_visible_close_matches(cli_env, demo, invoke, typed: str) -> None:  # type: ignore[no-untyped-def]
     res = invoke("runbook", "--service", typed, "--subject", "acme/user:bob")

@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 import click
-import neo4j
 from pydantic import ValidationError
 
 from graph_schema.canonical import iso_utc
 from investigator.claims import CauseAssessment, Confounder
+from investigator.cli.name_hints import unresolved_name_notes, unresolved_service_note
 from investigator.cli.numbers import DecimalNumber, WholeNumber
 from investigator.cli.subject import subject_id_from, subject_options
 from investigator.cli.times import parse_known_at, parse_zoned_time
 from investigator.connection import open_driver
-from investigator.errors import BadInput, InvestigatorError
+from investigator.errors import BadInput
 from investigator.investigation import (
     DEFAULT_BUDGET_TOKENS,
     DEFAULT_DEADLINE_S,
@@ -54,73 +55,17 @@ def _assessed(cause: Confounder) -> str:
     return "no mechanism evidence about it"
 
 
-def service_resolved(result: InvestigationResult) -> bool:
-    """Whether `--service` resolved to something the subject may see: the run's own
-    linking call for it (`entity_resolution` of the given id, planner.linking_steps)
-    returned a row. True when no service was given."""
-    if not result.service_id:
-        return True
-    calls = [
-        tc
-        for tc in result.tool_calls
-        if tc.template_id == "entity_resolution"
-        and tc.params.get("text") == result.service_id[:200]
-    ]
-    return not calls or any(tc.row_count > 0 or tc.error for tc in calls)
-
-
-def unresolved_service_note(
-    driver: neo4j.Driver, database: str | None, subject_id: str, result: InvestigationResult
-) -> str | None:
-    """One line when `--service` did not resolve (issue 10), with visible close matches.
-
-    The matches come from allowlisted templates through the executor, as the run's subject
-    and purpose at the run's known_at, so they never name an id the subject may not see.
-    """
-    if service_resolved(result) or result.service_id is None:
-        return None
-    from cypher_templates.executor import TemplateExecutor
-    from cypher_templates.plan import PlanStep
-    from cypher_templates.subject import load_subject
-    from investigator.entity_suggestions import (
-        Candidate,
-        did_you_mean,
-        rank_suggestions,
-        suggestion_queries,
-    )
-
-    executor = TemplateExecutor(driver, database=database)
-    candidates: list[Candidate] = []
-    try:
-        subject = load_subject(executor, subject_id, result.purpose, result.known_at)
-        for q in suggestion_queries(result.service_id, "Service"):
-            step = PlanStep(
-                template_id=q.template_id,
-                params=dict(q.params),
-                options=dict(q.options),
-                evidence_type="entity",
-                limit=q.limit,
-            )
-            rows = executor.run(step, subject, result.known_at, raise_on_error=False).rows
-            candidates += [
-                Candidate(element_id=r.element.element_id, name=r.element.name) for r in rows
-            ]
-    except (InvestigatorError, ValueError):
-        candidates = []  # the note still says the service did not resolve
-    hint = did_you_mean(rank_suggestions(result.service_id, candidates))
-    return (
-        f"--service {_clean(result.service_id, 80)!r} did not resolve to a service visible to "
-        f"{_clean(subject_id, 80)}; {hint} The answer does not cover it."
-    )
-
-
 def render_report(
-    result: InvestigationResult, subject: str | None = None, service_note: str | None = None
+    result: InvestigationResult,
+    subject: str | None = None,
+    service_note: str | None = None,
+    name_notes: Sequence[str] = (),
 ) -> str:
     """The readable terminal report: verdict, claims, rejections, gaps, stop reason, run id.
 
     `subject` is the tenant-qualified subject, shown so the follow-up command can be pasted;
-    `service_note` says that `--service` did not resolve (`unresolved_service_note`).
+    `service_note` says that `--service` did not resolve, `name_notes` which names of the
+    question did not (cli/name_hints.py).
     """
     who = subject or result.subject_id
     lines = [
@@ -132,6 +77,7 @@ def render_report(
     ]
     if service_note:
         lines.append(f"Service    {service_note}")
+    lines += [f"Name       {note}" for note in name_notes]
     late = time_references(result.question).after(result.as_of)
     unplaced = [w for w in result.unresolved_time_words if w not in late]
     if unplaced:
@@ -315,14 +261,17 @@ def investigate_command(
         service_note = unresolved_service_note(
             driver, settings.database, request.subject_id, result
         )
+        name_notes = unresolved_name_notes(driver, settings.database, request.subject_id, result)
     finally:
         driver.close()
     if json_out:
         click.echo(investigation_json(result))
-        if service_note:  # stdout holds the one JSON document; the note goes to stderr
-            click.echo(f"note: {service_note}", err=True)
+        # stdout holds the one JSON document; the notes go to stderr
+        for note in [service_note, *name_notes]:
+            if note:
+                click.echo(f"note: {note}", err=True)
     else:
-        click.echo(render_report(result, request.subject_id, service_note))
+        click.echo(render_report(result, request.subject_id, service_note, name_notes))
 
 
 def register(cli: click.Group) -> None:

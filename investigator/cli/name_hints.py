@@ -1,0 +1,157 @@
+"""Names an investigation could not resolve, said in one line each with visible close matches.
+
+`--service svc:Payment-API` (issue 10), and the names the question itself writes ("Who owns
+payments-api?"): each resolved to nothing the subject may see, so the answer does not cover
+it. The close matches come from allowlisted templates run through the executor as the run's
+subject and purpose at the run's known_at, so a hint never names an id the subject may not
+see. They are hints, not evidence: nothing here is recorded in the Context Graph.
+"""
+
+from __future__ import annotations
+
+import neo4j
+
+from investigator.errors import InvestigatorError
+from investigator.investigation import InvestigationResult
+from investigator.planner import extract_mentions
+
+# The label a question's mention is looked for as, by its id prefix (labels both suggestion
+# templates accept; other prefixes get the line without suggestions).
+_LABEL_OF_PREFIX = {
+    "svc": "Service",
+    "alert": "Alert",
+    "err": "ErrorCode",
+    "inc": "Incident",
+    "runbook": "Runbook",
+}
+
+
+def _clean(text: str, limit: int = 80) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _sentence(hint: str) -> str:
+    """A hint as a sentence: `did you mean X?` keeps its question mark, else a full stop."""
+    return hint if hint.endswith(("?", ".")) else hint + "."
+
+
+def _resolved(result: InvestigationResult, text: str) -> bool:
+    """Whether the run's linking calls for `text` returned a row (or could not run)."""
+    calls = [
+        tc
+        for tc in result.tool_calls
+        if tc.template_id == "entity_resolution" and tc.params.get("text") == text[:200]
+    ]
+    return not calls or any(tc.row_count > 0 or tc.error for tc in calls)
+
+
+def service_resolved(result: InvestigationResult) -> bool:
+    """Whether `--service` resolved to something the subject may see: the run's own
+    linking call for it (`entity_resolution` of the given id, planner.linking_steps)
+    returned a row. True when no service was given."""
+    return not result.service_id or _resolved(result, result.service_id)
+
+
+def unresolved_mentions(result: InvestigationResult) -> list[tuple[str, str | None]]:
+    """The names the question writes that resolved to nothing visible, each with the label
+    to look for close matches as (None: no suggestions), in the question's order."""
+    mentions = extract_mentions(result.question)
+    label_of: dict[str, str | None] = {}
+    for text in mentions.ids:
+        label_of[text] = _LABEL_OF_PREFIX.get(text.split(":", 1)[0])
+    label_of.update(dict.fromkeys(mentions.error_codes, "ErrorCode"))
+    label_of.update(dict.fromkeys(mentions.alerts, "Alert"))
+    label_of.update(dict.fromkeys(mentions.names, "Service"))
+    return [
+        (text, label_of.get(text))
+        for text in mentions.texts()
+        if text != result.service_id and text in label_of and not _resolved(result, text)
+    ]
+
+
+class NameHints:
+    """Looks up close matches for unresolved names, as the run's subject (lazily loaded)."""
+
+    def __init__(
+        self,
+        driver: neo4j.Driver,
+        database: str | None,
+        subject_id: str,
+        result: InvestigationResult,
+    ) -> None:
+        from cypher_templates.executor import TemplateExecutor
+
+        self.subject_id = subject_id  # tenant-qualified, as the run was asked
+        self.result = result
+        self.executor = TemplateExecutor(driver, database=database)
+        self._subject: object | None = None
+
+    def did_you_mean(self, text: str, label: str | None) -> str:
+        """`did you mean svc:a?`, or `no visible id is close to it`."""
+        from cypher_templates.plan import PlanStep
+        from cypher_templates.subject import Subject, load_subject
+        from investigator.entity_suggestions import (
+            Candidate,
+            did_you_mean,
+            rank_suggestions,
+            suggestion_queries,
+        )
+
+        if label is None:
+            return did_you_mean([])
+        result = self.result
+        candidates: list[Candidate] = []
+        try:
+            if self._subject is None:
+                self._subject = load_subject(
+                    self.executor, self.subject_id, result.purpose, result.known_at
+                )
+            subject = self._subject
+            assert isinstance(subject, Subject)
+            for q in suggestion_queries(text, label):
+                step = PlanStep(
+                    template_id=q.template_id,
+                    params=dict(q.params),
+                    options=dict(q.options),
+                    evidence_type="entity",
+                    limit=q.limit,
+                )
+                rows = self.executor.run(step, subject, result.known_at, raise_on_error=False)
+                candidates += [
+                    Candidate(element_id=r.element.element_id, name=r.element.name)
+                    for r in rows.rows
+                ]
+        except (InvestigatorError, ValueError):
+            candidates = []  # the line still says the name did not resolve
+        return did_you_mean(rank_suggestions(text, candidates))
+
+
+def unresolved_service_note(
+    driver: neo4j.Driver, database: str | None, subject_id: str, result: InvestigationResult
+) -> str | None:
+    """One line when `--service` did not resolve (issue 10), with visible close matches."""
+    if service_resolved(result) or result.service_id is None:
+        return None
+    hint = NameHints(driver, database, subject_id, result).did_you_mean(
+        result.service_id, "Service"
+    )
+    return (
+        f"--service {_clean(result.service_id)!r} did not resolve to a service visible to "
+        f"{_clean(subject_id)}; {_sentence(hint)} The answer does not cover it."
+    )
+
+
+def unresolved_name_notes(
+    driver: neo4j.Driver, database: str | None, subject_id: str, result: InvestigationResult
+) -> list[str]:
+    """One line per name the question writes that did not resolve, with close matches."""
+    unresolved = unresolved_mentions(result)
+    if not unresolved:
+        return []
+    hints = NameHints(driver, database, subject_id, result)
+    return [
+        f"{_clean(text)!r} in the question matched nothing visible to {_clean(subject_id)}; "
+        f"{_sentence(hints.did_you_mean(text, label))} The answer does not cover it."
+        for text, label in unresolved
+    ]
