@@ -145,6 +145,9 @@ class InvestigationResult(BaseModel):
     conflicts: list[Conflict] = Field(default_factory=list)
     question: str
     subject_id: str
+    # The subject's tenant: `subject_id` is unique only within it (runs recorded before this
+    # field was kept return None on an idempotent retry).
+    tenant: str | None = None
     purpose: str
     service_id: str | None = None
     as_of: datetime
@@ -381,6 +384,7 @@ def _investigate(
         conflicts=gate.conflicts,
         question=request.question,
         subject_id=subject.id,
+        tenant=subject.tenant,
         purpose=subject.purpose,
         service_id=request.service_id,
         as_of=as_of,

@@ -551,8 +551,9 @@ def _claim_digest(claims: Any) -> str:
 
 
 def _answer_digest(answer: dict[str, Any]) -> str:
-    """A lookup's answer as the user saw it, without the id of the run that gave it."""
-    return sha256_of({k: v for k, v in answer.items() if k != "run_id"})
+    """A lookup's answer as the user saw it, without the id of the run that gave it and the
+    tenant that asked (the run's own, recorded with it; older answers do not carry it)."""
+    return sha256_of({k: v for k, v in answer.items() if k not in {"run_id", "tenant"}})
 
 
 # Every command's re-run: the recorded request driven again through its run session.

@@ -167,6 +167,8 @@ class RunbookAnswer(BaseModel):
     target: LookupTarget
     query: str
     subject: str
+    # The subject's tenant: `subject` is unique only within it.
+    tenant: str | None = None
     purpose: str
     as_of: datetime
     known_at: datetime
@@ -370,6 +372,7 @@ class RunbookLookup:
             target=query.target,
             query=query.value,
             subject=session.subject.id,
+            tenant=session.subject.tenant,
             purpose=session.subject.purpose,
             as_of=session.as_of,
             known_at=session.known_at,

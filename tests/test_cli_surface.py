@@ -184,6 +184,12 @@ def test_only_an_unresolved_service_gets_a_note_with_its_tenants_ids(cli_env, de
     )  # fmt: skip
     assert res.code == 0, res
     assert "did you mean svc:globex-payment-api?" in res.out
+    # Two tenants' subjects may share an id: each answer names its tenant.
+    for subject, tenant in (("globex/user:mallory", "globex"), ("acme/user:alice", "acme")):
+        card = json.loads(
+            invoke("runbook", "--service", "svc:x", "--subject", subject, "--json").out
+        )
+        assert (card["tenant"], card["subject"]) == (tenant, subject.split("/", 1)[1])
     assert "svc:payment-api" not in res.out.replace("svc:globex-payment-api", "")
     # An id or a name that resolves gets no note.
     for given in ("svc:payment-api", "payment-api"):
@@ -216,8 +222,10 @@ def test_a_name_in_the_question_that_resolves_to_nothing_is_said_with_close_matc
     ], res.out
     as_json = invoke("investigate", question, "--subject", "acme/user:bob", "--max-rounds", "1",
                      "--json")  # fmt: skip
-    json.loads(as_json.out)  # stdout is exactly one document; the note is on stderr
+    doc = json.loads(as_json.out)  # stdout is exactly one document; the note is on stderr
     assert as_json.err == f"note: {notes[0].removeprefix('Name       ')}\n"
+    # `subject_id` is unique only within a tenant: the document names the tenant too.
+    assert (doc["tenant"], doc["subject_id"]) == ("acme", "user:bob")
 
 
 def test_a_name_of_another_tenant_or_a_hidden_record_gets_no_hint_about_it(  # type: ignore[no-untyped-def]
