@@ -310,6 +310,14 @@ def derive_claims(
             claims.extend(causes.claims)
             confounders = causes.confounders
             correlation_gaps = causes.missing
+    if Intent.CHANGE_HISTORY in intent_set and not intent_set & {
+        Intent.DEPLOYMENT_CORRELATION,
+        Intent.ROOT_CAUSE,
+    }:
+        changes = _changes_before(evidence, firsts, mechanisms, competing_checks)
+        claims.extend(changes.claims)
+        confounders = changes.confounders
+        correlation_gaps = changes.missing
     supported = {t for ev in evidence for t in ev.evidence_types}
     missing = missing_evidence(sorted(i.value for i in intent_set), supported)
     missing += correlation_gaps
@@ -819,20 +827,19 @@ class _Causes(BaseModel):
     missing: list[MissingEvidence] = Field(default_factory=list)
 
 
-def _candidate_causes(
+def _window_before_first_error(
     evidence: Sequence[Evidence],
     firsts: Sequence[Evidence],
-    mechanisms: Sequence[Evidence],
     checks: CompetingCauseChecks | None,
-) -> _Causes:
-    """Every release and other change recorded in the lookback before the first error, each
-    a candidate cause with what the mechanism evidence says of it. An open question names no
-    change, so none is picked by its time alone."""
-    intent = Intent.ROOT_CAUSE.value
+    intent: str,
+    out: _Causes,
+) -> tuple[datetime, Evidence, list[_Candidate]] | None:
+    """The first error and the releases and changes recorded in the lookback before it
+    (None without a first error). Says, in `out`, when the checks of the window did not all
+    run, or, when they did and found nothing, that nothing changed."""
     seen = _sightings(firsts)
-    out = _Causes()
     if not seen:
-        return out
+        return None
     first_at, first_ev = _first_error(seen)
     checked = checks is not None and checks.complete
     if not checked:
@@ -844,26 +851,100 @@ def _candidate_causes(
                 description="competing-cause checks did not all run for the window before the "
                 "first error"
                 + (f" ({'; '.join(not_run)})" if not_run else "")
-                + ": other changes may be missing from the candidate causes",
+                + ": other changes may be missing from the list",
                 required=False,
             )
         )
     window_from = first_at - DEPLOY_LOOKBACK
     before = [c for c in _candidates(evidence) if window_from <= c.at <= first_at]
-    if not before:
-        if checked:
+    if not before and checked:
+        out.claims.append(
+            _claim(
+                f"No release is recorded in the {DEPLOY_LOOKBACK // timedelta(hours=1)} h, "
+                f"and no other change in the {_human(CHANGE_LOOKBACK)}, before "
+                f"{_label(first_ev)} was first seen at {iso_utc(first_at)}",
+                EpistemicStatus.FACT,
+                0.8,
+                [first_ev],
+                intent,
+            )
+        )
+    return first_at, first_ev, before
+
+
+def _changes_before(
+    evidence: Sequence[Evidence],
+    firsts: Sequence[Evidence],
+    mechanisms: Sequence[Evidence],
+    checks: CompetingCauseChecks | None,
+) -> _Causes:
+    """ "What changed before the errors?": each release and other change recorded in the
+    lookback before the first error, as a fact with its time, and what the mechanism
+    evidence says of it (an inference when a record names it as the cause or rules it out).
+    Nothing is called the cause by its time alone."""
+    intent = Intent.CHANGE_HISTORY.value
+    out = _Causes()
+    window = _window_before_first_error(evidence, firsts, checks, intent, out)
+    if window is None:
+        return out
+    first_at, first_ev, before = window
+    for cand in before:
+        ev = cand.evidence
+        confounder = _confounder(cand, mechanisms)
+        out.confounders.append(confounder)
+        out.claims.append(
+            _claim(
+                f"{_upper_first(_what(cand))} {_finished(cand)} at {iso_utc(cand.at)}, "
+                f"{_human(first_at - cand.at)} before {_label(first_ev)} was first seen",
+                EpistemicStatus.FACT,
+                0.9,
+                [ev, first_ev],
+                intent,
+            )
+        )
+        by_id = {m.evidence_id: m for m in mechanisms}
+        for m_id in confounder.ruled_out_by:
+            mechanism = by_id[m_id]
+            sentence = _clearing_sentence(mechanism, ev) or ""
             out.claims.append(
                 _claim(
-                    f"No release is recorded in the {DEPLOY_LOOKBACK // timedelta(hours=1)} h, "
-                    f"and no other change in the {_human(CHANGE_LOOKBACK)}, before "
-                    f"{_label(first_ev)} was first seen at {iso_utc(first_at)}",
-                    EpistemicStatus.FACT,
+                    f'{_label(mechanism)} rules out {_what(cand)}: "{_quote(sentence)}"',
+                    EpistemicStatus.INFERENCE,
                     0.8,
-                    [first_ev],
+                    [ev, mechanism],
                     intent,
                 )
             )
+        if confounder.named_by:
+            naming = [by_id[m_id] for m_id in confounder.named_by]
+            out.claims.append(
+                _claim(
+                    f"Mechanism evidence from {', '.join(sorted(_label(m) for m in naming))} "
+                    f"names {_what(cand)} as the cause of {_label(first_ev)}",
+                    EpistemicStatus.INFERENCE,
+                    0.75,
+                    [ev, first_ev, *naming],
+                    intent,
+                )
+            )
+    return out
+
+
+def _candidate_causes(
+    evidence: Sequence[Evidence],
+    firsts: Sequence[Evidence],
+    mechanisms: Sequence[Evidence],
+    checks: CompetingCauseChecks | None,
+) -> _Causes:
+    """Every release and other change recorded in the lookback before the first error, each
+    a candidate cause with what the mechanism evidence says of it. An open question names no
+    change, so none is picked by its time alone."""
+    intent = Intent.ROOT_CAUSE.value
+    out = _Causes()
+    window = _window_before_first_error(evidence, firsts, checks, intent, out)
+    if window is None:
         return out
+    first_at, first_ev, before = window
     for cand in before:
         ev = cand.evidence
         when = (

@@ -69,6 +69,17 @@ _INTENT_RULES: tuple[tuple[Intent, re.Pattern[str]], ...] = (
         ),
     ),
     (
+        Intent.CHANGE_HISTORY,
+        # "What changed before the errors?", "list every change before PAY-4097", 改了什么
+        re.compile(
+            r"\bwhat (?:has |had |was |were )?(?:been )?changed\b|\bwhich changes\b|"
+            r"\b(?:list|show)(?: me)?(?: (?:every|all|any|the))? (?:recent )?changes?\b|"
+            r"\b(?:any|every|recent) changes?\b|\bwhat changes\b|"
+            r"改了什么|变更了什么|有哪些变更|什么变更",
+            re.IGNORECASE,
+        ),
+    ),
+    (
         Intent.ERROR_TIMELINE,
         re.compile(
             r"\b(first seen|first appear\w*|since when|when did\b[^?]{0,60}\b(start|begin|began|"
@@ -118,7 +129,12 @@ _STATE_INTENTS = frozenset(
 )
 # Intents whose evidence already locates the anchor event of "then".
 _ANCHOR_INTENTS = frozenset(
-    {Intent.DEPLOYMENT_CORRELATION, Intent.ERROR_TIMELINE, Intent.INCIDENT_LOOKUP}
+    {
+        Intent.DEPLOYMENT_CORRELATION,
+        Intent.ERROR_TIMELINE,
+        Intent.INCIDENT_LOOKUP,
+        Intent.CHANGE_HISTORY,
+    }
 )
 # Navigation steps resolve anchors (entity linking, the incidents of a service); their rows
 # are evidence only when the question itself is an entity lookup.
@@ -137,9 +153,12 @@ ALERT_FIRED_CHECK = CHECK_PREFIX + "alert-fired"
 NAMED_RELEASE_LOOKUP = CHECK_PREFIX + "named-release-lookup"
 NAMED_RELEASE_CHECK = CHECK_PREFIX + "named-release"
 MAX_FOCUS_SERVICES = 3
-# Questions that weigh causes: a correlation verdict, and an open root-cause question's
-# candidates. Both need every competing cause of the window checked.
-CAUSE_INTENTS = frozenset({Intent.DEPLOYMENT_CORRELATION.value, Intent.ROOT_CAUSE.value})
+# Questions that weigh causes: a correlation verdict, an open root-cause question's
+# candidates, a list of what changed before the errors. Each needs every change of the
+# window checked.
+CAUSE_INTENTS = frozenset(
+    {Intent.DEPLOYMENT_CORRELATION.value, Intent.ROOT_CAUSE.value, Intent.CHANGE_HISTORY.value}
+)
 
 
 def is_navigation(step: PlanStep) -> bool:

@@ -26,6 +26,7 @@ class Intent(StrEnum):
     APPLICABLE_POLICY = "applicable_policy"
     DEPENDENCIES = "dependencies"
     ENTITY_LOOKUP = "entity_lookup"
+    CHANGE_HISTORY = "change_history"  # "what changed before the errors?"
 
 
 # Required evidence types per intent (docs/design.md section 7).
@@ -40,6 +41,8 @@ REQUIRED_EVIDENCE: dict[Intent, tuple[str, ...]] = {
     Intent.APPLICABLE_POLICY: ("policy",),
     Intent.DEPENDENCIES: ("dependency",),
     Intent.ENTITY_LOOKUP: ("entity",),
+    # The first error dates the window whose changes are listed.
+    Intent.CHANGE_HISTORY: ("error_first_seen",),
 }
 
 # Evidence that is useful for an intent but whose absence does not make the answer partial.
@@ -55,6 +58,7 @@ OPTIONAL_EVIDENCE: dict[Intent, tuple[str, ...]] = {
     Intent.APPLICABLE_POLICY: ("ownership",),
     Intent.DEPENDENCIES: ("entity",),
     Intent.ENTITY_LOOKUP: ("document",),
+    Intent.CHANGE_HISTORY: ("change_event", "deployment_time", "mechanism", "incident_report"),
 }
 
 # What a missing requirement means to a reader (used in `missing_evidence`).

@@ -155,6 +155,19 @@ def test_what_caused_lists_the_candidate_causes_without_a_verdict(  # type: igno
     }
 
 
+def test_what_changed_lists_the_changes_under_their_own_heading(  # type: ignore[no-untyped-def]
+    demo: neo4j.Driver, cli_env, invoke
+) -> None:
+    text = invoke("investigate", "What changed before the PAY-4097 errors?", "--subject",
+                  "acme/user:bob", "--as-of", "2026-07-23T12:00:00Z")  # fmt: skip
+    assert text.code == 0, text
+    listed = text.out.split("Changes before the first error\n", 1)[1].split("\n\n", 1)[0]
+    lines = {line.split()[0]: line for line in listed.splitlines()}
+    assert set(lines) == {"deploy:release-2026.07.23.1", "change:risk-rules-RR-2026-07-23a"}
+    assert "Candidate causes" not in text.out and "Confounders" not in text.out
+    assert "verdict:" not in text.out
+
+
 # -- issue 10: a --service that resolves to nothing -------------------------------------------
 
 

@@ -343,3 +343,77 @@ def test_a_release_written_with_a_space_is_the_named_release(  # type: ignore[no
         m.description for m in hyphen.missing_evidence
     ]
     assert not any(OLD_RELEASE in c.statement for c in spaced.claims)
+
+
+# -- "what changed before the errors?" ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What changed before the PAY-4097 errors?",
+        "List every change before PAY-4097",
+        "Were there any changes before the PAY-4097 errors?",
+        "PAY-4097 之前改了什么？",
+    ],
+)
+def test_what_changed_is_a_change_history(question: str) -> None:
+    # Before, these were incident lookups: the incident and its first error, no change.
+    assert detect_intents(question) == [Intent.CHANGE_HISTORY]
+
+
+def test_what_changed_lists_every_change_before_the_first_error(
+    driver: neo4j.Driver, demo: TemplateExecutor
+) -> None:
+    result = ask(driver, demo, "What changed before the PAY-4097 errors?", service=None)
+    assert result.status is RunStatus.COMPLETE and result.verdict is None
+    facts = statements(result, EpistemicStatus.FACT)
+    assert (
+        f"Release {RELEASE} finished at 2026-07-23T10:02:00Z, 38 s before PAY-4097 was first "
+        "seen" in facts
+    ), facts
+    assert any(
+        RISK_RULES in s and "happened at 2026-07-23T10:02:21Z, 17 s before PAY-4097" in s
+        for s in facts
+    ), facts
+    # What the postmortem says of each, as inferences; nothing called the cause by time.
+    assert {c.element_id: c.assessment for c in result.confounders} == {
+        RELEASE: CauseAssessment.NAMED_AS_CAUSE,
+        RISK_RULES: CauseAssessment.RULED_OUT,
+    }
+    inferences = statements(result, EpistemicStatus.INFERENCE)
+    assert any("rules out change" in s and RISK_RULES in s for s in inferences), inferences
+    assert not any(" caused PAY-4097" in s for s in statements(result))
+    # carol may not read the postmortem: the same two changes, stated, nothing inferred.
+    carol = ask(driver, demo, "What changed before the PAY-4097 errors?", service=None,
+                subject="acme/user:carol")  # fmt: skip
+    assert carol.status is RunStatus.COMPLETE
+    assert {c.element_id: c.assessment for c in carol.confounders} == {
+        RELEASE: CauseAssessment.NO_MECHANISM_EVIDENCE,
+        RISK_RULES: CauseAssessment.NO_MECHANISM_EVIDENCE,
+    }
+    assert not statements(carol, EpistemicStatus.INFERENCE)
+    visible = {ev.evidence_id for ev in carol.evidence}
+    assert all(set(c.evidence_ids) <= visible for c in carol.claims)
+
+
+def test_what_changed_before_an_error_with_no_change_says_so(
+    driver: neo4j.Driver, demo: TemplateExecutor
+) -> None:
+    result = ask(driver, demo, "What changed before PAY-1002?", service=None)
+    assert result.confounders == []
+    assert (
+        "No release is recorded in the 24 h, and no other change in the 30 min, before "
+        "PAY-1002 was first seen at 2025-03-01T08:11:00Z"
+    ) in statements(result, EpistemicStatus.FACT)
+
+
+def test_what_changed_before_the_first_error_happened_is_partial(
+    driver: neo4j.Driver, demo: TemplateExecutor
+) -> None:
+    # Asked at 10:02:30: the release is out, the first PAY-4097 error (10:02:38) is not yet.
+    result = ask(driver, demo, "What changed before the PAY-4097 errors?", service=None,
+                 as_of="2026-07-23T10:02:30Z")  # fmt: skip
+    assert result.status is RunStatus.PARTIAL
+    assert [m.evidence_type for m in result.missing_evidence if m.required] == ["error_first_seen"]
+    assert result.confounders == []

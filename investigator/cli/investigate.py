@@ -102,7 +102,10 @@ def render_report(
     if result.confounders:
         # With a verdict they compete with its subject; without one (an open root-cause
         # question) they are the candidates themselves.
-        lines += ["", "Confounders" if result.verdict is not None else "Candidate causes"]
+        heading = "Confounders" if result.verdict is not None else "Candidate causes"
+        if not {"deployment_correlation", "root_cause"} & set(result.intents):
+            heading = "Changes before the first error"  # "what changed before the errors?"
+        lines += ["", heading]
         for c in result.confounders:
             lines.append(
                 f"  {_clean(c.element_id)} at {_iso(c.at)} ({c.evidence_id}): {_assessed(c)}"
