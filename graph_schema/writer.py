@@ -41,7 +41,7 @@ import queue
 import threading
 import time
 from collections import defaultdict, deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -52,6 +52,7 @@ import neo4j
 from pydantic import BaseModel
 
 from graph_schema import ingest_mark
+from graph_schema.backdating import BackdatedRecords, RecordFloor, backdated, explicit_times
 from graph_schema.bundle import BundleProblem, LoadedBundle
 from graph_schema.canonical import epoch_micros
 from graph_schema.collector import collect_young, cyclic_gc_paused
@@ -493,12 +494,15 @@ def ingest_bundle(
     batch_size: int = DEFAULT_BATCH_SIZE,
     progress: Progress | None = None,
     full: bool = False,
+    recorded_after: Mapping[str, RecordFloor] | None = None,
 ) -> IngestReport:
     """Validate `loaded` against itself and the graph, then write it.
 
     Raises `BundleRejected` (with every problem) before writing anything if the bundle has
     any problem, including the load problems already collected in `loaded.problems` and
-    records that would change what an existing id is.
+    records that would change what an existing id is. `recorded_after` names, per tenant,
+    the latest known_at of its recorded runs: a record the ingest would date at or before it
+    raises `BackdatedRecords`, before anything is written (graph_schema/backdating.py).
 
     A bundle unchanged since its last ingest, into tenants whose records have not changed
     since, is reported as the no-op it is without that work
@@ -534,6 +538,10 @@ def ingest_bundle(
             problems = validate_bundle(loaded, ExistingElements(), now=now)
             if problems:
                 raise BundleRejected(problems)
+            # Every record is new here: each explicit time is the one it would get.
+            found = backdated(explicit_times(loaded), recorded_after or {})
+            if found:
+                raise BackdatedRecords(found)
             ahead.release()
             report = _apply_fresh(driver, loaded, database, ahead, progress, started, scope)
     else:
@@ -546,7 +554,16 @@ def ingest_bundle(
         if problems:
             raise BundleRejected(problems)
         report = _apply(
-            driver, prepared, loaded, database, now, batch_size, progress, started, scope
+            driver,
+            prepared,
+            loaded,
+            database,
+            now,
+            batch_size,
+            progress,
+            started,
+            scope,
+            recorded_after or {},
         )
     # A bundle is marked only where its result is a fixed point: nothing was written, or no
     # id or key repeats (a history is replanned against the graph each time).
@@ -602,7 +619,13 @@ def write_bundle(
     problems = identity_problems(prepared)
     if problems:
         raise BundleRejected(problems)
-    return _apply(driver, prepared, loaded, database, now, batch_size, progress, started, scope)
+    # No run floors here: `ingest_bundle` is the checked path (graph_schema/backdating.py).
+    return _apply(driver, prepared, loaded, database, now, batch_size, progress, started, scope, {})
+
+
+# Principal and Source records are read by the subject loader and the ingest, as of now,
+# never by a template at a run's known_at: their record time changes nothing a run saw.
+_GRANT_LABELS = frozenset({NodeLabel.PRINCIPAL.value, NodeLabel.SOURCE.value})
 
 
 def _prepare(
@@ -818,6 +841,7 @@ def _apply(
     progress: Progress | None,
     started: float,
     scope: ingest_mark.WriteScope,
+    floors: Mapping[str, RecordFloor],
 ) -> IngestReport:
     say = progress or (lambda _message: None)
     node_drafts, edge_drafts = prepared.node_drafts, prepared.edge_drafts
@@ -841,6 +865,19 @@ def _apply(
     takeovers += _retraction_takeovers(prepared, pending, written)
     if takeovers:
         raise SourceTakeover(takeovers)  # before anything is written
+    if floors:
+        # The times the new records would get: an explicit one was kept (else: now).
+        times = [
+            (d.tenant, d.id, at)
+            for r in node_rounds
+            for d, _, at, _ in r
+            if at != now and not _GRANT_LABELS & set(d.labels)
+        ]
+        times += [(d.tenant, d.key, at) for r in edge_rounds for d, _, at, _ in r if at != now]
+        times += [(r.tenant, r.target, r.at) for r in pending]
+        found = backdated(times, floors)
+        if found:
+            raise BackdatedRecords(found)  # before anything is written
     report.retractions_unchanged = len(retractions) - len(pending)
     if node_rounds or edge_rounds or pending:
         # Each tenant's own fulltext index exists before its records do (tenant-local ranking).

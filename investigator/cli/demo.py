@@ -89,7 +89,9 @@ def demo_command(dataset: Path) -> None:
         )
     steps: list[list[str]] = [
         ["schema", "apply"],
-        ["ingest", str(dataset)],
+        # The demo's incident is curated history (recorded in 2026-07): loaded as such even
+        # into a store where earlier demos recorded runs (graph_schema/backdating.py).
+        ["ingest", str(dataset), "--backdate"],
         [
             "investigate",
             QUESTION,

@@ -16,6 +16,7 @@ from typing import NoReturn
 import click
 from pydantic import BaseModel
 
+from graph_schema.backdating import BackdatedRecords
 from graph_schema.bundle import BundleProblem, LoadedBundle, apply_overrides, load_bundle
 from graph_schema.schema_ddl import apply_schema
 from graph_schema.writer import (
@@ -28,6 +29,8 @@ from graph_schema.writer import (
 from investigator.cli.ingest_formats import IMPORT_FORMATS
 from investigator.cli.numbers import WholeNumber
 from investigator.connection import open_driver
+from investigator.context_graph.recorder import ctx_database_from_env
+from investigator.context_graph.runs import run_floors
 from investigator.errors import BadInput
 from investigator.settings import resolve_connection
 
@@ -43,6 +46,8 @@ class IngestOptions(BaseModel):
     acl: list[str] | None = None
     trusted: bool = False
     git_history: bool = False
+    # Allow records dated at or before the known_at of runs already recorded in the tenant.
+    backdate: bool = False
 
 
 def _load_bundle_format(path: Path, options: IngestOptions) -> LoadedBundle:
@@ -101,6 +106,15 @@ def run_ingest(
         # tenant in the graph would read the whole (tenant, id) index on each ingest.
         apply_schema(driver, settings.database, tenants=())
         big = loaded.element_count() >= PROGRESS_THRESHOLD
+        floors = (
+            {}
+            if options.backdate
+            else run_floors(
+                driver,
+                {part.bundle.tenant for part in loaded.parts},
+                ctx_database_from_env(settings.database),
+            )
+        )
         return ingest_bundle(
             driver,
             loaded,
@@ -108,9 +122,10 @@ def run_ingest(
             batch_size=batch_size,
             progress=_progress if big else None,
             full=full,
+            recorded_after=floors,
         )
-    except SourceTakeover as exc:
-        # One line: the id, the source that holds it and the one that may not replace it.
+    except (SourceTakeover, BackdatedRecords) as exc:
+        # One line: the id, and the source that holds it (or the run that saw it).
         raise BadInput(exc.line()) from None
     except BundleRejected as exc:
         _report_problems(exc.problems)
@@ -153,6 +168,13 @@ def _report_problems(problems: Sequence[BundleProblem]) -> NoReturn:
     "commit time, SUPERSEDES the one before, locator path@commit).",
 )
 @click.option(
+    "--backdate",
+    is_flag=True,
+    help="Load curated history: allow recorded_at (and retraction) times at or before the "
+    "known_at of runs already recorded in the tenant (refused otherwise: it would change "
+    "what those runs saw, and their replays will report drift).",
+)
+@click.option(
     "--batch-size",
     type=WholeNumber(1, 50_000),
     default=DEFAULT_BATCH_SIZE,
@@ -175,6 +197,7 @@ def ingest_command(
     acl: str | None,
     trusted: bool,
     git_history: bool,
+    backdate: bool,
     batch_size: int,
     full: bool,
     json_out: bool,
@@ -198,6 +221,7 @@ def ingest_command(
         acl=_parse_acl(acl),
         trusted=trusted,
         git_history=git_history,
+        backdate=backdate,
     )
     report = run_ingest(path, fmt, options, batch_size, full=full)
     if json_out:

@@ -86,6 +86,8 @@ CONSTRAINTS: tuple[str, ...] = (
     "FOR (n:CtxEvidence) REQUIRE (n.run_id, n.evidence_id) IS UNIQUE",
     "CREATE INDEX ctx_event_run IF NOT EXISTS FOR (n:CtxEvent) ON (n.run_id)",
     "CREATE INDEX ctx_run_started IF NOT EXISTS FOR (n:CtxRun) ON (n.started_at)",
+    # An ingest reads each tenant's latest known_at (context_graph/runs.py `run_floors`).
+    "CREATE INDEX ctx_run_tenant_known IF NOT EXISTS FOR (n:CtxRun) ON (n.tenant, n.known_at)",
 )
 
 # One statement writes a whole batch (one round trip): the nodes, each getting its kind's

@@ -1,14 +1,18 @@
-"""`investigator runs`: the most recent recorded runs, newest first."""
+"""`investigator runs`: the most recent recorded runs, newest first; and the latest known_at
+a tenant's runs saw, which an ingest may not date records into."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import neo4j
 
+from graph_schema.backdating import RecordFloor
 from investigator.context_graph.audit import RunReader
 from investigator.context_graph.models import RunSummary
 from investigator.errors import BadInput
+from investigator.timeline import instant_of
 
 MAX_LIMIT = 1000
 
@@ -72,3 +76,32 @@ def list_runs(
             )
         )
     return summaries
+
+
+# Per tenant, its recorded run with the latest known_at: an index seek each
+# (`ctx_run_tenant_known`), never another tenant's runs.
+_LATEST_KNOWN_AT = (
+    "UNWIND $tenants AS t "
+    "CALL (t) { MATCH (r:CtxRun {tenant: t}) WHERE r.known_at IS NOT NULL "
+    "RETURN r ORDER BY r.known_at DESC LIMIT 1 } "
+    "RETURN t AS tenant, r.run_id AS run_id, r.known_at AS known_at"
+)
+
+
+def run_floors(
+    driver: neo4j.Driver, tenants: Iterable[str], database: str | None = None
+) -> dict[str, RecordFloor]:
+    """Per tenant, the latest known_at of its recorded runs: an ingest may not date a record
+    at or before it (graph_schema/backdating.py). Tenants without runs are left out."""
+    wanted = sorted(set(tenants))
+    if not wanted:
+        return {}
+    records, _, _ = driver.execute_query(
+        _LATEST_KNOWN_AT, tenants=wanted, database_=database, routing_=neo4j.RoutingControl.READ
+    )
+    floors: dict[str, RecordFloor] = {}
+    for row in records:
+        at = instant_of(row["known_at"])
+        if at is not None and isinstance(row["run_id"], str):
+            floors[str(row["tenant"])] = RecordFloor(at=at, run_id=row["run_id"])
+    return floors

@@ -82,7 +82,8 @@ def prepare(
     """
     _check(call_cli(["schema", "apply"]), "investigator schema apply")
     for path in paths.values():
-        _check(call_cli(["ingest", str(path)]), f"investigator ingest {path}")
+        # Curated history, loaded as such even where earlier evals recorded runs.
+        _check(call_cli(["ingest", str(path), "--backdate"]), f"investigator ingest {path}")
     for spec in specs:
         for target in spec.purge:
             purge_content(driver, target.tenant, target.id, database=database)

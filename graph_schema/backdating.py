@@ -1,0 +1,107 @@
+"""No record dated into what a recorded run saw.
+
+A run reads the KG as known at its `known_at`: every record with `recorded_at <= known_at`.
+An ingest that dates a new KG record (or a retraction) at or before the `known_at` of a run
+already recorded in the tenant would change what that run saw: its replay would drift, and a
+new question asked `--known-at` that moment would be told the KG knew something it did not.
+So the caller names, per tenant, the latest `known_at` of its recorded runs (a `RecordFloor`),
+and the writer refuses, before writing anything, every explicit `recorded_at` (or retraction
+`at`) at or before it. Records without an explicit time are recorded at the ingest time, which
+is after every run. Source and Principal records are not checked: they are read as of now
+(grants, source policy), never at a run's known_at. The caller may pass no floors (an
+operator loading curated history on purpose: `investigator ingest --backdate`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict
+
+from graph_schema.bundle import BundleProblem, LoadedBundle
+from graph_schema.canonical import iso_utc
+
+
+class RecordFloor(BaseModel):
+    """The latest instant a tenant's recorded runs saw the KG at, and which run that is."""
+
+    model_config = ConfigDict(frozen=True)
+
+    at: datetime
+    run_id: str
+
+
+class Backdated(BaseModel):
+    """One record the ingest would date at or before a recorded run's known_at."""
+
+    model_config = ConfigDict(frozen=True)
+
+    tenant: str
+    target: str  # the id or relationship key
+    at: datetime
+    floor: RecordFloor
+
+    def text(self) -> str:
+        return (
+            f"{self.target} would be recorded at {iso_utc(self.at)}, not after run "
+            f"{self.floor.run_id} of tenant {self.tenant}, which saw the KG as known at "
+            f"{iso_utc(self.floor.at)}"
+        )
+
+
+def backdated(
+    times: Iterable[tuple[str, str, datetime]], floors: Mapping[str, RecordFloor]
+) -> list[Backdated]:
+    """The (tenant, target, recorded_at) at or before their tenant's floor, sorted."""
+    found = {
+        (tenant, target, at): Backdated(tenant=tenant, target=target, at=at, floor=floor)
+        for tenant, target, at in times
+        if (floor := floors.get(tenant)) is not None and at <= floor.at
+    }
+    return [found[key] for key in sorted(found)]
+
+
+def explicit_times(loaded: LoadedBundle) -> list[tuple[str, str, datetime]]:
+    """Every explicit `recorded_at` (and retraction `at`) of a bundle's KG records (nodes,
+    documents, relationships; not the sources and principals, which no run reads at its
+    known_at), with its tenant and target: on a tenant's first ingest each is the time its
+    new record gets."""
+    out: list[tuple[str, str, datetime]] = []
+    for part in loaded.parts:
+        bundle = part.bundle
+        tenant = bundle.tenant
+        # Not sources or principals: their records are read as of now, never at a known_at.
+        specs: Sequence[tuple[str, datetime | None]] = [
+            *((n.id, n.recorded_at) for n in bundle.nodes),
+            *((d.id, d.recorded_at) for d in bundle.documents),
+            *((e.edge_key, e.recorded_at) for e in bundle.edges),
+            *((r.target, r.at) for r in bundle.retractions),
+        ]
+        out += [(tenant, str(target), at) for target, at in specs if at is not None]
+    return out
+
+
+class BackdatedRecords(Exception):
+    """The ingest would date records into what a recorded run saw; nothing was written.
+    `line()` is the one line for the user."""
+
+    def __init__(self, found: Sequence[Backdated]) -> None:
+        self.found = list(found)
+        self.problems = [
+            BundleProblem(origin="graph", element=b.target, reason=b.text()) for b in self.found
+        ]
+        super().__init__(self.line())
+
+    def line(self) -> str:
+        """`ingest refused: ID would be recorded at T, not after run R ...: ...`."""
+        first, *others = self.found
+        tail = ""
+        if others:
+            named = ", ".join(b.target for b in others[:3])
+            tail = f" (and {len(others)} more: {named}{', ...' if len(others) > 3 else ''})"
+        return (
+            f"ingest refused: {first.text()}; a record dated then would change what that run "
+            "saw. Omit its recorded_at to record it now, or load curated history with "
+            f"--backdate{tail}"
+        )

@@ -1,0 +1,162 @@
+"""An ingest may not date records into what a recorded run saw (graph_schema/backdating.py).
+
+Before, a bundle could give a new record (or a retraction) a `recorded_at` before the
+`known_at` of runs already recorded in the tenant: the KG then "had known" it when those runs
+ran. Their replays drifted, and a question asked `--known-at` that moment was answered with
+it. Now such an ingest is refused in one line, nothing written, unless the operator loads
+curated history on purpose (`--backdate`); records without an explicit time are recorded
+now, as before. Through the real CLI on the demo dataset.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import neo4j
+import pytest
+from conftest import wipe
+
+from graph_schema.backdating import BackdatedRecords, RecordFloor, backdated, explicit_times
+from graph_schema.bundle import load_bundle
+from graph_schema.schema_ddl import apply_schema
+from graph_schema.writer import ingest_bundle
+from investigator.context_graph.runs import run_floors
+
+DATASET = Path(__file__).resolve().parents[1] / "datasets" / "payments-incident"
+QUESTION = "Was release-2026.07.23.1 related to the PAY-4097 errors?"
+SEED = ("--service", "svc:payment-api", "--as-of", "2026-07-23T10:30:00Z",
+        "--subject", "acme/user:bob")  # fmt: skip
+LATE_CHANGE = """\
+tenant: acme
+nodes:
+  - {{id: change:late-import, label: ChangeEvent, name: a change imported late, acl: [internal],
+     source_id: src:risk-console, valid_from: "2026-07-23T10:01:00Z",{recorded}
+     props: {{change_type: config, at: "2026-07-23T10:01:00Z"}}}}
+"""
+BACK_DATED = ' recorded_at: "2026-07-23T10:01:05Z",'
+LATE_RETRACTION = """\
+tenant: acme
+retractions:
+  - {id: doc:chat-payments-2026-07-23-1012, reason: imported late, at: "2026-07-23T11:00:00Z"}
+"""
+
+_STATE: dict[str, str] = {}
+
+
+@pytest.fixture()
+def seed_run(driver: neo4j.Driver, cli_env, invoke) -> str:  # type: ignore[no-untyped-def]
+    """The demo graph and bob's recorded seed run (set up once for the module)."""
+    if "run" not in _STATE:
+        wipe(driver)
+        apply_schema(driver)
+        ingest_bundle(driver, load_bundle(DATASET))
+        result = invoke("investigate", QUESTION, *SEED, "--json")
+        assert result.code == 0, result
+        _STATE["run"] = json.loads(result.out)["run_id"]
+    return _STATE["run"]
+
+
+def _write(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def _count(driver: neo4j.Driver, query: str) -> int:
+    records, _, _ = driver.execute_query(query)
+    return int(records[0][0])
+
+
+def test_a_record_dated_before_a_recorded_run_is_refused(  # type: ignore[no-untyped-def]
+    seed_run, driver, invoke, tmp_path: Path
+) -> None:
+    before = _count(driver, "MATCH (n:KG {tenant: 'acme'}) RETURN count(n)")
+    late = _write(tmp_path, "late.yaml", LATE_CHANGE.format(recorded=BACK_DATED))
+    result = invoke("ingest", late)
+    assert result.code == 2, result
+    assert result.out == "" and result.err.count("\n") == 1, result
+    line = result.err
+    assert line.startswith(
+        "error: ingest refused: change:late-import would be recorded at "
+        f"2026-07-23T10:01:05Z, not after run {seed_run} of tenant acme"
+    ), line
+    assert "--backdate" in line
+    assert _count(driver, "MATCH (n:KG {tenant: 'acme'}) RETURN count(n)") == before
+    # A back-dated retraction would hide a record from what the run saw: refused too.
+    retract = invoke("ingest", _write(tmp_path, "retract.yaml", LATE_RETRACTION))
+    assert retract.code == 2 and "doc:chat-payments-2026-07-23-1012 would be" in retract.err
+    assert (
+        _count(
+            driver,
+            "MATCH (d:KG {tenant: 'acme', id: 'doc:chat-payments-2026-07-23-1012'}) "
+            "WHERE d.status <> 'active' RETURN count(d)",
+        )
+        == 0
+    )
+    # Without the explicit time it is recorded now, after every run: accepted.
+    now = invoke("ingest", _write(tmp_path, "now.yaml", LATE_CHANGE.format(recorded="")))
+    assert now.code == 0, now
+    # The run still replays as it was.
+    replay = invoke("replay", seed_run, "--subject", "acme/user:bob", "--json")
+    assert replay.code == 0 and json.loads(replay.out)["verified"] is True, replay
+
+
+def test_backdate_loads_history_and_the_runs_replay_says_what_changed(  # type: ignore[no-untyped-def]
+    seed_run, driver, invoke, tmp_path: Path
+) -> None:
+    late = LATE_CHANGE.format(recorded=BACK_DATED).replace("late-import", "late-import-2")
+    result = invoke("ingest", _write(tmp_path, "late2.yaml", late), "--backdate")
+    assert result.code == 0, result
+    # The operator chose it: the run now sees a change it did not, and its replay says so.
+    replay = invoke("replay", seed_run, "--subject", "acme/user:bob", "--json")
+    assert replay.code == 1, replay
+    assert json.loads(replay.out)["verified"] is False
+
+
+def test_a_back_dated_principal_is_not_a_record_a_run_saw(  # type: ignore[no-untyped-def]
+    seed_run, driver, invoke, tmp_path: Path
+) -> None:
+    # Grants are read as of now, never at a run's known_at: a principal's record time
+    # changes nothing the run saw, so an identity feed may date it.
+    del seed_run
+    bundle = (
+        "tenant: acme\nprincipals:\n  - {id: user:dave, labels: [internal], purposes: "
+        '[incident_investigation], source_id: src:iam, recorded_at: "2026-01-05T09:00:00Z"}\n'
+    )
+    result = invoke("ingest", _write(tmp_path, "dave.yaml", bundle))
+    assert result.code == 0, result
+
+
+def test_other_tenants_runs_do_not_count(  # type: ignore[no-untyped-def]
+    seed_run, driver, invoke
+) -> None:
+    del seed_run  # acme has runs, globex has none
+    floors = run_floors(driver, ["acme", "globex"])
+    assert set(floors) == {"acme"}
+    records, _, _ = driver.execute_query(
+        "MATCH (r:CtxRun {tenant: 'acme'}) RETURN max(r.known_at) AS k"
+    )
+    assert floors["acme"].at.isoformat().replace("+00:00", "Z")[:19] == records[0]["k"][:19]
+
+
+def test_a_tenants_first_ingest_is_checked_too(driver, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # The first ingest of a tenant (no records yet) takes another path through the writer.
+    wipe(driver)
+    apply_schema(driver)
+    text = LATE_CHANGE.format(recorded=BACK_DATED).replace(
+        "nodes:\n",
+        "sources:\n  - {source_id: src:risk-console, source_type: change_feed,\n"
+        "     owner_team: team:x, classification: internal, trust: trusted, authority: 80,\n"
+        "     allowed_purposes: [incident_investigation]}\nnodes:\n",
+    )
+    path = Path(_write(tmp_path, "first.yaml", text))
+    loaded = load_bundle(path)
+    floor = RecordFloor.model_validate({"at": "2026-08-01T00:00:00Z", "run_id": "run-x"})
+    with pytest.raises(BackdatedRecords) as refused:
+        ingest_bundle(driver, loaded, recorded_after={"acme": floor})
+    assert [b.target for b in refused.value.found] == ["change:late-import"]
+    assert _count(driver, "MATCH (n:KG) RETURN count(n)") == 0
+    # A floor before the record's time: nothing to refuse.
+    early = RecordFloor.model_validate({"at": "2026-07-01T00:00:00Z", "run_id": "run-y"})
+    assert backdated(explicit_times(loaded), {"acme": early}) == []
