@@ -872,14 +872,30 @@ def _window_before_first_error(
     return first_at, first_ev, before
 
 
+def _clearing_claims(cand: _Candidate, mechanisms: Sequence[Evidence], intent: str) -> list[Claim]:
+    """An inference per mechanism record that rules `cand` out, quoting its sentence."""
+    ev = cand.evidence
+    return [
+        _claim(
+            f'{_label(m)} rules out {_what(cand)}: "{_quote(sentence)}"',
+            EpistemicStatus.INFERENCE,
+            0.8,
+            [ev, m],
+            intent,
+        )
+        for m in mechanisms
+        if (sentence := _clearing_sentence(m, ev))
+    ]
+
+
 def _changes_before(
     evidence: Sequence[Evidence],
     firsts: Sequence[Evidence],
     mechanisms: Sequence[Evidence],
     checks: CompetingCauseChecks | None,
 ) -> _Causes:
-    """ "What changed before the errors?": each release and other change recorded in the
-    lookback before the first error, as a fact with its time, and what the mechanism
+    """Answers "what changed before the errors?": each release and other change recorded in
+    the lookback before the first error, as a fact with its time, and what the mechanism
     evidence says of it (an inference when a record names it as the cause or rules it out).
     Nothing is called the cause by its time alone."""
     intent = Intent.CHANGE_HISTORY.value
@@ -902,21 +918,9 @@ def _changes_before(
                 intent,
             )
         )
-        by_id = {m.evidence_id: m for m in mechanisms}
-        for m_id in confounder.ruled_out_by:
-            mechanism = by_id[m_id]
-            sentence = _clearing_sentence(mechanism, ev) or ""
-            out.claims.append(
-                _claim(
-                    f'{_label(mechanism)} rules out {_what(cand)}: "{_quote(sentence)}"',
-                    EpistemicStatus.INFERENCE,
-                    0.8,
-                    [ev, mechanism],
-                    intent,
-                )
-            )
+        out.claims += _clearing_claims(cand, mechanisms, intent)
         if confounder.named_by:
-            naming = [by_id[m_id] for m_id in confounder.named_by]
+            naming = [m for m in mechanisms if m.evidence_id in confounder.named_by]
             out.claims.append(
                 _claim(
                     f"Mechanism evidence from {', '.join(sorted(_label(m) for m in naming))} "
@@ -951,20 +955,11 @@ def _candidate_causes(
             f"{_finished(cand)} at {iso_utc(cand.at)}, {_human(first_at - cand.at)} before "
             f"{_label(first_ev)} was first seen"
         )
-        out.confounders.append(_confounder(cand, mechanisms))
-        clearing = [(m, s) for m in mechanisms if (s := _clearing_sentence(m, ev))]
-        cleared = {m.evidence_id for m, _ in clearing}
-        naming = [m for m in mechanisms if m.evidence_id not in cleared and _names_as_cause(m, ev)]
-        for mechanism, sentence in clearing:
-            out.claims.append(
-                _claim(
-                    f'{_label(mechanism)} rules out {_what(cand)}: "{_quote(sentence)}"',
-                    EpistemicStatus.INFERENCE,
-                    0.8,
-                    [ev, mechanism],
-                    intent,
-                )
-            )
+        confounder = _confounder(cand, mechanisms)
+        out.confounders.append(confounder)
+        clearing = _clearing_claims(cand, mechanisms, intent)
+        out.claims += clearing
+        naming = [m for m in mechanisms if m.evidence_id in confounder.named_by]
         if naming:
             out.claims.append(
                 _claim(
