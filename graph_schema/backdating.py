@@ -19,7 +19,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
 
-from graph_schema.bundle import BundleProblem, LoadedBundle
+from graph_schema.bundle import BundleProblem, LoadedBundle, and_more
 from graph_schema.canonical import iso_utc
 
 
@@ -96,10 +96,7 @@ class BackdatedRecords(Exception):
     def line(self) -> str:
         """`ingest refused: ID would be recorded at T, not after run R ...: ...`."""
         first, *others = self.found
-        tail = ""
-        if others:
-            named = ", ".join(b.target for b in others[:3])
-            tail = f" (and {len(others)} more: {named}{', ...' if len(others) > 3 else ''})"
+        tail = and_more([b.target for b in others])
         return (
             f"ingest refused: {first.text()}; a record dated then would change what that run "
             "saw. Omit its recorded_at to record it now, or load curated history with "

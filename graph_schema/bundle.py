@@ -19,7 +19,7 @@ import functools
 import json
 import math
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -483,6 +483,15 @@ class Bundle(_Spec):
             + len(self.documents)
             + len(self.retractions)
         )
+
+
+def and_more(targets: Sequence[str]) -> str:
+    """` (and N more: a, b, c, ...)` after a one-line refusal naming its first target; empty
+    when there are no others."""
+    if not targets:
+        return ""
+    named = ", ".join(targets[:3])
+    return f" (and {len(targets)} more: {named}{', ...' if len(targets) > 3 else ''})"
 
 
 class BundleProblem(BaseModel):

@@ -53,7 +53,7 @@ from pydantic import BaseModel
 
 from graph_schema import ingest_mark
 from graph_schema.backdating import BackdatedRecords, RecordFloor, backdated, explicit_times
-from graph_schema.bundle import BundleProblem, LoadedBundle
+from graph_schema.bundle import BundleProblem, LoadedBundle, and_more
 from graph_schema.canonical import epoch_micros
 from graph_schema.collector import collect_young, cyclic_gc_paused
 from graph_schema.hashing import content_hash
@@ -152,11 +152,7 @@ class SourceTakeover(BundleRejected):
     def line(self) -> str:
         """`ingest refused: ID is held by source A; B may not write a new version of it`."""
         first, *others = self.takeovers
-        tail = ""
-        if others:
-            named = ", ".join(t.target for t in others[:3])
-            tail = f" (and {len(others)} more: {named}{', ...' if len(others) > 3 else ''})"
-        return f"ingest refused: {first.text()}{tail}"
+        return f"ingest refused: {first.text()}{and_more([t.target for t in others])}"
 
 
 class IngestReport(BaseModel):

@@ -831,12 +831,14 @@ def _window_before_first_error(
     evidence: Sequence[Evidence],
     firsts: Sequence[Evidence],
     checks: CompetingCauseChecks | None,
+    mechanisms: Sequence[Evidence],
     intent: str,
     out: _Causes,
-) -> tuple[datetime, Evidence, list[_Candidate]] | None:
-    """The first error and the releases and changes recorded in the lookback before it
-    (None without a first error). Says, in `out`, when the checks of the window did not all
-    run, or, when they did and found nothing, that nothing changed."""
+) -> tuple[datetime, Evidence, list[tuple[_Candidate, Confounder]]] | None:
+    """The first error and the releases and changes recorded in the lookback before it,
+    each with what the mechanism evidence says of it, also added to `out.confounders` (None
+    without a first error). Says, in `out`, when the checks of the window did not all run,
+    or, when they did and found nothing, that nothing changed."""
     seen = _sightings(firsts)
     if not seen:
         return None
@@ -869,7 +871,9 @@ def _window_before_first_error(
                 intent,
             )
         )
-    return first_at, first_ev, before
+    assessed = [(cand, _confounder(cand, mechanisms)) for cand in before]
+    out.confounders += [confounder for _, confounder in assessed]
+    return first_at, first_ev, assessed
 
 
 def _clearing_claims(cand: _Candidate, mechanisms: Sequence[Evidence], intent: str) -> list[Claim]:
@@ -900,14 +904,12 @@ def _changes_before(
     Nothing is called the cause by its time alone."""
     intent = Intent.CHANGE_HISTORY.value
     out = _Causes()
-    window = _window_before_first_error(evidence, firsts, checks, intent, out)
+    window = _window_before_first_error(evidence, firsts, checks, mechanisms, intent, out)
     if window is None:
         return out
     first_at, first_ev, before = window
-    for cand in before:
+    for cand, confounder in before:
         ev = cand.evidence
-        confounder = _confounder(cand, mechanisms)
-        out.confounders.append(confounder)
         out.claims.append(
             _claim(
                 f"{_upper_first(_what(cand))} {_finished(cand)} at {iso_utc(cand.at)}, "
@@ -945,18 +947,16 @@ def _candidate_causes(
     change, so none is picked by its time alone."""
     intent = Intent.ROOT_CAUSE.value
     out = _Causes()
-    window = _window_before_first_error(evidence, firsts, checks, intent, out)
+    window = _window_before_first_error(evidence, firsts, checks, mechanisms, intent, out)
     if window is None:
         return out
     first_at, first_ev, before = window
-    for cand in before:
+    for cand, confounder in before:
         ev = cand.evidence
         when = (
             f"{_finished(cand)} at {iso_utc(cand.at)}, {_human(first_at - cand.at)} before "
             f"{_label(first_ev)} was first seen"
         )
-        confounder = _confounder(cand, mechanisms)
-        out.confounders.append(confounder)
         clearing = _clearing_claims(cand, mechanisms, intent)
         out.claims += clearing
         naming = [m for m in mechanisms if m.evidence_id in confounder.named_by]

@@ -21,6 +21,7 @@ from cypher_templates.plan import PlanStep, QueryPlan, ResolvedEntity, TimeScope
 from investigator.evidence import iso_utc
 from investigator.rubric import Intent, required_types, useful_types
 from investigator.timeline import (
+    RELEASE_NAME,
     AnchorEvent,
     ReferenceTime,
     instant_of,
@@ -110,7 +111,7 @@ _CORRELATION_WORDS = re.compile(
 # Not the head of a longer hyphenated name ("RR-2026-07-23a" is a change, not error RR-2026).
 _ERROR_CODE = re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d{2,6}\b(?![-\w]|\.\w)")
 _KG_ID = re.compile(r"\b[a-z][a-z0-9_]*:[A-Za-z0-9][A-Za-z0-9._@:/-]*[A-Za-z0-9]")
-_RELEASE = re.compile(r"\brelease-\d{4}\.\d{2}\.\d{2}\.\d+\b", re.IGNORECASE)
+_RELEASE = RELEASE_NAME
 # A release as people write it: "release 2026.07.23.1", "release_…", "the 2026.07.23.1 release".
 _RELEASE_WRITTEN = re.compile(
     r"\brelease[\s_]+v?(\d{4}\.\d{2}\.\d{2}\.\d+)\b|\b(\d{4}\.\d{2}\.\d{2}\.\d+)\s+release\b",

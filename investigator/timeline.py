@@ -603,7 +603,8 @@ def first_error(
     return min(seen) if seen else None
 
 
-_RELEASE_NAME = re.compile(r"\brelease-\d{4}\.\d{2}\.\d{2}\.\d+\b", re.IGNORECASE)
+# A release named as written in questions (the planner's mentions use it too).
+RELEASE_NAME = re.compile(r"\brelease-\d{4}\.\d{2}\.\d{2}\.\d+\b", re.IGNORECASE)
 
 
 def _release(
@@ -614,7 +615,7 @@ def _release(
 ) -> tuple[datetime, str] | None:
     """The release the question's words mean: the one they name ("before the
     release-2026.07.23.1 deploy"), else the latest of the services by `before`."""
-    named = [n.lower() for n in _RELEASE_NAME.findall(words or "")]
+    named = [n.lower() for n in RELEASE_NAME.findall(words or "")]
     releases = [
         (t, ev.name or ev.element_id)
         for ev in evidence

@@ -9,11 +9,16 @@ see. They are hints, not evidence: nothing here is recorded in the Context Graph
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import neo4j
 
 from investigator.errors import InvestigatorError
 from investigator.investigation import InvestigationResult
 from investigator.planner import extract_mentions
+
+if TYPE_CHECKING:
+    from cypher_templates.subject import Subject
 
 # The label a question's mention is looked for as, by its id prefix (labels both suggestion
 # templates accept; other prefixes get the line without suggestions).
@@ -85,12 +90,12 @@ class NameHints:
         self.subject_id = subject_id  # tenant-qualified, as the run was asked
         self.result = result
         self.executor = TemplateExecutor(driver, database=database)
-        self._subject: object | None = None
+        self._subject: Subject | None = None
 
     def did_you_mean(self, text: str, label: str | None) -> str:
         """`did you mean svc:a?`, or `no visible id is close to it`."""
         from cypher_templates.plan import PlanStep
-        from cypher_templates.subject import Subject, load_subject
+        from cypher_templates.subject import load_subject
         from investigator.entity_suggestions import (
             Candidate,
             did_you_mean,
@@ -108,7 +113,6 @@ class NameHints:
                     self.executor, self.subject_id, result.purpose, result.known_at
                 )
             subject = self._subject
-            assert isinstance(subject, Subject)
             for q in suggestion_queries(text, label):
                 step = PlanStep(
                     template_id=q.template_id,
