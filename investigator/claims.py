@@ -156,9 +156,18 @@ def _with(evidence: Sequence[Evidence], etype: str) -> list[Evidence]:
 
 
 def _valid_text(ev: Evidence) -> str:
-    start = iso_utc(ev.valid_from) if ev.valid_from else "?"
     end = iso_utc(ev.valid_to) if ev.valid_to else "open"
-    return f"valid {start} to {end}"
+    if ev.valid_from is None:
+        # An imported runbook often states no start: say so, rather than print "?".
+        return f"valid to {end}, no start recorded"
+    return f"valid {iso_utc(ev.valid_from)} to {end}"
+
+
+def _named_only(ev: Evidence) -> str:
+    """How a runbook read as the one the question names is tied to it: by name alone."""
+    if ev.context.get("anchor_type") != "runbook":
+        return ""
+    return ", found by its name alone (no service, alert or error code record links to it),"
 
 
 def derive_claims(
@@ -218,8 +227,8 @@ def derive_claims(
             where = f" [{ev.locator}]" if ev.locator else ""
             claims.append(
                 _claim(
-                    f"Runbook {_label(ev)} ({ev.element_id}) is the version in force "
-                    f"{_in_force(ev, refs, as_of)} ({_valid_text(ev)}){where}",
+                    f"Runbook {_label(ev)} ({ev.element_id}){_named_only(ev)} is the version "
+                    f"in force {_in_force(ev, refs, as_of)} ({_valid_text(ev)}){where}",
                     EpistemicStatus.FACT,
                     0.95,
                     [ev],

@@ -271,6 +271,9 @@ class Known(BaseModel):
     incidents: list[str] = Field(default_factory=list)
     deployments: list[str] = Field(default_factory=list)
     alerts: list[str] = Field(default_factory=list)
+    # Runbooks the question names itself (entity linking only, never a runbook a template
+    # returned as evidence): their own chains are read when a runbook is wanted.
+    runbooks: list[str] = Field(default_factory=list)
     other: list[str] = Field(default_factory=list)
     first_seen: datetime | None = None
     # Services the focus services depend on (found by the competing-cause check; they are
@@ -300,6 +303,7 @@ class Known(BaseModel):
             ("incidents", "Incident"),
             ("deployments", "Deployment"),
             ("alerts", "Alert"),
+            ("runbooks", "Runbook"),
             ("other", None),
         )
         return [ResolvedEntity(id=i, type=t) for kind, t in typed for i in getattr(self, kind)]
@@ -453,6 +457,13 @@ def steps_for(
             )
         if want & incident_types and not known.incidents:
             steps.append(_one_hop_step(alert, "TRIGGERED", "out", step_id=NAV_PREFIX + "triggered"))
+    for runbook in known.runbooks[:MAX_FOCUS_SERVICES]:
+        if "runbook" in want:
+            steps.append(
+                _step(
+                    "runbooks_for", {"anchor_id": runbook}, "runbook", options={"anchor": "runbook"}
+                )
+            )
     for inc in known.incidents:
         if want & incident_types:
             steps.append(_step("incident_context", {"incident_id": inc}, "error_first_seen"))
@@ -745,10 +756,11 @@ def reference_steps(
     names = {str(i) for i in intents}
     owners = Intent.OWNERSHIP_AT_TIME.value in names
     runbooks = Intent.APPLICABLE_RUNBOOK.value in names
-    # Services: owner, then runbook; error codes: runbook only.
+    # Services: owner, then runbook; error codes and named runbooks: runbook only.
     anchors = [
         *((svc, "service") for svc in focus),
         *((code, "error_code") for code in known.error_codes[:MAX_FOCUS_SERVICES]),
+        *((runbook, "runbook") for runbook in known.runbooks[:MAX_FOCUS_SERVICES]),
     ]
     steps: list[PlanStep] = []
     for at in references:

@@ -164,6 +164,22 @@ def _error_sighting(row: TemplateRow) -> tuple[str, str | None, datetime] | None
     return code_id, code if isinstance(code, str) else None, first
 
 
+def learn_named_runbooks(known: Known, rows: Sequence[TemplateRow]) -> bool:
+    """Record the runbooks that linking the question's words resolved to (a runbook named
+    by its id or name); True when any is new.
+
+    Only linking rows count: a runbook that a template returned as evidence is an answer,
+    not something the question named. A runbook imported without any APPLIES_TO link (a
+    folder of Markdown files named after their alerts) is found this way.
+    """
+    changed = False
+    for row in rows:
+        el = row.element
+        if el.kind == "node" and el.type == "Runbook":
+            changed |= known.add("runbooks", el.element_id)
+    return changed
+
+
 def learn(known: Known, rows: Sequence[TemplateRow], focus: QuestionFocus, as_of: datetime) -> bool:
     """Update `known` (and `focus`) from rows; True when anything is new.
 
@@ -487,6 +503,8 @@ class RetrievalLoop:
                 learned |= note_check_rows(known, result.rows, focus)
             elif result.template_id not in TEXT_CHANNEL_TYPES:
                 learned |= learn(known, result.rows, self.focus, self.inp.as_of)
+                if result.template_id == "entity_resolution":
+                    learned |= learn_named_runbooks(known, result.rows)
             else:
                 # A text hit is not an identification; only a record whose name is a word
                 # of the question ("checkout") becomes an anchor.

@@ -380,7 +380,10 @@ class RunbookLookup:
         anchors = self._anchors(run, query)
         answer.resolved = [anchor_id for anchor_id, _ in anchors]
         answer.text_matches = run.text_matches
-        if not anchors and not run.text_hits:
+        # An alert no record of the KG stands for may still have its runbook: a folder of
+        # Markdown runbooks imported without the rules names each file after its alert.
+        named = self._runbooks_named(run, query) if not anchors else []
+        if not anchors and not run.text_hits and not named:
             what = query.target.value.replace("_", " ")
             if run.text_note is not None:
                 answer.note = run.text_note
@@ -401,6 +404,20 @@ class RunbookLookup:
                     evidence_type="runbook",
                 )
                 for anchor_id, anchor in anchors
+            ]
+            for rows in run.stage(steps):
+                documents.extend(rows)
+            if not any(d.type == "Runbook" for d in documents):
+                named = self._runbooks_named(run, query)
+        if named:
+            steps = [
+                PlanStep(
+                    template_id="runbooks_for",
+                    params={"anchor_id": runbook},
+                    options={"anchor": "runbook"},
+                    evidence_type="runbook",
+                )
+                for runbook in named
             ]
             for rows in run.stage(steps):
                 documents.extend(rows)
@@ -448,6 +465,8 @@ class RunbookLookup:
             answer.runbook = _as_version(chosen)
             answer.alternatives = [_as_version(h) for h in runbooks[1:]]
             answer.owner_detail = self._owner(run, query, anchors, chosen)
+            if chosen.context.get("anchor_type") == "runbook":
+                answer.note = self._named_note(run, query, anchors, chosen)
         elif query.target in (LookupTarget.ERROR_CODE, LookupTarget.ALERT) and (
             fallbacks := fallback_runbooks(run, anchors, self._fallbacks(run, anchors).paths)
         ):
@@ -476,6 +495,34 @@ class RunbookLookup:
         if answer.runbook is not None and answer.runbook.fallback_via is None:
             answer.runbook_owner = self._runbook_owner(run, answer)
         return answer
+
+    def _runbooks_named(self, run: _Lookup, query: RunbookQuery) -> list[str]:
+        """Runbooks whose id or name is the alert asked about (alert lookups only)."""
+        if query.target is not LookupTarget.ALERT:
+            return []
+        rows = run.call(
+            "entity_resolution",
+            {"text": query.value},
+            "entity",
+            options={"label": "Runbook"},
+            limit=5,
+        )
+        return sorted({ev.element_id for ev in rows})
+
+    @staticmethod
+    def _named_note(
+        run: _Lookup, query: RunbookQuery, anchors: list[tuple[str, str]], chosen: Evidence
+    ) -> str:
+        """Why a runbook no record links to is the answer: it is named after the alert."""
+        if anchors:
+            alerts = ", ".join(a for a, _ in anchors)
+            why = f"no runbook is linked to {alerts} (none APPLIES_TO it)"
+        else:
+            why = f"no alert matching {query.value!r} is visible to {run.subject_id}"
+        return (
+            f"{why}; {chosen.element_id} is named after it, and that name is the only tie "
+            "(import the alert rules to link them)"
+        )
 
     def _fallbacks(self, run: _Lookup, anchors: list[tuple[str, str]]) -> FallbackSearch:
         """The services the anchors were emitted by / fired on at as_of (searched once)."""

@@ -276,6 +276,9 @@ def test_evidence_type_vocabulary_is_one_vocabulary() -> None:
 # version 1, version 3 none to either: they render the predicate they were recorded with).
 PINNED_V1_HASHES = "sha256:f0fbbbec597f618a73c149f7d1217f829367c54e436f5664c5ff3f1bb507b36c"
 PINNED_V2_HASHES = "sha256:cbff7c9d1de128cc8bb7d23a0476c0beacbb2c41e6344d87b211084457d1611b"
+# Variants published after these versions' texts were recorded: no recorded run names them,
+# and every version offers them so that a replay re-planning an older run can run them.
+LATER_VARIANTS = {("runbooks_for", (("anchor", "runbook"),))}
 
 
 @pytest.mark.parametrize(("version", "pinned"), [(1, PINNED_V1_HASHES), (2, PINNED_V2_HASHES)])
@@ -285,6 +288,7 @@ def test_recorded_versions_texts_are_pinned(version: int, pinned: str) -> None:
         for spec in REG.specs()
         if spec.version == version
         for o in spec.variants()
+        if (spec.id, tuple(sorted(o.items()))) not in LATER_VARIANTS
     ]
     assert len(rows) == 170
     digest = "sha256:" + hashlib.sha256(json.dumps(rows, sort_keys=True).encode()).hexdigest()

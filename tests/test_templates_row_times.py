@@ -205,6 +205,7 @@ def _anchor(options: dict[str, str | int]) -> list[dict[str, Any]]:
             {"anchor_id": "alert:KubePodCrashLooping"},
         ],
         "error_code": [{"anchor_id": "err:PAY-4097"}],
+        "runbook": [{"anchor_id": "runbook:payment-recovery@v3"}],
     }[str(options["anchor"])]
 
 

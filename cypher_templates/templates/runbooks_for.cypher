@@ -1,4 +1,15 @@
 {% import '_visibility.j2' as v with context %}{% import '_element.j2' as e with context -%}
+{% if anchor == 'runbook' -%}
+// The runbook a question or lookup names itself (by id or name: a runbook imported without
+// any APPLIES_TO link, one file named after its alert), with every version of its SUPERSEDES
+// chain; each version row names the version that replaces it. Nothing links it: linked_via is
+// empty, and the caller says the name is the only tie.
+MATCH (x:KG:Runbook {id: $anchor_id})
+WHERE {{ v.visible('x') }}
+MATCH p = (x)-[chain:SUPERSEDES*0..4]-(ver:KG:Document)
+WHERE {{ v.visible('ver') }} AND {{ v.visible_path('p', 'SUPERSEDES') }}
+WITH DISTINCT x, ver, [] AS linked_via
+{% else -%}
 {% set anchor_label = {'service': 'Service', 'alert': 'Alert', 'error_code': 'ErrorCode'}[anchor] -%}
 // Runbooks and policies linked to a {{ anchor }} (APPLIES_TO / GOVERNED_BY), with every version
 // of their SUPERSEDES chain; each version row names the version that replaces it.
@@ -8,6 +19,7 @@ WHERE (rb:Runbook OR rb:Policy)
 MATCH p = (rb)-[chain:SUPERSEDES*0..4]-(ver:KG:Document)
 WHERE {{ v.visible('ver') }} AND {{ v.visible_path('p', 'SUPERSEDES') }}
 WITH DISTINCT x, ver, collect(DISTINCT type(l)) AS linked_via
+{% endif -%}
 OPTIONAL MATCH (newer:KG:Document)-[s:SUPERSEDES]->(ver)
 WHERE {{ v.visible('newer') }} AND {{ v.visible_rel('s', 'SUPERSEDES') }}
 WITH x, ver, linked_via, min(newer.id) AS replacement

@@ -52,10 +52,15 @@ def render_card(answer: RunbookAnswer, subject: str | None = None) -> str:
             f"Runbook   {_clean(rb.title or rb.id)}  [{_clean(rb.id)}, {_version(rb)}, "
             f"{_clean(rb.trust)}]"
         )
-        lines.append(f"Valid     {_iso(rb.valid_from)} -> {_iso(rb.valid_to)}")
+        # An imported runbook often states no start: "open -> open" read as a typo.
+        start = _iso(rb.valid_from) if rb.valid_from is not None else "(no start recorded)"
+        lines.append(f"Valid     {start} -> {_iso(rb.valid_to)}")
         if rb.fallback_via:
             # Issue 15: another element's runbook, said so, with the path it was reached by.
             lines.append(f"Fallback  via {_clean(rb.fallback_via)} (none of its own)")
+        elif answer.note:
+            # A runbook found by the alert's name alone: the card says what ties it.
+            lines.append(f"Note      {_clean(answer.note, 300)}")
     lines.append(f"As of     {_iso(answer.as_of)}  (known at {_iso(answer.known_at)})")
     if answer.owner_detail is not None:
         o = answer.owner_detail

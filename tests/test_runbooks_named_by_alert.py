@@ -1,0 +1,136 @@
+"""A folder of Markdown runbooks imported without the alert rules (one file named after each
+alert, the layout of public runbook repositories) answers `runbook --alert NAME` and "Which
+runbook applies to NAME?", saying that the name is the only tie, on a real Neo4j.
+
+Before, both answered nothing: no Alert record exists to link the runbook through, and the
+fulltext channel cannot vouch that a text hit is *the* runbook.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import neo4j
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+RUNBOOKS = FIXTURES / "runbooks" / "acme"
+CATALOGS = FIXTURES / "runbooks" / "catalogs"
+
+
+@pytest.fixture()
+def markdown_only(driver: neo4j.Driver, cli_env: object, invoke) -> neo4j.Driver:  # type: ignore[no-untyped-def]
+    from test_runbook_lookup import wipe
+
+    wipe(driver)
+    for catalog in ("acme.yaml", "globex.yaml"):
+        assert invoke("ingest", str(CATALOGS / catalog)).code == 0
+    md = invoke(
+        "ingest", str(RUNBOOKS), "--format", "markdown-runbooks", "--tenant", "acme",
+        "--acl", "internal", "--trusted",
+    )  # fmt: skip
+    assert md.code == 0, md
+    return driver
+
+
+def test_runbook_alert_finds_the_runbook_named_after_it(  # type: ignore[no-untyped-def]
+    markdown_only: neo4j.Driver, invoke
+) -> None:
+    card = invoke("runbook", "--alert", "KubePodCrashLooping", "--subject", "user:oncall")
+    assert card.code == 0, card
+    lines = card.out.splitlines()
+    assert lines[0].startswith("Runbook   KubePodCrashLooping  [runbook:KubePodCrashLooping")
+    # No start in the file: said in words, not "open -> open".
+    assert lines[1] == "Valid     (no start recorded) -> open"
+    assert lines[2].startswith(
+        "Note      no alert matching 'KubePodCrashLooping' is visible to user:oncall; "
+        "runbook:KubePodCrashLooping is named after it, and that name is the only tie"
+    )
+    assert "kubernetes/KubePodCrashLooping.md#mitigation" in card.out
+
+    doc = json.loads(
+        invoke(
+            "runbook", "--alert", "kubepodcrashlooping", "--subject", "user:oncall", "--json"
+        ).out
+    )
+    assert doc["runbook"]["id"] == "runbook:KubePodCrashLooping"  # the name as typed, any case
+    assert doc["resolved"] == []  # no alert record: nothing is claimed to have resolved
+    replay = invoke("replay", doc["run_id"], "--subject", "user:oncall", "--json")
+    assert replay.code == 0, replay
+    assert json.loads(replay.out)["verified"] is True
+
+
+def test_investigate_names_the_runbook_and_how_it_was_tied(  # type: ignore[no-untyped-def]
+    markdown_only: neo4j.Driver, invoke
+) -> None:
+    result = invoke(
+        "investigate", "Which runbook applies to KubePodCrashLooping?",
+        "--subject", "user:oncall", "--json",
+    )  # fmt: skip
+    assert result.code == 0, result
+    doc = json.loads(result.out)
+    assert doc["status"] == "complete", doc["missing_evidence"]
+    (claim,) = doc["claims"]
+    assert claim["statement"].startswith(
+        "Runbook KubePodCrashLooping (runbook:KubePodCrashLooping), found by its name alone "
+        "(no service, alert or error code record links to it), is the version in force at "
+    )
+    assert "(valid to open, no start recorded)" in claim["statement"]
+    [evidence] = [ev for ev in doc["evidence"] if ev["evidence_id"] in claim["evidence_ids"]]
+    assert evidence["element_id"] == "runbook:KubePodCrashLooping"
+    replay = invoke("replay", doc["run_id"], "--subject", "user:oncall", "--json")
+    assert json.loads(replay.out)["verified"] is True
+
+
+def test_a_subject_who_may_not_read_it_and_another_tenant_get_nothing(  # type: ignore[no-untyped-def]
+    markdown_only: neo4j.Driver, invoke
+) -> None:
+    # Imported with --acl internal: user:nolabel holds no label.
+    hidden = invoke("runbook", "--alert", "KubePodCrashLooping", "--subject", "user:nolabel")
+    assert hidden.code == 0, hidden
+    assert hidden.out.startswith("No runbook: no alert matching 'KubePodCrashLooping'")
+    assert "runbook:KubePodCrashLooping" not in hidden.out
+    other = invoke(
+        "runbook", "--alert", "KubePodCrashLooping", "--subject", "globex/user:mallory", "--json"
+    )
+    assert other.code == 0, other
+    assert json.loads(other.out)["runbook"] is None
+    asked = invoke(
+        "investigate", "Which runbook applies to KubePodCrashLooping?",
+        "--subject", "globex/user:mallory", "--json",
+    )  # fmt: skip
+    assert asked.code == 0, asked
+    assert "runbook:KubePodCrashLooping" not in asked.out
+
+
+def test_an_alert_with_no_runbook_linked_gets_the_one_named_after_it(  # type: ignore[no-untyped-def]
+    markdown_only: neo4j.Driver, invoke, tmp_path: Path
+) -> None:
+    # The alert is imported after its runbook, and its rule names no runbook_url.
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(
+        "groups:\n- name: k\n  rules:\n"
+        "  - {alert: KubePodCrashLooping, expr: up == 0, annotations: {summary: Pod restarts.}}\n",
+        encoding="utf-8",
+    )
+    assert invoke(
+        "ingest", str(rules), "--format", "prometheus-rules", "--tenant", "acme",
+        "--acl", "internal",
+    ).code == 0  # fmt: skip
+    linked, _, _ = markdown_only.execute_query(
+        "MATCH (:KG:Runbook)-[l:APPLIES_TO]->(:KG:Alert {id: 'alert:KubePodCrashLooping'}) "
+        "RETURN count(l) AS n"
+    )
+    assert linked[0]["n"] == 0  # the setup this test is about
+    doc = json.loads(
+        invoke(
+            "runbook", "--alert", "KubePodCrashLooping", "--subject", "user:oncall", "--json"
+        ).out
+    )
+    assert doc["resolved"] == ["alert:KubePodCrashLooping"]
+    assert doc["runbook"]["id"] == "runbook:KubePodCrashLooping"
+    assert doc["note"].startswith(
+        "no runbook is linked to alert:KubePodCrashLooping (none APPLIES_TO it); "
+        "runbook:KubePodCrashLooping is named after it"
+    )
