@@ -8,6 +8,9 @@ id, version and detail: an auditor without `incident` reading alice's seed run s
 incident-only relationship) and its valid-from time. An idempotent retry after the rejected
 record was tightened returned the recorded answer's `rejected` list unfiltered.
 
+A relationship is withheld the same way when the reader may not read one of its two nodes
+now (a template never reads it then either).
+
 The tests of this module share one graph and one recorded run, set up by the first of them.
 """
 
@@ -127,3 +130,39 @@ def test_an_idempotent_retry_after_a_rejected_record_was_tightened_is_refused(  
     assert refused.err.count("\n") == 1, refused.err
     assert "may no longer read (acl)" in refused.err
     assert "AFFECTED_BY" not in refused.err
+
+
+def test_a_relationship_whose_end_the_reader_may_not_read_is_withheld(  # type: ignore[no-untyped-def]
+    run_id, invoke, tmp_path: Path
+) -> None:
+    # A template reads a relationship only when both its nodes are visible; trace re-checks
+    # both ends too. Before, tightening the incident's own record withheld its evidence but
+    # not the relationships to it, and their keys and text showed the incident's id.
+    def affected(doc: dict[str, Any]) -> dict[int, dict[str, Any]]:
+        return {
+            n["seq"]: n
+            for n in doc["nodes"]
+            if n["kind"] == "evidence"
+            and str(n["content"].get("element_id", "")).startswith("AFFECTED_BY|svc:payment-api|")
+        }
+
+    auditor = ("acme/user:auditor", "--purpose", "audit")  # labels internal, incident, pii
+    before = affected(json.loads(_trace(invoke, run_id, auditor[0], "json", *auditor[1:])))
+    assert before, "the control: the auditor reads the incident's relationships today"
+    tightened = tmp_path / "incident.yaml"
+    tightened.write_text(
+        "tenant: acme\n"
+        "nodes:\n"
+        "  - {id: inc:2026-07-23-payments, label: Incident, acl: [internal, incident, legal],\n"
+        '     name: "Payments authorization failures 2026-07-23",\n'
+        "     source_id: src:incident-reports,\n"
+        '     valid_from: "2026-07-23T10:02:38Z", valid_to: "2026-07-23T10:48:00Z"}\n'
+    )
+    result = invoke("ingest", str(tightened))
+    assert result.code == 0, result
+    outputs = {fmt: _trace(invoke, run_id, auditor[0], fmt, *auditor[1:]) for fmt in FORMATS}
+    for fmt, out in outputs.items():
+        assert "inc:2026-07-23-payments" not in out, fmt
+    nodes = {n["seq"]: n for n in json.loads(outputs["json"])["nodes"]}
+    for seq in before:
+        assert nodes[seq]["properties"]["withheld"] == "acl"

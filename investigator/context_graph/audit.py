@@ -195,11 +195,15 @@ class ContentFilter:
             for e in [*evidence.values(), *rejections.values()]
             if e.get("element_id")
         }
-        records = self._records(named | replacements, driver, kg_database)
+        # A relationship shows its two ends: each must be readable too, as a template reads
+        # a relationship only when both its nodes are visible.
+        ends = {end for eid in named for end in _edge_ends(eid)}
+        records = self._records(named | replacements | ends, driver, kg_database)
         self.withheld: dict[str, str] = {}
         quotes: set[str] = set()
         for ev_id, ev in evidence.items():
-            reason = self._reason(ev, records.get(str(ev.get("element_id") or ""), []))
+            eid = str(ev.get("element_id") or "")
+            reason = self._reason(ev, records.get(eid, [])) or self._ends_reason(eid, records)
             if reason is not None:
                 self.withheld[ev_id] = reason
                 for key in ("content", "title", "name"):
@@ -223,8 +227,10 @@ class ContentFilter:
         self.withheld_candidates: dict[str, str] = {}
         for cand_id, rejection in sorted(rejections.items()):
             eid = str(rejection.get("element_id") or "")
-            reason = self.withheld.get(cand_id) or self._rejection_reason(
-                rejection, records.get(eid, [])
+            reason = (
+                self.withheld.get(cand_id)
+                or self._rejection_reason(rejection, records.get(eid, []))
+                or self._ends_reason(eid, records)
             )
             if reason is None:
                 continue
@@ -256,9 +262,9 @@ class ContentFilter:
             return {}
         edges = []
         for key in ids:
-            parts = key.split("|")
-            if len(parts) >= 3:
-                edges.append({"key": key, "from": parts[1], "to": parts[2]})
+            ends = _edge_ends(key)
+            if ends:
+                edges.append({"key": key, "from": ends[0], "to": ends[1]})
         rows, _, _ = driver.execute_query(
             _ELEMENT_RECORDS,
             ids=ids,
@@ -335,6 +341,14 @@ class ContentFilter:
             return "record gone"
         if any(not self._allows(r.acl, r.purposes) for r in current):
             return "acl"
+        return None
+
+    def _ends_reason(self, element_id: str, records: dict[str, list[_ElementRecord]]) -> str | None:
+        """Why a relationship is withheld for an end the reader may not read now, or None."""
+        for end in _edge_ends(element_id):
+            current = [r for r in records.get(end, []) if r.current]
+            if any(not self._allows(r.acl, r.purposes) for r in current):
+                return "acl"
         return None
 
     def _reason(self, ev: dict[str, Any], records: list[_ElementRecord]) -> str | None:
@@ -442,6 +456,12 @@ class ContentFilter:
 
     def _key(self, key: Any) -> Any:
         return self.ids(key) if isinstance(key, str) else key
+
+
+def _edge_ends(element_id: str) -> tuple[str, ...]:
+    """The two node ids of a relationship key (`TYPE|from|to|...`); () for a node id."""
+    parts = element_id.split("|")
+    return (parts[1], parts[2]) if len(parts) >= 3 else ()
 
 
 def _dicts_with(value: Any, key: str) -> list[dict[str, Any]]:
