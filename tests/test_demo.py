@@ -16,6 +16,10 @@ def test_demo_runs_every_step_and_the_investigation_replays(
     assert result.code == 0, result
     out = result.out
     assert "[1/6] using the configured Neo4j" in out
+    # The one flag a user's own data should not carry is explained where it is shown.
+    ingest = out[out.index("[3/6] $ investigator ingest") :].splitlines()
+    assert ingest[0].endswith("--backdate")
+    assert ingest[1].startswith("      (--backdate: this dataset is history recorded in 2026-07;")
     # The investigation names the release, today's-not-then's owner, and the runbook then.
     assert "deploy:release-2026.07.23.1" in out
     assert "team:payments-core OWNS svc:payment-api" in out

@@ -32,12 +32,21 @@ def _progress(message: str) -> None:
     sys.stderr.write(message + "\n")
 
 
-def _step(number: int, total: int, args: list[str]) -> int:
+def _step(number: int, total: int, args: list[str], why: str | None = None) -> int:
     from investigator.cli import run
 
     shown = " ".join(f'"{a}"' if " " in a else a for a in args)
     click.echo(f"\n[{number}/{total}] $ investigator {shown}")
+    if why:
+        click.echo(f"      ({why})")
     return run(args)
+
+
+# A user copies the demo's commands: the one flag their own data should not carry says why.
+_BACKDATE_WHY = (
+    "--backdate: this dataset is history recorded in 2026-07; ingesting your own data needs "
+    "no flag, and an old recorded_at is refused without it"
+)
 
 
 def _investigation_run_id() -> str:
@@ -113,7 +122,7 @@ def demo_command(dataset: Path) -> None:
         ],
     ]
     for number, args in enumerate(steps, start=2):
-        code = _step(number, total, args)
+        code = _step(number, total, args, _BACKDATE_WHY if "--backdate" in args else None)
         if code != 0:
             raise click.exceptions.Exit(code)
     run_id = _investigation_run_id()
