@@ -513,13 +513,14 @@ def time_words_not_used(
     question: str, as_of: datetime, references: Sequence[ReferenceTime] | None = None
 ) -> list[str]:
     """The question's time words the answer is not about, as written: the unresolved ones,
-    then the explicit times after `as_of`, then (given the run's `references`) a
-    "before/after <event>" phrase whose event was not found by `as_of`. For each, the answer
-    is at `as_of`."""
+    then the explicit times after `as_of`, then (given the run's `references`) the words that
+    name an event ("then", "before the release") when it was not found by `as_of`. For each,
+    the answer is at `as_of`."""
     refs = time_references(question)
     words = [*refs.unresolved, *refs.after(as_of)]
     placed = references is None or any(r.kind == "event" for r in references)
-    if refs.side is not None and refs.event_words and not placed:
+    if refs.event is not None and refs.event_words and not placed:
+        # "then", "when it started", "before the release": no such event by as_of.
         words.append(refs.event_words)
     return list(dict.fromkeys(words))
 
@@ -706,9 +707,12 @@ def reference_times(
             hit = found[kind]
             if hit is None:
                 continue
-            if refs.side is not None and kind is not refs.event:
-                # "before the release" with no release found is not "before the first
-                # error": a side names its own event, so another one does not stand in.
+            if kind is not refs.event and (
+                refs.side is not None or refs.event is not AnchorEvent.FIRST_ERROR
+            ):
+                # "before the release" or "when the alert fired" with no such event found is
+                # not the first error: a phrase that names its event gets no stand-in. Only
+                # the plain "then" (the first error) falls back along the anchor order.
                 continue
             at, name = hit
             event_label = {

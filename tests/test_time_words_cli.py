@@ -170,6 +170,31 @@ def test_before_a_release_that_is_not_found_says_so(demo_graph, cli_env, invoke)
     assert all(set(c["evidence_ids"]) <= visible for c in carol["claims"])
 
 
+def test_an_event_not_found_by_as_of_is_said_and_no_other_event_stands_in(  # type: ignore[no-untyped-def]
+    demo_graph, cli_env, invoke
+) -> None:
+    # Before any error of payment-api (first PAY-1002 on 2025-03-01): "then" has no event.
+    then = invoke("investigate", "Who owned payment-api then?", *BOB,
+                  "--as-of", "2025-01-15T00:00:00Z")  # fmt: skip
+    assert then.code == 0, then
+    assert NOT_RESOLVED.format(words="'then'") in then.out, then.out
+    assert "At 2025-01-15T00:00:00Z: team:payments-core OWNS svc:payment-api" in then.out
+    # Three minutes before the alert fired (10:03:10): the alert is not "the first PAY-1002
+    # error" of 2025, which was put in its place before.
+    asked = ["investigate", "Who owned payment-api when the alert fired?", *BOB,
+             "--as-of", "2026-07-23T10:00:00Z", "--json"]  # fmt: skip
+    early = json.loads(invoke(*asked).out)
+    assert early["unresolved_time_words"] == ["when the alert fired"]
+    assert not any("first PAY-1002 error" in c["statement"] for c in early["claims"])
+    # Once it has fired, it is the time asked about.
+    late = json.loads(invoke(*asked[:-2], "2026-07-23T10:30:00Z", "--json").out)
+    assert late["unresolved_time_words"] == []
+    assert any(
+        c["statement"].startswith("At the PaymentApiHighErrorRate alert, 2026-07-23T10:03:10Z")
+        for c in late["claims"]
+    ), late["claims"]
+
+
 def test_a_time_after_as_of_is_said_not_used(demo_graph, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
     asked = ["investigate", "Who owned payment-api on 2026-07-25?", *BOB]
     early = ["--as-of", "2026-07-20T00:00:00Z"]
