@@ -41,7 +41,29 @@ def lucene_phrase(text: str) -> str:
     return f'"{inner}"'
 
 
-_TRANSFORMS = {"lucene_phrase": lucene_phrase}
+# Fuzzy terms: words of at least this many characters, at most this many words (each term
+# expands to up to 50 index terms in Lucene), two edits from five characters, one below.
+_FUZZY_MIN_LENGTH = 3
+_FUZZY_MAX_TERMS = 8
+_FUZZY_WORD = re.compile(r"[0-9a-z]+")
+
+
+def lucene_fuzzy(text: str) -> str:
+    """Turn typed text into Lucene fuzzy terms (`paymnet~2 api~1`): its lower-case letters and
+    digits only, so no query syntax can reach Lucene, each word allowed one or two edits."""
+    words = [w for w in _FUZZY_WORD.findall(text.lower()) if len(w) >= _FUZZY_MIN_LENGTH]
+    if not words:
+        raise ValueError(f"no word of {_FUZZY_MIN_LENGTH} or more letters or digits to match")
+    unique = list(dict.fromkeys(words))[:_FUZZY_MAX_TERMS]
+    return " ".join(f"{w}~{2 if len(w) >= 5 else 1}" for w in unique)
+
+
+def has_fuzzy_terms(text: str) -> bool:
+    """Whether `lucene_fuzzy` finds a word in `text` to match (else it refuses the text)."""
+    return any(len(w) >= _FUZZY_MIN_LENGTH for w in _FUZZY_WORD.findall(text.lower()))
+
+
+_TRANSFORMS = {"lucene_phrase": lucene_phrase, "lucene_fuzzy": lucene_fuzzy}
 
 
 class CompiledQuery(BaseModel):

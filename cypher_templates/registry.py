@@ -128,7 +128,7 @@ class DerivedSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
     source: str = Field(alias="from")
-    transform: Literal["lucene_phrase"]
+    transform: Literal["lucene_phrase", "lucene_fuzzy"]
 
 
 class OptionSpec(BaseModel):

@@ -1,7 +1,8 @@
 """Close matches for an id or name that did not resolve (`--service svc:Payment-API`).
 
 Only what the subject may see: the candidates come from allowlisted templates
-(`entity_resolution`, `fulltext_search`) run through the executor, which enforces tenant,
+(`entity_resolution`, `fulltext_search`, `name_suggestions`: fuzzy terms for a slip inside a
+word) run through the executor, which enforces tenant,
 ACL and purpose inside Cypher, so a suggestion never names another tenant's id or one the
 subject may not see. Building the queries and ranking the rows are pure and deterministic:
 the typed text is lower-cased and split into words (`svc:Payment-API`, `payment_api` ->
@@ -14,6 +15,8 @@ import difflib
 import re
 
 from pydantic import BaseModel, ConfigDict
+
+from cypher_templates.compiler import has_fuzzy_terms
 
 MAX_SUGGESTIONS = 3
 # Below this similarity a candidate only shares a prefix or a word ("payment-db" or
@@ -52,7 +55,7 @@ def suggestion_queries(text: str, label: str) -> list[SuggestionQuery]:
     """The template calls that look for elements of `label` close to `text`.
 
     The typed text normalised (lower case, words joined by `-`) by id and by name, then its
-    words through the fulltext index.
+    words through the fulltext index, then as fuzzy terms (`name_suggestions`).
     """
     words = _words(text)
     if not words:
@@ -80,6 +83,16 @@ def suggestion_queries(text: str, label: str) -> list[SuggestionQuery]:
             limit=_FULLTEXT_LIMIT,
         )
     )
+    if has_fuzzy_terms(" ".join(words)):
+        # A slip inside one word ("PaymentApiHighErrrorRate") shares no term with the name.
+        queries.append(
+            SuggestionQuery(
+                template_id="name_suggestions",
+                params={"text": " ".join(words)},
+                options={"label": label},
+                limit=_FULLTEXT_LIMIT,
+            )
+        )
     return queries
 
 

@@ -171,7 +171,9 @@ def test_what_changed_lists_the_changes_under_their_own_heading(  # type: ignore
 # -- issue 10: a --service that resolves to nothing -------------------------------------------
 
 
-@pytest.mark.parametrize("typed", ["svc:Payment-API", "payment_api", "payments-api"])
+@pytest.mark.parametrize(
+    "typed", ["svc:Payment-API", "payment_api", "payments-api", "svc:paymnet-api"]
+)
 def test_investigate_says_an_unresolved_service_did_not_resolve(  # type: ignore[no-untyped-def]
     demo: neo4j.Driver, cli_env, invoke, typed: str
 ) -> None:
@@ -220,6 +222,12 @@ def test_only_an_unresolved_service_gets_a_note_with_its_tenants_ids(cli_env, de
         ("Who owns payments-api?", "payments-api", "did you mean svc:payment-api?"),
         ("What caused PAY-4098?", "PAY-4098", "did you mean err:PAY-4097?"),
         ("Who owns svc:Payment-API?", "svc:Payment-API", "did you mean svc:payment-api?"),
+        # A slip inside one word shares no term with the name: fuzzy terms find it.
+        (
+            "Which runbook applies when PaymentApiHighErrrorRate fires?",
+            "PaymentApiHighErrrorRate",
+            "did you mean alert:PaymentApiHighErrorRate?",
+        ),
     ],
 )
 def test_a_name_in_the_question_that_resolves_to_nothing_is_said_with_close_matches(  # type: ignore[no-untyped-def]
@@ -255,6 +263,10 @@ def test_a_name_of_another_tenant_or_a_hidden_record_gets_no_hint_about_it(  # t
                    "acme/user:carol", "--max-rounds", "1")  # fmt: skip
     assert "'inc:2026-07-23-payment' in the question matched nothing visible" in carol.out
     assert "inc:2026-07-23-payments" not in carol.out
+    slip = invoke("investigate", "What happened in inc:2026-07-23-paymnets?", "--subject",
+                  "acme/user:carol", "--max-rounds", "1")  # fmt: skip
+    assert "no visible id is close to it." in slip.out
+    assert "inc:2026-07-23-payments" not in slip.out
     # bob may see it: his hint names it.
     bob = invoke("investigate", "What happened in inc:2026-07-23-payment?", "--subject",
                  "acme/user:bob", "--max-rounds", "1")  # fmt: skip
@@ -264,7 +276,9 @@ def test_a_name_of_another_tenant_or_a_hidden_record_gets_no_hint_about_it(  # t
     assert "Name " not in ok.out and "matched nothing" not in ok.out
 
 
-@pytest.mark.parametrize("typed", ["svc:Payment-API", "payment_api", "payments-api"])
+@pytest.mark.parametrize(
+    "typed", ["svc:Payment-API", "payment_api", "payments-api", "svc:paymnet-api"]
+)
 def test_runbook_suggests_visible_close_matches(cli_env, demo, invoke, typed: str) -> None:  # type: ignore[no-untyped-def]
     res = invoke("runbook", "--service", typed, "--subject", "acme/user:bob")
     assert res.code == 0, res

@@ -111,6 +111,17 @@ def test_acl_hides_elements_and_every_path_through_them(
     bob_rows = run(ex, bob, "dependency_neighbourhood", "dependency", **deps).rows
     assert [r.context["neighbour"] for r in bob_rows] == ["svc:ledger"]
     assert run(ex, bob, "entity_resolution", "entity", params={"text": "svc:vault"}).rows == []
+    # Close matches too: alice's slip finds the vault, bob's finds nothing of it.
+    slip = {"text": "vaultt"}
+    assert "svc:vault" in ids(run(ex, alice, "name_suggestions", "entity", params=slip))
+    assert "svc:vault" not in ids(run(ex, bob, "name_suggestions", "entity", params=slip))
+    # Nor another tenant's record: globex's secret incident, found by globex's eve only.
+    secret = {"text": "GLOBEX SECRT"}
+    eve = load_subject(ex, "globex/user:eve", "incident_investigation", NOW)
+    for subject, found in ((eve, True), (bob, False)):
+        names = [r.element.name for r in run(ex, subject, "name_suggestions", "entity",
+                                             params=secret).rows]  # fmt: skip
+        assert ("GLOBEX SECRET incident" in names) is found, (subject.id, names)
 
 
 def test_known_at_picks_the_record_current_then(ex: TemplateExecutor, bob: Subject) -> None:
@@ -387,6 +398,12 @@ def test_hostile_values_are_inert(ex: TemplateExecutor, bob: Subject, value: str
         result = run(ex, bob, template_id, evidence, params={name: value})
         assert all(r.element.props.get("tenant") is None for r in result.rows)
         assert all(not r.element.element_id.startswith("svc:vault") for r in result.rows)
+    try:  # fuzzy terms: letters and digits only, or refused when there are none
+        fuzzy = run(ex, bob, "name_suggestions", "entity", params={"text": value})
+    except TemplateRefused:
+        pass
+    else:
+        assert all(not r.element.element_id.startswith("svc:vault") for r in fuzzy.rows)
     assert graph_fingerprint(ex.driver) == before
 
 

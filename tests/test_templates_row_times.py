@@ -227,6 +227,7 @@ DEMO_CALLS: dict[str, Callable[[dict[str, str | int]], list[dict[str, Any]]]] = 
         for t in ("svc:payment-api", "PAY-4097", "payment-api", "PaymentApiHighErrorRate")
     ],
     "fulltext_search": lambda _: [{"query": "payment"}, {"query": "runbook recovery"}],
+    "name_suggestions": lambda _: [{"text": "paymnet"}, {"text": "PaymentApiHighErrrorRate"}],
     "ownership_over_time": lambda _: [
         {"service_id": "svc:payment-api"},
         {"service_id": "svc:payment-db"},
