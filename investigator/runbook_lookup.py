@@ -422,14 +422,23 @@ class RunbookLookup:
             for rows in run.stage(steps):
                 documents.extend(rows)
         if run.text_hits:
-            # Free text: only the version chain of the best fulltext hit; a runbook that
-            # applies to nothing is its own chain.
+            # Free text: only the version chain of the best fulltext hit. A runbook that
+            # applies to nothing has its chain read from itself: the text may match an older
+            # version best, and the answer is the version in force at as_of.
             best = run.text_hits[0].element_id
             chain = next(
                 (c for c in version_chains(documents) if best in {ev.element_id for ev in c}),
                 None,
             )
-            documents = chain if chain is not None else [run.text_hits[0]]
+            if chain is None:
+                own = PlanStep(
+                    template_id="runbooks_for",
+                    params={"anchor_id": best},
+                    options={"anchor": "runbook"},
+                    evidence_type="runbook",
+                )
+                chain = run.stage([own])[0] or [run.text_hits[0]]
+            documents = chain
         # The gate keeps one version per chain: the newest valid at as_of.
         admitted, rejected_by_id = run.admit(documents)
         admitted_ids = {id(ev) for ev in admitted}
@@ -465,7 +474,10 @@ class RunbookLookup:
             answer.runbook = _as_version(chosen)
             answer.alternatives = [_as_version(h) for h in runbooks[1:]]
             answer.owner_detail = self._owner(run, query, anchors, chosen)
-            if chosen.context.get("anchor_type") == "runbook":
+            if (
+                query.target is LookupTarget.ALERT
+                and chosen.context.get("anchor_type") == "runbook"
+            ):
                 answer.note = self._named_note(run, query, anchors, chosen)
         elif query.target in (LookupTarget.ERROR_CODE, LookupTarget.ALERT) and (
             fallbacks := fallback_runbooks(run, anchors, self._fallbacks(run, anchors).paths)

@@ -132,3 +132,36 @@ def test_git_history_needs_a_git_work_tree(  # type: ignore[no-untyped-def]
     assert "--git-history needs a folder inside a git work tree" in result.err
     records, _, _ = driver.execute_query("MATCH (n:KG) RETURN count(n) AS c")
     assert records[0]["c"] == before
+
+
+def test_free_text_that_matches_an_older_version_answers_the_version_in_force(  # type: ignore[no-untyped-def]
+    driver: neo4j.Driver, cli_env: object, invoke, tmp_path: Path
+) -> None:
+    # A runbook named after no alert: nothing links it, so its chain is read from itself.
+    # Before, the best text hit alone was the answer: the superseded v1 ("no version valid").
+    with driver.session() as session:
+        session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()
+    assert invoke("ingest", str(DEMO)).code == 0
+    root = tmp_path / "runbooks"
+    root.mkdir()
+    _git(root, "init", "-q")
+    path = "alerts/CardGatewayTimeouts.md"
+    title = "# Card gateway timeouts\n\n"
+    restart = "Restart the card gateway pods when timeouts rise above the threshold.\n"
+    fail_over = "Fail over the card gateway to the standby region, then page the gateway team.\n"
+    old = _commit(root, title + restart, "2026-03-01T10:00:00Z", path=path)
+    new = _commit(root, title + fail_over, "2026-06-01T10:00:00Z", path=path)
+    args = ["ingest", str(root), "--format", "markdown-runbooks", "--tenant", "acme"]
+    assert invoke(*args, "--git-history", "--trusted").code == 0
+    asked = ["runbook", "restart the card gateway pods when timeouts rise", "--subject",
+             "acme/user:bob", "--json"]  # fmt: skip
+    now = json.loads(invoke(*asked).out)
+    assert now["runbook"]["id"] == f"runbook:CardGatewayTimeouts@{new[:12]}"
+    assert now["note"] is None
+    assert [(r["element_id"], r["reason"]) for r in now["rejected"]] == [
+        (f"runbook:CardGatewayTimeouts@{old[:12]}", "rejected_superseded")
+    ]
+    then = json.loads(invoke(*asked, "--as-of", "2026-04-01T00:00:00Z").out)
+    assert then["runbook"]["id"] == f"runbook:CardGatewayTimeouts@{old[:12]}"
+    replay = invoke("replay", now["run_id"], "--subject", "acme/user:bob", "--json")
+    assert json.loads(replay.out)["verified"] is True
