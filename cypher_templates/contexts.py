@@ -58,7 +58,7 @@ class EntityContext(RowContext):
 
 
 class EmptyContext(RowContext):
-    """fulltext_search (ranked text hits carry no context)."""
+    """fulltext_search, name_suggestions (ranked text hits carry no context)."""
 
 
 class OwnershipContext(RowContext):
@@ -70,7 +70,7 @@ class OwnershipContext(RowContext):
 
 
 class DeploymentContext(RowContext):
-    """deployments_in_window: the deployment and when it was deployed."""
+    """deployments_in_window, latest_deployments: the deployment and when it was deployed."""
 
     service: str | None = None
     deployment: str | None = None
@@ -150,6 +150,8 @@ class OpenContext(RowContext):
 CONTEXT_SHAPES: dict[str, type[RowContext]] = {
     "entity_resolution": EntityContext,
     "fulltext_search": EmptyContext,
+    "name_suggestions": EmptyContext,
+    "latest_deployments": DeploymentContext,
     "ownership_over_time": OwnershipContext,
     "deployments_in_window": DeploymentContext,
     "incident_context": IncidentContext,

@@ -153,6 +153,9 @@ ALERT_FIRED_CHECK = CHECK_PREFIX + "alert-fired"
 # deployment time, a navigation step), then fetched as deployment-time evidence at that time.
 NAMED_RELEASE_LOOKUP = CHECK_PREFIX + "named-release-lookup"
 NAMED_RELEASE_CHECK = CHECK_PREFIX + "named-release"
+# "Before/after/at the release" with no release in the window the error anchors (or none by
+# as_of): the newest releases of the focus services by then are fetched to place it.
+LATEST_RELEASE_CHECK = CHECK_PREFIX + "latest-release"
 MAX_FOCUS_SERVICES = 3
 # Questions that weigh causes: a correlation verdict, an open root-cause question's
 # candidates, a list of what changed before the errors. Each needs every change of the
@@ -892,13 +895,26 @@ def followup_steps(
     instants = sorted({r.at for r in refs})
     if instants != list(gate.policy.reference_times):
         gate.policy = gate.policy.model_copy(update={"reference_times": instants})
+    asked = time_references(inp.question)
     alert_steps = [
         _one_hop_step(alert, "FIRED_ON", "out", step_id=ALERT_FIRED_CHECK)
         for alert in known.alerts[:MAX_FOCUS_SERVICES]
-        if time_references(inp.question).event is AnchorEvent.ALERT
+        if asked.event is AnchorEvent.ALERT
+    ]
+    placed = any(r.kind == "event" for r in refs)
+    release_steps = [
+        _step(
+            "latest_deployments",
+            {"service_id": svc, "to": _iso(anchor_time(known, inp.as_of))},
+            "deployment_time",
+            step_id=LATEST_RELEASE_CHECK,
+        )
+        for svc in focus
+        if asked.event is AnchorEvent.RELEASE and not placed
     ]
     return [
         *alert_steps,
+        *release_steps,
         *reference_steps(intents, known, references=instants, focus=focus),
         *competing_cause_steps(intents, known, as_of=inp.as_of, focus=focus),
         *named_release_steps(intents, known, inp.question, focus),

@@ -165,6 +165,20 @@ def test_ownership_returns_every_interval_for_the_gate(ex: TemplateExecutor, bob
     assert first.supports == ("ownership",)
 
 
+def test_latest_deployments_are_newest_first_up_to_to(ex: TemplateExecutor, bob: Subject) -> None:
+    def newest(to: str) -> list[str]:
+        params = {"service_id": "svc:payment-api", "to": to}
+        return ids(run(ex, bob, "latest_deployments", "deployment_time", params=params))
+
+    assert newest("2026-12-01T00:00:00Z") == ["deploy:r1", "deploy:r0"]
+    assert newest("2026-07-23T10:01:59Z") == ["deploy:r0"]  # r1 finished at 10:02:00
+    assert newest("2026-06-01T09:59:59Z") == []
+    # Another tenant's subject reads none of them.
+    eve = load_subject(ex, "globex/user:eve", "incident_investigation", NOW)
+    params = {"service_id": "svc:payment-api", "to": "2026-12-01T00:00:00Z"}
+    assert run(ex, eve, "latest_deployments", "deployment_time", params=params).rows == []
+
+
 def test_deployments_and_change_events_in_window(ex: TemplateExecutor, bob: Subject) -> None:
     window = {"from": "2026-07-23T00:00:00Z", "to": "2026-07-23T23:59:59Z"}
     deps = run(

@@ -150,22 +150,30 @@ def test_a_named_release_days_before_as_of_is_found(demo_graph, cli_env, invoke)
     assert "deploy:release-2026.07.20.2" not in {r["element_id"] for r in doc["rejected"]}
 
 
-def test_before_a_release_that_is_not_found_says_so(demo_graph, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+def test_before_the_release_is_the_newest_release_by_then_or_said_not_found(  # type: ignore[no-untyped-def]
+    demo_graph, cli_env, invoke
+) -> None:
     # Before payment-api's first release (as_of 2025-01-02): no release to place it on.
     report = invoke("investigate", "Who owned payment-api before the release?", *BOB,
                     "--as-of", "2025-01-02T00:00:00Z")  # fmt: skip
     assert report.code == 0, report
     assert NOT_RESOLVED.format(words="'before the release'") in report.out, report.out
     assert "At 2025-01-02T00:00:00Z: team:payments-core OWNS svc:payment-api" in report.out
-    # carol may not read the errors that anchor the release window: asked months later, no
-    # release is placed, and the answer says so instead of guessing one.
+    # carol may not read the errors that anchor the release window: asked months later, the
+    # release is the service's newest by as_of (before, it was listed as not resolved).
     carol = json.loads(
         invoke("investigate", "Who owned payment-api before the release?", "--service",
                "svc:payment-api", "--subject", "acme/user:carol", "--as-of", AS_OF,
                "--json").out
     )  # fmt: skip
-    assert carol["unresolved_time_words"] == ["before the release"]
-    assert not any("before the release" in c["statement"] for c in carol["claims"])
+    assert carol["unresolved_time_words"] == []
+    assert any(
+        c["statement"].startswith(
+            "At 1 s before the release release-2026.07.23.1, 2026-07-23T10:01:59Z (the question "
+            "says 'before the release'): team:payments-core OWNS svc:payment-api"
+        )
+        for c in carol["claims"]
+    ), carol["claims"]
     visible = {ev["evidence_id"] for ev in carol["evidence"]}
     assert all(set(c["evidence_ids"]) <= visible for c in carol["claims"])
 
