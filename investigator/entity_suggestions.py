@@ -75,24 +75,20 @@ def suggestion_queries(text: str, label: str) -> list[SuggestionQuery]:
         for t in texts
         if t != text
     ]
-    queries.append(
+    spaced = " ".join(words)
+    searches = [("fulltext_search", "query")]
+    if has_fuzzy_terms(spaced):
+        # A slip inside one word ("PaymentApiHighErrrorRate") shares no term with the name.
+        searches.append(("name_suggestions", "text"))
+    queries += [
         SuggestionQuery(
-            template_id="fulltext_search",
-            params={"query": " ".join(words)},
+            template_id=template_id,
+            params={param: spaced},
             options={"label": label},
             limit=_FULLTEXT_LIMIT,
         )
-    )
-    if has_fuzzy_terms(" ".join(words)):
-        # A slip inside one word ("PaymentApiHighErrrorRate") shares no term with the name.
-        queries.append(
-            SuggestionQuery(
-                template_id="name_suggestions",
-                params={"text": " ".join(words)},
-                options={"label": label},
-                limit=_FULLTEXT_LIMIT,
-            )
-        )
+        for template_id, param in searches
+    ]
     return queries
 
 
