@@ -48,10 +48,14 @@ _FUZZY_MAX_TERMS = 8
 _FUZZY_WORD = re.compile(r"[0-9a-z]+")
 
 
+def _fuzzy_words(text: str) -> list[str]:
+    return [w for w in _FUZZY_WORD.findall(text.lower()) if len(w) >= _FUZZY_MIN_LENGTH]
+
+
 def lucene_fuzzy(text: str) -> str:
     """Turn typed text into Lucene fuzzy terms (`paymnet~2 api~1`): its lower-case letters and
     digits only, so no query syntax can reach Lucene, each word allowed one or two edits."""
-    words = [w for w in _FUZZY_WORD.findall(text.lower()) if len(w) >= _FUZZY_MIN_LENGTH]
+    words = _fuzzy_words(text)
     if not words:
         raise ValueError(f"no word of {_FUZZY_MIN_LENGTH} or more letters or digits to match")
     unique = list(dict.fromkeys(words))[:_FUZZY_MAX_TERMS]
@@ -60,7 +64,7 @@ def lucene_fuzzy(text: str) -> str:
 
 def has_fuzzy_terms(text: str) -> bool:
     """Whether `lucene_fuzzy` finds a word in `text` to match (else it refuses the text)."""
-    return any(len(w) >= _FUZZY_MIN_LENGTH for w in _FUZZY_WORD.findall(text.lower()))
+    return bool(_fuzzy_words(text))
 
 
 _TRANSFORMS = {"lucene_phrase": lucene_phrase, "lucene_fuzzy": lucene_fuzzy}

@@ -883,8 +883,9 @@ def followup_steps(
     those times and the competing-cause checks of the window.
     """
     focus = focus_services(known, inp.service_id)
+    asked = time_references(inp.question)
     refs = reference_times(
-        time_references(inp.question),
+        asked,
         gate.admitted,
         as_of=inp.as_of,
         first_seen=known.first_seen,
@@ -895,7 +896,6 @@ def followup_steps(
     instants = sorted({r.at for r in refs})
     if instants != list(gate.policy.reference_times):
         gate.policy = gate.policy.model_copy(update={"reference_times": instants})
-    asked = time_references(inp.question)
     alert_steps = [
         _one_hop_step(alert, "FIRED_ON", "out", step_id=ALERT_FIRED_CHECK)
         for alert in known.alerts[:MAX_FOCUS_SERVICES]

@@ -256,6 +256,19 @@ def _as_version(ev: Evidence) -> RunbookVersion:
     )
 
 
+def _runbook_steps(anchors: list[tuple[str, str]]) -> list[PlanStep]:
+    """`runbooks_for` of each (anchor id, anchor kind): the runbooks and their chains."""
+    return [
+        PlanStep(
+            template_id="runbooks_for",
+            params={"anchor_id": anchor_id},
+            options={"anchor": anchor},
+            evidence_type="runbook",
+        )
+        for anchor_id, anchor in anchors
+    ]
+
+
 class _Lookup:
     """One lookup in progress: its session and the free-text hits it started from."""
 
@@ -272,7 +285,9 @@ class _Lookup:
 
     def stage(self, steps: list[PlanStep]) -> list[list[Evidence]]:
         """Run one recorded plan of independent steps (together); each step's rows as
-        candidates, in step order."""
+        candidates, in step order; no steps, no round."""
+        if not steps:
+            return []
         plan = QueryPlan(intents=["runbook_lookup"], steps=steps)
         self.session.begin_round(plan)
         return [call.candidates for call in self.session.call_round(steps, plan=plan)]
@@ -380,9 +395,12 @@ class RunbookLookup:
         anchors = self._anchors(run, query)
         answer.resolved = [anchor_id for anchor_id, _ in anchors]
         answer.text_matches = run.text_matches
-        # An alert no record of the KG stands for may still have its runbook: a folder of
-        # Markdown runbooks imported without the rules names each file after its alert.
-        named = self._runbooks_named(run, query) if not anchors else []
+        documents = [ev for rows in run.stage(_runbook_steps(anchors)) for ev in rows]
+        # An alert no record of the KG stands for, or that no runbook is linked to, may still
+        # have its runbook: a folder of Markdown runbooks is named after its alerts.
+        named = (
+            [] if any(d.type == "Runbook" for d in documents) else self._runbooks_named(run, query)
+        )
         if not anchors and not run.text_hits and not named:
             what = query.target.value.replace("_", " ")
             if run.text_note is not None:
@@ -394,33 +412,8 @@ class RunbookLookup:
                 + did_you_mean(answer.suggestions)
             )
             return answer
-        documents: list[Evidence] = []
-        if anchors:
-            steps = [
-                PlanStep(
-                    template_id="runbooks_for",
-                    params={"anchor_id": anchor_id},
-                    options={"anchor": anchor},
-                    evidence_type="runbook",
-                )
-                for anchor_id, anchor in anchors
-            ]
-            for rows in run.stage(steps):
-                documents.extend(rows)
-            if not any(d.type == "Runbook" for d in documents):
-                named = self._runbooks_named(run, query)
-        if named:
-            steps = [
-                PlanStep(
-                    template_id="runbooks_for",
-                    params={"anchor_id": runbook},
-                    options={"anchor": "runbook"},
-                    evidence_type="runbook",
-                )
-                for runbook in named
-            ]
-            for rows in run.stage(steps):
-                documents.extend(rows)
+        for rows in run.stage(_runbook_steps([(runbook, "runbook") for runbook in named])):
+            documents.extend(rows)
         if run.text_hits:
             # Free text: only the version chain of the best fulltext hit. A runbook that
             # applies to nothing has its chain read from itself: the text may match an older
@@ -431,13 +424,7 @@ class RunbookLookup:
                 None,
             )
             if chain is None:
-                own = PlanStep(
-                    template_id="runbooks_for",
-                    params={"anchor_id": best},
-                    options={"anchor": "runbook"},
-                    evidence_type="runbook",
-                )
-                chain = run.stage([own])[0] or [run.text_hits[0]]
+                chain = run.stage(_runbook_steps([(best, "runbook")]))[0] or [run.text_hits[0]]
             documents = chain
         # The gate keeps one version per chain: the newest valid at as_of.
         admitted, rejected_by_id = run.admit(documents)
