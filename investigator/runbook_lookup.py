@@ -44,17 +44,14 @@ from investigator.evidence import Evidence, Rejection, RejectionReason
 from investigator.gate import GatePolicy, version_chains
 from investigator.runbook_fallback import FallbackSearch, fallback_runbooks, search_paths
 from investigator.runbook_search import RankedRunbook, search_runbooks
+from investigator.runbook_sections import SectionFocus, alert_focus, runbook_steps
 from investigator.session import RunSession, RunSpec
 
 # Purposes a lookup may run under, most specific first; the first one the subject's
 # Principal allows is used unless the caller names one.
 LOOKUP_PURPOSES = ("runbook_lookup", "incident_investigation")
 MAX_TARGET_LENGTH = 200
-MAX_STEP_LINES = 5
 _ALERT_LIMIT = 5  # alert rules sharing one name (per severity)
-_STEPS_TITLE = re.compile(
-    r"step|mitigat|remediat|procedure|recover|resolution|action|fix", re.IGNORECASE
-)
 _RELEVANT_TYPES = ["alert_definition", "entity", "ownership", "policy", "runbook"]
 
 
@@ -129,6 +126,8 @@ class RunbookVersion(BaseModel):
     source_version: str | None
     content_hash: str | None = None  # of the KG record, for integrity and provenance
     steps: list[str] = Field(default_factory=list)
+    # Why the steps are not the section asked about (a runbook of several alerts' sections).
+    steps_note: str | None = None
     applies_via: str | None = None  # the anchor id the version was found through
     # Set when this is a fallback, the runbook of a related service, not the target's own:
     # the path it was reached by, e.g. "err:PAY-1002 <- EMITTED - svc:payment-api".
@@ -200,42 +199,12 @@ def _version_label(ev: Evidence) -> int | str | None:
     return int(text) if text.isdigit() else text
 
 
-def _steps(ev: Evidence) -> tuple[list[str], str | None]:
-    """The first lines of the steps: the steps-like section if the text has headings."""
-    content = ev.content or ""
-    lines = content.splitlines()
-    titles = ev.props.get("section_titles")
-    locators = ev.props.get("section_locators")
-    chosen: list[str] = []
-    locator: str | None = None
-    if isinstance(titles, list) and isinstance(locators, list):
-        for title, loc in zip(titles, locators, strict=False):
-            if _STEPS_TITLE.search(str(title)):
-                heading = re.compile(r"^#{1,6}\s+" + re.escape(str(title)) + r"\s*#*\s*$")
-                start = next((i for i, line in enumerate(lines) if heading.match(line)), None)
-                if start is None:
-                    continue
-                body = []
-                for line in lines[start + 1 :]:
-                    if re.match(r"^#{1,6}\s", line):
-                        break
-                    body.append(line)
-                if any(line.strip() for line in body):
-                    chosen = body
-                    locator = str(loc)
-                    break
-    if not chosen:
-        chosen = [line for line in lines if not re.match(r"^#{1,6}\s", line)]
-    text = [line.rstrip() for line in chosen if line.strip()]
-    return text[:MAX_STEP_LINES], locator
-
-
 def _when(value: datetime | None) -> str:
     return "open" if value is None else iso_utc(value)
 
 
-def _as_version(ev: Evidence) -> RunbookVersion:
-    steps, steps_locator = _steps(ev)
+def _as_version(ev: Evidence, focus: SectionFocus | None = None) -> RunbookVersion:
+    steps = runbook_steps(ev, focus)
     return RunbookVersion(
         id=ev.element_id,
         version=_version_label(ev),
@@ -243,14 +212,15 @@ def _as_version(ev: Evidence) -> RunbookVersion:
         type=ev.type or "Document",
         title=ev.title,
         locator=ev.locator,
-        steps_locator=steps_locator,
+        steps_locator=steps.locator,
         valid_from=ev.valid_from,
         valid_to=ev.valid_to,
         evidence_id=ev.evidence_id,
         source_id=ev.source_id,
         source_version=ev.source_version,
         content_hash=ev.content_hash,
-        steps=steps,
+        steps=steps.lines,
+        steps_note=steps.note,
         applies_via=str(ev.context.get("anchor")) if ev.context.get("anchor") else None,
         trust=ev.trust,
     )
@@ -278,6 +248,7 @@ class _Lookup:
         self.text_matches: list[RankedRunbook] = []
         self.text_note: str | None = None
         self.fallbacks: FallbackSearch | None = None  # searched once, when needed
+        self.focus: SectionFocus | None = None  # which section of a runbook is asked about
 
     @property
     def subject_id(self) -> str:
@@ -455,11 +426,11 @@ class RunbookLookup:
             key=lambda h: (h.valid_from or datetime.min.replace(tzinfo=UTC), h.element_id),
             reverse=True,
         )
-        answer.policies = [_as_version(h) for h in policies]
+        answer.policies = [_as_version(h, run.focus) for h in policies]
         if runbooks:
             chosen = runbooks[0]
-            answer.runbook = _as_version(chosen)
-            answer.alternatives = [_as_version(h) for h in runbooks[1:]]
+            answer.runbook = _as_version(chosen, run.focus)
+            answer.alternatives = [_as_version(h, run.focus) for h in runbooks[1:]]
             answer.owner_detail = self._owner(run, query, anchors, chosen)
             if (
                 query.target is LookupTarget.ALERT
@@ -471,7 +442,7 @@ class RunbookLookup:
         ):
             # Issue 15: the emitting / fired-on service's runbook, named as a fallback.
             versions = [
-                _as_version(f.runbook).model_copy(update={"fallback_via": f.path.via})
+                _as_version(f.runbook, run.focus).model_copy(update={"fallback_via": f.path.via})
                 for f in fallbacks
             ]
             answer.runbook, answer.alternatives = versions[0], versions[1:]
@@ -600,6 +571,13 @@ class RunbookLookup:
         )
         anchor = _ANCHOR_OF_LABEL[label]
         ids = sorted({ev.element_id for ev in rows})
+        if query.target is LookupTarget.ALERT:
+            # A runbook of several alerts: the section its runbook_url points at, or named so.
+            alerts = sorted(rows, key=lambda ev: ev.element_id)
+            run.focus = alert_focus(
+                [query.value, *(str(ev.props.get("alertname") or ev.name or "") for ev in alerts)],
+                [str(ev.props["runbook_url"]) for ev in alerts if ev.props.get("runbook_url")],
+            )
         return [(i, anchor) for i in ids]
 
     def _text_anchors(self, run: _Lookup, text: str) -> list[tuple[str, str]]:
@@ -613,6 +591,13 @@ class RunbookLookup:
             return []
         by_id = {hit.element_id: hit for hit in hits}
         best = by_id[chosen.id]
+        if chosen.matched_alert:
+            # The alert whose text the query matched: its section (runbook_url, else name).
+            url = ranking.runbook_urls.get(chosen.matched_alert)
+            named = alert_focus([chosen.matched_alert.split(":", 1)[-1]], [url] if url else [])
+            run.focus = named.model_copy(update={"text": text})
+        else:
+            run.focus = SectionFocus(text=text)
         run.text_hits = [by_id[r.id] for r in ranking.ranked]
         links = run.call(
             "dependency_neighbourhood",

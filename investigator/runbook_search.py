@@ -184,6 +184,9 @@ class TextRanking(BaseModel):
 
     terms: list[str]
     ranked: list[RankedRunbook]
+    # The `runbook_url` of each alert rule the query was matched against, by alert id: it
+    # points at the alert's own section of a runbook that has several.
+    runbook_urls: dict[str, str] = {}
 
     @property
     def best(self) -> RankedRunbook | None:
@@ -214,11 +217,20 @@ def _name(hit: Evidence) -> str:
     return hit.element_id.split(":", 1)[-1].split("@", 1)[0]
 
 
+def text_stems(text: str) -> set[str]:
+    """The stems of a title's words, identifiers split too (`CephMonQuorumLost`)."""
+    words = _words(text) + [w for token in text.split() for w in identifier_words(token)]
+    return {_stem(w) for w in words}
+
+
+def query_stems(text: str) -> set[str]:
+    """The stems of the informative words of a free-text query."""
+    return {_stem(term) for term in search_terms(text)}
+
+
 def _title_words(hit: Evidence) -> set[str]:
     """The stems of a runbook's name and title, identifiers split (`CephMonQuorumLost`)."""
-    words = identifier_words(_name(hit)) + _words(hit.title or "")
-    words += [w for token in (hit.title or "").split() for w in identifier_words(token)]
-    return {_stem(w) for w in words}
+    return {_stem(w) for w in identifier_words(_name(hit))} | text_stems(hit.title or "")
 
 
 def _runbook_words(hit: Evidence) -> set[str]:
@@ -390,4 +402,9 @@ def search_runbooks(run: LookupSteps, text: str) -> tuple[TextRanking, list[Evid
         for row in rows:
             runbook = str(row.context.get("neighbour"))
             links.setdefault(runbook, (alert_fit, alert_id))
-    return rank_runbooks(terms, hits, links, text), hits
+    urls = {
+        alert.element_id: str(alert.props["runbook_url"])
+        for alert in alerts
+        if alert.props.get("runbook_url")
+    }
+    return rank_runbooks(terms, hits, links, text).model_copy(update={"runbook_urls": urls}), hits

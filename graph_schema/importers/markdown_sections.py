@@ -33,6 +33,7 @@ class Section(BaseModel):
     title: str
     anchor: str
     body: str
+    line: int = 0  # the heading's line in the text, from 0
 
 
 def load_yaml(text: str) -> Any:
@@ -98,5 +99,5 @@ def sections_of(body: str) -> list[Section]:
         seen[base] = count + 1
         anchor = base if count == 0 else f"{base}-{count}"
         text = "\n".join(lines[start + 1 : end]).strip()
-        sections.append(Section(level=level, title=title, anchor=anchor, body=text))
+        sections.append(Section(level=level, title=title, anchor=anchor, body=text, line=start))
     return sections

@@ -83,6 +83,10 @@ def render_card(answer: RunbookAnswer, subject: str | None = None) -> str:
         lines.append(f"Locator   {_clean(rb.steps_locator or rb.locator or '-')}")
         for i, step in enumerate(rb.steps):
             lines.append(("Steps     " if i == 0 else "          ") + _clean(step, 110))
+        if rb.steps_note:
+            # Why these are not the steps of the section asked about.
+            lead = "          " if rb.steps else "Steps     "
+            lines.append(f"{lead}({_clean(rb.steps_note, 300)})")
     for i, r in enumerate(answer.rejected):
         target = f" -> {_clean(r.replacement)}" if r.replacement else ""
         version = f"v{r.version}" if isinstance(r.version, int) else _clean(r.version)

@@ -1,0 +1,190 @@
+"""Which part of a runbook's text the card shows: the steps of the alert asked about.
+
+Many runbook files hold one section per alert (grafana/tempo's `runbook.md`, Mimir's
+runbooks page): headings named like `TempoPollsFailing`, and each alert's `runbook_url`
+points at its own (`runbook.md#TempoPollsFailing`). The steps shown for an alert come from
+that alert's section: its first steps-like subsection ("How to fix", "Mitigation"), else
+its own text. A runbook with sections for two or more alerts never lends one alert's
+steps to another: when no section is about what was asked, the card shows the text before
+the first alert's section and says why.
+
+Only Markdown runbooks carry their structure (`props.section_titles` and
+`section_locators`, written by the importer); any other document keeps the plain rule:
+its first steps-like section, else its text without headings.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import unquote, urlsplit
+
+from pydantic import BaseModel, ConfigDict
+
+from graph_schema.importers.markdown_sections import Section, anchor_for, sections_of
+from investigator.evidence import Evidence
+from investigator.runbook_search import query_stems, text_stems
+
+MAX_STEP_LINES = 5
+
+# Whole words only: "TempoCompactionsFailing" is an alert's name, not an "action".
+_STEPS_TITLE = re.compile(
+    r"\b(?:steps?|mitigat\w*|remediat\w*|procedures?|recover\w*|resolutions?|actions?"
+    r"|fix(?:es|ing)?)\b",
+    re.IGNORECASE,
+)
+_HEADING_LINE = re.compile(r"^#{1,6}\s")
+# A heading that is one identifier with a lower-to-upper case step: an alert's name
+# (`TempoPollsFailing`, `etcdGRPCRequestsSlow`), not a topic ("Overview", "Quick checks").
+_ALERT_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_:]{5,}$")
+_CASE_STEP = re.compile(r"[a-z][A-Z]")
+# Free text picks an alert's section by the words of its name: at least this many.
+_MIN_TITLE_WORDS = 2
+
+
+class SectionFocus(BaseModel):
+    """What a lookup asked about, to find its section in a runbook of several alerts."""
+
+    model_config = ConfigDict(frozen=True)
+
+    # Alert names and `runbook_url` fragments, first the most specific: a section whose
+    # anchor or title is one of them is the one asked about.
+    names: tuple[str, ...] = ()
+    # Free text: the alert section whose title has most of its words (and no tie).
+    text: str | None = None
+
+
+class RunbookSteps(BaseModel):
+    """The first lines of the steps, where they were read, and why, when it is not plain."""
+
+    model_config = ConfigDict(frozen=True)
+
+    lines: list[str]
+    locator: str | None = None
+    note: str | None = None
+
+
+def alert_focus(names: list[str], runbook_urls: list[str]) -> SectionFocus:
+    """The focus of an alert lookup: each `runbook_url`'s fragment, then the names."""
+    fragments = [unquote(urlsplit(url.strip()).fragment) for url in runbook_urls]
+    ordered = [f for f in fragments if f.strip()] + [n for n in names if n.strip()]
+    return SectionFocus(names=tuple(dict.fromkeys(ordered)))
+
+
+def _is_alert_name(title: str) -> bool:
+    return bool(_ALERT_NAME.match(title) and _CASE_STEP.search(title))
+
+
+def _body_lines(text: str) -> list[str]:
+    return [line.rstrip() for line in text.splitlines() if line.strip()]
+
+
+def _scope_end(sections: list[Section], start: int) -> int:
+    """The index after `sections[start]` and its subsections."""
+    level = sections[start].level
+    end = start + 1
+    while end < len(sections) and sections[end].level > level:
+        end += 1
+    return end
+
+
+def _named(sections: list[Section], names: tuple[str, ...]) -> int | None:
+    for name in names:
+        anchor, folded = anchor_for(name), name.strip().casefold()
+        for i, section in enumerate(sections):
+            if section.anchor == anchor or section.title.casefold() == folded:
+                return i
+    return None
+
+
+def _by_title_words(sections: list[Section], alerts: list[int], text: str) -> int | None:
+    """The one alert section whose title has most of the query's words (none on a tie)."""
+    wanted = query_stems(text)
+    scored = sorted(
+        ((len(wanted & text_stems(sections[i].title)), i) for i in alerts), reverse=True
+    )
+    if not scored or scored[0][0] < _MIN_TITLE_WORDS:
+        return None
+    if len(scored) > 1 and scored[1][0] == scored[0][0]:
+        return None
+    return scored[0][1]
+
+
+def _first_steps(
+    sections: list[Section], indices: range, locators: dict[str, str]
+) -> RunbookSteps | None:
+    for i in indices:
+        section = sections[i]
+        if _STEPS_TITLE.search(section.title) and section.body.strip():
+            return RunbookSteps(
+                lines=_body_lines(section.body)[:MAX_STEP_LINES],
+                locator=locators.get(section.anchor),
+            )
+    return None
+
+
+def _plain_steps(ev: Evidence) -> RunbookSteps:
+    """A document without recorded structure: the rule before sections were read."""
+    content = ev.content or ""
+    lines = content.splitlines()
+    titles = ev.props.get("section_titles")
+    locators = ev.props.get("section_locators")
+    if isinstance(titles, list) and isinstance(locators, list):
+        for title, loc in zip(titles, locators, strict=False):
+            if not _STEPS_TITLE.search(str(title)):
+                continue
+            heading = re.compile(r"^#{1,6}\s+" + re.escape(str(title)) + r"\s*#*\s*$")
+            start = next((i for i, line in enumerate(lines) if heading.match(line)), None)
+            if start is None:
+                continue
+            body = []
+            for line in lines[start + 1 :]:
+                if _HEADING_LINE.match(line):
+                    break
+                body.append(line)
+            if any(line.strip() for line in body):
+                return RunbookSteps(
+                    lines=_body_lines("\n".join(body))[:MAX_STEP_LINES], locator=str(loc)
+                )
+    text = [line for line in lines if not _HEADING_LINE.match(line)]
+    return RunbookSteps(lines=_body_lines("\n".join(text))[:MAX_STEP_LINES])
+
+
+def runbook_steps(ev: Evidence, focus: SectionFocus | None = None) -> RunbookSteps:
+    """The steps to show of runbook `ev` for what the lookup asked about (`focus`)."""
+    titles = ev.props.get("section_titles")
+    recorded = ev.props.get("section_locators")
+    sections = sections_of(ev.content or "")
+    if not (isinstance(titles, list) and isinstance(recorded, list)) or not sections:
+        return _plain_steps(ev)
+    # The importer's locators (`path#anchor`, `path@commit#anchor`), by anchor.
+    locators = {str(loc).rpartition("#")[2]: str(loc) for loc in recorded if "#" in str(loc)}
+    alerts = [i for i, s in enumerate(sections) if _is_alert_name(s.title)]
+    focus = focus or SectionFocus()
+    chosen = _named(sections, focus.names)
+    if chosen is None and focus.text and len(alerts) >= 2:
+        chosen = _by_title_words(sections, alerts, focus.text)
+    if chosen is not None:
+        scope = range(chosen, _scope_end(sections, chosen))
+        found = _first_steps(sections, scope, locators)
+        if found is not None:
+            return found
+        text = "\n".join(sections[i].body for i in scope)
+        return RunbookSteps(
+            lines=_body_lines(text)[:MAX_STEP_LINES],
+            locator=locators.get(sections[chosen].anchor),
+        )
+    if len(alerts) < 2:
+        return _first_steps(sections, range(len(sections)), locators) or _plain_steps(ev)
+    # Sections for several alerts, none asked about: their steps are not this lookup's.
+    opening = (ev.content or "").splitlines()[: sections[alerts[0]].line]
+    asked = ", ".join(focus.names) if focus.names else None
+    about = f"none is about {asked}" if asked else "the lookup named none of them"
+    return RunbookSteps(
+        lines=_body_lines("\n".join(line for line in opening if not _HEADING_LINE.match(line)))[
+            :MAX_STEP_LINES
+        ],
+        note=(
+            f"the runbook has a section for each of {len(alerts)} alerts and {about}: "
+            "the steps shown are its opening text"
+        ),
+    )

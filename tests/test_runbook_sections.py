@@ -1,0 +1,110 @@
+"""A runbook file with one section per alert (the layout of grafana/tempo's and Mimir's
+runbooks) shows each alert the steps of its own section, on a real Neo4j.
+
+Before, every alert linked to such a file got the same steps: the first section whose
+title contained a steps-like word anywhere, here `StorageCompactionsFailing` ("action" in
+"Compactions"), whatever alert was asked about.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import neo4j
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+SECTIONED = FIXTURES / "sectioned-runbooks"
+CATALOG = FIXTURES / "runbooks" / "catalogs" / "acme.yaml"
+
+
+@pytest.fixture()
+def sectioned(driver: neo4j.Driver, cli_env: object, invoke) -> neo4j.Driver:  # type: ignore[no-untyped-def]
+    from test_runbook_lookup import wipe
+
+    wipe(driver)
+    assert invoke("ingest", str(CATALOG)).code == 0
+    for path, fmt in (("runbooks", "markdown-runbooks"), ("rules", "prometheus-rules")):
+        result = invoke(
+            "ingest", str(SECTIONED / path), "--format", fmt, "--tenant", "acme",
+            "--acl", "internal", "--trusted",
+        )  # fmt: skip
+        assert result.code == 0, result
+    return driver
+
+
+def _lookup(invoke, *args: str) -> dict:  # type: ignore[no-untyped-def,type-arg]
+    result = invoke("runbook", *args, "--subject", "user:oncall", "--json")
+    assert result.code == 0, result
+    return json.loads(result.out)  # type: ignore[no-any-return]
+
+
+def test_each_alert_gets_the_steps_of_its_own_section(  # type: ignore[no-untyped-def]
+    sectioned: neo4j.Driver, invoke
+) -> None:
+    polls = _lookup(invoke, "--alert", "StoragePollsFailing")["runbook"]
+    assert polls["id"] == "runbook:storage"
+    assert polls["steps_locator"] == "storage.md#how-to-fix"
+    assert polls["steps"][0] == "1. Check the bucket's error rate in the cloud console."
+    # The second "How to fix" of the file, by its own anchor.
+    index = _lookup(invoke, "--alert", "StorageIndexTooOld")["runbook"]
+    assert index["steps_locator"] == "storage.md#how-to-fix-1"
+    assert index["steps"][0] == "1. Confirm an index builder is running."
+    # No steps-like subsection: the section's own text, never a sibling's "How to fix".
+    compactions = _lookup(invoke, "--alert", "StorageCompactionsFailing")["runbook"]
+    assert compactions["steps_locator"] == "storage.md#storagecompactionsfailing"
+    assert compactions["steps"][0].startswith("Compactions fail when a worker runs out")
+    assert compactions["steps_note"] is None
+
+    card = invoke("runbook", "--alert", "StoragePollsFailing", "--subject", "user:oncall")
+    assert card.code == 0, card
+    assert "Locator   storage.md#how-to-fix\n" in card.out
+    assert "Steps     1. Check the bucket's error rate in the cloud console." in card.out
+    assert "Raise the worker memory limit" not in card.out
+
+
+def test_a_runbook_url_naming_a_sibling_section_is_followed(  # type: ignore[no-untyped-def]
+    sectioned: neo4j.Driver, invoke
+) -> None:
+    # StorageIndexBuilderLagCritical's runbook_url points at #StorageIndexTooOld.
+    doc = _lookup(invoke, "--alert", "StorageIndexBuilderLagCritical")
+    assert doc["runbook"]["steps_locator"] == "storage.md#how-to-fix-1"
+    assert doc["runbook"]["steps"][0] == "1. Confirm an index builder is running."
+    replay = invoke("replay", doc["run_id"], "--subject", "user:oncall", "--json")
+    assert replay.code == 0, replay
+    assert json.loads(replay.out)["verified"] is True
+
+
+def test_an_alert_with_no_section_gets_no_other_alerts_steps(  # type: ignore[no-untyped-def]
+    sectioned: neo4j.Driver, invoke
+) -> None:
+    # StorageQueueDepthHigh's runbook_url points at a section the file does not have.
+    doc = _lookup(invoke, "--alert", "StorageQueueDepthHigh")
+    runbook = doc["runbook"]
+    assert runbook["id"] == "runbook:storage"
+    assert runbook["steps"] == [
+        "Alerts of the block storage service. Check the storage dashboard first; every alert below",
+        "links here.",
+    ]
+    assert runbook["steps_locator"] is None
+    assert runbook["steps_note"] == (
+        "the runbook has a section for each of 3 alerts and none is about "
+        "StorageQueueDepthHigh: the steps shown are its opening text"
+    )
+    card = invoke("runbook", "--alert", "StorageQueueDepthHigh", "--subject", "user:oncall")
+    assert "Locator   storage.md\n" in card.out
+    assert "          (the runbook has a section for each of 3 alerts and none is about" in card.out
+    assert "Check the bucket" not in card.out and "Confirm an index builder" not in card.out
+
+
+def test_free_text_finds_the_section_of_the_alert_it_matches(  # type: ignore[no-untyped-def]
+    sectioned: neo4j.Driver, invoke
+) -> None:
+    # The index builder alert's summary, pasted: its runbook_url's section, not the section
+    # whose title shares most words with the text (StorageIndexTooOld by name, here too).
+    doc = _lookup(invoke, "The storage index builder lags by hours")
+    assert doc["text_matches"][0]["matched_alert"] == "alert:StorageIndexBuilderLagCritical"
+    assert doc["runbook"]["steps_locator"] == "storage.md#how-to-fix-1"
+    polls = _lookup(invoke, "storage bucket polls are failing")
+    assert polls["runbook"]["steps_locator"] == "storage.md#how-to-fix"
