@@ -187,6 +187,8 @@ class EvidenceGate:
         self.budget_hit = False
         # Evidence types a candidate could have supported had it fitted the budget.
         self.budget_starved_types: set[str] = set()
+        # Per starved type, the tokens of its smallest candidate that did not fit.
+        self.budget_needed: dict[str, int] = {}
         self._granted = frozenset(policy.granted_labels)
         self._relevant = frozenset(policy.relevant_types)
 
@@ -331,6 +333,8 @@ class EvidenceGate:
         if cost > self.remaining_tokens:
             self.budget_hit = True
             self.budget_starved_types |= relevant
+            for kind in relevant:
+                self.budget_needed[kind] = min(self.budget_needed.get(kind, cost), cost)
             detail = f"needs {cost} tokens, {self.remaining_tokens} left"
             return self._reject(cand, r.BUDGET_EXCEEDED, round_no, detail), demoted
         return None, demoted

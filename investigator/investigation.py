@@ -35,6 +35,7 @@ from investigator.pack import (
     PackRequest,
     build_pack,
     evidence_token_budget,
+    too_small_hint,
 )
 from investigator.planner import (
     DEFAULT_MAX_ROUNDS,
@@ -324,7 +325,9 @@ def _investigate(
         # Required evidence exists but does not fit: fail closed rather than answer without it.
         raise PackBudgetError(
             f"--budget-tokens {request.budget_tokens} is too small: required evidence "
-            f"({', '.join(starved)}) does not fit"
+            f"({', '.join(starved)}) does not fit; "
+            # What was admitted, plus the smallest candidate of each type that did not fit.
+            + too_small_hint(gate.tokens_used + sum(gate.budget_needed[k] for k in starved))
         )
     pack = build_pack(
         PackRequest(

@@ -56,6 +56,25 @@ def evidence_token_budget(budget_tokens: int) -> int:
     return max(budget_tokens - reserve - FIXED_SLOTS_ESTIMATE_TOKENS, 1)
 
 
+def budget_for(evidence_tokens: int, fixed_tokens: int = FIXED_SLOTS_ESTIMATE_TOKENS) -> int:
+    """The `--budget-tokens` to suggest when `evidence_tokens` of evidence did not fit: the
+    least budget whose room after the reserve and `fixed_tokens` holds them, rounded up to
+    a thousand (the fixed slots are estimated), at most MAX_BUDGET_TOKENS."""
+    needed = evidence_tokens + fixed_tokens
+    budget = needed * 5 // 4  # about needed / (1 - RESPONSE_RESERVE_SHARE)
+    while budget - int(budget * RESPONSE_RESERVE_SHARE) < needed:
+        budget += 1
+    return min(-(-budget // 1000) * 1000, MAX_BUDGET_TOKENS)
+
+
+def too_small_hint(evidence_tokens: int, fixed_tokens: int = FIXED_SLOTS_ESTIMATE_TOKENS) -> str:
+    """How to ask again: the budget that would hold `evidence_tokens` of evidence."""
+    budget = budget_for(evidence_tokens, fixed_tokens)
+    if budget >= MAX_BUDGET_TOKENS:
+        return f"it needs more than the largest budget, {MAX_BUDGET_TOKENS}"
+    return f"ask again with --budget-tokens {budget} or more"
+
+
 # Fields of an Evidence that do not describe the KG slice, so they stay out of pack_hash.
 _UNHASHED_EVIDENCE_FIELDS = frozenset({"tool_call_id", "ranks", "scores", "rrf_score"})
 
@@ -199,7 +218,8 @@ def build_pack(
     if required_cost > evidence_room:
         raise PackBudgetError(
             f"--budget-tokens {budget} is too small: required evidence needs {required_cost} "
-            f"tokens, {evidence_room} left after instructions, goal and response reserve"
+            f"tokens, {evidence_room} left after instructions, goal and response reserve; "
+            + too_small_hint(required_cost, instr + goal + tools)
         )
     used = required_cost
     chosen_ids = set(required_ids)

@@ -209,6 +209,15 @@ def test_budget_too_small_for_required_evidence_fails_closed(  # type: ignore[no
     result = invoke(*BASE, "--subject", "user:bob", "--budget-tokens", "400", "--json")
     assert result.code == 2, result
     assert result.out == "" and "too small" in result.err
+    # Room for the instructions but not the required evidence: the line says what to ask
+    # for, and asking for it answers.
+    short = invoke(*BASE, "--subject", "user:bob", "--budget-tokens", "800", "--json")
+    assert short.code == 2 and short.out == "" and short.err.count("\n") == 1, short
+    assert "required evidence (deployment_time, ownership, runbook) does not fit" in short.err
+    suggested = short.err.split("ask again with --budget-tokens ")[1].split()[0]
+    again = invoke(*BASE, "--subject", "user:bob", "--budget-tokens", suggested, "--json")
+    assert again.code == 0, again
+    assert json.loads(again.out)["status"] == "complete"
 
 
 def test_subject_errors_and_unavailable_neo4j(  # type: ignore[no-untyped-def]

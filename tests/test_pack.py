@@ -9,7 +9,16 @@ import pytest
 
 from investigator.evidence import Evidence, RejectionReason, evidence_id_for, sha256_text
 from investigator.gate import EvidenceGate, GatePolicy
-from investigator.pack import PackBudgetError, PackRequest, build_pack, pack_hash
+from investigator.pack import (
+    MAX_BUDGET_TOKENS,
+    PackBudgetError,
+    PackRequest,
+    budget_for,
+    build_pack,
+    evidence_token_budget,
+    pack_hash,
+    too_small_hint,
+)
 
 AS_OF = datetime(2026, 7, 23, 10, 3, tzinfo=UTC)
 
@@ -89,8 +98,24 @@ def test_optional_evidence_that_does_not_fit_is_omitted_whole_never_truncated() 
 
 
 def test_required_evidence_that_does_not_fit_fails_closed() -> None:
-    with pytest.raises(PackBudgetError, match="too small"):
-        build_pack(request(budget_tokens=300), [ev("runbook:x", ["runbook"], "r" * 4000)])
+    runbook = ev("runbook:x", ["runbook"], "r" * 4000)
+    with pytest.raises(PackBudgetError, match="too small") as refused:
+        build_pack(request(budget_tokens=300), [runbook])
+    # The message names a budget that holds it, and that budget does.
+    suggested = int(str(refused.value).split("--budget-tokens ")[-1].split()[0])
+    assert [
+        e.element_id for e in build_pack(request(budget_tokens=suggested), [runbook]).evidence
+    ] == ["runbook:x"]
+
+
+def test_the_suggested_budget_holds_the_evidence_it_was_asked_for() -> None:
+    for tokens in (1, 599, 4_321, 63_500, 700_000):
+        budget = budget_for(tokens)
+        assert budget % 1000 == 0
+        assert evidence_token_budget(budget) >= tokens
+        assert evidence_token_budget(budget - 1000) < tokens or budget == 1000
+    assert budget_for(900_000) == MAX_BUDGET_TOKENS
+    assert "more than the largest budget" in too_small_hint(900_000)
 
 
 def test_rejections_become_omissions_with_reason_and_replacement() -> None:
