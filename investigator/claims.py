@@ -29,6 +29,7 @@ from investigator.planner import (
     extract_mentions,
 )
 from investigator.rubric import Intent, MissingEvidence, missing_evidence
+from investigator.runbook_sections import alert_section, question_focus
 from investigator.timeline import (
     CHANGE_TIME_KEYS,
     DEPLOY_TIME_KEYS,
@@ -223,8 +224,11 @@ def derive_claims(
                 )
             )
     if Intent.APPLICABLE_RUNBOOK in intent_set:
+        focus = question_focus(question or "")
         for ev in _with(evidence, "runbook"):
-            where = f" [{ev.locator}]" if ev.locator else ""
+            # A runbook of several alerts: the section of the alert the question names.
+            section = alert_section(ev, focus)
+            where = f" [{section or ev.locator}]" if section or ev.locator else ""
             claims.append(
                 _claim(
                     f"Runbook {_label(ev)} ({ev.element_id}){_named_only(ev)} is the version "

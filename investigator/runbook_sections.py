@@ -70,6 +70,13 @@ def alert_focus(names: list[str], runbook_urls: list[str]) -> SectionFocus:
     return SectionFocus(names=tuple(dict.fromkeys(ordered)))
 
 
+def question_focus(question: str) -> SectionFocus:
+    """The focus of a question: the alert names it types (`TempoPollsFailing`) only; a
+    claim names a section by no guess from other words."""
+    names = [w for w in re.findall(r"[A-Za-z][A-Za-z0-9_:]*", question) if _is_alert_name(w)]
+    return SectionFocus(names=tuple(dict.fromkeys(names)))
+
+
 def _is_alert_name(title: str) -> bool:
     return bool(_ALERT_NAME.match(title) and _CASE_STEP.search(title))
 
@@ -149,20 +156,48 @@ def _plain_steps(ev: Evidence) -> RunbookSteps:
     return RunbookSteps(lines=_body_lines("\n".join(text))[:MAX_STEP_LINES])
 
 
-def runbook_steps(ev: Evidence, focus: SectionFocus | None = None) -> RunbookSteps:
-    """The steps to show of runbook `ev` for what the lookup asked about (`focus`)."""
+def _structure(ev: Evidence) -> tuple[list[Section], dict[str, str]] | None:
+    """The sections of an imported Markdown runbook and their locators by anchor."""
     titles = ev.props.get("section_titles")
     recorded = ev.props.get("section_locators")
     sections = sections_of(ev.content or "")
     if not (isinstance(titles, list) and isinstance(recorded, list)) or not sections:
-        return _plain_steps(ev)
+        return None
     # The importer's locators (`path#anchor`, `path@commit#anchor`), by anchor.
-    locators = {str(loc).rpartition("#")[2]: str(loc) for loc in recorded if "#" in str(loc)}
-    alerts = [i for i, s in enumerate(sections) if _is_alert_name(s.title)]
-    focus = focus or SectionFocus()
+    return sections, {str(loc).rpartition("#")[2]: str(loc) for loc in recorded if "#" in str(loc)}
+
+
+def _chosen(sections: list[Section], alerts: list[int], focus: SectionFocus) -> int | None:
+    """The section `focus` is about: named by it, else (free text) by its title's words."""
     chosen = _named(sections, focus.names)
     if chosen is None and focus.text and len(alerts) >= 2:
         chosen = _by_title_words(sections, alerts, focus.text)
+    return chosen
+
+
+def alert_section(ev: Evidence, focus: SectionFocus) -> str | None:
+    """The locator of the section `focus` is about, in a runbook with sections for several
+    alerts (None in any other document: its own locator says where to read)."""
+    structure = _structure(ev)
+    if structure is None:
+        return None
+    sections, locators = structure
+    alerts = [i for i, s in enumerate(sections) if _is_alert_name(s.title)]
+    if len(alerts) < 2:
+        return None
+    chosen = _chosen(sections, alerts, focus)
+    return None if chosen is None else locators.get(sections[chosen].anchor)
+
+
+def runbook_steps(ev: Evidence, focus: SectionFocus | None = None) -> RunbookSteps:
+    """The steps to show of runbook `ev` for what the lookup asked about (`focus`)."""
+    structure = _structure(ev)
+    if structure is None:
+        return _plain_steps(ev)
+    sections, locators = structure
+    alerts = [i for i, s in enumerate(sections) if _is_alert_name(s.title)]
+    focus = focus or SectionFocus()
+    chosen = _chosen(sections, alerts, focus)
     if chosen is not None:
         scope = range(chosen, _scope_end(sections, chosen))
         found = _first_steps(sections, scope, locators)

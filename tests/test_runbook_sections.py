@@ -108,3 +108,23 @@ def test_free_text_finds_the_section_of_the_alert_it_matches(  # type: ignore[no
     assert doc["runbook"]["steps_locator"] == "storage.md#how-to-fix-1"
     polls = _lookup(invoke, "storage bucket polls are failing")
     assert polls["runbook"]["steps_locator"] == "storage.md#how-to-fix"
+
+
+def test_an_investigation_cites_the_section_of_the_alert_it_names(  # type: ignore[no-untyped-def]
+    sectioned: neo4j.Driver, invoke
+) -> None:
+    def runbook_claim(question: str) -> tuple[str, str]:
+        result = invoke("investigate", question, "--subject", "user:oncall", "--json")
+        assert result.code == 0, result
+        doc = json.loads(result.out)
+        [claim] = [c for c in doc["claims"] if c["statement"].startswith("Runbook ")]
+        return claim["statement"], doc["run_id"]
+
+    statement, run_id = runbook_claim("Which runbook applies to StoragePollsFailing?")
+    assert statement.startswith("Runbook storage (runbook:storage) is the version in force")
+    assert statement.endswith("[storage.md#storagepollsfailing]")
+    replay = invoke("replay", run_id, "--subject", "user:oncall", "--json")
+    assert json.loads(replay.out)["verified"] is True
+    # No section of that alert: the file, as before; never a sibling's section.
+    statement, _ = runbook_claim("Which runbook applies to StorageQueueDepthHigh?")
+    assert statement.endswith("[storage.md]")
