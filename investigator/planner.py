@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from cypher_templates.plan import PlanStep, QueryPlan, ResolvedEntity, TimeScope
+from investigator.alert_names import alert_names
 from investigator.evidence import iso_utc
 from investigator.rubric import Intent, required_types, useful_types
 from investigator.timeline import (
@@ -117,7 +118,6 @@ _RELEASE_WRITTEN = re.compile(
     r"\brelease[\s_]+v?(\d{4}\.\d{2}\.\d{2}\.\d+)\b|\b(\d{4}\.\d{2}\.\d{2}\.\d+)\s+release\b",
     re.IGNORECASE,
 )
-_ALERT = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z0-9]+){2,}\b")
 _HYPHENATED = re.compile(r"\b[a-z][a-z0-9]+(?:-[a-z0-9]+)+\b")
 _INCIDENT_WORDS = re.compile(
     r"\b(incident|outage|errors?|failures?|alert|fired)\b|故障|事故|报错", re.IGNORECASE
@@ -236,7 +236,7 @@ def extract_mentions(question: str) -> Mentions:
     releases = [r for r in _RELEASE.findall(question) if r not in id_spans]
     # Written with a space (or after the number): the same release, named canonically.
     releases += [f"release-{a or b}" for a, b in _RELEASE_WRITTEN.findall(question)]
-    alerts = [a for a in _ALERT.findall(question) if a not in id_spans]
+    alerts = [a for a in alert_names(question) if a not in id_spans]
     names = [
         n
         for n in _HYPHENATED.findall(question)

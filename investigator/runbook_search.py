@@ -48,6 +48,7 @@ import re
 
 from pydantic import BaseModel, ConfigDict
 
+from investigator.alert_names import identifier_words
 from investigator.evidence import Evidence
 from investigator.runbook_fallback import LookupSteps
 
@@ -92,7 +93,6 @@ _TITLE_FILLER = frozenset({"runbook", "runbooks", "playbook", "procedure", "aler
 _TEMPLATE = re.compile(r"\{\{.*?\}\}", re.DOTALL)
 _WORD = re.compile(r"[a-z0-9]+")
 _NUMBER = re.compile(r"[0-9]+")
-_IDENTIFIER_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _PLURAL_ES = ("sses", "xes", "ches", "shes", "zes")
 # Derivational endings, longest first: utilization/utilize, failure/fail, recovery/recover.
 _DERIVED = (("ation", ""), ("ion", ""), ("ure", ""), ("ery", "er"), ("ly", ""))
@@ -129,12 +129,6 @@ def _stem(word: str) -> str:
 
 def _words(text: str) -> list[str]:
     return _WORD.findall(text.lower())
-
-
-def identifier_words(name: str) -> list[str]:
-    """`CephMonQuorumLost` -> ceph, mon, quorum, lost; `ODFNodeMTULessThan9000` -> odf, node,
-    mtu, less, than, 9000; also splits on `-`, `_`, `.` and `:`."""
-    return [part.lower() for part in _IDENTIFIER_PART.findall(name)]
 
 
 def _informative(word: str) -> bool:

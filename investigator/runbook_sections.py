@@ -21,6 +21,7 @@ from urllib.parse import unquote, urlsplit
 from pydantic import BaseModel, ConfigDict
 
 from graph_schema.importers.markdown_sections import Section, anchor_for, sections_of
+from investigator.alert_names import alert_names, is_alert_name
 from investigator.evidence import Evidence
 from investigator.runbook_search import query_stems, text_stems
 
@@ -33,10 +34,6 @@ _STEPS_TITLE = re.compile(
     re.IGNORECASE,
 )
 _HEADING_LINE = re.compile(r"^#{1,6}\s")
-# A heading that is one identifier with a lower-to-upper case step: an alert's name
-# (`TempoPollsFailing`, `etcdGRPCRequestsSlow`), not a topic ("Overview", "Quick checks").
-_ALERT_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_:]{5,}$")
-_CASE_STEP = re.compile(r"[a-z][A-Z]")
 # Free text picks an alert's section by the words of its name: at least this many.
 _MIN_TITLE_WORDS = 2
 
@@ -73,12 +70,7 @@ def alert_focus(names: list[str], runbook_urls: list[str]) -> SectionFocus:
 def question_focus(question: str) -> SectionFocus:
     """The focus of a question: the alert names it types (`TempoPollsFailing`) only; a
     claim names a section by no guess from other words."""
-    names = [w for w in re.findall(r"[A-Za-z][A-Za-z0-9_:]*", question) if _is_alert_name(w)]
-    return SectionFocus(names=tuple(dict.fromkeys(names)))
-
-
-def _is_alert_name(title: str) -> bool:
-    return bool(_ALERT_NAME.match(title) and _CASE_STEP.search(title))
+    return SectionFocus(names=tuple(alert_names(question)))
 
 
 def _body_lines(text: str) -> list[str]:
@@ -182,7 +174,7 @@ def alert_section(ev: Evidence, focus: SectionFocus) -> str | None:
     if structure is None:
         return None
     sections, locators = structure
-    alerts = [i for i, s in enumerate(sections) if _is_alert_name(s.title)]
+    alerts = [i for i, s in enumerate(sections) if is_alert_name(s.title.strip())]
     if len(alerts) < 2:
         return None
     chosen = _chosen(sections, alerts, focus)
@@ -195,7 +187,7 @@ def runbook_steps(ev: Evidence, focus: SectionFocus | None = None) -> RunbookSte
     if structure is None:
         return _plain_steps(ev)
     sections, locators = structure
-    alerts = [i for i, s in enumerate(sections) if _is_alert_name(s.title)]
+    alerts = [i for i, s in enumerate(sections) if is_alert_name(s.title.strip())]
     focus = focus or SectionFocus()
     chosen = _chosen(sections, alerts, focus)
     if chosen is not None:

@@ -52,6 +52,24 @@ def test_mentions_pick_ids_codes_releases_alerts_and_names() -> None:
     assert "checkout-web" in m.names
 
 
+def test_alert_names_with_acronyms_a_lowercase_start_or_two_parts_are_mentions() -> None:
+    # Real alert names (openshift/runbooks) the question gives; before, only names of three
+    # capitalised words were (KubePodCrashLooping), and these questions resolved nothing.
+    question = (
+        "Why did KubeAPIDown, etcdNoLeader, CPUThrottlingHigh, ODFNodeMTULessThan9000, "
+        "TargetDown and alert:KubeletDown fire on OpenShift with PostgreSQL and the Watchdog?"
+    )
+    m = extract_mentions(question)
+    assert m.alerts == [
+        "KubeAPIDown",
+        "etcdNoLeader",
+        "CPUThrottlingHigh",
+        "ODFNodeMTULessThan9000",
+        "TargetDown",
+    ]
+    assert m.ids == ["alert:KubeletDown"]  # an id is not read again as a name
+
+
 def test_every_planned_step_compiles_against_the_allowlist() -> None:
     registry = TemplateRegistry.load()
     known = Known(

@@ -1,0 +1,44 @@
+"""What looks like an alert's name in text: `KubePodCrashLooping`, `KubeAPIDown`,
+`etcdNoLeader`, `TargetDown`; not `OpenShift`, `PostgreSQL` or `Watchdog`.
+
+Prometheus alert names are identifiers in CamelCase, often with acronyms (API, CPU, GRPC)
+and sometimes a lowercase start (etcd). An identifier of three or more such parts is taken
+for an alert's name; one of two parts only when its second part is a state an alert
+reports (`TargetDown`, `KubeletDown`), so two-part product names are not. A single word
+(`Watchdog`) is never one: it reads like any other word.
+"""
+
+from __future__ import annotations
+
+import re
+
+_IDENTIFIER_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_TOKEN = re.compile(r"\b[A-Za-z][A-Za-z0-9]{4,}\b")
+# A case step inside the word: lower to upper (etcdNo, KubePod), or an acronym's end (CPUThr).
+_CASE_STEP = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]")
+# What the second part of a two-part alert name says (TargetDown, NodeFilesystemFull...).
+_STATE_WORDS = """
+down up high low failing failed failure failures errors slow stuck missing full lost
+unhealthy degraded absent pending unavailable mismatch expiring expired restarting restarts
+overcommit throttling lagging lag timeouts latency saturated unreachable unschedulable
+"""
+_STATES = frozenset(_STATE_WORDS.split())
+
+
+def identifier_words(name: str) -> list[str]:
+    """`CephMonQuorumLost` -> ceph, mon, quorum, lost; `ODFNodeMTULessThan9000` -> odf, node,
+    mtu, less, than, 9000; also splits on `-`, `_`, `.` and `:`."""
+    return [part.lower() for part in _IDENTIFIER_PART.findall(name)]
+
+
+def is_alert_name(token: str) -> bool:
+    """Whether one identifier (no spaces) has the shape of an alert's name."""
+    if not _TOKEN.fullmatch(token) or not _CASE_STEP.search(token):
+        return False
+    parts = identifier_words(token)
+    return len(parts) >= 3 or (len(parts) == 2 and parts[-1] in _STATES)
+
+
+def alert_names(text: str) -> list[str]:
+    """The identifiers of `text` shaped like alert names, in order, each once."""
+    return list(dict.fromkeys(t for t in _TOKEN.findall(text) if is_alert_name(t)))
