@@ -333,3 +333,43 @@ def test_older_message_annotation_is_the_summary_only_when_there_is_none(tmp_pat
         "Both": "The summary wins",
         "NonText": None,
     }
+
+
+def test_files_of_one_name_in_two_folders_are_told_apart_by_folder(tmp_path: Path) -> None:
+    # openshift/runbooks has alerts/<operator>/KubeAPIDown.md under two operators: the
+    # whole import was refused ("duplicate id"), so that corpus could not be ingested.
+    for folder in ("alerts/cluster-monitoring-operator", "alerts/kube-apiserver-operator"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "KubeAPIDown.md").write_text(
+            f"# KubeAPIDown\n\n## Mitigation\n\nAsk {folder}.\n", encoding="utf-8"
+        )
+    (tmp_path / "KubeAPIDown.md").write_text("# KubeAPIDown\n\nAt the root.\n", encoding="utf-8")
+    (tmp_path / "alerts" / "TargetDown.md").write_text("# TargetDown\n", encoding="utf-8")
+    result = import_markdown_runbooks(tmp_path, OPTIONS)
+    assert result.problems == []
+    assert result.bundle is not None
+    by_path = {d.props["path"]: (d.id, d.name) for d in result.bundle.documents}
+    assert by_path == {
+        "KubeAPIDown.md": ("runbook:KubeAPIDown", "KubeAPIDown"),  # the root keeps its id
+        "alerts/cluster-monitoring-operator/KubeAPIDown.md": (
+            "runbook:cluster-monitoring-operator/KubeAPIDown",
+            "KubeAPIDown",
+        ),
+        "alerts/kube-apiserver-operator/KubeAPIDown.md": (
+            "runbook:kube-apiserver-operator/KubeAPIDown",
+            "KubeAPIDown",
+        ),
+        "alerts/TargetDown.md": ("runbook:TargetDown", "TargetDown"),  # no other: unchanged
+    }
+    [line] = [line for line in result.report_lines() if line.startswith("id: ")]
+    assert line.startswith("id: 3 files are named like runbook:KubeAPIDown: KubeAPIDown.md -> ")
+    assert line.endswith("(a front matter id pins one)")
+
+
+def test_an_explicit_id_written_twice_is_still_refused(tmp_path: Path) -> None:
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "x.md").write_text("---\nid: runbook:x\n---\n# X\n", encoding="utf-8")
+    result = import_markdown_runbooks(tmp_path, OPTIONS)
+    assert result.bundle is None
+    assert [p.reason for p in result.problems] == [f"duplicate id (also in {tmp_path}/a/x.md)"]

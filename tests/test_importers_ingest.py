@@ -202,3 +202,46 @@ def test_untrusted_runbook_steps_are_answered_but_agent_directed_text_is_not(  #
     assert doc["runbook"] is None or doc["runbook"]["id"] != "runbook:KubePodCrashLooping"
     reasons = {r["reason"] for r in doc["rejected"]}
     assert "rejected_untrusted_instruction" in reasons
+
+
+def test_a_corpus_with_two_runbooks_of_one_name_ingests_and_answers_both(  # type: ignore[no-untyped-def]
+    empty: neo4j.Driver, cli_env: object, invoke, tmp_path: Path
+) -> None:
+    # The layout of openshift/runbooks: one alert's runbook under two operators' folders.
+    for operator, step in (("monitoring", "Check the monitoring stack."), ("apiserver", "Restart")):
+        folder = tmp_path / "alerts" / f"cluster-{operator}-operator"
+        folder.mkdir(parents=True)
+        (folder / "KubeAPIDown.md").write_text(
+            f"# KubeAPIDown\n\n## Mitigation\n\n{step}\n", encoding="utf-8"
+        )
+    _catalog(invoke)
+    md = invoke(
+        "ingest", str(tmp_path / "alerts"), "--format", "markdown-runbooks", "--tenant", "acme",
+        "--acl", "internal", "--trusted",
+    )  # fmt: skip
+    assert md.code == 0, md  # was: "duplicate id", nothing written, exit 2
+    assert "ingest: id: 2 files are named like runbook:KubeAPIDown: " in md.err
+    doc = json.loads(
+        invoke("runbook", "--alert", "KubeAPIDown", "--subject", "user:oncall", "--json").out
+    )
+    found = {doc["runbook"]["id"], *(alt["id"] for alt in doc["alternatives"])}
+    assert found == {
+        "runbook:cluster-apiserver-operator/KubeAPIDown",
+        "runbook:cluster-monitoring-operator/KubeAPIDown",
+    }
+    # An alert name with an acronym ("API") is a name the question gives: both are claimed.
+    asked = invoke(
+        "investigate", "Which runbook applies to KubeAPIDown?", "--subject", "user:oncall",
+        "--json",
+    )  # fmt: skip
+    assert asked.code == 0, asked
+    answer = json.loads(asked.out)
+    assert answer["status"] == "complete", answer["missing_evidence"]
+    claimed = sorted(c["statement"].split("(", 1)[1].split(")", 1)[0] for c in answer["claims"])
+    assert claimed == sorted(found)
+    # Re-ingesting the same folder writes nothing new: the ids are stable.
+    again = invoke(
+        "ingest", str(tmp_path / "alerts"), "--format", "markdown-runbooks", "--tenant", "acme",
+        "--acl", "internal", "--trusted", "--json",
+    )  # fmt: skip
+    assert json.loads(again.out)["node_records_created"] == 0

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from pydantic import ValidationError
@@ -202,18 +202,65 @@ class _Parsed:
         stem = Path(rel).stem
         self.name = slug(str(front.get("name") or stem))
         self.version_label = _version_label(front.get("version"))
-        default_id = f"runbook:{self.name}" + (
+        self.version_suffix = (
             f"@v{self.version_label}" if self.version_label and commit is None else ""
         )
+        self.default_id = f"runbook:{self.name}{self.version_suffix}"
+        self.explicit_id = bool(front.get("id"))
         # An explicit id keeps its text behind the importer's prefix (the bundle model
         # refuses a malformed one).
-        self.id = importer_id(front["id"]) if front.get("id") else default_id
+        self.id = importer_id(front["id"]) if front.get("id") else self.default_id
+        self.id_base = f"runbook:{self.name}"  # what a `supersedes: v2` is read against
         self.commit = commit
         self.previous_id: str | None = None
         self.valid_to: Any = None
         if commit is not None:
             self.id = f"{self.id}@{commit.sha[:12]}"
         self.stem = stem
+
+    def qualify(self, folder: str) -> None:
+        """Put `folder` before the name of a default id (another file has the same name)."""
+        self.id_base = f"runbook:{folder}/{self.name}"
+        self.id = self.id_base + self.version_suffix
+        if self.commit is not None:
+            self.id = f"{self.id}@{self.commit.sha[:12]}"
+
+
+def _qualify_same_names(parsed_files: list[_Parsed], result: ImportResult) -> None:
+    """Files with one default id in different folders (openshift/runbooks has KubeAPIDown.md
+    under two operators) get the shortest tail of their folder path that tells them apart in
+    front of the name: `runbook:cluster-monitoring-operator/KubeAPIDown`. A file at the root
+    keeps its id; explicit front matter ids are never changed (a repeat stays an error)."""
+    groups: dict[str, list[_Parsed]] = {}
+    for parsed in parsed_files:
+        if not parsed.explicit_id:
+            groups.setdefault(parsed.default_id, []).append(parsed)
+    renamed: dict[str, str] = {}
+    for default_id, members in sorted(groups.items()):
+        folders = sorted({PurePosixPath(p.rel).parent.parts for p in members})
+        if len(folders) < 2:
+            continue  # one file (with its versions), or one folder: nothing tells them apart
+        deepest = max(len(parts) for parts in folders)
+        tails: dict[tuple[str, ...], str] = {}
+        for depth in range(1, deepest + 1):
+            tails = {parts: "/".join(parts[-depth:]) for parts in folders}
+            if len(set(tails.values())) == len(folders):
+                break
+        for parsed in members:
+            tail = tails[PurePosixPath(parsed.rel).parent.parts]
+            if tail:
+                old = parsed.id
+                parsed.qualify(tail)
+                renamed[old] = parsed.id
+        shown = sorted({p.rel: p.id for p in members}.items())
+        result.renamed.append(
+            f"{len(shown)} files are named like {default_id}: "
+            + ", ".join(f"{rel} -> {new_id}" for rel, new_id in shown)
+            + " (a front matter id pins one)"
+        )
+    for parsed in parsed_files:
+        if parsed.previous_id in renamed:
+            parsed.previous_id = renamed[parsed.previous_id]
 
 
 def _parse_file(
@@ -300,7 +347,7 @@ def _resolve_links(
     raw_sup = parsed.front.get("supersedes")
     if raw_sup is not None and parsed.commit is None:
         ref = (_text_list(raw_sup, "supersedes") or [""])[0]
-        candidates = [ref, f"runbook:{parsed.name}@v{ref.removeprefix('v').removeprefix('V')}"]
+        candidates = [ref, f"{parsed.id_base}@v{ref.removeprefix('v').removeprefix('V')}"]
         for candidate in candidates:
             found = index.resolve(NodeLabel.RUNBOOK, candidate)
             found = [f for f in found if f != parsed.id]
@@ -462,6 +509,7 @@ def import_markdown_runbooks(
         result.problems.append(
             BundleProblem(origin=str(path), element="path", reason="no Markdown (.md) runbooks")
         )
+    _qualify_same_names(parsed_files, result)
     seen: dict[str, str] = {}
     for parsed in parsed_files:
         if parsed.id in seen:

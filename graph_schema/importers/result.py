@@ -43,6 +43,8 @@ class ImportResult(BaseModel):
     unresolved: list[UnresolvedLink] = Field(default_factory=list)
     skipped: list[str] = Field(default_factory=list)
     linked: list[str] = Field(default_factory=list)
+    # Ids the importer chose other than its default, and why (two files of one name).
+    renamed: list[str] = Field(default_factory=list)
 
     def loaded(self) -> LoadedBundle:
         """The bundle wrapped for the writer (`graph_schema.writer.ingest_bundle`)."""
@@ -56,6 +58,7 @@ class ImportResult(BaseModel):
     def report_lines(self) -> list[str]:
         """What the ingest output says besides the write counts: links, skips, unresolved."""
         lines = [f"linked: {line}" for line in self.linked]
+        lines += [f"id: {line}" for line in self.renamed]
         lines += [f"skipped: {line}" for line in self.skipped]
         lines += [f"unresolved: {link.line()}" for link in self.unresolved]
         return lines
