@@ -190,6 +190,8 @@ def runbook_steps(ev: Evidence, focus: SectionFocus | None = None) -> RunbookSte
     alerts = [i for i, s in enumerate(sections) if is_alert_name(s.title.strip())]
     focus = focus or SectionFocus()
     chosen = _chosen(sections, alerts, focus)
+    if chosen == 0 and _scope_end(sections, 0) == len(sections):
+        chosen = None  # the whole document (a file named after its one alert): read as one
     if chosen is not None:
         scope = range(chosen, _scope_end(sections, chosen))
         found = _first_steps(sections, scope, locators)

@@ -128,3 +128,22 @@ def test_an_investigation_cites_the_section_of_the_alert_it_names(  # type: igno
     # No section of that alert: the file, as before; never a sibling's section.
     statement, _ = runbook_claim("Which runbook applies to StorageQueueDepthHigh?")
     assert statement.endswith("[storage.md]")
+
+
+def test_a_file_named_after_its_one_alert_is_read_whole_as_before(  # type: ignore[no-untyped-def]
+    sectioned: neo4j.Driver, invoke, tmp_path: Path
+) -> None:
+    # Its only heading is the alert's name: the whole file is the section, and the card
+    # points at the file (an answer recorded before reads the same on replay).
+    (tmp_path / "StorageDiskFull.md").write_text(
+        "# StorageDiskFull\n\nFree space on the volume, then expand it.\n", encoding="utf-8"
+    )
+    result = invoke(
+        "ingest", str(tmp_path), "--format", "markdown-runbooks", "--tenant", "acme",
+        "--acl", "internal", "--trusted",
+    )  # fmt: skip
+    assert result.code == 0, result
+    runbook = _lookup(invoke, "--alert", "StorageDiskFull")["runbook"]
+    assert runbook["id"] == "runbook:StorageDiskFull"
+    assert runbook["steps"] == ["Free space on the volume, then expand it."]
+    assert runbook["steps_locator"] is None and runbook["steps_note"] is None
