@@ -373,3 +373,15 @@ def test_an_explicit_id_written_twice_is_still_refused(tmp_path: Path) -> None:
     result = import_markdown_runbooks(tmp_path, OPTIONS)
     assert result.bundle is None
     assert [p.reason for p in result.problems] == [f"duplicate id (also in {tmp_path}/a/x.md)"]
+
+
+def test_a_folder_name_with_spaces_becomes_an_id_safe_part(tmp_path: Path) -> None:
+    for folder in ("My Folder", "other\tone"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "TargetDown.md").write_text("# TargetDown\n", encoding="utf-8")
+    result = import_markdown_runbooks(tmp_path, OPTIONS)
+    assert result.problems == [] and result.bundle is not None
+    assert sorted(d.id for d in result.bundle.documents) == [
+        "runbook:My-Folder/TargetDown",
+        "runbook:other-one/TargetDown",
+    ]

@@ -243,7 +243,7 @@ def _qualify_same_names(parsed_files: list[_Parsed], result: ImportResult) -> No
         deepest = max(len(parts) for parts in folders)
         tails: dict[tuple[str, ...], str] = {}
         for depth in range(1, deepest + 1):
-            tails = {parts: "/".join(parts[-depth:]) for parts in folders}
+            tails = {parts: "/".join(slug(part) for part in parts[-depth:]) for parts in folders}
             if len(set(tails.values())) == len(folders):
                 break
         for parsed in members:
