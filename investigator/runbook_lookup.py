@@ -27,11 +27,20 @@ from datetime import UTC, datetime
 from enum import StrEnum
 
 import neo4j
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, JsonValue, field_validator
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    ValidationInfo,
+    field_validator,
+)
 
 from cypher_templates.executor import TemplateExecutor
 from cypher_templates.plan import EvidenceType, PlanStep, QueryPlan
 from graph_schema.canonical import iso_utc
+from investigator.alert_names import alert_names
 from investigator.context_graph.models import RunStatus
 from investigator.context_graph.recorder import RunRecorder
 from investigator.entity_suggestions import (
@@ -51,7 +60,11 @@ from investigator.session import RunSession, RunSpec
 # Principal allows is used unless the caller names one.
 LOOKUP_PURPOSES = ("runbook_lookup", "incident_investigation")
 MAX_TARGET_LENGTH = 200
+# Free text is what on-call pastes (an alert's description, a log line, several lines): it is
+# read for at most MAX_TERMS informative words (runbook_search), so it may be longer.
+MAX_TEXT_LENGTH = 2000
 _ALERT_LIMIT = 5  # alert rules sharing one name (per severity)
+_TEXT_ALERT_NAMES = 3  # alert names read from pasted text
 _RELEVANT_TYPES = ["alert_definition", "entity", "ownership", "policy", "runbook"]
 
 
@@ -88,12 +101,17 @@ class RunbookQuery(BaseModel):
 
     @field_validator("value")
     @classmethod
-    def _printable(cls, value: str) -> str:
+    def _printable(cls, value: str, info: ValidationInfo) -> str:
         text = value.strip()
+        limit = MAX_TARGET_LENGTH
+        if info.data.get("target") is LookupTarget.TEXT:
+            # Pasted text spans lines: its whitespace is one space; an id's is a mistake.
+            text = " ".join(text.split())
+            limit = MAX_TEXT_LENGTH
         if not text:
             raise ValueError("the lookup target is empty")
-        if len(text) > MAX_TARGET_LENGTH:
-            raise ValueError(f"the lookup target is longer than {MAX_TARGET_LENGTH} characters")
+        if len(text) > limit:
+            raise ValueError(f"the lookup target is longer than {limit} characters")
         if any(not ch.isprintable() for ch in text):
             raise ValueError("the lookup target contains control characters")
         return text
@@ -560,7 +578,7 @@ class RunbookLookup:
     def _anchors(self, run: _Lookup, query: RunbookQuery) -> list[tuple[str, str]]:
         """(anchor id, runbooks_for anchor option) pairs the target resolves to."""
         if query.target is LookupTarget.TEXT:
-            return self._text_anchors(run, query.value)
+            return self._named_in_text(run, query.value) or self._text_anchors(run, query.value)
         label = _ENTITY_LABEL[query.target]
         rows = run.call(
             "entity_resolution",
@@ -579,6 +597,38 @@ class RunbookLookup:
                 [str(ev.props["runbook_url"]) for ev in alerts if ev.props.get("runbook_url")],
             )
         return [(i, anchor) for i in ids]
+
+    def _named_in_text(self, run: _Lookup, text: str) -> list[tuple[str, str]]:
+        """Pasted text that names an alert (`[FIRING:1] KubePodCrashLooping ...`): that alert's
+        anchors, as `--alert` would give; else a runbook named after it; else nothing."""
+        names = alert_names(text)[:_TEXT_ALERT_NAMES]
+        if not names:
+            return []
+
+        def resolve(label: str) -> list[tuple[str, Evidence]]:
+            steps = [
+                PlanStep(
+                    template_id="entity_resolution",
+                    params={"text": name},
+                    options={"label": label},
+                    evidence_type="entity",
+                    limit=_ALERT_LIMIT,
+                )
+                for name in names
+            ]
+            found = run.stage(steps)
+            return [(n, ev) for n, rows in zip(names, found, strict=True) for ev in rows]
+
+        alerts = [(n, ev) for n, ev in resolve("Alert") if ev.type == "Alert"]
+        if alerts:
+            run.focus = alert_focus(
+                [n for n, _ in alerts],
+                [str(ev.props["runbook_url"]) for _, ev in alerts if ev.props.get("runbook_url")],
+            )
+            return sorted({(ev.element_id, "alert") for _, ev in alerts})
+        runbooks = [(n, ev) for n, ev in resolve("Runbook") if ev.type == "Runbook"]
+        run.focus = alert_focus([n for n, _ in runbooks], [])
+        return sorted({(ev.element_id, "runbook") for _, ev in runbooks})
 
     def _text_anchors(self, run: _Lookup, text: str) -> list[tuple[str, str]]:
         # Informative words only, re-ranked by name/title and coverage; abstains when the

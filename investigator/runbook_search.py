@@ -54,6 +54,7 @@ from investigator.runbook_fallback import LookupSteps
 
 CANDIDATES = 30  # fulltext hits re-ranked (the template's row cap is 50)
 MAX_TERMS = 32
+MAX_QUERY_CHARS = 500  # the fulltext_search template's `query` max_length
 TITLE_WEIGHT = 1.0
 TEXT_WEIGHT = 1.0
 TITLE_PRECISION_WEIGHT = 0.5
@@ -142,6 +143,18 @@ def search_terms(text: str) -> list[str]:
         if _informative(word) and word not in terms:
             terms.append(word)
     return terms[:MAX_TERMS]
+
+
+def _within(terms: list[str], limit: int) -> list[str]:
+    """The first terms whose query (joined by spaces) is at most `limit` characters."""
+    kept: list[str] = []
+    length = -1
+    for term in terms:
+        if length + 1 + len(term) > limit:
+            break
+        kept.append(term)
+        length += 1 + len(term)
+    return kept
 
 
 def _stem_sequence(words: list[str]) -> list[str]:
@@ -357,7 +370,7 @@ def search_runbooks(run: LookupSteps, text: str) -> tuple[TextRanking, list[Evid
     Besides the runbooks themselves, the alert rules of the tenant are searched with the same
     words: an on-call engineer often pastes the alert's summary, and an alert whose own text
     covers the query (`ALERT_MATCH`) points at its runbook through `APPLIES_TO`."""
-    terms = search_terms(text)
+    terms = _within(search_terms(text), MAX_QUERY_CHARS)
     if not terms:
         return TextRanking(terms=terms, ranked=[]), []
     query = " ".join(terms)

@@ -113,9 +113,14 @@ def test_malformed_times_exit_2_with_one_line(
         ["--alert", "x" * 500],
         ["--alert", "bad\x1b[31mname"],
         ["--service", "svc:a\nsvc:b"],
+        ["crash " * 400],
+        ["crash \x1b[31m looping"],
     ],
-    ids=["none", "two", "text+code", "empty", "too long", "escape", "newline"],
-)
+    ids=[
+        "none", "two", "text+code", "empty", "too long", "escape", "newline",
+        "text too long", "text escape",
+    ],
+)  # fmt: skip
 def test_runbook_bad_target_exits_2(
     args: list[str], invoke, monkeypatch: pytest.MonkeyPatch
 ) -> None:  # type: ignore[no-untyped-def]
@@ -241,6 +246,33 @@ def test_hostile_runbook_input_is_answered_as_data(
     assert doc["runbook"] is None or doc["runbook"]["id"].startswith("runbook:")
     after, _, _ = catalog.execute_query("MATCH (n:KG) RETURN count(n) AS c")
     assert before[0]["c"] == after[0]["c"]
+
+
+def test_pasted_text_may_span_lines_and_be_longer_than_an_id(  # type: ignore[no-untyped-def]
+    catalog: neo4j.Driver, cli_env: object, invoke
+) -> None:
+    # What on-call pastes: the alert's text over several lines, 300 characters and more.
+    # Before: "contains control characters" (the newlines) or "longer than 200", exit 2.
+    pasted = (
+        "[FIRING:1] KubePodCrashLooping\n"
+        "\tsummary: Pod is crash looping.\n"
+        "\tdescription: Pod payments/api-7f9c (api) is in waiting state "
+        '(reason: "CrashLoopBackOff") in namespace payments on node ip-10-0-3-17, '
+        "restarting every few minutes since the last deploy.\n"
+    )
+    assert len(pasted) > 200 and "\n" in pasted
+    result = invoke("runbook", pasted, "--subject", "user:oncall", "--json")
+    assert result.code == 0, result
+    doc = json.loads(result.out)
+    assert doc["runbook"]["id"] == "runbook:KubePodCrashLooping"
+    # The text names the alert: its runbook, as --alert finds it (the rest of the paste,
+    # pod and node names, would not fit any runbook's text).
+    assert doc["resolved"] == ["alert:KubePodCrashLooping"]
+    assert doc["query"] == " ".join(pasted.split())  # recorded as one line
+    # Long words past what the fulltext query holds are left out, not refused.
+    words = " ".join(f"w{i:02d}" + "x" * 60 for i in range(30))
+    long = invoke("runbook", f"crash looping {words}", "--subject", "user:oncall", "--json")
+    assert long.code == 0, long
 
 
 def test_hostile_ingest_input_exits_2_and_writes_nothing(

@@ -61,6 +61,19 @@ def test_runbook_alert_finds_the_runbook_named_after_it(  # type: ignore[no-unty
     assert json.loads(replay.out)["verified"] is True
 
 
+def test_pasted_text_naming_the_alert_finds_the_runbook_named_after_it(  # type: ignore[no-untyped-def]
+    markdown_only: neo4j.Driver, invoke
+) -> None:
+    pasted = "[FIRING:2] KubePodCrashLooping (payments/api-7f9c on ip-10-0-3-17)"
+    doc = json.loads(invoke("runbook", pasted, "--subject", "user:oncall", "--json").out)
+    assert doc["runbook"]["id"] == "runbook:KubePodCrashLooping"
+    assert doc["resolved"] == ["runbook:KubePodCrashLooping"]
+    # Another tenant's subject gets nothing of acme's.
+    other = invoke("runbook", pasted, "--subject", "globex/user:mallory", "--json")
+    assert other.code == 0, other
+    assert "runbook:KubePodCrashLooping" not in other.out
+
+
 def test_investigate_names_the_runbook_and_how_it_was_tied(  # type: ignore[no-untyped-def]
     markdown_only: neo4j.Driver, invoke
 ) -> None:
