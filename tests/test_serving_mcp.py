@@ -32,6 +32,7 @@ from graph_schema.bundle import load_bundle
 from graph_schema.schema_ddl import apply_schema
 from graph_schema.writer import ingest_bundle
 from investigator.errors import BadInput
+from investigator.runbook_lookup import MAX_TEXT_LENGTH
 from investigator.serving.mcp_server import token_sha256
 from investigator.settings import ConnectionSettings
 
@@ -154,6 +155,9 @@ def test_stdio_lists_four_typed_tools_and_each_answers_like_the_cli(  # type: ig
             assert "pass the instant as `as_of`" in (tools["investigate"].description or "")
             target = tools["runbook_lookup"].input_schema["properties"]["target"]
             assert target["enum"] == ["service", "alert", "error_code", "text"]
+            # A pasted notification fits the tool as it fits the CLI.
+            value = tools["runbook_lookup"].input_schema["properties"]["value"]
+            assert value["maxLength"] == MAX_TEXT_LENGTH
 
             card = ok(
                 await client.call_tool(

@@ -294,8 +294,11 @@ def build_server(backend: ServingBackend, subjects: SubjectSource) -> MCPServer[
             str,
             Field(
                 min_length=1,
-                max_length=200,
-                description="svc:checkout, KubePodCrashLooping, PAY-4097 or free text.",
+                max_length=2000,  # free text (runbook_lookup.MAX_TEXT_LENGTH); an id: 200
+                description=(
+                    "svc:checkout, KubePodCrashLooping, PAY-4097 (at most 200 characters), "
+                    "or free text such as a pasted alert notification (at most 2000)."
+                ),
             ),
         ],
         ctx: Context,
