@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from cypher_templates.plan import PlanStep, QueryPlan, ResolvedEntity, TimeScope
-from investigator.alert_names import alert_names
+from graph_schema.alert_names import alert_names
 from investigator.evidence import iso_utc
 from investigator.rubric import Intent, required_types, useful_types
 from investigator.timeline import (

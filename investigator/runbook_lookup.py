@@ -39,8 +39,8 @@ from pydantic import (
 
 from cypher_templates.executor import TemplateExecutor
 from cypher_templates.plan import EvidenceType, PlanStep, QueryPlan
+from graph_schema.alert_names import alert_names
 from graph_schema.canonical import iso_utc
-from investigator.alert_names import alert_names
 from investigator.context_graph.models import RunStatus
 from investigator.context_graph.recorder import RunRecorder
 from investigator.entity_suggestions import (

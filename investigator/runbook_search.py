@@ -48,7 +48,7 @@ import re
 
 from pydantic import BaseModel, ConfigDict
 
-from investigator.alert_names import identifier_words
+from graph_schema.alert_names import identifier_words
 from investigator.evidence import Evidence
 from investigator.runbook_fallback import LookupSteps
 

@@ -20,8 +20,8 @@ from urllib.parse import unquote, urlsplit
 
 from pydantic import BaseModel, ConfigDict
 
+from graph_schema.alert_names import alert_names, is_alert_name
 from graph_schema.importers.markdown_sections import Section, anchor_for, sections_of
-from investigator.alert_names import alert_names, is_alert_name
 from investigator.evidence import Evidence
 from investigator.runbook_search import query_stems, text_stems
 
