@@ -385,3 +385,34 @@ def test_a_folder_name_with_spaces_becomes_an_id_safe_part(tmp_path: Path) -> No
         "runbook:My-Folder/TargetDown",
         "runbook:other-one/TargetDown",
     ]
+
+
+def test_an_index_page_of_several_alerts_sections_is_its_folders_runbook(tmp_path: Path) -> None:
+    # A docs site's runbooks page (Mimir's docs/sources/mimir/manage/mimir-runbooks/_index.md):
+    # a Hugo section page with a section per alert. It was skipped as a folder index.
+    page = tmp_path / "manage" / "store-runbooks"
+    page.mkdir(parents=True)
+    (page / "_index.md").write_text(
+        "---\ntitle: Store runbooks\n---\n\n# Store runbooks\n\n## Alerts\n\n"
+        "### StoreIngesterRestarts\n\nCheck the ingesters.\n\n"
+        "### StoreRequestLatency\n\nScale the queriers.\n",
+        encoding="utf-8",
+    )
+    listing = tmp_path / "manage" / "other"
+    listing.mkdir()
+    (listing / "_index.md").write_text("# Other\n\n- [a](a.md)\n", encoding="utf-8")
+    (tmp_path / "README.md").write_text("# Runbooks\n\n## KubeAPIDown\n", encoding="utf-8")
+    result = import_markdown_runbooks(tmp_path, OPTIONS)
+    assert result.problems == [] and result.bundle is not None
+    [page_doc] = result.bundle.documents
+    assert (page_doc.id, page_doc.name, page_doc.title) == (
+        "runbook:store-runbooks",
+        "store-runbooks",
+        "Store runbooks",
+    )
+    assert page_doc.props["path"] == "manage/store-runbooks/_index.md"
+    # A listing page, and a README with one alert heading, stay folder indexes.
+    assert sorted(line.split(": ", 1)[1] for line in result.skipped) == [
+        "folder index, not a runbook",
+        "folder index, not a runbook",
+    ]

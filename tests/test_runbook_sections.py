@@ -147,3 +147,36 @@ def test_a_file_named_after_its_one_alert_is_read_whole_as_before(  # type: igno
     assert runbook["id"] == "runbook:StorageDiskFull"
     assert runbook["steps"] == ["Free space on the volume, then expand it."]
     assert runbook["steps_locator"] is None and runbook["steps_note"] is None
+
+
+def test_a_docs_site_runbooks_page_answers_each_alert_with_its_section(  # type: ignore[no-untyped-def]
+    sectioned: neo4j.Driver, invoke, tmp_path: Path
+) -> None:
+    # Mimir's layout: the runbooks are the sections of a Hugo page, `<folder>/_index.md`, and
+    # each rule's runbook_url is the page's URL with the alert's anchor.
+    page = tmp_path / "docs" / "store-runbooks"
+    page.mkdir(parents=True)
+    (page / "_index.md").write_text(
+        "---\ntitle: Store runbooks\n---\n\n# Store runbooks\n\n## Alerts\n\n"
+        "### StoreIngesterRestarts\n\nCheck whether one ingester or several restart.\n\n"
+        "### StoreRequestLatency\n\nHow to **fix** it:\n\n1. Scale the queriers.\n",
+        encoding="utf-8",
+    )
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(
+        "groups:\n- name: store\n  rules:\n"
+        "  - alert: StoreRequestLatency\n    expr: latency > 1\n    annotations:\n"
+        "      runbook_url: https://docs.example.com/store/latest/store-runbooks/"
+        "#storerequestlatency\n",
+        encoding="utf-8",
+    )
+    for path, fmt in ((tmp_path / "docs", "markdown-runbooks"), (rules, "prometheus-rules")):
+        result = invoke(
+            "ingest", str(path), "--format", fmt, "--tenant", "acme", "--acl", "internal",
+            "--trusted",
+        )  # fmt: skip
+        assert result.code == 0, result
+    runbook = _lookup(invoke, "--alert", "StoreRequestLatency")["runbook"]
+    assert runbook["id"] == "runbook:store-runbooks"
+    assert runbook["steps_locator"] == "store-runbooks/_index.md#storerequestlatency"
+    assert runbook["steps"] == ["How to **fix** it:", "1. Scale the queriers."]

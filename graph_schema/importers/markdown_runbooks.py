@@ -54,6 +54,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from graph_schema.alert_names import is_alert_name
 from graph_schema.bundle import (
     Bundle,
     BundleProblem,
@@ -87,8 +88,10 @@ from graph_schema.importers.source_version import file_source_version
 from graph_schema.kg_types import DocumentKind, EvidenceType, NodeLabel, RelType, Trust
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")
-# Folder indexes, not runbooks.
+# Folder indexes, not runbooks: unless one holds sections for several alerts (a docs site's
+# runbooks page, Mimir's `mimir-runbooks/_index.md`), then it is the folder's runbook.
 _SKIPPED_NAMES = frozenset({"readme.md", "_index.md", "index.md", "summary.md"})
+_INDEX_STEMS = frozenset(name.removesuffix(".md") for name in _SKIPPED_NAMES)
 
 _KNOWN_KEYS = frozenset(
     {
@@ -200,6 +203,8 @@ class _Parsed:
         self.source_version = version
         self.kind = _kind(front.get("kind"))
         stem = Path(rel).stem
+        if stem.lower() in _INDEX_STEMS:
+            stem = path.parent.name or stem  # a runbooks page is named after its folder
         self.name = slug(str(front.get("name") or stem))
         self.version_label = _version_label(front.get("version"))
         self.version_suffix = (
@@ -261,6 +266,17 @@ def _qualify_same_names(parsed_files: list[_Parsed], result: ImportResult) -> No
     for parsed in parsed_files:
         if parsed.previous_id in renamed:
             parsed.previous_id = renamed[parsed.previous_id]
+
+
+def _holds_alert_sections(file: Path) -> bool:
+    """Whether an index page has headings of two or more alerts' names (read leniently:
+    whatever cannot be read is an index, skipped as before)."""
+    try:
+        _, body = split_front_matter(read_local_file(file).decode("utf-8"))
+    except (OSError, UnicodeDecodeError, FrontMatterError):
+        return False
+    alerts = [s for s in sections_of(body) if is_alert_name(s.title.strip())]
+    return len(alerts) >= 2
 
 
 def _parse_file(
@@ -501,7 +517,8 @@ def import_markdown_runbooks(
         result.problems.extend(refused_links)
         return result
     for file in files:
-        if file.name.lower() in _SKIPPED_NAMES and not path.is_file():
+        index = file.name.lower() in _SKIPPED_NAMES and not path.is_file()
+        if index and not _holds_alert_sections(file):
             result.skipped.append(f"{file}: folder index, not a runbook")
             continue
         parsed_files.extend(_file_versions(file, path, options, result))
