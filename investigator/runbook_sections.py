@@ -159,6 +159,11 @@ def _structure(ev: Evidence) -> tuple[list[Section], dict[str, str]] | None:
     return sections, {str(loc).rpartition("#")[2]: str(loc) for loc in recorded if "#" in str(loc)}
 
 
+def _alert_sections(sections: list[Section]) -> list[int]:
+    """The indexes of the sections whose heading is an alert's name."""
+    return [i for i, s in enumerate(sections) if is_alert_name(s.title.strip())]
+
+
 def _chosen(sections: list[Section], alerts: list[int], focus: SectionFocus) -> int | None:
     """The section `focus` is about: named by it, else (free text) by its title's words."""
     chosen = _named(sections, focus.names)
@@ -174,7 +179,7 @@ def alert_section(ev: Evidence, focus: SectionFocus) -> str | None:
     if structure is None:
         return None
     sections, locators = structure
-    alerts = [i for i, s in enumerate(sections) if is_alert_name(s.title.strip())]
+    alerts = _alert_sections(sections)
     if len(alerts) < 2:
         return None
     chosen = _chosen(sections, alerts, focus)
@@ -187,7 +192,7 @@ def runbook_steps(ev: Evidence, focus: SectionFocus | None = None) -> RunbookSte
     if structure is None:
         return _plain_steps(ev)
     sections, locators = structure
-    alerts = [i for i, s in enumerate(sections) if is_alert_name(s.title.strip())]
+    alerts = _alert_sections(sections)
     focus = focus or SectionFocus()
     chosen = _chosen(sections, alerts, focus)
     if chosen == 0 and _scope_end(sections, 0) == len(sections):
