@@ -517,8 +517,8 @@ def import_markdown_runbooks(
         result.problems.extend(refused_links)
         return result
     for file in files:
-        index = file.name.lower() in _SKIPPED_NAMES and not path.is_file()
-        if index and not _holds_alert_sections(file):
+        is_index = file.name.lower() in _SKIPPED_NAMES and not path.is_file()
+        if is_index and not _holds_alert_sections(file):
             result.skipped.append(f"{file}: folder index, not a runbook")
             continue
         parsed_files.extend(_file_versions(file, path, options, result))
