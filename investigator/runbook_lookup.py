@@ -244,6 +244,16 @@ def _as_version(ev: Evidence, focus: SectionFocus | None = None) -> RunbookVersi
     )
 
 
+def _focus_on_alerts(names: list[str], alerts: list[Evidence]) -> SectionFocus:
+    """A runbook of several alerts: the section each alert's runbook_url points at, else the
+    one named like the alert."""
+    alerts = sorted(alerts, key=lambda ev: ev.element_id)
+    return alert_focus(
+        [*names, *(str(ev.props.get("alertname") or ev.name or "") for ev in alerts)],
+        [str(ev.props["runbook_url"]) for ev in alerts if ev.props.get("runbook_url")],
+    )
+
+
 def _runbook_steps(anchors: list[tuple[str, str]]) -> list[PlanStep]:
     """`runbooks_for` of each (anchor id, anchor kind): the runbooks and their chains."""
     return [
@@ -267,6 +277,10 @@ class _Lookup:
         self.text_note: str | None = None
         self.fallbacks: FallbackSearch | None = None  # searched once, when needed
         self.focus: SectionFocus | None = None  # which section of a runbook is asked about
+        # The alert names asked about: `--alert NAME`, or those pasted text names that
+        # resolved to alerts. They get what an alert lookup gets (a runbook named after the
+        # alert, the fired-on service's as a fallback).
+        self.alert_names: list[str] = []
 
     @property
     def subject_id(self) -> str:
@@ -388,7 +402,9 @@ class RunbookLookup:
         # An alert no record of the KG stands for, or that no runbook is linked to, may still
         # have its runbook: a folder of Markdown runbooks is named after its alerts.
         named = (
-            [] if any(d.type == "Runbook" for d in documents) else self._runbooks_named(run, query)
+            []
+            if any(d.type == "Runbook" for d in documents)
+            else self._runbooks_named(run, run.alert_names)
         )
         if not anchors and not run.text_hits and not named:
             what = query.target.value.replace("_", " ")
@@ -450,12 +466,9 @@ class RunbookLookup:
             answer.runbook = _as_version(chosen, run.focus)
             answer.alternatives = [_as_version(h, run.focus) for h in runbooks[1:]]
             answer.owner_detail = self._owner(run, query, anchors, chosen)
-            if (
-                query.target is LookupTarget.ALERT
-                and chosen.context.get("anchor_type") == "runbook"
-            ):
+            if run.alert_names and chosen.context.get("anchor_type") == "runbook":
                 answer.note = self._named_note(run, query, anchors, chosen)
-        elif query.target in (LookupTarget.ERROR_CODE, LookupTarget.ALERT) and (
+        elif (query.target is LookupTarget.ERROR_CODE or run.alert_names) and (
             fallbacks := fallback_runbooks(run, anchors, self._fallbacks(run, anchors).paths)
         ):
             # Issue 15: the emitting / fired-on service's runbook, named as a fallback.
@@ -484,18 +497,20 @@ class RunbookLookup:
             answer.runbook_owner = self._runbook_owner(run, answer)
         return answer
 
-    def _runbooks_named(self, run: _Lookup, query: RunbookQuery) -> list[str]:
-        """Runbooks whose id or name is the alert asked about (alert lookups only)."""
-        if query.target is not LookupTarget.ALERT:
-            return []
-        rows = run.call(
-            "entity_resolution",
-            {"text": query.value},
-            "entity",
-            options={"label": "Runbook"},
-            limit=5,
-        )
-        return sorted({ev.element_id for ev in rows})
+    @staticmethod
+    def _runbooks_named(run: _Lookup, names: list[str]) -> list[str]:
+        """Runbooks whose id or name is one of the alert `names` (one stage; none, no read)."""
+        steps = [
+            PlanStep(
+                template_id="entity_resolution",
+                params={"text": name},
+                options={"label": "Runbook"},
+                evidence_type="entity",
+                limit=5,
+            )
+            for name in names
+        ]
+        return sorted({ev.element_id for rows in run.stage(steps) for ev in rows})
 
     @staticmethod
     def _named_note(
@@ -535,10 +550,10 @@ class RunbookLookup:
             reason = f"no version of the runbook of {names} is valid at as_of (see Rejected)"
         else:
             reason = f"no runbook version of {names} is valid at as_of for this subject"
-        if query.target not in (LookupTarget.ERROR_CODE, LookupTarget.ALERT):
+        if query.target is not LookupTarget.ERROR_CODE and not run.alert_names:
             return reason
         search = self._fallbacks(run, anchors)
-        verb = "fired on" if query.target is LookupTarget.ALERT else "was emitted by"
+        verb = "fired on" if run.alert_names else "was emitted by"
         if search.paths:
             services = ", ".join(p.service for p in search.paths)
             return f"{reason}; it {verb} {services} at as_of, which has no runbook valid then"
@@ -590,12 +605,8 @@ class RunbookLookup:
         anchor = _ANCHOR_OF_LABEL[label]
         ids = sorted({ev.element_id for ev in rows})
         if query.target is LookupTarget.ALERT:
-            # A runbook of several alerts: the section its runbook_url points at, or named so.
-            alerts = sorted(rows, key=lambda ev: ev.element_id)
-            run.focus = alert_focus(
-                [query.value, *(str(ev.props.get("alertname") or ev.name or "") for ev in alerts)],
-                [str(ev.props["runbook_url"]) for ev in alerts if ev.props.get("runbook_url")],
-            )
+            run.alert_names = [query.value]
+            run.focus = _focus_on_alerts(run.alert_names, rows)
         return [(i, anchor) for i in ids]
 
     def _named_in_text(self, run: _Lookup, text: str) -> list[tuple[str, str]]:
@@ -604,31 +615,24 @@ class RunbookLookup:
         names = alert_names(text)[:_TEXT_ALERT_NAMES]
         if not names:
             return []
-
-        def resolve(label: str) -> list[tuple[str, Evidence]]:
-            steps = [
-                PlanStep(
-                    template_id="entity_resolution",
-                    params={"text": name},
-                    options={"label": label},
-                    evidence_type="entity",
-                    limit=_ALERT_LIMIT,
-                )
-                for name in names
-            ]
-            found = run.stage(steps)
-            return [(n, ev) for n, rows in zip(names, found, strict=True) for ev in rows]
-
-        alerts = [(n, ev) for n, ev in resolve("Alert") if ev.type == "Alert"]
-        if alerts:
-            run.focus = alert_focus(
-                [n for n, _ in alerts],
-                [str(ev.props["runbook_url"]) for _, ev in alerts if ev.props.get("runbook_url")],
+        steps = [
+            PlanStep(
+                template_id="entity_resolution",
+                params={"text": name},
+                options={"label": "Alert"},
+                evidence_type="entity",
+                limit=_ALERT_LIMIT,
             )
-            return sorted({(ev.element_id, "alert") for _, ev in alerts})
-        runbooks = [(n, ev) for n, ev in resolve("Runbook") if ev.type == "Runbook"]
-        run.focus = alert_focus([n for n, _ in runbooks], [])
-        return sorted({(ev.element_id, "runbook") for _, ev in runbooks})
+            for name in names
+        ]
+        found = dict(zip(names, run.stage(steps), strict=True))
+        alerts = [ev for rows in found.values() for ev in rows if ev.type == "Alert"]
+        if alerts:
+            run.alert_names = [name for name, rows in found.items() if rows]
+            run.focus = _focus_on_alerts(run.alert_names, alerts)
+            return sorted({(ev.element_id, "alert") for ev in alerts})
+        run.focus = alert_focus(names, [])
+        return [(runbook, "runbook") for runbook in self._runbooks_named(run, names)]
 
     def _text_anchors(self, run: _Lookup, text: str) -> list[tuple[str, str]]:
         # Informative words only, re-ranked by name/title and coverage; abstains when the

@@ -175,6 +175,8 @@ def _chosen(sections: list[Section], alerts: list[int], focus: SectionFocus) -> 
 def alert_section(ev: Evidence, focus: SectionFocus) -> str | None:
     """The locator of the section `focus` is about, in a runbook with sections for several
     alerts (None in any other document: its own locator says where to read)."""
+    if not focus.names:
+        return None  # nothing named: no need to read the text's sections
     structure = _structure(ev)
     if structure is None:
         return None

@@ -147,3 +147,13 @@ def test_an_alert_with_no_runbook_linked_gets_the_one_named_after_it(  # type: i
         "no runbook is linked to alert:KubePodCrashLooping (none APPLIES_TO it); "
         "runbook:KubePodCrashLooping is named after it"
     )
+    # Pasted text that names the alert gets what --alert gets: the runbook named after it.
+    pasted = json.loads(
+        invoke(
+            "runbook", "[FIRING:1] KubePodCrashLooping on node ip-10-0-3-17",
+            "--subject", "user:oncall", "--json",
+        ).out
+    )  # fmt: skip
+    assert pasted["resolved"] == ["alert:KubePodCrashLooping"]
+    assert pasted["runbook"]["id"] == "runbook:KubePodCrashLooping"
+    assert pasted["note"] == doc["note"]
