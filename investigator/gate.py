@@ -26,6 +26,7 @@ from investigator.evidence import (
     evidence_tokens,
     sha256_text,
 )
+from investigator.runbook_sections import alert_excerpt
 
 # Evidence types that describe an event (something that happened at valid_from): they are
 # usable at any later as_of. Every other type describes a state that must hold at as_of.
@@ -155,6 +156,9 @@ class GatePolicy(BaseModel):
     # Lookups that answer with one version (runbooks): of the versions of one SUPERSEDES
     # chain admitted together, only the newest stays; the others are `rejected_superseded`.
     one_version_per_chain: bool = False
+    # Alert names the question types: a runbook with sections for several alerts is admitted
+    # as the section of the one named (`section_excerpt`), not whole.
+    section_names: list[str] = Field(default_factory=list)
 
 
 class Conflict(BaseModel):
@@ -205,7 +209,7 @@ class EvidenceGate:
                 self.leaks_dropped += 1
                 decision.leaks_dropped += 1
                 continue
-            rejection, demoted = self._check(cand, round_no)
+            rejection, demoted, cand = self._check(cand, round_no)
             if rejection is not None:
                 self.rejected.append(rejection)
                 decision.rejected.append(rejection)
@@ -290,23 +294,47 @@ class EvidenceGate:
             tool_call_id=cand.tool_call_id,
         )
 
-    def _check(self, cand: Evidence, round_no: int) -> tuple[Rejection | None, list[Rejection]]:
+    def _check(
+        self, cand: Evidence, round_no: int
+    ) -> tuple[Rejection | None, list[Rejection], Evidence]:
+        """The candidate's rejection (or None), the admitted it demotes, and the candidate
+        as admitted: of a runbook of several alerts, the section of the one the question
+        names, cut only after its whole text matched its hash."""
+        rejection = self._record_check(cand, round_no)
+        if rejection is not None:
+            return rejection, [], cand
+        if self.policy.section_names:
+            cand = alert_excerpt(cand, tuple(self.policy.section_names)) or cand
+        rejection, demoted = self._admission_check(cand, round_no)
+        return rejection, demoted, cand
+
+    def _record_check(self, cand: Evidence, round_no: int) -> Rejection | None:
+        """What the record itself fails: status, purpose, time, the integrity of its text."""
         p = self.policy
         r = RejectionReason
         if cand.status != "active":
-            return self._reject(cand, r.REJECTED_RETRACTED, round_no, "record is retracted"), []
+            return self._reject(cand, r.REJECTED_RETRACTED, round_no, "record is retracted")
         if cand.purposes is not None and p.purpose not in cand.purposes:
             detail = f"purpose {p.purpose!r} not allowed by the source"
-            return self._reject(cand, r.REJECTED_PURPOSE, round_no, detail), []
+            return self._reject(cand, r.REJECTED_PURPOSE, round_no, detail)
         if cand.recorded_at is not None and cand.recorded_at > p.known_at:
             detail = "recorded after known_at"
-            return self._reject(cand, r.REJECTED_NOT_YET_KNOWN, round_no, detail), []
+            return self._reject(cand, r.REJECTED_NOT_YET_KNOWN, round_no, detail)
         temporal = self._temporal(cand, round_no)
         if temporal is not None:
-            return temporal, []
+            return temporal
         if cand.text_hash and not _hash_matches(cand.content, cand.text_hash):
             detail = "content does not match its recorded text hash"
-            return self._reject(cand, r.REJECTED_INTEGRITY, round_no, detail), []
+            return self._reject(cand, r.REJECTED_INTEGRITY, round_no, detail)
+        return None
+
+    def _admission_check(
+        self, cand: Evidence, round_no: int
+    ) -> tuple[Rejection | None, list[Rejection]]:
+        """What the text as admitted fails in this run: instructions, repeats, relevance,
+        conflicts, limits."""
+        p = self.policy
+        r = RejectionReason
         if cand.trust != "trusted":
             fragment = looks_like_instruction(cand.content, operational=cand.type == "Runbook")
             if fragment is not None:

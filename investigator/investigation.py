@@ -48,6 +48,7 @@ from investigator.planner import (
 )
 from investigator.retrieval import RetrievalLoop, StopReason
 from investigator.rubric import Intent, MissingEvidence, required_types, useful_types
+from investigator.runbook_sections import question_focus
 from investigator.session import RunSession, RunSpec
 from investigator.timeline import time_words_not_used
 
@@ -291,6 +292,7 @@ def _investigate(
             relevant_types=useful_types(intents),
             focus_error_codes=focus_codes,
             focus_error_ids=focus_ids,
+            section_names=list(question_focus(request.question).names),
             evidence_token_budget=evidence_token_budget(request.budget_tokens),
         )
     )

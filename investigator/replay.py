@@ -37,6 +37,7 @@ from investigator.decision_code import decision_code
 from investigator.errors import InvestigatorError
 from investigator.investigation import InvestigationRequest, investigate
 from investigator.runbook_lookup import LookupTarget, RunbookAnswer, RunbookLookup, RunbookQuery
+from investigator.runbook_sections import SECTION_EXCERPT, excerpt_at
 
 
 class Drift(BaseModel):
@@ -302,7 +303,10 @@ class _Replayer:
                 continue
             ev = node.payload() or {}
             key = (str(ev.get("element_id")), int(ev.get("version") or 1))
-            if key in now and now[key] != (ev.get("content") or ""):
+            content = str(ev.get("content") or "")
+            # A section the gate cut (`section_excerpt`) is part of the text, not all of it.
+            cut = SECTION_EXCERPT in (ev.get("transformations") or [])
+            if key in now and (content not in now[key] if cut else now[key] != content):
                 purged.append(f"{key[0]} v{key[1]}")
             elif key not in now:
                 purged.append(f"{key[0]} v{key[1]} (no longer returned)")
@@ -311,14 +315,31 @@ class _Replayer:
     # -- evidence -----------------------------------------------------------------------
 
     def replay_evidence(self) -> tuple[int, int]:
-        from investigator.evidence import normalise_rows
+        from investigator.evidence import Evidence, normalise_rows
 
         matched = 0
         nodes = self.lineage.of_kind(CtxKind.EVIDENCE)
         rederived: dict[str, dict[str, Any]] = {}
+        wholes: dict[tuple[str, str, int], Evidence] = {}
         for tc_id, rows in self.rows_by_call.items():
             for ev in normalise_rows(rows, channel="replay", tool_call_id=tc_id):
                 rederived[ev.evidence_id] = ev.model_dump(mode="json")
+                wholes[(tc_id, ev.element_id, ev.version)] = ev
+        for node in nodes:
+            # A section the gate cut from its record's text: cut the same one again.
+            recorded = node.payload() or {}
+            if SECTION_EXCERPT not in (recorded.get("transformations") or []):
+                continue
+            whole = wholes.get(
+                (
+                    str(node.properties.get("tool_call_id")),
+                    str(recorded.get("element_id")),
+                    int(recorded.get("version") or 1),
+                )
+            )
+            excerpt = excerpt_at(whole, str(recorded.get("locator"))) if whole else None
+            if excerpt is not None:
+                rederived[excerpt.evidence_id] = excerpt.model_dump(mode="json")
         for node in nodes:
             p = node.properties
             recorded = node.payload() or {}

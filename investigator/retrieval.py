@@ -42,6 +42,7 @@ from investigator.planner import (
     wanted_types,
 )
 from investigator.rubric import Intent, required_types, useful_types
+from investigator.runbook_sections import alert_focus
 from investigator.session import RunSession
 from investigator.timeline import instant_of, time_references
 
@@ -321,6 +322,10 @@ class RetrievalLoop:
             named_services=[plan_input.service_id] if plan_input.service_id else [],
         )
         self.text_rows: list[TemplateRow] = []
+        # The alerts the question names, and the `runbook_url` of each as its rows show it:
+        # the section of a runbook of several alerts is the one its URL points at.
+        self.asked_alerts = list(policy.section_names)
+        self.runbook_urls: dict[str, str] = {}
         mentions = extract_mentions(plan_input.question)
         self.has_mentions = bool(mentions.texts()) or plan_input.service_id is not None
         self.question_words = {
@@ -430,11 +435,26 @@ class RetrievalLoop:
         outcome.service_id = self.inp.service_id
         return outcome
 
+    def _note_runbook_urls(self, rows: Sequence[TemplateRow]) -> None:
+        """Keep the `runbook_url` of each alert the question names, from the rows read."""
+        for row in rows:
+            el = row.element
+            url = el.props.get("runbook_url")
+            if el.kind == "node" and el.type == "Alert" and isinstance(url, str):
+                name = el.name or el.element_id.removeprefix("alert:")
+                if name in self.asked_alerts:
+                    self.runbook_urls.setdefault(name, url)
+
     def _refocus_gate(self) -> None:
-        """Hand the gate the error code ids in focus, as learned so far (before it admits)."""
+        """Hand the gate what it focuses on, as learned so far (before it admits): the error
+        code ids, and the sections the named alerts' `runbook_url`s point at."""
         ids = self.focus.focus_ids(self.inp.as_of)
         if ids != list(self.gate.policy.focus_error_ids):
             self.gate.policy = self.gate.policy.model_copy(update={"focus_error_ids": ids})
+        urls = [self.runbook_urls[name] for name in sorted(self.runbook_urls)]
+        sections = list(alert_focus(self.asked_alerts, urls).names)
+        if sections != list(self.gate.policy.section_names):
+            self.gate.policy = self.gate.policy.model_copy(update={"section_names": sections})
 
     def _top_text_anchors(self, limit: int = 3) -> list[TemplateRow]:
         anchors = [
@@ -497,6 +517,7 @@ class RetrievalLoop:
             result = call.result
             outcome.tool_calls.append(call.record)
             self._resolve_given_service(step, result.rows)
+            self._note_runbook_urls(result.rows)
             if is_check(step):
                 # A competing-cause check: its rows are evidence, never new anchors.
                 focus = focus_services(known, self.inp.service_id)

@@ -11,6 +11,10 @@ the first alert's section and says why.
 Only Markdown runbooks carry their structure (`props.section_titles` and
 `section_locators`, written by the importer); any other document keeps the plain rule:
 its first steps-like section, else its text without headings.
+
+An investigation that names an alert gets, of such a runbook, that alert's section as its
+evidence (`section_excerpt`): the pack holds what is about the question, not the 30 KB
+of every alert's steps, and a default budget fits it.
 """
 
 from __future__ import annotations
@@ -22,10 +26,14 @@ from pydantic import BaseModel, ConfigDict
 
 from graph_schema.alert_names import alert_names, is_alert_name
 from graph_schema.importers.markdown_sections import Section, anchor_for, sections_of
-from investigator.evidence import Evidence
+from investigator.evidence import Evidence, evidence_id_for, sha256_text
 from investigator.runbook_search import query_stems, text_stems
 
 MAX_STEP_LINES = 5
+
+# The transformation an evidence item carries when its content is one section of the
+# record's text (the section's locator says which), not the whole text.
+SECTION_EXCERPT = "section_excerpt"
 
 # Whole words only: "TempoCompactionsFailing" is an alert's name, not an "action".
 _STEPS_TITLE = re.compile(
@@ -224,3 +232,59 @@ def runbook_steps(ev: Evidence, focus: SectionFocus | None = None) -> RunbookSte
             "the steps shown are its opening text"
         ),
     )
+
+
+def _excerpt(ev: Evidence, sections: list[Section], chosen: int, locator: str) -> Evidence:
+    """`ev` narrowed to section `chosen` and its subsections, lines as written."""
+    lines = (ev.content or "").splitlines()
+    end = _scope_end(sections, chosen)
+    stop = sections[end].line if end < len(sections) else len(lines)
+    text = "\n".join(lines[sections[chosen].line : stop]).rstrip()
+    transformations = sorted({*ev.transformations, SECTION_EXCERPT})
+    return ev.model_copy(
+        update={
+            "evidence_id": evidence_id_for(
+                ev.element_id, ev.version, sha256_text(text), transformations
+            ),
+            "content": text,
+            "locator": locator,
+            "transformations": transformations,
+        }
+    )
+
+
+def alert_excerpt(ev: Evidence, names: tuple[str, ...]) -> Evidence | None:
+    """The section of runbook `ev` about the alert `names` name, as evidence of its own,
+    when `ev` holds sections for two or more alerts and one of them is named (None
+    otherwise: keep it whole).
+
+    Call it on text whose integrity is checked: the excerpt is a part of it, and carries
+    the record's `text_hash` of the whole.
+    """
+    if not names or SECTION_EXCERPT in ev.transformations or "runbook" not in ev.evidence_types:
+        return None
+    structure = _structure(ev)
+    if structure is None:
+        return None
+    sections, locators = structure
+    if len(_alert_sections(sections)) < 2:
+        return None
+    named = {i for name in names if (i := _named(sections, (name,))) is not None}
+    if len(named) != 1:
+        return None  # none is about the question, or two are: the whole text holds both
+    chosen = named.pop()
+    locator = locators.get(sections[chosen].anchor)
+    return None if locator is None else _excerpt(ev, sections, chosen, locator)
+
+
+def excerpt_at(ev: Evidence, locator: str) -> Evidence | None:
+    """The excerpt of `ev` a recorded `section_excerpt` names by its locator (replay)."""
+    structure = _structure(ev)
+    if structure is None:
+        return None
+    sections, locators = structure
+    anchor = locator.rpartition("#")[2]
+    for i, section in enumerate(sections):
+        if section.anchor == anchor and locators.get(anchor) == locator:
+            return _excerpt(ev, sections, i, locator)
+    return None

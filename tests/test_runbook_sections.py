@@ -130,6 +130,33 @@ def test_an_investigation_cites_the_section_of_the_alert_it_names(  # type: igno
     assert statement.endswith("[storage.md]")
 
 
+def test_an_investigation_reads_the_section_its_alerts_runbook_url_points_at(  # type: ignore[no-untyped-def]
+    sectioned: neo4j.Driver, invoke
+) -> None:
+    # StorageIndexBuilderLagCritical has no section of its name; its runbook_url points at
+    # #StorageIndexTooOld. Before, the claim cited the file and the pack held all of it.
+    question = "Which runbook applies to StorageIndexBuilderLagCritical?"
+    result = invoke("investigate", question, "--subject", "user:oncall", "--json")
+    assert result.code == 0, result
+    doc = json.loads(result.out)
+    [runbook] = [ev for ev in doc["evidence"] if ev["type"] == "Runbook"]
+    assert runbook["locator"] == "storage.md#storageindextooold"
+    assert runbook["transformations"] == ["section_excerpt"]
+    assert runbook["content"].startswith("## StorageIndexTooOld\n")
+    assert "StoragePollsFailing" not in runbook["content"]
+    [claim] = [c for c in doc["claims"] if c["statement"].startswith("Runbook ")]
+    assert claim["statement"].endswith("[storage.md#storageindextooold]")
+    replay = invoke("replay", doc["run_id"], "--subject", "user:oncall", "--json")
+    assert replay.code == 0, replay
+    assert json.loads(replay.out)["verified"] is True
+    # A subject of another tenant asking the same gets no part of it.
+    assert invoke("ingest", str(CATALOG.with_name("globex.yaml"))).code == 0
+    other = invoke("investigate", question, "--subject", "globex/user:mallory", "--json")
+    assert other.code == 0, other
+    assert json.loads(other.out)["status"] == "partial"
+    assert "runbook:storage" not in other.out and "storage.md" not in other.out
+
+
 def test_a_file_named_after_its_one_alert_is_read_whole_as_before(  # type: ignore[no-untyped-def]
     sectioned: neo4j.Driver, invoke, tmp_path: Path
 ) -> None:
@@ -180,3 +207,83 @@ def test_a_docs_site_runbooks_page_answers_each_alert_with_its_section(  # type:
     assert runbook["id"] == "runbook:store-runbooks"
     assert runbook["steps_locator"] == "store-runbooks/_index.md#storerequestlatency"
     assert runbook["steps"] == ["How to **fix** it:", "1. Scale the queriers."]
+
+
+def _large_sectioned_runbook(folder: Path) -> list[str]:
+    """A runbook file of 30 alert sections, about 45 KB (Tempo's is 33 KB), and the rules
+    whose runbook_url points at each section; our own text. Returns the alert names."""
+    alerts = [
+        f"Vault{part}{kind}Failing"
+        for part in ("Backup", "Cache", "Disk", "Index", "Queue")
+        for kind in ("Lease", "Mirror", "Raft", "Seal", "Shard", "Token")
+    ]
+    filler = "Read the dashboard of this component before acting on it. " * 20
+    sections = [
+        f"## {alert}\n\nThe {alert} alert fires when the component stops.\n\n{filler}\n\n"
+        f"### How to fix\n\n1. Restart the {alert} component.\n"
+        for alert in alerts
+    ]
+    (folder / "runbooks").mkdir()
+    (folder / "runbooks" / "vault.md").write_text(
+        "# Vault runbook\n\nEvery Vault alert links here.\n\n" + "\n".join(sections),
+        encoding="utf-8",
+    )
+    rules = "".join(
+        f"  - alert: {alert}\n    expr: vault_up == 0\n    annotations:\n"
+        f"      runbook_url: https://git.example.com/vault/blob/main/runbooks/vault.md#{alert}\n"
+        for alert in alerts
+    )
+    (folder / "rules.yaml").write_text(
+        f"groups:\n- name: vault\n  rules:\n{rules}", encoding="utf-8"
+    )
+    return alerts
+
+
+def test_a_large_runbook_of_many_alerts_fits_the_default_budget_as_one_section(  # type: ignore[no-untyped-def]
+    sectioned: neo4j.Driver, invoke, tmp_path: Path
+) -> None:
+    # Before, the whole 45 KB file was one piece of required evidence: "--budget-tokens 8000
+    # is too small" (exit 2) for any question about any of its alerts.
+    alerts = _large_sectioned_runbook(tmp_path)
+    for path, fmt in (("runbooks", "markdown-runbooks"), ("rules.yaml", "prometheus-rules")):
+        result = invoke(
+            "ingest", str(tmp_path / path), "--format", fmt, "--tenant", "acme",
+            "--acl", "internal", "--trusted",
+        )  # fmt: skip
+        assert result.code == 0, result
+    asked = alerts[7]  # VaultCacheMirrorFailing
+    result = invoke(
+        "investigate", f"Which runbook applies to {asked}?", "--subject", "user:oncall", "--json"
+    )
+    assert result.code == 0, result
+    doc = json.loads(result.out)
+    assert doc["status"] == "complete"
+    [runbook] = [ev for ev in doc["evidence"] if ev["element_id"] == "runbook:vault"]
+    assert runbook["transformations"] == ["section_excerpt"]
+    assert runbook["locator"] == f"vault.md#{asked.lower()}"
+    assert runbook["content"].startswith(f"## {asked}\n")
+    assert runbook["content"].endswith(f"1. Restart the {asked} component.")
+    assert not any(other in runbook["content"] for other in alerts if other != asked)
+    [claim] = [c for c in doc["claims"] if c["statement"].startswith("Runbook ")]
+    assert claim["statement"].endswith(f"[vault.md#{asked.lower()}]")
+    assert claim["evidence_ids"] == [runbook["evidence_id"]]
+    # The card says the evidence is a part of the record.
+    card = invoke("investigate", f"Which runbook applies to {asked}?", "--subject", "user:oncall")
+    assert card.code == 0, card
+    assert f"{runbook['evidence_id']}  runbook:vault  (runbook) [section_excerpt]" in card.out
+    # Replay cuts the same section from the re-read text: every evidence item matches.
+    replay = invoke("replay", doc["run_id"], "--subject", "user:oncall", "--json")
+    assert replay.code == 0, replay
+    report = json.loads(replay.out)
+    assert report["verified"] is True and report["pack_hash_match"] is True
+    # Two of its alerts in one question: the whole file holds both, and the line that
+    # refuses it names the budget it needs.
+    both = f"Which runbooks apply to {alerts[0]} and {alerts[1]}?"
+    refused = invoke("investigate", both, "--subject", "user:oncall")
+    assert refused.code == 2, refused
+    needed = refused.err.rsplit("--budget-tokens ", 1)[1].split()[0]
+    result = invoke("investigate", both, "--subject", "user:oncall", "--json",
+                    "--budget-tokens", needed)  # fmt: skip
+    assert result.code == 0, result
+    [runbook] = [ev for ev in json.loads(result.out)["evidence"] if ev["type"] == "Runbook"]
+    assert runbook["transformations"] == [] and runbook["locator"] == "vault.md"
