@@ -52,8 +52,16 @@ _INTENT_RULES: tuple[tuple[Intent, re.Pattern[str]], ...] = (
     ),
     (
         Intent.APPLICABLE_RUNBOOK,
+        # Named ("runbook", "SOP"), or asked for in the words on-call types: "how do I fix
+        # it", "what should we do", "recovery steps", 怎么处理.
         re.compile(
-            r"\b(runbooks?|playbooks?|procedures?|sop|remediat\w*|mitigat\w*)\b|手册|预案",
+            r"\b(runbooks?|playbooks?|procedures?|sop|remediat\w*|mitigat\w*)\b|手册|预案|"
+            r"\bhow (?:do|can|should|would|to)(?: (?:i|we|you))? (?:best )?"
+            r"(?:fix|resolve|handle|recover|respond to|deal with|troubleshoot)\b|"
+            r"\bwhat (?:should|do|can|must) (?:i|we) do\b|\bwhat to do\b|"
+            r"\b(?:fix|recovery|repair|troubleshooting|response) steps\b|"
+            r"\bsteps to (?:fix|resolve|recover|take)\b|"
+            r"怎么处理|如何处理|怎么办|怎么修复|如何修复|处理步骤|处理方法",
             re.IGNORECASE,
         ),
     ),

@@ -40,6 +40,25 @@ def test_seed_question_has_three_intents() -> None:
     assert detect_intents("Which policy governs payment-api?") == [Intent.APPLICABLE_POLICY]
 
 
+def test_the_words_on_call_types_for_what_to_do_ask_for_the_runbook() -> None:
+    # Before, each of these was an entity or incident lookup: no runbook was looked for.
+    for question in (
+        "TempoPollsFailing is firing, how do I fix it?",
+        "How to fix KubePodCrashLooping?",
+        "what should I do about TempoCompactionsFailing",
+        "payment-api is failing, what should we do?",
+        "How can we handle TargetDown?",
+        "What are the recovery steps for service-00004?",
+        "what to do when PAY-4097 shows up",
+        "KubeAPIDown 怎么处理？",
+    ):
+        assert Intent.APPLICABLE_RUNBOOK in detect_intents(question), question
+    # Asking about a fix that happened, or what a document says, is not asking what to do.
+    assert detect_intents("Which release fixed PAY-4097?") == [Intent.RELEASE_LOOKUP]
+    assert detect_intents("What did the fix change?") == [Intent.ENTITY_LOOKUP]
+    assert Intent.APPLICABLE_RUNBOOK not in detect_intents("What do the postmortems say?")
+
+
 def test_mentions_pick_ids_codes_releases_alerts_and_names() -> None:
     m = extract_mentions(
         "Did release-2026.07.23.1 on svc:payment-api cause PAY-4097 and KubePodCrashLooping "

@@ -157,6 +157,22 @@ def test_an_investigation_reads_the_section_its_alerts_runbook_url_points_at(  #
     assert "runbook:storage" not in other.out and "storage.md" not in other.out
 
 
+def test_how_do_i_fix_an_alert_gets_its_runbook_section(  # type: ignore[no-untyped-def]
+    sectioned: neo4j.Driver, invoke
+) -> None:
+    # The words on-call types; before, an entity lookup that claimed only the alert.
+    result = invoke(
+        "investigate", "StoragePollsFailing is firing, how do I fix it?",
+        "--subject", "user:oncall", "--json",
+    )  # fmt: skip
+    assert result.code == 0, result
+    doc = json.loads(result.out)
+    assert doc["status"] == "complete"
+    assert "applicable_runbook" in doc["intents"]
+    [claim] = [c for c in doc["claims"] if c["statement"].startswith("Runbook ")]
+    assert claim["statement"].endswith("[storage.md#storagepollsfailing]")
+
+
 def test_a_file_named_after_its_one_alert_is_read_whole_as_before(  # type: ignore[no-untyped-def]
     sectioned: neo4j.Driver, invoke, tmp_path: Path
 ) -> None:
