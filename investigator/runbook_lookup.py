@@ -254,6 +254,26 @@ def _focus_on_alerts(names: list[str], alerts: list[Evidence]) -> SectionFocus:
     )
 
 
+# A runbook whose text, headings aside, is at most this many lines is a stub.
+_POINTER_LINES = 2
+
+
+def _points_elsewhere(ev: Evidence, others: list[Evidence]) -> bool:
+    """Whether runbook `ev` is a pointer to another of `others`: a stub whose text names
+    that runbook's file ("This alert has been moved to alerts/<operator>/KubeAPIDown.md")."""
+    written = (ev.content or "").splitlines()
+    lines = [line for line in written if line.strip() and not line.startswith("#")]
+    if len(lines) > _POINTER_LINES:
+        return False
+    text = "\n".join(lines)
+    paths = {
+        (other.locator or "").partition("#")[0].partition("@")[0]
+        for other in others
+        if other.element_id != ev.element_id
+    }
+    return any(path and path in text for path in paths)
+
+
 def _runbook_steps(anchors: list[tuple[str, str]]) -> list[PlanStep]:
     """`runbooks_for` of each (anchor id, anchor kind): the runbooks and their chains."""
     return [
@@ -456,8 +476,15 @@ class RunbookLookup:
         )
         runbooks = [h for h in heads if h.type != "Policy"]
         policies = [h for h in heads if h.type == "Policy"]
+        # Newest first; of runbooks valid alike, one that only points at another comes after
+        # it (openshift/runbooks keeps a "moved to" stub under the old operator's folder).
+        alike = list(runbooks)  # a list being sorted reads as empty
         runbooks.sort(
-            key=lambda h: (h.valid_from or datetime.min.replace(tzinfo=UTC), h.element_id),
+            key=lambda h: (
+                not _points_elsewhere(h, alike),
+                h.valid_from or datetime.min.replace(tzinfo=UTC),
+                h.element_id,
+            ),
             reverse=True,
         )
         answer.policies = [_as_version(h, run.focus) for h in policies]

@@ -245,3 +245,54 @@ def test_a_corpus_with_two_runbooks_of_one_name_ingests_and_answers_both(  # typ
         "--acl", "internal", "--trusted", "--json",
     )  # fmt: skip
     assert json.loads(again.out)["node_records_created"] == 0
+
+
+def test_of_two_runbooks_of_one_name_a_moved_to_stub_is_not_the_answer(  # type: ignore[no-untyped-def]
+    empty: neo4j.Driver, cli_env: object, invoke, tmp_path: Path
+) -> None:
+    # openshift/runbooks keeps `cluster-monitoring-operator/KubeAPIDown.md` as a one-line
+    # "moved to" pointer; the card showed it (its id sorts last), with the real runbook under
+    # "Also". A pointer now comes after the runbook it points at.
+    moved = tmp_path / "alerts" / "cluster-monitoring-operator"
+    real = tmp_path / "alerts" / "cluster-apiserver-operator"
+    for folder in (moved, real):
+        folder.mkdir(parents=True)
+    (moved / "KubeAPIDown.md").write_text(
+        "# KubeAPIDown\n\nThis alert has been moved to "
+        "[alerts/cluster-apiserver-operator/KubeAPIDown.md](https://git.example.com/runbooks/"
+        "blob/main/alerts/cluster-apiserver-operator/KubeAPIDown.md)\n",
+        encoding="utf-8",
+    )
+    (real / "KubeAPIDown.md").write_text(
+        "# KubeAPIDown\n\n## Mitigation\n\nRestart the API server pods one at a time.\n",
+        encoding="utf-8",
+    )
+    _catalog(invoke)
+
+    def ingest() -> None:
+        result = invoke(
+            "ingest", str(tmp_path / "alerts"), "--format", "markdown-runbooks", "--tenant",
+            "acme", "--acl", "internal", "--trusted",
+        )  # fmt: skip
+        assert result.code == 0, result
+
+    def card() -> dict:  # type: ignore[type-arg]
+        result = invoke("runbook", "--alert", "KubeAPIDown", "--subject", "user:oncall", "--json")
+        assert result.code == 0, result
+        return json.loads(result.out)  # type: ignore[no-any-return]
+
+    ingest()
+    doc = card()
+    assert doc["runbook"]["id"] == "runbook:cluster-apiserver-operator/KubeAPIDown"
+    assert doc["runbook"]["steps"] == ["Restart the API server pods one at a time."]
+    assert [alt["id"] for alt in doc["alternatives"]] == [
+        "runbook:cluster-monitoring-operator/KubeAPIDown"
+    ]
+    # A runbook of its own that mentions the other file is no pointer: the order is as before.
+    (moved / "KubeAPIDown.md").write_text(
+        "# KubeAPIDown\n\n## Mitigation\n\n1. Check the monitoring stack.\n2. Check the "
+        "targets.\n3. See alerts/cluster-apiserver-operator/KubeAPIDown.md for the API side.\n",
+        encoding="utf-8",
+    )
+    ingest()
+    assert card()["runbook"]["id"] == "runbook:cluster-monitoring-operator/KubeAPIDown"
