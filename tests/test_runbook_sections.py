@@ -25,13 +25,18 @@ def sectioned(driver: neo4j.Driver, cli_env: object, invoke) -> neo4j.Driver:  #
 
     wipe(driver)
     assert invoke("ingest", str(CATALOG)).code == 0
-    for path, fmt in (("runbooks", "markdown-runbooks"), ("rules", "prometheus-rules")):
+    _ingest(invoke, SECTIONED / "runbooks", SECTIONED / "rules")
+    return driver
+
+
+def _ingest(invoke, runbooks: Path, rules: Path) -> None:  # type: ignore[no-untyped-def]
+    """Ingest Markdown runbooks, then alert rules, into acme (trusted, label internal)."""
+    for path, fmt in ((runbooks, "markdown-runbooks"), (rules, "prometheus-rules")):
         result = invoke(
-            "ingest", str(SECTIONED / path), "--format", fmt, "--tenant", "acme",
-            "--acl", "internal", "--trusted",
+            "ingest", str(path), "--format", fmt, "--tenant", "acme", "--acl", "internal",
+            "--trusted",
         )  # fmt: skip
         assert result.code == 0, result
-    return driver
 
 
 def _lookup(invoke, *args: str) -> dict:  # type: ignore[no-untyped-def,type-arg]
@@ -213,12 +218,7 @@ def test_a_docs_site_runbooks_page_answers_each_alert_with_its_section(  # type:
         "#storerequestlatency\n",
         encoding="utf-8",
     )
-    for path, fmt in ((tmp_path / "docs", "markdown-runbooks"), (rules, "prometheus-rules")):
-        result = invoke(
-            "ingest", str(path), "--format", fmt, "--tenant", "acme", "--acl", "internal",
-            "--trusted",
-        )  # fmt: skip
-        assert result.code == 0, result
+    _ingest(invoke, tmp_path / "docs", rules)
     runbook = _lookup(invoke, "--alert", "StoreRequestLatency")["runbook"]
     assert runbook["id"] == "runbook:store-runbooks"
     assert runbook["steps_locator"] == "store-runbooks/_index.md#storerequestlatency"
@@ -261,12 +261,7 @@ def test_a_large_runbook_of_many_alerts_fits_the_default_budget_as_one_section( 
     # Before, the whole 45 KB file was one piece of required evidence: "--budget-tokens 8000
     # is too small" (exit 2) for any question about any of its alerts.
     alerts = _large_sectioned_runbook(tmp_path)
-    for path, fmt in (("runbooks", "markdown-runbooks"), ("rules.yaml", "prometheus-rules")):
-        result = invoke(
-            "ingest", str(tmp_path / path), "--format", fmt, "--tenant", "acme",
-            "--acl", "internal", "--trusted",
-        )  # fmt: skip
-        assert result.code == 0, result
+    _ingest(invoke, tmp_path / "runbooks", tmp_path / "rules.yaml")
     asked = alerts[7]  # VaultCacheMirrorFailing
     result = invoke(
         "investigate", f"Which runbook applies to {asked}?", "--subject", "user:oncall", "--json"
