@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from graph_schema.alert_names import identifier_words, is_alert_name
 from graph_schema.bundle import (
     Bundle,
     DocumentSpec,
@@ -105,6 +106,16 @@ def _search_text(parts: list[Any]) -> str:
     return "\n".join(w for w in words if w)
 
 
+def _spelled_out(names: list[Any]) -> list[str]:
+    """The words of each alert-shaped name (`TempoPollsFailing` -> "tempo polls failing"):
+    the fulltext analyzer keeps an identifier as one token, and on-call types the words."""
+    spelled = []
+    for name in names:
+        if isinstance(name, str) and is_alert_name(name.strip()):
+            spelled.append(" ".join(identifier_words(name.strip())))
+    return list(dict.fromkeys(spelled))
+
+
 def _provenance(
     tenant: str,
     spec: NodeSpec | EdgeSpec | DocumentSpec,
@@ -177,7 +188,12 @@ def node_draft(tenant: str, spec: NodeSpec, source: SourceInfo) -> NodeDraft:
     props.update(spec.props)
     clean, digest = _finish(props)
     clean["search_text"] = _search_text(
-        [spec.name, spec.id, *(spec.props.get(p) for p in _SEARCHABLE_PROPS)]
+        [
+            spec.name,
+            spec.id,
+            *(spec.props.get(p) for p in _SEARCHABLE_PROPS),
+            *_spelled_out([spec.name, spec.props.get("alertname")]),
+        ]
     )
     return NodeDraft(tenant, spec.id, [spec.label.value], clean, spec.recorded_at, digest)
 
@@ -208,7 +224,9 @@ def document_draft(tenant: str, spec: DocumentSpec, source: SourceInfo) -> NodeD
     if spec.redacted_content is not None:
         clean["redacted_text_hash"] = sha256_text(spec.redacted_content)
     readable = spec.redacted_content if spec.redacted_content is not None else spec.content
-    clean["search_text"] = _search_text([spec.title, spec.id, readable])
+    clean["search_text"] = _search_text(
+        [spec.title, spec.id, *_spelled_out([spec.name, spec.title]), readable]
+    )
     return NodeDraft(tenant, spec.id, labels, clean, spec.recorded_at, digest)
 
 

@@ -21,6 +21,7 @@ from cypher_templates.plan import PlanStep, QueryPlan, ResolvedEntity, TimeScope
 from graph_schema.alert_names import alert_names
 from investigator.evidence import iso_utc
 from investigator.rubric import Intent, required_types, useful_types
+from investigator.stop_words import ENGLISH_STOP_WORDS
 from investigator.timeline import (
     RELEASE_NAME,
     AnchorEvent,
@@ -383,7 +384,10 @@ def linking_steps(mentions: Mentions, service_id: str | None, question: str) -> 
         )
         for i, text in enumerate(texts[:MAX_MENTIONS], start=1)
     ]
-    words = " ".join(re.findall(r"[\w.:@-]+", question))[:500]
+    all_words = re.findall(r"[\w.:@-]+", question)
+    # Function words match every short text alike ("the", "is"): the query is the others.
+    informative = [w for w in all_words if w.lower() not in ENGLISH_STOP_WORDS]
+    words = " ".join(informative or all_words)[:500]
     if words.strip():
         steps.append(
             PlanStep(

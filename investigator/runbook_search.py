@@ -51,6 +51,7 @@ from pydantic import BaseModel, ConfigDict
 from graph_schema.alert_names import identifier_words
 from investigator.evidence import Evidence
 from investigator.runbook_fallback import LookupSteps
+from investigator.stop_words import ENGLISH_STOP_WORDS
 
 CANDIDATES = 30  # fulltext hits re-ranked (the template's row cap is 50)
 MAX_TERMS = 32
@@ -76,18 +77,8 @@ _ALERT_TEXT_PROPS = ("summary", "description", "message", "annotations_json")
 
 # Words that say nothing about which runbook fits: English function words and the phrasing
 # every alert description shares ("this alert fires when ...").
-_STOP_WORDS_TEXT = """
-    a about above after again all also am an and any are as at be because been before being
-    below between both but by can could did do does doing during each either few for
-    from further had has have having he her here hers him his how i if in into is it its
-    itself just may me might more most must my neither no nor not now of off on once only or
-    other our ours out over own per please same shall she should so some such than that the
-    their theirs them then there these they this those through to too under until upon us
-    very via was we were what when whenever where whether which while who whom why will with
-    within would you your
-    alert alerts fire fires fired firing trigger triggers triggered triggering
-"""
-STOP_WORDS = frozenset(_STOP_WORDS_TEXT.split())
+_ALERT_PHRASING = "alert alerts fire fires fired firing trigger triggers triggered triggering"
+STOP_WORDS = ENGLISH_STOP_WORDS | frozenset(_ALERT_PHRASING.split())
 # Words a runbook's title adds to its name without naming anything ("Payment recovery
 # runbook v3"): left out when asking whether the query names the runbook.
 _TITLE_FILLER = frozenset({"runbook", "runbooks", "playbook", "procedure", "alert"})

@@ -296,3 +296,31 @@ def test_of_two_runbooks_of_one_name_a_moved_to_stub_is_not_the_answer(  # type:
     )
     ingest()
     assert card()["runbook"]["id"] == "runbook:cluster-monitoring-operator/KubeAPIDown"
+
+
+def test_an_alert_is_found_by_the_words_of_its_name(  # type: ignore[no-untyped-def]
+    empty: neo4j.Driver, cli_env: object, invoke
+) -> None:
+    # On-call types "card auth errors are high", not CardAuthErrorsHigh. The fulltext analyzer
+    # kept the name as one token and the summary says "authorisations fail": the run never
+    # read the alert the question is about (only the card-auth service, by its name).
+    _catalog(invoke)
+    for path, fmt in ((RUNBOOKS, "markdown-runbooks"), (RULES, "prometheus-rules")):
+        result = invoke("ingest", str(path), "--format", fmt, "--tenant", "acme",
+                        "--acl", "internal")  # fmt: skip
+        assert result.code == 0, result
+    question = "Card auth errors are high, how do I fix it?"
+    result = invoke("investigate", question, "--subject", "user:oncall", "--json")
+    assert result.code == 0, result
+    doc = json.loads(result.out)
+    assert doc["status"] == "complete"
+    anchors = [c["params"] for c in doc["tool_calls"] if c["template_id"] == "runbooks_for"]
+    assert {"anchor_id": "alert:CardAuthErrorsHigh"} in anchors
+    assert all("card-auth-recovery" in c["statement"] for c in doc["claims"]), doc["claims"]
+    # Another tenant's subject finds nothing of acme's, by words or by name.
+    globex = invoke("ingest", str(FIXTURES / "runbooks" / "catalogs" / "globex.yaml"))
+    assert globex.code == 0, globex
+    theirs = invoke("investigate", question, "--subject", "globex/user:mallory", "--json")
+    assert theirs.code == 0, theirs
+    assert json.loads(theirs.out)["status"] == "partial"
+    assert "CardAuthErrorsHigh" not in theirs.out

@@ -12,6 +12,7 @@ from investigator.planner import (
     PlanInput,
     detect_intents,
     extract_mentions,
+    linking_steps,
     steps_for,
 )
 from investigator.rubric import Intent, useful_types
@@ -198,3 +199,17 @@ def test_followup_steps_keep_their_order_and_parameters() -> None:
             [],
         ),
     ]
+
+
+def test_the_fulltext_query_leaves_out_function_words() -> None:
+    # "the" and "is" matched every short alert summary alike, and ranked "The storage index
+    # is too old." above the alert the question was about.
+    [step] = linking_steps(
+        extract_mentions("The vault cache mirror is failing, how do I fix it?"), None,
+        "The vault cache mirror is failing, how do I fix it?",
+    )  # fmt: skip
+    assert step.template_id == "fulltext_search"
+    assert step.params == {"query": "vault cache mirror failing fix"}
+    # A question of function words only still searches with what it has.
+    [only] = linking_steps(extract_mentions("What was it?"), None, "What was it?")
+    assert only.params == {"query": "What was it"}

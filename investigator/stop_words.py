@@ -1,0 +1,20 @@
+"""English function words: they say nothing about what a question or a search is about.
+
+A fulltext query of every word of "The vault cache mirror is failing, how do I fix it?" ranks
+an alert whose summary reads "The storage index is too old." above the alert named
+`VaultCacheMirrorFailing` on "the" and "is" alone (short texts weigh each match more).
+"""
+
+from __future__ import annotations
+
+_ENGLISH_TEXT = """
+    a about above after again all also am an and any are as at be because been before being
+    below between both but by can could did do does doing during each either few for
+    from further had has have having he her here hers him his how i if in into is it its
+    itself just may me might more most must my neither no nor not now of off on once only or
+    other our ours out over own per please same shall she should so some such than that the
+    their theirs them then there these they this those through to too under until upon us
+    very via was we were what when whenever where whether which while who whom why will with
+    within would you your
+"""
+ENGLISH_STOP_WORDS = frozenset(_ENGLISH_TEXT.split())
