@@ -159,6 +159,9 @@ class GatePolicy(BaseModel):
     # Alert names the question types: a runbook with sections for several alerts is admitted
     # as the section of the one named (`section_excerpt`), not whole.
     section_names: list[str] = Field(default_factory=list)
+    # The question: when no name above is one of such a runbook's sections, the section
+    # whose alert name it spells out in words ("tempo polls are failing").
+    section_question: str | None = None
 
 
 class Conflict(BaseModel):
@@ -299,12 +302,13 @@ class EvidenceGate:
     ) -> tuple[Rejection | None, list[Rejection], Evidence]:
         """The candidate's rejection (or None), the admitted it demotes, and the candidate
         as admitted: of a runbook of several alerts, the section of the one the question
-        names, cut only after its whole text matched its hash."""
+        names or spells out, cut only after its whole text matched its hash."""
         rejection = self._record_check(cand, round_no)
         if rejection is not None:
             return rejection, [], cand
-        if self.policy.section_names:
-            cand = alert_excerpt(cand, tuple(self.policy.section_names)) or cand
+        if self.policy.section_names or self.policy.section_question:
+            names = tuple(self.policy.section_names)
+            cand = alert_excerpt(cand, names, self.policy.section_question) or cand
         rejection, demoted = self._admission_check(cand, round_no)
         return rejection, demoted, cand
 

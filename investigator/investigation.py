@@ -293,6 +293,7 @@ def _investigate(
             focus_error_codes=focus_codes,
             focus_error_ids=focus_ids,
             section_names=list(question_focus(request.question).names),
+            section_question=request.question,
             evidence_token_budget=evidence_token_budget(request.budget_tokens),
         )
     )

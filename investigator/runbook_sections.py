@@ -12,9 +12,10 @@ Only Markdown runbooks carry their structure (`props.section_titles` and
 `section_locators`, written by the importer); any other document keeps the plain rule:
 its first steps-like section, else its text without headings.
 
-An investigation that names an alert gets, of such a runbook, that alert's section as its
-evidence (`section_excerpt`): the pack holds what is about the question, not the 30 KB
-of every alert's steps, and a default budget fits it.
+An investigation that names an alert, or spells its name out in words ("tempo polls are
+failing"), gets, of such a runbook, that alert's section as its evidence
+(`section_excerpt`): the pack holds what is about the question, not the 30 KB of every
+alert's steps, and a default budget fits it.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from urllib.parse import unquote, urlsplit
 
 from pydantic import BaseModel, ConfigDict
 
-from graph_schema.alert_names import alert_names, is_alert_name
+from graph_schema.alert_names import alert_names, identifier_words, is_alert_name
 from graph_schema.importers.markdown_sections import Section, anchor_for, sections_of
 from investigator.evidence import Evidence, evidence_id_for, sha256_text
 from investigator.runbook_search import query_stems, text_stems
@@ -114,6 +115,21 @@ def _by_title_words(sections: list[Section], alerts: list[int], text: str) -> in
     if len(scored) > 1 and scored[1][0] == scored[0][0]:
         return None
     return scored[0][1]
+
+
+def _spelled(sections: list[Section], alerts: list[int], text: str) -> int | None:
+    """The alert section whose name `text` spells out in words ("tempo polls are failing":
+    `TempoPollsFailing`): every informative word of its title is in the text. Of several,
+    the one whose words hold all the others' (`KubePodCrashLooping` over `KubePodCrash`);
+    none when no one does."""
+    said = query_stems(text)
+    spelled: list[tuple[set[str], int]] = []
+    for i in alerts:
+        words = query_stems(" ".join(identifier_words(sections[i].title)))
+        if len(words) >= _MIN_TITLE_WORDS and words <= said:
+            spelled.append((words, i))
+    widest = [i for words, i in spelled if all(other <= words for other, _ in spelled)]
+    return widest[0] if len(widest) == 1 else None
 
 
 def _first_steps(
@@ -253,23 +269,32 @@ def _excerpt(ev: Evidence, sections: list[Section], chosen: int, locator: str) -
     )
 
 
-def alert_excerpt(ev: Evidence, names: tuple[str, ...]) -> Evidence | None:
-    """The section of runbook `ev` about the alert `names` name, as evidence of its own,
-    when `ev` holds sections for two or more alerts and one of them is named (None
-    otherwise: keep it whole).
+def alert_excerpt(
+    ev: Evidence, names: tuple[str, ...], question: str | None = None
+) -> Evidence | None:
+    """The section of runbook `ev` about the alert asked about, as evidence of its own, when
+    `ev` holds sections for two or more alerts and the question is about one of them (None
+    otherwise: keep it whole). The alert is the one `names` name (alert names and
+    `runbook_url` fragments); when they name none of its sections, the one whose name the
+    `question` spells out in words.
 
     Call it on text whose integrity is checked: the excerpt is a part of it, and carries
     the record's `text_hash` of the whole.
     """
-    if not names or SECTION_EXCERPT in ev.transformations or "runbook" not in ev.evidence_types:
+    if not (names or question) or SECTION_EXCERPT in ev.transformations:
+        return None
+    if "runbook" not in ev.evidence_types:
         return None
     structure = _structure(ev)
     if structure is None:
         return None
     sections, locators = structure
-    if len(_alert_sections(sections)) < 2:
+    alerts = _alert_sections(sections)
+    if len(alerts) < 2:
         return None
     named = {i for name in names if (i := _named(sections, (name,))) is not None}
+    if not named and question and (spelled := _spelled(sections, alerts, question)) is not None:
+        named = {spelled}
     if len(named) != 1:
         return None  # none is about the question, or two are: the whole text holds both
     chosen = named.pop()

@@ -413,3 +413,37 @@ def test_instructions_in_an_untrusted_runbook_count_in_the_section_admitted() ->
     # Asked about nothing, the whole file is the evidence, and it holds the instruction.
     g = gate()
     assert not g.admit([sectioned_runbook(elsewhere, trust="untrusted")]).admitted
+
+
+def test_a_question_that_spells_out_an_alerts_name_is_admitted_its_section() -> None:
+    # On-call types words, not CamelCase: "storage polls are failing" is StoragePollsFailing.
+    whole = sectioned_runbook()
+    spelled = "Which runbook applies when storage polls are failing?"
+    [admitted] = gate(section_question=spelled).admit([whole]).admitted
+    assert admitted.locator == "storage.md#storagepollsfailing"
+    assert admitted.transformations == ["section_excerpt"]
+    assert admitted.content.startswith("## StoragePollsFailing\n")
+    assert "StorageCompactionsFailing" not in admitted.content
+    # Other forms of the words meet: "compaction failures" is StorageCompactionsFailing.
+    [other] = (
+        gate(section_question="storage compaction failures, what do I do").admit([whole]).admitted
+    )
+    assert other.locator == "storage.md#storagecompactionsfailing"
+    # A name the question types wins over words it spells.
+    [named] = (
+        gate(section_names=["StorageCompactionsFailing"], section_question=spelled)
+        .admit([whole])
+        .admitted
+    )
+    assert named.locator == "storage.md#storagecompactionsfailing"
+
+
+def test_a_question_spelling_no_one_alerts_name_keeps_the_runbook_whole() -> None:
+    whole = sectioned_runbook()
+    for question in (
+        "Which runbook applies to storage?",  # no alert's every word
+        "storage polls are slow",  # "failing" missing
+        "storage polls and compactions are failing",  # both spelled: the whole holds both
+    ):
+        [admitted] = gate(section_question=question).admit([whole]).admitted
+        assert admitted == whole, question

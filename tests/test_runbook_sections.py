@@ -298,3 +298,33 @@ def test_a_large_runbook_of_many_alerts_fits_the_default_budget_as_one_section( 
     assert result.code == 0, result
     [runbook] = [ev for ev in json.loads(result.out)["evidence"] if ev["type"] == "Runbook"]
     assert runbook["transformations"] == [] and runbook["locator"] == "vault.md"
+
+
+def test_a_question_in_words_gets_the_section_of_the_alert_it_spells_out(  # type: ignore[no-untyped-def]
+    sectioned: neo4j.Driver, invoke, tmp_path: Path
+) -> None:
+    # On-call types "the vault cache mirror is failing", not VaultCacheMirrorFailing. Before,
+    # the whole 45 KB file was required evidence: exit 2 at the default budget.
+    alerts = _large_sectioned_runbook(tmp_path)
+    _ingest(invoke, tmp_path / "runbooks", tmp_path / "rules.yaml")
+    asked = "VaultCacheMirrorFailing"
+    question = "The vault cache mirror is failing, how do I fix it?"
+    result = invoke("investigate", question, "--subject", "user:oncall", "--json")
+    assert result.code == 0, result
+    doc = json.loads(result.out)
+    assert doc["status"] == "complete"
+    [runbook] = [ev for ev in doc["evidence"] if ev["element_id"] == "runbook:vault"]
+    assert runbook["transformations"] == ["section_excerpt"]
+    assert runbook["locator"] == f"vault.md#{asked.lower()}"
+    assert not any(other in runbook["content"] for other in alerts if other != asked)
+    [claim] = [c for c in doc["claims"] if c["statement"].startswith("Runbook ")]
+    assert claim["statement"].endswith(f"[vault.md#{asked.lower()}]")
+    replay = invoke("replay", doc["run_id"], "--subject", "user:oncall", "--json")
+    assert replay.code == 0, replay
+    assert json.loads(replay.out)["pack_hash_match"] is True
+    # Words of no one alert ("the vault cache is failing": six alerts) keep the whole file,
+    # and the refusal names the budget that fits it.
+    vague = invoke("investigate", "The vault cache is failing, how do I fix it?",
+                   "--subject", "user:oncall")  # fmt: skip
+    assert vague.code == 2, vague
+    assert "--budget-tokens" in vague.err
