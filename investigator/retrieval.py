@@ -437,6 +437,8 @@ class RetrievalLoop:
 
     def _note_runbook_urls(self, rows: Sequence[TemplateRow]) -> None:
         """Keep the `runbook_url` of each alert the question names, from the rows read."""
+        if not self.asked_alerts:
+            return
         for row in rows:
             el = row.element
             url = el.props.get("runbook_url")

@@ -287,6 +287,20 @@ def _runbook_steps(anchors: list[tuple[str, str]]) -> list[PlanStep]:
     ]
 
 
+def _resolution_steps(names: list[str], label: str, limit: int) -> list[PlanStep]:
+    """`entity_resolution` of each name among the records labelled `label`."""
+    return [
+        PlanStep(
+            template_id="entity_resolution",
+            params={"text": name},
+            options={"label": label},
+            evidence_type="entity",
+            limit=limit,
+        )
+        for name in names
+    ]
+
+
 class _Lookup:
     """One lookup in progress: its session and the free-text hits it started from."""
 
@@ -527,16 +541,7 @@ class RunbookLookup:
     @staticmethod
     def _runbooks_named(run: _Lookup, names: list[str]) -> list[str]:
         """Runbooks whose id or name is one of the alert `names` (one stage; none, no read)."""
-        steps = [
-            PlanStep(
-                template_id="entity_resolution",
-                params={"text": name},
-                options={"label": "Runbook"},
-                evidence_type="entity",
-                limit=5,
-            )
-            for name in names
-        ]
+        steps = _resolution_steps(names, "Runbook", limit=5)
         return sorted({ev.element_id for rows in run.stage(steps) for ev in rows})
 
     @staticmethod
@@ -642,16 +647,7 @@ class RunbookLookup:
         names = alert_names(text)[:_TEXT_ALERT_NAMES]
         if not names:
             return []
-        steps = [
-            PlanStep(
-                template_id="entity_resolution",
-                params={"text": name},
-                options={"label": "Alert"},
-                evidence_type="entity",
-                limit=_ALERT_LIMIT,
-            )
-            for name in names
-        ]
+        steps = _resolution_steps(names, "Alert", limit=_ALERT_LIMIT)
         found = dict(zip(names, run.stage(steps), strict=True))
         alerts = [ev for rows in found.values() for ev in rows if ev.type == "Alert"]
         if alerts:
