@@ -255,6 +255,16 @@ def _large_sectioned_runbook(folder: Path) -> list[str]:
     return alerts
 
 
+def _admitted_section(doc: dict, asked: str, alerts: list[str]) -> dict:  # type: ignore[type-arg]
+    """The vault runbook as the complete run `doc` admitted it: `asked`'s section alone."""
+    assert doc["status"] == "complete"
+    [runbook] = [ev for ev in doc["evidence"] if ev["element_id"] == "runbook:vault"]
+    assert runbook["transformations"] == ["section_excerpt"]
+    assert runbook["locator"] == f"vault.md#{asked.lower()}"
+    assert not any(other in runbook["content"] for other in alerts if other != asked)
+    return runbook  # type: ignore[no-any-return]
+
+
 def test_a_large_runbook_of_many_alerts_fits_the_default_budget_as_one_section(  # type: ignore[no-untyped-def]
     sectioned: neo4j.Driver, invoke, tmp_path: Path
 ) -> None:
@@ -268,13 +278,9 @@ def test_a_large_runbook_of_many_alerts_fits_the_default_budget_as_one_section( 
     )
     assert result.code == 0, result
     doc = json.loads(result.out)
-    assert doc["status"] == "complete"
-    [runbook] = [ev for ev in doc["evidence"] if ev["element_id"] == "runbook:vault"]
-    assert runbook["transformations"] == ["section_excerpt"]
-    assert runbook["locator"] == f"vault.md#{asked.lower()}"
+    runbook = _admitted_section(doc, asked, alerts)
     assert runbook["content"].startswith(f"## {asked}\n")
     assert runbook["content"].endswith(f"1. Restart the {asked} component.")
-    assert not any(other in runbook["content"] for other in alerts if other != asked)
     [claim] = [c for c in doc["claims"] if c["statement"].startswith("Runbook ")]
     assert claim["statement"].endswith(f"[vault.md#{asked.lower()}]")
     assert claim["evidence_ids"] == [runbook["evidence_id"]]
@@ -312,11 +318,7 @@ def test_a_question_in_words_gets_the_section_of_the_alert_it_spells_out(  # typ
     result = invoke("investigate", question, "--subject", "user:oncall", "--json")
     assert result.code == 0, result
     doc = json.loads(result.out)
-    assert doc["status"] == "complete"
-    [runbook] = [ev for ev in doc["evidence"] if ev["element_id"] == "runbook:vault"]
-    assert runbook["transformations"] == ["section_excerpt"]
-    assert runbook["locator"] == f"vault.md#{asked.lower()}"
-    assert not any(other in runbook["content"] for other in alerts if other != asked)
+    _admitted_section(doc, asked, alerts)
     [claim] = [c for c in doc["claims"] if c["statement"].startswith("Runbook ")]
     assert claim["statement"].endswith(f"[vault.md#{asked.lower()}]")
     replay = invoke("replay", doc["run_id"], "--subject", "user:oncall", "--json")
