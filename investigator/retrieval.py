@@ -42,6 +42,7 @@ from investigator.planner import (
     wanted_types,
 )
 from investigator.rubric import Intent, required_types, useful_types
+from investigator.runbook_search import spelled_out
 from investigator.runbook_sections import alert_focus
 from investigator.session import RunSession
 from investigator.timeline import instant_of, time_references
@@ -322,6 +323,8 @@ class RetrievalLoop:
             named_services=[plan_input.service_id] if plan_input.service_id else [],
         )
         self.text_rows: list[TemplateRow] = []
+        # Alerts the question spells out in words: named, as a typed name would be.
+        self.spelled_ids: set[str] = set()
         # The alerts the question names, and the `runbook_url` of each as its rows show it:
         # the section of a runbook of several alerts is the one its URL points at.
         self.asked_alerts = list(policy.section_names)
@@ -458,6 +461,23 @@ class RetrievalLoop:
         if sections != list(self.gate.policy.section_names):
             self.gate.policy = self.gate.policy.model_copy(update={"section_names": sections})
 
+    def _named_hits(self, rows: Sequence[TemplateRow]) -> list[TemplateRow]:
+        """The text hits the question names: a text hit is not an identification; only a
+        record whose name is a word of the question ("checkout"), or an alert whose name it
+        spells out in words ("tempo polls are failing"), becomes an anchor."""
+        nodes = [row for row in rows if row.element.kind == "node"]
+        named = [row for row in nodes if (row.element.name or "").lower() in self.question_words]
+        spelled = spelled_out(self.inp.question, [row.element.name or "" for row in nodes])
+        self.spelled_ids.update(nodes[i].element.element_id for i in spelled)
+        named += [nodes[i] for i in spelled if nodes[i] not in named]
+        return named
+
+    def _as_named(self, ev: Evidence) -> Evidence:
+        """A hit whose name the question spells out identifies what it names (`entity`)."""
+        if ev.element_id not in self.spelled_ids or "entity" in ev.evidence_types:
+            return ev
+        return ev.model_copy(update={"evidence_types": sorted({*ev.evidence_types, "entity"})})
+
     def _top_text_anchors(self, limit: int = 3) -> list[TemplateRow]:
         anchors = [
             row
@@ -529,21 +549,13 @@ class RetrievalLoop:
                 if result.template_id == "entity_resolution":
                     learned |= learn_named_runbooks(known, result.rows)
             else:
-                # A text hit is not an identification; only a record whose name is a word
-                # of the question ("checkout") becomes an anchor.
-                named = [
-                    row
-                    for row in result.rows
-                    if row.element.kind == "node"
-                    and (row.element.name or "").lower() in self.question_words
-                ]
-                learned |= learn(known, named, self.focus, self.inp.as_of)
+                learned |= learn(known, self._named_hits(result.rows), self.focus, self.inp.as_of)
             if is_navigation(step) and "entity" not in self.required:
                 continue  # navigation only: these rows named anchors, not evidence
             if result.template_id in TEXT_CHANNEL_TYPES:
                 self.text_rows.extend(result.rows)
             candidates.extend(
-                type_relation_row(restrict_channel_types(ev), self.focus.code_of)
+                self._as_named(type_relation_row(restrict_channel_types(ev), self.focus.code_of))
                 for ev in call.candidates
             )
         started = time.perf_counter()

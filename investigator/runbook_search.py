@@ -45,10 +45,11 @@ from __future__ import annotations
 import itertools
 import math
 import re
+from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from graph_schema.alert_names import identifier_words
+from graph_schema.alert_names import identifier_words, is_alert_name
 from investigator.evidence import Evidence
 from investigator.runbook_fallback import LookupSteps
 from investigator.stop_words import ENGLISH_STOP_WORDS
@@ -224,6 +225,22 @@ def text_stems(text: str) -> set[str]:
 def query_stems(text: str) -> set[str]:
     """The stems of the informative words of a free-text query."""
     return {_stem(term) for term in search_terms(text)}
+
+
+def spelled_out(text: str, names: Sequence[str]) -> list[int]:
+    """The indexes of the alert names `text` spells out in words: every informative word of
+    the name is in it, in any form the stemmer joins ("tempo polls are failing":
+    `TempoPollsFailing`). A name whose words another spelled-out name holds is left out
+    (`KubePodCrash` beside `KubePodCrashLooping`); two with the same words are both kept."""
+    said = query_stems(text)
+    spelled: list[tuple[set[str], int]] = []
+    for i, name in enumerate(names):
+        if not is_alert_name(name.strip()):
+            continue
+        words = query_stems(" ".join(identifier_words(name)))
+        if len(words) >= 2 and words <= said:
+            spelled.append((words, i))
+    return [i for words, i in spelled if not any(words < other for other, _ in spelled)]
 
 
 def _title_words(hit: Evidence) -> set[str]:

@@ -25,10 +25,10 @@ from urllib.parse import unquote, urlsplit
 
 from pydantic import BaseModel, ConfigDict
 
-from graph_schema.alert_names import alert_names, identifier_words, is_alert_name
+from graph_schema.alert_names import alert_names, is_alert_name
 from graph_schema.importers.markdown_sections import Section, anchor_for, sections_of
 from investigator.evidence import Evidence, evidence_id_for, sha256_text
-from investigator.runbook_search import query_stems, text_stems
+from investigator.runbook_search import query_stems, spelled_out, text_stems
 
 MAX_STEP_LINES = 5
 
@@ -118,18 +118,9 @@ def _by_title_words(sections: list[Section], alerts: list[int], text: str) -> in
 
 
 def _spelled(sections: list[Section], alerts: list[int], text: str) -> int | None:
-    """The alert section whose name `text` spells out in words ("tempo polls are failing":
-    `TempoPollsFailing`): every informative word of its title is in the text. Of several,
-    the one whose words hold all the others' (`KubePodCrashLooping` over `KubePodCrash`);
-    none when no one does."""
-    said = query_stems(text)
-    spelled: list[tuple[set[str], int]] = []
-    for i in alerts:
-        words = query_stems(" ".join(identifier_words(sections[i].title)))
-        if len(words) >= _MIN_TITLE_WORDS and words <= said:
-            spelled.append((words, i))
-    widest = [i for words, i in spelled if all(other <= words for other, _ in spelled)]
-    return widest[0] if len(widest) == 1 else None
+    """The one alert section whose name `text` spells out in words (`spelled_out`)."""
+    spelled = spelled_out(text, [sections[i].title.strip() for i in alerts])
+    return alerts[spelled[0]] if len(spelled) == 1 else None
 
 
 def _first_steps(

@@ -21,7 +21,7 @@ from graph_schema.schema_ddl import apply_schema
 from graph_schema.writer import ingest_bundle
 from investigator.evidence import Evidence
 from investigator.runbook_lookup import LookupTarget, RunbookLookup, RunbookQuery
-from investigator.runbook_search import _stem, rank_runbooks, search_terms
+from investigator.runbook_search import _stem, rank_runbooks, search_terms, spelled_out
 
 DATASET = Path(__file__).resolve().parents[1] / "datasets" / "payments-incident"
 INCIDENT = datetime(2026, 7, 23, 10, 30, tzinfo=UTC)
@@ -116,3 +116,16 @@ def test_a_runbook_fits_when_quoted_or_named_not_when_it_shares_words() -> None:
     ranking = rank_runbooks(search_terms(loose), hits, text=loose)
     assert ranking.ranked and ranking.best is None
     assert ranking.note().startswith("no runbook fits")
+
+
+def test_an_alert_name_spelled_out_in_words_is_recognised() -> None:
+    names = ["TempoPollsFailing", "TempoCompactionsFailing", "KubePodCrash", "KubePodCrashLooping"]
+    assert spelled_out("Which runbook applies when tempo polls are failing?", names) == [0]
+    assert spelled_out("tempo compaction failures, what do I do", names) == [1]
+    # The widest of names whose words hold one another's.
+    assert spelled_out("the kube pod is crash looping", names) == [3]
+    # Every word of the name, not most of them; never a word that is no alert's name.
+    assert spelled_out("tempo polls are slow", names) == []
+    assert spelled_out("payment api is failing", ["payment-api", "Watchdog"]) == []
+    # Two alerts spelled out: both, for the caller to decide.
+    assert spelled_out("tempo polls and compactions are failing", names) == [0, 1]

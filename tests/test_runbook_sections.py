@@ -319,6 +319,10 @@ def test_a_question_in_words_gets_the_section_of_the_alert_it_spells_out(  # typ
     assert result.code == 0, result
     doc = json.loads(result.out)
     _admitted_section(doc, asked, alerts)
+    # The alert it spells out is the one whose runbooks are read, not others that share
+    # "vault", "mirror" or "failing".
+    anchors = [c["params"] for c in doc["tool_calls"] if c["template_id"] == "runbooks_for"]
+    assert anchors == [{"anchor_id": f"alert:{asked}"}]
     [claim] = [c for c in doc["claims"] if c["statement"].startswith("Runbook ")]
     assert claim["statement"].endswith(f"[vault.md#{asked.lower()}]")
     replay = invoke("replay", doc["run_id"], "--subject", "user:oncall", "--json")
@@ -330,3 +334,26 @@ def test_a_question_in_words_gets_the_section_of_the_alert_it_spells_out(  # typ
                    "--subject", "user:oncall")  # fmt: skip
     assert vague.code == 2, vague
     assert "--budget-tokens" in vague.err
+
+
+def test_an_alert_spelled_out_in_words_is_found_as_if_named(  # type: ignore[no-untyped-def]
+    sectioned: neo4j.Driver, invoke, tmp_path: Path
+) -> None:
+    # Before: "partial ... entity (required): no matching entity in the knowledge graph",
+    # with the alert itself among the evidence.
+    _large_sectioned_runbook(tmp_path)
+    _ingest(invoke, tmp_path / "runbooks", tmp_path / "rules.yaml")
+    result = invoke("investigate", "vault disk raft failing", "--subject", "user:oncall", "--json")
+    assert result.code == 0, result
+    doc = json.loads(result.out)
+    assert doc["status"] == "complete" and doc["missing_evidence"] == []
+    [named] = [ev for ev in doc["evidence"] if "entity" in ev["evidence_types"]]
+    assert named["element_id"] == "alert:VaultDiskRaftFailing"
+    assert any(named["evidence_id"] in c["evidence_ids"] for c in doc["claims"])
+    # Another tenant's subject: nothing of acme's, by words either.
+    assert invoke("ingest", str(CATALOG.with_name("globex.yaml"))).code == 0
+    theirs = invoke("investigate", "vault disk raft failing", "--subject", "globex/user:mallory",
+                    "--json")  # fmt: skip
+    assert theirs.code == 0, theirs
+    assert json.loads(theirs.out)["status"] == "partial"
+    assert "VaultDiskRaftFailing" not in theirs.out
