@@ -549,7 +549,12 @@ class RetrievalLoop:
                 if result.template_id == "entity_resolution":
                     learned |= learn_named_runbooks(known, result.rows)
             else:
-                learned |= learn(known, self._named_hits(result.rows), self.focus, self.inp.as_of)
+                named = self._named_hits(result.rows)
+                learned |= learn(known, named, self.focus, self.inp.as_of)
+                # A runbook named after an alert the question spells out (not one whose
+                # one-word name, "vault", is merely a word of it).
+                spelled = [row for row in named if row.element.element_id in self.spelled_ids]
+                learned |= learn_named_runbooks(known, spelled)
             if is_navigation(step) and "entity" not in self.required:
                 continue  # navigation only: these rows named anchors, not evidence
             if result.template_id in TEXT_CHANNEL_TYPES:

@@ -324,3 +324,27 @@ def test_an_alert_is_found_by_the_words_of_its_name(  # type: ignore[no-untyped-
     assert theirs.code == 0, theirs
     assert json.loads(theirs.out)["status"] == "partial"
     assert "CardAuthErrorsHigh" not in theirs.out
+
+
+def test_a_runbook_named_after_an_alert_answers_the_alert_spelled_out_before_any_rules(  # type: ignore[no-untyped-def]
+    empty: neo4j.Driver, cli_env: object, invoke
+) -> None:
+    # openshift/runbooks' layout: files named after their alerts, no rule file imported.
+    # "The kube pod is crash looping, how do I fix it?" was partial, missing its runbook,
+    # with KubePodCrashLooping.md the best fulltext hit.
+    _catalog(invoke)
+    md = invoke("ingest", str(RUNBOOKS), "--format", "markdown-runbooks", "--tenant", "acme",
+                "--acl", "internal")  # fmt: skip
+    assert md.code == 0, md
+    question = "The kube pod is crash looping, how do I fix it?"
+    result = invoke("investigate", question, "--subject", "user:oncall", "--json")
+    assert result.code == 0, result
+    doc = json.loads(result.out)
+    assert doc["status"] == "complete", doc["missing_evidence"]
+    [claim] = doc["claims"]
+    assert "(runbook:KubePodCrashLooping), found by its name alone" in claim["statement"]
+    # Words of no runbook's whole name name none ("the kube pod is slow").
+    vague = invoke("investigate", "The kube pod is slow, how do I fix it?",
+                   "--subject", "user:oncall", "--json")  # fmt: skip
+    assert vague.code == 0, vague
+    assert json.loads(vague.out)["status"] == "partial"
