@@ -258,20 +258,24 @@ def _focus_on_alerts(names: list[str], alerts: list[Evidence]) -> SectionFocus:
 _POINTER_LINES = 2
 
 
-def _points_elsewhere(ev: Evidence, others: list[Evidence]) -> bool:
-    """Whether runbook `ev` is a pointer to another of `others`: a stub whose text names
+def _pointed_at(ev: Evidence, others: list[Evidence]) -> Evidence | None:
+    """The one of `others` that runbook `ev` only points at: `ev` is a stub whose text names
     that runbook's file ("This alert has been moved to alerts/<operator>/KubeAPIDown.md")."""
     written = (ev.content or "").splitlines()
     lines = [line for line in written if line.strip() and not line.startswith("#")]
     if len(lines) > _POINTER_LINES:
-        return False
+        return None
     text = "\n".join(lines)
-    paths = {
-        (other.locator or "").partition("#")[0].partition("@")[0]
-        for other in others
-        if other.element_id != ev.element_id
-    }
-    return any(path and path in text for path in paths)
+    for other in others:
+        path = (other.locator or "").partition("#")[0].partition("@")[0]
+        if other.element_id != ev.element_id and path and path in text:
+            return other
+    return None
+
+
+def _points_elsewhere(ev: Evidence, others: list[Evidence]) -> bool:
+    """Whether runbook `ev` is a pointer to another of `others` (`_pointed_at`)."""
+    return _pointed_at(ev, others) is not None
 
 
 def _runbook_steps(anchors: list[tuple[str, str]]) -> list[PlanStep]:
@@ -457,13 +461,15 @@ class RunbookLookup:
             # Free text: only the version chain of the best fulltext hit. A runbook that
             # applies to nothing has its chain read from itself: the text may match an older
             # version best, and the answer is the version in force at as_of.
-            best = run.text_hits[0].element_id
+            # A "moved to" stub answers with the runbook it points at, when that is a hit too.
+            lead = _pointed_at(run.text_hits[0], run.text_hits) or run.text_hits[0]
+            best = lead.element_id
             chain = next(
                 (c for c in version_chains(documents) if best in {ev.element_id for ev in c}),
                 None,
             )
             if chain is None:
-                chain = run.stage(_runbook_steps([(best, "runbook")]))[0] or [run.text_hits[0]]
+                chain = run.stage(_runbook_steps([(best, "runbook")]))[0] or [lead]
             documents = chain
         # The gate keeps one version per chain: the newest valid at as_of.
         admitted, rejected_by_id = run.admit(documents)

@@ -263,8 +263,11 @@ def test_of_two_runbooks_of_one_name_a_moved_to_stub_is_not_the_answer(  # type:
         "blob/main/alerts/cluster-apiserver-operator/KubeAPIDown.md)\n",
         encoding="utf-8",
     )
+    # The real runbook is long, as the real ones are: fulltext favours the short pointer.
+    diagnosis = "Check the control plane nodes and their certificates before anything else. " * 30
     (real / "KubeAPIDown.md").write_text(
-        "# KubeAPIDown\n\n## Mitigation\n\nRestart the API server pods one at a time.\n",
+        f"# KubeAPIDown\n\n## Diagnosis\n\n{diagnosis}\n\n"
+        "## Mitigation\n\nRestart the API server pods one at a time.\n",
         encoding="utf-8",
     )
     _catalog(invoke)
@@ -288,6 +291,12 @@ def test_of_two_runbooks_of_one_name_a_moved_to_stub_is_not_the_answer(  # type:
     assert [alt["id"] for alt in doc["alternatives"]] == [
         "runbook:cluster-monitoring-operator/KubeAPIDown"
     ]
+    # Typed as words, the short pointer was the best fulltext hit, and the card its steps.
+    result = invoke("runbook", "the kube api is down", "--subject", "user:oncall", "--json")
+    assert result.code == 0, result
+    worded = json.loads(result.out)["runbook"]
+    assert worded["id"] == "runbook:cluster-apiserver-operator/KubeAPIDown"
+    assert worded["steps"] == ["Restart the API server pods one at a time."]
     # A runbook of its own that mentions the other file is no pointer: the order is as before.
     (moved / "KubeAPIDown.md").write_text(
         "# KubeAPIDown\n\n## Mitigation\n\n1. Check the monitoring stack.\n2. Check the "
