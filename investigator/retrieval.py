@@ -325,8 +325,9 @@ class RetrievalLoop:
         self.text_rows: list[TemplateRow] = []
         # Alerts the question spells out in words: named, as a typed name would be.
         self.spelled_ids: set[str] = set()
-        # The alerts the question names, and the `runbook_url` of each as its rows show it:
-        # the section of a runbook of several alerts is the one its URL points at.
+        # The alerts the question names (typed, or spelled out in words), and the
+        # `runbook_url` of each as its rows show it: the section of a runbook of several
+        # alerts is the one its URL points at.
         self.asked_alerts = list(policy.section_names)
         self.runbook_urls: dict[str, str] = {}
         mentions = extract_mentions(plan_input.question)
@@ -469,6 +470,10 @@ class RetrievalLoop:
         named = [row for row in nodes if (row.element.name or "").lower() in self.question_words]
         spelled = spelled_out(self.inp.question, [row.element.name or "" for row in nodes])
         self.spelled_ids.update(nodes[i].element.element_id for i in spelled)
+        for i in spelled:
+            name = nodes[i].element.name or ""
+            if nodes[i].element.type == "Alert" and name not in self.asked_alerts:
+                self.asked_alerts.append(name)
         named += [nodes[i] for i in spelled if nodes[i] not in named]
         return named
 
@@ -539,7 +544,6 @@ class RetrievalLoop:
             result = call.result
             outcome.tool_calls.append(call.record)
             self._resolve_given_service(step, result.rows)
-            self._note_runbook_urls(result.rows)
             if is_check(step):
                 # A competing-cause check: its rows are evidence, never new anchors.
                 focus = focus_services(known, self.inp.service_id)
@@ -555,6 +559,8 @@ class RetrievalLoop:
                 # one-word name, "vault", is merely a word of it).
                 spelled = [row for row in named if row.element.element_id in self.spelled_ids]
                 learned |= learn_named_runbooks(known, spelled)
+            # After the text hits: an alert spelled out is asked about as a typed one is.
+            self._note_runbook_urls(result.rows)
             if is_navigation(step) and "entity" not in self.required:
                 continue  # navigation only: these rows named anchors, not evidence
             if result.template_id in TEXT_CHANNEL_TYPES:
