@@ -106,7 +106,7 @@ def _search_text(parts: list[Any]) -> str:
     return "\n".join(w for w in words if w)
 
 
-def _spelled_out(names: list[Any]) -> list[str]:
+def _name_words(names: list[Any]) -> list[str]:
     """The words of each alert-shaped name (`TempoPollsFailing` -> "tempo polls failing"):
     the fulltext analyzer keeps an identifier as one token, and on-call types the words."""
     spelled = []
@@ -192,7 +192,7 @@ def node_draft(tenant: str, spec: NodeSpec, source: SourceInfo) -> NodeDraft:
             spec.name,
             spec.id,
             *(spec.props.get(p) for p in _SEARCHABLE_PROPS),
-            *_spelled_out([spec.name, spec.props.get("alertname")]),
+            *_name_words([spec.name, spec.props.get("alertname")]),
         ]
     )
     return NodeDraft(tenant, spec.id, [spec.label.value], clean, spec.recorded_at, digest)
@@ -225,7 +225,7 @@ def document_draft(tenant: str, spec: DocumentSpec, source: SourceInfo) -> NodeD
         clean["redacted_text_hash"] = sha256_text(spec.redacted_content)
     readable = spec.redacted_content if spec.redacted_content is not None else spec.content
     clean["search_text"] = _search_text(
-        [spec.title, spec.id, *_spelled_out([spec.name, spec.title]), readable]
+        [spec.title, spec.id, *_name_words([spec.name, spec.title]), readable]
     )
     return NodeDraft(tenant, spec.id, labels, clean, spec.recorded_at, digest)
 

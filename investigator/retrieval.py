@@ -465,7 +465,8 @@ class RetrievalLoop:
     def _named_hits(self, rows: Sequence[TemplateRow]) -> list[TemplateRow]:
         """The text hits the question names: a text hit is not an identification; only a
         record whose name is a word of the question ("checkout"), or an alert whose name it
-        spells out in words ("tempo polls are failing"), becomes an anchor."""
+        spells out in words ("tempo polls are failing"), becomes an anchor. Notes the
+        alerts spelled out (`spelled_ids`, and `asked_alerts` for their `runbook_url`)."""
         nodes = [row for row in rows if row.element.kind == "node"]
         named = [row for row in nodes if (row.element.name or "").lower() in self.question_words]
         spelled = spelled_out(self.inp.question, [row.element.name or "" for row in nodes])
