@@ -68,7 +68,8 @@ MISSING_DESCRIPTIONS: dict[str, str] = {
     "error_first_seen": "no first-seen time for the error or incident",
     "affected_service": "no link between the error/incident and the service",
     "ownership": "no OWNS relationship valid at as_of",
-    "runbook": "no runbook version valid at as_of that applies to the service",
+    "runbook": "no runbook version valid at as_of that applies to the service, alert or error "
+    "code asked about",
     "mechanism": "no mechanism evidence (e.g. rollback or controlled comparison, config diff)",
     "change_event": "no record of other changes in the window",
     "dependency": "no dependency relationship",
