@@ -29,7 +29,7 @@ from investigator.planner import (
     extract_mentions,
 )
 from investigator.rubric import Intent, MissingEvidence, missing_evidence
-from investigator.runbook_sections import alert_section, question_focus
+from investigator.runbook_sections import SECTION_EXCERPT, alert_section, question_focus
 from investigator.timeline import (
     CHANGE_TIME_KEYS,
     DEPLOY_TIME_KEYS,
@@ -165,10 +165,12 @@ def _valid_text(ev: Evidence) -> str:
 
 
 def _named_only(ev: Evidence) -> str:
-    """How a runbook read as the one the question names is tied to it: by name alone."""
+    """How a runbook read as the one the question names is tied to it: by its name, or by
+    the heading of the section admitted (a file of one section per alert), alone."""
     if ev.context.get("anchor_type") != "runbook":
         return ""
-    return ", found by its name alone (no service, alert or error code record links to it),"
+    by = "the heading of its section" if SECTION_EXCERPT in ev.transformations else "its name"
+    return f", found by {by} alone (no service, alert or error code record links to it),"
 
 
 def derive_claims(

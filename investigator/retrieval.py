@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 
 from cypher_templates.executor import TemplateRow
 from cypher_templates.plan import PlanStep, QueryPlan
+from graph_schema.alert_names import is_alert_name
 from investigator.context_graph.models import ToolCallRecord
 from investigator.evidence import Evidence, fuse
 from investigator.planner import (
@@ -391,6 +392,9 @@ class RetrievalLoop:
             if hit_deadline:
                 outcome.stop_reason = StopReason.DEADLINE
                 break
+            if round_no == 1 and not known.alerts:
+                # No record of the alert asked about: a runbook with its section is named.
+                progressed |= learn_named_runbooks(known, self._runbooks_headed_as_asked())
             if round_no == 1 and not self.has_mentions and not known.entities():
                 # Nothing named and nothing linked: entity linking falls back to the best
                 # fulltext hits that are anchors (an incident, a service, an error code).
@@ -477,6 +481,21 @@ class RetrievalLoop:
                 self.asked_alerts.append(name)
         named += [nodes[i] for i in spelled if nodes[i] not in named]
         return named
+
+    def _runbooks_headed_as_asked(self) -> list[TemplateRow]:
+        """Text hits that are runbooks with a section headed by the alert the question types
+        or spells out, when no record of that alert is visible: a runbook the question
+        names (Tempo's runbook.md imported before, or without, its alert rules)."""
+        typed = {name.casefold() for name in self.asked_alerts}
+        headed: list[TemplateRow] = []
+        for row in self.text_rows:
+            titles = row.element.props.get("section_titles")
+            if row.element.type != "Runbook" or not isinstance(titles, list):
+                continue
+            alerts = [str(t).strip() for t in titles if is_alert_name(str(t).strip())]
+            if any(t.casefold() in typed for t in alerts) or spelled_out(self.inp.question, alerts):
+                headed.append(row)
+        return headed
 
     def _as_named(self, ev: Evidence) -> Evidence:
         """A hit whose name the question spells out identifies what it names (`entity`)."""

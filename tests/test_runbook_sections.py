@@ -364,3 +364,29 @@ def test_an_alert_spelled_out_in_words_is_found_as_if_named(  # type: ignore[no-
     assert theirs.code == 0, theirs
     assert json.loads(theirs.out)["status"] == "partial"
     assert "VaultDiskRaftFailing" not in theirs.out
+
+
+def test_a_runbook_imported_before_its_rules_answers_by_the_heading_of_its_section(  # type: ignore[no-untyped-def]
+    sectioned: neo4j.Driver, invoke, tmp_path: Path
+) -> None:
+    # A team imports Tempo's runbook.md before its alert rules: no alert record to link it.
+    # Before, "partial: no runbook version valid at as_of", typed name or words alike.
+    alerts = _large_sectioned_runbook(tmp_path)
+    result = invoke("ingest", str(tmp_path / "runbooks"), "--format", "markdown-runbooks",
+                    "--tenant", "acme", "--acl", "internal", "--trusted")  # fmt: skip
+    assert result.code == 0, result
+    asked = "VaultIndexShardFailing"
+    typed, worded = f"Which runbook applies to {asked}?", "vault index shard failing, how to fix?"
+    for question in (typed, worded):
+        result = invoke("investigate", question, "--subject", "user:oncall", "--json")
+        assert result.code == 0, result
+        doc = json.loads(result.out)
+        _admitted_section(doc, asked, alerts)
+        [claim] = doc["claims"]
+        assert "(runbook:vault), found by the heading of its section alone" in claim["statement"]
+        assert claim["statement"].endswith(f"[vault.md#{asked.lower()}]")
+    # Words that head no one section name nothing: the vault runbook is not claimed.
+    vague = invoke("investigate", "vault index failing, how to fix?", "--subject", "user:oncall",
+                   "--json")  # fmt: skip
+    assert vague.code == 0, vague
+    assert "runbook:vault" not in json.dumps(json.loads(vague.out)["claims"])
