@@ -504,11 +504,14 @@ class RetrievalLoop:
         return ev.model_copy(update={"evidence_types": sorted({*ev.evidence_types, "entity"})})
 
     def _top_text_anchors(self, limit: int = 3) -> list[TemplateRow]:
+        """The best text hits that are anchors, for a question that names nothing. Not
+        alerts: an alert the question is about is one it names or spells out; one that
+        shares "failing" and "index" with it would lend its runbook to another's question."""
         anchors = [
             row
             for row in self.text_rows
             if row.element.kind == "node"
-            and kind_of(row.element.element_id, row.element.type) != "other"
+            and kind_of(row.element.element_id, row.element.type) not in ("other", "alerts")
         ]
         anchors.sort(key=lambda row: (-(row.score or 0.0), row.element.element_id))
         if not anchors:

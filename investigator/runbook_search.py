@@ -284,7 +284,7 @@ def _fits_by(
 def rank_runbooks(
     terms: list[str],
     hits: list[Evidence],
-    alert_links: dict[str, tuple[float, str]] | None = None,
+    alert_links: dict[str, tuple[float, str | None]] | None = None,
     text: str | None = None,
 ) -> TextRanking:
     """Re-rank fulltext hits for the query `terms` (see the module docstring).
@@ -402,7 +402,7 @@ def search_runbooks(run: LookupSteps, text: str) -> tuple[TextRanking, list[Evid
         ),
         key=lambda m: (-m[0], m[1]),
     )
-    links: dict[str, tuple[float, str]] = {}
+    links: dict[str, tuple[float, str | None]] = {}
     # The two best-matching alerts (summaries of sibling alerts often differ by one word).
     for alert_fit, alert_id in matched[:2]:
         if alert_fit < ALERT_MATCH:
@@ -416,7 +416,11 @@ def search_runbooks(run: LookupSteps, text: str) -> tuple[TextRanking, list[Evid
         )
         for row in rows:
             runbook = str(row.context.get("neighbour"))
-            links.setdefault(runbook, (alert_fit, alert_id))
+            fit, first = links.setdefault(runbook, (alert_fit, alert_id))
+            if first != alert_id and fit == alert_fit:
+                # Two alerts of one runbook match alike ("tempo": every Tempo alert): the
+                # query is about neither one, so it picks no alert's section.
+                links[runbook] = (fit, None)
     urls = {
         alert.element_id: str(alert.props["runbook_url"])
         for alert in alerts
