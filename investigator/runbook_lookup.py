@@ -278,6 +278,17 @@ def _points_elsewhere(ev: Evidence, others: list[Evidence]) -> bool:
     return _pointed_at(ev, others) is not None
 
 
+# Runbooks searched for a section headed by an alert's name (Tempo keeps one file).
+_HEADED_CANDIDATES = 10
+
+
+def _headed_by(ev: Evidence, names: list[str]) -> bool:
+    """Whether runbook `ev` has a section headed by one of the alert `names`."""
+    titles = ev.props.get("section_titles")
+    wanted = {name.casefold() for name in names}
+    return isinstance(titles, list) and any(str(t).strip().casefold() in wanted for t in titles)
+
+
 def _runbook_steps(anchors: list[tuple[str, str]]) -> list[PlanStep]:
     """`runbooks_for` of each (anchor id, anchor kind): the runbooks and their chains."""
     return [
@@ -546,23 +557,46 @@ class RunbookLookup:
 
     @staticmethod
     def _runbooks_named(run: _Lookup, names: list[str]) -> list[str]:
-        """Runbooks whose id or name is one of the alert `names` (one stage; none, no read)."""
+        """Runbooks whose id or name is one of the alert `names`, else that have a section
+        headed by one (a file of one section per alert, Tempo's `runbook.md`). One stage
+        each; no names, no read."""
         steps = _resolution_steps(names, "Runbook", limit=5)
-        return sorted({ev.element_id for rows in run.stage(steps) for ev in rows})
+        named = sorted({ev.element_id for rows in run.stage(steps) for ev in rows})
+        if named or not names:
+            return named
+        searches = [
+            PlanStep(
+                template_id="fulltext_search",
+                params={"query": name},
+                options={"label": "Runbook"},
+                evidence_type="runbook",
+                limit=_HEADED_CANDIDATES,
+            )
+            for name in names
+        ]
+        hits = [ev for rows in run.stage(searches) for ev in rows]
+        return sorted({ev.element_id for ev in hits if _headed_by(ev, names)})
 
     @staticmethod
     def _named_note(
         run: _Lookup, query: RunbookQuery, anchors: list[tuple[str, str]], chosen: Evidence
     ) -> str:
-        """Why a runbook no record links to is the answer: it is named after the alert."""
+        """Why a runbook no record links to is the answer: it is named after the alert, or
+        has a section headed by its name."""
         if anchors:
             alerts = ", ".join(a for a, _ in anchors)
             why = f"no runbook is linked to {alerts} (none APPLIES_TO it)"
         else:
             why = f"no alert matching {query.value!r} is visible to {run.subject_id}"
+        named = (chosen.name or "").casefold() in {n.casefold() for n in run.alert_names}
+        tie = (
+            "is named after it, and that name"
+            if named
+            else "has a section headed by its name, and that heading"
+        )
         return (
-            f"{why}; {chosen.element_id} is named after it, and that name is the only tie "
-            "(import the alert rules to link them)"
+            f"{why}; {chosen.element_id} {tie} is the only tie (import the alert rules to "
+            "link them)"
         )
 
     def _fallbacks(self, run: _Lookup, anchors: list[tuple[str, str]]) -> FallbackSearch:

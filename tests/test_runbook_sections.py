@@ -388,6 +388,15 @@ def test_a_runbook_imported_before_its_rules_answers_by_the_heading_of_its_secti
         [claim] = doc["claims"]
         assert "(runbook:vault), found by the heading of its section alone" in claim["statement"]
         assert claim["statement"].endswith(f"[vault.md#{asked.lower()}]")
+    # The card's `--alert` finds it the same way, and shows that alert's section.
+    card = _lookup(invoke, "--alert", asked)
+    assert card["runbook"]["id"] == "runbook:vault"
+    assert card["runbook"]["steps"] == [f"1. Restart the {asked} component."]
+    assert "runbook:vault has a section headed by its name" in card["note"]
+    assert invoke("ingest", str(CATALOG.with_name("globex.yaml"))).code == 0
+    theirs = invoke("runbook", "--alert", asked, "--subject", "globex/user:mallory", "--json")
+    assert theirs.code == 0, theirs
+    assert json.loads(theirs.out)["runbook"] is None and "runbook:vault" not in theirs.out
     # Words that head no one section name nothing, and the storage alerts that share
     # "index" and "failing" lend it no runbook either (before: the storage runbook, complete).
     vague = invoke("investigate", "vault index failing, how to fix?", "--subject", "user:oncall",
