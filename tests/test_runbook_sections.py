@@ -388,6 +388,14 @@ def test_a_runbook_imported_before_its_rules_answers_by_the_heading_of_its_secti
         [claim] = doc["claims"]
         assert "(runbook:vault), found by the heading of its section alone" in claim["statement"]
         assert claim["statement"].endswith(f"[vault.md#{asked.lower()}]")
+    # The typed name matched no record, and the line saying so names what covers it (before:
+    # "The answer does not cover it.").
+    report = invoke("investigate", typed, "--subject", "user:oncall")
+    assert report.code == 0, report
+    assert (
+        f"The answer is the section of runbook:vault headed by it (vault.md#{asked.lower()})."
+        in report.out
+    )
     # The card's `--alert` finds it the same way, and shows that alert's section.
     card = _lookup(invoke, "--alert", asked)
     assert card["runbook"]["id"] == "runbook:vault"

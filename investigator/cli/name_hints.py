@@ -13,9 +13,11 @@ from typing import TYPE_CHECKING
 
 import neo4j
 
+from graph_schema.importers.markdown_sections import anchor_for
 from investigator.errors import InvestigatorError
 from investigator.investigation import InvestigationResult
 from investigator.planner import extract_mentions
+from investigator.runbook_sections import SECTION_EXCERPT
 
 if TYPE_CHECKING:
     from cypher_templates.subject import Subject
@@ -156,6 +158,16 @@ def unresolved_name_notes(
     hints = NameHints(driver, database, subject_id, result)
     return [
         f"{_clean(text)!r} in the question matched nothing visible to {_clean(subject_id)}; "
-        f"{_sentence(hints.did_you_mean(text, label))} The answer does not cover it."
+        f"{_sentence(hints.did_you_mean(text, label))} {_coverage(result, text)}"
         for text, label in unresolved
     ]
+
+
+def _coverage(result: InvestigationResult, text: str) -> str:
+    """Whether the answer covers a name that matched no record: it may still be the heading
+    of a runbook section the run admitted (a runbook imported before its alert rules)."""
+    anchor = anchor_for(text)
+    for ev in result.evidence:
+        if SECTION_EXCERPT in ev.transformations and (ev.locator or "").endswith("#" + anchor):
+            return f"The answer is the section of {ev.element_id} headed by it ({ev.locator})."
+    return "The answer does not cover it."
