@@ -21,7 +21,6 @@ from pydantic import BaseModel, Field
 
 from cypher_templates.executor import TemplateRow
 from cypher_templates.plan import PlanStep, QueryPlan
-from graph_schema.alert_names import is_alert_name
 from investigator.context_graph.models import ToolCallRecord
 from investigator.evidence import Evidence, fuse
 from investigator.planner import (
@@ -44,7 +43,7 @@ from investigator.planner import (
 )
 from investigator.rubric import Intent, required_types, useful_types
 from investigator.runbook_search import spelled_out
-from investigator.runbook_sections import alert_focus
+from investigator.runbook_sections import alert_focus, headed_by
 from investigator.session import RunSession
 from investigator.timeline import instant_of, time_references
 
@@ -479,23 +478,22 @@ class RetrievalLoop:
             name = nodes[i].element.name or ""
             if nodes[i].element.type == "Alert" and name not in self.asked_alerts:
                 self.asked_alerts.append(name)
-        named += [nodes[i] for i in spelled if nodes[i] not in named]
+        ids = {row.element.element_id for row in named}
+        named += [nodes[i] for i in spelled if nodes[i].element.element_id not in ids]
         return named
 
     def _runbooks_headed_as_asked(self) -> list[TemplateRow]:
         """Text hits that are runbooks with a section headed by the alert the question types
         or spells out, when no record of that alert is visible: a runbook the question
         names (Tempo's runbook.md imported before, or without, its alert rules)."""
-        typed = {name.casefold() for name in self.asked_alerts}
-        headed: list[TemplateRow] = []
-        for row in self.text_rows:
-            titles = row.element.props.get("section_titles")
-            if row.element.type != "Runbook" or not isinstance(titles, list):
-                continue
-            alerts = [str(t).strip() for t in titles if is_alert_name(str(t).strip())]
-            if any(t.casefold() in typed for t in alerts) or spelled_out(self.inp.question, alerts):
-                headed.append(row)
-        return headed
+        return [
+            row
+            for row in self.text_rows
+            if row.element.type == "Runbook"
+            and headed_by(
+                row.element.props.get("section_titles"), self.asked_alerts, self.inp.question
+            )
+        ]
 
     def _as_named(self, ev: Evidence) -> Evidence:
         """A hit whose name the question spells out identifies what it names (`entity`)."""

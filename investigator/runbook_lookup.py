@@ -53,7 +53,7 @@ from investigator.evidence import Evidence, Rejection, RejectionReason
 from investigator.gate import GatePolicy, version_chains
 from investigator.runbook_fallback import FallbackSearch, fallback_runbooks, search_paths
 from investigator.runbook_search import RankedRunbook, search_runbooks
-from investigator.runbook_sections import SectionFocus, alert_focus, runbook_steps
+from investigator.runbook_sections import SectionFocus, alert_focus, headed_by, runbook_steps
 from investigator.session import RunSession, RunSpec
 
 # Purposes a lookup may run under, most specific first; the first one the subject's
@@ -273,20 +273,8 @@ def _pointed_at(ev: Evidence, others: list[Evidence]) -> Evidence | None:
     return None
 
 
-def _points_elsewhere(ev: Evidence, others: list[Evidence]) -> bool:
-    """Whether runbook `ev` is a pointer to another of `others` (`_pointed_at`)."""
-    return _pointed_at(ev, others) is not None
-
-
 # Runbooks searched for a section headed by an alert's name (Tempo keeps one file).
 _HEADED_CANDIDATES = 10
-
-
-def _headed_by(ev: Evidence, names: list[str]) -> bool:
-    """Whether runbook `ev` has a section headed by one of the alert `names`."""
-    titles = ev.props.get("section_titles")
-    wanted = {name.casefold() for name in names}
-    return isinstance(titles, list) and any(str(t).strip().casefold() in wanted for t in titles)
 
 
 def _runbook_steps(anchors: list[tuple[str, str]]) -> list[PlanStep]:
@@ -512,7 +500,7 @@ class RunbookLookup:
         alike = list(runbooks)  # a list being sorted reads as empty
         runbooks.sort(
             key=lambda h: (
-                not _points_elsewhere(h, alike),
+                _pointed_at(h, alike) is None,
                 h.valid_from or datetime.min.replace(tzinfo=UTC),
                 h.element_id,
             ),
@@ -575,7 +563,9 @@ class RunbookLookup:
             for name in names
         ]
         hits = [ev for rows in run.stage(searches) for ev in rows]
-        return sorted({ev.element_id for ev in hits if _headed_by(ev, names)})
+        return sorted(
+            {ev.element_id for ev in hits if headed_by(ev.props.get("section_titles"), names)}
+        )
 
     @staticmethod
     def _named_note(

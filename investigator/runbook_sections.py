@@ -21,6 +21,7 @@ alert's steps, and a default budget fits it.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from urllib.parse import unquote, urlsplit
 
 from pydantic import BaseModel, ConfigDict
@@ -121,6 +122,18 @@ def _spelled(sections: list[Section], alerts: list[int], text: str) -> int | Non
     """The one alert section whose name `text` spells out in words (`spelled_out`)."""
     spelled = spelled_out(text, [sections[i].title.strip() for i in alerts])
     return alerts[spelled[0]] if len(spelled) == 1 else None
+
+
+def headed_by(titles: object, names: Iterable[str], question: str | None = None) -> bool:
+    """Whether a runbook's `section_titles` has a section headed by one of the alert `names`,
+    or (given the `question`) by an alert name the question spells out in words."""
+    if not isinstance(titles, list):
+        return False
+    alerts = [str(t).strip() for t in titles if is_alert_name(str(t).strip())]
+    wanted = {name.casefold() for name in names}
+    if any(title.casefold() in wanted for title in alerts):
+        return True
+    return question is not None and bool(spelled_out(question, alerts))
 
 
 def _first_steps(

@@ -30,6 +30,13 @@ def _catalog(invoke) -> None:  # type: ignore[no-untyped-def]
     assert result.code == 0, result
 
 
+def _ask(invoke, question: str, subject: str = "user:oncall") -> dict:  # type: ignore[no-untyped-def,type-arg]
+    """`investigate QUESTION --json` as `subject`: exit 0, the answer document."""
+    result = invoke("investigate", question, "--subject", subject, "--json")
+    assert result.code == 0, result
+    return json.loads(result.out)  # type: ignore[no-any-return]
+
+
 def test_folder_and_rule_file_ingest_link_and_answer(  # type: ignore[no-untyped-def]
     empty: neo4j.Driver, cli_env: object, invoke
 ) -> None:
@@ -319,9 +326,7 @@ def test_an_alert_is_found_by_the_words_of_its_name(  # type: ignore[no-untyped-
                         "--acl", "internal")  # fmt: skip
         assert result.code == 0, result
     question = "Card auth errors are high, how do I fix it?"
-    result = invoke("investigate", question, "--subject", "user:oncall", "--json")
-    assert result.code == 0, result
-    doc = json.loads(result.out)
+    doc = _ask(invoke, question)
     assert doc["status"] == "complete"
     anchors = [c["params"] for c in doc["tool_calls"] if c["template_id"] == "runbooks_for"]
     assert {"anchor_id": "alert:CardAuthErrorsHigh"} in anchors
@@ -329,10 +334,9 @@ def test_an_alert_is_found_by_the_words_of_its_name(  # type: ignore[no-untyped-
     # Another tenant's subject finds nothing of acme's, by words or by name.
     globex = invoke("ingest", str(FIXTURES / "runbooks" / "catalogs" / "globex.yaml"))
     assert globex.code == 0, globex
-    theirs = invoke("investigate", question, "--subject", "globex/user:mallory", "--json")
-    assert theirs.code == 0, theirs
-    assert json.loads(theirs.out)["status"] == "partial"
-    assert "CardAuthErrorsHigh" not in theirs.out
+    theirs = _ask(invoke, question, "globex/user:mallory")
+    assert theirs["status"] == "partial"
+    assert "CardAuthErrorsHigh" not in json.dumps(theirs)
 
 
 def test_a_runbook_named_after_an_alert_answers_the_alert_spelled_out_before_any_rules(  # type: ignore[no-untyped-def]
@@ -345,15 +349,9 @@ def test_a_runbook_named_after_an_alert_answers_the_alert_spelled_out_before_any
     md = invoke("ingest", str(RUNBOOKS), "--format", "markdown-runbooks", "--tenant", "acme",
                 "--acl", "internal")  # fmt: skip
     assert md.code == 0, md
-    question = "The kube pod is crash looping, how do I fix it?"
-    result = invoke("investigate", question, "--subject", "user:oncall", "--json")
-    assert result.code == 0, result
-    doc = json.loads(result.out)
+    doc = _ask(invoke, "The kube pod is crash looping, how do I fix it?")
     assert doc["status"] == "complete", doc["missing_evidence"]
     [claim] = doc["claims"]
     assert "(runbook:KubePodCrashLooping), found by its name alone" in claim["statement"]
     # Words of no runbook's whole name name none ("the kube pod is slow").
-    vague = invoke("investigate", "The kube pod is slow, how do I fix it?",
-                   "--subject", "user:oncall", "--json")  # fmt: skip
-    assert vague.code == 0, vague
-    assert json.loads(vague.out)["status"] == "partial"
+    assert _ask(invoke, "The kube pod is slow, how do I fix it?")["status"] == "partial"
