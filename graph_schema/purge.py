@@ -2,10 +2,11 @@
 
 Not reachable from a bundle: a purge is an operator's act, done through this API. It
 removes `content` and `redacted_content` from all records of one id in one tenant, rebuilds
-`search_text` without them (so the text cannot be found again), and sets `purged_at`. The
-records stay, with their `content_hash` and `text_hash`: replay and the gate's integrity
-check then show that something was there and was removed. A purge also clears the tenant's
-ingest mark (graph_schema.ingest_mark): the next ingest compares every element again.
+`search_text` without them (so the text cannot be found again; its title and name still
+can), and sets `purged_at`. The records stay, with their `content_hash` and `text_hash`:
+replay and the gate's integrity check then show that something was there and was removed. A
+purge also clears the tenant's ingest mark (graph_schema.ingest_mark): the next ingest
+compares every element again.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import neo4j
 from pydantic import BaseModel
 
 from graph_schema.ingest_mark import BUMP_GENERATIONS
+from graph_schema.records import document_search_text
 
 # What a purger may purge: an id all of whose records in the tenant its labels cover (the
 # ACL half of the template visibility predicate, cypher_templates/templates/_visibility.j2,
@@ -30,11 +32,15 @@ _PURGEABLE = (
     "WHERE all(r IN records WHERE NOT (r:Principal OR r:Source) "
     "AND ($granted IS NULL OR all(_acl IN r.acl WHERE _acl IN $granted))) "
 )
-_PURGE = (
+_WITH_TEXT = (
     _PURGEABLE + "UNWIND records AS n WITH n "
     "WHERE n.content IS NOT NULL OR n.redacted_content IS NOT NULL "
-    "SET n.content = null, n.redacted_content = null, n.purged_at = $at, "
-    "n.search_text = coalesce(n.title, '') + '\\n' + n.id "
+)
+_TITLES = _WITH_TEXT + "RETURN elementId(n) AS element, n.title AS title, n.name AS name"
+# `$texts`: each record's search text without its content, as an ingest would write it.
+_PURGE = (
+    _WITH_TEXT + "SET n.content = null, n.redacted_content = null, n.purged_at = $at, "
+    "n.search_text = $texts[elementId(n)] "
     "RETURN count(n) AS n"
 )
 
@@ -70,10 +76,14 @@ def purge_content(
     if at.tzinfo is None:
         raise ValueError("purge time needs a zone")
 
+    scope = {"tenant": tenant, "id": element_id, "granted": _labels(granted)}
+
     def work(tx: neo4j.ManagedTransaction) -> int:
-        record = tx.run(
-            _PURGE, tenant=tenant, id=element_id, at=at, granted=_labels(granted)
-        ).single()
+        texts = {
+            row["element"]: document_search_text(row["title"], element_id, row["name"], None)
+            for row in tx.run(_TITLES, scope)
+        }
+        record = tx.run(_PURGE, scope, at=at, texts=texts).single()
         # The tenant's ingest mark (graph_schema.ingest_mark) no longer vouches for its
         # records: the next ingest of any bundle compares every element.
         tx.run(BUMP_GENERATIONS, tenants=[tenant]).consume()

@@ -116,6 +116,12 @@ def _name_words(names: list[Any]) -> list[str]:
     return list(dict.fromkeys(spelled))
 
 
+def document_search_text(title: str | None, id: str, name: str | None, readable: str | None) -> str:
+    """What the fulltext index finds a document by: its title, id, the words of an
+    alert-shaped name or title, and its readable text (none once purged)."""
+    return _search_text([title, id, *_name_words([name, title]), readable])
+
+
 def _provenance(
     tenant: str,
     spec: NodeSpec | EdgeSpec | DocumentSpec,
@@ -224,9 +230,7 @@ def document_draft(tenant: str, spec: DocumentSpec, source: SourceInfo) -> NodeD
     if spec.redacted_content is not None:
         clean["redacted_text_hash"] = sha256_text(spec.redacted_content)
     readable = spec.redacted_content if spec.redacted_content is not None else spec.content
-    clean["search_text"] = _search_text(
-        [spec.title, spec.id, *_name_words([spec.name, spec.title]), readable]
-    )
+    clean["search_text"] = document_search_text(spec.title, spec.id, spec.name, readable)
     return NodeDraft(tenant, spec.id, labels, clean, spec.recorded_at, digest)
 
 

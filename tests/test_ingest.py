@@ -483,6 +483,28 @@ def test_overrides_tenant_source_and_acl(graph, cli_env, invoke, tmp_path) -> No
     assert records_of(graph, "svc:a")[0]["acl"] == ["internal"]
 
 
+def test_a_purged_runbook_is_still_found_by_the_words_of_its_name(
+    graph, cli_env, invoke, tmp_path
+) -> None:
+    from graph_schema.purge import purge_content
+
+    bundle = small_bundle()
+    bundle["documents"][0]["name"] = "VaultCacheMirrorFailing"
+    assert invoke("ingest", str(write(tmp_path, bundle))).code == 0
+    assert purge_content(graph, "acme", "runbook:a@v1").records_purged == 1
+
+    def hits(words: str) -> list[str]:
+        return graph.execute_query(
+            "CALL db.index.fulltext.queryNodes($index, $words) YIELD node RETURN node.id",
+            index=tenant_fulltext_index("acme"),
+            words=words,
+        ).records
+
+    # On-call types the name's words; the removed text stays unfindable.
+    assert [r["node.id"] for r in hits("mirror failing")] == ["runbook:a@v1"]
+    assert hits("Restart") == []
+
+
 def test_unreachable_neo4j_is_exit_4(invoke, tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("NEO4J_URI", "bolt://127.0.0.1:9")
     monkeypatch.setenv("NEO4J_PASSWORD", "x")
