@@ -42,6 +42,7 @@ a runbook but neither quotes it, pastes its alert, nor names it, abstains.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
@@ -222,9 +223,11 @@ def text_stems(text: str) -> set[str]:
     return {_stem(w) for w in words}
 
 
-def query_stems(text: str) -> set[str]:
-    """The stems of the informative words of a free-text query."""
-    return {_stem(term) for term in search_terms(text)}
+@functools.lru_cache(maxsize=1024)
+def query_stems(text: str) -> frozenset[str]:
+    """The stems of the informative words of a free-text query (kept: the gate asks again
+    for the same question and section titles with each runbook candidate, each round)."""
+    return frozenset(_stem(term) for term in search_terms(text))
 
 
 def spelled_out(text: str, names: Sequence[str]) -> list[int]:
@@ -233,7 +236,7 @@ def spelled_out(text: str, names: Sequence[str]) -> list[int]:
     `TempoPollsFailing`). A name whose words another spelled-out name holds is left out
     (`KubePodCrash` beside `KubePodCrashLooping`); two with the same words are both kept."""
     said = query_stems(text)
-    spelled: list[tuple[set[str], int]] = []
+    spelled: list[tuple[frozenset[str], int]] = []
     for i, name in enumerate(names):
         if not is_alert_name(name.strip()):
             continue
