@@ -11,15 +11,18 @@ Rules, in order (docs/investigation.md, "Time references"):
 2. event words ("then", "at that moment", "at the time (of the incident)", "when it fired",
    当时, 那时, 事发时) mean the anchor event: the first error, else the release, else the
    incident start, else the alert (a phrase naming one of them picks that one);
+   "when the incident was resolved", "at the end of the incident" mean its `resolved_at`;
    "before the release", "just before the errors started", "before the incident", "before
-   the alert fired" (发布前, 故障前) mean one second before that event, and "after the
-   release", "after the errors started", "after the alert fired" (发布后) the event itself:
-   the state once it happened ("after the incident" is not resolved: its end is not known);
+   the alert fired" (发布前, 故障前) mean one second before that event (a release: before it
+   started, when its record says), and "after the release", "after the errors started",
+   "after the alert fired", "after the incident" (发布后) the event itself: the state once it
+   happened;
 3. "now", "currently" (现在, 目前) mean `as_of`;
 4. nothing: `as_of`. Time words it does not resolve are listed, and the answer says it is at
    `as_of`: relative ones ("yesterday", "2 hours ago", "on Monday", 昨天), a day without a
    year ("July 23"), a clock time without a date ("at 10:03"), a time relative to an event
-   other than the anchors ("right after the ownership change", "before the rollback").
+   other than the anchors ("right after the ownership change", "before the rollback", "when
+   the incident was declared").
 
 `as_of` always stays a reference too, so when the owner or the runbook in force differs
 between the event and `as_of`, both are admitted and both are stated, labelled. A reference
@@ -58,23 +61,42 @@ class AnchorEvent(StrEnum):
     RELEASE = "release"
     INCIDENT_START = "incident_start"
     ALERT = "alert"
+    # "when the incident was resolved": its `resolved_at`. Never a stand-in for "then".
+    INCIDENT_END = "incident_end"
 
 
-ANCHOR_ORDER: tuple[AnchorEvent, ...] = tuple(AnchorEvent)
+# The order the plain "then" tries when its first error is not found.
+ANCHOR_ORDER: tuple[AnchorEvent, ...] = (
+    AnchorEvent.FIRST_ERROR,
+    AnchorEvent.RELEASE,
+    AnchorEvent.INCIDENT_START,
+    AnchorEvent.ALERT,
+)
 
 _ALERT_WORDS = re.compile(
     r"\bwhen (it|the alert|the page|\w+) (fired|paged|triggered)\b|\b(alert|page) fired\b|告警时",
     re.IGNORECASE,
 )
 _RELEASE_WORDS = re.compile(
-    r"\b(at|during|when) (the )?(release|deploy(ment)?|rollout)\b|"
+    # "when the release was rolled back" is the rollback, not the release
+    r"\b(at|during|when) (the )?(release|deploy(ment)?|rollout)\b"
+    r"(?!\s+(?:was|were|got|had been)\s+(?:rolled|reverted|undone|backed|pulled))|"
     r"\bwhen (the )?(release|deploy(ment)?|rollout) (went out|finished|happened|landed)\b|"
     r"\bwhen it (was )?(released|deployed|shipped)\b|发布时|上线时|部署时",
     re.IGNORECASE,
 )
 _INCIDENT_WORDS = re.compile(
     r"\b(at the time of|during) the (incident|outage)\b|"
+    r"\bat the (start|beginning|onset) of the (incident|outage)\b|"
     r"\bwhen the (incident|outage) (started|began|happened)\b|事发时|故障时|事故时",
+    re.IGNORECASE,
+)
+_RESOLVED = r"(?:resolved|closed|over|ended|fixed)"
+_INCIDENT_END_WORDS = re.compile(
+    r"\b(?:when|once|as) (?:the|this|that) (?:incident|outage) (?:was |got |had been )?"
+    + _RESOLVED
+    + r"\b|\bat the (?:end|close) of the (?:incident|outage)\b|"
+    r"\bwhen it (?:was |got )?(?:resolved|closed)\b|事故结束时|故障结束时|故障恢复时|事故解决时",
     re.IGNORECASE,
 )
 _EVENT_WORDS = re.compile(
@@ -108,7 +130,8 @@ _EVENT_SIDE_WORDS = re.compile(
     r"|(?P<error>(?:first\s+)?(?:[A-Z][A-Z0-9]{1,9}-\d{2,6}\s+)?(?:errors?|failures?))"
     r"(?:\s+(?:started|began|first appeared|appeared))?\b"
     r"|(?P<alert>alert|page)(?:\s+(?:fired|paged|triggered))?\b"
-    r"|(?P<incident>(?:incident|outage)(?:\s+(?:started|began))?)\b)"
+    r"|(?P<incident>(?:incident|outage)(?:\s+(?:(?P<began>started|began)|"
+    r"(?P<ended>(?:was\s+|got\s+|had\s+been\s+)?" + _RESOLVED + r")))?)\b)"
     r"|(?P<zh_release_before>发布前|上线前|部署前)|(?P<zh_release_after>发布后|上线后|部署后)"
     r"|(?P<zh_error_before>故障前|出错前|报错前)",
     re.IGNORECASE,
@@ -131,8 +154,11 @@ def _event_side(question: str) -> tuple[AnchorEvent, EventSide, re.Match[str]] |
             return AnchorEvent.FIRST_ERROR, side, m
         if m.group("alert"):
             return AnchorEvent.ALERT, side, m
-        if m.group("incident") and side is EventSide.BEFORE:
-            return AnchorEvent.INCIDENT_START, side, m
+        if m.group("incident"):
+            # "before the incident (started)", "after it started": its start; "after the
+            # incident", "before it was resolved": its end (`resolved_at`).
+            began = m.group("began") or (side is EventSide.BEFORE and not m.group("ended"))
+            return (AnchorEvent.INCIDENT_START if began else AnchorEvent.INCIDENT_END), side, m
     return None
 
 
@@ -248,6 +274,19 @@ _UNRESOLVED_PATTERNS: tuple[re.Pattern[str], ...] = (
         r"(?:changes?|moves?|handovers?|hand-?offs?|transfers?|reorg(?:anization)?|releases?|"
         r"deploy(?:ment)?s?|rollouts?|rollbacks?|incidents?|outages?|migrations?|alerts?|pages?|"
         r"fix|mitigation|failover)\b",
+        re.IGNORECASE,
+    ),
+    # a moment of an event that is not an anchor: "when the incident was declared", "when
+    # the rollback was done", "at the end of the migration"
+    re.compile(
+        r"\b(?:when|once|as)\s+(?:(?:the|this|that|its|their)\s+(?:[\w.:-]+\s+)?"
+        r"(?:incidents?|outages?|rollbacks?|fix|mitigation|failover|migrations?|changes?|"
+        r"handovers?|hand-?offs?|transfers?|releases?|deploy(?:ment)?s?|rollouts?|alerts?|"
+        r"pages?|tickets?|sev\d?)|it)\s+(?:was|were|got|had been|has been)\s+"
+        r"[a-z]+(?:\s+(?:back|out|over|up|down))?\b|"
+        r"\bat the (?:start|beginning|end|close) of the (?:[\w.:-]+\s+)?"
+        r"(?:rollbacks?|fix|mitigation|failover|migrations?|changes?|handovers?|releases?|"
+        r"deploy(?:ment)?s?|rollouts?)\b",
         re.IGNORECASE,
     ),
     # a day without its year (or with one where it is not read as a time): "on July 23"
@@ -483,10 +522,10 @@ def time_references(question: str) -> TimeReferences:
         event, side, m = sided
         words = m.group(0).strip()
         rest = _blank(rest, m.start(), m.end())
-    unresolved += _unresolved_words(rest)
     for kind, pattern in (
         (AnchorEvent.ALERT, _ALERT_WORDS),
         (AnchorEvent.RELEASE, _RELEASE_WORDS),
+        (AnchorEvent.INCIDENT_END, _INCIDENT_END_WORDS),
         (AnchorEvent.INCIDENT_START, _INCIDENT_WORDS),
         (AnchorEvent.FIRST_ERROR, _EVENT_WORDS),
     ):
@@ -495,7 +534,10 @@ def time_references(question: str) -> TimeReferences:
         found = pattern.search(question)
         if found:
             event, words = kind, found.group(0)
+            # Resolved words are not also time words it cannot place.
+            rest = _blank(rest, found.start(), found.end())
             break
+    unresolved += _unresolved_words(rest)
     ordered = sorted(named, key=lambda n: (n.at, n.words))
     return TimeReferences(
         event=event,
@@ -642,6 +684,29 @@ def _incident_start(evidence: Sequence[Evidence], as_of: datetime) -> tuple[date
     return min(starts) if starts else None
 
 
+def _incident_end(evidence: Sequence[Evidence], as_of: datetime) -> tuple[datetime, str] | None:
+    """The earliest incident resolution by `as_of` (an incident not resolved yet has none)."""
+    ends = [
+        (t, ev.name or ev.element_id)
+        for ev in evidence
+        if ev.type == "Incident"
+        and (t := instant_of(ev.context.get("resolved_at", ev.props.get("resolved_at"))))
+        is not None
+        and t <= as_of
+    ]
+    return min(ends) if ends else None
+
+
+def _release_start(evidence: Sequence[Evidence], name: str, finished: datetime) -> datetime | None:
+    """When the release named `name` (finished at `finished`) started, if its record says."""
+    for ev in evidence:
+        if ev.type == "Deployment" and (ev.name or ev.element_id) == name:
+            started = instant_of(ev.context.get("started_at", ev.props.get("started_at")))
+            if started is not None and started <= finished:
+                return started
+    return None
+
+
 def instant_of(raw: object) -> datetime | None:
     """A zoned ISO-8601 text (or datetime) as a datetime; anything else None."""
     if isinstance(raw, datetime):
@@ -701,6 +766,7 @@ def reference_times(
             ),
             AnchorEvent.INCIDENT_START: _incident_start(evidence, as_of),
             AnchorEvent.ALERT: _alert(evidence, as_of, alerts_fired),
+            AnchorEvent.INCIDENT_END: _incident_end(evidence, as_of),
         }
         order = [refs.event, *(k for k in ANCHOR_ORDER if k is not refs.event)]
         for kind in order:
@@ -722,10 +788,21 @@ def reference_times(
                 AnchorEvent.RELEASE: f"the release {name}",
                 AnchorEvent.INCIDENT_START: f"the start of incident {name}",
                 AnchorEvent.ALERT: f"the {name} alert",
+                AnchorEvent.INCIDENT_END: f"the resolution of incident {name}",
             }[kind]
             # "after the release": the state once it happened, at the event itself.
             label, when = event_label, at
             if refs.side is EventSide.BEFORE:
+                # "before the release": before any of it rolled out, unless it says
+                # "before the release finished".
+                started = (
+                    _release_start(evidence, name, at)
+                    if kind is AnchorEvent.RELEASE
+                    and "finish" not in (refs.event_words or "").lower()
+                    else None
+                )
+                if started is not None:
+                    event_label, at = f"the start of the release {name}", started
                 label, when = f"1 s before {event_label}", shift(at, -BEFORE_EVENT)
             if when > as_of:
                 break

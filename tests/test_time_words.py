@@ -83,8 +83,13 @@ def test_dates_with_their_year_resolve_as_written_or_as_utc_said(
             ["right after the ownership change"],
         ),
         ("Who owned payment-api before the rollback?", ["before the rollback"]),
-        # an incident's end is not known: "after the incident" is not placed
-        ("Who owned payment-api after the incident?", ["after the incident"]),
+        # the moment of an event that is not an anchor: never "now"
+        (
+            "Who owned payment-api when the incident was declared?",
+            ["when the incident was declared"],
+        ),
+        ("What happened when the release was rolled back?", ["when the release was rolled back"]),
+        ("Who owned payment-api at the end of the migration?", ["at the end of the migration"]),
         ("变更前谁负责 payment-api？", ["变更前"]),  # before a change: not an anchor event
     ],
 )
@@ -107,6 +112,13 @@ def test_time_words_it_cannot_place_are_listed(question: str, words: list[str]) 
          "right before the PAY-4097 errors started"),
         ("Who owned it after the errors began?", "first_error", "after", "after the errors began"),
         ("Who owned it before the incident?", "incident_start", "before", "before the incident"),
+        ("Who owned it after the incident started?", "incident_start", "after",
+         "after the incident started"),
+        # the incident's end is its record's `resolved_at`
+        ("Who owned payment-api after the incident?", "incident_end", "after",
+         "after the incident"),
+        ("Who owned it just before the outage was resolved?", "incident_end", "before",
+         "just before the outage was resolved"),
         ("Before the alert fired, who owned it?", "alert", "before", "Before the alert fired"),
         ("发布前谁负责 payment-api？", "release", "before", "发布前"),
         ("发布后谁负责 payment-api？", "release", "after", "发布后"),

@@ -81,11 +81,11 @@ def test_event_relative_phrases_are_flagged(demo_graph, cli_env, invoke) -> None
     assert NOT_RESOLVED.format(words="'right after the ownership change'") in report.out
 
 
-# The release of 2026-07-23 finished at 10:02:00; payments-core owned payment-api until
-# 2026-07-24, payments-platform since. Asked after the fact, at AS_OF.
+# The release of 2026-07-23 started at 09:55:12 and finished at 10:02:00; payments-core
+# owned payment-api until 2026-07-24, payments-platform since. Asked after the fact, at AS_OF.
 BEFORE_RELEASE = (
-    "At 1 s before the release release-2026.07.23.1, 2026-07-23T10:01:59Z (the question says "
-    "{words!r}): team:payments-core OWNS svc:payment-api"
+    "At 1 s before the start of the release release-2026.07.23.1, 2026-07-23T09:55:11Z (the "
+    "question says {words!r}): team:payments-core OWNS svc:payment-api"
 )
 
 
@@ -119,8 +119,8 @@ def test_after_and_a_named_release_place_their_own_instant(demo_graph, cli_env, 
     named = invoke("investigate", "Which runbook applied before the release-2026.07.20.2 deploy?",
                    *BOB, "--as-of", AS_OF)  # fmt: skip
     assert (
-        "is the version in force at 1 s before the release release-2026.07.20.2, "
-        "2026-07-20T13:59:59Z"
+        "is the version in force at 1 s before the start of the release release-2026.07.20.2, "
+        "2026-07-20T13:50:59Z"
     ) in named.out, named.out
     # A correlation question keeps its verdict; the phrase only places state claims.
     both = json.loads(
@@ -132,7 +132,35 @@ def test_after_and_a_named_release_place_their_own_instant(demo_graph, cli_env, 
         ).out
     )  # fmt: skip
     assert both["verdict"] in ("likely", "uncertain")
-    assert any("1 s before the release" in c["statement"] for c in both["claims"])
+    assert any("1 s before the start of the release" in c["statement"] for c in both["claims"])
+
+
+def test_when_the_incident_was_resolved_is_the_owner_then_or_said_not_yet(  # type: ignore[no-untyped-def]
+    demo_graph, cli_env, invoke
+) -> None:
+    # Before, the phrase was dropped without a word: the answer was today's owner, complete.
+    question = "Who owned payment-api when the incident was resolved?"
+    report = invoke("investigate", question, *BOB, "--as-of", AS_OF)
+    assert report.code == 0, report
+    assert (
+        "At the resolution of incident Payments authorization failures 2026-07-23, "
+        "2026-07-23T10:48:00Z (the question says 'when the incident was resolved'): "
+        "team:payments-core OWNS svc:payment-api"
+    ) in report.out, report.out
+    # Not resolved yet at as_of (10:30): said, and answered at as_of, never at its start.
+    early = json.loads(
+        invoke("investigate", question, *BOB, "--as-of", "2026-07-23T10:30:00Z", "--json").out
+    )
+    assert early["unresolved_time_words"] == ["when the incident was resolved"]
+    assert not any(
+        "10:02:38" in c["statement"] for c in early["claims"] if "OWNS" in c["statement"]
+    )
+    # The moment of an event it cannot place is said, not silently "now".
+    declared = json.loads(
+        invoke("investigate", "Who owned payment-api when the incident was declared?", *BOB,
+               "--as-of", AS_OF, "--json").out
+    )  # fmt: skip
+    assert declared["unresolved_time_words"] == ["when the incident was declared"]
 
 
 def test_a_named_release_days_before_as_of_is_found(demo_graph, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
@@ -169,8 +197,8 @@ def test_before_the_release_is_the_newest_release_by_then_or_said_not_found(  # 
     assert carol["unresolved_time_words"] == []
     assert any(
         c["statement"].startswith(
-            "At 1 s before the release release-2026.07.23.1, 2026-07-23T10:01:59Z (the question "
-            "says 'before the release'): team:payments-core OWNS svc:payment-api"
+            "At 1 s before the start of the release release-2026.07.23.1, 2026-07-23T09:55:11Z "
+            "(the question says 'before the release'): team:payments-core OWNS svc:payment-api"
         )
         for c in carol["claims"]
     ), carol["claims"]

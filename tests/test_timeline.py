@@ -31,6 +31,10 @@ AS_OF = datetime(2026, 11, 30, tzinfo=UTC)
         ("Who owned payment-api at that moment?", AnchorEvent.FIRST_ERROR),
         ("Which runbook applied at the time?", AnchorEvent.FIRST_ERROR),
         ("Who owned payment-api at the time of the incident?", AnchorEvent.INCIDENT_START),
+        ("Who owned payment-api at the start of the incident?", AnchorEvent.INCIDENT_START),
+        ("Who owned payment-api when the incident was resolved?", AnchorEvent.INCIDENT_END),
+        ("Who owned payment-api at the end of the outage?", AnchorEvent.INCIDENT_END),
+        ("事故结束时哪个团队负责 payment-api？", AnchorEvent.INCIDENT_END),
         ("Who was on call when it fired?", AnchorEvent.ALERT),
         ("Who owned payment-api at the release?", AnchorEvent.RELEASE),
         ("当时谁负责 payment-api？", AnchorEvent.FIRST_ERROR),
@@ -93,6 +97,60 @@ def test_then_resolves_to_the_first_error_and_the_release_when_named() -> None:
         time_references("who owned it at the release?"), [FIRST, RELEASE], as_of=AS_OF
     )
     assert [r.label for r in release] == ["the release r1"]
+
+
+INCIDENT = _ev(
+    "inc:1",
+    ["incident_context"],
+    type="Incident",
+    name="Payments down",
+    props={"started_at": "2026-07-23T10:02:38Z", "resolved_at": "2026-07-23T10:48:00Z"},
+)
+
+
+def test_when_the_incident_was_resolved_is_its_resolution_not_as_of() -> None:
+    resolved = datetime(2026, 7, 23, 10, 48, tzinfo=UTC)
+    for question in (
+        "Who owned payment-api when the incident was resolved?",
+        "Who owned it at the end of the incident?",
+        "Who owned it after the incident?",
+    ):
+        refs = reference_times(time_references(question), [FIRST, INCIDENT], as_of=AS_OF)
+        assert [(r.at, r.label) for r in refs] == [
+            (resolved, "the resolution of incident Payments down")
+        ], question
+    before = reference_times(
+        time_references("Who owned it before the incident was resolved?"), [INCIDENT], as_of=AS_OF
+    )
+    assert [r.at for r in before] == [resolved - timedelta(seconds=1)]
+    # Not resolved by as_of: no stand-in, not even the plain "then"'s first error.
+    early = datetime(2026, 7, 23, 10, 30, tzinfo=UTC)
+    question = time_references("Who owned it when the incident was resolved?")
+    assert reference_times(question, [FIRST, INCIDENT], as_of=early) == []
+    assert reference_times(time_references("who owned it then?"), [INCIDENT], as_of=AS_OF)[
+        0
+    ].label == ("the start of incident Payments down")
+
+
+def test_before_the_release_is_before_it_started() -> None:
+    started = RELEASE.model_copy(
+        update={"props": {**RELEASE.props, "started_at": "2026-07-23T09:55:12Z"}}
+    )
+    before = reference_times(
+        time_references("who owned it before the release?"), [started], as_of=AS_OF
+    )
+    assert [(r.at, r.label) for r in before] == [
+        (datetime(2026, 7, 23, 9, 55, 11, tzinfo=UTC), "1 s before the start of the release r1")
+    ]
+    finished = reference_times(
+        time_references("who owned it before the release finished?"), [started], as_of=AS_OF
+    )
+    assert [r.at for r in finished] == [datetime(2026, 7, 23, 10, 1, 59, tzinfo=UTC)]
+    # A release record without its start: one second before it finished, as before.
+    bare = reference_times(
+        time_references("who owned it before the release?"), [RELEASE], as_of=AS_OF
+    )
+    assert [r.at for r in bare] == [datetime(2026, 7, 23, 10, 1, 59, tzinfo=UTC)]
 
 
 def test_an_event_after_as_of_is_no_reference() -> None:
