@@ -432,6 +432,9 @@ def _blank(text: str, start: int, end: int) -> str:
     return text[:start] + " " * (end - start) + text[end:]
 
 
+# Zero values that payloads write for "no time": Go's zero time (Alertmanager's `endsAt` of a
+# firing alert) and the Unix epoch. A pasted notification's are not times asked about.
+_PLACEHOLDER_TIMES = frozenset({datetime(1, 1, 1, tzinfo=UTC), datetime(1970, 1, 1, tzinfo=UTC)})
 NO_ZONE_READING = "no zone given: read as UTC"
 DAY_READING = "a day: its start, 00:00 UTC"
 
@@ -445,7 +448,9 @@ def _named_times(question: str) -> tuple[list[NamedTime], list[tuple[int, str]],
     for m in list(_DATETIME.finditer(text)):
         date, clock, zone = m.groups()
         parsed = _parse_explicit(date, clock, zone or None)
-        if parsed is not None:
+        if parsed in _PLACEHOLDER_TIMES:
+            pass  # a pasted alert's "endsAt" of a firing alert: no time at all
+        elif parsed is not None:
             reading = None if zone else NO_ZONE_READING
             named.append(NamedTime(at=parsed, words=m.group(0), reading=reading))
         else:

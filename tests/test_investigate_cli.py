@@ -116,6 +116,9 @@ def test_terminal_report_is_readable(demo_graph, cli_env, invoke) -> None:  # ty
         "runbook:payment-recovery@v2: rejected_superseded -> runbook:payment-recovery@v3",
         "Missing evidence",
         "Run        run-",
+        # A claim is printed whole: its validity interval and locator, at its end, were cut.
+        "2026-07-23T10:03:00Z (valid 2026-07-01T00:00:00Z to 2026-07-25T00:00:00Z) "
+        "[wiki/runbooks/payment-recovery.md@v3#recovery]",
     ):
         assert text in result.out, text
 
@@ -128,7 +131,7 @@ def test_relative_time_words_are_named_not_guessed(demo_graph, cli_env, invoke) 
     assert report.code == 0, report
     assert (
         "Time       not resolved: 'yesterday', 'at 10:02'; the answer is at as_of. Give --as-of, "
-        "or the time in the question (2026-07-23T10:02:00Z)"
+        "or the time in the question as a date and time with its zone (YYYY-MM-DDTHH:MM:SSZ)"
     ) in report.out
     assert "At 2026-07-24T12:00:00Z: team:payments-platform OWNS svc:payment-api" in report.out
     doc = json.loads(invoke(*asked, "--as-of", "2026-07-24T12:00:00Z", "--json").out)

@@ -99,6 +99,17 @@ def test_time_words_it_cannot_place_are_listed(question: str, words: list[str]) 
     assert refs.explicit == []
 
 
+def test_a_pasted_alerts_zero_end_time_is_no_time() -> None:
+    # Alertmanager writes Go's zero time as the `endsAt` of a firing alert; it was read as a
+    # time asked about ("in force at 0001-01-01T00:00:00Z").
+    refs = time_references(
+        '{"status": "firing", "startsAt": "2026-12-04T01:02:11Z", "endsAt": '
+        '"0001-01-01T00:00:00Z", "labels": {"alertname": "KubePersistentVolumeFillingUp"}}'
+    )
+    assert refs.explicit == [datetime(2026, 12, 4, 1, 2, 11, tzinfo=UTC)]
+    assert refs.unresolved == []
+
+
 @pytest.mark.parametrize(
     ("question", "event", "side", "words"),
     [

@@ -32,6 +32,10 @@ from investigator.timeline import time_references
 SUBJECT_ENV = "INVESTIGATOR_SUBJECT"
 
 
+# A claim is built bounded (quotes are cut where they are made); this only guards the line.
+_CLAIM_LIMIT = 2000
+
+
 def _clean(text: object, limit: int = 160) -> str:
     """One printable line: KG text may carry escape sequences meant for a terminal."""
     flat = " ".join("".join(c if c.isprintable() else " " for c in str(text)).split())
@@ -84,7 +88,7 @@ def render_report(
         words = ", ".join(repr(_clean(w, 60)) for w in unplaced)
         lines.append(
             f"Time       not resolved: {words}; the answer is at as_of. Give --as-of, or the "
-            "time in the question (2026-07-23T10:02:00Z)"
+            "time in the question as a date and time with its zone (YYYY-MM-DDTHH:MM:SSZ)"
         )
     if late:
         words = ", ".join(repr(_clean(w, 60)) for w in late)
@@ -97,7 +101,10 @@ def render_report(
     if not result.claims:
         lines.append("  (none: no claim without evidence)")
     for claim in result.claims:
-        lines.append(f"  [{claim.epistemic_status.value:<10}] {_clean(claim.statement, 220)}")
+        # Whole: a cut claim loses its validity interval, the part an auditor reads last.
+        lines.append(
+            f"  [{claim.epistemic_status.value:<10}] {_clean(claim.statement, _CLAIM_LIMIT)}"
+        )
         lines.append(f"               evidence: {', '.join(claim.evidence_ids)}")
     if result.confounders:
         # With a verdict they compete with its subject; without one (an open root-cause
