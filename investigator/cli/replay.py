@@ -74,7 +74,8 @@ def replay_command(
     """Re-execute run RUN_ID's tool calls at its known_at and verify chain and pack_hash.
 
     Your own runs, or your tenant's with --purpose audit. Exits 0 when verified, 1 when not
-    (the report is still printed), 2 for an unknown run, 3 for a run you may not read.
+    (the report is still printed), 2 for an unknown run (or another tenant's), 3 for another
+    subject's run you may not read.
 
     \b
     Examples:

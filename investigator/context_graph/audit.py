@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict
 
 from cypher_templates.subject import PrincipalRecord, SubjectRef, read_principal
 from investigator.context_graph.models import CtxKind, RunLineage
-from investigator.errors import NotAuthorized
+from investigator.errors import BadInput, NotAuthorized
 
 AUDIT_PURPOSE = "audit"
 WITHHELD = "withheld"
@@ -114,17 +114,21 @@ def load_reader(executor: Any, ref: SubjectRef, purpose: str | None) -> RunReade
 
 
 def check_run_readable(reader: RunReader, run_id: str, run: dict[str, Any] | None) -> None:
-    """NotAuthorized (exit 3) unless `reader` may read run `run_id` (its properties `run`)."""
+    """Unless `reader` may read run `run_id` (its properties `run`): another tenant's run is
+    answered exactly like a run never recorded (BadInput, exit 2: its existence is that
+    tenant's), another subject's run of the reader's tenant is NotAuthorized (exit 3)."""
     tenant = run.get("tenant") if run else None
     subject_id = run.get("subject_id") if run else None
     who = reader.principal
     if tenant != who.tenant:
-        raise NotAuthorized(f"run {run_id} is not readable by {who.ref}")
+        raise BadInput(f"unknown run {run_id}")
     if subject_id != who.id and not reader.audits:
-        raise NotAuthorized(
-            f"run {run_id} is another subject's run: {who.ref} reads it only with "
-            f"--purpose {AUDIT_PURPOSE}"
+        how = (
+            f"reads it only with --purpose {AUDIT_PURPOSE}"
+            if AUDIT_PURPOSE in who.purposes
+            else f"may not read it (reading another subject's run needs purpose {AUDIT_PURPOSE})"
         )
+        raise NotAuthorized(f"run {run_id} is another subject's run: {who.ref} {how}")
 
 
 class _ElementRecord(BaseModel):
