@@ -121,9 +121,15 @@ class Takeover:
     incoming: str | None  # source_id of the new record; None for a retraction
     retracting_sources: tuple[str, ...] = ()  # a retraction: the bundle's sources there
     endpoints: tuple[str, str] | None = None  # a relationship's from and to ids
+    superseded_by: str | None = None  # an untrusted document declaring it supersedes target
 
     def text(self) -> str:
         held = self.held_by or "(none)"
+        if self.superseded_by is not None:
+            return (
+                f"{self.target} is held by source {held}; untrusted {self.superseded_by} of "
+                f"source {self.incoming} may not supersede it"
+            )
         if self.incoming is None and self.retracting_sources:
             by = ", ".join(self.retracting_sources)
             return (
@@ -859,6 +865,7 @@ def _apply(
     if any(t.endpoints is not None for t in takeovers):
         takeovers = _without_endpoint_holders(driver, database, prepared, takeovers)
     takeovers += _retraction_takeovers(prepared, pending, written)
+    takeovers += _untrusted_supersessions(driver, database, prepared, edge_rounds)
     if takeovers:
         raise SourceTakeover(takeovers)  # before anything is written
     if floors:
@@ -957,6 +964,44 @@ def _without_endpoint_holders(
         if t.endpoints is None
         or all(holders.get((t.tenant, end)) != t.incoming for end in t.endpoints)
     ]
+
+
+def _untrusted_supersessions(
+    driver: neo4j.Driver,
+    database: str | None,
+    prepared: _Prepared,
+    edge_rounds: Sequence[Sequence[tuple[EdgeDraft, int, datetime, bool]]],
+) -> list[Takeover]:
+    """The new SUPERSEDES relationships by which an untrusted document would retire a record
+    another source holds. A `supersedes:` line in an imported file is text like any other: it
+    must not make the team's runbook `rejected_superseded` (a trusted source may, as the
+    operator declared it). Only records already in the graph count, as on a tenant's first
+    ingest (a bundle's own documents are its author's). One read, of those targets only."""
+    docs = {(d.tenant, d.id): d for d in prepared.node_drafts}
+    wanted = [
+        d
+        for r in edge_rounds
+        for d, *_ in r
+        if d.type is RelType.SUPERSEDES
+        and (doc := docs.get((d.tenant, d.from_id))) is not None
+        and doc.props.get("trust") != Trust.TRUSTED.value
+    ]
+    holders: dict[tuple[str, str], str | None] = {}
+    for chunk in _chunks(sorted({(d.tenant, d.to_id) for d in wanted}), _READ_BATCH):
+        records, _, _ = driver.execute_query(
+            _CURRENT_SOURCES,
+            rows=[{"tenant": t, "id": i} for t, i in chunk],
+            database_=database,
+            routing_=neo4j.RoutingControl.READ,
+        )
+        for rec in records:
+            holders[(rec["tenant"], rec["id"])] = rec["source"]
+    refused = []
+    for d in wanted:
+        held, incoming = holders.get((d.tenant, d.to_id)), d.props.get("source_id")
+        if held is not None and held != incoming:
+            refused.append(Takeover(d.tenant, d.to_id, held, incoming, superseded_by=d.from_id))
+    return sorted(set(refused), key=lambda t: (t.tenant, t.target, t.superseded_by or ""))
 
 
 def _retraction_takeovers(

@@ -224,7 +224,42 @@ class EvidenceGate:
             decision.admitted.append(cand)
         if self.policy.one_version_per_chain:
             self._keep_newest_versions(decision, candidates_seen, round_no)
+        self._trusted_runbooks_first(decision, round_no)
         return decision
+
+    def _trusted_runbooks_first(self, decision: GateDecision, round_no: int) -> None:
+        """Of the runbooks reached from one anchor, an untrusted one (imported text) loses to
+        a trusted one valid with it: a newer file dropped into an imported folder must not
+        displace the team's runbook as the one in force (`conflict_loser`, trust first)."""
+        by_anchor: dict[str, list[Evidence]] = {}
+        for ev in self.admitted:
+            anchor = ev.context.get("anchor")
+            if ev.type == "Runbook" and "runbook" in ev.evidence_types and anchor:
+                by_anchor.setdefault(str(anchor), []).append(ev)
+        for anchor in sorted(by_anchor):
+            heads = by_anchor[anchor]
+            trusted = sorted(
+                (ev for ev in heads if ev.trust == "trusted"), key=lambda ev: ev.element_id
+            )
+            for ev in sorted(heads, key=lambda ev: (ev.element_id, ev.evidence_id)):
+                winner = next((t for t in trusted if _valid_together(t, ev)), None)
+                if ev.trust == "trusted" or winner is None or ev not in self.admitted:
+                    continue
+                self._note_conflict(f"runbook|{anchor}", [ev, winner], winner)
+                loss = self._reject(
+                    ev,
+                    RejectionReason.CONFLICT_LOSER,
+                    round_no,
+                    f"an untrusted runbook of {anchor}; trusted {winner.element_id} applies "
+                    "to it at the same time",
+                    winner=winner.evidence_id,
+                )
+                self.admitted.remove(ev)
+                self.tokens_used -= evidence_tokens(ev)
+                self.rejected.append(loss)
+                if ev in decision.admitted:
+                    decision.admitted.remove(ev)
+                decision.rejected.append(loss)
 
     def _keep_newest_versions(
         self, decision: GateDecision, candidates: list[Evidence], round_no: int
@@ -441,7 +476,7 @@ class EvidenceGate:
         mine, theirs = authority(cand), authority(best)
         if mine < theirs:
             self._note_conflict(cand.conflict_key, [cand, best], best)
-            detail = f"conflicts with more authoritative {best.evidence_id}"
+            detail = f"conflicts with {_stronger(theirs, mine)} {best.evidence_id}"
             return (
                 self._reject(
                     cand, RejectionReason.CONFLICT_LOSER, round_no, detail, winner=best.evidence_id
@@ -460,7 +495,7 @@ class EvidenceGate:
                 ev,
                 RejectionReason.CONFLICT_LOSER,
                 round_no,
-                f"conflicts with more authoritative {cand.evidence_id}",
+                f"conflicts with {_stronger(mine, authority(ev))} {cand.evidence_id}",
                 winner=cand.evidence_id,
             )
             self.rejected.append(loss)
@@ -488,6 +523,11 @@ class EvidenceGate:
 
 
 _MIN_TIME = datetime.min.replace(tzinfo=UTC)
+
+
+def _stronger(winner: tuple[int, float], loser: tuple[int, float]) -> str:
+    """How the winner of a conflict outranks the loser, in words: trust, else authority."""
+    return "trusted" if winner[0] > loser[0] else "more authoritative"
 
 
 def version_chains(candidates: Iterable[Evidence]) -> list[list[Evidence]]:
