@@ -20,7 +20,7 @@ from enum import StrEnum
 from pydantic import BaseModel, Field
 
 from graph_schema.canonical import sha256_hex
-from investigator.evidence import Evidence, canonical_json, iso_utc
+from investigator.evidence import Evidence, canonical_json, iso_utc, supported_evidence_types
 from investigator.gate import Conflict, authority
 from investigator.planner import (
     CHANGE_LOOKBACK,
@@ -333,7 +333,7 @@ def derive_claims(
         claims.extend(changes.claims)
         confounders = changes.confounders
         correlation_gaps = changes.missing
-    supported = {t for ev in evidence for t in ev.evidence_types}
+    supported = supported_evidence_types(evidence)
     missing = missing_evidence(sorted(i.value for i in intent_set), supported)
     missing += correlation_gaps
     if (

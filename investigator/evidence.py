@@ -334,3 +334,17 @@ def estimate_tokens(text: str) -> int:
 def evidence_tokens(evidence: Evidence) -> int:
     """What one evidence item costs in the pack's evidence slot."""
     return EVIDENCE_HEADER_TOKENS + estimate_tokens(evidence.content)
+
+
+def supported_evidence_types(evidence: Iterable[Evidence]) -> set[str]:
+    """The evidence types some of `evidence` supports, as the gaps of a run count them.
+
+    An EMITTED record (service -> error code) is itself the link between the error and the
+    service (`affected_service`): a subject who may not see the incident's AFFECTED_BY still
+    has it, and an answer stating it must not list that link as missing.
+    """
+    items = list(evidence)
+    types = {t for ev in items for t in ev.evidence_types}
+    if any(ev.kind == "relationship" and ev.type == "EMITTED" for ev in items):
+        types.add("affected_service")
+    return types

@@ -25,6 +25,7 @@ from investigator.evidence import (
     RejectionReason,
     evidence_tokens,
     sha256_text,
+    supported_evidence_types,
 )
 from investigator.runbook_sections import alert_excerpt
 
@@ -292,7 +293,7 @@ class EvidenceGate:
 
     def supported_types(self) -> list[str]:
         """Evidence types supported by admitted evidence, sorted."""
-        return sorted({t for ev in self.admitted for t in ev.evidence_types})
+        return sorted(supported_evidence_types(self.admitted))
 
     @property
     def remaining_tokens(self) -> int:

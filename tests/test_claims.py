@@ -131,6 +131,15 @@ def test_missing_required_evidence_is_listed_and_no_claim_lacks_evidence() -> No
     assert all(c.evidence_ids for c in result.claims)
 
 
+def test_the_emitted_record_is_the_link_between_error_and_service() -> None:
+    # Carol may not read the incident's AFFECTED_BY; the answer stated "svc:a EMITTED
+    # err:E-1" and listed "no link between the error/incident and the service" as missing.
+    emitted = FIRST.model_copy(update={"kind": "relationship", "type": "EMITTED"})
+    result = derive_claims(CORRELATION, [DEPLOY, emitted], as_of=AS_OF, competing_checks=CHECKED)
+    assert "affected_service" not in {m.evidence_type for m in result.missing_evidence}
+    assert any("EMITTED" in c.statement for c in result.claims)
+
+
 def test_claims_citing_evidence_outside_the_pack_are_dropped() -> None:
     result = derive_claims(
         CORRELATION, [DEPLOY, FIRST, AFFECTED], as_of=AS_OF, competing_checks=CHECKED
