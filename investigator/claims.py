@@ -246,8 +246,8 @@ def derive_claims(
             where = f" [{ev.locator}]" if ev.locator else ""
             claims.append(
                 _claim(
-                    f"Policy {_label(ev)} ({ev.element_id}) is in force at {as_of_text} "
-                    f"({_valid_text(ev)}){where}",
+                    f"Policy {_label(ev)} ({ev.element_id}) is in force "
+                    f"{_in_force(ev, refs, as_of)} ({_valid_text(ev)}){where}",
                     EpistemicStatus.FACT,
                     0.95,
                     [ev],

@@ -63,7 +63,9 @@ OPTIONAL_EVIDENCE: dict[Intent, tuple[str, ...]] = {
 
 # What a missing requirement means to a reader (used in `missing_evidence`).
 MISSING_DESCRIPTIONS: dict[str, str] = {
-    "entity": "no matching entity in the knowledge graph",
+    # What the subject may read, never a claim about the whole graph: a record hidden by its
+    # ACL or purpose must read the same as none at all.
+    "entity": "no matching entity the subject may read",
     "deployment_time": "no release/deployment time for the service",
     "error_first_seen": "no first-seen time for the error or incident",
     "affected_service": "no link between the error/incident and the service",
@@ -75,7 +77,7 @@ MISSING_DESCRIPTIONS: dict[str, str] = {
     "dependency": "no dependency relationship",
     "incident_report": "no incident report",
     "alert_definition": "no alert definition",
-    "policy": "no policy valid at as_of",
+    "policy": "no policy valid at as_of that the subject may read for this purpose",
     "document": "no document",
 }
 

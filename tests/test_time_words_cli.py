@@ -163,6 +163,35 @@ def test_when_the_incident_was_resolved_is_the_owner_then_or_said_not_yet(  # ty
     assert declared["unresolved_time_words"] == ["when the incident was declared"]
 
 
+def test_the_policy_in_force_is_stated_at_the_time_asked_about(  # type: ignore[no-untyped-def]
+    demo_graph, cli_env, invoke
+) -> None:
+    question = "Which policy governed payment-api at the time of the incident?"
+    auditor = json.loads(
+        invoke("investigate", question, "--subject", "acme/user:auditor", "--purpose", "audit",
+               "--as-of", AS_OF, "--json").out
+    )  # fmt: skip
+    policies = [c["statement"] for c in auditor["claims"] if c["statement"].startswith("Policy")]
+    # Before: "is in force at 2026-12-01T00:00:00Z" alone, the question's time ignored.
+    assert (
+        len(policies) == 1
+        and (
+            "is in force at the start of incident Payments authorization failures 2026-07-23, "
+            "2026-07-23T10:02:38Z (the question says 'at the time of the incident')"
+        )
+        in policies[0]
+    ), policies
+    # alice may not read the audit-only policy for incident_investigation: the gap says what
+    # she may read, not that no policy is valid (and names nothing of the policy).
+    alice = json.loads(
+        invoke("investigate", question, "--subject", "acme/user:alice", "--as-of", AS_OF,
+               "--json").out
+    )  # fmt: skip
+    gaps = [m["description"] for m in alice["missing_evidence"] if m["evidence_type"] == "policy"]
+    assert gaps == ["no policy valid at as_of that the subject may read for this purpose"]
+    assert "change-management" not in json.dumps(alice)
+
+
 def test_a_named_release_days_before_as_of_is_found(demo_graph, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
     # Before, the release was found by name but rejected (`low_relevance`): the deployment
     # window looks back a day from the first error, and 07-20 lies three days before it.
