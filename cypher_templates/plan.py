@@ -21,6 +21,7 @@ EvidenceType = Literal[
     "mechanism",
     "change_event",
     "dependency",
+    "dependent",
     "incident_report",
     "alert_definition",
     "policy",

@@ -112,6 +112,7 @@ class EvidenceType(StrEnum):
     MECHANISM = "mechanism"
     CHANGE_EVENT = "change_event"
     DEPENDENCY = "dependency"
+    DEPENDENT = "dependent"  # a DEPENDS_ON record read into the service asked about
     INCIDENT_REPORT = "incident_report"
     ALERT_DEFINITION = "alert_definition"
     POLICY = "policy"

@@ -164,6 +164,15 @@ def _valid_text(ev: Evidence) -> str:
     return f"valid {iso_utc(ev.valid_from)} to {end}"
 
 
+def _through(ev: Evidence) -> str:
+    """For a dependent found over several hops: whom it depends on through whom."""
+    path = ev.context.get("path")
+    if not isinstance(path, list) or len(path) < 3:
+        return ""
+    via = ", ".join(str(p) for p in reversed(path[1:-1]))
+    return f", so {path[-1]} depends on {path[0]} through {via}"
+
+
 def _named_only(ev: Evidence) -> str:
     """How a runbook read as the one the question names is tied to it: by its name, or by
     the heading of the section admitted (a file of one section per alert), alone."""
@@ -259,7 +268,24 @@ def derive_claims(
     if Intent.DEPENDENCIES in intent_set:
         for ev in _with(evidence, "dependency"):
             claims.append(
-                _claim(ev.content, EpistemicStatus.FACT, 0.9, [ev], Intent.DEPENDENCIES.value)
+                _claim(
+                    f"{held_at(ev)}: {ev.content} ({_valid_text(ev)})",
+                    EpistemicStatus.FACT,
+                    0.9,
+                    [ev],
+                    Intent.DEPENDENCIES.value,
+                )
+            )
+    if Intent.DEPENDENTS in intent_set:
+        for ev in _with(evidence, "dependent"):
+            claims.append(
+                _claim(
+                    f"{held_at(ev)}: {ev.content} ({_valid_text(ev)}){_through(ev)}",
+                    EpistemicStatus.FACT,
+                    0.9,
+                    [ev],
+                    Intent.DEPENDENTS.value,
+                )
             )
     if Intent.ENTITY_LOOKUP in intent_set:
         for ev in _with(evidence, "entity"):

@@ -113,6 +113,42 @@ _INTENT_RULES: tuple[tuple[Intent, re.Pattern[str]], ...] = (
     ),
 )
 
+# Which way a dependency question reads DEPENDS_ON. Into the service (its dependents, the
+# blast radius): "what depends on X", "which services call X", "who uses X", "X's
+# dependents/consumers/callers", "what would break if X goes down", 哪些服务依赖 X. Out of it:
+# "what does X depend on", "X's dependencies", X 依赖哪些服务. "Upstream"/"downstream" name
+# either side depending on the writer's convention (request flow or dependency), so both are
+# read, and every claim states its direction.
+_AUX = (
+    r"(?:does|do|did|is|are|was|were|will|would|can|could|should|has|have|had|must|might|"
+    r"may|shall|to)"
+)
+_DEPENDENTS_ASKED = re.compile(
+    # A wh-word as the subject of depend/call/use: no auxiliary before the verb ("which
+    # services does X call" asks the other way).
+    rf"\b(?:what|which|who)\b(?:\s+(?!{_AUX}\b)[\w-]+){{0,3}}?\s+"
+    r"(?:depends?|depended|rel(?:y|ies|ied)|calls?|called|uses?|used|consumes?|consumed)\b|"
+    r"\b(?:used|called|consumed|depended (?:up)?on|relied (?:up)?on) by"
+    r"(?:\s+(?:what|which|whom|who)\b|\s*[?？]|\s*$)|"
+    r"\b(?:dependents|dependants|consumers|callers|reverse dependenc(?:y|ies))\b|"
+    r"\bdependent (?:services?|apps?|applications?|systems?|components?)\b|"
+    r"\bblast[- ]radius\b|"
+    r"\b(?:what|which|who)\b(?:\s+[\w-]+){0,3}?\s+(?:would|will|could|might)\s+"
+    r"(?:break|fail|go down|stop working|be (?:affected|impacted|hit))\b[^?]{0,80}?"
+    r"\b(?:if|when|should)\b|"
+    r"\b(?:upstream|downstream)\b|上游|下游|"
+    r"(?:哪些|哪个|什么|谁)(?:服务|系统|应用)?(?:会)?(?:依赖|调用|使用)|被[^?？]{0,20}(?:依赖|调用)",
+    re.IGNORECASE,
+)
+_DEPENDENCIES_ASKED = re.compile(
+    r"\bdependenc(?:y|ies)\b(?<!reverse dependency)(?<!reverse dependencies)|"
+    r"\b(?:does|do|did)\s+(?!(?:i|we|you|they)\b)[^?]{1,60}?\s+"
+    r"(?:depend|rely|call)\b|"
+    r"\b(?:depends?|depended|rel(?:y|ies|ied)) (?:up)?on (?:what|which|whom)\b|"
+    r"\b(?:upstream|downstream)\b|上游|下游|依赖(?:了)?(?:哪些|什么|谁)",
+    re.IGNORECASE,
+)
+
 _CORRELATION_WORDS = re.compile(
     r"\b(relat(ed|ion)|correlat\w*|caus(e|ed|es|ing)|because|due to|led to|before|after|"
     r"responsible|break|broke|behind)\b|相关|导致|引起|之前|之后",
@@ -194,6 +230,9 @@ DEFAULT_MAX_ROUNDS = 5
 DEPLOY_LOOKBACK = timedelta(hours=24)
 WIDE_LOOKBACK = timedelta(days=7)
 CHANGE_LOOKBACK = timedelta(minutes=30)
+# How far dependents are followed back (a plan's default `max_hops`): a caller's callers
+# break with it too.
+DEPENDENT_HOPS = 2
 
 
 class Mentions(BaseModel):
@@ -226,6 +265,14 @@ def detect_intents(question: str) -> list[Intent]:
         # "When did release X finish?" asks for the release, not for a correlation.
         found.discard(Intent.DEPLOYMENT_CORRELATION)
         found.add(Intent.RELEASE_LOOKUP)
+    if _DEPENDENCIES_ASKED.search(question):
+        found.add(Intent.DEPENDENCIES)
+    if _DEPENDENTS_ASKED.search(question):
+        found.add(Intent.DEPENDENTS)
+        if not _DEPENDENCIES_ASKED.search(question):
+            # "Which services depend on X?" asks for X's dependents only: listing what X
+            # depends on instead would answer another question.
+            found.discard(Intent.DEPENDENCIES)
     if not found and (_ERROR_CODE.search(question) or _INCIDENT_WORDS.search(question)):
         found.add(Intent.INCIDENT_LOOKUP)
     if not found:
@@ -291,6 +338,9 @@ class Known(BaseModel):
     # Services the focus services depend on (found by the competing-cause check; they are
     # searched for deployments in the window, never treated as the service asked about).
     upstream: list[str] = Field(default_factory=list)
+    # Services reached only by walking DEPENDS_ON from the ones asked about: never walked
+    # from themselves (the dependents of a dependency are not the question's dependents).
+    walked: list[str] = Field(default_factory=list)
     # When the named alerts fired (instant, alert id), for "when it fired".
     alerts_fired: list[tuple[datetime, str]] = Field(default_factory=list)
     # The instants the question's time words resolved to, with why (investigator.timeline).
@@ -436,8 +486,11 @@ def steps_for(
                     "deployment_time",
                 )
             )
-        if "dependency" in want:
+        if "dependency" in want and svc not in known.walked:
             steps.append(_one_hop_step(svc, "DEPENDS_ON", "out", "dependency"))
+        if "dependent" in want and svc not in known.walked:
+            # Into the service, transitively: what calls a caller breaks with it too.
+            steps.append(_one_hop_step(svc, "DEPENDS_ON", "in", "dependent", hops=DEPENDENT_HOPS))
         incident_types = {"error_first_seen", "affected_service", "incident_report", "mechanism"}
         if want & incident_types and not known.incidents:
             steps.append(
@@ -524,13 +577,15 @@ def _one_hop_step(
     direction: str,
     evidence_type: str = "entity",
     step_id: str | None = None,
+    hops: int = 1,
 ) -> PlanStep:
-    """A `dependency_neighbourhood` step: the `rel_type` records one hop from `start_id`."""
+    """A `dependency_neighbourhood` step: the `rel_type` records up to `hops` (default one)
+    hops from `start_id`."""
     return _step(
         "dependency_neighbourhood",
         {"start_id": start_id},
         evidence_type,
-        options={"rel_type": rel_type, "direction": direction, "hops": 1},
+        options={"rel_type": rel_type, "direction": direction, "hops": hops},
         step_id=step_id,
     )
 

@@ -224,6 +224,13 @@ def learn(known: Known, rows: Sequence[TemplateRow], focus: QuestionFocus, as_of
                 ):
                     continue  # another service the incident touched: not asked about
                 changed |= known.add(kind, value)
+                if (
+                    kind == "services"
+                    and el.type == "DEPENDS_ON"
+                    and key == "neighbour"
+                    and value not in focus.named_services
+                ):
+                    known.add("walked", value)
         sighting = _error_sighting(row)
         if sighting is not None:
             code_id, code, first = sighting
@@ -282,6 +289,18 @@ def type_relation_row(evidence: Evidence, code_of: Mapping[str, str] | None = No
         if code is not None:
             context["code"] = code
     return evidence.model_copy(update={"evidence_types": ["error_first_seen"], "context": context})
+
+
+def type_dependent_row(evidence: Evidence, step: PlanStep) -> Evidence:
+    """A DEPENDS_ON record a step read into the service asked about is `dependent` evidence.
+
+    The template marks every DEPENDS_ON record `dependency`; read the other way ("what
+    depends on X?") the same record answers another question, and must not count as X's
+    dependencies (nor they as its dependents).
+    """
+    if step.evidence_type != "dependent" or evidence.type != "DEPENDS_ON":
+        return evidence
+    return evidence.model_copy(update={"evidence_types": ["dependent"]})
 
 
 class RetrievalLoop:
@@ -587,7 +606,11 @@ class RetrievalLoop:
             if result.template_id in TEXT_CHANNEL_TYPES:
                 self.text_rows.extend(result.rows)
             candidates.extend(
-                self._as_named(type_relation_row(restrict_channel_types(ev), self.focus.code_of))
+                self._as_named(
+                    type_relation_row(
+                        restrict_channel_types(type_dependent_row(ev, step)), self.focus.code_of
+                    )
+                )
                 for ev in call.candidates
             )
         started = time.perf_counter()

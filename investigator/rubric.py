@@ -24,7 +24,8 @@ class Intent(StrEnum):
     ERROR_TIMELINE = "error_timeline"
     RELEASE_LOOKUP = "release_lookup"
     APPLICABLE_POLICY = "applicable_policy"
-    DEPENDENCIES = "dependencies"
+    DEPENDENCIES = "dependencies"  # "what does X depend on?" (DEPENDS_ON out of X)
+    DEPENDENTS = "dependents"  # "what depends on X?", the blast radius (DEPENDS_ON into X)
     ENTITY_LOOKUP = "entity_lookup"
     CHANGE_HISTORY = "change_history"  # "what changed before the errors?"
 
@@ -40,6 +41,7 @@ REQUIRED_EVIDENCE: dict[Intent, tuple[str, ...]] = {
     Intent.RELEASE_LOOKUP: ("deployment_time",),
     Intent.APPLICABLE_POLICY: ("policy",),
     Intent.DEPENDENCIES: ("dependency",),
+    Intent.DEPENDENTS: ("dependent",),
     Intent.ENTITY_LOOKUP: ("entity",),
     # The first error dates the window whose changes are listed.
     Intent.CHANGE_HISTORY: ("error_first_seen",),
@@ -57,6 +59,7 @@ OPTIONAL_EVIDENCE: dict[Intent, tuple[str, ...]] = {
     Intent.RELEASE_LOOKUP: ("change_event",),
     Intent.APPLICABLE_POLICY: ("ownership",),
     Intent.DEPENDENCIES: ("entity",),
+    Intent.DEPENDENTS: ("entity",),
     Intent.ENTITY_LOOKUP: ("document",),
     Intent.CHANGE_HISTORY: ("change_event", "deployment_time", "mechanism", "incident_report"),
 }
@@ -75,6 +78,7 @@ MISSING_DESCRIPTIONS: dict[str, str] = {
     "mechanism": "no mechanism evidence (e.g. rollback or controlled comparison, config diff)",
     "change_event": "no record of other changes in the window",
     "dependency": "no dependency relationship",
+    "dependent": "no service found that depends on it (no DEPENDS_ON relationship into it)",
     "incident_report": "no incident report",
     "alert_definition": "no alert definition",
     "policy": "no policy valid at as_of that the subject may read for this purpose",
