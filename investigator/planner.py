@@ -118,7 +118,8 @@ _INTENT_RULES: tuple[tuple[Intent, re.Pattern[str]], ...] = (
 # dependents/consumers/callers", "what would break if X goes down", 哪些服务依赖 X. Out of it:
 # "what does X depend on", "X's dependencies", X 依赖哪些服务. "Upstream"/"downstream" name
 # either side depending on the writer's convention (request flow or dependency), so both are
-# read, and every claim states its direction.
+# read (`_UP_OR_DOWNSTREAM`), and every claim states its direction. "Who uses X" is left to
+# the entity lookup: "who uses the runbook" is no dependency question.
 _AUX = (
     r"(?:does|do|did|is|are|was|were|will|would|can|could|should|has|have|had|must|might|"
     r"may|shall|to)"
@@ -127,7 +128,7 @@ _DEPENDENTS_ASKED = re.compile(
     # A wh-word as the subject of depend/call/use: no auxiliary before the verb ("which
     # services does X call" asks the other way).
     rf"\b(?:what|which|who)\b(?:\s+(?!{_AUX}\b)[\w-]+){{0,3}}?\s+"
-    r"(?:depends?|depended|rel(?:y|ies|ied)|calls?|called|uses?|used|consumes?|consumed)\b|"
+    r"(?:depends?|depended|rel(?:y|ies|ied)|calls?|called|consumes?|consumed)\b|"
     r"\b(?:used|called|consumed|depended (?:up)?on|relied (?:up)?on) by"
     r"(?:\s+(?:what|which|whom|who)\b|\s*[?？]|\s*$)|"
     r"\b(?:dependents|dependants|consumers|callers|reverse dependenc(?:y|ies))\b|"
@@ -136,7 +137,6 @@ _DEPENDENTS_ASKED = re.compile(
     r"\b(?:what|which|who)\b(?:\s+[\w-]+){0,3}?\s+(?:would|will|could|might)\s+"
     r"(?:break|fail|go down|stop working|be (?:affected|impacted|hit))\b[^?]{0,80}?"
     r"\b(?:if|when|should)\b|"
-    r"\b(?:upstream|downstream)\b|上游|下游|"
     r"(?:哪些|哪个|什么|谁)(?:服务|系统|应用)?(?:会)?(?:依赖|调用|使用)|被[^?？]{0,20}(?:依赖|调用)",
     re.IGNORECASE,
 )
@@ -145,9 +145,13 @@ _DEPENDENCIES_ASKED = re.compile(
     r"\b(?:does|do|did)\s+(?!(?:i|we|you|they)\b)[^?]{1,60}?\s+"
     r"(?:depend|rely|call)\b|"
     r"\b(?:depends?|depended|rel(?:y|ies|ied)) (?:up)?on (?:what|which|whom)\b|"
-    r"\b(?:upstream|downstream)\b|上游|下游|依赖(?:了)?(?:哪些|什么|谁)",
+    r"依赖(?:了)?(?:哪些|什么|谁)",
     re.IGNORECASE,
 )
+
+# "What is upstream of X?": both directions, but only when a dependency listing is the
+# question's one ask ("did an upstream deployment cause it?" is a correlation question).
+_UP_OR_DOWNSTREAM = re.compile(r"\b(?:upstream|downstream)\b|上游|下游", re.IGNORECASE)
 
 _CORRELATION_WORDS = re.compile(
     r"\b(relat(ed|ion)|correlat\w*|caus(e|ed|es|ing)|because|due to|led to|before|after|"
@@ -273,6 +277,8 @@ def detect_intents(question: str) -> list[Intent]:
             # "Which services depend on X?" asks for X's dependents only: listing what X
             # depends on instead would answer another question.
             found.discard(Intent.DEPENDENCIES)
+    if found == {Intent.DEPENDENCIES} and _UP_OR_DOWNSTREAM.search(question):
+        found.add(Intent.DEPENDENTS)
     if not found and (_ERROR_CODE.search(question) or _INCIDENT_WORDS.search(question)):
         found.add(Intent.INCIDENT_LOOKUP)
     if not found:

@@ -29,7 +29,6 @@ BOTH = [Intent.DEPENDENCIES, Intent.DEPENDENTS]
         ("Which other services depend on payment-api?", DEPENDENTS),
         ("Which services call payment-api?", DEPENDENTS),
         ("Who calls payment-api?", DEPENDENTS),
-        ("Who uses payment-api?", DEPENDENTS),
         ("What is payment-api used by?", DEPENDENTS),
         ("What would break if payment-api goes down?", DEPENDENTS),
         ("Which services would be affected if payment-api fails?", DEPENDENTS),
@@ -58,6 +57,12 @@ def test_the_direction_asked_is_the_intent(question: str, intents: list[Intent])
 
 def test_words_that_only_look_like_dependency_questions_are_not() -> None:
     assert detect_intents("What do I use to fix payment-api?") == [Intent.ENTITY_LOOKUP]
+    # "uses" names no dependency ("who uses the runbook"); "upstream" in a correlation
+    # question keeps its old meaning, the services it depends on, and adds no dependents.
+    assert Intent.DEPENDENTS not in detect_intents("Who uses the payments runbook?")
+    assert Intent.DEPENDENTS not in detect_intents(
+        "Did an upstream deployment cause the PAY-4097 errors?"
+    )
     assert detect_intents("Which runbook should I use for PAY-4097?") == [Intent.APPLICABLE_RUNBOOK]
     assert detect_intents("Who may 3 teams call?") == [Intent.ENTITY_LOOKUP]
 
