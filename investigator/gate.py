@@ -364,7 +364,13 @@ class EvidenceGate:
         if temporal is not None:
             return temporal
         if cand.text_hash and not _hash_matches(cand.content, cand.text_hash):
-            detail = "content does not match its recorded text hash"
+            # A record without text reads as its name or id (the element template's
+            # fallback): what a legal purge leaves. An edit leaves other text.
+            detail = (
+                "its text is gone (a legal purge keeps only the hash of what was there)"
+                if cand.content in ("", cand.name, cand.element_id)
+                else "content does not match its recorded text hash"
+            )
             return self._reject(cand, r.REJECTED_INTEGRITY, round_no, detail)
         return None
 

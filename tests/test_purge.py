@@ -118,6 +118,17 @@ def test_purge_blanks_kg_and_lineage_and_everything_still_verifies(  # type: ign
     assert res.code == 0, res
     assert json.loads(res.out)["anchors"] == 2
 
+    # A new investigation meets the purged record as purged, not as tampered text.
+    again = json.loads(
+        invoke("investigate", "Why did payment authorization fail with no database connection "
+               "available on payment-api?", "--service", "svc:payment-api", "--subject",
+               "acme/user:alice", "--as-of", "2026-07-23T10:30:00Z", "--json").out
+    )  # fmt: skip
+    purged = [r for r in again["rejected"] if r["element_id"] == PURGED_DOC]
+    assert purged and all(
+        r["reason"] == "rejected_integrity" and "legal purge" in r["detail"] for r in purged
+    ), purged
+
     # replay: drift `data_purged`, never a broken chain.
     res = invoke("replay", run_id, "--subject", "acme/user:alice", "--json")
     report = json.loads(res.out)
@@ -136,6 +147,12 @@ def test_purge_blanks_kg_and_lineage_and_everything_still_verifies(  # type: ign
     )
     res = invoke("verify", run_id, "--subject", "acme/user:alice")
     assert res.code == 1 and "purge_unaccounted" in res.err
+
+    # Purging again is idempotent and says there was nothing left (it said "purged").
+    res = invoke("purge", PURGED_DOC, "--tenant", "acme", "--subject", "user:counsel",
+                 "--reason", "GDPR erasure request 2026-118")  # fmt: skip
+    assert res.code == 0, res
+    assert res.out.startswith(f"nothing to purge: {PURGED_DOC} has no text left"), res.out
 
 
 def test_a_run_recorded_before_envelope_2_still_verifies_after_a_purge(  # type: ignore[no-untyped-def]

@@ -122,7 +122,14 @@ def purge_command(
     if json_out:
         click.echo(json.dumps(outcome.model_dump(mode="json"), sort_keys=True))
         return
-    click.echo(f"purged {element_id} in tenant {outcome.tenant} (purge run {start.run_id})")
+    if outcome.kg_records_purged or outcome.ctx_ids:
+        click.echo(f"purged {element_id} in tenant {outcome.tenant} (purge run {start.run_id})")
+    else:
+        # A record without text (a service, a relationship), or one purged before.
+        click.echo(
+            f"nothing to purge: {element_id} has no text left in tenant {outcome.tenant}'s "
+            f"records or runs (purge run {start.run_id})"
+        )
     click.echo(f"KG records:           {outcome.kg_records_purged}")
     click.echo(f"Context Graph nodes:  {len(outcome.ctx_ids)} in {len(outcome.ctx_runs)} runs")
 
