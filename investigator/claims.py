@@ -37,6 +37,7 @@ from investigator.timeline import (
     ReferenceTime,
     holds_at,
     instant,
+    instant_of,
     reference_times,
     time_references,
 )
@@ -173,6 +174,20 @@ def _through(ev: Evidence) -> str:
     return f", so {path[-1]} depends on {path[0]} through {via}"
 
 
+def _incident_facts(ev: Evidence, as_of: datetime) -> str:
+    """What an incident record says of itself: severity, start and resolution by `as_of`, as
+    recorded (the record current at the run's known_at: SEV2 at 10:10, SEV1 from 10:20)."""
+    parts = []
+    severity = ev.props.get("severity")
+    if isinstance(severity, str) and severity.strip():
+        parts.append(f"severity {severity.strip()}")
+    for key, word in (("started_at", "started"), ("resolved_at", "resolved")):
+        at = instant_of(ev.props.get(key))
+        if at is not None and at <= as_of:
+            parts.append(f"{word} {iso_utc(at)}")
+    return "".join(f", {p}" for p in parts)
+
+
 def _named_only(ev: Evidence) -> str:
     """How a runbook read as the one the question names is tied to it: by its name, or by
     the heading of the section admitted (a file of one section per alert), alone."""
@@ -304,7 +319,8 @@ def derive_claims(
                 continue
             claims.append(
                 _claim(
-                    f"Incident {ev.element_id}: {_label(ev)} ({_valid_text(ev)})",
+                    f"Incident {ev.element_id}: {_label(ev)}{_incident_facts(ev, as_of)} "
+                    f"({_valid_text(ev)})",
                     EpistemicStatus.FACT,
                     0.95,
                     [ev],

@@ -192,6 +192,24 @@ def test_the_policy_in_force_is_stated_at_the_time_asked_about(  # type: ignore[
     assert "change-management" not in json.dumps(alice)
 
 
+def test_the_incident_claim_states_its_severity_as_known_then(demo_graph, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    # Recorded SEV2 at 10:05, corrected to SEV1 at 10:20; the claim never said either.
+    question = "What was the severity of the incident inc:2026-07-23-payments?"
+
+    def incident_claim(known_at: str) -> str:
+        doc = json.loads(
+            invoke("investigate", question, "--subject", "acme/user:alice", "--as-of",
+                   "2026-07-23T10:30:00Z", "--known-at", known_at, "--json").out
+        )  # fmt: skip
+        (claim,) = [c["statement"] for c in doc["claims"] if c["statement"].startswith("Incident")]
+        return claim
+
+    early = incident_claim("2026-07-23T10:10:00Z")
+    assert "severity SEV2, started 2026-07-23T10:02:38Z" in early, early
+    assert "resolved" not in early.split("(valid")[0]  # 10:48 is after as_of
+    assert "severity SEV1" in incident_claim("2026-07-23T10:30:00Z")
+
+
 def test_a_named_release_days_before_as_of_is_found(demo_graph, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
     # Before, the release was found by name but rejected (`low_relevance`): the deployment
     # window looks back a day from the first error, and 07-20 lies three days before it.
