@@ -131,11 +131,24 @@ class SubjectRef(BaseModel):
                 )
             return cls(tenant=_check_tenant(head), id=_check_id(rest))
         if tenant is None:
+            check_tenant_written(text)
             raise BadInput(
                 f"subject {text[:60]!r} has no tenant: write it as TENANT/ID "
                 "(e.g. acme/user:alice) or give --tenant"
             )
         return cls(tenant=_check_tenant(tenant), id=_check_id(text))
+
+
+def check_tenant_written(text: str) -> None:
+    """`acme /user:bob`, `*/user:bob`: a tenant was meant before the `/` but is no tenant
+    name; BadInput that says so (it said "has no tenant")."""
+    head, sep, rest = text.partition("/")
+    if sep and head and rest and not TENANT_PATTERN.fullmatch(head):
+        raise BadInput(
+            f"subject {text[:60]!r}: {head[:40]!r} before the '/' is not a tenant name "
+            "(a letter or '_', then letters, digits, '_', '.', '-'): write it as TENANT/ID "
+            "(e.g. acme/user:alice)"
+        )
 
 
 def check_names_an_id(text: str) -> None:

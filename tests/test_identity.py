@@ -64,6 +64,9 @@ def test_a_subject_is_parsed_with_its_tenant(
         ("user:alice", "x" * 101, "not a tenant name"),
         ("user:alice", "", "not a tenant name"),
         ("acme/", None, "names tenant 'acme' but no id after the '/'"),
+        # a tenant was meant, but is no tenant name (it said "has no tenant")
+        ("acme /user:bob", None, "'acme ' before the '/' is not a tenant name"),
+        ("*/user:bob", None, "'*' before the '/' is not a tenant name"),
         ("acme/", "acme", "names tenant 'acme' but no id after the '/'"),
         ("acme/user: alice", None, "not a principal id"),
         ("acme/user:\x00", None, "not a principal id"),

@@ -16,7 +16,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from cypher_templates.subject import TENANT_PATTERN, SubjectRef, check_names_an_id
+from cypher_templates.subject import (
+    TENANT_PATTERN,
+    SubjectRef,
+    check_names_an_id,
+    check_tenant_written,
+)
 from investigator.errors import BadInput
 from investigator.settings import config_file_path, read_config_table
 
@@ -122,6 +127,7 @@ def subject_ref_from(flag_subject: str | None, flag_tenant: str | None) -> Subje
         return SubjectRef.parse(text, checked)
     check_names_an_id(text)
     if tenant is None:
+        check_tenant_written(text)
         raise BadInput(f"subject {text[:60]!r} has no tenant: {HOW_TO_NAME}")
     return SubjectRef.parse(text, tenant[1])
 
