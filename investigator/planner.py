@@ -153,6 +153,25 @@ _DEPENDENCIES_ASKED = re.compile(
 # question's one ask ("did an upstream deployment cause it?" is a correlation question).
 _UP_OR_DOWNSTREAM = re.compile(r"\b(?:upstream|downstream)\b|上游|下游", re.IGNORECASE)
 
+# What may stand beside alert names in a question that is nothing but the alerts that paged.
+_PAGE_WORDS = re.compile(
+    r"\[(?:FIRING|RESOLVED)(?::\d+)?\]|\b(?:alerts?|is|are|the|firing|fired|fires|"
+    r"triggered|paged|page|critical|warning|info|again|now)\b|[\s.,:;!?()'\"-]+",
+    re.IGNORECASE,
+)
+
+
+def _names_only_alerts(question: str) -> bool:
+    """Whether the question is alert names and nothing else a question would say."""
+    names = alert_names(question)
+    if not names:
+        return False
+    rest = question
+    for name in sorted(names, key=len, reverse=True):
+        rest = rest.replace(name, " ")
+    return not _PAGE_WORDS.sub("", rest).strip()
+
+
 _CORRELATION_WORDS = re.compile(
     r"\b(relat(ed|ion)|correlat\w*|caus(e|ed|es|ing)|because|due to|led to|before|after|"
     r"responsible|break|broke|behind)\b|相关|导致|引起|之前|之后",
@@ -283,6 +302,10 @@ def detect_intents(question: str) -> list[Intent]:
         found.add(Intent.INCIDENT_LOOKUP)
     if not found:
         found.add(Intent.ENTITY_LOOKUP)
+        if _names_only_alerts(question):
+            # On-call pastes the alert that paged ("KubeAPIDown", "[FIRING:1] etcdNoLeader"):
+            # what to do about it is the answer, not the alert's name read back.
+            found.add(Intent.APPLICABLE_RUNBOOK)
     if time_references(question).event is not None and not found & _ANCHOR_INTENTS:
         # "Who owned it then?": the anchor event (the first error) must be found to know
         # when "then" is (investigator.timeline).
@@ -529,6 +552,12 @@ def steps_for(
             steps.append(
                 _step("runbooks_for", {"anchor_id": alert}, "runbook", options={"anchor": "alert"})
             )
+            if not known.services:
+                # The services it fired on are the ones the question means (their runbooks
+                # apply), not every service its incident touched.
+                steps.append(
+                    _one_hop_step(alert, "FIRED_ON", "out", step_id=NAV_PREFIX + "fired-on")
+                )
         if want & incident_types and not known.incidents:
             steps.append(_one_hop_step(alert, "TRIGGERED", "out", step_id=NAV_PREFIX + "triggered"))
     for runbook in known.runbooks[:MAX_FOCUS_SERVICES]:

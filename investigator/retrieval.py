@@ -226,6 +226,14 @@ def learn(known: Known, rows: Sequence[TemplateRow], focus: QuestionFocus, as_of
                 changed |= known.add(kind, value)
                 if (
                     kind == "services"
+                    and el.type == "FIRED_ON"
+                    and key == "neighbour"
+                    and value not in focus.named_services
+                ):
+                    # The service an alert the question names fired on: named through it.
+                    focus.named_services.append(value)
+                if (
+                    kind == "services"
                     and el.type == "DEPENDS_ON"
                     and key == "neighbour"
                     and value not in focus.named_services

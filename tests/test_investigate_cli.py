@@ -123,6 +123,27 @@ def test_terminal_report_is_readable(demo_graph, cli_env, invoke) -> None:  # ty
         assert text in result.out, text
 
 
+def test_an_alert_pasted_alone_gets_its_own_runbook(demo_graph, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    # "Which runbook applies to PaymentApiHighErrorRate?" claimed the KubePodCrashLooping
+    # runbook in force too: checkout, another service the alert's incident touched, was
+    # taken for the service asked about. The alert pasted alone read its name back.
+    def in_force(question: str) -> list[str]:
+        doc = json.loads(
+            invoke("investigate", question, "--subject", "acme/user:bob", "--as-of",
+                   "2026-07-23T10:05:00Z", "--json").out
+        )  # fmt: skip
+        return sorted(
+            c["statement"].split(" is the version")[0]
+            for c in doc["claims"]
+            if "is the version in force" in c["statement"]
+        )
+
+    expected = ["Runbook Payment recovery runbook v3 (runbook:payment-recovery@v3)"]
+    assert in_force("Which runbook applies to PaymentApiHighErrorRate?") == expected
+    assert in_force("PaymentApiHighErrorRate") == expected
+    assert in_force("[FIRING:1] PaymentApiHighErrorRate") == expected
+
+
 def test_relative_time_words_are_named_not_guessed(demo_graph, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
     # An investigator after the fact: "yesterday" is not resolved, and the answer says so
     # instead of quietly answering for as_of.
