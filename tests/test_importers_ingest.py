@@ -257,6 +257,33 @@ def test_disguised_instructions_in_untrusted_runbooks_are_refused(  # type: igno
     assert doc["alternatives"] == []
 
 
+def test_the_card_shows_hidden_and_terminal_control_characters_escaped(  # type: ignore[no-untyped-def]
+    empty: neo4j.Driver, cli_env: object, invoke, tmp_path: Path
+) -> None:
+    # Text in steps can neither hide a word (zero-width), reorder one (bidi override) nor
+    # drive the terminal (an escape sequence): the card shows each escaped; the JSON and
+    # the stored text stay as written.
+    _catalog(invoke)
+    folder = tmp_path / "runbooks"
+    folder.mkdir()
+    step = "1. Restart check\u200bout-worker \u202eniaga\u202c now\x1b[2J and watch\x07 it"
+    (folder / "steps.md").write_text(_checkout_runbook("steps", step), encoding="utf-8")
+    args = ["ingest", str(folder), "--format", "markdown-runbooks", "--tenant", "acme"]
+    assert invoke(*args, "--acl", "internal", "--trusted").code == 0
+    card = invoke("runbook", "--service", "svc:checkout", "--subject", "user:oncall")
+    assert card.code == 0, card
+    assert (
+        "Restart check\\u200bout-worker \\u202eniaga\\u202c now\\x1b[2J and watch\\x07 it"
+        in card.out
+    ), card.out
+    assert not any(not ch.isprintable() for ch in card.out.replace("\n", "")), card.out
+    answer = invoke("runbook", "--service", "svc:checkout", "--subject", "user:oncall", "--json")
+    assert (
+        "Restart check\u200bout-worker \u202eniaga\u202c"
+        in json.loads(answer.out)["runbook"]["steps"][0]
+    )
+
+
 def test_a_corpus_with_two_runbooks_of_one_name_ingests_and_answers_both(  # type: ignore[no-untyped-def]
     empty: neo4j.Driver, cli_env: object, invoke, tmp_path: Path
 ) -> None:
