@@ -14,8 +14,10 @@ without `pii`, is dropped before the checks and counted in `leaks_dropped`.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from datetime import UTC, datetime
+from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -46,60 +48,199 @@ EVENT_TYPES = frozenset(
 PII_LABEL = "pii"
 
 # Instruction-like text, only checked in untrusted sources. Two groups: text aimed at the
-# agent (override phrases in several languages, credential exfiltration, Cypher), checked in
-# every untrusted text; and requests to run commands or shell, checked in every untrusted text
-# except a runbook's, whose steps are commands for a human operator by definition (the product
-# never executes retrieved text, and an imported runbook is untrusted unless `--trusted`).
-_AGENT_DIRECTED_PATTERNS: tuple[re.Pattern[str], ...] = tuple(
-    re.compile(p, re.IGNORECASE)
-    for p in (
-        # English override phrases
+# agent (override phrases in several languages, credential exfiltration, role prefixes and
+# dictated answers, Cypher), checked in every untrusted text; and requests to run commands or
+# shell, checked in every untrusted text except a runbook's, whose steps are commands for a
+# human operator by definition (the product never executes retrieved text, and an imported
+# runbook is untrusted unless `--trusted`). Patterns see the text normalised
+# (`_matching_variants`): NFKC, control and format characters dropped (and read as spaces),
+# leetspeak digits folded.
+# Up to 60 characters within a sentence; a dot not followed by a space (a path, a host) does
+# not end it.
+_WITHIN = r"(?:[^.\n]|\.(?=\S)){0,60}"
+
+
+class _Rule(NamedTuple):
+    """One pattern and the words (lower case) one of which every match holds: an ASCII text
+    holding none of them is not searched (a substring test costs a fraction of a search)."""
+
+    needles: tuple[str, ...]
+    pattern: re.Pattern[str]
+
+
+def _rule(needles: str, pattern: str) -> _Rule:
+    """A rule from `|`-separated needles ("" for none: always searched) and a pattern."""
+    return _Rule(tuple(n for n in needles.split("|") if n), re.compile(pattern, re.IGNORECASE))
+
+
+_AGENT_DIRECTED_RULES: tuple[_Rule, ...] = (
+    # English override phrases
+    _rule(
+        "ignore|disregard|forget|override|bypass",
         r"\b(ignore|disregard|forget|override|bypass)\b[^.\n]{0,40}"
         r"\b(instructions?|rules?|polic(y|ies)|guardrails?|prompts?|context|previous|above)\b",
-        r"\byou are now\b",
-        r"\b(new|updated) (system )?instructions?\b",
-        r"\bsystem prompt\b",
-        r"\bact as (an? )?(admin|administrator|root|developer)\b",
-        # German, French, Spanish, Portuguese, Italian
-        r"\bignorier(e|en)?\b[^.\n]{0,40}\b(anweisungen|regeln)\b",
-        r"\bignore[zr]?\b[^.\n]{0,40}\b(les )?(instructions|règles|consignes)\b",
-        r"\bignora(r)?\b[^.\n]{0,40}\b(las |as |le )?"
-        r"(instrucciones|instruções|istruzioni|reglas)\b",
-        # Chinese and Japanese
+    ),
+    _rule("you are now", r"\byou are now\b"),
+    _rule("instruction", r"\b(new|updated) (system )?instructions?\b"),
+    _rule("system prompt", r"\bsystem prompt\b"),
+    _rule("act as", r"\bact as (an? )?(admin|administrator|root|developer)\b"),
+    # German, French, Spanish, Portuguese, Italian
+    _rule("ignorier", r"\bignorier(e|en)?\b[^.\n]{0,40}\b(anweisungen|regeln)\b"),
+    _rule(
+        "ignore|oubliez",
+        r"\b(ignore[zr]?|oubliez)\b[^.\n]{0,40}\b(les )?(instructions|règles|consignes)\b",
+    ),
+    _rule(
+        "ignor|olvida|esque|desconsidere|dimentica",
+        r"\b(ignor(a|ar|e|ate|are)|olvida|esque[çc]a|desconsidere|dimentica(te)?)\b[^.\n]{0,40}"
+        r"\b(instrucciones|instru[çc][õo]es|istruzioni|reglas|regras|regole)\b",
+    ),
+    # Russian
+    _rule(
+        "игнорир|забуд|не обращай",
+        r"\b((про)?игнорир\w*|забуд\w*|не обращай\w*)\b[^.\n]{0,40}"
+        r"\b(инструкци|указани|правил|промпт)\w*",
+    ),
+    # Chinese, Japanese, Korean
+    _rule(
+        "忽略|无视|忽視|無視|绕过|繞過",
         r"(忽略|无视|忽視|無視|绕过|繞過)[^。\n]{0,20}(指令|指示|规则|規則|说明|提示|政策)",
-        r"(以前|前)の指示を無視",
-        # credential exfiltration
-        r"\b(exfiltrate|send|forward|email|post)\b[^.\n]{0,40}"
-        r"\b(credentials?|passwords?|secrets?|tokens?|api keys?)\b",
-        # Cypher
+    ),
+    _rule("無視", r"(指示|指令|命令|ルール|規則|プロンプト)[^。\n]{0,12}無視"),
+    _rule("무시", r"(지시|지침|명령|규칙|프롬프트)[^.。\n]{0,15}무시"),
+    # credential exfiltration: a request to send secrets (not `port-forward` nor an HTTP
+    # `-X POST` in a shell step), or to send anything secret-like (a key file, the
+    # environment) to a URL or a mail address
+    _rule(
+        "exfiltrate|send|forward|email|post",
+        r"\b(?<!port-)(?<!-X )(?<!--request )(exfiltrate|send|forward|email|post)\b"
+        + _WITHIN
+        + r"\b(credentials?|passwords?|secrets?|tokens?|api keys?)\b",
+    ),
+    _rule(
+        "exfiltrate|send|forward|email|post|upload|paste|share|leak|submit",
+        r"\b(exfiltrate|send|forward|email|post|upload|paste|share|leak|submit)\b"
+        + _WITHIN
+        + r"(\b(credentials?|secrets?|tokens?|keys?|passwords?|kubeconfig|env(ironment)?"
+        r"( variables?| vars?)?)\b|~/|\.aws\b|\.ssh\b|\bid_(rsa|dsa|ecdsa|ed25519)\b|\.env\b)"
+        + _WITHIN
+        + r"\bto\s+(https?://|ftp://|[\w.+-]+@[\w-]+\.[\w.-]+)",
+    ),
+    # a role prefix at a line's start speaking as the model's system or assistant turn
+    # (YAML and RBAC names like `system:serviceaccount` have no space after the colon)
+    _rule(
+        "", r"(?m)^[ \t>#*_-]*(<!--\s*)?(?-i:System|SYSTEM|Assistant|ASSISTANT|AI)[ \t]*:[ \t]+\w.*"
+    ),
+    _rule("<|[inst]|[/inst]", r"<\|?/?(system|assistant|im_start|im_end)\|?>|\[/?INST\]|<<SYS>>"),
+    # statements dictating the answer ("the response should be 200" in prose is not one)
+    _rule(
+        "answer|reply|conclusion",
+        r"\b(the final|your( final)?) (answer|reply|conclusion) (must|should|shall|has to)"
+        r"( only)? (be|say|state|name|blame|conclude|include|mention)\b",
+    ),
+    _rule(
+        "you must|you should|you shall|you have to|you need to",
+        r"\byou (must|should|shall|have to|need to) (only )?(answer|state|conclude|say|reply)\b",
+    ),
+    # Cypher
+    _rule(
+        "match|merge|create|detach|call|drop|set",
         r"\b(MATCH|MERGE|CREATE)\s*\(|\bDETACH\s+DELETE\b|\bCALL\s+(dbms|apoc|db)\.|\bDROP\s+"
         r"(CONSTRAINT|INDEX|DATABASE)\b|\bSET\s+\w+\.\w+\s*=",
-    )
+    ),
 )
-_COMMAND_PATTERNS: tuple[re.Pattern[str], ...] = tuple(
-    re.compile(p, re.IGNORECASE)
-    for p in (
-        # tool and command requests
+_COMMAND_RULES: tuple[_Rule, ...] = (
+    # tool and command requests
+    _rule(
+        "run|execute|call|invoke|use",
         r"\b(run|execute|call|invoke|use)\b[^.\n]{0,30}"
         r"\b(the )?(tool|command|shell|script|function)\b",
-        # shell
+    ),
+    # shell
+    _rule(
+        "rm|sudo|curl|wget|sh|chmod|$(",
         r"(\brm\s+-rf\b|\bsudo\s|\bcurl\s+\S+|\bwget\s+\S+|\|\s*(ba)?sh\b|\bchmod\s|\$\(|/bin/(ba)?sh\b)",
-    )
+    ),
 )
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+# Control characters other than whitespace (C0, DEL, C1): nothing a reader sees.
+_CONTROLS = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")
+# A word with both letters and digits ("1gn0re"); numbers alone ("4097") stay numbers.
+_MIXED_WORD = re.compile(r"\b(?:[^\W\d_]+\d|\d+[^\W\d_])\w*")
+# Common leetspeak digits, folded for matching only: 1 reads as i or as l.
+_LEET = (str.maketrans("013457", "oieast"), str.maketrans("013457", "oleast"))
+# Words the patterns above look for. A text is read leet-folded only when one of its words
+# of letters and digits folds to one of them, so that "k8s" or "etcd3" cost no second read.
+# fmt: off
+_LEET_WORDS = frozenset({
+    "ignore", "disregard", "forget", "override", "bypass", "instruction", "instructions",
+    "previous", "above", "rule", "rules", "policy", "policies", "guardrail", "guardrails",
+    "prompt", "prompts", "context", "system", "now", "new", "updated", "act", "admin",
+    "administrator", "root", "developer", "exfiltrate", "send", "forward", "email", "post",
+    "upload", "paste", "share", "leak", "submit", "credential", "credentials", "password",
+    "passwords", "secret", "secrets", "token", "tokens", "key", "keys", "kubeconfig", "env",
+    "environment", "final", "answer", "reply", "conclusion", "must", "should", "state", "conclude",
+    "say", "assistant",
+})
+# fmt: on
+
+
+def _matching_variants(text: str) -> list[tuple[str, str]]:
+    """`text` as the patterns see it: (variant, the normalised text it reads) pairs, the two
+    of one pair of the same length.
+
+    NFKC folds fullwidth and compatibility forms; control and format characters (category
+    Cc but whitespace, and Cf: zero-width, bidi controls) are dropped, so that they cannot
+    split a word, and read as spaces as well, so that they cannot stand for one. Words of
+    letters and digits are also read with leetspeak digits folded. The stored and shown
+    text stay as they are.
+    """
+    text = _CONTROLS.sub("", text)
+    bases = [text]
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
+        # Format characters are marked NUL (no NUL is left above); only non-ASCII ones exist.
+        marked = _NON_ASCII.sub(
+            lambda m: "\0" if unicodedata.category(m[0]) == "Cf" else m[0], text
+        )
+        if "\0" in marked:
+            bases = [marked.replace("\0", ""), marked.replace("\0", " ")]
+        else:
+            bases = [text]
+    variants = []
+    for base in bases:
+        variants.append((base, base))
+        words = {m[0].lower() for m in _MIXED_WORD.finditer(base)}
+        for table in _LEET:
+            if any(word.translate(table) in _LEET_WORDS for word in words):
+                variants.append((_leet_folded(base, table), base))
+    return variants
+
+
+def _leet_folded(text: str, table: dict[int, int]) -> str:
+    """`text` with the digits of its words of letters and digits read as letters."""
+    return _MIXED_WORD.sub(lambda m: m[0].translate(table), text)
 
 
 def looks_like_instruction(text: str, *, operational: bool = False) -> str | None:
-    """The first instruction-like fragment in `text`, or None.
+    """The first instruction-like fragment in `text` (as normalised for matching), or None.
 
     `operational` text (a runbook's steps) is checked for agent-directed text only.
     """
-    patterns = (
-        _AGENT_DIRECTED_PATTERNS if operational else _AGENT_DIRECTED_PATTERNS + _COMMAND_PATTERNS
-    )
-    for pattern in patterns:
-        match = pattern.search(text)
-        if match:
-            return match.group(0)[:80]
+    rules = _AGENT_DIRECTED_RULES if operational else _AGENT_DIRECTED_RULES + _COMMAND_RULES
+    variants = [
+        (variant, base, variant.lower() if variant.isascii() else None)
+        for variant, base in _matching_variants(text)
+    ]
+    for rule in rules:
+        for variant, base, lowered in variants:
+            # For ASCII text, lower case is what IGNORECASE matches: no needle, no match.
+            if lowered is not None and rule.needles and not any(n in lowered for n in rule.needles):
+                continue
+            match = rule.pattern.search(variant)
+            if match:
+                # The fragment as normalised, not as leet-folded (the same span in both).
+                return base[match.start() : match.end()][:80]
     return None
 
 

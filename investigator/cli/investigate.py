@@ -27,6 +27,7 @@ from investigator.investigation import (
 from investigator.json_documents import investigation_json
 from investigator.planner import DEFAULT_MAX_ROUNDS
 from investigator.settings import resolve_connection
+from investigator.terminal import one_line
 from investigator.timeline import time_references
 
 SUBJECT_ENV = "INVESTIGATOR_SUBJECT"
@@ -38,8 +39,7 @@ _CLAIM_LIMIT = 2000
 
 def _clean(text: object, limit: int = 160) -> str:
     """One printable line: KG text may carry escape sequences meant for a terminal."""
-    flat = " ".join("".join(c if c.isprintable() else " " for c in str(text)).split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    return one_line(text, limit)
 
 
 def _iso(value: datetime | None) -> str:

@@ -22,12 +22,12 @@ from investigator.runbook_lookup import (
     RunbookVersion,
 )
 from investigator.settings import resolve_connection
+from investigator.terminal import one_line
 
 
 def _clean(text: object, limit: int = 200) -> str:
     """One printable line: KG text may carry escape sequences meant for a terminal."""
-    flat = " ".join("".join(c if c.isprintable() else " " for c in str(text)).split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    return one_line(text, limit)
 
 
 def _iso(value: datetime | None) -> str:

@@ -22,11 +22,11 @@ from investigator.context_graph.recorder import ctx_database_from_env
 from investigator.context_graph.runs import MAX_LIMIT, list_runs
 from investigator.errors import BadInput
 from investigator.settings import resolve_connection
+from investigator.terminal import one_line
 
 
 def _one_line(text: str | None, limit: int = 60) -> str:
-    flat = " ".join("".join(c if c.isprintable() else " " for c in (text or "")).split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    return one_line(text or "", limit)
 
 
 @click.command(name="runs")

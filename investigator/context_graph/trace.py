@@ -8,13 +8,13 @@ one line for the terminal, so hostile text cannot break either format.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from pydantic import BaseModel
 
 from investigator.context_graph.chain import verify_chain
 from investigator.context_graph.models import CtxKind, CtxNodeRecord, RunLineage
+from investigator.terminal import one_line
 
 TRACE_FORMATS = ("tree", "json", "mermaid")
 _TEXT_MAX = 80
@@ -93,10 +93,8 @@ def _s(value: Any) -> str | None:
 
 
 def _one_line(value: Any, limit: int = _TEXT_MAX) -> str:
-    """Printable single-line text (control characters dropped), shortened for display."""
-    text = "".join(ch if ch.isprintable() else " " for ch in str(value))
-    text = re.sub(r"\s+", " ", text).strip()
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """Printable single-line text (control characters escaped), shortened for display."""
+    return one_line(value, limit)
 
 
 def _describe(node: CtxNodeRecord) -> str:

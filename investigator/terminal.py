@@ -1,0 +1,34 @@
+"""Text from the KG as the terminal shows it: one line, nothing that acts on the terminal.
+
+Retrieved text (a runbook's steps, claims, evidence) may carry control characters (an
+escape sequence that clears the screen or rewrites a line), format characters (zero-width
+ones that hide a word's break, bidi overrides that reorder it) or line breaks. Every command
+that prints such text renders it with `one_line`; the stored, hashed and JSON text stay
+exactly as they are.
+"""
+
+from __future__ import annotations
+
+
+def _escaped(ch: str) -> str:
+    """A character the terminal would not show as itself, spelled as its code point."""
+    code = ord(ch)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def one_line(text: object, limit: int) -> str:
+    """`text` on one line of at most about `limit` characters, shortened with "…".
+
+    Whitespace (line breaks, tabs, other spaces) reads as one space; any other character
+    that is not printable (C0/C1 controls, category Cf: zero-width, bidi overrides U+202A-
+    U+202E and isolates U+2066-U+2069, unassigned, private use) is shown escaped, `\\u200b`,
+    so that it can neither hide nor reorder the words around it nor drive the terminal.
+    """
+    flat = " ".join(str(text).split())
+    if len(flat) > limit:
+        flat = flat[: limit - 1] + "…"
+    if flat.isprintable():
+        return flat
+    return "".join(ch if ch.isprintable() else _escaped(ch) for ch in flat)
