@@ -468,9 +468,12 @@ def _release_claims(timed: Sequence[Evidence]) -> list[Claim]:
             continue
         name = _label(own[0]) if own else release.removeprefix("deploy:")
         basis = "" if own else f" (according to {_label(source)})"
+        # The rollout's start, from the release's own record: "when did it start?" too.
+        began = instant_of(own[0].props.get("started_at")) if own else None
+        started = f"started at {iso_utc(began)} and " if began and began <= at else ""
         out.append(
             _claim(
-                f"Release {name} ({release}) finished at {iso_utc(at)}{basis}",
+                f"Release {name} ({release}) {started}finished at {iso_utc(at)}{basis}",
                 EpistemicStatus.FACT,
                 0.95,
                 evs,

@@ -93,7 +93,9 @@ _INTENT_RULES: tuple[tuple[Intent, re.Pattern[str]], ...] = (
     (
         Intent.ERROR_TIMELINE,
         re.compile(
-            r"\b(first seen|first appear\w*|since when|when did\b[^?]{0,60}\b(start|begin|began|"
+            # "when did <a release> start" asks for the release (a release lookup)
+            r"\b(first seen|first appear\w*|since when|when did\b"
+            r"(?:(?!\b(?:release|deploy\w*|rollout)\b)[^?]){0,60}\b(start|begin|began|"
             r"appear))\b|首次出现|什么时候开始",
             re.IGNORECASE,
         ),

@@ -210,6 +210,20 @@ def test_the_incident_claim_states_its_severity_as_known_then(demo_graph, cli_en
     assert "severity SEV1" in incident_claim("2026-07-23T10:30:00Z")
 
 
+def test_when_a_release_started_is_the_release_not_the_errors(demo_graph, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    # It was answered with the finish alone, and `partial` for the errors' first-seen time,
+    # which the question never asked about.
+    doc = json.loads(
+        invoke("investigate", "When did release-2026.07.23.1 start and finish?", *BOB,
+               "--as-of", AS_OF, "--json").out
+    )  # fmt: skip
+    assert doc["status"] == "complete" and doc["intents"] == ["release_lookup"], doc["intents"]
+    assert any(
+        "started at 2026-07-23T09:55:12Z and finished at 2026-07-23T10:02:00Z" in c["statement"]
+        for c in doc["claims"]
+    ), doc["claims"]
+
+
 def test_a_named_release_days_before_as_of_is_found(demo_graph, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
     # Before, the release was found by name but rejected (`low_relevance`): the deployment
     # window looks back a day from the first error, and 07-20 lies three days before it.
