@@ -362,6 +362,11 @@ def test_runbook_known_at_shows_the_version_known_then(cli_env, demo, invoke) ->
     [
         ("2099-01-01T00:00:00Z", "is in the future"),
         ("2026-07-24T12:00:00", "has no zone"),
+        # a day alone: it said "has no zone", which a time-less date does not explain
+        (
+            "2026-07-24",
+            "is a day without a time: write its instant with a zone, e.g. 2026-07-24T00:00:00Z",
+        ),
         ("yesterday", "is not an ISO-8601 time"),
         ("2026-13-01T00:00:00Z", "is not an ISO-8601 time"),
     ],

@@ -21,6 +21,12 @@ def parse_zoned_time(flag: str, value: str | None) -> datetime | None:
             f"{flag} {shown} is not an ISO-8601 time (e.g. 2026-07-23T10:03:00Z)"
         ) from None
     if parsed.tzinfo is None or parsed.utcoffset() is None:
+        if "T" not in raw.upper() and " " not in raw:
+            # A day alone: which instant of it is not guessed (nor which zone's day).
+            raise BadInput(
+                f"{flag} {shown} is a day without a time: write its instant with a zone, "
+                f"e.g. {raw[:10]}T00:00:00Z"
+            )
         raise BadInput(f"{flag} {shown} has no zone: add Z or an offset like +02:00")
     try:
         return parsed.astimezone(UTC)
