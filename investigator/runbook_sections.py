@@ -43,6 +43,8 @@ _STEPS_TITLE = re.compile(
     r"|fix(?:es|ing)?)\b",
     re.IGNORECASE,
 )
+# Read for steps only when no section is steps-like: diagnosis comes before the fix.
+_TROUBLESHOOTING_TITLE = re.compile(r"\b(?:troubleshoot\w*|diagnos\w*)\b", re.IGNORECASE)
 _HEADING_LINE = re.compile(r"^#{1,6}\s")
 # Free text picks an alert's section by the words of its name: at least this many.
 _MIN_TITLE_WORDS = 2
@@ -139,13 +141,31 @@ def headed_by(titles: object, names: Iterable[str], question: str | None = None)
 def _first_steps(
     sections: list[Section], indices: range, locators: dict[str, str]
 ) -> RunbookSteps | None:
-    for i in indices:
-        section = sections[i]
-        if _STEPS_TITLE.search(section.title) and section.body.strip():
-            return RunbookSteps(
-                lines=_body_lines(section.body)[:MAX_STEP_LINES],
-                locator=locators.get(section.anchor),
-            )
+    """The first steps-like section among `indices` with text of its own; else one whose
+    text is its subsections' ("## Mitigation" holding only "### Disk full" and "### Quota":
+    skipped, the card showed "Meaning" as the steps); else a troubleshooting section."""
+    for titles, nested in (
+        (_STEPS_TITLE, False),
+        (_STEPS_TITLE, True),
+        (_TROUBLESHOOTING_TITLE, False),
+        (_TROUBLESHOOTING_TITLE, True),
+    ):
+        for i in indices:
+            section = sections[i]
+            if not titles.search(section.title):
+                continue
+            body = section.body
+            if nested and not body.strip():
+                body = "\n".join(
+                    line
+                    for k in range(i + 1, _scope_end(sections, i))
+                    for line in (f"{sections[k].title}:", sections[k].body)
+                )
+            if _body_lines(body):
+                return RunbookSteps(
+                    lines=_body_lines(body)[:MAX_STEP_LINES],
+                    locator=locators.get(section.anchor),
+                )
     return None
 
 

@@ -204,6 +204,35 @@ def test_a_file_named_after_its_one_alert_is_read_whole_as_before(  # type: igno
     assert runbook["steps_locator"] is None and runbook["steps_note"] is None
 
 
+def test_steps_under_subsections_or_troubleshooting_are_the_steps(  # type: ignore[no-untyped-def]
+    sectioned: neo4j.Driver, invoke, tmp_path: Path
+) -> None:
+    # openshift/runbooks writes "## Mitigation" holding only "### <case>" subsections (14 of
+    # its files); the card skipped the empty heading and showed "Meaning" as the steps. And
+    # "## Troubleshooting" was no steps heading at all.
+    (tmp_path / "StorageFsyncSlow.md").write_text(
+        "# StorageFsyncSlow\n\n## Meaning\n\nThe 99th percentile of fsync is too high.\n\n"
+        "## Mitigation\n\n### Slow disk\n\nMove the store to faster storage.\n\n"
+        "### Noisy neighbour\n\nIsolate the node.\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "StorageReadsSlow.md").write_text(
+        "# StorageReadsSlow\n\n## Impact\n\nReads time out.\n\n"
+        "## Troubleshooting\n\nCheck the read path's latency panel first.\n",
+        encoding="utf-8",
+    )
+    result = invoke(
+        "ingest", str(tmp_path), "--format", "markdown-runbooks", "--tenant", "acme",
+        "--acl", "internal", "--trusted",
+    )  # fmt: skip
+    assert result.code == 0, result
+    fsync = _lookup(invoke, "--alert", "StorageFsyncSlow")["runbook"]
+    assert fsync["steps"][:2] == ["Slow disk:", "Move the store to faster storage."]
+    assert fsync["steps_locator"].endswith("#mitigation")
+    reads = _lookup(invoke, "--alert", "StorageReadsSlow")["runbook"]
+    assert reads["steps"] == ["Check the read path's latency panel first."]
+
+
 def test_a_docs_site_runbooks_page_answers_each_alert_with_its_section(  # type: ignore[no-untyped-def]
     sectioned: neo4j.Driver, invoke, tmp_path: Path
 ) -> None:
