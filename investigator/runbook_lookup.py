@@ -111,7 +111,9 @@ class RunbookQuery(BaseModel):
         if not text:
             raise ValueError("the lookup target is empty")
         if len(text) > limit:
-            raise ValueError(f"the lookup target is longer than {limit} characters")
+            raise ValueError(
+                f"the lookup target is {len(text)} characters, more than the {limit} a lookup reads"
+            )
         if any(not ch.isprintable() for ch in text):
             raise ValueError("the lookup target contains control characters")
         return text
