@@ -111,7 +111,9 @@ class RunbookQuery(BaseModel):
         if not text:
             raise ValueError("the lookup target is empty")
         if len(text) > limit:
-            raise ValueError(f"the lookup target is longer than {limit} characters")
+            raise ValueError(
+                f"the lookup target is {len(text)} characters, more than the {limit} a lookup reads"
+            )
         if any(not ch.isprintable() for ch in text):
             raise ValueError("the lookup target contains control characters")
         return text
@@ -254,23 +256,55 @@ def _focus_on_alerts(names: list[str], alerts: list[Evidence]) -> SectionFocus:
     )
 
 
-# A runbook whose text, headings aside, is at most this many lines is a stub.
+# A runbook whose text, headings aside, is at most this many lines is a stub; so is one whose
+# steps the card shows are ("Refer to the [NodeFilesystemSpaceFillingUp][1] runbook.").
 _POINTER_LINES = 2
+# A Markdown reference definition, `[1]: https://...`: a pointer's `[X][1]` names that file.
+_REFERENCE = re.compile(r"^\s{0,3}\[([^\]]+)\]:\s*(\S+)", re.MULTILINE)
+# The name of a Markdown file a pointer links (the importer names a runbook after its file).
+_LINKED_FILE = re.compile(r"(?<![\w.-])([A-Za-z0-9][\w.-]*)\.md\b")
+# Runbooks of one name read to find the file a pointer links (a git history's versions too).
+_POINTED_CANDIDATES = 20
 
 
-def _pointed_at(ev: Evidence, others: list[Evidence]) -> Evidence | None:
-    """The one of `others` that runbook `ev` only points at: `ev` is a stub whose text names
-    that runbook's file ("This alert has been moved to alerts/<operator>/KubeAPIDown.md")."""
+def _pointer_text(ev: Evidence, focus: SectionFocus | None) -> str:
+    """What runbook `ev` says when that is short enough to be only a pointer: its text,
+    headings aside, else the steps the card shows of it, with the targets of the reference
+    links they use; empty when both are longer."""
     written = (ev.content or "").splitlines()
     lines = [line for line in written if line.strip() and not line.startswith("#")]
     if len(lines) > _POINTER_LINES:
-        return None
+        lines = runbook_steps(ev, focus).lines
+    if len(lines) > _POINTER_LINES:
+        return ""
     text = "\n".join(lines)
-    for other in others:
-        path = (other.locator or "").partition("#")[0].partition("@")[0]
-        if other.element_id != ev.element_id and path and path in text:
-            return other
-    return None
+    targets = {m.group(1).casefold(): m.group(2) for m in _REFERENCE.finditer(ev.content or "")}
+    used = re.findall(r"\]\[([^\]]+)\]", text)
+    return "\n".join([text, *(targets[u.casefold()] for u in used if u.casefold() in targets)])
+
+
+def _file_of(ev: Evidence) -> str:
+    """The file a runbook was imported from (its locator without commit or anchor)."""
+    return (ev.locator or "").partition("#")[0].partition("@")[0]
+
+
+def _pointed_at(
+    ev: Evidence, others: list[Evidence], focus: SectionFocus | None = None
+) -> Evidence | None:
+    """The one of `others` that runbook `ev` only points at: `ev` is a stub, or its steps
+    are, and names that runbook's file ("This alert has been moved to
+    alerts/<operator>/KubeAPIDown.md"); of several, the longest path named."""
+    text = _pointer_text(ev, focus)
+    own = _file_of(ev)
+    named = [
+        other
+        for other in others
+        if other.element_id != ev.element_id
+        and (path := _file_of(other))
+        and path != own  # another version of this very file points nowhere else
+        and re.search(r"(?<![\w.-])" + re.escape(path), text)
+    ]
+    return max(named, key=lambda o: (len(_file_of(o)), o.element_id), default=None)
 
 
 # Runbooks searched for a section headed by an alert's name (Tempo keeps one file).
@@ -318,6 +352,8 @@ class _Lookup:
         # resolved to alerts. They get what an alert lookup gets (a runbook named after the
         # alert, the fired-on service's as a fallback).
         self.alert_names: list[str] = []
+        # Runbooks read only because a pointer among the candidates links them.
+        self.pointed: set[str] = set()
 
     @property
     def subject_id(self) -> str:
@@ -461,7 +497,7 @@ class RunbookLookup:
             # applies to nothing has its chain read from itself: the text may match an older
             # version best, and the answer is the version in force at as_of.
             # A "moved to" stub answers with the runbook it points at, when that is a hit too.
-            lead = _pointed_at(run.text_hits[0], run.text_hits) or run.text_hits[0]
+            lead = _pointed_at(run.text_hits[0], run.text_hits, run.focus) or run.text_hits[0]
             best = lead.element_id
             chain = next(
                 (c for c in version_chains(documents) if best in {ev.element_id for ev in c}),
@@ -472,6 +508,13 @@ class RunbookLookup:
             documents = chain
         # The gate keeps one version per chain: the newest valid at as_of.
         admitted, rejected_by_id = run.admit(documents)
+        # A pointer in force whose runbook the lookup did not reach (the rules link the
+        # pointer only, when imported after the runbooks): that one is read and gated too, so
+        # the import order does not change the answer.
+        if pointed := self._pointed_runbooks(run, admitted, documents):
+            more, more_rejected = run.admit(pointed)
+            documents = [*documents, *pointed]
+            admitted, rejected_by_id = [*admitted, *more], [*rejected_by_id, *more_rejected]
         admitted_ids = {id(ev) for ev in admitted}
         heads = [
             ev for chain in version_chains(documents) for ev in chain if id(ev) in admitted_ids
@@ -500,7 +543,7 @@ class RunbookLookup:
         alike = list(runbooks)  # a list being sorted reads as empty
         runbooks.sort(
             key=lambda h: (
-                _pointed_at(h, alike) is None,
+                _pointed_at(h, alike, run.focus) is None,
                 h.valid_from or datetime.min.replace(tzinfo=UTC),
                 h.element_id,
             ),
@@ -512,8 +555,7 @@ class RunbookLookup:
             answer.runbook = _as_version(chosen, run.focus)
             answer.alternatives = [_as_version(h, run.focus) for h in runbooks[1:]]
             answer.owner_detail = self._owner(run, query, anchors, chosen)
-            if run.alert_names and chosen.context.get("anchor_type") == "runbook":
-                answer.note = self._named_note(run, query, anchors, chosen)
+            answer.note = self._chosen_note(run, query, anchors, chosen, runbooks[1:])
         elif (query.target is LookupTarget.ERROR_CODE or run.alert_names) and (
             fallbacks := fallback_runbooks(run, anchors, self._fallbacks(run, anchors).paths)
         ):
@@ -566,6 +608,77 @@ class RunbookLookup:
         return sorted(
             {ev.element_id for ev in hits if headed_by(ev.props.get("section_titles"), names)}
         )
+
+    @staticmethod
+    def _pointed_runbooks(
+        run: _Lookup, admitted: list[Evidence], documents: list[Evidence]
+    ) -> list[Evidence]:
+        """The runbooks, with their version chains, that pointers among the `admitted`
+        versions link and that are not among `documents`: runbooks named like the linked file,
+        visible to the subject, whose file it is (two stages; none when no admitted runbook is
+        such a pointer)."""
+        runbooks = [d for d in admitted if d.type != "Policy"]
+        texts = [
+            _pointer_text(d, run.focus)
+            for d in runbooks
+            if _pointed_at(d, runbooks, run.focus) is None
+        ]
+        names = sorted({m.group(1) for text in texts for m in _LINKED_FILE.finditer(text)})
+        if not names:
+            return []
+        steps = _resolution_steps(names, "Runbook", limit=_POINTED_CANDIDATES)
+        found = [ev for rows in run.stage(steps) for ev in rows]
+        files = {
+            _file_of(target)
+            for d in runbooks
+            if (target := _pointed_at(d, found, run.focus)) is not None
+        }
+        # Every version of the file found (a git history's), as a runbook named after an
+        # alert is read: the chain from each reaches the version in force at as_of.
+        known = {d.element_id for d in documents}
+        targets = sorted(
+            {f.element_id for f in found if _file_of(f) in files and f.element_id not in known}
+        )
+        chains: dict[tuple[str, int], Evidence] = {}
+        read = {d.identity for d in documents}
+        for rows in run.stage(_runbook_steps([(t, "runbook") for t in targets])):
+            for ev in rows:
+                if ev.identity not in read:
+                    chains.setdefault(ev.identity, ev)
+        run.pointed.update(ev.element_id for ev in chains.values())
+        return list(chains.values())
+
+    def _chosen_note(
+        self,
+        run: _Lookup,
+        query: RunbookQuery,
+        anchors: list[tuple[str, str]],
+        chosen: Evidence,
+        others: list[Evidence],
+    ) -> str | None:
+        """What the card says of the runbook it shows: that a pointer among the others
+        points at it, and what ties it to the alert when only a name does."""
+        alike = [chosen, *others]
+        pointer = next(
+            (
+                h
+                for h in others
+                if (target := _pointed_at(h, alike, run.focus)) is not None
+                and target.element_id == chosen.element_id
+            ),
+            None,
+        )
+        # Reached through a pointer: what ties the alert to the answer is the pointer's tie.
+        tied = pointer if chosen.element_id in run.pointed else chosen
+        notes = []
+        if run.alert_names and tied is not None and tied.context.get("anchor_type") == "runbook":
+            notes.append(self._named_note(run, query, anchors, tied))
+        if pointer is not None:
+            notes.append(
+                f"{pointer.element_id} only points at {chosen.element_id}, so the card "
+                "shows that runbook (the pointer is under Also)"
+            )
+        return "; ".join(notes) or None
 
     @staticmethod
     def _named_note(

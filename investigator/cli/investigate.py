@@ -151,8 +151,23 @@ def render_report(
     return "\n".join(lines)
 
 
+def _question_problem(question: str, err: dict[str, object]) -> str:
+    """A refused QUESTION in one line: what is wrong with it and what to ask instead."""
+    limits = err.get("ctx")
+    if err.get("type") == "string_too_long" and isinstance(limits, dict):
+        return (
+            f"QUESTION is {len(question)} characters, more than the {limits['max_length']} an "
+            "investigation reads: ask about the alert, service or error code in a sentence, "
+            "not the whole payload"
+        )
+    if err.get("type") == "string_too_short":
+        return 'QUESTION is empty: ask it in words ("Was the 10:02 release related to PAY-4097?")'
+    return f"QUESTION: {err.get('msg', 'invalid')}"
+
+
 @click.command(name="investigate")
-@click.argument("question")
+# Unquoted words are one question, as `runbook` reads them.
+@click.argument("question", nargs=-1, required=True)
 @click.option("--service", "service", metavar="ID", help="The service in question (svc:...).")
 @click.option(
     "--as-of",
@@ -210,7 +225,7 @@ def render_report(
 )
 @click.option("--json", "json_out", is_flag=True, help="Print one JSON document.")
 def investigate_command(
-    question: str,
+    question: tuple[str, ...],
     service: str | None,
     as_of: str | None,
     known_at: str | None,
@@ -225,7 +240,8 @@ def investigate_command(
 ) -> None:
     """Investigate a question: claims (fact / inference / hypothesis) bound to evidence.
 
-    The run is recorded in the Context Graph (trace it, replay it).
+    The run is recorded in the Context Graph (trace it, replay it). Unquoted words are one
+    question.
 
     \b
     Examples:
@@ -237,7 +253,7 @@ def investigate_command(
     subject_id = subject_id_from(subject, tenant)
     try:
         request = InvestigationRequest(
-            question=question,
+            question=" ".join(question),
             subject_id=subject_id,
             purpose=purpose,
             service_id=service,
@@ -253,7 +269,7 @@ def investigate_command(
         where = ".".join(str(p) for p in err.get("loc", ())) or "input"
         flag = "--" + where.replace("_id", "").replace("_s", "-seconds").replace("_", "-")
         if where == "question":
-            flag = "QUESTION"
+            raise BadInput(_question_problem(" ".join(question), dict(err))) from None
         raise BadInput(f"{flag}: {err.get('msg', 'invalid')}") from None
     from cypher_templates.executor import TemplateExecutor
     from investigator.context_graph.recorder import RunRecorder, ctx_database_from_env

@@ -24,6 +24,28 @@ from investigator.runbook_lookup import (
 from investigator.settings import resolve_connection
 from investigator.terminal import one_line
 
+# The argument each target is given by, as the user types it, and what to give instead when
+# it is refused (one line: what is wrong and the next step).
+_ARGUMENT = {
+    LookupTarget.SERVICE: "--service",
+    LookupTarget.ALERT: "--alert",
+    LookupTarget.ERROR_CODE: "--error-code",
+    LookupTarget.TEXT: "TEXT",
+}
+_WANTED = {
+    LookupTarget.SERVICE: ("the service's id or name", "--service svc:checkout"),
+    LookupTarget.ALERT: ("the alert's name", "--alert KubePodCrashLooping"),
+    LookupTarget.ERROR_CODE: ("the error code", "--error-code PAY-4097"),
+}
+
+
+def _next_step(target: LookupTarget) -> str:
+    """What to give instead of a refused value of `target`."""
+    if target is LookupTarget.TEXT:
+        return "paste the alert name or its summary, or use --alert NAME"
+    what, example = _WANTED[target]
+    return f"give {what} ({example})"
+
 
 def _clean(text: object, limit: int = 200) -> str:
     """One printable line: KG text may carry escape sequences meant for a terminal."""
@@ -105,7 +127,8 @@ def render_card(answer: RunbookAnswer, subject: str | None = None) -> str:
 
 
 @click.command(name="runbook")
-@click.argument("text", required=False)
+# Unquoted words are one text: a hurried `runbook etcd no leader` is `runbook "etcd no leader"`.
+@click.argument("text", nargs=-1)
 @click.option("--service", "service", metavar="ID", help="A service id or name (svc:checkout).")
 @click.option("--alert", "alert", metavar="NAME", help="An alert name (KubePodCrashLooping).")
 @click.option("--error-code", "error_code", metavar="CODE", help="An error code (PAY-4097).")
@@ -133,7 +156,7 @@ def render_card(answer: RunbookAnswer, subject: str | None = None) -> str:
 )
 @click.option("--json", "json_out", is_flag=True, help="Print one JSON document.")
 def runbook_command(
-    text: str | None,
+    text: tuple[str, ...],
     service: str | None,
     alert: str | None,
     error_code: str | None,
@@ -147,7 +170,8 @@ def runbook_command(
     """Find the runbook version that applies, its owner and the versions rejected.
 
     Give exactly one of --service, --alert, --error-code or free TEXT (searched with the
-    fulltext index). The lookup is recorded as a run you can trace and replay.
+    fulltext index; unquoted words are one text). The lookup is recorded as a run you can
+    trace and replay.
 
     \b
     Examples:
@@ -157,6 +181,7 @@ def runbook_command(
       investigator runbook --error-code PAY-4097 --as-of 2026-07-26T00:00:00Z \\
           --subject acme/user:oncall --json
       investigator runbook "payment recovery" --subject acme/user:bob
+      investigator runbook etcd no leader --subject acme/user:oncall
       investigator runbook --service svc:payment-api --as-of 2026-07-23T10:03:00Z \\
           --known-at 2026-07-23T10:03:00Z --subject acme/user:bob
     """
@@ -164,13 +189,23 @@ def runbook_command(
         (LookupTarget.SERVICE, service),
         (LookupTarget.ALERT, alert),
         (LookupTarget.ERROR_CODE, error_code),
-        (LookupTarget.TEXT, text),
+        (LookupTarget.TEXT, " ".join(text) if text else None),
     ]
+    for target, value in given[:3]:
+        if value is not None and value.startswith("--"):
+            # `--alert --subject x`: click gave the next option's name to --alert as its value.
+            what, example = _WANTED[target]
+            raise BadInput(
+                f"{_ARGUMENT[target]} took {value!r} as its value: give {what} right after "
+                f"{_ARGUMENT[target]} ({example})"
+            )
     chosen = [(target, value) for target, value in given if value is not None]
     if len(chosen) != 1:
+        # Name what was given: TEXT may be words left over after an option's value.
+        got = " and ".join(f"{_ARGUMENT[target]} {_clean(value, 40)!r}" for target, value in chosen)
         raise BadInput(
             "give exactly one of --service, --alert, --error-code or TEXT "
-            f"(got {len(chosen)}; see `investigator runbook --help`)"
+            f"(got {got or 'none'}; see `investigator runbook --help`)"
         )
     target, value = chosen[0]
     when = parse_zoned_time("--as-of", as_of) or datetime.now(UTC)
@@ -189,7 +224,11 @@ def runbook_command(
         error = exc.errors()[0]
         field = ".".join(str(p) for p in error.get("loc", ())) or "input"
         message = str(error.get("msg", "invalid")).removeprefix("Value error, ")
-        raise BadInput(f"{field}: {message}") from None
+        if field == "value":
+            # Named as the user typed it, with what to do next ("value" means nothing to them).
+            problem = message.removeprefix("the lookup target ")
+            raise BadInput(f"{_ARGUMENT[target]} {problem}: {_next_step(target)}") from None
+        raise BadInput(f"--{field.removesuffix('_id')}: {message}") from None
     settings = resolve_connection()
     driver = open_driver(settings)
     try:
