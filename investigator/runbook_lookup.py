@@ -307,6 +307,13 @@ def _pointed_at(
     return max(named, key=lambda o: (len(_file_of(o)), o.element_id), default=None)
 
 
+# How many runbooks fitting free text alike make the card say so (two may be versions, or a
+# pair an extra word would split; more is a query too short to choose by).
+_ALIKE_NOTED = 3
+# ... scoring within this share of the best one ("etcd": 3.08-3.20 for 18 etcd runbooks;
+# "etcd has no leader": 4.5, the next 2.4).
+_ALIKE_SCORE = 0.95
+
 # Runbooks searched for a section headed by an alert's name (Tempo keeps one file).
 _HEADED_CANDIDATES = 10
 
@@ -346,6 +353,8 @@ class _Lookup:
         self.text_hits: list[Evidence] = []
         self.text_matches: list[RankedRunbook] = []
         self.text_note: str | None = None
+        # Free text that many runbooks fit alike ("etcd"): said, so one is not taken as *the*.
+        self.text_alike: str | None = None
         self.fallbacks: FallbackSearch | None = None  # searched once, when needed
         self.focus: SectionFocus | None = None  # which section of a runbook is asked about
         # The alert names asked about: `--alert NAME`, or those pasted text names that
@@ -556,6 +565,8 @@ class RunbookLookup:
             answer.alternatives = [_as_version(h, run.focus) for h in runbooks[1:]]
             answer.owner_detail = self._owner(run, query, anchors, chosen)
             answer.note = self._chosen_note(run, query, anchors, chosen, runbooks[1:])
+            if run.text_alike is not None:
+                answer.note = "; ".join(n for n in (run.text_alike, answer.note) if n)
         elif (query.target is LookupTarget.ERROR_CODE or run.alert_names) and (
             fallbacks := fallback_runbooks(run, anchors, self._fallbacks(run, anchors).paths)
         ):
@@ -811,6 +822,19 @@ class RunbookLookup:
             return []
         by_id = {hit.element_id: hit for hit in hits}
         best = by_id[chosen.id]
+        alike = [
+            r
+            for r in ranking.ranked
+            if r.fits_by == chosen.fits_by
+            and r.fit == chosen.fit
+            and r.score >= _ALIKE_SCORE * chosen.score
+            and chosen.fits_by != "name"
+        ]
+        if len(alike) >= _ALIKE_NOTED:
+            run.text_alike = (
+                f"{len(alike)} runbooks fit {text[:60]!r} alike (the first 5 under text "
+                "matches); the card shows the best ranked: add words, or use --alert NAME"
+            )
         if chosen.matched_alert:
             # The alert whose text the query matched: its section (runbook_url, else name).
             url = ranking.runbook_urls.get(chosen.matched_alert)

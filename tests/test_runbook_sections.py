@@ -233,6 +233,32 @@ def test_steps_under_subsections_or_troubleshooting_are_the_steps(  # type: igno
     assert reads["steps"] == ["Check the read path's latency panel first."]
 
 
+def test_a_word_many_runbooks_fit_alike_is_said_on_the_card(  # type: ignore[no-untyped-def]
+    sectioned: neo4j.Driver, invoke, tmp_path: Path
+) -> None:
+    # "etcd" over openshift/runbooks: one of 18 etcd runbooks was shown as *the* runbook,
+    # with no sign that the word chose nothing.
+    for name, what in (
+        ("VaultSealed", "sealed"), ("VaultLeaderLost", "leaderless"),
+        ("VaultTokensExpiring", "expiring tokens"), ("VaultAuditBlocked", "a blocked audit"),
+    ):  # fmt: skip
+        (tmp_path / f"{name}.md").write_text(
+            f"# {name}\n\n## Mitigation\n\nA vault with {what}: restart the vault pod.\n",
+            encoding="utf-8",
+        )
+    result = invoke(
+        "ingest", str(tmp_path), "--format", "markdown-runbooks", "--tenant", "acme",
+        "--acl", "internal", "--trusted",
+    )  # fmt: skip
+    assert result.code == 0, result
+    vague = _lookup(invoke, "vault")
+    assert "runbooks fit 'vault' alike" in (vague["note"] or ""), vague["note"]
+    assert "use --alert NAME" in vague["note"]
+    precise = _lookup(invoke, "vault tokens expiring")
+    assert precise["runbook"]["id"] == "runbook:VaultTokensExpiring"
+    assert "alike" not in (precise["note"] or "")
+
+
 def test_a_docs_site_runbooks_page_answers_each_alert_with_its_section(  # type: ignore[no-untyped-def]
     sectioned: neo4j.Driver, invoke, tmp_path: Path
 ) -> None:
