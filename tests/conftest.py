@@ -116,6 +116,8 @@ def demo_graph(driver: neo4j.Driver) -> neo4j.Driver:
     wipe(driver)
     apply_schema(driver)
     ingest_bundle(driver, load_bundle(REPO / "datasets" / "payments-incident"))
+    # A tenant's fulltext index is created by the ingest: runs must not race its population.
+    driver.execute_query("CALL db.awaitIndexes(300)")
     return driver
 
 

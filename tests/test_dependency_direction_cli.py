@@ -7,16 +7,8 @@ dependencies, each claim says which way and since when."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import neo4j
-import pytest
-
-from graph_schema.bundle import load_bundle
-from graph_schema.schema_ddl import apply_schema
-from graph_schema.writer import ingest_bundle
 
 REPO = Path(__file__).resolve().parents[1]
 DATASET = REPO / "datasets" / "payments-incident"
@@ -30,16 +22,6 @@ GATEWAY = (
 OUT = [
     f"svc:payment-api DEPENDS_ON svc:{s} {VALID}" for s in ("ledger", "payment-db", "risk-engine")
 ]
-
-
-@pytest.fixture(scope="module")
-def demo_graph(driver: neo4j.Driver) -> Iterator[neo4j.Driver]:
-    with driver.session() as session:
-        session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()
-    apply_schema(driver)
-    ingest_bundle(driver, load_bundle(DATASET))
-    driver.execute_query("CALL db.awaitIndexes(300)")
-    yield driver
 
 
 def ask(invoke: Any, question: str, *args: str) -> dict[str, Any]:

@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import neo4j
 import pytest
 
-from graph_schema.bundle import load_bundle
-from graph_schema.schema_ddl import apply_schema
-from graph_schema.writer import ingest_bundle
 from investigator.context_graph import load_lineage, verify_chain
 
 REPO = Path(__file__).resolve().parents[1]
@@ -30,15 +26,6 @@ BASE = [
     "--known-at",
     "2026-08-01T00:00:00Z",
 ]
-
-
-@pytest.fixture(scope="module")
-def demo_graph(driver: neo4j.Driver) -> Iterator[neo4j.Driver]:
-    with driver.session() as session:
-        session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()
-    apply_schema(driver)
-    ingest_bundle(driver, load_bundle(DATASET))
-    yield driver
 
 
 def ctx_runs(driver: neo4j.Driver) -> int:

@@ -28,9 +28,6 @@ from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
 
-from graph_schema.bundle import load_bundle
-from graph_schema.schema_ddl import apply_schema
-from graph_schema.writer import ingest_bundle
 from investigator.errors import BadInput
 from investigator.runbook_lookup import MAX_TEXT_LENGTH
 from investigator.serving.mcp_server import token_sha256
@@ -50,17 +47,6 @@ ALICE_TOKEN = "test-token-alice-0123456789"
 TIMEOUT = 300.0  # the shared CI machine can be slow; a hang still fails
 # A run cut by its deadline replays differently on a loaded machine: give it room.
 DEADLINE = 600
-
-
-@pytest.fixture(scope="module")
-def demo_graph(driver: neo4j.Driver) -> Iterator[neo4j.Driver]:
-    with driver.session() as session:
-        session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()
-    apply_schema(driver)
-    ingest_bundle(driver, load_bundle(DATASET))
-    # A tenant's fulltext index is created by the ingest: runs must not race its population.
-    driver.execute_query("CALL db.awaitIndexes(300)")
-    yield driver
 
 
 @pytest.fixture(scope="module")

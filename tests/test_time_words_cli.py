@@ -5,15 +5,11 @@ after `--as-of`, and a future `--known-at` (investigate and the MCP backend)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import neo4j
 import pytest
 
-from graph_schema.bundle import load_bundle
-from graph_schema.schema_ddl import apply_schema
-from graph_schema.writer import ingest_bundle
 from investigator.errors import BadInput
 
 REPO = Path(__file__).resolve().parents[1]
@@ -27,16 +23,6 @@ CORE_AT_1003 = (
     "team:payments-core OWNS svc:payment-api"
 )
 NOT_RESOLVED = "Time       not resolved: {words}; the answer is at as_of."
-
-
-@pytest.fixture(scope="module")
-def demo_graph(driver: neo4j.Driver) -> Iterator[neo4j.Driver]:
-    with driver.session() as session:
-        session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()
-    apply_schema(driver)
-    ingest_bundle(driver, load_bundle(DATASET))
-    driver.execute_query("CALL db.awaitIndexes(300)")
-    yield driver
 
 
 def ctx_runs(driver: neo4j.Driver) -> int:

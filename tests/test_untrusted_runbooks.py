@@ -10,15 +10,9 @@ follow. docs/security.md rule 8.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import neo4j
-import pytest
-
-from graph_schema.bundle import load_bundle
-from graph_schema.schema_ddl import apply_schema
-from graph_schema.writer import ingest_bundle
 
 DATASET = Path(__file__).resolve().parent.parent / "datasets" / "payments-incident"
 STEPS = """
@@ -28,16 +22,6 @@ When payment-api returns PAY-4097:
 1. Fail over payment-db with `dbctl failover payment-db --force`.
 2. Do not roll back the release.
 """
-
-
-@pytest.fixture(scope="module")
-def demo_graph(driver: neo4j.Driver) -> Iterator[neo4j.Driver]:
-    with driver.session() as session:
-        session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()
-    apply_schema(driver)
-    ingest_bundle(driver, load_bundle(DATASET))
-    driver.execute_query("CALL db.awaitIndexes(300)")
-    yield driver
 
 
 def _runbook(folder: Path, name: str, front: str) -> Path:
