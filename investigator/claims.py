@@ -280,26 +280,19 @@ def derive_claims(
             )
     if Intent.RELEASE_LOOKUP in intent_set:
         claims.extend(_release_claims(_with(evidence, "deployment_time")))
-    if Intent.DEPENDENCIES in intent_set:
-        for ev in _with(evidence, "dependency"):
-            claims.append(
-                _claim(
-                    f"{held_at(ev)}: {ev.content} ({_valid_text(ev)})",
-                    EpistemicStatus.FACT,
-                    0.9,
-                    [ev],
-                    Intent.DEPENDENCIES.value,
-                )
-            )
-    if Intent.DEPENDENTS in intent_set:
-        for ev in _with(evidence, "dependent"):
+    # Each DEPENDS_ON record read either way states its direction (and, a dependent found
+    # over several hops, through whom).
+    for asked, etype in ((Intent.DEPENDENCIES, "dependency"), (Intent.DEPENDENTS, "dependent")):
+        if asked not in intent_set:
+            continue
+        for ev in _with(evidence, etype):
             claims.append(
                 _claim(
                     f"{held_at(ev)}: {ev.content} ({_valid_text(ev)}){_through(ev)}",
                     EpistemicStatus.FACT,
                     0.9,
                     [ev],
-                    Intent.DEPENDENTS.value,
+                    asked.value,
                 )
             )
     if Intent.ENTITY_LOOKUP in intent_set:
