@@ -923,6 +923,23 @@ _CURRENT_SOURCES = (
 )
 
 
+def _current_sources(
+    driver: neo4j.Driver, database: str | None, ids: Sequence[tuple[str, str]]
+) -> dict[tuple[str, str], str | None]:
+    """The source of the current record of each (tenant, id) in the graph (absent: none)."""
+    holders: dict[tuple[str, str], str | None] = {}
+    for chunk in _chunks(list(ids), _READ_BATCH):
+        records, _, _ = driver.execute_query(
+            _CURRENT_SOURCES,
+            rows=[{"tenant": t, "id": i} for t, i in chunk],
+            database_=database,
+            routing_=neo4j.RoutingControl.READ,
+        )
+        for r in records:
+            holders[(r["tenant"], r["id"])] = r["source"]
+    return holders
+
+
 def _without_endpoint_holders(
     driver: neo4j.Driver,
     database: str | None,
@@ -949,15 +966,7 @@ def _without_endpoint_holders(
             if (t.tenant, end) not in holders
         }
     )
-    for chunk in _chunks(missing, _READ_BATCH):
-        records, _, _ = driver.execute_query(
-            _CURRENT_SOURCES,
-            rows=[{"tenant": t, "id": i} for t, i in chunk],
-            database_=database,
-            routing_=neo4j.RoutingControl.READ,
-        )
-        for r in records:
-            holders[(r["tenant"], r["id"])] = r["source"]
+    holders.update(_current_sources(driver, database, missing))
     return [
         t
         for t in takeovers
@@ -986,16 +995,7 @@ def _untrusted_supersessions(
         and (doc := docs.get((d.tenant, d.from_id))) is not None
         and doc.props.get("trust") != Trust.TRUSTED.value
     ]
-    holders: dict[tuple[str, str], str | None] = {}
-    for chunk in _chunks(sorted({(d.tenant, d.to_id) for d in wanted}), _READ_BATCH):
-        records, _, _ = driver.execute_query(
-            _CURRENT_SOURCES,
-            rows=[{"tenant": t, "id": i} for t, i in chunk],
-            database_=database,
-            routing_=neo4j.RoutingControl.READ,
-        )
-        for rec in records:
-            holders[(rec["tenant"], rec["id"])] = rec["source"]
+    holders = _current_sources(driver, database, sorted({(d.tenant, d.to_id) for d in wanted}))
     refused = []
     for d in wanted:
         held, incoming = holders.get((d.tenant, d.to_id)), d.props.get("source_id")
