@@ -56,7 +56,7 @@ from investigator.context_graph.trace import (  # noqa: E402
     render_tree,
     trace_document,
 )
-from investigator.errors import InvestigatorError, NotAuthorized  # noqa: E402
+from investigator.errors import BadInput, InvestigatorError, NotAuthorized  # noqa: E402
 
 TENANTS = ("t1", "t2")
 LABELS = ("internal", "incident", "legal")
@@ -423,7 +423,8 @@ def audit_one(
                 kg_database=None,
                 executor=executor,
             )
-        except NotAuthorized:
+        except (NotAuthorized, BadInput):
+            # Another tenant's run answers like an unknown one (BadInput): a refusal too.
             tally.tried += len(FORMATS)
             tally.refused += len(FORMATS)
             tally.false_refusals += len(FORMATS) * int(readable)
