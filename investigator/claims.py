@@ -29,7 +29,12 @@ from investigator.planner import (
     extract_mentions,
 )
 from investigator.rubric import Intent, MissingEvidence, missing_evidence
-from investigator.runbook_sections import SECTION_EXCERPT, alert_section, question_focus
+from investigator.runbook_sections import (
+    SECTION_EXCERPT,
+    alert_section,
+    pointed_at,
+    question_focus,
+)
 from investigator.timeline import (
     CHANGE_TIME_KEYS,
     DEPLOY_TIME_KEYS,
@@ -251,7 +256,10 @@ def derive_claims(
             )
     if Intent.APPLICABLE_RUNBOOK in intent_set:
         focus = question_focus(question or "")
-        for ev in _with(evidence, "runbook"):
+        runbooks = _with(evidence, "runbook")
+        for ev in runbooks:
+            if pointed_at(ev, runbooks, focus) is not None:
+                continue  # a "moved to" stub: the runbook it points at is the one in force
             # A runbook of several alerts: the section of the alert the question names.
             section = alert_section(ev, focus)
             where = f" [{section or ev.locator}]" if section or ev.locator else ""

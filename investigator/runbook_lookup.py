@@ -53,7 +53,16 @@ from investigator.evidence import Evidence, Rejection, RejectionReason
 from investigator.gate import GatePolicy, version_chains
 from investigator.runbook_fallback import FallbackSearch, fallback_runbooks, search_paths
 from investigator.runbook_search import RankedRunbook, search_runbooks
-from investigator.runbook_sections import SectionFocus, alert_focus, headed_by, runbook_steps
+from investigator.runbook_sections import (
+    LINKED_FILE,
+    SectionFocus,
+    alert_focus,
+    file_of,
+    headed_by,
+    pointed_at,
+    pointer_text,
+    runbook_steps,
+)
 from investigator.session import RunSession, RunSpec
 
 # Purposes a lookup may run under, most specific first; the first one the subject's
@@ -256,55 +265,8 @@ def _focus_on_alerts(names: list[str], alerts: list[Evidence]) -> SectionFocus:
     )
 
 
-# A runbook whose text, headings aside, is at most this many lines is a stub; so is one whose
-# steps the card shows are ("Refer to the [NodeFilesystemSpaceFillingUp][1] runbook.").
-_POINTER_LINES = 2
-# A Markdown reference definition, `[1]: https://...`: a pointer's `[X][1]` names that file.
-_REFERENCE = re.compile(r"^\s{0,3}\[([^\]]+)\]:\s*(\S+)", re.MULTILINE)
-# The name of a Markdown file a pointer links (the importer names a runbook after its file).
-_LINKED_FILE = re.compile(r"(?<![\w.-])([A-Za-z0-9][\w.-]*)\.md\b")
 # Runbooks of one name read to find the file a pointer links (a git history's versions too).
 _POINTED_CANDIDATES = 20
-
-
-def _pointer_text(ev: Evidence, focus: SectionFocus | None) -> str:
-    """What runbook `ev` says when that is short enough to be only a pointer: its text,
-    headings aside, else the steps the card shows of it, with the targets of the reference
-    links they use; empty when both are longer."""
-    written = (ev.content or "").splitlines()
-    lines = [line for line in written if line.strip() and not line.startswith("#")]
-    if len(lines) > _POINTER_LINES:
-        lines = runbook_steps(ev, focus).lines
-    if len(lines) > _POINTER_LINES:
-        return ""
-    text = "\n".join(lines)
-    targets = {m.group(1).casefold(): m.group(2) for m in _REFERENCE.finditer(ev.content or "")}
-    used = re.findall(r"\]\[([^\]]+)\]", text)
-    return "\n".join([text, *(targets[u.casefold()] for u in used if u.casefold() in targets)])
-
-
-def _file_of(ev: Evidence) -> str:
-    """The file a runbook was imported from (its locator without commit or anchor)."""
-    return (ev.locator or "").partition("#")[0].partition("@")[0]
-
-
-def _pointed_at(
-    ev: Evidence, others: list[Evidence], focus: SectionFocus | None = None
-) -> Evidence | None:
-    """The one of `others` that runbook `ev` only points at: `ev` is a stub, or its steps
-    are, and names that runbook's file ("This alert has been moved to
-    alerts/<operator>/KubeAPIDown.md"); of several, the longest path named."""
-    text = _pointer_text(ev, focus)
-    own = _file_of(ev)
-    named = [
-        other
-        for other in others
-        if other.element_id != ev.element_id
-        and (path := _file_of(other))
-        and path != own  # another version of this very file points nowhere else
-        and re.search(r"(?<![\w.-])" + re.escape(path), text)
-    ]
-    return max(named, key=lambda o: (len(_file_of(o)), o.element_id), default=None)
 
 
 # How many runbooks fitting free text alike make the card say so (two may be versions, or a
@@ -506,7 +468,7 @@ class RunbookLookup:
             # applies to nothing has its chain read from itself: the text may match an older
             # version best, and the answer is the version in force at as_of.
             # A "moved to" stub answers with the runbook it points at, when that is a hit too.
-            lead = _pointed_at(run.text_hits[0], run.text_hits, run.focus) or run.text_hits[0]
+            lead = pointed_at(run.text_hits[0], run.text_hits, run.focus) or run.text_hits[0]
             best = lead.element_id
             chain = next(
                 (c for c in version_chains(documents) if best in {ev.element_id for ev in c}),
@@ -552,7 +514,7 @@ class RunbookLookup:
         alike = list(runbooks)  # a list being sorted reads as empty
         runbooks.sort(
             key=lambda h: (
-                _pointed_at(h, alike, run.focus) is None,
+                pointed_at(h, alike, run.focus) is None,
                 h.valid_from or datetime.min.replace(tzinfo=UTC),
                 h.element_id,
             ),
@@ -630,25 +592,25 @@ class RunbookLookup:
         such a pointer)."""
         runbooks = [d for d in admitted if d.type != "Policy"]
         texts = [
-            _pointer_text(d, run.focus)
+            pointer_text(d, run.focus)
             for d in runbooks
-            if _pointed_at(d, runbooks, run.focus) is None
+            if pointed_at(d, runbooks, run.focus) is None
         ]
-        names = sorted({m.group(1) for text in texts for m in _LINKED_FILE.finditer(text)})
+        names = sorted({m.group(1) for text in texts for m in LINKED_FILE.finditer(text)})
         if not names:
             return []
         steps = _resolution_steps(names, "Runbook", limit=_POINTED_CANDIDATES)
         found = [ev for rows in run.stage(steps) for ev in rows]
         files = {
-            _file_of(target)
+            file_of(target)
             for d in runbooks
-            if (target := _pointed_at(d, found, run.focus)) is not None
+            if (target := pointed_at(d, found, run.focus)) is not None
         }
         # Every version of the file found (a git history's), as a runbook named after an
         # alert is read: the chain from each reaches the version in force at as_of.
         known = {d.element_id for d in documents}
         targets = sorted(
-            {f.element_id for f in found if _file_of(f) in files and f.element_id not in known}
+            {f.element_id for f in found if file_of(f) in files and f.element_id not in known}
         )
         chains: dict[tuple[str, int], Evidence] = {}
         read = {d.identity for d in documents}
@@ -674,7 +636,7 @@ class RunbookLookup:
             (
                 h
                 for h in others
-                if (target := _pointed_at(h, alike, run.focus)) is not None
+                if (target := pointed_at(h, alike, run.focus)) is not None
                 and target.element_id == chosen.element_id
             ),
             None,

@@ -337,3 +337,52 @@ def excerpt_at(ev: Evidence, locator: str) -> Evidence | None:
         if section.anchor == anchor and locators.get(anchor) == locator:
             return _excerpt(ev, sections, i, locator)
     return None
+
+
+# A runbook whose text, headings aside, is at most this many lines is a stub; so is one whose
+# steps the card shows are ("Refer to the [NodeFilesystemSpaceFillingUp][1] runbook.").
+_POINTER_LINES = 2
+# A Markdown reference definition, `[1]: https://...`: a pointer's `[X][1]` names that file.
+_REFERENCE = re.compile(r"^\s{0,3}\[([^\]]+)\]:\s*(\S+)", re.MULTILINE)
+# The name of a Markdown file a pointer links (the importer names a runbook after its file).
+LINKED_FILE = re.compile(r"(?<![\w.-])([A-Za-z0-9][\w.-]*)\.md\b")
+
+
+def pointer_text(ev: Evidence, focus: SectionFocus | None) -> str:
+    """What runbook `ev` says when that is short enough to be only a pointer: its text,
+    headings aside, else the steps the card shows of it, with the targets of the reference
+    links they use; empty when both are longer."""
+    written = (ev.content or "").splitlines()
+    lines = [line for line in written if line.strip() and not line.startswith("#")]
+    if len(lines) > _POINTER_LINES:
+        lines = runbook_steps(ev, focus).lines
+    if len(lines) > _POINTER_LINES:
+        return ""
+    text = "\n".join(lines)
+    targets = {m.group(1).casefold(): m.group(2) for m in _REFERENCE.finditer(ev.content or "")}
+    used = re.findall(r"\]\[([^\]]+)\]", text)
+    return "\n".join([text, *(targets[u.casefold()] for u in used if u.casefold() in targets)])
+
+
+def file_of(ev: Evidence) -> str:
+    """The file a runbook was imported from (its locator without commit or anchor)."""
+    return (ev.locator or "").partition("#")[0].partition("@")[0]
+
+
+def pointed_at(
+    ev: Evidence, others: list[Evidence], focus: SectionFocus | None = None
+) -> Evidence | None:
+    """The one of `others` that runbook `ev` only points at: `ev` is a stub, or its steps
+    are, and names that runbook's file ("This alert has been moved to
+    alerts/<operator>/KubeAPIDown.md"); of several, the longest path named."""
+    text = pointer_text(ev, focus)
+    own = file_of(ev)
+    named = [
+        other
+        for other in others
+        if other.element_id != ev.element_id
+        and (path := file_of(other))
+        and path != own  # another version of this very file points nowhere else
+        and re.search(r"(?<![\w.-])" + re.escape(path), text)
+    ]
+    return max(named, key=lambda o: (len(file_of(o)), o.element_id), default=None)

@@ -96,6 +96,21 @@ def empty(driver: neo4j.Driver, cli_env: object) -> neo4j.Driver:
     return driver
 
 
+def test_an_investigation_claims_the_runbook_a_pointer_points_at_not_the_pointer(  # type: ignore[no-untyped-def]
+    empty: neo4j.Driver, invoke, tmp_path: Path
+) -> None:
+    # Both were claimed "the version in force": the one-line "moved to" stub as well.
+    _ingest(invoke, tmp_path, _write_corpus(tmp_path), "rules first")
+    doc = json.loads(
+        invoke("investigate", "Which runbook applies to KubeAPIDown?", "--subject",
+               "user:oncall", "--json").out
+    )  # fmt: skip
+    in_force = [
+        c["statement"] for c in doc["claims"] if "is the version in force" in c["statement"]
+    ]
+    assert len(in_force) == 1 and f"({REAL})" in in_force[0], in_force
+
+
 @pytest.mark.parametrize("order", ["runbooks first", "rules first"])
 def test_a_pointer_answers_with_the_runbook_it_points_at_in_either_import_order(  # type: ignore[no-untyped-def]
     order: str, empty: neo4j.Driver, invoke, tmp_path: Path
