@@ -252,7 +252,24 @@ def test_conflict_authoritative_source_wins_and_names_the_winner() -> None:
     loser = next(r for r in decision.rejected if r.element_id == "doc:chat")
     assert loser.reason is RejectionReason.CONFLICT_LOSER
     assert loser.winner == cicd.evidence_id
+    assert loser.detail == f"conflicts with more authoritative {cicd.evidence_id}"
     assert g.conflicts[0].resolution == "authority"
+
+
+def test_a_conflict_lost_on_trust_says_trusted() -> None:
+    # An untrusted source at authority 100 loses to a trusted one at 95: it said "more
+    # authoritative", which the loser's number contradicts.
+    g = gate()
+    key = "deployment_time|deploy:r1"
+    loud = ev("doc:loud", ["deployment_time"], "finished 10:07", conflict_key=key,
+              props={"authority": 100}, trust="untrusted")  # fmt: skip
+    cicd = ev("doc:cicd", ["deployment_time"], "finished 10:02", conflict_key=key,
+              props={"authority": 95})  # fmt: skip
+    for order in ([loud, cicd], [cicd, loud]):
+        g = gate()
+        decision = g.admit(order)
+        loser = next(r for r in decision.rejected if r.element_id == "doc:loud")
+        assert loser.detail == f"conflicts with trusted {cicd.evidence_id}", order
 
 
 def test_conflict_of_equal_authority_keeps_both_and_reports_it() -> None:

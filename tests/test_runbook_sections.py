@@ -39,6 +39,15 @@ def _ingest(invoke, runbooks: Path, rules: Path) -> None:  # type: ignore[no-unt
         assert result.code == 0, result
 
 
+def _ingest_runbooks(invoke, folder: Path) -> None:  # type: ignore[no-untyped-def]
+    """Ingest a folder of Markdown runbooks into acme (trusted, label internal)."""
+    result = invoke(
+        "ingest", str(folder), "--format", "markdown-runbooks", "--tenant", "acme",
+        "--acl", "internal", "--trusted",
+    )  # fmt: skip
+    assert result.code == 0, result
+
+
 def _lookup(invoke, *args: str) -> dict:  # type: ignore[no-untyped-def,type-arg]
     result = invoke("runbook", *args, "--subject", "user:oncall", "--json")
     assert result.code == 0, result
@@ -193,11 +202,7 @@ def test_a_file_named_after_its_one_alert_is_read_whole_as_before(  # type: igno
     (tmp_path / "StorageDiskFull.md").write_text(
         "# StorageDiskFull\n\nFree space on the volume, then expand it.\n", encoding="utf-8"
     )
-    result = invoke(
-        "ingest", str(tmp_path), "--format", "markdown-runbooks", "--tenant", "acme",
-        "--acl", "internal", "--trusted",
-    )  # fmt: skip
-    assert result.code == 0, result
+    _ingest_runbooks(invoke, tmp_path)
     runbook = _lookup(invoke, "--alert", "StorageDiskFull")["runbook"]
     assert runbook["id"] == "runbook:StorageDiskFull"
     assert runbook["steps"] == ["Free space on the volume, then expand it."]
@@ -221,11 +226,7 @@ def test_steps_under_subsections_or_troubleshooting_are_the_steps(  # type: igno
         "## Troubleshooting\n\nCheck the read path's latency panel first.\n",
         encoding="utf-8",
     )
-    result = invoke(
-        "ingest", str(tmp_path), "--format", "markdown-runbooks", "--tenant", "acme",
-        "--acl", "internal", "--trusted",
-    )  # fmt: skip
-    assert result.code == 0, result
+    _ingest_runbooks(invoke, tmp_path)
     fsync = _lookup(invoke, "--alert", "StorageFsyncSlow")["runbook"]
     assert fsync["steps"][:2] == ["Slow disk:", "Move the store to faster storage."]
     assert fsync["steps_locator"].endswith("#mitigation")
@@ -246,11 +247,7 @@ def test_a_word_many_runbooks_fit_alike_is_said_on_the_card(  # type: ignore[no-
             f"# {name}\n\n## Mitigation\n\nA vault with {what}: restart the vault pod.\n",
             encoding="utf-8",
         )
-    result = invoke(
-        "ingest", str(tmp_path), "--format", "markdown-runbooks", "--tenant", "acme",
-        "--acl", "internal", "--trusted",
-    )  # fmt: skip
-    assert result.code == 0, result
+    _ingest_runbooks(invoke, tmp_path)
     vague = _lookup(invoke, "vault")
     assert "runbooks fit 'vault' alike" in (vague["note"] or ""), vague["note"]
     assert "use --alert NAME" in vague["note"]
