@@ -266,7 +266,7 @@ def derive_claims(
             claims.append(
                 _claim(
                     f"Runbook {_label(ev)} ({ev.element_id}){_named_only(ev)} is the version "
-                    f"in force {_in_force(ev, refs, as_of)} ({_valid_text(ev)}){where}",
+                    f"in force {_in_force(ev, refs, as_of, runbooks)} ({_valid_text(ev)}){where}",
                     EpistemicStatus.FACT,
                     0.95,
                     [ev],
@@ -274,12 +274,13 @@ def derive_claims(
                 )
             )
     if Intent.APPLICABLE_POLICY in intent_set:
-        for ev in _with(evidence, "policy"):
+        policies = _with(evidence, "policy")
+        for ev in policies:
             where = f" [{ev.locator}]" if ev.locator else ""
             claims.append(
                 _claim(
                     f"Policy {_label(ev)} ({ev.element_id}) is in force "
-                    f"{_in_force(ev, refs, as_of)} ({_valid_text(ev)}){where}",
+                    f"{_in_force(ev, refs, as_of, policies)} ({_valid_text(ev)}){where}",
                     EpistemicStatus.FACT,
                     0.95,
                     [ev],
@@ -424,21 +425,38 @@ def derive_claims(
     )
 
 
-def _holds_text(ev: Evidence, refs: Sequence[ReferenceTime], as_of: datetime) -> str:
-    """`At <label>, <time> (<why>) and at as_of, <time>` for the instants a record holds at."""
-    parts = [f"{r.describe()} ({r.why})" for r in refs if holds_at(ev, r.at)]
-    if holds_at(ev, as_of):
+def _holds_text(
+    ev: Evidence,
+    refs: Sequence[ReferenceTime],
+    as_of: datetime,
+    successor: Evidence | None = None,
+) -> str:
+    """`At <label>, <time> (<why>) and at as_of, <time>` for the instants a record holds at
+    (less those where its successor, also admitted, holds instead)."""
+
+    def holds(at: datetime) -> bool:
+        return holds_at(ev, at) and not (successor is not None and holds_at(successor, at))
+
+    parts = [f"{r.describe()} ({r.why})" for r in refs if holds(r.at)]
+    if holds(as_of):
         parts.append(f"as_of, {iso_utc(as_of)}")
     if not parts:
         parts.append(f"as_of, {iso_utc(as_of)}")
     return "At " + " and at ".join(parts)
 
 
-def _in_force(ev: Evidence, refs: Sequence[ReferenceTime], as_of: datetime) -> str:
-    """`at <as_of>` (no reference in the question) or the labelled instants it holds at."""
+def _in_force(
+    ev: Evidence,
+    refs: Sequence[ReferenceTime],
+    as_of: datetime,
+    versions: Sequence[Evidence] = (),
+) -> str:
+    """`at <as_of>` (no reference in the question) or the labelled instants it holds at,
+    where the version of `versions` that supersedes it does not."""
     if not refs:
         return f"at {iso_utc(as_of)}"
-    return "a" + _holds_text(ev, refs, as_of)[1:]
+    successor = next((v for v in versions if ev.replacement == v.element_id), None)
+    return "a" + _holds_text(ev, refs, as_of, successor)[1:]
 
 
 def _release_of(ev: Evidence) -> str | None:

@@ -244,6 +244,13 @@ def looks_like_instruction(text: str, *, operational: bool = False) -> str | Non
     return None
 
 
+def _valid_at(ev: Evidence, at: datetime) -> bool:
+    """Whether a record's valid interval holds the instant (from inclusive, to exclusive)."""
+    return (ev.valid_from is None or ev.valid_from <= at) and (
+        ev.valid_to is None or at < ev.valid_to
+    )
+
+
 def _valid_together(a: Evidence, b: Evidence) -> bool:
     """Whether two records' valid intervals overlap: records one after the other (an owner
     then, another now) are a history, not a conflict."""
@@ -367,7 +374,38 @@ class EvidenceGate:
         if self.policy.one_version_per_chain:
             self._keep_newest_versions(decision, candidates_seen, round_no)
         self._trusted_runbooks_first(decision, round_no)
+        self._drop_replaced(decision, round_no)
         return decision
+
+    def _drop_replaced(self, decision: GateDecision, round_no: int) -> None:
+        """A version whose replacement is admitted and holds at every instant the run asks
+        about where the older one holds (as_of, the question's earlier instants) is not what
+        held then: `rejected_superseded`. An older version without `valid_to` would otherwise
+        be claimed in force beside its successor; one that alone held at an instant asked
+        about ("which runbook applied then?") stays."""
+        as_of = self.policy.as_of
+        instants = [as_of, *(t for t in self.policy.reference_times if t <= as_of)]
+        by_id = {ev.element_id: ev for ev in self.admitted}
+        for ev in sorted(self.admitted, key=lambda ev: (ev.element_id, ev.evidence_id)):
+            newer = by_id.get(ev.replacement) if ev.replacement else None
+            if newer is None or newer is ev:
+                continue
+            held = [t for t in instants if _valid_at(ev, t)]
+            if not held or not all(_valid_at(newer, t) for t in held):
+                continue
+            rejection = self._reject(
+                ev,
+                RejectionReason.REJECTED_SUPERSEDED,
+                round_no,
+                f"superseded by {newer.element_id}, which holds at the same time",
+                replacement=newer.element_id,
+            )
+            self.admitted.remove(ev)
+            self.tokens_used -= evidence_tokens(ev)
+            self.rejected.append(rejection)
+            if ev in decision.admitted:
+                decision.admitted.remove(ev)
+            decision.rejected.append(rejection)
 
     def _trusted_runbooks_first(self, decision: GateDecision, round_no: int) -> None:
         """Of the runbooks reached from one anchor, an untrusted one (imported text) loses to
