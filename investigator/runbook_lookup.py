@@ -712,7 +712,11 @@ class RunbookLookup:
                 f"{reason}; it {verb} no service at as_of (it {verb} {last.service} "
                 f"{span}; ask with --as-of inside that interval for that service's runbook)"
             )
-        return f"{reason}; it {verb} no service visible to {run.subject_id}"
+        # Not yet recorded reads like hidden: say both, with the instant the KG is read at.
+        return (
+            f"{reason}; it {verb} no service that {run.subject_id} may read, as recorded by "
+            f"known_at {iso_utc(run.session.known_at)}"
+        )
 
     def _suggestions(self, run: _Lookup, query: RunbookQuery) -> list[str]:
         """Visible ids close to a target that resolved to nothing (recorded, one stage)."""

@@ -404,6 +404,19 @@ def test_alert_without_a_runbook_says_the_real_reason(cli_env, demo, invoke) -> 
     assert "Owner     team:payments-core  via alert alert:PaymentApiHighErrorRate" in res.out
 
 
+def test_an_alert_firing_not_yet_recorded_is_not_told_as_hidden(cli_env, demo, invoke) -> None:  # type: ignore[no-untyped-def]
+    # The firing was recorded at 10:03:12: at known_at 10:03:11 oncall read "it fired on no
+    # service visible to user:oncall", which reads like an access rule hiding it.
+    res = invoke("runbook", "--alert", "PaymentApiHighErrorRate", "--as-of", "2026-07-23T10:03:09Z",
+                 "--known-at", "2026-07-23T10:03:11Z", "--subject", "acme/user:oncall")  # fmt: skip
+    assert res.code == 0, res
+    first = res.out.splitlines()[0]
+    assert first.endswith(
+        "it fired on no service that user:oncall may read, as recorded by known_at "
+        "2026-07-23T10:03:11Z"
+    ), first
+
+
 # -- issue 17: --help examples run as written ---------------------------------------------------
 
 
