@@ -33,6 +33,10 @@ def test_trace_tree_shows_the_lineage(clean_db, cli_env, invoke) -> None:  # typ
     assert res.code == 0, res
     out = res.out
     assert out.splitlines()[0].startswith(f"run {run_id} [complete]")
+    # Times as the rest of the output writes them, not the stored `10:03:00.000000Z`.
+    assert out.splitlines()[0].endswith(
+        "as_of 2026-07-23T10:03:00Z, known_at 2026-07-24T00:00:00Z)"
+    ), out.splitlines()[0]
     for text in (
         "agent investigator/",
         "goal relate the release to the errors",

@@ -8,10 +8,12 @@ one line for the terminal, so hostile text cannot break either format.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel
 
+from graph_schema.canonical import iso_utc
 from investigator.context_graph.chain import verify_chain
 from investigator.context_graph.models import CtxKind, CtxNodeRecord, RunLineage
 from investigator.terminal import one_line
@@ -97,6 +99,17 @@ def _one_line(value: Any, limit: int = _TEXT_MAX) -> str:
     return one_line(value, limit)
 
 
+def _shown_time(value: Any) -> Any:
+    """A recorded instant as the rest of the output writes it (`...:00Z`, not the stored
+    fixed `...:00.000000Z` that sorts as the instants do)."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return iso_utc(datetime.fromisoformat(value))
+    except ValueError:
+        return value
+
+
 def _describe(node: CtxNodeRecord) -> str:
     """A short human description of one node for the tree and the Mermaid boxes."""
     p = node.properties
@@ -106,7 +119,7 @@ def _describe(node: CtxNodeRecord) -> str:
         return (
             f"run {p.get('run_id')} [{p.get('status')}] {_one_line(p.get('question'))!s} "
             f"(subject {who}, purpose {p.get('purpose')}, "
-            f"as_of {p.get('as_of')}, known_at {p.get('known_at')})"
+            f"as_of {_shown_time(p.get('as_of'))}, known_at {_shown_time(p.get('known_at'))})"
         )
     if kind == CtxKind.AGENT:
         return f"agent {p.get('agent_id')} on behalf of {p.get('on_behalf_of')}"
