@@ -721,7 +721,11 @@ def _correlation(
     upstream = set(checks.upstream) if checks is not None else set()
     candidates = _candidates(evidence)
     seen = _sightings(firsts)
-    affected = _with(evidence, "affected_service")
+    # The link between the error and a service: the incident's AFFECTED_BY records, else an
+    # EMITTED record (a subject who may not read the incident, or no --service).
+    affected = _with(evidence, "affected_service") or [
+        ev for ev in evidence if ev.kind == "relationship" and ev.type == "EMITTED"
+    ]
     named, absent = _named_in_question(question, candidates)
     if named is None and absent:
         return _named_release_missing(absent, seen, candidates, mechanisms, intent)

@@ -138,6 +138,12 @@ def test_the_emitted_record_is_the_link_between_error_and_service() -> None:
     result = derive_claims(CORRELATION, [DEPLOY, emitted], as_of=AS_OF, competing_checks=CHECKED)
     assert "affected_service" not in {m.evidence_type for m in result.missing_evidence}
     assert any("EMITTED" in c.statement for c in result.claims)
+    # ...and the verdict is not lowered for a link it has: "Was the release related to
+    # PAY-4097?" was `uncertain` without --service (no AFFECTED_BY read), `likely` with it.
+    linked = derive_claims(
+        CORRELATION, [DEPLOY, FIRST, AFFECTED], as_of=AS_OF, competing_checks=CHECKED
+    )
+    assert result.verdict is linked.verdict is Verdict.LIKELY
 
 
 def test_claims_citing_evidence_outside_the_pack_are_dropped() -> None:
