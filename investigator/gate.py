@@ -13,6 +13,7 @@ without `pii`, is dropped before the checks and counted in `leaks_dropped`.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -54,7 +55,7 @@ PII_LABEL = "pii"
 # human operator by definition (the product never executes retrieved text, and an imported
 # runbook is untrusted unless `--trusted`). Patterns see the text normalised
 # (`_matching_variants`): NFKC, control and format characters dropped (and read as spaces),
-# leetspeak digits folded.
+# letters of other scripts that look like Latin ones read as those, leetspeak digits folded.
 # Up to 60 characters within a sentence; a dot not followed by a space (a path, a host) does
 # not end it.
 _WITHIN = r"(?:[^.\n]|\.(?=\S)){0,60}"
@@ -207,14 +208,42 @@ def _matching_variants(text: str) -> list[tuple[str, str]]:
             bases = [marked.replace("\0", ""), marked.replace("\0", " ")]
         else:
             bases = [text]
+    readings = [(base, base) for base in bases]
+    if not text.isascii():
+        readings += [
+            (folded, base)
+            for table in _latin_look_alikes()
+            for base in bases
+            if (folded := base.translate(table)) != base
+        ]
     variants = []
-    for base in bases:
-        variants.append((base, base))
-        words = {m[0].lower() for m in _MIXED_WORD.finditer(base)}
+    for reading, base in readings:
+        variants.append((reading, base))
+        words = {m[0].lower() for m in _MIXED_WORD.finditer(reading)}
         for table in _LEET:
             if any(word.translate(table) in _LEET_WORDS for word in words):
-                variants.append((_leet_folded(base, table), base))
+                variants.append((_leet_folded(reading, table), base))
     return variants
+
+
+@functools.cache
+def _latin_look_alikes() -> tuple[dict[int, str], ...]:
+    """Letters of other scripts that look like one ASCII letter (Unicode's confusables data):
+    "ignоre" with a Cyrillic о reads as "ignore", for matching only (one letter for one, so
+    a match's span is the same in the text shown). Unicode reads I-like letters as `l`: a
+    second table reads them as `i`, as the leetspeak tables read 1."""
+    # Loaded on the first non-ASCII untrusted text only (about 40 ms).
+    from confusable_homoglyphs.confusables import confusables_data
+
+    table: dict[int, str] = {}
+    for char, glyphs in confusables_data.items():
+        if len(char) != 1 or char.isascii() or not unicodedata.category(char).startswith("L"):
+            continue
+        latin = [g["c"] for g in glyphs if len(g["c"]) == 1 and g["c"].isascii()]
+        if latin and latin[0].isalpha():
+            table[ord(char)] = latin[0]
+    as_i = {code: "i" if letter == "l" else letter for code, letter in table.items()}
+    return table, as_i
 
 
 def _leet_folded(text: str, table: dict[int, int]) -> str:
