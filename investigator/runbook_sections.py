@@ -85,8 +85,28 @@ def question_focus(question: str) -> SectionFocus:
     return SectionFocus(names=tuple(alert_names(question)))
 
 
+# A Markdown rule (`---`, `***`, `___`): a separator, never a step.
+_RULE_LINE = re.compile(r"^\s{0,3}([-*_])(?:\s*\1){2,}\s*$")
+# A steps section that says there is none ("This is not expected to occur, therefore, there
+# is no prescriptive way to fix it.", "Actions: None"): read at 3 a.m. as "nothing to do".
+_NO_STEPS = re.compile(
+    r"^\W*(?:none|n/?a|tbd|todo)\W*$|no prescriptive way|there (?:is|are) no (?:known )?"
+    r"(?:fix|procedure|steps|mitigation|remediation|action)",
+    re.IGNORECASE,
+)
+_NO_STEPS_MAX = 300  # characters: a longer section is a procedure that mentions it
+
+
 def _body_lines(text: str) -> list[str]:
-    return [line.rstrip() for line in text.splitlines() if line.strip()]
+    return [
+        line.rstrip() for line in text.splitlines() if line.strip() and not _RULE_LINE.match(line)
+    ]
+
+
+def _says_no_steps(lines: list[str]) -> bool:
+    """Whether a section's lines only say that there is no procedure."""
+    text = " ".join(line.strip() for line in lines)
+    return len(text) <= _NO_STEPS_MAX and any(_NO_STEPS.search(line) for line in lines)
 
 
 def _scope_end(sections: list[Section], start: int) -> int:
@@ -143,7 +163,10 @@ def _first_steps(
 ) -> RunbookSteps | None:
     """The first steps-like section among `indices` with text of its own; else one whose
     text is its subsections' ("## Mitigation" holding only "### Disk full" and "### Quota":
-    skipped, the card showed "Meaning" as the steps); else a troubleshooting section."""
+    skipped, the card showed "Meaning" as the steps); else a troubleshooting section. A
+    steps section that only says there is no procedure gives way to a troubleshooting one
+    (it is shown when there is none)."""
+    said_none: RunbookSteps | None = None
     for titles, nested in (
         (_STEPS_TITLE, False),
         (_STEPS_TITLE, True),
@@ -161,12 +184,14 @@ def _first_steps(
                     for k in range(i + 1, _scope_end(sections, i))
                     for line in (f"{sections[k].title}:", sections[k].body)
                 )
-            if _body_lines(body):
-                return RunbookSteps(
-                    lines=_body_lines(body)[:MAX_STEP_LINES],
-                    locator=locators.get(section.anchor),
-                )
-    return None
+            lines = _body_lines(body)
+            if not lines:
+                continue
+            steps = RunbookSteps(lines=lines[:MAX_STEP_LINES], locator=locators.get(section.anchor))
+            if not _says_no_steps(lines):
+                return steps
+            said_none = said_none or steps
+    return said_none
 
 
 def _plain_steps(ev: Evidence) -> RunbookSteps:

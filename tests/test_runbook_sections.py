@@ -234,6 +234,42 @@ def test_steps_under_subsections_or_troubleshooting_are_the_steps(  # type: igno
     assert reads["steps"] == ["Check the read path's latency panel first."]
 
 
+def test_a_steps_section_saying_there_is_none_gives_way_to_troubleshooting(  # type: ignore[no-untyped-def]
+    sectioned: neo4j.Driver, invoke, tmp_path: Path
+) -> None:
+    # stolostron/managed-service-runbooks: "## Mitigation" says "there is no prescriptive way
+    # to fix it" above a "## Troubleshooting" of real steps, and an SOP's "## Actions" says
+    # "None" above a Markdown rule: the card showed "no prescriptive way" and "None", "---"
+    # as the steps, read at 3 a.m. as "nothing to do".
+    (tmp_path / "StorageSyncStuck.md").write_text(
+        "# StorageSyncStuck\n\n## Mitigation\n\nThis is not expected to occur, therefore, "
+        "there is no prescriptive way to fix it.\n\n## Troubleshooting\n\n"
+        "1. Check the sync controller's logs.\n2. Restart the sync controller pod.\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "StorageInstallFailing.md").write_text(
+        "# StorageInstallFailing\n\n## Actions\n\nNone\n\n---\n\n## Diagnosis\n\n"
+        "Read the install job's events.\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "StorageNothingToDo.md").write_text(
+        "# StorageNothingToDo\n\n## Meaning\n\nInformational.\n\n## Mitigation\n\nNone.\n",
+        encoding="utf-8",
+    )
+    _ingest_runbooks(invoke, tmp_path)
+    stuck = _lookup(invoke, "--alert", "StorageSyncStuck")["runbook"]
+    assert stuck["steps"] == [
+        "1. Check the sync controller's logs.",
+        "2. Restart the sync controller pod.",
+    ], stuck["steps"]
+    assert stuck["steps_locator"].endswith("#troubleshooting")
+    install = _lookup(invoke, "--alert", "StorageInstallFailing")["runbook"]
+    assert install["steps"] == ["Read the install job's events."], install["steps"]
+    # With nothing else to show, what the runbook says is shown, as it says it.
+    nothing = _lookup(invoke, "--alert", "StorageNothingToDo")["runbook"]
+    assert nothing["steps"] == ["None."], nothing["steps"]
+
+
 def test_a_word_many_runbooks_fit_alike_is_said_on_the_card(  # type: ignore[no-untyped-def]
     sectioned: neo4j.Driver, invoke, tmp_path: Path
 ) -> None:
