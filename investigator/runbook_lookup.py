@@ -39,7 +39,7 @@ from pydantic import (
 
 from cypher_templates.executor import TemplateExecutor
 from cypher_templates.plan import EvidenceType, PlanStep, QueryPlan
-from graph_schema.alert_names import alert_names
+from graph_schema.alert_names import alert_names, identifier_words
 from graph_schema.canonical import iso_utc
 from investigator.context_graph.models import RunStatus
 from investigator.context_graph.recorder import RunRecorder
@@ -291,6 +291,23 @@ def _runbook_steps(anchors: list[tuple[str, str]]) -> list[PlanStep]:
         )
         for anchor_id, anchor in anchors
     ]
+
+
+def _name_forms(name: str) -> list[str]:
+    """An alert name as written, and its words joined as files name it (`-`, `_`)."""
+    words = identifier_words(name)
+    if len(words) < 2:
+        return [name]
+    return list(dict.fromkeys([name, "-".join(words), "_".join(words)]))
+
+
+def _spelled_alike(name: str, alert_names: list[str]) -> bool:
+    """Whether `name` is one of the alert names, in any case or spelling of its words."""
+    words = identifier_words(name)
+    return any(
+        name.casefold() == alert.casefold() or (words and words == identifier_words(alert))
+        for alert in alert_names
+    )
 
 
 def _resolution_steps(names: list[str], label: str, limit: int) -> list[PlanStep]:
@@ -563,7 +580,10 @@ class RunbookLookup:
         """Runbooks whose id or name is one of the alert `names`, else that have a section
         headed by one (a file of one section per alert, Tempo's `runbook.md`). One stage
         each; no names, no read."""
-        steps = _resolution_steps(names, "Runbook", limit=5)
+        # A file may spell the name in words (`PolicyPropagatorHighErrorRate`:
+        # policy-propagator-high-error-rate.md, as stolostron's runbooks are named).
+        forms = list(dict.fromkeys(form for name in names for form in _name_forms(name)))
+        steps = _resolution_steps(forms, "Runbook", limit=5)
         named = sorted({ev.element_id for rows in run.stage(steps) for ev in rows})
         if named or not names:
             return named
@@ -664,7 +684,7 @@ class RunbookLookup:
             why = f"no runbook is linked to {alerts} (none APPLIES_TO it)"
         else:
             why = f"no alert matching {query.value!r} is visible to {run.subject_id}"
-        named = (chosen.name or "").casefold() in {n.casefold() for n in run.alert_names}
+        named = _spelled_alike(chosen.name or "", run.alert_names)
         tie = (
             "is named after it, and that name"
             if named

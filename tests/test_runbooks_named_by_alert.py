@@ -157,3 +157,26 @@ def test_an_alert_with_no_runbook_linked_gets_the_one_named_after_it(  # type: i
     assert pasted["resolved"] == ["alert:KubePodCrashLooping"]
     assert pasted["runbook"]["id"] == "runbook:KubePodCrashLooping"
     assert pasted["note"] == doc["note"]
+
+
+def test_a_file_spelling_the_alert_name_in_words_is_named_after_it(  # type: ignore[no-untyped-def]
+    markdown_only: neo4j.Driver, invoke, tmp_path: Path
+) -> None:
+    # stolostron/managed-service-runbooks names its files in words
+    # (policy-propagator-high-error-rate.md): `--alert PolicyPropagatorHighErrorRate` said
+    # "no visible id is close to it", and the name typed as text matched nothing
+    # ("no runbook mentions any of: policypropagatorhigherrorrate").
+    (tmp_path / "ledger-sync-high-error-rate.md").write_text(
+        "# Ledger sync high error rate\n\n## Mitigation\n\n1. Restart the ledger sync worker.\n",
+        encoding="utf-8",
+    )
+    assert invoke(
+        "ingest", str(tmp_path), "--format", "markdown-runbooks", "--tenant", "acme",
+        "--acl", "internal",
+    ).code == 0  # fmt: skip
+    for args in (("--alert", "LedgerSyncHighErrorRate"), ("LedgerSyncHighErrorRate",)):
+        doc = json.loads(invoke("runbook", *args, "--subject", "user:oncall", "--json").out)
+        assert doc["runbook"]["id"] == "runbook:ledger-sync-high-error-rate", (args, doc["note"])
+        assert doc["runbook"]["steps"] == ["1. Restart the ledger sync worker."]
+    card = invoke("runbook", "--alert", "LedgerSyncHighErrorRate", "--subject", "user:oncall")
+    assert "runbook:ledger-sync-high-error-rate is named after it" in card.out, card.out
