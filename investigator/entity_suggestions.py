@@ -17,6 +17,7 @@ import re
 from pydantic import BaseModel, ConfigDict
 
 from cypher_templates.compiler import has_fuzzy_terms
+from graph_schema.alert_names import identifier_words
 
 MAX_SUGGESTIONS = 3
 # Below this similarity a candidate only shares a prefix or a word ("payment-db" or
@@ -47,8 +48,12 @@ class Candidate(BaseModel):
 
 
 def _words(text: str) -> list[str]:
-    lowered = _ID_PREFIX.sub("", text.strip().lower())
-    return [w for w in re.split(r"[^0-9a-z]+", lowered) if w]
+    # Case steps split too: `ManagedClusterConditonUnknown` is the words a file
+    # `managed_cluster_condition_unknown.md` is named with, one letter apart.
+    stripped = text.strip()
+    prefix = _ID_PREFIX.match(stripped.lower())
+    rest = stripped[prefix.end() :] if prefix else stripped
+    return [w for w in identifier_words(rest) if w]
 
 
 def suggestion_queries(text: str, label: str) -> list[SuggestionQuery]:

@@ -743,6 +743,9 @@ class RunbookLookup:
         if query.target is LookupTarget.TEXT:
             return []
         queries = suggestion_queries(query.value, _ENTITY_LABEL[query.target])
+        if query.target is LookupTarget.ALERT:
+            # A runbook folder imported without its rules is named after the alerts.
+            queries += suggestion_queries(query.value, "Runbook")
         if not queries:
             return []
         steps = [

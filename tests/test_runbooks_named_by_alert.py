@@ -180,3 +180,9 @@ def test_a_file_spelling_the_alert_name_in_words_is_named_after_it(  # type: ign
         assert doc["runbook"]["steps"] == ["1. Restart the ledger sync worker."]
     card = invoke("runbook", "--alert", "LedgerSyncHighErrorRate", "--subject", "user:oncall")
     assert "runbook:ledger-sync-high-error-rate is named after it" in card.out, card.out
+    # A slip in the name: the runbook named after it is offered ("no visible id is close"
+    # before: only alerts were looked at, and the name was not split into its words).
+    for slip in ("LedgerSyncHighErorRate", "ledger-sync-high-eror-rate"):
+        typo = invoke("runbook", "--alert", slip, "--subject", "user:oncall")
+        assert typo.code == 0, typo
+        assert "did you mean runbook:ledger-sync-high-error-rate?" in typo.out, typo.out
