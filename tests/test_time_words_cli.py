@@ -442,3 +442,23 @@ def test_when_a_named_change_was_published_is_listed(demo_graph, cli_env, invoke
     )  # fmt: skip
     assert doc["unresolved_time_words"] == ["when RR-2026-07-23a was published"]
     assert doc["status"] == "partial"
+
+
+def test_a_time_in_the_runbook_text_is_its_as_of_said_so(demo_graph, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    card = invoke("runbook", "payment recovery runbook on 2026-07-23T10:05:00Z",
+                  "--subject", "acme/user:bob")  # fmt: skip
+    assert card.code == 0, card
+    assert card.out.startswith("Runbook   Payment recovery runbook v3"), card.out
+    assert "As of     2026-07-23T10:05:00Z" in card.out
+    assert "Time      from the text: '2026-07-23T10:05:00Z'; --as-of sets another time" in card.out
+    # --as-of wins, and the card says the text's time was not used.
+    given = invoke("runbook", "payment recovery runbook on 2026-07-23T10:05:00Z",
+                   "--subject", "acme/user:bob", "--as-of", AS_OF)  # fmt: skip
+    assert given.out.startswith("Runbook   Payment recovery runbook v4"), given.out
+    assert (
+        "Time      not used: '2026-07-23T10:05:00Z' in the text: --as-of was given, and is this "
+        "card's time"
+    ) in given.out
+    # A time it cannot place is said, not silently now.
+    vague = invoke("runbook", "payment recovery runbook yesterday", "--subject", "acme/user:bob")
+    assert "Time      not used: 'yesterday' in the text" in vague.out, vague.out
