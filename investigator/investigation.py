@@ -176,8 +176,12 @@ def final_rejections(rejections: list[Rejection], admitted_ids: list[str]) -> li
     return list(latest.values())
 
 
-def _status(missing: list[MissingEvidence]) -> RunStatus:
-    return RunStatus.PARTIAL if any(m.required for m in missing) else RunStatus.COMPLETE
+def _status(missing: list[MissingEvidence], unplaced_time_words: list[str]) -> RunStatus:
+    # A time the question names that the answer is not about leaves the question unanswered
+    # as asked: the answer is at as_of instead, so it is not complete.
+    if unplaced_time_words or any(m.required for m in missing):
+        return RunStatus.PARTIAL
+    return RunStatus.COMPLETE
 
 
 def investigate(
@@ -372,7 +376,9 @@ def _investigate(
     claims = keep_claims_in_pack(claim_set.claims, pack.evidence_ids())
     timings.claims_ms = (time.perf_counter() - t0) * 1000.0
 
-    status = _status(claim_set.missing_evidence)
+    # Unresolved time words, and explicit times after as_of: the answer is at as_of for both.
+    unplaced = time_words_not_used(request.question, as_of, outcome.known.references)
+    status = _status(claim_set.missing_evidence, unplaced)
     stop_reason = outcome.stop_reason
     result = InvestigationResult(
         run_id=run_id,
@@ -398,10 +404,7 @@ def _investigate(
         intents=[i.value for i in intents],
         tool_calls=outcome.tool_calls,
         omissions=len(pack.omissions),
-        # Unresolved time words, and explicit times after as_of: the answer is at as_of for both.
-        unresolved_time_words=time_words_not_used(
-            request.question, as_of, outcome.known.references
-        ),
+        unresolved_time_words=unplaced,
         timings=timings,
     )
     # The stored result is what an idempotent retry prints again (timings left out).

@@ -5,9 +5,11 @@ Rules, in order (docs/investigation.md, "Time references"):
 1. an explicit time written in the question means that time: an ISO date-time anywhere
    ("2026-07-23T10:02:00Z"); a date with its year after "on", "at", "as of", "by", "until"
    ("on 2026-07-20", "on 23 July 2026", "on July 23, 2026": its 00:00 UTC); a date with its
-   year and a clock time ("2026-07-23 at 10:03 UTC", "10:03 on 23 July 2026"). A clock time
-   without a zone is read as UTC, and the claim says so; a zone it does not know ("PST") is
-   not guessed;
+   year and a clock time ("2026-07-23 at 10:03 UTC", "10:03 on 23 July 2026"). The words
+   before one place its side: "before 2026-07-24" is 1 s before it, "after 2026-07-23" the
+   day's end, "between A and B" both ends, "on the morning of 2026-07-23" the day, said
+   so. A clock time without a zone is read as UTC, and the claim says so; a zone it does not
+   know ("PST") is not guessed;
 2. event words ("then", "at that moment", "at the time (of the incident)", "when it fired",
    当时, 那时, 事发时) mean the anchor event: the first error, else the release, else the
    incident start, else the alert (a phrase naming one of them picks that one);
@@ -36,6 +38,7 @@ import re
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
+from typing import NamedTuple
 
 from pydantic import BaseModel, Field
 
@@ -85,10 +88,13 @@ _RELEASE_WORDS = re.compile(
     r"\bwhen it (was )?(released|deployed|shipped)\b|发布时|上线时|部署时",
     re.IGNORECASE,
 )
+# "the incident", or words naming it: "the payments incident", "the 2026-07-23 outage"
+_THE_INCIDENT = r"the (?:[\w.:-]+ ){0,3}?(?:incident|outage)"
 _INCIDENT_WORDS = re.compile(
-    r"\b(at the time of|during) the (incident|outage)\b|"
-    r"\bat the (start|beginning|onset) of the (incident|outage)\b|"
-    r"\bwhen the (incident|outage) (started|began|happened)\b|事发时|故障时|事故时",
+    r"\b(?:at the time of|during|throughout) " + _THE_INCIDENT + r"\b|"
+    r"\bat the (?:start|beginning|onset) of " + _THE_INCIDENT + r"\b|"
+    r"\b(?:when|while) " + _THE_INCIDENT + r" (?:started|began|happened|was (?:happening|"
+    r"ongoing|going on|open|active))\b|事发时|故障时|事故时",
     re.IGNORECASE,
 )
 _RESOLVED = r"(?:resolved|closed|over|ended|fixed)"
@@ -105,6 +111,9 @@ _EVENT_WORDS = re.compile(
     # "when PAY-4097 started", "when the errors began", "as the errors first appeared"
     r"\b(when|as) (the )?([A-Z][A-Z0-9]{1,9}-\d{2,6} |errors? |failures? |problems? )?"
     r"(errors? )?(started|began|first appeared|first showed up|hit|broke out)\b|"
+    # "while PAY-4097 was happening", "while the errors were happening": its first error
+    r"\bwhile (?:the )?(?:[A-Z][A-Z0-9]{1,9}-\d{2,6}(?: errors?| failures?)?|errors?|failures?)"
+    r" (?:was|were) (?:happening|occurring|ongoing|going on|being (?:raised|thrown|returned))\b|"
     r"当时|那时|那个时候|彼时|事发时|故障时|事故时|发布时|上线时|告警时",
     re.IGNORECASE,
 )
@@ -250,7 +259,7 @@ _ZONE = (
     r"(?:\s*(?P<zone>(?-i:Z)\b|(?-i:UTC|GMT)(?:\s*[+-]\d{1,2}(?::?\d{2})?)?|[+-]\d{2}:?\d{2})"
     r"|\s+(?P<other>" + _OTHER_ZONES + r"\b|local(?: time)?\b|北京时间))?"
 )
-_AT_DAY = r"\b(?:on|as of|as at|at|by|until)\s+"
+_AT_DAY = r"\b(?:on|as of|as at|at|by|until|during|for)\s+"
 # "on 23 July 2026 at 10:03 UTC", "2026-07-23 at 10:03", "2026年7月23日 10:03"
 _DAY_THEN_CLOCK = re.compile(
     r"(?:" + _AT_DAY + r")?" + _DAY_WITH_YEAR + r",?\s*(?:at\s+|@\s*)?" + _CLOCK + _ZONE,
@@ -258,11 +267,27 @@ _DAY_THEN_CLOCK = re.compile(
 )
 # "10:03 UTC on 2026-07-23", "at midnight on July 24, 2026"
 _CLOCK_THEN_DAY = re.compile(_CLOCK + _ZONE + r",?\s+(?:on\s+)?" + _DAY_WITH_YEAR, re.IGNORECASE)
-# "on 2026-07-20", "as of July 20, 2026", 2026年7月20日: the day's 00:00 UTC.
+# "on 2026-07-20", "as of July 20, 2026", 2026年7月20日: the day's 00:00 UTC. A day with no
+# such word before it is placed only after a side word ("before 2026-07-24", _LEAD).
 _DAY_ALONE = re.compile(
-    r"(?:" + _AT_DAY + _DAY_WITH_YEAR + r"|(?<!\d)(?P<cy2>\d{4})年(?P<cm2>\d{1,2})月"
-    r"(?P<cd2>\d{1,2})[日号])",
+    r"(?:(?P<at_day>" + _AT_DAY + r"))?" + _DAY_WITH_YEAR + r"|(?<!\d)(?P<cy2>\d{4})年"
+    r"(?P<cm2>\d{1,2})月(?P<cd2>\d{1,2})[日号]",
     re.IGNORECASE,
+)
+_PART = r"(?:early\s+|late\s+)?(?P<part>morning|afternoon|evening|night)"
+# The words just before a written time that say which side of it the question asks about:
+# "before 2026-07-24", "after ...", "since ...", "between A and B", "on the morning of ...".
+_LEAD = re.compile(
+    r"(?:\b(?:(?:right|just|shortly|immediately)\s+)?(?P<before>before|prior\s+to)"
+    r"|\b(?P<after>after|following)|\b(?P<since>since|from)|\b(?P<between>between)"
+    r"|\b(?P<to>and|to|through|till|until)"
+    r"|\b(?:on|in|during|for)\s+the\s+" + _PART + r"\s+of"
+    r"|\b(?P<name>the))\s+$",
+    re.IGNORECASE,
+)
+# "on 2026-07-23 in the morning": the part of the day, read with the day.
+_PART_AFTER = re.compile(
+    r",?\s+(?:(?:in|during)\s+the\s+" + _PART + r"\b|at\s+(?P<night>night)\b)", re.IGNORECASE
 )
 # Time-like words it does not resolve, looked for in what the above left.
 _UNRESOLVED_PATTERNS: tuple[re.Pattern[str], ...] = (
@@ -279,10 +304,14 @@ _UNRESOLVED_PATTERNS: tuple[re.Pattern[str], ...] = (
     # a moment of an event that is not an anchor: "when the incident was declared", "when
     # the rollback was done", "at the end of the migration"
     re.compile(
-        r"\b(?:when|once|as)\s+(?:(?:the|this|that|its|their)\s+(?:[\w.:-]+\s+)?"
+        r"\b(?:when|once|as|while|before|after|since)\s+(?:(?:the|this|that|its|their)\s+"
+        r"(?:[\w.:-]+\s+)?"
         r"(?:incidents?|outages?|rollbacks?|fix|mitigation|failover|migrations?|changes?|"
         r"handovers?|hand-?offs?|transfers?|releases?|deploy(?:ment)?s?|rollouts?|alerts?|"
-        r"pages?|tickets?|sev\d?)|it)\s+(?:was|were|got|had been|has been)\s+"
+        r"pages?|tickets?|sev\d?|publications?)|it"
+        # a thing named by an id: "when RR-2026-07-23a was published"
+        r"|(?:the\s+)?[a-z][\w.:-]*\d[\w.:-]*(?:\s+(?:rules?|rule\s+set|change|release))?)"
+        r"\s+(?:was|were|got|had been|has been)\s+"
         r"[a-z]+(?:\s+(?:back|out|over|up|down))?\b|"
         r"\bat the (?:start|beginning|end|close) of the (?:[\w.:-]+\s+)?"
         r"(?:rollbacks?|fix|mitigation|failover|migrations?|changes?|handovers?|releases?|"
@@ -316,7 +345,8 @@ _UNRESOLVED_PATTERNS: tuple[re.Pattern[str], ...] = (
     # a clock time used as a time: "at 10:03", "10:03 UTC", "10pm"; "the 10:02 release" names
     # a release and is left alone
     re.compile(
-        r"(?:\b(?:at|around|about|approximately|by|before|after|since|until|till|from|near)\s+"
+        r"(?:\b(?:at|around|about|approximately|by|before|after|since|until|till|from|near|"
+        r"between)\s+"
         r"(?:~\s*)?)"
         + _CLOCK
         + _ZONE
@@ -328,6 +358,14 @@ _UNRESOLVED_PATTERNS: tuple[re.Pattern[str], ...] = (
         re.IGNORECASE,
     ),
     _RELATIVE_WORDS,
+    # a part of a day without its day: "in the morning", "at night"
+    re.compile(
+        r"\b(?:(?:in|during|on|for)\s+the\s+(?:early\s+|late\s+)?"
+        r"(?:morning|afternoon|evening|night)|at\s+night|overnight)\b",
+        re.IGNORECASE,
+    ),
+    # any date left: "Who owned it 2026-07-23?" ("the 2026-07-23 incident" names one)
+    re.compile(r"(?<![\w:.@/-])(?<!\bthe )\d{4}-\d{2}-\d{2}(?![\w:-])", re.IGNORECASE),
     re.compile(
         r"(?<![年\d])\d{1,2}月\d{1,2}[日号]|(?:凌晨|上午|中午|下午|晚上)?\d{1,2}[点點时](?:\d{1,2}分?|半)?|"
         r"(?:发布|上线|部署|变更|交接|事发|故障|事故|告警)(?:之前|之后|以前|以后|前|后)"
@@ -439,42 +477,125 @@ NO_ZONE_READING = "no zone given: read as UTC"
 DAY_READING = "a day: its start, 00:00 UTC"
 
 
-def _named_times(question: str) -> tuple[list[NamedTime], list[tuple[int, str]], str]:
-    """Explicit times of the question, words that look like one but are not resolved (with
-    their position), and the question with the resolved ones blanked out."""
-    named: list[NamedTime] = []
-    unresolved: list[tuple[int, str]] = []
+class _Written(NamedTuple):
+    """A time as written in the question, before the words around it are read."""
+
+    start: int
+    end: int
+    words: str
+    at: datetime | None  # None: it looks like a time but is not a valid one
+    reading: str | None
+    day: bool  # a day alone (no clock time)
+    at_day: str  # "on", "until", ... when the match starts with one ("" if not)
+    no_time: bool = False  # a zero value a payload writes for "no time": blanked, not a time
+
+
+def _written_times(question: str) -> list[_Written]:
+    """Every date and date-time written in the question, in order (each span once)."""
+    found: list[_Written] = []
     text = question
     for m in list(_DATETIME.finditer(text)):
         date, clock, zone = m.groups()
         parsed = _parse_explicit(date, clock, zone or None)
-        if parsed in _PLACEHOLDER_TIMES:
-            pass  # a pasted alert's "endsAt" of a firing alert: no time at all
-        elif parsed is not None:
-            reading = None if zone else NO_ZONE_READING
-            named.append(NamedTime(at=parsed, words=m.group(0), reading=reading))
-        else:
-            unresolved.append((m.start(), m.group(0)))
         text = _blank(text, m.start(), m.end())
+        # a pasted alert's "endsAt" of a firing alert is no time at all
+        no_time = parsed in _PLACEHOLDER_TIMES
+        reading = None if zone else NO_ZONE_READING
+        found.append(_Written(m.start(), m.end(), m.group(0), parsed, reading, False, "", no_time))
     for pattern in (_DAY_THEN_CLOCK, _CLOCK_THEN_DAY):
         for m in list(pattern.finditer(text)):
-            words = m.group(0).strip()
             zone, other, clock = m.group("zone"), m.group("other"), _clock_of(m)
             at = None if other or clock is None else _instant(_day_of(m), clock, zone)
-            if at is None:
-                unresolved.append((m.start(), words))
-            else:
-                reading = None if zone else NO_ZONE_READING
-                named.append(NamedTime(at=at, words=words, reading=reading))
+            reading = None if zone else NO_ZONE_READING
+            words = m.group(0).strip()
+            found.append(_Written(m.start(), m.start() + len(words), words, at, reading, False, ""))
             text = _blank(text, m.start(), m.end())
     for m in list(_DAY_ALONE.finditer(text)):
+        at_day = m.group("at_day") or ("年" if m.group("cy2") else "")
         words = m.group(0).strip()
         at = _instant(_day_of(m), None, None)
-        if at is None:
-            unresolved.append((m.start(), words))
-        else:
-            named.append(NamedTime(at=at, words=words, reading=DAY_READING))
+        found.append(
+            _Written(m.start(), m.start() + len(words), words, at, DAY_READING, True, at_day)
+        )
         text = _blank(text, m.start(), m.end())
+    return sorted(found)
+
+
+# "between A and B", "from A to B": the words between the two ends.
+_RANGE_GAP = re.compile(r"\s*(?:and|to|through|till|until|-|–)\s*", re.IGNORECASE)
+
+
+def _named_times(question: str) -> tuple[list[NamedTime], list[tuple[int, str]], str]:
+    """Explicit times of the question, words that look like one but are not resolved (with
+    their position), and the question with the resolved ones blanked out.
+
+    The word before a time says which side of it is asked about: "before 2026-07-24" is 1 s
+    before its start, "after 2026-07-23" the day's end, "between A and B" both ends (a day
+    at the end of a period: its last second). A day with none of these words, nor "on", "at",
+    "by", "until", "during", "for" before it, is not placed here ("the 2026-07-23 incident"
+    names an incident; a bare date is listed as not resolved by `_unresolved_words`).
+    """
+    named: list[NamedTime] = []
+    unresolved: list[tuple[int, str]] = []
+    text = question
+    range_end: int | None = None  # where an open "between/from <time>" ended
+    for w in _written_times(question):
+        if w.no_time:
+            text = _blank(text, w.start, w.end)
+            continue
+        date_start = w.start + len(w.at_day) if w.at_day != "年" else w.start
+        window_start = max(0, w.start - 40)
+        lead = _LEAD.search(question[window_start : w.start])
+        side = {k: v for k, v in (lead.groupdict() if lead else {}).items() if v}
+        closes = range_end is not None and bool(
+            _RANGE_GAP.fullmatch(question[range_end:date_start])
+        )
+        range_end = None
+        if "name" in side and w.day:
+            continue  # "the 2026-07-23 incident": a name, not a time
+        if not closes:
+            side.pop("to", None)  # "A and B" is no period without "between" or "from"
+        start, end = w.start, w.end
+        if lead is not None and side and "name" not in side:
+            start = window_start + lead.start()
+        if w.day and not w.at_day and start == w.start and not closes:
+            continue  # a bare date: left for the catch-all of `_unresolved_words`
+        part = side.get("part")
+        after_part = _PART_AFTER.match(question, end) if w.day else None
+        if after_part is not None:
+            part, end = after_part.group("part") or "night", after_part.end()
+        words = question[start:end].strip()
+        text = _blank(text, start, end)
+        if w.at is None:
+            unresolved.append((start, words))
+            continue
+        at, reading = w.at, w.reading
+        if closes:
+            if w.day:
+                # The end of a period of days is its last day's last second.
+                at = shift(w.at, timedelta(days=1) - BEFORE_EVENT)
+                reading = "the end of the period: that day's last second, 23:59:59 UTC"
+        elif "before" in side:
+            at = shift(w.at, -BEFORE_EVENT)
+            reading = f"1 s before {iso_utc(w.at)}" + (", the start of that day" if w.day else "")
+            if w.reading == NO_ZONE_READING:
+                reading += f"; {NO_ZONE_READING}"
+        elif "after" in side and w.day:
+            # After a day is after all of it: its end.
+            at = shift(w.at, timedelta(days=1))
+            reading = "after a day: its end, 00:00 UTC of the next day"
+        if not closes and ("between" in side or side.get("since", "").lower() == "from"):
+            range_end = w.end
+            if reading == DAY_READING:
+                reading = "the start of the period: that day's start, 00:00 UTC"
+        if part:
+            # A part of a day has no clock time of its own here (no time zone says when it is).
+            reading = (
+                f"the {part} of a day: the day's start, 00:00 UTC; the {part} itself is not placed"
+                if reading == DAY_READING
+                else f"{reading}; the {part} is not placed"
+            )
+        named.append(NamedTime(at=at, words=words, reading=reading))
     return named, unresolved, text
 
 

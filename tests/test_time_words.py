@@ -91,12 +91,86 @@ def test_dates_with_their_year_resolve_as_written_or_as_utc_said(
         ("What happened when the release was rolled back?", ["when the release was rolled back"]),
         ("Who owned payment-api at the end of the migration?", ["at the end of the migration"]),
         ("变更前谁负责 payment-api？", ["变更前"]),  # before a change: not an anchor event
+        # a part of a day without its day, a thing named by an id, a date with no word
+        # placing it: each was dropped without a word (the answer was "now", complete)
+        ("Who owned payment-api in the morning?", ["in the morning"]),
+        (
+            "Who owned risk-engine when RR-2026-07-23a was published?",
+            ["when RR-2026-07-23a was published"],
+        ),
+        ("Who owned payment-api 2026-07-23?", ["2026-07-23"]),
+        ("Who owned it, 2026-07-22 and 2026-07-23?", ["2026-07-22", "2026-07-23"]),
     ],
 )
 def test_time_words_it_cannot_place_are_listed(question: str, words: list[str]) -> None:
     refs = time_references(question)
     assert refs.unresolved == words
     assert refs.explicit == []
+
+
+BEFORE_DAY = "explicit, 1 s before 2026-07-24T00:00:00Z, the start of that day"
+
+
+@pytest.mark.parametrize(
+    ("question", "placed"),
+    [
+        # before a day is 1 s before its start; before a time, 1 s before it
+        ("Who owned payment-api before 2026-07-24?", [(utc(2026, 7, 23, 23, 59, 59), BEFORE_DAY)]),
+        ("Who owned it before 24 July 2026?", [(utc(2026, 7, 23, 23, 59, 59), BEFORE_DAY)]),
+        ("Who owned it prior to 2026-07-23T10:00:00Z?",
+         [(utc(2026, 7, 23, 9, 59, 59), "explicit, 1 s before 2026-07-23T10:00:00Z")]),
+        # after a day is its end; after a time, the time itself; since a day, its start
+        ("Who owned it after 2026-07-23?",
+         [(utc(2026, 7, 24), "explicit, after a day: its end, 00:00 UTC of the next day")]),
+        ("Who owned it after 2026-07-23T10:00:00Z?", [(utc(2026, 7, 23, 10), "explicit")]),
+        ("Who owned it since 2026-07-24?", [(utc(2026, 7, 24), DAY)]),
+        # a period: both ends (a day at its end: its last second)
+        ("Who owned payment-api between 2026-07-23 and 2026-07-25?", [
+            (utc(2026, 7, 23), "explicit, the start of the period: that day's start, 00:00 UTC"),
+            (utc(2026, 7, 25, 23, 59, 59),
+             "explicit, the end of the period: that day's last second, 23:59:59 UTC"),
+        ]),
+        ("Who owned it from 2026-07-23T10:00:00Z to 2026-07-23T11:00:00Z?",
+         [(utc(2026, 7, 23, 10), "explicit"), (utc(2026, 7, 23, 11), "explicit")]),
+        # a part of a day: the day, said so (no time zone says when a morning is)
+        ("Who owned payment-api on the morning of 2026-07-23?", [(utc(2026, 7, 23),
+         "explicit, the morning of a day: the day's start, 00:00 UTC; the morning itself is "
+         "not placed")]),
+        ("Who owned it during the night of 2026-07-23?", [(utc(2026, 7, 23),
+         "explicit, the night of a day: the day's start, 00:00 UTC; the night itself is not "
+         "placed")]),
+        ("Who owned it on 2026-07-23 in the morning?", [(utc(2026, 7, 23),
+         "explicit, the morning of a day: the day's start, 00:00 UTC; the morning itself is "
+         "not placed")]),
+    ],
+)  # fmt: skip
+def test_a_side_or_a_period_of_a_written_time_is_placed(
+    question: str, placed: list[tuple[datetime, str]]
+) -> None:
+    refs = time_references(question)
+    assert refs.unresolved == []
+    refs_at = reference_times(refs, [], as_of=AS_OF)
+    assert [(r.at, r.why) for r in refs_at] == placed
+
+
+@pytest.mark.parametrize(
+    ("question", "event", "words"),
+    [
+        ("Who owned payment-api during the payments incident?", "incident_start",
+         "during the payments incident"),
+        ("Who owned it while the incident was ongoing?", "incident_start",
+         "while the incident was ongoing"),
+        ("Who owned payment-api while PAY-4097 was happening?", "first_error",
+         "while PAY-4097 was happening"),
+        ("Which runbook applied while the errors were happening?", "first_error",
+         "while the errors were happening"),
+    ],
+)  # fmt: skip
+def test_a_named_incident_and_while_errors_happened_are_anchor_events(
+    question: str, event: str, words: str
+) -> None:
+    refs = time_references(question)
+    assert (refs.event, refs.event_words, refs.unresolved) == (AnchorEvent(event), words, [])
 
 
 def test_a_pasted_alerts_zero_end_time_is_no_time() -> None:

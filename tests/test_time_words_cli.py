@@ -332,3 +332,133 @@ def test_the_mcp_backend_refuses_a_future_known_at(demo_graph, cli_env) -> None:
             InvestigateInput(question="Who owned payment-api then?", known_at="2030-01-01T00:00Z"),
         )
     assert ctx_runs(demo_graph) == before
+
+
+# Found by exploratory testing, asked at now: each of these was answered with today's owner
+# (payments-platform, since 2026-07-24) or runbook (v4, since 2026-07-25), `complete`, with no
+# word that the question's time was dropped.
+AT_NAMED = "At the time named in the question, {at} (explicit, {why}): {owner} OWNS svc:payment-api"
+V3_AT = (
+    "Runbook Payment recovery runbook v3 (runbook:payment-recovery@v3) is the version in force at "
+)
+
+
+def test_before_a_date_and_a_period_are_the_times_asked_about(demo_graph, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    before = invoke("investigate", "Who owned payment-api before 2026-07-24?", *BOB,
+                    "--as-of", AS_OF, "--json")  # fmt: skip
+    doc = json.loads(before.out)
+    owners = [c["statement"] for c in doc["claims"] if "OWNS svc:payment-api" in c["statement"]]
+    assert AT_NAMED.format(
+        at="2026-07-23T23:59:59Z",
+        why="1 s before 2026-07-24T00:00:00Z, the start of that day",
+        owner="team:payments-core",
+    ) in " ".join(owners), owners
+    assert doc["unresolved_time_words"] == [] and doc["status"] == "complete"
+    runbook = invoke("investigate", "Which runbook applied to payment-api before 2026-07-25?",
+                     *BOB, "--as-of", AS_OF)  # fmt: skip
+    assert (
+        V3_AT + "the time named in the question, 2026-07-24T23:59:59Z (explicit, 1 s before "
+        "2026-07-25T00:00:00Z, the start of that day)"
+    ) in runbook.out, runbook.out
+    # Both ends of a period: the owner changed inside it, and both owners are said.
+    period = invoke("investigate", "Who owned payment-api between 2026-07-23 and 2026-07-25?",
+                    *BOB, "--as-of", AS_OF)  # fmt: skip
+    assert (
+        AT_NAMED.format(
+            at="2026-07-23T00:00:00Z",
+            why="the start of the period: that day's start, 00:00 UTC",
+            owner="team:payments-core",
+        )
+        in period.out
+    ), period.out
+    assert (
+        "At the time named in the question, 2026-07-25T23:59:59Z (explicit, the end of the "
+        "period: that day's last second, 23:59:59 UTC) and at as_of"
+    ) in period.out
+    assert "Time       " not in period.out
+
+
+def test_a_part_of_a_named_day_is_that_day_said_so(demo_graph, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    morning = invoke("investigate", "Who owned payment-api on the morning of 2026-07-23?", *BOB,
+                     "--as-of", AS_OF)  # fmt: skip
+    assert (
+        AT_NAMED.format(
+            at="2026-07-23T00:00:00Z",
+            why="the morning of a day: the day's start, 00:00 UTC; the morning itself is not "
+            "placed",
+            owner="team:payments-core",
+        )
+        in morning.out
+    ), morning.out
+    evening = invoke("investigate", "Which runbook applied to payment-api on the evening of "
+                     "2026-07-24?", *BOB, "--as-of", AS_OF)  # fmt: skip
+    assert V3_AT + "the time named in the question, 2026-07-24T00:00:00Z" in evening.out
+
+
+def test_a_named_incident_and_while_the_errors_happened_are_their_events(  # type: ignore[no-untyped-def]
+    demo_graph, cli_env, invoke
+) -> None:
+    incident = invoke("investigate", "Who owned payment-api during the payments incident?", *BOB,
+                      "--as-of", AS_OF)  # fmt: skip
+    assert (
+        "At the start of incident Payments authorization failures 2026-07-23, "
+        "2026-07-23T10:02:38Z (the question says 'during the payments incident'): "
+        "team:payments-core OWNS svc:payment-api"
+    ) in incident.out, incident.out
+    errors = invoke("investigate", "Which runbook was in force while PAY-4097 was happening?",
+                    *BOB, "--as-of", AS_OF)  # fmt: skip
+    assert (
+        V3_AT + "the first PAY-4097 error, 2026-07-23T10:02:38Z (the question says 'while "
+        "PAY-4097 was happening')"
+    ) in errors.out, errors.out
+    assert "Time       " not in incident.out + errors.out
+
+
+@pytest.mark.parametrize(
+    ("question", "words"),
+    [
+        ("Who owned payment-api in the morning?", ["in the morning"]),
+        ("Who owned payment-api 2026-07-23?", ["2026-07-23"]),
+        ("Who owned payment-api on July 23?", ["on July 23"]),
+    ],
+)
+def test_a_time_it_cannot_place_is_listed_and_the_answer_is_partial(  # type: ignore[no-untyped-def]
+    demo_graph, cli_env, invoke, question: str, words: list[str]
+) -> None:
+    doc = json.loads(invoke("investigate", question, *BOB, "--as-of", AS_OF, "--json").out)
+    assert doc["unresolved_time_words"] == words
+    # The answer is at as_of, not at the time asked about: not complete.
+    assert doc["status"] == "partial"
+    report = invoke("investigate", question, *BOB, "--as-of", AS_OF)
+    assert NOT_RESOLVED.format(words=", ".join(map(repr, words))) in report.out, report.out
+    assert "Status     partial" in report.out
+
+
+def test_when_a_named_change_was_published_is_listed(demo_graph, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    question = "Who owned risk-engine when RR-2026-07-23a was published?"
+    doc = json.loads(
+        invoke("investigate", question, "--subject", "acme/user:bob", "--as-of", AS_OF,
+               "--json").out
+    )  # fmt: skip
+    assert doc["unresolved_time_words"] == ["when RR-2026-07-23a was published"]
+    assert doc["status"] == "partial"
+
+
+def test_a_time_in_the_runbook_text_is_its_as_of_said_so(demo_graph, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    card = invoke("runbook", "payment recovery runbook on 2026-07-23T10:05:00Z",
+                  "--subject", "acme/user:bob")  # fmt: skip
+    assert card.code == 0, card
+    assert card.out.startswith("Runbook   Payment recovery runbook v3"), card.out
+    assert "As of     2026-07-23T10:05:00Z" in card.out
+    assert "Time      from the text: '2026-07-23T10:05:00Z'; --as-of sets another time" in card.out
+    # --as-of wins, and the card says the text's time was not used.
+    given = invoke("runbook", "payment recovery runbook on 2026-07-23T10:05:00Z",
+                   "--subject", "acme/user:bob", "--as-of", AS_OF)  # fmt: skip
+    assert given.out.startswith("Runbook   Payment recovery runbook v4"), given.out
+    assert (
+        "Time      not used: '2026-07-23T10:05:00Z' in the text: --as-of was given, and is this "
+        "card's time"
+    ) in given.out
+    # A time it cannot place is said, not silently now.
+    vague = invoke("runbook", "payment recovery runbook yesterday", "--subject", "acme/user:bob")
+    assert "Time      not used: 'yesterday' in the text" in vague.out, vague.out

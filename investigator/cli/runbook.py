@@ -23,6 +23,7 @@ from investigator.runbook_lookup import (
 )
 from investigator.settings import resolve_connection
 from investigator.terminal import one_line
+from investigator.timeline import time_references
 
 # The argument each target is given by, as the user types it, and what to give instead when
 # it is refused (one line: what is wrong and the next step).
@@ -62,8 +63,41 @@ def _version(v: RunbookVersion) -> str:
     return f"v{v.version}" if isinstance(v.version, int) else _clean(v.version or "?")
 
 
-def render_card(answer: RunbookAnswer, subject: str | None = None) -> str:
-    """The short, readable card the on-call engineer sees (`subject`: tenant-qualified)."""
+def text_time(text: str, as_of: datetime | None) -> tuple[datetime | None, str | None]:
+    """The instant a TEXT lookup is at when no --as-of is given, and the card's `Time` line.
+
+    A hurried "payment recovery runbook on 2026-07-23T10:05:00Z" means the version in force
+    then: one time the text places (investigator.timeline) is the lookup's as_of, said so.
+    Words it cannot place alone ("yesterday", "then", two times), or a time beside --as-of,
+    are not used, and the line says so instead of the card being silently at now.
+    """
+    refs = time_references(text)
+    placed = sorted({n.at for n in refs.named})
+    words = [n.words for n in refs.named] + refs.unresolved
+    if refs.event_words:
+        words.append(refs.event_words)
+    if not words:
+        return None, None
+    quoted = ", ".join(repr(_clean(w, 60)) for w in dict.fromkeys(words))
+    if as_of is None and len(placed) == 1 and not refs.unresolved and refs.event is None:
+        reading = next(n.reading for n in refs.named if n.at == placed[0])
+        how = f" ({reading})" if reading else ""
+        return placed[0], f"from the text: {quoted}{how}; --as-of sets another time"
+    if as_of is not None and placed == [as_of] and not refs.unresolved and refs.event is None:
+        return None, None  # the text and --as-of name the same instant
+    if as_of is not None:
+        return None, f"not used: {quoted} in the text: --as-of was given, and is this card's time"
+    return None, (
+        f"not used: {quoted} in the text (only one date or date-time with its year is used); "
+        "the card is at now. Give --as-of T (ISO-8601 with a zone) for the version in force then"
+    )
+
+
+def render_card(
+    answer: RunbookAnswer, subject: str | None = None, time_note: str | None = None
+) -> str:
+    """The short, readable card the on-call engineer sees (`subject`: tenant-qualified;
+    `time_note`: what became of a time written in the TEXT, `text_time`)."""
     lines: list[str] = []
     rb = answer.runbook
     if rb is None:
@@ -84,6 +118,8 @@ def render_card(answer: RunbookAnswer, subject: str | None = None) -> str:
             # A runbook found by the alert's name alone: the card says what ties it.
             lines.append(f"Note      {_clean(answer.note, 300)}")
     lines.append(f"As of     {_iso(answer.as_of)}  (known at {_iso(answer.known_at)})")
+    if time_note:
+        lines.append(f"Time      {_clean(time_note, 300)}")
     if answer.owner_detail is not None:
         o = answer.owner_detail
         name = f" ({_clean(o.team_name)})" if o.team_name else ""
@@ -136,7 +172,10 @@ def render_card(answer: RunbookAnswer, subject: str | None = None) -> str:
     "--as-of",
     "as_of",
     metavar="T",
-    help="ISO-8601 time with a zone; the version valid then (default: now).",
+    help=(
+        "ISO-8601 time with a zone; the version valid then (default: one time written in "
+        "TEXT, else now)."
+    ),
 )
 @click.option(
     "--known-at",
@@ -171,7 +210,9 @@ def runbook_command(
 
     Give exactly one of --service, --alert, --error-code or free TEXT (searched with the
     fulltext index; unquoted words are one text). The lookup is recorded as a run you can
-    trace and replay.
+    trace and replay. Without --as-of, one time written in TEXT ("... on 2026-07-23T10:05:00Z",
+    "before 2026-07-25") is the lookup's as-of, and the card says so; a time it cannot place
+    ("yesterday") is said not used.
 
     \b
     Examples:
@@ -208,7 +249,11 @@ def runbook_command(
             f"(got {got or 'none'}; see `investigator runbook --help`)"
         )
     target, value = chosen[0]
-    when = parse_zoned_time("--as-of", as_of) or datetime.now(UTC)
+    asked = parse_zoned_time("--as-of", as_of)
+    from_text, time_note = (
+        text_time(value or "", asked) if target is LookupTarget.TEXT else (None, None)
+    )
+    when = asked or from_text or datetime.now(UTC)
     known = parse_known_at("--known-at", known_at)
     subject_id = subject_id_from(subject, tenant)
     try:
@@ -243,7 +288,7 @@ def runbook_command(
     if json_out:
         click.echo(runbook_json(answer))
     else:
-        click.echo(render_card(answer, subject_id))
+        click.echo(render_card(answer, subject_id, time_note))
 
 
 def register(cli: click.Group) -> None:

@@ -267,7 +267,7 @@ def build_server(backend: ServingBackend, subjects: SubjectSource) -> MCPServer[
         `investigator investigate --json`. Relative times ("yesterday", "2 hours ago"), a
         day without its year, a clock time without its date, and explicit times after
         `as_of` are not used: pass the instant as `as_of` (ISO-8601); the answer lists those
-        words in `unresolved_time_words`."""
+        words in `unresolved_time_words`, and its status is then `partial`."""
         return _serve(
             lambda: backend.investigate(
                 subjects.subject_of(ctx),
