@@ -518,3 +518,21 @@ def test_a_word_every_alert_shares_shows_no_one_alerts_steps(  # type: ignore[no
     assert _lookup(invoke, "vault backup lease failing")["runbook"]["steps_locator"] == (
         "vault.md#how-to-fix"
     )
+
+
+def test_a_long_command_step_is_shown_whole_on_the_card(  # type: ignore[no-untyped-def]
+    sectioned: neo4j.Driver, invoke, tmp_path: Path
+) -> None:
+    # stolostron/managed-service-runbooks: an `oc get ... -o=jsonpath=...` step was cut with
+    # "…" at 110 characters on the card, so it could not be copied (the JSON had it whole).
+    command = (
+        "oc get managedcluster <name> -o=jsonpath='{.status.conditions[?(@.type==\"Managed"
+        "ClusterConditionAvailable\")].message}' --context hub-cluster-admin"
+    )
+    (tmp_path / "StorageHubUnavailable.md").write_text(
+        f"# StorageHubUnavailable\n\n## Mitigation\n\n{command}\n", encoding="utf-8"
+    )
+    _ingest_runbooks(invoke, tmp_path)
+    card = invoke("runbook", "--alert", "StorageHubUnavailable", "--subject", "user:oncall")
+    assert card.code == 0, card
+    assert f"Steps     {command}\n" in card.out, card.out

@@ -48,6 +48,11 @@ def _next_step(target: LookupTarget) -> str:
     return f"give {what} ({example})"
 
 
+# A step is one line of the runbook, often a command: shown whole so it can be copied (a
+# line cut with "…" at 110 characters could not be), bounded against a hostile file.
+STEP_MAX = 2000
+
+
 def _clean(text: object, limit: int = 200) -> str:
     """One printable line: KG text may carry escape sequences meant for a terminal."""
     return one_line(text, limit)
@@ -140,7 +145,7 @@ def render_card(
     if rb is not None:
         lines.append(f"Locator   {_clean(rb.steps_locator or rb.locator or '-')}")
         for i, step in enumerate(rb.steps):
-            lines.append(("Steps     " if i == 0 else "          ") + _clean(step, 110))
+            lines.append(("Steps     " if i == 0 else "          ") + _clean(step, STEP_MAX))
         if rb.steps_note:
             # Why these are not the steps of the section asked about.
             lead = "          " if rb.steps else "Steps     "
