@@ -48,6 +48,8 @@ def test_runbook_alert_finds_the_runbook_named_after_it(  # type: ignore[no-unty
         "runbook:KubePodCrashLooping is named after it, and that name is the only tie"
     )
     assert "kubernetes/KubePodCrashLooping.md#mitigation" in card.out
+    # Under a runbook it found, "the target did not resolve" read as if nothing was found.
+    assert "Owner     unknown: found by its name alone, no record names an owner" in card.out
 
     doc = json.loads(
         invoke(

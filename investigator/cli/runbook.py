@@ -132,7 +132,13 @@ def render_card(
             f"Owner     {_clean(o.team)}{name}  via {_clean(o.basis)}, since {_iso(o.valid_from)}"
         )
     elif not answer.resolved and answer.target is not LookupTarget.TEXT:
-        lines.append("Owner     unknown: the target did not resolve")
+        # A runbook found by the name alone (no alert record): no record names an owner.
+        what = (
+            "found by its name alone, no record names an owner"
+            if rb is not None
+            else "the target did not resolve"
+        )
+        lines.append(f"Owner     unknown: {what}")
     else:
         lines.append("Owner     unknown at as_of")
     ro = answer.runbook_owner
