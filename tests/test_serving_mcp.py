@@ -380,6 +380,41 @@ def test_http_refuses_a_missing_or_wrong_token_with_401_and_runs_nothing(  # typ
     assert ctx_runs(demo_graph) == before
 
 
+def test_http_a_session_answers_only_the_token_that_opened_it(  # type: ignore[no-untyped-def]
+    demo_graph, http_server
+) -> None:
+    # Found by an attacker: with bob's session id (proxies and logs leak them) another
+    # principal's token, sending the same request id, received bob's answer, and could end
+    # bob's session with DELETE. A session is its opener's: anyone else gets an unknown one.
+    accept = {"Accept": "application/json, text/event-stream"}
+    bob = dict(accept, Authorization=f"Bearer {BOB_TOKEN}")
+    alice = dict(accept, Authorization=f"Bearer {ALICE_TOKEN}")
+    hello = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"},
+        },
+    }
+    opened = httpx2.post(http_server, json=hello, headers=bob, timeout=30)
+    assert opened.status_code == 200, opened.text
+    session = opened.headers["mcp-session-id"]
+    ready = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    assert httpx2.post(http_server, json=ready, headers=dict(bob, **{"Mcp-Session-Id": session}),
+                       timeout=30).status_code == 202  # fmt: skip
+    listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+    on_bobs = dict(alice, **{"Mcp-Session-Id": session})
+    stolen = httpx2.post(http_server, json=listing, headers=on_bobs, timeout=30)
+    assert stolen.status_code == 404, stolen.text
+    assert httpx2.delete(http_server, headers=on_bobs, timeout=30).status_code == 404
+    own = httpx2.post(http_server, json=listing, headers=dict(bob, **{"Mcp-Session-Id": session}),
+                      timeout=30)  # fmt: skip
+    assert own.status_code == 200 and "runbook_lookup" in own.text, own.text
+
+
 def test_http_token_is_the_principal(demo_graph, http_server) -> None:  # type: ignore[no-untyped-def]
     runs: dict[str, str] = {}
 

@@ -27,7 +27,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from cypher_templates.subject import SubjectRef
 from investigator.errors import BadInput, InvestigatorError, Neo4jUnavailable, NotAuthorized
@@ -83,40 +83,76 @@ class TokenTable:
         return found
 
 
+_SESSION_HEADER = b"mcp-session-id"
+
+
 class BearerGate:
-    """ASGI middleware: no valid bearer token, a 401 and nothing runs."""
+    """ASGI middleware: no valid bearer token, a 401 and nothing runs. A session belongs to
+    the principal whose token opened it: another token naming its id gets the 404 of an
+    unknown session (the MCP SDK routes a response by session and request id alone, so
+    another tenant's token on a leaked session id received the owner's answer)."""
 
     def __init__(self, app: ASGIApp, tokens: TokenTable) -> None:
         self.app = app
         self.tokens = tokens
+        self._owners: dict[bytes, str] = {}  # session id -> principal that opened it
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)  # lifespan: the session manager's start/stop
             return
         header = None
+        session = None
         for name, value in scope.get("headers", ()):
             if name.lower() == b"authorization":
                 header = value.decode("latin-1")
-                break
-        if self.tokens.principal_for(header) is None:
-            body = json.dumps(
-                {"error": "unauthorized", "detail": "a valid bearer token is required"}
-            ).encode()
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": 401,
-                    "headers": [
-                        (b"content-type", b"application/json"),
-                        (b"content-length", str(len(body)).encode()),
-                        (b"www-authenticate", b'Bearer realm="investigator"'),
-                    ],
-                }
+            elif name.lower() == _SESSION_HEADER:
+                session = value
+        principal = self.tokens.principal_for(header)
+        if principal is None:
+            await _refuse(
+                send,
+                401,
+                {"error": "unauthorized", "detail": "a valid bearer token is required"},
+                [(b"www-authenticate", b'Bearer realm="investigator"')],
             )
-            await send({"type": "http.response.body", "body": body})
             return
-        await self.app(scope, receive, send)
+        who = str(principal)
+        if session is not None and self._owners.get(session, who) != who:
+            await _refuse(send, 404, {"error": "not found", "detail": "Session not found"}, [])
+            return
+
+        async def bind(message: Message) -> None:
+            # The session a response opens is the presenting principal's.
+            if message["type"] == "http.response.start":
+                for name, value in message.get("headers", ()):
+                    if name.lower() == _SESSION_HEADER:
+                        self._owners.setdefault(bytes(value), who)
+                ended = scope.get("method") == "DELETE" and message.get("status", 500) < 300
+                if ended and session is not None:
+                    self._owners.pop(session, None)
+            await send(message)
+
+        await self.app(scope, receive, bind)
+
+
+async def _refuse(
+    send: Send, status: int, detail: dict[str, str], extra: list[tuple[bytes, bytes]]
+) -> None:
+    """A JSON refusal; nothing behind the gate runs."""
+    body = json.dumps(detail).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                *extra,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
 
 
 @dataclass(frozen=True)
