@@ -538,6 +538,13 @@ def test_token_command_and_token_table(invoke, tmp_path: Path) -> None:  # type:
     config.write_text(config.read_text() + entry + "\n", encoding="utf-8")
     with pytest.raises(BadInput, match="listed twice"):
         load_mcp_config(config).token_principals()
+    # An id with a quote, a backslash or a hash reads back as itself (printed raw, `x"#`
+    # read back as `acme/user:x`: a token for another principal; `x\y` stopped the server).
+    for odd in ('acme/user:x"#', "acme/user:x\\y", "acme/user:#1"):
+        printed = invoke("mcp", "token", "--subject", odd)
+        assert printed.code == 0, printed
+        config.write_text("[mcp]\n" + "\n".join(printed.out.splitlines()[2:]) + "\n")
+        assert [str(p) for p in load_mcp_config(config).token_principals().values()] == [odd]
     bad = invoke("mcp", "token", "--subject", "user:carol")
     assert bad.code == 2 and bad.err.startswith("error: ") and bad.err.count("\n") == 1
 

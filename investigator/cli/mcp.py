@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import json
 import secrets
 import sys
 from pathlib import Path
@@ -202,7 +203,9 @@ def token_command(subject: str, tenant: str | None) -> None:
     click.echo("")
     click.echo("[[mcp.tokens]]")
     click.echo(f'sha256 = "{token_sha256(token)}"')
-    click.echo(f'subject = "{ref}"')
+    # A TOML basic string, escaped (a JSON string is one): `user:bob"#` printed raw read
+    # back as `user:bob`, a token for another principal.
+    click.echo(f"subject = {json.dumps(str(ref))}")
 
 
 def register(cli: click.Group) -> None:
