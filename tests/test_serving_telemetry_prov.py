@@ -31,7 +31,7 @@ from graph_schema.schema_ddl import apply_schema
 from graph_schema.writer import ingest_bundle
 from investigator import telemetry
 from investigator.context_graph import load_lineage
-from investigator.context_graph.prov import record_id, record_kind
+from investigator.context_graph.prov import record_id, record_kind, subject_agent_id
 from investigator.serving.backend import InvestigateInput, RunbookInput, ServingBackend
 from investigator.settings import ConnectionSettings
 
@@ -258,3 +258,20 @@ def test_a_failing_run_and_tool_call_end_as_errors_without_their_message(
         assert not span.events  # no recorded exception: its message could quote data
     assert tool_span.parent is not None and tool_span.parent.span_id == run_span.context.span_id
     assert telemetry.current_run_span().recording is False  # the run's handle is gone
+
+
+def test_a_principal_id_with_odd_characters_is_a_valid_prov_name() -> None:
+    # Found by an attacker: `evil/user:q"<&>#{}` became the raw local name (prov warned that
+    # its next release rejects it, on stderr of `trace --format prov-json`).
+    import warnings
+
+    from prov.model import ProvDocument
+
+    assert subject_agent_id("acme/user:bob") == "subject:acme/user:bob"  # unchanged
+    doc = ProvDocument()
+    doc.add_namespace("subject", "urn:investigator:subject:")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for odd in ('evil/user:q"<&>#{}', "acme/user:a b", "acme/user:ü"):
+            doc.agent(subject_agent_id(odd))
+    assert subject_agent_id('evil/user:q"<&>#{}') == "subject:evil/user:q%22%3C%26%3E%23%7B%7D"

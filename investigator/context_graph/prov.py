@@ -17,6 +17,7 @@ run, so the same lineage always gives the same document.
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 from prov.constants import PROV as _PROV
 
@@ -96,8 +97,10 @@ def record_id(node: CtxNodeRecord) -> str:
 
 
 def subject_agent_id(on_behalf_of: str) -> str:
-    """The PROV identifier of the subject the software agent acted for."""
-    return "subject:" + on_behalf_of
+    """The PROV identifier of the subject the software agent acted for. A principal id may
+    hold characters a PROV local name may not (`"`, `<`, `#`, a space): percent-encoded, as
+    in an IRI, so the document stays valid PROV (`acme/user:bob` is unchanged)."""
+    return "subject:" + quote(on_behalf_of, safe="/:@._-~")
 
 
 def record_kind(kind: str) -> str:
