@@ -36,7 +36,7 @@ from pydantic import (
     model_validator,
 )
 
-from graph_schema.canonical import safe_yaml_load
+from graph_schema.canonical import refuse_lone_surrogates, safe_yaml_load
 from graph_schema.collector import cyclic_gc_paused
 from graph_schema.kg_types import (
     DOCUMENT_KIND_LABELS,
@@ -675,7 +675,9 @@ def _read_file(path: Path) -> tuple[Any, list[BundleProblem]]:
         return None, [BundleProblem(origin=origin, element="file", reason=f"unreadable: {exc}")]
     try:
         if path.suffix.lower() == ".json":
-            return json.loads(text, object_pairs_hook=_json_object), []
+            return refuse_lone_surrogates(
+                text, json.loads(text, object_pairs_hook=_json_object)
+            ), []
         return safe_yaml_load(text), []
     except (ValueError, yaml.YAMLError, RecursionError) as exc:  # JSONDecodeError: ValueError
         # The parsers' messages give a position, never the file's text (safe_yaml_load).

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable, Mapping
 from datetime import UTC, date, datetime, time, timedelta
 from enum import Enum
@@ -334,11 +335,34 @@ class NestedTooDeeply(yaml.YAMLError):
     """YAML nested deeper than the parser's recursion allows (a hostile file, not a bundle)."""
 
 
+class LoneSurrogate(yaml.YAMLError, ValueError):
+    """A `\\ud800`-style escape that decodes to half of a UTF-16 pair: no text at all (it
+    cannot be written as UTF-8, so it failed deep in the ingest with exit 1)."""
+
+    def __str__(self) -> str:
+        return "holds a lone UTF-16 surrogate escape (such as \\ud800), which is no text"
+
+
+# The only way a surrogate gets into text decoded from UTF-8: an escape the parser decodes.
+_SURROGATE_ESCAPE = re.compile(r"\\u0*[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def refuse_lone_surrogates(text: str, data: Any) -> Any:
+    """`data` parsed from `text`, or `LoneSurrogate` when an escape in `text` left half of a
+    UTF-16 pair in it (a well-formed JSON pair decodes to one character and passes)."""
+    if _SURROGATE_ESCAPE.search(text):
+        try:
+            json.dumps(data, ensure_ascii=False, default=str).encode("utf-8")
+        except UnicodeEncodeError:
+            raise LoneSurrogate() from None
+    return data
+
+
 def safe_yaml_load(text: str) -> Any:
     """Parse YAML as plain data (see `_SafeDataLoader`); errors are `yaml.YAMLError`, and
     their message gives a line and column, never the text around it (`YamlNotParseable`)."""
     try:
-        return yaml.load(text, Loader=_SafeDataLoader)  # noqa: S506 (a SafeLoader subclass)
+        return refuse_lone_surrogates(text, yaml.load(text, Loader=_SafeDataLoader))  # noqa: S506
     except RecursionError:
         raise NestedTooDeeply("nested too deeply") from None
     except yaml.MarkedYAMLError as exc:

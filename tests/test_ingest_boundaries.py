@@ -218,6 +218,41 @@ def test_a_parse_error_gives_a_position_not_the_files_text(
     assert counts(clean_db) == (0, 0)
 
 
+def test_a_lone_surrogate_escape_is_refused_in_one_line(
+    clean_db: neo4j.Driver, cli_env: Any, invoke: Any, tmp_path: Path
+) -> None:
+    # Found by an attacker: `\ud800` in a JSON bundle, front matter or a rule's annotation
+    # failed deep in the ingest with exit 1 ("UnicodeEncodeError ... rerun with --debug").
+    said = "holds a lone UTF-16 surrogate escape (such as \\ud800), which is no text"
+    bundle = tmp_path / "s.json"
+    bundle.write_text(
+        '{"tenant": "t1", "nodes": [{"id": "svc:a", "label": "Service", "name": "a\\ud800"}]}',
+        encoding="utf-8",
+    )
+    refused(invoke("ingest", str(bundle)), f"{bundle}: file: not parseable: {said}")
+    runbook = tmp_path / "md" / "r.md"
+    runbook.parent.mkdir()
+    runbook.write_text('---\ntitle: "R \\uD800"\n---\n# R\n', encoding="utf-8")
+    md = invoke("ingest", str(runbook.parent), "--format", "markdown-runbooks", "--tenant", "t1")
+    refused(md, f"{runbook}: front matter:", said)
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(
+        "groups:\n  - name: g\n    rules:\n      - alert: A\n        expr: up == 0\n"
+        '        annotations: {summary: "\\uDC00"}\n',
+        encoding="utf-8",
+    )
+    prom = invoke("ingest", str(rules), "--format", "prometheus-rules", "--tenant", "t1")
+    refused(prom, f"{rules}: file: not parseable YAML: {said}")
+    assert counts(clean_db) == (0, 0)
+    # A well-formed pair is one character, and stays welcome.
+    fine = tmp_path / "ok.json"
+    fine.write_text(
+        '{"tenant": "t1", "nodes": [{"id": "svc:a", "label": "Service", "name": "a \\ud83d\\ude00"}]}',
+        encoding="utf-8",
+    )
+    assert "UTF-16" not in invoke("ingest", str(fine)).err
+
+
 COMPLEX_KEYS = [
     "tenant: t1\n? [a, b]\n: c\n",
     "tenant: t1\n? {a: 1}\n: c\n",
