@@ -394,6 +394,12 @@ class EdgeSpec(_Provenance):
         return self.key or f"{self.type.value}|{self.from_}|{self.to}"
 
 
+_KIND_SUPPORTS = {
+    DocumentKind.RUNBOOK: EvidenceType.RUNBOOK,
+    DocumentKind.POLICY: EvidenceType.POLICY,
+}
+
+
 class DocumentSpec(_Provenance):
     """A document: runbook, policy, incident report, postmortem, email, ticket, chat ..."""
 
@@ -404,11 +410,19 @@ class DocumentSpec(_Provenance):
     locator: str
     supersedes: ElementId | None = None
     applies_to: list[ElementId] = Field(default_factory=list)
-    supports: list[EvidenceType] = Field(default_factory=list)
+    # None (not given): a runbook supports `runbook`, a policy `policy` (`supported_types`).
+    supports: list[EvidenceType] | None = None
     redacted_content: str | None = None
     trust: Trust | None = None
     name: str | None = None
     props: dict[str, Any] = Field(default_factory=dict)
+
+    def supported_types(self) -> list[EvidenceType]:
+        """What the document supports as evidence: as given, else what its kind is for (a
+        runbook without `supports` was never the answer: low relevance to every question)."""
+        if self.supports is not None:
+            return self.supports
+        return [_KIND_SUPPORTS[self.kind]] if self.kind in _KIND_SUPPORTS else []
 
     @field_validator("kind", mode="before")
     @classmethod

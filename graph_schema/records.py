@@ -221,7 +221,7 @@ def document_draft(tenant: str, spec: DocumentSpec, source: SourceInfo) -> NodeD
             "content": spec.content,
             "locator": spec.locator,
             "trust": trust,
-            "supports": sorted(s.value for s in spec.supports),
+            "supports": sorted(s.value for s in spec.supported_types()),
             "redacted_content": spec.redacted_content,
         }
     )

@@ -125,3 +125,34 @@ def test_a_truly_bad_bundle_lists_every_problem_and_writes_nothing(  # type: ign
     assert "documents[0] d: kind" in result.err
     records, _, _ = empty.execute_query("MATCH (n:KG) RETURN count(n) AS c")
     assert records[0]["c"] == 0
+
+
+def test_a_runbook_without_supports_is_the_runbook(  # type: ignore[no-untyped-def]
+    empty: neo4j.Driver, cli_env: object, invoke, tmp_path: Path
+) -> None:
+    # Found by an attacker: `supports` is optional, but a runbook without it was rejected
+    # `low_relevance` and the card said "no version ... is valid at as_of".
+    bundle = {
+        "tenant": "acme",
+        "sources": [dict(SOURCE, allowed_purposes=["runbook_lookup"])],
+        "principals": [
+            {"id": "user:oncall", "labels": ["internal"], "purposes": ["runbook_lookup"]}
+        ],
+        "nodes": [
+            {"id": "svc:a", "label": "Service", "source_id": "src:cmdb", "acl": ["internal"]}
+        ],
+        "documents": [
+            {"id": "runbook:a@v1", "kind": "runbook", "title": "A recovery", "content":
+             "1. Restart a.", "locator": "wiki/a", "source_id": "src:cmdb", "acl": ["internal"],
+             "applies_to": ["svc:a"], "valid_from": "2025-01-01T00:00:00Z"},
+            {"id": "doc:said-nothing", "kind": "runbook", "title": "B", "content": "b",
+             "locator": "wiki/b", "source_id": "src:cmdb", "supports": []},
+        ],
+    }  # fmt: skip
+    result = invoke("ingest", str(_write(tmp_path, bundle)))
+    assert result.code == 0, result
+    assert _props(empty, "runbook:a@v1")["supports"] == ["runbook"]
+    assert _props(empty, "doc:said-nothing")["supports"] == []  # as written
+    card = invoke("runbook", "--service", "svc:a", "--subject", "acme/user:oncall")
+    assert card.code == 0, card
+    assert card.out.startswith("Runbook   A recovery  [runbook:a@v1"), card.out

@@ -247,7 +247,8 @@ def test_a_lone_surrogate_escape_is_refused_in_one_line(
     # A well-formed pair is one character, and stays welcome.
     fine = tmp_path / "ok.json"
     fine.write_text(
-        '{"tenant": "t1", "nodes": [{"id": "svc:a", "label": "Service", "name": "a \\ud83d\\ude00"}]}',
+        '{"tenant": "t1", "nodes": [{"id": "svc:a", "label": "Service", '
+        '"name": "a \\ud83d\\ude00"}]}',
         encoding="utf-8",
     )
     assert "UTF-16" not in invoke("ingest", str(fine)).err
