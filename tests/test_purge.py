@@ -208,3 +208,39 @@ def test_purge_refuses_with_one_line_and_writes_nothing(  # type: ignore[no-unty
     assert res.code == code, res
     assert res.out == "" and message in res.err and res.err.count("\n") == 1
     assert _doc_texts(driver) == before and _purge_runs(driver) == 0
+
+
+NARROW_AUDITOR = """
+tenant: acme
+principals:
+  - {id: user:aud2, name: Auditor without incident, labels: [internal], purposes: [audit],
+     source_id: src:iam, recorded_at: "2026-01-05T09:00:00Z"}
+"""
+
+
+def test_a_purge_run_names_its_record_only_to_readers_of_it(  # type: ignore[no-untyped-def]
+    purge_world: tuple[neo4j.Driver, str], cli_env, invoke, tmp_path: Path
+) -> None:
+    # Found by an attacker: an auditor without the `incident` label read
+    # "legal purge of doc:..." in `runs` and the id in `trace`, an id every other surface
+    # hides from it (docs/security.md rule 6).
+    driver, _ = purge_world
+    (tmp_path / "aud2.yaml").write_text(NARROW_AUDITOR, encoding="utf-8")
+    ingest_bundle(driver, load_bundle(tmp_path / "aud2.yaml"))
+    done = invoke(
+        "purge", PURGED_DOC, "--tenant", "acme", "--subject", "user:counsel",
+        "--reason", "GDPR erasure request 2026-118", "--json",
+    )  # fmt: skip
+    assert done.code == 0, done
+    purge_run = json.loads(done.out)["purge_run_id"]
+    audit = ("--purpose", "audit", "--json")
+    for reader, sees in (("acme/user:auditor", True), ("acme/user:aud2", False)):
+        listed = invoke("runs", "--subject", reader, *audit)
+        assert listed.code == 0, listed
+        assert (PURGED_DOC in listed.out) is sees, (reader, listed.out)
+        traced = invoke("trace", purge_run, "--subject", reader, "--purpose", "audit",
+                        "--format", "json")  # fmt: skip
+        assert traced.code == 0, traced
+        assert (PURGED_DOC in traced.out) is sees, (reader, traced.out[:500])
+    narrow = invoke("runs", "--subject", "acme/user:aud2", "--purpose", "audit")
+    assert "legal purge of [withheld]" in narrow.out, narrow.out

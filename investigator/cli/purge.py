@@ -25,6 +25,7 @@ from pydantic import BaseModel
 from graph_schema.purge import purge_content, record_count
 from investigator.cli.subject import load_run_reader, subject_options, subject_ref_from
 from investigator.connection import open_driver
+from investigator.context_graph.audit import PURGE_QUESTION
 from investigator.context_graph.models import RunRequest
 from investigator.context_graph.purge import purge_lineage
 from investigator.context_graph.recorder import RunRecorder, ctx_database_from_env
@@ -57,7 +58,13 @@ def _checked(flag: str, value: str, limit: int) -> str:
 
 @click.command(name="purge")
 @click.argument("element_id")
-@click.option("--reason", required=True, metavar="TEXT", help="Why (kept in the audit record).")
+@click.option(
+    "--reason",
+    required=True,
+    metavar="TEXT",
+    help="Why (kept in the audit record, read by every auditor of the tenant: name the "
+    "request, not the person).",
+)
 @subject_options
 @click.option("--json", "json_out", is_flag=True, help="Print one JSON document.")
 def purge_command(
@@ -92,7 +99,7 @@ def purge_command(
         start = recorder.start_run(
             RunRequest(
                 command="purge",
-                question=f"legal purge of {element_id}",
+                question=PURGE_QUESTION + element_id,
                 subject_id=str(ref),
                 purpose=LEGAL_PURPOSE,
                 as_of=at,

@@ -131,6 +131,54 @@ def check_run_readable(reader: RunReader, run_id: str, run: dict[str, Any] | Non
         raise NotAuthorized(f"run {run_id} is another subject's run: {who.ref} {how}")
 
 
+# How a purge run's question names the record it purged (investigator/cli/purge.py).
+PURGE_QUESTION = "legal purge of "
+
+
+def purged_element(run: dict[str, Any]) -> str | None:
+    """The KG id a purge run names in its question, else None."""
+    question = run.get("question")
+    if run.get("command") != "purge" or not isinstance(question, str):
+        return None
+    return question.removeprefix(PURGE_QUESTION) if question.startswith(PURGE_QUESTION) else None
+
+
+def unreadable_ids(
+    driver: neo4j.Driver,
+    reader: RunReader,
+    tenant: str,
+    element_ids: Iterable[str],
+    database: str | None = None,
+) -> set[str]:
+    """Of node ids of `tenant`, those `reader` may not read now under its purpose: no current
+    record, or one whose ACL or purposes its grants do not cover (a purge run names the
+    record it purged: an auditor without its labels must not learn the id from it)."""
+    ids = sorted(set(element_ids))
+    if not ids:
+        return set()
+    if tenant != reader.principal.tenant:
+        return set(ids)
+    rows, _, _ = driver.execute_query(
+        _ELEMENT_RECORDS,
+        ids=ids,
+        edges=[],
+        tenant=tenant,
+        database_=database,
+        routing_=neo4j.RoutingControl.READ,
+    )
+    labels = set(reader.principal.labels)
+    readable: set[str] = set()
+    refused: set[str] = set()
+    for row in rows:
+        if not row["current"]:
+            continue
+        allowed = set(row["acl"]) <= labels and (
+            not row["purposes"] or reader.purpose in set(row["purposes"])
+        )
+        (readable if allowed else refused).add(str(row["id"]))
+    return set(ids) - (readable - refused)
+
+
 class _ElementRecord(BaseModel):
     version: int | None
     acl: tuple[str, ...]
@@ -245,6 +293,21 @@ class ContentFilter:
             reason = self._current_reason(records.get(eid, []))
             if reason is not None:
                 self.hidden_ids.setdefault(eid, reason)
+        # A purge run names the record it purged: hidden like any id the reader may not
+        # read now (its question too, though it is the run's own metadata).
+        purged = purged_element(run)
+        if purged is not None:
+            reason = self._grants_reason() or (
+                "acl"
+                if unreadable_ids(
+                    driver, reader.model_copy(update={"purpose": self.purpose}),
+                    self.run_tenant, [purged], kg_database,
+                )
+                else None
+            )  # fmt: skip
+            if reason is not None:
+                self.hidden_ids.setdefault(purged, reason)
+                typed.discard(str(run.get("question")))
         self._id_pattern = (
             re.compile(
                 _ID_BEFORE

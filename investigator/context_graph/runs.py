@@ -9,7 +9,13 @@ from typing import Any
 import neo4j
 
 from graph_schema.backdating import RecordFloor
-from investigator.context_graph.audit import RunReader
+from investigator.context_graph.audit import (
+    PURGE_QUESTION,
+    WITHHELD_TEXT,
+    RunReader,
+    purged_element,
+    unreadable_ids,
+)
 from investigator.context_graph.models import RunSummary
 from investigator.errors import BadInput
 from investigator.timeline import instant_of
@@ -57,12 +63,21 @@ def list_runs(
     for rec in records:
         run = dict(rec["run"])
         head_seq = run.get("head_seq")
+        question = _str(run.get("question"))
+        purged = purged_element(run)
+        if purged is not None:
+            # The record a purge names is shown only to a reader who may read it now.
+            purpose = reader.purpose or _str(run.get("purpose"))
+            as_reader = reader.model_copy(update={"purpose": purpose})
+            tenant = _str(run.get("tenant")) or ""
+            if unreadable_ids(driver, as_reader, tenant, [purged], database):
+                question = PURGE_QUESTION + WITHHELD_TEXT
         summaries.append(
             RunSummary(
                 run_id=str(run.get("run_id")),
                 status=str(run.get("status", "unknown")),
                 command=_str(run.get("command")),
-                question=_str(run.get("question")),
+                question=question,
                 tenant=_str(run.get("tenant")),
                 subject_id=_str(run.get("subject_id")),
                 purpose=_str(run.get("purpose")),
