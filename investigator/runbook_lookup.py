@@ -293,6 +293,12 @@ def _runbook_steps(anchors: list[tuple[str, str]]) -> list[PlanStep]:
     ]
 
 
+def _file_name(runbook_id: str) -> str:
+    """A runbook id's last path part, without version: `runbook:a/often-restarted@v2` ->
+    `often-restarted`."""
+    return runbook_id.split(":", 1)[-1].split("@", 1)[0].rsplit("/", 1)[-1]
+
+
 def _name_forms(name: str) -> list[str]:
     """An alert name as written, and its words joined as files name it (`-`, `_`)."""
     words = identifier_words(name)
@@ -819,7 +825,15 @@ class RunbookLookup:
             and r.score >= _ALIKE_SCORE * chosen.score
             and chosen.fits_by != "name"
         ]
-        if len(alike) >= _ALIKE_NOTED:
+        namesakes = sorted(r.id for r in alike if _file_name(r.id) == _file_name(chosen.id))
+        if len(namesakes) >= 2 and len(alike) < _ALIKE_NOTED:
+            # Files of one name in two folders fit the same words: a coin toss by id, said.
+            run.text_alike = (
+                f"{len(namesakes)} runbooks named {_file_name(chosen.id)!r} fit "
+                f"{text[:60]!r} alike ({', '.join(namesakes)}); the card shows the first: "
+                "name the one you mean with --alert ID"
+            )
+        elif len(alike) >= _ALIKE_NOTED:
             run.text_alike = (
                 f"{len(alike)} runbooks fit {text[:60]!r} alike (the first 5 under text "
                 "matches); the card shows the best ranked: add words, or use --alert NAME"
