@@ -174,6 +174,26 @@ def _names_only_alerts(question: str) -> bool:
     return not _PAGE_WORDS.sub("", rest).strip()
 
 
+# "What else could have caused it?", "alternative explanations", "besides the release, what
+# could explain it?", "can we rule out the risk rules?", 其他原因: the competing causes are the
+# answer, as for "were there other possible causes of X?" (a root-cause question).
+_CAUSE_WORDS = (
+    r"(?:caus\w*|explain\w*|behind|responsible|to blame|led to|lead to|trigger\w*|"
+    r"contribut\w*|account for|culprits?)"
+)
+_OTHER_CAUSES_ASKED = re.compile(
+    rf"\b(?:anything|something|anyone|someone|what|who)\s+else\b[^?.]{{0,50}}?\b{_CAUSE_WORDS}|"
+    r"\b(?:been|be|was|is|were)\s+(?:it\s+)?(?:something|anything)\s+else\b|"
+    r"\b(?:other|another|alternative|alternate|competing|different|possible|potential)\s+"
+    r"(?:\w+\s+)?(?:causes?|explanations?|culprits?|suspects?|reasons?|contributors?|"
+    r"contributing factors?|factors?|hypothes[ie]s)\b|"
+    r"\b(?:besides|apart from|other than|aside from|except(?: for)?|excluding|beyond)\b"
+    rf"[^?]{{0,80}}?\b{_CAUSE_WORDS}|"
+    r"\b(?:rule|ruled|rules|ruling)\s+out\b|"
+    r"其他原因|其它原因|别的原因|其他可能|其它可能|还有什么可能|排除",
+    re.IGNORECASE,
+)
+
 _CORRELATION_WORDS = re.compile(
     r"\b(relat(ed|ion)|correlat\w*|caus(e|ed|es|ing)|because|due to|led to|before|after|"
     r"responsible|break|broke|behind)\b|相关|导致|引起|之前|之后",
@@ -286,7 +306,16 @@ def detect_intents(question: str) -> list[Intent]:
     # "Who owned it before the release?" asks for a state at a time: its "before the release"
     # names the instant (investigator.timeline), not a correlation to judge.
     asked = without_event_side_words(question) if found & _STATE_INTENTS else question
-    if Intent.DEPLOYMENT_CORRELATION in found and not _CORRELATION_WORDS.search(asked):
+    other_causes = bool(_OTHER_CAUSES_ASKED.search(question))
+    if other_causes:
+        # The candidates beside the one named are listed (and ruled in or out) like an open
+        # root-cause question's; "besides the release" keeps the release's verdict too.
+        found.add(Intent.ROOT_CAUSE)
+    if (
+        Intent.DEPLOYMENT_CORRELATION in found
+        and not other_causes
+        and not _CORRELATION_WORDS.search(asked)
+    ):
         # "When did release X finish?" asks for the release, not for a correlation.
         found.discard(Intent.DEPLOYMENT_CORRELATION)
         found.add(Intent.RELEASE_LOOKUP)

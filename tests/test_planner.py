@@ -60,6 +60,28 @@ def test_the_words_on_call_types_for_what_to_do_ask_for_the_runbook() -> None:
     assert Intent.APPLICABLE_RUNBOOK not in detect_intents("What do the postmortems say?")
 
 
+def test_asking_what_else_could_have_caused_it_is_a_root_cause_question() -> None:
+    # Before, these were incident, release or entity lookups: no competing cause was listed.
+    for question in (
+        "Could anything else have caused PAY-4097 on payment-api?",
+        "What are the alternative explanations for PAY-4097?",
+        "What else could have caused it?",
+        "Could it have been something else?",
+        "Can we rule out the risk rules?",
+        "What other causes could there be?",
+        "除了发布，还有其他原因吗？",
+    ):
+        assert Intent.ROOT_CAUSE in detect_intents(question), question
+    # "Besides the release": the release's verdict and the other candidates.
+    assert detect_intents("Besides the release, what could explain the PAY-4097 errors?") == [
+        Intent.DEPLOYMENT_CORRELATION,
+        Intent.ROOT_CAUSE,
+    ]
+    # "Else" without a cause asked about is no cause question.
+    assert detect_intents("Who else owned payment-api?") == [Intent.OWNERSHIP_AT_TIME]
+    assert detect_intents("Is there anything else in the runbook?") == [Intent.APPLICABLE_RUNBOOK]
+
+
 def test_mentions_pick_ids_codes_releases_alerts_and_names() -> None:
     m = extract_mentions(
         "Did release-2026.07.23.1 on svc:payment-api cause PAY-4097 and KubePodCrashLooping "
