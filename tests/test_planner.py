@@ -235,3 +235,23 @@ def test_the_fulltext_query_leaves_out_function_words() -> None:
     # A question of function words only still searches with what it has.
     [only] = linking_steps(extract_mentions("What was it?"), None, "What was it?")
     assert only.params == {"query": "What was it"}
+
+
+def test_asks_the_kg_has_no_record_type_for_are_named() -> None:
+    from investigator.planner import unrecorded_asks
+
+    # Before, "on call" (with a space) and "paged" were incident lookups, and "did they follow
+    # the runbook" was answered as "which runbook applies", the ask dropped.
+    assert unrecorded_asks("Who was on call for payment-api?") == ["on_call"]
+    assert detect_intents("Who was on call for payment-api?") == [Intent.OWNERSHIP_AT_TIME]
+    assert unrecorded_asks("Who should have been paged for PAY-4097?") == ["on_call"]
+    assert unrecorded_asks("Did the responders follow runbook v3?") == ["runbook_followed"]
+    assert unrecorded_asks("Was the runbook followed?") == ["runbook_followed"]
+    # Asking which runbook to follow, or whether the errors followed a release, is not.
+    for question in (
+        "Which runbook should I follow?",
+        "Did PAY-4097 follow the release?",
+        "Which alert paged?",
+        "Did the team follow up on PAY-4097?",
+    ):
+        assert unrecorded_asks(question) == [], question
