@@ -27,8 +27,9 @@ from investigator.planner import (
     DEPLOY_LOOKBACK,
     CompetingCauseChecks,
     extract_mentions,
+    unrecorded_asks,
 )
-from investigator.rubric import Intent, MissingEvidence, missing_evidence
+from investigator.rubric import Intent, MissingEvidence, missing_evidence, unrecorded_evidence
 from investigator.runbook_sections import (
     SECTION_EXCERPT,
     alert_section,
@@ -380,6 +381,9 @@ def derive_claims(
     supported = supported_evidence_types(evidence)
     missing = missing_evidence(sorted(i.value for i in intent_set), supported)
     missing += correlation_gaps
+    # What the KG has no record of (who was on call, whether the runbook was followed) is
+    # said, never skipped: the run is `partial`.
+    missing += unrecorded_evidence(unrecorded_asks(question or ""))
     if (
         Intent.DEPLOYMENT_CORRELATION in intent_set
         and not mechanisms

@@ -45,6 +45,7 @@ from investigator.planner import (
     extract_mentions,
     focus_services,
     missing_required,
+    unrecorded_asks,
 )
 from investigator.retrieval import RetrievalLoop, StopReason
 from investigator.rubric import Intent, MissingEvidence, required_types, useful_types
@@ -347,7 +348,8 @@ def _investigate(
             intents=[i.value for i in intents],
             required_types=required_types(intents),
             tools=sorted({tc.template for tc in outcome.tool_calls}),
-            missing_types=missing_required(intents, supported),
+            # Asks the KG has no record type for are missing too (`UNRECORDED_ASKS`).
+            missing_types=missing_required(intents, supported) + unrecorded_asks(request.question),
             budget_tokens=request.budget_tokens,
             created_at=now,
         ),

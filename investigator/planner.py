@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 from cypher_templates.plan import PlanStep, QueryPlan, ResolvedEntity, TimeScope
 from graph_schema.alert_names import alert_names
 from investigator.evidence import iso_utc
-from investigator.rubric import Intent, required_types, useful_types
+from investigator.rubric import UNRECORDED_ASKS, Intent, required_types, useful_types
 from investigator.stop_words import ENGLISH_STOP_WORDS
 from investigator.timeline import (
     RELEASE_NAME,
@@ -174,6 +174,46 @@ def _names_only_alerts(question: str) -> bool:
     return not _PAGE_WORDS.sub("", rest).strip()
 
 
+# "What else could have caused it?", "alternative explanations", "besides the release, what
+# could explain it?", "can we rule out the risk rules?", 其他原因: the competing causes are the
+# answer, as for "were there other possible causes of X?" (a root-cause question).
+_CAUSE_WORDS = (
+    r"(?:caus\w*|explain\w*|behind|responsible|to blame|led to|lead to|trigger\w*|"
+    r"contribut\w*|account for|culprits?)"
+)
+_OTHER_CAUSES_ASKED = re.compile(
+    rf"\b(?:anything|something|anyone|someone|what|who)\s+else\b[^?.]{{0,50}}?\b{_CAUSE_WORDS}|"
+    r"\b(?:been|be|was|is|were)\s+(?:it\s+)?(?:something|anything)\s+else\b|"
+    r"\b(?:other|another|alternative|alternate|competing|different|possible|potential)\s+"
+    r"(?:\w+\s+)?(?:causes?|explanations?|culprits?|suspects?|reasons?|contributors?|"
+    r"contributing factors?|factors?|hypothes[ie]s)\b|"
+    r"\b(?:besides|apart from|other than|aside from|except(?: for)?|excluding|beyond)\b"
+    rf"[^?]{{0,80}}?\b{_CAUSE_WORDS}|"
+    r"\b(?:rule|ruled|rules|ruling)\s+out\b|"
+    r"其他原因|其它原因|别的原因|其他可能|其它可能|还有什么可能|排除",
+    re.IGNORECASE,
+)
+
+# Who was on call or paged: no rota or pager record exists in the KG (`UNRECORDED_ASKS`).
+_ON_CALL_ASKED = re.compile(
+    r"\bon[- ]?call\b|\brotas?\b|\bpager(?:duty)?\b|\bon duty\b|"
+    r"\bwho\s+(?:was|were|got|gets|is|are|will be|should (?:have )?(?:been|be)|"
+    r"would (?:have )?(?:been|be))\s+paged\b|"
+    r"\bwho\s+(?:did|does|do|will|would|should)\b[^?]{0,40}?\bpage\b|值班|轮值",
+    re.IGNORECASE,
+)
+# Whether a procedure was followed: no record of the responders' actions exists. A past
+# tense with the responders or the procedure as its subject only ("which runbook should I
+# follow?" asks for the runbook in force; "did PAY-4097 follow the release?" for a verdict).
+_FOLLOWED_ASKED = re.compile(
+    r"\b(?:did|have|had)\s+(?:the\s+)?(?:responders?|on-?call(?:\s+engineers?)?|engineers?|"
+    r"team|we|they|you|people)\s+(?:follow|adhere to|stick to|skip|deviate from)\b(?!\s+up)|"
+    r"\b(?:was|were|has|had)\s+(?:the\s+|that\s+|this\s+)?(?:runbook|procedure|playbook|"
+    r"sop|process|steps?|instructions?|it)\b[^?]{0,40}?\b(?:followed|adhered to|skipped)\b|"
+    r"是否按照|有没有按照|是否遵循|有没有遵循",
+    re.IGNORECASE,
+)
+
 _CORRELATION_WORDS = re.compile(
     r"\b(relat(ed|ion)|correlat\w*|caus(e|ed|es|ing)|because|due to|led to|before|after|"
     r"responsible|break|broke|behind)\b|相关|导致|引起|之前|之后",
@@ -280,13 +320,31 @@ class Mentions(BaseModel):
         return list(dict.fromkeys(named))[:MAX_FOCUS_SERVICES]
 
 
+def unrecorded_asks(question: str) -> list[str]:
+    """What the question asks that the KG has no record type for (`UNRECORDED_ASKS` keys)."""
+    asks = [("on_call", _ON_CALL_ASKED), ("runbook_followed", _FOLLOWED_ASKED)]
+    return [ask for ask, pattern in asks if pattern.search(question)]
+
+
 def detect_intents(question: str) -> list[Intent]:
     """The intents a question asks for (sorted). Nothing matched: an entity lookup."""
     found = {intent for intent, pattern in _INTENT_RULES if pattern.search(question)}
+    # The nearest answer to an unrecorded ask (the owner then for "who was on call") is
+    # looked for; the ask itself becomes a named gap (claims).
+    found.update(UNRECORDED_ASKS[ask][0] for ask in unrecorded_asks(question))
     # "Who owned it before the release?" asks for a state at a time: its "before the release"
     # names the instant (investigator.timeline), not a correlation to judge.
     asked = without_event_side_words(question) if found & _STATE_INTENTS else question
-    if Intent.DEPLOYMENT_CORRELATION in found and not _CORRELATION_WORDS.search(asked):
+    other_causes = bool(_OTHER_CAUSES_ASKED.search(question))
+    if other_causes:
+        # The candidates beside the one named are listed (and ruled in or out) like an open
+        # root-cause question's; "besides the release" keeps the release's verdict too.
+        found.add(Intent.ROOT_CAUSE)
+    if (
+        Intent.DEPLOYMENT_CORRELATION in found
+        and not other_causes
+        and not _CORRELATION_WORDS.search(asked)
+    ):
         # "When did release X finish?" asks for the release, not for a correlation.
         found.discard(Intent.DEPLOYMENT_CORRELATION)
         found.add(Intent.RELEASE_LOOKUP)
@@ -1006,6 +1064,19 @@ def followup_steps(
         if asked.event is AnchorEvent.ALERT
     ]
     placed = any(r.kind == "event" for r in refs)
+    # "During / for the incident", "did the responders follow ...", "who was paged": its
+    # start is the time, so the incidents of the focus services and their records are read
+    # even when nothing else wants them (until the event is placed).
+    incident_steps: list[PlanStep] = []
+    if asked.event in (AnchorEvent.INCIDENT_START, AnchorEvent.INCIDENT_END) and not placed:
+        incident_steps = [
+            _one_hop_step(svc, "AFFECTED_BY", "both", step_id=NAV_PREFIX + "incidents")
+            for svc in focus
+            if not known.incidents
+        ] + [
+            _step("incident_context", {"incident_id": inc}, "error_first_seen")
+            for inc in known.incidents[:MAX_FOCUS_SERVICES]
+        ]
     release_steps = [
         _step(
             "latest_deployments",
@@ -1018,6 +1089,7 @@ def followup_steps(
     ]
     return [
         *alert_steps,
+        *incident_steps,
         *release_steps,
         *reference_steps(intents, known, references=instants, focus=focus),
         *competing_cause_steps(intents, known, as_of=inp.as_of, focus=focus),

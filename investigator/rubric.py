@@ -86,6 +86,24 @@ MISSING_DESCRIPTIONS: dict[str, str] = {
 }
 
 
+# Asks the KG has no record type for (graph_schema/kg_types.py: no on-call rota, pager or
+# response-action record): never supported, so a question making them is answered `partial`
+# with the gap named, never silently `complete` on its other parts. Each is read with the
+# intent whose evidence is the nearest answer (the owner then; the runbook in force then).
+UNRECORDED_ASKS: dict[str, tuple[Intent, str]] = {
+    "on_call": (
+        Intent.OWNERSHIP_AT_TIME,
+        "no on-call rota or paging record: the KG has no such type; the owning team at the "
+        "time (if found) is the owner, not who was on call or paged",
+    ),
+    "runbook_followed": (
+        Intent.APPLICABLE_RUNBOOK,
+        "no record of what the responders did: the KG has no response-action type, so whether "
+        "the runbook was followed cannot be answered (only which version was in force)",
+    ),
+}
+
+
 class MissingEvidence(BaseModel):
     """One unmet rubric requirement."""
 
@@ -129,5 +147,16 @@ def missing_evidence(intents: Iterable[str], supported: Iterable[str]) -> list[M
                 intents=needing,
                 description=MISSING_DESCRIPTIONS.get(etype, etype),
             )
+        )
+    return out
+
+
+def unrecorded_evidence(asks: Iterable[str]) -> list[MissingEvidence]:
+    """The required gaps of asks the KG has no record type for (`UNRECORDED_ASKS`), sorted."""
+    out: list[MissingEvidence] = []
+    for ask in sorted(set(asks)):
+        intent, description = UNRECORDED_ASKS[ask]
+        out.append(
+            MissingEvidence(evidence_type=ask, intents=[intent.value], description=description)
         )
     return out

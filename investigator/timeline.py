@@ -97,6 +97,16 @@ _INCIDENT_WORDS = re.compile(
     r"ongoing|going on|open|active))\b|事发时|故障时|事故时",
     re.IGNORECASE,
 )
+# The response to the incident: "did the responders follow runbook v3", "was it followed",
+# "for the PAY-4097 incident", "who was paged" ask what held while it was handled: its start.
+_RESPONSE_WORDS = re.compile(
+    r"\b(?:did|do|have|had)\s+(?:the\s+)?(?:responders?|on-?call(?:\s+engineers?)?|"
+    r"engineers?|team|we|they)\s+(?:follow|skip)\b(?!\s+up)|"
+    r"\b(?:was|were)\b[^?]{0,60}?\b(?:followed|skipped)\b(?!\s+by)|"
+    r"\bfor the (?:[A-Z][A-Z0-9]{1,9}-\d{2,6}\s+)?(?:incident|outage)\b|"
+    r"\b(?:was|were|got|should have been|would have been)\s+paged\b",
+    re.IGNORECASE,
+)
 _RESOLVED = r"(?:resolved|closed|over|ended|fixed)"
 _INCIDENT_END_WORDS = re.compile(
     r"\b(?:when|once|as) (?:the|this|that) (?:incident|outage) (?:was |got |had been )?"
@@ -653,6 +663,7 @@ def time_references(question: str) -> TimeReferences:
         (AnchorEvent.RELEASE, _RELEASE_WORDS),
         (AnchorEvent.INCIDENT_END, _INCIDENT_END_WORDS),
         (AnchorEvent.INCIDENT_START, _INCIDENT_WORDS),
+        (AnchorEvent.INCIDENT_START, _RESPONSE_WORDS),
         (AnchorEvent.FIRST_ERROR, _EVENT_WORDS),
     ):
         if event is not None:

@@ -60,6 +60,28 @@ def test_the_words_on_call_types_for_what_to_do_ask_for_the_runbook() -> None:
     assert Intent.APPLICABLE_RUNBOOK not in detect_intents("What do the postmortems say?")
 
 
+def test_asking_what_else_could_have_caused_it_is_a_root_cause_question() -> None:
+    # Before, these were incident, release or entity lookups: no competing cause was listed.
+    for question in (
+        "Could anything else have caused PAY-4097 on payment-api?",
+        "What are the alternative explanations for PAY-4097?",
+        "What else could have caused it?",
+        "Could it have been something else?",
+        "Can we rule out the risk rules?",
+        "What other causes could there be?",
+        "除了发布，还有其他原因吗？",
+    ):
+        assert Intent.ROOT_CAUSE in detect_intents(question), question
+    # "Besides the release": the release's verdict and the other candidates.
+    assert detect_intents("Besides the release, what could explain the PAY-4097 errors?") == [
+        Intent.DEPLOYMENT_CORRELATION,
+        Intent.ROOT_CAUSE,
+    ]
+    # "Else" without a cause asked about is no cause question.
+    assert detect_intents("Who else owned payment-api?") == [Intent.OWNERSHIP_AT_TIME]
+    assert detect_intents("Is there anything else in the runbook?") == [Intent.APPLICABLE_RUNBOOK]
+
+
 def test_mentions_pick_ids_codes_releases_alerts_and_names() -> None:
     m = extract_mentions(
         "Did release-2026.07.23.1 on svc:payment-api cause PAY-4097 and KubePodCrashLooping "
@@ -213,3 +235,23 @@ def test_the_fulltext_query_leaves_out_function_words() -> None:
     # A question of function words only still searches with what it has.
     [only] = linking_steps(extract_mentions("What was it?"), None, "What was it?")
     assert only.params == {"query": "What was it"}
+
+
+def test_asks_the_kg_has_no_record_type_for_are_named() -> None:
+    from investigator.planner import unrecorded_asks
+
+    # Before, "on call" (with a space) and "paged" were incident lookups, and "did they follow
+    # the runbook" was answered as "which runbook applies", the ask dropped.
+    assert unrecorded_asks("Who was on call for payment-api?") == ["on_call"]
+    assert detect_intents("Who was on call for payment-api?") == [Intent.OWNERSHIP_AT_TIME]
+    assert unrecorded_asks("Who should have been paged for PAY-4097?") == ["on_call"]
+    assert unrecorded_asks("Did the responders follow runbook v3?") == ["runbook_followed"]
+    assert unrecorded_asks("Was the runbook followed?") == ["runbook_followed"]
+    # Asking which runbook to follow, or whether the errors followed a release, is not.
+    for question in (
+        "Which runbook should I follow?",
+        "Did PAY-4097 follow the release?",
+        "Which alert paged?",
+        "Did the team follow up on PAY-4097?",
+    ):
+        assert unrecorded_asks(question) == [], question
