@@ -69,6 +69,14 @@ class OwnershipContext(RowContext):
     team_name: str | None = None
 
 
+class OwnerOfContext(RowContext):
+    """owners_of: the alert or runbook owned and the team."""
+
+    owned: str | None = None
+    team: str | None = None
+    team_name: str | None = None
+
+
 class DeploymentContext(RowContext):
     """deployments_in_window, latest_deployments: the deployment and when it was deployed."""
 
@@ -153,6 +161,7 @@ CONTEXT_SHAPES: dict[str, type[RowContext]] = {
     "name_suggestions": EmptyContext,
     "latest_deployments": DeploymentContext,
     "ownership_over_time": OwnershipContext,
+    "owners_of": OwnerOfContext,
     "deployments_in_window": DeploymentContext,
     "incident_context": IncidentContext,
     "runbooks_for": RunbookContext,

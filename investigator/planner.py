@@ -608,6 +608,9 @@ def steps_for(
             steps.append(_one_hop_step(code, "EMITTED", "in", step_id=step_id))
     incident_types = {"error_first_seen", "affected_service", "incident_report", "alert_definition"}
     for alert in known.alerts:
+        if "ownership" in want:
+            # An alert has an owner of its own (team -> alert), asked for by its name.
+            steps.append(_step("owners_of", {"entity_id": alert}, "ownership"))
         if "runbook" in want:
             steps.append(
                 _step("runbooks_for", {"anchor_id": alert}, "runbook", options={"anchor": "alert"})
@@ -621,6 +624,8 @@ def steps_for(
         if want & incident_types and not known.incidents:
             steps.append(_one_hop_step(alert, "TRIGGERED", "out", step_id=NAV_PREFIX + "triggered"))
     for runbook in known.runbooks[:MAX_FOCUS_SERVICES]:
+        if "ownership" in want:
+            steps.append(_step("owners_of", {"entity_id": runbook}, "ownership"))
         if "runbook" in want:
             steps.append(
                 _step(
@@ -937,6 +942,8 @@ def reference_steps(
                         "ownership_over_time", {"service_id": anchor_id}, "ownership", step_id=tag
                     )
                 )
+            elif owners and anchor == "runbook":
+                steps.append(_step("owners_of", {"entity_id": anchor_id}, "ownership", step_id=tag))
             if runbooks:
                 steps.append(
                     _step(

@@ -236,6 +236,10 @@ DEMO_CALLS: dict[str, Callable[[dict[str, str | int]], list[dict[str, Any]]]] = 
         {"service_id": "svc:payment-api"},
         {"service_id": "svc:payment-db"},
     ],
+    "owners_of": lambda _: [
+        {"entity_id": "alert:PaymentApiHighErrorRate"},
+        {"entity_id": "runbook:payment-recovery@v3"},
+    ],
     "deployments_in_window": lambda _: [
         {"service_id": s, **JULY} for s in ("svc:payment-api", "svc:risk-engine")
     ],
