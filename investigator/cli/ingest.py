@@ -44,6 +44,8 @@ class IngestOptions(BaseModel):
     tenant: str | None = None
     source_id: str | None = None
     acl: list[str] | None = None
+    # Imported formats: let an explicit --acl change the ACL of records already imported.
+    acl_change: bool = False
     trusted: bool = False
     git_history: bool = False
     # Allow records dated at or before the known_at of runs already recorded in the tenant.
@@ -53,6 +55,8 @@ class IngestOptions(BaseModel):
 def _load_bundle_format(path: Path, options: IngestOptions) -> LoadedBundle:
     if options.trusted:
         raise BadInput("--trusted is for imported formats; a bundle's sources state their trust")
+    if options.acl_change:
+        raise BadInput("--acl-change is for imported formats; a bundle's elements state their acl")
     if options.git_history:
         raise BadInput("--git-history is for --format markdown-runbooks only")
     return load_bundle(path)
@@ -90,6 +94,8 @@ def run_ingest(
     """
     if options.git_history and fmt != "markdown-runbooks":
         raise BadInput("--git-history is for --format markdown-runbooks only")
+    if options.acl_change and options.acl is None:
+        raise BadInput("--acl-change needs --acl (the labels to give the records; '' for none)")
     loaded = INGEST_FORMATS[fmt](path, options)
     try:
         loaded = apply_overrides(
@@ -154,7 +160,18 @@ def _report_problems(problems: Sequence[BundleProblem]) -> NoReturn:
 )
 @click.option("--tenant", help="Tenant for every element (replaces the files' tenant).")
 @click.option("--source-id", help="Source for elements that do not name one.")
-@click.option("--acl", help="Comma-separated ACL labels for elements that give none.")
+@click.option(
+    "--acl",
+    help="Comma-separated ACL labels for elements that give none. Imported formats: without "
+    "it, a re-import keeps the ACL its records have (a first import: no labels); an --acl "
+    "that would change the ACL of records already imported from the source is refused "
+    "unless --acl-change is given. A label no principal of the tenant holds is warned about.",
+)
+@click.option(
+    "--acl-change",
+    is_flag=True,
+    help="Imported formats: let --acl change who may read records already imported.",
+)
 @click.option(
     "--trusted",
     is_flag=True,
@@ -195,6 +212,7 @@ def ingest_command(
     tenant: str | None,
     source_id: str | None,
     acl: str | None,
+    acl_change: bool,
     trusted: bool,
     git_history: bool,
     backdate: bool,
@@ -219,6 +237,7 @@ def ingest_command(
         tenant=tenant,
         source_id=source_id,
         acl=_parse_acl(acl),
+        acl_change=acl_change,
         trusted=trusted,
         git_history=git_history,
         backdate=backdate,
