@@ -194,11 +194,17 @@ def _incident_facts(ev: Evidence, as_of: datetime) -> str:
     return "".join(f", {p}" for p in parts)
 
 
-def _named_only(ev: Evidence) -> str:
-    """How a runbook read as the one the question names is tied to it: by its name, or by
-    the heading of the section admitted (a file of one section per alert), alone."""
+def _named_only(ev: Evidence, found_by_text: Sequence[str] = ()) -> str:
+    """How a runbook read as the one the question names is tied to it: by its name, by the
+    heading of the section admitted (a file of one section per alert), or by the words of
+    the question (the runbook search's best fit, `found_by_text`), alone."""
     if ev.context.get("anchor_type") != "runbook":
         return ""
+    if ev.context.get("anchor") in found_by_text:
+        return (
+            ", found by the words of the question alone (the runbook search's best fit; "
+            "no service, alert or error code it names links to it),"
+        )
     by = "the heading of its section" if SECTION_EXCERPT in ev.transformations else "its name"
     return f", found by {by} alone (no service, alert or error code record links to it),"
 
@@ -213,12 +219,15 @@ def derive_claims(
     question: str | None = None,
     competing_checks: CompetingCauseChecks | None = None,
     references: Sequence[ReferenceTime] | None = None,
+    found_by_text: Sequence[str] = (),
 ) -> ClaimSet:
     """Apply the claim rules of each intent to the pack evidence (pure, deterministic).
 
     `question` resolves time words ("then" = the anchor event; investigator.timeline): a
     state claim then names the instant it holds at and why. `competing_checks` says which
     competing-cause checks ran; without all of them a correlation verdict stays `uncertain`.
+    `found_by_text`: the runbooks the loop chose by the question's words alone (their claim
+    says so).
     """
     intent_set = {Intent(i) for i in intents}
     claims: list[Claim] = []
@@ -264,9 +273,10 @@ def derive_claims(
             # A runbook of several alerts: the section of the alert the question names.
             section = alert_section(ev, focus)
             where = f" [{section or ev.locator}]" if section or ev.locator else ""
+            tie = _named_only(ev, found_by_text)
             claims.append(
                 _claim(
-                    f"Runbook {_label(ev)} ({ev.element_id}){_named_only(ev)} is the version "
+                    f"Runbook {_label(ev)} ({ev.element_id}){tie} is the version "
                     f"in force {_in_force(ev, refs, as_of, runbooks)} ({_valid_text(ev)}){where}",
                     EpistemicStatus.FACT,
                     0.95,

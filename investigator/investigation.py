@@ -367,6 +367,7 @@ def _investigate(
         service_id=outcome.service_id,
         question=request.question,
         references=outcome.known.references,
+        found_by_text=outcome.known.runbooks_by_text,
         competing_checks=competing_cause_status(
             intents,
             outcome.known,

@@ -326,6 +326,19 @@ def unrecorded_asks(question: str) -> list[str]:
     return [ask for ask, pattern in asks if pattern.search(question)]
 
 
+# Words that ask which runbook to take ("Which runbook applies to ...?", "... should I
+# follow"), besides those the runbook intent matches: not what the runbook is about.
+_ASKS_WHICH_RUNBOOK = re.compile(r"\b(?:appl(?:y|ies|ied|icable)|follow|use)\b", re.IGNORECASE)
+
+
+def runbook_search_text(question: str) -> str:
+    """The question without the words that ask for a runbook ("Which runbook applies to",
+    "how do I fix it", "what do I do"): what the runbook search reads, as the card reads
+    the text it is given."""
+    text = dict(_INTENT_RULES)[Intent.APPLICABLE_RUNBOOK].sub(" ", question)
+    return " ".join(_ASKS_WHICH_RUNBOOK.sub(" ", text).split())
+
+
 def detect_intents(question: str) -> list[Intent]:
     """The intents a question asks for (sorted). Nothing matched: an entity lookup."""
     found = {intent for intent, pattern in _INTENT_RULES if pattern.search(question)}
@@ -422,6 +435,9 @@ class Known(BaseModel):
     # Runbooks the question names itself (entity linking only, never a runbook a template
     # returned as evidence): their own chains are read when a runbook is wanted.
     runbooks: list[str] = Field(default_factory=list)
+    # Of those, the ones no record the question names led to: the runbook search's best fit
+    # for its words (runbook_search.py), as the card's free-text lookup chooses it.
+    runbooks_by_text: list[str] = Field(default_factory=list)
     other: list[str] = Field(default_factory=list)
     first_seen: datetime | None = None
     # Services the focus services depend on (found by the competing-cause check; they are

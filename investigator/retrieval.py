@@ -17,14 +17,15 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from enum import StrEnum
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, JsonValue
 
 from cypher_templates.executor import TemplateRow
-from cypher_templates.plan import PlanStep, QueryPlan
+from cypher_templates.plan import EvidenceType, PlanStep, QueryPlan
 from investigator.context_graph.models import ToolCallRecord
-from investigator.evidence import Evidence, fuse
+from investigator.evidence import Evidence, Rejection, fuse
 from investigator.planner import (
     CAUSE_INTENTS,
+    NAV_PREFIX,
     DeterministicPlanner,
     Known,
     PlanInput,
@@ -36,13 +37,14 @@ from investigator.planner import (
     kind_of,
     missing_required,
     note_check_rows,
+    runbook_search_text,
     step_key,
     steps_for,
     unique_steps,
     wanted_types,
 )
 from investigator.rubric import Intent, required_types, useful_types
-from investigator.runbook_search import spelled_out
+from investigator.runbook_search import search_runbooks, spelled_out
 from investigator.runbook_sections import alert_focus, headed_by
 from investigator.session import RunSession
 from investigator.timeline import instant_of, time_references
@@ -311,6 +313,55 @@ def type_dependent_row(evidence: Evidence, step: PlanStep) -> Evidence:
     return evidence.model_copy(update={"evidence_types": ["dependent"]})
 
 
+class _SearchSteps:
+    """The runbook search's reads (`search_runbooks`) inside an investigation: each stage a
+    round of its own recorded plan, run through the session like any step (allowlisted
+    templates, recorded tool calls, replayable); its rows name a runbook, they are no
+    evidence."""
+
+    def __init__(self, loop: RetrievalLoop, known: Known, outcome: RetrievalOutcome) -> None:
+        self.loop = loop
+        self.known = known
+        self.outcome = outcome
+        self.rounds = 0
+
+    def stage(self, steps: list[PlanStep]) -> list[list[Evidence]]:
+        """Run one round of independent steps; each step's rows as candidates."""
+        loop = self.loop
+        plan = loop.planner.plan(loop.inp, loop.intents, self.known, steps)
+        loop.session.begin_round(plan)
+        self.rounds += 1
+        self.outcome.plans.append(plan)
+        loop.calls += len(steps)
+        calls = loop.session.call_round(steps, plan=plan, raise_on_error=False)
+        self.outcome.tool_calls.extend(call.record for call in calls)
+        return [call.candidates for call in calls]
+
+    def call(
+        self,
+        template_id: str,
+        params: dict[str, JsonValue],
+        evidence_type: EvidenceType,
+        options: dict[str, str | int] | None = None,
+        limit: int | None = None,
+    ) -> list[Evidence]:
+        """A round of one step."""
+        step = PlanStep(
+            step_id=f"{NAV_PREFIX}runbook-search",
+            template_id=template_id,
+            params=params,
+            options=options or {},
+            evidence_type=evidence_type,
+            limit=limit,
+        )
+        return self.stage([step])[0]
+
+    def admit(self, candidates: list[Evidence]) -> tuple[list[Evidence], list[Rejection]]:
+        """Not used by the search (its rows are no evidence); the session's gate decides."""
+        decision = self.loop.session.admit(candidates)
+        return decision.admitted, decision.rejected
+
+
 class RetrievalLoop:
     """One run's loop. Deterministic for a given KG slice, subject and plan input."""
 
@@ -362,6 +413,8 @@ class RetrievalLoop:
         self.question_words = {
             w.strip(".:-").lower() for w in re.findall(r"[\w.:@-]+", plan_input.question)
         }
+        # Rounds the runbook search used: they do not count against the plan's max_rounds.
+        self.search_rounds = 0
 
     def _resolve_given_service(self, step: PlanStep, rows: Sequence[TemplateRow]) -> None:
         """`--service` as written ("payment-api", "Payment-API") becomes the one service id
@@ -425,6 +478,8 @@ class RetrievalLoop:
                 # Nothing named and nothing linked: entity linking falls back to the best
                 # fulltext hits that are anchors (an incident, a service, an error code).
                 progressed |= learn(known, self._top_text_anchors(), self.focus, self.inp.as_of)
+            if round_no == 1:
+                progressed |= self._runbook_by_text(known, outcome)
             if self.gate.budget_hit:
                 outcome.stop_reason = StopReason.BUDGET_EXHAUSTED
                 break
@@ -450,7 +505,7 @@ class RetrievalLoop:
             if not required_missing and not next_steps:
                 outcome.stop_reason = StopReason.EVIDENCE_SUFFICIENT
                 break
-            if round_no >= max_rounds:
+            if round_no - self.search_rounds >= max_rounds:
                 outcome.stop_reason = (
                     StopReason.EVIDENCE_SUFFICIENT
                     if not required_missing
@@ -544,6 +599,25 @@ class RetrievalLoop:
         # Only hits close to the best one: a weak match on a common word is no link.
         best = anchors[0].score or 0.0
         return [row for row in anchors[:limit] if (row.score or 0.0) >= best / 2]
+
+    def _runbook_by_text(self, known: Known, outcome: RetrievalOutcome) -> bool:
+        """A runbook question that no service, alert, error code or runbook record answers
+        ("Policy Spec Sync Controller Is Stuck, what do I do?"): the runbook the card's
+        free-text search chooses for its words (`search_runbooks`, which abstains when none
+        fits) is read as one the question names; True when one was chosen."""
+        if Intent.APPLICABLE_RUNBOOK not in self.intents or self._past_deadline():
+            return False
+        if known.services or known.alerts or known.error_codes or known.runbooks:
+            return False
+        search = _SearchSteps(self, known, outcome)
+        ranking, _ = search_runbooks(search, runbook_search_text(self.inp.question))
+        self.search_rounds += search.rounds
+        outcome.rounds = self.session.round
+        chosen = ranking.best
+        if chosen is None:
+            return False
+        known.add("runbooks_by_text", chosen.id)
+        return known.add("runbooks", chosen.id)
 
     def _wanted(self, supported: Sequence[str]) -> list[str]:
         wanted = set(wanted_types(self.intents, supported))
