@@ -624,8 +624,9 @@ def steps_for(
             steps.append(_one_hop_step(code, "EMITTED", "in", step_id=step_id))
     incident_types = {"error_first_seen", "affected_service", "incident_report", "alert_definition"}
     for alert in known.alerts:
-        if "ownership" in want:
-            # An alert has an owner of its own (team -> alert), asked for by its name.
+        if "ownership" in want and not known.services:
+            # An alert has an owner of its own (team -> alert): the answer when no service is
+            # in question ("Who owns alert:X?"); an incident's alerts are not what is asked.
             steps.append(_step("owners_of", {"entity_id": alert}, "ownership"))
         if "runbook" in want:
             steps.append(
