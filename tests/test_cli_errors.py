@@ -139,6 +139,26 @@ def test_runbook_without_subject_exits_2(invoke, monkeypatch: pytest.MonkeyPatch
     assert "subject" in result.err
 
 
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["investigate", "--alert", "KubeAPIDown", "why?"], "use `investigator runbook --alert"),
+        (["investigate", "--error-code", "PAY-4097", "why?"], "name the code in the question"),
+        (["runbook", "--question", "etcd down"], "give the words as TEXT"),
+    ],
+    ids=["investigate --alert", "investigate --error-code", "runbook --question"],
+)
+def test_an_option_of_another_command_says_where_it_belongs(  # type: ignore[no-untyped-def]
+    args: list[str], says: str, invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A hurried user gave `investigate --alert X` and read only "No such option".
+    monkeypatch.setenv("NEO4J_URI", UNREACHABLE)
+    result = invoke(*args, "--subject", "acme/user:bob")
+    assert result.code == 2, result
+    _one_line_error(result)
+    assert says in result.err, result.err
+
+
 # -- unknown subjects and hostile input, against the real server ---------------------------
 
 

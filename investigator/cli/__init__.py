@@ -171,6 +171,25 @@ def run(argv: list[str] | None = None) -> int:
         _state["debug"] = outer_debug
 
 
+# Options a hurried user gives the command that does not have them: where they belong.
+_OTHER_COMMANDS_OPTIONS = {
+    (
+        "investigate",
+        "--alert",
+    ): "name the alert in the question, or use `investigator runbook --alert NAME`",
+    ("investigate", "--error-code"): 'name the code in the question ("... PAY-4097 ...")',
+    ("runbook", "--question"): "give the words as TEXT, or ask `investigator investigate QUESTION`",
+}
+
+
+def _next_step(exc: click.UsageError) -> str:
+    """`; <where it belongs>` for an option another command has, else nothing."""
+    if not isinstance(exc, click.NoSuchOption) or exc.ctx is None:
+        return ""
+    where = _OTHER_COMMANDS_OPTIONS.get((exc.ctx.info_name or "", exc.option_name))
+    return f": {where}" if where else ""
+
+
 def _run(args: list[str]) -> int:
     try:
         result = cli.main(args=args, prog_name="investigator", standalone_mode=False)
@@ -186,7 +205,9 @@ def _run(args: list[str]) -> int:
         return 0
     except click.UsageError as exc:
         hint = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx else ""
-        return _fail(f"{exc.format_message()}{hint}", 2)
+        step = _next_step(exc)
+        message = exc.format_message().rstrip(".") + step if step else exc.format_message()
+        return _fail(f"{message}{hint}", 2)
     except click.ClickException as exc:
         return _fail(exc.format_message(), exc.exit_code)
     except InvestigatorError as exc:
