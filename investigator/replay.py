@@ -507,7 +507,7 @@ class _Replayer:
 
     def rerun_lookup(self, recorded_hash: str | None) -> tuple[str | None, str | None]:
         """Look the recorded runbook query up again, recording nothing: (recorded, re-run)
-        hash of the answer (its run id left out)."""
+        hash of the answer (its run id and free-text matches' raw scores left out)."""
         del recorded_hash
         outcomes = self.lineage.of_kind(CtxKind.OUTCOME)
         raw = outcomes[-1].properties.get("result") if outcomes else None
@@ -540,9 +540,10 @@ class _Replayer:
             return None, None
         recorded_digest, replayed_digest = _answer_digest(recorded), _answer_digest(answer)
         if recorded_digest != replayed_digest:
+            fields = ", ".join(_differing_fields(_compared(recorded), _compared(answer)))
             self.add(
                 "answer_changed",
-                "the re-run lookup answers differently from the recorded answer",
+                f"the re-run lookup answers differently from the recorded answer: {fields}",
                 outcomes[-1].seq,
             )
         return recorded_digest, replayed_digest
@@ -571,10 +572,42 @@ def _claim_digest(claims: Any) -> str:
     )
 
 
+# A free-text match's raw scores: BM25 over the tenant's whole index, so any record ingested
+# since the run (even one the run could not see) moves them; its rank and fit do not move.
+_RAW_SCORES = frozenset({"score", "fulltext_score"})
+
+
+def _compared(answer: dict[str, Any]) -> dict[str, Any]:
+    """What replay compares of a lookup's answer: all of it but the id of the run that gave
+    it, the tenant that asked (the run's own, recorded with it; older answers do not carry
+    it) and the raw scores of its free-text matches (their order, ids, fit still count)."""
+    compared = {k: v for k, v in answer.items() if k not in {"run_id", "tenant"}}
+    matches = compared.get("text_matches")
+    if isinstance(matches, list):
+        compared["text_matches"] = [
+            {k: v for k, v in m.items() if k not in _RAW_SCORES} if isinstance(m, dict) else m
+            for m in matches
+        ]
+    return compared
+
+
 def _answer_digest(answer: dict[str, Any]) -> str:
-    """A lookup's answer as the user saw it, without the id of the run that gave it and the
-    tenant that asked (the run's own, recorded with it; older answers do not carry it)."""
-    return sha256_of({k: v for k, v in answer.items() if k not in {"run_id", "tenant"}})
+    """The hash of what replay compares of a lookup's answer (`_compared`)."""
+    return sha256_of(_compared(answer))
+
+
+def _differing_fields(recorded: dict[str, Any], replayed: dict[str, Any]) -> list[str]:
+    """The answer's fields that differ, a nested object's by `field.subfield`, sorted."""
+    fields: list[str] = []
+    for key in sorted(set(recorded) | set(replayed)):
+        was, now = recorded.get(key), replayed.get(key)
+        if sha256_of(was) == sha256_of(now):
+            continue
+        if isinstance(was, dict) and isinstance(now, dict):
+            fields += [f"{key}.{sub}" for sub in _differing_fields(was, now)]
+        else:
+            fields.append(key)
+    return fields
 
 
 # Every command's re-run: the recorded request driven again through its run session.
