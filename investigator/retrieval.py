@@ -45,7 +45,7 @@ from investigator.planner import (
 )
 from investigator.rubric import Intent, required_types, useful_types
 from investigator.runbook_search import search_runbooks, spelled_out
-from investigator.runbook_sections import alert_focus, headed_by
+from investigator.runbook_sections import alert_excerpt, alert_focus, alert_sectioned, headed_by
 from investigator.session import RunSession
 from investigator.timeline import instant_of, time_references
 
@@ -610,11 +610,21 @@ class RetrievalLoop:
         if known.services or known.alerts or known.error_codes or known.runbooks:
             return False
         search = _SearchSteps(self, known, outcome)
-        ranking, _ = search_runbooks(search, runbook_search_text(self.inp.question))
+        ranking, hits = search_runbooks(search, runbook_search_text(self.inp.question))
         self.search_rounds += search.rounds
         outcome.rounds = self.session.round
         chosen = ranking.best
         if chosen is None:
+            return False
+        best = next((hit for hit in hits if hit.element_id == chosen.id), None)
+        # A file of one section per alert is no one alert's runbook: words that spell out
+        # none of its alerts ("the vault cache is failing": six) choose nothing (its whole
+        # text was required evidence: exit 2 at the default budget).
+        if (
+            best is not None
+            and alert_sectioned(best)
+            and alert_excerpt(best, (), self.inp.question) is None
+        ):
             return False
         known.add("runbooks_by_text", chosen.id)
         return known.add("runbooks", chosen.id)

@@ -245,6 +245,12 @@ def _chosen(sections: list[Section], alerts: list[int], focus: SectionFocus) -> 
     return chosen
 
 
+def alert_sectioned(ev: Evidence) -> bool:
+    """Whether runbook `ev` holds sections for two or more alerts (Tempo's `runbook.md`)."""
+    structure = _structure(ev)
+    return structure is not None and len(_alert_sections(structure[0])) >= 2
+
+
 def alert_section(ev: Evidence, focus: SectionFocus) -> str | None:
     """The locator of the section `focus` is about, in a runbook with sections for several
     alerts (None in any other document: its own locator says where to read)."""
