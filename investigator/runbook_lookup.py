@@ -94,6 +94,10 @@ _ENTITY_LABEL = {
 _ANCHOR_OF_LABEL = {"Service": "service", "Alert": "alert", "ErrorCode": "error_code"}
 
 
+# An alert name as typed: one token (`KubePodCrashLooping`, `alertname=X`, `spec-sync-stuck`).
+_ONE_TOKEN = re.compile(r"\S+")
+
+
 class RunbookQuery(BaseModel):
     """One lookup request: the target, who asks, and the time it is asked about."""
 
@@ -125,6 +129,12 @@ class RunbookQuery(BaseModel):
             )
         if any(not ch.isprintable() for ch in text):
             raise ValueError("the lookup target contains control characters")
+        if info.data.get("target") is LookupTarget.ALERT and not _ONE_TOKEN.fullmatch(text):
+            # A page's line pasted after --alert ("[FIRING:1] ManifestWorkApplyFailed (...)"):
+            # the one alert name it holds is the alert (as the same text as TEXT finds it).
+            named = alert_names(text)
+            if len(named) == 1:
+                return named[0]
         return text
 
     def question(self) -> str:

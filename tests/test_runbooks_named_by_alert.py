@@ -188,3 +188,17 @@ def test_a_file_spelling_the_alert_name_in_words_is_named_after_it(  # type: ign
         typo = invoke("runbook", "--alert", slip, "--subject", "user:oncall")
         assert typo.code == 0, typo
         assert "did you mean runbook:ledger-sync-high-error-rate?" in typo.out, typo.out
+
+
+def test_a_page_line_pasted_after_alert_is_its_alert(  # type: ignore[no-untyped-def]
+    markdown_only: neo4j.Driver, invoke
+) -> None:
+    # A hurried user pasted the page's line after --alert: "no alert matching '[FIRING:1]
+    # ...' is visible ... no visible id is close to it", while the same text as TEXT worked.
+    pasted = "[FIRING:1] KubePodCrashLooping (checkout payments critical)"
+    doc = json.loads(invoke("runbook", "--alert", pasted, "--subject", "user:oncall", "--json").out)
+    assert doc["runbook"]["id"] == "runbook:KubePodCrashLooping", doc["note"]
+    # Two names in one line choose nothing: said as before.
+    two = invoke("runbook", "--alert", "KubePodCrashLooping or KubeAPIDown", "--subject",
+                 "user:oncall")  # fmt: skip
+    assert two.code == 0 and two.out.startswith("No runbook"), two.out
