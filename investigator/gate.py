@@ -429,12 +429,7 @@ class EvidenceGate:
                 f"superseded by {newer.element_id}, which holds at the same time",
                 replacement=newer.element_id,
             )
-            self.admitted.remove(ev)
-            self.tokens_used -= evidence_tokens(ev)
-            self.rejected.append(rejection)
-            if ev in decision.admitted:
-                decision.admitted.remove(ev)
-            decision.rejected.append(rejection)
+            self._withdraw(ev, rejection, decision)
 
     def _trusted_runbooks_first(self, decision: GateDecision, round_no: int) -> None:
         """Of the runbooks reached from one anchor, an untrusted one (imported text) loses to
@@ -463,12 +458,7 @@ class EvidenceGate:
                     "to it at the same time",
                     winner=winner.evidence_id,
                 )
-                self.admitted.remove(ev)
-                self.tokens_used -= evidence_tokens(ev)
-                self.rejected.append(loss)
-                if ev in decision.admitted:
-                    decision.admitted.remove(ev)
-                decision.rejected.append(loss)
+                self._withdraw(ev, loss, decision)
 
     def _keep_newest_versions(
         self, decision: GateDecision, candidates: list[Evidence], round_no: int
@@ -493,11 +483,17 @@ class EvidenceGate:
                     f"also valid at as_of, but superseded by {replacement}",
                     replacement=replacement,
                 )
-                self.admitted.remove(ev)
-                self.tokens_used -= evidence_tokens(ev)
-                self.rejected.append(rejection)
-                decision.admitted.remove(ev)
-                decision.rejected.append(rejection)
+                self._withdraw(ev, rejection, decision)
+
+    def _withdraw(self, ev: Evidence, rejection: Rejection, decision: GateDecision) -> None:
+        """Take back an admitted evidence, with the rejection that says why (in this call's
+        decision too)."""
+        self.admitted.remove(ev)
+        self.tokens_used -= evidence_tokens(ev)
+        self.rejected.append(rejection)
+        if ev in decision.admitted:
+            decision.admitted.remove(ev)
+        decision.rejected.append(rejection)
 
     def supported_types(self) -> list[str]:
         """Evidence types supported by admitted evidence, sorted."""
@@ -647,10 +643,7 @@ class EvidenceGate:
             if detail is None:
                 continue
             rejection = self._reject(ev, RejectionReason.LOW_RELEVANCE, round_no, detail)
-            self.admitted.remove(ev)
-            self.tokens_used -= evidence_tokens(ev)
-            self.rejected.append(rejection)
-            decision.rejected.append(rejection)
+            self._withdraw(ev, rejection, decision)
 
     def _temporal(self, cand: Evidence, round_no: int) -> Rejection | None:
         as_of = self.policy.as_of

@@ -250,7 +250,10 @@ class ContentFilter:
         # A relationship shows its two ends: each must be readable too, as a template reads
         # a relationship only when both its nodes are visible.
         ends = {end for eid in named for end in _edge_ends(eid)}
-        records = self._records(named | replacements | ends, driver, kg_database)
+        # A purge run names the record it purged: read with the rest, checked below.
+        purged = purged_element(run)
+        also = {purged} if purged is not None else set()
+        records = self._records(named | replacements | ends | also, driver, kg_database)
         self.withheld: dict[str, str] = {}
         quotes: set[str] = set()
         for ev_id, ev in evidence.items():
@@ -295,16 +298,8 @@ class ContentFilter:
                 self.hidden_ids.setdefault(eid, reason)
         # A purge run names the record it purged: hidden like any id the reader may not
         # read now (its question too, though it is the run's own metadata).
-        purged = purged_element(run)
         if purged is not None:
-            reason = self._grants_reason() or (
-                "acl"
-                if unreadable_ids(
-                    driver, reader.model_copy(update={"purpose": self.purpose}),
-                    self.run_tenant, [purged], kg_database,
-                )
-                else None
-            )  # fmt: skip
+            reason = self._current_reason(records.get(purged, []))
             if reason is not None:
                 self.hidden_ids.setdefault(purged, reason)
                 typed.discard(str(run.get("question")))
