@@ -17,10 +17,10 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from enum import StrEnum
 
-from pydantic import BaseModel, Field, JsonValue
+from pydantic import BaseModel, Field
 
 from cypher_templates.executor import TemplateRow
-from cypher_templates.plan import EvidenceType, PlanStep, QueryPlan
+from cypher_templates.plan import PlanStep, QueryPlan
 from investigator.context_graph.models import ToolCallRecord
 from investigator.evidence import Evidence, Rejection, fuse
 from investigator.planner import (
@@ -44,6 +44,7 @@ from investigator.planner import (
     wanted_types,
 )
 from investigator.rubric import Intent, required_types, useful_types
+from investigator.runbook_fallback import OneStepCalls
 from investigator.runbook_search import search_runbooks, spelled_out
 from investigator.runbook_sections import alert_excerpt, alert_focus, alert_sectioned, headed_by
 from investigator.session import RunSession
@@ -313,11 +314,13 @@ def type_dependent_row(evidence: Evidence, step: PlanStep) -> Evidence:
     return evidence.model_copy(update={"evidence_types": ["dependent"]})
 
 
-class _SearchSteps:
+class _SearchSteps(OneStepCalls):
     """The runbook search's reads (`search_runbooks`) inside an investigation: each stage a
     round of its own recorded plan, run through the session like any step (allowlisted
     templates, recorded tool calls, replayable); its rows name a runbook, they are no
     evidence."""
+
+    STEP_ID = f"{NAV_PREFIX}runbook-search"
 
     def __init__(self, loop: RetrievalLoop, known: Known, outcome: RetrievalOutcome) -> None:
         self.loop = loop
@@ -336,25 +339,6 @@ class _SearchSteps:
         calls = loop.session.call_round(steps, plan=plan, raise_on_error=False)
         self.outcome.tool_calls.extend(call.record for call in calls)
         return [call.candidates for call in calls]
-
-    def call(
-        self,
-        template_id: str,
-        params: dict[str, JsonValue],
-        evidence_type: EvidenceType,
-        options: dict[str, str | int] | None = None,
-        limit: int | None = None,
-    ) -> list[Evidence]:
-        """A round of one step."""
-        step = PlanStep(
-            step_id=f"{NAV_PREFIX}runbook-search",
-            template_id=template_id,
-            params=params,
-            options=options or {},
-            evidence_type=evidence_type,
-            limit=limit,
-        )
-        return self.stage([step])[0]
 
     def admit(self, candidates: list[Evidence]) -> tuple[list[Evidence], list[Rejection]]:
         """Not used by the search (its rows are no evidence); the session's gate decides."""

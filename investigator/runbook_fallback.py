@@ -42,6 +42,37 @@ class LookupSteps(Protocol):
     def admit(self, candidates: list[Evidence]) -> tuple[list[Evidence], list[Rejection]]: ...
 
 
+class OneStepCalls:
+    """`LookupSteps.call` for a class that has `stage`: a call is a stage of one step.
+
+    Shared by the runbook lookup and the investigation's runbook search, so both build the
+    step alike; `STEP_ID` names the step where the caller's plan needs it named."""
+
+    STEP_ID: str | None = None
+
+    def stage(self, steps: list[PlanStep]) -> list[list[Evidence]]:
+        raise NotImplementedError
+
+    def call(
+        self,
+        template_id: str,
+        params: dict[str, JsonValue],
+        evidence_type: EvidenceType,
+        options: dict[str, str | int] | None = None,
+        limit: int | None = None,
+    ) -> list[Evidence]:
+        """A stage of one step."""
+        step = PlanStep(
+            step_id=self.STEP_ID,
+            template_id=template_id,
+            params=params,
+            options=options or {},
+            evidence_type=evidence_type,
+            limit=limit,
+        )
+        return self.stage([step])[0]
+
+
 MAX_SERVICES = 5
 # anchor kind -> (relationship, direction from the anchor, arrow text for `via`)
 _PATHS = {

@@ -32,13 +32,12 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    JsonValue,
     ValidationInfo,
     field_validator,
 )
 
 from cypher_templates.executor import TemplateExecutor
-from cypher_templates.plan import EvidenceType, PlanStep, QueryPlan
+from cypher_templates.plan import PlanStep, QueryPlan
 from graph_schema.alert_names import alert_names, identifier_words
 from graph_schema.canonical import iso_utc
 from investigator.context_graph.models import RunStatus
@@ -51,7 +50,12 @@ from investigator.entity_suggestions import (
 )
 from investigator.evidence import Evidence, Rejection, RejectionReason
 from investigator.gate import GatePolicy, version_chains
-from investigator.runbook_fallback import FallbackSearch, fallback_runbooks, search_paths
+from investigator.runbook_fallback import (
+    FallbackSearch,
+    OneStepCalls,
+    fallback_runbooks,
+    search_paths,
+)
 from investigator.runbook_search import RankedRunbook, search_runbooks
 from investigator.runbook_sections import (
     LINKED_FILE,
@@ -340,7 +344,7 @@ def _resolution_steps(names: list[str], label: str, limit: int) -> list[PlanStep
     ]
 
 
-class _Lookup:
+class _Lookup(OneStepCalls):
     """One lookup in progress: its session and the free-text hits it started from."""
 
     def __init__(self, session: RunSession) -> None:
@@ -371,24 +375,6 @@ class _Lookup:
         plan = QueryPlan(intents=["runbook_lookup"], steps=steps)
         self.session.begin_round(plan)
         return [call.candidates for call in self.session.call_round(steps, plan=plan)]
-
-    def call(
-        self,
-        template_id: str,
-        params: dict[str, JsonValue],
-        evidence_type: EvidenceType,
-        options: dict[str, str | int] | None = None,
-        limit: int | None = None,
-    ) -> list[Evidence]:
-        """A stage of one step."""
-        step = PlanStep(
-            template_id=template_id,
-            params=params,
-            options=options or {},
-            evidence_type=evidence_type,
-            limit=limit,
-        )
-        return self.stage([step])[0]
 
     def admit(self, candidates: list[Evidence]) -> tuple[list[Evidence], list[Rejection]]:
         """Gate candidates (one per record, none already admitted); the session records."""
