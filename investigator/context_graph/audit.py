@@ -150,33 +150,13 @@ def unreadable_ids(
     element_ids: Iterable[str],
     database: str | None = None,
 ) -> set[str]:
-    """Of node ids of `tenant`, those `reader` may not read now under its purpose: no current
-    record, or one whose ACL or purposes its grants do not cover (a purge run names the
-    record it purged: an auditor without its labels must not learn the id from it)."""
+    """Of node ids of `tenant`, those `reader` may not read now under its purpose: the rule
+    `ContentFilter` applies to an id a run names alone (a purge run names the record it
+    purged: an auditor without its labels must not learn the id from it)."""
     ids = sorted(set(element_ids))
-    if not ids:
-        return set()
-    if tenant != reader.principal.tenant:
-        return set(ids)
-    rows, _, _ = driver.execute_query(
-        _ELEMENT_RECORDS,
-        ids=ids,
-        edges=[],
-        tenant=tenant,
-        database_=database,
-        routing_=neo4j.RoutingControl.READ,
-    )
-    labels = set(reader.principal.labels)
-    readable: set[str] = set()
-    refused: set[str] = set()
-    for row in rows:
-        if not row["current"]:
-            continue
-        allowed = set(row["acl"]) <= labels and (
-            not row["purposes"] or reader.purpose in set(row["purposes"])
-        )
-        (readable if allowed else refused).add(str(row["id"]))
-    return set(ids) - (readable - refused)
+    rule = ReadRule(reader, reader.purpose, tenant)
+    records = read_element_records(driver, tenant, ids, database)
+    return {eid for eid in ids if rule.current_reason(records.get(eid, [])) is not None}
 
 
 class _ElementRecord(BaseModel):
@@ -188,7 +168,80 @@ class _ElementRecord(BaseModel):
     current: bool
 
 
-class ContentFilter:
+def read_element_records(
+    driver: neo4j.Driver, tenant: str, element_ids: Iterable[str], database: str | None
+) -> dict[str, list[_ElementRecord]]:
+    """Every record of each KG id (node id or relationship key) of `tenant`, by id."""
+    ids = sorted(set(element_ids))
+    if not ids or not tenant:
+        return {}
+    edges = []
+    for key in ids:
+        ends = _edge_ends(key)
+        if ends:
+            edges.append({"key": key, "from": ends[0], "to": ends[1]})
+    rows, _, _ = driver.execute_query(
+        _ELEMENT_RECORDS,
+        ids=ids,
+        edges=edges,
+        tenant=tenant,
+        database_=database,
+        routing_=neo4j.RoutingControl.READ,
+    )
+    out: dict[str, list[_ElementRecord]] = {}
+    for row in rows:
+        out.setdefault(str(row["id"]), []).append(
+            _ElementRecord(
+                version=row["version"] if isinstance(row["version"], int) else None,
+                acl=tuple(str(x) for x in row["acl"]),
+                purposes=tuple(str(x) for x in row["purposes"]),
+                has_redacted=bool(row["has_redacted"]),
+                status=row["status"] if isinstance(row["status"], str) else None,
+                current=bool(row["current"]),
+            )
+        )
+    return out
+
+
+class ReadRule:
+    """Whether a reader may read a run's KG records now: the grants of now (tenant, the
+    purpose read under), and each record's ACL and purposes, as the templates' visibility
+    predicate decides them. One statement of the rule for every audit surface."""
+
+    def __init__(self, reader: RunReader, purpose: str | None, run_tenant: str) -> None:
+        self.reader = reader
+        self.purpose = purpose
+        self.run_tenant = run_tenant
+
+    def _allows(self, acl: Iterable[str], purposes: Iterable[str] | None) -> bool:
+        labels = set(self.reader.principal.labels)
+        if not set(acl) <= labels:
+            return False
+        return purposes is None or self.purpose in set(purposes)
+
+    def _grants_reason(self) -> str | None:
+        """Why nothing of the run's KG content may be shown to the reader, or None."""
+        if self.run_tenant != self.reader.principal.tenant:
+            return "tenant"
+        if self.purpose is None or self.purpose not in self.reader.principal.purposes:
+            return "purpose"
+        return None
+
+    def current_reason(self, records: list[_ElementRecord]) -> str | None:
+        """Why an element named only by id (a replacement, a purged record) is hidden now,
+        or None."""
+        grants = self._grants_reason()
+        if grants is not None:
+            return grants
+        current = [r for r in records if r.current]
+        if not current:
+            return "record gone"
+        if any(not self._allows(r.acl, r.purposes) for r in current):
+            return "acl"
+        return None
+
+
+class ContentFilter(ReadRule):
     """Decides which recorded evidence of one run a reader may see now, and scrubs the rest."""
 
     def __init__(
@@ -199,11 +252,10 @@ class ContentFilter:
         kg_database: str | None = None,
     ) -> None:
         run = lineage.run_properties or {}
-        self.reader = reader
-        self.run_tenant = str(run.get("tenant") or "")
         run_purpose = run.get("purpose")
         # Content is read under the reader's purpose, else the run's; either must be held now.
-        self.purpose = reader.purpose or (run_purpose if isinstance(run_purpose, str) else None)
+        purpose = reader.purpose or (run_purpose if isinstance(run_purpose, str) else None)
+        super().__init__(reader, purpose, str(run.get("tenant") or ""))
         self.hash_of: dict[str, str] = {}
         self.rejection_hash_of: dict[str, str] = {}
         evidence: dict[str, dict[str, Any]] = {}
@@ -253,7 +305,9 @@ class ContentFilter:
         # A purge run names the record it purged: read with the rest, checked below.
         purged = purged_element(run)
         also = {purged} if purged is not None else set()
-        records = self._records(named | replacements | ends | also, driver, kg_database)
+        records = read_element_records(
+            driver, self.run_tenant, named | replacements | ends | also, kg_database
+        )
         self.withheld: dict[str, str] = {}
         quotes: set[str] = set()
         for ev_id, ev in evidence.items():
@@ -293,13 +347,13 @@ class ContentFilter:
             if eid and eid not in readable | typed:
                 self.hidden_ids.setdefault(eid, reason)
         for eid in sorted(replacements - readable - typed):
-            reason = self._current_reason(records.get(eid, []))
+            reason = self.current_reason(records.get(eid, []))
             if reason is not None:
                 self.hidden_ids.setdefault(eid, reason)
         # A purge run names the record it purged: hidden like any id the reader may not
         # read now (its question too, though it is the run's own metadata).
         if purged is not None:
-            reason = self._current_reason(records.get(purged, []))
+            reason = self.current_reason(records.get(purged, []))
             if reason is not None:
                 self.hidden_ids.setdefault(purged, reason)
                 typed.discard(str(run.get("question")))
@@ -315,53 +369,6 @@ class ContentFilter:
             else None
         )
         self.typed = typed
-
-    def _records(
-        self, element_ids: set[str], driver: neo4j.Driver, database: str | None
-    ) -> dict[str, list[_ElementRecord]]:
-        ids = sorted(element_ids)
-        if not ids or not self.run_tenant:
-            return {}
-        edges = []
-        for key in ids:
-            ends = _edge_ends(key)
-            if ends:
-                edges.append({"key": key, "from": ends[0], "to": ends[1]})
-        rows, _, _ = driver.execute_query(
-            _ELEMENT_RECORDS,
-            ids=ids,
-            edges=edges,
-            tenant=self.run_tenant,
-            database_=database,
-            routing_=neo4j.RoutingControl.READ,
-        )
-        out: dict[str, list[_ElementRecord]] = {}
-        for row in rows:
-            out.setdefault(str(row["id"]), []).append(
-                _ElementRecord(
-                    version=row["version"] if isinstance(row["version"], int) else None,
-                    acl=tuple(str(x) for x in row["acl"]),
-                    purposes=tuple(str(x) for x in row["purposes"]),
-                    has_redacted=bool(row["has_redacted"]),
-                    status=row["status"] if isinstance(row["status"], str) else None,
-                    current=bool(row["current"]),
-                )
-            )
-        return out
-
-    def _allows(self, acl: Iterable[str], purposes: Iterable[str] | None) -> bool:
-        labels = set(self.reader.principal.labels)
-        if not set(acl) <= labels:
-            return False
-        return purposes is None or self.purpose in set(purposes)
-
-    def _grants_reason(self) -> str | None:
-        """Why nothing of the run's KG content may be shown to the reader, or None."""
-        if self.run_tenant != self.reader.principal.tenant:
-            return "tenant"
-        if self.purpose is None or self.purpose not in self.reader.principal.purposes:
-            return "purpose"
-        return None
 
     def _rejection_reason(
         self, rejection: dict[str, Any], records: list[_ElementRecord]
@@ -391,18 +398,6 @@ class ContentFilter:
             and "pii" not in self.reader.principal.labels
         ):
             return "pii"
-        return None
-
-    def _current_reason(self, records: list[_ElementRecord]) -> str | None:
-        """Why an element named only by id (a replacement) is hidden now, or None."""
-        grants = self._grants_reason()
-        if grants is not None:
-            return grants
-        current = [r for r in records if r.current]
-        if not current:
-            return "record gone"
-        if any(not self._allows(r.acl, r.purposes) for r in current):
-            return "acl"
         return None
 
     def _ends_reason(self, element_id: str, records: dict[str, list[_ElementRecord]]) -> str | None:

@@ -40,6 +40,26 @@ def _str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _hidden_purges(
+    driver: neo4j.Driver, reader: RunReader, runs: list[dict[str, Any]], database: str | None
+) -> set[str]:
+    """The ids of the purge runs whose purged record `reader` may not read now: the record a
+    purge names is shown only to a reader who may read it (under the reader's purpose, else
+    the run's, as `trace` reads it). One read per tenant and purpose among them."""
+    purges: dict[tuple[str, str | None], dict[str, str]] = {}
+    for run in runs:
+        purged = purged_element(run)
+        if purged is not None:
+            key = (_str(run.get("tenant")) or "", reader.purpose or _str(run.get("purpose")))
+            purges.setdefault(key, {})[str(run.get("run_id"))] = purged
+    hidden: set[str] = set()
+    for (tenant, purpose), by_run in sorted(purges.items(), key=lambda kv: str(kv[0])):
+        as_reader = reader.model_copy(update={"purpose": purpose})
+        unreadable = unreadable_ids(driver, as_reader, tenant, by_run.values(), database)
+        hidden.update(run_id for run_id, purged in by_run.items() if purged in unreadable)
+    return hidden
+
+
 def list_runs(
     driver: neo4j.Driver,
     reader: RunReader,
@@ -59,19 +79,14 @@ def list_runs(
         database_=database,
         routing_=neo4j.RoutingControl.READ,
     )
+    runs = [dict(rec["run"]) for rec in records]
+    hidden = _hidden_purges(driver, reader, runs, database)
     summaries = []
-    for rec in records:
-        run = dict(rec["run"])
+    for rec, run in zip(records, runs, strict=True):
         head_seq = run.get("head_seq")
         question = _str(run.get("question"))
-        purged = purged_element(run)
-        if purged is not None:
-            # The record a purge names is shown only to a reader who may read it now.
-            purpose = reader.purpose or _str(run.get("purpose"))
-            as_reader = reader.model_copy(update={"purpose": purpose})
-            tenant = _str(run.get("tenant")) or ""
-            if unreadable_ids(driver, as_reader, tenant, [purged], database):
-                question = PURGE_QUESTION + WITHHELD_TEXT
+        if str(run.get("run_id")) in hidden:
+            question = PURGE_QUESTION + WITHHELD_TEXT
         summaries.append(
             RunSummary(
                 run_id=str(run.get("run_id")),
