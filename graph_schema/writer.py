@@ -65,6 +65,7 @@ from graph_schema.kg_types import (
     Trust,
     per_rel_type,
 )
+from graph_schema.omitted_acl import keep_current_acls
 from graph_schema.records import (
     EdgeDraft,
     NodeDraft,
@@ -547,6 +548,9 @@ def ingest_bundle(
             ahead.release()
             report = _apply_fresh(driver, loaded, database, ahead, progress, started, scope)
     else:
+        # An element without `acl` keeps its current record's labels: leaving the field
+        # out of a changed bundle must not make a restricted record public (omitted_acl.py).
+        loaded = keep_current_acls(driver, loaded, database)
         existing, db_sources = find_existing(driver, loaded, database)
         problems = list(loaded.problems) + validate_bundle(loaded, existing, now=now)
         sources = dict(db_sources)

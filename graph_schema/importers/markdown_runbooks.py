@@ -39,10 +39,12 @@ file becomes one version of it: id `<id>@<commit[:12]>`, locator `path@commit`, 
 the commit time until the next change (`valid_from`/`valid_to` of the front matter are then
 ignored), each version SUPERSEDES the one before. Untracked files are imported as they are.
 
-Other front matter keys are kept verbatim as `props.front_matter_json`. References are
-resolved against the import and the tenant's KG (by id, name, alias or path); a file whose
-name matches a known alert applies to it even without front matter. Whatever cannot be
-resolved is reported in `ImportResult.unresolved`.
+Other front matter keys are kept verbatim as `props.front_matter_json`; one that names what
+the ingest sets (`tenant`, `trusted`, `status` ...) is reported in `ImportResult.ignored`. The
+values of the keys above (times aside) are the text written: `version: 1.10` is "1.10".
+References are resolved against the import and the tenant's KG (by id, name, alias or
+path); a file whose name matches a known alert applies to it even without front matter.
+Whatever cannot be resolved is reported in `ImportResult.unresolved`.
 """
 
 from __future__ import annotations
@@ -85,7 +87,14 @@ from graph_schema.importers.markdown_sections import (
 )
 from graph_schema.importers.result import ImportResult, UnresolvedLink
 from graph_schema.importers.source_version import file_source_version
-from graph_schema.kg_types import DocumentKind, EvidenceType, NodeLabel, RelType, Trust
+from graph_schema.kg_types import (
+    RESERVED_PROPERTIES,
+    DocumentKind,
+    EvidenceType,
+    NodeLabel,
+    RelType,
+    Trust,
+)
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")
 # Folder indexes, not runbooks: unless one holds sections for several alerts (a docs site's
@@ -117,6 +126,52 @@ _KNOWN_KEYS = frozenset(
         "supports",
     }
 )
+
+# Keys whose values are text, however they look: `version: 1.10` is "1.10", not 1.1.
+_TEXT_KEYS = _KNOWN_KEYS - {"valid_from", "valid_to", "observed_at"}
+
+# Front matter keys that name what the ingest sets, not the file: -> what sets it instead.
+# They are kept verbatim in props.front_matter_json like any other key, and take no effect.
+_SET_ELSEWHERE = {
+    "trusted": "--trusted sets trust",
+    "tenant": "--tenant sets the tenant",
+    "source_id": "--source-id sets the source",
+    "source": "--source-id sets the source",
+    "recorded_at": "the ingest records it at its own time",
+    "status": "a retraction in a bundle retracts a record",
+    "retracted_at": "a retraction in a bundle retracts a record",
+    "retraction_reason": "a retraction in a bundle retracts a record",
+    "superseded_at": "the ingest supersedes a record when it writes a new version",
+    "purposes": "the import's source sets them",
+    "allowed_purposes": "the import's source sets them",
+    "source_version": "the file's git commit or sha256 sets it",
+    "locator": "the file's path sets it",
+    "content": "the Markdown body is the content",
+    "method": "the importer sets it",
+    "type": "front matter kind sets the kind (runbook or policy)",
+    "labels": "--acl (or front matter acl) sets who may read it",
+}
+
+
+def _ignored_keys(parsed_files: Iterable[_Parsed]) -> list[str]:
+    """One warning per front matter key the import does not take but the ingest sets
+    (`tenant`, `trusted`, `status` ...): the first file that has it, and how many more."""
+    files: dict[str, list[str]] = {}
+    for parsed in parsed_files:
+        for key in parsed.front:
+            if key in _KNOWN_KEYS or not (key in _SET_ELSEWHERE or key in RESERVED_PROPERTIES):
+                continue
+            paths = files.setdefault(key, [])
+            if str(parsed.path) not in paths:
+                paths.append(str(parsed.path))
+    lines = []
+    for key, paths in sorted(files.items()):
+        others = len(paths) - 1
+        more = f" (and {others} more file{'s' if others > 1 else ''})" if others else ""
+        instead = _SET_ELSEWHERE.get(key, "the ingest sets it")
+        lines.append(f"{paths[0]}{more}: front matter {key!r} not taken: {instead}")
+    return lines
+
 
 # Front matter key -> (label of the target, prefix of the conventional id).
 _LINK_KEYS: tuple[tuple[str, NodeLabel, str], ...] = (
@@ -301,7 +356,7 @@ def _parse_file(
     if "\x00" in text:
         return None, BundleProblem(origin=origin, element="file", reason="contains NUL bytes")
     try:
-        front, body = split_front_matter(text)
+        front, body = split_front_matter(text, _TEXT_KEYS)
     except FrontMatterError as exc:
         return None, BundleProblem(origin=origin, element="front matter", reason=str(exc))
     try:
@@ -541,6 +596,7 @@ def import_markdown_runbooks(
     if result.problems:
         return result
 
+    result.ignored.extend(_ignored_keys(parsed_files))
     index = LinkIndex(known)
     for parsed in parsed_files:
         index.add(

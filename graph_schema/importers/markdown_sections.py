@@ -41,8 +41,51 @@ def load_yaml(text: str) -> Any:
     return safe_yaml_load(text)
 
 
-def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
-    """Split `---`-delimited YAML front matter from the body; no block -> ({}, text)."""
+# Plain scalars YAML reads as numbers or booleans: `version: 1.10` is the float 1.1.
+_TYPED_SCALAR_TAGS = frozenset(
+    {"tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:bool"}
+)
+
+
+def _written(node: yaml.Node) -> Any:
+    """The text a plain number or boolean was written as (a list: each item's); None for
+    anything else."""
+    if isinstance(node, yaml.ScalarNode) and node.tag in _TYPED_SCALAR_TAGS:
+        return node.value
+    if isinstance(node, yaml.SequenceNode) and any(
+        isinstance(item, yaml.ScalarNode) and item.tag in _TYPED_SCALAR_TAGS for item in node.value
+    ):
+        return [_written(item) if item.tag in _TYPED_SCALAR_TAGS else None for item in node.value]
+    return None
+
+
+def _as_written(block: str, data: dict[str, Any], text_keys: frozenset[str]) -> dict[str, Any]:
+    """`data` with the values of `text_keys` that YAML read as numbers or booleans replaced
+    by the text written (`version: 1.10` stays "1.10", `error_code: 0404` "0404")."""
+    # The node tree of a block `load_yaml` already accepted (no aliases, tags or deep nesting).
+    root = yaml.compose(block, Loader=yaml.SafeLoader)
+    if not isinstance(root, yaml.MappingNode):
+        return data
+    out = dict(data)
+    for key_node, value_node in root.value:
+        key = str(key_node.value)
+        if key not in text_keys or key not in out:
+            continue
+        written = _written(value_node)
+        if isinstance(written, list):
+            out[key] = [w if w is not None else v for w, v in zip(written, out[key], strict=True)]
+        elif written is not None:
+            out[key] = written
+    return out
+
+
+def split_front_matter(
+    text: str, text_keys: frozenset[str] = frozenset()
+) -> tuple[dict[str, Any], str]:
+    """Split `---`-delimited YAML front matter from the body; no block -> ({}, text).
+
+    `text_keys`: keys whose values are text however they look (a plain number or boolean
+    keeps the text written, not YAML's reading of it)."""
     if text.startswith("\ufeff"):
         text = text[1:]
     lines = text.splitlines(keepends=True)
@@ -60,7 +103,8 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
                 ) from exc
             if not isinstance(data, dict):
                 raise FrontMatterError("front matter is not a YAML mapping")
-            return {str(k): v for k, v in data.items()}, body
+            front = {str(k): v for k, v in data.items()}
+            return (_as_written(block, front, text_keys) if text_keys else front), body
     raise FrontMatterError("front matter starts with `---` but is never closed")
 
 

@@ -45,6 +45,9 @@ class ImportResult(BaseModel):
     linked: list[str] = Field(default_factory=list)
     # Ids the importer chose other than its default, and why (two files of one name).
     renamed: list[str] = Field(default_factory=list)
+    # What the files set that the import does not take (front matter `tenant:` ...), with
+    # what sets it instead: warnings, the write goes ahead.
+    ignored: list[str] = Field(default_factory=list)
 
     def loaded(self) -> LoadedBundle:
         """The bundle wrapped for the writer (`graph_schema.writer.ingest_bundle`)."""

@@ -85,6 +85,8 @@ def _loader(fmt: str) -> Callable[[Path, _Options], LoadedBundle]:
             driver.close()
         for line in result.report_lines():
             sys.stderr.write(f"ingest: {line}\n")
+        for line in result.ignored:
+            sys.stderr.write(f"warning: {line}\n")
         loaded = result.loaded()
         loaded.problems.extend(result.problems)
         return loaded

@@ -1,0 +1,104 @@
+"""An element that states no `acl` keeps the labels of its current record.
+
+A bundle element may leave `acl` out. For a new id or key that means no labels (readable
+by every subject of the tenant with the purpose), as always. For an id or key that already
+has a record, leaving it out used to mean `[]` too: a re-ingest of a changed bundle that
+forgot the field made a restricted record public, exit 0, without a word. Omission now means
+"unchanged", as it does for `ingest --format ...` without `--acl`
+(graph_schema/importers/reimport_acl.py); an explicit `acl: []` (or any other list) is a
+change the bundle states, and is written as given (docs/design.md section 10).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+import neo4j
+
+from graph_schema.bundle import BundlePart, DocumentSpec, EdgeSpec, LoadedBundle, NodeSpec
+from graph_schema.kg_types import RelType, per_rel_type
+
+_READ_BATCH = 10000
+# The current record of an id or key, of any status: a tombstone keeps the labels it had.
+_NODE_ACLS = (
+    "UNWIND $rows AS row MATCH (n:KG {tenant: row.tenant, id: row.id}) "
+    "WHERE n.superseded_at IS NULL AND size(coalesce(n.acl, [])) > 0 "
+    "RETURN row.tenant AS tenant, row.id AS id, n.acl AS acl"
+)
+_EDGE_ACLS = per_rel_type(
+    "UNWIND $rows AS row MATCH ()-[r:REL_TYPE]->() "
+    "WHERE r.tenant = row.tenant AND r.key = row.key AND r.superseded_at IS NULL "
+    "AND size(coalesce(r.acl, [])) > 0 "
+    "RETURN row.tenant AS tenant, row.key AS key, r.acl AS acl"
+)
+
+
+def _read(
+    driver: neo4j.Driver,
+    database: str | None,
+    statement: str,
+    rows: list[dict[str, str]],
+    ident: str,
+) -> dict[tuple[str, str], list[str]]:
+    found: dict[tuple[str, str], list[str]] = {}
+    for start in range(0, len(rows), _READ_BATCH):
+        records, _, _ = driver.execute_query(
+            statement,
+            rows=rows[start : start + _READ_BATCH],
+            database_=database,
+            routing_=neo4j.RoutingControl.READ,
+        )
+        found.update({(r["tenant"], r[ident]): sorted(r["acl"]) for r in records})
+    return found
+
+
+def keep_current_acls(
+    driver: neo4j.Driver, loaded: LoadedBundle, database: str | None = None
+) -> LoadedBundle:
+    """`loaded` with every node, edge and document that gives no `acl` given the labels of
+    the current record of its id or key (when that record has any); `loaded` itself when no
+    element omits it or none of those has a labelled record."""
+    node_rows: set[tuple[str, str]] = set()
+    edge_rows: dict[RelType, set[tuple[str, str]]] = defaultdict(set)
+    for part in loaded.parts:
+        b = part.bundle
+        records: list[NodeSpec | DocumentSpec] = [*b.nodes, *b.documents]
+        node_rows.update((b.tenant, s.id) for s in records if s.acl is None)
+        for edge in b.edges:
+            if edge.acl is None:
+                edge_rows[edge.type].add((b.tenant, edge.edge_key))
+    if not node_rows and not edge_rows:
+        return loaded
+    rows = [{"tenant": t, "id": i} for t, i in sorted(node_rows)]
+    nodes = _read(driver, database, _NODE_ACLS, rows, "id")
+    edges: dict[tuple[str, str], list[str]] = {}
+    for rel_type, keys in sorted(edge_rows.items()):
+        rows = [{"tenant": t, "key": k} for t, k in sorted(keys)]
+        edges.update(_read(driver, database, _EDGE_ACLS[rel_type], rows, "key"))
+    if not nodes and not edges:
+        return loaded
+
+    def kept(
+        specs: Sequence[NodeSpec | EdgeSpec | DocumentSpec],
+        tenant: str,
+        found: dict[tuple[str, str], list[str]],
+    ) -> list[Any]:
+        out: list[Any] = []
+        for spec in specs:
+            ident = spec.edge_key if isinstance(spec, EdgeSpec) else spec.id
+            acl = found.get((tenant, ident)) if spec.acl is None else None
+            out.append(spec if acl is None else spec.model_copy(update={"acl": acl}))
+        return out
+
+    parts = []
+    for part in loaded.parts:
+        b = part.bundle
+        update = {
+            "nodes": kept(b.nodes, b.tenant, nodes),
+            "edges": kept(b.edges, b.tenant, edges),
+            "documents": kept(b.documents, b.tenant, nodes),
+        }
+        parts.append(BundlePart(origin=part.origin, bundle=b.model_copy(update=update)))
+    return LoadedBundle(parts=parts, problems=list(loaded.problems))
