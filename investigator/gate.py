@@ -56,9 +56,20 @@ PII_LABEL = "pii"
 # runbook is untrusted unless `--trusted`). Patterns see the text normalised
 # (`_matching_variants`): NFKC, control and format characters dropped (and read as spaces),
 # letters of other scripts that look like Latin ones read as those, leetspeak digits folded.
+
+
+def _gap(stops: str, most: int, also: str = "") -> str:
+    """Up to `most` characters within one sentence (none of `stops`; `also`: another
+    alternative, ending in `|`), across a soft line wrap: "Ignore all previous" ending a line
+    and "instructions" opening the next are one phrase, while a line that starts a list item,
+    heading, quote, table row or fence, or a blank line, starts another."""
+    return rf"(?:{also}[^{stops}\n]|\n(?![ \t]*(?:[-*+>#|`\n]|\d+[.)]|$))){{0,{most}}}"
+
+
+_SENTENCE_GAP = _gap(".", 40)
 # Up to 60 characters within a sentence; a dot not followed by a space (a path, a host) does
 # not end it.
-_WITHIN = r"(?:[^.\n]|\.(?=\S)){0,60}"
+_WITHIN = _gap(".", 60, also=r"\.(?=\S)|")
 
 
 class _Rule(NamedTuple):
@@ -78,37 +89,44 @@ _AGENT_DIRECTED_RULES: tuple[_Rule, ...] = (
     # English override phrases
     _rule(
         "ignore|disregard|forget|override|bypass",
-        r"\b(ignore|disregard|forget|override|bypass)\b[^.\n]{0,40}"
-        r"\b(instructions?|rules?|polic(y|ies)|guardrails?|prompts?|context|previous|above)\b",
+        r"\b(ignore|disregard|forget|override|bypass)\b"
+        + _SENTENCE_GAP
+        + r"\b(instructions?|rules?|polic(y|ies)|guardrails?|prompts?|context|previous|above)\b",
     ),
     _rule("you are now", r"\byou are now\b"),
     _rule("instruction", r"\b(new|updated) (system )?instructions?\b"),
     _rule("system prompt", r"\bsystem prompt\b"),
     _rule("act as", r"\bact as (an? )?(admin|administrator|root|developer)\b"),
     # German, French, Spanish, Portuguese, Italian
-    _rule("ignorier", r"\bignorier(e|en)?\b[^.\n]{0,40}\b(anweisungen|regeln)\b"),
+    _rule("ignorier", r"\bignorier(e|en)?\b" + _SENTENCE_GAP + r"\b(anweisungen|regeln)\b"),
     _rule(
         "ignore|oubliez",
-        r"\b(ignore[zr]?|oubliez)\b[^.\n]{0,40}\b(les )?(instructions|règles|consignes)\b",
+        r"\b(ignore[zr]?|oubliez)\b"
+        + _SENTENCE_GAP
+        + r"\b(les )?(instructions|règles|consignes)\b",
     ),
     _rule(
         "ignor|olvida|esque|desconsidere|dimentica",
-        r"\b(ignor(a|ar|e|ate|are)|olvida|esque[çc]a|desconsidere|dimentica(te)?)\b[^.\n]{0,40}"
-        r"\b(instrucciones|instru[çc][õo]es|istruzioni|reglas|regras|regole)\b",
+        r"\b(ignor(a|ar|e|ate|are)|olvida|esque[çc]a|desconsidere|dimentica(te)?)\b"
+        + _SENTENCE_GAP
+        + r"\b(instrucciones|instru[çc][õo]es|istruzioni|reglas|regras|regole)\b",
     ),
     # Russian
     _rule(
         "игнорир|забуд|не обращай",
-        r"\b((про)?игнорир\w*|забуд\w*|не обращай\w*)\b[^.\n]{0,40}"
-        r"\b(инструкци|указани|правил|промпт)\w*",
+        r"\b((про)?игнорир\w*|забуд\w*|не обращай\w*)\b"
+        + _SENTENCE_GAP
+        + r"\b(инструкци|указани|правил|промпт)\w*",
     ),
     # Chinese, Japanese, Korean
     _rule(
         "忽略|无视|忽視|無視|绕过|繞過",
-        r"(忽略|无视|忽視|無視|绕过|繞過)[^。\n]{0,20}(指令|指示|规则|規則|说明|提示|政策)",
+        r"(忽略|无视|忽視|無視|绕过|繞過)"
+        + _gap("。", 20)
+        + r"(指令|指示|规则|規則|说明|提示|政策)",
     ),
-    _rule("無視", r"(指示|指令|命令|ルール|規則|プロンプト)[^。\n]{0,12}無視"),
-    _rule("무시", r"(지시|지침|명령|규칙|프롬프트)[^.。\n]{0,15}무시"),
+    _rule("無視", r"(指示|指令|命令|ルール|規則|プロンプト)" + _gap("。", 12) + r"無視"),
+    _rule("무시", r"(지시|지침|명령|규칙|프롬프트)" + _gap(".。", 15) + r"무시"),
     # credential exfiltration: a request to send secrets (not `port-forward` nor an HTTP
     # `-X POST` in a shell step), or to send anything secret-like (a key file, the
     # environment) to a URL or a mail address
