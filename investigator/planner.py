@@ -158,9 +158,14 @@ _UP_OR_DOWNSTREAM = re.compile(r"\b(?:upstream|downstream)\b|上游|下游", re.
 # What may stand beside alert names in a question that is nothing but the alerts that paged.
 _PAGE_WORDS = re.compile(
     r"\[(?:FIRING|RESOLVED)(?::\d+)?\]|\b(?:alerts?|is|are|the|firing|fired|fires|"
-    r"triggered|paged|page|critical|warning|info|again|now)\b|[\s.,:;!?()'\"-]+",
+    r"triggered|paged|page|critical|warning|info|again|now)\b|[\s.,:;!?()'\"-]+|"
+    # The labels a notification carries ("(service=payment-api severity=page)", "{job=x}").
+    r"\b[A-Za-z_][A-Za-z0-9_]*=(?:\"[^\"]*\"|[^\s,(){}]+)|[{}]",
     re.IGNORECASE,
 )
+
+
+_RUNBOOK_RULE = next(p for i, p in _INTENT_RULES if i is Intent.APPLICABLE_RUNBOOK)
 
 
 def _names_only_alerts(question: str) -> bool:
@@ -342,6 +347,16 @@ def runbook_search_text(question: str) -> str:
 def detect_intents(question: str) -> list[Intent]:
     """The intents a question asks for (sorted). Nothing matched: an entity lookup."""
     found = {intent for intent, pattern in _INTENT_RULES if pattern.search(question)}
+    # "Which team owned runbook:payment-recovery@v3?": a runbook named by its id is what the
+    # question is about, not a question for the runbook in force (v4 would be claimed beside
+    # it); "runbook" written as a word still asks for one.
+    unnamed = _KG_ID.sub(" ", question)
+    if (
+        Intent.APPLICABLE_RUNBOOK in found
+        and not _RUNBOOK_RULE.search(unnamed)
+        and found - {Intent.APPLICABLE_RUNBOOK}
+    ):
+        found.discard(Intent.APPLICABLE_RUNBOOK)
     # The nearest answer to an unrecorded ask (the owner then for "who was on call") is
     # looked for; the ask itself becomes a named gap (claims).
     found.update(UNRECORDED_ASKS[ask][0] for ask in unrecorded_asks(question))
@@ -452,6 +467,8 @@ class Known(BaseModel):
     references: list[ReferenceTime] = Field(default_factory=list)
     # Releases seen by check steps, with service and deployment time (sorted by id).
     releases: list[KnownRelease] = Field(default_factory=list)
+    # Other changes (change events) the competing-cause checks found (sorted).
+    changes: list[str] = Field(default_factory=list)
 
     def add(self, kind: str, entity_id: str) -> bool:
         """Add one entity id under `kind`; True when it is new."""
@@ -632,12 +649,11 @@ def steps_for(
             steps.append(
                 _step("runbooks_for", {"anchor_id": alert}, "runbook", options={"anchor": "alert"})
             )
-            if not known.services:
-                # The services it fired on are the ones the question means (their runbooks
-                # apply), not every service its incident touched.
-                steps.append(
-                    _one_hop_step(alert, "FIRED_ON", "out", step_id=NAV_PREFIX + "fired-on")
-                )
+        if not known.services:
+            # The services it fired on are the ones the question means (their owners and
+            # runbooks, their changes), not every service its incident touched: read with
+            # the incident, before its other services are (`retrieval.learn`).
+            steps.append(_one_hop_step(alert, "FIRED_ON", "out", step_id=NAV_PREFIX + "fired-on"))
         if want & incident_types and not known.incidents:
             steps.append(_one_hop_step(alert, "TRIGGERED", "out", step_id=NAV_PREFIX + "triggered"))
     for runbook in known.runbooks[:MAX_FOCUS_SERVICES]:
@@ -652,8 +668,8 @@ def steps_for(
     for inc in known.incidents:
         if want & incident_types:
             steps.append(_step("incident_context", {"incident_id": inc}, "error_first_seen"))
-        elif "ownership" in want and not known.services:
-            # Only to find the affected services whose owners are asked for.
+        elif want & {"ownership", "runbook"} and not known.services:
+            # Only to find the affected services whose owners (runbooks) are asked for.
             steps.append(
                 _step(
                     "incident_context",
@@ -823,6 +839,27 @@ def competing_cause_steps(
     return steps
 
 
+def cause_document_steps(
+    intents: Sequence[Intent | str], known: Known, *, as_of: datetime
+) -> list[PlanStep]:
+    """The documents about each change the competing-cause checks found before the first
+    error (a release, a change event): what mechanism evidence says of a change (names it,
+    rules it out) must not depend on whether a text hit or an earlier lookup happened to
+    bring its postmortem in, or two phrasings of one question rate it differently."""
+    if not CAUSE_INTENTS & {str(i) for i in intents}:
+        return []
+    if known.first_seen is None or known.first_seen > as_of:
+        return []
+    window_from = shift(known.first_seen, -DEPLOY_LOOKBACK)
+    changes = [
+        *(r.id for r in known.releases if window_from <= r.at <= known.first_seen),
+        *known.deployments,
+        *known.changes,
+    ]
+    # The same step (evidence type "document") as a release learned as an anchor gets.
+    return [_step("documents_about", {"entity_id": c}, "document") for c in dict.fromkeys(changes)]
+
+
 # Intents whose answer is about a release the question may name.
 _RELEASE_INTENTS = frozenset({Intent.DEPLOYMENT_CORRELATION.value, Intent.RELEASE_LOOKUP.value})
 
@@ -907,6 +944,12 @@ def note_check_rows(known: Known, rows: Sequence[Any], focus: Sequence[str]) -> 
         if el.kind == "node" and el.type == "Deployment":
             # Not progress by itself: the named-release fetch it enables is a must-run step.
             _note_release(known, el)
+            continue
+        if el.kind == "node" and el.type == "ChangeEvent":
+            # Not progress by itself either: its documents are read as a must-run step.
+            if el.element_id not in known.changes:
+                known.changes.append(el.element_id)
+                known.changes.sort()
             continue
         if el.type == "FIRED_ON":
             fired = instant_of(el.props.get("fired_at")) or el.valid_from
@@ -1117,5 +1160,6 @@ def followup_steps(
         *release_steps,
         *reference_steps(intents, known, references=instants, focus=focus),
         *competing_cause_steps(intents, known, as_of=inp.as_of, focus=focus),
+        *cause_document_steps(intents, known, as_of=inp.as_of),
         *named_release_steps(intents, known, inp.question, focus),
     ]

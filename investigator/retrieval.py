@@ -92,7 +92,7 @@ _LINK_CONTEXT_KEYS = (
 
 # Words with which a question asks about the services an incident affected (their owners are
 # then wanted even when the question names a service).
-_ASKS_AFFECTED = re.compile(r"\b(affected|impacted)\b|受影响|受到影响", re.IGNORECASE)
+_ASKS_AFFECTED = re.compile(r"\b(affect(?:ed|s)?|impact(?:ed|s)?)\b|受影响|受到影响", re.IGNORECASE)
 # Records that reach a service through the incident or the error (not through the question).
 _INCIDENT_LINKS = frozenset({"AFFECTED_BY", "EMITTED"})
 
@@ -194,6 +194,14 @@ def learn(known: Known, rows: Sequence[TemplateRow], focus: QuestionFocus, as_of
     changed = False
     # Decided before this batch: an incident's services found together stay together.
     names_a_service = bool(focus.named_services)
+    # With no service named: an incident's services that emitted its errors are the ones it
+    # is about ("who was paged for the payments incident?"); one it only degraded (checkout)
+    # is context, unless the question asks for the affected services.
+    emitting = {
+        row.context.get("service")
+        for row in rows
+        if row.element.type == "EMITTED" and row.context.get("incident")
+    }
     for row in rows:
         el = row.element
         if el.kind == "node":
@@ -203,6 +211,9 @@ def learn(known: Known, rows: Sequence[TemplateRow], focus: QuestionFocus, as_of
             if kind == "services" and el.element_id not in focus.named_services:
                 # Service records only come from linking what the question names.
                 focus.named_services.append(el.element_id)
+            if el.type == "ChangeEvent":
+                # A change found by a lookup, as one found by a check: its documents are read.
+                changed |= known.add("changes", el.element_id)
             if kind == "error_codes":
                 code = el.props.get("code") or el.name
                 if isinstance(code, str):
@@ -226,6 +237,15 @@ def learn(known: Known, rows: Sequence[TemplateRow], focus: QuestionFocus, as_of
                     and not focus.asks_affected
                 ):
                     continue  # another service the incident touched: not asked about
+                if (
+                    kind == "services"
+                    and el.type == "AFFECTED_BY"
+                    and not names_a_service
+                    and emitting
+                    and value not in emitting
+                    and not focus.asks_affected
+                ):
+                    continue  # affected only downstream of the incident's errors
                 changed |= known.add(kind, value)
                 if (
                     kind == "services"
@@ -580,6 +600,14 @@ class RetrievalLoop:
         anchors.sort(key=lambda row: (-(row.score or 0.0), row.element.element_id))
         if not anchors:
             return []
+        if any(
+            kind_of(r.element.element_id, r.element.type) == "incidents" for r in anchors[:limit]
+        ):
+            # "the payments incident": the incident leads to its services; a service whose
+            # name shares a word with it (payment-db) is no link.
+            anchors = [
+                r for r in anchors if kind_of(r.element.element_id, r.element.type) != "services"
+            ]
         # Only hits close to the best one: a weak match on a common word is no link.
         best = anchors[0].score or 0.0
         return [row for row in anchors[:limit] if (row.score or 0.0) >= best / 2]
@@ -593,6 +621,8 @@ class RetrievalLoop:
             return False
         if known.services or known.alerts or known.error_codes or known.runbooks:
             return False
+        if known.incidents:
+            return False  # "the payments incident": its services' runbooks are the answer
         search = _SearchSteps(self, known, outcome)
         ranking, hits = search_runbooks(search, runbook_search_text(self.inp.question))
         self.search_rounds += search.rounds

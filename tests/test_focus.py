@@ -239,3 +239,129 @@ def test_a_named_code_that_does_not_exist_anchors_nothing(
     assert "error_first_seen" in missing_types(result)
     assert result.verdict is Verdict.UNCERTAIN
     assert not any("first seen" in s for s in statements(result)), statements(result)
+
+
+# -- what an answer is about: the incident's other services are context (s17 h4) ----------
+
+INCIDENT_TIME = "2026-07-23T10:30:00Z"
+
+
+def owned(result: InvestigationResult) -> list[str]:
+    """The entities an ownership claim is stated for."""
+    return sorted(
+        s.split(" OWNS ", 1)[1].split(" ", 1)[0] for s in statements(result) if " OWNS " in s
+    )
+
+
+def test_an_alert_question_states_the_owners_of_what_it_fired_on_not_of_checkout(
+    driver: neo4j.Driver, demo: TemplateExecutor
+) -> None:
+    # The alert fired on payment-api; its incident also degraded checkout. Checkout's team
+    # (sre-platform) was no answer to who owned the alert.
+    result = ask(
+        driver,
+        demo,
+        "Who owned the PaymentApiHighErrorRate alert then?",
+        "acme/user:bob",
+        as_of=at(INCIDENT_TIME),
+    )
+    assert owned(result) == ["alert:PaymentApiHighErrorRate", "svc:payment-api"]
+    assert not any("svc:checkout" in s for s in statements(result))
+
+
+def test_who_was_paged_for_an_incident_names_the_owner_of_the_service_with_its_errors(
+    driver: neo4j.Driver, demo: TemplateExecutor
+) -> None:
+    # Before: the text fallback took svc:payment-db ("payment" is a word of the question) as
+    # the service asked about, and data-platform was stated as the answer.
+    result = ask(
+        driver,
+        demo,
+        "Who was paged for the payments incident?",
+        "acme/user:bob",
+        as_of=at(INCIDENT_TIME),
+    )
+    assert owned(result) == ["svc:payment-api"]
+    assert "team:payments-core" in " ".join(statements(result))
+    # The services it affected are asked for: both.
+    both = ask(
+        driver,
+        demo,
+        "Who owned the services the payments incident affected?",
+        "acme/user:bob",
+        as_of=at(INCIDENT_TIME),
+    )
+    assert owned(both) == ["svc:checkout", "svc:payment-api"]
+
+
+def test_a_runbook_named_by_its_versioned_id_is_the_one_asked_about(
+    driver: neo4j.Driver, demo: TemplateExecutor
+) -> None:
+    # After the incident v4 is in force; the question names v3 and asks for its owner.
+    result = ask(
+        driver,
+        demo,
+        "Which team owned runbook:payment-recovery@v3?",
+        "acme/user:bob",
+        as_of=at(AFTER),
+    )
+    assert owned(result) == ["runbook:payment-recovery@v3"]
+    assert not any("in force" in s for s in statements(result))
+    assert not any("payment-recovery@v4" in s for s in statements(result))
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What changed before PAY-4097 started?",
+        "What changed right before PaymentApiHighErrorRate started firing?",
+    ],
+)
+def test_what_changed_before_rates_the_risk_rules_the_same_whatever_the_phrasing(
+    driver: neo4j.Driver, demo: TemplateExecutor, question: str
+) -> None:
+    # The postmortem rules the risk-rule change out. The alert's phrasing never read it (no
+    # text hit brought it in) and rated the change `no_mechanism_evidence`.
+    result = ask(driver, demo, question, "acme/user:bob", as_of=at(AFTER))
+    assessed = {c.element_id: c.assessment for c in result.confounders}
+    assert assessed["change:risk-rules-RR-2026-07-23a"] == "ruled_out"
+    assert assessed["deploy:release-2026.07.23.1"] == "named_as_cause"
+
+
+def test_a_pasted_notification_with_labels_asks_what_to_do_about_the_alert(
+    driver: neo4j.Driver, demo: TemplateExecutor
+) -> None:
+    # Its labels are part of the page, not another question: the runbook is the answer, as
+    # for "[FIRING:1] PaymentApiHighErrorRate" (before, an entity lookup read the names back).
+    result = ask(
+        driver,
+        demo,
+        "[FIRING:1] PaymentApiHighErrorRate (service=payment-api severity=page)",
+        "acme/user:bob",
+        as_of=at(INCIDENT_TIME),
+    )
+    assert any("runbook:payment-recovery@v3" in s and "in force" in s for s in statements(result))
+
+
+def test_the_runbook_for_an_incident_is_read_from_the_service_with_its_errors(
+    driver: neo4j.Driver, demo: TemplateExecutor
+) -> None:
+    # Not from svc:payment-db (a text hit sharing "payment"), nor from the words alone, nor
+    # checkout's crash-loop runbook: the incident's errors came from payment-api.
+    result = ask(
+        driver,
+        demo,
+        "Which runbook applied to the payments incident?",
+        "acme/user:bob",
+        as_of=at(INCIDENT_TIME),
+    )
+    anchors = [
+        tc.params["anchor_id"]
+        for tc in result.tool_calls
+        if tc.template.startswith("runbooks_for@") and tc.options.get("anchor") == "service"
+    ]
+    assert anchors == ["svc:payment-api"]
+    runbook_claims = [s for s in statements(result) if s.startswith("Runbook ")]
+    assert len(runbook_claims) == 1
+    assert "runbook:payment-recovery@v3" in runbook_claims[0]
+    assert "words of the question" not in runbook_claims[0]
