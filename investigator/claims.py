@@ -238,7 +238,7 @@ def derive_claims(
         list(references)
         if references is not None
         else reference_times(
-            time_references(question),
+            time_references(question, as_of),
             evidence,
             as_of=as_of,
             services=[service_id] if service_id else (),

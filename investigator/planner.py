@@ -23,6 +23,7 @@ from investigator.evidence import iso_utc
 from investigator.rubric import UNRECORDED_ASKS, Intent, required_types, useful_types
 from investigator.stop_words import ENGLISH_STOP_WORDS
 from investigator.timeline import (
+    EPISODE,
     RELEASE_NAME,
     AnchorEvent,
     ReferenceTime,
@@ -1112,7 +1113,7 @@ def followup_steps(
     those times and the competing-cause checks of the window.
     """
     focus = focus_services(known, inp.service_id)
-    asked = time_references(inp.question)
+    asked = time_references(inp.question, inp.as_of)
     refs = reference_times(
         asked,
         gate.admitted,
@@ -1120,6 +1121,7 @@ def followup_steps(
         first_seen=known.first_seen,
         services=focus,
         alerts_fired=known.alerts_fired,
+        releases=[(r.at, r.name or r.id, r.service) for r in known.releases],
     )
     known.references = refs
     instants = sorted({r.at for r in refs})
@@ -1144,6 +1146,17 @@ def followup_steps(
             _step("incident_context", {"incident_id": inc}, "error_first_seen")
             for inc in known.incidents[:MAX_FOCUS_SERVICES]
         ]
+    # The plain "then" is the first error: until one is placed, the errors the focus services
+    # emitted are read (an EMITTED record is known minutes before the incident record that
+    # would lead to them), and, when no error or only one older than a day is known, their
+    # newest releases by as_of (one just before as_of is the nearer event).
+    plain_then = asked.event is AnchorEvent.FIRST_ERROR and asked.side is None
+    error_steps = [
+        _one_hop_step(svc, "EMITTED", "out", step_id=NAV_PREFIX + "emitted")
+        for svc in focus
+        if plain_then and not placed and known.first_seen is None
+    ]
+    stale = known.first_seen is None or known.first_seen < shift(inp.as_of, -EPISODE)
     release_steps = [
         _step(
             "latest_deployments",
@@ -1153,10 +1166,21 @@ def followup_steps(
         )
         for svc in focus
         if asked.event is AnchorEvent.RELEASE and not placed
+    ] + [
+        # The newest releases by as_of: one just before it may be the nearer "then".
+        _step(
+            "latest_deployments",
+            {"service_id": svc, "to": _iso(inp.as_of)},
+            "deployment_time",
+            step_id=LATEST_RELEASE_CHECK,
+        )
+        for svc in focus
+        if plain_then and stale
     ]
     return [
         *alert_steps,
         *incident_steps,
+        *error_steps,
         *release_steps,
         *reference_steps(intents, known, references=instants, focus=focus),
         *competing_cause_steps(intents, known, as_of=inp.as_of, focus=focus),

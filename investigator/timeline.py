@@ -7,12 +7,15 @@ Rules, in order (docs/investigation.md, "Time references"):
    ("on 2026-07-20", "on 23 July 2026", "on July 23, 2026": its 00:00 UTC); a date with its
    year and a clock time ("2026-07-23 at 10:03 UTC", "10:03 on 23 July 2026"). The words
    before one place its side: "before 2026-07-24" is 1 s before it, "after 2026-07-23" the
-   day's end, "between A and B" both ends, "on the morning of 2026-07-23" the day, said
-   so. A clock time without a zone is read as UTC, and the claim says so; a zone it does not
-   know ("PST") is not guessed;
+   day's end, "between A and B" both ends (also two clock times on one day), "on the
+   morning of 2026-07-23" the day, said so. Given `as_of`, a day without its year ("at
+   midnight on July 24") is in the year of `as_of`, said so. A clock time without a zone is
+   read as UTC, and the claim says so; a zone it does not know ("PST") is not guessed;
 2. event words ("then", "at that moment", "at the time (of the incident)", "when it fired",
    当时, 那时, 事发时) mean the anchor event: the first error, else the release, else the
-   incident start, else the alert (a phrase naming one of them picks that one);
+   incident start, else the alert, of the latest episode by `as_of` (a phrase naming one of
+   them picks that one: "during the ledger incident", "when release 2026.07.20.2 was
+   deployed");
    "when the incident was resolved", "at the end of the incident" mean its `resolved_at`;
    "before the release", "just before the errors started", "before the incident", "before
    the alert fired" (发布前, 故障前) mean one second before that event (a release: before it
@@ -22,9 +25,9 @@ Rules, in order (docs/investigation.md, "Time references"):
 3. "now", "currently" (现在, 目前) mean `as_of`;
 4. nothing: `as_of`. Time words it does not resolve are listed, and the answer says it is at
    `as_of`: relative ones ("yesterday", "2 hours ago", "on Monday", 昨天), a day without a
-   year ("July 23"), a clock time without a date ("at 10:03"), a time relative to an event
-   other than the anchors ("right after the ownership change", "before the rollback", "when
-   the incident was declared").
+   year when no `as_of` is given, a clock time without a date ("at 10:03"), a time relative
+   to an event other than the anchors ("right after the ownership change", "before the
+   rollback", "when the incident was declared").
 
 `as_of` always stays a reference too, so when the owner or the runbook in force differs
 between the event and `as_of`, both are admitted and both are stated, labelled. A reference
@@ -80,7 +83,13 @@ _ALERT_WORDS = re.compile(
     r"\bwhen (it|the alert|the page|\w+) (fired|paged|triggered)\b|\b(alert|page) fired\b|告警时",
     re.IGNORECASE,
 )
+# A release's version as written: "release 2026.07.20.2", "release-2026.07.20.2".
+_RELEASE_VERSION = re.compile(r"\d{4}\.\d{2}\.\d{2}\.\d+")
 _RELEASE_WORDS = re.compile(
+    # "when release 2026.07.20.2 was deployed": that release (its version is in the words)
+    r"\b(?:at|during|when) (?:the )?(?:release[-\s_]+v?\d{4}\.\d{2}\.\d{2}\.\d+|"
+    r"deploy:release-\d{4}\.\d{2}\.\d{2}\.\d+|\d{4}\.\d{2}\.\d{2}\.\d+ release)"
+    r"(?: (?:was|got|had been) (?:deployed|released|shipped|rolled out|finished))?(?![\w.-])|"
     # "when the release was rolled back" is the rollback, not the release
     r"\b(at|during|when) (the )?(release|deploy(ment)?|rollout)\b"
     r"(?!\s+(?:was|were|got|had been)\s+(?:rolled|reverted|undone|backed|pulled))|"
@@ -213,7 +222,8 @@ _RELATIVE_WORDS = re.compile(
     r"前天|昨天|昨晚|今早|今天早上|上周|上个月|(?:\d+|几|半)\s*(?:秒|分钟|个?小时|天|周)前",
     re.IGNORECASE,
 )
-_ERROR_CODE = re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d{2,6}\b")
+# Not inside an id: "RR-2026-07-23a" names a rule set, not an error code RR-2026 (as planner).
+_ERROR_CODE = re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d{2,6}\b(?![-\w]|\.\w)")
 
 # -- dates and clock times written out -----------------------------------------------------
 _MONTHS = {
@@ -249,9 +259,10 @@ _ORDINAL = r"(?:st|nd|rd|th)?"
 _DAY_WITH_YEAR = (
     r"(?:" + _WEEKDAY + r",?\s+)?"
     r"(?:(?<![\w:.@/-])(?P<iy>\d{4})-(?P<im>\d{2})-(?P<id>\d{2})(?![\w:-])"
-    r"|(?<![\d:])(?P<dd>\d{1,2})" + _ORDINAL + r"\s+(?:of\s+)?(?P<dm>" + _MONTH + r"),?\s+"
-    r"(?P<dy>\d{4})(?![\d:])"
-    r"|(?P<mm>" + _MONTH + r")\s+(?P<md>\d{1,2})" + _ORDINAL + r",?\s+(?P<my>\d{4})(?![\d:])"
+    r"|(?<![\d:])(?P<dd>\d{1,2})" + _ORDINAL + r"\s+(?:of\s+)?(?P<dm>" + _MONTH + r")(?:,?\s+"
+    r"(?P<dy>\d{4}))?(?![\d:])"
+    r"|(?P<mm>" + _MONTH + r")\s+(?P<md>\d{1,2})" + _ORDINAL + r"(?:,?\s+(?P<my>\d{4}))?"
+    r"(?![\d:])"
     r"|(?<!\d)(?P<cy>\d{4})年(?P<cm>\d{1,2})月(?P<cd>\d{1,2})[日号])"
 )
 _CLOCK = (
@@ -277,6 +288,23 @@ _DAY_THEN_CLOCK = re.compile(
 )
 # "10:03 UTC on 2026-07-23", "at midnight on July 24, 2026"
 _CLOCK_THEN_DAY = re.compile(_CLOCK + _ZONE + r",?\s+(?:on\s+)?" + _DAY_WITH_YEAR, re.IGNORECASE)
+# "between 10:00 and 10:30 on 2026-07-23", "on 2026-07-23 from 10:00 to 10:30 UTC": both ends
+# of a period of clock times on one day (the day is written once, after or before them).
+_CLOCK_PAIR = (
+    r"(?P<a>"
+    + _CLOCK.replace("?P<", "?P<a_")
+    + _ZONE.replace("?P<", "?P<a_")
+    + r")\s*(?:and|to|through|till|until|-|–)\s*(?P<b>"
+    + _CLOCK.replace("?P<", "?P<b_")
+    + _ZONE.replace("?P<", "?P<b_")
+    + r")"
+)
+_CLOCK_RANGE_THEN_DAY = re.compile(
+    r"\b(?:between|from)\s+" + _CLOCK_PAIR + r",?\s+(?:on\s+)?" + _DAY_WITH_YEAR, re.IGNORECASE
+)
+_DAY_THEN_CLOCK_RANGE = re.compile(
+    _DAY_WITH_YEAR + r",?\s+(?:between|from)\s+" + _CLOCK_PAIR, re.IGNORECASE
+)
 # "on 2026-07-20", "as of July 20, 2026", 2026年7月20日: the day's 00:00 UTC. A day with no
 # such word before it is placed only after a side word ("before 2026-07-24", _LEAD).
 _DAY_ALONE = re.compile(
@@ -407,8 +435,9 @@ def _zone_offset(zone: str) -> timedelta | None:
     return sign * timedelta(hours=hours, minutes=minutes)
 
 
-def _day_of(m: re.Match[str]) -> tuple[int, int, int] | None:
-    """(year, month, day) of a `_DAY_WITH_YEAR` match."""
+def _day_of(m: re.Match[str], year: int | None = None) -> tuple[int, int, int] | None:
+    """(year, month, day) of a `_DAY_WITH_YEAR` match; a day written without its year
+    ("July 24") takes `year` (None: not placed)."""
     groups = m.groupdict()
     for y, mo, d in (
         ("iy", "im", "id"),
@@ -416,20 +445,23 @@ def _day_of(m: re.Match[str]) -> tuple[int, int, int] | None:
         ("my", "mm", "md"),
         ("cy", "cm", "cd"),
     ):
-        if groups.get(y):
+        if groups.get(d):
             month = groups[mo]
             number = (
                 int(month) if month.isdigit() else _MONTH_NUMBER.get(month.lower().rstrip("."), 0)
             )
-            return int(groups[y]), number, int(groups[d])
+            if groups.get(y):
+                return int(groups[y]), number, int(groups[d])
+            return None if year is None else (year, number, int(groups[d]))
     if groups.get("cy2"):
         return int(groups["cy2"]), int(groups["cm2"]), int(groups["cd2"])
     return None
 
 
-def _clock_of(m: re.Match[str]) -> tuple[int, int, int] | None:
-    """(hour, minute, second) of a `_CLOCK` match, 12-hour times converted; None if invalid."""
-    groups = m.groupdict()
+def _clock_of(m: re.Match[str], prefix: str = "") -> tuple[int, int, int] | None:
+    """(hour, minute, second) of a `_CLOCK` match (its groups named with `prefix`), 12-hour
+    times converted; None if invalid."""
+    groups = {k.removeprefix(prefix): v for k, v in m.groupdict().items() if k.startswith(prefix)}
     if groups.get("word"):
         return (0, 0, 0) if groups["word"].lower() == "midnight" else (12, 0, 0)
     hour_text = groups.get("hh") or groups.get("h12")
@@ -498,10 +530,52 @@ class _Written(NamedTuple):
     day: bool  # a day alone (no clock time)
     at_day: str  # "on", "until", ... when the match starts with one ("" if not)
     no_time: bool = False  # a zero value a payload writes for "no time": blanked, not a time
+    year_note: str | None = None  # the day had no year: whose year it took
+    day_span: tuple[int, int] | None = None  # a day written once for two clock times
 
 
-def _written_times(question: str) -> list[_Written]:
-    """Every date and date-time written in the question, in order (each span once)."""
+def _clock_range(m: re.Match[str], year: int | None) -> list[_Written]:
+    """The two ends of "between 10:00 and 10:30 on <day>" as written times: each a clock
+    time on that day (a zone written once applies to both)."""
+    day = _day_of(m, year)
+    zone_b = m.group("b_zone")
+    other = m.group("a_other") or m.group("b_other")
+    out: list[_Written] = []
+    for end, zone in (("a", m.group("a_zone") or zone_b), ("b", zone_b)):
+        clock = _clock_of(m, end + "_")
+        at = None if other or clock is None else _instant(day, clock, zone)
+        words = m.group(end).strip()
+        out.append(
+            _Written(
+                m.start(end),
+                m.start(end) + len(words),
+                words,
+                at,
+                None if zone else NO_ZONE_READING,
+                False,
+                "",
+                year_note=_year_note(m, year),
+                day_span=(m.start(), m.end()),
+            )
+        )
+    return out
+
+
+def _year_note(m: re.Match[str], year: int | None) -> str | None:
+    """That the year was taken from as_of, when the day was written without one ("July
+    24")."""
+    groups = m.groupdict()
+    no_year = (groups.get("dd") and not groups.get("dy")) or (
+        groups.get("md") and not groups.get("my")
+    )
+    return f"no year given: the year of as_of, {year}" if no_year and year is not None else None
+
+
+def _written_times(question: str, year: int | None = None) -> list[_Written]:
+    """Every date and date-time written in the question, in order (each span once).
+
+    A day written without its year takes `year` (the year of as_of), said in its reading;
+    without `year` it is not placed."""
     found: list[_Written] = []
     text = question
     for m in list(_DATETIME.finditer(text)):
@@ -512,20 +586,32 @@ def _written_times(question: str) -> list[_Written]:
         no_time = parsed in _PLACEHOLDER_TIMES
         reading = None if zone else NO_ZONE_READING
         found.append(_Written(m.start(), m.end(), m.group(0), parsed, reading, False, "", no_time))
+    for pattern in (_CLOCK_RANGE_THEN_DAY, _DAY_THEN_CLOCK_RANGE):
+        for m in list(pattern.finditer(text)):
+            found.extend(_clock_range(m, year))
+            text = _blank(text, m.start(), m.end())
     for pattern in (_DAY_THEN_CLOCK, _CLOCK_THEN_DAY):
         for m in list(pattern.finditer(text)):
             zone, other, clock = m.group("zone"), m.group("other"), _clock_of(m)
-            at = None if other or clock is None else _instant(_day_of(m), clock, zone)
+            at = None if other or clock is None else _instant(_day_of(m, year), clock, zone)
             reading = None if zone else NO_ZONE_READING
             words = m.group(0).strip()
-            found.append(_Written(m.start(), m.start() + len(words), words, at, reading, False, ""))
+            note = _year_note(m, year)
+            found.append(
+                _Written(
+                    m.start(), m.start() + len(words), words, at, reading, False, "", False, note
+                )
+            )
             text = _blank(text, m.start(), m.end())
     for m in list(_DAY_ALONE.finditer(text)):
         at_day = m.group("at_day") or ("年" if m.group("cy2") else "")
         words = m.group(0).strip()
-        at = _instant(_day_of(m), None, None)
+        at = _instant(_day_of(m, year), None, None)
+        note = _year_note(m, year)
         found.append(
-            _Written(m.start(), m.start() + len(words), words, at, DAY_READING, True, at_day)
+            _Written(
+                m.start(), m.start() + len(words), words, at, DAY_READING, True, at_day, False, note
+            )
         )
         text = _blank(text, m.start(), m.end())
     return sorted(found)
@@ -535,7 +621,9 @@ def _written_times(question: str) -> list[_Written]:
 _RANGE_GAP = re.compile(r"\s*(?:and|to|through|till|until|-|–)\s*", re.IGNORECASE)
 
 
-def _named_times(question: str) -> tuple[list[NamedTime], list[tuple[int, str]], str]:
+def _named_times(
+    question: str, year: int | None = None
+) -> tuple[list[NamedTime], list[tuple[int, str]], str]:
     """Explicit times of the question, words that look like one but are not resolved (with
     their position), and the question with the resolved ones blanked out.
 
@@ -549,7 +637,7 @@ def _named_times(question: str) -> tuple[list[NamedTime], list[tuple[int, str]],
     unresolved: list[tuple[int, str]] = []
     text = question
     range_end: int | None = None  # where an open "between/from <time>" ended
-    for w in _written_times(question):
+    for w in _written_times(question, year):
         if w.no_time:
             text = _blank(text, w.start, w.end)
             continue
@@ -605,6 +693,10 @@ def _named_times(question: str) -> tuple[list[NamedTime], list[tuple[int, str]],
                 if reading == DAY_READING
                 else f"{reading}; the {part} is not placed"
             )
+        if w.day_span is not None:
+            text = _blank(text, w.day_span[0], w.day_span[1])  # the day both ends are on
+        if w.year_note:
+            reading = f"{reading}; {w.year_note}" if reading else w.year_note
         named.append(NamedTime(at=at, words=words, reading=reading))
     return named, unresolved, text
 
@@ -647,9 +739,10 @@ class TimeReferences(BaseModel):
         return list(dict.fromkeys(n.words for n in self.named if n.at > as_of))
 
 
-def time_references(question: str) -> TimeReferences:
-    """The time references of a question (pure; English and Chinese)."""
-    named, unresolved, rest = _named_times(question)
+def time_references(question: str, as_of: datetime | None = None) -> TimeReferences:
+    """The time references of a question (pure; English and Chinese). Given `as_of`, a day
+    written without its year ("at midnight on July 24") is in the year of `as_of`."""
+    named, unresolved, rest = _named_times(question, as_of.year if as_of else None)
     event: AnchorEvent | None = None
     words: str | None = None
     side: EventSide | None = None
@@ -695,7 +788,7 @@ def time_words_not_used(
     then the explicit times after `as_of`, then (given the run's `references`) the words that
     name an event ("then", "before the release") when it was not found by `as_of`. For each,
     the answer is at `as_of`."""
-    refs = time_references(question)
+    refs = time_references(question, as_of)
     words = [*refs.unresolved, *refs.after(as_of)]
     placed = references is None or any(r.kind == "event" for r in references)
     if refs.event is not None and refs.event_words and not placed:
@@ -780,7 +873,9 @@ def first_error(
         return max(seen)
     if first_seen is not None and first_seen <= as_of:
         return (first_seen, "error")
-    return min(seen) if seen else None
+    # A code the question names that has not been seen by as_of is not another code's error
+    # (before, "then" was a PAY-1002 error of the year before).
+    return None
 
 
 # A release named as written in questions (the planner's mentions use it too).
@@ -792,10 +887,14 @@ def _release(
     before: datetime,
     services: Sequence[str],
     words: str | None = None,
+    known: Sequence[tuple[datetime, str, str | None]] = (),
 ) -> tuple[datetime, str] | None:
     """The release the question's words mean: the one they name ("before the
-    release-2026.07.23.1 deploy"), else the latest of the services by `before`."""
-    named = [n.lower() for n in RELEASE_NAME.findall(words or "")]
+    release-2026.07.23.1 deploy"), else the latest of the services by `before`.
+
+    `known`: releases a check step read (deployment time, name, service), as evidence."""
+    # "release-2026.07.20.2", "release 2026.07.20.2": the version names it, however written.
+    named = set(_RELEASE_VERSION.findall(words or ""))
     releases = [
         (t, ev.name or ev.element_id)
         for ev in evidence
@@ -804,34 +903,74 @@ def _release(
         and (not services or ev.context.get("service") in (None, *services))
         and (t := instant(ev, DEPLOY_TIME_KEYS)) is not None
         and (
-            any(n in f"{ev.name or ''} {ev.element_id}".lower() for n in named)
-            if named
-            else t <= before
+            bool(named & set(_RELEASE_VERSION.findall(_release_text(ev)))) if named else t <= before
         )
+    ]
+    releases += [
+        (t, name)
+        for t, name, service in known
+        if (not services or service in (None, *services))
+        and (bool(named & set(_RELEASE_VERSION.findall(name))) if named else t <= before)
     ]
     return max(releases) if releases else None
 
 
-def _incident_start(evidence: Sequence[Evidence], as_of: datetime) -> tuple[datetime, str] | None:
+def _release_text(ev: Evidence) -> str:
+    """The words a release record is known by (name, id, its `release` property)."""
+    release = ev.context.get("release", ev.props.get("release"))
+    return f"{ev.name or ''} {ev.element_id} {release if isinstance(release, str) else ''}"
+
+
+# The words naming an incident: "during the checkout incident" -> "checkout".
+_INCIDENT_NAME_WORDS = re.compile(
+    r"\bthe ((?:[\w.:-]+ ){1,3}?)(?:incident|outage)\b", re.IGNORECASE
+)
+_NOT_A_NAME = frozenset({"whole", "entire", "same", "last", "latest", "recent", "current", "big"})
+
+
+def _named_incidents(evidence: Sequence[Evidence], words: str | None) -> list[Evidence]:
+    """The incident records the question's words name ("the payments incident": those whose
+    name or id has every word), else all of them."""
+    incidents = [ev for ev in evidence if ev.type == "Incident"]
+    found = _INCIDENT_NAME_WORDS.search(words or "")
+    tokens = [
+        t.lower().rstrip("s")
+        for t in (found.group(1).split() if found else [])
+        if t.lower() not in _NOT_A_NAME
+    ]
+    named = [
+        ev
+        for ev in incidents
+        if tokens and all(t in f"{ev.name or ''} {ev.element_id}".lower() for t in tokens)
+    ]
+    return named or incidents
+
+
+def _incident_start(
+    evidence: Sequence[Evidence], as_of: datetime, words: str | None = None
+) -> tuple[datetime, str] | None:
+    """The start of the incident the words name, else of the latest incident by `as_of` (the
+    one in question, not one of years ago)."""
     starts = [
         (t, ev.name or ev.element_id)
-        for ev in evidence
-        if ev.type == "Incident" and (t := instant(ev, ("started_at",))) is not None and t <= as_of
+        for ev in _named_incidents(evidence, words)
+        if (t := instant(ev, ("started_at",))) is not None and t <= as_of
     ]
-    return min(starts) if starts else None
+    return max(starts) if starts else None
 
 
-def _incident_end(evidence: Sequence[Evidence], as_of: datetime) -> tuple[datetime, str] | None:
-    """The earliest incident resolution by `as_of` (an incident not resolved yet has none)."""
+def _incident_end(
+    evidence: Sequence[Evidence], as_of: datetime, words: str | None = None
+) -> tuple[datetime, str] | None:
+    """The resolution by `as_of` of the incident the words name, else of the latest one
+    resolved (an incident not resolved yet has none)."""
     ends = [
         (t, ev.name or ev.element_id)
-        for ev in evidence
-        if ev.type == "Incident"
-        and (t := instant_of(ev.context.get("resolved_at", ev.props.get("resolved_at"))))
-        is not None
+        for ev in _named_incidents(evidence, words)
+        if (t := instant_of(ev.context.get("resolved_at", ev.props.get("resolved_at")))) is not None
         and t <= as_of
     ]
-    return min(ends) if ends else None
+    return max(ends) if ends else None
 
 
 def _release_start(evidence: Sequence[Evidence], name: str, finished: datetime) -> datetime | None:
@@ -871,6 +1010,36 @@ def _alert(
     return min(fired) if fired else None
 
 
+# How far before the latest anchor event the other events of the same episode lie: the
+# release, the first error, the incident and its alert are minutes apart, never a day.
+EPISODE = timedelta(hours=24)
+
+
+def _plain_then_order(
+    found: dict[AnchorEvent, tuple[datetime, str] | None], refs: TimeReferences, as_of: datetime
+) -> list[AnchorEvent]:
+    """The events the plain "then" tries, in order: the first error, else the release, the
+    incident start, the alert.
+
+    A release within `EPISODE` before `as_of` comes first when the latest error is of an
+    episode long before it (or there is none): at as_of 10:02:37, 37 s after the release,
+    "then" is not a PAY-1002 error of the year before (it was). A release long before
+    `as_of` never displaces the error: asked months later, "then" stays the incident's first
+    error, not the latest release. When the words name the error ("when PAY-4097 started"),
+    no other event stands in for it.
+    """
+    if _ERROR_CODE.search(refs.event_words or ""):
+        return [AnchorEvent.FIRST_ERROR]
+    err, release = found[AnchorEvent.FIRST_ERROR], found[AnchorEvent.RELEASE]
+    if (
+        release is not None
+        and release[0] >= shift(as_of, -EPISODE)
+        and (err is None or release[0] > shift(err[0], EPISODE))
+    ):
+        return [k for k in ANCHOR_ORDER if k is not AnchorEvent.FIRST_ERROR]
+    return list(ANCHOR_ORDER)
+
+
 def reference_times(
     refs: TimeReferences,
     evidence: Sequence[Evidence],
@@ -879,6 +1048,7 @@ def reference_times(
     first_seen: datetime | None = None,
     services: Sequence[str] = (),
     alerts_fired: Sequence[tuple[datetime, str]] = (),
+    releases: Sequence[tuple[datetime, str, str | None]] = (),
 ) -> list[ReferenceTime]:
     """The instants other than `as_of` that the question's time words resolve to (sorted).
 
@@ -896,16 +1066,21 @@ def reference_times(
             )
     if refs.event is not None:
         err = first_error(evidence, as_of, first_seen, refs.codes)
+        release = _release(evidence, as_of, services, refs.event_words, releases)
+        if err is not None and not (release and release[0] > shift(err[0], EPISODE)):
+            # The release before the first error; not when the error is of an episode long
+            # before the latest release (a PAY-1002 error of last year).
+            release = _release(evidence, err[0], services, refs.event_words, releases)
         found: dict[AnchorEvent, tuple[datetime, str] | None] = {
             AnchorEvent.FIRST_ERROR: err,
-            AnchorEvent.RELEASE: _release(
-                evidence, err[0] if err else as_of, services, refs.event_words
-            ),
-            AnchorEvent.INCIDENT_START: _incident_start(evidence, as_of),
+            AnchorEvent.RELEASE: release,
+            AnchorEvent.INCIDENT_START: _incident_start(evidence, as_of, refs.event_words),
             AnchorEvent.ALERT: _alert(evidence, as_of, alerts_fired),
-            AnchorEvent.INCIDENT_END: _incident_end(evidence, as_of),
+            AnchorEvent.INCIDENT_END: _incident_end(evidence, as_of, refs.event_words),
         }
         order = [refs.event, *(k for k in ANCHOR_ORDER if k is not refs.event)]
+        if refs.event is AnchorEvent.FIRST_ERROR and refs.side is None:
+            order = _plain_then_order(found, refs, as_of)
         for kind in order:
             hit = found[kind]
             if hit is None:
