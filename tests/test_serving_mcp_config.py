@@ -33,6 +33,7 @@ from investigator.serving.mcp_server import TokenTable, token_sha256
 
 TOKEN = "test-token-config-0123456789"
 OTHER = "test-token-config-other-0123"
+LATER = "test-token-config-later-0123"
 
 
 def _config(path: Path, body: str) -> Path:
@@ -207,12 +208,14 @@ def test_a_token_is_refused_from_its_expiry_on(tmp_path: Path) -> None:
 
 @pytest.fixture()
 def expiring_server(demo_graph, cli_env, tmp_path: Path) -> Iterator[tuple[str, str]]:  # type: ignore[no-untyped-def]
-    """An HTTP server with one expired token (bob's) and one that is not (alice's)."""
+    """An HTTP server with one expired token (bob's), one that is not (alice's) and one for
+    a principal the KG does not have yet."""
     path = _config(
         tmp_path / "config.toml",
         "[mcp]\n"
         + _entry(TOKEN, "acme/user:bob", "expires_at = 2026-01-01T00:00:00Z\n")
-        + _entry(OTHER, "acme/user:alice", "expires_at = 2099-01-01T00:00:00Z\n"),
+        + _entry(OTHER, "acme/user:alice", "expires_at = 2099-01-01T00:00:00Z\n")
+        + _entry(LATER, "acme/user:nobody", 'name = "later"\n'),
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith(("INVESTIGATOR_", "OTEL_"))}
     env["INVESTIGATOR_CONFIG"] = str(path)
@@ -247,6 +250,12 @@ def test_http_refuses_an_expired_token_as_an_unknown_one(  # type: ignore[no-unt
     url, started = expiring_server
     assert "[[mcp.tokens]] entry 1" in started and "acme/user:bob" in started, started
     assert "expired at 2026-01-01T00:00:00Z" in started, started
+    # Warned about, once, and served: the principal may be ingested while the server runs.
+    assert (
+        "warning: [[mcp.tokens]] entry 3 (name 'later'): acme/user:nobody is no principal "
+        "in the KG (yet)" in started
+    ), started
+    assert started.count("\n") == 3, started  # two warnings, then "serving"
     accept = {"Accept": "application/json, text/event-stream"}
     hello = {
         "jsonrpc": "2.0",

@@ -129,7 +129,9 @@ def mcp_command(
         from investigator.cli.subject import subject_ref_from
 
         fixed = subject_ref_from(subject, tenant)
-        backend = _backend(settings, chosen_purpose, purpose_from, max_concurrent)
+        backend = _backend(
+            settings, chosen_purpose, purpose_from, max_concurrent, [(str(fixed), fixed)]
+        )
         try:
             from investigator.serving.mcp_server import run_stdio
 
@@ -158,7 +160,7 @@ def mcp_command(
         )
     for index, entry in expired:
         sys.stderr.write(
-            f"investigator mcp: warning: {entry.label(index)} ({entry.principal()}) expired "
+            f"investigator mcp: warning: {entry.label(index)} for {entry.principal()} expired "
             f"at {_rfc3339(entry.expires_at)} and is refused\n"
         )
     bind = host or cfg.host
@@ -170,7 +172,12 @@ def mcp_command(
             f"investigator mcp: warning: binding {bind}, not loopback; put TLS in front of it\n"
         )
     with sock:
-        backend = _backend(settings, chosen_purpose, purpose_from, max_concurrent)
+        named = [
+            (f"{e.label(i)}: {e.principal()}", e.principal())
+            for i, e in enumerate(cfg.tokens)
+            if not e.expired(now)
+        ]
+        backend = _backend(settings, chosen_purpose, purpose_from, max_concurrent, named)
         try:
             run_http(backend, TokenTable(principals), sock, host=bind)
         finally:
@@ -187,8 +194,14 @@ def _require_mcp_sdk() -> None:
 
 
 def _backend(
-    settings: ConnectionSettings, purpose: str | None, purpose_from: str, max_concurrent: int
+    settings: ConnectionSettings,
+    purpose: str | None,
+    purpose_from: str,
+    max_concurrent: int,
+    principals: list[tuple[str, SubjectRef]],
 ) -> ServingBackend:
+    """The backend, its purpose checked and `principals` (shown, ref) warned about, when
+    Neo4j answers."""
     from investigator.serving.backend import ServingBackend
 
     backend = ServingBackend(settings, purpose=purpose, max_concurrent=max_concurrent)
@@ -197,13 +210,19 @@ def _backend(
             f"investigator mcp: warning: Neo4j at {settings.uri} does not answer yet; "
             "calls will report it until it does\n"
         )
-    elif purpose is not None:
+        return backend
+    if purpose is not None:
         try:
             # A purpose nobody holds refuses every call: refuse the start instead.
             backend.check_purpose(purpose, purpose_from)
         except BadInput:
             backend.close()
             raise
+    for shown, ref in principals:
+        # A warning, not a refusal: the principal may be ingested while the server runs.
+        problem = backend.principal_problem(ref)
+        if problem is not None:
+            sys.stderr.write(f"investigator mcp: warning: {shown} {problem}\n")
     return backend
 
 

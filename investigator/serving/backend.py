@@ -174,6 +174,19 @@ class ServingBackend:
                 f"would be refused (purposes held: {', '.join(held) or 'none'})"
             )
 
+    def principal_problem(self, ref: SubjectRef) -> str | None:
+        """Why every call of `ref` would be refused (no current principal, or one without
+        the server's purpose), None when it would not or Neo4j does not answer."""
+        try:
+            records = self.executor.read_principals(ref)
+        except (ServiceUnavailable, SessionExpired, DriverError, Neo4jError, OSError):
+            return None
+        if not records:
+            return "is no principal in the KG (yet): its calls are refused until it is ingested"
+        if self.purpose is not None and self.purpose not in records[0].purposes:
+            return f"does not hold purpose {self.purpose!r}: its calls are refused"
+        return None
+
     # -- the tools -------------------------------------------------------------------------
 
     def investigate(self, subject: SubjectRef, given: InvestigateInput) -> str:
