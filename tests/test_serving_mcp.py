@@ -544,7 +544,7 @@ def test_token_command_and_token_table(invoke, tmp_path: Path) -> None:  # type:
         printed = invoke("mcp", "token", "--subject", odd)
         assert printed.code == 0, printed
         config.write_text("[mcp]\n" + "\n".join(printed.out.splitlines()[2:]) + "\n")
-        assert [str(p) for p in load_mcp_config(config).token_principals().values()] == [odd]
+        assert [str(p) for p, _ in load_mcp_config(config).token_principals().values()] == [odd]
     bad = invoke("mcp", "token", "--subject", "user:carol")
     assert bad.code == 2 and bad.err.startswith("error: ") and bad.err.count("\n") == 1
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import re
 import secrets
 import sys
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -15,6 +17,7 @@ from investigator.cli.numbers import WholeNumber
 from investigator.errors import BadInput, InvestigatorError
 
 if TYPE_CHECKING:
+    from cypher_templates.subject import SubjectRef
     from investigator.serving.backend import ServingBackend
     from investigator.settings import ConnectionSettings
 
@@ -115,7 +118,10 @@ def mcp_command(
 
         enable_telemetry()
     settings = resolve_connection()
-    chosen_purpose = purpose or cfg.purpose
+    from investigator.cli.subject import checked_purpose
+
+    chosen_purpose = checked_purpose(purpose) or cfg.purpose
+    purpose_from = "--purpose" if purpose else f"config file {cfg_file}: [mcp] purpose"
 
     if transport == "stdio":
         if host is not None or port is not None:
@@ -123,7 +129,9 @@ def mcp_command(
         from investigator.cli.subject import subject_ref_from
 
         fixed = subject_ref_from(subject, tenant)
-        backend = _backend(settings, chosen_purpose, max_concurrent)
+        backend = _backend(
+            settings, chosen_purpose, purpose_from, max_concurrent, [(str(fixed), fixed)]
+        )
         try:
             from investigator.serving.mcp_server import run_stdio
 
@@ -143,6 +151,18 @@ def mcp_command(
             f"no bearer tokens in the [mcp] table of {cfg_file}: "
             "add one with `investigator mcp token --subject TENANT/ID`"
         )
+    now = datetime.now(UTC)
+    expired = [(i, e) for i, e in enumerate(cfg.tokens) if e.expired(now)]
+    if len(expired) == len(cfg.tokens):
+        raise BadInput(
+            f"every bearer token in the [mcp] table of {cfg_file} has expired: "
+            "add one with `investigator mcp token --subject TENANT/ID`"
+        )
+    for index, entry in expired:
+        sys.stderr.write(
+            f"investigator mcp: warning: {entry.label(index)} for {entry.principal()} expired "
+            f"at {_rfc3339(entry.expires_at)} and is refused\n"
+        )
     bind = host or cfg.host
     from investigator.serving.mcp_server import TokenTable, listening_socket, run_http
 
@@ -152,7 +172,12 @@ def mcp_command(
             f"investigator mcp: warning: binding {bind}, not loopback; put TLS in front of it\n"
         )
     with sock:
-        backend = _backend(settings, chosen_purpose, max_concurrent)
+        named = [
+            (f"{e.label(i)}: {e.principal()}", e.principal())
+            for i, e in enumerate(cfg.tokens)
+            if not e.expired(now)
+        ]
+        backend = _backend(settings, chosen_purpose, purpose_from, max_concurrent, named)
         try:
             run_http(backend, TokenTable(principals), sock, host=bind)
         finally:
@@ -169,8 +194,14 @@ def _require_mcp_sdk() -> None:
 
 
 def _backend(
-    settings: ConnectionSettings, purpose: str | None, max_concurrent: int
+    settings: ConnectionSettings,
+    purpose: str | None,
+    purpose_from: str,
+    max_concurrent: int,
+    principals: list[tuple[str, SubjectRef]],
 ) -> ServingBackend:
+    """The backend, its purpose checked and `principals` (shown, ref) warned about, when
+    Neo4j answers."""
     from investigator.serving.backend import ServingBackend
 
     backend = ServingBackend(settings, purpose=purpose, max_concurrent=max_concurrent)
@@ -179,25 +210,80 @@ def _backend(
             f"investigator mcp: warning: Neo4j at {settings.uri} does not answer yet; "
             "calls will report it until it does\n"
         )
+        return backend
+    if purpose is not None:
+        try:
+            # A purpose nobody holds refuses every call: refuse the start instead.
+            backend.check_purpose(purpose, purpose_from)
+        except BadInput:
+            backend.close()
+            raise
+    for shown, ref in principals:
+        # A warning, not a refusal: the principal may be ingested while the server runs.
+        problem = backend.principal_problem(ref)
+        if problem is not None:
+            sys.stderr.write(f"investigator mcp: warning: {shown} {problem}\n")
     return backend
+
+
+_DURATION = re.compile(r"([0-9]{1,6})([dhm])")
+_UNITS = {"d": "days", "h": "hours", "m": "minutes"}
+MAX_EXPIRY = timedelta(days=3650)
+
+
+class Duration(click.ParamType):
+    """A duration written `30d`, `12h` or `90m` (days, hours, minutes; 1 minute..3650 days)."""
+
+    name = "duration"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, timedelta):
+            return value
+        found = _DURATION.fullmatch(str(value))
+        length = timedelta(**{_UNITS[found[2]]: int(found[1])}) if found else None
+        if length is None or not timedelta(minutes=1) <= length <= MAX_EXPIRY:
+            self.fail(
+                f"{str(value)[:40]!r} is not a duration such as 30d, 12h or 90m "
+                "(1 minute to 3650 days)",
+                param,
+                ctx,
+            )
+        return length
+
+
+def _rfc3339(when: datetime | None) -> str:
+    """`when` in UTC to the second, as the config file writes it (`2027-01-03T08:00:00Z`)."""
+    assert when is not None
+    return when.astimezone(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 @mcp_command.command(name="token")
 @click.option("--subject", "subject", metavar="TENANT/ID", required=True, help="The principal.")
 @click.option("--tenant", "tenant", metavar="TENANT", help="The subject's tenant.")
-def token_command(subject: str, tenant: str | None) -> None:
+@click.option(
+    "--expires-in",
+    "expires_in",
+    type=Duration(),
+    metavar="DURATION",
+    help="Refuse the token after this long: 30d, 12h or 90m (default: it does not expire).",
+)
+def token_command(subject: str, tenant: str | None, expires_in: timedelta | None) -> None:
     """Print a new bearer token and the [[mcp.tokens]] entry that maps it to SUBJECT.
 
     Only the token's sha256 goes into the config file; give the token to the client.
+    A subject that is no principal in the KG (yet) is warned about on stderr: the token
+    is printed, and its calls are refused until that principal is ingested.
 
     \b
     Example:
       investigator mcp token --subject acme/user:bob   # then paste the entry into config.toml
+      investigator mcp token --subject acme/user:ci --expires-in 30d
     """
     from cypher_templates.subject import SubjectRef
     from investigator.serving.mcp_server import token_sha256
 
     ref = SubjectRef.parse(subject, tenant)
+    _warn_if_unknown(ref)
     token = "inv_" + secrets.token_urlsafe(32)
     click.echo(f"token: {token}")
     click.echo("")
@@ -206,6 +292,37 @@ def token_command(subject: str, tenant: str | None) -> None:
     # A TOML basic string, escaped (a JSON string is one): `user:bob"#` printed raw read
     # back as `user:bob`, a token for another principal.
     click.echo(f"subject = {json.dumps(str(ref))}")
+    if expires_in is not None:
+        # A TOML date-time, to the second (the entry reads it back as itself).
+        click.echo(f"expires_at = {_rfc3339(datetime.now(UTC) + expires_in)}")
+
+
+def _warn_if_unknown(ref: SubjectRef) -> None:
+    """One stderr line when `ref` is no current principal in the KG, or cannot be checked."""
+    from cypher_templates.executor import TemplateExecutor
+    from investigator.connection import open_driver
+    from investigator.settings import resolve_connection
+
+    try:
+        settings = resolve_connection()
+        driver = open_driver(settings)
+    except InvestigatorError as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        sys.stderr.write(f"investigator mcp: warning: not checked that {ref} exists ({first})\n")
+        return
+    try:
+        known = TemplateExecutor(driver, database=settings.database).read_principals(ref)
+    except Exception as exc:  # a check only: the token is printed whatever it says
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        sys.stderr.write(f"investigator mcp: warning: not checked that {ref} exists ({first})\n")
+        return
+    finally:
+        driver.close()
+    if not known:
+        sys.stderr.write(
+            f"investigator mcp: warning: {ref} is no principal in the KG (yet): the token's "
+            "calls are refused until it is ingested\n"
+        )
 
 
 def register(cli: click.Group) -> None:

@@ -45,6 +45,12 @@ from investigator.settings import ConnectionSettings
 T = TypeVar("T")
 
 RUNBOOK_TARGETS = ("service", "alert", "error_code", "text")
+# The purposes the KG's current principals hold, all tenants: what a server's purpose may be.
+_HELD_PURPOSES = (
+    "MATCH (p:KG:Principal) WHERE p.status = 'active' AND p.superseded_at IS NULL "
+    "WITH count(p) AS principals, collect(coalesce(p.purposes, [])) AS held "
+    "RETURN principals, reduce(acc = [], one IN held | acc + one) AS purposes"
+)
 DEFAULT_MAX_CONCURRENT = 4
 
 
@@ -149,6 +155,37 @@ class ServingBackend:
         except (ServiceUnavailable, SessionExpired, DriverError, Neo4jError, OSError):
             return False
         return True
+
+    def check_purpose(self, purpose: str, named_by: str) -> None:
+        """BadInput when no current principal of any tenant holds `purpose` (every call
+        would be refused); not checked while the KG has no principal or does not answer."""
+        try:
+            records, _, _ = self.driver.execute_query(
+                _HELD_PURPOSES, database_=self.kg_database, routing_=neo4j.RoutingControl.READ
+            )
+        except (ServiceUnavailable, SessionExpired, DriverError, Neo4jError, OSError):
+            return
+        if not records or not records[0]["principals"]:
+            return
+        held = sorted({str(p) for p in records[0]["purposes"] or []})
+        if purpose not in held:
+            raise BadInput(
+                f"{named_by} {purpose[:60]!r} is held by no principal in the KG: every call "
+                f"would be refused (purposes held: {', '.join(held) or 'none'})"
+            )
+
+    def principal_problem(self, ref: SubjectRef) -> str | None:
+        """Why every call of `ref` would be refused (no current principal, or one without
+        the server's purpose), None when it would not or Neo4j does not answer."""
+        try:
+            records = self.executor.read_principals(ref)
+        except (ServiceUnavailable, SessionExpired, DriverError, Neo4jError, OSError):
+            return None
+        if not records:
+            return "is no principal in the KG (yet): its calls are refused until it is ingested"
+        if self.purpose is not None and self.purpose not in records[0].purposes:
+            return f"does not hold purpose {self.purpose!r}: its calls are refused"
+        return None
 
     # -- the tools -------------------------------------------------------------------------
 

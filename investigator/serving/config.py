@@ -9,17 +9,23 @@ purpose = "incident_investigation"   # optional; the purpose every served call r
 [[mcp.tokens]]
 sha256 = "<sha256 hex of the token>"  # `investigator mcp token` prints a new token and this
 subject = "acme/user:bob"             # tenant-qualified principal (or `subject` + `tenant`)
+expires_at = 2027-01-03T08:00:00Z     # optional (RFC 3339, with a zone): refused from then on
 ```
 
-Only the token's hash is stored, so the config file does not hold a usable secret.
+Only the token's hash is stored, so the config file does not hold a usable secret. Every
+entry is checked when the server starts: one without a tenant (`subject = "user:bob"` and no
+`tenant`) is refused there, naming the entry. The `[subject]` table and
+`INVESTIGATOR_TENANT` name the CLI user and are not applied to tokens: a token's principal is
+written in its entry, whoever starts the server.
 """
 
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from cypher_templates.subject import SubjectRef
 from investigator.errors import BadInput
@@ -39,6 +45,7 @@ class TokenEntry(BaseModel):
     subject: str = Field(min_length=1, max_length=300)
     tenant: str | None = None
     name: str | None = Field(default=None, max_length=100)  # a note for the operator
+    expires_at: AwareDatetime | None = None  # refused from this instant on (None: never)
 
     @field_validator("sha256")
     @classmethod
@@ -47,8 +54,22 @@ class TokenEntry(BaseModel):
             raise ValueError("must be the 64 hex digits of the token's sha256")
         return value.lower()
 
+    @field_validator("expires_at")
+    @classmethod
+    def _utc(cls, value: datetime | None) -> datetime | None:
+        return None if value is None else value.astimezone(UTC)
+
     def principal(self) -> SubjectRef:
         return SubjectRef.parse(self.subject, self.tenant)
+
+    def label(self, index: int) -> str:
+        """How an error names this entry: its place, its name or the start of its hash."""
+        named = f"name {self.name!r}" if self.name else f"sha256 {self.sha256[:12]}..."
+        return f"[[mcp.tokens]] entry {index + 1} ({named})"
+
+    def expired(self, now: datetime) -> bool:
+        """True from `expires_at` on."""
+        return self.expires_at is not None and now >= self.expires_at
 
 
 class McpConfig(BaseModel):
@@ -61,13 +82,14 @@ class McpConfig(BaseModel):
     purpose: str | None = Field(default=None, min_length=1, max_length=100)
     tokens: list[TokenEntry] = Field(default_factory=list)
 
-    def token_principals(self) -> dict[str, SubjectRef]:
-        """sha256 -> principal; a hash listed twice is refused (which one would it be?)."""
-        table: dict[str, SubjectRef] = {}
+    def token_principals(self) -> dict[str, tuple[SubjectRef, datetime | None]]:
+        """sha256 -> (principal, expires_at); a hash listed twice is refused (which one
+        would it be?)."""
+        table: dict[str, tuple[SubjectRef, datetime | None]] = {}
         for entry in self.tokens:
             if entry.sha256 in table:
                 raise BadInput(f"[mcp] token {entry.sha256[:12]}... is listed twice")
-            table[entry.sha256] = entry.principal()
+            table[entry.sha256] = (entry.principal(), entry.expires_at)
         return table
 
 
@@ -75,9 +97,28 @@ def load_mcp_config(path: Path) -> McpConfig:
     """The `[mcp]` table of `path` (defaults when the file or the table is absent)."""
     section = read_config_section("mcp", path)
     try:
-        return McpConfig.model_validate(section)
+        cfg = McpConfig.model_validate(section)
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err.get("loc", ())) or "mcp"
         message = str(err.get("msg", "invalid")).removeprefix("Value error, ")
         raise BadInput(f"config file {path}: [mcp] {where}: {message}") from None
+    _check_token_subjects(cfg, path)
+    return cfg
+
+
+def _check_token_subjects(cfg: McpConfig, path: Path) -> None:
+    """Every entry names a principal with its tenant, or the server does not start: a token
+    that names none authenticated and then had each of its calls refused."""
+    for index, entry in enumerate(cfg.tokens):
+        try:
+            entry.principal()
+        except BadInput as exc:
+            reason = str(exc)
+            if entry.tenant is None and " has no tenant" in reason:
+                # Not "give --tenant": over HTTP the flag is refused; the entry says it.
+                reason = (
+                    f"subject {entry.subject[:60]!r} has no tenant: write it as TENANT/ID "
+                    '(e.g. acme/user:bob) or add tenant = "..." to the entry'
+                )
+            raise BadInput(f"config file {path}: [mcp] {entry.label(index)}: {reason}") from None

@@ -21,6 +21,7 @@ import socket
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -58,16 +59,26 @@ def token_sha256(token: str) -> str:
 
 
 class TokenTable:
-    """Bearer tokens (by sha256) -> the principal each one acts as."""
+    """Bearer tokens (by sha256) -> the principal each one acts as, until its expiry."""
 
-    def __init__(self, by_hash: Mapping[str, SubjectRef]) -> None:
-        self._by_hash = {h.lower(): ref for h, ref in by_hash.items()}
+    def __init__(
+        self,
+        by_hash: Mapping[str, SubjectRef | tuple[SubjectRef, datetime | None]],
+        *,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self._by_hash: dict[str, tuple[SubjectRef, datetime | None]] = {
+            h.lower(): (entry if isinstance(entry, tuple) else (entry, None))
+            for h, entry in by_hash.items()
+        }
+        self._clock = clock
 
     def __len__(self) -> int:
         return len(self._by_hash)
 
     def principal_for(self, authorization: str | None) -> SubjectRef | None:
-        """The principal of an `Authorization: Bearer <token>` header, None if refused."""
+        """The principal of an `Authorization: Bearer <token>` header, None if refused
+        (no token, an unknown one, or one past its `expires_at` by the wall clock)."""
         if not authorization:
             return None
         scheme, _, token = authorization.strip().partition(" ")
@@ -75,12 +86,18 @@ class TokenTable:
         if scheme.lower() != "bearer" or not token:
             return None
         presented = token_sha256(token)
-        found: SubjectRef | None = None
-        for known, ref in self._by_hash.items():
+        found: tuple[SubjectRef, datetime | None] | None = None
+        for known, entry in self._by_hash.items():
             # Every entry is compared, in constant time, whatever matches.
             if hmac.compare_digest(known, presented):
-                found = ref
-        return found
+                found = entry
+        if found is None:
+            return None
+        ref, expires_at = found
+        # Checked at each request: an expired token is refused as an unknown one is.
+        if expires_at is not None and self._clock() >= expires_at:
+            return None
+        return ref
 
 
 _SESSION_HEADER = b"mcp-session-id"
@@ -216,6 +233,7 @@ def _serve(call: Callable[[], str], tool: str) -> CallToolResult:
 
 
 # -- the tools ------------------------------------------------------------------------------
+# Numbers are strict: lax validation read `true` as 1, `"3"` as 3 and `2.0` as 2 rounds.
 
 Question = Annotated[
     str,
@@ -277,15 +295,29 @@ def build_server(backend: ServingBackend, subjects: SubjectSource) -> MCPServer[
         as_of: Time = None,
         known_at: Time = None,
         max_rounds: Annotated[
-            int | None, Field(default=None, ge=1, le=10, description="Retrieval rounds (1..10).")
+            int | None,
+            Field(default=None, ge=1, le=10, strict=True, description="Retrieval rounds (1..10)."),
         ] = None,
         budget_tokens: Annotated[
             int | None,
-            Field(default=None, ge=256, le=1_000_000, description="Context Pack token budget."),
+            Field(
+                default=None,
+                ge=256,
+                le=1_000_000,
+                strict=True,
+                description="Context Pack token budget.",
+            ),
         ] = None,
         deadline_seconds: Annotated[
             float | None,
-            Field(default=None, ge=0, le=600, description="Stop retrieving after this long."),
+            Field(
+                default=None,
+                ge=0,
+                le=600,
+                strict=True,
+                allow_inf_nan=False,
+                description="Stop retrieving after this long.",
+            ),
         ] = None,
         idempotency_key: Annotated[
             str | None,
