@@ -47,7 +47,7 @@ from cypher_templates.contexts import (
     instant_fields,
 )
 from cypher_templates.plan import EvidenceType, PlanStep, QueryPlan
-from cypher_templates.proofs import ReadOnlyProofs
+from cypher_templates.proofs import ReadOnlyProofs, server_key
 from cypher_templates.registry import RenderedTemplate, TemplateRefused, TemplateRegistry
 from cypher_templates.subject import PrincipalRecord, Subject, SubjectRef
 from graph_schema.canonical import from_epoch_micros
@@ -64,6 +64,13 @@ _PRINCIPAL_QUERY = (
     "coalesce(p.purposes, []) AS purposes LIMIT 1"
 )
 _PRINCIPAL_TIMEOUT_S = 5.0
+# The principals whose tenant and id are the ones given but for case (a hint for an unknown
+# subject: `ACME/User:Oncall` -> acme/user:oncall). Only read when the exact lookup failed.
+_PRINCIPAL_CASE_QUERY = (
+    "MATCH (p:KG:Principal) WHERE toLower(p.tenant) = $tenant AND toLower(p.id) = $subject_id "
+    "AND p.status = 'active' AND p.superseded_at IS NULL "
+    "RETURN p.tenant AS tenant, p.id AS id ORDER BY tenant, id LIMIT 3"
+)
 # A read that timed out is tried once more with this many times its timeout: the first try
 # may have gone on planning. Still bounded (20 s for a 5 s template).
 RETRY_TIMEOUT_FACTOR = 4
@@ -593,6 +600,17 @@ class TemplateExecutor:
             for r in records
         ]
 
+    def principals_ignoring_case(self, ref: SubjectRef) -> list[SubjectRef]:
+        """The active principals named `ref` but for case (at most 3), for a "did you mean"
+        after an unknown subject: only names the caller has already spelled out."""
+        records = self._read_retrying(
+            _PRINCIPAL_CASE_QUERY,
+            {"tenant": ref.tenant.lower(), "subject_id": ref.id.lower()},
+            _PRINCIPAL_TIMEOUT_S,
+            3,
+        )
+        return [SubjectRef(tenant=str(r["tenant"]), id=str(r["id"])) for r in records]
+
     def explain(
         self,
         rendered: RenderedTemplate | CompiledQuery,
@@ -613,8 +631,7 @@ class TemplateExecutor:
         # The planner's verdict depends on the text and the server (version, procedures,
         # database), not on the data: that is what a kept proof is keyed by.
         if self._server is None:
-            info = self.driver.get_server_info()
-            self._server = f"{info.agent}|{info.address}|{self.database or ''}"
+            self._server = server_key(self.driver, self.database)
         return self._server
 
     def _check_allowlisted(self, compiled: RenderedTemplate | CompiledQuery) -> None:

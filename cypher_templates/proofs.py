@@ -23,6 +23,8 @@ import tempfile
 import threading
 from pathlib import Path
 
+import neo4j
+
 PROOF_CACHE_ENV = "INVESTIGATOR_PROOF_CACHE"
 _FORMAT = 1
 # Bounds, so the file stays small whatever runs against it.
@@ -38,6 +40,13 @@ def default_proof_path() -> Path | None:
         return None if explicit.strip().lower() in ("", "off", "0", "none") else Path(explicit)
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "graph-investigator" / "template-proofs.json"
+
+
+def server_key(driver: neo4j.Driver, database: str | None) -> str:
+    """What a proof is kept by: the planner's verdict depends on the text and the server
+    (version, procedures, database), not on the data."""
+    info = driver.get_server_info()
+    return f"{info.agent}|{info.address}|{database or ''}"
 
 
 class ReadOnlyProofs:

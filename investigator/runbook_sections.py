@@ -87,6 +87,8 @@ def question_focus(question: str) -> SectionFocus:
 
 # A Markdown rule (`---`, `***`, `___`): a separator, never a step.
 _RULE_LINE = re.compile(r"^\s{0,3}([-*_])(?:\s*\1){2,}\s*$")
+# A code fence's marker line (```bash, ~~~): not a step; the commands inside it are.
+_FENCE_LINE = re.compile(r"^\s{0,3}(?:`{3,}|~{3,})")
 # A steps section that says there is none ("This is not expected to occur, therefore, there
 # is no prescriptive way to fix it.", "Actions: None"): read at 3 a.m. as "nothing to do".
 _NO_STEPS = re.compile(
@@ -99,7 +101,9 @@ _NO_STEPS_MAX = 300  # characters: a longer section is a procedure that mentions
 
 def _body_lines(text: str) -> list[str]:
     return [
-        line.rstrip() for line in text.splitlines() if line.strip() and not _RULE_LINE.match(line)
+        line.rstrip()
+        for line in text.splitlines()
+        if line.strip() and not _RULE_LINE.match(line) and not _FENCE_LINE.match(line)
     ]
 
 

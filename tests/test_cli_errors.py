@@ -195,6 +195,35 @@ def test_unknown_subject_exits_3_with_one_line(
 
 
 @pytest.mark.parametrize(
+    ("subject", "line"),
+    [
+        (
+            "ACME/user:oncall",
+            "error: unknown subject 'user:oncall' in tenant 'ACME'; did you mean "
+            "acme/user:oncall?\n",
+        ),
+        (
+            "acme/User:OnCall",
+            "error: unknown subject 'User:OnCall' in tenant 'acme'; did you mean "
+            "acme/user:oncall?\n",
+        ),
+        # Not the same name but for case: no hint (no near-miss search that would list names).
+        ("ACM/user:oncall", "error: unknown subject 'user:oncall' in tenant 'ACM'\n"),
+        # Another tenant's principal is never named to an acme subject, whatever the case.
+        ("acme/user:MALLORY", "error: unknown subject 'user:MALLORY' in tenant 'acme'\n"),
+        ("globex/user:oncall", "error: unknown subject 'user:oncall' in tenant 'globex'\n"),
+    ],
+)
+def test_a_subject_typed_in_the_wrong_case_is_named(  # type: ignore[no-untyped-def]
+    subject: str, line: str, catalog: neo4j.Driver, cli_env: object, invoke
+) -> None:
+    # A hurried user's finding: `--subject ACME/user:oncall` was exit 3 with no hint.
+    result = invoke("runbook", "--alert", "KubePodCrashLooping", "--subject", subject)
+    assert result.code == 3, result
+    assert result.err == line, result.err
+
+
+@pytest.mark.parametrize(
     "subject",
     ["user:mallory\u202e", " user:bob", "u" * 201, "user:\x1b[2J", "user:oncall' OR 1=1 //"],
 )

@@ -122,6 +122,41 @@ def test_reingest_is_idempotent_and_a_changed_file_is_a_new_version(  # type: ig
     assert records[0]["sv"] != records[1]["sv"]  # the content hash moved with the text
 
 
+def test_a_reingest_names_the_files_that_changed_are_new_or_removed(  # type: ignore[no-untyped-def]
+    empty: neo4j.Driver, cli_env: object, invoke, tmp_path: Path
+) -> None:
+    # A hurried user's finding: a re-ingest after editing one file said counts only.
+    _catalog(invoke)
+    folder = tmp_path / "runbooks"
+    shutil.copytree(RUNBOOKS, folder)
+    args = ["ingest", str(folder), "--format", "markdown-runbooks", "--tenant", "acme"]
+    first = invoke(*args)
+    assert first.code == 0, first
+    assert "ingest: changed" not in first.err and "ingest: new" not in first.err, first.err
+    crash = folder / "kubernetes" / "KubePodCrashLooping.md"
+    crash.write_text(crash.read_text(encoding="utf-8") + "\nPage #sre.\n", encoding="utf-8")
+    for n in range(7):
+        (folder / f"Extra{n}Down.md").write_text(f"# Extra{n}Down\n\nRestart it.\n")
+    again = invoke(*args)
+    assert again.code == 0, again
+    lines = [line for line in again.err.splitlines() if line.startswith("ingest: ")]
+    assert "ingest: changed: kubernetes/KubePodCrashLooping.md" in lines, again.err
+    assert (
+        "ingest: new: Extra0Down.md, Extra1Down.md, Extra2Down.md, Extra3Down.md, "
+        "Extra4Down.md and 2 more" in lines
+    ), again.err
+    assert "ingest: removed" not in again.err, again.err
+    crash.unlink()
+    gone = invoke(*args, "--json")
+    assert gone.code == 0, gone
+    assert json.loads(gone.out)["elements"] > 0  # stdout stays the one JSON document
+    assert (
+        "ingest: removed: kubernetes/KubePodCrashLooping.md (not in PATH any more: their "
+        "records stay current)\n" in gone.err
+    ), gone.err
+    assert "ingest: changed" not in gone.err and "ingest: new" not in gone.err, gone.err
+
+
 def test_rules_first_then_runbooks_link_by_file_name(  # type: ignore[no-untyped-def]
     empty: neo4j.Driver, cli_env: object, invoke
 ) -> None:

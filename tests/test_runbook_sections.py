@@ -556,3 +556,47 @@ def test_two_files_of_one_name_fitting_alike_are_said_on_the_card(  # type: igno
         "(runbook:addon/often-restarted, runbook:hub/often-restarted); the card shows the "
         "first: name the one you mean with --alert ID"
     ), card["note"]
+
+
+def test_code_fence_markers_are_not_steps(  # type: ignore[no-untyped-def]
+    sectioned: neo4j.Driver, invoke, tmp_path: Path
+) -> None:
+    # A hurried user's finding: a Mitigation section opening with a ```bash fence showed the
+    # fence markers as two of the card's five step lines, and cut the last command off.
+    (tmp_path / "StorageQueueStuck.md").write_text(
+        "# StorageQueueStuck\n\n## Mitigation\n\n```bash\nkubectl -n store describe pod $POD\n"
+        "kubectl -n store logs $POD --previous\n```\n\n~~~\nkubectl -n store rollout undo\n"
+        "~~~\n\nThen page the storage team.\n",
+        encoding="utf-8",
+    )
+    _ingest_runbooks(invoke, tmp_path)
+    steps = _lookup(invoke, "--alert", "StorageQueueStuck")["runbook"]["steps"]
+    assert steps == [
+        "kubectl -n store describe pod $POD",
+        "kubectl -n store logs $POD --previous",
+        "kubectl -n store rollout undo",
+        "Then page the storage team.",
+    ]
+
+
+def test_a_file_whose_only_heading_is_its_alert_is_titled_by_it(  # type: ignore[no-untyped-def]
+    sectioned: neo4j.Driver, invoke, tmp_path: Path
+) -> None:
+    # A hurried user's finding: `ledger-queue.md` whose one top heading is
+    # "## StorageLedgerStuck" was carded as "ledger-queue", its file name.
+    (tmp_path / "ledger-queue.md").write_text(
+        "## StorageLedgerStuck\n\nThe ledger queue does not drain.\n\n### Mitigation\n\n"
+        "Restart the ledger consumer.\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "two-topics.md").write_text(
+        "## Overview\n\nStorage notes.\n\n## Steps\n\nRead the dashboard.\n", encoding="utf-8"
+    )
+    _ingest_runbooks(invoke, tmp_path)
+    card = invoke("runbook", "--alert", "StorageLedgerStuck", "--subject", "user:oncall")
+    assert card.code == 0, card
+    assert card.out.startswith("Runbook   StorageLedgerStuck  [runbook:ledger-queue,"), card.out
+    # Two headings at the top level: neither names the file, the file name still does.
+    found = _lookup(invoke, "storage notes dashboard overview")
+    titles = [m["title"] for m in found["text_matches"] if m["id"] == "runbook:two-topics"]
+    assert titles == ["two-topics"], found["text_matches"]

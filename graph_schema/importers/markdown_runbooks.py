@@ -2,9 +2,10 @@
 
 Layout: any folder of `*.md` files, e.g. `runbooks/kubernetes/KubePodCrashLooping.md`.
 Each file becomes one `DocumentSpec` (kind `runbook` unless the front matter says
-`kind: policy`, in any case) with its title (front matter `title`, else the first heading, else the
-file name), its Markdown body as `content`, the file path as `locator`, and a locator per
-section (`path#anchor`) in `props.section_locators` beside `props.section_titles`. The
+`kind: policy`, in any case) with its title (front matter `title`, else the first `#` heading,
+else the one heading of the top level present, else the file name), its Markdown body as
+`content`, the file path as `locator`, and a locator per section (`path#anchor`) in
+`props.section_locators` beside `props.section_titles`. The
 `source_version` is the git commit of a clean tracked file, else the sha256 of its bytes.
 
 Optional YAML front matter (all keys optional):
@@ -371,10 +372,14 @@ def _title(parsed: _Parsed) -> str:
     explicit = parsed.front.get("title")
     if isinstance(explicit, str) and explicit.strip():
         return explicit.strip()
-    for section in sections_of(parsed.body):
+    sections = sections_of(parsed.body)
+    for section in sections:
         if section.level == 1:
             return section.title
-    return parsed.stem
+    # No level-1 heading: the one heading at the top level present ("## KubePodCrashLooping"
+    # over its "### Mitigation") names the document better than its file name does.
+    top = [s for s in sections if s.level == min((s.level for s in sections), default=0)]
+    return top[0].title if len(top) == 1 else parsed.stem
 
 
 def _resolve_links(

@@ -32,6 +32,7 @@ from graph_schema.importers.reimport_acl import (
     with_labels,
 )
 from graph_schema.importers.result import ImportResult
+from graph_schema.kg_types import RecordStatus
 from investigator.cli.subject import subject_ref_from
 from investigator.connection import open_driver
 from investigator.errors import BadInput
@@ -81,9 +82,10 @@ def _loader(fmt: str) -> Callable[[Path, _Options], LoadedBundle]:
                 raise BadInput(f"bad ingest option: {exc}") from None
             result = import_source(fmt, path, import_options, driver, settings.database)
             _settle_acl(result, options, driver, settings.database)
+            changes = _file_changes(result, driver, settings.database)
         finally:
             driver.close()
-        for line in result.report_lines():
+        for line in result.report_lines() + changes:
             sys.stderr.write(f"ingest: {line}\n")
         for line in result.ignored:
             sys.stderr.write(f"warning: {line}\n")
@@ -92,6 +94,60 @@ def _loader(fmt: str) -> Callable[[Path, _Options], LoadedBundle]:
         return loaded
 
     return load
+
+
+# The current documents of the import's sources in its tenant, to name the files a re-import
+# changes, adds or no longer has.
+_CURRENT_DOCUMENTS = (
+    "MATCH (n:KG:Document {tenant: $tenant}) WHERE n.source_id IN $sources "
+    "AND n.superseded_at IS NULL AND n.status = $active "
+    "RETURN n.id AS id, n.locator AS locator, n.source_version AS version"
+)
+# Files named per kind of change; the rest are counted ("and 3 more").
+MAX_FILES_NAMED = 5
+
+
+def _files(kind: str, locators: Sequence[str], tail: str = "") -> list[str]:
+    if not locators:
+        return []
+    names = sorted(locators)
+    more = len(names) - MAX_FILES_NAMED
+    listed = ", ".join(names[:MAX_FILES_NAMED]) + (f" and {more} more" if more > 0 else "")
+    return [f"{kind}: {listed}{tail}"]
+
+
+def _file_changes(result: ImportResult, driver: neo4j.Driver, database: str | None) -> list[str]:
+    """`changed: a.md`, `new: b.md`, `removed: c.md ...`: the files of a re-import whose bytes
+    differ from the current record's (its `source_version`), the files with no record yet, and
+    the records of the same source whose file is gone (an import never retracts them)."""
+    bundle = result.bundle
+    if bundle is None or result.problems or not bundle.documents:
+        return []
+    sources = sorted({d.source_id for d in bundle.documents if d.source_id})
+    records, _, _ = driver.execute_query(
+        _CURRENT_DOCUMENTS,
+        tenant=bundle.tenant,
+        sources=sources,
+        active=RecordStatus.ACTIVE.value,
+        database_=database,
+        routing_=neo4j.RoutingControl.READ,
+    )
+    current = {str(r["id"]): (str(r["locator"]), r["version"]) for r in records}
+    if not current:
+        return []  # a first import: every file is new, the counts say it
+    ids = {d.id for d in bundle.documents}
+    changed = [
+        d.locator
+        for d in bundle.documents
+        if d.id in current and current[d.id][1] != d.source_version
+    ]
+    new = [d.locator for d in bundle.documents if d.id not in current]
+    gone = [locator for doc_id, (locator, _) in current.items() if doc_id not in ids]
+    return (
+        _files("changed", changed)
+        + _files("new", new)
+        + _files("removed", gone, " (not in PATH any more: their records stay current)")
+    )
 
 
 def _labels(labels: Sequence[str]) -> str:

@@ -10,6 +10,7 @@ from pydantic import ValidationError
 
 from graph_schema.canonical import iso_utc
 from investigator.claims import CauseAssessment, Confounder
+from investigator.cli.first_question import first_question_note
 from investigator.cli.name_hints import unresolved_name_notes, unresolved_service_note
 from investigator.cli.numbers import DecimalNumber, WholeNumber
 from investigator.cli.subject import subject_id_from, subject_options
@@ -278,12 +279,13 @@ def investigate_command(
     driver = open_driver(settings)
     try:
         # The configured databases, as `runbook` and `replay` use them.
-        result = investigate(
-            request,
-            driver=driver,
-            executor=TemplateExecutor(driver, database=settings.database),
-            recorder=RunRecorder(driver, ctx_database_from_env(settings.database)),
-        )
+        with first_question_note(driver, settings.database, "investigation"):
+            result = investigate(
+                request,
+                driver=driver,
+                executor=TemplateExecutor(driver, database=settings.database),
+                recorder=RunRecorder(driver, ctx_database_from_env(settings.database)),
+            )
         service_note = unresolved_service_note(
             driver, settings.database, request.subject_id, result
         )

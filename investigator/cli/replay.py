@@ -11,6 +11,7 @@ import sys
 
 import click
 
+from investigator.cli.first_question import first_question_note
 from investigator.cli.subject import purpose_option, reader_inputs, subject_options
 from investigator.connection import open_driver
 from investigator.context_graph.lineage import validate_run_id
@@ -97,12 +98,13 @@ def replay_command(
             ctx_database=ctx_database,
             kg_database=settings.database,
         )
-        report = replay_run(
-            driver,
-            run_id,
-            ctx_database=ctx_database,
-            kg_database=settings.database,
-        )
+        with first_question_note(driver, settings.database, "replay"):
+            report = replay_run(
+                driver,
+                run_id,
+                ctx_database=ctx_database,
+                kg_database=settings.database,
+            )
     finally:
         driver.close()
     report = readable_replay_report(report, content)

@@ -8,6 +8,7 @@ import click
 from pydantic import ValidationError
 
 from graph_schema.canonical import iso_utc
+from investigator.cli.first_question import first_question_note
 from investigator.cli.subject import subject_id_from, subject_options
 from investigator.cli.times import parse_known_at, parse_zoned_time
 from investigator.connection import open_driver
@@ -293,7 +294,8 @@ def runbook_command(
             database=settings.database,
             recorder=RunRecorder(driver, ctx_database_from_env(settings.database)),
         )
-        answer = lookup.lookup(query)
+        with first_question_note(driver, settings.database, "runbook lookup"):
+            answer = lookup.lookup(query)
     finally:
         driver.close()
     if json_out:
