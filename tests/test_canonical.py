@@ -82,19 +82,24 @@ DEMO_KNOWN_AT = datetime(2030, 1, 1, tzinfo=UTC)
 # demo question is one, so its pack now also holds the first error, the release, the change
 # and the incident of the window, and its claims the candidate causes. Were
 # sha256:84524771... (v1), sha256:41312bbc... (v2), sha256:74621d96... (v3).
-PINNED_DEMO_PACK_HASH_V1 = "sha256:6238d3a835e12ede2cf11d6283907f4a54009b1c26396d2dfdf41095c7a37d51"
+PINNED_DEMO_PACK_HASH_V1 = "sha256:4093761a7d406c4352871974a8dc710e0b941a41fe69ebe87f9d508604e83b37"
 # Re-pinned on purpose (issue 12): the templates' version 2 (rows carry times as integers)
 # reads the same rows, evidence ids and claim ids, but the pack's `tools` names `id@2`. A run
 # at version 1 still gives the pin above (tests/test_templates_row_times.py checks both).
-PINNED_DEMO_PACK_HASH_V2 = "sha256:95cf49feaaf29fd8aae4e491322807c8fbea96a11a9036a4f6d329f9574c6c15"
+PINNED_DEMO_PACK_HASH_V2 = "sha256:fe36d4c32e0656ac259c55ff4e7b7f9d02aa1f421a1b52eefb63f7a850f5cc98"
 # Re-pinned on purpose (the ACL ceiling of relationships and tombstones): version 3 reads the
 # same rows, evidence ids and claim ids on the demo data, but the pack's `tools` names `id@3`.
-PINNED_DEMO_PACK_HASH = "sha256:19374b9c8107854ce87482b065cb027a1a01b74eea9163f3668cd699199f669c"
+# Re-pinned on purpose again, all three versions (the documents about each change found before
+# the first error are read, so that two phrasings of one question rate a change alike): the
+# pack also holds the release's CI/CD record, doc:cicd-release-2026.07.23.1; the claims are
+# the same. Were sha256:6238d3a8... (v1), sha256:95cf49fe... (v2), sha256:19374b9c... (v3).
+PINNED_DEMO_PACK_HASH = "sha256:1f139e2af554358b5477b8c57d810b8b135190c8e05c36761020886e124d62ec"
 PINNED_DEMO_EVIDENCE_IDS = [
     "ev:27fb8b47dab75c864d2b",
     "ev:323eb1cf7c68a7adfc32",
     "ev:7cd8bc9acfb2c061793a",
     "ev:8a62335b2c0b50725968",
+    "ev:996e1b300fab7e83ed42",
     "ev:b47db805246d0964ecd0",
     "ev:ea64203a41ec1689f28d",
 ]
