@@ -55,6 +55,8 @@ _MARKER_MAX = 60
 # ... and without a colon ("How to **investigate**"), of at most this many words and no
 # sentence's end.
 _MARKER_WORDS = 6
+# A list item's line (`- **Failures**`, `1. **Fix**:`): a step, never a label.
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
 _HEADING_LINE = re.compile(r"^#{1,6}\s")
 # Free text picks an alert's section by the words of its name: at least this many.
 _MIN_TITLE_WORDS = 2
@@ -144,34 +146,43 @@ def _shown(text: str) -> list[str]:
     return [line for line, _ in shown]
 
 
-def _marker(line: str) -> re.Pattern[str] | None:
-    """The steps words (`_STEPS_TITLE`, `_TROUBLESHOOTING_TITLE`) of `line` when it is only
-    a label whose emphasised words name steps: "How to **fix** it:", "In case of
-    **emergency**:", "**Mitigation**", "How to **investigate**". Mimir marks its steps so,
-    with no heading."""
+def _label(line: str) -> str | None:
+    """The emphasised words of `line` when it is only a label with emphasis ("How to
+    **fix** it:", "How it **works**:", "**Mitigation**"), not a sentence or a list item."""
     text = line.strip()
     label = text.removesuffix(":").strip()
     spans = list(_EMPHASIS.finditer(label))
-    if len(text) > _MARKER_MAX or not spans:
+    if len(text) > _MARKER_MAX or not spans or _LIST_ITEM.match(line):
         return None
     short = len(label.split()) <= _MARKER_WORDS and not label.endswith((".", "!", "?", ",", ";"))
     if not (text.endswith(":") or _EMPHASIS.fullmatch(label) or short):
         return None  # a sentence with an emphasised word, not a label
-    emphasised = " ".join(m.group(2) for m in spans)
+    return " ".join(m.group(2) for m in spans)
+
+
+def _marker(line: str) -> re.Pattern[str] | None:
+    """The steps words (`_STEPS_TITLE`, `_TROUBLESHOOTING_TITLE`) of `line` when it is a
+    label (`_label`) whose emphasised words name steps: "How to **fix** it:", "In case of
+    **emergency**:", "**Mitigation**", "How to **investigate**". Mimir marks its steps so,
+    with no heading."""
+    emphasised = _label(line)
+    if emphasised is None:
+        return None
     return next((t for t in (_STEPS_TITLE, _TROUBLESHOOTING_TITLE) if t.search(emphasised)), None)
 
 
 def _marked(body: str, titles: re.Pattern[str]) -> list[str]:
     """The steps a section's `body` marks with label lines (`_marker`) of `titles`' words:
-    each from its label line to the next label, when lines follow it (a label inside a
-    code fence is a command's text)."""
-    found: list[tuple[re.Pattern[str], list[str]]] = []
+    each from its label line to the next label of any words ("How the limit is
+    **configured**:" is no step), when lines follow it (a label inside a code fence is a
+    command's text)."""
+    found: list[tuple[re.Pattern[str] | None, list[str]]] = []
     fenced = False
     for line in body.splitlines():
         if _FENCE_LINE.match(line):
             fenced = not fenced
-        elif not fenced and (words := _marker(line)) is not None:
-            found.append((words, [line]))
+        elif not fenced and _label(line) is not None:
+            found.append((_marker(line), [line]))
             continue
         if found:
             found[-1][1].append(line)

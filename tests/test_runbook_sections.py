@@ -637,6 +637,10 @@ In case of **emergency**:
 
 - Restart the stalled consumer: `kubectl rollout restart deployment/consumer`
 
+How the timeout is **configured**:
+
+- In the consumer's config file, `stall_timeout`.
+
 ### QueueLatencyHigh
 
 This alert fires when a queue is slow; its message says whether publishing or delivery is.
@@ -700,6 +704,7 @@ def test_a_bold_label_line_starts_the_steps_as_a_steps_heading_does(  # type: ig
         "- Check the consumer error rate once they run.",
     ], backlog["steps"]
     assert backlog["steps_locator"] == "queue-runbooks/_index.md#queuebackloggrowing"
+    # The steps end at the next label, of steps or not.
     assert card("QueueConsumerStalled")["steps"] == [
         "In case of **emergency**:",
         "- Restart the stalled consumer: `kubectl rollout restart deployment/consumer`",
