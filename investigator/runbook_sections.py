@@ -4,9 +4,10 @@ Many runbook files hold one section per alert (grafana/tempo's `runbook.md`, Mim
 runbooks page): headings named like `TempoPollsFailing`, and each alert's `runbook_url`
 points at its own (`runbook.md#TempoPollsFailing`). The steps shown for an alert come from
 that alert's section: its first steps-like subsection ("How to fix", "Mitigation"), else
-its own text. A runbook with sections for two or more alerts never lends one alert's
-steps to another: when no section is about what was asked, the card shows the text before
-the first alert's section and says why.
+the lines after a label line that marks steps (Mimir's "How to **fix** it:"), else its own
+text, a subsection's under its title. A runbook with sections for two or more alerts never
+lends one alert's steps to another: when no section is about what was asked, the card shows
+the text before the first alert's section and says why.
 
 Only Markdown runbooks carry their structure (`props.section_titles` and
 `section_locators`, written by the importer); any other document keeps the plain rule:
@@ -40,11 +41,22 @@ SECTION_EXCERPT = "section_excerpt"
 # Whole words only: "TempoCompactionsFailing" is an alert's name, not an "action".
 _STEPS_TITLE = re.compile(
     r"\b(?:steps?|mitigat\w*|remediat\w*|procedures?|recover\w*|resolutions?|actions?"
-    r"|fix(?:es|ing)?)\b",
+    r"|fix(?:es|ing)?|resolv(?:e|es|ing)|emergenc(?:y|ies))\b",
     re.IGNORECASE,
 )
 # Read for steps only when no section is steps-like: diagnosis comes before the fix.
-_TROUBLESHOOTING_TITLE = re.compile(r"\b(?:troubleshoot\w*|diagnos\w*)\b", re.IGNORECASE)
+_TROUBLESHOOTING_TITLE = re.compile(
+    r"\b(?:troubleshoot\w*|diagnos\w*|investigat(?:e|es|ing|ions?))\b", re.IGNORECASE
+)
+# Emphasis in a line (`**fix**`, `__fix__`, `*fix*`, `_fix_`).
+_EMPHASIS = re.compile(r"(?<![\w*])(\*\*|__|\*|_)(?=\S)(.+?)(?<=\S)\1(?![\w*])")
+# A steps marker is a short line, not a sentence of the explanation: Mimir's are 25 or less.
+_MARKER_MAX = 60
+# ... and without a colon ("How to **investigate**"), of at most this many words and no
+# sentence's end.
+_MARKER_WORDS = 6
+# A list item's line (`- **Failures**`, `1. **Fix**:`): a step, never a label.
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
 _HEADING_LINE = re.compile(r"^#{1,6}\s")
 # Free text picks an alert's section by the words of its name: at least this many.
 _MIN_TITLE_WORDS = 2
@@ -87,8 +99,11 @@ def question_focus(question: str) -> SectionFocus:
 
 # A Markdown rule (`---`, `***`, `___`): a separator, never a step.
 _RULE_LINE = re.compile(r"^\s{0,3}([-*_])(?:\s*\1){2,}\s*$")
-# A code fence's marker line (```bash, ~~~): not a step; the commands inside it are.
-_FENCE_LINE = re.compile(r"^\s{0,3}(?:`{3,}|~{3,})")
+# A code fence's marker line (```bash, ~~~): not a step; the commands inside it are. Any
+# indent: a fence inside a list item is indented as deep as the item.
+_FENCE_LINE = re.compile(r"^\s*(?:`{3,}|~{3,})")
+# Lines a command cut by MAX_STEP_LINES may add to be shown whole; a longer one is left out.
+_FENCE_MORE = MAX_STEP_LINES
 # A steps section that says there is none ("This is not expected to occur, therefore, there
 # is no prescriptive way to fix it.", "Actions: None"): read at 3 a.m. as "nothing to do".
 _NO_STEPS = re.compile(
@@ -104,6 +119,77 @@ def _body_lines(text: str) -> list[str]:
         line.rstrip()
         for line in text.splitlines()
         if line.strip() and not _RULE_LINE.match(line) and not _FENCE_LINE.match(line)
+    ]
+
+
+def _shown(text: str) -> list[str]:
+    """The step lines of `text` a card shows: the first MAX_STEP_LINES, never cut inside a
+    code fence (the card ended on the first line of a command): a fence cut short is shown
+    to its end when that is at most _FENCE_MORE more lines, else left out."""
+    items: list[tuple[str, int | None]] = []  # each line, and the number of its fence
+    fence: int | None = None
+    fences = 0
+    for line in text.splitlines():
+        if _FENCE_LINE.match(line):
+            fences += fence is None
+            fence = fences if fence is None else None
+        elif line.strip() and not _RULE_LINE.match(line):
+            items.append((line.rstrip(), fence))
+    shown = items[:MAX_STEP_LINES]
+    cut = shown[-1][1] if shown else None
+    if cut is not None:
+        rest = [item for item in items[MAX_STEP_LINES:] if item[1] == cut]
+        if len(rest) <= _FENCE_MORE:
+            shown += rest
+        else:
+            shown = [item for item in shown if item[1] != cut] or shown
+    return [line for line, _ in shown]
+
+
+def _label(line: str) -> str | None:
+    """The emphasised words of `line` when it is only a label with emphasis ("How to
+    **fix** it:", "How it **works**:", "**Mitigation**"), not a sentence or a list item."""
+    text = line.strip()
+    label = text.removesuffix(":").strip()
+    spans = list(_EMPHASIS.finditer(label))
+    if len(text) > _MARKER_MAX or not spans or _LIST_ITEM.match(line):
+        return None
+    short = len(label.split()) <= _MARKER_WORDS and not label.endswith((".", "!", "?", ",", ";"))
+    if not (text.endswith(":") or _EMPHASIS.fullmatch(label) or short):
+        return None  # a sentence with an emphasised word, not a label
+    return " ".join(m.group(2) for m in spans)
+
+
+def _marker(line: str) -> re.Pattern[str] | None:
+    """The steps words (`_STEPS_TITLE`, `_TROUBLESHOOTING_TITLE`) of `line` when it is a
+    label (`_label`) whose emphasised words name steps: "How to **fix** it:", "In case of
+    **emergency**:", "**Mitigation**", "How to **investigate**". Mimir marks its steps so,
+    with no heading."""
+    emphasised = _label(line)
+    if emphasised is None:
+        return None
+    return next((t for t in (_STEPS_TITLE, _TROUBLESHOOTING_TITLE) if t.search(emphasised)), None)
+
+
+def _marked(body: str, titles: re.Pattern[str]) -> list[str]:
+    """The steps a section's `body` marks with label lines (`_marker`) of `titles`' words:
+    each from its label line to the next label of any words ("How the limit is
+    **configured**:" is no step), when lines follow it (a label inside a code fence is a
+    command's text)."""
+    found: list[tuple[re.Pattern[str] | None, list[str]]] = []
+    fenced = False
+    for line in body.splitlines():
+        if _FENCE_LINE.match(line):
+            fenced = not fenced
+        elif not fenced and _label(line) is not None:
+            found.append((_marker(line), [line]))
+            continue
+        if found:
+            found[-1][1].append(line)
+    return [
+        "\n".join(lines)
+        for words, lines in found
+        if words is titles and _body_lines("\n".join(lines[1:]))
     ]
 
 
@@ -163,39 +249,62 @@ def headed_by(titles: object, names: Iterable[str], question: str | None = None)
 
 
 def _first_steps(
-    sections: list[Section], indices: range, locators: dict[str, str]
+    sections: list[Section], indices: range, locators: dict[str, str], heads: bool = False
 ) -> RunbookSteps | None:
     """The first steps-like section among `indices` with text of its own; else one whose
     text is its subsections' ("## Mitigation" holding only "### Disk full" and "### Quota":
-    skipped, the card showed "Meaning" as the steps); else a troubleshooting section. A
+    skipped, the card showed "Meaning" as the steps); else the text after a label line that
+    marks steps ("How to **fix** it:", `_marker`); else the same for troubleshooting. A
     steps section that only says there is no procedure gives way to a troubleshooting one
-    (it is shown when there is none)."""
+    (it is shown when there is none). With `heads`, steps a label marks in a subsection of
+    `indices[0]` are shown under its title ("Write latency:"): they hold for that case only."""
     said_none: RunbookSteps | None = None
-    for titles, nested in (
-        (_STEPS_TITLE, False),
-        (_STEPS_TITLE, True),
-        (_TROUBLESHOOTING_TITLE, False),
-        (_TROUBLESHOOTING_TITLE, True),
+    for titles, how in (
+        (_STEPS_TITLE, "own"),
+        (_STEPS_TITLE, "nested"),
+        (_STEPS_TITLE, "marked"),
+        (_TROUBLESHOOTING_TITLE, "own"),
+        (_TROUBLESHOOTING_TITLE, "nested"),
+        (_TROUBLESHOOTING_TITLE, "marked"),
     ):
         for i in indices:
             section = sections[i]
-            if not titles.search(section.title):
-                continue
-            body = section.body
-            if nested and not body.strip():
-                body = "\n".join(
-                    line
-                    for k in range(i + 1, _scope_end(sections, i))
-                    for line in (f"{sections[k].title}:", sections[k].body)
-                )
-            lines = _body_lines(body)
-            if not lines:
-                continue
-            steps = RunbookSteps(lines=lines[:MAX_STEP_LINES], locator=locators.get(section.anchor))
-            if not _says_no_steps(lines):
-                return steps
-            said_none = said_none or steps
+            bodies: list[str] = []
+            if how == "marked":
+                head = f"{section.title}:\n" if heads and i != indices[0] else ""
+                bodies = [head + text for text in _marked(section.body, titles)]
+            elif titles.search(section.title):
+                body = section.body
+                if how == "nested" and not body.strip():
+                    body = "\n".join(
+                        line
+                        for k in range(i + 1, _scope_end(sections, i))
+                        for line in (f"{sections[k].title}:", sections[k].body)
+                    )
+                bodies = [body]
+            for body in bodies:
+                lines = _body_lines(body)
+                if not lines:
+                    continue
+                steps = RunbookSteps(lines=_shown(body), locator=locators.get(section.anchor))
+                if not _says_no_steps(lines):
+                    return steps
+                said_none = said_none or steps
     return said_none
+
+
+# A line that is only a link in a list (`* [thanos-compact](#thanos-compact)`) or a table row.
+_CONTENTS_LINE = re.compile(r"^\s*(?:[-*+]\s+\[[^\]]*\]\([^)]*\)\W*|\|.*)$")
+NO_STEPS_NOTE = "the runbook has no steps: what is shown is a list of links or a table"
+
+
+def _no_procedure(steps: RunbookSteps) -> RunbookSteps:
+    """`steps` read from a text with no steps section, saying so when its lines are only
+    links or table rows (Thanos' mixin `runbook.md`, a table of contents and a table of
+    alerts, was shown as the steps, with no note)."""
+    if steps.note is None and steps.lines and all(map(_CONTENTS_LINE.match, steps.lines)):
+        return steps.model_copy(update={"note": NO_STEPS_NOTE})
+    return steps
 
 
 def _plain_steps(ev: Evidence) -> RunbookSteps:
@@ -218,11 +327,9 @@ def _plain_steps(ev: Evidence) -> RunbookSteps:
                     break
                 body.append(line)
             if any(line.strip() for line in body):
-                return RunbookSteps(
-                    lines=_body_lines("\n".join(body))[:MAX_STEP_LINES], locator=str(loc)
-                )
+                return RunbookSteps(lines=_shown("\n".join(body)), locator=str(loc))
     text = [line for line in lines if not _HEADING_LINE.match(line)]
-    return RunbookSteps(lines=_body_lines("\n".join(text))[:MAX_STEP_LINES])
+    return RunbookSteps(lines=_shown("\n".join(text)))
 
 
 def _structure(ev: Evidence) -> tuple[list[Section], dict[str, str]] | None:
@@ -284,24 +391,27 @@ def runbook_steps(ev: Evidence, focus: SectionFocus | None = None) -> RunbookSte
         chosen = None  # the whole document (a file named after its one alert): read as one
     if chosen is not None:
         scope = range(chosen, _scope_end(sections, chosen))
-        found = _first_steps(sections, scope, locators)
+        found = _first_steps(sections, scope, locators, heads=True)
         if found is not None:
             return found
-        text = "\n".join(sections[i].body for i in scope)
-        return RunbookSteps(
-            lines=_body_lines(text)[:MAX_STEP_LINES],
-            locator=locators.get(sections[chosen].anchor),
+        # A subsection's lines under its title ("Write latency:"): they hold for that case.
+        text = "\n".join(
+            line
+            for i in scope
+            for line in (*((f"{sections[i].title}:",) if i != chosen else ()), sections[i].body)
+        )
+        return _no_procedure(
+            RunbookSteps(lines=_shown(text), locator=locators.get(sections[chosen].anchor))
         )
     if len(alerts) < 2:
-        return _first_steps(sections, range(len(sections)), locators) or _plain_steps(ev)
+        found = _first_steps(sections, range(len(sections)), locators)
+        return found or _no_procedure(_plain_steps(ev))
     # Sections for several alerts, none asked about: their steps are not this lookup's.
     opening = (ev.content or "").splitlines()[: sections[alerts[0]].line]
     asked = ", ".join(focus.names) if focus.names else None
     about = f"none is about {asked}" if asked else "the lookup named none of them"
     return RunbookSteps(
-        lines=_body_lines("\n".join(line for line in opening if not _HEADING_LINE.match(line)))[
-            :MAX_STEP_LINES
-        ],
+        lines=_shown("\n".join(line for line in opening if not _HEADING_LINE.match(line))),
         note=(
             f"the runbook has a section for each of {len(alerts)} alerts and {about}: "
             "the steps shown are its opening text"

@@ -600,3 +600,202 @@ def test_a_file_whose_only_heading_is_its_alert_is_titled_by_it(  # type: ignore
     found = _lookup(invoke, "storage notes dashboard overview")
     titles = [m["title"] for m in found["text_matches"] if m["id"] == "runbook:two-topics"]
     assert titles == ["two-topics"], found["text_matches"]
+
+
+# Mimir's layout of its steps: a bold label line, not a heading ("How to **fix** it:"), and
+# sub-headings for the cases of one alert. My own sentences, in that style.
+_LABELLED_PAGE = """---
+title: Queue runbooks
+---
+
+# Queue runbooks
+
+## Alerts
+
+### QueueBacklogGrowing
+
+This alert fires when the backlog of a queue grows for longer than ten minutes.
+Producers keep writing while the consumers fall behind.
+The alert names the queue and its cluster.
+A backlog can also follow a deploy of the consumers.
+Most backlogs drain by themselves within the hour.
+
+How to **investigate**:
+
+- Compare the produce and consume rates on the `Queue / Overview` dashboard.
+
+How to **fix** it:
+
+- Scale the consumers of the queue up by two replicas.
+- Check the consumer error rate once they run.
+
+### QueueConsumerStalled
+
+The consumer has read nothing for five minutes.
+
+In case of **emergency**:
+
+- Restart the stalled consumer: `kubectl rollout restart deployment/consumer`
+
+How the timeout is **configured**:
+
+- In the consumer's config file, `stall_timeout`.
+
+### QueueLatencyHigh
+
+This alert fires when a queue is slow; its message says whether publishing or delivery is.
+
+#### Publish Latency
+
+How to **investigate**:
+
+- Check the `Queue / Publish` dashboard.
+
+#### Delivery Latency
+
+How to **investigate**:
+
+- Check the `Queue / Delivery` dashboard.
+
+### QueueRebalanceStuck
+
+Rebalances should finish within a minute.
+
+#### How to Investigate
+
+Read the coordinator's logs for the generation that does not finish.
+
+### QueueClockSkewed
+
+Samples arrive with timestamps from the future.
+The producer's clock is usually the cause.
+
+How to **investigate**
+
+- Compare the producer's clock with the broker's.
+
+### QueueLabelOnly
+
+Nothing is labelled here but the end.
+
+How to **fix** it:
+"""
+
+
+def test_a_bold_label_line_starts_the_steps_as_a_steps_heading_does(  # type: ignore[no-untyped-def]
+    sectioned: neo4j.Driver, invoke, tmp_path: Path
+) -> None:
+    # Mimir's runbooks page: the card showed the first five lines of each section (its
+    # explanation) and never reached "How to **fix** it:", or ended on that label with
+    # nothing after it; "#### How to Investigate" was no steps heading.
+    page = tmp_path / "docs" / "queue-runbooks"
+    page.mkdir(parents=True)
+    (page / "_index.md").write_text(_LABELLED_PAGE, encoding="utf-8")
+    _ingest_runbooks(invoke, tmp_path / "docs")
+
+    def card(alert: str) -> dict:  # type: ignore[type-arg]
+        return _lookup(invoke, "--alert", alert)["runbook"]  # type: ignore[no-any-return]
+
+    backlog = card("QueueBacklogGrowing")
+    # The fix, before the investigation (as "Mitigation" before "Diagnosis").
+    assert backlog["steps"] == [
+        "How to **fix** it:",
+        "- Scale the consumers of the queue up by two replicas.",
+        "- Check the consumer error rate once they run.",
+    ], backlog["steps"]
+    assert backlog["steps_locator"] == "queue-runbooks/_index.md#queuebackloggrowing"
+    # The steps end at the next label, of steps or not.
+    assert card("QueueConsumerStalled")["steps"] == [
+        "In case of **emergency**:",
+        "- Restart the stalled consumer: `kubectl rollout restart deployment/consumer`",
+    ]
+    # Steps under a sub-heading hold for its case only: the card says which.
+    latency = card("QueueLatencyHigh")
+    assert latency["steps"] == [
+        "Publish Latency:",
+        "How to **investigate**:",
+        "- Check the `Queue / Publish` dashboard.",
+    ], latency["steps"]
+    assert latency["steps_locator"] == "queue-runbooks/_index.md#publish-latency"
+    rebalance = card("QueueRebalanceStuck")
+    assert rebalance["steps"] == [
+        "Read the coordinator's logs for the generation that does not finish."
+    ]
+    assert rebalance["steps_locator"] == "queue-runbooks/_index.md#how-to-investigate"
+    # Without its colon, a short line is a label all the same.
+    assert card("QueueClockSkewed")["steps"] == [
+        "How to **investigate**",
+        "- Compare the producer's clock with the broker's.",
+    ]
+    # A label with nothing after it marks no steps: the section's text is shown.
+    assert card("QueueLabelOnly")["steps"] == [
+        "Nothing is labelled here but the end.",
+        "How to **fix** it:",
+    ]
+
+
+def test_the_card_never_cuts_a_command_in_its_code_fence(  # type: ignore[no-untyped-def]
+    sectioned: neo4j.Driver, invoke, tmp_path: Path
+) -> None:
+    # Mimir's MimirInconsistentRuntimeConfig: the five lines ended on the first line of a
+    # fenced command, the rest of it missing. A short command is shown whole; a long listing
+    # is left out (the card stops before it).
+    command = ["queuectl index verify \\", "  --all-segments \\", "  --repair \\", "  --verbose"]
+    listing = [f"segment-{n:02d} ok" for n in range(12)]
+    (tmp_path / "QueueIndexCorrupted.md").write_text(
+        "# QueueIndexCorrupted\n\nThe queue's index failed its checksum.\n\n"
+        "## Mitigation\n\nStop the writers first.\nThen verify and repair the index:\n\n"
+        "  ```bash\n" + "\n".join(f"  {line}" for line in command) + "\n  ```\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "QueueSegmentsMissing.md").write_text(
+        "# QueueSegmentsMissing\n\n## Mitigation\n\nList the segments.\n"
+        "Compare them with the index.\nA healthy store prints:\n\n```\n"
+        + "\n".join(listing)
+        + "\n```\n\nRestore the missing ones from the backup.\n",
+        encoding="utf-8",
+    )
+    _ingest_runbooks(invoke, tmp_path)
+    index = _lookup(invoke, "--alert", "QueueIndexCorrupted")["runbook"]
+    assert index["steps"] == [
+        "Stop the writers first.",
+        "Then verify and repair the index:",
+        *(f"  {line}" for line in command),
+    ], index["steps"]
+    segments = _lookup(invoke, "--alert", "QueueSegmentsMissing")["runbook"]
+    assert segments["steps"] == [
+        "List the segments.",
+        "Compare them with the index.",
+        "A healthy store prints:",
+    ], segments["steps"]
+
+
+def test_a_runbook_of_only_links_and_tables_says_it_has_no_steps(  # type: ignore[no-untyped-def]
+    sectioned: neo4j.Driver, invoke, tmp_path: Path
+) -> None:
+    # Thanos' mixin runbook.md: a table of contents, then a table of each group's alerts. The
+    # card showed the contents as the "Steps", steps_note null, read as a procedure.
+    (tmp_path / "runbooks").mkdir()
+    (tmp_path / "runbooks" / "runbook.md").write_text(
+        "# Alerts\n\n## Rule Groups\n\n* [cache-get](#cache-get)\n* [cache-put](#cache-put)\n\n"
+        "## cache-get\n\n|Name|Summary|Severity|\n|---|---|---|\n"
+        "|CacheGetSlow|Cache reads are slow.|warning|\n\n"
+        "## cache-put\n\n|Name|Summary|Severity|\n|---|---|---|\n"
+        "|CachePutFailing|Cache writes fail.|critical|\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "rules.yaml").write_text(
+        "groups:\n- name: cache\n  rules:\n"
+        "  - alert: CacheGetSlow\n    expr: latency > 1\n    annotations:\n"
+        "      runbook_url: https://git.example.com/cache/blob/main/runbooks/runbook.md"
+        "#alert-name-cachegetslow\n",
+        encoding="utf-8",
+    )
+    _ingest(invoke, tmp_path / "runbooks", tmp_path / "rules.yaml")
+    runbook = _lookup(invoke, "--alert", "CacheGetSlow")["runbook"]
+    assert runbook["steps"][0] == "* [cache-get](#cache-get)", runbook["steps"]
+    assert runbook["steps_note"] == (
+        "the runbook has no steps: what is shown is a list of links or a table"
+    )
+    text = invoke("runbook", "--alert", "CacheGetSlow", "--subject", "user:oncall")
+    assert "(the runbook has no steps: what is shown is a list of links or a table)" in text.out
