@@ -269,12 +269,23 @@ def _as_version(ev: Evidence, focus: SectionFocus | None = None) -> RunbookVersi
     )
 
 
+def _alertname(ev: Evidence) -> str:
+    return str(ev.props.get("alertname") or ev.name or "")
+
+
+def _typed_order(names: list[str], ev: Evidence) -> int:
+    """The position among `names` of the alert's name (past the end when it is none)."""
+    name = _alertname(ev)
+    return next((i for i, n in enumerate(names) if _spelled_alike(name, [n])), len(names))
+
+
 def _focus_on_alerts(names: list[str], alerts: list[Evidence]) -> SectionFocus:
     """A runbook of several alerts: the section each alert's runbook_url points at, else the
     one named like the alert."""
-    alerts = sorted(alerts, key=lambda ev: ev.element_id)
+    # In the order the names were typed: a page's first-named alert is the one it is about.
+    alerts = sorted(alerts, key=lambda ev: (_typed_order(names, ev), ev.element_id))
     return alert_focus(
-        [*names, *(str(ev.props.get("alertname") or ev.name or "") for ev in alerts)],
+        [*names, *(_alertname(ev) for ev in alerts)],
         [str(ev.props["runbook_url"]) for ev in alerts if ev.props.get("runbook_url")],
     )
 
@@ -344,6 +355,17 @@ def _resolution_steps(names: list[str], label: str, limit: int) -> list[PlanStep
     ]
 
 
+def _others_note(run: _Lookup) -> str:
+    """What the card says when the text names several alerts: which one it shows, and the
+    command that shows each other one's."""
+    first, *others = run.alert_names
+    see = "; ".join(f"investigator runbook --alert {name}" for name in others)
+    return (
+        f"the text names {len(run.alert_names)} alerts ({', '.join(run.alert_names)}): the "
+        f"card shows the runbook of {first} (named first); for {', '.join(others)}: {see}"
+    )
+
+
 class _Lookup(OneStepCalls):
     """One lookup in progress: its session and the free-text hits it started from."""
 
@@ -360,6 +382,8 @@ class _Lookup(OneStepCalls):
         # resolved to alerts. They get what an alert lookup gets (a runbook named after the
         # alert, the fired-on service's as a fallback).
         self.alert_names: list[str] = []
+        # The alert ids each of `alert_names` resolved to (a page may name several).
+        self.alert_ids: dict[str, list[str]] = {}
         # Runbooks read only because a pointer among the candidates links them.
         self.pointed: set[str] = set()
 
@@ -531,9 +555,18 @@ class RunbookLookup:
         # Newest first; of runbooks valid alike, one that only points at another comes after
         # it (openshift/runbooks keeps a "moved to" stub under the old operator's folder).
         alike = list(runbooks)  # a list being sorted reads as empty
+        # A page naming several alerts is about the first one named: its runbook first.
+        first_ids = set(run.alert_ids.get(run.alert_names[0], [])) if run.alert_names else set()
+        reached = {
+            (ev.element_id, ev.version, str(ev.context.get("anchor")))
+            for ev in documents
+            if str(ev.context.get("anchor")) in first_ids
+        }
+        via_first = {(e, v) for e, v, _ in reached}
         runbooks.sort(
             key=lambda h: (
                 pointed_at(h, alike, run.focus) is None,
+                (h.element_id, h.version) in via_first,
                 h.valid_from or datetime.min.replace(tzinfo=UTC),
                 h.element_id,
             ),
@@ -545,7 +578,15 @@ class RunbookLookup:
             answer.runbook = _as_version(chosen, run.focus)
             answer.alternatives = [_as_version(h, run.focus) for h in runbooks[1:]]
             answer.owner_detail = self._owner(run, query, anchors, chosen)
+            anchor_first = sorted(
+                a for e, v, a in reached if (e, v) == (chosen.element_id, chosen.version)
+            )
+            if anchor_first:
+                # Reached through several alerts: it is named by the first one's link.
+                answer.runbook.applies_via = anchor_first[0]
             answer.note = self._chosen_note(run, query, anchors, chosen, runbooks[1:])
+            if len(run.alert_names) > 1:
+                answer.note = "; ".join(n for n in (answer.note, _others_note(run)) if n)
             if run.text_alike is not None:
                 answer.note = "; ".join(n for n in (run.text_alike, answer.note) if n)
         elif (query.target is LookupTarget.ERROR_CODE or run.alert_names) and (
@@ -797,8 +838,15 @@ class RunbookLookup:
         alerts = [ev for rows in found.values() for ev in rows if ev.type == "Alert"]
         if alerts:
             run.alert_names = [name for name, rows in found.items() if rows]
+            run.alert_ids = {
+                name: sorted({ev.element_id for ev in rows if ev.type == "Alert"})
+                for name, rows in found.items()
+                if rows
+            }
             run.focus = _focus_on_alerts(run.alert_names, alerts)
-            return sorted({(ev.element_id, "alert") for ev in alerts})
+            # In the order typed: the owner paged is the first-named alert's.
+            typed = [a for name in run.alert_names for a in run.alert_ids[name]]
+            return [(alert_id, "alert") for alert_id in dict.fromkeys(typed)]
         run.focus = alert_focus(names, [])
         return [(runbook, "runbook") for runbook in self._runbooks_named(run, names)]
 
@@ -849,8 +897,17 @@ class RunbookLookup:
             options={"rel_type": "APPLIES_TO", "direction": "out", "hops": 1},
             limit=10,
         )
+        neighbours = sorted({str(ev.context.get("neighbour")) for ev in links})
+        if chosen.matched_alert:
+            # The alert whose text the query matched (one that applies to the runbook, maybe
+            # past the neighbours read) is what the answer used.
+            neighbours = [chosen.matched_alert]
+        elif len(neighbours) > 1:
+            # A runbook of many alerts: the first by id is none the query is about (it named
+            # an unrelated alert); the chain is read from the runbook itself.
+            return []
         anchors: list[tuple[str, str]] = []
-        for neighbour in sorted({str(ev.context.get("neighbour")) for ev in links}):
+        for neighbour in neighbours:
             found = run.call(
                 "entity_resolution",
                 {"text": neighbour},
