@@ -355,6 +355,13 @@ def _resolution_steps(names: list[str], label: str, limit: int) -> list[PlanStep
     ]
 
 
+def _has_heading(ev: Evidence, heading: str) -> bool:
+    """Whether runbook `ev` has a section headed exactly `heading`, in any case."""
+    titles = ev.props.get("section_titles")
+    wanted = heading.strip().casefold()
+    return isinstance(titles, list) and any(str(t).strip().casefold() == wanted for t in titles)
+
+
 def _others_note(run: _Lookup) -> str:
     """What the card says when the text names several alerts: which one it shows, and the
     command that shows each other one's."""
@@ -384,6 +391,8 @@ class _Lookup(OneStepCalls):
         self.alert_names: list[str] = []
         # The alert ids each of `alert_names` resolved to (a page may name several).
         self.alert_ids: dict[str, list[str]] = {}
+        # A section heading the target spells out exactly (a code no record stands for).
+        self.heading: str | None = None
         # Runbooks read only because a pointer among the candidates links them.
         self.pointed: set[str] = set()
 
@@ -493,6 +502,13 @@ class RunbookLookup:
             if any(d.type == "Runbook" for d in documents)
             else self._runbooks_named(run, run.alert_names)
         )
+        if query.target is LookupTarget.ERROR_CODE and not anchors:
+            # A code no record stands for may head a section of a runbook (Mimir's
+            # `### err-mimir-sample-out-of-order`): that section, as an alert's is found.
+            named = self._runbooks_headed(run, query.value)
+            if named:
+                run.heading = query.value
+                run.focus = SectionFocus(names=(query.value,))
         if not anchors and not run.text_hits and not named:
             what = query.target.value.replace("_", " ")
             if run.text_note is not None:
@@ -619,6 +635,19 @@ class RunbookLookup:
         return answer
 
     @staticmethod
+    def _runbooks_headed(run: _Lookup, heading: str) -> list[str]:
+        """Runbooks with a section headed exactly `heading` (in any case); one stage."""
+        search = PlanStep(
+            template_id="fulltext_search",
+            params={"query": heading},
+            options={"label": "Runbook"},
+            evidence_type="runbook",
+            limit=_HEADED_CANDIDATES,
+        )
+        hits = run.stage([search])[0]
+        return sorted({ev.element_id for ev in hits if _has_heading(ev, heading)})
+
+    @staticmethod
     def _runbooks_named(run: _Lookup, names: list[str]) -> list[str]:
         """Runbooks whose id or name is one of the alert `names`, else that have a section
         headed by one (a file of one section per alert, Tempo's `runbook.md`). One stage
@@ -709,6 +738,12 @@ class RunbookLookup:
         notes = []
         if run.alert_names and tied is not None and tied.context.get("anchor_type") == "runbook":
             notes.append(self._named_note(run, query, anchors, tied))
+        elif run.heading is not None and query.target is LookupTarget.ERROR_CODE:
+            notes.append(
+                f"no error code matching {query.value!r} is visible to {run.subject_id}; "
+                f"{chosen.element_id} has a section headed by it, and that heading is the "
+                "only tie"
+            )
         if pointer is not None:
             notes.append(
                 f"{pointer.element_id} only points at {chosen.element_id}, so the card "
@@ -887,6 +922,10 @@ class RunbookLookup:
             url = ranking.runbook_urls.get(chosen.matched_alert)
             named = alert_focus([chosen.matched_alert.split(":", 1)[-1]], [url] if url else [])
             run.focus = named.model_copy(update={"text": text})
+        elif _has_heading(best, text):
+            # The text is a section's heading, spelled out: that section, as an alert's.
+            run.heading = text
+            run.focus = SectionFocus(names=(text,), text=text)
         else:
             run.focus = SectionFocus(text=text)
         run.text_hits = [by_id[r.id] for r in ranking.ranked]

@@ -95,3 +95,59 @@ def test_free_text_matching_no_one_alert_names_no_alert(  # type: ignore[no-unty
     assert doc["runbook"]["id"] == "runbook:storage"
     assert doc["resolved"] == []
     assert not (doc["runbook"]["applies_via"] or "").startswith("alert:")
+
+
+_ERRORS_RUNBOOK = """# Storage errors
+
+Errors the storage service returns. Each section below is one error.
+
+## StorageWritesFailing
+
+1. Check the write path dashboard.
+
+## StorageReadsFailing
+
+1. Check the read path dashboard.
+
+## Errors
+
+### err-storage-sample-too-old
+
+This error occurs when a sample is older than the accepted window.
+
+1. Raise `-storage.window` for the tenant, or fix the client's clock.
+"""
+
+
+def test_a_section_heading_spelled_out_is_found_like_an_alerts(  # type: ignore[no-untyped-def]
+    driver: neo4j.Driver, cli_env: object, invoke, tmp_path: Path
+) -> None:
+    from test_runbook_lookup import wipe
+
+    wipe(driver)
+    assert invoke("ingest", str(CATALOG)).code == 0
+    folder = tmp_path / "runbooks"
+    folder.mkdir()
+    (folder / "storage-errors.md").write_text(_ERRORS_RUNBOOK, encoding="utf-8")
+    result = invoke(
+        "ingest", str(folder), "--format", "markdown-runbooks", "--tenant", "acme",
+        "--acl", "internal", "--trusted",
+    )  # fmt: skip
+    assert result.code == 0, result
+    # No ErrorCode record: the section headed by the code, and the note says that is the tie.
+    by_code = _lookup(invoke, "--error-code", "err-storage-sample-too-old")
+    assert by_code["runbook"]["steps_locator"] == "storage-errors.md#err-storage-sample-too-old"
+    assert by_code["runbook"]["steps"][0].startswith("This error occurs when a sample is older")
+    assert by_code["note"] == (
+        "no error code matching 'err-storage-sample-too-old' is visible to user:oncall; "
+        "runbook:storage-errors has a section headed by it, and that heading is the only tie"
+    )
+    # The heading typed as text: that section too, not the file's opening text.
+    by_text = _lookup(invoke, "err-storage-sample-too-old")
+    assert by_text["runbook"]["steps_locator"] == "storage-errors.md#err-storage-sample-too-old"
+    assert by_text["runbook"]["steps_note"] is None
+    # A code no heading spells out still finds nothing.
+    none = invoke(
+        "runbook", "--error-code", "err-storage-other", "--subject", "user:oncall", "--json"
+    )
+    assert json.loads(none.out)["runbook"] is None
