@@ -269,12 +269,23 @@ def _as_version(ev: Evidence, focus: SectionFocus | None = None) -> RunbookVersi
     )
 
 
+def _alertname(ev: Evidence) -> str:
+    return str(ev.props.get("alertname") or ev.name or "")
+
+
+def _typed_order(names: list[str], ev: Evidence) -> int:
+    """The position among `names` of the alert's name (past the end when it is none)."""
+    name = _alertname(ev)
+    return next((i for i, n in enumerate(names) if _spelled_alike(name, [n])), len(names))
+
+
 def _focus_on_alerts(names: list[str], alerts: list[Evidence]) -> SectionFocus:
     """A runbook of several alerts: the section each alert's runbook_url points at, else the
     one named like the alert."""
-    alerts = sorted(alerts, key=lambda ev: ev.element_id)
+    # In the order the names were typed: a page's first-named alert is the one it is about.
+    alerts = sorted(alerts, key=lambda ev: (_typed_order(names, ev), ev.element_id))
     return alert_focus(
-        [*names, *(str(ev.props.get("alertname") or ev.name or "") for ev in alerts)],
+        [*names, *(_alertname(ev) for ev in alerts)],
         [str(ev.props["runbook_url"]) for ev in alerts if ev.props.get("runbook_url")],
     )
 
@@ -344,6 +355,24 @@ def _resolution_steps(names: list[str], label: str, limit: int) -> list[PlanStep
     ]
 
 
+def _has_heading(ev: Evidence, heading: str) -> bool:
+    """Whether runbook `ev` has a section headed exactly `heading`, in any case."""
+    titles = ev.props.get("section_titles")
+    wanted = heading.strip().casefold()
+    return isinstance(titles, list) and any(str(t).strip().casefold() == wanted for t in titles)
+
+
+def _others_note(run: _Lookup) -> str:
+    """What the card says when the text names several alerts: which one it shows, and the
+    command that shows each other one's."""
+    first, *others = run.alert_names
+    see = "; ".join(f"investigator runbook --alert {name}" for name in others)
+    return (
+        f"the text names {len(run.alert_names)} alerts ({', '.join(run.alert_names)}): the "
+        f"card shows the runbook of {first} (named first); for {', '.join(others)}: {see}"
+    )
+
+
 class _Lookup(OneStepCalls):
     """One lookup in progress: its session and the free-text hits it started from."""
 
@@ -360,6 +389,10 @@ class _Lookup(OneStepCalls):
         # resolved to alerts. They get what an alert lookup gets (a runbook named after the
         # alert, the fired-on service's as a fallback).
         self.alert_names: list[str] = []
+        # The alert ids each of `alert_names` resolved to (a page may name several).
+        self.alert_ids: dict[str, list[str]] = {}
+        # A section heading the target spells out exactly (a code no record stands for).
+        self.heading: str | None = None
         # Runbooks read only because a pointer among the candidates links them.
         self.pointed: set[str] = set()
 
@@ -469,6 +502,13 @@ class RunbookLookup:
             if any(d.type == "Runbook" for d in documents)
             else self._runbooks_named(run, run.alert_names)
         )
+        if query.target is LookupTarget.ERROR_CODE and not anchors:
+            # A code no record stands for may head a section of a runbook (Mimir's
+            # `### err-mimir-sample-out-of-order`): that section, as an alert's is found.
+            named = self._runbooks_headed(run, query.value)
+            if named:
+                run.heading = query.value
+                run.focus = SectionFocus(names=(query.value,))
         if not anchors and not run.text_hits and not named:
             what = query.target.value.replace("_", " ")
             if run.text_note is not None:
@@ -531,9 +571,18 @@ class RunbookLookup:
         # Newest first; of runbooks valid alike, one that only points at another comes after
         # it (openshift/runbooks keeps a "moved to" stub under the old operator's folder).
         alike = list(runbooks)  # a list being sorted reads as empty
+        # A page naming several alerts is about the first one named: its runbook first.
+        first_ids = set(run.alert_ids.get(run.alert_names[0], [])) if run.alert_names else set()
+        reached = {
+            (ev.element_id, ev.version, str(ev.context.get("anchor")))
+            for ev in documents
+            if str(ev.context.get("anchor")) in first_ids
+        }
+        via_first = {(e, v) for e, v, _ in reached}
         runbooks.sort(
             key=lambda h: (
                 pointed_at(h, alike, run.focus) is None,
+                (h.element_id, h.version) in via_first,
                 h.valid_from or datetime.min.replace(tzinfo=UTC),
                 h.element_id,
             ),
@@ -545,7 +594,15 @@ class RunbookLookup:
             answer.runbook = _as_version(chosen, run.focus)
             answer.alternatives = [_as_version(h, run.focus) for h in runbooks[1:]]
             answer.owner_detail = self._owner(run, query, anchors, chosen)
+            anchor_first = sorted(
+                a for e, v, a in reached if (e, v) == (chosen.element_id, chosen.version)
+            )
+            if anchor_first:
+                # Reached through several alerts: it is named by the first one's link.
+                answer.runbook.applies_via = anchor_first[0]
             answer.note = self._chosen_note(run, query, anchors, chosen, runbooks[1:])
+            if len(run.alert_names) > 1:
+                answer.note = "; ".join(n for n in (answer.note, _others_note(run)) if n)
             if run.text_alike is not None:
                 answer.note = "; ".join(n for n in (run.text_alike, answer.note) if n)
         elif (query.target is LookupTarget.ERROR_CODE or run.alert_names) and (
@@ -576,6 +633,19 @@ class RunbookLookup:
         if answer.runbook is not None and answer.runbook.fallback_via is None:
             answer.runbook_owner = self._runbook_owner(run, answer)
         return answer
+
+    @staticmethod
+    def _runbooks_headed(run: _Lookup, heading: str) -> list[str]:
+        """Runbooks with a section headed exactly `heading` (in any case); one stage."""
+        search = PlanStep(
+            template_id="fulltext_search",
+            params={"query": heading},
+            options={"label": "Runbook"},
+            evidence_type="runbook",
+            limit=_HEADED_CANDIDATES,
+        )
+        hits = run.stage([search])[0]
+        return sorted({ev.element_id for ev in hits if _has_heading(ev, heading)})
 
     @staticmethod
     def _runbooks_named(run: _Lookup, names: list[str]) -> list[str]:
@@ -668,6 +738,12 @@ class RunbookLookup:
         notes = []
         if run.alert_names and tied is not None and tied.context.get("anchor_type") == "runbook":
             notes.append(self._named_note(run, query, anchors, tied))
+        elif run.heading is not None and query.target is LookupTarget.ERROR_CODE:
+            notes.append(
+                f"no error code matching {query.value!r} is visible to {run.subject_id}; "
+                f"{chosen.element_id} has a section headed by it, and that heading is the "
+                "only tie"
+            )
         if pointer is not None:
             notes.append(
                 f"{pointer.element_id} only points at {chosen.element_id}, so the card "
@@ -797,8 +873,15 @@ class RunbookLookup:
         alerts = [ev for rows in found.values() for ev in rows if ev.type == "Alert"]
         if alerts:
             run.alert_names = [name for name, rows in found.items() if rows]
+            run.alert_ids = {
+                name: sorted({ev.element_id for ev in rows if ev.type == "Alert"})
+                for name, rows in found.items()
+                if rows
+            }
             run.focus = _focus_on_alerts(run.alert_names, alerts)
-            return sorted({(ev.element_id, "alert") for ev in alerts})
+            # In the order typed: the owner paged is the first-named alert's.
+            typed = [a for name in run.alert_names for a in run.alert_ids[name]]
+            return [(alert_id, "alert") for alert_id in dict.fromkeys(typed)]
         run.focus = alert_focus(names, [])
         return [(runbook, "runbook") for runbook in self._runbooks_named(run, names)]
 
@@ -839,6 +922,10 @@ class RunbookLookup:
             url = ranking.runbook_urls.get(chosen.matched_alert)
             named = alert_focus([chosen.matched_alert.split(":", 1)[-1]], [url] if url else [])
             run.focus = named.model_copy(update={"text": text})
+        elif _has_heading(best, text):
+            # The text is a section's heading, spelled out: that section, as an alert's.
+            run.heading = text
+            run.focus = SectionFocus(names=(text,), text=text)
         else:
             run.focus = SectionFocus(text=text)
         run.text_hits = [by_id[r.id] for r in ranking.ranked]
@@ -849,8 +936,17 @@ class RunbookLookup:
             options={"rel_type": "APPLIES_TO", "direction": "out", "hops": 1},
             limit=10,
         )
+        neighbours = sorted({str(ev.context.get("neighbour")) for ev in links})
+        if chosen.matched_alert:
+            # The alert whose text the query matched (one that applies to the runbook, maybe
+            # past the neighbours read) is what the answer used.
+            neighbours = [chosen.matched_alert]
+        elif len(neighbours) > 1:
+            # A runbook of many alerts: the first by id is none the query is about (it named
+            # an unrelated alert); the chain is read from the runbook itself.
+            return []
         anchors: list[tuple[str, str]] = []
-        for neighbour in sorted({str(ev.context.get("neighbour")) for ev in links}):
+        for neighbour in neighbours:
             found = run.call(
                 "entity_resolution",
                 {"text": neighbour},
