@@ -307,6 +307,51 @@ def test_stdio_dead_database_is_a_tool_error_and_the_server_keeps_serving(  # ty
     run_async(main)
 
 
+def test_stdio_answers_an_unreadable_line_with_a_jsonrpc_error_and_keeps_serving(  # type: ignore[no-untyped-def]
+    demo_graph, server_env
+) -> None:
+    """A lone surrogate, bytes that are no UTF-8, a torn line: each gets a JSON-RPC error on
+    stdout (id null, as HTTP's 400 says), the next request its answer; nothing else on stdout.
+    The SDK dropped such a line, and the client waited forever on it."""
+    server = subprocess.Popen(
+        [INVESTIGATOR, "mcp", "--subject", "acme/user:bob"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=server_env,
+        cwd=REPO,
+    )
+    assert server.stdin is not None and server.stdout is not None
+    hello = {
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "0"},
+        },
+    }  # fmt: skip
+    lines = [
+        json.dumps(hello).encode(),
+        b'{"jsonrpc":"2.0","method":"notifications/initialized"}',
+        b"",  # a blank line asks nothing
+        b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"runbook_lookup",'
+        b'"arguments":{"target":"text","value":"\\ud800 payment"}}}',
+        b'{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"\xff\xfe"}}',
+        b'{"jsonrpc":"2.0","id":4,"method":"tools/li',
+        b'{"id":5}',
+        b'{"jsonrpc":"2.0","id":6,"method":"tools/list"}',
+    ]
+    try:
+        out, _ = server.communicate(b"\n".join(lines) + b"\n", timeout=TIMEOUT)
+    finally:
+        server.kill()
+    answers = [json.loads(line) for line in out.decode("utf-8").splitlines()]
+    by_id = {a["id"]: a for a in answers if a["id"] is not None}
+    errors = [a["error"]["code"] for a in answers if a["id"] is None]
+    assert sorted(by_id) == [1, 6] and len(answers) == 6, answers
+    assert "result" in by_id[1] and len(by_id[6]["result"]["tools"]) == 4, answers
+    assert sorted(errors) == [-32700, -32700, -32700, -32600], answers
+
+
 # -- streamable HTTP ------------------------------------------------------------------------
 
 

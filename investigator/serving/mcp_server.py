@@ -12,21 +12,35 @@ Errors come back as tool errors (`isError`) with one line that starts with their
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import inspect
+import io
 import json
 import logging
+import os
 import socket
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
+import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+from mcp.types import (
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    CallToolResult,
+    ErrorData,
+    JSONRPCError,
+    TextContent,
+    ToolAnnotations,
+)
 from pydantic import Field, ValidationError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -451,9 +465,105 @@ def _version() -> str:
 
 
 def run_stdio(backend: ServingBackend, subject: SubjectRef) -> None:
-    """Serve over stdin/stdout until the client closes them."""
+    """Serve over stdin/stdout until the client closes them. A line that is no JSON-RPC
+    message is answered with a JSON-RPC error (`id` null), as over HTTP."""
     server = build_server(backend, SubjectSource(fixed=subject))
-    server.run("stdio")
+    anyio.run(_serve_stdio, server)
+
+
+async def _serve_stdio(server: MCPServer[Any]) -> None:
+    lowlevel = server._lowlevel_server
+    with _claimed_stdin() as stdin:
+        async with stdio_server(stdin=stdin) as (read_stream, write_stream):
+            await lowlevel.run(
+                _AnsweringReads(read_stream, write_stream),
+                write_stream,
+                lowlevel.create_initialization_options(),
+            )
+
+
+@contextlib.contextmanager
+def _claimed_stdin() -> Iterator[anyio.AsyncFile[str]]:
+    """The client's stdin, decoded strictly: the SDK's own reader replaces invalid UTF-8
+    with U+FFFD and serves the altered request, where HTTP refuses it as a parse error.
+    Bytes that are no UTF-8 stay lone surrogates here, which the message parser refuses.
+    As the SDK does, fd 0 points at the null device meanwhile (a handler reads EOF)."""
+    wire = os.dup(0)
+    null = os.open(os.devnull, os.O_RDONLY)
+    try:
+        os.dup2(null, 0)
+    finally:
+        os.close(null)
+    try:
+        raw = os.fdopen(wire, "rb", closefd=False)
+        text = io.TextIOWrapper(raw, encoding="utf-8", errors="surrogateescape")
+        yield anyio.wrap_file(text)
+    finally:
+        os.dup2(wire, 0)
+        os.close(wire)
+
+
+class _AnsweringReads:
+    """The transport's reads, where a line the SDK could not parse (it hands the exception
+    on, and its dispatcher only logs it) is answered on stdout: -32700 for no JSON (a lone
+    surrogate, bytes that are no UTF-8, a torn line), -32600 for JSON that is no JSON-RPC
+    message. Without an answer, a client waited forever on its request."""
+
+    def __init__(self, inner: Any, write_stream: Any) -> None:
+        self._inner = inner
+        self._write = write_stream
+
+    @property
+    def last_context(self) -> Any:
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> SessionMessage | Exception:
+        while True:
+            item = await self._inner.receive()
+            if not isinstance(item, Exception):
+                return item
+            if not _blank(item):  # a blank line asks nothing: nothing to answer
+                await self._write.send(SessionMessage(_unreadable(item)))
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __aiter__(self) -> _AnsweringReads:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> _AnsweringReads:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+def _blank(exc: Exception) -> bool:
+    """True when the line the parser refused held only white space."""
+    if not isinstance(exc, ValidationError):
+        return False
+    line = exc.errors()[0].get("input") if exc.errors() else None
+    return isinstance(line, str) and not line.strip()
+
+
+def _unreadable(exc: Exception) -> JSONRPCError:
+    """The JSON-RPC error for a line that is no message (its id is unknown: null)."""
+    kinds = {e["type"] for e in exc.errors()} if isinstance(exc, ValidationError) else set()
+    if kinds & {"json_invalid", "string_unicode"} or not kinds:
+        return JSONRPCError(
+            jsonrpc="2.0", id=None, error=ErrorData(code=PARSE_ERROR, message="Parse error")
+        )
+    return JSONRPCError(
+        jsonrpc="2.0",
+        id=None,
+        error=ErrorData(code=INVALID_REQUEST, message="Invalid Request: not a JSON-RPC message"),
+    )
 
 
 def http_app(backend: ServingBackend, tokens: TokenTable, *, host: str) -> ASGIApp:
