@@ -21,6 +21,7 @@ import os
 import re
 import tempfile
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import neo4j
@@ -55,6 +56,8 @@ class ReadOnlyProofs:
     def __init__(self, path: Path | None) -> None:
         self.path = path
         self._proofs: dict[str, list[str]] | None = None
+        # What this process proved, by server, the last used last: what a write adds.
+        self._mine: dict[str, list[str]] = {}
         # A run's concurrent reads may prove two templates at once.
         self._lock = threading.Lock()
 
@@ -96,28 +99,37 @@ class ReadOnlyProofs:
 
     def _record(self, server: str, template_hash: str) -> None:
         proofs = self._load()
-        hashes = proofs.setdefault(server, [])
+        hashes = proofs.get(server, [])
         if template_hash in hashes:
             return
-        hashes.append(template_hash)
-        del hashes[:-MAX_PROOFS_PER_SERVER]
-        while len(proofs) > MAX_SERVERS:
-            proofs.pop(next(iter(proofs)))
+        mine = self._mine.pop(server, [])
+        self._mine[server] = [*mine, template_hash][-MAX_PROOFS_PER_SERVER:]
+        _trim(self._mine)
+        # The server just used is the newest: last in the order the bound trims from.
+        proofs.pop(server, None)
+        proofs[server] = [*hashes, template_hash][-MAX_PROOFS_PER_SERVER:]
+        _trim(proofs)
         if self.path is not None:
-            self._write(proofs)
+            self._write()
 
-    def _write(self, proofs: dict[str, list[str]]) -> None:
+    def _write(self) -> None:
         assert self.path is not None
-        # Atomic replace: two processes proving at once never leave a torn file, and the
-        # merge with what is on disk keeps the other's proofs.
-        with contextlib.suppress(OSError):
-            on_disk = ReadOnlyProofs(self.path)._load()
-            for server, hashes in on_disk.items():
-                mine = proofs.setdefault(server, [])
-                mine[:0] = [h for h in hashes if h not in mine]
-                del mine[:-MAX_PROOFS_PER_SERVER]
+        # Under a lock beside the file, what is on disk now (its order: oldest server first)
+        # plus this process's proofs, their servers the newest, trimmed to the bound after
+        # the merge: a merge before the trim re-added the servers the trim had dropped, and
+        # two writers at once each kept the other's whole list (101 to 144 servers for 64).
+        # Servers only this process's old load held are not re-added: another writer
+        # dropped them as the oldest. Atomic replace: a reader never sees a torn file.
+        with contextlib.suppress(OSError), _locked(self.path):
+            merged = ReadOnlyProofs(self.path)._load()
+            for server, hashes in self._mine.items():
+                kept = merged.pop(server, [])
+                kept += [h for h in hashes if h not in kept]
+                merged[server] = kept[-MAX_PROOFS_PER_SERVER:]
+            _trim(merged)
+            self._proofs = merged
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            body = json.dumps({"format": _FORMAT, "proofs": proofs}, sort_keys=True)
+            body = json.dumps({"format": _FORMAT, "proofs": merged})
             fd, tmp = tempfile.mkstemp(prefix=".proofs-", dir=self.path.parent)
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -126,3 +138,27 @@ class ReadOnlyProofs:
             finally:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
+
+
+def _trim(proofs: dict[str, list[str]]) -> None:
+    """Drop the oldest servers (first in order) beyond the bound; the newest stays."""
+    while len(proofs) > MAX_SERVERS:
+        proofs.pop(next(iter(proofs)))
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """An exclusive lock on a file beside `path` while one process merges and writes (where
+    the platform has no `fcntl`, writers are not serialized: a lost proof is proven again)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_name(f".{path.name}.lock"), "a", encoding="utf-8") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -16,7 +19,7 @@ import pytest
 
 from cypher_templates.executor import TemplateExecutor
 from cypher_templates.plan import PlanStep
-from cypher_templates.proofs import ReadOnlyProofs
+from cypher_templates.proofs import MAX_SERVERS, ReadOnlyProofs
 from cypher_templates.registry import MANIFEST_PATH, TEMPLATES_DIR, TemplateRegistry
 from cypher_templates.subject import Subject
 
@@ -94,3 +97,54 @@ def test_without_a_file_proofs_last_for_the_process(driver: neo4j.Driver) -> Non
     executor.run(STEP, SUBJECT, NOW)
     executor.run(STEP, SUBJECT, NOW)
     assert CountingExecutor.explains == 1
+
+
+_WRITER = """
+import sys
+from pathlib import Path
+from cypher_templates.proofs import MAX_SERVERS, ReadOnlyProofs
+proofs = ReadOnlyProofs(Path(sys.argv[1]))
+proofs.is_proven("-", "-")  # loaded once, as a CLI process does at its first template
+Path(sys.argv[3]).touch()
+while not Path(sys.argv[4]).exists():  # both loaded: now write at once
+    pass
+for i in range(50):
+    proofs.record(f"Neo4j/5.26.0|{sys.argv[2]}-{i:02d}:7687|", "sha256:" + "a" * 64)
+"""
+
+
+def test_the_server_bound_holds_after_two_processes_write_at_once(
+    driver: neo4j.Driver, tmp_path: Path
+) -> None:
+    path = tmp_path / "proofs.json"
+    mine = ReadOnlyProofs(path)  # this process: it proves on the real server, first and last
+    CountingExecutor(driver, proofs=mine).run(STEP, SUBJECT, NOW)
+    (server,) = json.loads(path.read_text())["proofs"]
+    go = tmp_path / "go"
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-c", _WRITER, str(path), name, str(tmp_path / name), str(go)]
+        )
+        for name in ("a", "b")
+    ]
+    deadline = time.monotonic() + 60
+    while not all((tmp_path / name).exists() for name in ("a", "b")):
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    go.touch()
+    assert [w.wait(timeout=120) for w in writers] == [0, 0]
+    kept = json.loads(path.read_text())["proofs"]
+    assert len(kept) == MAX_SERVERS, len(kept)  # the merge re-added what the trims dropped
+    # The newest of each writer stay; the first server, now the oldest, was dropped.
+    assert {"Neo4j/5.26.0|a-49:7687|", "Neo4j/5.26.0|b-49:7687|"} <= set(kept)
+    assert server not in kept
+    # This process proves a second template on its server: that server is the newest again,
+    # with both its proofs, and the bound still holds.
+    step = PlanStep(
+        template_id="owners_of", evidence_type="ownership", params={"entity_id": "alert:x"}
+    )
+    CountingExecutor(driver, proofs=mine).run(step, SUBJECT, NOW)
+    kept = json.loads(path.read_text())["proofs"]
+    assert len(kept) == MAX_SERVERS and list(kept)[-1] == server
+    assert len(kept[server]) == 2
+    assert CountingExecutor.explains == 2
