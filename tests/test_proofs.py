@@ -101,13 +101,14 @@ def test_without_a_file_proofs_last_for_the_process(driver: neo4j.Driver) -> Non
 
 _WRITER = """
 import sys
+import time
 from pathlib import Path
 from cypher_templates.proofs import MAX_SERVERS, ReadOnlyProofs
 proofs = ReadOnlyProofs(Path(sys.argv[1]))
 proofs.is_proven("-", "-")  # loaded once, as a CLI process does at its first template
 Path(sys.argv[3]).touch()
 while not Path(sys.argv[4]).exists():  # both loaded: now write at once
-    pass
+    time.sleep(0.001)
 for i in range(50):
     proofs.record(f"Neo4j/5.26.0|{sys.argv[2]}-{i:02d}:7687|", "sha256:" + "a" * 64)
 """
