@@ -9,9 +9,14 @@ stdout stay as they were), that this first question pays that cost.
 
 "Not run yet" is known from a small file beside the proof cache
 (`cypher_templates/proofs.py`): the (server, command) pairs a command has finished on. The
-server is the proof cache's key (agent, address, database); `db start` picks a new port, so
-a restarted local server is a new one. A remote server restarted at the same address is not
-noticed, and with `INVESTIGATOR_PROOF_CACHE=off` nothing is remembered, so nothing is said.
+server is the proof cache's key (agent with its version, the resolved address, database);
+`db start` picks a new port, so a restarted local server is a new one. A remote server
+restarted at the same address, same version, is not noticed, and cannot be cheaply: nothing
+the CLI already asks tells a restart (`db.info()`'s store id and creation date survive it;
+Bolt's per-process `connection_id` counter restarts, but the driver keeps it private and a
+load balancer in front of several servers makes it jump), and a start time (JMX) would be
+one more round trip before every command on a terminal. With `INVESTIGATOR_PROOF_CACHE=off`
+nothing is remembered, so nothing is said.
 """
 
 from __future__ import annotations
