@@ -170,3 +170,27 @@ def test_what_an_incident_affected_is_a_claim(later_incident, cli_env, invoke) -
         in (named[0]["statement"])
     )
     assert named[0]["evidence_ids"] == ids
+
+
+def test_the_release_taken_as_then_is_evidence_and_replays(later_incident, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    # At 10:02:37 "then" is the release of 10:02:00: its record was low_relevance, so the
+    # answer relied on a moment nothing in its evidence showed.
+    asked = ["investigate", "Who owned payment-api then?", *BOB,
+             "--as-of", "2026-07-23T10:02:37Z", "--known-at", "2026-07-23T10:03:00Z"]  # fmt: skip
+    doc = json.loads(invoke(*asked, "--json").out)
+    assert any(
+        c["statement"].startswith("At the release release-2026.07.23.1, 2026-07-23T10:02:00Z")
+        for c in doc["claims"]
+    ), doc["claims"]
+    evidence = {ev["element_id"]: ev["evidence_id"] for ev in doc["evidence"]}
+    assert "deploy:release-2026.07.23.1" in evidence, sorted(evidence)
+    # The same answer again (deterministic), and its replay re-executes it identically.
+    again = json.loads(invoke(*asked, "--json").out)
+    assert [ev["evidence_id"] for ev in again["evidence"]] == [
+        ev["evidence_id"] for ev in doc["evidence"]
+    ]
+    replay = invoke("replay", doc["run_id"], "--subject", "acme/user:bob")
+    assert replay.code == 0, replay
+    assert "pack_hash_match: true" in replay.out, replay.out
+    trace = invoke("trace", doc["run_id"], "--subject", "acme/user:bob")
+    assert f"evidence {evidence['deploy:release-2026.07.23.1']} from src:cicd" in trace.out
