@@ -194,6 +194,33 @@ def _incident_facts(ev: Evidence, as_of: datetime) -> str:
     return "".join(f", {p}" for p in parts)
 
 
+def _affected_claims(affected: Sequence[Evidence]) -> list[Claim]:
+    """One claim per incident naming the services it affected, bound to those `AFFECTED_BY`
+    records ("What did the payments incident affect?" listed them only as evidence)."""
+    by_incident: dict[str, list[Evidence]] = {}
+    for ev in affected:
+        parts = ev.element_id.split("|")
+        incident = ev.context.get("incident") or (parts[2] if len(parts) == 3 else None)
+        if isinstance(incident, str):
+            by_incident.setdefault(incident, []).append(ev)
+    out = []
+    for incident, evs in sorted(by_incident.items()):
+        services = sorted(
+            (str(ev.context.get("service") or ev.element_id.split("|")[1]), ev) for ev in evs
+        )
+        named = ", ".join(f"{svc} ({_valid_text(ev)})" for svc, ev in services)
+        out.append(
+            _claim(
+                f"Services affected by incident {incident}: {named}",
+                EpistemicStatus.FACT,
+                0.95,
+                evs,
+                Intent.INCIDENT_LOOKUP.value,
+            )
+        )
+    return out
+
+
 def _named_only(ev: Evidence, found_by_text: Sequence[str] = ()) -> str:
     """How a runbook read as the one the question names is tied to it: by its name, by the
     heading of the section admitted (a file of one section per alert), or by the words of
@@ -340,6 +367,7 @@ def derive_claims(
                     Intent.INCIDENT_LOOKUP.value,
                 )
             )
+        claims.extend(_affected_claims(_with(evidence, "affected_service")))
     firsts = _with(evidence, "error_first_seen")
     timeline = {Intent.INCIDENT_LOOKUP, Intent.ERROR_TIMELINE, Intent.DEPLOYMENT_CORRELATION}
     if intent_set & timeline:

@@ -349,6 +349,9 @@ class GatePolicy(BaseModel):
     # Instants before as_of the question refers to ("who owned it then"): a state record
     # valid at one of them is admitted as well (the claims label which instant it holds at).
     reference_times: list[datetime] = Field(default_factory=list)
+    # Records of the events those instants were taken from (the release taken as "then"):
+    # admitted whatever the plan's evidence types, so the answer shows why that moment.
+    anchor_ids: list[str] = Field(default_factory=list)
     # Lookups that answer with one version (runbooks): of the versions of one SUPERSEDES
     # chain admitted together, only the newest stays; the others are `rejected_superseded`.
     one_version_per_chain: bool = False
@@ -612,7 +615,8 @@ class EvidenceGate:
             if ev.identity == cand.identity:
                 detail = f"already admitted as {ev.evidence_id}"
                 return self._reject(cand, r.DUPLICATE, round_no, detail, winner=ev.evidence_id), []
-        if not (set(cand.evidence_types) & self._relevant):
+        anchor = cand.element_id in p.anchor_ids
+        if not (set(cand.evidence_types) & self._relevant) and not anchor:
             detail = "supports none of the evidence types the plan needs"
             return self._reject(cand, r.LOW_RELEVANCE, round_no, detail), []
         off_focus = self._off_focus(cand)
@@ -622,7 +626,7 @@ class EvidenceGate:
         if conflict_loss is not None:
             return conflict_loss, []
         relevant = set(cand.evidence_types) & self._relevant
-        if all(self._count(t) >= p.top_k_per_type for t in relevant):
+        if not anchor and all(self._count(t) >= p.top_k_per_type for t in relevant):
             detail = f"already {p.top_k_per_type} items for {sorted(relevant)}"
             return self._reject(cand, r.TOP_K_REACHED, round_no, detail), demoted
         cost = evidence_tokens(cand)

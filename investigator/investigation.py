@@ -51,7 +51,7 @@ from investigator.retrieval import RetrievalLoop, StopReason
 from investigator.rubric import Intent, MissingEvidence, required_types, useful_types
 from investigator.runbook_sections import question_focus
 from investigator.session import RunSession, RunSpec
-from investigator.timeline import time_words_not_used
+from investigator.timeline import far_anchor_notes, time_words_not_used
 
 DEFAULT_PURPOSE = "incident_investigation"
 DEFAULT_BUDGET_TOKENS = 8000
@@ -161,6 +161,9 @@ class InvestigationResult(BaseModel):
     # Relative time words of the question the planner does not resolve ("yesterday"): the
     # answer is at `as_of`, and says so.
     unresolved_time_words: list[str] = Field(default_factory=list)
+    # The event taken as "then" when it lies more than a day before `as_of`, said plainly
+    # (the claims name its date, which is easy to miss).
+    time_notes: list[str] = Field(default_factory=list)
     timings: StageTimings = Field(default_factory=StageTimings)
     reused_run: bool = False
 
@@ -408,6 +411,7 @@ def _investigate(
         tool_calls=outcome.tool_calls,
         omissions=len(pack.omissions),
         unresolved_time_words=unplaced,
+        time_notes=far_anchor_notes(request.question, as_of, outcome.known.references),
         timings=timings,
     )
     # The stored result is what an idempotent retry prints again (timings left out).

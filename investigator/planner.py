@@ -272,6 +272,9 @@ NAMED_RELEASE_CHECK = CHECK_PREFIX + "named-release"
 # "Before/after/at the release" with no release in the window the error anchors (or none by
 # as_of): the newest releases of the focus services by then are fetched to place it.
 LATEST_RELEASE_CHECK = CHECK_PREFIX + "latest-release"
+# The release taken as "then" (or "before the release"), read again once placed so that its
+# record is evidence of the answer (the gate admits it as an anchor).
+THEN_RELEASE_CHECK = CHECK_PREFIX + "then-release"
 MAX_FOCUS_SERVICES = 3
 # Questions that weigh causes: a correlation verdict, an open root-cause question's
 # candidates, a list of what changed before the errors. Each needs every change of the
@@ -1127,6 +1130,31 @@ def followup_steps(
     instants = sorted({r.at for r in refs})
     if instants != list(gate.policy.reference_times):
         gate.policy = gate.policy.model_copy(update={"reference_times": instants})
+    # The release a time word was placed at: its record is evidence too (trace/replay show
+    # why that moment), read again when no step admitted it.
+    admitted = {ev.element_id for ev in gate.admitted}
+    anchor_releases = [
+        r
+        for r in known.releases
+        if any(
+            r.service and f"release {r.name or r.id}," in f"{ref.label}, "
+            for ref in refs
+            if ref.kind == "event"
+        )
+    ]
+    anchor_ids = sorted(r.id for r in anchor_releases)
+    if anchor_ids != list(gate.policy.anchor_ids):
+        gate.policy = gate.policy.model_copy(update={"anchor_ids": anchor_ids})
+    anchor_steps = [
+        _step(
+            "deployments_in_window",
+            {"service_id": r.service, "from": _iso(r.at), "to": _iso(r.at)},
+            "deployment_time",
+            step_id=THEN_RELEASE_CHECK,
+        )
+        for r in anchor_releases
+        if r.id not in admitted
+    ]
     alert_steps = [
         _one_hop_step(alert, "FIRED_ON", "out", step_id=ALERT_FIRED_CHECK)
         for alert in known.alerts[:MAX_FOCUS_SERVICES]
@@ -1179,6 +1207,7 @@ def followup_steps(
     ]
     return [
         *alert_steps,
+        *anchor_steps,
         *incident_steps,
         *error_steps,
         *release_steps,

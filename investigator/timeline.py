@@ -14,8 +14,8 @@ Rules, in order (docs/investigation.md, "Time references"):
 2. event words ("then", "at that moment", "at the time (of the incident)", "when it fired",
    当时, 那时, 事发时) mean the anchor event: the first error, else the release, else the
    incident start, else the alert, of the latest episode by `as_of` (a phrase naming one of
-   them picks that one: "during the ledger incident", "when release 2026.07.20.2 was
-   deployed");
+   them picks that one: "during the ledger incident", "during the PAY-4097 incident", "when
+   release 2026.07.20.2 was deployed"; an id or code naming no incident seen names none);
    "when the incident was resolved", "at the end of the incident" mean its `resolved_at`;
    "before the release", "just before the errors started", "before the incident", "before
    the alert fired" (发布前, 故障前) mean one second before that event (a release: before it
@@ -263,7 +263,9 @@ _DAY_WITH_YEAR = (
     r"(?P<dy>\d{4}))?(?![\d:])"
     r"|(?P<mm>" + _MONTH + r")\s+(?P<md>\d{1,2})" + _ORDINAL + r"(?:,?\s+(?P<my>\d{4}))?"
     r"(?![\d:])"
-    r"|(?<!\d)(?P<cy>\d{4})年(?P<cm>\d{1,2})月(?P<cd>\d{1,2})[日号])"
+    r"|(?<!\d)(?P<cy>\d{4})年(?P<cm>\d{1,2})月(?P<cd>\d{1,2})[日号]"
+    # 7月23日: a day without its year in Chinese (the year of as_of, like "July 23")
+    r"|(?<![年\d])(?P<zm>\d{1,2})月(?P<zd>\d{1,2})[日号])"
 )
 _CLOCK = (
     r"(?:(?<![\d:.])(?P<hh>\d{1,2}):(?P<mi>\d{2})(?::(?P<ss>\d{2}))?(?!\d|:\d)"
@@ -444,13 +446,14 @@ def _day_of(m: re.Match[str], year: int | None = None) -> tuple[int, int, int] |
         ("dy", "dm", "dd"),
         ("my", "mm", "md"),
         ("cy", "cm", "cd"),
+        ("", "zm", "zd"),
     ):
         if groups.get(d):
             month = groups[mo]
             number = (
                 int(month) if month.isdigit() else _MONTH_NUMBER.get(month.lower().rstrip("."), 0)
             )
-            if groups.get(y):
+            if y and groups.get(y):
                 return int(groups[y]), number, int(groups[d])
             return None if year is None else (year, number, int(groups[d]))
     if groups.get("cy2"):
@@ -565,8 +568,10 @@ def _year_note(m: re.Match[str], year: int | None) -> str | None:
     """That the year was taken from as_of, when the day was written without one ("July
     24")."""
     groups = m.groupdict()
-    no_year = (groups.get("dd") and not groups.get("dy")) or (
-        groups.get("md") and not groups.get("my")
+    no_year = (
+        (groups.get("dd") and not groups.get("dy"))
+        or (groups.get("md") and not groups.get("my"))
+        or groups.get("zd")
     )
     return f"no year given: the year of as_of, {year}" if no_year and year is not None else None
 
@@ -604,7 +609,8 @@ def _written_times(question: str, year: int | None = None) -> list[_Written]:
             )
             text = _blank(text, m.start(), m.end())
     for m in list(_DAY_ALONE.finditer(text)):
-        at_day = m.group("at_day") or ("年" if m.group("cy2") else "")
+        # A Chinese day is a time without "on" before it (2026年7月23日, 7月23日).
+        at_day = m.group("at_day") or ("年" if m.group("cy2") or m.group("zd") else "")
         words = m.group(0).strip()
         at = _instant(_day_of(m, year), None, None)
         note = _year_note(m, year)
@@ -797,6 +803,34 @@ def time_words_not_used(
     return list(dict.fromkeys(words))
 
 
+# How far from as_of an event taken as "then" may lie before the answer says so.
+FAR_FROM_AS_OF = timedelta(days=1)
+
+
+def _span(delta: timedelta) -> str:
+    """`1 d 2 h`, `130 d 13 h 57 min` (whole minutes: the instants are printed beside it)."""
+    minutes = int(abs(delta).total_seconds()) // 60
+    days, rest = divmod(minutes, 24 * 60)
+    parts = [(days, "d"), (rest // 60, "h"), (rest % 60, "min")]
+    return " ".join(f"{n} {unit}" for n, unit in parts if n) or "0 min"
+
+
+def far_anchor_notes(
+    question: str, as_of: datetime, references: Sequence[ReferenceTime]
+) -> list[str]:
+    """What the answer says when the event taken for the question's "then" (or "during the
+    incident", "before the release") lies more than `FAR_FROM_AS_OF` from `as_of`: the
+    claims name its date, but a user who asked "then" expecting as_of would not notice."""
+    words = time_references(question, as_of).event_words or "then"
+    return [
+        f"{words!r} is taken as {r.describe()}, {_span(as_of - r.at)} before as_of "
+        f"{iso_utc(as_of)}; the answer holds at that moment (and at as_of). Name the moment "
+        "in the question, or give --as-of, to ask about another one"
+        for r in references
+        if r.kind == "event" and as_of - r.at > FAR_FROM_AS_OF
+    ]
+
+
 def refuse_future_known_at(field: str, known_at: datetime | None, now: datetime) -> None:
     """BadInput (exit 2) when `known_at` is later than `now`.
 
@@ -928,21 +962,49 @@ _INCIDENT_NAME_WORDS = re.compile(
 _NOT_A_NAME = frozenset({"whole", "entire", "same", "last", "latest", "recent", "current", "big"})
 
 
+def _incident_text(ev: Evidence) -> str:
+    """The words an incident record is known by: name, id and summary."""
+    summary = ev.context.get("summary", ev.props.get("summary"))
+    return f"{ev.name or ''} {ev.element_id} {summary if isinstance(summary, str) else ''}"
+
+
+def _incident_of_code(incident: Evidence, code: str, evidence: Sequence[Evidence]) -> bool:
+    """Whether `code`'s first error is of this incident: seen within `EPISODE` of its start
+    (an error code its services emitted a year before is not what the incident was)."""
+    start = instant(incident, ("started_at",))
+    if start is None:
+        return False
+    return any(
+        _code(ev) == code
+        and (t := instant(ev, FIRST_SEEN_KEYS)) is not None
+        and abs(t - start) <= EPISODE
+        for ev in evidence
+        if "error_first_seen" in ev.evidence_types
+    )
+
+
 def _named_incidents(evidence: Sequence[Evidence], words: str | None) -> list[Evidence]:
     """The incident records the question's words name ("the payments incident": those whose
-    name or id has every word), else all of them."""
+    name, id or summary has every word; "the PAY-4097 incident": the incident of that error
+    code), else all of them. Words with an id or a code in them that name no incident the
+    subject sees name none: no other incident stands in for it (before, the latest did)."""
     incidents = [ev for ev in evidence if ev.type == "Incident"]
     found = _INCIDENT_NAME_WORDS.search(words or "")
-    tokens = [
-        t.lower().rstrip("s")
-        for t in (found.group(1).split() if found else [])
-        if t.lower() not in _NOT_A_NAME
-    ]
+    raw = [t for t in (found.group(1).split() if found else []) if t.lower() not in _NOT_A_NAME]
+    tokens = [t.lower().rstrip("s") for t in raw]
+    codes = [t for t in raw if _ERROR_CODE.fullmatch(t)]
     named = [
         ev
         for ev in incidents
-        if tokens and all(t in f"{ev.name or ''} {ev.element_id}".lower() for t in tokens)
+        if tokens
+        and all(
+            t in _incident_text(ev).lower()
+            or (t.upper() in codes and _incident_of_code(ev, t.upper(), evidence))
+            for t in tokens
+        )
     ]
+    if not named and any(any(ch.isdigit() for ch in t) for t in tokens):
+        return []  # "the PAY-9999 incident": an id nobody sees is not the latest incident
     return named or incidents
 
 

@@ -410,7 +410,12 @@ def test_a_named_incident_and_while_the_errors_happened_are_their_events(  # typ
         V3_AT + "the first PAY-4097 error, 2026-07-23T10:02:38Z (the question says 'while "
         "PAY-4097 was happening')"
     ) in errors.out, errors.out
-    assert "Time       " not in incident.out + errors.out
+    assert "Time       not " not in incident.out + errors.out
+    # Months before as_of: the moment taken is said plainly (time_notes).
+    assert (
+        "Time       'during the payments incident' is taken as the start of incident Payments "
+        "authorization failures 2026-07-23, 2026-07-23T10:02:38Z, 130 d 13 h 57 min before as_of"
+    ) in incident.out, incident.out
 
 
 @pytest.mark.parametrize(

@@ -98,6 +98,7 @@ def render_report(
             "bounds what the answer may know; the answer is at as_of. Give a later --as-of "
             "to ask about that time"
         )
+    lines += [f"Time       {_clean(note, 400)}" for note in result.time_notes]
     lines += ["", "Claims"]
     if not result.claims:
         lines.append("  (none: no claim without evidence)")
