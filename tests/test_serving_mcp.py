@@ -460,6 +460,43 @@ def test_http_a_session_answers_only_the_token_that_opened_it(  # type: ignore[n
     assert own.status_code == 200 and "runbook_lookup" in own.text, own.text
 
 
+def test_http_a_repeated_session_or_token_header_is_refused(  # type: ignore[no-untyped-def]
+    demo_graph, http_server
+) -> None:
+    # Found by an attacker: the gate read the last Mcp-Session-Id and the SDK the first, so
+    # another token with bob's id first and an unknown one last ended bob's session and
+    # received his answers. A repeated header is refused before anything runs.
+    accept = [("Accept", "application/json, text/event-stream")]
+    hello = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"},
+        },
+    }
+    bob = [*accept, ("Authorization", f"Bearer {BOB_TOKEN}")]
+    opened = httpx2.post(http_server, json=hello, headers=bob, timeout=30)
+    assert opened.status_code == 200, opened.text
+    session = opened.headers["mcp-session-id"]
+    on_bobs = [*bob, ("Mcp-Session-Id", session)]
+    ready = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    assert httpx2.post(http_server, json=ready, headers=on_bobs, timeout=30).status_code == 202
+    listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+    alice = [*accept, ("Authorization", f"Bearer {ALICE_TOKEN}")]
+    twice = [*alice, ("Mcp-Session-Id", session), ("Mcp-Session-Id", "f" * 32)]
+    stolen = httpx2.post(http_server, json=listing, headers=twice, timeout=30)
+    assert stolen.status_code == 400, stolen.text
+    assert "Mcp-Session-Id header is given more than once" in stolen.text
+    assert httpx2.delete(http_server, headers=twice, timeout=30).status_code == 400
+    two_tokens = [*on_bobs, ("Authorization", f"Bearer {ALICE_TOKEN}")]
+    assert httpx2.post(http_server, json=listing, headers=two_tokens, timeout=30).status_code == 400
+    own = httpx2.post(http_server, json=listing, headers=on_bobs, timeout=30)
+    assert own.status_code == 200 and "runbook_lookup" in own.text, own.text
+
+
 def test_http_token_is_the_principal(demo_graph, http_server) -> None:  # type: ignore[no-untyped-def]
     runs: dict[str, str] = {}
 

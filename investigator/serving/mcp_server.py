@@ -121,7 +121,8 @@ class BearerGate:
     """ASGI middleware: no valid bearer token, a 401 and nothing runs. A session belongs to
     the principal whose token opened it: another token naming its id gets the 404 of an
     unknown session (the MCP SDK routes a response by session and request id alone, so
-    another tenant's token on a leaked session id received the owner's answer)."""
+    another tenant's token on a leaked session id received the owner's answer). A request
+    that repeats either header is refused (400): the gate must check the value the SDK uses."""
 
     def __init__(self, app: ASGIApp, tokens: TokenTable) -> None:
         self.app = app
@@ -132,13 +133,18 @@ class BearerGate:
         if scope["type"] != "http":
             await self.app(scope, receive, send)  # lifespan: the session manager's start/stop
             return
-        header = None
-        session = None
-        for name, value in scope.get("headers", ()):
-            if name.lower() == b"authorization":
-                header = value.decode("latin-1")
-            elif name.lower() == _SESSION_HEADER:
-                session = value
+        tokens = [v for n, v in scope.get("headers", ()) if n.lower() == b"authorization"]
+        sessions = [v for n, v in scope.get("headers", ()) if n.lower() == _SESSION_HEADER]
+        if len(tokens) > 1 or len(sessions) > 1:
+            # One value each, or the gate and the SDK may read different ones: the SDK takes
+            # the first session id, and a victim's id first with an unowned one last passed
+            # the owner check while the SDK served the victim's session.
+            twice = "Authorization" if len(tokens) > 1 else "Mcp-Session-Id"
+            detail = f"the {twice} header is given more than once"
+            await _refuse(send, 400, {"error": "bad request", "detail": detail}, [])
+            return
+        header = tokens[0].decode("latin-1") if tokens else None
+        session = sessions[0] if sessions else None
         principal = self.tokens.principal_for(header)
         if principal is None:
             await _refuse(
