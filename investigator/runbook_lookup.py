@@ -38,7 +38,7 @@ from pydantic import (
 
 from cypher_templates.executor import TemplateExecutor
 from cypher_templates.plan import PlanStep, QueryPlan
-from graph_schema.alert_names import alert_names, identifier_words
+from graph_schema.alert_names import alert_names, identifier_words, is_alert_name
 from graph_schema.canonical import iso_utc
 from investigator.context_graph.models import RunStatus
 from investigator.context_graph.recorder import RunRecorder
@@ -837,9 +837,23 @@ class RunbookLookup:
             for q in queries
         ]
         rows = [ev for found in run.stage(steps) for ev in found]
-        return rank_suggestions(
-            query.value, [Candidate(element_id=ev.element_id, name=ev.name) for ev in rows]
-        )
+        candidates: dict[str, Candidate] = {}
+        for ev in rows:
+            # The rules of one alert (one per severity, `alert:X@1`, `alert:X@2`) are one
+            # suggestion, by the name `--alert` takes, not three ids of one name.
+            name = _alertname(ev) if ev.type == "Alert" else ev.element_id
+            shown = name if ev.type == "Alert" and "@" in ev.element_id else ev.element_id
+            candidates.setdefault(name.casefold(), Candidate(element_id=shown, name=ev.name))
+        if query.target is LookupTarget.ALERT:
+            # A section headed by an alert's name answers `--alert NAME` too (Mimir's
+            # runbooks page): its heading, of a runbook the subject may read, is a suggestion.
+            for ev in rows:
+                titles = ev.props.get("section_titles") if ev.type == "Runbook" else None
+                for title in titles if isinstance(titles, list) else []:
+                    heading = str(title).strip()
+                    if is_alert_name(heading):
+                        candidates.setdefault(heading.casefold(), Candidate(element_id=heading))
+        return rank_suggestions(query.value, list(candidates.values()))
 
     # -- resolving the target -------------------------------------------------------------
 

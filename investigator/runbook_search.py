@@ -76,6 +76,12 @@ ALERT_CANDIDATES = 10
 ALERT_MATCH = 0.8
 ALERT_WEIGHT = 2.0
 _ALERT_TEXT_PROPS = ("summary", "description", "message", "annotations_json")
+# The annotations a page shows (Alertmanager fills their `{{ $labels.x }}` in): an alert one
+# of whose own texts has at least ALERT_OWN_MATCH of its words in the query, and
+# ALERT_OWN_WORDS words at least, was pasted, whatever label values the page added.
+_ALERT_PAGE_PROPS = ("message", "summary", "description")
+ALERT_OWN_MATCH = 0.9
+ALERT_OWN_WORDS = 2
 
 # Words that say nothing about which runbook fits: English function words and the phrasing
 # every alert description shares ("this alert fires when ...").
@@ -375,6 +381,21 @@ def _alert_words(alert: Evidence) -> set[str]:
     return {_stem(w) for w in words}
 
 
+def _own_cover(alert: Evidence, query: set[str]) -> tuple[float, int]:
+    """How much of one of the alert's own page texts (`message`, `summary`, `description`,
+    templates left out) the query has, and how many words that text has: the best such
+    text with at least ALERT_OWN_WORDS words, else (0.0, 0)."""
+    best = (0.0, 0)
+    for key in _ALERT_PAGE_PROPS:
+        value = alert.props.get(key)
+        if not isinstance(value, str):
+            continue
+        own = {_stem(w) for w in search_terms(value)}
+        if len(own) >= ALERT_OWN_WORDS:
+            best = max(best, (len(own & query) / len(own), len(own)))
+    return best
+
+
 def search_runbooks(run: LookupSteps, text: str) -> tuple[TextRanking, list[Evidence]]:
     """Free text -> re-ranked runbook candidates (and the hits they came from).
 
@@ -398,18 +419,30 @@ def search_runbooks(run: LookupSteps, text: str) -> tuple[TextRanking, list[Evid
     # label values a pasted summary carries (namespace, cluster) are in many runbooks.
     weight = _rarity(stems, [_runbook_words(hit) for hit in hits])
     total = sum(weight.values())
-    matched = sorted(
-        (
-            (sum(weight[s] for s in stems if s in _alert_words(alert)) / total, alert.element_id)
-            for alert in alerts
-        ),
-        key=lambda m: (-m[0], m[1]),
-    )
+    query_set = set(stems)
+    scored = []
+    for alert in alerts:
+        share = sum(weight[s] for s in stems if s in _alert_words(alert)) / total
+        own, size = _own_cover(alert, query_set)
+        # A pasted page: the alert's own words are all there, beside the label values
+        # Alertmanager filled in (cluster, pod), which no alert's text has. Of two alerts
+        # whose text the page holds, the longer text is the more specific one.
+        pasted = own >= ALERT_OWN_MATCH
+        scored.append((max(share, own) if pasted else share, size if pasted else 0, alert))
+    scored.sort(key=lambda m: (-m[0], -m[1], m[2].element_id))
+    # One per alert name: the rules of one alert (one per severity) are one alert, not two
+    # that match alike.
+    by_name: dict[str, tuple[float, int, str]] = {}
+    for fit, size, alert in scored:
+        name = str(alert.props.get("alertname") or alert.name or alert.element_id)
+        by_name.setdefault(name, (fit, size, alert.element_id))
+    matched = list(by_name.values())
     links: dict[str, tuple[float, str | None]] = {}
     # The two best-matching alerts (summaries of sibling alerts often differ by one word).
-    for alert_fit, alert_id in matched[:2]:
-        if alert_fit < ALERT_MATCH:
-            break
+    best_size = matched[0][1] if matched else 0
+    for alert_fit, size, alert_id in matched[:2]:
+        if alert_fit < ALERT_MATCH or size < best_size:
+            break  # matches less, or only a shorter text of the page than the best one
         rows = run.call(
             "dependency_neighbourhood",
             {"start_id": alert_id},

@@ -60,6 +60,9 @@ _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
 _HEADING_LINE = re.compile(r"^#{1,6}\s")
 # Free text picks an alert's section by the words of its name: at least this many.
 _MIN_TITLE_WORDS = 2
+# Free text that chose no section of a file of alert sections: the sections named instead.
+CLOSEST_SECTIONS = 3
+CLOSEST_TITLE_WEIGHT = 2
 
 
 class SectionFocus(BaseModel):
@@ -230,6 +233,21 @@ def _by_title_words(sections: list[Section], alerts: list[int], text: str) -> in
     return scored[0][1]
 
 
+def closest_sections(sections: list[Section], alerts: list[int], text: str) -> list[str]:
+    """The headings of the alert sections nearest free `text`, best first (at most
+    CLOSEST_SECTIONS, none that shares no word with it): the query's words in the heading
+    count CLOSEST_TITLE_WEIGHT times, in the section's text (its subsections' too) once."""
+    wanted = query_stems(text)
+    scored = []
+    for i in alerts:
+        title = text_stems(sections[i].title)
+        body = text_stems(" ".join(sections[k].body for k in range(i, _scope_end(sections, i))))
+        score = CLOSEST_TITLE_WEIGHT * len(wanted & title) + len(wanted & body)
+        if score:
+            scored.append((-score, i))
+    return [sections[i].title.strip() for _, i in sorted(scored)[:CLOSEST_SECTIONS]]
+
+
 def _spelled(sections: list[Section], alerts: list[int], text: str) -> int | None:
     """The one alert section whose name `text` spells out in words (`spelled_out`)."""
     spelled = spelled_out(text, [sections[i].title.strip() for i in alerts])
@@ -378,6 +396,43 @@ def alert_section(ev: Evidence, focus: SectionFocus) -> str | None:
     return None if chosen is None else locators.get(sections[chosen].anchor)
 
 
+# A section that only refers to another of the same file ("Same as [`MimirX`](#MimirX).",
+# "See MimirX."): at most this many lines, starting with these words.
+_SAME_AS = re.compile(r"^\W*(?:same as|see)\b", re.IGNORECASE)
+_SAME_AS_LINES = 2
+_SECTION_LINK = re.compile(r"\]\(#([^)\s]+)\)")
+
+
+def _same_as(sections: list[Section], chosen: int) -> int | None:
+    """The section of the same file that section `chosen` only refers to, when its text is
+    nothing but that ("Same as MimirX"), else None."""
+    lines = _body_lines(sections[chosen].body)
+    if not lines or len(lines) > _SAME_AS_LINES or not _SAME_AS.match(lines[0]):
+        return None
+    if _scope_end(sections, chosen) != chosen + 1:
+        return None  # it has subsections of its own: more than a reference
+    text = " ".join(lines)
+    target = _named(sections, (*_SECTION_LINK.findall(text), *alert_names(text)))
+    return None if target is None or target == chosen else target
+
+
+def _section_steps(sections: list[Section], locators: dict[str, str], chosen: int) -> RunbookSteps:
+    """The steps of section `chosen` (its subsections' too)."""
+    scope = range(chosen, _scope_end(sections, chosen))
+    found = _first_steps(sections, scope, locators, heads=True)
+    if found is not None:
+        return found
+    # A subsection's lines under its title ("Write latency:"): they hold for that case.
+    text = "\n".join(
+        line
+        for i in scope
+        for line in (*((f"{sections[i].title}:",) if i != chosen else ()), sections[i].body)
+    )
+    return _no_procedure(
+        RunbookSteps(lines=_shown(text), locator=locators.get(sections[chosen].anchor))
+    )
+
+
 def runbook_steps(ev: Evidence, focus: SectionFocus | None = None) -> RunbookSteps:
     """The steps to show of runbook `ev` for what the lookup asked about (`focus`)."""
     structure = _structure(ev)
@@ -390,19 +445,17 @@ def runbook_steps(ev: Evidence, focus: SectionFocus | None = None) -> RunbookSte
     if chosen == 0 and _scope_end(sections, 0) == len(sections):
         chosen = None  # the whole document (a file named after its one alert): read as one
     if chosen is not None:
-        scope = range(chosen, _scope_end(sections, chosen))
-        found = _first_steps(sections, scope, locators, heads=True)
-        if found is not None:
-            return found
-        # A subsection's lines under its title ("Write latency:"): they hold for that case.
-        text = "\n".join(
-            line
-            for i in scope
-            for line in (*((f"{sections[i].title}:",) if i != chosen else ()), sections[i].body)
+        same = _same_as(sections, chosen)
+        if same is None:
+            return _section_steps(sections, locators, chosen)
+        # "Same as MimirX": that section's steps, said where they come from.
+        steps = _section_steps(sections, locators, same)
+        target = sections[same].title.strip()
+        note = (
+            f"the section {sections[chosen].title.strip()} only refers to {target} "
+            f"('Same as'): the steps shown are those of {target}"
         )
-        return _no_procedure(
-            RunbookSteps(lines=_shown(text), locator=locators.get(sections[chosen].anchor))
-        )
+        return steps.model_copy(update={"note": "; ".join(n for n in (note, steps.note) if n)})
     if len(alerts) < 2:
         found = _first_steps(sections, range(len(sections)), locators)
         return found or _no_procedure(_plain_steps(ev))
@@ -410,12 +463,16 @@ def runbook_steps(ev: Evidence, focus: SectionFocus | None = None) -> RunbookSte
     opening = (ev.content or "").splitlines()[: sections[alerts[0]].line]
     asked = ", ".join(focus.names) if focus.names else None
     about = f"none is about {asked}" if asked else "the lookup named none of them"
+    note = (
+        f"the runbook has a section for each of {len(alerts)} alerts and {about}: "
+        "the steps shown are its opening text"
+    )
+    if focus.text and (closest := closest_sections(sections, alerts, focus.text)):
+        # The opening text answers nothing: the sections nearest the words, to ask next.
+        note += f"; closest sections: {', '.join(closest)} (--alert NAME shows one)"
     return RunbookSteps(
         lines=_shown("\n".join(line for line in opening if not _HEADING_LINE.match(line))),
-        note=(
-            f"the runbook has a section for each of {len(alerts)} alerts and {about}: "
-            "the steps shown are its opening text"
-        ),
+        note=note,
     )
 
 

@@ -513,7 +513,7 @@ def test_a_word_every_alert_shares_shows_no_one_alerts_steps(  # type: ignore[no
     assert runbook["id"] == "runbook:vault"
     assert runbook["steps_locator"] is None
     assert runbook["steps"] == ["Every Vault alert links here."]
-    assert runbook["steps_note"].endswith("the steps shown are its opening text")
+    assert "the steps shown are its opening text" in runbook["steps_note"]
     # One alert's words still pick its section.
     assert _lookup(invoke, "vault backup lease failing")["runbook"]["steps_locator"] == (
         "vault.md#how-to-fix"
