@@ -799,3 +799,48 @@ def test_a_runbook_of_only_links_and_tables_says_it_has_no_steps(  # type: ignor
     )
     text = invoke("runbook", "--alert", "CacheGetSlow", "--subject", "user:oncall")
     assert "(the runbook has no steps: what is shown is a list of links or a table)" in text.out
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "help with StoragePollsFailing",
+        "alert StoragePollsFailing is paging me",
+        "StoragePollsFailing what now",
+        "why is StoragePollsFailing firing?",
+        "StoragePollsFailing is firing, how do I fix it?",
+    ],
+)
+def test_a_question_naming_an_alert_gets_the_section_runbook_lookup_shows(  # type: ignore[no-untyped-def]
+    sectioned: neo4j.Driver, invoke, question: str
+) -> None:
+    # Before, only a question with a runbook word asked for the runbook: "help with X" was an
+    # entity lookup, "alert X is paging me" an incident lookup, "why is X firing?" a
+    # root-cause search, and the section `runbook --alert X` shows was rejected as
+    # `low_relevance`, no runbook in the answer.
+    result = invoke("investigate", question, "--subject", "user:oncall", "--json")
+    assert result.code == 0, result
+    doc = json.loads(result.out)
+    runbook_claims = [
+        c["statement"] for c in doc["claims"] if c["statement"].startswith("Runbook ")
+    ]
+    assert [s.endswith("[storage.md#storagepollsfailing]") for s in runbook_claims] == [True]
+    # The runbook is in the answer, so it is not also listed as rejected for relevance (its
+    # whole text, hit by the fulltext channel before the alert was known).
+    assert not [
+        r for r in doc["rejected"]
+        if r["element_id"] == "runbook:storage" and r["reason"] == "low_relevance"
+    ]  # fmt: skip
+
+
+def test_a_question_about_an_alerts_incident_is_not_a_runbook_question(  # type: ignore[no-untyped-def]
+    sectioned: neo4j.Driver, invoke
+) -> None:
+    # The gate stays as strict for what does not ask about the alert alone.
+    result = invoke(
+        "investigate", "Which incident did StoragePollsFailing trigger?",
+        "--subject", "user:oncall", "--json",
+    )  # fmt: skip
+    assert result.code == 0, result
+    doc = json.loads(result.out)
+    assert not [c for c in doc["claims"] if c["statement"].startswith("Runbook ")]
