@@ -163,6 +163,15 @@ def _with(evidence: Sequence[Evidence], etype: str) -> list[Evidence]:
     return [ev for ev in evidence if etype in ev.evidence_types]
 
 
+def _validity(ev: Evidence) -> str:
+    """` (valid A to B)` after a runbook or policy claim, or nothing when the document states
+    no validity at all (an imported file: in force until replaced, nothing to repeat in every
+    claim; records of other kinds keep saying it)."""
+    if ev.valid_from is None and ev.valid_to is None:
+        return ""
+    return f" ({_valid_text(ev)})"
+
+
 def _valid_text(ev: Evidence) -> str:
     end = iso_utc(ev.valid_to) if ev.valid_to else "open"
     if ev.valid_from is None:
@@ -304,7 +313,7 @@ def derive_claims(
             claims.append(
                 _claim(
                     f"Runbook {_label(ev)} ({ev.element_id}){tie} is the version "
-                    f"in force {_in_force(ev, refs, as_of, runbooks)} ({_valid_text(ev)}){where}",
+                    f"in force {_in_force(ev, refs, as_of, runbooks)}{_validity(ev)}{where}",
                     EpistemicStatus.FACT,
                     0.95,
                     [ev],
@@ -318,7 +327,7 @@ def derive_claims(
             claims.append(
                 _claim(
                     f"Policy {_label(ev)} ({ev.element_id}) is in force "
-                    f"{_in_force(ev, refs, as_of, policies)} ({_valid_text(ev)}){where}",
+                    f"{_in_force(ev, refs, as_of, policies)}{_validity(ev)}{where}",
                     EpistemicStatus.FACT,
                     0.95,
                     [ev],

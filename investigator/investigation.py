@@ -9,7 +9,7 @@ session records the run into the Context Graph when a `RunRecorder` is given
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 
 import neo4j
@@ -26,7 +26,7 @@ from investigator.claims import (
 )
 from investigator.context_graph.models import RunStatus, ToolCallRecord
 from investigator.context_graph.recorder import RunRecorder
-from investigator.evidence import Evidence, Rejection
+from investigator.evidence import Evidence, Rejection, RejectionReason
 from investigator.gate import Conflict, GatePolicy
 from investigator.pack import (
     MAX_BUDGET_TOKENS,
@@ -168,15 +168,26 @@ class InvestigationResult(BaseModel):
     reused_run: bool = False
 
 
-def final_rejections(rejections: list[Rejection], admitted_ids: list[str]) -> list[Rejection]:
+def final_rejections(
+    rejections: list[Rejection],
+    admitted_ids: list[str],
+    admitted_records: Iterable[tuple[str, int]] = (),
+) -> list[Rejection]:
     """Rejections as the user sees them: the latest decision per candidate (a later graph
     channel knows more than an earlier text hit), none for candidates that another tool call
-    brought into the pack. The Context Graph keeps every decision."""
+    brought into the pack, and no `low_relevance` for a record (element id, version) the
+    pack holds in another form (a runbook's section, admitted through the alert it applies
+    to, beside its whole text found by the fulltext channel before the plan needed runbooks).
+    The Context Graph keeps every decision."""
     inside = set(admitted_ids)
+    records = set(admitted_records)
     latest: dict[str, Rejection] = {}
     for rej in rejections:
-        if rej.candidate_id not in inside:
-            latest[rej.candidate_id] = rej
+        if rej.candidate_id in inside:
+            continue
+        if rej.reason == RejectionReason.LOW_RELEVANCE and (rej.element_id, rej.version) in records:
+            continue
+        latest[rej.candidate_id] = rej
     return list(latest.values())
 
 
@@ -396,7 +407,11 @@ def _investigate(
         verdict=claim_set.verdict,
         claims=claims,
         evidence=pack.evidence,
-        rejected=final_rejections(gate.rejected, pack.evidence_ids()),
+        rejected=final_rejections(
+            gate.rejected,
+            pack.evidence_ids(),
+            [(ev.element_id, ev.version) for ev in pack.evidence],
+        ),
         missing_evidence=claim_set.missing_evidence,
         confounders=claim_set.confounders,
         conflicts=gate.conflicts,

@@ -156,28 +156,26 @@ _DEPENDENCIES_ASKED = re.compile(
 # question's one ask ("did an upstream deployment cause it?" is a correlation question).
 _UP_OR_DOWNSTREAM = re.compile(r"\b(?:upstream|downstream)\b|上游|下游", re.IGNORECASE)
 
-# What may stand beside alert names in a question that is nothing but the alerts that paged.
-_PAGE_WORDS = re.compile(
-    r"\[(?:FIRING|RESOLVED)(?::\d+)?\]|\b(?:alerts?|is|are|the|firing|fired|fires|"
-    r"triggered|paged|page|critical|warning|info|again|now)\b|[\s.,:;!?()'\"-]+|"
-    # The labels a notification carries ("(service=payment-api severity=page)", "{job=x}").
-    r"\b[A-Za-z_][A-Za-z0-9_]*=(?:\"[^\"]*\"|[^\s,(){}]+)|[{}]",
-    re.IGNORECASE,
-)
-
-
 _RUNBOOK_RULE = next(p for i, p in _INTENT_RULES if i is Intent.APPLICABLE_RUNBOOK)
 
 
-def _names_only_alerts(question: str) -> bool:
-    """Whether the question is alert names and nothing else a question would say."""
+# What an incident lookup asks for beside an alert's name ("which incident did X trigger?",
+# "X errors"): "alert" and "fired" name the alert itself.
+_INCIDENT_ASKED = re.compile(
+    r"\b(incident|outage|errors?|failures?)\b|故障|事故|报错", re.IGNORECASE
+)
+
+
+def _asks_only_about_alerts(question: str) -> bool:
+    """Whether the question names alerts and asks nothing an intent rule or an incident
+    lookup reads (called when no intent rule matched)."""
     names = alert_names(question)
     if not names:
         return False
     rest = question
     for name in sorted(names, key=len, reverse=True):
         rest = rest.replace(name, " ")
-    return not _PAGE_WORDS.sub("", rest).strip()
+    return not (_INCIDENT_ASKED.search(rest) or _ERROR_CODE.search(rest))
 
 
 # "What else could have caused it?", "alternative explanations", "besides the release, what
@@ -390,14 +388,19 @@ def detect_intents(question: str) -> list[Intent]:
             found.discard(Intent.DEPENDENCIES)
     if found == {Intent.DEPENDENCIES} and _UP_OR_DOWNSTREAM.search(question):
         found.add(Intent.DEPENDENTS)
+    if not found and _asks_only_about_alerts(question):
+        # On-call pastes the alert that paged ("KubeAPIDown", "[FIRING:1] etcdNoLeader") or
+        # names it with no other ask ("help with X", "alert X is paging me", "X what now"):
+        # what to do about it is the answer, as `runbook --alert X` gives it, not the
+        # alert's name read back (nor an incident report it never asked for).
+        found.update({Intent.ENTITY_LOOKUP, Intent.APPLICABLE_RUNBOOK})
+    if found == {Intent.ROOT_CAUSE} and alert_names(question):
+        # "Why is X firing?": an alert's runbook is where what makes it fire is written.
+        found.add(Intent.APPLICABLE_RUNBOOK)
     if not found and (_ERROR_CODE.search(question) or _INCIDENT_WORDS.search(question)):
         found.add(Intent.INCIDENT_LOOKUP)
     if not found:
         found.add(Intent.ENTITY_LOOKUP)
-        if _names_only_alerts(question):
-            # On-call pastes the alert that paged ("KubeAPIDown", "[FIRING:1] etcdNoLeader"):
-            # what to do about it is the answer, not the alert's name read back.
-            found.add(Intent.APPLICABLE_RUNBOOK)
     if time_references(question).event is not None and not found & _ANCHOR_INTENTS:
         # "Who owned it then?": the anchor event (the first error) must be found to know
         # when "then" is (investigator.timeline).

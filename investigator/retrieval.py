@@ -560,9 +560,11 @@ class RetrievalLoop:
         named = [row for row in nodes if (row.element.name or "").lower() in self.question_words]
         spelled = spelled_out(self.inp.question, [row.element.name or "" for row in nodes])
         self.spelled_ids.update(nodes[i].element.element_id for i in spelled)
-        for i in spelled:
-            name = nodes[i].element.name or ""
-            if nodes[i].element.type == "Alert" and name not in self.asked_alerts:
+        # An alert typed as one word in another case ("mimiringesterunhealthy fired") is
+        # asked about as if typed as named: its section, not the whole file of 100 alerts.
+        for el in [nodes[i].element for i in spelled] + [row.element for row in named]:
+            name = el.name or ""
+            if el.type == "Alert" and name and name not in self.asked_alerts:
                 self.asked_alerts.append(name)
         ids = {row.element.element_id for row in named}
         named += [nodes[i] for i in spelled if nodes[i].element.element_id not in ids]

@@ -316,11 +316,53 @@ _CONTENTS_LINE = re.compile(r"^\s*(?:[-*+]\s+\[[^\]]*\]\([^)]*\)\W*|\|.*)$")
 NO_STEPS_NOTE = "the runbook has no steps: what is shown is a list of links or a table"
 
 
+# A link in a list to a heading of the same file: `* [thanos-compact](#thanos-compact)`.
+_SECTION_LINK = re.compile(r"^\s*[-*+]\s+\[[^\]]*\]\((#[^)\s]+)\)\W*$")
+
+
+def _listed_rows(
+    sections: list[Section], locators: dict[str, str], focus: SectionFocus
+) -> RunbookSteps | None:
+    """Of a runbook with no steps (a table of contents, then a table of alerts per section:
+    Thanos' mixin `runbook.md`), the lines of the one section that list the alert asked
+    about, or None (no alert asked about, or listed in no section or in several)."""
+    names = [n for n in focus.names if is_alert_name(n)]
+    if not names:
+        return None
+    word = re.compile(r"\b(?:" + "|".join(map(re.escape, names)) + r")\b")
+    hits = [
+        (section, [line for line in section.body.splitlines() if word.search(line)])
+        for section in sections
+    ]
+    hits = [(section, lines) for section, lines in hits if lines]
+    if len(hits) != 1:
+        return None
+    section, lines = hits[0]
+    # A table's rows read with its header (`|Name|Summary|Description|...`).
+    header = next((line for line in section.body.splitlines() if line.startswith("|")), None)
+    if header is not None and lines[0].startswith("|") and header not in lines:
+        lines = [header, *lines]
+    note = (
+        f"the runbook has no steps: what is shown is where section '{section.title}' of it "
+        f"lists {names[0]}"
+    )
+    return RunbookSteps(lines=lines[:5], locator=locators.get(section.anchor), note=note)
+
+
 def _no_procedure(steps: RunbookSteps) -> RunbookSteps:
     """`steps` read from a text with no steps section, saying so when its lines are only
     links or table rows (Thanos' mixin `runbook.md`, a table of contents and a table of
-    alerts, was shown as the steps, with no note)."""
+    alerts, was shown as the steps, with no note); links to the file's own headings are
+    said to be its sections, not other runbooks."""
     if steps.note is None and steps.lines and all(map(_CONTENTS_LINE.match, steps.lines)):
+        anchors = [m.group(1) for m in map(_SECTION_LINK.match, steps.lines) if m]
+        if anchors and len(anchors) == sum(1 for line in steps.lines if "](" in line):
+            shown = ", ".join(anchors[:3]) + (", ..." if len(anchors) > 3 else "")
+            note = (
+                "the runbook has no steps: what is shown is its table of contents, links to "
+                f"sections of this same runbook ({shown}), not to other runbooks"
+            )
+            return steps.model_copy(update={"note": note})
         return steps.model_copy(update={"note": NO_STEPS_NOTE})
     return steps
 
@@ -458,7 +500,11 @@ def runbook_steps(ev: Evidence, focus: SectionFocus | None = None) -> RunbookSte
         return steps.model_copy(update={"note": "; ".join(n for n in (note, steps.note) if n)})
     if len(alerts) < 2:
         found = _first_steps(sections, range(len(sections)), locators)
-        return found or _no_procedure(_plain_steps(ev))
+        plain = found or _no_procedure(_plain_steps(ev))
+        if found is None and plain.note is not None:
+            # A table of contents: the rows of this file's sections that name the alert.
+            return _listed_rows(sections, locators, focus) or plain
+        return plain
     # Sections for several alerts, none asked about: their steps are not this lookup's.
     opening = (ev.content or "").splitlines()[: sections[alerts[0]].line]
     asked = ", ".join(focus.names) if focus.names else None

@@ -9,6 +9,7 @@ title contained a steps-like word anywhere, here `StorageCompactionsFailing` ("a
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import neo4j
@@ -793,9 +794,124 @@ def test_a_runbook_of_only_links_and_tables_says_it_has_no_steps(  # type: ignor
     )
     _ingest(invoke, tmp_path / "runbooks", tmp_path / "rules.yaml")
     runbook = _lookup(invoke, "--alert", "CacheGetSlow")["runbook"]
-    assert runbook["steps"][0] == "* [cache-get](#cache-get)", runbook["steps"]
+    # The alert is listed in one section: its row there, with the table's header (before
+    # 2026-12-04: the table of contents, "a list of links or a table").
+    assert runbook["steps"] == [
+        "|Name|Summary|Severity|",
+        "|CacheGetSlow|Cache reads are slow.|warning|",
+    ]
+    assert runbook["steps_locator"] == "runbook.md#cache-get"
     assert runbook["steps_note"] == (
-        "the runbook has no steps: what is shown is a list of links or a table"
+        "the runbook has no steps: what is shown is where section 'cache-get' of it lists "
+        "CacheGetSlow"
     )
     text = invoke("runbook", "--alert", "CacheGetSlow", "--subject", "user:oncall")
-    assert "(the runbook has no steps: what is shown is a list of links or a table)" in text.out
+    assert "where section 'cache-get' of it lists CacheGetSlow)" in text.out
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "help with StoragePollsFailing",
+        "alert StoragePollsFailing is paging me",
+        "StoragePollsFailing what now",
+        "why is StoragePollsFailing firing?",
+        "StoragePollsFailing is firing, how do I fix it?",
+        # Typed in another case: before, the whole file (on Mimir's 100 sections, more than
+        # the default budget: exit 2).
+        "storagepollsfailing fired, what do I do?",
+    ],
+)
+def test_a_question_naming_an_alert_gets_the_section_runbook_lookup_shows(  # type: ignore[no-untyped-def]
+    sectioned: neo4j.Driver, invoke, question: str
+) -> None:
+    # Before, only a question with a runbook word asked for the runbook: "help with X" was an
+    # entity lookup, "alert X is paging me" an incident lookup, "why is X firing?" a
+    # root-cause search, and the section `runbook --alert X` shows was rejected as
+    # `low_relevance`, no runbook in the answer.
+    result = invoke("investigate", question, "--subject", "user:oncall", "--json")
+    assert result.code == 0, result
+    doc = json.loads(result.out)
+    runbook_claims = [
+        c["statement"] for c in doc["claims"] if c["statement"].startswith("Runbook ")
+    ]
+    assert [s.endswith("[storage.md#storagepollsfailing]") for s in runbook_claims] == [True]
+    # The runbook is in the answer, so it is not also listed as rejected for relevance (its
+    # whole text, hit by the fulltext channel before the alert was known).
+    assert not [
+        r for r in doc["rejected"]
+        if r["element_id"] == "runbook:storage" and r["reason"] == "low_relevance"
+    ]  # fmt: skip
+
+
+def test_a_question_about_an_alerts_incident_is_not_a_runbook_question(  # type: ignore[no-untyped-def]
+    sectioned: neo4j.Driver, invoke
+) -> None:
+    # The gate stays as strict for what does not ask about the alert alone.
+    result = invoke(
+        "investigate", "Which incident did StoragePollsFailing trigger?",
+        "--subject", "user:oncall", "--json",
+    )  # fmt: skip
+    assert result.code == 0, result
+    doc = json.loads(result.out)
+    assert not [c for c in doc["claims"] if c["statement"].startswith("Runbook ")]
+
+
+def _table_runbook(folder: Path) -> Path:
+    """Thanos' mixin layout, our own text: a table of contents linking the file's own
+    headings, then one table of alerts per group, and rules whose runbook_url points at an
+    anchor the file does not have."""
+    folder.mkdir(parents=True)
+    (folder / "runbook.md").write_text(
+        "# Alerts\n\n## Rule Groups\n\n* [vault-cache](#vault-cache)\n"
+        "* [vault-store](#vault-store)\n\n## vault-cache\n\n"
+        "|Name|Summary|Severity|\n|---|---|---|\n"
+        "|VaultCacheMissesHigh|The cache misses too often.|warning|\n\n## vault-store\n\n"
+        "|Name|Summary|Severity|\n|---|---|---|\n"
+        "|VaultStoreIsDown|The store has disappeared.|critical|\n",
+        encoding="utf-8",
+    )
+    rules = folder.parent / "vault-rules.yaml"
+    rules.write_text(
+        "groups:\n- name: vault\n  rules:\n"
+        "  - alert: VaultStoreIsDown\n    expr: up == 0\n    annotations:\n"
+        "      runbook_url: https://example.com/mixin/runbook.md#alert-name-vaultstoreisdown\n"
+        "  - alert: VaultIndexIsStale\n    expr: age > 1\n    annotations:\n"
+        "      runbook_url: https://example.com/mixin/runbook.md#alert-name-vaultindexisstale\n",
+        encoding="utf-8",
+    )
+    return rules
+
+
+def test_a_table_of_contents_card_shows_the_row_of_the_alert_in_its_section(  # type: ignore[no-untyped-def]
+    sectioned: neo4j.Driver, invoke, tmp_path: Path
+) -> None:
+    rules = _table_runbook(tmp_path / "mixin")
+    _ingest(invoke, tmp_path / "mixin", rules)
+    card = invoke("runbook", "--alert", "VaultStoreIsDown", "--subject", "user:oncall")
+    assert card.code == 0, card
+    # Before: the table of contents, `* [vault-cache](#vault-cache)`, as if other runbooks.
+    assert "Locator   runbook.md#vault-store\n" in card.out
+    assert "Steps     |Name|Summary|Severity|\n" in card.out
+    assert "          |VaultStoreIsDown|The store has disappeared.|critical|\n" in card.out
+    assert "where section 'vault-store' of it lists VaultStoreIsDown" in card.out
+    assert "#vault-cache" not in card.out
+
+
+def test_a_table_of_contents_is_said_to_link_the_runbooks_own_sections(  # type: ignore[no-untyped-def]
+    sectioned: neo4j.Driver, invoke, tmp_path: Path
+) -> None:
+    rules = _table_runbook(tmp_path / "mixin")
+    _ingest(invoke, tmp_path / "mixin", rules)
+    # Listed in no section of the file: its table of contents, said to be one.
+    runbook = _lookup(invoke, "--alert", "VaultIndexIsStale")["runbook"]
+    assert runbook["id"] == "runbook:runbook"
+    assert runbook["steps"][0] == "* [vault-cache](#vault-cache)"
+    assert runbook["steps_note"] == (
+        "the runbook has no steps: what is shown is its table of contents, links to sections "
+        "of this same runbook (#vault-cache, #vault-store), not to other runbooks"
+    )
+    # An imported file states no version of its own: the card names its content hash or
+    # commit, short (before: `v1`, the record version).
+    card = invoke("runbook", "--alert", "VaultIndexIsStale", "--subject", "user:oncall")
+    assert re.search(r"\[runbook:runbook, (git|sha256):[0-9a-f]{12}, trusted\]", card.out), card

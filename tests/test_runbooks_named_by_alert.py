@@ -9,6 +9,7 @@ fulltext channel cannot vouch that a text hit is *the* runbook.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import neo4j
@@ -40,10 +41,17 @@ def test_runbook_alert_finds_the_runbook_named_after_it(  # type: ignore[no-unty
     card = invoke("runbook", "--alert", "KubePodCrashLooping", "--subject", "user:oncall")
     assert card.code == 0, card
     lines = card.out.splitlines()
-    assert lines[0].startswith("Runbook   KubePodCrashLooping  [runbook:KubePodCrashLooping")
-    # No start in the file: said in words, not "open -> open".
-    assert lines[1] == "Valid     (no start recorded) -> open"
-    assert lines[2].startswith(
+    # The file states no version: the card names its commit or content hash, not the record
+    # version (before: `v1`, read as the runbook's version 1).
+    assert re.fullmatch(
+        r"Runbook   KubePodCrashLooping  \[runbook:KubePodCrashLooping, "
+        r"(git|sha256):[0-9a-f]{12}, trusted\]",
+        lines[0],
+    ), lines[0]
+    # No validity in the file: no `Valid` line (before: "(no start recorded) -> open" on
+    # every imported runbook's card).
+    assert not [line for line in lines if line.startswith("Valid")]
+    assert lines[1].startswith(
         "Note      no alert matching 'KubePodCrashLooping' is visible to user:oncall; "
         "runbook:KubePodCrashLooping is named after it, and that name is the only tie"
     )
@@ -57,6 +65,10 @@ def test_runbook_alert_finds_the_runbook_named_after_it(  # type: ignore[no-unty
         ).out
     )
     assert doc["runbook"]["id"] == "runbook:KubePodCrashLooping"  # the name as typed, any case
+    # `--json` stays as it was (replay compares it): the record version, and the file's
+    # commit or hash, which the card shows shortened.
+    assert doc["runbook"]["version"] == 1
+    assert doc["runbook"]["source_version"].startswith(lines[0].split(", ")[1])
     assert doc["resolved"] == []  # no alert record: nothing is claimed to have resolved
     replay = invoke("replay", doc["run_id"], "--subject", "user:oncall", "--json")
     assert replay.code == 0, replay
@@ -91,7 +103,10 @@ def test_investigate_names_the_runbook_and_how_it_was_tied(  # type: ignore[no-u
         "Runbook KubePodCrashLooping (runbook:KubePodCrashLooping), found by its name alone "
         "(no service, alert or error code record links to it), is the version in force at "
     )
-    assert "(valid to open, no start recorded)" in claim["statement"]
+    # No validity recorded: nothing said about it (before: "(valid to open, no start
+    # recorded)" in every runbook claim of an import).
+    assert "no start recorded" not in claim["statement"]
+    assert "valid" not in claim["statement"].split(" is the version in force ")[1]
     [evidence] = [ev for ev in doc["evidence"] if ev["evidence_id"] in claim["evidence_ids"]]
     assert evidence["element_id"] == "runbook:KubePodCrashLooping"
     replay = invoke("replay", doc["run_id"], "--subject", "user:oncall", "--json")

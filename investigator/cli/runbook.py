@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 
 import click
@@ -65,7 +66,19 @@ def _iso(value: datetime | None) -> str:
     return iso_utc(value)
 
 
+# A source version an importer wrote: the file's commit or content hash.
+_FILE_VERSION = re.compile(r"^(git|sha256):([0-9a-f]{12})[0-9a-f]*$")
+
+
 def _version(v: RunbookVersion) -> str:
+    """The version as a reader knows it: the document's own label (`v3`); for an imported
+    file without one (its `version` is then the record version), the commit or content hash
+    it was read from, short (`git:82bd2d9c1a2b`): `v1` read as the runbook's version 1.
+    Shown on the card only: the answer replay compares stays as recorded."""
+    own_label = v.version != v.record_version or re.search(r"@v\d+$", v.id)
+    match = _FILE_VERSION.match(v.source_version or "")
+    if match and not own_label:
+        return f"{match.group(1)}:{match.group(2)}"
     return f"v{v.version}" if isinstance(v.version, int) else _clean(v.version or "?")
 
 
@@ -114,9 +127,11 @@ def render_card(
             f"Runbook   {_clean(rb.title or rb.id)}  [{_clean(rb.id)}, {_version(rb)}, "
             f"{_clean(rb.trust)}]"
         )
-        # An imported runbook often states no start: "open -> open" read as a typo.
-        start = _iso(rb.valid_from) if rb.valid_from is not None else "(no start recorded)"
-        lines.append(f"Valid     {start} -> {_iso(rb.valid_to)}")
+        # An imported runbook states no validity at all: no line for it (it is in force
+        # until a new version replaces it); a start alone missing is said in words.
+        if rb.valid_from is not None or rb.valid_to is not None:
+            start = _iso(rb.valid_from) if rb.valid_from is not None else "(no start recorded)"
+            lines.append(f"Valid     {start} -> {_iso(rb.valid_to)}")
         if rb.fallback_via:
             # Issue 15: another element's runbook, said so, with the path it was reached by.
             lines.append(f"Fallback  via {_clean(rb.fallback_via)} (none of its own)")
