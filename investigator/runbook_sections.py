@@ -442,7 +442,8 @@ def alert_section(ev: Evidence, focus: SectionFocus) -> str | None:
 # "See MimirX."): at most this many lines, starting with these words.
 _SAME_AS = re.compile(r"^\W*(?:same as|see)\b", re.IGNORECASE)
 _SAME_AS_LINES = 2
-_SECTION_LINK = re.compile(r"\]\(#([^)\s]+)\)")
+# A link to a heading of the same file, anywhere in a line: its anchor without the `#`.
+_SAME_FILE_ANCHOR = re.compile(r"\]\(#([^)\s]+)\)")
 
 
 def _same_as(sections: list[Section], chosen: int) -> int | None:
@@ -454,7 +455,7 @@ def _same_as(sections: list[Section], chosen: int) -> int | None:
     if _scope_end(sections, chosen) != chosen + 1:
         return None  # it has subsections of its own: more than a reference
     text = " ".join(lines)
-    target = _named(sections, (*_SECTION_LINK.findall(text), *alert_names(text)))
+    target = _named(sections, (*_SAME_FILE_ANCHOR.findall(text), *alert_names(text)))
     return None if target is None or target == chosen else target
 
 
