@@ -17,7 +17,14 @@ from typing import Any
 
 import neo4j
 
-from graph_schema.bundle import BundlePart, DocumentSpec, EdgeSpec, LoadedBundle, NodeSpec
+from graph_schema.bundle import (
+    BundlePart,
+    DocumentSpec,
+    EdgeSpec,
+    LoadedBundle,
+    NodeSpec,
+    SourceSpec,
+)
 from graph_schema.kg_types import RelType, per_rel_type
 
 _READ_BATCH = 10000
@@ -57,7 +64,7 @@ def _read(
 def keep_current_acls(
     driver: neo4j.Driver, loaded: LoadedBundle, database: str | None = None
 ) -> LoadedBundle:
-    """`loaded` with every node, edge and document that gives no `acl` given the labels of
+    """`loaded` with every source, node, edge and document that gives no `acl` given the labels of
     the current record of its id or key (when that record has any); `loaded` itself when no
     element omits it or none of those has a labelled record."""
     node_rows: set[tuple[str, str]] = set()
@@ -66,6 +73,8 @@ def keep_current_acls(
         b = part.bundle
         records: list[NodeSpec | DocumentSpec] = [*b.nodes, *b.documents]
         node_rows.update((b.tenant, s.id) for s in records if s.acl is None)
+        # A Source record is a node of the tenant like the others (its id is its source_id).
+        node_rows.update((b.tenant, s.source_id) for s in b.sources if s.acl is None)
         for edge in b.edges:
             if edge.acl is None:
                 edge_rows[edge.type].add((b.tenant, edge.edge_key))
@@ -81,13 +90,18 @@ def keep_current_acls(
         return loaded
 
     def kept(
-        specs: Sequence[NodeSpec | EdgeSpec | DocumentSpec],
+        specs: Sequence[NodeSpec | EdgeSpec | DocumentSpec | SourceSpec],
         tenant: str,
         found: dict[tuple[str, str], list[str]],
     ) -> list[Any]:
         out: list[Any] = []
         for spec in specs:
-            ident = spec.edge_key if isinstance(spec, EdgeSpec) else spec.id
+            if isinstance(spec, EdgeSpec):
+                ident = spec.edge_key
+            elif isinstance(spec, SourceSpec):
+                ident = spec.source_id
+            else:
+                ident = spec.id
             acl = found.get((tenant, ident)) if spec.acl is None else None
             out.append(spec if acl is None else spec.model_copy(update={"acl": acl}))
         return out
@@ -96,6 +110,7 @@ def keep_current_acls(
     for part in loaded.parts:
         b = part.bundle
         update = {
+            "sources": kept(b.sources, b.tenant, nodes),
             "nodes": kept(b.nodes, b.tenant, nodes),
             "edges": kept(b.edges, b.tenant, edges),
             "documents": kept(b.documents, b.tenant, nodes),

@@ -136,3 +136,83 @@ def test_explicit_empty_acl_makes_a_record_public(  # type: ignore[no-untyped-de
     assert acls["runbook:vault-unseal"] == []
     assert acls["svc:vault"] == ["oncall"]
     assert _intern_reads_runbook(invoke)
+
+
+def _without_acls(bundle: dict[str, Any]) -> dict[str, Any]:
+    changed = copy.deepcopy(bundle)
+    for section in ("sources", "nodes", "edges", "documents"):
+        for element in changed[section]:
+            element.pop("acl", None)
+    changed["documents"][0]["content"] += " Then check the audit log."
+    return changed
+
+
+def test_an_empty_acl_option_is_refused_for_a_bundle(  # type: ignore[no-untyped-def]
+    tmp_path: Path, clean_db: neo4j.Driver, cli_env: object, invoke
+) -> None:
+    # `--acl "$LABELS"` with LABELS unset: before, every element without acl became public.
+    assert invoke("ingest", str(_write(tmp_path / "v1", BUNDLE))).code == 0
+    before = _current_acls(clean_db)
+    changed = _write(tmp_path / "v2", _without_acls(BUNDLE))
+    for empty in ("", " , "):
+        result = invoke("ingest", str(changed), "--acl", empty)
+        assert result.code == 2, result
+        assert result.out == ""
+        assert result.err.count("\n") == 1
+        assert result.err.startswith("error: --acl is empty: it would make every element")
+        assert "acl: []" in result.err
+    assert _current_acls(clean_db) == before
+    assert not _intern_reads_runbook(invoke)
+
+
+def _source_record(driver: neo4j.Driver) -> tuple[list[str], int]:
+    records, _, _ = driver.execute_query(
+        "MATCH (s:Source {tenant: 'acme', id: 'src:wiki'}) WHERE s.superseded_at IS NULL "
+        "RETURN s.acl AS acl, s.version AS version"
+    )
+    return records[0]["acl"], records[0]["version"]
+
+
+def test_a_source_without_acl_keeps_its_labels_or_takes_the_acl_option(  # type: ignore[no-untyped-def]
+    tmp_path: Path, clean_db: neo4j.Driver, cli_env: object, invoke
+) -> None:
+    labelled = copy.deepcopy(BUNDLE)
+    labelled["sources"][0]["acl"] = ["oncall"]
+    assert invoke("ingest", str(_write(tmp_path / "v1", labelled))).code == 0
+    assert _source_record(clean_db) == (["oncall"], 1)
+    # A changed bundle that leaves the source's acl out: before, the source got a new
+    # version with no labels, where every other element kept its own.
+    again = invoke("ingest", str(_write(tmp_path / "v2", _without_acls(labelled))))
+    assert again.code == 0, again
+    assert _source_record(clean_db) == (["oncall"], 1)
+    assert _current_acls(clean_db)["runbook:vault-unseal"] == ["oncall"]
+
+
+def test_the_acl_option_fills_a_source_that_gives_none(  # type: ignore[no-untyped-def]
+    tmp_path: Path, clean_db: neo4j.Driver, cli_env: object, invoke
+) -> None:
+    plain = _without_acls(BUNDLE)
+    result = invoke("ingest", str(_write(tmp_path / "v1", plain)), "--acl", "oncall")
+    assert result.code == 0, result
+    assert _source_record(clean_db) == (["oncall"], 1)
+    assert set(map(tuple, _current_acls(clean_db).values())) == {("oncall",)}
+
+
+def test_a_hostile_bundle_cannot_open_a_record_with_null_or_empty_values(  # type: ignore[no-untyped-def]
+    tmp_path: Path, clean_db: neo4j.Driver, cli_env: object, invoke
+) -> None:
+    assert invoke("ingest", str(_write(tmp_path / "v1", BUNDLE))).code == 0
+    before = _current_acls(clean_db)
+    null = copy.deepcopy(BUNDLE)
+    null["documents"][0]["acl"] = None  # `acl: null`: the same as leaving it out
+    null["documents"][0]["content"] += " Then check the audit log."
+    assert invoke("ingest", str(_write(tmp_path / "null", null))).code == 0
+    assert _current_acls(clean_db) == before
+    for empty in ("", [""], [" "]):
+        hostile = copy.deepcopy(BUNDLE)
+        hostile["documents"][0]["acl"] = empty
+        result = invoke("ingest", str(_write(tmp_path / "empty", hostile)))
+        assert result.code == 2, result
+        assert "nothing written" in result.err
+    assert _current_acls(clean_db) == before
+    assert not _intern_reads_runbook(invoke)

@@ -96,6 +96,14 @@ def run_ingest(
         raise BadInput("--git-history is for --format markdown-runbooks only")
     if options.acl_change and options.acl is None:
         raise BadInput("--acl-change needs --acl (the labels to give the records; '' for none)")
+    if fmt == "bundle" and options.acl == []:
+        # Almost surely a script's empty variable: it would open every element that gives
+        # no acl, restricted records included; a bundle opens one with `acl: []`.
+        raise BadInput(
+            "--acl is empty: it would make every element of the bundle that gives no acl "
+            "readable by the whole tenant; leave --acl out (those elements keep their "
+            "current labels) or write acl: [] on the elements to open"
+        )
     loaded = INGEST_FORMATS[fmt](path, options)
     try:
         loaded = apply_overrides(
@@ -162,7 +170,8 @@ def _report_problems(problems: Sequence[BundleProblem]) -> NoReturn:
 @click.option("--source-id", help="Source for elements that do not name one.")
 @click.option(
     "--acl",
-    help="Comma-separated ACL labels for elements that give none. Imported formats: without "
+    help="Comma-separated ACL labels for elements that give none (empty: refused for a "
+    "bundle, whose elements open with acl: []). Imported formats: without "
     "it, a re-import keeps the ACL its records have (a first import: no labels); an --acl "
     "that would change the ACL of records already imported from the source is refused "
     "unless --acl-change is given. A label no principal of the tenant holds is warned about.",
