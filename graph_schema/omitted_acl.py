@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import neo4j
+from pydantic import BaseModel, ConfigDict
 
 from graph_schema.bundle import (
     BundlePart,
@@ -117,3 +118,62 @@ def keep_current_acls(
         }
         parts.append(BundlePart(origin=part.origin, bundle=b.model_copy(update=update)))
     return LoadedBundle(parts=parts, problems=list(loaded.problems))
+
+
+# Every current record of an id or key (a record without labels too): the ones `--acl`
+# would give other labels.
+_ALL_NODE_ACLS = (
+    "UNWIND $rows AS row MATCH (n:KG {tenant: row.tenant, id: row.id}) "
+    "WHERE n.superseded_at IS NULL AND NOT n:Principal "
+    "RETURN row.tenant AS tenant, row.id AS id, coalesce(n.acl, []) AS acl"
+)
+_ALL_EDGE_ACLS = per_rel_type(
+    "UNWIND $rows AS row MATCH ()-[r:REL_TYPE]->() "
+    "WHERE r.tenant = row.tenant AND r.key = row.key AND r.superseded_at IS NULL "
+    "RETURN row.tenant AS tenant, row.key AS key, coalesce(r.acl, []) AS acl"
+)
+
+
+class AclOptionChange(BaseModel):
+    """One existing record whose labels an `--acl` default would change."""
+
+    model_config = ConfigDict(frozen=True)
+
+    tenant: str
+    id: str
+    before: tuple[str, ...]
+    after: tuple[str, ...]
+
+
+def acl_option_changes(
+    driver: neo4j.Driver, loaded: LoadedBundle, acl: Sequence[str], database: str | None = None
+) -> list[AclOptionChange]:
+    """The current records (of each file's own tenant) whose labels `--acl` would change:
+    those of the sources, nodes, edges and documents of `loaded` (its tenant already
+    overridden, `--acl` not yet applied) that give no `acl`. An element that states one is
+    written as it says; an id or key without a record takes `--acl` (a first ingest)."""
+    after = tuple(sorted(set(acl)))
+    node_rows: set[tuple[str, str]] = set()
+    edge_rows: dict[RelType, set[tuple[str, str]]] = defaultdict(set)
+    for part in loaded.parts:
+        b = part.bundle
+        records: list[NodeSpec | DocumentSpec] = [*b.nodes, *b.documents]
+        node_rows.update((b.tenant, s.id) for s in records if s.acl is None)
+        node_rows.update((b.tenant, s.source_id) for s in b.sources if s.acl is None)
+        for edge in b.edges:
+            if edge.acl is None:
+                edge_rows[edge.type].add((b.tenant, edge.edge_key))
+    # Nodes first: the first change is the refusal's example, an id a reader knows.
+    found: dict[tuple[str, str], list[str]] = {}
+    if node_rows:
+        rows = [{"tenant": t, "id": i} for t, i in sorted(node_rows)]
+        found.update(sorted(_read(driver, database, _ALL_NODE_ACLS, rows, "id").items()))
+    for rel_type, keys in sorted(edge_rows.items()):
+        rows = [{"tenant": t, "key": k} for t, k in sorted(keys)]
+        read = _read(driver, database, _ALL_EDGE_ACLS[rel_type], rows, "key")
+        found.update(sorted(read.items()))
+    return [
+        AclOptionChange(tenant=tenant, id=ident, before=tuple(sorted(set(before))), after=after)
+        for (tenant, ident), before in found.items()
+        if tuple(sorted(set(before))) != after
+    ]
