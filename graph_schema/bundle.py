@@ -757,6 +757,12 @@ def _with_defaults(
     return spec.model_copy(update=update) if update else spec
 
 
+def _with_acl_default(spec: SourceSpec, acl: list[str] | None) -> SourceSpec:
+    if acl is None or spec.acl is not None:
+        return spec
+    return spec.model_copy(update={"acl": acl})
+
+
 def apply_overrides(
     loaded: LoadedBundle,
     *,
@@ -765,7 +771,8 @@ def apply_overrides(
     acl: list[str] | None = None,
 ) -> LoadedBundle:
     """Apply the CLI's `--tenant` (replaces every file's tenant, its principals' too),
-    `--source-id` and `--acl` (defaults for elements that do not name their own).
+    `--source-id` and `--acl` (defaults for elements that do not name their own; `--acl`
+    for sources too).
 
     A principal that names a tenant other than its file's keeps it, and `validate_bundle`
     then refuses it unless it is the `--tenant` given: a bundle writes one tenant only."""
@@ -782,6 +789,8 @@ def apply_overrides(
     for part in loaded.parts:
         b = part.bundle
         update: dict[str, Any] = {
+            # A source's own acl: the one default that applies to it (it is its own source).
+            "sources": [_with_acl_default(s, acl) for s in b.sources],
             "nodes": [_with_defaults(n, source_id, acl) for n in b.nodes],
             "edges": [_with_defaults(e, source_id, acl) for e in b.edges],
             "documents": [_with_defaults(d, source_id, acl) for d in b.documents],

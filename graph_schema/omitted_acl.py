@@ -16,8 +16,16 @@ from collections.abc import Sequence
 from typing import Any
 
 import neo4j
+from pydantic import BaseModel, ConfigDict
 
-from graph_schema.bundle import BundlePart, DocumentSpec, EdgeSpec, LoadedBundle, NodeSpec
+from graph_schema.bundle import (
+    BundlePart,
+    DocumentSpec,
+    EdgeSpec,
+    LoadedBundle,
+    NodeSpec,
+    SourceSpec,
+)
 from graph_schema.kg_types import RelType, per_rel_type
 
 _READ_BATCH = 10000
@@ -57,7 +65,7 @@ def _read(
 def keep_current_acls(
     driver: neo4j.Driver, loaded: LoadedBundle, database: str | None = None
 ) -> LoadedBundle:
-    """`loaded` with every node, edge and document that gives no `acl` given the labels of
+    """`loaded` with every source, node, edge and document that gives no `acl` given the labels of
     the current record of its id or key (when that record has any); `loaded` itself when no
     element omits it or none of those has a labelled record."""
     node_rows: set[tuple[str, str]] = set()
@@ -66,6 +74,8 @@ def keep_current_acls(
         b = part.bundle
         records: list[NodeSpec | DocumentSpec] = [*b.nodes, *b.documents]
         node_rows.update((b.tenant, s.id) for s in records if s.acl is None)
+        # A Source record is a node of the tenant like the others (its id is its source_id).
+        node_rows.update((b.tenant, s.source_id) for s in b.sources if s.acl is None)
         for edge in b.edges:
             if edge.acl is None:
                 edge_rows[edge.type].add((b.tenant, edge.edge_key))
@@ -81,13 +91,18 @@ def keep_current_acls(
         return loaded
 
     def kept(
-        specs: Sequence[NodeSpec | EdgeSpec | DocumentSpec],
+        specs: Sequence[NodeSpec | EdgeSpec | DocumentSpec | SourceSpec],
         tenant: str,
         found: dict[tuple[str, str], list[str]],
     ) -> list[Any]:
         out: list[Any] = []
         for spec in specs:
-            ident = spec.edge_key if isinstance(spec, EdgeSpec) else spec.id
+            if isinstance(spec, EdgeSpec):
+                ident = spec.edge_key
+            elif isinstance(spec, SourceSpec):
+                ident = spec.source_id
+            else:
+                ident = spec.id
             acl = found.get((tenant, ident)) if spec.acl is None else None
             out.append(spec if acl is None else spec.model_copy(update={"acl": acl}))
         return out
@@ -96,9 +111,69 @@ def keep_current_acls(
     for part in loaded.parts:
         b = part.bundle
         update = {
+            "sources": kept(b.sources, b.tenant, nodes),
             "nodes": kept(b.nodes, b.tenant, nodes),
             "edges": kept(b.edges, b.tenant, edges),
             "documents": kept(b.documents, b.tenant, nodes),
         }
         parts.append(BundlePart(origin=part.origin, bundle=b.model_copy(update=update)))
     return LoadedBundle(parts=parts, problems=list(loaded.problems))
+
+
+# Every current record of an id or key (a record without labels too): the ones `--acl`
+# would give other labels.
+_ALL_NODE_ACLS = (
+    "UNWIND $rows AS row MATCH (n:KG {tenant: row.tenant, id: row.id}) "
+    "WHERE n.superseded_at IS NULL AND NOT n:Principal "
+    "RETURN row.tenant AS tenant, row.id AS id, coalesce(n.acl, []) AS acl"
+)
+_ALL_EDGE_ACLS = per_rel_type(
+    "UNWIND $rows AS row MATCH ()-[r:REL_TYPE]->() "
+    "WHERE r.tenant = row.tenant AND r.key = row.key AND r.superseded_at IS NULL "
+    "RETURN row.tenant AS tenant, row.key AS key, coalesce(r.acl, []) AS acl"
+)
+
+
+class AclOptionChange(BaseModel):
+    """One existing record whose labels an `--acl` default would change."""
+
+    model_config = ConfigDict(frozen=True)
+
+    tenant: str
+    id: str
+    before: tuple[str, ...]
+    after: tuple[str, ...]
+
+
+def acl_option_changes(
+    driver: neo4j.Driver, loaded: LoadedBundle, acl: Sequence[str], database: str | None = None
+) -> list[AclOptionChange]:
+    """The current records (of each file's own tenant) whose labels `--acl` would change:
+    those of the sources, nodes, edges and documents of `loaded` (its tenant already
+    overridden, `--acl` not yet applied) that give no `acl`. An element that states one is
+    written as it says; an id or key without a record takes `--acl` (a first ingest)."""
+    after = tuple(sorted(set(acl)))
+    node_rows: set[tuple[str, str]] = set()
+    edge_rows: dict[RelType, set[tuple[str, str]]] = defaultdict(set)
+    for part in loaded.parts:
+        b = part.bundle
+        records: list[NodeSpec | DocumentSpec] = [*b.nodes, *b.documents]
+        node_rows.update((b.tenant, s.id) for s in records if s.acl is None)
+        node_rows.update((b.tenant, s.source_id) for s in b.sources if s.acl is None)
+        for edge in b.edges:
+            if edge.acl is None:
+                edge_rows[edge.type].add((b.tenant, edge.edge_key))
+    # Nodes first: the first change is the refusal's example, an id a reader knows.
+    found: dict[tuple[str, str], list[str]] = {}
+    if node_rows:
+        rows = [{"tenant": t, "id": i} for t, i in sorted(node_rows)]
+        found.update(sorted(_read(driver, database, _ALL_NODE_ACLS, rows, "id").items()))
+    for rel_type, keys in sorted(edge_rows.items()):
+        rows = [{"tenant": t, "key": k} for t, k in sorted(keys)]
+        read = _read(driver, database, _ALL_EDGE_ACLS[rel_type], rows, "key")
+        found.update(sorted(read.items()))
+    return [
+        AclOptionChange(tenant=tenant, id=ident, before=tuple(sorted(set(before))), after=after)
+        for (tenant, ident), before in found.items()
+        if tuple(sorted(set(before))) != after
+    ]

@@ -18,6 +18,7 @@ from pydantic import BaseModel
 
 from graph_schema.backdating import BackdatedRecords
 from graph_schema.bundle import BundleProblem, LoadedBundle, apply_overrides, load_bundle
+from graph_schema.omitted_acl import AclOptionChange, acl_option_changes
 from graph_schema.schema_ddl import apply_schema
 from graph_schema.writer import (
     DEFAULT_BATCH_SIZE,
@@ -55,8 +56,6 @@ class IngestOptions(BaseModel):
 def _load_bundle_format(path: Path, options: IngestOptions) -> LoadedBundle:
     if options.trusted:
         raise BadInput("--trusted is for imported formats; a bundle's sources state their trust")
-    if options.acl_change:
-        raise BadInput("--acl-change is for imported formats; a bundle's elements state their acl")
     if options.git_history:
         raise BadInput("--git-history is for --format markdown-runbooks only")
     return load_bundle(path)
@@ -96,11 +95,27 @@ def run_ingest(
         raise BadInput("--git-history is for --format markdown-runbooks only")
     if options.acl_change and options.acl is None:
         raise BadInput("--acl-change needs --acl (the labels to give the records; '' for none)")
+    if fmt == "bundle" and options.acl == []:
+        # Almost surely a script's empty variable: it would open every element that gives
+        # no acl, restricted records included; a bundle opens one with `acl: []`.
+        raise BadInput(
+            "--acl is empty: it would make every element of the bundle that gives no acl "
+            "readable by the whole tenant; leave --acl out (those elements keep their "
+            "current labels) or write acl: [] on the elements to open"
+        )
     loaded = INGEST_FORMATS[fmt](path, options)
+    # A bundle's --acl is applied once the records it would relabel are known (below).
+    bundle_acl = fmt == "bundle" and options.acl is not None
     try:
         loaded = apply_overrides(
-            loaded, tenant=options.tenant, source_id=options.source_id, acl=options.acl
+            loaded,
+            tenant=options.tenant,
+            source_id=options.source_id,
+            acl=None if bundle_acl else options.acl,
         )
+        if bundle_acl:
+            # Checked here: a bad label is one line before the database is opened.
+            apply_overrides(loaded, acl=options.acl)
     except ValueError as exc:
         raise BadInput(str(exc)) from exc
     if loaded.problems:
@@ -108,6 +123,12 @@ def run_ingest(
     settings = resolve_connection()
     driver = open_driver(settings)
     try:
+        if bundle_acl and options.acl is not None:
+            if not options.acl_change:
+                _refuse_acl_change(
+                    acl_option_changes(driver, loaded, options.acl, settings.database)
+                )
+            loaded = apply_overrides(loaded, acl=options.acl)
         # tenants=(): the writer creates the bundle's own tenant indexes; finding every
         # tenant in the graph would read the whole (tenant, id) index on each ingest.
         apply_schema(driver, settings.database, tenants=())
@@ -139,6 +160,24 @@ def run_ingest(
         driver.close()
 
 
+def _labels(labels: Sequence[str]) -> str:
+    return "[" + ", ".join(labels) + "]"
+
+
+def _refuse_acl_change(changes: Sequence[AclOptionChange]) -> None:
+    """Refuse (exit 2, nothing written) a bundle's `--acl` that would relabel existing
+    records, as a re-import's is refused: who may read them changes only with --acl-change."""
+    if not changes:
+        return
+    first = changes[0]
+    raise BadInput(
+        f"ingest refused: --acl would change who may read {len(changes)} existing records "
+        f"of tenant {first.tenant} whose element gives no acl (e.g. {first.id}: "
+        f"{_labels(first.before)} -> {_labels(first.after)}); pass --acl-change to change "
+        "them, or give those elements their own acl"
+    )
+
+
 def _report_problems(problems: Sequence[BundleProblem]) -> NoReturn:
     for problem in problems[:MAX_PROBLEM_LINES]:
         sys.stderr.write(problem.line() + "\n")
@@ -162,15 +201,17 @@ def _report_problems(problems: Sequence[BundleProblem]) -> NoReturn:
 @click.option("--source-id", help="Source for elements that do not name one.")
 @click.option(
     "--acl",
-    help="Comma-separated ACL labels for elements that give none. Imported formats: without "
-    "it, a re-import keeps the ACL its records have (a first import: no labels); an --acl "
-    "that would change the ACL of records already imported from the source is refused "
-    "unless --acl-change is given. A label no principal of the tenant holds is warned about.",
+    help="Comma-separated ACL labels for elements that give none (empty: refused for a "
+    "bundle, whose elements open with acl: []). Without it, a re-ingest keeps the ACL its "
+    "records have (a first ingest: no labels); an --acl that would change the ACL of records "
+    "already written (imported formats: from the source) is refused unless --acl-change is "
+    "given. Imported formats: a label no principal of the tenant holds is warned about.",
 )
 @click.option(
     "--acl-change",
     is_flag=True,
-    help="Imported formats: let --acl change who may read records already imported.",
+    help="Let --acl change who may read records already written (a bundle: those whose "
+    "element gives no acl).",
 )
 @click.option(
     "--trusted",
