@@ -28,6 +28,7 @@ from graph_schema.importers.reimport_acl import (
     current_acls,
     held_labels,
     most_common_change,
+    source_acls,
     unheld_labels,
     with_labels,
 )
@@ -163,6 +164,23 @@ def _settle_acl(
     if bundle is None or result.problems:
         return
     current = current_acls(driver, database, bundle)
+    fresh = ({n.id for n in bundle.nodes} | {d.id for d in bundle.documents}) - set(current)
+    if fresh and options.acl is None:
+        # Ids with no record of the source yet (a renamed file, a retracted runbook re-added)
+        # get the labels the source's records already carry, never none (docs/runbooks.md).
+        known = source_acls(driver, database, bundle)
+        labels = known.labels()
+        if labels is None:
+            named = ", ".join(sorted(known.sources))
+            acls = ", ".join(_labels(acl) for acl in known.records[:3])
+            acls += " ..." if len(known.records) > 3 else ""
+            raise BadInput(
+                f"ingest refused: the records of {named} carry different acls ({acls}) and "
+                f"{len(fresh)} {'record is' if len(fresh) == 1 else 'records are'} new; "
+                "pass --acl to say who may read them"
+            )
+        if not current:
+            bundle = result.bundle = with_labels(bundle, labels)
     if current:
         previous = common_labels(current.values())
         if options.acl is None:
