@@ -118,9 +118,10 @@ def _files(kind: str, locators: Sequence[str], tail: str = "") -> list[str]:
 
 
 def _file_changes(result: ImportResult, driver: neo4j.Driver, database: str | None) -> list[str]:
-    """`changed: a.md`, `new: b.md`, `removed: c.md ...`: the files of a re-import whose bytes
-    differ from the current record's (its `source_version`), the files with no record yet, and
-    the records of the same source whose file is gone (an import never retracts them)."""
+    """`changed: a.md`, `moved: d.md -> ops/d.md`, `new: b.md`, `removed: c.md ...`: the files
+    of a re-import whose bytes differ from the current record's (its `source_version`), those
+    whose path differs from its `locator`, the files with no record yet, and the records of
+    the same source whose file is gone (an import never retracts them)."""
     bundle = result.bundle
     if bundle is None or result.problems or not bundle.documents:
         return []
@@ -142,10 +143,17 @@ def _file_changes(result: ImportResult, driver: neo4j.Driver, database: str | No
         for d in bundle.documents
         if d.id in current and current[d.id][1] != d.source_version
     ]
+    # Same id, another path (moved into a subfolder): a new version, its locator changes.
+    moved = [
+        f"{current[d.id][0]} -> {d.locator}"
+        for d in bundle.documents
+        if d.id in current and current[d.id][0] != d.locator
+    ]
     new = [d.locator for d in bundle.documents if d.id not in current]
     gone = [locator for doc_id, (locator, _) in current.items() if doc_id not in ids]
     return (
         _files("changed", changed)
+        + _files("moved", moved)
         + _files("new", new)
         + _files("removed", gone, " (not in PATH any more: their records stay current)")
     )
