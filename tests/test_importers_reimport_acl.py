@@ -214,6 +214,7 @@ def test_new_files_of_a_retracted_source_keep_its_acl(  # type: ignore[no-untype
     _replace_files(corpus, {"dns-failure.md": "# DNS failure\n\nFlush the resolver cache.\n"})
     added = _import(invoke, corpus, "--source-id", "src:rb")
     assert added.code == 0, added
+    assert "ingest: new: dns-failure.md" in added.err  # a re-import, not a first one
     assert _current_acl(clean_db, "runbook:dns-failure") == ["oncall"]
 
 

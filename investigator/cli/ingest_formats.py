@@ -97,12 +97,13 @@ def _loader(fmt: str) -> Callable[[Path, _Options], LoadedBundle]:
     return load
 
 
-# The current documents of the import's sources in its tenant, to name the files a re-import
-# changes, adds or no longer has.
+# The current documents (tombstones too) of the import's sources in its tenant, to name the
+# files a re-import changes, adds or no longer has.
 _CURRENT_DOCUMENTS = (
     "MATCH (n:KG:Document {tenant: $tenant}) WHERE n.source_id IN $sources "
-    "AND n.superseded_at IS NULL AND n.status = $active "
-    "RETURN n.id AS id, n.locator AS locator, n.source_version AS version"
+    "AND n.superseded_at IS NULL "
+    "RETURN n.id AS id, n.locator AS locator, n.source_version AS version, "
+    "n.status = $active AS active"
 )
 # Files named per kind of change; the rest are counted ("and 3 more").
 MAX_FILES_NAMED = 5
@@ -134,9 +135,10 @@ def _file_changes(result: ImportResult, driver: neo4j.Driver, database: str | No
         database_=database,
         routing_=neo4j.RoutingControl.READ,
     )
-    current = {str(r["id"]): (str(r["locator"]), r["version"]) for r in records}
-    if not current:
+    if not records:
         return []  # a first import: every file is new, the counts say it
+    # A tombstone (the source's runbooks retracted) makes a re-import, not a first one.
+    current = {str(r["id"]): (str(r["locator"]), r["version"]) for r in records if r["active"]}
     ids = {d.id for d in bundle.documents}
     changed = [
         d.locator
