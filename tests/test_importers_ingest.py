@@ -157,6 +157,31 @@ def test_a_reingest_names_the_files_that_changed_are_new_or_removed(  # type: ig
     assert "ingest: changed" not in gone.err and "ingest: new" not in gone.err, gone.err
 
 
+def test_a_reingest_names_the_files_moved_to_another_path(  # type: ignore[no-untyped-def]
+    empty: neo4j.Driver, cli_env: object, invoke, tmp_path: Path
+) -> None:
+    # A tester's finding: files moved into a subfolder (same bytes) got new versions
+    # ("superseded 2", their locator changed) and no line named them.
+    _catalog(invoke)
+    folder = tmp_path / "runbooks"
+    folder.mkdir()
+    for name in ("DiskFull", "QueueBacklog", "CertExpiry"):
+        (folder / f"{name}.md").write_text(f"# {name}\n\nRestart it.\n")
+    args = ["ingest", str(folder), "--format", "markdown-runbooks", "--tenant", "acme"]
+    assert invoke(*args).code == 0
+    (folder / "storage").mkdir()
+    for name in ("DiskFull", "QueueBacklog"):
+        (folder / f"{name}.md").rename(folder / "storage" / f"{name}.md")
+    moved = invoke(*args)
+    assert moved.code == 0, moved
+    assert "superseded 2" in moved.out, moved.out
+    lines = [line for line in moved.err.splitlines() if line.startswith("ingest: ")]
+    assert lines == [
+        "ingest: moved: DiskFull.md -> storage/DiskFull.md, "
+        "QueueBacklog.md -> storage/QueueBacklog.md"
+    ], moved.err
+
+
 def test_rules_first_then_runbooks_link_by_file_name(  # type: ignore[no-untyped-def]
     empty: neo4j.Driver, cli_env: object, invoke
 ) -> None:

@@ -163,3 +163,82 @@ def test_label_nobody_holds_is_warned(  # type: ignore[no-untyped-def]
     assert held.code == 0, held
     assert "warning" not in held.err
     assert _readable(invoke, "user:oncall")
+
+
+def _current_acl(driver: neo4j.Driver, record_id: str) -> list[str]:
+    """The ACL of the current record of `record_id` in acm."""
+    records, _, _ = driver.execute_query(
+        "MATCH (r:KG {tenant: 'acm', id: $id}) WHERE r.superseded_at IS NULL RETURN r.acl AS acl",
+        id=record_id,
+    )
+    assert len(records) == 1, records
+    return list(records[0]["acl"])
+
+
+def _replace_files(folder: Path, files: dict[str, str]) -> None:
+    """The folder holds `files` and nothing else (the old files removed or renamed)."""
+    for old in folder.glob("*.md"):
+        old.unlink()
+    for name, text in files.items():
+        (folder / name).write_text(text)
+
+
+def test_new_files_of_a_restricted_source_keep_its_acl(  # type: ignore[no-untyped-def]
+    corpus: Path, clean_db: neo4j.Driver, invoke
+) -> None:
+    assert _import(invoke, corpus, "--acl", "oncall", "--source-id", "src:rb").code == 0
+    # Every file renamed: no id the re-import writes has a record yet.
+    _replace_files(corpus, {"disk-pressure-v2.md": RUNBOOKS["disk-pressure.md"]})
+    renamed = _import(invoke, corpus, "--source-id", "src:rb")
+    assert renamed.code == 0, renamed
+    assert "ingest: new: disk-pressure-v2.md" in renamed.err
+    assert _current_acl(clean_db, "runbook:disk-pressure-v2") == ["oncall"]
+    found = invoke("runbook", "disk pressure", "--subject", "acm/user:intern", "--json")
+    assert found.code == 0, found
+    assert "runbook:disk-pressure-v2" not in found.out
+
+
+def test_new_files_of_a_retracted_source_keep_its_acl(  # type: ignore[no-untyped-def]
+    corpus: Path, clean_db: neo4j.Driver, invoke, tmp_path: Path
+) -> None:
+    assert _import(invoke, corpus, "--acl", "oncall", "--source-id", "src:rb").code == 0
+    retractions = [
+        {"id": f"runbook:{Path(name).stem}", "reason": "rewritten", "at": "2026-07-24T09:00:00Z"}
+        for name in RUNBOOKS
+    ]
+    (tmp_path / "retract.yaml").write_text(
+        yaml.safe_dump({"tenant": "acm", "retractions": retractions})
+    )
+    assert invoke("ingest", str(tmp_path / "retract.yaml")).code == 0
+    # Only tombstones are current now: they carry the labels of what they retracted.
+    _replace_files(corpus, {"dns-failure.md": "# DNS failure\n\nFlush the resolver cache.\n"})
+    added = _import(invoke, corpus, "--source-id", "src:rb")
+    assert added.code == 0, added
+    assert "ingest: new: dns-failure.md" in added.err  # a re-import, not a first one
+    assert _current_acl(clean_db, "runbook:dns-failure") == ["oncall"]
+
+
+def test_new_files_of_a_source_with_mixed_acls_are_refused(  # type: ignore[no-untyped-def]
+    corpus: Path, clean_db: neo4j.Driver, invoke, tmp_path: Path
+) -> None:
+    assert _import(invoke, corpus, "--acl", "oncall", "--source-id", "src:rb").code == 0
+    # One runbook of the source made readable by all, the others still [oncall].
+    part = tmp_path / "part"
+    part.mkdir()
+    (part / "cert-expiry.md").write_text(RUNBOOKS["cert-expiry.md"])
+    opened = _import(invoke, part, "--acl", "", "--acl-change", "--source-id", "src:rb")
+    assert opened.code == 0, opened
+    before = _acls(clean_db)
+    _replace_files(corpus, {"dns-failure.md": "# DNS failure\n\nFlush the resolver cache.\n"})
+    mixed = _import(invoke, corpus, "--source-id", "src:rb")
+    assert mixed.code == 2, mixed
+    assert mixed.out == ""
+    assert mixed.err.strip().splitlines()[-1] == (
+        "error: ingest refused: the records of src:rb carry different acls ([], [oncall]) and "
+        "1 record is new; pass --acl to say who may read them"
+    )
+    assert _acls(clean_db) == before
+    # Saying it imports the file as told.
+    told = _import(invoke, corpus, "--source-id", "src:rb", "--acl", "oncall")
+    assert told.code == 0, told
+    assert _current_acl(clean_db, "runbook:dns-failure") == ["oncall"]

@@ -24,6 +24,16 @@ _CURRENT_ACLS = (
     "WHERE n.superseded_at IS NULL AND n.status = $active AND n.source_id = $source "
     "AND NOT n:Source RETURN n.id AS id, n.acl AS acl"
 )
+# The Source records the import names, and the ACL of every current record of those sources,
+# of any status: a tombstone keeps the labels of the record it retracted.
+_SOURCE_RECORDS = (
+    "MATCH (s:KG:Source {tenant: $tenant}) WHERE s.id IN $sources AND s.superseded_at IS NULL "
+    "RETURN s.id AS id, s.acl AS acl"
+)
+_SOURCE_ACLS = (
+    "MATCH (n:KG {tenant: $tenant}) WHERE n.source_id IN $sources AND n.superseded_at IS NULL "
+    "AND NOT n:Source RETURN DISTINCT coalesce(n.acl, []) AS acl"
+)
 _HELD_LABELS = (
     "MATCH (p:KG:Principal {tenant: $tenant}) "
     "WHERE p.superseded_at IS NULL AND p.status = $active "
@@ -69,6 +79,53 @@ def current_acls(
             )
             acls.update({r["id"]: sorted(r["acl"] or []) for r in records})
     return acls
+
+
+class SourceAcls(BaseModel):
+    """What the sources of a re-import already say about who may read: the distinct ACLs of
+    their current records (tombstones too) and the ACL of each Source record."""
+
+    model_config = ConfigDict(frozen=True)
+
+    records: tuple[tuple[str, ...], ...] = ()
+    sources: dict[str, tuple[str, ...]] = {}
+
+    def labels(self) -> list[str] | None:
+        """The labels a new file of the source gets without `--acl`: those every record
+        carries, when some record carries exactly those (the shape one `--acl` plus front
+        matter labels of some files gives) and, if the records differ, the Source record's
+        labels are among them; else None (the records disagree). With no record but the
+        Source record, its labels; with neither (a first import), none."""
+        if not self.records:
+            return sorted(set().union(*self.sources.values())) if self.sources else []
+        common = common_labels(self.records)
+        if tuple(common) not in self.records:
+            return None
+        declared = set().union(*self.sources.values()) if self.sources else set()
+        if len(self.records) > 1 and not declared <= set(common):
+            return None
+        return common
+
+
+def source_acls(driver: neo4j.Driver, database: str | None, bundle: Bundle) -> SourceAcls:
+    """The ACLs the current records of the bundle's sources carry in its tenant (nothing is
+    read when no Source record exists yet: a first import)."""
+    sources = sorted({s.source_id for s in _records(bundle) if s.source_id})
+    if not sources:
+        return SourceAcls()
+    params: dict[str, Any] = {"tenant": bundle.tenant, "sources": sources}
+    found, _, _ = driver.execute_query(
+        _SOURCE_RECORDS, params, database_=database, routing_=neo4j.RoutingControl.READ
+    )
+    if not found:
+        return SourceAcls()
+    records, _, _ = driver.execute_query(
+        _SOURCE_ACLS, params, database_=database, routing_=neo4j.RoutingControl.READ
+    )
+    return SourceAcls(
+        records=tuple(sorted({tuple(sorted(r["acl"])) for r in records})),
+        sources={r["id"]: tuple(sorted(r["acl"] or [])) for r in found},
+    )
 
 
 def common_labels(acls: Iterable[Sequence[str]]) -> list[str]:

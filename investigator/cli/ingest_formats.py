@@ -28,6 +28,7 @@ from graph_schema.importers.reimport_acl import (
     current_acls,
     held_labels,
     most_common_change,
+    source_acls,
     unheld_labels,
     with_labels,
 )
@@ -96,12 +97,13 @@ def _loader(fmt: str) -> Callable[[Path, _Options], LoadedBundle]:
     return load
 
 
-# The current documents of the import's sources in its tenant, to name the files a re-import
-# changes, adds or no longer has.
+# The current documents (tombstones too) of the import's sources in its tenant, to name the
+# files a re-import changes, adds or no longer has.
 _CURRENT_DOCUMENTS = (
     "MATCH (n:KG:Document {tenant: $tenant}) WHERE n.source_id IN $sources "
-    "AND n.superseded_at IS NULL AND n.status = $active "
-    "RETURN n.id AS id, n.locator AS locator, n.source_version AS version"
+    "AND n.superseded_at IS NULL "
+    "RETURN n.id AS id, n.locator AS locator, n.source_version AS version, "
+    "n.status = $active AS active"
 )
 # Files named per kind of change; the rest are counted ("and 3 more").
 MAX_FILES_NAMED = 5
@@ -117,9 +119,10 @@ def _files(kind: str, locators: Sequence[str], tail: str = "") -> list[str]:
 
 
 def _file_changes(result: ImportResult, driver: neo4j.Driver, database: str | None) -> list[str]:
-    """`changed: a.md`, `new: b.md`, `removed: c.md ...`: the files of a re-import whose bytes
-    differ from the current record's (its `source_version`), the files with no record yet, and
-    the records of the same source whose file is gone (an import never retracts them)."""
+    """`changed: a.md`, `moved: d.md -> ops/d.md`, `new: b.md`, `removed: c.md ...`: the files
+    of a re-import whose bytes differ from the current record's (its `source_version`), those
+    whose path differs from its `locator`, the files with no record yet, and the records of
+    the same source whose file is gone (an import never retracts them)."""
     bundle = result.bundle
     if bundle is None or result.problems or not bundle.documents:
         return []
@@ -132,19 +135,27 @@ def _file_changes(result: ImportResult, driver: neo4j.Driver, database: str | No
         database_=database,
         routing_=neo4j.RoutingControl.READ,
     )
-    current = {str(r["id"]): (str(r["locator"]), r["version"]) for r in records}
-    if not current:
+    if not records:
         return []  # a first import: every file is new, the counts say it
+    # A tombstone (the source's runbooks retracted) makes a re-import, not a first one.
+    current = {str(r["id"]): (str(r["locator"]), r["version"]) for r in records if r["active"]}
     ids = {d.id for d in bundle.documents}
     changed = [
         d.locator
         for d in bundle.documents
         if d.id in current and current[d.id][1] != d.source_version
     ]
+    # Same id, another path (moved into a subfolder): a new version, its locator changes.
+    moved = [
+        f"{current[d.id][0]} -> {d.locator}"
+        for d in bundle.documents
+        if d.id in current and current[d.id][0] != d.locator
+    ]
     new = [d.locator for d in bundle.documents if d.id not in current]
     gone = [locator for doc_id, (locator, _) in current.items() if doc_id not in ids]
     return (
         _files("changed", changed)
+        + _files("moved", moved)
         + _files("new", new)
         + _files("removed", gone, " (not in PATH any more: their records stay current)")
     )
@@ -163,6 +174,23 @@ def _settle_acl(
     if bundle is None or result.problems:
         return
     current = current_acls(driver, database, bundle)
+    fresh = ({n.id for n in bundle.nodes} | {d.id for d in bundle.documents}) - set(current)
+    if fresh and options.acl is None:
+        # Ids with no record of the source yet (a renamed file, a retracted runbook re-added)
+        # get the labels the source's records already carry, never none (docs/runbooks.md).
+        known = source_acls(driver, database, bundle)
+        labels = known.labels()
+        if labels is None:
+            named = ", ".join(sorted(known.sources))
+            acls = ", ".join(_labels(acl) for acl in known.records[:3])
+            acls += " ..." if len(known.records) > 3 else ""
+            raise BadInput(
+                f"ingest refused: the records of {named} carry different acls ({acls}) and "
+                f"{len(fresh)} {'record is' if len(fresh) == 1 else 'records are'} new; "
+                "pass --acl to say who may read them"
+            )
+        if not current:
+            bundle = result.bundle = with_labels(bundle, labels)
     if current:
         previous = common_labels(current.values())
         if options.acl is None:
