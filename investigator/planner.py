@@ -27,6 +27,7 @@ from investigator.timeline import (
     RELEASE_NAME,
     AnchorEvent,
     ReferenceTime,
+    SeenEvent,
     instant_of,
     reference_times,
     shift,
@@ -273,6 +274,8 @@ LATEST_RELEASE_CHECK = CHECK_PREFIX + "latest-release"
 # The release taken as "then" (or "before the release"), read again once placed so that its
 # record is evidence of the answer (the gate admits it as an anchor).
 THEN_RELEASE_CHECK = CHECK_PREFIX + "then-release"
+# The same for the alert firing taken as "when the alert fired".
+THEN_ALERT_CHECK = CHECK_PREFIX + "then-alert"
 MAX_FOCUS_SERVICES = 3
 # Questions that weigh causes: a correlation verdict, an open root-cause question's
 # candidates, a list of what changed before the errors. Each needs every change of the
@@ -468,8 +471,8 @@ class Known(BaseModel):
     # Services reached only by walking DEPENDS_ON from the ones asked about: never walked
     # from themselves (the dependents of a dependency are not the question's dependents).
     walked: list[str] = Field(default_factory=list)
-    # When the named alerts fired (instant, alert id), for "when it fired".
-    alerts_fired: list[tuple[datetime, str]] = Field(default_factory=list)
+    # When the named alerts fired (instant, alert id, FIRED_ON record id), for "when it fired".
+    alerts_fired: list[tuple[datetime, str, str]] = Field(default_factory=list)
     # The instants the question's time words resolved to, with why (investigator.timeline).
     references: list[ReferenceTime] = Field(default_factory=list)
     # Releases seen by check steps, with service and deployment time (sorted by id).
@@ -961,8 +964,8 @@ def note_check_rows(known: Known, rows: Sequence[Any], focus: Sequence[str]) -> 
         if el.type == "FIRED_ON":
             fired = instant_of(el.props.get("fired_at")) or el.valid_from
             alert = str(row.context.get("start") or el.element_id)
-            if fired is not None and (fired, alert) not in known.alerts_fired:
-                known.alerts_fired.append((fired, alert))
+            if fired is not None and (fired, alert, el.element_id) not in known.alerts_fired:
+                known.alerts_fired.append((fired, alert, el.element_id))
                 known.alerts_fired.sort()
                 changed = True
         neighbour = row.context.get("neighbour")
@@ -1127,7 +1130,8 @@ def followup_steps(
         first_seen=known.first_seen,
         services=focus,
         alerts_fired=known.alerts_fired,
-        releases=[(r.at, r.name or r.id, r.service) for r in known.releases],
+        releases=[SeenEvent(r.at, r.name or r.id, r.service, r.id) for r in known.releases],
+        known_at=inp.known_at,
     )
     known.references = refs
     instants = sorted({r.at for r in refs})
@@ -1136,16 +1140,8 @@ def followup_steps(
     # The release a time word was placed at: its record is evidence too (trace/replay show
     # why that moment), read again when no step admitted it.
     admitted = {ev.element_id for ev in gate.admitted}
-    anchor_releases = [
-        r
-        for r in known.releases
-        if any(
-            r.service and f"release {r.name or r.id}," in f"{ref.label}, "
-            for ref in refs
-            if ref.kind == "event"
-        )
-    ]
-    anchor_ids = sorted(r.id for r in anchor_releases)
+    anchor_ids = sorted({r.element_id for r in refs if r.kind == "event" and r.element_id})
+    anchor_releases = [r for r in known.releases if r.service and r.id in anchor_ids]
     if anchor_ids != list(gate.policy.anchor_ids):
         gate.policy = gate.policy.model_copy(update={"anchor_ids": anchor_ids})
     anchor_steps = [
@@ -1162,6 +1158,13 @@ def followup_steps(
         _one_hop_step(alert, "FIRED_ON", "out", step_id=ALERT_FIRED_CHECK)
         for alert in known.alerts[:MAX_FOCUS_SERVICES]
         if asked.event is AnchorEvent.ALERT
+    ]
+    # The firing taken as the moment, read again once placed (its first read was judged
+    # before: `low_relevance`). Both directions: the same records, as a call of its own.
+    alert_steps += [
+        _one_hop_step(alert, "FIRED_ON", "both", step_id=THEN_ALERT_CHECK)
+        for _, alert, record in known.alerts_fired
+        if record in anchor_ids and record not in admitted
     ]
     placed = any(r.kind == "event" for r in refs)
     # "During / for the incident", "did the responders follow ...", "who was paged": its

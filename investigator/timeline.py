@@ -14,8 +14,10 @@ Rules, in order (docs/investigation.md, "Time references"):
 2. event words ("then", "at that moment", "at the time (of the incident)", "when it fired",
    当时, 那时, 事发时) mean the anchor event: the first error, else the release, else the
    incident start, else the alert, of the latest episode by `as_of` (a phrase naming one of
-   them picks that one: "during the ledger incident", "during the PAY-4097 incident", "when
-   release 2026.07.20.2 was deployed"; an id or code naming no incident seen names none);
+   them picks that one: "during the ledger incident", "during the PAY-4097 incident", "during
+   inc:2026-07-23-payments" (that id only), "when release 2026.07.20.2 was deployed"; an id
+   or code naming no incident seen names none; a release within a day before the earlier of
+   `as_of` and `known_at` comes before an error older than it);
    "when the incident was resolved", "at the end of the incident" mean its `resolved_at`;
    "before the release", "just before the errors started", "before the incident", "before
    the alert fired" (发布前, 故障前) mean one second before that event (a release: before it
@@ -97,8 +99,15 @@ _RELEASE_WORDS = re.compile(
     r"\bwhen it (was )?(released|deployed|shipped)\b|发布时|上线时|部署时",
     re.IGNORECASE,
 )
-# "the incident", or words naming it: "the payments incident", "the 2026-07-23 outage"
-_THE_INCIDENT = r"the (?:[\w.:-]+ ){0,3}?(?:incident|outage)"
+# An incident named by its id: "inc:2026-07-23-payments", "incident inc:2026-07-23-payments".
+_INCIDENT_ID = re.compile(r"(?<![\w:])inc:[\w.:-]*\w", re.IGNORECASE)
+# "the incident", or words naming it: "the payments incident", "the 2026-07-23 outage", or
+# its id (before, "during inc:2026-07-23-payments" was no time word: answered at as_of)
+_THE_INCIDENT = (
+    r"(?:the (?:[\w.:-]+ ){0,3}?(?:incident|outage)|(?:the )?(?:(?:incident|outage) )?"
+    + _INCIDENT_ID.pattern
+    + r")"
+)
 _INCIDENT_WORDS = re.compile(
     r"\b(?:at the time of|during|throughout) " + _THE_INCIDENT + r"\b|"
     r"\bat the (?:start|beginning|onset) of " + _THE_INCIDENT + r"\b|"
@@ -852,6 +861,9 @@ class ReferenceTime(BaseModel):
     label: str  # "the first PAY-4097 error", "as_of"
     why: str  # "the question says 'then'"
     kind: str  # "event" | "explicit" | "as_of"
+    # The record the event was read from (a release, an alert's FIRED_ON, an incident), when
+    # known: the gate admits it as evidence of the answer (`GatePolicy.anchor_ids`).
+    element_id: str | None = None
 
     def describe(self) -> str:
         """`<label>, <time>` as claims print it."""
@@ -916,21 +928,35 @@ def first_error(
 RELEASE_NAME = re.compile(r"\brelease-\d{4}\.\d{2}\.\d{2}\.\d+\b", re.IGNORECASE)
 
 
+class SeenEvent(NamedTuple):
+    """An event a check step read but the gate did not (yet) admit: a release, an alert's
+    firing. `element_id` is the record it was read from."""
+
+    at: datetime
+    name: str
+    service: str | None = None
+    element_id: str | None = None
+
+
+# An event found: its instant, its name, the id of its record (when known).
+_Found = tuple[datetime, str, str | None]
+
+
 def _release(
     evidence: Sequence[Evidence],
     before: datetime,
     services: Sequence[str],
     words: str | None = None,
-    known: Sequence[tuple[datetime, str, str | None]] = (),
-) -> tuple[datetime, str] | None:
+    known: Sequence[tuple[datetime, str, str | None] | SeenEvent] = (),
+) -> _Found | None:
     """The release the question's words mean: the one they name ("before the
     release-2026.07.23.1 deploy"), else the latest of the services by `before`.
 
     `known`: releases a check step read (deployment time, name, service), as evidence."""
     # "release-2026.07.20.2", "release 2026.07.20.2": the version names it, however written.
     named = set(_RELEASE_VERSION.findall(words or ""))
-    releases = [
-        (t, ev.name or ev.element_id)
+    releases: list[tuple[datetime, str, str | None]] = [
+        (t, ev.name or ev.element_id, ev.element_id)
         for ev in evidence
         if ev.type == "Deployment"
         and "deployment_time" in ev.evidence_types
@@ -941,10 +967,10 @@ def _release(
         )
     ]
     releases += [
-        (t, name)
-        for t, name, service in known
-        if (not services or service in (None, *services))
-        and (bool(named & set(_RELEASE_VERSION.findall(name))) if named else t <= before)
+        (r.at, r.name, r.element_id)
+        for r in (SeenEvent(*k) for k in known)
+        if (not services or r.service in (None, *services))
+        and (bool(named & set(_RELEASE_VERSION.findall(r.name))) if named else r.at <= before)
     ]
     return max(releases) if releases else None
 
@@ -989,6 +1015,11 @@ def _named_incidents(evidence: Sequence[Evidence], words: str | None) -> list[Ev
     code), else all of them. Words with an id or a code in them that name no incident the
     subject sees name none: no other incident stands in for it (before, the latest did)."""
     incidents = [ev for ev in evidence if ev.type == "Incident"]
+    ids = {m.group(0).lower() for m in _INCIDENT_ID.finditer(words or "")}
+    if ids:
+        # "during inc:2026-07-23-payments": that record, and no other (one the subject may
+        # not see is as unknown as one that does not exist).
+        return [ev for ev in incidents if ev.element_id.lower() in ids]
     found = _INCIDENT_NAME_WORDS.search(words or "")
     raw = [t for t in (found.group(1).split() if found else []) if t.lower() not in _NOT_A_NAME]
     tokens = [t.lower().rstrip("s") for t in raw]
@@ -1010,11 +1041,11 @@ def _named_incidents(evidence: Sequence[Evidence], words: str | None) -> list[Ev
 
 def _incident_start(
     evidence: Sequence[Evidence], as_of: datetime, words: str | None = None
-) -> tuple[datetime, str] | None:
+) -> _Found | None:
     """The start of the incident the words name, else of the latest incident by `as_of` (the
     one in question, not one of years ago)."""
     starts = [
-        (t, ev.name or ev.element_id)
+        (t, ev.name or ev.element_id, ev.element_id)
         for ev in _named_incidents(evidence, words)
         if (t := instant(ev, ("started_at",))) is not None and t <= as_of
     ]
@@ -1023,11 +1054,11 @@ def _incident_start(
 
 def _incident_end(
     evidence: Sequence[Evidence], as_of: datetime, words: str | None = None
-) -> tuple[datetime, str] | None:
+) -> _Found | None:
     """The resolution by `as_of` of the incident the words name, else of the latest one
     resolved (an incident not resolved yet has none)."""
     ends = [
-        (t, ev.name or ev.element_id)
+        (t, ev.name or ev.element_id, ev.element_id)
         for ev in _named_incidents(evidence, words)
         if (t := instant_of(ev.context.get("resolved_at", ev.props.get("resolved_at")))) is not None
         and t <= as_of
@@ -1058,12 +1089,32 @@ def instant_of(raw: object) -> datetime | None:
     return parsed if parsed.tzinfo is not None else None
 
 
+def _alert_name(ev: Evidence) -> str:
+    """The alert a firing record is of: its `alert`, else the start of a FIRED_ON record
+    (`FIRED_ON|alert:X|svc:Y|...`, admitted as the anchor), else its name or id."""
+    parts = ev.element_id.split("|")
+    of_record = parts[1] if ev.type == "FIRED_ON" and len(parts) > 2 else None
+    return str(ev.context.get("alert") or of_record or ev.name or ev.element_id)
+
+
 def _alert(
-    evidence: Sequence[Evidence], as_of: datetime, known: Sequence[tuple[datetime, str]] = ()
-) -> tuple[datetime, str] | None:
-    fired = [(t, name.removeprefix("alert:")) for t, name in known if t <= as_of]
+    evidence: Sequence[Evidence],
+    as_of: datetime,
+    known: Sequence[tuple[datetime, str] | tuple[datetime, str, str]] = (),
+) -> _Found | None:
+    """The first firing by `as_of` of the alerts read (`known`: instant, alert id and, when
+    known, its FIRED_ON record's id) or admitted."""
+    fired: list[tuple[datetime, str, str | None]] = [
+        (k[0], k[1].removeprefix("alert:"), k[2] if len(k) > 2 else None)
+        for k in known
+        if k[0] <= as_of
+    ]
     fired += [
-        (t, str(ev.context.get("alert") or ev.name or ev.element_id).removeprefix("alert:"))
+        (
+            t,
+            _alert_name(ev).removeprefix("alert:"),
+            ev.element_id,
+        )
         for ev in evidence
         if (ev.type == "FIRED_ON" or "fired_at" in ev.context or "fired_at" in ev.props)
         and (t := instant(ev, ALERT_TIME_KEYS)) is not None
@@ -1078,7 +1129,10 @@ EPISODE = timedelta(hours=24)
 
 
 def _plain_then_order(
-    found: dict[AnchorEvent, tuple[datetime, str] | None], refs: TimeReferences, as_of: datetime
+    found: dict[AnchorEvent, _Found | None],
+    refs: TimeReferences,
+    as_of: datetime,
+    known_at: datetime | None = None,
 ) -> list[AnchorEvent]:
     """The events the plain "then" tries, in order: the first error, else the release, the
     incident start, the alert.
@@ -1088,14 +1142,18 @@ def _plain_then_order(
     "then" is not a PAY-1002 error of the year before (it was). A release long before
     `as_of` never displaces the error: asked months later, "then" stays the incident's first
     error, not the latest release. When the words name the error ("when PAY-4097 started"),
-    no other event stands in for it.
+    no other event stands in for it. "Just went out" is measured from the earlier of `as_of`
+    and `known_at`: with `--known-at` 10:02:10 (the release recorded, its errors not yet),
+    the release known by then is the moment, as with `--as-of` 10:02:10 (before, a later
+    as_of made "then" a PAY-1002 error of the year before).
     """
     if _ERROR_CODE.search(refs.event_words or ""):
         return [AnchorEvent.FIRST_ERROR]
     err, release = found[AnchorEvent.FIRST_ERROR], found[AnchorEvent.RELEASE]
+    horizon = min(as_of, known_at) if known_at is not None else as_of
     if (
         release is not None
-        and release[0] >= shift(as_of, -EPISODE)
+        and release[0] >= shift(horizon, -EPISODE)
         and (err is None or release[0] > shift(err[0], EPISODE))
     ):
         return [k for k in ANCHOR_ORDER if k is not AnchorEvent.FIRST_ERROR]
@@ -1109,10 +1167,14 @@ def reference_times(
     as_of: datetime,
     first_seen: datetime | None = None,
     services: Sequence[str] = (),
-    alerts_fired: Sequence[tuple[datetime, str]] = (),
-    releases: Sequence[tuple[datetime, str, str | None]] = (),
+    alerts_fired: Sequence[tuple[datetime, str] | tuple[datetime, str, str]] = (),
+    releases: Sequence[tuple[datetime, str, str | None] | SeenEvent] = (),
+    known_at: datetime | None = None,
 ) -> list[ReferenceTime]:
     """The instants other than `as_of` that the question's time words resolve to (sorted).
+
+    `known_at`: what the KG knew by then bounds what "just went out" means (the run's
+    `--known-at`).
 
     Resolved from the evidence found so far (pure): an event not yet found, or after
     `as_of`, resolves to nothing, and the question is then answered at `as_of`.
@@ -1133,8 +1195,8 @@ def reference_times(
             # The release before the first error; not when the error is of an episode long
             # before the latest release (a PAY-1002 error of last year).
             release = _release(evidence, err[0], services, refs.event_words, releases)
-        found: dict[AnchorEvent, tuple[datetime, str] | None] = {
-            AnchorEvent.FIRST_ERROR: err,
+        found: dict[AnchorEvent, _Found | None] = {
+            AnchorEvent.FIRST_ERROR: None if err is None else (*err, None),
             AnchorEvent.RELEASE: release,
             AnchorEvent.INCIDENT_START: _incident_start(evidence, as_of, refs.event_words),
             AnchorEvent.ALERT: _alert(evidence, as_of, alerts_fired),
@@ -1142,7 +1204,7 @@ def reference_times(
         }
         order = [refs.event, *(k for k in ANCHOR_ORDER if k is not refs.event)]
         if refs.event is AnchorEvent.FIRST_ERROR and refs.side is None:
-            order = _plain_then_order(found, refs, as_of)
+            order = _plain_then_order(found, refs, as_of, known_at)
         for kind in order:
             hit = found[kind]
             if hit is None:
@@ -1154,7 +1216,7 @@ def reference_times(
                 # not the first error: a phrase that names its event gets no stand-in. Only
                 # the plain "then" (the first error) falls back along the anchor order.
                 continue
-            at, name = hit
+            at, name, record = hit
             event_label = {
                 AnchorEvent.FIRST_ERROR: f"the first {name} error"
                 if name != "error"
@@ -1186,6 +1248,7 @@ def reference_times(
                     label=label,
                     why=f"the question says {refs.event_words!r}",
                     kind="event",
+                    element_id=record,
                 )
             )
             break
