@@ -62,12 +62,11 @@ def _read(
     return found
 
 
-def keep_current_acls(
-    driver: neo4j.Driver, loaded: LoadedBundle, database: str | None = None
-) -> LoadedBundle:
-    """`loaded` with every source, node, edge and document that gives no `acl` given the labels of
-    the current record of its id or key (when that record has any); `loaded` itself when no
-    element omits it or none of those has a labelled record."""
+def _without_acl(
+    loaded: LoadedBundle,
+) -> tuple[set[tuple[str, str]], dict[RelType, set[tuple[str, str]]]]:
+    """The (tenant, id) of every source, node and document of `loaded` that gives no `acl`,
+    and the (tenant, key) of every such edge, by relationship type."""
     node_rows: set[tuple[str, str]] = set()
     edge_rows: dict[RelType, set[tuple[str, str]]] = defaultdict(set)
     for part in loaded.parts:
@@ -79,6 +78,16 @@ def keep_current_acls(
         for edge in b.edges:
             if edge.acl is None:
                 edge_rows[edge.type].add((b.tenant, edge.edge_key))
+    return node_rows, edge_rows
+
+
+def keep_current_acls(
+    driver: neo4j.Driver, loaded: LoadedBundle, database: str | None = None
+) -> LoadedBundle:
+    """`loaded` with every source, node, edge and document that gives no `acl` given the labels of
+    the current record of its id or key (when that record has any); `loaded` itself when no
+    element omits it or none of those has a labelled record."""
+    node_rows, edge_rows = _without_acl(loaded)
     if not node_rows and not edge_rows:
         return loaded
     rows = [{"tenant": t, "id": i} for t, i in sorted(node_rows)]
@@ -153,16 +162,7 @@ def acl_option_changes(
     overridden, `--acl` not yet applied) that give no `acl`. An element that states one is
     written as it says; an id or key without a record takes `--acl` (a first ingest)."""
     after = tuple(sorted(set(acl)))
-    node_rows: set[tuple[str, str]] = set()
-    edge_rows: dict[RelType, set[tuple[str, str]]] = defaultdict(set)
-    for part in loaded.parts:
-        b = part.bundle
-        records: list[NodeSpec | DocumentSpec] = [*b.nodes, *b.documents]
-        node_rows.update((b.tenant, s.id) for s in records if s.acl is None)
-        node_rows.update((b.tenant, s.source_id) for s in b.sources if s.acl is None)
-        for edge in b.edges:
-            if edge.acl is None:
-                edge_rows[edge.type].add((b.tenant, edge.edge_key))
+    node_rows, edge_rows = _without_acl(loaded)
     # Nodes first: the first change is the refusal's example, an id a reader knows.
     found: dict[tuple[str, str], list[str]] = {}
     if node_rows:
