@@ -156,18 +156,21 @@ class EventSide(StrEnum):
 
 # How far before an event "before <event>" looks: the state just before it happened.
 BEFORE_EVENT = timedelta(seconds=1)
-# "before/after <anchor event>": the side, then which event. "after the incident" is left
-# out on purpose (an incident's end is not known), and so are non-anchor events ("after the
-# ownership change"), which stay unresolved.
+# The incident of "before/after the incident", "... incident inc:...", "... inc:...".
+_SIDE_INCIDENT = rf"(?:(?:incident|outage)(?:\s+{_INCIDENT_ID.pattern})?|{_INCIDENT_ID.pattern})"
+# "before/after <anchor event>": the side, then which event. Non-anchor events ("after the
+# ownership change") stay unresolved. An incident named by its id needs no article ("before
+# inc:2026-07-23-payments", "after incident inc:..."): before, only "during inc:..." was a time.
 _EVENT_SIDE_WORDS = re.compile(
     r"\b(?:(?:right|just|shortly|immediately)\s+)?"
-    r"(?:(?P<before>before|prior to)|(?P<after>after|following))\s+(?:the|this|that|its)\s+"
+    r"(?:(?P<before>before|prior to)|(?P<after>after|following))\s+"
+    r"(?:(?:the|this|that|its)\s+|(?=(?:(?:incident|outage)\s+)?inc:))"
     r"(?:(?P<release>(?:[\w.:-]+\s+)?(?:release|deploy(?:ment)?|rollout))"
     r"(?:\s+(?:went out|finished|happened|landed))?\b"
     r"|(?P<error>(?:first\s+)?(?:[A-Z][A-Z0-9]{1,9}-\d{2,6}\s+)?(?:errors?|failures?))"
     r"(?:\s+(?:started|began|first appeared|appeared))?\b"
     r"|(?P<alert>alert|page)(?:\s+(?:fired|paged|triggered))?\b"
-    r"|(?P<incident>(?:incident|outage)(?:\s+(?:(?P<began>started|began)|"
+    r"|(?P<incident>" + _SIDE_INCIDENT + r"(?:\s+(?:(?P<began>started|began)|"
     r"(?P<ended>(?:was\s+|got\s+|had\s+been\s+)?" + _RESOLVED + r")))?)\b)"
     r"|(?P<zh_release_before>发布前|上线前|部署前)|(?P<zh_release_after>发布后|上线后|部署后)"
     r"|(?P<zh_error_before>故障前|出错前|报错前)",

@@ -10,6 +10,7 @@ import json
 import re
 
 import neo4j
+import pytest
 
 BOB = ["--subject", "acme/user:bob"]
 THEN = "Who owned payment-api then?"
@@ -75,6 +76,32 @@ def test_during_an_incident_named_by_its_id(demo_graph: neo4j.Driver, cli_env, i
     assert "inc:2026-07-23-payments" in {ev["element_id"] for ev in doc["evidence"]}
 
 
+@pytest.mark.parametrize(
+    ("side", "label", "at"),
+    [
+        ("before", "1 s before the start of incident", "2026-07-23T10:02:37Z"),
+        ("after", "the resolution of incident", "2026-07-23T10:48:00Z"),
+    ],
+)
+def test_before_and_after_an_incident_named_by_its_id(  # type: ignore[no-untyped-def]
+    demo_graph: neo4j.Driver, cli_env, invoke, side: str, label: str, at: str
+) -> None:
+    # As "before/after the incident" (before, the id made these no time words: at as_of).
+    word = f"{side} inc:2026-07-23-payments"
+    report = invoke("investigate", f"Who owned payment-api {word}?", *BOB,
+                    "--as-of", "2026-07-25T00:00:00Z", "--json")  # fmt: skip
+    assert report.code == 0, report
+    doc = json.loads(report.out)
+    assert doc["status"] == "complete", doc["unresolved_time_words"]
+    assert any(
+        c.startswith(
+            f"At {label} Payments authorization failures 2026-07-23, {at} "
+            f"(the question says {word!r}): {OWNER}"
+        )
+        for c in _claims(doc)
+    ), _claims(doc)
+
+
 def _normalised(out: str, word: str) -> str:
     """A report with its run/pack ids, hashes, known_at and the id asked about blanked."""
     out = out.replace(word, "<ID>")
@@ -93,6 +120,22 @@ def test_an_incident_id_of_another_tenant_is_as_unknown_as_none(  # type: ignore
         assert report.code == 0, report
         assert "At the start of incident" not in report.out, report.out
         assert f"Time       not resolved: 'during {word}'; the answer is at as_of" in report.out
+        outs.append(_normalised(report.out, word))
+    assert outs[0] == outs[1]
+
+
+@pytest.mark.parametrize("side", ["before", "after"])
+def test_before_or_after_an_unseen_incident_id_is_not_resolved(  # type: ignore[no-untyped-def]
+    demo_graph: neo4j.Driver, cli_env, invoke, side: str
+) -> None:
+    # Another tenant's id answers exactly as one that does not exist: `partial`, not resolved.
+    outs = []
+    for word in ("inc:2026-07-23-payments", "inc:2026-07-24-payments"):
+        report = invoke("investigate", f"Who owned payment-api {side} {word}?", "--subject",
+                        "globex/user:mallory", "--as-of", "2026-07-25T00:00:00Z")  # fmt: skip
+        assert report.code == 0, report
+        assert f"Time       not resolved: '{side} {word}'; the answer is at as_of" in report.out
+        assert "partial" in report.out, report.out
         outs.append(_normalised(report.out, word))
     assert outs[0] == outs[1]
 

@@ -205,6 +205,13 @@ def test_a_pasted_alerts_zero_end_time_is_no_time() -> None:
         ("Who owned it just before the outage was resolved?", "incident_end", "before",
          "just before the outage was resolved"),
         ("Before the alert fired, who owned it?", "alert", "before", "Before the alert fired"),
+        # an incident named by its id needs no article
+        ("Who owned payment-api before inc:2026-07-23-payments?", "incident_start", "before",
+         "before inc:2026-07-23-payments"),
+        ("Who owned payment-api after inc:2026-07-23-payments?", "incident_end", "after",
+         "after inc:2026-07-23-payments"),
+        ("Who owned it after incident inc:2026-07-23-payments started?", "incident_start",
+         "after", "after incident inc:2026-07-23-payments started"),
         ("发布前谁负责 payment-api？", "release", "before", "发布前"),
         ("发布后谁负责 payment-api？", "release", "after", "发布后"),
     ],
