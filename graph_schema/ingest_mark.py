@@ -24,9 +24,10 @@ ingest wrote nothing, or every id and key has one entry in the bundle (histories
 are replanned against the graph on each ingest, so only a confirmed no-op marks them). It is
 written in its own transaction after the last write, and only if no other write transaction
 touched the tenants since the ingest read the marks (the generation moved by exactly the
-ingest's own transactions). A tenant of more than `TENANT_RATIO` node records per bundle
-element is not marked (reading its fingerprint would cost more than the comparison saves):
-ten runbooks into a tenant of a million records take the full path, at its old cost.
+ingest's own transactions) and no mark was deleted meanwhile (a tenant deleted by hand). A
+tenant of more than `TENANT_RATIO` node records per bundle element is not marked (reading its
+fingerprint would cost more than the comparison saves): ten runbooks into a tenant of a
+million records take the full path, at its old cost.
 
 What the fingerprint cannot see: a record changed in place by hand in Cypher (a property,
 `content_hash` or `status` edited, a label swapped for another) and, in the same hand edit, a
@@ -322,6 +323,10 @@ def commit(driver: neo4j.Driver, scope: WriteScope, now: datetime, database: str
 
     def work(tx: neo4j.ManagedTransaction) -> bool:
         locked = {str(r["tenant"]): r for r in tx.run(_LOCK_MARKS, tenants=scope.tenants)}
+        if any(locked[t]["generation"] is None for t in scope.tenants):
+            # The MERGE found a mark that another transaction deleted before this one got
+            # its lock (a tenant deleted by hand meanwhile): nothing left to mark.
+            return False
         doubled = [t for t in scope.tenants if int(locked[t]["marks"]) != 1]
         if doubled:
             # Two marks of one tenant (concurrent first ingests without a constraint): drop

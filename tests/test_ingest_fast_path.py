@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import copy
 import json
+import threading
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -17,6 +19,7 @@ import neo4j
 import pytest
 import yaml
 
+from graph_schema import ingest_mark
 from graph_schema.bundle import Bundle, LoadedBundle, load_bundle
 from graph_schema.ingest_mark import MARK_LABEL, bundle_digest
 from graph_schema.purge import purge_content
@@ -236,6 +239,51 @@ def test_a_write_during_the_ingest_leaves_no_mark(graph) -> None:
     assert not report.unchanged_since_last_ingest
     assert report.node_records_created == 1  # team:a as this bundle says
     assert_fast_no_op(graph, this)
+
+
+def _wait_until_blocked(driver: neo4j.Driver) -> None:
+    """Until a transaction waits for a lock (at most 30 s)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        records = driver.execute_query(
+            "SHOW TRANSACTIONS YIELD status WHERE status STARTS WITH 'Blocked' RETURN count(*) AS n"
+        ).records
+        if records[0]["n"]:
+            return
+        time.sleep(0.05)
+    raise AssertionError("no transaction ever waited for the mark's lock")
+
+
+def test_a_tenant_deleted_while_its_mark_is_written_leaves_no_mark(graph) -> None:
+    # The tenant is deleted by hand (its mark with it) while the ingest locks the mark to
+    # write it: the ingest's MERGE found the mark before the delete committed, then reads no
+    # generation. That ingest used to fail with `int()` of None after its writes.
+    ingest(graph, base())
+    now = datetime.now(UTC)
+    scope, unchanged = ingest_mark.begin(graph, loaded(base()), ["acme"], now, None, full=True)
+    assert not unchanged
+    outcome: dict[str, Any] = {}
+
+    def mark() -> None:
+        try:
+            outcome["marked"] = ingest_mark.commit(graph, scope, now, None)
+        except Exception as exc:  # reported by the assertion below
+            outcome["error"] = exc
+
+    with graph.session() as session, session.begin_transaction() as tx:
+        tx.run("MATCH (n) WHERE n.tenant = 'acme' DETACH DELETE n").consume()
+        marking = threading.Thread(target=mark)
+        marking.start()
+        _wait_until_blocked(graph)  # on the mark this transaction deletes
+        tx.commit()
+    marking.join(60)
+    assert outcome == {"marked": False}
+    marks = graph.execute_query(f"MATCH (m:{MARK_LABEL}) RETURN count(m) AS n").records
+    assert marks[0]["n"] == 0
+    # The tenant is a first ingest again, marked as usual.
+    report = ingest(graph, base())
+    assert not report.unchanged_since_last_ingest and report.node_records_created == 5
+    assert_fast_no_op(graph, base())
 
 
 def test_a_failed_ingest_leaves_no_mark(graph) -> None:
