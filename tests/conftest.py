@@ -1,8 +1,9 @@
 """Test fixtures: always a real Neo4j (never a mock or in-memory stand-in).
 
-Order (docs/design.md section 4): `NEO4J_URI` if set; else testcontainers when a Docker engine
-answers; else a local server from Maven Central jars in its own state folder, started here
-and stopped at the end of the session if this session started it.
+Order (docs/design.md section 4): `NEO4J_URI` if set (refused when its database holds data,
+unless INVESTIGATOR_TEST_WIPE=1: the tests wipe it; left empty at the end); else testcontainers
+when a Docker engine answers; else a local server from Maven Central jars in its own state
+folder, started here and stopped at the end of the session if this session started it.
 """
 
 from __future__ import annotations
@@ -50,11 +51,37 @@ def test_server() -> LocalNeo4j:
 test_server.__test__ = False  # type: ignore[attr-defined]
 
 
+def _refuse_a_database_with_data(settings: ConnectionSettings) -> None:
+    """End the session before any test when `NEO4J_URI` names a database holding data: the
+    tests delete everything in the database they use, and `eval "$(investigator db env)"`
+    (README) leaves NEO4J_URI pointing at the server holding real investigations and their
+    recorded runs. INVESTIGATOR_TEST_WIPE=1 lets them."""
+    if os.environ.get("INVESTIGATOR_TEST_WIPE") == "1":
+        return
+    with open_driver(settings) as drv:
+        records, _, _ = drv.execute_query(
+            "MATCH (n) RETURN count(n) AS nodes", database_=settings.database
+        )
+    nodes = int(records[0]["nodes"])
+    if nodes:
+        pytest.exit(
+            f"NEO4J_URI ({settings.uri}) names a database holding {nodes} nodes, and the tests "
+            "delete everything in the database they use: unset NEO4J_URI (the tests start "
+            "their own server) or set INVESTIGATOR_TEST_WIPE=1 to let them",
+            returncode=2,
+        )
+
+
 @pytest.fixture(scope="session")
 def neo4j_settings() -> Iterator[ConnectionSettings]:
     """Connection settings for the real Neo4j every test talks to."""
     if os.environ.get("NEO4J_URI"):
-        yield resolve_connection()
+        settings = resolve_connection()
+        _refuse_a_database_with_data(settings)
+        yield settings
+        # Left empty, as found: the next session against it starts without the allowance.
+        with open_driver(settings) as drv:
+            wipe(drv)
         return
     if os.environ.get("INVESTIGATOR_TEST_DOCKER", "auto") != "off" and _docker_answers():
         from testcontainers.neo4j import Neo4jContainer
