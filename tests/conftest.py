@@ -1,12 +1,14 @@
 """Test fixtures: always a real Neo4j (never a mock or in-memory stand-in).
 
-Order (docs/design.md section 4): `NEO4J_URI` if set; else testcontainers when a Docker engine
-answers; else a local server from Maven Central jars in its own state folder, started here
-and stopped at the end of the session if this session started it.
+Order (docs/design.md section 4): `NEO4J_URI` if set (refused when its database holds data
+the tests did not write, unless INVESTIGATOR_TEST_WIPE=1: they wipe it); else testcontainers
+when a Docker engine answers; else a local server from Maven Central jars in its own state
+folder, started here and stopped at the end of the session if this session started it.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -50,11 +52,43 @@ def test_server() -> LocalNeo4j:
 test_server.__test__ = False  # type: ignore[attr-defined]
 
 
+# The databases (by store id) the tests were let use: their data is the tests' own (and the
+# evaluation's, which `make test` runs next on the same server).
+TEST_DATABASES = REPO / ".investigator" / "test-databases.json"
+
+
+def _refuse_a_database_with_data(settings: ConnectionSettings) -> None:
+    """End the session before any test when `NEO4J_URI` names a database holding data the
+    tests did not write: they delete everything in the database they use, and `eval
+    "$(investigator db env)"` (README) leaves NEO4J_URI pointing at the server holding real
+    investigations and their recorded runs. A database the tests found empty, or were let
+    use with INVESTIGATOR_TEST_WIPE=1, is remembered by its store id."""
+    with open_driver(settings) as drv:
+        records, _, _ = drv.execute_query(
+            "MATCH (n) RETURN count(n) AS nodes", database_=settings.database
+        )
+        info, _, _ = drv.execute_query("CALL db.info() YIELD id", database_=settings.database)
+    nodes, store = int(records[0]["nodes"]), str(info[0]["id"])
+    known: list[str] = json.loads(TEST_DATABASES.read_text()) if TEST_DATABASES.exists() else []
+    if nodes and store not in known and os.environ.get("INVESTIGATOR_TEST_WIPE") != "1":
+        pytest.exit(
+            f"NEO4J_URI ({settings.uri}) names a database holding {nodes} nodes the tests did "
+            "not write, and they delete everything in the database they use: unset NEO4J_URI "
+            "(the tests start their own server) or set INVESTIGATOR_TEST_WIPE=1 to let them",
+            returncode=2,
+        )
+    if store not in known:
+        TEST_DATABASES.parent.mkdir(parents=True, exist_ok=True)
+        TEST_DATABASES.write_text(json.dumps(sorted({*known, store})), encoding="utf-8")
+
+
 @pytest.fixture(scope="session")
 def neo4j_settings() -> Iterator[ConnectionSettings]:
     """Connection settings for the real Neo4j every test talks to."""
     if os.environ.get("NEO4J_URI"):
-        yield resolve_connection()
+        settings = resolve_connection()
+        _refuse_a_database_with_data(settings)
+        yield settings
         return
     if os.environ.get("INVESTIGATOR_TEST_DOCKER", "auto") != "off" and _docker_answers():
         from testcontainers.neo4j import Neo4jContainer
