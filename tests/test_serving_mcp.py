@@ -14,6 +14,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
@@ -340,11 +341,23 @@ def test_stdio_answers_an_unreadable_line_with_a_jsonrpc_error_and_keeps_serving
         b'{"id":5}',
         b'{"jsonrpc":"2.0","id":6,"method":"tools/list"}',
     ]
+    # As a client does: stdin stays open until the last answer is in (closing it ends the
+    # session, and a request still in flight at EOF is not answered).
+    out: list[bytes] = []
+    reader = threading.Thread(target=lambda: out.extend(server.stdout or ()), daemon=True)
+    reader.start()
     try:
-        out, _ = server.communicate(b"\n".join(lines) + b"\n", timeout=TIMEOUT)
+        server.stdin.write(b"\n".join(lines) + b"\n")
+        server.stdin.flush()
+        deadline = time.monotonic() + TIMEOUT
+        while not any(b'"id":6' in line for line in out) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        server.stdin.close()
+        server.wait(timeout=TIMEOUT)
+        reader.join(timeout=TIMEOUT)
     finally:
         server.kill()
-    answers = [json.loads(line) for line in out.decode("utf-8").splitlines()]
+    answers = [json.loads(line) for line in out]
     by_id = {a["id"]: a for a in answers if a["id"] is not None}
     errors = [a["error"]["code"] for a in answers if a["id"] is None]
     assert sorted(by_id) == [1, 6] and len(answers) == 6, answers
