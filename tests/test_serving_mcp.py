@@ -45,6 +45,17 @@ AS_OF = "2026-07-23T10:03:00Z"
 KNOWN_AT = "2026-08-01T00:00:00Z"
 BOB_TOKEN = "test-token-bob-0123456789"
 ALICE_TOKEN = "test-token-alice-0123456789"
+# The JSON-RPC request that opens a session, for tests that speak the wire format by hand.
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"},
+    },
+}
 TIMEOUT = 300.0  # the shared CI machine can be slow; a hang still fails
 # A run cut by its deadline replays differently on a loaded machine: give it room.
 DEADLINE = 600
@@ -323,15 +334,9 @@ def test_stdio_answers_an_unreadable_line_with_a_jsonrpc_error_and_keeps_serving
         cwd=REPO,
     )
     assert server.stdin is not None and server.stdout is not None
-    hello = {
-        "jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "t", "version": "0"},
-        },
-    }  # fmt: skip
+
     lines = [
-        json.dumps(hello).encode(),
+        json.dumps(INITIALIZE).encode(),
         b'{"jsonrpc":"2.0","method":"notifications/initialized"}',
         b"",  # a blank line asks nothing
         b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"runbook_lookup",'
@@ -447,17 +452,8 @@ def test_http_a_session_answers_only_the_token_that_opened_it(  # type: ignore[n
     accept = {"Accept": "application/json, text/event-stream"}
     bob = dict(accept, Authorization=f"Bearer {BOB_TOKEN}")
     alice = dict(accept, Authorization=f"Bearer {ALICE_TOKEN}")
-    hello = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "test", "version": "1"},
-        },
-    }
-    opened = httpx2.post(http_server, json=hello, headers=bob, timeout=30)
+
+    opened = httpx2.post(http_server, json=INITIALIZE, headers=bob, timeout=30)
     assert opened.status_code == 200, opened.text
     session = opened.headers["mcp-session-id"]
     ready = {"jsonrpc": "2.0", "method": "notifications/initialized"}
@@ -480,18 +476,9 @@ def test_http_a_repeated_session_or_token_header_is_refused(  # type: ignore[no-
     # another token with bob's id first and an unknown one last ended bob's session and
     # received his answers. A repeated header is refused before anything runs.
     accept = [("Accept", "application/json, text/event-stream")]
-    hello = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "test", "version": "1"},
-        },
-    }
+
     bob = [*accept, ("Authorization", f"Bearer {BOB_TOKEN}")]
-    opened = httpx2.post(http_server, json=hello, headers=bob, timeout=30)
+    opened = httpx2.post(http_server, json=INITIALIZE, headers=bob, timeout=30)
     assert opened.status_code == 200, opened.text
     session = opened.headers["mcp-session-id"]
     on_bobs = [*bob, ("Mcp-Session-Id", session)]
