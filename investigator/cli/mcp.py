@@ -179,7 +179,14 @@ def mcp_command(
         ]
         backend = _backend(settings, chosen_purpose, purpose_from, max_concurrent, named)
         try:
-            run_http(backend, TokenTable(principals), sock, host=bind)
+            run_http(
+                backend,
+                TokenTable(principals),
+                sock,
+                host=bind,
+                max_sessions_per_principal=cfg.max_sessions_per_principal,
+                session_idle_seconds=cfg.session_idle_seconds,
+            )
         finally:
             backend.close()
 

@@ -5,12 +5,18 @@
 host = "127.0.0.1"         # optional; loopback unless the operator says otherwise
 port = 8765                # optional
 purpose = "incident_investigation"   # optional; the purpose every served call runs under
+max_sessions_per_principal = 32      # optional; open HTTP sessions one principal may hold
+session_idle_seconds = 1800          # optional; an HTTP session idle this long is ended
 
 [[mcp.tokens]]
 sha256 = "<sha256 hex of the token>"  # `investigator mcp token` prints a new token and this
 subject = "acme/user:bob"             # tenant-qualified principal (or `subject` + `tenant`)
 expires_at = 2027-01-03T08:00:00Z     # optional (RFC 3339, with a zone): refused from then on
 ```
+
+Over HTTP, a principal holds at most `max_sessions_per_principal` open sessions (a request
+that would open one more gets 429), so one token cannot take the SDK's 10,000 for the whole
+server; the SDK ends a session after `session_idle_seconds` without a request.
 
 Only the token's hash is stored, so the config file does not hold a usable secret. Every
 entry is checked when the server starts: one without a tenant (`subject = "user:bob"` and no
@@ -33,6 +39,10 @@ from investigator.settings import read_config_section
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
+# One principal's open sessions: enough for a few IDEs and agents, far below the SDK's
+# 10,000 for the whole server, so one token cannot take every session from the others.
+DEFAULT_MAX_SESSIONS_PER_PRINCIPAL = 32
+DEFAULT_SESSION_IDLE_SECONDS = 1800  # the SDK's own default (30 minutes)
 _SHA256 = re.compile(r"[0-9a-fA-F]{64}")
 
 
@@ -80,6 +90,12 @@ class McpConfig(BaseModel):
     host: str = DEFAULT_HOST
     port: int = Field(default=DEFAULT_PORT, ge=1, le=65535)
     purpose: str | None = Field(default=None, min_length=1, max_length=100)
+    max_sessions_per_principal: int = Field(
+        default=DEFAULT_MAX_SESSIONS_PER_PRINCIPAL, ge=1, le=10_000, strict=True
+    )
+    session_idle_seconds: int = Field(
+        default=DEFAULT_SESSION_IDLE_SECONDS, ge=1, le=86_400, strict=True
+    )
     tokens: list[TokenEntry] = Field(default_factory=list)
 
     def token_principals(self) -> dict[str, tuple[SubjectRef, datetime | None]]:

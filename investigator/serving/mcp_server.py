@@ -31,6 +31,7 @@ import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.stdio import stdio_server
+from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
 from mcp.shared.message import SessionMessage
 from mcp.types import (
     INVALID_REQUEST,
@@ -41,6 +42,7 @@ from mcp.types import (
     TextContent,
     ToolAnnotations,
 )
+from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic import Field, ValidationError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -51,6 +53,10 @@ from investigator.serving.backend import (
     RunbookInput,
     ServingBackend,
     first_error,
+)
+from investigator.serving.config import (
+    DEFAULT_MAX_SESSIONS_PER_PRINCIPAL,
+    DEFAULT_SESSION_IDLE_SECONDS,
 )
 
 SERVER_NAME = "investigator"
@@ -115,6 +121,9 @@ class TokenTable:
 
 
 _SESSION_HEADER = b"mcp-session-id"
+_VERSION_HEADER = MCP_PROTOCOL_VERSION_HEADER.encode("ascii")
+# JSON-RPC leaves -32000..-32099 to the server: this one is "too many open sessions".
+TOO_MANY_SESSIONS = -32000
 
 
 class BearerGate:
@@ -122,19 +131,48 @@ class BearerGate:
     the principal whose token opened it: another token naming its id gets the 404 of an
     unknown session (the MCP SDK routes a response by session and request id alone, so
     another tenant's token on a leaked session id received the owner's answer). A request
-    that repeats either header is refused (400): the gate must check the value the SDK uses."""
+    that repeats either header is refused (400): the gate must check the value the SDK uses.
 
-    def __init__(self, app: ASGIApp, tokens: TokenTable) -> None:
+    A principal holds at most `max_sessions` open sessions: a request that would open one
+    more gets a 429 with a JSON-RPC error naming the cap, and other principals are not
+    affected (the SDK's one limit for the whole server let one token take every session,
+    and everyone else got 503). Sessions the SDK no longer serves (ended with DELETE, idle
+    past its timeout, crashed), as `live` tells, are forgotten here too."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        tokens: TokenTable,
+        *,
+        live: Callable[[str], bool] = lambda session: True,
+        max_sessions: int = DEFAULT_MAX_SESSIONS_PER_PRINCIPAL,
+        idle_seconds: int = DEFAULT_SESSION_IDLE_SECONDS,
+    ) -> None:
         self.app = app
         self.tokens = tokens
-        self._owners: dict[bytes, str] = {}  # session id -> principal that opened it
+        self.max_sessions = max_sessions
+        self.idle_seconds = idle_seconds  # only said in the refusal: the SDK ends them
+        self._live = live
+        self._owners: dict[str, str] = {}  # session id -> principal that opened it
+        self._opening: dict[str, int] = {}  # principal -> its requests that may open one
+
+    def open_sessions(self, principal: str) -> int:
+        """The sessions `principal` holds now (after forgetting the ended ones)."""
+        self._forget_ended()
+        return sum(1 for who in self._owners.values() if who == principal)
+
+    def _forget_ended(self) -> None:
+        # The SDK ends sessions without telling the gate: an owner map that only shrank on
+        # DELETE kept every idle-reaped session for ever.
+        self._owners = {s: who for s, who in self._owners.items() if self._live(s)}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)  # lifespan: the session manager's start/stop
             return
-        tokens = [v for n, v in scope.get("headers", ()) if n.lower() == b"authorization"]
-        sessions = [v for n, v in scope.get("headers", ()) if n.lower() == _SESSION_HEADER]
+        headers = scope.get("headers", ())
+        tokens = [v for n, v in headers if n.lower() == b"authorization"]
+        sessions = [v for n, v in headers if n.lower() == _SESSION_HEADER]
         if len(tokens) > 1 or len(sessions) > 1:
             # One value each, or the gate and the SDK may read different ones: the SDK takes
             # the first session id, and a victim's id first with an unowned one last passed
@@ -144,7 +182,7 @@ class BearerGate:
             await _refuse(send, 400, {"error": "bad request", "detail": detail}, [])
             return
         header = tokens[0].decode("latin-1") if tokens else None
-        session = sessions[0] if sessions else None
+        session = sessions[0].decode("latin-1") if sessions else None
         principal = self.tokens.principal_for(header)
         if principal is None:
             await _refuse(
@@ -158,23 +196,71 @@ class BearerGate:
         if session is not None and self._owners.get(session, who) != who:
             await _refuse(send, 404, {"error": "not found", "detail": "Session not found"}, [])
             return
+        opens = session is None and _opens_session(headers)
+        if opens:
+            # Counted with the principal's requests still opening one, so that a burst of
+            # them cannot all pass the check before the first is answered.
+            held = self.open_sessions(who) + self._opening.get(who, 0)
+            if held >= self.max_sessions:
+                await self._refuse_session(send, who)
+                return
+            self._opening[who] = self._opening.get(who, 0) + 1
+        pending = opens  # this request is counted in `_opening` until it has its session
 
         async def bind(message: Message) -> None:
+            nonlocal pending
             # The session a response opens is the presenting principal's.
             if message["type"] == "http.response.start":
                 for name, value in message.get("headers", ()):
                     if name.lower() == _SESSION_HEADER:
-                        self._owners.setdefault(bytes(value), who)
+                        self._owners.setdefault(bytes(value).decode("latin-1"), who)
+                        if pending:  # counted as an owned session from now on
+                            pending = False
+                            self._done_opening(who)
                 ended = scope.get("method") == "DELETE" and message.get("status", 500) < 300
                 if ended and session is not None:
                     self._owners.pop(session, None)
             await send(message)
 
-        await self.app(scope, receive, bind)
+        try:
+            await self.app(scope, receive, bind)
+        finally:
+            if pending:
+                self._done_opening(who)
+
+    def _done_opening(self, who: str) -> None:
+        self._opening[who] -= 1
+        if not self._opening[who]:
+            del self._opening[who]
+
+    async def _refuse_session(self, send: Send, who: str) -> None:
+        message = (
+            f"too many open sessions: {who} holds {self.max_sessions}, the most one principal "
+            "may ([mcp] max_sessions_per_principal); end one (HTTP DELETE with its "
+            f"Mcp-Session-Id) or wait until one has been idle {self.idle_seconds} s"
+        )
+        error = JSONRPCError(
+            jsonrpc="2.0",
+            id=None,
+            error=ErrorData(
+                code=TOO_MANY_SESSIONS,
+                message=message,
+                data={"max_sessions_per_principal": self.max_sessions},
+            ),
+        )
+        await _refuse(send, 429, error.model_dump(by_alias=True, exclude_none=False), [])
+
+
+def _opens_session(headers: Any) -> bool:
+    """True when the SDK would open a session for a request without `Mcp-Session-Id`: one
+    of the handshake era (no protocol version header, or a version that has a handshake);
+    the SDK serves a request of a later, sessionless revision without one."""
+    version = next((v.decode("latin-1") for n, v in headers if n.lower() == _VERSION_HEADER), None)
+    return version is None or version in HANDSHAKE_PROTOCOL_VERSIONS
 
 
 async def _refuse(
-    send: Send, status: int, detail: dict[str, str], extra: list[tuple[bytes, bytes]]
+    send: Send, status: int, detail: Mapping[str, Any], extra: list[tuple[bytes, bytes]]
 ) -> None:
     """A JSON refusal; nothing behind the gate runs."""
     body = json.dumps(detail).encode()
@@ -572,10 +658,29 @@ def _unreadable(exc: Exception) -> JSONRPCError:
     )
 
 
-def http_app(backend: ServingBackend, tokens: TokenTable, *, host: str) -> ASGIApp:
-    """The streamable-HTTP app (`/mcp`) behind the bearer-token gate."""
+def http_app(
+    backend: ServingBackend,
+    tokens: TokenTable,
+    *,
+    host: str,
+    max_sessions_per_principal: int = DEFAULT_MAX_SESSIONS_PER_PRINCIPAL,
+    session_idle_seconds: int = DEFAULT_SESSION_IDLE_SECONDS,
+) -> ASGIApp:
+    """The streamable-HTTP app (`/mcp`) behind the bearer-token gate, each principal
+    holding at most `max_sessions_per_principal` sessions, each ended by the SDK after
+    `session_idle_seconds` without a request."""
     server = build_server(backend, SubjectSource(tokens=tokens))
-    return BearerGate(server.streamable_http_app(host=host), tokens)
+    app = server.streamable_http_app(host=host, session_idle_timeout=session_idle_seconds)
+    manager = server.session_manager
+    return BearerGate(
+        app,
+        tokens,
+        # The SDK's own table of the sessions it serves: it has no public view of it, and
+        # no hook when it ends one (DELETE, idle timeout, crash).
+        live=lambda session: session in manager._server_instances,
+        max_sessions=max_sessions_per_principal,
+        idle_seconds=session_idle_seconds,
+    )
 
 
 def _url_host(host: str) -> str:
@@ -607,13 +712,25 @@ def listening_socket(host: str, port: int) -> socket.socket:
 
 
 def run_http(
-    backend: ServingBackend, tokens: TokenTable, sock: socket.socket, *, host: str
+    backend: ServingBackend,
+    tokens: TokenTable,
+    sock: socket.socket,
+    *,
+    host: str,
+    max_sessions_per_principal: int = DEFAULT_MAX_SESSIONS_PER_PRINCIPAL,
+    session_idle_seconds: int = DEFAULT_SESSION_IDLE_SECONDS,
 ) -> None:
     """Serve streamable HTTP (`/mcp`) on `sock` (from `listening_socket`, so that a port in
     use was one error line before anything started) until interrupted."""
     import uvicorn
 
-    app = http_app(backend, tokens, host=host)
+    app = http_app(
+        backend,
+        tokens,
+        host=host,
+        max_sessions_per_principal=max_sessions_per_principal,
+        session_idle_seconds=session_idle_seconds,
+    )
     port = sock.getsockname()[1]
     url = f"http://{_url_host(host)}:{port}/mcp"
     sys.stderr.write(f"investigator mcp: serving streamable HTTP on {url}\n")
