@@ -11,6 +11,7 @@ reports (`TargetDown`, `KubeletDown`), so two-part product names are not. A sing
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 
 _IDENTIFIER_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _TOKEN = re.compile(r"\b[A-Za-z][A-Za-z0-9]{4,}\b")
@@ -42,3 +43,30 @@ def is_alert_name(token: str) -> bool:
 def alert_names(text: str) -> list[str]:
     """The identifiers of `text` shaped like alert names, in order, each once."""
     return list(dict.fromkeys(t for t in _TOKEN.findall(text) if is_alert_name(t)))
+
+
+def typed_as(text: str, name: str) -> bool:
+    """Whether `text` types the alert `name` in another form: its words in order, in any
+    case, written together or apart (`paymentapihigherrorrate`, `PAYMENTAPIHIGHERRORRATE`,
+    "payment api high error rate" for `PaymentApiHighErrorRate`); never inside an id or a
+    hyphenated name."""
+    return _typed_pattern(name).search(text) is not None
+
+
+def as_named(text: str, names: Iterable[str]) -> str:
+    """`text` with each alert of `names` it types in another form (`typed_as`) written as
+    the alert is named, so the rules that read alert names by their shape read it too.
+    Names not shaped like an alert's are left alone: no rule reads them as alerts."""
+    for name in sorted({n for n in names if is_alert_name(n)}, key=lambda n: (-len(n), n)):
+        # A function, not a replacement string: a name is text, never a group reference.
+        text = _typed_pattern(name).sub(_literal(name), text)
+    return text
+
+
+def _typed_pattern(name: str) -> re.Pattern[str]:
+    words = [re.escape(w) for w in identifier_words(name)]
+    return re.compile(r"(?<![\w:@/.-])" + r"[ \t]*".join(words) + r"(?![\w:@/-])", re.IGNORECASE)
+
+
+def _literal(name: str) -> Callable[[re.Match[str]], str]:
+    return lambda _match: name

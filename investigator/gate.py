@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import NamedTuple
 
@@ -399,6 +399,12 @@ class EvidenceGate:
         self._relevant = frozenset(policy.relevant_types)
 
     # -- public -------------------------------------------------------------------------
+
+    def retarget(self, relevant_types: Sequence[str]) -> None:
+        """Weigh the next candidates for these evidence types (the question read again
+        once it turned out to name an alert, `RetrievalLoop._reread`); admitted stays."""
+        self.policy = self.policy.model_copy(update={"relevant_types": list(relevant_types)})
+        self._relevant = frozenset(self.policy.relevant_types)
 
     def admit(self, candidates: Iterable[Evidence], round_no: int = 1) -> GateDecision:
         """Admit or reject each candidate, in the order given (callers sort, e.g. by RRF)."""

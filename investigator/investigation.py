@@ -339,6 +339,10 @@ def _investigate(
     timings.retrieval_ms = loop_ms - (session.record_ms - recorded_before)
     timings.executor_ms = outcome.executor_ms
     timings.gate_ms = outcome.gate_ms
+    # The intents answered: the goal's, or read again once the question turned out to type
+    # an alert's name in another form ("help with paymentapihigherrorrate").
+    intents = outcome.intents or intents
+    reading = outcome.reading or request.question
 
     t0 = time.perf_counter()
     supported = gate.supported_types()
@@ -379,7 +383,7 @@ def _investigate(
         as_of=as_of,
         conflicts=gate.conflicts,
         service_id=outcome.service_id,
-        question=request.question,
+        question=reading,
         references=outcome.known.references,
         found_by_text=outcome.known.runbooks_by_text,
         competing_checks=competing_cause_status(

@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 
 from cypher_templates.executor import TemplateRow
 from cypher_templates.plan import PlanStep, QueryPlan
+from graph_schema.alert_names import as_named, typed_as
 from investigator.context_graph.models import ToolCallRecord
 from investigator.evidence import Evidence, Rejection, fuse
 from investigator.planner import (
@@ -74,6 +75,10 @@ class RetrievalOutcome(BaseModel):
     gate_ms: float = 0.0
     # The id `--service` resolved to ("payment-api" -> "svc:payment-api"), else as given.
     service_id: str | None = None
+    # The intents answered, and the question as read for them: with the alerts it types in
+    # another form written as named (`RetrievalLoop._reread`); else the goal's.
+    intents: list[Intent] = Field(default_factory=list)
+    reading: str = ""
 
 
 # Link (navigation) templates: their rows name anchors; they are evidence only for lookups.
@@ -417,6 +422,10 @@ class RetrievalLoop:
         self.question_words = {
             w.strip(".:-").lower() for w in re.findall(r"[\w.:@-]+", plan_input.question)
         }
+        # Alerts the question types in another form than their name, as the text hits name
+        # them; the question as the planner reads it once they are named (`_reread`).
+        self.typed_alerts: list[str] = []
+        self.reading = plan_input.question
         # Rounds the runbook search used: they do not count against the plan's max_rounds.
         self.search_rounds = 0
 
@@ -526,6 +535,8 @@ class RetrievalLoop:
             plan = self.planner.plan(self.inp, self.intents, known, next_steps)
         outcome.known = known
         outcome.service_id = self.inp.service_id
+        outcome.intents = list(self.intents)
+        outcome.reading = self.reading
         return outcome
 
     def _note_runbook_urls(self, rows: Sequence[TemplateRow]) -> None:
@@ -539,6 +550,28 @@ class RetrievalLoop:
                 name = el.name or el.element_id.removeprefix("alert:")
                 if name in self.asked_alerts:
                     self.runbook_urls.setdefault(name, url)
+
+    def _reread(self) -> None:
+        """Read the question's intents again once the text hits show that it types an
+        alert's name in another form ("help with paymentapihigherrorrate"): the rules that
+        read an alert by its CamelCase shape (what to do about it, why it fires) read it as
+        they read the name typed as named. Before this round's candidates are admitted, so
+        the gate weighs them for the intents read; later plans carry them."""
+        reading = as_named(self.inp.question, self.typed_alerts)
+        if reading == self.reading:
+            return
+        self.reading = reading
+        intents = self.planner.intents(self.inp.model_copy(update={"question": reading}))
+        if intents == self.intents:
+            return
+        self.intents = list(intents)
+        self.relevant = set(useful_types(self.intents))
+        self.required = set(required_types(self.intents))
+        refs = time_references(reading)
+        self.focus.latest_when_unnamed = (
+            bool(set(self.intents) & CAUSE_INTENTS) or refs.event is not None
+        )
+        self.gate.retarget(useful_types(self.intents))
 
     def _refocus_gate(self) -> None:
         """Hand the gate what it focuses on, as learned so far (before it admits): the error
@@ -568,6 +601,15 @@ class RetrievalLoop:
                 self.asked_alerts.append(name)
         ids = {row.element.element_id for row in named}
         named += [nodes[i] for i in spelled if nodes[i].element.element_id not in ids]
+        # An alert the question types in another form (`paymentapihigherrorrate`, "payment
+        # api high error rate") is the alert it names: identified (`entity`), and the
+        # question is read again with its name as named (`_reread`).
+        for row in named:
+            name = row.element.name or ""
+            if row.element.type == "Alert" and name and typed_as(self.inp.question, name):
+                self.spelled_ids.add(row.element.element_id)
+                if name not in self.typed_alerts:
+                    self.typed_alerts.append(name)
         return named
 
     def _runbooks_headed_as_asked(self) -> list[TemplateRow]:
@@ -723,6 +765,7 @@ class RetrievalLoop:
             )
         started = time.perf_counter()
         recorded_before = self.session.record_ms
+        self._reread()
         self._refocus_gate()
         fused = fuse(candidates)
         outcome.candidates += len(fused)

@@ -131,6 +131,60 @@ def test_an_alert_pasted_alone_gets_its_own_runbook(demo_graph, cli_env, invoke)
     assert in_force("[FIRING:1] PaymentApiHighErrorRate") == expected
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "help with paymentapihigherrorrate",
+        "paymentapihigherrorrate firing",
+        "PAYMENTAPIHIGHERRORRATE",
+        "payment api high error rate alert",
+        "PaymentApiHighErrorRate?",
+    ],
+)
+def test_an_alert_typed_in_another_case_or_in_words_is_that_alert(  # type: ignore[no-untyped-def]
+    demo_graph, cli_env, invoke, question: str
+) -> None:
+    # Before, only the CamelCase name was read as an alert: "help with
+    # paymentapihigherrorrate" was an entity lookup that ended `partial` ("no matching
+    # entity", the alert itself only a document hit), "payment api high error rate alert" an
+    # incident lookup; neither gave the alert's runbook.
+    def answer(text: str) -> dict:  # type: ignore[type-arg]
+        result = invoke("investigate", text, "--subject", "acme/user:alice", "--as-of",
+                        "2026-08-01T00:00:00Z", "--json")  # fmt: skip
+        assert result.code == 0, result
+        return json.loads(result.out)  # type: ignore[no-any-return]
+
+    doc = answer(question)
+    assert doc["status"] == "complete", doc["missing_evidence"]
+    statements = [c["statement"] for c in doc["claims"]]
+    assert statements == [
+        c["statement"] for c in answer("help with PaymentApiHighErrorRate")["claims"]
+    ]
+    assert "Alert alert:PaymentApiHighErrorRate: PaymentApiHighErrorRate" in statements
+    assert [
+        s.split(" is the version")[0] for s in statements if "is the version in force" in s
+    ] == ["Runbook Payment recovery runbook v4 (runbook:payment-recovery@v4)"]
+    assert set(doc["intents"]) == {"applicable_runbook", "entity_lookup"}
+
+
+def test_an_alert_the_subject_may_not_see_is_answered_as_an_unknown_name(  # type: ignore[no-untyped-def]
+    demo_graph, cli_env, invoke
+) -> None:
+    # Another tenant's alert, typed in another case, is read no differently from a name no
+    # tenant has: nothing in the answer tells that it exists.
+    def answer(name: str) -> dict:  # type: ignore[type-arg]
+        result = invoke("investigate", f"help with {name}", "--subject", "globex/user:mallory",
+                        "--as-of", "2026-08-01T00:00:00Z", "--json")  # fmt: skip
+        assert result.code == 0, result
+        doc = json.loads(result.out)
+        return {k: doc[k] for k in ("status", "claims", "evidence", "rejected",
+                                    "missing_evidence", "intents", "rounds")}  # fmt: skip
+
+    assert answer("paymentapihigherrorrate") == answer("nosuchalertatallhere")
+    # Its words apart: as the same words with one changed (both hit globex's own payment-api).
+    assert answer("payment api high error rate") == answer("payment api high error rates")
+
+
 def test_relative_time_words_are_named_not_guessed(demo_graph, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
     # An investigator after the fact: "yesterday" is not resolved, and the answer says so
     # instead of quietly answering for as_of.

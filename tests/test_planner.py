@@ -255,3 +255,29 @@ def test_asks_the_kg_has_no_record_type_for_are_named() -> None:
         "Did the team follow up on PAY-4097?",
     ):
         assert unrecorded_asks(question) == [], question
+
+
+def test_an_alert_the_graph_names_is_read_as_named_in_any_case_or_in_its_words() -> None:
+    from graph_schema.alert_names import as_named
+
+    names = ["PaymentApiHighErrorRate", "Watchdog"]
+    assert as_named("help with paymentapihigherrorrate", names) == (
+        "help with PaymentApiHighErrorRate"
+    )
+    assert as_named("PAYMENTAPIHIGHERRORRATE firing", names) == "PaymentApiHighErrorRate firing"
+    assert as_named("payment api high error rate alert.", names) == (
+        "PaymentApiHighErrorRate alert."
+    )
+    # Not an id, a hyphenated name, words out of order or a plural, nor a one-word name.
+    for text in (
+        "alert:paymentapihigherrorrate",
+        "payment-api high error rate",
+        "high error rate on payment api",
+        "payment api high error rates",
+        "is the watchdog ok?",
+    ):
+        assert as_named(text, names) == text
+    assert detect_intents(as_named("help with paymentapihigherrorrate", names)) == [
+        Intent.APPLICABLE_RUNBOOK,
+        Intent.ENTITY_LOOKUP,
+    ]

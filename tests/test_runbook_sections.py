@@ -820,6 +820,12 @@ def test_a_runbook_of_only_links_and_tables_says_it_has_no_steps(  # type: ignor
         # Typed in another case: before, the whole file (on Mimir's 100 sections, more than
         # the default budget: exit 2).
         "storagepollsfailing fired, what do I do?",
+        # With no runbook words, in another case or in its words in order: before, an entity
+        # lookup (an incident lookup for "... alert"), no runbook in the answer.
+        "help with storagepollsfailing",
+        "STORAGEPOLLSFAILING",
+        "why is storagepollsfailing firing?",
+        "storage polls failing alert",
     ],
 )
 def test_a_question_naming_an_alert_gets_the_section_runbook_lookup_shows(  # type: ignore[no-untyped-def]
@@ -842,6 +848,34 @@ def test_a_question_naming_an_alert_gets_the_section_runbook_lookup_shows(  # ty
         r for r in doc["rejected"]
         if r["element_id"] == "runbook:storage" and r["reason"] == "low_relevance"
     ]  # fmt: skip
+
+
+def test_an_alert_hidden_by_its_label_is_answered_as_an_unknown_name(  # type: ignore[no-untyped-def]
+    sectioned: neo4j.Driver, invoke, tmp_path: Path
+) -> None:
+    # An alert of the subject's tenant under a label it lacks, typed in another case or in
+    # its words, reads like a name nothing has: no runbook, no hint that it exists.
+    rules = tmp_path / "restricted-rules.yaml"
+    rules.write_text(
+        "groups:\n  - name: vault\n    rules:\n      - alert: VaultSealDrifting\n"
+        "        expr: vault_seal_drift > 0\n        annotations:\n"
+        "          summary: Vault seal is drifting.\n"
+    )
+    result = invoke(
+        "ingest", str(rules), "--format", "prometheus-rules", "--tenant", "acme",
+        "--acl", "restricted", "--trusted",
+    )  # fmt: skip
+    assert result.code == 0, result
+
+    def answer(text: str) -> dict:  # type: ignore[type-arg]
+        result = invoke("investigate", text, "--subject", "user:oncall", "--json")
+        assert result.code == 0, result
+        doc = json.loads(result.out)
+        return {k: doc[k] for k in ("status", "claims", "evidence", "rejected",
+                                    "missing_evidence", "intents", "rounds")}  # fmt: skip
+
+    assert answer("help with vaultsealdrifting") == answer("help with vaultsealdriftinx")
+    assert answer("vault seal drifting alert") == answer("vault seal floating alert")
 
 
 def test_a_question_about_an_alerts_incident_is_not_a_runbook_question(  # type: ignore[no-untyped-def]
