@@ -136,6 +136,10 @@ def test_every_path_that_hashes_a_value_hashes_it_the_same() -> None:
         assert chain.sha256_of(value) == canonical.sha256_text(
             canonical.canonical_json_offset_kept(value)
         )
+    # A recorded node's payload is written from the model's JSON dump: the same text.
+    model = _Stamped(at=datetime(2026, 7, 23, 12, 3, tzinfo=_PLUS_TWO), color=_Color.RED, note="é")
+    for dumped in (model, model.model_dump(mode="json"), SAMPLE["m"]):
+        assert chain.payload_json(dumped) == canonical.canonical_json_offset_kept(dumped)
     for value in [SAMPLE_WITHOUT_MODEL, {"k": None, "l": [None, {"m": None}]}]:
         assert kg_hashing.canonical_json(value) == canonical.canonical_json_without_nulls(value)
     text = "Zahlung fehlgeschlagen ✓"

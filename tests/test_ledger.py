@@ -444,3 +444,44 @@ def test_a_finish_that_dies_in_its_transaction_leaves_the_run_incomplete_and_una
     report = _tampered(clean_db, [], _verify_tenant())
     assert report.verified and report.anchors == 2 and report.incomplete_runs == []
     assert _tampered(clean_db, [], _verify_run(anchored)).verified
+
+
+def test_a_finish_remembers_its_ledger_head_in_a_file_of_its_own(chain_dir: Path) -> None:
+    from investigator.context_graph.ledger import Anchor, remember_anchor, remembered_head
+
+    key = load_chain_key()
+    assert key is not None
+
+    def anchor(tenant: str, seq: int) -> Anchor:
+        return Anchor(
+            tenant=tenant,
+            seq=seq,
+            run_id=f"run-{tenant}-{seq}",
+            run_head_seq=5,
+            run_head_hash="sha256:run",
+            run_status="complete",
+            anchored_at="2026-12-04T00:00:00.000000Z",
+            key_id=key.key_id,
+            prev_hash="sha256:prev",
+            hash=f"sha256:{tenant}-{seq}",
+        )
+
+    # A machine that anchored for many databases before (the one file earlier versions kept,
+    # rewritten whole at every finish): a finish no longer reads or rewrites it.
+    legacy = {f"store-{i}/acme": {"seq": 3, "hash": f"sha256:old-{i}"} for i in range(500)}
+    legacy["store-a/globex"] = {"seq": 9, "hash": "sha256:globex-9"}
+    heads_file = chain_dir / "chain-heads.json"
+    heads_file.write_text(json.dumps(legacy), encoding="utf-8")
+    before = heads_file.stat().st_mtime_ns
+    remember_anchor(key, "store-a", anchor("acme", 0))
+    remember_anchor(key, "store-a", anchor("acme", 1))
+    remember_anchor(key, "store-a", anchor("acme", 0))  # a later finish never moves it back
+    remember_anchor(key, "store-a", anchor("globex", 4))
+    assert heads_file.stat().st_mtime_ns == before
+    assert json.loads(heads_file.read_text(encoding="utf-8")) == legacy
+    assert len(list((chain_dir / "chain-heads").glob("*.json"))) == 2
+    assert remembered_head(key, "store-a", "acme") == (1, "sha256:acme-1")
+    # The old file's entry still counts when it names a later anchor than the new one.
+    assert remembered_head(key, "store-a", "globex") == (9, "sha256:globex-9")
+    assert remembered_head(key, "store-0", "acme") == (3, "sha256:old-0")
+    assert remembered_head(key, "store-b", "acme") is None

@@ -16,6 +16,8 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from pydantic import BaseModel
+
 from graph_schema.canonical import canonical_json_offset_kept, plain_offset_kept, sha256_text
 from investigator.context_graph.models import (
     EVENT_LABEL,
@@ -87,6 +89,12 @@ def _dumps_plain(value: Any) -> str:
     return json.dumps(
         value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
     )
+
+
+def payload_json(value: BaseModel | dict[str, Any]) -> str:
+    """`canonical_json` of a model, or of its JSON-mode dump, written from that dump alone:
+    the same text (JSON mode leaves only plain JSON data), one walk over it fewer."""
+    return _dumps_plain(value.model_dump(mode="json") if isinstance(value, BaseModel) else value)
 
 
 def request_fingerprint(request: RunRequest) -> str:

@@ -11,8 +11,8 @@ head (seq, hash, status) is appended to its tenant's ledger as a `CtxAnchor` nod
   the state dir, created on first use), so someone with write access to the database alone
   cannot forge or re-anchor a rewritten run;
 - the tenant's `CtxLedgerHead` names the last anchor (with its own HMAC), and the key's
-  directory keeps `chain-heads.json`, the last anchor this machine wrote per tenant, so a
-  ledger rolled back to an earlier head is caught there.
+  directory keeps `chain-heads/`, the last anchor this machine wrote per database and
+  tenant (one small file each), so a ledger rolled back to an earlier head is caught there.
 
 `verify_run` and `verify_tenant` then report every run deleted, truncated, changed or
 re-statused after it was anchored, every break in the ledger and every bad HMAC.
@@ -46,7 +46,11 @@ from investigator.errors import InvestigatorError
 KEY_ENV = "INVESTIGATOR_CHAIN_KEY"
 KEY_DIR_ENV = "INVESTIGATOR_CHAIN_DIR"
 KEY_FILE = "chain.key"
+# This machine's last anchor per database and tenant: one file each in HEADS_DIR (before,
+# all of them in HEADS_FILE, rewritten whole at every finish; still read, never written).
+HEADS_DIR = "chain-heads"
 HEADS_FILE = "chain-heads.json"
+HEADS_LOCK = "chain-heads.lock"
 MAC_PREFIX = "hmac-sha256:"
 # A managed (execute_read/write) or explicit transaction: tests tamper and roll back in one.
 Tx = neo4j.ManagedTransaction | neo4j.Transaction
@@ -334,22 +338,34 @@ def ensure_ledger_schema(driver: neo4j.Driver, database: str | None = None) -> N
 # -- the machine's own record of ledger heads ---------------------------------------------
 
 
+def _head_path(directory: Path, name: str) -> Path:
+    return directory / HEADS_DIR / (sha256(name.encode("utf-8")).hexdigest()[:32] + ".json")
+
+
+def _read_entry(path: Path, name: str) -> dict[str, Any]:
+    try:
+        entry = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return entry if isinstance(entry, dict) and entry.get("name") == name else {}
+
+
 @contextlib.contextmanager
-def _locked_heads(key: ChainKey) -> Iterator[dict[str, Any]]:
+def _locked_head(key: ChainKey, name: str) -> Iterator[dict[str, Any]]:
+    """This machine's entry for `name` (database/tenant), read and rewritten under the lock
+    that `chain-heads.json` was written under: one small file, so a finish's cost does not
+    grow with every database and tenant the machine has anchored for."""
     assert key.directory is not None
-    key.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-    path = key.directory / HEADS_FILE
-    with open(path.with_suffix(".lock"), "a", encoding="utf-8") as lock:
+    path = _head_path(key.directory, name)
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    with open(key.directory / HEADS_LOCK, "a", encoding="utf-8") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            heads = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-        except (OSError, ValueError):
-            heads = {}
-        before = dict(heads)
-        yield heads
-        if heads != before:
+        entry = _read_entry(path, name)
+        before = dict(entry)
+        yield entry
+        if entry != before:
             tmp = path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(heads, sort_keys=True, indent=1) + "\n", encoding="utf-8")
+            tmp.write_text(json.dumps(entry, sort_keys=True) + "\n", encoding="utf-8")
             os.replace(tmp, path)
 
 
@@ -357,28 +373,30 @@ def remember_anchor(key: ChainKey | None, store: str, anchor: Anchor) -> None:
     """Keep `anchor` as this machine's last anchor of its tenant (call after the commit)."""
     if key is None or key.directory is None or anchor.key_id != key.key_id:
         return
+    name = f"{store}/{anchor.tenant}"
     try:
-        with _locked_heads(key) as heads:
-            name = f"{store}/{anchor.tenant}"
-            known = heads.get(name)
-            if not isinstance(known, dict) or int(known.get("seq", -1)) < anchor.seq:
-                heads[name] = {"seq": anchor.seq, "hash": anchor.hash}
+        with _locked_head(key, name) as known:
+            if int(known.get("seq", -1)) < anchor.seq:
+                known.update(name=name, seq=anchor.seq, hash=anchor.hash)
     except OSError:
         pass  # the database anchor stands; only the rollback check loses this entry
 
 
 def remembered_head(key: ChainKey | None, store: str, tenant: str) -> tuple[int, str] | None:
-    """The last anchor this machine wrote for `tenant`, if it kept one."""
+    """The last anchor this machine wrote for `tenant`, if it kept one: the later of its
+    own file and the entry `chain-heads.json` kept before (written by earlier versions)."""
     if key is None or key.directory is None:
         return None
-    path = key.directory / HEADS_FILE
-    try:
-        known = json.loads(path.read_text(encoding="utf-8")).get(f"{store}/{tenant}")
-    except (OSError, ValueError, AttributeError):
-        return None
-    if isinstance(known, dict) and isinstance(known.get("seq"), int):
-        return int(known["seq"]), str(known.get("hash"))
-    return None
+    name = f"{store}/{tenant}"
+    found = [_read_entry(_head_path(key.directory, name), name)]
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        found.append(json.loads((key.directory / HEADS_FILE).read_text(encoding="utf-8")).get(name))
+    heads = [
+        (int(k["seq"]), str(k.get("hash")))
+        for k in found
+        if isinstance(k, dict) and isinstance(k.get("seq"), int)
+    ]
+    return max(heads, key=lambda head: head[0]) if heads else None
 
 
 # -- verification -----------------------------------------------------------------------------

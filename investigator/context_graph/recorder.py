@@ -37,6 +37,7 @@ from investigator.context_graph.chain import (
     canonical_json,
     expected_edges,
     node_hash,
+    payload_json,
     request_fingerprint,
 )
 from investigator.context_graph.ledger import (
@@ -229,7 +230,7 @@ class _Node:
 
 
 def _goal_node(goal: BaseModel) -> _Node:
-    return _Node(CtxKind.GOAL, {"model": type(goal).__name__, "payload": canonical_json(goal)})
+    return _Node(CtxKind.GOAL, {"model": type(goal).__name__, "payload": payload_json(goal)})
 
 
 def _plan_node(plan: BaseModel, goal_seq: int | None) -> _Node:
@@ -240,7 +241,7 @@ def _plan_node(plan: BaseModel, goal_seq: int | None) -> _Node:
             "model": type(plan).__name__,
             "plan_id": _text(data.get("plan_id")),
             "goal_seq": goal_seq,
-            "payload": canonical_json(data),
+            "payload": payload_json(data),
         },
     )
 
@@ -264,7 +265,7 @@ def _tool_call_node(call: ToolCallRecord, plan_seq: int | None) -> _Node:
             "round": call.round,
             "evidence_type": call.evidence_type,
             "plan_seq": plan_seq,
-            "payload": canonical_json(call),
+            "payload": payload_json(call),
         },
     )
 
@@ -284,7 +285,7 @@ def _evidence_node(data: dict[str, Any], model: str, tool_call_id: str, tc_seq: 
             "source_version": _text(str(source_version)) if source_version is not None else None,
             "locator": _text(data.get("locator")),
             "element_ids": element_ids,
-            "payload": canonical_json(data),
+            "payload": payload_json(data),
         },
     )
 
@@ -301,7 +302,7 @@ def _rejection_node(
             "replacement": _text(data.get("replacement")),
             "tool_call_id": tool_call_id,
             "tool_call_seq": tc_seq,
-            "payload": canonical_json(data),
+            "payload": payload_json(data),
         },
     )
 
@@ -315,7 +316,7 @@ def _pack_node(data: dict[str, Any], model: str, ids: list[str], ev_seqs: list[i
             "pack_hash": _text(data.get("pack_hash")),
             "evidence_ids": ids,
             "evidence_seqs": ev_seqs,
-            "payload": canonical_json(data),
+            "payload": payload_json(data),
         },
     )
 
@@ -335,7 +336,7 @@ def _claim_node(
             "evidence_ids": ids,
             "evidence_seqs": ev_seqs,
             "pack_seq": pack_seq,
-            "payload": canonical_json(data),
+            "payload": payload_json(data),
         },
     )
 
@@ -349,7 +350,7 @@ def _outcome_node(
             "status": status.value,
             "stop_reason": stop_reason,
             "finished_at": _iso(finished_at),
-            "result": canonical_json(result) if result is not None else None,
+            "result": payload_json(result) if result is not None else None,
         },
     )
 
@@ -545,7 +546,7 @@ class RunRecorder:
             "idempotency_key": request.idempotency_key,
             "idempotency_scope": scope,
             "request_fingerprint": fingerprint,
-            "payload": canonical_json(request),
+            "payload": payload_json(request),
             "agent": _software_agent(),
             "decision_code": decision_code(),
         }
