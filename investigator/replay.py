@@ -5,8 +5,11 @@
    with the same template id@version, options, parameters, row limit, subject and the run's
    `known_at`, and compare the hash of the rows with the recorded `rows_hash`. Per call,
    drift says what changed: `template_missing` (that version is gone), `template_changed`
-   (its rendered text hashes differently now), `data_purged` (a record the run saw has had
-   its content removed in place), `hash_mismatch` (other differences), `execution_failed`.
+   (its rendered text hashes differently now), `data_purged` (a legal purge removed the
+   text of a record the run saw), `data_not_visible` (a record the run saw is no longer
+   returned to its subject and no purge touched it: labels, purposes or grants changed),
+   `data_changed` (the same record version reads other text, no purge recorded),
+   `hash_mismatch` (other differences), `execution_failed`.
 3. Recompute every recorded Evidence from the re-executed rows (same evidence_id, same
    content hash), and check the recorded pack against its own pack_hash.
 4. Re-drive the command through its run session (nothing recorded) with the recorded
@@ -30,6 +33,7 @@ import neo4j
 from pydantic import BaseModel
 
 from graph_schema.canonical import sha256_text
+from investigator.context_graph.audit import read_element_records
 from investigator.context_graph.chain import rows_hash, sha256_of, verify_chain
 from investigator.context_graph.lineage import load_lineage
 from investigator.context_graph.models import CtxKind, CtxNodeRecord, RunLineage, RunStatus
@@ -238,16 +242,13 @@ class _Replayer:
         replayed = rows_hash(result.rows)
         if replayed == p.get("rows_hash"):
             return True
-        purged = self._purged_elements(tc_id, result.rows)
-        if purged:
-            self.add(
-                "data_purged",
-                f"{template_id}@{version}: content of {', '.join(purged)} was removed "
-                "after the run (purge)",
-                node.seq,
-                tc_id,
+        drifted = self._drifted_elements(tc_id, result.rows)
+        for kind, items in drifted.items():
+            detail = _element_drift_detail(
+                kind, f"{template_id}@{version}", items, self.subject_name()
             )
-        else:
+            self.add(kind, detail, node.seq, tc_id)
+        if not drifted:
             self.add(
                 "hash_mismatch",
                 f"{template_id}@{version}: rows hash {replayed}, recorded {p.get('rows_hash')} "
@@ -281,36 +282,57 @@ class _Replayer:
             return limit if isinstance(limit, int) else None
         return None
 
-    def _purged_elements(self, tc_id: str, rows: list[Any]) -> list[str]:
-        """Records the run saw whose same version now carries other content.
+    def _drifted_elements(self, tc_id: str, rows: list[Any]) -> dict[str, list[str]]:
+        """The records the run saw that replay no longer reads as recorded, by drift kind.
 
-        KG records are immutable except `superseded_at`; the one sanctioned in-place change
-        is a legal purge, which removes content. So the same (element, version) with a
-        different text means purged.
+        KG records are immutable except `superseded_at` and a legal purge, which removes
+        content in place and marks it (`purged_at` on the record, `purged` on the recorded
+        evidence): only that is `data_purged`. A record no longer returned to the subject
+        while no purge touched it is `data_not_visible` (its labels or purposes, or the
+        subject's grants, changed since the run; the new labels are never named); the same
+        version returned with other text and no purge is `data_changed`.
         """
         now: dict[tuple[str, int], str] = {}
         for row in rows:
             element = getattr(row, "element", None)
             if element is not None:
                 now[(element.element_id, element.version)] = element.content or ""
-        purged: list[str] = []
+        seen: list[tuple[tuple[str, int], bool, str]] = []  # (key, returned, how)
+        found: dict[str, list[str]] = {}
         for node in self.lineage.of_kind(CtxKind.EVIDENCE):
             if node.properties.get("tool_call_id") != tc_id:
                 continue
             if "purged" in node.properties:  # its recorded text went too (legal purge)
                 ids = node.properties.get("element_ids") or ["?"]
-                purged.extend(f"{eid} (recorded text purged too)" for eid in ids)
+                found.setdefault("data_purged", []).extend(
+                    f"{eid} (recorded text purged too)" for eid in ids
+                )
                 continue
             ev = node.payload() or {}
             key = (str(ev.get("element_id")), int(ev.get("version") or 1))
             content = str(ev.get("content") or "")
             # A section the gate cut (`section_excerpt`) is part of the text, not all of it.
             cut = SECTION_EXCERPT in (ev.get("transformations") or [])
-            if key in now and (content not in now[key] if cut else now[key] != content):
-                purged.append(f"{key[0]} v{key[1]}")
-            elif key not in now:
-                purged.append(f"{key[0]} v{key[1]} (no longer returned)")
-        return sorted(set(purged))
+            if key not in now:
+                seen.append((key, False, "no longer returned"))
+            elif content not in now[key] if cut else now[key] != content:
+                seen.append((key, True, ""))
+        records = read_element_records(
+            self.driver,
+            str(self.run.get("tenant") or ""),
+            {key[0] for key, _, _ in seen},
+            self.kg_database,
+        )
+        for (eid, version), returned, how in seen:
+            same = [r for r in records.get(eid, []) if r.version == version]
+            label = f"{eid} v{version}"
+            if any(r.purged for r in same):
+                kind = "data_purged"
+                label += f" ({how})" if how else ""
+            else:
+                kind = "data_changed" if returned else "data_not_visible"
+            found.setdefault(kind, []).append(label)
+        return {kind: sorted(set(items)) for kind, items in sorted(found.items())}
 
     # -- evidence -----------------------------------------------------------------------
 
@@ -547,6 +569,23 @@ class _Replayer:
                 outcomes[-1].seq,
             )
         return recorded_digest, replayed_digest
+
+
+def _element_drift_detail(kind: str, template: str, items: list[str], subject: str) -> str:
+    """The detail of a drift kind a record the run saw can have (`_drifted_elements`).
+
+    A record no longer visible is never described by its new labels: the reader of the
+    report may lack them too.
+    """
+    names = ", ".join(items)
+    if kind == "data_purged":
+        return f"{template}: content of {names} was removed after the run (legal purge)"
+    if kind == "data_not_visible":
+        return (
+            f"{template}: {names} no longer visible to {subject} (not purged: the record's "
+            "labels or purposes, or the subject's grants, changed since the run)"
+        )
+    return f"{template}: {names} now reads other text than the run recorded (no purge recorded)"
 
 
 # Drift kinds that say the re-run answered differently from the recorded run.

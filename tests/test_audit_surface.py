@@ -205,6 +205,20 @@ def test_an_auditor_without_pii_sees_the_report_withheld_with_its_hash(
         assert _withheld_reasons(full) == set()
 
 
+def test_trace_takes_json_like_every_other_command(graph: Graph) -> None:
+    # A tester's finding: `trace RUN --json` was "No such option" while every other
+    # command takes it. It is `--format json`; a --format saying otherwise is one line.
+    args = ("--subject", "acme/user:alice")
+    by_format = cli("trace", graph.alice_run, "--format", "json", *args)
+    by_flag = cli("trace", graph.alice_run, "--json", *args)
+    assert by_flag.code == 0 and by_flag.out == by_format.out, by_flag
+    assert json.loads(by_flag.out)["run_id"] == graph.alice_run
+    assert cli("trace", graph.alice_run, "--json", "--format", "json", *args).out == by_format.out
+    both = cli("trace", graph.alice_run, "--json", "--format", "mermaid", *args)
+    _one_line(both, 2)
+    assert "--json" in both.err and "--format mermaid" in both.err
+
+
 def test_replay_output_is_refiltered_for_the_reader(graph: Graph) -> None:
     result = cli(
         "replay", graph.alice_run, "--json", "--subject", "acme/user:erin", "--purpose", "audit"

@@ -182,6 +182,44 @@ def test_a_reingest_names_the_files_moved_to_another_path(  # type: ignore[no-un
     ], moved.err
 
 
+def test_import_refusals_say_what_was_refused_and_how_to_update(  # type: ignore[no-untyped-def]
+    empty: neo4j.Driver, cli_env: object, invoke, tmp_path: Path
+) -> None:
+    # A tester's findings: a missing PATH was a "bundle rejected" in two lines for a Markdown
+    # import, and a subfolder of an imported folder was refused without naming the fix.
+    missing = invoke(
+        "ingest", str(tmp_path / "nope"), "--format", "markdown-runbooks", "--tenant", "acme"
+    )
+    assert missing.code == 2 and missing.err.strip() == (
+        f"error: {tmp_path / 'nope'} does not exist: no Markdown runbooks to import, "
+        "nothing written"
+    ), missing.err
+    bad = tmp_path / "rules.yaml"
+    bad.write_text("groups:\n- name: g\n  rules:\n  - {alert: Bad}\n", encoding="utf-8")
+    rules = invoke("ingest", str(bad), "--format", "prometheus-rules", "--tenant", "acme")
+    assert rules.code == 2 and rules.err.strip().splitlines()[-1] == (
+        "error: Prometheus rules import rejected: 1 problem(s), nothing written"
+    ), rules.err
+    _catalog(invoke)
+    folder = tmp_path / "rb"
+    (folder / "alerts").mkdir(parents=True)
+    (folder / "alerts" / "DiskFull.md").write_text("# DiskFull\n\nFree space.\n")
+    (folder / "PodCrash.md").write_text("# PodCrash\n\nRead the logs.\n")
+    args = ["--format", "markdown-runbooks", "--tenant", "acme"]
+    assert invoke("ingest", str(folder), *args).code == 0
+    (folder / "alerts" / "DiskFull.md").write_text("# DiskFull\n\nFree space, then page.\n")
+    sub = invoke("ingest", str(folder / "alerts"), *args)
+    assert sub.code == 2 and len(sub.err.strip().splitlines()) == 1, sub.err
+    assert sub.err.strip().endswith(
+        "is held by source src:runbooks:rb; src:runbooks:alerts may not write a new version of "
+        "it; re-import the folder or file it came from, or pass --source-id src:runbooks:rb "
+        "to update it from this path"
+    ), sub.err
+    # The fix it names works.
+    fixed = invoke("ingest", str(folder / "alerts"), *args, "--source-id", "src:runbooks:rb")
+    assert fixed.code == 0 and "superseded 1" in fixed.out, fixed
+
+
 def test_rules_first_then_runbooks_link_by_file_name(  # type: ignore[no-untyped-def]
     empty: neo4j.Driver, cli_env: object, invoke
 ) -> None:

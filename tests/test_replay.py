@@ -229,6 +229,36 @@ def test_a_purge_is_reported_as_drift(demo_kg: neo4j.Driver, cli_env, invoke) ->
     assert err.startswith("error: replay not verified:") and len(err.strip().splitlines()) == 1
 
 
+def test_a_record_relabelled_after_the_run_is_not_reported_as_purged(  # type: ignore[no-untyped-def]
+    demo_kg: neo4j.Driver, cli_env, invoke, tmp_path: Path
+) -> None:
+    """A record the run cited re-ingested with a label its subject lacks: replay says the
+    record is no longer visible to the subject, never that a legal purge happened, and does
+    not name the new label (the reader may lack it too)."""
+    result = _investigate(demo_kg)
+    assert PURGED_DOC in {e.element_id for e in result.evidence}
+    documents = (DATASET / "25-acme-documents.yaml").read_text(encoding="utf-8")
+    start = documents.index(f"  - id: {PURGED_DOC}")
+    acl = documents.index("    acl: [internal, incident]", start)
+    relabelled = documents[:acl] + "    acl: [legal-hold]" + documents[acl + 29 :]
+    (tmp_path / "relabel.yaml").write_text(relabelled, encoding="utf-8")
+    ingest_bundle(
+        demo_kg,
+        load_bundle(tmp_path / "relabel.yaml"),
+        now=datetime.now(UTC) + timedelta(seconds=1),
+    )
+    code, doc, err = _replay_json(invoke, result.run_id)
+    assert code == 1 and doc["chain_valid"] is True, (doc, err)
+    kinds = {d["kind"] for d in doc["drift"]}
+    assert "data_purged" not in kinds, doc["drift"]
+    gone = [d for d in doc["drift"] if d["kind"] == "data_not_visible"]
+    assert gone and gone[0]["tool_call_id"], doc["drift"]
+    assert "no longer visible to acme/user:alice" in gone[0]["detail"]
+    assert "legal-hold" not in json.dumps(doc) and "legal-hold" not in err
+    text = invoke("replay", result.run_id, *ALICE)
+    assert "data_not_visible:" in text.out and "purge" not in text.out.replace("not purged", "")
+
+
 @pytest.mark.parametrize(
     ("label", "change"),
     [

@@ -8,6 +8,7 @@ add a loader to `INGEST_FORMATS`.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -61,6 +62,24 @@ def _load_bundle_format(path: Path, options: IngestOptions) -> LoadedBundle:
     return load_bundle(path)
 
 
+# What each format's PATH holds, and what is refused when it has problems, in its own words.
+_FORMAT_NOUNS = {
+    "bundle": "bundle",
+    "markdown-runbooks": "Markdown runbooks",
+    "prometheus-rules": "Prometheus rules",
+}
+_FORMAT_REJECTED = {
+    "bundle": "bundle",
+    "markdown-runbooks": "Markdown runbook import",
+    "prometheus-rules": "Prometheus rules import",
+}
+# The default source id of an import format (`src:runbooks:<folder>`, graph_schema/importers/
+# common.py): a record held by such a source was written by an import of that format.
+_IMPORT_SOURCE_PREFIXES = {
+    "markdown-runbooks": "src:runbooks:",
+    "prometheus-rules": "src:prometheus:",
+}
+
 # Format name -> loader. Importers (Markdown runbooks, Prometheus rules) register here.
 INGEST_FORMATS: dict[str, Callable[[Path, IngestOptions], LoadedBundle]] = {
     "bundle": _load_bundle_format,
@@ -103,6 +122,9 @@ def run_ingest(
             "readable by the whole tenant; leave --acl out (those elements keep their "
             "current labels) or write acl: [] on the elements to open"
         )
+    if "\0" not in str(path) and not os.path.lexists(path):
+        # One line in the format's words (a Markdown import is no "bundle").
+        raise BadInput(f"{path} does not exist: no {_FORMAT_NOUNS[fmt]} to import, nothing written")
     loaded = INGEST_FORMATS[fmt](path, options)
     # A bundle's --acl is applied once the records it would relabel are known (below).
     bundle_acl = fmt == "bundle" and options.acl is not None
@@ -119,7 +141,7 @@ def run_ingest(
     except ValueError as exc:
         raise BadInput(str(exc)) from exc
     if loaded.problems:
-        _report_problems(loaded.problems)
+        _report_problems(loaded.problems, fmt)
     settings = resolve_connection()
     driver = open_driver(settings)
     try:
@@ -153,9 +175,9 @@ def run_ingest(
         )
     except (SourceTakeover, BackdatedRecords) as exc:
         # One line: the id, and the source that holds it (or the run that saw it).
-        raise BadInput(exc.line()) from None
+        raise BadInput(exc.line() + _takeover_fix(exc, fmt)) from None
     except BundleRejected as exc:
-        _report_problems(exc.problems)
+        _report_problems(exc.problems, fmt)
     finally:
         driver.close()
 
@@ -178,12 +200,31 @@ def _refuse_acl_change(changes: Sequence[AclOptionChange]) -> None:
     )
 
 
-def _report_problems(problems: Sequence[BundleProblem]) -> NoReturn:
+def _takeover_fix(exc: Exception, fmt: str) -> str:
+    """How to update records another import of the same format holds (a parent folder's, a
+    folder imported under another name): its source id, which the refusal names."""
+    prefix = _IMPORT_SOURCE_PREFIXES.get(fmt)
+    if prefix is None or not isinstance(exc, SourceTakeover):
+        return ""
+    held = {t.held_by for t in exc.takeovers}
+    plain = all(t.incoming is not None and t.superseded_by is None for t in exc.takeovers)
+    source = held.pop() if len(held) == 1 else None
+    if not plain or source is None or not source.startswith(prefix):
+        return ""
+    # From a subfolder the locators change (`moved:`), so the folder it came from is first.
+    return (
+        f"; re-import the folder or file it came from, or pass --source-id {source} to "
+        "update it from this path"
+    )
+
+
+def _report_problems(problems: Sequence[BundleProblem], fmt: str = "bundle") -> NoReturn:
     for problem in problems[:MAX_PROBLEM_LINES]:
         sys.stderr.write(problem.line() + "\n")
     if len(problems) > MAX_PROBLEM_LINES:
         sys.stderr.write(f"... and {len(problems) - MAX_PROBLEM_LINES} more problems\n")
-    raise BadInput(f"bundle rejected: {len(problems)} problem(s), nothing written")
+    what = _FORMAT_REJECTED[fmt]
+    raise BadInput(f"{what} rejected: {len(problems)} problem(s), nothing written")
 
 
 @click.command(name="ingest")

@@ -1,4 +1,5 @@
-"""`investigator trace RUN_ID [--format tree|json|mermaid]`: one run's recorded lineage."""
+"""`investigator trace RUN_ID [--format tree|json|mermaid|prov-json] [--json]`: one run's
+recorded lineage (`--json` is `--format json`, as every other command takes it)."""
 
 from __future__ import annotations
 
@@ -22,15 +23,20 @@ from investigator.settings import resolve_connection
     "--format",
     "fmt",
     metavar="tree|json|mermaid|prov-json",
-    default="tree",
-    show_default=True,
-    help="tree (terminal), json, mermaid (a flowchart to paste into a ticket), or prov-json "
-    "(W3C PROV-JSON: ids and hashes, no recorded text).",
+    default=None,
+    help="tree (terminal; the default), json, mermaid (a flowchart to paste into a ticket), "
+    "or prov-json (W3C PROV-JSON: ids and hashes, no recorded text).",
 )
+@click.option("--json", "json_out", is_flag=True, help="Print one JSON document (--format json).")
 @subject_options
 @purpose_option
 def trace_command(
-    run_id: str, fmt: str, subject: str | None, tenant: str | None, purpose: str | None
+    run_id: str,
+    fmt: str | None,
+    json_out: bool,
+    subject: str | None,
+    tenant: str | None,
+    purpose: str | None,
 ) -> None:
     """Show the lineage of run RUN_ID: goal, plan, tool calls, evidence, pack, claims.
 
@@ -44,8 +50,13 @@ def trace_command(
       investigator trace run-0123abcd --subject acme/user:auditor --purpose audit \\
           --format mermaid > lineage.mmd
       investigator trace run-0123abcd --subject acme/user:alice --format prov-json
+      investigator trace run-0123abcd --subject acme/user:alice --json   # = --format json
     """
     formats = (*TRACE_FORMATS, "prov-json")
+    # `--json` as on every other command; a --format that says otherwise is a contradiction.
+    if json_out and fmt not in (None, "json"):
+        raise BadInput(f"--json prints --format json; drop one of --json and --format {fmt[:40]}")
+    fmt = "json" if json_out else fmt or "tree"
     if fmt not in formats:
         raise BadInput(f"--format must be one of {', '.join(formats)}, got {fmt[:40]!r}")
     validate_run_id(run_id)

@@ -77,14 +77,14 @@ _ELEMENT_RECORDS = (
     "MATCH (x:KG {tenant: $tenant, id: eid}) "
     "RETURN eid AS id, x.version AS version, coalesce(x.acl, []) AS acl, "
     "coalesce(x.purposes, []) AS purposes, x.redacted_content IS NOT NULL AS has_redacted, "
-    "x.status AS status, x.superseded_at IS NULL AS current "
+    "x.status AS status, x.superseded_at IS NULL AS current, x.purged_at IS NOT NULL AS purged "
     "UNION ALL "
     "UNWIND $edges AS e "
     "MATCH (:KG {tenant: $tenant, id: e.from})-[x {key: e.key}]->(:KG {tenant: $tenant, id: e.to}) "
     "WHERE x.tenant = $tenant "
     "RETURN DISTINCT e.key AS id, x.version AS version, coalesce(x.acl, []) AS acl, "
     "coalesce(x.purposes, []) AS purposes, false AS has_redacted, "
-    "x.status AS status, x.superseded_at IS NULL AS current"
+    "x.status AS status, x.superseded_at IS NULL AS current, false AS purged"
 )
 
 
@@ -166,6 +166,8 @@ class _ElementRecord(BaseModel):
     has_redacted: bool
     status: str | None
     current: bool
+    # A legal purge removed this record's text (graph_schema/purge.py sets `purged_at`).
+    purged: bool = False
 
 
 def read_element_records(
@@ -198,6 +200,7 @@ def read_element_records(
                 has_redacted=bool(row["has_redacted"]),
                 status=row["status"] if isinstance(row["status"], str) else None,
                 current=bool(row["current"]),
+                purged=bool(row["purged"]),
             )
         )
     return out
