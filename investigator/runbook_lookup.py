@@ -40,6 +40,7 @@ from cypher_templates.executor import TemplateExecutor
 from cypher_templates.plan import PlanStep, QueryPlan
 from graph_schema.alert_names import alert_names, identifier_words, is_alert_name
 from graph_schema.canonical import iso_utc
+from graph_schema.importers.markdown_runbooks import front_matter_contact
 from investigator.context_graph.models import RunStatus
 from investigator.context_graph.recorder import RunRecorder
 from investigator.entity_suggestions import (
@@ -178,6 +179,9 @@ class RunbookVersion(BaseModel):
     # The record's trust: `untrusted` for imported text (unless ingested with --trusted) and
     # untrusted sources. A default for answers recorded before the field existed.
     trust: str = "trusted"
+    # Who the page itself says to contact (front matter `owner_slack` ...), in its words:
+    # not an owner of record (that is a team's OWNS edge, `owner`).
+    contact: str | None = None
 
 
 class OwnerAnswer(BaseModel):
@@ -266,6 +270,7 @@ def _as_version(ev: Evidence, focus: SectionFocus | None = None) -> RunbookVersi
         steps_note=steps.note,
         applies_via=str(ev.context.get("anchor")) if ev.context.get("anchor") else None,
         trust=ev.trust,
+        contact=front_matter_contact(ev.props),
     )
 
 

@@ -37,6 +37,26 @@ ORDER BY id
 """
 
 
+# What a static site generator (Middleman, Jekyll ...) adds to a page's file name around the
+# page's own name: `alerts/RouterErrorRatioTooHigh.html.md.erb` is the page
+# `alerts/RouterErrorRatioTooHigh` (published as `.../RouterErrorRatioTooHigh.html`).
+MARKDOWN_SUFFIXES = (".md", ".markdown")
+TEMPLATE_SUFFIXES = (".erb",)
+PAGE_SUFFIXES = (".html", ".htm", ".xhtml", ".shtml", ".php")
+
+
+def page_stem(path: str) -> str:
+    """A Markdown file's path without its template, Markdown and page extensions:
+    `a/X.html.md.erb`, `a/X.html.md` and `a/X.md` are all `a/X`."""
+    stem = path
+    for suffixes in (TEMPLATE_SUFFIXES, MARKDOWN_SUFFIXES, PAGE_SUFFIXES):
+        for suffix in suffixes:
+            if stem.lower().endswith(suffix) and len(stem) > len(suffix):
+                stem = stem[: -len(suffix)]
+                break
+    return stem
+
+
 class LinkTarget(BaseModel):
     """A record an imported reference may resolve to."""
 
@@ -58,6 +78,8 @@ class LinkTarget(BaseModel):
             stem = splitext(self.path)[0]
             keys.add(stem)
             keys.add(basename(stem))
+            keys.add(page_stem(self.path))  # a URL or name without `.html` / `.md.erb`
+            keys.add(basename(page_stem(self.path)))
         return {key.strip().lower() for key in keys if key and key.strip()}
 
 

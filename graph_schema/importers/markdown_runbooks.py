@@ -1,6 +1,8 @@
 """Import a folder of Markdown runbooks (one file per alert or topic) as runbook documents.
 
-Layout: any folder of `*.md` files, e.g. `runbooks/kubernetes/KubePodCrashLooping.md`.
+Layout: any folder of `*.md` files, e.g. `runbooks/kubernetes/KubePodCrashLooping.md`, or of
+a static site's pages, `alerts/X.html.md` and templates `alerts/X.html.md.erb` (named `X`:
+page and template extensions are not part of the name; template tags are kept as written).
 Each file becomes one `DocumentSpec` (kind `runbook` unless the front matter says
 `kind: policy`, in any case) with its title (front matter `title`, else the first `#` heading,
 else the one heading of the top level present, else the file name), its Markdown body as
@@ -41,7 +43,9 @@ the commit time until the next change (`valid_from`/`valid_to` of the front matt
 ignored), each version SUPERSEDES the one before. Untracked files are imported as they are.
 
 Other front matter keys are kept verbatim as `props.front_matter_json`; one that names what
-the ingest sets (`tenant`, `trusted`, `status` ...) is reported in `ImportResult.ignored`. The
+the ingest sets (`tenant`, `trusted`, `status` ...) or an owner in words (`owner_slack` ...,
+shown as the runbook's contact, see `front_matter_contact`) is reported in
+`ImportResult.ignored`. The
 values of the keys above (times aside) are the text written: `version: 1.10` is "1.10".
 References are resolved against the import and the tenant's KG (by id, name, alias or
 path); a file whose name matches a known alert applies to it even without front matter.
@@ -80,7 +84,14 @@ from graph_schema.importers.git_history import (
     in_work_tree,
     is_uncommitted,
 )
-from graph_schema.importers.link_targets import LinkIndex, LinkTarget
+from graph_schema.importers.link_targets import (
+    MARKDOWN_SUFFIXES,
+    PAGE_SUFFIXES,
+    TEMPLATE_SUFFIXES,
+    LinkIndex,
+    LinkTarget,
+    page_stem,
+)
 from graph_schema.importers.markdown_sections import (
     FrontMatterError,
     sections_of,
@@ -97,7 +108,13 @@ from graph_schema.kg_types import (
     Trust,
 )
 
-MARKDOWN_SUFFIXES = (".md", ".markdown")
+# Markdown files, and Markdown templates (Middleman's `page.html.md.erb`): imported as
+# Markdown with their template tags as written (a `<%= RunRakeTask.links(...) %>` is the step).
+IMPORTED_SUFFIXES = MARKDOWN_SUFFIXES + tuple(
+    m + t for m in MARKDOWN_SUFFIXES for t in TEMPLATE_SUFFIXES
+)
+# Files that look like pages but are not Markdown (`dictionary.html.erb`): named as skipped.
+_OTHER_PAGE_SUFFIXES = (*PAGE_SUFFIXES, *TEMPLATE_SUFFIXES, ".txt", ".rst", ".adoc")
 # Folder indexes, not runbooks: unless one holds sections for several alerts (a docs site's
 # runbooks page, Mimir's `mimir-runbooks/_index.md`), then it is the folder's runbook.
 _SKIPPED_NAMES = frozenset({"readme.md", "_index.md", "index.md", "summary.md"})
@@ -128,6 +145,18 @@ _KNOWN_KEYS = frozenset(
     }
 )
 
+# Front matter keys that name a page's owner in words (GOV.UK's `owner_slack: "#team"`), not
+# a team record: warned about, and the card shows them as the page's contact.
+CONTACT_KEYS = (
+    *(f"owner_{kind}" for kind in ("slack", "email", "channel", "team", "github", "name")),
+    *("owners", "team", "teams", "maintainer", "maintainers", "contact", "contacts"),
+)
+_CONTACT_KEYS = frozenset(CONTACT_KEYS)
+_CONTACT_NOTE = (
+    "only front matter owner: team:<id> (a team of the tenant) makes an owner; the card shows "
+    "it as the page's contact"
+)
+
 # Keys whose values are text, however they look: `version: 1.10` is "1.10", not 1.1.
 _TEXT_KEYS = _KNOWN_KEYS - {"valid_from", "valid_to", "observed_at"}
 
@@ -154,13 +183,34 @@ _SET_ELSEWHERE = {
 }
 
 
+def front_matter_contact(props: dict[str, Any]) -> str | None:
+    """What an imported runbook's front matter names as its contact, said as read:
+    `#team (from front matter owner_slack, not a team record)`; None when it names none.
+    Words only: an owner of record is a team's OWNS edge (front matter `owner:`)."""
+    try:
+        front = json.loads(str(props.get("front_matter_json") or "{}"))
+    except ValueError:
+        return None
+    if not isinstance(front, dict):
+        return None
+    for key in CONTACT_KEYS:
+        value = front.get(key)
+        values = value if isinstance(value, list) else [value]
+        texts = [str(v).strip() for v in values if isinstance(v, str | int) and str(v).strip()]
+        if texts:
+            return f"{', '.join(texts)} (from front matter {key}, not a team record)"
+    return None
+
+
 def _ignored_keys(parsed_files: Iterable[_Parsed]) -> list[str]:
     """One warning per front matter key the import does not take but the ingest sets
     (`tenant`, `trusted`, `status` ...): the first file that has it, and how many more."""
     files: dict[str, list[str]] = {}
     for parsed in parsed_files:
         for key in parsed.front:
-            if key in _KNOWN_KEYS or not (key in _SET_ELSEWHERE or key in RESERVED_PROPERTIES):
+            if key in _KNOWN_KEYS or not (
+                key in _SET_ELSEWHERE or key in RESERVED_PROPERTIES or key in _CONTACT_KEYS
+            ):
                 continue
             paths = files.setdefault(key, [])
             if str(parsed.path) not in paths:
@@ -169,7 +219,8 @@ def _ignored_keys(parsed_files: Iterable[_Parsed]) -> list[str]:
     for key, paths in sorted(files.items()):
         others = len(paths) - 1
         more = f" (and {others} more file{'s' if others > 1 else ''})" if others else ""
-        instead = _SET_ELSEWHERE.get(key, "the ingest sets it")
+        instead = _SET_ELSEWHERE.get(key, _CONTACT_NOTE if key in _CONTACT_KEYS else "")
+        instead = instead or "the ingest sets it"
         lines.append(f"{paths[0]}{more}: front matter {key!r} not taken: {instead}")
     return lines
 
@@ -194,7 +245,7 @@ ID_PREFIXES = ("runbook:", "policy:")
 def markdown_files(root: Path) -> tuple[list[Path], list[BundleProblem]]:
     """The Markdown files under `root` (or `root` itself), hidden ones skipped, sorted by
     path; and the symbolic links among them (refused, see `local_files`)."""
-    return local_files(root, MARKDOWN_SUFFIXES, skip_hidden=True)
+    return local_files(root, IMPORTED_SUFFIXES, skip_hidden=True)
 
 
 def _text_list(value: Any, key: str) -> list[str]:
@@ -258,7 +309,8 @@ class _Parsed:
         self.body = body
         self.source_version = version
         self.kind = _kind(front.get("kind"))
-        stem = Path(rel).stem
+        # The page's name: `alerts/X.html.md` is X, as its alert and its URL name it.
+        stem = PurePosixPath(page_stem(rel)).name
         if stem.lower() in _INDEX_STEMS:
             stem = path.parent.name or stem  # a runbooks page is named after its folder
         self.name = slug(str(front.get("name") or stem))
@@ -278,6 +330,16 @@ class _Parsed:
         if commit is not None:
             self.id = f"{self.id}@{commit.sha[:12]}"
         self.stem = stem
+        # The name the importer gave before it read page extensions (`X.html`), if another.
+        old = slug(Path(rel).stem)
+        named = front.get("name") or self.explicit_id or commit is not None
+        self.old_name = old if not named and old != self.name else None
+
+    def old_id(self) -> str | None:
+        """The id an import before page names were read gave this file (`runbook:X.html`)."""
+        if self.old_name is None:
+            return None
+        return self.id_base.removesuffix(self.name) + self.old_name + self.version_suffix
 
     def qualify(self, folder: str) -> None:
         """Put `folder` before the name of a default id (another file has the same name)."""
@@ -523,7 +585,11 @@ def _file_versions(
         if options.git_history:
             result.skipped.append(f"{file}: not committed in git, imported as it is (no history)")
         parsed, problem = _parse_file(file, root)
-        if problem is not None:
+        if problem is not None and file.name.lower().endswith(TEMPLATE_SUFFIXES):
+            # A template page its site reads leniently (Ruby YAML takes a repeated key): it
+            # is skipped and named, not a refusal of the pages that were always imported.
+            result.skipped.append(f"{file}: {problem.element}: {problem.reason} (template page)")
+        elif problem is not None:
             result.problems.append(problem)
         return [parsed] if parsed is not None else []
     if is_uncommitted(file):
@@ -544,6 +610,36 @@ def _file_versions(
             parsed.previous_id = versions[-1].id
         versions.append(parsed)
     return versions
+
+
+def _skip_other_pages(root: Path, result: ImportResult) -> None:
+    """One counted line for the files that look like pages but are not Markdown
+    (`dictionary.html.erb`): not imported, and the user hears so."""
+    if root.is_file():
+        return
+    found, _ = local_files(root, _OTHER_PAGE_SUFFIXES, skip_hidden=True)
+    others = [f for f in found if not f.name.lower().endswith(IMPORTED_SUFFIXES)]
+    if not others:
+        return
+    names = [f.relative_to(root).as_posix() for f in others]
+    more = len(names) - 3
+    listed = ", ".join(names[:3]) + (f" and {more} more" if more > 0 else "")
+    s = "s" if len(names) > 1 else ""
+    result.skipped.append(f"{len(names)} file{s} not Markdown (.md), not imported: {listed}")
+
+
+def _supersede_old_ids(parsed_files: list[_Parsed], known: Iterable[LinkTarget]) -> None:
+    """A file the tenant holds under the id an older import gave it (`runbook:X.html` of
+    `X.html.md`, before page extensions were read) supersedes that record with its new id
+    (the ingest reports it as renamed), so the old name drops out of the answers."""
+    held = {t.id: t.path for t in known if t.label is NodeLabel.RUNBOOK}
+    ids = {p.id for p in parsed_files}
+    for parsed in parsed_files:
+        old = parsed.old_id()
+        if old is None or old in ids or held.get(old) != parsed.rel:
+            continue
+        if parsed.front.get("supersedes") is None:
+            parsed.previous_id = old  # on every re-import alike: the record stays unchanged
 
 
 def import_markdown_runbooks(
@@ -582,6 +678,7 @@ def import_markdown_runbooks(
             result.skipped.append(f"{file}: folder index, not a runbook")
             continue
         parsed_files.extend(_file_versions(file, path, options, result))
+    _skip_other_pages(path, result)
     if not parsed_files and not result.problems:
         result.problems.append(
             BundleProblem(origin=str(path), element="path", reason="no Markdown (.md) runbooks")
@@ -602,6 +699,8 @@ def import_markdown_runbooks(
         return result
 
     result.ignored.extend(_ignored_keys(parsed_files))
+    known = list(known)  # read twice
+    _supersede_old_ids(parsed_files, known)
     index = LinkIndex(known)
     for parsed in parsed_files:
         index.add(

@@ -151,11 +151,29 @@ def _file_changes(result: ImportResult, driver: neo4j.Driver, database: str | No
         for d in bundle.documents
         if d.id in current and current[d.id][0] != d.locator
     ]
-    new = [d.locator for d in bundle.documents if d.id not in current]
-    gone = [locator for doc_id, (locator, _) in current.items() if doc_id not in ids]
+    dropped = {doc_id: loc for doc_id, (loc, _) in current.items() if doc_id not in ids}
+    # A file still there under a new id (`X.html.md`, runbook:X.html before page names were
+    # read; a front matter id edited): renamed, not a removed file and a new one.
+    renamed: dict[bool, list[str]] = {True: [], False: []}
+    paired: set[str] = set()
+    for d in bundle.documents:
+        if d.id in current:
+            continue
+        for doc_id, locator in dropped.items():
+            if locator == d.locator:
+                renamed[d.supersedes == doc_id].append(f"{doc_id} -> {d.id}")
+                paired.update((doc_id, d.id))
+    new = [d.locator for d in bundle.documents if d.id not in current and d.id not in paired]
+    # Nor is a record the import's documents supersede (renamed by an earlier import).
+    replaced = paired | {d.supersedes for d in bundle.documents if d.supersedes}
+    gone = [loc for doc_id, loc in dropped.items() if doc_id not in replaced]
     return (
         _files("changed", changed)
         + _files("moved", moved)
+        + _files(
+            "renamed", renamed[True], " (same file, new id: the new record supersedes the old)"
+        )
+        + _files("renamed", renamed[False], " (same file, new id: the old record stays current)")
         + _files("new", new)
         + _files("removed", gone, " (not in PATH any more: their records stay current)")
     )

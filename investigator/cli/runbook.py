@@ -157,6 +157,9 @@ def render_card(
         lines.append(f"Owner     unknown: {what}")
     else:
         lines.append("Owner     unknown at as_of")
+    if rb is not None and rb.contact:
+        # The page's own words about whom to ask: shown, never taken for an owner of record.
+        lines.append(f"Contact   {_clean(rb.contact, 300)}")
     ro = answer.runbook_owner
     if ro is not None and (answer.owner_detail is None or ro.team != answer.owner_detail.team):
         # Issue 12: the team to page is `Owner`; the runbook's own owner, when another team.
