@@ -85,6 +85,10 @@ class RunbookSteps(BaseModel):
     lines: list[str]
     locator: str | None = None
     note: str | None = None
+    # The definitions of the reference links the lines use (`[scale-app]: /kubernetes/...`
+    # for `[documentation][scale-app]`), as written in the file: the card shows them after
+    # the steps, so that a link the steps name can be followed.
+    links: list[str] = []
 
 
 def alert_focus(names: list[str], runbook_urls: list[str]) -> SectionFocus:
@@ -117,27 +121,82 @@ _NO_STEPS = re.compile(
 _NO_STEPS_MAX = 300  # characters: a longer section is a procedure that mentions it
 
 
+# An HTML comment (`<!--DS: ... -->`, `<!--USstart-->`): never rendered, never a step.
+_COMMENT_OPEN, _COMMENT_CLOSE = "<!--", "-->"
+# A link reference definition (`[scale-app]: /kubernetes/...`): rendered as nothing; the
+# links a shown step uses (`[documentation][scale-app]`) follow the steps (`_used_links`).
+# A footnote's (`[^1]: ...`) is text a reader sees.
+_LINK_DEFINITION = re.compile(r"^\s{0,3}\[(?!\^)([^\]]+)\]:\s*(\S+)")
+# A line that starts a block of its own: never the continuation of a wrapped line.
+_BLOCK_START = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|#{1,6}\s|>|\|)")
+
+
+def _uncommented(line: str, in_comment: bool) -> tuple[str, bool]:
+    """`line` without its HTML comments' text, and whether a comment is still open after it."""
+    kept = ""
+    while line:
+        if in_comment:
+            end = line.find(_COMMENT_CLOSE)
+            if end < 0:
+                return kept, True
+            line, in_comment = line[end + len(_COMMENT_CLOSE) :], False
+        else:
+            start = line.find(_COMMENT_OPEN)
+            if start < 0:
+                return kept + line, False
+            kept, line, in_comment = kept + line[:start], line[start + len(_COMMENT_OPEN) :], True
+    return kept, in_comment
+
+
+def _items(text: str) -> list[tuple[str, int | None]]:
+    """The step lines of `text` as a reader sees it rendered, each with the number of its
+    code fence (None outside one): fence markers, rules, HTML comments and link reference
+    definitions are no lines; a hard-wrapped sentence or list item is one line (its lines
+    joined by a space: VirtAPIDown's five items were seven card lines); inside a fence each
+    line is one, as written, less the fence's own indentation (a fence in a list item)."""
+    items: list[tuple[str, int | None]] = []
+    fence: int | None = None
+    fences = 0
+    indent = 0  # the open fence's indentation
+    in_comment = False
+    joinable = False  # whether the last item is prose a wrapped line continues
+    for raw in text.splitlines():
+        if _FENCE_LINE.match(raw) and not in_comment:
+            fences += fence is None
+            fence = fences if fence is None else None
+            indent = len(raw) - len(raw.lstrip(" "))
+            joinable = False
+            continue
+        if fence is not None:
+            if raw.strip():
+                cut = min(indent, len(raw) - len(raw.lstrip(" ")))
+                items.append((raw[cut:].rstrip(), fence))
+            continue
+        line, in_comment = _uncommented(raw, in_comment)
+        if not line.strip() or _RULE_LINE.match(line) or _LINK_DEFINITION.match(line):
+            # A blank line, a comment's or a definition's ends a paragraph.
+            joinable = False
+            continue
+        if joinable and not _BLOCK_START.match(line):
+            items[-1] = (f"{items[-1][0]} {line.strip()}", None)
+        else:
+            code = len(line) - len(line.lstrip(" ")) >= 4 and not _LIST_ITEM.match(line)
+            items.append((line.rstrip(), None))
+            joinable = not (code or _HEADING_LINE.match(line.lstrip()) or "|" in line[:1])
+        # A line that ends with a hard break ("  ", "\\") or a label's colon ends its item.
+        joinable = joinable and not line.endswith(("  ", "\\", ":"))
+    return items
+
+
 def _body_lines(text: str) -> list[str]:
-    return [
-        line.rstrip()
-        for line in text.splitlines()
-        if line.strip() and not _RULE_LINE.match(line) and not _FENCE_LINE.match(line)
-    ]
+    return [line for line, _ in _items(text)]
 
 
 def _shown(text: str) -> list[str]:
-    """The step lines of `text` a card shows: the first MAX_STEP_LINES, never cut inside a
-    code fence (the card ended on the first line of a command): a fence cut short is shown
-    to its end when that is at most _FENCE_MORE more lines, else left out."""
-    items: list[tuple[str, int | None]] = []  # each line, and the number of its fence
-    fence: int | None = None
-    fences = 0
-    for line in text.splitlines():
-        if _FENCE_LINE.match(line):
-            fences += fence is None
-            fence = fences if fence is None else None
-        elif line.strip() and not _RULE_LINE.match(line):
-            items.append((line.rstrip(), fence))
+    """The step lines of `text` a card shows: the first MAX_STEP_LINES (`_items`), never cut
+    inside a code fence (the card ended on the first line of a command): a fence cut short
+    is shown to its end when that is at most _FENCE_MORE more lines, else left out."""
+    items = _items(text)
     shown = items[:MAX_STEP_LINES]
     cut = shown[-1][1] if shown else None
     if cut is not None:
@@ -297,7 +356,8 @@ def _first_steps(
                     body = "\n".join(
                         line
                         for k in range(i + 1, _scope_end(sections, i))
-                        for line in (f"{sections[k].title}:", sections[k].body)
+                        # A blank line first: a title is never a wrapped line's end.
+                        for line in ("", f"{sections[k].title}:", sections[k].body)
                     )
                 bodies = [body]
             for body in bodies:
@@ -469,14 +529,45 @@ def _section_steps(sections: list[Section], locators: dict[str, str], chosen: in
     text = "\n".join(
         line
         for i in scope
-        for line in (*((f"{sections[i].title}:",) if i != chosen else ()), sections[i].body)
+        for line in (*(("", f"{sections[i].title}:") if i != chosen else ()), sections[i].body)
     )
     return _no_procedure(
         RunbookSteps(lines=_shown(text), locator=locators.get(sections[chosen].anchor))
     )
 
 
+# A reference link in a step: `[text][label]`, `[label][]` or `[label]` alone.
+_LINK_USE = re.compile(r"\[([^\]]+)\]\[([^\]]*)\]|\[([^\]]+)\](?![(:\[])")
+MAX_LINKS = MAX_STEP_LINES
+
+
+def _used_links(content: str, lines: list[str]) -> list[str]:
+    """The definition lines (`_LINK_DEFINITION`, anywhere in `content` outside a fence) of
+    the reference links `lines` use, in the order they are used, at most MAX_LINKS."""
+    defined: dict[str, str] = {}
+    fenced = False
+    for line in content.splitlines():
+        if _FENCE_LINE.match(line):
+            fenced = not fenced
+        elif not fenced and (match := _LINK_DEFINITION.match(line)):
+            defined.setdefault(match.group(1).strip().casefold(), line.strip())
+    used = [
+        (m.group(2) or m.group(1) or m.group(3) or "").strip().casefold()
+        for line in lines
+        for m in _LINK_USE.finditer(line)
+    ]
+    return [defined[label] for label in dict.fromkeys(used) if label in defined][:MAX_LINKS]
+
+
 def runbook_steps(ev: Evidence, focus: SectionFocus | None = None) -> RunbookSteps:
+    """The steps to show of runbook `ev` for what the lookup asked about (`focus`), with the
+    definitions of the reference links they use (`RunbookSteps.links`)."""
+    steps = _steps_of(ev, focus)
+    links = _used_links(ev.content or "", steps.lines)
+    return steps.model_copy(update={"links": links}) if links else steps
+
+
+def _steps_of(ev: Evidence, focus: SectionFocus | None) -> RunbookSteps:
     """The steps to show of runbook `ev` for what the lookup asked about (`focus`)."""
     structure = _structure(ev)
     if structure is None:

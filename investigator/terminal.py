@@ -3,8 +3,8 @@
 Retrieved text (a runbook's steps, claims, evidence) may carry control characters (an
 escape sequence that clears the screen or rewrites a line), format characters (zero-width
 ones that hide a word's break, bidi overrides that reorder it) or line breaks. Every command
-that prints such text renders it with `one_line`; the stored, hashed and JSON text stay
-exactly as they are.
+that prints such text renders it with `one_line` (a runbook's step with `step_line`, which
+keeps its indentation); the stored, hashed and JSON text stay exactly as they are.
 """
 
 from __future__ import annotations
@@ -32,3 +32,18 @@ def one_line(text: object, limit: int) -> str:
     if flat.isprintable():
         return flat
     return "".join(ch if ch.isprintable() else _escaped(ch) for ch in flat)
+
+
+def step_line(text: object, limit: int) -> str:
+    """One line of a runbook's steps as the card prints it: like `one_line`, but its
+    indentation and the spaces inside it kept, one for one (a tab as the spaces to the next
+    stop of 4): the YAML or shell copied from the card must be what the runbook says
+    (`replicaCount: 4` under `find:` under `datagovukHelmValues:`, not flush left)."""
+    # Any whitespace (a line break too: a step is one line) reads as a space, one for one.
+    spaced = "".join(" " if ch.isspace() and ch != "\t" else ch for ch in str(text))
+    line = spaced.expandtabs(4).rstrip()
+    if len(line) > limit:
+        line = line[: limit - 1] + "…"
+    if line.isprintable():
+        return line
+    return "".join(ch if ch.isprintable() else _escaped(ch) for ch in line)

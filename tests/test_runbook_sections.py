@@ -98,9 +98,10 @@ def test_an_alert_with_no_section_gets_no_other_alerts_steps(  # type: ignore[no
     doc = _lookup(invoke, "--alert", "StorageQueueDepthHigh")
     runbook = doc["runbook"]
     assert runbook["id"] == "runbook:storage"
+    # One sentence, hard-wrapped in the file: one step line, as it reads rendered.
     assert runbook["steps"] == [
-        "Alerts of the block storage service. Check the storage dashboard first; every alert below",
-        "links here.",
+        "Alerts of the block storage service. Check the storage dashboard first; every alert "
+        "below links here.",
     ]
     assert runbook["steps_locator"] is None
     assert runbook["steps_note"] == (
@@ -758,16 +759,14 @@ def test_the_card_never_cuts_a_command_in_its_code_fence(  # type: ignore[no-unt
     )
     _ingest_runbooks(invoke, tmp_path)
     index = _lookup(invoke, "--alert", "QueueIndexCorrupted")["runbook"]
+    # One paragraph is one step line; the fence's own indentation (2) is not the command's.
     assert index["steps"] == [
-        "Stop the writers first.",
-        "Then verify and repair the index:",
-        *(f"  {line}" for line in command),
+        "Stop the writers first. Then verify and repair the index:",
+        *command,
     ], index["steps"]
     segments = _lookup(invoke, "--alert", "QueueSegmentsMissing")["runbook"]
     assert segments["steps"] == [
-        "List the segments.",
-        "Compare them with the index.",
-        "A healthy store prints:",
+        "List the segments. Compare them with the index. A healthy store prints:",
     ], segments["steps"]
 
 

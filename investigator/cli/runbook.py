@@ -15,6 +15,7 @@ from investigator.cli.times import parse_known_at, parse_zoned_time
 from investigator.connection import open_driver
 from investigator.context_graph.recorder import RunRecorder, ctx_database_from_env
 from investigator.errors import BadInput
+from investigator.evidence import RejectionReason
 from investigator.json_documents import runbook_json
 from investigator.runbook_lookup import (
     LookupTarget,
@@ -24,7 +25,7 @@ from investigator.runbook_lookup import (
     RunbookVersion,
 )
 from investigator.settings import resolve_connection
-from investigator.terminal import one_line
+from investigator.terminal import one_line, step_line
 from investigator.timeline import time_references
 
 # The argument each target is given by, as the user types it, and what to give instead when
@@ -112,6 +113,27 @@ def text_time(text: str, as_of: datetime | None) -> tuple[datetime | None, str |
     )
 
 
+_UNTRUSTED = RejectionReason.REJECTED_UNTRUSTED_INSTRUCTION
+_NOT_VALID = "is valid at as_of (see Rejected)"
+_WITHHELD = (
+    "is served: the version found is withheld as untrusted text with an instruction-like "
+    "fragment (see Rejected)"
+)
+# The gate's detail ends with the fragment it matched, quoted (investigator/gate.py).
+_FRAGMENT = re.compile(r"instruction-like text: (.+)$")
+
+
+def _untrusted_hint(detail: str) -> str:
+    """Under a version withheld as an untrusted instruction: the fragment that matched (the
+    subject's own visible text) and how a team that trusts the source imports it."""
+    match = _FRAGMENT.search(detail)
+    fragment = f"matched {_clean(match.group(1), 120)}; " if match else ""
+    return (
+        f"({fragment}imported untrusted: a team that trusts this source imports it with "
+        "--trusted, see docs/security.md)"
+    )
+
+
 def render_card(
     answer: RunbookAnswer, subject: str | None = None, time_note: str | None = None
 ) -> str:
@@ -119,9 +141,14 @@ def render_card(
     `time_note`: what became of a time written in the TEXT, `text_time`)."""
     lines: list[str] = []
     rb = answer.runbook
+    untrusted = [r for r in answer.rejected if r.reason is _UNTRUSTED]
     if rb is None:
         # The note is the whole answer here (issue 13): room for its reason and its hint.
-        lines.append(f"No runbook: {_clean(answer.note or 'nothing valid at as_of', 400)}")
+        note = answer.note or "nothing valid at as_of"
+        if untrusted and len(untrusted) == len(answer.rejected):
+            # Valid, but withheld: "no version ... is valid" read as an outdated runbook.
+            note = note.replace(_NOT_VALID, _WITHHELD, 1)
+        lines.append(f"No runbook: {_clean(note, 400)}")
     else:
         lines.append(
             f"Runbook   {_clean(rb.title or rb.id)}  [{_clean(rb.id)}, {_version(rb)}, "
@@ -170,7 +197,8 @@ def render_card(
     if rb is not None:
         lines.append(f"Locator   {_clean(rb.steps_locator or rb.locator or '-')}")
         for i, step in enumerate(rb.steps):
-            lines.append(("Steps     " if i == 0 else "          ") + _clean(step, STEP_MAX))
+            # Indentation kept: a YAML or shell block copied from the card stays as written.
+            lines.append(("Steps     " if i == 0 else "          ") + step_line(step, STEP_MAX))
         if rb.steps_note:
             # Why these are not the steps of the section asked about.
             lead = "          " if rb.steps else "Steps     "
@@ -182,6 +210,8 @@ def render_card(
             ("Rejected  " if i == 0 else "          ")
             + f"{_clean(r.element_id)} ({version}): {r.reason.value}{target}"
         )
+        if r.reason is _UNTRUSTED:
+            lines.append(f"          {_untrusted_hint(r.detail)}")
     for p in answer.policies:
         lines.append(f"Policy    {_clean(p.title or p.id)}  [{_clean(p.id)}]")
     for alt in answer.alternatives:
