@@ -29,6 +29,7 @@ from investigator.planner import (
     extract_mentions,
     unrecorded_asks,
 )
+from investigator.record_time import asked_time, recorded_after, undated
 from investigator.rubric import Intent, MissingEvidence, missing_evidence, unrecorded_evidence
 from investigator.runbook_sections import (
     SECTION_EXCERPT,
@@ -300,6 +301,9 @@ def derive_claims(
                     Intent.OWNERSHIP_AT_TIME.value,
                 )
             )
+    # The time an undated runbook's version is asked at (record_time.py).
+    asked_at = asked_time(question or "", as_of)
+    unknown_then: list[str] = []
     if Intent.APPLICABLE_RUNBOOK in intent_set:
         focus = question_focus(question or "")
         runbooks = _with(evidence, "runbook")
@@ -310,10 +314,28 @@ def derive_claims(
             section = alert_section(ev, focus)
             where = f" [{section or ev.locator}]" if section or ev.locator else ""
             tie = _named_only(ev, found_by_text)
+            if recorded_after(ev, asked_at):
+                # An undated version recorded after the time asked: nothing says it was the
+                # one in force then (record_time.py), so no fact says so.
+                claims.append(
+                    _claim(
+                        f"Runbook {_label(ev)} ({ev.element_id}){tie} states no validity and "
+                        f"its earliest version was recorded at {_when(ev.recorded_at)}, after "
+                        f"{iso_utc(asked_at)}: this is that version; what it said at "
+                        f"{iso_utc(asked_at)} is not known{where}",
+                        EpistemicStatus.INFERENCE,
+                        0.5,
+                        [ev],
+                        Intent.APPLICABLE_RUNBOOK.value,
+                    )
+                )
+                unknown_then.append(ev.element_id)
+                continue
+            when = _undated_in_force(ev, asked_at) or _in_force(ev, refs, as_of, runbooks)
             claims.append(
                 _claim(
                     f"Runbook {_label(ev)} ({ev.element_id}){tie} is the version "
-                    f"in force {_in_force(ev, refs, as_of, runbooks)}{_validity(ev)}{where}",
+                    f"in force {when}{_validity(ev)}{where}",
                     EpistemicStatus.FACT,
                     0.95,
                     [ev],
@@ -431,6 +453,16 @@ def derive_claims(
     # What the KG has no record of (who was on call, whether the runbook was followed) is
     # said, never skipped: the run is `partial`.
     missing += unrecorded_evidence(unrecorded_asks(question or ""))
+    if unknown_then:
+        missing.append(
+            MissingEvidence(
+                evidence_type="runbook",
+                intents=[Intent.APPLICABLE_RUNBOOK.value],
+                description=f"no version of {', '.join(sorted(set(unknown_then)))} was "
+                f"recorded by {iso_utc(asked_at)}: what it said then is not known",
+                required=False,
+            )
+        )
     if (
         Intent.DEPLOYMENT_CORRELATION in intent_set
         and not mechanisms
@@ -494,6 +526,23 @@ def _holds_text(
     if not parts:
         parts.append(f"as_of, {iso_utc(as_of)}")
     return "At " + " and at ".join(parts)
+
+
+def _when(value: datetime | None) -> str:
+    return iso_utc(value) if value is not None else "an unknown time"
+
+
+def _undated_in_force(ev: Evidence, asked: datetime) -> str | None:
+    """For an undated version a re-import replaced: the one instant it is claimed at, and
+    its record times (it held from its import until the re-import, not at as_of)."""
+    replaced = ev.context.get("superseded_at")
+    if not undated(ev) or replaced is None:
+        return None
+    until = iso_utc(replaced) if isinstance(replaced, datetime) else str(replaced)
+    return (
+        f"at {iso_utc(asked)} (it states no validity: recorded {_when(ev.recorded_at)}, "
+        f"replaced by a re-import at {until})"
+    )
 
 
 def _in_force(

@@ -44,6 +44,7 @@ from investigator.planner import (
     unique_steps,
     wanted_types,
 )
+from investigator.record_time import as_recorded_at, asked_time
 from investigator.rubric import Intent, required_types, useful_types
 from investigator.runbook_fallback import OneStepCalls
 from investigator.runbook_search import search_runbooks, spelled_out
@@ -539,6 +540,27 @@ class RetrievalLoop:
         outcome.reading = self.reading
         return outcome
 
+    def _as_recorded(
+        self, candidates: list[Evidence], known: Known, outcome: RetrievalOutcome
+    ) -> list[Evidence]:
+        """Runbooks that state no validity as in force at the time asked (the one explicit
+        time of the question, else as_of): the record recorded by then, read with
+        `version_history` in a round of its own (record_time.py); it does not count against
+        the plan's max_rounds, as the runbook search's rounds do not."""
+
+        def stage(steps: list[PlanStep]) -> list[list[Evidence]]:
+            plan = self.planner.plan(self.inp, self.intents, known, steps)
+            self.session.begin_round(plan)
+            self.search_rounds += 1
+            outcome.plans.append(plan)
+            self.calls += len(steps)
+            calls = self.session.call_round(steps, plan=plan, raise_on_error=False)
+            outcome.tool_calls.extend(call.record for call in calls)
+            return [call.candidates for call in calls]
+
+        at = asked_time(self.inp.question, self.inp.as_of)
+        return as_recorded_at(candidates, at, stage)
+
     def _note_runbook_urls(self, rows: Sequence[TemplateRow]) -> None:
         """Keep the `runbook_url` of each alert the question names, from the rows read."""
         if not self.asked_alerts:
@@ -767,7 +789,7 @@ class RetrievalLoop:
         recorded_before = self.session.record_ms
         self._reread()
         self._refocus_gate()
-        fused = fuse(candidates)
+        fused = self._as_recorded(fuse(candidates), known, outcome)
         outcome.candidates += len(fused)
         decision = self.session.admit(fused)
         # The round's lineage is written here when it is due (counted as recording).

@@ -51,6 +51,7 @@ from investigator.entity_suggestions import (
 )
 from investigator.evidence import Evidence, Rejection, RejectionReason
 from investigator.gate import GatePolicy, version_chains
+from investigator.record_time import as_recorded_at, record_time_note
 from investigator.runbook_fallback import (
     FallbackSearch,
     OneStepCalls,
@@ -541,6 +542,9 @@ class RunbookLookup:
             if chain is None:
                 chain = run.stage(_runbook_steps([(best, "runbook")]))[0] or [lead]
             documents = chain
+        # A runbook that states no validity is in force from its import until a re-import:
+        # at as_of, the record recorded by then (record_time.py), not a later import's text.
+        documents = as_recorded_at(documents, session.as_of, run.stage)
         # The gate keeps one version per chain: the newest valid at as_of.
         admitted, rejected_by_id = run.admit(documents)
         # A pointer in force whose runbook the lookup did not reach (the rules link the
@@ -610,6 +614,9 @@ class RunbookLookup:
                 answer.note = "; ".join(n for n in (answer.note, _others_note(run)) if n)
             if run.text_alike is not None:
                 answer.note = "; ".join(n for n in (run.text_alike, answer.note) if n)
+            if (recorded := record_time_note(chosen, session.as_of)) is not None:
+                # First: the card cuts a long note, and this one answers "at that time".
+                answer.note = "; ".join(n for n in (recorded, answer.note) if n)
         elif (query.target is LookupTarget.ERROR_CODE or run.alert_names) and (
             fallbacks := fallback_runbooks(run, anchors, self._fallbacks(run, anchors).paths)
         ):
