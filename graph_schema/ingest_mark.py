@@ -14,7 +14,12 @@ with the stored ones. After a successful ingest, each tenant of the bundle gets 
   records, all and current, and their type labels), read in the same transaction;
 - `at_us`: the ingest time the bundle was validated at (times after it are "in the future");
 - `generation`: bumped, with `digest` cleared, by every write transaction of the writer
-  (`bump_generations`, in the same transaction as the records) and by a legal purge.
+  (`bump_generations`, in the same transaction as the records) and by a legal purge;
+- `writer`: the ingest whose transaction bumped it last (null after a purge). Each write
+  transaction of an ingest checks, under the mark's lock, that the bump before its own was
+  the ingest's, or for its first that nothing bumped since `begin`; otherwise it rolls back
+  with `IngestInterrupted` (`WriteScope.bump`): two writers of one tenant never both write
+  from what they read (no second current record of an id or key).
 
 A re-ingest takes the fast path when every tenant of the bundle has exactly one mark with
 the same digest, an `at_us` not later than the ingest's time, and an unchanged fingerprint:
@@ -38,6 +43,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import uuid
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -50,6 +56,7 @@ import neo4j
 
 from graph_schema.bundle import Bundle, LoadedBundle
 from graph_schema.canonical import epoch_micros
+from graph_schema.errors import InvestigatorError
 from graph_schema.kg_types import per_rel_type
 
 MARK_LABEL = "IngestMark"
@@ -70,10 +77,18 @@ _CODE_MODULES = (
 
 # Every write transaction of the writer runs this for the bundle's tenants (sorted, so two
 # ingests lock marks in the same order). MERGE: an ingest that started without a mark must
-# still see another writer's transactions.
+# still see another writer's transactions. A purge runs it too: `writer` becomes null.
 BUMP_GENERATIONS = (
     "UNWIND $tenants AS tenant MERGE (m:IngestMark {tenant: tenant}) "
-    "SET m.generation = coalesce(m.generation, 0) + 1, m.digest = null"
+    "SET m.generation = coalesce(m.generation, 0) + 1, m.digest = null, m.writer = null"
+)
+# The writer's bump (`WriteScope.bump`): the first SET takes the mark's write lock, so the
+# `writer` read after it is the last committed bump's, which the ingest checks.
+_CHECKED_BUMP = (
+    "UNWIND $tenants AS tenant MERGE (m:IngestMark {tenant: tenant}) "
+    "SET m.generation = coalesce(m.generation, 0) + 1, m.digest = null "
+    "WITH tenant, m, m.writer AS before SET m.writer = $writer "
+    "RETURN tenant, before, m.generation AS generation"
 )
 _READ_MARKS = (
     "UNWIND $tenants AS tenant OPTIONAL MATCH (m:IngestMark {tenant: tenant}) "
@@ -168,6 +183,22 @@ def bundle_digest(loaded: LoadedBundle) -> str:
     return h.hexdigest()
 
 
+class IngestInterrupted(InvestigatorError):
+    """Another writer changed the bundle's tenants while the ingest wrote them (another
+    ingest, a purge, records deleted by hand); exit 1. The transaction that found it rolled
+    back, the ones before it stay whole, and running the ingest again completes the store."""
+
+    def __init__(self, tenants: Iterable[str], what: str) -> None:
+        self.tenants = sorted(set(tenants))
+        named = ", ".join(self.tenants)
+        super().__init__(
+            "ingest stopped: "
+            + what.format(tenants=named)
+            + "; the batches written before are whole: run this ingest again once nothing "
+            f"else writes tenant {named} (it completes the store)"
+        )
+
+
 @dataclass(slots=True)
 class _Mark:
     marks: int
@@ -223,6 +254,9 @@ class WriteScope:
 
     tenants: list[str]
     elements: int = 0
+    # Set on the marks by each of the ingest's write transactions (`bump`); random, and
+    # never part of any hashed content.
+    writer: str = field(default_factory=lambda: uuid.uuid4().hex)
     digest: str | None = None
     started: dict[str, int] = field(default_factory=dict)
     writes: int = 0
@@ -232,9 +266,33 @@ class WriteScope:
     digest_error: BaseException | None = None
 
     def bump(self, tx: neo4j.ManagedTransaction) -> None:
-        """Inside a write transaction: move the tenants' generations, clear their digests."""
-        if self.tenants:
-            tx.run(BUMP_GENERATIONS, tenants=self.tenants).consume()
+        """Inside a write transaction: move the tenants' generations, clear their digests,
+        and check that no other writer moved them since `begin`.
+
+        The bumps of one tenant's mark are serialized by its lock, so the ingest's own form
+        one unbroken run from the generation `begin` read: its first committed one moves it
+        to `started + 1`, and each later one follows one of its own (`writer`). Anything
+        else is another ingest's (or a purge's) transaction in between: its reads may be
+        stale, so this transaction raises `IngestInterrupted` and rolls back, whichever of
+        the ingest's batches are in flight.
+        """
+        if not self.tenants:
+            return
+        moved = []
+        for r in tx.run(_CHECKED_BUMP, tenants=self.tenants, writer=self.writer):
+            tenant = str(r["tenant"])
+            start = self.started.get(tenant, -1)
+            # The ingest's first transaction runs alone (`writes` counts the committed ones);
+            # without a generation read (`write_bundle`), it starts the run wherever it is.
+            first = self.writes == 0 and (start < 0 or int(r["generation"]) == start + 1)
+            if r["before"] != self.writer and not first:
+                moved.append(tenant)
+        if moved:
+            raise IngestInterrupted(
+                moved,
+                "another ingest or a purge of tenant {tenants} wrote to it meanwhile (or its "
+                "ingest mark was deleted)",
+            )
 
     def settle_digest(self) -> None:
         """Compute the digest `begin` left for later, once. A tenant's first ingest calls it

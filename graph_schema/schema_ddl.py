@@ -117,6 +117,18 @@ def schema_items() -> list[SchemaItem]:
             target="KG",
             properties=("tenant", "id", "version"),
         ),
+        # One ingest mark per tenant (graph_schema/ingest_mark.py), also when two first
+        # ingests of a tenant MERGE it at once: their conflict check reads that one mark.
+        SchemaItem(
+            name="ingest_mark_tenant",
+            kind="constraint",
+            statement=(
+                "CREATE CONSTRAINT ingest_mark_tenant IF NOT EXISTS "
+                "FOR (n:IngestMark) REQUIRE (n.tenant) IS UNIQUE"
+            ),
+            target="IngestMark",
+            properties=("tenant",),
+        ),
         # Lookups of an id's current record (ingest, planner entity resolution).
         _node_range("kg_tenant_id", "KG", ("tenant", "id")),
         _node_range("kg_id", "KG", ("id",)),
@@ -228,6 +240,22 @@ def _label_tenant_records(driver: neo4j.Driver, tenant: str, database: str | Non
         ).consume()
 
 
+# `IF NOT EXISTS` between two transactions creating the same index at once.
+_ALREADY_EXISTS = "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists"
+
+
+def _create(driver: neo4j.Driver, statement: str, database: str | None) -> bool:
+    """Run one `CREATE ... IF NOT EXISTS`; False when another transaction created the same
+    item meanwhile (two ingests into a new store or tenant at once)."""
+    try:
+        driver.execute_query(statement, database_=database)
+    except neo4j.exceptions.ClientError as exc:
+        if exc.code != _ALREADY_EXISTS:
+            raise
+        return False
+    return True
+
+
 def apply_tenant_schema(
     driver: neo4j.Driver, tenants: Collection[str], database: str | None = None
 ) -> list[str]:
@@ -240,14 +268,18 @@ def apply_tenant_schema(
         return []
     existing = _existing_names(driver, database)
     created: list[str] = []
+    racing: list[str] = []
     for tenant in sorted(set(tenants)):
         item = tenant_fulltext_item(tenant)
         if item.name in existing:
             continue
-        driver.execute_query(item.statement, database_=database)
+        if not _create(driver, item.statement, database):
+            # Another ingest of the tenant created it just now (and labels the records).
+            racing.append(item.name)
+            continue
         _label_tenant_records(driver, tenant, database)
         created.append(item.name)
-    for name in created:
+    for name in created + racing:
         driver.execute_query(
             "CALL db.awaitIndex($name, $timeout)",
             name=name,
@@ -272,9 +304,17 @@ def apply_schema(
     for name in dropped:
         # A constant from retired_index_names(), never input.
         driver.execute_query(f"DROP INDEX {name} IF EXISTS", database_=database)
+    if "ingest_mark_tenant" not in before:
+        # Two marks of one tenant (concurrent first ingests before the constraint) are
+        # dropped: a mark is only a shortcut, the next ingest of the tenant compares.
+        driver.execute_query(
+            "MATCH (m:IngestMark) WITH m.tenant AS tenant, collect(m) AS marks "
+            "WHERE size(marks) > 1 UNWIND marks AS m DELETE m",
+            database_=database,
+        )
     for item in schema_items():
         if item.name not in before:
-            driver.execute_query(item.statement, database_=database)
+            _create(driver, item.statement, database)
     driver.execute_query(
         "CALL db.awaitIndexes($timeout)", timeout=INDEX_ONLINE_TIMEOUT_S, database_=database
     )

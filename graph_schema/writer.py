@@ -57,6 +57,7 @@ from graph_schema.bundle import BundleProblem, LoadedBundle, and_more
 from graph_schema.canonical import epoch_micros
 from graph_schema.collector import collect_young, cyclic_gc_paused
 from graph_schema.hashing import content_hash
+from graph_schema.ingest_mark import IngestInterrupted
 from graph_schema.kg_types import (
     KG_LABEL,
     NodeLabel,
@@ -1433,9 +1434,21 @@ def _create_fresh_edges(tx: neo4j.ManagedTransaction, rows: list[dict[str, Any]]
     created = int(record["n"]) if record else 0
     if created != len(rows):
         # Validation proved every endpoint exists; a miss means a concurrent change.
-        raise RuntimeError(
-            f"wrote {created} of {len(rows)} relationships: an endpoint disappeared meanwhile"
-        )
+        raise _endpoints_gone(rows, created)
+
+
+def _endpoints_gone(rows: Sequence[Mapping[str, Any]], created: int) -> IngestInterrupted:
+    """The error of a batch of relationships some of whose endpoints are no longer there."""
+    return IngestInterrupted(
+        {str(row["tenant"]) for row in rows},
+        f"{len(rows) - created} of {len(rows)} relationships found no endpoint: records of "
+        "tenant {tenants} were deleted while this ingest wrote it",
+    )
+
+
+# What a write transaction hits when the tenant changes under it (not a problem of the
+# bundle: validation and planning ruled those out against the graph they read).
+_DELETED = "Neo.ClientError.Statement.EntityNotFound"
 
 
 def _already_retracted(prepared: _Prepared, r: _Retraction, written: set[tuple[str, str]]) -> bool:
@@ -1476,8 +1489,20 @@ def _write(
         scope.bump(tx)
         return result
 
-    with driver.session(database=database) as session:
-        result = session.execute_write(unit, arg)
+    try:
+        with driver.session(database=database) as session:
+            result = session.execute_write(unit, arg)
+    except neo4j.exceptions.ConstraintError:
+        # A record this ingest planned as new was written by another ingest meanwhile.
+        raise IngestInterrupted(
+            scope.tenants, "another ingest of tenant {tenants} wrote the same records at once"
+        ) from None
+    except neo4j.exceptions.ClientError as exc:
+        if exc.code != _DELETED:
+            raise
+        raise IngestInterrupted(
+            scope.tenants, "records of tenant {tenants} were deleted while this ingest wrote it"
+        ) from None
     collect_young()  # the driver holds the written rows in a reference cycle
     return result
 
@@ -1512,6 +1537,11 @@ def _read_history(
         # values is much cheaper than looking each column up by name.
         for values in (r.values() for r in records):
             tenant, name, version, digest, status, current, recorded_us = values[:7]
+            if version is None or recorded_us is None:
+                # A record deleted between its match and the read of its properties.
+                raise IngestInterrupted(
+                    [tenant], "records of tenant {tenants} were deleted while this ingest read it"
+                )
             history = into.get((tenant, name))
             if history is None:
                 history = into[(tenant, name)] = _History()
@@ -1752,9 +1782,7 @@ def _write_edges(tx: neo4j.ManagedTransaction, writes: Sequence[_EdgeWrite]) -> 
     created = int(record["rows_written"]) if record else 0
     if created != len(rows):
         # Validation proved every endpoint exists; a miss means a concurrent change.
-        raise RuntimeError(
-            f"wrote {created} of {len(rows)} relationships: an endpoint disappeared meanwhile"
-        )
+        raise _endpoints_gone(rows, created)
     return superseded
 
 

@@ -129,7 +129,7 @@ def test_schema_ddl_text_is_built_from_identifiers_only() -> None:
     ident = r"[A-Za-z_][A-Za-z0-9_]*"
     props = rf"{ident}\.{ident}(, {ident}\.{ident})*"
     allowed = re.compile(
-        rf"CREATE CONSTRAINT {ident} IF NOT EXISTS FOR \(n:KG\) REQUIRE \({props}\) IS UNIQUE"
+        rf"CREATE CONSTRAINT {ident} IF NOT EXISTS FOR \(n:{ident}\) REQUIRE \({props}\) IS UNIQUE"
         rf"|CREATE RANGE INDEX {ident} IF NOT EXISTS FOR \(n:{ident}\) ON \({props}\)"
         rf"|CREATE RANGE INDEX {ident} IF NOT EXISTS FOR \(\)-\[r:{ident}\]-\(\) ON \({props}\)"
         rf"|CREATE FULLTEXT INDEX {ident} IF NOT EXISTS FOR \(n:KG\) ON EACH \[{props}\]"
