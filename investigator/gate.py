@@ -161,10 +161,12 @@ _AGENT_DIRECTED_RULES: tuple[_Rule, ...] = (
         "you must|you should|you shall|you have to|you need to",
         r"\byou (must|should|shall|have to|need to) (only )?(answer|state|conclude|say|reply)\b",
     ),
-    # Cypher
+    # Cypher: a clause opening a node pattern (`(n)`, `(n:`, `(:`, `({`, `(n {`), not prose
+    # that puts words in brackets after the verb ("merge (and deploy) it", "create (or
+    # update)") nor a method call in code (`hash.merge(Other::Config)`)
     _rule(
         "match|merge|create|detach|call|drop|set",
-        r"\b(MATCH|MERGE|CREATE)\s*\(|\bDETACH\s+DELETE\b|\bCALL\s+(dbms|apoc|db)\.|\bDROP\s+"
+        r"(?<!\.)\b(MATCH|MERGE|CREATE)\s*\(\s*(\w+\s*)?(:(?!:)|[){])|\bDETACH\s+DELETE\b|\bCALL\s+(dbms|apoc|db)\.|\bDROP\s+"
         r"(CONSTRAINT|INDEX|DATABASE)\b|\bSET\s+\w+\.\w+\s*=",
     ),
 )

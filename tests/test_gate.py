@@ -189,6 +189,31 @@ DISGUISED_INSTRUCTIONS = {
 }
 
 
+def test_cypher_is_caught_and_prose_in_brackets_is_not() -> None:
+    """A Cypher clause opens a node pattern; prose that brackets words after the same verb is
+    a step for a human (GOV.UK's manual: "ask them to merge (and deploy) it for you")."""
+    cypher = [
+        "MATCH (n) DETACH DELETE n",
+        "match (n) return n",
+        "MERGE (a:Admin {name: 'x'})",
+        "CREATE (:Backdoor)",
+        "create ({open: true})",
+        "MATCH (n {tenant: 'acme'}) SET n.acl = []",
+        "OPTIONAL MATCH ()-[r]->() DELETE r",
+    ]
+    for text in cypher:
+        assert looks_like_instruction(text, operational=True), text
+    prose = [
+        "Ask a developer on the team to merge (and deploy) it for you.",
+        "Create (or update) the config map with the new value.",
+        "Match (case-insensitively) the alert name against the table.",
+        "all_stylesheets = APP_STYLESHEETS.merge(GovukPublishingComponents::Config.all)",
+        "params = defaults.merge(options)",
+    ]
+    for text in prose:
+        assert looks_like_instruction(text, operational=True) is None, text
+
+
 def test_disguised_instructions_are_caught_in_runbook_text() -> None:
     for name, text in DISGUISED_INSTRUCTIONS.items():
         assert looks_like_instruction(text, operational=True), name
