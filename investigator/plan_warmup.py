@@ -11,6 +11,11 @@ sentinel subject: a tenant name of the same length that holds no record, labels 
 lengths that no element carries. The parameters have the sizes a real question brings, so
 the plans are the ones the next question reuses; and the tenant filter inside every template
 means the reads find nothing: no KG record leaves Neo4j.
+
+A did-you-mean (`runbook --alert VirtApiDwn`, a name that resolves to nothing) runs templates
+no ordinary lookup does (fulltext and fuzzy reads for Alert and Runbook names): rarely among
+the last runs, they were planned on first use, 16-18 s on a loaded machine where the lookup
+beside it took 2-7 s. `suggestion_steps` adds them for each subject shape of the last runs.
 """
 
 from __future__ import annotations
@@ -27,8 +32,10 @@ from pydantic import BaseModel, ValidationError
 from cypher_templates.executor import TemplateExecutor
 from cypher_templates.plan import PlanStep
 from cypher_templates.subject import Subject, SubjectRef
+from graph_schema.alert_names import identifier_words
 from graph_schema.writer import tenants_with_records
 from investigator.context_graph.models import ToolCallRecord
+from investigator.entity_suggestions import suggestion_queries
 from investigator.errors import InvestigatorError
 
 DEFAULT_RUNS = 20
@@ -43,6 +50,13 @@ _RECENT_CALLS = (
     "r.purpose AS purpose, c.payload AS payload ORDER BY r.started_at DESC, c.seq"
 )
 _LETTERS = "qwzxjkvy"
+# The labels a name typed to a lookup is suggested from (`runbook --alert/--service/
+# --error-code`, the runbooks named after alerts; `investigate --service`), and names typed
+# with a slip (their words make fuzzy terms, as a real slip's do). Neo4j plans again per size
+# bucket of a string (about: under 10 characters, under 100), so names of several sizes
+# (measured: a 10-character name planned anew after an 11-character one).
+SUGGESTION_LABELS = ("Alert", "Runbook", "Service", "ErrorCode")
+_SLIPPED_NAMES = ("EtcdDwn", "VirtApiDwn", "KubePodCrashLopingAlert")
 
 
 class WarmStep(BaseModel):
@@ -110,6 +124,71 @@ def recent_steps(
                 )
             )
     return steps
+
+
+def _shape(step: PlanStep, tenant_length: int, labels: Sequence[str], purpose: str) -> str:
+    return json.dumps(
+        [step.model_dump(mode="json"), tenant_length, list(labels), purpose], sort_keys=True
+    )
+
+
+def _unresolved_name_steps(name: str) -> list[PlanStep]:
+    """What a lookup of a name that resolves to nothing reads, in the order it does: the name
+    among alerts, services and error codes; as a runbook's name (also in its words joined as
+    files name it) and a section's heading; then the suggestions (docs/runbooks.md)."""
+    words = identifier_words(name)
+    steps = [
+        PlanStep(
+            template_id="entity_resolution",
+            params={"text": text},
+            options={"label": label},
+            evidence_type="entity",
+            limit=5,
+        )
+        for label, texts in (
+            *((label, [name]) for label in SUGGESTION_LABELS if label != "Runbook"),
+            ("Runbook", list(dict.fromkeys([name, "-".join(words), "_".join(words)]))),
+        )
+        for text in texts
+    ]
+    steps.append(
+        PlanStep(
+            template_id="fulltext_search",
+            params={"query": name},
+            options={"label": "Runbook"},
+            evidence_type="runbook",
+            limit=10,
+        )
+    )
+    for label in SUGGESTION_LABELS:
+        steps += [
+            PlanStep(
+                template_id=q.template_id,
+                params=dict(q.params),
+                options=dict(q.options),
+                evidence_type="entity",
+                limit=q.limit,
+            )
+            for q in suggestion_queries(name, label)
+        ]
+    return steps
+
+
+def suggestion_steps(steps: Sequence[WarmStep]) -> list[WarmStep]:
+    """The steps of a did-you-mean (`_unresolved_name_steps` of names of several sizes) for
+    each subject shape of `steps`, those not among `steps` already."""
+    seen = {_shape(w.step, w.tenant_length, w.labels, w.purpose) for w in steps}
+    added: list[WarmStep] = []
+    shapes = dict.fromkeys((w.tenant_length, w.labels, w.purpose) for w in steps)
+    for (tenant_length, labels, purpose), name in itertools.product(shapes, _SLIPPED_NAMES):
+        for step in _unresolved_name_steps(name):
+            shape = _shape(step, tenant_length, labels, purpose)
+            if shape not in seen:
+                seen.add(shape)
+                added.append(
+                    WarmStep(step=step, tenant_length=tenant_length, labels=labels, purpose=purpose)
+                )
+    return added
 
 
 def sentinel_tenant(driver: neo4j.Driver, length: int, database: str | None = None) -> str:

@@ -58,7 +58,7 @@ from investigator.runbook_fallback import (
     fallback_runbooks,
     search_paths,
 )
-from investigator.runbook_search import RankedRunbook, search_runbooks
+from investigator.runbook_search import RankedRunbook, query_stems, search_runbooks
 from investigator.runbook_sections import (
     LINKED_FILE,
     SectionFocus,
@@ -922,12 +922,15 @@ class RunbookLookup:
             return []
         by_id = {hit.element_id: hit for hit in hits}
         best = by_id[chosen.id]
+        # One word ("down", all that is left of "i think it is down") chose nothing, however
+        # its candidates' scores differ: every one it fits as well is alike.
+        one_word = len(query_stems(text)) < 2
         alike = [
             r
             for r in ranking.ranked
             if r.fits_by == chosen.fits_by
             and r.fit == chosen.fit
-            and r.score >= _ALIKE_SCORE * chosen.score
+            and (one_word or r.score >= _ALIKE_SCORE * chosen.score)
             and chosen.fits_by != "name"
         ]
         namesakes = sorted(r.id for r in alike if _file_name(r.id) == _file_name(chosen.id))

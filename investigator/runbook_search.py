@@ -53,7 +53,7 @@ from pydantic import BaseModel, ConfigDict
 from graph_schema.alert_names import identifier_words, is_alert_name
 from investigator.evidence import Evidence
 from investigator.runbook_fallback import LookupSteps
-from investigator.stop_words import ENGLISH_STOP_WORDS
+from investigator.stop_words import ENGLISH_STOP_WORDS, HURRIED_FILLER
 
 CANDIDATES = 30  # fulltext hits re-ranked (the template's row cap is 50)
 MAX_TERMS = 32
@@ -83,10 +83,11 @@ _ALERT_PAGE_PROPS = ("message", "summary", "description")
 ALERT_OWN_MATCH = 0.9
 ALERT_OWN_WORDS = 2
 
-# Words that say nothing about which runbook fits: English function words and the phrasing
-# every alert description shares ("this alert fires when ...").
+# Words that say nothing about which runbook fits: English function words, the phrasing
+# every alert description shares ("this alert fires when ...") and a hurried user's filler
+# ("i think ... seems ... please help").
 _ALERT_PHRASING = "alert alerts fire fires fired firing trigger triggers triggered triggering"
-STOP_WORDS = ENGLISH_STOP_WORDS | frozenset(_ALERT_PHRASING.split())
+STOP_WORDS = ENGLISH_STOP_WORDS | frozenset(_ALERT_PHRASING.split()) | HURRIED_FILLER
 # Words a runbook's title adds to its name without naming anything ("Payment recovery
 # runbook v3"): left out when asking whether the query names the runbook.
 _TITLE_FILLER = frozenset({"runbook", "runbooks", "playbook", "procedure", "alert"})

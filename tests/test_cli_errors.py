@@ -103,6 +103,53 @@ def test_malformed_times_exit_2_with_one_line(
 # -- runbook input ----------------------------------------------------------------------
 
 
+# What the launcher runs for `investigator ARGS`, reporting the exit code, stderr and whether
+# the driver (and with it the CLI's heavy imports) was loaded to answer.
+_LAUNCH = """
+import contextlib, io, json, sys
+sys.argv = ["investigator", *json.loads(sys.argv[1])]
+err = io.StringIO()
+code = None
+with contextlib.redirect_stderr(err):
+    try:
+        from investigator.launcher import main
+        main()
+    except SystemExit as exc:
+        code = exc.code
+print(json.dumps([code, err.getvalue(), "neo4j" in sys.modules]))
+"""
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["runbook"],
+        ["runbook", "--subject", "user:oncall", "--json"],
+        ["runbook", "virt api down", "--alert", "VirtAPIDown"],
+        ["runbook", "--alert", "--subject", "user:oncall"],
+        ["runbook", "--alert", "VirtAPIDown", "--as-of", "yesterday"],
+        ["runbook", "virt", "api", "--as-of=2026-07-23"],
+    ],
+    ids=["none", "options only", "two", "option as value", "bad as-of", "day as-of"],
+)
+def test_plain_usage_errors_are_answered_before_loading_anything(
+    args: list[str], invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    # The same line and exit code as the command gives, without the driver, the CLI's
+    # modules or the warm process (a usage error took seconds on a loaded machine).
+    monkeypatch.setenv("NEO4J_URI", UNREACHABLE)
+    env = {**os.environ, "INVESTIGATOR_WARM": "0"}
+    done = subprocess.run(
+        [sys.executable, "-c", _LAUNCH, json.dumps(args)],
+        capture_output=True, text=True, env=env, timeout=60, check=False,
+    )  # fmt: skip
+    code, err, loaded_driver = json.loads(done.stdout)
+    in_process = invoke(*args)
+    assert (code, err) == (2, in_process.err), (done, in_process)
+    _one_line_error(in_process)
+    assert not loaded_driver
+
+
 @pytest.mark.parametrize(
     "args",
     [

@@ -160,7 +160,8 @@ def test_errors_exit_codes_and_relative_paths_are_the_users(
     install.wait_for(running=True)
     served_before = int(install.status()["served"])  # type: ignore[call-overload]
 
-    bad_time = install.run("runbook", "--service", "svc:payment-api", "--as-of", "nonsense")
+    # --known-at, not --as-of: a bad --as-of is answered by the launcher, before forwarding.
+    bad_time = install.run("runbook", "--service", "svc:payment-api", "--known-at", "nonsense")
     assert bad_time.returncode == 2
     assert bad_time.stdout == ""
     assert bad_time.stderr.count("\n") == 1 and "not an ISO-8601 time" in bad_time.stderr

@@ -21,7 +21,13 @@ from graph_schema.schema_ddl import apply_schema
 from graph_schema.writer import ingest_bundle
 from investigator.context_graph import RunRecorder
 from investigator.investigation import InvestigationRequest, investigate
-from investigator.plan_warmup import recent_steps, sentinel_labels, sentinel_tenant, warm_plans
+from investigator.plan_warmup import (
+    recent_steps,
+    sentinel_labels,
+    sentinel_tenant,
+    suggestion_steps,
+    warm_plans,
+)
 
 DATASET = Path(__file__).resolve().parents[1] / "datasets" / "payments-incident"
 SEED = InvestigationRequest(
@@ -89,6 +95,29 @@ def test_the_last_runs_steps_are_planned_for_a_tenant_that_holds_nothing(
     assert [step for step, _, _ in executor.calls] == [s.step for s in steps]
     assert all(result.row_count == 0 for _, _, result in executor.calls)
     assert all(len(subject.labels) == len(steps[0].labels) for _, subject, _ in executor.calls)
+
+
+def test_the_did_you_mean_templates_are_planned_too(recorded: tuple[neo4j.Driver, Any]) -> None:
+    # A name typed with a slip (`runbook --alert VirtApiDwn`) runs fulltext and fuzzy reads
+    # for Alert and Runbook names that no recent run made: planned on first use, they made
+    # the did-you-mean 16-18 s where a lookup took 2-7 s (docs/benchmarks.md).
+    driver, _ = recorded
+    executor = WatchedExecutor(driver)
+    steps = recent_steps(executor)
+    added = suggestion_steps(steps)
+    asked = {(w.step.template_id, w.step.options.get("label")) for w in added}
+    for label in ("Alert", "Runbook", "Service", "ErrorCode"):
+        assert {("fulltext_search", label), ("name_suggestions", label)} <= asked
+    # Names of several sizes: Neo4j plans again for each size bucket of a string.
+    sizes = {len(w.step.params["text"]) for w in added if w.step.template_id == "name_suggestions"}
+    assert len(sizes) >= 3 and min(sizes) < 10 < max(sizes)
+    # For the subject shapes of the last runs, none of their own steps twice.
+    assert {(w.tenant_length, w.purpose) for w in added} == {(4, "incident_investigation")}
+    assert not {w.step.model_dump_json() for w in added} & {w.step.model_dump_json() for w in steps}
+    report = warm_plans(executor, added)
+    assert report.executed == len(added) == len(executor.calls)
+    assert all(result.row_count == 0 for _, _, result in executor.calls)
+    assert all(subject.tenant != "acme" for _, subject, _ in executor.calls)
 
 
 def test_the_warm_up_stops_at_its_deadline(recorded: tuple[neo4j.Driver, Any]) -> None:

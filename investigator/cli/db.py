@@ -165,7 +165,8 @@ def warm_plans_command(runs: str, deadline_seconds: str, json_out: bool) -> None
     Neo4j plans each template text again after a start, slowly on a just-started server.
     This runs every distinct step of the last runs once more, with parameters of the same
     sizes, for a tenant name that holds no record: the plans are the ones the next question
-    reuses, and no KG record is read. `db start` runs it in the background.
+    reuses, and no KG record is read. Then the steps of a did-you-mean (a name typed with a
+    slip), which recent runs rarely made. `db start` runs it in the background.
 
     \b
     Example:
@@ -173,7 +174,7 @@ def warm_plans_command(runs: str, deadline_seconds: str, json_out: bool) -> None
     """
     from investigator.connection import open_driver
     from investigator.context_graph.recorder import ctx_database_from_env
-    from investigator.plan_warmup import recent_steps, warm_plans
+    from investigator.plan_warmup import recent_steps, suggestion_steps, warm_plans
     from investigator.settings import resolve_connection
 
     count = _whole(runs, "--runs", 1, 1000)
@@ -187,6 +188,8 @@ def warm_plans_command(runs: str, deadline_seconds: str, json_out: bool) -> None
         steps = recent_steps(
             executor, runs=count, ctx_database=ctx_database_from_env(settings.database)
         )
+        # Then the did-you-mean of a name typed with a slip, rare among the last runs.
+        steps += suggestion_steps(steps)
         report = warm_plans(executor, steps, deadline_s=float(deadline))
     finally:
         driver.close()

@@ -27,6 +27,7 @@ from investigator.runbook_lookup import (
 from investigator.settings import resolve_connection
 from investigator.terminal import one_line, step_line
 from investigator.timeline import time_references
+from investigator.usage_checks import runbook_target_problem
 
 # The argument each target is given by, as the user types it, and what to give instead when
 # it is refused (one line: what is wrong and the next step).
@@ -292,22 +293,11 @@ def runbook_command(
         (LookupTarget.ERROR_CODE, error_code),
         (LookupTarget.TEXT, " ".join(text) if text else None),
     ]
-    for target, value in given[:3]:
-        if value is not None and value.startswith("--"):
-            # `--alert --subject x`: click gave the next option's name to --alert as its value.
-            what, example = _WANTED[target]
-            raise BadInput(
-                f"{_ARGUMENT[target]} took {value!r} as its value: give {what} right after "
-                f"{_ARGUMENT[target]} ({example})"
-            )
+    # The checks the launcher also makes before loading anything (investigator/usage_checks).
+    problem = runbook_target_problem(service, alert, error_code, given[3][1])
+    if problem is not None:
+        raise BadInput(problem)
     chosen = [(target, value) for target, value in given if value is not None]
-    if len(chosen) != 1:
-        # Name what was given: TEXT may be words left over after an option's value.
-        got = " and ".join(f"{_ARGUMENT[target]} {_clean(value, 40)!r}" for target, value in chosen)
-        raise BadInput(
-            "give exactly one of --service, --alert, --error-code or TEXT "
-            f"(got {got or 'none'}; see `investigator runbook --help`)"
-        )
     target, value = chosen[0]
     asked = parse_zoned_time("--as-of", as_of)
     from_text, time_note = (

@@ -6,32 +6,17 @@ from datetime import UTC, datetime
 
 from investigator.errors import BadInput
 from investigator.timeline import refuse_future_known_at
+from investigator.usage_checks import zoned_time
 
 
 def parse_zoned_time(flag: str, value: str | None) -> datetime | None:
     """`value` as a UTC datetime (None stays None); a missing zone or bad text is BadInput."""
     if value is None:
         return None
-    raw = value.strip()
-    shown = repr(value[:60])
-    try:
-        parsed = datetime.fromisoformat(raw)
-    except ValueError:
-        raise BadInput(
-            f"{flag} {shown} is not an ISO-8601 time (e.g. 2026-07-23T10:03:00Z)"
-        ) from None
-    if parsed.tzinfo is None or parsed.utcoffset() is None:
-        if "T" not in raw.upper() and " " not in raw:
-            # A day alone: which instant of it is not guessed (nor which zone's day).
-            raise BadInput(
-                f"{flag} {shown} is a day without a time: write its instant with a zone, "
-                f"e.g. {raw[:10]}T00:00:00Z"
-            )
-        raise BadInput(f"{flag} {shown} has no zone: add Z or an offset like +02:00")
-    try:
-        return parsed.astimezone(UTC)
-    except OverflowError:
-        raise BadInput(f"{flag} {shown} is out of range in UTC") from None
+    parsed = zoned_time(flag, value)
+    if isinstance(parsed, str):
+        raise BadInput(parsed)
+    return parsed
 
 
 def parse_known_at(flag: str, value: str | None) -> datetime | None:
