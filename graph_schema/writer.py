@@ -542,8 +542,10 @@ def ingest_bundle(
             problems = validate_bundle(loaded, ExistingElements(), now=now)
             if problems:
                 raise BundleRejected(problems)
-            # Every record is new here: each explicit time is the one it would get.
-            found = backdated(explicit_times(loaded), recorded_after or {})
+            # Every record is new here: each explicit time is the one it would get. Without a
+            # floor in the bundle's tenants (no recorded run), none can be backdated.
+            floors = {t: f for t, f in (recorded_after or {}).items() if t in tenants}
+            found = backdated(explicit_times(loaded), floors) if floors else []
             if found:
                 raise BackdatedRecords(found)
             ahead.release()
@@ -1170,6 +1172,17 @@ def _one_entry_each(loaded: LoadedBundle) -> bool:
 _DONE = object()
 
 
+class _Rows(list[dict[str, Any]]):
+    """A batch of rows whose `repr` is short. The neo4j driver formats every statement's
+    parameters for its debug log before it knows whether that log is on: for a batch of 5,000
+    rows that cost more client CPU than packing it (docs/benchmarks.md)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} rows>"
+
+
 def _fresh_batches(
     loaded: LoadedBundle,
     sources: dict[tuple[str, str], SourceInfo],
@@ -1181,7 +1194,7 @@ def _fresh_batches(
     `checkpoint` is called before each element's record is built (`_Ahead.checkpoint`)."""
     unknown = SourceInfo(purposes=[], trust=Trust.UNTRUSTED.value)
     now_wire = wire_time(now)
-    rows: list[dict[str, Any]] = []
+    rows = _Rows()
 
     def node_row(draft: NodeDraft) -> dict[str, Any]:
         plain, times = wire_props(draft.props)
@@ -1220,17 +1233,17 @@ def _fresh_batches(
             )
             if len(rows) >= batch_size:
                 yield False, rows
-                rows = []
+                rows = _Rows()
         for doc in b.documents:
             checkpoint()
             info = sources.get((t, str(doc.source_id)), unknown)
             rows.append(node_row(document_draft(t, doc, info)))
             if len(rows) >= batch_size:
                 yield False, rows
-                rows = []
+                rows = _Rows()
     if rows:
         yield False, rows
-        rows = []
+        rows = _Rows()
     for part in loaded.parts:
         b = part.bundle
         t = b.tenant
@@ -1240,7 +1253,7 @@ def _fresh_batches(
             rows.extend(edge_row(e) for e in document_edge_drafts(t, doc, info))
             if len(rows) >= batch_size:
                 yield True, rows
-                rows = []
+                rows = _Rows()
         for edge in b.edges:
             checkpoint()
             rows.append(
@@ -1248,7 +1261,7 @@ def _fresh_batches(
             )
             if len(rows) >= batch_size:
                 yield True, rows
-                rows = []
+                rows = _Rows()
     if rows:
         yield True, rows
 
@@ -1414,13 +1427,14 @@ def _write_rows(
 ) -> None:
     """Write one batch of a first ingest, then empty its list of rows.
 
-    The driver keeps a statement's parameters in a reference cycle, which the young
-    collection after each write frees (`collect_young`). With another batch in flight at that
-    moment, that batch's cycle survives into an older generation, which nothing collects
-    while the collector is paused; emptying the list frees its rows all the same.
+    The driver keeps a statement's parameters in a reference cycle, which other writes free
+    with a young collection (`collect_young`). Here emptying the list frees the rows
+    instead, and the cycle left holds a few small objects; a young collection would walk
+    every container built since the last one, the next batches' rows included (about 5% of
+    the client CPU of the 101k bundle's first ingest, docs/benchmarks.md).
     """
     try:
-        _write(driver, database, scope, work, rows)
+        _write(driver, database, scope, work, rows, collect=False)
     finally:
         rows.clear()
 
@@ -1481,8 +1495,11 @@ def _write(
     scope: ingest_mark.WriteScope,
     work: Callable[..., T],
     arg: Any,
+    *,
+    collect: bool = True,
 ) -> T:
-    """`_execute` without counting the write: the caller counts it (from any thread)."""
+    """`_execute` without counting the write: the caller counts it (from any thread).
+    `collect=False`: no young collection after it (the caller frees what it sent)."""
 
     def unit(tx: neo4j.ManagedTransaction, value: Any) -> T:
         result = work(tx, value)
@@ -1503,7 +1520,8 @@ def _write(
         raise IngestInterrupted(
             scope.tenants, "records of tenant {tenants} were deleted while this ingest wrote it"
         ) from None
-    collect_young()  # the driver holds the written rows in a reference cycle
+    if collect:
+        collect_young()  # the driver holds the written rows in a reference cycle
     return result
 
 

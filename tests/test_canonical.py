@@ -14,6 +14,7 @@ import json
 from datetime import UTC, datetime, timedelta, timezone
 from enum import StrEnum
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import neo4j
 import pytest
@@ -146,6 +147,39 @@ def test_every_path_that_hashes_a_value_hashes_it_the_same() -> None:
     digest = "sha256:" + canonical.sha256_hex(text)
     assert kg_hashing.sha256_text(text) == evidence_module.sha256_text(text) == digest
     assert canonical.sha256_text(text) == canonical.sha256_bytes(text.encode("utf-8")) == digest
+
+
+def test_a_record_hashes_as_its_canonical_form_whatever_the_zone_of_its_times() -> None:
+    # `content_hash` builds the JSON of plain records itself (the ingest's hot path): it must
+    # give the hash of `canonical_json_without_nulls` for every time it may meet.
+    london = ZoneInfo("Europe/London")
+    times = [
+        datetime(2026, 7, 23, 14, 5, tzinfo=UTC),
+        datetime(2026, 7, 23, 14, 5, 0, 120, tzinfo=UTC),
+        datetime(2026, 1, 23, 14, 5, tzinfo=timezone(timedelta(0))),
+        datetime(2026, 1, 23, 14, 5, tzinfo=london),  # offset zero, not UTC
+        datetime(2026, 7, 23, 14, 5, tzinfo=london),  # +01:00
+        datetime(2026, 7, 23, 14, 5, tzinfo=timezone(timedelta(seconds=30))),
+        datetime(2026, 7, 23, 14, 5, tzinfo=timezone(-timedelta(microseconds=1))),
+        datetime(1, 1, 1, tzinfo=UTC),
+        datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC),
+    ]
+    for at in times:
+        props = {
+            "id": "svc:a",
+            "name": 'Zahlung "fehlgeschlagen" ✓\u2028',
+            "acl": ["team:b", "team:a"],
+            "confidence": 0.1,
+            "size": 10**20,
+            "active": True,
+            "valid_from": at,
+            "gone": None,
+            "version": 3,
+            "content_hash": "sha256:x",
+        }
+        kept = {k: v for k, v in props.items() if k not in kg_hashing.HASH_EXCLUDED_PROPERTIES}
+        expected = canonical.sha256_text(canonical.canonical_json_without_nulls(kept))
+        assert kg_hashing.content_hash(props) == expected, at
 
 
 def test_ids_and_hashes_built_on_the_forms_are_pinned() -> None:
