@@ -17,6 +17,7 @@ import re
 from pydantic import BaseModel, ConfigDict
 
 from cypher_templates.compiler import has_fuzzy_terms
+from cypher_templates.plan import PlanStep
 from graph_schema.alert_names import identifier_words
 
 MAX_SUGGESTIONS = 3
@@ -36,6 +37,16 @@ class SuggestionQuery(BaseModel):
     params: dict[str, str]
     options: dict[str, str]
     limit: int
+
+    def step(self) -> PlanStep:
+        """The plan step that runs this query (its rows are `entity` candidates)."""
+        return PlanStep(
+            template_id=self.template_id,
+            params=dict(self.params),
+            options=dict(self.options),
+            evidence_type="entity",
+            limit=self.limit,
+        )
 
 
 class Candidate(BaseModel):

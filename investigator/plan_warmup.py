@@ -161,16 +161,7 @@ def _unresolved_name_steps(name: str) -> list[PlanStep]:
         )
     )
     for label in SUGGESTION_LABELS:
-        steps += [
-            PlanStep(
-                template_id=q.template_id,
-                params=dict(q.params),
-                options=dict(q.options),
-                evidence_type="entity",
-                limit=q.limit,
-            )
-            for q in suggestion_queries(name, label)
-        ]
+        steps += [q.step() for q in suggestion_queries(name, label)]
     return steps
 
 

@@ -838,16 +838,7 @@ class RunbookLookup:
             queries += suggestion_queries(query.value, "Runbook")
         if not queries:
             return []
-        steps = [
-            PlanStep(
-                template_id=q.template_id,
-                params=dict(q.params),
-                options=dict(q.options),
-                evidence_type="entity",
-                limit=q.limit,
-            )
-            for q in queries
-        ]
+        steps = [q.step() for q in queries]
         rows = [ev for found in run.stage(steps) for ev in found]
         candidates: dict[str, Candidate] = {}
         for ev in rows:

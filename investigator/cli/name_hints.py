@@ -96,7 +96,6 @@ class NameHints:
 
     def did_you_mean(self, text: str, label: str | None) -> str:
         """`did you mean svc:a?`, or `no visible id is close to it`."""
-        from cypher_templates.plan import PlanStep
         from cypher_templates.subject import load_subject
         from investigator.entity_suggestions import (
             Candidate,
@@ -116,13 +115,7 @@ class NameHints:
                 )
             subject = self._subject
             for q in suggestion_queries(text, label):
-                step = PlanStep(
-                    template_id=q.template_id,
-                    params=dict(q.params),
-                    options=dict(q.options),
-                    evidence_type="entity",
-                    limit=q.limit,
-                )
+                step = q.step()
                 rows = self.executor.run(step, subject, result.known_at, raise_on_error=False)
                 candidates += [
                     Candidate(element_id=r.element.element_id, name=r.element.name)
