@@ -9,6 +9,7 @@ and verified). The issue's full 16 x 25 is marked `slow` and runs with
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -377,6 +378,37 @@ def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+@contextlib.contextmanager
+def http_server_with(config: Path) -> Iterator[tuple[str, str]]:
+    """`investigator mcp --transport http` with the config file `config` (and no other
+    INVESTIGATOR_ or OTEL_ settings): its URL, and what it said on stderr up to serving."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("INVESTIGATOR_", "OTEL_"))}
+    env["INVESTIGATOR_CONFIG"] = str(config)
+    port = _free_port()
+    proc = subprocess.Popen(
+        [INVESTIGATOR, "mcp", "--transport", "http", "--port", str(port)],
+        env=env,
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        seen = ""
+        while "serving streamable HTTP" not in seen:
+            line = proc.stderr.readline()
+            assert line, f"the server did not start: {seen}"
+            seen += line
+        yield f"http://127.0.0.1:{port}/mcp", seen
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -16,11 +15,11 @@ import httpx2
 import pytest
 from conftest import invoke_process
 from test_serving_mcp import (
-    INVESTIGATOR,
-    REPO,
+    INITIALIZE,
     TIMEOUT,
     _free_port,
     ctx_runs,
+    http_server_with,
     ok,
     refused,
     run_async,
@@ -217,31 +216,8 @@ def expiring_server(demo_graph, cli_env, tmp_path: Path) -> Iterator[tuple[str, 
         + _entry(OTHER, "acme/user:alice", "expires_at = 2099-01-01T00:00:00Z\n")
         + _entry(LATER, "acme/user:nobody", 'name = "later"\n'),
     )
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("INVESTIGATOR_", "OTEL_"))}
-    env["INVESTIGATOR_CONFIG"] = str(path)
-    port = _free_port()
-    proc = subprocess.Popen(
-        [INVESTIGATOR, "mcp", "--transport", "http", "--port", str(port)],
-        env=env,
-        cwd=REPO,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert proc.stderr is not None
-        seen = ""
-        while "serving streamable HTTP" not in seen:
-            line = proc.stderr.readline()
-            assert line, f"the server did not start: {seen}"
-            seen += line
-        yield f"http://127.0.0.1:{port}/mcp", seen
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    with http_server_with(path) as served:
+        yield served
 
 
 def test_http_refuses_an_expired_token_as_an_unknown_one(  # type: ignore[no-untyped-def]
@@ -257,19 +233,9 @@ def test_http_refuses_an_expired_token_as_an_unknown_one(  # type: ignore[no-unt
     ), started
     assert started.count("\n") == 3, started  # two warnings, then "serving"
     accept = {"Accept": "application/json, text/event-stream"}
-    hello = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "test", "version": "1"},
-        },
-    }
     before = ctx_runs(demo_graph)
     expired = httpx2.post(
-        url, json=hello, headers=dict(accept, Authorization=f"Bearer {TOKEN}"), timeout=TIMEOUT
+        url, json=INITIALIZE, headers=dict(accept, Authorization=f"Bearer {TOKEN}"), timeout=TIMEOUT
     )
     assert expired.status_code == 401, expired.text
     assert expired.headers["www-authenticate"].startswith("Bearer")
@@ -278,7 +244,7 @@ def test_http_refuses_an_expired_token_as_an_unknown_one(  # type: ignore[no-unt
         "detail": "a valid bearer token is required",
     }
     live = httpx2.post(
-        url, json=hello, headers=dict(accept, Authorization=f"Bearer {OTHER}"), timeout=TIMEOUT
+        url, json=INITIALIZE, headers=dict(accept, Authorization=f"Bearer {OTHER}"), timeout=TIMEOUT
     )
     assert live.status_code == 200, live.text
     assert ctx_runs(demo_graph) == before

@@ -11,8 +11,6 @@ minutes; the gate's session-owner map only shrank on DELETE.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,11 +24,9 @@ from test_serving_mcp import (
     ALICE_TOKEN,
     BOB_TOKEN,
     INITIALIZE,
-    INVESTIGATOR,
-    REPO,
     TIMEOUT,
-    _free_port,
     ctx_runs,
+    http_server_with,
     run_async,
 )
 
@@ -56,31 +52,8 @@ def capped_server(demo_graph, cli_env, tmp_path: Path) -> Iterator[str]:  # type
         f'[[mcp.tokens]]\nsha256 = "{token_sha256(ALICE_TOKEN)}"\nsubject = "acme/user:alice"\n',
         encoding="utf-8",
     )
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("INVESTIGATOR_", "OTEL_"))}
-    env["INVESTIGATOR_CONFIG"] = str(path)
-    port = _free_port()
-    proc = subprocess.Popen(
-        [INVESTIGATOR, "mcp", "--transport", "http", "--port", str(port)],
-        env=env,
-        cwd=REPO,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert proc.stderr is not None
-        seen = ""
-        while "serving streamable HTTP" not in seen:
-            line = proc.stderr.readline()
-            assert line, f"the server did not start: {seen}"
-            seen += line
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    with http_server_with(path) as (url, _):
+        yield url
 
 
 def legacy(url: str, token: str) -> Client:
