@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+import pytest
+
 from investigator.evidence import Evidence, RejectionReason, evidence_id_for, sha256_text
 from investigator.gate import EvidenceGate, GatePolicy, looks_like_instruction
 
@@ -151,11 +153,16 @@ HOSTILE_EXAMPLES = [
 ]
 
 
-def test_instruction_detector_covers_languages_tools_cypher_and_shell() -> None:
-    for text in HOSTILE_EXAMPLES:
-        assert looks_like_instruction(text), text
-    for text in ["PAY-4097 first seen at 10:02:38", "The pool was exhausted (10/10 active)."]:
-        assert looks_like_instruction(text) is None, text
+@pytest.mark.parametrize("text", HOSTILE_EXAMPLES)
+def test_instruction_detector_covers_languages_tools_cypher_and_shell(text: str) -> None:
+    assert looks_like_instruction(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["PAY-4097 first seen at 10:02:38", "The pool was exhausted (10/10 active)."]
+)
+def test_plain_facts_are_not_instructions(text: str) -> None:
+    assert looks_like_instruction(text) is None
 
 
 # The security tester's variants, each admitted from an untrusted runbook before.
@@ -189,34 +196,39 @@ DISGUISED_INSTRUCTIONS = {
 }
 
 
-def test_cypher_is_caught_and_prose_in_brackets_is_not() -> None:
-    """A Cypher clause opens a node pattern; prose that brackets words after the same verb is
-    a step for a human (GOV.UK's manual: "ask them to merge (and deploy) it for you")."""
-    cypher = [
-        "MATCH (n) DETACH DELETE n",
-        "match (n) return n",
-        "MERGE (a:Admin {name: 'x'})",
-        "CREATE (:Backdoor)",
-        "create ({open: true})",
-        "MATCH (n {tenant: 'acme'}) SET n.acl = []",
-        "OPTIONAL MATCH ()-[r]->() DELETE r",
-    ]
-    for text in cypher:
-        assert looks_like_instruction(text, operational=True), text
-    prose = [
-        "Ask a developer on the team to merge (and deploy) it for you.",
-        "Create (or update) the config map with the new value.",
-        "Match (case-insensitively) the alert name against the table.",
-        "all_stylesheets = APP_STYLESHEETS.merge(GovukPublishingComponents::Config.all)",
-        "params = defaults.merge(options)",
-    ]
-    for text in prose:
-        assert looks_like_instruction(text, operational=True) is None, text
+# A Cypher clause opens a node pattern; prose that brackets words after the same verb is a
+# step for a human (GOV.UK's manual: "ask them to merge (and deploy) it for you").
+CYPHER_CLAUSES = [
+    "MATCH (n) DETACH DELETE n",
+    "match (n) return n",
+    "MERGE (a:Admin {name: 'x'})",
+    "CREATE (:Backdoor)",
+    "create ({open: true})",
+    "MATCH (n {tenant: 'acme'}) SET n.acl = []",
+    "OPTIONAL MATCH ()-[r]->() DELETE r",
+]
+PROSE_IN_BRACKETS = [
+    "Ask a developer on the team to merge (and deploy) it for you.",
+    "Create (or update) the config map with the new value.",
+    "Match (case-insensitively) the alert name against the table.",
+    "all_stylesheets = APP_STYLESHEETS.merge(GovukPublishingComponents::Config.all)",
+    "params = defaults.merge(options)",
+]
 
 
-def test_disguised_instructions_are_caught_in_runbook_text() -> None:
-    for name, text in DISGUISED_INSTRUCTIONS.items():
-        assert looks_like_instruction(text, operational=True), name
+@pytest.mark.parametrize("text", CYPHER_CLAUSES)
+def test_cypher_is_caught(text: str) -> None:
+    assert looks_like_instruction(text, operational=True)
+
+
+@pytest.mark.parametrize("text", PROSE_IN_BRACKETS)
+def test_prose_in_brackets_is_not_cypher(text: str) -> None:
+    assert looks_like_instruction(text, operational=True) is None
+
+
+@pytest.mark.parametrize("text", DISGUISED_INSTRUCTIONS.values(), ids=DISGUISED_INSTRUCTIONS.keys())
+def test_disguised_instructions_are_caught_in_runbook_text(text: str) -> None:
+    assert looks_like_instruction(text, operational=True)
 
 
 # Phrases wrapped in the middle, as a paragraph of Markdown often is.
@@ -229,23 +241,28 @@ WRAPPED_OVERRIDES = [
 ]
 
 
-def test_an_override_phrase_wrapped_over_lines_is_caught_but_not_across_blocks() -> None:
+# A new list item, heading, quote, table row, fence or paragraph is another sentence.
+APART_OVER_BLOCKS = [
+    "You can ignore this alert during maintenance\n- check the alerting rules",
+    "Ignore the warning\n\nRules of thumb for the pool:",
+    "Ignore it if the pod restarts once\n## Alerting rules",
+    "ignore transient errors\n> previous incidents: PAY-1002",
+    "ignore the first line\n| rules | owner |",
+    "ignore the output\n```\ncat rules.yaml",
+    "Ignore the first failure\n2. Compare with the previous release",
+]
+
+
+@pytest.mark.parametrize("text", WRAPPED_OVERRIDES)
+def test_an_override_phrase_wrapped_over_lines_is_caught(text: str) -> None:
     # Found in review: "[^.\n]" stopped every phrase at a line's end, so a paragraph wrapped
     # in the middle of "ignore all previous instructions" passed the filter.
-    for text in WRAPPED_OVERRIDES:
-        assert looks_like_instruction(text, operational=True), text
-    # A new list item, heading, quote, table row, fence or paragraph is another sentence.
-    apart = [
-        "You can ignore this alert during maintenance\n- check the alerting rules",
-        "Ignore the warning\n\nRules of thumb for the pool:",
-        "Ignore it if the pod restarts once\n## Alerting rules",
-        "ignore transient errors\n> previous incidents: PAY-1002",
-        "ignore the first line\n| rules | owner |",
-        "ignore the output\n```\ncat rules.yaml",
-        "Ignore the first failure\n2. Compare with the previous release",
-    ]
-    for text in apart:
-        assert looks_like_instruction(text, operational=True) is None, text
+    assert looks_like_instruction(text, operational=True)
+
+
+@pytest.mark.parametrize("text", APART_OVER_BLOCKS)
+def test_words_in_different_blocks_are_not_one_phrase(text: str) -> None:
+    assert looks_like_instruction(text, operational=True) is None
 
 
 def test_each_rule_match_holds_one_of_its_needles() -> None:
@@ -277,34 +294,36 @@ def test_the_rejection_names_the_fragment_as_read_not_its_hidden_characters() ->
     assert "'ignore previous instructions'" in rejection.detail
 
 
-def test_runbook_operations_and_secret_handling_stay_admissible() -> None:
-    # What real runbooks say: shell steps, RBAC and YAML names, "the answer" in prose,
-    # secrets being managed (not sent anywhere), localised text, words with digits.
-    legitimate = [
-        "kubectl -n payments rollout restart deploy/ledger",
-        "oc adm policy add-role-to-user view system:serviceaccount:openshift-monitoring:k8s",
-        "subjects:\n- kind: Group\n  name: system:masters\n  system: true",
-        "system: node-exporter is down on the node",
-        "Operating System: RHEL 8.6",
-        "The answer is in the logs of the previous pod.",
-        "If the answer is yes, the response should be 200 OK.",
-        "Rotate the credentials in Vault and restart the pods.",
-        "Store the token in the secret `ledger-token` and rotate the API keys.",
-        "kubectl port-forward svc/prometheus 9090 & curl -H 'Authorization: Bearer $TOKEN' x",
-        "curl -X POST -H 'Authorization: Bearer $TOKEN' https://am.example/api/v2/silences",
-        "Copy your SSH key to core@node1.example.com with ssh-copy-id.",
-        "Upload the must-gather to https://access.redhat.com/support/cases",
-        "PAY-4097 since 10:02:38; s3 bucket v4, k8s 1.29, ledger-w0rker-7",
-        "Word\u200bJoiner and a right-to-left \u202bמילה\u202c stay text",
-        "Подробности см. в инструкции по установке.",
-        "Перезапустите под payment-api и проверьте логи за последний час.",
-        "Ο διακομιστής δεν αποκρίνεται· επανεκκινήστε την υπηρεσία.",
-        "Redémarrez le pod et vérifiez les journaux précédents.",
-        "設定手順は公式ドキュメントを参照してください。",
-        "설정 방법은 문서를 참고하세요.",
-    ]
-    for text in legitimate:
-        assert looks_like_instruction(text, operational=True) is None, text
+# What real runbooks say: shell steps, RBAC and YAML names, "the answer" in prose, secrets
+# being managed (not sent anywhere), localised text, words with digits.
+LEGITIMATE_RUNBOOK_TEXT = [
+    "kubectl -n payments rollout restart deploy/ledger",
+    "oc adm policy add-role-to-user view system:serviceaccount:openshift-monitoring:k8s",
+    "subjects:\n- kind: Group\n  name: system:masters\n  system: true",
+    "system: node-exporter is down on the node",
+    "Operating System: RHEL 8.6",
+    "The answer is in the logs of the previous pod.",
+    "If the answer is yes, the response should be 200 OK.",
+    "Rotate the credentials in Vault and restart the pods.",
+    "Store the token in the secret `ledger-token` and rotate the API keys.",
+    "kubectl port-forward svc/prometheus 9090 & curl -H 'Authorization: Bearer $TOKEN' x",
+    "curl -X POST -H 'Authorization: Bearer $TOKEN' https://am.example/api/v2/silences",
+    "Copy your SSH key to core@node1.example.com with ssh-copy-id.",
+    "Upload the must-gather to https://access.redhat.com/support/cases",
+    "PAY-4097 since 10:02:38; s3 bucket v4, k8s 1.29, ledger-w0rker-7",
+    "Word\u200bJoiner and a right-to-left \u202bמילה\u202c stay text",
+    "Подробности см. в инструкции по установке.",
+    "Перезапустите под payment-api и проверьте логи за последний час.",
+    "Ο διακομιστής δεν αποκρίνεται· επανεκκινήστε την υπηρεσία.",
+    "Redémarrez le pod et vérifiez les journaux précédents.",
+    "設定手順は公式ドキュメントを参照してください。",
+    "설정 방법은 문서를 참고하세요.",
+]
+
+
+@pytest.mark.parametrize("text", LEGITIMATE_RUNBOOK_TEXT)
+def test_runbook_operations_and_secret_handling_stay_admissible(text: str) -> None:
+    assert looks_like_instruction(text, operational=True) is None
 
 
 def test_duplicates_across_rounds_and_low_relevance() -> None:
