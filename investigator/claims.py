@@ -303,7 +303,7 @@ def derive_claims(
             )
     # The time an undated runbook's version is asked at (record_time.py).
     asked_at = asked_time(question or "", as_of)
-    unknown_then: list[str] = []
+    unknown_then: list[tuple[str, datetime]] = []
     if Intent.APPLICABLE_RUNBOOK in intent_set:
         focus = question_focus(question or "")
         runbooks = _with(evidence, "runbook")
@@ -314,6 +314,13 @@ def derive_claims(
             section = alert_section(ev, focus)
             where = f" [{section or ev.locator}]" if section or ev.locator else ""
             tie = _named_only(ev, found_by_text)
+            if undated(ev) and any(r.kind == "event" for r in refs):
+                # "Then": each version at the instants it was in force, by its record times.
+                then = _undated_then(ev, refs, as_of, runbooks, tie, where)
+                if then is not None:
+                    claims += then[0]
+                    unknown_then += [(ev.element_id, at) for at in then[1]]
+                    continue
             if recorded_after(ev, asked_at):
                 # An undated version recorded after the time asked: nothing says it was the
                 # one in force then (record_time.py), so no fact says so.
@@ -329,7 +336,7 @@ def derive_claims(
                         Intent.APPLICABLE_RUNBOOK.value,
                     )
                 )
-                unknown_then.append(ev.element_id)
+                unknown_then.append((ev.element_id, asked_at))
                 continue
             when = _undated_in_force(ev, asked_at) or _in_force(ev, refs, as_of, runbooks)
             claims.append(
@@ -453,14 +460,17 @@ def derive_claims(
     # What the KG has no record of (who was on call, whether the runbook was followed) is
     # said, never skipped: the run is `partial`.
     missing += unrecorded_evidence(unrecorded_asks(question or ""))
-    if unknown_then:
+    for at in sorted({at for _, at in unknown_then}):
+        # The question asks what applied at that time and the KG cannot say: the run does not
+        # answer it as asked, so it is `partial` (docs/runbooks.md).
+        ids = sorted({element_id for element_id, t in unknown_then if t == at})
         missing.append(
             MissingEvidence(
                 evidence_type="runbook",
                 intents=[Intent.APPLICABLE_RUNBOOK.value],
-                description=f"no version of {', '.join(sorted(set(unknown_then)))} was "
-                f"recorded by {iso_utc(asked_at)}: what it said then is not known",
-                required=False,
+                description=f"no version of {', '.join(ids)} was recorded by {iso_utc(at)}: "
+                "what it said then is not known",
+                required=True,
             )
         )
     if (
@@ -543,6 +553,73 @@ def _undated_in_force(ev: Evidence, asked: datetime) -> str | None:
         f"at {iso_utc(asked)} (it states no validity: recorded {_when(ev.recorded_at)}, "
         f"replaced by a re-import at {until})"
     )
+
+
+def _undated_holds(ev: Evidence, at: datetime) -> bool:
+    """Whether an undated version was the one in force at `at`: recorded by then, and not
+    yet replaced by a re-import (record_time.py)."""
+    replaced = instant_of(ev.context.get("superseded_at"))
+    return (ev.recorded_at is None or ev.recorded_at <= at) and (replaced is None or at < replaced)
+
+
+def _undated_then(
+    ev: Evidence,
+    refs: Sequence[ReferenceTime],
+    as_of: datetime,
+    runbooks: Sequence[Evidence],
+    tie: str,
+    where: str,
+) -> tuple[list[Claim], list[datetime]] | None:
+    """The claims of an undated runbook version asked about "then" (the anchor event) and at
+    as_of: a fact at the instants it was in force, by its record times, and, for the earliest
+    version the run holds of it, an inference at an instant before it was recorded (what it
+    said then is not known), with those instants. None when neither applies."""
+    instants = [(f"{r.describe()} ({r.why})", r.at) for r in refs]
+    instants.append((f"as_of, {iso_utc(as_of)}", as_of))
+    held = [text for text, at in instants if _undated_holds(ev, at)]
+    same = [v for v in runbooks if v.element_id == ev.element_id]
+    earliest = all(v.version >= ev.version for v in same)
+    unknown = sorted(
+        at
+        for _, at in instants
+        if earliest and recorded_after(ev, at) and not any(_undated_holds(v, at) for v in same)
+    )
+    claims: list[Claim] = []
+    if held:
+        replaced = ev.context.get("superseded_at")
+        record = f"recorded {_when(ev.recorded_at)}"
+        if replaced is not None:
+            record += f", replaced by a re-import at {_instant_text(replaced)}"
+        why = f" (it states no validity: {record})" if replaced or len(held) < len(instants) else ""
+        claims.append(
+            _claim(
+                f"Runbook {_label(ev)} ({ev.element_id}){tie} is the version in force at "
+                f"{' and at '.join(held)}{why}{where}",
+                EpistemicStatus.FACT,
+                0.95,
+                [ev],
+                Intent.APPLICABLE_RUNBOOK.value,
+            )
+        )
+    if unknown:
+        at = unknown[0]
+        claims.append(
+            _claim(
+                f"Runbook {_label(ev)} ({ev.element_id}){tie} states no validity and its "
+                f"earliest version was recorded at {_when(ev.recorded_at)}, after "
+                f"{iso_utc(at)}: this is that version; what it said at {iso_utc(at)} is not "
+                f"known{where}",
+                EpistemicStatus.INFERENCE,
+                0.5,
+                [ev],
+                Intent.APPLICABLE_RUNBOOK.value,
+            )
+        )
+    return (claims, unknown[:1]) if claims else None
+
+
+def _instant_text(raw: object) -> str:
+    return iso_utc(raw) if isinstance(raw, datetime) else str(raw)
 
 
 def _in_force(

@@ -42,7 +42,8 @@ def recorded_after(ev: Evidence, at: datetime) -> bool:
 
 def asked_time(question: str, as_of: datetime) -> datetime:
     """The time an investigation asks the version at: the one explicit time the question
-    names (not after as_of), else as_of. Event words ("then") are not placed here."""
+    names (not after as_of), else as_of. Event words ("then") are not placed here: the
+    lookups repeated at the event's time ask it at that time (`RetrievalLoop`)."""
     explicit = [t for t in time_references(question, as_of).explicit if t <= as_of]
     return explicit[0] if len(explicit) == 1 else as_of
 

@@ -25,6 +25,7 @@ from graph_schema.alert_names import as_named, typed_as
 from investigator.context_graph.models import ToolCallRecord
 from investigator.evidence import Evidence, Rejection, fuse
 from investigator.planner import (
+    AT_PREFIX,
     CAUSE_INTENTS,
     NAV_PREFIX,
     DeterministicPlanner,
@@ -293,6 +294,14 @@ TEXT_CHANNEL_TYPES: dict[str, frozenset[str]] = {
 }
 
 
+def _reference_time(step: PlanStep) -> datetime | None:
+    """The time a lookup repeated at a reference time is for (its `at-<time>` step id)."""
+    step_id = step.step_id or ""
+    if not step_id.startswith(AT_PREFIX):
+        return None
+    return instant_of(step_id.removeprefix(AT_PREFIX))
+
+
 def restrict_channel_types(evidence: Evidence) -> Evidence:
     """Limit a candidate's evidence types to what its channel can vouch for."""
     allowed: frozenset[str] | None = None
@@ -548,6 +557,15 @@ class RetrievalLoop:
         `version_history` in a round of its own (record_time.py); it does not count against
         the plan's max_rounds, as the runbook search's rounds do not."""
 
+        at = asked_time(self.inp.question, self.inp.as_of)
+        return as_recorded_at(candidates, at, self._history_stage(known, outcome))
+
+    def _history_stage(
+        self, known: Known, outcome: RetrievalOutcome
+    ) -> Callable[[list[PlanStep]], list[list[Evidence]]]:
+        """A recorded round of `version_history` reads (record_time.py), not counted
+        against the plan's max_rounds."""
+
         def stage(steps: list[PlanStep]) -> list[list[Evidence]]:
             plan = self.planner.plan(self.inp, self.intents, known, steps)
             self.session.begin_round(plan)
@@ -558,8 +576,26 @@ class RetrievalLoop:
             outcome.tool_calls.extend(call.record for call in calls)
             return [call.candidates for call in calls]
 
-        at = asked_time(self.inp.question, self.inp.as_of)
-        return as_recorded_at(candidates, at, stage)
+        return stage
+
+    def _as_recorded_then(
+        self,
+        chunks: list[tuple[datetime | None, list[Evidence]]],
+        known: Known,
+        outcome: RetrievalOutcome,
+    ) -> list[Evidence]:
+        """The round's rows in step order, those of a lookup repeated at a reference time
+        ("then": the anchor event) with each undated runbook as in force at that time: the
+        record recorded by it, else the earliest (record_time.py). Before fusing, so the
+        version of then is not merged into the version of as_of the first lookup read."""
+        stage = self._history_stage(known, outcome)
+        out = [list(rows) for _, rows in chunks]
+        for at in sorted({at for at, _ in chunks if at is not None}):
+            mine = [i for i, (t, _) in enumerate(chunks) if t == at]
+            recorded = iter(as_recorded_at([ev for i in mine for ev in out[i]], at, stage))
+            for i in mine:
+                out[i] = [next(recorded) for _ in out[i]]
+        return [ev for rows in out for ev in rows]
 
     def _note_runbook_urls(self, rows: Sequence[TemplateRow]) -> None:
         """Keep the `runbook_url` of each alert the question names, from the rows read."""
@@ -732,7 +768,8 @@ class RetrievalLoop:
         outcome: RetrievalOutcome,
     ) -> tuple[bool, bool]:
         """Run one round's steps; returns (progressed, hit_deadline)."""
-        candidates: list[Evidence] = []
+        # Each step's rows, with the reference time of a lookup repeated at one.
+        chunks: list[tuple[datetime | None, list[Evidence]]] = []
         learned = False
         hit_deadline = False
         # The clock is read before each step as if they ran one by one, so the steps run are
@@ -777,18 +814,20 @@ class RetrievalLoop:
                 continue  # navigation only: these rows named anchors, not evidence
             if result.template_id in TEXT_CHANNEL_TYPES:
                 self.text_rows.extend(result.rows)
-            candidates.extend(
+            rows = [
                 self._as_named(
                     type_relation_row(
                         restrict_channel_types(type_dependent_row(ev, step)), self.focus.code_of
                     )
                 )
                 for ev in call.candidates
-            )
+            ]
+            chunks.append((_reference_time(step), rows))
         started = time.perf_counter()
         recorded_before = self.session.record_ms
         self._reread()
         self._refocus_gate()
+        candidates = self._as_recorded_then(chunks, known, outcome)
         fused = self._as_recorded(fuse(candidates), known, outcome)
         outcome.candidates += len(fused)
         decision = self.session.admit(fused)

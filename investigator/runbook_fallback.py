@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, JsonValue
 
 from cypher_templates.plan import EvidenceType, PlanStep
 from investigator.evidence import Evidence, Rejection, RejectionReason
+from investigator.record_time import as_recorded_at
 
 
 class LookupSteps(Protocol):
@@ -196,9 +197,12 @@ def fallback_runbooks(
     run: LookupSteps,
     anchors: list[tuple[str, str]],
     paths: list[FallbackPath] | None = None,
+    *,
+    as_of: datetime | None = None,
 ) -> list[FallbackRunbook]:
     """The runbook valid at as_of of each service on a fallback path, in the paths' order
-    (`paths`: already searched, else searched here)."""
+    (`paths`: already searched, else searched here). Given `as_of`, a runbook that states no
+    validity is the version recorded by then (record_time.py), as for a runbook of its own."""
     if paths is None:
         paths = fallback_paths(run, anchors)
     if not paths:
@@ -214,9 +218,12 @@ def fallback_runbooks(
     ]
     found: list[FallbackRunbook] = []
     for path, rows in zip(paths, run.stage(steps), strict=True):
+        runbooks = [r for r in rows if r.type != "Policy"]
+        if as_of is not None:
+            runbooks = as_recorded_at(runbooks, as_of, run.stage)
         # The gate keeps the newest version of each chain valid at as_of; policies are not
         # runbooks.
-        admitted, _ = run.admit([r for r in rows if r.type != "Policy"])
+        admitted, _ = run.admit(runbooks)
         if not admitted:
             continue
         best = max(admitted, key=lambda e: (e.valid_from or _EPOCH, e.element_id))

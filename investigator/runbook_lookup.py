@@ -551,6 +551,8 @@ class RunbookLookup:
         # pointer only, when imported after the runbooks): that one is read and gated too, so
         # the import order does not change the answer.
         if pointed := self._pointed_runbooks(run, admitted, documents):
+            # The runbook pointed at states no validity either: the version recorded by then.
+            pointed = as_recorded_at(pointed, session.as_of, run.stage)
             more, more_rejected = run.admit(pointed)
             documents = [*documents, *pointed]
             admitted, rejected_by_id = [*admitted, *more], [*rejected_by_id, *more_rejected]
@@ -618,7 +620,9 @@ class RunbookLookup:
                 # First: the card cuts a long note, and this one answers "at that time".
                 answer.note = "; ".join(n for n in (recorded, answer.note) if n)
         elif (query.target is LookupTarget.ERROR_CODE or run.alert_names) and (
-            fallbacks := fallback_runbooks(run, anchors, self._fallbacks(run, anchors).paths)
+            fallbacks := fallback_runbooks(
+                run, anchors, self._fallbacks(run, anchors).paths, as_of=session.as_of
+            )
         ):
             # Issue 15: the emitting / fired-on service's runbook, named as a fallback.
             versions = [
@@ -632,6 +636,8 @@ class RunbookLookup:
                 f"runbook of {first.service}, reached via {first.via}"
                 + (f" ({len(fallbacks)} services, ranked)" if len(fallbacks) > 1 else "")
             )
+            if (recorded := record_time_note(fallbacks[0].runbook, session.as_of)) is not None:
+                answer.note = f"{recorded}; {answer.note}"  # first, as for a runbook of its own
             owner = self._service_owner(run, [first.service])
             answer.owner_detail = (
                 owner.model_copy(update={"basis": f"{owner.basis} (fallback path {first.via})"})

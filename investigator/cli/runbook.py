@@ -163,6 +163,11 @@ def render_card(
         if rb.fallback_via:
             # Issue 15: another element's runbook, said so, with the path it was reached by.
             lines.append(f"Fallback  via {_clean(rb.fallback_via)} (none of its own)")
+            # The Fallback line says what the note's "fallback: ..." says; what comes before it
+            # (the record times of a runbook that states no validity) is shown.
+            before = (answer.note or "").partition("fallback: ")[0].rstrip("; ")
+            if before:
+                lines.append(f"Note      {_clean(before, 300)}")
         elif answer.note:
             # A runbook found by the alert's name alone: the card says what ties it.
             lines.append(f"Note      {_clean(answer.note, 300)}")
