@@ -7,12 +7,12 @@
    drift says what changed: `template_missing` (that version is gone), `template_changed`
    (its rendered text hashes differently now), `data_purged` (a legal purge removed the
    text of a record the run saw), `data_not_visible` (a record the run saw is no longer
-   returned to its subject and no purge touched it: labels, purposes or grants changed;
-   for a call that recorded no evidence, when the call re-read with wider grants returns
-   exactly the recorded rows), `data_redacted_for_subject` / `data_unredacted_for_subject`
+   returned to its subject and no purge touched it: labels, purposes or grants changed),
+   `data_redacted_for_subject` / `data_unredacted_for_subject`
    (the same record version, read through its redacted view or no longer: the subject lost
    or gained `pii`), `data_changed` (the same record version reads other text, no purge
-   recorded), `hash_mismatch` (other differences), `execution_failed`. One cause is one
+   recorded), `hash_mismatch` (other differences; for a call that kept no evidence, the
+   line says replay cannot tell why), `execution_failed`. One cause is one
    line: evidence of a record already reported at its call adds no `evidence_changed`.
 3. Recompute every recorded Evidence from the re-executed rows (same evidence_id, same
    content hash), and check the recorded pack against its own pack_hash.
@@ -37,7 +37,7 @@ import neo4j
 from pydantic import BaseModel
 
 from graph_schema.canonical import sha256_text
-from investigator.context_graph.audit import read_element_records, tenant_acl_labels
+from investigator.context_graph.audit import read_element_records
 from investigator.context_graph.chain import rows_hash, sha256_of, verify_chain
 from investigator.context_graph.lineage import load_lineage
 from investigator.context_graph.models import CtxKind, CtxNodeRecord, RunLineage, RunStatus
@@ -257,17 +257,15 @@ class _Replayer:
             )
             self.add(kind, detail, node.seq, tc_id)
         if not drifted:
-            hidden = self._rows_hidden_from_subject(step, subject, known_at, result.rows, p)
-            if hidden:
-                detail = _hidden_rows_detail(
-                    f"{template_id}@{version}", hidden, p.get("row_count"), self.subject_name()
-                )
-                self.add("data_not_visible", detail, node.seq, tc_id)
-                return False
+            # Nothing recorded names the rows (an entity resolution keeps no evidence), and
+            # only a count and a hash of them were kept: replay cannot tell why they differ,
+            # and must not read past the subject's grants to find out (hidden rows never
+            # leave Neo4j).
+            cause = _UNKEPT_ROWS if self._has_evidence(tc_id) else _UNNAMED_ROWS
             self.add(
                 "hash_mismatch",
                 f"{template_id}@{version}: rows hash {replayed}, recorded {p.get('rows_hash')} "
-                f"({result.row_count} rows now, {p.get('row_count')} recorded)",
+                f"({result.row_count} rows now, {p.get('row_count')} recorded){cause}",
                 node.seq,
                 tc_id,
             )
@@ -297,33 +295,12 @@ class _Replayer:
             return limit if isinstance(limit, int) else None
         return None
 
-    def _rows_hidden_from_subject(
-        self, step: Any, subject: Any, known_at: datetime, rows: list[Any], p: dict[str, Any]
-    ) -> int:
-        """How many rows the run read its subject no longer gets, when they are all still
-        in the KG exactly as recorded; 0 when that cannot be shown.
-
-        For a call whose rows no recorded evidence names (an entity resolution): the call
-        is re-executed with the subject's labels widened to every ACL label of the tenant
-        (`pii` only if the subject holds it, so redacted views read as before). When those
-        rows hash to the recorded rows_hash, no record the run read changed or was purged:
-        only what the subject may see did. Only a count leaves here, never a row.
-        """
-        labels = set(subject.labels) | tenant_acl_labels(
-            self.driver, str(subject.tenant), self.kg_database
+    def _has_evidence(self, tc_id: str) -> bool:
+        """Whether the run kept evidence read by call `tc_id`."""
+        return any(
+            node.properties.get("tool_call_id") == tc_id
+            for node in self.lineage.of_kind(CtxKind.EVIDENCE)
         )
-        if PII_LABEL not in subject.labels:
-            labels.discard(PII_LABEL)
-        if labels == set(subject.labels):
-            return 0
-        wider = type(subject).model_validate({**subject.model_dump(), "labels": sorted(labels)})
-        try:
-            result = self.executor.run(step, wider, known_at, raise_on_error=False)
-        except (InvestigatorError, ValueError):
-            return 0
-        if result.error or rows_hash(result.rows) != p.get("rows_hash"):
-            return 0
-        return len({rows_hash([r]) for r in result.rows} - {rows_hash([r]) for r in rows})
 
     def _drifted_elements(self, tc_id: str, rows: list[Any]) -> dict[str, list[str]]:
         """The records the run saw that replay no longer reads as recorded, by drift kind.
@@ -663,15 +640,16 @@ def _element_drift_detail(kind: str, template: str, items: list[str], subject: s
     return f"{template}: {names} now reads other text than the run recorded (no purge recorded)"
 
 
-def _hidden_rows_detail(template: str, hidden: int, recorded: Any, subject: str) -> str:
-    """The detail of a call whose rows are still there as recorded but no longer visible to
-    its subject (`_rows_hidden_from_subject`): a count, never the records, which the reader
-    may not see either."""
-    of = f" of {recorded}" if isinstance(recorded, int) and recorded >= hidden else ""
-    return (
-        f"{template}: rows the run read are no longer visible to {subject} ({hidden}{of}; "
-        "not purged, not changed: the records' labels, or the subject's, changed since the run)"
-    )
+# Why a call's rows differ is not known when no evidence it kept names them (never read
+# past the subject's grants to find out).
+_UNNAMED_ROWS = (
+    ": the call kept no evidence of its rows, so replay cannot name its records or say why "
+    "they differ (lines on the run's evidence name what it can)"
+)
+_UNKEPT_ROWS = (
+    ": the rows that differ are not among the evidence the run kept, so replay cannot name "
+    "them or say why (lines on the run's evidence name what it can)"
+)
 
 
 # Drift kinds that say the re-run answered differently from the recorded run.

@@ -286,18 +286,22 @@ def test_a_relabelled_record_is_one_drift_line_not_also_evidence_changed(  # typ
     assert gone and all("no longer visible to acme/user:alice" in d["detail"] for d in gone)
     assert any("[withheld] v1 no longer visible" in d["detail"] for d in gone), gone
     assert len({d["tool_call_id"] for d in gone}) == len(gone), doc["drift"]
-    data_kinds = {d["kind"] for d in doc["drift"] if d["tool_call_id"]}
-    assert data_kinds == {"data_not_visible"}, doc["drift"]
+    # A call that kept no evidence of the record says it cannot name it, never another cause.
+    others = [d for d in doc["drift"] if d["tool_call_id"] and d["kind"] != "data_not_visible"]
+    assert all(
+        d["kind"] == "hash_mismatch" and "so replay cannot name" in d["detail"] for d in others
+    ), doc["drift"]
     assert doc["evidence_matched"] == doc["evidence"] - 1  # still counted as not reproduced
 
 
-def test_an_entity_call_that_lost_a_relabelled_record_says_not_visible(  # type: ignore[no-untyped-def]
+def test_an_entity_call_that_lost_a_relabelled_record_says_why_it_cannot_tell(  # type: ignore[no-untyped-def]
     demo_kg: neo4j.Driver, cli_env, invoke, tmp_path: Path
 ) -> None:
-    """A runbook lookup's entity resolution recorded no evidence: after its runbook is
-    relabelled by re-import, the call's line says the rows are no longer visible to the
-    subject (not purged), as the runbook's own line does, not `hash_mismatch`; the new
-    label is never named."""
+    """A runbook lookup's entity resolution kept no evidence, only a count and a hash of its
+    rows: after its runbook is relabelled by re-import, the call's line says replay cannot
+    name its records or say why they differ (it never reads past bob's grants to find out),
+    and the runbook's own line says it is no longer visible, not purged; each record is one
+    line and the new label is never named."""
     folder = tmp_path / "runbooks"
     folder.mkdir()
     (folder / "DiskFull.md").write_text(
@@ -314,12 +318,14 @@ def test_an_entity_call_that_lost_a_relabelled_record_says_not_visible(  # type:
     code, doc, err = _replay_json(invoke, run_id, "acme/user:bob")
     assert code == 1 and doc["chain_valid"] is True, (doc, err)
     kinds = [d["kind"] for d in doc["drift"]]
-    assert "hash_mismatch" not in kinds and "evidence_changed" not in kinds, doc["drift"]
+    assert "evidence_changed" not in kinds and "data_purged" not in kinds, doc["drift"]
     first = doc["drift"][0]
-    assert first["kind"] == "data_not_visible" and "entity_resolution@" in first["detail"]
-    assert "no longer visible to acme/user:bob" in first["detail"]
-    assert "not purged" in first["detail"]
-    assert "entity_resolution@" in err and "data_not_visible" in err and "hash_mismatch" not in err
+    assert first["kind"] == "hash_mismatch" and "entity_resolution@" in first["detail"]
+    assert "0 rows now, 1 recorded" in first["detail"]
+    assert "kept no evidence of its rows, so replay cannot name its records" in first["detail"]
+    gone = [d for d in doc["drift"] if d["kind"] == "data_not_visible"]
+    assert gone and all("no longer visible to acme/user:bob" in d["detail"] for d in gone)
+    assert all("not purged" in d["detail"] for d in gone)
     assert "legal-hold" not in json.dumps(doc) and "legal-hold" not in err
 
 

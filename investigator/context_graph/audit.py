@@ -206,30 +206,6 @@ def read_element_records(
     return out
 
 
-# Every ACL label on a record (node or relationship) of the tenant, any version.
-_TENANT_ACL_LABELS = (
-    "CALL () { MATCH (x:KG) WHERE x.tenant = $tenant RETURN x.acl AS acl "
-    "UNION ALL MATCH ()-[x]->() WHERE x.tenant = $tenant RETURN x.acl AS acl } "
-    "UNWIND coalesce(acl, []) AS label "
-    "RETURN collect(DISTINCT label) AS labels"
-)
-
-
-def tenant_acl_labels(driver: neo4j.Driver, tenant: str, database: str | None) -> set[str]:
-    """Every ACL label any record of `tenant` carries (any version, any status): the grants
-    under which every record of the tenant passes the templates' ACL test (replay's check
-    that rows it no longer reads are still there as recorded)."""
-    if not tenant:
-        return set()
-    rows, _, _ = driver.execute_query(
-        _TENANT_ACL_LABELS,
-        tenant=tenant,
-        database_=database,
-        routing_=neo4j.RoutingControl.READ,
-    )
-    return {str(x) for row in rows for x in row["labels"] or []}
-
-
 class ReadRule:
     """Whether a reader may read a run's KG records now: the grants of now (tenant, the
     purpose read under), and each record's ACL and purposes, as the templates' visibility
