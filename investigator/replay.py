@@ -8,8 +8,12 @@
    (its rendered text hashes differently now), `data_purged` (a legal purge removed the
    text of a record the run saw), `data_not_visible` (a record the run saw is no longer
    returned to its subject and no purge touched it: labels, purposes or grants changed),
-   `data_changed` (the same record version reads other text, no purge recorded),
-   `hash_mismatch` (other differences), `execution_failed`.
+   `data_redacted_for_subject` / `data_unredacted_for_subject`
+   (the same record version, read through its redacted view or no longer: the subject lost
+   or gained `pii`), `data_changed` (the same record version reads other text, no purge
+   recorded), `hash_mismatch` (other differences; for a call that kept no evidence, the
+   line says replay cannot tell why), `execution_failed`. One cause is one
+   line: evidence of a record already reported at its call adds no `evidence_changed`.
 3. Recompute every recorded Evidence from the re-executed rows (same evidence_id, same
    content hash), and check the recorded pack against its own pack_hash.
 4. Re-drive the command through its run session (nothing recorded) with the recorded
@@ -39,6 +43,7 @@ from investigator.context_graph.lineage import load_lineage
 from investigator.context_graph.models import CtxKind, CtxNodeRecord, RunLineage, RunStatus
 from investigator.decision_code import decision_code
 from investigator.errors import InvestigatorError
+from investigator.gate import PII_LABEL
 from investigator.investigation import InvestigationRequest, investigate
 from investigator.runbook_lookup import LookupTarget, RunbookAnswer, RunbookLookup, RunbookQuery
 from investigator.runbook_sections import SECTION_EXCERPT, excerpt_at
@@ -116,6 +121,9 @@ class _Replayer:
         self.executor = TemplateExecutor(driver, database=kg_database)
         self.drift: list[Drift] = []
         self.rows_by_call: dict[str, list[Any]] = {}
+        # (tool call, element id, version) of records whose drift the call's line explains:
+        # their evidence is not reported again as `evidence_changed` (one cause, one line).
+        self.explained: set[tuple[str, str, int]] = set()
         self.run = lineage.run_properties or {}
 
     def add(self, kind: str, detail: str, seq: int | None = None, tc: str | None = None) -> None:
@@ -249,10 +257,15 @@ class _Replayer:
             )
             self.add(kind, detail, node.seq, tc_id)
         if not drifted:
+            # Nothing recorded names the rows (an entity resolution keeps no evidence), and
+            # only a count and a hash of them were kept: replay cannot tell why they differ,
+            # and must not read past the subject's grants to find out (hidden rows never
+            # leave Neo4j).
+            cause = _UNKEPT_ROWS if self._has_evidence(tc_id) else _UNNAMED_ROWS
             self.add(
                 "hash_mismatch",
                 f"{template_id}@{version}: rows hash {replayed}, recorded {p.get('rows_hash')} "
-                f"({result.row_count} rows now, {p.get('row_count')} recorded)",
+                f"({result.row_count} rows now, {p.get('row_count')} recorded){cause}",
                 node.seq,
                 tc_id,
             )
@@ -282,6 +295,13 @@ class _Replayer:
             return limit if isinstance(limit, int) else None
         return None
 
+    def _has_evidence(self, tc_id: str) -> bool:
+        """Whether the run kept evidence read by call `tc_id`."""
+        return any(
+            node.properties.get("tool_call_id") == tc_id
+            for node in self.lineage.of_kind(CtxKind.EVIDENCE)
+        )
+
     def _drifted_elements(self, tc_id: str, rows: list[Any]) -> dict[str, list[str]]:
         """The records the run saw that replay no longer reads as recorded, by drift kind.
 
@@ -290,14 +310,21 @@ class _Replayer:
         evidence): only that is `data_purged`. A record no longer returned to the subject
         while no purge touched it is `data_not_visible` (its labels or purposes, or the
         subject's grants, changed since the run; the new labels are never named); the same
-        version returned with other text and no purge is `data_changed`.
+        version returned through its redacted view where the run read its full text is
+        `data_redacted_for_subject` (the subject lost `pii`; the record did not change), the
+        reverse `data_unredacted_for_subject`; the same version returned with other text and
+        no purge is `data_changed`.
         """
         now: dict[tuple[str, int], str] = {}
+        redacted_now: set[tuple[str, int]] = set()
         for row in rows:
             element = getattr(row, "element", None)
             if element is not None:
                 now[(element.element_id, element.version)] = element.content or ""
-        seen: list[tuple[tuple[str, int], bool, str]] = []  # (key, returned, how)
+                if element.redacted:
+                    redacted_now.add((element.element_id, element.version))
+        # (key, returned, how, read redacted at the run)
+        seen: list[tuple[tuple[str, int], bool, str, bool]] = []
         found: dict[str, list[str]] = {}
         for node in self.lineage.of_kind(CtxKind.EVIDENCE):
             if node.properties.get("tool_call_id") != tc_id:
@@ -313,24 +340,34 @@ class _Replayer:
             content = str(ev.get("content") or "")
             # A section the gate cut (`section_excerpt`) is part of the text, not all of it.
             cut = SECTION_EXCERPT in (ev.get("transformations") or [])
+            was_redacted = bool(ev.get("redacted"))
             if key not in now:
-                seen.append((key, False, "no longer returned"))
+                seen.append((key, False, "no longer returned", was_redacted))
             elif content not in now[key] if cut else now[key] != content:
-                seen.append((key, True, ""))
+                seen.append((key, True, "", was_redacted))
         records = read_element_records(
             self.driver,
             str(self.run.get("tenant") or ""),
-            {key[0] for key, _, _ in seen},
+            {key[0] for key, _, _, _ in seen},
             self.kg_database,
         )
-        for (eid, version), returned, how in seen:
+        for (eid, version), returned, how, was_redacted in seen:
             same = [r for r in records.get(eid, []) if r.version == version]
             label = f"{eid} v{version}"
             if any(r.purged for r in same):
                 kind = "data_purged"
                 label += f" ({how})" if how else ""
+            elif not returned:
+                kind = "data_not_visible"
+            elif ((eid, version) in redacted_now) != was_redacted:
+                # Same record version, another view of it: the subject's `pii` changed.
+                kind = (
+                    "data_unredacted_for_subject" if was_redacted else "data_redacted_for_subject"
+                )
             else:
-                kind = "data_changed" if returned else "data_not_visible"
+                kind = "data_changed"
+            if kind != "data_purged":
+                self.explained.add((tc_id, eid, version))
             found.setdefault(kind, []).append(label)
         return {kind: sorted(set(items)) for kind, items in sorted(found.items())}
 
@@ -379,6 +416,9 @@ class _Replayer:
                 )
                 continue
             again = rederived.get(ev_id)
+            key = (tc_id, str(recorded.get("element_id")), int(recorded.get("version") or 1))
+            if again is None and key in self.explained:
+                continue  # its record's drift is the call's line (one cause, one line)
             if again is None:
                 self.add(
                     "evidence_changed",
@@ -393,6 +433,8 @@ class _Replayer:
             ) == _text_digest(str(recorded.get("content") or ""))
             if same:
                 matched += 1
+            elif key in self.explained:
+                continue  # reported at its call (one cause, one line)
             else:
                 self.add(
                     "evidence_changed",
@@ -585,7 +627,29 @@ def _element_drift_detail(kind: str, template: str, items: list[str], subject: s
             f"{template}: {names} no longer visible to {subject} (not purged: the record's "
             "labels or purposes, or the subject's grants, changed since the run)"
         )
+    if kind == "data_redacted_for_subject":
+        return (
+            f"{template}: {names} now reads its redacted view for {subject} (the record did "
+            f"not change: the subject no longer holds `{PII_LABEL}`, which the full text needs)"
+        )
+    if kind == "data_unredacted_for_subject":
+        return (
+            f"{template}: {names} now reads its full text for {subject}, the run read its "
+            f"redacted view (the record did not change: the subject holds `{PII_LABEL}` now)"
+        )
     return f"{template}: {names} now reads other text than the run recorded (no purge recorded)"
+
+
+# Why a call's rows differ is not known when no evidence it kept names them (never read
+# past the subject's grants to find out).
+_UNNAMED_ROWS = (
+    ": the call kept no evidence of its rows, so replay cannot name its records or say why "
+    "they differ (lines on the run's evidence name what it can)"
+)
+_UNKEPT_ROWS = (
+    ": the rows that differ are not among the evidence the run kept, so replay cannot name "
+    "them or say why (lines on the run's evidence name what it can)"
+)
 
 
 # Drift kinds that say the re-run answered differently from the recorded run.

@@ -36,6 +36,7 @@ QUESTION = (
 AS_OF = datetime(2026, 7, 23, 10, 30, tzinfo=UTC)
 ALICE = ("--subject", "acme/user:alice")
 PURGED_DOC = "doc:postmortem-2026-07-23-payments"
+REPORT_DOC = "doc:incident-report-2026-07-23-payments"
 CORRECTED = "change:risk-rules-RR-2026-07-23a"
 
 CORRECTION = """
@@ -257,6 +258,110 @@ def test_a_record_relabelled_after_the_run_is_not_reported_as_purged(  # type: i
     assert "legal-hold" not in json.dumps(doc) and "legal-hold" not in err
     text = invoke("replay", result.run_id, *ALICE)
     assert "data_not_visible:" in text.out and "purge" not in text.out.replace("not purged", "")
+
+
+def _relabel_postmortem(driver: neo4j.Driver, tmp_path: Path) -> None:
+    """Re-ingest the postmortem with a label no acme principal holds (a relabel, no purge)."""
+    documents = (DATASET / "25-acme-documents.yaml").read_text(encoding="utf-8")
+    start = documents.index(f"  - id: {PURGED_DOC}")
+    acl = documents.index("    acl: [internal, incident]", start)
+    relabelled = documents[:acl] + "    acl: [legal-hold]" + documents[acl + 29 :]
+    (tmp_path / "relabel.yaml").write_text(relabelled, encoding="utf-8")
+    ingest_bundle(
+        driver, load_bundle(tmp_path / "relabel.yaml"), now=datetime.now(UTC) + timedelta(seconds=1)
+    )
+
+
+def test_a_relabelled_record_is_one_drift_line_not_also_evidence_changed(  # type: ignore[no-untyped-def]
+    demo_kg: neo4j.Driver, cli_env, invoke, tmp_path: Path
+) -> None:
+    """One cause, one line: the record's `data_not_visible` line at its call is the whole
+    story of its evidence, which is not reported again as `evidence_changed`."""
+    result = _investigate(demo_kg)
+    _relabel_postmortem(demo_kg, tmp_path)
+    code, doc, err = _replay_json(invoke, result.run_id)
+    assert code == 1 and doc["verified"] is False, (doc, err)
+    # One line per call that read it (alice may not read it now: its id is withheld).
+    gone = [d for d in doc["drift"] if d["kind"] == "data_not_visible"]
+    assert gone and all("no longer visible to acme/user:alice" in d["detail"] for d in gone)
+    assert any("[withheld] v1 no longer visible" in d["detail"] for d in gone), gone
+    assert len({d["tool_call_id"] for d in gone}) == len(gone), doc["drift"]
+    # A call that kept no evidence of the record says it cannot name it, never another cause.
+    others = [d for d in doc["drift"] if d["tool_call_id"] and d["kind"] != "data_not_visible"]
+    assert all(
+        d["kind"] == "hash_mismatch" and "so replay cannot name" in d["detail"] for d in others
+    ), doc["drift"]
+    assert doc["evidence_matched"] == doc["evidence"] - 1  # still counted as not reproduced
+
+
+def test_an_entity_call_that_lost_a_relabelled_record_says_why_it_cannot_tell(  # type: ignore[no-untyped-def]
+    demo_kg: neo4j.Driver, cli_env, invoke, tmp_path: Path
+) -> None:
+    """A runbook lookup's entity resolution kept no evidence, only a count and a hash of its
+    rows: after its runbook is relabelled by re-import, the call's line says replay cannot
+    name its records or say why they differ (it never reads past bob's grants to find out),
+    and the runbook's own line says it is no longer visible, not purged; each record is one
+    line and the new label is never named."""
+    folder = tmp_path / "runbooks"
+    folder.mkdir()
+    (folder / "DiskFull.md").write_text(
+        "# Disk full\n\nAlert: DiskFull\n\n## Mitigation\n\nFree space, then page storage.\n",
+        encoding="utf-8",
+    )
+    imported = ("ingest", str(folder), "--format", "markdown-runbooks", "--tenant", "acme")
+    assert invoke(*imported, "--acl", "internal").code == 0
+    lookup = invoke("runbook", "--alert", "DiskFull", "--subject", "acme/user:bob", "--json")
+    assert lookup.code == 0, lookup
+    run_id = json.loads(lookup.out)["run_id"]
+    relabel = invoke(*imported, "--acl", "legal-hold", "--acl-change")
+    assert relabel.code == 0, relabel
+    code, doc, err = _replay_json(invoke, run_id, "acme/user:bob")
+    assert code == 1 and doc["chain_valid"] is True, (doc, err)
+    kinds = [d["kind"] for d in doc["drift"]]
+    assert "evidence_changed" not in kinds and "data_purged" not in kinds, doc["drift"]
+    first = doc["drift"][0]
+    assert first["kind"] == "hash_mismatch" and "entity_resolution@" in first["detail"]
+    assert "0 rows now, 1 recorded" in first["detail"]
+    assert "kept no evidence of its rows, so replay cannot name its records" in first["detail"]
+    gone = [d for d in doc["drift"] if d["kind"] == "data_not_visible"]
+    assert gone and all("no longer visible to acme/user:bob" in d["detail"] for d in gone)
+    assert all("not purged" in d["detail"] for d in gone)
+    assert "legal-hold" not in json.dumps(doc) and "legal-hold" not in err
+
+
+def test_a_subject_that_lost_pii_reads_redacted_text_not_changed_data(  # type: ignore[no-untyped-def]
+    demo_kg: neo4j.Driver, cli_env, invoke, tmp_path: Path
+) -> None:
+    """alice's run read the incident report in clear; she loses `pii`: replay says the
+    record now reads its redacted view for her (the data did not change), not
+    `data_changed`, once, and shows none of the PII."""
+    result = _investigate(
+        demo_kg,
+        question="Was the 10:02 release of payment-api related to the PAY-4097 errors?",
+        as_of=datetime(2026, 7, 23, 10, 3, tzinfo=UTC),
+    )
+    report = next(e for e in result.evidence if e.element_id == REPORT_DOC)
+    assert not report.redacted and "maria.schneider@example.com" in report.content
+    (tmp_path / "revoke.yaml").write_text(
+        "tenant: acme\nprincipals:\n  - {id: user:alice, name: Alice, "
+        "labels: [internal, incident], purposes: [incident_investigation, audit], "
+        "source_id: src:iam}\n",
+        encoding="utf-8",
+    )
+    ingest_bundle(
+        demo_kg, load_bundle(tmp_path / "revoke.yaml"), now=datetime.now(UTC) + timedelta(seconds=1)
+    )
+    code, doc, err = _replay_json(invoke, result.run_id)
+    assert code == 1 and doc["chain_valid"] is True, (doc, err)
+    kinds = [d["kind"] for d in doc["drift"] if d["tool_call_id"]]
+    assert kinds == ["data_redacted_for_subject"], doc["drift"]
+    (redacted,) = [d for d in doc["drift"] if d["tool_call_id"]]
+    assert "now reads its redacted view for acme/user:alice" in redacted["detail"]
+    assert "did not change" in redacted["detail"]
+    assert "data_redacted_for_subject" in err
+    text = invoke("replay", result.run_id, *ALICE)
+    for shown in (json.dumps(doc), err, text.out, text.err):
+        assert "maria" not in shown.lower() and "7731" not in shown
 
 
 @pytest.mark.parametrize(
