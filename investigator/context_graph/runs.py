@@ -8,7 +8,7 @@ from typing import Any
 
 import neo4j
 
-from graph_schema.backdating import RecordFloor
+from graph_schema.record_floor import RecordFloor
 from investigator.context_graph.audit import (
     PURGE_QUESTION,
     WITHHELD_TEXT,
