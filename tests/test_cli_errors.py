@@ -185,6 +185,23 @@ def test_help_lists_every_command_without_importing_them() -> None:
         assert f"\n  {name} " in done.stdout, name
 
 
+def test_the_on_call_commands_do_not_import_the_importers_or_the_bundle_models() -> None:
+    # A cold `runbook`, `investigate` or `runs` pays for what it uses (issue 12): the Markdown
+    # importer and the bundle models are the ingest's.
+    code = (
+        "import json, sys\n"
+        "import investigator.cli.runbook_card, investigator.cli.investigate_report\n"
+        "import investigator.cli.runs, investigator.context_graph.runs\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.startswith('graph_schema.'))))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    loaded = json.loads(done.stdout)
+    assert "graph_schema.bundle" not in loaded, loaded
+    assert "graph_schema.importers.markdown_runbooks" not in loaded, loaded
+
+
 @pytest.mark.parametrize("width", [60, 80, 100, 200])
 def test_the_group_lists_each_commands_own_short_help(width: int) -> None:
     # The table's text is the command's first paragraph: listed lazily or from the command
