@@ -21,15 +21,7 @@ from pydantic import BaseModel, ConfigDict
 
 from graph_schema.bundle import BundleProblem, LoadedBundle, and_more
 from graph_schema.canonical import iso_utc
-
-
-class RecordFloor(BaseModel):
-    """The latest instant a tenant's recorded runs saw the KG at, and which run that is."""
-
-    model_config = ConfigDict(frozen=True)
-
-    at: datetime
-    run_id: str
+from graph_schema.record_floor import RecordFloor
 
 
 class Backdated(BaseModel):

@@ -26,6 +26,11 @@ from investigator.claims import (
 )
 from investigator.context_graph.models import RunStatus, ToolCallRecord
 from investigator.context_graph.recorder import RunRecorder
+from investigator.defaults import (
+    DEFAULT_BUDGET_TOKENS,
+    DEFAULT_DEADLINE_S,
+    DEFAULT_PURPOSE,
+)
 from investigator.evidence import Evidence, Rejection, RejectionReason
 from investigator.gate import Conflict, GatePolicy
 from investigator.pack import (
@@ -52,10 +57,6 @@ from investigator.rubric import Intent, MissingEvidence, required_types, useful_
 from investigator.runbook_sections import question_focus
 from investigator.session import RunSession, RunSpec
 from investigator.timeline import far_anchor_notes, time_words_not_used
-
-DEFAULT_PURPOSE = "incident_investigation"
-DEFAULT_BUDGET_TOKENS = 8000
-DEFAULT_DEADLINE_S = 60.0
 
 
 class InvestigationRequest(BaseModel):

@@ -23,7 +23,6 @@ import socket
 import subprocess
 import sys
 
-from investigator.usage_checks import early_usage_problem
 from investigator.warm_protocol import (
     EXITED,
     PROTOCOL,
@@ -152,12 +151,6 @@ def main() -> None:
     if args == ["warm", "stop"]:
         print(warm_stop_text())
         sys.exit(0)
-    # A plain usage error is answered before the warm process or any heavy import (one line,
-    # exit 2, as the command itself would say it).
-    problem = early_usage_problem(args)
-    if problem is not None:
-        sys.stderr.write(f"error: {problem}\n")
-        sys.exit(2)
     command = command_name(args)
     use_warm = warm_enabled() and command is not None and command not in NOT_FORWARDED
     if use_warm:

@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 
 from cypher_templates.plan import PlanStep, QueryPlan, ResolvedEntity, TimeScope
 from graph_schema.alert_names import alert_names
+from investigator.defaults import DEFAULT_MAX_ROUNDS
 from investigator.evidence import iso_utc
 from investigator.rubric import UNRECORDED_ASKS, Intent, required_types, useful_types
 from investigator.stop_words import ENGLISH_STOP_WORDS
@@ -300,7 +301,6 @@ def is_check(step: PlanStep) -> bool:
     return (step.step_id or "").startswith(CHECK_PREFIX)
 
 
-DEFAULT_MAX_ROUNDS = 5
 # How far back from the anchor (first error, else as_of) deployments and changes are looked for.
 DEPLOY_LOOKBACK = timedelta(hours=24)
 WIDE_LOOKBACK = timedelta(days=7)

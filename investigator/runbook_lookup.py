@@ -40,7 +40,7 @@ from cypher_templates.executor import TemplateExecutor
 from cypher_templates.plan import PlanStep, QueryPlan
 from graph_schema.alert_names import alert_names, identifier_words, is_alert_name
 from graph_schema.canonical import iso_utc
-from graph_schema.importers.markdown_runbooks import front_matter_contact
+from graph_schema.front_matter_contact import front_matter_contact
 from investigator.context_graph.models import RunStatus
 from investigator.context_graph.recorder import RunRecorder
 from investigator.entity_suggestions import (

@@ -104,7 +104,7 @@ def test_malformed_times_exit_2_with_one_line(
 
 
 # What the launcher runs for `investigator ARGS`, reporting the exit code, stderr and whether
-# the driver (and with it the CLI's heavy imports) was loaded to answer.
+# the driver, pydantic or the investigation core was loaded to answer.
 _LAUNCH = """
 import contextlib, io, json, sys
 sys.argv = ["investigator", *json.loads(sys.argv[1])]
@@ -116,7 +116,9 @@ with contextlib.redirect_stderr(err):
         main()
     except SystemExit as exc:
         code = exc.code
-print(json.dumps([code, err.getvalue(), "neo4j" in sys.modules]))
+heavy = ["neo4j", "investigator.timeline", "investigator.runbook_lookup"]
+heavy.append("investigator.investigation")
+print(json.dumps([code, err.getvalue(), [name for name in heavy if name in sys.modules]]))
 """
 
 
@@ -129,25 +131,90 @@ print(json.dumps([code, err.getvalue(), "neo4j" in sys.modules]))
         ["runbook", "--alert", "--subject", "user:oncall"],
         ["runbook", "--alert", "VirtAPIDown", "--as-of", "yesterday"],
         ["runbook", "virt", "api", "--as-of=2026-07-23"],
+        ["runbook", "--alert", "VirtAPIDown", "--subject", "oncall"],
+        ["runbook", "--alert", "VirtAPIDown", "--bogus"],
+        ["investigate", "why?", "--as-of", "2026-07-23T10:03:00"],
+        ["investigate", "why?", "--max-rounds", "many"],
+        ["investigate", "--alert", "VirtAPIDown", "why?"],
+        ["runs", "--limit", "x"],
     ],
-    ids=["none", "options only", "two", "option as value", "bad as-of", "day as-of"],
-)
-def test_plain_usage_errors_are_answered_before_loading_anything(
+    ids=[
+        "none", "options only", "two", "option as value", "bad as-of", "day as-of",
+        "no tenant", "unknown option", "investigate no zone", "investigate rounds",
+        "investigate --alert", "runs limit",
+    ],
+)  # fmt: skip
+def test_plain_usage_errors_are_answered_before_loading_the_driver(
     args: list[str], invoke, monkeypatch: pytest.MonkeyPatch
 ) -> None:  # type: ignore[no-untyped-def]
-    # The same line and exit code as the command gives, without the driver, the CLI's
-    # modules or the warm process (a usage error took seconds on a loaded machine).
+    # click parses the options and the command checks them before its callback imports the
+    # driver, the models and the core (a usage error took seconds on a loaded machine); the
+    # same line and exit code as in the process of the tests.
     monkeypatch.setenv("NEO4J_URI", UNREACHABLE)
     env = {**os.environ, "INVESTIGATOR_WARM": "0"}
     done = subprocess.run(
         [sys.executable, "-c", _LAUNCH, json.dumps(args)],
         capture_output=True, text=True, env=env, timeout=60, check=False,
     )  # fmt: skip
-    code, err, loaded_driver = json.loads(done.stdout)
+    code, err, loaded = json.loads(done.stdout)
     in_process = invoke(*args)
     assert (code, err) == (2, in_process.err), (done, in_process)
     _one_line_error(in_process)
-    assert not loaded_driver
+    assert loaded == []
+
+
+_IMPORTS = """
+import json, sys
+from investigator.cli import run
+run(json.loads(sys.argv[1]))
+print(json.dumps(sorted(m for m in sys.modules if m.startswith(("investigator.cli.", "neo4j")))))
+"""
+
+
+def test_help_lists_every_command_without_importing_them() -> None:
+    # `investigator --help` reads the group's table, not the commands' modules.
+    done = subprocess.run(
+        [sys.executable, "-c", _IMPORTS, json.dumps(["--help"])],
+        capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    loaded = done.stdout.rstrip("\n").rsplit("\n", 1)[1]
+    assert json.loads(loaded) == [], loaded
+    from investigator.cli import COMMANDS
+
+    for name in COMMANDS:
+        assert f"\n  {name} " in done.stdout, name
+
+
+def test_the_on_call_commands_do_not_import_the_importers_or_the_bundle_models() -> None:
+    # A cold `runbook`, `investigate` or `runs` pays for what it uses (issue 12): the Markdown
+    # importer and the bundle models are the ingest's.
+    code = (
+        "import json, sys\n"
+        "import investigator.cli.runbook_card, investigator.cli.investigate_report\n"
+        "import investigator.cli.runs, investigator.context_graph.runs\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.startswith('graph_schema.'))))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    loaded = json.loads(done.stdout)
+    assert "graph_schema.bundle" not in loaded, loaded
+    assert "graph_schema.importers.markdown_runbooks" not in loaded, loaded
+
+
+@pytest.mark.parametrize("width", [60, 80, 100, 200])
+def test_the_group_lists_each_commands_own_short_help(width: int) -> None:
+    # The table's text is the command's first paragraph: listed lazily or from the command
+    # itself, the line is the same at any terminal width.
+    from investigator.cli import COMMANDS, _register
+
+    _register()
+    limit = width - 6 - max(len(name) for name in COMMANDS)
+    for name, (_, text) in COMMANDS.items():
+        own = root_cli.commands[name]
+        assert click.Command(name, help=text).get_short_help_str(limit) == (
+            own.get_short_help_str(limit)
+        ), name
 
 
 @pytest.mark.parametrize(

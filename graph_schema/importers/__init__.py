@@ -8,10 +8,7 @@ there is exactly one write path. Links an importer could not resolve are listed 
 - `graph_schema.importers.markdown_runbooks`: a folder of Markdown runbooks (one per alert
   or topic, optional YAML front matter).
 - `graph_schema.importers.prometheus_rules`: Prometheus rule files (groups / rules / alert).
+
+Their result is `graph_schema.importers.result.ImportResult`. Nothing is imported here: a
+runbook lookup reads `markdown_sections` without the importers and the bundle models.
 """
-
-from __future__ import annotations
-
-from graph_schema.importers.result import ImportResult, UnresolvedLink
-
-__all__ = ["ImportResult", "UnresolvedLink"]

@@ -71,6 +71,7 @@ from graph_schema.bundle import (
     path_problem,
     read_local_file,
 )
+from graph_schema.front_matter_contact import CONTACT_KEYS
 from graph_schema.importers.common import (
     ImportOptions,
     default_source_id,
@@ -145,12 +146,6 @@ _KNOWN_KEYS = frozenset(
     }
 )
 
-# Front matter keys that name a page's owner in words (GOV.UK's `owner_slack: "#team"`), not
-# a team record: warned about, and the card shows them as the page's contact.
-CONTACT_KEYS = (
-    *(f"owner_{kind}" for kind in ("slack", "email", "channel", "team", "github", "name")),
-    *("owners", "team", "teams", "maintainer", "maintainers", "contact", "contacts"),
-)
 _CONTACT_KEYS = frozenset(CONTACT_KEYS)
 _CONTACT_NOTE = (
     "only front matter owner: team:<id> (a team of the tenant) makes an owner; the card shows "
@@ -181,25 +176,6 @@ _SET_ELSEWHERE = {
     "type": "front matter kind sets the kind (runbook or policy)",
     "labels": "--acl (or front matter acl) sets who may read it",
 }
-
-
-def front_matter_contact(props: dict[str, Any]) -> str | None:
-    """What an imported runbook's front matter names as its contact, said as read:
-    `#team (from front matter owner_slack, not a team record)`; None when it names none.
-    Words only: an owner of record is a team's OWNS edge (front matter `owner:`)."""
-    try:
-        front = json.loads(str(props.get("front_matter_json") or "{}"))
-    except ValueError:
-        return None
-    if not isinstance(front, dict):
-        return None
-    for key in CONTACT_KEYS:
-        value = front.get(key)
-        values = value if isinstance(value, list) else [value]
-        texts = [str(v).strip() for v in values if isinstance(v, str | int) and str(v).strip()]
-        if texts:
-            return f"{', '.join(texts)} (from front matter {key}, not a team record)"
-    return None
 
 
 def _ignored_keys(parsed_files: Iterable[_Parsed]) -> list[str]:

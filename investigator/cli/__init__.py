@@ -3,59 +3,127 @@
 Errors reach the user as one line on stderr with the exit code of docs/design.md section 9;
 tracebacks only with `--debug`. Ctrl-C is one line and exit 130 (128 + SIGINT).
 
-Start-up cost is paid by every on-call command (issue 12), so only the invoked command's
-module is imported (`_LazyGroup`), and the driver is loaded without numpy/pandas/pyarrow.
+Start-up cost is paid by every on-call command (issue 12). The group knows each command's
+name and short help (`COMMANDS`), so `investigator --help` imports no command; a command's
+module is imported only when that command is invoked (click's lazy-group pattern), and
+click parses and checks its options before the command's callback imports the driver,
+pydantic's models and the investigation core. The driver, whoever imports it first, loads
+without numpy/pandas/pyarrow.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import logging
 import os
 import sys
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from investigator.errors import InvestigatorError
+
+if TYPE_CHECKING:
+    from importlib.machinery import ModuleSpec
+    from types import ModuleType
+
+# The driver's module that imports numpy, pandas and pyarrow when present, only to hydrate
+# their types, which no command asks for; numpy alone costs about a second per process.
+_DRIVER_OPTIONAL_DEPS = "neo4j._optional_deps"
+_ARRAY_LIBRARIES = ("numpy", "pandas", "pyarrow")
 
 
-def _import_driver_without_array_libraries() -> None:
-    # The driver imports numpy, pandas and pyarrow when present, only to hydrate their types,
-    # which no command asks for; numpy alone costs about a second per process. They are hidden
-    # while the driver loads, then importable again for code that does need them.
-    hidden = [name for name in ("numpy", "pandas", "pyarrow") if name not in sys.modules]
-    for name in hidden:
-        sys.modules[name] = None  # type: ignore[assignment]
-    try:
-        import neo4j  # noqa: F401
-    finally:
+# Import protocols by duck typing: `importlib.abc` itself costs about 25 ms to import.
+class _ArrayLibrariesHidden:
+    """Runs the driver's optional-dependency module with the array libraries hidden, then
+    makes them importable again for code that does need them."""
+
+    def __init__(self, loader: Any) -> None:
+        self._loader = loader
+
+    def create_module(self, spec: ModuleSpec) -> ModuleType | None:
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module: ModuleType) -> None:
+        hidden = [name for name in _ARRAY_LIBRARIES if name not in sys.modules]
         for name in hidden:
-            if sys.modules.get(name, False) is None:
-                del sys.modules[name]
+            sys.modules[name] = None  # type: ignore[assignment]
+        try:
+            self._loader.exec_module(module)
+        finally:
+            for name in hidden:
+                if sys.modules.get(name, False) is None:
+                    del sys.modules[name]
 
 
-_import_driver_without_array_libraries()
+class _DriverWithoutArrayLibraries:
+    """Finds the driver's optional-dependency module, once, with `_ArrayLibrariesHidden`:
+    the driver itself is imported only by the commands that connect, when they do."""
+
+    def find_spec(
+        self, fullname: str, path: object = None, target: ModuleType | None = None
+    ) -> ModuleSpec | None:
+        if fullname != _DRIVER_OPTIONAL_DEPS:
+            return None
+        sys.meta_path.remove(self)  # once, and not asked again by the lookup below
+        spec = importlib.util.find_spec(fullname)
+        if spec is not None and spec.loader is not None:
+            spec.loader = _ArrayLibrariesHidden(spec.loader)  # type: ignore[assignment]
+        return spec
+
+
+if "neo4j" not in sys.modules:
+    sys.meta_path.insert(0, _DriverWithoutArrayLibraries())
 # No pydantic plugin is used; looking for them reads every installed distribution's metadata.
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
-import click  # noqa: E402
-from neo4j.exceptions import ServiceUnavailable, SessionExpired  # noqa: E402
-
-from investigator.errors import InvestigatorError  # noqa: E402
-
-# Command name -> the module under investigator/cli that defines it and has `register(cli)`.
-COMMAND_MODULES: dict[str, str] = {
-    "db": "db",
-    "demo": "demo",
-    "eval": "eval",
-    "generate": "generate",
-    "ingest": "ingest",
-    "investigate": "investigate",
-    "mcp": "mcp",
-    "purge": "purge",
-    "replay": "replay",
-    "runbook": "runbook",
-    "runs": "runs",
-    "schema": "schema",
-    "trace": "trace",
-    "verify": "verify",
-    "warm": "warm",
+# Command name -> (the module under investigator/cli that defines it and has `register(cli)`,
+# the first paragraph of its help: what `investigator --help` lists without importing it;
+# tests/test_cli_surface.py checks it against the command's own help).
+COMMANDS: dict[str, tuple[str, str]] = {
+    "db": ("db", "Run a local Neo4j 5.26 from Maven Central jars (for machines without Docker)."),
+    "demo": (
+        "demo",
+        "Start Neo4j, load the payments incident, investigate it, look up a runbook, replay it.",
+    ),
+    "eval": ("eval", "Score the golden set on three layers, against a naive fulltext baseline."),
+    "generate": (
+        "generate",
+        "Write a deterministic synthetic bundle (same arguments, same bytes).",
+    ),
+    "ingest": (
+        "ingest",
+        "Load a bundle (YAML or JSON file, or a folder of them) into the Knowledge Graph.",
+    ),
+    "investigate": (
+        "investigate",
+        "Investigate a question: claims (fact / inference / hypothesis) bound to evidence.",
+    ),
+    "mcp": ("mcp", "Serve the investigator to MCP clients (Claude Desktop, IDEs, agents)."),
+    "purge": (
+        "purge",
+        "Legally purge the text of ELEMENT_ID in the subject's tenant, KG and lineage.",
+    ),
+    "replay": (
+        "replay",
+        "Re-execute run RUN_ID's tool calls at its known_at and verify chain and pack_hash.",
+    ),
+    "runbook": (
+        "runbook",
+        "Find the runbook version that applies, its owner and the versions rejected.",
+    ),
+    "runs": ("runs", "List your recent runs (your tenant's with --purpose audit), newest first."),
+    "schema": ("schema", "Manage the Knowledge Graph schema (constraints and indexes)."),
+    "trace": (
+        "trace",
+        "Show the lineage of run RUN_ID: goal, plan, tool calls, evidence, pack, claims.",
+    ),
+    "verify": (
+        "verify",
+        "Verify run RUN_ID against its anchor, or (no RUN_ID) the tenant's whole ledger.",
+    ),
+    "warm": ("warm", "The warm process that saves every command its start-up (on by default)."),
 }
 
 
@@ -63,13 +131,25 @@ class _LazyGroup(click.Group):
     """A group that imports a command's module only when that command is looked up."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(set(super().list_commands(ctx)) | set(COMMAND_MODULES))
+        return sorted(set(super().list_commands(ctx)) | set(COMMANDS))
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name not in self.commands and cmd_name in COMMAND_MODULES:
-            module = importlib.import_module(f"investigator.cli.{COMMAND_MODULES[cmd_name]}")
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            module = importlib.import_module(f"investigator.cli.{COMMANDS[cmd_name][0]}")
             module.register(self)
         return super().get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # click's listing, from the table for a command not imported yet (same shortening).
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        rows = []
+        for name in names:
+            cmd = self.commands.get(name) or click.Command(name, help=COMMANDS[name][1])
+            if not cmd.hidden:
+                rows.append((name, cmd.get_short_help_str(limit)))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     def invoke(self, ctx: click.Context) -> object:
         # click answers Ctrl-C with an empty line on stderr before its Abort; ours is one line.
@@ -131,7 +211,7 @@ def cli(debug: bool) -> None:
 def _register() -> None:
     """Import every command now (tests walking the whole tree); `run` loads them lazily."""
     context = click.Context(cli)
-    for name in COMMAND_MODULES:
+    for name in COMMANDS:
         cli.get_command(context, name)
 
 
@@ -190,6 +270,14 @@ def _next_step(exc: click.UsageError) -> str:
     return f": {where}" if where else ""
 
 
+def _driver_unavailable(exc: Exception) -> bool:
+    """The driver's "server unavailable" errors (only possible once a command loaded it)."""
+    errors = sys.modules.get("neo4j.exceptions")
+    return errors is not None and isinstance(
+        exc, (errors.ServiceUnavailable, errors.SessionExpired)
+    )
+
+
 def _run(args: list[str]) -> int:
     try:
         result = cli.main(args=args, prog_name="investigator", standalone_mode=False)
@@ -213,12 +301,12 @@ def _run(args: list[str]) -> int:
     except InvestigatorError as exc:
         _debug_traceback()
         return _fail(str(exc), exc.exit_code)
-    except (ServiceUnavailable, SessionExpired) as exc:
-        _debug_traceback()
-        return _fail(f"Neo4j is unavailable: {exc}", 4)
     except (KeyboardInterrupt, _Interrupted):
         return _interrupted()
     except Exception as exc:  # the last line of defence: one line, exit 1
+        if _driver_unavailable(exc):
+            _debug_traceback()
+            return _fail(f"Neo4j is unavailable: {exc}", 4)
         if _debug_traceback():
             return _fail(f"{type(exc).__name__}: {exc}", 1)
         return _fail(f"{type(exc).__name__}: {exc} (rerun with --debug for a traceback)", 1)

@@ -1,170 +1,23 @@
-"""`investigator investigate`: claims bound to evidence, rejected candidates, missing evidence."""
+"""`investigator investigate`: claims bound to evidence, rejected candidates, missing evidence.
+
+Light at import (click and the standard library): click parses the options, the callback
+checks the times and the subject, and only then imports the investigation core, its models
+and the driver (investigator/cli/investigate_report.py).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import datetime
-
 import click
-from pydantic import ValidationError
 
-from graph_schema.canonical import iso_utc
-from investigator.claims import CauseAssessment, Confounder
-from investigator.cli.first_question import first_question_note
-from investigator.cli.name_hints import unresolved_name_notes, unresolved_service_note
 from investigator.cli.numbers import DecimalNumber, WholeNumber
 from investigator.cli.subject import subject_id_from, subject_options
 from investigator.cli.times import parse_known_at, parse_zoned_time
-from investigator.connection import open_driver
-from investigator.errors import BadInput
-from investigator.investigation import (
+from investigator.defaults import (
     DEFAULT_BUDGET_TOKENS,
     DEFAULT_DEADLINE_S,
+    DEFAULT_MAX_ROUNDS,
     DEFAULT_PURPOSE,
-    InvestigationRequest,
-    InvestigationResult,
-    investigate,
 )
-from investigator.json_documents import investigation_json
-from investigator.planner import DEFAULT_MAX_ROUNDS
-from investigator.settings import resolve_connection
-from investigator.terminal import one_line
-from investigator.timeline import time_references
-
-SUBJECT_ENV = "INVESTIGATOR_SUBJECT"
-
-
-# A claim is built bounded (quotes are cut where they are made); this only guards the line.
-_CLAIM_LIMIT = 2000
-
-
-def _clean(text: object, limit: int = 160) -> str:
-    """One printable line: KG text may carry escape sequences meant for a terminal."""
-    return one_line(text, limit)
-
-
-def _iso(value: datetime | None) -> str:
-    return "-" if value is None else iso_utc(value)
-
-
-def _assessed(cause: Confounder) -> str:
-    """What the mechanism evidence says of a competing or candidate cause, in a few words."""
-    ruled_out = f"ruled out by {', '.join(cause.ruled_out_by)}"
-    named = f"named as the cause by {', '.join(cause.named_by)}"
-    if cause.assessment is CauseAssessment.DISPUTED:
-        return f"disputed: {ruled_out}; {named}"
-    if cause.assessment is CauseAssessment.RULED_OUT:
-        return ruled_out
-    if cause.assessment is CauseAssessment.NAMED_AS_CAUSE:
-        return named
-    return "no mechanism evidence about it"
-
-
-def render_report(
-    result: InvestigationResult,
-    subject: str | None = None,
-    service_note: str | None = None,
-    name_notes: Sequence[str] = (),
-) -> str:
-    """The readable terminal report: verdict, claims, rejections, gaps, stop reason, run id.
-
-    `subject` is the tenant-qualified subject, shown so the follow-up command can be pasted;
-    `service_note` says that `--service` did not resolve, `name_notes` which names of the
-    question did not (cli/name_hints.py).
-    """
-    who = subject or result.subject_id
-    lines = [
-        f"Question   {_clean(result.question, 200)}",
-        f"As of      {_iso(result.as_of)}  (known at {_iso(result.known_at)})  "
-        f"subject {_clean(who)}  purpose {_clean(result.purpose)}",
-        f"Status     {result.status.value}  (stop: {result.stop_reason}, rounds: {result.rounds})"
-        + (f"  verdict: {result.verdict.value}" if result.verdict else ""),
-    ]
-    if service_note:
-        lines.append(f"Service    {service_note}")
-    lines += [f"Name       {note}" for note in name_notes]
-    late = time_references(result.question).after(result.as_of)
-    unplaced = [w for w in result.unresolved_time_words if w not in late]
-    if unplaced:
-        words = ", ".join(repr(_clean(w, 60)) for w in unplaced)
-        lines.append(
-            f"Time       not resolved: {words}; the answer is at as_of. Give --as-of, or the "
-            "time in the question as a date and time with its zone (YYYY-MM-DDTHH:MM:SSZ)"
-        )
-    if late:
-        words = ", ".join(repr(_clean(w, 60)) for w in late)
-        lines.append(
-            f"Time       not used: {words} is after as_of {_iso(result.as_of)}, and as_of "
-            "bounds what the answer may know; the answer is at as_of. Give a later --as-of "
-            "to ask about that time"
-        )
-    lines += [f"Time       {_clean(note, 400)}" for note in result.time_notes]
-    lines += ["", "Claims"]
-    if not result.claims:
-        lines.append("  (none: no claim without evidence)")
-    for claim in result.claims:
-        # Whole: a cut claim loses its validity interval, the part an auditor reads last.
-        lines.append(
-            f"  [{claim.epistemic_status.value:<10}] {_clean(claim.statement, _CLAIM_LIMIT)}"
-        )
-        lines.append(f"               evidence: {', '.join(claim.evidence_ids)}")
-    if result.confounders:
-        # With a verdict they compete with its subject; without one (an open root-cause
-        # question) they are the candidates themselves.
-        heading = "Confounders" if result.verdict is not None else "Candidate causes"
-        if not {"deployment_correlation", "root_cause"} & set(result.intents):
-            heading = "Changes before the first error"  # "what changed before the errors?"
-        lines += ["", heading]
-        for c in result.confounders:
-            lines.append(
-                f"  {_clean(c.element_id)} at {_iso(c.at)} ({c.evidence_id}): {_assessed(c)}"
-            )
-    unresolved = [c for c in result.conflicts if c.resolution == "unresolved"]
-    if unresolved:
-        lines += ["", "Unresolved conflicts"]
-        for conflict in unresolved:
-            lines.append(f"  {_clean(conflict.conflict_key)}: {', '.join(conflict.evidence_ids)}")
-    lines += ["", "Evidence"]
-    for ev in result.evidence:
-        extra = f" [{', '.join(ev.transformations)}]" if ev.transformations else ""
-        lines.append(
-            f"  {ev.evidence_id}  {_clean(ev.element_id, 70)}  "
-            f"({', '.join(ev.evidence_types)}){extra}"
-        )
-        lines.append(f"      {_clean(ev.content, 150)}")
-    if result.rejected:
-        lines += ["", "Rejected"]
-        for rej in result.rejected:
-            target = f" -> {_clean(rej.replacement)}" if rej.replacement else ""
-            winner = f" (winner {rej.winner})" if rej.winner and not rej.replacement else ""
-            lines.append(f"  {_clean(rej.element_id, 70)}: {rej.reason}{target}{winner}")
-    lines += ["", "Missing evidence"]
-    if not result.missing_evidence:
-        lines.append("  none")
-    for m in result.missing_evidence:
-        flag = "required" if m.required else "would strengthen"
-        lines.append(f"  {m.evidence_type} ({flag}): {m.description}")
-    lines += [
-        "",
-        f"Pack       {result.pack_id}  {result.pack_hash}",
-        f"Run        {result.run_id}  "
-        f"(trace: investigator trace {result.run_id} --subject {_clean(who)})",
-    ]
-    return "\n".join(lines)
-
-
-def _question_problem(question: str, err: dict[str, object]) -> str:
-    """A refused QUESTION in one line: what is wrong with it and what to ask instead."""
-    limits = err.get("ctx")
-    if err.get("type") == "string_too_long" and isinstance(limits, dict):
-        return (
-            f"QUESTION is {len(question)} characters, more than the {limits['max_length']} an "
-            "investigation reads: ask about the alert, service or error code in a sentence, "
-            "not the whole payload"
-        )
-    if err.get("type") == "string_too_short":
-        return 'QUESTION is empty: ask it in words ("Was the 10:02 release related to PAY-4097?")'
-    return f"QUESTION: {err.get('msg', 'invalid')}"
 
 
 @click.command(name="investigate")
@@ -252,55 +105,25 @@ def investigate_command(
           --as-of 2026-07-23T10:03:00Z --subject acme/user:alice
       investigator investigate "Who owned svc:payment-api?" --subject acme/user:bob --json
     """
+    asked = parse_zoned_time("--as-of", as_of)
+    known = parse_known_at("--known-at", known_at)
     subject_id = subject_id_from(subject, tenant)
-    try:
-        request = InvestigationRequest(
-            question=" ".join(question),
-            subject_id=subject_id,
-            purpose=purpose,
-            service_id=service,
-            as_of=parse_zoned_time("--as-of", as_of),
-            known_at=parse_known_at("--known-at", known_at),
-            max_rounds=max_rounds,
-            budget_tokens=budget_tokens,
-            idempotency_key=idempotency_key,
-            deadline_s=deadline_s,
-        )
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err.get("loc", ())) or "input"
-        flag = "--" + where.replace("_id", "").replace("_s", "-seconds").replace("_", "-")
-        if where == "question":
-            raise BadInput(_question_problem(" ".join(question), dict(err))) from None
-        raise BadInput(f"{flag}: {err.get('msg', 'invalid')}") from None
-    from cypher_templates.executor import TemplateExecutor
-    from investigator.context_graph.recorder import RunRecorder, ctx_database_from_env
+    # Checked without the driver or the core's models: they are imported from here on.
+    from investigator.cli.investigate_report import run_investigation
 
-    settings = resolve_connection()
-    driver = open_driver(settings)
-    try:
-        # The configured databases, as `runbook` and `replay` use them.
-        with first_question_note(driver, settings.database, "investigation"):
-            result = investigate(
-                request,
-                driver=driver,
-                executor=TemplateExecutor(driver, database=settings.database),
-                recorder=RunRecorder(driver, ctx_database_from_env(settings.database)),
-            )
-        service_note = unresolved_service_note(
-            driver, settings.database, request.subject_id, result
-        )
-        name_notes = unresolved_name_notes(driver, settings.database, request.subject_id, result)
-    finally:
-        driver.close()
-    if json_out:
-        click.echo(investigation_json(result))
-        # stdout holds the one JSON document; the notes go to stderr
-        for note in [service_note, *name_notes]:
-            if note:
-                click.echo(f"note: {note}", err=True)
-    else:
-        click.echo(render_report(result, request.subject_id, service_note, name_notes))
+    run_investigation(
+        question,
+        service,
+        asked,
+        known,
+        subject_id,
+        purpose,
+        max_rounds,
+        budget_tokens,
+        deadline_s,
+        idempotency_key,
+        json_out,
+    )
 
 
 def register(cli: click.Group) -> None:

@@ -17,11 +17,8 @@ from investigator.cli.subject import (
     reader_inputs,
     subject_options,
 )
-from investigator.connection import open_driver
-from investigator.context_graph.recorder import ctx_database_from_env
-from investigator.context_graph.runs import MAX_LIMIT, list_runs
+from investigator.defaults import RUNS_MAX_LIMIT as MAX_LIMIT
 from investigator.errors import BadInput
-from investigator.settings import resolve_connection
 from investigator.terminal import one_line
 
 
@@ -58,6 +55,11 @@ def runs_command(
     if not 1 <= count <= MAX_LIMIT:
         raise BadInput(f"--limit must be between 1 and {MAX_LIMIT}, got {count}")
     ref, purpose = reader_inputs(subject, tenant, purpose)
+    from investigator.connection import open_driver
+    from investigator.context_graph.recorder import ctx_database_from_env
+    from investigator.context_graph.runs import list_runs
+    from investigator.settings import resolve_connection
+
     settings = resolve_connection()
     driver = open_driver(settings)
     try:

@@ -6,6 +6,9 @@ Precedence, field by field: flag (`--subject`, `--tenant`) > environment
 ignores a tenant from a lower-precedence source and refuses a contradicting one from the same
 or a higher source. A missing or malformed subject or tenant is bad input (exit 2); a
 well-formed one that names no principal in that tenant is decided later, in the KG (exit 3).
+
+Only click at import: the options are declared with the command, whose module stays light
+(pydantic and the subject model are imported when a subject is read).
 """
 
 from __future__ import annotations
@@ -16,16 +19,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from cypher_templates.subject import (
-    TENANT_PATTERN,
-    SubjectRef,
-    check_names_an_id,
-    check_tenant_written,
-)
 from investigator.errors import BadInput
-from investigator.settings import config_file_path, read_config_table
 
 if TYPE_CHECKING:
+    from cypher_templates.subject import SubjectRef
     from investigator.context_graph.audit import RunReader
 
 SUBJECT_ENV = "INVESTIGATOR_SUBJECT"
@@ -62,6 +59,8 @@ def subject_options(func: F) -> F:
 
 
 def _config_subject() -> dict[str, str]:
+    from investigator.settings import config_file_path, read_config_table
+
     section = read_config_table("subject")
     unknown = sorted(set(section) - {"id", "tenant"})
     if unknown:
@@ -85,12 +84,16 @@ def _check_text(what: str, value: str) -> str:
 
 
 def _is_qualified(text: str) -> bool:
+    from cypher_templates.subject import TENANT_PATTERN
+
     head, sep, rest = text.partition("/")
     return bool(sep and rest and TENANT_PATTERN.fullmatch(head))
 
 
 def subject_ref_from(flag_subject: str | None, flag_tenant: str | None) -> SubjectRef:
     """The tenant-qualified subject of a command (see the module doc for the precedence)."""
+    from cypher_templates.subject import SubjectRef, check_names_an_id, check_tenant_written
+
     file_cfg: dict[str, str] | None = None
 
     def from_file() -> dict[str, str]:

@@ -8,7 +8,7 @@ from typing import Any
 
 import neo4j
 
-from graph_schema.backdating import RecordFloor
+from graph_schema.record_floor import RecordFloor
 from investigator.context_graph.audit import (
     PURGE_QUESTION,
     WITHHELD_TEXT,
@@ -17,10 +17,11 @@ from investigator.context_graph.audit import (
     unreadable_ids,
 )
 from investigator.context_graph.models import RunSummary
+from investigator.defaults import RUNS_MAX_LIMIT
 from investigator.errors import BadInput
 from investigator.timeline import instant_of
 
-MAX_LIMIT = 1000
+MAX_LIMIT = RUNS_MAX_LIMIT
 
 # Only the reader's tenant, and only its own runs unless it reads under `audit` ($all).
 _RECENT_RUNS = (

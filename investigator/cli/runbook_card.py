@@ -1,0 +1,278 @@
+"""`investigator runbook`'s lookup and its card: imported by the command once its options
+have passed the checks that need nothing heavy (investigator/cli/runbook.py)."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+import click
+from pydantic import ValidationError
+
+from graph_schema.canonical import iso_utc
+from investigator.cli.first_question import first_question_note
+from investigator.connection import open_driver
+from investigator.context_graph.recorder import RunRecorder, ctx_database_from_env
+from investigator.errors import BadInput
+from investigator.evidence import RejectionReason
+from investigator.json_documents import runbook_json
+from investigator.runbook_lookup import (
+    LookupTarget,
+    RunbookAnswer,
+    RunbookLookup,
+    RunbookQuery,
+    RunbookVersion,
+)
+from investigator.settings import resolve_connection
+from investigator.terminal import one_line, step_line
+from investigator.timeline import time_references
+
+# The argument each target is given by, as the user types it, and what to give instead when
+# it is refused (one line: what is wrong and the next step).
+_ARGUMENT = {
+    LookupTarget.SERVICE: "--service",
+    LookupTarget.ALERT: "--alert",
+    LookupTarget.ERROR_CODE: "--error-code",
+    LookupTarget.TEXT: "TEXT",
+}
+_WANTED = {
+    LookupTarget.SERVICE: ("the service's id or name", "--service svc:checkout"),
+    LookupTarget.ALERT: ("the alert's name", "--alert KubePodCrashLooping"),
+    LookupTarget.ERROR_CODE: ("the error code", "--error-code PAY-4097"),
+}
+
+
+def _next_step(target: LookupTarget) -> str:
+    """What to give instead of a refused value of `target`."""
+    if target is LookupTarget.TEXT:
+        return "paste the alert name or its summary, or use --alert NAME"
+    what, example = _WANTED[target]
+    return f"give {what} ({example})"
+
+
+# A step is one line of the runbook, often a command: shown whole so it can be copied (a
+# line cut with "…" at 110 characters could not be), bounded against a hostile file.
+STEP_MAX = 2000
+
+
+def _clean(text: object, limit: int = 200) -> str:
+    """One printable line: KG text may carry escape sequences meant for a terminal."""
+    return one_line(text, limit)
+
+
+def _iso(value: datetime | None) -> str:
+    if value is None:
+        return "open"
+    return iso_utc(value)
+
+
+# A source version an importer wrote: the file's commit or content hash.
+_FILE_VERSION = re.compile(r"^(git|sha256):([0-9a-f]{12})[0-9a-f]*$")
+
+
+def _version(v: RunbookVersion) -> str:
+    """The version as a reader knows it: the document's own label (`v3`); for an imported
+    file without one (its `version` is then the record version), the commit or content hash
+    it was read from, short (`git:82bd2d9c1a2b`): `v1` read as the runbook's version 1.
+    Shown on the card only: the answer replay compares stays as recorded."""
+    own_label = v.version != v.record_version or re.search(r"@v\d+$", v.id)
+    match = _FILE_VERSION.match(v.source_version or "")
+    if match and not own_label:
+        return f"{match.group(1)}:{match.group(2)}"
+    return f"v{v.version}" if isinstance(v.version, int) else _clean(v.version or "?")
+
+
+def text_time(text: str, as_of: datetime | None) -> tuple[datetime | None, str | None]:
+    """The instant a TEXT lookup is at when no --as-of is given, and the card's `Time` line.
+
+    A hurried "payment recovery runbook on 2026-07-23T10:05:00Z" means the version in force
+    then: one time the text places (investigator.timeline) is the lookup's as_of, said so.
+    Words it cannot place alone ("yesterday", "then", two times), or a time beside --as-of,
+    are not used, and the line says so instead of the card being silently at now.
+    """
+    refs = time_references(text)
+    placed = sorted({n.at for n in refs.named})
+    words = [n.words for n in refs.named] + refs.unresolved
+    if refs.event_words:
+        words.append(refs.event_words)
+    if not words:
+        return None, None
+    quoted = ", ".join(repr(_clean(w, 60)) for w in dict.fromkeys(words))
+    if as_of is None and len(placed) == 1 and not refs.unresolved and refs.event is None:
+        reading = next(n.reading for n in refs.named if n.at == placed[0])
+        how = f" ({reading})" if reading else ""
+        return placed[0], f"from the text: {quoted}{how}; --as-of sets another time"
+    if as_of is not None and placed == [as_of] and not refs.unresolved and refs.event is None:
+        return None, None  # the text and --as-of name the same instant
+    if as_of is not None:
+        return None, f"not used: {quoted} in the text: --as-of was given, and is this card's time"
+    return None, (
+        f"not used: {quoted} in the text (only one date or date-time with its year is used); "
+        "the card is at now. Give --as-of T (ISO-8601 with a zone) for the version in force then"
+    )
+
+
+_UNTRUSTED = RejectionReason.REJECTED_UNTRUSTED_INSTRUCTION
+_NOT_VALID = "is valid at as_of (see Rejected)"
+_WITHHELD = (
+    "is served: the version found is withheld as untrusted text with an instruction-like "
+    "fragment (see Rejected)"
+)
+# The gate's detail ends with the fragment it matched, quoted (investigator/gate.py).
+_FRAGMENT = re.compile(r"instruction-like text: (.+)$")
+
+
+def _untrusted_hint(detail: str) -> str:
+    """Under a version withheld as an untrusted instruction: the fragment that matched (the
+    subject's own visible text) and how a team that trusts the source imports it."""
+    match = _FRAGMENT.search(detail)
+    fragment = f"matched {_clean(match.group(1), 120)}; " if match else ""
+    return (
+        f"({fragment}imported untrusted: a team that trusts this source imports it with "
+        "--trusted, see docs/security.md)"
+    )
+
+
+def render_card(
+    answer: RunbookAnswer, subject: str | None = None, time_note: str | None = None
+) -> str:
+    """The short, readable card the on-call engineer sees (`subject`: tenant-qualified;
+    `time_note`: what became of a time written in the TEXT, `text_time`)."""
+    lines: list[str] = []
+    rb = answer.runbook
+    untrusted = [r for r in answer.rejected if r.reason is _UNTRUSTED]
+    if rb is None:
+        # The note is the whole answer here (issue 13): room for its reason and its hint.
+        note = answer.note or "nothing valid at as_of"
+        if untrusted and len(untrusted) == len(answer.rejected):
+            # Valid, but withheld: "no version ... is valid" read as an outdated runbook.
+            note = note.replace(_NOT_VALID, _WITHHELD, 1)
+        lines.append(f"No runbook: {_clean(note, 400)}")
+    else:
+        lines.append(
+            f"Runbook   {_clean(rb.title or rb.id)}  [{_clean(rb.id)}, {_version(rb)}, "
+            f"{_clean(rb.trust)}]"
+        )
+        # An imported runbook states no validity at all: no line for it (it is in force
+        # until a new version replaces it); a start alone missing is said in words.
+        if rb.valid_from is not None or rb.valid_to is not None:
+            start = _iso(rb.valid_from) if rb.valid_from is not None else "(no start recorded)"
+            lines.append(f"Valid     {start} -> {_iso(rb.valid_to)}")
+        if rb.fallback_via:
+            # Issue 15: another element's runbook, said so, with the path it was reached by.
+            lines.append(f"Fallback  via {_clean(rb.fallback_via)} (none of its own)")
+            # The Fallback line says what the note's "fallback: ..." says; what comes before it
+            # (the record times of a runbook that states no validity) is shown.
+            before = (answer.note or "").partition("fallback: ")[0].rstrip("; ")
+            if before:
+                lines.append(f"Note      {_clean(before, 300)}")
+        elif answer.note:
+            # A runbook found by the alert's name alone: the card says what ties it.
+            lines.append(f"Note      {_clean(answer.note, 300)}")
+    lines.append(f"As of     {_iso(answer.as_of)}  (known at {_iso(answer.known_at)})")
+    if time_note:
+        lines.append(f"Time      {_clean(time_note, 300)}")
+    if answer.owner_detail is not None:
+        o = answer.owner_detail
+        name = f" ({_clean(o.team_name)})" if o.team_name else ""
+        lines.append(
+            f"Owner     {_clean(o.team)}{name}  via {_clean(o.basis)}, since {_iso(o.valid_from)}"
+        )
+    elif not answer.resolved and answer.target is not LookupTarget.TEXT:
+        # A runbook found by the name alone (no alert record): no record names an owner.
+        what = (
+            "found by its name alone, no record names an owner"
+            if rb is not None
+            else "the target did not resolve"
+        )
+        lines.append(f"Owner     unknown: {what}")
+    else:
+        lines.append("Owner     unknown at as_of")
+    if rb is not None and rb.contact:
+        # The page's own words about whom to ask: shown, never taken for an owner of record.
+        lines.append(f"Contact   {_clean(rb.contact, 300)}")
+    ro = answer.runbook_owner
+    if ro is not None and (answer.owner_detail is None or ro.team != answer.owner_detail.team):
+        # Issue 12: the team to page is `Owner`; the runbook's own owner, when another team.
+        lines.append(
+            f"          runbook's own owner: {_clean(ro.team)}  via {_clean(ro.basis)}, "
+            f"since {_iso(ro.valid_from)}"
+        )
+    if rb is not None:
+        lines.append(f"Locator   {_clean(rb.steps_locator or rb.locator or '-')}")
+        for i, step in enumerate(rb.steps):
+            # Indentation kept: a YAML or shell block copied from the card stays as written.
+            lines.append(("Steps     " if i == 0 else "          ") + step_line(step, STEP_MAX))
+        if rb.steps_note:
+            # Why these are not the steps of the section asked about.
+            lead = "          " if rb.steps else "Steps     "
+            lines.append(f"{lead}({_clean(rb.steps_note, 300)})")
+    for i, r in enumerate(answer.rejected):
+        target = f" -> {_clean(r.replacement)}" if r.replacement else ""
+        version = f"v{r.version}" if isinstance(r.version, int) else _clean(r.version)
+        lines.append(
+            ("Rejected  " if i == 0 else "          ")
+            + f"{_clean(r.element_id)} ({version}): {r.reason.value}{target}"
+        )
+        if r.reason is _UNTRUSTED:
+            lines.append(f"          {_untrusted_hint(r.detail)}")
+    for p in answer.policies:
+        lines.append(f"Policy    {_clean(p.title or p.id)}  [{_clean(p.id)}]")
+    for alt in answer.alternatives:
+        via = f"  via {_clean(alt.fallback_via)}" if alt.fallback_via else ""
+        lines.append(f"Also      {_clean(alt.title or alt.id)}  [{_clean(alt.id)}]{via}")
+    replay = f"investigator replay {answer.run_id}" + (f" --subject {subject}" if subject else "")
+    lines.append(f"Run       {answer.run_id}  (replay: {replay})")
+    return "\n".join(lines)
+
+
+def run_lookup(
+    target_name: str,
+    value: str | None,
+    asked: datetime | None,
+    known: datetime | None,
+    subject_id: str,
+    purpose: str | None,
+    json_out: bool,
+) -> None:
+    """The rest of `investigator runbook` once its target, times and subject are checked:
+    the text's time, the query, the lookup (recorded) and its card or JSON."""
+    target = LookupTarget(target_name)
+    from_text, time_note = (
+        text_time(value or "", asked) if target is LookupTarget.TEXT else (None, None)
+    )
+    when = asked or from_text or datetime.now(UTC)
+    try:
+        query = RunbookQuery(
+            target=target,
+            value=value or "",
+            subject_id=subject_id,
+            as_of=when,
+            known_at=known,
+            purpose=purpose,
+        )
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        field = ".".join(str(p) for p in error.get("loc", ())) or "input"
+        message = str(error.get("msg", "invalid")).removeprefix("Value error, ")
+        if field == "value":
+            # Named as the user typed it, with what to do next ("value" means nothing to them).
+            problem = message.removeprefix("the lookup target ")
+            raise BadInput(f"{_ARGUMENT[target]} {problem}: {_next_step(target)}") from None
+        raise BadInput(f"--{field.removesuffix('_id')}: {message}") from None
+    settings = resolve_connection()
+    driver = open_driver(settings)
+    try:
+        lookup = RunbookLookup(
+            driver,
+            database=settings.database,
+            recorder=RunRecorder(driver, ctx_database_from_env(settings.database)),
+        )
+        with first_question_note(driver, settings.database, "runbook lookup"):
+            answer = lookup.lookup(query)
+    finally:
+        driver.close()
+    if json_out:
+        click.echo(runbook_json(answer))
+    else:
+        click.echo(render_card(answer, subject_id, time_note))
