@@ -114,3 +114,15 @@ def test_an_image_is_no_step(imported: neo4j.Driver, invoke) -> None:  # type: i
     assert card["id"] == "runbook:gitaly-queuing"
     assert card["steps"][0] == "* Gitaly queueing alerts"
     assert not any("![" in line for line in card["steps"])
+
+
+def test_investigate_previews_a_finding_without_its_underline(  # type: ignore[no-untyped-def]
+    imported: neo4j.Driver, invoke
+) -> None:
+    result = invoke(
+        "investigate", "Backdoor:EC2/Spambot fired, what do I do?", "--subject", "user:oncall"
+    )
+    assert result.code == 0, result
+    assert "runbook:backdoor-ec2-spambot" in result.out
+    assert "      Backdoor:EC2/Spambot ### An EC2 instance talks" in result.out
+    assert "-----" not in result.out
