@@ -41,6 +41,7 @@ from cypher_templates.plan import PlanStep, QueryPlan
 from graph_schema.alert_names import alert_names, identifier_words, is_alert_name
 from graph_schema.canonical import iso_utc
 from graph_schema.front_matter_contact import front_matter_contact
+from graph_schema.importers.markdown_sections import heading_text
 from investigator.context_graph.models import RunStatus
 from investigator.context_graph.recorder import RunRecorder
 from investigator.entity_suggestions import (
@@ -331,11 +332,21 @@ def _file_name(runbook_id: str) -> str:
 
 
 def _name_forms(name: str) -> list[str]:
-    """An alert name as written, and its words joined as files name it (`-`, `_`)."""
+    """An alert name as written, and its words joined as files name it (`-`, `_`); a
+    finding's name (`Backdoor:EC2/Spambot`) also as AWS files it, its `:` `/` `.` as `-`
+    (`backdoor-ec2-spambot`)."""
     words = identifier_words(name)
+    parts = [p for p in _NAME_SEPARATORS.split(name.casefold()) if p]
+    # Only for such a name: an alert's forms (and the lookups they plan) stay as they were.
+    filed = ["-".join(parts)] if len(parts) >= 2 and _FINDING_MARK.search(name) else []
     if len(words) < 2:
-        return [name]
-    return list(dict.fromkeys([name, "-".join(words), "_".join(words)]))
+        return list(dict.fromkeys([name, *filed]))
+    return list(dict.fromkeys([name, "-".join(words), "_".join(words), *filed]))
+
+
+# What separates the parts of a finding's name (`UnauthorizedAccess:IAMUser/X.OutsideAWS`).
+_NAME_SEPARATORS = re.compile(r"[:/.\s_-]+")
+_FINDING_MARK = re.compile(r"[:/.]")
 
 
 def _spelled_alike(name: str, alert_names: list[str]) -> bool:
@@ -364,8 +375,10 @@ def _resolution_steps(names: list[str], label: str, limit: int) -> list[PlanStep
 def _has_heading(ev: Evidence, heading: str) -> bool:
     """Whether runbook `ev` has a section headed exactly `heading`, in any case."""
     titles = ev.props.get("section_titles")
-    wanted = heading.strip().casefold()
-    return isinstance(titles, list) and any(str(t).strip().casefold() == wanted for t in titles)
+    wanted = heading_text(heading).casefold()
+    if not isinstance(titles, list):
+        return False
+    return any(heading_text(str(t)).casefold() == wanted for t in titles)
 
 
 def _others_note(run: _Lookup) -> str:

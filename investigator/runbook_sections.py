@@ -28,7 +28,13 @@ from urllib.parse import unquote, urlsplit
 from pydantic import BaseModel, ConfigDict
 
 from graph_schema.alert_names import alert_names, is_alert_name
-from graph_schema.importers.markdown_sections import Section, anchor_for, sections_of
+from graph_schema.importers.markdown_sections import (
+    Section,
+    anchor_for,
+    fence_marker,
+    heading_text,
+    sections_of,
+)
 from investigator.evidence import Evidence, evidence_id_for, sha256_text
 from investigator.runbook_search import query_stems, spelled_out, text_stems
 
@@ -106,9 +112,15 @@ def question_focus(question: str) -> SectionFocus:
 
 # A Markdown rule (`---`, `***`, `___`): a separator, never a step.
 _RULE_LINE = re.compile(r"^\s{0,3}([-*_])(?:\s*\1){2,}\s*$")
-# A code fence's marker line (```bash, ~~~): not a step; the commands inside it are. Any
-# indent: a fence inside a list item is indented as deep as the item.
-_FENCE_LINE = re.compile(r"^\s*(?:`{3,}|~{3,})")
+
+
+def _is_fence(line: str) -> bool:
+    """Whether `line` is a code fence's marker line (```bash, ~~~): not a step; the commands
+    inside it are. Any indent: a fence inside a list item is indented as deep as the item.
+    ```` ```sudo iotop -P -a``` ```` is inline code, a step (`fence_marker`)."""
+    return fence_marker(line, indent=None) is not None
+
+
 # Lines a command cut by MAX_STEP_LINES may add to be shown whole; a longer one is left out.
 _FENCE_MORE = MAX_STEP_LINES
 # A steps section that says there is none ("This is not expected to occur, therefore, there
@@ -129,6 +141,11 @@ _COMMENT_OPEN, _COMMENT_CLOSE = "<!--", "-->"
 _LINK_DEFINITION = re.compile(r"^\s{0,3}\[(?!\^)([^\]]+)\]:\s*(\S+)")
 # A line that starts a block of its own: never the continuation of a wrapped line.
 _BLOCK_START = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|#{1,6}\s|>|\|)")
+# A line that is only an image (`![Gitaly Queuing Graph](../../img/x.png)`, linked or not):
+# a picture a terminal cannot show, never a step.
+_IMAGE_LINE = re.compile(r"^\s*(?:\[\s*)?!\[[^\]]*\]\([^)]*\)(?:\s*\]\([^)]*\))?\s*$")
+# A heading inside a section's text (an aside's, `###### Note`): shown as its label, `Note:`.
+_INNER_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
 
 
 def _uncommented(line: str, in_comment: bool) -> tuple[str, bool]:
@@ -161,7 +178,7 @@ def _items(text: str) -> list[tuple[str, int | None]]:
     in_comment = False
     joinable = False  # whether the last item is prose a wrapped line continues
     for raw in text.splitlines():
-        if _FENCE_LINE.match(raw) and not in_comment:
+        if _is_fence(raw) and not in_comment:
             fences += fence is None
             fence = fences if fence is None else None
             indent = len(raw) - len(raw.lstrip(" "))
@@ -173,8 +190,18 @@ def _items(text: str) -> list[tuple[str, int | None]]:
                 items.append((raw[cut:].rstrip(), fence))
             continue
         line, in_comment = _uncommented(raw, in_comment)
-        if not line.strip() or _RULE_LINE.match(line) or _LINK_DEFINITION.match(line):
-            # A blank line, a comment's or a definition's ends a paragraph.
+        if (
+            not line.strip()
+            or _RULE_LINE.match(line)
+            or _LINK_DEFINITION.match(line)
+            or _IMAGE_LINE.match(line)
+        ):
+            # A blank line, a comment's, a definition's or an image's ends a paragraph.
+            joinable = False
+            continue
+        if heading := _INNER_HEADING.match(line):
+            title = heading_text(heading.group(1))
+            items.append((title if title.endswith((":", ".", "?", "!")) else f"{title}:", None))
             joinable = False
             continue
         if joinable and not _BLOCK_START.match(line):
@@ -241,7 +268,7 @@ def _marked(body: str, titles: re.Pattern[str]) -> list[str]:
     found: list[tuple[re.Pattern[str] | None, list[str]]] = []
     fenced = False
     for line in body.splitlines():
-        if _FENCE_LINE.match(line):
+        if _is_fence(line):
             fenced = not fenced
         elif not fenced and _label(line) is not None:
             found.append((_marker(line), [line]))
@@ -272,9 +299,9 @@ def _scope_end(sections: list[Section], start: int) -> int:
 
 def _named(sections: list[Section], names: tuple[str, ...]) -> int | None:
     for name in names:
-        anchor, folded = anchor_for(name), name.strip().casefold()
+        anchor, folded = anchor_for(name), heading_text(name).casefold()
         for i, section in enumerate(sections):
-            if section.anchor == anchor or section.title.casefold() == folded:
+            if section.anchor == anchor or heading_text(section.title).casefold() == folded:
                 return i
     return None
 
@@ -318,9 +345,12 @@ def headed_by(titles: object, names: Iterable[str], question: str | None = None)
     or (given the `question`) by an alert name the question spells out in words."""
     if not isinstance(titles, list):
         return False
-    alerts = [str(t).strip() for t in titles if is_alert_name(str(t).strip())]
-    wanted = {name.casefold() for name in names}
-    if any(title.casefold() in wanted for title in alerts):
+    # A title is kept as written: ``## `KubeX` `` is "`KubeX`", the section of KubeX.
+    read = [heading_text(str(t)) for t in titles]
+    alerts = [title for title in read if is_alert_name(title)]
+    wanted = {name.strip().casefold() for name in names}
+    # A name as the pager writes it (`Backdoor:EC2/Spambot`) heads its section exactly.
+    if any(title.casefold() in wanted for title in read):
         return True
     return question is not None and bool(spelled_out(question, alerts))
 
@@ -464,8 +494,9 @@ def _structure(ev: Evidence) -> tuple[list[Section], dict[str, str]] | None:
 
 
 def _alert_sections(sections: list[Section]) -> list[int]:
-    """The indexes of the sections whose heading is an alert's name."""
-    return [i for i, s in enumerate(sections) if is_alert_name(s.title.strip())]
+    """The indexes of the sections whose heading is an alert's name (in backticks or not:
+    ``## `KubeContainersWaitingInError` ``)."""
+    return [i for i, s in enumerate(sections) if is_alert_name(heading_text(s.title))]
 
 
 def _chosen(sections: list[Section], alerts: list[int], focus: SectionFocus) -> int | None:
@@ -547,7 +578,7 @@ def _used_links(content: str, lines: list[str]) -> list[str]:
     defined: dict[str, str] = {}
     fenced = False
     for line in content.splitlines():
-        if _FENCE_LINE.match(line):
+        if _is_fence(line):
             fenced = not fenced
         elif not fenced and (match := _LINK_DEFINITION.match(line)):
             defined.setdefault(match.group(1).strip().casefold(), line.strip())

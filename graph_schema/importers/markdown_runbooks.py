@@ -95,6 +95,7 @@ from graph_schema.importers.link_targets import (
 )
 from graph_schema.importers.markdown_sections import (
     FrontMatterError,
+    heading_text,
     sections_of,
     split_front_matter,
 )
@@ -369,7 +370,7 @@ def _holds_alert_sections(file: Path) -> bool:
         _, body = split_front_matter(read_local_file(file).decode("utf-8"))
     except (OSError, UnicodeDecodeError, FrontMatterError):
         return False
-    alerts = [s for s in sections_of(body) if is_alert_name(s.title.strip())]
+    alerts = [s for s in sections_of(body) if is_alert_name(heading_text(s.title))]
     return len(alerts) >= 2
 
 

@@ -3,6 +3,7 @@ have passed the checks that need nothing heavy (investigator/cli/investigate.py)
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -30,6 +31,17 @@ _CLAIM_LIMIT = 2000
 def _clean(text: object, limit: int = 160) -> str:
     """One printable line: KG text may carry escape sequences meant for a terminal."""
     return one_line(text, limit)
+
+
+# A line of only `-`, `=`, `*` or `_` (a Markdown rule, a setext heading's underline): no
+# words, and `Backdoor:EC2/Spambot -------------------- ###` led a GuardDuty page's preview.
+_RULE_LINE = re.compile(r"^\s*([-=*_])(?:\s*\1){2,}\s*$")
+
+
+def _preview(content: object) -> str:
+    """An evidence item's text as its one-line preview: its Markdown rule lines left out."""
+    text = str(content or "")
+    return "\n".join(line for line in text.splitlines() if not _RULE_LINE.match(line))
 
 
 def _iso(value: datetime | None) -> str:
@@ -120,7 +132,7 @@ def render_report(
             f"  {ev.evidence_id}  {_clean(ev.element_id, 70)}  "
             f"({', '.join(ev.evidence_types)}){extra}"
         )
-        lines.append(f"      {_clean(ev.content, 150)}")
+        lines.append(f"      {_clean(_preview(ev.content), 150)}")
     if result.rejected:
         lines += ["", "Rejected"]
         for rej in result.rejected:
