@@ -124,7 +124,7 @@ _WITHHELD = (
 _FRAGMENT = re.compile(r"instruction-like text: (.+)$")
 
 
-def _untrusted_hint(detail: str) -> str:
+def untrusted_hint(detail: str) -> str:
     """Under a version withheld as an untrusted instruction: the fragment that matched (the
     subject's own visible text) and how a team that trusts the source imports it."""
     match = _FRAGMENT.search(detail)
@@ -212,7 +212,7 @@ def render_card(
             + f"{_clean(r.element_id)} ({version}): {r.reason.value}{target}"
         )
         if r.reason is _UNTRUSTED:
-            lines.append(f"          {_untrusted_hint(r.detail)}")
+            lines.append(f"          {untrusted_hint(r.detail)}")
     for p in answer.policies:
         lines.append(f"Policy    {_clean(p.title or p.id)}  [{_clean(p.id)}]")
     for alt in answer.alternatives:
