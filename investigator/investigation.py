@@ -185,13 +185,12 @@ def withheld_runbook_gaps(
     if not withheld:
         return missing
     names = ", ".join(withheld)
-    found = (
-        f"a runbook was found ({names})" if len(withheld) == 1 else f"runbooks were found ({names})"
-    )
+    one = len(withheld) == 1
+    found = f"a runbook was found ({names})" if one else f"runbooks were found ({names})"
     description = (
         f"{found} but withheld as untrusted text with an instruction-like fragment (see "
-        "Rejected); whoever owns the import re-ingests it with --trusted if that source is "
-        "trusted (docs/security.md)"
+        f"Rejected); whoever owns the import re-ingests {'it' if one else 'them'} with "
+        "--trusted if that source is trusted (docs/security.md)"
     )
     return [
         m.model_copy(update={"description": description})
