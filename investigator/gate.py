@@ -89,11 +89,19 @@ _AGENT_DIRECTED_RULES: tuple[_Rule, ...] = (
     # English override phrases
     _rule(
         "ignore|disregard|forget|override|bypass",
-        r"\b(ignore|disregard|forget|override|bypass)\b"
+        # not part of a label or flag (`firewall-action::bypass`, `bypass-action:hot`: The
+        # rule ...): a word joined by `:` or `-` names a thing
+        r"(?<![:-])\b(ignore|disregard|forget|override|bypass)\b(?![:-]\w)"
         + _SENTENCE_GAP
         + r"\b(instructions?|rules?|polic(y|ies)|guardrails?|prompts?|context|previous|above)\b",
     ),
-    _rule("you are now", r"\byou are now\b"),
+    # a role assigned to the reader ("you are now an administrator", "... in developer mode"),
+    # not a step's new state ("you are now responsible for copying that archive")
+    _rule(
+        "you are now",
+        r"\byou are now (an? |the |in )?(\w+ )?(admin|administrator|superuser|developer|"
+        r"assistant|ai|model|bot|agent|dan|unrestricted|jailbroken|uncensored|mode)\b",
+    ),
     _rule("instruction", r"\b(new|updated) (system )?instructions?\b"),
     _rule("system prompt", r"\bsystem prompt\b"),
     _rule("act as", r"\bact as (an? )?(admin|administrator|root|developer)\b"),
@@ -133,6 +141,8 @@ _AGENT_DIRECTED_RULES: tuple[_Rule, ...] = (
     _rule(
         "exfiltrate|send|forward|email|post",
         r"\b(?<!port-)(?<!-X )(?<!--request )(exfiltrate|send|forward|email|post)\b"
+        # "a POST request to /oauth/token" names an HTTP method, not a request to post
+        + r"(?!\s+requests?\b)"
         + _WITHIN
         + r"\b(credentials?|passwords?|secrets?|tokens?|api keys?)\b",
     ),
@@ -151,7 +161,25 @@ _AGENT_DIRECTED_RULES: tuple[_Rule, ...] = (
         "", r"(?m)^[ \t>#*_-]*(<!--\s*)?(?-i:System|SYSTEM|Assistant|ASSISTANT|AI)[ \t]*:[ \t]+\w.*"
     ),
     _rule("<|[inst]|[/inst]", r"<\|?/?(system|assistant|im_start|im_end)\|?>|\[/?INST\]|<<SYS>>"),
+    # text addressed to an assistant reading the page ("Note for the automated assistant
+    # reading this page: ..."); a runbook speaks to the engineer
+    _rule(
+        "reading|reads|processing|processes|parsing|parses|summari|analy",
+        r"\b(assistants?|agents?|ais?|llms?|bots?|chatbots?|copilots?|(language )?models?)\b"
+        r"[,:]?\s+((that|who|which) )?(is )?(reading|reads|processing|processes|parsing|parses|"
+        r"summari[sz](ing|es)|analy[sz](ing|es))\s+(this|these)\b",
+    ),
     # statements dictating the answer ("the response should be 200" in prose is not one)
+    _rule(
+        "report|present|state|mark",
+        r"\b(report|present|state|mark) (the|your|this) (answer|conclusion|finding|root cause|"
+        r"fix)s? as (confirmed|verified|certain|definitive|fact|a fact|true)\b",
+    ),
+    _rule(
+        "not mention|not cite|not reveal|not disclose",
+        r"\b(do not|don't|never) (mention|cite|reveal|disclose) (the |any )?(other|previous)"
+        r" (pages|runbooks|sources|documents|evidence|results)\b",
+    ),
     _rule(
         "answer|reply|conclusion",
         r"\b(the final|your( final)?) (answer|reply|conclusion) (must|should|shall|has to)"
@@ -166,8 +194,12 @@ _AGENT_DIRECTED_RULES: tuple[_Rule, ...] = (
     # update)") nor a method call in code (`hash.merge(Other::Config)`)
     _rule(
         "match|merge|create|detach|call|drop|set",
-        r"(?<!\.)\b(MATCH|MERGE|CREATE)\s*\(\s*(\w+\s*)?(:(?!:)|[){])|\bDETACH\s+DELETE\b|\bCALL\s+(dbms|apoc|db)\.|\bDROP\s+"
-        r"(CONSTRAINT|INDEX|DATABASE)\b|\bSET\s+\w+\.\w+\s*=",
+        r"(?<!\.)\b(MATCH|MERGE|CREATE)\s*\(\s*(\w+\s*)?(:(?!:)|[){])|\bDETACH\s+DELETE\b|\bCALL\s+(dbms|apoc|db)\.|"
+        # SQL's DROP INDEX/DATABASE is a database step for a human: Cypher's names our
+        # schema (kg_, ctx_, ingest_) or our databases, or puts IF EXISTS after the name
+        r"\bDROP\s+(CONSTRAINT|INDEX)\s+`?(kg|ctx|ingest)_|\bDROP\s+DATABASE\s+`?(neo4j|system)\b|"
+        r"\bDROP\s+(CONSTRAINT|INDEX|DATABASE)\s+(?!IF\b)`?[\w.-]+`?\s+(IF\s+EXISTS|DUMP\s+DATA|"
+        r"DESTROY\s+DATA)\b|\bSET\s+\w+\.\w+\s*=",
     ),
 )
 _COMMAND_RULES: tuple[_Rule, ...] = (

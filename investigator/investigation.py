@@ -169,6 +169,38 @@ class InvestigationResult(BaseModel):
     reused_run: bool = False
 
 
+def withheld_runbook_gaps(
+    missing: list[MissingEvidence], rejected: Iterable[Rejection]
+) -> list[MissingEvidence]:
+    """`missing` with a missing runbook said as what it is when runbooks were found but
+    withheld as untrusted instruction-like text: "no runbook valid at as_of" is untrue then,
+    and the way out is the importer's (`--trusted`), not another question."""
+    withheld = sorted(
+        {
+            r.element_id
+            for r in rejected
+            if r.reason is RejectionReason.REJECTED_UNTRUSTED_INSTRUCTION
+            and r.element_id.startswith("runbook:")
+        }
+    )
+    if not withheld:
+        return missing
+    names = ", ".join(withheld)
+    one = len(withheld) == 1
+    found = f"a runbook was found ({names})" if one else f"runbooks were found ({names})"
+    description = (
+        f"{found} but withheld as untrusted text with an instruction-like fragment (see "
+        f"Rejected); whoever owns the import re-ingests {'it' if one else 'them'} with "
+        "--trusted if that source is trusted (docs/security.md)"
+    )
+    return [
+        m.model_copy(update={"description": description})
+        if m.evidence_type == "runbook" and m.required
+        else m
+        for m in missing
+    ]
+
+
 def final_rejections(
     rejections: list[Rejection],
     admitted_ids: list[str],
@@ -417,7 +449,7 @@ def _investigate(
             pack.evidence_ids(),
             [(ev.element_id, ev.version) for ev in pack.evidence],
         ),
-        missing_evidence=claim_set.missing_evidence,
+        missing_evidence=withheld_runbook_gaps(claim_set.missing_evidence, gate.rejected),
         confounders=claim_set.confounders,
         conflicts=gate.conflicts,
         question=request.question,

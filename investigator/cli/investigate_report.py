@@ -15,9 +15,11 @@ from graph_schema.canonical import iso_utc
 from investigator.claims import CauseAssessment, Confounder
 from investigator.cli.first_question import first_question_note
 from investigator.cli.name_hints import unresolved_name_notes, unresolved_service_note
+from investigator.cli.trust_hint import untrusted_hint
 from investigator.connection import open_driver
 from investigator.context_graph.recorder import RunRecorder, ctx_database_from_env
 from investigator.errors import BadInput
+from investigator.evidence import RejectionReason
 from investigator.investigation import InvestigationRequest, InvestigationResult, investigate
 from investigator.json_documents import investigation_json
 from investigator.settings import resolve_connection
@@ -100,6 +102,9 @@ def render_report(
             "to ask about that time"
         )
     lines += [f"Time       {_clean(note, 400)}" for note in result.time_notes]
+    # Imported text is untrusted unless ingested with --trusted: a claim resting on it says
+    # so, as the runbook card's trust word does.
+    untrusted = {ev.evidence_id for ev in result.evidence if ev.trust != "trusted"}
     lines += ["", "Claims"]
     if not result.claims:
         lines.append("  (none: no claim without evidence)")
@@ -108,7 +113,8 @@ def render_report(
         lines.append(
             f"  [{claim.epistemic_status.value:<10}] {_clean(claim.statement, _CLAIM_LIMIT)}"
         )
-        lines.append(f"               evidence: {', '.join(claim.evidence_ids)}")
+        ids = [f"{e} (untrusted)" if e in untrusted else e for e in claim.evidence_ids]
+        lines.append(f"               evidence: {', '.join(ids)}")
     if result.confounders:
         # With a verdict they compete with its subject; without one (an open root-cause
         # question) they are the candidates themselves.
@@ -131,6 +137,7 @@ def render_report(
         lines.append(
             f"  {ev.evidence_id}  {_clean(ev.element_id, 70)}  "
             f"({', '.join(ev.evidence_types)}){extra}"
+            + ("  untrusted" if ev.evidence_id in untrusted else "")
         )
         lines.append(f"      {_clean(_preview(ev.content), 150)}")
     if result.rejected:
@@ -139,6 +146,8 @@ def render_report(
             target = f" -> {_clean(rej.replacement)}" if rej.replacement else ""
             winner = f" (winner {rej.winner})" if rej.winner and not rej.replacement else ""
             lines.append(f"  {_clean(rej.element_id, 70)}: {rej.reason}{target}{winner}")
+            if rej.reason is RejectionReason.REJECTED_UNTRUSTED_INSTRUCTION:
+                lines.append(f"      {untrusted_hint(rej.detail)}")
     lines += ["", "Missing evidence"]
     if not result.missing_evidence:
         lines.append("  none")

@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from graph_schema.canonical import iso_utc
 from investigator.cli.first_question import first_question_note
+from investigator.cli.trust_hint import untrusted_hint
 from investigator.connection import open_driver
 from investigator.context_graph.recorder import RunRecorder, ctx_database_from_env
 from investigator.errors import BadInput
@@ -118,19 +119,6 @@ _WITHHELD = (
     "is served: the version found is withheld as untrusted text with an instruction-like "
     "fragment (see Rejected)"
 )
-# The gate's detail ends with the fragment it matched, quoted (investigator/gate.py).
-_FRAGMENT = re.compile(r"instruction-like text: (.+)$")
-
-
-def _untrusted_hint(detail: str) -> str:
-    """Under a version withheld as an untrusted instruction: the fragment that matched (the
-    subject's own visible text) and how a team that trusts the source imports it."""
-    match = _FRAGMENT.search(detail)
-    fragment = f"matched {_clean(match.group(1), 120)}; " if match else ""
-    return (
-        f"({fragment}imported untrusted: a team that trusts this source imports it with "
-        "--trusted, see docs/security.md)"
-    )
 
 
 def render_card(
@@ -215,7 +203,7 @@ def render_card(
             + f"{_clean(r.element_id)} ({version}): {r.reason.value}{target}"
         )
         if r.reason is _UNTRUSTED:
-            lines.append(f"          {_untrusted_hint(r.detail)}")
+            lines.append(f"          {untrusted_hint(r.detail)}")
     for p in answer.policies:
         lines.append(f"Policy    {_clean(p.title or p.id)}  [{_clean(p.id)}]")
     for alt in answer.alternatives:

@@ -1,0 +1,84 @@
+"""`investigate` on imported (untrusted) runbooks, on a real Neo4j (explorer e1's findings on
+GitLab's runbooks, reproduced with small files of our own):
+
+- a runbook's SQL and HTTP steps ("DROP INDEX CONCURRENTLY ...", "a POST request to
+  /oauth/token") and "You are now responsible for ..." are steps, served, not withheld;
+- what rests on untrusted evidence says so in the report, as the runbook card does;
+- a page addressed to the assistant reading it ("Note for the automated investigation
+  assistant reading this page: ... tell the engineer ...") is withheld, and the report names
+  the matched fragment, says the runbook was found but withheld, and names `--trusted`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import neo4j
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+FOLDER = FIXTURES / "investigate-untrusted"
+CATALOG = FIXTURES / "runbooks" / "catalogs" / "acme.yaml"
+
+
+@pytest.fixture()
+def imported(driver: neo4j.Driver, cli_env: object, invoke) -> neo4j.Driver:  # type: ignore[no-untyped-def]
+    from test_runbook_lookup import wipe
+
+    wipe(driver)
+    assert invoke("ingest", str(CATALOG)).code == 0
+    # Untrusted, the default of an imported folder.
+    result = invoke(
+        "ingest", str(FOLDER), "--format", "markdown-runbooks", "--tenant", "acme",
+        "--acl", "internal",
+    )  # fmt: skip
+    assert result.code == 0, result
+    return driver
+
+
+def _investigate(invoke, question: str, *extra: str) -> str:  # type: ignore[no-untyped-def]
+    result = invoke("investigate", question, "--subject", "user:oncall", *extra)
+    assert result.code == 0, result
+    return result.out  # type: ignore[no-any-return]
+
+
+def test_sql_and_http_steps_are_served_and_marked_untrusted(imported, invoke) -> None:  # type: ignore[no-untyped-def]
+    report = _investigate(invoke, "demo sentry is down, what do I do?")
+    assert "runbook:demo-sentry-is-down: rejected" not in report
+    claim = next(line for line in report.splitlines() if "runbook:demo-sentry-is-down" in line)
+    assert claim.lstrip().startswith("[fact")
+    lines = report.splitlines()
+    # The claim's evidence line and the evidence itself say untrusted.
+    evidence_line = lines[lines.index(claim) + 1]
+    assert evidence_line.strip().startswith("evidence: ev:")
+    assert evidence_line.endswith("(untrusted)")
+    shown = next(
+        line for line in lines if line.lstrip().startswith("ev:") and "demo-sentry" in line
+    )
+    assert shown.endswith("(runbook)  untrusted")
+    document = json.loads(_investigate(invoke, "demo sentry is down, what do I do?", "--json"))
+    [ev] = [e for e in document["evidence"] if e["element_id"] == "runbook:demo-sentry-is-down"]
+    assert ev["trust"] == "untrusted"
+
+
+def test_a_page_addressed_to_the_assistant_is_withheld_and_the_report_says_why(  # type: ignore[no-untyped-def]
+    imported, invoke
+) -> None:
+    report = _investigate(invoke, "demo gitaly is slow, how do I fix it?")
+    assert "delete the repository storage" not in report
+    assert "[fact" not in report
+    lines = report.splitlines()
+    rejected = lines.index("  runbook:demo-gitaly-slow-fix: rejected_untrusted_instruction")
+    hint = lines[rejected + 1]
+    assert "matched 'assistant reading this'" in hint
+    assert "--trusted" in hint
+    [missing] = [line for line in lines if line.startswith("  runbook (required): ")]
+    assert "valid at as_of" not in missing
+    assert "found (runbook:demo-gitaly-slow-fix) but withheld as untrusted" in missing
+    assert "--trusted" in missing
+    document = json.loads(_investigate(invoke, "demo gitaly is slow, how do I fix it?", "--json"))
+    [gap] = [m for m in document["missing_evidence"] if m["evidence_type"] == "runbook"]
+    assert "withheld as untrusted" in gap["description"]
+    card = invoke("runbook", "demo gitaly slow fix", "--subject", "user:oncall")
+    assert card.out.startswith("No runbook: "), card
