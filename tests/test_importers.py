@@ -72,6 +72,20 @@ def test_markdown_folder_becomes_runbook_documents_with_sections() -> None:
     assert any("README.md" in line for line in result.skipped)
 
 
+def test_folder_indexes_are_one_counted_line_of_relative_paths(tmp_path: Path) -> None:
+    # A docs repository has a README per folder: one line each, with absolute paths, buried
+    # the rest of the output (80 lines for GitLab's runbooks).
+    for folder in ("a", "b", "c", "d"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "README.md").write_text("# Index\n\n- [x](x.md)\n", "utf-8")
+        (tmp_path / folder / "x.md").write_text(f"# {folder} x\n", encoding="utf-8")
+    result = import_markdown_runbooks(tmp_path, OPTIONS)
+    assert result.problems == [] and result.bundle is not None
+    assert result.skipped == [
+        "4 folder indexes, not runbooks: a/README.md, b/README.md, c/README.md and 1 more"
+    ]
+
+
 def test_front_matter_sets_id_version_chain_links_and_validity() -> None:
     result = import_markdown_runbooks(RUNBOOKS, OPTIONS, KNOWN)
     assert result.bundle is not None
@@ -412,7 +426,37 @@ def test_an_index_page_of_several_alerts_sections_is_its_folders_runbook(tmp_pat
     )
     assert page_doc.props["path"] == "manage/store-runbooks/_index.md"
     # A listing page, and a README with one alert heading, stay folder indexes.
-    assert sorted(line.split(": ", 1)[1] for line in result.skipped) == [
-        "folder index, not a runbook",
-        "folder index, not a runbook",
+    assert result.skipped == ["2 folder indexes, not runbooks: README.md, manage/other/_index.md"]
+
+
+def test_a_subfolder_readme_with_text_of_its_own_is_its_folders_runbook(tmp_path: Path) -> None:
+    # GitLab's runbooks keep service pages in READMEs (logging/README.md, 31 KB): skipped as
+    # folder indexes, `runbook logging` found nothing. A README of links stays skipped.
+    prose = "The logging pipeline ships every log line to Elasticsearch. " * 5
+    (tmp_path / "README.md").write_text(f"# Runbooks\n\n{prose}\n", encoding="utf-8")
+    for folder in ("logging", "gitaly", "redis"):
+        (tmp_path / folder).mkdir()
+    (tmp_path / "logging" / "README.md").write_text(f"# Logging\n\n{prose}\n", "utf-8")
+    (tmp_path / "gitaly" / "README.md").write_text(
+        "# Gitaly\n\n* [Gitaly is down](gitaly-down.md)\n* **Label**: Service:Gitaly\n"
+        "* [Latency](https://dashboards.example/d/gitaly)\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "gitaly" / "gitaly-down.md").write_text("# Gitaly down\n", "utf-8")
+    # A page named like the folder keeps the id it always had; the README takes its path.
+    (tmp_path / "redis" / "README.md").write_text(f"# Redis\n\n{prose}\n", "utf-8")
+    (tmp_path / "redis" / "redis.md").write_text("# Redis\n\nRestart it.\n", "utf-8")
+    result = import_markdown_runbooks(tmp_path, OPTIONS)
+    assert result.problems == [] and result.bundle is not None
+    docs = {d.id: d.locator for d in result.bundle.documents}
+    assert docs == {
+        "runbook:logging": "logging/README.md",
+        "runbook:gitaly-down": "gitaly/gitaly-down.md",
+        "runbook:redis": "redis/redis.md",
+        "runbook:redis/README": "redis/README.md",
+    }
+    # The README at the top describes the folder, not a runbook: skipped as before.
+    assert result.skipped == ["2 folder indexes, not runbooks: README.md, gitaly/README.md"]
+    assert result.renamed == [
+        "redis/README.md -> runbook:redis/README (runbook:redis is another file's)"
     ]

@@ -46,7 +46,7 @@ def test_folder_and_rule_file_ingest_link_and_answer(  # type: ignore[no-untyped
         "--acl", "internal", "--source-id", "src:sre-runbooks",
     )  # fmt: skip
     assert md.code == 0, md
-    assert "README.md: folder index, not a runbook" in md.err
+    assert "ingest: skipped: 1 folder index, not runbooks: README.md\n" in md.err
     rules = invoke(
         "ingest", str(RULES), "--format", "prometheus-rules", "--tenant", "acme",
         "--acl", "internal", "--json",

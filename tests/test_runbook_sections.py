@@ -15,6 +15,8 @@ from pathlib import Path
 import neo4j
 import pytest
 
+from graph_schema.importers.dispatch import import_source_id
+
 FIXTURES = Path(__file__).parent / "fixtures"
 SECTIONED = FIXTURES / "sectioned-runbooks"
 CATALOG = FIXTURES / "runbooks" / "catalogs" / "acme.yaml"
@@ -30,12 +32,18 @@ def sectioned(driver: neo4j.Driver, cli_env: object, invoke) -> neo4j.Driver:  #
     return driver
 
 
+def _source_id(fmt: str, path: Path) -> str:
+    # The default source id, said explicitly: a test's `rules.yaml` joins the fixture's
+    # `rules` source on purpose (by default another folder of that name is refused).
+    return import_source_id(fmt, path, None)
+
+
 def _ingest(invoke, runbooks: Path, rules: Path) -> None:  # type: ignore[no-untyped-def]
     """Ingest Markdown runbooks, then alert rules, into acme (trusted, label internal)."""
     for path, fmt in ((runbooks, "markdown-runbooks"), (rules, "prometheus-rules")):
         result = invoke(
             "ingest", str(path), "--format", fmt, "--tenant", "acme", "--acl", "internal",
-            "--trusted",
+            "--trusted", "--source-id", _source_id(fmt, path),
         )  # fmt: skip
         assert result.code == 0, result
 
@@ -45,6 +53,7 @@ def _ingest_runbooks(invoke, folder: Path) -> None:  # type: ignore[no-untyped-d
     result = invoke(
         "ingest", str(folder), "--format", "markdown-runbooks", "--tenant", "acme",
         "--acl", "internal", "--trusted",
+        "--source-id", _source_id("markdown-runbooks", folder),
     )  # fmt: skip
     assert result.code == 0, result
 
@@ -465,9 +474,7 @@ def test_a_runbook_imported_before_its_rules_answers_by_the_heading_of_its_secti
     # A team imports Tempo's runbook.md before its alert rules: no alert record to link it.
     # Before, "partial: no runbook version valid at as_of", typed name or words alike.
     alerts = _large_sectioned_runbook(tmp_path)
-    result = invoke("ingest", str(tmp_path / "runbooks"), "--format", "markdown-runbooks",
-                    "--tenant", "acme", "--acl", "internal", "--trusted")  # fmt: skip
-    assert result.code == 0, result
+    _ingest_runbooks(invoke, tmp_path / "runbooks")
     asked = "VaultIndexShardFailing"
     typed, worded = f"Which runbook applies to {asked}?", "vault index shard failing, how to fix?"
     for question in (typed, worded):

@@ -4,7 +4,9 @@
 the format and returns its `ImportResult`; the caller hands `result.loaded()` to
 `graph_schema.writer.ingest_bundle` like any bundle and prints `result.report_lines()`.
 The import's Source record (`result.source`, from the options only) is dropped when the
-tenant already has a source of that id: an import never rewrites a source.
+tenant already has a source of that id: an import never rewrites a source. An import under
+the default source id of a source last imported from another folder is refused
+(`graph_schema.importers.import_origin.OtherFolder`) before any file is read.
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ from pathlib import Path
 
 import neo4j
 
-from graph_schema.importers.common import ImportOptions
+from graph_schema.bundle import path_problem
+from graph_schema.importers.common import ImportOptions, default_source_id
+from graph_schema.importers.import_origin import check_origin
 from graph_schema.importers.link_targets import LinkTarget, load_link_targets
 from graph_schema.importers.markdown_runbooks import import_markdown_runbooks
 from graph_schema.importers.prometheus_rules import import_prometheus_rules
@@ -27,6 +31,8 @@ IMPORTERS: dict[str, Importer] = {
     "prometheus-rules": import_prometheus_rules,
 }
 FORMATS = tuple(sorted(IMPORTERS))
+# The kind in each format's default source id, `src:<kind>:<folder or file name>`.
+_SOURCE_KINDS = {"markdown-runbooks": "runbooks", "prometheus-rules": "prometheus"}
 
 _CURRENT_SOURCE = (
     "MATCH (n:KG {tenant: $tenant, id: $id}) WHERE n.superseded_at IS NULL "
@@ -45,6 +51,11 @@ def import_source(
     importer = IMPORTERS.get(fmt)
     if importer is None:
         raise ValueError(f"unknown import format {fmt!r} (one of {', '.join(FORMATS)})")
+    if driver is not None and options.source_id is None and path_problem(Path(path)) is None:
+        # Only the folder's name is in a default source id: another folder of that name
+        # must not become this source (an explicit --source-id says so on purpose).
+        source_id = import_source_id(fmt, path, None)
+        check_origin(driver, options.tenant, source_id, Path(path), database)
     known = load_link_targets(driver, options.tenant, database) if driver is not None else []
     result = importer(path, options, known)
     if driver is not None and result.source is not None:
@@ -59,3 +70,8 @@ def import_source(
             # An existing source is used as it is: an import never rewrites a source record.
             result.source = None
     return result
+
+
+def import_source_id(fmt: str, path: Path | str, source_id: str | None) -> str:
+    """The source id an import of `path` writes: `--source-id`, else the format's default."""
+    return source_id or default_source_id(_SOURCE_KINDS[fmt], Path(path))

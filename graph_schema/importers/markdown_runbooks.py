@@ -9,6 +9,10 @@ else the one heading of the top level present, else the file name), its Markdown
 `content`, the file path as `locator`, and a locator per section (`path#anchor`) in
 `props.section_locators` beside `props.section_titles`. The
 `source_version` is the git commit of a clean tracked file, else the sha256 of its bytes.
+Folder indexes (`README.md` ...) are skipped, in one counted line, unless one is a runbooks
+page of several alerts' sections, or one in a subfolder is more than a list of links: that is
+its folder's runbook, `runbook:<folder>` (its path, `runbook:<folder>/README`, when another
+file has that id).
 
 Optional YAML front matter (all keys optional):
 
@@ -55,6 +59,7 @@ Whatever cannot be resolved is reported in `ImportResult.unresolved`.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -118,7 +123,8 @@ IMPORTED_SUFFIXES = MARKDOWN_SUFFIXES + tuple(
 # Files that look like pages but are not Markdown (`dictionary.html.erb`): named as skipped.
 _OTHER_PAGE_SUFFIXES = (*PAGE_SUFFIXES, *TEMPLATE_SUFFIXES, ".txt", ".rst", ".adoc")
 # Folder indexes, not runbooks: unless one holds sections for several alerts (a docs site's
-# runbooks page, Mimir's `mimir-runbooks/_index.md`), then it is the folder's runbook.
+# runbooks page, Mimir's `mimir-runbooks/_index.md`), or one in a subfolder is more than a
+# list of links (`_is_link_list`): then it is the folder's runbook.
 _SKIPPED_NAMES = frozenset({"readme.md", "_index.md", "index.md", "summary.md"})
 _INDEX_STEMS = frozenset(name.removesuffix(".md") for name in _SKIPPED_NAMES)
 
@@ -288,6 +294,9 @@ class _Parsed:
         self.kind = _kind(front.get("kind"))
         # The page's name: `alerts/X.html.md` is X, as its alert and its URL name it.
         stem = PurePosixPath(page_stem(rel)).name
+        # A folder's index page imported as its runbook (see `_is_link_list`).
+        self.index = stem.lower() in _INDEX_STEMS and PurePosixPath(rel).parent.name != ""
+        self.page_path = False  # `as_page_path` gave it its path as its id
         if stem.lower() in _INDEX_STEMS:
             stem = path.parent.name or stem  # a runbooks page is named after its folder
         self.name = slug(str(front.get("name") or stem))
@@ -318,12 +327,42 @@ class _Parsed:
             return None
         return self.id_base.removesuffix(self.name) + self.old_name + self.version_suffix
 
+    def as_page_path(self) -> None:
+        """The id of an index page whose folder's name is another file's id: its path,
+        `runbook:gitaly/README` (the other file keeps the id it always had)."""
+        self.page_path = True
+        self.id_base = f"runbook:{slug(PurePosixPath(page_stem(self.rel)).as_posix())}"
+        self.id = self.id_base + self.version_suffix
+        if self.commit is not None:
+            self.id = f"{self.id}@{self.commit.sha[:12]}"
+
     def qualify(self, folder: str) -> None:
         """Put `folder` before the name of a default id (another file has the same name)."""
         self.id_base = f"runbook:{folder}/{self.name}"
         self.id = self.id_base + self.version_suffix
         if self.commit is not None:
             self.id = f"{self.id}@{self.commit.sha[:12]}"
+
+
+def _index_pages_yield(parsed_files: list[_Parsed], result: ImportResult) -> None:
+    """An index page (`gitaly/README.md`, `runbook:gitaly`) whose default id is also another
+    file's (`gitaly.md` anywhere in the folder) takes its path as its id instead, so the ids
+    files had before index pages were imported never change."""
+    files = [p for p in parsed_files if not p.index]
+    taken = {p.id for p in files} | {p.default_id for p in files if not p.explicit_id}
+    renamed: dict[str, str] = {}
+    for parsed in parsed_files:
+        if parsed.index and not parsed.explicit_id and parsed.default_id in taken:
+            old = parsed.id
+            parsed.as_page_path()
+            renamed[old] = parsed.id
+            if parsed.commit is None or parsed.previous_id is None:
+                result.renamed.append(
+                    f"{parsed.rel} -> {parsed.id} ({parsed.default_id} is another file's)"
+                )
+    for parsed in parsed_files:
+        if parsed.previous_id in renamed:
+            parsed.previous_id = renamed[parsed.previous_id]
 
 
 def _qualify_same_names(parsed_files: list[_Parsed], result: ImportResult) -> None:
@@ -333,7 +372,7 @@ def _qualify_same_names(parsed_files: list[_Parsed], result: ImportResult) -> No
     keeps its id; explicit front matter ids are never changed (a repeat stays an error)."""
     groups: dict[str, list[_Parsed]] = {}
     for parsed in parsed_files:
-        if not parsed.explicit_id:
+        if not parsed.explicit_id and not parsed.page_path:
             groups.setdefault(parsed.default_id, []).append(parsed)
     renamed: dict[str, str] = {}
     for default_id, members in sorted(groups.items()):
@@ -372,6 +411,41 @@ def _holds_alert_sections(file: Path) -> bool:
         return False
     alerts = [s for s in sections_of(body) if is_alert_name(heading_text(s.title))]
     return len(alerts) >= 2
+
+
+# Text outside links, headings, code and comments that makes an index page a page: GitLab's
+# generated service READMEs (a dashboard, an alerts filter, a label and link lists) have about
+# 70 characters; a README with a paragraph of its own (`praefect/README.md`) has more.
+MIN_INDEX_TEXT = 200
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)|<https?://[^>]*>|https?://\S+")
+_LIST_MARK = re.compile(r"^([*+-]|\d+[.)])\s+")
+
+
+def _is_link_list(file: Path) -> bool:
+    """Whether a subfolder's index page is a list of links (skipped) rather than a page of
+    its folder (imported as `runbook:<folder>`): under `MIN_INDEX_TEXT` characters of text
+    outside headings, code, HTML comments and lines that are mostly links. Read leniently:
+    what cannot be read is a list (skipped as before)."""
+    try:
+        _, body = split_front_matter(read_local_file(file).decode("utf-8"))
+    except (OSError, UnicodeDecodeError, FrontMatterError):
+        return True
+    text = 0
+    fenced = False
+    for line in body.splitlines():
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            fenced = not fenced
+            continue
+        if fenced or not stripped or stripped.startswith(("#", "<!--", "[[", "|")):
+            continue
+        rest = re.sub(r"[*_`:|>\-\s]", "", _LIST_MARK.sub("", _LINK.sub("", stripped)))
+        if _LINK.search(stripped) and len(rest) <= 40:
+            continue  # a link with a few words around it: an entry of the list
+        text += len(rest)
+        if text >= MIN_INDEX_TEXT:
+            return False
+    return True
 
 
 def _parse_file(
@@ -605,6 +679,17 @@ def _skip_other_pages(root: Path, result: ImportResult) -> None:
     result.skipped.append(f"{len(names)} file{s} not Markdown (.md), not imported: {listed}")
 
 
+def _skip_indexes(indexes: list[str], result: ImportResult) -> None:
+    """One counted line for the folder indexes skipped (a docs repository has one README per
+    folder: 80 lines of absolute paths buried the rest of the output)."""
+    if not indexes:
+        return
+    more = len(indexes) - 3
+    listed = ", ".join(indexes[:3]) + (f" and {more} more" if more > 0 else "")
+    s = "es" if len(indexes) > 1 else ""
+    result.skipped.append(f"{len(indexes)} folder index{s}, not runbooks: {listed}")
+
+
 def _supersede_old_ids(parsed_files: list[_Parsed], known: Iterable[LinkTarget]) -> None:
     """A file the tenant holds under the id an older import gave it (`runbook:X.html` of
     `X.html.md`, before page extensions were read) supersedes that record with its new id
@@ -649,17 +734,24 @@ def import_markdown_runbooks(
     if refused_links:
         result.problems.extend(refused_links)
         return result
+    indexes: list[str] = []
     for file in files:
         is_index = file.name.lower() in _SKIPPED_NAMES and not path.is_file()
-        if is_index and not _holds_alert_sections(file):
-            result.skipped.append(f"{file}: folder index, not a runbook")
+        if (
+            is_index
+            and not _holds_alert_sections(file)
+            and (file.parent == path or _is_link_list(file))
+        ):
+            indexes.append(file.relative_to(path).as_posix())
             continue
         parsed_files.extend(_file_versions(file, path, options, result))
+    _skip_indexes(indexes, result)
     _skip_other_pages(path, result)
     if not parsed_files and not result.problems:
         result.problems.append(
             BundleProblem(origin=str(path), element="path", reason="no Markdown (.md) runbooks")
         )
+    _index_pages_yield(parsed_files, result)
     _qualify_same_names(parsed_files, result)
     seen: dict[str, str] = {}
     for parsed in parsed_files:

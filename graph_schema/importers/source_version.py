@@ -22,7 +22,8 @@ def content_version(data: bytes) -> str:
     return sha256_bytes(data)
 
 
-def _git(args: list[str], cwd: Path) -> str | None:
+def git_output(args: list[str], cwd: Path) -> str | None:
+    """The stdout of `git ARGS` run in `cwd`, or None (no git, a failure, a timeout)."""
     git = shutil.which("git")
     if git is None:
         return None
@@ -44,13 +45,13 @@ def git_version(path: Path) -> str | None:
     """`git:<sha>` of the last commit touching `path`, if tracked and clean; else None."""
     folder = path.parent
     name = path.name
-    tracked = _git(["ls-files", "--error-unmatch", "--", name], folder)
+    tracked = git_output(["ls-files", "--error-unmatch", "--", name], folder)
     if not tracked:
         return None
-    dirty = _git(["status", "--porcelain", "--", name], folder)
+    dirty = git_output(["status", "--porcelain", "--", name], folder)
     if dirty is None or dirty.strip():
         return None
-    sha = _git(["log", "-1", "--format=%H", "--", name], folder)
+    sha = git_output(["log", "-1", "--format=%H", "--", name], folder)
     if not sha or not sha.strip():
         return None
     return "git:" + sha.strip()

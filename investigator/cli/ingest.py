@@ -19,6 +19,8 @@ from pydantic import BaseModel
 
 from graph_schema.backdating import BackdatedRecords
 from graph_schema.bundle import BundleProblem, LoadedBundle, apply_overrides, load_bundle
+from graph_schema.importers.dispatch import import_source_id
+from graph_schema.importers.import_origin import origin_of, record_origin
 from graph_schema.omitted_acl import AclOptionChange, acl_option_changes
 from graph_schema.schema_ddl import apply_schema
 from graph_schema.writer import (
@@ -164,7 +166,7 @@ def run_ingest(
                 ctx_database_from_env(settings.database),
             )
         )
-        return ingest_bundle(
+        report = ingest_bundle(
             driver,
             loaded,
             database=settings.database,
@@ -173,6 +175,13 @@ def run_ingest(
             full=full,
             recorded_after=floors,
         )
+        if fmt in _IMPORT_SOURCE_PREFIXES and loaded.parts:
+            # Written: the folder this source is now imported from (another folder of the
+            # same name is refused under the default source id, import_origin.py).
+            tenant = loaded.parts[0].bundle.tenant
+            source_id = import_source_id(fmt, path, options.source_id)
+            record_origin(driver, tenant, source_id, origin_of(path), settings.database)
+        return report
     except (SourceTakeover, BackdatedRecords) as exc:
         # One line: the id, and the source that holds it (or the run that saw it).
         raise BadInput(exc.line() + _takeover_fix(exc, fmt)) from None

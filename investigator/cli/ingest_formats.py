@@ -22,6 +22,7 @@ from cypher_templates.executor import TemplateExecutor
 from graph_schema.bundle import LoadedBundle
 from graph_schema.importers.common import ImportOptions
 from graph_schema.importers.dispatch import FORMATS, import_source
+from graph_schema.importers.import_origin import OtherFolder
 from graph_schema.importers.reimport_acl import (
     acl_changes,
     common_labels,
@@ -81,7 +82,10 @@ def _loader(fmt: str) -> Callable[[Path, _Options], LoadedBundle]:
                 )
             except ValueError as exc:
                 raise BadInput(f"bad ingest option: {exc}") from None
-            result = import_source(fmt, path, import_options, driver, settings.database)
+            try:
+                result = import_source(fmt, path, import_options, driver, settings.database)
+            except OtherFolder as exc:
+                raise BadInput(exc.line()) from None
             _settle_acl(result, options, driver, settings.database)
             changes = _file_changes(result, driver, settings.database)
         finally:

@@ -1,0 +1,146 @@
+"""A folder that only shares a name with an imported one does not become its source.
+
+The explorer's case: `ingest teamb/docs --format markdown-runbooks` after `ingest gitlab/docs`
+took the default source id `src:runbooks:docs` of the first, wrote TEAM-B's step as the new
+version of GitLab's runbook (with GitLab's ACL), listed its 330 other files as removed, and
+exited 0. Each ingest below goes through the real CLI against a real Neo4j.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import neo4j
+import pytest
+
+ARGS = ("--format", "markdown-runbooks", "--tenant", "gl")
+
+GITALY = "# Gitaly latency high\n\n## Steps\n\n1. {step}\n"
+DISK = "# Disk full\n\n1. {step}\n"
+
+
+def docs(root: Path, step: str) -> Path:
+    """`root/docs` holding two runbooks whose steps say `step`."""
+    path = root / "docs"
+    (path / "gitaly").mkdir(parents=True, exist_ok=True)
+    (path / "gitaly" / "gitaly-latency.md").write_text(GITALY.format(step=step), encoding="utf-8")
+    (path / "disk-full.md").write_text(DISK.format(step=step), encoding="utf-8")
+    return path
+
+
+def contents(driver: neo4j.Driver) -> dict[str, tuple[str, str, list[str]]]:
+    """Current runbooks of tenant gl: id -> (source, content, acl)."""
+    rows = driver.execute_query(
+        "MATCH (n:KG:Document {tenant: 'gl'}) WHERE n.superseded_at IS NULL "
+        "RETURN n.id AS id, n.source_id AS source, n.content AS content, n.acl AS acl"
+    ).records
+    return {r["id"]: (r["source"], r["content"], list(r["acl"] or [])) for r in rows}
+
+
+def counts(driver: neo4j.Driver) -> int:
+    return int(driver.execute_query("MATCH (n) RETURN count(n) AS n").records[0]["n"])
+
+
+def refused_line(result: Any) -> str:
+    """Exit 2, nothing on stdout, exactly one line on stderr."""
+    assert result.code == 2, result
+    assert result.out == "", result
+    lines = result.err.rstrip().splitlines()
+    assert len(lines) == 1, result.err
+    return lines[0]
+
+
+def test_another_folder_of_the_same_name_is_refused(
+    clean_db: neo4j.Driver, cli_env: Any, invoke: Any, tmp_path: Path
+) -> None:
+    gitlab = docs(tmp_path / "gitlab", "Restart gitaly on the node.")
+    teamb = docs(tmp_path / "teamb", "TEAM-B TEXT: delete the repository storage.")
+    first = invoke("ingest", str(gitlab), *ARGS, "--acl", "sre")
+    assert first.code == 0, first
+    before, nodes = contents(clean_db), counts(clean_db)
+
+    line = refused_line(invoke("ingest", str(teamb), *ARGS))
+    assert line == (
+        f"error: ingest refused: src:runbooks:docs was imported from {gitlab.resolve()}, not "
+        f"{teamb.resolve()} (only the name is alike), nothing written; pass --source-id "
+        "src:runbooks:teamb-docs to import this one as a source of its own, or --source-id "
+        "src:runbooks:docs if it is the same source moved here"
+    )
+    assert contents(clean_db) == before and counts(clean_db) == nodes
+
+    # The first way out: a source of its own, beside GitLab's (its ids are the same, so the
+    # takeover rule refuses it; its own ids would import).
+    own = invoke("ingest", str(teamb), *ARGS, "--source-id", "src:runbooks:teamb-docs")
+    assert own.code == 2 and "is held by source src:runbooks:docs" in own.err, own
+    assert contents(clean_db) == before
+
+    # Re-importing the folder it came from is still the no-op it was.
+    again = invoke("ingest", str(gitlab), *ARGS)
+    assert again.code == 0, again
+    assert "created 0 node and 0 relationship records" in again.out, again.out
+    assert contents(clean_db) == before
+
+
+def test_the_same_source_moved_is_said_with_its_source_id(
+    clean_db: neo4j.Driver, cli_env: Any, invoke: Any, tmp_path: Path
+) -> None:
+    old = docs(tmp_path / "old", "Restart gitaly on the node.")
+    assert invoke("ingest", str(old), *ARGS).code == 0
+    moved = tmp_path / "new" / "docs"
+    moved.parent.mkdir()
+    shutil.move(str(old), str(moved))
+
+    assert refused_line(invoke("ingest", str(moved), *ARGS)).startswith("error: ingest refused")
+    said = invoke("ingest", str(moved), *ARGS, "--source-id", "src:runbooks:docs")
+    assert said.code == 0, said
+    assert "created 0 node" in said.out, said.out
+    # From now on the source is imported from the new place, without the option.
+    plain = invoke("ingest", str(moved), *ARGS)
+    assert plain.code == 0, plain
+
+
+def test_a_fresh_clone_of_the_same_repository_is_the_same_source(
+    clean_db: neo4j.Driver, cli_env: Any, invoke: Any, tmp_path: Path
+) -> None:
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+
+    def repo(where: Path, remote: str, step: str) -> Path:
+        docs(where, step)
+        for args in (
+            ["init", "-q"],
+            ["remote", "add", "origin", remote],
+            ["add", "."],
+            ["-c", "user.name=t", "-c", "user.email=t@x", "commit", "-qm", "runbooks"],
+        ):
+            subprocess.run(["git", *args], cwd=where, check=True, capture_output=True)
+        return where / "docs"
+
+    ci1 = repo(tmp_path / "ci-1", "https://bot:token@gitlab.example/sre/runbooks.git", "Ok.")
+    assert invoke("ingest", str(ci1), *ARGS).code == 0
+    # The next CI job clones over ssh into another temporary directory: the same source.
+    ci2 = repo(tmp_path / "ci-2", "git@gitlab.example:sre/runbooks.git", "Ok.")
+    again = invoke("ingest", str(ci2), *ARGS)
+    assert again.code == 0, again
+    # The token in a remote URL is never stored.
+    stored = clean_db.execute_query("MATCH (o:ImportOrigin) RETURN o.git AS git").records
+    assert [r["git"] for r in stored] == ["gitlab.example/sre/runbooks:docs"]
+    # Another repository's `docs` folder is not.
+    other = repo(tmp_path / "ci-3", "https://gitlab.example/teamb/runbooks.git", "TEAM-B")
+    assert refused_line(invoke("ingest", str(other), *ARGS)).startswith("error: ingest refused")
+
+
+def test_a_source_imported_before_origins_were_recorded_keeps_reimporting(
+    clean_db: neo4j.Driver, cli_env: Any, invoke: Any, tmp_path: Path
+) -> None:
+    gitlab = docs(tmp_path / "gitlab", "Restart gitaly on the node.")
+    assert invoke("ingest", str(gitlab), *ARGS).code == 0
+    clean_db.execute_query("MATCH (o:ImportOrigin) DELETE o")  # a store of an older version
+    again = invoke("ingest", str(gitlab), *ARGS)
+    assert again.code == 0, again
+    # ... and the re-import recorded where it came from.
+    teamb = docs(tmp_path / "teamb", "TEAM-B TEXT")
+    assert refused_line(invoke("ingest", str(teamb), *ARGS)).startswith("error: ingest refused")
