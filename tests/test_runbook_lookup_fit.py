@@ -1,11 +1,14 @@
 """A free-text lookup answers with a runbook that fits even when a better scored one does
-not, and on a long page of many procedures shows the section whose heading has the words
-asked about, on a real Neo4j.
+not, on a long page of many procedures shows the section whose heading has the words asked
+about, and `investigate` claims the runbook the card shows for the same words, on a real
+Neo4j.
 
 The runbooks (tests/fixtures/runbooks/lookup-fit, written for these tests) are a short page
 about one queue's replication lag, titled with most of the words an engineer types about
 another system's, and a long troubleshooting page of that other system with one section per
-situation (scaling, replication lag, failing backups).
+situation (scaling, replication lag, failing backups). tests/fixtures/runbooks/lookup-pointer
+holds a page that only points at another for incident response, and that other page:
+`investigate` and the card answer with the same one.
 """
 
 from __future__ import annotations
@@ -76,3 +79,32 @@ def test_words_asking_about_the_runbook_do_not_sink_a_lookup(fit_corpus, invoke)
     doc = _lookup(invoke, "warehouse backups failing, what did the runbook say then?")
     assert doc["runbook"] is not None, doc["note"]
     assert doc["runbook"]["id"] == "runbook:warehouse-troubleshooting"
+
+
+@pytest.fixture
+def pointer_corpus(driver: neo4j.Driver, cli_env: object, invoke) -> neo4j.Driver:  # type: ignore[no-untyped-def]
+    from test_runbook_lookup import wipe
+
+    wipe(driver)
+    assert invoke("ingest", str(FIXTURES / "runbooks" / "catalogs" / "acme.yaml")).code == 0
+    md = invoke(
+        "ingest", str(FIXTURES / "runbooks" / "lookup-pointer"), "--format",
+        "markdown-runbooks", "--tenant", "acme", "--acl", "internal",
+    )  # fmt: skip
+    assert md.code == 0, md
+    return driver
+
+
+def test_investigate_and_the_card_follow_the_same_pointer(pointer_corpus, invoke) -> None:  # type: ignore[no-untyped-def]
+    # The page that ranks first only points at the incident runbook: the card answers with
+    # that one, and an investigation of the same words claims the same runbook.
+    card = _lookup(invoke, "ledger saturation")
+    assert card["text_matches"][0]["id"] == "runbook:ledger-connections", card["text_matches"]
+    assert card["runbook"]["id"] == "runbook:ledger-saturation"
+    result = invoke(
+        "investigate", "ledger saturation, what do I do?", "--subject", "user:oncall", "--json"
+    )
+    assert result.code == 0, result
+    doc = json.loads(result.out)
+    (claim,) = doc["claims"]
+    assert claim["statement"].startswith("Runbook ledger-saturation (runbook:ledger-saturation)")
