@@ -49,7 +49,14 @@ from investigator.record_time import as_recorded_at, asked_time
 from investigator.rubric import Intent, required_types, useful_types
 from investigator.runbook_fallback import OneStepCalls
 from investigator.runbook_search import search_runbooks, spelled_out
-from investigator.runbook_sections import alert_excerpt, alert_focus, alert_sectioned, headed_by
+from investigator.runbook_sections import (
+    SectionFocus,
+    alert_excerpt,
+    alert_focus,
+    alert_sectioned,
+    headed_by,
+    pointed_at,
+)
 from investigator.session import RunSession
 from investigator.timeline import instant_of, time_references
 
@@ -726,13 +733,19 @@ class RetrievalLoop:
         if known.incidents:
             return False  # "the payments incident": its services' runbooks are the answer
         search = _SearchSteps(self, known, outcome)
-        ranking, hits = search_runbooks(search, runbook_search_text(self.inp.question))
+        words = runbook_search_text(self.inp.question)
+        ranking, hits = search_runbooks(search, words)
         self.search_rounds += search.rounds
         outcome.rounds = self.session.round
         chosen = ranking.best
         if chosen is None:
             return False
         best = next((hit for hit in hits if hit.element_id == chosen.id), None)
+        # A page that only points at another for what to do ("For incident response see
+        # ./x.md"): the card answers with that one, and so does the question.
+        pointed = pointed_at(best, hits, SectionFocus(text=words)) if best else None
+        chosen_id = pointed.element_id if pointed is not None else chosen.id
+        best = pointed or best
         # A file of one section per alert is no one alert's runbook: words that spell out
         # none of its alerts ("the vault cache is failing": six) choose nothing (its whole
         # text was required evidence: exit 2 at the default budget).
@@ -742,8 +755,8 @@ class RetrievalLoop:
             and alert_excerpt(best, (), self.inp.question) is None
         ):
             return False
-        known.add("runbooks_by_text", chosen.id)
-        return known.add("runbooks", chosen.id)
+        known.add("runbooks_by_text", chosen_id)
+        return known.add("runbooks", chosen_id)
 
     def _wanted(self, supported: Sequence[str]) -> list[str]:
         wanted = set(wanted_types(self.intents, supported))

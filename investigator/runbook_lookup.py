@@ -59,7 +59,7 @@ from investigator.runbook_fallback import (
     fallback_runbooks,
     search_paths,
 )
-from investigator.runbook_search import RankedRunbook, query_stems, search_runbooks
+from investigator.runbook_search import SHOWN, RankedRunbook, query_stems, search_runbooks
 from investigator.runbook_sections import (
     LINKED_FILE,
     SectionFocus,
@@ -922,10 +922,10 @@ class RunbookLookup:
         return [(runbook, "runbook") for runbook in self._runbooks_named(run, names)]
 
     def _text_anchors(self, run: _Lookup, text: str) -> list[tuple[str, str]]:
-        # Informative words only, re-ranked by name/title and coverage; abstains when the
-        # best candidate does not fit (investigator/runbook_search.py, issue 15).
+        # Informative words only, re-ranked by name/title and coverage; abstains when none
+        # of the first candidates fits (investigator/runbook_search.py, issue 15).
         ranking, hits = search_runbooks(run, text)
-        run.text_matches = ranking.ranked[:5]
+        run.text_matches = ranking.ranked[:SHOWN]
         chosen = ranking.best
         if chosen is None:
             run.text_note = ranking.note()
@@ -967,7 +967,8 @@ class RunbookLookup:
             run.focus = SectionFocus(names=(text,), text=text)
         else:
             run.focus = SectionFocus(text=text)
-        run.text_hits = [by_id[r.id] for r in ranking.ranked]
+        # The chosen one leads (it may be ranked below a candidate that does not fit).
+        run.text_hits = [best, *(by_id[r.id] for r in ranking.ranked if r.id != chosen.id)]
         links = run.call(
             "dependency_neighbourhood",
             {"start_id": best.element_id},

@@ -27,7 +27,9 @@ query points at the runbook that applies to it, which then ranks first and fits.
 Shares of the query weigh each word by its rarity among the candidates (`_rarity`: an IDF
 counted as if there were at least `CANDIDATES` of them, so three candidates that all have a
 word do not make it common). Whether the best candidate *fits* (else the lookup abstains: "no
-runbook fits") is decided on those shares, in one of three ways (`RankedRunbook.fits_by`):
+runbook fits") is decided on those shares, in one of three ways (`RankedRunbook.fits_by`);
+the answer is the best ranked of the first `SHOWN` candidates that fits, so a page that fits
+is not passed over for a better scored sibling that only shares most of the words:
 
 - `text`: its text has nearly all of the query (`QUOTE_FIT`) and, unless the query is a few
   keywords (`KEYWORDS`), half of its word pairs (`QUOTE_PAIRS`): a sentence quoted or
@@ -56,6 +58,7 @@ from investigator.runbook_fallback import LookupSteps
 from investigator.stop_words import ENGLISH_STOP_WORDS, HURRIED_FILLER
 
 CANDIDATES = 30  # fulltext hits re-ranked (the template's row cap is 50)
+SHOWN = 5  # the candidates a card lists under text matches: the answer is one of them
 MAX_TERMS = 32
 MAX_QUERY_CHARS = 500  # the fulltext_search template's `query` max_length
 TITLE_WEIGHT = 1.0
@@ -87,7 +90,16 @@ ALERT_OWN_WORDS = 2
 # every alert description shares ("this alert fires when ...") and a hurried user's filler
 # ("i think ... seems ... please help").
 _ALERT_PHRASING = "alert alerts fire fires fired firing trigger triggers triggered triggering"
-STOP_WORDS = ENGLISH_STOP_WORDS | frozenset(_ALERT_PHRASING.split()) | HURRIED_FILLER
+# What asks about the runbook itself ("... what did the runbook say then?"): every page is
+# a runbook that says something, so the words name none; kept, rare ones, they sank the share
+# the page asked about covered (a page's own title plus them abstained).
+_ASKING_ABOUT_RUNBOOK = "runbook runbooks say says said"
+STOP_WORDS = (
+    ENGLISH_STOP_WORDS
+    | frozenset(_ALERT_PHRASING.split())
+    | HURRIED_FILLER
+    | frozenset(_ASKING_ABOUT_RUNBOOK.split())
+)
 # Words a runbook's title adds to its name without naming anything ("Payment recovery
 # runbook v3"): left out when asking whether the query names the runbook.
 _TITLE_FILLER = frozenset({"runbook", "runbooks", "playbook", "procedure", "alert"})
@@ -197,10 +209,12 @@ class TextRanking(BaseModel):
 
     @property
     def best(self) -> RankedRunbook | None:
-        """The top candidate if it fits the query, else None (abstain)."""
-        if self.ranked and self.ranked[0].fits_by is not None:
-            return self.ranked[0]
-        return None
+        """The best ranked of the first `SHOWN` candidates that fits the query, else None
+        (abstain)."""
+        # A candidate that fits is not passed over for a better scored one that does not
+        # ("postgres replication lag": the page that has the words beats a sibling that
+        # shares most of them); only those shown, so the answer is among the text matches.
+        return next((r for r in self.ranked[:SHOWN] if r.fits_by is not None), None)
 
     def note(self) -> str:
         """Why nothing was chosen, in one line."""

@@ -307,7 +307,8 @@ def _named(sections: list[Section], names: tuple[str, ...]) -> int | None:
 
 
 def _by_title_words(sections: list[Section], alerts: list[int], text: str) -> int | None:
-    """The one alert section whose title has most of the query's words (none on a tie)."""
+    """The one section of `alerts` whose title has most of the query's words (none on a
+    tie)."""
     wanted = query_stems(text)
     scored = sorted(
         ((len(wanted & text_stems(sections[i].title)), i) for i in alerts), reverse=True
@@ -317,6 +318,13 @@ def _by_title_words(sections: list[Section], alerts: list[int], text: str) -> in
     if len(scored) > 1 and scored[1][0] == scored[0][0]:
         return None
     return scored[0][1]
+
+
+def _headed_by_words(sections: list[Section], text: str) -> int | None:
+    """The one section (not the page's own, whole-document one) whose heading has most of
+    free `text`'s words, at least _MIN_TITLE_WORDS of them (none on a tie)."""
+    whole = 0 if _scope_end(sections, 0) == len(sections) else None
+    return _by_title_words(sections, [i for i in range(len(sections)) if i != whole], text)
 
 
 def closest_sections(sections: list[Section], alerts: list[int], text: str) -> list[str]:
@@ -621,6 +629,11 @@ def _steps_of(ev: Evidence, focus: SectionFocus | None) -> RunbookSteps:
             f"('Same as'): the steps shown are those of {target}"
         )
         return steps.model_copy(update={"note": "; ".join(n for n in (note, steps.note) if n)})
+    headed = _headed_by_words(sections, focus.text) if focus.text and len(alerts) < 2 else None
+    if headed is not None:
+        # A long page of many procedures: the one whose heading has the words asked about
+        # ("replication lag": "Replication is lagging or has stopped"), not the first.
+        return _section_steps(sections, locators, headed)
     if len(alerts) < 2:
         found = _first_steps(sections, range(len(sections)), locators)
         plain = found or _no_procedure(_plain_steps(ev))
