@@ -361,7 +361,7 @@ def read_manifest(path: Path) -> Manifest:
     # Imported here: a process with a current compiled file never parses YAML.
     import yaml
 
-    from graph_schema.canonical import safe_yaml_load
+    from graph_schema.safe_yaml import safe_yaml_load
 
     try:
         return Manifest.model_validate(safe_yaml_load(path.read_text(encoding="utf-8")))
