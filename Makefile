@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 # The tests' own local server (never the one `make demo` fills); see docs/local-neo4j.md.
 TEST_STATE_DIR := $(CURDIR)/.investigator/test-neo4j
 
-.PHONY: install demo test lint eval test-eval clean
+.PHONY: install demo test lint eval test-eval templates clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,13 @@ test-eval: install
 # The evaluation on the server you use (starts the local one if nothing is configured).
 eval: install
 	$(BIN)/investigator eval
+
+# After editing cypher_templates/manifest.yaml or cypher_templates/templates/*: render every
+# template variant into cypher_templates/compiled.json and commit it with your edit. A new
+# process reads its texts from that file instead of parsing YAML and running Jinja2; while
+# it is stale the sources are rendered instead, and tests/test_compiled_templates.py fails.
+templates: install
+	$(BIN)/python -m cypher_templates.build
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -9,22 +9,28 @@ One file can publish several versions of a template (manifest `versions`): they 
 in their render settings (`row_times`: how the rows carry times; `acl_ceiling`: which record
 of an element bounds what a subject may read), which Jinja2 receives beside the options, so an
 older version keeps rendering exactly the text it was recorded with.
+
+The packaged registry does not parse YAML or run Jinja2 in a new process: `compiled.json`
+(checked in beside the manifest, written by `python -m cypher_templates.build`, `make
+templates`) holds the manifest's data and every variant's rendered text, with a digest of the
+sources it was rendered from. It is used only while that digest matches the package's
+`manifest.yaml` and `templates/*` (else the registry parses and renders them as before, and a
+test reports the file stale); a variant it lacks renders with Jinja2, imported then.
 """
 
 from __future__ import annotations
 
 import copy
+import hashlib
 import itertools
+import json
 import re
 import unicodedata
 from collections.abc import Iterator, Mapping
 from functools import cached_property
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-import yaml
-from jinja2 import FileSystemLoader, StrictUndefined, TemplateError
-from jinja2.sandbox import ImmutableSandboxedEnvironment
 from pydantic import (
     AfterValidator,
     AwareDatetime,
@@ -39,12 +45,18 @@ from pydantic import (
 )
 
 from cypher_templates.plan import EvidenceType
-from graph_schema.canonical import safe_yaml_load, sha256_text
+from graph_schema.canonical import sha256_text
 from graph_schema.errors import BadInput
+
+if TYPE_CHECKING:
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 MANIFEST_PATH = PACKAGE_DIR / "manifest.yaml"
 TEMPLATES_DIR = PACKAGE_DIR / "templates"
+# Every variant's rendered text and the manifest's data (cypher_templates/build.py).
+COMPILED_PATH = PACKAGE_DIR / "compiled.json"
+COMPILED_FORMAT = 1
 
 # Set by the executor from the subject and the call, never by a plan.
 RESERVED_PARAMS: frozenset[str] = frozenset(
@@ -313,8 +325,11 @@ def text_hash(text: str) -> str:
 
 
 def _files_state(manifest: Path, templates_dir: Path) -> tuple[tuple[str, int, int], ...]:
-    """Name, size and modification time of the manifest and every template file."""
+    """Name, size and modification time of the manifest, every template file and the
+    compiled file (when there is one)."""
     paths = [manifest, *sorted(templates_dir.iterdir())]
+    if manifest == MANIFEST_PATH and COMPILED_PATH.exists():
+        paths.append(COMPILED_PATH)
     state = []
     for path in paths:
         info = path.stat()
@@ -322,10 +337,95 @@ def _files_state(manifest: Path, templates_dir: Path) -> tuple[tuple[str, int, i
     return tuple(state)
 
 
-class TemplateRegistry:
-    """The loaded, validated manifest plus a sandboxed StrictUndefined Jinja2 environment."""
+def source_files(manifest: Path, templates_dir: Path) -> list[tuple[str, Path]]:
+    """The files a registry renders from, by their name in the package (sorted)."""
+    templates = sorted(
+        p for p in templates_dir.iterdir() if p.suffix in (".cypher", ".j2") and p.is_file()
+    )
+    return [("manifest.yaml", manifest), *((f"templates/{p.name}", p) for p in templates)]
 
-    def __init__(self, manifest: Manifest, templates_dir: Path = TEMPLATES_DIR) -> None:
+
+def sources_digest(manifest: Path = MANIFEST_PATH, templates_dir: Path = TEMPLATES_DIR) -> str:
+    """`sha256:` of the manifest's and the template files' names and bytes: what the compiled
+    file was rendered from, checked before it is used."""
+    digest = hashlib.sha256()
+    for name, path in source_files(manifest, templates_dir):
+        data = path.read_bytes()
+        digest.update(f"{name}\0{len(data)}\0".encode())
+        digest.update(data)
+    return "sha256:" + digest.hexdigest()
+
+
+def read_manifest(path: Path) -> Manifest:
+    """Parse (safe YAML) and validate a manifest file; ValueError names what is wrong."""
+    # Imported here: a process with a current compiled file never parses YAML.
+    import yaml
+
+    from graph_schema.safe_yaml import safe_yaml_load
+
+    try:
+        return Manifest.model_validate(safe_yaml_load(path.read_text(encoding="utf-8")))
+    except (OSError, yaml.YAMLError, ValidationError) as exc:
+        raise ValueError(f"template manifest {path} is invalid: {exc}") from exc
+
+
+VariantKey = tuple[str, int, tuple[tuple[str, str | int], ...]]
+
+
+def variant_key(spec: TemplateSpec, resolved: Mapping[str, str | int]) -> VariantKey:
+    """What a rendering is kept by: id, version and the resolved options, sorted."""
+    return (spec.id, spec.version, tuple(sorted(resolved.items())))
+
+
+class CompiledTemplates:
+    """`compiled.json` as read: the manifest's data and each variant's rendered lines.
+
+    The file stores each distinct line once (`lines`) and a variant as the indices of its
+    lines: the 543 variants' 2.1 MB of text share 586 distinct lines.
+    """
+
+    def __init__(self, manifest: Any, lines: list[str], variants: list[Any]) -> None:
+        self.manifest = manifest
+        self._lines = lines
+        self._variants: dict[VariantKey, list[int]] = {
+            (template_id, version, tuple(sorted(options.items()))): indices
+            for template_id, version, options, indices in variants
+        }
+
+    @classmethod
+    def read(cls, path: Path, sources: str) -> CompiledTemplates | None:
+        """The compiled file, or None when it is absent, damaged, of another format or was
+        rendered from other sources than `sources` (then the registry renders itself)."""
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+            if raw["format"] != COMPILED_FORMAT or raw["sources"] != sources:
+                return None
+            return cls(raw["manifest"], raw["lines"], raw["variants"])
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return None
+
+    def text(self, key: VariantKey) -> str | None:
+        """The variant's rendered text, None when the file does not hold it."""
+        indices = self._variants.get(key)
+        if indices is None:
+            return None
+        try:
+            return "\n".join(self._lines[i] for i in indices)
+        except (IndexError, TypeError):
+            return None
+
+
+class TemplateRegistry:
+    """The loaded, validated manifest; texts from the compiled file, else a sandboxed
+    StrictUndefined Jinja2 environment (created on first use)."""
+
+    def __init__(
+        self,
+        manifest: Manifest,
+        templates_dir: Path = TEMPLATES_DIR,
+        compiled: CompiledTemplates | None = None,
+    ) -> None:
+        self.manifest = manifest
         self._by_ref: dict[tuple[str, int], TemplateSpec] = {}
         for spec in manifest.templates:
             key = (spec.id, spec.version)
@@ -334,38 +434,41 @@ class TemplateRegistry:
             if not (templates_dir / spec.file).is_file():
                 raise ValueError(f"manifest entry {spec.ref}: no file {spec.file}")
             self._by_ref[key] = spec
-        self._env = ImmutableSandboxedEnvironment(
-            loader=FileSystemLoader(str(templates_dir)),
-            undefined=StrictUndefined,
-            # Cypher, not HTML: no value ever reaches the text, so escaping has nothing to do.
-            autoescape=False,
-            keep_trailing_newline=False,
-            trim_blocks=False,
-        )
-        self._rendered: dict[tuple[str, int, tuple[tuple[str, str | int], ...]], RenderedTemplate]
-        self._rendered = {}
+        self._templates_dir = templates_dir
+        self._compiled = compiled
+        # Shared with `pinned` views: the environment, once one of them needed it.
+        self._jinja: dict[str, ImmutableSandboxedEnvironment] = {}
+        self._rendered: dict[VariantKey, RenderedTemplate] = {}
         # The version a step without one gets, per template id (`pinned`); else the highest.
         self._defaults: dict[str, int] = {}
 
     @classmethod
     def load(
-        cls, path: Path = MANIFEST_PATH, templates_dir: Path | None = None
+        cls,
+        path: Path = MANIFEST_PATH,
+        templates_dir: Path | None = None,
+        *,
+        compiled: bool = True,
     ) -> TemplateRegistry:
-        """Load and validate a manifest (the packaged one by default)."""
-        try:
-            raw = safe_yaml_load(path.read_text(encoding="utf-8"))
-            manifest = Manifest.model_validate(raw)
-        except (OSError, yaml.YAMLError, ValidationError) as exc:
-            raise ValueError(f"template manifest {path} is invalid: {exc}") from exc
-        return cls(manifest, templates_dir or path.parent / "templates")
+        """Load and validate a manifest (the packaged one by default). The packaged one comes
+        from `compiled.json` while that file is current (`compiled=False`: never)."""
+        templates_dir = templates_dir or path.parent / "templates"
+        if compiled and path == MANIFEST_PATH and templates_dir == TEMPLATES_DIR:
+            try:
+                ready = CompiledTemplates.read(COMPILED_PATH, sources_digest(path, templates_dir))
+                if ready is not None:
+                    return cls(Manifest.model_validate(ready.manifest), templates_dir, ready)
+            except (OSError, ValueError):
+                pass  # the sources decide: parse and render them below
+        return cls(read_manifest(path), templates_dir)
 
     @classmethod
     def packaged(cls) -> TemplateRegistry:
         """The packaged manifest's registry, shared in a process while its files are unchanged.
 
-        Loading validates the manifest and builds each template's parameter model, and the
-        Jinja environment compiles each file once: work every executor of a long-lived
-        process (the MCP server, the warm CLI process) would otherwise repeat.
+        Loading validates the manifest and builds each template's parameter model, and each
+        variant is rendered (or read from the compiled file) once: work every executor of a
+        long-lived process (the MCP server, the warm CLI process) would otherwise repeat.
         """
         key = _files_state(MANIFEST_PATH, TEMPLATES_DIR)
         registry = _PACKAGED.get(key)
@@ -373,6 +476,11 @@ class TemplateRegistry:
             _PACKAGED.clear()
             registry = _PACKAGED[key] = cls.load()
         return registry
+
+    @property
+    def compiled(self) -> bool:
+        """Whether texts come from the compiled file (else every one renders with Jinja2)."""
+        return self._compiled is not None
 
     def warm_up(self) -> None:
         """Build every parameter model and render every variant now (a preloading process)."""
@@ -424,20 +532,13 @@ class TemplateRegistry:
     def render(self, spec: TemplateSpec, options: dict[str, str | int]) -> RenderedTemplate:
         """Render one structural variant (options already resolved) and hash its text."""
         resolved = spec.resolve_options(options)
-        key = (spec.id, spec.version, tuple(sorted(resolved.items())))
+        key = variant_key(spec, resolved)
         cached = self._rendered.get(key)
         if cached is not None:
             return cached
-        try:
-            # Option names never collide with the settings (TemplateSpec refuses them).
-            raw = self._env.get_template(spec.file).render(
-                row_times=spec.row_times, acl_ceiling=spec.acl_ceiling, **resolved
-            )
-        except TemplateError as exc:
-            raise ValueError(f"template {spec.ref} failed to render: {exc}") from exc
-        # Normalise whitespace-only lines and trailing blanks so the hash is stable under
-        # harmless editor differences; the Cypher meaning is unchanged.
-        text = "\n".join(line.rstrip() for line in raw.strip().splitlines() if line.strip())
+        text = self._compiled.text(key) if self._compiled is not None else None
+        if text is None:
+            text = self._render_source(spec, resolved)
         rendered = RenderedTemplate(
             template_id=spec.id,
             template_version=spec.version,
@@ -448,6 +549,40 @@ class TemplateRegistry:
         )
         self._rendered[key] = rendered
         return rendered
+
+    def _render_source(self, spec: TemplateSpec, resolved: dict[str, str | int]) -> str:
+        """The variant's text rendered by Jinja2 from its template file."""
+        from jinja2 import TemplateError
+
+        try:
+            # Option names never collide with the settings (TemplateSpec refuses them).
+            raw = (
+                self._environment()
+                .get_template(spec.file)
+                .render(row_times=spec.row_times, acl_ceiling=spec.acl_ceiling, **resolved)
+            )
+        except TemplateError as exc:
+            raise ValueError(f"template {spec.ref} failed to render: {exc}") from exc
+        # Normalise whitespace-only lines and trailing blanks so the hash is stable under
+        # harmless editor differences; the Cypher meaning is unchanged.
+        return "\n".join(line.rstrip() for line in raw.strip().splitlines() if line.strip())
+
+    def _environment(self) -> ImmutableSandboxedEnvironment:
+        env = self._jinja.get("env")
+        if env is None:
+            # Imported on first use: a process served by the compiled file never needs it.
+            from jinja2 import FileSystemLoader, StrictUndefined
+            from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+            env = self._jinja["env"] = ImmutableSandboxedEnvironment(
+                loader=FileSystemLoader(str(self._templates_dir)),
+                undefined=StrictUndefined,
+                # Cypher, not HTML: no value ever reaches the text, so escaping has nothing to do.
+                autoescape=False,
+                keep_trailing_newline=False,
+                trim_blocks=False,
+            )
+        return env
 
 
 _PACKAGED: dict[tuple[tuple[str, int, int], ...], TemplateRegistry] = {}

@@ -24,7 +24,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
-import yaml
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -36,7 +35,6 @@ from pydantic import (
     model_validator,
 )
 
-from graph_schema.canonical import refuse_lone_surrogates, safe_yaml_load
 from graph_schema.collector import cyclic_gc_paused
 from graph_schema.kg_types import (
     DOCUMENT_KIND_LABELS,
@@ -682,6 +680,11 @@ def read_local_file(path: Path) -> bytes:
 
 
 def _read_file(path: Path) -> tuple[Any, list[BundleProblem]]:
+    # Imported here: a process that reads no bundle (a CLI lookup) never loads PyYAML.
+    import yaml
+
+    from graph_schema.safe_yaml import refuse_lone_surrogates, safe_yaml_load
+
     origin = str(path)
     try:
         text = read_local_file(path).decode("utf-8")

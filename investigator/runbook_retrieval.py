@@ -24,9 +24,9 @@ import neo4j
 from pydantic import BaseModel, ConfigDict
 
 from graph_schema.bundle import Bundle, LoadedBundle
-from graph_schema.canonical import safe_yaml_load
 from graph_schema.importers.common import ImportOptions
 from graph_schema.importers.dispatch import import_source
+from graph_schema.safe_yaml import safe_yaml_load
 from graph_schema.writer import ingest_bundle
 from investigator.errors import Neo4jUnavailable
 from investigator.runbook_lookup import (

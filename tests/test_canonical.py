@@ -23,6 +23,7 @@ from pydantic import BaseModel
 
 import graph_schema.canonical as canonical
 import graph_schema.hashing as kg_hashing
+import graph_schema.safe_yaml as safe_yaml
 import investigator.context_graph.chain as chain
 import investigator.evidence as evidence_module
 from graph_schema.bundle import load_bundle
@@ -231,11 +232,11 @@ def test_time_text() -> None:
 )
 def test_safe_yaml_refuses_aliases_tags_and_repeated_keys(text: str, message: str) -> None:
     with pytest.raises(yaml.YAMLError, match=message):
-        canonical.safe_yaml_load(text)
+        safe_yaml.safe_yaml_load(text)
 
 
 def test_safe_yaml_keeps_times_as_text() -> None:
-    data = canonical.safe_yaml_load("at: 2026-07-23T10:03:00Z\nn: 3\nok: true\nnone: null\n")
+    data = safe_yaml.safe_yaml_load("at: 2026-07-23T10:03:00Z\nn: 3\nok: true\nnone: null\n")
     assert data == {"at": "2026-07-23T10:03:00Z", "n": 3, "ok": True, "none": None}
 
 

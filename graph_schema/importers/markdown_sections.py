@@ -13,12 +13,12 @@ Titles are kept as written (`heading_text` reads one without its code spans' bac
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict
 
-from graph_schema.canonical import safe_yaml_load
+if TYPE_CHECKING:
+    import yaml
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})(.*)$")
@@ -53,6 +53,9 @@ class Section(BaseModel):
 
 def load_yaml(text: str) -> Any:
     """Parse YAML as plain data, keeping times as text (no aliases, tags, repeated keys)."""
+    # Imported here: a runbook lookup that meets no front matter never loads PyYAML.
+    from graph_schema.safe_yaml import safe_yaml_load
+
     return safe_yaml_load(text)
 
 
@@ -65,6 +68,8 @@ _TYPED_SCALAR_TAGS = frozenset(
 def _written(node: yaml.Node) -> Any:
     """The text a plain number or boolean was written as (a list: each item's); None for
     anything else."""
+    import yaml
+
     if isinstance(node, yaml.ScalarNode) and node.tag in _TYPED_SCALAR_TAGS:
         return node.value
     if isinstance(node, yaml.SequenceNode) and any(
@@ -77,6 +82,8 @@ def _written(node: yaml.Node) -> Any:
 def _as_written(block: str, data: dict[str, Any], text_keys: frozenset[str]) -> dict[str, Any]:
     """`data` with the values of `text_keys` that YAML read as numbers or booleans replaced
     by the text written (`version: 1.10` stays "1.10", `error_code: 0404` "0404")."""
+    import yaml
+
     # The node tree of a block `load_yaml` already accepted (no aliases, tags or deep nesting).
     root = yaml.compose(block, Loader=yaml.SafeLoader)
     if not isinstance(root, yaml.MappingNode):
@@ -110,6 +117,8 @@ def split_front_matter(
         if lines[index].rstrip("\r\n") in ("---", "..."):
             block = "".join(lines[1:index])
             body = "".join(lines[index + 1 :])
+            import yaml  # only a text with front matter needs it
+
             try:
                 data = load_yaml(block) if block.strip() else {}
             except yaml.YAMLError as exc:

@@ -15,7 +15,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from graph_schema.canonical import safe_yaml_load
+from graph_schema.safe_yaml import safe_yaml_load
 from investigator.errors import BadInput
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

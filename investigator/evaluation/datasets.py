@@ -15,8 +15,8 @@ from typing import Any
 import neo4j
 import yaml
 
-from graph_schema.canonical import safe_yaml_load
 from graph_schema.purge import purge_content
+from graph_schema.safe_yaml import safe_yaml_load
 from investigator.errors import BadInput, InvestigatorError
 from investigator.evaluation.cases import REPO_ROOT, DatasetSpec
 from investigator.evaluation.cli_runner import CliCall, call_cli
