@@ -139,3 +139,30 @@ def test_a_changed_record_is_not_called_a_ranking_change(  # type: ignore[no-unt
     assert code == 1
     assert report["verified"] is False
     assert "ranking_changed" not in [d["kind"] for d in report["drift"]], report["drift"]
+
+
+def test_a_subject_whose_grants_changed_is_told_so(  # type: ignore[no-untyped-def]
+    recorded: dict,  # type: ignore[type-arg]
+    invoke,
+    tmp_path: Path,
+) -> None:
+    # Replay reads with the grants of now: a label gained after the run could also rank
+    # records the subject could not read then among the rows, so the line says so.
+    head = PRINCIPALS.split("principals:\n")[0]
+    later = (
+        f"{head}principals:\n  - {{id: user:oncall, labels: [sre, security], "
+        f'purposes: [incident_investigation], source_id: src:iam, recorded_at: "{_now()}"}}\n'
+    )
+    (tmp_path / "later.yaml").write_text(later, encoding="utf-8")
+    assert invoke("ingest", str(tmp_path / "later.yaml")).code == 0
+    code, report, _ = _replay(invoke, recorded["run_id"])
+    assert code == 1
+    ranked = [d for d in report["drift"] if d["kind"] == "ranking_changed"]
+    assert ranked and "grants also changed since the run" in ranked[0]["detail"], report
+    assert "security" not in ranked[0]["detail"]
+
+
+def _now() -> str:
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).isoformat().replace("+00:00", "Z")
