@@ -11,7 +11,9 @@
    `data_redacted_for_subject` / `data_unredacted_for_subject`
    (the same record version, read through its redacted view or no longer: the subject lost
    or gained `pii`), `data_changed` (the same record version reads other text, no purge
-   recorded), `hash_mismatch` (other differences; for a call that kept no evidence, the
+   recorded), `ranking_changed` (a fulltext call's rows differ, yet every record it read is
+   still returned to the subject at known_at, unchanged: BM25 statistics count records
+   written after the run), `hash_mismatch` (other differences; for a call that kept no evidence, the
    line says replay cannot tell why), `execution_failed`. One cause is one
    line: evidence of a record already reported at its call adds no `evidence_changed`.
 3. Recompute every recorded Evidence from the re-executed rows (same evidence_id, same
@@ -23,7 +25,8 @@
    admitted evidence instead.
 
 Because every KG read is filtered by the run's `known_at`, later corrections (records
-superseded after the run) do not change what replay sees; a purge removes content in
+superseded after the run) do not change which records replay sees (a fulltext ranking can
+move: `ranking_changed`); a purge removes content in
 place and is reported as drift, honestly.
 """
 
@@ -250,6 +253,22 @@ class _Replayer:
         replayed = rows_hash(result.rows)
         if replayed == p.get("rows_hash"):
             return True
+        if _RANKED_BY_FULLTEXT in rendered.text:
+            read = self._rows_read_then(node, step, subject, known_at, spec.row_cap)
+            if read is not None:
+                # The run's rows, identical, only ranked otherwise: evidence is recomputed
+                # from them, and the line says the ranking moved, not the records.
+                self.rows_by_call[tc_id] = read
+                self.add(
+                    "ranking_changed",
+                    f"{template_id}@{version}: {_RANKING_CHANGED} ({result.row_count} rows "
+                    f"now, {p.get('row_count')} recorded; the {len(read)} the run read are "
+                    f"still returned to {self.subject_name()} at its known_at"
+                    f"{self.grants_note(known_at)})",
+                    node.seq,
+                    tc_id,
+                )
+                return False
         drifted = self._drifted_elements(tc_id, result.rows)
         for kind, items in drifted.items():
             detail = _element_drift_detail(
@@ -294,6 +313,69 @@ class _Replayer:
             limit = step.get("limit")
             return limit if isinstance(limit, int) else None
         return None
+
+    def _rows_read_then(
+        self, node: CtxNodeRecord, step: Any, subject: Any, known_at: datetime, row_cap: int
+    ) -> list[Any] | None:
+        """The rows call `node` read, read again now, when only their fulltext ranking moved.
+
+        The run keeps every row of a fulltext call it judged (its evidence and rejections
+        name each record's id and version); when they name `row_count` records, the same call
+        is read again up to the template's row cap, as the run's subject at the run's
+        `known_at` (so only what the subject may read now), and the rows of those records
+        must hash to the recorded `rows_hash`: the same records, same versions, same text.
+        None when that is not shown (a record gone, changed or out of reach: other lines say).
+        """
+        tc_id = str(node.properties.get("tool_call_id"))
+        keys: set[tuple[str, int]] = set()
+        for kept in (
+            *self.lineage.of_kind(CtxKind.EVIDENCE),
+            *self.lineage.of_kind(CtxKind.REJECTION),
+        ):
+            if kept.properties.get("tool_call_id") != tc_id:
+                continue
+            if "purged" in kept.properties:
+                return None  # a legal purge: its own line says so
+            payload = kept.payload() or {}
+            if payload.get("element_id") is None:
+                return None
+            keys.add((str(payload.get("element_id")), int(payload.get("version") or 1)))
+        if not keys or len(keys) != node.properties.get("row_count"):
+            return None  # the run did not keep every record the call read
+        wider = step.model_copy(update={"limit": row_cap})
+        try:
+            result = self.executor.run(wider, subject, known_at, raise_on_error=False)
+        except (InvestigatorError, ValueError):
+            return None
+        if result.error:
+            return None
+        read = [row for row in result.rows if (row.element.element_id, row.element.version) in keys]
+        if len(read) != len(keys) or rows_hash(read) != node.properties.get("rows_hash"):
+            return None
+        return read
+
+    def grants_note(self, known_at: datetime) -> str:
+        """A caveat when the subject's own Principal record changed after `known_at`.
+
+        Replay reads with the grants of now (docs/security.md), so a label the subject gained
+        since the run can also put records it could not read then among the ranked rows.
+        Only the subject's own record is read, never what any record's labels are.
+        """
+        rows, _, _ = self.driver.execute_query(
+            "MATCH (p:KG:Principal {tenant: $tenant, id: $id}) "
+            "WHERE p.recorded_at > $known_at RETURN count(p) AS later",
+            tenant=str(self.run.get("tenant") or ""),
+            id=str(self.run.get("subject_id")),
+            known_at=known_at,
+            database_=self.kg_database,
+            routing_=neo4j.RoutingControl.READ,
+        )
+        if not rows or not rows[0]["later"]:
+            return ""
+        return (
+            "; the subject's grants also changed since the run, which can rank records it "
+            "could not read then among them"
+        )
 
     def _has_evidence(self, tc_id: str) -> bool:
         """Whether the run kept evidence read by call `tc_id`."""
@@ -492,6 +574,15 @@ class _Replayer:
         """Whether the re-run answered differently from the recorded run."""
         return any(d.kind in _ANSWER_DRIFT for d in self.drift)
 
+    def ranking_note(self) -> str:
+        """Why a re-run may answer differently when a fulltext ranking moved (else '')."""
+        if not any(d.kind == "ranking_changed" for d in self.drift):
+            return ""
+        return (
+            ": the re-run reads today's fulltext ranking (ranking_changed), so it may weigh "
+            "other records than the run did; the records the run read are unchanged"
+        )
+
     def note_decision_code(self) -> None:
         """When the re-run answered differently, say whether today's decision code is the
         code that decided the run: if not, the difference may come from the code."""
@@ -557,14 +648,15 @@ class _Replayer:
             seqs = [n.seq for n in self.lineage.of_kind(CtxKind.CLAIM)]
             self.add(
                 "claims_changed",
-                "the re-run states other claims than the recorded ones",
+                f"the re-run states other claims than the recorded ones{self.ranking_note()}",
                 seqs[0] if seqs else None,
             )
         if recorded_hash is not None and result.pack_hash != recorded_hash:
             packs = self.lineage.of_kind(CtxKind.PACK)
             self.add(
                 "pack_hash_mismatch",
-                f"the re-run builds pack {result.pack_hash}, recorded {recorded_hash}",
+                f"the re-run builds pack {result.pack_hash}, recorded {recorded_hash}"
+                f"{self.ranking_note()}",
                 packs[-1].seq if packs else None,
             )
         return recorded_hash, result.pack_hash
@@ -649,6 +741,16 @@ _UNNAMED_ROWS = (
 _UNKEPT_ROWS = (
     ": the rows that differ are not among the evidence the run kept, so replay cannot name "
     "them or say why (lines on the run's evidence name what it can)"
+)
+
+
+# A template ranked by the tenant's fulltext index (its scores are BM25 over the whole
+# index, so records written after a run move the ranking of the records the run read).
+_RANKED_BY_FULLTEXT = "db.index.fulltext.queryNodes"
+_RANKING_CHANGED = (
+    "the same records, ranked otherwise: fulltext scores moved, because records written "
+    "after the run changed the tenant index's statistics; the records the run read are "
+    "unchanged"
 )
 
 
