@@ -280,7 +280,7 @@ class _Replayer:
             # only a count and a hash of them were kept: replay cannot tell why they differ,
             # and must not read past the subject's grants to find out (hidden rows never
             # leave Neo4j).
-            cause = _UNKEPT_ROWS if self._has_evidence(tc_id) else _UNNAMED_ROWS
+            cause = _UNKEPT_ROWS if self._kept_records(tc_id) else _UNNAMED_ROWS
             self.add(
                 "hash_mismatch",
                 f"{template_id}@{version}: rows hash {replayed}, recorded {p.get('rows_hash')} "
@@ -377,11 +377,12 @@ class _Replayer:
             "could not read then among them"
         )
 
-    def _has_evidence(self, tc_id: str) -> bool:
-        """Whether the run kept evidence read by call `tc_id`."""
+    def _kept_records(self, tc_id: str) -> bool:
+        """Whether the run kept a record read by call `tc_id` (as evidence or a rejection)."""
         return any(
             node.properties.get("tool_call_id") == tc_id
-            for node in self.lineage.of_kind(CtxKind.EVIDENCE)
+            for kind in (CtxKind.EVIDENCE, CtxKind.REJECTION)
+            for node in self.lineage.of_kind(kind)
         )
 
     def _drifted_elements(self, tc_id: str, rows: list[Any]) -> dict[str, list[str]]:
@@ -735,12 +736,13 @@ def _element_drift_detail(kind: str, template: str, items: list[str], subject: s
 # Why a call's rows differ is not known when no evidence it kept names them (never read
 # past the subject's grants to find out).
 _UNNAMED_ROWS = (
-    ": the call kept no evidence of its rows, so replay cannot name its records or say why "
-    "they differ (lines on the run's evidence name what it can)"
+    ": the call kept no record of its rows (no evidence, no rejection), so replay cannot name "
+    "its records or say why they differ (lines on the run's evidence name what it can)"
 )
 _UNKEPT_ROWS = (
-    ": the rows that differ are not among the evidence the run kept, so replay cannot name "
-    "them or say why (lines on the run's evidence name what it can)"
+    ": the rows that differ are not among the records the run kept (its evidence and "
+    "rejections), so replay cannot name them or say why (lines on the run's evidence name "
+    "what it can)"
 )
 
 

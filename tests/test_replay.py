@@ -322,7 +322,10 @@ def test_an_entity_call_that_lost_a_relabelled_record_says_why_it_cannot_tell(  
     first = doc["drift"][0]
     assert first["kind"] == "hash_mismatch" and "entity_resolution@" in first["detail"]
     assert "0 rows now, 1 recorded" in first["detail"]
-    assert "kept no evidence of its rows, so replay cannot name its records" in first["detail"]
+    assert (
+        "kept no record of its rows (no evidence, no rejection), so replay cannot name"
+        in (first["detail"])
+    )
     gone = [d for d in doc["drift"] if d["kind"] == "data_not_visible"]
     assert gone and all("no longer visible to acme/user:bob" in d["detail"] for d in gone)
     assert all("not purged" in d["detail"] for d in gone)
