@@ -1,10 +1,13 @@
 """A re-import of Markdown runbooks after a file was renamed (`mv a.md b.md`, same bytes):
 the ingest says `renamed:`, the new id supersedes the old record, so the on-call is served the
 page under its new name and locator, the old one `rejected_superseded`. A file moved with
-edits stays a new file and a removed one. On a real Neo4j.
+edits stays a new file and a removed one. A removed file's runbook is still answered, and its
+card says its file was not in the source's last import (not at a known_at or as_of before).
+On a real Neo4j.
 
 Before: `new: b.md` and `removed: a.md`, and `runbook "<title>"` kept answering with the old
-id and the locator of a file that no longer exists, `alternatives` empty.
+id and the locator of a file that no longer exists, `alternatives` empty; a removed page was
+served with nothing on the card.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import neo4j
@@ -153,3 +158,31 @@ def test_a_file_moved_with_git_mv_is_renamed(  # type: ignore[no-untyped-def]
     card = _card(invoke, "Gitaly error rate is too high")
     assert card["runbook"]["id"] == "runbook:gitaly-errors-too-high"
     assert [r["reason"] for r in card["rejected"]] == ["rejected_superseded"]
+
+
+def test_a_removed_file_is_still_answered_and_the_card_says_it_is_gone(  # type: ignore[no-untyped-def]
+    gitaly: Path, invoke
+) -> None:
+    before = datetime.now(UTC)
+    time.sleep(0.05)
+    (gitaly / "gitaly-down.md").unlink()
+    again = _ingest(invoke, gitaly)
+    assert "ingest: removed: gitaly-down.md" in again.err
+    text = invoke("runbook", "Gitaly is down", "--subject", "gitlab/user:oncall")
+    assert "[runbook:gitaly-down, " in text.out  # still answered: nothing is retracted
+    note = next(line for line in text.out.splitlines() if line.startswith("Note"))
+    assert note.startswith("Note      its file was not in src:runbooks:gitaly's import of 20")
+    assert note.endswith("; the record stays current until retracted")
+    card = _card(invoke, "Gitaly is down")
+    assert card["note"].startswith("its file was not in src:runbooks:gitaly's import of ")
+    # Known, or asked about, before that import: the file was there.
+    earlier = before.isoformat().replace("+00:00", "Z")
+    for flag in ("--known-at", "--as-of"):
+        card = _card(invoke, "Gitaly is down", flag, earlier)
+        assert card["runbook"]["id"] == "runbook:gitaly-down"
+        assert "its file was not in" not in (card["note"] or "")
+    # A runbook whose file is there says nothing of it; the file back, the note goes.
+    assert "its file was not in" not in (_card(invoke, "Gitaly error rate")["note"] or "")
+    (gitaly / "gitaly-down.md").write_text(DOWN)
+    _ingest(invoke, gitaly)
+    assert "its file was not in" not in (_card(invoke, "Gitaly is down")["note"] or "")
