@@ -175,6 +175,14 @@ def test_a_removed_file_is_still_answered_and_the_card_says_it_is_gone(  # type:
     assert note.endswith("; the record stays current until retracted")
     card = _card(invoke, "Gitaly is down")
     assert card["note"].startswith("its file was not in src:runbooks:gitaly's import of ")
+    # investigate names it under the runbook's evidence.
+    report = invoke(
+        "investigate", "Which runbook for Gitaly is down?", "--subject", "gitlab/user:oncall"
+    )
+    assert report.code == 0, report
+    evidence = report.out.split("\nEvidence\n", 1)[1]
+    assert "runbook:gitaly-down" in evidence
+    assert "its file was not in src:runbooks:gitaly's import of 20" in evidence
     # Known, or asked about, before that import: the file was there.
     earlier = before.isoformat().replace("+00:00", "Z")
     for flag in ("--known-at", "--as-of"):
