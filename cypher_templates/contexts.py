@@ -104,6 +104,8 @@ class RunbookContext(RowContext):
     anchor: str | None = None
     anchor_type: str | None = None
     linked_via: list[str] = Field(default_factory=list)  # runbooks_for: collect(type(l))
+    # runbooks_for 4: when the last import of the record's source did not have its file.
+    file_missing_since: Instant | None = None
 
 
 class ChangeEventContext(RowContext):

@@ -7,8 +7,9 @@ text gets a `sha256:` template hash, recorded with each tool call for replay.
 
 One file can publish several versions of a template (manifest `versions`): they differ only
 in their render settings (`row_times`: how the rows carry times; `acl_ceiling`: which record
-of an element bounds what a subject may read), which Jinja2 receives beside the options, so an
-older version keeps rendering exactly the text it was recorded with.
+of an element bounds what a subject may read; `missing_files`: whether a runbook row says
+when its file went missing from its source's import), which Jinja2 receives beside the
+options, so an older version keeps rendering exactly the text it was recorded with.
 
 The packaged registry does not parse YAML or run Jinja2 in a new process: `compiled.json`
 (checked in beside the manifest, written by `python -m cypher_templates.build`, `make
@@ -80,7 +81,7 @@ RowTimes = Literal["datetime", "epoch_micros"]
 #   only), kept so the texts recorded runs name still render byte-identical.
 AclCeiling = Literal["active_node", "latest_record"]
 # What a template's text receives from its manifest entry beside its options.
-RENDER_SETTINGS: frozenset[str] = frozenset({"row_times", "acl_ceiling"})
+RENDER_SETTINGS: frozenset[str] = frozenset({"row_times", "acl_ceiling", "missing_files"})
 
 
 class TemplateRefused(BadInput):
@@ -202,6 +203,7 @@ class TemplateSpec(BaseModel):
     history: bool = False
     row_times: RowTimes = "datetime"
     acl_ceiling: AclCeiling = "active_node"
+    missing_files: bool = False  # runbooks_for 4: when the record's file went missing
 
     @model_validator(mode="after")
     def _names(self) -> TemplateSpec:
@@ -286,6 +288,7 @@ class VersionSettings(BaseModel):
 
     row_times: RowTimes = "datetime"
     acl_ceiling: AclCeiling = "active_node"
+    missing_files: bool = False
 
 
 class Manifest(BaseModel):
@@ -559,7 +562,12 @@ class TemplateRegistry:
             raw = (
                 self._environment()
                 .get_template(spec.file)
-                .render(row_times=spec.row_times, acl_ceiling=spec.acl_ceiling, **resolved)
+                .render(
+                    row_times=spec.row_times,
+                    acl_ceiling=spec.acl_ceiling,
+                    missing_files=spec.missing_files,
+                    **resolved,
+                )
             )
         except TemplateError as exc:
             raise ValueError(f"template {spec.ref} failed to render: {exc}") from exc

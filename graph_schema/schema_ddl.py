@@ -149,6 +149,11 @@ def schema_items() -> list[SchemaItem]:
             ("tenant", "valid_from"),
         ),
         _node_range("kg_principal", NodeLabel.PRINCIPAL.value, ("tenant", "id")),
+        # Bookkeeping beside the KG, read by tenant first: the folder a source was imported
+        # from (graph_schema/importers/import_origin.py) and a runbook's file missing from
+        # its source's last import (missing_files.py, read by runbooks_for version 4).
+        _node_range("import_origin_tenant_source", "ImportOrigin", ("tenant", "source_id")),
+        _node_range("missing_file_tenant_id", "MissingFile", ("tenant", "id")),
     ]
     for rel_type in RelType:
         lower = rel_type.value.lower()

@@ -129,7 +129,8 @@ def evidence_id_for(
     return "ev:" + sha256_hex(payload)[:20]
 
 
-def _as_datetime(value: Any) -> datetime | None:
+def as_datetime(value: Any) -> datetime | None:
+    """A row's time (a datetime, Neo4j DateTime or ISO text) as an aware datetime."""
     if value is None:
         return None
     if isinstance(value, datetime):
@@ -161,7 +162,7 @@ def _jsonable(value: Any) -> Any:
     if value is None or isinstance(value, str | int | float | bool):
         return value
     try:
-        dt = _as_datetime(value)
+        dt = as_datetime(value)
     except (ValueError, TypeError):
         dt = None
     if dt is not None:
@@ -217,10 +218,10 @@ def normalise_row(
         locator=_opt_str(element.get("locator")),
         content=content,
         evidence_types=sorted({str(t) for t in (element.get("supports") or [])}),
-        observed_at=_as_datetime(element.get("observed_at")),
-        valid_from=_as_datetime(element.get("valid_from")),
-        valid_to=_as_datetime(element.get("valid_to")),
-        recorded_at=_as_datetime(element.get("recorded_at")),
+        observed_at=as_datetime(element.get("observed_at")),
+        valid_from=as_datetime(element.get("valid_from")),
+        valid_to=as_datetime(element.get("valid_to")),
+        recorded_at=as_datetime(element.get("recorded_at")),
         acl=sorted(str(a) for a in (element.get("acl") or [])),
         purposes=sorted(str(p) for p in purposes) if isinstance(purposes, list | tuple) else None,
         trust=str(element.get("trust") or "trusted"),

@@ -19,7 +19,7 @@ from datetime import datetime
 
 from cypher_templates.plan import PlanStep
 from graph_schema.canonical import iso_utc
-from investigator.evidence import Evidence
+from investigator.evidence import Evidence, as_datetime
 from investigator.timeline import time_references
 
 _DOCUMENT_TYPES = frozenset({"runbook", "policy"})
@@ -139,3 +139,23 @@ def record_time_note(ev: Evidence, at: datetime, what: str = "as_of") -> str | N
 
 def _instant_text(raw: object) -> str:
     return iso_utc(raw) if isinstance(raw, datetime) else str(raw)
+
+
+def missing_file_note(ev: Evidence, at: datetime, what: str = "as_of") -> str | None:
+    """What the card says of a runbook whose file the last import of its source did not have
+    (`runbooks_for` 4's `file_missing_since`, known at the lookup's known_at): the record
+    stays current, so it is answered, but the on-call hears that its page is gone. None when
+    the file was there, or went missing after `at`."""
+    raw = ev.context.get("file_missing_since")
+    if raw is None:
+        return None
+    try:
+        since = as_datetime(raw)  # the row's context is stored as text
+    except ValueError:
+        return None
+    if since is None or since > at:
+        return None
+    return (
+        f"its file was not in {ev.source_id}'s import of {iso_utc(since)}; the record stays "
+        "current until retracted"
+    )

@@ -52,7 +52,7 @@ from investigator.entity_suggestions import (
 )
 from investigator.evidence import Evidence, Rejection, RejectionReason
 from investigator.gate import GatePolicy, version_chains
-from investigator.record_time import as_recorded_at, record_time_note
+from investigator.record_time import as_recorded_at, missing_file_note, record_time_note
 from investigator.runbook_fallback import (
     FallbackSearch,
     OneStepCalls,
@@ -632,6 +632,9 @@ class RunbookLookup:
             if (recorded := record_time_note(chosen, session.as_of)) is not None:
                 # First: the card cuts a long note, and this one answers "at that time".
                 answer.note = "; ".join(n for n in (recorded, answer.note) if n)
+            if (missing := missing_file_note(chosen, session.as_of)) is not None:
+                # First of all: the page the on-call would open is gone from its source.
+                answer.note = "; ".join(n for n in (missing, answer.note) if n)
         elif (query.target is LookupTarget.ERROR_CODE or run.alert_names) and (
             fallbacks := fallback_runbooks(
                 run, anchors, self._fallbacks(run, anchors).paths, as_of=session.as_of
@@ -651,6 +654,8 @@ class RunbookLookup:
             )
             if (recorded := record_time_note(fallbacks[0].runbook, session.as_of)) is not None:
                 answer.note = f"{recorded}; {answer.note}"  # first, as for a runbook of its own
+            if (missing := missing_file_note(fallbacks[0].runbook, session.as_of)) is not None:
+                answer.note = f"{missing}; {answer.note}"
             owner = self._service_owner(run, [first.service])
             answer.owner_detail = (
                 owner.model_copy(update={"basis": f"{owner.basis} (fallback path {first.via})"})

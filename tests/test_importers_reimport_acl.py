@@ -187,11 +187,12 @@ def test_new_files_of_a_restricted_source_keep_its_acl(  # type: ignore[no-untyp
     corpus: Path, clean_db: neo4j.Driver, invoke
 ) -> None:
     assert _import(invoke, corpus, "--acl", "oncall", "--source-id", "src:rb").code == 0
-    # Every file renamed: no id the re-import writes has a record yet.
+    # Every file renamed: no id the re-import writes has a record yet (same bytes: the new id
+    # supersedes the old).
     _replace_files(corpus, {"disk-pressure-v2.md": RUNBOOKS["disk-pressure.md"]})
     renamed = _import(invoke, corpus, "--source-id", "src:rb")
     assert renamed.code == 0, renamed
-    assert "ingest: new: disk-pressure-v2.md" in renamed.err
+    assert "ingest: renamed: disk-pressure.md -> disk-pressure-v2.md" in renamed.err
     assert _current_acl(clean_db, "runbook:disk-pressure-v2") == ["oncall"]
     found = invoke("runbook", "disk pressure", "--subject", "acm/user:intern", "--json")
     assert found.code == 0, found

@@ -324,7 +324,14 @@ def test_recorded_versions_texts_are_pinned(version: int, pinned: str) -> None:
 def test_each_template_has_a_datetime_version_1_and_an_epoch_micros_version_2() -> None:
     for template_id in {s.id for s in REG.specs()}:
         v1, v2, v3 = (REG.get(template_id, v) for v in (1, 2, 3))
-        assert REG.get(template_id) == v3  # a plan without a version takes the newest
+        newest = REG.get(template_id)  # a plan without a version takes the newest
+        if template_id == "runbooks_for":  # 4: also when a runbook's file went missing
+            assert newest.version == 4 and newest.missing_files and not v3.missing_files
+            assert newest.model_dump(exclude={"version", "missing_files"}) == v3.model_dump(
+                exclude={"version", "missing_files"}
+            )
+        else:
+            assert newest == v3
         assert (v1.row_times, v2.row_times, v3.row_times) == (
             "datetime",
             "epoch_micros",
@@ -335,7 +342,7 @@ def test_each_template_has_a_datetime_version_1_and_an_epoch_micros_version_2() 
             "active_node",
             "latest_record",
         )
-        settings = {"version", "row_times", "acl_ceiling"}
+        settings = {"version", "row_times", "acl_ceiling", "missing_files"}
         assert v1.model_dump(exclude=settings) == v2.model_dump(exclude=settings)
         assert v2.model_dump(exclude=settings) == v3.model_dump(exclude=settings)
         for options in v2.variants():
@@ -353,9 +360,11 @@ def test_version_2_returns_every_declared_context_instant_tagged() -> None:
     from cypher_templates.contexts import context_shape, instant_fields
 
     for spec in REG.specs():
-        if spec.version != 2:
+        if spec.version not in (2, 4):
             continue
         instants = instant_fields(context_shape(spec.id))
+        if not spec.missing_files:  # runbooks_for 4 returns it, not 2
+            instants = [name for name in instants if name != "file_missing_since"]
         for options in spec.variants():
             text = REG.render(spec, options).text
             returned = set(re.findall(r"\b(\w+): CASE WHEN [^|:]*? IS :: ZONED DATETIME", text))
@@ -402,9 +411,10 @@ def test_a_pinned_registry_defaults_to_the_versions_a_run_recorded(tmp_path: Pat
     assert REG.pinned({"ownership_over_time": 1}).get("runbooks_for").version == 1  # cap 1
     assert REG.pinned({"ownership_over_time": 1}).get("ownership_over_time").version == 1
     assert REG.pinned({"ownership_over_time": 2}).get("runbooks_for").version == 2
-    assert REG.pinned({}).get("runbooks_for").version == 3
+    assert REG.pinned({}).get("runbooks_for").version == 4
+    assert REG.pinned({"owners_of": 3}).get("runbooks_for").version == 3  # a run before 4
     assert REG.pinned({"runbooks_for": 1}).get("runbooks_for", 2).version == 2  # explicit
-    assert REG.get("runbooks_for").version == 3  # the registry itself is unchanged
+    assert REG.get("runbooks_for").version == 4  # the registry itself is unchanged
     reg = TemplateRegistry.load(_manifest(tmp_path, "versions: {1: {}, 3: {}}"))
     assert reg.pinned({"other": 2}).get("t").version == 1  # highest not above 2
     assert reg.pinned({"t": 9}).get("t").version == 3  # unknown: highest not above 9

@@ -261,10 +261,12 @@ DEMO_CALLS: dict[str, Callable[[dict[str, str | int]], list[dict[str, Any]]]] = 
 
 def test_every_template_has_demo_calls(ex: TemplateExecutor) -> None:
     assert set(DEMO_CALLS) == {s.id for s in ex.registry.specs()}
-    assert {s.version for s in ex.registry.specs()} == {1, 2, 3}
+    # 4: runbooks_for only (the time a runbook's file went missing).
+    assert {s.version for s in ex.registry.specs()} == {1, 2, 3, 4}
+    assert {s.id for s in ex.registry.specs() if s.version == 4} == {"runbooks_for"}
     for spec in ex.registry.specs():
         assert spec.row_times == ("datetime" if spec.version == 1 else "epoch_micros")
-        assert spec.acl_ceiling == ("latest_record" if spec.version == 3 else "active_node")
+        assert spec.acl_ceiling == ("latest_record" if spec.version >= 3 else "active_node")
 
 
 def compared_variants(spec: TemplateSpec) -> list[dict[str, str | int]]:
@@ -429,6 +431,9 @@ def test_a_run_recorded_at_version_1_replays_verified_and_reads_as_version_2(
     up_to_v2 = TemplateRegistry(
         Manifest(templates=tuple(s for s in ex.registry.specs() if s.version <= 2))
     )
+    up_to_v3 = TemplateRegistry(
+        Manifest(templates=tuple(s for s in ex.registry.specs() if s.version <= 3))
+    )
     request = InvestigationRequest.model_validate(
         {
             "question": "Was the 10:02 release of payment-api related to the PAY-4097 errors? "
@@ -447,10 +452,12 @@ def test_a_run_recorded_at_version_1_replays_verified_and_reads_as_version_2(
             executor=TemplateExecutor(ex.driver, registry),
             recorder=RunRecorder(ex.driver),
         )
-        for version, registry in ((1, only_v1), (2, up_to_v2), (3, ex.registry))
+        for version, registry in ((1, only_v1), (2, up_to_v2), (3, up_to_v3), (4, ex.registry))
     }
     for version, run in runs.items():
-        assert {tc.template_version for tc in run.tool_calls} == {version}
+        # 4: runbooks_for@4 beside the other templates' 3.
+        expected = {3, 4} if version == 4 else {version}
+        assert {tc.template_version for tc in run.tool_calls} == expected
         report = replay_run(ex.driver, run.run_id)  # the packaged allowlist, both versions
         assert report.verified and not report.drift, (version, report.drift)
     old, new = runs[1], runs[2]

@@ -23,8 +23,18 @@ WITH DISTINCT x, ver, collect(DISTINCT type(l)) AS linked_via
 OPTIONAL MATCH (newer:KG:Document)-[s:SUPERSEDES]->(ver)
 WHERE {{ v.visible('newer') }} AND {{ v.visible_rel('s', 'SUPERSEDES') }}
 WITH x, ver, linked_via, min(newer.id) AS replacement
+{% if missing_files -%}
+// A file the last import of its source did not have (graph_schema/importers/missing_files.py):
+// since when (the mark's recorded_at), as known at known_at; the record stays current.
+OPTIONAL MATCH (gone:MissingFile {tenant: $tenant, id: ver.id})
+WHERE {{ v.visible('gone') }} AND gone.source_id = ver.source_id
+WITH x, ver, linked_via, replacement, max(gone.recorded_at) AS missing_since
+RETURN {{ e.node_element('ver', "['runbook']", replacement='replacement') }} AS element,
+       {anchor: x.id, anchor_type: '{{ anchor }}', linked_via: linked_via, file_missing_since: {{ e.instant('missing_since') }}} AS context,
+{% else -%}
 RETURN {{ e.node_element('ver', "['runbook']", replacement='replacement') }} AS element,
        {anchor: x.id, anchor_type: '{{ anchor }}', linked_via: linked_via} AS context,
+{% endif %}
        null AS score
 ORDER BY ver.id, ver.version
 LIMIT $limit

@@ -8,6 +8,7 @@ starts at the commit that created it under its current path.
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from datetime import UTC, datetime
@@ -73,3 +74,15 @@ def file_history(path: Path) -> list[FileVersion]:
             versions.pop()  # replaced within the same second (or clock skew): never in force
         versions.append(FileVersion(sha=sha, committed_at=at, data=data))
     return versions
+
+
+_SHA = re.compile(r"^[0-9a-f]{7,64}$")
+
+
+def file_at(folder: Path, sha: str, rel: str) -> bytes | None:
+    """The bytes of `rel` (relative to `folder`) at commit `sha`, or None (no such commit or
+    file, not a work tree, no git). `sha` comes from a stored `git:` source_version: only a
+    hex commit id is passed to git."""
+    if not _SHA.match(sha):
+        return None
+    return _git(["show", f"{sha}:./{rel}"], folder)

@@ -32,7 +32,10 @@ MATCH (n:KG)
 WHERE n.tenant = $tenant AND n.status = 'active' AND n.superseded_at IS NULL
   AND (n:Runbook OR n:Alert OR n:Service OR n:ErrorCode OR n:Team)
 RETURN n.id AS id, [l IN labels(n) WHERE l IN $labels][0] AS label, n.name AS name,
-       n.path AS path, n.alertname AS alertname, n.code AS code, n.aliases AS aliases
+       n.path AS path, n.alertname AS alertname, n.code AS code, n.aliases AS aliases,
+       n.source_id AS source_id, n.source_version AS version,
+       [(m:KG)-[s:SUPERSEDES]->(n) WHERE s.superseded_at IS NULL AND m.superseded_at IS NULL
+        | m.id] AS superseded_by
 ORDER BY id
 """
 
@@ -67,6 +70,10 @@ class LinkTarget(BaseModel):
     name: str | None = None
     path: str | None = None  # a runbook's file path relative to its import root
     keys: list[str] = Field(default_factory=list)  # extra names: alertname, code, aliases
+    # Where the record came from, to tell a file moved with its bytes from a new one.
+    source_id: str | None = None
+    version: str | None = None  # its source_version (`sha256:...` of the file, `git:...`)
+    superseded_by: list[str] = Field(default_factory=list)  # current records superseding it
 
     def match_keys(self) -> set[str]:
         """Every lower-cased text a reference may use to name this target."""
@@ -143,6 +150,9 @@ def load_link_targets(
                 name=record["name"],
                 path=record["path"],
                 keys=[str(k) for k in extra if k],
+                source_id=record["source_id"],
+                version=record["version"],
+                superseded_by=sorted(str(i) for i in record["superseded_by"] or [] if i),
             )
         )
     return targets

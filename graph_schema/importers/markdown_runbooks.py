@@ -86,6 +86,7 @@ from graph_schema.importers.common import (
 )
 from graph_schema.importers.git_history import (
     FileVersion,
+    file_at,
     file_history,
     in_work_tree,
     is_uncommitted,
@@ -105,7 +106,7 @@ from graph_schema.importers.markdown_sections import (
     split_front_matter,
 )
 from graph_schema.importers.result import ImportResult, UnresolvedLink
-from graph_schema.importers.source_version import file_source_version
+from graph_schema.importers.source_version import content_version, file_source_version
 from graph_schema.kg_types import (
     RESERVED_PROPERTIES,
     DocumentKind,
@@ -285,12 +286,14 @@ class _Parsed:
         body: str,
         version: str,
         commit: FileVersion | None = None,
+        data: bytes | None = None,
     ) -> None:
         self.path = path
         self.rel = rel
         self.front = front
         self.body = body
         self.source_version = version
+        self.digest = content_version(data) if data is not None else None  # the bytes read
         self.kind = _kind(front.get("kind"))
         # The page's name: `alerts/X.html.md` is X, as its alert and its URL name it.
         stem = PurePosixPath(page_stem(rel)).name
@@ -475,7 +478,7 @@ def _parse_file(
         return None, BundleProblem(origin=origin, element="front matter", reason=str(exc))
     try:
         version = f"git:{commit.sha}" if commit else file_source_version(path, data)
-        parsed = _Parsed(path, rel, front, body, version, commit)
+        parsed = _Parsed(path, rel, front, body, version, commit, data)
     except ValueError as exc:
         return None, BundleProblem(origin=origin, element="front matter", reason=str(exc))
     return parsed, None
@@ -704,6 +707,68 @@ def _supersede_old_ids(parsed_files: list[_Parsed], known: Iterable[LinkTarget])
             parsed.previous_id = old  # on every re-import alike: the record stays unchanged
 
 
+def _old_digest(target: LinkTarget, root: Path) -> str | None:
+    """The `sha256:` of the bytes a gone file's record was imported from: its
+    source_version, or for a clean file of a git work tree (`git:<sha>`) the bytes of its
+    path at that commit."""
+    version = target.version or ""
+    if version.startswith("sha256:"):
+        return version
+    if version.startswith("git:") and target.path and root.is_dir():
+        data = file_at(root, version.removeprefix("git:"), target.path)
+        return content_version(data) if data is not None else None
+    return None
+
+
+def _supersede_moved_files(
+    parsed_files: list[_Parsed], known: Iterable[LinkTarget], source_id: str, root: Path
+) -> None:
+    """A file moved with its bytes unchanged (`mv a.md b.md`, `git mv`: a path of the
+    source gone, a new path with the same bytes) supersedes the record of its old path with
+    its new id (the ingest reports it as renamed), so the old name and its dead locator drop
+    out of the answers. Once paired, the pair holds on every re-import (an edit of the new
+    file too); a file moved with edits is a new file and a removed one, as before."""
+    rels = {p.rel for p in parsed_files}
+    ids = {p.id for p in parsed_files}
+    gone = [
+        t
+        for t in known
+        if t.label is NodeLabel.RUNBOOK
+        and t.source_id == source_id
+        and t.path is not None
+        and t.path not in rels
+        and t.id not in ids
+    ]
+    free = [
+        p
+        for p in parsed_files
+        if p.commit is None and p.previous_id is None and p.front.get("supersedes") is None
+    ]
+    paired: set[str] = set()
+    for parsed in free:  # paired by an earlier import: the edge stays
+        earlier = [t for t in gone if parsed.id in t.superseded_by]
+        if len(earlier) == 1:
+            parsed.previous_id = earlier[0].id
+            paired.add(earlier[0].id)
+    # Same bytes on both sides, one file each (two copies of one page name no rename). Only
+    # a file with no record yet is a rename (a copy of a gone file that was always there is
+    # not).
+    held = {t.id for t in known}
+    files: dict[str, list[_Parsed]] = {}
+    for parsed in free:
+        if parsed.previous_id is None and parsed.digest is not None and parsed.id not in held:
+            files.setdefault(parsed.digest, []).append(parsed)
+    by_digest: dict[str, list[LinkTarget]] = {}
+    for target in gone:
+        digest = _old_digest(target, root) if files and target.id not in paired else None
+        if digest is not None:
+            by_digest.setdefault(digest, []).append(target)
+    for digest, targets in by_digest.items():
+        moved = files.get(digest, [])
+        if len(targets) == 1 and len(moved) == 1:
+            moved[0].previous_id = targets[0].id
+
+
 def import_markdown_runbooks(
     root: Path | str, options: ImportOptions, known: Iterable[LinkTarget] = ()
 ) -> ImportResult:
@@ -770,6 +835,7 @@ def import_markdown_runbooks(
     result.ignored.extend(_ignored_keys(parsed_files))
     known = list(known)  # read twice
     _supersede_old_ids(parsed_files, known)
+    _supersede_moved_files(parsed_files, known, source_id, path)
     index = LinkIndex(known)
     for parsed in parsed_files:
         index.add(

@@ -11,6 +11,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import NoReturn
 
@@ -21,6 +22,7 @@ from graph_schema.backdating import BackdatedRecords
 from graph_schema.bundle import BundleProblem, LoadedBundle, apply_overrides, load_bundle
 from graph_schema.importers.dispatch import import_source_id
 from graph_schema.importers.import_origin import origin_of, record_origin
+from graph_schema.importers.missing_files import mark_missing_files
 from graph_schema.omitted_acl import AclOptionChange, acl_option_changes
 from graph_schema.schema_ddl import apply_schema
 from graph_schema.writer import (
@@ -181,6 +183,11 @@ def run_ingest(
             tenant = loaded.parts[0].bundle.tenant
             source_id = import_source_id(fmt, path, options.source_id)
             record_origin(driver, tenant, source_id, origin_of(path), settings.database)
+            if fmt == "markdown-runbooks":
+                # Records whose file this import did not have stay current: the card says so.
+                ids = [d.id for part in loaded.parts for d in part.bundle.documents]
+                at = datetime.now(UTC)
+                mark_missing_files(driver, tenant, source_id, ids, at, settings.database)
         return report
     except (SourceTakeover, BackdatedRecords) as exc:
         # One line: the id, and the source that holds it (or the run that saw it).

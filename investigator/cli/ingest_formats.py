@@ -123,7 +123,8 @@ def _files(kind: str, locators: Sequence[str], tail: str = "") -> list[str]:
 
 
 def _file_changes(result: ImportResult, driver: neo4j.Driver, database: str | None) -> list[str]:
-    """`changed: a.md`, `moved: d.md -> ops/d.md`, `new: b.md`, `removed: c.md ...`: the files
+    """`changed: a.md`, `moved: d.md -> ops/d.md`, `renamed: e.md -> f.md (...)`, `new: b.md`,
+    `removed: c.md ...`: the files
     of a re-import whose bytes differ from the current record's (its `source_version`), those
     whose path differs from its `locator`, the files with no record yet, and the records of
     the same source whose file is gone (an import never retracts them)."""
@@ -160,12 +161,17 @@ def _file_changes(result: ImportResult, driver: neo4j.Driver, database: str | No
     # read; a front matter id edited): renamed, not a removed file and a new one.
     renamed: dict[bool, list[str]] = {True: [], False: []}
     paired: set[str] = set()
+    # A file moved with its bytes (`mv a.md b.md`): the importer's new id supersedes the old.
+    moved_files: list[str] = []
     for d in bundle.documents:
         if d.id in current:
             continue
         for doc_id, locator in dropped.items():
             if locator == d.locator:
                 renamed[d.supersedes == doc_id].append(f"{doc_id} -> {d.id}")
+                paired.update((doc_id, d.id))
+            elif d.supersedes == doc_id:
+                moved_files.append(f"{locator} -> {d.locator}")
                 paired.update((doc_id, d.id))
     new = [d.locator for d in bundle.documents if d.id not in current and d.id not in paired]
     # Nor is a record the import's documents supersede (renamed by an earlier import).
@@ -178,6 +184,7 @@ def _file_changes(result: ImportResult, driver: neo4j.Driver, database: str | No
             "renamed", renamed[True], " (same file, new id: the new record supersedes the old)"
         )
         + _files("renamed", renamed[False], " (same file, new id: the old record stays current)")
+        + _files("renamed", moved_files, " (same bytes, new id: the new record supersedes the old)")
         + _files("new", new)
         + _files("removed", gone, " (not in PATH any more: their records stay current)")
     )

@@ -22,6 +22,7 @@ from investigator.errors import BadInput
 from investigator.evidence import RejectionReason
 from investigator.investigation import InvestigationRequest, InvestigationResult, investigate
 from investigator.json_documents import investigation_json
+from investigator.record_time import missing_file_note
 from investigator.settings import resolve_connection
 from investigator.terminal import one_line
 from investigator.timeline import time_references
@@ -140,6 +141,8 @@ def render_report(
             + ("  untrusted" if ev.evidence_id in untrusted else "")
         )
         lines.append(f"      {_clean(_preview(ev.content), 150)}")
+        if (gone := missing_file_note(ev, result.as_of)) is not None:
+            lines.append(f"      {_clean(gone, 200)}")  # answered, but its page is gone
     if result.rejected:
         lines += ["", "Rejected"]
         for rej in result.rejected:
