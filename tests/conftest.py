@@ -140,6 +140,22 @@ def clean_db(driver: neo4j.Driver) -> neo4j.Driver:
     return driver
 
 
+# acme's principals and services, for the tests that import a folder of Markdown runbooks.
+ACME_CATALOG = REPO / "tests" / "fixtures" / "runbooks" / "catalogs" / "acme.yaml"
+
+
+def import_runbook_folder(drv: neo4j.Driver, invoke, folder: Path, *flags: str) -> None:  # type: ignore[no-untyped-def]
+    """A graph holding only acme's catalog and `folder` imported as Markdown runbooks (tenant
+    acme, `--acl internal`, then `flags`), through the CLI as a user imports it."""
+    wipe(drv)
+    assert invoke("ingest", str(ACME_CATALOG)).code == 0
+    result = invoke(
+        "ingest", str(folder), "--format", "markdown-runbooks", "--tenant", "acme",
+        "--acl", "internal", *flags,
+    )  # fmt: skip
+    assert result.code == 0, result
+
+
 @pytest.fixture(scope="module")
 def demo_graph(driver: neo4j.Driver) -> neo4j.Driver:
     """The demo dataset in an otherwise empty graph, ingested once per test module."""

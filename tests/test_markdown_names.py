@@ -17,23 +17,15 @@ from pathlib import Path
 
 import neo4j
 import pytest
+from conftest import import_runbook_folder
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RUNBOOKS = FIXTURES / "markdown-names" / "runbooks"
-CATALOG = FIXTURES / "runbooks" / "catalogs" / "acme.yaml"
 
 
 @pytest.fixture()
 def imported(driver: neo4j.Driver, cli_env: object, invoke) -> neo4j.Driver:  # type: ignore[no-untyped-def]
-    from test_runbook_lookup import wipe
-
-    wipe(driver)
-    assert invoke("ingest", str(CATALOG)).code == 0
-    result = invoke(
-        "ingest", str(RUNBOOKS), "--format", "markdown-runbooks", "--tenant", "acme",
-        "--acl", "internal", "--trusted",
-    )  # fmt: skip
-    assert result.code == 0, result
+    import_runbook_folder(driver, invoke, RUNBOOKS, "--trusted")
     return driver
 
 

@@ -17,24 +17,16 @@ from pathlib import Path
 
 import neo4j
 import pytest
+from conftest import import_runbook_folder
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FOLDER = FIXTURES / "card-markdown"
-CATALOG = FIXTURES / "runbooks" / "catalogs" / "acme.yaml"
 
 
 @pytest.fixture()
 def imported(driver: neo4j.Driver, cli_env: object, invoke) -> neo4j.Driver:  # type: ignore[no-untyped-def]
-    from test_runbook_lookup import wipe
-
-    wipe(driver)
-    assert invoke("ingest", str(CATALOG)).code == 0
     # Untrusted, as an explorer imports a folder: the card serves what holds no instruction.
-    result = invoke(
-        "ingest", str(FOLDER), "--format", "markdown-runbooks", "--tenant", "acme",
-        "--acl", "internal",
-    )  # fmt: skip
-    assert result.code == 0, result
+    import_runbook_folder(driver, invoke, FOLDER)
     return driver
 
 

@@ -18,21 +18,14 @@ from pathlib import Path
 
 import neo4j
 import pytest
+from conftest import import_runbook_folder
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
 @pytest.fixture
 def fit_corpus(driver: neo4j.Driver, cli_env: object, invoke) -> neo4j.Driver:  # type: ignore[no-untyped-def]
-    from test_runbook_lookup import wipe
-
-    wipe(driver)
-    assert invoke("ingest", str(FIXTURES / "runbooks" / "catalogs" / "acme.yaml")).code == 0
-    md = invoke(
-        "ingest", str(FIXTURES / "runbooks" / "lookup-fit"), "--format", "markdown-runbooks",
-        "--tenant", "acme", "--acl", "internal",
-    )  # fmt: skip
-    assert md.code == 0, md
+    import_runbook_folder(driver, invoke, FIXTURES / "runbooks" / "lookup-fit")
     return driver
 
 
