@@ -381,11 +381,9 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def http_server_with(config: Path) -> Iterator[tuple[str, str]]:
-    """`investigator mcp --transport http` with the config file `config` (and no other
-    INVESTIGATOR_ or OTEL_ settings): its URL, and what it said on stderr up to serving."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("INVESTIGATOR_", "OTEL_"))}
-    env["INVESTIGATOR_CONFIG"] = str(config)
+def _http_serving(env: dict[str, str]) -> Iterator[tuple[str, str]]:
+    """`investigator mcp --transport http` on a free port with `env`: its URL, and what it
+    said on stderr up to serving; stopped on exit."""
     port = _free_port()
     proc = subprocess.Popen(
         [INVESTIGATOR, "mcp", "--transport", "http", "--port", str(port)],
@@ -400,7 +398,7 @@ def http_server_with(config: Path) -> Iterator[tuple[str, str]]:
         seen = ""
         while "serving streamable HTTP" not in seen:
             line = proc.stderr.readline()
-            assert line, f"the server did not start: {seen}"
+            assert line, f"the MCP HTTP server did not start: {seen}"
             seen += line
         yield f"http://127.0.0.1:{port}/mcp", seen
     finally:
@@ -411,34 +409,20 @@ def http_server_with(config: Path) -> Iterator[tuple[str, str]]:
             proc.kill()
 
 
+@contextlib.contextmanager
+def http_server_with(config: Path) -> Iterator[tuple[str, str]]:
+    """`investigator mcp --transport http` with the config file `config` (and no other
+    INVESTIGATOR_ or OTEL_ settings): its URL, and what it said on stderr up to serving."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("INVESTIGATOR_", "OTEL_"))}
+    env["INVESTIGATOR_CONFIG"] = str(config)
+    with _http_serving(env) as served:
+        yield served
+
+
 @pytest.fixture(scope="module")
 def http_server(demo_graph, server_env) -> Iterator[str]:  # type: ignore[no-untyped-def]
-    port = _free_port()
-    proc = subprocess.Popen(
-        [INVESTIGATOR, "mcp", "--transport", "http", "--port", str(port)],
-        env=server_env,
-        cwd=REPO,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    deadline = time.monotonic() + 120
-    try:
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=1):
-                    break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    err = proc.stderr.read().decode() if proc.stderr else ""
-                    raise RuntimeError(f"the MCP HTTP server did not start: {err}") from None
-                time.sleep(0.2)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    with _http_serving(server_env) as (url, _):
+        yield url
 
 
 def http(url: str, token: str | None) -> Client:
