@@ -384,7 +384,7 @@ class CompiledTemplates:
     """`compiled.json` as read: the manifest's data and each variant's rendered lines.
 
     The file stores each distinct line once (`lines`) and a variant as the indices of its
-    lines: the 543 variants' 2.1 MB of text share 586 distinct lines.
+    lines: the 547 variants' 2.2 MB of text share 595 distinct lines (runbooks_for v4's day).
     """
 
     def __init__(self, manifest: Any, lines: list[str], variants: list[Any]) -> None:
