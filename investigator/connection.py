@@ -26,6 +26,12 @@ def open_driver(settings: ConnectionSettings, *, verify: bool = True) -> neo4j.D
             connection_acquisition_timeout=CONNECTION_TIMEOUT_S * 2,
             max_transaction_retry_time=MAX_RETRY_TIME_S,
             user_agent="graph-investigator",
+            # Bookkeeping properties and labels appear only once written (a new store has no
+            # ingest mark, no :MissingFile): the server's "does not exist" warnings are noise
+            # that a library caller would otherwise see on stderr for every such read.
+            notifications_disabled_classifications=[
+                neo4j.NotificationDisabledClassification.UNRECOGNIZED
+            ],
         )
     except (ValueError, DriverError) as exc:
         raise Neo4jUnavailable(f"cannot use Neo4j URI {settings.uri!r}: {exc}") from exc
