@@ -18,6 +18,17 @@ def _escaped(ch: str) -> str:
     return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
+def printable(text: object) -> str:
+    """`text` with every character the terminal would act on or not show as itself (line
+    breaks, tabs, escapes, zero-width and bidi characters) spelled as its code point, nothing
+    shortened: for lines that quote what a file or a bundle says (its name, an element id),
+    so that an error about a hostile file cannot retitle the window or clear the screen."""
+    flat = str(text)
+    if flat.isprintable():
+        return flat
+    return "".join(ch if ch.isprintable() else _escaped(ch) for ch in flat)
+
+
 def one_line(text: object, limit: int) -> str:
     """`text` on one line of at most about `limit` characters, shortened with "…".
 

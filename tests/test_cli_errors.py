@@ -468,6 +468,40 @@ def test_hostile_ingest_input_exits_2_and_writes_nothing(
     assert before[0]["c"] == after[0]["c"]
 
 
+ESCAPES = "\x1b]0;PWNED\x07\x1b[2J"  # retitle the window, then clear the screen
+
+
+def test_an_ingest_error_quoting_a_hostile_id_or_file_name_cannot_drive_the_terminal(
+    catalog: neo4j.Driver,
+    cli_env: object,
+    invoke,  # type: ignore[no-untyped-def]
+    tmp_path: Path,
+) -> None:
+    """A cloned folder or a bundle may name a file or an element with escape sequences: the
+    problem lines and the error quote them spelled out, and nothing is written."""
+    bundle = tmp_path / "hostile.yaml"
+    # YAML's double-quoted escapes: \e is ESC, \a is BEL.
+    bundle.write_text(
+        'tenant: acme\nnodes:\n  - {id: "svc:esc\\e]0;PWNED\\a\\e[2J", label: Service, '
+        "name: x, acl: [internal]}\n",
+        encoding="utf-8",
+    )
+    folder = tmp_path / "runbooks"
+    folder.mkdir()
+    (folder / f"bad{ESCAPES}.md").write_text("---\nvalid_from: [\n---\n# x\n", encoding="utf-8")
+    before, _, _ = catalog.execute_query("MATCH (n:KG) RETURN count(n) AS c")
+    for result in (
+        invoke("ingest", str(bundle)),
+        invoke("ingest", str(folder), "--format", "markdown-runbooks", "--tenant", "acme"),
+    ):
+        assert result.code == 2, result
+        assert "\x1b" not in result.err and "\x07" not in result.err, result
+        assert "\\x1b]0;PWNED\\x07\\x1b[2J" in result.err, result
+        assert result.out == ""
+    after, _, _ = catalog.execute_query("MATCH (n:KG) RETURN count(n) AS c")
+    assert before[0]["c"] == after[0]["c"]
+
+
 # -- an unreachable database --------------------------------------------------------------
 
 

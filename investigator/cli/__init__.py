@@ -225,8 +225,11 @@ def _interrupted() -> int:
 
 
 def _fail(message: str, code: int) -> int:
+    from investigator.terminal import printable
+
     first = message.strip().splitlines()[0] if message.strip() else "error"
-    sys.stderr.write(f"error: {first}\n")
+    # An error may quote a file's name or an element's id: nothing in it acts on the terminal.
+    sys.stderr.write(f"error: {printable(first)}\n")
     return code
 
 

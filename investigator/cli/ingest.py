@@ -39,6 +39,7 @@ from investigator.context_graph.recorder import ctx_database_from_env
 from investigator.context_graph.runs import run_floors
 from investigator.errors import BadInput
 from investigator.settings import resolve_connection
+from investigator.terminal import printable
 
 MAX_PROBLEM_LINES = 200
 PROGRESS_THRESHOLD = 2000  # elements; smaller ingests finish before progress would help
@@ -92,7 +93,7 @@ INGEST_FORMATS: dict[str, Callable[[Path, IngestOptions], LoadedBundle]] = {
 
 
 def _progress(message: str) -> None:
-    sys.stderr.write(f"ingest: {message}\n")
+    sys.stderr.write(f"ingest: {printable(message)}\n")
     sys.stderr.flush()
 
 
@@ -236,7 +237,8 @@ def _takeover_fix(exc: Exception, fmt: str) -> str:
 
 def _report_problems(problems: Sequence[BundleProblem], fmt: str = "bundle") -> NoReturn:
     for problem in problems[:MAX_PROBLEM_LINES]:
-        sys.stderr.write(problem.line() + "\n")
+        # A problem names the file and the element as the bundle wrote them: shown inert.
+        sys.stderr.write(printable(problem.line()) + "\n")
     if len(problems) > MAX_PROBLEM_LINES:
         sys.stderr.write(f"... and {len(problems) - MAX_PROBLEM_LINES} more problems\n")
     what = _FORMAT_REJECTED[fmt]

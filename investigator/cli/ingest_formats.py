@@ -39,6 +39,7 @@ from investigator.cli.subject import subject_ref_from
 from investigator.connection import open_driver
 from investigator.errors import BadInput
 from investigator.settings import resolve_connection
+from investigator.terminal import printable
 
 
 class _Options(Protocol):
@@ -90,10 +91,11 @@ def _loader(fmt: str) -> Callable[[Path, _Options], LoadedBundle]:
             changes = _file_changes(result, driver, settings.database)
         finally:
             driver.close()
+        # File names and ids come from the imported folder: shown inert.
         for line in result.report_lines() + changes:
-            sys.stderr.write(f"ingest: {line}\n")
+            sys.stderr.write(f"ingest: {printable(line)}\n")
         for line in result.ignored:
-            sys.stderr.write(f"warning: {line}\n")
+            sys.stderr.write(f"warning: {printable(line)}\n")
         loaded = result.loaded()
         loaded.problems.extend(result.problems)
         return loaded
