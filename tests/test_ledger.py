@@ -300,6 +300,20 @@ def test_verify_cli(clean_db: neo4j.Driver, demo_runs: list[str], cli_env, invok
     assert res.code == 1 and "run_deleted" in res.err
 
 
+def test_verify_shows_ids_a_tampered_database_holds_inert(  # type: ignore[no-untyped-def]
+    clean_db: neo4j.Driver, demo_runs: list[str], cli_env, invoke
+) -> None:
+    """An auditor verifies the database that may have been tampered with: a run id edited to
+    carry escape sequences is listed spelled out, never sent to the terminal."""
+    bob = demo_runs[1]
+    evil = bob + "\x1b]0;PWNED\x07\x1b[2J"
+    clean_db.execute_query("MATCH (n:CtxEvent {run_id: $r}) SET n.run_id = $e", r=bob, e=evil)
+    res = invoke("verify", "--subject", "acme/user:auditor", "--purpose", "audit")
+    assert res.code == 1, res
+    assert "\x1b" not in res.out + res.err and "\x07" not in res.out + res.err, res
+    assert bob + "\\x1b]0;PWNED\\x07\\x1b[2J" in res.out, res
+
+
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [

@@ -38,6 +38,7 @@ from investigator.context_graph.lineage import validate_run_id
 from investigator.context_graph.recorder import ctx_database_from_env
 from investigator.errors import BadInput, NotAuthorized
 from investigator.settings import resolve_connection
+from investigator.terminal import printable
 
 NOT_VERIFIED_EXIT = 1
 
@@ -58,10 +59,12 @@ def _render_text(report: VerifyReport) -> str:
     ):
         if runs:
             more = " ..." if len(runs) > 5 else ""
-            lines.append(f"{title + ':':<18} {len(runs)} ({', '.join(runs[:5])}{more})")
+            named = printable(", ".join(runs[:5]))
+            lines.append(f"{title + ':':<18} {len(runs)} ({named}{more})")
     if report.problems:
         lines.append("problems:")
-        lines.extend(f"  {p.line()}" for p in report.problems)
+        # Run ids and details come from the database an auditor is checking: shown inert.
+        lines.extend(f"  {printable(p.line())}" for p in report.problems)
     return "\n".join(lines)
 
 
@@ -123,7 +126,7 @@ def verify_command(
         driver.close()
     click.echo(report.model_dump_json() if json_out else _render_text(report))
     if not report.verified:
-        sys.stderr.write(f"error: not verified: {report.problems[0].line()}\n")
+        sys.stderr.write(f"error: not verified: {printable(report.problems[0].line())}\n")
         raise click.exceptions.Exit(NOT_VERIFIED_EXIT)
 
 
