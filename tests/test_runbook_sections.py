@@ -146,7 +146,7 @@ def test_an_investigation_cites_the_section_of_the_alert_it_names(  # type: igno
         return claim["statement"], doc["run_id"]
 
     statement, run_id = runbook_claim("Which runbook applies to StoragePollsFailing?")
-    assert statement.startswith("Runbook storage (runbook:storage) is the version in force")
+    assert statement.startswith("Runbook Storage runbook (runbook:storage) is the version in force")
     assert statement.endswith("[storage.md#storagepollsfailing]")
     replay = invoke("replay", run_id, "--subject", "user:oncall", "--json")
     assert json.loads(replay.out)["verified"] is True
