@@ -136,6 +136,13 @@ def _label(ev: Evidence) -> str:
     return ev.name or ev.title or ev.element_id
 
 
+def _title(ev: Evidence) -> str:
+    """A runbook's or policy's name in a claim: its title, as the runbook card names it (an
+    imported page's record name is its file name, `backdoor-ec2-spambot`, where its title
+    is the finding's, `Backdoor:EC2/Spambot`)."""
+    return ev.title or _label(ev)
+
+
 def _about(ev: Evidence, entity_id: str) -> bool:
     """Whether `ev` is a record about `entity_id` (same record, its fact slot, its documents)."""
     return (
@@ -326,7 +333,7 @@ def derive_claims(
                 # one in force then (record_time.py), so no fact says so.
                 claims.append(
                     _claim(
-                        f"Runbook {_label(ev)} ({ev.element_id}){tie} states no validity and "
+                        f"Runbook {_title(ev)} ({ev.element_id}){tie} states no validity and "
                         f"its earliest version was recorded at {_when(ev.recorded_at)}, after "
                         f"{iso_utc(asked_at)}: this is that version; what it said at "
                         f"{iso_utc(asked_at)} is not known{where}",
@@ -341,7 +348,7 @@ def derive_claims(
             when = _undated_in_force(ev, asked_at) or _in_force(ev, refs, as_of, runbooks)
             claims.append(
                 _claim(
-                    f"Runbook {_label(ev)} ({ev.element_id}){tie} is the version "
+                    f"Runbook {_title(ev)} ({ev.element_id}){tie} is the version "
                     f"in force {when}{_validity(ev)}{where}",
                     EpistemicStatus.FACT,
                     0.95,
@@ -355,7 +362,7 @@ def derive_claims(
             where = f" [{ev.locator}]" if ev.locator else ""
             claims.append(
                 _claim(
-                    f"Policy {_label(ev)} ({ev.element_id}) is in force "
+                    f"Policy {_title(ev)} ({ev.element_id}) is in force "
                     f"{_in_force(ev, refs, as_of, policies)}{_validity(ev)}{where}",
                     EpistemicStatus.FACT,
                     0.95,
@@ -593,7 +600,7 @@ def _undated_then(
         why = f" (it states no validity: {record})" if replaced or len(held) < len(instants) else ""
         claims.append(
             _claim(
-                f"Runbook {_label(ev)} ({ev.element_id}){tie} is the version in force at "
+                f"Runbook {_title(ev)} ({ev.element_id}){tie} is the version in force at "
                 f"{' and at '.join(held)}{why}{where}",
                 EpistemicStatus.FACT,
                 0.95,
@@ -605,7 +612,7 @@ def _undated_then(
         at = unknown[0]
         claims.append(
             _claim(
-                f"Runbook {_label(ev)} ({ev.element_id}){tie} states no validity and its "
+                f"Runbook {_title(ev)} ({ev.element_id}){tie} states no validity and its "
                 f"earliest version was recorded at {_when(ev.recorded_at)}, after "
                 f"{iso_utc(at)}: this is that version; what it said at {iso_utc(at)} is not "
                 f"known{where}",

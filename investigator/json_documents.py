@@ -8,7 +8,7 @@ for typing: building a document costs no import.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from investigator.context_graph.audit import ContentFilter
@@ -21,9 +21,25 @@ TRACE_JSON_FORMATS = ("json", "prov-json")
 
 
 def investigation_json(result: InvestigationResult) -> str:
-    """`investigate --json`: the result without its timings (they differ on every run)."""
+    """`investigate --json`: the result without its timings (they differ on every run), each
+    claim with the trust of what it rests on (`claim_trust`)."""
     payload = result.model_dump(mode="json", exclude={"timings"})
+    claim_trust(payload)
     return json.dumps(payload, ensure_ascii=False, sort_keys=False)
+
+
+def claim_trust(payload: dict[str, Any]) -> None:
+    """Add to each claim of an investigation's JSON `payload` its lowest evidence trust,
+    `trust` (`untrusted` when any of its evidence is: imported text not ingested with
+    `--trusted`, as the text report marks its evidence ids), and `untrusted_evidence_ids`:
+    so a consumer need not join `evidence_ids` to `evidence[]`. Derived from the payload's
+    own evidence, so a reused run's answer says the same."""
+    evidence = payload.get("evidence") or []
+    untrusted = {ev.get("evidence_id") for ev in evidence if ev.get("trust") != "trusted"}
+    for claim in payload.get("claims") or []:
+        ids = [e for e in claim.get("evidence_ids") or [] if e in untrusted]
+        claim["trust"] = "untrusted" if ids else "trusted"
+        claim["untrusted_evidence_ids"] = ids
 
 
 def runbook_json(answer: RunbookAnswer) -> str:

@@ -29,9 +29,9 @@ from pydantic import BaseModel, ConfigDict
 
 from graph_schema.alert_names import alert_names, is_alert_name
 from graph_schema.importers.markdown_sections import (
+    FenceReader,
     Section,
     anchor_for,
-    fence_marker,
     heading_text,
     sections_of,
 )
@@ -114,11 +114,12 @@ def question_focus(question: str) -> SectionFocus:
 _RULE_LINE = re.compile(r"^\s{0,3}([-*_])(?:\s*\1){2,}\s*$")
 
 
-def _is_fence(line: str) -> bool:
-    """Whether `line` is a code fence's marker line (```bash, ~~~): not a step; the commands
-    inside it are. Any indent: a fence inside a list item is indented as deep as the item.
-    ```` ```sudo iotop -P -a``` ```` is inline code, a step (`fence_marker`)."""
-    return fence_marker(line, indent=None) is not None
+def _fences() -> FenceReader:
+    """A reader of a text's code fences (```bash ... ```): their marker lines are no steps;
+    the commands inside them are. Any indent: a fence inside a list item is indented as
+    deep as the item. ```` ```sudo iotop -P -a``` ```` is inline code, a step; a ```` ```bash ````
+    inside a fence is a line of its code (`FenceReader`)."""
+    return FenceReader(indent=None)
 
 
 # Lines a command cut by MAX_STEP_LINES may add to be shown whole; a longer one is left out.
@@ -169,19 +170,22 @@ def _items(text: str) -> list[tuple[str, int | None]]:
     """The step lines of `text` as a reader sees it rendered, each with the number of its
     code fence (None outside one): fence markers, rules, HTML comments and link reference
     definitions are no lines; a hard-wrapped sentence or list item is one line (its lines
-    joined by a space: VirtAPIDown's five items were seven card lines); inside a fence each
-    line is one, as written, less the fence's own indentation (a fence in a list item)."""
+    joined by a space: VirtAPIDown's five items were seven card lines), as plain text
+    (`plain_text`); inside a fence each line is one, as written, less the fence's own
+    indentation (a fence in a list item)."""
     items: list[tuple[str, int | None]] = []
     fence: int | None = None
     fences = 0
     indent = 0  # the open fence's indentation
+    reader = _fences()
+    verbatim: set[int] = set()  # the items that are indented code
     in_comment = False
     joinable = False  # whether the last item is prose a wrapped line continues
     for raw in text.splitlines():
-        if _is_fence(raw) and not in_comment:
+        if not in_comment and reader.fence_line(raw):
             fences += fence is None
-            fence = fences if fence is None else None
-            indent = len(raw) - len(raw.lstrip(" "))
+            fence = fences if reader.inside else None
+            indent = len(raw) - len(raw.lstrip(" ")) if reader.inside else indent
             joinable = False
             continue
         if fence is not None:
@@ -208,11 +212,56 @@ def _items(text: str) -> list[tuple[str, int | None]]:
             items[-1] = (f"{items[-1][0]} {line.strip()}", None)
         else:
             code = len(line) - len(line.lstrip(" ")) >= 4 and not _LIST_ITEM.match(line)
+            if code:
+                verbatim.add(len(items))
             items.append((line.rstrip(), None))
             joinable = not (code or _HEADING_LINE.match(line.lstrip()) or "|" in line[:1])
         # A line that ends with a hard break ("  ", "\\") or a label's colon ends its item.
         joinable = joinable and not line.endswith(("  ", "\\", ":"))
-    return items
+    # Prose as rendered (a wrapped emphasis is one item by now); code as written.
+    return [
+        (text if fenced is not None or i in verbatim else plain_text(text), fenced)
+        for i, (text, fenced) in enumerate(items)
+    ]
+
+
+# A code span (`` `rm -rf *_old` ``) or a backslash escape (`\*`): what emphasis never
+# touches.
+_VERBATIM = re.compile(r"(`+).+?\1(?!`)|\\[!-/:-@\[-`{-~]")
+# Emphasis (CommonMark): `*` runs may sit inside a word (`un*frigging*believable`), `_`
+# runs may not (`snake_case_name` is a name); the opener is followed and the closer preceded
+# by no space.
+_EMPHASIS_MARKS = re.compile(
+    r"(?<!\*)(\*{1,3})(?![\s*])(.+?)(?<![\s*])\1(?!\*)"
+    r"|(?<![\w_])(_{1,3})(?![\s_])(.+?)(?<![\s_])\3(?![\w_])"
+)
+# Placeholders for the verbatim parts while emphasis is taken out (a line that holds them
+# is kept as written).
+_HOLD_OPEN, _HOLD_CLOSE = "\ue000", "\ue001"
+_HELD = re.compile(_HOLD_OPEN + r"(\d+)" + _HOLD_CLOSE)
+
+
+def plain_text(line: str) -> str:
+    r"""A line of Markdown prose as a reader sees it rendered: without emphasis marks
+    (`**Stop** the service` is "Stop the service") and with backslash escapes read (`\*` is
+    `*`); code spans are kept as written, their backticks too (`` `**/*.log` ``), as are
+    links and list markers."""
+    if _HOLD_OPEN in line or _HOLD_CLOSE in line:
+        return line
+    held: list[str] = []
+
+    def hold(match: re.Match[str]) -> str:
+        text = match.group(0)
+        held.append(text if text.startswith("`") else text[1:])
+        return f"{_HOLD_OPEN}{len(held) - 1}{_HOLD_CLOSE}"
+
+    text = _VERBATIM.sub(hold, line)
+    for _ in range(3):  # nested emphasis (`**a *b* c**`): one level a pass
+        stripped = _EMPHASIS_MARKS.sub(lambda m: m.group(2) or m.group(4), text)
+        if stripped == text:
+            break
+        text = stripped
+    return _HELD.sub(lambda m: held[int(m.group(1))], text)
 
 
 def _body_lines(text: str) -> list[str]:
@@ -266,11 +315,9 @@ def _marked(body: str, titles: re.Pattern[str]) -> list[str]:
     **configured**:" is no step), when lines follow it (a label inside a code fence is a
     command's text)."""
     found: list[tuple[re.Pattern[str] | None, list[str]]] = []
-    fenced = False
+    reader = _fences()
     for line in body.splitlines():
-        if _is_fence(line):
-            fenced = not fenced
-        elif not fenced and _label(line) is not None:
+        if not reader.fence_line(line) and not reader.inside and _label(line) is not None:
             found.append((_marker(line), [line]))
             continue
         if found:
@@ -584,11 +631,11 @@ def _used_links(content: str, lines: list[str]) -> list[str]:
     """The definition lines (`_LINK_DEFINITION`, anywhere in `content` outside a fence) of
     the reference links `lines` use, in the order they are used, at most MAX_LINKS."""
     defined: dict[str, str] = {}
-    fenced = False
+    reader = _fences()
     for line in content.splitlines():
-        if _is_fence(line):
-            fenced = not fenced
-        elif not fenced and (match := _LINK_DEFINITION.match(line)):
+        if reader.fence_line(line) or reader.inside:
+            continue
+        if match := _LINK_DEFINITION.match(line):
             defined.setdefault(match.group(1).strip().casefold(), line.strip())
     used = [
         (m.group(2) or m.group(1) or m.group(3) or "").strip().casefold()

@@ -85,7 +85,7 @@ def test_investigate_claims_the_runbook_the_card_finds_by_its_words(  # type: ig
     assert doc["status"] == "complete", doc["missing_evidence"]
     (claim,) = doc["claims"]
     assert claim["statement"].startswith(
-        f"Runbook {runbook} (runbook:{runbook}), found by the words of the "
+        f"Runbook {title} (runbook:{runbook}), found by the words of the "
         "question alone (the runbook search's best fit; no service, alert or error code it "
         "names links to it), is the version in force at "
     )

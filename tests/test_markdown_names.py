@@ -68,7 +68,7 @@ def test_a_note_heading_inside_a_finding_does_not_end_its_steps(  # type: ignore
     name = "UnauthorizedAccess:IAMUser/InstanceCredentialExfiltration.OutsideAWS"
     card = _card(invoke, "--alert", name)["runbook"]
     assert card["title"] == name
-    assert card["steps"][0] == "**Remediation recommendations:**"
+    assert card["steps"][0] == "Remediation recommendations:"
     assert "Note:" in card["steps"]
     assert card["steps"][-1] == (
         "If this activity is unexpected, rotate the instance role's credentials now."

@@ -56,9 +56,9 @@ def test_comments_and_hard_wraps_are_not_step_lines(imported, invoke) -> None:  
     steps = _steps(invoke, "--alert", "DemoOperatorDown")
     assert steps == [
         "Try to identify the root cause and resolve the issue. Common causes include:",
-        "- **CrashLoopBackOff**: the `demo-operator` container is crashing repeatedly. "
+        "- CrashLoopBackOff: the `demo-operator` container is crashing repeatedly. "
         "Check the pod logs.",
-        "- **Pods absent**: no pods exist. Check whether the deployment has been scaled to zero.",
+        "- Pods absent: no pods exist. Check whether the deployment has been scaled to zero.",
         "Raise the replicas in `values.yaml`:",
         "demoHelmValues:",
         "  operator:",

@@ -100,4 +100,4 @@ def test_investigate_and_the_card_follow_the_same_pointer(pointer_corpus, invoke
     assert result.code == 0, result
     doc = json.loads(result.out)
     (claim,) = doc["claims"]
-    assert claim["statement"].startswith("Runbook ledger-saturation (runbook:ledger-saturation)")
+    assert claim["statement"].startswith("Runbook Ledger is saturated (runbook:ledger-saturation)")

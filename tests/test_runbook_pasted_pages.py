@@ -191,7 +191,7 @@ def test_a_section_that_is_the_same_as_another_shows_that_ones_steps(  # type: i
     runbook = _lookup(invoke, "--alert", "VaultBlocksNotUploadedSinceStart")["runbook"]
     assert runbook["steps_locator"] == "vault.md#vaultblocksnotuploaded"
     assert runbook["steps"] == [
-        "How to **fix** it:",
+        "How to fix it:",
         "- Check the writer's bucket credentials and its upload error counter.",
     ]
     assert runbook["steps_note"] == (

@@ -146,7 +146,7 @@ def test_an_investigation_cites_the_section_of_the_alert_it_names(  # type: igno
         return claim["statement"], doc["run_id"]
 
     statement, run_id = runbook_claim("Which runbook applies to StoragePollsFailing?")
-    assert statement.startswith("Runbook storage (runbook:storage) is the version in force")
+    assert statement.startswith("Runbook Storage runbook (runbook:storage) is the version in force")
     assert statement.endswith("[storage.md#storagepollsfailing]")
     replay = invoke("replay", run_id, "--subject", "user:oncall", "--json")
     assert json.loads(replay.out)["verified"] is True
@@ -328,7 +328,7 @@ def test_a_docs_site_runbooks_page_answers_each_alert_with_its_section(  # type:
     runbook = _lookup(invoke, "--alert", "StoreRequestLatency")["runbook"]
     assert runbook["id"] == "runbook:store-runbooks"
     assert runbook["steps_locator"] == "store-runbooks/_index.md#storerequestlatency"
-    assert runbook["steps"] == ["How to **fix** it:", "1. Scale the queriers."]
+    assert runbook["steps"] == ["How to fix it:", "1. Scale the queriers."]
 
 
 def _large_sectioned_runbook(folder: Path) -> list[str]:
@@ -708,21 +708,21 @@ def test_a_bold_label_line_starts_the_steps_as_a_steps_heading_does(  # type: ig
     backlog = card("QueueBacklogGrowing")
     # The fix, before the investigation (as "Mitigation" before "Diagnosis").
     assert backlog["steps"] == [
-        "How to **fix** it:",
+        "How to fix it:",
         "- Scale the consumers of the queue up by two replicas.",
         "- Check the consumer error rate once they run.",
     ], backlog["steps"]
     assert backlog["steps_locator"] == "queue-runbooks/_index.md#queuebackloggrowing"
     # The steps end at the next label, of steps or not.
     assert card("QueueConsumerStalled")["steps"] == [
-        "In case of **emergency**:",
+        "In case of emergency:",
         "- Restart the stalled consumer: `kubectl rollout restart deployment/consumer`",
     ]
     # Steps under a sub-heading hold for its case only: the card says which.
     latency = card("QueueLatencyHigh")
     assert latency["steps"] == [
         "Publish Latency:",
-        "How to **investigate**:",
+        "How to investigate:",
         "- Check the `Queue / Publish` dashboard.",
     ], latency["steps"]
     assert latency["steps_locator"] == "queue-runbooks/_index.md#publish-latency"
@@ -733,13 +733,13 @@ def test_a_bold_label_line_starts_the_steps_as_a_steps_heading_does(  # type: ig
     assert rebalance["steps_locator"] == "queue-runbooks/_index.md#how-to-investigate"
     # Without its colon, a short line is a label all the same.
     assert card("QueueClockSkewed")["steps"] == [
-        "How to **investigate**",
+        "How to investigate",
         "- Compare the producer's clock with the broker's.",
     ]
     # A label with nothing after it marks no steps: the section's text is shown.
     assert card("QueueLabelOnly")["steps"] == [
         "Nothing is labelled here but the end.",
-        "How to **fix** it:",
+        "How to fix it:",
     ]
 
 

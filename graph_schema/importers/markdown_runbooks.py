@@ -100,6 +100,7 @@ from graph_schema.importers.link_targets import (
     page_stem,
 )
 from graph_schema.importers.markdown_sections import (
+    FenceReader,
     FrontMatterError,
     heading_text,
     sections_of,
@@ -434,13 +435,12 @@ def _is_link_list(file: Path) -> bool:
     except (OSError, UnicodeDecodeError, FrontMatterError):
         return True
     text = 0
-    fenced = False
+    fences = FenceReader(indent=None)
     for line in body.splitlines():
         stripped = line.strip()
-        if stripped.startswith(("```", "~~~")):
-            fenced = not fenced
+        if fences.fence_line(line) or fences.inside:
             continue
-        if fenced or not stripped or stripped.startswith(("#", "<!--", "[[", "|")):
+        if not stripped or stripped.startswith(("#", "<!--", "[[", "|")):
             continue
         rest = re.sub(r"[*_`:|>\-\s]", "", _LIST_MARK.sub("", _LINK.sub("", stripped)))
         if _LINK.search(stripped) and len(rest) <= 40:

@@ -3,10 +3,12 @@
 Anchors follow the GitHub rule (lower-case, punctuation dropped, spaces to hyphens,
 duplicates numbered `-1`, `-2` ...), so `path#anchor` locators open the right place in the
 repository viewers people already use. Headings inside fenced code blocks are not headings.
-Headings are read as CommonMark writes them: `#` headings and setext ones (a line underlined
-with `===` or `---`, as AWS's GuardDuty pages title a finding); a line of backticks whose
-info string holds a backtick (```` ```sudo iotop``` ````) is inline code, not a fence; a
-note heading (`###### Note`) deeper than the section it is in is part of that section.
+Headings are read as CommonMark writes them: `#` headings and setext ones (a paragraph, of
+one line or several, underlined with `===` or `---`, as AWS's GuardDuty pages title a
+finding); a line of backticks whose info string holds a backtick (```` ```sudo iotop``` ````)
+is inline code, not a fence, and a fence closes only at a bare fence at least as long as its
+opening (```` ```bash ```` inside one is code); a note heading (`###### Note`) deeper than
+the section it is in is part of that section.
 Titles are kept as written (`heading_text` reads one without its code spans' backticks).
 """
 
@@ -22,10 +24,17 @@ if TYPE_CHECKING:
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})(.*)$")
-# A setext heading's underline (`===` level 1, `---` level 2) under a one-line paragraph.
+# A setext heading's underline (`===` level 1, `---` level 2) under a paragraph.
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
-# Lines that are no paragraph a setext underline can make a heading of.
+# Lines that start no paragraph a setext underline can make a heading of.
 _NOT_PARAGRAPH = re.compile(r"^(?: {4,}|\t|\s*(?:[-*+]\s|\d+[.)]\s|>|\||<!--|#{1,6}(?:\s|$)))")
+# Lines that end a paragraph and start a block of their own (a list item, a quote, a table
+# row, a comment); an indented line is the paragraph's next line, as is "2." (CommonMark:
+# only a list starting at 1 interrupts a paragraph).
+_INTERRUPTS = re.compile(r"^ {0,3}(?:[-*+]\s|1[.)]\s|>|\||<!--)")
+_INDENTED = re.compile(r"^(?: {4,}|\t)")
+# A thematic break (`***`, `- - -`, `___`): no paragraph's text.
+_THEMATIC_BREAK = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 # An aside's heading (AWS's `###### Note` inside a finding's text): part of its section.
 _ASIDE_TITLE = re.compile(
     r"^(?:notes?|warnings?|important|tips?|cautions?|info)\W*$", re.IGNORECASE
@@ -143,6 +152,38 @@ def fence_marker(line: str, indent: int | None = 3) -> str | None:
     return None if marker[0] == "`" and "`" in info else marker
 
 
+class FenceReader:
+    """Which lines open, close or sit inside a fenced code block, read line by line as
+    CommonMark reads them: a fence closes only at a line of its own character, at least as
+    long as its opening, with nothing after it (```` ```bash ```` inside a fence is code: it
+    closes nothing, it was read as a close before and the rest of the code became text)."""
+
+    def __init__(self, indent: int | None = 3) -> None:
+        self._indent = indent  # as `fence_marker`'s
+        self._open: str | None = None  # the opening fence's marker while one is open
+
+    @property
+    def inside(self) -> bool:
+        """Whether a fence is open (after the lines fed so far)."""
+        return self._open is not None
+
+    def fence_line(self, line: str) -> bool:
+        """Feed the next line: whether it is a fence's own line (opening or closing one)."""
+        marker = fence_marker(line, self._indent)
+        if self._open is None:
+            self._open = marker
+            return marker is not None
+        closing = (
+            marker is not None
+            and marker[0] == self._open[0]
+            and len(marker) >= len(self._open)
+            and not line.strip().lstrip(marker[0]).strip()
+        )
+        if closing:
+            self._open = None
+        return closing
+
+
 def heading_text(title: str) -> str:
     """A heading's text as a reader sees it: code spans without their backticks."""
     return _CODE_SPAN.sub(lambda m: m.group(2).strip(), title).strip()
@@ -155,49 +196,66 @@ def anchor_for(title: str) -> str:
     return text.replace(" ", "-")
 
 
-def _setext_level(lines: list[str], index: int, previous_heading: int) -> int | None:
-    """The level of the setext heading whose underline is `lines[index]` (None if it is
-    none): the line above is a one-line paragraph (the one before it blank, a heading's or
-    the start), not a list item, a quote, a table row or code."""
-    match = _SETEXT.match(lines[index])
-    if match is None or index == 0:
-        return None
-    text = lines[index - 1]
-    if not text.strip() or _NOT_PARAGRAPH.match(text) or _SETEXT.match(text):
-        return None
-    if index >= 2 and lines[index - 2].strip() and previous_heading != index - 2:
-        return None  # a paragraph of several lines: left as it was read before
-    return 1 if match.group(1).startswith("=") else 2
+class _Paragraphs:
+    """Whether the lines read so far end in a plain paragraph (the text a setext underline
+    makes a heading of), and where it starts: a paragraph of several lines is one heading
+    (CommonMark); a list item's, a quote's or a table's lines (and their lazy continuation)
+    and indented code are none."""
+
+    def __init__(self) -> None:
+        self.start: int | None = None  # the first line of the open plain paragraph
+        self._other: str | None = None  # "block" (its lines run to a blank) or "code"
+
+    def end(self) -> None:
+        """A blank line, a heading, a fence or a rule: no paragraph is open."""
+        self.start, self._other = None, None
+
+    def read(self, index: int, line: str) -> None:
+        """Read the next line, not blank, no heading, fence or setext underline."""
+        if self._other == "code" and _INDENTED.match(line):
+            return  # more indented code
+        if _THEMATIC_BREAK.match(line):
+            self.end()
+        elif self._other == "block":
+            return  # a list item's, a quote's or a table's (lazy) continuation
+        elif self.start is None:
+            if _INDENTED.match(line):
+                self._other = "code"
+            elif _NOT_PARAGRAPH.match(line):
+                self._other = "block"
+            else:
+                self.start, self._other = index, None
+        elif _INTERRUPTS.match(line):
+            self.start, self._other = None, "block"
 
 
 def sections_of(body: str) -> list[Section]:
     """The headings of `body` in order, each with its anchor and the text up to the next."""
     found: list[tuple[int, str, int, int]] = []  # level, title, line index, body's first line
     lines = body.splitlines()
-    fence: str | None = None
-    last_heading = -1  # the line of the last heading (an ATX one, for setext's rule)
+    fences = FenceReader()
+    paragraph = _Paragraphs()
     for index, line in enumerate(lines):
-        marker = fence_marker(line)
-        if marker is not None:
-            if fence is None:
-                fence = marker[0] * 3
-            elif marker.startswith(fence):
-                fence = None
-            continue
-        if fence is not None:
+        if fences.fence_line(line) or fences.inside or not line.strip():
+            paragraph.end()
             continue
         match = _HEADING.match(line)
         if match:
+            paragraph.end()
             level, title = len(match.group(1)), match.group(2).strip()
-            last_heading = index
             if found and level > found[-1][0] and _ASIDE_TITLE.match(heading_text(title)):
                 continue  # "###### Note" deep in a section: its text is the section's
             found.append((level, title, index, index + 1))
             continue
-        setext = _setext_level(lines, index, last_heading)
-        if setext is not None:
-            found.append((setext, lines[index - 1].strip(), index - 1, index + 1))
-            last_heading = index
+        underline = _SETEXT.match(line)
+        if underline is not None and paragraph.start is not None:
+            # The paragraph's lines are the heading's text, one line as a reader sees it.
+            title = " ".join(text.strip() for text in lines[paragraph.start : index])
+            level = 1 if underline.group(1).startswith("=") else 2
+            found.append((level, title, paragraph.start, index + 1))
+            paragraph.end()
+            continue
+        paragraph.read(index, line)
     seen: dict[str, int] = {}
     sections = []
     for position, (level, title, start, first) in enumerate(found):
