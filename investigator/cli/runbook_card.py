@@ -88,22 +88,25 @@ def text_time(text: str, as_of: datetime | None) -> tuple[datetime | None, str |
 
     A hurried "payment recovery runbook on 2026-07-23T10:05:00Z" means the version in force
     then: one time the text places (investigator.timeline) is the lookup's as_of, said so.
-    Words it cannot place alone ("yesterday", "then", two times), or a time beside --as-of,
-    are not used, and the line says so instead of the card being silently at now.
+    Words it cannot place alone ("yesterday", "when the alert fired", two times), or a time
+    beside --as-of, are not used, and the line says so instead of the card being silently at
+    now. A bare "then" is no time here: a card has no incident to anchor it, and in pasted
+    text it is mostly "if ... then" or "then what?", so it is neither used nor reported.
     """
     refs = time_references(text)
+    event_words = None if _bare_then(refs.event_words) else refs.event_words
     placed = sorted({n.at for n in refs.named})
     words = [n.words for n in refs.named] + refs.unresolved
-    if refs.event_words:
-        words.append(refs.event_words)
+    if event_words:
+        words.append(event_words)
     if not words:
         return None, None
     quoted = ", ".join(repr(_clean(w, 60)) for w in dict.fromkeys(words))
-    if as_of is None and len(placed) == 1 and not refs.unresolved and refs.event is None:
+    if as_of is None and len(placed) == 1 and not refs.unresolved and event_words is None:
         reading = next(n.reading for n in refs.named if n.at == placed[0])
         how = f" ({reading})" if reading else ""
         return placed[0], f"from the text: {quoted}{how}; --as-of sets another time"
-    if as_of is not None and placed == [as_of] and not refs.unresolved and refs.event is None:
+    if as_of is not None and placed == [as_of] and not refs.unresolved and event_words is None:
         return None, None  # the text and --as-of name the same instant
     if as_of is not None:
         return None, f"not used: {quoted} in the text: --as-of was given, and is this card's time"
@@ -111,6 +114,12 @@ def text_time(text: str, as_of: datetime | None) -> tuple[datetime | None, str |
         f"not used: {quoted} in the text (only one date or date-time with its year is used); "
         "the card is at now. Give --as-of T (ISO-8601 with a zone) for the version in force then"
     )
+
+
+def _bare_then(words: str | None) -> bool:
+    """Whether a card's text has only the word "then" for an event (not "back then", "at
+    that moment", "when the alert fired": those name a time the card does not place)."""
+    return words is not None and words.strip().casefold() == "then"
 
 
 _UNTRUSTED = RejectionReason.REJECTED_UNTRUSTED_INSTRUCTION
