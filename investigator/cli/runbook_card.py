@@ -61,6 +61,29 @@ def _clean(text: object, limit: int = 200) -> str:
     return one_line(text, limit)
 
 
+# A note is whole on its line: its parts (the record times of the version shown, a pointer,
+# the tie to an alert) each matter, and a cut at 300 characters hid the last of them. The
+# bound is against a hostile record only: it leaves room for a quoted TEXT of the most a
+# lookup reads.
+NOTE_MAX = 3000
+
+
+def _note(text: str) -> str:
+    """A card's note on one line, whole; beyond `NOTE_MAX`, its whole clauses that fit
+    (never cut inside one) and how much more `--json` has."""
+    flat = _clean(text, len(text) + 1)
+    if len(flat) <= NOTE_MAX:
+        return flat
+    kept = ""
+    for clause in flat.split("; "):
+        if len(kept) + len(clause) + 2 > NOTE_MAX - 60:
+            break
+        kept = f"{kept}; {clause}" if kept else clause
+    if not kept:
+        return _clean(flat, NOTE_MAX)  # one clause longer than the bound: nothing whole fits
+    return f"{kept}; … ({len(flat) - len(kept)} more characters: --json has the whole note)"
+
+
 def _iso(value: datetime | None) -> str:
     if value is None:
         return "open"
@@ -144,7 +167,7 @@ def render_card(
         if untrusted and len(untrusted) == len(answer.rejected):
             # Valid, but withheld: "no version ... is valid" read as an outdated runbook.
             note = note.replace(_NOT_VALID, _WITHHELD, 1)
-        lines.append(f"No runbook: {_clean(note, 400)}")
+        lines.append(f"No runbook: {_note(note)}")
     else:
         lines.append(
             f"Runbook   {_clean(rb.title or rb.id)}  [{_clean(rb.id)}, {_version(rb)}, "
@@ -162,10 +185,10 @@ def render_card(
             # (the record times of a runbook that states no validity) is shown.
             before = (answer.note or "").partition("fallback: ")[0].rstrip("; ")
             if before:
-                lines.append(f"Note      {_clean(before, 300)}")
+                lines.append(f"Note      {_note(before)}")
         elif answer.note:
             # A runbook found by the alert's name alone: the card says what ties it.
-            lines.append(f"Note      {_clean(answer.note, 300)}")
+            lines.append(f"Note      {_note(answer.note)}")
     lines.append(f"As of     {_iso(answer.as_of)}  (known at {_iso(answer.known_at)})")
     if time_note:
         lines.append(f"Time      {_clean(time_note, 300)}")
