@@ -592,9 +592,9 @@ class RetrievalLoop:
     ) -> list[Evidence]:
         """The round's rows in step order, those of a lookup repeated at a reference time
         ("then": the anchor event, or a time written in the question) with each undated
-        runbook as in force at that time: the
-        record recorded by it, else the earliest (record_time.py). Before fusing, so the
-        version of then is not merged into the version of as_of the first lookup read."""
+        runbook as in force at that time: the record recorded by it, else the earliest
+        (record_time.py). Before fusing, so the version of then is not merged into the
+        version of as_of the first lookup read."""
         stage = self._history_stage(known, outcome)
         out = [list(rows) for _, rows in chunks]
         for at in sorted({at for at, _ in chunks if at is not None}):

@@ -18,8 +18,8 @@ Rules, in order (docs/investigation.md, "Time references"):
    error", "when the alert went off", "at the time of the release"; "during the ledger
    incident", "during the PAY-4097 incident", "during inc:2026-07-23-payments" (that id
    only), "when release 2026.07.20.2 was deployed"; an id or code naming no incident seen
-   names none; a release within a day before the earlier of
-   `as_of` and `known_at` comes before an error older than it);
+   names none; a release within a day before the earlier of `as_of` and `known_at` comes
+   before an error older than it);
    "when the incident was resolved", "at the end of the incident" mean its `resolved_at`;
    "before the release", "just before the errors started", "before the incident", "before
    the alert fired" (发布前, 故障前) mean one second before that event (a release: before it
