@@ -29,7 +29,7 @@ from investigator.planner import (
     extract_mentions,
     unrecorded_asks,
 )
-from investigator.record_time import asked_time, recorded_after, undated
+from investigator.record_time import recorded_after, undated
 from investigator.rubric import Intent, MissingEvidence, missing_evidence, unrecorded_evidence
 from investigator.runbook_sections import (
     SECTION_EXCERPT,
@@ -308,8 +308,6 @@ def derive_claims(
                     Intent.OWNERSHIP_AT_TIME.value,
                 )
             )
-    # The time an undated runbook's version is asked at (record_time.py).
-    asked_at = asked_time(question or "", as_of)
     unknown_then: list[tuple[str, datetime]] = []
     if Intent.APPLICABLE_RUNBOOK in intent_set:
         focus = question_focus(question or "")
@@ -321,31 +319,32 @@ def derive_claims(
             section = alert_section(ev, focus)
             where = f" [{section or ev.locator}]" if section or ev.locator else ""
             tie = _named_only(ev, found_by_text)
-            if undated(ev) and any(r.kind == "event" for r in refs):
-                # "Then": each version at the instants it was in force, by its record times.
+            if undated(ev) and refs:
+                # "Then", or a time written in the question: each version at the instants it
+                # was in force (that time and as_of), by its record times.
                 then = _undated_then(ev, refs, as_of, runbooks, tie, where)
                 if then is not None:
                     claims += then[0]
                     unknown_then += [(ev.element_id, at) for at in then[1]]
                     continue
-            if recorded_after(ev, asked_at):
-                # An undated version recorded after the time asked: nothing says it was the
-                # one in force then (record_time.py), so no fact says so.
+            if recorded_after(ev, as_of):
+                # An undated version recorded after as_of: nothing says it was the one in
+                # force then (record_time.py), so no fact says so.
                 claims.append(
                     _claim(
                         f"Runbook {_title(ev)} ({ev.element_id}){tie} states no validity and "
                         f"its earliest version was recorded at {_when(ev.recorded_at)}, after "
-                        f"{iso_utc(asked_at)}: this is that version; what it said at "
-                        f"{iso_utc(asked_at)} is not known{where}",
+                        f"{iso_utc(as_of)}: this is that version; what it said at "
+                        f"{iso_utc(as_of)} is not known{where}",
                         EpistemicStatus.INFERENCE,
                         0.5,
                         [ev],
                         Intent.APPLICABLE_RUNBOOK.value,
                     )
                 )
-                unknown_then.append((ev.element_id, asked_at))
+                unknown_then.append((ev.element_id, as_of))
                 continue
-            when = _undated_in_force(ev, asked_at) or _in_force(ev, refs, as_of, runbooks)
+            when = _undated_in_force(ev, as_of) or _in_force(ev, refs, as_of, runbooks)
             claims.append(
                 _claim(
                     f"Runbook {_title(ev)} ({ev.element_id}){tie} is the version "
@@ -577,10 +576,11 @@ def _undated_then(
     tie: str,
     where: str,
 ) -> tuple[list[Claim], list[datetime]] | None:
-    """The claims of an undated runbook version asked about "then" (the anchor event) and at
-    as_of: a fact at the instants it was in force, by its record times, and, for the earliest
-    version the run holds of it, an inference at an instant before it was recorded (what it
-    said then is not known), with those instants. None when neither applies."""
+    """The claims of an undated runbook version asked about at a time the question refers to
+    ("then": the anchor event; or a time written in it) and at as_of: a fact at the instants
+    it was in force, by its record times, and, for the earliest version the run holds of it,
+    an inference at an instant before it was recorded (what it said then is not known), with
+    those instants. None when neither applies."""
     instants = [(f"{r.describe()} ({r.why})", r.at) for r in refs]
     instants.append((f"as_of, {iso_utc(as_of)}", as_of))
     held = [text for text, at in instants if _undated_holds(ev, at)]

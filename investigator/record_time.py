@@ -20,7 +20,6 @@ from datetime import datetime
 from cypher_templates.plan import PlanStep
 from graph_schema.canonical import iso_utc
 from investigator.evidence import Evidence, as_datetime
-from investigator.timeline import time_references
 
 _DOCUMENT_TYPES = frozenset({"runbook", "policy"})
 
@@ -38,14 +37,6 @@ def undated(ev: Evidence) -> bool:
 def recorded_after(ev: Evidence, at: datetime) -> bool:
     """An undated record first recorded after `at`: nothing says it was in force then."""
     return undated(ev) and ev.recorded_at is not None and ev.recorded_at > at
-
-
-def asked_time(question: str, as_of: datetime) -> datetime:
-    """The time an investigation asks the version at: the one explicit time the question
-    names (not after as_of), else as_of. Event words ("then") are not placed here: the
-    lookups repeated at the event's time ask it at that time (`RetrievalLoop`)."""
-    explicit = [t for t in time_references(question, as_of).explicit if t <= as_of]
-    return explicit[0] if len(explicit) == 1 else as_of
 
 
 def history_steps(candidates: Sequence[Evidence], at: datetime) -> list[PlanStep]:

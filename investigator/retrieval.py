@@ -45,7 +45,7 @@ from investigator.planner import (
     unique_steps,
     wanted_types,
 )
-from investigator.record_time import as_recorded_at, asked_time
+from investigator.record_time import as_recorded_at
 from investigator.rubric import Intent, required_types, useful_types
 from investigator.runbook_fallback import OneStepCalls
 from investigator.runbook_search import search_runbooks, spelled_out
@@ -559,13 +559,12 @@ class RetrievalLoop:
     def _as_recorded(
         self, candidates: list[Evidence], known: Known, outcome: RetrievalOutcome
     ) -> list[Evidence]:
-        """Runbooks that state no validity as in force at the time asked (the one explicit
-        time of the question, else as_of): the record recorded by then, read with
-        `version_history` in a round of its own (record_time.py); it does not count against
-        the plan's max_rounds, as the runbook search's rounds do not."""
-
-        at = asked_time(self.inp.question, self.inp.as_of)
-        return as_recorded_at(candidates, at, self._history_stage(known, outcome))
+        """Runbooks that state no validity as in force at as_of: the record recorded by then,
+        read with `version_history` in a round of its own (record_time.py); it does not count
+        against the plan's max_rounds, as the runbook search's rounds do not. A time the
+        question names, explicit or an event, gets its own version from the lookups repeated
+        at it (`_as_recorded_then`): as_of stays a reference, as for an owner."""
+        return as_recorded_at(candidates, self.inp.as_of, self._history_stage(known, outcome))
 
     def _history_stage(
         self, known: Known, outcome: RetrievalOutcome
@@ -592,9 +591,10 @@ class RetrievalLoop:
         outcome: RetrievalOutcome,
     ) -> list[Evidence]:
         """The round's rows in step order, those of a lookup repeated at a reference time
-        ("then": the anchor event) with each undated runbook as in force at that time: the
-        record recorded by it, else the earliest (record_time.py). Before fusing, so the
-        version of then is not merged into the version of as_of the first lookup read."""
+        ("then": the anchor event, or a time written in the question) with each undated
+        runbook as in force at that time: the record recorded by it, else the earliest
+        (record_time.py). Before fusing, so the version of then is not merged into the
+        version of as_of the first lookup read."""
         stage = self._history_stage(known, outcome)
         out = [list(rows) for _, rows in chunks]
         for at in sorted({at for at, _ in chunks if at is not None}):

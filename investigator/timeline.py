@@ -14,10 +14,12 @@ Rules, in order (docs/investigation.md, "Time references"):
 2. event words ("then", "at that moment", "at the time (of the incident)", "when it fired",
    当时, 那时, 事发时) mean the anchor event: the first error, else the release, else the
    incident start, else the alert, of the latest episode by `as_of` (a phrase naming one of
-   them picks that one: "during the ledger incident", "during the PAY-4097 incident", "during
-   inc:2026-07-23-payments" (that id only), "when release 2026.07.20.2 was deployed"; an id
-   or code naming no incident seen names none; a release within a day before the earlier of
-   `as_of` and `known_at` comes before an error older than it);
+   them picks that one, with no stand-in: "when the first error happened", "at the first
+   error", "when the alert went off", "at the time of the release"; "during the ledger
+   incident", "during the PAY-4097 incident", "during inc:2026-07-23-payments" (that id
+   only), "when release 2026.07.20.2 was deployed"; an id or code naming no incident seen
+   names none; a release within a day before the earlier of `as_of` and `known_at` comes
+   before an error older than it);
    "when the incident was resolved", "at the end of the incident" mean its `resolved_at`;
    "before the release", "just before the errors started", "before the incident", "before
    the alert fired" (发布前, 故障前) mean one second before that event (a release: before it
@@ -29,7 +31,8 @@ Rules, in order (docs/investigation.md, "Time references"):
    `as_of`: relative ones ("yesterday", "2 hours ago", "on Monday", 昨天), a day without a
    year when no `as_of` is given, a clock time without a date ("at 10:03"), a time relative
    to an event other than the anchors ("right after the ownership change", "before the
-   rollback", "when the incident was declared").
+   rollback", "when the incident was declared"), the moment of anything else ("when the
+   first timeout happened", "at the time of the migration").
 
 `as_of` always stays a reference too, so when the owner or the runbook in force differs
 between the event and `as_of`, both are admitted and both are stated, labelled. A reference
@@ -82,7 +85,11 @@ ANCHOR_ORDER: tuple[AnchorEvent, ...] = (
 )
 
 _ALERT_WORDS = re.compile(
-    r"\bwhen (it|the alert|the page|\w+) (fired|paged|triggered)\b|\b(alert|page) fired\b|告警时",
+    r"\bwhen (it|the alert|the page|\w+) (fired|paged|triggered)\b|\b(alert|page) fired\b|告警时|"
+    # "when the alert went off", "when the alert was triggered", "at the time of the alert"
+    r"\bwhen (?:it|the (?:[\w.:-]+ )?(?:alert|page)) (?:first )?(?:went off|started firing|"
+    r"began firing|(?:was|got) (?:first )?(?:triggered|raised))\b|"
+    r"\bat the time of the (?:[\w.:-]+ )?(?:alert|page)\b",
     re.IGNORECASE,
 )
 # A release's version as written: "release 2026.07.20.2", "release-2026.07.20.2".
@@ -96,7 +103,9 @@ _RELEASE_WORDS = re.compile(
     r"\b(at|during|when) (the )?(release|deploy(ment)?|rollout)\b"
     r"(?!\s+(?:was|were|got|had been)\s+(?:rolled|reverted|undone|backed|pulled))|"
     r"\bwhen (the )?(release|deploy(ment)?|rollout) (went out|finished|happened|landed)\b|"
-    r"\bwhen it (was )?(released|deployed|shipped)\b|发布时|上线时|部署时",
+    r"\bwhen it (was )?(released|deployed|shipped)\b|发布时|上线时|部署时|"
+    # "at the time of the release": the release, not the first error "at the time" was
+    r"\bat the time of the (?:[\w.:-]+ )?(?:release|deploy(?:ment)?|rollout)\b",
     re.IGNORECASE,
 )
 # An incident named by its id: "inc:2026-07-23-payments", "incident inc:2026-07-23-payments".
@@ -133,8 +142,21 @@ _INCIDENT_END_WORDS = re.compile(
     r"\bwhen it (?:was |got )?(?:resolved|closed)\b|事故结束时|故障结束时|故障恢复时|事故解决时",
     re.IGNORECASE,
 )
+# The first error as users name it: "the first error", "PAY-4097", "the PAY-4097 errors".
+_FIRST_ERROR_NOUN = (
+    r"(?:(?:very\s+)?first\s+)?(?:[A-Z][A-Z0-9]{1,9}-\d{2,6}(?:\s+(?:errors?|failures?))?|"
+    r"(?:[A-Z][A-Z0-9]{1,9}-\d{2,6}\s+)?(?:errors?|failures?|problems?))"
+)
+# How they say it began: "happened", "first occurred", "was first seen".
+_FIRST_ERROR_BEGAN = (
+    r"(?:(?:first\s+)?(?:started|began|appeared|showed up|happened|occurred|hit|broke out|"
+    r"kicked in|surfaced)|(?:was|were)\s+(?:first\s+)?(?:seen|logged|raised|reported|thrown|"
+    r"returned|observed|detected))"
+)
 _EVENT_WORDS = re.compile(
-    r"(?<!since )\bthen\b|\bat (that|the) (moment|time|point)\b|\bat the time\b|"
+    # "at the time of the migration" names no anchor: "at the time" is "then" only alone
+    r"(?<!since )\bthen\b|\bat (that|the) (moment|point)\b|\bat that time\b|"
+    r"\bat the time\b(?!\s+of\b)|"
     r"\bback then\b|\bwhen it (happened|started|broke|fired)\b|\bduring the (incident|outage)\b|"
     # "when PAY-4097 started", "when the errors began", "as the errors first appeared"
     r"\b(when|as) (the )?([A-Z][A-Z0-9]{1,9}-\d{2,6} |errors? |failures? |problems? )?"
@@ -142,6 +164,17 @@ _EVENT_WORDS = re.compile(
     # "while PAY-4097 was happening", "while the errors were happening": its first error
     r"\bwhile (?:the )?(?:[A-Z][A-Z0-9]{1,9}-\d{2,6}(?: errors?| failures?)?|errors?|failures?)"
     r" (?:was|were) (?:happening|occurring|ongoing|going on|being (?:raised|thrown|returned))\b|"
+    # "when the first error happened", "the moment PAY-4097 was first seen", "when it first
+    # happened" (before, these were dropped without a word: the answer was at as_of)
+    r"\b(?:when|once|as soon as|the moment)\s+(?:the\s+)?"
+    + _FIRST_ERROR_NOUN
+    + r"\s+"
+    + _FIRST_ERROR_BEGAN
+    + r"\b|\bwhen (?:it|they) first (?:happened|started|began|occurred|appeared|showed up)\b|"
+    # "at the first error", "at the time of the (first) PAY-4097 errors", "at the onset of
+    # the errors"
+    r"\bat the (?:very\s+)?first\s+(?:[A-Z][A-Z0-9]{1,9}-\d{2,6}\s+)?(?:errors?|failures?)\b|"
+    r"\bat the (?:time|start|beginning|onset) of (?:the\s+)?" + _FIRST_ERROR_NOUN + r"\b|"
     r"当时|那时|那个时候|彼时|事发时|故障时|事故时|发布时|上线时|告警时",
     re.IGNORECASE,
 )
@@ -341,6 +374,20 @@ _LEAD = re.compile(
 _PART_AFTER = re.compile(
     r",?\s+(?:(?:in|during)\s+the\s+" + _PART + r"\b|at\s+(?P<night>night)\b)", re.IGNORECASE
 )
+# A word of what a "when ..." phrase is about: not a verb that makes it a question ("when
+# was it changed?", "when did it start?") nor a word that starts another clause.
+_SUBJECT_WORD = (
+    r"(?!(?:was|were|is|are|am|be|been|did|do|does|has|have|had|will|would|should|could|can|"
+    r"may|might|must|and|or|but|who|whom|which|what|when|where|why|how|for|on|in|at|to|with|"
+    r"from|by|of|then)\b)[\w.:-]+"
+)
+# A verb in the past that says something happened: "happened", "went down", "was raised".
+_PAST_EVENT = (
+    r"(?:happened|occurred|started|began|appeared|showed\s+up|hit|broke(?:\s+out)?|failed|"
+    r"crashed|fired|went\s+(?:off|down|out|live)|came\s+(?:back|up|down)|kicked\s+in|spiked|"
+    r"changed|finished|ended|stopped|recovered|moved|landed|"
+    r"(?:was|were|got)\s+(?:first\s+)?[a-z]+(?:ed|en|wn|ne))\b"
+)
 # Time-like words it does not resolve, looked for in what the above left.
 _UNRESOLVED_PATTERNS: tuple[re.Pattern[str], ...] = (
     # relative to an event that is not an anchor: "right after the ownership change"
@@ -410,6 +457,22 @@ _UNRESOLVED_PATTERNS: tuple[re.Pattern[str], ...] = (
         re.IGNORECASE,
     ),
     _RELATIVE_WORDS,
+    # the moment of something that is not an anchor, in the user's words: "when the cache
+    # failed", "when the first timeout happened", "at the time of the migration", "at the
+    # first timeout" (before, dropped without a word: the answer was at as_of, `complete`)
+    re.compile(
+        r"\b(?:when|once|as soon as|the moment)\s+(?:" + _SUBJECT_WORD + r"\s+){1,4}?"
+        r"(?:first\s+)?" + _PAST_EVENT + r"|"
+        r"\bat the (?:time|start|beginning|onset) of\s+(?:"
+        + _SUBJECT_WORD
+        + r"\s+){0,3}"
+        + _SUBJECT_WORD
+        + r"|\bat the (?:very\s+)?first\s+(?:"
+        + _SUBJECT_WORD
+        + r"\s+){0,2}"
+        + _SUBJECT_WORD,
+        re.IGNORECASE,
+    ),
     # a part of a day without its day: "in the morning", "at night"
     re.compile(
         r"\b(?:(?:in|during|on|for)\s+the\s+(?:early\s+|late\s+)?"
@@ -1131,6 +1194,11 @@ def _alert(
 EPISODE = timedelta(hours=24)
 
 
+# Event words that name the error itself ("when the first error happened", "while the errors
+# were happening"), unlike "then" or "when it started": no other event stands in for it.
+_NAMES_AN_ERROR = re.compile(r"\b(?:errors?|failures?)\b", re.IGNORECASE)
+
+
 def _plain_then_order(
     found: dict[AnchorEvent, _Found | None],
     refs: TimeReferences,
@@ -1145,7 +1213,9 @@ def _plain_then_order(
     "then" is not a PAY-1002 error of the year before (it was). A release long before
     `as_of` never displaces the error: asked months later, "then" stays the incident's first
     error, not the latest release. When the words name the error ("when PAY-4097 started"),
-    no other event stands in for it. "Just went out" is measured from the earlier of `as_of`
+    no other event stands in for it; when they name an error without its code ("when the
+    first error happened"), neither does a release that just went out. "Just went out" is
+    measured from the earlier of `as_of`
     and `known_at`: with `--known-at` 10:02:10 (the release recorded, its errors not yet),
     the release known by then is the moment, as with `--as-of` 10:02:10 (before, a later
     as_of made "then" a PAY-1002 error of the year before).
@@ -1154,11 +1224,16 @@ def _plain_then_order(
         return [AnchorEvent.FIRST_ERROR]
     err, release = found[AnchorEvent.FIRST_ERROR], found[AnchorEvent.RELEASE]
     horizon = min(as_of, known_at) if known_at is not None else as_of
-    if (
+    release_nearer = (
         release is not None
         and release[0] >= shift(horizon, -EPISODE)
         and (err is None or release[0] > shift(err[0], EPISODE))
-    ):
+    )
+    if _NAMES_AN_ERROR.search(refs.event_words or ""):
+        # "when the first error happened": the error or nothing. Before it, a release that
+        # just went out is not it, nor an error of an episode long before that release.
+        return [] if release_nearer else [AnchorEvent.FIRST_ERROR]
+    if release_nearer:
         return [k for k in ANCHOR_ORDER if k is not AnchorEvent.FIRST_ERROR]
     return list(ANCHOR_ORDER)
 

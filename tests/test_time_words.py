@@ -9,7 +9,13 @@ from datetime import UTC, datetime
 import pytest
 
 from investigator.errors import BadInput
-from investigator.timeline import AnchorEvent, EventSide, reference_times, time_references
+from investigator.timeline import (
+    AnchorEvent,
+    EventSide,
+    SeenEvent,
+    reference_times,
+    time_references,
+)
 
 NO_ZONE = "explicit, no zone given: read as UTC"
 DAY = "explicit, a day: its start, 00:00 UTC"
@@ -270,3 +276,77 @@ def test_a_future_known_at_is_bad_input() -> None:
     refuse_future_known_at("--known-at", now, now)
     with pytest.raises(BadInput, match=r"--known-at 2030-01-01T00:00:00Z is in the future"):
         refuse_future_known_at("--known-at", utc(2030, 1, 1), now)
+
+
+@pytest.mark.parametrize(
+    ("question", "event", "words"),
+    [
+        ("Who owned payment-api when the first error happened?", "first_error",
+         "when the first error happened"),
+        ("Who owned it when the first error occurred?", "first_error",
+         "when the first error occurred"),
+        ("Who owned it when the errors first started?", "first_error",
+         "when the errors first started"),
+        ("Who owned it when PAY-4097 was first seen?", "first_error",
+         "when PAY-4097 was first seen"),
+        ("Who owned it when it first happened?", "first_error", "when it first happened"),
+        ("Who owned it the moment the errors started?", "first_error",
+         "the moment the errors started"),
+        ("Who owned it at the first error?", "first_error", "at the first error"),
+        ("Which runbook applied at the time of the PAY-4097 errors?", "first_error",
+         "at the time of the PAY-4097 errors"),
+        ("Who owned it when the alert went off?", "alert", "when the alert went off"),
+        ("Who owned it when the alert was triggered?", "alert", "when the alert was triggered"),
+        ("Who owned it at the time of the release?", "release", "at the time of the release"),
+        ("Who owned it at the time of the incident?", "incident_start",
+         "at the time of the incident"),
+    ],
+)  # fmt: skip
+def test_the_anchor_events_in_the_users_own_words(question: str, event: str, words: str) -> None:
+    # Before, the first error's phrases and "went off" were no time words at all (answered
+    # at as_of, nothing said), and "at the time of ..." was the plain "then" whatever it named.
+    refs = time_references(question)
+    assert (refs.event, refs.event_words, refs.unresolved) == (AnchorEvent(event), words, [])
+
+
+@pytest.mark.parametrize(
+    ("question", "words"),
+    [
+        ("Who owned payment-api when the first timeout happened?",
+         "when the first timeout happened"),
+        ("Who owned it when the latency spike occurred?", "when the latency spike occurred"),
+        ("Who owned it when the database went down?", "when the database went down"),
+        ("Who owned it when the pool was exhausted?", "when the pool was exhausted"),
+        ("Who owned it at the time of the migration?", "at the time of the migration"),
+        ("Who owned it at the first timeout?", "at the first timeout"),
+    ],
+)  # fmt: skip
+def test_a_moment_that_is_no_anchor_is_listed_never_dropped(question: str, words: str) -> None:
+    refs = time_references(question)
+    assert refs.event is None and refs.unresolved == [words]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "When did the first error happen?",
+        "When was PAY-4097 first seen on payment-api?",
+        "Which runbook applies when the pool is exhausted?",
+        "Who owned payment-api, and when was it changed?",
+    ],
+)
+def test_questions_about_when_are_no_time_words(question: str) -> None:
+    refs = time_references(question)
+    assert refs.event is None and refs.unresolved == []
+
+
+def test_an_error_named_in_words_has_no_stand_in_before_it_happened() -> None:
+    # At 10:02:30 the release (10:02:00) just went out and no error of this episode is
+    # known: "then" is the release, "when the first error happened" nothing (not the
+    # release, nor an error of the year before).
+    release = SeenEvent(utc(2026, 7, 23, 10, 2), "release-2026.07.23.1", "svc:payment-api")
+    at = utc(2026, 7, 23, 10, 2, 30)
+    then = reference_times(time_references("Who owned it then?"), [], as_of=at, releases=[release])
+    assert [r.label for r in then] == ["the release release-2026.07.23.1"]
+    named = time_references("Who owned it when the first error happened?")
+    assert reference_times(named, [], as_of=at, releases=[release]) == []

@@ -465,3 +465,26 @@ def test_a_time_in_the_runbook_text_is_its_as_of_said_so(demo_graph, cli_env, in
     # A time it cannot place is said, not silently now.
     vague = invoke("runbook", "payment recovery runbook yesterday", "--subject", "acme/user:bob")
     assert "Time      not used: 'yesterday' in the text" in vague.out, vague.out
+
+
+def test_then_in_the_runbook_text_is_no_time_and_not_reported(demo_graph, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    # A card has no incident to anchor "then", and in text pasted to it "then" is mostly
+    # "if ... then" or "then what?": before, every such card said "Time      not used:
+    # 'then' in the text ...".
+    for extra in ((), ("--as-of", "2026-07-23T10:03:00Z")):
+        card = invoke("runbook", "PAY-4097 pool exhausted, then what?",
+                      "--subject", "acme/user:bob", *extra)  # fmt: skip
+        assert card.code == 0, card
+        assert card.out.startswith("Runbook   Payment recovery runbook"), card.out
+        assert "Time " not in card.out, card.out
+    # "Then" does not hide a time the text does place: it is the card's as_of, said so.
+    dated = invoke("runbook", "payment recovery runbook on 2026-07-23T10:05:00Z, then what?",
+                   "--subject", "acme/user:bob")  # fmt: skip
+    assert "As of     2026-07-23T10:05:00Z" in dated.out, dated.out
+    assert "Time      from the text: '2026-07-23T10:05:00Z'; --as-of sets another time" in (
+        dated.out
+    )
+    # Words that name a moment the card does not place are still said.
+    fired = invoke("runbook", "payment recovery runbook when the alert fired",
+                   "--subject", "acme/user:bob")  # fmt: skip
+    assert "Time      not used: 'when the alert fired' in the text" in fired.out, fired.out

@@ -109,12 +109,19 @@ def test_investigate_at_a_time_names_the_version_of_then(  # type: ignore[no-unt
     )  # fmt: skip
     assert result.code == 0, result
     doc = json.loads(result.out)
-    (claim,) = [c for c in doc["claims"] if "runbook:KubePodCrashLooping" in c["statement"]]
+    claims = [c for c in doc["claims"] if "runbook:KubePodCrashLooping" in c["statement"]]
+    (claim,) = [c for c in claims if "the time named in the question" in c["statement"]]
     assert claim["epistemic_status"] == "fact"
     assert "replaced by a re-import at" in claim["statement"]
     [evidence] = [ev for ev in doc["evidence"] if ev["evidence_id"] in claim["evidence_ids"]]
     assert evidence["version"] == 1
     assert NEW_STEP not in evidence["content"]
+    # as_of stays a reference, as for "then" and an owner: the re-import's text is in force
+    # now (before, the time written was the only one claimed).
+    (now,) = [c for c in claims if c is not claim]
+    assert now["epistemic_status"] == "fact" and "in force at as_of" in now["statement"]
+    [current] = [ev for ev in doc["evidence"] if ev["evidence_id"] in now["evidence_ids"]]
+    assert NEW_STEP in current["content"]
     replay = invoke("replay", doc["run_id"], "--subject", "user:oncall", "--json")
     assert json.loads(replay.out)["verified"] is True
 

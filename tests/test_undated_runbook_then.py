@@ -211,3 +211,49 @@ def test_pointer_and_fallback_runbooks_at_a_past_time_are_the_text_recorded_then
     replay = invoke("replay", doc["run_id"], *SUBJECT, "--json")
     assert replay.code == 0, replay
     assert json.loads(replay.out)["verified"] is True
+
+
+def _asked_at(invoke, at: str) -> dict:  # type: ignore[no-untyped-def,type-arg]
+    result = invoke("investigate", f"Which runbook applied at {at}?", "--service",
+                    "svc:card-auth", *SUBJECT, "--json")  # fmt: skip
+    assert result.code == 0, result
+    doc = json.loads(result.out)
+    replay = invoke("replay", doc["run_id"], *SUBJECT, "--json")
+    assert json.loads(replay.out)["verified"] is True
+    return doc  # type: ignore[no-any-return]
+
+
+def test_a_time_written_in_the_question_is_claimed_beside_as_of_as_then_is(  # type: ignore[no-untyped-def]
+    history: dict[str, str], invoke
+) -> None:
+    # At the time of the CARD-503 error, written out (between the imports): the first
+    # import's text then, the re-import's at as_of, as for "then" (before, only the text of
+    # the time written, nothing at as_of).
+    at = history["error"]
+    claims = _runbook_claims(_asked_at(invoke, at))
+    [(then, then_ev)] = [(c, ev) for c, ev in claims if "the time named in the question" in
+                         c["statement"]]  # fmt: skip
+    assert then["epistemic_status"] == "fact"
+    assert f"in force at the time named in the question, {at} (explicit)" in then["statement"]
+    assert "replaced by a re-import at" in then["statement"] and "as_of" not in then["statement"]
+    assert OLD_STEP in then_ev["content"] and NEW_STEP not in then_ev["content"]
+    [(now, now_ev)] = [(c, ev) for c, ev in claims if c is not then]
+    assert now["epistemic_status"] == "fact" and "in force at as_of" in now["statement"]
+    assert NEW_STEP in now_ev["content"]
+
+    # After the re-import: one version, claimed at both instants.
+    after = history["after"]
+    [(both, ev)] = _runbook_claims(_asked_at(invoke, after))
+    assert f"the time named in the question, {after} (explicit) and at as_of" in both["statement"]
+    assert NEW_STEP in ev["content"]
+
+    # Before the first import: what it said then is not known (partial), and at as_of the
+    # re-import's text is a fact.
+    before = history["before"]
+    doc = _asked_at(invoke, before)
+    claims = _runbook_claims(doc)
+    [(guess, _)] = [(c, ev) for c, ev in claims if c["epistemic_status"] != "fact"]
+    assert f"what it said at {before} is not known" in guess["statement"]
+    [(fact, fact_ev)] = [(c, ev) for c, ev in claims if c["epistemic_status"] == "fact"]
+    assert "in force at as_of" in fact["statement"] and NEW_STEP in fact_ev["content"]
+    assert doc["status"] == "partial"

@@ -61,6 +61,29 @@ def _clean(text: object, limit: int = 200) -> str:
     return one_line(text, limit)
 
 
+# A note is whole on its line: its parts (the record times of the version shown, a pointer,
+# the tie to an alert) each matter, and a cut at 300 characters hid the last of them. The
+# bound is against a hostile record only: it leaves room for a quoted TEXT of the most a
+# lookup reads.
+NOTE_MAX = 3000
+
+
+def _note(text: str) -> str:
+    """A card's note on one line, whole; beyond `NOTE_MAX`, its whole clauses that fit
+    (never cut inside one) and how much more `--json` has."""
+    flat = _clean(text, len(text) + 1)
+    if len(flat) <= NOTE_MAX:
+        return flat
+    kept = ""
+    for clause in flat.split("; "):
+        if len(kept) + len(clause) + 2 > NOTE_MAX - 60:
+            break
+        kept = f"{kept}; {clause}" if kept else clause
+    if not kept:
+        return _clean(flat, NOTE_MAX)  # one clause longer than the bound: nothing whole fits
+    return f"{kept}; … ({len(flat) - len(kept)} more characters: --json has the whole note)"
+
+
 def _iso(value: datetime | None) -> str:
     if value is None:
         return "open"
@@ -88,22 +111,25 @@ def text_time(text: str, as_of: datetime | None) -> tuple[datetime | None, str |
 
     A hurried "payment recovery runbook on 2026-07-23T10:05:00Z" means the version in force
     then: one time the text places (investigator.timeline) is the lookup's as_of, said so.
-    Words it cannot place alone ("yesterday", "then", two times), or a time beside --as-of,
-    are not used, and the line says so instead of the card being silently at now.
+    Words it cannot place alone ("yesterday", "when the alert fired", two times), or a time
+    beside --as-of, are not used, and the line says so instead of the card being silently at
+    now. A bare "then" is no time here: a card has no incident to anchor it, and in pasted
+    text it is mostly "if ... then" or "then what?", so it is neither used nor reported.
     """
     refs = time_references(text)
+    event_words = None if _bare_then(refs.event_words) else refs.event_words
     placed = sorted({n.at for n in refs.named})
     words = [n.words for n in refs.named] + refs.unresolved
-    if refs.event_words:
-        words.append(refs.event_words)
+    if event_words:
+        words.append(event_words)
     if not words:
         return None, None
     quoted = ", ".join(repr(_clean(w, 60)) for w in dict.fromkeys(words))
-    if as_of is None and len(placed) == 1 and not refs.unresolved and refs.event is None:
+    if as_of is None and len(placed) == 1 and not refs.unresolved and event_words is None:
         reading = next(n.reading for n in refs.named if n.at == placed[0])
         how = f" ({reading})" if reading else ""
         return placed[0], f"from the text: {quoted}{how}; --as-of sets another time"
-    if as_of is not None and placed == [as_of] and not refs.unresolved and refs.event is None:
+    if as_of is not None and placed == [as_of] and not refs.unresolved and event_words is None:
         return None, None  # the text and --as-of name the same instant
     if as_of is not None:
         return None, f"not used: {quoted} in the text: --as-of was given, and is this card's time"
@@ -111,6 +137,12 @@ def text_time(text: str, as_of: datetime | None) -> tuple[datetime | None, str |
         f"not used: {quoted} in the text (only one date or date-time with its year is used); "
         "the card is at now. Give --as-of T (ISO-8601 with a zone) for the version in force then"
     )
+
+
+def _bare_then(words: str | None) -> bool:
+    """Whether a card's text has only the word "then" for an event (not "back then", "at
+    that moment", "when the alert fired": those name a time the card does not place)."""
+    return words is not None and words.strip().casefold() == "then"
 
 
 _UNTRUSTED = RejectionReason.REJECTED_UNTRUSTED_INSTRUCTION
@@ -135,7 +167,7 @@ def render_card(
         if untrusted and len(untrusted) == len(answer.rejected):
             # Valid, but withheld: "no version ... is valid" read as an outdated runbook.
             note = note.replace(_NOT_VALID, _WITHHELD, 1)
-        lines.append(f"No runbook: {_clean(note, 400)}")
+        lines.append(f"No runbook: {_note(note)}")
     else:
         lines.append(
             f"Runbook   {_clean(rb.title or rb.id)}  [{_clean(rb.id)}, {_version(rb)}, "
@@ -153,10 +185,10 @@ def render_card(
             # (the record times of a runbook that states no validity) is shown.
             before = (answer.note or "").partition("fallback: ")[0].rstrip("; ")
             if before:
-                lines.append(f"Note      {_clean(before, 300)}")
+                lines.append(f"Note      {_note(before)}")
         elif answer.note:
             # A runbook found by the alert's name alone: the card says what ties it.
-            lines.append(f"Note      {_clean(answer.note, 300)}")
+            lines.append(f"Note      {_note(answer.note)}")
     lines.append(f"As of     {_iso(answer.as_of)}  (known at {_iso(answer.known_at)})")
     if time_note:
         lines.append(f"Time      {_clean(time_note, 300)}")
