@@ -214,6 +214,38 @@ def test_two_first_imports_of_one_source_name_at_once_leave_one_origin(
     assert origins(clean_db) == [("src:runbooks:docs", str(gitlab.resolve()))]
 
 
+def test_an_import_that_checked_before_another_folder_wrote_is_refused_at_its_claim(
+    clean_db: neo4j.Driver,
+    cli_env: Any,
+    invoke: Any,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The other order: this import checked the origin (none yet), then another folder of
+    that name was imported whole, before this one claimed it: refused at its claim, in
+    the same one line, nothing of it written."""
+    import investigator.cli.ingest as ingest_cli
+    from graph_schema.importers.import_origin import claim_origin
+
+    gitlab = docs(tmp_path / "gitlab", "Restart gitaly on the node.")
+    teamb = docs(tmp_path / "teamb", "TEAM-B TEXT: delete the repository storage.")
+    other: list[Any] = []
+
+    def claiming(*args: Any) -> Any:
+        other.append(invoke_process("ingest", str(gitlab), *ARGS, timeout=300))
+        return claim_origin(*args)
+
+    monkeypatch.setattr(ingest_cli, "claim_origin", claiming)
+    line = refused_line(invoke("ingest", str(teamb), *ARGS))
+    assert other[0].code == 0, other
+    assert line.startswith(
+        f"error: ingest refused: src:runbooks:docs was imported from {gitlab.resolve()}, not "
+        f"{teamb.resolve()} (only the name is alike), nothing written"
+    ), line
+    assert origins(clean_db) == [("src:runbooks:docs", str(gitlab.resolve()))]
+    assert all("Restart gitaly" in content for _, content, _ in contents(clean_db).values())
+
+
 def test_two_origins_merged_in_overlapping_transactions_are_one(clean_db: neo4j.Driver) -> None:
     """The schema's constraint: a second import's MERGE of the origin waits for the first's
     commit and finds its node (before, with a range index only, it wrote a second one)."""

@@ -22,9 +22,10 @@ source_id)` uniqueness constraint (`graph_schema.schema_ddl`, created by `schema
 by every ingest first) makes their MERGEs one node. An import under the default source id
 claims the origin (`claim_origin`) just before it writes any record: the first claim
 records its folder, and an import of another folder of that name claiming after it is
-refused as above, nothing written, even when both checked before either wrote. A claim
-whose import then fails is released (`release_claim`); a successful import records its
-origin (`record_origin`), which ends the claim.
+refused as above, nothing written, even when both checked before either wrote. The claim
+of an import then refused before writing (a takeover, a backdated record) is released
+(`release_claim`); a successful import records its origin (`record_origin`), which ends the
+claim, and an import stopped part way keeps it (its records stand).
 """
 
 from __future__ import annotations
@@ -142,8 +143,8 @@ def claim_origin(
 ) -> str | None:
     """Claim `source_id` of `tenant` for `origin` before an import under its default id
     writes: the claim's token when this import made the origin (hand it to
-    `release_claim` if the import fails), None when the source already had one of the same
-    folder. Raises `OtherFolder` when its origin is another folder's."""
+    `release_claim` if the import is refused before writing), None when the source already
+    had one of the same folder. Raises `OtherFolder` when its origin is another folder's."""
     claim = secrets.token_hex(16)
     records, _, _ = driver.execute_query(
         _CLAIM,
@@ -165,8 +166,8 @@ def claim_origin(
 def release_claim(
     driver: neo4j.Driver, tenant: str, source_id: str, claim: str, database: str | None = None
 ) -> None:
-    """Remove the origin `claim_origin` made for an import that then failed (unless a
-    successful import of the same folder recorded it meanwhile)."""
+    """Remove the origin `claim_origin` made for an import refused before it wrote (unless
+    a successful import of the same folder recorded it meanwhile)."""
     driver.execute_query(
         _RELEASE, tenant=tenant, source_id=source_id, claim=claim, database_=database
     )
