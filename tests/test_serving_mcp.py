@@ -461,23 +461,24 @@ def http(url: str, token: str | None) -> Client:
 
 
 def test_http_keeps_answering_after_logging_more_than_a_pipe_holds(  # type: ignore[no-untyped-def]
-    http_server,
+    demo_graph, server_env, request
 ) -> None:
     """The server logs a warning line for each request that is no HTTP: 2,500 of them are
     over 100 KiB on its stderr. Before, that stderr was a pipe the test stopped reading once
     the server was up: at 64 KiB the server blocked on its next line, and every later
-    request of the module hung until its timeout."""
-    port = int(http_server.rsplit(":", 1)[1].split("/", 1)[0])
-    for _ in range(2500):
-        with socket.create_connection(("127.0.0.1", port), timeout=60) as sock:
-            sock.sendall(b"NOT HTTP\r\n\r\n")
-            assert sock.recv(64).startswith(b"HTTP/1.1 400"), "no answer to a bad request"
-    accept = {"Accept": "application/json, text/event-stream"}
-    opened = httpx2.post(
-        http_server, json=INITIALIZE, headers=dict(accept, Authorization=f"Bearer {BOB_TOKEN}"),
-        timeout=60,
-    )  # fmt: skip
-    assert opened.status_code == 200, opened.text
+    request hung until its timeout. (A server of its own: the module's keeps a short log.)"""
+    with _http_serving(server_env, request.node) as (url, _):
+        port = int(url.rsplit(":", 1)[1].split("/", 1)[0])
+        for _ in range(2500):
+            with socket.create_connection(("127.0.0.1", port), timeout=60) as sock:
+                sock.sendall(b"NOT HTTP\r\n\r\n")
+                assert sock.recv(64).startswith(b"HTTP/1.1 400"), "no answer to a bad request"
+        accept = {"Accept": "application/json, text/event-stream"}
+        opened = httpx2.post(
+            url, json=INITIALIZE, headers=dict(accept, Authorization=f"Bearer {BOB_TOKEN}"),
+            timeout=60,
+        )  # fmt: skip
+        assert opened.status_code == 200, opened.text
 
 
 def test_http_refuses_a_missing_or_wrong_token_with_401_and_runs_nothing(  # type: ignore[no-untyped-def]
