@@ -150,9 +150,19 @@ def schema_items() -> list[SchemaItem]:
         ),
         _node_range("kg_principal", NodeLabel.PRINCIPAL.value, ("tenant", "id")),
         # Bookkeeping beside the KG, read by tenant first: the folder a source was imported
-        # from (graph_schema/importers/import_origin.py) and a runbook's file missing from
-        # its source's last import (missing_files.py, read by runbooks_for version 4).
-        _node_range("import_origin_tenant_source", "ImportOrigin", ("tenant", "source_id")),
+        # from (graph_schema/importers/import_origin.py; one per source, also when two first
+        # imports of it MERGE it at once) and a runbook's file missing from its source's last
+        # import (missing_files.py, read by runbooks_for version 4).
+        SchemaItem(
+            name="import_origin_identity",
+            kind="constraint",
+            statement=(
+                "CREATE CONSTRAINT import_origin_identity IF NOT EXISTS "
+                "FOR (n:ImportOrigin) REQUIRE (n.tenant, n.source_id) IS UNIQUE"
+            ),
+            target="ImportOrigin",
+            properties=("tenant", "source_id"),
+        ),
         _node_range("missing_file_tenant_id", "MissingFile", ("tenant", "id")),
     ]
     for rel_type in RelType:
@@ -169,6 +179,8 @@ def retired_index_names() -> list[str]:
     benchmark (`SHOW INDEXES` readCount 0), and no template variant plans on one but versions 1
     and 2 of `version_history` (a `recorded_at` range seek over every tenant's records).
     `kg_fulltext` belongs to the evaluation's naive baseline, which creates it for its run.
+    `import_origin_tenant_source` is replaced by the index of the `import_origin_identity`
+    constraint (on the same properties: Neo4j creates neither beside the other).
     """
     names = [
         "kg_source_id",
@@ -184,6 +196,7 @@ def retired_index_names() -> list[str]:
         "kg_rel_emitted_first_seen",
         "kg_rel_fired_on_fired_at",
         FULLTEXT_INDEX,
+        "import_origin_tenant_source",
     ]
     names += [f"kg_rel_{rel_type.value.lower()}_valid_from" for rel_type in RelType]
     return names
@@ -315,6 +328,15 @@ def apply_schema(
         driver.execute_query(
             "MATCH (m:IngestMark) WITH m.tenant AS tenant, collect(m) AS marks "
             "WHERE size(marks) > 1 UNWIND marks AS m DELETE m",
+            database_=database,
+        )
+    if "import_origin_identity" not in before:
+        # Two origins of one source (concurrent first imports before the constraint): the
+        # one imports read (`import_origin._READ`: the first by path) is kept.
+        driver.execute_query(
+            "MATCH (o:ImportOrigin) WITH o ORDER BY o.path "
+            "WITH o.tenant AS tenant, o.source_id AS source_id, collect(o) AS origins "
+            "WHERE size(origins) > 1 UNWIND origins[1..] AS o DELETE o",
             database_=database,
         )
     for item in schema_items():

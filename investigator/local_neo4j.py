@@ -510,7 +510,9 @@ class LocalNeo4j:
         return True
 
     def env_lines(self) -> list[str]:
-        """`export` lines pointing a shell at this server."""
+        """`export` lines pointing a shell at this server: its connection, and its state
+        folder, where later commands keep the chain key and the machine's ledger heads of
+        the runs they record on it (docs/local-neo4j.md)."""
         import shlex
 
         state = self.read_state()
@@ -520,6 +522,7 @@ class LocalNeo4j:
             f"export NEO4J_URI={shlex.quote(state.uri)}",
             f"export NEO4J_USER={shlex.quote(state.user)}",
             f"export NEO4J_PASSWORD={shlex.quote(state.password.get_secret_value())}",
+            f"export INVESTIGATOR_STATE_DIR={shlex.quote(str(self.state_dir.absolute()))}",
         ]
 
     def status_json(self) -> str:

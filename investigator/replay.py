@@ -386,7 +386,8 @@ class _Replayer:
         )
 
     def _drifted_elements(self, tc_id: str, rows: list[Any]) -> dict[str, list[str]]:
-        """The records the run saw that replay no longer reads as recorded, by drift kind.
+        """The records the run saw (its evidence, and the records it kept as rejections)
+        that replay no longer reads as recorded, by drift kind.
 
         KG records are immutable except `superseded_at` and a legal purge, which removes
         content in place and marks it (`purged_at` on the record, `purged` on the recorded
@@ -396,7 +397,8 @@ class _Replayer:
         version returned through its redacted view where the run read its full text is
         `data_redacted_for_subject` (the subject lost `pii`; the record did not change), the
         reverse `data_unredacted_for_subject`; the same version returned with other text and
-        no purge is `data_changed`.
+        no purge is `data_changed`. A rejection keeps no text: only whether its record version
+        is still returned is compared.
         """
         now: dict[tuple[str, int], str] = {}
         redacted_now: set[tuple[str, int]] = set()
@@ -428,6 +430,15 @@ class _Replayer:
                 seen.append((key, False, "no longer returned", was_redacted))
             elif content not in now[key] if cut else now[key] != content:
                 seen.append((key, True, "", was_redacted))
+        for node in self.lineage.of_kind(CtxKind.REJECTION):
+            # A record the run kept only as a rejection (its id and version, no text): one no
+            # longer returned is named, never said to be "not among the records the run kept".
+            rejected = node.payload() or {}
+            if node.properties.get("tool_call_id") != tc_id or rejected.get("element_id") is None:
+                continue
+            key = (str(rejected.get("element_id")), int(rejected.get("version") or 1))
+            if key not in now and all(key != known for known, _, _, _ in seen):
+                seen.append((key, False, "no longer returned", False))
         records = read_element_records(
             self.driver,
             str(self.run.get("tenant") or ""),
@@ -733,8 +744,8 @@ def _element_drift_detail(kind: str, template: str, items: list[str], subject: s
     return f"{template}: {names} now reads other text than the run recorded (no purge recorded)"
 
 
-# Why a call's rows differ is not known when no evidence it kept names them (never read
-# past the subject's grants to find out).
+# Why a call's rows differ is not known when no record it kept (evidence or rejection) names
+# them (never read past the subject's grants to find out).
 _UNNAMED_ROWS = (
     ": the call kept no record of its rows (no evidence, no rejection), so replay cannot name "
     "its records or say why they differ (lines on the run's evidence name what it can)"

@@ -13,7 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import neo4j
@@ -209,6 +209,28 @@ def invoke(capfd: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
         return CliResult(code, out, err)
 
     return _invoke
+
+
+# The logs of servers a test or module started (attach_server_log), by node.
+SERVER_LOGS = pytest.StashKey[list[tuple[str, Callable[[], str]]]]()
+
+
+def attach_server_log(
+    node: pytest.Item | pytest.Collector, name: str, read: Callable[[], str]
+) -> None:
+    """Show what `read()` returns, under `name`, in the report of every test of `node` (a
+    test, or the module of a module-scoped fixture) that fails."""
+    node.stash.setdefault(SERVER_LOGS, []).append((name, read))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    outcome = yield
+    report = outcome.get_result()  # type: ignore[attr-defined]
+    if report.when == "call" and report.failed:
+        for node in item.listchain():
+            for name, read in node.stash.get(SERVER_LOGS, []):
+                report.sections.append((name, read()))
 
 
 def invoke_process(*args: str, timeout: float = 60) -> CliResult:

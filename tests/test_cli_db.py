@@ -94,6 +94,7 @@ def test_start_status_env_stop_lifecycle(db_env: dict[str, str], tmp_path: Path)
         exports = _cli("db", "env", env=db_env).stdout.splitlines()
         assert exports[0] == f"export NEO4J_URI={first['uri']}"
         assert any(line.startswith("export NEO4J_PASSWORD=") for line in exports)
+        assert exports[-1] == f"export INVESTIGATOR_STATE_DIR={tmp_path / 'state'}"
     finally:
         stopped = _cli("db", "stop", env=db_env)
     assert stopped.returncode == 0

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import neo4j
 import pytest
+from conftest import import_runbook_folder
 
 FIXTURES = Path(__file__).parent / "fixtures"
 UNREACHABLE = "neo4j://127.0.0.1:1"
@@ -70,15 +71,7 @@ def test_refused_input_says_which_argument_and_what_to_do(  # type: ignore[no-un
 
 @pytest.fixture()
 def runbooks(driver: neo4j.Driver, cli_env: object, invoke) -> neo4j.Driver:  # type: ignore[no-untyped-def]
-    from test_runbook_lookup import wipe
-
-    wipe(driver)
-    assert invoke("ingest", str(FIXTURES / "runbooks" / "catalogs" / "acme.yaml")).code == 0
-    md = invoke(
-        "ingest", str(FIXTURES / "runbooks" / "acme"), "--format", "markdown-runbooks",
-        "--tenant", "acme", "--acl", "internal", "--trusted",
-    )  # fmt: skip
-    assert md.code == 0, md
+    import_runbook_folder(driver, invoke, FIXTURES / "runbooks" / "acme", "--trusted")
     return driver
 
 

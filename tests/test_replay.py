@@ -332,6 +332,61 @@ def test_an_entity_call_that_lost_a_relabelled_record_says_why_it_cannot_tell(  
     assert "legal-hold" not in json.dumps(doc) and "legal-hold" not in err
 
 
+def test_a_call_that_kept_only_rejections_names_the_rejected_record_it_lost(  # type: ignore[no-untyped-def]
+    demo_kg: neo4j.Driver, cli_env, invoke, tmp_path: Path
+) -> None:
+    """A runbook lookup at an as_of before any version of payment-api's runbook was valid
+    keeps the versions its call read only as rejections (`rejected_temporal`). After v3 is
+    relabelled, that call's line names v3 as no longer visible, not purged: the row that
+    differs is one the run kept as a rejection. Before, the line said the rows that differ
+    "are not among the records the run kept (its evidence and rejections)"."""
+    lookup = invoke(
+        "runbook", "--service", "svc:payment-api", "--as-of", "2026-01-15T00:00:00Z",
+        "--subject", "acme/user:bob", "--json",
+    )  # fmt: skip
+    assert lookup.code == 0, lookup
+    answer = json.loads(lookup.out)
+    assert answer["runbook"] is None and {r["reason"] for r in answer["rejected"]} == {
+        "rejected_temporal"
+    }, answer
+    lineage = load_lineage(demo_kg, answer["run_id"])
+    calls = {
+        kind: {n.properties.get("tool_call_id") for n in lineage.of_kind(kind)}
+        for kind in (CtxKind.EVIDENCE, CtxKind.REJECTION)
+    }
+    # The case: the call that read the runbooks kept no evidence, only its rejections.
+    (rejecting_call,) = {
+        n.properties.get("tool_call_id")
+        for n in lineage.of_kind(CtxKind.REJECTION)
+        if (n.payload() or {}).get("element_id") == "runbook:payment-recovery@v3"
+    }
+    assert rejecting_call not in calls[CtxKind.EVIDENCE], calls
+    documents = (DATASET / "25-acme-documents.yaml").read_text(encoding="utf-8")
+    start = documents.index("  - id: runbook:payment-recovery@v3")
+    acl = documents.index("    acl: [internal]", start)
+    relabelled = documents[:acl] + "    acl: [legal-hold]" + documents[acl + 19 :]
+    (tmp_path / "relabel.yaml").write_text(relabelled, encoding="utf-8")
+    ingest_bundle(
+        demo_kg,
+        load_bundle(tmp_path / "relabel.yaml"),
+        now=datetime.now(UTC) + timedelta(seconds=1),
+    )
+
+    code, doc, err = _replay_json(invoke, answer["run_id"], "acme/user:bob")
+    assert code == 1 and doc["chain_valid"] is True, (doc, err)
+    lines = [d for d in doc["drift"] if d["tool_call_id"] == rejecting_call]
+    assert [d["kind"] for d in lines] == ["data_not_visible"], doc["drift"]
+    # bob may not read v3 now: its id is withheld, as a relabelled evidence record's is.
+    template = lines[0]["detail"].split(":", 1)[0]
+    assert template.startswith("runbooks_for@"), lines[0]["detail"]
+    assert lines[0]["detail"] == (
+        f"{template}: [withheld] v1 no longer visible to acme/user:bob (not purged: the "
+        "record's labels or purposes, or the subject's grants, changed since the run)"
+    ), lines[0]["detail"]
+    assert not any("not among the records the run kept" in d["detail"] for d in doc["drift"])
+    assert "legal-hold" not in json.dumps(doc) and "legal-hold" not in err
+
+
 def test_a_subject_that_lost_pii_reads_redacted_text_not_changed_data(  # type: ignore[no-untyped-def]
     demo_kg: neo4j.Driver, cli_env, invoke, tmp_path: Path
 ) -> None:

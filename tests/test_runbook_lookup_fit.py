@@ -76,15 +76,7 @@ def test_words_asking_about_the_runbook_do_not_sink_a_lookup(fit_corpus, invoke)
 
 @pytest.fixture
 def pointer_corpus(driver: neo4j.Driver, cli_env: object, invoke) -> neo4j.Driver:  # type: ignore[no-untyped-def]
-    from test_runbook_lookup import wipe
-
-    wipe(driver)
-    assert invoke("ingest", str(FIXTURES / "runbooks" / "catalogs" / "acme.yaml")).code == 0
-    md = invoke(
-        "ingest", str(FIXTURES / "runbooks" / "lookup-pointer"), "--format",
-        "markdown-runbooks", "--tenant", "acme", "--acl", "internal",
-    )  # fmt: skip
-    assert md.code == 0, md
+    import_runbook_folder(driver, invoke, FIXTURES / "runbooks" / "lookup-pointer")
     return driver
 
 

@@ -15,27 +15,20 @@ from pathlib import Path
 
 import neo4j
 import pytest
+from conftest import import_runbook_folder
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SECTIONED = FIXTURES / "sectioned-runbooks"
-CATALOG = FIXTURES / "runbooks" / "catalogs" / "acme.yaml"
 
 
 @pytest.fixture()
 def sectioned(driver: neo4j.Driver, cli_env: object, invoke) -> neo4j.Driver:  # type: ignore[no-untyped-def]
-    from test_runbook_lookup import wipe
-
-    wipe(driver)
-    assert invoke("ingest", str(CATALOG)).code == 0
-    for path, fmt in (
-        (SECTIONED / "runbooks", "markdown-runbooks"),
-        (SECTIONED / "rules", "prometheus-rules"),
-    ):
-        result = invoke(
-            "ingest", str(path), "--format", fmt, "--tenant", "acme", "--acl", "internal",
-            "--trusted",
-        )  # fmt: skip
-        assert result.code == 0, result
+    import_runbook_folder(driver, invoke, SECTIONED / "runbooks", "--trusted")
+    result = invoke(
+        "ingest", str(SECTIONED / "rules"), "--format", "prometheus-rules", "--tenant", "acme",
+        "--acl", "internal", "--trusted",
+    )  # fmt: skip
+    assert result.code == 0, result
     return driver
 
 
@@ -122,18 +115,10 @@ This error occurs when a sample is older than the accepted window.
 def test_a_section_heading_spelled_out_is_found_like_an_alerts(  # type: ignore[no-untyped-def]
     driver: neo4j.Driver, cli_env: object, invoke, tmp_path: Path
 ) -> None:
-    from test_runbook_lookup import wipe
-
-    wipe(driver)
-    assert invoke("ingest", str(CATALOG)).code == 0
     folder = tmp_path / "runbooks"
     folder.mkdir()
     (folder / "storage-errors.md").write_text(_ERRORS_RUNBOOK, encoding="utf-8")
-    result = invoke(
-        "ingest", str(folder), "--format", "markdown-runbooks", "--tenant", "acme",
-        "--acl", "internal", "--trusted",
-    )  # fmt: skip
-    assert result.code == 0, result
+    import_runbook_folder(driver, invoke, folder, "--trusted")
     # No ErrorCode record: the section headed by the code, and the note says that is the tie.
     by_code = _lookup(invoke, "--error-code", "err-storage-sample-too-old")
     assert by_code["runbook"]["steps_locator"] == "storage-errors.md#err-storage-sample-too-old"

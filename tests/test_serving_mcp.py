@@ -15,6 +15,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
@@ -25,7 +26,7 @@ import anyio
 import httpx2
 import neo4j
 import pytest
-from conftest import invoke_process
+from conftest import attach_server_log, invoke_process
 from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
@@ -380,48 +381,76 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+SERVING = "serving streamable HTTP"
+
+
 @contextlib.contextmanager
-def _http_serving(env: dict[str, str]) -> Iterator[tuple[str, str]]:
+def _http_serving(
+    env: dict[str, str], node: pytest.Item | pytest.Collector | None = None
+) -> Iterator[tuple[str, str]]:
     """`investigator mcp --transport http` on a free port with `env`: its URL, and what it
-    said on stderr up to serving; stopped on exit."""
+    said on stderr up to serving; stopped on exit.
+
+    Its stderr goes to a file, never a pipe nobody reads: a server that logs more than a
+    pipe holds (64 KiB) would block on its next line and the test hang. The log is in the
+    failure message of a test that fails while it serves: an error raised through this
+    block gets it as a note, and a failed test of `node` (the fixture's test or module)
+    gets it as a report section (conftest.attach_server_log)."""
     port = _free_port()
-    proc = subprocess.Popen(
-        [INVESTIGATOR, "mcp", "--transport", "http", "--port", str(port)],
-        env=env,
-        cwd=REPO,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert proc.stderr is not None
-        seen = ""
-        while "serving streamable HTTP" not in seen:
-            line = proc.stderr.readline()
-            assert line, f"the MCP HTTP server did not start: {seen}"
-            seen += line
-        yield f"http://127.0.0.1:{port}/mcp", seen
-    finally:
-        proc.terminate()
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as log:
+
+        def said() -> str:
+            if log.closed:
+                return "(stopped)"
+            log.seek(0)
+            return log.read()
+
+        proc = subprocess.Popen(
+            [INVESTIGATOR, "mcp", "--transport", "http", "--port", str(port)],
+            env=env,
+            cwd=REPO,
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+            text=True,
+        )
+        if node is not None:
+            attach_server_log(node, f"investigator mcp on port {port}: stderr", said)
         try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+            deadline = time.monotonic() + TIMEOUT
+            while SERVING not in said():
+                assert proc.poll() is None, f"the MCP HTTP server did not start: {said()}"
+                assert time.monotonic() < deadline, f"the MCP HTTP server did not start: {said()}"
+                time.sleep(0.05)
+            started = said()
+            up_to_serving = started[: started.index("\n", started.index(SERVING)) + 1]
+            yield f"http://127.0.0.1:{port}/mcp", up_to_serving
+        except (Exception, pytest.fail.Exception) as exc:
+            exc.add_note(f"investigator mcp --transport http said on stderr:\n{said()}")
+            raise
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
 
 
 @contextlib.contextmanager
-def http_server_with(config: Path) -> Iterator[tuple[str, str]]:
+def http_server_with(
+    config: Path, node: pytest.Item | pytest.Collector | None = None
+) -> Iterator[tuple[str, str]]:
     """`investigator mcp --transport http` with the config file `config` (and no other
-    INVESTIGATOR_ or OTEL_ settings): its URL, and what it said on stderr up to serving."""
+    INVESTIGATOR_ or OTEL_ settings): its URL, and what it said on stderr up to serving.
+    Its log is shown when a test of `node` fails."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("INVESTIGATOR_", "OTEL_"))}
     env["INVESTIGATOR_CONFIG"] = str(config)
-    with _http_serving(env) as served:
+    with _http_serving(env, node) as served:
         yield served
 
 
 @pytest.fixture(scope="module")
-def http_server(demo_graph, server_env) -> Iterator[str]:  # type: ignore[no-untyped-def]
-    with _http_serving(server_env) as (url, _):
+def http_server(demo_graph, server_env, request) -> Iterator[str]:  # type: ignore[no-untyped-def]
+    with _http_serving(server_env, request.node) as (url, _):
         yield url
 
 
@@ -429,6 +458,27 @@ def http(url: str, token: str | None) -> Client:
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     client = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=TIMEOUT))
     return Client(streamable_http_client(url, http_client=client), read_timeout_seconds=TIMEOUT)
+
+
+def test_http_keeps_answering_after_logging_more_than_a_pipe_holds(  # type: ignore[no-untyped-def]
+    demo_graph, server_env, request
+) -> None:
+    """The server logs a warning line for each request that is no HTTP: 2,500 of them are
+    over 100 KiB on its stderr. Before, that stderr was a pipe the test stopped reading once
+    the server was up: at 64 KiB the server blocked on its next line, and every later
+    request hung until its timeout. (A server of its own: the module's keeps a short log.)"""
+    with _http_serving(server_env, request.node) as (url, _):
+        port = int(url.rsplit(":", 1)[1].split("/", 1)[0])
+        for _ in range(2500):
+            with socket.create_connection(("127.0.0.1", port), timeout=60) as sock:
+                sock.sendall(b"NOT HTTP\r\n\r\n")
+                assert sock.recv(64).startswith(b"HTTP/1.1 400"), "no answer to a bad request"
+        accept = {"Accept": "application/json, text/event-stream"}
+        opened = httpx2.post(
+            url, json=INITIALIZE, headers=dict(accept, Authorization=f"Bearer {BOB_TOKEN}"),
+            timeout=60,
+        )  # fmt: skip
+        assert opened.status_code == 200, opened.text
 
 
 def test_http_refuses_a_missing_or_wrong_token_with_401_and_runs_nothing(  # type: ignore[no-untyped-def]

@@ -206,7 +206,7 @@ def test_a_token_is_refused_from_its_expiry_on(tmp_path: Path) -> None:
 
 
 @pytest.fixture()
-def expiring_server(demo_graph, cli_env, tmp_path: Path) -> Iterator[tuple[str, str]]:  # type: ignore[no-untyped-def]
+def expiring_server(demo_graph, cli_env, tmp_path: Path, request) -> Iterator[tuple[str, str]]:  # type: ignore[no-untyped-def]
     """An HTTP server with one expired token (bob's), one that is not (alice's) and one for
     a principal the KG does not have yet."""
     path = _config(
@@ -216,7 +216,7 @@ def expiring_server(demo_graph, cli_env, tmp_path: Path) -> Iterator[tuple[str, 
         + _entry(OTHER, "acme/user:alice", "expires_at = 2099-01-01T00:00:00Z\n")
         + _entry(LATER, "acme/user:nobody", 'name = "later"\n'),
     )
-    with http_server_with(path) as served:
+    with http_server_with(path, request.node) as served:
         yield served
 
 

@@ -43,7 +43,7 @@ LISTING = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
 
 
 @pytest.fixture()
-def capped_server(demo_graph, cli_env, tmp_path: Path) -> Iterator[str]:  # type: ignore[no-untyped-def]
+def capped_server(demo_graph, cli_env, tmp_path: Path, request) -> Iterator[str]:  # type: ignore[no-untyped-def]
     """An HTTP server whose principals hold at most CAP sessions, idle ones ended after IDLE s."""
     path = tmp_path / "config.toml"
     path.write_text(
@@ -52,7 +52,7 @@ def capped_server(demo_graph, cli_env, tmp_path: Path) -> Iterator[str]:  # type
         f'[[mcp.tokens]]\nsha256 = "{token_sha256(ALICE_TOKEN)}"\nsubject = "acme/user:alice"\n',
         encoding="utf-8",
     )
-    with http_server_with(path) as (url, _):
+    with http_server_with(path, request.node) as (url, _):
         yield url
 
 

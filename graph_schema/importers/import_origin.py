@@ -16,11 +16,22 @@ An import under the default source id is refused when the source has an origin a
 the path nor the git location matches. An explicit `--source-id` names the source on
 purpose: it is never refused here, and it records the new origin (a folder that moved).
 A source imported before origins were recorded has none: its next import records one.
+
+One origin per source, also when two first imports of it run at once: the `(tenant,
+source_id)` uniqueness constraint (`graph_schema.schema_ddl`, created by `schema apply` and
+by every ingest first) makes their MERGEs one node. An import under the default source id
+claims the origin (`claim_origin`) just before it writes any record: the first claim
+records its folder, and an import of another folder of that name claiming after it is
+refused as above, nothing written, even when both checked before either wrote. The claim
+of an import then refused before writing (a takeover, a backdated record) is released
+(`release_claim`); a successful import records its origin (`record_origin`), which ends the
+claim, and an import stopped part way keeps it (its records stand).
 """
 
 from __future__ import annotations
 
 import re
+import secrets
 from pathlib import Path
 
 import neo4j
@@ -37,8 +48,15 @@ _READ = (
 )
 _RECORD = (
     "MERGE (o:ImportOrigin {tenant: $tenant, source_id: $source_id}) "
-    "SET o.path = $path, o.git = $git"
+    "SET o.path = $path, o.git = $git REMOVE o.claim"
 )
+# Under the constraint, a second MERGE waits for the first's commit and then matches it.
+_CLAIM = (
+    "MERGE (o:ImportOrigin {tenant: $tenant, source_id: $source_id}) "
+    "ON CREATE SET o.path = $path, o.git = $git, o.claim = $claim "
+    "RETURN o.path AS path, o.git AS git, coalesce(o.claim = $claim, false) AS claimed"
+)
+_RELEASE = "MATCH (o:ImportOrigin {tenant: $tenant, source_id: $source_id, claim: $claim}) DELETE o"
 # `https://user:token@host:443/group/repo.git`, `ssh://git@host/group/repo`: host, path.
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://(?:[^@/]*@)?([^/:]+)(?::\d+)?(/.*)?$")
 # scp-like `git@host:group/repo.git`.
@@ -113,6 +131,45 @@ def record_origin(
         path=origin.path,
         git=origin.git,
         database_=database,
+    )
+
+
+def claim_origin(
+    driver: neo4j.Driver,
+    tenant: str,
+    source_id: str,
+    origin: ImportOrigin,
+    database: str | None = None,
+) -> str | None:
+    """Claim `source_id` of `tenant` for `origin` before an import under its default id
+    writes: the claim's token when this import made the origin (hand it to
+    `release_claim` if the import is refused before writing), None when the source already
+    had one of the same folder. Raises `OtherFolder` when its origin is another folder's."""
+    claim = secrets.token_hex(16)
+    records, _, _ = driver.execute_query(
+        _CLAIM,
+        tenant=tenant,
+        source_id=source_id,
+        path=origin.path,
+        git=origin.git,
+        claim=claim,
+        database_=database,
+    )
+    recorded = ImportOrigin(path=str(records[0]["path"]), git=records[0]["git"])
+    if records[0]["claimed"]:
+        return claim
+    if not recorded.same_as(origin):
+        raise OtherFolder(source_id, recorded, origin)
+    return None
+
+
+def release_claim(
+    driver: neo4j.Driver, tenant: str, source_id: str, claim: str, database: str | None = None
+) -> None:
+    """Remove the origin `claim_origin` made for an import refused before it wrote (unless
+    a successful import of the same folder recorded it meanwhile)."""
+    driver.execute_query(
+        _RELEASE, tenant=tenant, source_id=source_id, claim=claim, database_=database
     )
 
 

@@ -131,7 +131,7 @@ def status(json_out: bool) -> None:
 
 @db_group.command()
 def env() -> None:
-    """Print `export NEO4J_URI=...` lines for the local server.
+    """Print `export NEO4J_URI=...` lines for the local server (and its state folder).
 
     \b
     Example:

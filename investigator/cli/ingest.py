@@ -21,7 +21,14 @@ from pydantic import BaseModel
 from graph_schema.backdating import BackdatedRecords
 from graph_schema.bundle import BundleProblem, LoadedBundle, apply_overrides, load_bundle
 from graph_schema.importers.dispatch import import_source_id
-from graph_schema.importers.import_origin import origin_of, record_origin
+from graph_schema.importers.import_origin import (
+    ImportOrigin,
+    OtherFolder,
+    claim_origin,
+    origin_of,
+    record_origin,
+    release_claim,
+)
 from graph_schema.importers.missing_files import mark_missing_files
 from graph_schema.omitted_acl import AclOptionChange, acl_option_changes
 from graph_schema.schema_ddl import apply_schema
@@ -169,21 +176,40 @@ def run_ingest(
                 ctx_database_from_env(settings.database),
             )
         )
-        report = ingest_bundle(
-            driver,
-            loaded,
-            database=settings.database,
-            batch_size=batch_size,
-            progress=_progress if big else None,
-            full=full,
-            recorded_after=floors,
-        )
+        imported: tuple[str, str, ImportOrigin] | None = None
+        claim: str | None = None
         if fmt in _IMPORT_SOURCE_PREFIXES and loaded.parts:
-            # Written: the folder this source is now imported from (another folder of the
-            # same name is refused under the default source id, import_origin.py).
             tenant = loaded.parts[0].bundle.tenant
             source_id = import_source_id(fmt, path, options.source_id)
-            record_origin(driver, tenant, source_id, origin_of(path), settings.database)
+            imported = (tenant, source_id, origin_of(path))
+            if options.source_id is None:
+                # Claimed before anything is written: of two first imports of one source
+                # name at once, another folder's is refused here (import_origin.py).
+                try:
+                    claim = claim_origin(driver, *imported, settings.database)
+                except OtherFolder as exc:
+                    raise BadInput(exc.line()) from None
+        try:
+            report = ingest_bundle(
+                driver,
+                loaded,
+                database=settings.database,
+                batch_size=batch_size,
+                progress=_progress if big else None,
+                full=full,
+                recorded_after=floors,
+            )
+        except (BundleRejected, BackdatedRecords):
+            if imported is not None and claim is not None:
+                # Refused before anything was written: the folder did not become the source
+                # (an import stopped part way keeps its claim: its records stand).
+                release_claim(driver, imported[0], imported[1], claim, settings.database)
+            raise
+        if imported is not None:
+            # Written: the folder this source is now imported from (another folder of the
+            # same name is refused under the default source id, import_origin.py).
+            tenant, source_id, origin = imported
+            record_origin(driver, tenant, source_id, origin, settings.database)
             if fmt == "markdown-runbooks":
                 # Records whose file this import did not have stay current: the card says so.
                 ids = [d.id for part in loaded.parts for d in part.bundle.documents]
