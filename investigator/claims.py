@@ -13,7 +13,7 @@ window (a confounder) or an unresolved conflict lowers the verdict one step each
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from enum import StrEnum
 
@@ -27,15 +27,18 @@ from investigator.planner import (
     DEPLOY_LOOKBACK,
     CompetingCauseChecks,
     extract_mentions,
+    runbook_search_text,
     unrecorded_asks,
 )
 from investigator.record_time import recorded_after, undated
 from investigator.rubric import Intent, MissingEvidence, missing_evidence, unrecorded_evidence
 from investigator.runbook_sections import (
     SECTION_EXCERPT,
+    SectionFocus,
     alert_section,
     pointed_at,
     question_focus,
+    runbook_steps,
 )
 from investigator.timeline import (
     CHANGE_TIME_KEYS,
@@ -253,6 +256,85 @@ def _named_only(ev: Evidence, found_by_text: Sequence[str] = ()) -> str:
     return f", found by {by} alone (no service, alert or error code record links to it),"
 
 
+# A source version an importer wrote: the file's commit or content hash.
+_FILE_VERSION = re.compile(r"^(git|sha256):([0-9a-f]{12})[0-9a-f]*$")
+
+
+def _version_words(ev: Evidence) -> str:
+    """A runbook's version as the card names it: its own label (`v3`), else, for an
+    imported file without one, the commit or content hash it was read from, short."""
+    own = ev.props.get("runbook_version")
+    if own is None and (at := re.search(r"@v(\d+)$", ev.element_id)):
+        own = at.group(1)
+    if own is not None and str(own).strip():
+        return "v" + str(own).strip().removeprefix("v").removeprefix("V")
+    match = _FILE_VERSION.match(ev.source_version or "")
+    return f"{match.group(1)}:{match.group(2)}" if match else f"v{ev.version}"
+
+
+class _TextOwners(BaseModel):
+    """The owner claims of runbooks chosen by the question's words, and what is not known."""
+
+    claims: list[Claim] = Field(default_factory=list)
+    missing: list[MissingEvidence] = Field(default_factory=list)
+
+
+def _text_runbook_owners(
+    runbooks: Sequence[Evidence],
+    evidence: Sequence[Evidence],
+    found_by_text: Sequence[str],
+    runbook_services: Sequence[tuple[str, str]],
+    held_at: Callable[[Evidence], str],
+) -> _TextOwners:
+    """For each runbook chosen by the question's words alone: its owner at as_of as the card
+    reads it (its own OWNS record, else the owner of a service it applies to), each a `fact`
+    bound to that OWNS record; and, said as gaps that would strengthen the answer, that no
+    service, alert or error code record ties it to the question, and an owner not found."""
+    out = _TextOwners()
+    owners = _with(evidence, "ownership")
+    for rb in sorted({str(ev.context.get("anchor")) for ev in runbooks} & set(found_by_text)):
+        services = {svc for runbook, svc in runbook_services if runbook == rb}
+        own = [ev for ev in owners if ev.context.get("owned") == rb]
+        through = [ev for ev in owners if ev.context.get("service") in services]
+        own_ids = {ev.evidence_id for ev in own}
+        for ev in own or through:
+            via = (
+                f", the owner of {rb}"
+                if ev.evidence_id in own_ids
+                else f", through service {ev.context.get('service')}, which {rb} applies to"
+            )
+            out.claims.append(
+                _claim(
+                    f"{held_at(ev)}: {ev.content} ({_valid_text(ev)}){via}",
+                    EpistemicStatus.FACT,
+                    0.9,
+                    [ev],
+                    Intent.APPLICABLE_RUNBOOK.value,
+                )
+            )
+        out.missing.append(
+            MissingEvidence(
+                evidence_type="entity",
+                intents=[Intent.APPLICABLE_RUNBOOK.value],
+                description=f"no service, alert or error code record the subject may read is "
+                f"named by the question: {rb} is tied to it by the runbook search's best fit "
+                "for its words alone",
+                required=False,
+            )
+        )
+        if not (own or through):
+            out.missing.append(
+                MissingEvidence(
+                    evidence_type="ownership",
+                    intents=[Intent.APPLICABLE_RUNBOOK.value],
+                    description=f"no owner of {rb} at as_of the subject may read: no OWNS "
+                    "record of it, nor of a service it applies to",
+                    required=False,
+                )
+            )
+    return out
+
+
 def derive_claims(
     intents: Sequence[str],
     evidence: Sequence[Evidence],
@@ -264,6 +346,7 @@ def derive_claims(
     competing_checks: CompetingCauseChecks | None = None,
     references: Sequence[ReferenceTime] | None = None,
     found_by_text: Sequence[str] = (),
+    runbook_services: Sequence[tuple[str, str]] = (),
 ) -> ClaimSet:
     """Apply the claim rules of each intent to the pack evidence (pure, deterministic).
 
@@ -271,7 +354,8 @@ def derive_claims(
     state claim then names the instant it holds at and why. `competing_checks` says which
     competing-cause checks ran; without all of them a correlation verdict stays `uncertain`.
     `found_by_text`: the runbooks the loop chose by the question's words alone (their claim
-    says so).
+    says so, an `inference`, with their owner and what no record ties); `runbook_services`:
+    (runbook, service) for the services those runbooks apply to, whose owner is theirs.
     """
     intent_set = {Intent(i) for i in intents}
     claims: list[Claim] = []
@@ -309,6 +393,7 @@ def derive_claims(
                 )
             )
     unknown_then: list[tuple[str, datetime]] = []
+    text_gaps: list[MissingEvidence] = []
     if Intent.APPLICABLE_RUNBOOK in intent_set:
         focus = question_focus(question or "")
         runbooks = _with(evidence, "runbook")
@@ -345,16 +430,29 @@ def derive_claims(
                 unknown_then.append((ev.element_id, as_of))
                 continue
             when = _undated_in_force(ev, as_of) or _in_force(ev, refs, as_of, runbooks)
+            by_text = ev.context.get("anchor") in found_by_text
+            if by_text:
+                # Where its steps are, as the card's Locator line gives them.
+                steps = runbook_steps(ev, SectionFocus(text=runbook_search_text(question or "")))
+                where = f" [{steps.locator or ev.locator}]" if steps.locator or ev.locator else ""
+            named = f"{ev.element_id}, {_version_words(ev)}" if by_text else ev.element_id
             claims.append(
                 _claim(
-                    f"Runbook {_title(ev)} ({ev.element_id}){tie} is the version "
+                    f"Runbook {_title(ev)} ({named}){tie} is the version "
                     f"in force {when}{_validity(ev)}{where}",
-                    EpistemicStatus.FACT,
-                    0.95,
+                    # That it applies rests on its words matching, not on a record.
+                    EpistemicStatus.INFERENCE if by_text else EpistemicStatus.FACT,
+                    0.7 if by_text else 0.95,
                     [ev],
                     Intent.APPLICABLE_RUNBOOK.value,
                 )
             )
+        text_owners = _text_runbook_owners(
+            runbooks, evidence, found_by_text, runbook_services, held_at
+        )
+        if Intent.OWNERSHIP_AT_TIME not in intent_set:
+            claims += text_owners.claims  # else claimed as every owner is, below
+        text_gaps = text_owners.missing
     if Intent.APPLICABLE_POLICY in intent_set:
         policies = _with(evidence, "policy")
         for ev in policies:
@@ -463,6 +561,7 @@ def derive_claims(
     supported = supported_evidence_types(evidence)
     missing = missing_evidence(sorted(i.value for i in intent_set), supported)
     missing += correlation_gaps
+    missing += text_gaps
     # What the KG has no record of (who was on call, whether the runbook was followed) is
     # said, never skipped: the run is `partial`.
     missing += unrecorded_evidence(unrecorded_asks(question or ""))

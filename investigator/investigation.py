@@ -419,6 +419,7 @@ def _investigate(
         question=reading,
         references=outcome.known.references,
         found_by_text=outcome.known.runbooks_by_text,
+        runbook_services=outcome.known.runbook_services,
         competing_checks=competing_cause_status(
             intents,
             outcome.known,

@@ -277,6 +277,9 @@ LATEST_RELEASE_CHECK = CHECK_PREFIX + "latest-release"
 THEN_RELEASE_CHECK = CHECK_PREFIX + "then-release"
 # The same for the alert firing taken as "when the alert fired".
 THEN_ALERT_CHECK = CHECK_PREFIX + "then-alert"
+# The services a runbook chosen by the question's words applies to (their owners are its
+# owner, as `investigator runbook` reads it): navigation, never services asked about.
+RUNBOOK_SERVICES = NAV_PREFIX + "runbook-services"
 MAX_FOCUS_SERVICES = 3
 # Questions that weigh causes: a correlation verdict, an open root-cause question's
 # candidates, a list of what changed before the errors. Each needs every change of the
@@ -347,6 +350,43 @@ def runbook_search_text(question: str) -> str:
     the text it is given."""
     text = dict(_INTENT_RULES)[Intent.APPLICABLE_RUNBOOK].sub(" ", question)
     return " ".join(_ASKS_WHICH_RUNBOOK.sub(" ", text).split())
+
+
+# A bare symptom is short: a phrase ("pgbouncer saturation", "etcd disk latency high"), not a
+# sentence that asks something no rule reads.
+SYMPTOM_MAX_WORDS = 8
+# Words that ask about something other than what to do: a document ("DRAFT postmortem: risk
+# rules broke payments"), a question ("what happened ...", "did ..."), a person.
+_NOT_A_SYMPTOM = re.compile(
+    r"[?？]|\b(?:postmortems?|post-mortems?|reports?|emails?|e-mails?|tickets?|documents?|"
+    r"docs?|notes?|who|whom|whose|what|which|when|where|why|how|did|does|do|was|were|"
+    r"has|have|had)\b",
+    re.IGNORECASE,
+)
+
+
+def reads_as_symptom(question: str) -> bool:
+    """Whether the question is a bare symptom, as a hurried on-call engineer types it
+    ("pgbouncer saturation", "etcd disk latency high"): a short phrase that asks nothing an
+    intent rule reads, names nothing (no id, error code, release, alert or hyphenated name),
+    no incident, error or time, and no document or question word. What to do about it (the
+    runbook) is what it asks for, once nothing the graph links from its words answers it
+    (`RetrievalLoop._runbook_by_text`)."""
+    if detect_intents(question) != [Intent.ENTITY_LOOKUP] or extract_mentions(question).texts():
+        return False
+    if _INCIDENT_WORDS.search(question) or _NOT_A_SYMPTOM.search(question):
+        return False
+    references = time_references(question)
+    if references.anchored or references.unresolved or references.now:
+        return False
+    words = [w for w in re.findall(r"\w+", question) if w.lower() not in ENGLISH_STOP_WORDS]
+    return 0 < len(words) <= SYMPTOM_MAX_WORDS
+
+
+def symptom_intents() -> list[Intent]:
+    """The intents of a bare symptom once the runbook search chose a runbook for its words:
+    the runbook in force (its owner collected with it), as "<symptom>, what do I do?"."""
+    return [Intent.APPLICABLE_RUNBOOK]
 
 
 def detect_intents(question: str) -> list[Intent]:
@@ -463,6 +503,9 @@ class Known(BaseModel):
     # Of those, the ones no record the question names led to: the runbook search's best fit
     # for its words (runbook_search.py), as the card's free-text lookup chooses it.
     runbooks_by_text: list[str] = Field(default_factory=list)
+    # (runbook, service) for each service a runbook of `runbooks_by_text` APPLIES_TO: that
+    # service's owner is the runbook's, as the card reads it; never a service asked about.
+    runbook_services: list[tuple[str, str]] = Field(default_factory=list)
     other: list[str] = Field(default_factory=list)
     first_seen: datetime | None = None
     # Services the focus services depend on (found by the competing-cause check; they are
@@ -666,6 +709,16 @@ def steps_for(
             steps.append(_one_hop_step(alert, "FIRED_ON", "out", step_id=NAV_PREFIX + "fired-on"))
         if want & incident_types and not known.incidents:
             steps.append(_one_hop_step(alert, "TRIGGERED", "out", step_id=NAV_PREFIX + "triggered"))
+    for runbook in known.runbooks_by_text[:MAX_FOCUS_SERVICES]:
+        if "ownership" in want:
+            # Its own OWNS record is looked up below; else the owner of a service it
+            # applies to, as the card's owner line reads it.
+            steps.append(
+                _one_hop_step(runbook, "APPLIES_TO", "out", step_id=RUNBOOK_SERVICES, hops=1)
+            )
+    if "ownership" in want:
+        for svc in sorted({svc for _, svc in known.runbook_services})[:MAX_FOCUS_SERVICES]:
+            steps.append(_step("ownership_over_time", {"service_id": svc}, "ownership"))
     for runbook in known.runbooks[:MAX_FOCUS_SERVICES]:
         if "ownership" in want:
             steps.append(_step("owners_of", {"entity_id": runbook}, "ownership"))
@@ -977,6 +1030,24 @@ def note_check_rows(known: Known, rows: Sequence[Any], focus: Sequence[str]) -> 
         ):
             known.upstream.append(neighbour)
             known.upstream.sort()
+            changed = True
+    return changed
+
+
+def note_runbook_services(known: Known, rows: Sequence[Any]) -> bool:
+    """Record the services a runbook chosen by the question's words applies to (the rows
+    of its `RUNBOOK_SERVICES` step); True when any is new."""
+    changed = False
+    for row in rows:
+        el = row.element
+        runbook, service = row.context.get("start"), row.context.get("neighbour")
+        if el.type != "APPLIES_TO" or not isinstance(runbook, str):
+            continue
+        if not isinstance(service, str) or kind_of(service) != "services":
+            continue
+        if (runbook, service) not in known.runbook_services:
+            known.runbook_services.append((runbook, service))
+            known.runbook_services.sort()
             changed = True
     return changed
 

@@ -28,6 +28,7 @@ from investigator.planner import (
     AT_PREFIX,
     CAUSE_INTENTS,
     NAV_PREFIX,
+    RUNBOOK_SERVICES,
     DeterministicPlanner,
     Known,
     PlanInput,
@@ -39,9 +40,12 @@ from investigator.planner import (
     kind_of,
     missing_required,
     note_check_rows,
+    note_runbook_services,
+    reads_as_symptom,
     runbook_search_text,
     step_key,
     steps_for,
+    symptom_intents,
     unique_steps,
     wanted_types,
 )
@@ -629,10 +633,15 @@ class RetrievalLoop:
         intents = self.planner.intents(self.inp.model_copy(update={"question": reading}))
         if intents == self.intents:
             return
+        self._answer(intents)
+
+    def _answer(self, intents: Sequence[Intent]) -> None:
+        """Answer the question for `intents` from now on: what the next rounds want, and
+        what the gate weighs candidates for (admitted evidence stays)."""
         self.intents = list(intents)
         self.relevant = set(useful_types(self.intents))
         self.required = set(required_types(self.intents))
-        refs = time_references(reading)
+        refs = time_references(self.reading)
         self.focus.latest_when_unnamed = (
             bool(set(self.intents) & CAUSE_INTENTS) or refs.event is not None
         )
@@ -725,8 +734,16 @@ class RetrievalLoop:
         """A runbook question that no service, alert, error code or runbook record answers
         ("Policy Spec Sync Controller Is Stuck, what do I do?"): the runbook the card's
         free-text search chooses for its words (`search_runbooks`, which abstains when none
-        fits) is read as one the question names; True when one was chosen."""
-        if Intent.APPLICABLE_RUNBOOK not in self.intents or self._past_deadline():
+        fits) is read as one the question names; True when one was chosen.
+
+        A bare symptom ("pgbouncer saturation": `reads_as_symptom`) whose words link
+        nothing is asked of the same search: when it chooses a runbook, the question is
+        answered as "<symptom>, what do I do?" (`symptom_intents`); when it abstains
+        ("banana"), it stays the entity lookup that found nothing."""
+        symptom = self.intents == [Intent.ENTITY_LOOKUP] and reads_as_symptom(self.reading)
+        if Intent.APPLICABLE_RUNBOOK not in self.intents and not symptom:
+            return False
+        if self._past_deadline():
             return False
         if known.services or known.alerts or known.error_codes or known.runbooks:
             return False
@@ -756,6 +773,10 @@ class RetrievalLoop:
         ):
             return False
         known.add("runbooks_by_text", chosen_id)
+        if symptom:
+            # Before the next round's candidates are weighed: they are judged as evidence
+            # of the runbook (and its owner), not of an entity the words never named.
+            self._answer(symptom_intents())
         return known.add("runbooks", chosen_id)
 
     def _wanted(self, supported: Sequence[str]) -> list[str]:
@@ -806,6 +827,10 @@ class RetrievalLoop:
             result = call.result
             outcome.tool_calls.append(call.record)
             self._resolve_given_service(step, result.rows)
+            if step.step_id == RUNBOOK_SERVICES:
+                # Where the chosen runbook's owner is read: never an anchor, nor evidence.
+                learned |= note_runbook_services(known, result.rows)
+                continue
             if is_check(step):
                 # A competing-cause check: its rows are evidence, never new anchors.
                 focus = focus_services(known, self.inp.service_id)

@@ -10,6 +10,7 @@ partial with no claim: its text hit was rejected as low relevance, nothing linke
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import neo4j
@@ -84,11 +85,15 @@ def test_investigate_claims_the_runbook_the_card_finds_by_its_words(  # type: ig
     doc = _investigate(invoke, question)
     assert doc["status"] == "complete", doc["missing_evidence"]
     (claim,) = doc["claims"]
-    assert claim["statement"].startswith(
-        f"Runbook {title} (runbook:{runbook}), found by the words of the "
-        "question alone (the runbook search's best fit; no service, alert or error code it "
-        "names links to it), is the version in force at "
-    )
+    # Its title and version as the card names them (the file's content hash), and an inference: only
+    # its words tie it to the question.
+    assert re.match(
+        rf"Runbook {re.escape(title)} \(runbook:{runbook}, sha256:[0-9a-f]{{12}}\), found by "
+        r"the words of the question alone \(the runbook search's best fit; no service, alert "
+        r"or error code it names links to it\), is the version in force at ",
+        claim["statement"],
+    ), claim["statement"]
+    assert claim["epistemic_status"] == "inference"
     [evidence] = [ev for ev in doc["evidence"] if ev["evidence_id"] in claim["evidence_ids"]]
     assert evidence["element_id"] == f"runbook:{runbook}"
     # The search's reads are recorded tool calls, and the run replays.

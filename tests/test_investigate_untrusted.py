@@ -38,7 +38,8 @@ def test_sql_and_http_steps_are_served_and_marked_untrusted(imported, invoke) ->
     report = _investigate(invoke, "demo sentry is down, what do I do?")
     assert "runbook:demo-sentry-is-down: rejected" not in report
     claim = next(line for line in report.splitlines() if "runbook:demo-sentry-is-down" in line)
-    assert claim.lstrip().startswith("[fact")
+    # Found by its words alone: an inference (tests/test_investigate_bare_symptom.py).
+    assert claim.lstrip().startswith("[inference")
     lines = report.splitlines()
     # The claim's evidence line and the evidence itself say untrusted.
     evidence_line = lines[lines.index(claim) + 1]

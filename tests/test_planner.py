@@ -13,6 +13,7 @@ from investigator.planner import (
     detect_intents,
     extract_mentions,
     linking_steps,
+    reads_as_symptom,
     steps_for,
 )
 from investigator.rubric import Intent, useful_types
@@ -58,6 +59,25 @@ def test_the_words_on_call_types_for_what_to_do_ask_for_the_runbook() -> None:
     assert detect_intents("Which release fixed PAY-4097?") == [Intent.RELEASE_LOOKUP]
     assert detect_intents("What did the fix change?") == [Intent.ENTITY_LOOKUP]
     assert Intent.APPLICABLE_RUNBOOK not in detect_intents("What do the postmortems say?")
+
+
+def test_a_bare_symptom_reads_as_one_and_a_question_or_a_named_record_does_not() -> None:
+    # What a hurried on-call engineer types: the loop asks the runbook search about it when
+    # its words link nothing (tests/test_investigate_bare_symptom.py).
+    for symptom in ("pgbouncer saturation", "etcd disk latency high", "kafka consumer lag"):
+        assert reads_as_symptom(symptom), symptom
+    for other in (
+        "pgbouncer saturation, what do I do?",  # asks for the runbook already
+        "DRAFT postmortem: risk rules broke payments",  # a document, a golden case
+        "What happened to payments on 2026-07-23?",  # a question, with a date
+        "pgbouncer saturation yesterday",  # a time word
+        "payment-api latency high",  # a name the graph links
+        "PAY-4097",  # an error code
+        "KubeAPIDown",  # an alert
+        "the payments incident",  # an incident
+        "please help, anyone?",  # a question, nothing informative
+    ):
+        assert not reads_as_symptom(other), other
 
 
 def test_asking_what_else_could_have_caused_it_is_a_root_cause_question() -> None:

@@ -92,4 +92,8 @@ def test_investigate_and_the_card_follow_the_same_pointer(pointer_corpus, invoke
     assert result.code == 0, result
     doc = json.loads(result.out)
     (claim,) = doc["claims"]
-    assert claim["statement"].startswith("Runbook Ledger is saturated (runbook:ledger-saturation)")
+    # Named with its version as the card names it (the file's commit, in a git checkout).
+    version = card["runbook"]["source_version"].split(":")
+    assert claim["statement"].startswith(
+        f"Runbook Ledger is saturated (runbook:ledger-saturation, {version[0]}:{version[1][:12]})"
+    ), claim["statement"]
