@@ -92,6 +92,9 @@ class RetrievalOutcome(BaseModel):
     # another form written as named (`RetrievalLoop._reread`); else the goal's.
     intents: list[Intent] = Field(default_factory=list)
     reading: str = ""
+    # The loop stopped (deadline, max_rounds, budget) with reads still planned: what it did
+    # not find was not looked for to the end, so it is unknown, not absent.
+    cut_short: bool = False
 
 
 # Link (navigation) templates: their rows name anchors; they are evidence only for lookups.
@@ -493,6 +496,7 @@ class RetrievalLoop:
         while True:
             if self._past_deadline():
                 outcome.stop_reason = StopReason.DEADLINE
+                outcome.cut_short = True
                 break
             steps = [s for s in plan.steps if step_key(s) not in done]
             if not steps:
@@ -504,6 +508,7 @@ class RetrievalLoop:
             progressed, hit_deadline = self._round(round_no, plan, steps, known, done, outcome)
             if hit_deadline:
                 outcome.stop_reason = StopReason.DEADLINE
+                outcome.cut_short = True
                 break
             if round_no == 1 and not known.alerts:
                 # No record of the alert asked about: a runbook with its section is named.
@@ -516,6 +521,7 @@ class RetrievalLoop:
                 progressed |= self._runbook_by_text(known, outcome)
             if self.gate.budget_hit:
                 outcome.stop_reason = StopReason.BUDGET_EXHAUSTED
+                outcome.cut_short = True
                 break
             supported = self.gate.supported_types()
             required_missing = missing_required(self.intents, supported)
@@ -545,6 +551,7 @@ class RetrievalLoop:
                     if not required_missing
                     else StopReason.MAX_ROUNDS
                 )
+                outcome.cut_short = bool(required_missing and next_steps)
                 break
             if (not progressed and not must_run) or not next_steps:
                 outcome.stop_reason = (

@@ -47,6 +47,14 @@ def _preview(content: object) -> str:
     return "\n".join(line for line in text.splitlines() if not _RULE_LINE.match(line))
 
 
+# Why a run stopped with reads still planned, and the option that gives it more room.
+_CUT_SHORT = {
+    "deadline": "at its deadline (--deadline-seconds)",
+    "max_rounds": "after its last round (--max-rounds)",
+    "budget_exhausted": "with its evidence budget full (--budget-tokens)",
+}
+
+
 def _iso(value: datetime | None) -> str:
     return "-" if value is None else iso_utc(value)
 
@@ -84,6 +92,13 @@ def render_report(
         f"Status     {result.status.value}  (stop: {result.stop_reason}, rounds: {result.rounds})"
         + (f"  verdict: {result.verdict.value}" if result.verdict else ""),
     ]
+    if result.search_cut_short:
+        # The Status line's stop reason alone reads as a finding; what was not found may exist.
+        why = _CUT_SHORT.get(result.stop_reason, result.stop_reason)
+        lines.append(
+            f"Stopped    {why}, with reads still planned: what the answer lists as missing, "
+            "or does not place in time, was not searched for to the end"
+        )
     if service_note:
         lines.append(f"Service    {service_note}")
     lines += [f"Name       {note}" for note in name_notes]
