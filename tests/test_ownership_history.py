@@ -196,3 +196,19 @@ def test_one_owner_at_one_time_is_unchanged(initech: neo4j.Driver, cli_env, invo
         "00:00 UTC): team:beta OWNS svc:tps-report (valid 2026-11-12T00:00:00Z to "
         "2026-11-20T00:00:00Z)",
     ], _claims(doc)
+
+
+def test_versions_of_one_runbook_are_no_tie(initech: neo4j.Driver, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    # v1 is the version in force at 10:03 and v2 is rejected as out of time on the same card:
+    # before, the card also said "2 runbooks named 'tps-recovery' fit alike ... the card shows
+    # the first: name the one you mean with --alert ID".
+    result = invoke("runbook", "tps recovery", "--as-of", "2026-11-11T10:03:00Z", *IVY)
+    assert result.code == 0, result
+    assert "Runbook   TPS recovery runbook v1  [runbook:tps-recovery@v1, v1, trusted]" in result.out
+    assert "runbook:tps-recovery@v2 (v2): rejected_temporal" in result.out
+    assert "alike" not in result.out, result.out
+    doc = json.loads(
+        invoke("runbook", "tps recovery", "--as-of", "2026-11-11T10:03:00Z", *IVY, "--json").out
+    )
+    assert doc["runbook"]["id"] == "runbook:tps-recovery@v1"
+    assert not doc.get("note"), doc.get("note")
