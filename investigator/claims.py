@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 from graph_schema.canonical import sha256_hex
 from investigator.evidence import Evidence, canonical_json, iso_utc, supported_evidence_types
 from investigator.gate import Conflict, authority
+from investigator.ownership_history import OwnershipPeriod, ownership_corrections
 from investigator.planner import (
     CHANGE_LOOKBACK,
     DEPLOY_LOOKBACK,
@@ -356,6 +357,8 @@ def derive_claims(
     found_by_text: Sequence[str] = (),
     runbook_services: Sequence[tuple[str, str]] = (),
     search_stopped_by: str | None = None,
+    ownership_period: OwnershipPeriod | None = None,
+    ownership_records: Sequence[Evidence] = (),
 ) -> ClaimSet:
     """Apply the claim rules of each intent to the pack evidence (pure, deterministic).
 
@@ -368,6 +371,9 @@ def derive_claims(
     `search_stopped_by`: the stop reason when the retrieval loop stopped with reads
     still planned (`RetrievalOutcome.cut_short`): nothing is then said to be not known, and
     each required gap says that the search did not finish.
+    `ownership_period`: the period the question asks the owners over (each owner
+    is stated by its valid interval), `ownership_records` the older records of their OWNS
+    edges (a correction of who was recorded is stated too; ownership_history.py).
     """
     intent_set = {Intent(i) for i in intents}
     claims: list[Claim] = []
@@ -398,7 +404,11 @@ def derive_claims(
         # dropped when the search stopped early) holds at nothing asked: no claim says so.
         return holds_at(ev, as_of) or any(holds_at(ev, r.at) for r in refs)
 
-    if Intent.OWNERSHIP_AT_TIME in intent_set:
+    if Intent.OWNERSHIP_AT_TIME in intent_set and ownership_period is not None:
+        owners = _with(evidence, "ownership")
+        claims += _owners_in_period(owners, ownership_period, as_of, held_at)
+        claims += _correction_claims(owners, ownership_records, ownership_period)
+    elif Intent.OWNERSHIP_AT_TIME in intent_set:
         for ev in _with(evidence, "ownership"):
             if not held_somewhere(ev):
                 continue
@@ -672,6 +682,69 @@ def _holds_text(
     if not parts:
         parts.append(f"as_of, {iso_utc(as_of)}")
     return "At " + " and at ".join(parts)
+
+
+def _owners_in_period(
+    owners: Sequence[Evidence],
+    period: OwnershipPeriod,
+    as_of: datetime,
+    held_at: Callable[[Evidence], str],
+) -> list[Claim]:
+    """Each owner of the period asked, by its valid interval: `From A to B (the question says
+    '...'): team OWNS service` (statements sort by their start, so the claims read in order);
+    the owner at as_of after the period as at any time (`held_at`: `At as_of, ...`)."""
+    out = []
+    for ev in owners:
+        if not period.overlaps(ev):
+            statement = f"{held_at(ev)}: {ev.content} ({_valid_text(ev)})"
+            claim = _claim(
+                statement, EpistemicStatus.FACT, 0.95, [ev], Intent.OWNERSHIP_AT_TIME.value
+            )
+            out.append(claim)
+            continue
+        start = f"From {iso_utc(ev.valid_from)}" if ev.valid_from else "From the first record"
+        if ev.valid_to is None:
+            span = f"{start}, still at as_of, {iso_utc(as_of)}"
+        else:
+            span = f"{start} to {iso_utc(ev.valid_to)}"
+        out.append(
+            _claim(
+                f"{span} ({period.why}): {ev.content}",
+                EpistemicStatus.FACT,
+                0.95,
+                [ev],
+                Intent.OWNERSHIP_AT_TIME.value,
+            )
+        )
+    return out
+
+
+def _correction_claims(
+    owners: Sequence[Evidence], older: Sequence[Evidence], period: OwnershipPeriod
+) -> list[Claim]:
+    """One claim per span of the period whose owner a later record corrected: who was
+    recorded before the correction and who since, bound to the current records of the
+    edges concerned (the older records are in the run's `version_history` calls)."""
+    out = []
+    for c in ownership_corrections([*owners, *older], period):
+        evs = [ev for ev in owners if ev.element_id in c.keys]
+        if not evs:
+            continue
+        start = f"From {iso_utc(c.start)}" if c.start else "Until"
+        since = ", ".join(c.after) if c.after else "no owner"
+        was = ", ".join(c.before)
+        out.append(
+            _claim(
+                f"{start} to {iso_utc(c.end)} the owner of {c.owned} was corrected at "
+                f"{iso_utc(c.corrected_at)}: recorded as {was} until then, {since} since "
+                f"(asked with --known-at before the correction, the answer is {was})",
+                EpistemicStatus.FACT,
+                0.95,
+                evs,
+                Intent.OWNERSHIP_AT_TIME.value,
+            )
+        )
+    return out
 
 
 def _when(value: datetime | None) -> str:

@@ -33,6 +33,7 @@ from investigator.defaults import (
 )
 from investigator.evidence import Evidence, Rejection, RejectionReason
 from investigator.gate import Conflict, GatePolicy
+from investigator.ownership_history import asked_ownership_period
 from investigator.pack import (
     MAX_BUDGET_TOKENS,
     MIN_BUDGET_TOKENS,
@@ -374,6 +375,12 @@ def _investigate(
     # the ids whose `code` they are).
     focus_codes = sorted(set(mentions.error_codes))
     focus_ids = sorted({i for i in mentions.ids if i.startswith("err:")})
+    # "Who owned it between A and B?", "the ownership history": every owner in the period.
+    period = (
+        asked_ownership_period(request.question, as_of)
+        if Intent.OWNERSHIP_AT_TIME in intents
+        else None
+    )
     gate = session.use_gate(
         GatePolicy(
             as_of=as_of,
@@ -386,6 +393,7 @@ def _investigate(
             section_names=list(question_focus(request.question).names),
             section_question=request.question,
             evidence_token_budget=evidence_token_budget(request.budget_tokens),
+            ownership_period=period.bounds if period is not None else None,
         )
     )
     loop = RetrievalLoop(
@@ -468,6 +476,8 @@ def _investigate(
         found_by_text=outcome.known.runbooks_by_text,
         runbook_services=outcome.known.runbook_services,
         search_stopped_by=stop_reason_if_cut_short(outcome),
+        ownership_period=period,
+        ownership_records=outcome.ownership_records,
         competing_checks=competing_cause_status(
             intents,
             outcome.known,

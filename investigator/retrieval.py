@@ -24,6 +24,7 @@ from cypher_templates.plan import PlanStep, QueryPlan
 from graph_schema.alert_names import as_named, typed_as
 from investigator.context_graph.models import ToolCallRecord
 from investigator.evidence import Evidence, Rejection, fuse
+from investigator.ownership_history import history_steps
 from investigator.planner import (
     AT_PREFIX,
     CAUSE_INTENTS,
@@ -95,6 +96,9 @@ class RetrievalOutcome(BaseModel):
     # The loop stopped (deadline, max_rounds, budget) with reads still planned: what it did
     # not find was not looked for to the end, so it is unknown, not absent.
     cut_short: bool = False
+    # The older records of the admitted OWNS edges, read when the question asks the owners
+    # over a period (ownership_history.py): what was recorded before each correction.
+    ownership_records: list[Evidence] = Field(default_factory=list)
 
 
 # Link (navigation) templates: their rows name anchors; they are evidence only for lookups.
@@ -561,6 +565,8 @@ class RetrievalLoop:
                 )
                 break
             plan = self.planner.plan(self.inp, self.intents, known, next_steps)
+        if self.gate.policy.ownership_period is not None and not self._past_deadline():
+            outcome.ownership_records = self._ownership_records(known, outcome)
         outcome.known = known
         outcome.service_id = self.inp.service_id
         outcome.intents = list(self.intents)
@@ -576,6 +582,14 @@ class RetrievalLoop:
         question names, explicit or an event, gets its own version from the lookups repeated
         at it (`_as_recorded_then`): as_of stays a reference, as for an owner."""
         return as_recorded_at(candidates, self.inp.as_of, self._history_stage(known, outcome))
+
+    def _ownership_records(self, known: Known, outcome: RetrievalOutcome) -> list[Evidence]:
+        """Every older record of the admitted OWNS edges that have one, read with
+        `version_history` in a recorded round of its own (not counted against max_rounds)."""
+        steps = history_steps(self.gate.admitted)
+        if not steps:
+            return []
+        return [ev for rows in self._history_stage(known, outcome)(steps) for ev in rows]
 
     def _history_stage(
         self, known: Known, outcome: RetrievalOutcome

@@ -331,6 +331,12 @@ def _file_name(runbook_id: str) -> str:
     return runbook_id.split(":", 1)[-1].split("@", 1)[0].rsplit("/", 1)[-1]
 
 
+def _document_id(runbook_id: str) -> str:
+    """A runbook id without its version: `runbook:tps-recovery@v2` -> `runbook:tps-recovery`
+    (the versions of one document share it)."""
+    return runbook_id.split("@", 1)[0]
+
+
 def _name_forms(name: str) -> list[str]:
     """An alert name as written, and its words joined as files name it (`-`, `_`); a
     finding's name (`Backdoor:EC2/Spambot`) also as AWS files it, its `:` `/` `.` as `-`
@@ -948,17 +954,20 @@ class RunbookLookup:
             and (one_word or r.score >= _ALIKE_SCORE * chosen.score)
             and chosen.fits_by != "name"
         ]
-        namesakes = sorted(r.id for r in alike if _file_name(r.id) == _file_name(chosen.id))
-        if len(namesakes) >= 2 and len(alike) < _ALIKE_NOTED:
+        # Versions of one runbook (`@v1`, `@v2`) are one document: the version in force is
+        # chosen by time, not by this tie, so they count once.
+        documents = sorted({_document_id(r.id) for r in alike})
+        namesakes = [d for d in documents if _file_name(d) == _file_name(chosen.id)]
+        if len(namesakes) >= 2 and len(documents) < _ALIKE_NOTED:
             # Files of one name in two folders fit the same words: a coin toss by id, said.
             run.text_alike = (
                 f"{len(namesakes)} runbooks named {_file_name(chosen.id)!r} fit "
                 f"{text[:60]!r} alike ({', '.join(namesakes)}); the card shows the first: "
                 "name the one you mean with --alert ID"
             )
-        elif len(alike) >= _ALIKE_NOTED:
+        elif len(documents) >= _ALIKE_NOTED:
             run.text_alike = (
-                f"{len(alike)} runbooks fit {text[:60]!r} alike (the first 5 under text "
+                f"{len(documents)} runbooks fit {text[:60]!r} alike (the first 5 under text "
                 "matches); the card shows the best ranked: add words, or use --alert NAME"
             )
         if chosen.matched_alert:

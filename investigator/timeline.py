@@ -46,7 +46,7 @@ import re
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, Field
 
@@ -495,6 +495,8 @@ class NamedTime(BaseModel):
     words: str
     # How it was read when the text did not say it all (None: exactly as written).
     reading: str | None = None
+    # Which end of a period it is ("between A and B", "from A to B"), None for a lone time.
+    period_end: Literal["start", "end"] | None = None
 
 
 def _zone_offset(zone: str) -> timedelta | None:
@@ -750,6 +752,8 @@ def _named_times(
             continue
         at, reading = w.at, w.reading
         if closes:
+            # Both ends of "between A and B": A is the one named just before.
+            named[-1] = named[-1].model_copy(update={"period_end": "start"})
             if w.day:
                 # The end of a period of days is its last day's last second.
                 at = shift(w.at, timedelta(days=1) - BEFORE_EVENT)
@@ -778,7 +782,9 @@ def _named_times(
             text = _blank(text, w.day_span[0], w.day_span[1])  # the day both ends are on
         if w.year_note:
             reading = f"{reading}; {w.year_note}" if reading else w.year_note
-        named.append(NamedTime(at=at, words=words, reading=reading))
+        named.append(
+            NamedTime(at=at, words=words, reading=reading, period_end="end" if closes else None)
+        )
     return named, unresolved, text
 
 
@@ -814,6 +820,15 @@ class TimeReferences(BaseModel):
     def anchored(self) -> bool:
         """Whether the question asks about some time other than `as_of`."""
         return self.event is not None or bool(self.explicit)
+
+    @property
+    def period(self) -> tuple[NamedTime, NamedTime] | None:
+        """The two ends of the period the question names ("between A and B"), or None."""
+        starts = [n for n in self.named if n.period_end == "start"]
+        ends = [n for n in self.named if n.period_end == "end"]
+        if not starts or not ends:
+            return None
+        return starts[0], ends[0]
 
     def after(self, as_of: datetime) -> list[str]:
         """The words of the explicit times after `as_of` (not used: not yet happened)."""
