@@ -12,11 +12,11 @@ from pathlib import Path
 
 import neo4j
 import pytest
+from conftest import REPO, wipe
 
 from graph_schema.bundle import load_bundle
 from graph_schema.schema_ddl import apply_schema
 from graph_schema.writer import ingest_bundle
-from tests.conftest import REPO, wipe
 
 IVY = ["--service", "svc:tps-report", "--subject", "initech/user:ivy"]
 AS_OF = "2026-12-01T00:00:00Z"
