@@ -184,11 +184,17 @@ def run_ingest(
             tenant = loaded.parts[0].bundle.tenant
             source_id = import_source_id(fmt, path, options.source_id)
             record_origin(driver, tenant, source_id, origin_of(path), settings.database)
+            at = datetime.now(UTC)
             if fmt == "markdown-runbooks":
                 # Records whose file this import did not have stay current: the card says so.
                 ids = [d.id for part in loaded.parts for d in part.bundle.documents]
-                at = datetime.now(UTC)
                 mark_missing_files(driver, tenant, source_id, ids, at, settings.database)
+            else:
+                # So do alerts whose rule the file no longer has (`runbook --alert` says so).
+                ids = [n.id for part in loaded.parts for n in part.bundle.nodes]
+                mark_missing_files(
+                    driver, tenant, source_id, ids, at, settings.database, kind="alert"
+                )
         return report
     except (SourceTakeover, BackdatedRecords) as exc:
         # One line: the id, and the source that holds it (or the run that saw it).

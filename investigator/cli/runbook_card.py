@@ -156,7 +156,8 @@ def render_card(
                 lines.append(f"Note      {_clean(before, 300)}")
         elif answer.note:
             # A runbook found by the alert's name alone: the card says what ties it.
-            lines.append(f"Note      {_clean(answer.note, 300)}")
+            # Room for a removed rule's line and a hint on what links the alert (as No runbook:).
+            lines.append(f"Note      {_clean(answer.note, 400)}")
     lines.append(f"As of     {_iso(answer.as_of)}  (known at {_iso(answer.known_at)})")
     if time_note:
         lines.append(f"Time      {_clean(time_note, 300)}")
