@@ -55,6 +55,9 @@ class EntityContext(RowContext):
     """entity_resolution: how the text matched the entity."""
 
     match: str | None = None
+    # entity_resolution 4: when the last import of the record's source did not have its rule
+    # (an alert) or file.
+    file_missing_since: Instant | None = None
 
 
 class EmptyContext(RowContext):

@@ -7,9 +7,10 @@ text gets a `sha256:` template hash, recorded with each tool call for replay.
 
 One file can publish several versions of a template (manifest `versions`): they differ only
 in their render settings (`row_times`: how the rows carry times; `acl_ceiling`: which record
-of an element bounds what a subject may read; `missing_files`: whether a runbook row says
-when its file went missing from its source's import), which Jinja2 receives beside the
-options, so an older version keeps rendering exactly the text it was recorded with.
+of an element bounds what a subject may read; `missing_files`: whether a runbook row, or an
+entity_resolution row, says when its file or rule went missing from its source's import),
+which Jinja2 receives beside the options, so an older version keeps rendering exactly the
+text it was recorded with.
 
 The packaged registry does not parse YAML or run Jinja2 in a new process: `compiled.json`
 (checked in beside the manifest, written by `python -m cypher_templates.build`, `make
@@ -203,7 +204,7 @@ class TemplateSpec(BaseModel):
     history: bool = False
     row_times: RowTimes = "datetime"
     acl_ceiling: AclCeiling = "active_node"
-    missing_files: bool = False  # runbooks_for 4: when the record's file went missing
+    missing_files: bool = False  # runbooks_for 4, entity_resolution 4: file or rule missing
 
     @model_validator(mode="after")
     def _names(self) -> TemplateSpec:

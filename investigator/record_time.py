@@ -150,3 +150,27 @@ def missing_file_note(ev: Evidence, at: datetime, what: str = "as_of") -> str | 
         f"its file was not in {ev.source_id}'s import of {iso_utc(since)}; the record stays "
         "current until retracted"
     )
+
+
+def missing_rule_note(alerts: list[Evidence], at: datetime) -> str | None:
+    """What the card says of the alerts looked up whose rule the last import of their rule
+    file no longer had (`entity_resolution` 4's `file_missing_since`, known at the lookup's
+    known_at): they stay current and answered, but the on-call hears that the rule is gone
+    (it no longer fires from that file). None when every rule was there at `at`."""
+    gone: dict[tuple[str, str], set[str]] = {}
+    for ev in alerts:
+        raw = ev.context.get("file_missing_since")
+        try:
+            since = as_datetime(raw) if raw is not None else None
+        except ValueError:
+            continue
+        if since is not None and since <= at:
+            gone.setdefault((str(ev.source_id), iso_utc(since)), set()).add(ev.element_id)
+    notes = []
+    for (source, when), ids in sorted(gone.items()):
+        rules = "its rule was" if len(ids) == 1 else "their rules were"
+        notes.append(
+            f"{', '.join(sorted(ids))}: {rules} not in {source}'s import of {when} (removed "
+            "from the rule file); the record stays current until retracted"
+        )
+    return "; ".join(notes) or None

@@ -41,6 +41,7 @@ from cypher_templates.plan import PlanStep, QueryPlan
 from graph_schema.alert_names import alert_names, identifier_words, is_alert_name
 from graph_schema.canonical import iso_utc
 from graph_schema.front_matter_contact import front_matter_contact
+from graph_schema.importers.link_targets import url_page_name
 from graph_schema.importers.markdown_sections import heading_text
 from investigator.context_graph.models import RunStatus
 from investigator.context_graph.recorder import RunRecorder
@@ -52,7 +53,12 @@ from investigator.entity_suggestions import (
 )
 from investigator.evidence import Evidence, Rejection, RejectionReason
 from investigator.gate import GatePolicy, version_chains
-from investigator.record_time import as_recorded_at, missing_file_note, record_time_note
+from investigator.record_time import (
+    as_recorded_at,
+    missing_file_note,
+    missing_rule_note,
+    record_time_note,
+)
 from investigator.runbook_fallback import (
     FallbackSearch,
     OneStepCalls,
@@ -405,6 +411,29 @@ def _has_heading(ev: Evidence, heading: str) -> bool:
     return any(heading_text(str(t)).casefold() == wanted for t in titles)
 
 
+def _link_hint(run: _Lookup, anchors: list[tuple[str, str]]) -> str:
+    """How the alert and its runbook get linked: by importing the rules when no alert record
+    is visible; else by the runbook_url the imported rule has (or lacks)."""
+    if not anchors:
+        return "import the alert rules to link them"
+    urls = sorted(
+        {str(ev.props["runbook_url"]) for ev in run.alert_rows if ev.props.get("runbook_url")}
+    )
+    if not urls:
+        return (
+            "its rule has no runbook_url: add one ending with the runbook's imported path, then "
+            "re-ingest the rules"
+        )
+    page = url_page_name(urls[0])
+    if page is None:
+        return f"its runbook_url {urls[0]!r} names no page: fix it, then re-ingest the rules"
+    return (
+        f"its runbook_url names the page {page!r}, which no runbook's id, name or file path "
+        f"ends with: import the page as {page}.md (or a folder {page}/) or fix runbook_url, "
+        "then re-ingest the rules"
+    )
+
+
 def _others_note(run: _Lookup) -> str:
     """What the card says when the text names several alerts: which one it shows, and the
     command that shows each other one's."""
@@ -440,6 +469,8 @@ class _Lookup(OneStepCalls):
         self.code_word: str | None = None
         # Runbooks read only because a pointer among the candidates links them.
         self.pointed: set[str] = set()
+        # The alert records the target resolved to (their rule may have left its file).
+        self.alert_rows: list[Evidence] = []
 
     @property
     def subject_id(self) -> str:
@@ -691,6 +722,9 @@ class RunbookLookup:
         else:
             answer.note = self._no_runbook_note(run, query, anchors, documents, answer)
             answer.owner_detail = self._owner(run, query, anchors, None)
+        if (gone := missing_rule_note(run.alert_rows, session.as_of)) is not None:
+            # First: the alert asked about no longer has its rule in the rule file.
+            answer.note = "; ".join(n for n in (gone, answer.note) if n)
         answer.owner = answer.owner_detail.team if answer.owner_detail else None
         if answer.runbook is not None and answer.runbook.fallback_via is None:
             answer.runbook_owner = self._runbook_owner(run, answer)
@@ -835,10 +869,7 @@ class RunbookLookup:
             if named
             else "has a section headed by its name, and that heading"
         )
-        return (
-            f"{why}; {chosen.element_id} {tie} is the only tie (import the alert rules to "
-            "link them)"
-        )
+        return f"{why}; {chosen.element_id} {tie} is the only tie ({_link_hint(run, anchors)})"
 
     def _fallbacks(self, run: _Lookup, anchors: list[tuple[str, str]]) -> FallbackSearch:
         """The services the anchors were emitted by / fired on at as_of (searched once)."""
@@ -936,6 +967,7 @@ class RunbookLookup:
         if query.target is LookupTarget.ALERT:
             run.alert_names = [query.value]
             run.focus = _focus_on_alerts(run.alert_names, rows)
+            run.alert_rows = [ev for ev in rows if ev.type == "Alert"]
         return [(i, anchor) for i in ids]
 
     def _named_in_text(self, run: _Lookup, text: str) -> list[tuple[str, str]]:
@@ -948,6 +980,7 @@ class RunbookLookup:
         found = dict(zip(names, run.stage(steps), strict=True))
         alerts = [ev for rows in found.values() for ev in rows if ev.type == "Alert"]
         if alerts:
+            run.alert_rows = alerts
             run.alert_names = [name for name, rows in found.items() if rows]
             run.alert_ids = {
                 name: sorted({ev.element_id for ev in rows if ev.type == "Alert"})
@@ -1065,6 +1098,8 @@ class RunbookLookup:
             for ev in found:
                 if ev.element_id == neighbour and ev.type in _ANCHOR_OF_LABEL:
                     anchors.append((neighbour, _ANCHOR_OF_LABEL[ev.type]))
+                    if ev.type == "Alert":
+                        run.alert_rows.append(ev)
             if anchors:
                 break  # one anchor carries the whole chain
         return anchors

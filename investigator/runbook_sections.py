@@ -32,6 +32,7 @@ from graph_schema.importers.markdown_sections import (
     FenceReader,
     Section,
     anchor_for,
+    close_headings,
     heading_text,
     sections_of,
 )
@@ -885,6 +886,13 @@ def _steps_of(ev: Evidence, focus: SectionFocus | None) -> RunbookSteps:
         f"the runbook has a section for each of {len(alerts)} alerts and {about}: "
         "the steps shown are its opening text"
     )
+    if focus.names and (close := close_headings(list(focus.names), [s.title for s in sections])):
+        # A section renamed by a letter (`MimirIngestersUnhealthy`): the one probably meant.
+        names = " or ".join(close)
+        note += (
+            f"; did you mean {names}? (a heading spelled like it: the section may have been "
+            f"renamed; --alert {close[0]} shows it)"
+        )
     # Sections headed by an error id (`err-mimir-sample-out-of-order`) are as near as alerts'.
     near = sorted({*alerts, *_code_sections(sections)})
     if focus.text and (closest := closest_sections(sections, near, focus.text)):

@@ -325,7 +325,8 @@ def test_each_template_has_a_datetime_version_1_and_an_epoch_micros_version_2() 
     for template_id in {s.id for s in REG.specs()}:
         v1, v2, v3 = (REG.get(template_id, v) for v in (1, 2, 3))
         newest = REG.get(template_id)  # a plan without a version takes the newest
-        if template_id == "runbooks_for":  # 4: also when a runbook's file went missing
+        # 4: also when a runbook's file, or an alert's rule, went missing from its import.
+        if template_id in ("runbooks_for", "entity_resolution"):
             assert newest.version == 4 and newest.missing_files and not v3.missing_files
             assert newest.model_dump(exclude={"version", "missing_files"}) == v3.model_dump(
                 exclude={"version", "missing_files"}
@@ -363,7 +364,7 @@ def test_version_2_returns_every_declared_context_instant_tagged() -> None:
         if spec.version not in (2, 4):
             continue
         instants = instant_fields(context_shape(spec.id))
-        if not spec.missing_files:  # runbooks_for 4 returns it, not 2
+        if not spec.missing_files:  # runbooks_for 4 and entity_resolution 4 return it, not 2
             instants = [name for name in instants if name != "file_missing_since"]
         for options in spec.variants():
             text = REG.render(spec, options).text
@@ -415,6 +416,10 @@ def test_a_pinned_registry_defaults_to_the_versions_a_run_recorded(tmp_path: Pat
     assert REG.pinned({"owners_of": 3}).get("runbooks_for").version == 3  # a run before 4
     assert REG.pinned({"runbooks_for": 1}).get("runbooks_for", 2).version == 2  # explicit
     assert REG.get("runbooks_for").version == 4  # the registry itself is unchanged
+    assert (
+        REG.pinned({"runbooks_for": 4, "entity_resolution": 3}).get("entity_resolution").version
+        == 3
+    )  # a lookup recorded before entity_resolution 4 replays at 3
     reg = TemplateRegistry.load(_manifest(tmp_path, "versions: {1: {}, 3: {}}"))
     assert reg.pinned({"other": 2}).get("t").version == 1  # highest not above 2
     assert reg.pinned({"t": 9}).get("t").version == 3  # unknown: highest not above 9

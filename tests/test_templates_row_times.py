@@ -24,6 +24,7 @@ from test_canonical import (
     PINNED_DEMO_PACK_HASH,
     PINNED_DEMO_PACK_HASH_V1,
     PINNED_DEMO_PACK_HASH_V2,
+    PINNED_DEMO_PACK_HASH_V3,
     demo_request,
 )
 from test_templates_graph import edge, node, principal, wipe_graph, write_graph
@@ -261,9 +262,13 @@ DEMO_CALLS: dict[str, Callable[[dict[str, str | int]], list[dict[str, Any]]]] = 
 
 def test_every_template_has_demo_calls(ex: TemplateExecutor) -> None:
     assert set(DEMO_CALLS) == {s.id for s in ex.registry.specs()}
-    # 4: runbooks_for only (the time a runbook's file went missing).
+    # 4: runbooks_for and entity_resolution only (the time a runbook's file, or an alert's
+    # rule, went missing from its source's import).
     assert {s.version for s in ex.registry.specs()} == {1, 2, 3, 4}
-    assert {s.id for s in ex.registry.specs() if s.version == 4} == {"runbooks_for"}
+    assert {s.id for s in ex.registry.specs() if s.version == 4} == {
+        "runbooks_for",
+        "entity_resolution",
+    }
     for spec in ex.registry.specs():
         assert spec.row_times == ("datetime" if spec.version == 1 else "epoch_micros")
         assert spec.acl_ceiling == ("latest_record" if spec.version >= 3 else "active_node")
@@ -455,7 +460,7 @@ def test_a_run_recorded_at_version_1_replays_verified_and_reads_as_version_2(
         for version, registry in ((1, only_v1), (2, up_to_v2), (3, up_to_v3), (4, ex.registry))
     }
     for version, run in runs.items():
-        # 4: runbooks_for@4 beside the other templates' 3.
+        # 4: runbooks_for@4 and entity_resolution@4 beside the other templates' 3.
         expected = {3, 4} if version == 4 else {version}
         assert {tc.template_version for tc in run.tool_calls} == expected
         report = replay_run(ex.driver, run.run_id)  # the packaged allowlist, both versions
@@ -476,21 +481,24 @@ def test_the_demo_pack_differs_between_versions_only_by_its_tools(ex: TemplateEx
         version: TemplateRegistry(
             Manifest(templates=tuple(s for s in ex.registry.specs() if s.version <= version))
         )
-        for version in (1, 2)
+        for version in (1, 2, 3)
     }
     request = demo_request()
     packs = {}
-    for version, registry in (*registries.items(), (3, ex.registry)):
+    for version, registry in (*registries.items(), (4, ex.registry)):
         result = investigate(
             request, driver=ex.driver, executor=TemplateExecutor(ex.driver, registry)
         )
-        assert {tc.template_version for tc in result.tool_calls} == {version}
+        # 4: entity_resolution@4 beside the other templates' 3 (the demo reads no runbooks_for).
+        expected = {3, 4} if version == 4 else {version}
+        assert {tc.template_version for tc in result.tool_calls} == expected
         assert sorted(e.evidence_id for e in result.evidence) == PINNED_DEMO_EVIDENCE_IDS
         assert sorted(c.claim_id for c in result.claims) == PINNED_DEMO_CLAIM_IDS
         packs[version] = result.pack_hash
     assert packs[1] == PINNED_DEMO_PACK_HASH_V1
     assert packs[2] == PINNED_DEMO_PACK_HASH_V2  # its `tools` name `@2`
-    assert packs[3] == PINNED_DEMO_PACK_HASH  # its `tools` name `@3`
+    assert packs[3] == PINNED_DEMO_PACK_HASH_V3  # its `tools` name `@3`
+    assert packs[4] == PINNED_DEMO_PACK_HASH  # `entity_resolution@4`
 
 
 def test_a_query_reading_rows_as_another_version_is_refused(

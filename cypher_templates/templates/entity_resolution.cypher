@@ -27,8 +27,18 @@ CALL () {
 }
 WITH n
 WHERE NOT n:Principal AND NOT n:Source{% if label != 'any' %} AND n:{{ label }}{% endif %}
+{% if missing_files -%}
+// A record whose rule (an alert) or file the last import of its source did not have
+// (graph_schema/importers/missing_files.py): since when, as known at known_at.
+OPTIONAL MATCH (gone:MissingFile {tenant: $tenant, id: n.id})
+WHERE {{ v.visible('gone') }} AND gone.source_id = n.source_id
+WITH n, max(gone.recorded_at) AS missing_since
+RETURN {{ e.node_element('n', "['entity']") }} AS element,
+       {match: CASE WHEN n.id = $text THEN 'id' WHEN n.code = $text THEN 'code' WHEN n.alertname = $text THEN 'alertname' WHEN toLower(n.name) = toLower($text) THEN 'name' ELSE 'alias' END, file_missing_since: {{ e.instant('missing_since') }}} AS context,
+{% else -%}
 RETURN {{ e.node_element('n', "['entity']") }} AS element,
        {match: CASE WHEN n.id = $text THEN 'id' WHEN n.code = $text THEN 'code' WHEN n.alertname = $text THEN 'alertname' WHEN toLower(n.name) = toLower($text) THEN 'name' ELSE 'alias' END} AS context,
+{% endif %}
        null AS score
 ORDER BY n.id, n.version
 LIMIT $limit

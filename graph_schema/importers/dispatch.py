@@ -3,6 +3,8 @@
 `import_source` reads the tenant's current link targets from the KG, runs the importer of
 the format and returns its `ImportResult`; the caller hands `result.loaded()` to
 `graph_schema.writer.ingest_bundle` like any bundle and prints `result.report_lines()`.
+A re-imported alert rule whose content is unchanged keeps the `source_version` of its current
+record (`rule_versions.py`), so only the rules that changed become new versions.
 The import's Source record (`result.source`, from the options only) is dropped when the
 tenant already has a source of that id: an import never rewrites a source. An import under
 the default source id of a source last imported from another folder is refused
@@ -23,6 +25,7 @@ from graph_schema.importers.link_targets import LinkTarget, load_link_targets
 from graph_schema.importers.markdown_runbooks import import_markdown_runbooks
 from graph_schema.importers.prometheus_rules import import_prometheus_rules
 from graph_schema.importers.result import ImportResult
+from graph_schema.importers.rule_versions import current_rules, keep_unchanged_versions
 
 Importer = Callable[[Path | str, ImportOptions, Iterable[LinkTarget]], ImportResult]
 
@@ -58,6 +61,10 @@ def import_source(
         check_origin(driver, options.tenant, source_id, Path(path), database)
     known = load_link_targets(driver, options.tenant, database) if driver is not None else []
     result = importer(path, options, known)
+    if driver is not None and fmt == "prometheus-rules" and result.bundle is not None:
+        # The file's version on every rule would make each one a new version on any edit.
+        current = current_rules(driver, result.bundle, database)
+        result.bundle = keep_unchanged_versions(result.bundle, current)
     if driver is not None and result.source is not None:
         records, _, _ = driver.execute_query(
             _CURRENT_SOURCE,

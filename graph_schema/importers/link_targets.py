@@ -127,6 +127,30 @@ class LinkIndex:
         return []
 
 
+def url_page_name(url: str) -> str | None:
+    """The name a runbook must have for `url` to link it: the last part of its path, without
+    a page or Markdown extension (`.../mimir-runbooks/#anchor` -> `mimir-runbooks`)."""
+    parts = urlsplit(url.strip())
+    segments = [s for s in unquote(parts.path or "").split("/") if s]
+    if not segments:
+        return unquote(parts.fragment).strip() or None
+    return page_stem(segments[-1]) or None
+
+
+def url_link_hint(url: str) -> str:
+    """How a `runbook_url` links a runbook, said for `url`: what the page must be named (or
+    the URL must say) for the link to be made when the rules are ingested."""
+    name = url_page_name(url)
+    if name is None:
+        return "a runbook_url links the runbook whose id, name or file path ends its path"
+    return (
+        "a runbook_url links the runbook whose id, name or file path (in its import folder, "
+        f"extension aside) ends the URL's path: here {name!r}, a file {name}.md or a folder "
+        f"{name}/ whose index page is the runbook; import the page under that name, or make "
+        "runbook_url end with the page's imported path, then re-ingest the rules"
+    )
+
+
 def load_link_targets(
     driver: neo4j.Driver, tenant: str, database: str | None = None
 ) -> list[LinkTarget]:

@@ -267,3 +267,39 @@ def sections_of(body: str) -> list[Section]:
         text = "\n".join(lines[first:end]).strip()
         sections.append(Section(level=level, title=title, anchor=anchor, body=text, line=start))
     return sections
+
+
+# How alike (difflib's ratio of their anchors) a heading must be to a name to be offered as
+# the one meant: one letter in a long alert name (`MimirIngesterUnhealthy`,
+# `MimirIngestersUnhealthy`: 0.98), not another alert of the same component.
+CLOSE_HEADING_RATIO = 0.85
+CLOSE_HEADINGS = 3
+
+
+def names_section(name: str, titles: list[str], anchors: list[str] | None = None) -> bool:
+    """Whether `name` (a `runbook_url` fragment, an alert name) names one of the sections:
+    its anchor (`mimiringesterunhealthy`) or its heading, in any case."""
+    wanted = heading_text(name).casefold()
+    anchor = anchor_for(name)
+    known = {a.casefold() for a in anchors or []} | {anchor_for(t) for t in titles}
+    return anchor in known or any(heading_text(t).casefold() == wanted for t in titles)
+
+
+def close_headings(names: list[str], titles: list[str]) -> list[str]:
+    """The headings spelled almost like one of `names` (a section renamed by a letter, a typo
+    in a `runbook_url`), best first, at most CLOSE_HEADINGS; none that one of them names."""
+    import difflib  # only when a name heads no section
+
+    by_anchor: dict[str, str] = {}
+    for title in titles:
+        by_anchor.setdefault(anchor_for(heading_text(title)), heading_text(title))
+    found: list[str] = []
+    for name in names:
+        anchor = anchor_for(heading_text(name))
+        if not anchor or anchor in by_anchor:
+            continue
+        close = difflib.get_close_matches(
+            anchor, list(by_anchor), n=CLOSE_HEADINGS, cutoff=CLOSE_HEADING_RATIO
+        )
+        found.extend(by_anchor[key] for key in close)
+    return list(dict.fromkeys(found))[:CLOSE_HEADINGS]

@@ -12,11 +12,16 @@ that had the file again (null while missing). Marks are only added or closed, so
 `known_at` reads what was known then: `runbooks_for` version 4 returns `file_missing_since` for
 a row whose mark was current at its `known_at`. A record a file of the import supersedes (a
 renamed file's old id) gets no mark: it is no longer answered.
+
+A Prometheus rules import does the same for the alerts of its source: an alert whose rule the
+file no longer has stays current and answered, with a mark (`kind="alert"`); `entity_resolution`
+version 4 returns its `file_missing_since`, and `runbook --alert` says the rule is gone.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Literal
 
 import neo4j
 
@@ -24,7 +29,7 @@ from graph_schema.kg_types import RecordStatus
 
 # The source's current active documents the import did not write, not superseded by one it
 # did, and with no open mark yet: each gets one (the import's time).
-_OPEN = (
+_OPEN_DOCUMENTS = (
     "MATCH (n:KG:Document {tenant: $tenant}) "
     "WHERE n.source_id = $source_id AND n.superseded_at IS NULL AND n.status = $active "
     "AND NOT n.id IN $ids "
@@ -36,7 +41,19 @@ _OPEN = (
     "purposes: n.purposes, status: $active, recorded_at: $at}) "
     "RETURN count(*) AS n"
 )
-# The files the import had again: their open marks close.
+# The source's current active alerts the import's rule files no longer define.
+_OPEN_ALERTS = (
+    "MATCH (n:KG:Alert {tenant: $tenant}) "
+    "WHERE n.source_id = $source_id AND n.superseded_at IS NULL AND n.status = $active "
+    "AND NOT n.id IN $ids "
+    "AND NOT EXISTS { MATCH (g:MissingFile {tenant: $tenant, source_id: $source_id, id: n.id}) "
+    "WHERE g.superseded_at IS NULL } "
+    "CREATE (:MissingFile {tenant: $tenant, source_id: $source_id, id: n.id, acl: n.acl, "
+    "purposes: n.purposes, status: $active, recorded_at: $at}) "
+    "RETURN count(*) AS n"
+)
+_OPEN = {"document": _OPEN_DOCUMENTS, "alert": _OPEN_ALERTS}
+# The files (rules) the import had again: their open marks close.
 _CLOSE = (
     "MATCH (g:MissingFile {tenant: $tenant, source_id: $source_id}) "
     "WHERE g.superseded_at IS NULL AND g.id IN $ids SET g.superseded_at = $at "
@@ -51,10 +68,12 @@ def mark_missing_files(
     ids: list[str],
     at: datetime,
     database: str | None = None,
+    kind: Literal["document", "alert"] = "document",
 ) -> None:
-    """After an import of `source_id` that wrote the documents `ids` (all its files): open a
-    mark at `at` for each current document of the source it did not have, close the marks of
-    those it had again."""
+    """After an import of `source_id` that wrote the documents (`kind="alert"`: the alerts)
+    `ids`, all its files' (rules'): open a mark at `at` for each current record of that kind
+    of the source it did not have, close the marks of those it had again."""
     params = {"tenant": tenant, "source_id": source_id, "ids": sorted(ids), "at": at}
     driver.execute_query(_CLOSE, params, database_=database)
-    driver.execute_query(_OPEN, {**params, "active": RecordStatus.ACTIVE.value}, database_=database)
+    opened = {**params, "active": RecordStatus.ACTIVE.value}
+    driver.execute_query(_OPEN[kind], opened, database_=database)

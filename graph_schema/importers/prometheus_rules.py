@@ -29,7 +29,11 @@ The id is `alert:<alertname>`; an alertname defined more than once gets
 `runbook_url` links the alert to the runbook it points at (an `APPLIES_TO` edge from the
 runbook): the URL's path is matched, longest suffix first, against the runbooks' ids, names
 and file paths in the tenant's KG. A URL that matches nothing is listed in
-`ImportResult.unresolved` — the alert is still imported, the link is not invented.
+`ImportResult.unresolved` — the alert is still imported, the link is not invented — and
+`ImportResult.hints` says what name the page would need (`url_link_hint`).
+
+Each rule's `source_version` is the file's; on a re-import, a rule that did not change keeps
+its current record's (`rule_versions.py`, applied by `dispatch.import_source`).
 """
 
 from __future__ import annotations
@@ -60,7 +64,7 @@ from graph_schema.importers.common import (
     slug,
     validation_text,
 )
-from graph_schema.importers.link_targets import LinkIndex, LinkTarget
+from graph_schema.importers.link_targets import LinkIndex, LinkTarget, url_link_hint
 from graph_schema.importers.markdown_sections import load_yaml
 from graph_schema.importers.result import ImportResult, UnresolvedLink
 from graph_schema.importers.source_version import file_source_version
@@ -70,6 +74,8 @@ RULE_SUFFIXES = (".yml", ".yaml")
 # Prometheus' metric/label name rule, which alert names follow.
 ALERT_NAME = re.compile(r"^[a-zA-Z_:][a-zA-Z0-9_:]*$")
 MAX_FILE_BYTES = 5_000_000
+# How to link an unresolved runbook_url, said for the first few (one page's rules share one).
+_HINTS = 3
 
 
 class _Rule:
@@ -280,6 +286,9 @@ def import_prometheus_rules(
                         reason="no runbook in the tenant has that path or name",
                     )
                 )
+                hint = url_link_hint(url)
+                if hint not in result.hints and len(result.hints) < _HINTS:
+                    result.hints.append(hint)
                 continue
             result.linked.append(f"{', '.join(runbooks)} APPLIES_TO {rule.id} (runbook_url)")
             for runbook in runbooks:

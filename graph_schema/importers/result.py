@@ -25,6 +25,44 @@ class UnresolvedLink(BaseModel):
             f"not linked ({self.reason})"
         )
 
+    def page(self) -> str:
+        """The target without its `#anchor`: the rules of one runbooks page share it."""
+        return self.target.partition("#")[0] or self.target
+
+
+# Unresolved references of one file, field and page named one by one up to this many; more
+# are one counted line (Mimir's 100 rules all point at one page). Groups shown at most
+# MAX_UNRESOLVED_LINES, the rest counted.
+MAX_UNRESOLVED_NAMED = 3
+MAX_UNRESOLVED_LINES = 10
+
+
+def unresolved_lines(links: list[UnresolvedLink]) -> list[str]:
+    """The ingest's `unresolved:` lines: one per reference, or, for several references of one
+    file and field to one page (its anchors aside), one counted line with the first few; past
+    MAX_UNRESOLVED_LINES lines, the rest counted in one."""
+    groups: dict[tuple[str, str, str, str], list[UnresolvedLink]] = {}
+    for link in links:
+        groups.setdefault((link.origin, link.field, link.page(), link.reason), []).append(link)
+    lines = []
+    for (origin, field, page, reason), group in groups.items():
+        if len(group) == 1:
+            lines.append(group[0].line())
+            continue
+        ids = [link.element for link in group]
+        named = ", ".join(ids[:MAX_UNRESOLVED_NAMED])
+        more = len(ids) - MAX_UNRESOLVED_NAMED
+        named += f" and {more} more" if more > 0 else ""
+        lines.append(
+            f"{origin}: {len(group)} elements ({named}): {field} {page!r} (anchors aside) "
+            f"not linked ({reason})"
+        )
+    if len(lines) > MAX_UNRESOLVED_LINES:
+        rest = lines[MAX_UNRESOLVED_LINES:]
+        lines = lines[:MAX_UNRESOLVED_LINES]
+        lines.append(f"and {len(rest)} more unresolved references")
+    return lines
+
 
 class ImportResult(BaseModel):
     """The bundle an importer built, and everything the user should hear about it.
@@ -43,6 +81,8 @@ class ImportResult(BaseModel):
     unresolved: list[UnresolvedLink] = Field(default_factory=list)
     skipped: list[str] = Field(default_factory=list)
     linked: list[str] = Field(default_factory=list)
+    # How to resolve what is unresolved (one per kind of reference), after those lines.
+    hints: list[str] = Field(default_factory=list)
     # Ids the importer chose other than its default, and why (two files of one name).
     renamed: list[str] = Field(default_factory=list)
     # What the files set that the import does not take (front matter `tenant:` ...), with
@@ -63,5 +103,6 @@ class ImportResult(BaseModel):
         lines = [f"linked: {line}" for line in self.linked]
         lines += [f"id: {line}" for line in self.renamed]
         lines += [f"skipped: {line}" for line in self.skipped]
-        lines += [f"unresolved: {link.line()}" for link in self.unresolved]
+        lines += [f"unresolved: {line}" for line in unresolved_lines(self.unresolved)]
+        lines += [f"hint: {hint}" for hint in self.hints]
         return lines

@@ -210,11 +210,17 @@ def run_ingest(
             # same name is refused under the default source id, import_origin.py).
             tenant, source_id, origin = imported
             record_origin(driver, tenant, source_id, origin, settings.database)
+            at = datetime.now(UTC)
             if fmt == "markdown-runbooks":
                 # Records whose file this import did not have stay current: the card says so.
                 ids = [d.id for part in loaded.parts for d in part.bundle.documents]
-                at = datetime.now(UTC)
                 mark_missing_files(driver, tenant, source_id, ids, at, settings.database)
+            else:
+                # So do alerts whose rule the file no longer has (`runbook --alert` says so).
+                ids = [n.id for part in loaded.parts for n in part.bundle.nodes]
+                mark_missing_files(
+                    driver, tenant, source_id, ids, at, settings.database, kind="alert"
+                )
         return report
     except (SourceTakeover, BackdatedRecords) as exc:
         # One line: the id, and the source that holds it (or the run that saw it).

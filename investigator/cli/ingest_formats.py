@@ -34,6 +34,8 @@ from graph_schema.importers.reimport_acl import (
     with_labels,
 )
 from graph_schema.importers.result import ImportResult
+from graph_schema.importers.rule_versions import changed_rules, current_rules
+from graph_schema.importers.runbook_anchors import lost_anchors
 from graph_schema.kg_types import RecordStatus
 from investigator.cli.subject import subject_ref_from
 from investigator.connection import open_driver
@@ -89,6 +91,8 @@ def _loader(fmt: str) -> Callable[[Path, _Options], LoadedBundle]:
                 raise BadInput(exc.line()) from None
             _settle_acl(result, options, driver, settings.database)
             changes = _file_changes(result, driver, settings.database)
+            changes += _rule_changes(result, driver, settings.database)
+            changes += _anchor_changes(result, driver, settings.database)
         finally:
             driver.close()
         # File names and ids come from the imported folder: shown inert.
@@ -190,6 +194,54 @@ def _file_changes(result: ImportResult, driver: neo4j.Driver, database: str | No
         + _files("new", new)
         + _files("removed", gone, " (not in PATH any more: their records stay current)")
     )
+
+
+def _rule_changes(result: ImportResult, driver: neo4j.Driver, database: str | None) -> list[str]:
+    """`changed: alert:X`, `new: alert:Y`, `removed: alert:Z ...`: the alerts of a re-import
+    of rule files whose rule differs from the current record's, those with no record yet, and
+    those of the same source whose rule is gone (an import never retracts them)."""
+    bundle = result.bundle
+    if bundle is None or result.problems or not any(n.label == "Alert" for n in bundle.nodes):
+        return []
+    kinds = changed_rules(bundle, current_rules(driver, bundle, database))
+    return (
+        _files("changed", kinds["changed"])
+        + _files("new", kinds["new"])
+        + _files(
+            "removed",
+            kinds["removed"],
+            " (their rules are not in PATH any more: the records stay current, and "
+            "runbook --alert says so)",
+        )
+    )
+
+
+# Alerts named one line each; the rest are counted.
+MAX_ANCHORS_NAMED = 5
+
+
+def _anchor_changes(result: ImportResult, driver: neo4j.Driver, database: str | None) -> list[str]:
+    """`anchor: alert:X: runbook_url anchor '#x' names no section of a.md any more (did you
+    mean ...?)`: the alerts a re-import of their runbook leaves pointing at a section that is
+    gone (renamed or removed); their link stays, and the card would show the page's opening."""
+    bundle = result.bundle
+    if bundle is None or result.problems or not bundle.documents:
+        return []
+    lost = lost_anchors(driver, bundle, database)
+    lines = [f"anchor: {a.line()}" for a in lost[:MAX_ANCHORS_NAMED]]
+    if len(lost) > MAX_ANCHORS_NAMED:
+        lines.append(
+            f"anchor: and {len(lost) - MAX_ANCHORS_NAMED} more alerts whose runbook_url anchor "
+            "names no section any more"
+        )
+    if lost:
+        lines.append(
+            f"anchor: {len(lost)} {'alert is' if len(lost) == 1 else 'alerts are'} still "
+            "linked to the page, and runbook --alert shows its opening text for "
+            f"{'it' if len(lost) == 1 else 'them'}: restore the heading, or fix the rules' "
+            "runbook_url and re-ingest them"
+        )
+    return lines
 
 
 def _labels(labels: Sequence[str]) -> str:
