@@ -142,9 +142,10 @@ def test_claims_in_json_carry_the_trust_of_their_evidence(imported, invoke) -> N
 def test_investigate_names_a_finding_runbook_by_its_title(imported, invoke) -> None:  # type: ignore[no-untyped-def]
     document = _json(invoke, "investigate", "Backdoor:EC2/DemoRelay fired, what do I do?")
     [claim] = [c for c in document["claims"] if "runbook:backdoor-ec2-demorelay" in c["statement"]]
+    # Named by its title; found by its words, so its version follows the id.
     assert claim["statement"].startswith(
-        "Runbook Backdoor:EC2/DemoRelay (runbook:backdoor-ec2-demorelay)"
-    )
+        "Runbook Backdoor:EC2/DemoRelay (runbook:backdoor-ec2-demorelay, sha256:"
+    ), claim["statement"]
     card = _json(invoke, "runbook", "--alert", "Backdoor:EC2/DemoRelay")
     assert card["runbook"]["title"] == "Backdoor:EC2/DemoRelay"
 
