@@ -31,6 +31,7 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -52,6 +53,7 @@ from graph_schema.kg_types import (
     props_model_for_node,
     props_model_for_rel,
 )
+from graph_schema.look_alikes import invisible_characters
 from graph_schema.schema_ddl import range_indexed
 
 BUNDLE_SUFFIXES = (".yaml", ".yml", ".json")
@@ -60,6 +62,10 @@ MAX_ID_LENGTH = 200
 # index", measured on the server); a composite key adds a few bytes per value and the tenant
 # (at most 64). Half of it bounds every range-indexed value (schema_ddl.range_indexed).
 MAX_INDEXED_BYTES = 4096
+# A document's text (content, redacted_content), in UTF-8 bytes: the bound a Markdown
+# runbook file has (importers/markdown_runbooks.py), so that no way in stores a larger text
+# for one tenant's fulltext index and every search to carry.
+MAX_DOCUMENT_BYTES = 2_000_000
 
 
 def _require_zone(value: Any) -> Any:
@@ -306,6 +312,20 @@ class PrincipalSpec(_Spec):
     source_id: ElementId | None = None
     recorded_at: ZonedDatetime | None = None
 
+    @field_validator("id")
+    @classmethod
+    def _visible_id(cls, value: str) -> str:
+        # The CLI names a subject in printable characters only: an id it could never name
+        # would show in audit listings as the principal it hides behind.
+        hidden = invisible_characters(value)
+        if hidden:
+            raise ValueError(
+                f"principal id {value!a} holds characters a reader cannot see "
+                f"({', '.join(hidden)}): no command could name it, and audit listings would "
+                "show it as another principal"
+            )
+        return value
+
     @field_validator("labels")
     @classmethod
     def _labels(cls, value: list[str]) -> list[str]:
@@ -426,6 +446,19 @@ class DocumentSpec(_Provenance):
     @classmethod
     def _kind_any_case(cls, value: Any) -> Any:
         return _loose_name(value)
+
+    @field_validator("content", "redacted_content")
+    @classmethod
+    def _bounded_text(cls, value: str | None, info: ValidationInfo) -> str | None:
+        # Four bytes a character at most: only a long text needs encoding to be measured.
+        if value is not None and len(value) * 4 > MAX_DOCUMENT_BYTES:
+            size = len(value.encode("utf-8", "surrogatepass"))
+            if size > MAX_DOCUMENT_BYTES:
+                raise ValueError(
+                    f"{info.field_name} is {size} bytes long (UTF-8); a document holds at most "
+                    f"{MAX_DOCUMENT_BYTES}"
+                )
+        return value
 
     @model_validator(mode="after")
     def _typed_props(self) -> DocumentSpec:

@@ -10,7 +10,7 @@ looked up by `graph_schema.writer.find_existing`).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -22,6 +22,7 @@ from graph_schema.bundle import (
     PrincipalSpec,
 )
 from graph_schema.kg_types import RelType
+from graph_schema.look_alikes import look_alike_readings
 
 TenantId = tuple[str, str]
 
@@ -33,6 +34,8 @@ class ExistingElements:
     ids: set[TenantId] = field(default_factory=set)
     edge_keys: set[TenantId] = field(default_factory=set)
     sources: set[TenantId] = field(default_factory=set)
+    # Every principal id each tenant holds (any version): a new one must not look like them.
+    principal_ids: dict[str, set[str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -86,6 +89,37 @@ def _history_ok(entries: list[tuple[Where, datetime | None]]) -> bool:
     # Several entries of one id are a history only if each says when it was recorded.
     stamps = [recorded for _, recorded in entries]
     return all(s is not None for s in stamps) and len(set(stamps)) == len(stamps)
+
+
+def _look_alike_principals(
+    principals: dict[TenantId, list[Where]],
+    existing: ExistingElements,
+    problem: Callable[[Where, str], None],
+) -> None:
+    """Refuse a new principal id that reads like another principal id of its tenant (a
+    Cyrillic а for a Latin a, a fullwidth letter): runs, traces and the ledger name their
+    subject by id, and an auditor must be able to tell whose run it was. An id already in
+    the graph is not refused again (refusing it would remove nothing)."""
+    by_tenant: dict[str, set[str]] = defaultdict(set)
+    for tenant, ident in principals:
+        by_tenant[tenant].add(ident)
+    for tenant, new_ids in sorted(by_tenant.items()):
+        held = existing.principal_ids.get(tenant, set())
+        readers: dict[str, set[str]] = defaultdict(set)
+        for ident in held | new_ids:
+            for reading in look_alike_readings(ident):
+                readers[reading].add(ident)
+        for ident in sorted(new_ids - held):
+            alike = sorted(
+                {other for r in look_alike_readings(ident) for other in readers[r]} - {ident}
+            )
+            if alike:
+                problem(
+                    principals[(tenant, ident)][0],
+                    f"principal id {ident!a} looks like principal {alike[0]!a} of tenant "
+                    f"{tenant!r} (letters of another script or width): give it an id that "
+                    "cannot be mistaken for it",
+                )
 
 
 def validate_bundle(
@@ -143,6 +177,7 @@ def validate_bundle(
             problem(ref, f"duplicate principal {ident!r} in tenant {tenant!r}")
         if (tenant, ident) in node_entries:
             problem(refs[0], f"principal id {ident!r} is also used by another element")
+    _look_alike_principals(principals, existing, problem)
     for (tenant, key), entries in edge_entries.items():
         if len(entries) > 1 and not _history_ok(entries):
             for ref, _ in entries[1:]:

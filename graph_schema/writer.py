@@ -461,6 +461,18 @@ def find_existing(
                     trust=r["trust"] or Trust.UNTRUSTED.value,
                     authority=r["authority"],
                 )
+    # A new principal id must not look like one its tenant holds (validate.py): their ids.
+    principal_tenants = sorted({p.bundle.tenant for p in loaded.parts if p.bundle.principals})
+    if principal_tenants:
+        records, _, _ = driver.execute_query(
+            "UNWIND $tenants AS t MATCH (p:Principal:KG {tenant: t}) "
+            "RETURN t AS tenant, collect(DISTINCT p.id) AS ids",
+            tenants=principal_tenants,
+            database_=database,
+            routing_=neo4j.RoutingControl.READ,
+        )
+        for r in records:
+            existing.principal_ids[str(r["tenant"])] = {str(i) for i in r["ids"]}
     keys_by_type: dict[RelType, list[dict[str, str]]] = defaultdict(list)
     for tenant, key in sorted(referenced_keys(loaded)):
         rel_type = rel_type_of_key(key)

@@ -13,7 +13,6 @@ without `pii`, is dropped before the checks and counted in `leaks_dropped`.
 
 from __future__ import annotations
 
-import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -22,6 +21,7 @@ from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from graph_schema.look_alikes import latin_look_alikes
 from investigator.evidence import (
     Evidence,
     Rejection,
@@ -264,7 +264,7 @@ def _matching_variants(text: str) -> list[tuple[str, str]]:
     if not text.isascii():
         readings += [
             (folded, base)
-            for table in _latin_look_alikes()
+            for table in latin_look_alikes()
             for base in bases
             if (folded := base.translate(table)) != base
         ]
@@ -276,26 +276,6 @@ def _matching_variants(text: str) -> list[tuple[str, str]]:
             if any(word.translate(table) in _LEET_WORDS for word in words):
                 variants.append((_leet_folded(reading, table), base))
     return variants
-
-
-@functools.cache
-def _latin_look_alikes() -> tuple[dict[int, str], ...]:
-    """Letters of other scripts that look like one ASCII letter (Unicode's confusables data):
-    "ignоre" with a Cyrillic о reads as "ignore", for matching only (one letter for one, so
-    a match's span is the same in the text shown). Unicode reads I-like letters as `l`: a
-    second table reads them as `i`, as the leetspeak tables read 1."""
-    # Loaded on the first non-ASCII untrusted text only (about 40 ms).
-    from confusable_homoglyphs.confusables import confusables_data
-
-    table: dict[int, str] = {}
-    for char, glyphs in confusables_data.items():
-        if len(char) != 1 or char.isascii() or not unicodedata.category(char).startswith("L"):
-            continue
-        latin = [g["c"] for g in glyphs if len(g["c"]) == 1 and g["c"].isascii()]
-        if latin and latin[0].isalpha():
-            table[ord(char)] = latin[0]
-    as_i = {code: "i" if letter == "l" else letter for code, letter in table.items()}
-    return table, as_i
 
 
 def _leet_folded(text: str, table: dict[int, int]) -> str:

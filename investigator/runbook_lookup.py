@@ -591,10 +591,7 @@ class RunbookLookup:
                 answer.note = run.text_note
                 return answer
             answer.suggestions = self._suggestions(run, query)
-            answer.note = (
-                f"no {what} matching {query.value!r} is visible to {run.subject_id}; "
-                + did_you_mean(answer.suggestions)
-            )
+            answer.note = _nothing_matches(what, query, run) + did_you_mean(answer.suggestions)
             return answer
         for rows in run.stage(_runbook_steps([(runbook, "runbook") for runbook in named])):
             documents.extend(rows)
@@ -862,7 +859,7 @@ class RunbookLookup:
             alerts = ", ".join(a for a, _ in anchors)
             why = f"no runbook is linked to {alerts} (none APPLIES_TO it)"
         else:
-            why = f"no alert matching {query.value!r} is visible to {run.subject_id}"
+            why = _nothing_matches("alert", query, run).removesuffix("; ")
         named = _spelled_alike(chosen.name or "", run.alert_names)
         tie = (
             "is named after it, and that name"
@@ -1205,3 +1202,17 @@ class RunbookLookup:
                     evidence_id=best.evidence_id,
                 )
         return None
+
+
+def _nothing_matches(what: str, query: RunbookQuery, run: _Lookup) -> str:
+    """The first words of a note for a target that resolved to nothing, ending in "; ".
+
+    Under `--known-at` the KG is read as it was known then: a record made later is not
+    hidden from the subject, it was not recorded yet, and the note says so (about what the
+    subject may read only, so it tells nothing of records it may not see)."""
+    if query.known_at is None:
+        return f"no {what} matching {query.value!r} is visible to {run.subject_id}; "
+    return (
+        f"no {what} matching {query.value!r} that {run.subject_id} may read was recorded by "
+        f"known_at {iso_utc(run.session.known_at)} (a record made later is not read then); "
+    )

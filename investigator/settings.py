@@ -23,10 +23,19 @@ class ConnectionSettings(BaseModel):
 
 
 def config_file_path() -> Path:
-    """The optional TOML config file (`INVESTIGATOR_CONFIG`, else ~/.config/investigator)."""
+    """The optional TOML config file (`INVESTIGATOR_CONFIG`, else ~/.config/investigator).
+
+    A file `INVESTIGATOR_CONFIG` names must exist (BadInput, exit 2, if it does not or is a
+    folder); the default file may be absent (no settings from a file)."""
     explicit = os.environ.get("INVESTIGATOR_CONFIG")
     if explicit:
-        return Path(explicit)
+        # Named on purpose: a typo must not quietly run without it (the default may be absent).
+        path = Path(explicit)
+        if path.is_dir():
+            raise BadInput(f"INVESTIGATOR_CONFIG names {explicit!a}, a folder, not a config file")
+        if not path.is_file():
+            raise BadInput(f"INVESTIGATOR_CONFIG names {explicit!a}, which does not exist")
+        return path
     base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
     return Path(base) / "investigator" / "config.toml"
 

@@ -29,6 +29,16 @@ def printable(text: object) -> str:
     return "".join(ch if ch.isprintable() else _escaped(ch) for ch in flat)
 
 
+def shown_id(text: object) -> str:
+    """An id (a subject's, a tenant's) as audit views print it: printable ASCII as itself,
+    every other character spelled as its code point (`user:\\u0430lice`), so that an id with
+    a look-alike letter of another script never reads as the ASCII id it imitates."""
+    flat = str(text)
+    if flat.isascii() and flat.isprintable():
+        return flat
+    return "".join(ch if ch.isascii() and ch.isprintable() else _escaped(ch) for ch in flat)
+
+
 def one_line(text: object, limit: int) -> str:
     """`text` on one line of at most about `limit` characters, shortened with "…".
 

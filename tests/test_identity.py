@@ -81,10 +81,11 @@ def test_a_malformed_subject_is_bad_input(text: str, tenant: str | None, message
 
 @pytest.fixture()
 def no_subject_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    """No subject in the environment, and a config file path that does not exist yet."""
+    """No subject in the environment, and an empty config file (a named one must exist)."""
     monkeypatch.delenv("INVESTIGATOR_SUBJECT", raising=False)
     monkeypatch.delenv("INVESTIGATOR_TENANT", raising=False)
     config = tmp_path / "config.toml"
+    config.write_text("", encoding="utf-8")
     monkeypatch.setenv("INVESTIGATOR_CONFIG", str(config))
     return config
 

@@ -207,7 +207,18 @@ def test_purge_refuses_with_one_line_and_writes_nothing(  # type: ignore[no-unty
     res = invoke("purge", element_id, "--tenant", "acme", "--reason", reason, *rest)
     assert res.code == code, res
     assert res.out == "" and message in res.err and res.err.count("\n") == 1
-    assert _doc_texts(driver) == before and _purge_runs(driver) == 0
+    # An id the purger may not purge is a refused attempt, recorded for the auditors; any
+    # other refusal (bad input, an unauthorized subject) records nothing.
+    expected = [f"legal purge of {element_id}"] if message.startswith("no record") else []
+    assert _refused_purge_runs(driver) == expected
+    assert _doc_texts(driver) == before and _purge_runs(driver) == len(expected)
+
+
+def _refused_purge_runs(driver: neo4j.Driver) -> list[str]:
+    records, _, _ = driver.execute_query(
+        "MATCH (r:CtxRun {command: 'purge', status: 'refused'}) RETURN r.question AS q"
+    )
+    return [str(r["q"]) for r in records]
 
 
 NARROW_AUDITOR = """

@@ -755,7 +755,8 @@ def test_mcp_over_http_on_a_port_in_use_is_one_line_not_a_server_log(
 def test_mcp_http_without_tokens_is_refused(  # type: ignore[no-untyped-def]
     tmp_path: Path, cli_env, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("INVESTIGATOR_CONFIG", str(tmp_path / "absent.toml"))
+    (tmp_path / "empty.toml").write_text("", encoding="utf-8")
+    monkeypatch.setenv("INVESTIGATOR_CONFIG", str(tmp_path / "empty.toml"))
     res = invoke_process("mcp", "--transport", "http")
     assert res.code == 2 and res.out == "" and res.err.count("\n") == 1, res
     assert "no bearer tokens" in res.err and "investigator mcp token" in res.err

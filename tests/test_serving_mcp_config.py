@@ -114,7 +114,8 @@ def test_a_token_entry_with_its_tenant_written_apart_is_read(tmp_path: Path) -> 
 
 def test_tool_numbers_are_strict(demo_graph, cli_env, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("INVESTIGATOR_", "OTEL_"))}
-    env["INVESTIGATOR_CONFIG"] = str(tmp_path / "absent.toml")
+    (tmp_path / "empty.toml").write_text("", encoding="utf-8")
+    env["INVESTIGATOR_CONFIG"] = str(tmp_path / "empty.toml")
     q = "who owns payment-api?"
     before = ctx_runs(demo_graph)
 

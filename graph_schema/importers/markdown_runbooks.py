@@ -68,6 +68,7 @@ from pydantic import ValidationError
 
 from graph_schema.alert_names import is_alert_name
 from graph_schema.bundle import (
+    MAX_DOCUMENT_BYTES,
     Bundle,
     BundleProblem,
     DocumentSpec,
@@ -221,7 +222,7 @@ _LINK_KEYS: tuple[tuple[str, NodeLabel, str], ...] = (
 )
 _ANY_TARGET = (NodeLabel.SERVICE, NodeLabel.ALERT, NodeLabel.ERROR_CODE)
 
-MAX_FILE_BYTES = 2_000_000
+MAX_FILE_BYTES = MAX_DOCUMENT_BYTES  # a bundle document's text has the same bound
 # Every id this importer creates starts with one of these (front matter cannot name a
 # principal, a source or another tenant's kind of record).
 ID_PREFIXES = ("runbook:", "policy:")

@@ -10,8 +10,9 @@ Who may purge: a principal of tenant T holding the purpose `legal` (read as of n
 only an id whose every record in T its labels cover (the ACL of every version); a Principal
 or Source id is never purged. Anyone else: exit 3, nothing written. An id the purger may not
 see answers exactly like an id without records. Exit codes: 0 purged; 2 bad input (malformed
-ID or reason, no record ID in T the purger may see), nothing written; 3 not authorized; 4
-Neo4j unavailable.
+ID or reason: nothing written; no record ID in T the purger may see: only the refused
+attempt is recorded, as a `refused` purge run alike for both); 3 not authorized; 4 Neo4j
+unavailable.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ from investigator.settings import resolve_connection
 LEGAL_PURPOSE = "legal"
 ID_MAX = 200
 REASON_MAX = 500
+# The outcome of a refused purge attempt (no record the purger may purge).
+REFUSED_STOP = "no_record"
 
 
 class PurgeOutcome(BaseModel):
@@ -92,21 +95,28 @@ def purge_command(
         # cover (or a Principal or Source id) answers exactly like an id with no record.
         purger = load_run_reader(driver, settings.database, ref, LEGAL_PURPOSE)
         granted = purger.principal.labels
-        if record_count(driver, ref.tenant, element_id, settings.database, granted=granted) == 0:
-            raise BadInput(f"no record {element_id} in tenant {ref.tenant}")
         recorder = RunRecorder(driver, database=ctx_database)
         at = datetime.now(UTC)
-        start = recorder.start_run(
-            RunRequest(
-                command="purge",
-                question=PURGE_QUESTION + element_id,
-                subject_id=str(ref),
-                purpose=LEGAL_PURPOSE,
-                as_of=at,
-                known_at=at,
-                options={"element_id": element_id, "reason": reason},
-            )
+        request = RunRequest(
+            command="purge",
+            question=PURGE_QUESTION + element_id,
+            subject_id=str(ref),
+            purpose=LEGAL_PURPOSE,
+            as_of=at,
+            known_at=at,
+            options={"element_id": element_id, "reason": reason},
         )
+        if record_count(driver, ref.tenant, element_id, settings.database, granted=granted) == 0:
+            # A refused attempt is recorded too, so that probing ids with purge is seen by
+            # the tenant's auditors. The run is the same whether the id has no record or
+            # one the purger may not see: it holds only what was typed.
+            refused = recorder.start_run(request)
+            recorder.finish_run(refused.run_id, "refused", REFUSED_STOP)
+            raise BadInput(
+                f"no record {element_id} in tenant {ref.tenant} "
+                f"(the attempt is recorded: run {refused.run_id})"
+            )
+        start = recorder.start_run(request)
         kg = purge_content(
             driver, ref.tenant, element_id, granted=granted, at=at, database=settings.database
         )

@@ -19,7 +19,7 @@ from investigator.cli.subject import (
 )
 from investigator.defaults import RUNS_MAX_LIMIT as MAX_LIMIT
 from investigator.errors import BadInput
-from investigator.terminal import one_line
+from investigator.terminal import one_line, shown_id
 
 
 def _one_line(text: str | None, limit: int = 60) -> str:
@@ -74,9 +74,9 @@ def runs_command(
         click.echo("no runs recorded")
         return
     for r in runs:
+        who = shown_id(f"{r.tenant}/{r.subject_id}")
         click.echo(
-            f"{r.run_id}  {r.status:<10}  {r.started_at or '-'}  {r.tenant}/{r.subject_id}  "
-            f"{_one_line(r.question)}"
+            f"{r.run_id}  {r.status:<10}  {r.started_at or '-'}  {who}  {_one_line(r.question)}"
         )
 
 

@@ -109,9 +109,13 @@ def verify_command(
             if run_id is None:
                 tenant = reader.principal.tenant
                 if not reader.audits:
-                    raise NotAuthorized(
-                        f"verifying tenant {tenant}'s ledger needs --purpose {AUDIT_PURPOSE}"
+                    # Worded by whether the subject holds audit, as trace and replay word it.
+                    how = (
+                        f"needs --purpose {AUDIT_PURPOSE}"
+                        if AUDIT_PURPOSE in reader.principal.purposes
+                        else f"is not allowed to {ref} (it needs purpose {AUDIT_PURPOSE})"
                     )
+                    raise NotAuthorized(f"verifying tenant {tenant}'s ledger {how}")
                 report = session.execute_read(lambda tx: verify_tenant_in_tx(tx, tenant, key))
             else:
                 rid = run_id

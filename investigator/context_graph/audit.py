@@ -25,7 +25,7 @@ import neo4j
 from pydantic import BaseModel, ConfigDict
 
 from cypher_templates.subject import PrincipalRecord, SubjectRef, read_principal
-from investigator.context_graph.models import CtxKind, RunLineage
+from investigator.context_graph.models import CtxKind, CtxNodeRecord, RunLineage
 from investigator.errors import BadInput, NotAuthorized
 
 AUDIT_PURPOSE = "audit"
@@ -133,6 +133,9 @@ def check_run_readable(reader: RunReader, run_id: str, run: dict[str, Any] | Non
 
 # How a purge run's question names the record it purged (investigator/cli/purge.py).
 PURGE_QUESTION = "legal purge of "
+# Why a purge run's id is withheld from a reader other than the purger, when the reader's
+# grants allow the run: the same whether the id has no record or one the reader may not read.
+PURGED_HIDDEN = "no record you may read"
 
 
 def purged_element(run: dict[str, Any]) -> str | None:
@@ -141,6 +144,12 @@ def purged_element(run: dict[str, Any]) -> str | None:
     if run.get("command") != "purge" or not isinstance(question, str):
         return None
     return question.removeprefix(PURGE_QUESTION) if question.startswith(PURGE_QUESTION) else None
+
+
+def own_run(reader: RunReader, run: dict[str, Any]) -> bool:
+    """Whether the run was recorded for `reader` itself (its tenant and id)."""
+    who = reader.principal
+    return run.get("tenant") == who.tenant and run.get("subject_id") == who.id
 
 
 def unreadable_ids(
@@ -354,11 +363,15 @@ class ContentFilter(ReadRule):
             if reason is not None:
                 self.hidden_ids.setdefault(eid, reason)
         # A purge run names the record it purged: hidden like any id the reader may not
-        # read now (its question too, though it is the run's own metadata).
-        if purged is not None:
+        # read now (its question too, though it is the run's own metadata), except from the
+        # purger: it typed the id, and its own run shows no more than it typed.
+        if purged is not None and not own_run(reader, run):
             reason = self.current_reason(records.get(purged, []))
             if reason is not None:
-                self.hidden_ids.setdefault(purged, reason)
+                # One reason whether the id has no record or one the reader may not read: a
+                # refused purge of either is recorded alike, and must read alike.
+                hidden = PURGED_HIDDEN if reason in ("acl", "record gone") else reason
+                self.hidden_ids.setdefault(purged, hidden)
                 typed.discard(str(run.get("question")))
         self._id_pattern = (
             re.compile(
@@ -566,9 +579,24 @@ def filtered_lineage(lineage: RunLineage, content: ContentFilter) -> RunLineage:
                 k: content.scrub(v) for k, v in props.items() if k not in {"payload", "result"}
             }
             if payload is not None:
-                props["payload"] = json.dumps(content.scrub(payload))
+                props["payload"] = json.dumps(_scrubbed_payload(node, payload, content))
             cited = [i for i in node.properties.get("evidence_ids") or [] if i in content.withheld]
             if node.kind == CtxKind.CLAIM and cited:
                 props["statement"] = WITHHELD_TEXT
         nodes.append(node.model_copy(update={"properties": props}))
     return lineage.model_copy(update={"nodes": nodes})
+
+
+def _scrubbed_payload(node: CtxNodeRecord, payload: Any, content: ContentFilter) -> Any:
+    """A node's payload as `content.scrub` leaves it; a purge run keeps its `--reason` (the
+    purge command's help promises every auditor of the tenant reads it) even when the
+    options naming the purged id are withheld, the reason with any withheld id masked."""
+    scrubbed = content.scrub(payload)
+    if node.kind != CtxKind.RUN or node.properties.get("command") != "purge":
+        return scrubbed
+    options = payload.get("options") if isinstance(payload, dict) else None
+    reason = options.get("reason") if isinstance(options, dict) else None
+    shown = scrubbed.get("options") if isinstance(scrubbed, dict) else None
+    if isinstance(reason, str) and isinstance(shown, dict) and "reason" not in shown:
+        scrubbed["options"] = {**shown, "reason": content.text(reason)}
+    return scrubbed

@@ -13,6 +13,7 @@ from investigator.context_graph.audit import (
     PURGE_QUESTION,
     WITHHELD_TEXT,
     RunReader,
+    own_run,
     purged_element,
     unreadable_ids,
 )
@@ -50,7 +51,8 @@ def _hidden_purges(
     purges: dict[tuple[str, str | None], dict[str, str]] = {}
     for run in runs:
         purged = purged_element(run)
-        if purged is not None:
+        # The purger typed the id: its own purge runs show it back, never more.
+        if purged is not None and not own_run(reader, run):
             key = (_str(run.get("tenant")) or "", reader.purpose or _str(run.get("purpose")))
             purges.setdefault(key, {})[str(run.get("run_id"))] = purged
     hidden: set[str] = set()

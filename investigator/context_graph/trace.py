@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from graph_schema.canonical import iso_utc
 from investigator.context_graph.chain import verify_chain
 from investigator.context_graph.models import CtxKind, CtxNodeRecord, RunLineage
-from investigator.terminal import one_line
+from investigator.terminal import one_line, shown_id
 
 TRACE_FORMATS = ("tree", "json", "mermaid")
 _TEXT_MAX = 80
@@ -110,19 +110,34 @@ def _shown_time(value: Any) -> Any:
         return value
 
 
+def _purge_reason(run: CtxNodeRecord) -> str | None:
+    """The `--reason` a purge run was given (its request's options), else None: every reader
+    of the run reads it, as the purge command's help promises."""
+    if run.properties.get("command") != "purge":
+        return None
+    request = run.payload()
+    options = request.get("options") if isinstance(request, dict) else None
+    reason = options.get("reason") if isinstance(options, dict) else None
+    return reason if isinstance(reason, str) else None
+
+
 def _describe(node: CtxNodeRecord) -> str:
     """A short human description of one node for the tree and the Mermaid boxes."""
     p = node.properties
     kind = node.kind
     if kind == CtxKind.RUN:
-        who = f"{p.get('tenant')}/{p.get('subject_id')}" if p.get("tenant") else p.get("subject_id")
+        who = shown_id(
+            f"{p.get('tenant')}/{p.get('subject_id')}" if p.get("tenant") else p.get("subject_id")
+        )
+        reason = _purge_reason(node)
+        given = f', reason "{_one_line(reason)}"' if reason is not None else ""
         return (
             f"run {p.get('run_id')} [{p.get('status')}] {_one_line(p.get('question'))!s} "
-            f"(subject {who}, purpose {p.get('purpose')}, "
+            f"(subject {who}, purpose {p.get('purpose')}{given}, "
             f"as_of {_shown_time(p.get('as_of'))}, known_at {_shown_time(p.get('known_at'))})"
         )
     if kind == CtxKind.AGENT:
-        return f"agent {p.get('agent_id')} on behalf of {p.get('on_behalf_of')}"
+        return f"agent {p.get('agent_id')} on behalf of {shown_id(p.get('on_behalf_of'))}"
     if kind == CtxKind.GOAL:
         content = node.payload()
         text = ""
