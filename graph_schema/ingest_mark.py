@@ -11,7 +11,8 @@ with the stored ones. After a successful ingest, each tenant of the bundle gets 
   built its batches, while the last ones are written, and `commit` computes it otherwise,
   so a rejected ingest, or one that is never marked, does not compute it at all;
 - `records`: `tenant_fingerprint` at that moment (the tenant's node and relationship
-  records, all and current, and their type labels), read in the same transaction;
+  records, all and current, and their type labels), read in the same transaction, before
+  its lock;
 - `at_us`: the ingest time the bundle was validated at (times after it are "in the future");
 - `generation`: bumped, with `digest` cleared, by every write transaction of the writer
   (`bump_generations`, in the same transaction as the records) and by a legal purge;
@@ -380,6 +381,11 @@ def commit(driver: neo4j.Driver, scope: WriteScope, now: datetime, database: str
         return False  # the fingerprint would cost more than the comparison it saves
 
     def work(tx: neo4j.ManagedTransaction) -> bool:
+        # Read before the lock, while the transaction has written nothing: Neo4j plans a
+        # statement again after a write in its transaction, and this is `begin`'s plan
+        # (seconds on a loaded server). A writer committing after this read moves the
+        # generation checked under the lock below, so the mark is not written then.
+        prints = tenant_fingerprint(tx, scope.tenants)
         locked = {str(r["tenant"]): r for r in tx.run(_LOCK_MARKS, tenants=scope.tenants)}
         if any(locked[t]["generation"] is None for t in scope.tenants):
             # The MERGE found a mark that another transaction deleted before this one got
@@ -396,7 +402,6 @@ def commit(driver: neo4j.Driver, scope: WriteScope, now: datetime, database: str
             start = scope.started.get(tenant, -1)
             if start < 0 or int(locked[tenant]["generation"]) != start + expected:
                 return False
-        prints = tenant_fingerprint(tx, scope.tenants)
         rows = [{"tenant": t, "records": prints[t]} for t in scope.tenants]
         tx.run(_WRITE_MARKS, rows=rows, digest=scope.digest, at_us=epoch_micros(now)).consume()
         return True

@@ -275,12 +275,17 @@ def _create(driver: neo4j.Driver, statement: str, database: str | None) -> bool:
 
 
 def apply_tenant_schema(
-    driver: neo4j.Driver, tenants: Collection[str], database: str | None = None
+    driver: neo4j.Driver,
+    tenants: Collection[str],
+    database: str | None = None,
+    *,
+    without_records: bool = False,
 ) -> list[str]:
     """Create the fulltext index of each tenant that lacks one; return the names created.
 
     A tenant whose index is new also gets its label on the records it already has (a graph
-    written before this index existed). Waits until every created index is online.
+    written before this index existed), unless the caller has read that `tenants` have no
+    records (`without_records`). Waits until every created index is online.
     """
     if not tenants:
         return []
@@ -295,7 +300,8 @@ def apply_tenant_schema(
             # Another ingest of the tenant created it just now (and labels the records).
             racing.append(item.name)
             continue
-        _label_tenant_records(driver, tenant, database)
+        if not without_records:
+            _label_tenant_records(driver, tenant, database)
         created.append(item.name)
     for name in created + racing:
         driver.execute_query(

@@ -1389,8 +1389,11 @@ def _apply_fresh(
     )
     if node_tenants:
         # Each tenant's own fulltext index exists before its records do (tenant-local
-        # ranking); the batches are being built meanwhile.
-        apply_tenant_schema(driver, node_tenants, database)
+        # ranking); the batches are being built meanwhile. These tenants had no records
+        # (`tenants_with_records`), so there are none to label: that pass would only cost
+        # Neo4j a plan (about 0.5 s on a loaded server, after the new index emptied its
+        # plan cache), and every record this ingest writes carries the label.
+        apply_tenant_schema(driver, node_tenants, database, without_records=True)
     # Each batch is written as soon as it is built (the next ones are built meanwhile), with
     # up to FRESH_WRITERS write transactions in flight.
     in_flight: deque[tuple[bool, int, Future[None]]] = deque()
