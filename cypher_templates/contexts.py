@@ -101,6 +101,15 @@ class IncidentContext(RowContext):
     first_seen: Instant | None = None
 
 
+class IncidentAtContext(RowContext):
+    """incidents_at: an incident started by the time asked about, and whether still open."""
+
+    incident: str | None = None
+    started_at: Instant | None = None
+    resolved_at: Instant | None = None
+    open: bool | None = None
+
+
 class RunbookContext(RowContext):
     """runbooks_for: the anchor the runbook applies to and the link it was found through."""
 
@@ -169,6 +178,7 @@ CONTEXT_SHAPES: dict[str, type[RowContext]] = {
     "owners_of": OwnerOfContext,
     "deployments_in_window": DeploymentContext,
     "incident_context": IncidentContext,
+    "incidents_at": IncidentAtContext,
     "runbooks_for": RunbookContext,
     "change_events_in_window": ChangeEventContext,
     "dependency_neighbourhood": NeighbourhoodContext,

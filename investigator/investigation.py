@@ -33,6 +33,7 @@ from investigator.defaults import (
 )
 from investigator.evidence import Evidence, Rejection, RejectionReason
 from investigator.gate import Conflict, GatePolicy
+from investigator.incident_reference import IncidentReading
 from investigator.ownership_history import asked_ownership_period
 from investigator.pack import (
     MAX_BUDGET_TOKENS,
@@ -180,6 +181,9 @@ class InvestigationResult(BaseModel):
     # The loop stopped (deadline, max_rounds, budget) with reads still planned: what the
     # answer lists as missing was not searched for to the end.
     search_cut_short: bool = False
+    # How "the incident" of a question naming no incident and no service was read: the one
+    # incident it means, or the several it could mean (none taken) (incident_reference.py).
+    incident_reading: IncidentReading | None = None
     timings: StageTimings = Field(default_factory=StageTimings)
     reused_run: bool = False
 
@@ -536,6 +540,7 @@ def _investigate(
         unresolved_time_reasons=reasons,
         time_notes=far_anchor_notes(request.question, as_of, references),
         search_cut_short=outcome.cut_short,
+        incident_reading=outcome.incident_reading,
         timings=timings,
     )
     # The stored result is what an idempotent retry prints again (timings left out).

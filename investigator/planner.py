@@ -21,6 +21,7 @@ from cypher_templates.plan import PlanStep, QueryPlan, ResolvedEntity, TimeScope
 from graph_schema.alert_names import alert_names
 from investigator.defaults import DEFAULT_MAX_ROUNDS
 from investigator.evidence import iso_utc
+from investigator.incident_reference import the_incident_step, the_incident_words
 from investigator.rubric import UNRECORDED_ASKS, Intent, required_types, useful_types
 from investigator.stop_words import ENGLISH_STOP_WORDS
 from investigator.timeline import (
@@ -821,6 +822,9 @@ class DeterministicPlanner:
         if inp.service_id:
             known.add("services", inp.service_id)
         steps = linking_steps(mentions, inp.service_id, inp.question)
+        if not inp.service_id and not mentions.texts() and the_incident_words(inp.question):
+            # "the incident" with nothing named: which incident it means is looked up.
+            steps.append(the_incident_step(inp.as_of))
         steps += steps_for(useful_types(intents), known, as_of=inp.as_of)
         steps += named_release_lookup_steps(intents, mentions)
         return self.plan(inp, intents, known, steps)

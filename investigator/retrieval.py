@@ -24,6 +24,12 @@ from cypher_templates.plan import PlanStep, QueryPlan
 from graph_schema.alert_names import as_named, typed_as
 from investigator.context_graph.models import ToolCallRecord
 from investigator.evidence import Evidence, Rejection, fuse
+from investigator.incident_reference import (
+    THE_INCIDENT_LOOKUP,
+    IncidentReading,
+    read_the_incident,
+    the_incident_words,
+)
 from investigator.ownership_history import history_steps
 from investigator.planner import (
     AT_PREFIX,
@@ -100,6 +106,8 @@ class RetrievalOutcome(BaseModel):
     # The older records of the admitted OWNS edges, read when the question asks the owners
     # over a period (ownership_history.py): what was recorded before each correction.
     ownership_records: list[Evidence] = Field(default_factory=list)
+    # How a bare "the incident" in a question that names nothing was read (incident_reference).
+    incident_reading: IncidentReading | None = None
 
 
 # Link (navigation) templates: their rows name anchors; they are evidence only for lookups.
@@ -518,9 +526,16 @@ class RetrievalLoop:
             if round_no == 1 and not known.alerts:
                 # No record of the alert asked about: a runbook with its section is named.
                 progressed |= learn_named_runbooks(known, self._runbooks_headed_as_asked())
-            if round_no == 1 and not self.has_mentions and not known.entities():
+            reading = outcome.incident_reading
+            if (
+                round_no == 1
+                and not self.has_mentions
+                and not known.entities()
+                and not (reading is not None and reading.candidates)
+            ):
                 # Nothing named and nothing linked: entity linking falls back to the best
-                # fulltext hits that are anchors (an incident, a service, an error code).
+                # fulltext hits that are anchors (an incident, a service, an error code); not
+                # when "the incident" could mean several: words shared are no pick among them.
                 progressed |= learn(known, self._top_text_anchors(), self.focus, self.inp.as_of)
             if round_no == 1:
                 progressed |= self._runbook_by_text(known, outcome)
@@ -849,6 +864,15 @@ class RetrievalLoop:
             result = call.result
             outcome.tool_calls.append(call.record)
             self._resolve_given_service(step, result.rows)
+            if step.step_id == THE_INCIDENT_LOOKUP:
+                # "the incident": the one incident it can mean is an anchor; several are
+                # named in the report, none taken (never a silent pick).
+                words = the_incident_words(self.inp.question) or "the incident"
+                reading = read_the_incident(words, result.rows, truncated=result.truncated)
+                outcome.incident_reading = reading
+                if reading.taken is not None:
+                    learned |= known.add("incidents", reading.taken)
+                continue
             if step.step_id == RUNBOOK_SERVICES:
                 # Where the chosen runbook's owner is read: never an anchor, nor evidence.
                 learned |= note_runbook_services(known, result.rows)

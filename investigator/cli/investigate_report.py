@@ -163,6 +163,8 @@ def render_report(
     if service_note:
         lines.append(f"Service    {service_note}")
     lines += [f"Name       {note}" for note in name_notes]
+    if result.incident_reading is not None:
+        lines.append(f"Incident   {_clean(result.incident_reading.line(), 800)}")
     lines += _time_lines(result)
     lines += [f"Time       {_clean(note, 400)}" for note in result.time_notes]
     # Imported text is untrusted unless ingested with --trusted: a claim resting on it says
