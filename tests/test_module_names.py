@@ -59,3 +59,17 @@ def test_a_second_constant_of_the_same_name_is_found() -> None:
 def test_attribute_assignments_and_distinct_names_are_not_rebindings() -> None:
     source = "class A:\n    pass\n\nA.x = 1\nB, C = 1, 2\nD: int = 3\nD2: int\n"
     assert _rebindings(source) == []
+
+
+def test_tests_import_their_fixtures_as_pytest_puts_them_on_the_path() -> None:
+    """pytest puts `tests/` on sys.path, not the repository: `from tests.conftest import` runs
+    where a developer exported PYTHONPATH=. and fails to collect in a clean clone's CI."""
+    offenders = [
+        path.name
+        for path in sorted((REPO / "tests").glob("*.py"))
+        if any(
+            isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "tests"
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        )
+    ]
+    assert offenders == [], f"import from conftest, not tests.conftest: {offenders}"

@@ -11,11 +11,11 @@ import json
 
 import neo4j
 import pytest
+from conftest import REPO, wipe
 
 from graph_schema.bundle import load_bundle
 from graph_schema.schema_ddl import apply_schema
 from graph_schema.writer import ingest_bundle
-from tests.conftest import REPO, wipe
 
 IVY = ["--subject", "initech/user:ivy", "--deadline-seconds", "600"]
 QUESTION = "Was the deployment related to the incident?"
