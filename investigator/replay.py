@@ -690,6 +690,7 @@ class _Replayer:
                 purpose=str(self.run.get("purpose")),
                 as_of=_parse_time(self.run.get("as_of")),
                 known_at=_parse_time(self.run.get("known_at")),
+                known_at_asked=bool(options.get("known_at_asked", False)),
             )
         except (ValueError, TypeError, AttributeError) as exc:
             self.add("rerun_failed", f"the recorded lookup does not parse: {str(exc)[:200]}", 0)

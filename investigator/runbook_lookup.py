@@ -126,6 +126,10 @@ class RunbookQuery(BaseModel):
     # The KG as known at this instant (replay re-runs a lookup at its recorded known_at);
     # None: as known now.
     known_at: AwareDatetime | None = None
+    # Whether the asker named `known_at` (`--known-at`), which the answer's words follow;
+    # None: whether `known_at` is given. Replay passes what the run recorded, since it
+    # always gives the run's known_at.
+    known_at_asked: bool | None = None
 
     @field_validator("value")
     @classmethod
@@ -528,7 +532,12 @@ class RunbookLookup:
                 as_of=query.as_of,
                 known_at=query.known_at,
                 service=query.value if query.target is LookupTarget.SERVICE else None,
-                options={"target": query.target.value, "value": query.value},
+                options={
+                    "target": query.target.value,
+                    "value": query.value,
+                    # Recorded only when said, so a run without it records what it did before.
+                    **({"known_at_asked": True} if _known_at_asked(query) else {}),
+                },
             ),
             executor=self.executor,
             recorder=self.recorder,
@@ -1210,9 +1219,14 @@ def _nothing_matches(what: str, query: RunbookQuery, run: _Lookup) -> str:
     Under `--known-at` the KG is read as it was known then: a record made later is not
     hidden from the subject, it was not recorded yet, and the note says so (about what the
     subject may read only, so it tells nothing of records it may not see)."""
-    if query.known_at is None:
+    if not _known_at_asked(query):
         return f"no {what} matching {query.value!r} is visible to {run.subject_id}; "
     return (
         f"no {what} matching {query.value!r} that {run.subject_id} may read was recorded by "
         f"known_at {iso_utc(run.session.known_at)} (a record made later is not read then); "
     )
+
+
+def _known_at_asked(query: RunbookQuery) -> bool:
+    """Whether the asker named the KG's time (`--known-at`), not the lookup's own now."""
+    return query.known_at is not None if query.known_at_asked is None else query.known_at_asked

@@ -275,6 +275,13 @@ def test_a_runbook_lookup_before_anything_was_recorded_says_so(  # type: ignore[
     assert "'svc:hidden' that user:bob may read was recorded by known_at" in hidden.out
     today = invoke("runbook", "--service", "svc:hidden", *asked)
     assert "no service matching 'svc:hidden' is visible to user:bob" in today.out
+    # Replay always gives the run's known_at: each note is reproduced as the asker got it.
+    for known in (["--known-at", "1970-01-01T00:00:00Z"], []):
+        card = json.loads(
+            invoke("runbook", "--service", "svc:hidden", *asked, *known, "--json").out
+        )
+        replay = invoke("replay", card["run_id"], "--subject", f"{TENANT}/user:bob", "--json")
+        assert replay.code == 0 and json.loads(replay.out)["verified"] is True, replay
 
 
 @pytest.mark.parametrize("field", ["content", "redacted_content"])
