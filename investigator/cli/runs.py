@@ -74,9 +74,20 @@ def runs_command(
         click.echo("no runs recorded")
         return
     for r in runs:
+        # Under audit each run is checked against its chain and anchor; one that does not
+        # verify is marked before anything recorded in it.
+        mark = "NOT VERIFIED  " if r.verified is False else ""
         click.echo(
-            f"{r.run_id}  {r.status:<10}  {r.started_at or '-'}  {r.tenant}/{r.subject_id}  "
+            f"{r.run_id}  {mark}{r.status:<10}  {r.started_at or '-'}  {r.tenant}/{r.subject_id}  "
             f"{_one_line(r.question)}"
+        )
+    bad = [r for r in runs if r.verified is False]
+    if bad:
+        # The first problem, inert (it names places and kinds, never recorded content).
+        click.echo(
+            f"{len(bad)} of {len(runs)} runs do not verify; first: "
+            f"{one_line(bad[0].verify_problem or '', 200)} (investigator verify RUN_ID for all)",
+            err=True,
         )
 
 
