@@ -60,10 +60,11 @@ from investigator.session import RunSession, RunSpec
 from investigator.timeline import (
     AnchorEvent,
     ReferenceTime,
+    UnplacedTime,
     far_anchor_notes,
     first_error,
     time_references,
-    time_words_not_used,
+    unplaced_times,
 )
 
 
@@ -170,6 +171,9 @@ class InvestigationResult(BaseModel):
     # Relative time words of the question the planner does not resolve ("yesterday"): the
     # answer is at `as_of`, and says so.
     unresolved_time_words: list[str] = Field(default_factory=list)
+    # Why each of them is not used: words not read as a time, an amount it cannot apply, an
+    # event not found by as_of as known at known_at, a time after as_of, the run's deadline.
+    unresolved_time_reasons: list[UnplacedTime] = Field(default_factory=list)
     # The event taken as "then" when it lies more than a day before `as_of`, said plainly
     # (the claims name its date, which is easy to miss).
     time_notes: list[str] = Field(default_factory=list)
@@ -490,9 +494,16 @@ def _investigate(
     timings.claims_ms = (time.perf_counter() - t0) * 1000.0
 
     # Unresolved time words, and explicit times after as_of: the answer is at as_of for both.
-    unplaced = time_words_not_used(request.question, as_of, references)
-    status = _status(claim_set.missing_evidence, unplaced)
     stop_reason = outcome.stop_reason
+    reasons = unplaced_times(
+        request.question,
+        as_of,
+        references,
+        late=outcome.known.late_references,
+        deadline=stop_reason is StopReason.DEADLINE,
+    )
+    unplaced = [u.words for u in reasons]
+    status = _status(claim_set.missing_evidence, unplaced)
     result = InvestigationResult(
         run_id=run_id,
         pack_id=pack.pack_id,
@@ -522,6 +533,7 @@ def _investigate(
         tool_calls=outcome.tool_calls,
         omissions=len(pack.omissions),
         unresolved_time_words=unplaced,
+        unresolved_time_reasons=reasons,
         time_notes=far_anchor_notes(request.question, as_of, references),
         search_cut_short=outcome.cut_short,
         timings=timings,

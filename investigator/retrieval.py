@@ -28,6 +28,7 @@ from investigator.ownership_history import history_steps
 from investigator.planner import (
     AT_PREFIX,
     CAUSE_INTENTS,
+    FIRST_RELEASE_CHECK,
     NAV_PREFIX,
     RUNBOOK_SERVICES,
     DeterministicPlanner,
@@ -856,6 +857,9 @@ class RetrievalLoop:
                 # A competing-cause check: its rows are evidence, never new anchors.
                 focus = focus_services(known, self.inp.service_id)
                 learned |= note_check_rows(known, result.rows, focus)
+                if step.step_id == FIRST_RELEASE_CHECK and call.record.error is None:
+                    # Its earliest releases are read: "the first release" may be placed.
+                    known.add("release_histories", str(step.params["service_id"]))
             elif result.template_id not in TEXT_CHANNEL_TYPES:
                 learned |= learn(known, result.rows, self.focus, self.inp.as_of)
                 if result.template_id == "entity_resolution":
