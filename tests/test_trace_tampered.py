@@ -56,7 +56,7 @@ def test_a_run_moved_to_another_tenant_is_marked_and_shows_none_of_its_evidence(
     text = invoke("runs", *GLOBEX_AUDIT)
     assert text.code == 0
     assert f"{moved}  NOT VERIFIED  complete" in text.out
-    assert "1 of 1 runs do not verify" in text.err
+    assert "1 of 1 checked runs do not verify" in text.err
     assert _runs(invoke, ACME_AUDIT)[sound]["verified"] is True
 
     res = invoke("trace", moved, *GLOBEX_AUDIT)
@@ -117,3 +117,28 @@ def test_an_edited_or_cut_run_is_marked_in_runs_and_trace_exits_1(
     # A globex auditor still knows neither run.
     assert invoke("trace", tampered, *GLOBEX_AUDIT).code == 2
     assert tampered not in _runs(invoke, GLOBEX_AUDIT)
+
+
+def test_a_long_audit_listing_checks_its_newest_runs_and_says_so(
+    two_tenants, invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    """Checking costs about 4 reads a run (docs/benchmarks.md): past RUNS_AUDIT_CHECKED
+    listed runs (100; 1 here, so two runs show it), the older are listed unchecked
+    (`verified: null`, never marked sound) and a line says so."""
+    import investigator.cli.runs
+    import investigator.context_graph.runs
+
+    db, older, newer = two_tenants
+    db.execute_query("MATCH (n:CtxEvidence {run_id: $r, seq: 5}) SET n.payload = 'x'", r=older)
+    for module in (investigator.cli.runs, investigator.context_graph.runs):
+        monkeypatch.setattr(module, "RUNS_AUDIT_CHECKED", 1)
+
+    listed = _runs(invoke, ACME_AUDIT)
+    assert listed[newer]["verified"] is True
+    assert listed[older]["verified"] is None and listed[older]["verify_problem"] is None
+    text = invoke("runs", *ACME_AUDIT)
+    assert text.code == 0 and "NOT VERIFIED" not in text.out
+    assert "checked the newest 1 of 2 runs against their chain and anchor" in text.err
+    # The run itself is still caught where it is read.
+    assert invoke("trace", older, *ACME_AUDIT).code == 1
+    assert "checked the newest" not in invoke("runs", *ACME_AUDIT, "--limit", "1").err

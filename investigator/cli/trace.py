@@ -11,13 +11,12 @@ from investigator.cli.subject import purpose_option, reader_inputs, subject_opti
 from investigator.connection import open_driver
 from investigator.context_graph.audit import filtered_lineage
 from investigator.context_graph.lineage import validate_run_id
-from investigator.context_graph.readable import checked_readable_run
+from investigator.context_graph.readable import checked_readable_run, verify_problem_lines
 from investigator.context_graph.recorder import ctx_database_from_env
 from investigator.context_graph.trace import TRACE_FORMATS, render_mermaid, render_tree
 from investigator.errors import BadInput
 from investigator.json_documents import TRACE_JSON_FORMATS, trace_json
 from investigator.settings import resolve_connection
-from investigator.terminal import printable
 
 # docs/design.md section 9: the run does not verify (as `verify` and `replay` exit).
 NOT_VERIFIED_EXIT = 1
@@ -82,8 +81,7 @@ def trace_command(
         shown = filtered_lineage(lineage, content)
     finally:
         driver.close()
-    # Problem lines name places and kinds only (no recorded content, no other tenant).
-    problems = [printable(p.line()) for p in report.problems]
+    problems = verify_problem_lines(report)
     if problems:
         # Said first, before any content: an auditor must not read a tampered run as sound.
         sys.stderr.write(f"error: not verified: {problems[0]}\n")

@@ -15,6 +15,7 @@ from investigator.context_graph.ledger import (
 )
 from investigator.context_graph.lineage import load_lineage
 from investigator.context_graph.models import RunLineage
+from investigator.terminal import printable
 
 
 def readable_run(
@@ -49,12 +50,13 @@ def checked_readable_run(
     *,
     ctx_database: str | None,
     kg_database: str | None,
+    executor: TemplateExecutor | None = None,
 ) -> tuple[RunLineage, ContentFilter, VerifyReport]:
     """`readable_run`, with the run checked against its chain and anchor as `verify` checks
     it (the report), and the filter told when it does not verify: a run anchored in another
     tenant than it names shows none of its KG content, and a record it names that is not
-    found is not said to be gone."""
-    reader = load_reader(TemplateExecutor(driver, database=kg_database), ref, purpose)
+    found is not said to be gone. `executor` as for `readable_run`."""
+    reader = load_reader(executor or TemplateExecutor(driver, database=kg_database), ref, purpose)
     lineage = load_lineage(driver, run_id, database=ctx_database)
     check_run_readable(reader, run_id, lineage.run_properties)
     key = chain_key_for_reading()
@@ -72,3 +74,9 @@ def checked_readable_run(
         verified=report.verified,
     )
     return lineage, content, report
+
+
+def verify_problem_lines(report: VerifyReport) -> list[str]:
+    """The report's problems as `trace` prints them and marks its documents with (CLI and
+    served tool alike): places and kinds only, no recorded content, no other tenant."""
+    return [printable(p.line()) for p in report.problems]

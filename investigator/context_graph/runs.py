@@ -18,7 +18,7 @@ from investigator.context_graph.audit import (
 )
 from investigator.context_graph.ledger import chain_key_for_reading, verify_run_in_tx
 from investigator.context_graph.models import RunSummary
-from investigator.defaults import RUNS_MAX_LIMIT
+from investigator.defaults import RUNS_AUDIT_CHECKED, RUNS_MAX_LIMIT
 from investigator.errors import BadInput
 from investigator.timeline import instant_of
 
@@ -101,8 +101,9 @@ def list_runs(
     )
     runs = [dict(rec["run"]) for rec in records]
     hidden = _hidden_purges(driver, reader, runs, database)
-    listed = [str(r.get("run_id")) for r in runs]
-    # Only the auditor's listing is checked: everyday `runs` of one's own stays one read.
+    # Only the auditor's listing is checked (everyday `runs` of one's own stays one read), and
+    # only its newest RUNS_AUDIT_CHECKED runs: the rest are `verified: None`, as unchecked.
+    listed = [str(r.get("run_id")) for r in runs][:RUNS_AUDIT_CHECKED]
     tenant = reader.principal.tenant
     checked = _verify_runs(driver, tenant, listed, database) if reader.audits else {}
     summaries = []
