@@ -47,17 +47,24 @@ def runbook_json(answer: RunbookAnswer) -> str:
     return answer.model_dump_json()
 
 
-def trace_json(lineage: RunLineage, shown: RunLineage, fmt: str = "json") -> str:
-    """`trace --format json|prov-json`: `shown` is `lineage` re-filtered for the reader."""
+def trace_json(
+    lineage: RunLineage,
+    shown: RunLineage,
+    fmt: str = "json",
+    verify_problems: list[str] | None = None,
+) -> str:
+    """`trace --format json|prov-json`: `shown` is `lineage` re-filtered for the reader;
+    `verify_problems` the run's check against its chain and anchor, when made (marked in
+    the document: `verified`, and `inv:verified` on the run's PROV activity)."""
     if fmt not in TRACE_JSON_FORMATS:
         raise ValueError(f"not a JSON trace format: {fmt!r}")  # callers check their input
     if fmt == "prov-json":
         from investigator.context_graph.prov import prov_json
 
-        return prov_json(shown)
+        return prov_json(shown, verify_problems)
     from investigator.context_graph.trace import trace_document
 
-    return trace_document(lineage, shown).model_dump_json()
+    return trace_document(lineage, shown, verify_problems).model_dump_json()
 
 
 def readable_replay_report(report: ReplayReport, content: ContentFilter) -> ReplayReport:

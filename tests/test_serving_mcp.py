@@ -588,6 +588,39 @@ def test_http_token_is_the_principal(demo_graph, http_server) -> None:  # type: 
     assert run_owner(demo_graph, runs["alice"]) == ("acme", "user:alice")
 
 
+def test_a_served_trace_says_whether_the_run_verifies(  # type: ignore[no-untyped-def]
+    demo_graph, http_server
+) -> None:
+    """As `trace --json` says it: a run edited in the database after it was recorded is
+    served marked (`verified` false, its problems first), never as if it were sound."""
+    docs: dict[str, dict[str, Any]] = {}
+    lookup = {"target": "service", "value": "svc:payment-api", "as_of": AS_OF}
+
+    async def trace(name: str, fmt: str = "json") -> None:
+        async with http(http_server, BOB_TOKEN) as client:
+            if "run_id" not in docs:
+                docs["run_id"] = ok(await client.call_tool("runbook_lookup", lookup))
+            run_id = docs["run_id"]["run_id"]
+            docs[name] = ok(await client.call_tool("trace", {"run_id": run_id, "format": fmt}))
+
+    run_async(lambda: trace("sound"))
+    assert docs["sound"]["verified"] is True and docs["sound"]["verify_problems"] == []
+    run_id = docs["run_id"]["run_id"]
+    edited_seq = demo_graph.execute_query(
+        "MATCH (n {run_id: $r}) WHERE n.payload IS NOT NULL WITH n ORDER BY n.seq LIMIT 1 "
+        "SET n.payload = n.payload + ' ' RETURN n.seq AS seq",
+        r=run_id,
+    ).records[0]["seq"]
+    run_async(lambda: trace("edited"))
+    run_async(lambda: trace("edited-prov", "prov-json"))
+    edited = docs["edited"]
+    assert list(edited)[:3] == ["run_id", "verified", "verify_problems"]
+    assert edited["verified"] is False and not edited["chain_valid"]
+    assert any(f"chain_invalid: seq {edited_seq}" in p for p in edited["verify_problems"])
+    run_activity = docs["edited-prov"]["activity"]["ctx:run-0"]
+    assert run_activity["inv:verified"] is False
+
+
 def _load(url: str, clients: int, calls_each: int) -> tuple[list[str], list[str]]:
     """`clients` concurrent MCP sessions, `calls_each` calls each; (run ids, errors)."""
     run_ids: list[str] = []

@@ -17,6 +17,7 @@ from investigator.cli.subject import (
     reader_inputs,
     subject_options,
 )
+from investigator.defaults import RUNS_AUDIT_CHECKED
 from investigator.defaults import RUNS_MAX_LIMIT as MAX_LIMIT
 from investigator.errors import BadInput
 from investigator.terminal import one_line, shown_id
@@ -67,6 +68,14 @@ def runs_command(
         runs = list_runs(driver, reader, count, database=ctx_database_from_env(settings.database))
     finally:
         driver.close()
+    if reader.audits and len(runs) > RUNS_AUDIT_CHECKED:
+        # Checking costs about 4 reads a run: a long listing checks its newest runs only
+        # (`verified: null` for the rest, in --json too; this line is on stderr).
+        click.echo(
+            f"checked the newest {RUNS_AUDIT_CHECKED} of {len(runs)} runs against their chain "
+            "and anchor; the rest are not checked (investigator verify for the whole ledger)",
+            err=True,
+        )
     if json_out:
         click.echo(json.dumps({"runs": [r.model_dump(mode="json") for r in runs]}))
         return
@@ -75,8 +84,21 @@ def runs_command(
         return
     for r in runs:
         who = shown_id(f"{r.tenant}/{r.subject_id}")
+        # Under audit each run is checked against its chain and anchor; one that does not
+        # verify is marked before anything recorded in it.
+        mark = "NOT VERIFIED  " if r.verified is False else ""
         click.echo(
-            f"{r.run_id}  {r.status:<10}  {r.started_at or '-'}  {who}  {_one_line(r.question)}"
+            f"{r.run_id}  {mark}{r.status:<10}  {r.started_at or '-'}  {who}  "
+            f"{_one_line(r.question)}"
+        )
+    bad = [r for r in runs if r.verified is False]
+    checked = sum(r.verified is not None for r in runs)
+    if bad:
+        # The first problem, inert (it names places and kinds, never recorded content).
+        click.echo(
+            f"{len(bad)} of {checked} checked runs do not verify; first: "
+            f"{one_line(bad[0].verify_problem or '', 200)} (investigator verify RUN_ID for all)",
+            err=True,
         )
 
 

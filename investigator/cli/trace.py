@@ -3,18 +3,23 @@ recorded lineage (`--json` is `--format json`, as every other command takes it).
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from investigator.cli.subject import purpose_option, reader_inputs, subject_options
 from investigator.connection import open_driver
 from investigator.context_graph.audit import filtered_lineage
 from investigator.context_graph.lineage import validate_run_id
-from investigator.context_graph.readable import readable_run
+from investigator.context_graph.readable import checked_readable_run, verify_problem_lines
 from investigator.context_graph.recorder import ctx_database_from_env
 from investigator.context_graph.trace import TRACE_FORMATS, render_mermaid, render_tree
 from investigator.errors import BadInput
 from investigator.json_documents import TRACE_JSON_FORMATS, trace_json
 from investigator.settings import resolve_connection
+
+# docs/design.md section 9: the run does not verify (as `verify` and `replay` exit).
+NOT_VERIFIED_EXIT = 1
 
 
 @click.command(name="trace")
@@ -41,7 +46,8 @@ def trace_command(
     """Show the lineage of run RUN_ID: goal, plan, tool calls, evidence, pack, claims.
 
     Your own runs, or your tenant's with --purpose audit. Evidence you may not read today
-    (ACL, purpose, PII, a record tightened or retracted since) is shown as withheld.
+    (ACL, purpose, PII, a record tightened or retracted since) is shown as withheld. A run
+    whose chain or anchor does not verify is said so first, marked, and exits 1.
 
     \b
     Examples:
@@ -64,7 +70,7 @@ def trace_command(
     settings = resolve_connection()
     driver = open_driver(settings)
     try:
-        lineage, content = readable_run(
+        lineage, content, report = checked_readable_run(
             driver,
             ref,
             purpose,
@@ -75,12 +81,19 @@ def trace_command(
         shown = filtered_lineage(lineage, content)
     finally:
         driver.close()
+    problems = verify_problem_lines(report)
+    if problems:
+        # Said first, before any content: an auditor must not read a tampered run as sound.
+        sys.stderr.write(f"error: not verified: {problems[0]}\n")
     if fmt in TRACE_JSON_FORMATS:
-        click.echo(trace_json(lineage, shown, fmt))
-    elif fmt == "mermaid":
-        click.echo(render_mermaid(shown))
+        click.echo(trace_json(lineage, shown, fmt, problems))
     else:
-        click.echo(render_tree(lineage, shown))
+        if problems:
+            mark = f"NOT VERIFIED ({len(problems)} problems, first: {problems[0]}); shown as stored"
+            click.echo(f"%% {mark}" if fmt == "mermaid" else mark)
+        click.echo(render_mermaid(shown) if fmt == "mermaid" else render_tree(lineage, shown))
+    if problems:
+        raise click.exceptions.Exit(NOT_VERIFIED_EXIT)
 
 
 def register(cli: click.Group) -> None:

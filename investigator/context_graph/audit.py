@@ -29,6 +29,10 @@ from investigator.context_graph.models import CtxKind, CtxNodeRecord, RunLineage
 from investigator.errors import BadInput, NotAuthorized
 
 AUDIT_PURPOSE = "audit"
+# Why a recorded KG record is withheld when it is not found in the run's tenant: gone, or,
+# in a run whose chain or anchor does not verify, not found under what the run now claims.
+RECORD_GONE = "record gone"
+NOT_FOUND_UNVERIFIED = "not found (the run does not verify)"
 WITHHELD = "withheld"
 # Keys of an evidence-like dict that carry its text (or a hash a guess could be tested on).
 _TEXT_KEYS = frozenset(
@@ -220,10 +224,22 @@ class ReadRule:
     purpose read under), and each record's ACL and purposes, as the templates' visibility
     predicate decides them. One statement of the rule for every audit surface."""
 
-    def __init__(self, reader: RunReader, purpose: str | None, run_tenant: str) -> None:
+    def __init__(
+        self,
+        reader: RunReader,
+        purpose: str | None,
+        run_tenant: str,
+        verified: bool = True,
+        tenant_changed: bool = False,
+    ) -> None:
         self.reader = reader
         self.purpose = purpose
         self.run_tenant = run_tenant
+        # Anchored in another tenant than `run_tenant` (tampered): read as another tenant's.
+        self.tenant_changed = tenant_changed
+        # A run that does not verify may name records it never read (an edited id, version
+        # or tenant): a record not found is then no proof that it is gone.
+        self.gone = RECORD_GONE if verified else NOT_FOUND_UNVERIFIED
 
     def _allows(self, acl: Iterable[str], purposes: Iterable[str] | None) -> bool:
         labels = set(self.reader.principal.labels)
@@ -233,7 +249,7 @@ class ReadRule:
 
     def _grants_reason(self) -> str | None:
         """Why nothing of the run's KG content may be shown to the reader, or None."""
-        if self.run_tenant != self.reader.principal.tenant:
+        if self.run_tenant != self.reader.principal.tenant or self.tenant_changed:
             return "tenant"
         if self.purpose is None or self.purpose not in self.reader.principal.purposes:
             return "purpose"
@@ -247,7 +263,7 @@ class ReadRule:
             return grants
         current = [r for r in records if r.current]
         if not current:
-            return "record gone"
+            return self.gone
         if any(not self._allows(r.acl, r.purposes) for r in current):
             return "acl"
         return None
@@ -262,12 +278,18 @@ class ContentFilter(ReadRule):
         reader: RunReader,
         lineage: RunLineage,
         kg_database: str | None = None,
+        *,
+        tenant_changed: bool = False,
+        verified: bool = True,
     ) -> None:
+        """`tenant_changed`: the run was anchored in another tenant than the one it now names
+        (tampered): its KG content is withheld as another tenant's, and no record is read.
+        `verified` false: the run's chain or anchor does not verify."""
         run = lineage.run_properties or {}
         run_purpose = run.get("purpose")
         # Content is read under the reader's purpose, else the run's; either must be held now.
         purpose = reader.purpose or (run_purpose if isinstance(run_purpose, str) else None)
-        super().__init__(reader, purpose, str(run.get("tenant") or ""))
+        super().__init__(reader, purpose, str(run.get("tenant") or ""), verified, tenant_changed)
         self.hash_of: dict[str, str] = {}
         self.rejection_hash_of: dict[str, str] = {}
         evidence: dict[str, dict[str, Any]] = {}
@@ -317,8 +339,14 @@ class ContentFilter(ReadRule):
         # A purge run names the record it purged: read with the rest, checked below.
         purged = purged_element(run)
         also = {purged} if purged is not None else set()
-        records = read_element_records(
-            driver, self.run_tenant, named | replacements | ends | also, kg_database
+        # Nothing of the run's KG content may be shown (another tenant's run, a purpose not
+        # held): no record is read either, so a reader's grants are never widened to decide.
+        records = (
+            {}
+            if self._grants_reason() is not None
+            else read_element_records(
+                driver, self.run_tenant, named | replacements | ends | also, kg_database
+            )
         )
         self.withheld: dict[str, str] = {}
         quotes: set[str] = set()
@@ -403,7 +431,7 @@ class ContentFilter(ReadRule):
         # A rejection that names no version: every record of the element must be readable.
         same = [r for r in records if version is None or r.version == version]
         if not same:
-            return "record gone"
+            return self.gone
         current = [r for r in records if r.current]
         if any(not self._allows(r.acl, r.purposes) for r in same + current):
             return "acl"
@@ -438,7 +466,7 @@ class ContentFilter(ReadRule):
         same = [r for r in records if r.version == version]
         current = [r for r in records if r.current]
         if not same:
-            return "record gone"
+            return self.gone
         # The recorded version and today's record must both be readable (a later record may
         # have tightened the ACL or purposes; a retraction withdraws the content).
         for record in same + current:

@@ -493,6 +493,9 @@ def _check_run(
         if ledger_began is not None and isinstance(finished, str) and finished >= ledger_began:
             add("run_unanchored", "finished after the ledger began, but has no anchor")
         return "unanchored" if len(problems) == before else "bad"
+    if run_props.get("tenant") != anchor.get("tenant"):
+        # Neither tenant is named: the reader may be of the tenant the run now claims.
+        add("tenant_changed", "the run names another tenant than the one it was anchored in")
     anchored_seq, anchored_hash = anchor.get("run_head_seq"), anchor.get("run_head_hash")
     if isinstance(anchored_seq, int) and last.seq < anchored_seq:
         add(
@@ -649,12 +652,18 @@ def verify_tenant_in_tx(tx: Tx, tenant: str, key: ChainKey | None) -> VerifyRepo
 
 def verify_run_in_tx(tx: Tx, run_id: str, tenant: str, key: ChainKey | None) -> VerifyReport:
     """One run: its chain and its anchor (run deleted, truncated, changed, re-statused)."""
+    return check_lineage_in_tx(tx, run_id, read_lineage(tx, run_id), tenant, key)
+
+
+def check_lineage_in_tx(
+    tx: Tx, run_id: str, lineage: RunLineage | None, tenant: str, key: ChainKey | None
+) -> VerifyReport:
+    """`verify_run_in_tx` of a lineage the caller already read (`trace` reads it once)."""
     problems: list[VerifyProblem] = []
     rec = tx.run(_ANCHOR_OF, run_id=run_id).single()
     anchor = dict(rec["p"]) if rec else None
     if anchor is not None:
         _check_anchor_props(anchor, key, problems)
-    lineage = read_lineage(tx, run_id)
     outcome = _check_run(anchor, lineage, run_id, problems)
     _check_purges(tx, lineage, problems)
     return VerifyReport(
@@ -669,6 +678,16 @@ def verify_run_in_tx(tx: Tx, run_id: str, tenant: str, key: ChainKey | None) -> 
         purged_runs=[run_id] if _is_purged(lineage) else [],
         problems=problems,
     )
+
+
+def chain_key_for_reading() -> ChainKey | None:
+    """The chain key for a reader that marks what does not verify (`trace`, `runs`): an
+    unreadable or empty key file checks no HMAC (None), as an absent one does; `verify`
+    refuses it instead."""
+    try:
+        return load_chain_key(create=False)
+    except OSError:
+        return None
 
 
 def run_owner_in_tx(tx: Tx, run_id: str) -> dict[str, Any] | None:

@@ -285,3 +285,7 @@ class RunSummary(BaseModel):
     stop_reason: str | None
     node_count: int
     head_hash: str | None
+    # Listed under `audit`: the run checked against its chain and anchor as `verify` checks
+    # it, and the first problem when it does not verify (None: not checked).
+    verified: bool | None = None
+    verify_problem: str | None = None

@@ -137,8 +137,9 @@ def _attributes(node: CtxNodeRecord) -> dict[str, Any]:
     return attrs
 
 
-def prov_document(lineage: RunLineage) -> ProvDocument:
-    """The run's lineage as a `prov.model.ProvDocument`."""
+def prov_document(lineage: RunLineage, verify_problems: list[str] | None = None) -> ProvDocument:
+    """The run's lineage as a `prov.model.ProvDocument`; `verify_problems` (the run checked
+    against its chain and anchor, when made) marks the run's activity `inv:verified`."""
     from prov.model import ProvDocument
 
     doc = ProvDocument()
@@ -152,6 +153,10 @@ def prov_document(lineage: RunLineage) -> ProvDocument:
     for node in sorted(lineage.nodes, key=lambda n: n.seq):
         by_seq[node.seq] = node
         attrs = _attributes(node)
+        if node.kind == CtxKind.RUN.value and verify_problems is not None:
+            attrs["inv:verified"] = not verify_problems
+            if verify_problems:
+                attrs["inv:verify_problem"] = verify_problems[0]
         kind = record_kind(node.kind)
         if kind == "activity":
             start = node.properties.get("started_at") if node.kind == CtxKind.RUN.value else None
@@ -184,6 +189,6 @@ def prov_document(lineage: RunLineage) -> ProvDocument:
     return doc
 
 
-def prov_json(lineage: RunLineage) -> str:
+def prov_json(lineage: RunLineage, verify_problems: list[str] | None = None) -> str:
     """PROV-JSON (https://www.w3.org/submissions/prov-json/) of the run's lineage."""
-    return str(prov_document(lineage).serialize(format="json", indent=None))
+    return str(prov_document(lineage, verify_problems).serialize(format="json", indent=None))

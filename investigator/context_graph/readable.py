@@ -8,8 +8,14 @@ import neo4j
 from cypher_templates.executor import TemplateExecutor
 from cypher_templates.subject import SubjectRef
 from investigator.context_graph.audit import ContentFilter, check_run_readable, load_reader
+from investigator.context_graph.ledger import (
+    VerifyReport,
+    chain_key_for_reading,
+    check_lineage_in_tx,
+)
 from investigator.context_graph.lineage import load_lineage
 from investigator.context_graph.models import RunLineage
+from investigator.terminal import printable
 
 
 def readable_run(
@@ -34,3 +40,43 @@ def readable_run(
     lineage = load_lineage(driver, run_id, database=ctx_database)
     check_run_readable(reader, run_id, lineage.run_properties)
     return lineage, ContentFilter(driver, reader, lineage, kg_database)
+
+
+def checked_readable_run(
+    driver: neo4j.Driver,
+    ref: SubjectRef,
+    purpose: str | None,
+    run_id: str,
+    *,
+    ctx_database: str | None,
+    kg_database: str | None,
+    executor: TemplateExecutor | None = None,
+) -> tuple[RunLineage, ContentFilter, VerifyReport]:
+    """`readable_run`, with the run checked against its chain and anchor as `verify` checks
+    it (the report), and the filter told when it does not verify: a run anchored in another
+    tenant than it names shows none of its KG content, and a record it names that is not
+    found is not said to be gone. `executor` as for `readable_run`."""
+    reader = load_reader(executor or TemplateExecutor(driver, database=kg_database), ref, purpose)
+    lineage = load_lineage(driver, run_id, database=ctx_database)
+    check_run_readable(reader, run_id, lineage.run_properties)
+    key = chain_key_for_reading()
+    tenant = reader.principal.tenant
+    with driver.session(database=ctx_database, default_access_mode=neo4j.READ_ACCESS) as session:
+        report = session.execute_read(
+            lambda tx: check_lineage_in_tx(tx, run_id, lineage, tenant, key)
+        )
+    content = ContentFilter(
+        driver,
+        reader,
+        lineage,
+        kg_database,
+        tenant_changed=any(p.kind == "tenant_changed" for p in report.problems),
+        verified=report.verified,
+    )
+    return lineage, content, report
+
+
+def verify_problem_lines(report: VerifyReport) -> list[str]:
+    """The report's problems as `trace` prints them and marks its documents with (CLI and
+    served tool alike): places and kinds only, no recorded content, no other tenant."""
+    return [printable(p.line()) for p in report.problems]

@@ -17,8 +17,9 @@ from investigator.context_graph.audit import (
     purged_element,
     unreadable_ids,
 )
+from investigator.context_graph.ledger import chain_key_for_reading, verify_run_in_tx
 from investigator.context_graph.models import RunSummary
-from investigator.defaults import RUNS_MAX_LIMIT
+from investigator.defaults import RUNS_AUDIT_CHECKED, RUNS_MAX_LIMIT
 from investigator.errors import BadInput
 from investigator.timeline import instant_of
 
@@ -63,6 +64,24 @@ def _hidden_purges(
     return hidden
 
 
+def _verify_runs(
+    driver: neo4j.Driver, tenant: str, run_ids: list[str], database: str | None
+) -> dict[str, str | None]:
+    """Each listed run checked as `verify RUN` checks it (chain and anchor): its first
+    problem, or None when it verifies. One read transaction for them all."""
+    key = chain_key_for_reading()
+
+    def check(tx: neo4j.ManagedTransaction) -> dict[str, str | None]:
+        out: dict[str, str | None] = {}
+        for run_id in run_ids:
+            report = verify_run_in_tx(tx, run_id, tenant, key)
+            out[run_id] = report.problems[0].line() if report.problems else None
+        return out
+
+    with driver.session(database=database, default_access_mode=neo4j.READ_ACCESS) as session:
+        return session.execute_read(check)
+
+
 def list_runs(
     driver: neo4j.Driver,
     reader: RunReader,
@@ -84,8 +103,14 @@ def list_runs(
     )
     runs = [dict(rec["run"]) for rec in records]
     hidden = _hidden_purges(driver, reader, runs, database)
+    # Only the auditor's listing is checked (everyday `runs` of one's own stays one read), and
+    # only its newest RUNS_AUDIT_CHECKED runs: the rest are `verified: None`, as unchecked.
+    listed = [str(r.get("run_id")) for r in runs][:RUNS_AUDIT_CHECKED]
+    tenant = reader.principal.tenant
+    checked = _verify_runs(driver, tenant, listed, database) if reader.audits else {}
     summaries = []
     for rec, run in zip(records, runs, strict=True):
+        run_id = str(run.get("run_id"))
         head_seq = run.get("head_seq")
         question = _str(run.get("question"))
         if str(run.get("run_id")) in hidden:
@@ -106,6 +131,8 @@ def list_runs(
                 stop_reason=_str(rec["stop_reason"]),
                 node_count=head_seq + 1 if isinstance(head_seq, int) else 0,
                 head_hash=_str(run.get("head_hash")),
+                verified=None if run_id not in checked else checked[run_id] is None,
+                verify_problem=checked.get(run_id),
             )
         )
     return summaries

@@ -46,6 +46,10 @@ class TraceDocument(BaseModel):
     """`trace --format json`: the run, its chain status, nodes and relationships."""
 
     run_id: str
+    # The run checked against its chain and its anchor, as `verify` checks it (None: not
+    # checked); a run that does not verify is printed, marked, never as if it were sound.
+    verified: bool | None = None
+    verify_problems: list[str] = []
     status: str | None
     chain_valid: bool
     problems: list[str]
@@ -53,11 +57,16 @@ class TraceDocument(BaseModel):
     edges: list[TraceEdge]
 
 
-def trace_document(lineage: RunLineage, shown: RunLineage | None = None) -> TraceDocument:
+def trace_document(
+    lineage: RunLineage,
+    shown: RunLineage | None = None,
+    verify_problems: list[str] | None = None,
+) -> TraceDocument:
     """The JSON form of a run's lineage (with the chain verified, so readers know to trust it).
 
     The chain is verified on the stored `lineage`; `shown` (the same run re-filtered for the
-    reader, `audit.filtered_lineage`) is what is printed.
+    reader, `audit.filtered_lineage`) is what is printed. `verify_problems`: the run's
+    check against its anchor (`ledger.check_lineage_in_tx`), when the caller made it.
     """
     report = verify_chain(lineage)
     lineage = shown or lineage
@@ -82,6 +91,8 @@ def trace_document(lineage: RunLineage, shown: RunLineage | None = None) -> Trac
     status = lineage.run_properties.get("status") if lineage.run_properties else None
     return TraceDocument(
         run_id=lineage.run_id,
+        verified=None if verify_problems is None else not verify_problems,
+        verify_problems=verify_problems or [],
         status=_s(status),
         chain_valid=report.chain_valid,
         problems=[p.describe() for p in report.problems],

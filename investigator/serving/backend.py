@@ -255,13 +255,28 @@ class ServingBackend:
         return runbook_json(answer)
 
     def trace(self, subject: SubjectRef, run_id: str, fmt: str = "json") -> str:
-        """`investigator trace RUN --format json|prov-json` for a run `subject` may read."""
+        """`investigator trace RUN --format json|prov-json` for a run `subject` may read,
+        checked against its chain and anchor as the CLI checks it (`verified`,
+        `verify_problems`; a run that does not verify is returned marked, not refused)."""
         from investigator.context_graph.audit import filtered_lineage
+        from investigator.context_graph.readable import checked_readable_run, verify_problem_lines
 
         if fmt not in TRACE_JSON_FORMATS:
             raise BadInput(f"format must be one of {', '.join(TRACE_JSON_FORMATS)}")
-        lineage, content = self._guard(lambda: self._readable(subject, run_id))
-        return trace_json(lineage, filtered_lineage(lineage, content), fmt)
+        validate_run_id(run_id)
+        lineage, content, report = self._guard(
+            lambda: checked_readable_run(
+                self.driver,
+                subject,
+                self.purpose,
+                run_id,
+                ctx_database=self.ctx_database,
+                kg_database=self.kg_database,
+                executor=self.executor,
+            )
+        )
+        shown = filtered_lineage(lineage, content)
+        return trace_json(lineage, shown, fmt, verify_problem_lines(report))
 
     def replay(self, subject: SubjectRef, run_id: str) -> str:
         """`investigator replay RUN --json` for a run `subject` may read."""
