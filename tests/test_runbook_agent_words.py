@@ -74,6 +74,16 @@ def vault(driver: neo4j.Driver, cli_env: object, invoke, tmp_path: Path) -> neo4
     return driver
 
 
+def _ingest_runbooks(invoke, folder: Path):  # type: ignore[no-untyped-def]
+    fmt = "markdown-runbooks"
+    result = invoke(
+        "ingest", str(folder), "--format", fmt, "--tenant", "acme", "--acl", "internal",
+        "--trusted", "--source-id", import_source_id(fmt, folder, None),
+    )  # fmt: skip
+    assert result.code == 0, result
+    return result
+
+
 def _lookup(invoke, *args: str) -> dict:  # type: ignore[no-untyped-def,type-arg]
     result = invoke("runbook", *args, "--subject", "user:oncall", "--json")
     assert result.code == 0, result
@@ -112,7 +122,7 @@ def test_the_component_named_as_an_engineer_says_it_finds_its_runbook(  # type: 
     for text in ("vault compactor halted", "vault compact halted"):
         doc = _lookup(invoke, text)
         assert doc["runbook"] is not None, (text, doc["note"])
-        assert doc["runbook"]["id"] == "runbook:runbook"
+        assert doc["runbook"]["id"] == "runbook:mixin"
     doc = _lookup(invoke, "vault ingester lagging")
     assert doc["runbook"] is not None, doc["note"]
 
@@ -137,3 +147,30 @@ def test_a_pasted_alert_message_gets_the_card_of_that_alert(  # type: ignore[no-
     assert card(by_text.out) == card(by_alert.out)
     doc = _lookup(invoke, pasted)
     assert doc["resolved"] == ["alert:VaultCompactHalted"]
+
+
+def test_a_runbook_file_of_a_generic_name_is_named_after_its_folder(  # type: ignore[no-untyped-def]
+    vault: neo4j.Driver, invoke, tmp_path: Path
+) -> None:
+    card = invoke("runbook", "--alert", "VaultIngestLagging", "--subject", "user:oncall")
+    # Before: `[runbook:runbook, ...]`, the name every such file of every project has.
+    assert "Runbook   Alerts  [runbook:mixin, " in card.out, card
+
+
+def test_a_re_import_supersedes_the_record_of_the_generic_name(  # type: ignore[no-untyped-def]
+    vault: neo4j.Driver, invoke, tmp_path: Path
+) -> None:
+    folder = tmp_path / "tempo-mixin"
+    folder.mkdir()
+    text = "# Tempo\n\n## Polls failing\n\nRestart the poller.\n"
+    # What an import before this change wrote: the same file as runbook:runbook.
+    (folder / "runbook.md").write_text("---\nid: runbook\n---\n" + text, encoding="utf-8")
+    _ingest_runbooks(invoke, folder)
+    (folder / "runbook.md").write_text(text, encoding="utf-8")
+    again = _ingest_runbooks(invoke, folder)
+    assert (
+        "ingest: renamed: runbook:runbook -> runbook:tempo-mixin "
+        "(same file, new id: the new record supersedes the old)"
+    ) in again.err.splitlines(), again
+    doc = _lookup(invoke, "tempo polls failing")
+    assert doc["runbook"]["id"] == "runbook:tempo-mixin", doc
