@@ -1064,10 +1064,14 @@ class RunbookLookup:
                 "matches); the card shows the best ranked: add words, or use --alert NAME"
             )
         if chosen.matched_alert:
-            # The alert whose text the query matched: its section (runbook_url, else name).
+            # The alert whose text the query matched: its section (runbook_url, else name),
+            # chosen as `--alert` chooses it: as free text, the pasted words also name its
+            # group's heading ("Thanos Compact ... halted": `## thanos-compact`), whose whole
+            # table is not the card of the one alert.
             url = ranking.runbook_urls.get(chosen.matched_alert)
             named = alert_focus([chosen.matched_alert.split(":", 1)[-1]], [url] if url else [])
-            run.focus = named.model_copy(update={"text": text, "said": text})
+            # The words still choose among the cases of that section (`said`).
+            run.focus = named.model_copy(update={"said": text})
         elif _has_heading(best, text):
             # The text is a section's heading, spelled out: that section, as an alert's.
             run.heading = text

@@ -6,7 +6,8 @@ its informative words only (English and alert boilerplate stop words, numbers an
 noise dropped), which brings back a generous set of candidates from the tenant's own index
 with the visibility predicate applied in Cypher. The candidates are then re-ranked here, with
 nothing but what they return. Words are compared by a light stem (recover, recovery,
-recovering and recovered meet; so do restart/restarts/restarting and fail/failing/failure):
+recovering and recovered meet; so do restart/restarts/restarting, fail/failing/failure and
+an agent noun and its verb, compactor/compact, ingester/ingest, querier/query):
 
 - the fulltext score, normalised by the best one;
 - how much of the query the runbook's *name and title* cover: `CephMonQuorumLost` is split
@@ -109,12 +110,19 @@ _NUMBER = re.compile(r"[0-9]+")
 _PLURAL_ES = ("sses", "xes", "ches", "shes", "zes")
 # Derivational endings, longest first: utilization/utilize, failure/fail, recovery/recover.
 _DERIVED = (("ation", ""), ("ion", ""), ("ure", ""), ("ery", "er"), ("ly", ""))
+# An agent noun meets its verb (compactor/compact, ingester/ingest, scheduler/schedule,
+# querier/query: components named after what they do) when at least this much is left: a
+# shorter base is mostly a word of its own (header/head, number, leader/lead, error/err).
+_AGENT_BASE = 5
+# Nouns that only look like agent nouns of a common word: a container does not contain.
+_NOT_AGENT = frozenset({"container", "counter", "customer", "descriptor", "pointer"})
 
 
 def _stem(word: str) -> str:
     """A light, fixed suffix stripper: enough for recover/recovery/recovering/recovered,
-    restart/restarts/restarting, fail/failing/failure and mirrored/mirroring/mirrors to meet.
-    Not a full stemmer: it only has to be the same on both sides of a comparison."""
+    restart/restarts/restarting, fail/failing/failure, mirrored/mirroring/mirrors and an
+    agent noun and its verb (compactor/compact) to meet. Not a full stemmer: it only has to
+    be the same on both sides of a comparison."""
     w = word
     if len(w) <= 3 or w.isdigit():
         return w
@@ -135,9 +143,26 @@ def _stem(word: str) -> str:
         if w.endswith(suffix) and len(w) - len(suffix) >= 4:
             w = w[: -len(suffix)] + replacement
             break
+    w = _agent_base(w)
     if w.endswith("e") and len(w) >= 4:
         w = w[:-1]
     return w
+
+
+def _agent_base(word: str) -> str:
+    """The verb an agent noun is named after (querier -> query, compactor -> compact,
+    shipper -> ship), else `word`: scheduler and schedule, ingester and ingestion meet."""
+    if word in _NOT_AGENT:
+        return word
+    if word.endswith("ier") and len(word) - 3 >= 4:
+        return word[:-3] + "y"
+    if word.endswith(("er", "or")) and len(word) - 2 >= _AGENT_BASE:
+        base = word[:-2]
+        # shipper -> ship, planner -> plan (controller keeps its ll, like controlling)
+        if base[-1] == base[-2] and base[-1] not in "lsz":
+            base = base[:-1]
+        return base
+    return word
 
 
 def _words(text: str) -> list[str]:

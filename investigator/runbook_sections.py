@@ -883,7 +883,8 @@ def _steps_of(ev: Evidence, focus: SectionFocus | None) -> RunbookSteps:
     asked = ", ".join(focus.names) if focus.names else None
     about = f"none is about {asked}" if asked else "the lookup named none of them"
     note = (
-        f"the runbook has a section for each of {len(alerts)} alerts and {about}: "
+        # Sections, not alerts: a page may have sections of alerts its rules do not define.
+        f"the runbook has {len(alerts)} sections headed by an alert's name and {about}: "
         "the steps shown are its opening text"
     )
     if focus.names and (close := close_headings(list(focus.names), [s.title for s in sections])):

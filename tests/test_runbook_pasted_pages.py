@@ -213,7 +213,7 @@ def test_text_landing_on_the_opening_names_the_closest_sections(  # type: ignore
     assert runbook["id"] == "runbook:vault"
     assert runbook["steps_locator"] is None
     assert runbook["steps_note"] == (
-        "the runbook has a section for each of 5 alerts and the lookup named none of them: "
+        "the runbook has 5 sections headed by an alert's name and the lookup named none of them: "
         "the steps shown are its opening text; closest sections: VaultRouteErrors "
         "(--alert NAME shows one)"
     )

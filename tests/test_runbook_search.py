@@ -71,7 +71,7 @@ def test_text_about_something_else_gets_no_runbook(demo: RunbookLookup) -> None:
 
 
 def test_word_forms_meet() -> None:
-    assert {_stem(w) for w in ("recover", "recovery", "recovering", "recovered")} == {"recover"}
+    assert len({_stem(w) for w in ("recover", "recovery", "recovering", "recovered")}) == 1
     assert {_stem(w) for w in ("restart", "restarts", "restarting", "restarted")} == {"restart"}
     assert {_stem(w) for w in ("fail", "failing", "failed", "failure", "failures")} == {"fail"}
     assert len({_stem(w) for w in ("mirror", "mirrored", "mirroring", "mirrors")}) == 1

@@ -114,12 +114,13 @@ def test_an_alert_with_no_section_gets_no_other_alerts_steps(  # type: ignore[no
     ]
     assert runbook["steps_locator"] is None
     assert runbook["steps_note"] == (
-        "the runbook has a section for each of 3 alerts and none is about "
+        "the runbook has 3 sections headed by an alert's name and none is about "
         "StorageQueueDepthHigh: the steps shown are its opening text"
     )
     card = invoke("runbook", "--alert", "StorageQueueDepthHigh", "--subject", "user:oncall")
     assert "Locator   storage.md\n" in card.out
-    assert "          (the runbook has a section for each of 3 alerts and none is about" in card.out
+    note = "          (the runbook has 3 sections headed by an alert's name and none is about"
+    assert note in card.out
     assert "Check the bucket" not in card.out and "Confirm an index builder" not in card.out
 
 
@@ -948,7 +949,7 @@ def test_a_table_of_contents_is_said_to_link_the_runbooks_own_sections(  # type:
     _ingest(invoke, tmp_path / "mixin", rules)
     # Listed in no section of the file: its table of contents, said to be one.
     runbook = _lookup(invoke, "--alert", "VaultIndexIsStale")["runbook"]
-    assert runbook["id"] == "runbook:runbook"
+    assert runbook["id"] == "runbook:mixin"  # `mixin/runbook.md`, named after its folder
     assert runbook["steps"][0] == "* [vault-cache](#vault-cache)"
     assert runbook["steps_note"] == (
         "the runbook has no steps: what is shown is its table of contents, links to sections "
@@ -957,4 +958,4 @@ def test_a_table_of_contents_is_said_to_link_the_runbooks_own_sections(  # type:
     # An imported file states no version of its own: the card names its content hash or
     # commit, short (before: `v1`, the record version).
     card = invoke("runbook", "--alert", "VaultIndexIsStale", "--subject", "user:oncall")
-    assert re.search(r"\[runbook:runbook, (git|sha256):[0-9a-f]{12}, trusted\]", card.out), card
+    assert re.search(r"\[runbook:mixin, (git|sha256):[0-9a-f]{12}, trusted\]", card.out), card

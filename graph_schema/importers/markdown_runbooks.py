@@ -12,7 +12,7 @@ else the one heading of the top level present, else the file name), its Markdown
 Folder indexes (`README.md` ...) are skipped, in one counted line, unless one is a runbooks
 page of several alerts' sections, or one in a subfolder is more than a list of links: that is
 its folder's runbook, `runbook:<folder>` (its path, `runbook:<folder>/README`, when another
-file has that id).
+file has that id). So is a file of a generic name (`mixin/runbook.md`: `runbook:mixin`).
 
 Optional YAML front matter (all keys optional):
 
@@ -130,6 +130,10 @@ _OTHER_PAGE_SUFFIXES = (*PAGE_SUFFIXES, *TEMPLATE_SUFFIXES, ".txt", ".rst", ".ad
 # list of links (`_is_link_list`): then it is the folder's runbook.
 _SKIPPED_NAMES = frozenset({"readme.md", "_index.md", "index.md", "summary.md"})
 _INDEX_STEMS = frozenset(name.removesuffix(".md") for name in _SKIPPED_NAMES)
+# File names that say only what every file of the import is (Thanos' `mixin/runbook.md`,
+# Tempo's `tempo-mixin/runbook.md`): such a file is named after its folder, as an index
+# page is (`runbook:tempo-mixin`, not `runbook:runbook`).
+_GENERIC_STEMS = frozenset({"runbook", "runbooks", "playbook", "playbooks"})
 
 _KNOWN_KEYS = frozenset(
     {
@@ -299,10 +303,14 @@ class _Parsed:
         self.kind = _kind(front.get("kind"))
         # The page's name: `alerts/X.html.md` is X, as its alert and its URL name it.
         stem = PurePosixPath(page_stem(rel)).name
-        # A folder's index page imported as its runbook (see `_is_link_list`).
-        self.index = stem.lower() in _INDEX_STEMS and PurePosixPath(rel).parent.name != ""
+        generic = stem.lower() in _GENERIC_STEMS and bool(path.parent.name)
+        # A folder's index page imported as its runbook (see `_is_link_list`), or a file of a
+        # generic name: named after its folder, unless that is another file's id.
+        self.index = generic or (
+            stem.lower() in _INDEX_STEMS and PurePosixPath(rel).parent.name != ""
+        )
         self.page_path = False  # `as_page_path` gave it its path as its id
-        if stem.lower() in _INDEX_STEMS:
+        if stem.lower() in _INDEX_STEMS or generic:
             stem = path.parent.name or stem  # a runbooks page is named after its folder
         self.name = slug(str(front.get("name") or stem))
         self.version_label = _version_label(front.get("version"))
