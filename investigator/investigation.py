@@ -184,7 +184,7 @@ def withheld_runbook_gaps(
         }
     )
     if not withheld:
-        return missing
+        return _unused_runbook_gaps(missing, rejected)
     names = ", ".join(withheld)
     one = len(withheld) == 1
     found = f"a runbook was found ({names})" if one else f"runbooks were found ({names})"
@@ -192,6 +192,43 @@ def withheld_runbook_gaps(
         f"{found} but withheld as untrusted text with an instruction-like fragment (see "
         f"Rejected); whoever owns the import re-ingests {'it' if one else 'them'} with "
         "--trusted if that source is trusted (docs/security.md)"
+    )
+    return [
+        m.model_copy(update={"description": description})
+        if m.evidence_type == "runbook" and m.required
+        else m
+        for m in missing
+    ]
+
+
+# Why a runbook the run retrieved was not used, in the words of a Missing line.
+_NOT_USED = {
+    RejectionReason.LOW_RELEVANCE: "found by text only: no record ties it to what the question "
+    "names, and the runbook search did not choose it for the question's words",
+    RejectionReason.REJECTED_TEMPORAL: "not valid at as_of",
+    RejectionReason.REJECTED_SUPERSEDED: "superseded by a later version",
+    RejectionReason.REJECTED_NOT_YET_KNOWN: "recorded after known_at",
+}
+_UNUSED_NAMED = 3
+
+
+def _unused_runbook_gaps(
+    missing: list[MissingEvidence], rejected: Iterable[Rejection]
+) -> list[MissingEvidence]:
+    """`missing` with a missing runbook said with the runbooks retrieved and not used, and
+    why: "no runbook applies" is untrue when the right one was found and rejected."""
+    why: dict[str, str] = {}
+    for r in sorted(rejected, key=lambda r: (r.element_id, r.round, r.reason.value)):
+        if r.element_id.startswith("runbook:"):
+            why.setdefault(r.element_id, _NOT_USED.get(r.reason, r.reason.value))
+    if not why:
+        return missing
+    shown = [f"{rb} ({reason})" for rb, reason in sorted(why.items())[:_UNUSED_NAMED]]
+    more = len(why) - len(shown)
+    description = (
+        "no runbook was used: retrieved and not used, "
+        + "; ".join(shown)
+        + (f"; and {more} more (see Rejected)" if more else "")
     )
     return [
         m.model_copy(update={"description": description})
