@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 from graph_schema.canonical import sha256_hex
 from investigator.evidence import Evidence, canonical_json, iso_utc, supported_evidence_types
 from investigator.gate import Conflict, authority
+from investigator.ownership_history import OwnershipPeriod, ownership_corrections
 from investigator.planner import (
     CHANGE_LOOKBACK,
     DEPLOY_LOOKBACK,
@@ -44,6 +45,7 @@ from investigator.timeline import (
     CHANGE_TIME_KEYS,
     DEPLOY_TIME_KEYS,
     FIRST_SEEN_KEYS,
+    AnchorEvent,
     ReferenceTime,
     holds_at,
     instant,
@@ -56,6 +58,13 @@ from investigator.timeline import (
 # release an error may appear and still be called time-correlated.
 CONFOUNDER_WINDOW = timedelta(minutes=30)
 CORRELATION_WINDOW = timedelta(minutes=30)
+
+# What to ask again with when the loop stopped with reads still planned, per stop reason.
+_LONGER_SEARCH = {
+    "deadline": "a longer --deadline-seconds",
+    "max_rounds": "a larger --max-rounds",
+    "budget_exhausted": "a larger --budget-tokens",
+}
 
 
 class EpistemicStatus(StrEnum):
@@ -347,6 +356,9 @@ def derive_claims(
     references: Sequence[ReferenceTime] | None = None,
     found_by_text: Sequence[str] = (),
     runbook_services: Sequence[tuple[str, str]] = (),
+    search_stopped_by: str | None = None,
+    ownership_period: OwnershipPeriod | None = None,
+    ownership_records: Sequence[Evidence] = (),
 ) -> ClaimSet:
     """Apply the claim rules of each intent to the pack evidence (pure, deterministic).
 
@@ -356,6 +368,12 @@ def derive_claims(
     `found_by_text`: the runbooks the loop chose by the question's words alone (their claim
     says so, an `inference`, with their owner and what no record ties); `runbook_services`:
     (runbook, service) for the services those runbooks apply to, whose owner is theirs.
+    `search_stopped_by`: the stop reason when the retrieval loop stopped with reads
+    still planned (`RetrievalOutcome.cut_short`): nothing is then said to be not known, and
+    each required gap says that the search did not finish.
+    `ownership_period`: the period the question asks the owners over (each owner
+    is stated by its valid interval), `ownership_records` the older records of their OWNS
+    edges (a correction of who was recorded is stated too; ownership_history.py).
     """
     intent_set = {Intent(i) for i in intents}
     claims: list[Claim] = []
@@ -381,8 +399,19 @@ def derive_claims(
             return f"At {as_of_text}"
         return _holds_text(ev, refs, as_of)
 
-    if Intent.OWNERSHIP_AT_TIME in intent_set:
+    def held_somewhere(ev: Evidence) -> bool:
+        # A record admitted for an instant the answer no longer names (a stand-in "then"
+        # dropped when the search stopped early) holds at nothing asked: no claim says so.
+        return holds_at(ev, as_of) or any(holds_at(ev, r.at) for r in refs)
+
+    if Intent.OWNERSHIP_AT_TIME in intent_set and ownership_period is not None:
+        owners = _with(evidence, "ownership")
+        claims += _owners_in_period(owners, ownership_period, as_of, held_at)
+        claims += _correction_claims(owners, ownership_records, ownership_period)
+    elif Intent.OWNERSHIP_AT_TIME in intent_set:
         for ev in _with(evidence, "ownership"):
+            if not held_somewhere(ev):
+                continue
             claims.append(
                 _claim(
                     f"{held_at(ev)}: {ev.content} ({_valid_text(ev)})",
@@ -475,6 +504,8 @@ def derive_claims(
         if asked not in intent_set:
             continue
         for ev in _with(evidence, etype):
+            if not held_somewhere(ev):
+                continue
             claims.append(
                 _claim(
                     f"{held_at(ev)}: {ev.content} ({_valid_text(ev)}){_through(ev)}",
@@ -529,7 +560,14 @@ def derive_claims(
     correlation_gaps: list[MissingEvidence] = []
     if Intent.DEPLOYMENT_CORRELATION in intent_set:
         correlation = _correlation(
-            evidence, firsts, mechanisms, conflicts, as_of, competing_checks, question
+            evidence,
+            firsts,
+            mechanisms,
+            conflicts,
+            as_of,
+            competing_checks,
+            question,
+            searched=search_stopped_by is None,
         )
         verdict, confounders = correlation.verdict, correlation.confounders
         claims.extend(correlation.claims)
@@ -562,6 +600,9 @@ def derive_claims(
     missing = missing_evidence(sorted(i.value for i in intent_set), supported)
     missing += correlation_gaps
     missing += text_gaps
+    missing = _incident_not_recorded(missing, evidence, question, as_of)
+    if search_stopped_by is not None:
+        missing = _not_searched_to_the_end(missing, search_stopped_by)
     # What the KG has no record of (who was on call, whether the runbook was followed) is
     # said, never skipped: the run is `partial`.
     missing += unrecorded_evidence(unrecorded_asks(question or ""))
@@ -641,6 +682,69 @@ def _holds_text(
     if not parts:
         parts.append(f"as_of, {iso_utc(as_of)}")
     return "At " + " and at ".join(parts)
+
+
+def _owners_in_period(
+    owners: Sequence[Evidence],
+    period: OwnershipPeriod,
+    as_of: datetime,
+    held_at: Callable[[Evidence], str],
+) -> list[Claim]:
+    """Each owner of the period asked, by its valid interval: `From A to B (the question says
+    '...'): team OWNS service` (statements sort by their start, so the claims read in order);
+    the owner at as_of after the period as at any time (`held_at`: `At as_of, ...`)."""
+    out = []
+    for ev in owners:
+        if not period.overlaps(ev):
+            statement = f"{held_at(ev)}: {ev.content} ({_valid_text(ev)})"
+            claim = _claim(
+                statement, EpistemicStatus.FACT, 0.95, [ev], Intent.OWNERSHIP_AT_TIME.value
+            )
+            out.append(claim)
+            continue
+        start = f"From {iso_utc(ev.valid_from)}" if ev.valid_from else "From the first record"
+        if ev.valid_to is None:
+            span = f"{start}, still at as_of, {iso_utc(as_of)}"
+        else:
+            span = f"{start} to {iso_utc(ev.valid_to)}"
+        out.append(
+            _claim(
+                f"{span} ({period.why}): {ev.content}",
+                EpistemicStatus.FACT,
+                0.95,
+                [ev],
+                Intent.OWNERSHIP_AT_TIME.value,
+            )
+        )
+    return out
+
+
+def _correction_claims(
+    owners: Sequence[Evidence], older: Sequence[Evidence], period: OwnershipPeriod
+) -> list[Claim]:
+    """One claim per span of the period whose owner a later record corrected: who was
+    recorded before the correction and who since, bound to the current records of the
+    edges concerned (the older records are in the run's `version_history` calls)."""
+    out = []
+    for c in ownership_corrections([*owners, *older], period):
+        evs = [ev for ev in owners if ev.element_id in c.keys]
+        if not evs:
+            continue
+        start = f"From {iso_utc(c.start)}" if c.start else "Until"
+        since = ", ".join(c.after) if c.after else "no owner"
+        was = ", ".join(c.before)
+        out.append(
+            _claim(
+                f"{start} to {iso_utc(c.end)} the owner of {c.owned} was corrected at "
+                f"{iso_utc(c.corrected_at)}: recorded as {was} until then, {since} since "
+                f"(asked with --known-at before the correction, the answer is {was})",
+                EpistemicStatus.FACT,
+                0.95,
+                evs,
+                Intent.OWNERSHIP_AT_TIME.value,
+            )
+        )
+    return out
 
 
 def _when(value: datetime | None) -> str:
@@ -997,9 +1101,11 @@ def _correlation(
     as_of: datetime,
     checks: CompetingCauseChecks | None = None,
     question: str | None = None,
+    searched: bool = True,
 ) -> _Correlation:
     """The verdict on the change the question names (else the release closest before the
-    first error), with the other changes of the window as competing causes."""
+    first error), with the other changes of the window as competing causes. `searched`:
+    the loop ran every read it planned (else no first error is said to be not known)."""
     intent = Intent.DEPLOYMENT_CORRELATION.value
     upstream = set(checks.upstream) if checks is not None else set()
     candidates = _candidates(evidence)
@@ -1019,7 +1125,9 @@ def _correlation(
         if c.kind == "release" and c.evidence.context.get("service") not in upstream
     ]
     if not seen:
-        return _no_first_error_yet(named, own_releases, as_of, question, evidence, intent)
+        return _no_first_error_yet(
+            named, own_releases, as_of, question, evidence, intent, searched=searched
+        )
     first_at, first_ev = _first_error(seen)
     before = [c for c in own_releases if c.at <= first_at]
     # The release closest before the first error: the default subject, and the one a
@@ -1390,14 +1498,23 @@ def _no_first_error_yet(
     question: str | None,
     evidence: Sequence[Evidence],
     intent: str,
+    *,
+    searched: bool = True,
 ) -> _Correlation:
-    """No first error is known at `as_of`: state the release, and that nothing correlates yet."""
+    """No first error is known at `as_of`: state the release, and that nothing correlates yet.
+
+    Not `searched` (the loop stopped before its reads were done): the release alone; that no
+    error is known would state what the run never looked for (the required gap says so)."""
     by_as_of = [c for c in releases if c.at <= as_of]
     subject = named or (
         max(by_as_of, key=lambda c: (c.at, c.evidence.element_id)) if by_as_of else None
     )
     if subject is None:
         return _Correlation(verdict=Verdict.UNCERTAIN)
+    if not searched:
+        return _Correlation(
+            verdict=Verdict.UNCERTAIN, claims=[_change_fact(subject, evidence, intent)]
+        )
     subject_ev = subject.evidence
     codes = extract_mentions(question or "").error_codes
     errors = f"{' / '.join(codes)} error" if codes else "error"
@@ -1463,6 +1580,54 @@ def _named_release_missing(
             )
         )
     return result
+
+
+def _not_searched_to_the_end(
+    missing: Sequence[MissingEvidence], stopped_by: str
+) -> list[MissingEvidence]:
+    """Each required gap said as what it is when the loop stopped with reads still planned:
+    not found yet, which is not the same as none (a gap, never a negative finding)."""
+    again = _LONGER_SEARCH.get(stopped_by)
+    hint = f"; ask again with {again}" if again else ""
+    return [
+        m.model_copy(
+            update={
+                "description": f"unknown, not absent: the run stopped ({stopped_by}) with "
+                f"reads still planned, before its search for this finished{hint}"
+            }
+        )
+        if m.required
+        else m
+        for m in missing
+    ]
+
+
+def _incident_not_recorded(
+    missing: Sequence[MissingEvidence],
+    evidence: Sequence[Evidence],
+    question: str | None,
+    as_of: datetime,
+) -> list[MissingEvidence]:
+    """The missing first-seen time of a question placed at the incident's start ("when the
+    incident started") said as what it is when no incident is in the evidence: none was
+    known then (or none this subject may read), not that no error was seen."""
+    if not question or any(ev.type == "Incident" for ev in evidence):
+        return list(missing)
+    asked = time_references(question, as_of)
+    if asked.event is not AnchorEvent.INCIDENT_START:
+        return list(missing)
+    words = asked.event_words or "the incident"
+    description = (
+        "no incident of the service that the subject may read is known at as_of and "
+        f"known_at, so {words!r} cannot be placed, and no first-seen time was read through "
+        "it; the errors themselves are asked about with 'then' or 'when <error code> started'"
+    )
+    return [
+        m.model_copy(update={"description": description})
+        if m.evidence_type == "error_first_seen"
+        else m
+        for m in missing
+    ]
 
 
 def _human(delta: timedelta) -> str:

@@ -20,6 +20,7 @@ DECISION_MODULES = (
     "evidence",
     "gate",
     "investigation",
+    "ownership_history",
     "pack",
     "planner",
     "retrieval",

@@ -383,6 +383,10 @@ class GatePolicy(BaseModel):
     # Instants before as_of the question refers to ("who owned it then"): a state record
     # valid at one of them is admitted as well (the claims label which instant it holds at).
     reference_times: list[datetime] = Field(default_factory=list)
+    # A period the question asks the owners over, (start, end) with end at most as_of
+    # ("between A and B"; a whole history starts at the earliest time): every ownership
+    # record valid at some instant of it is admitted, top_k aside (ownership_history.py).
+    ownership_period: tuple[datetime, datetime] | None = None
     # Records of the events those instants were taken from (the release taken as "then"):
     # admitted whatever the plan's evidence types, so the answer shows why that moment.
     anchor_ids: list[str] = Field(default_factory=list)
@@ -666,7 +670,9 @@ class EvidenceGate:
         if conflict_loss is not None:
             return conflict_loss, []
         relevant = set(cand.evidence_types) & self._relevant
-        if not anchor and all(self._count(t) >= p.top_k_per_type for t in relevant):
+        # Every owner of the period asked is the answer, not the best few of them.
+        listed = anchor or self._owner_in_period(cand)
+        if not listed and all(self._count(t) >= p.top_k_per_type for t in relevant):
             detail = f"already {p.top_k_per_type} items for {sorted(relevant)}"
             return self._reject(cand, r.TOP_K_REACHED, round_no, detail), demoted
         cost = evidence_tokens(cand)
@@ -722,12 +728,24 @@ class EvidenceGate:
             if t <= as_of
         ):
             return None
+        if self._owner_in_period(cand):
+            return None
         detail = f"valid until {cand.valid_to.isoformat()}, before as_of"
         if cand.replacement:
             return self._reject(
                 cand, r.REJECTED_SUPERSEDED, round_no, detail, replacement=cand.replacement
             )
         return self._reject(cand, r.REJECTED_TEMPORAL, round_no, detail)
+
+    def _owner_in_period(self, cand: Evidence) -> bool:
+        """Whether an ownership record holds at some instant of the period asked."""
+        period = self.policy.ownership_period
+        if period is None or "ownership" not in cand.evidence_types:
+            return False
+        start, end = period
+        return (cand.valid_from is None or cand.valid_from <= end) and (
+            cand.valid_to is None or cand.valid_to > start
+        )
 
     def _conflict(self, cand: Evidence, round_no: int) -> tuple[Rejection | None, list[Rejection]]:
         if not cand.conflict_key:

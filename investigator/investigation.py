@@ -33,6 +33,7 @@ from investigator.defaults import (
 )
 from investigator.evidence import Evidence, Rejection, RejectionReason
 from investigator.gate import Conflict, GatePolicy
+from investigator.ownership_history import asked_ownership_period
 from investigator.pack import (
     MAX_BUDGET_TOKENS,
     MIN_BUDGET_TOKENS,
@@ -52,11 +53,19 @@ from investigator.planner import (
     missing_required,
     unrecorded_asks,
 )
-from investigator.retrieval import RetrievalLoop, StopReason
+from investigator.retrieval import RetrievalLoop, RetrievalOutcome, StopReason
 from investigator.rubric import Intent, MissingEvidence, required_types, useful_types
 from investigator.runbook_sections import question_focus
 from investigator.session import RunSession, RunSpec
-from investigator.timeline import far_anchor_notes, time_words_not_used
+from investigator.timeline import (
+    AnchorEvent,
+    ReferenceTime,
+    UnplacedTime,
+    far_anchor_notes,
+    first_error,
+    time_references,
+    unplaced_times,
+)
 
 
 class InvestigationRequest(BaseModel):
@@ -162,9 +171,15 @@ class InvestigationResult(BaseModel):
     # Relative time words of the question the planner does not resolve ("yesterday"): the
     # answer is at `as_of`, and says so.
     unresolved_time_words: list[str] = Field(default_factory=list)
+    # Why each of them is not used: words not read as a time, an amount it cannot apply, an
+    # event not found by as_of as known at known_at, a time after as_of, the run's deadline.
+    unresolved_time_reasons: list[UnplacedTime] = Field(default_factory=list)
     # The event taken as "then" when it lies more than a day before `as_of`, said plainly
     # (the claims name its date, which is easy to miss).
     time_notes: list[str] = Field(default_factory=list)
+    # The loop stopped (deadline, max_rounds, budget) with reads still planned: what the
+    # answer lists as missing was not searched for to the end.
+    search_cut_short: bool = False
     timings: StageTimings = Field(default_factory=StageTimings)
     reused_run: bool = False
 
@@ -259,6 +274,35 @@ def final_rejections(
             continue
         latest[rej.candidate_id] = rej
     return list(latest.values())
+
+
+def searched_references(
+    question: str,
+    references: list[ReferenceTime],
+    admitted: Iterable[Evidence],
+    *,
+    as_of: datetime,
+    first_seen: datetime | None,
+    cut_short: bool,
+) -> list[ReferenceTime]:
+    """The instants the answer is about: `references`, less a stand-in for the plain "then"
+    when the loop stopped before it had looked for the first error that "then" means.
+
+    The release (or incident, alert) stands in for "then" only once the errors were searched
+    and none was found; a run cut by its deadline never searched, so "then" stays unplaced
+    (the answer is at as_of) rather than moved to the release while the error is known."""
+    asked = time_references(question, as_of)
+    plain_then = asked.event is AnchorEvent.FIRST_ERROR and asked.side is None
+    if not cut_short or not plain_then:
+        return references
+    if first_error(list(admitted), as_of, first_seen, asked.codes) is not None:
+        return references
+    return [r for r in references if r.kind != "event"]
+
+
+def stop_reason_if_cut_short(outcome: RetrievalOutcome) -> str | None:
+    """The loop's stop reason when it stopped with reads still planned, else None."""
+    return outcome.stop_reason.value if outcome.cut_short else None
 
 
 def _status(missing: list[MissingEvidence], unplaced_time_words: list[str]) -> RunStatus:
@@ -372,6 +416,12 @@ def _investigate(
     # the ids whose `code` they are).
     focus_codes = sorted(set(mentions.error_codes))
     focus_ids = sorted({i for i in mentions.ids if i.startswith("err:")})
+    # "Who owned it between A and B?", "the ownership history": every owner in the period.
+    period = (
+        asked_ownership_period(request.question, as_of)
+        if Intent.OWNERSHIP_AT_TIME in intents
+        else None
+    )
     gate = session.use_gate(
         GatePolicy(
             as_of=as_of,
@@ -384,6 +434,7 @@ def _investigate(
             section_names=list(question_focus(request.question).names),
             section_question=request.question,
             evidence_token_budget=evidence_token_budget(request.budget_tokens),
+            ownership_period=period.bounds if period is not None else None,
         )
     )
     loop = RetrievalLoop(
@@ -447,6 +498,14 @@ def _investigate(
     timings.pack_ms = (time.perf_counter() - t0) * 1000.0
 
     t0 = time.perf_counter()
+    references = searched_references(
+        request.question,
+        outcome.known.references,
+        gate.admitted,
+        as_of=as_of,
+        first_seen=outcome.known.first_seen,
+        cut_short=outcome.cut_short,
+    )
     claim_set: ClaimSet = derive_claims(
         [i.value for i in intents],
         pack.evidence,
@@ -454,9 +513,12 @@ def _investigate(
         conflicts=gate.conflicts,
         service_id=outcome.service_id,
         question=reading,
-        references=outcome.known.references,
+        references=references,
         found_by_text=outcome.known.runbooks_by_text,
         runbook_services=outcome.known.runbook_services,
+        search_stopped_by=stop_reason_if_cut_short(outcome),
+        ownership_period=period,
+        ownership_records=outcome.ownership_records,
         competing_checks=competing_cause_status(
             intents,
             outcome.known,
@@ -469,9 +531,16 @@ def _investigate(
     timings.claims_ms = (time.perf_counter() - t0) * 1000.0
 
     # Unresolved time words, and explicit times after as_of: the answer is at as_of for both.
-    unplaced = time_words_not_used(request.question, as_of, outcome.known.references)
-    status = _status(claim_set.missing_evidence, unplaced)
     stop_reason = outcome.stop_reason
+    reasons = unplaced_times(
+        request.question,
+        as_of,
+        references,
+        late=outcome.known.late_references,
+        deadline=stop_reason is StopReason.DEADLINE,
+    )
+    unplaced = [u.words for u in reasons]
+    status = _status(claim_set.missing_evidence, unplaced)
     result = InvestigationResult(
         run_id=run_id,
         pack_id=pack.pack_id,
@@ -501,7 +570,9 @@ def _investigate(
         tool_calls=outcome.tool_calls,
         omissions=len(pack.omissions),
         unresolved_time_words=unplaced,
-        time_notes=far_anchor_notes(request.question, as_of, outcome.known.references),
+        unresolved_time_reasons=reasons,
+        time_notes=far_anchor_notes(request.question, as_of, references),
+        search_cut_short=outcome.cut_short,
         timings=timings,
     )
     # The stored result is what an idempotent retry prints again (timings left out).

@@ -24,13 +24,16 @@ from investigator.evidence import iso_utc
 from investigator.rubric import UNRECORDED_ASKS, Intent, required_types, useful_types
 from investigator.stop_words import ENGLISH_STOP_WORDS
 from investigator.timeline import (
+    EARLIEST,
     EPISODE,
     RELEASE_NAME,
     AnchorEvent,
     ReferenceTime,
+    ReleasePick,
     SeenEvent,
     instant_of,
     reference_times,
+    release_pick,
     shift,
     time_references,
     without_event_side_words,
@@ -272,6 +275,8 @@ NAMED_RELEASE_CHECK = CHECK_PREFIX + "named-release"
 # "Before/after/at the release" with no release in the window the error anchors (or none by
 # as_of): the newest releases of the focus services by then are fetched to place it.
 LATEST_RELEASE_CHECK = CHECK_PREFIX + "latest-release"
+# "Before the first release": the earliest releases of the focus services by as_of.
+FIRST_RELEASE_CHECK = CHECK_PREFIX + "first-release"
 # The release taken as "then" (or "before the release"), read again once placed so that its
 # record is evidence of the answer (the gate admits it as an anchor).
 THEN_RELEASE_CHECK = CHECK_PREFIX + "then-release"
@@ -525,6 +530,10 @@ class Known(BaseModel):
     alerts_fired: list[tuple[datetime, str, str]] = Field(default_factory=list)
     # The instants the question's time words resolved to, with why (investigator.timeline).
     references: list[ReferenceTime] = Field(default_factory=list)
+    # The event instant they resolved to when it lies after as_of (not used, said so).
+    late_references: list[ReferenceTime] = Field(default_factory=list)
+    # Services whose earliest releases were read ("before the first release" may be placed).
+    release_histories: list[str] = Field(default_factory=list)
     # Releases seen by check steps, with service and deployment time (sorted by id).
     releases: list[KnownRelease] = Field(default_factory=list)
     # Other changes (change events) the competing-cause checks found (sorted).
@@ -1201,6 +1210,7 @@ def followup_steps(
     """
     focus = focus_services(known, inp.service_id)
     asked = time_references(inp.question, inp.as_of)
+    late: list[ReferenceTime] = []
     refs = reference_times(
         asked,
         gate.admitted,
@@ -1210,8 +1220,10 @@ def followup_steps(
         alerts_fired=known.alerts_fired,
         releases=[SeenEvent(r.at, r.name or r.id, r.service, r.id) for r in known.releases],
         known_at=inp.known_at,
+        release_history_read=bool(focus) and set(focus) <= set(known.release_histories),
+        late=late,
     )
-    known.references = refs
+    known.references, known.late_references = refs, late
     instants = sorted({r.at for r in refs})
     if instants != list(gate.policy.reference_times):
         gate.policy = gate.policy.model_copy(update={"reference_times": instants})
@@ -1289,6 +1301,19 @@ def followup_steps(
         for svc in focus
         if plain_then and stale
     ]
+    if asked.event is AnchorEvent.RELEASE and release_pick(asked.event_words) is ReleasePick.FIRST:
+        # "Before the first release": the earliest releases by as_of (the window template
+        # returns them oldest first), read once for each focus service.
+        release_steps += [
+            _step(
+                "deployments_in_window",
+                {"service_id": svc, "from": _iso(EARLIEST), "to": _iso(inp.as_of)},
+                "deployment_time",
+                step_id=FIRST_RELEASE_CHECK,
+            )
+            for svc in focus
+            if svc not in known.release_histories
+        ]
     return [
         *alert_steps,
         *anchor_steps,

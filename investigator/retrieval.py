@@ -24,9 +24,11 @@ from cypher_templates.plan import PlanStep, QueryPlan
 from graph_schema.alert_names import as_named, typed_as
 from investigator.context_graph.models import ToolCallRecord
 from investigator.evidence import Evidence, Rejection, fuse
+from investigator.ownership_history import history_steps
 from investigator.planner import (
     AT_PREFIX,
     CAUSE_INTENTS,
+    FIRST_RELEASE_CHECK,
     NAV_PREFIX,
     RUNBOOK_SERVICES,
     DeterministicPlanner,
@@ -99,6 +101,12 @@ class RetrievalOutcome(BaseModel):
     # another form written as named (`RetrievalLoop._reread`); else the goal's.
     intents: list[Intent] = Field(default_factory=list)
     reading: str = ""
+    # The loop stopped (deadline, max_rounds, budget) with reads still planned: what it did
+    # not find was not looked for to the end, so it is unknown, not absent.
+    cut_short: bool = False
+    # The older records of the admitted OWNS edges, read when the question asks the owners
+    # over a period (ownership_history.py): what was recorded before each correction.
+    ownership_records: list[Evidence] = Field(default_factory=list)
 
 
 # Link (navigation) templates: their rows name anchors; they are evidence only for lookups.
@@ -502,6 +510,7 @@ class RetrievalLoop:
         while True:
             if self._past_deadline():
                 outcome.stop_reason = StopReason.DEADLINE
+                outcome.cut_short = True
                 break
             steps = [s for s in plan.steps if step_key(s) not in done]
             if not steps:
@@ -513,6 +522,7 @@ class RetrievalLoop:
             progressed, hit_deadline = self._round(round_no, plan, steps, known, done, outcome)
             if hit_deadline:
                 outcome.stop_reason = StopReason.DEADLINE
+                outcome.cut_short = True
                 break
             if round_no == 1 and not known.alerts:
                 # No record of the alert asked about: a runbook with its section is named.
@@ -525,6 +535,7 @@ class RetrievalLoop:
                 progressed |= self._runbook_by_text(known, outcome)
             if self.gate.budget_hit:
                 outcome.stop_reason = StopReason.BUDGET_EXHAUSTED
+                outcome.cut_short = True
                 break
             supported = self.gate.supported_types()
             required_missing = missing_required(self.intents, supported)
@@ -554,6 +565,7 @@ class RetrievalLoop:
                     if not required_missing
                     else StopReason.MAX_ROUNDS
                 )
+                outcome.cut_short = bool(required_missing and next_steps)
                 break
             if (not progressed and not must_run) or not next_steps:
                 outcome.stop_reason = (
@@ -563,6 +575,8 @@ class RetrievalLoop:
                 )
                 break
             plan = self.planner.plan(self.inp, self.intents, known, next_steps)
+        if self.gate.policy.ownership_period is not None and not self._past_deadline():
+            outcome.ownership_records = self._ownership_records(known, outcome)
         outcome.known = known
         outcome.service_id = self.inp.service_id
         outcome.intents = list(self.intents)
@@ -578,6 +592,14 @@ class RetrievalLoop:
         question names, explicit or an event, gets its own version from the lookups repeated
         at it (`_as_recorded_then`): as_of stays a reference, as for an owner."""
         return as_recorded_at(candidates, self.inp.as_of, self._history_stage(known, outcome))
+
+    def _ownership_records(self, known: Known, outcome: RetrievalOutcome) -> list[Evidence]:
+        """Every older record of the admitted OWNS edges that have one, read with
+        `version_history` in a recorded round of its own (not counted against max_rounds)."""
+        steps = history_steps(self.gate.admitted)
+        if not steps:
+            return []
+        return [ev for rows in self._history_stage(known, outcome)(steps) for ev in rows]
 
     def _history_stage(
         self, known: Known, outcome: RetrievalOutcome
@@ -886,6 +908,9 @@ class RetrievalLoop:
                 # A competing-cause check: its rows are evidence, never new anchors.
                 focus = focus_services(known, self.inp.service_id)
                 learned |= note_check_rows(known, result.rows, focus)
+                if step.step_id == FIRST_RELEASE_CHECK and call.record.error is None:
+                    # Its earliest releases are read: "the first release" may be placed.
+                    known.add("release_histories", str(step.params["service_id"]))
             elif result.template_id not in TEXT_CHANNEL_TYPES:
                 learned |= learn(known, result.rows, self.focus, self.inp.as_of)
                 if result.template_id == "entity_resolution":

@@ -62,8 +62,10 @@ from investigator.runbook_fallback import (
 from investigator.runbook_search import SHOWN, RankedRunbook, query_stems, search_runbooks
 from investigator.runbook_sections import (
     LINKED_FILE,
+    SectionCase,
     SectionFocus,
     alert_focus,
+    code_words,
     file_of,
     headed_by,
     pointed_at,
@@ -155,6 +157,13 @@ class RunbookQuery(BaseModel):
         return f"{words[self.target]}: {self.value}"
 
 
+class StepsMore(BaseModel):
+    """What a card cut at its step limit leaves out: how many step lines, and where."""
+
+    lines: int
+    locator: str | None
+
+
 class RunbookVersion(BaseModel):
     """A runbook (or policy) version as the card and `--json` show it."""
 
@@ -174,6 +183,11 @@ class RunbookVersion(BaseModel):
     steps: list[str] = Field(default_factory=list)
     # Why the steps are not the section asked about (a runbook of several alerts' sections).
     steps_note: str | None = None
+    # The step lines left out of `steps` (cut at the card's limit), and where they are.
+    steps_more: StepsMore | None = None
+    # The cases the section asked about splits into ("Write Latency", "Read Latency"), with
+    # the one whose steps are shown, if the lookup's words name one.
+    section_cases: list[SectionCase] = Field(default_factory=list)
     applies_via: str | None = None  # the anchor id the version was found through
     # Set when this is a fallback, the runbook of a related service, not the target's own:
     # the path it was reached by, e.g. "err:PAY-1002 <- EMITTED - svc:payment-api".
@@ -270,6 +284,10 @@ def _as_version(ev: Evidence, focus: SectionFocus | None = None) -> RunbookVersi
         content_hash=ev.content_hash,
         steps=steps.lines + steps.links,
         steps_note=steps.note,
+        steps_more=StepsMore(lines=steps.more, locator=steps.locator or ev.locator)
+        if steps.more
+        else None,
+        section_cases=steps.cases,
         applies_via=str(ev.context.get("anchor")) if ev.context.get("anchor") else None,
         trust=ev.trust,
         contact=front_matter_contact(ev.props),
@@ -329,6 +347,12 @@ def _file_name(runbook_id: str) -> str:
     """A runbook id's last path part, without version: `runbook:a/often-restarted@v2` ->
     `often-restarted`."""
     return runbook_id.split(":", 1)[-1].split("@", 1)[0].rsplit("/", 1)[-1]
+
+
+def _document_id(runbook_id: str) -> str:
+    """A runbook id without its version: `runbook:tps-recovery@v2` -> `runbook:tps-recovery`
+    (the versions of one document share it)."""
+    return runbook_id.split("@", 1)[0]
 
 
 def _name_forms(name: str) -> list[str]:
@@ -412,6 +436,8 @@ class _Lookup(OneStepCalls):
         self.alert_ids: dict[str, list[str]] = {}
         # A section heading the target spells out exactly (a code no record stands for).
         self.heading: str | None = None
+        # An error id in free text that heads a section (`... (err-mimir-x) ...`).
+        self.code_word: str | None = None
         # Runbooks read only because a pointer among the candidates links them.
         self.pointed: set[str] = set()
 
@@ -780,6 +806,11 @@ class RunbookLookup:
                 f"{chosen.element_id} has a section headed by it, and that heading is the "
                 "only tie"
             )
+        elif run.code_word is not None:
+            notes.append(
+                f"{run.code_word!r} in the text heads a section of {chosen.element_id}: that "
+                "section is shown (the heading is the only tie)"
+            )
         if pointer is not None:
             notes.append(
                 f"{pointer.element_id} only points at {chosen.element_id}, so the card "
@@ -887,7 +918,11 @@ class RunbookLookup:
     def _anchors(self, run: _Lookup, query: RunbookQuery) -> list[tuple[str, str]]:
         """(anchor id, runbooks_for anchor option) pairs the target resolves to."""
         if query.target is LookupTarget.TEXT:
-            return self._named_in_text(run, query.value) or self._text_anchors(run, query.value)
+            return (
+                self._named_in_text(run, query.value)
+                or self._code_headed(run, query.value)
+                or self._text_anchors(run, query.value)
+            )
         label = _ENTITY_LABEL[query.target]
         rows = run.call(
             "entity_resolution",
@@ -919,12 +954,37 @@ class RunbookLookup:
                 for name, rows in found.items()
                 if rows
             }
-            run.focus = _focus_on_alerts(run.alert_names, alerts)
+            focus = _focus_on_alerts(run.alert_names, alerts)
+            run.focus = focus.model_copy(update={"said": text})
             # In the order typed: the owner paged is the first-named alert's.
             typed = [a for name in run.alert_names for a in run.alert_ids[name]]
             return [(alert_id, "alert") for alert_id in dict.fromkeys(typed)]
-        run.focus = alert_focus(names, [])
+        run.focus = alert_focus(names, []).model_copy(update={"said": text})
         return [(runbook, "runbook") for runbook in self._runbooks_named(run, names)]
+
+    def _code_headed(self, run: _Lookup, text: str) -> list[tuple[str, str]]:
+        """Free text holding an error id that heads a section of a runbook (a log line's
+        `(err-mimir-sample-out-of-order)`, "what do I do about err-mimir-..."): the runbooks
+        so headed, and that section asked about, as an alert name typed selects its own.
+        The first id typed that heads one; one stage (a fulltext search per id)."""
+        codes = code_words(text)
+        searches = [
+            PlanStep(
+                template_id="fulltext_search",
+                params={"query": code},
+                options={"label": "Runbook"},
+                evidence_type="runbook",
+                limit=_HEADED_CANDIDATES,
+            )
+            for code in codes
+        ]
+        for code, hits in zip(codes, run.stage(searches), strict=True):
+            headed = sorted({ev.element_id for ev in hits if _has_heading(ev, code)})
+            if headed:
+                run.code_word = code
+                run.focus = SectionFocus(names=(code,), said=text)
+                return [(runbook, "runbook") for runbook in headed]
+        return []
 
     def _text_anchors(self, run: _Lookup, text: str) -> list[tuple[str, str]]:
         # Informative words only, re-ranked by name/title and coverage; abstains when none
@@ -948,30 +1008,33 @@ class RunbookLookup:
             and (one_word or r.score >= _ALIKE_SCORE * chosen.score)
             and chosen.fits_by != "name"
         ]
-        namesakes = sorted(r.id for r in alike if _file_name(r.id) == _file_name(chosen.id))
-        if len(namesakes) >= 2 and len(alike) < _ALIKE_NOTED:
+        # Versions of one runbook (`@v1`, `@v2`) are one document: the version in force is
+        # chosen by time, not by this tie, so they count once.
+        documents = sorted({_document_id(r.id) for r in alike})
+        namesakes = [d for d in documents if _file_name(d) == _file_name(chosen.id)]
+        if len(namesakes) >= 2 and len(documents) < _ALIKE_NOTED:
             # Files of one name in two folders fit the same words: a coin toss by id, said.
             run.text_alike = (
                 f"{len(namesakes)} runbooks named {_file_name(chosen.id)!r} fit "
                 f"{text[:60]!r} alike ({', '.join(namesakes)}); the card shows the first: "
                 "name the one you mean with --alert ID"
             )
-        elif len(alike) >= _ALIKE_NOTED:
+        elif len(documents) >= _ALIKE_NOTED:
             run.text_alike = (
-                f"{len(alike)} runbooks fit {text[:60]!r} alike (the first 5 under text "
+                f"{len(documents)} runbooks fit {text[:60]!r} alike (the first 5 under text "
                 "matches); the card shows the best ranked: add words, or use --alert NAME"
             )
         if chosen.matched_alert:
             # The alert whose text the query matched: its section (runbook_url, else name).
             url = ranking.runbook_urls.get(chosen.matched_alert)
             named = alert_focus([chosen.matched_alert.split(":", 1)[-1]], [url] if url else [])
-            run.focus = named.model_copy(update={"text": text})
+            run.focus = named.model_copy(update={"text": text, "said": text})
         elif _has_heading(best, text):
             # The text is a section's heading, spelled out: that section, as an alert's.
             run.heading = text
-            run.focus = SectionFocus(names=(text,), text=text)
+            run.focus = SectionFocus(names=(text,), text=text, said=text)
         else:
-            run.focus = SectionFocus(text=text)
+            run.focus = SectionFocus(text=text, said=text)
         # The chosen one leads (it may be ranked below a candidate that does not fit).
         run.text_hits = [best, *(by_id[r.id] for r in ranking.ranked if r.id != chosen.id)]
         links = run.call(

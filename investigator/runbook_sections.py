@@ -36,7 +36,7 @@ from graph_schema.importers.markdown_sections import (
     sections_of,
 )
 from investigator.evidence import Evidence, evidence_id_for, sha256_text
-from investigator.runbook_search import query_stems, spelled_out, text_stems
+from investigator.runbook_search import query_stems, search_terms, spelled_out, text_stems
 
 MAX_STEP_LINES = 5
 
@@ -81,6 +81,20 @@ class SectionFocus(BaseModel):
     names: tuple[str, ...] = ()
     # Free text: the alert section whose title has most of its words (and no tie).
     text: str | None = None
+    # The words the user gave (pasted text, a page's line): they choose among a section's
+    # cases (`SectionCase`), never which section is asked about.
+    said: str | None = None
+
+
+class SectionCase(BaseModel):
+    """One of the subsections a section splits into, one per case ("Write Latency", "Read
+    Latency"), each with steps of its own: the on-call reads the one that applies."""
+
+    model_config = ConfigDict(frozen=True)
+
+    title: str
+    locator: str | None = None
+    shown: bool = False  # whether its steps are the ones shown
 
 
 class RunbookSteps(BaseModel):
@@ -95,6 +109,11 @@ class RunbookSteps(BaseModel):
     # for `[documentation][scale-app]`), as written in the file: the card shows them after
     # the steps, so that a link the steps name can be followed.
     links: list[str] = []
+    # The step lines of what the lines were read from that the card leaves out (cut at
+    # MAX_STEP_LINES): the rest is at `locator`.
+    more: int = 0
+    # The cases the section asked about splits into, when it does (`_split`).
+    cases: list[SectionCase] = []
 
 
 def alert_focus(names: list[str], runbook_urls: list[str]) -> SectionFocus:
@@ -268,10 +287,11 @@ def _body_lines(text: str) -> list[str]:
     return [line for line, _ in _items(text)]
 
 
-def _shown(text: str) -> list[str]:
-    """The step lines of `text` a card shows: the first MAX_STEP_LINES (`_items`), never cut
-    inside a code fence (the card ended on the first line of a command): a fence cut short
-    is shown to its end when that is at most _FENCE_MORE more lines, else left out."""
+def _cut(text: str) -> tuple[list[str], int]:
+    """The step lines of `text` a card shows, and how many of its step lines it leaves out:
+    the first MAX_STEP_LINES (`_items`), never cut inside a code fence (the card ended on
+    the first line of a command): a fence cut short is shown to its end when that is at most
+    _FENCE_MORE more lines, else left out."""
     items = _items(text)
     shown = items[:MAX_STEP_LINES]
     cut = shown[-1][1] if shown else None
@@ -281,7 +301,13 @@ def _shown(text: str) -> list[str]:
             shown += rest
         else:
             shown = [item for item in shown if item[1] != cut] or shown
-    return [line for line, _ in shown]
+    return [line for line, _ in shown], len(items) - len(shown)
+
+
+def _read(text: str, locator: str | None = None, note: str | None = None) -> RunbookSteps:
+    """The steps a card shows of `text`, read at `locator`, with the count it leaves out."""
+    lines, more = _cut(text)
+    return RunbookSteps(lines=lines, locator=locator, note=note, more=more)
 
 
 def _label(line: str) -> str | None:
@@ -374,13 +400,14 @@ def _headed_by_words(sections: list[Section], text: str) -> int | None:
     return _by_title_words(sections, [i for i in range(len(sections)) if i != whole], text)
 
 
-def closest_sections(sections: list[Section], alerts: list[int], text: str) -> list[str]:
-    """The headings of the alert sections nearest free `text`, best first (at most
-    CLOSEST_SECTIONS, none that shares no word with it): the query's words in the heading
-    count CLOSEST_TITLE_WEIGHT times, in the section's text (its subsections' too) once."""
+def closest_sections(sections: list[Section], candidates: list[int], text: str) -> list[str]:
+    """The headings of the sections of `candidates` (an alert's or an error id's) nearest
+    free `text`, best first (at most CLOSEST_SECTIONS, none that shares no word with it):
+    the query's words in the heading count CLOSEST_TITLE_WEIGHT times, in the section's text
+    (its subsections' too) once."""
     wanted = query_stems(text)
     scored = []
-    for i in alerts:
+    for i in candidates:
         title = text_stems(sections[i].title)
         body = text_stems(" ".join(sections[k].body for k in range(i, _scope_end(sections, i))))
         score = CLOSEST_TITLE_WEIGHT * len(wanted & title) + len(wanted & body)
@@ -411,7 +438,11 @@ def headed_by(titles: object, names: Iterable[str], question: str | None = None)
 
 
 def _first_steps(
-    sections: list[Section], indices: range, locators: dict[str, str], heads: bool = False
+    sections: list[Section],
+    indices: range,
+    locators: dict[str, str],
+    heads: bool = False,
+    own: int | None = None,
 ) -> RunbookSteps | None:
     """The first steps-like section among `indices` with text of its own; else one whose
     text is its subsections' ("## Mitigation" holding only "### Disk full" and "### Quota":
@@ -419,7 +450,9 @@ def _first_steps(
     marks steps ("How to **fix** it:", `_marker`); else the same for troubleshooting. A
     steps section that only says there is no procedure gives way to a troubleshooting one
     (it is shown when there is none). With `heads`, steps a label marks in a subsection of
-    `indices[0]` are shown under its title ("Write latency:"): they hold for that case only."""
+    section `own` (by default `indices[0]`) are shown under its title ("Write latency:"):
+    they hold for that case only."""
+    own = indices[0] if own is None else own
     said_none: RunbookSteps | None = None
     for titles, how in (
         (_STEPS_TITLE, "own"),
@@ -433,7 +466,7 @@ def _first_steps(
             section = sections[i]
             bodies: list[str] = []
             if how == "marked":
-                head = f"{section.title}:\n" if heads and i != indices[0] else ""
+                head = f"{section.title}:\n" if heads and i != own else ""
                 bodies = [head + text for text in _marked(section.body, titles)]
             elif titles.search(section.title):
                 body = section.body
@@ -449,7 +482,7 @@ def _first_steps(
                 lines = _body_lines(body)
                 if not lines:
                     continue
-                steps = RunbookSteps(lines=_shown(body), locator=locators.get(section.anchor))
+                steps = _read(body, locators.get(section.anchor))
                 if not _says_no_steps(lines):
                     return steps
                 said_none = said_none or steps
@@ -491,7 +524,12 @@ def _listed_rows(
         f"the runbook has no steps: what is shown is where section '{section.title}' of it "
         f"lists {names[0]}"
     )
-    return RunbookSteps(lines=lines[:5], locator=locators.get(section.anchor), note=note)
+    return RunbookSteps(
+        lines=lines[:MAX_STEP_LINES],
+        locator=locators.get(section.anchor),
+        note=note,
+        more=max(0, len(lines) - MAX_STEP_LINES),
+    )
 
 
 def _no_procedure(steps: RunbookSteps) -> RunbookSteps:
@@ -532,9 +570,9 @@ def _plain_steps(ev: Evidence) -> RunbookSteps:
                     break
                 body.append(line)
             if any(line.strip() for line in body):
-                return RunbookSteps(lines=_shown("\n".join(body)), locator=str(loc))
+                return _read("\n".join(body), str(loc))
     text = [line for line in lines if not _HEADING_LINE.match(line)]
-    return RunbookSteps(lines=_shown("\n".join(text)))
+    return _read("\n".join(text))
 
 
 def _structure(ev: Evidence) -> tuple[list[Section], dict[str, str]] | None:
@@ -546,6 +584,31 @@ def _structure(ev: Evidence) -> tuple[list[Section], dict[str, str]] | None:
         return None
     # The importer's locators (`path#anchor`, `path@commit#anchor`), by anchor.
     return sections, {str(loc).rpartition("#")[2]: str(loc) for loc in recorded if "#" in str(loc)}
+
+
+# An error id as logs and pages write it: words joined by `-`, three or more
+# (`err-mimir-sample-out-of-order`), or a code like `PAY-4097`; not the head or tail of a
+# longer name.
+_CODE_WORD = re.compile(
+    r"(?<![\w.-])(?:[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+){2,}|[A-Z][A-Z0-9]{1,9}-\d{2,6})"
+    r"(?![\w-]|\.\w)"
+)
+_CODE_WORDS = 3  # the error ids read from one text
+
+
+def code_words(text: str) -> list[str]:
+    """The error-id-shaped words of `text`, in order, each once (at most _CODE_WORDS): what
+    may head a section of its own (Mimir's `### err-mimir-sample-out-of-order`)."""
+    return list(dict.fromkeys(_CODE_WORD.findall(text)))[:_CODE_WORDS]
+
+
+def _code_sections(sections: list[Section]) -> list[int]:
+    """The indexes of the sections whose heading is an error id (`code_words`), whole."""
+    return [
+        i
+        for i, s in enumerate(sections)
+        if (title := heading_text(s.title)) and code_words(title) == [title]
+    ]
 
 
 def _alert_sections(sections: list[Section]) -> list[int]:
@@ -600,8 +663,14 @@ def alert_section(ev: Evidence, focus: SectionFocus) -> str | None:
 
 
 # A section that only refers to another of the same file ("Same as [`MimirX`](#MimirX).",
-# "See MimirX."): at most this many lines, starting with these words.
-_SAME_AS = re.compile(r"^\W*(?:same as|see)\b", re.IGNORECASE)
+# "See MimirX.", "This alert is like [`MimirX`](#MimirX) but it fires when queries are
+# failing."): at most this many lines, starting with these words.
+_SAME_AS = re.compile(
+    r"^\W*(?:same as|see|(?:this (?:alert|one) is (?:just )?)?(?:like|similar to))\b",
+    re.IGNORECASE,
+)
+_LIKE = re.compile(r"^\W*(?:this (?:alert|one) is (?:just )?)?(?:like|similar to)\b", re.IGNORECASE)
+_QUOTED_MAX = 200  # characters of a "like X but ..." sentence quoted in the note
 _SAME_AS_LINES = 2
 # A link to a heading of the same file, anywhere in a line: its anchor without the `#`.
 _SAME_FILE_ANCHOR = re.compile(r"\]\(#([^)\s]+)\)")
@@ -620,21 +689,134 @@ def _same_as(sections: list[Section], chosen: int) -> int | None:
     return None if target is None or target == chosen else target
 
 
-def _section_steps(sections: list[Section], locators: dict[str, str], chosen: int) -> RunbookSteps:
-    """The steps of section `chosen` (its subsections' too)."""
+def _section_steps(
+    sections: list[Section], locators: dict[str, str], chosen: int, said: str | None = None
+) -> RunbookSteps:
+    """The steps of section `chosen` (its subsections' too); of a section that splits into
+    cases (`_split`), those of the case the words `said` name, else its own text and the
+    cases named, for the on-call to choose."""
     scope = range(chosen, _scope_end(sections, chosen))
     found = _first_steps(sections, scope, locators, heads=True)
     if found is not None:
-        return found
+        cases = _split(sections, locators, chosen, found)
+        return found if cases is None else _case_steps(sections, locators, chosen, cases, said)
     # A subsection's lines under its title ("Write latency:"): they hold for that case.
     text = "\n".join(
         line
         for i in scope
         for line in (*(("", f"{sections[i].title}:") if i != chosen else ()), sections[i].body)
     )
-    return _no_procedure(
-        RunbookSteps(lines=_shown(text), locator=locators.get(sections[chosen].anchor))
+    return _no_procedure(_read(text, locators.get(sections[chosen].anchor)))
+
+
+def _split(
+    sections: list[Section], locators: dict[str, str], chosen: int, found: RunbookSteps
+) -> list[int] | None:
+    """The cases section `chosen` splits into: its direct subsections that are not steps or
+    troubleshooting headings themselves ("Write Latency", "Read Latency", "Alertmanager" of
+    Mimir's MimirRequestLatency) and hold steps, when there are two or more and the steps
+    `found` for the section are in one of them (not in its own text, nor under a "How to
+    fix" of its own). None when it does not split."""
+    children = []
+    i = chosen + 1
+    while i < _scope_end(sections, chosen):
+        children.append(i)
+        i = _scope_end(sections, i)
+    cases = [
+        i
+        for i in children
+        if not _STEPS_TITLE.search(sections[i].title)
+        and not _TROUBLESHOOTING_TITLE.search(sections[i].title)
+        and _first_steps(sections, range(i, _scope_end(sections, i)), locators) is not None
+    ]
+    if len(cases) < 2:
+        return None
+    read_in = {
+        locators.get(sections[k].anchor) for i in cases for k in range(i, _scope_end(sections, i))
+    }
+    return cases if found.locator in read_in else None
+
+
+# A word of the user's as written: what separates words in a page's line or a log line
+# (`mimir-prod/query-frontend`, `job="query-frontend"`); `-`, `_` and `.` stay inside one.
+_SAID_WORD = re.compile(r"[A-Za-z0-9](?:[\w.-]*[A-Za-z0-9])?")
+_SAID_MIN = 4  # characters: shorter words ("is", "p99") tell no case from another
+
+
+def _case_named(
+    sections: list[Section], cases: list[int], said: str | None
+) -> tuple[int, list[str]] | None:
+    """The one case the user's words name, with the words that name it: a word that the
+    title of only one case has ("read": "Read Latency"), or the text of only one case has as
+    a whole word (`query-frontend`, `queries`); None when no word names one, or words name
+    two (a word in the text of several cases tells none apart)."""
+    if not said:
+        return None
+    titles = [text_stems(sections[i].title) for i in cases]
+    texts = [
+        {
+            word.casefold()
+            for k in range(i, _scope_end(sections, i))
+            for word in _SAID_WORD.findall(f"{sections[k].title}\n{sections[k].body}")
+        }
+        for i in cases
+    ]
+    named: dict[int, list[str]] = {}
+    for stem in sorted(query_stems(said)):
+        having = [n for n, title in enumerate(titles) if stem in title]
+        if len(having) == 1:
+            named.setdefault(having[0], []).append(stem)
+    for word in dict.fromkeys(w.casefold() for w in _SAID_WORD.findall(said)):
+        if len(word) < _SAID_MIN or not search_terms(word):
+            continue
+        having = [n for n, text in enumerate(texts) if word in text]
+        if len(having) == 1:
+            named.setdefault(having[0], []).append(word)
+    if len(named) != 1:
+        return None
+    n, words = next(iter(named.items()))
+    return cases[n], list(dict.fromkeys(words))
+
+
+def _case_steps(
+    sections: list[Section],
+    locators: dict[str, str],
+    chosen: int,
+    cases: list[int],
+    said: str | None,
+) -> RunbookSteps:
+    """The steps of section `chosen`, which splits into `cases`: of the case the words
+    `said` name, under its title; else the section's own text (it says how to choose:
+    "Establish if the alert is about the read or write path"), with the cases named."""
+    title = sections[chosen].title.strip()
+    named = _case_named(sections, cases, said)
+    listed = [
+        SectionCase(
+            title=sections[i].title.strip(),
+            locator=locators.get(sections[i].anchor),
+            shown=named is not None and named[0] == i,
+        )
+        for i in cases
+    ]
+    if named is not None:
+        case, words = named
+        scope = range(case, _scope_end(sections, case))
+        steps = _first_steps(sections, scope, locators, heads=True, own=chosen)
+        assert steps is not None  # a case holds steps (`_split`)
+        quoted = ", ".join(repr(w) for w in words[:3])
+        note = (
+            f"the section {title} has a subsection per case (under Cases): the words {quoted} "
+            f"name {sections[case].title.strip()}, whose steps are shown"
+        )
+        joined = "; ".join(n for n in (note, steps.note) if n)
+        return steps.model_copy(update={"note": joined, "cases": listed})
+    note = (
+        f"the section {title} has a subsection per case (under Cases) and the words given "
+        "name none: shown is its own text, which says how to choose; read the case that "
+        f'applies at its locator, or ask with its words: investigator runbook "{title} <case>"'
     )
+    own = _read(sections[chosen].body, locators.get(sections[chosen].anchor), note)
+    return own.model_copy(update={"cases": listed})
 
 
 # A reference link in a step: `[text][label]`, `[label][]` or `[label]` alone.
@@ -682,20 +864,27 @@ def _steps_of(ev: Evidence, focus: SectionFocus | None) -> RunbookSteps:
     if chosen is not None:
         same = _same_as(sections, chosen)
         if same is None:
-            return _section_steps(sections, locators, chosen)
+            return _section_steps(sections, locators, chosen, focus.said)
         # "Same as MimirX": that section's steps, said where they come from.
-        steps = _section_steps(sections, locators, same)
+        steps = _section_steps(sections, locators, same, focus.said)
         target = sections[same].title.strip()
+        own = " ".join(_body_lines(sections[chosen].body))
+        if _LIKE.match(own):
+            # "Like X but it fires when ...": X's steps, and the difference in its words.
+            quoted = own if len(own) <= _QUOTED_MAX else own[: _QUOTED_MAX - 3] + "..."
+            how = f"says it is like {target} ({quoted!r})"
+        else:
+            how = f"only refers to {target} ('Same as')"
         note = (
-            f"the section {sections[chosen].title.strip()} only refers to {target} "
-            f"('Same as'): the steps shown are those of {target}"
+            f"the section {sections[chosen].title.strip()} {how}: the steps shown are "
+            f"those of {target}"
         )
         return steps.model_copy(update={"note": "; ".join(n for n in (note, steps.note) if n)})
     headed = _headed_by_words(sections, focus.text) if focus.text and len(alerts) < 2 else None
     if headed is not None:
         # A long page of many procedures: the one whose heading has the words asked about
         # ("replication lag": "Replication is lagging or has stopped"), not the first.
-        return _section_steps(sections, locators, headed)
+        return _section_steps(sections, locators, headed, focus.said)
     if len(alerts) < 2:
         found = _first_steps(sections, range(len(sections)), locators)
         plain = found or _no_procedure(_plain_steps(ev))
@@ -711,13 +900,16 @@ def _steps_of(ev: Evidence, focus: SectionFocus | None) -> RunbookSteps:
         f"the runbook has a section for each of {len(alerts)} alerts and {about}: "
         "the steps shown are its opening text"
     )
-    if focus.text and (closest := closest_sections(sections, alerts, focus.text)):
+    # Sections headed by an error id (`err-mimir-sample-out-of-order`) are as near as alerts'.
+    near = sorted({*alerts, *_code_sections(sections)})
+    if focus.text and (closest := closest_sections(sections, near, focus.text)):
         # The opening text answers nothing: the sections nearest the words, to ask next.
-        note += f"; closest sections: {', '.join(closest)} (--alert NAME shows one)"
-    return RunbookSteps(
-        lines=_shown("\n".join(line for line in opening if not _HEADING_LINE.match(line))),
-        note=note,
-    )
+        codes = sum(1 for title in closest if code_words(title) == [title])
+        how = {0: "--alert NAME", len(closest): "--error-code CODE"}.get(
+            codes, "--alert NAME or --error-code CODE"
+        )
+        note += f"; closest sections: {', '.join(closest)} ({how} shows one)"
+    return _read("\n".join(line for line in opening if not _HEADING_LINE.match(line)), note=note)
 
 
 def _excerpt(ev: Evidence, sections: list[Section], chosen: int, locator: str) -> Evidence:

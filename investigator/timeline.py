@@ -25,7 +25,10 @@ Rules, in order (docs/investigation.md, "Time references"):
    the alert fired" (发布前, 故障前) mean one second before that event (a release: before it
    started, when its record says), and "after the release", "after the errors started",
    "after the alert fired", "after the incident" (发布后) the event itself: the state once it
-   happened;
+   happened; an amount moves them ("two days before the alert", "the day after the
+   incident"), and "the first / previous / last release" picks that release among those
+   known (an amount or a pick it cannot apply, "a few hours before the alert", is listed,
+   never taken as the event itself);
 3. "now", "currently" (现在, 目前) mean `as_of`;
 4. nothing: `as_of`. Time words it does not resolve are listed, and the answer says it is at
    `as_of`: relative ones ("yesterday", "2 hours ago", "on Monday", 昨天), a day without a
@@ -46,7 +49,7 @@ import re
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, Field
 
@@ -191,10 +194,103 @@ class EventSide(StrEnum):
 BEFORE_EVENT = timedelta(seconds=1)
 # The incident of "before/after the incident", "... incident inc:...", "... inc:...".
 _SIDE_INCIDENT = rf"(?:(?:incident|outage)(?:\s+{_INCIDENT_ID.pattern})?|{_INCIDENT_ID.pattern})"
+# An amount of time before or after an event: "two days", "30 minutes", "an hour and a
+# half", "the day" ("the day after the incident"); also the amounts it cannot apply ("a few
+# hours", "long", "the morning", "in the two days": a period), read so that they are said.
+_AMOUNT_NUMBERS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15,
+    "twenty": 20, "thirty": 30, "forty": 40, "forty-five": 45, "fifty": 50, "sixty": 60,
+    "ninety": 90,
+}  # fmt: skip
+_AMOUNT_UNITS = {
+    "s": timedelta(seconds=1), "sec": timedelta(seconds=1), "second": timedelta(seconds=1),
+    "min": timedelta(minutes=1), "minute": timedelta(minutes=1),
+    "h": timedelta(hours=1), "hr": timedelta(hours=1), "hour": timedelta(hours=1),
+    "day": timedelta(days=1), "week": timedelta(weeks=1),
+}  # fmt: skip
+_OFFSET = (
+    r"(?P<offset>(?P<period>\b(?:in|within|during|over|for|throughout)\s+(?:the\s+)?"
+    r"(?:(?:last|first|past|few|next)\s+)?)?"
+    r"(?:\b(?:about|around|roughly|approximately|exactly|just|only)\s+|"
+    r"\b(?P<bound>nearly|almost|over|under|less\s+than|more\s+than|at\s+least|at\s+most|"
+    r"up\s+to)\s+)?"
+    r"(?:\b(?P<qty>(?:\d+|one|two|three|four|five|six)\s+and\s+a\s+half|\d+(?:\.\d+)?|"
+    r"an?|one|two|three|four|five|six|seven|eight|nine|ten|"
+    r"eleven|twelve|fifteen|twenty|thirty|forty-five|forty|fifty|sixty|ninety|half\s+an?|"
+    r"a\s+couple\s+of|a\s+few|few|several|many|some|a\s+number\s+of)\s*)?"
+    r"(?P<unit>\b(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)|"
+    r"(?<=\d)(?:s|h|m))\b(?P<half>\s+and\s+a\s+half)?"
+    r"|\bthe\s+(?P<the_unit>minute|hour|day|week|month|year)"
+    r"|\bthe\s+(?P<part>morning|afternoon|evening|night)"
+    r"|\b(?P<vague>a\s+(?:short\s+|long\s+)?(?:while|time|bit|moment)|some\s+time|a\s+little|"
+    r"moments|long|well|way|much|not\s+long|soon|ages|hours|days|weeks|months|years))\s+"
+)
+# Words just before a side phrase that say an amount it did not read ("one and a half hours
+# before the alert"): the phrase is then not taken as the event itself.
+_AMOUNT_TAIL = re.compile(
+    r"(?:(?<![\w.:-])\d+(?:[.,]\d+)?\s*|\b(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|"
+    r"weeks?|months?|years?|half|while|time|bit|moments?|long|well|way|much|soon|ages)\s+)$",
+    re.IGNORECASE,
+)
+
+
+def _amount(m: re.Match[str]) -> tuple[timedelta | None, str | None]:
+    """The amount an `_OFFSET` match moves the instant by, or why it cannot be applied
+    (None, None: no amount written)."""
+    words = (m.group("offset") or "").strip()
+    if not words:
+        return None, None
+    if m.group("period"):
+        return None, f"{words!r} is a period, not an instant"
+    if m.group("part"):
+        return None, f"{words!r} names a part of a day, which has no clock time here"
+    if m.group("bound"):
+        return None, f"{words!r} is a bound, not an amount"
+    if m.group("vague"):
+        return None, f"{words!r} is no exact amount"
+    written = (m.group("unit") or m.group("the_unit") or "").lower()
+    unit = {"s": "sec", "m": "min", "h": "hour"}.get(written) or written.removesuffix("s")
+    if not m.group("qty") and not m.group("the_unit") and written != unit and len(written) > 1:
+        return None, f"{words!r} is no exact amount"  # "hours before the alert"
+    if unit in ("month", "year"):
+        return None, f"{words!r}: a {unit} has no fixed length"
+    qty_text = re.sub(r"\s+", " ", (m.group("qty") or "one").lower())
+    if qty_text.endswith(" and a half"):  # "one and a half hours"
+        qty_text, extra = qty_text.split(" ", 1)[0], 0.5
+    else:
+        extra = 0.0
+    if qty_text.startswith("half"):
+        qty = 0.5
+    elif qty_text in _AMOUNT_NUMBERS:
+        qty = _AMOUNT_NUMBERS[qty_text]
+    elif re.fullmatch(r"\d+(?:\.\d+)?", qty_text):
+        qty = float(qty_text)
+    else:
+        return None, f"{words!r} is no exact amount"
+    if m.group("half"):
+        extra += 0.5
+    return _AMOUNT_UNITS[unit] * (qty + extra), None
+
+
+# An amount written just before a side word of a written time ("two days before 2026-11-11").
+_OFFSET_BEFORE = re.compile(r"(?:" + _OFFSET + r")$", re.IGNORECASE)
+
+
+def amount_text(delta: timedelta) -> str:
+    """`2 d`, `2 h 30 min`, `45 s`: an amount of time as the Time line says it."""
+    seconds = int(delta.total_seconds())
+    days, rest = divmod(seconds, 86400)
+    parts = [(days, "d"), (rest // 3600, "h"), (rest % 3600 // 60, "min"), (rest % 60, "s")]
+    return " ".join(f"{n} {unit}" for n, unit in parts if n) or "0 s"
+
+
 # "before/after <anchor event>": the side, then which event. Non-anchor events ("after the
 # ownership change") stay unresolved. An incident named by its id needs no article ("before
 # inc:2026-07-23-payments", "after incident inc:..."): before, only "during inc:..." was a time.
+# An amount before the side ("two days before the alert") moves the instant by it.
 _EVENT_SIDE_WORDS = re.compile(
+    r"(?:" + _OFFSET + r")?"
     r"\b(?:(?:right|just|shortly|immediately)\s+)?"
     r"(?:(?P<before>before|prior to)|(?P<after>after|following))\s+"
     r"(?:(?:the|this|that|its)\s+|(?=(?:(?:incident|outage)\s+)?inc:))"
@@ -232,6 +328,49 @@ def _event_side(question: str) -> tuple[AnchorEvent, EventSide, re.Match[str]] |
             # incident", "before it was resolved": its end (`resolved_at`).
             began = m.group("began") or (side is EventSide.BEFORE and not m.group("ended"))
             return (AnchorEvent.INCIDENT_START if began else AnchorEvent.INCIDENT_END), side, m
+    return None
+
+
+class ReleasePick(StrEnum):
+    """Which of the releases known a question's words name ("the first release")."""
+
+    FIRST = "first"
+    PREVIOUS = "previous"  # the one before the release "the release" alone would mean
+    LATEST = "latest"
+
+
+_RELEASE_PICKS = {
+    **dict.fromkeys(("first", "earliest", "initial", "original"), ReleasePick.FIRST),
+    **dict.fromkeys(("previous", "prior", "preceding", "earlier"), ReleasePick.PREVIOUS),
+    **dict.fromkeys(("last", "latest", "newest", "recent", "final"), ReleasePick.LATEST),
+}
+# Words that pick a release it does not choose (no count of releases is kept).
+_UNREAD_PICKS = frozenset(
+    {"second", "third", "fourth", "fifth", "next", "upcoming", "following", "later",
+     "subsequent", "another", "other", "penultimate", "older"}
+)  # fmt: skip
+_PICK_WORDS = re.compile(r"\b([\w-]+)\s+(?:release|deploy(?:ment)?|rollout)\b", re.IGNORECASE)
+
+
+def release_pick(words: str | None) -> ReleasePick | None:
+    """The release the words pick among those known ("before the first release"), if any."""
+    for m in _PICK_WORDS.finditer(words or ""):
+        pick = _RELEASE_PICKS.get(m.group(1).lower())
+        if pick is not None:
+            return pick
+    return None
+
+
+def _release_pick_problem(event: AnchorEvent | None, words: str) -> str | None:
+    """Why a release's words cannot be applied ("the second release": no count is kept)."""
+    if event is not AnchorEvent.RELEASE:
+        return None
+    for m in _PICK_WORDS.finditer(words):
+        if m.group(1).lower() in _UNREAD_PICKS:
+            return (
+                f"which release {m.group(0)!r} means is not read (only the first, the "
+                "previous or the latest release, or one named by its version)"
+            )
     return None
 
 
@@ -495,6 +634,8 @@ class NamedTime(BaseModel):
     words: str
     # How it was read when the text did not say it all (None: exactly as written).
     reading: str | None = None
+    # Which end of a period it is ("between A and B", "from A to B"), None for a lone time.
+    period_end: Literal["start", "end"] | None = None
 
 
 def _zone_offset(zone: str) -> timedelta | None:
@@ -703,7 +844,7 @@ _RANGE_GAP = re.compile(r"\s*(?:and|to|through|till|until|-|–)\s*", re.IGNOREC
 
 
 def _named_times(
-    question: str, year: int | None = None
+    question: str, year: int | None = None, not_applied: dict[str, str] | None = None
 ) -> tuple[list[NamedTime], list[tuple[int, str]], str]:
     """Explicit times of the question, words that look like one but are not resolved (with
     their position), and the question with the resolved ones blanked out.
@@ -713,6 +854,8 @@ def _named_times(
     at the end of a period: its last second). A day with none of these words, nor "on", "at",
     "by", "until", "during", "for" before it, is not placed here ("the 2026-07-23 incident"
     names an incident; a bare date is listed as not resolved by `_unresolved_words`).
+    An amount before the side ("two days before 2026-11-11") moves the time by it; one it
+    cannot apply ("a few days before ...") is not resolved, and why goes to `not_applied`.
     """
     named: list[NamedTime] = []
     unresolved: list[tuple[int, str]] = []
@@ -743,13 +886,31 @@ def _named_times(
         after_part = _PART_AFTER.match(question, end) if w.day else None
         if after_part is not None:
             part, end = after_part.group("part") or "night", after_part.end()
+        amount: tuple[timedelta | None, str | None] = (None, None)
+        sided = {"before", "after"} & set(side) and not closes
+        found = _OFFSET_BEFORE.search(question, max(0, start - 60), start) if sided else None
+        if found is not None:
+            amount, start = _amount(found), found.start()
         words = question[start:end].strip()
         text = _blank(text, start, end)
-        if w.at is None:
+        if amount[1] is not None and not_applied is not None:
+            not_applied[words] = amount[1]
+        if w.at is None or amount[1] is not None:
             unresolved.append((start, words))
             continue
         at, reading = w.at, w.reading
-        if closes:
+        if amount[0] is not None:
+            # "two days before 2026-11-11": that far from the time (a day's start), either side.
+            way = "before" if "before" in side else "after"
+            at = shift(w.at, -amount[0] if way == "before" else amount[0])
+            reading = f"{amount_text(amount[0])} {way} {iso_utc(w.at)}" + (
+                ", the start of that day" if w.day else ""
+            )
+            if w.reading == NO_ZONE_READING:
+                reading += f"; {NO_ZONE_READING}"
+        elif closes:
+            # Both ends of "between A and B": A is the one named just before.
+            named[-1] = named[-1].model_copy(update={"period_end": "start"})
             if w.day:
                 # The end of a period of days is its last day's last second.
                 at = shift(w.at, timedelta(days=1) - BEFORE_EVENT)
@@ -778,7 +939,9 @@ def _named_times(
             text = _blank(text, w.day_span[0], w.day_span[1])  # the day both ends are on
         if w.year_note:
             reading = f"{reading}; {w.year_note}" if reading else w.year_note
-        named.append(NamedTime(at=at, words=words, reading=reading))
+        named.append(
+            NamedTime(at=at, words=words, reading=reading, period_end="end" if closes else None)
+        )
     return named, unresolved, text
 
 
@@ -801,6 +964,9 @@ class TimeReferences(BaseModel):
     event_words: str | None = None
     # "before/after the release": which side of the event (None: the event itself).
     side: EventSide | None = None
+    # "two days before the alert": how far from the event, on its side (None: 1 s before it,
+    # or the event itself after it).
+    offset: timedelta | None = None
     # Error codes the question names (the anchor is their first error).
     codes: list[str] = Field(default_factory=list)
     now: bool = False
@@ -809,11 +975,23 @@ class TimeReferences(BaseModel):
     named: list[NamedTime] = Field(default_factory=list)
     # Time words it does not resolve ("yesterday", "at 10:03", "July 23"), as written.
     unresolved: list[str] = Field(default_factory=list)
+    # Of those, the ones read but not applied, and why ("a few hours before the alert": no
+    # exact amount); the others are words it does not read as a time.
+    not_applied: dict[str, str] = Field(default_factory=dict)
 
     @property
     def anchored(self) -> bool:
         """Whether the question asks about some time other than `as_of`."""
         return self.event is not None or bool(self.explicit)
+
+    @property
+    def period(self) -> tuple[NamedTime, NamedTime] | None:
+        """The two ends of the period the question names ("between A and B"), or None."""
+        starts = [n for n in self.named if n.period_end == "start"]
+        ends = [n for n in self.named if n.period_end == "end"]
+        if not starts or not ends:
+            return None
+        return starts[0], ends[0]
 
     def after(self, as_of: datetime) -> list[str]:
         """The words of the explicit times after `as_of` (not used: not yet happened)."""
@@ -823,15 +1001,31 @@ class TimeReferences(BaseModel):
 def time_references(question: str, as_of: datetime | None = None) -> TimeReferences:
     """The time references of a question (pure; English and Chinese). Given `as_of`, a day
     written without its year ("at midnight on July 24") is in the year of `as_of`."""
-    named, unresolved, rest = _named_times(question, as_of.year if as_of else None)
+    not_applied: dict[str, str] = {}
+    named, unresolved, rest = _named_times(question, as_of.year if as_of else None, not_applied)
     event: AnchorEvent | None = None
     words: str | None = None
     side: EventSide | None = None
+    offset: timedelta | None = None
+    searched = question  # what the event words below are looked for in
     sided = _event_side(rest)
     if sided is not None:
         event, side, m = sided
-        words = m.group(0).strip()
-        rest = _blank(rest, m.start(), m.end())
+        start = m.start()
+        offset, problem = _amount(m)
+        tail = None if m.group("offset") else _AMOUNT_TAIL.search(question, 0, start)
+        if tail is not None:
+            amount = question[tail.start() : m.start()].strip()
+            start, problem = tail.start(), f"{amount!r} is no amount it reads"
+        words = question[start : m.end()].strip()
+        problem = problem or _release_pick_problem(event, words)
+        rest = _blank(rest, start, m.end())
+        if problem is not None:
+            # Read, but not applied: said, and never taken as the event itself.
+            unresolved.append((start, words))
+            not_applied[words] = problem
+            searched = _blank(question, start, m.end())
+            event, side, offset, words = None, None, None, None
     for kind, pattern in (
         (AnchorEvent.ALERT, _ALERT_WORDS),
         (AnchorEvent.RELEASE, _RELEASE_WORDS),
@@ -842,7 +1036,7 @@ def time_references(question: str, as_of: datetime | None = None) -> TimeReferen
     ):
         if event is not None:
             break
-        found = pattern.search(question)
+        found = pattern.search(searched)
         if found:
             event, words = kind, found.group(0)
             # Resolved words are not also time words it cannot place.
@@ -854,28 +1048,115 @@ def time_references(question: str, as_of: datetime | None = None) -> TimeReferen
         event=event,
         event_words=words,
         side=side,
+        offset=offset,
         codes=sorted(set(_ERROR_CODE.findall(question))),
         now=bool(_NOW_WORDS.search(question)),
         explicit=sorted({n.at for n in named}),
         named=ordered,
         unresolved=list(dict.fromkeys(w for _, w in sorted(unresolved))),
+        not_applied=not_applied,
     )
+
+
+class UnplacedReason(StrEnum):
+    """Why the answer is not about a time the question names (it is at `as_of` instead)."""
+
+    NOT_READ = "not_read"  # words it does not read as a time ("yesterday")
+    NOT_APPLIED = "not_applied"  # read, but an amount or a pick it cannot apply ("a few hours")
+    EVENT_NOT_FOUND = "event_not_found"  # no such event by as_of, as known at known_at
+    AFTER_AS_OF = "after_as_of"  # the time lies after as_of
+    DEADLINE = "deadline"  # the run's deadline stopped the search before the event was found
+
+
+class UnplacedTime(BaseModel):
+    """A time the question names that the answer is not about, and why."""
+
+    words: str
+    reason: UnplacedReason
+    detail: str
+
+
+# What each anchor event is, as a sentence names the one not found.
+_EVENT_NAMES = {
+    AnchorEvent.FIRST_ERROR: "first error",
+    AnchorEvent.RELEASE: "release",
+    AnchorEvent.INCIDENT_START: "incident start",
+    AnchorEvent.ALERT: "alert firing",
+    AnchorEvent.INCIDENT_END: "incident resolution",
+}
+_PICKED_RELEASES = {
+    ReleasePick.FIRST: "first release",
+    ReleasePick.PREVIOUS: "release before the latest one",
+    ReleasePick.LATEST: "release",
+}
+
+
+def unplaced_times(
+    question: str,
+    as_of: datetime,
+    references: Sequence[ReferenceTime] | None = None,
+    *,
+    late: Sequence[ReferenceTime] = (),
+    deadline: bool = False,
+) -> list[UnplacedTime]:
+    """The question's time words the answer is not about, as written, each with why: the
+    unresolved ones, then the explicit times after `as_of`, then (given the run's
+    `references`) the words that name an event ("then", "before the release") when it was
+    not placed: after `as_of` (`late`), not found by then, or not looked up before the run's
+    `deadline`. For each, the answer is at `as_of`."""
+    refs = time_references(question, as_of)
+    out = [
+        UnplacedTime(words=w, reason=UnplacedReason.NOT_APPLIED, detail=refs.not_applied[w])
+        if w in refs.not_applied
+        else UnplacedTime(words=w, reason=UnplacedReason.NOT_READ, detail="not read as a time")
+        for w in refs.unresolved
+    ]
+    out += [
+        UnplacedTime(
+            words=n.words,
+            reason=UnplacedReason.AFTER_AS_OF,
+            detail=f"{iso_utc(n.at)}, after as_of {iso_utc(as_of)}",
+        )
+        for n in refs.named
+        if n.at > as_of
+    ]
+    placed = references is None or any(r.kind == "event" for r in references)
+    if refs.event is not None and refs.event_words and not placed:
+        # "then", "when it started", "before the release": not placed, and why.
+        event = _EVENT_NAMES[refs.event]
+        pick = release_pick(refs.event_words) if refs.event is AnchorEvent.RELEASE else None
+        event = _PICKED_RELEASES[pick] if pick is not None else event
+        after = next((r for r in late if r.kind == "event"), None)
+        if after is not None:
+            unplaced = UnplacedTime(
+                words=refs.event_words,
+                reason=UnplacedReason.AFTER_AS_OF,
+                detail=f"{after.describe()}, after as_of {iso_utc(as_of)}",
+            )
+        elif deadline:
+            unplaced = UnplacedTime(
+                words=refs.event_words,
+                reason=UnplacedReason.DEADLINE,
+                detail=f"the run's deadline stopped the search before the {event} was found",
+            )
+        else:
+            unplaced = UnplacedTime(
+                words=refs.event_words,
+                reason=UnplacedReason.EVENT_NOT_FOUND,
+                detail=f"no {event} is found by as_of {iso_utc(as_of)}",
+            )
+        out.append(unplaced)
+    first: dict[str, UnplacedTime] = {}
+    for u in out:
+        first.setdefault(u.words, u)
+    return list(first.values())
 
 
 def time_words_not_used(
     question: str, as_of: datetime, references: Sequence[ReferenceTime] | None = None
 ) -> list[str]:
-    """The question's time words the answer is not about, as written: the unresolved ones,
-    then the explicit times after `as_of`, then (given the run's `references`) the words that
-    name an event ("then", "before the release") when it was not found by `as_of`. For each,
-    the answer is at `as_of`."""
-    refs = time_references(question, as_of)
-    words = [*refs.unresolved, *refs.after(as_of)]
-    placed = references is None or any(r.kind == "event" for r in references)
-    if refs.event is not None and refs.event_words and not placed:
-        # "then", "when it started", "before the release": no such event by as_of.
-        words.append(refs.event_words)
-    return list(dict.fromkeys(words))
+    """The words of `unplaced_times`: the question's time words the answer is not about."""
+    return [u.words for u in unplaced_times(question, as_of, references)]
 
 
 # How far from as_of an event taken as "then" may lie before the answer says so.
@@ -894,15 +1175,21 @@ def far_anchor_notes(
     question: str, as_of: datetime, references: Sequence[ReferenceTime]
 ) -> list[str]:
     """What the answer says when the event taken for the question's "then" (or "during the
-    incident", "before the release") lies more than `FAR_FROM_AS_OF` from `as_of`: the
-    claims name its date, but a user who asked "then" expecting as_of would not notice."""
-    words = time_references(question, as_of).event_words or "then"
+    incident", "before the release") lies more than `FAR_FROM_AS_OF` from `as_of`, or was
+    moved by an amount ("two days before the alert"): the claims name its date, but a user
+    who asked "then" expecting as_of, or a hurried reader of the amount, would not notice."""
+    refs = time_references(question, as_of)
+    words = refs.event_words or "then"
+    # An amount moved the instant from the event ("two days before the alert"): said even
+    # when near as_of, so that no reader thinks it was dropped.
+    moved = refs.offset is not None and refs.side is not None
     return [
-        f"{words!r} is taken as {r.describe()}, {_span(as_of - r.at)} before as_of "
-        f"{iso_utc(as_of)}; the answer holds at that moment (and at as_of). Name the moment "
-        "in the question, or give --as-of, to ask about another one"
+        f"{words!r} is taken as {r.describe()}"
+        + (f", {_span(as_of - r.at)} before as_of {iso_utc(as_of)}" if far else "")
+        + "; the answer holds at that moment (and at as_of). Name the moment in the question, "
+        "or give --as-of, to ask about another one"
         for r in references
-        if r.kind == "event" and as_of - r.at > FAR_FROM_AS_OF
+        if r.kind == "event" and ((far := as_of - r.at > FAR_FROM_AS_OF) or moved)
     ]
 
 
@@ -1014,9 +1301,13 @@ def _release(
     services: Sequence[str],
     words: str | None = None,
     known: Sequence[tuple[datetime, str, str | None] | SeenEvent] = (),
+    history_read: bool = False,
 ) -> _Found | None:
     """The release the question's words mean: the one they name ("before the
-    release-2026.07.23.1 deploy"), else the latest of the services by `before`.
+    release-2026.07.23.1 deploy"), else the one they pick among the services' releases by
+    `before` ("the first release": the earliest, only once `history_read` says their
+    earliest releases were read; "the previous release": the one before the latest), else
+    the latest.
 
     `known`: releases a check step read (deployment time, name, service), as evidence."""
     # "release-2026.07.20.2", "release 2026.07.20.2": the version names it, however written.
@@ -1038,7 +1329,14 @@ def _release(
         if (not services or r.service in (None, *services))
         and (bool(named & set(_RELEASE_VERSION.findall(r.name))) if named else r.at <= before)
     ]
-    return max(releases) if releases else None
+    # One release read by several steps is one release (the previous one is another).
+    unique = sorted({name: (t, name, record) for t, name, record in releases}.values())
+    pick = None if named else release_pick(words)
+    if pick is ReleasePick.FIRST:
+        return unique[0] if unique and history_read else None
+    if pick is ReleasePick.PREVIOUS:
+        return unique[-2] if len(unique) > 1 else None
+    return unique[-1] if unique else None
 
 
 def _release_text(ev: Evidence) -> str:
@@ -1248,11 +1546,15 @@ def reference_times(
     alerts_fired: Sequence[tuple[datetime, str] | tuple[datetime, str, str]] = (),
     releases: Sequence[tuple[datetime, str, str | None] | SeenEvent] = (),
     known_at: datetime | None = None,
+    release_history_read: bool = False,
+    late: list[ReferenceTime] | None = None,
 ) -> list[ReferenceTime]:
     """The instants other than `as_of` that the question's time words resolve to (sorted).
 
     `known_at`: what the KG knew by then bounds what "just went out" means (the run's
-    `--known-at`).
+    `--known-at`). `release_history_read`: the services' earliest releases were read, so
+    "the first release" may be placed. `late`, when given, receives the event instant the
+    words resolved to when it lies after `as_of` (not used: the answer says so).
 
     Resolved from the evidence found so far (pure): an event not yet found, or after
     `as_of`, resolves to nothing, and the question is then answered at `as_of`.
@@ -1268,11 +1570,12 @@ def reference_times(
             )
     if refs.event is not None:
         err = first_error(evidence, as_of, first_seen, refs.codes)
-        release = _release(evidence, as_of, services, refs.event_words, releases)
+        read = release_history_read
+        release = _release(evidence, as_of, services, refs.event_words, releases, read)
         if err is not None and not (release and release[0] > shift(err[0], EPISODE)):
             # The release before the first error; not when the error is of an episode long
             # before the latest release (a PAY-1002 error of last year).
-            release = _release(evidence, err[0], services, refs.event_words, releases)
+            release = _release(evidence, err[0], services, refs.event_words, releases, read)
         found: dict[AnchorEvent, _Found | None] = {
             AnchorEvent.FIRST_ERROR: None if err is None else (*err, None),
             AnchorEvent.RELEASE: release,
@@ -1318,17 +1621,24 @@ def reference_times(
                 if started is not None:
                     event_label, at = f"the start of the release {name}", started
                 label, when = f"1 s before {event_label}", shift(at, -BEFORE_EVENT)
-            if when > as_of:
-                break
-            out.append(
-                ReferenceTime(
-                    at=when,
-                    label=label,
-                    why=f"the question says {refs.event_words!r}",
-                    kind="event",
-                    element_id=record,
-                )
+            if refs.offset is not None and refs.side is not None:
+                # "two days before the alert": that far from the event, its instant said.
+                way = -refs.offset if refs.side is EventSide.BEFORE else refs.offset
+                amount = amount_text(refs.offset)
+                label = f"{amount} {refs.side.value} {event_label} ({iso_utc(at)})"
+                when = shift(at, way)
+            placed = ReferenceTime(
+                at=when,
+                label=label,
+                why=f"the question says {refs.event_words!r}",
+                kind="event",
+                element_id=record,
             )
+            if when > as_of:
+                if late is not None:
+                    late.append(placed)
+                break
+            out.append(placed)
             break
     unique = {(r.at, r.kind): r for r in out}
     return sorted(unique.values(), key=lambda r: (r.at, r.kind))

@@ -718,14 +718,17 @@ def test_a_bold_label_line_starts_the_steps_as_a_steps_heading_does(  # type: ig
         "In case of emergency:",
         "- Restart the stalled consumer: `kubectl rollout restart deployment/consumer`",
     ]
-    # Steps under a sub-heading hold for its case only: the card says which.
+    # Steps under sub-headings, one per case, are no one case's to show when nothing asked
+    # names one: the section's own text, and the cases named (test_runbook_section_cases.py).
     latency = card("QueueLatencyHigh")
     assert latency["steps"] == [
-        "Publish Latency:",
-        "How to investigate:",
-        "- Check the `Queue / Publish` dashboard.",
+        "This alert fires when a queue is slow; its message says whether publishing or delivery is."
     ], latency["steps"]
-    assert latency["steps_locator"] == "queue-runbooks/_index.md#publish-latency"
+    assert latency["steps_locator"] == "queue-runbooks/_index.md#queuelatencyhigh"
+    assert [c["title"] for c in latency["section_cases"]] == [
+        "Publish Latency",
+        "Delivery Latency",
+    ]
     rebalance = card("QueueRebalanceStuck")
     assert rebalance["steps"] == [
         "Read the coordinator's logs for the generation that does not finish."

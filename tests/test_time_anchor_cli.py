@@ -115,8 +115,10 @@ def test_a_period_of_clock_times_on_one_day_places_both_ends(
         doc = json.loads(invoke("investigate", question, *BOB, "--as-of", AS_OF, "--json").out)
         assert doc["unresolved_time_words"] == [], question
         texts = " ".join(c["statement"] for c in doc["claims"])
-        for end in ("2026-07-23T10:00:00Z", "2026-07-23T10:30:00Z"):
-            assert f"the time named in the question, {end} (explicit" in texts, (question, texts)
+        # The owners in the period, the period as placed (both ends on that day).
+        placed = "2026-07-23T10:00:00Z to 2026-07-23T10:30:00Z; no zone given: read as UTC)"
+        assert "From 2025-01-01T00:00:00Z to 2026-07-24T00:00:00Z (the question says " in texts
+        assert f"': {placed}: team:payments-core OWNS svc:payment-api" in texts, (question, texts)
 
 
 @pytest.mark.parametrize(

@@ -359,21 +359,22 @@ def test_before_a_date_and_a_period_are_the_times_asked_about(demo_graph, cli_en
         V3_AT + "the time named in the question, 2026-07-24T23:59:59Z (explicit, 1 s before "
         "2026-07-25T00:00:00Z, the start of that day)"
     ) in runbook.out, runbook.out
-    # Both ends of a period: the owner changed inside it, and both owners are said.
+    # A period: the owner changed inside it, and every owner in it is said by its interval,
+    # the period as placed (a day at the end: its last second).
     period = invoke("investigate", "Who owned payment-api between 2026-07-23 and 2026-07-25?",
                     *BOB, "--as-of", AS_OF)  # fmt: skip
+    placed = (
+        "(the question says 'between 2026-07-23 and 2026-07-25': 2026-07-23T00:00:00Z to "
+        "2026-07-25T23:59:59Z)"
+    )
     assert (
-        AT_NAMED.format(
-            at="2026-07-23T00:00:00Z",
-            why="the start of the period: that day's start, 00:00 UTC",
-            owner="team:payments-core",
-        )
-        in period.out
-    ), period.out
+        f"From 2025-01-01T00:00:00Z to 2026-07-24T00:00:00Z {placed}: team:payments-core OWNS "
+        "svc:payment-api"
+    ) in period.out, period.out
     assert (
-        "At the time named in the question, 2026-07-25T23:59:59Z (explicit, the end of the "
-        "period: that day's last second, 23:59:59 UTC) and at as_of"
-    ) in period.out
+        f"From 2026-07-24T00:00:00Z, still at as_of, {AS_OF} {placed}: team:payments-platform "
+        "OWNS svc:payment-api"
+    ) in period.out, period.out
     assert "Time       " not in period.out
 
 

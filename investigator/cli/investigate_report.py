@@ -25,7 +25,7 @@ from investigator.json_documents import investigation_json
 from investigator.record_time import missing_file_note
 from investigator.settings import resolve_connection
 from investigator.terminal import one_line
-from investigator.timeline import time_references
+from investigator.timeline import UnplacedReason, UnplacedTime, time_references
 
 # A claim is built bounded (quotes are cut where they are made); this only guards the line.
 _CLAIM_LIMIT = 2000
@@ -47,6 +47,14 @@ def _preview(content: object) -> str:
     return "\n".join(line for line in text.splitlines() if not _RULE_LINE.match(line))
 
 
+# Why a run stopped with reads still planned, and the option that gives it more room.
+_CUT_SHORT = {
+    "deadline": "at its deadline (--deadline-seconds)",
+    "max_rounds": "after its last round (--max-rounds)",
+    "budget_exhausted": "with its evidence budget full (--budget-tokens)",
+}
+
+
 def _iso(value: datetime | None) -> str:
     return "-" if value is None else iso_utc(value)
 
@@ -62,6 +70,67 @@ def _assessed(cause: Confounder) -> str:
     if cause.assessment is CauseAssessment.NAMED_AS_CAUSE:
         return named
     return "no mechanism evidence about it"
+
+
+_GIVE_A_DATE = (
+    "Give --as-of, or the time in the question as a date and time with its zone "
+    "(YYYY-MM-DDTHH:MM:SSZ)"
+)
+
+
+def _time_lines(result: InvestigationResult) -> list[str]:
+    """The `Time` lines of the question's time words the answer is not about, each saying
+    why: words it does not read as a time, an amount it cannot apply, an event not found,
+    a time after as_of, or the run's deadline (runs recorded before the reasons were kept
+    get the first two kinds of line, by the words alone)."""
+    reasons = result.unresolved_time_reasons or [
+        UnplacedTime(words=w, reason=UnplacedReason.NOT_READ, detail="")
+        for w in result.unresolved_time_words
+    ]
+    late = time_references(result.question).after(result.as_of)
+    by_reason: dict[UnplacedReason, list[UnplacedTime]] = {}
+    for u in reasons:
+        reason = UnplacedReason.AFTER_AS_OF if u.words in late else u.reason
+        by_reason.setdefault(reason, []).append(u)
+    lines: list[str] = []
+    if unread := by_reason.get(UnplacedReason.NOT_READ):
+        words = ", ".join(repr(_clean(u.words, 60)) for u in unread)
+        lines.append(f"Time       not resolved: {words}; the answer is at as_of. {_GIVE_A_DATE}")
+    for u in by_reason.get(UnplacedReason.NOT_APPLIED, []):
+        lines.append(
+            f"Time       not resolved: {_clean(u.words, 80)!r}; the answer is at as_of, not at "
+            f"the event: {_clean(u.detail, 200)}, so it is not applied. {_GIVE_A_DATE}"
+        )
+    for u in by_reason.get(UnplacedReason.EVENT_NOT_FOUND, []):
+        lines.append(
+            f"Time       not resolved: {_clean(u.words, 80)!r}; the answer is at as_of. The "
+            f"words are read, but {_clean(u.detail, 200)} in the KG as known at "
+            f"{_iso(result.known_at)} that this subject may read: give a later --as-of or "
+            "--known-at if it happened or was recorded after them, or the time in the question "
+            "as a date and time with its zone (YYYY-MM-DDTHH:MM:SSZ)"
+        )
+    for u in by_reason.get(UnplacedReason.DEADLINE, []):
+        lines.append(
+            f"Time       not resolved: {_clean(u.words, 80)!r}; the answer is at as_of. Not for "
+            f"its wording: {_clean(u.detail, 200)} (stop: deadline). Give the run more time "
+            "with --deadline-seconds, or ask again"
+        )
+    explicit = [u for u in by_reason.get(UnplacedReason.AFTER_AS_OF, []) if u.words in late]
+    if explicit:
+        words = ", ".join(repr(_clean(u.words, 60)) for u in explicit)
+        lines.append(
+            f"Time       not used: {words} is after as_of {_iso(result.as_of)}, and as_of "
+            "bounds what the answer may know; the answer is at as_of. Give a later --as-of "
+            "to ask about that time"
+        )
+    for u in by_reason.get(UnplacedReason.AFTER_AS_OF, []):
+        if u.words not in late:  # an event's instant: "two hours after the alert fired"
+            lines.append(
+                f"Time       not used: {_clean(u.words, 80)!r} is {_clean(u.detail, 200)}, and "
+                "as_of bounds what the answer may know; the answer is at as_of. Give a later "
+                "--as-of to ask about that time"
+            )
+    return lines
 
 
 def render_report(
@@ -84,24 +153,17 @@ def render_report(
         f"Status     {result.status.value}  (stop: {result.stop_reason}, rounds: {result.rounds})"
         + (f"  verdict: {result.verdict.value}" if result.verdict else ""),
     ]
+    if result.search_cut_short:
+        # The Status line's stop reason alone reads as a finding; what was not found may exist.
+        why = _CUT_SHORT.get(result.stop_reason, result.stop_reason)
+        lines.append(
+            f"Stopped    {why}, with reads still planned: what the answer lists as missing, "
+            "or does not place in time, was not searched for to the end"
+        )
     if service_note:
         lines.append(f"Service    {service_note}")
     lines += [f"Name       {note}" for note in name_notes]
-    late = time_references(result.question).after(result.as_of)
-    unplaced = [w for w in result.unresolved_time_words if w not in late]
-    if unplaced:
-        words = ", ".join(repr(_clean(w, 60)) for w in unplaced)
-        lines.append(
-            f"Time       not resolved: {words}; the answer is at as_of. Give --as-of, or the "
-            "time in the question as a date and time with its zone (YYYY-MM-DDTHH:MM:SSZ)"
-        )
-    if late:
-        words = ", ".join(repr(_clean(w, 60)) for w in late)
-        lines.append(
-            f"Time       not used: {words} is after as_of {_iso(result.as_of)}, and as_of "
-            "bounds what the answer may know; the answer is at as_of. Give a later --as-of "
-            "to ask about that time"
-        )
+    lines += _time_lines(result)
     lines += [f"Time       {_clean(note, 400)}" for note in result.time_notes]
     # Imported text is untrusted unless ingested with --trusted: a claim resting on it says
     # so, as the runbook card's trust word does.

@@ -223,10 +223,25 @@ def render_card(
         for i, step in enumerate(rb.steps):
             # Indentation kept: a YAML or shell block copied from the card stays as written.
             lines.append(("Steps     " if i == 0 else "          ") + step_line(step, STEP_MAX))
+        if rb.steps_more is not None:
+            # Cut at the step limit: the five lines are not the whole procedure.
+            more = rb.steps_more
+            where = _clean(more.locator or rb.locator or "-")
+            noun = "line" if more.lines == 1 else "lines"
+            lines.append(f"          ... {more.lines} more {noun} at {where}")
         if rb.steps_note:
             # Why these are not the steps of the section asked about.
             lead = "          " if rb.steps else "Steps     "
-            lines.append(f"{lead}({_clean(rb.steps_note, 300)})")
+            # Whole, as the Note line: it names sections, cases and the command to ask again.
+            lines.append(f"{lead}({_note(rb.steps_note)})")
+        width = max((len(_clean(c.title, 60)) for c in rb.section_cases), default=0)
+        for i, case in enumerate(rb.section_cases):
+            # The cases the section splits into: where to read each, and the one shown.
+            shown = "  (shown)" if case.shown else ""
+            lines.append(
+                ("Cases     " if i == 0 else "          ")
+                + f"{_clean(case.title, 60):<{width}}  {_clean(case.locator or '-')}{shown}"
+            )
     for i, r in enumerate(answer.rejected):
         target = f" -> {_clean(r.replacement)}" if r.replacement else ""
         version = f"v{r.version}" if isinstance(r.version, int) else _clean(r.version)

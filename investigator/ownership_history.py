@@ -1,0 +1,250 @@
+"""Owners over a period, and corrections of what was recorded about them.
+
+"Who owned X between A and B?" and "How did ownership of X change over time?" ask for every
+owner in a period (the second: the whole history up to as_of), each with its valid interval,
+not for the owner at one instant. The gate admits every ownership record valid at some time
+in the period (`GatePolicy.ownership_period`) and the claims state each by its interval.
+
+A correction is a later record of OWNS edges that changed who was recorded as the owner for
+a time already past when it was recorded (the owner on 2026-11-11 was team:beta as first
+recorded, team:alpha after a correction of 2026-12-04): an answer given before the
+correction, or with `--known-at` before it, named another owner. The older records are read
+with `version_history` (one recorded step per edge key that has them, through the run
+session like any read: tenant, ACL and purpose in Cypher, replayable); a record that only
+closes an open interval at a time still to come when it was recorded (ownership moves on
+the 20th, recorded on the 19th) corrects nothing.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Sequence
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict
+
+from cypher_templates.plan import PlanStep
+from investigator.evidence import Evidence, iso_utc
+from investigator.timeline import EARLIEST, time_references
+
+# Words that ask for the history of ownership rather than the owner at one time.
+HISTORY_WORDS = re.compile(
+    r"\bowner(?:ship|s)?\s+history\b"
+    r"|\bhistory\s+of\s+(?:the\s+)?owner(?:ship|s)?\b"
+    r"|\bownership\s+changes\b"
+    r"|\bhow\s+(?:did|has|have)\s+(?:the\s+)?owner(?:ship|s)?\b[^?.!]*?\bchanged?\b"
+    r"|\bowner(?:ship|s)?\b[^?.!]*?\bchanged\b"
+    r"|\b(?:owner(?:ship|s)?|owned)\b[^?.!]*?\bover\s+time\b"
+    r"|\b(?:previous|past|former|earlier|all(?:\s+the)?|every)\s+owners\b"
+    r"|\b(?:who|which\s+teams?)\s+(?:has|have)\s+(?:ever\s+)?owned\b",
+    re.IGNORECASE,
+)
+
+
+class OwnershipPeriod(BaseModel):
+    """The period a question asks the owners over: [start, end], end at most as_of."""
+
+    model_config = ConfigDict(frozen=True)
+
+    start: datetime | None  # None: since the first record (the whole history)
+    end: datetime
+    words: str  # the question's words that ask for it
+    # How a named period's ends were placed ("2026-07-23T10:00:00Z to ...; no zone given:
+    # read as UTC"); None for a whole history.
+    placed: str | None = None
+
+    @property
+    def why(self) -> str:
+        """`the question says '<words>'[: <placed>]`, as a claim says why."""
+        said = f"the question says {self.words!r}"
+        return f"{said}: {self.placed}" if self.placed else said
+
+    def overlaps(self, ev: Evidence) -> bool:
+        """Whether a record's valid interval holds some instant of the period."""
+        return (ev.valid_from is None or ev.valid_from <= self.end) and (
+            ev.valid_to is None or self.start is None or ev.valid_to > self.start
+        )
+
+    @property
+    def bounds(self) -> tuple[datetime, datetime]:
+        """(start, end) for the gate, the start of a whole history the earliest time."""
+        return (self.start or EARLIEST, self.end)
+
+
+def asked_ownership_period(question: str, as_of: datetime) -> OwnershipPeriod | None:
+    """The period the question asks the owners over: a period it names ("between A and B",
+    its end at most as_of; none when it starts after as_of), else its whole history up to
+    as_of when it asks for one ("ownership history", "how did ownership change"), else None."""
+    period = time_references(question, as_of).period
+    if period is not None:
+        start, end = period
+        if start.at > as_of:
+            return None  # not yet happened: the Time line says so, the answer is at as_of
+        # What the readings add to the two instants ("no zone given", whose year), once.
+        notes = [
+            part
+            for n in (start, end)
+            for part in (n.reading or "").split("; ")
+            if part and not part.startswith(("the start of the period", "the end of the period"))
+        ]
+        placed = f"{iso_utc(start.at)} to {iso_utc(end.at)}" + "".join(
+            f"; {note}" for note in dict.fromkeys(notes)
+        )
+        return OwnershipPeriod(
+            start=start.at,
+            end=min(end.at, as_of),
+            words=f"{start.words} {end.words}",
+            placed=placed,
+        )
+    asked = HISTORY_WORDS.search(question)
+    if asked is None:
+        return None
+    return OwnershipPeriod(start=None, end=as_of, words=asked.group(0))
+
+
+def _owner(ev: Evidence) -> str:
+    """The team of an OWNS record (`team:a OWNS svc:b`, as the templates state it)."""
+    team = ev.context.get("team")
+    return team if isinstance(team, str) else ev.content.split(" ", 1)[0]
+
+
+def _owned(ev: Evidence) -> str:
+    """What an OWNS record says is owned (its statement's last word)."""
+    return ev.content.rsplit(" ", 1)[-1]
+
+
+def history_steps(admitted: Sequence[Evidence]) -> list[PlanStep]:
+    """One `version_history` read per admitted OWNS edge key with older records (sorted)."""
+    keys = sorted(
+        {
+            ev.element_id
+            for ev in admitted
+            if "ownership" in ev.evidence_types and ev.kind == "relationship" and ev.version > 1
+        }
+    )
+    return [
+        PlanStep(
+            template_id="version_history",
+            params={"element_id": key},
+            options={"kind": "relationship"},
+            evidence_type="entity",
+        )
+        for key in keys
+    ]
+
+
+class OwnershipCorrection(BaseModel):
+    """Who was recorded as the owner for [start, end) before `corrected_at`, and since."""
+
+    model_config = ConfigDict(frozen=True)
+
+    owned: str
+    corrected_at: datetime
+    start: datetime | None  # None: from the earliest time
+    end: datetime  # at most `corrected_at`: what was still to come then was no correction
+    before: list[str]
+    after: list[str]
+    # The edge keys whose records held in that span, before or after: the claim's evidence.
+    keys: list[str]
+
+
+def _live(
+    records: Sequence[tuple[Evidence, datetime | None]], at: datetime, *, just_before: bool
+) -> list[Evidence]:
+    """The active records current at transaction time `at` (or just before it)."""
+    out = []
+    for ev, superseded in records:
+        if ev.status != "active" or ev.recorded_at is None:
+            continue
+        known = ev.recorded_at < at if just_before else ev.recorded_at <= at
+        current = superseded is None or (superseded >= at if just_before else superseded > at)
+        if known and current:
+            out.append(ev)
+    return out
+
+
+def _holding(records: Sequence[Evidence], at: datetime) -> list[Evidence]:
+    return [
+        ev
+        for ev in records
+        if (ev.valid_from is None or ev.valid_from <= at)
+        and (ev.valid_to is None or at < ev.valid_to)
+    ]
+
+
+def ownership_corrections(
+    records: Sequence[Evidence], period: OwnershipPeriod | None = None
+) -> list[OwnershipCorrection]:
+    """The corrections the records of OWNS edges show (every record of each key known at
+    the run's known_at: the current ones and those `version_history` read), sorted; only
+    those about a span in `period` when given.
+
+    At each time a record was written, the owners it left recorded for each earlier valid
+    time are compared with those recorded just before: a span whose owners differ, and for
+    which some owner was recorded before, was corrected then (a first record corrects
+    nothing; a later span is a plan, not a correction).
+    """
+    by_key: dict[str, dict[int, Evidence]] = {}
+    for ev in records:
+        if "ownership" in ev.evidence_types or ev.type == "OWNS":
+            by_key.setdefault(ev.element_id, {}).setdefault(ev.version, ev)
+    by_owned: dict[str, list[tuple[Evidence, datetime | None]]] = {}
+    for versions in by_key.values():
+        chain = [versions[v] for v in sorted(versions)]
+        for ev, newer in zip(chain, [*chain[1:], None], strict=True):
+            superseded = newer.recorded_at if newer is not None else None
+            by_owned.setdefault(_owned(ev), []).append((ev, superseded))
+    out: list[OwnershipCorrection] = []
+    for owned, timed in sorted(by_owned.items()):
+        written = sorted({ev.recorded_at for ev, _ in timed if ev.recorded_at is not None})
+        for at in written:
+            before = _live(timed, at, just_before=True)
+            after = _live(timed, at, just_before=False)
+            if not before:
+                continue  # the first record of who owns it: learned, not corrected
+            cuts = {EARLIEST, at}
+            for ev in (*before, *after):
+                cuts |= {t for t in (ev.valid_from, ev.valid_to) if t is not None and t < at}
+            edges = sorted(cuts)
+            spans: list[OwnershipCorrection] = []
+            for start, end in itertools.pairwise(edges):
+                was, now = _holding(before, start), _holding(after, start)
+                was_teams, now_teams = (
+                    sorted({_owner(e) for e in was}),
+                    sorted({_owner(e) for e in now}),
+                )
+                if was_teams == now_teams or not was_teams:
+                    continue
+                keys = sorted({e.element_id for e in (*was, *now)})
+                last = spans[-1] if spans else None
+                # One span cut in two by the end of a record that did not change: merged.
+                if last is not None and (last.end, last.before, last.after) == (
+                    start,
+                    was_teams,
+                    now_teams,
+                ):
+                    merged = sorted({*last.keys, *keys})
+                    spans[-1] = last.model_copy(update={"end": end, "keys": merged})
+                    continue
+                spans.append(
+                    OwnershipCorrection(
+                        owned=owned,
+                        corrected_at=at,
+                        start=None if start == EARLIEST else start,
+                        end=end,
+                        before=was_teams,
+                        after=now_teams,
+                        keys=keys,
+                    )
+                )
+            out += spans
+    if period is not None:
+        out = [c for c in out if _span_in(c, period)]
+    return sorted(out, key=lambda c: (c.owned, c.start or EARLIEST, c.corrected_at))
+
+
+def _span_in(c: OwnershipCorrection, period: OwnershipPeriod) -> bool:
+    return (c.start is None or c.start <= period.end) and (
+        period.start is None or c.end > period.start
+    )

@@ -1,0 +1,214 @@
+"""Owners over a period and the history of ownership, as an investigator asks after the fact
+(real Neo4j, our own fixture `tests/fixtures/ownership-history`, tenant initech).
+
+svc:tps-report: team:alpha, then team:beta from 2026-11-10 (recorded 2026-11-01), beta's end
+on 2026-11-20 and team:gamma from then (recorded 2026-11-19, before the handover: no
+correction), then a correction recorded 2026-12-01: alpha until 2026-11-12, beta from then.
+Before, "between A and B" stated only the owners at both ends (team:beta, the owner for 8 of
+the 13 days, was `rejected_temporal`) and a history question only today's owner, both
+`complete`; no answer said that the owner of 2026-11-10 to 2026-11-12 had been corrected.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import neo4j
+import pytest
+from conftest import wipe
+
+FIXTURE = Path(__file__).parent / "fixtures" / "ownership-history"
+IVY = ["--subject", "initech/user:ivy"]
+TPS = ["--service", "svc:tps-report"]
+BEFORE_CORRECTION = "2026-11-30T00:00:00Z"
+PERIOD = "Who owned tps-report between 2026-11-09 and 2026-11-21?"
+CORRECTION = (
+    "From 2026-11-10T00:00:00Z to 2026-11-12T00:00:00Z the owner of svc:tps-report was "
+    "corrected at 2026-12-01T09:00:00Z: recorded as team:beta until then, team:alpha since "
+    "(asked with --known-at before the correction, the answer is team:beta)"
+)
+
+
+@pytest.fixture(scope="module")
+def initech(driver: neo4j.Driver) -> neo4j.Driver:
+    """The three bundles ingested one after the other, as their recorded times say."""
+    from graph_schema.bundle import load_bundle
+    from graph_schema.schema_ddl import apply_schema
+    from graph_schema.writer import ingest_bundle
+
+    wipe(driver)
+    apply_schema(driver)
+    for name in ("10-catalog.yaml", "20-handover.yaml", "30-correction.yaml"):
+        ingest_bundle(driver, load_bundle(FIXTURE / name))
+    driver.execute_query("CALL db.awaitIndexes(300)")
+    return driver
+
+
+def _ask(invoke, question: str, *flags: str) -> dict:  # type: ignore[no-untyped-def,type-arg]
+    result = invoke("investigate", question, *IVY, *flags, "--json")
+    assert result.code == 0, result
+    return json.loads(result.out)  # type: ignore[no-any-return]
+
+
+def _claims(doc: dict) -> list[str]:  # type: ignore[type-arg]
+    return [c["statement"] for c in doc["claims"]]
+
+
+def _rejected_owners(doc: dict) -> list[str]:  # type: ignore[type-arg]
+    return [r["candidate_id"] for r in doc["rejected"] if str(r["candidate_id"]).startswith("OWNS")]
+
+
+def test_a_period_states_every_owner_in_it(initech: neo4j.Driver, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    # As first recorded: beta from 11-10 to 11-20 sits between the two ends.
+    doc = _ask(invoke, PERIOD, *TPS, "--known-at", BEFORE_CORRECTION)
+    says = (
+        "(the question says 'between 2026-11-09 and 2026-11-21': 2026-11-09T00:00:00Z to "
+        "2026-11-21T23:59:59Z)"
+    )
+    assert _claims(doc) == [
+        f"From 2025-01-01T00:00:00Z to 2026-11-10T00:00:00Z {says}: team:alpha OWNS svc:tps-report",
+        f"From 2026-11-10T00:00:00Z to 2026-11-20T00:00:00Z {says}: team:beta OWNS svc:tps-report",
+        f"From 2026-11-20T00:00:00Z, still at as_of, {doc['as_of'].replace('+00:00', 'Z')} "
+        f"{says}: team:gamma OWNS svc:tps-report",
+    ], _claims(doc)
+    assert doc["status"] == "complete"
+    assert _rejected_owners(doc) == []
+    # Known now: the corrected intervals, and the correction said.
+    doc = _ask(invoke, PERIOD, *TPS)
+    assert (
+        f"From 2026-11-12T00:00:00Z to 2026-11-20T00:00:00Z {says}: team:beta OWNS svc:tps-report"
+        in _claims(doc)
+    )
+    assert (
+        f"From 2025-01-01T00:00:00Z to 2026-11-12T00:00:00Z {says}: team:alpha OWNS svc:tps-report"
+        in _claims(doc)
+    )
+    assert CORRECTION in _claims(doc), _claims(doc)
+
+
+def test_a_period_inside_one_owner_names_only_that_owner(  # type: ignore[no-untyped-def]
+    initech: neo4j.Driver, cli_env, invoke
+) -> None:
+    doc = _ask(invoke, "Who owned tps-report between 2026-11-13 and 2026-11-15?", *TPS)
+    as_of = doc["as_of"].replace("+00:00", "Z")
+    assert _claims(doc) == [
+        # Today's owner, after the period, is said as at any time: at as_of, labelled.
+        f"At as_of, {as_of}: team:gamma OWNS svc:tps-report (valid 2026-11-20T00:00:00Z to open)",
+        # The correction was about 11-10 to 11-12, outside the period asked: not said.
+        "From 2026-11-12T00:00:00Z to 2026-11-20T00:00:00Z (the question says 'between "
+        "2026-11-13 and 2026-11-15': 2026-11-13T00:00:00Z to 2026-11-15T23:59:59Z): team:beta "
+        "OWNS svc:tps-report",
+    ], _claims(doc)
+
+
+@pytest.mark.parametrize(
+    ("question", "words"),
+    [
+        (
+            "How did ownership of tps-report change over time?",
+            "How did ownership of tps-report change",
+        ),
+        ("Show the ownership history of tps-report", "ownership history"),
+    ],
+)
+def test_the_ownership_history_and_its_correction(  # type: ignore[no-untyped-def]
+    initech: neo4j.Driver, cli_env, invoke, question: str, words: str
+) -> None:
+    result = invoke("investigate", question, *IVY, *TPS)
+    assert result.code == 0, result
+    says = f"(the question says {words!r})"
+    # In time order, the correction at the span it changed; in the text report as in --json.
+    owners = [
+        f"From 2025-01-01T00:00:00Z to 2026-11-12T00:00:00Z {says}: team:alpha OWNS svc:tps-report",
+        CORRECTION,
+        f"From 2026-11-12T00:00:00Z to 2026-11-20T00:00:00Z {says}: team:beta OWNS svc:tps-report",
+    ]
+    for line in owners:
+        assert line in result.out, result.out
+    assert "From 2026-11-20T00:00:00Z, still at as_of, " in result.out
+    doc = _ask(invoke, question, *TPS)
+    assert _claims(doc)[:3] == owners, _claims(doc)
+    assert _claims(doc)[3].endswith(f"{says}: team:gamma OWNS svc:tps-report")
+    assert doc["status"] == "complete"
+    assert _rejected_owners(doc) == []
+    # The older records were read, in calls a replay re-runs.
+    assert [
+        tc["params"]["element_id"]
+        for tc in doc["tool_calls"]
+        if tc["template"].startswith("version_history@")
+    ] == [
+        "OWNS|team:alpha|svc:tps-report|2025-01-01",
+        "OWNS|team:beta|svc:tps-report|2026-11-10",
+    ]
+    replay = invoke("replay", doc["run_id"], *IVY, "--json")
+    assert replay.code == 0, replay
+    assert json.loads(replay.out)["verified"] is True
+
+
+def test_the_history_as_known_before_the_correction(initech: neo4j.Driver, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    # beta's end recorded the day before the handover is a new record, but no correction.
+    doc = _ask(
+        invoke, "Show the ownership history of tps-report", *TPS, "--known-at", BEFORE_CORRECTION
+    )
+    owners = _claims(doc)
+    assert len(owners) == 3, owners
+    assert owners[1] == (
+        "From 2026-11-10T00:00:00Z to 2026-11-20T00:00:00Z (the question says 'ownership "
+        "history'): team:beta OWNS svc:tps-report"
+    )
+    assert not any("corrected" in c for c in owners), owners
+
+
+def test_the_history_up_to_as_of(initech: neo4j.Driver, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    doc = _ask(
+        invoke, "Show the ownership history of tps-report", *TPS, "--as-of", "2026-11-15T00:00:00Z"
+    )
+    assert [c.rsplit(": ", 1)[-1] for c in _claims(doc) if "OWNS" in c] == [
+        "team:alpha OWNS svc:tps-report",
+        "team:beta OWNS svc:tps-report",
+    ], _claims(doc)
+    # gamma's record starts after as_of: not yet an owner, so not in the history.
+
+
+def test_a_long_history_lists_every_owner(initech: neo4j.Driver, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    # Six records: more than the five items the gate keeps per evidence type elsewhere.
+    doc = _ask(invoke, "Which teams have owned stapler?", "--service", "svc:stapler")
+    owners = [c.split(": ", 1)[-1] for c in _claims(doc)]
+    assert owners == [
+        "team:alpha OWNS svc:stapler",
+        "team:beta OWNS svc:stapler",
+        "team:gamma OWNS svc:stapler",
+        "team:alpha OWNS svc:stapler",
+        "team:beta OWNS svc:stapler",
+        "team:gamma OWNS svc:stapler",
+    ], _claims(doc)
+    assert _rejected_owners(doc) == []
+
+
+def test_one_owner_at_one_time_is_unchanged(initech: neo4j.Driver, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    # No period, no history asked: the owner at the time named, and today's, as before.
+    doc = _ask(invoke, "Who owned tps-report on 2026-11-15?", *TPS)
+    assert _claims(doc) == [
+        f"At as_of, {doc['as_of'].replace('+00:00', 'Z')}: team:gamma OWNS svc:tps-report "
+        "(valid 2026-11-20T00:00:00Z to open)",
+        "At the time named in the question, 2026-11-15T00:00:00Z (explicit, a day: its start, "
+        "00:00 UTC): team:beta OWNS svc:tps-report (valid 2026-11-12T00:00:00Z to "
+        "2026-11-20T00:00:00Z)",
+    ], _claims(doc)
+
+
+def test_versions_of_one_runbook_are_no_tie(initech: neo4j.Driver, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    # v1 is the version in force at 10:03 and v2 is rejected as out of time on the same card:
+    # before, the card also said "2 runbooks named 'tps-recovery' fit alike ... the card shows
+    # the first: name the one you mean with --alert ID".
+    result = invoke("runbook", "tps recovery", "--as-of", "2026-11-11T10:03:00Z", *IVY)
+    assert result.code == 0, result
+    assert "Runbook   TPS recovery runbook v1  [runbook:tps-recovery@v1, v1, trusted]" in result.out
+    assert "runbook:tps-recovery@v2 (v2): rejected_temporal" in result.out
+    assert "alike" not in result.out, result.out
+    doc = json.loads(
+        invoke("runbook", "tps recovery", "--as-of", "2026-11-11T10:03:00Z", *IVY, "--json").out
+    )
+    assert doc["runbook"]["id"] == "runbook:tps-recovery@v1"
+    assert not doc.get("note"), doc.get("note")
