@@ -9,7 +9,7 @@ session records the run into the Context Graph when a `RunRecorder` is given
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 
 import neo4j
@@ -185,11 +185,12 @@ class InvestigationResult(BaseModel):
 
 
 def withheld_runbook_gaps(
-    missing: list[MissingEvidence], rejected: Iterable[Rejection]
+    missing: list[MissingEvidence], rejected: Sequence[Rejection], *, cut_short: bool = False
 ) -> list[MissingEvidence]:
     """`missing` with a missing runbook said as what it is when runbooks were found but
     withheld as untrusted instruction-like text: "no runbook valid at as_of" is untrue then,
-    and the way out is the importer's (`--trusted`), not another question."""
+    and the way out is the importer's (`--trusted`), not another question. Else, in a run
+    that was not cut short, the runbooks retrieved and not used, and why."""
     withheld = sorted(
         {
             r.element_id
@@ -199,7 +200,8 @@ def withheld_runbook_gaps(
         }
     )
     if not withheld:
-        return _unused_runbook_gaps(missing, rejected)
+        # Cut short, the gap already says the search did not finish: not that it chose none.
+        return missing if cut_short else _unused_runbook_gaps(missing, rejected)
     names = ", ".join(withheld)
     one = len(withheld) == 1
     found = f"a runbook was found ({names})" if one else f"runbooks were found ({names})"
@@ -228,7 +230,7 @@ _UNUSED_NAMED = 3
 
 
 def _unused_runbook_gaps(
-    missing: list[MissingEvidence], rejected: Iterable[Rejection]
+    missing: list[MissingEvidence], rejected: Sequence[Rejection]
 ) -> list[MissingEvidence]:
     """`missing` with a missing runbook said with the runbooks retrieved and not used, and
     why: "no runbook applies" is untrue when the right one was found and rejected."""
@@ -556,7 +558,9 @@ def _investigate(
             pack.evidence_ids(),
             [(ev.element_id, ev.version) for ev in pack.evidence],
         ),
-        missing_evidence=withheld_runbook_gaps(claim_set.missing_evidence, gate.rejected),
+        missing_evidence=withheld_runbook_gaps(
+            claim_set.missing_evidence, gate.rejected, cut_short=outcome.cut_short
+        ),
         confounders=claim_set.confounders,
         conflicts=gate.conflicts,
         question=request.question,

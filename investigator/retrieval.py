@@ -533,6 +533,8 @@ class RetrievalLoop:
                 progressed |= learn(known, self._top_text_anchors(), self.focus, self.inp.as_of)
             if round_no == 1:
                 progressed |= self._runbook_by_text(known, outcome)
+                if outcome.cut_short:
+                    break
             if self.gate.budget_hit:
                 outcome.stop_reason = StopReason.BUDGET_EXHAUSTED
                 outcome.cut_short = True
@@ -799,12 +801,16 @@ class RetrievalLoop:
         symptom = self.intents == [Intent.ENTITY_LOOKUP] and reads_as_symptom(self.reading)
         if Intent.APPLICABLE_RUNBOOK not in self.intents and not symptom:
             return False
-        if self._past_deadline():
-            return False
         if known.services or known.alerts or known.error_codes or known.runbooks:
             return False
         if known.incidents:
             return False  # "the payments incident": its services' runbooks are the answer
+        if self._past_deadline():
+            # The search not asked is a run cut short, not one that found nothing (and its
+            # replay stops at the same call).
+            outcome.stop_reason = StopReason.DEADLINE
+            outcome.cut_short = True
+            return False
         search = _SearchSteps(self, known, outcome)
         words = runbook_search_text(self.inp.question)
         ranking, hits = search_runbooks(search, words)
@@ -820,15 +826,15 @@ class RetrievalLoop:
         chosen_id = pointed.element_id if pointed is not None else chosen.id
         best = pointed or best
         # A file of one section per alert is no one alert's runbook: words that spell out
-        # none of its alerts ("the vault cache is failing": six) choose nothing (its whole
-        # text was required evidence: exit 2 at the default budget).
+        # none of its alerts answer with the section the card shows for them (the alert
+        # whose text they match, else the heading with most of them: "ingesters are
+        # unhealthy"); none ("the vault cache is failing": six alike) chooses nothing (its
+        # whole text was required evidence: exit 2 at the default budget).
         if (
             best is not None
             and alert_sectioned(best)
             and alert_excerpt(best, (), self.inp.question) is None
         ):
-            # The section the card shows for these words: the alert whose text they match,
-            # else the one whose heading has most of them ("ingesters are unhealthy").
             heading = chosen_heading(best, self._card_focus(chosen, ranking.runbook_urls, words))
             if heading is None:
                 return False

@@ -21,6 +21,9 @@ import neo4j
 import pytest
 from conftest import import_runbook_folder
 
+from investigator.context_graph import RunRecorder
+from investigator.investigation import InvestigationRequest, investigate
+
 GLOBEX_CATALOG = Path(__file__).parent / "fixtures" / "runbooks" / "catalogs" / "globex.yaml"
 
 PAGE = """# Store runbooks
@@ -231,3 +234,28 @@ def test_a_runbook_retrieved_and_not_used_is_said_so(store, invoke) -> None:  # 
         "no runbook was used: retrieved and not used, runbook:store-runbooks (found by text "
         "only: no record ties it to what the question names"
     ), gap["description"]
+
+
+def test_a_runbook_search_cut_by_the_deadline_is_said_cut_short(store, invoke) -> None:  # type: ignore[no-untyped-def]
+    # The deadline as replay applies it: right after round one, before the runbook search
+    # (on a loaded machine a cold first run takes the whole 60 s there). Before, the run said
+    # `no_progress`, as if the search had found nothing, and its replay asked the search.
+    def run(**kw: object):  # type: ignore[no-untyped-def]
+        request = InvestigationRequest(
+            question=QUESTIONS[0][0],
+            subject_id="acme/user:oncall",
+            deadline_s=600,
+            **kw,  # type: ignore[arg-type]
+        )
+        return investigate(request, driver=store, recorder=RunRecorder(store))
+
+    full = run()
+    assert full.status.value == "complete"
+    first_round = sum(1 for tc in full.tool_calls if tc.round == 1)
+    cut = run(deadline_after_calls=first_round)
+    assert (cut.stop_reason, cut.rounds, cut.search_cut_short) == ("deadline", 1, True)
+    (gap,) = [m for m in cut.missing_evidence if m.evidence_type == "runbook"]
+    assert gap.description.startswith("unknown, not absent: the run stopped (deadline)")
+    replay = invoke("replay", cut.run_id, "--subject", "user:oncall", "--json")
+    assert replay.code == 0, replay
+    assert json.loads(replay.out)["verified"] is True
