@@ -221,7 +221,8 @@ def withheld_runbook_gaps(
 # Why a runbook the run retrieved was not used, in the words of a Missing line.
 _NOT_USED = {
     RejectionReason.LOW_RELEVANCE: "found by text only: no record ties it to what the question "
-    "names, and the runbook search did not choose it for the question's words",
+    "names, and the runbook search did not answer the question's words with it (no fit, or no "
+    "one section of it)",
     RejectionReason.REJECTED_TEMPORAL: "not valid at as_of",
     RejectionReason.REJECTED_SUPERSEDED: "superseded by a later version",
     RejectionReason.REJECTED_NOT_YET_KNOWN: "recorded after known_at",
