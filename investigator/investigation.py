@@ -9,7 +9,7 @@ session records the run into the Context Graph when a `RunRecorder` is given
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 
 import neo4j
@@ -189,11 +189,12 @@ class InvestigationResult(BaseModel):
 
 
 def withheld_runbook_gaps(
-    missing: list[MissingEvidence], rejected: Iterable[Rejection]
+    missing: list[MissingEvidence], rejected: Sequence[Rejection], *, cut_short: bool = False
 ) -> list[MissingEvidence]:
     """`missing` with a missing runbook said as what it is when runbooks were found but
     withheld as untrusted instruction-like text: "no runbook valid at as_of" is untrue then,
-    and the way out is the importer's (`--trusted`), not another question."""
+    and the way out is the importer's (`--trusted`), not another question. Else, in a run
+    that was not cut short, the runbooks retrieved and not used, and why."""
     withheld = sorted(
         {
             r.element_id
@@ -203,7 +204,8 @@ def withheld_runbook_gaps(
         }
     )
     if not withheld:
-        return missing
+        # Cut short, the gap already says the search did not finish: not that it chose none.
+        return missing if cut_short else _unused_runbook_gaps(missing, rejected)
     names = ", ".join(withheld)
     one = len(withheld) == 1
     found = f"a runbook was found ({names})" if one else f"runbooks were found ({names})"
@@ -211,6 +213,44 @@ def withheld_runbook_gaps(
         f"{found} but withheld as untrusted text with an instruction-like fragment (see "
         f"Rejected); whoever owns the import re-ingests {'it' if one else 'them'} with "
         "--trusted if that source is trusted (docs/security.md)"
+    )
+    return [
+        m.model_copy(update={"description": description})
+        if m.evidence_type == "runbook" and m.required
+        else m
+        for m in missing
+    ]
+
+
+# Why a runbook the run retrieved was not used, in the words of a Missing line.
+_NOT_USED = {
+    RejectionReason.LOW_RELEVANCE: "found by text only: no record ties it to what the question "
+    "names, and the runbook search did not answer the question's words with it (no fit, or no "
+    "one section of it)",
+    RejectionReason.REJECTED_TEMPORAL: "not valid at as_of",
+    RejectionReason.REJECTED_SUPERSEDED: "superseded by a later version",
+    RejectionReason.REJECTED_NOT_YET_KNOWN: "recorded after known_at",
+}
+_UNUSED_NAMED = 3
+
+
+def _unused_runbook_gaps(
+    missing: list[MissingEvidence], rejected: Sequence[Rejection]
+) -> list[MissingEvidence]:
+    """`missing` with a missing runbook said with the runbooks retrieved and not used, and
+    why: "no runbook applies" is untrue when the right one was found and rejected."""
+    why: dict[str, str] = {}
+    for r in sorted(rejected, key=lambda r: (r.element_id, r.round, r.reason.value)):
+        if r.element_id.startswith("runbook:"):
+            why.setdefault(r.element_id, _NOT_USED.get(r.reason, r.reason.value))
+    if not why:
+        return missing
+    shown = [f"{rb} ({reason})" for rb, reason in sorted(why.items())[:_UNUSED_NAMED]]
+    more = len(why) - len(shown)
+    description = (
+        "no runbook was used: retrieved and not used, "
+        + "; ".join(shown)
+        + (f"; and {more} more (see Rejected)" if more else "")
     )
     return [
         m.model_copy(update={"description": description})
@@ -523,7 +563,9 @@ def _investigate(
             pack.evidence_ids(),
             [(ev.element_id, ev.version) for ev in pack.evidence],
         ),
-        missing_evidence=withheld_runbook_gaps(claim_set.missing_evidence, gate.rejected),
+        missing_evidence=withheld_runbook_gaps(
+            claim_set.missing_evidence, gate.rejected, cut_short=outcome.cut_short
+        ),
         confounders=claim_set.confounders,
         conflicts=gate.conflicts,
         question=request.question,

@@ -395,6 +395,13 @@ def symptom_intents() -> list[Intent]:
     return [Intent.APPLICABLE_RUNBOOK]
 
 
+def pasted_alert_intents() -> list[Intent]:
+    """The intents of a question that is an alert's own page text pasted and asks nothing
+    else ("Mimir cluster prod-eu-1/mimir has 2 unhealthy ingester(s)."): the alert, and what
+    to do about it, as for a question that is nothing but the alert's name."""
+    return [Intent.APPLICABLE_RUNBOOK, Intent.ENTITY_LOOKUP]
+
+
 def detect_intents(question: str) -> list[Intent]:
     """The intents a question asks for (sorted). Nothing matched: an entity lookup."""
     found = {intent for intent, pattern in _INTENT_RULES if pattern.search(question)}

@@ -49,6 +49,7 @@ from investigator.planner import (
     missing_required,
     note_check_rows,
     note_runbook_services,
+    pasted_alert_intents,
     reads_as_symptom,
     runbook_search_text,
     step_key,
@@ -60,12 +61,18 @@ from investigator.planner import (
 from investigator.record_time import as_recorded_at
 from investigator.rubric import Intent, required_types, useful_types
 from investigator.runbook_fallback import OneStepCalls
-from investigator.runbook_search import search_runbooks, spelled_out
+from investigator.runbook_search import (
+    RankedRunbook,
+    pasted_alert_text,
+    search_runbooks,
+    spelled_out,
+)
 from investigator.runbook_sections import (
     SectionFocus,
     alert_excerpt,
     alert_focus,
     alert_sectioned,
+    chosen_heading,
     headed_by,
     pointed_at,
 )
@@ -462,6 +469,8 @@ class RetrievalLoop:
         # Alerts the question types in another form than their name, as the text hits name
         # them; the question as the planner reads it once they are named (`_reread`).
         self.typed_alerts: list[str] = []
+        # Alerts whose own page text (message, summary) the question pastes: named by it.
+        self.pasted_alerts: list[str] = []
         self.reading = plan_input.question
         # Rounds the runbook search used: they do not count against the plan's max_rounds.
         self.search_rounds = 0
@@ -539,6 +548,8 @@ class RetrievalLoop:
                 progressed |= learn(known, self._top_text_anchors(), self.focus, self.inp.as_of)
             if round_no == 1:
                 progressed |= self._runbook_by_text(known, outcome)
+                if outcome.cut_short:
+                    break
             if self.gate.budget_hit:
                 outcome.stop_reason = StopReason.BUDGET_EXHAUSTED
                 outcome.cut_short = True
@@ -664,10 +675,14 @@ class RetrievalLoop:
         they read the name typed as named. Before this round's candidates are admitted, so
         the gate weighs them for the intents read; later plans carry them."""
         reading = as_named(self.inp.question, self.typed_alerts)
-        if reading == self.reading:
-            return
-        self.reading = reading
-        intents = self.planner.intents(self.inp.model_copy(update={"question": reading}))
+        intents = self.intents
+        if reading != self.reading:
+            self.reading = reading
+            intents = self.planner.intents(self.inp.model_copy(update={"question": reading}))
+        if self.pasted_alerts and intents == [Intent.ENTITY_LOOKUP]:
+            # An alert's page pasted is the alert named and nothing else asked: what to do
+            # about it, as for a question that is nothing but its name.
+            intents = pasted_alert_intents()
         if intents == self.intents:
             return
         self._answer(intents)
@@ -712,6 +727,15 @@ class RetrievalLoop:
                 self.asked_alerts.append(name)
         ids = {row.element.element_id for row in named}
         named += [nodes[i] for i in spelled if nodes[i].element.element_id not in ids]
+        for row in self._pasted(nodes):
+            name = row.element.name or ""
+            self.spelled_ids.add(row.element.element_id)
+            if name not in self.asked_alerts:
+                self.asked_alerts.append(name)
+            if name not in self.pasted_alerts:
+                self.pasted_alerts.append(name)
+            if row.element.element_id not in {r.element.element_id for r in named}:
+                named.append(row)
         # An alert the question types in another form (`paymentapihigherrorrate`, "payment
         # api high error rate") is the alert it names: identified (`entity`), and the
         # question is read again with its name as named (`_reread`).
@@ -722,6 +746,18 @@ class RetrievalLoop:
                 if name not in self.typed_alerts:
                     self.typed_alerts.append(name)
         return named
+
+    def _pasted(self, nodes: Sequence[TemplateRow]) -> list[TemplateRow]:
+        """The alert hits whose own page text the question pastes ("Mimir cluster
+        prod-eu-1/mimir has 2 unhealthy ingester(s)."), as the card reads a pasted page: of
+        several, those with the longest such text (the most specific)."""
+        sizes = [
+            (pasted_alert_text(self.inp.question, row.element.props), row)
+            for row in nodes
+            if row.element.type == "Alert" and row.element.name
+        ]
+        longest = max((size for size, _ in sizes), default=0)
+        return [row for size, row in sizes if size and size == longest]
 
     def _runbooks_headed_as_asked(self) -> list[TemplateRow]:
         """Text hits that are runbooks with a section headed by the alert the question types
@@ -780,12 +816,16 @@ class RetrievalLoop:
         symptom = self.intents == [Intent.ENTITY_LOOKUP] and reads_as_symptom(self.reading)
         if Intent.APPLICABLE_RUNBOOK not in self.intents and not symptom:
             return False
-        if self._past_deadline():
-            return False
         if known.services or known.alerts or known.error_codes or known.runbooks:
             return False
         if known.incidents:
             return False  # "the payments incident": its services' runbooks are the answer
+        if self._past_deadline():
+            # The search not asked is a run cut short, not one that found nothing (and its
+            # replay stops at the same call).
+            outcome.stop_reason = StopReason.DEADLINE
+            outcome.cut_short = True
+            return False
         search = _SearchSteps(self, known, outcome)
         words = runbook_search_text(self.inp.question)
         ranking, hits = search_runbooks(search, words)
@@ -801,20 +841,37 @@ class RetrievalLoop:
         chosen_id = pointed.element_id if pointed is not None else chosen.id
         best = pointed or best
         # A file of one section per alert is no one alert's runbook: words that spell out
-        # none of its alerts ("the vault cache is failing": six) choose nothing (its whole
-        # text was required evidence: exit 2 at the default budget).
+        # none of its alerts answer with the section the card shows for them (the alert
+        # whose text they match, else the heading with most of them: "ingesters are
+        # unhealthy"); none ("the vault cache is failing": six alike) chooses nothing (its
+        # whole text was required evidence: exit 2 at the default budget).
         if (
             best is not None
             and alert_sectioned(best)
             and alert_excerpt(best, (), self.inp.question) is None
         ):
-            return False
+            heading = chosen_heading(best, self._card_focus(chosen, ranking.runbook_urls, words))
+            if heading is None:
+                return False
+            if heading not in self.asked_alerts:
+                self.asked_alerts.append(heading)
         known.add("runbooks_by_text", chosen_id)
         if symptom:
             # Before the next round's candidates are weighed: they are judged as evidence
             # of the runbook (and its owner), not of an entity the words never named.
             self._answer(symptom_intents())
         return known.add("runbooks", chosen_id)
+
+    @staticmethod
+    def _card_focus(chosen: RankedRunbook, urls: Mapping[str, str], words: str) -> SectionFocus:
+        """What `investigator runbook` focuses on for free text whose best fit is `chosen`
+        (runbook_lookup.py): the alert whose text matched, by its `runbook_url`, else the
+        words."""
+        if chosen.matched_alert is None:
+            return SectionFocus(text=words)
+        url = urls.get(chosen.matched_alert)
+        named = alert_focus([chosen.matched_alert.split(":", 1)[-1]], [url] if url else [])
+        return named.model_copy(update={"text": words})
 
     def _wanted(self, supported: Sequence[str]) -> list[str]:
         wanted = set(wanted_types(self.intents, supported))

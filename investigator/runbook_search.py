@@ -49,7 +49,7 @@ import functools
 import itertools
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
@@ -425,9 +425,22 @@ def _own_cover(alert: Evidence, query: set[str]) -> tuple[float, int]:
     """How much of one of the alert's own page texts (`message`, `summary`, `description`,
     templates left out) the query has, and how many words that text has: the best such
     text with at least ALERT_OWN_WORDS words, else (0.0, 0)."""
+    return _own_cover_of(alert.props, query)
+
+
+def pasted_alert_text(text: str, props: Mapping[str, object]) -> int:
+    """How many words the alert's own page text that `text` pastes has (its `message`,
+    `summary` or `description` with the label values Alertmanager filled in, as the card
+    reads a pasted page: `ALERT_OWN_MATCH` of its words at least), else 0."""
+    query = {_stem(t) for t in search_terms(text)}
+    own, size = _own_cover_of(props, query)
+    return size if own >= ALERT_OWN_MATCH else 0
+
+
+def _own_cover_of(props: Mapping[str, object], query: set[str]) -> tuple[float, int]:
     best = (0.0, 0)
     for key in _ALERT_PAGE_PROPS:
-        value = alert.props.get(key)
+        value = props.get(key)
         if not isinstance(value, str):
             continue
         own = {_stem(w) for w in search_terms(value)}

@@ -632,6 +632,21 @@ def alert_sectioned(ev: Evidence) -> bool:
     return structure is not None and len(_alert_sections(structure[0])) >= 2
 
 
+def chosen_heading(ev: Evidence, focus: SectionFocus) -> str | None:
+    """The heading of the alert section of runbook `ev` that the card shows for `focus`
+    (named by it, else the one whose title has most of its free text's words), when `ev`
+    holds sections for two or more alerts; None otherwise."""
+    structure = _structure(ev)
+    if structure is None:
+        return None
+    sections = structure[0]
+    alerts = _alert_sections(sections)
+    if len(alerts) < 2:
+        return None
+    chosen = _chosen(sections, alerts, focus)
+    return None if chosen is None else heading_text(sections[chosen].title)
+
+
 def alert_section(ev: Evidence, focus: SectionFocus) -> str | None:
     """The locator of the section `focus` is about, in a runbook with sections for several
     alerts (None in any other document: its own locator says where to read)."""
