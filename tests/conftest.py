@@ -156,6 +156,26 @@ def import_runbook_folder(drv: neo4j.Driver, invoke, folder: Path, *flags: str) 
     assert result.code == 0, result
 
 
+def ingest_fixture_bundle(drv: neo4j.Driver, name: str) -> neo4j.Driver:
+    """A graph holding only the bundle `tests/fixtures/<name>`, its indexes online."""
+    from graph_schema.bundle import load_bundle
+    from graph_schema.schema_ddl import apply_schema
+    from graph_schema.writer import ingest_bundle
+
+    wipe(drv)
+    apply_schema(drv)
+    ingest_bundle(drv, load_bundle(REPO / "tests" / "fixtures" / name))
+    drv.execute_query("CALL db.awaitIndexes(300)")
+    return drv
+
+
+def investigate_json(invoke, question: str, *flags: str) -> dict:  # type: ignore[no-untyped-def,type-arg]
+    """`investigate QUESTION FLAGS... --json` through the CLI, exit 0, as one document."""
+    result = invoke("investigate", question, *flags, "--json")
+    assert result.code == 0, result
+    return json.loads(result.out)  # type: ignore[no-any-return]
+
+
 @pytest.fixture(scope="module")
 def demo_graph(driver: neo4j.Driver) -> neo4j.Driver:
     """The demo dataset in an otherwise empty graph, ingested once per test module."""

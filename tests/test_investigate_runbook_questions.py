@@ -19,7 +19,7 @@ from pathlib import Path
 
 import neo4j
 import pytest
-from conftest import import_runbook_folder
+from conftest import import_runbook_folder, investigate_json
 
 from investigator.context_graph import RunRecorder
 from investigator.investigation import InvestigationRequest, investigate
@@ -138,9 +138,7 @@ def store(driver: neo4j.Driver, cli_env: object, invoke, tmp_path: Path) -> neo4
 
 
 def _investigate(invoke, question: str, subject: str = "user:oncall") -> dict:  # type: ignore[no-untyped-def,type-arg]
-    result = invoke("investigate", question, "--subject", subject, "--json")
-    assert result.code == 0, result
-    return json.loads(result.out)  # type: ignore[no-any-return]
+    return investigate_json(invoke, question, "--subject", subject)  # type: ignore[no-any-return]
 
 
 def _card(invoke, text: str, subject: str = "user:oncall") -> dict:  # type: ignore[no-untyped-def,type-arg]

@@ -11,10 +11,9 @@ import json
 
 import neo4j
 import pytest
-from conftest import REPO, wipe
+from conftest import REPO, ingest_fixture_bundle
 
 from graph_schema.bundle import load_bundle
-from graph_schema.schema_ddl import apply_schema
 from graph_schema.writer import ingest_bundle
 
 IVY = ["--subject", "initech/user:ivy", "--deadline-seconds", "600"]
@@ -25,11 +24,7 @@ SECOND = "inc:2026-11-15-tps"
 
 @pytest.fixture(scope="module")
 def initech(driver: neo4j.Driver) -> neo4j.Driver:
-    wipe(driver)
-    apply_schema(driver)
-    ingest_bundle(driver, load_bundle(REPO / "tests" / "fixtures" / "initech-time"))
-    driver.execute_query("CALL db.awaitIndexes(300)")
-    return driver
+    return ingest_fixture_bundle(driver, "initech-time")
 
 
 @pytest.fixture(scope="module")

@@ -12,10 +12,9 @@ from pathlib import Path
 
 import neo4j
 import pytest
-from conftest import REPO, wipe
+from conftest import ingest_fixture_bundle
 
 from graph_schema.bundle import load_bundle
-from graph_schema.schema_ddl import apply_schema
 from graph_schema.writer import ingest_bundle
 
 IVY = ["--service", "svc:tps-report", "--subject", "initech/user:ivy"]
@@ -25,11 +24,7 @@ OWNS = "OWNS svc:tps-report"
 
 @pytest.fixture(scope="module")
 def initech(driver: neo4j.Driver) -> neo4j.Driver:
-    wipe(driver)
-    apply_schema(driver)
-    ingest_bundle(driver, load_bundle(REPO / "tests" / "fixtures" / "initech-time"))
-    driver.execute_query("CALL db.awaitIndexes(300)")
-    return driver
+    return ingest_fixture_bundle(driver, "initech-time")
 
 
 def _run(invoke, question: str, *flags: str) -> tuple[dict, str]:  # type: ignore[no-untyped-def,type-arg]
