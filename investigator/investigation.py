@@ -55,7 +55,13 @@ from investigator.planner import (
     unrecorded_asks,
 )
 from investigator.retrieval import RetrievalLoop, RetrievalOutcome, StopReason
-from investigator.rubric import Intent, MissingEvidence, required_types, useful_types
+from investigator.rubric import (
+    MISSING_DESCRIPTIONS,
+    Intent,
+    MissingEvidence,
+    required_types,
+    useful_types,
+)
 from investigator.runbook_sections import question_focus
 from investigator.session import RunSession, RunSpec
 from investigator.timeline import (
@@ -216,7 +222,11 @@ def withheld_runbook_gaps(
     )
     return [
         m.model_copy(update={"description": description})
-        if m.evidence_type == "runbook" and m.required
+        # Only the plain "no runbook applies": a gap that says more (what applied at a time
+        # before any version was recorded) is already what the run knows.
+        if m.evidence_type == "runbook"
+        and m.required
+        and m.description == MISSING_DESCRIPTIONS["runbook"]
         else m
         for m in missing
     ]
@@ -241,8 +251,9 @@ def _unused_runbook_gaps(
     why: "no runbook applies" is untrue when the right one was found and rejected."""
     why: dict[str, str] = {}
     for r in sorted(rejected, key=lambda r: (r.element_id, r.round, r.reason.value)):
-        if r.element_id.startswith("runbook:"):
-            why.setdefault(r.element_id, _NOT_USED.get(r.reason, r.reason.value))
+        # Only a reason it was not used: a `duplicate` is the same runbook used in another form.
+        if r.element_id.startswith("runbook:") and r.reason in _NOT_USED:
+            why.setdefault(r.element_id, _NOT_USED[r.reason])
     if not why:
         return missing
     shown = [f"{rb} ({reason})" for rb, reason in sorted(why.items())[:_UNUSED_NAMED]]
@@ -254,7 +265,11 @@ def _unused_runbook_gaps(
     )
     return [
         m.model_copy(update={"description": description})
-        if m.evidence_type == "runbook" and m.required
+        # Only the plain "no runbook applies": a gap that says more (what applied at a time
+        # before any version was recorded) is already what the run knows.
+        if m.evidence_type == "runbook"
+        and m.required
+        and m.description == MISSING_DESCRIPTIONS["runbook"]
         else m
         for m in missing
     ]
