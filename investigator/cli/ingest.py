@@ -19,7 +19,17 @@ import click
 from pydantic import BaseModel
 
 from graph_schema.backdating import BackdatedRecords
-from graph_schema.bundle import BundleProblem, LoadedBundle, apply_overrides, load_bundle
+from graph_schema.bundle import (
+    MAX_INPUT_BYTES,
+    BundleProblem,
+    InputTooLarge,
+    LoadedBundle,
+    apply_overrides,
+    bundle_files,
+    check_input_size,
+    load_bundle,
+    path_problem,
+)
 from graph_schema.importers.dispatch import import_source_id
 from graph_schema.importers.import_origin import (
     ImportOrigin,
@@ -29,7 +39,9 @@ from graph_schema.importers.import_origin import (
     record_origin,
     release_claim,
 )
+from graph_schema.importers.markdown_runbooks import markdown_files
 from graph_schema.importers.missing_files import mark_missing_files
+from graph_schema.importers.prometheus_rules import rule_files
 from graph_schema.omitted_acl import AclOptionChange, acl_option_changes
 from graph_schema.schema_ddl import apply_schema
 from graph_schema.writer import (
@@ -64,6 +76,8 @@ class IngestOptions(BaseModel):
     git_history: bool = False
     # Allow records dated at or before the known_at of runs already recorded in the tenant.
     backdate: bool = False
+    # The bytes PATH (a file, or a folder's files of the format together) may hold.
+    max_bytes: int = MAX_INPUT_BYTES
 
 
 def _load_bundle_format(path: Path, options: IngestOptions) -> LoadedBundle:
@@ -71,8 +85,15 @@ def _load_bundle_format(path: Path, options: IngestOptions) -> LoadedBundle:
         raise BadInput("--trusted is for imported formats; a bundle's sources state their trust")
     if options.git_history:
         raise BadInput("--git-history is for --format markdown-runbooks only")
-    return load_bundle(path)
+    return load_bundle(path, options.max_bytes)
 
+
+# The files each format reads at PATH, to bound their size before any is read.
+_FORMAT_FILES: dict[str, Callable[[Path], tuple[list[Path], list[BundleProblem]]]] = {
+    "bundle": bundle_files,
+    "markdown-runbooks": markdown_files,
+    "prometheus-rules": rule_files,
+}
 
 # What each format's PATH holds, and what is refused when it has problems, in its own words.
 _FORMAT_NOUNS = {
@@ -137,7 +158,14 @@ def run_ingest(
     if "\0" not in str(path) and not os.path.lexists(path):
         # One line in the format's words (a Markdown import is no "bundle").
         raise BadInput(f"{path} does not exist: no {_FORMAT_NOUNS[fmt]} to import, nothing written")
-    loaded = INGEST_FORMATS[fmt](path, options)
+    try:
+        if path_problem(path) is None:
+            # Before the database is opened or a byte read: a 2 GB file is one line, not
+            # a process holding it in memory (each format's reader bounds its files again).
+            check_input_size(path, _FORMAT_FILES[fmt](path)[0], options.max_bytes)
+        loaded = INGEST_FORMATS[fmt](path, options)
+    except InputTooLarge as exc:
+        raise BadInput(exc.line()) from None
     # A bundle's --acl is applied once the records it would relabel are known (below).
     bundle_acl = fmt == "bundle" and options.acl is not None
     try:
@@ -324,6 +352,14 @@ def _report_problems(problems: Sequence[BundleProblem], fmt: str = "bundle") -> 
     "what those runs saw, and their replays will report drift).",
 )
 @click.option(
+    "--max-bytes",
+    type=WholeNumber(1, 10**12),
+    default=MAX_INPUT_BYTES,
+    show_default=True,
+    help="Bytes PATH may hold (a file, or a folder's files of the format together); a larger "
+    "one is refused before it is read (the generated 101k-element bundle is 28 MB).",
+)
+@click.option(
     "--batch-size",
     type=WholeNumber(1, 50_000),
     default=DEFAULT_BATCH_SIZE,
@@ -348,6 +384,7 @@ def ingest_command(
     trusted: bool,
     git_history: bool,
     backdate: bool,
+    max_bytes: int,
     batch_size: int,
     full: bool,
     json_out: bool,
@@ -373,6 +410,7 @@ def ingest_command(
         trusted=trusted,
         git_history=git_history,
         backdate=backdate,
+        max_bytes=max_bytes,
     )
     report = run_ingest(path, fmt, options, batch_size, full=full)
     if json_out:
