@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 
+import neo4j
 from pydantic import BaseModel, ConfigDict
 
 from graph_schema.bundle import BundleProblem, LoadedBundle, and_more
@@ -93,4 +94,41 @@ class BackdatedRecords(Exception):
             f"ingest refused: {first.text()}; a record dated then would change what that run "
             "saw. Omit its recorded_at to record it now, or load curated history with "
             f"--backdate{tail}"
+        )
+
+
+# One marker per tenant an ingest --backdate dated records into the time recorded runs saw:
+# not `:KG` (no template reads it); replay names it as the likely cause of rows a run's
+# reads return now and did not then (investigator/replay.py).
+_RECORD_BACKDATED_INGEST = (
+    "UNWIND $rows AS row CREATE (m:BackdatedIngest) "
+    "SET m.tenant = row.tenant, m.at = $at, m.origin = $origin, m.targets = row.targets, "
+    "m.earliest = row.earliest, m.latest = row.latest"
+)
+
+
+def record_backdated_ingest(
+    driver: neo4j.Driver,
+    found: Sequence[Backdated],
+    at: datetime,
+    origin: str,
+    database: str | None = None,
+) -> None:
+    """Record, per tenant, that the ingest of `origin` at `at` dated `found` into the time
+    recorded runs saw (`ingest --backdate`), for replay to name."""
+    by_tenant: dict[str, list[Backdated]] = {}
+    for item in found:
+        by_tenant.setdefault(item.tenant, []).append(item)
+    rows = [
+        {
+            "tenant": tenant,
+            "targets": sorted({b.target for b in items}),
+            "earliest": min(b.at for b in items),
+            "latest": max(b.at for b in items),
+        }
+        for tenant, items in sorted(by_tenant.items())
+    ]
+    if rows:
+        driver.execute_query(
+            _RECORD_BACKDATED_INGEST, rows=rows, at=at, origin=origin, database_=database
         )

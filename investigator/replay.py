@@ -39,7 +39,7 @@ from typing import Any
 import neo4j
 from pydantic import BaseModel
 
-from graph_schema.canonical import sha256_text
+from graph_schema.canonical import iso_utc, sha256_text
 from investigator.context_graph.audit import read_element_records
 from investigator.context_graph.chain import rows_hash, sha256_of, verify_chain
 from investigator.context_graph.lineage import load_lineage
@@ -281,6 +281,7 @@ class _Replayer:
             # and must not read past the subject's grants to find out (hidden rows never
             # leave Neo4j).
             cause = _UNKEPT_ROWS if self._kept_records(tc_id) else _UNNAMED_ROWS
+            cause = self.backdated_cause(known_at) or cause
             self.add(
                 "hash_mismatch",
                 f"{template_id}@{version}: rows hash {replayed}, recorded {p.get('rows_hash')} "
@@ -375,6 +376,40 @@ class _Replayer:
         return (
             "; the subject's grants also changed since the run, which can rank records it "
             "could not read then among them"
+        )
+
+    def backdated_cause(self, known_at: datetime) -> str | None:
+        """The likely cause of rows a call returns now and did not then: an `ingest
+        --backdate` written after the run that dated records at or before its `known_at`
+        (graph_schema/backdating.py records each). Named by its file, its time and how many
+        records it dated into the run's time; never which records (the run kept none of
+        them, and the reader may not be allowed to see them). None when there is none."""
+        started = _parse_time(self.run.get("started_at"))
+        if started is None:
+            return None
+        rows, _, _ = self.driver.execute_query(
+            _BACKDATED_INGESTS,
+            tenant=str(self.run.get("tenant") or ""),
+            started=started,
+            known_at=known_at,
+            database_=self.kg_database,
+            routing_=neo4j.RoutingControl.READ,
+        )
+        if not rows:
+            return None
+        parts = []
+        for row in rows:
+            count = int(row["dated"])
+            noun = "record" if count == 1 else "records"
+            parts.append(
+                f"`ingest --backdate` of {row['origin']} at {iso_utc(row['at'].to_native())} "
+                f"dated {count} {noun} at or before the run's known_at (from "
+                f"{iso_utc(row['earliest'].to_native())})"
+            )
+        return (
+            ": the call kept no record of its rows, so replay cannot name them; likely cause: "
+            + "; ".join(parts)
+            + ", after the run, into the time it saw"
         )
 
     def _kept_records(self, tc_id: str) -> bool:
@@ -755,6 +790,16 @@ _UNKEPT_ROWS = (
     ": the rows that differ are not among the records the run kept (its evidence and "
     "rejections), so replay cannot name them or say why (lines on the run's evidence name "
     "what it can)"
+)
+
+
+# The backdated ingests of a tenant written after a run that dated records into its time
+# (graph_schema/backdating.py `record_backdated_ingest`), oldest first.
+_BACKDATED_INGESTS = (
+    "MATCH (m:BackdatedIngest {tenant: $tenant}) "
+    "WHERE m.at > $started AND m.earliest <= $known_at "
+    "RETURN m.at AS at, m.origin AS origin, m.earliest AS earliest, size(m.targets) AS dated "
+    "ORDER BY m.at LIMIT 3"
 )
 
 

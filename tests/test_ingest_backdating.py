@@ -106,12 +106,28 @@ def test_backdate_loads_history_and_the_runs_replay_says_what_changed(  # type: 
     seed_run, driver, invoke, tmp_path: Path
 ) -> None:
     late = LATE_CHANGE.format(recorded=BACK_DATED).replace("late-import", "late-import-2")
-    result = invoke("ingest", _write(tmp_path, "late2.yaml", late), "--backdate")
+    late_path = _write(tmp_path, "late2.yaml", late)
+    result = invoke("ingest", late_path, "--backdate")
     assert result.code == 0, result
-    # The operator chose it: the run now sees a change it did not, and its replay says so.
+    # Said at the ingest: how many recorded runs saw the time it writes into (count only).
+    assert (
+        "ingest: --backdate dated 1 record into the time 1 recorded run of tenant acme saw "
+        "(known_at at or after 2026-07-23T10:01:05Z)"
+    ) in result.err, result.err
+    # The operator chose it: the run now sees a change it did not, and its replay says so,
+    # naming the backdated ingest as the likely cause (before: "the call kept no record of
+    # its rows ... replay cannot name its records or say why").
     replay = invoke("replay", seed_run, "--subject", "acme/user:bob", "--json")
     assert replay.code == 1, replay
-    assert json.loads(replay.out)["verified"] is False
+    report = json.loads(replay.out)
+    assert report["verified"] is False
+    changed = [d["detail"] for d in report["drift"] if d["kind"] == "hash_mismatch"]
+    assert changed, report["drift"]
+    for detail in changed:
+        assert f"likely cause: `ingest --backdate` of {late_path} at " in detail, detail
+        assert "dated 1 record at or before the run's known_at (from 2026-07-23T10:01:05Z)" in (
+            detail
+        )
 
 
 def test_a_back_dated_principal_is_not_a_record_a_run_saw(  # type: ignore[no-untyped-def]

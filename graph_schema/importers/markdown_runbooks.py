@@ -73,6 +73,7 @@ from graph_schema.bundle import (
     BundleProblem,
     DocumentSpec,
     EdgeSpec,
+    InputTooLarge,
     local_files,
     path_problem,
     read_local_file,
@@ -419,8 +420,8 @@ def _holds_alert_sections(file: Path) -> bool:
     """Whether an index page has headings of two or more alerts' names (read leniently:
     whatever cannot be read is an index, skipped as before)."""
     try:
-        _, body = split_front_matter(read_local_file(file).decode("utf-8"))
-    except (OSError, UnicodeDecodeError, FrontMatterError):
+        _, body = split_front_matter(read_local_file(file, MAX_FILE_BYTES).decode("utf-8"))
+    except (OSError, InputTooLarge, UnicodeDecodeError, FrontMatterError):
         return False
     alerts = [s for s in sections_of(body) if is_alert_name(heading_text(s.title))]
     return len(alerts) >= 2
@@ -440,8 +441,8 @@ def _is_link_list(file: Path) -> bool:
     outside headings, code, HTML comments and lines that are mostly links. Read leniently:
     what cannot be read is a list (skipped as before)."""
     try:
-        _, body = split_front_matter(read_local_file(file).decode("utf-8"))
-    except (OSError, UnicodeDecodeError, FrontMatterError):
+        _, body = split_front_matter(read_local_file(file, MAX_FILE_BYTES).decode("utf-8"))
+    except (OSError, InputTooLarge, UnicodeDecodeError, FrontMatterError):
         return True
     text = 0
     fences = FenceReader(indent=None)
@@ -467,11 +468,13 @@ def _parse_file(
     origin = str(path) if commit is None else f"{path}@{commit.sha[:12]}"
     if data is None:
         try:
-            data = read_local_file(path)
+            data = read_local_file(path, MAX_FILE_BYTES)
+        except InputTooLarge:
+            data = None
         except OSError as exc:
             reason = f"unreadable: {exc}"
             return None, BundleProblem(origin=origin, element="file", reason=reason)
-    if len(data) > MAX_FILE_BYTES:
+    if data is None or len(data) > MAX_FILE_BYTES:
         return None, BundleProblem(
             origin=origin, element="file", reason=f"larger than {MAX_FILE_BYTES} bytes"
         )

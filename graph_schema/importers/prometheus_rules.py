@@ -52,6 +52,7 @@ from graph_schema.bundle import (
     Bundle,
     BundleProblem,
     EdgeSpec,
+    InputTooLarge,
     NodeSpec,
     local_files,
     path_problem,
@@ -126,12 +127,12 @@ def _parse_file(path: Path, root: Path, result: ImportResult) -> list[_Rule]:
         result.problems.append(BundleProblem(origin=origin, element=element, reason=reason))
 
     try:
-        data_bytes = read_local_file(path)
+        data_bytes = read_local_file(path, MAX_FILE_BYTES)
+    except InputTooLarge:
+        problem("file", f"larger than {MAX_FILE_BYTES} bytes")
+        return []
     except OSError as exc:
         problem("file", f"unreadable: {exc}")
-        return []
-    if len(data_bytes) > MAX_FILE_BYTES:
-        problem("file", f"larger than {MAX_FILE_BYTES} bytes")
         return []
     try:
         data = load_yaml(data_bytes.decode("utf-8"))

@@ -16,10 +16,27 @@ from pathlib import Path
 from typing import NoReturn
 
 import click
+import neo4j
 from pydantic import BaseModel
 
-from graph_schema.backdating import BackdatedRecords
-from graph_schema.bundle import BundleProblem, LoadedBundle, apply_overrides, load_bundle
+from graph_schema.backdating import (
+    BackdatedRecords,
+    backdated,
+    explicit_times,
+    record_backdated_ingest,
+)
+from graph_schema.bundle import (
+    MAX_INPUT_BYTES,
+    BundleProblem,
+    InputTooLarge,
+    LoadedBundle,
+    apply_overrides,
+    bundle_files,
+    check_input_size,
+    load_bundle,
+    path_problem,
+)
+from graph_schema.canonical import iso_utc
 from graph_schema.importers.dispatch import import_source_id
 from graph_schema.importers.import_origin import (
     ImportOrigin,
@@ -29,8 +46,11 @@ from graph_schema.importers.import_origin import (
     record_origin,
     release_claim,
 )
+from graph_schema.importers.markdown_runbooks import markdown_files
 from graph_schema.importers.missing_files import mark_missing_files
+from graph_schema.importers.prometheus_rules import rule_files
 from graph_schema.omitted_acl import AclOptionChange, acl_option_changes
+from graph_schema.record_floor import RecordFloor
 from graph_schema.schema_ddl import apply_schema
 from graph_schema.writer import (
     DEFAULT_BATCH_SIZE,
@@ -43,7 +63,7 @@ from investigator.cli.ingest_formats import IMPORT_FORMATS
 from investigator.cli.numbers import WholeNumber
 from investigator.connection import open_driver
 from investigator.context_graph.recorder import ctx_database_from_env
-from investigator.context_graph.runs import run_floors
+from investigator.context_graph.runs import run_floors, runs_known_since
 from investigator.errors import BadInput
 from investigator.settings import resolve_connection
 from investigator.terminal import printable
@@ -64,6 +84,8 @@ class IngestOptions(BaseModel):
     git_history: bool = False
     # Allow records dated at or before the known_at of runs already recorded in the tenant.
     backdate: bool = False
+    # The bytes PATH (a file, or a folder's files of the format together) may hold.
+    max_bytes: int = MAX_INPUT_BYTES
 
 
 def _load_bundle_format(path: Path, options: IngestOptions) -> LoadedBundle:
@@ -71,8 +93,15 @@ def _load_bundle_format(path: Path, options: IngestOptions) -> LoadedBundle:
         raise BadInput("--trusted is for imported formats; a bundle's sources state their trust")
     if options.git_history:
         raise BadInput("--git-history is for --format markdown-runbooks only")
-    return load_bundle(path)
+    return load_bundle(path, options.max_bytes)
 
+
+# The files each format reads at PATH, to bound their size before any is read.
+_FORMAT_FILES: dict[str, Callable[[Path], tuple[list[Path], list[BundleProblem]]]] = {
+    "bundle": bundle_files,
+    "markdown-runbooks": markdown_files,
+    "prometheus-rules": rule_files,
+}
 
 # What each format's PATH holds, and what is refused when it has problems, in its own words.
 _FORMAT_NOUNS = {
@@ -137,7 +166,14 @@ def run_ingest(
     if "\0" not in str(path) and not os.path.lexists(path):
         # One line in the format's words (a Markdown import is no "bundle").
         raise BadInput(f"{path} does not exist: no {_FORMAT_NOUNS[fmt]} to import, nothing written")
-    loaded = INGEST_FORMATS[fmt](path, options)
+    try:
+        if path_problem(path) is None:
+            # Before the database is opened or a byte read: a 2 GB file is one line, not
+            # a process holding it in memory (each format's reader bounds its files again).
+            check_input_size(path, _FORMAT_FILES[fmt](path)[0], options.max_bytes)
+        loaded = INGEST_FORMATS[fmt](path, options)
+    except InputTooLarge as exc:
+        raise BadInput(exc.line()) from None
     # A bundle's --acl is applied once the records it would relabel are known (below).
     bundle_acl = fmt == "bundle" and options.acl is not None
     try:
@@ -167,15 +203,9 @@ def run_ingest(
         # tenant in the graph would read the whole (tenant, id) index on each ingest.
         apply_schema(driver, settings.database, tenants=())
         big = loaded.element_count() >= PROGRESS_THRESHOLD
-        floors = (
-            {}
-            if options.backdate
-            else run_floors(
-                driver,
-                {part.bundle.tenant for part in loaded.parts},
-                ctx_database_from_env(settings.database),
-            )
-        )
+        ctx_database = ctx_database_from_env(settings.database)
+        # Read with --backdate too: the records it dates into what runs saw are recorded.
+        floors = run_floors(driver, {part.bundle.tenant for part in loaded.parts}, ctx_database)
         imported: tuple[str, str, ImportOrigin] | None = None
         claim: str | None = None
         if fmt in _IMPORT_SOURCE_PREFIXES and loaded.parts:
@@ -197,7 +227,7 @@ def run_ingest(
                 batch_size=batch_size,
                 progress=_progress if big else None,
                 full=full,
-                recorded_after=floors,
+                recorded_after={} if options.backdate else floors,
             )
         except (BundleRejected, BackdatedRecords):
             if imported is not None and claim is not None:
@@ -205,6 +235,8 @@ def run_ingest(
                 # (an import stopped part way keeps its claim: its records stand).
                 release_claim(driver, imported[0], imported[1], claim, settings.database)
             raise
+        if options.backdate and floors and report.changed:
+            _record_backdating(driver, loaded, floors, path, settings.database, ctx_database)
         if imported is not None:
             # Written: the folder this source is now imported from (another folder of the
             # same name is refused under the default source id, import_origin.py).
@@ -229,6 +261,33 @@ def run_ingest(
         _report_problems(exc.problems, fmt)
     finally:
         driver.close()
+
+
+def _record_backdating(
+    driver: neo4j.Driver,
+    loaded: LoadedBundle,
+    floors: dict[str, RecordFloor],
+    path: Path,
+    database: str | None,
+    ctx_database: str | None,
+) -> None:
+    """After an `--backdate` ingest: record which records it dated into the time recorded
+    runs saw (replay names the ingest), and say per tenant how many runs saw that time."""
+    found = backdated(explicit_times(loaded), floors)
+    if not found:
+        return
+    record_backdated_ingest(driver, found, datetime.now(UTC), str(path), database)
+    for tenant in sorted({b.tenant for b in found}):
+        dated = [b for b in found if b.tenant == tenant]
+        earliest = min(b.at for b in dated)
+        runs = runs_known_since(driver, tenant, earliest, ctx_database)
+        noun = "record" if len(dated) == 1 else "records"
+        run_noun = "run" if runs == 1 else "runs"
+        _progress(
+            f"--backdate dated {len(dated)} {noun} into the time {runs} recorded {run_noun} of "
+            f"tenant {tenant} saw (known_at at or after {iso_utc(earliest)}): their replays "
+            "will report drift and name this ingest"
+        )
 
 
 def _labels(labels: Sequence[str]) -> str:
@@ -324,6 +383,14 @@ def _report_problems(problems: Sequence[BundleProblem], fmt: str = "bundle") -> 
     "what those runs saw, and their replays will report drift).",
 )
 @click.option(
+    "--max-bytes",
+    type=WholeNumber(1, 10**12),
+    default=MAX_INPUT_BYTES,
+    show_default=True,
+    help="Bytes PATH may hold (a file, or a folder's files of the format together); a larger "
+    "one is refused before it is read (the generated 101k-element bundle is 28 MB).",
+)
+@click.option(
     "--batch-size",
     type=WholeNumber(1, 50_000),
     default=DEFAULT_BATCH_SIZE,
@@ -348,6 +415,7 @@ def ingest_command(
     trusted: bool,
     git_history: bool,
     backdate: bool,
+    max_bytes: int,
     batch_size: int,
     full: bool,
     json_out: bool,
@@ -373,6 +441,7 @@ def ingest_command(
         trusted=trusted,
         git_history=git_history,
         backdate=backdate,
+        max_bytes=max_bytes,
     )
     report = run_ingest(path, fmt, options, batch_size, full=full)
     if json_out:

@@ -4,10 +4,12 @@ a tenant's runs saw, which an ingest may not date records into."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Any
 
 import neo4j
 
+from graph_schema.canonical import iso_utc_fixed
 from graph_schema.record_floor import RecordFloor
 from investigator.context_graph.audit import (
     PURGE_QUESTION,
@@ -165,3 +167,24 @@ def run_floors(
         if at is not None and isinstance(row["run_id"], str):
             floors[str(row["tenant"])] = RecordFloor(at=at, run_id=row["run_id"])
     return floors
+
+
+_RUNS_KNOWN_SINCE = (
+    "MATCH (r:CtxRun {tenant: $tenant}) WHERE r.known_at >= $since RETURN count(r) AS runs"
+)
+
+
+def runs_known_since(
+    driver: neo4j.Driver, tenant: str, since: datetime, database: str | None = None
+) -> int:
+    """How many recorded runs of `tenant` saw the KG as known at `since` or later: the runs
+    whose reads a record dated `since` (`ingest --backdate`) can change. One range seek of
+    `ctx_run_tenant_known`; never another tenant's runs."""
+    records, _, _ = driver.execute_query(
+        _RUNS_KNOWN_SINCE,
+        tenant=tenant,
+        since=iso_utc_fixed(since),  # runs record known_at as this sortable text
+        database_=database,
+        routing_=neo4j.RoutingControl.READ,
+    )
+    return int(records[0]["runs"]) if records else 0
