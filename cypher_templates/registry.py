@@ -82,7 +82,9 @@ RowTimes = Literal["datetime", "epoch_micros"]
 #   only), kept so the texts recorded runs name still render byte-identical.
 AclCeiling = Literal["active_node", "latest_record"]
 # What a template's text receives from its manifest entry beside its options.
-RENDER_SETTINGS: frozenset[str] = frozenset({"row_times", "acl_ceiling", "missing_files"})
+RENDER_SETTINGS: frozenset[str] = frozenset(
+    {"row_times", "acl_ceiling", "missing_files", "under_way"}
+)
 
 
 class TemplateRefused(BadInput):
@@ -205,6 +207,7 @@ class TemplateSpec(BaseModel):
     row_times: RowTimes = "datetime"
     acl_ceiling: AclCeiling = "active_node"
     missing_files: bool = False  # runbooks_for 4, entity_resolution 4: file or rule missing
+    under_way: bool = False  # latest_deployments 4: also a rollout started and not finished
 
     @model_validator(mode="after")
     def _names(self) -> TemplateSpec:
@@ -290,6 +293,7 @@ class VersionSettings(BaseModel):
     row_times: RowTimes = "datetime"
     acl_ceiling: AclCeiling = "active_node"
     missing_files: bool = False
+    under_way: bool = False
 
 
 class Manifest(BaseModel):
@@ -567,6 +571,7 @@ class TemplateRegistry:
                     row_times=spec.row_times,
                     acl_ceiling=spec.acl_ceiling,
                     missing_files=spec.missing_files,
+                    under_way=spec.under_way,
                     **resolved,
                 )
             )

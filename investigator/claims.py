@@ -51,6 +51,7 @@ from investigator.timeline import (
     instant,
     instant_of,
     reference_times,
+    rollout_under_way,
     time_references,
 )
 
@@ -496,8 +497,13 @@ def derive_claims(
                     Intent.APPLICABLE_POLICY.value,
                 )
             )
+    timed = _with(evidence, "deployment_time")
+    # A rollout under way at an instant asked about is not "the release" then: said as such.
+    rolling = _rollout_claims(timed, refs, as_of)
     if Intent.RELEASE_LOOKUP in intent_set:
-        claims.extend(_release_claims(_with(evidence, "deployment_time")))
+        # Its finish lies after as_of: no fact states it.
+        claims.extend(_release_claims([ev for ev in timed if ev not in rolling[1]]))
+    claims += rolling[0]
     # Each DEPENDS_ON record read either way states its direction (and, a dependent found
     # over several hops, through whom).
     for asked, etype in ((Intent.DEPENDENCIES, "dependency"), (Intent.DEPENDENTS, "dependent")):
@@ -855,6 +861,63 @@ def _release_of(ev: Evidence) -> str | None:
         return key.split("|", 1)[1]
     entity = ev.context.get("entity")
     return entity if isinstance(entity, str) and entity.startswith("deploy:") else None
+
+
+def _rollout_claims(
+    timed: Sequence[Evidence], refs: Sequence[ReferenceTime], as_of: datetime
+) -> tuple[list[Claim], list[Evidence]]:
+    """A fact per release whose rollout had started and not finished at as_of or at an
+    instant the question names ("then", a time written): which release, since when, that it
+    was not finished then, and the latest release of the service finished by then. Also the
+    records of those releases (their finish lies after as_of, so no claim states it)."""
+    claims: list[Claim] = []
+    rolling: list[Evidence] = []
+    instants = [(r.at, f"{r.describe()} ({r.why})") for r in refs if r.at <= as_of]
+    instants.append((as_of, f"as_of, {iso_utc(as_of)}"))
+    for ev in sorted(timed, key=lambda e: e.element_id):
+        at_words = [
+            (at, words, span)
+            for at, words in instants
+            if (span := rollout_under_way(ev, at)) is not None
+        ]
+        if not at_words:
+            continue
+        rolling.append(ev)
+        started = at_words[0][2][0]
+        service = ev.context.get("service", ev.props.get("service"))
+        to = f" to {service}" if isinstance(service, str) else ""
+        of = f" of {service}" if isinstance(service, str) else ""
+        latest = at_words[-1][0]
+        # The release finished by then: what "the release" means at that moment.
+        done = [
+            (t, other)
+            for other in timed
+            if other is not ev
+            and other.type == "Deployment"
+            and other.context.get("service", other.props.get("service")) in (None, service)
+            and (t := instant(other, DEPLOY_TIME_KEYS)) is not None
+            and t <= min(at for at, _, _ in at_words)
+        ]
+        before = max(done, key=lambda d: (d[0], d[1].element_id), default=None)
+        finished = (
+            f"; the latest release{of} finished by then is {_label(before[1])} "
+            f"({before[1].element_id}, finished at {iso_utc(before[0])})"
+            if before is not None
+            else ""
+        )
+        when = " and at ".join(words for _, words, _ in at_words)
+        claims.append(
+            _claim(
+                f"At {when}: the rollout of release {_label(ev)} ({ev.element_id}){to} was "
+                f"under way, started at {iso_utc(started)} and not finished by "
+                f"{iso_utc(latest)}, so it was not yet the release in force{finished}",
+                EpistemicStatus.FACT,
+                0.9,
+                [ev, *([before[1]] if before is not None else [])],
+                Intent.RELEASE_LOOKUP.value,
+            )
+        )
+    return claims, rolling
 
 
 def _release_claims(timed: Sequence[Evidence]) -> list[Claim]:

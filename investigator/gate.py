@@ -31,6 +31,7 @@ from investigator.evidence import (
     supported_evidence_types,
 )
 from investigator.runbook_sections import alert_excerpt
+from investigator.timeline import rollout_under_way
 
 # Evidence types that describe an event (something that happened at valid_from): they are
 # usable at any later as_of. Every other type describes a state that must hold at as_of.
@@ -639,7 +640,8 @@ class EvidenceGate:
             if ev.identity == cand.identity:
                 detail = f"already admitted as {ev.evidence_id}"
                 return self._reject(cand, r.DUPLICATE, round_no, detail, winner=ev.evidence_id), []
-        anchor = cand.element_id in p.anchor_ids
+        # A rollout under way at an instant asked about is said, whatever the plan's types.
+        anchor = cand.element_id in p.anchor_ids or self._under_way(cand)
         if not (set(cand.evidence_types) & self._relevant) and not anchor:
             detail = "supports none of the evidence types the plan needs"
             return self._reject(cand, r.LOW_RELEVANCE, round_no, detail), []
@@ -696,7 +698,7 @@ class EvidenceGate:
     def _temporal(self, cand: Evidence, round_no: int) -> Rejection | None:
         as_of = self.policy.as_of
         r = RejectionReason
-        if cand.valid_from is not None and cand.valid_from > as_of:
+        if cand.valid_from is not None and cand.valid_from > as_of and not self._under_way(cand):
             detail = f"valid from {cand.valid_from.isoformat()}, after as_of"
             return self._reject(cand, r.REJECTED_TEMPORAL, round_no, detail)
         is_event = bool(cand.evidence_types) and set(cand.evidence_types) <= EVENT_TYPES
@@ -716,6 +718,14 @@ class EvidenceGate:
                 cand, r.REJECTED_SUPERSEDED, round_no, detail, replacement=cand.replacement
             )
         return self._reject(cand, r.REJECTED_TEMPORAL, round_no, detail)
+
+    def _under_way(self, cand: Evidence) -> bool:
+        """Whether a release was rolling out (started, not finished) at as_of or at an
+        earlier instant the question asks about: its record is valid only from its finish,
+        but the answer says that a rollout was in progress then."""
+        as_of = self.policy.as_of
+        instants = [as_of, *(t for t in self.policy.reference_times if t <= as_of)]
+        return any(rollout_under_way(cand, t) is not None for t in instants)
 
     def _owner_in_period(self, cand: Evidence) -> bool:
         """Whether an ownership record holds at some instant of the period asked."""

@@ -457,7 +457,14 @@ def detect_intents(question: str) -> list[Intent]:
         found.add(Intent.INCIDENT_LOOKUP)
     if not found:
         found.add(Intent.ENTITY_LOOKUP)
-    if time_references(question).event is not None and not found & _ANCHOR_INTENTS:
+    references = time_references(question)
+    # "Before the first release" is placed by the service's earliest releases alone: no
+    # error is needed (before, a service with no errors left it `partial`).
+    first_release = (
+        references.event is AnchorEvent.RELEASE
+        and release_pick(references.event_words) is ReleasePick.FIRST
+    )
+    if references.event is not None and not found & _ANCHOR_INTENTS and not first_release:
         # "Who owned it then?": the anchor event (the first error) must be found to know
         # when "then" is (investigator.timeline).
         found.add(Intent.ERROR_TIMELINE)

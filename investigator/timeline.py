@@ -97,18 +97,24 @@ _ALERT_WORDS = re.compile(
 )
 # A release's version as written: "release 2026.07.20.2", "release-2026.07.20.2".
 _RELEASE_VERSION = re.compile(r"\d{4}\.\d{2}\.\d{2}\.\d+")
+# The words that pick one release among those known ("the very first", "the most recent").
+_PICK = (
+    r"(?:(?:very|most) )?(?:first|earliest|initial|original|previous|prior|preceding|earlier|"
+    r"last|latest|newest|recent|final) "
+)
 _RELEASE_WORDS = re.compile(
     # "when release 2026.07.20.2 was deployed": that release (its version is in the words)
     r"\b(?:at|during|when) (?:the )?(?:release[-\s_]+v?\d{4}\.\d{2}\.\d{2}\.\d+|"
     r"deploy:release-\d{4}\.\d{2}\.\d{2}\.\d+|\d{4}\.\d{2}\.\d{2}\.\d+ release)"
     r"(?: (?:was|got|had been) (?:deployed|released|shipped|rolled out|finished))?(?![\w.-])|"
     # "when the release was rolled back" is the rollback, not the release
-    r"\b(at|during|when) (the )?(release|deploy(ment)?|rollout)\b"
+    r"\b(at|during|when) (the )?(" + _PICK + r")?(release|deploy(ment)?|rollout)\b"
     r"(?!\s+(?:was|were|got|had been)\s+(?:rolled|reverted|undone|backed|pulled))|"
-    r"\bwhen (the )?(release|deploy(ment)?|rollout) (went out|finished|happened|landed)\b|"
+    r"\bwhen (the )?(" + _PICK + r")?(release|deploy(ment)?|rollout) "
+    r"(went out|finished|happened|landed)\b|"
     r"\bwhen it (was )?(released|deployed|shipped)\b|发布时|上线时|部署时|"
     # "at the time of the release": the release, not the first error "at the time" was
-    r"\bat the time of the (?:[\w.:-]+ )?(?:release|deploy(?:ment)?|rollout)\b",
+    r"\bat the time of the (?:(?:very|most) )?(?:[\w.:-]+ )?(?:release|deploy(?:ment)?|rollout)\b",
     re.IGNORECASE,
 )
 # An incident named by its id: "inc:2026-07-23-payments", "incident inc:2026-07-23-payments".
@@ -156,9 +162,14 @@ _FIRST_ERROR_BEGAN = (
     r"kicked in|surfaced)|(?:was|were)\s+(?:first\s+)?(?:seen|logged|raised|reported|thrown|"
     r"returned|observed|detected))"
 )
+# What follows "at the moment" when it is a moment of something ("at the moment the errors
+# started", "at the moment of the incident"); alone, "at the moment" is now.
+_MOMENT_OF = r"\s+(?:of|when|it|they|the|this|that|errors?|failures?|[A-Z][A-Z0-9]{1,9}-\d{2,6})\b"
 _EVENT_WORDS = re.compile(
     # "at the time of the migration" names no anchor: "at the time" is "then" only alone
-    r"(?<!since )\bthen\b|\bat (that|the) (moment|point)\b|\bat that time\b|"
+    r"(?<!since )\bthen\b|\bat that (moment|point)\b|\bat the point\b|\bat that time\b|"
+    # "at the moment" alone is now; followed by what happened it is that moment
+    r"\bat the moment\b(?=" + _MOMENT_OF + r")|"
     r"\bat the time\b(?!\s+of\b)|"
     r"\bback then\b|\bwhen it (happened|started|broke|fired)\b|\bduring the (incident|outage)\b|"
     # "when PAY-4097 started", "when the errors began", "as the errors first appeared"
@@ -294,7 +305,7 @@ _EVENT_SIDE_WORDS = re.compile(
     r"\b(?:(?:right|just|shortly|immediately)\s+)?"
     r"(?:(?P<before>before|prior to)|(?P<after>after|following))\s+"
     r"(?:(?:the|this|that|its)\s+|(?=(?:(?:incident|outage)\s+)?inc:))"
-    r"(?:(?P<release>(?:[\w.:-]+\s+)?(?:release|deploy(?:ment)?|rollout))"
+    r"(?:(?P<release>(?:(?:very|most)\s+)?(?:[\w.:-]+\s+)?(?:release|deploy(?:ment)?|rollout))"
     r"(?:\s+(?:went out|finished|happened|landed))?\b"
     r"|(?P<error>(?:first\s+)?(?:[A-Z][A-Z0-9]{1,9}-\d{2,6}\s+)?(?:errors?|failures?))"
     r"(?:\s+(?:started|began|first appeared|appeared))?\b"
@@ -382,7 +393,9 @@ def without_event_side_words(question: str) -> str:
 
 
 _NOW_WORDS = re.compile(
-    r"\b(now|currently|current|today|at present|these days|nowadays)\b|现在|目前|当前|如今",
+    r"\b(now|currently|current|today|at present|these days|nowadays|"
+    r"at the moment(?!" + _MOMENT_OF + r")|at this (?:moment|time)|as we speak)\b|"
+    r"现在|目前|当前|如今",
     re.IGNORECASE,
 )
 _DATETIME = re.compile(
@@ -1337,6 +1350,19 @@ def _release(
     if pick is ReleasePick.PREVIOUS:
         return unique[-2] if len(unique) > 1 else None
     return unique[-1] if unique else None
+
+
+def rollout_under_way(ev: Evidence, at: datetime) -> tuple[datetime, datetime] | None:
+    """(start, finish) of a release whose rollout had started by `at` and had not finished:
+    in progress then, so not yet "the release" (its record is valid from its finish). None
+    for any other record, or a release with no start before its finish."""
+    if ev.type != "Deployment" or "deployment_time" not in ev.evidence_types:
+        return None
+    started = instant_of(ev.context.get("started_at", ev.props.get("started_at")))
+    finished = instant(ev, DEPLOY_TIME_KEYS)
+    if started is None or finished is None or not started <= at < finished:
+        return None
+    return started, finished
 
 
 def _release_text(ev: Evidence) -> str:

@@ -15,7 +15,12 @@ CALL () {
   RETURN s, d
 }
 WITH s, d, coalesce(d.finished_at, d.started_at, d.valid_from) AS deployed_at
+{% if under_way -%}
+// A rollout started by $to and not finished then is returned too (a release in progress).
+WHERE deployed_at <= $to OR coalesce(d.started_at, deployed_at) <= $to
+{% else -%}
 WHERE deployed_at <= $to
+{% endif -%}
 RETURN {{ e.node_element('d', "['deployment_time']") }} AS element,
        {service: s.id, deployment: d.id, deployed_at: {{ e.instant('deployed_at') }}} AS context,
        null AS score
