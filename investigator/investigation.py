@@ -327,10 +327,14 @@ def stop_reason_if_cut_short(outcome: RetrievalOutcome) -> str | None:
     return outcome.stop_reason.value if outcome.cut_short else None
 
 
-def _status(missing: list[MissingEvidence], unplaced_time_words: list[str]) -> RunStatus:
+def _status(
+    missing: list[MissingEvidence], unplaced_time_words: list[str], *, cut_short: bool
+) -> RunStatus:
     # A time the question names that the answer is not about leaves the question unanswered
-    # as asked: the answer is at as_of instead, so it is not complete.
-    if unplaced_time_words or any(m.required for m in missing):
+    # as asked: the answer is at as_of instead, so it is not complete. A search stopped
+    # with reads still planned is not complete either: what they were to read (the owner at
+    # a time the question names, a competing cause) may be what the answer lacks.
+    if cut_short or unplaced_time_words or any(m.required for m in missing):
         return RunStatus.PARTIAL
     return RunStatus.COMPLETE
 
@@ -562,7 +566,7 @@ def _investigate(
         deadline=stop_reason is StopReason.DEADLINE,
     )
     unplaced = [u.words for u in reasons]
-    status = _status(claim_set.missing_evidence, unplaced)
+    status = _status(claim_set.missing_evidence, unplaced, cut_short=outcome.cut_short)
     result = InvestigationResult(
         run_id=run_id,
         pack_id=pack.pack_id,

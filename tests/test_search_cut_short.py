@@ -119,3 +119,32 @@ def test_the_incident_start_not_yet_recorded_is_said_not_a_missing_first_error( 
     # The first error itself was known then: asked about, it is found.
     then = invoke("investigate", "Who owned tps-report then?", *live)
     assert "TPS-500 first seen at 2026-11-11T10:02:00Z" in then.out, then
+
+
+def test_a_run_cut_before_it_read_the_owner_at_the_asked_time_is_not_complete(  # type: ignore[no-untyped-def]
+    kg: neo4j.Driver,
+) -> None:
+    # Seen in the golden set on a loaded, fresh server: "before the release" was placed in
+    # round 2, the owner at that moment was to be read in round 3, the deadline came first,
+    # and the run said `complete` with only the owner at as_of.
+    def ask(**kw: object) -> InvestigationResult:
+        request = InvestigationRequest(
+            question="Who owned payment-api before the release?",
+            subject_id=BOB,
+            service_id="svc:payment-api",
+            as_of=datetime(2026, 12, 1, tzinfo=UTC),
+            deadline_s=600,
+            **kw,  # type: ignore[arg-type]
+        )
+        return investigate(request, driver=kg, recorder=RunRecorder(kg))
+
+    full = ask()
+    asked = "(the question says 'before the release'): team:payments-core OWNS svc:payment-api"
+    assert full.status.value == "complete" and full.rounds >= 2
+    assert any(asked in c.statement for c in full.claims), [c.statement for c in full.claims]
+    before_last = sum(1 for tc in full.tool_calls if tc.round < full.rounds)
+    cut = ask(deadline_after_calls=before_last)
+    assert cut.stop_reason == "deadline" and cut.search_cut_short
+    assert not any(asked in c.statement for c in cut.claims)
+    # Before: `complete`, answered only at as_of.
+    assert cut.status.value == "partial"
