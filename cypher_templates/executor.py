@@ -14,8 +14,10 @@ set. Rows come back typed (`Element`, `TemplateRow`); a timeout is `Neo4jUnavail
 
 from __future__ import annotations
 
+import json
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any, Literal, TypeVar
 
@@ -300,6 +302,30 @@ def next_candidate_limit(records: list[neo4j.Record], candidate_limit: int) -> i
     return grown
 
 
+class RecordedFailure(BaseModel):
+    """A call a recorded run made that failed, as its tool call recorded it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    template_id: str
+    template_version: int
+    params: dict[str, Any]
+    options: dict[str, Any]
+    error: str
+
+    def key(self) -> str:
+        return self.key_of(self.template_id, self.template_version, self.params, self.options)
+
+    @staticmethod
+    def key_of(
+        template_id: str, version: int, params: dict[str, Any], options: dict[str, Any]
+    ) -> str:
+        """One call's identity: template, version, parameters and options as recorded."""
+        return json.dumps(
+            [template_id, version, params, options], sort_keys=True, separators=(",", ":")
+        )
+
+
 class TemplateExecutor:
     """Runs compiled templates for a subject, read-only, bounded and typed."""
 
@@ -316,13 +342,35 @@ class TemplateExecutor:
         self.proofs = proofs if proofs is not None else ReadOnlyProofs.default()
         self._server: str | None = None
         self._read_only_verified: set[str] = set()
+        self._recorded_failures: dict[str, list[str]] = {}
+        self._failures_lock = threading.Lock()
 
-    def pinned(self, versions: dict[str, int]) -> TemplateExecutor:
+    def pinned(
+        self, versions: dict[str, int], failures: Iterable[RecordedFailure] = ()
+    ) -> TemplateExecutor:
         """An executor on the same server whose steps without a version run at the versions
-        a recorded run used (`TemplateRegistry.pinned`): what replay re-runs a run with."""
-        return TemplateExecutor(
+        a recorded run used (`TemplateRegistry.pinned`): what replay re-runs a run with.
+
+        `failures`: the run's calls that failed (a timeout on its machine, Neo4j gone): the
+        same calls, in the same order, fail again with the recorded error instead of
+        reading, so the re-run goes on without their rows as the run did."""
+        executor = TemplateExecutor(
             self.driver, self.registry.pinned(versions), self.database, self.proofs
         )
+        for failure in failures:
+            executor._recorded_failures.setdefault(failure.key(), []).append(failure.error)
+        return executor
+
+    def _recorded_failure(self, compiled: CompiledQuery) -> str | None:
+        """The error a recorded run's next call of `compiled` failed with, or None."""
+        if not self._recorded_failures:
+            return None
+        key = RecordedFailure.key_of(
+            compiled.template_id, compiled.template_version, compiled.parameters, compiled.options
+        )
+        with self._failures_lock:
+            errors = self._recorded_failures.get(key)
+            return errors.pop(0) if errors else None
 
     def compile(self, step: PlanStep, plan: QueryPlan | None = None) -> CompiledQuery:
         """Compile a plan step against this executor's registry (refusals are BadInput)."""
@@ -388,7 +436,11 @@ class TemplateExecutor:
         compiled, parameters = self._bind(step_or_compiled, subject, known_at, plan)
         started_ns = time.time_ns()
         started = time.perf_counter()
-        error: str | None = None
+        error: str | None = self._recorded_failure(compiled)
+        if error is not None:
+            if raise_on_error:
+                raise Neo4jUnavailable(error)
+            return self._result(compiled, known_at, [], 0.0, started_ns, error)
         records: list[neo4j.Record] = []
         fetch = _fetch_size(compiled)
         try:
@@ -422,7 +474,8 @@ class TemplateExecutor:
         step runs again on its own, so a failure stays the one call's own.
         """
         prepared: list[tuple[CompiledQuery, dict[str, Any]]] = []
-        if len(steps) > 1:
+        # A re-run with recorded failures runs its calls one by one, each meeting its own.
+        if len(steps) > 1 and not self._recorded_failures:
             try:
                 for step in steps:
                     compiled, parameters = self._bind(step, subject, known_at, plan)

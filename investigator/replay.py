@@ -39,6 +39,7 @@ from typing import Any
 import neo4j
 from pydantic import BaseModel
 
+from cypher_templates.executor import RecordedFailure
 from graph_schema.canonical import iso_utc, sha256_text
 from investigator.context_graph.audit import read_element_records
 from investigator.context_graph.chain import rows_hash, sha256_of, verify_chain
@@ -225,6 +226,12 @@ class _Replayer:
                 tc_id,
             )
             return False
+        if p.get("error"):
+            # The call failed when recorded (a timeout on its machine, Neo4j gone): the run
+            # went on without its rows, and so does replay, rather than compare what it
+            # reads now with a read that never happened (the re-run fails it alike).
+            self.rows_by_call[tc_id] = []
+            return True
         limit = p.get("limit")
         if not isinstance(limit, int):
             limit = self._limit_from_plan(node, template_id, params, options)
@@ -608,6 +615,26 @@ class _Replayer:
                 node.seq,
             )
 
+    def recorded_failures(self) -> list[RecordedFailure]:
+        """The run's calls that failed, as recorded, in the order it made them."""
+        failures = []
+        for node in self.lineage.of_kind(CtxKind.TOOL_CALL):
+            error = node.properties.get("error")
+            version = node.properties.get("template_version")
+            if not error or not isinstance(version, int):
+                continue
+            params, options = _call_shape(node.payload() or {})
+            failures.append(
+                RecordedFailure(
+                    template_id=str(node.properties.get("template_id")),
+                    template_version=version,
+                    params=params,
+                    options=options,
+                    error=str(error),
+                )
+            )
+        return failures
+
     def recorded_versions(self) -> dict[str, int]:
         """The template version each of the run's tool calls used, by template id."""
         versions: dict[str, int] = {}
@@ -687,7 +714,7 @@ class _Replayer:
             driver=self.driver,
             # The template versions the run recorded (a plan step names none: the newest),
             # so the re-run reads, and its pack names, the same ones.
-            executor=self.executor.pinned(self.recorded_versions()),
+            executor=self.executor.pinned(self.recorded_versions(), self.recorded_failures()),
             recorder=None,
         )
         recorded = _claim_digest(n.payload() for n in self.lineage.of_kind(CtxKind.CLAIM))
