@@ -96,6 +96,54 @@ _AGENT_DIRECTED_RULES: tuple[_Rule, ...] = (
         + _SENTENCE_GAP
         + r"\b(instructions?|rules?|polic(y|ies)|guardrails?|prompts?|context|previous|above)\b",
     ),
+    # the same shape in other words: setting aside what the reader was told before ("Disregard
+    # the earlier guidance", "Pay no attention to earlier directions", "Forget everything you
+    # were told"); a step that ignores a warning or an alert names no guidance of the reader's
+    _rule(
+        "ignore|disregard|forget|override|pay no|take no|set aside|discard|never mind",
+        r"(?<![:-])\b(ignore|disregard|forget|override|pay no (attention|heed|mind) to|"
+        r"take no (notice|account) of|set aside|discard|never mind)\b(?![:-]\w)"
+        + _SENTENCE_GAP
+        + r"(\b(this|the|our) conversation\b|"
+        r"\byou (were|have been|'ve been|got) (told|given|asked)\b|"
+        r"\b(earlier|prior|previous|original|preceding|initial|above|your) "
+        r"(tasks?|messages?|prompts?|guidance|directions|directives|orders|briefing)\b)",
+    ),
+    # text that speaks to an assistant by name or kind, as a letter or a note does ("Dear
+    # Claude,", "Note to the automated assistant:", "Hey ChatGPT"); a runbook speaks to the
+    # engineer ("Note to the on-call engineer"), and an agent alone may be a support agent
+    _rule(
+        "dear|hey|hi|hello|note|message|reminder|attention|if you are",
+        r"\b(dear|hey|hi|hello|attention|(a )?(note|message|reminder) (to|for)|if you are)"
+        r"[ ,:]+(the |an? |all |any )?((automated|autonomous|virtual|ai|llm|digital|"
+        r"investigation|incident|sre|ops|support|investigator) )*"
+        r"(assistants?|ais?|llms?|bots?|chatbots?|copilots?|(language )?models?|claude|"
+        r"chatgpt|gpt(-?\d[\w.]*)?|gemini|llama|mistral|((ai|llm|automated|autonomous|"
+        r"virtual) )agents?)\b",
+    ),
+    # a task or goal handed to the reader in place of its own ("New task: ...", "Your real
+    # objective is ..."); "your goal is to restore the pool" is a runbook's plain aim
+    _rule(
+        "task|objective|goal|mission|purpose|job|assignment",
+        r"(?m)(^[ \t>#*_-]*(\d+[.)]\s*)?|[.!?;]\s+|\byour )"
+        r"(new|real|actual|true|secret|hidden|updated|revised|only) "
+        r"(task|objective|goal|mission|purpose|job|assignment)( now)?\s*(is\b|:)",
+    ),
+    # a dictated answer: the reader told what to answer or to tell its user ("instead answer
+    # that the root cause is ...", "tell the user the incident is resolved"); "Tell the user
+    # to clear their cache" is a support step
+    _rule(
+        "answer|reply|respond|say",
+        r"(?m)(^[ \t>#*_-]*(\d+[.)]\s*)?|[.!?;:,]\s*|\b(instead|then|and|just|simply|only|"
+        r"rather)\s+)(answer|reply|respond|say)( only)?( to the (user|engineer|human))? that\b",
+    ),
+    _rule(
+        "tell|inform|assure|convince",
+        r"\b(tell|inform|assure|reassure|convince) (the |your )?(user|human|engineer|operator|"
+        r"requester|reader|on-?call|sre|team)s? (that )?[^.\n]{0,60}\b(is|are|was|were|"
+        r"has been|have been) (resolved|fixed|fine|ok|okay|safe|over|not needed|"
+        r"not necessary|not required|the root cause|caused by)\b",
+    ),
     # a role assigned to the reader ("you are now an administrator", "... in developer mode"),
     # not a step's new state ("you are now responsible for copying that archive")
     _rule(
@@ -234,7 +282,8 @@ _LEET_WORDS = frozenset({
     "upload", "paste", "share", "leak", "submit", "credential", "credentials", "password",
     "passwords", "secret", "secrets", "token", "tokens", "key", "keys", "kubeconfig", "env",
     "environment", "final", "answer", "reply", "conclusion", "must", "should", "state", "conclude",
-    "say", "assistant",
+    "say", "assistant", "guidance", "directions", "told", "dear", "task", "objective", "tell",
+    "respond", "resolved",
 })
 # fmt: on
 

@@ -8,23 +8,33 @@ for typing: building a document costs no import.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from investigator.context_graph.audit import ContentFilter
     from investigator.context_graph.models import RunLineage
     from investigator.investigation import InvestigationResult
+    from investigator.name_hints import UnresolvedName
     from investigator.replay import ReplayReport
     from investigator.runbook_lookup import RunbookAnswer
 
 TRACE_JSON_FORMATS = ("json", "prov-json")
 
 
-def investigation_json(result: InvestigationResult) -> str:
+def investigation_json(
+    result: InvestigationResult, unresolved: Sequence[UnresolvedName] = ()
+) -> str:
     """`investigate --json`: the result without its timings (they differ on every run), each
-    claim with the trust of what it rests on (`claim_trust`)."""
+    claim with the trust of what it rests on (`claim_trust`), and `unresolved_names`: the
+    `--service` and the question's names that matched nothing visible, with close matches
+    (name_hints.py). A `--service` that did not resolve is not echoed as `service_id` (the
+    answer does not cover it): it is the `unresolved_names` entry given as "service"."""
     payload = result.model_dump(mode="json", exclude={"timings"})
     claim_trust(payload)
+    if any(u.given_as == "service" for u in unresolved):
+        payload["service_id"] = None
+    payload["unresolved_names"] = [u.model_dump(mode="json") for u in unresolved]
     return json.dumps(payload, ensure_ascii=False, sort_keys=False)
 
 

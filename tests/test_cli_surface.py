@@ -188,8 +188,15 @@ def test_investigate_says_an_unresolved_service_did_not_resolve(  # type: ignore
 
     as_json = invoke(*args, "--subject", "acme/user:bob", "--max-rounds", "1", "--json")
     assert as_json.code == 0, as_json
-    json.loads(as_json.out)  # stdout is exactly one document; the note is on stderr
+    doc = json.loads(as_json.out)  # stdout is exactly one document; the note is on stderr
     assert as_json.err.startswith("note: --service") and "svc:payment-api" in as_json.err
+    # The document says it too (a script or agent reads no stderr), and does not echo the
+    # unresolved id as the service the answer is about.
+    [unresolved] = doc["unresolved_names"]
+    assert unresolved["text"] == typed and unresolved["given_as"] == "service"
+    assert unresolved["suggestions"] == ["svc:payment-api"]
+    assert unresolved["note"] == as_json.err.splitlines()[0].removeprefix("note: ")
+    assert doc["service_id"] is None
 
 
 def test_only_an_unresolved_service_gets_a_note_with_its_tenants_ids(cli_env, demo, invoke) -> None:  # type: ignore[no-untyped-def]
@@ -245,6 +252,15 @@ def test_a_name_in_the_question_that_resolves_to_nothing_is_said_with_close_matc
                      "--json")  # fmt: skip
     doc = json.loads(as_json.out)  # stdout is exactly one document; the note is on stderr
     assert as_json.err == f"note: {notes[0].removeprefix('Name       ')}\n"
+    # In the document too: "no OWNS relationship" alone read as "nobody owned it".
+    assert doc["unresolved_names"] == [
+        {
+            "text": typed,
+            "given_as": "question",
+            "suggestions": [hint.removeprefix("did you mean ").removesuffix("?")],
+            "note": notes[0].removeprefix("Name       "),
+        }
+    ]
     # `subject_id` is unique only within a tenant: the document names the tenant too.
     assert (doc["tenant"], doc["subject_id"]) == ("acme", "user:bob")
 

@@ -4,6 +4,7 @@ lineage (read back with the `prov` package), on the demo dataset in the real Neo
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,8 @@ QUESTION = (
 )
 BOB = SubjectRef(tenant="acme", id="user:bob")
 ALICE = SubjectRef(tenant="acme", id="user:alice")
+# An XML NCName in ASCII: what a QName's local part may be (PROV-XML writes ids as xsd:QName).
+NCNAME = re.compile(r"[A-Za-z_][A-Za-z0-9._-]*")
 
 
 @pytest.fixture(scope="module")
@@ -184,7 +187,14 @@ def test_prov_json_reads_back_as_the_context_graph(  # type: ignore[no-untyped-d
         assert attrs["inv:hash"] == node.properties["hash"]
         assert attrs["inv:seq"] == node.seq
     # The subject the software agent acted for is an agent too; nothing else is.
-    assert set(records) == {record_id(n) for n in lineage.nodes} | {"subject:acme/user:alice"}
+    assert set(records) == {record_id(n) for n in lineage.nodes} | {"subject:acme_2Fuser_3Aalice"}
+    # The principal id as written rides on the agent; every id is a valid QName (an NCName
+    # local part: PROV-XML writes ids as xsd:QName), so strict PROV tools read the export.
+    subject_attrs = {str(k): v for k, v in records["subject:acme_2Fuser_3Aalice"].attributes}
+    assert subject_attrs["inv:subject"] == "acme/user:alice"
+    assert all(NCNAME.fullmatch(name.partition(":")[2]) for name in records), sorted(records)
+    provn = prov.serialize(format="provn")
+    assert "agent(subject:acme_2Fuser_3Aalice" in provn and "subject:acme/user" not in provn
 
     names = {
         ProvUsage: "USED",
@@ -262,16 +272,32 @@ def test_a_failing_run_and_tool_call_end_as_errors_without_their_message(
 
 def test_a_principal_id_with_odd_characters_is_a_valid_prov_name() -> None:
     # Found by an attacker: `evil/user:q"<&>#{}` became the raw local name (prov warned that
-    # its next release rejects it, on stderr of `trace --format prov-json`).
+    # its next release rejects it, on stderr of `trace --format prov-json`). Found by an
+    # auditor (e22): `acme/user:bob` itself, `/` and `:` in the local part, is no QName, so
+    # PROV-XML and PROV-N tools that validate reject the export.
     import warnings
 
     from prov.model import ProvDocument
 
-    assert subject_agent_id("acme/user:bob") == "subject:acme/user:bob"  # unchanged
+    assert subject_agent_id("acme/user:bob") == "subject:acme_2Fuser_3Abob"
+    odd_ids = ['evil/user:q"<&>#{}', "acme/user:a b", "acme/user:ü", "9lives/user:x_y@corp"]
     doc = ProvDocument()
     doc.add_namespace("subject", "urn:investigator:subject:")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        for odd in ('evil/user:q"<&>#{}', "acme/user:a b", "acme/user:ü"):
-            doc.agent(subject_agent_id(odd))
-    assert subject_agent_id('evil/user:q"<&>#{}') == "subject:evil/user:q%22%3C%26%3E%23%7B%7D"
+        for odd in ["acme/user:bob", *odd_ids]:
+            doc.agent(subject_agent_id(odd), {"prov:label": odd})
+    assert subject_agent_id('evil/user:q"<&>#{}') == "subject:evil_2Fuser_3Aq_22_3C_26_3E_23_7B_7D"
+    names = [subject_agent_id(odd) for odd in ["acme/user:bob", *odd_ids]]
+    assert len(set(names)) == len(names)  # distinct ids stay distinct
+    for name in names:
+        assert NCNAME.fullmatch(name.removeprefix("subject:")), name
+    provn = doc.serialize(format="provn")
+    for name in names:
+        assert f"agent({name}" in provn, provn
+    try:
+        import lxml  # noqa: F401  (the `prov[xml]` extra)
+    except ImportError:
+        return
+    xml = doc.serialize(format="xml")
+    assert 'prov:id="subject:acme_2Fuser_3Abob"' in xml

@@ -14,7 +14,6 @@ from cypher_templates.executor import TemplateExecutor
 from graph_schema.canonical import iso_utc
 from investigator.claims import CauseAssessment, Confounder
 from investigator.cli.first_question import first_question_note
-from investigator.cli.name_hints import unresolved_name_notes, unresolved_service_note
 from investigator.cli.trust_hint import untrusted_hint
 from investigator.connection import open_driver
 from investigator.context_graph.recorder import RunRecorder, ctx_database_from_env
@@ -22,6 +21,7 @@ from investigator.errors import BadInput
 from investigator.evidence import RejectionReason
 from investigator.investigation import InvestigationRequest, InvestigationResult, investigate
 from investigator.json_documents import investigation_json
+from investigator.name_hints import unresolved_names
 from investigator.record_time import missing_file_note
 from investigator.settings import resolve_connection
 from investigator.terminal import one_line
@@ -143,7 +143,7 @@ def render_report(
 
     `subject` is the tenant-qualified subject, shown so the follow-up command can be pasted;
     `service_note` says that `--service` did not resolve, `name_notes` which names of the
-    question did not (cli/name_hints.py).
+    question did not (investigator/name_hints.py).
     """
     who = subject or result.subject_id
     lines = [
@@ -290,15 +290,14 @@ def run_investigation(
                 executor=TemplateExecutor(driver, database=settings.database),
                 recorder=RunRecorder(driver, ctx_database_from_env(settings.database)),
             )
-        service_note = unresolved_service_note(
-            driver, settings.database, request.subject_id, result
-        )
-        name_notes = unresolved_name_notes(driver, settings.database, request.subject_id, result)
+        unresolved = unresolved_names(driver, settings.database, request.subject_id, result)
     finally:
         driver.close()
+    service_note = next((u.note for u in unresolved if u.given_as == "service"), None)
+    name_notes = [u.note for u in unresolved if u.given_as == "question"]
     if json_out:
-        click.echo(investigation_json(result))
-        # stdout holds the one JSON document; the notes go to stderr
+        click.echo(investigation_json(result, unresolved))
+        # stdout holds the one JSON document (`unresolved_names`); the notes go to stderr too
         for note in [service_note, *name_notes]:
             if note:
                 click.echo(f"note: {note}", err=True)

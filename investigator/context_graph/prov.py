@@ -16,8 +16,8 @@ run, so the same lineage always gives the same document.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
 
 from prov.constants import PROV as _PROV
 
@@ -96,11 +96,30 @@ def record_id(node: CtxNodeRecord) -> str:
     return f"ctx:{node.kind}-{node.seq}"
 
 
+# What a local name keeps as written: an XML NCName's ASCII characters (PROV-XML writes ids
+# as xsd:QName; PROV-N would need `/`, `:` and `@` escaped). `_` is the escape character.
+_NCNAME_KEPT = re.compile(r"[A-Za-z0-9.-]")
+
+
+def qname_local(text: str) -> str:
+    """`text` as a local name valid in every PROV serialisation (an NCName): letters,
+    digits, `.` and `-` kept, every other character (`/`, `:`, `@`, `_` itself, non-ASCII)
+    `_` and its UTF-8 bytes in hex, and a first character that may not open a name (a digit,
+    `.`, `-`) encoded too: `acme/user:bob` -> `acme_2Fuser_3Abob`. Deterministic, reversible."""
+    out: list[str] = []
+    for i, char in enumerate(text):
+        if _NCNAME_KEPT.fullmatch(char) and not (i == 0 and not char.isalpha()):
+            out.append(char)
+        else:
+            out.extend(f"_{byte:02X}" for byte in char.encode("utf-8"))
+    return "".join(out) or "_"
+
+
 def subject_agent_id(on_behalf_of: str) -> str:
-    """The PROV identifier of the subject the software agent acted for. A principal id may
-    hold characters a PROV local name may not (`"`, `<`, `#`, a space): percent-encoded, as
-    in an IRI, so the document stays valid PROV (`acme/user:bob` is unchanged)."""
-    return "subject:" + quote(on_behalf_of, safe="/:@._-~")
+    """The PROV identifier of the subject the software agent acted for, `subject:` and the
+    principal id as a valid local name (`qname_local`): `acme/user:bob` has `/` and `:`,
+    which no QName local part may hold. The id as written is the agent's `inv:subject`."""
+    return "subject:" + qname_local(on_behalf_of)
 
 
 def record_kind(kind: str) -> str:
@@ -166,7 +185,10 @@ def prov_document(lineage: RunLineage, verify_problems: list[str] | None = None)
             doc.agent(record_id(node), attrs)
             on_behalf_of = node.properties.get("on_behalf_of")
             if isinstance(on_behalf_of, str) and on_behalf_of:
-                subject = doc.agent(subject_agent_id(on_behalf_of), {"prov:type": inv["Principal"]})
+                subject = doc.agent(
+                    subject_agent_id(on_behalf_of),
+                    {"prov:type": inv["Principal"], "inv:subject": on_behalf_of},
+                )
                 doc.actedOnBehalfOf(record_id(node), subject)
         else:
             doc.entity(record_id(node), attrs)

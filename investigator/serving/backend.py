@@ -30,8 +30,9 @@ from investigator.context_graph.models import RunLineage
 
 if TYPE_CHECKING:
     from investigator.context_graph.audit import ContentFilter
+from investigator.context_graph.audit import AUDIT_PURPOSE
 from investigator.context_graph.recorder import RunRecorder, ctx_database_from_env
-from investigator.errors import BadInput, InvestigatorError, Neo4jUnavailable
+from investigator.errors import BadInput, InvestigatorError, Neo4jUnavailable, NotAuthorized
 from investigator.json_documents import (
     TRACE_JSON_FORMATS,
     investigation_json,
@@ -106,6 +107,23 @@ def first_error(exc: ValidationError, names: dict[str, str] | None = None) -> st
     where = (names or {}).get(where, where)
     message = str(err.get("msg", "invalid")).removeprefix("Value error, ")
     return f"{where}: {message}"
+
+
+# The CLI's way to read another subject's run; a served caller has no flags to pass.
+_CLI_AUDIT_FLAG = f"reads it only with --purpose {AUDIT_PURPOSE}"
+
+
+def _served_refusal(exc: NotAuthorized) -> NotAuthorized:
+    """A refusal in words a served caller can act on: the purpose is the server's."""
+    text = str(exc)
+    if _CLI_AUDIT_FLAG not in text:
+        return exc
+    served = (
+        f"reads it only through a server run with purpose {AUDIT_PURPOSE} (`investigator mcp "
+        f'--purpose {AUDIT_PURPOSE}` or [mcp] purpose = "{AUDIT_PURPOSE}"), which its '
+        "operator starts"
+    )
+    return NotAuthorized(text.replace(_CLI_AUDIT_FLAG, served))
 
 
 def _neo4j_down(exc: BaseException) -> Neo4jUnavailable:
@@ -198,6 +216,7 @@ class ServingBackend:
             InvestigationRequest,
             investigate,
         )
+        from investigator.name_hints import unresolved_names
         from investigator.planner import DEFAULT_MAX_ROUNDS
         from investigator.timeline import refuse_future_known_at
 
@@ -227,7 +246,14 @@ class ServingBackend:
                 request, driver=self.driver, executor=self.executor, recorder=self.recorder
             )
         )
-        return investigation_json(result)
+        # What the CLI says in its Service and Name lines, in the document: an agent must not
+        # read "no owner found" when the name it passed matched nothing.
+        unresolved = self._guard(
+            lambda: unresolved_names(
+                self.driver, self.kg_database, str(subject), result, self.executor
+            )
+        )
+        return investigation_json(result, unresolved)
 
     def runbook(self, subject: SubjectRef, given: RunbookInput) -> str:
         """`investigator runbook ... --json` for `subject`."""
@@ -317,6 +343,8 @@ class ServingBackend:
         try:
             with self._slots:
                 return call()
+        except NotAuthorized as exc:
+            raise _served_refusal(exc) from None
         except InvestigatorError:
             raise
         except (ServiceUnavailable, SessionExpired, DriverError, OSError) as exc:

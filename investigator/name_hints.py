@@ -4,14 +4,17 @@
 payments-api?"): each resolved to nothing the subject may see, so the answer does not cover
 it. The close matches come from allowlisted templates run through the executor as the run's
 subject and purpose at the run's known_at, so a hint never names an id the subject may not
-see. They are hints, not evidence: nothing here is recorded in the Context Graph.
+see. They are hints, not evidence: nothing here is recorded in the Context Graph. The CLI
+prints them as lines; `investigate --json` and the served tool carry them as
+`unresolved_names` (`UnresolvedName`), so an agent does not read "no owner found" for a typo.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import neo4j
+from pydantic import BaseModel, ConfigDict, Field
 
 from graph_schema.importers.markdown_sections import anchor_for
 from investigator.errors import InvestigatorError
@@ -20,6 +23,7 @@ from investigator.planner import extract_mentions
 from investigator.runbook_sections import SECTION_EXCERPT
 
 if TYPE_CHECKING:
+    from cypher_templates.executor import TemplateExecutor
     from cypher_templates.subject import Subject
 
 # The label a question's mention is looked for as, by its id prefix (labels both suggestion
@@ -86,26 +90,32 @@ class NameHints:
         database: str | None,
         subject_id: str,
         result: InvestigationResult,
+        executor: TemplateExecutor | None = None,
     ) -> None:
         from cypher_templates.executor import TemplateExecutor
 
         self.subject_id = subject_id  # tenant-qualified, as the run was asked
         self.result = result
-        self.executor = TemplateExecutor(driver, database=database)
+        self.executor = executor or TemplateExecutor(driver, database=database)
         self._subject: Subject | None = None
 
     def did_you_mean(self, text: str, label: str | None) -> str:
         """`did you mean svc:a?`, or `no visible id is close to it`."""
+        from investigator.entity_suggestions import did_you_mean
+
+        return did_you_mean(self.suggestions(text, label))
+
+    def suggestions(self, text: str, label: str | None) -> list[str]:
+        """The visible ids closest to `text` as a `label`, best first (none for no label)."""
         from cypher_templates.subject import load_subject
         from investigator.entity_suggestions import (
             Candidate,
-            did_you_mean,
             rank_suggestions,
             suggestion_queries,
         )
 
         if label is None:
-            return did_you_mean([])
+            return []
         result = self.result
         candidates: list[Candidate] = []
         try:
@@ -123,37 +133,59 @@ class NameHints:
                 ]
         except (InvestigatorError, ValueError):
             candidates = []  # the line still says the name did not resolve
-        return did_you_mean(rank_suggestions(text, candidates))
+        return rank_suggestions(text, candidates)
 
 
-def unresolved_service_note(
-    driver: neo4j.Driver, database: str | None, subject_id: str, result: InvestigationResult
-) -> str | None:
-    """One line when `--service` did not resolve (issue 10), with visible close matches."""
-    if service_resolved(result) or result.service_id is None:
-        return None
-    hint = NameHints(driver, database, subject_id, result).did_you_mean(
-        result.service_id, "Service"
-    )
-    return (
-        f"--service {_clean(result.service_id)!r} did not resolve to a service visible to "
-        f"{_clean(subject_id)}; {_sentence(hint)} The answer does not cover it."
-    )
+class UnresolvedName(BaseModel):
+    """A name the investigation could not resolve to anything the subject may see: the
+    `--service` given (`given_as` "service") or a name the question writes ("question"),
+    with visible close matches and the line the CLI prints for it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    given_as: Literal["service", "question"]
+    suggestions: list[str] = Field(default_factory=list)
+    note: str
 
 
-def unresolved_name_notes(
-    driver: neo4j.Driver, database: str | None, subject_id: str, result: InvestigationResult
-) -> list[str]:
-    """One line per name the question writes that did not resolve, with close matches."""
+def unresolved_names(
+    driver: neo4j.Driver,
+    database: str | None,
+    subject_id: str,
+    result: InvestigationResult,
+    executor: TemplateExecutor | None = None,
+) -> list[UnresolvedName]:
+    """The `--service` (first) and the question's names that did not resolve, each with its
+    close matches and its note (issue 10): an unresolved name is not "nothing found"."""
     unresolved = unresolved_mentions(result)
-    if not unresolved:
+    service = None if service_resolved(result) else result.service_id
+    if service is None and not unresolved:
         return []
-    hints = NameHints(driver, database, subject_id, result)
-    return [
-        f"{_clean(text)!r} in the question matched nothing visible to {_clean(subject_id)}; "
-        f"{_sentence(hints.did_you_mean(text, label))} {_coverage(result, text)}"
-        for text, label in unresolved
-    ]
+    hints = NameHints(driver, database, subject_id, result, executor)
+    names: list[UnresolvedName] = []
+    if service is not None:
+        found = hints.suggestions(service, "Service")
+        note = (
+            f"--service {_clean(service)!r} did not resolve to a service visible to "
+            f"{_clean(subject_id)}; {_sentence(_did_you_mean(found))} The answer does not "
+            "cover it."
+        )
+        names.append(UnresolvedName(text=service, given_as="service", suggestions=found, note=note))
+    for text, label in unresolved:
+        found = hints.suggestions(text, label)
+        note = (
+            f"{_clean(text)!r} in the question matched nothing visible to {_clean(subject_id)}; "
+            f"{_sentence(_did_you_mean(found))} {_coverage(result, text)}"
+        )
+        names.append(UnresolvedName(text=text, given_as="question", suggestions=found, note=note))
+    return names
+
+
+def _did_you_mean(suggestions: list[str]) -> str:
+    from investigator.entity_suggestions import did_you_mean
+
+    return did_you_mean(suggestions)
 
 
 def _coverage(result: InvestigationResult, text: str) -> str:
