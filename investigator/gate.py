@@ -131,16 +131,17 @@ _AGENT_DIRECTED_RULES: tuple[_Rule, ...] = (
     ),
     # a dictated answer: the reader told what to answer or to tell its user ("instead answer
     # that the root cause is ...", "tell the user the incident is resolved"); "Tell the user
-    # to clear their cache" is a support step
+    # to clear their cache", "Inform the team that the incident is resolved" and "Respond that
+    # we are investigating" are communication steps
     _rule(
         "answer|reply|respond|say",
-        r"(?m)(^[ \t>#*_-]*(\d+[.)]\s*)?|[.!?;:,]\s*|\b(instead|then|and|just|simply|only|"
-        r"rather)\s+)(answer|reply|respond|say)( only)?( to the (user|engineer|human))? that\b",
+        r"\b((instead|just|simply|only|rather)\s+(answer|reply|respond|say)( only)?"
+        r"( to the (user|human))?|(answer|reply|respond|say) to the (user|human)) that\b",
     ),
     _rule(
         "tell|inform|assure|convince",
-        r"\b(tell|inform|assure|reassure|convince) (the |your )?(user|human|engineer|operator|"
-        r"requester|reader|on-?call|sre|team)s? (that )?[^.\n]{0,60}\b(is|are|was|were|"
+        r"\b(tell|inform|assure|reassure|convince) (the |your )?(user|human|requester|"
+        r"reader)s? (that )?[^.\n]{0,60}\b(is|are|was|were|"
         r"has been|have been) (resolved|fixed|fine|ok|okay|safe|over|not needed|"
         r"not necessary|not required|the root cause|caused by)\b",
     ),

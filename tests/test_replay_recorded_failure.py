@@ -33,8 +33,7 @@ class _FirstResolutionFails(TemplateExecutor):
 
     def run_together(self, steps, subject, known_at, *, plan=None, raise_on_error=True):  # type: ignore[no-untyped-def]
         return [
-            self.run(s, subject, known_at, plan=plan, raise_on_error=raise_on_error)
-            for s in steps
+            self.run(s, subject, known_at, plan=plan, raise_on_error=raise_on_error) for s in steps
         ]
 
 
