@@ -523,6 +523,7 @@ def test_a_runbook_named_after_an_alert_answers_the_alert_spelled_out_before_any
     doc = _ask(invoke, "The kube pod is crash looping, how do I fix it?")
     assert doc["status"] == "complete", doc["missing_evidence"]
     [claim] = doc["claims"]
-    assert "(runbook:KubePodCrashLooping), found by its name alone" in claim["statement"]
+    assert "(runbook:KubePodCrashLooping, sha256:" in claim["statement"]
+    assert "), found by its name alone" in claim["statement"]
     # Words of no runbook's whole name name none ("the kube pod is slow").
     assert _ask(invoke, "The kube pod is slow, how do I fix it?")["status"] == "partial"
