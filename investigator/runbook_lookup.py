@@ -337,8 +337,6 @@ _ALIKE_NOTED = 3
 # "etcd has no leader": 4.5, the next 2.4).
 _ALIKE_SCORE = 0.95
 
-# Runbooks searched for a section headed by an alert's name (Tempo keeps one file).
-
 
 def _runbook_steps(anchors: list[tuple[str, str]]) -> list[PlanStep]:
     """`runbooks_for` of each (anchor id, anchor kind): the runbooks and their chains."""

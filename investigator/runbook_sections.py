@@ -639,7 +639,7 @@ def has_heading(ev: Evidence, heading: str) -> bool:
 def code_headed(run: LookupSteps, text: str) -> tuple[str, list[str]] | None:
     """The first error id `text` types (`code_words`) that heads a section of a runbook
     the subject may read, and those runbooks' ids; one recorded stage (a fulltext search
-    per id), shared by the card's free text and an investigation's question."""
+    per id). None when the text types no error id (no read)."""
     codes = code_words(text)
     if not codes:
         return None  # no read, no round
