@@ -282,6 +282,14 @@ def _version_words(ev: Evidence) -> str:
     return f"{match.group(1)}:{match.group(2)}" if match else f"v{ev.version}"
 
 
+def _versioned(ev: Evidence) -> str:
+    """A runbook version as a claim names it, fact or inference: its id and its version as
+    the card's `Runbook` line names it (`runbook:mimir-runbooks, sha256:b008c1d2ff90`), or
+    the id alone when it ends with that version already (`runbook:payment-recovery@v3`)."""
+    label = _version_words(ev)
+    return ev.element_id if ev.element_id.endswith("@" + label) else f"{ev.element_id}, {label}"
+
+
 class _TextOwners(BaseModel):
     """The owner claims of runbooks chosen by the question's words, and what is not known."""
 
@@ -447,7 +455,7 @@ def derive_claims(
                 # force then (record_time.py), so no fact says so.
                 claims.append(
                     _claim(
-                        f"Runbook {_title(ev)} ({ev.element_id}){tie} states no validity and "
+                        f"Runbook {_title(ev)} ({_versioned(ev)}){tie} states no validity and "
                         f"its earliest version was recorded at {_when(ev.recorded_at)}, after "
                         f"{iso_utc(as_of)}: this is that version; what it said at "
                         f"{iso_utc(as_of)} is not known{where}",
@@ -465,10 +473,9 @@ def derive_claims(
                 # Where its steps are, as the card's Locator line gives them.
                 steps = runbook_steps(ev, SectionFocus(text=runbook_search_text(question or "")))
                 where = f" [{steps.locator or ev.locator}]" if steps.locator or ev.locator else ""
-            named = f"{ev.element_id}, {_version_words(ev)}" if by_text else ev.element_id
             claims.append(
                 _claim(
-                    f"Runbook {_title(ev)} ({named}){tie} is the version "
+                    f"Runbook {_title(ev)} ({_versioned(ev)}){tie} is the version "
                     f"in force {when}{_validity(ev)}{where}",
                     # That it applies rests on its words matching, not on a record.
                     EpistemicStatus.INFERENCE if by_text else EpistemicStatus.FACT,
@@ -809,7 +816,7 @@ def _undated_then(
         why = f" (it states no validity: {record})" if replaced or len(held) < len(instants) else ""
         claims.append(
             _claim(
-                f"Runbook {_title(ev)} ({ev.element_id}){tie} is the version in force at "
+                f"Runbook {_title(ev)} ({_versioned(ev)}){tie} is the version in force at "
                 f"{' and at '.join(held)}{why}{where}",
                 EpistemicStatus.FACT,
                 0.95,
@@ -821,7 +828,7 @@ def _undated_then(
         at = unknown[0]
         claims.append(
             _claim(
-                f"Runbook {_title(ev)} ({ev.element_id}){tie} states no validity and its "
+                f"Runbook {_title(ev)} ({_versioned(ev)}){tie} states no validity and its "
                 f"earliest version was recorded at {_when(ev.recorded_at)}, after "
                 f"{iso_utc(at)}: this is that version; what it said at {iso_utc(at)} is not "
                 f"known{where}",

@@ -54,6 +54,7 @@ from investigator.planner import (
     missing_required,
     unrecorded_asks,
 )
+from investigator.record_time import missing_rule_note
 from investigator.retrieval import RetrievalLoop, RetrievalOutcome, StopReason
 from investigator.rubric import (
     MISSING_DESCRIPTIONS,
@@ -187,11 +188,25 @@ class InvestigationResult(BaseModel):
     # The loop stopped (deadline, max_rounds, budget) with reads still planned: what the
     # answer lists as missing was not searched for to the end.
     search_cut_short: bool = False
+    # The alerts the question asks about whose rule is no longer in their rule file (a
+    # `:MissingFile` mark), said as `runbook --alert` says it (record_time.missing_rule_note).
+    rule_notes: list[str] = Field(default_factory=list)
     # How "the incident" of a question naming no incident and no service was read: the one
     # incident it means, or the several it could mean (none taken) (incident_reference.py).
     incident_reading: IncidentReading | None = None
     timings: StageTimings = Field(default_factory=StageTimings)
     reused_run: bool = False
+
+
+def removed_rule_notes(
+    outcome: RetrievalOutcome, evidence: Sequence[Evidence], as_of: datetime
+) -> list[str]:
+    """What the answer says of the alerts the question asks about (its anchors) or that are
+    evidence, whose rule the last import of their rule file no longer had by `as_of`: the
+    record stays current and answered, as on the card."""
+    asked = set(outcome.known.alerts) | {ev.element_id for ev in evidence}
+    note = missing_rule_note([ev for ev in outcome.removed_rules if ev.element_id in asked], as_of)
+    return [note] if note else []
 
 
 def withheld_runbook_gaps(
@@ -601,6 +616,7 @@ def _investigate(
         unresolved_time_reasons=reasons,
         time_notes=far_anchor_notes(request.question, as_of, references),
         search_cut_short=outcome.cut_short,
+        rule_notes=removed_rule_notes(outcome, pack.evidence, as_of),
         incident_reading=outcome.incident_reading,
         timings=timings,
     )

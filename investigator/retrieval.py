@@ -115,6 +115,9 @@ class RetrievalOutcome(BaseModel):
     ownership_records: list[Evidence] = Field(default_factory=list)
     # How a bare "the incident" in a question that names nothing was read (incident_reference).
     incident_reading: IncidentReading | None = None
+    # The alert records read whose rule the last import of their rule file no longer had
+    # (`file_missing_since`): an answer about one says so, as `runbook --alert` does.
+    removed_rules: list[Evidence] = Field(default_factory=list)
 
 
 # Link (navigation) templates: their rows name anchors; they are evidence only for lookups.
@@ -381,6 +384,17 @@ def type_dependent_row(evidence: Evidence, step: PlanStep) -> Evidence:
     if step.evidence_type != "dependent" or evidence.type != "DEPENDS_ON":
         return evidence
     return evidence.model_copy(update={"evidence_types": ["dependent"]})
+
+
+def _note_removed_rules(outcome: RetrievalOutcome, candidates: Sequence[Evidence]) -> None:
+    """Keep the alert records among `candidates` that carry a `:MissingFile` mark (their
+    rule left the rule file at a later import), once each."""
+    kept = {ev.element_id for ev in outcome.removed_rules}
+    for ev in candidates:
+        gone = ev.type == "Alert" and ev.context.get("file_missing_since") is not None
+        if gone and ev.element_id not in kept:
+            kept.add(ev.element_id)
+            outcome.removed_rules.append(ev)
 
 
 class _SearchSteps(OneStepCalls):
@@ -920,6 +934,7 @@ class RetrievalLoop:
         for step, call in zip(runnable, calls, strict=True):
             result = call.result
             outcome.tool_calls.append(call.record)
+            _note_removed_rules(outcome, call.candidates)
             self._resolve_given_service(step, result.rows)
             if step.step_id == THE_INCIDENT_LOOKUP:
                 # "the incident": the one incident it can mean is an anchor; several are

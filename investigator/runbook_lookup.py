@@ -42,7 +42,6 @@ from graph_schema.alert_names import alert_names, identifier_words, is_alert_nam
 from graph_schema.canonical import iso_utc
 from graph_schema.front_matter_contact import front_matter_contact
 from graph_schema.importers.link_targets import url_page_name
-from graph_schema.importers.markdown_sections import heading_text
 from investigator.context_graph.models import RunStatus
 from investigator.context_graph.recorder import RunRecorder
 from investigator.entity_suggestions import (
@@ -71,9 +70,11 @@ from investigator.runbook_sections import (
     SectionCase,
     SectionFocus,
     alert_focus,
-    code_words,
+    code_headed,
     file_of,
+    has_heading,
     headed_by,
+    heading_searches,
     pointed_at,
     pointer_text,
     runbook_steps,
@@ -336,9 +337,6 @@ _ALIKE_NOTED = 3
 # "etcd has no leader": 4.5, the next 2.4).
 _ALIKE_SCORE = 0.95
 
-# Runbooks searched for a section headed by an alert's name (Tempo keeps one file).
-_HEADED_CANDIDATES = 10
-
 
 def _runbook_steps(anchors: list[tuple[str, str]]) -> list[PlanStep]:
     """`runbooks_for` of each (anchor id, anchor kind): the runbooks and their chains."""
@@ -404,15 +402,6 @@ def _resolution_steps(names: list[str], label: str, limit: int) -> list[PlanStep
         )
         for name in names
     ]
-
-
-def _has_heading(ev: Evidence, heading: str) -> bool:
-    """Whether runbook `ev` has a section headed exactly `heading`, in any case."""
-    titles = ev.props.get("section_titles")
-    wanted = heading_text(heading).casefold()
-    if not isinstance(titles, list):
-        return False
-    return any(heading_text(str(t)).casefold() == wanted for t in titles)
 
 
 def _link_hint(run: _Lookup, anchors: list[tuple[str, str]]) -> str:
@@ -739,15 +728,8 @@ class RunbookLookup:
     @staticmethod
     def _runbooks_headed(run: _Lookup, heading: str) -> list[str]:
         """Runbooks with a section headed exactly `heading` (in any case); one stage."""
-        search = PlanStep(
-            template_id="fulltext_search",
-            params={"query": heading},
-            options={"label": "Runbook"},
-            evidence_type="runbook",
-            limit=_HEADED_CANDIDATES,
-        )
-        hits = run.stage([search])[0]
-        return sorted({ev.element_id for ev in hits if _has_heading(ev, heading)})
+        hits = run.stage(heading_searches([heading]))[0]
+        return sorted({ev.element_id for ev in hits if has_heading(ev, heading)})
 
     @staticmethod
     def _runbooks_named(run: _Lookup, names: list[str]) -> list[str]:
@@ -761,17 +743,7 @@ class RunbookLookup:
         named = sorted({ev.element_id for rows in run.stage(steps) for ev in rows})
         if named or not names:
             return named
-        searches = [
-            PlanStep(
-                template_id="fulltext_search",
-                params={"query": name},
-                options={"label": "Runbook"},
-                evidence_type="runbook",
-                limit=_HEADED_CANDIDATES,
-            )
-            for name in names
-        ]
-        hits = [ev for rows in run.stage(searches) for ev in rows]
+        hits = [ev for rows in run.stage(heading_searches(names)) for ev in rows]
         return sorted(
             {ev.element_id for ev in hits if headed_by(ev.props.get("section_titles"), names)}
         )
@@ -1006,24 +978,12 @@ class RunbookLookup:
         `(err-mimir-sample-out-of-order)`, "what do I do about err-mimir-..."): the runbooks
         so headed, and that section asked about, as an alert name typed selects its own.
         The first id typed that heads one; one stage (a fulltext search per id)."""
-        codes = code_words(text)
-        searches = [
-            PlanStep(
-                template_id="fulltext_search",
-                params={"query": code},
-                options={"label": "Runbook"},
-                evidence_type="runbook",
-                limit=_HEADED_CANDIDATES,
-            )
-            for code in codes
-        ]
-        for code, hits in zip(codes, run.stage(searches), strict=True):
-            headed = sorted({ev.element_id for ev in hits if _has_heading(ev, code)})
-            if headed:
-                run.code_word = code
-                run.focus = SectionFocus(names=(code,), said=text)
-                return [(runbook, "runbook") for runbook in headed]
-        return []
+        found = code_headed(run, text)
+        if found is None:
+            return []
+        run.code_word, headed = found
+        run.focus = SectionFocus(names=(run.code_word,), said=text)
+        return [(runbook, "runbook") for runbook in headed]
 
     def _text_anchors(self, run: _Lookup, text: str) -> list[tuple[str, str]]:
         # Informative words only, re-ranked by name/title and coverage; abstains when none
@@ -1072,7 +1032,7 @@ class RunbookLookup:
             named = alert_focus([chosen.matched_alert.split(":", 1)[-1]], [url] if url else [])
             # The words still choose among the cases of that section (`said`).
             run.focus = named.model_copy(update={"said": text})
-        elif _has_heading(best, text):
+        elif has_heading(best, text):
             # The text is a section's heading, spelled out: that section, as an alert's.
             run.heading = text
             run.focus = SectionFocus(names=(text,), text=text, said=text)

@@ -116,6 +116,12 @@ _DERIVED = (("ation", ""), ("ion", ""), ("ure", ""), ("ery", "er"), ("ly", ""))
 _AGENT_BASE = 5
 # Nouns that only look like agent nouns of a common word: a container does not contain.
 _NOT_AGENT = frozenset({"container", "counter", "customer", "descriptor", "pointer"})
+# Agent nouns of a shorter verb that still name what they do (a worker works, a server
+# serves): components an on-call names, unlike header/head or leader/lead.
+_SHORT_AGENTS = frozenset({"server", "worker"})
+# A stem this long ending in a doubled `l` meets its verb (controller and controlling read
+# `controll`: control); shorter ones (poll, fill, kill) keep it.
+_DOUBLE_L_STEM = 6
 
 
 def _stem(word: str) -> str:
@@ -144,6 +150,8 @@ def _stem(word: str) -> str:
             w = w[: -len(suffix)] + replacement
             break
     w = _agent_base(w)
+    if w.endswith("ll") and len(w) >= _DOUBLE_L_STEM:
+        w = w[:-1]
     if w.endswith("e") and len(w) >= 4:
         w = w[:-1]
     return w
@@ -156,9 +164,9 @@ def _agent_base(word: str) -> str:
         return word
     if word.endswith("ier") and len(word) - 3 >= 4:
         return word[:-3] + "y"
-    if word.endswith(("er", "or")) and len(word) - 2 >= _AGENT_BASE:
+    if word.endswith(("er", "or")) and (len(word) - 2 >= _AGENT_BASE or word in _SHORT_AGENTS):
         base = word[:-2]
-        # shipper -> ship, planner -> plan (controller keeps its ll, like controlling)
+        # shipper -> ship, planner -> plan (controller keeps its ll here, like controlling)
         if base[-1] == base[-2] and base[-1] not in "lsz":
             base = base[:-1]
         return base

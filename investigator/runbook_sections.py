@@ -27,6 +27,7 @@ from urllib.parse import unquote, urlsplit
 
 from pydantic import BaseModel, ConfigDict
 
+from cypher_templates.plan import PlanStep
 from graph_schema.alert_names import alert_names, is_alert_name
 from graph_schema.importers.markdown_sections import (
     FenceReader,
@@ -37,6 +38,7 @@ from graph_schema.importers.markdown_sections import (
     sections_of,
 )
 from investigator.evidence import Evidence, evidence_id_for, sha256_text
+from investigator.runbook_fallback import LookupSteps
 from investigator.runbook_search import query_stems, search_terms, spelled_out, text_stems
 
 MAX_STEP_LINES = 5
@@ -125,9 +127,10 @@ def alert_focus(names: list[str], runbook_urls: list[str]) -> SectionFocus:
 
 
 def question_focus(question: str) -> SectionFocus:
-    """The focus of a question: the alert names it types (`TempoPollsFailing`) only; a
-    claim names a section by no guess from other words."""
-    return SectionFocus(names=tuple(alert_names(question)))
+    """The focus of a question: the alert names it types (`TempoPollsFailing`), then the
+    error ids (`err-mimir-sample-timestamp-too-old`: a section may be headed by one, as the
+    card's free text finds it); a claim names a section by no guess from other words."""
+    return SectionFocus(names=tuple(dict.fromkeys([*alert_names(question), *code_words(question)])))
 
 
 # A Markdown rule (`---`, `***`, `___`): a separator, never a step.
@@ -284,7 +287,9 @@ def plain_text(line: str) -> str:
     return _HELD.sub(lambda m: held[int(m.group(1))], text)
 
 
-def _body_lines(text: str) -> list[str]:
+def rendered_lines(text: str) -> list[str]:
+    """`text` as a reader sees it rendered, a line per paragraph, list item or heading
+    (`_items`): what the card shows and an investigation's evidence preview reads."""
     return [line for line, _ in _items(text)]
 
 
@@ -352,7 +357,7 @@ def _marked(body: str, titles: re.Pattern[str]) -> list[str]:
     return [
         "\n".join(lines)
         for words, lines in found
-        if words is titles and _body_lines("\n".join(lines[1:]))
+        if words is titles and rendered_lines("\n".join(lines[1:]))
     ]
 
 
@@ -480,7 +485,7 @@ def _first_steps(
                     )
                 bodies = [body]
             for body in bodies:
-                lines = _body_lines(body)
+                lines = rendered_lines(body)
                 if not lines:
                     continue
                 steps = _read(body, locators.get(section.anchor))
@@ -603,6 +608,48 @@ def code_words(text: str) -> list[str]:
     return list(dict.fromkeys(_CODE_WORD.findall(text)))[:_CODE_WORDS]
 
 
+# Runbooks read per heading searched for: a heading names a page or two, not the catalogue.
+HEADED_CANDIDATES = 10
+
+
+def heading_searches(headings: Iterable[str]) -> list[PlanStep]:
+    """One fulltext search of the tenant's runbooks per heading (an alert name, an error
+    id): a runbook with a section so headed is among its first hits."""
+    return [
+        PlanStep(
+            template_id="fulltext_search",
+            params={"query": heading},
+            options={"label": "Runbook"},
+            evidence_type="runbook",
+            limit=HEADED_CANDIDATES,
+        )
+        for heading in headings
+    ]
+
+
+def has_heading(ev: Evidence, heading: str) -> bool:
+    """Whether runbook `ev` has a section headed exactly `heading`, in any case."""
+    titles = ev.props.get("section_titles")
+    wanted = heading_text(heading).casefold()
+    if not isinstance(titles, list):
+        return False
+    return any(heading_text(str(t)).casefold() == wanted for t in titles)
+
+
+def code_headed(run: LookupSteps, text: str) -> tuple[str, list[str]] | None:
+    """The first error id `text` types (`code_words`) that heads a section of a runbook
+    the subject may read, and those runbooks' ids; one recorded stage (a fulltext search
+    per id). None when the text types no error id (no read)."""
+    codes = code_words(text)
+    if not codes:
+        return None  # no read, no round
+    for code, hits in zip(codes, run.stage(heading_searches(codes)), strict=True):
+        headed = sorted({ev.element_id for ev in hits if has_heading(ev, code)})
+        if headed:
+            return code, headed
+    return None
+
+
 def _code_sections(sections: list[Section]) -> list[int]:
     """The indexes of the sections whose heading is an error id (`code_words`), whole."""
     return [
@@ -680,7 +727,7 @@ _SAME_FILE_ANCHOR = re.compile(r"\]\(#([^)\s]+)\)")
 def _same_as(sections: list[Section], chosen: int) -> int | None:
     """The section of the same file that section `chosen` only refers to, when its text is
     nothing but that ("Same as MimirX"), else None."""
-    lines = _body_lines(sections[chosen].body)
+    lines = rendered_lines(sections[chosen].body)
     if not lines or len(lines) > _SAME_AS_LINES or not _SAME_AS.match(lines[0]):
         return None
     if _scope_end(sections, chosen) != chosen + 1:
@@ -869,7 +916,7 @@ def _steps_of(ev: Evidence, focus: SectionFocus | None) -> RunbookSteps:
         # "Same as MimirX": that section's steps, said where they come from.
         steps = _section_steps(sections, locators, same, focus.said)
         target = sections[same].title.strip()
-        own = " ".join(_body_lines(sections[chosen].body))
+        own = " ".join(rendered_lines(sections[chosen].body))
         if _LIKE.match(own):
             # "Like X but it fires when ...": X's steps, and the difference in its words.
             quoted = own if len(own) <= _QUOTED_MAX else own[: _QUOTED_MAX - 3] + "..."

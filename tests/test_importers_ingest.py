@@ -415,7 +415,10 @@ def test_a_corpus_with_two_runbooks_of_one_name_ingests_and_answers_both(  # typ
     assert asked.code == 0, asked
     answer = json.loads(asked.out)
     assert answer["status"] == "complete", answer["missing_evidence"]
-    claimed = sorted(c["statement"].split("(", 1)[1].split(")", 1)[0] for c in answer["claims"])
+    # Each claim names the runbook's id, then its version (`, sha256:...`).
+    claimed = sorted(
+        c["statement"].split("(", 1)[1].split(")", 1)[0].split(", ", 1)[0] for c in answer["claims"]
+    )
     assert claimed == sorted(found)
     # Re-ingesting the same folder writes nothing new: the ids are stable.
     again = invoke(
@@ -523,6 +526,7 @@ def test_a_runbook_named_after_an_alert_answers_the_alert_spelled_out_before_any
     doc = _ask(invoke, "The kube pod is crash looping, how do I fix it?")
     assert doc["status"] == "complete", doc["missing_evidence"]
     [claim] = doc["claims"]
-    assert "(runbook:KubePodCrashLooping), found by its name alone" in claim["statement"]
+    assert "(runbook:KubePodCrashLooping, git:" in claim["statement"]
+    assert "), found by its name alone" in claim["statement"]
     # Words of no runbook's whole name name none ("the kube pod is slow").
     assert _ask(invoke, "The kube pod is slow, how do I fix it?")["status"] == "partial"

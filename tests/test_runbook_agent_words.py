@@ -39,7 +39,12 @@ def vault(driver: neo4j.Driver, cli_env: object, invoke, tmp_path: Path) -> neo4
         "{{$labels.job}} has not uploaded anything for 24 hours.|warning|\n\n"
         "## vault-ingest\n\n|Name|Summary|Description|Severity|\n|---|---|---|---|\n"
         "|VaultIngestLagging|Vault Ingest lags behind.|Vault Ingest {{$labels.job}} is "
-        "lagging by {{$value}} seconds.|critical|\n",
+        "lagging by {{$value}} seconds.|critical|\n\n## vault-work\n\n"
+        "|Name|Summary|Description|Severity|\n|---|---|---|---|\n"
+        "|VaultWorkHalted|Vault Work has halted.|Vault Work {{$labels.job}} has halted.|warning|\n"
+        "|VaultServeDown|Vault Serve is down.|Vault Serve {{$labels.job}} is down.|critical|\n"
+        "|VaultControlStalled|Vault Control stalled.|Vault Control {{$labels.job}} stalled."
+        "|warning|\n",
         encoding="utf-8",
     )
     rules = tmp_path / "vault-rules.yaml"
@@ -62,7 +67,17 @@ def vault(driver: neo4j.Driver, cli_env: object, invoke, tmp_path: Path) -> neo4
         "  - alert: VaultIngestLagging\n    expr: lag > 60\n    annotations:\n"
         "      summary: Vault Ingest lags behind.\n"
         "      description: Vault Ingest {{$labels.job}} is lagging by {{$value}} seconds.\n"
-        f"      runbook_url: {url}vaultingestlagging\n",
+        f"      runbook_url: {url}vaultingestlagging\n"
+        "- name: vault-work\n  rules:\n"
+        + "".join(
+            f"  - alert: {name}\n    expr: {name.lower()} == 1\n    annotations:\n"
+            f"      summary: {summary}\n      runbook_url: {url}{name.lower()}\n"
+            for name, summary in (
+                ("VaultWorkHalted", "Vault Work has halted."),
+                ("VaultServeDown", "Vault Serve is down."),
+                ("VaultControlStalled", "Vault Control stalled."),
+            )
+        ),
         encoding="utf-8",
     )
     for path, fmt in ((folder, "markdown-runbooks"), (rules, "prometheus-rules")):
@@ -98,6 +113,9 @@ def test_agent_nouns_meet_their_verbs_and_nothing_else() -> None:
         ("query", "querier", "queriers", "queries"),
         ("distribute", "distributor", "distributors"),
         ("ship", "shipper", "shipped"),
+        ("control", "controller", "controllers", "controlling", "controlled"),
+        ("work", "worker", "workers", "working"),
+        ("serve", "server", "servers", "serving", "served"),
     ):
         assert len({_stem(w) for w in forms}) == 1, forms
     # Words of their own that only look like agent nouns stay apart.
@@ -125,6 +143,16 @@ def test_the_component_named_as_an_engineer_says_it_finds_its_runbook(  # type: 
         assert doc["runbook"]["id"] == "runbook:mixin"
     doc = _lookup(invoke, "vault ingester lagging")
     assert doc["runbook"] is not None, doc["note"]
+    # Before: "no runbook fits" for each (worker/work, server/serve, controller/control did
+    # not meet); the card shows the named alert's row.
+    for text, alert in (
+        ("vault worker halted", "alert:VaultWorkHalted"),
+        ("vault server is down", "alert:VaultServeDown"),
+        ("vault controller stalled", "alert:VaultControlStalled"),
+    ):
+        doc = _lookup(invoke, text)
+        assert doc["runbook"] is not None, (text, doc["note"])
+        assert doc["resolved"] == [alert], (text, doc["resolved"])
 
 
 def test_a_pasted_alert_message_gets_the_card_of_that_alert(  # type: ignore[no-untyped-def]

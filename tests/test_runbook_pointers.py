@@ -108,7 +108,7 @@ def test_an_investigation_claims_the_runbook_a_pointer_points_at_not_the_pointer
     in_force = [
         c["statement"] for c in doc["claims"] if "is the version in force" in c["statement"]
     ]
-    assert len(in_force) == 1 and f"({REAL})" in in_force[0], in_force
+    assert len(in_force) == 1 and f"({REAL}, sha256:" in in_force[0], in_force
 
 
 @pytest.mark.parametrize("order", ["runbooks first", "rules first"])

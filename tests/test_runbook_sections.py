@@ -147,7 +147,11 @@ def test_an_investigation_cites_the_section_of_the_alert_it_names(  # type: igno
         return claim["statement"], doc["run_id"]
 
     statement, run_id = runbook_claim("Which runbook applies to StoragePollsFailing?")
-    assert statement.startswith("Runbook Storage runbook (runbook:storage) is the version in force")
+    # The version named as the card names it (the commit of an import from git).
+    assert re.match(
+        r"Runbook Storage runbook \(runbook:storage, git:[0-9a-f]{12}\) is the version in force",
+        statement,
+    ), statement
     assert statement.endswith("[storage.md#storagepollsfailing]")
     replay = invoke("replay", run_id, "--subject", "user:oncall", "--json")
     assert json.loads(replay.out)["verified"] is True
@@ -484,7 +488,10 @@ def test_a_runbook_imported_before_its_rules_answers_by_the_heading_of_its_secti
         doc = json.loads(result.out)
         _admitted_section(doc, asked, alerts)
         [claim] = doc["claims"]
-        assert "(runbook:vault), found by the heading of its section alone" in claim["statement"]
+        assert re.search(
+            r"\(runbook:vault, sha256:[0-9a-f]{12}\), found by the heading of its section alone",
+            claim["statement"],
+        ), claim["statement"]
         assert claim["statement"].endswith(f"[vault.md#{asked.lower()}]")
     # The typed name matched no record, and the line saying so names what covers it (before:
     # "The answer does not cover it.").

@@ -99,10 +99,12 @@ def test_investigate_names_the_runbook_and_how_it_was_tied(  # type: ignore[no-u
     doc = json.loads(result.out)
     assert doc["status"] == "complete", doc["missing_evidence"]
     (claim,) = doc["claims"]
-    assert claim["statement"].startswith(
-        "Runbook KubePodCrashLooping (runbook:KubePodCrashLooping), found by its name alone "
-        "(no service, alert or error code record links to it), is the version in force at "
-    )
+    assert re.match(
+        r"Runbook KubePodCrashLooping \(runbook:KubePodCrashLooping, (git|sha256):[0-9a-f]{12}\), "
+        r"found by its name alone \(no service, alert or error code record links to it\), is "
+        r"the version in force at ",
+        claim["statement"],
+    ), claim["statement"]
     # No validity recorded: nothing said about it (before: "(valid to open, no start
     # recorded)" in every runbook claim of an import).
     assert "no start recorded" not in claim["statement"]

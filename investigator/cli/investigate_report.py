@@ -23,6 +23,7 @@ from investigator.investigation import InvestigationRequest, InvestigationResult
 from investigator.json_documents import investigation_json
 from investigator.name_hints import unresolved_names
 from investigator.record_time import missing_file_note
+from investigator.runbook_sections import rendered_lines
 from investigator.settings import resolve_connection
 from investigator.terminal import one_line
 from investigator.timeline import UnplacedReason, UnplacedTime, time_references
@@ -42,9 +43,10 @@ _RULE_LINE = re.compile(r"^\s*([-=*_])(?:\s*\1){2,}\s*$")
 
 
 def _preview(content: object) -> str:
-    """An evidence item's text as its one-line preview: its Markdown rule lines left out."""
-    text = str(content or "")
-    return "\n".join(line for line in text.splitlines() if not _RULE_LINE.match(line))
+    """An evidence item's text as its one-line preview: its Markdown rule lines left out,
+    the rest as the runbook card renders it (no emphasis marks, a heading as `Title:`)."""
+    text = "\n".join(line for line in str(content or "").splitlines() if not _RULE_LINE.match(line))
+    return "\n".join(rendered_lines(text))
 
 
 # Why a run stopped with reads still planned, and the option that gives it more room.
@@ -163,6 +165,7 @@ def render_report(
     if service_note:
         lines.append(f"Service    {service_note}")
     lines += [f"Name       {note}" for note in name_notes]
+    lines += [f"Note       {_clean(note, 400)}" for note in result.rule_notes]
     if result.incident_reading is not None:
         lines.append(f"Incident   {_clean(result.incident_reading.line(), 800)}")
     lines += _time_lines(result)
