@@ -11,5 +11,5 @@ DEFAULT_MAX_ROUNDS = 5
 # `runs`: how many recent runs one listing returns at most (context_graph/runs.py).
 RUNS_MAX_LIMIT = 1000
 # `runs --purpose audit`: how many of the listed runs (the newest) are checked against their
-# chain and anchor; about 17 ms a run on the loaded 2-core machine (docs/benchmarks.md).
+# chain and anchor; 100 cost about 1-2 s on the loaded 2-core machine (docs/benchmarks.md).
 RUNS_AUDIT_CHECKED = 100

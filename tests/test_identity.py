@@ -256,3 +256,29 @@ def test_audit_commands_refuse_a_bad_purpose_before_any_query(  # type: ignore[n
     result = invoke(*command, "--subject", "acme/user:auditor", "--purpose", purpose)
     _one_line(result, 2)
     assert "--purpose" in result.err
+
+
+def test_an_environment_tenant_that_overrides_the_config_files_is_said(  # type: ignore[no-untyped-def]
+    clean_db: neo4j.Driver, cli_env, invoke, monkeypatch, tmp_path: Path
+) -> None:
+    """A user whose config file names tenant acme, with INVESTIGATOR_TENANT=globex left in the
+    shell, reads globex: one stderr line names both tenants, once per command."""
+    _ingest(invoke, ACME, GLOBEX)
+    config = tmp_path / "config.toml"
+    config.write_text('[subject]\nid = "user:globex-victim"\ntenant = "acme"\n', encoding="utf-8")
+    monkeypatch.setenv("INVESTIGATOR_CONFIG", str(config))
+    monkeypatch.setenv("INVESTIGATOR_TENANT", "globex")
+
+    result = invoke("runs")
+    assert result.code == 0 and result.out.strip() == "no runs recorded", result
+    assert result.err == (
+        "note: tenant 'globex' from INVESTIGATOR_TENANT overrides tenant 'acme' of [subject] "
+        f"in the config file {config}\n"
+    )
+    # Said by every command that names a subject, not only `runs`; said again per command.
+    assert invoke("trace", "run-unknown").err.startswith("note: tenant 'globex' from ")
+    assert invoke("runs").err.count("note: tenant") == 1
+    # Not said when the tenant comes from a flag, or the two agree.
+    assert invoke("runs", "--tenant", "globex").err == ""
+    config.write_text('[subject]\nid = "user:globex-victim"\ntenant = "globex"\n')
+    assert invoke("runs").err == ""

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from test_context_graph_support import record_full_run
+from test_context_graph_support import record_full_run, request
 
 from investigator.context_graph import RunRecorder
 
@@ -119,26 +119,29 @@ def test_an_edited_or_cut_run_is_marked_in_runs_and_trace_exits_1(
     assert tampered not in _runs(invoke, GLOBEX_AUDIT)
 
 
-def test_a_long_audit_listing_checks_its_newest_runs_and_says_so(
-    two_tenants, invoke, monkeypatch: pytest.MonkeyPatch
-) -> None:  # type: ignore[no-untyped-def]
-    """Checking costs about 4 reads a run (docs/benchmarks.md): past RUNS_AUDIT_CHECKED
-    listed runs (100; 1 here, so two runs show it), the older are listed unchecked
-    (`verified: null`, never marked sound) and a line says so."""
-    import investigator.cli.runs
-    import investigator.context_graph.runs
-
+def test_a_long_audit_listing_checks_its_newest_runs_and_says_so(two_tenants, invoke) -> None:  # type: ignore[no-untyped-def]
+    """Checking has a cost (docs/benchmarks.md): of a listing longer than 100 runs, the
+    newest 100 are checked; the older are listed unchecked (`verified: null`, never marked
+    sound, nor NOT VERIFIED) and a line on stderr says so."""
     db, older, newer = two_tenants
     db.execute_query("MATCH (n:CtxEvidence {run_id: $r, seq: 5}) SET n.payload = 'x'", r=older)
-    for module in (investigator.cli.runs, investigator.context_graph.runs):
-        monkeypatch.setattr(module, "RUNS_AUDIT_CHECKED", 1)
+    recorder = RunRecorder(db)
+    for n in range(100):  # the smallest finished runs: started and finished, anchored
+        run_id = recorder.start_run(request(f"question {n}")).run_id
+        recorder.finish_run(run_id, "complete", "evidence_sufficient")
 
-    listed = _runs(invoke, ACME_AUDIT)
-    assert listed[newer]["verified"] is True
+    doc = invoke("runs", *ACME_AUDIT, "--limit", "200", "--json")
+    assert doc.code == 0, doc
+    listed = {r["run_id"]: r for r in json.loads(doc.out)["runs"]}
+    assert len(listed) == 102
+    assert sum(r["verified"] is True for r in listed.values()) == 100
     assert listed[older]["verified"] is None and listed[older]["verify_problem"] is None
-    text = invoke("runs", *ACME_AUDIT)
+    assert listed[newer]["verified"] is None
+    assert "checked the newest 100 of 102 runs against their chain and anchor" in doc.err
+    text = invoke("runs", *ACME_AUDIT, "--limit", "200")
     assert text.code == 0 and "NOT VERIFIED" not in text.out
-    assert "checked the newest 1 of 2 runs against their chain and anchor" in text.err
-    # The run itself is still caught where it is read.
+    assert "checked the newest 100 of 102 runs" in text.err
+    assert "do not verify" not in text.err
+    # The run itself is still caught where it is read; a listing of 100 checks them all.
     assert invoke("trace", older, *ACME_AUDIT).code == 1
-    assert "checked the newest" not in invoke("runs", *ACME_AUDIT, "--limit", "1").err
+    assert "checked the newest" not in invoke("runs", *ACME_AUDIT, "--limit", "100").err

@@ -69,7 +69,7 @@ def runs_command(
     finally:
         driver.close()
     if reader.audits and len(runs) > RUNS_AUDIT_CHECKED:
-        # Checking costs about 4 reads a run: a long listing checks its newest runs only
+        # Checking hashes every node of each run: a long listing checks its newest runs only
         # (`verified: null` for the rest, in --json too; this line is on stderr).
         click.echo(
             f"checked the newest {RUNS_AUDIT_CHECKED} of {len(runs)} runs against their chain "

@@ -4,8 +4,10 @@ Precedence, field by field: flag (`--subject`, `--tenant`) > environment
 (`INVESTIGATOR_SUBJECT`, `INVESTIGATOR_TENANT`) > the `[subject]` table of the config file
 (`id`, `tenant`). The subject may be written qualified, `acme/user:alice`; a qualified subject
 ignores a tenant from a lower-precedence source and refuses a contradicting one from the same
-or a higher source. A missing or malformed subject or tenant is bad input (exit 2); a
-well-formed one that names no principal in that tenant is decided later, in the KG (exit 3).
+or a higher source. An `INVESTIGATOR_TENANT` that replaces another `[subject] tenant` is
+said on stderr, once per command. A missing or malformed subject or tenant is bad input
+(exit 2); a well-formed one that names no principal in that tenant is decided later, in the
+KG (exit 3).
 
 Only click at import: the options are declared with the command, whose module stays light
 (pydantic and the subject model are imported when a subject is read).
@@ -92,8 +94,6 @@ def _is_qualified(text: str) -> bool:
 
 def subject_ref_from(flag_subject: str | None, flag_tenant: str | None) -> SubjectRef:
     """The tenant-qualified subject of a command (see the module doc for the precedence)."""
-    from cypher_templates.subject import SubjectRef, check_names_an_id, check_tenant_written
-
     file_cfg: dict[str, str] | None = None
 
     def from_file() -> dict[str, str]:
@@ -124,6 +124,19 @@ def subject_ref_from(flag_subject: str | None, flag_tenant: str | None) -> Subje
     if tenant is not None:
         _check_text("--tenant", tenant[1])
 
+    ref = _subject_ref(text, level, tenant)
+    if tenant is not None and tenant[0] == _ENV and ref.tenant == tenant[1]:
+        try:
+            file_tenant = from_file().get("tenant")
+        except BadInput:
+            file_tenant = None  # a config file this command does not use is not judged here
+        _say_tenant_override(tenant[1], file_tenant)
+    return ref
+
+
+def _subject_ref(text: str, level: int, tenant: tuple[int, str] | None) -> SubjectRef:
+    from cypher_templates.subject import SubjectRef, check_names_an_id, check_tenant_written
+
     if _is_qualified(text):
         # A tenant from a weaker source than the qualified subject does not apply to it.
         checked = tenant[1] if tenant is not None and tenant[0] >= level else None
@@ -133,6 +146,33 @@ def subject_ref_from(flag_subject: str | None, flag_tenant: str | None) -> Subje
         check_tenant_written(text)
         raise BadInput(f"subject {text[:60]!r} has no tenant: {HOW_TO_NAME}")
     return SubjectRef.parse(text, tenant[1])
+
+
+def _say_tenant_override(env_tenant: str, file_tenant: str | None) -> None:
+    """One stderr line per command when INVESTIGATOR_TENANT replaces another tenant named by
+    the config file's [subject] table: a user who set one tenant there must not read
+    another's results unawares. Names the two tenants and the file only."""
+    if not file_tenant or file_tenant == env_tenant:
+        return
+    # Once per command, kept on its root context (a warm process runs many commands).
+    ctx = click.get_current_context(silent=True)
+    said = (
+        ctx.find_root().meta.setdefault("investigator.tenant_override_said", set())
+        if ctx
+        else set()
+    )
+    if (env_tenant, file_tenant) in said:
+        return
+    said.add((env_tenant, file_tenant))
+    from investigator.settings import config_file_path
+    from investigator.terminal import one_line
+
+    click.echo(
+        f"note: tenant {one_line(env_tenant, 60)!r} from {TENANT_ENV} overrides tenant "
+        f"{one_line(file_tenant, 60)!r} of [subject] in the config file "
+        f"{one_line(config_file_path(), 200)}",
+        err=True,
+    )
 
 
 def subject_id_from(flag_value: str | None, flag_tenant: str | None = None) -> str:

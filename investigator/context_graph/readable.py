@@ -7,7 +7,12 @@ import neo4j
 
 from cypher_templates.executor import TemplateExecutor
 from cypher_templates.subject import SubjectRef
-from investigator.context_graph.audit import ContentFilter, check_run_readable, load_reader
+from investigator.context_graph.audit import (
+    ContentFilter,
+    RunReader,
+    check_run_readable,
+    load_reader,
+)
 from investigator.context_graph.ledger import (
     VerifyReport,
     chain_key_for_reading,
@@ -36,10 +41,26 @@ def readable_run(
     lineage (never recorded: BadInput, exit 2); NotAuthorized (exit 3) unless the reader may
     read the run; and the filter of the run's content by the reader's grants of now.
     """
+    reader, lineage = _reader_and_lineage(
+        driver, ref, purpose, run_id, ctx_database, kg_database, executor
+    )
+    return lineage, ContentFilter(driver, reader, lineage, kg_database)
+
+
+def _reader_and_lineage(
+    driver: neo4j.Driver,
+    ref: SubjectRef,
+    purpose: str | None,
+    run_id: str,
+    ctx_database: str | None,
+    kg_database: str | None,
+    executor: TemplateExecutor | None,
+) -> tuple[RunReader, RunLineage]:
+    """The reader, the run's lineage, and the check that the reader may read the run."""
     reader = load_reader(executor or TemplateExecutor(driver, database=kg_database), ref, purpose)
     lineage = load_lineage(driver, run_id, database=ctx_database)
     check_run_readable(reader, run_id, lineage.run_properties)
-    return lineage, ContentFilter(driver, reader, lineage, kg_database)
+    return reader, lineage
 
 
 def checked_readable_run(
@@ -56,9 +77,9 @@ def checked_readable_run(
     it (the report), and the filter told when it does not verify: a run anchored in another
     tenant than it names shows none of its KG content, and a record it names that is not
     found is not said to be gone. `executor` as for `readable_run`."""
-    reader = load_reader(executor or TemplateExecutor(driver, database=kg_database), ref, purpose)
-    lineage = load_lineage(driver, run_id, database=ctx_database)
-    check_run_readable(reader, run_id, lineage.run_properties)
+    reader, lineage = _reader_and_lineage(
+        driver, ref, purpose, run_id, ctx_database, kg_database, executor
+    )
     key = chain_key_for_reading()
     tenant = reader.principal.tenant
     with driver.session(database=ctx_database, default_access_mode=neo4j.READ_ACCESS) as session:

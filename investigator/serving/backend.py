@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 import neo4j
 from neo4j.exceptions import DriverError, Neo4jError, ServiceUnavailable, SessionExpired
@@ -25,12 +25,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from cypher_templates.executor import TemplateExecutor
 from cypher_templates.subject import SubjectRef
 from investigator.connection import open_driver
-from investigator.context_graph.lineage import validate_run_id
-from investigator.context_graph.models import RunLineage
-
-if TYPE_CHECKING:
-    from investigator.context_graph.audit import ContentFilter
 from investigator.context_graph.audit import AUDIT_PURPOSE
+from investigator.context_graph.lineage import validate_run_id
 from investigator.context_graph.recorder import RunRecorder, ctx_database_from_env
 from investigator.errors import BadInput, InvestigatorError, Neo4jUnavailable, NotAuthorized
 from investigator.json_documents import (
@@ -289,26 +285,16 @@ class ServingBackend:
 
         if fmt not in TRACE_JSON_FORMATS:
             raise BadInput(f"format must be one of {', '.join(TRACE_JSON_FORMATS)}")
-        validate_run_id(run_id)
-        lineage, content, report = self._guard(
-            lambda: checked_readable_run(
-                self.driver,
-                subject,
-                self.purpose,
-                run_id,
-                ctx_database=self.ctx_database,
-                kg_database=self.kg_database,
-                executor=self.executor,
-            )
-        )
+        lineage, content, report = self._readable(checked_readable_run, subject, run_id)
         shown = filtered_lineage(lineage, content)
         return trace_json(lineage, shown, fmt, verify_problem_lines(report))
 
     def replay(self, subject: SubjectRef, run_id: str) -> str:
         """`investigator replay RUN --json` for a run `subject` may read."""
+        from investigator.context_graph.readable import readable_run
         from investigator.replay import replay_run
 
-        _, content = self._guard(lambda: self._readable(subject, run_id))
+        _, content = self._readable(readable_run, subject, run_id)
         report = self._guard(
             lambda: replay_run(
                 self.driver,
@@ -321,21 +307,22 @@ class ServingBackend:
 
     # -- the rules around them -------------------------------------------------------------
 
-    def _readable(self, subject: SubjectRef, run_id: str) -> tuple[RunLineage, ContentFilter]:
-        """Issue 11, as trace and replay apply it (context_graph/readable.py): the reader
-        loaded as of now, its own runs (its tenant's under `audit`), content re-filtered by
-        its grants of now."""
-        from investigator.context_graph.readable import readable_run
-
+    def _readable(self, read: Callable[..., T], subject: SubjectRef, run_id: str) -> T:
+        """Issue 11, as trace and replay apply it (context_graph/readable.py): `read`
+        (`readable_run`, or `checked_readable_run` for trace) of run `run_id` by `subject`:
+        the reader loaded as of now, its own runs (its tenant's under `audit`), content
+        re-filtered by its grants of now."""
         validate_run_id(run_id)
-        return readable_run(
-            self.driver,
-            subject,
-            self.purpose,
-            run_id,
-            ctx_database=self.ctx_database,
-            kg_database=self.kg_database,
-            executor=self.executor,
+        return self._guard(
+            lambda: read(
+                self.driver,
+                subject,
+                self.purpose,
+                run_id,
+                ctx_database=self.ctx_database,
+                kg_database=self.kg_database,
+                executor=self.executor,
+            )
         )
 
     def _guard(self, call: Callable[[], T]) -> T:
