@@ -8,7 +8,9 @@ reproduced with small files this module writes):
 - a Mitigation that only says where to get help ("If you cannot resolve the issue, see the
   following resources:" and links) gives way to the Diagnosis steps; before, it was all the
   card showed;
-- a command in a fence inside a list item keeps its indentation (it printed flush left).
+- a command in a fence inside a list item keeps its indentation (it printed flush left);
+- free text several runbooks cover alike, none fitting, is said to tie, each named; before,
+  one was "the closest" and covered "100% of the query" next to "no runbook fits".
 """
 
 from __future__ import annotations
@@ -89,6 +91,17 @@ If you cannot resolve the issue, see the following resources:
 - [Queue help](https://example.org/help)
 """
 
+# Every word of "VM stuck in starting state" in each, never two of them side by side, and
+# no runbook named by them: none fits, three alike.
+APART = """\
+# {name}
+
+## Meaning
+
+The VM does not respond. Its launcher is stuck in a loop. Check the state of the node,
+then try starting the guest. ({which})
+"""
+
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -109,6 +122,8 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
         encoding="utf-8",
     )
     (root / "QueueWorkerDown.md").write_text(OWN_STEP, encoding="utf-8")
+    for name in ("GuestHangs", "LauncherLoops", "PhaseUnhealthy"):
+        (root / f"{name}.md").write_text(APART.format(name=name, which=name), encoding="utf-8")
     return root
 
 
@@ -186,3 +201,16 @@ def test_a_mitigation_with_a_step_of_its_own_stays_the_steps(imported, invoke) -
     assert runbook["steps_locator"] == "QueueWorkerDown.md#mitigation"
     assert runbook["steps"][0] == "Restart the queue worker deployment."
     assert runbook["steps_note"] is None
+
+
+def test_free_text_that_runbooks_cover_alike_without_fitting_says_they_tie(  # type: ignore[no-untyped-def]
+    imported, invoke
+) -> None:
+    card = invoke("runbook", "VM stuck in starting state", "--subject", "user:oncall")
+    assert card.code == 0, card
+    first = card.out.splitlines()[0]
+    assert first.startswith("No runbook: no runbook fits: 3 runbooks tie, each covering 100%")
+    for name in ("GuestHangs", "LauncherLoops", "PhaseUnhealthy"):
+        assert f"runbook:{name}" in first
+    assert "the closest" not in first
+    assert first.endswith("add words, or use --alert NAME")
