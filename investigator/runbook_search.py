@@ -256,8 +256,26 @@ class TextRanking(BaseModel):
         if not self.ranked:
             return "no runbook mentions any of: " + ", ".join(self.terms)
         top = self.ranked[0]
+        covered = f"{top.fit:.0%}"
+        # Nearly all the words, yet no fit: they are not together as the query has them.
+        apart = top.fit >= QUOTE_FIT and len(self.terms) > KEYWORDS
+        tied = [r.id for r in self.ranked[:SHOWN] if f"{r.fit:.0%}" == covered]
+        if len(tied) >= 2:
+            # One of several alike is no "closest": they tie, and the note names them all.
+            quotes = "has the words together as the query has them" if apart else "quotes it"
+            return (
+                f"no runbook fits: {len(tied)} runbooks tie, each covering {covered} of the "
+                f"query ({', '.join(tied)}), but none {quotes}, is named by it, or has an "
+                "alert whose text matches it: add words, or use --alert NAME"
+            )
+        if apart:
+            return (
+                f"no runbook fits: the closest, {top.id}, covers {covered} of the query, but "
+                "not with its words together as the query has them (half of its word pairs), "
+                "and is neither named by it nor has an alert whose text matches it"
+            )
         return (
-            f"no runbook fits: the closest, {top.id}, covers {top.fit:.0%} of the query "
+            f"no runbook fits: the closest, {top.id}, covers {covered} of the query "
             "but neither quotes it, nor is named by it, nor has an alert whose text matches it"
         )
 

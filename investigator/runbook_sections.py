@@ -194,12 +194,17 @@ def _items(text: str) -> list[tuple[str, int | None]]:
     code fence (None outside one): fence markers, rules, HTML comments and link reference
     definitions are no lines; a hard-wrapped sentence or list item is one line (its lines
     joined by a space: VirtAPIDown's five items were seven card lines), as plain text
-    (`plain_text`); inside a fence each line is one, as written, less the fence's own
-    indentation (a fence in a list item)."""
+    (`plain_text`); inside a fence each line is one, as written: less the fence's own
+    indentation outside a list, with it inside a list item (where the item's lines keep
+    theirs)."""
     items: list[tuple[str, int | None]] = []
     fence: int | None = None
     fences = 0
-    indent = 0  # the open fence's indentation
+    indent = 0  # the indentation taken off the open fence's lines
+    # The indentation of the list item a fence may be inside (None outside a list): a
+    # fence in an item keeps its indentation, as the item's lines keep theirs (a command
+    # printed flush left between two indented bullets read as a step of its own).
+    item_indent: int | None = None
     reader = _fences()
     verbatim: set[int] = set()  # the items that are indented code
     in_comment = False
@@ -208,7 +213,9 @@ def _items(text: str) -> list[tuple[str, int | None]]:
         if not in_comment and reader.fence_line(raw):
             fences += fence is None
             fence = fences if reader.inside else None
-            indent = len(raw) - len(raw.lstrip(" ")) if reader.inside else indent
+            if reader.inside:
+                indent = len(raw) - len(raw.lstrip(" "))
+                indent = 0 if item_indent is not None and indent > item_indent else indent
             joinable = False
             continue
         if fence is not None:
@@ -230,11 +237,17 @@ def _items(text: str) -> list[tuple[str, int | None]]:
             title = heading_text(heading.group(1))
             items.append((title if title.endswith((":", ".", "?", "!")) else f"{title}:", None))
             joinable = False
+            item_indent = None
             continue
         if joinable and not _BLOCK_START.match(line):
             items[-1] = (f"{items[-1][0]} {line.strip()}", None)
         else:
-            code = len(line) - len(line.lstrip(" ")) >= 4 and not _LIST_ITEM.match(line)
+            depth = len(line) - len(line.lstrip(" "))
+            if _LIST_ITEM.match(line):
+                item_indent = depth
+            elif item_indent is not None and depth <= item_indent:
+                item_indent = None  # a paragraph as far left as the item ends the list
+            code = depth >= 4 and not _LIST_ITEM.match(line)
             if code:
                 verbatim.add(len(items))
             items.append((line.rstrip(), None))
@@ -367,6 +380,102 @@ def _says_no_steps(lines: list[str]) -> bool:
     return len(text) <= _NO_STEPS_MAX and any(_NO_STEPS.search(line) for line in lines)
 
 
+# What a steps section says when it only sends the reader on for help: "If you cannot resolve
+# the issue, see the following resources:", a list of links (a help page, a Slack channel),
+# and at most the generic "Try to identify the root cause and resolve the issue." (KubeVirt's
+# CnaoDown, SSPDown: the card showed that and hid the Diagnosis commands).
+_HELP_LINE = re.compile(
+    r"^\W*if\b[^.:]{0,60}\b(?:cannot|can't|can ?not|unable to|not able to|fail to)\s+"
+    r"(?:resolve|fix|solve)\b"
+    r"|^\W*if\b[^.:]{0,40}\b(?:persists?|continues?)\b",
+    re.IGNORECASE,
+)
+_ROOT_CAUSE_LINE = re.compile(
+    r"^\W*(?:based on [^,]{0,120},\s*)?try to (?:identify|find|determine) the (?:root )?cause"
+    r"(?: and (?:resolve|fix|solve) (?:the|this) (?:issue|problem))?\W*$",
+    re.IGNORECASE,
+)
+_LINK_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[[^\]]*\]\([^)]*\)\W*$")
+
+
+def _only_help(lines: list[str]) -> bool:
+    """Whether a section's lines only say where to get help if the issue is not resolved
+    (`_HELP_LINE`, then links), with no step of their own."""
+    return any(_HELP_LINE.match(line) for line in lines) and all(
+        _HELP_LINE.match(line) or _ROOT_CAUSE_LINE.match(line) or _LINK_ITEM.match(line)
+        for line in lines
+    )
+
+
+def _children(sections: list[Section], start: int) -> list[int]:
+    """The indexes of the direct subsections of `sections[start]`."""
+    children = []
+    i = start + 1
+    while i < _scope_end(sections, start):
+        children.append(i)
+        i = _scope_end(sections, i)
+    return children
+
+
+def _made_of_subsections(
+    sections: list[Section], i: int, titles: re.Pattern[str], nested: bool
+) -> bool:
+    """Whether section `i` has no text of its own, only subsections, read as its text: in
+    the first pass when its first subsection is not itself a section of `titles` (which
+    that pass reaches next, the same place), in the `nested` pass always."""
+    children = _children(sections, i)
+    if _body_lines(sections[i].body) or not children:
+        return False
+    return nested or not titles.search(sections[children[0]].title)
+
+
+def _subsections_text(sections: list[Section], i: int) -> str:
+    """The text of the subsections of section `i`, in order, each under its title."""
+    return "\n".join(
+        line
+        for k in range(i + 1, _scope_end(sections, i))
+        # A blank line first: a title is never a wrapped line's end.
+        for line in ("", f"{sections[k].title}:", sections[k].body)
+    )
+
+
+def _with_subsections(
+    sections: list[Section], i: int, locators: dict[str, str], steps: RunbookSteps
+) -> RunbookSteps:
+    """`steps` read from the subsections of section `i` (`_subsections_text`), with those
+    subsections named as its cases when there are two or more, each marked shown when the
+    card shows any of its lines: the others are said to exist, and where."""
+    children = _children(sections, i)
+    if len(children) < 2:
+        return steps
+    shown = len(steps.lines)  # one card line an item, from the first (`_cut`)
+    cases, first = [], 0
+    for child in children:
+        chunk = "\n".join(
+            line
+            for k in range(child, _scope_end(sections, child))
+            for line in ("", f"{sections[k].title}:", sections[k].body)
+        )
+        size = len(_items(chunk))
+        cases.append(
+            SectionCase(
+                title=sections[child].title.strip(),
+                locator=locators.get(sections[child].anchor),
+                shown=first < shown and size > 0,
+            )
+        )
+        first += size
+    title = sections[i].title.strip()
+    note = (
+        f"the section {title} has no text of its own, only {len(children)} subsections (under "
+        "Cases): shown is their text in order, from the first; read the one that applies at "
+        "its locator"
+    )
+    return steps.model_copy(
+        update={"note": "; ".join(filter(None, (note, steps.note))), "cases": cases}
+    )
+
+
 def _scope_end(sections: list[Section], start: int) -> int:
     """The index after `sections[start]` and its subsections."""
     level = sections[start].level
@@ -450,16 +559,18 @@ def _first_steps(
     heads: bool = False,
     own: int | None = None,
 ) -> RunbookSteps | None:
-    """The first steps-like section among `indices` with text of its own; else one whose
-    text is its subsections' ("## Mitigation" holding only "### Disk full" and "### Quota":
-    skipped, the card showed "Meaning" as the steps); else the text after a label line that
-    marks steps ("How to **fix** it:", `_marker`); else the same for troubleshooting. A
-    steps section that only says there is no procedure gives way to a troubleshooting one
-    (it is shown when there is none). With `heads`, steps a label marks in a subsection of
+    """The first steps-like section among `indices` with text of its own, or made only of
+    subsections, read as they are in order and named as its cases (`_with_subsections`:
+    "## Mitigation" holding only "### Disk full" and "### Quota"); else the text after a
+    label line that marks steps ("How to **fix** it:", `_marker`); else the same for
+    troubleshooting. A steps section that only says there is no procedure, or only where to
+    get help (`_only_help`), gives way to a troubleshooting one (it is shown when there is
+    none; the help, said in the note). With `heads`, steps a label marks in a subsection of
     section `own` (by default `indices[0]`) are shown under its title ("Write latency:"):
     they hold for that case only."""
     own = indices[0] if own is None else own
     said_none: RunbookSteps | None = None
+    help_only: str | None = None  # the steps section that only says where to get help
     for titles, how in (
         (_STEPS_TITLE, "own"),
         (_STEPS_TITLE, "nested"),
@@ -471,26 +582,36 @@ def _first_steps(
         for i in indices:
             section = sections[i]
             bodies: list[str] = []
+            made_of = False
             if how == "marked":
                 head = f"{section.title}:\n" if heads and i != own else ""
                 bodies = [head + text for text in _marked(section.body, titles)]
             elif titles.search(section.title):
-                body = section.body
-                if how == "nested" and not body.strip():
-                    body = "\n".join(
-                        line
-                        for k in range(i + 1, _scope_end(sections, i))
-                        # A blank line first: a title is never a wrapped line's end.
-                        for line in ("", f"{sections[k].title}:", sections[k].body)
-                    )
-                bodies = [body]
+                # A section made only of subsections is read as they are, in order, from the
+                # first, in the first pass already: never a later one a title word picks
+                # ("Node-Level Issues Resolution": a `kubectl drain`, where the file first
+                # restarts the pod).
+                made_of = _made_of_subsections(sections, i, titles, nested=how == "nested")
+                bodies = [_subsections_text(sections, i) if made_of else section.body]
             for body in bodies:
                 lines = rendered_lines(body)
                 if not lines:
                     continue
                 steps = _read(body, locators.get(section.anchor))
-                if not _says_no_steps(lines):
-                    return steps
+                if made_of:
+                    steps = _with_subsections(sections, i, locators, steps)
+                if _only_help(lines):
+                    help_only = help_only or section.title.strip()
+                elif not _says_no_steps(lines):
+                    if help_only is None:
+                        return steps
+                    note = (
+                        f"the section {help_only} only says where to get help if the issue "
+                        f"is not resolved: the steps shown are those of {section.title.strip()}"
+                    )
+                    return steps.model_copy(
+                        update={"note": "; ".join(filter(None, (note, steps.note)))}
+                    )
                 said_none = said_none or steps
     return said_none
 
@@ -765,14 +886,9 @@ def _split(
     Mimir's MimirRequestLatency) and hold steps, when there are two or more and the steps
     `found` for the section are in one of them (not in its own text, nor under a "How to
     fix" of its own). None when it does not split."""
-    children = []
-    i = chosen + 1
-    while i < _scope_end(sections, chosen):
-        children.append(i)
-        i = _scope_end(sections, i)
     cases = [
         i
-        for i in children
+        for i in _children(sections, chosen)
         if not _STEPS_TITLE.search(sections[i].title)
         and not _TROUBLESHOOTING_TITLE.search(sections[i].title)
         and _first_steps(sections, range(i, _scope_end(sections, i)), locators) is not None
