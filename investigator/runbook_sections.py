@@ -424,7 +424,7 @@ def _made_of_subsections(
     the first pass when its first subsection is not itself a section of `titles` (which
     that pass reaches next, the same place), in the `nested` pass always."""
     children = _children(sections, i)
-    if _body_lines(sections[i].body) or not children:
+    if rendered_lines(sections[i].body) or not children:
         return False
     return nested or not titles.search(sections[children[0]].title)
 
