@@ -38,7 +38,12 @@ from pydantic import (
 
 from cypher_templates.executor import TemplateExecutor
 from cypher_templates.plan import PlanStep, QueryPlan
-from graph_schema.alert_names import alert_names, identifier_words, is_alert_name
+from graph_schema.alert_names import (
+    alert_names,
+    identifier_words,
+    is_alert_name,
+    suffixed_alert_id,
+)
 from graph_schema.canonical import iso_utc
 from graph_schema.front_matter_contact import front_matter_contact
 from graph_schema.importers.link_targets import url_page_name
@@ -154,6 +159,9 @@ class RunbookQuery(BaseModel):
             named = alert_names(text)
             if len(named) == 1:
                 return named[0]
+        if info.data.get("target") is LookupTarget.ALERT:
+            # The id the ingest printed, typed without its `alert:` (`NAME@critical`).
+            return suffixed_alert_id(text)
         return text
 
     def question(self) -> str:
