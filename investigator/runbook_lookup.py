@@ -38,7 +38,12 @@ from pydantic import (
 
 from cypher_templates.executor import TemplateExecutor
 from cypher_templates.plan import PlanStep, QueryPlan
-from graph_schema.alert_names import alert_names, identifier_words, is_alert_name
+from graph_schema.alert_names import (
+    alert_names,
+    identifier_words,
+    is_alert_name,
+    suffixed_alert_id,
+)
 from graph_schema.canonical import iso_utc
 from graph_schema.front_matter_contact import front_matter_contact
 from graph_schema.importers.link_targets import url_page_name
@@ -155,6 +160,9 @@ class RunbookQuery(BaseModel):
             named = alert_names(text)
             if len(named) == 1:
                 return named[0]
+        if info.data.get("target") is LookupTarget.ALERT:
+            # The id the ingest printed, typed without its `alert:` (`NAME@critical`).
+            return suffixed_alert_id(text)
         return text
 
     def question(self) -> str:
@@ -388,6 +396,64 @@ def _spelled_alike(name: str, alert_names: list[str]) -> bool:
         name.casefold() == alert.casefold() or (words and words == identifier_words(alert))
         for alert in alert_names
     )
+
+
+# A line of a runbook saying another replaces it ("Starting from 4.14, this runbook was
+# replaced by [KubemacpoolDown runbook](.../KubemacpoolDown.html)", "... will no longer be
+# supported. For a supported runbook, please see [SSPDown Runbook](...)"), and its links.
+_REPLACED_BY = re.compile(
+    r"\b(?:replaced by|superseded by|no longer (?:be )?supported|deprecated)\b", re.IGNORECASE
+)
+_LINK_TARGET = re.compile(r"\]\(\s*<?([^)\s>]+)")
+
+
+def _page_name(link: str) -> str:
+    """The page a link names: its last path part, without anchor, query or extension."""
+    path = link.partition("#")[0].partition("?")[0].rstrip("/")
+    return path.rpartition("/")[2].rpartition(".")[0] or path.rpartition("/")[2]
+
+
+def _runbook_name(ev: Evidence) -> str:
+    """A runbook's name as its file gives it (`runbook:KubemacpoolDown@v2` -> KubemacpoolDown)."""
+    stem = file_of(ev).rpartition("/")[2].removesuffix(".md")
+    return stem or ev.element_id.removeprefix("runbook:").partition("@")[0]
+
+
+def replaced_by(ev: Evidence, others: list[Evidence]) -> Evidence | None:
+    """The one of `others`, named like runbook `ev` in case only, that `ev` says replaces it:
+    a line of its text says it is replaced (deprecated, no longer supported) and links that
+    runbook's page by its exact name (`KubemacpoolDown.html` names `KubemacpoolDown.md`, not
+    `KubeMacPoolDown.md`). Runbooks of other names are never ordered by this."""
+    own = _runbook_name(ev)
+    others = [o for o in others if _runbook_name(o).casefold() == own.casefold()]
+    if not others:
+        return None
+    pages = {
+        _page_name(link)
+        for line in (ev.content or "").splitlines()
+        if _REPLACED_BY.search(line)
+        for link in _LINK_TARGET.findall(line)
+    }
+    pages.discard(own)
+    return next(
+        (o for o in others if o.element_id != ev.element_id and _runbook_name(o) in pages), None
+    )
+
+
+def _has_namesake(ev: Evidence, others: list[Evidence]) -> bool:
+    """Whether another of `others` is named like runbook `ev` in case only."""
+    own = _runbook_name(ev)
+    return any(
+        o.element_id != ev.element_id
+        and _runbook_name(o) != own
+        and _runbook_name(o).casefold() == own.casefold()
+        for o in others
+    )
+
+
+def _named_exactly(ev: Evidence, alert_names: list[str]) -> bool:
+    """Whether runbook `ev`'s file is named exactly (in case too) after one of the alerts."""
+    return _runbook_name(ev) in alert_names
 
 
 def _resolution_steps(names: list[str], label: str, limit: int) -> list[PlanStep]:
@@ -658,7 +724,11 @@ class RunbookLookup:
         runbooks.sort(
             key=lambda h: (
                 pointed_at(h, alike, run.focus) is None,
+                # Of runbooks named alike, one that says another replaced it gives way to it,
+                # and one named exactly after the alert (in case too) comes first.
+                replaced_by(h, alike) is None,
                 (h.element_id, h.version) in via_first,
+                _named_exactly(h, run.alert_names) and _has_namesake(h, alike),
                 h.valid_from or datetime.min.replace(tzinfo=UTC),
                 h.element_id,
             ),
@@ -807,11 +877,23 @@ class RunbookLookup:
             ),
             None,
         )
+        # A runbook named exactly after the alert that says the chosen one replaced it.
+        replaced = next(
+            (
+                h
+                for h in others
+                if (target := replaced_by(h, alike)) is not None
+                and target.element_id == chosen.element_id
+                and _named_exactly(h, run.alert_names)
+            ),
+            None,
+        )
         # Reached through a pointer: what ties the alert to the answer is the pointer's tie.
         tied = pointer if chosen.element_id in run.pointed else chosen
         notes = []
         if run.alert_names and tied is not None and tied.context.get("anchor_type") == "runbook":
-            notes.append(self._named_note(run, query, anchors, tied))
+            exact_other = any(_named_exactly(h, run.alert_names) for h in others)
+            notes.append(self._named_note(run, query, anchors, tied, exact_other))
         elif run.heading is not None and query.target is LookupTarget.ERROR_CODE:
             notes.append(
                 f"no error code matching {query.value!r} is visible to {run.subject_id}; "
@@ -823,6 +905,12 @@ class RunbookLookup:
                 f"{run.code_word!r} in the text heads a section of {chosen.element_id}: that "
                 "section is shown (the heading is the only tie)"
             )
+        if replaced is not None:
+            notes.append(
+                f"{replaced.element_id}, named exactly after it, says it was replaced by "
+                f"{chosen.element_id}, so the card shows that runbook (the replaced one is "
+                "under Also)"
+            )
         if pointer is not None:
             notes.append(
                 f"{pointer.element_id} only points at {chosen.element_id}, so the card "
@@ -832,21 +920,29 @@ class RunbookLookup:
 
     @staticmethod
     def _named_note(
-        run: _Lookup, query: RunbookQuery, anchors: list[tuple[str, str]], chosen: Evidence
+        run: _Lookup,
+        query: RunbookQuery,
+        anchors: list[tuple[str, str]],
+        chosen: Evidence,
+        exact_other: bool = False,
     ) -> str:
-        """Why a runbook no record links to is the answer: it is named after the alert, or
-        has a section headed by its name."""
+        """Why a runbook no record links to is the answer: it is named after the alert (named
+        like it, when `exact_other`: another runbook is named exactly after it), or has a
+        section headed by its name."""
         if anchors:
             alerts = ", ".join(a for a, _ in anchors)
             why = f"no runbook is linked to {alerts} (none APPLIES_TO it)"
         else:
             why = _nothing_matches("alert", query, run).removesuffix("; ")
         named = _spelled_alike(chosen.name or "", run.alert_names)
-        tie = (
-            "is named after it, and that name"
-            if named
-            else "has a section headed by its name, and that heading"
-        )
+        if named and exact_other and not _named_exactly(chosen, run.alert_names):
+            # `KubemacpoolDown` for KubeMacPoolDown, beside a KubeMacPoolDown.md: alike in
+            # case only; the one named after it is another.
+            tie = f"is named like it ({_runbook_name(chosen)}), and that name"
+        elif named:
+            tie = "is named after it, and that name"
+        else:
+            tie = "has a section headed by its name, and that heading"
         return f"{why}; {chosen.element_id} {tie} is the only tie ({_link_hint(run, anchors)})"
 
     def _fallbacks(self, run: _Lookup, anchors: list[tuple[str, str]]) -> FallbackSearch:

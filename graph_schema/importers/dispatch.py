@@ -8,7 +8,9 @@ record (`rule_versions.py`), so only the rules that changed become new versions.
 The import's Source record (`result.source`, from the options only) is dropped when the
 tenant already has a source of that id: an import never rewrites a source. An import under
 the default source id of a source last imported from another folder is refused
-(`graph_schema.importers.import_origin.OtherFolder`) before any file is read.
+(`graph_schema.importers.import_origin.OtherFolder`) before any file is read. A link another
+source already holds is left to it (`shared_links.py`): a runbook folder and a rule file that
+state one runbook-to-alert link no longer write each other's versions of it.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from graph_schema.importers.markdown_runbooks import import_markdown_runbooks
 from graph_schema.importers.prometheus_rules import import_prometheus_rules
 from graph_schema.importers.result import ImportResult
 from graph_schema.importers.rule_versions import current_rules, keep_unchanged_versions
+from graph_schema.importers.shared_links import settle_shared_links
 
 Importer = Callable[[Path | str, ImportOptions, Iterable[LinkTarget]], ImportResult]
 
@@ -49,8 +52,14 @@ def import_source(
     options: ImportOptions,
     driver: neo4j.Driver | None = None,
     database: str | None = None,
+    *,
+    settle_links: bool = True,
 ) -> ImportResult:
-    """Parse `path` in format `fmt` into a bundle, linking against the tenant's KG."""
+    """Parse `path` in format `fmt` into a bundle, linking against the tenant's KG.
+
+    `settle_links=False`: the caller changes the bundle's ACL afterwards (a re-import that
+    keeps its records' labels) and calls `settle_shared_links` itself once it is final.
+    """
     importer = IMPORTERS.get(fmt)
     if importer is None:
         raise ValueError(f"unknown import format {fmt!r} (one of {', '.join(FORMATS)})")
@@ -76,6 +85,8 @@ def import_source(
         if records and records[0]["is_source"]:
             # An existing source is used as it is: an import never rewrites a source record.
             result.source = None
+    if driver is not None and settle_links:
+        settle_shared_links(driver, database, result)
     return result
 
 

@@ -108,7 +108,7 @@ from graph_schema.importers.markdown_sections import (
     sections_of,
     split_front_matter,
 )
-from graph_schema.importers.result import ImportResult, UnresolvedLink
+from graph_schema.importers.result import ImportResult, LinkStatement, UnresolvedLink
 from graph_schema.importers.source_version import content_version, file_source_version
 from graph_schema.kg_types import (
     RESERVED_PROPERTIES,
@@ -545,7 +545,9 @@ def _resolve_links(
         by_name = index.resolve(NodeLabel.ALERT, parsed.stem)
         if by_name:
             applies.update(by_name)
-            result.linked.append(f"{parsed.id} APPLIES_TO {', '.join(by_name)} (file name)")
+            result.linked.append(
+                LinkStatement(runbooks=(parsed.id,), targets=tuple(by_name), via="file name")
+            )
 
     supersedes: str | None = parsed.previous_id
     raw_sup = parsed.front.get("supersedes")

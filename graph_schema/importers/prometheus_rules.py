@@ -67,7 +67,7 @@ from graph_schema.importers.common import (
 )
 from graph_schema.importers.link_targets import LinkIndex, LinkTarget, url_link_hint
 from graph_schema.importers.markdown_sections import load_yaml
-from graph_schema.importers.result import ImportResult, UnresolvedLink
+from graph_schema.importers.result import ImportResult, LinkStatement, UnresolvedLink
 from graph_schema.importers.source_version import file_source_version
 from graph_schema.kg_types import NodeLabel, RelType
 
@@ -291,7 +291,9 @@ def import_prometheus_rules(
                 if hint not in result.hints and len(result.hints) < _HINTS:
                     result.hints.append(hint)
                 continue
-            result.linked.append(f"{', '.join(runbooks)} APPLIES_TO {rule.id} (runbook_url)")
+            result.linked.append(
+                LinkStatement(runbooks=tuple(runbooks), targets=(rule.id,), via="runbook_url")
+            )
             for runbook in runbooks:
                 edges.append(
                     EdgeSpec.model_validate(

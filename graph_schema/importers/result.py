@@ -30,6 +30,33 @@ class UnresolvedLink(BaseModel):
         return self.target.partition("#")[0] or self.target
 
 
+class LinkStatement(BaseModel):
+    """APPLIES_TO links the import states, for its `linked:` line: each of `runbooks` to
+    each of `targets`, found by `via` (file name, runbook_url)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    runbooks: tuple[str, ...]
+    targets: tuple[str, ...]
+    via: str
+
+    def only(self, keys: set[str]) -> LinkStatement | None:
+        """The statement cut to the links whose key is in `keys`; None when none is."""
+        runbooks = tuple(r for r in self.runbooks if any(_key(r, t) in keys for t in self.targets))
+        targets = tuple(t for t in self.targets if any(_key(r, t) in keys for r in runbooks))
+        if not runbooks or not targets:
+            return None
+        return self.model_copy(update={"runbooks": runbooks, "targets": targets})
+
+    def line(self) -> str:
+        """`runbook:X APPLIES_TO alert:Y, alert:Z (file name)`."""
+        return f"{', '.join(self.runbooks)} APPLIES_TO {', '.join(self.targets)} ({self.via})"
+
+
+def _key(runbook: str, target: str) -> str:
+    return f"APPLIES_TO|{runbook}|{target}"
+
+
 # Unresolved references of one file, field and page named one by one up to this many; more
 # are one counted line (Mimir's 100 rules all point at one page). Groups shown at most
 # MAX_UNRESOLVED_LINES, the rest counted.
@@ -80,7 +107,11 @@ class ImportResult(BaseModel):
     problems: list[BundleProblem] = Field(default_factory=list)
     unresolved: list[UnresolvedLink] = Field(default_factory=list)
     skipped: list[str] = Field(default_factory=list)
-    linked: list[str] = Field(default_factory=list)
+    # What the import links; a re-import's links already recorded are left out before the
+    # report (graph_schema/importers/shared_links.py): only new links are said.
+    linked: list[LinkStatement] = Field(default_factory=list)
+    # Links another source holds that this import states otherwise: the holder's stand.
+    conflicts: list[str] = Field(default_factory=list)
     # How to resolve what is unresolved (one per kind of reference), after those lines.
     hints: list[str] = Field(default_factory=list)
     # Ids the importer chose other than its default, and why (two files of one name).
@@ -100,7 +131,8 @@ class ImportResult(BaseModel):
 
     def report_lines(self) -> list[str]:
         """What the ingest output says besides the write counts: links, skips, unresolved."""
-        lines = [f"linked: {line}" for line in self.linked]
+        lines = [f"linked: {link.line()}" for link in self.linked]
+        lines += [f"conflict: {line}" for line in self.conflicts]
         lines += [f"id: {line}" for line in self.renamed]
         lines += [f"skipped: {line}" for line in self.skipped]
         lines += [f"unresolved: {line}" for line in unresolved_lines(self.unresolved)]

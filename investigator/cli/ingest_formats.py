@@ -36,6 +36,7 @@ from graph_schema.importers.reimport_acl import (
 from graph_schema.importers.result import ImportResult
 from graph_schema.importers.rule_versions import changed_rules, current_rules
 from graph_schema.importers.runbook_anchors import lost_anchors
+from graph_schema.importers.shared_links import settle_shared_links
 from graph_schema.kg_types import RecordStatus
 from investigator.cli.subject import subject_ref_from
 from investigator.connection import open_driver
@@ -86,10 +87,14 @@ def _loader(fmt: str) -> Callable[[Path, _Options], LoadedBundle]:
             except ValueError as exc:
                 raise BadInput(f"bad ingest option: {exc}") from None
             try:
-                result = import_source(fmt, path, import_options, driver, settings.database)
+                result = import_source(
+                    fmt, path, import_options, driver, settings.database, settle_links=False
+                )
             except OtherFolder as exc:
                 raise BadInput(exc.line()) from None
             _settle_acl(result, options, driver, settings.database)
+            # With the ACL final: links another source holds are left to it (shared_links.py).
+            settle_shared_links(driver, settings.database, result)
             changes = _file_changes(result, driver, settings.database)
             changes += _rule_changes(result, driver, settings.database)
             changes += _anchor_changes(result, driver, settings.database)
