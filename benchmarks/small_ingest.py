@@ -61,6 +61,9 @@ def _ingest(checkout: Path, bundle: Path, tenant: str) -> tuple[float, float, fl
     done = subprocess.run(
         [sys.executable, "-m", "investigator", "ingest", str(bundle), "--tenant", tenant],
         env=env,
+        # `-m` puts the working directory first on sys.path: run from the checkout, or every
+        # checkout would run the code of the directory the benchmark was started from.
+        cwd=checkout,
         capture_output=True,
         text=True,
         check=False,

@@ -12,7 +12,7 @@ change the bundle states, and is written as given (docs/design.md section 10).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import neo4j
@@ -26,7 +26,7 @@ from graph_schema.bundle import (
     NodeSpec,
     SourceSpec,
 )
-from graph_schema.kg_types import RelType, per_rel_type
+from graph_schema.kg_types import RelType, RelTypeStatement
 
 _READ_BATCH = 10000
 # The current record of an id or key, of any status: a tombstone keeps the labels it had.
@@ -35,7 +35,7 @@ _NODE_ACLS = (
     "WHERE n.superseded_at IS NULL AND size(coalesce(n.acl, [])) > 0 "
     "RETURN row.tenant AS tenant, row.id AS id, n.acl AS acl"
 )
-_EDGE_ACLS = per_rel_type(
+_EDGE_ACLS = RelTypeStatement(
     "UNWIND $rows AS row MATCH ()-[r:REL_TYPE]->() "
     "WHERE r.tenant = row.tenant AND r.key = row.key AND r.superseded_at IS NULL "
     "AND size(coalesce(r.acl, [])) > 0 "
@@ -81,6 +81,15 @@ def _without_acl(
     return node_rows, edge_rows
 
 
+def _key_rows(
+    edge_rows: Mapping[RelType, set[tuple[str, str]]],
+) -> dict[RelType, list[dict[str, str]]]:
+    return {
+        t: [{"tenant": tenant, "key": k} for tenant, k in sorted(keys)]
+        for t, keys in edge_rows.items()
+    }
+
+
 def keep_current_acls(
     driver: neo4j.Driver, loaded: LoadedBundle, database: str | None = None
 ) -> LoadedBundle:
@@ -93,9 +102,8 @@ def keep_current_acls(
     rows = [{"tenant": t, "id": i} for t, i in sorted(node_rows)]
     nodes = _read(driver, database, _NODE_ACLS, rows, "id")
     edges: dict[tuple[str, str], list[str]] = {}
-    for rel_type, keys in sorted(edge_rows.items()):
-        rows = [{"tenant": t, "key": k} for t, k in sorted(keys)]
-        edges.update(_read(driver, database, _EDGE_ACLS[rel_type], rows, "key"))
+    for statement, typed_rows in _EDGE_ACLS.batches(_key_rows(edge_rows)):
+        edges.update(_read(driver, database, statement, typed_rows, "key"))
     if not nodes and not edges:
         return loaded
 
@@ -136,7 +144,7 @@ _ALL_NODE_ACLS = (
     "WHERE n.superseded_at IS NULL AND NOT n:Principal "
     "RETURN row.tenant AS tenant, row.id AS id, coalesce(n.acl, []) AS acl"
 )
-_ALL_EDGE_ACLS = per_rel_type(
+_ALL_EDGE_ACLS = RelTypeStatement(
     "UNWIND $rows AS row MATCH ()-[r:REL_TYPE]->() "
     "WHERE r.tenant = row.tenant AND r.key = row.key AND r.superseded_at IS NULL "
     "RETURN row.tenant AS tenant, row.key AS key, coalesce(r.acl, []) AS acl"
@@ -168,10 +176,12 @@ def acl_option_changes(
     if node_rows:
         rows = [{"tenant": t, "id": i} for t, i in sorted(node_rows)]
         found.update(sorted(_read(driver, database, _ALL_NODE_ACLS, rows, "id").items()))
-    for rel_type, keys in sorted(edge_rows.items()):
-        rows = [{"tenant": t, "key": k} for t, k in sorted(keys)]
-        read = _read(driver, database, _ALL_EDGE_ACLS[rel_type], rows, "key")
-        found.update(sorted(read.items()))
+    edges: dict[tuple[str, str], list[str]] = {}
+    for statement, typed_rows in _ALL_EDGE_ACLS.batches(_key_rows(edge_rows)):
+        edges.update(_read(driver, database, statement, typed_rows, "key"))
+    # By type, then tenant and key, whether read in one statement or per type.
+    for _, keys in sorted(edge_rows.items()):
+        found.update((key, edges[key]) for key in sorted(keys) if key in edges)
     return [
         AclOptionChange(tenant=tenant, id=ident, before=tuple(sorted(set(before))), after=after)
         for (tenant, ident), before in found.items()

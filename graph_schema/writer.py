@@ -63,6 +63,7 @@ from graph_schema.kg_types import (
     NodeLabel,
     RecordStatus,
     RelType,
+    RelTypeStatement,
     Trust,
     per_rel_type,
 )
@@ -298,10 +299,11 @@ def _native(value: Any) -> Any:
     return to_native() if to_native is not None and not isinstance(value, datetime) else value
 
 
-# Per-type statements (`per_rel_type`): the key lookups use each type's (tenant, key) index.
+# Statements by relationship type (`RelTypeStatement`): each key lookup seeks its type's
+# (tenant, key) index; a few keys of any types take one statement (one plan), many per type.
 # `recorded_us` is `epochMillis * 1000 + microsecond % 1000`, as `canonical.epoch_micros`:
 # `epochSeconds` rounds toward zero before 1970 (1969-12-31T23:59:59.5Z gives 0).
-_EDGE_HISTORY = per_rel_type(
+_EDGE_HISTORY = RelTypeStatement(
     "UNWIND $rows AS row MATCH ()-[r:REL_TYPE]->() "
     "WHERE r.tenant = row.tenant AND r.key = row.key "
     "RETURN DISTINCT row.tenant AS tenant, row.key AS key, r.version AS version, "
@@ -309,7 +311,7 @@ _EDGE_HISTORY = per_rel_type(
     "r.recorded_at.epochMillis * 1000 + r.recorded_at.microsecond % 1000 AS recorded_us, "
     "r.source_id AS source"
 )
-_EDGE_SUPERSEDE = per_rel_type(
+_EDGE_SUPERSEDE = RelTypeStatement(
     "UNWIND $rows AS row MATCH ()-[r:REL_TYPE]->() "
     "WHERE r.tenant = row.tenant AND r.key = row.key AND r.superseded_at IS NULL "
     "SET r.superseded_at = " + _ROW_TIME + " RETURN count(r) AS n"
@@ -332,7 +334,7 @@ _NODE_CHANGED = (
     "AND all(x IN row.labels WHERE x IN labels(current[0]))) "
     "RETURN row.tenant AS tenant, row.id AS id"
 )
-_EDGE_CHANGED = per_rel_type(
+_EDGE_CHANGED = RelTypeStatement(
     "UNWIND $rows AS row "
     "OPTIONAL MATCH ()-[r:REL_TYPE]->() "
     "WHERE r.tenant = row.tenant AND r.key = row.key AND r.superseded_at IS NULL "
@@ -478,9 +480,9 @@ def find_existing(
         rel_type = rel_type_of_key(key)
         if rel_type is not None:
             keys_by_type[rel_type].append({"tenant": tenant, "key": key})
-    for rel_type, key_rows in sorted(keys_by_type.items()):
+    for statement, key_rows in _EDGE_HISTORY.batches(keys_by_type):
         records, _, _ = driver.execute_query(
-            _EDGE_HISTORY[rel_type],
+            statement,
             rows=key_rows,
             database_=database,
             routing_=neo4j.RoutingControl.READ,
@@ -800,7 +802,7 @@ def _unchanged_edges(
         by_type: dict[RelType, list[dict[str, Any]]] = defaultdict(list)
         for (tenant, name), draft in single.items():
             by_type[draft.type].append({"tenant": tenant, "key": name, "hash": draft.content_hash})
-        return [(_EDGE_CHANGED[t], rows, {}) for t, rows in sorted(by_type.items())]
+        return [(statement, rows, {}) for statement, rows in _EDGE_CHANGED.batches(by_type)]
 
     return _unchanged(
         driver, drafts, lambda d: (d.tenant, d.key), reads, populated, retracted, database
@@ -1618,9 +1620,12 @@ def _read_edge_history(
         if tenant in populated:
             by_type[rel_type].add((tenant, key))
     out: dict[tuple[str, str], _History] = {}
-    for rel_type, keys in sorted(by_type.items()):
-        rows = [{"tenant": t, "key": k} for t, k in sorted(keys)]
-        _read_history(driver, _EDGE_HISTORY[rel_type], rows, database, out)
+    rows = {
+        rel_type: [{"tenant": t, "key": k} for t, k in sorted(keys)]
+        for rel_type, keys in by_type.items()
+    }
+    for statement, typed_rows in _EDGE_HISTORY.batches(rows):
+        _read_history(driver, statement, typed_rows, database, out)
     return out
 
 
@@ -1790,8 +1795,8 @@ def _write_edges(tx: neo4j.ManagedTransaction, writes: Sequence[_EdgeWrite]) -> 
             by_type[w.draft.type].append(
                 {"tenant": w.draft.tenant, "key": w.draft.key, "at": wire_time(w.recorded_at)}
             )
-    for rel_type, rows in sorted(by_type.items()):
-        record = tx.run(_EDGE_SUPERSEDE[rel_type], rows=rows).single()
+    for statement, rows in _EDGE_SUPERSEDE.batches(by_type):
+        record = tx.run(statement, rows=rows).single()
         superseded += int(record["n"]) if record else 0
     rows = []
     for idx, w in enumerate(writes):
