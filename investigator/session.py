@@ -41,6 +41,7 @@ from cypher_templates.subject import (
     load_subject,
     qualified_ref,
 )
+from graph_schema.canonical import from_epoch_micros
 from investigator.context_graph.audit import ContentFilter, RunReader
 from investigator.context_graph.chain import rows_hash
 from investigator.context_graph.lineage import load_lineage
@@ -103,6 +104,9 @@ def tool_call_record(
         rows_hash=digest if digest is not None else rows_hash(result.rows),
         truncated=result.truncated,
         duration_ms=result.duration_ms,
+        started_at=(
+            from_epoch_micros(result.started_ns // 1000) if result.started_ns is not None else None
+        ),
         error=result.error,
         round=round,
     )

@@ -236,7 +236,7 @@ def test_a_rounds_reads_run_together_and_the_run_is_the_one_made_one_by_one(
     # Same calls in the same order with the same ids and rows: the lineage and every hash
     # are those of a run made one call at a time.
     def calls(result: InvestigationResult) -> list[dict[str, object]]:
-        return [tc.model_dump(exclude={"duration_ms"}) for tc in result.tool_calls]
+        return [tc.model_dump(exclude={"duration_ms", "started_at"}) for tc in result.tool_calls]
 
     assert calls(together) == calls(one_by_one)
     assert together.pack_hash == one_by_one.pack_hash
@@ -309,7 +309,7 @@ def test_a_call_the_run_already_made_is_recorded_again_but_not_read_again(
     assert rereading.reads == len(reread.tool_calls) == len(keys)
 
     def calls(result: InvestigationResult) -> list[dict[str, object]]:
-        return [tc.model_dump(exclude={"duration_ms"}) for tc in result.tool_calls]
+        return [tc.model_dump(exclude={"duration_ms", "started_at"}) for tc in result.tool_calls]
 
     assert calls(reused) == calls(reread)
     assert reused.pack_hash == reread.pack_hash

@@ -169,8 +169,18 @@ class ToolCallRecord(BaseModel):
     rows_hash: str
     truncated: bool = False
     duration_ms: float = Field(ge=0)
+    # When the call began (UTC): the PROV export's start and end of the call. None in runs
+    # recorded before it was kept. Wall-clock: never part of a pack, claim or rows hash.
+    started_at: datetime | None = None
     error: str | None = None
     round: int = Field(default=1, ge=0)
+
+    @field_validator("started_at")
+    @classmethod
+    def _zoned_start(cls, value: datetime | None) -> datetime | None:
+        if value is not None and value.utcoffset() is None:
+            raise ValueError("started_at must carry a zone")
+        return value
 
     @computed_field  # type: ignore[prop-decorator]
     @property

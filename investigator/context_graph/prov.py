@@ -11,12 +11,15 @@ entities. Each recorded relationship becomes the PROV relation of the same name
 Records carry ids, hashes, counts and times (`inv:` attributes), never recorded text: the
 question, evidence content and claim statements stay in `trace --format json`, where the
 reader's grants re-filter them. Identifiers are `ctx:<kind>-<seq>` in a namespace of the
-run, so the same lineage always gives the same document.
+run, so the same lineage always gives the same document. Activities have `prov:startTime`
+and `prov:endTime` and generations `prov:time` where the run recorded them (a run recorded
+before tool calls kept their start has times on the run activity and outcome only).
 """
 
 from __future__ import annotations
 
 import re
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from prov.constants import PROV as _PROV
@@ -122,6 +125,44 @@ def subject_agent_id(on_behalf_of: str) -> str:
     return "subject:" + qname_local(on_behalf_of)
 
 
+def _instant(value: Any) -> datetime | None:
+    """A recorded time (`...Z`) as a datetime; None when absent or not a time."""
+    if not isinstance(value, str):
+        return None
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        return None
+
+
+def activity_times(
+    node: CtxNodeRecord, outcome_end: Any
+) -> tuple[datetime | None, datetime | None]:
+    """An activity's (start, end): the run's `started_at` and its outcome's `finished_at`; a
+    tool call's `started_at` and that plus `duration_ms`. (None, None) when not recorded (a
+    tool call recorded before its start time was kept)."""
+    props = node.properties
+    if node.kind == CtxKind.RUN.value:
+        return _instant(props.get("started_at")), _instant(outcome_end)
+    start = _instant(props.get("started_at"))
+    duration = props.get("duration_ms")
+    if start is None or not isinstance(duration, int | float):
+        return None, None
+    return start, start + timedelta(milliseconds=float(duration))
+
+
+def generation_time(
+    entity: CtxNodeRecord, activity: CtxNodeRecord, ends: dict[int, datetime | None]
+) -> datetime | None:
+    """When `activity` generated `entity`: a tool call's end (its rows were back), the
+    outcome's `finished_at`, else the entity's recorded `generated_at` (None if not kept)."""
+    if activity.kind == CtxKind.TOOL_CALL.value:
+        return ends.get(activity.seq)
+    if entity.kind == CtxKind.OUTCOME.value:
+        return _instant(entity.properties.get("finished_at"))
+    return _instant(entity.properties.get("generated_at"))
+
+
 def record_kind(kind: str) -> str:
     """`activity`, `agent` or `entity`: what a Context Graph kind is in PROV."""
     if kind in ACTIVITY_KINDS:
@@ -166,6 +207,7 @@ def prov_document(lineage: RunLineage, verify_problems: list[str] | None = None)
     doc.add_namespace("ctx", f"{RUN_NAMESPACE}{lineage.run_id}/")
     doc.add_namespace("subject", "urn:investigator:subject:")
     by_seq: dict[int, CtxNodeRecord] = {}
+    ends: dict[int, datetime | None] = {}
     outcome_end = None
     for node in lineage.of_kind(CtxKind.OUTCOME):
         outcome_end = node.properties.get("finished_at")
@@ -178,8 +220,8 @@ def prov_document(lineage: RunLineage, verify_problems: list[str] | None = None)
                 attrs["inv:verify_problem"] = verify_problems[0]
         kind = record_kind(node.kind)
         if kind == "activity":
-            start = node.properties.get("started_at") if node.kind == CtxKind.RUN.value else None
-            end = outcome_end if node.kind == CtxKind.RUN.value else None
+            start, end = activity_times(node, outcome_end)
+            ends[node.seq] = end
             doc.activity(record_id(node), start, end, attrs)
         elif kind == "agent":
             doc.agent(record_id(node), attrs)
@@ -201,7 +243,7 @@ def prov_document(lineage: RunLineage, verify_problems: list[str] | None = None)
         if relation == "used":
             doc.used(a, b)
         elif relation == "wasGeneratedBy":
-            doc.wasGeneratedBy(a, b)
+            doc.wasGeneratedBy(a, b, generation_time(source, target, ends))
         elif relation == "wasDerivedFrom":
             doc.wasDerivedFrom(a, b)
         elif relation == "wasInformedBy":

@@ -261,6 +261,7 @@ def _tool_call_node(call: ToolCallRecord, plan_seq: int | None) -> _Node:
             "rows_hash": call.rows_hash,
             "truncated": call.truncated,
             "duration_ms": float(call.duration_ms),
+            "started_at": _iso(call.started_at) if call.started_at else None,
             "error": call.error,
             "round": call.round,
             "evidence_type": call.evidence_type,
@@ -353,6 +354,22 @@ def _outcome_node(
             "result": payload_json(result) if result is not None else None,
         },
     )
+
+
+# What the run itself generates (not a tool call) keeps when: its PROV generation time.
+_GENERATED_BY_RUN = frozenset({CtxKind.GOAL, CtxKind.PLAN, CtxKind.PACK, CtxKind.CLAIM})
+
+
+def _stamped(nodes: list[_Node], now: datetime) -> list[_Node]:
+    """`nodes`, each entity the run generates given `generated_at` (a rejection no tool call
+    names is the run's too); the outcome has `finished_at`, evidence its call's end."""
+    for node in nodes:
+        by_run = node.kind in _GENERATED_BY_RUN or (
+            node.kind == CtxKind.REJECTION and node.props.get("tool_call_seq") is None
+        )
+        if by_run:
+            node.props["generated_at"] = _iso(now)
+    return nodes
 
 
 def _final_status(status: RunStatus | str) -> RunStatus:
@@ -748,7 +765,7 @@ class RunRecorder:
         final_status: RunStatus | None = None,
     ) -> list[int]:
         def chain(tx: neo4j.ManagedTransaction, locked: _Head) -> _Chained:
-            return _chain(run_id, locked, build(tx)), locked
+            return _chain(run_id, locked, _stamped(build(tx), self.now())), locked
 
         return [props["seq"] for _, props in self._commit(run_id, chain, final_status)]
 
@@ -895,7 +912,7 @@ class RunLog:
         self.transactions = 0
 
     def _add(self, node: _Node) -> int:
-        chained = _chain(self.run_id, self._head, [node])
+        chained = _chain(self.run_id, self._head, _stamped([node], self.recorder.now()))
         self._pending.extend(chained)
         seq = self._head.seq
         self._latest[node.kind] = seq

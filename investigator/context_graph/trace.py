@@ -161,10 +161,12 @@ def _describe(node: CtxNodeRecord) -> str:
     if kind == CtxKind.TOOL_CALL:
         error = f" error: {_one_line(p.get('error'), 60)}" if p.get("error") else ""
         trunc = " truncated" if p.get("truncated") else ""
+        # Runs recorded before tool calls kept their start show the duration alone.
+        began = f", started {_shown_time(p['started_at'])}" if p.get("started_at") else ""
         return (
             f"tool_call {p.get('tool_call_id')} {p.get('template_id')}@"
             f"{p.get('template_version')} rows={p.get('row_count')}{trunc} "
-            f"({float(p.get('duration_ms') or 0):.1f} ms){error}"
+            f"({float(p.get('duration_ms') or 0):.1f} ms{began}){error}"
         )
     if kind == CtxKind.EVIDENCE and p.get("withheld"):
         return f"evidence {p.get('evidence_id')} [withheld: {p.get('withheld')}] {p.get('hash')}"
