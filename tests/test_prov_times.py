@@ -15,6 +15,7 @@ from typing import Any
 import neo4j
 import pytest
 from prov.model import ProvActivity, ProvDocument, ProvGeneration
+from test_canonical import RECORDED_RUN_V1, load_recorded_run
 
 from graph_schema.bundle import load_bundle
 from graph_schema.schema_ddl import apply_schema
@@ -24,7 +25,6 @@ from investigator.context_graph.models import CtxKind
 from investigator.context_graph.prov import prov_json, record_id
 from investigator.context_graph.trace import render_tree
 from investigator.investigation import InvestigationRequest, InvestigationResult, investigate
-from tests.test_canonical import RECORDED_RUN_V1, load_recorded_run
 
 REPO = Path(__file__).resolve().parents[1]
 DATASET = REPO / "datasets" / "payments-incident"
