@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict
 
 from cypher_templates.plan import PlanStep
 from investigator.evidence import Evidence, iso_utc
+from investigator.record_time import version_history_steps
 from investigator.timeline import EARLIEST, time_references
 
 # Words that ask for the history of ownership rather than the owner at one time.
@@ -116,22 +117,12 @@ def _owned(ev: Evidence) -> str:
 
 def history_steps(admitted: Sequence[Evidence]) -> list[PlanStep]:
     """One `version_history` read per admitted OWNS edge key with older records (sorted)."""
-    keys = sorted(
-        {
-            ev.element_id
-            for ev in admitted
-            if "ownership" in ev.evidence_types and ev.kind == "relationship" and ev.version > 1
-        }
-    )
-    return [
-        PlanStep(
-            template_id="version_history",
-            params={"element_id": key},
-            options={"kind": "relationship"},
-            evidence_type="entity",
-        )
-        for key in keys
-    ]
+    keys = {
+        ev.element_id
+        for ev in admitted
+        if "ownership" in ev.evidence_types and ev.kind == "relationship" and ev.version > 1
+    }
+    return version_history_steps(keys, "relationship")
 
 
 class OwnershipCorrection(BaseModel):
