@@ -65,7 +65,7 @@ class EmptyContext(RowContext):
 
 
 class OwnershipContext(RowContext):
-    """ownership_over_time: the OWNS edge's service and team."""
+    """ownership_over_time, ownership_in_period: the OWNS edge's service and team."""
 
     service: str | None = None
     team: str | None = None
@@ -175,6 +175,7 @@ CONTEXT_SHAPES: dict[str, type[RowContext]] = {
     "name_suggestions": EmptyContext,
     "latest_deployments": DeploymentContext,
     "ownership_over_time": OwnershipContext,
+    "ownership_in_period": OwnershipContext,
     "owners_of": OwnerOfContext,
     "deployments_in_window": DeploymentContext,
     "incident_context": IncidentContext,

@@ -22,7 +22,11 @@ from pydantic import BaseModel, Field
 from graph_schema.canonical import sha256_hex
 from investigator.evidence import Evidence, canonical_json, iso_utc, supported_evidence_types
 from investigator.gate import Conflict, authority
-from investigator.ownership_history import OwnershipPeriod, ownership_corrections
+from investigator.ownership_history import (
+    OwnershipPeriod,
+    history_cut_text,
+    ownership_corrections,
+)
 from investigator.planner import (
     CHANGE_LOOKBACK,
     DEPLOY_LOOKBACK,
@@ -368,6 +372,7 @@ def derive_claims(
     search_stopped_by: str | None = None,
     ownership_period: OwnershipPeriod | None = None,
     ownership_records: Sequence[Evidence] = (),
+    ownership_cut: Sequence[tuple[str, int]] = (),
 ) -> ClaimSet:
     """Apply the claim rules of each intent to the pack evidence (pure, deterministic).
 
@@ -382,7 +387,9 @@ def derive_claims(
     each required gap says that the search did not finish.
     `ownership_period`: the period the question asks the owners over (each owner
     is stated by its valid interval), `ownership_records` the older records of their OWNS
-    edges (a correction of who was recorded is stated too; ownership_history.py).
+    edges (a correction of who was recorded is stated too; ownership_history.py);
+    `ownership_cut`: (service, rows read) of each service whose owners over the period were
+    more than one read holds (a required gap says where the history was cut).
     """
     intent_set = {Intent(i) for i in intents}
     claims: list[Claim] = []
@@ -613,6 +620,19 @@ def derive_claims(
     missing = missing_evidence(sorted(i.value for i in intent_set), supported)
     missing += correlation_gaps
     missing += text_gaps
+    if Intent.OWNERSHIP_AT_TIME in intent_set and ownership_period is not None:
+        # A history cut by the row cap is no complete answer: the gap says where, and how
+        # to ask for the rest.
+        owners = _with(evidence, "ownership")
+        missing += [
+            MissingEvidence(
+                evidence_type="ownership",
+                intents=[Intent.OWNERSHIP_AT_TIME.value],
+                description=history_cut_text(service, owners, ownership_period, read),
+                required=True,
+            )
+            for service, read in ownership_cut
+        ]
     missing = _incident_not_recorded(missing, evidence, question, as_of)
     if search_stopped_by is not None:
         missing = _not_searched_to_the_end(missing, search_stopped_by)

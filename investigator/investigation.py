@@ -34,7 +34,7 @@ from investigator.defaults import (
 from investigator.evidence import Evidence, Rejection, RejectionReason
 from investigator.gate import Conflict, GatePolicy
 from investigator.incident_reference import IncidentReading
-from investigator.ownership_history import asked_ownership_period
+from investigator.ownership_history import asked_ownership_period, cut_histories
 from investigator.pack import (
     MAX_BUDGET_TOKENS,
     MIN_BUDGET_TOKENS,
@@ -486,6 +486,7 @@ def _investigate(
             as_of=as_of,
             known_at=known_at,
             max_rounds=request.max_rounds,
+            ownership_period=(period.start, period.end) if period is not None else None,
         ),
         intents=intents,
         planner=planner,
@@ -560,6 +561,7 @@ def _investigate(
         search_stopped_by=stop_reason_if_cut_short(outcome),
         ownership_period=period,
         ownership_records=outcome.ownership_records,
+        ownership_cut=cut_histories(outcome.tool_calls),
         competing_checks=competing_cause_status(
             intents,
             outcome.known,

@@ -25,7 +25,9 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict
 
 from cypher_templates.plan import PlanStep
+from investigator.context_graph.models import ToolCallRecord
 from investigator.evidence import Evidence, iso_utc
+from investigator.record_time import version_history_steps
 from investigator.timeline import EARLIEST, time_references
 
 # Words that ask for the history of ownership rather than the owner at one time.
@@ -116,22 +118,68 @@ def _owned(ev: Evidence) -> str:
 
 def history_steps(admitted: Sequence[Evidence]) -> list[PlanStep]:
     """One `version_history` read per admitted OWNS edge key with older records (sorted)."""
-    keys = sorted(
+    keys = {
+        ev.element_id
+        for ev in admitted
+        if "ownership" in ev.evidence_types and ev.kind == "relationship" and ev.version > 1
+    }
+    return version_history_steps(keys, "relationship")
+
+
+# The template that reads the owners of a period (newest first, row-capped).
+PERIOD_TEMPLATE = "ownership_in_period"
+
+
+def cut_histories(calls: Sequence[ToolCallRecord]) -> list[tuple[str, int]]:
+    """(service, rows read) of each service whose owners over the period were more than its
+    read's row limit (a truncated `ownership_in_period` call), sorted; not when a read of
+    all its OWNS records (`ownership_over_time`) held them all."""
+    whole = {
+        str(call.params["service_id"])
+        for call in calls
+        if call.template_id == "ownership_over_time" and not call.truncated and not call.error
+    }
+    return sorted(
         {
-            ev.element_id
-            for ev in admitted
-            if "ownership" in ev.evidence_types and ev.kind == "relationship" and ev.version > 1
+            (str(call.params["service_id"]), call.row_count)
+            for call in calls
+            if call.template_id == PERIOD_TEMPLATE
+            and call.truncated
+            and call.params["service_id"] not in whole
         }
     )
-    return [
-        PlanStep(
-            template_id="version_history",
-            params={"element_id": key},
-            options={"kind": "relationship"},
-            evidence_type="entity",
+
+
+def history_cut_text(
+    service: str, owners: Sequence[Evidence], period: OwnershipPeriod, read: int
+) -> str:
+    """What a history cut by the row cap lacks and how to ask for it. The period's records
+    are read newest first (`read` of them), so the cut is the start of the oldest one read:
+    those that start before it may be missing."""
+    starts = sorted(
+        (
+            ev.valid_from
+            for ev in owners
+            if _owned(ev) == service and ev.valid_from is not None and period.overlaps(ev)
+        ),
+        reverse=True,
+    )
+    if not starts:
+        return (
+            f"the owners of {service} in the period are more than the {read} records read at "
+            "once, and none read has a start: ask for a narrower period"
         )
-        for key in keys
-    ]
+    cut = iso_utc(starts[min(read, len(starts)) - 1])
+    ask = (
+        f"the same question with --as-of {cut}"
+        if period.start is None
+        else f"'between {iso_utc(period.start)} and {cut}'"
+    )
+    return (
+        f"the owners of {service} in the period are more than the {read} records read at once "
+        f"(newest first): the history is cut at {cut}, and owners before then may be missing; "
+        f"ask for the rest with {ask}"
+    )
 
 
 class OwnershipCorrection(BaseModel):

@@ -655,8 +655,10 @@ def steps_for(
     known: Known,
     *,
     as_of: datetime,
+    ownership_period: tuple[datetime | None, datetime] | None = None,
 ) -> list[PlanStep]:
-    """Template steps that can supply the `wanted` evidence types given what is `known`.
+    """Template steps that can supply the `wanted` evidence types given what is `known`
+    (a service's owners over `ownership_period` when the question asks for one).
 
     Also returns navigation steps that discover the anchors a wanted type needs (the
     incidents of a service, the services that emit an error code).
@@ -668,7 +670,7 @@ def steps_for(
     lookback = DEPLOY_LOOKBACK if first_by_as_of else WIDE_LOOKBACK
     for svc in known.services:
         if "ownership" in want:
-            steps.append(_step("ownership_over_time", {"service_id": svc}, "ownership"))
+            steps.append(_owners_step(svc, ownership_period))
         if want & {"runbook", "policy"}:
             steps.append(
                 _step("runbooks_for", {"anchor_id": svc}, "runbook", options={"anchor": "service"})
@@ -773,6 +775,18 @@ def steps_for(
     return steps
 
 
+def _owners_step(service_id: str, period: tuple[datetime | None, datetime] | None) -> PlanStep:
+    """The owners of a service: every OWNS record, or those of a period asked (read in
+    Cypher, newest first, so a history longer than the row cap is cut at its oldest)."""
+    if period is None:
+        return _step("ownership_over_time", {"service_id": service_id}, "ownership")
+    start, end = period
+    params = {"service_id": service_id, "to": _iso(end)}
+    if start is not None:
+        params["from"] = _iso(start)
+    return _step("ownership_in_period", params, "ownership")
+
+
 def _step(
     template_id: str,
     params: dict[str, Any],
@@ -818,6 +832,9 @@ class PlanInput(BaseModel):
     as_of: datetime
     known_at: datetime
     max_rounds: int = DEFAULT_MAX_ROUNDS
+    # The period the question asks the owners over, (start, end) with start None for the
+    # whole history (ownership_history.py): the owners are read over it, not all at once.
+    ownership_period: tuple[datetime | None, datetime] | None = None
 
 
 class DeterministicPlanner:
@@ -839,7 +856,9 @@ class DeterministicPlanner:
         if not inp.service_id and not mentions.texts() and the_incident_words(inp.question):
             # "the incident" with nothing named: which incident it means is looked up.
             steps.append(the_incident_step(inp.as_of))
-        steps += steps_for(useful_types(intents), known, as_of=inp.as_of)
+        steps += steps_for(
+            useful_types(intents), known, as_of=inp.as_of, ownership_period=inp.ownership_period
+        )
         steps += named_release_lookup_steps(intents, mentions)
         return self.plan(inp, intents, known, steps)
 

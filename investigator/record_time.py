@@ -14,8 +14,9 @@ the run session like any read: tenant, ACL and purpose in Cypher, replayable).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
+from typing import Literal
 
 from cypher_templates.plan import PlanStep
 from graph_schema.canonical import iso_utc
@@ -43,15 +44,22 @@ def history_steps(candidates: Sequence[Evidence], at: datetime) -> list[PlanStep
     """One `version_history` read per undated runbook or policy whose record is newer than
     `at` (sorted by id): the records that may have been in force then."""
     # Record version 1 has no older record: it is the earliest, nothing to read.
-    ids = sorted({ev.element_id for ev in candidates if recorded_after(ev, at) and ev.version > 1})
+    ids = {ev.element_id for ev in candidates if recorded_after(ev, at) and ev.version > 1}
+    return version_history_steps(ids, "node")
+
+
+def version_history_steps(
+    element_ids: Iterable[str], kind: Literal["node", "relationship"]
+) -> list[PlanStep]:
+    """One `version_history` read of every record of each node id or edge key (sorted)."""
     return [
         PlanStep(
             template_id="version_history",
             params={"element_id": element_id},
-            options={"kind": "node"},
+            options={"kind": kind},
             evidence_type="entity",
         )
-        for element_id in ids
+        for element_id in sorted(set(element_ids))
     ]
 
 

@@ -581,7 +581,12 @@ class RetrievalLoop:
                 [
                     *(
                         s
-                        for s in steps_for(self._wanted(supported), known, as_of=self.inp.as_of)
+                        for s in steps_for(
+                            self._wanted(supported),
+                            known,
+                            as_of=self.inp.as_of,
+                            ownership_period=self.inp.ownership_period,
+                        )
                         if step_key(s) not in done
                     ),
                     *must_run,

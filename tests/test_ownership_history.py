@@ -212,3 +212,100 @@ def test_versions_of_one_runbook_are_no_tie(initech: neo4j.Driver, cli_env, invo
     )
     assert doc["runbook"]["id"] == "runbook:tps-recovery@v1"
     assert not doc.get("note"), doc.get("note")
+
+
+# svc:binder handed on every month from 2021-01 on: 55 OWNS records, more than the 50 one
+# read of the owners holds (the template's row cap).
+BINDER_RECORDS = 55
+
+
+def _binder_bundle(folder: Path) -> Path:
+    """Our own bundle of svc:binder's 55 owners (alpha, beta, gamma in turn), written here."""
+    months = [f"{2021 + m // 12}-{m % 12 + 1:02d}-01T00:00:00Z" for m in range(BINDER_RECORDS + 1)]
+    teams = ["team:alpha", "team:beta", "team:gamma"]
+    edges = [
+        {
+            "type": "OWNS",
+            "from": teams[m % 3],
+            "to": "svc:binder",
+            "key": f"OWNS|{teams[m % 3]}|svc:binder|{months[m][:10]}",
+            "acl": ["internal"],
+            "source_id": "src:catalog",
+            "source_version": "cat@5",
+            "locator": f"catalog#binder-{m}",
+            "valid_from": months[m],
+            **({"valid_to": months[m + 1]} if m < BINDER_RECORDS - 1 else {}),
+            "recorded_at": "2026-11-02T09:00:00Z",
+        }
+        for m in range(BINDER_RECORDS)
+    ]
+    service = {
+        "id": "svc:binder",
+        "label": "Service",
+        "name": "binder",
+        "acl": ["internal"],
+        "source_id": "src:catalog",
+        "source_version": "cat@5",
+        "locator": "catalog#svc:binder",
+        "valid_from": "2021-01-01T00:00:00Z",
+        "recorded_at": "2026-11-02T09:00:00Z",
+    }
+    path = folder / "binder.yaml"
+    path.write_text(json.dumps({"tenant": "initech", "nodes": [service], "edges": edges}))
+    return path
+
+
+@pytest.fixture(scope="module")
+def binder(initech: neo4j.Driver, tmp_path_factory: pytest.TempPathFactory) -> neo4j.Driver:
+    from graph_schema.bundle import load_bundle
+    from graph_schema.writer import ingest_bundle
+
+    ingest_bundle(initech, load_bundle(_binder_bundle(tmp_path_factory.mktemp("binder"))))
+    initech.execute_query("CALL db.awaitIndexes(300)")
+    return initech
+
+
+def test_a_history_longer_than_one_read_says_where_it_was_cut(  # type: ignore[no-untyped-def]
+    binder: neo4j.Driver, cli_env, invoke
+) -> None:
+    # Before: the first 50 records by start were read and the run said `complete`, today's
+    # owner (from 2025-07-01) and the four before it left out without a word.
+    doc = _ask(invoke, "Show the ownership history of binder", "--service", "svc:binder")
+    owners = [c for c in _claims(doc) if c.endswith("OWNS svc:binder")]
+    assert len(owners) == 50, _claims(doc)
+    # The newest 50: today's owner among them, the five oldest not.
+    assert any(c.startswith("From 2025-07-01T00:00:00Z, still at as_of") for c in owners), owners
+    assert not any(c.startswith("From 2021-05-01T00:00:00Z ") for c in owners), owners
+    assert doc["status"] == "partial"
+    cut = [m["description"] for m in doc["missing_evidence"] if m["evidence_type"] == "ownership"]
+    assert cut == [
+        "the owners of svc:binder in the period are more than the 50 records read at once "
+        "(newest first): the history is cut at 2021-06-01T00:00:00Z, and owners before then "
+        "may be missing; ask for the rest with the same question with --as-of "
+        "2021-06-01T00:00:00Z"
+    ], doc["missing_evidence"]
+    # Asked as the gap says: the rest of the history, whole.
+    doc = _ask(
+        invoke,
+        "Show the ownership history of binder",
+        "--service",
+        "svc:binder",
+        "--as-of",
+        "2021-06-01T00:00:00Z",
+    )
+    starts = [c.split(" ", 2)[1] for c in _claims(doc) if c.endswith("OWNS svc:binder")]
+    assert starts == [f"2021-{m:02d}-01T00:00:00Z" for m in range(1, 7)], _claims(doc)
+    assert doc["status"] == "complete", doc["missing_evidence"]
+
+
+def test_a_period_longer_than_one_read_says_where_it_was_cut(  # type: ignore[no-untyped-def]
+    binder: neo4j.Driver, cli_env, invoke
+) -> None:
+    doc = _ask(
+        invoke, "Who owned binder between 2020-06-01 and 2025-12-31?", "--service", "svc:binder"
+    )
+    assert doc["status"] == "partial"
+    cut = [m["description"] for m in doc["missing_evidence"] if m["evidence_type"] == "ownership"]
+    assert len(cut) == 1 and cut[0].endswith(
+        "ask for the rest with 'between 2020-06-01T00:00:00Z and 2021-06-01T00:00:00Z'"
+    ), cut

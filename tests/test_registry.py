@@ -303,7 +303,13 @@ PINNED_V2_HASHES = "sha256:cbff7c9d1de128cc8bb7d23a0476c0beacbb2c41e6344d87b2110
 # Variants published after these versions' texts were recorded: no recorded run names them,
 # and every version offers them so that a replay re-planning an older run can run them.
 LATER_VARIANTS = {("runbooks_for", (("anchor", "runbook"),))}
-LATER_TEMPLATES = {"name_suggestions", "latest_deployments", "owners_of", "incidents_at"}
+LATER_TEMPLATES = {
+    "name_suggestions",
+    "latest_deployments",
+    "owners_of",
+    "incidents_at",
+    "ownership_in_period",
+}
 
 
 @pytest.mark.parametrize(("version", "pinned"), [(1, PINNED_V1_HASHES), (2, PINNED_V2_HASHES)])

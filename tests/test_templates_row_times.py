@@ -237,6 +237,14 @@ DEMO_CALLS: dict[str, Callable[[dict[str, str | int]], list[dict[str, Any]]]] = 
         {"service_id": "svc:payment-api"},
         {"service_id": "svc:payment-db"},
     ],
+    "ownership_in_period": lambda _: [
+        {"service_id": "svc:payment-api", "to": "2026-12-01T00:00:00Z"},
+        {
+            "service_id": "svc:payment-api",
+            "from": "2026-07-23T00:00:00Z",
+            "to": "2026-07-24T12:00:00Z",
+        },
+    ],
     "owners_of": lambda _: [
         {"entity_id": "alert:PaymentApiHighErrorRate"},
         {"entity_id": "runbook:payment-recovery@v3"},
