@@ -255,6 +255,16 @@ def _affected_claims(affected: Sequence[Evidence]) -> list[Claim]:
     return out
 
 
+def _card_focus(ev: Evidence, focus: SectionFocus) -> SectionFocus:
+    """What `investigator runbook --alert` focuses on for runbook `ev` reached through an
+    alert (`alert_focus`): the question's names, then that alert's."""
+    anchor = str(ev.context.get("anchor") or "")
+    if ev.context.get("anchor_type") != "alert" or not anchor.startswith("alert:"):
+        return focus
+    name = anchor.removeprefix("alert:").partition("@")[0]
+    return focus.model_copy(update={"names": tuple(dict.fromkeys([*focus.names, name]))})
+
+
 def _named_only(ev: Evidence, found_by_text: Sequence[str] = ()) -> str:
     """How a runbook read as the one the question names is tied to it: by its name, by the
     heading of the section admitted (a file of one section per alert), or by the words of
@@ -447,6 +457,9 @@ def derive_claims(
                 continue  # a "moved to" stub: the runbook it points at is the one in force
             # A runbook of several alerts: the section of the alert the question names.
             section = alert_section(ev, focus)
+            if section is None and SECTION_EXCERPT not in ev.transformations:
+                # A whole file: where its steps are, as the card's Locator line gives them.
+                section = runbook_steps(ev, _card_focus(ev, focus)).locator
             where = f" [{section or ev.locator}]" if section or ev.locator else ""
             tie = _named_only(ev, found_by_text)
             if undated(ev) and refs:

@@ -294,23 +294,41 @@ def final_rejections(
     rejections: list[Rejection],
     admitted_ids: list[str],
     admitted_records: Iterable[tuple[str, int]] = (),
+    anchors: Iterable[str] = (),
 ) -> list[Rejection]:
     """Rejections as the user sees them: the latest decision per candidate (a later graph
     channel knows more than an earlier text hit), none for candidates that another tool call
     brought into the pack, and no `low_relevance` for a record (element id, version) the
     pack holds in another form (a runbook's section, admitted through the alert it applies
-    to, beside its whole text found by the fulltext channel before the plan needed runbooks).
-    The Context Graph keeps every decision."""
+    to, beside its whole text found by the fulltext channel before the plan needed runbooks)
+    nor for a record the admitted evidence was reached through (`anchors`: the alert whose
+    runbook the answer is, a text hit before the plan needed runbooks). The Context Graph
+    keeps every decision."""
     inside = set(admitted_ids)
     records = set(admitted_records)
+    through = set(anchors)
     latest: dict[str, Rejection] = {}
     for rej in rejections:
         if rej.candidate_id in inside:
             continue
-        if rej.reason == RejectionReason.LOW_RELEVANCE and (rej.element_id, rej.version) in records:
+        if rej.reason == RejectionReason.LOW_RELEVANCE and (
+            (rej.element_id, rej.version) in records or rej.element_id in through
+        ):
             continue
         latest[rej.candidate_id] = rej
     return list(latest.values())
+
+
+def read_through(tool_calls: Iterable[ToolCallRecord], evidence: Iterable[Evidence]) -> list[str]:
+    """The records the answer's runbooks were read through: the anchor each admitted
+    runbook came by, and each anchor whose runbooks a call returned (an alert's two rules,
+    `@critical` and `@warning`, link the one runbook, admitted once)."""
+    anchors = {str(a) for ev in evidence if (a := ev.context.get("anchor"))}
+    for tc in tool_calls:
+        anchor = tc.params.get("anchor_id")
+        if tc.template_id == "runbooks_for" and tc.row_count > 0 and isinstance(anchor, str):
+            anchors.add(anchor)
+    return sorted(anchors)
 
 
 def searched_references(
@@ -598,6 +616,7 @@ def _investigate(
             gate.rejected,
             pack.evidence_ids(),
             [(ev.element_id, ev.version) for ev in pack.evidence],
+            read_through(outcome.tool_calls, pack.evidence),
         ),
         missing_evidence=withheld_runbook_gaps(
             claim_set.missing_evidence, gate.rejected, cut_short=outcome.cut_short

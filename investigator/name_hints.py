@@ -2,15 +2,18 @@
 
 `--service svc:Payment-API` (issue 10), and the names the question itself writes ("Who owns
 payments-api?"): each resolved to nothing the subject may see, so the answer does not cover
-it. The close matches come from allowlisted templates run through the executor as the run's
-subject and purpose at the run's known_at, so a hint never names an id the subject may not
-see. They are hints, not evidence: nothing here is recorded in the Context Graph. The CLI
-prints them as lines; `investigate --json` and the served tool carry them as
-`unresolved_names` (`UnresolvedName`), so an agent does not read "no owner found" for a typo.
+it, unless a claim's evidence covers it all the same (a section headed by it, a runbook that
+writes it): then the line says what it matched instead. The close matches come from
+allowlisted templates run through the executor as the run's subject and purpose at the run's
+known_at, so a hint never names an id the subject may not see. They are hints, not evidence:
+nothing here is recorded in the Context Graph. The CLI prints them as lines; `investigate
+--json` and the served tool carry them as `unresolved_names` (`UnresolvedName`), so an agent
+does not read "no owner found" for a typo.
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Literal
 
 import neo4j
@@ -174,10 +177,20 @@ def unresolved_names(
         names.append(UnresolvedName(text=service, given_as="service", suggestions=found, note=note))
     for text, label in unresolved:
         found = hints.suggestions(text, label)
-        note = (
-            f"{_clean(text)!r} in the question matched nothing visible to {_clean(subject_id)}; "
-            f"{_sentence(_did_you_mean(found))} {_coverage(result, text)}"
-        )
+        matched = _matched_in_answer(result, text)
+        if matched is None:
+            note = (
+                f"{_clean(text)!r} in the question matched nothing visible to "
+                f"{_clean(subject_id)}; {_sentence(_did_you_mean(found))} The answer does not "
+                "cover it."
+            )
+        else:
+            # What the words matched, not "matched nothing" beside a claim about them.
+            close = f" ({_did_you_mean(found)})" if found else ""
+            note = (
+                f"{_clean(text)!r} in the question matched {matched}; it is the name of no "
+                f"record visible to {_clean(subject_id)}{close}."
+            )
         names.append(UnresolvedName(text=text, given_as="question", suggestions=found, note=note))
     return names
 
@@ -188,11 +201,21 @@ def _did_you_mean(suggestions: list[str]) -> str:
     return did_you_mean(suggestions)
 
 
-def _coverage(result: InvestigationResult, text: str) -> str:
-    """Whether the answer covers a name that matched no record: it may still be the heading
-    of a runbook section the run admitted (a runbook imported before its alert rules)."""
+def _matched_in_answer(result: InvestigationResult, text: str) -> str | None:
+    """What a name that matched no record matched in the answer, said as the rest of
+    "'X' in the question matched ...": the heading of a runbook section the run admitted
+    (a runbook imported before its alert rules, an error id heading a section of Mimir's
+    page), else the text of evidence a claim cites that writes it as a word ("virt-handler"
+    in runbook:VirtHandlerDown). None when the answer does not cover it."""
     anchor = anchor_for(text)
     for ev in result.evidence:
         if SECTION_EXCERPT in ev.transformations and (ev.locator or "").endswith("#" + anchor):
-            return f"The answer is the section of {ev.element_id} headed by it ({ev.locator})."
-    return "The answer does not cover it."
+            section = f"the section {ev.locator} of {ev.element_id}"
+            return f"the heading of {section}, which the answer cites"
+    cited = {eid for claim in result.claims for eid in claim.evidence_ids}
+    # As a whole word: `virt-handler` is not `virt-handler-pod`, nor part of `virt-handlers`.
+    word = re.compile(r"(?<![\w-])" + re.escape(text) + r"(?![\w-])", re.IGNORECASE)
+    for ev in result.evidence:
+        if ev.evidence_id in cited and word.search(ev.content or ""):
+            return f"the text of {ev.element_id}, which the answer cites"
+    return None

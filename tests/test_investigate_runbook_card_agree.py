@@ -141,9 +141,11 @@ def test_an_error_id_in_the_question_gets_the_section_the_card_shows(  # type: i
     [claim] = [c for c in answer["claims"] if c["statement"].startswith("Runbook ")]
     assert claim["statement"].endswith("[ops-runbooks.md#err-ops-sample-too-old]"), claim
     text = invoke("investigate", question, "--subject", SUBJECT)
+    # What the id matched, not "matched nothing visible ... The answer is the section".
     assert (
-        "The answer is the section of runbook:ops-runbooks headed by it "
-        "(ops-runbooks.md#err-ops-sample-too-old)."
+        "\nName       'err-ops-sample-too-old' in the question matched the heading of the "
+        "section ops-runbooks.md#err-ops-sample-too-old of runbook:ops-runbooks, which the "
+        "answer cites; it is the name of no record visible to opsco/user:oncall.\n"
     ) in text.out, text.out
     replay = invoke("replay", answer["run_id"], "--subject", SUBJECT, "--json")
     assert replay.code == 0 and json.loads(replay.out)["verified"] is True, replay

@@ -493,14 +493,15 @@ def test_a_runbook_imported_before_its_rules_answers_by_the_heading_of_its_secti
             claim["statement"],
         ), claim["statement"]
         assert claim["statement"].endswith(f"[vault.md#{asked.lower()}]")
-    # The typed name matched no record, and the line saying so names what covers it (before:
-    # "The answer does not cover it.").
+    # The typed name matched no record: the line says what it matched (before: "The answer
+    # does not cover it.").
     report = invoke("investigate", typed, "--subject", "user:oncall")
     assert report.code == 0, report
     assert (
-        f"The answer is the section of runbook:vault headed by it (vault.md#{asked.lower()})."
-        in report.out
-    )
+        f"{asked!r} in the question matched the heading of the section "
+        f"vault.md#{asked.lower()} of runbook:vault, which the answer cites; it is the name of "
+        "no record visible to acme/user:oncall."
+    ) in report.out, report.out
     # The card's `--alert` finds it the same way, and shows that alert's section.
     card = _lookup(invoke, "--alert", asked)
     assert card["runbook"]["id"] == "runbook:vault"
