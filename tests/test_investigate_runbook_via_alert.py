@@ -16,8 +16,7 @@ from pathlib import Path
 
 import neo4j
 import pytest
-
-from tests.conftest import investigate_json
+from conftest import investigate_json
 
 PRINCIPALS = """tenant: vmco
 sources:

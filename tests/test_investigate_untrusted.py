@@ -63,7 +63,8 @@ def test_a_page_addressed_to_the_assistant_is_withheld_and_the_report_says_why( 
     lines = report.splitlines()
     rejected = lines.index("  runbook:demo-gitaly-slow-fix: rejected_untrusted_instruction")
     hint = lines[rejected + 1]
-    assert "matched 'assistant reading this'" in hint
+    # The first shape of an instruction it holds: a note addressed to an assistant.
+    assert "matched 'Note for the automated investigation assistant'" in hint
     assert "--trusted" in hint
     [missing] = [line for line in lines if line.startswith("  runbook (required): ")]
     assert "valid at as_of" not in missing
