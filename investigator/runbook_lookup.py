@@ -345,6 +345,9 @@ _ALIKE_NOTED = 3
 # "etcd has no leader": 4.5, the next 2.4).
 _ALIKE_SCORE = 0.95
 
+# Query words no runbook uses that a card's note names (a pasted page may carry many).
+_UNKNOWN_NOTED = 3
+
 
 def _runbook_steps(anchors: list[tuple[str, str]]) -> list[PlanStep]:
     """`runbooks_for` of each (anchor id, anchor kind): the runbooks and their chains."""
@@ -387,6 +390,18 @@ def _name_forms(name: str) -> list[str]:
 # What separates the parts of a finding's name (`UnauthorizedAccess:IAMUser/X.OutsideAWS`).
 _NAME_SEPARATORS = re.compile(r"[:/.\s_-]+")
 _FINDING_MARK = re.compile(r"[:/.]")
+
+
+def _joined_name(name: str) -> str | None:
+    """A name written in separate words (`virt-handler-down`, `virt_handler_down`) joined as
+    alert names are (`VirtHandlerDown`; names resolve in any case), else None."""
+    words = identifier_words(name)
+    if len(words) < 2 or not _WORD_SEPARATOR.search(name):
+        return None
+    return "".join(word.capitalize() for word in words)
+
+
+_WORD_SEPARATOR = re.compile(r"[-_\s]")
 
 
 def _spelled_alike(name: str, alert_names: list[str]) -> bool:
@@ -512,7 +527,8 @@ class _Lookup(OneStepCalls):
         self.text_hits: list[Evidence] = []
         self.text_matches: list[RankedRunbook] = []
         self.text_note: str | None = None
-        # Free text that many runbooks fit alike ("etcd"): said, so one is not taken as *the*.
+        # Free text that many runbooks fit alike ("etcd"), or whose words no runbook uses did
+        # not count: said, so the one shown is not taken as *the* runbook of every word.
         self.text_alike: str | None = None
         self.fallbacks: FallbackSearch | None = None  # searched once, when needed
         self.focus: SectionFocus | None = None  # which section of a runbook is asked about
@@ -652,7 +668,10 @@ class RunbookLookup:
         if not anchors and not run.text_hits and not named:
             what = query.target.value.replace("_", " ")
             if run.text_note is not None:
-                answer.note = run.text_note
+                # An alert name typed in the text (`VirtHandlerDwon firing`): as `--alert`.
+                answer.suggestions = self._suggestions(run, query)
+                hint = did_you_mean(answer.suggestions) if answer.suggestions else None
+                answer.note = "; ".join(n for n in (run.text_note, hint) if n)
                 return answer
             answer.suggestions = self._suggestions(run, query)
             answer.note = _nothing_matches(what, query, run) + did_you_mean(answer.suggestions)
@@ -989,13 +1008,19 @@ class RunbookLookup:
         )
 
     def _suggestions(self, run: _Lookup, query: RunbookQuery) -> list[str]:
-        """Visible ids close to a target that resolved to nothing (recorded, one stage)."""
-        if query.target is LookupTarget.TEXT:
-            return []
-        queries = suggestion_queries(query.value, _ENTITY_LABEL[query.target])
-        if query.target is LookupTarget.ALERT:
+        """Visible ids close to a target that resolved to nothing (recorded, one stage); for
+        free text, close to the alert names it types (`VirtHandlerDwon firing`), as for
+        `--alert` (none when it types none)."""
+        target, typed = query.target, query.value
+        if target is LookupTarget.TEXT:
+            names = alert_names(query.value)[:1]
+            if not names:
+                return []
+            target, typed = LookupTarget.ALERT, names[0]
+        queries = suggestion_queries(typed, _ENTITY_LABEL[target])
+        if target is LookupTarget.ALERT:
             # A runbook folder imported without its rules is named after the alerts.
-            queries += suggestion_queries(query.value, "Runbook")
+            queries += suggestion_queries(typed, "Runbook")
         if not queries:
             return []
         steps = [q.step() for q in queries]
@@ -1007,7 +1032,7 @@ class RunbookLookup:
             name = _alertname(ev) if ev.type == "Alert" else ev.element_id
             shown = name if ev.type == "Alert" and "@" in ev.element_id else ev.element_id
             candidates.setdefault(name.casefold(), Candidate(element_id=shown, name=ev.name))
-        if query.target is LookupTarget.ALERT:
+        if target is LookupTarget.ALERT:
             # A section headed by an alert's name answers `--alert NAME` too (Mimir's
             # runbooks page): its heading, of a runbook the subject may read, is a suggestion.
             for ev in rows:
@@ -1016,7 +1041,7 @@ class RunbookLookup:
                     heading = str(title).strip()
                     if is_alert_name(heading):
                         candidates.setdefault(heading.casefold(), Candidate(element_id=heading))
-        return rank_suggestions(query.value, list(candidates.values()))
+        return rank_suggestions(typed, list(candidates.values()))
 
     # -- resolving the target -------------------------------------------------------------
 
@@ -1029,13 +1054,18 @@ class RunbookLookup:
                 or self._text_anchors(run, query.value)
             )
         label = _ENTITY_LABEL[query.target]
+        limit = _ALERT_LIMIT if query.target is LookupTarget.ALERT else 5
         rows = run.call(
-            "entity_resolution",
-            {"text": query.value},
-            "entity",
-            options={"label": label},
-            limit=_ALERT_LIMIT if query.target is LookupTarget.ALERT else 5,
-        )
+            "entity_resolution", {"text": query.value}, "entity", options={"label": label},
+            limit=limit,
+        )  # fmt: skip
+        joined = _joined_name(query.value)
+        if not rows and query.target is LookupTarget.ALERT and joined is not None:
+            # `virt-handler-down`: the alert's name in words, as free text finds it.
+            rows = run.call(
+                "entity_resolution", {"text": joined}, "entity", options={"label": label},
+                limit=limit,
+            )  # fmt: skip
         anchor = _ANCHOR_OF_LABEL[label]
         ids = sorted({ev.element_id for ev in rows})
         if query.target is LookupTarget.ALERT:
@@ -1095,10 +1125,13 @@ class RunbookLookup:
         # One word ("down", all that is left of "i think it is down") chose nothing, however
         # its candidates' scores differ: every one it fits as well is alike.
         one_word = len(query_stems(text)) < 2
+        # An alert whose text has that one word ("All SSP operator pods are down.") fits it
+        # no better than a runbook whose text has it: alike too.
+        ways = {"text", "alert"} if one_word else {chosen.fits_by}
         alike = [
             r
             for r in ranking.ranked
-            if r.fits_by == chosen.fits_by
+            if r.fits_by in ways
             and r.fit == chosen.fit
             and (one_word or r.score >= _ALIKE_SCORE * chosen.score)
             and chosen.fits_by != "name"
@@ -1118,6 +1151,17 @@ class RunbookLookup:
             run.text_alike = (
                 f"{len(documents)} runbooks fit {text[:60]!r} alike (the first 5 under text "
                 "matches); the card shows the best ranked: add words, or use --alert NAME"
+            )
+        if ranking.unknown:
+            # Words no runbook uses did not count ("many", a typo's "contrller"): said.
+            unused = ", ".join(repr(t) for t in ranking.unknown[:_UNKNOWN_NOTED])
+            run.text_alike = "; ".join(
+                n
+                for n in (
+                    run.text_alike,
+                    f"no runbook uses {unused}: the card fits the other words",
+                )
+                if n
             )
         if chosen.matched_alert:
             # The alert whose text the query matched: its section (runbook_url, else name),

@@ -27,10 +27,12 @@ query points at the runbook that applies to it, which then ranks first and fits.
 
 Shares of the query weigh each word by its rarity among the candidates (`_rarity`: an IDF
 counted as if there were at least `CANDIDATES` of them, so three candidates that all have a
-word do not make it common). Whether the best candidate *fits* (else the lookup abstains: "no
-runbook fits") is decided on those shares, in one of three ways (`RankedRunbook.fits_by`);
-the answer is the best ranked of the first `SHOWN` candidates that fits, so a page that fits
-is not passed over for a better scored sibling that only shares most of the words:
+word do not make it common; a word none of them uses weighs nothing while such words are
+fewer than the others: it tells no runbook apart). Whether the best candidate *fits* (else
+the lookup abstains: "no runbook fits") is decided on those shares, in one of three ways
+(`RankedRunbook.fits_by`); the answer is the best ranked of the first `SHOWN` candidates
+that fits, so a page that fits is not passed over for a better scored sibling that only
+shares most of the words:
 
 - `text`: its text has nearly all of the query (`QUOTE_FIT`) and, unless the query is a few
   keywords (`KEYWORDS`), half of its word pairs (`QUOTE_PAIRS`): a sentence quoted or
@@ -239,6 +241,8 @@ class TextRanking(BaseModel):
     # The `runbook_url` of each alert rule the query was matched against, by alert id: it
     # points at the alert's own section of a runbook that has several.
     runbook_urls: dict[str, str] = {}
+    # The query words no candidate uses (`_rarity`): the card and the abstention name them.
+    unknown: list[str] = []
 
     @property
     def best(self) -> RankedRunbook | None:
@@ -257,6 +261,7 @@ class TextRanking(BaseModel):
             return "no runbook mentions any of: " + ", ".join(self.terms)
         top = self.ranked[0]
         covered = f"{top.fit:.0%}"
+        unused = f" (no runbook uses {', '.join(map(repr, self.unknown))})" if self.unknown else ""
         # Nearly all the words, yet no fit: they are not together as the query has them.
         apart = top.fit >= QUOTE_FIT and len(self.terms) > KEYWORDS
         tied = [r.id for r in self.ranked[:SHOWN] if f"{r.fit:.0%}" == covered]
@@ -265,17 +270,17 @@ class TextRanking(BaseModel):
             quotes = "has the words together as the query has them" if apart else "quotes it"
             return (
                 f"no runbook fits: {len(tied)} runbooks tie, each covering {covered} of the "
-                f"query ({', '.join(tied)}), but none {quotes}, is named by it, or has an "
-                "alert whose text matches it: add words, or use --alert NAME"
+                f"query{unused} ({', '.join(tied)}), but none {quotes}, is named by it, or has "
+                "an alert whose text matches it: add words, or use --alert NAME"
             )
         if apart:
             return (
-                f"no runbook fits: the closest, {top.id}, covers {covered} of the query, but "
-                "not with its words together as the query has them (half of its word pairs), "
-                "and is neither named by it nor has an alert whose text matches it"
+                f"no runbook fits: the closest, {top.id}, covers {covered} of the query{unused}, "
+                "but not with its words together as the query has them (half of its word "
+                "pairs), and is neither named by it nor has an alert whose text matches it"
             )
         return (
-            f"no runbook fits: the closest, {top.id}, covers {covered} of the query "
+            f"no runbook fits: the closest, {top.id}, covers {covered} of the query{unused} "
             "but neither quotes it, nor is named by it, nor has an alert whose text matches it"
         )
 
@@ -327,16 +332,40 @@ def _runbook_words(hit: Evidence) -> set[str]:
     return {_stem(w) for w in _words(hit.content or "")} | _title_words(hit)
 
 
-def _rarity(stems: list[str], documents: list[set[str]]) -> dict[str, float]:
+def _rarity(
+    stems: list[str],
+    documents: list[set[str]],
+    known: frozenset[str] = frozenset(),
+    *,
+    set_aside: bool = True,
+) -> dict[str, float]:
     """Each query stem's weight: its inverse document frequency among the candidates, as if
     there were at least `CANDIDATES` of them (a word in every one of three candidates is not
-    common, just found), so rare words count more and few candidates move nothing."""
+    common, just found), so rare words count more and few candidates move nothing.
+
+    A stem in none of the candidates (nor in `known`, the other texts the search returned)
+    weighs nothing while such stems are fewer than the others: "many" in "many virt-launcher
+    pods failed", a word no runbook uses, tells no runbook apart, and at the highest weight
+    it sank the share of the runbook the other words name (20%, "no runbook fits"). When
+    they are as many as the others, or all there is, they keep their weight: the query is
+    as much about what no runbook covers, and abstains. `set_aside=False`: they keep it
+    always (what a fit by name alone is measured on)."""
     count = max(len(documents), CANDIDATES)
     weight = {}
     for stem in stems:
         df = sum(1 for words in documents if stem in words)
         weight[stem] = math.log(1 + (count - df + 0.5) / (df + 0.5))
+    unknown = unknown_stems(stems, documents, known)
+    if set_aside and len(unknown) < len(stems) - len(unknown):
+        weight.update(dict.fromkeys(unknown, 0.0))
     return weight
+
+
+def unknown_stems(
+    stems: list[str], documents: list[set[str]], known: frozenset[str] = frozenset()
+) -> list[str]:
+    """The query stems that none of `documents` has, nor `known`: words no candidate uses."""
+    return [s for s in stems if s not in known and not any(s in words for words in documents)]
 
 
 def _fits_by(
@@ -346,12 +375,13 @@ def _fits_by(
     name_fit: float,
     name_size: int,
     alert_fit: float,
+    strict_fit: float,
 ) -> str | None:
     if alert_fit >= ALERT_MATCH:
         return "alert"
     if text_fit >= QUOTE_FIT and (keywords or pair_fit >= QUOTE_PAIRS):
         return "text"
-    if name_size >= 2 and name_fit >= NAME_FIT and text_fit >= FIT_THRESHOLD:
+    if name_size >= 2 and name_fit >= NAME_FIT and strict_fit >= FIT_THRESHOLD:
         return "name"
     return None
 
@@ -361,12 +391,14 @@ def rank_runbooks(
     hits: list[Evidence],
     alert_links: dict[str, tuple[float, str | None]] | None = None,
     text: str | None = None,
+    known: frozenset[str] = frozenset(),
 ) -> TextRanking:
     """Re-rank fulltext hits for the query `terms` (see the module docstring).
 
     `alert_links` maps a runbook id to (how well an alert it applies to matched the query,
     that alert's id). `text` is the query as typed (for word pairs and numbers); without it,
-    the terms in their order stand for it."""
+    the terms in their order stand for it. `known`: stems the search's other candidates (the
+    alert rules) have, which are no unknown words (`_rarity`)."""
     alert_links = alert_links or {}
     stems = list(dict.fromkeys(_stem(t) for t in terms))
     if not stems or not hits:
@@ -392,8 +424,12 @@ def rank_runbooks(
         pairs = _pairs(_stem_sequence(_words(hit.title or "") + body))
         numbers = _numbers(hit.content or "")
         features.append((hit, in_title, in_text, name_words, title_only, pairs, numbers))
-    weight = _rarity(stems, [f[2] for f in features])
+    weight = _rarity(stems, [f[2] for f in features], known)
     total = sum(weight.values())
+    # A fit by name alone is the loosest: the words no runbook uses still count against it
+    # ("(SSP) Operator pods are down" is not KubeSchedulerDown's for "scheduling ... down").
+    strict = _rarity(stems, [f[2] for f in features], known, set_aside=False)
+    strict_total = sum(strict.values())
     best_score = max((_fulltext_score(hit) or 0.0) for hit in hits) or 1.0
     ranked = []
     query = set(stems)
@@ -414,6 +450,7 @@ def rank_runbooks(
         alert_fit, alert_id = alert_links.get(hit.element_id, (0.0, None))
         score += ALERT_WEIGHT * alert_fit
         text_fit = text_cover
+        strict_fit = sum(strict[s] for s in stems if s in in_text) / strict_total
         # Named by the query: by its name's words or by its title's (whichever it has more of).
         name_fit, name_size = max(
             (len(words & named) / len(words), len(words))
@@ -429,12 +466,21 @@ def rank_runbooks(
                 fulltext_score=fulltext,
                 matched_alert=alert_id,
                 fits_by=_fits_by(
-                    text_fit, pair_fit, len(stems) <= KEYWORDS, name_fit, name_size, alert_fit
+                    text_fit,
+                    pair_fit,
+                    len(stems) <= KEYWORDS,
+                    name_fit,
+                    name_size,
+                    alert_fit,
+                    strict_fit,
                 ),
             )
         )
     ranked.sort(key=lambda r: (-r.score, r.id))
-    return TextRanking(terms=terms, ranked=ranked)
+    unknown = unknown_stems(stems, [f[2] for f in features], known)
+    return TextRanking(
+        terms=terms, ranked=ranked, unknown=[t for t in terms if _stem(t) in unknown]
+    )
 
 
 def _alert_words(alert: Evidence) -> set[str]:
@@ -496,12 +542,15 @@ def search_runbooks(run: LookupSteps, text: str) -> tuple[TextRanking, list[Evid
     stems = list(dict.fromkeys(_stem(t) for t in terms))
     # The alert's share of the query, each word weighted as in the runbooks' ranking: the
     # label values a pasted summary carries (namespace, cluster) are in many runbooks.
-    weight = _rarity(stems, [_runbook_words(hit) for hit in hits])
+    alert_words = {alert.element_id: _alert_words(alert) for alert in alerts}
+    # A word an alert rule has is no unknown word: it may tell the pasted alert apart.
+    known = frozenset().union(*alert_words.values())
+    weight = _rarity(stems, [_runbook_words(hit) for hit in hits], known)
     total = sum(weight.values())
     query_set = set(stems)
     scored = []
     for alert in alerts:
-        share = sum(weight[s] for s in stems if s in _alert_words(alert)) / total
+        share = sum(weight[s] for s in stems if s in alert_words[alert.element_id]) / total
         own, size = _own_cover(alert, query_set)
         # A pasted page: the alert's own words are all there, beside the label values
         # Alertmanager filled in (cluster, pod), which no alert's text has. Of two alerts
@@ -541,4 +590,5 @@ def search_runbooks(run: LookupSteps, text: str) -> tuple[TextRanking, list[Evid
         for alert in alerts
         if alert.props.get("runbook_url")
     }
-    return rank_runbooks(terms, hits, links, text).model_copy(update={"runbook_urls": urls}), hits
+    ranking = rank_runbooks(terms, hits, links, text, known)
+    return ranking.model_copy(update={"runbook_urls": urls}), hits
