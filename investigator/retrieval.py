@@ -847,7 +847,8 @@ class RetrievalLoop:
             return False
         search = _SearchSteps(self, known, outcome)
         words = runbook_search_text(self.inp.question)
-        ranking, hits = search_runbooks(search, words)
+        # A runbook an investigation cites answers every word of the question (see there).
+        ranking, hits = search_runbooks(search, words, set_aside_unknown=False)
         self.search_rounds += search.rounds
         outcome.rounds = self.session.round
         chosen = ranking.best

@@ -392,6 +392,8 @@ def rank_runbooks(
     alert_links: dict[str, tuple[float, str | None]] | None = None,
     text: str | None = None,
     known: frozenset[str] = frozenset(),
+    *,
+    set_aside_unknown: bool = True,
 ) -> TextRanking:
     """Re-rank fulltext hits for the query `terms` (see the module docstring).
 
@@ -424,7 +426,7 @@ def rank_runbooks(
         pairs = _pairs(_stem_sequence(_words(hit.title or "") + body))
         numbers = _numbers(hit.content or "")
         features.append((hit, in_title, in_text, name_words, title_only, pairs, numbers))
-    weight = _rarity(stems, [f[2] for f in features], known)
+    weight = _rarity(stems, [f[2] for f in features], known, set_aside=set_aside_unknown)
     total = sum(weight.values())
     # A fit by name alone is the loosest: the words no runbook uses still count against it
     # ("(SSP) Operator pods are down" is not KubeSchedulerDown's for "scheduling ... down").
@@ -521,8 +523,14 @@ def _own_cover_of(props: Mapping[str, object], query: set[str]) -> tuple[float, 
     return best
 
 
-def search_runbooks(run: LookupSteps, text: str) -> tuple[TextRanking, list[Evidence]]:
+def search_runbooks(
+    run: LookupSteps, text: str, *, set_aside_unknown: bool = True
+) -> tuple[TextRanking, list[Evidence]]:
     """Free text -> re-ranked runbook candidates (and the hits they came from).
+
+    `set_aside_unknown=False`: words no candidate uses keep their weight (`_rarity`), as an
+    investigation asks: a runbook it cites must answer the question's words, "slow" in "the
+    kube pod is slow" included; the card shows its best fit and names such words.
 
     Besides the runbooks themselves, the alert rules of the tenant are searched with the same
     words: an on-call engineer often pastes the alert's summary, and an alert whose own text
@@ -590,5 +598,5 @@ def search_runbooks(run: LookupSteps, text: str) -> tuple[TextRanking, list[Evid
         for alert in alerts
         if alert.props.get("runbook_url")
     }
-    ranking = rank_runbooks(terms, hits, links, text, known)
+    ranking = rank_runbooks(terms, hits, links, text, known, set_aside_unknown=set_aside_unknown)
     return ranking.model_copy(update={"runbook_urls": urls}), hits
