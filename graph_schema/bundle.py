@@ -572,6 +572,9 @@ class LoadedBundle(BaseModel):
 
     parts: list[BundlePart] = Field(default_factory=list)
     problems: list[BundleProblem] = Field(default_factory=list)
+    # What an importer says of what the ingest writes (`linked:`, `changed:` ...): said once
+    # the records are written, never before an ingest that may yet be refused.
+    written_notes: list[str] = Field(default_factory=list)
 
     @classmethod
     def from_bundles(cls, bundles: Iterable[tuple[str, Bundle]]) -> LoadedBundle:
@@ -885,4 +888,6 @@ def apply_overrides(
                 for p in b.principals
             ]
         parts.append(BundlePart(origin=part.origin, bundle=b.model_copy(update=update)))
-    return LoadedBundle(parts=parts, problems=list(loaded.problems))
+    return LoadedBundle(
+        parts=parts, problems=list(loaded.problems), written_notes=list(loaded.written_notes)
+    )

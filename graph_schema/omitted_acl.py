@@ -134,7 +134,9 @@ def keep_current_acls(
             "documents": kept(b.documents, b.tenant, nodes),
         }
         parts.append(BundlePart(origin=part.origin, bundle=b.model_copy(update=update)))
-    return LoadedBundle(parts=parts, problems=list(loaded.problems))
+    return LoadedBundle(
+        parts=parts, problems=list(loaded.problems), written_notes=list(loaded.written_notes)
+    )
 
 
 # Every current record of an id or key (a record without labels too): the ones `--acl`

@@ -530,3 +530,37 @@ def test_a_runbook_named_after_an_alert_answers_the_alert_spelled_out_before_any
     assert "), found by its name alone" in claim["statement"]
     # Words of no runbook's whole name name none ("the kube pod is slow").
     assert _ask(invoke, "The kube pod is slow, how do I fix it?")["status"] == "partial"
+
+
+def test_a_refused_import_says_nothing_of_what_it_would_have_linked(  # type: ignore[no-untyped-def]
+    empty: neo4j.Driver, cli_env: object, invoke, tmp_path: Path
+) -> None:
+    # Seen in a release check: the same alerts under another file name are another source's
+    # records; the ingest is refused, yet it first printed `ingest: linked: ...` lines.
+    _catalog(invoke)
+    md = invoke(
+        "ingest", str(RUNBOOKS), "--format", "markdown-runbooks", "--tenant", "acme",
+        "--acl", "internal", "--source-id", "src:sre-runbooks",
+    )  # fmt: skip
+    assert md.code == 0, md
+    rules = invoke(
+        "ingest", str(RULES), "--format", "prometheus-rules",
+        "--tenant", "acme", "--acl", "internal",
+    )  # fmt: skip
+    assert rules.code == 0 and "ingest: linked: " in rules.err, rules
+    # The copy also links a runbook to an alert that had none: a link the refused ingest
+    # would have written.
+    copy = tmp_path / "acme-rules-copy.yaml"
+    copy.write_text(
+        RULES.read_text(encoding="utf-8").replace(
+            "runbooks/node/hostdiskwillfillin4hours", "runbooks/kubernetes/kubepodcrashlooping"
+        ),
+        encoding="utf-8",
+    )
+    refused = invoke(
+        "ingest", str(copy), "--format", "prometheus-rules",
+        "--tenant", "acme", "--acl", "internal",
+    )  # fmt: skip
+    assert refused.code == 2, refused
+    assert "is held by source src:prometheus:acme-rules" in refused.err, refused.err
+    assert "linked:" not in refused.err, refused.err

@@ -235,6 +235,9 @@ def run_ingest(
                 # (an import stopped part way keeps its claim: its records stand).
                 release_claim(driver, imported[0], imported[1], claim, settings.database)
             raise
+        for line in loaded.written_notes:
+            # File names and ids come from the imported folder: shown inert (_progress).
+            _progress(line)
         if options.backdate and floors and report.changed:
             _record_backdating(driver, loaded, floors, path, settings.database, ctx_database)
         if imported is not None:

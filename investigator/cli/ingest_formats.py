@@ -100,13 +100,12 @@ def _loader(fmt: str) -> Callable[[Path, _Options], LoadedBundle]:
             changes += _anchor_changes(result, driver, settings.database)
         finally:
             driver.close()
-        # File names and ids come from the imported folder: shown inert.
-        for line in result.report_lines() + changes:
-            sys.stderr.write(f"ingest: {printable(line)}\n")
         for line in result.ignored:
             sys.stderr.write(f"warning: {printable(line)}\n")
         loaded = result.loaded()
         loaded.problems.extend(result.problems)
+        # Said by `ingest` once the records are written (a refused ingest links nothing).
+        loaded.written_notes.extend(result.report_lines() + changes)
         return loaded
 
     return load
