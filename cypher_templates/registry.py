@@ -8,7 +8,8 @@ text gets a `sha256:` template hash, recorded with each tool call for replay.
 One file can publish several versions of a template (manifest `versions`): they differ only
 in their render settings (`row_times`: how the rows carry times; `acl_ceiling`: which record
 of an element bounds what a subject may read; `missing_files`: whether a runbook row, or an
-entity_resolution row, says when its file or rule went missing from its source's import),
+entity_resolution row, says when its file or rule went missing from its source's import;
+`latest_copy`: which copy of a relationship record version_history shows),
 which Jinja2 receives beside the options, so an older version keeps rendering exactly the
 text it was recorded with.
 
@@ -83,7 +84,7 @@ RowTimes = Literal["datetime", "epoch_micros"]
 AclCeiling = Literal["active_node", "latest_record"]
 # What a template's text receives from its manifest entry beside its options.
 RENDER_SETTINGS: frozenset[str] = frozenset(
-    {"row_times", "acl_ceiling", "missing_files", "under_way"}
+    {"row_times", "acl_ceiling", "missing_files", "under_way", "latest_copy"}
 )
 
 
@@ -208,6 +209,7 @@ class TemplateSpec(BaseModel):
     acl_ceiling: AclCeiling = "active_node"
     missing_files: bool = False  # runbooks_for 4, entity_resolution 4: file or rule missing
     under_way: bool = False  # latest_deployments 4: also a rollout started and not finished
+    latest_copy: bool = False  # version_history 4: a relationship's latest-ending copy
 
     @model_validator(mode="after")
     def _names(self) -> TemplateSpec:
@@ -294,6 +296,7 @@ class VersionSettings(BaseModel):
     acl_ceiling: AclCeiling = "active_node"
     missing_files: bool = False
     under_way: bool = False
+    latest_copy: bool = False
 
 
 class Manifest(BaseModel):
@@ -572,6 +575,7 @@ class TemplateRegistry:
                     acl_ceiling=spec.acl_ceiling,
                     missing_files=spec.missing_files,
                     under_way=spec.under_way,
+                    latest_copy=spec.latest_copy,
                     **resolved,
                 )
             )

@@ -16,7 +16,8 @@ bundle problem, and a source never writes a new version of (or retracts) what an
 source holds (`SourceTakeover`, see `_plan`, `_without_endpoint_holders` and
 `_retraction_takeovers`; the current record's `source_id` comes with the history read).
 Then, in batched `UNWIND` transactions: node records (the previous record
-gets `superseded_at`, and its current edge records are copied onto the new record),
+gets `superseded_at`, and its current edge records move onto the new record: copied there,
+their copies on the old record superseded with it),
 relationship records (previous copies superseded), and retractions (tombstone records, all in
 one transaction, a run of node retractions with a few statements). A re-ingest asks Neo4j
 which ids and keys have a current record with another content hash (or type labels), one
@@ -311,10 +312,19 @@ _EDGE_HISTORY = RelTypeStatement(
     "r.recorded_at.epochMillis * 1000 + r.recorded_at.microsecond % 1000 AS recorded_us, "
     "r.source_id AS source"
 )
+# A copy on an older endpoint record, superseded with that record after `at` (a record
+# recorded back in time), is superseded at `at` too; only current copies are counted.
 _EDGE_SUPERSEDE = RelTypeStatement(
-    "UNWIND $rows AS row MATCH ()-[r:REL_TYPE]->() "
-    "WHERE r.tenant = row.tenant AND r.key = row.key AND r.superseded_at IS NULL "
-    "SET r.superseded_at = " + _ROW_TIME + " RETURN count(r) AS n"
+    "UNWIND $rows AS row WITH row, " + _ROW_TIME + " AS at MATCH ()-[r:REL_TYPE]->() "
+    "WHERE r.tenant = row.tenant AND r.key = row.key "
+    "AND (r.superseded_at IS NULL OR r.superseded_at > at) "
+    "WITH r, at, r.superseded_at IS NULL AS was_current SET r.superseded_at = at "
+    "RETURN count(CASE WHEN was_current THEN 1 END) AS n"
+)
+_EDGE_LATER_COPIES = per_rel_type(
+    "MATCH ()-[r:REL_TYPE]->() "
+    "WHERE r.tenant = $tenant AND r.key = $key AND r.superseded_at > $at "
+    "SET r.superseded_at = $at"
 )
 _EDGE_CURRENT_COPIES = per_rel_type(
     "MATCH (a)-[r:REL_TYPE]->(b) "
@@ -374,6 +384,14 @@ _INCIDENT_EDGES = (
     "RETURN DISTINCT type(r) AS type, properties(r) AS props, "
     "startNode(r).tenant AS tenant, startNode(r).id AS from_id, endNode(r).id AS to_id"
 )
+# The edge records still current on node records just superseded (after `_EDGE_COPY` put
+# them on the current records): each copy ends when its first endpoint record ended, so an
+# edge record has one current copy, and `known_at` reads before then still find the old one.
+_SUPERSEDE_OLD_COPIES = (
+    "UNWIND $olds AS oid MATCH (o) WHERE elementId(o) = oid "
+    "MATCH (o)-[r]-() WHERE r.superseded_at IS NULL AND o.superseded_at IS NOT NULL "
+    "WITH r, min(o.superseded_at) AS at SET r.superseded_at = at"
+)
 # Copies of an existing edge record onto the current records of its endpoints.
 _EDGE_COPY = (
     "UNWIND $rows AS row "
@@ -398,7 +416,11 @@ _EDGE_CREATE = (
     "AND (b.superseded_at IS NULL OR a.recorded_at < b.superseded_at) "
     "CREATE (a)-[r:$(row.type)]->(b) SET r = row.props "
     + SET_WIRE_TIMES.replace("VAR", "r")
-    + " RETURN count(r) AS n, count(DISTINCT row.idx) AS rows_written"
+    # A copy on an older record is current only while both its endpoint records are.
+    + " SET r.superseded_at = CASE WHEN a.superseded_at IS NULL THEN b.superseded_at "
+    "WHEN b.superseded_at IS NULL OR a.superseded_at < b.superseded_at THEN a.superseded_at "
+    "ELSE b.superseded_at END"
+    " RETURN count(r) AS n, count(DISTINCT row.idx) AS rows_written"
 )
 # A tenant's first records: every endpoint is the version 1 record of its id (found through
 # the (tenant, id, version) uniqueness index, like a raw writer would).
@@ -1120,7 +1142,9 @@ def _retract_nodes(tx: neo4j.ManagedTransaction, run: Sequence[_Retraction]) -> 
     ):
         return _retract_each(tx, run)  # nothing written yet
     tx.run(_TOMBSTONE_NODES, rows=tombstones).consume()
-    return len(tombstones), _copy_edges(tx, copies)
+    copied = _copy_edges(tx, copies)
+    _supersede_old_copies(tx, old_eids)
+    return len(tombstones), copied
 
 
 def _retract_each(tx: neo4j.ManagedTransaction, run: Sequence[_Retraction]) -> tuple[int, int]:
@@ -1738,8 +1762,17 @@ def _plan(
 
 
 def _copy_incident_edges(tx: neo4j.ManagedTransaction, old_eids: list[str]) -> int:
-    """Copy current edge records of superseded node records onto the current records."""
-    return _copy_edges(tx, _incident_edge_rows(tx, old_eids))
+    """Move current edge records of superseded node records onto the current records: copy
+    them there, then supersede the copies left on the old records."""
+    copied = _copy_edges(tx, _incident_edge_rows(tx, old_eids))
+    _supersede_old_copies(tx, old_eids)
+    return copied
+
+
+def _supersede_old_copies(tx: neo4j.ManagedTransaction, old_eids: list[str]) -> None:
+    """Supersede the edge copies still current on superseded node records (by element id)."""
+    if old_eids:
+        tx.run(_SUPERSEDE_OLD_COPIES, olds=old_eids).consume()
 
 
 def _incident_edge_rows(tx: neo4j.ManagedTransaction, old_eids: list[str]) -> list[dict[str, Any]]:
@@ -1857,6 +1890,8 @@ def _retract(tx: neo4j.ManagedTransaction, r: _Retraction) -> tuple[int, int]:
     at = max(r.at, previous)
     props = _tombstone_props(first["props"], r, at)
     tx.run(_SUPERSEDE_BY_EID, eids=[c["eid"] for c in copies], at=at).consume()
+    # Copies on older endpoint records that ended after a retraction dated back end with it.
+    tx.run(_EDGE_LATER_COPIES[rel_type], tenant=r.tenant, key=r.target, at=at).consume()
     row = {
         "idx": 0,
         "tenant": r.tenant,

@@ -84,11 +84,14 @@ def _ingest(invoke, files: Path, what: str, tenant: str, *flags: str):  # type: 
 
 
 def _link_records(driver: neo4j.Driver, tenant: str) -> dict[str, list[tuple[int, str, bool]]]:
-    """Every record of each link key in `tenant`: (version, source_id, current)."""
+    """Every record of each link key in `tenant`: (version, source_id, current). A record
+    has a copy per pair of endpoint records (a runbook edited since has two): it is current
+    while one of them is."""
     records, _, _ = driver.execute_query(
         "MATCH ()-[r:APPLIES_TO]->() WHERE r.tenant = $tenant "
-        "RETURN DISTINCT r.key AS key, r.version AS v, r.source_id AS source, "
-        "r.superseded_at IS NULL AS current ORDER BY key, v",
+        "WITH r.key AS key, r.version AS v, r.source_id AS source, "
+        "count(CASE WHEN r.superseded_at IS NULL THEN 1 END) > 0 AS current "
+        "RETURN key, v, source, current ORDER BY key, v",
         tenant=tenant,
     )
     out: dict[str, list[tuple[int, str, bool]]] = {}

@@ -271,12 +271,15 @@ DEMO_CALLS: dict[str, Callable[[dict[str, str | int]], list[dict[str, Any]]]] = 
 
 def test_every_template_has_demo_calls(ex: TemplateExecutor) -> None:
     assert set(DEMO_CALLS) == {s.id for s in ex.registry.specs()}
-    # 4: runbooks_for and entity_resolution only (the time a runbook's file, or an alert's
-    # rule, went missing from its source's import).
+    # 4: runbooks_for and entity_resolution (the time a runbook's file, or an alert's rule,
+    # went missing from its source's import), latest_deployments (a release in progress) and
+    # version_history (a relationship record's latest-ending copy).
     assert {s.version for s in ex.registry.specs()} == {1, 2, 3, 4}
     assert {s.id for s in ex.registry.specs() if s.version == 4} == {
         "runbooks_for",
         "entity_resolution",
+        "latest_deployments",
+        "version_history",
     }
     for spec in ex.registry.specs():
         assert spec.row_times == ("datetime" if spec.version == 1 else "epoch_micros")
