@@ -72,6 +72,12 @@ class OwnershipContext(RowContext):
     team_name: str | None = None
 
 
+class OwnershipRecordContext(OwnershipContext):
+    """ownership_records: an OWNS record's service and team, and when it was superseded."""
+
+    superseded_at: Instant | None = None
+
+
 class OwnerOfContext(RowContext):
     """owners_of: the alert or runbook owned and the team."""
 
@@ -176,6 +182,7 @@ CONTEXT_SHAPES: dict[str, type[RowContext]] = {
     "latest_deployments": DeploymentContext,
     "ownership_over_time": OwnershipContext,
     "ownership_in_period": OwnershipContext,
+    "ownership_records": OwnershipRecordContext,
     "owners_of": OwnerOfContext,
     "deployments_in_window": DeploymentContext,
     "incident_context": IncidentContext,

@@ -23,7 +23,9 @@ from graph_schema.canonical import sha256_hex
 from investigator.evidence import Evidence, canonical_json, iso_utc, supported_evidence_types
 from investigator.gate import Conflict, authority
 from investigator.ownership_history import (
+    OwnershipCorrection,
     OwnershipPeriod,
+    corrections_at,
     history_cut_text,
     ownership_corrections,
 )
@@ -397,7 +399,9 @@ def derive_claims(
     each required gap says that the search did not finish.
     `ownership_period`: the period the question asks the owners over (each owner
     is stated by its valid interval), `ownership_records` the older records of their OWNS
-    edges (a correction of who was recorded is stated too; ownership_history.py);
+    edges (a correction of who was recorded is stated too; ownership_history.py); for a
+    question about one time, every record of a service with a superseded one (each
+    correction of who was recorded at an instant asked is stated);
     `ownership_cut`: (service, rows read) of each service whose owners over the period were
     more than one read holds (a required gap says where the history was cut).
     """
@@ -447,6 +451,9 @@ def derive_claims(
                     Intent.OWNERSHIP_AT_TIME.value,
                 )
             )
+        claims += _instant_correction_claims(
+            _with(evidence, "ownership"), ownership_records, refs, as_of
+        )
     unknown_then: list[tuple[str, datetime]] = []
     text_gaps: list[MissingEvidence] = []
     if Intent.APPLICABLE_RUNBOOK in intent_set:
@@ -782,6 +789,46 @@ def _correction_claims(
         out.append(
             _claim(
                 f"{start} to {iso_utc(c.end)} the owner of {c.owned} was corrected at "
+                f"{iso_utc(c.corrected_at)}: recorded as {was} until then, {since} since "
+                f"(asked with --known-at before the correction, the answer is {was})",
+                EpistemicStatus.FACT,
+                0.95,
+                evs,
+                Intent.OWNERSHIP_AT_TIME.value,
+            )
+        )
+    return out
+
+
+def _instant_correction_claims(
+    owners: Sequence[Evidence],
+    records: Sequence[Evidence],
+    refs: Sequence[ReferenceTime],
+    as_of: datetime,
+) -> list[Claim]:
+    """For each instant a single-time owner question names (and as_of), each correction of
+    who was recorded as the owner then: what an earlier --known-at answered, and since when
+    the records say otherwise; bound to the current records of the edges concerned. The
+    admitted records (`owners`) and, when read, every record of the service's OWNS edges (the
+    run's `ownership_records` call)."""
+    records = [*owners, *records]
+    instants = {r.at: f"{r.describe()} ({r.why})" for r in reversed(refs)}
+    instants.setdefault(as_of, f"as_of, {iso_utc(as_of)}")
+    # One claim per correction, naming every instant asked that it corrected.
+    labels: dict[tuple[str, datetime, datetime], tuple[OwnershipCorrection, list[str]]] = {}
+    for at, label in sorted(instants.items()):
+        for c in corrections_at(records, at):
+            labels.setdefault((c.owned, c.corrected_at, c.end), (c, []))[1].append(label)
+    out = []
+    for c, named in labels.values():
+        evs = [ev for ev in owners if ev.element_id in c.keys]
+        if not evs:
+            continue
+        was = ", ".join(c.before)
+        since = ", ".join(c.after) if c.after else "no owner"
+        out.append(
+            _claim(
+                f"At {' and at '.join(named)}: the owner of {c.owned} was corrected at "
                 f"{iso_utc(c.corrected_at)}: recorded as {was} until then, {since} since "
                 f"(asked with --known-at before the correction, the answer is {was})",
                 EpistemicStatus.FACT,

@@ -13,13 +13,20 @@ with `version_history` (one recorded step per edge key that has them, through th
 session like any read: tenant, ACL and purpose in Cypher, replayable); a record that only
 closes an open interval at a time still to come when it was recorded (ownership moves on
 the 20th, recorded on the 19th) corrects nothing.
+
+A question about one instant ("Who owned tps-report then?") is told of a correction of who
+was recorded at that instant too. The current records admitted show one that added an owner
+(a record written later for a time already past); one that rewrote an earlier record needs
+its older versions: every record of the service's OWNS edges is read with one more bounded
+read (`ownership_records`), and only when a record the owner lookup read was superseded (its
+version above 1), since without one no record was rewritten.
 """
 
 from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
@@ -124,6 +131,59 @@ def history_steps(admitted: Sequence[Evidence]) -> list[PlanStep]:
         if "ownership" in ev.evidence_types and ev.kind == "relationship" and ev.version > 1
     }
     return version_history_steps(keys, "relationship")
+
+
+# One read of every record of a service's OWNS edges (a single-time owner question).
+RECORDS_TEMPLATE = "ownership_records"
+
+
+def revised_services(rows: Sequence[Evidence]) -> set[str]:
+    """The services of the OWNS records among `rows` that were superseded (version above 1):
+    those whose older records can show a correction."""
+    return {
+        _owned(ev)
+        for ev in rows
+        if "ownership" in ev.evidence_types and ev.kind == "relationship" and ev.version > 1
+    }
+
+
+def records_steps(services: Iterable[str]) -> list[PlanStep]:
+    """One `ownership_records` read per service (sorted)."""
+    return [
+        PlanStep(
+            template_id=RECORDS_TEMPLATE,
+            params={"service_id": service},
+            evidence_type="ownership",
+        )
+        for service in sorted(set(services))
+    ]
+
+
+def whole_records(
+    rows: Sequence[Sequence[Evidence]], calls: Sequence[ToolCallRecord]
+) -> list[Evidence]:
+    """The rows of the `ownership_records` reads, less those of a service whose read its row
+    cap cut: a record missing from the chain could make a correction seem to be (no
+    correction is said of it, as without the read)."""
+    cut = {
+        str(call.params["service_id"])
+        for call in calls
+        if call.template_id == RECORDS_TEMPLATE and call.truncated
+    }
+    return [ev for read in rows for ev in read if _owned(ev) not in cut]
+
+
+def corrections_at(records: Sequence[Evidence], at: datetime) -> list[OwnershipCorrection]:
+    """The corrections of who was recorded as the owner at the instant `at`, by what is
+    owned and then oldest first (each record of the OWNS edges known at the run's known_at)."""
+    return sorted(
+        (
+            c
+            for c in ownership_corrections(records)
+            if (c.start is None or c.start <= at) and at < c.end
+        ),
+        key=lambda c: (c.owned, c.corrected_at),
+    )
 
 
 # The template that reads the owners of a period (newest first, row-capped).

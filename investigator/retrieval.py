@@ -30,7 +30,12 @@ from investigator.incident_reference import (
     read_the_incident,
     the_incident_words,
 )
-from investigator.ownership_history import history_steps
+from investigator.ownership_history import (
+    history_steps,
+    records_steps,
+    revised_services,
+    whole_records,
+)
 from investigator.planner import (
     AT_PREFIX,
     CAUSE_INTENTS,
@@ -111,7 +116,8 @@ class RetrievalOutcome(BaseModel):
     # not find was not looked for to the end, so it is unknown, not absent.
     cut_short: bool = False
     # The older records of the admitted OWNS edges, read when the question asks the owners
-    # over a period (ownership_history.py): what was recorded before each correction.
+    # over a period (ownership_history.py): what was recorded before each correction; for a
+    # single-time owner question, every record of a service with a superseded one.
     ownership_records: list[Evidence] = Field(default_factory=list)
     # How a bare "the incident" in a question that names nothing was read (incident_reference).
     incident_reading: IncidentReading | None = None
@@ -468,6 +474,8 @@ class RetrievalLoop:
             named_services=[plan_input.service_id] if plan_input.service_id else [],
         )
         self.text_rows: list[TemplateRow] = []
+        # Services an owner lookup read a superseded OWNS record of (ownership_history.py).
+        self.revised_owned: set[str] = set()
         # Alerts the question spells out in words: named, as a typed name would be.
         self.spelled_ids: set[str] = set()
         # The alerts the question names (typed, or spelled out in words), and the
@@ -613,6 +621,13 @@ class RetrievalLoop:
             plan = self.planner.plan(self.inp, self.intents, known, next_steps)
         if self.gate.policy.ownership_period is not None and not self._past_deadline():
             outcome.ownership_records = self._ownership_records(known, outcome)
+        elif (
+            Intent.OWNERSHIP_AT_TIME in self.intents
+            and self.revised_owned
+            and not self._past_deadline()
+        ):
+            rows = self._history_stage(known, outcome)(records_steps(self.revised_owned))
+            outcome.ownership_records = whole_records(rows, outcome.tool_calls)
         outcome.known = known
         outcome.service_id = self.inp.service_id
         outcome.intents = list(self.intents)
@@ -640,8 +655,8 @@ class RetrievalLoop:
     def _history_stage(
         self, known: Known, outcome: RetrievalOutcome
     ) -> Callable[[list[PlanStep]], list[list[Evidence]]]:
-        """A recorded round of `version_history` reads (record_time.py), not counted
-        against the plan's max_rounds."""
+        """A recorded round of history reads (`version_history`, record_time.py; or
+        `ownership_records`), not counted against the plan's max_rounds."""
 
         def stage(steps: list[PlanStep]) -> list[list[Evidence]]:
             plan = self.planner.plan(self.inp, self.intents, known, steps)
@@ -941,6 +956,8 @@ class RetrievalLoop:
             result = call.result
             outcome.tool_calls.append(call.record)
             _note_removed_rules(outcome, call.candidates)
+            if result.template_id == "ownership_over_time":
+                self.revised_owned |= revised_services(call.candidates)
             self._resolve_given_service(step, result.rows)
             if step.step_id == THE_INCIDENT_LOOKUP:
                 # "the incident": the one incident it can mean is an anchor; several are

@@ -309,3 +309,61 @@ def test_a_period_longer_than_one_read_says_where_it_was_cut(  # type: ignore[no
     assert len(cut) == 1 and cut[0].endswith(
         "ask for the rest with 'between 2020-06-01T00:00:00Z and 2021-06-01T00:00:00Z'"
     ), cut
+
+
+def _templates(doc: dict) -> list[str]:  # type: ignore[type-arg]
+    return [str(c["template"]).split("@")[0] for c in doc["tool_calls"]]
+
+
+AT_INCIDENT = (
+    "the owner of svc:tps-report was corrected at 2026-12-01T09:00:00Z: recorded as team:beta "
+    "until then, team:alpha since (asked with --known-at before the correction, the answer is "
+    "team:beta)"
+)
+
+
+def test_one_time_says_its_owner_was_corrected(initech: neo4j.Driver, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    # Before, the answer named team:alpha and nothing else: what an answer given before
+    # 2026-12-01 said (team:beta) was nowhere. One more read, of every OWNS record.
+    doc = _ask(invoke, "Who owned tps-report at 2026-11-11T10:00Z?", *TPS)
+    claims = _claims(doc)
+    assert (
+        "At the time named in the question, 2026-11-11T10:00:00Z (explicit): team:alpha OWNS "
+        "svc:tps-report (valid 2025-01-01T00:00:00Z to 2026-11-12T00:00:00Z)"
+    ) in claims, claims
+    assert (
+        f"At the time named in the question, 2026-11-11T10:00:00Z (explicit): {AT_INCIDENT}"
+    ) in claims, claims
+    assert _templates(doc).count("ownership_records") == 1, _templates(doc)
+    # The read is recorded like any other: a replay re-runs it and gives the same answer.
+    replay = invoke("replay", doc["run_id"], *IVY, "--json")
+    assert replay.code == 0, replay
+    assert json.loads(replay.out)["verified"] is True
+
+
+def test_one_time_known_before_the_correction(initech: neo4j.Driver, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    # Asked as known before the correction: team:beta, and no correction (none was known).
+    doc = _ask(
+        invoke, "Who owned tps-report at 2026-11-11T10:00Z?", *TPS, "--known-at", BEFORE_CORRECTION
+    )
+    claims = _claims(doc)
+    assert not [c for c in claims if "corrected" in c], claims
+    assert any("team:beta OWNS svc:tps-report" in c and "2026-11-11T10:00:00Z" in c for c in claims)
+
+
+def test_no_superseded_owner_record_no_more_reads(initech: neo4j.Driver, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    # svc:stapler's OWNS records were never superseded: no correction can be, no more read.
+    doc = _ask(invoke, "Who owned stapler on 2025-04-01?", "--service", "svc:stapler")
+    assert "ownership_records" not in _templates(doc), _templates(doc)
+    assert not [c for c in _claims(doc) if "corrected" in c], _claims(doc)
+
+
+def test_then_says_its_owner_was_corrected(initech: neo4j.Driver, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    # "Then" is the first TPS-500 error of 2026-11-11: team:alpha as known now, team:beta
+    # as an answer given before the 2026-12-01 correction said.
+    doc = _ask(
+        invoke, "The TPS-500 errors of the 2026-11-11 incident: who owned tps-report then?", *TPS
+    )
+    then = "At the first TPS-500 error, 2026-11-11T10:02:00Z (the question says 'then')"
+    assert f"{then}: {AT_INCIDENT}" in _claims(doc), _claims(doc)
+    assert doc["status"] == "complete"
