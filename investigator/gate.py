@@ -31,7 +31,7 @@ from investigator.evidence import (
     supported_evidence_types,
 )
 from investigator.runbook_sections import alert_excerpt
-from investigator.timeline import rollout_under_way
+from investigator.timeline import DEPLOY_TIME_KEYS, instant, rollout_under_way
 
 # Evidence types that describe an event (something that happened at valid_from): they are
 # usable at any later as_of. Every other type describes a state that must hold at as_of.
@@ -691,7 +691,11 @@ class EvidenceGate:
                 detail = f"already admitted as {ev.evidence_id}"
                 return self._reject(cand, r.DUPLICATE, round_no, detail, winner=ev.evidence_id), []
         # A rollout under way at an instant asked about is said, whatever the plan's types.
-        anchor = cand.element_id in p.anchor_ids or self._under_way(cand)
+        anchor = (
+            cand.element_id in p.anchor_ids
+            or self._under_way(cand)
+            or self._release_before_rollout(cand)
+        )
         if not (set(cand.evidence_types) & self._relevant) and not anchor:
             detail = "supports none of the evidence types the plan needs"
             return self._reject(cand, r.LOW_RELEVANCE, round_no, detail), []
@@ -776,6 +780,34 @@ class EvidenceGate:
         as_of = self.policy.as_of
         instants = [as_of, *(t for t in self.policy.reference_times if t <= as_of)]
         return any(rollout_under_way(cand, t) is not None for t in instants)
+
+    def _release_before_rollout(self, cand: Evidence) -> bool:
+        """Whether a release is the latest of its service finished by the moment an admitted
+        rollout was under way: the answer names it as the release in force then."""
+        if cand.type != "Deployment" or "deployment_time" not in cand.evidence_types:
+            return False
+        finished = instant(cand, DEPLOY_TIME_KEYS)
+        if finished is None:
+            return False
+        as_of = self.policy.as_of
+        instants = [as_of, *(t for t in self.policy.reference_times if t <= as_of)]
+        service = _service_of(cand)
+        for rolling in self.admitted:
+            if _service_of(rolling) not in (None, service):
+                continue
+            at = min(
+                (t for t in instants if rollout_under_way(rolling, t) is not None), default=None
+            )
+            if at is None or finished > at:
+                continue
+            # Not an older release than one already admitted as finished by then.
+            if all(
+                (t := instant(ev, DEPLOY_TIME_KEYS)) is None or t > at or t <= finished
+                for ev in self.admitted
+                if ev.type == "Deployment" and _service_of(ev) in (None, service)
+            ):
+                return True
+        return False
 
     def _owner_in_period(self, cand: Evidence) -> bool:
         """Whether an ownership record holds at some instant of the period asked."""
@@ -883,3 +915,9 @@ def version_chains(candidates: Iterable[Evidence]) -> list[list[Evidence]]:
 def _hash_matches(content: str, recorded: str) -> bool:
     digest = sha256_text(content)
     return recorded == digest or recorded == digest.removeprefix("sha256:")
+
+
+def _service_of(ev: Evidence) -> str | None:
+    """The service a release record names (its row's context, else its `service` property)."""
+    service = ev.context.get("service", ev.props.get("service"))
+    return service if isinstance(service, str) else None

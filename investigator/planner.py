@@ -1321,7 +1321,8 @@ def followup_steps(
         for svc in focus
         if asked.event is AnchorEvent.RELEASE and not placed
     ] + [
-        # The newest releases by as_of: one just before it may be the nearer "then".
+        # The newest releases by as_of: one just before it may be the nearer "then"; for a
+        # release question, a rollout under way at as_of (a window ending there misses it).
         _step(
             "latest_deployments",
             {"service_id": svc, "to": _iso(inp.as_of)},
@@ -1329,7 +1330,7 @@ def followup_steps(
             step_id=LATEST_RELEASE_CHECK,
         )
         for svc in focus
-        if plain_then and stale
+        if (plain_then and stale) or Intent.RELEASE_LOOKUP.value in {str(i) for i in intents}
     ]
     if asked.event is AnchorEvent.RELEASE and release_pick(asked.event_words) is ReleasePick.FIRST:
         # "Before the first release": the earliest releases by as_of (the window template
