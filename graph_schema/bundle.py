@@ -608,6 +608,18 @@ def _element_name(section: str, index: int, raw: Any) -> str:
     return label
 
 
+# Top-level keys other graph formats use for a bundle's sections: a refusal names the key.
+_SECTION_ALIASES = {
+    "relationships": "edges",
+    "relations": "edges",
+    "rels": "edges",
+    "links": "edges",
+    "entities": "nodes",
+    "vertices": "nodes",
+    "docs": "documents",
+}
+
+
 def _problems_from_validation(
     origin: str, raw: dict[str, Any], exc: ValidationError
 ) -> list[BundleProblem]:
@@ -625,6 +637,9 @@ def _problems_from_validation(
             field = ".".join(str(part) for part in loc)
         message = str(error.get("msg", "invalid")).removeprefix("Value error, ")
         reason = f"{field}: {message}" if field else message
+        section_key = _SECTION_ALIASES.get(field.lower()) if element == "bundle" else None
+        if section_key is not None and error.get("type") == "extra_forbidden":
+            reason += f"; the key is `{section_key}`"
         problems.append(BundleProblem(origin=origin, element=element, reason=reason))
     return problems
 

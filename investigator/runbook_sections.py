@@ -190,14 +190,20 @@ def _uncommented(line: str, in_comment: bool) -> tuple[str, bool]:
 
 
 def _items(text: str) -> list[tuple[str, int | None]]:
+    """The step lines of `text` with the number of each one's code fence (`_marked_items`)."""
+    return [(line, fence) for line, fence, _ in _marked_items(text)]
+
+
+def _marked_items(text: str) -> list[tuple[str, int | None, bool]]:
     """The step lines of `text` as a reader sees it rendered, each with the number of its
     code fence (None outside one): fence markers, rules, HTML comments and link reference
     definitions are no lines; a hard-wrapped sentence or list item is one line (its lines
     joined by a space: VirtAPIDown's five items were seven card lines), as plain text
     (`plain_text`); inside a fence each line is one, as written: less the fence's own
     indentation outside a list, with it inside a list item (where the item's lines keep
-    theirs)."""
+    theirs); each also says whether it is a heading's (`Note:`)."""
     items: list[tuple[str, int | None]] = []
+    headings: set[int] = set()  # the items that are headings' titles
     fence: int | None = None
     fences = 0
     indent = 0  # the indentation taken off the open fence's lines
@@ -235,6 +241,7 @@ def _items(text: str) -> list[tuple[str, int | None]]:
             continue
         if heading := _INNER_HEADING.match(line):
             title = heading_text(heading.group(1))
+            headings.add(len(items))
             items.append((title if title.endswith((":", ".", "?", "!")) else f"{title}:", None))
             joinable = False
             item_indent = None
@@ -256,7 +263,7 @@ def _items(text: str) -> list[tuple[str, int | None]]:
         joinable = joinable and not line.endswith(("  ", "\\", ":"))
     # Prose as rendered (a wrapped emphasis is one item by now); code as written.
     return [
-        (text if fenced is not None or i in verbatim else plain_text(text), fenced)
+        (text if fenced is not None or i in verbatim else plain_text(text), fenced, i in headings)
         for i, (text, fenced) in enumerate(items)
     ]
 
@@ -306,21 +313,38 @@ def rendered_lines(text: str) -> list[str]:
     return [line for line, _ in _items(text)]
 
 
+def _fence_whole(items: list[tuple[str, int | None, bool]], end: int) -> int:
+    """Where a card showing `items[:end]` ends instead, never inside a code fence: a fence
+    cut short is shown to its end when that is at most _FENCE_MORE more lines, else left out
+    (unless it is all there is)."""
+    fence = items[end - 1][1] if end else None
+    if fence is None:
+        return end
+    after = end
+    while after < len(items) and items[after][1] == fence:
+        after += 1
+    if after - end <= _FENCE_MORE:
+        return after
+    start = end
+    while start and items[start - 1][1] == fence:
+        start -= 1
+    return start or end
+
+
 def _cut(text: str) -> tuple[list[str], int]:
     """The step lines of `text` a card shows, and how many of its step lines it leaves out:
     the first MAX_STEP_LINES (`_items`), never cut inside a code fence (the card ended on
-    the first line of a command): a fence cut short is shown to its end when that is at most
-    _FENCE_MORE more lines, else left out."""
-    items = _items(text)
-    shown = items[:MAX_STEP_LINES]
-    cut = shown[-1][1] if shown else None
-    if cut is not None:
-        rest = [item for item in items[MAX_STEP_LINES:] if item[1] == cut]
-        if len(rest) <= _FENCE_MORE:
-            shown += rest
-        else:
-            shown = [item for item in shown if item[1] != cut] or shown
-    return [line for line, _ in shown], len(items) - len(shown)
+    the first line of a command, `_fence_whole`), and never ending on a heading with none of
+    its lines ("Resolution:" over "... 1 more line", its one step hidden): that heading is
+    left out too, unless headings are all that fit, then the first line under them is shown."""
+    items = _marked_items(text)
+    end = _fence_whole(items, min(MAX_STEP_LINES, len(items)))
+    while end and items[end - 1][2]:
+        end -= 1
+    first = next((i for i, item in enumerate(items) if not item[2]), None)
+    if not end:
+        end = min(MAX_STEP_LINES, len(items)) if first is None else _fence_whole(items, first + 1)
+    return [line for line, _, _ in items[:end]], len(items) - end
 
 
 def _read(text: str, locator: str | None = None, note: str | None = None) -> RunbookSteps:
@@ -384,10 +408,29 @@ def _says_no_steps(lines: list[str]) -> bool:
 # the issue, see the following resources:", a list of links (a help page, a Slack channel),
 # and at most the generic "Try to identify the root cause and resolve the issue." (KubeVirt's
 # CnaoDown, SSPDown: the card showed that and hid the Diagnosis commands).
+# A line whose only action is asking someone for help ("Ask in #queue-help or page the queue
+# on-call for help.", "Escalate to the platform team."): each clause a verb of asking and who
+# (a channel, a handle, a team, the on-call), nothing more ("Page the on-call and restart the
+# consumer", "Ask the admin to scale the pool" are steps).
+_ASK_WHO = (
+    r"(?:(?:in|on|to|with|via)\s+)?(?:[#@][\w.-]+|(?:the\s+|your\s+|an?\s+)?(?:[\w-]+\s+){0,4}?"
+    r"(?:on-?call|team|sre|support|maintainers?|owners?|experts?|admins?|administrators?|"
+    r"channel|lead|escalation(?:\s+\w+)?)(?:\s+(?:in|on|via)\s+[#@][\w.-]+)?)"
+)
+_ASK_CLAUSE = (
+    r"(?:please\s+)?(?:ask|contact|page|ping|notify|call|message|escalate|reach\s+out|"
+    r"(?:get|seek)\s+help)\s+" + _ASK_WHO + r"(?:\s+for\s+(?:further\s+)?"
+    r"(?:help|assistance|support|guidance|investigation))?"
+)
 _HELP_LINE = re.compile(
     r"^\W*if\b[^.:]{0,60}\b(?:cannot|can't|can ?not|unable to|not able to|fail to)\s+"
     r"(?:resolve|fix|solve)\b"
-    r"|^\W*if\b[^.:]{0,40}\b(?:persists?|continues?)\b",
+    r"|^\W*if\b[^.:]{0,40}\b(?:persists?|continues?)\b"
+    r"|^\W*(?:if\b[^,.:]{0,80},\s*)?"
+    + _ASK_CLAUSE
+    + r"(?:\s*,?\s+(?:or|and)\s+"
+    + _ASK_CLAUSE
+    + r")*(?:\s+if\b[^.:]{0,80})?[\s.!]*$",
     re.IGNORECASE,
 )
 _ROOT_CAUSE_LINE = re.compile(
@@ -429,14 +472,20 @@ def _made_of_subsections(
     return nested or not titles.search(sections[children[0]].title)
 
 
-def _subsections_text(sections: list[Section], i: int) -> str:
-    """The text of the subsections of section `i`, in order, each under its title."""
+def _titled_text(sections: list[Section], start: int, end: int) -> str:
+    """The text of `sections[start:end]`, in order, each under its heading (read as one, a
+    title the card never ends on, `_cut`)."""
     return "\n".join(
         line
-        for k in range(i + 1, _scope_end(sections, i))
+        for k in range(start, end)
         # A blank line first: a title is never a wrapped line's end.
-        for line in ("", f"{sections[k].title}:", sections[k].body)
+        for line in ("", f"{'#' * sections[k].level} {sections[k].title}", sections[k].body)
     )
+
+
+def _subsections_text(sections: list[Section], i: int) -> str:
+    """The text of the subsections of section `i`, in order, each under its title."""
+    return _titled_text(sections, i + 1, _scope_end(sections, i))
 
 
 def _with_subsections(
@@ -444,27 +493,25 @@ def _with_subsections(
 ) -> RunbookSteps:
     """`steps` read from the subsections of section `i` (`_subsections_text`), with those
     subsections named as its cases when there are two or more, each marked shown when the
-    card shows any of its lines: the others are said to exist, and where."""
+    card shows a step line of it (not only its title): the others are said to exist, and
+    where."""
     children = _children(sections, i)
     if len(children) < 2:
         return steps
     shown = len(steps.lines)  # one card line an item, from the first (`_cut`)
     cases, first = [], 0
     for child in children:
-        chunk = "\n".join(
-            line
-            for k in range(child, _scope_end(sections, child))
-            for line in ("", f"{sections[k].title}:", sections[k].body)
-        )
-        size = len(_items(chunk))
+        items = _marked_items(_titled_text(sections, child, _scope_end(sections, child)))
+        # Shown when a step line of it is on the card, not only its title.
+        steps_at = [first + k for k, (_, _, heading) in enumerate(items) if not heading]
         cases.append(
             SectionCase(
                 title=sections[child].title.strip(),
                 locator=locators.get(sections[child].anchor),
-                shown=first < shown and size > 0,
+                shown=any(at < shown for at in steps_at),
             )
         )
-        first += size
+        first += len(items)
     title = sections[i].title.strip()
     note = (
         f"the section {title} has no text of its own, only {len(children)} subsections (under "

@@ -156,3 +156,24 @@ def test_a_runbook_without_supports_is_the_runbook(  # type: ignore[no-untyped-d
     card = invoke("runbook", "--service", "svc:a", "--subject", "acme/user:oncall")
     assert card.code == 0, card
     assert card.out.startswith("Runbook   A recovery  [runbook:a@v1"), card.out
+
+
+def test_relationships_instead_of_edges_names_the_key(  # type: ignore[no-untyped-def]
+    empty: neo4j.Driver, cli_env: object, invoke, tmp_path: Path
+) -> None:
+    # Other graph formats call them relationships: the refusal said only "Extra inputs are
+    # not permitted", with no word of the key a bundle uses.
+    bundle = {
+        "tenant": "acme",
+        "sources": [SOURCE],
+        "nodes": [{"id": "svc:a", "label": "Service", "source_id": "src:cmdb"}],
+        "relationships": [{"type": "DEPENDS_ON", "from": "svc:a", "to": "svc:a"}],
+    }
+    result = invoke("ingest", str(_write(tmp_path, bundle)))
+    assert result.code == 2, result
+    problem = next(line for line in result.err.splitlines() if "relationships" in line)
+    assert problem.endswith(
+        "bundle: relationships: Extra inputs are not permitted; the key is `edges`"
+    )
+    records, _, _ = empty.execute_query("MATCH (n:KG) RETURN count(n) AS c")
+    assert records[0]["c"] == 0

@@ -9,6 +9,12 @@ reproduced with small files this module writes):
   following resources:" and links) gives way to the Diagnosis steps; before, it was all the
   card showed;
 - a command in a fence inside a list item keeps its indentation (it printed flush left);
+- the cut at the card's line limit never ends on a subsection's title with none of its
+  lines ("Resolution:" over "... 1 more line", its one step hidden), and a case is "shown"
+  only when a step line of it is on the card (it was, for that bare title);
+- a Mitigation that only asks someone for help ("Ask in #queue-help or page the queue
+  on-call for help.") gives way to the Diagnosis steps as well; one that asks and also does
+  something ("Page the on-call and restart the consumers.") stays the steps;
 - free text several runbooks cover alike, none fitting, is said to tie, each named; before,
   one was "the closest" and covered "100% of the query" next to "no runbook fits".
 """
@@ -91,6 +97,38 @@ If you cannot resolve the issue, see the following resources:
 - [Queue help](https://example.org/help)
 """
 
+# Two cases, the first's command filling the card to its last line: the second's title
+# came next, alone.
+CUT_AT_CASE = """\
+# NodeDiskFull
+
+## Meaning
+The disk of a node is almost full.
+
+## Mitigation
+
+### Check usage
+1. Look at the usage:
+   ```
+   df -h /var
+     du -sh /var/log/*
+   ```
+
+### Resolution
+Drain the node with `kubectl drain node`.
+"""
+
+ASK_FOR_HELP = """\
+# {name}
+
+## Diagnosis
+- Check consumer lag with `kafka-consumer-groups --describe --group worker`.
+- Restart stuck consumers.
+
+## Mitigation
+{mitigation}
+"""
+
 # Every word of "VM stuck in starting state" in each, never two of them side by side, and
 # no runbook named by them: none fits, three alike.
 APART = """\
@@ -101,6 +139,15 @@ APART = """\
 The VM does not respond. Its launcher is stuck in a loop. Check the state of the node,
 then try starting the guest. ({which})
 """
+
+
+# Mitigations that only ask someone for help, and ones that also do something.
+ASKING = {
+    "QueueBacklog": "Ask in #queue-help or page the queue on-call for help.",
+    "QueueLagging": "- Escalate to the platform team.\n- Reach out to @queue-oncall.",
+    "QueueStalled": "Page the on-call and restart the consumers.",
+    "QueueFull": "Ask the cluster admin to add a partition.",
+}
 
 
 @pytest.fixture(scope="module")
@@ -122,6 +169,11 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
         encoding="utf-8",
     )
     (root / "QueueWorkerDown.md").write_text(OWN_STEP, encoding="utf-8")
+    (root / "NodeDiskFull.md").write_text(CUT_AT_CASE, encoding="utf-8")
+    for name, mitigation in ASKING.items():
+        (root / f"{name}.md").write_text(
+            ASK_FOR_HELP.format(name=name, mitigation=mitigation), encoding="utf-8"
+        )
     for name in ("GuestHangs", "LauncherLoops", "PhaseUnhealthy"):
         (root / f"{name}.md").write_text(APART.format(name=name, which=name), encoding="utf-8")
     return root
@@ -214,3 +266,47 @@ def test_free_text_that_runbooks_cover_alike_without_fitting_says_they_tie(  # t
         assert f"runbook:{name}" in first
     assert "the closest" not in first
     assert first.endswith("add words, or use --alert NAME")
+
+
+def test_the_cut_never_ends_on_a_case_title_with_none_of_its_lines(imported, invoke) -> None:  # type: ignore[no-untyped-def]
+    runbook = _runbook(invoke, "--alert", "NodeDiskFull")
+    assert runbook["steps"] == [
+        "Check usage:",
+        "1. Look at the usage:",
+        "   df -h /var",
+        "     du -sh /var/log/*",
+    ]
+    assert [(c["title"], c["shown"]) for c in runbook["section_cases"]] == [
+        ("Check usage", True),
+        ("Resolution", False),
+    ]
+    card = invoke("runbook", "--alert", "NodeDiskFull", "--subject", "user:oncall")
+    assert card.code == 0, card
+    lines = card.out.splitlines()
+    at = lines.index("          ... 2 more lines at NodeDiskFull.md#mitigation")
+    assert lines[at - 1] == "               du -sh /var/log/*"
+    resolution = next(line for line in lines if "NodeDiskFull.md#resolution" in line)
+    assert not resolution.endswith("(shown)")
+
+
+@pytest.mark.parametrize("name", ["QueueBacklog", "QueueLagging"])
+def test_a_mitigation_that_only_asks_for_help_gives_way_to_diagnosis(  # type: ignore[no-untyped-def]
+    imported, invoke, name: str
+) -> None:
+    runbook = _runbook(invoke, "--alert", name)
+    assert runbook["steps_locator"] == f"{name}.md#diagnosis"
+    assert runbook["steps"] == [
+        "- Check consumer lag with `kafka-consumer-groups --describe --group worker`.",
+        "- Restart stuck consumers.",
+    ]
+    assert runbook["steps_note"].startswith("the section Mitigation only says where to get help")
+
+
+@pytest.mark.parametrize("name", ["QueueStalled", "QueueFull"])
+def test_a_mitigation_that_asks_and_acts_stays_the_steps(  # type: ignore[no-untyped-def]
+    imported, invoke, name: str
+) -> None:
+    runbook = _runbook(invoke, "--alert", name)
+    assert runbook["steps_locator"] == f"{name}.md#mitigation"
+    assert runbook["steps"] == [ASKING[name]]
+    assert runbook["steps_note"] is None
