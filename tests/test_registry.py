@@ -309,6 +309,7 @@ LATER_TEMPLATES = {
     "owners_of",
     "incidents_at",
     "ownership_in_period",
+    "ownership_records",
 }
 
 

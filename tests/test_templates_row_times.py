@@ -245,6 +245,10 @@ DEMO_CALLS: dict[str, Callable[[dict[str, str | int]], list[dict[str, Any]]]] = 
             "to": "2026-07-24T12:00:00Z",
         },
     ],
+    "ownership_records": lambda _: [
+        {"service_id": "svc:payment-api"},
+        {"service_id": "svc:payment-db"},
+    ],
     "owners_of": lambda _: [
         {"entity_id": "alert:PaymentApiHighErrorRate"},
         {"entity_id": "runbook:payment-recovery@v3"},
