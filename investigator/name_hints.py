@@ -169,10 +169,17 @@ def unresolved_names(
     names: list[UnresolvedName] = []
     if service is not None:
         found = hints.suggestions(service, "Service")
+        covered = _cited_ids(result, found)
+        # The answer may be about the id meant all the same (the question names it): said,
+        # not "does not cover it" beside claims about it.
+        cover = (
+            f"The answer covers {covered[0]}, which its claims cite."
+            if covered
+            else "The answer does not cover it."
+        )
         note = (
             f"--service {_clean(service)!r} did not resolve to a service visible to "
-            f"{_clean(subject_id)}; {_sentence(_did_you_mean(found))} The answer does not "
-            "cover it."
+            f"{_clean(subject_id)}; {_sentence(_did_you_mean(found))} {cover}"
         )
         names.append(UnresolvedName(text=service, given_as="service", suggestions=found, note=note))
     for text, label in unresolved:
@@ -199,6 +206,19 @@ def _did_you_mean(suggestions: list[str]) -> str:
     from investigator.entity_suggestions import did_you_mean
 
     return did_you_mean(suggestions)
+
+
+def _cited_ids(result: InvestigationResult, ids: list[str]) -> list[str]:
+    """Those of `ids` a claim of the answer writes, or the evidence it cites, as a whole id."""
+    cited = {eid for claim in result.claims for eid in claim.evidence_ids}
+    texts = [claim.statement for claim in result.claims] + [
+        f"{ev.element_id} {ev.content or ''}" for ev in result.evidence if ev.evidence_id in cited
+    ]
+    return [
+        i
+        for i in ids
+        if any(re.search(r"(?<![\w:-])" + re.escape(i) + r"(?![\w-])", t) for t in texts)
+    ]
 
 
 def _matched_in_answer(result: InvestigationResult, text: str) -> str | None:

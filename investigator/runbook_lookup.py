@@ -50,6 +50,7 @@ from graph_schema.importers.link_targets import url_page_name
 from investigator.context_graph.models import RunStatus
 from investigator.context_graph.recorder import RunRecorder
 from investigator.entity_suggestions import (
+    MAX_SUGGESTIONS,
     Candidate,
     did_you_mean,
     rank_suggestions,
@@ -549,7 +550,8 @@ class _Lookup(OneStepCalls):
 
     @property
     def subject_id(self) -> str:
-        return self.session.subject.id
+        """The subject as notes name it: tenant-qualified (`acme/user:bob`), as it was asked."""
+        return str(self.session.subject.ref)
 
     def stage(self, steps: list[PlanStep]) -> list[list[Evidence]]:
         """Run one recorded plan of independent steps (together); each step's rows as
@@ -1017,6 +1019,11 @@ class RunbookLookup:
             if not names:
                 return []
             target, typed = LookupTarget.ALERT, names[0]
+        severity = None
+        if target is LookupTarget.ALERT and "@" in typed:
+            # `--alert DiskFull@info`: the name is looked for alone; its rules' severities
+            # are what is suggested (`_severities`).
+            typed, _, severity = typed.removeprefix("alert:").partition("@")
         queries = suggestion_queries(typed, _ENTITY_LABEL[target])
         if target is LookupTarget.ALERT:
             # A runbook folder imported without its rules is named after the alerts.
@@ -1025,6 +1032,8 @@ class RunbookLookup:
             return []
         steps = [q.step() for q in queries]
         rows = [ev for found in run.stage(steps) for ev in found]
+        if severity is not None and (same := _severities(rows, typed, severity)):
+            return same
         candidates: dict[str, Candidate] = {}
         for ev in rows:
             # The rules of one alert (one per severity, `alert:X@1`, `alert:X@2`) are one
@@ -1315,6 +1324,23 @@ class RunbookLookup:
                     evidence_id=best.evidence_id,
                 )
         return None
+
+
+def _severities(rows: list[Evidence], name: str, severity: str) -> list[str]:
+    """Of the alert rules among `rows` named `name` in any case, what `--alert` takes for
+    each (`DiskFull@warning`): the one of `severity` in another case alone, else all of
+    them by id (a severity the alert has no rule of: those it has)."""
+    rules = sorted(
+        {
+            ev.element_id.removeprefix("alert:")
+            for ev in rows
+            if ev.type == "Alert"
+            and "@" in ev.element_id
+            and _alertname(ev).casefold() == name.casefold()
+        }
+    )
+    same = [r for r in rules if r.partition("@")[2].casefold() == severity.casefold()]
+    return same or rules[:MAX_SUGGESTIONS]
 
 
 def _nothing_matches(what: str, query: RunbookQuery, run: _Lookup) -> str:

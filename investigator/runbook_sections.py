@@ -864,7 +864,8 @@ def chosen_heading(ev: Evidence, focus: SectionFocus) -> str | None:
 
 def alert_section(ev: Evidence, focus: SectionFocus) -> str | None:
     """The locator of the section `focus` is about, in a runbook with sections for several
-    alerts (None in any other document: its own locator says where to read)."""
+    alerts, or of the section an error id `focus` names heads (None in any other document:
+    its own locator says where to read)."""
     if not focus.names:
         return None  # nothing named: no need to read the text's sections
     structure = _structure(ev)
@@ -873,9 +874,18 @@ def alert_section(ev: Evidence, focus: SectionFocus) -> str | None:
     sections, locators = structure
     alerts = _alert_sections(sections)
     if len(alerts) < 2:
-        return None
+        chosen = _code_named(sections, focus.names)
+        return None if chosen is None else locators.get(sections[chosen].anchor)
     chosen = _chosen(sections, alerts, focus)
     return None if chosen is None else locators.get(sections[chosen].anchor)
+
+
+def _code_named(sections: list[Section], names: tuple[str, ...]) -> int | None:
+    """The one section headed by an error id that `names` name (`## BILL-2002` of a page of
+    error codes): asked about by that id however few alerts' sections the page has."""
+    codes = set(_code_sections(sections))
+    named = {i for name in names if (i := _named(sections, (name,))) in codes}
+    return named.pop() if len(named) == 1 else None
 
 
 # A section that only refers to another of the same file ("Same as [`MimirX`](#MimirX).",
@@ -1154,10 +1164,10 @@ def alert_excerpt(
     ev: Evidence, names: tuple[str, ...], question: str | None = None
 ) -> Evidence | None:
     """The section of runbook `ev` about the alert asked about, as evidence of its own, when
-    `ev` holds sections for two or more alerts and the question is about one of them (None
-    otherwise: keep it whole). The alert is the one `names` name (alert names and
-    `runbook_url` fragments); when they name none of its sections, the one whose name the
-    `question` spells out in words.
+    `ev` holds sections for two or more alerts and the question is about one of them, or the
+    section an error id `names` name heads (None otherwise: keep it whole). The alert is the
+    one `names` name (alert names and `runbook_url` fragments); when they name none of its
+    sections, the one whose name the `question` spells out in words.
 
     Call it on text whose integrity is checked: the excerpt is a part of it, and carries
     the record's `text_hash` of the whole.
@@ -1172,7 +1182,11 @@ def alert_excerpt(
     sections, locators = structure
     alerts = _alert_sections(sections)
     if len(alerts) < 2:
-        return None
+        # A page of error codes (`## BILL-2002`): the section the id asked about heads.
+        coded = _code_named(sections, names)
+        if coded is None or (locator := locators.get(sections[coded].anchor)) is None:
+            return None
+        return _excerpt(ev, sections, coded, locator)
     named = {i for name in names if (i := _named(sections, (name,))) is not None}
     if not named and question and (spelled := _spelled(sections, alerts, question)) is not None:
         named = {spelled}

@@ -264,7 +264,7 @@ def test_a_runbook_lookup_before_anything_was_recorded_says_so(  # type: ignore[
     early = invoke("runbook", "--service", "svc:open", *asked, "--known-at", "1970-01-01T00:00:00Z")
     assert early.code == 0, early
     assert (
-        "no service matching 'svc:open' that user:bob may read was recorded by known_at "
+        f"no service matching 'svc:open' that {TENANT}/user:bob may read was recorded by known_at "
         "1970-01-01T00:00:00Z (a record made later is not read then)"
     ) in early.out
     assert "is visible to" not in early.out
@@ -272,9 +272,9 @@ def test_a_runbook_lookup_before_anything_was_recorded_says_so(  # type: ignore[
     hidden = invoke(
         "runbook", "--service", "svc:hidden", *asked, "--known-at", "1970-01-01T00:00:00Z"
     )
-    assert "'svc:hidden' that user:bob may read was recorded by known_at" in hidden.out
+    assert f"'svc:hidden' that {TENANT}/user:bob may read was recorded by known_at" in hidden.out
     today = invoke("runbook", "--service", "svc:hidden", *asked)
-    assert "no service matching 'svc:hidden' is visible to user:bob" in today.out
+    assert f"no service matching 'svc:hidden' is visible to {TENANT}/user:bob" in today.out
     # Replay always gives the run's known_at: each note is reproduced as the asker got it.
     for known in (["--known-at", "1970-01-01T00:00:00Z"], []):
         card = json.loads(

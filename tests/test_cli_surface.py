@@ -300,7 +300,7 @@ def test_runbook_suggests_visible_close_matches(cli_env, demo, invoke, typed: st
     assert res.code == 0, res
     first = res.out.splitlines()[0]
     assert first == (
-        f"No runbook: no service matching {typed!r} is visible to user:bob; "
+        f"No runbook: no service matching {typed!r} is visible to acme/user:bob; "
         "did you mean svc:payment-api?"
     ), res.out
     assert "Owner     unknown: the target did not resolve" in res.out
@@ -428,7 +428,7 @@ def test_an_alert_firing_not_yet_recorded_is_not_told_as_hidden(cli_env, demo, i
     assert res.code == 0, res
     first = res.out.splitlines()[0]
     assert first.endswith(
-        "it fired on no service that user:oncall may read, as recorded by known_at "
+        "it fired on no service that acme/user:oncall may read, as recorded by known_at "
         "2026-07-23T10:03:11Z"
     ), first
 

@@ -124,7 +124,7 @@ def test_a_section_heading_spelled_out_is_found_like_an_alerts(  # type: ignore[
     assert by_code["runbook"]["steps_locator"] == "storage-errors.md#err-storage-sample-too-old"
     assert by_code["runbook"]["steps"][0].startswith("This error occurs when a sample is older")
     assert by_code["note"] == (
-        "no error code matching 'err-storage-sample-too-old' is visible to user:oncall; "
+        "no error code matching 'err-storage-sample-too-old' is visible to acme/user:oncall; "
         "runbook:storage-errors has a section headed by it, and that heading is the only tie"
     )
     # The heading typed as text: that section too, not the file's opening text.

@@ -52,7 +52,7 @@ def test_runbook_alert_finds_the_runbook_named_after_it(  # type: ignore[no-unty
     # every imported runbook's card).
     assert not [line for line in lines if line.startswith("Valid")]
     assert lines[1].startswith(
-        "Note      no alert matching 'KubePodCrashLooping' is visible to user:oncall; "
+        "Note      no alert matching 'KubePodCrashLooping' is visible to acme/user:oncall; "
         "runbook:KubePodCrashLooping is named after it, and that name is the only tie"
     )
     assert "kubernetes/KubePodCrashLooping.md#mitigation" in card.out
