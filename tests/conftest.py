@@ -156,6 +156,28 @@ def import_runbook_folder(drv: neo4j.Driver, invoke, folder: Path, *flags: str) 
     assert result.code == 0, result
 
 
+# A tenant's on-call principal (user:oncall, labels [sre]) and its identity source: what a
+# test of imported runbooks ingests first (`.format(tenant=...)`).
+ONCALL_PRINCIPALS = """tenant: {tenant}
+sources:
+  - source_id: src:iam
+    source_type: identity
+    owner_team: team:sre
+    classification: internal
+    trust: trusted
+    authority: 100
+    allowed_purposes: [incident_investigation, runbook_lookup, audit]
+    recorded_at: "2026-01-05T09:00:00Z"
+principals:
+  - id: user:oncall
+    name: On-call
+    labels: [sre]
+    purposes: [incident_investigation, runbook_lookup]
+    source_id: src:iam
+    recorded_at: "2026-01-05T09:00:00Z"
+"""
+
+
 def ingest_fixture_bundle(drv: neo4j.Driver, name: str) -> neo4j.Driver:
     """A graph holding only the bundle `tests/fixtures/<name>`, its indexes online."""
     from graph_schema.bundle import load_bundle

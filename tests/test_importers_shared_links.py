@@ -15,25 +15,7 @@ from pathlib import Path
 
 import neo4j
 import pytest
-
-PRINCIPALS = """tenant: {tenant}
-sources:
-  - source_id: src:iam
-    source_type: identity
-    owner_team: team:sre
-    classification: internal
-    trust: trusted
-    authority: 100
-    allowed_purposes: [incident_investigation, runbook_lookup, audit]
-    recorded_at: "2026-01-05T09:00:00Z"
-principals:
-  - id: user:oncall
-    name: On-call
-    labels: [sre]
-    purposes: [incident_investigation, runbook_lookup]
-    source_id: src:iam
-    recorded_at: "2026-01-05T09:00:00Z"
-"""
+from conftest import ONCALL_PRINCIPALS
 
 RUNBOOKS = {
     "DiskAlmostFull": "# DiskAlmostFull\n\n## Mitigation\n\nDelete old volume snapshots.\n",
@@ -61,7 +43,7 @@ def files(tmp_path: Path, clean_db: neo4j.Driver, cli_env: object, invoke) -> Pa
     """Tenants lnka and lnkb (user:oncall, label sre), a runbook folder and a rule file."""
     for tenant in ("lnka", "lnkb"):
         principals = tmp_path / f"{tenant}.yaml"
-        principals.write_text(PRINCIPALS.format(tenant=tenant))
+        principals.write_text(ONCALL_PRINCIPALS.format(tenant=tenant))
         assert invoke("ingest", str(principals)).code == 0
     folder = tmp_path / "runbooks"
     folder.mkdir()

@@ -20,25 +20,7 @@ from typing import Any
 
 import neo4j
 import pytest
-
-PRINCIPALS = """tenant: {tenant}
-sources:
-  - source_id: src:iam
-    source_type: identity
-    owner_team: team:sre
-    classification: internal
-    trust: trusted
-    authority: 100
-    allowed_purposes: [incident_investigation, runbook_lookup, audit]
-    recorded_at: "2026-01-05T09:00:00Z"
-principals:
-  - id: user:oncall
-    name: On-call
-    labels: [sre]
-    purposes: [incident_investigation, runbook_lookup]
-    source_id: src:iam
-    recorded_at: "2026-01-05T09:00:00Z"
-"""
+from conftest import ONCALL_PRINCIPALS
 
 RUNBOOK = "# Disk almost full\n\n## Mitigation\n\n{steps}\n"
 RULES = """groups:
@@ -131,7 +113,7 @@ def _iso(value: Any) -> str:
 @pytest.fixture()
 def runbooks(tmp_path: Path, clean_db: neo4j.Driver, cli_env: object, invoke) -> Path:  # type: ignore[no-untyped-def]
     """Tenant cpy (user:oncall, label sre): the runbook folder, then the rules file."""
-    (tmp_path / "principals.yaml").write_text(PRINCIPALS.format(tenant="cpy"))
+    (tmp_path / "principals.yaml").write_text(ONCALL_PRINCIPALS.format(tenant="cpy"))
     assert invoke("ingest", str(tmp_path / "principals.yaml")).code == 0
     (tmp_path / "runbooks").mkdir()
     (tmp_path / "runbooks" / "disk-full.md").write_text(
@@ -189,7 +171,7 @@ def test_an_edited_runbook_keeps_one_current_link_and_the_old_one_as_of_before( 
 def test_a_bundle_node_version_moves_the_edges_pointing_at_it(  # type: ignore[no-untyped-def]
     tmp_path: Path, clean_db: neo4j.Driver, cli_env: object, invoke
 ) -> None:
-    (tmp_path / "principals.yaml").write_text(PRINCIPALS.format(tenant="cpb"))
+    (tmp_path / "principals.yaml").write_text(ONCALL_PRINCIPALS.format(tenant="cpb"))
     assert invoke("ingest", str(tmp_path / "principals.yaml")).code == 0
     bundle = tmp_path / "bundle.yaml"
     for name in ("Disk", "Disk service"):
@@ -234,7 +216,7 @@ def test_an_edge_recorded_before_a_node_history_ends_on_each_older_record(  # ty
     tmp_path: Path, clean_db: neo4j.Driver, cli_env: object, invoke
 ) -> None:
     """One bundle holding a service's two records and an edge recorded before both ends."""
-    (tmp_path / "principals.yaml").write_text(PRINCIPALS.format(tenant="cpb"))
+    (tmp_path / "principals.yaml").write_text(ONCALL_PRINCIPALS.format(tenant="cpb"))
     assert invoke("ingest", str(tmp_path / "principals.yaml")).code == 0
     (tmp_path / "history.yaml").write_text(HISTORY)
     result = invoke("ingest", str(tmp_path / "history.yaml"))

@@ -17,25 +17,9 @@ from pathlib import Path
 
 import neo4j
 import pytest
+from conftest import ONCALL_PRINCIPALS
 
-PRINCIPALS = """tenant: opsco
-sources:
-  - source_id: src:iam
-    source_type: identity
-    owner_team: team:sre
-    classification: internal
-    trust: trusted
-    authority: 100
-    allowed_purposes: [incident_investigation, runbook_lookup, audit]
-    recorded_at: "2026-01-05T09:00:00Z"
-principals:
-  - id: user:oncall
-    name: On-call
-    labels: [sre]
-    purposes: [incident_investigation, runbook_lookup]
-    source_id: src:iam
-    recorded_at: "2026-01-05T09:00:00Z"
-"""
+PRINCIPALS = ONCALL_PRINCIPALS.format(tenant="opsco")
 
 PAGE = """# Ops runbooks
 
