@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import neo4j
-from test_importers_shared_links import PRINCIPALS
+from conftest import ONCALL_PRINCIPALS
 
 RULES = """groups:
   - name: storage
@@ -31,7 +31,7 @@ def test_alert_id_with_or_without_its_prefix(  # type: ignore[no-untyped-def]
     tmp_path: Path, clean_db: neo4j.Driver, cli_env: object, invoke
 ) -> None:
     principals = tmp_path / "principals.yaml"
-    principals.write_text(PRINCIPALS.format(tenant="lnka"))
+    principals.write_text(ONCALL_PRINCIPALS.format(tenant="lnka"))
     assert invoke("ingest", str(principals)).code == 0
     folder = tmp_path / "runbooks"
     folder.mkdir()

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 
 import neo4j
-from test_importers_shared_links import PRINCIPALS
+from conftest import ONCALL_PRINCIPALS
 
 CURRENT = "# PoolmgrDown\n\n## Mitigation\n\nRestart the pool manager deployment.\n"
 DEPRECATED = (
@@ -29,7 +29,7 @@ def test_of_runbooks_named_alike_the_card_says_which_is_named_after_the_alert(  
     tmp_path: Path, clean_db: neo4j.Driver, cli_env: object, invoke
 ) -> None:
     principals = tmp_path / "principals.yaml"
-    principals.write_text(PRINCIPALS.format(tenant="lnka"))
+    principals.write_text(ONCALL_PRINCIPALS.format(tenant="lnka"))
     assert invoke("ingest", str(principals)).code == 0
     docs = tmp_path / "docs"
     (docs / "runbooks").mkdir(parents=True)
