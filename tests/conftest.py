@@ -178,6 +178,49 @@ principals:
 """
 
 
+def ingest_oncall_principals(invoke, tmp_path: Path, tenant: str) -> None:  # type: ignore[no-untyped-def]
+    """`tenant`'s on-call principal (ONCALL_PRINCIPALS) written to tmp_path/<tenant>.yaml and
+    ingested through the CLI."""
+    principals = tmp_path / f"{tenant}.yaml"
+    principals.write_text(ONCALL_PRINCIPALS.format(tenant=tenant))
+    assert invoke("ingest", str(principals)).code == 0
+
+
+def ingest_as(  # type: ignore[no-untyped-def]
+    invoke, path: Path, fmt: str, tenant: str, *flags: str, acl: str = "sre"
+) -> CliResult:
+    """`ingest PATH --format FMT --tenant TENANT --acl ACL FLAGS...` through the CLI, exit 0."""
+    result = invoke("ingest", str(path), "--format", fmt, "--tenant", tenant, "--acl", acl, *flags)
+    assert result.code == 0, result
+    return result
+
+
+def import_runbooks_and_rules(  # type: ignore[no-untyped-def]
+    invoke,
+    tmp_path: Path,
+    tenant: str,
+    *,
+    runbooks: dict[str, str],
+    rules: str | None = None,
+    folder: str = "runbooks",
+) -> CliResult:
+    """What a test of imported runbooks sets up, through the CLI: `tenant`'s on-call
+    principal, `runbooks` ({path in the folder: text}) written to tmp_path/`folder` and
+    imported as Markdown runbooks, then `rules` (if any) written to tmp_path/rules.yaml and
+    imported as Prometheus rules, both with `--acl sre`. Returns the last ingest's result."""
+    ingest_oncall_principals(invoke, tmp_path, tenant)
+    root = tmp_path / folder
+    root.mkdir(parents=True)
+    for name, text in runbooks.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    result = ingest_as(invoke, root, "markdown-runbooks", tenant)
+    if rules is not None:
+        (tmp_path / "rules.yaml").write_text(rules, encoding="utf-8")
+        result = ingest_as(invoke, tmp_path / "rules.yaml", "prometheus-rules", tenant)
+    return result
+
+
 def ingest_fixture_bundle(drv: neo4j.Driver, name: str) -> neo4j.Driver:
     """A graph holding only the bundle `tests/fixtures/<name>`, its indexes online."""
     from graph_schema.bundle import load_bundle

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import neo4j
 import pytest
+from conftest import ingest_as
 
 SUBJECT = "acme/user:bob"
 
@@ -56,10 +57,7 @@ def billing(files: Path, demo_graph: neo4j.Driver, cli_env: object, invoke) -> P
     """The demo dataset, a page of error codes and two rules of one alert, in tenant acme."""
     folder, rules = files / "billing", files / "disk.yaml"
     for path, fmt in ((folder, "markdown-runbooks"), (rules, "prometheus-rules")):
-        result = invoke(
-            "ingest", str(path), "--format", fmt, "--tenant", "acme", "--acl", "internal"
-        )
-        assert result.code == 0, result
+        ingest_as(invoke, path, fmt, "acme", acl="internal")
     return files
 
 

@@ -21,25 +21,7 @@ from pathlib import Path
 
 import neo4j
 import pytest
-
-PRINCIPALS = """tenant: gitlab
-sources:
-  - source_id: src:iam
-    source_type: identity
-    owner_team: team:sre
-    classification: internal
-    trust: trusted
-    authority: 100
-    allowed_purposes: [incident_investigation, runbook_lookup, audit]
-    recorded_at: "2026-01-05T09:00:00Z"
-principals:
-  - id: user:oncall
-    name: On-call
-    labels: [sre]
-    purposes: [incident_investigation, runbook_lookup]
-    source_id: src:iam
-    recorded_at: "2026-01-05T09:00:00Z"
-"""
+from conftest import import_runbooks_and_rules, ingest_as, ingest_oncall_principals
 
 ERROR_RATE = """# Gitaly error rate is too high
 
@@ -57,12 +39,7 @@ Is the Gitaly node running? Look at its systemd unit status.
 
 
 def _ingest(invoke, folder: Path):  # type: ignore[no-untyped-def]
-    result = invoke(
-        "ingest", str(folder), "--format", "markdown-runbooks", "--tenant", "gitlab",
-        "--acl", "sre",
-    )  # fmt: skip
-    assert result.code == 0, result
-    return result
+    return ingest_as(invoke, folder, "markdown-runbooks", "gitlab")
 
 
 def _card(invoke, *args: str) -> dict:  # type: ignore[no-untyped-def,type-arg]
@@ -73,15 +50,9 @@ def _card(invoke, *args: str) -> dict:  # type: ignore[no-untyped-def,type-arg]
 
 @pytest.fixture()
 def gitaly(tmp_path: Path, clean_db: neo4j.Driver, cli_env: object, invoke) -> Path:  # type: ignore[no-untyped-def]
-    principals = tmp_path / "principals.yaml"
-    principals.write_text(PRINCIPALS)
-    assert invoke("ingest", str(principals)).code == 0
-    folder = tmp_path / "gitaly"
-    folder.mkdir()
-    (folder / "gitaly-error-rate.md").write_text(ERROR_RATE)
-    (folder / "gitaly-down.md").write_text(DOWN)
-    _ingest(invoke, folder)
-    return folder
+    runbooks = {"gitaly-error-rate.md": ERROR_RATE, "gitaly-down.md": DOWN}
+    import_runbooks_and_rules(invoke, tmp_path, "gitlab", runbooks=runbooks, folder="gitaly")
+    return tmp_path / "gitaly"
 
 
 def test_a_file_moved_with_its_bytes_is_renamed_and_supersedes_the_old_id(  # type: ignore[no-untyped-def]
@@ -136,9 +107,7 @@ def test_a_file_moved_with_git_mv_is_renamed(  # type: ignore[no-untyped-def]
 ) -> None:
     # A clean file of a git work tree is versioned by its commit (`git:<sha>`), not its
     # bytes: the old path's bytes at that commit are compared.
-    principals = tmp_path / "principals.yaml"
-    principals.write_text(PRINCIPALS)
-    assert invoke("ingest", str(principals)).code == 0
+    ingest_oncall_principals(invoke, tmp_path, "gitlab")
     repo = tmp_path / "runbooks"
     folder = repo / "gitaly"
     folder.mkdir(parents=True)

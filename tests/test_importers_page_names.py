@@ -15,6 +15,7 @@ from pathlib import Path
 
 import neo4j
 import pytest
+from conftest import ingest_as
 
 CATALOG = Path(__file__).parent / "fixtures" / "runbooks" / "catalogs" / "acme.yaml"
 
@@ -46,12 +47,7 @@ Some scheduled editions were not published.
 
 
 def _ingest(invoke, folder: Path):  # type: ignore[no-untyped-def]
-    result = invoke(
-        "ingest", str(folder), "--format", "markdown-runbooks", "--tenant", "acme",
-        "--acl", "internal",
-    )  # fmt: skip
-    assert result.code == 0, result
-    return result
+    return ingest_as(invoke, folder, "markdown-runbooks", "acme", acl="internal")
 
 
 @pytest.fixture()

@@ -18,25 +18,7 @@ from pathlib import Path
 
 import neo4j
 import pytest
-
-PRINCIPALS = """tenant: opsco
-sources:
-  - source_id: src:iam
-    source_type: identity
-    owner_team: team:sre
-    classification: internal
-    trust: trusted
-    authority: 100
-    allowed_purposes: [incident_investigation, runbook_lookup, audit]
-    recorded_at: "2026-01-05T09:00:00Z"
-principals:
-  - id: user:oncall
-    name: On-call
-    labels: [sre]
-    purposes: [incident_investigation, runbook_lookup]
-    source_id: src:iam
-    recorded_at: "2026-01-05T09:00:00Z"
-"""
+from conftest import import_runbooks_and_rules, ingest_as
 
 PAGE = """# Ops runbooks
 
@@ -81,16 +63,18 @@ RULES = {
 }
 
 
-def _rules_file(path: Path, rules: dict[str, str]) -> Path:
+def _rules_text(rules: dict[str, str]) -> str:
     body = "".join(_rule(name, expr) for name, expr in rules.items())
-    path.write_text(f"groups:\n  - name: ops\n    rules:\n{body}", encoding="utf-8")
+    return f"groups:\n  - name: ops\n    rules:\n{body}"
+
+
+def _rules_file(path: Path, rules: dict[str, str]) -> Path:
+    path.write_text(_rules_text(rules), encoding="utf-8")
     return path
 
 
 def _ingest(invoke, path: Path, fmt: str):  # type: ignore[no-untyped-def]
-    result = invoke("ingest", str(path), "--format", fmt, "--tenant", "opsco", "--acl", "sre")
-    assert result.code == 0, result
-    return result
+    return ingest_as(invoke, path, fmt, "opsco")
 
 
 def _card(invoke, *args: str) -> dict:  # type: ignore[no-untyped-def,type-arg]
@@ -102,14 +86,10 @@ def _card(invoke, *args: str) -> dict:  # type: ignore[no-untyped-def,type-arg]
 @pytest.fixture()
 def ops(tmp_path: Path, clean_db: neo4j.Driver, cli_env: object, invoke) -> Path:  # type: ignore[no-untyped-def]
     """opsco's principal, the page in a folder named like its URL, and the rules (linked)."""
-    principals = tmp_path / "principals.yaml"
-    principals.write_text(PRINCIPALS)
-    assert invoke("ingest", str(principals)).code == 0
-    folder = tmp_path / "ops-runbooks"
-    folder.mkdir()
-    (folder / "ops-runbooks.md").write_text(PAGE)
-    _ingest(invoke, folder, "markdown-runbooks")
-    rules = _ingest(invoke, _rules_file(tmp_path / "rules.yaml", RULES), "prometheus-rules")
+    rules = import_runbooks_and_rules(
+        invoke, tmp_path, "opsco", runbooks={"ops-runbooks.md": PAGE}, rules=_rules_text(RULES),
+        folder="ops-runbooks",
+    )  # fmt: skip
     assert rules.err.count("ingest: linked: runbook:ops-runbooks APPLIES_TO ") == 3, rules.err
     return tmp_path
 
@@ -218,14 +198,10 @@ def test_a_renamed_section_is_reported_and_the_card_names_it(  # type: ignore[no
 def test_rules_whose_url_names_no_imported_page_are_one_counted_line_and_a_hint(  # type: ignore[no-untyped-def]
     tmp_path: Path, clean_db: neo4j.Driver, cli_env: object, invoke
 ) -> None:
-    principals = tmp_path / "principals.yaml"
-    principals.write_text(PRINCIPALS)
-    assert invoke("ingest", str(principals)).code == 0
-    folder = tmp_path / "runbooks"
-    folder.mkdir()
-    (folder / "ops.md").write_text(PAGE)  # the page saved under another name
-    _ingest(invoke, folder, "markdown-runbooks")
-    rules = _ingest(invoke, _rules_file(tmp_path / "rules.yaml", RULES), "prometheus-rules")
+    # The page saved under another name.
+    rules = import_runbooks_and_rules(
+        invoke, tmp_path, "opsco", runbooks={"ops.md": PAGE}, rules=_rules_text(RULES)
+    )
     unresolved = [line for line in rules.err.splitlines() if line.startswith("ingest: unresolved")]
     assert unresolved == [
         f"ingest: unresolved: {tmp_path / 'rules.yaml'}: 3 elements (alert:OpsIngesterUnhealthy, "

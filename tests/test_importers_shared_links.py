@@ -15,7 +15,7 @@ from pathlib import Path
 
 import neo4j
 import pytest
-from conftest import ONCALL_PRINCIPALS
+from conftest import ingest_as, ingest_oncall_principals
 
 RUNBOOKS = {
     "DiskAlmostFull": "# DiskAlmostFull\n\n## Mitigation\n\nDelete old volume snapshots.\n",
@@ -42,9 +42,7 @@ LINKS = [f"APPLIES_TO|runbook:{name}|alert:{name}" for name in sorted(RUNBOOKS)]
 def files(tmp_path: Path, clean_db: neo4j.Driver, cli_env: object, invoke) -> Path:  # type: ignore[no-untyped-def]
     """Tenants lnka and lnkb (user:oncall, label sre), a runbook folder and a rule file."""
     for tenant in ("lnka", "lnkb"):
-        principals = tmp_path / f"{tenant}.yaml"
-        principals.write_text(ONCALL_PRINCIPALS.format(tenant=tenant))
-        assert invoke("ingest", str(principals)).code == 0
+        ingest_oncall_principals(invoke, tmp_path, tenant)
     folder = tmp_path / "runbooks"
     folder.mkdir()
     for name, text in RUNBOOKS.items():
@@ -58,10 +56,7 @@ def _ingest(invoke, files: Path, what: str, tenant: str, *flags: str):  # type: 
         "runbooks": (files / "runbooks", "markdown-runbooks"),
         "rules": (files / "rules.yaml", "prometheus-rules"),
     }[what]
-    result = invoke(
-        "ingest", str(path), "--format", fmt, "--tenant", tenant, "--acl", "sre", "--json", *flags
-    )
-    assert result.code == 0, result
+    result = ingest_as(invoke, path, fmt, tenant, "--json", *flags)
     return json.loads(result.out), result.err
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import neo4j
 import pytest
-from conftest import ONCALL_PRINCIPALS
+from conftest import import_runbooks_and_rules, ingest_as, ingest_oncall_principals
 
 RUNBOOK = "# Disk almost full\n\n## Mitigation\n\n{steps}\n"
 RULES = """groups:
@@ -113,18 +113,8 @@ def _iso(value: Any) -> str:
 @pytest.fixture()
 def runbooks(tmp_path: Path, clean_db: neo4j.Driver, cli_env: object, invoke) -> Path:  # type: ignore[no-untyped-def]
     """Tenant cpy (user:oncall, label sre): the runbook folder, then the rules file."""
-    (tmp_path / "principals.yaml").write_text(ONCALL_PRINCIPALS.format(tenant="cpy"))
-    assert invoke("ingest", str(tmp_path / "principals.yaml")).code == 0
-    (tmp_path / "runbooks").mkdir()
-    (tmp_path / "runbooks" / "disk-full.md").write_text(
-        RUNBOOK.format(steps="Delete old volume snapshots.")
-    )
-    (tmp_path / "rules.yaml").write_text(RULES)
-    for path, fmt in (("runbooks", "markdown-runbooks"), ("rules.yaml", "prometheus-rules")):
-        result = invoke(
-            "ingest", str(tmp_path / path), "--format", fmt, "--tenant", "cpy", "--acl", "sre"
-        )
-        assert result.code == 0, result
+    runbooks = {"disk-full.md": RUNBOOK.format(steps="Delete old volume snapshots.")}
+    import_runbooks_and_rules(invoke, tmp_path, "cpy", runbooks=runbooks, rules=RULES)
     return tmp_path
 
 
@@ -142,11 +132,7 @@ def test_an_edited_runbook_keeps_one_current_link_and_the_old_one_as_of_before( 
     (runbooks / "runbooks" / "disk-full.md").write_text(
         RUNBOOK.format(steps="Delete old volume snapshots, then expand the volume.")
     )
-    result = invoke(
-        "ingest", str(runbooks / "runbooks"), "--format", "markdown-runbooks",
-        "--tenant", "cpy", "--acl", "sre",
-    )  # fmt: skip
-    assert result.code == 0, result
+    ingest_as(invoke, runbooks / "runbooks", "markdown-runbooks", "cpy")
     _, edited = _recorded(clean_db, "cpy", "runbook:disk-full")
     copies = _copies(clean_db, "cpy", LINK)
     # One record of the link, one copy on each runbook record: only the new one's is current.
@@ -160,10 +146,7 @@ def test_an_edited_runbook_keeps_one_current_link_and_the_old_one_as_of_before( 
     now = _card(invoke)
     assert now["runbook"]["version"] == 2, now
     # Re-importing the same files writes nothing and leaves one current copy.
-    result = invoke(
-        "ingest", str(runbooks / "runbooks"), "--format", "markdown-runbooks",
-        "--tenant", "cpy", "--acl", "sre", "--json",
-    )  # fmt: skip
+    result = ingest_as(invoke, runbooks / "runbooks", "markdown-runbooks", "cpy", "--json")
     assert json.loads(result.out)["edge_records_created"] == 0, result
     assert [c["superseded_at"] is None for c in _copies(clean_db, "cpy", LINK)] == [False, True]
 
@@ -171,8 +154,7 @@ def test_an_edited_runbook_keeps_one_current_link_and_the_old_one_as_of_before( 
 def test_a_bundle_node_version_moves_the_edges_pointing_at_it(  # type: ignore[no-untyped-def]
     tmp_path: Path, clean_db: neo4j.Driver, cli_env: object, invoke
 ) -> None:
-    (tmp_path / "principals.yaml").write_text(ONCALL_PRINCIPALS.format(tenant="cpb"))
-    assert invoke("ingest", str(tmp_path / "principals.yaml")).code == 0
+    ingest_oncall_principals(invoke, tmp_path, "cpb")
     bundle = tmp_path / "bundle.yaml"
     for name in ("Disk", "Disk service"):
         bundle.write_text(BUNDLE.format(name=name))
@@ -216,8 +198,7 @@ def test_an_edge_recorded_before_a_node_history_ends_on_each_older_record(  # ty
     tmp_path: Path, clean_db: neo4j.Driver, cli_env: object, invoke
 ) -> None:
     """One bundle holding a service's two records and an edge recorded before both ends."""
-    (tmp_path / "principals.yaml").write_text(ONCALL_PRINCIPALS.format(tenant="cpb"))
-    assert invoke("ingest", str(tmp_path / "principals.yaml")).code == 0
+    ingest_oncall_principals(invoke, tmp_path, "cpb")
     (tmp_path / "history.yaml").write_text(HISTORY)
     result = invoke("ingest", str(tmp_path / "history.yaml"))
     assert result.code == 0, result

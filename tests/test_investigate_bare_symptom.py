@@ -19,7 +19,7 @@ from pathlib import Path
 
 import neo4j
 import pytest
-from conftest import import_runbook_folder, investigate_json
+from conftest import import_runbook_folder, ingest_as, investigate_json
 
 GLOBEX_CATALOG = Path(__file__).parent / "fixtures" / "runbooks" / "catalogs" / "globex.yaml"
 
@@ -69,11 +69,8 @@ def _write(folder: Path, files: dict[str, str]) -> Path:
 def symptoms(driver: neo4j.Driver, cli_env: object, invoke, tmp_path: Path) -> neo4j.Driver:  # type: ignore[no-untyped-def]
     import_runbook_folder(driver, invoke, _write(tmp_path / "acme", ACME_RUNBOOKS))
     assert invoke("ingest", str(GLOBEX_CATALOG)).code == 0
-    globex = invoke(
-        "ingest", str(_write(tmp_path / "globex", GLOBEX_RUNBOOKS)), "--format",
-        "markdown-runbooks", "--tenant", "globex", "--acl", "internal",
-    )  # fmt: skip
-    assert globex.code == 0, globex
+    globex = _write(tmp_path / "globex", GLOBEX_RUNBOOKS)
+    ingest_as(invoke, globex, "markdown-runbooks", "globex", acl="internal")
     return driver
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import neo4j
 import pytest
+from conftest import ingest_as
 
 CATALOGS = Path(__file__).parent / "fixtures" / "runbooks" / "catalogs"
 
@@ -51,11 +52,7 @@ def titled_runbooks(driver: neo4j.Driver, cli_env: object, invoke, tmp_path: Pat
     folder.mkdir()
     for name, text in RUNBOOKS.items():
         (folder / name).write_text(text, encoding="utf-8")
-    md = invoke(
-        "ingest", str(folder), "--format", "markdown-runbooks", "--tenant", "acme",
-        "--acl", "internal",
-    )  # fmt: skip
-    assert md.code == 0, md
+    ingest_as(invoke, folder, "markdown-runbooks", "acme", acl="internal")
     return folder
 
 

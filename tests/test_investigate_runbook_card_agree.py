@@ -17,9 +17,7 @@ from pathlib import Path
 
 import neo4j
 import pytest
-from conftest import ONCALL_PRINCIPALS
-
-PRINCIPALS = ONCALL_PRINCIPALS.format(tenant="opsco")
+from conftest import import_runbooks_and_rules, ingest_as
 
 PAGE = """# Ops runbooks
 
@@ -63,7 +61,7 @@ RULES = {
 SUBJECT = "opsco/user:oncall"
 
 
-def _rules_file(path: Path, rules: dict[str, str]) -> Path:
+def _rules_text(rules: dict[str, str]) -> str:
     body = "".join(
         f"      - alert: {name}\n"
         f"        expr: {expr}\n"
@@ -72,14 +70,16 @@ def _rules_file(path: Path, rules: dict[str, str]) -> Path:
         f"runbook_url: '{URL.format(anchor=name.lower())}'}}\n"
         for name, expr in rules.items()
     )
-    path.write_text(f"groups:\n  - name: ops\n    rules:\n{body}", encoding="utf-8")
+    return f"groups:\n  - name: ops\n    rules:\n{body}"
+
+
+def _rules_file(path: Path, rules: dict[str, str]) -> Path:
+    path.write_text(_rules_text(rules), encoding="utf-8")
     return path
 
 
 def _ingest(invoke, path: Path, fmt: str):  # type: ignore[no-untyped-def]
-    result = invoke("ingest", str(path), "--format", fmt, "--tenant", "opsco", "--acl", "sre")
-    assert result.code == 0, result
-    return result
+    return ingest_as(invoke, path, fmt, "opsco")
 
 
 def _card(invoke, *args: str) -> dict:  # type: ignore[no-untyped-def,type-arg]
@@ -97,14 +97,10 @@ def _investigate(invoke, question: str, *flags: str) -> dict:  # type: ignore[no
 @pytest.fixture()
 def ops(tmp_path: Path, clean_db: neo4j.Driver, cli_env: object, invoke) -> Path:  # type: ignore[no-untyped-def]
     """opsco's principal, the page (alert sections and error-id sections), the rules."""
-    principals = tmp_path / "principals.yaml"
-    principals.write_text(PRINCIPALS)
-    assert invoke("ingest", str(principals)).code == 0
-    folder = tmp_path / "ops-runbooks"
-    folder.mkdir()
-    (folder / "ops-runbooks.md").write_text(PAGE)
-    _ingest(invoke, folder, "markdown-runbooks")
-    rules = _ingest(invoke, _rules_file(tmp_path / "rules.yaml", RULES), "prometheus-rules")
+    rules = import_runbooks_and_rules(
+        invoke, tmp_path, "opsco", runbooks={"ops-runbooks.md": PAGE}, rules=_rules_text(RULES),
+        folder="ops-runbooks",
+    )  # fmt: skip
     assert rules.err.count("ingest: linked: runbook:ops-runbooks APPLIES_TO ") == 2, rules.err
     return tmp_path
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import neo4j
 import pytest
-from conftest import import_runbook_folder, investigate_json
+from conftest import import_runbook_folder, ingest_as, investigate_json
 
 from investigator.context_graph import RunRecorder
 from investigator.investigation import InvestigationRequest, investigate
@@ -123,17 +123,10 @@ def store(driver: neo4j.Driver, cli_env: object, invoke, tmp_path: Path) -> neo4
     import_runbook_folder(driver, invoke, _folder(tmp_path / "acme", PAGE))
     rules = tmp_path / "store-alerts.yaml"
     rules.write_text(RULES, encoding="utf-8")
-    linked = invoke(
-        "ingest", str(rules), "--format", "prometheus-rules", "--tenant", "acme",
-        "--acl", "internal",
-    )  # fmt: skip
-    assert linked.code == 0, linked
+    ingest_as(invoke, rules, "prometheus-rules", "acme", acl="internal")
     assert invoke("ingest", str(GLOBEX_CATALOG)).code == 0
-    globex = invoke(
-        "ingest", str(_folder(tmp_path / "globex", GLOBEX_PAGE)), "--format",
-        "markdown-runbooks", "--tenant", "globex", "--acl", "internal",
-    )  # fmt: skip
-    assert globex.code == 0, globex
+    globex = _folder(tmp_path / "globex", GLOBEX_PAGE)
+    ingest_as(invoke, globex, "markdown-runbooks", "globex", acl="internal")
     return driver
 
 

@@ -16,9 +16,7 @@ from pathlib import Path
 
 import neo4j
 import pytest
-from conftest import ONCALL_PRINCIPALS, investigate_json
-
-PRINCIPALS = ONCALL_PRINCIPALS.format(tenant="vmco")
+from conftest import import_runbooks_and_rules, investigate_json
 
 RUNBOOKS = {
     "VmAgentDown": """# VmAgentDown
@@ -73,23 +71,9 @@ RULES = [
 SUBJECT = "vmco/user:oncall"
 
 
-def _ingest(invoke, path: Path, fmt: str):  # type: ignore[no-untyped-def]
-    result = invoke("ingest", str(path), "--format", fmt, "--tenant", "vmco", "--acl", "sre")
-    assert result.code == 0, result
-    return result
-
-
 @pytest.fixture()
 def vmco(tmp_path: Path, clean_db: neo4j.Driver, cli_env: object, invoke) -> Path:  # type: ignore[no-untyped-def]
     """vmco's principal, a folder of one runbook per alert, and the rules linking them."""
-    principals = tmp_path / "principals.yaml"
-    principals.write_text(PRINCIPALS)
-    assert invoke("ingest", str(principals)).code == 0
-    folder = tmp_path / "runbooks"
-    folder.mkdir()
-    for name, text in RUNBOOKS.items():
-        (folder / f"{name}.md").write_text(text)
-    _ingest(invoke, folder, "markdown-runbooks")
     body = "".join(
         f"      - alert: {name}\n"
         f"        expr: vmco_up{{job='{name}'}} == 0\n"
@@ -97,9 +81,11 @@ def vmco(tmp_path: Path, clean_db: neo4j.Driver, cli_env: object, invoke) -> Pat
         f"        annotations: {{summary: '{summary}', runbook_url: '{URL.format(name=name)}'}}\n"
         for name, severity, summary in RULES
     )
-    rules = tmp_path / "rules.yaml"
-    rules.write_text(f"groups:\n  - name: vm\n    rules:\n{body}", encoding="utf-8")
-    linked = _ingest(invoke, rules, "prometheus-rules")
+    linked = import_runbooks_and_rules(
+        invoke, tmp_path, "vmco",
+        runbooks={f"{name}.md": text for name, text in RUNBOOKS.items()},
+        rules=f"groups:\n  - name: vm\n    rules:\n{body}",
+    )  # fmt: skip
     assert linked.err.count("ingest: linked: runbook:") == 3, linked.err
     return tmp_path
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import neo4j
 import pytest
+from conftest import ingest_as
 
 from graph_schema.importers.dispatch import import_source_id
 from investigator.runbook_search import _stem
@@ -81,22 +82,17 @@ def vault(driver: neo4j.Driver, cli_env: object, invoke, tmp_path: Path) -> neo4
         encoding="utf-8",
     )
     for path, fmt in ((folder, "markdown-runbooks"), (rules, "prometheus-rules")):
-        result = invoke(
-            "ingest", str(path), "--format", fmt, "--tenant", "acme", "--acl", "internal",
-            "--trusted", "--source-id", import_source_id(fmt, path, None),
-        )  # fmt: skip
-        assert result.code == 0, result
+        source_id = import_source_id(fmt, path, None)
+        ingest_as(invoke, path, fmt, "acme", "--trusted", "--source-id", source_id, acl="internal")
     return driver
 
 
 def _ingest_runbooks(invoke, folder: Path):  # type: ignore[no-untyped-def]
     fmt = "markdown-runbooks"
-    result = invoke(
-        "ingest", str(folder), "--format", fmt, "--tenant", "acme", "--acl", "internal",
-        "--trusted", "--source-id", import_source_id(fmt, folder, None),
-    )  # fmt: skip
-    assert result.code == 0, result
-    return result
+    source_id = import_source_id(fmt, folder, None)
+    return ingest_as(
+        invoke, folder, fmt, "acme", "--trusted", "--source-id", source_id, acl="internal"
+    )
 
 
 def _lookup(invoke, *args: str) -> dict:  # type: ignore[no-untyped-def,type-arg]

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import neo4j
-from conftest import ONCALL_PRINCIPALS
+from conftest import import_runbooks_and_rules
 
 RULES = """groups:
   - name: storage
@@ -30,16 +30,8 @@ RULES = """groups:
 def test_alert_id_with_or_without_its_prefix(  # type: ignore[no-untyped-def]
     tmp_path: Path, clean_db: neo4j.Driver, cli_env: object, invoke
 ) -> None:
-    principals = tmp_path / "principals.yaml"
-    principals.write_text(ONCALL_PRINCIPALS.format(tenant="lnka"))
-    assert invoke("ingest", str(principals)).code == 0
-    folder = tmp_path / "runbooks"
-    folder.mkdir()
-    (folder / "DiskAlmostFull.md").write_text("# DiskAlmostFull\n\n## Mitigation\n\nPrune.\n")
-    (tmp_path / "rules.yaml").write_text(RULES)
-    for path, fmt in ((folder, "markdown-runbooks"), (tmp_path / "rules.yaml", "prometheus-rules")):
-        done = invoke("ingest", str(path), "--format", fmt, "--tenant", "lnka", "--acl", "sre")
-        assert done.code == 0, done
+    runbooks = {"DiskAlmostFull.md": "# DiskAlmostFull\n\n## Mitigation\n\nPrune.\n"}
+    done = import_runbooks_and_rules(invoke, tmp_path, "lnka", runbooks=runbooks, rules=RULES)
     assert "alert:DiskAlmostFull@critical" in done.err  # the id the ingest printed
 
     def card(value: str) -> dict:  # type: ignore[type-arg]

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 
 import neo4j
-from conftest import ONCALL_PRINCIPALS
+from conftest import import_runbooks_and_rules
 
 CURRENT = "# PoolmgrDown\n\n## Mitigation\n\nRestart the pool manager deployment.\n"
 DEPRECATED = (
@@ -28,20 +28,13 @@ DEPRECATED = (
 def test_of_runbooks_named_alike_the_card_says_which_is_named_after_the_alert(  # type: ignore[no-untyped-def]
     tmp_path: Path, clean_db: neo4j.Driver, cli_env: object, invoke
 ) -> None:
-    principals = tmp_path / "principals.yaml"
-    principals.write_text(ONCALL_PRINCIPALS.format(tenant="lnka"))
-    assert invoke("ingest", str(principals)).code == 0
-    docs = tmp_path / "docs"
-    (docs / "runbooks").mkdir(parents=True)
-    (docs / "deprecated_runbooks").mkdir()
-    (docs / "runbooks" / "PoolmgrDown.md").write_text(CURRENT)
-    (docs / "deprecated_runbooks" / "PoolMgrDown.md").write_text(DEPRECATED)
-    (docs / "runbooks" / "QueueStuck.md").write_text("# QueueStuck\n\n## Mitigation\n\nA.\n")
-    (docs / "deprecated_runbooks" / "Queuestuck.md").write_text("# Queuestuck\n\nB.\n")
-    done = invoke(
-        "ingest", str(docs), "--format", "markdown-runbooks", "--tenant", "lnka", "--acl", "sre"
-    )
-    assert done.code == 0, done
+    docs = {
+        "runbooks/PoolmgrDown.md": CURRENT,
+        "deprecated_runbooks/PoolMgrDown.md": DEPRECATED,
+        "runbooks/QueueStuck.md": "# QueueStuck\n\n## Mitigation\n\nA.\n",
+        "deprecated_runbooks/Queuestuck.md": "# Queuestuck\n\nB.\n",
+    }
+    import_runbooks_and_rules(invoke, tmp_path, "lnka", runbooks=docs, folder="docs")
 
     def card(alert: str) -> dict:  # type: ignore[type-arg]
         result = invoke("runbook", "--alert", alert, "--subject", "lnka/user:oncall", "--json")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import neo4j
 import pytest
-from conftest import import_runbook_folder
+from conftest import import_runbook_folder, ingest_as
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SECTIONED = FIXTURES / "sectioned-runbooks"
@@ -24,11 +24,7 @@ SECTIONED = FIXTURES / "sectioned-runbooks"
 @pytest.fixture()
 def sectioned(driver: neo4j.Driver, cli_env: object, invoke) -> neo4j.Driver:  # type: ignore[no-untyped-def]
     import_runbook_folder(driver, invoke, SECTIONED / "runbooks", "--trusted")
-    result = invoke(
-        "ingest", str(SECTIONED / "rules"), "--format", "prometheus-rules", "--tenant", "acme",
-        "--acl", "internal", "--trusted",
-    )  # fmt: skip
-    assert result.code == 0, result
+    ingest_as(invoke, SECTIONED / "rules", "prometheus-rules", "acme", "--trusted", acl="internal")
     return driver
 
 

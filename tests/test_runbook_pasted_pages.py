@@ -19,6 +19,7 @@ from pathlib import Path
 import neo4j
 import pytest
 import yaml
+from conftest import ingest_as
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CATALOG = FIXTURES / "runbooks" / "catalogs" / "acme.yaml"
@@ -141,11 +142,7 @@ def vault(driver: neo4j.Driver, cli_env: object, invoke, tmp_path: Path) -> Path
         (tmp_path / "rules.yaml", "prometheus-rules", "internal", "src:vault-rules"),
         (tmp_path / "hidden", "markdown-runbooks", "security", "src:vault-keys"),
     ):
-        result = invoke(
-            "ingest", str(path), "--format", fmt, "--tenant", "acme", "--acl", acl,
-            "--source-id", source,
-        )  # fmt: skip
-        assert result.code == 0, result
+        ingest_as(invoke, path, fmt, "acme", "--source-id", source, acl=acl)
     return tmp_path
 
 

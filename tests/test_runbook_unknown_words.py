@@ -14,7 +14,7 @@ from pathlib import Path
 
 import neo4j
 import pytest
-from conftest import import_runbook_folder
+from conftest import import_runbook_folder, ingest_as
 
 FIXTURES = Path(__file__).parent / "fixtures"
 BASE = "https://runbooks.example.org/kubevirt"
@@ -46,11 +46,7 @@ def hurried(driver: neo4j.Driver, cli_env: object, invoke) -> neo4j.Driver:  # t
 def hurried_with_rules(hurried: neo4j.Driver, invoke, tmp_path: Path) -> neo4j.Driver:  # type: ignore[no-untyped-def]
     rules = tmp_path / "kubevirt-rules.yaml"
     rules.write_text(RULES, encoding="utf-8")
-    result = invoke(
-        "ingest", str(rules), "--format", "prometheus-rules", "--tenant", "acme",
-        "--acl", "internal",
-    )  # fmt: skip
-    assert result.code == 0, result
+    ingest_as(invoke, rules, "prometheus-rules", "acme", acl="internal")
     return hurried
 
 
