@@ -1631,9 +1631,16 @@ def _change_fact(subject: _Candidate, evidence: Sequence[Evidence], intent: str)
         for o in _with(evidence, "deployment_time")
         if o is not subject_ev and _about(o, _change_id(subject_ev))
     ]
+    # A release's own record states its rollout's start: said as the release lookup says it.
+    began = (
+        instant_of(subject_ev.props.get("started_at"))
+        if subject.kind == "release" and subject_ev.type == "Deployment"
+        else None
+    )
+    started = f"started at {iso_utc(began)} and " if began and began <= subject.at else ""
     return _claim(
         f"{'Release' if subject.kind == 'release' else 'Change'} {_label(subject_ev)} "
-        f"({subject_ev.element_id}) {_finished(subject)} at {iso_utc(subject.at)}",
+        f"({subject_ev.element_id}) {started}{_finished(subject)} at {iso_utc(subject.at)}",
         EpistemicStatus.FACT,
         0.95,
         [subject_ev, *corroborating],

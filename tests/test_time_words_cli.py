@@ -489,3 +489,20 @@ def test_then_in_the_runbook_text_is_no_time_and_not_reported(demo_graph, cli_en
     fired = invoke("runbook", "payment recovery runbook when the alert fired",
                    "--subject", "acme/user:bob")  # fmt: skip
     assert "Time      not used: 'when the alert fired' in the text" in fired.out, fired.out
+
+
+def test_the_seed_questions_release_fact_states_its_start(demo_graph, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    # The release lookup said when the rollout started; the seed question's fact about the
+    # same release said only its finish, though the README showed the start (from its record).
+    doc = json.loads(
+        invoke("investigate",
+               "Was the 10:02 release of payment-api related to the PAY-4097 errors? "
+               "Who owned payment-api at that moment? Which runbook version applied?",
+               *BOB, "--as-of", "2026-07-23T10:03:00Z",
+               "--json").out
+    )  # fmt: skip
+    facts = [c["statement"] for c in doc["claims"] if c["epistemic_status"] == "fact"]
+    assert (
+        "Release release-2026.07.23.1 (deploy:release-2026.07.23.1) started at "
+        "2026-07-23T09:55:12Z and finished at 2026-07-23T10:02:00Z" in facts
+    ), facts
