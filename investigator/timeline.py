@@ -55,6 +55,7 @@ from pydantic import BaseModel, Field
 
 from investigator.errors import BadInput
 from investigator.evidence import Evidence, iso_utc
+from investigator.evidence import instant_of as instant_of  # imported from here too
 
 EARLIEST = datetime.min.replace(tzinfo=UTC)
 LATEST = datetime.max.replace(tzinfo=UTC)
@@ -1464,19 +1465,6 @@ def _release_start(evidence: Sequence[Evidence], name: str, finished: datetime) 
             if started is not None and started <= finished:
                 return started
     return None
-
-
-def instant_of(raw: object) -> datetime | None:
-    """A zoned ISO-8601 text (or datetime) as a datetime; anything else None."""
-    if isinstance(raw, datetime):
-        return raw if raw.tzinfo is not None else None
-    if not isinstance(raw, str):
-        return None
-    try:
-        parsed = datetime.fromisoformat(raw.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo is not None else None
 
 
 def _alert_name(ev: Evidence) -> str:
