@@ -1311,6 +1311,15 @@ def followup_steps(
         if plain_then and not placed and known.first_seen is None
     ]
     stale = known.first_seen is None or known.first_seen < shift(inp.as_of, -EPISODE)
+    # A correlation whose errors were read and none is of an episode by as_of (they came
+    # after it, or long before): a rollout under way at as_of is the release it can be
+    # about, and its window (of finishes, ending at as_of) misses it. Not before the errors
+    # are read: the first round would read it for every correlation.
+    correlation_at_as_of = (
+        Intent.DEPLOYMENT_CORRELATION.value in {str(i) for i in intents}
+        and known.first_seen is not None
+        and not shift(inp.as_of, -EPISODE) <= known.first_seen <= inp.as_of
+    )
     release_steps = [
         _step(
             "latest_deployments",
@@ -1330,7 +1339,9 @@ def followup_steps(
             step_id=LATEST_RELEASE_CHECK,
         )
         for svc in focus
-        if (plain_then and stale) or Intent.RELEASE_LOOKUP.value in {str(i) for i in intents}
+        if (plain_then and stale)
+        or Intent.RELEASE_LOOKUP.value in {str(i) for i in intents}
+        or correlation_at_as_of
     ]
     if asked.event is AnchorEvent.RELEASE and release_pick(asked.event_words) is ReleasePick.FIRST:
         # "Before the first release": the earliest releases by as_of (the window template

@@ -61,3 +61,26 @@ def test_each_evidence_says_from_when_it_is_evidence(  # type: ignore[no-untyped
         _at(FINISHED),
     )
     assert (_under_way_fact(as_of) in statements) is under_way, statements
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # Before, both were answered from the 07-20 release alone (the rollout
+        # rejected_temporal), the rollout never named.
+        "Was the release related to the errors?",
+        "Did the deploy cause it?",
+    ],
+)
+def test_a_correlation_question_during_a_rollout_names_it(  # type: ignore[no-untyped-def]
+    demo_graph: neo4j.Driver, cli_env, invoke, question: str
+) -> None:
+    as_of = "2026-07-23T10:00:00Z"
+    doc = investigate_json(invoke, question, *BOB, "--as-of", as_of)
+    claims = {c["statement"]: c for c in doc["claims"]}
+    assert _under_way_fact(as_of) in claims, list(claims)
+    by_id = {e["evidence_id"]: e for e in doc["evidence"]}
+    cited = {by_id[i]["element_id"] for i in claims[_under_way_fact(as_of)]["evidence_ids"]}
+    assert cited == {ROLLING, "deploy:release-2026.07.20.2"}
+    # Never "the release" of the correlation: no claim states its finish (after as_of).
+    assert not any(FINISHED in s for s in claims), list(claims)
