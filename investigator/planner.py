@@ -458,13 +458,13 @@ def detect_intents(question: str) -> list[Intent]:
     if not found:
         found.add(Intent.ENTITY_LOOKUP)
     references = time_references(question)
-    # "Before the first release" is placed by the service's earliest releases alone: no
-    # error is needed (before, a service with no errors left it `partial`).
-    first_release = (
-        references.event is AnchorEvent.RELEASE
-        and release_pick(references.event_words) is ReleasePick.FIRST
+    # "Before the first / previous / most recent release" is placed by the service's releases
+    # alone: the words pick one, so no error is needed (before, only "first" was; the others
+    # were `partial` with no error). "The release" alone is the one before the first error.
+    picked_release = (
+        references.event is AnchorEvent.RELEASE and release_pick(references.event_words) is not None
     )
-    if references.event is not None and not found & _ANCHOR_INTENTS and not first_release:
+    if references.event is not None and not found & _ANCHOR_INTENTS and not picked_release:
         # "Who owned it then?": the anchor event (the first error) must be found to know
         # when "then" is (investigator.timeline).
         found.add(Intent.ERROR_TIMELINE)
@@ -1320,10 +1320,12 @@ def followup_steps(
         and known.first_seen is not None
         and not shift(inp.as_of, -EPISODE) <= known.first_seen <= inp.as_of
     )
+    # Words that pick a release ("the most recent release") pick it among those by as_of.
+    picked = release_pick(asked.event_words) is not None
     release_steps = [
         _step(
             "latest_deployments",
-            {"service_id": svc, "to": _iso(anchor_time(known, inp.as_of))},
+            {"service_id": svc, "to": _iso(inp.as_of if picked else anchor_time(known, inp.as_of))},
             "deployment_time",
             step_id=LATEST_RELEASE_CHECK,
         )

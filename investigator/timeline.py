@@ -1586,9 +1586,11 @@ def reference_times(
         err = first_error(evidence, as_of, first_seen, refs.codes)
         read = release_history_read
         release = _release(evidence, as_of, services, refs.event_words, releases, read)
-        if err is not None and not (release and release[0] > shift(err[0], EPISODE)):
-            # The release before the first error; not when the error is of an episode long
-            # before the latest release (a PAY-1002 error of last year).
+        picked = release_pick(refs.event_words) is not None
+        if err is not None and not picked and not (release and release[0] > shift(err[0], EPISODE)):
+            # "The release": the one before the first error; not when the error is of an
+            # episode long before the latest release (a PAY-1002 error of last year). Words
+            # that pick one ("the most recent release") pick it among those by as_of.
             release = _release(evidence, err[0], services, refs.event_words, releases, read)
         found: dict[AnchorEvent, _Found | None] = {
             AnchorEvent.FIRST_ERROR: None if err is None else (*err, None),

@@ -84,3 +84,41 @@ def test_a_correlation_question_during_a_rollout_names_it(  # type: ignore[no-un
     assert cited == {ROLLING, "deploy:release-2026.07.20.2"}
     # Never "the release" of the correlation: no claim states its finish (after as_of).
     assert not any(FINISHED in s for s in claims), list(claims)
+
+
+@pytest.mark.parametrize(
+    ("pick", "release", "start"),
+    [
+        ("first", "release-2026.07.20.2", "2026-07-20T13:50:59Z"),
+        # Before, these were `partial` (error_first_seen missing) for a reader who may not
+        # see the errors: the plan asked for a first error the question never mentions.
+        ("most recent", "release-2026.07.23.1", "2026-07-23T09:55:11Z"),
+        ("previous", "release-2026.07.20.2", "2026-07-20T13:50:59Z"),
+    ],
+)
+def test_a_release_the_words_pick_needs_no_error(  # type: ignore[no-untyped-def]
+    demo_graph: neo4j.Driver, cli_env, invoke, pick: str, release: str, start: str
+) -> None:
+    carol = ["--service", "svc:payment-api", "--subject", "acme/user:carol"]
+    question = f"Who owned payment-api before the {pick} release?"
+    doc = investigate_json(invoke, question, *carol, "--deadline-seconds", "600")
+    assert doc["status"] == "complete", doc["missing_evidence"]
+    assert doc["missing_evidence"] == []
+    statements = [c["statement"] for c in doc["claims"]]
+    assert any(
+        s.startswith(f"At 1 s before the start of the release {release}, {start}")
+        and "team:payments-core OWNS svc:payment-api" in s
+        for s in statements
+    ), statements
+
+
+def test_partial_is_a_release_the_words_pick_that_is_not_found(  # type: ignore[no-untyped-def]
+    demo_graph: neo4j.Driver, cli_env, invoke
+) -> None:
+    # By 10:00 one release had finished: no previous one. The time asked is not placed, so
+    # the answer is at as_of, `partial`, and says why (not that an error is missing).
+    question = "Who owned payment-api before the previous release?"
+    doc = investigate_json(invoke, question, *BOB, "--as-of", "2026-07-23T10:00:00Z")
+    assert doc["status"] == "partial"
+    assert [r["reason"] for r in doc["unresolved_time_reasons"]] == ["event_not_found"]
+    assert doc["missing_evidence"] == []
