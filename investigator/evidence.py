@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from cypher_templates.plan import EVIDENCE_TYPES as PLAN_EVIDENCE_TYPES
 from graph_schema.canonical import canonical_json as canonical_json  # pack, claims import it
@@ -93,6 +93,21 @@ class Evidence(BaseModel):
         """The KG record this evidence stands for: (element_id, version)."""
         return (self.element_id, self.version)
 
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def supports_from(self) -> datetime | None:
+        """The first instant this record is evidence of something: its `valid_from`, but
+        for a release whose record says its rollout started before that, the start (from
+        then it shows a rollout under way; it is the release in force only from
+        `valid_from`). What "happened by as_of" is judged on. Derived from hashed fields
+        (`valid_from`, the record's `started_at`), so no hash includes it again."""
+        if self.valid_from is None or self.type != "Deployment":
+            return self.valid_from
+        if "deployment_time" not in self.evidence_types:
+            return self.valid_from
+        started = instant_of(self.context.get("started_at", self.props.get("started_at")))
+        return started if started is not None and started < self.valid_from else self.valid_from
+
 
 class Rejection(BaseModel):
     """A candidate the gate refused, with its reason code (and replacement or winner)."""
@@ -144,6 +159,19 @@ def as_datetime(value: Any) -> datetime | None:
         parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
         return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
     raise ValueError(f"not a datetime: {value!r}")
+
+
+def instant_of(raw: Any) -> datetime | None:
+    """A zoned ISO-8601 text (or datetime) as a datetime; anything else None."""
+    if isinstance(raw, datetime):
+        return raw if raw.tzinfo is not None else None
+    if not isinstance(raw, str):
+        return None
+    try:
+        parsed = datetime.fromisoformat(raw.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo is not None else None
 
 
 def _jsonable(value: Any) -> Any:

@@ -752,8 +752,10 @@ class EvidenceGate:
     def _temporal(self, cand: Evidence, round_no: int) -> Rejection | None:
         as_of = self.policy.as_of
         r = RejectionReason
-        if cand.valid_from is not None and cand.valid_from > as_of and not self._under_way(cand):
-            detail = f"valid from {cand.valid_from.isoformat()}, after as_of"
+        # A rollout under way at as_of is evidence from its start (`supports_from`).
+        start = cand.supports_from
+        if start is not None and start > as_of:
+            detail = f"valid from {(cand.valid_from or start).isoformat()}, after as_of"
             return self._reject(cand, r.REJECTED_TEMPORAL, round_no, detail)
         is_event = bool(cand.evidence_types) and set(cand.evidence_types) <= EVENT_TYPES
         if is_event or cand.valid_to is None or cand.valid_to > as_of:
@@ -775,8 +777,8 @@ class EvidenceGate:
 
     def _under_way(self, cand: Evidence) -> bool:
         """Whether a release was rolling out (started, not finished) at as_of or at an
-        earlier instant the question asks about: its record is valid only from its finish,
-        but the answer says that a rollout was in progress then."""
+        earlier instant the question asks about: the answer says so whatever the question
+        asks (what it needs, not when it holds: `supports_from` judges that)."""
         as_of = self.policy.as_of
         instants = [as_of, *(t for t in self.policy.reference_times if t <= as_of)]
         return any(rollout_under_way(cand, t) is not None for t in instants)

@@ -75,8 +75,11 @@ def too_small_hint(evidence_tokens: int, fixed_tokens: int = FIXED_SLOTS_ESTIMAT
     return f"ask again with --budget-tokens {budget} or more"
 
 
-# Fields of an Evidence that do not describe the KG slice, so they stay out of pack_hash.
-_UNHASHED_EVIDENCE_FIELDS = frozenset({"tool_call_id", "ranks", "scores", "rrf_score"})
+# Fields of an Evidence that do not describe the KG slice, so they stay out of pack_hash;
+# `supports_from` is derived from hashed fields (packs recorded before it keep their hash).
+_UNHASHED_EVIDENCE_FIELDS = frozenset(
+    {"tool_call_id", "ranks", "scores", "rrf_score", "supports_from"}
+)
 
 
 class PackBudgetError(BadInput):

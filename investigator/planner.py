@@ -458,13 +458,13 @@ def detect_intents(question: str) -> list[Intent]:
     if not found:
         found.add(Intent.ENTITY_LOOKUP)
     references = time_references(question)
-    # "Before the first release" is placed by the service's earliest releases alone: no
-    # error is needed (before, a service with no errors left it `partial`).
-    first_release = (
-        references.event is AnchorEvent.RELEASE
-        and release_pick(references.event_words) is ReleasePick.FIRST
+    # "Before the first / previous / most recent release" is placed by the service's releases
+    # alone: the words pick one, so no error is needed (before, only "first" was; the others
+    # were `partial` with no error). "The release" alone is the one before the first error.
+    picked_release = (
+        references.event is AnchorEvent.RELEASE and release_pick(references.event_words) is not None
     )
-    if references.event is not None and not found & _ANCHOR_INTENTS and not first_release:
+    if references.event is not None and not found & _ANCHOR_INTENTS and not picked_release:
         # "Who owned it then?": the anchor event (the first error) must be found to know
         # when "then" is (investigator.timeline).
         found.add(Intent.ERROR_TIMELINE)
@@ -1311,10 +1311,21 @@ def followup_steps(
         if plain_then and not placed and known.first_seen is None
     ]
     stale = known.first_seen is None or known.first_seen < shift(inp.as_of, -EPISODE)
+    # A correlation whose errors were read and none is of an episode by as_of (they came
+    # after it, or long before): a rollout under way at as_of is the release it can be
+    # about, and its window (of finishes, ending at as_of) misses it. Not before the errors
+    # are read: the first round would read it for every correlation.
+    correlation_at_as_of = (
+        Intent.DEPLOYMENT_CORRELATION.value in {str(i) for i in intents}
+        and known.first_seen is not None
+        and not shift(inp.as_of, -EPISODE) <= known.first_seen <= inp.as_of
+    )
+    # Words that pick a release ("the most recent release") pick it among those by as_of.
+    picked = release_pick(asked.event_words) is not None
     release_steps = [
         _step(
             "latest_deployments",
-            {"service_id": svc, "to": _iso(anchor_time(known, inp.as_of))},
+            {"service_id": svc, "to": _iso(inp.as_of if picked else anchor_time(known, inp.as_of))},
             "deployment_time",
             step_id=LATEST_RELEASE_CHECK,
         )
@@ -1330,7 +1341,9 @@ def followup_steps(
             step_id=LATEST_RELEASE_CHECK,
         )
         for svc in focus
-        if (plain_then and stale) or Intent.RELEASE_LOOKUP.value in {str(i) for i in intents}
+        if (plain_then and stale)
+        or Intent.RELEASE_LOOKUP.value in {str(i) for i in intents}
+        or correlation_at_as_of
     ]
     if asked.event is AnchorEvent.RELEASE and release_pick(asked.event_words) is ReleasePick.FIRST:
         # "Before the first release": the earliest releases by as_of (the window template

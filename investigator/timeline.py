@@ -55,6 +55,7 @@ from pydantic import BaseModel, Field
 
 from investigator.errors import BadInput
 from investigator.evidence import Evidence, iso_utc
+from investigator.evidence import instant_of as instant_of  # imported from here too
 
 EARLIEST = datetime.min.replace(tzinfo=UTC)
 LATEST = datetime.max.replace(tzinfo=UTC)
@@ -1466,19 +1467,6 @@ def _release_start(evidence: Sequence[Evidence], name: str, finished: datetime) 
     return None
 
 
-def instant_of(raw: object) -> datetime | None:
-    """A zoned ISO-8601 text (or datetime) as a datetime; anything else None."""
-    if isinstance(raw, datetime):
-        return raw if raw.tzinfo is not None else None
-    if not isinstance(raw, str):
-        return None
-    try:
-        parsed = datetime.fromisoformat(raw.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo is not None else None
-
-
 def _alert_name(ev: Evidence) -> str:
     """The alert a firing record is of: its `alert`, else the start of a FIRED_ON record
     (`FIRED_ON|alert:X|svc:Y|...`, admitted as the anchor), else its name or id."""
@@ -1598,9 +1586,11 @@ def reference_times(
         err = first_error(evidence, as_of, first_seen, refs.codes)
         read = release_history_read
         release = _release(evidence, as_of, services, refs.event_words, releases, read)
-        if err is not None and not (release and release[0] > shift(err[0], EPISODE)):
-            # The release before the first error; not when the error is of an episode long
-            # before the latest release (a PAY-1002 error of last year).
+        picked = release_pick(refs.event_words) is not None
+        if err is not None and not picked and not (release and release[0] > shift(err[0], EPISODE)):
+            # "The release": the one before the first error; not when the error is of an
+            # episode long before the latest release (a PAY-1002 error of last year). Words
+            # that pick one ("the most recent release") pick it among those by as_of.
             release = _release(evidence, err[0], services, refs.event_words, releases, read)
         found: dict[AnchorEvent, _Found | None] = {
             AnchorEvent.FIRST_ERROR: None if err is None else (*err, None),

@@ -16,7 +16,6 @@ from investigator.claims import Verdict
 from investigator.evaluation.sweep import timeline_points
 from investigator.investigation import InvestigationRequest, InvestigationResult, investigate
 from investigator.runbook_lookup import LookupTarget, RunbookLookup, RunbookQuery
-from investigator.timeline import rollout_under_way
 
 REPO = Path(__file__).resolve().parents[1]
 DATASET = REPO / "datasets" / "payments-incident"
@@ -114,11 +113,6 @@ def test_any_point_of_the_timeline_holds(
     except InvestigatorError as exc:
         assert exc.exit_code != 1, exc
         return
-    # A rollout under way at as_of is admitted as such (its record is valid from its finish;
-    # the claim says it was not yet the release in force), as the eval's sweep counts it.
-    assert all(
-        ev.valid_from is None or ev.valid_from <= as_of or rollout_under_way(ev, as_of)
-        for ev in result.evidence
-    )
+    assert all(ev.supports_from is None or ev.supports_from <= as_of for ev in result.evidence)
     if result.verdict in (Verdict.CONFIRMED, Verdict.LIKELY):
         assert not any("competing-cause" in m.description for m in result.missing_evidence)

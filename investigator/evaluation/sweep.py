@@ -194,7 +194,7 @@ def run_point(
     from investigator.gate import EVENT_TYPES
     from investigator.investigation import InvestigationRequest, investigate
     from investigator.runbook_lookup import LookupTarget, RunbookLookup, RunbookQuery
-    from investigator.timeline import reference_times, rollout_under_way, time_references
+    from investigator.timeline import reference_times, time_references
 
     known_at = point.known_at or case.known_at
     run = SweepRun(case_id=case.id, point=point, exit_code=0)
@@ -223,13 +223,7 @@ def run_point(
             for ev in result.evidence:
                 run.admitted.append(ev.element_id)
                 is_event = bool(ev.evidence_types) and set(ev.evidence_types) <= EVENT_TYPES
-                # A rollout under way at as_of is admitted as such (its record is valid from
-                # its finish): said in progress, never "the release", so it is timely.
-                happened = (
-                    ev.valid_from is None
-                    or ev.valid_from <= point.as_of
-                    or rollout_under_way(ev, point.as_of) is not None
-                )
+                happened = ev.supports_from is None or ev.supports_from <= point.as_of
                 ok = happened and (
                     is_event or _state_ok(ev.valid_from, ev.valid_to, [point.as_of, *refs])
                 )
