@@ -450,6 +450,9 @@ def test_one_time_covered_only_by_a_retracted_record(copier: neo4j.Driver, cli_e
     assert said in _claims(doc), _claims(doc)
     assert _tombstones(doc) == [(DELTA_KEY, "retracted")]
     assert not any("team:delta OWNS" in c for c in _claims(doc)), _claims(doc)
+    # The text report marks the tombstone it lists as evidence: no current record.
+    text = invoke("investigate", "Who owned copier on 2026-04-15?", *IVY, *COPIER)
+    assert f"{DELTA_KEY}  (ownership)  retracted" in text.out, text.out
     replay = invoke("replay", doc["run_id"], *IVY, "--json")
     assert replay.code == 0, replay
     assert json.loads(replay.out)["verified"] is True
