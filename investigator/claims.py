@@ -25,9 +25,13 @@ from investigator.gate import Conflict, authority
 from investigator.ownership_history import (
     OwnershipCorrection,
     OwnershipPeriod,
+    OwnershipRetraction,
     corrections_at,
     history_cut_text,
     ownership_corrections,
+    retraction_text,
+    retractions_in,
+    retractions_unowned_at,
 )
 from investigator.planner import (
     CHANGE_LOOKBACK,
@@ -187,7 +191,8 @@ def _claim(
 
 
 def _with(evidence: Sequence[Evidence], etype: str) -> list[Evidence]:
-    return [ev for ev in evidence if etype in ev.evidence_types]
+    # A tombstone in the pack (a retracted OWNS record an answer cites) supports nothing.
+    return [ev for ev in evidence if etype in ev.evidence_types and ev.status == "active"]
 
 
 def _validity(ev: Evidence) -> str:
@@ -438,6 +443,7 @@ def derive_claims(
         owners = _with(evidence, "ownership")
         claims += _owners_in_period(owners, ownership_period, as_of, held_at)
         claims += _correction_claims(owners, ownership_records, ownership_period)
+        claims += _period_retraction_claims(evidence, ownership_records, ownership_period)
     elif Intent.OWNERSHIP_AT_TIME in intent_set:
         for ev in _with(evidence, "ownership"):
             if not held_somewhere(ev):
@@ -454,6 +460,7 @@ def derive_claims(
         claims += _instant_correction_claims(
             _with(evidence, "ownership"), ownership_records, refs, as_of
         )
+        claims += _instant_retraction_claims(evidence, ownership_records, refs, as_of)
     unknown_then: list[tuple[str, datetime]] = []
     text_gaps: list[MissingEvidence] = []
     if Intent.APPLICABLE_RUNBOOK in intent_set:
@@ -798,6 +805,63 @@ def _correction_claims(
             )
         )
     return out
+
+
+def _period_retraction_claims(
+    evidence: Sequence[Evidence], records: Sequence[Evidence], period: OwnershipPeriod
+) -> list[Claim]:
+    """One claim per retracted OWNS record whose interval holds some instant of the period:
+    it was recorded, and the record was retracted (when, why), citing its tombstone (in the
+    pack). A fact about the records, never that the team owned it: in time order with the
+    owners (`From A to B (...)`)."""
+    in_pack = {ev.evidence_id for ev in evidence}
+    out = []
+    for r in retractions_in(records, period):
+        if r.tombstone.evidence_id not in in_pack:
+            continue
+        start = f"From {iso_utc(r.start)}" if r.start else "From the first record"
+        span = f"{start} to {iso_utc(r.end)}" if r.end else f"{start}, open-ended"
+        out.append(
+            _claim(
+                f"{span} ({period.why}): {retraction_text(r, span=False)}",
+                EpistemicStatus.FACT,
+                0.95,
+                [r.tombstone],
+                Intent.OWNERSHIP_AT_TIME.value,
+            )
+        )
+    return out
+
+
+def _instant_retraction_claims(
+    evidence: Sequence[Evidence],
+    records: Sequence[Evidence],
+    refs: Sequence[ReferenceTime],
+    as_of: datetime,
+) -> list[Claim]:
+    """For each instant a single-time owner question names (and as_of) at which no owner of
+    a service is recorded, the retracted OWNS records that held then: no owner is recorded,
+    and why (the retraction), citing the tombstone (in the pack)."""
+    in_pack = {ev.evidence_id for ev in evidence}
+    owners = [ev for ev in _with(evidence, "ownership") if ev.status == "active"]
+    instants = {r.at: f"{r.describe()} ({r.why})" for r in reversed(refs)}
+    instants.setdefault(as_of, f"as_of, {iso_utc(as_of)}")
+    named: dict[str, tuple[OwnershipRetraction, list[str]]] = {}
+    for at, label in sorted(instants.items()):
+        for r in retractions_unowned_at(records, owners, at):
+            if r.tombstone.evidence_id in in_pack:
+                named.setdefault(r.tombstone.evidence_id, (r, []))[1].append(label)
+    return [
+        _claim(
+            f"At {' and at '.join(labels)}: no owner of {r.owned} is recorded: "
+            f"{retraction_text(r)}",
+            EpistemicStatus.FACT,
+            0.95,
+            [r.tombstone],
+            Intent.OWNERSHIP_AT_TIME.value,
+        )
+        for r, labels in named.values()
+    ]
 
 
 def _instant_correction_claims(

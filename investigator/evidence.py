@@ -372,7 +372,8 @@ def supported_evidence_types(evidence: Iterable[Evidence]) -> set[str]:
     service (`affected_service`): a subject who may not see the incident's AFFECTED_BY still
     has it, and an answer stating it must not list that link as missing.
     """
-    items = list(evidence)
+    # A tombstone in the pack (a retraction an answer cites) is no record of what it ended.
+    items = [ev for ev in evidence if ev.status == "active"]
     types = {t for ev in items for t in ev.evidence_types}
     if any(ev.kind == "relationship" and ev.type == "EMITTED" for ev in items):
         types.add("affected_service")

@@ -34,7 +34,11 @@ from investigator.defaults import (
 from investigator.evidence import Evidence, Rejection, RejectionReason
 from investigator.gate import Conflict, GatePolicy
 from investigator.incident_reference import IncidentReading
-from investigator.ownership_history import asked_ownership_period, cut_histories
+from investigator.ownership_history import (
+    asked_ownership_period,
+    cut_histories,
+    stated_tombstones,
+)
 from investigator.pack import (
     MAX_BUDGET_TOKENS,
     MIN_BUDGET_TOKENS,
@@ -536,6 +540,23 @@ def _investigate(
             # What was admitted, plus the smallest candidate of each type that did not fit.
             + too_small_hint(gate.tokens_used + sum(gate.budget_needed[k] for k in starved))
         )
+    references = searched_references(
+        request.question,
+        outcome.known.references,
+        gate.admitted,
+        as_of=as_of,
+        first_seen=outcome.known.first_seen,
+        cut_short=outcome.cut_short,
+    )
+    # The tombstones of retracted OWNS records the answer cites join the evidence
+    # (ownership_history.py); the gate admits only current records.
+    tombstones = stated_tombstones(
+        outcome.ownership_records,
+        gate.admitted,
+        period,
+        [as_of, *(r.at for r in references if r.at <= as_of)],
+    )
+    session.record_cited(tombstones)
     pack = build_pack(
         PackRequest(
             run_id=run_id,
@@ -552,20 +573,12 @@ def _investigate(
             budget_tokens=request.budget_tokens,
             created_at=now,
         ),
-        gate.admitted,
+        [*gate.admitted, *tombstones],
         gate.rejected,
     )
     timings.pack_ms = (time.perf_counter() - t0) * 1000.0
 
     t0 = time.perf_counter()
-    references = searched_references(
-        request.question,
-        outcome.known.references,
-        gate.admitted,
-        as_of=as_of,
-        first_seen=outcome.known.first_seen,
-        cut_short=outcome.cut_short,
-    )
     claim_set: ClaimSet = derive_claims(
         [i.value for i in intents],
         pack.evidence,

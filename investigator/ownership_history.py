@@ -8,18 +8,34 @@ in the period (`GatePolicy.ownership_period`) and the claims state each by its i
 A correction is a later record of OWNS edges that changed who was recorded as the owner for
 a time already past when it was recorded (the owner on 2026-11-11 was team:beta as first
 recorded, team:alpha after a correction of 2026-12-04): an answer given before the
-correction, or with `--known-at` before it, named another owner. The older records are read
-with `version_history` (one recorded step per edge key that has them, through the run
-session like any read: tenant, ACL and purpose in Cypher, replayable); a record that only
-closes an open interval at a time still to come when it was recorded (ownership moves on
-the 20th, recorded on the 19th) corrects nothing.
+correction, or with `--known-at` before it, named another owner. A record that only closes
+an open interval at a time still to come when it was recorded (ownership moves on the 20th,
+recorded on the 19th) corrects nothing.
+
+Both kinds of question read the records with one bounded read per service,
+`ownership_records` (every record of the service's OWNS edges known at the run's known_at,
+superseded and retracted ones included; tenant, ACL and purpose in Cypher like any read,
+recorded, replayable), whatever the number of its edges.
+
+A history reads it always: a retracted record (its tombstone, `status = 'retracted'`) is
+invisible to the current reads, so only this read can show an ownership that was recorded
+and then retracted; the answer names it, citing the tombstone ("team:a was recorded as the
+owner from A to B; that record was retracted at R: reason"). A tombstone keeps the ACL of
+the record it ends, so a subject who may not read the record never learns it existed.
 
 A question about one instant ("Who owned tps-report then?") is told of a correction of who
-was recorded at that instant too. The current records admitted show one that added an owner
-(a record written later for a time already past); one that rewrote an earlier record needs
-its older versions: every record of the service's OWNS edges is read with one more bounded
-read (`ownership_records`), and only when a record the owner lookup read was superseded (its
-version above 1), since without one no record was rewritten.
+was recorded at that instant, and, when no owner holds at it, of a retracted record that
+did. It reads the records of a service (the rule, `services_to_check`):
+- when no current record of the service holds at an instant asked (the answer has no owner
+  for it: a retraction is the one record that can say why), or
+- when a current record was rewritten (version above 1) after an instant asked: a record
+  written at R can only have changed what was recorded for instants before R (a later one
+  was still to come: a plan, not a correction). A handover recorded before it happens
+  (beta's end and gamma's start written on the 19th for the 20th) rewrote nothing for an
+  instant asked after the 19th, so it costs no read there.
+As_of is an instant asked too; at a now that follows every record written, nothing can have
+been corrected, so "Who owns X?" needs no read. The owners of an alert or a runbook version
+(`owners_of`) get no read at all: `ownership_records` reads a service's edges only.
 """
 
 from __future__ import annotations
@@ -34,7 +50,6 @@ from pydantic import BaseModel, ConfigDict
 from cypher_templates.plan import PlanStep
 from investigator.context_graph.models import ToolCallRecord
 from investigator.evidence import Evidence, iso_utc
-from investigator.record_time import version_history_steps
 from investigator.timeline import EARLIEST, time_references
 
 # Words that ask for the history of ownership rather than the owner at one time.
@@ -123,28 +138,39 @@ def _owned(ev: Evidence) -> str:
     return ev.content.rsplit(" ", 1)[-1]
 
 
-def history_steps(admitted: Sequence[Evidence]) -> list[PlanStep]:
-    """One `version_history` read per admitted OWNS edge key with older records (sorted)."""
-    keys = {
-        ev.element_id
-        for ev in admitted
-        if "ownership" in ev.evidence_types and ev.kind == "relationship" and ev.version > 1
-    }
-    return version_history_steps(keys, "relationship")
-
-
-# One read of every record of a service's OWNS edges (a single-time owner question).
+# One read of every record of a service's OWNS edges, retracted ones included.
 RECORDS_TEMPLATE = "ownership_records"
+# The reads of a service's owners a history or a single-time question makes.
+OWNER_READS = ("ownership_over_time", "ownership_in_period")
 
 
-def revised_services(rows: Sequence[Evidence]) -> set[str]:
-    """The services of the OWNS records among `rows` that were superseded (version above 1):
-    those whose older records can show a correction."""
+def read_services(calls: Sequence[ToolCallRecord]) -> set[str]:
+    """The services whose owners the run read (a history question reads all their records)."""
     return {
-        _owned(ev)
-        for ev in rows
-        if "ownership" in ev.evidence_types and ev.kind == "relationship" and ev.version > 1
+        str(call.params["service_id"])
+        for call in calls
+        if call.template_id in OWNER_READS and "service_id" in call.params
     }
+
+
+def services_to_check(rows: dict[str, list[Evidence]], instants: Iterable[datetime]) -> set[str]:
+    """The services (`rows`: each one's current OWNS records, as read) whose every record a
+    single-time question reads (the rule in the module docstring): no current record holds
+    at an instant asked, or one was rewritten (version above 1) after an instant asked."""
+    asked = sorted(set(instants))
+    out = set()
+    for service, records in rows.items():
+        owns = [ev for ev in records if _is_owns(ev)]
+        for at in asked:
+            if not _holding(owns, at) or any(
+                ev.version > 1 and ev.recorded_at is not None and ev.recorded_at > at for ev in owns
+            ):
+                out.add(service)
+    return out
+
+
+def _is_owns(ev: Evidence) -> bool:
+    return "ownership" in ev.evidence_types and ev.kind == "relationship"
 
 
 def records_steps(services: Iterable[str]) -> list[PlanStep]:
@@ -285,7 +311,7 @@ def ownership_corrections(
     records: Sequence[Evidence], period: OwnershipPeriod | None = None
 ) -> list[OwnershipCorrection]:
     """The corrections the records of OWNS edges show (every record of each key known at
-    the run's known_at: the current ones and those `version_history` read), sorted; only
+    the run's known_at, as `ownership_records` reads them), sorted; only
     those about a span in `period` when given.
 
     At each time a record was written, the owners it left recorded for each earlier valid
@@ -355,4 +381,96 @@ def ownership_corrections(
 def _span_in(c: OwnershipCorrection, period: OwnershipPeriod) -> bool:
     return (c.start is None or c.start <= period.end) and (
         period.start is None or c.end > period.start
+    )
+
+
+class OwnershipRetraction(BaseModel):
+    """An OWNS record retracted as known at the run's known_at: who it said owned what over
+    which valid interval, when the retraction was recorded and why; its tombstone is the
+    evidence (it keeps the retracted record's ACL, interval and statement)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    owned: str
+    team: str
+    start: datetime | None  # None: from the earliest time
+    end: datetime | None  # None: open
+    retracted_at: datetime | None  # the tombstone's recorded_at
+    reason: str
+    tombstone: Evidence
+
+
+def ownership_retractions(records: Sequence[Evidence]) -> list[OwnershipRetraction]:
+    """The retractions among the records of OWNS edges (`ownership_records`): each key whose
+    latest record known is a tombstone (one re-recorded since is not retracted), sorted by
+    what is owned, then start, then team."""
+    latest: dict[str, Evidence] = {}
+    for ev in records:
+        if _is_owns(ev) and (
+            ev.element_id not in latest or ev.version > latest[ev.element_id].version
+        ):
+            latest[ev.element_id] = ev
+    out = [
+        OwnershipRetraction(
+            owned=_owned(ev),
+            team=_owner(ev),
+            start=ev.valid_from,
+            end=ev.valid_to,
+            retracted_at=ev.recorded_at,
+            reason=str(ev.props.get("retraction_reason") or "no reason recorded"),
+            tombstone=ev,
+        )
+        for ev in latest.values()
+        if ev.status == "retracted"
+    ]
+    return sorted(out, key=lambda r: (r.owned, r.start or EARLIEST, r.team, r.tombstone.element_id))
+
+
+def retractions_in(
+    records: Sequence[Evidence], period: OwnershipPeriod
+) -> list[OwnershipRetraction]:
+    """The retracted OWNS records whose valid interval holds some instant of `period`."""
+    return [r for r in ownership_retractions(records) if period.overlaps(r.tombstone)]
+
+
+def retractions_unowned_at(
+    records: Sequence[Evidence], owners: Sequence[Evidence], at: datetime
+) -> list[OwnershipRetraction]:
+    """The retracted OWNS records that held at `at` for a service no current owner record
+    among `owners` holds at then: why no owner is recorded at that instant."""
+    owned_then = {_owned(ev) for ev in _holding([ev for ev in owners if _is_owns(ev)], at)}
+    return [
+        r
+        for r in ownership_retractions(records)
+        if r.owned not in owned_then and _holding([r.tombstone], at)
+    ]
+
+
+def stated_tombstones(
+    records: Sequence[Evidence],
+    owners: Sequence[Evidence],
+    period: OwnershipPeriod | None,
+    instants: Iterable[datetime],
+) -> list[Evidence]:
+    """The tombstones an answer cites (they join the pack's evidence): those of the period
+    asked, else those that say why no owner is recorded at an instant asked."""
+    if period is not None:
+        found = retractions_in(records, period)
+    else:
+        found = [
+            r for at in sorted(set(instants)) for r in retractions_unowned_at(records, owners, at)
+        ]
+    unique = {r.tombstone.evidence_id: r.tombstone for r in found}
+    return [unique[k] for k in sorted(unique)]
+
+
+def retraction_text(r: OwnershipRetraction, *, span: bool = True) -> str:
+    """`team:a was recorded as the owner of svc:b [from A to B]; that record was retracted at
+    R: <reason>` (R: the tombstone's record time)."""
+    start = iso_utc(r.start) if r.start else "the first record"
+    interval = f" from {start} to {iso_utc(r.end)}" if r.end else f" from {start}, open-ended"
+    at = iso_utc(r.retracted_at) if r.retracted_at else "an unknown time"
+    return (
+        f"{r.team} was recorded as the owner of {r.owned}{interval if span else ''}; that "
+        f"record was retracted at {at}: {r.reason}"
     )

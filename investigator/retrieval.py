@@ -31,9 +31,9 @@ from investigator.incident_reference import (
     the_incident_words,
 )
 from investigator.ownership_history import (
-    history_steps,
+    read_services,
     records_steps,
-    revised_services,
+    services_to_check,
     whole_records,
 )
 from investigator.planner import (
@@ -115,9 +115,9 @@ class RetrievalOutcome(BaseModel):
     # The loop stopped (deadline, max_rounds, budget) with reads still planned: what it did
     # not find was not looked for to the end, so it is unknown, not absent.
     cut_short: bool = False
-    # The older records of the admitted OWNS edges, read when the question asks the owners
-    # over a period (ownership_history.py): what was recorded before each correction; for a
-    # single-time owner question, every record of a service with a superseded one.
+    # Every record of the OWNS edges of the services asked about, retracted ones included
+    # (ownership_history.py): always for a question over a period; for a single-time owner
+    # question, of a service with no owner at an instant asked or a record rewritten after it.
     ownership_records: list[Evidence] = Field(default_factory=list)
     # How a bare "the incident" in a question that names nothing was read (incident_reference).
     incident_reading: IncidentReading | None = None
@@ -474,8 +474,8 @@ class RetrievalLoop:
             named_services=[plan_input.service_id] if plan_input.service_id else [],
         )
         self.text_rows: list[TemplateRow] = []
-        # Services an owner lookup read a superseded OWNS record of (ownership_history.py).
-        self.revised_owned: set[str] = set()
+        # The current OWNS records each service's owner lookup read (ownership_history.py).
+        self.owner_rows: dict[str, list[Evidence]] = {}
         # Alerts the question spells out in words: named, as a typed name would be.
         self.spelled_ids: set[str] = set()
         # The alerts the question names (typed, or spelled out in words), and the
@@ -621,13 +621,13 @@ class RetrievalLoop:
             plan = self.planner.plan(self.inp, self.intents, known, next_steps)
         if self.gate.policy.ownership_period is not None and not self._past_deadline():
             outcome.ownership_records = self._ownership_records(known, outcome)
-        elif (
-            Intent.OWNERSHIP_AT_TIME in self.intents
-            and self.revised_owned
-            and not self._past_deadline()
-        ):
-            rows = self._history_stage(known, outcome)(records_steps(self.revised_owned))
-            outcome.ownership_records = whole_records(rows, outcome.tool_calls)
+        elif Intent.OWNERSHIP_AT_TIME in self.intents and not self._past_deadline():
+            policy = self.gate.policy
+            instants = [policy.as_of, *(t for t in policy.reference_times if t <= policy.as_of)]
+            services = services_to_check(self.owner_rows, instants)
+            if services:
+                rows = self._history_stage(known, outcome)(records_steps(services))
+                outcome.ownership_records = whole_records(rows, outcome.tool_calls)
         outcome.known = known
         outcome.service_id = self.inp.service_id
         outcome.intents = list(self.intents)
@@ -645,12 +645,13 @@ class RetrievalLoop:
         return as_recorded_at(candidates, self.inp.as_of, self._history_stage(known, outcome))
 
     def _ownership_records(self, known: Known, outcome: RetrievalOutcome) -> list[Evidence]:
-        """Every older record of the admitted OWNS edges that have one, read with
-        `version_history` in a recorded round of its own (not counted against max_rounds)."""
-        steps = history_steps(self.gate.admitted)
+        """Every record of the OWNS edges of each service whose owners over the period were
+        read, one `ownership_records` read per service in a recorded round of its own (not
+        counted against max_rounds), whatever the number of its edges."""
+        steps = records_steps(read_services(outcome.tool_calls))
         if not steps:
             return []
-        return [ev for rows in self._history_stage(known, outcome)(steps) for ev in rows]
+        return whole_records(self._history_stage(known, outcome)(steps), outcome.tool_calls)
 
     def _history_stage(
         self, known: Known, outcome: RetrievalOutcome
@@ -956,8 +957,9 @@ class RetrievalLoop:
             result = call.result
             outcome.tool_calls.append(call.record)
             _note_removed_rules(outcome, call.candidates)
-            if result.template_id == "ownership_over_time":
-                self.revised_owned |= revised_services(call.candidates)
+            if result.template_id == "ownership_over_time" and not result.truncated:
+                service = str(step.params["service_id"])
+                self.owner_rows.setdefault(service, []).extend(call.candidates)
             self._resolve_given_service(step, result.rows)
             if step.step_id == THE_INCIDENT_LOOKUP:
                 # "the incident": the one incident it can mean is an anchor; several are

@@ -560,6 +560,20 @@ class RunSession:
             self._timed(add)
         return decision
 
+    def record_cited(self, evidence: Iterable[Evidence]) -> None:
+        """Record evidence an answer cites that the gate never admits (the tombstone of a
+        retracted OWNS record, ownership_history.py), tied to the read that returned it."""
+        log = self.log
+        if log is None:
+            return
+        items = list(evidence)
+
+        def add() -> None:
+            for ev in items:
+                log.add_evidence(ev, ev.tool_call_id or "")
+
+        self._timed(add)
+
     def flush(self, *, force: bool = False) -> None:
         """Write what the run has recorded so far (one transaction), when `force` or when
         `FLUSH_INTERVAL_S` has passed since the last write."""

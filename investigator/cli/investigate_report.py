@@ -206,6 +206,8 @@ def render_report(
             f"  {ev.evidence_id}  {_clean(ev.element_id, 70)}  "
             f"({', '.join(ev.evidence_types)}){extra}"
             + ("  untrusted" if ev.evidence_id in untrusted else "")
+            # A tombstone a claim cites (ownership_history.py): never read as a current record.
+            + (f"  {_clean(ev.status, 20)}" if ev.status != "active" else "")
         )
         lines.append(f"      {_clean(_preview(ev.content), 150)}")
         if (gone := missing_file_note(ev, result.as_of)) is not None:
