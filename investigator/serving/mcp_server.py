@@ -221,9 +221,14 @@ class BearerGate:
                 return
             self._opening[who] = self._opening.get(who, 0) + 1
         pending = opens  # this request is counted in `_opening` until it has its session
+        refusal: Message | None = None  # a 400's start, sent with its (maybe reworded) body
 
         async def bind(message: Message) -> None:
-            nonlocal pending
+            nonlocal pending, refusal
+            if refusal is not None and message["type"] == "http.response.body":
+                start, refusal = refusal, None
+                start, message = _plain_refusal(start, message)
+                await send(start)
             # The session a response opens is the presenting principal's.
             if message["type"] == "http.response.start":
                 for name, value in message.get("headers", ()):
@@ -235,6 +240,9 @@ class BearerGate:
                 ended = scope.get("method") == "DELETE" and message.get("status", 500) < 300
                 if ended and session is not None:
                     self._owners.pop(session, None)
+                if message.get("status") == 400:
+                    refusal = message
+                    return
             await send(message)
 
         try:
@@ -264,6 +272,30 @@ class BearerGate:
             ),
         )
         await _refuse(send, 429, error.model_dump(by_alias=True, exclude_none=False), [])
+
+
+def _plain_refusal(start: Message, body: Message) -> tuple[Message, Message]:
+    """A 400 for JSON that is no JSON-RPC message as stdio answers it (-32600, one line):
+    the SDK's said `Validation error:` and pydantic's whole multi-line report, quoting the
+    caller's input. Any other response is passed as it is."""
+    raw = bytes(body.get("body", b""))
+    try:
+        sent = json.loads(raw) if not body.get("more_body") else None
+    except ValueError:
+        return start, body
+    error = sent.get("error") if isinstance(sent, dict) else None
+    message = error.get("message") if isinstance(error, dict) else None
+    if not isinstance(message, str) or not message.startswith("Validation error:"):
+        return start, body
+    plain = JSONRPCError(
+        jsonrpc="2.0",
+        id=None,
+        error=ErrorData(code=INVALID_REQUEST, message="Invalid Request: not a JSON-RPC message"),
+    ).model_dump_json(by_alias=True, exclude_unset=True)  # `id` null stays, as the SDK's
+    text = plain.encode()
+    headers = [(n, v) for n, v in start.get("headers", ()) if n.lower() != b"content-length"]
+    headers.append((b"content-length", str(len(text)).encode()))
+    return {**start, "headers": headers}, {**body, "body": text}
 
 
 def _opens_session(headers: Any) -> bool:
