@@ -356,6 +356,14 @@ def looks_like_instruction(text: str, *, operational: bool = False) -> str | Non
     return None
 
 
+def instruction_detail(text: str, fragment: str) -> str:
+    """The rejection detail of untrusted `text` withheld for the instruction-like `fragment`:
+    where it is (the line of `text` it starts on, when found as written), not its words."""
+    start = text.find(fragment)
+    where = f"line {text.count(chr(10), 0, start) + 1} of its text" if start >= 0 else "its text"
+    return f"untrusted source contains instruction-like text in {where} (not quoted)"
+
+
 def _valid_at(ev: Evidence, at: datetime) -> bool:
     """Whether a record's valid interval holds the instant (from inclusive, to exclusive)."""
     return (ev.valid_from is None or ev.valid_from <= at) and (
@@ -684,7 +692,9 @@ class EvidenceGate:
         if cand.trust != "trusted":
             fragment = looks_like_instruction(cand.content, operational=cand.type == "Runbook")
             if fragment is not None:
-                detail = f"untrusted source contains instruction-like text: {fragment!r}"
+                # Where, never the words: quoting them put the instruction back in front of
+                # the agent that reads the rejection (MCP, --json, the terminal).
+                detail = instruction_detail(cand.content, fragment)
                 return self._reject(cand, r.REJECTED_UNTRUSTED_INSTRUCTION, round_no, detail), []
         for ev in self.admitted:
             if ev.identity == cand.identity:

@@ -30,8 +30,11 @@ def investigation_json(
     `--service` and the question's names that matched nothing visible, with close matches
     (name_hints.py). A `--service` that did not resolve is not echoed as `service_id` (the
     answer does not cover it): it is the `unresolved_names` entry given as "service"."""
+    from investigator.untrusted_text import unquoted_rejections
+
     payload = result.model_dump(mode="json", exclude={"timings"})
     claim_trust(payload)
+    unquoted_rejections(payload.get("rejected"))  # a reused run recorded the words
     if any(u.given_as == "service" for u in unresolved):
         payload["service_id"] = None
     payload["unresolved_names"] = [u.model_dump(mode="json") for u in unresolved]
@@ -53,8 +56,11 @@ def claim_trust(payload: dict[str, Any]) -> None:
 
 
 def runbook_json(answer: RunbookAnswer) -> str:
-    """`runbook --json`: the answer card."""
-    return answer.model_dump_json()
+    """`runbook --json`: the answer card (a rejection's detail never quotes untrusted words)."""
+    from investigator.untrusted_text import unquoted_detail
+
+    rejected = [r.model_copy(update={"detail": unquoted_detail(r.detail)}) for r in answer.rejected]
+    return answer.model_copy(update={"rejected": rejected}).model_dump_json()
 
 
 def trace_json(

@@ -304,13 +304,18 @@ def test_each_rule_match_holds_one_of_its_needles() -> None:
     assert matched >= len(HOSTILE_EXAMPLES)
 
 
-def test_the_rejection_names_the_fragment_as_read_not_its_hidden_characters() -> None:
+def test_the_fragment_is_read_without_hidden_characters_and_never_quoted() -> None:
     g = gate(relevant_types=["runbook"])
     text = DISGUISED_INSTRUCTIONS["zero-width inside words"]
+    assert looks_like_instruction(text) == "ignore previous instructions"
     g.admit([ev("runbook:zw@v1", ["runbook"], text, trust="untrusted")])
     [rejection] = g.rejected
     assert rejection.reason is RejectionReason.REJECTED_UNTRUSTED_INSTRUCTION
-    assert "'ignore previous instructions'" in rejection.detail
+    # Not as written (the hidden characters part it): no line to name, and never the words.
+    assert (
+        rejection.detail
+        == "untrusted source contains instruction-like text in its text (not quoted)"
+    )
 
 
 # What real runbooks say: shell steps, RBAC and YAML names, "the answer" in prose, secrets
@@ -439,7 +444,11 @@ def test_a_planted_step_withholds_its_runbook_and_the_real_one_is_admitted() -> 
         ]
     )
     assert reasons(g) == {"runbook:planted@v1": RejectionReason.REJECTED_UNTRUSTED_INSTRUCTION}
-    assert "'instead answer that'" in g.rejected[0].detail
+    assert looks_like_instruction(planted, operational=True) == "instead answer that"
+    # Where, never the words (quoted, they put the instruction in front of the reader).
+    assert g.rejected[0].detail == (
+        "untrusted source contains instruction-like text in line 4 of its text (not quoted)"
+    )
     assert [e.element_id for e in g.admitted] == ["runbook:real@v1"]
 
 

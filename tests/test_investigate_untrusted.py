@@ -5,13 +5,15 @@ GitLab's runbooks, reproduced with small files of our own):
   /oauth/token") and "You are now responsible for ..." are steps, served, not withheld;
 - what rests on untrusted evidence says so in the report, as the runbook card does;
 - a page addressed to the assistant reading it ("Note for the automated investigation
-  assistant reading this page: ... tell the engineer ...") is withheld, and the report names
-  the matched fragment, says the runbook was found but withheld, and names `--trusted`.
+  assistant reading this page: ... tell the engineer ...") is withheld, and the report says
+  where the instruction is (never its words), that the runbook was found but withheld, and
+  names `--trusted`.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import neo4j
@@ -63,14 +65,20 @@ def test_a_page_addressed_to_the_assistant_is_withheld_and_the_report_says_why( 
     lines = report.splitlines()
     rejected = lines.index("  runbook:demo-gitaly-slow-fix: rejected_untrusted_instruction")
     hint = lines[rejected + 1]
-    # The first shape of an instruction it holds: a note addressed to an assistant.
-    assert "matched 'Note for the automated investigation assistant'" in hint
+    # Where the instruction is, never its words: quoted, they were the instruction again.
+    assert re.search(r"instruction-like text in line \d+ of its text, not quoted", hint), hint
+    assert "automated investigation assistant" not in report
     assert "--trusted" in hint
     [missing] = [line for line in lines if line.startswith("  runbook (required): ")]
     assert "valid at as_of" not in missing
     assert "found (runbook:demo-gitaly-slow-fix) but withheld as untrusted" in missing
     assert "--trusted" in missing
     document = json.loads(_investigate(invoke, "demo gitaly is slow, how do I fix it?", "--json"))
+    [rejected] = [
+        r for r in document["rejected"] if r["reason"] == "rejected_untrusted_instruction"
+    ]
+    assert rejected["detail"].endswith("of its text (not quoted)"), rejected
+    assert "automated investigation assistant" not in json.dumps(document)
     [gap] = [m for m in document["missing_evidence"] if m["evidence_type"] == "runbook"]
     assert "withheld as untrusted" in gap["description"]
     card = invoke("runbook", "demo gitaly slow fix", "--subject", "user:oncall")

@@ -6,13 +6,14 @@ runbooks, reproduced here with small files of our own):
 - HTML comments (`<!--DS: ... -->`, `<!--USstart-->`) are no steps;
 - a hard-wrapped sentence or list item is one step line, not one per source line;
 - link reference definitions are no steps; the ones the shown steps use follow them;
-- a version withheld as untrusted instruction-like text says so, quotes the fragment and
+- a version withheld as untrusted instruction-like text says so, says where (never the words) and
   says how a team that trusts the source imports it, instead of "no version is valid".
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import neo4j
@@ -78,12 +79,13 @@ def test_link_definitions_are_not_steps_and_used_ones_follow_them(imported, invo
     ]
 
 
-def test_a_version_withheld_as_untrusted_says_so_with_the_fragment(imported, invoke) -> None:  # type: ignore[no-untyped-def]
+def test_a_version_withheld_as_untrusted_says_so_and_where_not_the_words(imported, invoke) -> None:  # type: ignore[no-untyped-def]
     card = _card(invoke, "demo api user token expires soon")
     first = card.splitlines()[0]
     assert first.startswith("No runbook: ")
     assert "is valid at as_of" not in first
     assert "withheld as untrusted text with an instruction-like fragment" in first
     assert "rejected_untrusted_instruction" in card
-    assert "matched 'send the token'" in card
+    assert "send the token" not in card  # where it is, never the words
+    assert re.search(r"instruction-like text in line \d+ of its text, not quoted", card), card
     assert "--trusted, see docs/security.md" in card

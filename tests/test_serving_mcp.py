@@ -101,10 +101,12 @@ def text(result: CallToolResult) -> str:
 
 
 def ok(result: CallToolResult) -> dict[str, Any]:
+    """The document of a successful result: its structured content (its text block is a
+    summary of it, serving/results.py)."""
     assert not result.is_error, text(result)
-    doc = json.loads(text(result))
-    assert result.structured_content == doc
+    doc = result.structured_content
     assert isinstance(doc, dict)
+    assert "structured content" in text(result), text(result)
     return doc
 
 
@@ -653,10 +655,10 @@ def _load(url: str, clients: int, calls_each: int) -> tuple[list[str], list[str]
                 if result.is_error:
                     errors.append(text(result))
                     continue
-                run_id = json.loads(text(result))["run_id"]
+                run_id = ok(result)["run_id"]
                 run_ids.append(run_id)
                 report = await client.call_tool("replay", {"run_id": run_id})
-                if report.is_error or not json.loads(text(report))["verified"]:
+                if report.is_error or not ok(report)["verified"]:
                     errors.append(f"{run_id} not verified: {text(report)[:300]}")
 
     async def main() -> None:

@@ -75,7 +75,7 @@ def test_untrusted_text_is_served_fenced_as_data_and_the_server_says_so(  # type
             result = await client.call_tool(
                 "runbook_lookup", {"target": "alert", "value": PROBE_ALERT}
             )
-            card = ok(result)  # the first block is still the document, as structured
+            card = ok(result)  # the first block summarises the structured document
             assert card["runbook"]["trust"] == "untrusted"
             assert len(result.content) == 2, result.content
             fenced = result.content[1]

@@ -1,22 +1,25 @@
 """What the runbook card and the investigation report say under a version withheld as
-untrusted instruction-like text: the fragment the gate matched and the way out."""
+untrusted instruction-like text: where the gate found it (never its words) and the way out."""
 
 from __future__ import annotations
 
 import re
 
 from investigator.terminal import one_line
+from investigator.untrusted_text import unquoted_detail
 
-# The gate's detail ends with the fragment it matched, quoted (investigator/gate.py).
-_FRAGMENT = re.compile(r"instruction-like text: (.+)$")
+# Where the gate found it (gate.instruction_detail): "in line 4 of its text (not quoted)".
+_WHERE = re.compile(r"instruction-like text in (.+?) \(not quoted\)")
 
 
 def untrusted_hint(detail: str) -> str:
-    """Under a version withheld as an untrusted instruction: the fragment that matched (the
-    subject's own visible text) and how a team that trusts the source imports it."""
-    match = _FRAGMENT.search(detail)
-    fragment = f"matched {one_line(match.group(1), 120)}; " if match else ""
+    """Under a version withheld as an untrusted instruction: where it was found, not the
+    words (they would put the instruction back in front of whoever reads the report), and
+    how a team that trusts the source imports it."""
+    match = _WHERE.search(unquoted_detail(detail))
+    where = f" in {one_line(match.group(1), 60)}" if match else ""
     return (
-        f"({fragment}imported untrusted: a team that trusts this source imports it with "
+        f"(instruction-like text{where}, not quoted; imported untrusted: a team that trusts "
+        "this source imports it with "
         "--trusted, see docs/security.md)"
     )

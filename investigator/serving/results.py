@@ -1,0 +1,245 @@
+"""What a served tool returns besides its document: the output schema it declares, and the
+short text that stands for the document in the result's first content block.
+
+MCP (2025-06-18) lets a tool declare `outputSchema` and return its document as
+`structuredContent`; the serialized JSON in a text block is a SHOULD, for clients without
+structured support. Sending both sent every result twice (about 85 KB for the seed
+investigation), so the document is sent once, as `structuredContent`, and the text block
+says what an agent answers from: the claims and their evidence ids, the runbook and its
+owner, whether a run verifies. Untrusted text is never in it: a quoting tool's untrusted
+text is in the fenced second block (untrusted_text.py), as before. The schemas come from
+the pydantic models the documents are dumped from (json_documents.py).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from collections.abc import Mapping
+from functools import cache
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from investigator.terminal import one_line
+
+# The command whose `--json` document is the structured content, named in each summary.
+_COMMANDS = {
+    "investigate": "investigator investigate --json",
+    "runbook_lookup": "investigator runbook --json",
+    "trace": "investigator trace RUN --format json|prov-json",
+    "replay": "investigator replay RUN --json",
+}
+_MAX_LINE = 600  # a summary line is cut here (a claim statement, a note)
+
+
+def _investigation_model() -> type[BaseModel]:
+    """`investigate --json` (json_documents.investigation_json): the result, its claims
+    with their trust, the names that did not resolve (and no `timings`, dropped below)."""
+    from investigator.claims import Claim
+    from investigator.investigation import InvestigationResult
+    from investigator.name_hints import UnresolvedName
+
+    class ServedClaim(Claim):
+        """A claim as `investigate --json` prints it: with the trust of its evidence."""
+
+        trust: Literal["trusted", "untrusted"]
+        untrusted_evidence_ids: list[str]
+
+    class InvestigationDocument(InvestigationResult):
+        """The document `investigate --json` prints."""
+
+        claims: list[ServedClaim]  # type: ignore[assignment]
+        unresolved_names: list[UnresolvedName]
+
+    return InvestigationDocument
+
+
+def _schema(model: type[BaseModel]) -> dict[str, Any]:
+    return model.model_json_schema(mode="serialization")
+
+
+def _without_timings(schema: dict[str, Any]) -> dict[str, Any]:
+    schema["properties"].pop("timings", None)
+    schema.get("$defs", {}).pop("StageTimings", None)
+    return schema
+
+
+def _trace_schema() -> dict[str, Any]:
+    """`trace`'s two formats: the trace document (json) or a W3C PROV-JSON document."""
+    from investigator.context_graph.trace import TraceDocument
+
+    trace = _schema(TraceDocument)
+    defs = trace.pop("$defs", {})
+    prov = {
+        "type": "object",
+        "title": "PROV-JSON",
+        "description": "format prov-json: the run as a W3C PROV-JSON document",
+        "required": ["prefix"],
+        "properties": {"prefix": {"type": "object"}},
+    }
+    return {"type": "object", "anyOf": [trace, prov], "$defs": defs}
+
+
+@cache
+def output_schemas() -> dict[str, dict[str, Any]]:
+    """Each tool's `outputSchema` (JSON Schema of its structured content), by tool name.
+    Built at the first `tools/list` (`mcp token` imports this module and none of them)."""
+    from investigator.replay import ReplayReport
+    from investigator.runbook_lookup import RunbookAnswer
+
+    return {
+        "investigate": _without_timings(_schema(_investigation_model())),
+        "runbook_lookup": _schema(RunbookAnswer),
+        "trace": _trace_schema(),
+        "replay": _schema(ReplayReport),
+    }
+
+
+def output_schema(tool: str) -> dict[str, Any] | None:
+    """A copy of `tool`'s output schema (None for a tool without one)."""
+    found = output_schemas().get(tool)
+    return copy.deepcopy(found) if found is not None else None
+
+
+# -- the text block -------------------------------------------------------------------------
+
+
+def _line(value: object, limit: int = _MAX_LINE) -> str:
+    return one_line(str(value), limit)
+
+
+def _items(value: object) -> list[Mapping[str, Any]]:
+    return [v for v in value if isinstance(v, Mapping)] if isinstance(value, list) else []
+
+
+def _reasons(rejected: object) -> str:
+    """`rejected_temporal x2, duplicate x1`: reason codes only (a detail may say more)."""
+    counts = Counter(str(r.get("reason")) for r in _items(rejected))
+    return ", ".join(f"{reason} x{n}" for reason, n in sorted(counts.items()))
+
+
+def _investigation(doc: Mapping[str, Any]) -> list[str]:
+    verdict = doc.get("verdict")
+    lines = [
+        f"run {doc.get('run_id')}: status {doc.get('status')}"
+        + (f", verdict {verdict}" if verdict else "")
+        + f" (rounds {doc.get('rounds')}, stop: {doc.get('stop_reason')})",
+        f"as_of {doc.get('as_of')}, known_at {doc.get('known_at')}"
+        + (f", service {doc.get('service_id')}" if doc.get("service_id") else ""),
+    ]
+    claims = _items(doc.get("claims"))
+    lines.append(f"Claims ({len(claims)}):" if claims else "Claims: none")
+    for claim in claims:
+        untrusted = ", untrusted evidence" if claim.get("trust") == "untrusted" else ""
+        ids = ", ".join(str(e) for e in claim.get("evidence_ids") or [])
+        lines.append(
+            f"- [{claim.get('epistemic_status')}{untrusted}] {_line(claim.get('statement'))} "
+            f"(evidence: {ids})"
+        )
+    for key, title in (("confounders", "Confounders"), ("conflicts", "Conflicts")):
+        if items := _items(doc.get(key)):
+            lines.append(f"{title}: {len(items)} (in the structured content)")
+    missing = _items(doc.get("missing_evidence"))
+    lines.append("Missing evidence:" if missing else "Missing evidence: none")
+    for gap in missing:
+        flag = "required" if gap.get("required", True) else "would strengthen"
+        lines.append(f"- {gap.get('evidence_type')} ({flag}): {_line(gap.get('description'))}")
+    if reasons := _reasons(doc.get("rejected")):
+        lines.append(f"Rejected: {reasons}")
+    for unresolved in _items(doc.get("unresolved_names")):
+        lines.append(f"Unresolved name: {_line(unresolved.get('note'))}")
+    for words in doc.get("unresolved_time_words") or []:
+        lines.append(f"Time words not used: {_line(words, 80)!r}")
+    for note in [*(doc.get("time_notes") or []), *(doc.get("rule_notes") or [])]:
+        lines.append(f"Note: {_line(note)}")
+    if doc.get("search_cut_short"):
+        lines.append("Note: the search was cut short: what is missing was not searched to the end")
+    lines.append(f"Evidence: {len(_items(doc.get('evidence')))} items (ids, text, provenance)")
+    return lines
+
+
+def _version(version: Mapping[str, Any]) -> str:
+    """Its id, its title when trusted (an untrusted page's title is its text too), its trust."""
+    trusted = version.get("trust", "trusted") == "trusted"
+    title = f' "{_line(version.get("title"), 120)}"' if trusted and version.get("title") else ""
+    return f"{version.get('id')}{title} (trust {version.get('trust', 'trusted')})"
+
+
+def _runbook(doc: Mapping[str, Any]) -> list[str]:
+    lines = [
+        f"run {doc.get('run_id')}: runbook lookup of {doc.get('target')} "
+        f"{_line(doc.get('query'), 120)!r}",
+        f"as_of {doc.get('as_of')}, known_at {doc.get('known_at')}",
+    ]
+    runbook = doc.get("runbook")
+    if isinstance(runbook, Mapping):
+        lines.append(f"Runbook: {_version(runbook)}")
+        if runbook.get("trust", "trusted") == "trusted":
+            lines += [f"  {_line(step)}" for step in runbook.get("steps") or []]
+        else:  # its steps are quoted in the fenced block only
+            lines.append("  steps: untrusted, quoted in the <evidence> block that follows")
+    else:
+        lines.append("Runbook: none")
+    owner = doc.get("owner")
+    lines.append(f"Owner: {owner}" if owner else "Owner: none found")
+    for key, title in (("policies", "Policy"), ("alternatives", "Alternative")):
+        lines += [f"{title}: {_version(v)}" for v in _items(doc.get(key))]
+    if reasons := _reasons(doc.get("rejected")):
+        lines.append(f"Rejected: {reasons}")
+    if matches := _items(doc.get("text_matches")):
+        lines.append(f"Text matches: {len(matches)} (in the structured content)")
+    if doc.get("note"):
+        lines.append(f"Note: {_line(doc.get('note'))}")
+    if doc.get("suggestions"):
+        lines.append(f"Did you mean: {', '.join(str(s) for s in doc['suggestions'])}")
+    return lines
+
+
+def _trace(doc: Mapping[str, Any]) -> list[str]:
+    if "nodes" not in doc:  # prov-json
+        kinds = {k: len(v) for k, v in doc.items() if isinstance(v, dict) and k != "prefix"}
+        return [f"PROV-JSON document: {', '.join(f'{k} {n}' for k, n in kinds.items())}"]
+    kinds = Counter(str(n.get("kind")) for n in _items(doc.get("nodes")))
+    lines = [
+        f"run {doc.get('run_id')}: status {doc.get('status')}, verified {doc.get('verified')}, "
+        f"chain_valid {doc.get('chain_valid')}",
+        f"Nodes: {', '.join(f'{k} {n}' for k, n in sorted(kinds.items()))}; "
+        f"edges: {len(_items(doc.get('edges')))}",
+    ]
+    problems = [*(doc.get("verify_problems") or []), *(doc.get("problems") or [])]
+    lines += [f"Problem: {_line(p)}" for p in problems]
+    return lines
+
+
+def _replay(doc: Mapping[str, Any]) -> list[str]:
+    lines = [
+        f"run {doc.get('run_id')}: verified {doc.get('verified')}, pack_hash_match "
+        f"{doc.get('pack_hash_match')}, chain_valid {doc.get('chain_valid')}",
+        f"tool calls matched {doc.get('tool_calls_matched')}/{doc.get('tool_calls')}, "
+        f"evidence matched {doc.get('evidence_matched')}/{doc.get('evidence')}",
+    ]
+    lines += [f"Drift: {d.get('kind')}: {_line(d.get('detail'))}" for d in _items(doc.get("drift"))]
+    lines += [f"Problem: {_line(p)}" for p in doc.get("problems") or []]
+    if doc.get("pack_hash_note"):
+        lines.append(f"Note: {_line(doc.get('pack_hash_note'))}")
+    return lines
+
+
+_SUMMARIES = {
+    "investigate": _investigation,
+    "runbook_lookup": _runbook,
+    "trace": _trace,
+    "replay": _replay,
+}
+
+
+def summary_text(tool: str, document: Mapping[str, Any]) -> str:
+    """The text block of `tool`'s result: what its document says, in a few lines, and
+    where the whole document is (the result's structured content)."""
+    lines = _SUMMARIES[tool](document) if tool in _SUMMARIES else []
+    lines.append(
+        f"The whole answer is this result's structured content (the JSON document of "
+        f"`{_COMMANDS.get(tool, tool)}`), valid against the tool's outputSchema."
+    )
+    return "\n".join(lines)
