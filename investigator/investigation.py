@@ -213,6 +213,27 @@ def removed_rule_notes(
     return [note] if note else []
 
 
+def tied_runbook_gaps(missing: list[MissingEvidence], tied: Sequence[str]) -> list[MissingEvidence]:
+    """`missing` with a missing runbook said as a tie when the runbook search found the
+    question's words fit two or more runbooks alike (`RetrievalOutcome.runbook_tie`): which
+    ones, and how to choose, not "no runbook applies"."""
+    if len(tied) < 2:
+        return missing
+    shown = ", ".join(tied[:_UNUSED_NAMED]) + (
+        f" and {len(tied) - _UNUSED_NAMED} more" if len(tied) > _UNUSED_NAMED else ""
+    )
+    description = (
+        f"the question's words fit {len(tied)} runbooks alike ({shown}): a tie, none is cited "
+        "as the answer; add a word that tells them apart, or name the alert"
+    )
+    return [
+        m.model_copy(update={"description": description})
+        if m.evidence_type == "runbook" and m.required
+        else m
+        for m in missing
+    ]
+
+
 def withheld_runbook_gaps(
     missing: list[MissingEvidence], rejected: Sequence[Rejection], *, cut_short: bool = False
 ) -> list[MissingEvidence]:
@@ -631,8 +652,11 @@ def _investigate(
             [(ev.element_id, ev.version) for ev in pack.evidence],
             read_through(outcome.tool_calls, pack.evidence),
         ),
-        missing_evidence=withheld_runbook_gaps(
-            claim_set.missing_evidence, gate.rejected, cut_short=outcome.cut_short
+        missing_evidence=tied_runbook_gaps(
+            withheld_runbook_gaps(
+                claim_set.missing_evidence, gate.rejected, cut_short=outcome.cut_short
+            ),
+            outcome.runbook_tie,
         ),
         confounders=claim_set.confounders,
         conflicts=gate.conflicts,

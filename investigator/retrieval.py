@@ -78,6 +78,8 @@ from investigator.runbook_sections import (
     alert_focus,
     alert_sectioned,
     chosen_heading,
+    code_headed,
+    code_words,
     headed_by,
     pointed_at,
 )
@@ -124,6 +126,9 @@ class RetrievalOutcome(BaseModel):
     # The alert records read whose rule the last import of their rule file no longer had
     # (`file_missing_since`): an answer about one says so, as `runbook --alert` does.
     removed_rules: list[Evidence] = Field(default_factory=list)
+    # The runbooks the runbook search found the question's words fit alike (ids without
+    # version), when it chose none for that tie: no one of them is cited (investigation.py).
+    runbook_tie: list[str] = Field(default_factory=list)
 
 
 # Link (navigation) templates: their rows name anchors; they are evidence only for lookups.
@@ -145,6 +150,20 @@ _LINK_CONTEXT_KEYS = (
 _ASKS_AFFECTED = re.compile(r"\b(affect(?:ed|s)?|impact(?:ed|s)?)\b|受影响|受到影响", re.IGNORECASE)
 # Records that reach a service through the incident or the error (not through the question).
 _INCIDENT_LINKS = frozenset({"AFFECTED_BY", "EMITTED"})
+
+
+# What may stand beside an error id in a question that asks nothing else ("BILL-2002 error").
+_BESIDE_A_CODE = frozenset({"error", "errors", "code"})
+# The intents a question of error ids alone is read as before its runbook is known.
+_READ_FOR_A_CODE = frozenset({Intent.ENTITY_LOOKUP, Intent.INCIDENT_LOOKUP})
+
+
+def _only_codes(question: str) -> bool:
+    """Whether the question is nothing but error ids ("BILL-2002", "BILL-2002 errors?"): a
+    complete question for a runbook, as the card reads it."""
+    codes = {c.casefold() for c in code_words(question)}
+    words = [w.strip("?!.,;:()'\"`").casefold() for w in question.split()]
+    return bool(codes) and all(w in codes or w in _BESIDE_A_CODE for w in words if w)
 
 
 class QuestionFocus(BaseModel):
@@ -557,6 +576,7 @@ class RetrievalLoop:
             if round_no == 1 and not known.alerts:
                 # No record of the alert asked about: a runbook with its section is named.
                 progressed |= learn_named_runbooks(known, self._runbooks_headed_as_asked())
+                progressed |= self._runbook_by_code(known, outcome)
             reading = outcome.incident_reading
             if (
                 round_no == 1
@@ -807,6 +827,49 @@ class RetrievalLoop:
             )
         ]
 
+    def _runbook_by_code(self, known: Known, outcome: RetrievalOutcome) -> bool:
+        """An error id the question types that no visible ErrorCode record stands for and
+        that heads a section of a runbook (`## BILL-2002` of a page of codes): that runbook is
+        named, found as the card finds it (`code_headed`: a fulltext search per id, then the
+        heading compared whole), not only among the question's own text hits. A question that
+        is nothing but such an id ("BILL-2002") asks what to do about it (`symptom_intents`),
+        as the card answers it; True when a runbook was learned."""
+        recorded = {
+            self.focus.code_of.get(i, i.removeprefix("err:")).casefold() for i in known.error_codes
+        }
+        # A hyphenated name a record of the question has (`svc:checkout-db-primary`) is no id.
+        recorded |= {e.id.split(":", 1)[-1].casefold() for e in known.entities()}
+        codes = [c for c in code_words(self.inp.question) if c.casefold() not in recorded]
+        if not codes:
+            return False
+        headed = [
+            row.element.element_id
+            for row in self.text_rows
+            if row.element.type == "Runbook"
+            and headed_by(row.element.props.get("section_titles"), codes)
+        ]
+        if not headed and not self._past_deadline():
+            # Not among the question's hits (its other words found other pages): the card's
+            # own search per id.
+            search = _SearchSteps(self, known, outcome)
+            found = code_headed(search, " ".join(codes))
+            self.search_rounds += search.rounds
+            if found is not None:
+                code, headed = found
+                if code not in self.asked_alerts:
+                    self.asked_alerts.append(code)
+        if not headed:
+            return False
+        if _only_codes(self.inp.question) and set(self.intents) <= _READ_FOR_A_CODE:
+            # Read as an incident or entity lookup of a code no record stands for: what to do
+            # about it is what it asks (an incident its words found is kept).
+            kept = [Intent.INCIDENT_LOOKUP] if known.incidents else []
+            self._answer(sorted({*symptom_intents(), *kept}))
+        learned = False
+        for runbook_id in headed:
+            learned |= known.add("runbooks", runbook_id)
+        return learned
+
     def _as_named(self, ev: Evidence) -> Evidence:
         """A hit whose name the question spells out identifies what it names (`entity`)."""
         if ev.element_id not in self.spelled_ids or "entity" in ev.evidence_types:
@@ -869,6 +932,14 @@ class RetrievalLoop:
         outcome.rounds = self.session.round
         chosen = ranking.best
         if chosen is None:
+            return False
+        tied = sorted({r.id.split("@", 1)[0] for r in ranking.alike(words)})
+        if len(tied) >= 2:
+            # "virt down": VirtHandlerDown and VirtControllerDown fit alike; the one ranked
+            # first by id is no answer to cite. The tie is what the run says (a gap).
+            outcome.runbook_tie = tied
+            if symptom:
+                self._answer(symptom_intents())
             return False
         best = next((hit for hit in hits if hit.element_id == chosen.id), None)
         # A page that only points at another for what to do ("For incident response see

@@ -70,7 +70,7 @@ from investigator.runbook_fallback import (
     fallback_runbooks,
     search_paths,
 )
-from investigator.runbook_search import SHOWN, RankedRunbook, query_stems, search_runbooks
+from investigator.runbook_search import SHOWN, RankedRunbook, search_runbooks
 from investigator.runbook_sections import (
     LINKED_FILE,
     SectionCase,
@@ -267,6 +267,9 @@ class RunbookAnswer(BaseModel):
     # Free text only: the re-ranked fulltext candidates, best first (runbook_search.py).
     text_matches: list[RankedRunbook] = Field(default_factory=list)
     note: str | None = None
+    # Free text only: the runbooks (ids without version) that fit it alike, the one shown
+    # among them, when two or more do: a tie the words do not decide (the note says so).
+    tied: list[str] = Field(default_factory=list)
     # A target that resolved to nothing: visible ids close to what was typed, best first.
     suggestions: list[str] = Field(default_factory=list)
 
@@ -342,9 +345,6 @@ _POINTED_CANDIDATES = 20
 # How many runbooks fitting free text alike make the card say so (two may be versions, or a
 # pair an extra word would split; more is a query too short to choose by).
 _ALIKE_NOTED = 3
-# ... scoring within this share of the best one ("etcd": 3.08-3.20 for 18 etcd runbooks;
-# "etcd has no leader": 4.5, the next 2.4).
-_ALIKE_SCORE = 0.95
 
 # Query words no runbook uses that a card's note names (a pasted page may carry many).
 _UNKNOWN_NOTED = 3
@@ -367,6 +367,22 @@ def _file_name(runbook_id: str) -> str:
     """A runbook id's last path part, without version: `runbook:a/often-restarted@v2` ->
     `often-restarted`."""
     return runbook_id.split(":", 1)[-1].split("@", 1)[0].rsplit("/", 1)[-1]
+
+
+def _pair_note(text: str, chosen: RankedRunbook, others: list[RankedRunbook]) -> str:
+    """The card's note when two runbooks fit free text alike: both named, the one shown said
+    to be first by id only, and what tells them apart (their alerts, else more words)."""
+    pair = [chosen, *others[:1]]
+    ids = [r.id for r in pair]
+    alerts = [r.matched_alert.split(":", 1)[-1] for r in pair if r.matched_alert]
+    way = (
+        " or ".join(f"--alert {a}" for a in alerts) if len(alerts) == len(pair) else "--alert NAME"
+    )
+    return (
+        f"2 runbooks fit {text[:60]!r} alike ({', '.join(ids)}): a tie, the words do not "
+        f"choose; the card shows {chosen.id}, first by id only: add a word that tells them "
+        f"apart, or use {way}"
+    )
 
 
 def _document_id(runbook_id: str) -> str:
@@ -543,6 +559,8 @@ class _Lookup(OneStepCalls):
         self.heading: str | None = None
         # An error id in free text that heads a section (`... (err-mimir-x) ...`).
         self.code_word: str | None = None
+        # Free text that two or more runbooks fit alike: their ids (a tie, said on the card).
+        self.tied: list[str] = []
         # Runbooks read only because a pointer among the candidates links them.
         self.pointed: set[str] = set()
         # The alert records the target resolved to (their rule may have left its file).
@@ -772,6 +790,7 @@ class RunbookLookup:
                 answer.note = "; ".join(n for n in (answer.note, _others_note(run)) if n)
             if run.text_alike is not None:
                 answer.note = "; ".join(n for n in (run.text_alike, answer.note) if n)
+            answer.tied = run.tied
             if (recorded := record_time_note(chosen, session.as_of)) is not None:
                 # First: the card cuts a long note, and this one answers "at that time".
                 answer.note = "; ".join(n for n in (recorded, answer.note) if n)
@@ -1131,23 +1150,12 @@ class RunbookLookup:
             return []
         by_id = {hit.element_id: hit for hit in hits}
         best = by_id[chosen.id]
-        # One word ("down", all that is left of "i think it is down") chose nothing, however
-        # its candidates' scores differ: every one it fits as well is alike.
-        one_word = len(query_stems(text)) < 2
-        # An alert whose text has that one word ("All SSP operator pods are down.") fits it
-        # no better than a runbook whose text has it: alike too.
-        ways = {"text", "alert"} if one_word else {chosen.fits_by}
-        alike = [
-            r
-            for r in ranking.ranked
-            if r.fits_by in ways
-            and r.fit == chosen.fit
-            and (one_word or r.score >= _ALIKE_SCORE * chosen.score)
-            and chosen.fits_by != "name"
-        ]
+        alike = ranking.alike(text)
         # Versions of one runbook (`@v1`, `@v2`) are one document: the version in force is
         # chosen by time, not by this tie, so they count once.
         documents = sorted({_document_id(r.id) for r in alike})
+        if len(documents) >= 2:
+            run.tied = documents
         namesakes = [d for d in documents if _file_name(d) == _file_name(chosen.id)]
         if len(namesakes) >= 2 and len(documents) < _ALIKE_NOTED:
             # Files of one name in two folders fit the same words: a coin toss by id, said.
@@ -1156,6 +1164,10 @@ class RunbookLookup:
                 f"{text[:60]!r} alike ({', '.join(namesakes)}); the card shows the first: "
                 "name the one you mean with --alert ID"
             )
+        elif len(documents) == 2:
+            # Two alike ("virt down": VirtHandlerDown, VirtControllerDown): the words do not
+            # choose, and the id order that put one first is no answer: said, with the way on.
+            run.text_alike = _pair_note(text, chosen, [r for r in alike if r.id != chosen.id])
         elif len(documents) >= _ALIKE_NOTED:
             run.text_alike = (
                 f"{len(documents)} runbooks fit {text[:60]!r} alike (the first 5 under text "

@@ -55,6 +55,7 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
+from cypher_templates.plan import PlanStep
 from graph_schema.alert_names import identifier_words, is_alert_name
 from investigator.evidence import Evidence
 from investigator.runbook_fallback import LookupSteps
@@ -76,6 +77,10 @@ QUOTE_PAIRS = 0.5
 KEYWORDS = 3  # a query of at most this many words is keywords, not a sentence: no pairs needed
 NAME_FIT = 0.6
 ALERT_CANDIDATES = 10
+# The best ranked candidates checked for a newer record under another id (a renamed file):
+# those the card lists, and one more to take the place of one left out.
+RENAMES_CHECKED = SHOWN + 1
+RENAMES_READ = 5  # records superseding one runbook read (one, unless imported twice)
 # An alert rule whose own text (name, summary, description, annotations) covers this share of
 # the query is taken to be the alert the user pasted: the runbooks applying to it get
 # ALERT_WEIGHT times that share added, and fit at least as well as the alert does.
@@ -217,6 +222,11 @@ def _numbers(text: str) -> set[str]:
     return set(_NUMBER.findall(text))
 
 
+# Candidates scoring within this share of the best one fit free text alike ("etcd": 3.08-3.20
+# for 18 etcd runbooks; "etcd has no leader": 4.5, the next 2.4).
+ALIKE_SCORE = 0.95
+
+
 class RankedRunbook(BaseModel):
     """One candidate after re-ranking: its score and how much of the query it covers."""
 
@@ -252,6 +262,28 @@ class TextRanking(BaseModel):
         # ("postgres replication lag": the page that has the words beats a sibling that
         # shares most of them); only those shown, so the answer is among the text matches.
         return next((r for r in self.ranked[:SHOWN] if r.fits_by is not None), None)
+
+    def alike(self, text: str) -> list[RankedRunbook]:
+        """The candidates that fit `text` as well as the best one (itself first): the same
+        way, the same share of its words, a score within ALIKE_SCORE of it (one word: any
+        score, and an alert's text fits it no better than a runbook's). A fit by name is
+        never a tie. Empty when nothing fits. The versions of one runbook are each listed."""
+        best = self.best
+        if best is None or best.fits_by == "name":
+            return []
+        # One word ("down", all that is left of "i think it is down") chooses nothing,
+        # however its candidates' scores differ: every one it fits as well is alike.
+        one_word = len(query_stems(text)) < 2
+        # An alert whose text has that one word ("All SSP operator pods are down.") fits it
+        # no better than a runbook whose text has it: alike too.
+        ways = {"text", "alert"} if one_word else {best.fits_by}
+        return [
+            r
+            for r in self.ranked
+            if r.fits_by in ways
+            and r.fit == best.fit
+            and (one_word or r.score >= ALIKE_SCORE * best.score)
+        ]
 
     def note(self) -> str:
         """Why nothing was chosen, in one line."""
@@ -599,4 +631,43 @@ def search_runbooks(
         if alert.props.get("runbook_url")
     }
     ranking = rank_runbooks(terms, hits, links, text, known, set_aside_unknown=set_aside_unknown)
+    if renamed := _renamed(run, [r.id for r in ranking.ranked[:RENAMES_CHECKED]]):
+        # A record the KG (as known at known_at) replaced under another id (a file renamed
+        # or moved): the fulltext index still holds it, but it is no current runbook.
+        hits = [hit for hit in hits if hit.element_id not in renamed]
+        links = {rb: link for rb, link in links.items() if rb not in renamed}
+        ranking = rank_runbooks(
+            terms, hits, links, text, known, set_aside_unknown=set_aside_unknown
+        )
     return ranking.model_copy(update={"runbook_urls": urls}), hits
+
+
+def _document(runbook_id: str) -> str:
+    """A runbook id without its version (`runbook:x@v2` -> `runbook:x`)."""
+    return runbook_id.split("@", 1)[0]
+
+
+def _renamed(run: LookupSteps, ids: list[str]) -> set[str]:
+    """Of the runbooks `ids`, those a visible record of another document supersedes (a file
+    renamed or moved, re-imported: `ingest: renamed: a.md -> b/c.md`); one stage, a
+    `SUPERSEDES` read per id. A version superseded by a later version of its own document
+    stays: which one holds is decided by time."""
+    if not ids:
+        return set()
+    steps = [
+        PlanStep(
+            template_id="dependency_neighbourhood",
+            params={"start_id": runbook_id},
+            options={"rel_type": "SUPERSEDES", "direction": "in", "hops": 1},
+            evidence_type="entity",
+            limit=RENAMES_READ,
+        )
+        for runbook_id in ids
+    ]
+    return {
+        runbook_id
+        for runbook_id, rows in zip(ids, run.stage(steps), strict=True)
+        if any(
+            _document(str(row.context.get("neighbour"))) != _document(runbook_id) for row in rows
+        )
+    }

@@ -12,18 +12,18 @@ from pydantic import ValidationError
 
 from cypher_templates.executor import TemplateExecutor
 from graph_schema.canonical import iso_utc
-from investigator.claims import CauseAssessment, Confounder
+from investigator.claims import CauseAssessment, Claim, Confounder
 from investigator.cli.first_question import first_question_note
 from investigator.cli.trust_hint import untrusted_hint
 from investigator.connection import open_driver
 from investigator.context_graph.recorder import RunRecorder, ctx_database_from_env
 from investigator.errors import BadInput
-from investigator.evidence import RejectionReason
+from investigator.evidence import Evidence, RejectionReason
 from investigator.investigation import InvestigationRequest, InvestigationResult, investigate
 from investigator.json_documents import investigation_json
 from investigator.name_hints import unresolved_names
 from investigator.record_time import missing_file_note
-from investigator.runbook_sections import rendered_lines
+from investigator.runbook_sections import excerpt_at, rendered_lines
 from investigator.settings import resolve_connection
 from investigator.terminal import one_line
 from investigator.timeline import UnplacedReason, UnplacedTime, time_references
@@ -47,6 +47,30 @@ def _preview(content: object) -> str:
     the rest as the runbook card renders it (no emphasis marks, a heading as `Title:`)."""
     text = "\n".join(line for line in str(content or "").splitlines() if not _RULE_LINE.match(line))
     return "\n".join(rendered_lines(text))
+
+
+# The locator a claim names last (`... is the version in force at T [x.md#mitigation]`).
+_CITED_SECTION = re.compile(r"\[([^\[\]\s]+#[^\[\]\s]+)\]$")
+
+
+def _cited_sections(claims: Sequence[Claim]) -> dict[str, str]:
+    """Evidence id -> the section locator a claim citing it names (the first such claim)."""
+    cited: dict[str, str] = {}
+    for claim in claims:
+        if (found := _CITED_SECTION.search(claim.statement)) is not None:
+            for evidence_id in claim.evidence_ids:
+                cited.setdefault(evidence_id, found.group(1))
+    return cited
+
+
+def _preview_text(ev: Evidence, cited: dict[str, str]) -> object:
+    """The text an evidence item's preview starts from: of a whole runbook a claim cites at
+    one of its sections, that section (the file's opening text is not what was cited)."""
+    locator = cited.get(ev.evidence_id)
+    if locator is None or locator == ev.locator:
+        return ev.content
+    part = excerpt_at(ev, locator)
+    return ev.content if part is None else part.content
 
 
 # Why a run stopped with reads still planned, and the option that gives it more room.
@@ -200,6 +224,7 @@ def render_report(
         for conflict in unresolved:
             lines.append(f"  {_clean(conflict.conflict_key)}: {', '.join(conflict.evidence_ids)}")
     lines += ["", "Evidence"]
+    cited = _cited_sections(result.claims)
     for ev in result.evidence:
         extra = f" [{', '.join(ev.transformations)}]" if ev.transformations else ""
         lines.append(
@@ -209,7 +234,7 @@ def render_report(
             # A tombstone a claim cites (ownership_history.py): never read as a current record.
             + (f"  {_clean(ev.status, 20)}" if ev.status != "active" else "")
         )
-        lines.append(f"      {_clean(_preview(ev.content), 150)}")
+        lines.append(f"      {_clean(_preview(_preview_text(ev, cited)), 150)}")
         if (gone := missing_file_note(ev, result.as_of)) is not None:
             lines.append(f"      {_clean(gone, 200)}")  # answered, but its page is gone
     if result.rejected:
