@@ -144,6 +144,90 @@ def test_a_back_dated_principal_is_not_a_record_a_run_saw(  # type: ignore[no-un
     assert result.code == 0, result
 
 
+TWO_BACK_DATED = """\
+tenant: acme
+nodes:
+  - {id: change:late-a, label: ChangeEvent, name: a late change, acl: [internal],
+     source_id: src:risk-console, valid_from: "2026-07-23T10:01:00Z",
+     recorded_at: "2026-07-23T10:01:05Z", props: {change_type: config, at: "2026-07-23T10:01:00Z"}}
+  - {id: change:late-b, label: ChangeEvent, name: another late change, acl: [internal],
+     source_id: src:risk-console, valid_from: "2026-07-23T10:01:00Z",
+     recorded_at: "2026-07-23T10:01:06Z", props: {change_type: config, at: "2026-07-23T10:01:00Z"}}
+"""
+OTHER_WRITER = """\
+tenant: acme
+nodes:
+  - {{id: change:meanwhile-{n}, label: ChangeEvent, name: written meanwhile, acl: [internal],
+     source_id: src:risk-console, valid_from: "2026-07-23T10:01:00Z",
+     props: {{change_type: config, at: "2026-07-23T10:01:00Z"}}}}
+"""
+
+
+def _another_writer_before_write(
+    patch: pytest.MonkeyPatch, driver: neo4j.Driver, tmp_path: Path, write: int
+) -> None:
+    """Another ingest of tenant acme commits just before the ingest's `write`-th node write
+    transaction runs: that transaction then really fails (the writer's mark check, rolled
+    back by Neo4j), the ones before it stay committed: an ingest stopped part way."""
+    from graph_schema import writer
+
+    real = writer._write_nodes
+    calls = {"n": 0, "busy": False}
+
+    def write_nodes(tx, writes):  # type: ignore[no-untyped-def]
+        if not calls["busy"]:
+            calls["n"] += 1
+            if calls["n"] == write:
+                calls["busy"] = True
+                other = _write(tmp_path, f"other-{write}.yaml", OTHER_WRITER.format(n=write))
+                ingest_bundle(driver, load_bundle(other))
+                calls["busy"] = False
+        return real(tx, writes)
+
+    patch.setattr(writer, "_write_nodes", write_nodes)
+
+
+def _late_records_and_markers(driver: neo4j.Driver) -> tuple[int, int]:
+    records = _count(
+        driver, "MATCH (n:KG {tenant: 'acme'}) WHERE n.id IN ['change:late-a', 'change:late-b'] "
+        "RETURN count(n)",
+    )  # fmt: skip
+    markers = _count(
+        driver, "MATCH (m:BackdatedIngest {tenant: 'acme'}) WHERE 'change:late-a' IN m.targets "
+        "RETURN count(m)",
+    )  # fmt: skip
+    return records, markers
+
+
+def test_the_backdate_marker_commits_with_the_first_records_or_not_at_all(  # type: ignore[no-untyped-def]
+    seed_run, driver, invoke, tmp_path: Path
+) -> None:
+    # Before: the `:BackdatedIngest` marker was written in a transaction of its own after
+    # the records: an ingest stopped between them left backdated records no marker named,
+    # and replay could not say why the run's reads changed.
+    del seed_run
+    late = _write(tmp_path, "two-late.yaml", TWO_BACK_DATED)
+    args = ("ingest", late, "--backdate", "--batch-size", "1")
+    # Stopped at its first write transaction: neither the records nor the marker.
+    with pytest.MonkeyPatch.context() as patch:
+        _another_writer_before_write(patch, driver, tmp_path, write=1)
+        stopped = invoke(*args)
+    assert stopped.code == 1 and "wrote to it meanwhile" in stopped.err, stopped
+    assert _late_records_and_markers(driver) == (0, 0)
+    # Stopped at its second: the first record stands, and so does the marker naming both.
+    with pytest.MonkeyPatch.context() as patch:
+        _another_writer_before_write(patch, driver, tmp_path, write=2)
+        stopped = invoke(*args)
+    assert stopped.code == 1 and "wrote to it meanwhile" in stopped.err, stopped
+    assert _late_records_and_markers(driver) == (1, 1)
+    records, _, _ = driver.execute_query(
+        "MATCH (m:BackdatedIngest {tenant: 'acme'}) WHERE 'change:late-a' IN m.targets "
+        "RETURN m.targets AS targets, m.origin AS origin"
+    )
+    assert records[0]["targets"] == ["change:late-a", "change:late-b"]
+    assert records[0]["origin"] == late
+
+
 def test_other_tenants_runs_do_not_count(  # type: ignore[no-untyped-def]
     seed_run, driver, invoke
 ) -> None:
