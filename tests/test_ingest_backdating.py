@@ -125,9 +125,66 @@ def test_backdate_loads_history_and_the_runs_replay_says_what_changed(  # type: 
     assert changed, report["drift"]
     for detail in changed:
         assert f"likely cause: `ingest --backdate` of {late_path} at " in detail, detail
-        assert "dated 1 record at or before the run's known_at (from 2026-07-23T10:01:05Z)" in (
+        assert "dated 1 record at or before the run's known_at (from 2026-07-23T10:01:05Z" in (
             detail
         )
+    # And the record itself, where the call returns it now (the reader, bob, may read it).
+    assert any(
+        "(from 2026-07-23T10:01:05Z; the call returns now: change:late-import-2)" in detail
+        for detail in changed
+    ), changed
+
+
+SCOPED_LATE = """\
+tenant: acme
+principals:
+  - {id: user:audit-lite, labels: [internal], purposes: [audit], source_id: src:iam}
+nodes:
+  - {id: change:late-open, label: ChangeEvent, name: a late change, acl: [internal],
+     source_id: src:risk-console, valid_from: "2026-07-23T10:01:00Z",
+     recorded_at: "2026-07-23T10:01:05Z", props: {change_type: config, at: "2026-07-23T10:01:00Z"}}
+  - {id: change:late-incident, label: ChangeEvent, name: a late incident change,
+     acl: [internal, incident], source_id: src:risk-console, valid_from: "2026-07-23T10:01:00Z",
+     recorded_at: "2026-07-23T10:01:05Z", props: {change_type: config, at: "2026-07-23T10:01:00Z"}}
+"""
+
+
+def _backdate_details(invoke, run: str, *reader: str) -> tuple[list[str], str]:  # type: ignore[no-untyped-def]
+    """The hash_mismatch lines of `run`'s replay read by `reader`, and all it printed."""
+    replay = invoke("replay", run, *reader, "--json")
+    assert replay.code == 1, replay
+    drift = json.loads(replay.out)["drift"]
+    details = [d["detail"] for d in drift if d["kind"] == "hash_mismatch"]
+    return [d for d in details if "change:late-open" in d], replay.out + replay.err
+
+
+def test_replay_names_the_backdated_records_the_reader_may_read(  # type: ignore[no-untyped-def]
+    seed_run, driver, invoke, tmp_path: Path
+) -> None:
+    # Before: replay named the backdated ingest but none of its records ("the call kept no
+    # record of its rows, so replay cannot name them"): an auditor had to hunt for them.
+    late = _write(tmp_path, "scoped-late.yaml", SCOPED_LATE)
+    assert invoke("ingest", late, "--backdate").code == 0
+    # The run's own subject reads both records the call returns now.
+    named, _ = _backdate_details(invoke, seed_run, "--subject", "acme/user:bob")
+    assert named, "no drift line names the backdated records"
+    for detail in named:
+        assert (f"`ingest --backdate` of {late} at ") in detail and (
+            "dated 2 records at or before the run's known_at (from 2026-07-23T10:01:05Z; the "
+            "call returns now: change:late-incident, change:late-open)"
+        ) in detail, detail
+    # An auditor without `incident` reads the same line with only the record it may read:
+    # the other id appears nowhere, and the count it sees is the ingest's, as bob's.
+    audited, printed = _backdate_details(
+        invoke, seed_run, "--subject", "acme/user:audit-lite", "--purpose", "audit"
+    )
+    assert audited, printed
+    for detail in audited:
+        assert (
+            "dated 2 records at or before the run's known_at (from 2026-07-23T10:01:05Z; the "
+            "call returns now: change:late-open)"
+        ) in detail, detail
+    assert "change:late-incident" not in printed
 
 
 def test_a_back_dated_principal_is_not_a_record_a_run_saw(  # type: ignore[no-untyped-def]
