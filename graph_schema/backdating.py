@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
+from typing import Any
 
 import neo4j
 from pydantic import BaseModel, ConfigDict
@@ -98,37 +99,53 @@ class BackdatedRecords(Exception):
 
 
 # One marker per tenant an ingest --backdate dated records into the time recorded runs saw:
-# not `:KG` (no template reads it); replay names it as the likely cause of rows a run's
-# reads return now and did not then (investigator/replay.py).
+# not `:KG` (no template reads it); replay names it, and the records of it the replaying
+# subject may read, as the likely cause of rows a run's reads return now and did not then
+# (investigator/replay.py). `retracted`: the targets that are retractions.
 _RECORD_BACKDATED_INGEST = (
     "UNWIND $rows AS row CREATE (m:BackdatedIngest) "
     "SET m.tenant = row.tenant, m.at = $at, m.origin = $origin, m.targets = row.targets, "
-    "m.earliest = row.earliest, m.latest = row.latest"
+    "m.retracted = row.retracted, m.earliest = row.earliest, m.latest = row.latest"
 )
 
 
-def record_backdated_ingest(
-    driver: neo4j.Driver,
-    found: Sequence[Backdated],
-    at: datetime,
-    origin: str,
-    database: str | None = None,
-) -> None:
-    """Record, per tenant, that the ingest of `origin` at `at` dated `found` into the time
-    recorded runs saw (`ingest --backdate`), for replay to name."""
-    by_tenant: dict[str, list[Backdated]] = {}
-    for item in found:
-        by_tenant.setdefault(item.tenant, []).append(item)
-    rows = [
-        {
-            "tenant": tenant,
-            "targets": sorted({b.target for b in items}),
-            "earliest": min(b.at for b in items),
-            "latest": max(b.at for b in items),
+class BackdateMarker(BaseModel):
+    """What an `ingest --backdate` records (one `:BackdatedIngest` per tenant) in its first
+    write transaction: the records it dates at or before each tenant's `floors`, its
+    `origin` (the path ingested) and `at` (when)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    floors: dict[str, RecordFloor]
+    origin: str
+    at: datetime
+
+    def rows(self, loaded: LoadedBundle) -> list[dict[str, Any]]:
+        """One row per tenant of `loaded` it dates records into the time runs saw (none:
+        nothing to record)."""
+        retractions = {
+            (part.bundle.tenant, str(r.target))
+            for part in loaded.parts
+            for r in part.bundle.retractions
         }
-        for tenant, items in sorted(by_tenant.items())
-    ]
-    if rows:
-        driver.execute_query(
-            _RECORD_BACKDATED_INGEST, rows=rows, at=at, origin=origin, database_=database
-        )
+        by_tenant: dict[str, list[Backdated]] = {}
+        for item in backdated(explicit_times(loaded), self.floors):
+            by_tenant.setdefault(item.tenant, []).append(item)
+        return [
+            {
+                "tenant": tenant,
+                "targets": sorted({b.target for b in items}),
+                "retracted": sorted({b.target for b in items if (tenant, b.target) in retractions}),
+                "earliest": min(b.at for b in items),
+                "latest": max(b.at for b in items),
+            }
+            for tenant, items in sorted(by_tenant.items())
+        ]
+
+
+def record_backdated_ingest_in_tx(
+    tx: neo4j.ManagedTransaction, rows: Sequence[dict[str, Any]], marker: BackdateMarker
+) -> None:
+    """Inside the ingest's first write transaction: the `:BackdatedIngest` of each row, so
+    the marker commits with the first records it names or not at all."""
+    tx.run(_RECORD_BACKDATED_INGEST, rows=list(rows), at=marker.at, origin=marker.origin).consume()

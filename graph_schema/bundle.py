@@ -730,18 +730,36 @@ class InputTooLarge(Exception):
     """An ingest's input (a file, or a folder's files together) holds more than the bytes it
     may read; raised before it is read, so nothing of it is parsed or written."""
 
-    def __init__(self, path: Path, size: int, limit: int, *, folder: bool = False) -> None:
+    def __init__(
+        self,
+        path: Path,
+        size: int,
+        limit: int,
+        *,
+        folder: bool = False,
+        commit: str | None = None,
+        history: bool = False,
+    ) -> None:
+        """`commit`: the size is of `path` as committed there (`--git-history`); `history`:
+        of the committed versions read so far together."""
         super().__init__(path, size, limit)
         self.path = path
         self.size = size
         self.limit = limit
         self.folder = folder
+        self.commit = commit
+        self.history = history
 
     def line(self) -> str:
         """The refusal as one line for stderr."""
         what = "its files hold" if self.folder else "it holds"
+        where = str(self.path)
+        if self.commit is not None:
+            where += f" at commit {self.commit[:12]}"
+        if self.history:
+            what = "the committed versions of its files (--git-history) hold at least"
         return (
-            f"{self.path}: {what} {self.size:,} bytes, more than the {self.limit:,} an ingest "
+            f"{where}: {what} {self.size:,} bytes, more than the {self.limit:,} an ingest "
             "reads (--max-bytes N raises the bound): nothing written"
         )
 

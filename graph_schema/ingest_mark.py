@@ -45,7 +45,7 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -266,6 +266,9 @@ class WriteScope:
     # `commit` needs it), and the error computing it raised (`commit` raises it).
     undigested: LoadedBundle | None = None
     digest_error: BaseException | None = None
+    # Run inside the ingest's first write transaction (which runs alone), so what it writes
+    # (the `ingest --backdate` marker) commits with the first records or not at all.
+    first_write: Callable[[neo4j.ManagedTransaction], None] | None = None
 
     def bump(self, tx: neo4j.ManagedTransaction) -> None:
         """Inside a write transaction: move the tenants' generations, clear their digests,
@@ -278,6 +281,8 @@ class WriteScope:
         stale, so this transaction raises `IngestInterrupted` and rolls back, whichever of
         the ingest's batches are in flight.
         """
+        if self.writes == 0 and self.first_write is not None:
+            self.first_write(tx)
         if not self.tenants:
             return
         moved = []

@@ -53,7 +53,14 @@ import neo4j
 from pydantic import BaseModel
 
 from graph_schema import ingest_mark
-from graph_schema.backdating import BackdatedRecords, RecordFloor, backdated, explicit_times
+from graph_schema.backdating import (
+    BackdatedRecords,
+    BackdateMarker,
+    RecordFloor,
+    backdated,
+    explicit_times,
+    record_backdated_ingest_in_tx,
+)
 from graph_schema.bundle import BundleProblem, LoadedBundle, and_more
 from graph_schema.canonical import epoch_micros
 from graph_schema.collector import collect_young, cyclic_gc_paused
@@ -535,6 +542,7 @@ def ingest_bundle(
     progress: Progress | None = None,
     full: bool = False,
     recorded_after: Mapping[str, RecordFloor] | None = None,
+    backdate_marker: BackdateMarker | None = None,
 ) -> IngestReport:
     """Validate `loaded` against itself and the graph, then write it.
 
@@ -543,6 +551,8 @@ def ingest_bundle(
     records that would change what an existing id is. `recorded_after` names, per tenant,
     the latest known_at of its recorded runs: a record the ingest would date at or before it
     raises `BackdatedRecords`, before anything is written (graph_schema/backdating.py).
+    `backdate_marker` (`ingest --backdate`): the `:BackdatedIngest` of the records it dates
+    into recorded runs' time is written in the ingest's first write transaction.
 
     A bundle unchanged since its last ingest, into tenants whose records have not changed
     since, is reported as the no-op it is without that work
@@ -560,6 +570,13 @@ def ingest_bundle(
             if progress is not None:
                 progress("unchanged since the last ingest of this bundle")
             return _unchanged_report(loaded, started)
+    marker_rows = backdate_marker.rows(loaded) if backdate_marker is not None else []
+    if backdate_marker is not None and marker_rows:
+        # With the first records, never after them: a crash between two transactions would
+        # leave backdated records that no marker names (replay could not say why).
+        scope.first_write = partial(
+            record_backdated_ingest_in_tx, rows=marker_rows, marker=backdate_marker
+        )
     fresh = (
         not loaded.problems
         and not tenants_with_records(driver, tenants, database)

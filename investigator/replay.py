@@ -37,11 +37,11 @@ from datetime import datetime
 from typing import Any
 
 import neo4j
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from cypher_templates.executor import RecordedFailure
 from graph_schema.canonical import iso_utc, sha256_text
-from investigator.context_graph.audit import read_element_records
+from investigator.context_graph.audit import ReadRule, read_element_records
 from investigator.context_graph.chain import rows_hash, sha256_of, verify_chain
 from investigator.context_graph.lineage import load_lineage
 from investigator.context_graph.models import CtxKind, CtxNodeRecord, RunLineage, RunStatus
@@ -115,8 +115,37 @@ def _text_digest(text: str) -> str:
     return sha256_text(text)
 
 
+class ReplayReader(BaseModel):
+    """Who reads a replay report: its tenant, labels and purpose of now. The backdated
+    records a drift line names are checked against them inside Cypher (never in Python:
+    an id the reader may not read never leaves Neo4j)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    tenant: str
+    labels: tuple[str, ...]
+    purpose: str
+
+
+def replay_reader(content: ReadRule) -> ReplayReader | None:
+    """The reader of a replay report as `content` (its `readable_run` filter) reads it:
+    under the reader's purpose, else the run's; None when there is none (nothing named)."""
+    if content.purpose is None:
+        return None
+    principal = content.reader.principal
+    return ReplayReader(
+        tenant=principal.tenant, labels=tuple(principal.labels), purpose=content.purpose
+    )
+
+
 class _Replayer:
-    def __init__(self, driver: neo4j.Driver, lineage: RunLineage, kg_database: str | None) -> None:
+    def __init__(
+        self,
+        driver: neo4j.Driver,
+        lineage: RunLineage,
+        kg_database: str | None,
+        reader: ReplayReader | None = None,
+    ) -> None:
         from cypher_templates.executor import TemplateExecutor
 
         self.driver = driver
@@ -129,6 +158,7 @@ class _Replayer:
         # their evidence is not reported again as `evidence_changed` (one cause, one line).
         self.explained: set[tuple[str, str, int]] = set()
         self.run = lineage.run_properties or {}
+        self.reader = reader
 
     def add(self, kind: str, detail: str, seq: int | None = None, tc: str | None = None) -> None:
         self.drift.append(Drift(kind=kind, seq=seq, tool_call_id=tc, detail=detail))
@@ -288,7 +318,7 @@ class _Replayer:
             # and must not read past the subject's grants to find out (hidden rows never
             # leave Neo4j).
             cause = _UNKEPT_ROWS if self._kept_records(tc_id) else _UNNAMED_ROWS
-            cause = self.backdated_cause(known_at) or cause
+            cause = self.backdated_cause(known_at, subject, result.rows) or cause
             self.add(
                 "hash_mismatch",
                 f"{template_id}@{version}: rows hash {replayed}, recorded {p.get('rows_hash')} "
@@ -385,38 +415,64 @@ class _Replayer:
             "could not read then among them"
         )
 
-    def backdated_cause(self, known_at: datetime) -> str | None:
+    def backdated_cause(self, known_at: datetime, subject: Any, rows: list[Any]) -> str | None:
         """The likely cause of rows a call returns now and did not then: an `ingest
         --backdate` written after the run that dated records at or before its `known_at`
         (graph_schema/backdating.py records each). Named by its file, its time and how many
-        records it dated into the run's time; never which records (the run kept none of
-        them, and the reader may not be allowed to see them). None when there is none."""
+        records it dated into the run's time (the same count for every reader), and by the
+        records it dated that explain the difference: those among the call's `rows` now,
+        and those it retracted that the run's `subject` can read, each only when the reader
+        may read it too (checked inside Cypher, so no other id leaves Neo4j, nor a count of
+        them). None when there is none."""
         started = _parse_time(self.run.get("started_at"))
         if started is None:
             return None
-        rows, _, _ = self.driver.execute_query(
+        tenant = str(self.run.get("tenant") or "")
+        reader = self.reader
+        # Another tenant's reader (never allowed to read the run) names nothing.
+        named = reader is not None and reader.tenant == tenant
+        records, _, _ = self.driver.execute_query(
             _BACKDATED_INGESTS,
-            tenant=str(self.run.get("tenant") or ""),
+            tenant=tenant,
             started=started,
             known_at=known_at,
+            named=named,
+            returned=sorted({row.element.element_id for row in rows}),
+            granted=list(reader.labels) if reader is not None else [],
+            purpose=reader.purpose if reader is not None else "",
+            subject_granted=list(subject.labels),
+            subject_purpose=subject.purpose,
             database_=self.kg_database,
             routing_=neo4j.RoutingControl.READ,
         )
-        if not rows:
+        if not records:
             return None
         parts = []
-        for row in rows:
+        named_any = False
+        for row in records:
             count = int(row["dated"])
             noun = "record" if count == 1 else "records"
+            names = ""
+            if row["returned"]:
+                names += f"; the call returns now: {', '.join(sorted(row['returned']))}"
+            if row["retracted"]:
+                names += f"; it retracted: {', '.join(sorted(row['retracted']))}"
+            named_any = named_any or bool(names)
             parts.append(
                 f"`ingest --backdate` of {row['origin']} at {iso_utc(row['at'].to_native())} "
                 f"dated {count} {noun} at or before the run's known_at (from "
-                f"{iso_utc(row['earliest'].to_native())})"
+                f"{iso_utc(row['earliest'].to_native())}{names})"
+            )
+        if not named_any:
+            return (
+                ": the call kept no record of its rows, so replay cannot name them; likely "
+                "cause: " + "; ".join(parts) + ", after the run, into the time it saw"
             )
         return (
-            ": the call kept no record of its rows, so replay cannot name them; likely cause: "
+            ": likely cause: "
             + "; ".join(parts)
-            + ", after the run, into the time it saw"
+            + ", after the run, into the time it saw (of the records each dated, those that "
+            "explain the difference and the reader may read are named)"
         )
 
     def _kept_records(self, tc_id: str) -> bool:
@@ -820,13 +876,41 @@ _UNKEPT_ROWS = (
 )
 
 
+# Whether the current record of id or key `t` in $tenant (a relationship's key through its
+# endpoints, `TYPE|from|to[|...]`, whose current records must be readable too: the key names
+# them) is readable with labels `granted` for `purpose`: the templates' ACL, purpose and
+# ceiling rule (cypher_templates/templates/_visibility.j2). Names are spliced, never values.
+def _readable_id(granted: str, purpose: str) -> str:
+    def readable(x: str) -> str:
+        return f"all(_a IN {x}.acl WHERE _a IN ${granted}) AND ${purpose} IN {x}.purposes"
+
+    return (
+        "(EXISTS { MATCH (x:KG {tenant: $tenant, id: t}) WHERE x.superseded_at IS NULL "
+        f"AND NOT (x:Principal OR x:Source) AND {readable('x')} }} "
+        "OR (t CONTAINS '|' AND EXISTS { MATCH (:KG {tenant: $tenant, id: split(t, '|')[1]})"
+        "-[x {key: t}]->(:KG {tenant: $tenant, id: split(t, '|')[2]}) "
+        f"WHERE x.tenant = $tenant AND x.superseded_at IS NULL AND {readable('x')} "
+        "AND NOT EXISTS { MATCH (n:KG {tenant: $tenant}) WHERE n.id IN split(t, '|')[1..3] "
+        f"AND n.superseded_at IS NULL AND NOT ({readable('n')}) }} }}))"
+    )
+
+
 # The backdated ingests of a tenant written after a run that dated records into its time
-# (graph_schema/backdating.py `record_backdated_ingest`), oldest first.
+# (graph_schema/backdating.py), oldest first, with the records of each that explain a call's
+# difference and the reader may read: among the call's rows now ($returned, read as the
+# run's subject), or retracted by it and readable by the run's subject. Every id is checked
+# here, so no other leaves Neo4j; at most 10 of each are returned.
 _BACKDATED_INGESTS = (
     "MATCH (m:BackdatedIngest {tenant: $tenant}) "
     "WHERE m.at > $started AND m.earliest <= $known_at "
-    "RETURN m.at AS at, m.origin AS origin, m.earliest AS earliest, size(m.targets) AS dated "
-    "ORDER BY m.at LIMIT 3"
+    "WITH m ORDER BY m.at LIMIT 3 "
+    "RETURN m.at AS at, m.origin AS origin, m.earliest AS earliest, size(m.targets) AS dated, "
+    f"[t IN m.targets WHERE $named AND t IN $returned AND {_readable_id('granted', 'purpose')}]"
+    "[..10] AS returned, "
+    "[t IN coalesce(m.retracted, []) WHERE $named "
+    f"AND {_readable_id('granted', 'purpose')} "
+    f"AND {_readable_id('subject_granted', 'subject_purpose')}][..10] AS retracted "
+    "ORDER BY at"
 )
 
 
@@ -943,11 +1027,13 @@ def replay_run(
     *,
     ctx_database: str | None = None,
     kg_database: str | None = None,
+    reader: ReplayReader | None = None,
 ) -> ReplayReport:
-    """Replay run `run_id` (BadInput, exit 2, if it was never recorded)."""
+    """Replay run `run_id` (BadInput, exit 2, if it was never recorded). `reader`: who reads
+    the report (`replay_reader`); drift lines name only records it may read (none without)."""
     lineage = load_lineage(driver, run_id, database=ctx_database)
     chain = verify_chain(lineage)
-    rep = _Replayer(driver, lineage, kg_database)
+    rep = _Replayer(driver, lineage, kg_database, reader)
     status = rep.run.get("status")
     command = rep.run.get("command")
     unfinished = status in {RunStatus.INCOMPLETE.value, RunStatus.FAILED.value}

@@ -125,9 +125,66 @@ def test_backdate_loads_history_and_the_runs_replay_says_what_changed(  # type: 
     assert changed, report["drift"]
     for detail in changed:
         assert f"likely cause: `ingest --backdate` of {late_path} at " in detail, detail
-        assert "dated 1 record at or before the run's known_at (from 2026-07-23T10:01:05Z)" in (
+        assert "dated 1 record at or before the run's known_at (from 2026-07-23T10:01:05Z" in (
             detail
         )
+    # And the record itself, where the call returns it now (the reader, bob, may read it).
+    assert any(
+        "(from 2026-07-23T10:01:05Z; the call returns now: change:late-import-2)" in detail
+        for detail in changed
+    ), changed
+
+
+SCOPED_LATE = """\
+tenant: acme
+principals:
+  - {id: user:audit-lite, labels: [internal], purposes: [audit], source_id: src:iam}
+nodes:
+  - {id: change:late-open, label: ChangeEvent, name: a late change, acl: [internal],
+     source_id: src:risk-console, valid_from: "2026-07-23T10:01:00Z",
+     recorded_at: "2026-07-23T10:01:05Z", props: {change_type: config, at: "2026-07-23T10:01:00Z"}}
+  - {id: change:late-incident, label: ChangeEvent, name: a late incident change,
+     acl: [internal, incident], source_id: src:risk-console, valid_from: "2026-07-23T10:01:00Z",
+     recorded_at: "2026-07-23T10:01:05Z", props: {change_type: config, at: "2026-07-23T10:01:00Z"}}
+"""
+
+
+def _backdate_details(invoke, run: str, *reader: str) -> tuple[list[str], str]:  # type: ignore[no-untyped-def]
+    """The hash_mismatch lines of `run`'s replay read by `reader`, and all it printed."""
+    replay = invoke("replay", run, *reader, "--json")
+    assert replay.code == 1, replay
+    drift = json.loads(replay.out)["drift"]
+    details = [d["detail"] for d in drift if d["kind"] == "hash_mismatch"]
+    return [d for d in details if "change:late-open" in d], replay.out + replay.err
+
+
+def test_replay_names_the_backdated_records_the_reader_may_read(  # type: ignore[no-untyped-def]
+    seed_run, driver, invoke, tmp_path: Path
+) -> None:
+    # Before: replay named the backdated ingest but none of its records ("the call kept no
+    # record of its rows, so replay cannot name them"): an auditor had to hunt for them.
+    late = _write(tmp_path, "scoped-late.yaml", SCOPED_LATE)
+    assert invoke("ingest", late, "--backdate").code == 0
+    # The run's own subject reads both records the call returns now.
+    named, _ = _backdate_details(invoke, seed_run, "--subject", "acme/user:bob")
+    assert named, "no drift line names the backdated records"
+    for detail in named:
+        assert (f"`ingest --backdate` of {late} at ") in detail and (
+            "dated 2 records at or before the run's known_at (from 2026-07-23T10:01:05Z; the "
+            "call returns now: change:late-incident, change:late-open)"
+        ) in detail, detail
+    # An auditor without `incident` reads the same line with only the record it may read:
+    # the other id appears nowhere, and the count it sees is the ingest's, as bob's.
+    audited, printed = _backdate_details(
+        invoke, seed_run, "--subject", "acme/user:audit-lite", "--purpose", "audit"
+    )
+    assert audited, printed
+    for detail in audited:
+        assert (
+            "dated 2 records at or before the run's known_at (from 2026-07-23T10:01:05Z; the "
+            "call returns now: change:late-open)"
+        ) in detail, detail
+    assert "change:late-incident" not in printed
 
 
 def test_a_back_dated_principal_is_not_a_record_a_run_saw(  # type: ignore[no-untyped-def]
@@ -142,6 +199,90 @@ def test_a_back_dated_principal_is_not_a_record_a_run_saw(  # type: ignore[no-un
     )
     result = invoke("ingest", _write(tmp_path, "dave.yaml", bundle))
     assert result.code == 0, result
+
+
+TWO_BACK_DATED = """\
+tenant: acme
+nodes:
+  - {id: change:late-a, label: ChangeEvent, name: a late change, acl: [internal],
+     source_id: src:risk-console, valid_from: "2026-07-23T10:01:00Z",
+     recorded_at: "2026-07-23T10:01:05Z", props: {change_type: config, at: "2026-07-23T10:01:00Z"}}
+  - {id: change:late-b, label: ChangeEvent, name: another late change, acl: [internal],
+     source_id: src:risk-console, valid_from: "2026-07-23T10:01:00Z",
+     recorded_at: "2026-07-23T10:01:06Z", props: {change_type: config, at: "2026-07-23T10:01:00Z"}}
+"""
+OTHER_WRITER = """\
+tenant: acme
+nodes:
+  - {{id: change:meanwhile-{n}, label: ChangeEvent, name: written meanwhile, acl: [internal],
+     source_id: src:risk-console, valid_from: "2026-07-23T10:01:00Z",
+     props: {{change_type: config, at: "2026-07-23T10:01:00Z"}}}}
+"""
+
+
+def _another_writer_before_write(
+    patch: pytest.MonkeyPatch, driver: neo4j.Driver, tmp_path: Path, write: int
+) -> None:
+    """Another ingest of tenant acme commits just before the ingest's `write`-th node write
+    transaction runs: that transaction then really fails (the writer's mark check, rolled
+    back by Neo4j), the ones before it stay committed: an ingest stopped part way."""
+    from graph_schema import writer
+
+    real = writer._write_nodes
+    calls = {"n": 0, "busy": False}
+
+    def write_nodes(tx, writes):  # type: ignore[no-untyped-def]
+        if not calls["busy"]:
+            calls["n"] += 1
+            if calls["n"] == write:
+                calls["busy"] = True
+                other = _write(tmp_path, f"other-{write}.yaml", OTHER_WRITER.format(n=write))
+                ingest_bundle(driver, load_bundle(other))
+                calls["busy"] = False
+        return real(tx, writes)
+
+    patch.setattr(writer, "_write_nodes", write_nodes)
+
+
+def _late_records_and_markers(driver: neo4j.Driver) -> tuple[int, int]:
+    records = _count(
+        driver, "MATCH (n:KG {tenant: 'acme'}) WHERE n.id IN ['change:late-a', 'change:late-b'] "
+        "RETURN count(n)",
+    )  # fmt: skip
+    markers = _count(
+        driver, "MATCH (m:BackdatedIngest {tenant: 'acme'}) WHERE 'change:late-a' IN m.targets "
+        "RETURN count(m)",
+    )  # fmt: skip
+    return records, markers
+
+
+def test_the_backdate_marker_commits_with_the_first_records_or_not_at_all(  # type: ignore[no-untyped-def]
+    seed_run, driver, invoke, tmp_path: Path
+) -> None:
+    # Before: the `:BackdatedIngest` marker was written in a transaction of its own after
+    # the records: an ingest stopped between them left backdated records no marker named,
+    # and replay could not say why the run's reads changed.
+    del seed_run
+    late = _write(tmp_path, "two-late.yaml", TWO_BACK_DATED)
+    args = ("ingest", late, "--backdate", "--batch-size", "1")
+    # Stopped at its first write transaction: neither the records nor the marker.
+    with pytest.MonkeyPatch.context() as patch:
+        _another_writer_before_write(patch, driver, tmp_path, write=1)
+        stopped = invoke(*args)
+    assert stopped.code == 1 and "wrote to it meanwhile" in stopped.err, stopped
+    assert _late_records_and_markers(driver) == (0, 0)
+    # Stopped at its second: the first record stands, and so does the marker naming both.
+    with pytest.MonkeyPatch.context() as patch:
+        _another_writer_before_write(patch, driver, tmp_path, write=2)
+        stopped = invoke(*args)
+    assert stopped.code == 1 and "wrote to it meanwhile" in stopped.err, stopped
+    assert _late_records_and_markers(driver) == (1, 1)
+    records, _, _ = driver.execute_query(
+        "MATCH (m:BackdatedIngest {tenant: 'acme'}) WHERE 'change:late-a' IN m.targets "
+        "RETURN m.targets AS targets, m.origin AS origin"
+    )
+    assert records[0]["targets"] == ["change:late-a", "change:late-b"]
+    assert records[0]["origin"] == late
 
 
 def test_other_tenants_runs_do_not_count(  # type: ignore[no-untyped-def]

@@ -165,3 +165,56 @@ def test_free_text_that_matches_an_older_version_answers_the_version_in_force(  
     assert then["runbook"]["id"] == f"runbook:CardGatewayTimeouts@{old[:12]}"
     replay = invoke("replay", now["run_id"], "--subject", "acme/user:bob", "--json")
     assert json.loads(replay.out)["verified"] is True
+
+
+def _kg_count(driver: neo4j.Driver) -> int:
+    records, _, _ = driver.execute_query("MATCH (n) RETURN count(n) AS c")
+    return int(records[0]["c"])
+
+
+def test_an_old_version_over_max_bytes_is_refused_before_it_is_read(  # type: ignore[no-untyped-def]
+    driver: neo4j.Driver, cli_env: object, invoke, tmp_path: Path
+) -> None:
+    # Before: the work tree's files were bounded by --max-bytes, but every committed version
+    # was read whole from git (a 2 GB blob in history was held in memory) and imported.
+    root = tmp_path / f"big-history-{tmp_path.parent.name}"  # a source of its own per run
+    root.mkdir()
+    _git(root, "init", "-q")
+    big = _commit(root, "# Payment API errors\n\n" + "x" * 5000 + "\n", "2026-03-01T10:00:00Z")
+    _commit(root, "# Payment API errors\n\nRoll back.\n", "2026-05-01T10:00:00Z")
+    before = _kg_count(driver)
+    args = ["ingest", str(root), "--format", "markdown-runbooks", "--tenant", "acme"]
+    result = invoke(*args, "--git-history", "--max-bytes", "2000")
+    assert result.code == 2, result
+    assert result.out == "" and result.err.count("\n") == 1, result
+    assert result.err == (
+        f"error: {root / FILE} at commit {big[:12]}: it holds 5,023 bytes, more than the 2,000 "
+        "an ingest reads (--max-bytes N raises the bound): nothing written\n"
+    ), result.err
+    assert _kg_count(driver) == before  # no record, no source, no import origin
+    # The same bound with a larger limit: imported.
+    assert invoke(*args, "--git-history", "--max-bytes", "6000").code == 0
+
+
+def test_versions_together_over_max_bytes_are_refused(  # type: ignore[no-untyped-def]
+    driver: neo4j.Driver, cli_env: object, invoke, tmp_path: Path
+) -> None:
+    root = tmp_path / f"long-history-{tmp_path.parent.name}"
+    root.mkdir()
+    _git(root, "init", "-q")
+    for month in (3, 4, 5):
+        body = f"# Payment API errors\n\nStep {month}.\n" + "y" * 700 + "\n"
+        _commit(root, body, f"2026-0{month}-01T10:00:00Z")
+    before = _kg_count(driver)
+    result = invoke(
+        "ingest", str(root), "--format", "markdown-runbooks", "--tenant", "acme",
+        "--git-history", "--max-bytes", "2000",
+    )  # fmt: skip
+    assert result.code == 2, result
+    assert result.err.startswith(
+        f"error: {root}: the committed versions of its files (--git-history) hold at least "
+    ), result.err
+    assert result.err.endswith(
+        "more than the 2,000 an ingest reads (--max-bytes N raises the bound): nothing written\n"
+    )
+    assert _kg_count(driver) == before

@@ -11,7 +11,7 @@ a consistently re-hashed rewrite, and a forged anchor. The target is 100% detect
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -499,3 +499,56 @@ def test_a_finish_remembers_its_ledger_head_in_a_file_of_its_own(chain_dir: Path
     assert remembered_head(key, "store-a", "globex") == (9, "sha256:globex-9")
     assert remembered_head(key, "store-0", "acme") == (3, "sha256:old-0")
     assert remembered_head(key, "store-b", "acme") is None
+
+
+class _CountingTx:
+    """A real transaction that counts the statements sent through it."""
+
+    def __init__(self, tx: neo4j.Transaction) -> None:
+        self.tx = tx
+        self.statements = 0
+
+    def run(self, query: str, **params: Any) -> neo4j.Result:
+        self.statements += 1
+        return self.tx.run(query, **params)
+
+
+def _verify_counted(
+    driver: neo4j.Driver, statements: Sequence[tuple[str, dict[str, Any]]] = ()
+) -> tuple[VerifyReport, int]:
+    """`verify` of the tenant's ledger after `statements` (rolled back), and how many
+    statements it sent."""
+    counted: list[_CountingTx] = []
+
+    def check(tx: neo4j.Transaction) -> VerifyReport:
+        counting = _CountingTx(tx)
+        counted.append(counting)
+        return verify_tenant_in_tx(counting, TENANT, load_chain_key(create=False))  # type: ignore[arg-type]
+
+    report = _tampered(driver, list(statements), check)
+    return report, counted[0].statements
+
+
+def test_verify_of_a_whole_ledger_reads_its_runs_in_a_few_statements(
+    clean_db: neo4j.Driver, three_runs: list[str]
+) -> None:
+    # Before: two or three statements a run (its lineage, then the purge runs it names): an
+    # auditor's ledger of thousands of runs took thousands of round trips. Now a batch of
+    # runs at a time: as many statements for 12 runs as for 3, with the same verdicts.
+    small, statements_for_3 = _verify_counted(clean_db)
+    assert small.verified and small.runs_checked == 3
+    recorder = RunRecorder(clean_db)
+    more = [record_full_run(recorder, request(f"more {n}")) for n in range(9)]
+    open_run = record_full_run(recorder, request("still running"), finish=False)
+    report, statements = _verify_counted(clean_db)
+    assert statements == statements_for_3, (statements_for_3, statements)
+    assert report.verified and report.runs_checked == 13
+    assert report.incomplete_runs == [open_run]
+    # A run changed in the middle of a batch is the one named, as before.
+    victim = more[4]
+    tampered, _ = _verify_counted(
+        clean_db,
+        [("MATCH (n:CtxEvent {run_id: $r, seq: 3}) DETACH DELETE n", {"r": victim})],
+    )
+    assert not tampered.verified
+    assert {p.run_id for p in tampered.problems} == {victim}, tampered.problems

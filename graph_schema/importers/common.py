@@ -6,7 +6,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from graph_schema.bundle import SourceSpec
+from graph_schema.bundle import MAX_INPUT_BYTES, SourceSpec
 from graph_schema.kg_types import Trust
 
 # The purposes of the demo catalog's runbook sources: investigations, lookups and audit.
@@ -28,6 +28,8 @@ class ImportOptions(BaseModel):
     trusted: bool = False
     # Every commit of each file becomes a version (markdown-runbooks only).
     git_history: bool = False
+    # The bytes the import may read (`--max-bytes`): with git_history, its committed versions.
+    max_bytes: int = MAX_INPUT_BYTES
 
     @property
     def trust(self) -> Trust:

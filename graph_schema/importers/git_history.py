@@ -4,6 +4,10 @@ Each commit that touched the file gives one `FileVersion`: its sha, its committe
 moment the change took effect in the repository) and the file's bytes at that commit, or
 `data=None` when the commit deleted the file. Renames are not followed: a file's history
 starts at the commit that created it under its current path.
+
+Every version is bounded before git is asked for its bytes (`git cat-file -s`), as the ingest
+bounds the files it reads: one over `--max-bytes`, or versions together over it, raise
+`InputTooLarge` (one line, exit 2) before any of the import is parsed or written.
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
+
+from graph_schema.bundle import InputTooLarge
 
 _GIT_TIMEOUT_S = 30
 
@@ -42,6 +48,31 @@ def _git(args: list[str], cwd: Path) -> bytes | None:
     return proc.stdout if proc.returncode == 0 else None
 
 
+class HistoryBudget:
+    """The bytes one `--git-history` import may still read from git: every committed
+    version counts against `limit` (the ingest's `--max-bytes`), like the work tree's files."""
+
+    def __init__(self, root: Path, limit: int) -> None:
+        self.root = root
+        self.limit = limit
+        self.read = 0
+
+    def take(self, path: Path, sha: str, size: int) -> None:
+        """Count `size` bytes of `path` at `sha`, or raise `InputTooLarge` before they are read."""
+        if size > self.limit:
+            raise InputTooLarge(path, size, self.limit, commit=sha)
+        self.read += size
+        if self.read > self.limit:
+            raise InputTooLarge(self.root, self.read, self.limit, history=True)
+
+
+def _blob_size(folder: Path, sha: str, name: str) -> int | None:
+    # The size git stores, asked before the bytes: a 2 GB blob is never held in memory.
+    out = _git(["cat-file", "-s", f"{sha}:./{name}"], folder)
+    text = out.strip() if out is not None else b""
+    return int(text) if text.isdigit() else None
+
+
 def in_work_tree(path: Path) -> bool:
     """Whether `path` (a file or folder) is inside a git work tree."""
     folder = path if path.is_dir() else path.parent
@@ -55,8 +86,9 @@ def is_uncommitted(path: Path) -> bool:
     return bool(out and out.strip())
 
 
-def file_history(path: Path) -> list[FileVersion]:
-    """Every committed version of `path`, oldest first; [] when git does not track it."""
+def file_history(path: Path, budget: HistoryBudget) -> list[FileVersion]:
+    """Every committed version of `path`, oldest first; [] when git does not track it.
+    Each version's size is taken from `budget` before its bytes are read (`InputTooLarge`)."""
     folder, name = path.parent, path.name
     log = _git(["log", "--no-renames", "--format=%H%x09%ct", "--", name], folder)
     if not log:
@@ -66,7 +98,10 @@ def file_history(path: Path) -> list[FileVersion]:
         sha, _, stamp = line.partition("\t")
         if not sha or not stamp.strip().isdigit():
             continue
-        data = _git(["show", f"{sha}:./{name}"], folder)
+        size = _blob_size(folder, sha, name)
+        if size is not None:
+            budget.take(path, sha, size)
+        data = _git(["show", f"{sha}:./{name}"], folder) if size is not None else None
         at = datetime.fromtimestamp(int(stamp), tz=UTC)
         if versions and data is not None and versions[-1].data == data:
             continue  # a commit that did not change the bytes (mode, merge) is no new version
@@ -79,10 +114,13 @@ def file_history(path: Path) -> list[FileVersion]:
 _SHA = re.compile(r"^[0-9a-f]{7,64}$")
 
 
-def file_at(folder: Path, sha: str, rel: str) -> bytes | None:
+def file_at(folder: Path, sha: str, rel: str, max_bytes: int) -> bytes | None:
     """The bytes of `rel` (relative to `folder`) at commit `sha`, or None (no such commit or
-    file, not a work tree, no git). `sha` comes from a stored `git:` source_version: only a
-    hex commit id is passed to git."""
+    file, not a work tree, no git, or more than `max_bytes`: never read). `sha` comes from a
+    stored `git:` source_version: only a hex commit id is passed to git."""
     if not _SHA.match(sha):
+        return None
+    size = _blob_size(folder, sha, rel)
+    if size is None or size > max_bytes:
         return None
     return _git(["show", f"{sha}:./{rel}"], folder)

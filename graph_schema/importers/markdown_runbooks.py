@@ -88,6 +88,7 @@ from graph_schema.importers.common import (
 )
 from graph_schema.importers.git_history import (
     FileVersion,
+    HistoryBudget,
     file_at,
     file_history,
     in_work_tree,
@@ -645,10 +646,11 @@ def _trust(value: Any, options: ImportOptions) -> Trust:
 
 
 def _file_versions(
-    file: Path, root: Path, options: ImportOptions, result: ImportResult
+    file: Path, root: Path, options: ImportOptions, result: ImportResult, budget: HistoryBudget
 ) -> list[_Parsed]:
-    """One parsed file, or with `git_history` one per commit that changed it."""
-    history = file_history(file) if options.git_history else None
+    """One parsed file, or with `git_history` one per commit that changed it (each counted
+    against `budget` before it is read)."""
+    history = file_history(file, budget) if options.git_history else None
     if not history:
         if options.git_history:
             result.skipped.append(f"{file}: not committed in git, imported as it is (no history)")
@@ -729,7 +731,8 @@ def _old_digest(target: LinkTarget, root: Path) -> str | None:
     if version.startswith("sha256:"):
         return version
     if version.startswith("git:") and target.path and root.is_dir():
-        data = file_at(root, version.removeprefix("git:"), target.path)
+        # Bounded as the import bounds a file: a larger one was never imported.
+        data = file_at(root, version.removeprefix("git:"), target.path, MAX_FILE_BYTES)
         return content_version(data) if data is not None else None
     return None
 
@@ -814,6 +817,7 @@ def import_markdown_runbooks(
         result.problems.extend(refused_links)
         return result
     indexes: list[str] = []
+    budget = HistoryBudget(path, options.max_bytes)
     for file in files:
         is_index = file.name.lower() in _SKIPPED_NAMES and not path.is_file()
         if (
@@ -823,7 +827,7 @@ def import_markdown_runbooks(
         ):
             indexes.append(file.relative_to(path).as_posix())
             continue
-        parsed_files.extend(_file_versions(file, path, options, result))
+        parsed_files.extend(_file_versions(file, path, options, result, budget))
     _skip_indexes(indexes, result)
     _skip_other_pages(path, result)
     if not parsed_files and not result.problems:

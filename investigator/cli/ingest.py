@@ -21,9 +21,9 @@ from pydantic import BaseModel
 
 from graph_schema.backdating import (
     BackdatedRecords,
+    BackdateMarker,
     backdated,
     explicit_times,
-    record_backdated_ingest,
 )
 from graph_schema.bundle import (
     MAX_INPUT_BYTES,
@@ -228,6 +228,11 @@ def run_ingest(
                 progress=_progress if big else None,
                 full=full,
                 recorded_after={} if options.backdate else floors,
+                backdate_marker=(
+                    BackdateMarker(floors=floors, origin=str(path), at=datetime.now(UTC))
+                    if options.backdate and floors
+                    else None
+                ),
             )
         except (BundleRejected, BackdatedRecords):
             if imported is not None and claim is not None:
@@ -239,7 +244,7 @@ def run_ingest(
             # File names and ids come from the imported folder: shown inert (_progress).
             _progress(line)
         if options.backdate and floors and report.changed:
-            _record_backdating(driver, loaded, floors, path, settings.database, ctx_database)
+            _say_backdated(driver, loaded, floors, ctx_database)
         if imported is not None:
             # Written: the folder this source is now imported from (another folder of the
             # same name is refused under the default source id, import_origin.py).
@@ -266,20 +271,18 @@ def run_ingest(
         driver.close()
 
 
-def _record_backdating(
+def _say_backdated(
     driver: neo4j.Driver,
     loaded: LoadedBundle,
     floors: dict[str, RecordFloor],
-    path: Path,
-    database: str | None,
     ctx_database: str | None,
 ) -> None:
-    """After an `--backdate` ingest: record which records it dated into the time recorded
-    runs saw (replay names the ingest), and say per tenant how many runs saw that time."""
+    """After an `--backdate` ingest (whose first write transaction recorded the records it
+    dated into the time recorded runs saw, for replay to name): say per tenant how many
+    runs saw that time."""
     found = backdated(explicit_times(loaded), floors)
     if not found:
         return
-    record_backdated_ingest(driver, found, datetime.now(UTC), str(path), database)
     for tenant in sorted({b.tenant for b in found}):
         dated = [b for b in found if b.tenant == tenant]
         earliest = min(b.at for b in dated)

@@ -52,6 +52,7 @@ class _Options(Protocol):
     acl_change: bool
     trusted: bool
     git_history: bool
+    max_bytes: int
 
 
 def _loader(fmt: str) -> Callable[[Path, _Options], LoadedBundle]:
@@ -83,6 +84,7 @@ def _loader(fmt: str) -> Callable[[Path, _Options], LoadedBundle]:
                     acl=options.acl or [],
                     trusted=options.trusted,
                     git_history=options.git_history,
+                    max_bytes=options.max_bytes,
                 )
             except ValueError as exc:
                 raise BadInput(f"bad ingest option: {exc}") from None

@@ -18,7 +18,7 @@ from investigator.context_graph.lineage import validate_run_id
 from investigator.context_graph.readable import readable_run
 from investigator.context_graph.recorder import ctx_database_from_env
 from investigator.json_documents import readable_replay_report, replay_json
-from investigator.replay import ReplayReport, replay_run
+from investigator.replay import ReplayReport, replay_reader, replay_run
 from investigator.settings import resolve_connection
 
 NOT_VERIFIED_EXIT = 1
@@ -104,6 +104,7 @@ def replay_command(
                 run_id,
                 ctx_database=ctx_database,
                 kg_database=settings.database,
+                reader=replay_reader(content),
             )
     finally:
         driver.close()

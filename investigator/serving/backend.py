@@ -292,7 +292,7 @@ class ServingBackend:
     def replay(self, subject: SubjectRef, run_id: str) -> str:
         """`investigator replay RUN --json` for a run `subject` may read."""
         from investigator.context_graph.readable import readable_run
-        from investigator.replay import replay_run
+        from investigator.replay import replay_reader, replay_run
 
         _, content = self._readable(readable_run, subject, run_id)
         report = self._guard(
@@ -301,6 +301,7 @@ class ServingBackend:
                 run_id,
                 ctx_database=self.ctx_database,
                 kg_database=self.kg_database,
+                reader=replay_reader(content),
             )
         )
         return replay_json(readable_replay_report(report, content))
