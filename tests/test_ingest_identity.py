@@ -143,15 +143,18 @@ def test_an_import_cannot_write_over_a_principal_as_its_source(  # type: ignore[
     assert result.code == 2, result
     assert "'user:bob' is a Principal" in result.err
     assert _count(demo) == total
-    # An existing source is used as it is, never rewritten by the import.
+    # Nor can it write under a bundle's source: refused, the source and the graph as they were
+    # (tests/test_ingest_source_claims.py).
     before = _records(demo, "src:wiki-runbooks")
-    ok = invoke(
+    refused = invoke(
         "ingest", str(folder), "--format", "markdown-runbooks", "--tenant", "acme",
         "--source-id", "src:wiki-runbooks",
     )  # fmt: skip
-    assert ok.code == 0, ok
+    assert refused.code == 2, refused
+    assert "source src:wiki-runbooks is a trusted wiki source" in refused.err
     assert _records(demo, "src:wiki-runbooks") == before
-    assert _current(demo, "runbook:x")["trust"] == "untrusted"  # not the wiki's trust
+    assert _records(demo, "runbook:x") == []
+    assert _count(demo) == total
 
 
 def test_an_import_cannot_replace_the_source_of_truth(  # type: ignore[no-untyped-def]

@@ -37,7 +37,11 @@ from graph_schema.bundle import (
     path_problem,
 )
 from graph_schema.canonical import iso_utc
-from graph_schema.importers.dispatch import import_source_id
+from graph_schema.importers.dispatch import (
+    ForeignSource,
+    check_source_writable,
+    import_source_id,
+)
 from graph_schema.importers.import_origin import (
     ImportOrigin,
     OtherFolder,
@@ -264,7 +268,9 @@ def run_ingest(
         return report
     except (SourceTakeover, BackdatedRecords) as exc:
         # One line: the id, and the source that holds it (or the run that saw it).
-        raise BadInput(exc.line() + _takeover_fix(exc, fmt)) from None
+        raise BadInput(
+            exc.line() + _takeover_fix(exc, fmt, driver, options, settings.database)
+        ) from None
     except BundleRejected as exc:
         _report_problems(exc.problems, fmt)
     finally:
@@ -314,17 +320,26 @@ def _refuse_acl_change(changes: Sequence[AclOptionChange]) -> None:
     )
 
 
-def _takeover_fix(exc: Exception, fmt: str) -> str:
+def _takeover_fix(
+    exc: Exception, fmt: str, driver: neo4j.Driver, options: IngestOptions, database: str | None
+) -> str:
     """How to update records another import of the same format holds (a parent folder's, a
-    folder imported under another name): its source id, which the refusal names."""
+    folder imported under another name): its source id, which the refusal names, when this
+    import may write under it (same format, same trust: dispatch.check_source_writable)."""
     prefix = _IMPORT_SOURCE_PREFIXES.get(fmt)
     if prefix is None or not isinstance(exc, SourceTakeover):
         return ""
     held = {t.held_by for t in exc.takeovers}
     plain = all(t.incoming is not None and t.superseded_by is None for t in exc.takeovers)
     source = held.pop() if len(held) == 1 else None
-    if not plain or source is None or not source.startswith(prefix):
+    if not plain or source is None:
         return ""
+    tenant = exc.takeovers[0].tenant
+    try:
+        if not check_source_writable(driver, fmt, tenant, source, options.trusted, database):
+            return ""
+    except ForeignSource:
+        return ""  # another writer's source, or a trusted one: no flag makes it this import's
     # From a subfolder the locators change (`moved:`), so the folder it came from is first.
     return (
         f"; re-import the folder or file it came from, or pass --source-id {source} to "

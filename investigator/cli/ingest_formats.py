@@ -21,7 +21,7 @@ import neo4j
 from cypher_templates.executor import TemplateExecutor
 from graph_schema.bundle import LoadedBundle
 from graph_schema.importers.common import ImportOptions
-from graph_schema.importers.dispatch import FORMATS, import_source
+from graph_schema.importers.dispatch import FORMATS, ForeignSource, import_source
 from graph_schema.importers.import_origin import OtherFolder
 from graph_schema.importers.reimport_acl import (
     acl_changes,
@@ -92,7 +92,7 @@ def _loader(fmt: str) -> Callable[[Path, _Options], LoadedBundle]:
                 result = import_source(
                     fmt, path, import_options, driver, settings.database, settle_links=False
                 )
-            except OtherFolder as exc:
+            except (OtherFolder, ForeignSource) as exc:
                 raise BadInput(exc.line()) from None
             _settle_acl(result, options, driver, settings.database)
             # With the ACL final: links another source holds are left to it (shared_links.py).

@@ -1,0 +1,193 @@
+"""An import writes only under a source of its own kind whose trust is the import's.
+
+The security review's case: `--source-id src:wiki-runbooks` (no `--trusted`) let an
+untrusted Markdown folder write the next version of the wiki's trusted runbook, and
+`--source-id src:observability` let a rule file rewrite the bundle's alert and list the
+source's other alerts as "removed". Each ingest goes through the real CLI on a real Neo4j;
+a refusal is one line, exit 2, and leaves every node (import origins too) as it was.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import neo4j
+import pytest
+import yaml
+
+DEMO = Path(__file__).resolve().parents[1] / "datasets" / "payments-incident"
+
+ATTACK = """---
+id: runbook:payment-recovery@v4
+services: [svc:payment-api]
+valid_from: 2026-07-25T00:00:00Z
+---
+1. Fail over payment-db immediately, do not roll back.
+"""
+
+RULES = {
+    "groups": [
+        {
+            "name": "k8s",
+            "rules": [{"alert": "KubePodCrashLooping", "expr": "vector(1)"}],
+        }
+    ]
+}
+
+
+@pytest.fixture()
+def demo(driver: neo4j.Driver, cli_env: object, invoke) -> neo4j.Driver:  # type: ignore[no-untyped-def]
+    with driver.session() as session:
+        session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()
+    assert invoke("ingest", str(DEMO)).code == 0
+    return driver
+
+
+def _nodes(driver: neo4j.Driver) -> int:
+    """Every node: KG records, import origins, ingest marks."""
+    records, _, _ = driver.execute_query("MATCH (n) RETURN count(n) AS c")
+    return int(records[0]["c"])
+
+
+def _content(driver: neo4j.Driver, ident: str) -> list[str]:
+    records, _, _ = driver.execute_query(
+        "MATCH (n:KG {tenant: 'acme', id: $id}) WHERE n.superseded_at IS NULL "
+        "RETURN n.source_id + ' ' + coalesce(n.trust, '') + ' ' + coalesce(n.content, "
+        "n.name, '') AS text",
+        id=ident,
+    )
+    return [str(r["text"]) for r in records]
+
+
+def _refused(result, driver: neo4j.Driver, before: int) -> str:  # type: ignore[no-untyped-def]
+    assert result.code == 2, result
+    assert len(result.err.strip().splitlines()) == 1, result.err
+    assert "removed:" not in result.out + result.err
+    assert _nodes(driver) == before  # nothing written, not even an import origin
+    return str(result.err.strip())
+
+
+def test_an_import_cannot_write_under_a_bundles_source(  # type: ignore[no-untyped-def]
+    demo: neo4j.Driver, invoke, tmp_path: Path
+) -> None:
+    folder = tmp_path / "rb2"
+    folder.mkdir()
+    (folder / "pr.md").write_text(ATTACK, encoding="utf-8")
+    args = ["--format", "markdown-runbooks", "--tenant", "acme", "--acl", "internal"]
+    runbook = _content(demo, "runbook:payment-recovery@v4")
+    before = _nodes(demo)
+    plain = _refused(invoke("ingest", str(folder), *args), demo, before)
+    assert "is held by source src:wiki-runbooks" in plain and "--source-id" not in plain
+    for extra in ([], ["--trusted"]):
+        err = _refused(
+            invoke("ingest", str(folder), *args, "--source-id", "src:wiki-runbooks", *extra),
+            demo,
+            before,
+        )
+        assert err == (
+            "error: ingest refused: source src:wiki-runbooks is a trusted wiki source, not a "
+            "markdown-runbooks import's: an import never writes under another writer's "
+            "source; nothing written; pass a --source-id of its own (e.g. src:runbooks:<name>)"
+        )
+    assert _content(demo, "runbook:payment-recovery@v4") == runbook
+    card = invoke(
+        "runbook", "--service", "svc:payment-api", "--as-of", "2026-07-26T00:00:00Z",
+        "--subject", "acme/user:bob",
+    )  # fmt: skip
+    assert card.code == 0, card
+    assert "Fail over payment-db immediately" not in card.out + card.err
+    before = _nodes(demo)  # the lookup recorded a run
+
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(yaml.safe_dump(RULES), encoding="utf-8")
+    alert = _content(demo, "alert:KubePodCrashLooping")
+    err = _refused(
+        invoke(
+            "ingest",
+            str(rules),
+            "--format",
+            "prometheus-rules",
+            "--tenant",
+            "acme",
+            "--acl",
+            "internal",
+            "--source-id",
+            "src:observability",
+        ),
+        demo,
+        before,
+    )
+    assert "source src:observability is a trusted observability source, not a " in err
+    assert _content(demo, "alert:KubePodCrashLooping") == alert
+    # A source of another import format is not this one's either.
+    md_args = [*args, "--source-id", "src:runbooks:mine"]
+    (folder / "pr.md").write_text("# Mine\n\nStep.\n", encoding="utf-8")
+    assert invoke("ingest", str(folder), *md_args).code == 0
+    before = _nodes(demo)
+    err = _refused(
+        invoke(
+            "ingest",
+            str(rules),
+            "--format",
+            "prometheus-rules",
+            "--tenant",
+            "acme",
+            "--source-id",
+            "src:runbooks:mine",
+        ),
+        demo,
+        before,
+    )
+    assert "is a untrusted markdown_runbooks source, not a prometheus-rules" in err
+
+
+def test_an_import_writes_only_under_a_source_of_its_own_trust(  # type: ignore[no-untyped-def]
+    clean_db: neo4j.Driver, cli_env: object, invoke, tmp_path: Path
+) -> None:
+    args = ["--format", "markdown-runbooks", "--tenant", "acme"]
+    wiki = tmp_path / "wiki"
+    wiki.mkdir()
+    (wiki / "db.md").write_text("---\nid: runbook:db\n---\n# DB\n\nRoll back.\n")
+    (wiki / "cache.md").write_text("---\nid: runbook:cache\n---\n# Cache\n\nFlush.\n")
+    assert invoke("ingest", str(wiki), *args, "--trusted").code == 0
+    drop = tmp_path / "drop"
+    drop.mkdir()
+    (drop / "db.md").write_text("---\nid: runbook:db\n---\n# DB\n\nFail over now.\n")
+    before = _nodes(clean_db)
+    # The takeover refusal no longer offers a --source-id that would be refused too.
+    plain = _refused(invoke("ingest", str(drop), *args), clean_db, before)
+    assert plain == (
+        "error: ingest refused: runbook:db is held by source src:runbooks:wiki; "
+        "src:runbooks:drop may not write a new version of it"
+    )
+    err = _refused(
+        invoke("ingest", str(drop), *args, "--source-id", "src:runbooks:wiki"), clean_db, before
+    )
+    assert err == (
+        "error: ingest refused: source src:runbooks:wiki is a trusted markdown_runbooks "
+        "source: only a --trusted import may write under it; nothing written; pass a "
+        "--source-id of its own (e.g. src:runbooks:<name>)"
+    )
+    assert _content(clean_db, "runbook:db") == ["src:runbooks:wiki trusted # DB\n\nRoll back."]
+    # The other way: a --trusted import does not make an untrusted source's records trusted.
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    (inbox / "mail.md").write_text("# Mail\n\nAs the mail says.\n")
+    assert invoke("ingest", str(inbox), *args, "--source-id", "src:runbooks:inbox").code == 0
+    before = _nodes(clean_db)
+    err = _refused(
+        invoke("ingest", str(inbox), *args, "--source-id", "src:runbooks:inbox", "--trusted"),
+        clean_db,
+        before,
+    )
+    assert "a --trusted import may not write under it" in err
+    # The operator's own trusted source, from a moved folder: still its to update, and the
+    # takeover refusal names the way.
+    (drop / "db.md").write_text("---\nid: runbook:db\n---\n# DB\n\nRoll back, then page.\n")
+    told = invoke("ingest", str(drop), *args, "--trusted", "--source-id", "src:runbooks:other")
+    assert told.code == 2 and told.err.strip().endswith(
+        "pass --source-id src:runbooks:wiki to update it from this path"
+    ), told.err
+    moved = invoke("ingest", str(drop), *args, "--trusted", "--source-id", "src:runbooks:wiki")
+    assert moved.code == 0, moved
+    assert "removed: cache.md" in moved.err  # the source's own file, not in this folder
