@@ -86,9 +86,38 @@ def is_uncommitted(path: Path) -> bool:
     return bool(out and out.strip())
 
 
-def file_history(path: Path, budget: HistoryBudget) -> list[FileVersion]:
+class NotTaken(BaseModel):
+    """A commit of a file that is no version: a later commit is dated at or before it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    commit: FileVersion
+    replaced_by: FileVersion
+
+    def line(self, file: Path) -> str:
+        """Which commit was not taken, and why, in one line."""
+        when = self.commit.committed_at.isoformat().replace("+00:00", "Z")
+        then = self.replaced_by.committed_at.isoformat().replace("+00:00", "Z")
+        why = (
+            "replaced within the same second"
+            if self.commit.committed_at == self.replaced_by.committed_at
+            else "its date is out of order (clock skew or a forged date)"
+        )
+        return (
+            f"{file}: commit {self.commit.sha[:12]} (dated {when}) not imported as a "
+            f"version: the later commit {self.replaced_by.sha[:12]} is dated {then}, "
+            f"{why}; its text is in git only (--git-history)"
+        )
+
+
+def file_history(
+    path: Path, budget: HistoryBudget, not_taken: list[NotTaken] | None = None
+) -> list[FileVersion]:
     """Every committed version of `path`, oldest first; [] when git does not track it.
-    Each version's size is taken from `budget` before its bytes are read (`InputTooLarge`)."""
+    Each version's size is taken from `budget` before its bytes are read (`InputTooLarge`).
+
+    Versions follow commit order; a commit a later one is dated at or before cannot be
+    placed in time and is no version: it is appended to `not_taken` (said, never silent)."""
     folder, name = path.parent, path.name
     log = _git(["log", "--no-renames", "--format=%H%x09%ct", "--", name], folder)
     if not log:
@@ -105,9 +134,13 @@ def file_history(path: Path, budget: HistoryBudget) -> list[FileVersion]:
         at = datetime.fromtimestamp(int(stamp), tz=UTC)
         if versions and data is not None and versions[-1].data == data:
             continue  # a commit that did not change the bytes (mode, merge) is no new version
+        version = FileVersion(sha=sha, committed_at=at, data=data)
         while versions and versions[-1].committed_at >= at:
-            versions.pop()  # replaced within the same second (or clock skew): never in force
-        versions.append(FileVersion(sha=sha, committed_at=at, data=data))
+            # Replaced within the same second (or clock skew): never in force.
+            dropped = versions.pop()
+            if not_taken is not None:
+                not_taken.append(NotTaken(commit=dropped, replaced_by=version))
+        versions.append(version)
     return versions
 
 

@@ -89,6 +89,7 @@ from graph_schema.importers.common import (
 from graph_schema.importers.git_history import (
     FileVersion,
     HistoryBudget,
+    NotTaken,
     file_at,
     file_history,
     in_work_tree,
@@ -380,6 +381,32 @@ def _index_pages_yield(parsed_files: list[_Parsed], result: ImportResult) -> Non
             parsed.previous_id = renamed[parsed.previous_id]
 
 
+def _case_look_alikes(parsed_files: list[_Parsed], known: Iterable[LinkTarget]) -> list[str]:
+    """One line per id of this import that differs from another id only in letter case
+    (`Alpha.md` beside `alpha.md`, or a runbook already in the tenant): ids are case
+    sensitive, so they are two records, and a reader who expects one should hear of it."""
+    where = {p.id: p.rel for p in parsed_files}
+    known_ids = {t.id for t in known}
+    folded: dict[str, set[str]] = {}
+    for ident in sorted(set(where) | known_ids):
+        folded.setdefault(ident.casefold(), set()).add(ident)
+    lines = []
+    for ident in sorted(where):
+        others = sorted(folded[ident.casefold()] - {ident})
+        # Each pair once: said from the first id of the import, or against the tenant's.
+        others = [o for o in others if o not in where or o > ident]
+        if not others:
+            continue
+        named = ", ".join(
+            f"{o} ({where[o]})" if o in where else f"{o} (in the tenant)" for o in others
+        )
+        lines.append(
+            f"{ident} ({where[ident]}) differs from {named} only in letter case: ids are "
+            "case sensitive, so they are separate records (a front matter id names one)"
+        )
+    return lines
+
+
 def _qualify_same_names(parsed_files: list[_Parsed], result: ImportResult) -> None:
     """Files with one default id in different folders (openshift/runbooks has KubeAPIDown.md
     under two operators) get the shortest tail of their folder path that tells them apart in
@@ -650,7 +677,10 @@ def _file_versions(
 ) -> list[_Parsed]:
     """One parsed file, or with `git_history` one per commit that changed it (each counted
     against `budget` before it is read)."""
-    history = file_history(file, budget) if options.git_history else None
+    not_taken: list[NotTaken] = []
+    history = file_history(file, budget, not_taken) if options.git_history else None
+    # A commit no version holds is named (docs/runbooks.md: every commit is one version).
+    result.skipped.extend(n.line(file) for n in not_taken)
     if not history:
         if options.git_history:
             result.skipped.append(f"{file}: not committed in git, imported as it is (no history)")
@@ -852,6 +882,7 @@ def import_markdown_runbooks(
 
     result.ignored.extend(_ignored_keys(parsed_files))
     known = list(known)  # read twice
+    result.ignored.extend(_case_look_alikes(parsed_files, known))
     _supersede_old_ids(parsed_files, known)
     _supersede_moved_files(parsed_files, known, source_id, path)
     index = LinkIndex(known)

@@ -1,0 +1,39 @@
+"""`ingest --git-history` never drops a commit silently: one whose date a later commit is
+dated before (a forged or skewed date) is named with the reason, through the real CLI on a
+real git repository and a real Neo4j.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import neo4j
+from test_ingest_git_history import _commit, _git
+
+FILE = "gh.md"
+
+
+def test_a_commit_dated_out_of_order_is_named_not_dropped_silently(  # type: ignore[no-untyped-def]
+    clean_db: neo4j.Driver, cli_env: object, invoke, tmp_path: Path
+) -> None:
+    root = tmp_path / "runbooks"
+    root.mkdir()
+    _git(root, "init", "-q")
+    text = "---\nid: runbook:gh\n---\n# GH\n\n{step}\n"
+    _commit(root, text.format(step="Restart."), "2026-03-01T00:00:00Z", path=FILE)
+    v2 = _commit(root, text.format(step="Roll back."), "2030-01-01T00:00:00Z", path=FILE)
+    v3 = _commit(root, text.format(step="Page."), "2026-06-01T00:00:00Z", path=FILE)
+    result = invoke(
+        "ingest", str(root), "--format", "markdown-runbooks", "--tenant", "acme",
+        "--acl", "internal", "--git-history",
+    )  # fmt: skip
+    assert result.code == 0, result
+    assert (
+        f"skipped: {root / FILE}: commit {v2[:12]} (dated 2030-01-01T00:00:00Z) not imported "
+        f"as a version: the later commit {v3[:12]} is dated 2026-06-01T00:00:00Z, its date is "
+        "out of order (clock skew or a forged date); its text is in git only (--git-history)"
+    ) in result.err, result.err
+    records, _, _ = clean_db.execute_query(
+        "MATCH (d:KG:Runbook {tenant: 'acme'}) RETURN d.content AS content ORDER BY d.valid_from"
+    )
+    assert [str(r["content"]).split("\n")[-1] for r in records] == ["Restart.", "Page."]
