@@ -37,3 +37,23 @@ def test_a_commit_dated_out_of_order_is_named_not_dropped_silently(  # type: ign
         "MATCH (d:KG:Runbook {tenant: 'acme'}) RETURN d.content AS content ORDER BY d.valid_from"
     )
     assert [str(r["content"]).split("\n")[-1] for r in records] == ["Restart.", "Page."]
+
+
+def test_a_last_commit_dated_in_the_future_is_named(  # type: ignore[no-untyped-def]
+    clean_db: neo4j.Driver, cli_env: object, invoke, tmp_path: Path
+) -> None:
+    root = tmp_path / "runbooks"
+    root.mkdir()
+    _git(root, "init", "-q")
+    text = "---\nid: runbook:gh\n---\n# GH\n\n{step}\n"
+    _commit(root, text.format(step="Restart."), "2026-03-01T00:00:00Z", path=FILE)
+    ahead = _commit(root, text.format(step="Fail over."), "2099-01-01T00:00:00Z", path=FILE)
+    result = invoke(
+        "ingest", str(root), "--format", "markdown-runbooks", "--tenant", "acme",
+        "--git-history",
+    )  # fmt: skip
+    assert result.code == 0, result
+    assert (
+        f"warning: {root / FILE}: commit {ahead[:12]} is dated 2099-01-01T00:00:00Z, in the "
+        "future: its version is not in force before then, the one before it is (--git-history)"
+    ) in result.err.splitlines(), result.err

@@ -61,6 +61,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
+from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -681,6 +682,14 @@ def _file_versions(
     history = file_history(file, budget, not_taken) if options.git_history else None
     # A commit no version holds is named (docs/runbooks.md: every commit is one version).
     result.skipped.extend(n.line(file) for n in not_taken)
+    if history and history[-1].committed_at > datetime.now(UTC):
+        # A commit dated ahead of now (a forged or skewed date) holds the file's latest text,
+        # which no lookup before that date serves: said (the line is not hashed).
+        when = history[-1].committed_at.isoformat().replace("+00:00", "Z")
+        result.ignored.append(
+            f"{file}: commit {history[-1].sha[:12]} is dated {when}, in the future: its "
+            "version is not in force before then, the one before it is (--git-history)"
+        )
     if not history:
         if options.git_history:
             result.skipped.append(f"{file}: not committed in git, imported as it is (no history)")
