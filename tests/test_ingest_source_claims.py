@@ -138,7 +138,7 @@ def test_an_import_cannot_write_under_a_bundles_source(  # type: ignore[no-untyp
         demo,
         before,
     )
-    assert "is a untrusted markdown_runbooks source, not a prometheus-rules" in err
+    assert "is an untrusted markdown_runbooks source, not a prometheus-rules" in err
 
 
 def test_an_import_writes_only_under_a_source_of_its_own_trust(  # type: ignore[no-untyped-def]

@@ -68,8 +68,10 @@ class ForeignSource(ValueError):
 
     def line(self) -> str:
         """The refusal in one line, and the way on (a source of the import's own)."""
+        article = "an" if self.trust[:1] in "aeiou" else "a"
         head = (
-            f"ingest refused: source {self.source_id} is a {self.trust} {self.source_type} source"
+            f"ingest refused: source {self.source_id} is {article} {self.trust} "
+            f"{self.source_type} source"
         )
         if self.source_type != SOURCE_TYPES[self.fmt]:
             why = (

@@ -339,7 +339,7 @@ def _takeover_fix(
         if not check_source_writable(driver, fmt, tenant, source, options.trusted, database):
             return ""
     except ForeignSource:
-        return ""  # another writer's source, or a trusted one: no flag makes it this import's
+        return ""  # another writer's source, or of the other trust: not this import's
     # From a subfolder the locators change (`moved:`), so the folder it came from is first.
     return (
         f"; re-import the folder or file it came from, or pass --source-id {source} to "
