@@ -151,6 +151,8 @@ class _Replayer:
         self.driver = driver
         self.lineage = lineage
         self.kg_database = kg_database
+        # Why the re-run's answer was not compared (its recorded answer purged), else None.
+        self.not_compared: str | None = None
         self.executor = TemplateExecutor(driver, database=kg_database)
         self.drift: list[Drift] = []
         self.rows_by_call: dict[str, list[Any]] = {}
@@ -531,8 +533,19 @@ class _Replayer:
         for node in self.lineage.of_kind(CtxKind.REJECTION):
             # A record the run kept only as a rejection (its id and version, no text): one no
             # longer returned is named, never said to be "not among the records the run kept".
+            if node.properties.get("tool_call_id") != tc_id:
+                continue
+            if "purged" in node.properties:
+                # Its id went with the detail that quoted the record: named by its candidate
+                # and purge run, never a KG id the report's reader may not be allowed to read.
+                found.setdefault("data_purged", []).append(
+                    f"the record of rejected candidate {node.properties.get('candidate_id')} "
+                    f"(its recorded rejection purged too, purge run "
+                    f"{node.properties.get('purge_id')})"
+                )
+                continue
             rejected = node.payload() or {}
-            if node.properties.get("tool_call_id") != tc_id or rejected.get("element_id") is None:
+            if rejected.get("element_id") is None:
                 continue
             key = (str(rejected.get("element_id")), int(rejected.get("version") or 1))
             if key not in now and all(key != known for known, _, _, _ in seen):
@@ -796,6 +809,20 @@ class _Replayer:
         hash of the answer (its run id and free-text matches' raw scores left out)."""
         del recorded_hash
         outcomes = self.lineage.of_kind(CtxKind.OUTCOME)
+        if outcomes and "purged" in outcomes[-1].properties:
+            # A legal purge removed the recorded answer (context_graph/purge.py): the re-run
+            # has nothing to be compared with, and that is the purge, not a changed answer.
+            purge_id = outcomes[-1].properties.get("purge_id")
+            self.add(
+                "data_purged",
+                f"the recorded answer's text was purged (purge run {purge_id})",
+                outcomes[-1].seq,
+            )
+            self.not_compared = (
+                f"not compared: the recorded answer's text was removed by a legal purge "
+                f"(purge run {purge_id})"
+            )
+            return None, None
         raw = outcomes[-1].properties.get("result") if outcomes else None
         try:
             request = json.loads(str(self.run.get("payload")))
@@ -1070,6 +1097,7 @@ def replay_run(
         except InvestigatorError as exc:
             rep.add("rerun_failed", f"re-running the {command} failed: {exc}")
         pack_match = recorded_hash is not None and replayed_hash == recorded_hash
+        pack_hash_note = rep.not_compared
     elif unfinished or pack_node is not None:
         # Nothing to re-run: say why instead of comparing a hash with itself (issue 16). The
         # recorded pack_hash is kept when a pack was recorded; nothing was replayed.

@@ -2,8 +2,9 @@
 
 `purge_lineage` blanks, in the purging tenant's runs, every content field (chain.py
 `CONTENT_FIELDS`: payload, result, statement, question) of the nodes that hold the purged
-element's text: the evidence recorded from it, the rejections naming it, the packs and
-claims built on that evidence, and the run's outcome (the printed answer). Each blanked
+element's text: the evidence recorded from it, the rejections naming it (also in runs that
+kept it only as a rejection), the packs and claims built on that evidence, and the run's
+outcome (the printed answer). Each blanked
 field leaves its digest in `purged` (`payload=sha256:...`), with `purged_at` and `purge_id`
 (the purge's own recorded run). Envelope-2 nodes hash content by digest, so the chain still
 verifies; nodes recorded before envelope 2 keep their links but their own hash can no longer
@@ -21,13 +22,28 @@ from pydantic import BaseModel
 from graph_schema.canonical import iso_utc_fixed, sha256_text
 from investigator.context_graph.chain import CONTENT_FIELDS
 from investigator.context_graph.ledger import NO_TENANT
+from investigator.evidence import RejectionReason
 
 # The nodes of `tenant`'s runs that hold text of `element_id` (and of runs recorded before
-# runs carried a tenant: their tenant is unknown, so over-purging is the safe side).
+# runs carried a tenant: their tenant is unknown, so over-purging is the safe side). A run
+# holds it when it kept the record as evidence or only as a rejection (an untrusted
+# instruction, a conflict's loser, a superseded version): its rejection's detail and its
+# outcome (the answer, with its rejected list) quote it. Tool calls keep ids, never text.
+# A run that rejected it for its integrity read no text of it (a run after the purge meets
+# it so): that rejection quotes none, and a second purge must find nothing left.
 _AFFECTED = """
-MATCH (ev:CtxEvidence) WHERE $element_id IN ev.element_ids
-MATCH (run:CtxRun {run_id: ev.run_id}) WHERE coalesce(run.tenant, $none) IN [$tenant, $none]
-WITH run, collect(ev) AS evs, collect(ev.evidence_id) AS ev_ids
+CALL () {
+  MATCH (ev:CtxEvidence) WHERE $element_id IN ev.element_ids RETURN ev.run_id AS run_id
+  UNION
+  MATCH (rj:CtxRejection)
+  WHERE rj.payload CONTAINS $quoted AND coalesce(rj.reason, '') <> $integrity
+  RETURN rj.run_id AS run_id
+}
+MATCH (run:CtxRun {run_id: run_id}) WHERE coalesce(run.tenant, $none) IN [$tenant, $none]
+CALL (run) {
+  OPTIONAL MATCH (ev:CtxEvidence {run_id: run.run_id}) WHERE $element_id IN ev.element_ids
+  RETURN collect(ev) AS evs, collect(ev.evidence_id) AS ev_ids
+}
 CALL (run, evs, ev_ids) {
   UNWIND evs AS n RETURN n
   UNION
@@ -75,6 +91,7 @@ def purge_lineage_in_tx(
         quoted=f'"{element_id}"',
         tenant=tenant,
         none=NO_TENANT,
+        integrity=RejectionReason.REJECTED_INTEGRITY.value,
     )
     for rec in found:
         props = dict(rec["props"])
