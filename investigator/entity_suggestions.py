@@ -24,6 +24,9 @@ MAX_SUGGESTIONS = 3
 # Below this similarity a candidate only shares a prefix or a word ("payment-db" or
 # "api-gateway" for "payments-api"); a typo or a case or separator slip stays above.
 MIN_SIMILARITY = 0.8
+# A word the typed text and a candidate spell differently must be that alike (a slip,
+# `Errror`/`Error`): `CephPGsDegraded` is not `CephPGsDamaged` (0.67), another incident.
+MIN_WORD_SIMILARITY = 0.8
 _FULLTEXT_LIMIT = 10
 _ID_PREFIX = re.compile(r"^[a-z][a-z0-9_-]*:")  # svc:, alert:, err:
 
@@ -110,19 +113,34 @@ def suggestion_queries(text: str, label: str) -> list[SuggestionQuery]:
 
 def rank_suggestions(text: str, candidates: list[Candidate]) -> list[str]:
     """The ids of the candidates closest to `text`, best first (at most MAX_SUGGESTIONS)."""
-    typed = "-".join(_words(text))
+    words = _words(text)
+    typed = "-".join(words)
     best: dict[str, float] = {}
     for cand in candidates:
         if cand.element_id == text:
             continue
         keys = [cand.element_id] + ([cand.name] if cand.name else [])
+        # Only keys that differ by slips: a different word is a different thing.
+        alike = [key for key in keys if _no_other_word(words, _words(key))]
         ratio = max(
-            difflib.SequenceMatcher(None, typed, "-".join(_words(key))).ratio() for key in keys
+            (difflib.SequenceMatcher(None, typed, "-".join(_words(k))).ratio() for k in alike),
+            default=0.0,
         )
         if ratio >= MIN_SIMILARITY:
             best[cand.element_id] = max(best.get(cand.element_id, 0.0), ratio)
     ranked = sorted(best.items(), key=lambda item: (-item[1], item[0]))
     return [element_id for element_id, _ in ranked[:MAX_SUGGESTIONS]]
+
+
+def _no_other_word(typed: list[str], words: list[str]) -> bool:
+    """Whether `words` differ from the `typed` ones only by slips: of as many words, each
+    that differs is spelled alike (MIN_WORD_SIMILARITY); words split otherwise pass."""
+    if len(typed) != len(words):
+        return True
+    return all(
+        a == b or difflib.SequenceMatcher(None, a, b).ratio() >= MIN_WORD_SIMILARITY
+        for a, b in zip(typed, words, strict=True)
+    )
 
 
 def did_you_mean(suggestions: list[str]) -> str:
