@@ -24,8 +24,9 @@ MAX_SUGGESTIONS = 3
 # Below this similarity a candidate only shares a prefix or a word ("payment-db" or
 # "api-gateway" for "payments-api"); a typo or a case or separator slip stays above.
 MIN_SIMILARITY = 0.8
-# A word the typed text and a candidate spell differently must be that alike (a slip,
-# `Errror`/`Error`): `CephPGsDegraded` is not `CephPGsDamaged` (0.67), another incident.
+# A word the typed text and a candidate spell differently must be that alike, or one edit
+# apart (a slip: `Errror`/`Error`, `Dwon`/`Down`): `CephPGsDegraded` is not `CephPGsDamaged`
+# (0.67, three edits), another incident.
 MIN_WORD_SIMILARITY = 0.8
 _FULLTEXT_LIMIT = 10
 _ID_PREFIX = re.compile(r"^[a-z][a-z0-9_-]*:")  # svc:, alert:, err:
@@ -138,9 +139,28 @@ def _no_other_word(typed: list[str], words: list[str]) -> bool:
     if len(typed) != len(words):
         return True
     return all(
-        a == b or difflib.SequenceMatcher(None, a, b).ratio() >= MIN_WORD_SIMILARITY
+        a == b
+        or _one_edit(a, b)
+        or difflib.SequenceMatcher(None, a, b).ratio() >= MIN_WORD_SIMILARITY
         for a, b in zip(typed, words, strict=True)
     )
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """Whether `b` is `a` with one letter added, left out, changed, or two neighbours
+    swapped."""
+    if abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (
+            len(diff) == 2
+            and diff[1] == diff[0] + 1
+            and a[diff[0]] == b[diff[1]]
+            and a[diff[1]] == b[diff[0]]
+        )
+    short, long = sorted((a, b), key=len)
+    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
 
 
 def did_you_mean(suggestions: list[str]) -> str:
