@@ -1129,7 +1129,8 @@ def _steps_of(ev: Evidence, focus: SectionFocus | None) -> RunbookSteps:
     if chosen is not None:
         same = _same_as(sections, chosen)
         if same is None:
-            return _section_steps(sections, locators, chosen, focus.said)
+            steps = _section_steps(sections, locators, chosen, focus.said)
+            return _with_twins(sections, locators, alerts, chosen, steps)
         # "Same as MimirX": that section's steps, said where they come from.
         steps = _section_steps(sections, locators, same, focus.said)
         target = sections[same].title.strip()
@@ -1190,6 +1191,31 @@ def _steps_of(ev: Evidence, focus: SectionFocus | None) -> RunbookSteps:
         )
         note += f"; closest sections: {', '.join(closest)} ({how} shows one)"
     return _read("\n".join(line for line in opening if not _HEADING_LINE.match(line)), note=note)
+
+
+def _with_twins(
+    sections: list[Section],
+    locators: dict[str, str],
+    alerts: list[int],
+    chosen: int,
+    steps: RunbookSteps,
+) -> RunbookSteps:
+    """`steps` of section `chosen`, saying where the page's other sections of the same
+    heading are (Ceph's page heads two sections `POOL_FULL`): the card showed one, silently."""
+    title = heading_text(sections[chosen].title).casefold()
+    twins = [
+        locators.get(sections[i].anchor) or sections[i].anchor
+        for i in alerts
+        if i != chosen and heading_text(sections[i].title).casefold() == title
+    ]
+    if not twins:
+        return steps
+    note = (
+        f"the runbook has {len(twins) + 1} sections headed {sections[chosen].title.strip()}: "
+        f"shown is the one at {steps.locator or locators.get(sections[chosen].anchor)}; "
+        f"read the other{'s' if len(twins) > 1 else ''} at {', '.join(twins)}"
+    )
+    return steps.model_copy(update={"note": "; ".join(n for n in (note, steps.note) if n)})
 
 
 def _excerpt(ev: Evidence, sections: list[Section], chosen: int, locator: str) -> Evidence:

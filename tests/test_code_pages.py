@@ -43,11 +43,19 @@ Some placement groups have fewer copies than wanted.
 
 List them with `ceph health detail`.
 
+### POOL_FULL
+
+A pool has reached its quota: raise it with `ceph osd pool set-quota`.
+
 ### PG_RECOVERY_FULL
 
 One or more PGs has the
 *recovery_toofull* flag set, meaning that the
 cluster cannot recover data because an OSD is full.
+
+### POOL_FULL
+
+One or more pools is full and blocks writes: free space or add OSDs.
 """
 
 RULES = """groups:
@@ -128,6 +136,17 @@ def test_a_sphinx_anchor_selects_its_section_and_one_naming_none_is_said_at_the_
     assert card["steps_locator"] == "health-checks.md#osd_down", card
     card = _card(invoke, "--alert", "CephDeviceFailing")
     assert card["steps"] == ["Each health check has a unique identifier, listed below by daemon."]
+
+
+def test_a_code_heading_two_sections_shows_the_first_and_says_where_the_other_is(  # type: ignore[no-untyped-def]
+    page: str, invoke
+) -> None:
+    card = _card(invoke, "POOL_FULL")
+    assert card["steps_locator"] == "health-checks.md#pool_full", card
+    assert (
+        "the runbook has 2 sections headed POOL_FULL: shown is the one at "
+        "health-checks.md#pool_full; read the other at health-checks.md#pool_full-1"
+    ) in card["steps_note"], card
 
 
 def test_a_did_you_mean_never_crosses_a_word_spelled_otherwise(  # type: ignore[no-untyped-def]
