@@ -24,6 +24,10 @@ MAX_SUGGESTIONS = 3
 # Below this similarity a candidate only shares a prefix or a word ("payment-db" or
 # "api-gateway" for "payments-api"); a typo or a case or separator slip stays above.
 MIN_SIMILARITY = 0.8
+# A word the typed text and a candidate spell differently must be that alike, or one edit
+# apart (a slip: `Errror`/`Error`, `Dwon`/`Down`): `CephPGsDegraded` is not `CephPGsDamaged`
+# (0.67, three edits), another incident.
+MIN_WORD_SIMILARITY = 0.8
 _FULLTEXT_LIMIT = 10
 _ID_PREFIX = re.compile(r"^[a-z][a-z0-9_-]*:")  # svc:, alert:, err:
 
@@ -110,19 +114,53 @@ def suggestion_queries(text: str, label: str) -> list[SuggestionQuery]:
 
 def rank_suggestions(text: str, candidates: list[Candidate]) -> list[str]:
     """The ids of the candidates closest to `text`, best first (at most MAX_SUGGESTIONS)."""
-    typed = "-".join(_words(text))
+    words = _words(text)
+    typed = "-".join(words)
     best: dict[str, float] = {}
     for cand in candidates:
         if cand.element_id == text:
             continue
         keys = [cand.element_id] + ([cand.name] if cand.name else [])
+        # Only keys that differ by slips: a different word is a different thing.
+        alike = [key for key in keys if _no_other_word(words, _words(key))]
         ratio = max(
-            difflib.SequenceMatcher(None, typed, "-".join(_words(key))).ratio() for key in keys
+            (difflib.SequenceMatcher(None, typed, "-".join(_words(k))).ratio() for k in alike),
+            default=0.0,
         )
         if ratio >= MIN_SIMILARITY:
             best[cand.element_id] = max(best.get(cand.element_id, 0.0), ratio)
     ranked = sorted(best.items(), key=lambda item: (-item[1], item[0]))
     return [element_id for element_id, _ in ranked[:MAX_SUGGESTIONS]]
+
+
+def _no_other_word(typed: list[str], words: list[str]) -> bool:
+    """Whether `words` differ from the `typed` ones only by slips: of as many words, each
+    that differs is spelled alike (MIN_WORD_SIMILARITY); words split otherwise pass."""
+    if len(typed) != len(words):
+        return True
+    return all(
+        a == b
+        or _one_edit(a, b)
+        or difflib.SequenceMatcher(None, a, b).ratio() >= MIN_WORD_SIMILARITY
+        for a, b in zip(typed, words, strict=True)
+    )
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """Whether `b` is `a` with one letter added, left out, changed, or two neighbours
+    swapped."""
+    if abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (
+            len(diff) == 2
+            and diff[1] == diff[0] + 1
+            and a[diff[0]] == b[diff[1]]
+            and a[diff[1]] == b[diff[0]]
+        )
+    short, long = sorted((a, b), key=len)
+    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
 
 
 def did_you_mean(suggestions: list[str]) -> str:

@@ -35,6 +35,7 @@ from graph_schema.importers.markdown_sections import (
     anchor_for,
     close_headings,
     heading_text,
+    same_anchor,
     sections_of,
 )
 from investigator.evidence import Evidence, evidence_id_for, sha256_text
@@ -375,7 +376,12 @@ def _marker(line: str) -> re.Pattern[str] | None:
     emphasised = _label(line)
     if emphasised is None:
         return None
-    return next((t for t in (_STEPS_TITLE, _TROUBLESHOOTING_TITLE) if t.search(emphasised)), None)
+    # A name in snake case (Ceph's `*recovery_toofull*` flag) is no word of a label.
+    words = _SNAKE_NAME.sub(" ", emphasised)
+    return next((t for t in (_STEPS_TITLE, _TROUBLESHOOTING_TITLE) if t.search(words)), None)
+
+
+_SNAKE_NAME = re.compile(r"\w*_\w*")
 
 
 def _marked(body: str, titles: re.Pattern[str]) -> list[str]:
@@ -385,12 +391,15 @@ def _marked(body: str, titles: re.Pattern[str]) -> list[str]:
     command's text)."""
     found: list[tuple[re.Pattern[str] | None, list[str]]] = []
     reader = _fences()
+    starts = True  # whether the line starts a paragraph: a wrapped line's end is no label
     for line in body.splitlines():
-        if not reader.fence_line(line) and not reader.inside and _label(line) is not None:
+        fenced = reader.fence_line(line) or reader.inside
+        if not fenced and starts and _label(line) is not None:
             found.append((_marker(line), [line]))
             continue
         if found:
             found[-1][1].append(line)
+        starts = fenced or not line.strip() or bool(_HEADING_LINE.match(line.lstrip()))
     return [
         "\n".join(lines)
         for words, lines in found
@@ -534,25 +543,44 @@ def _scope_end(sections: list[Section], start: int) -> int:
 
 def _named(sections: list[Section], names: tuple[str, ...]) -> int | None:
     for name in names:
-        anchor, folded = anchor_for(name), heading_text(name).casefold()
+        anchor, folded = same_anchor(anchor_for(name)), heading_text(name).casefold()
         for i, section in enumerate(sections):
-            if section.anchor == anchor or heading_text(section.title).casefold() == folded:
+            if (
+                same_anchor(section.anchor) == anchor
+                or heading_text(section.title).casefold() == folded
+            ):
                 return i
     return None
 
 
-def _by_title_words(sections: list[Section], alerts: list[int], text: str) -> int | None:
-    """The one section of `alerts` whose title has most of the query's words (none on a
-    tie)."""
+def _title_query_stems(text: str) -> frozenset[str]:
+    """The stems of free `text` read against headings: a short plural is its singular too
+    ("12 pgs degraded", as `ceph health` writes it, is about `PG_DEGRADED`)."""
     wanted = query_stems(text)
-    scored = sorted(
-        ((len(wanted & text_stems(sections[i].title)), i) for i in alerts), reverse=True
-    )
+    return wanted | {w[:-1] for w in wanted if len(w) == 3 and w.endswith("s") and w.isalpha()}
+
+
+def _by_title_words(sections: list[Section], alerts: list[int], text: str) -> int | None:
+    """The one section of `alerts` whose title has most of the query's words, of those the
+    one with fewest other words ("osd down": `OSD_DOWN`, not `OSD_<crush type>_DOWN`); none
+    on a tie of both (`_best_titles`)."""
+    best = _best_titles(sections, alerts, text)
+    return best[0] if len(best) == 1 else None
+
+
+def _best_titles(sections: list[Section], alerts: list[int], text: str) -> list[int]:
+    """The sections of `alerts` whose titles fit free `text` best (`_by_title_words`), at
+    least _MIN_TITLE_WORDS of its words: one, or those that tie (a pasted `ceph health`
+    line of "1 osds down" and "12 pgs degraded" fits OSD_DOWN and PG_DEGRADED alike)."""
+    wanted = _title_query_stems(text)
+    scored = []
+    for i in alerts:
+        title = text_stems(sections[i].title)
+        scored.append((len(wanted & title), -len(title - wanted), i))
+    scored.sort(key=lambda s: (-s[0], -s[1], s[2]))
     if not scored or scored[0][0] < _MIN_TITLE_WORDS:
-        return None
-    if len(scored) > 1 and scored[1][0] == scored[0][0]:
-        return None
-    return scored[0][1]
+        return []
+    return [i for matched, other, i in scored if (matched, other) == scored[0][:2]]
 
 
 def _headed_by_words(sections: list[Section], text: str) -> int | None:
@@ -567,7 +595,7 @@ def closest_sections(sections: list[Section], candidates: list[int], text: str) 
     free `text`, best first (at most CLOSEST_SECTIONS, none that shares no word with it):
     the query's words in the heading count CLOSEST_TITLE_WEIGHT times, in the section's text
     (its subsections' too) once."""
-    wanted = query_stems(text)
+    wanted = _title_query_stems(text)
     scored = []
     for i in candidates:
         title = text_stems(sections[i].title)
@@ -757,14 +785,23 @@ def _structure(ev: Evidence) -> tuple[list[Section], dict[str, str]] | None:
     if not (isinstance(titles, list) and isinstance(recorded, list)) or not sections:
         return None
     # The importer's locators (`path#anchor`, `path@commit#anchor`), by anchor.
-    return sections, {str(loc).rpartition("#")[2]: str(loc) for loc in recorded if "#" in str(loc)}
+    locators = {str(loc).rpartition("#")[2]: str(loc) for loc in recorded if "#" in str(loc)}
+    for section in sections:
+        # Imported before anchors kept `_` (`OSD_DOWN` was `#osddown`): its recorded locator.
+        legacy = section.anchor.replace("_", "")
+        if section.anchor not in locators and legacy in locators:
+            locators[section.anchor] = locators[legacy]
+    return sections, locators
 
 
 # An error id as logs and pages write it: words joined by `-`, three or more
-# (`err-mimir-sample-out-of-order`), or a code like `PAY-4097`; not the head or tail of a
-# longer name.
+# (`err-mimir-sample-out-of-order`), a code like `PAY-4097`, or a health code in capitals
+# joined by `_`, two parts or more (Ceph's `OSD_DOWN`, `MON_DISK_LOW`); not the head or tail
+# of a longer name. A shouted word (`DOWN`) has one part; an env var (`NEO4J_URI`) is taken
+# too: it costs a heading search and names a section only where one is headed by it.
 _CODE_WORD = re.compile(
-    r"(?<![\w.-])(?:[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+){2,}|[A-Z][A-Z0-9]{1,9}-\d{2,6})"
+    r"(?<![\w.-])(?:[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+){2,}|[A-Z][A-Z0-9]{1,9}-\d{2,6}"
+    r"|[A-Z][A-Z0-9]*(?:_[A-Z][A-Z0-9]*)+)"
     r"(?![\w-]|\.\w)"
 )
 _CODE_WORDS = 3  # the error ids read from one text
@@ -827,6 +864,12 @@ def _code_sections(sections: list[Section]) -> list[int]:
     ]
 
 
+def _keyed_sections(sections: list[Section]) -> list[int]:
+    """The indexes of the sections headed by an alert's name or an error id (Ceph's page of
+    health codes, `### OSD_DOWN`): one section per key, whose steps are that key's only."""
+    return sorted({*_alert_sections(sections), *_code_sections(sections)})
+
+
 def _alert_sections(sections: list[Section]) -> list[int]:
     """The indexes of the sections whose heading is an alert's name (in backticks or not:
     ``## `KubeContainersWaitingInError` ``)."""
@@ -855,7 +898,7 @@ def chosen_heading(ev: Evidence, focus: SectionFocus) -> str | None:
     if structure is None:
         return None
     sections = structure[0]
-    alerts = _alert_sections(sections)
+    alerts = _keyed_sections(sections)
     if len(alerts) < 2:
         return None
     chosen = _chosen(sections, alerts, focus)
@@ -872,7 +915,7 @@ def alert_section(ev: Evidence, focus: SectionFocus) -> str | None:
     if structure is None:
         return None
     sections, locators = structure
-    alerts = _alert_sections(sections)
+    alerts = _keyed_sections(sections)
     if len(alerts) < 2:
         chosen = _code_named(sections, focus.names)
         return None if chosen is None else locators.get(sections[chosen].anchor)
@@ -1077,7 +1120,8 @@ def _steps_of(ev: Evidence, focus: SectionFocus | None) -> RunbookSteps:
     if structure is None:
         return _plain_steps(ev)
     sections, locators = structure
-    alerts = _alert_sections(sections)
+    # A page of a section per alert or per code: no section lends its steps to another.
+    alerts = _keyed_sections(sections)
     focus = focus or SectionFocus()
     chosen = _chosen(sections, alerts, focus)
     if chosen == 0 and _scope_end(sections, 0) == len(sections):
@@ -1085,7 +1129,8 @@ def _steps_of(ev: Evidence, focus: SectionFocus | None) -> RunbookSteps:
     if chosen is not None:
         same = _same_as(sections, chosen)
         if same is None:
-            return _section_steps(sections, locators, chosen, focus.said)
+            steps = _section_steps(sections, locators, chosen, focus.said)
+            return _with_twins(sections, locators, alerts, chosen, steps)
         # "Same as MimirX": that section's steps, said where they come from.
         steps = _section_steps(sections, locators, same, focus.said)
         target = sections[same].title.strip()
@@ -1117,9 +1162,13 @@ def _steps_of(ev: Evidence, focus: SectionFocus | None) -> RunbookSteps:
     opening = (ev.content or "").splitlines()[: sections[alerts[0]].line]
     asked = ", ".join(focus.names) if focus.names else None
     about = f"none is about {asked}" if asked else "the lookup named none of them"
+    coded = len(set(_code_sections(sections)) & set(alerts))
+    key = {0: "an alert's name", len(alerts): "an error code"}.get(
+        coded, "an alert's name or an error code"
+    )
     note = (
         # Sections, not alerts: a page may have sections of alerts its rules do not define.
-        f"the runbook has {len(alerts)} sections headed by an alert's name and {about}: "
+        f"the runbook has {len(alerts)} sections headed by {key} and {about}: "
         "the steps shown are its opening text"
     )
     if focus.names and (close := close_headings(list(focus.names), [s.title for s in sections])):
@@ -1131,7 +1180,10 @@ def _steps_of(ev: Evidence, focus: SectionFocus | None) -> RunbookSteps:
         )
     # Sections headed by an error id (`err-mimir-sample-out-of-order`) are as near as alerts'.
     near = sorted({*alerts, *_code_sections(sections)})
+    tied = [sections[i].title.strip() for i in _best_titles(sections, alerts, focus.text or "")]
     if focus.text and (closest := closest_sections(sections, near, focus.text)):
+        # The sections the words fit alike lead: the lookup could not choose among them.
+        closest = list(dict.fromkeys([*tied, *closest]))[: max(CLOSEST_SECTIONS, len(tied))]
         # The opening text answers nothing: the sections nearest the words, to ask next.
         codes = sum(1 for title in closest if code_words(title) == [title])
         how = {0: "--alert NAME", len(closest): "--error-code CODE"}.get(
@@ -1139,6 +1191,31 @@ def _steps_of(ev: Evidence, focus: SectionFocus | None) -> RunbookSteps:
         )
         note += f"; closest sections: {', '.join(closest)} ({how} shows one)"
     return _read("\n".join(line for line in opening if not _HEADING_LINE.match(line)), note=note)
+
+
+def _with_twins(
+    sections: list[Section],
+    locators: dict[str, str],
+    alerts: list[int],
+    chosen: int,
+    steps: RunbookSteps,
+) -> RunbookSteps:
+    """`steps` of section `chosen`, saying where the page's other sections of the same
+    heading are (Ceph's page heads two sections `POOL_FULL`): the card showed one, silently."""
+    title = heading_text(sections[chosen].title).casefold()
+    twins = [
+        locators.get(sections[i].anchor) or sections[i].anchor
+        for i in alerts
+        if i != chosen and heading_text(sections[i].title).casefold() == title
+    ]
+    if not twins:
+        return steps
+    note = (
+        f"the runbook has {len(twins) + 1} sections headed {sections[chosen].title.strip()}: "
+        f"shown is the one at {steps.locator or locators.get(sections[chosen].anchor)}; "
+        f"read the other{'s' if len(twins) > 1 else ''} at {', '.join(twins)}"
+    )
+    return steps.model_copy(update={"note": "; ".join(n for n in (note, steps.note) if n)})
 
 
 def _excerpt(ev: Evidence, sections: list[Section], chosen: int, locator: str) -> Evidence:

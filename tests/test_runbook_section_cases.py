@@ -226,7 +226,11 @@ def test_an_error_id_inside_a_line_selects_the_section_it_heads(  # type: ignore
 def test_the_closest_sections_include_those_an_error_id_heads(  # type: ignore[no-untyped-def]
     queue_page: None, invoke
 ) -> None:
+    # The words of an error id's heading, all of them: that section (a page of sections per
+    # alert or per code lends no section's steps to another, and chooses among both).
     runbook = _lookup(invoke, "queue offset out of range")["runbook"]
+    assert runbook["steps_locator"] == f"{LOCATOR}#err-queue-offset-out-of-range"
+    runbook = _lookup(invoke, "consumer offset deleted")["runbook"]
     assert runbook["steps_locator"] is None
     note = runbook["steps_note"]
     # Nearest first, and how to ask for either kind of section.

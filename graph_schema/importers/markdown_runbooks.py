@@ -721,20 +721,50 @@ def _file_versions(
     return versions
 
 
-def _skip_other_pages(root: Path, result: ImportResult) -> None:
+def _skip_other_pages(root: Path, result: ImportResult) -> str | None:
     """One counted line for the files that look like pages but are not Markdown
-    (`dictionary.html.erb`): not imported, and the user hears so."""
+    (`dictionary.html.erb`): not imported, and the user hears so; the line, or None."""
     if root.is_file():
-        return
+        return None
     found, _ = local_files(root, _OTHER_PAGE_SUFFIXES, skip_hidden=True)
     others = [f for f in found if not f.name.lower().endswith(IMPORTED_SUFFIXES)]
     if not others:
-        return
+        return None
     names = [f.relative_to(root).as_posix() for f in others]
     more = len(names) - 3
     listed = ", ".join(names[:3]) + (f" and {more} more" if more > 0 else "")
     s = "s" if len(names) > 1 else ""
-    result.skipped.append(f"{len(names)} file{s} not Markdown (.md), not imported: {listed}")
+    line = f"{len(names)} file{s} not Markdown (.md), not imported: {listed}"
+    if any(f.name.lower().endswith(".rst") for f in others):
+        line += f"; {_RST_HINT}"
+    result.skipped.append(line)
+    return line
+
+
+# What a Sphinx or ReadTheDocs shop is told of its `.rst` pages.
+_RST_HINT = (
+    "reStructuredText (.rst) is not read as Markdown: convert it first "
+    "(pandoc -f rst -t gfm PAGE.rst -o PAGE.md) and import the .md"
+)
+
+
+def _not_markdown(path: Path) -> BundleProblem | None:
+    """The refusal of a single file that is not Markdown (`health-checks.rst`, a rules
+    YAML given the wrong --format): as a folder's such files are left out, never stored as
+    a garbled runbook."""
+    if not path.is_file() or path.name.lower().endswith(IMPORTED_SUFFIXES):
+        return None
+    name = path.name.lower()
+    hint = (
+        _RST_HINT
+        if name.endswith(".rst")
+        else "a rules file is imported with --format prometheus-rules"
+        if name.endswith((".yml", ".yaml"))
+        else "import a .md file, or a folder of them"
+    )
+    return BundleProblem(
+        origin=str(path), element="path", reason=f"{path.name} is not Markdown (.md): {hint}"
+    )
 
 
 def _skip_indexes(indexes: list[str], result: ImportResult) -> None:
@@ -849,6 +879,9 @@ def import_markdown_runbooks(
             )
         )
         return result
+    if (other := _not_markdown(path)) is not None:
+        result.problems.append(other)
+        return result
     source_id = options.source_id or default_source_id("runbooks", path)
     parsed_files: list[_Parsed] = []
     files, refused_links = markdown_files(path)
@@ -868,11 +901,11 @@ def import_markdown_runbooks(
             continue
         parsed_files.extend(_file_versions(file, path, options, result, budget))
     _skip_indexes(indexes, result)
-    _skip_other_pages(path, result)
+    others = _skip_other_pages(path, result)
     if not parsed_files and not result.problems:
-        result.problems.append(
-            BundleProblem(origin=str(path), element="path", reason="no Markdown (.md) runbooks")
-        )
+        # The refusal names what it saw: the skipped line is not printed when nothing is.
+        reason = "no Markdown (.md) runbooks" + (f" ({others})" if others else "")
+        result.problems.append(BundleProblem(origin=str(path), element="path", reason=reason))
     _index_pages_yield(parsed_files, result)
     _qualify_same_names(parsed_files, result)
     seen: dict[str, str] = {}

@@ -190,10 +190,22 @@ def heading_text(title: str) -> str:
 
 
 def anchor_for(title: str) -> str:
-    """The GitHub-style anchor of a heading text."""
-    text = re.sub(r"[`*_~]|\[([^\]]*)\]\([^)]*\)", lambda m: m.group(1) or "", title)
+    """The GitHub-style anchor of a heading text: `OSD_DOWN` is `osd_down` (a `_` inside a
+    name is kept; only emphasis' `_foo_` marks go)."""
+    text = _UNDERSCORE_EMPHASIS.sub(lambda m: m.group(2), title)
+    text = re.sub(r"[`*~]|\[([^\]]*)\]\([^)]*\)", lambda m: m.group(1) or "", text)
     text = _ANCHOR_DROP.sub("", text.strip().lower())
     return text.replace(" ", "-")
+
+
+# Emphasis with `_` (CommonMark): never inside a word (`snake_case_name` is a name).
+_UNDERSCORE_EMPHASIS = re.compile(r"(?<![\w_])(_{1,3})(?![\s_])(.+?)(?<![\s_])\1(?![\w_])")
+
+
+def same_anchor(anchor: str) -> str:
+    """`anchor` as fragments are compared: `-` and `_` alike, any case (a Sphinx site's
+    `#osd-down` and GitHub's `#osd_down` name the heading `OSD_DOWN`)."""
+    return anchor.replace("_", "-").casefold()
 
 
 class _Paragraphs:
@@ -280,8 +292,8 @@ def names_section(name: str, titles: list[str], anchors: list[str] | None = None
     """Whether `name` (a `runbook_url` fragment, an alert name) names one of the sections:
     its anchor (`mimiringesterunhealthy`) or its heading, in any case."""
     wanted = heading_text(name).casefold()
-    anchor = anchor_for(name)
-    known = {a.casefold() for a in anchors or []} | {anchor_for(t) for t in titles}
+    anchor = same_anchor(anchor_for(name))
+    known = {same_anchor(a) for a in anchors or []} | {same_anchor(anchor_for(t)) for t in titles}
     return anchor in known or any(heading_text(t).casefold() == wanted for t in titles)
 
 

@@ -1,4 +1,5 @@
-"""Alerts whose `runbook_url` anchor a re-import of their runbook leaves pointing at nothing.
+"""Alerts whose `runbook_url` anchor a re-import of their runbook leaves pointing at nothing,
+or names no section of it from the first link (`unnamed_anchors`).
 
 An alert's `runbook_url` (`.../mimir-runbooks/#mimiringesterunhealthy`) links the page by its
 path and the section by its anchor. A re-import of the page that renames or removes that
@@ -19,7 +20,7 @@ from pydantic import BaseModel, ConfigDict
 
 from graph_schema.bundle import Bundle
 from graph_schema.importers.markdown_sections import close_headings, names_section
-from graph_schema.kg_types import RecordStatus
+from graph_schema.kg_types import NodeLabel, RecordStatus
 
 # The current runbooks of the import's sources, and the alerts linked to them whose
 # runbook_url has an anchor; only current, active records and links.
@@ -98,3 +99,81 @@ def _alert_name(alert_id: Any) -> list[str]:
     """The alert's name from its id (`alert:MimirX@critical` -> MimirX): a heading may be
     spelled like the name rather than the anchor."""
     return [str(alert_id).split(":", 1)[-1].split("@", 1)[0]]
+
+
+# The current runbooks a rules import links, with their sections.
+_RUNBOOK_SECTIONS = (
+    "MATCH (r:KG:Document {tenant: $tenant}) WHERE r.id IN $ids AND r.superseded_at IS NULL "
+    "AND r.status = $active "
+    "RETURN r.id AS id, r.locator AS locator, r.section_titles AS titles, "
+    "r.section_locators AS locators ORDER BY id"
+)
+
+
+class UnnamedAnchor(BaseModel):
+    """An alert a rules import links to a page whose runbook_url anchor names no section of
+    it (a Sphinx `#id2`, a heading renamed before the rules were written)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    alert: str
+    anchor: str
+    locator: str  # the runbook's file
+    close: list[str]
+
+    def line(self) -> str:
+        """One line for the ingest output."""
+        hint = f" (did you mean {' or '.join(self.close)}?)" if self.close else ""
+        return (
+            f"{self.alert}: runbook_url anchor '#{self.anchor}' names no section of "
+            f"{self.locator}{hint}"
+        )
+
+
+def unnamed_anchors(
+    driver: neo4j.Driver,
+    bundle: Bundle,
+    linked: list[tuple[str, str]],
+    database: str | None = None,
+) -> list[UnnamedAnchor]:
+    """Of the links (runbook id, alert id) an import of `bundle`'s rules makes for the first
+    time, those whose alert's runbook_url anchor names no section of the runbook's current
+    record (a page without sections is never asked about: its anchor is the page's)."""
+    urls = {
+        n.id: str(n.props.get("runbook_url") or "")
+        for n in bundle.nodes
+        if n.label == NodeLabel.ALERT
+    }
+    wanted = [
+        (runbook, alert, anchor)
+        for runbook, alert in linked
+        if (anchor := unquote(urlsplit(urls.get(alert, "").strip()).fragment).strip())
+    ]
+    if not wanted:
+        return []
+    records, _, _ = driver.execute_query(
+        _RUNBOOK_SECTIONS,
+        tenant=bundle.tenant,
+        ids=sorted({runbook for runbook, _, _ in wanted}),
+        active=RecordStatus.ACTIVE.value,
+        database_=database,
+        routing_=neo4j.RoutingControl.READ,
+    )
+    pages = {str(r["id"]): r for r in records if r["titles"]}
+    found = []
+    for runbook, alert, anchor in wanted:
+        page = pages.get(runbook)
+        if page is None:
+            continue
+        titles = [str(t) for t in page["titles"]]
+        if names_section(anchor, titles, _anchors_of(page["locators"])):
+            continue
+        found.append(
+            UnnamedAnchor(
+                alert=alert,
+                anchor=anchor,
+                locator=str(page["locator"] or runbook).partition("#")[0],
+                close=close_headings([anchor, *_alert_name(alert)], titles),
+            )
+        )
+    return found

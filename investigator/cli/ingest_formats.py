@@ -35,7 +35,7 @@ from graph_schema.importers.reimport_acl import (
 )
 from graph_schema.importers.result import ImportResult
 from graph_schema.importers.rule_versions import changed_rules, current_rules
-from graph_schema.importers.runbook_anchors import lost_anchors
+from graph_schema.importers.runbook_anchors import lost_anchors, unnamed_anchors
 from graph_schema.importers.shared_links import settle_shared_links
 from graph_schema.kg_types import RecordStatus
 from investigator.cli.subject import subject_ref_from
@@ -100,6 +100,7 @@ def _loader(fmt: str) -> Callable[[Path, _Options], LoadedBundle]:
             changes = _file_changes(result, driver, settings.database)
             changes += _rule_changes(result, driver, settings.database)
             changes += _anchor_changes(result, driver, settings.database)
+            changes += _unnamed_anchors(result, driver, settings.database)
         finally:
             driver.close()
         for line in result.ignored:
@@ -246,6 +247,32 @@ def _anchor_changes(result: ImportResult, driver: neo4j.Driver, database: str | 
             "linked to the page, and runbook --alert shows its opening text for "
             f"{'it' if len(lost) == 1 else 'them'}: restore the heading, or fix the rules' "
             "runbook_url and re-ingest them"
+        )
+    return lines
+
+
+def _unnamed_anchors(result: ImportResult, driver: neo4j.Driver, database: str | None) -> list[str]:
+    """`anchor: alert:X: runbook_url anchor '#id2' names no section of a.md`: the alerts a
+    rules import links for the first time to a page none of whose sections the anchor names
+    (the card then shows the page's opening text), said at the link, not only once a
+    re-import of the page loses a section."""
+    bundle = result.bundle
+    if bundle is None or result.problems:
+        return []
+    links = [(r, t) for link in result.linked for r in link.runbooks for t in link.targets]
+    found = unnamed_anchors(driver, bundle, links, database)
+    lines = [f"anchor: {a.line()}" for a in found[:MAX_ANCHORS_NAMED]]
+    if len(found) > MAX_ANCHORS_NAMED:
+        lines.append(
+            f"anchor: and {len(found) - MAX_ANCHORS_NAMED} more alerts whose runbook_url "
+            "anchor names no section"
+        )
+    if found:
+        lines.append(
+            f"anchor: {len(found)} {'alert is' if len(found) == 1 else 'alerts are'} linked "
+            "to the page as a whole, and runbook --alert shows its opening text for "
+            f"{'it' if len(found) == 1 else 'them'}: make each runbook_url anchor a heading's "
+            "(`-` and `_` alike) and re-ingest the rules"
         )
     return lines
 
