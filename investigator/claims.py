@@ -1342,6 +1342,18 @@ def _correlation(
         return _no_first_error_yet(
             named, own_releases, as_of, question, evidence, intent, searched=searched
         )
+    if question is not None and not _names_an_error(question):
+        # "It" is the errors that followed the release asked about: one first seen before it
+        # (an error the service has emitted for years) is no evidence for or against it.
+        # Without a question, the errors handed in are the ones asked about.
+        first_at = _first_error(seen)[0]
+        predates = named.at > first_at if named else all(c.at > first_at for c in own_releases)
+        reference = _release_asked_about(named, own_releases, as_of) if predates else None
+        if reference is not None:
+            later = [(t, ev) for t, ev in seen if t >= reference.at]
+            if not later:
+                return _only_errors_before(reference, seen, as_of, evidence, intent)
+            seen = later
     first_at, first_ev = _first_error(seen)
     before = [c for c in own_releases if c.at <= first_at]
     # The release closest before the first error: the default subject, and the one a
@@ -1757,6 +1769,58 @@ def _no_first_error_yet(
             ),
         ],
     )
+
+
+def _names_an_error(question: str | None) -> bool:
+    """Whether the question names an error (a code, or an `err:` id)."""
+    mentions = extract_mentions(question or "")
+    return bool(mentions.error_codes) or any(i.startswith("err:") for i in mentions.ids)
+
+
+def _release_asked_about(
+    named: _Candidate | None, releases: Sequence[_Candidate], as_of: datetime
+) -> _Candidate | None:
+    """The release a question naming no error is about: the one it names, else the latest
+    finished by `as_of`, else the first after it (a rollout under way)."""
+    if named is not None:
+        return named
+    by_as_of = [c for c in releases if c.at <= as_of]
+    if by_as_of:
+        return max(by_as_of, key=lambda c: (c.at, c.evidence.element_id))
+    return min(releases, key=lambda c: (c.at, c.evidence.element_id)) if releases else None
+
+
+def _only_errors_before(
+    release: _Candidate,
+    seen: Sequence[tuple[datetime, Evidence]],
+    as_of: datetime,
+    evidence: Sequence[Evidence],
+    intent: str,
+) -> _Correlation:
+    """Every error known at `as_of` was first seen before the release asked about: neither
+    for nor against it (`uncertain`), and no error after it is known yet."""
+    last_at, last_ev = max(seen, key=lambda p: (p[0], p[1].element_id))
+    what, finished = _what(release), _finished(release)
+    claims: list[Claim] = []
+    if release.at <= as_of:
+        claims.append(_change_fact(release, evidence, intent))
+        after = f"{what} {finished} at {iso_utc(release.at)} is known at as_of {iso_utc(as_of)}"
+        after += f" ({_human(as_of - release.at)} later)" if as_of > release.at else ""
+    else:
+        # Its finish lies after as_of: not stated (the rollout fact says it was under way).
+        after = f"{what} is known at as_of {iso_utc(as_of)} (it had not {finished} by then)"
+    claims.append(
+        _claim(
+            f"No error first seen after {after}: {_label(last_ev)}, first seen at "
+            f"{iso_utc(last_at)}, predates it and is no evidence for or against it; no "
+            "time correlation can be drawn yet",
+            EpistemicStatus.INFERENCE,
+            0.6,
+            [release.evidence, last_ev],
+            intent,
+        )
+    )
+    return _Correlation(verdict=Verdict.UNCERTAIN, claims=claims)
 
 
 def _named_release_missing(

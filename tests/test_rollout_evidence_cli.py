@@ -122,3 +122,69 @@ def test_partial_is_a_release_the_words_pick_that_is_not_found(  # type: ignore[
     assert doc["status"] == "partial"
     assert [r["reason"] for r in doc["unresolved_time_reasons"]] == ["event_not_found"]
     assert doc["missing_evidence"] == []
+
+
+def _no_error_after(release: str, finished: str, as_of: str, later: str) -> str:
+    return (
+        f"No error first seen after release deploy:{release} finished at {finished} is known "
+        f"at as_of {as_of} ({later} later): PAY-1002, first seen at 2025-03-01T08:11:00Z, "
+        "predates it and is no evidence for or against it; no time correlation can be drawn yet"
+    )
+
+
+@pytest.mark.parametrize(
+    ("as_of", "no_error_after"),
+    [
+        # Before, each was `refuted` by PAY-1002, an error payment-api has emitted since
+        # 2025, set against the 07-20 release (even once 2026.07.23.1 had finished).
+        (
+            "2026-07-20T13:55:00Z",  # the 07-20 rollout under way: its finish is not stated
+            "No error first seen after release deploy:release-2026.07.20.2 is known at as_of "
+            "2026-07-20T13:55:00Z (it had not finished by then): PAY-1002, first seen at "
+            "2025-03-01T08:11:00Z, predates it and is no evidence for or against it; no time "
+            "correlation can be drawn yet",
+        ),
+        (
+            "2026-07-21T00:00:00Z",
+            _no_error_after(
+                "release-2026.07.20.2", "2026-07-20T14:00:00Z", "2026-07-21T00:00:00Z", "10 h"
+            ),
+        ),
+        (
+            "2026-07-23T10:00:00Z",  # the 07-23 rollout under way
+            _no_error_after(
+                "release-2026.07.20.2",
+                "2026-07-20T14:00:00Z",
+                "2026-07-23T10:00:00Z",
+                "2 d 20 h",
+            ),
+        ),
+        (
+            "2026-07-23T10:02:20Z",  # 2026.07.23.1 finished, PAY-4097 not yet seen
+            _no_error_after("release-2026.07.23.1", FINISHED, "2026-07-23T10:02:20Z", "20 s"),
+        ),
+    ],
+)
+def test_an_error_first_seen_before_the_release_is_no_evidence_about_it(  # type: ignore[no-untyped-def]
+    demo_graph: neo4j.Driver, cli_env, invoke, as_of: str, no_error_after: str
+) -> None:
+    doc = investigate_json(invoke, "Did the deploy cause it?", *BOB, "--as-of", as_of)
+    statements = [c["statement"] for c in doc["claims"]]
+    assert doc["verdict"] == "uncertain", statements
+    assert no_error_after in statements, statements
+    assert not any("cannot have started it" in s for s in statements), statements
+
+
+def test_an_error_the_question_names_still_refutes_a_later_release(  # type: ignore[no-untyped-def]
+    demo_graph: neo4j.Driver, cli_env, invoke
+) -> None:
+    # PAY-1002 is asked about here: first seen before the release, it was not started by it.
+    question = "Did the deploy cause PAY-1002?"
+    doc = investigate_json(invoke, question, *BOB, "--as-of", "2026-07-21T00:00:00Z")
+    statements = [c["statement"] for c in doc["claims"]]
+    assert doc["verdict"] == "refuted", statements
+    assert (
+        "PAY-1002 was first seen at 2025-03-01T08:11:00Z, before release "
+        "deploy:release-2026.07.20.2 finished at 2026-07-20T14:00:00Z: the release cannot have "
+        "started it"
+    ) in statements
