@@ -32,6 +32,7 @@ from investigator.ownership_history import (
     retraction_text,
     retractions_in,
     retractions_unowned_at,
+    unowned_at,
 )
 from investigator.planner import (
     CHANGE_LOOKBACK,
@@ -660,6 +661,8 @@ def derive_claims(
             )
             for service, read in ownership_cut
         ]
+    if Intent.OWNERSHIP_AT_TIME in intent_set and ownership_period is None:
+        missing += _unowned_instant_gaps(evidence, refs, as_of)
     missing = _incident_not_recorded(missing, evidence, question, as_of)
     if search_stopped_by is not None:
         missing = _not_searched_to_the_end(missing, search_stopped_by)
@@ -831,6 +834,32 @@ def _period_retraction_claims(
             )
         )
     return out
+
+
+def _unowned_instant_gaps(
+    evidence: Sequence[Evidence], refs: Sequence[ReferenceTime], as_of: datetime
+) -> list[MissingEvidence]:
+    """A required `ownership` gap for each instant a single-time owner question names (not
+    as_of) at which no owner of a service is recorded in what the subject may read: the owner
+    stated at as_of answers another time than the one asked (a retraction, when readable, is
+    stated as a claim beside it; the gap reads the same either way)."""
+    owners = _with(evidence, "ownership")
+    asked = {r.at: f"{r.describe()} ({r.why})" for r in reversed(refs) if r.kind != "as_of"}
+    unowned_now = {service for service, _ in unowned_at(owners, [as_of])}
+    gaps = []
+    for service, at in unowned_at(owners, asked):
+        now = service not in unowned_now
+        gaps.append(
+            MissingEvidence(
+                evidence_type="ownership",
+                intents=[Intent.OWNERSHIP_AT_TIME.value],
+                description=f"no owner of {service} is recorded at {asked[at]}, in the records "
+                "this subject may read: who owned it then is not known"
+                + (" (the owner stated is the owner at as_of, not then)" if now else ""),
+                required=True,
+            )
+        )
+    return gaps
 
 
 def _instant_retraction_claims(

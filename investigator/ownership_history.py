@@ -474,3 +474,24 @@ def retraction_text(r: OwnershipRetraction, *, span: bool = True) -> str:
         f"{r.team} was recorded as the owner of {r.owned}{interval if span else ''}; that "
         f"record was retracted at {at}: {r.reason}"
     )
+
+
+def unowned_at(
+    owners: Sequence[Evidence], instants: Iterable[datetime]
+) -> list[tuple[str, datetime]]:
+    """(service, instant) for each service some admitted OWNS record of a service names (read
+    by service, its context's `service`; an alert's or a runbook's owner is not one) and each
+    instant asked at which none of its records admitted holds, sorted. Only what the subject
+    may read is admitted, so a record hidden from them counts as absent, as if it never
+    existed."""
+    services: dict[str, list[Evidence]] = {}
+    for ev in owners:
+        service = ev.context.get("service")
+        if ev.status == "active" and isinstance(service, str):
+            services.setdefault(service, []).append(ev)
+    return [
+        (service, at)
+        for service, records in sorted(services.items())
+        for at in sorted(set(instants))
+        if not _holding(records, at)
+    ]

@@ -394,7 +394,12 @@ def copier(initech: neo4j.Driver) -> neo4j.Driver:
     from graph_schema.bundle import load_bundle
     from graph_schema.writer import ingest_bundle
 
-    for name in ("40-copier.yaml", "50-copier-retraction.yaml"):
+    for name in (
+        "40-copier.yaml",
+        "50-copier-retraction.yaml",
+        "60-copier-error.yaml",
+        "70-initrode-copier.yaml",
+    ):
         ingest_bundle(initech, load_bundle(FIXTURE / name))
     initech.execute_query("CALL db.awaitIndexes(300)")
     return initech
@@ -472,3 +477,134 @@ def test_a_retraction_stays_hidden_from_who_may_not_read_the_record(  # type: ig
     text = invoke("investigate", question, *EVE, *COPIER)
     assert text.code == 0, text
     assert "delta" not in text.out.lower() and "retract" not in text.out.lower(), text.out
+
+
+# A time asked at which no owner record the subject may read holds: before the first record,
+# or in the months only delta's record covered (hidden from eve, retracted for ivy, never
+# recorded in tenant initrode). Before, each was `complete` with today's owner alone.
+ON_0415 = (
+    "the time named in the question, 2026-04-15T00:00:00Z (explicit, a day: its start, 00:00 UTC)"
+)
+AT_ERROR = "the first COPY-500 error, 2026-04-15T10:00:00Z (the question says 'then')"
+NO_OWNER = (
+    "no owner of svc:copier is recorded at {at}, in the records this subject may read: who "
+    "owned it then is not known (the owner stated is the owner at as_of, not then)"
+)
+UNOWNED = [
+    ("Who owned copier on 2026-04-15?", [], ON_0415),
+    (
+        "Who owned copier on 2024-06-01?",
+        [],
+        "the time named in the question, 2024-06-01T00:00:00Z (explicit, a day: its start, "
+        "00:00 UTC)",
+    ),
+    ("Who owned copier then?", [], AT_ERROR),
+    ("Who owned copier then?", ["--as-of", "2026-12-01T00:00:00Z"], AT_ERROR),
+]
+SUBJECTS = ["initech/user:eve", "initrode/user:eve", "initech/user:ivy"]
+
+
+def _gaps(doc: dict) -> list[str]:  # type: ignore[type-arg]
+    return [m["description"] for m in doc["missing_evidence"] if m["required"]]
+
+
+@pytest.mark.parametrize("subject", SUBJECTS)
+@pytest.mark.parametrize(("question", "flags", "at"), UNOWNED)
+def test_a_time_with_no_owner_recorded_is_not_complete(  # type: ignore[no-untyped-def]
+    copier: neo4j.Driver, cli_env, invoke, subject: str, question: str, flags: list[str], at: str
+) -> None:
+    result = invoke("investigate", question, "--subject", subject, *COPIER, *flags, "--json")
+    assert result.code == 0, result
+    doc = json.loads(result.out)
+    assert doc["status"] == "partial", doc["status"]
+    assert _gaps(doc) == [NO_OWNER.format(at=at)], doc["missing_evidence"]
+    # Today's owner is stated as the owner at as_of, never as the owner then.
+    as_of = doc["as_of"].replace("+00:00", "Z")
+    owners = [c for c in _claims(doc) if "OWNS svc:copier" in c]
+    assert owners == [
+        f"At as_of, {as_of}: team:beta OWNS svc:copier (valid 2026-06-01T00:00:00Z to open)"
+    ], _claims(doc)
+    text = invoke("investigate", question, "--subject", subject, *COPIER, *flags)
+    assert text.code == 0, text
+    assert "Status     partial" in text.out, text.out
+    assert f"ownership (required): {NO_OWNER.format(at=at)}" in text.out, text.out
+
+
+@pytest.mark.parametrize("subject", SUBJECTS)
+@pytest.mark.parametrize(
+    ("question", "at"),
+    [
+        ("Who owned copier at 2026-06-01T00:00:00Z?", "2026-06-01T00:00:00Z (explicit)"),
+        (
+            "Who owned copier on 2026-07-01?",
+            "2026-07-01T00:00:00Z (explicit, a day: its start, 00:00 UTC)",
+        ),
+    ],
+)
+def test_at_and_after_a_handover_the_owner_then_is_complete(  # type: ignore[no-untyped-def]
+    copier: neo4j.Driver, cli_env, invoke, subject: str, question: str, at: str
+) -> None:
+    result = invoke("investigate", question, "--subject", subject, *COPIER, "--json")
+    assert result.code == 0, result
+    doc = json.loads(result.out)
+    assert doc["status"] == "complete", doc["missing_evidence"]
+    assert _gaps(doc) == []
+    assert any(
+        c.startswith(f"At the time named in the question, {at} and at as_of")
+        and c.endswith(": team:beta OWNS svc:copier (valid 2026-06-01T00:00:00Z to open)")
+        for c in _claims(doc)
+    ), _claims(doc)
+
+
+def _as_told(doc: dict) -> dict:  # type: ignore[type-arg]
+    """What a run says about copier and how it read it, whatever the tenant."""
+    return {
+        "status": doc["status"],
+        "rounds": doc["rounds"],
+        "claims": _claims(doc),
+        "missing": doc["missing_evidence"],
+        "evidence": [(e["element_id"], e["status"], e["evidence_id"]) for e in doc["evidence"]],
+        # initech holds other services (tps-report's runbooks, incident): only copier's.
+        "rejected": [
+            (r["element_id"], r["reason"])
+            for r in doc["rejected"]
+            if "copier" in str(r["element_id"]).lower() or "COPY" in str(r["element_id"])
+        ],
+        # The text search reads initech's runbooks too; rows_hash differs by tenant.
+        "reads": [
+            (c["template"], c["params"], c["row_count"])
+            for c in doc["tool_calls"]
+            if not c["template"].startswith("fulltext_search")
+        ],
+    }
+
+
+@pytest.mark.parametrize(
+    ("question", "flags"),
+    [
+        *((q, f) for q, f, _ in UNOWNED),
+        ("Who owned copier on 2026-07-01?", []),
+        ("Show the ownership history of copier", []),
+    ],
+)
+def test_eve_is_told_what_she_would_be_if_the_hidden_record_never_existed(  # type: ignore[no-untyped-def]
+    copier: neo4j.Driver, cli_env, invoke, question: str, flags: list[str]
+) -> None:
+    # Same KG knowledge but for delta's record (hidden from eve in initech, never recorded
+    # in initrode), same inputs: the same answer, word for word.
+    times = ["--as-of", "2026-12-01T00:00:00Z", "--known-at", "2026-12-02T00:00:00Z"]
+    told = []
+    for tenant in ("initech", "initrode"):
+        result = invoke(
+            "investigate",
+            question,
+            "--subject",
+            f"{tenant}/user:eve",
+            *COPIER,
+            *(flags or times[:2]),
+            *times[2:],
+            "--json",
+        )
+        assert result.code == 0, result
+        told.append(_as_told(json.loads(result.out)))
+    assert told[0] == told[1]
