@@ -98,8 +98,11 @@ PINNED_DEMO_PACK_HASH_V2 = "sha256:fe36d4c32e0656ac259c55ff4e7b7f9d02aa1f421a1b5
 PINNED_DEMO_PACK_HASH_V3 = "sha256:1f139e2af554358b5477b8c57d810b8b135190c8e05c36761020886e124d62ec"
 # Re-pinned on purpose (entity_resolution version 4: a row also says when an alert's rule left
 # its rule file): the same rows, evidence ids and claim ids, but the pack's `tools` names
-# `entity_resolution@4`. A run at version 3 still gives the pin above.
-PINNED_DEMO_PACK_HASH = "sha256:082dc42d14c308c05f9352162b084f9a59fca31329d7f21b84eeb134adb90ef4"
+# `entity_resolution@4`. A run at version 3 still gives the pin above. Re-pinned again
+# (fulltext_search version 4: a row says which newer record of another id replaced it, a
+# renamed runbook file): the same evidence and claim ids, the pack's `tools` name
+# `fulltext_search@4`. Was sha256:082dc42d... (entity_resolution@4 alone).
+PINNED_DEMO_PACK_HASH = "sha256:2896345aba1eb6cb53cfea500ca390e431b1280b078e5f9ac4059a15870253b1"
 PINNED_DEMO_EVIDENCE_IDS = [
     "ev:27fb8b47dab75c864d2b",
     "ev:323eb1cf7c68a7adfc32",

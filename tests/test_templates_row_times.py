@@ -277,13 +277,15 @@ def test_every_template_has_demo_calls(ex: TemplateExecutor) -> None:
     assert set(DEMO_CALLS) == {s.id for s in ex.registry.specs()}
     # 4: runbooks_for and entity_resolution (the time a runbook's file, or an alert's rule,
     # went missing from its source's import), latest_deployments (a release in progress) and
-    # version_history (a relationship record's latest-ending copy).
+    # version_history (a relationship record's latest-ending copy), fulltext_search (which
+    # newer record of another id replaced a hit: a renamed runbook file).
     assert {s.version for s in ex.registry.specs()} == {1, 2, 3, 4}
     assert {s.id for s in ex.registry.specs() if s.version == 4} == {
         "runbooks_for",
         "entity_resolution",
         "latest_deployments",
         "version_history",
+        "fulltext_search",
     }
     for spec in ex.registry.specs():
         assert spec.row_times == ("datetime" if spec.version == 1 else "epoch_micros")
@@ -514,7 +516,7 @@ def test_the_demo_pack_differs_between_versions_only_by_its_tools(ex: TemplateEx
     assert packs[1] == PINNED_DEMO_PACK_HASH_V1
     assert packs[2] == PINNED_DEMO_PACK_HASH_V2  # its `tools` name `@2`
     assert packs[3] == PINNED_DEMO_PACK_HASH_V3  # its `tools` name `@3`
-    assert packs[4] == PINNED_DEMO_PACK_HASH  # `entity_resolution@4`
+    assert packs[4] == PINNED_DEMO_PACK_HASH  # `entity_resolution@4`, `fulltext_search@4`
 
 
 def test_a_query_reading_rows_as_another_version_is_refused(
