@@ -14,6 +14,7 @@ from pathlib import Path
 import neo4j
 import pytest
 import yaml
+from conftest import ACME_CATALOG
 
 DEMO = Path(__file__).resolve().parents[1] / "datasets" / "payments-incident"
 
@@ -191,3 +192,87 @@ def test_an_import_writes_only_under_a_source_of_its_own_trust(  # type: ignore[
     moved = invoke("ingest", str(drop), *args, "--trusted", "--source-id", "src:runbooks:wiki")
     assert moved.code == 0, moved
     assert "removed: cache.md" in moved.err  # the source's own file, not in this folder
+
+
+# A bundle's document, under `source_id` when given (else the bundle's --source-id).
+def _bundle(source_id: str | None, sources: str = "") -> str:
+    owner = f", source_id: {source_id}" if source_id else ""
+    return (
+        "tenant: acme\n"
+        f"{sources}"
+        "documents:\n"
+        "  - {id: runbook:db-extra, kind: runbook, title: DB extra, content: Fail over now.,"
+        f" locator: wiki/db-extra.md, acl: [internal]{owner},"
+        ' valid_from: "2026-01-01T00:00:00Z"}\n'
+    )
+
+
+def _source(source_id: str, source_type: str) -> str:
+    return (
+        "sources:\n"
+        f"  - {{source_id: {source_id}, source_type: {source_type}, trust: trusted,"
+        " allowed_purposes: [runbook_lookup]}\n"
+    )
+
+
+def test_a_bundle_cannot_write_under_an_imports_source(  # type: ignore[no-untyped-def]
+    clean_db: neo4j.Driver, cli_env: object, invoke, tmp_path: Path
+) -> None:
+    """The reverse of the import rule: a bundle's records under `src:runbooks:wiki` made the
+    folder's next import list them as `removed:` (files it never had)."""
+    assert invoke("ingest", str(ACME_CATALOG)).code == 0
+    args = ["--format", "markdown-runbooks", "--tenant", "acme", "--acl", "internal"]
+    wiki = tmp_path / "wiki"
+    wiki.mkdir()
+    (wiki / "db.md").write_text("---\nid: runbook:db\n---\n# DB\n\nRoll back.\n")
+    assert invoke("ingest", str(wiki), *args).code == 0
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(yaml.safe_dump(RULES), encoding="utf-8")
+    rule_args = ["--format", "prometheus-rules", "--tenant", "acme", "--acl", "internal"]
+    assert invoke("ingest", str(rules), *rule_args).code == 0
+    before = _nodes(clean_db)
+    owned = tmp_path / "owned.yaml"
+    owned.write_text(_bundle("src:runbooks:wiki"), encoding="utf-8")
+    err = _refused(invoke("ingest", str(owned)), clean_db, before)
+    assert err == (
+        "error: ingest refused: source src:runbooks:wiki is an untrusted markdown_runbooks "
+        "source, an import's: a bundle never writes under it (the import's next run would "
+        "list the bundle's records as removed); nothing written; give the records a source "
+        "of the bundle's own, or change them by re-importing (ingest --format "
+        "markdown-runbooks)"
+    )
+    # The same through --source-id, and for the rule file's source.
+    plain = tmp_path / "plain.yaml"
+    plain.write_text(_bundle(None), encoding="utf-8")
+    err = _refused(
+        invoke("ingest", str(plain), "--source-id", "src:prometheus:rules"), clean_db, before
+    )
+    assert "source src:prometheus:rules is an untrusted prometheus_rules source, an " in err
+    # Declaring the import's source again (as another kind) is no way in either.
+    redeclared = tmp_path / "redeclared.yaml"
+    redeclared.write_text(
+        _bundle("src:runbooks:wiki", _source("src:runbooks:wiki", "wiki")), encoding="utf-8"
+    )
+    err = _refused(invoke("ingest", str(redeclared)), clean_db, before)
+    assert "source src:runbooks:wiki is an untrusted markdown_runbooks source, an " in err
+    # Nor is declaring a new source of an import's kind, for an import to take over later.
+    declared = tmp_path / "declared.yaml"
+    declared.write_text(
+        _bundle("src:runbooks:mine", _source("src:runbooks:mine", "markdown_runbooks")),
+        encoding="utf-8",
+    )
+    err = _refused(invoke("ingest", str(declared)), clean_db, before)
+    assert err == (
+        "error: ingest refused: the bundle declares source src:runbooks:mine of type "
+        "markdown_runbooks, an import's: only `ingest --format markdown-runbooks` writes such a "
+        "source; nothing written; give it a source_type of its own"
+    )
+    # The folder's next import sees only its own records.
+    again = invoke("ingest", str(wiki), *args)
+    assert again.code == 0, again
+    assert "removed:" not in again.out + again.err
+    # The bundle's record under a source of its own is written as before.
+    own = tmp_path / "own.yaml"
+    own.write_text(_bundle("src:ops-wiki", _source("src:ops-wiki", "wiki")), encoding="utf-8")
+    assert invoke("ingest", str(own)).code == 0
+    assert _content(clean_db, "runbook:db-extra") == ["src:ops-wiki trusted Fail over now."]

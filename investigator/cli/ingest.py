@@ -39,6 +39,8 @@ from graph_schema.bundle import (
 from graph_schema.canonical import iso_utc
 from graph_schema.importers.dispatch import (
     ForeignSource,
+    ImportSourceInBundle,
+    check_bundle_sources,
     check_source_writable,
     import_source_id,
 )
@@ -197,6 +199,12 @@ def run_ingest(
     settings = resolve_connection()
     driver = open_driver(settings)
     try:
+        if fmt == "bundle":
+            # Before any write: an import's source is written by that import only (dispatch.py).
+            try:
+                check_bundle_sources(driver, loaded, settings.database)
+            except ImportSourceInBundle as exc:
+                raise BadInput(exc.line()) from None
         if bundle_acl and options.acl is not None:
             if not options.acl_change:
                 _refuse_acl_change(
