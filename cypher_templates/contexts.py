@@ -61,7 +61,15 @@ class EntityContext(RowContext):
 
 
 class EmptyContext(RowContext):
-    """fulltext_search, name_suggestions (ranked text hits carry no context)."""
+    """name_suggestions (ranked text hits carry no context)."""
+
+
+class TextHitContext(RowContext):
+    """fulltext_search: a hit carries no context, but from version 4 a record that visible
+    records of another document supersede (a file renamed or moved, re-imported) names
+    them, sorted: the index still holds a record no longer current under its id."""
+
+    renamed_to: list[str] | None = None
 
 
 class OwnershipContext(RowContext):
@@ -177,7 +185,7 @@ class OpenContext(RowContext):
 
 CONTEXT_SHAPES: dict[str, type[RowContext]] = {
     "entity_resolution": EntityContext,
-    "fulltext_search": EmptyContext,
+    "fulltext_search": TextHitContext,
     "name_suggestions": EmptyContext,
     "latest_deployments": DeploymentContext,
     "ownership_over_time": OwnershipContext,

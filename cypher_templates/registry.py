@@ -9,7 +9,8 @@ One file can publish several versions of a template (manifest `versions`): they 
 in their render settings (`row_times`: how the rows carry times; `acl_ceiling`: which record
 of an element bounds what a subject may read; `missing_files`: whether a runbook row, or an
 entity_resolution row, says when its file or rule went missing from its source's import;
-`latest_copy`: which copy of a relationship record version_history shows),
+`latest_copy`: which copy of a relationship record version_history shows; `renamed_to`:
+whether a fulltext_search row names the records of another document that supersede it),
 which Jinja2 receives beside the options, so an older version keeps rendering exactly the
 text it was recorded with.
 
@@ -84,7 +85,7 @@ RowTimes = Literal["datetime", "epoch_micros"]
 AclCeiling = Literal["active_node", "latest_record"]
 # What a template's text receives from its manifest entry beside its options.
 RENDER_SETTINGS: frozenset[str] = frozenset(
-    {"row_times", "acl_ceiling", "missing_files", "under_way", "latest_copy"}
+    {"row_times", "acl_ceiling", "missing_files", "under_way", "latest_copy", "renamed_to"}
 )
 
 
@@ -210,6 +211,7 @@ class TemplateSpec(BaseModel):
     missing_files: bool = False  # runbooks_for 4, entity_resolution 4: file or rule missing
     under_way: bool = False  # latest_deployments 4: also a rollout started and not finished
     latest_copy: bool = False  # version_history 4: a relationship's latest-ending copy
+    renamed_to: bool = False  # fulltext_search 4: the other documents superseding a hit
 
     @model_validator(mode="after")
     def _names(self) -> TemplateSpec:
@@ -297,6 +299,7 @@ class VersionSettings(BaseModel):
     missing_files: bool = False
     under_way: bool = False
     latest_copy: bool = False
+    renamed_to: bool = False
 
 
 class Manifest(BaseModel):
@@ -576,6 +579,7 @@ class TemplateRegistry:
                     missing_files=spec.missing_files,
                     under_way=spec.under_way,
                     latest_copy=spec.latest_copy,
+                    renamed_to=spec.renamed_to,
                     **resolved,
                 )
             )

@@ -1027,55 +1027,60 @@ class RetrievalLoop:
         for step, call in zip(runnable, calls, strict=True):
             result = call.result
             outcome.tool_calls.append(call.record)
-            _note_removed_rules(outcome, call.candidates)
+            # A text hit that another document's record supersedes (a runbook file renamed or
+            # moved, fulltext_search 4): no current record under its id, so neither an anchor
+            # nor a candidate, as the runbook search drops it.
+            read = [ev for ev in call.candidates if not ev.context.get("renamed_to")]
+            read_rows = [row for row in result.rows if not row.context.get("renamed_to")]
+            _note_removed_rules(outcome, read)
             if result.template_id == "ownership_over_time" and not result.truncated:
                 service = str(step.params["service_id"])
-                self.owner_rows.setdefault(service, []).extend(call.candidates)
-            self._resolve_given_service(step, result.rows)
+                self.owner_rows.setdefault(service, []).extend(read)
+            self._resolve_given_service(step, read_rows)
             if step.step_id == THE_INCIDENT_LOOKUP:
                 # "the incident": the one incident it can mean is an anchor; several are
                 # named in the report, none taken (never a silent pick).
                 words = the_incident_words(self.inp.question) or "the incident"
-                reading = read_the_incident(words, result.rows, truncated=result.truncated)
+                reading = read_the_incident(words, read_rows, truncated=result.truncated)
                 outcome.incident_reading = reading
                 if reading.taken is not None:
                     learned |= known.add("incidents", reading.taken)
                 continue
             if step.step_id == RUNBOOK_SERVICES:
                 # Where the chosen runbook's owner is read: never an anchor, nor evidence.
-                learned |= note_runbook_services(known, result.rows)
+                learned |= note_runbook_services(known, read_rows)
                 continue
             if is_check(step):
                 # A competing-cause check: its rows are evidence, never new anchors.
                 focus = focus_services(known, self.inp.service_id)
-                learned |= note_check_rows(known, result.rows, focus)
+                learned |= note_check_rows(known, read_rows, focus)
                 if step.step_id == FIRST_RELEASE_CHECK and call.record.error is None:
                     # Its earliest releases are read: "the first release" may be placed.
                     known.add("release_histories", str(step.params["service_id"]))
             elif result.template_id not in TEXT_CHANNEL_TYPES:
-                learned |= learn(known, result.rows, self.focus, self.inp.as_of)
+                learned |= learn(known, read_rows, self.focus, self.inp.as_of)
                 if result.template_id == "entity_resolution":
-                    learned |= learn_named_runbooks(known, result.rows)
+                    learned |= learn_named_runbooks(known, read_rows)
             else:
-                named = self._named_hits(result.rows)
+                named = self._named_hits(read_rows)
                 learned |= learn(known, named, self.focus, self.inp.as_of)
                 # A runbook named after an alert the question spells out (not one whose
                 # one-word name, "vault", is merely a word of it).
                 spelled = [row for row in named if row.element.element_id in self.spelled_ids]
                 learned |= learn_named_runbooks(known, spelled)
             # After the text hits: an alert spelled out is asked about as a typed one is.
-            self._note_runbook_urls(result.rows)
+            self._note_runbook_urls(read_rows)
             if is_navigation(step) and "entity" not in self.required:
                 continue  # navigation only: these rows named anchors, not evidence
             if result.template_id in TEXT_CHANNEL_TYPES:
-                self.text_rows.extend(result.rows)
+                self.text_rows.extend(read_rows)
             rows = [
                 self._as_named(
                     type_relation_row(
                         restrict_channel_types(type_dependent_row(ev, step)), self.focus.code_of
                     )
                 )
-                for ev in call.candidates
+                for ev in read
             ]
             chunks.append((_reference_time(step), rows))
         started = time.perf_counter()

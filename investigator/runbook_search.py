@@ -77,8 +77,9 @@ QUOTE_PAIRS = 0.5
 KEYWORDS = 3  # a query of at most this many words is keywords, not a sentence: no pairs needed
 NAME_FIT = 0.6
 ALERT_CANDIDATES = 10
-# The best ranked candidates checked for a newer record under another id (a renamed file):
-# those the card lists, and one more to take the place of one left out.
+# The best ranked candidates found through an alert's link alone (no fulltext row to say it)
+# checked for a newer record under another id (a renamed file): those the card lists, and
+# one more to take the place of one left out.
 RENAMES_CHECKED = SHOWN + 1
 RENAMES_READ = 5  # records superseding one runbook read (one, unless imported twice)
 # An alert rule whose own text (name, summary, description, annotations) covers this share of
@@ -631,9 +632,15 @@ def search_runbooks(
         if alert.props.get("runbook_url")
     }
     ranking = rank_runbooks(terms, hits, links, text, known, set_aside_unknown=set_aside_unknown)
-    if renamed := _renamed(run, [r.id for r in ranking.ranked[:RENAMES_CHECKED]]):
-        # A record the KG (as known at known_at) replaced under another id (a file renamed
-        # or moved): the fulltext index still holds it, but it is no current runbook.
+    # A record the KG (as known at known_at) replaced under another id (a file renamed or
+    # moved): the fulltext index still holds it, but it is no current runbook. Its fulltext
+    # row says so (`renamed_to`); only a runbook ranked through an alert's link alone is read.
+    renamed = {hit.element_id for hit in hits if hit.context.get("renamed_to")}
+    searched = {hit.element_id for hit in hits}
+    renamed |= _renamed(
+        run, [r.id for r in ranking.ranked[:RENAMES_CHECKED] if r.id not in searched]
+    )
+    if renamed:
         hits = [hit for hit in hits if hit.element_id not in renamed]
         links = {rb: link for rb, link in links.items() if rb not in renamed}
         ranking = rank_runbooks(
@@ -648,10 +655,11 @@ def _document(runbook_id: str) -> str:
 
 
 def _renamed(run: LookupSteps, ids: list[str]) -> set[str]:
-    """Of the runbooks `ids`, those a visible record of another document supersedes (a file
-    renamed or moved, re-imported: `ingest: renamed: a.md -> b/c.md`); one stage, a
-    `SUPERSEDES` read per id. A version superseded by a later version of its own document
-    stays: which one holds is decided by time."""
+    """Of the runbooks `ids` (found through an alert's link, not by the text: a fulltext row
+    says it itself), those a visible record of another document supersedes (a file renamed
+    or moved, re-imported: `ingest: renamed: a.md -> b/c.md`); one stage, a `SUPERSEDES`
+    read per id, none when `ids` is empty. A version superseded by a later version of its
+    own document stays: which one holds is decided by time."""
     if not ids:
         return set()
     steps = [

@@ -7,7 +7,8 @@ Before: `investigate "BILL-2002"` was `partial` (the runbook of its section reje
 words found other pages missed the section; "virt down" showed VirtControllerDown, first by
 id, with no note, and `investigate` cited it as the answer; a runbook re-imported under a new
 file name still listed its old id under text matches; the Evidence preview of a whole runbook
-cited at `X.md#mitigation` started at the top of the file.
+cited at `X.md#mitigation` started at the top of the file; `investigate` still listed the
+renamed file's old id under Rejected.
 """
 
 from __future__ import annotations
@@ -197,6 +198,15 @@ def test_a_renamed_runbook_file_lists_only_its_current_id_in_text_matches(  # ty
     then = _card(invoke, "ledger", "reconciler", "stalls", "--known-at", before)
     assert then["runbook"]["id"] == "runbook:ledger-drain"
     assert [m["id"] for m in then["text_matches"]] == ["runbook:ledger-drain"]
+    answer = _investigate(invoke, "What do I do when the ledger reconciler stalls?")
+    # Before: the question's own text hits listed runbook:ledger-drain under Rejected
+    # (low_relevance), a record no longer current under that id.
+    assert all(r["element_id"] != "runbook:ledger-drain" for r in answer["rejected"]), answer[
+        "rejected"
+    ]
+    assert "runbook:ledger-drain" not in {ev["element_id"] for ev in answer["evidence"]}
+    replay = invoke("replay", answer["run_id"], "--subject", SUBJECT, "--json")
+    assert replay.code == 0 and json.loads(replay.out)["verified"] is True, replay
 
 
 def test_the_preview_of_a_runbook_cited_at_a_section_starts_at_that_section(  # type: ignore[no-untyped-def]
