@@ -83,3 +83,17 @@ def test_documentation_annotation_links_the_runbook_and_says_so(  # type: ignore
     assert runbook["applies_via"] == "alert:StoreDiskDown", runbook
     # The link's #fragment picks the section, as a runbook_url's does.
     assert runbook["steps_locator"] == "health-checks.md#store_disk_down", runbook
+
+
+def test_a_pasted_notification_finds_the_section_its_documentation_links(  # type: ignore[no-untyped-def]
+    tmp_path: Path, clean_db: neo4j.Driver, cli_env: object, invoke
+) -> None:
+    import_runbooks_and_rules(
+        invoke, tmp_path, "storeco", runbooks={"health-checks.md": PAGE}, rules=RULES
+    )
+    pasted = "[FIRING:1] StoreDiskDown (store-prod) A store disk has been marked down"
+    card = invoke("runbook", pasted, "--subject", "storeco/user:oncall", "--json")
+    assert card.code == 0, card
+    runbook = json.loads(card.out)["runbook"]
+    assert runbook is not None, card.out  # before: "no runbook is linked to alert:StoreDiskDown"
+    assert runbook["steps_locator"] == "health-checks.md#store_disk_down", runbook
