@@ -30,7 +30,10 @@ The id is `alert:<alertname>`; an alertname defined more than once gets
 runbook): the URL's path is matched, longest suffix first, against the runbooks' ids, names
 and file paths in the tenant's KG. A URL that matches nothing is listed in
 `ImportResult.unresolved` — the alert is still imported, the link is not invented — and
-`ImportResult.hints` says what name the page would need (`url_link_hint`).
+`ImportResult.hints` says what name the page would need (`url_link_hint`). A rule with no
+`runbook_url` is linked by its `runbook`, `playbook` or `documentation` annotation (the Ceph
+mixin's), the first that is a single word; the alert's `runbook_url` property is then that
+link and `runbook_url_annotation` names the key, and the import's lines name it too.
 
 Each rule's `source_version` is the file's; on a re-import, a rule that did not change keeps
 its current record's (`rule_versions.py`, applied by `dispatch.import_source`).
@@ -77,6 +80,9 @@ ALERT_NAME = re.compile(r"^[a-zA-Z_:][a-zA-Z0-9_:]*$")
 MAX_FILE_BYTES = 5_000_000
 # How to link an unresolved runbook_url, said for the first few (one page's rules share one).
 _HINTS = 3
+# Annotations other mixins put the runbook link in (Ceph's: `documentation`), tried in this
+# order when a rule has no `runbook_url`; a value with whitespace is prose, not a link.
+LINK_ANNOTATIONS = ("runbook", "playbook", "documentation")
 
 
 class _Rule:
@@ -94,6 +100,18 @@ class _Rule:
         self.annotations = {str(k): str(v) for k, v in (raw.get("annotations") or {}).items()}
         self.source_version = version
         self.id = f"alert:{self.name}"
+
+    def runbook_link(self) -> tuple[str, str] | None:
+        """The annotation that links the rule's runbook and its URL: `runbook_url`, else the
+        first of LINK_ANNOTATIONS whose value is one word (a URL or path); None if none."""
+        url = self.annotations.get("runbook_url")
+        if url:
+            return "runbook_url", url  # as written, as it always was read and stored
+        for key in LINK_ANNOTATIONS:
+            value = self.annotations.get(key, "").strip()
+            if value and len(value.split()) == 1:
+                return key, value
+        return None
 
 
 def rule_files(root: Path) -> tuple[list[Path], list[BundleProblem]]:
@@ -214,6 +232,12 @@ def _alert_node(rule: _Rule, options: ImportOptions, source_id: str) -> NodeSpec
     for key in ("summary", "description", "runbook_url"):
         if key in rule.annotations:
             props[key] = rule.annotations[key]
+    link = rule.runbook_link()
+    if link is not None and link[0] != "runbook_url":
+        # Another annotation's link, where cards look for it (its #fragment picks the
+        # section), and which annotation it was.
+        props["runbook_url"] = link[1]
+        props["runbook_url_annotation"] = link[0]
     # `message` is the older name of the one-line text an alert pages with (ODF, early
     # kube-prometheus): searchable as the summary when there is none.
     if "summary" not in props and isinstance(rule.annotations.get("message"), str):
@@ -273,16 +297,17 @@ def import_prometheus_rules(
     try:
         for rule in rules:
             nodes.append(_alert_node(rule, options, source_id))
-            url = rule.annotations.get("runbook_url")
-            if not url:
+            link = rule.runbook_link()
+            if link is None:
                 continue
+            key, url = link
             runbooks = index.resolve_url(NodeLabel.RUNBOOK, url)
             if not runbooks:
                 result.unresolved.append(
                     UnresolvedLink(
                         origin=str(rule.origin),
                         element=rule.id,
-                        field="annotations.runbook_url",
+                        field=f"annotations.{key}",
                         target=url,
                         reason="no runbook in the tenant has that path or name",
                     )
@@ -292,7 +317,11 @@ def import_prometheus_rules(
                     result.hints.append(hint)
                 continue
             result.linked.append(
-                LinkStatement(runbooks=tuple(runbooks), targets=(rule.id,), via="runbook_url")
+                LinkStatement(
+                    runbooks=tuple(runbooks),
+                    targets=(rule.id,),
+                    via="runbook_url" if key == "runbook_url" else f"annotations.{key}",
+                )
             )
             for runbook in runbooks:
                 edges.append(

@@ -35,6 +35,7 @@ RULE_PROPERTIES = (
     "summary",
     "description",
     "runbook_url",
+    "runbook_url_annotation",
 )
 
 # The current active alerts of the import's sources in the tenant, with their rule's content.
