@@ -42,6 +42,16 @@ class RejectionReason(StrEnum):
     LOW_RELEVANCE = "low_relevance"
 
 
+# The gate's detail for a record whose text a legal purge removed (gate.py `_record_check`).
+# Its reason stays `rejected_integrity`; what people read words it as purged, not tampered.
+PURGED_DETAIL = "its text is gone (a legal purge keeps only the hash of what was there)"
+
+
+def purged_rejection(reason: str | None, detail: str | None) -> bool:
+    """Whether a rejection is of a record whose text a legal purge removed (not an edit)."""
+    return reason == RejectionReason.REJECTED_INTEGRITY and (detail or "").startswith(PURGED_DETAIL)
+
+
 class Evidence(BaseModel):
     """One KG record turned into decision evidence (or a candidate for it).
 

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from graph_schema.look_alikes import latin_look_alikes
 from investigator.evidence import (
+    PURGED_DETAIL,
     Evidence,
     Rejection,
     RejectionReason,
@@ -675,7 +676,7 @@ class EvidenceGate:
             # A record without text reads as its name or id (the element template's
             # fallback): what a legal purge leaves. An edit leaves other text.
             detail = (
-                "its text is gone (a legal purge keeps only the hash of what was there)"
+                PURGED_DETAIL
                 if cand.content in ("", cand.name, cand.element_id)
                 else "content does not match its recorded text hash"
             )

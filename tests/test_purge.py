@@ -128,6 +128,23 @@ def test_purge_blanks_kg_and_lineage_and_everything_still_verifies(  # type: ign
     assert purged and all(
         r["reason"] == "rejected_integrity" and "legal purge" in r["detail"] for r in purged
     ), purged
+    # The report and the new run's trace word it as the runbook card does (the code above
+    # is unchanged): a bare `rejected_integrity` reads as tampering.
+    shown = invoke("investigate", "Why did payment authorization fail with no database "
+                   "connection available on payment-api?", "--service", "svc:payment-api",
+                   "--subject", "acme/user:alice", "--as-of", "2026-07-23T10:30:00Z")  # fmt: skip
+    assert shown.code == 0, shown
+    assert f"  {PURGED_DOC}: purged\n      (its text was removed by a legal purge" in shown.out
+    assert "rejected_integrity" not in shown.out, shown.out
+    tree = invoke("trace", again["run_id"], "--subject", "acme/user:alice")
+    assert tree.code == 0, tree
+    assert ": purged" in tree.out and "rejected_integrity" not in tree.out, tree.out
+    # The purged run's tree marks what the purge blanked, not an empty claim or evidence.
+    tree = invoke("trace", run_id, "--subject", "acme/user:alice")
+    assert tree.code == 0, tree
+    blanked = [line for line in tree.out.splitlines() if "[text purged by run-" in line]
+    assert any(" evidence " in line for line in blanked), tree.out
+    assert any(" outcome " in line for line in blanked), tree.out
 
     # replay: drift `data_purged`, never a broken chain.
     res = invoke("replay", run_id, "--subject", "acme/user:alice", "--json")
@@ -361,6 +378,10 @@ def test_a_record_a_run_kept_only_as_a_rejection_is_purged_from_it(  # type: ign
         if r["element_id"] == "runbook:secretleak"
     ]
     assert reasons == ["rejected_integrity"], again
+    # The run that kept it only as a rejection: its tree marks the rejection blanked.
+    tree = invoke("trace", run_id, "--subject", "acme/user:bob")
+    assert tree.code == 0, tree
+    assert f"rejected {candidate}: rejected_untrusted_instruction [text purged by " in tree.out
 
     # Those later lookups rejected it for its integrity, quoting none of its text: a second
     # purge finds nothing left (it does not blank runs that never read the record's text).

@@ -14,11 +14,11 @@ from cypher_templates.executor import TemplateExecutor
 from graph_schema.canonical import iso_utc
 from investigator.claims import CauseAssessment, Claim, Confounder
 from investigator.cli.first_question import first_question_note
-from investigator.cli.trust_hint import untrusted_hint
+from investigator.cli.trust_hint import PURGED_HINT, untrusted_hint
 from investigator.connection import open_driver
 from investigator.context_graph.recorder import RunRecorder, ctx_database_from_env
 from investigator.errors import BadInput
-from investigator.evidence import Evidence, RejectionReason
+from investigator.evidence import Evidence, RejectionReason, purged_rejection
 from investigator.investigation import InvestigationRequest, InvestigationResult, investigate
 from investigator.json_documents import investigation_json
 from investigator.name_hints import unresolved_names
@@ -242,9 +242,14 @@ def render_report(
         for rej in result.rejected:
             target = f" -> {_clean(rej.replacement)}" if rej.replacement else ""
             winner = f" (winner {rej.winner})" if rej.winner and not rej.replacement else ""
-            lines.append(f"  {_clean(rej.element_id, 70)}: {rej.reason}{target}{winner}")
+            # Worded as the runbook card words it: a bare `rejected_integrity` reads as tampering.
+            purged = purged_rejection(rej.reason, rej.detail)
+            reason = "purged" if purged else rej.reason
+            lines.append(f"  {_clean(rej.element_id, 70)}: {reason}{target}{winner}")
             if rej.reason is RejectionReason.REJECTED_UNTRUSTED_INSTRUCTION:
                 lines.append(f"      {untrusted_hint(rej.detail)}")
+            elif purged:
+                lines.append(f"      {PURGED_HINT}")
     lines += ["", "Missing evidence"]
     if not result.missing_evidence:
         lines.append("  none")

@@ -11,11 +11,11 @@ from pydantic import ValidationError
 
 from graph_schema.canonical import iso_utc
 from investigator.cli.first_question import first_question_note
-from investigator.cli.trust_hint import untrusted_hint
+from investigator.cli.trust_hint import PURGED_HINT, untrusted_hint
 from investigator.connection import open_driver
 from investigator.context_graph.recorder import RunRecorder, ctx_database_from_env
 from investigator.errors import BadInput
-from investigator.evidence import RejectionReason
+from investigator.evidence import RejectionReason, purged_rejection
 from investigator.json_documents import runbook_json
 from investigator.runbook_lookup import (
     LookupTarget,
@@ -146,11 +146,6 @@ def _bare_then(words: str | None) -> bool:
 
 
 _UNTRUSTED = RejectionReason.REJECTED_UNTRUSTED_INSTRUCTION
-_INTEGRITY = RejectionReason.REJECTED_INTEGRITY
-# How the gate's detail starts for a record whose text a legal purge removed (gate.py
-# `_record_check`): the card says purged, since a bare `rejected_integrity` reads as tampering.
-_PURGED_DETAIL = "its text is gone (a legal purge"
-_PURGED_HINT = "(its text was removed by a legal purge, which keeps only its hash: not served)"
 _NOT_VALID = "is valid at as_of (see Rejected)"
 _WITHHELD = (
     "is served: the version found is withheld as untrusted text with an instruction-like "
@@ -250,7 +245,8 @@ def render_card(
     for i, r in enumerate(answer.rejected):
         target = f" -> {_clean(r.replacement)}" if r.replacement else ""
         version = f"v{r.version}" if isinstance(r.version, int) else _clean(r.version)
-        purged = r.reason is _INTEGRITY and r.detail.startswith(_PURGED_DETAIL)
+        # A bare `rejected_integrity` reads as tampering: a purged record is said so.
+        purged = purged_rejection(r.reason, r.detail)
         lines.append(
             ("Rejected  " if i == 0 else "          ")
             + f"{_clean(r.element_id)} ({version}): {'purged' if purged else r.reason.value}"
@@ -259,7 +255,7 @@ def render_card(
         if r.reason is _UNTRUSTED:
             lines.append(f"          {untrusted_hint(r.detail)}")
         elif purged:
-            lines.append(f"          {_PURGED_HINT}")
+            lines.append(f"          {PURGED_HINT}")
     for p in answer.policies:
         lines.append(f"Policy    {_clean(p.title or p.id)}  [{_clean(p.id)}]")
     for alt in answer.alternatives:

@@ -1,5 +1,6 @@
 """What the runbook card and the investigation report say under a version withheld as
-untrusted instruction-like text: where the gate found it (never its words) and the way out."""
+untrusted instruction-like text (where the gate found it, never its words, and the way out),
+and under a record whose text a legal purge removed."""
 
 from __future__ import annotations
 
@@ -7,6 +8,10 @@ import re
 
 from investigator.terminal import one_line
 from investigator.untrusted_text import unquoted_detail
+
+# Under a record rejected for its integrity because a legal purge removed its text: its
+# reason code alone (`rejected_integrity`) reads as tampering.
+PURGED_HINT = "(its text was removed by a legal purge, which keeps only its hash: not served)"
 
 # Where the gate found it (gate.instruction_detail): "in line 4 of its text (not quoted)".
 _WHERE = re.compile(r"instruction-like text in (.+?) \(not quoted\)")

@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from graph_schema.canonical import iso_utc
 from investigator.context_graph.chain import verify_chain
 from investigator.context_graph.models import CtxKind, CtxNodeRecord, RunLineage
+from investigator.evidence import purged_rejection
 from investigator.terminal import one_line, shown_id
 
 TRACE_FORMATS = ("tree", "json", "mermaid")
@@ -134,6 +135,15 @@ def _purge_reason(run: CtxNodeRecord) -> str | None:
 
 def _describe(node: CtxNodeRecord) -> str:
     """A short human description of one node for the tree and the Mermaid boxes."""
+    text = _describe_kind(node)
+    if node.properties.get("purged"):
+        # A legal purge blanked its text (context_graph/purge.py): said so, not shown empty.
+        text += f" [text purged by {_one_line(node.properties.get('purge_id'), 40)}]"
+    return text
+
+
+def _describe_kind(node: CtxNodeRecord) -> str:
+    """What one node is, by its kind."""
     p = node.properties
     kind = node.kind
     if kind == CtxKind.RUN:
@@ -179,7 +189,11 @@ def _describe(node: CtxNodeRecord) -> str:
         return f"rejected {p.get('candidate_id')} [withheld: {p.get('withheld')}] {p.get('hash')}"
     if kind == CtxKind.REJECTION:
         repl = f" -> {p.get('replacement')}" if p.get("replacement") else ""
-        return f"rejected {p.get('candidate_id')}: {p.get('reason')}{repl}"
+        recorded = node.payload()
+        detail = recorded.get("detail") if isinstance(recorded, dict) else None
+        # Its reason code alone (`rejected_integrity`) reads as tampering.
+        reason = "purged" if purged_rejection(p.get("reason"), detail) else p.get("reason")
+        return f"rejected {p.get('candidate_id')}: {reason}{repl}"
     if kind == CtxKind.PACK:
         count = len(p.get("evidence_ids") or [])
         return f"pack {p.get('pack_id')} {p.get('pack_hash')} ({count} evidence)"
