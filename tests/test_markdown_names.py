@@ -116,6 +116,7 @@ def test_investigate_previews_a_finding_without_its_underline(  # type: ignore[n
     )
     assert result.code == 0, result
     assert "runbook:backdoor-ec2-spambot" in result.out
-    # As the card renders it: the `###` heading as its words (before: "... ### An EC2 ...").
-    assert "      Backdoor:EC2/Spambot An EC2 instance talks" in result.out
+    # As the card renders it: the `###` heading as its words (before: "... ### An EC2 ..."),
+    # the preview starting at the section the claim cites (fix-runbook-ids-and-ties).
+    assert "      An EC2 instance talks to a remote host on port 25. Default severity" in result.out
     assert "-----" not in result.out
