@@ -906,20 +906,31 @@ _UNKEPT_ROWS = (
 # Whether the current record of id or key `t` in $tenant (a relationship's key through its
 # endpoints, `TYPE|from|to[|...]`, whose current records must be readable too: the key names
 # them) is readable with labels `granted` for `purpose`: the templates' ACL, purpose and
-# ceiling rule (cypher_templates/templates/_visibility.j2). Names are spliced, never values.
-def _readable_id(granted: str, purpose: str) -> str:
-    def readable(x: str) -> str:
-        return f"all(_a IN {x}.acl WHERE _a IN ${granted}) AND ${purpose} IN {x}.purposes"
-
-    return (
-        "(EXISTS { MATCH (x:KG {tenant: $tenant, id: t}) WHERE x.superseded_at IS NULL "
-        f"AND NOT (x:Principal OR x:Source) AND {readable('x')} }} "
-        "OR (t CONTAINS '|' AND EXISTS { MATCH (:KG {tenant: $tenant, id: split(t, '|')[1]})"
-        "-[x {key: t}]->(:KG {tenant: $tenant, id: split(t, '|')[2]}) "
-        f"WHERE x.tenant = $tenant AND x.superseded_at IS NULL AND {readable('x')} "
-        "AND NOT EXISTS { MATCH (n:KG {tenant: $tenant}) WHERE n.id IN split(t, '|')[1..3] "
-        f"AND n.superseded_at IS NULL AND NOT ({readable('n')}) }} }}))"
-    )
+# ceiling rule (cypher_templates/templates/_visibility.j2).
+# Spelled out for the reader's grants ($granted, $purpose) and the run's subject's
+# ($subject_granted, $subject_purpose): no Cypher is built from strings here.
+_READABLE_BY_READER = (
+    "(EXISTS { MATCH (x:KG {tenant: $tenant, id: t}) WHERE x.superseded_at IS NULL "
+    "AND NOT (x:Principal OR x:Source) AND all(_a IN x.acl WHERE _a IN $granted) AND "
+    "$purpose IN x.purposes } OR (t CONTAINS '|' AND EXISTS { MATCH (:KG {tenant: "
+    "$tenant, id: split(t, '|')[1]})-[x {key: t}]->(:KG {tenant: $tenant, id: "
+    "split(t, '|')[2]}) WHERE x.tenant = $tenant AND x.superseded_at IS NULL AND "
+    "all(_a IN x.acl WHERE _a IN $granted) AND $purpose IN x.purposes AND NOT EXISTS "
+    "{ MATCH (n:KG {tenant: $tenant}) WHERE n.id IN split(t, '|')[1..3] AND "
+    "n.superseded_at IS NULL AND NOT (all(_a IN n.acl WHERE _a IN $granted) AND "
+    "$purpose IN n.purposes) } }))"
+)
+_READABLE_BY_SUBJECT = (
+    "(EXISTS { MATCH (x:KG {tenant: $tenant, id: t}) WHERE x.superseded_at IS NULL "
+    "AND NOT (x:Principal OR x:Source) AND all(_a IN x.acl WHERE _a IN "
+    "$subject_granted) AND $subject_purpose IN x.purposes } OR (t CONTAINS '|' AND "
+    "EXISTS { MATCH (:KG {tenant: $tenant, id: split(t, '|')[1]})-[x {key: t}]->(:KG "
+    "{tenant: $tenant, id: split(t, '|')[2]}) WHERE x.tenant = $tenant AND "
+    "x.superseded_at IS NULL AND all(_a IN x.acl WHERE _a IN $subject_granted) AND "
+    "$subject_purpose IN x.purposes AND NOT EXISTS { MATCH (n:KG {tenant: $tenant}) "
+    "WHERE n.id IN split(t, '|')[1..3] AND n.superseded_at IS NULL AND NOT (all(_a IN "
+    "n.acl WHERE _a IN $subject_granted) AND $subject_purpose IN n.purposes) } }))"
+)
 
 
 # The backdated ingests of a tenant written after a run that dated records into its time
@@ -932,11 +943,14 @@ _BACKDATED_INGESTS = (
     "WHERE m.at > $started AND m.earliest <= $known_at "
     "WITH m ORDER BY m.at LIMIT 3 "
     "RETURN m.at AS at, m.origin AS origin, m.earliest AS earliest, size(m.targets) AS dated, "
-    f"[t IN m.targets WHERE $named AND t IN $returned AND {_readable_id('granted', 'purpose')}]"
-    "[..10] AS returned, "
-    "[t IN coalesce(m.retracted, []) WHERE $named "
-    f"AND {_readable_id('granted', 'purpose')} "
-    f"AND {_readable_id('subject_granted', 'subject_purpose')}][..10] AS retracted "
+    "[t IN m.targets WHERE $named AND t IN $returned AND "
+    + _READABLE_BY_READER
+    + "][..10] AS returned, "
+    "[t IN coalesce(m.retracted, []) WHERE $named AND "
+    + _READABLE_BY_READER
+    + " AND "
+    + _READABLE_BY_SUBJECT
+    + "][..10] AS retracted "
     "ORDER BY at"
 )
 
