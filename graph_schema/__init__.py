@@ -5,7 +5,8 @@ Entry points (docs/kg-model.md):
 
 - `graph_schema.bundle.load_bundle(path) -> LoadedBundle` and the `Bundle` models
 - `graph_schema.validate.validate_bundle(loaded, existing, now=...) -> list[BundleProblem]`
-- `graph_schema.writer.ingest_bundle(driver, loaded) -> IngestReport` (raises `BundleRejected`)
+- `graph_schema.writer.ingest_bundle(driver, loaded) -> IngestReport` (raises `BundleRejected`;
+  `graph_schema.import_sources.ImportSourceInBundle` for a bundle on an import's source)
 - `graph_schema.schema_ddl.apply_schema(driver) -> SchemaReport`
 - `graph_schema.hashing.content_hash(properties)`
 - `graph_schema.purge.purge_content(driver, tenant, id) -> PurgeReport`

@@ -14,7 +14,7 @@ operator loading curated history on purpose: `investigator ingest --backdate`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -122,14 +122,25 @@ class BackdateMarker(BaseModel):
 
     def rows(self, loaded: LoadedBundle) -> list[dict[str, Any]]:
         """One row per tenant of `loaded` it dates records into the time runs saw (none:
-        nothing to record)."""
+        nothing to record), every record of it taken as written (a tenant's first ingest)."""
         retractions = {
             (part.bundle.tenant, str(r.target))
             for part in loaded.parts
             for r in part.bundle.retractions
         }
+        return self.written_rows(explicit_times(loaded), retractions)
+
+    def written_rows(
+        self,
+        times: Sequence[tuple[str, str, datetime]],
+        retractions: Collection[tuple[str, str]],
+    ) -> list[dict[str, Any]]:
+        """One row per tenant of the records an ingest writes, `(tenant, id or key, the time
+        its new record gets)`, that it dates into the time runs saw; `retractions`: which of
+        those targets it tombstones. An element left unchanged is not in `times`: the marker
+        names only what changed, the records a replay's drift can come from."""
         by_tenant: dict[str, list[Backdated]] = {}
-        for item in backdated(explicit_times(loaded), self.floors):
+        for item in backdated(times, self.floors):
             by_tenant.setdefault(item.tenant, []).append(item)
         return [
             {

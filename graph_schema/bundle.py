@@ -575,6 +575,12 @@ class LoadedBundle(BaseModel):
     # What an importer says of what the ingest writes (`linked:`, `changed:` ...): said once
     # the records are written, never before an ingest that may yet be refused.
     written_notes: list[str] = Field(default_factory=list)
+    # The `source_type` of the import that built it (`ImportResult.loaded`); None for a
+    # bundle, which the writer keeps off an import's source (graph_schema/import_sources.py).
+    import_source_type: str | None = None
+    # The caller's `--source-id`: for a bundle of retractions only, the import source whose
+    # records the operator retracts (no element carries it).
+    source_override: str | None = None
 
     @classmethod
     def from_bundles(cls, bundles: Iterable[tuple[str, Bundle]]) -> LoadedBundle:
@@ -921,6 +927,11 @@ def apply_overrides(
                 for p in b.principals
             ]
         parts.append(BundlePart(origin=part.origin, bundle=b.model_copy(update=update)))
-    return LoadedBundle(
-        parts=parts, problems=list(loaded.problems), written_notes=list(loaded.written_notes)
+    return loaded.model_copy(
+        update={
+            "parts": parts,
+            "problems": list(loaded.problems),
+            "written_notes": list(loaded.written_notes),
+            "source_override": source_id if source_id is not None else loaded.source_override,
+        }
     )

@@ -134,8 +134,12 @@ def keep_current_acls(
             "documents": kept(b.documents, b.tenant, nodes),
         }
         parts.append(BundlePart(origin=part.origin, bundle=b.model_copy(update=update)))
-    return LoadedBundle(
-        parts=parts, problems=list(loaded.problems), written_notes=list(loaded.written_notes)
+    return loaded.model_copy(
+        update={
+            "parts": parts,
+            "problems": list(loaded.problems),
+            "written_notes": list(loaded.written_notes),
+        }
     )
 
 

@@ -122,6 +122,44 @@ def _look_alike_principals(
                 )
 
 
+def case_look_alike_principals(
+    loaded: LoadedBundle, existing: ExistingElements | None = None
+) -> list[str]:
+    """One line per principal id of `loaded` that differs from another principal id of its
+    tenant (in the bundle, or in `existing`) only in letter case (`user:Bob` beside
+    `user:bob`): ids are case sensitive, so they are two subjects with their own grants and
+    runs, and the operator should hear of it, as of runbook ids (a warning: both are
+    written). Each pair is said once."""
+    where: dict[TenantId, str] = {}
+    for part in loaded.parts:
+        for principal in part.bundle.principals:
+            where.setdefault((principal_tenant(part.bundle, principal), principal.id), part.origin)
+    lines = []
+    for tenant in sorted({t for t, _ in where}):
+        new_ids = {ident for t, ident in where if t == tenant}
+        held = (existing.principal_ids.get(tenant, set()) if existing else set()) - new_ids
+        folded: dict[str, set[str]] = defaultdict(set)
+        for ident in new_ids | held:
+            folded[ident.casefold()].add(ident)
+        for ident in sorted(new_ids):
+            # Each pair once: from the first id of the bundle, or against the tenant's.
+            others = [
+                o for o in sorted(folded[ident.casefold()] - {ident}) if o > ident or o in held
+            ]
+            if not others:
+                continue
+            named = ", ".join(
+                f"{o} ({where[(tenant, o)]})" if o in new_ids else f"{o} (in the tenant)"
+                for o in others
+            )
+            lines.append(
+                f"principal id {ident} ({where[(tenant, ident)]}) differs from {named} only in "
+                f"letter case in tenant {tenant}: ids are case sensitive, so they are separate "
+                "subjects, each with its own grants and runs (--subject names one exactly)"
+            )
+    return lines
+
+
 def validate_bundle(
     loaded: LoadedBundle,
     existing: ExistingElements | None = None,
@@ -339,6 +377,7 @@ def referenced_keys(loaded: LoadedBundle) -> set[TenantId]:
 
 __all__ = [
     "ExistingElements",
+    "case_look_alike_principals",
     "defined_ids",
     "document_edge_keys",
     "principal_tenant",

@@ -65,6 +65,7 @@ from graph_schema.bundle import BundleProblem, LoadedBundle, and_more
 from graph_schema.canonical import epoch_micros
 from graph_schema.collector import collect_young, cyclic_gc_paused
 from graph_schema.hashing import content_hash
+from graph_schema.import_sources import check_bundle_writes
 from graph_schema.ingest_mark import IngestInterrupted
 from graph_schema.kg_types import (
     KG_LABEL,
@@ -92,6 +93,7 @@ from graph_schema.records import (
 from graph_schema.schema_ddl import apply_tenant_schema, is_tenant_label, tenant_label
 from graph_schema.validate import (
     ExistingElements,
+    case_look_alike_principals,
     defined_ids,
     document_edge_keys,
     principal_tenant,
@@ -188,6 +190,11 @@ class IngestReport(BaseModel):
     # The bundle and its tenants' records are as the last ingest of it left them: nothing
     # was validated, drafted or compared (the counts are those of the full comparison).
     unchanged_since_last_ingest: bool = False
+    # Written, but worth the operator's eye: principal ids differing only in letter case.
+    warnings: list[str] = []
+    # Per tenant, the records an `--backdate` ingest wrote into the time recorded runs saw
+    # (its `:BackdatedIngest` rows: tenant, targets, retracted, earliest, latest).
+    backdated: list[dict[str, Any]] = []
 
     @property
     def changed(self) -> bool:
@@ -548,7 +555,10 @@ def ingest_bundle(
 
     Raises `BundleRejected` (with every problem) before writing anything if the bundle has
     any problem, including the load problems already collected in `loaded.problems` and
-    records that would change what an existing id is. `recorded_after` names, per tenant,
+    records that would change what an existing id is. Raises `ImportSourceInBundle`, before
+    anything is written, for a bundle (not an import's, `loaded.import_source_type`) that
+    writes under or retracts records of an import's source (graph_schema/import_sources.py).
+    `recorded_after` names, per tenant,
     the latest known_at of its recorded runs: a record the ingest would date at or before it
     raises `BackdatedRecords`, before anything is written (graph_schema/backdating.py).
     `backdate_marker` (`ingest --backdate`): the `:BackdatedIngest` of the records it dates
@@ -564,19 +574,14 @@ def ingest_bundle(
     if loaded.problems:
         scope = ingest_mark.WriteScope(sorted(tenants))  # rejected below: never marked
     else:
+        # A bundle stays off an import's source, whoever calls the writer (import_sources.py).
+        check_bundle_writes(driver, loaded, database)
         # First, before anything else reads the graph: the generations to commit against.
         scope, unchanged = ingest_mark.begin(driver, loaded, tenants, now, database, full=full)
         if unchanged:
             if progress is not None:
                 progress("unchanged since the last ingest of this bundle")
             return _unchanged_report(loaded, started)
-    marker_rows = backdate_marker.rows(loaded) if backdate_marker is not None else []
-    if backdate_marker is not None and marker_rows:
-        # With the first records, never after them: a crash between two transactions would
-        # leave backdated records that no marker names (replay could not say why).
-        scope.first_write = partial(
-            record_backdated_ingest_in_tx, rows=marker_rows, marker=backdate_marker
-        )
     fresh = (
         not loaded.problems
         and not tenants_with_records(driver, tenants, database)
@@ -601,8 +606,13 @@ def ingest_bundle(
             found = backdated(explicit_times(loaded), floors) if floors else []
             if found:
                 raise BackdatedRecords(found)
+            # Every record is new: the marker names each one the bundle dates.
+            rows = backdate_marker.rows(loaded) if backdate_marker is not None else None
+            marker_rows = _mark_backdated(scope, backdate_marker, rows)
             ahead.release()
             report = _apply_fresh(driver, loaded, database, ahead, progress, started, scope)
+            report.backdated = marker_rows
+        report.warnings = case_look_alike_principals(loaded)
     else:
         # An element without `acl` keeps its current record's labels: leaving the field
         # out of a changed bundle must not make a restricted record public (omitted_acl.py).
@@ -626,13 +636,30 @@ def ingest_bundle(
             started,
             scope,
             recorded_after or {},
+            backdate_marker,
         )
+        report.warnings = case_look_alike_principals(loaded, existing)
     # A bundle is marked only where its result is a fixed point: nothing was written, or no
     # id or key repeats (a history is replanned against the graph each time).
     if not report.changed or fresh or _one_entry_each(loaded):
         ingest_mark.commit(driver, scope, now, database)
         report.seconds = round(time.monotonic() - started, 3)
     return report
+
+
+def _mark_backdated(
+    scope: ingest_mark.WriteScope,
+    marker: BackdateMarker | None,
+    rows: list[dict[str, Any]] | None,
+) -> list[dict[str, Any]]:
+    """Have the ingest's first write transaction record `marker` with `rows` (the records it
+    writes into the time recorded runs saw), when there are any; the rows."""
+    if marker is None or not rows:
+        return []
+    # With the first records, never after them: a crash between two transactions would
+    # leave backdated records that no marker names (replay could not say why).
+    scope.first_write = partial(record_backdated_ingest_in_tx, rows=rows, marker=marker)
+    return rows
 
 
 def _unchanged_report(loaded: LoadedBundle, started: float) -> IngestReport:
@@ -665,9 +692,12 @@ def write_bundle(
     progress: Progress | None = None,
     known_sources: dict[tuple[str, str], SourceInfo] | None = None,
 ) -> IngestReport:
-    """Write an already validated bundle; unchanged elements are left alone."""
+    """Write an already validated bundle; unchanged elements are left alone. A bundle that
+    writes under or retracts records of an import's source raises `ImportSourceInBundle`,
+    as in `ingest_bundle`: validation does not decide it (graph_schema/import_sources.py)."""
     started = time.monotonic()
     now = now or datetime.now(UTC)
+    check_bundle_writes(driver, loaded, database)
     sources = dict(known_sources or {})
     if not known_sources:
         sources.update(find_existing(driver, loaded, database)[1])
@@ -904,6 +934,7 @@ def _apply(
     started: float,
     scope: ingest_mark.WriteScope,
     floors: Mapping[str, RecordFloor],
+    marker: BackdateMarker | None = None,
 ) -> IngestReport:
     say = progress or (lambda _message: None)
     node_drafts, edge_drafts = prepared.node_drafts, prepared.edge_drafts
@@ -928,19 +959,23 @@ def _apply(
     takeovers += _untrusted_supersessions(driver, database, prepared, edge_rounds)
     if takeovers:
         raise SourceTakeover(takeovers)  # before anything is written
+    # The times the new records would get: an explicit one was kept (else: now). Unchanged
+    # elements and retractions of what is retracted already write nothing, so are not here.
+    times = [
+        (d.tenant, d.id, at)
+        for r in node_rounds
+        for d, _, at, _ in r
+        if at != now and not _GRANT_LABELS & set(d.labels)
+    ]
+    times += [(d.tenant, d.key, at) for r in edge_rounds for d, _, at, _ in r if at != now]
+    times += [(r.tenant, r.target, r.at) for r in pending]
     if floors:
-        # The times the new records would get: an explicit one was kept (else: now).
-        times = [
-            (d.tenant, d.id, at)
-            for r in node_rounds
-            for d, _, at, _ in r
-            if at != now and not _GRANT_LABELS & set(d.labels)
-        ]
-        times += [(d.tenant, d.key, at) for r in edge_rounds for d, _, at, _ in r if at != now]
-        times += [(r.tenant, r.target, r.at) for r in pending]
         found = backdated(times, floors)
         if found:
             raise BackdatedRecords(found)  # before anything is written
+    if marker is not None:
+        retracting = {(r.tenant, r.target) for r in pending}
+        report.backdated = _mark_backdated(scope, marker, marker.written_rows(times, retracting))
     report.retractions_unchanged = len(retractions) - len(pending)
     if node_rounds or edge_rounds or pending:
         # Each tenant's own fulltext index exists before its records do (tenant-local ranking).

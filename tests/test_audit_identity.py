@@ -127,6 +127,39 @@ def test_a_principal_id_that_reads_like_another_or_hides_characters_is_refused( 
     assert _kg_snapshot(world) == before
 
 
+def test_principal_ids_differing_only_in_case_are_warned_about(  # type: ignore[no-untyped-def]
+    world: neo4j.Driver, invoke, tmp_path: Path
+) -> None:
+    """`user:Bob` beside `user:bob` is two subjects (ids are case sensitive), each with its
+    own grants and runs: written, as runbook ids differing in case are, with a warning (before,
+    nothing was said). In one bundle, and against the tenant's principals."""
+    bundle = {
+        "tenant": TENANT,
+        "principals": [
+            _principal("user:Carol", ["internal"], ["runbook_lookup"]),
+            _principal("user:carol", ["internal"], ["runbook_lookup"]),
+            _principal("user:BOB", ["internal", "secret"], ["audit"]),
+        ],
+    }
+    res = invoke("ingest", str(_write(tmp_path, "case.yaml", bundle)))
+    assert res.code == 0, res
+    warnings = [line for line in res.err.splitlines() if line.startswith("warning:")]
+    origin = str(tmp_path / "case.yaml")
+    assert warnings == [
+        f"warning: principal id user:BOB ({origin}) differs from user:bob (in the tenant) only "
+        f"in letter case in tenant {TENANT}: ids are case sensitive, so they are separate "
+        "subjects, each with its own grants and runs (--subject names one exactly)",
+        f"warning: principal id user:Carol ({origin}) differs from user:carol ({origin}) only "
+        f"in letter case in tenant {TENANT}: ids are case sensitive, so they are separate "
+        "subjects, each with its own grants and runs (--subject names one exactly)",
+    ]
+    records, _, _ = world.execute_query(
+        "MATCH (p:KG:Principal {tenant: $t}) WHERE p.superseded_at IS NULL RETURN p.id AS id",
+        t=TENANT,
+    )
+    assert {"user:BOB", "user:Carol", "user:carol", "user:bob"} <= {r["id"] for r in records}
+
+
 def test_audit_views_print_a_non_ascii_subject_id_escaped(  # type: ignore[no-untyped-def]
     world: neo4j.Driver, invoke
 ) -> None:

@@ -285,6 +285,29 @@ def test_the_backdate_marker_commits_with_the_first_records_or_not_at_all(  # ty
     assert records[0]["origin"] == late
 
 
+def test_the_backdate_marker_names_only_the_records_the_ingest_wrote(  # type: ignore[no-untyped-def]
+    seed_run, driver, invoke, tmp_path: Path
+) -> None:
+    # Before: the marker (and the ingest's count) named every backdated element of the
+    # bundle, the ones it left unchanged too, so a replay blamed this ingest for records an
+    # earlier one wrote ("dated 2 records" where it wrote 1).
+    del seed_run
+    kept = LATE_CHANGE.format(recorded=BACK_DATED).replace("late-import", "late-kept")
+    assert invoke("ingest", _write(tmp_path, "kept.yaml", kept), "--backdate").code == 0
+    added = LATE_CHANGE.format(recorded=BACK_DATED).replace("late-import", "late-added")
+    both = _write(tmp_path, "both.yaml", kept + added.split("nodes:\n", 1)[1])
+    result = invoke("ingest", both, "--backdate")
+    assert result.code == 0, result
+    assert (
+        "ingest: --backdate dated 1 record into the time 1 recorded run of tenant acme saw"
+    ) in result.err, result.err
+    records, _, _ = driver.execute_query(
+        "MATCH (m:BackdatedIngest {tenant: 'acme', origin: $origin}) RETURN m.targets AS t",
+        origin=both,
+    )
+    assert [r["t"] for r in records] == [["change:late-added"]]
+
+
 def test_other_tenants_runs_do_not_count(  # type: ignore[no-untyped-def]
     seed_run, driver, invoke
 ) -> None:

@@ -276,3 +276,106 @@ def test_a_bundle_cannot_write_under_an_imports_source(  # type: ignore[no-untyp
     own.write_text(_bundle("src:ops-wiki", _source("src:ops-wiki", "wiki")), encoding="utf-8")
     assert invoke("ingest", str(own)).code == 0
     assert _content(clean_db, "runbook:db-extra") == ["src:ops-wiki trusted Fail over now."]
+
+
+def _imports(invoke, tmp_path: Path) -> Path:  # type: ignore[no-untyped-def]
+    """acme's catalog, a runbook folder `wiki` (runbook:db) and a rule file (alert
+    KubePodCrashLooping), imported untrusted; the folder's path."""
+    assert invoke("ingest", str(ACME_CATALOG)).code == 0
+    wiki = tmp_path / "wiki"
+    wiki.mkdir()
+    (wiki / "db.md").write_text("---\nid: runbook:db\n---\n# DB\n\nRoll back.\n")
+    args = ["--format", "markdown-runbooks", "--tenant", "acme", "--acl", "internal"]
+    assert invoke("ingest", str(wiki), *args).code == 0
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(yaml.safe_dump(RULES), encoding="utf-8")
+    rule_args = ["--format", "prometheus-rules", "--tenant", "acme", "--acl", "internal"]
+    assert invoke("ingest", str(rules), *rule_args).code == 0
+    return wiki
+
+
+def _retractions(*ids: str) -> str:
+    lines = [
+        f'  - {{id: "{ident}", reason: cleanup, at: "2026-12-01T00:00:00Z"}}\n' for ident in ids
+    ]
+    return "tenant: acme\nretractions:\n" + "".join(lines)
+
+
+def test_a_bundle_of_retractions_only_cannot_retract_an_imports_records(  # type: ignore[no-untyped-def]
+    clean_db: neo4j.Driver, cli_env: object, invoke, tmp_path: Path
+) -> None:
+    """Before, a bundle of nothing but retractions was 'the operator's' and tombstoned the
+    imported runbook and the rule file's alert (exit 0): a bundle dropped where bundles are
+    ingested could silence an import's runbook. Now only the operator's --source-id does."""
+    _imports(invoke, tmp_path)
+    before = _nodes(clean_db)
+    hostile = tmp_path / "cleanup.yaml"
+    hostile.write_text(_retractions("runbook:db"), encoding="utf-8")
+    err = _refused(invoke("ingest", str(hostile)), clean_db, before)
+    assert err == (
+        "error: ingest refused: runbook:db is held by source src:runbooks:wiki, an untrusted "
+        "markdown_runbooks source, an import's: a bundle never retracts its records unless the "
+        "operator names that source; nothing written; to retract them, ingest the retractions "
+        "alone with --source-id src:runbooks:wiki"
+    )
+    # The rule file's alert alone: the same, naming its source.
+    alert = tmp_path / "alert.yaml"
+    alert.write_text(_retractions("alert:KubePodCrashLooping"), encoding="utf-8")
+    err = _refused(invoke("ingest", str(alert)), clean_db, before)
+    assert "alert:KubePodCrashLooping is held by source src:prometheus:rules, an untrusted " in err
+    # Another source's --source-id is no way in, nor is the right one beside any record.
+    err = _refused(
+        invoke("ingest", str(alert), "--source-id", "src:runbooks:wiki"), clean_db, before
+    )
+    assert "--source-id src:prometheus:rules" in err
+    mixed = tmp_path / "mixed.yaml"
+    mixed.write_text(
+        _bundle("src:ops-wiki", _source("src:ops-wiki", "wiki"))
+        + "retractions:\n"
+        + '  - {id: runbook:db, reason: cleanup, at: "2026-12-01T00:00:00Z"}\n',
+        encoding="utf-8",
+    )
+    _refused(invoke("ingest", str(mixed), "--source-id", "src:runbooks:wiki"), clean_db, before)
+    assert _content(clean_db, "runbook:db") == ["src:runbooks:wiki untrusted # DB\n\nRoll back."]
+    # The operator names the import's source: the retraction is written.
+    done = invoke("ingest", str(hostile), "--source-id", "src:runbooks:wiki")
+    assert done.code == 0, done
+    records, _, _ = clean_db.execute_query(
+        "MATCH (n:KG {tenant: 'acme', id: 'runbook:db'}) WHERE n.superseded_at IS NULL "
+        "RETURN n.status AS status"
+    )
+    assert [r["status"] for r in records] == ["retracted"]
+
+
+def test_the_writer_checks_a_bundle_from_python_too(  # type: ignore[no-untyped-def]
+    clean_db: neo4j.Driver, cli_env: object, invoke, tmp_path: Path
+) -> None:
+    """`graph_schema.writer.ingest_bundle` is where the check is: a library caller gets it as
+    the CLI does (before, only the CLI checked, and a bundle loaded in Python wrote under an
+    import's source and retracted its records); an import's own bundle is written as before."""
+    from graph_schema.bundle import load_bundle
+    from graph_schema.import_sources import ImportSourceInBundle
+    from graph_schema.importers.common import ImportOptions
+    from graph_schema.importers.dispatch import import_source
+    from graph_schema.writer import ingest_bundle
+
+    wiki = _imports(invoke, tmp_path)
+    before = _nodes(clean_db)
+    owned = tmp_path / "owned.yaml"
+    owned.write_text(_bundle("src:runbooks:wiki"), encoding="utf-8")
+    with pytest.raises(ImportSourceInBundle, match="a bundle never writes under it"):
+        ingest_bundle(clean_db, load_bundle(owned))
+    retracting = tmp_path / "retracting.yaml"
+    retracting.write_text(_retractions("runbook:db"), encoding="utf-8")
+    with pytest.raises(ImportSourceInBundle, match="a bundle never retracts its records"):
+        ingest_bundle(clean_db, load_bundle(retracting))
+    assert _nodes(clean_db) == before
+    # The folder's own import, through the same writer: its edit is written.
+    (wiki / "db.md").write_text("---\nid: runbook:db\n---\n# DB\n\nRoll back, then page.\n")
+    options = ImportOptions(tenant="acme", acl=["internal"])
+    result = import_source("markdown-runbooks", wiki, options, clean_db)
+    report = ingest_bundle(clean_db, result.loaded())
+    assert report.changed
+    assert _content(clean_db, "runbook:db") == [
+        "src:runbooks:wiki untrusted # DB\n\nRoll back, then page."
+    ]

@@ -15,10 +15,9 @@ the default source id of a source last imported from another folder is refused
 (`graph_schema.importers.import_origin.OtherFolder`) before any file is read. A link another
 source already holds is left to it (`shared_links.py`): a runbook folder and a rule file that
 state one runbook-to-alert link no longer write each other's versions of it.
-The rule holds the other way too (`ImportSourceInBundle`, checked by `check_bundle_sources`
-before a bundle writes anything): a bundle never declares a source of an import's type nor
-writes under (or redeclares) a source an import wrote, or that import's next run would list
-the bundle's records as removed files.
+The rule holds the other way too (`graph_schema.import_sources`, which the writer checks for
+every bundle before it writes anything): a bundle never declares a source of an import's
+type, writes under (or redeclares) a source an import wrote, nor retracts its records.
 """
 
 from __future__ import annotations
@@ -28,7 +27,7 @@ from pathlib import Path
 
 import neo4j
 
-from graph_schema.bundle import LoadedBundle, path_problem
+from graph_schema.bundle import path_problem
 from graph_schema.importers.common import ImportOptions, default_source_id
 from graph_schema.importers.import_origin import check_origin
 from graph_schema.importers.link_targets import LinkTarget, load_link_targets
@@ -38,7 +37,6 @@ from graph_schema.importers.result import ImportResult
 from graph_schema.importers.rule_versions import current_rules, keep_unchanged_versions
 from graph_schema.importers.shared_links import settle_shared_links
 from graph_schema.kg_types import Trust
-from graph_schema.validate import referenced_sources
 
 Importer = Callable[[Path | str, ImportOptions, Iterable[LinkTarget]], ImportResult]
 
@@ -118,75 +116,6 @@ def check_source_writable(
     if source_type != SOURCE_TYPES[fmt] or trust != wanted:
         raise ForeignSource(fmt, source_id, source_type, trust, trusted)
     return True
-
-
-# The current Source records of an import's type among (tenant, id) pairs.
-_IMPORT_SOURCES = (
-    "UNWIND $refs AS ref MATCH (n:KG:Source {tenant: ref.tenant, id: ref.id}) "
-    "WHERE n.superseded_at IS NULL AND n.source_type IN $types "
-    "RETURN n.id AS id, n.source_type AS source_type, n.trust AS trust "
-    "ORDER BY n.tenant, n.id LIMIT 1"
-)
-
-
-class ImportSourceInBundle(ValueError):
-    """A bundle declaring a source of an import's type, or writing under (or redeclaring) a
-    source an import wrote: only that import writes its source's records. Nothing written."""
-
-    def __init__(self, source_id: str, source_type: str, trust: str | None = None):
-        self.source_id = source_id
-        self.source_type = source_type
-        self.trust = trust  # None: the bundle declares it (no such source in the KG)
-        super().__init__(self.line())
-
-    def line(self) -> str:
-        """The refusal in one line, and the way on."""
-        fmt = _FORMAT_OF_TYPE[self.source_type]
-        if self.trust is None:
-            return (
-                f"ingest refused: the bundle declares source {self.source_id} of type "
-                f"{self.source_type}, an import's: only `ingest --format {fmt}` writes such a "
-                "source; nothing written; give it a source_type of its own"
-            )
-        article = "an" if self.trust[:1] in "aeiou" else "a"
-        return (
-            f"ingest refused: source {self.source_id} is {article} {self.trust} "
-            f"{self.source_type} source, an import's: a bundle never writes under it (the "
-            "import's next run would list the bundle's records as removed); nothing written; "
-            "give the records a source of the bundle's own, or change them by re-importing "
-            f"(ingest --format {fmt})"
-        )
-
-
-_FORMAT_OF_TYPE = {source_type: fmt for fmt, source_type in SOURCE_TYPES.items()}
-
-
-def check_bundle_sources(
-    driver: neo4j.Driver, loaded: LoadedBundle, database: str | None = None
-) -> None:
-    """Raise `ImportSourceInBundle` when the bundle `loaded` (after the CLI's overrides)
-    declares a source of an import's type, or declares or names as its elements' source_id
-    a current Source record of an import's type in its tenant."""
-    for part in loaded.parts:
-        for source in part.bundle.sources:
-            if source.source_type in _FORMAT_OF_TYPE:
-                raise ImportSourceInBundle(source.source_id, source.source_type)
-    refs = referenced_sources(loaded) | {
-        (part.bundle.tenant, s.source_id) for part in loaded.parts for s in part.bundle.sources
-    }
-    if not refs:
-        return
-    records, _, _ = driver.execute_query(
-        _IMPORT_SOURCES,
-        refs=[{"tenant": tenant, "id": ident} for tenant, ident in sorted(refs)],
-        types=sorted(_FORMAT_OF_TYPE),
-        database_=database,
-        routing_=neo4j.RoutingControl.READ,
-    )
-    if records:
-        found = records[0]
-        trust = str(found["trust"] or Trust.TRUSTED.value)
-        raise ImportSourceInBundle(str(found["id"]), str(found["source_type"]), trust)
 
 
 def import_source(

@@ -865,7 +865,7 @@ def import_markdown_runbooks(
     `result.problems` and `result.bundle` is then None.
     """
     path = Path(root)
-    result = ImportResult(origin=str(path))
+    result = ImportResult(origin=str(path), source_type="markdown_runbooks")
     refused = path_problem(path)
     if refused is not None:
         result.problems.append(refused)

@@ -266,7 +266,7 @@ def import_prometheus_rules(
     `result.bundle` is then None; unresolved runbook links are in `result.unresolved`.
     """
     path = Path(root)
-    result = ImportResult(origin=str(path))
+    result = ImportResult(origin=str(path), source_type="prometheus_rules")
     refused = path_problem(path)
     if refused is not None:
         result.problems.append(refused)

@@ -99,6 +99,9 @@ class ImportResult(BaseModel):
     """
 
     origin: str
+    # The `source_type` of the import's Source record (`markdown_runbooks`, ...): the writer
+    # takes the bundle as this import's, not as a bundle kept off import sources.
+    source_type: str
     # What the files say: documents, alerts, links. Never a Source or Principal record.
     bundle: Bundle | None = None
     # The import's Source record, built from the command's options (`import_source_spec`);
@@ -123,11 +126,13 @@ class ImportResult(BaseModel):
     def loaded(self) -> LoadedBundle:
         """The bundle wrapped for the writer (`graph_schema.writer.ingest_bundle`)."""
         if self.bundle is None:
-            return LoadedBundle.from_bundles([])
+            return LoadedBundle(import_source_type=self.source_type)
         bundle = self.bundle
         if self.source is not None:
             bundle = bundle.model_copy(update={"sources": [self.source]})
-        return LoadedBundle.from_bundles([(self.origin, bundle)])
+        loaded = LoadedBundle.from_bundles([(self.origin, bundle)])
+        loaded.import_source_type = self.source_type
+        return loaded
 
     def report_lines(self) -> list[str]:
         """What the ingest output says besides the write counts: links, skips, unresolved."""

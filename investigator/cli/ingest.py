@@ -22,8 +22,6 @@ from pydantic import BaseModel
 from graph_schema.backdating import (
     BackdatedRecords,
     BackdateMarker,
-    backdated,
-    explicit_times,
 )
 from graph_schema.bundle import (
     MAX_INPUT_BYTES,
@@ -37,10 +35,9 @@ from graph_schema.bundle import (
     path_problem,
 )
 from graph_schema.canonical import iso_utc
+from graph_schema.import_sources import ImportSourceInBundle
 from graph_schema.importers.dispatch import (
     ForeignSource,
-    ImportSourceInBundle,
-    check_bundle_sources,
     check_source_writable,
     import_source_id,
 )
@@ -56,7 +53,6 @@ from graph_schema.importers.markdown_runbooks import markdown_files
 from graph_schema.importers.missing_files import mark_missing_files
 from graph_schema.importers.prometheus_rules import rule_files
 from graph_schema.omitted_acl import AclOptionChange, acl_option_changes
-from graph_schema.record_floor import RecordFloor
 from graph_schema.schema_ddl import apply_schema
 from graph_schema.writer import (
     DEFAULT_BATCH_SIZE,
@@ -199,12 +195,6 @@ def run_ingest(
     settings = resolve_connection()
     driver = open_driver(settings)
     try:
-        if fmt == "bundle":
-            # Before any write: an import's source is written by that import only (dispatch.py).
-            try:
-                check_bundle_sources(driver, loaded, settings.database)
-            except ImportSourceInBundle as exc:
-                raise BadInput(exc.line()) from None
         if bundle_acl and options.acl is not None:
             if not options.acl_change:
                 _refuse_acl_change(
@@ -252,11 +242,14 @@ def run_ingest(
                 # (an import stopped part way keeps its claim: its records stand).
                 release_claim(driver, imported[0], imported[1], claim, settings.database)
             raise
+        for line in report.warnings:
+            # Ids come from the bundle: shown inert, as an import's warnings are.
+            sys.stderr.write(f"warning: {printable(line)}\n")
         for line in loaded.written_notes:
             # File names and ids come from the imported folder: shown inert (_progress).
             _progress(line)
-        if options.backdate and floors and report.changed:
-            _say_backdated(driver, loaded, floors, ctx_database)
+        if report.backdated:
+            _say_backdated(driver, report, ctx_database)
         if imported is not None:
             # Written: the folder this source is now imported from (another folder of the
             # same name is refused under the default source id, import_origin.py).
@@ -274,6 +267,9 @@ def run_ingest(
                     driver, tenant, source_id, ids, at, settings.database, kind="alert"
                 )
         return report
+    except ImportSourceInBundle as exc:
+        # A bundle on an import's source (import_sources.py): before any write.
+        raise BadInput(exc.line()) from None
     except (SourceTakeover, BackdatedRecords) as exc:
         # One line: the id, and the source that holds it (or the run that saw it).
         raise BadInput(
@@ -285,26 +281,17 @@ def run_ingest(
         driver.close()
 
 
-def _say_backdated(
-    driver: neo4j.Driver,
-    loaded: LoadedBundle,
-    floors: dict[str, RecordFloor],
-    ctx_database: str | None,
-) -> None:
+def _say_backdated(driver: neo4j.Driver, report: IngestReport, ctx_database: str | None) -> None:
     """After an `--backdate` ingest (whose first write transaction recorded the records it
-    dated into the time recorded runs saw, for replay to name): say per tenant how many
-    runs saw that time."""
-    found = backdated(explicit_times(loaded), floors)
-    if not found:
-        return
-    for tenant in sorted({b.tenant for b in found}):
-        dated = [b for b in found if b.tenant == tenant]
-        earliest = min(b.at for b in dated)
+    wrote into the time recorded runs saw, for replay to name): say per tenant how many
+    records and how many runs saw that time. Records it left unchanged are not counted."""
+    for row in report.backdated:
+        tenant, dated, earliest = str(row["tenant"]), len(row["targets"]), row["earliest"]
         runs = runs_known_since(driver, tenant, earliest, ctx_database)
-        noun = "record" if len(dated) == 1 else "records"
+        noun = "record" if dated == 1 else "records"
         run_noun = "run" if runs == 1 else "runs"
         _progress(
-            f"--backdate dated {len(dated)} {noun} into the time {runs} recorded {run_noun} of "
+            f"--backdate dated {dated} {noun} into the time {runs} recorded {run_noun} of "
             f"tenant {tenant} saw (known_at at or after {iso_utc(earliest)}): their replays "
             "will report drift and name this ingest"
         )
