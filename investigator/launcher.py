@@ -9,9 +9,10 @@ descriptors), so the command behaves exactly as if run here, minus the imports.
 This module is the client. It imports only the standard library, so that the fast path
 stays fast, and it falls back to running the command in this process whenever the warm
 process is absent, stale (its code changed on disk), or not ours (another user's socket).
-The first command therefore starts a warm process in the background; it exits after
-`INVESTIGATOR_WARM_IDLE` seconds without a command (default 900). `INVESTIGATOR_WARM=0`
-turns the whole mechanism off.
+The first on-call read (`WARM_STARTERS`) therefore starts a warm process in the background,
+one per state folder; it exits after `INVESTIGATOR_WARM_IDLE` seconds without a command
+(default 900), or at that folder's `db stop`. `INVESTIGATOR_WARM=0` turns the whole mechanism
+off.
 """
 
 from __future__ import annotations
@@ -41,6 +42,11 @@ from investigator.warm_protocol import (
 
 # Long-running or self-managing commands keep their own process.
 NOT_FORWARDED = frozenset({"mcp", "warm"})
+# The commands worth a warm process: the on-call reads, asked again within minutes. Any
+# command is served by one that runs, but the others (`db`, `schema`, `ingest`, `--help`, ...)
+# start none: a user who ran `db stop` must find nothing of ours left running.
+WARM_STARTERS = frozenset({"investigate", "runbook", "runs", "trace", "replay", "verify"})
+_HELP_OR_VERSION = frozenset({"-h", "--help", "--version"})
 
 
 def _stdio_encodings() -> dict[str, str]:
@@ -116,7 +122,8 @@ def _wait_for_exit(conn: socket.socket, child: int) -> int:
 
 # The warm process imports the same checkout as this client, wherever it was started from.
 _SERVE = (
-    "import sys; sys.path.insert(0, {root!r}); from investigator.cli.warm import serve; serve()"
+    "import sys; sys.path.insert(0, {root!r}); from investigator.cli.warm import serve; "
+    "serve({socket!r})"
 )
 
 
@@ -125,13 +132,20 @@ def command_name(args: list[str]) -> str | None:
     return next((arg for arg in args if not arg.startswith("-")), None)
 
 
+def starts_warm(args: list[str]) -> bool:
+    """Whether this command, finding no warm process, starts one (an on-call read, not help)."""
+    return command_name(args) in WARM_STARTERS and not _HELP_OR_VERSION.intersection(args)
+
+
 def spawn_server() -> None:
     """Start a warm process in the background (it exits by itself when idle or not needed)."""
     if not private_dir(socket_dir(), create=True):
         return
+    # The socket is named here: the process runs in / and a relative state folder is ours.
+    code = _SERVE.format(root=str(package_root()), socket=str(socket_path()))
     with contextlib.suppress(OSError):
         subprocess.Popen(
-            [sys.executable, "-c", _SERVE.format(root=str(package_root()))],
+            [sys.executable, "-c", code],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -157,7 +171,8 @@ def main() -> None:
         code = forward(args)
         if code is not None:
             sys.exit(code)
-        spawn_server()
+        if starts_warm(args):
+            spawn_server()
     from investigator.cli import main as run_here
 
     run_here()

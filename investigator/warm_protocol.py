@@ -1,9 +1,9 @@
 """The warm process's socket and protocol, shared by its client and the process itself.
 
 Standard library only: the client (`investigator.launcher`) imports this on every command.
-One warm process per interpreter and checkout listens on a Unix socket in a directory only
-its user may enter; messages are length-prefixed JSON, the first request carries the
-caller's stdin, stdout and stderr as file descriptors.
+One warm process per interpreter, checkout and state folder listens on a Unix socket in a
+directory only its user may enter; messages are length-prefixed JSON, the first request
+carries the caller's stdin, stdout and stderr as file descriptors.
 """
 
 from __future__ import annotations
@@ -64,10 +64,24 @@ def socket_dir() -> Path:
     return Path(tempfile.gettempdir()) / f"investigator-{os.getuid()}"
 
 
+def state_dir() -> str:
+    """The local server's state folder this command uses, absolute (the rule of
+    `investigator.local_neo4j`: INVESTIGATOR_STATE_DIR, else investigator/neo4j under
+    $XDG_STATE_HOME or ~/.local/state)."""
+    folder = os.environ.get("INVESTIGATOR_STATE_DIR")
+    if not folder:
+        base = os.environ.get("XDG_STATE_HOME") or os.path.join(
+            os.path.expanduser("~"), ".local", "state"
+        )
+        folder = os.path.join(base, "investigator", "neo4j")
+    return os.path.realpath(folder)
+
+
 def socket_path() -> Path:
-    """One warm process per interpreter and code location (a venv and a checkout)."""
+    """One warm process per interpreter, code location (a venv and a checkout) and state
+    folder, so that `db stop` of one folder stops its warm process and leaves the others'."""
     interpreter = os.path.realpath(sys.executable)  # python and python3 of one venv are one
-    key = f"{interpreter}\0{sys.prefix}\0{package_root()}\0{PROTOCOL}".encode()
+    key = f"{interpreter}\0{sys.prefix}\0{package_root()}\0{state_dir()}\0{PROTOCOL}".encode()
     return socket_dir() / f"warm-{hashlib.sha256(key).hexdigest()[:16]}.sock"
 
 
@@ -166,7 +180,8 @@ def peer_uid(conn: socket.socket) -> int:
 
 
 def ask_warm(control: str) -> dict[str, object] | None:
-    """Send a control request ("status" or "stop"); None when no warm process answers."""
+    """Send a control request ("status" or "stop") to this state folder's warm process; None
+    when none answers."""
     path = socket_path()
     if not private_dir(path.parent, create=False):
         return None
@@ -194,6 +209,7 @@ def warm_status_text(as_json: bool) -> str:
         "current": reply.get("current") if reply else None,
         "served": reply.get("served") if reply else None,
         "socket": str(socket_path()),
+        "state_dir": state_dir(),
     }
     if as_json:
         return json.dumps(info, sort_keys=True)

@@ -181,9 +181,46 @@ principals:
 def ingest_oncall_principals(invoke, tmp_path: Path, tenant: str) -> None:  # type: ignore[no-untyped-def]
     """`tenant`'s on-call principal (ONCALL_PRINCIPALS) written to tmp_path/<tenant>.yaml and
     ingested through the CLI."""
-    principals = tmp_path / f"{tenant}.yaml"
-    principals.write_text(ONCALL_PRINCIPALS.format(tenant=tenant))
-    assert invoke("ingest", str(principals)).code == 0
+    ingest_text(invoke, tmp_path / f"{tenant}.yaml", ONCALL_PRINCIPALS.format(tenant=tenant))
+
+
+def ingest_text(invoke, path: Path, text: str, *flags: str) -> CliResult:  # type: ignore[no-untyped-def]
+    """`text` written to `path` (a bundle, by default) and `ingest PATH FLAGS...` run through
+    the CLI, exit 0."""
+    path.write_text(text, encoding="utf-8")
+    result = invoke("ingest", str(path), *flags)
+    assert result.code == 0, result
+    return result
+
+
+def git(repo: Path, *args: str, when: str | None = None) -> str:
+    """`git ARGS...` in `repo` as a fixed author, dated `when` (author and committer) if
+    given; its output."""
+    env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.com")
+    env.update(GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com")
+    if when:
+        env.update(GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when)
+    proc = subprocess.run(
+        ["git", *args], cwd=repo, env=env, capture_output=True, text=True, check=True
+    )
+    return proc.stdout.strip()
+
+
+def git_repository(root: Path) -> Path:
+    """A new, empty git repository at `root`."""
+    root.mkdir(parents=True)
+    git(root, "init", "-q")
+    return root
+
+
+def git_commit(repo: Path, path: str, text: str, when: str) -> str:
+    """`path` in `repo` written with `text` and committed at `when`; the commit's sha."""
+    target = repo / path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", f"edit {path}", when=when)
+    return git(repo, "rev-parse", "HEAD")
 
 
 def ingest_as(  # type: ignore[no-untyped-def]

@@ -13,9 +13,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
-from conftest import import_runbooks_and_rules, ingest_as, ingest_oncall_principals
+from conftest import (
+    import_runbooks_and_rules,
+    ingest_as,
+    ingest_oncall_principals,
+    ingest_text,
+    investigate_json,
+)
 
 TENANT = "storage"
 SUBJECT = f"{TENANT}/user:oncall"
@@ -160,17 +167,19 @@ def test_a_did_you_mean_never_crosses_a_word_spelled_otherwise(  # type: ignore[
     assert "did you mean alert:CephPGsDamaged" in result.out + result.err, result
 
 
+def _ask_about_ceph_prod(invoke, tmp_path: Path, question: str) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    """The tenant's catalog (svc:ceph-prod, owned by team:storage) ingested, then `investigate
+    QUESTION --service svc:ceph-prod --json` as the on-call: the report."""
+    ingest_text(invoke, tmp_path / "catalog.yaml", CATALOG.format(tenant=TENANT))
+    return investigate_json(invoke, question, "--service", "svc:ceph-prod", "--subject", SUBJECT)
+
+
 def test_an_alert_named_in_a_question_cites_the_section_its_anchor_names(  # type: ignore[no-untyped-def]
     page: str, tmp_path: Path, invoke
 ) -> None:
-    (tmp_path / "catalog.yaml").write_text(CATALOG.format(tenant=TENANT))
-    assert invoke("ingest", str(tmp_path / "catalog.yaml")).code == 0
-    question = "CephOSDDown is firing on ceph-prod. What do I do?"
-    result = invoke(
-        "investigate", question, "--service", "svc:ceph-prod", "--subject", SUBJECT, "--json"
+    doc = _ask_about_ceph_prod(
+        invoke, tmp_path, "CephOSDDown is firing on ceph-prod. What do I do?"
     )
-    assert result.code == 0, result
-    doc = json.loads(result.out)
     [claim] = [c for c in doc["claims"] if c["statement"].startswith("Runbook ")]
     assert claim["statement"].endswith("[health-checks.md#osd_down]"), claim["statement"]
 
@@ -187,14 +196,8 @@ def test_an_upper_snake_health_code_is_an_id_the_question_names(  # type: ignore
             "OSDMAP_FLAGS.md": "# OSDMAP_FLAGS\n\nA cluster flag is set on the OSD map.\n",
         },
     )
-    (tmp_path / "catalog.yaml").write_text(CATALOG.format(tenant=TENANT))
-    assert invoke("ingest", str(tmp_path / "catalog.yaml")).code == 0
     question = "OSD_DOWN on ceph-prod: which runbook applies?"
-    result = invoke(
-        "investigate", question, "--service", "svc:ceph-prod", "--subject", SUBJECT, "--json"
-    )
-    assert result.code == 0, result
-    doc = json.loads(result.out)
+    doc = _ask_about_ceph_prod(invoke, tmp_path, question)
     assert doc["status"] == "complete", doc["status"]
     [claim] = [c for c in doc["claims"] if c["statement"].startswith("Runbook ")]
     assert "(runbook:OSD_DOWN, " in claim["statement"], claim

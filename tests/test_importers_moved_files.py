@@ -13,15 +13,13 @@ served with nothing on the card.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import time
 from datetime import UTC, datetime
 from pathlib import Path
 
 import neo4j
 import pytest
-from conftest import import_runbooks_and_rules, ingest_as, ingest_oncall_principals
+from conftest import git, import_runbooks_and_rules, ingest_as, ingest_oncall_principals
 
 ERROR_RATE = """# Gitaly error rate is too high
 
@@ -96,12 +94,6 @@ def test_a_file_moved_with_edits_is_new_and_removed(gitaly: Path, invoke) -> Non
     ) in again.err.splitlines()
 
 
-def _git(repo: Path, *args: str) -> None:
-    env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.com")
-    env.update(GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com")
-    subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
-
-
 def test_a_file_moved_with_git_mv_is_renamed(  # type: ignore[no-untyped-def]
     tmp_path: Path, clean_db: neo4j.Driver, cli_env: object, invoke
 ) -> None:
@@ -113,12 +105,12 @@ def test_a_file_moved_with_git_mv_is_renamed(  # type: ignore[no-untyped-def]
     folder.mkdir(parents=True)
     (folder / "gitaly-error-rate.md").write_text(ERROR_RATE)
     (folder / "gitaly-down.md").write_text(DOWN)
-    _git(repo, "init", "-q")
-    _git(repo, "add", ".")
-    _git(repo, "commit", "-q", "-m", "runbooks")
+    git(repo, "init", "-q")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "runbooks")
     _ingest(invoke, folder)
-    _git(repo, "mv", "gitaly/gitaly-error-rate.md", "gitaly/gitaly-errors-too-high.md")
-    _git(repo, "commit", "-q", "-m", "rename")
+    git(repo, "mv", "gitaly/gitaly-error-rate.md", "gitaly/gitaly-errors-too-high.md")
+    git(repo, "commit", "-q", "-m", "rename")
     again = _ingest(invoke, folder)
     assert (
         "ingest: renamed: gitaly-error-rate.md -> gitaly-errors-too-high.md "

@@ -20,7 +20,7 @@ from typing import Any
 
 import neo4j
 import pytest
-from conftest import import_runbooks_and_rules, ingest_as, ingest_oncall_principals
+from conftest import import_runbooks_and_rules, ingest_as, ingest_oncall_principals, ingest_text
 
 RUNBOOK = "# Disk almost full\n\n## Mitigation\n\n{steps}\n"
 RULES = """groups:
@@ -157,9 +157,7 @@ def test_a_bundle_node_version_moves_the_edges_pointing_at_it(  # type: ignore[n
     ingest_oncall_principals(invoke, tmp_path, "cpb")
     bundle = tmp_path / "bundle.yaml"
     for name in ("Disk", "Disk service"):
-        bundle.write_text(BUNDLE.format(name=name))
-        result = invoke("ingest", str(bundle))
-        assert result.code == 0, result
+        ingest_text(invoke, bundle, BUNDLE.format(name=name))
     first, renamed = _recorded(clean_db, "cpb", "svc:disk")
     for key in ("OWNS|team:storage|svc:disk", "APPLIES_TO|runbook:disk|svc:disk"):
         copies = _copies(clean_db, "cpb", key)
@@ -199,9 +197,7 @@ def test_an_edge_recorded_before_a_node_history_ends_on_each_older_record(  # ty
 ) -> None:
     """One bundle holding a service's two records and an edge recorded before both ends."""
     ingest_oncall_principals(invoke, tmp_path, "cpb")
-    (tmp_path / "history.yaml").write_text(HISTORY)
-    result = invoke("ingest", str(tmp_path / "history.yaml"))
-    assert result.code == 0, result
+    ingest_text(invoke, tmp_path / "history.yaml", HISTORY)
     _, second = _recorded(clean_db, "cpb", "svc:disk")
     copies = _copies(clean_db, "cpb", "OWNS|team:storage|svc:disk")
     assert [(c["to_version"], c["superseded_at"]) for c in copies] == [

@@ -7,44 +7,25 @@ commit adds one version.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import neo4j
 import pytest
+from conftest import git_commit, git_repository
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO = REPO / "datasets" / "payments-incident"
 FILE = "alerts/PaymentApiHighErrorRate.md"
 
 
-def _git(repo: Path, *args: str, when: str | None = None) -> str:
-    env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.com")
-    env.update(GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com")
-    if when:
-        env.update(GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when)
-    proc = subprocess.run(
-        ["git", *args], cwd=repo, env=env, capture_output=True, text=True, check=True
-    )
-    return proc.stdout.strip()
-
-
 def _commit(repo: Path, text: str, when: str, path: str = FILE) -> str:
-    target = repo / path
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(text, encoding="utf-8")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-q", "-m", f"edit {path}", when=when)
-    return _git(repo, "rev-parse", "HEAD")
+    return git_commit(repo, path, text, when)
 
 
 @pytest.fixture()
 def repo(tmp_path: Path) -> tuple[Path, list[str]]:
-    root = tmp_path / "runbooks"
-    root.mkdir()
-    _git(root, "init", "-q")
+    root = git_repository(tmp_path / "runbooks")
     shas = [
         _commit(root, "# Payment API errors\n\nRestart the pods.\n", "2026-03-01T10:00:00Z"),
         _commit(root, "# Payment API errors\n\nRoll back the release.\n", "2026-05-01T10:00:00Z"),
@@ -142,9 +123,7 @@ def test_free_text_that_matches_an_older_version_answers_the_version_in_force(  
     with driver.session() as session:
         session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()
     assert invoke("ingest", str(DEMO)).code == 0
-    root = tmp_path / "runbooks"
-    root.mkdir()
-    _git(root, "init", "-q")
+    root = git_repository(tmp_path / "runbooks")
     path = "alerts/CardGatewayTimeouts.md"
     title = "# Card gateway timeouts\n\n"
     restart = "Restart the card gateway pods when timeouts rise above the threshold.\n"
@@ -177,9 +156,7 @@ def test_an_old_version_over_max_bytes_is_refused_before_it_is_read(  # type: ig
 ) -> None:
     # Before: the work tree's files were bounded by --max-bytes, but every committed version
     # was read whole from git (a 2 GB blob in history was held in memory) and imported.
-    root = tmp_path / f"big-history-{tmp_path.parent.name}"  # a source of its own per run
-    root.mkdir()
-    _git(root, "init", "-q")
+    root = git_repository(tmp_path / f"big-history-{tmp_path.parent.name}")  # one source per run
     big = _commit(root, "# Payment API errors\n\n" + "x" * 5000 + "\n", "2026-03-01T10:00:00Z")
     _commit(root, "# Payment API errors\n\nRoll back.\n", "2026-05-01T10:00:00Z")
     before = _kg_count(driver)
@@ -199,9 +176,7 @@ def test_an_old_version_over_max_bytes_is_refused_before_it_is_read(  # type: ig
 def test_versions_together_over_max_bytes_are_refused(  # type: ignore[no-untyped-def]
     driver: neo4j.Driver, cli_env: object, invoke, tmp_path: Path
 ) -> None:
-    root = tmp_path / f"long-history-{tmp_path.parent.name}"
-    root.mkdir()
-    _git(root, "init", "-q")
+    root = git_repository(tmp_path / f"long-history-{tmp_path.parent.name}")
     for month in (3, 4, 5):
         body = f"# Payment API errors\n\nStep {month}.\n" + "y" * 700 + "\n"
         _commit(root, body, f"2026-0{month}-01T10:00:00Z")

@@ -60,6 +60,11 @@ def _content(driver: neo4j.Driver, ident: str) -> list[str]:
     return [str(r["text"]) for r in records]
 
 
+def _ingest_rules(invoke, rules: Path, *flags: str):  # type: ignore[no-untyped-def]
+    """`ingest RULES --format prometheus-rules --tenant acme FLAGS...` through the CLI."""
+    return invoke("ingest", str(rules), "--format", "prometheus-rules", "--tenant", "acme", *flags)
+
+
 def _refused(result, driver: neo4j.Driver, before: int) -> str:  # type: ignore[no-untyped-def]
     assert result.code == 2, result
     assert len(result.err.strip().splitlines()) == 1, result.err
@@ -103,18 +108,7 @@ def test_an_import_cannot_write_under_a_bundles_source(  # type: ignore[no-untyp
     rules.write_text(yaml.safe_dump(RULES), encoding="utf-8")
     alert = _content(demo, "alert:KubePodCrashLooping")
     err = _refused(
-        invoke(
-            "ingest",
-            str(rules),
-            "--format",
-            "prometheus-rules",
-            "--tenant",
-            "acme",
-            "--acl",
-            "internal",
-            "--source-id",
-            "src:observability",
-        ),
+        _ingest_rules(invoke, rules, "--acl", "internal", "--source-id", "src:observability"),
         demo,
         before,
     )
@@ -125,20 +119,7 @@ def test_an_import_cannot_write_under_a_bundles_source(  # type: ignore[no-untyp
     (folder / "pr.md").write_text("# Mine\n\nStep.\n", encoding="utf-8")
     assert invoke("ingest", str(folder), *md_args).code == 0
     before = _nodes(demo)
-    err = _refused(
-        invoke(
-            "ingest",
-            str(rules),
-            "--format",
-            "prometheus-rules",
-            "--tenant",
-            "acme",
-            "--source-id",
-            "src:runbooks:mine",
-        ),
-        demo,
-        before,
-    )
+    err = _refused(_ingest_rules(invoke, rules, "--source-id", "src:runbooks:mine"), demo, before)
     assert "is an untrusted markdown_runbooks source, not a prometheus-rules" in err
 
 
@@ -228,8 +209,7 @@ def test_a_bundle_cannot_write_under_an_imports_source(  # type: ignore[no-untyp
     assert invoke("ingest", str(wiki), *args).code == 0
     rules = tmp_path / "rules.yaml"
     rules.write_text(yaml.safe_dump(RULES), encoding="utf-8")
-    rule_args = ["--format", "prometheus-rules", "--tenant", "acme", "--acl", "internal"]
-    assert invoke("ingest", str(rules), *rule_args).code == 0
+    assert _ingest_rules(invoke, rules, "--acl", "internal").code == 0
     before = _nodes(clean_db)
     owned = tmp_path / "owned.yaml"
     owned.write_text(_bundle("src:runbooks:wiki"), encoding="utf-8")

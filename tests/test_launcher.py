@@ -54,8 +54,9 @@ class Install:
         )  # fmt: skip
 
     def start(self) -> None:
-        """A cheap command: it starts the warm process when none runs."""
-        assert self.run("runs", "--help").returncode == 0
+        """A cheap on-call read: it starts the warm process when none runs."""
+        result = self.run("runs", "--limit", "1")
+        assert result.returncode == 0, result.stderr
 
     def status(self) -> dict[str, object]:
         result = self.run("warm", "status", "--json")
@@ -72,6 +73,24 @@ class Install:
 
     def socket_dir(self) -> Path:
         return self.runtime / "investigator"
+
+    def warm_pids(self) -> set[int]:
+        """The warm processes of this copy that run, as `pgrep -f` in a new shell lists them."""
+        found = set()
+        for entry in Path("/proc").iterdir():
+            try:
+                cmdline = (entry / "cmdline").read_bytes()  # a zombie's is empty
+            except OSError:
+                continue
+            if str(self.root).encode() in cmdline and b"serve(" in cmdline:
+                found.add(int(entry.name))
+        return found
+
+    def wait_for_pids(self, expected: set[int], timeout: float = 30) -> set[int]:
+        deadline = time.monotonic() + timeout
+        while (pids := self.warm_pids()) != expected and time.monotonic() < deadline:
+            time.sleep(0.3)
+        return pids
 
 
 @pytest.fixture(scope="module")
@@ -252,3 +271,66 @@ def test_idle_process_exits_and_stop_stops_it(install: Install) -> None:
     assert stopped.returncode == 0 and stopped.stdout.startswith("stopped warm process")
     assert install.wait_for(running=False)["running"] is False
     assert install.run("warm", "stop").stdout.strip() == "no warm process"
+
+
+def test_only_on_call_reads_start_it(install: Install) -> None:
+    # What a user runs around the questions: none of it leaves a process behind.
+    for args in (
+        ["db", "status"],
+        ["db", "stop"],
+        ["--help"],
+        ["runbook", "--help"],
+        ["investigate", "-h"],
+        ["--version"],
+        ["schema", "apply"],
+        ["ingest", str(DATASET)],
+        ["warm", "status"],
+    ):
+        result = install.run(*args)
+        assert result.returncode == 0, (args, result.stderr)
+        assert install.warm_pids() == set(), args  # the client starts it before it answers
+    assert install.status()["running"] is False
+
+    asked = install.run(*RUNBOOK, "--json")
+    assert asked.returncode == 0, asked.stderr
+    assert install.wait_for(running=True)["running"] is True
+
+
+def test_db_stop_stops_its_state_folders_warm_process_and_no_other(
+    install: Install, tmp_path: Path
+) -> None:
+    first_folder = install.env["INVESTIGATOR_STATE_DIR"]
+    second_folder = str(tmp_path / "state-two")
+    install.start()
+    first = install.wait_for(running=True)
+    install.env["INVESTIGATOR_STATE_DIR"] = second_folder
+    try:
+        install.start()
+        second = install.wait_for(running=True)
+        first_pid, second_pid = int(first["pid"]), int(second["pid"])  # type: ignore[call-overload]
+        assert second_pid != first_pid and second["state_dir"] == second_folder
+        assert install.warm_pids() == {first_pid, second_pid}
+
+        install.env["INVESTIGATOR_STATE_DIR"] = first_folder
+        stopped = install.run("db", "stop")
+        assert stopped.returncode == 0, stopped.stderr
+        assert stopped.stdout == "not running\n"  # that folder has no server
+        assert f"stopped warm process {first_pid}" in stopped.stderr
+        assert install.wait_for_pids({second_pid}) == {second_pid}
+        assert install.status()["running"] is False
+        again = install.run("db", "stop", "--json")
+        assert json.loads(again.stdout) == {"stopped": False, "warm_process_stopped": None}
+        assert install.warm_pids() == {second_pid}  # and `db stop` started none
+
+        install.env["INVESTIGATOR_STATE_DIR"] = second_folder
+        still = install.status()
+        assert still["pid"] == second_pid and still["current"] is True
+        served = install.run(*RUNBOOK, "--json")
+        assert served.returncode == 0, served.stderr
+        assert int(install.status()["served"]) > int(second["served"])  # type: ignore[call-overload]
+        assert install.run("db", "stop").returncode == 0
+        assert install.wait_for_pids(set()) == set()
+    finally:
+        install.env["INVESTIGATOR_STATE_DIR"] = second_folder
+        install.run("warm", "stop")
+        install.env["INVESTIGATOR_STATE_DIR"] = first_folder

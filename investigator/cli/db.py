@@ -12,6 +12,7 @@ import click
 from investigator.cli.numbers import parse_whole
 from investigator.errors import BadInput
 from investigator.local_neo4j import LocalNeo4j, LocalState
+from investigator.warm_protocol import ask_warm
 
 WARM_PLANS_LOG = "warm-plans.log"
 
@@ -98,15 +99,21 @@ def start(no_warm_plans: bool, json_out: bool) -> None:
 @db_group.command()
 @json_option
 def stop(json_out: bool) -> None:
-    """Stop the server that `db start` started (exactly its recorded pid).
+    """Stop the server that `db start` started (exactly its recorded pid), and this state
+    folder's warm process.
 
     \b
     Example:
       investigator db stop
     """
+    # First, so that an error stopping the server still leaves no warm process behind.
+    warm = ask_warm("stop")
+    warm_pid = warm.get("pid") if warm else None
+    if warm_pid is not None:
+        _progress(f"stopped warm process {warm_pid}")
     stopped = LocalNeo4j.default().stop(progress=_progress)
     if json_out:
-        click.echo(json.dumps({"stopped": stopped}))
+        click.echo(json.dumps({"stopped": stopped, "warm_process_stopped": warm_pid}))
     else:
         click.echo("stopped" if stopped else "not running")
 

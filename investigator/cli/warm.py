@@ -72,9 +72,10 @@ def _preload() -> None:
     TemplateRegistry.packaged().warm_up()
 
 
-def serve() -> None:
-    """Run the warm process until it has been idle for INVESTIGATOR_WARM_IDLE seconds."""
-    path = socket_path()
+def serve(socket_file: str | None = None) -> None:
+    """Run the warm process on `socket_file` (the state folder's socket, named by the client that
+    resolved it in its own directory) until idle for INVESTIGATOR_WARM_IDLE seconds."""
+    path = Path(socket_file) if socket_file else socket_path()
     if not private_dir(path.parent, create=True):
         return
     lock = open(path.with_suffix(".lock"), "a+")  # noqa: SIM115 (held for the process's life)
@@ -281,9 +282,10 @@ def warm_group() -> None:
     """The warm process that saves every command its start-up (on by default).
 
     \b
-    The first command starts it in the background; it exits after
-    INVESTIGATOR_WARM_IDLE seconds without a command (default 900), and
-    INVESTIGATOR_WARM=0 turns it off.
+    The first on-call read (investigate, runbook, runs, trace, replay,
+    verify) starts it in the background, one per state folder; `db stop`
+    stops that folder's. It exits after INVESTIGATOR_WARM_IDLE seconds
+    without a command (default 900), and INVESTIGATOR_WARM=0 turns it off.
 
     \b
     Examples:
@@ -295,7 +297,7 @@ def warm_group() -> None:
 @warm_group.command(name="status")
 @click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
 def status_command(as_json: bool) -> None:
-    """Show whether a warm process serves this installation.
+    """Show whether a warm process serves this installation and state folder.
 
     \b
     Examples:
@@ -307,7 +309,7 @@ def status_command(as_json: bool) -> None:
 
 @warm_group.command(name="stop")
 def stop_command() -> None:
-    """Stop the warm process (the next command starts a new one unless INVESTIGATOR_WARM=0).
+    """Stop this state folder's warm process (the next on-call read starts a new one).
 
     \b
     Examples:
