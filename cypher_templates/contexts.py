@@ -94,6 +94,13 @@ class OwnerOfContext(RowContext):
     team_name: str | None = None
 
 
+class OwnerOfRecordContext(OwnerOfContext):
+    """owners_of_records: an OWNS record's alert or runbook and team, and when it was
+    superseded."""
+
+    superseded_at: Instant | None = None
+
+
 class DeploymentContext(RowContext):
     """deployments_in_window, latest_deployments: the deployment and when it was deployed."""
 
@@ -192,6 +199,7 @@ CONTEXT_SHAPES: dict[str, type[RowContext]] = {
     "ownership_in_period": OwnershipContext,
     "ownership_records": OwnershipRecordContext,
     "owners_of": OwnerOfContext,
+    "owners_of_records": OwnerOfRecordContext,
     "deployments_in_window": DeploymentContext,
     "incident_context": IncidentContext,
     "incidents_at": IncidentAtContext,

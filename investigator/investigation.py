@@ -397,6 +397,16 @@ def _status(
     return RunStatus.COMPLETE
 
 
+def _stop_reason(stop_reason: StopReason, missing: list[MissingEvidence]) -> StopReason:
+    """The run's stop reason as the answer bears it out: a loop that stopped with every
+    required evidence type supported (`evidence_sufficient`) but whose answer still lacks
+    required evidence found from what it admitted (an owner at a time asked, an incident
+    not recorded) had no step left that could read it: `no_progress`, as DESIGN.md says."""
+    if stop_reason is StopReason.EVIDENCE_SUFFICIENT and any(m.required for m in missing):
+        return StopReason.NO_PROGRESS
+    return stop_reason
+
+
 def investigate(
     request: InvestigationRequest,
     *,
@@ -636,6 +646,7 @@ def _investigate(
     )
     unplaced = [u.words for u in reasons]
     status = _status(claim_set.missing_evidence, unplaced, cut_short=outcome.cut_short)
+    stop_reason = _stop_reason(stop_reason, claim_set.missing_evidence)
     result = InvestigationResult(
         run_id=run_id,
         pack_id=pack.pack_id,

@@ -35,7 +35,7 @@ did. It reads the records of a service (the rule, `services_to_check`):
   instant asked after the 19th, so it costs no read there.
 As_of is an instant asked too; at a now that follows every record written, nothing can have
 been corrected, so "Who owns X?" needs no read. The owners of an alert or a runbook version
-(`owners_of`) get no read at all: `ownership_records` reads a service's edges only.
+(`owners_of`) are read the same way, by `owners_of_records`, under the same rule.
 """
 
 from __future__ import annotations
@@ -140,6 +140,9 @@ def _owned(ev: Evidence) -> str:
 
 # One read of every record of a service's OWNS edges, retracted ones included.
 RECORDS_TEMPLATE = "ownership_records"
+# The owners of an alert or a runbook version, and the same read of every record of them.
+ENTITY_OWNERS_TEMPLATE = "owners_of"
+ENTITY_RECORDS_TEMPLATE = "owners_of_records"
 # The reads of a service's owners a history or a single-time question makes.
 OWNER_READS = ("ownership_over_time", "ownership_in_period")
 
@@ -173,15 +176,26 @@ def _is_owns(ev: Evidence) -> bool:
     return "ownership" in ev.evidence_types and ev.kind == "relationship"
 
 
-def records_steps(services: Iterable[str]) -> list[PlanStep]:
-    """One `ownership_records` read per service (sorted)."""
+def records_steps(services: Iterable[str], entities: Iterable[str] = ()) -> list[PlanStep]:
+    """One `ownership_records` read per service, then one `owners_of_records` read per alert
+    or runbook version (each sorted)."""
     return [
-        PlanStep(
-            template_id=RECORDS_TEMPLATE,
-            params={"service_id": service},
-            evidence_type="ownership",
-        )
-        for service in sorted(set(services))
+        *(
+            PlanStep(
+                template_id=RECORDS_TEMPLATE,
+                params={"service_id": service},
+                evidence_type="ownership",
+            )
+            for service in sorted(set(services))
+        ),
+        *(
+            PlanStep(
+                template_id=ENTITY_RECORDS_TEMPLATE,
+                params={"entity_id": entity},
+                evidence_type="ownership",
+            )
+            for entity in sorted(set(entities))
+        ),
     ]
 
 
@@ -192,9 +206,9 @@ def whole_records(
     cap cut: a record missing from the chain could make a correction seem to be (no
     correction is said of it, as without the read)."""
     cut = {
-        str(call.params["service_id"])
+        str(call.params.get("service_id", call.params.get("entity_id")))
         for call in calls
-        if call.template_id == RECORDS_TEMPLATE and call.truncated
+        if call.template_id in (RECORDS_TEMPLATE, ENTITY_RECORDS_TEMPLATE) and call.truncated
     }
     return [ev for read in rows for ev in read if _owned(ev) not in cut]
 
@@ -479,14 +493,13 @@ def retraction_text(r: OwnershipRetraction, *, span: bool = True) -> str:
 def unowned_at(
     owners: Sequence[Evidence], instants: Iterable[datetime]
 ) -> list[tuple[str, datetime]]:
-    """(service, instant) for each service some admitted OWNS record of a service names (read
-    by service, its context's `service`; an alert's or a runbook's owner is not one) and each
-    instant asked at which none of its records admitted holds, sorted. Only what the subject
-    may read is admitted, so a record hidden from them counts as absent, as if it never
-    existed."""
+    """(owned, instant) for each service, alert or runbook version some admitted OWNS record
+    names (its context's `service`, or `owned` for `owners_of`) and each instant asked at
+    which none of its records admitted holds, sorted. Only what the subject may read is
+    admitted, so a record hidden from them counts as absent, as if it never existed."""
     services: dict[str, list[Evidence]] = {}
     for ev in owners:
-        service = ev.context.get("service")
+        service = ev.context.get("service", ev.context.get("owned"))
         if ev.status == "active" and isinstance(service, str):
             services.setdefault(service, []).append(ev)
     return [

@@ -31,6 +31,7 @@ from investigator.incident_reference import (
     the_incident_words,
 )
 from investigator.ownership_history import (
+    ENTITY_OWNERS_TEMPLATE,
     read_services,
     records_steps,
     services_to_check,
@@ -495,6 +496,8 @@ class RetrievalLoop:
         self.text_rows: list[TemplateRow] = []
         # The current OWNS records each service's owner lookup read (ownership_history.py).
         self.owner_rows: dict[str, list[Evidence]] = {}
+        # The same of each alert or runbook version whose own owners were read (`owners_of`).
+        self.entity_owner_rows: dict[str, list[Evidence]] = {}
         # Alerts the question spells out in words: named, as a typed name would be.
         self.spelled_ids: set[str] = set()
         # The alerts the question names (typed, or spelled out in words), and the
@@ -645,8 +648,10 @@ class RetrievalLoop:
             policy = self.gate.policy
             instants = [policy.as_of, *(t for t in policy.reference_times if t <= policy.as_of)]
             services = services_to_check(self.owner_rows, instants)
-            if services:
-                rows = self._history_stage(known, outcome)(records_steps(services))
+            entities = services_to_check(self.entity_owner_rows, instants)
+            if services or entities:
+                steps = records_steps(services, entities)
+                rows = self._history_stage(known, outcome)(steps)
                 outcome.ownership_records = whole_records(rows, outcome.tool_calls)
         outcome.known = known
         outcome.service_id = self.inp.service_id
@@ -1036,6 +1041,9 @@ class RetrievalLoop:
             if result.template_id == "ownership_over_time" and not result.truncated:
                 service = str(step.params["service_id"])
                 self.owner_rows.setdefault(service, []).extend(read)
+            elif result.template_id == ENTITY_OWNERS_TEMPLATE and not result.truncated:
+                entity = str(step.params["entity_id"])
+                self.entity_owner_rows.setdefault(entity, []).extend(read)
             self._resolve_given_service(step, read_rows)
             if step.step_id == THE_INCIDENT_LOOKUP:
                 # "the incident": the one incident it can mean is an anchor; several are

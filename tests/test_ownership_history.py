@@ -517,6 +517,8 @@ def test_a_time_with_no_owner_recorded_is_not_complete(  # type: ignore[no-untyp
     assert result.code == 0, result
     doc = json.loads(result.out)
     assert doc["status"] == "partial", doc["status"]
+    # The loop had no step left that could read the owner then (before: evidence_sufficient).
+    assert doc["stop_reason"] == "no_progress", doc["stop_reason"]
     assert _gaps(doc) == [NO_OWNER.format(at=at)], doc["missing_evidence"]
     # Today's owner is stated as the owner at as_of, never as the owner then.
     as_of = doc["as_of"].replace("+00:00", "Z")
@@ -526,7 +528,7 @@ def test_a_time_with_no_owner_recorded_is_not_complete(  # type: ignore[no-untyp
     ], _claims(doc)
     text = invoke("investigate", question, "--subject", subject, *COPIER, *flags)
     assert text.code == 0, text
-    assert "Status     partial" in text.out, text.out
+    assert "Status     partial  (stop: no_progress" in text.out, text.out
     assert f"ownership (required): {NO_OWNER.format(at=at)}" in text.out, text.out
 
 
@@ -548,6 +550,7 @@ def test_at_and_after_a_handover_the_owner_then_is_complete(  # type: ignore[no-
     assert result.code == 0, result
     doc = json.loads(result.out)
     assert doc["status"] == "complete", doc["missing_evidence"]
+    assert doc["stop_reason"] == "evidence_sufficient"
     assert _gaps(doc) == []
     assert any(
         c.startswith(f"At the time named in the question, {at} and at as_of")
@@ -603,6 +606,175 @@ def test_eve_is_told_what_she_would_be_if_the_hidden_record_never_existed(  # ty
             *COPIER,
             *(flags or times[:2]),
             *times[2:],
+            "--json",
+        )
+        assert result.code == 0, result
+        told.append(_as_told(json.loads(result.out)))
+    assert told[0] == told[1]
+
+
+# The owners of an alert and of a runbook version (`owners_of`), asked after the fact:
+# alert:CopierJam as svc:copier (alpha, delta's record retracted and hidden from eve, beta
+# from 2026-06-01; never delta in initrode), runbook:copier-jam@v1 gamma's from 2026-02-01
+# until a correction recorded 2026-09-01 made it beta's from 2026-05-01. Before, each answer
+# was `complete` with the owner at as_of alone: no gap, no retraction, no correction.
+JAM = "alert:CopierJam"
+RUNBOOK = "runbook:copier-jam@v1"
+JAM_DELTA = "OWNS|team:delta|alert:CopierJam|2026-03-01"
+JAM_RETRACTED = (
+    "team:delta was recorded as the owner of alert:CopierJam from 2026-03-01T00:00:00Z to "
+    "2026-06-01T00:00:00Z; that record was retracted at 2026-07-10T08:00:00Z: recorded in "
+    "error: delta never owned CopierJam"
+)
+
+
+@pytest.fixture(scope="module")
+def jam(copier: neo4j.Driver) -> neo4j.Driver:
+    from graph_schema.bundle import load_bundle
+    from graph_schema.writer import ingest_bundle
+
+    for name in (
+        "80-copier-jam.yaml",
+        "85-copier-jam-retraction.yaml",
+        "86-copier-jam-correction.yaml",
+        "90-initrode-copier-jam.yaml",
+    ):
+        ingest_bundle(copier, load_bundle(FIXTURE / name))
+    copier.execute_query("CALL db.awaitIndexes(300)")
+    return copier
+
+
+def _no_owner(owned: str, at: str) -> str:
+    return NO_OWNER.replace("svc:copier", owned).format(at=at)
+
+
+JAM_UNOWNED = [
+    ("Who owned the CopierJam alert on 2026-04-15?", [], JAM, ON_0415),
+    (
+        "Who owned the CopierJam alert on 2024-06-01?",
+        [],
+        JAM,
+        "the time named in the question, 2024-06-01T00:00:00Z (explicit, a day: its start, "
+        "00:00 UTC)",
+    ),
+    (
+        f"Who owned {RUNBOOK} on 2026-01-15?",
+        [],
+        RUNBOOK,
+        "the time named in the question, 2026-01-15T00:00:00Z (explicit, a day: its start, "
+        "00:00 UTC)",
+    ),
+]
+
+
+@pytest.mark.parametrize("subject", SUBJECTS[::2])
+@pytest.mark.parametrize(("question", "flags", "owned", "at"), JAM_UNOWNED)
+def test_an_alert_or_runbook_with_no_owner_recorded_then_is_not_complete(  # type: ignore[no-untyped-def]
+    jam: neo4j.Driver,
+    cli_env,
+    invoke,
+    subject: str,
+    question: str,
+    flags: list[str],
+    owned: str,
+    at: str,
+) -> None:
+    result = invoke("investigate", question, "--subject", subject, *flags, "--json")
+    assert result.code == 0, result
+    doc = json.loads(result.out)
+    assert (doc["status"], doc["stop_reason"]) == ("partial", "no_progress")
+    # The alert fired on copier: its service's owner is read (and told) too.
+    assert _no_owner(owned, at) in _gaps(doc), doc["missing_evidence"]
+    as_of = doc["as_of"].replace("+00:00", "Z")
+    owners = [c for c in _claims(doc) if f"OWNS {owned}" in c]
+    assert len(owners) == 1 and owners[0].startswith(f"At as_of, {as_of}: team:beta OWNS"), owners
+    text = invoke("investigate", question, "--subject", subject, *flags)
+    assert "Status     partial  (stop: no_progress" in text.out, text.out
+    assert f"ownership (required): {_no_owner(owned, at)}" in text.out, text.out
+
+
+@pytest.mark.parametrize("flags", [[], ["--as-of", "2026-12-01T00:00:00Z"]])
+def test_an_alert_then_names_its_retracted_owner_to_who_may_read_it(  # type: ignore[no-untyped-def]
+    jam: neo4j.Driver, cli_env, invoke, flags: list[str]
+) -> None:
+    # "then": CopierJam fired with copier's first COPY-500 error, in delta's months.
+    question = "Who owned the CopierJam alert then?"
+    doc = _ask(invoke, question, *flags)
+    said = f"At {AT_ERROR}: no owner of {JAM} is recorded: {JAM_RETRACTED}"
+    assert said in _claims(doc), _claims(doc)
+    assert (JAM_DELTA, "retracted") in _tombstones(doc)
+    assert _no_owner(JAM, AT_ERROR) in _gaps(doc), doc["missing_evidence"]
+    assert "owners_of_records" in _templates(doc), _templates(doc)
+    replay = invoke("replay", doc["run_id"], *IVY, "--json")
+    assert replay.code == 0, replay
+    assert json.loads(replay.out)["verified"] is True
+    # eve may not read delta's record: the gap alone, not a word of delta or a retraction.
+    result = invoke("investigate", question, *EVE, *flags, "--json")
+    assert result.code == 0, result
+    assert _no_owner(JAM, AT_ERROR) in _gaps(json.loads(result.out)), result.out
+    assert "delta" not in result.out.lower() and "retract" not in result.out.lower()
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Who owned the CopierJam alert at 2026-06-01T00:00:00Z?",
+        "Who owned the CopierJam alert on 2026-07-01?",
+    ],
+)
+def test_an_alert_at_and_after_its_handover_is_complete(  # type: ignore[no-untyped-def]
+    jam: neo4j.Driver, cli_env, invoke, question: str
+) -> None:
+    doc = _ask(invoke, question)
+    assert (doc["status"], doc["stop_reason"]) == ("complete", "evidence_sufficient")
+    assert any(
+        c.startswith("At the time named in the question, 2026-")
+        and c.endswith(f": team:beta OWNS {JAM} (valid 2026-06-01T00:00:00Z to open)")
+        for c in _claims(doc)
+    ), _claims(doc)
+
+
+def test_a_runbook_says_its_owner_was_corrected(jam: neo4j.Driver, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    question = f"Who owned {RUNBOOK} on 2026-07-01?"
+    doc = _ask(invoke, question)
+    at = (
+        "the time named in the question, 2026-07-01T00:00:00Z (explicit, a day: its start, "
+        "00:00 UTC)"
+    )
+    assert (
+        f"At {at}: the owner of {RUNBOOK} was corrected at 2026-09-01T09:00:00Z: recorded as "
+        "team:gamma until then, team:beta since (asked with --known-at before the correction, "
+        "the answer is team:gamma)"
+    ) in _claims(doc), _claims(doc)
+    assert doc["status"] == "complete"
+    # As known before the correction: gamma then, and no correction said.
+    doc = _ask(invoke, question, "--known-at", "2026-08-01T00:00:00Z")
+    assert any(f"team:gamma OWNS {RUNBOOK}" in c for c in _claims(doc)), _claims(doc)
+    assert not any("corrected" in c for c in _claims(doc)), _claims(doc)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Who owned the CopierJam alert on 2026-04-15?",
+        "Who owned the CopierJam alert then?",
+        "Who owned the CopierJam alert on 2026-07-01?",
+    ],
+)
+def test_eve_is_told_of_the_alert_what_she_would_be_if_the_hidden_record_never_existed(  # type: ignore[no-untyped-def]
+    jam: neo4j.Driver, cli_env, invoke, question: str
+) -> None:
+    told = []
+    for tenant in ("initech", "initrode"):
+        result = invoke(
+            "investigate",
+            question,
+            "--subject",
+            f"{tenant}/user:eve",
+            "--as-of",
+            "2026-12-01T00:00:00Z",
+            "--known-at",
+            "2026-12-02T00:00:00Z",
             "--json",
         )
         assert result.code == 0, result

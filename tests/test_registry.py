@@ -310,6 +310,7 @@ LATER_TEMPLATES = {
     "incidents_at",
     "ownership_in_period",
     "ownership_records",
+    "owners_of_records",
 }
 
 

@@ -253,6 +253,10 @@ DEMO_CALLS: dict[str, Callable[[dict[str, str | int]], list[dict[str, Any]]]] = 
         {"entity_id": "alert:PaymentApiHighErrorRate"},
         {"entity_id": "runbook:payment-recovery@v3"},
     ],
+    "owners_of_records": lambda _: [
+        {"entity_id": "alert:PaymentApiHighErrorRate"},
+        {"entity_id": "runbook:payment-recovery@v3"},
+    ],
     "deployments_in_window": lambda _: [
         {"service_id": s, **JULY} for s in ("svc:payment-api", "svc:risk-engine")
     ],
