@@ -790,24 +790,31 @@ def _correction_claims(
     edges concerned (the older records are in the run's `version_history` calls)."""
     out = []
     for c in ownership_corrections([*owners, *older], period):
-        evs = [ev for ev in owners if ev.element_id in c.keys]
-        if not evs:
-            continue
         start = f"From {iso_utc(c.start)}" if c.start else "Until"
-        since = ", ".join(c.after) if c.after else "no owner"
-        was = ", ".join(c.before)
-        out.append(
-            _claim(
-                f"{start} to {iso_utc(c.end)} the owner of {c.owned} was corrected at "
-                f"{iso_utc(c.corrected_at)}: recorded as {was} until then, {since} since "
-                f"(asked with --known-at before the correction, the answer is {was})",
-                EpistemicStatus.FACT,
-                0.95,
-                evs,
-                Intent.OWNERSHIP_AT_TIME.value,
-            )
-        )
+        claim = _correction_claim(f"{start} to {iso_utc(c.end)}", c, owners)
+        out += [claim] if claim is not None else []
     return out
+
+
+def _correction_claim(
+    when: str, c: OwnershipCorrection, owners: Sequence[Evidence]
+) -> Claim | None:
+    """`<when> the owner of X was corrected at T: recorded as A until then, B since (...)`,
+    bound to the current records of the edges concerned (None when none is admitted)."""
+    evs = [ev for ev in owners if ev.element_id in c.keys]
+    if not evs:
+        return None
+    was = ", ".join(c.before)
+    since = ", ".join(c.after) if c.after else "no owner"
+    return _claim(
+        f"{when} the owner of {c.owned} was corrected at "
+        f"{iso_utc(c.corrected_at)}: recorded as {was} until then, {since} since "
+        f"(asked with --known-at before the correction, the answer is {was})",
+        EpistemicStatus.FACT,
+        0.95,
+        evs,
+        Intent.OWNERSHIP_AT_TIME.value,
+    )
 
 
 def _period_retraction_claims(
@@ -912,25 +919,11 @@ def _instant_correction_claims(
     for at, label in sorted(instants.items()):
         for c in corrections_at(records, at):
             labels.setdefault((c.owned, c.corrected_at, c.end), (c, []))[1].append(label)
-    out = []
-    for c, named in labels.values():
-        evs = [ev for ev in owners if ev.element_id in c.keys]
-        if not evs:
-            continue
-        was = ", ".join(c.before)
-        since = ", ".join(c.after) if c.after else "no owner"
-        out.append(
-            _claim(
-                f"At {' and at '.join(named)}: the owner of {c.owned} was corrected at "
-                f"{iso_utc(c.corrected_at)}: recorded as {was} until then, {since} since "
-                f"(asked with --known-at before the correction, the answer is {was})",
-                EpistemicStatus.FACT,
-                0.95,
-                evs,
-                Intent.OWNERSHIP_AT_TIME.value,
-            )
-        )
-    return out
+    claims = [
+        _correction_claim(f"At {' and at '.join(named)}:", c, owners)
+        for c, named in labels.values()
+    ]
+    return [claim for claim in claims if claim is not None]
 
 
 def _when(value: datetime | None) -> str:
