@@ -632,7 +632,7 @@ def derive_claims(
                 )
             )
         if Intent.DEPLOYMENT_CORRELATION not in intent_set:
-            causes = _candidate_causes(evidence, firsts, mechanisms, competing_checks)
+            causes = _candidate_causes(evidence, firsts, mechanisms, competing_checks, as_of)
             claims.extend(causes.claims)
             confounders = causes.confounders
             correlation_gaps = causes.missing
@@ -640,7 +640,7 @@ def derive_claims(
         Intent.DEPLOYMENT_CORRELATION,
         Intent.ROOT_CAUSE,
     }:
-        changes = _changes_before(evidence, firsts, mechanisms, competing_checks)
+        changes = _changes_before(evidence, firsts, mechanisms, competing_checks, as_of)
         claims.extend(changes.claims)
         confounders = changes.confounders
         correlation_gaps = changes.missing
@@ -790,24 +790,31 @@ def _correction_claims(
     edges concerned (the older records are in the run's `version_history` calls)."""
     out = []
     for c in ownership_corrections([*owners, *older], period):
-        evs = [ev for ev in owners if ev.element_id in c.keys]
-        if not evs:
-            continue
         start = f"From {iso_utc(c.start)}" if c.start else "Until"
-        since = ", ".join(c.after) if c.after else "no owner"
-        was = ", ".join(c.before)
-        out.append(
-            _claim(
-                f"{start} to {iso_utc(c.end)} the owner of {c.owned} was corrected at "
-                f"{iso_utc(c.corrected_at)}: recorded as {was} until then, {since} since "
-                f"(asked with --known-at before the correction, the answer is {was})",
-                EpistemicStatus.FACT,
-                0.95,
-                evs,
-                Intent.OWNERSHIP_AT_TIME.value,
-            )
-        )
+        claim = _correction_claim(f"{start} to {iso_utc(c.end)}", c, owners)
+        out += [claim] if claim is not None else []
     return out
+
+
+def _correction_claim(
+    when: str, c: OwnershipCorrection, owners: Sequence[Evidence]
+) -> Claim | None:
+    """`<when> the owner of X was corrected at T: recorded as A until then, B since (...)`,
+    bound to the current records of the edges concerned (None when none is admitted)."""
+    evs = [ev for ev in owners if ev.element_id in c.keys]
+    if not evs:
+        return None
+    was = ", ".join(c.before)
+    since = ", ".join(c.after) if c.after else "no owner"
+    return _claim(
+        f"{when} the owner of {c.owned} was corrected at "
+        f"{iso_utc(c.corrected_at)}: recorded as {was} until then, {since} since "
+        f"(asked with --known-at before the correction, the answer is {was})",
+        EpistemicStatus.FACT,
+        0.95,
+        evs,
+        Intent.OWNERSHIP_AT_TIME.value,
+    )
 
 
 def _period_retraction_claims(
@@ -912,25 +919,11 @@ def _instant_correction_claims(
     for at, label in sorted(instants.items()):
         for c in corrections_at(records, at):
             labels.setdefault((c.owned, c.corrected_at, c.end), (c, []))[1].append(label)
-    out = []
-    for c, named in labels.values():
-        evs = [ev for ev in owners if ev.element_id in c.keys]
-        if not evs:
-            continue
-        was = ", ".join(c.before)
-        since = ", ".join(c.after) if c.after else "no owner"
-        out.append(
-            _claim(
-                f"At {' and at '.join(named)}: the owner of {c.owned} was corrected at "
-                f"{iso_utc(c.corrected_at)}: recorded as {was} until then, {since} since "
-                f"(asked with --known-at before the correction, the answer is {was})",
-                EpistemicStatus.FACT,
-                0.95,
-                evs,
-                Intent.OWNERSHIP_AT_TIME.value,
-            )
-        )
-    return out
+    claims = [
+        _correction_claim(f"At {' and at '.join(named)}:", c, owners)
+        for c, named in labels.values()
+    ]
+    return [claim for claim in claims if claim is not None]
 
 
 def _when(value: datetime | None) -> str:
@@ -1138,6 +1131,23 @@ class _Candidate(BaseModel):
     evidence: Evidence
     at: datetime
     kind: str  # "release" | "change"
+    # When it began to take effect: a release's rollout start (its record's `started_at`),
+    # else `at`. An error first seen at or after it can be about the change; before, never.
+    began: datetime
+
+    def began_by(self, at: datetime) -> bool:
+        """Whether the change had begun by `at` (an error first seen then can be its effect;
+        the start instant itself counts, as a rollout is under way from its start)."""
+        return self.began <= at
+
+    def in_window_before(self, first_at: datetime, window: timedelta) -> bool:
+        """Whether it had begun by the first error and finished no more than `window`
+        before it: finished within the window, or still rolling out when the error came."""
+        return self.began_by(first_at) and first_at - window <= self.at
+
+    def rolling_at(self, at: datetime) -> bool:
+        """Whether `at` lies inside its rollout (started, not finished)."""
+        return self.began <= at < self.at
 
 
 # A sentence that rules a change out ("was investigated and ruled out", "not the cause").
@@ -1226,6 +1236,15 @@ def _change_id(ev: Evidence) -> str:
     return _release_of(ev) or ev.element_id
 
 
+def _rollout_start(ev: Evidence, finished: datetime) -> datetime:
+    """A release's rollout start from its own record (`started_at`, no later than its
+    finish), else its finish: from then on, errors can be its effect."""
+    if ev.type != "Deployment":
+        return finished
+    started = instant_of(ev.context.get("started_at", ev.props.get("started_at")))
+    return started if started is not None and started <= finished else finished
+
+
 def _candidates(evidence: Sequence[Evidence]) -> list[_Candidate]:
     """Releases and other change events with their instants, one per change (sorted)."""
     timed = _with(evidence, "deployment_time")
@@ -1237,7 +1256,7 @@ def _candidates(evidence: Sequence[Evidence]) -> list[_Candidate]:
     for ev in sorted(releases, key=lambda e: (authority(e), e.evidence_id), reverse=True):
         best.setdefault(_change_id(ev), ev)
     out = [
-        _Candidate(evidence=ev, at=t, kind="release")
+        _Candidate(evidence=ev, at=t, kind="release", began=_rollout_start(ev, t))
         for ev in best.values()
         if (t := _instant(ev, _DEPLOY_TIME_KEYS))
     ]
@@ -1247,7 +1266,7 @@ def _candidates(evidence: Sequence[Evidence]) -> list[_Candidate]:
         if any(_about(ev, r) for r in best):
             continue
         if (t := _instant(ev, _CHANGE_TIME_KEYS)) is not None:
-            out.append(_Candidate(evidence=ev, at=t, kind="change"))
+            out.append(_Candidate(evidence=ev, at=t, kind="change", began=t))
     return sorted(out, key=lambda c: (c.at, c.evidence.element_id))
 
 
@@ -1285,6 +1304,40 @@ def _upper_first(text: str) -> str:
 
 def _finished(cand: _Candidate) -> str:
     return "finished" if cand.kind == "release" else "happened"
+
+
+def _finish_words(cand: _Candidate, as_of: datetime) -> str:
+    """`finished at F`, or, for a rollout still under way at as_of, that it had not (its
+    finish, after as_of, is not stated)."""
+    if cand.at <= as_of:
+        return f"{_finished(cand)} at {iso_utc(cand.at)}"
+    return f"not {_finished(cand)} by as_of {iso_utc(as_of)}"
+
+
+def _during_rollout(cand: _Candidate, first_at: datetime, as_of: datetime) -> str:
+    """`N after release X started at S, during its rollout (finished at F)`: an error first
+    seen while the release was rolling out."""
+    return (
+        f"{_human(first_at - cand.began)} after {_what(cand)} started at "
+        f"{iso_utc(cand.began)}, during its rollout ({_finish_words(cand, as_of)})"
+    )
+
+
+def _before_first_error(
+    cand: _Candidate, first_ev: Evidence, first_at: datetime, as_of: datetime
+) -> str:
+    """When a change came before the first error: `finished at F, N before E was first
+    seen`, or, for a release still rolling out then, since when and that it was."""
+    if not cand.rolling_at(first_at):
+        return (
+            f"{_finished(cand)} at {iso_utc(cand.at)}, {_human(first_at - cand.at)} before "
+            f"{_label(first_ev)} was first seen"
+        )
+    return (
+        f"started at {iso_utc(cand.began)}, {_human(first_at - cand.began)} before "
+        f"{_label(first_ev)} was first seen, and was still rolling out then "
+        f"({_finish_words(cand, as_of)})"
+    )
 
 
 class _Correlation(BaseModel):
@@ -1360,7 +1413,7 @@ def _correlation(
     ]
     named, absent = _named_in_question(question, candidates)
     if named is None and absent:
-        return _named_release_missing(absent, seen, candidates, mechanisms, intent)
+        return _named_release_missing(absent, seen, candidates, mechanisms, intent, as_of)
     # Deployments of upstream services are competing causes, never the release asked about.
     own_releases = [
         c
@@ -1376,35 +1429,53 @@ def _correlation(
         # (an error the service has emitted for years) is no evidence for or against it.
         # Without a question, the errors handed in are the ones asked about.
         first_at = _first_error(seen)[0]
-        predates = named.at > first_at if named else all(c.at > first_at for c in own_releases)
+        # An error first seen during a rollout is after the release began: it can be its effect.
+        predates = (
+            not named.began_by(first_at)
+            if named
+            else not any(c.began_by(first_at) for c in own_releases)
+        )
         reference = _release_asked_about(named, own_releases, as_of) if predates else None
         if reference is not None:
-            later = [(t, ev) for t, ev in seen if t >= reference.at]
+            later = [(t, ev) for t, ev in seen if reference.began_by(t)]
             if not later:
                 return _only_errors_before(reference, seen, as_of, evidence, intent)
             seen = later
     first_at, first_ev = _first_error(seen)
-    before = [c for c in own_releases if c.at <= first_at]
+    # Begun by the first error: finished before it, or rolling out when it came.
+    before = [c for c in own_releases if c.began_by(first_at)]
     # The release closest before the first error: the default subject, and the one a
     # mechanism record that names no change is read as being about.
-    closest = max(before, key=lambda c: (c.at, c.evidence.element_id)) if before else None
+    closest = max(before, key=lambda c: (c.began, c.at, c.evidence.element_id)) if before else None
     subject = named or closest
     if subject is None:
         if not own_releases:
             return _Correlation(verdict=Verdict.UNCERTAIN)
-        after = min(own_releases, key=lambda c: (c.at, c.evidence.element_id))
+        after = min(own_releases, key=lambda c: (c.began, c.evidence.element_id))
         return _Correlation(
             verdict=Verdict.REFUTED,
             claims=[_after_first_error(after, first_ev, first_at, intent)],
         )
     subject_ev = subject.evidence
-    claims: list[Claim] = [_change_fact(subject, evidence, intent)]
-    if subject.at > first_at:
+    claims: list[Claim] = [_change_fact(subject, evidence, intent, as_of)]
+    if not subject.began_by(first_at):
         claims.append(_after_first_error(subject, first_ev, first_at, intent))
         return _Correlation(verdict=Verdict.REFUTED, claims=claims)
     gap = first_at - subject.at
     basis = [subject_ev, first_ev, *affected]
-    if gap > CORRELATION_WINDOW:
+    if subject.rolling_at(first_at):
+        claims.append(
+            _claim(
+                f"{_label(first_ev)} was first seen {_during_rollout(subject, first_at, as_of)}"
+                ": a time correlation, not by itself a root cause",
+                EpistemicStatus.INFERENCE,
+                0.85,
+                basis,
+                intent,
+            )
+        )
+        verdict = Verdict.LIKELY
+    elif gap > CORRELATION_WINDOW:
         claims.append(
             _claim(
                 f"{_label(first_ev)} was first seen {_human(gap)} after {_what(subject)} "
@@ -1485,14 +1556,19 @@ def _correlation(
         ev = other.evidence
         if _about(ev, _change_id(subject_ev)):
             continue
-        if not (first_at - CONFOUNDER_WINDOW <= other.at <= first_at):
+        if not other.in_window_before(first_at, CONFOUNDER_WINDOW):
             continue
         confounders.append(_confounder(other, mechanisms))
         claims.append(
             _claim(
-                f"Another change, {_label(ev)} ({ev.element_id}), happened at "
-                f"{iso_utc(other.at)}, within {_human(CONFOUNDER_WINDOW)} before "
-                f"{_label(first_ev)} was first seen: it could explain the errors as well",
+                f"Another change, {_label(ev)} ({ev.element_id}), "
+                + (
+                    _before_first_error(other, first_ev, first_at, as_of)
+                    if other.rolling_at(first_at)
+                    else f"happened at {iso_utc(other.at)}, within {_human(CONFOUNDER_WINDOW)} "
+                    f"before {_label(first_ev)} was first seen"
+                )
+                + ": it could explain the errors as well",
                 EpistemicStatus.FACT,
                 0.9,
                 [ev],
@@ -1586,8 +1662,8 @@ def _window_before_first_error(
                 required=False,
             )
         )
-    window_from = first_at - DEPLOY_LOOKBACK
-    before = [c for c in _candidates(evidence) if window_from <= c.at <= first_at]
+    # Begun by the first error (a rollout under way then too), finished within the lookback.
+    before = [c for c in _candidates(evidence) if c.in_window_before(first_at, DEPLOY_LOOKBACK)]
     if not before and checked:
         out.claims.append(
             _claim(
@@ -1626,11 +1702,12 @@ def _changes_before(
     firsts: Sequence[Evidence],
     mechanisms: Sequence[Evidence],
     checks: CompetingCauseChecks | None,
+    as_of: datetime,
 ) -> _Causes:
     """Answers "what changed before the errors?": each release and other change recorded in
-    the lookback before the first error, as a fact with its time, and what the mechanism
-    evidence says of it (an inference when a record names it as the cause or rules it out).
-    Nothing is called the cause by its time alone."""
+    the lookback before the first error (a release rolling out then too), as a fact with its
+    time, and what the mechanism evidence says of it (an inference when a record names it as
+    the cause or rules it out). Nothing is called the cause by its time alone."""
     intent = Intent.CHANGE_HISTORY.value
     out = _Causes()
     window = _window_before_first_error(evidence, firsts, checks, mechanisms, intent, out)
@@ -1641,8 +1718,8 @@ def _changes_before(
         ev = cand.evidence
         out.claims.append(
             _claim(
-                f"{_upper_first(_what(cand))} {_finished(cand)} at {iso_utc(cand.at)}, "
-                f"{_human(first_at - cand.at)} before {_label(first_ev)} was first seen",
+                f"{_upper_first(_what(cand))} "
+                f"{_before_first_error(cand, first_ev, first_at, as_of)}",
                 EpistemicStatus.FACT,
                 0.9,
                 [ev, first_ev],
@@ -1670,10 +1747,11 @@ def _candidate_causes(
     firsts: Sequence[Evidence],
     mechanisms: Sequence[Evidence],
     checks: CompetingCauseChecks | None,
+    as_of: datetime,
 ) -> _Causes:
-    """Every release and other change recorded in the lookback before the first error, each
-    a candidate cause with what the mechanism evidence says of it. An open question names no
-    change, so none is picked by its time alone."""
+    """Every release and other change recorded in the lookback before the first error (a
+    release rolling out then too), each a candidate cause with what the mechanism evidence
+    says of it. An open question names no change, so none is picked by its time alone."""
     intent = Intent.ROOT_CAUSE.value
     out = _Causes()
     window = _window_before_first_error(evidence, firsts, checks, mechanisms, intent, out)
@@ -1682,10 +1760,7 @@ def _candidate_causes(
     first_at, first_ev, before = window
     for cand, confounder in before:
         ev = cand.evidence
-        when = (
-            f"{_finished(cand)} at {iso_utc(cand.at)}, {_human(first_at - cand.at)} before "
-            f"{_label(first_ev)} was first seen"
-        )
+        when = _before_first_error(cand, first_ev, first_at, as_of)
         clearing = _clearing_claims(cand, mechanisms, intent)
         out.claims += clearing
         naming = [m for m in mechanisms if m.evidence_id in confounder.named_by]
@@ -1718,9 +1793,15 @@ def _after_first_error(
     cand: _Candidate, first_ev: Evidence, first_at: datetime, intent: str
 ) -> Claim:
     kind = "release" if cand.kind == "release" else "change"
+    # Judged on its start: an error first seen during a rollout is not "before" the release.
+    when = (
+        f"started at {iso_utc(cand.began)}"
+        if cand.began < cand.at
+        else f"{_finished(cand)} at {iso_utc(cand.at)}"
+    )
     return _claim(
         f"{_label(first_ev)} was first seen at {iso_utc(first_at)}, before {_what(cand)} "
-        f"{_finished(cand)} at {iso_utc(cand.at)}: the {kind} cannot have started it",
+        f"{when}: the {kind} cannot have started it",
         EpistemicStatus.INFERENCE,
         0.9,
         [cand.evidence, first_ev],
@@ -1728,8 +1809,11 @@ def _after_first_error(
     )
 
 
-def _change_fact(subject: _Candidate, evidence: Sequence[Evidence], intent: str) -> Claim:
-    """`Release X (id) finished at T`, bound to its record and every other record of it."""
+def _change_fact(
+    subject: _Candidate, evidence: Sequence[Evidence], intent: str, as_of: datetime | None = None
+) -> Claim:
+    """`Release X (id) finished at T`, bound to its record and every other record of it; a
+    rollout under way at `as_of`: since when, and that it had not finished by then."""
     subject_ev = subject.evidence
     corroborating = [
         o
@@ -1743,9 +1827,13 @@ def _change_fact(subject: _Candidate, evidence: Sequence[Evidence], intent: str)
         else None
     )
     started = f"started at {iso_utc(began)} and " if began and began <= subject.at else ""
+    # A rollout under way at as_of: its finish (after as_of) is not stated.
+    rolling = as_of is not None and subject.rolling_at(as_of)
+    finish = _finish_words(subject, as_of) if as_of is not None and rolling else None
     return _claim(
         f"{'Release' if subject.kind == 'release' else 'Change'} {_label(subject_ev)} "
-        f"({subject_ev.element_id}) {started}{_finished(subject)} at {iso_utc(subject.at)}",
+        f"({subject_ev.element_id}) {started}"
+        + (finish or f"{_finished(subject)} at {iso_utc(subject.at)}"),
         EpistemicStatus.FACT,
         0.95,
         [subject_ev, *corroborating],
@@ -1858,6 +1946,7 @@ def _named_release_missing(
     candidates: Sequence[_Candidate],
     mechanisms: Sequence[Evidence],
     intent: str,
+    as_of: datetime,
 ) -> _Correlation:
     """The question names a release the evidence has no time for: no verdict about another
     release in its place; the changes of the window are listed as candidates."""
@@ -1878,15 +1967,20 @@ def _named_release_missing(
         return result
     first_at, first_ev = _first_error(seen)
     for cand in candidates:
-        if not (first_at - CONFOUNDER_WINDOW <= cand.at <= first_at):
+        if not cand.in_window_before(first_at, CONFOUNDER_WINDOW):
             continue
         ev = cand.evidence
         result.confounders.append(_confounder(cand, mechanisms))
         result.claims.append(
             _claim(
-                f"{_upper_first(_what(cand))} {_finished(cand)} at {iso_utc(cand.at)}, within "
-                f"{_human(CONFOUNDER_WINDOW)} before {_label(first_ev)} was first seen: it "
-                f"could explain the errors (the question asked about {names})",
+                f"{_upper_first(_what(cand))} "
+                + (
+                    _before_first_error(cand, first_ev, first_at, as_of)
+                    if cand.rolling_at(first_at)
+                    else f"{_finished(cand)} at {iso_utc(cand.at)}, within "
+                    f"{_human(CONFOUNDER_WINDOW)} before {_label(first_ev)} was first seen"
+                )
+                + f": it could explain the errors (the question asked about {names})",
                 EpistemicStatus.FACT,
                 0.9,
                 [ev],

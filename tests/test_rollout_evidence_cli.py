@@ -179,12 +179,13 @@ def test_an_error_the_question_names_still_refutes_a_later_release(  # type: ign
     demo_graph: neo4j.Driver, cli_env, invoke
 ) -> None:
     # PAY-1002 is asked about here: first seen before the release, it was not started by it.
+    # Said against the rollout's start, what the verdict is judged on (before, its finish).
     question = "Did the deploy cause PAY-1002?"
     doc = investigate_json(invoke, question, *BOB, "--as-of", "2026-07-21T00:00:00Z")
     statements = [c["statement"] for c in doc["claims"]]
     assert doc["verdict"] == "refuted", statements
     assert (
         "PAY-1002 was first seen at 2025-03-01T08:11:00Z, before release "
-        "deploy:release-2026.07.20.2 finished at 2026-07-20T14:00:00Z: the release cannot have "
+        "deploy:release-2026.07.20.2 started at 2026-07-20T13:51:00Z: the release cannot have "
         "started it"
     ) in statements
