@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict
 from cypher_templates.subject import PrincipalRecord, SubjectRef, read_principal
 from investigator.context_graph.models import CtxKind, CtxNodeRecord, RunLineage
 from investigator.errors import BadInput, NotAuthorized
+from investigator.untrusted_text import unquoted_detail
 
 AUDIT_PURPOSE = "audit"
 # Why a recorded KG record is withheld when it is not found in the run's tenant: gone, or,
@@ -637,7 +638,15 @@ def filtered_lineage(lineage: RunLineage, content: ContentFilter) -> RunLineage:
                 k: content.scrub(v) for k, v in props.items() if k not in {"payload", "result"}
             }
             if payload is not None:
-                props["payload"] = json.dumps(_scrubbed_payload(node, payload, content))
+                shown = _scrubbed_payload(node, payload, content)
+                if node.kind == CtxKind.REJECTION and isinstance(shown, dict):
+                    # A run recorded before the gate stopped quoting keeps the untrusted
+                    # words in its detail: shown, they are the instruction again. The
+                    # stored record (verified above) is unchanged; only the display.
+                    detail = shown.get("detail")
+                    if isinstance(detail, str):
+                        shown["detail"] = unquoted_detail(detail)
+                props["payload"] = json.dumps(shown)
             cited = [i for i in node.properties.get("evidence_ids") or [] if i in content.withheld]
             if node.kind == CtxKind.CLAIM and cited:
                 props["statement"] = WITHHELD_TEXT
