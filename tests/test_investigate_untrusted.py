@@ -111,3 +111,7 @@ def test_a_run_recorded_quoting_the_words_is_traced_naming_the_place(  # type: i
     nodes = json.loads(traced.out)["nodes"]
     details = [(n.get("content") or {}).get("detail") for n in nodes if n["kind"] == "rejection"]
     assert "untrusted source contains instruction-like text (not quoted)" in details, details
+    # Replay and the run list never printed the detail: checked, so that none starts to.
+    for args in (("replay", run_id), ("runs",)):
+        said = invoke(*args, "--subject", "acme/user:oncall", "--json")
+        assert said.out and "automated investigation assistant" not in said.out.lower(), said
