@@ -84,6 +84,21 @@ class ReplayReport(BaseModel):
     pack_hash_note: str | None = None
 
 
+def _backdated_left(left: int, explaining: int) -> str:
+    """What a backdated-cause line says of the ingests it does not show: how many, and how
+    many of them also explain the difference (counts of ingests, the same for every reader),
+    so that none is silently ignored. Empty when every one is shown."""
+    if left <= 0:
+        return ""
+    noun = "ingest" if left == 1 else "ingests"
+    which = (
+        f"{explaining} of them also dated records the call returns now or retracted"
+        if explaining
+        else "none of them dated a record the call returns now or retracted one"
+    )
+    return f"; {left} other backdated {noun} into the time it saw not shown ({which})"
+
+
 def _parse_time(value: Any) -> datetime | None:
     if not isinstance(value, str):
         return None
@@ -444,6 +459,7 @@ class _Replayer:
             purpose=reader.purpose if reader is not None else "",
             subject_granted=list(subject.labels),
             subject_purpose=subject.purpose,
+            shown=_BACKDATED_SHOWN,
             database_=self.kg_database,
             routing_=neo4j.RoutingControl.READ,
         )
@@ -465,16 +481,20 @@ class _Replayer:
                 f"dated {count} {noun} at or before the run's known_at (from "
                 f"{iso_utc(row['earliest'].to_native())}{names})"
             )
+        left = _backdated_left(
+            int(records[0]["total"]) - len(records),
+            int(records[0]["explaining"]) - len([r for r in records if r["explains"]]),
+        )
         if not named_any:
             return (
                 ": the call kept no record of its rows, so replay cannot name them; likely "
-                "cause: " + "; ".join(parts) + ", after the run, into the time it saw"
+                "cause: " + "; ".join(parts) + ", after the run, into the time it saw" + left
             )
         return (
             ": likely cause: "
             + "; ".join(parts)
             + ", after the run, into the time it saw (of the records each dated, those that "
-            "explain the difference and the reader may read are named)"
+            "explain the difference and the reader may read are named)" + left
         )
 
     def _kept_records(self, tc_id: str) -> bool:
@@ -934,15 +954,27 @@ _READABLE_BY_SUBJECT = (
 
 
 # The backdated ingests of a tenant written after a run that dated records into its time
-# (graph_schema/backdating.py), oldest first, with the records of each that explain a call's
-# difference and the reader may read: among the call's rows now ($returned, read as the
-# run's subject), or retracted by it and readable by the run's subject. Every id is checked
+# (graph_schema/backdating.py): at most 3, oldest first, those that explain a call's
+# difference first (an ingest that dated a record among the call's rows now, $returned, read
+# as the run's subject, or retracted one the run's subject can read; decided on the subject's
+# view, so the same ingests and counts for every reader), else the oldest; with how many
+# there are in all (`total`) and how many explain (`explaining`). Each one's records that
+# explain the difference are named only when the reader may read them: every id is checked
 # here, so no other leaves Neo4j; at most 10 of each are returned.
+_BACKDATED_SHOWN = 3
 _BACKDATED_INGESTS = (
     "MATCH (m:BackdatedIngest {tenant: $tenant}) "
     "WHERE m.at > $started AND m.earliest <= $known_at "
-    "WITH m ORDER BY m.at LIMIT 3 "
-    "RETURN m.at AS at, m.origin AS origin, m.earliest AS earliest, size(m.targets) AS dated, "
+    "WITH m, (any(t IN m.targets WHERE t IN $returned) OR any(t IN coalesce(m.retracted, []) "
+    "WHERE " + _READABLE_BY_SUBJECT + ")) AS explains ORDER BY m.at "
+    "WITH collect({m: m, explains: explains}) AS ingests "
+    "WITH size(ingests) AS total, [i IN ingests WHERE i.explains] AS explaining, ingests "
+    "WITH total, size(explaining) AS explaining, "
+    "CASE WHEN size(explaining) > 0 THEN explaining ELSE ingests END AS chosen "
+    "UNWIND chosen[..$shown] AS i "
+    "WITH total, explaining, i.m AS m, i.explains AS explains "
+    "RETURN total, explaining, explains, m.at AS at, m.origin AS origin, m.earliest AS earliest, "
+    "size(m.targets) AS dated, "
     "[t IN m.targets WHERE $named AND t IN $returned AND "
     + _READABLE_BY_READER
     + "][..10] AS returned, "

@@ -83,3 +83,35 @@ def test_a_page_addressed_to_the_assistant_is_withheld_and_the_report_says_why( 
     assert "withheld as untrusted" in gap["description"]
     card = invoke("runbook", "demo gitaly slow fix", "--subject", "user:oncall")
     assert card.out.startswith("No runbook: "), card
+
+
+def test_a_run_recorded_quoting_the_words_is_traced_naming_the_place(  # type: ignore[no-untyped-def]
+    imported, invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A run recorded by the gate of before, which quoted the instruction-like words in the
+    # rejection's detail. Before: `trace` (and the served `trace` tool, the same filter)
+    # showed them as recorded: the instruction again, in front of the agent the gate kept
+    # it from. Now the display says `(not quoted)`; the stored record still verifies.
+    from investigator import gate
+
+    question = "demo gitaly is slow, how do I fix it? (recorded by the gate of before)"
+    with monkeypatch.context() as patch:
+        patch.setattr(
+            gate,
+            "instruction_detail",
+            lambda text, fragment: f"untrusted source contains instruction-like text: {fragment!r}",
+        )
+        document = json.loads(_investigate(invoke, question, "--json"))
+    run_id = document["run_id"]
+    for fmt in ((), ("--json",)):
+        shown = invoke("trace", run_id, "--subject", "acme/user:oncall", *fmt)
+        assert shown.code == 0, shown  # verifies: the stored record is unchanged
+        assert "automated investigation assistant" not in shown.out.lower(), shown.out
+    traced = invoke("trace", run_id, "--subject", "acme/user:oncall", "--json")
+    nodes = json.loads(traced.out)["nodes"]
+    details = [(n.get("content") or {}).get("detail") for n in nodes if n["kind"] == "rejection"]
+    assert "untrusted source contains instruction-like text (not quoted)" in details, details
+    # Replay and the run list never printed the detail: checked, so that none starts to.
+    for args in (("replay", run_id), ("runs",)):
+        said = invoke(*args, "--subject", "acme/user:oncall", "--json")
+        assert said.out and "automated investigation assistant" not in said.out.lower(), said

@@ -389,3 +389,45 @@ def test_a_record_a_run_kept_only_as_a_rejection_is_purged_from_it(  # type: ign
                  "--reason", "req-4")  # fmt: skip
     assert res.code == 0, res
     assert res.out.startswith("nothing to purge: runbook:secretleak has no text left"), res.out
+
+
+AUDIT_LITE = """
+tenant: acme
+principals:
+  - {id: user:audit-lite, labels: [internal], purposes: [audit], source_id: src:iam,
+     recorded_at: "2026-01-05T09:00:00Z"}
+"""
+
+
+def test_a_purged_runs_evidence_says_text_purged_not_record_gone(  # type: ignore[no-untyped-def]
+    purge_world: tuple[neo4j.Driver, str], cli_env, invoke, tmp_path: Path
+) -> None:
+    # Before: the evidence whose text the purge blanked was "[withheld: record gone]" in the
+    # tree and `"withheld": "record gone"` in --json, though its KG record is still there.
+    driver, run_id = purge_world
+    lite = tmp_path / "audit-lite.yaml"
+    lite.write_text(AUDIT_LITE, encoding="utf-8")
+    ingest_bundle(driver, load_bundle(lite))
+    res = invoke("purge", PURGED_DOC, "--tenant", "acme", "--subject", "user:counsel",
+                 "--reason", "erasure")  # fmt: skip
+    assert res.code == 0, res
+    for reader in (("--subject", "acme/user:alice"),
+                   ("--subject", "acme/user:auditor", "--purpose", "audit")):  # fmt: skip
+        tree = invoke("trace", run_id, *reader)
+        assert tree.code == 0, tree
+        assert "record gone" not in tree.out, tree.out
+        purged = [line for line in tree.out.splitlines() if "[withheld: text purged]" in line]
+        assert purged and all(" evidence ev:" in line for line in purged), tree.out
+        shown = invoke("trace", run_id, *reader, "--json")
+        assert shown.code == 0, shown
+        reasons = {
+            n["properties"]["withheld"]
+            for n in json.loads(shown.out)["nodes"]
+            if n["kind"] == "evidence" and "withheld" in n["properties"]
+        }
+        assert "text purged" in reasons and "record gone" not in reasons, reasons
+    # A reader who may not read the record is told `acl`, as before the purge: the purge
+    # says nothing about a record it may not read.
+    tree = invoke("trace", run_id, "--subject", "acme/user:audit-lite", "--purpose", "audit")
+    assert tree.code == 0, tree
+    assert "text purged]" not in tree.out and "record gone" not in tree.out, tree.out

@@ -374,6 +374,89 @@ def test_stdio_answers_an_unreadable_line_with_a_jsonrpc_error_and_keeps_serving
     assert sorted(errors) == [-32700, -32700, -32700, -32600], answers
 
 
+# Malformed `tools/call` params, and the one line each gets (a tool error naming the tool
+# and what was wrong; before, the first four got the SDK's bare -32602 "Invalid request
+# parameters", naming neither).
+MALFORMED_CALLS: list[tuple[dict[str, Any], str]] = [
+    (
+        {"name": "trace", "arguments": ["run-1"]},
+        "bad input: trace takes its arguments as an object (name: value), not a list",
+    ),
+    (
+        {"name": "replay", "arguments": "run-1"},
+        "bad input: replay takes its arguments as an object (name: value), not a string",
+    ),
+    (
+        {"arguments": {"run_id": "run-1"}},
+        "bad input: tools/call names no tool (`name` is missing; tools: investigate, replay, "
+        "runbook_lookup, trace)",
+    ),
+    (
+        {"name": 42, "arguments": {}},
+        "bad input: tools/call `name` must be a tool's name as a string (tools: investigate, "
+        "replay, runbook_lookup, trace)",
+    ),
+    # These were already one line; kept so that none of them regresses.
+    (
+        {"name": "n" * 100_000, "arguments": []},
+        f"bad input: unknown tool {'n' * 60!r} (tools: investigate, replay, runbook_lookup, "
+        "trace)",
+    ),
+    ({"name": "trace", "arguments": {"run_id": "run-1", "x" * 100_000: 1}}, "bad input: trace "
+     f"takes no argument {'x' * 60!r}"),
+    (
+        {"name": "trace", "arguments": {"run_id": "r" * 100_000}},
+        "bad input: run_id: String should have at most 200 characters",
+    ),
+]  # fmt: skip
+
+
+def _answers_by_id(out: list[bytes]) -> dict[Any, Any]:
+    return {a["id"]: a for a in (json.loads(line) for line in out) if a.get("id") is not None}
+
+
+def test_stdio_a_malformed_tool_call_gets_one_line_naming_the_tool(  # type: ignore[no-untyped-def]
+    demo_graph, server_env
+) -> None:
+    before = ctx_runs(demo_graph)
+    server = subprocess.Popen(
+        [INVESTIGATOR, "mcp", "--subject", "acme/user:bob"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=server_env,
+        cwd=REPO,
+    )
+    assert server.stdin is not None and server.stdout is not None
+    lines = [json.dumps(INITIALIZE), '{"jsonrpc":"2.0","method":"notifications/initialized"}']
+    for n, (params, _) in enumerate(MALFORMED_CALLS):
+        lines.append(json.dumps({"jsonrpc": "2.0", "id": 10 + n, "method": "tools/call",
+                                 "params": params}))  # fmt: skip
+    lines.append('{"jsonrpc":"2.0","id":99,"method":"tools/list"}')
+    out: list[bytes] = []
+    reader = threading.Thread(target=lambda: out.extend(server.stdout or ()), daemon=True)
+    reader.start()
+    try:
+        server.stdin.write(("\n".join(lines) + "\n").encode())
+        server.stdin.flush()
+        deadline = time.monotonic() + TIMEOUT
+        while not any(b'"id":99' in line for line in out) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        server.stdin.close()
+        server.wait(timeout=TIMEOUT)
+        reader.join(timeout=TIMEOUT)
+    finally:
+        server.kill()
+    by_id = _answers_by_id(out)
+    for n, (_, said) in enumerate(MALFORMED_CALLS):
+        answer = by_id[10 + n]
+        assert "error" not in answer, answer
+        assert answer["result"]["isError"] is True, answer
+        assert [c["text"] for c in answer["result"]["content"]] == [said], answer
+    assert len(by_id[99]["result"]["tools"]) == 4  # still serving
+    assert ctx_runs(demo_graph) == before  # nothing ran
+
+
 # -- streamable HTTP ------------------------------------------------------------------------
 
 
@@ -848,3 +931,23 @@ def test_served_documents_are_the_documents_the_cli_prints(  # type: ignore[no-u
     cli = invoke("replay", run_id, *bob, "--json")
     assert cli.code == 0, cli
     assert json.loads(cli.out) == json.loads(backend.replay(ref, run_id))
+
+
+def test_http_a_malformed_tool_call_gets_the_same_line_as_over_stdio(  # type: ignore[no-untyped-def]
+    demo_graph, http_server
+) -> None:
+    accept = {"Accept": "application/json, text/event-stream"}
+    bob = dict(accept, Authorization=f"Bearer {BOB_TOKEN}")
+    opened = httpx2.post(http_server, json=INITIALIZE, headers=bob, timeout=30)
+    assert opened.status_code == 200, opened.text
+    in_session = dict(bob, **{"Mcp-Session-Id": opened.headers["mcp-session-id"]})
+    ready = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    assert httpx2.post(http_server, json=ready, headers=in_session, timeout=30).status_code == 202
+    for n, (params, said) in enumerate(MALFORMED_CALLS[:4]):
+        call = {"jsonrpc": "2.0", "id": 10 + n, "method": "tools/call", "params": params}
+        response = httpx2.post(http_server, json=call, headers=in_session, timeout=30)
+        assert response.status_code == 200, response.text
+        data = [ln[5:] for ln in response.text.splitlines() if ln.startswith("data:")]
+        answer = json.loads(data[0] if data else response.text)
+        assert answer["result"]["isError"] is True, answer
+        assert [c["text"] for c in answer["result"]["content"]] == [said], answer

@@ -27,12 +27,16 @@ from pydantic import BaseModel, ConfigDict
 from cypher_templates.subject import PrincipalRecord, SubjectRef, read_principal
 from investigator.context_graph.models import CtxKind, CtxNodeRecord, RunLineage
 from investigator.errors import BadInput, NotAuthorized
+from investigator.untrusted_text import unquoted_detail
 
 AUDIT_PURPOSE = "audit"
 # Why a recorded KG record is withheld when it is not found in the run's tenant: gone, or,
 # in a run whose chain or anchor does not verify, not found under what the run now claims.
 RECORD_GONE = "record gone"
 NOT_FOUND_UNVERIFIED = "not found (the run does not verify)"
+# Why a recorded evidence is withheld when a legal purge blanked its recorded text: its KG
+# record is still there (its text removed), so "record gone" would say what is not true.
+TEXT_PURGED = "text purged"
 WITHHELD = "withheld"
 # Keys of an evidence-like dict that carry its text (or a hash a guess could be tested on).
 _TEXT_KEYS = frozenset(
@@ -294,11 +298,14 @@ class ContentFilter(ReadRule):
         self.rejection_hash_of: dict[str, str] = {}
         evidence: dict[str, dict[str, Any]] = {}
         element_ids: dict[str, set[str]] = {}  # evidence id -> the KG ids it was read from
+        purged_evidence: set[str] = set()  # evidence whose recorded text a purge blanked
         for node in lineage.of_kind(CtxKind.EVIDENCE):
             payload = node.payload()
             ev_id = node.properties.get("evidence_id")
             if isinstance(ev_id, str):
                 evidence[ev_id] = payload if isinstance(payload, dict) else {}
+                if "purged" in node.properties and not isinstance(payload, dict):
+                    purged_evidence.add(ev_id)
                 self.hash_of[ev_id] = str(node.properties.get("hash") or "")
                 recorded = node.properties.get("element_ids")
                 if isinstance(recorded, list):
@@ -333,6 +340,8 @@ class ContentFilter(ReadRule):
             for e in [*evidence.values(), *rejections.values()]
             if e.get("element_id")
         }
+        # A purged evidence's text is blanked: its KG ids are the ones its node still keeps.
+        named |= {eid for ev_id in purged_evidence for eid in element_ids.get(ev_id, set())}
         # A relationship shows its two ends: each must be readable too, as a template reads
         # a relationship only when both its nodes are visible.
         ends = {end for eid in named for end in _edge_ends(eid)}
@@ -352,7 +361,11 @@ class ContentFilter(ReadRule):
         quotes: set[str] = set()
         for ev_id, ev in evidence.items():
             eid = str(ev.get("element_id") or "")
-            reason = self._reason(ev, records.get(eid, [])) or self._ends_reason(eid, records)
+            reason: str | None
+            if ev_id in purged_evidence and not eid:
+                reason = self._purged_reason(element_ids.get(ev_id, set()), records)
+            else:
+                reason = self._reason(ev, records.get(eid, [])) or self._ends_reason(eid, records)
             if reason is not None:
                 self.withheld[ev_id] = reason
                 for key in ("content", "title", "name"):
@@ -443,6 +456,24 @@ class ContentFilter(ReadRule):
         ):
             return "pii"
         return None
+
+    def _purged_reason(
+        self, element_ids: Iterable[str], records: dict[str, list[_ElementRecord]]
+    ) -> str:
+        """Why an evidence whose recorded text a purge blanked is withheld: what its KG ids'
+        records of now say (grants, gone, ACL) first, else `text purged` (the record is
+        there; its text was removed)."""
+        reason = self._grants_reason()
+        if reason is not None:
+            return reason
+        ids = sorted(element_ids)
+        if not ids or any(not records.get(eid) for eid in ids):
+            return self.gone
+        for eid in ids:
+            reason = self.current_reason(records[eid]) or self._ends_reason(eid, records)
+            if reason is not None:
+                return reason
+        return TEXT_PURGED
 
     def _ends_reason(self, element_id: str, records: dict[str, list[_ElementRecord]]) -> str | None:
         """Why a relationship is withheld for an end the reader may not read now, or None."""
@@ -607,7 +638,15 @@ def filtered_lineage(lineage: RunLineage, content: ContentFilter) -> RunLineage:
                 k: content.scrub(v) for k, v in props.items() if k not in {"payload", "result"}
             }
             if payload is not None:
-                props["payload"] = json.dumps(_scrubbed_payload(node, payload, content))
+                shown = _scrubbed_payload(node, payload, content)
+                if node.kind == CtxKind.REJECTION and isinstance(shown, dict):
+                    # A run recorded before the gate stopped quoting keeps the untrusted
+                    # words in its detail: shown, they are the instruction again. The
+                    # stored record (verified above) is unchanged; only the display.
+                    detail = shown.get("detail")
+                    if isinstance(detail, str):
+                        shown["detail"] = unquoted_detail(detail)
+                props["payload"] = json.dumps(shown)
             cited = [i for i in node.properties.get("evidence_ids") or [] if i in content.withheld]
             if node.kind == CtxKind.CLAIM and cited:
                 props["statement"] = WITHHELD_TEXT

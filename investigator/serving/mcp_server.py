@@ -47,7 +47,7 @@ from mcp.types import (
 from mcp.types import (
     Tool as MCPTool,
 )
-from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from pydantic import Field, ValidationError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -459,6 +459,59 @@ class _Server(MCPServer[Any]):
             raise
 
 
+def _malformed_call(params: Any, arg_names: Mapping[str, frozenset[str]]) -> str | None:
+    """What is wrong with a `tools/call` request's params that the SDK would refuse with
+    a bare -32602 "Invalid request parameters", as one line naming the tool; None when
+    the SDK accepts them (its handler and `_Server.call_tool` say the rest). Never echoes
+    the caller's values but a tool name (cut short)."""
+    if not isinstance(params, Mapping):
+        return None
+    tools = ", ".join(sorted(arg_names))
+    name = params.get("name")
+    if name is None:
+        return f"bad input: tools/call names no tool (`name` is missing; tools: {tools})"
+    if not isinstance(name, str):
+        return f"bad input: tools/call `name` must be a tool's name as a string (tools: {tools})"
+    arguments = params.get("arguments")
+    if arguments is None or isinstance(arguments, Mapping):
+        return None
+    if name not in arg_names:
+        return f"bad input: unknown tool {name[:60]!r} (tools: {tools})"
+    kind = _JSON_KINDS.get(type(arguments), "a value")
+    return f"bad input: {name} takes its arguments as an object (name: value), not {kind}"
+
+
+# How a JSON value of each type is named in a refusal (looked up by exact type: true is no number).
+_JSON_KINDS: dict[type, str] = {
+    list: "a list",
+    str: "a string",
+    bool: "true/false",
+    int: "a number",
+    float: "a number",
+}
+
+
+@dataclass(frozen=True)
+class _MalformedCalls:
+    """Server middleware: a `tools/call` whose params the SDK would refuse with its
+    generic -32602 gets the one-line tool error `_malformed_call` words instead, on every
+    transport (it runs where the SDK validates params, before any tool)."""
+
+    arg_names: Mapping[str, frozenset[str]]
+
+    async def __call__(self, ctx: Any, call_next: Any) -> Any:
+        if ctx.method == "tools/call" and ctx.request_id is not None:
+            problem = _malformed_call(ctx.params, self.arg_names)
+            if problem is not None:
+                # Short-circuited, so shaped here as the SDK shapes a tool's result: a
+                # handshake-era client gets no `resultType` (a 2026-07-28 field).
+                result = _error(problem).model_dump(by_alias=True, mode="json", exclude_none=True)
+                if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+                    result.pop("resultType", None)
+                return result
+        return await call_next(ctx)
+
+
 def build_server(backend: ServingBackend, subjects: SubjectSource) -> MCPServer[Any]:
     """The MCP server over `backend`, for the subjects `subjects` names."""
 
@@ -609,6 +662,7 @@ def build_server(backend: ServingBackend, subjects: SubjectSource) -> MCPServer[
     )
     for fn, hints in tools:
         server.add_tool(fn, annotations=hints, structured_output=False)
+    server._lowlevel_server.middleware.append(_MalformedCalls(arg_names))
     return server
 
 
