@@ -483,6 +483,22 @@ def _has_namesake(ev: Evidence, others: list[Evidence]) -> bool:
     )
 
 
+def _headed_alike(code: str, chosen: Evidence, others: list[Evidence]) -> str | None:
+    """What the note says when runbooks besides `chosen` have a section headed by `code`
+    too (Ceph's split pages POOL_FULL.md and POOL_FULL_2.md): which ones, and why `chosen`
+    is shown (named exactly after the code, else first by id only); None when none does."""
+    alike = sorted({o.element_id for o in others if has_heading(o, code)} - {chosen.element_id})
+    if not alike:
+        return None
+    ones = f"{', '.join(alike)} {'has' if len(alike) == 1 else 'have'} one headed alike"
+    if _runbook_name(chosen) == code:
+        return f"is named exactly after it and is shown; {ones} (under Also)"
+    return (
+        f"is shown, first by id only: {ones} (under Also), none is named after it; "
+        "read each, or name the one you mean with --alert ID"
+    )
+
+
 def _named_exactly(ev: Evidence, alert_names: list[str]) -> bool:
     """Whether runbook `ev`'s file is named exactly (in case too) after one of the alerts."""
     return _runbook_name(ev) in alert_names
@@ -507,22 +523,34 @@ def _link_hint(run: _Lookup, anchors: list[tuple[str, str]]) -> str:
     is visible; else by the runbook_url the imported rule has (or lacks)."""
     if not anchors:
         return "import the alert rules to link them"
-    urls = sorted(
-        {str(ev.props["runbook_url"]) for ev in run.alert_rows if ev.props.get("runbook_url")}
+    links = sorted(
+        {
+            (str(ev.props["runbook_url"]), _link_key(ev))
+            for ev in run.alert_rows
+            if ev.props.get("runbook_url")
+        }
     )
-    if not urls:
+    if not links:
         return (
             "its rule has no runbook_url: add one ending with the runbook's imported path, then "
             "re-ingest the rules"
         )
-    page = url_page_name(urls[0])
+    url, key = links[0]
+    page = url_page_name(url)
     if page is None:
-        return f"its runbook_url {urls[0]!r} names no page: fix it, then re-ingest the rules"
+        return f"its {key} {url!r} names no page: fix it, then re-ingest the rules"
     return (
-        f"its runbook_url names the page {page!r}, which no runbook's id, name or file path "
-        f"ends with: import the page as {page}.md (or a folder {page}/) or fix runbook_url, "
+        f"its {key} names the page {page!r}, which no runbook's id, name or file path "
+        f"ends with: import the page as {page}.md (or a folder {page}/) or fix {key}, "
         "then re-ingest the rules"
     )
+
+
+def _link_key(alert: Evidence) -> str:
+    """The rule's annotation its runbook link was read from, as the import names it:
+    `runbook_url`, else `annotations.documentation` (`runbook`, `playbook`)."""
+    key = alert.props.get("runbook_url_annotation")
+    return f"annotations.{key}" if key else "runbook_url"
 
 
 def _others_note(run: _Lookup) -> str:
@@ -565,6 +593,16 @@ class _Lookup(OneStepCalls):
         self.pointed: set[str] = set()
         # The alert records the target resolved to (their rule may have left its file).
         self.alert_rows: list[Evidence] = []
+        # Pasted text whose alert has no runbook linked, read again by its words alone.
+        self.words_only = False
+        # Free text: the ids of the chosen runbook's version chain (it leads the card).
+        self.lead_chain: set[str] = set()
+
+    @property
+    def headed_code(self) -> str | None:
+        """The error id asked about that heads the runbooks found (`--error-code` of a code
+        no record stands for, or one typed in free text), else None."""
+        return self.code_word or self.heading
 
     @property
     def subject_id(self) -> str:
@@ -711,7 +749,24 @@ class RunbookLookup:
             )
             if chain is None:
                 chain = run.stage(_runbook_steps([(best, "runbook")]))[0] or [lead]
-            documents = chain
+            run.lead_chain = {ev.element_id for ev in chain}
+            # A runbook whose id differs from the lead's in letter case only (`Alpha.md`
+            # beside `alpha.md`) is another record the words fit: read too, listed under Also.
+            alike_ids = sorted(
+                {
+                    hit.element_id
+                    for hit in run.text_hits
+                    if _document_id(hit.element_id) != _document_id(best)
+                    and _document_id(hit.element_id).casefold() == _document_id(best).casefold()
+                    and hit.element_id not in run.lead_chain
+                }
+            )
+            documents = chain + [
+                ev
+                for rows in run.stage(_runbook_steps([(i, "runbook") for i in alike_ids]))
+                for ev in rows
+                if ev.element_id not in run.lead_chain
+            ]
         # A runbook that states no validity is in force from its import until a re-import:
         # at as_of, the record recorded by then (record_time.py), not a later import's text.
         documents = as_recorded_at(documents, session.as_of, run.stage)
@@ -766,8 +821,13 @@ class RunbookLookup:
                 # Of runbooks named alike, one that says another replaced it gives way to it,
                 # and one named exactly after the alert (in case too) comes first.
                 replaced_by(h, alike) is None,
+                # Free text: the runbook its words chose leads its case-only look-alikes.
+                h.element_id in run.lead_chain,
                 (h.element_id, h.version) in via_first,
                 _named_exactly(h, run.alert_names) and _has_namesake(h, alike),
+                # Of pages headed alike by the code asked (Ceph's POOL_FULL.md and
+                # POOL_FULL_2.md), the one named exactly after it, not the last by id.
+                run.headed_code is not None and _runbook_name(h) == run.headed_code,
                 h.valid_from or datetime.min.replace(tzinfo=UTC),
                 h.element_id,
             ),
@@ -826,6 +886,8 @@ class RunbookLookup:
             )
         else:
             answer.note = self._no_runbook_note(run, query, anchors, documents, answer)
+            if (words := self._from_words(run, query, anchors, documents, answer)) is not None:
+                return words
             answer.owner_detail = self._owner(run, query, anchors, None)
         if (gone := missing_rule_note(run.alert_rows, session.as_of)) is not None:
             # First: the alert asked about no longer has its rule in the rule file.
@@ -834,6 +896,43 @@ class RunbookLookup:
         if answer.runbook is not None and answer.runbook.fallback_via is None:
             answer.runbook_owner = self._runbook_owner(run, answer)
         return answer
+
+    def _from_words(
+        self,
+        run: _Lookup,
+        query: RunbookQuery,
+        anchors: list[tuple[str, str]],
+        documents: list[Evidence],
+        answer: RunbookAnswer,
+    ) -> RunbookAnswer | None:
+        """Pasted text naming an alert no runbook is linked to (`[FIRING:1] CephOSDDown ...
+        An OSD has been marked down`): the answer its words find, as free text without the
+        alert's name finds it, labelled so; None when the text names no alert, a runbook is
+        linked (then its versions are the answer, valid or not) or the words find none."""
+        if (
+            query.target is not LookupTarget.TEXT
+            or not run.alert_names
+            or run.words_only
+            or any(d.type != "Policy" for d in documents)
+        ):
+            return None
+        by_words = _Lookup(run.session)
+        by_words.words_only = True
+        words = self._answer(by_words, query)
+        if words.runbook is None:
+            return None
+        alerts = ", ".join(a for a, _ in anchors)
+        label = (
+            f"no runbook is linked to {alerts} (none APPLIES_TO it; {_link_hint(run, anchors)}): "
+            "this runbook is found by the text's words instead, as free text without the alert's "
+            "name finds it"
+        )
+        # First: the card cuts a long note, and this one says how the runbook was found.
+        words.note = "; ".join(
+            n for n in (missing_rule_note(run.alert_rows, words.as_of), label, words.note) if n
+        )
+        words.resolved = list(dict.fromkeys([*answer.resolved, *words.resolved]))
+        return words
 
     @staticmethod
     def _runbooks_headed(run: _Lookup, heading: str) -> list[str]:
@@ -935,15 +1034,24 @@ class RunbookLookup:
             exact_other = any(_named_exactly(h, run.alert_names) for h in others)
             notes.append(self._named_note(run, query, anchors, tied, exact_other))
         elif run.heading is not None and query.target is LookupTarget.ERROR_CODE:
+            headed = _headed_alike(run.heading, chosen, others)
             notes.append(
                 f"no error code matching {query.value!r} is visible to {run.subject_id}; "
-                f"{chosen.element_id} has a section headed by it, and that heading is the "
-                "only tie"
+                + (
+                    f"{chosen.element_id} has a section headed by it, and that heading is the "
+                    "only tie"
+                    if headed is None
+                    else f"{chosen.element_id} {headed}"
+                )
             )
         elif run.code_word is not None:
+            headed = _headed_alike(run.code_word, chosen, others)
             notes.append(
                 f"{run.code_word!r} in the text heads a section of {chosen.element_id}: that "
                 "section is shown (the heading is the only tie)"
+                if headed is None
+                else f"{run.code_word!r} in the text heads a section of {chosen.element_id}, "
+                f"which {headed}"
             )
         if replaced is not None:
             notes.append(
@@ -1077,7 +1185,8 @@ class RunbookLookup:
         """(anchor id, runbooks_for anchor option) pairs the target resolves to."""
         if query.target is LookupTarget.TEXT:
             return (
-                self._named_in_text(run, query.value)
+                # A second pass by the words alone skips the alert names (`_from_words`).
+                ([] if run.words_only else self._named_in_text(run, query.value))
                 or self._code_headed(run, query.value)
                 or self._text_anchors(run, query.value)
             )

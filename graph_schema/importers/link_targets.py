@@ -34,6 +34,7 @@ WHERE n.tenant = $tenant AND n.status = 'active' AND n.superseded_at IS NULL
 RETURN n.id AS id, [l IN labels(n) WHERE l IN $labels][0] AS label, n.name AS name,
        n.path AS path, n.alertname AS alertname, n.code AS code, n.aliases AS aliases,
        n.source_id AS source_id, n.source_version AS version,
+       CASE WHEN n:Runbook THEN n.section_locators END AS locators,
        [(m:KG)-[s:SUPERSEDES]->(n) WHERE s.superseded_at IS NULL AND m.superseded_at IS NULL
         | m.id] AS superseded_by
 ORDER BY id
@@ -74,6 +75,8 @@ class LinkTarget(BaseModel):
     source_id: str | None = None
     version: str | None = None  # its source_version (`sha256:...` of the file, `git:...`)
     superseded_by: list[str] = Field(default_factory=list)  # current records superseding it
+    # A runbook's recorded `section_locators`: an anchor an older import wrote is kept.
+    section_locators: list[str] = Field(default_factory=list)
 
     def match_keys(self) -> set[str]:
         """Every lower-cased text a reference may use to name this target."""
@@ -137,17 +140,21 @@ def url_page_name(url: str) -> str | None:
     return page_stem(segments[-1]) or None
 
 
-def url_link_hint(url: str) -> str:
-    """How a `runbook_url` links a runbook, said for `url`: what the page must be named (or
-    the URL must say) for the link to be made when the rules are ingested."""
+def url_link_hint(url: str, key: str = "runbook_url") -> str:
+    """How a rule's link annotation `key` (`runbook_url`, else the `documentation`,
+    `runbook` or `playbook` it was read from) links a runbook, said for `url`: what the page
+    must be named (or the URL must say) for the link to be made when the rules are ingested."""
     name = url_page_name(url)
+    # Named as the import's unresolved line names the field (`annotations.documentation`).
+    label = key if key == "runbook_url" else f"annotations.{key}"
+    link = f"{'an' if label[0] in 'aeiou' else 'a'} {label}"
     if name is None:
-        return "a runbook_url links the runbook whose id, name or file path ends its path"
+        return f"{link} links the runbook whose id, name or file path ends its path"
     return (
-        "a runbook_url links the runbook whose id, name or file path (in its import folder, "
+        f"{link} links the runbook whose id, name or file path (in its import folder, "
         f"extension aside) ends the URL's path: here {name!r}, a file {name}.md or a folder "
         f"{name}/ whose index page is the runbook; import the page under that name, or make "
-        "runbook_url end with the page's imported path, then re-ingest the rules"
+        f"{label} end with the page's imported path, then re-ingest the rules"
     )
 
 
@@ -177,6 +184,7 @@ def load_link_targets(
                 source_id=record["source_id"],
                 version=record["version"],
                 superseded_by=sorted(str(i) for i in record["superseded_by"] or [] if i),
+                section_locators=[str(x) for x in record["locators"] or []],
             )
         )
     return targets

@@ -108,6 +108,7 @@ from graph_schema.importers.markdown_sections import (
     FenceReader,
     FrontMatterError,
     heading_text,
+    legacy_anchors,
     sections_of,
     split_front_matter,
 )
@@ -607,7 +608,10 @@ def _document(
     options: ImportOptions,
     source_id: str,
     links: tuple[list[str], str | None, list[str]],
+    recorded: list[str],
 ) -> DocumentSpec:
+    """The runbook record of one parsed file; `recorded` are the section locators of the
+    tenant's current record of its id (kept when only the anchor rule changed since)."""
     front = parsed.front
     applies, supersedes, _ = links
     sections = sections_of(parsed.body)
@@ -623,6 +627,12 @@ def _document(
         "section_titles": [s.title for s in sections],
         "section_locators": [f"{locator}#{s.anchor}" for s in sections],
     }
+    titles = [s.title for s in sections]
+    if recorded == [f"{locator}#{a}" for a in legacy_anchors(titles)]:
+        # Written before `_` was kept in anchors (`#osddown` of OSD_DOWN): the same headings
+        # keep their recorded anchors, so an unchanged file stays one version (fragments match
+        # either spelling: `names_section` compares the headings too).
+        props["section_locators"] = list(recorded)
     if not sections:
         del props["section_titles"], props["section_locators"]
     if parsed.version_label:
@@ -928,6 +938,7 @@ def import_markdown_runbooks(
     _supersede_old_ids(parsed_files, known)
     _supersede_moved_files(parsed_files, known, source_id, path)
     index = LinkIndex(known)
+    recorded = {t.id: t.section_locators for t in known if t.label is NodeLabel.RUNBOOK}
     for parsed in parsed_files:
         index.add(
             LinkTarget(id=parsed.id, label=NodeLabel.RUNBOOK, name=parsed.name, path=parsed.rel)
@@ -942,7 +953,7 @@ def import_markdown_runbooks(
             )
         try:
             links = _resolve_links(parsed, index, result)
-            document = _document(parsed, options, source_id, links)
+            document = _document(parsed, options, source_id, links, recorded.get(parsed.id, []))
             for team in links[2]:
                 edges.append(
                     EdgeSpec.model_validate(

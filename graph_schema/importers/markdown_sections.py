@@ -198,6 +198,21 @@ def anchor_for(title: str) -> str:
     return text.replace(" ", "-")
 
 
+def legacy_anchors(titles: list[str]) -> list[str]:
+    """The anchors imports wrote before `_` was kept (until 2026-12-05: `OSD_DOWN` was
+    `osddown`), repeats numbered as `sections_of` numbers them: a record holding these for
+    the same headings is unchanged on re-import (`markdown_runbooks`), not a new version."""
+    seen: dict[str, int] = {}
+    anchors = []
+    for title in titles:
+        text = re.sub(r"[`*_~]|\[([^\]]*)\]\([^)]*\)", lambda m: m.group(1) or "", title)
+        base = _ANCHOR_DROP.sub("", text.strip().lower()).replace(" ", "-")
+        count = seen.get(base, 0)
+        seen[base] = count + 1
+        anchors.append(base if count == 0 else f"{base}-{count}")
+    return anchors
+
+
 # Emphasis with `_` (CommonMark): never inside a word (`snake_case_name` is a name).
 _UNDERSCORE_EMPHASIS = re.compile(r"(?<![\w_])(_{1,3})(?![\s_])(.+?)(?<![\s_])\1(?![\w_])")
 

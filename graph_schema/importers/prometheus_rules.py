@@ -312,7 +312,7 @@ def import_prometheus_rules(
                         reason="no runbook in the tenant has that path or name",
                     )
                 )
-                hint = url_link_hint(url)
+                hint = url_link_hint(url, key)
                 if hint not in result.hints and len(result.hints) < _HINTS:
                     result.hints.append(hint)
                 continue
