@@ -310,6 +310,7 @@ LATER_TEMPLATES = {
     "incidents_at",
     "ownership_in_period",
     "ownership_records",
+    "runbook_version_at",
 }
 
 
