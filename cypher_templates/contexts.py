@@ -204,6 +204,7 @@ CONTEXT_SHAPES: dict[str, type[RowContext]] = {
     "incident_context": IncidentContext,
     "incidents_at": IncidentAtContext,
     "runbooks_for": RunbookContext,
+    "runbook_version_at": RunbookContext,
     "change_events_in_window": ChangeEventContext,
     "dependency_neighbourhood": NeighbourhoodContext,
     "documents_about": DocumentContext,

@@ -363,6 +363,27 @@ def _runbook_steps(anchors: list[tuple[str, str]]) -> list[PlanStep]:
     ]
 
 
+def _valid_at(ev: Evidence, at: datetime) -> bool:
+    """Whether `ev`'s valid time holds `at` (an open end holds)."""
+    return (ev.valid_from is None or ev.valid_from <= at) and (
+        ev.valid_to is None or at < ev.valid_to
+    )
+
+
+def _version_at_steps(runbook_ids: list[str], as_of: datetime) -> list[PlanStep]:
+    """`runbook_version_at` of one version of each page among `runbook_ids` (the versions
+    of one page share its chain): the version valid at `as_of`."""
+    pages = {_document_id(r): r for r in sorted(runbook_ids, reverse=True)}
+    return [
+        PlanStep(
+            template_id="runbook_version_at",
+            params={"runbook_id": pages[page], "at": as_of.isoformat()},
+            evidence_type="runbook",
+        )
+        for page in sorted(pages)
+    ]
+
+
 def _file_name(runbook_id: str) -> str:
     """A runbook id's last path part, without version: `runbook:a/often-restarted@v2` ->
     `often-restarted`."""
@@ -736,6 +757,14 @@ class RunbookLookup:
             return answer
         for rows in run.stage(_runbook_steps([(runbook, "runbook") for runbook in named])):
             documents.extend(rows)
+        # A page of many versions (a git history's) fills the heading search with versions,
+        # and four SUPERSEDES steps from them may not reach the one in force at as_of: it is
+        # read from the chain of each page found that lacks it (one read per page).
+        read = {ev.identity for ev in documents}
+        in_force = {_document_id(ev.element_id) for ev in documents if _valid_at(ev, session.as_of)}
+        unreached = [r for r in named if _document_id(r) not in in_force]
+        for rows in run.stage(_version_at_steps(unreached, session.as_of)):
+            documents.extend(ev for ev in rows if ev.identity not in read)
         if run.text_hits:
             # Free text: only the version chain of the best fulltext hit. A runbook that
             # applies to nothing has its chain read from itself: the text may match an older

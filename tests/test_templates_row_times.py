@@ -263,6 +263,10 @@ DEMO_CALLS: dict[str, Callable[[dict[str, str | int]], list[dict[str, Any]]]] = 
     "incident_context": lambda _: [{"incident_id": "inc:2026-07-23-payments"}],
     "incidents_at": lambda _: [{"at": "2026-07-23T11:00:00Z"}, {"at": "2026-12-01T00:00:00Z"}],
     "runbooks_for": _anchor,
+    "runbook_version_at": lambda _: [
+        {"runbook_id": "runbook:payment-recovery@v3", "at": "2026-07-23T11:00:00Z"},
+        {"runbook_id": "runbook:payment-recovery@v4", "at": "2026-12-01T00:00:00Z"},
+    ],
     "change_events_in_window": lambda o: [
         {**JULY, "service_id": "svc:risk-engine"} if o["scope"] == "service" else JULY
     ],

@@ -106,7 +106,7 @@ _RUNBOOK_SECTIONS = (
     "MATCH (r:KG:Document {tenant: $tenant}) WHERE r.id IN $ids AND r.superseded_at IS NULL "
     "AND r.status = $active "
     "RETURN r.id AS id, r.locator AS locator, r.section_titles AS titles, "
-    "r.section_locators AS locators ORDER BY id"
+    "r.section_locators AS locators, r.valid_from AS valid_from ORDER BY id"
 )
 
 
@@ -160,10 +160,19 @@ def unnamed_anchors(
         routing_=neo4j.RoutingControl.READ,
     )
     pages = {str(r["id"]): r for r in records if r["titles"]}
+    # Of a page's versions (a git history's), the newest is asked: an old version lacking
+    # today's section is expected, and each alert is counted once, not once per version.
+    newest: dict[str, tuple[bool, Any, str]] = {}
+    for r in records:
+        key = (r["valid_from"] is not None, r["valid_from"], str(r["id"]))
+        page_id = str(r["id"]).split("@", 1)[0]
+        if page_id not in newest or key > newest[page_id]:
+            newest[page_id] = key
+    current = {rank[2] for rank in newest.values()}
     found = []
     for runbook, alert, anchor in wanted:
         page = pages.get(runbook)
-        if page is None:
+        if page is None or runbook not in current:
             continue
         titles = [str(t) for t in page["titles"]]
         if names_section(anchor, titles, _anchors_of(page["locators"])):
