@@ -1144,6 +1144,60 @@ def reference_steps(
     return steps
 
 
+# What a rejection of a runbook version says of the version in force: only that the one read
+# was not it (an older or newer version); any other reason is the gate's answer about it.
+_NOT_THE_VERSION = frozenset({"rejected_temporal", "rejected_superseded"})
+
+
+def _page_of(runbook_id: str) -> str:
+    """A runbook id without its version (`runbook:ops@d60a242f6397` -> `runbook:ops`)."""
+    return runbook_id.split("@", 1)[0]
+
+
+def _valid_at(ev: Any, at: datetime) -> bool:
+    """Whether evidence's valid time holds `at` (an open end holds)."""
+    return (ev.valid_from is None or ev.valid_from <= at) and (
+        ev.valid_to is None or at < ev.valid_to
+    )
+
+
+def version_in_force_steps(
+    intents: Sequence[Intent | str],
+    known: Known,
+    gate: Any,
+    *,
+    as_of: datetime,
+    references: Sequence[datetime],
+) -> list[PlanStep]:
+    """`runbook_version_at` for each runbook page the question names whose chain was read
+    (`runbooks_for`, four SUPERSEDES steps) without reaching its version valid at as_of or at
+    a time the question refers to: a page of many versions (a git history's) whose heading
+    hits are all old versions. One read per page and time, as the card reads it."""
+    if Intent.APPLICABLE_RUNBOOK.value not in {str(i) for i in intents}:
+        return []
+    # One version of each page stands for its chain (the versions of one page share it).
+    pages = {_page_of(r): r for r in sorted(known.runbooks, reverse=True)}
+    pages = {page: pages[page] for page in sorted(pages)[:MAX_FOCUS_SERVICES]}
+    admitted = [ev for ev in gate.admitted if _page_of(ev.element_id) in pages]
+    read = {_page_of(ev.element_id) for ev in admitted}
+    judged: set[str] = set()
+    for rej in gate.rejected:
+        read.add(_page_of(rej.element_id))
+        if str(rej.reason) not in _NOT_THE_VERSION:
+            judged.add(_page_of(rej.element_id))  # a version refused on its merits
+    steps: list[PlanStep] = []
+    for at in [as_of, *(t for t in references if t != as_of)]:
+        tag = None if at == as_of else AT_PREFIX + iso_utc(at)
+        for page, runbook in pages.items():
+            if page not in read or page in judged:
+                continue  # its chain not read yet (runbooks_for first), or the gate's answer
+            if any(_page_of(ev.element_id) == page and _valid_at(ev, at) for ev in admitted):
+                continue
+            params = {"runbook_id": runbook, "at": _iso(at)}
+            steps.append(_step("runbook_version_at", params, "runbook", step_id=tag))
+    return steps
+
+
 def unique_steps(steps: Iterable[PlanStep]) -> list[PlanStep]:
     """Steps in order, the first of each step key kept."""
     seen: set[str] = set()
@@ -1365,6 +1419,7 @@ def followup_steps(
         *error_steps,
         *release_steps,
         *reference_steps(intents, known, references=instants, focus=focus),
+        *version_in_force_steps(intents, known, gate, as_of=inp.as_of, references=instants),
         *competing_cause_steps(intents, known, as_of=inp.as_of, focus=focus),
         *cause_document_steps(intents, known, as_of=inp.as_of),
         *named_release_steps(intents, known, inp.question, focus),

@@ -9,8 +9,8 @@ import json
 from pathlib import Path
 
 import neo4j
-from conftest import ingest_as, ingest_oncall_principals
-from test_ingest_git_history import DEMO, _commit, _git
+from conftest import git_commit, git_repository, ingest_as, ingest_oncall_principals
+from test_ingest_git_history import DEMO
 
 PAGE = "ops/runbook.md"
 VERSIONS = 20
@@ -22,18 +22,7 @@ def test_the_version_in_force_is_found_among_many_versions_of_one_page(  # type:
     # Before: the heading search's 10 hits were all versions of this page (the shorter,
     # older ones score highest) and SUPERSEDES four steps from them did not reach the
     # version in force: "no version of the runbook ... is valid at as_of".
-    with driver.session() as session:
-        session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()
-    assert invoke("ingest", str(DEMO)).code == 0
-    root = tmp_path / "ops-runbooks"
-    root.mkdir()
-    _git(root, "init", "-q")
-    shas, text = [], "# Operations\n\n## CardGatewayTimeouts\n\nCheck the gateway pods.\n"
-    for day in range(1, VERSIONS + 1):
-        text += f"\nStep added on day {day}: look at the gateway dashboard panel {day}.\n"
-        shas.append(_commit(root, text, f"2026-03-{day:02d}T10:00:00Z", path=PAGE))
-    args = ["ingest", str(root), "--format", "markdown-runbooks", "--tenant", "acme"]
-    assert invoke(*args, "--git-history").code == 0
+    shas = _many_versions(driver, invoke, tmp_path)
     asked = ["runbook", "--alert", "CardGatewayTimeouts", "--subject", "acme/user:bob"]
     for day in (VERSIONS - 1, 2):
         card = invoke(*asked, "--as-of", f"2026-03-{day:02d}T12:00:00Z", "--json")
@@ -65,14 +54,12 @@ def test_rules_after_a_git_history_check_anchors_against_the_newest_version(  # 
     # (2 alerts x 2 old versions), advice to fix anchors that are fine.
     tenant = f"gwh{tmp_path.parent.name[-6:].replace('-', '')}".lower()
     ingest_oncall_principals(invoke, tmp_path, tenant)
-    root = tmp_path / "gw-runbooks"
-    root.mkdir()
-    _git(root, "init", "-q")
+    root = git_repository(tmp_path / "gw-runbooks")
     text = "# Gateway\n\n## Overview\n\nThe gateway fronts the card network.\n"
-    _commit(root, text, "2026-03-01T10:00:00Z", path=PAGE)
-    _commit(root, text + "\nAsk the gateway team.\n", "2026-03-02T10:00:00Z", path=PAGE)
+    git_commit(root, PAGE, text, "2026-03-01T10:00:00Z")
+    git_commit(root, PAGE, text + "\nAsk the gateway team.\n", "2026-03-02T10:00:00Z")
     text += "\n## GatewayDown\n\nRestart it.\n\n## GatewaySlow\n\nScale it.\n"
-    _commit(root, text, "2026-03-03T10:00:00Z", path=PAGE)
+    git_commit(root, PAGE, text, "2026-03-03T10:00:00Z")
     ingest_as(invoke, root, "markdown-runbooks", tenant, "--git-history")
     rules = "".join(
         RULE.format(name=n, anchor=a)
@@ -88,3 +75,52 @@ def test_rules_after_a_git_history_check_anchors_against_the_newest_version(  # 
         "of ops/runbook.md@"
     ), anchors
     assert anchors[1].startswith("ingest: anchor: 1 alert is linked to the page as a whole")
+
+
+def _many_versions(driver: neo4j.Driver, invoke, tmp_path: Path) -> list[str]:  # type: ignore[no-untyped-def]
+    """The demo, and `ops/runbook.md` with `VERSIONS` git-history versions, each headed
+    `## CardGatewayTimeouts` (no alert rule links it); the commit shas, oldest first."""
+    with driver.session() as session:
+        session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()
+    assert invoke("ingest", str(DEMO)).code == 0
+    root = git_repository(tmp_path / "ops-runbooks")
+    shas, text = [], "# Operations\n\n## CardGatewayTimeouts\n\nCheck the gateway pods.\n"
+    for day in range(1, VERSIONS + 1):
+        text += f"\nStep added on day {day}: look at the gateway dashboard panel {day}.\n"
+        shas.append(git_commit(root, PAGE, text, f"2026-03-{day:02d}T10:00:00Z"))
+    args = ["ingest", str(root), "--format", "markdown-runbooks", "--tenant", "acme"]
+    assert invoke(*args, "--git-history").code == 0
+    return shas
+
+
+def test_investigate_answers_with_the_version_in_force_the_card_shows(  # type: ignore[no-untyped-def]
+    driver: neo4j.Driver, cli_env: object, invoke, tmp_path: Path
+) -> None:
+    # Before: the question's runbook search never reached the version in force, so the
+    # run said "'CardGatewayTimeouts' in the question matched nothing visible" and no runbook.
+    shas = _many_versions(driver, invoke, tmp_path)
+    at = f"2026-03-{VERSIONS - 1:02d}T12:00:00Z"
+    card = invoke(
+        "runbook",
+        "--alert",
+        "CardGatewayTimeouts",
+        "--subject",
+        "acme/user:bob",
+        "--as-of",
+        at,
+        "--json",
+    )
+    assert card.code == 0, card
+    in_force = json.loads(card.out)["runbook"]["id"]
+    assert in_force == f"runbook:ops@{shas[VERSIONS - 2][:12]}"
+    question = "Which runbook applied to CardGatewayTimeouts?"
+    asked = ["investigate", question, "--subject", "acme/user:bob", "--as-of", at]
+    result = invoke(*asked, "--json")
+    assert result.code == 0, result
+    report = json.loads(result.out)
+    cited = {c for claim in report["claims"] for c in claim.get("evidence_ids", [])}
+    pack = {ev["evidence_id"]: ev["element_id"] for ev in report["evidence"]}
+    assert in_force in {pack[c] for c in cited if c in pack}, result.out
+    shown = invoke(*asked)
+    assert "matched nothing visible" not in shown.out + shown.err, shown.out
+    assert in_force in shown.out, shown.out
