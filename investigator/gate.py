@@ -473,6 +473,9 @@ class EvidenceGate:
         self.budget_starved_types: set[str] = set()
         # Per starved type, the tokens of its smallest candidate that did not fit.
         self.budget_needed: dict[str, int] = {}
+        # Runbook versions dropped for the budget, with the instants asked about (as_of, the
+        # question's earlier times) they were valid at: the version in force then, unread.
+        self.budget_dropped_runbooks: dict[str, list[datetime]] = {}
         self._granted = frozenset(policy.granted_labels)
         self._relevant = frozenset(policy.relevant_types)
 
@@ -729,6 +732,11 @@ class EvidenceGate:
             for kind in relevant:
                 self.budget_needed[kind] = min(self.budget_needed.get(kind, cost), cost)
             detail = f"needs {cost} tokens, {self.remaining_tokens} left"
+            if "runbook" in cand.evidence_types:
+                instants = [p.as_of, *(t for t in p.reference_times if t <= p.as_of)]
+                held = sorted({t for t in instants if _valid_at(cand, t)})
+                if held:
+                    self.budget_dropped_runbooks[cand.element_id] = held
             return self._reject(cand, r.BUDGET_EXCEEDED, round_no, detail), demoted
         return None, demoted
 

@@ -9,7 +9,7 @@ session records the run into the Context Graph when a `RunRecorder` is given
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 
 import neo4j
@@ -31,8 +31,8 @@ from investigator.defaults import (
     DEFAULT_DEADLINE_S,
     DEFAULT_PURPOSE,
 )
-from investigator.evidence import Evidence, Rejection, RejectionReason
-from investigator.gate import Conflict, GatePolicy
+from investigator.evidence import Evidence, Rejection, RejectionReason, iso_utc
+from investigator.gate import Conflict, EvidenceGate, GatePolicy
 from investigator.incident_reference import IncidentReading
 from investigator.ownership_history import (
     asked_ownership_period,
@@ -42,6 +42,7 @@ from investigator.ownership_history import (
 from investigator.pack import (
     MAX_BUDGET_TOKENS,
     MIN_BUDGET_TOKENS,
+    Omission,
     PackBudgetError,
     PackRequest,
     build_pack,
@@ -313,6 +314,69 @@ def _unused_runbook_gaps(
         else m
         for m in missing
     ]
+
+
+def _budget_dropped_runbooks(
+    gate: EvidenceGate, omissions: Sequence[Omission]
+) -> dict[str, list[datetime]]:
+    """The runbook versions dropped for the budget, by the gate or by the pack, with the
+    instants asked about (as_of, the question's earlier times) each was valid at."""
+    dropped = dict(gate.budget_dropped_runbooks)
+    policy = gate.policy
+    instants = [policy.as_of, *(t for t in policy.reference_times if t <= policy.as_of)]
+    admitted = {ev.evidence_id: ev for ev in gate.admitted}
+    for omission in omissions:
+        ev = admitted.get(omission.candidate_id)
+        if omission.reason is not RejectionReason.BUDGET_EXCEEDED or ev is None:
+            continue
+        held = [t for t in instants if _held_at(ev, t)]
+        if "runbook" in ev.evidence_types and held:
+            dropped[ev.element_id] = sorted(set(held))
+    return dropped
+
+
+def _held_at(ev: Evidence, at: datetime) -> bool:
+    """Whether a record's valid interval holds the instant (an open end holds)."""
+    return (ev.valid_from is None or ev.valid_from <= at) and (
+        ev.valid_to is None or at < ev.valid_to
+    )
+
+
+def budget_dropped_runbook_gaps(
+    missing: list[MissingEvidence],
+    dropped: Mapping[str, Sequence[datetime]],
+    pack_evidence: Sequence[Evidence],
+    *,
+    as_of: datetime,
+) -> list[MissingEvidence]:
+    """`missing` with a required runbook gap for each runbook version valid at an instant the
+    run asks about (as_of, a time the question names) that was dropped for the evidence
+    budget while the pack holds no version of that page valid then: the version in force
+    then is missing, not "none"."""
+    gaps: list[MissingEvidence] = []
+    for element_id, instants in sorted(dropped.items()):
+        page = element_id.split("@", 1)[0]
+        unread = [
+            at
+            for at in instants
+            if not any(
+                ev.element_id.split("@", 1)[0] == page and _held_at(ev, at) for ev in pack_evidence
+            )
+        ]
+        if not unread:
+            continue
+        when = ", ".join("as_of" if at == as_of else iso_utc(at) for at in unread)
+        gaps.append(
+            MissingEvidence(
+                evidence_type="runbook",
+                intents=[Intent.APPLICABLE_RUNBOOK.value],
+                description=(
+                    f"the version of {page} in force at {when}, {element_id}, was dropped for "
+                    "the evidence budget (budget_exceeded); a larger --budget-tokens reads it"
+                ),
+            )
+        )
+    return [*missing, *gaps]
 
 
 def final_rejections(
@@ -645,8 +709,14 @@ def _investigate(
         deadline=stop_reason is StopReason.DEADLINE,
     )
     unplaced = [u.words for u in reasons]
-    status = _status(claim_set.missing_evidence, unplaced, cut_short=outcome.cut_short)
-    stop_reason = _stop_reason(stop_reason, claim_set.missing_evidence)
+    missing = budget_dropped_runbook_gaps(
+        claim_set.missing_evidence,
+        _budget_dropped_runbooks(gate, pack.omissions),
+        pack.evidence,
+        as_of=as_of,
+    )
+    status = _status(missing, unplaced, cut_short=outcome.cut_short)
+    stop_reason = _stop_reason(stop_reason, missing)
     result = InvestigationResult(
         run_id=run_id,
         pack_id=pack.pack_id,
@@ -664,9 +734,7 @@ def _investigate(
             read_through(outcome.tool_calls, pack.evidence),
         ),
         missing_evidence=tied_runbook_gaps(
-            withheld_runbook_gaps(
-                claim_set.missing_evidence, gate.rejected, cut_short=outcome.cut_short
-            ),
+            withheld_runbook_gaps(missing, gate.rejected, cut_short=outcome.cut_short),
             outcome.runbook_tie,
         ),
         confounders=claim_set.confounders,

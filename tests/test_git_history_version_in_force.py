@@ -124,3 +124,37 @@ def test_investigate_answers_with_the_version_in_force_the_card_shows(  # type: 
     shown = invoke(*asked)
     assert "matched nothing visible" not in shown.out + shown.err, shown.out
     assert in_force in shown.out, shown.out
+
+
+def test_a_version_in_force_dropped_for_the_budget_is_named_as_missing(  # type: ignore[no-untyped-def]
+    driver: neo4j.Driver, cli_env: object, invoke, tmp_path: Path
+) -> None:
+    # Before: the version in force at the time asked was dropped (`budget_exceeded`) while the
+    # one at as_of fitted, and "Missing evidence" said none: the run read as complete.
+    _many_versions(driver, invoke, tmp_path)
+    question = "Which runbook applied to CardGatewayTimeouts on 2026-03-10T12:00:00Z?"
+    asked = ["investigate", question, "--subject", "acme/user:bob"]
+    dropped_runs = 0
+    for budget in ("1100", "1200", "1300"):
+        result = invoke(
+            *asked, "--as-of", "2026-03-19T12:00:00Z", "--budget-tokens", budget, "--json"
+        )
+        assert result.code == 0, result
+        report = json.loads(result.out)
+        dropped = {
+            r["element_id"]
+            for r in report["rejected"]
+            if r["reason"] == "budget_exceeded" and r["element_id"].startswith("runbook:ops@")
+        }
+        if not dropped:
+            continue
+        dropped_runs += 1
+        gaps = [m for m in report["missing_evidence"] if m["evidence_type"] == "runbook"]
+        assert [m["required"] for m in gaps] == [True], report["missing_evidence"]
+        assert any(d in gaps[0]["description"] for d in dropped), gaps
+        assert "dropped for the evidence budget" in gaps[0]["description"], gaps
+        assert report["status"] == "partial"
+    assert dropped_runs, "no budget tried dropped a version of the page"
+    shown = invoke(*asked, "--as-of", "2026-03-19T12:00:00Z", "--budget-tokens", "1200")
+    missing = shown.out.split("Missing evidence", 1)[1]
+    assert "runbook (required): the version of runbook:ops in force at " in missing, shown.out
