@@ -158,3 +158,34 @@ def test_a_version_in_force_dropped_for_the_budget_is_named_as_missing(  # type:
     shown = invoke(*asked, "--as-of", "2026-03-19T12:00:00Z", "--budget-tokens", "1200")
     missing = shown.out.split("Missing evidence", 1)[1]
     assert "runbook (required): the version of runbook:ops in force at " in missing, shown.out
+
+
+def test_a_section_renamed_in_an_imported_commit_is_said_as_a_lost_anchor(  # type: ignore[no-untyped-def]
+    cli_env: object, invoke, tmp_path: Path
+) -> None:
+    # Before: the commit's version is a new id superseding the linked one, so the rename
+    # went unsaid (a plain re-import of the same file says "... names no section ... any more").
+    tenant = f"gwr{tmp_path.parent.name[-6:].replace('-', '')}".lower()
+    ingest_oncall_principals(invoke, tmp_path, tenant)
+    root = git_repository(tmp_path / "gw-runbooks")
+    text = "# Gateway\n\n## GatewayDown\n\nRestart it.\n"
+    git_commit(root, PAGE, text, "2026-03-01T10:00:00Z")
+    git_commit(root, PAGE, text + "\nAsk the gateway team.\n", "2026-03-02T10:00:00Z")
+    ingest_as(invoke, root, "markdown-runbooks", tenant, "--git-history")
+    rules = RULE.format(name="GatewayDown", anchor="gatewaydown")
+    (tmp_path / "rules.yaml").write_text(RULES.format(rules=rules), encoding="utf-8")
+    ingest_as(invoke, tmp_path / "rules.yaml", "prometheus-rules", tenant)
+    renamed = text.replace("## GatewayDown", "## GatewayIsDown")
+    sha = git_commit(root, PAGE, renamed, "2026-03-03T10:00:00Z")
+    result = ingest_as(invoke, root, "markdown-runbooks", tenant, "--git-history")
+    anchors = [line for line in result.err.splitlines() if line.startswith("ingest: anchor:")]
+    assert anchors == [
+        "ingest: anchor: alert:GatewayDown: runbook_url anchor '#gatewaydown' names no section "
+        f"of {PAGE}@{sha} any more (did you mean GatewayIsDown?)",
+        "ingest: anchor: 1 alert is still linked to the page, and runbook --alert shows its "
+        "opening text for it: restore the heading, or fix the rules' runbook_url and re-ingest "
+        "them",
+    ], result.err
+    # The same history again adds no version: nothing new to say.
+    again = ingest_as(invoke, root, "markdown-runbooks", tenant, "--git-history")
+    assert "ingest: anchor:" not in again.err, again.err

@@ -18,7 +18,7 @@ from urllib.parse import unquote, urlsplit
 import neo4j
 from pydantic import BaseModel, ConfigDict
 
-from graph_schema.bundle import Bundle
+from graph_schema.bundle import Bundle, DocumentSpec
 from graph_schema.importers.markdown_sections import close_headings, names_section
 from graph_schema.kg_types import NodeLabel, RecordStatus
 
@@ -74,13 +74,19 @@ def lost_anchors(
         database_=database,
         routing_=neo4j.RoutingControl.READ,
     )
+    newest = _newest_new_versions(driver, bundle, database)
     lost = []
+    seen: set[tuple[str, str]] = set()
     for record in records:
         anchor = unquote(urlsplit(str(record["url"]).strip()).fragment).strip()
         before = [str(t) for t in record["titles"] or []]
         if not anchor or not names_section(anchor, before, _anchors_of(record["locators"])):
             continue  # it named no section before this import either
-        document = documents[str(record["runbook"])]
+        # A git history's page: the new text is its newest version this import adds.
+        document = newest.get(str(record["runbook"])) or documents[str(record["runbook"])]
+        if (str(record["alert"]), document.id) in seen:
+            continue  # an alert linked to several versions of the page is named once
+        seen.add((str(record["alert"]), document.id))
         titles = [str(t) for t in document.props.get("section_titles") or []]
         if names_section(anchor, titles, _anchors_of(document.props.get("section_locators"))):
             continue
@@ -93,6 +99,40 @@ def lost_anchors(
             )
         )
     return lost
+
+
+# Which of the import's documents already have a record in the tenant.
+_EXISTING_DOCUMENTS = (
+    "MATCH (r:KG:Document {tenant: $tenant}) WHERE r.id IN $ids RETURN DISTINCT r.id AS id"
+)
+
+
+def _newest_new_versions(
+    driver: neo4j.Driver, bundle: Bundle, database: str | None
+) -> dict[str, DocumentSpec]:
+    """For each recorded version of a page whose chain this import extends with versions of
+    its own id (`--git-history`: a commit is a new id superseding the one before), the
+    newest version of that chain, when the import adds it; re-importing a history already
+    recorded adds none (its lost anchors were said when the commit was imported)."""
+    successor = {d.supersedes: d for d in bundle.documents if d.supersedes}
+    if not successor:
+        return {}
+    records, _, _ = driver.execute_query(
+        _EXISTING_DOCUMENTS,
+        tenant=bundle.tenant,
+        ids=sorted(d.id for d in bundle.documents),
+        database_=database,
+        routing_=neo4j.RoutingControl.READ,
+    )
+    existing = {str(r["id"]) for r in records}
+    newest: dict[str, DocumentSpec] = {}
+    for start in sorted(existing & set(successor)):
+        last, steps = successor[start], 0
+        while last.id in successor and steps < len(bundle.documents):
+            last, steps = successor[last.id], steps + 1
+        if last.id not in existing:
+            newest[start] = last
+    return newest
 
 
 def _alert_name(alert_id: Any) -> list[str]:
