@@ -9,8 +9,8 @@ import json
 from pathlib import Path
 
 import neo4j
-from conftest import ingest_as, ingest_oncall_principals
-from test_ingest_git_history import DEMO, _commit, _git
+from conftest import git, git_commit, ingest_as, ingest_oncall_principals
+from test_ingest_git_history import DEMO
 
 PAGE = "ops/runbook.md"
 VERSIONS = 20
@@ -27,11 +27,11 @@ def test_the_version_in_force_is_found_among_many_versions_of_one_page(  # type:
     assert invoke("ingest", str(DEMO)).code == 0
     root = tmp_path / "ops-runbooks"
     root.mkdir()
-    _git(root, "init", "-q")
+    git(root, "init", "-q")
     shas, text = [], "# Operations\n\n## CardGatewayTimeouts\n\nCheck the gateway pods.\n"
     for day in range(1, VERSIONS + 1):
         text += f"\nStep added on day {day}: look at the gateway dashboard panel {day}.\n"
-        shas.append(_commit(root, text, f"2026-03-{day:02d}T10:00:00Z", path=PAGE))
+        shas.append(git_commit(root, PAGE, text, f"2026-03-{day:02d}T10:00:00Z"))
     args = ["ingest", str(root), "--format", "markdown-runbooks", "--tenant", "acme"]
     assert invoke(*args, "--git-history").code == 0
     asked = ["runbook", "--alert", "CardGatewayTimeouts", "--subject", "acme/user:bob"]
@@ -67,12 +67,12 @@ def test_rules_after_a_git_history_check_anchors_against_the_newest_version(  # 
     ingest_oncall_principals(invoke, tmp_path, tenant)
     root = tmp_path / "gw-runbooks"
     root.mkdir()
-    _git(root, "init", "-q")
+    git(root, "init", "-q")
     text = "# Gateway\n\n## Overview\n\nThe gateway fronts the card network.\n"
-    _commit(root, text, "2026-03-01T10:00:00Z", path=PAGE)
-    _commit(root, text + "\nAsk the gateway team.\n", "2026-03-02T10:00:00Z", path=PAGE)
+    git_commit(root, PAGE, text, "2026-03-01T10:00:00Z")
+    git_commit(root, PAGE, text + "\nAsk the gateway team.\n", "2026-03-02T10:00:00Z")
     text += "\n## GatewayDown\n\nRestart it.\n\n## GatewaySlow\n\nScale it.\n"
-    _commit(root, text, "2026-03-03T10:00:00Z", path=PAGE)
+    git_commit(root, PAGE, text, "2026-03-03T10:00:00Z")
     ingest_as(invoke, root, "markdown-runbooks", tenant, "--git-history")
     rules = "".join(
         RULE.format(name=n, anchor=a)
