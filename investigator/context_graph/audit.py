@@ -25,6 +25,7 @@ import neo4j
 from pydantic import BaseModel, ConfigDict
 
 from cypher_templates.subject import PrincipalRecord, SubjectRef, read_principal
+from investigator.context_graph.incarnation import belongs_to
 from investigator.context_graph.models import CtxKind, CtxNodeRecord, RunLineage
 from investigator.errors import BadInput, NotAuthorized
 from investigator.untrusted_text import unquoted_detail
@@ -130,13 +131,15 @@ def check_run_readable(reader: RunReader, run_id: str, run: dict[str, Any] | Non
     who = reader.principal
     if tenant != who.tenant:
         raise BadInput(f"unknown run {run_id}")
-    if subject_id != who.id and not reader.audits:
+    if not belongs_to(who, run or {}) and not reader.audits:
+        # The same id's earlier holder is another subject too (docs/security.md rule 5).
+        earlier = " (an earlier principal of this id)" if subject_id == who.id else ""
         how = (
             f"reads it only with --purpose {AUDIT_PURPOSE}"
             if AUDIT_PURPOSE in who.purposes
             else f"may not read it (reading another subject's run needs purpose {AUDIT_PURPOSE})"
         )
-        raise NotAuthorized(f"run {run_id} is another subject's run: {who.ref} {how}")
+        raise NotAuthorized(f"run {run_id} is another subject's run{earlier}: {who.ref} {how}")
 
 
 # How a purge run's question names the record it purged (investigator/cli/purge.py).
@@ -155,9 +158,8 @@ def purged_element(run: dict[str, Any]) -> str | None:
 
 
 def own_run(reader: RunReader, run: dict[str, Any]) -> bool:
-    """Whether the run was recorded for `reader` itself (its tenant and id)."""
-    who = reader.principal
-    return run.get("tenant") == who.tenant and run.get("subject_id") == who.id
+    """Whether the run was recorded for `reader` itself (its tenant, id and incarnation)."""
+    return belongs_to(reader.principal, run)
 
 
 def unreadable_ids(
