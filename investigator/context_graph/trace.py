@@ -184,14 +184,14 @@ def _describe_kind(node: CtxNodeRecord) -> str:
             f"({float(p.get('duration_ms') or 0):.1f} ms{began}){error}"
         )
     if kind == CtxKind.EVIDENCE and p.get("withheld"):
-        return f"evidence {p.get('evidence_id')} [withheld: {p.get('withheld')}] {p.get('hash')}"
+        return f"evidence {p.get('evidence_id')} [withheld: {p.get('withheld')}]"
     if kind == CtxKind.EVIDENCE:
         source = p.get("source_id")
         version = p.get("source_version")
         where = f" from {source}" + (f"@{version}" if version else "") if source else ""
         return f"evidence {p.get('evidence_id')}{where}"
     if kind == CtxKind.REJECTION and p.get("withheld"):
-        return f"rejected {p.get('candidate_id')} [withheld: {p.get('withheld')}] {p.get('hash')}"
+        return f"rejected {p.get('candidate_id')} [withheld: {p.get('withheld')}]"
     if kind == CtxKind.REJECTION:
         repl = f" -> {p.get('replacement')}" if p.get("replacement") else ""
         recorded = node.payload()
