@@ -445,6 +445,10 @@ def audit_one(
             tally.withheld += text.count('"withheld"') if fmt == "json" else 0
             for leak in token_leaks(world, text, tenant, labels, eff):
                 tally.leak(f"trace {fmt} {run.run_id} for {ref}/{purpose}: {leak}")
+            # A withheld evidence's id hashes its text: shown, it confirms a guess offline.
+            for ev_id in sorted(set(content.withheld) | set(content.withheld_candidates)):
+                if ev_id in text:
+                    tally.leak(f"trace {fmt} {run.run_id} for {ref}/{purpose}: id {ev_id}")
 
 
 def _random_step(rng: random.Random, registry: TemplateRegistry) -> PlanStep:

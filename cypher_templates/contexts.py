@@ -102,7 +102,8 @@ class OwnerOfRecordContext(OwnerOfContext):
 
 
 class DeploymentContext(RowContext):
-    """deployments_in_window, latest_deployments: the deployment and when it was deployed."""
+    """deployments_in_window, latest_deployments, rollouts_under_way: the deployment and when
+    it was deployed."""
 
     service: str | None = None
     deployment: str | None = None
@@ -195,6 +196,7 @@ CONTEXT_SHAPES: dict[str, type[RowContext]] = {
     "fulltext_search": TextHitContext,
     "name_suggestions": EmptyContext,
     "latest_deployments": DeploymentContext,
+    "rollouts_under_way": DeploymentContext,
     "ownership_over_time": OwnershipContext,
     "ownership_in_period": OwnershipContext,
     "ownership_records": OwnershipRecordContext,

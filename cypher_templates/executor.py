@@ -62,8 +62,18 @@ from graph_schema.schema_ddl import tenant_fulltext_index
 _PRINCIPAL_QUERY = (
     "MATCH (p:KG:Principal {tenant: $tenant, id: $subject_id}) "
     "WHERE p.status = 'active' AND p.superseded_at IS NULL "
+    "WITH p LIMIT 1 "
+    # Its incarnation: one more per tombstone before it (the id was retracted, then written
+    # again for someone); it began with the record after the latest tombstone.
+    "OPTIONAL MATCH (t:KG:Principal {tenant: $tenant, id: $subject_id}) "
+    "WHERE t.status = 'retracted' AND t.version < p.version "
+    "WITH p, count(t) AS retractions, max(t.version) AS last "
+    "OPTIONAL MATCH (t:KG:Principal {tenant: $tenant, id: $subject_id, version: last}) "
+    "OPTIONAL MATCH (b:KG:Principal {tenant: $tenant, id: $subject_id, version: last + 1}) "
     "RETURN p.id AS id, p.tenant AS tenant, coalesce(p.labels, []) AS labels, "
-    "coalesce(p.purposes, []) AS purposes LIMIT 1"
+    "coalesce(p.purposes, []) AS purposes, retractions + 1 AS incarnation, "
+    "CASE WHEN b IS NULL THEN null WHEN t.recorded_at > b.recorded_at THEN t.recorded_at "
+    "ELSE b.recorded_at END AS incarnation_began LIMIT 1"
 )
 _PRINCIPAL_TIMEOUT_S = 5.0
 # The principals whose tenant and id are the ones given but for case (a hint for an unknown
@@ -649,6 +659,8 @@ class TemplateExecutor:
                 tenant=str(r["tenant"]),
                 labels=tuple(sorted(str(x) for x in r["labels"])),
                 purposes=tuple(sorted(str(x) for x in r["purposes"])),
+                incarnation=int(r["incarnation"]),
+                incarnation_began=_native(r["incarnation_began"]),
             )
             for r in records
         ]

@@ -38,6 +38,9 @@ class Subject(BaseModel):
     labels: tuple[str, ...] = ()
     purposes: tuple[str, ...] = ()
     purpose: str = Field(min_length=1, max_length=_TEXT_MAX)
+    # Which holder of the id (PrincipalRecord.incarnation): recorded on its runs, never in
+    # what it reads or hashes.
+    incarnation: int = Field(default=1, ge=1, exclude=True)
 
     @field_validator("labels", "purposes")
     @classmethod
@@ -60,6 +63,12 @@ class PrincipalRecord(BaseModel):
     tenant: str
     labels: tuple[str, ...]
     purposes: tuple[str, ...]
+    # Which holder of the id this is: 1, then one more each time the id is written again
+    # after a retraction (a new version for changed grants is the same holder).
+    incarnation: int = 1
+    # When this holder's first record was recorded, if an earlier holder was retracted: runs
+    # that recorded no incarnation and started before it are the earlier holder's.
+    incarnation_began: datetime | None = None
 
     @property
     def ref(self) -> SubjectRef:
@@ -202,6 +211,7 @@ def subject_for(record: PrincipalRecord, purpose: str) -> Subject:
         labels=record.labels,
         purposes=record.purposes,
         purpose=purpose,
+        incarnation=record.incarnation,
     )
 
 

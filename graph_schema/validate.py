@@ -36,6 +36,8 @@ class ExistingElements:
     sources: set[TenantId] = field(default_factory=set)
     # Every principal id each tenant holds (any version): a new one must not look like them.
     principal_ids: dict[str, set[str]] = field(default_factory=dict)
+    # The principal ids of each tenant whose current record is a retraction's tombstone.
+    retracted_principals: dict[str, set[str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -157,6 +159,28 @@ def case_look_alike_principals(
                 f"letter case in tenant {tenant}: ids are case sensitive, so they are separate "
                 "subjects, each with its own grants and runs (--subject names one exactly)"
             )
+    return lines
+
+
+def recreated_principals(loaded: LoadedBundle, existing: ExistingElements) -> list[str]:
+    """One line per principal id of `loaded` whose current record in its tenant is a
+    retraction: written again, it is a new principal (a new incarnation), which does not read
+    the earlier one's runs (a warning: it is written)."""
+    lines = []
+    seen: set[TenantId] = set()
+    for part in loaded.parts:
+        for principal in part.bundle.principals:
+            tenant = principal_tenant(part.bundle, principal)
+            if (tenant, principal.id) in seen:
+                continue
+            seen.add((tenant, principal.id))
+            if principal.id in existing.retracted_principals.get(tenant, set()):
+                lines.append(
+                    f"principal id {principal.id} ({part.origin}) was retracted in tenant "
+                    f"{tenant} and is written again: a new principal of that id, which does "
+                    "not read the earlier one's runs (an auditor reads them, marked as an "
+                    "earlier principal of this id)"
+                )
     return lines
 
 

@@ -97,6 +97,7 @@ from graph_schema.validate import (
     defined_ids,
     document_edge_keys,
     principal_tenant,
+    recreated_principals,
     referenced_ids,
     referenced_keys,
     referenced_sources,
@@ -504,13 +505,17 @@ def find_existing(
     if principal_tenants:
         records, _, _ = driver.execute_query(
             "UNWIND $tenants AS t MATCH (p:Principal:KG {tenant: t}) "
-            "RETURN t AS tenant, collect(DISTINCT p.id) AS ids",
+            "RETURN t AS tenant, collect(DISTINCT p.id) AS ids, "
+            # Ids whose current record is a tombstone: written again, they name someone new.
+            "collect(CASE WHEN p.status = 'retracted' AND p.superseded_at IS NULL "
+            "THEN p.id END) AS retracted",
             tenants=principal_tenants,
             database_=database,
             routing_=neo4j.RoutingControl.READ,
         )
         for r in records:
             existing.principal_ids[str(r["tenant"])] = {str(i) for i in r["ids"]}
+            existing.retracted_principals[str(r["tenant"])] = {str(i) for i in r["retracted"]}
     keys_by_type: dict[RelType, list[dict[str, str]]] = defaultdict(list)
     for tenant, key in sorted(referenced_keys(loaded)):
         rel_type = rel_type_of_key(key)
@@ -639,6 +644,7 @@ def ingest_bundle(
             backdate_marker,
         )
         report.warnings = case_look_alike_principals(loaded, existing)
+        report.warnings += recreated_principals(loaded, existing)
     # A bundle is marked only where its result is a fixed point: nothing was written, or no
     # id or key repeats (a history is replanned against the graph each time).
     if not report.changed or fresh or _one_entry_each(loaded):

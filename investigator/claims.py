@@ -284,7 +284,9 @@ def _named_only(ev: Evidence, found_by_text: Sequence[str] = ()) -> str:
             ", found by the words of the question alone (the runbook search's best fit; "
             "no service, alert or error code it names links to it),"
         )
-    by = "the heading of its section" if SECTION_EXCERPT in ev.transformations else "its name"
+    # A cut without an anchor is the page's opening text, which no heading names.
+    cut = SECTION_EXCERPT in ev.transformations and "#" in (ev.locator or "")
+    by = "the heading of its section" if cut else "its name"
     return f", found by {by} alone (no service, alert or error code record links to it),"
 
 
@@ -476,6 +478,10 @@ def derive_claims(
                 # A whole file: where its steps are, as the card's Locator line gives them.
                 section = runbook_steps(ev, _card_focus(ev, focus)).locator
             where = f" [{section or ev.locator}]" if section or ev.locator else ""
+            if SECTION_EXCERPT in ev.transformations and "#" not in (ev.locator or ""):
+                # The page's opening text (`alert_excerpt`): as the card, say none is about it.
+                asked = ", ".join(focus.names)
+                where = f" [{ev.locator}: its opening text; none of its sections is about {asked}]"
             tie = _named_only(ev, found_by_text)
             if undated(ev) and refs:
                 # "Then", or a time written in the question: each version at the instants it

@@ -113,8 +113,7 @@ class Evidence(BaseModel):
         (`valid_from`, the record's `started_at`), so no hash includes it again."""
         if self.valid_from is None or self.type != "Deployment":
             return self.valid_from
-        if "deployment_time" not in self.evidence_types:
-            return self.valid_from
+        # Whatever read it (an entity lookup too): the record states the rollout's start.
         started = instant_of(self.context.get("started_at", self.props.get("started_at")))
         return started if started is not None and started < self.valid_from else self.valid_from
 

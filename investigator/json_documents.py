@@ -68,6 +68,7 @@ def trace_json(
     shown: RunLineage,
     fmt: str = "json",
     verify_problems: list[str] | None = None,
+    subject_note: str | None = None,
 ) -> str:
     """`trace --format json|prov-json`: `shown` is `lineage` re-filtered for the reader;
     `verify_problems` the run's check against its chain and anchor, when made (marked in
@@ -80,7 +81,7 @@ def trace_json(
         return prov_json(shown, verify_problems)
     from investigator.context_graph.trace import trace_document
 
-    return trace_document(lineage, shown, verify_problems).model_dump_json()
+    return trace_document(lineage, shown, verify_problems, subject_note).model_dump_json()
 
 
 def readable_replay_report(report: ReplayReport, content: ContentFilter) -> ReplayReport:

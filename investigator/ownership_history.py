@@ -15,7 +15,8 @@ recorded on the 19th) corrects nothing.
 Both kinds of question read the records with one bounded read per service,
 `ownership_records` (every record of the service's OWNS edges known at the run's known_at,
 superseded and retracted ones included; tenant, ACL and purpose in Cypher like any read,
-recorded, replayable), whatever the number of its edges.
+recorded, replayable), whatever the number of its edges; the owners of an alert or a
+runbook version (`owners_of`) by `owners_of_records`, one read per alert or runbook version.
 
 A history reads it always: a retracted record (its tombstone, `status = 'retracted'`) is
 invisible to the current reads, so only this read can show an ownership that was recorded
@@ -153,6 +154,16 @@ def read_services(calls: Sequence[ToolCallRecord]) -> set[str]:
         str(call.params["service_id"])
         for call in calls
         if call.template_id in OWNER_READS and "service_id" in call.params
+    }
+
+
+def read_entities(calls: Sequence[ToolCallRecord]) -> set[str]:
+    """The alerts and runbook versions whose own owners the run read (`owners_of`): a history
+    or period question reads all their records too, as a service's."""
+    return {
+        str(call.params["entity_id"])
+        for call in calls
+        if call.template_id == ENTITY_OWNERS_TEMPLATE and "entity_id" in call.params
     }
 
 

@@ -945,6 +945,17 @@ def competing_cause_steps(
                 step_id=CHECK_PREFIX + check,
             )
         )
+    # A focus service's rollout under way when the first error came: its deployment time
+    # (the finish) is after the error, so the window above misses it, at any as_of.
+    steps += [
+        _step(
+            "rollouts_under_way",
+            {"service_id": svc, "at": _iso(anchor)},
+            "deployment_time",
+            step_id=CHECK_PREFIX + "rollouts",
+        )
+        for svc in focus
+    ]
     return steps
 
 

@@ -13,7 +13,9 @@
    or gained `pii`), `data_changed` (the same record version reads other text, no purge
    recorded), `ranking_changed` (a fulltext call's rows differ, yet every record it read is
    still returned to the subject at known_at, unchanged: BM25 statistics count records
-   written after the run), `hash_mismatch` (other differences; for a call that kept no evidence, the
+   written after the run), `subject_grants_changed` (a call whose rows no kept record names
+   differs and the subject's principal was re-recorded since: the likely cause),
+   `hash_mismatch` (other differences; for a call that kept no evidence, the
    line says replay cannot tell why), `execution_failed`. One cause is one
    line: evidence of a record already reported at its call adds no `evidence_changed`.
 3. Recompute every recorded Evidence from the re-executed rows (same evidence_id, same
@@ -82,6 +84,9 @@ class ReplayReport(BaseModel):
     # Why pack_hash_match is false without any hash comparison (a failed or incomplete run
     # has no finished result to re-run; `null` when the hashes were compared).
     pack_hash_note: str | None = None
+    # Not verified only because of what the run's subject may read now: the chain verified
+    # and every difference is a grant or label change (or the answer that follows from it).
+    differs_by_grants_only: bool = False
 
 
 def _backdated_left(left: int, explaining: int) -> str:
@@ -335,11 +340,16 @@ class _Replayer:
             # and must not read past the subject's grants to find out (hidden rows never
             # leave Neo4j).
             cause = _UNKEPT_ROWS if self._kept_records(tc_id) else _UNNAMED_ROWS
-            cause = self.backdated_cause(known_at, subject, result.rows) or cause
+            backdated = self.backdated_cause(known_at, subject, result.rows)
+            kind = "hash_mismatch"
+            if backdated is None and self.grants_changed(known_at):
+                # The likely cause an auditor can act on; replay still cannot name the rows.
+                kind, cause = "subject_grants_changed", _GRANTS_CHANGED_ROWS
             self.add(
-                "hash_mismatch",
+                kind,
                 f"{template_id}@{version}: rows hash {replayed}, recorded {p.get('rows_hash')} "
-                f"({result.row_count} rows now, {p.get('row_count')} recorded){cause}",
+                f"({result.row_count} rows now, {p.get('row_count')} recorded)"
+                f"{backdated or cause}",
                 node.seq,
                 tc_id,
             )
@@ -416,6 +426,15 @@ class _Replayer:
         since the run can also put records it could not read then among the ranked rows.
         Only the subject's own record is read, never what any record's labels are.
         """
+        if not self.grants_changed(known_at):
+            return ""
+        return (
+            "; the subject's grants also changed since the run, which can rank records it "
+            "could not read then among them"
+        )
+
+    def grants_changed(self, known_at: datetime) -> bool:
+        """Whether the subject's own Principal record was re-recorded after `known_at`."""
         rows, _, _ = self.driver.execute_query(
             "MATCH (p:KG:Principal {tenant: $tenant, id: $id}) "
             "WHERE p.recorded_at > $known_at RETURN count(p) AS later",
@@ -425,12 +444,7 @@ class _Replayer:
             database_=self.kg_database,
             routing_=neo4j.RoutingControl.READ,
         )
-        if not rows or not rows[0]["later"]:
-            return ""
-        return (
-            "; the subject's grants also changed since the run, which can rank records it "
-            "could not read then among them"
-        )
+        return bool(rows and rows[0]["later"])
 
     def backdated_cause(self, known_at: datetime, subject: Any, rows: list[Any]) -> str | None:
         """The likely cause of rows a call returns now and did not then: an `ingest
@@ -916,6 +930,12 @@ _UNNAMED_ROWS = (
     ": the call kept no record of its rows (no evidence, no rejection), so replay cannot name "
     "its records or say why they differ (lines on the run's evidence name what it can)"
 )
+_GRANTS_CHANGED_ROWS = (
+    ": likely the subject's grants, which changed since the run (its principal record was "
+    "re-recorded after the run's known_at; replay reads with the grants of now); the rows "
+    "that differ are not among the records the run kept, so replay cannot name them or "
+    "prove it"
+)
 _UNKEPT_ROWS = (
     ": the rows that differ are not among the records the run kept (its evidence and "
     "rejections), so replay cannot name them or say why (lines on the run's evidence name "
@@ -999,6 +1019,15 @@ _RANKING_CHANGED = (
 
 # Drift kinds that say the re-run answered differently from the recorded run.
 _ANSWER_DRIFT = frozenset({"pack_hash_mismatch", "claims_changed", "answer_changed"})
+# Drift that says what the run's subject may read now, not that the run or a record changed.
+_GRANT_DRIFT = frozenset(
+    {
+        "data_not_visible",
+        "data_redacted_for_subject",
+        "data_unredacted_for_subject",
+        "subject_grants_changed",
+    }
+)
 
 
 class _CannotReplay(Exception):
@@ -1162,6 +1191,18 @@ def replay_run(
     if rep.changed_answer():
         rep.note_decision_code()
     verified = chain.chain_valid and pack_match and not rep.drift
+    # Only when the subject's own grants changed since the run: a record relabelled for
+    # everyone is a change in the KG, and stays "not verified" (exit 1).
+    kinds = {d.kind for d in rep.drift}
+    run_known_at = _parse_time(rep.run.get("known_at"))
+    by_grants = (
+        chain.chain_valid
+        and not chain.problems
+        and bool(kinds & _GRANT_DRIFT)
+        and kinds <= _GRANT_DRIFT | _ANSWER_DRIFT
+        and run_known_at is not None
+        and rep.grants_changed(run_known_at)
+    )
     return ReplayReport(
         run_id=run_id,
         verified=verified,
@@ -1178,4 +1219,5 @@ def replay_run(
         drift=rep.drift,
         problems=[p.describe() for p in chain.problems],
         pack_hash_note=pack_hash_note,
+        differs_by_grants_only=not verified and by_grants,
     )

@@ -32,6 +32,7 @@ from investigator.incident_reference import (
 )
 from investigator.ownership_history import (
     ENTITY_OWNERS_TEMPLATE,
+    read_entities,
     read_services,
     records_steps,
     services_to_check,
@@ -671,9 +672,10 @@ class RetrievalLoop:
 
     def _ownership_records(self, known: Known, outcome: RetrievalOutcome) -> list[Evidence]:
         """Every record of the OWNS edges of each service whose owners over the period were
-        read, one `ownership_records` read per service in a recorded round of its own (not
+        read, one `ownership_records` read per service (`owners_of_records` per alert or
+        runbook version whose own owners were read) in a recorded round of its own (not
         counted against max_rounds), whatever the number of its edges."""
-        steps = records_steps(read_services(outcome.tool_calls))
+        steps = records_steps(read_services(outcome.tool_calls), read_entities(outcome.tool_calls))
         if not steps:
             return []
         return whole_records(self._history_stage(known, outcome)(steps), outcome.tool_calls)

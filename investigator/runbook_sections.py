@@ -958,6 +958,32 @@ def _same_as(sections: list[Section], chosen: int) -> int | None:
     return None if target is None or target == chosen else target
 
 
+def _empty_section(
+    sections: list[Section], locators: dict[str, str], chosen: int, said: str | None
+) -> RunbookSteps | None:
+    """The card of section `chosen` when it has no text at all (None otherwise): said so;
+    when its heading sits right above another of its level (`## A` then `## B`, nothing
+    between), the text under both headings is for both, and the steps shown are that one's."""
+    end = _scope_end(sections, chosen)
+    if any(rendered_lines(sections[i].body) for i in range(chosen, end)):
+        return None
+    title = sections[chosen].title.strip()
+    locator = locators.get(sections[chosen].anchor)
+    below = sections[end] if end < len(sections) else None
+    # Stacked: its own heading alone (a comment between the two is no shared text).
+    level = sections[chosen].level
+    if below is None or below.level != level or end != chosen + 1 or sections[chosen].body.strip():
+        note = f"the section {title} is empty: the runbook gives no steps for it"
+        return _read("", locator, note)
+    steps = _section_steps(sections, locators, end, said)
+    note = (
+        f"the section {title} is empty: its heading sits right above {below.title.strip()}'s, "
+        "with nothing between, so the text below both headings is for both: the steps shown "
+        f"are those of {below.title.strip()}"
+    )
+    return steps.model_copy(update={"note": "; ".join(n for n in (note, steps.note) if n)})
+
+
 def _section_steps(
     sections: list[Section], locators: dict[str, str], chosen: int, said: str | None = None
 ) -> RunbookSteps:
@@ -968,7 +994,10 @@ def _section_steps(
     found = _first_steps(sections, scope, locators, heads=True)
     if found is not None:
         cases = _split(sections, locators, chosen, found)
-        return found if cases is None else _case_steps(sections, locators, chosen, cases, said)
+        if cases is not None:
+            return _case_steps(sections, locators, chosen, cases, said)
+        skipped = _diagnosis_skipped(sections, locators, scope, found)
+        return found if skipped is None else found.model_copy(update={"note": skipped})
     # A subsection's lines under its title ("Write latency:"): they hold for that case.
     text = "\n".join(
         line
@@ -976,6 +1005,33 @@ def _section_steps(
         for line in (*(("", f"{sections[i].title}:") if i != chosen else ()), sections[i].body)
     )
     return _no_procedure(_read(text, locators.get(sections[chosen].anchor)))
+
+
+def _diagnosis_skipped(
+    sections: list[Section], locators: dict[str, str], scope: range, found: RunbookSteps
+) -> str | None:
+    """What the card says when the steps `found` are a fix subsection ("### How to fix")
+    that a diagnosis subsection ("### How to investigate") of the same section comes before:
+    the fix depends on it ("a stuck pod: restart it"), and the card shows only the fix."""
+    at = next((i for i in scope if locators.get(sections[i].anchor) == found.locator), None)
+    if at is None or found.note or not _STEPS_TITLE.search(sections[at].title):
+        return None
+    before = [
+        i
+        for i in scope
+        if i < at
+        and _TROUBLESHOOTING_TITLE.search(sections[i].title)
+        and rendered_lines(sections[i].body)
+    ]
+    if not before:
+        return None
+    diagnosis = sections[before[0]]
+    where = locators.get(diagnosis.anchor) or diagnosis.anchor
+    return (
+        f"the steps shown are the section's {sections[at].title.strip()}; its "
+        f"{diagnosis.title.strip()}, which comes first and says which of them applies, is "
+        f"not shown: read it first at {where}"
+    )
 
 
 def _split(
@@ -1127,6 +1183,9 @@ def _steps_of(ev: Evidence, focus: SectionFocus | None) -> RunbookSteps:
     if chosen == 0 and _scope_end(sections, 0) == len(sections):
         chosen = None  # the whole document (a file named after its one alert): read as one
     if chosen is not None:
+        empty = _empty_section(sections, locators, chosen, focus.said)
+        if empty is not None:
+            return empty
         same = _same_as(sections, chosen)
         if same is None:
             steps = _section_steps(sections, locators, chosen, focus.said)
@@ -1159,7 +1218,7 @@ def _steps_of(ev: Evidence, focus: SectionFocus | None) -> RunbookSteps:
             return _listed_rows(sections, locators, focus) or plain
         return plain
     # Sections for several alerts, none asked about: their steps are not this lookup's.
-    opening = (ev.content or "").splitlines()[: sections[alerts[0]].line]
+    opening = (ev.content or "").splitlines()[: _opening_end(sections, alerts)]
     asked = ", ".join(focus.names) if focus.names else None
     about = f"none is about {asked}" if asked else "the lookup named none of them"
     coded = len(set(_code_sections(sections)) & set(alerts))
@@ -1193,6 +1252,18 @@ def _steps_of(ev: Evidence, focus: SectionFocus | None) -> RunbookSteps:
     return _read("\n".join(line for line in opening if not _HEADING_LINE.match(line)), note=note)
 
 
+def _opening_end(sections: list[Section], alerts: list[int]) -> int:
+    """The line where the opening text of a page of alert sections ends: its first heading
+    of the alert sections' level (or above, the page's title aside). A section before the
+    first alert's ("## Trace Lookup Failures") is another procedure, never the opening."""
+    level = sections[alerts[0]].level
+    return next(
+        s.line
+        for i, s in enumerate(sections)
+        if i == alerts[0] or (s.level <= level and not (i == 0 and s.level < level))
+    )
+
+
 def _with_twins(
     sections: list[Section],
     locators: dict[str, str],
@@ -1224,6 +1295,11 @@ def _excerpt(ev: Evidence, sections: list[Section], chosen: int, locator: str) -
     end = _scope_end(sections, chosen)
     stop = sections[end].line if end < len(sections) else len(lines)
     text = "\n".join(lines[sections[chosen].line : stop]).rstrip()
+    return _cut_to(ev, text, locator)
+
+
+def _cut_to(ev: Evidence, text: str, locator: str) -> Evidence:
+    """`ev` with `text`, a part of its content, as its content, located at `locator`."""
     transformations = sorted({*ev.transformations, SECTION_EXCERPT})
     return ev.model_copy(
         update={
@@ -1267,6 +1343,10 @@ def alert_excerpt(
     named = {i for name in names if (i := _named(sections, (name,))) is not None}
     if not named and question and (spelled := _spelled(sections, alerts, question)) is not None:
         named = {spelled}
+    if not named and names:
+        # Named, and no section is about it (a heading renamed): what the card shows, the
+        # opening text, never the whole page of other alerts' sections (too long to fit).
+        return _opening_excerpt(ev, sections, alerts)
     if len(named) != 1:
         return None  # none is about the question, or two are: the whole text holds both
     chosen = named.pop()
@@ -1274,12 +1354,23 @@ def alert_excerpt(
     return None if locator is None else _excerpt(ev, sections, chosen, locator)
 
 
+def _opening_excerpt(ev: Evidence, sections: list[Section], alerts: list[int]) -> Evidence:
+    """`ev` narrowed to its opening text (`_opening_end`), located at the file itself."""
+    lines = (ev.content or "").splitlines()
+    text = "\n".join(lines[: _opening_end(sections, alerts)]).rstrip()
+    return _cut_to(ev, text, (ev.locator or "").partition("#")[0])
+
+
 def excerpt_at(ev: Evidence, locator: str) -> Evidence | None:
-    """The excerpt of `ev` a recorded `section_excerpt` names by its locator (replay)."""
+    """The excerpt of `ev` a recorded `section_excerpt` names by its locator (replay): a
+    locator without an anchor names the opening text."""
     structure = _structure(ev)
     if structure is None:
         return None
     sections, locators = structure
+    if "#" not in locator:
+        alerts = _alert_sections(sections)
+        return _opening_excerpt(ev, sections, alerts) if len(alerts) >= 2 else None
     anchor = locator.rpartition("#")[2]
     for i, section in enumerate(sections):
         if section.anchor == anchor and locators.get(anchor) == locator:

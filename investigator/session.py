@@ -271,7 +271,7 @@ class RunSession:
             # The run's own write goes on while the first round reads the KG; the log waits
             # for it before the run's next write.
             start, written = recorder.begin_run(
-                cls._request(spec, str(subject.ref), subject.purpose)
+                cls._request(spec, str(subject.ref), subject.purpose), subject.incarnation
             )
             session = cls(
                 spec,
@@ -347,6 +347,7 @@ class RunSession:
                 tenant=self.subject.tenant,
                 labels=self.subject.labels,
                 purposes=self.subject.purposes,
+                incarnation=self.subject.incarnation,
             ),
             purpose=self.subject.purpose,
         )

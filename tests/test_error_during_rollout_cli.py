@@ -144,3 +144,51 @@ def test_an_error_first_seen_before_the_rollout_started_is_not_about_it(  # type
         f"{STARTED}: the release cannot have started it"
     ) in statements, statements
     assert not any("during its rollout" in s for s in statements), statements
+
+
+@pytest.mark.parametrize(
+    ("as_of", "finish"),
+    [
+        # Before: `uncertain`, set against the 07-20 release: the rollout, under way at
+        # as_of and at the first error, was read by no check (its finish is after both).
+        ("2026-07-23T09:58:00Z", "not finished by as_of 2026-07-23T09:58:00Z"),
+        ("2026-07-23T10:00:00Z", "not finished by as_of 2026-07-23T10:00:00Z"),
+        (FINISHED, f"finished at {FINISHED}"),
+    ],
+)
+def test_asked_before_the_rollout_finished_the_error_still_correlates_with_it(  # type: ignore[no-untyped-def]
+    rollout_graph: neo4j.Driver, cli_env, invoke, as_of: str, finish: str
+) -> None:
+    for question in ("Did the deploy cause it?", "Was release 2026.07.23.1 related to the errors?"):
+        doc = _ask(invoke, "rolldur", question, as_of)
+        statements = [c["statement"] for c in doc["claims"]]
+        assert doc["verdict"] == "likely", (question, statements)
+        assert _during("2 min 48 s", finish) in statements, (question, statements)
+        assert not any("orders-2026.07.20.1 may have caused" in s for s in statements)
+        assert not any("outside the 30 min correlation window" in s for s in statements)
+
+
+@pytest.mark.parametrize(
+    "as_of", ["2026-07-23T09:50:00Z", STARTED, "2026-07-23T09:57:00Z"], ids=["pre", "start", "mid"]
+)
+def test_asked_before_the_first_error_nothing_correlates_yet(  # type: ignore[no-untyped-def]
+    rollout_graph: neo4j.Driver, cli_env, invoke, as_of: str
+) -> None:
+    doc = _ask(invoke, "rolldur", "Did the deploy cause it?", as_of)
+    statements = [c["statement"] for c in doc["claims"]]
+    assert doc["verdict"] == "uncertain", statements
+    assert f"No first-seen error is known at as_of {as_of}" in " ".join(statements), statements
+    assert not any("during its rollout" in s or "may have caused" in s for s in statements)
+
+
+def test_a_rollout_under_way_found_by_name_is_not_called_after_as_of(  # type: ignore[no-untyped-def]
+    rollout_graph: neo4j.Driver, cli_env, invoke
+) -> None:
+    # Before: the name lookup's read of the rollout was `rejected_temporal` ("valid from
+    # 10:02:00, after as_of"): judged on its finish, though under way since 09:55:12.
+    question = f"Was release {ROLLING.removeprefix('deploy:')} related to the errors?"
+    doc = _ask(invoke, "rolldur", question, "2026-07-23T10:00:00Z")
+    assert doc["verdict"] == "likely"
+    trace = invoke("trace", doc["run_id"], "--subject", "rolldur/user:dana")
+    assert trace.code == 0, trace
+    assert "rejected_temporal" not in trace.out, trace.out

@@ -628,6 +628,22 @@ JAM_RETRACTED = (
 )
 
 
+# The history and the owners over a period of an alert or a runbook version (`owners_of`),
+# as a service's. Before, neither read the records of their OWNS edges: delta's retracted
+# record of CopierJam was not named and the runbook's correction of 2026-09-01 not said.
+JAM_HISTORY = [
+    ("Show the ownership history of alert:CopierJam", ["--as-of", "2026-12-01T00:00:00Z"]),
+    # Starts before the first record, spans delta's months (a gap to eve) and the handover
+    # to beta, ends after as_of.
+    (
+        "Who owned the CopierJam alert between 2024-06-01 and 2026-12-20?",
+        ["--as-of", "2026-12-01T00:00:00Z"],
+    ),
+    # No --as-of, with "then" (the whole history up to now).
+    ("How did ownership of the CopierJam alert change over time, and who owned it then?", []),
+]
+
+
 @pytest.fixture(scope="module")
 def jam(copier: neo4j.Driver) -> neo4j.Driver:
     from graph_schema.bundle import load_bundle
@@ -759,6 +775,7 @@ def test_a_runbook_says_its_owner_was_corrected(jam: neo4j.Driver, cli_env, invo
         "Who owned the CopierJam alert on 2026-04-15?",
         "Who owned the CopierJam alert then?",
         "Who owned the CopierJam alert on 2026-07-01?",
+        *(q for q, _ in JAM_HISTORY),
     ],
 )
 def test_eve_is_told_of_the_alert_what_she_would_be_if_the_hidden_record_never_existed(  # type: ignore[no-untyped-def]
@@ -780,3 +797,67 @@ def test_eve_is_told_of_the_alert_what_she_would_be_if_the_hidden_record_never_e
         assert result.code == 0, result
         told.append(_as_told(json.loads(result.out)))
     assert told[0] == told[1]
+
+
+def _span_says(doc: dict) -> str:  # type: ignore[type-arg]
+    """The `(the question says ...)` of the history's first alert owner claim."""
+    first = next(c for c in _claims(doc) if c.endswith(f"team:alpha OWNS {JAM}"))
+    return first.split(": team:alpha OWNS", 1)[0].removeprefix(
+        "From 2025-01-01T00:00:00Z to 2026-03-01T00:00:00Z "
+    )
+
+
+@pytest.mark.parametrize(("question", "flags"), JAM_HISTORY)
+def test_an_alert_history_names_its_retracted_owner(  # type: ignore[no-untyped-def]
+    jam: neo4j.Driver, cli_env, invoke, question: str, flags: list[str]
+) -> None:
+    doc = _ask(invoke, question, *flags)
+    says = _span_says(doc)
+    alert_claims = [c for c in _claims(doc) if JAM in c]
+    assert alert_claims[:2] == [
+        f"From 2025-01-01T00:00:00Z to 2026-03-01T00:00:00Z {says}: team:alpha OWNS {JAM}",
+        f"From 2026-03-01T00:00:00Z to 2026-06-01T00:00:00Z {says}: team:delta was recorded as "
+        f"the owner of {JAM}; that record was retracted at 2026-07-10T08:00:00Z: recorded in "
+        "error: delta never owned CopierJam",
+    ], alert_claims
+    assert alert_claims[2].startswith("From 2026-06-01T00:00:00Z, still at as_of, "), alert_claims
+    assert alert_claims[2].endswith(f"{says}: team:beta OWNS {JAM}"), alert_claims
+    assert (JAM_DELTA, "retracted") in _tombstones(doc)
+    assert "owners_of_records" in _templates(doc), _templates(doc)
+    replay = invoke("replay", doc["run_id"], *IVY, "--json")
+    assert replay.code == 0, replay
+    assert json.loads(replay.out)["verified"] is True
+    text = invoke("investigate", question, *IVY, *flags)
+    assert "team:delta was recorded as the owner of alert:CopierJam" in text.out, text.out
+    # eve may not read delta's record: alpha and beta alone, not a word of delta.
+    result = invoke("investigate", question, *EVE, *flags, "--json")
+    assert result.code == 0, result
+    assert "delta" not in result.out.lower() and "retract" not in result.out.lower()
+    told = [c for c in _claims(json.loads(result.out)) if JAM in c]
+    assert len(told) == 2 and told[0] == alert_claims[0], told
+    assert told[1].endswith(f"{says}: team:beta OWNS {JAM}"), told
+
+
+@pytest.mark.parametrize(
+    "question", [f"Who has owned {RUNBOOK}?", f"Show the ownership history of {RUNBOOK}"]
+)
+def test_a_runbook_history_says_its_owner_was_corrected(  # type: ignore[no-untyped-def]
+    jam: neo4j.Driver, cli_env, invoke, question: str
+) -> None:
+    doc = _ask(invoke, question, "--as-of", "2026-12-01T00:00:00Z")
+    assert (
+        f"From 2026-05-01T00:00:00Z to 2026-09-01T09:00:00Z the owner of {RUNBOOK} was "
+        "corrected at 2026-09-01T09:00:00Z: recorded as team:gamma until then, team:beta since "
+        "(asked with --known-at before the correction, the answer is team:gamma)"
+    ) in _claims(doc), _claims(doc)
+    assert "owners_of_records" in _templates(doc), _templates(doc)
+    # As known before the correction: gamma's record open-ended, no correction said.
+    doc = _ask(
+        invoke, question, "--as-of", "2026-08-01T00:00:00Z", "--known-at", "2026-08-01T00:00:00Z"
+    )
+    assert any(
+        c.startswith("From 2026-02-01T00:00:00Z, still at as_of")
+        and c.endswith(f"team:gamma OWNS {RUNBOOK}")
+        for c in _claims(doc)
+    ), _claims(doc)
+    assert not any("corrected" in c for c in _claims(doc)), _claims(doc)

@@ -312,6 +312,7 @@ LATER_TEMPLATES = {
     "ownership_records",
     "owners_of_records",
     "runbook_version_at",
+    "rollouts_under_way",
 }
 
 

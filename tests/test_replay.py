@@ -410,16 +410,55 @@ def test_a_subject_that_lost_pii_reads_redacted_text_not_changed_data(  # type: 
         demo_kg, load_bundle(tmp_path / "revoke.yaml"), now=datetime.now(UTC) + timedelta(seconds=1)
     )
     code, doc, err = _replay_json(invoke, result.run_id)
-    assert code == 1 and doc["chain_valid"] is True, (doc, err)
+    # Her grants changed, not the run: exit 3 and a headline saying so (it was exit 1 and
+    # `error: replay not verified`, as for an edited run).
+    assert code == 3 and doc["chain_valid"] is True, (doc, err)
+    assert doc["verified"] is False and doc["differs_by_grants_only"] is True
     kinds = [d["kind"] for d in doc["drift"] if d["tool_call_id"]]
     assert kinds == ["data_redacted_for_subject"], doc["drift"]
     (redacted,) = [d for d in doc["drift"] if d["tool_call_id"]]
     assert "now reads its redacted view for acme/user:alice" in redacted["detail"]
     assert "did not change" in redacted["detail"]
     assert "data_redacted_for_subject" in err
+    assert err.startswith("error: replay not reproduced: the chain verified, but the run's")
     text = invoke("replay", result.run_id, *ALICE)
+    assert text.code == 3 and "verified:        false (the chain verified;" in text.out
     for shown in (json.dumps(doc), err, text.out, text.err):
         assert "maria" not in shown.lower() and "7731" not in shown
+
+
+def test_a_subject_that_lost_a_label_is_told_its_grants_changed_not_the_run(  # type: ignore[no-untyped-def]
+    demo_kg: neo4j.Driver, cli_env, invoke, tmp_path: Path
+) -> None:
+    """An explorer's finding: alice loses `incident` and `pii` after her run; replay printed
+    `verified: false`, exit 1 and `error: replay not verified` as for an edited run, and a
+    call that kept no record of its rows as an unexplained `hash_mismatch` ("0 rows now, 1
+    recorded"). Now: exit 3, the chain verified, her grants named as the likely cause."""
+    result = _investigate(demo_kg)
+    (tmp_path / "revoke.yaml").write_text(
+        "tenant: acme\nprincipals:\n  - {id: user:alice, name: Alice, labels: [internal], "
+        "purposes: [incident_investigation, audit], source_id: src:iam}\n",
+        encoding="utf-8",
+    )
+    ingest_bundle(
+        demo_kg, load_bundle(tmp_path / "revoke.yaml"), now=datetime.now(UTC) + timedelta(seconds=1)
+    )
+    code, doc, err = _replay_json(invoke, result.run_id)
+    assert code == 3 and doc["chain_valid"] is True and doc["verified"] is False, (doc, err)
+    assert doc["differs_by_grants_only"] is True
+    kinds = {d["kind"] for d in doc["drift"]}
+    assert "data_not_visible" in kinds and "hash_mismatch" not in kinds, doc["drift"]
+    for line in (d for d in doc["drift"] if d["kind"] == "subject_grants_changed"):
+        assert "likely the subject's grants, which changed since the run" in line["detail"]
+    assert err.startswith("error: replay not reproduced: the chain verified"), err
+    # A real mismatch still fails as before: the same run with a recorded property edited.
+    demo_kg.execute_query(
+        "MATCH (c:CtxClaim {run_id: $r}) WITH c LIMIT 1 SET c.confidence = 0.01",
+        r=result.run_id,
+    )
+    code, doc, err = _replay_json(invoke, result.run_id)
+    assert code == 1 and doc["chain_valid"] is False and not doc["differs_by_grants_only"]
+    assert err.startswith("error: replay not verified:"), err
 
 
 @pytest.mark.parametrize(

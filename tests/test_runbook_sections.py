@@ -155,9 +155,11 @@ def test_an_investigation_cites_the_section_of_the_alert_it_names(  # type: igno
     assert statement.endswith("[storage.md#storagepollsfailing]")
     replay = invoke("replay", run_id, "--subject", "user:oncall", "--json")
     assert json.loads(replay.out)["verified"] is True
-    # No section of that alert: the file, as before; never a sibling's section.
+    # No section of that alert: the file's opening text, said so; never a sibling's section.
     statement, _ = runbook_claim("Which runbook applies to StorageQueueDepthHigh?")
-    assert statement.endswith("[storage.md]")
+    assert statement.endswith(
+        "[storage.md: its opening text; none of its sections is about StorageQueueDepthHigh]"
+    ), statement
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,10 @@ without `incident` (everything about the incident withheld, `acl`) or without `p
 report withheld, `pii`) trace her run under `audit`. A reader entitled to everything sees
 exactly the stored run, unfiltered.
 
+An explorer then found the withheld evidence's id was itself an oracle: `ev:` + a hash of the
+element id, version and text, so a guessed order number was confirmed offline from the printed
+id. A withheld evidence is now `withheld#<seq>`, and no hash over its content is shown.
+
 The tests of this module share one graph and one recorded run, set up by the first of them.
 """
 
@@ -22,9 +26,11 @@ from typing import Any
 import pytest
 from conftest import wipe
 
+from graph_schema.hashing import sha256_text
 from investigator.context_graph.lineage import load_lineage
 from investigator.context_graph.prov import prov_json
 from investigator.context_graph.trace import render_mermaid, render_tree, trace_document
+from investigator.evidence import evidence_id_for
 
 DATASET = Path(__file__).resolve().parents[1] / "datasets" / "payments-incident"
 QUESTION = "What does the incident report say about customers?"
@@ -39,10 +45,10 @@ principals:
 """
 INCIDENT = "inc:2026-07-23-payments"
 REPORT = "doc:incident-report-2026-07-23-payments"
-# What a withheld evidence node keeps in `trace --format json`: the chain's bookkeeping, its
-# evidence id and place in the run, and the reason.
+# What a withheld evidence node keeps in `trace --format json`: the chain's bookkeeping (not
+# its own hash), its masked evidence id and place in the run, and the reason.
 KEPT = {
-    "run_id", "kind", "seq", "ctx_id", "hash", "prev_hash", "prev_kind", "envelope", "model",
+    "run_id", "kind", "seq", "ctx_id", "prev_hash", "prev_kind", "envelope", "model",
     "evidence_id", "tool_call_id", "tool_call_seq", "withheld",
 }  # fmt: skip
 
@@ -106,10 +112,14 @@ def test_withheld_evidence_shows_no_metadata_in_any_format(  # type: ignore[no-u
     run_id, invoke, reader: str, reason: str, hidden_ids: set[str]
 ) -> None:
     recorded = _recorded(invoke, run_id)
+    stored = json.loads(_trace(invoke, run_id, "acme/user:alice", "json"))
+    id_at = {n["seq"]: n["properties"]["evidence_id"] for n in stored["nodes"]
+             if n["kind"] == "evidence"}  # fmt: skip
     doc = json.loads(_trace(invoke, run_id, reader, "json", "--purpose", "audit"))
-    withheld = {
-        n["properties"]["evidence_id"]: n for n in doc["nodes"] if n["properties"].get("withheld")
-    }
+    masked = [n for n in doc["nodes"] if n["properties"].get("withheld")]
+    # Each withheld evidence is shown by its place in the run, never by its evidence id.
+    assert all(n["properties"]["evidence_id"] == f"withheld#{n['seq']}" for n in masked)
+    withheld = {id_at[n["seq"]]: n for n in masked}
     assert withheld and {n["properties"]["withheld"] for n in withheld.values()} == {reason}
     shown = set(recorded) - set(withheld)
     assert shown, "the reader reads some of the run: the control that ids are masked, not all"
@@ -118,25 +128,45 @@ def test_withheld_evidence_shows_no_metadata_in_any_format(  # type: ignore[no-u
     assert hidden_ids <= hidden
     # The strings that must appear nowhere: the withheld elements' KG ids and locators.
     secrets = hidden | {recorded[e]["locator"] for e in withheld if recorded[e]["locator"]}
+    # ... nor anything a guess of their text could be tested on: their evidence ids (the
+    # explorer's oracle: recomputed here from the true text, as a right guess would be), the
+    # chain hash of their nodes, the rows hash of the calls that read them, the pack's hash.
+    for ev_id in withheld:
+        ev = recorded[ev_id]
+        guess = evidence_id_for(
+            ev["element_id"], ev["version"], sha256_text(ev["content"]), ev["transformations"]
+        )
+        assert guess == ev_id  # the right guess, which the printed id confirmed before
+    stored_nodes = {n["seq"]: n for n in stored["nodes"]}
+    secrets |= set(withheld) | {stored_nodes[n["seq"]]["hash"] for n in masked}
+    calls = {n["properties"]["tool_call_id"] for n in masked}
+    reading = [n for n in stored["nodes"] if n["properties"].get("tool_call_id") in calls]
+    secrets |= {n["properties"]["rows_hash"] for n in reading if n["kind"] == "tool_call"}
+    secrets |= {n["properties"]["pack_hash"] for n in stored["nodes"] if n["kind"] == "pack"}
     outputs = {fmt: _trace(invoke, run_id, reader, fmt, "--purpose", "audit") for fmt in FORMATS}
     for fmt, out in outputs.items():
         for secret in secrets:
             assert secret not in out, (fmt, secret)
         assert not re.search(r'"has_redacted_view"\s*:\s*true', out), fmt
         assert "withheld" in out, fmt
-    # tree and Mermaid (unchanged controls): each withheld evidence with reason and hash.
-    for ev_id, node in withheld.items():
-        assert f"evidence {ev_id} [withheld: {reason}] {node['hash']}" in outputs["tree"]
-    # json: a withheld node keeps its evidence id, the reason and hashes, nothing else.
-    for node in withheld.values():
+    # tree: each withheld evidence with its mask and reason.
+    for node in masked:
+        assert f"evidence withheld#{node['seq']} [withheld: {reason}]\n" in outputs["tree"]
+    # json: a withheld node keeps its mask, place in the run and reason, nothing else.
+    for node in masked:
         assert set(node["properties"]) <= KEPT, set(node["properties"]) - KEPT
-        assert node["content"] == {"withheld": reason, "hash": node["hash"]}
+        assert node["content"] == {"withheld": reason} and node["hash"] is None
     pack = next(n for n in doc["nodes"] if n["kind"] == "pack")
-    for entry in pack["content"]["evidence"]:
-        if entry["evidence_id"] in withheld:
-            node = withheld[entry["evidence_id"]]
-            assert entry == {"evidence_id": node["properties"]["evidence_id"],
-                             "withheld": reason, "hash": node["hash"]}  # fmt: skip
+    masks = {n["properties"]["evidence_id"] for n in masked}
+    entries = [e for e in pack["content"]["evidence"] if e["evidence_id"] in masks]
+    assert entries and all(e == {"evidence_id": e["evidence_id"], "withheld": reason}
+                           for e in entries)  # fmt: skip
+    assert pack["properties"]["pack_hash"] == "[withheld]"
+    # Claims cite a withheld evidence by the same mask, in their properties and content (the
+    # incident's relationships are cited; the report, withheld for `pii`, is not).
+    cited = {i for n in doc["nodes"] if n["kind"] == "claim"
+             for i in n["properties"]["evidence_ids"] + n["content"]["evidence_ids"]}  # fmt: skip
+    assert bool(cited & masks) == (reason == "acl")
     # No ACL naming a label the reader lacks, no source of a withheld element, anywhere.
     for item in _dicts(doc):
         if "acl" in item:
@@ -153,12 +183,13 @@ def test_withheld_evidence_shows_no_metadata_in_any_format(  # type: ignore[no-u
     run = next(n for n in doc["nodes"] if n["kind"] == "run")
     assert run["properties"]["question"] == QUESTION
     assert QUESTION in outputs["tree"].splitlines()[0]
-    # prov-json: a withheld entity carries its evidence id, reason and hashes only.
+    # prov-json: a withheld entity carries its mask and reason only.
     prov = json.loads(outputs["prov-json"])
-    for node in withheld.values():
+    for node in masked:
         entity = prov["entity"][f"ctx:evidence-{node['seq']}"]
         assert entity["inv:withheld"] == reason
-        assert entity["inv:evidence_id"] == node["properties"]["evidence_id"]
+        assert entity["inv:evidence_id"] == f"withheld#{node['seq']}"
+        assert "inv:hash" not in entity
         assert not {"inv:element_ids", "inv:source_id", "inv:source_version", "inv:locator",
                     "inv:content_hash"} & set(entity), entity  # fmt: skip
 

@@ -110,13 +110,13 @@ def purge_command(
             # A refused attempt is recorded too, so that probing ids with purge is seen by
             # the tenant's auditors. The run is the same whether the id has no record or
             # one the purger may not see: it holds only what was typed.
-            refused = recorder.start_run(request)
+            refused = recorder.start_run(request, purger.principal.incarnation)
             recorder.finish_run(refused.run_id, "refused", REFUSED_STOP)
             raise BadInput(
                 f"no record {element_id} in tenant {ref.tenant} "
                 f"(the attempt is recorded: run {refused.run_id})"
             )
-        start = recorder.start_run(request)
+        start = recorder.start_run(request, purger.principal.incarnation)
         kg = purge_content(
             driver, ref.tenant, element_id, granted=granted, at=at, database=settings.database
         )

@@ -2,7 +2,9 @@
 
 Exit codes: 0 verified; 1 not verified (the report is still printed, and one line on stderr
 names the first place that differs); 2 unknown or malformed RUN_ID; 3 the subject may not
-read the run (not its own, without `--purpose audit`; another tenant's); 4 Neo4j unavailable.
+read the run (not its own, without `--purpose audit`; another tenant's), or the chain
+verified and the run's subject may no longer read what the run read (its grants or a
+record's labels changed; the report is printed); 4 Neo4j unavailable.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from investigator.replay import ReplayReport, replay_reader, replay_run
 from investigator.settings import resolve_connection
 
 NOT_VERIFIED_EXIT = 1
+# The chain verified; only what the run's subject may read now differs (not authorized).
+GRANTS_CHANGED_EXIT = 3
 
 
 def _first_difference(report: ReplayReport) -> str:
@@ -43,10 +47,17 @@ def _pack_hash_line(report: ReplayReport) -> str:
     return f"  (recorded {report.recorded_pack_hash}, replayed {report.replayed_pack_hash})"
 
 
+def _grants_headline(report: ReplayReport) -> str:
+    """Beside `verified: false`, when the chain verified and only grants differ."""
+    if not report.differs_by_grants_only:
+        return ""
+    return " (the chain verified; what differs is what the run's subject may read now, not the run)"
+
+
 def _render_text(report: ReplayReport) -> str:
     lines = [
         f"run {report.run_id} ({report.command or '?'}, {report.status or '?'})",
-        f"verified:        {str(report.verified).lower()}",
+        f"verified:        {str(report.verified).lower()}{_grants_headline(report)}",
         f"chain_valid:     {str(report.chain_valid).lower()}",
         f"pack_hash_match: {str(report.pack_hash_match).lower()}" + _pack_hash_line(report),
         f"tool calls:      {report.tool_calls_matched}/{report.tool_calls} re-executed identically",
@@ -76,7 +87,8 @@ def replay_command(
 
     Your own runs, or your tenant's with --purpose audit. Exits 0 when verified, 1 when not
     (the report is still printed), 2 for an unknown run (or another tenant's), 3 for another
-    subject's run you may not read.
+    subject's run you may not read, or when the chain verified and the run's subject may no
+    longer read what the run read (its grants changed; the report is still printed).
 
     \b
     Examples:
@@ -110,6 +122,13 @@ def replay_command(
         driver.close()
     report = readable_replay_report(report, content)
     click.echo(replay_json(report) if json_out else _render_text(report))
+    if report.differs_by_grants_only:
+        sys.stderr.write(
+            "error: replay not reproduced: the chain verified, but the run's subject may no "
+            f"longer read what the run read (its grants or a record's labels changed): "
+            f"{_first_difference(report)}\n"
+        )
+        raise click.exceptions.Exit(GRANTS_CHANGED_EXIT)
     if not report.verified:
         sys.stderr.write(f"error: replay not verified: {_first_difference(report)}\n")
         raise click.exceptions.Exit(NOT_VERIFIED_EXIT)

@@ -84,6 +84,8 @@ def runs_command(
         return
     for r in runs:
         who = shown_id(f"{r.tenant}/{r.subject_id}")
+        if r.subject_note:  # an earlier holder of the id: told apart from the current one
+            who += f" ({r.subject_note})"
         # Under audit each run is checked against its chain and anchor; one that does not
         # verify is marked before anything recorded in it.
         mark = "NOT VERIFIED  " if r.verified is False else ""

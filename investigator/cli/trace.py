@@ -4,12 +4,15 @@ recorded lineage (`--json` is `--format json`, as every other command takes it).
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
+import neo4j
 
 from investigator.cli.subject import purpose_option, reader_inputs, subject_options
 from investigator.connection import open_driver
-from investigator.context_graph.audit import filtered_lineage
+from investigator.context_graph.audit import AUDIT_PURPOSE, filtered_lineage
+from investigator.context_graph.incarnation import holder_note, read_incarnations
 from investigator.context_graph.lineage import validate_run_id
 from investigator.context_graph.readable import checked_readable_run, verify_problem_lines
 from investigator.context_graph.recorder import ctx_database_from_env
@@ -17,6 +20,7 @@ from investigator.context_graph.trace import TRACE_FORMATS, render_mermaid, rend
 from investigator.errors import BadInput
 from investigator.json_documents import TRACE_JSON_FORMATS, trace_json
 from investigator.settings import resolve_connection
+from investigator.terminal import shown_id
 
 # docs/design.md section 9: the run does not verify (as `verify` and `replay` exit).
 NOT_VERIFIED_EXIT = 1
@@ -79,6 +83,7 @@ def trace_command(
             kg_database=settings.database,
         )
         shown = filtered_lineage(lineage, content)
+        note = _holder_note(driver, purpose, lineage.run_properties, settings.database)
     finally:
         driver.close()
     problems = verify_problem_lines(report)
@@ -86,14 +91,31 @@ def trace_command(
         # Said first, before any content: an auditor must not read a tampered run as sound.
         sys.stderr.write(f"error: not verified: {problems[0]}\n")
     if fmt in TRACE_JSON_FORMATS:
-        click.echo(trace_json(lineage, shown, fmt, problems))
+        click.echo(trace_json(lineage, shown, fmt, problems, note))
     else:
         if problems:
             mark = f"NOT VERIFIED ({len(problems)} problems, first: {problems[0]}); shown as stored"
             click.echo(f"%% {mark}" if fmt == "mermaid" else mark)
+        if note is not None:  # an earlier holder of the id: told apart from the current one
+            run = lineage.run_properties or {}
+            who = shown_id(f"{run.get('tenant')}/{run.get('subject_id')}")
+            said = f"subject {who} ({note})"
+            click.echo(f"%% {said}" if fmt == "mermaid" else said)
         click.echo(render_mermaid(shown) if fmt == "mermaid" else render_tree(lineage, shown))
     if problems:
         raise click.exceptions.Exit(NOT_VERIFIED_EXIT)
+
+
+def _holder_note(
+    driver: neo4j.Driver, purpose: str | None, run: dict[str, Any] | None, database: str | None
+) -> str | None:
+    """Under `audit`, which holder of its id the run's subject was when not the current one
+    (a reader without it reads only its own runs: always the current holder's)."""
+    if purpose != AUDIT_PURPOSE or not run or not isinstance(run.get("tenant"), str):
+        return None
+    subject_id = str(run.get("subject_id"))
+    holders = read_incarnations(driver, str(run["tenant"]), [subject_id], database)
+    return holder_note(run, holders.get(subject_id, []))
 
 
 def register(cli: click.Group) -> None:

@@ -4,10 +4,11 @@ Runs belong to a tenant and a subject. A reader (a subject named within its tena
 as of now) sees its own runs; the other runs of its tenant only under the purpose `audit`;
 never another tenant's runs. Content shown from a run is re-filtered by the reader's grants
 of now: a recorded evidence the reader may not read today (ACL, purpose, tenant, a record
-tightened or retracted since, or PII the reader lacks `pii` for) is shown as withheld with
-the hash of the chain node that holds it, never printed, and so is every text derived from it
-(claim statements, pack entries, any string that quotes it). Nothing else of a withheld
-evidence is shown either: not its KG element id (anywhere in the run: plan entities, tool-call
+tightened or retracted since, or PII the reader lacks `pii` for) is shown as withheld under
+a mask of its place in the run (`withheld#<seq>`), never printed, and so is every text derived
+from it (claim statements, pack entries, any string that quotes it). Nothing else of a withheld
+evidence is shown either: not its evidence id or any hash over its content (a guess of its text
+could be tested on them), its KG element id (anywhere in the run: plan entities, tool-call
 parameters, other evidence's context), locator, ACL, times, source, redacted-view flag or
 scores. A rejected candidate is re-checked the same way (its record then and now): one the
 reader may not read is shown as its candidate id, withheld, and its element id is hidden
@@ -25,6 +26,7 @@ import neo4j
 from pydantic import BaseModel, ConfigDict
 
 from cypher_templates.subject import PrincipalRecord, SubjectRef, read_principal
+from investigator.context_graph.incarnation import belongs_to
 from investigator.context_graph.models import CtxKind, CtxNodeRecord, RunLineage
 from investigator.errors import BadInput, NotAuthorized
 from investigator.untrusted_text import unquoted_detail
@@ -47,16 +49,15 @@ _MIN_QUOTE = 12
 # What replaces a withheld text, or a withheld element's id inside a text.
 WITHHELD_TEXT = "[withheld]"
 # The recorded properties a withheld evidence or rejection node keeps: the chain's own
-# bookkeeping, the evidence (or candidate) id and where it sits in the run (what `trace`
-# prints for it), and the reason. Its KG element ids, version, source, locator, detail,
-# replacement and hashes of its text are dropped.
+# bookkeeping, its masked evidence (or candidate) id and where it sits in the run (what
+# `trace` prints for it), and the reason. Its KG element ids, version, source, locator,
+# detail, replacement and every hash over its content (its chain `hash` too) are dropped.
 _WITHHELD_NODE_KEYS = frozenset(
     {
         "run_id",
         "kind",
         "seq",
         "ctx_id",
-        "hash",
         "prev_hash",
         "prev_kind",
         "envelope",
@@ -130,13 +131,15 @@ def check_run_readable(reader: RunReader, run_id: str, run: dict[str, Any] | Non
     who = reader.principal
     if tenant != who.tenant:
         raise BadInput(f"unknown run {run_id}")
-    if subject_id != who.id and not reader.audits:
+    if not belongs_to(who, run or {}) and not reader.audits:
+        # The same id's earlier holder is another subject too (docs/security.md rule 5).
+        earlier = " (an earlier principal of this id)" if subject_id == who.id else ""
         how = (
             f"reads it only with --purpose {AUDIT_PURPOSE}"
             if AUDIT_PURPOSE in who.purposes
             else f"may not read it (reading another subject's run needs purpose {AUDIT_PURPOSE})"
         )
-        raise NotAuthorized(f"run {run_id} is another subject's run: {who.ref} {how}")
+        raise NotAuthorized(f"run {run_id} is another subject's run{earlier}: {who.ref} {how}")
 
 
 # How a purge run's question names the record it purged (investigator/cli/purge.py).
@@ -155,9 +158,8 @@ def purged_element(run: dict[str, Any]) -> str | None:
 
 
 def own_run(reader: RunReader, run: dict[str, Any]) -> bool:
-    """Whether the run was recorded for `reader` itself (its tenant and id)."""
-    who = reader.principal
-    return run.get("tenant") == who.tenant and run.get("subject_id") == who.id
+    """Whether the run was recorded for `reader` itself (its tenant, id and incarnation)."""
+    return belongs_to(reader.principal, run)
 
 
 def unreadable_ids(
@@ -296,6 +298,8 @@ class ContentFilter(ReadRule):
         super().__init__(reader, purpose, str(run.get("tenant") or ""), verified, tenant_changed)
         self.hash_of: dict[str, str] = {}
         self.rejection_hash_of: dict[str, str] = {}
+        seq_of: dict[str, int] = {}  # evidence or candidate id -> its node's seq in the run
+        calls_of: dict[str, set[str]] = {}  # evidence id -> the tool calls that read it
         evidence: dict[str, dict[str, Any]] = {}
         element_ids: dict[str, set[str]] = {}  # evidence id -> the KG ids it was read from
         purged_evidence: set[str] = set()  # evidence whose recorded text a purge blanked
@@ -307,6 +311,10 @@ class ContentFilter(ReadRule):
                 if "purged" in node.properties and not isinstance(payload, dict):
                     purged_evidence.add(ev_id)
                 self.hash_of[ev_id] = str(node.properties.get("hash") or "")
+                seq_of.setdefault(ev_id, node.seq)
+                call = node.properties.get("tool_call_id")
+                if isinstance(call, str):
+                    calls_of.setdefault(ev_id, set()).add(call)
                 recorded = node.properties.get("element_ids")
                 if isinstance(recorded, list):
                     element_ids.setdefault(ev_id, set()).update(
@@ -330,6 +338,7 @@ class ContentFilter(ReadRule):
             if isinstance(cand_id, str) and isinstance(payload, dict):
                 rejections.setdefault(cand_id, payload)
                 self.rejection_hash_of.setdefault(cand_id, str(node.properties.get("hash") or ""))
+                seq_of.setdefault(cand_id, node.seq)
         replacements = {
             str(r["replacement"])
             for r in rejections.values()
@@ -414,6 +423,44 @@ class ContentFilter(ReadRule):
                 hidden = PURGED_HIDDEN if reason in ("acl", "record gone") else reason
                 self.hidden_ids.setdefault(purged, hidden)
                 typed.discard(str(run.get("question")))
+        # A withheld evidence or candidate id is a hash of the record's id, version and text,
+        # so a guess of the text could be tested on it offline: it is shown as a mask made
+        # of its node's place in the run alone. So are the hashes computed over its content:
+        # its chain node's, the rows of the tool call that read it, the pack holding it.
+        self.masks: dict[str, str] = {}
+        for item_id in [*self.withheld, *self.withheld_candidates]:
+            seq = seq_of.get(item_id)
+            self.masks.setdefault(item_id, f"{WITHHELD}#{seq if seq is not None else '?'}")
+        self.hidden_hashes = {
+            h
+            for item_id in self.masks
+            for h in (self.hash_of.get(item_id), self.rejection_hash_of.get(item_id))
+            if h
+        }
+        withheld_calls = {c for ev_id in self.withheld for c in calls_of.get(ev_id, set())}
+        for node in lineage.of_kind(CtxKind.TOOL_CALL):
+            if node.properties.get("tool_call_id") in withheld_calls:
+                self.hidden_hashes.add(str(node.properties.get("rows_hash") or ""))
+        for node in lineage.of_kind(CtxKind.PACK):
+            if set(node.properties.get("evidence_ids") or []) & set(self.withheld):
+                self.hidden_hashes.add(str(node.properties.get("pack_hash") or ""))
+        self.hidden_hashes.discard("")
+        self._hash_pattern = (
+            re.compile("|".join(re.escape(h) for h in sorted(self.hidden_hashes)))
+            if self.hidden_hashes
+            else None
+        )
+        self._mask_pattern = (
+            re.compile(
+                _ID_BEFORE
+                + "(?:"
+                + "|".join(re.escape(i) for i in sorted(self.masks, key=len, reverse=True))
+                + ")"
+                + _ID_AFTER
+            )
+            if self.masks
+            else None
+        )
         self._id_pattern = (
             re.compile(
                 _ID_BEFORE
@@ -513,18 +560,16 @@ class ContentFilter(ReadRule):
     # -- scrubbing ------------------------------------------------------------------------
 
     def marker(self, ev_id: str | None, reason: str) -> dict[str, str]:
-        """What is shown instead of withheld text: the reason and the chain node's hash."""
-        out = {WITHHELD: reason}
-        if ev_id is not None and self.hash_of.get(ev_id):
-            out["hash"] = self.hash_of[ev_id]
-        return out
+        """What is shown instead of withheld text: the reason alone (no hash of its content)."""
+        return {WITHHELD: reason}
 
     def rejection_marker(self, candidate_id: str, reason: str) -> dict[str, str]:
-        """What is shown instead of a withheld rejection: the reason and its node's hash."""
-        out = {WITHHELD: reason}
-        if self.rejection_hash_of.get(candidate_id):
-            out["hash"] = self.rejection_hash_of[candidate_id]
-        return out
+        """What is shown instead of a withheld rejection: the reason alone."""
+        return {WITHHELD: reason}
+
+    def mask(self, item_id: str) -> str:
+        """The id shown for a withheld evidence or candidate: `withheld#<its node's seq>`."""
+        return self.masks.get(item_id, item_id)
 
     def text(self, value: str) -> str:
         """`value`, or a withheld line when it quotes withheld text; withheld ids masked."""
@@ -534,11 +579,19 @@ class ContentFilter(ReadRule):
         return self.ids(value)
 
     def ids(self, value: str) -> str:
-        """`value` with every KG id of a withheld element in it replaced by `[withheld]`.
+        """`value` with every KG id of a withheld element in it replaced by `[withheld]`, a
+        withheld evidence or candidate id by its mask, a hash over withheld content by
+        `[withheld]`.
 
         The asker's own typed values (question, service) are run metadata: kept as recorded.
         """
-        if self._id_pattern is None or value in self.typed:
+        if value in self.typed:
+            return value
+        if self._hash_pattern is not None:
+            value = self._hash_pattern.sub(WITHHELD_TEXT, value)  # a drift line quotes them
+        if self._mask_pattern is not None:
+            value = self._mask_pattern.sub(lambda m: self.mask(m.group(0)), value)
+        if self._id_pattern is None:
             return value
         return self._id_pattern.sub(WITHHELD_TEXT, value)
 
@@ -552,8 +605,14 @@ class ContentFilter(ReadRule):
 
     def withheld_node_properties(self, props: dict[str, Any], reason: str) -> dict[str, Any]:
         """The recorded properties of a withheld evidence node a reader sees: the chain's
-        bookkeeping, the evidence id and the reason; none of the element's metadata."""
+        bookkeeping (not its own hash), its masked id and the reason; none of the element's
+        metadata."""
         out = {k: v for k, v in props.items() if k in _WITHHELD_NODE_KEYS}
+        for key in ("evidence_id", "candidate_id"):
+            if isinstance(out.get(key), str):
+                out[key] = self.mask(out[key])
+        if out.get("prev_hash") in self.hidden_hashes:
+            out["prev_hash"] = WITHHELD_TEXT  # the node before it was withheld too
         out[WITHHELD] = reason
         return out
 
@@ -568,12 +627,12 @@ class ContentFilter(ReadRule):
         ev_id = value.get("evidence_id")
         if isinstance(ev_id, str) and ev_id in self.withheld:
             # A withheld evidence (a pack entry, say): its id and the marker, nothing else.
-            return {"evidence_id": ev_id, **self.marker(ev_id, self.withheld[ev_id])}
+            return {"evidence_id": self.mask(ev_id), **self.marker(ev_id, self.withheld[ev_id])}
         cand_id = value.get("candidate_id")
         if isinstance(cand_id, str) and cand_id in self.withheld_candidates:
             # A withheld rejection: its candidate id and the marker, nothing else.
             marker = self.rejection_marker(cand_id, self.withheld_candidates[cand_id])
-            return {"candidate_id": cand_id, **marker}
+            return {"candidate_id": self.mask(cand_id), **marker}
         reason = self.withheld_element(value)
         if reason is not None:
             return {WITHHELD: reason}  # a plan entity, rejection or omission of one

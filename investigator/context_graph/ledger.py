@@ -71,7 +71,8 @@ _UNHASHED = frozenset({"hash", "mac"})
 _RUN_HEAD = (
     "MATCH (r:CtxRun {run_id: $run_id}) "
     "RETURN r.tenant AS tenant, r.subject_id AS subject_id, r.head_seq AS head_seq, "
-    "r.head_hash AS head_hash, r.status AS status"
+    "r.head_hash AS head_hash, r.status AS status, "
+    "r.subject_incarnation AS subject_incarnation, r.started_at AS started_at"
 )
 # MERGE takes the write lock on the tenant's head, so concurrent anchors queue up.
 _LOCK_HEAD = (
@@ -748,10 +749,15 @@ def chain_key_for_reading() -> ChainKey | None:
 
 
 def run_owner_in_tx(tx: Tx, run_id: str) -> dict[str, Any] | None:
-    """The tenant and subject of run `run_id`: from the run, else from its anchor (deleted)."""
+    """The tenant and subject of run `run_id`: from the run (with its subject's incarnation
+    and start), else from its anchor (deleted: no incarnation, so only an id never retracted
+    reads it as its own)."""
     rec = tx.run(_RUN_HEAD, run_id=run_id).single()
     if rec is not None:
-        return {"tenant": rec["tenant"], "subject_id": rec["subject_id"]}
+        # Its incarnation and start tell which holder of the id it is (incarnation.py).
+        return {
+            key: rec[key] for key in ("tenant", "subject_id", "subject_incarnation", "started_at")
+        }
     anchored = tx.run(_ANCHOR_OF, run_id=run_id).single()
     if anchored is not None:
         p = anchored["p"]

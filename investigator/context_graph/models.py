@@ -299,3 +299,6 @@ class RunSummary(BaseModel):
     # it, and the first problem when it does not verify (None: not checked).
     verified: bool | None = None
     verify_problem: str | None = None
+    # Listed under `audit`: which holder of its id the subject was, when not the current one
+    # (`retracted 2026-12-05T06:40:00Z; an earlier principal of this id`).
+    subject_note: str | None = None

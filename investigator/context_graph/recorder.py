@@ -184,8 +184,14 @@ def _software_agent() -> str:
 _iso = iso_utc_fixed
 
 
-def idempotency_scope(tenant: str | None, subject_id: str, key: str) -> str:
-    """The unique form of an idempotency key: the same key of two subjects names two runs."""
+def idempotency_scope(
+    tenant: str | None, subject_id: str, key: str, incarnation: int | None = None
+) -> str:
+    """The unique form of an idempotency key: the same key of two subjects names two runs,
+    and so does the same key of two holders of one id (a later incarnation is in the scope;
+    the first holder's scope is the one runs recorded before incarnations)."""
+    if incarnation is not None and incarnation > 1:
+        return canonical_json([tenant, subject_id, incarnation, key])
     return canonical_json([tenant, subject_id, key])
 
 
@@ -509,16 +515,20 @@ class RunRecorder:
 
     # -- the run ------------------------------------------------------------------------
 
-    def start_run(self, request: RunRequest) -> RunStart:
+    def start_run(self, request: RunRequest, incarnation: int | None = None) -> RunStart:
         """Open a run (status `incomplete`), or return the original run of an idempotency key.
 
-        Keys are scoped per (tenant, subject). The same key with the same request
+        `incarnation` is the subject's (`PrincipalRecord.incarnation`), recorded on the run
+        when known (context_graph/incarnation.py). Keys are scoped per (tenant, subject and
+        its incarnation). The same key with the same request
         (fingerprint = canonical hash of the request without the key) answers the original
         run with `created=False`; with a different request it is BadInput (exit 2).
         """
-        return self._start(request, in_background=False)[0]
+        return self._start(request, incarnation, in_background=False)[0]
 
-    def begin_run(self, request: RunRequest) -> tuple[RunStart, Future[None] | None]:
+    def begin_run(
+        self, request: RunRequest, incarnation: int | None = None
+    ) -> tuple[RunStart, Future[None] | None]:
         """`start_run`, but a run without an idempotency key (nothing to look up first) is
         written by a background thread while the caller goes on to its first reads.
 
@@ -526,10 +536,10 @@ class RunRecorder:
         before the run's next write, so a run killed before it committed has no node at
         all, and one killed after is `incomplete`, as with `start_run`.
         """
-        return self._start(request, in_background=True)
+        return self._start(request, incarnation, in_background=True)
 
     def _start(
-        self, request: RunRequest, *, in_background: bool
+        self, request: RunRequest, incarnation: int | None, *, in_background: bool
     ) -> tuple[RunStart, Future[None] | None]:
         self.ensure_schema()
         fingerprint = request_fingerprint(request)
@@ -538,7 +548,7 @@ class RunRecorder:
         tenant = subject_ref.tenant if subject_ref else None
         subject_id = subject_ref.id if subject_ref else request.subject_id
         scope = (
-            idempotency_scope(tenant, subject_id, request.idempotency_key)
+            idempotency_scope(tenant, subject_id, request.idempotency_key, incarnation)
             if request.idempotency_key is not None
             else None
         )
@@ -567,6 +577,8 @@ class RunRecorder:
             "agent": _software_agent(),
             "decision_code": decision_code(),
         }
+        if incarnation is not None:
+            run_props["subject_incarnation"] = incarnation
         agent_props: dict[str, Any] = {
             "agent_id": _software_agent(),
             "agent_type": "prov:SoftwareAgent",

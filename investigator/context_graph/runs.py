@@ -19,6 +19,7 @@ from investigator.context_graph.audit import (
     purged_element,
     unreadable_ids,
 )
+from investigator.context_graph.incarnation import holder_note, read_incarnations
 from investigator.context_graph.ledger import chain_key_for_reading, verify_runs_in_tx
 from investigator.context_graph.models import RunSummary
 from investigator.defaults import RUNS_AUDIT_CHECKED, RUNS_MAX_LIMIT
@@ -27,9 +28,12 @@ from investigator.timeline import instant_of
 
 MAX_LIMIT = RUNS_MAX_LIMIT
 
-# Only the reader's tenant, and only its own runs unless it reads under `audit` ($all).
+# Only the reader's tenant, and only its own runs unless it reads under `audit` ($all): of
+# its id and its incarnation (a run without one: started once it began, incarnation.py).
 _RECENT_RUNS = (
-    "MATCH (r:CtxRun) WHERE r.tenant = $tenant AND ($all OR r.subject_id = $subject_id) "
+    "MATCH (r:CtxRun) WHERE r.tenant = $tenant AND ($all OR (r.subject_id = $subject_id "
+    "AND (r.subject_incarnation = $incarnation OR (r.subject_incarnation IS NULL "
+    "AND ($began IS NULL OR r.started_at >= $began))))) "
     "WITH r ORDER BY r.started_at DESC, r.run_id LIMIT $limit "
     "OPTIONAL MATCH (o:CtxOutcome {run_id: r.run_id}) "
     # One row per run, with its last outcome: runs recorded before a cut-off finish was taken
@@ -96,6 +100,13 @@ def list_runs(
         _RECENT_RUNS,
         tenant=reader.principal.tenant,
         subject_id=reader.principal.id,
+        incarnation=reader.principal.incarnation,
+        # Runs record started_at as this sortable text.
+        began=(
+            iso_utc_fixed(reader.principal.incarnation_began)
+            if reader.principal.incarnation_began is not None
+            else None
+        ),
         all=reader.audits,
         limit=limit,
         database_=database,
@@ -108,6 +119,12 @@ def list_runs(
     listed = [str(r.get("run_id")) for r in runs][:RUNS_AUDIT_CHECKED]
     tenant = reader.principal.tenant
     checked = _verify_runs(driver, tenant, listed, database) if reader.audits else {}
+    # An auditor is told which holder of an id each run's subject was (one read).
+    holders = (
+        read_incarnations(driver, tenant, {str(r.get("subject_id")) for r in runs}, database)
+        if reader.audits
+        else {}
+    )
     summaries = []
     for rec, run in zip(records, runs, strict=True):
         run_id = str(run.get("run_id"))
@@ -133,6 +150,7 @@ def list_runs(
                 head_hash=_str(run.get("head_hash")),
                 verified=None if run_id not in checked else checked[run_id] is None,
                 verify_problem=checked.get(run_id),
+                subject_note=holder_note(run, holders.get(str(run.get("subject_id")), [])),
             )
         )
     return summaries

@@ -56,12 +56,16 @@ class TraceDocument(BaseModel):
     problems: list[str]
     nodes: list[TraceNode]
     edges: list[TraceEdge]
+    # Read under `audit`: which holder of its id the run's subject was, when not the current
+    # one (`retracted 2026-12-05T06:40:00Z; an earlier principal of this id`).
+    subject_note: str | None = None
 
 
 def trace_document(
     lineage: RunLineage,
     shown: RunLineage | None = None,
     verify_problems: list[str] | None = None,
+    subject_note: str | None = None,
 ) -> TraceDocument:
     """The JSON form of a run's lineage (with the chain verified, so readers know to trust it).
 
@@ -99,6 +103,7 @@ def trace_document(
         problems=[p.describe() for p in report.problems],
         nodes=nodes,
         edges=edges,
+        subject_note=subject_note,
     )
 
 
@@ -179,14 +184,14 @@ def _describe_kind(node: CtxNodeRecord) -> str:
             f"({float(p.get('duration_ms') or 0):.1f} ms{began}){error}"
         )
     if kind == CtxKind.EVIDENCE and p.get("withheld"):
-        return f"evidence {p.get('evidence_id')} [withheld: {p.get('withheld')}] {p.get('hash')}"
+        return f"evidence {p.get('evidence_id')} [withheld: {p.get('withheld')}]"
     if kind == CtxKind.EVIDENCE:
         source = p.get("source_id")
         version = p.get("source_version")
         where = f" from {source}" + (f"@{version}" if version else "") if source else ""
         return f"evidence {p.get('evidence_id')}{where}"
     if kind == CtxKind.REJECTION and p.get("withheld"):
-        return f"rejected {p.get('candidate_id')} [withheld: {p.get('withheld')}] {p.get('hash')}"
+        return f"rejected {p.get('candidate_id')} [withheld: {p.get('withheld')}]"
     if kind == CtxKind.REJECTION:
         repl = f" -> {p.get('replacement')}" if p.get("replacement") else ""
         recorded = node.payload()

@@ -1,0 +1,163 @@
+"""A principal id retracted and then written again names someone new (e24-identity finding 2),
+through the real CLI on the real server.
+
+Runs belong to the principal as it was when they ran (its incarnation), not only to its id: the
+id's new holder reads none of the earlier holder's runs (`runs`, `trace`, `verify`, `replay`,
+an idempotency key's retry), an auditor reads both, told apart; runs recorded before runs
+carried an incarnation belong to the holder whose first record preceded their start; the
+ingest that writes the id again says so in one line.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import neo4j
+import pytest
+import yaml
+
+from investigator.context_graph.models import RunRequest, RunStatus
+from investigator.context_graph.recorder import RunRecorder
+
+TENANT = "t24"
+FRANK = f"{TENANT}/user:frank"
+AUDITOR = [f"{TENANT}/user:auditor", "--purpose", "audit"]
+SOURCE = {
+    "source_id": "src:iam",
+    "source_type": "identity",
+    "trust": "trusted",
+    "allowed_purposes": ["incident_investigation", "audit"],
+    "recorded_at": "2026-01-01T00:00:00Z",
+}
+WORLD = {
+    "tenant": TENANT,
+    "sources": [SOURCE],
+    "principals": [
+        {"id": "user:frank", "name": "Frank Old", "labels": ["internal"],
+         "purposes": ["incident_investigation"], "source_id": "src:iam",
+         "recorded_at": "2026-01-01T00:00:00Z"},
+        {"id": "user:auditor", "labels": ["internal"], "purposes": ["audit"],
+         "source_id": "src:iam", "recorded_at": "2026-01-01T00:00:00Z"},
+    ],
+    "nodes": [
+        {"id": "svc:b", "label": "Service", "name": "bravo-service", "acl": ["internal"],
+         "source_id": "src:iam", "locator": "c#b", "valid_from": "2025-01-01T00:00:00Z",
+         "recorded_at": "2026-01-01T00:00:00Z"},
+    ],
+}  # fmt: skip
+# The same id, for a different person (no recorded_at: recorded at the ingest).
+FRANK_NEW = {
+    "tenant": TENANT,
+    "principals": [
+        {"id": "user:frank", "name": "Frank New", "labels": ["internal"],
+         "purposes": ["incident_investigation"], "source_id": "src:iam"}
+    ],
+}  # fmt: skip
+OLD_QUESTION = "Which customer did Frank Old call about svc:b?"
+ASKED = ["--service", "svc:b", "--as-of", "2026-07-01T00:00:00Z"]
+
+
+def _ingest(invoke: Any, tmp_path: Path, name: str, bundle: dict[str, Any]) -> Any:
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(bundle), encoding="utf-8")
+    res = invoke("ingest", str(path))
+    assert res.code == 0, res
+    return res
+
+
+def _retract_frank(invoke: Any, tmp_path: Path) -> None:
+    at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    retraction = {"id": "user:frank", "reason": "Frank Old left", "at": at}
+    _ingest(invoke, tmp_path, "retract.yaml", {"tenant": TENANT, "retractions": [retraction]})
+
+
+def _runs(invoke: Any, *who: str) -> list[dict[str, Any]]:
+    res = invoke("runs", "--subject", *who, "--json")
+    assert res.code == 0, res
+    runs: list[dict[str, Any]] = json.loads(res.out)["runs"]
+    return runs
+
+
+@pytest.fixture()
+def world(  # type: ignore[no-untyped-def]
+    clean_db: neo4j.Driver, cli_env, invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> neo4j.Driver:
+    monkeypatch.setenv("INVESTIGATOR_CHAIN_DIR", str(tmp_path / "chain"))
+    assert invoke("schema", "apply").code == 0
+    _ingest(invoke, tmp_path, "world.yaml", WORLD)
+    return clean_db
+
+
+def test_a_principal_id_written_again_reads_none_of_its_earlier_holders_runs(  # type: ignore[no-untyped-def]
+    world: neo4j.Driver, invoke, tmp_path: Path
+) -> None:
+    first = invoke("investigate", OLD_QUESTION, *ASKED, "--subject", FRANK,
+                   "--idempotency-key", "k-1", "--json")  # fmt: skip
+    assert first.code == 0, first
+    old_run = json.loads(first.out)["run_id"]
+    _retract_frank(invoke, tmp_path)
+
+    again = _ingest(invoke, tmp_path, "frank-new.yaml", FRANK_NEW)
+    warned = [line for line in again.err.splitlines() if "user:frank" in line]
+    assert len(warned) == 1, again.err
+    assert "was retracted in tenant t24 and is written again" in warned[0]
+
+    # The new holder: none of the earlier holder's runs, by listing, id or key.
+    assert _runs(invoke, FRANK) == []
+    for command in ("trace", "verify", "replay"):
+        res = invoke(command, old_run, "--subject", FRANK)
+        assert res.code == 3 and res.out == "", (command, res)
+        assert "another subject's run (an earlier principal of this id)" in res.err, res
+        assert OLD_QUESTION not in res.err
+    retry = invoke("investigate", "What is svc:b?", *ASKED, "--subject", FRANK,
+                   "--idempotency-key", "k-1", "--json")  # fmt: skip
+    assert retry.code == 0, retry
+    new_run = json.loads(retry.out)["run_id"]
+    assert new_run != old_run and OLD_QUESTION not in retry.out
+    assert [r["run_id"] for r in _runs(invoke, FRANK)] == [new_run]
+    assert invoke("trace", new_run, "--subject", FRANK).code == 0
+
+    # An auditor reads both, the earlier holder's marked as such.
+    listed = {r["run_id"]: r for r in _runs(invoke, *AUDITOR)}
+    note = listed[old_run]["subject_note"]
+    assert note.startswith("retracted 2026-") and note.endswith("an earlier principal of this id")
+    assert listed[new_run]["subject_note"] is None
+    text = invoke("runs", "--subject", *AUDITOR).out
+    assert f"{FRANK} ({note})  {OLD_QUESTION[:40]}" in text, text
+    tree = invoke("trace", old_run, "--subject", *AUDITOR)
+    assert tree.code == 0 and tree.out.startswith(f"subject {FRANK} ({note})\n"), tree
+    assert invoke("trace", new_run, "--subject", *AUDITOR).out.startswith("run ")
+
+
+def _legacy_run(driver: neo4j.Driver, question: str, at: datetime | None = None) -> str:
+    """A run as recorded before runs carried their subject's incarnation (the recorder
+    called without one, as every caller did), started at `at` (else now)."""
+    recorder = RunRecorder(driver, clock=(lambda: at) if at is not None else None)
+    request = RunRequest(
+        question=question,
+        subject_id=FRANK,
+        purpose="incident_investigation",
+        as_of=datetime(2026, 7, 1, tzinfo=UTC),
+    )
+    run_id = recorder.start_run(request).run_id
+    recorder.finish_run(run_id, RunStatus.COMPLETE, "evidence_sufficient")
+    return run_id
+
+
+def test_a_run_without_an_incarnation_belongs_to_the_holder_whose_record_preceded_it(  # type: ignore[no-untyped-def]
+    world: neo4j.Driver, invoke, tmp_path: Path
+) -> None:
+    before = _legacy_run(world, OLD_QUESTION, datetime(2026, 3, 1, tzinfo=UTC))
+    _retract_frank(invoke, tmp_path)
+    _ingest(invoke, tmp_path, "frank-new.yaml", FRANK_NEW)
+    after = _legacy_run(world, "What is svc:b?")
+
+    assert [r["run_id"] for r in _runs(invoke, FRANK)] == [after]
+    assert invoke("trace", before, "--subject", FRANK).code == 3
+    assert invoke("trace", after, "--subject", FRANK).code == 0
+    listed = {r["run_id"]: r["subject_note"] for r in _runs(invoke, *AUDITOR)}
+    assert listed[after] is None
+    assert listed[before].endswith("; an earlier principal of this id"), listed
