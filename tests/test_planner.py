@@ -214,6 +214,7 @@ def test_followup_steps_keep_their_order_and_parameters() -> None:
     ]
     upstream = [("rel_type", "DEPENDS_ON"), ("direction", "out"), ("hops", 1)]
     to = ("to", "2026-07-23T10:02:38+00:00")
+    at_error = ("at", "2026-07-23T10:02:38+00:00")
     day_before = ("from", "2026-07-22T10:02:38+00:00")
     half_hour = ("from", "2026-07-23T09:32:38+00:00")
     assert shown == [
@@ -240,6 +241,9 @@ def test_followup_steps_keep_their_order_and_parameters() -> None:
             [("service_id", "svc:db"), half_hour, to],
             [],
         ),
+        # A release still rolling out at the first error (its finish after it) is read too.
+        ("check-rollouts", "rollouts_under_way", [("service_id", "svc:a"), at_error], []),
+        ("check-rollouts", "rollouts_under_way", [("service_id", "svc:b"), at_error], []),
     ]
 
 
