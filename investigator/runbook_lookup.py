@@ -618,6 +618,9 @@ class _Lookup(OneStepCalls):
         self.words_only = False
         # Free text: the ids of the chosen runbook's version chain (it leads the card).
         self.lead_chain: set[str] = set()
+        # Runbooks named exactly after the alert while those linked to it are named like it
+        # in letter case only (`carthigherrorrate.md`): they lead, the look-alikes under Also.
+        self.exact_named: set[str] = set()
 
     @property
     def headed_code(self) -> str | None:
@@ -732,11 +735,20 @@ class RunbookLookup:
         documents = [ev for rows in run.stage(_runbook_steps(anchors)) for ev in rows]
         # An alert no record of the KG stands for, or that no runbook is linked to, may still
         # have its runbook: a folder of Markdown runbooks is named after its alerts.
-        named = (
-            []
-            if any(d.type == "Runbook" for d in documents)
-            else self._runbooks_named(run, run.alert_names)
-        )
+        linked = [d for d in documents if d.type == "Runbook"]
+        named = [] if linked else self._runbooks_named(run, run.alert_names)
+        if linked and not any(_named_exactly(d, run.alert_names) for d in linked):
+            # Only look-alikes in case are linked: the page named exactly after the alert
+            # is not taken over by them (another import's `carthigherrorrate.md`).
+            spelled = {n.casefold() for n in run.alert_names}
+            if any(_runbook_name(d).casefold() in spelled for d in linked):
+                exact = [
+                    r
+                    for r in self._runbooks_named(run, run.alert_names)
+                    if _file_name(r) in run.alert_names and r not in {d.element_id for d in linked}
+                ]
+                run.exact_named = {_document_id(r) for r in exact}
+                named = exact
         if query.target is LookupTarget.ERROR_CODE and not anchors:
             # A code no record stands for may head a section of a runbook (Mimir's
             # `### err-mimir-sample-out-of-order`): that section, as an alert's is found.
@@ -852,6 +864,7 @@ class RunbookLookup:
                 replaced_by(h, alike) is None,
                 # Free text: the runbook its words chose leads its case-only look-alikes.
                 h.element_id in run.lead_chain,
+                _document_id(h.element_id) in run.exact_named,
                 (h.element_id, h.version) in via_first,
                 _named_exactly(h, run.alert_names) and _has_namesake(h, alike),
                 # Of pages headed alike by the code asked (Ceph's POOL_FULL.md and
@@ -1059,7 +1072,25 @@ class RunbookLookup:
         # Reached through a pointer: what ties the alert to the answer is the pointer's tie.
         tied = pointer if chosen.element_id in run.pointed else chosen
         notes = []
-        if run.alert_names and tied is not None and tied.context.get("anchor_type") == "runbook":
+        # Linked to the alert and named like the chosen page in letter case only.
+        look_alikes = sorted(
+            {
+                _document_id(h.element_id)
+                for h in others
+                if h.context.get("anchor_type") == "alert"
+                and _runbook_name(h) != _runbook_name(chosen)
+                and _runbook_name(h).casefold() == _runbook_name(chosen).casefold()
+            }
+        )
+        if look_alikes and _named_exactly(chosen, run.alert_names):
+            alerts = ", ".join(a for a, _ in anchors)
+            notes.append(
+                f"{chosen.element_id} is named exactly after {alerts} and is shown; "
+                f"{', '.join(look_alikes)}, linked to it, "
+                f"{'is' if len(look_alikes) == 1 else 'are'} named like it in letter case "
+                "only (under Also): read both, or link the one you mean with a runbook_url"
+            )
+        elif run.alert_names and tied is not None and tied.context.get("anchor_type") == "runbook":
             exact_other = any(_named_exactly(h, run.alert_names) for h in others)
             notes.append(self._named_note(run, query, anchors, tied, exact_other))
         elif run.heading is not None and query.target is LookupTarget.ERROR_CODE:

@@ -53,7 +53,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from cypher_templates.plan import PlanStep
 from graph_schema.alert_names import identifier_words, is_alert_name
@@ -242,6 +242,8 @@ class RankedRunbook(BaseModel):
     # How it fits the query: "text" (quoted), "alert" (its alert pasted), "name" (named by
     # the query), or None: it does not fit.
     fits_by: str | None = None
+    # The share of the query's numbers (`500` of CART-500) its text has; not in the output.
+    number_fit: float = Field(default=0.0, exclude=True)
 
 
 class TextRanking(BaseModel):
@@ -267,8 +269,9 @@ class TextRanking(BaseModel):
     def alike(self, text: str) -> list[RankedRunbook]:
         """The candidates that fit `text` as well as the best one (itself first): the same
         way, the same share of its words, a score within ALIKE_SCORE of it (one word: any
-        score, and an alert's text fits it no better than a runbook's). A fit by name is
-        never a tie. Empty when nothing fits. The versions of one runbook are each listed."""
+        score, but not without a number it has; an alert's text fits it no better than a
+        runbook's). A fit by name is never a tie. Empty when nothing fits. The versions of
+        one runbook are each listed."""
         best = self.best
         if best is None or best.fits_by == "name":
             return []
@@ -284,6 +287,9 @@ class TextRanking(BaseModel):
             if r.fits_by in ways
             and r.fit == best.fit
             and (one_word or r.score >= ALIKE_SCORE * best.score)
+            # One word and a number ("CART-500" is "cart" and 500): a page without the
+            # number does not tie with the one that has it (the code's own page wins).
+            and (not one_word or r.number_fit >= best.number_fit)
         ]
 
     def note(self) -> str:
@@ -500,6 +506,7 @@ def rank_runbooks(
                 fit=round(max(text_fit, alert_fit), 6),
                 fulltext_score=fulltext,
                 matched_alert=alert_id,
+                number_fit=number_fit,
                 fits_by=_fits_by(
                     text_fit,
                     pair_fit,

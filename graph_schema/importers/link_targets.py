@@ -36,7 +36,11 @@ RETURN n.id AS id, [l IN labels(n) WHERE l IN $labels][0] AS label, n.name AS na
        n.source_id AS source_id, n.source_version AS version,
        CASE WHEN n:Runbook THEN n.section_locators END AS locators,
        [(m:KG)-[s:SUPERSEDES]->(n) WHERE s.superseded_at IS NULL AND m.superseded_at IS NULL
-        | m.id] AS superseded_by
+        | m.id] AS superseded_by,
+       CASE WHEN n:Alert THEN
+         [(r:KG:Runbook)-[a:APPLIES_TO]->(n) WHERE r.tenant = $tenant AND r.status = 'active'
+          AND r.superseded_at IS NULL AND a.status = 'active' AND a.superseded_at IS NULL
+          AND a.method = 'prometheus-rules' | r.id] END AS applied_by
 ORDER BY id
 """
 
@@ -77,6 +81,8 @@ class LinkTarget(BaseModel):
     superseded_by: list[str] = Field(default_factory=list)  # current records superseding it
     # A runbook's recorded `section_locators`: an anchor an older import wrote is kept.
     section_locators: list[str] = Field(default_factory=list)
+    # An alert's: the runbooks its rule's runbook_url links (a look-alike must not take it).
+    applied_by: list[str] = Field(default_factory=list)
 
     def match_keys(self) -> set[str]:
         """Every lower-cased text a reference may use to name this target."""
@@ -185,6 +191,7 @@ def load_link_targets(
                 version=record["version"],
                 superseded_by=sorted(str(i) for i in record["superseded_by"] or [] if i),
                 section_locators=[str(x) for x in record["locators"] or []],
+                applied_by=sorted({str(i) for i in record["applied_by"] or [] if i}),
             )
         )
     return targets

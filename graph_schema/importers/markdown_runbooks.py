@@ -63,6 +63,7 @@ import re
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
+from posixpath import basename
 from typing import Any
 
 from pydantic import ValidationError
@@ -540,8 +541,40 @@ def _title(parsed: _Parsed) -> str:
     return top[0].title if len(top) == 1 else parsed.stem
 
 
+class _AlertHolders:
+    """Who holds each alert already, so a file named after it only ignoring letter case
+    (`carthigherrorrate.md` for CartHighErrorRate) does not take it over: the runbooks linked
+    to it by its rule's runbook_url, and the runbooks (of the tenant or this import) named
+    exactly after it."""
+
+    def __init__(self, known: list[LinkTarget], parsed_files: list[_Parsed]) -> None:
+        self._alerts = {t.id: t for t in known if t.label is NodeLabel.ALERT}
+        self._by_stem: dict[str, set[str]] = {}
+        for t in known:
+            if t.label is NodeLabel.RUNBOOK and t.path:
+                self._by_stem.setdefault(basename(page_stem(t.path)), set()).add(t.id)
+        for p in parsed_files:
+            self._by_stem.setdefault(p.stem, set()).add(p.id)
+
+    def names(self, alert_id: str) -> set[str]:
+        """The alert's names, exactly as spelled (its alertname, name and id's tail)."""
+        target = self._alerts.get(alert_id)
+        spelled = {alert_id.removeprefix("alert:")}
+        if target is not None:
+            spelled.update(k for k in (target.name, *target.keys) if k)
+        return spelled
+
+    def holders(self, alert_id: str, runbook_id: str) -> list[str]:
+        """Other runbooks that hold `alert_id`: its runbook_url's, or named exactly after it."""
+        target = self._alerts.get(alert_id)
+        held = set(target.applied_by) if target is not None else set()
+        for name in self.names(alert_id):
+            held |= self._by_stem.get(name, set())
+        return sorted(held - {runbook_id})
+
+
 def _resolve_links(
-    parsed: _Parsed, index: LinkIndex, result: ImportResult
+    parsed: _Parsed, index: LinkIndex, result: ImportResult, holders: _AlertHolders
 ) -> tuple[list[str], str | None, list[str]]:
     """APPLIES_TO targets, the SUPERSEDES target and owning teams of one runbook."""
     origin = str(parsed.path)
@@ -572,7 +605,21 @@ def _resolve_links(
             unresolved("applies_to", ref, "no service, alert or error code with that id")
     if not explicit_alert:
         # The common layout: one file per alert, named after the alert.
-        by_name = index.resolve(NodeLabel.ALERT, parsed.stem)
+        by_name = []
+        for alert in index.resolve(NodeLabel.ALERT, parsed.stem):
+            held = holders.holders(alert, parsed.id)
+            if parsed.stem in holders.names(alert) or not held:
+                by_name.append(alert)
+                continue
+            # Matched only ignoring letter case, and another runbook has the alert: a
+            # look-alike file must not take the alert's card from it.
+            name = alert.removeprefix("alert:")
+            result.skipped.append(
+                f"{parsed.path}: not linked to {alert}: the file name {parsed.stem!r} matches "
+                f"it only ignoring letter case, and {', '.join(held)} already has it (by the "
+                f"rule's runbook_url, or named exactly after it); add `alerts: [{name}]` to the "
+                "front matter to link this one too"
+            )
         if by_name:
             applies.update(by_name)
             result.linked.append(
@@ -938,6 +985,7 @@ def import_markdown_runbooks(
     _supersede_old_ids(parsed_files, known)
     _supersede_moved_files(parsed_files, known, source_id, path)
     index = LinkIndex(known)
+    holders = _AlertHolders(known, parsed_files)
     recorded = {t.id: t.section_locators for t in known if t.label is NodeLabel.RUNBOOK}
     for parsed in parsed_files:
         index.add(
@@ -952,7 +1000,7 @@ def import_markdown_runbooks(
                 "untrusted unless the ingest command says --trusted)"
             )
         try:
-            links = _resolve_links(parsed, index, result)
+            links = _resolve_links(parsed, index, result, holders)
             document = _document(parsed, options, source_id, links, recorded.get(parsed.id, []))
             for team in links[2]:
                 edges.append(
