@@ -86,6 +86,9 @@ def test_a_record_dated_before_a_recorded_run_is_refused(  # type: ignore[no-unt
     # A back-dated retraction would hide a record from what the run saw: refused too.
     retract = invoke("ingest", _write(tmp_path, "retract.yaml", LATE_RETRACTION))
     assert retract.code == 2 and "doc:chat-payments-2026-07-23-1012 would be" in retract.err
+    # A retraction has no recorded_at and needs its `at`: the hint says what to change.
+    assert "Omit its recorded_at" not in retract.err, retract.err
+    assert "Give its retraction an `at` after " in retract.err, retract.err
     assert (
         _count(
             driver,
