@@ -323,6 +323,34 @@ def test_other_tenants_runs_do_not_count(  # type: ignore[no-untyped-def]
     assert floors["acme"].at.isoformat().replace("+00:00", "Z")[:19] == records[0]["k"][:19]
 
 
+def test_replay_names_a_backdated_retraction_as_a_retraction(  # type: ignore[no-untyped-def]
+    seed_run, driver, invoke, tmp_path: Path
+) -> None:
+    # Before: the call that read the retracted record said `data_not_visible ... (not
+    # purged: the record's labels or purposes, or the subject's grants, changed since the
+    # run)`, and that was the line the verdict named, though none of those changed.
+    path = _write(tmp_path, "retract-late.yaml", LATE_RETRACTION)
+    assert invoke("ingest", path, "--backdate").code == 0
+    replay = invoke("replay", seed_run, "--subject", "acme/user:bob", "--json")
+    assert replay.code == 1, replay
+    drift = json.loads(replay.out)["drift"]
+    # Each call that read the record says so (a retracted record is no longer readable
+    # now: its id is withheld, as every record the reader may not read).
+    named = [d for d in drift if d["kind"] == "data_retracted"]
+    assert named and "data_not_visible" not in {d["kind"] for d in drift}, drift
+    for d in named:
+        assert "retracted for acme/user:bob at the run's known_at" in d["detail"], d
+        assert f"likely cause: `ingest --backdate` of {path} at " in d["detail"], d
+        assert "labels or purposes" not in d["detail"], d
+    # The one-line verdict names a known cause (the earlier tests' backdated ingests come
+    # first), never a change of labels or grants.
+    text = invoke("replay", seed_run, "--subject", "acme/user:bob")
+    assert text.code == 1 and text.err.count("\n") == 1, text
+    assert text.err.startswith("error: replay not verified: run "), text.err
+    assert "likely cause: `ingest --backdate` of " in text.err, text.err
+    assert "labels or purposes" not in text.out + text.err, text
+
+
 def test_a_tenants_first_ingest_is_checked_too(driver, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     # The first ingest of a tenant (no records yet) takes another path through the writer.
     wipe(driver)
