@@ -35,6 +35,8 @@ class Backdated(BaseModel):
     target: str  # the id or relationship key
     at: datetime
     floor: RecordFloor
+    # A retraction's `at` (it has no recorded_at, and its `at` is required): hinted otherwise.
+    retraction: bool = False
 
     def text(self) -> str:
         return (
@@ -45,11 +47,20 @@ class Backdated(BaseModel):
 
 
 def backdated(
-    times: Iterable[tuple[str, str, datetime]], floors: Mapping[str, RecordFloor]
+    times: Iterable[tuple[str, str, datetime]],
+    floors: Mapping[str, RecordFloor],
+    retractions: Collection[tuple[str, str]] = (),
 ) -> list[Backdated]:
-    """The (tenant, target, recorded_at) at or before their tenant's floor, sorted."""
+    """The (tenant, target, recorded_at) at or before their tenant's floor, sorted;
+    `retractions`: the (tenant, target) whose time is a retraction's `at`."""
     found = {
-        (tenant, target, at): Backdated(tenant=tenant, target=target, at=at, floor=floor)
+        (tenant, target, at): Backdated(
+            tenant=tenant,
+            target=target,
+            at=at,
+            floor=floor,
+            retraction=(tenant, target) in retractions,
+        )
         for tenant, target, at in times
         if (floor := floors.get(tenant)) is not None and at <= floor.at
     }
@@ -91,10 +102,15 @@ class BackdatedRecords(Exception):
         """`ingest refused: ID would be recorded at T, not after run R ...: ...`."""
         first, *others = self.found
         tail = and_more([b.target for b in others])
+        hint = (
+            f"Give its retraction an `at` after {iso_utc(first.floor.at)} to retract it from "
+            "then on"
+            if first.retraction
+            else "Omit its recorded_at to record it now"
+        )
         return (
             f"ingest refused: {first.text()}; a record dated then would change what that run "
-            "saw. Omit its recorded_at to record it now, or load curated history with "
-            f"--backdate{tail}"
+            f"saw. {hint}, or load curated history with --backdate{tail}"
         )
 
 

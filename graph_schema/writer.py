@@ -608,7 +608,10 @@ def ingest_bundle(
             # Every record is new here: each explicit time is the one it would get. Without a
             # floor in the bundle's tenants (no recorded run), none can be backdated.
             floors = {t: f for t, f in (recorded_after or {}).items() if t in tenants}
-            found = backdated(explicit_times(loaded), floors) if floors else []
+            retracted = {
+                (p.bundle.tenant, str(r.target)) for p in loaded.parts for r in p.bundle.retractions
+            }
+            found = backdated(explicit_times(loaded), floors, retracted) if floors else []
             if found:
                 raise BackdatedRecords(found)
             # Every record is new: the marker names each one the bundle dates.
@@ -961,7 +964,7 @@ def _apply(
     pending = [r for r in retractions if not _already_retracted(prepared, r, written)]
     if any(t.endpoints is not None for t in takeovers):
         takeovers = _without_endpoint_holders(driver, database, prepared, takeovers)
-    takeovers += _retraction_takeovers(prepared, pending, written)
+    takeovers += _retraction_takeovers(prepared, pending, written, _speaks_as(loaded))
     takeovers += _untrusted_supersessions(driver, database, prepared, edge_rounds)
     if takeovers:
         raise SourceTakeover(takeovers)  # before anything is written
@@ -976,7 +979,7 @@ def _apply(
     times += [(d.tenant, d.key, at) for r in edge_rounds for d, _, at, _ in r if at != now]
     times += [(r.tenant, r.target, r.at) for r in pending]
     if floors:
-        found = backdated(times, floors)
+        found = backdated(times, floors, {(r.tenant, r.target) for r in pending})
         if found:
             raise BackdatedRecords(found)  # before anything is written
     if marker is not None:
@@ -1105,12 +1108,27 @@ def _untrusted_supersessions(
     return sorted(set(refused), key=lambda t: (t.tenant, t.target, t.superseded_by or ""))
 
 
+def _speaks_as(loaded: LoadedBundle) -> str | None:
+    """The source a bundle of retractions only speaks for: the caller's `--source-id`
+    (`source_override`); None for any other bundle, or without one."""
+    retractions_only = all(
+        not (b.sources or b.principals or b.nodes or b.edges or b.documents)
+        for b in (part.bundle for part in loaded.parts)
+    )
+    return loaded.source_override if retractions_only else None
+
+
 def _retraction_takeovers(
-    prepared: _Prepared, pending: Sequence[_Retraction], written: set[tuple[str, str]]
+    prepared: _Prepared,
+    pending: Sequence[_Retraction],
+    written: set[tuple[str, str]],
+    speaks_as: str | None = None,
 ) -> list[Takeover]:
     """Retractions of records held by a source none of the bundle's records in that tenant
     come from (nor the id's first record's source). A bundle with no record in the tenant
-    (retractions only) states no source: its retractions are the operator's, as before."""
+    (retractions only) states no source: its retractions are the operator's, as before,
+    unless the caller names its source (`speaks_as`, `--source-id`): then it retracts only
+    that source's records (the flag never lends its authority to another source's)."""
     speaks_for: dict[str, set[str | None]] = defaultdict(set)
     for node in prepared.node_drafts:
         speaks_for[node.tenant].add(node.props.get("source_id"))
@@ -1118,7 +1136,7 @@ def _retraction_takeovers(
         speaks_for[edge.tenant].add(edge.props.get("source_id"))
     out: list[Takeover] = []
     for r in pending:
-        sources = speaks_for.get(r.tenant)
+        sources = speaks_for.get(r.tenant) or ({speaks_as} if speaks_as else None)
         if not sources or (r.tenant, r.target) in written:
             continue  # retractions only; or a record this bundle writes first
         history = (prepared.edge_history if r.is_key else prepared.node_history).get(

@@ -43,6 +43,7 @@ from pydantic import BaseModel, ConfigDict
 
 from cypher_templates.executor import RecordedFailure
 from graph_schema.canonical import iso_utc, sha256_text
+from graph_schema.kg_types import RecordStatus
 from investigator.context_graph.audit import ReadRule, read_element_records
 from investigator.context_graph.chain import rows_hash, sha256_of, verify_chain
 from investigator.context_graph.lineage import load_lineage
@@ -328,11 +329,14 @@ class _Replayer:
                     tc_id,
                 )
                 return False
-        drifted = self._drifted_elements(tc_id, result.rows)
+        drifted = self._drifted_elements(tc_id, result.rows, known_at, subject)
         for kind, items in drifted.items():
             detail = _element_drift_detail(
                 kind, f"{template_id}@{version}", items, self.subject_name()
             )
+            if kind == "data_retracted":
+                # The ingest that dated the retraction into the run's time, by its file.
+                detail += self.backdated_cause(known_at, subject, result.rows) or ""
             self.add(kind, detail, node.seq, tc_id)
         if not drifted:
             # Nothing recorded names the rows (an entity resolution keeps no evidence), and
@@ -345,6 +349,9 @@ class _Replayer:
             if backdated is None and self.grants_changed(known_at):
                 # The likely cause an auditor can act on; replay still cannot name the rows.
                 kind, cause = "subject_grants_changed", _GRANTS_CHANGED_ROWS
+            elif backdated is None and (purges := self.purges()):
+                # A legal purge removed text the run read: what a search matched moves too.
+                cause = _purged_rows(purges)
             self.add(
                 kind,
                 f"{template_id}@{version}: rows hash {replayed}, recorded {p.get('rows_hash')} "
@@ -511,6 +518,18 @@ class _Replayer:
             "explain the difference and the reader may read are named)" + left
         )
 
+    def purges(self) -> list[str]:
+        """The purge runs that removed text this run recorded (its evidence or rejections
+        marked `purged`), sorted: a known cause of reads that differ."""
+        return sorted(
+            {
+                str(node.properties.get("purge_id") or "?")
+                for kind in (CtxKind.EVIDENCE, CtxKind.REJECTION)
+                for node in self.lineage.of_kind(kind)
+                if "purged" in node.properties
+            }
+        )
+
     def _kept_records(self, tc_id: str) -> bool:
         """Whether the run kept a record read by call `tc_id` (as evidence or a rejection)."""
         return any(
@@ -519,15 +538,20 @@ class _Replayer:
             for node in self.lineage.of_kind(kind)
         )
 
-    def _drifted_elements(self, tc_id: str, rows: list[Any]) -> dict[str, list[str]]:
+    def _drifted_elements(
+        self, tc_id: str, rows: list[Any], known_at: datetime, subject: Any
+    ) -> dict[str, list[str]]:
         """The records the run saw (its evidence, and the records it kept as rejections)
         that replay no longer reads as recorded, by drift kind.
 
         KG records are immutable except `superseded_at` and a legal purge, which removes
         content in place and marks it (`purged_at` on the record, `purged` on the recorded
         evidence): only that is `data_purged`. A record no longer returned to the subject
-        while no purge touched it is `data_not_visible` (its labels or purposes, or the
-        subject's grants, changed since the run; the new labels are never named); the same
+        while no purge touched it is `data_retracted` when its tombstone, readable by the
+        run's `subject`, was recorded at or before the run's `known_at` (a retraction written
+        after the run and dated into its time: `ingest --backdate`), else `data_not_visible`
+        (its labels or purposes, or the subject's grants, changed since the run; the new
+        labels are never named); the same
         version returned through its redacted view where the run read its full text is
         `data_redacted_for_subject` (the subject lost `pii`; the record did not change), the
         reverse `data_unredacted_for_subject`; the same version returned with other text and
@@ -596,6 +620,10 @@ class _Replayer:
             if any(r.purged for r in same):
                 kind = "data_purged"
                 label += f" ({how})" if how else ""
+            elif not returned and any(
+                _retracted_for(r, known_at, subject) for r in records.get(eid, [])
+            ):
+                kind = "data_retracted"
             elif not returned:
                 kind = "data_not_visible"
             elif ((eid, version) in redacted_now) != was_redacted:
@@ -897,6 +925,28 @@ class _Replayer:
         return recorded_digest, replayed_digest
 
 
+def _retracted_for(record: Any, known_at: datetime, subject: Any) -> bool:
+    """Whether `record` is a tombstone in force at `known_at` that `subject` may read (a
+    tombstone keeps the record's labels): the subject reads the record as retracted then."""
+    return (
+        record.status == RecordStatus.RETRACTED.value
+        and record.recorded_at is not None
+        and record.recorded_at <= known_at
+        and all(label in subject.labels for label in record.acl)
+        and subject.purpose in record.purposes
+    )
+
+
+def _purged_rows(purges: list[str]) -> str:
+    """Why a call's rows may differ when a legal purge removed text the run recorded."""
+    runs = ", ".join(purges[:3]) + (f" and {len(purges) - 3} more" if len(purges) > 3 else "")
+    return (
+        f": likely cause: a legal purge after the run (purge run {runs}) removed the text of "
+        "records the run read, so what this call matches moved too; replay cannot name the "
+        "rows (it never reads past the subject's grants)"
+    )
+
+
 def _element_drift_detail(kind: str, template: str, items: list[str], subject: str) -> str:
     """The detail of a drift kind a record the run saw can have (`_drifted_elements`).
 
@@ -906,6 +956,12 @@ def _element_drift_detail(kind: str, template: str, items: list[str], subject: s
     names = ", ".join(items)
     if kind == "data_purged":
         return f"{template}: content of {names} was removed after the run (legal purge)"
+    if kind == "data_retracted":
+        return (
+            f"{template}: {names} retracted for {subject} at the run's known_at: a retraction "
+            "written after the run was dated into its time (not purged, and not a change of "
+            "labels or grants)"
+        )
     if kind == "data_not_visible":
         return (
             f"{template}: {names} no longer visible to {subject} (not purged: the record's "
@@ -1015,6 +1071,15 @@ _RANKING_CHANGED = (
     "after the run changed the tenant index's statistics; the records the run read are "
     "unchanged"
 )
+
+
+def headline_drift(drift: list[Drift]) -> Drift | None:
+    """The drift a one-line verdict names: the first whose cause is known, passing over a
+    call's line that says replay cannot tell why its rows differ (a later line, such as the
+    purge or retraction of a record the run read, names a cause); else the first."""
+    unexplained = (_UNNAMED_ROWS, _UNKEPT_ROWS)
+    known = [d for d in drift if not d.detail.endswith(unexplained)]
+    return known[0] if known else (drift[0] if drift else None)
 
 
 # Drift kinds that say the re-run answered differently from the recorded run.

@@ -86,6 +86,9 @@ def test_a_record_dated_before_a_recorded_run_is_refused(  # type: ignore[no-unt
     # A back-dated retraction would hide a record from what the run saw: refused too.
     retract = invoke("ingest", _write(tmp_path, "retract.yaml", LATE_RETRACTION))
     assert retract.code == 2 and "doc:chat-payments-2026-07-23-1012 would be" in retract.err
+    # A retraction has no recorded_at and needs its `at`: the hint says what to change.
+    assert "Omit its recorded_at" not in retract.err, retract.err
+    assert "Give its retraction an `at` after " in retract.err, retract.err
     assert (
         _count(
             driver,
@@ -318,6 +321,34 @@ def test_other_tenants_runs_do_not_count(  # type: ignore[no-untyped-def]
         "MATCH (r:CtxRun {tenant: 'acme'}) RETURN max(r.known_at) AS k"
     )
     assert floors["acme"].at.isoformat().replace("+00:00", "Z")[:19] == records[0]["k"][:19]
+
+
+def test_replay_names_a_backdated_retraction_as_a_retraction(  # type: ignore[no-untyped-def]
+    seed_run, driver, invoke, tmp_path: Path
+) -> None:
+    # Before: the call that read the retracted record said `data_not_visible ... (not
+    # purged: the record's labels or purposes, or the subject's grants, changed since the
+    # run)`, and that was the line the verdict named, though none of those changed.
+    path = _write(tmp_path, "retract-late.yaml", LATE_RETRACTION)
+    assert invoke("ingest", path, "--backdate").code == 0
+    replay = invoke("replay", seed_run, "--subject", "acme/user:bob", "--json")
+    assert replay.code == 1, replay
+    drift = json.loads(replay.out)["drift"]
+    # Each call that read the record says so (a retracted record is no longer readable
+    # now: its id is withheld, as every record the reader may not read).
+    named = [d for d in drift if d["kind"] == "data_retracted"]
+    assert named and "data_not_visible" not in {d["kind"] for d in drift}, drift
+    for d in named:
+        assert "retracted for acme/user:bob at the run's known_at" in d["detail"], d
+        assert f"likely cause: `ingest --backdate` of {path} at " in d["detail"], d
+        assert "labels or purposes" not in d["detail"], d
+    # The one-line verdict names a known cause (the earlier tests' backdated ingests come
+    # first), never a change of labels or grants.
+    text = invoke("replay", seed_run, "--subject", "acme/user:bob")
+    assert text.code == 1 and text.err.count("\n") == 1, text
+    assert text.err.startswith("error: replay not verified: run "), text.err
+    assert "likely cause: `ingest --backdate` of " in text.err, text.err
+    assert "labels or purposes" not in text.out + text.err, text
 
 
 def test_a_tenants_first_ingest_is_checked_too(driver, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

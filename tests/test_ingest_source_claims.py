@@ -317,6 +317,16 @@ def test_a_bundle_of_retractions_only_cannot_retract_an_imports_records(  # type
     )
     _refused(invoke("ingest", str(mixed), "--source-id", "src:runbooks:wiki"), clean_db, before)
     assert _content(clean_db, "runbook:db") == ["src:runbooks:wiki untrusted # DB\n\nRoll back."]
+    # The import's --source-id does not lend its authority to another source's record in the
+    # same bundle (before: both were retracted, exit 0).
+    wider = tmp_path / "wider.yaml"
+    wider.write_text(_retractions("runbook:db", "err:CARD-502"), encoding="utf-8")
+    err = _refused(
+        invoke("ingest", str(wider), "--source-id", "src:runbooks:wiki"), clean_db, before
+    )
+    assert "err:CARD-502 is held by source src:test-catalog; a bundle of source(s) " in err, err
+    assert "src:runbooks:wiki may not retract it" in err, err
+    assert _content(clean_db, "runbook:db") == ["src:runbooks:wiki untrusted # DB\n\nRoll back."]
     # The operator names the import's source: the retraction is written.
     done = invoke("ingest", str(hostile), "--source-id", "src:runbooks:wiki")
     assert done.code == 0, done

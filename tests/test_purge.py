@@ -151,6 +151,12 @@ def test_purge_blanks_kg_and_lineage_and_everything_still_verifies(  # type: ign
     report = json.loads(res.out)
     assert res.code == 1 and report["chain_valid"] is True and report["problems"] == []
     assert "data_purged" in {d["kind"] for d in report["drift"]}
+    # The one-line verdict names the purge, not a difference replay cannot explain, and no
+    # line leaves a difference unexplained while a purge of the run's records is known.
+    text = invoke("replay", run_id, "--subject", "acme/user:alice")
+    assert text.code == 1 and text.err.count("\n") == 1, text
+    assert "legal purge" in text.err and "say why" not in text.err, text.err
+    assert not [d for d in report["drift"] if "say why" in d["detail"]], report["drift"]
 
     # Text removed without a recorded purge listing it (its digest kept, so the chain still
     # verifies) is caught by verify.

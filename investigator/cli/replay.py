@@ -1,10 +1,11 @@
 """`investigator replay RUN_ID [--json]`: re-execute a recorded run and prove it matches.
 
 Exit codes: 0 verified; 1 not verified (the report is still printed, and one line on stderr
-names the first place that differs); 2 unknown or malformed RUN_ID; 3 the subject may not
-read the run (not its own, without `--purpose audit`; another tenant's), or the chain
-verified and the run's subject may no longer read what the run read (its grants or a
-record's labels changed; the report is printed); 4 Neo4j unavailable.
+names the first place that differs whose cause is known, else the first); 2 unknown or
+malformed RUN_ID; 3 the subject may not read the run (not its own, without `--purpose
+audit`; another tenant's), or the chain verified and the run's subject may no longer read
+what the run read (its grants or a record's labels changed; the report is printed); 4 Neo4j
+unavailable.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from investigator.context_graph.lineage import validate_run_id
 from investigator.context_graph.readable import readable_run
 from investigator.context_graph.recorder import ctx_database_from_env
 from investigator.json_documents import readable_replay_report, replay_json
-from investigator.replay import ReplayReport, replay_reader, replay_run
+from investigator.replay import ReplayReport, headline_drift, replay_reader, replay_run
 from investigator.settings import resolve_connection
 
 NOT_VERIFIED_EXIT = 1
@@ -31,8 +32,8 @@ GRANTS_CHANGED_EXIT = 3
 def _first_difference(report: ReplayReport) -> str:
     if report.problems:
         return report.problems[0]
-    if report.drift:
-        d = report.drift[0]
+    d = headline_drift(report.drift)
+    if d is not None:
         where = f" seq {d.seq}" if d.seq is not None else ""
         call = f" tool call {d.tool_call_id}" if d.tool_call_id else ""
         return f"run {report.run_id}{where}{call}: {d.kind}: {d.detail}"

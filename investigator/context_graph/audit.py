@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Any
 
 import neo4j
@@ -86,14 +87,16 @@ _ELEMENT_RECORDS = (
     "MATCH (x:KG {tenant: $tenant, id: eid}) "
     "RETURN eid AS id, x.version AS version, coalesce(x.acl, []) AS acl, "
     "coalesce(x.purposes, []) AS purposes, x.redacted_content IS NOT NULL AS has_redacted, "
-    "x.status AS status, x.superseded_at IS NULL AS current, x.purged_at IS NOT NULL AS purged "
+    "x.status AS status, x.superseded_at IS NULL AS current, x.purged_at IS NOT NULL AS purged, "
+    "x.recorded_at AS recorded_at "
     "UNION ALL "
     "UNWIND $edges AS e "
     "MATCH (:KG {tenant: $tenant, id: e.from})-[x {key: e.key}]->(:KG {tenant: $tenant, id: e.to}) "
     "WHERE x.tenant = $tenant "
     "RETURN DISTINCT e.key AS id, x.version AS version, coalesce(x.acl, []) AS acl, "
     "coalesce(x.purposes, []) AS purposes, false AS has_redacted, "
-    "x.status AS status, x.superseded_at IS NULL AS current, false AS purged"
+    "x.status AS status, x.superseded_at IS NULL AS current, false AS purged, "
+    "x.recorded_at AS recorded_at"
 )
 
 
@@ -187,6 +190,14 @@ class _ElementRecord(BaseModel):
     current: bool
     # A legal purge removed this record's text (graph_schema/purge.py sets `purged_at`).
     purged: bool = False
+    # When the record was recorded (a retraction's tombstone: when it took effect for reads).
+    recorded_at: datetime | None = None
+
+
+def _native_time(value: Any) -> datetime | None:
+    """A Neo4j DateTime as a Python datetime (None when it is not one)."""
+    native = value.to_native() if hasattr(value, "to_native") else value
+    return native if isinstance(native, datetime) else None
 
 
 def read_element_records(
@@ -220,6 +231,7 @@ def read_element_records(
                 status=row["status"] if isinstance(row["status"], str) else None,
                 current=bool(row["current"]),
                 purged=bool(row["purged"]),
+                recorded_at=_native_time(row["recorded_at"]),
             )
         )
     return out

@@ -22,6 +22,7 @@ import io
 import json
 import logging
 import os
+import re
 import socket
 import sys
 from collections.abc import Callable, Iterator, Mapping
@@ -445,8 +446,7 @@ class _Server(MCPServer[Any]):
         allowed = self._arg_names.get(name)
         if allowed is None:
             # The SDK's own "Unknown tool: x" was the one error without its kind.
-            tools = ", ".join(sorted(self._arg_names))
-            return _error(f"bad input: unknown tool {name[:60]!r} (tools: {tools})")
+            return _error(_unknown_tool(name, self._arg_names))
         unknown = sorted(set(arguments) - allowed)
         if unknown:
             hint = " (the subject is fixed by the server)" if "subject" in unknown else ""
@@ -457,6 +457,24 @@ class _Server(MCPServer[Any]):
             if isinstance(exc.__cause__, ValidationError):
                 return _error(f"bad input: {first_error(exc.__cause__)}")
             raise
+
+
+# What a tool's name is made of: a name of anything else is the caller's text (a line break,
+# "Ignore previous instructions"), never echoed back.
+_TOOL_NAME_SHAPE = re.compile(r"[A-Za-z0-9_.-]+")
+
+
+def _unknown_tool(name: str, arg_names: Mapping[str, frozenset[str]]) -> str:
+    """The one line for a call naming no tool of `arg_names`: the name (cut short) only when
+    it is shaped like one, else what was wrong with it, not quoted."""
+    tools = ", ".join(sorted(arg_names))
+    shown = name[:60]
+    if _TOOL_NAME_SHAPE.fullmatch(shown):
+        return f"bad input: unknown tool {shown!r} (tools: {tools})"
+    return (
+        "bad input: unknown tool: its name holds characters no tool name has (spaces, line "
+        f"breaks or punctuation; not quoted) (tools: {tools})"
+    )
 
 
 def _malformed_call(params: Any, arg_names: Mapping[str, frozenset[str]]) -> str | None:
@@ -476,7 +494,7 @@ def _malformed_call(params: Any, arg_names: Mapping[str, frozenset[str]]) -> str
     if arguments is None or isinstance(arguments, Mapping):
         return None
     if name not in arg_names:
-        return f"bad input: unknown tool {name[:60]!r} (tools: {tools})"
+        return _unknown_tool(name, arg_names)
     kind = _JSON_KINDS.get(type(arguments), "a value")
     return f"bad input: {name} takes its arguments as an object (name: value), not {kind}"
 
@@ -767,11 +785,34 @@ def _blank(exc: Exception) -> bool:
 
 
 def _unreadable(exc: Exception) -> JSONRPCError:
-    """The JSON-RPC error for a line that is no message (its id is unknown: null)."""
-    kinds = {e["type"] for e in exc.errors()} if isinstance(exc, ValidationError) else set()
+    """The JSON-RPC error for a line that is no message: with the id of a request whose
+    only fault is its `params` (not an object), else null (its id is unknown)."""
+    errors = exc.errors() if isinstance(exc, ValidationError) else []
+    kinds = {e["type"] for e in errors}
     if kinds & {"json_invalid", "string_unicode"} or not kinds:
         return JSONRPCError(
             jsonrpc="2.0", id=None, error=ErrorData(code=PARSE_ERROR, message="Parse error")
+        )
+    request = next((e["input"] for e in errors if isinstance(e["input"], dict)), None)
+    params = request.get("params") if request is not None else None
+    request_id = request.get("id") if request is not None else None
+    if (
+        request is not None
+        and request.get("jsonrpc") == "2.0"
+        and isinstance(request.get("method"), str)
+        and isinstance(request_id, (int, str))
+        and not isinstance(request_id, bool)
+        and params is not None
+        and not isinstance(params, dict)
+    ):
+        kind = _JSON_KINDS.get(type(params), "a value")
+        return JSONRPCError(
+            jsonrpc="2.0",
+            id=request_id,
+            error=ErrorData(
+                code=INVALID_REQUEST,
+                message=f"Invalid Request: `params` must be an object (name: value), not {kind}",
+            ),
         )
     return JSONRPCError(
         jsonrpc="2.0",
