@@ -393,6 +393,8 @@ def derive_claims(
     ownership_period: OwnershipPeriod | None = None,
     ownership_records: Sequence[Evidence] = (),
     ownership_cut: Sequence[tuple[str, int]] = (),
+    owners_asked: Sequence[str] = (),
+    not_valid_then: Sequence[str] = (),
 ) -> ClaimSet:
     """Apply the claim rules of each intent to the pack evidence (pure, deterministic).
 
@@ -412,6 +414,9 @@ def derive_claims(
     correction of who was recorded at an instant asked is stated);
     `ownership_cut`: (service, rows read) of each service whose owners over the period were
     more than one read holds (a required gap says where the history was cut).
+    `owners_asked`: the alerts and runbook versions whose own owners were read (`owners_of`),
+    `not_valid_then` those whose own record the gate refused as not valid at as_of or a time
+    asked: one with no owner admitted is a required gap (another entity's owner is no answer).
     """
     intent_set = {Intent(i) for i in intents}
     claims: list[Claim] = []
@@ -669,6 +674,11 @@ def derive_claims(
         ]
     if Intent.OWNERSHIP_AT_TIME in intent_set and ownership_period is None:
         missing += _unowned_instant_gaps(evidence, refs, as_of)
+        unrecorded = _unrecorded_owned_gaps(evidence, owners_asked, not_valid_then, refs, as_of)
+        if unrecorded:
+            # Said of the entity asked, with why: the rubric's generic line adds nothing.
+            generic = missing_evidence([Intent.OWNERSHIP_AT_TIME.value], set())[0]
+            missing = [m for m in missing if m.description != generic.description] + unrecorded
     missing = _incident_not_recorded(missing, evidence, question, as_of)
     if search_stopped_by is not None:
         missing = _not_searched_to_the_end(missing, search_stopped_by)
@@ -869,6 +879,46 @@ def _unowned_instant_gaps(
                 description=f"no owner of {service} is recorded at {asked[at]}, in the records "
                 "this subject may read: who owned it then is not known"
                 + (" (the owner stated is the owner at as_of, not then)" if now else ""),
+                required=True,
+            )
+        )
+    return gaps
+
+
+def _unrecorded_owned_gaps(
+    evidence: Sequence[Evidence],
+    owners_asked: Sequence[str],
+    not_valid_then: Sequence[str],
+    refs: Sequence[ReferenceTime],
+    as_of: datetime,
+) -> list[MissingEvidence]:
+    """A required `ownership` gap for each alert or runbook version whose own owner was
+    asked and read but none of whose OWNS records was admitted: at as_of and every time asked
+    it had no owner recorded (often it was not recorded itself yet: an alert added later), so
+    the owner of a service it fires on is no answer (`_unowned_instant_gaps` covers one with
+    a record that holds at some other instant asked)."""
+    owned = {
+        str(ev.context.get("owned"))
+        for ev in _with(evidence, "ownership")
+        if ev.status == "active" and ev.context.get("owned") is not None
+    }
+    asked = {r.at: f"{r.describe()} ({r.why})" for r in reversed(refs) if r.at <= as_of}
+    asked.setdefault(as_of, f"as_of, {iso_utc(as_of)}")
+    when = " and at ".join(label for _, label in sorted(asked.items()))
+    gaps = []
+    for entity in sorted(set(owners_asked) - owned):
+        why = (
+            f"{entity} itself is not recorded then (its record is valid only at other "
+            "times), so no owner of it is"
+            if entity in not_valid_then
+            else "no OWNS record of it this subject may read holds then"
+        )
+        gaps.append(
+            MissingEvidence(
+                evidence_type="ownership",
+                intents=[Intent.OWNERSHIP_AT_TIME.value],
+                description=f"no owner of {entity} is recorded at {when}: {why}; who owned "
+                "it then is not known (the owner of another entity is not its owner)",
                 required=True,
             )
         )

@@ -688,6 +688,17 @@ def _investigate(
         ownership_period=period,
         ownership_records=outcome.ownership_records,
         ownership_cut=cut_histories(outcome.tool_calls),
+        owners_asked=sorted(
+            {
+                str(call.params["entity_id"])
+                for call in outcome.tool_calls
+                if call.template_id == "owners_of" and not call.error
+            }
+        ),
+        # The gate refused their own record as not valid then: said so in the gap.
+        not_valid_then=sorted(
+            {r.element_id for r in gate.rejected if r.reason is RejectionReason.REJECTED_TEMPORAL}
+        ),
         competing_checks=competing_cause_status(
             intents,
             outcome.known,

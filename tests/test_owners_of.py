@@ -39,3 +39,58 @@ def test_an_alert_and_a_runbook_version_have_their_own_owners(  # type: ignore[n
                "globex/user:mallory", "--json").out
     )  # fmt: skip
     assert "payments-core" not in json.dumps(globex["claims"])
+
+
+def _ownership_gaps(doc: dict) -> list[str]:  # type: ignore[type-arg]
+    return [
+        m["description"]
+        for m in doc["missing_evidence"]
+        if m["evidence_type"] == "ownership" and m["required"]
+    ]
+
+
+def test_the_owner_of_an_alert_before_it_existed_is_a_gap_not_the_services_owner(  # type: ignore[no-untyped-def]
+    demo_graph, cli_env, invoke
+) -> None:
+    # The alert and its OWNS record are valid from 2025-06-01. Asked "then" as of 2025-05-01,
+    # the answer was `complete` with the service's owner and no gap.
+    question = "Who owned the PaymentApiHighErrorRate alert then?"
+    before = json.loads(
+        invoke("investigate", question, "--as-of", "2025-05-01T00:00:00Z", *BOB).out
+    )
+    assert before["status"] == "partial", before["missing_evidence"]
+    assert before["stop_reason"] == "no_progress"
+    gaps = _ownership_gaps(before)
+    assert len(gaps) == 1, gaps
+    assert "no owner of alert:PaymentApiHighErrorRate is recorded at" in gaps[0]
+    assert "alert:PaymentApiHighErrorRate itself is not recorded then" in gaps[0]
+    assert "as_of, 2025-05-01T00:00:00Z" in gaps[0]
+    assert not any("OWNS alert:" in s for s in _owner_claims(before))
+
+    # A runbook version asked about before it was written: the same, one gap naming it.
+    runbook = json.loads(
+        invoke("investigate", "Who owned runbook:payment-recovery@v4 then?", "--as-of",
+               "2026-06-15T00:00:00Z", *BOB).out
+    )  # fmt: skip
+    assert runbook["status"] == "partial"
+    gaps = _ownership_gaps(runbook)
+    assert len(gaps) == 1 and "runbook:payment-recovery@v4 itself is not recorded then" in gaps[0]
+
+    # At its valid_from it is owned; the gap is only about 'then' (an earlier error).
+    at_start = json.loads(
+        invoke("investigate", question, "--as-of", "2025-06-01T00:00:00Z", *BOB).out
+    )
+    assert any(
+        "team:payments-core OWNS alert:PaymentApiHighErrorRate" in s
+        for s in _owner_claims(at_start)
+    )
+    assert not any("itself is not recorded" in g for g in _ownership_gaps(at_start))
+
+    # After it existed, and without --as-of: its own owner, complete.
+    for flags in (("--as-of", "2026-08-01T00:00:00Z"), ()):
+        after = json.loads(invoke("investigate", question, *flags, *BOB).out)
+        assert after["status"] == "complete", after["missing_evidence"]
+        assert any(
+            "team:payments-core OWNS alert:PaymentApiHighErrorRate" in s
+            for s in _owner_claims(after)
+        )
