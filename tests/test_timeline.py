@@ -193,6 +193,7 @@ def test_competing_cause_checks_count_only_successful_calls() -> None:
         "change_events_in_window",
         "deployments_in_window",
         "dependency_neighbourhood",
+        "rollouts_under_way",
     }
     calls = [
         SimpleNamespace(
