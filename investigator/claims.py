@@ -77,6 +77,9 @@ _LONGER_SEARCH = {
     "max_rounds": "a larger --max-rounds",
     "budget_exhausted": "a larger --budget-tokens",
 }
+# Said for `search_stopped_by` when the loop finished but one of its reads failed (a template
+# timed out on a loaded server): its rows are unknown, and "none found" would be a claim.
+READ_FAILED = "read_failed"
 
 
 class EpistemicStatus(StrEnum):
@@ -405,8 +408,9 @@ def derive_claims(
     says so, an `inference`, with their owner and what no record ties); `runbook_services`:
     (runbook, service) for the services those runbooks apply to, whose owner is theirs.
     `search_stopped_by`: the stop reason when the retrieval loop stopped with reads
-    still planned (`RetrievalOutcome.cut_short`): nothing is then said to be not known, and
-    each required gap says that the search did not finish.
+    still planned (`RetrievalOutcome.cut_short`), or `READ_FAILED` when one of its reads
+    failed: nothing is then said to be not known, and each required gap says that the
+    search did not finish.
     `ownership_period`: the period the question asks the owners over (each owner
     is stated by its valid interval), `ownership_records` the older records of their OWNS
     edges (a correction of who was recorded is stated too; ownership_history.py); for a
@@ -2053,15 +2057,15 @@ def _not_searched_to_the_end(
     not found yet, which is not the same as none (a gap, never a negative finding)."""
     again = _LONGER_SEARCH.get(stopped_by)
     hint = f"; ask again with {again}" if again else ""
+    why = (
+        "a read of the run failed (see its tool calls: a query timed out or Neo4j refused "
+        "it), so its search for this did not finish; ask again"
+        if stopped_by == READ_FAILED
+        else f"the run stopped ({stopped_by}) with reads still planned, before its search "
+        f"for this finished{hint}"
+    )
     return [
-        m.model_copy(
-            update={
-                "description": f"unknown, not absent: the run stopped ({stopped_by}) with "
-                f"reads still planned, before its search for this finished{hint}"
-            }
-        )
-        if m.required
-        else m
+        m.model_copy(update={"description": f"unknown, not absent: {why}"}) if m.required else m
         for m in missing
     ]
 

@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from cypher_templates.executor import TemplateExecutor
 from investigator.claims import (
+    READ_FAILED,
     Claim,
     ClaimSet,
     Confounder,
@@ -444,9 +445,13 @@ def searched_references(
     return [r for r in references if r.kind != "event"]
 
 
-def stop_reason_if_cut_short(outcome: RetrievalOutcome) -> str | None:
-    """The loop's stop reason when it stopped with reads still planned, else None."""
-    return outcome.stop_reason.value if outcome.cut_short else None
+def search_unfinished_by(outcome: RetrievalOutcome) -> str | None:
+    """Why the search did not finish, else None: the loop's stop reason when it stopped
+    with reads still planned; `READ_FAILED` when a read failed (a template timed out on a
+    loaded server): what it was to read is unknown, never absent."""
+    if outcome.cut_short:
+        return outcome.stop_reason.value
+    return READ_FAILED if any(call.error for call in outcome.tool_calls) else None
 
 
 def _status(
@@ -635,13 +640,16 @@ def _investigate(
             # What was admitted, plus the smallest candidate of each type that did not fit.
             + too_small_hint(gate.tokens_used + sum(gate.budget_needed[k] for k in starved))
         )
+    # A loop cut short, or a read that failed, leaves what it was to read unknown, not absent.
+    stopped_by = search_unfinished_by(outcome)
+    unfinished = stopped_by is not None
     references = searched_references(
         request.question,
         outcome.known.references,
         gate.admitted,
         as_of=as_of,
         first_seen=outcome.known.first_seen,
-        cut_short=outcome.cut_short,
+        cut_short=unfinished,
     )
     # The tombstones of retracted OWNS records the answer cites join the evidence
     # (ownership_history.py); the gate admits only current records.
@@ -684,7 +692,7 @@ def _investigate(
         references=references,
         found_by_text=outcome.known.runbooks_by_text,
         runbook_services=outcome.known.runbook_services,
-        search_stopped_by=stop_reason_if_cut_short(outcome),
+        search_stopped_by=stopped_by,
         ownership_period=period,
         ownership_records=outcome.ownership_records,
         ownership_cut=cut_histories(outcome.tool_calls),
@@ -726,7 +734,7 @@ def _investigate(
         pack.evidence,
         as_of=as_of,
     )
-    status = _status(missing, unplaced, cut_short=outcome.cut_short)
+    status = _status(missing, unplaced, cut_short=unfinished)
     stop_reason = _stop_reason(stop_reason, missing)
     result = InvestigationResult(
         run_id=run_id,
@@ -745,7 +753,7 @@ def _investigate(
             read_through(outcome.tool_calls, pack.evidence),
         ),
         missing_evidence=tied_runbook_gaps(
-            withheld_runbook_gaps(missing, gate.rejected, cut_short=outcome.cut_short),
+            withheld_runbook_gaps(missing, gate.rejected, cut_short=unfinished),
             outcome.runbook_tie,
         ),
         confounders=claim_set.confounders,
