@@ -129,7 +129,7 @@ def _visible(props: dict[str, Any], subject: Subject) -> bool:
 
 
 @settings(
-    max_examples=90,
+    max_examples=120,
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
