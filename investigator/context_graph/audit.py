@@ -79,6 +79,15 @@ _ELEMENT_KEYS = ("element_id", "id")
 _ID_BEFORE = r"(?<![A-Za-z0-9_:@/.\-])"
 _ID_AFTER = r"(?![A-Za-z0-9_:@/\-]|\.[A-Za-z0-9_])"
 
+
+def _whole_ids_pattern(ids: Iterable[str]) -> re.Pattern[str] | None:
+    """A pattern matching any of `ids` as a whole id (longest first), or None for none."""
+    ordered = sorted(ids, key=len, reverse=True)
+    if not ordered:
+        return None
+    return re.compile(_ID_BEFORE + "(?:" + "|".join(map(re.escape, ordered)) + ")" + _ID_AFTER)
+
+
 # The KG records of the elements a run's evidence came from: every version of each, in the
 # run's tenant only. Nodes by (tenant, id) (indexed); relationships by their key through their
 # endpoints (`TYPE|from|to[|...]`), so no relationship scan. Read-only, parameters only.
@@ -462,28 +471,8 @@ class ContentFilter(ReadRule):
             if self.hidden_hashes
             else None
         )
-        self._mask_pattern = (
-            re.compile(
-                _ID_BEFORE
-                + "(?:"
-                + "|".join(re.escape(i) for i in sorted(self.masks, key=len, reverse=True))
-                + ")"
-                + _ID_AFTER
-            )
-            if self.masks
-            else None
-        )
-        self._id_pattern = (
-            re.compile(
-                _ID_BEFORE
-                + "(?:"
-                + "|".join(re.escape(i) for i in sorted(self.hidden_ids, key=len, reverse=True))
-                + ")"
-                + _ID_AFTER
-            )
-            if self.hidden_ids
-            else None
-        )
+        self._mask_pattern = _whole_ids_pattern(self.masks)
+        self._id_pattern = _whole_ids_pattern(self.hidden_ids)
         self.typed = typed
 
     def _rejection_reason(
