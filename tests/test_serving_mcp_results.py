@@ -207,6 +207,18 @@ def test_http_json_that_is_no_jsonrpc_message_is_one_line_as_over_stdio(  # type
             "id": None,
             "error": {"code": -32600, "message": "Invalid Request: not a JSON-RPC message"},
         }
+    # A request whose only fault is its params keeps its id, as over stdio (it was null).
+    listed = {"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": ["all"]}
+    refused = httpx2.post(http_server, json=listed, headers=on_bobs, timeout=30)
+    assert refused.status_code == 400, refused.text
+    assert refused.json() == {
+        "jsonrpc": "2.0",
+        "id": 4,
+        "error": {
+            "code": -32600,
+            "message": "Invalid Request: `params` must be an object (name: value), not a list",
+        },
+    }
     # The session keeps serving.
     served = httpx2.post(http_server, json=listing, headers=on_bobs, timeout=30)
     assert served.status_code == 200 and "runbook_lookup" in served.text, served.text

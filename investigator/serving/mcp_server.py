@@ -228,7 +228,7 @@ class BearerGate:
             nonlocal pending, refusal
             if refusal is not None and message["type"] == "http.response.body":
                 start, refusal = refusal, None
-                start, message = _plain_refusal(start, message)
+                start, message = _plain_refusal(start, message, bytes(heard))
                 await send(start)
             # The session a response opens is the presenting principal's.
             if message["type"] == "http.response.start":
@@ -246,8 +246,16 @@ class BearerGate:
                     return
             await send(message)
 
+        heard = bytearray()  # the request's body, as far as a refusal may need its id
+
+        async def hear() -> Message:
+            message = await receive()
+            if message["type"] == "http.request" and len(heard) <= _HEARD_BODY:
+                heard.extend(bytes(message.get("body", b""))[: _HEARD_BODY + 1 - len(heard)])
+            return message
+
         try:
-            await self.app(scope, receive, bind)
+            await self.app(scope, hear, bind)
         finally:
             if pending:
                 self._done_opening(who)
@@ -275,10 +283,15 @@ class BearerGate:
         await _refuse(send, 429, error.model_dump(by_alias=True, exclude_none=False), [])
 
 
-def _plain_refusal(start: Message, body: Message) -> tuple[Message, Message]:
-    """A 400 for JSON that is no JSON-RPC message as stdio answers it (-32600, one line):
-    the SDK's said `Validation error:` and pydantic's whole multi-line report, quoting the
-    caller's input. Any other response is passed as it is."""
+# The most of a request's body kept to name its id in a refusal (a longer one gets id null).
+_HEARD_BODY = 1 << 20
+
+
+def _plain_refusal(start: Message, body: Message, request: bytes) -> tuple[Message, Message]:
+    """A 400 for JSON that is no JSON-RPC message as stdio answers it (-32600, one line,
+    with the request's id when only its `params` are wrong): the SDK's said `Validation
+    error:` and pydantic's whole multi-line report, quoting the caller's input, with id
+    null. Any other response is passed as it is."""
     raw = bytes(body.get("body", b""))
     try:
         sent = json.loads(raw) if not body.get("more_body") else None
@@ -288,11 +301,12 @@ def _plain_refusal(start: Message, body: Message) -> tuple[Message, Message]:
     message = error.get("message") if isinstance(error, dict) else None
     if not isinstance(message, str) or not message.startswith("Validation error:"):
         return start, body
-    plain = JSONRPCError(
-        jsonrpc="2.0",
-        id=None,
-        error=ErrorData(code=INVALID_REQUEST, message="Invalid Request: not a JSON-RPC message"),
-    ).model_dump_json(by_alias=True, exclude_unset=True)  # `id` null stays, as the SDK's
+    try:
+        asked = json.loads(request) if len(request) <= _HEARD_BODY else None
+    except ValueError:
+        asked = None
+    # `id` null stays when the id is unknown, as the SDK's
+    plain = _invalid_request(asked).model_dump_json(by_alias=True, exclude_unset=True)
     text = plain.encode()
     headers = [(n, v) for n, v in start.get("headers", ()) if n.lower() != b"content-length"]
     headers.append((b"content-length", str(len(text)).encode()))
@@ -794,26 +808,33 @@ def _unreadable(exc: Exception) -> JSONRPCError:
             jsonrpc="2.0", id=None, error=ErrorData(code=PARSE_ERROR, message="Parse error")
         )
     request = next((e["input"] for e in errors if isinstance(e["input"], dict)), None)
-    params = request.get("params") if request is not None else None
-    request_id = request.get("id") if request is not None else None
-    if (
-        request is not None
-        and request.get("jsonrpc") == "2.0"
-        and isinstance(request.get("method"), str)
-        and isinstance(request_id, (int, str))
-        and not isinstance(request_id, bool)
-        and params is not None
-        and not isinstance(params, dict)
-    ):
-        kind = _JSON_KINDS.get(type(params), "a value")
-        return JSONRPCError(
-            jsonrpc="2.0",
-            id=request_id,
-            error=ErrorData(
-                code=INVALID_REQUEST,
-                message=f"Invalid Request: `params` must be an object (name: value), not {kind}",
-            ),
-        )
+    return _invalid_request(request)
+
+
+def _invalid_request(request: object) -> JSONRPCError:
+    """-32600 for a request that is no JSON-RPC message, on stdio and over HTTP alike: with
+    its id when its only fault is `params` (not an object), else with id null."""
+    if isinstance(request, dict):
+        params = request.get("params")
+        request_id = request.get("id")
+        if (
+            request.get("jsonrpc") == "2.0"
+            and isinstance(request.get("method"), str)
+            and isinstance(request_id, (int, str))
+            and not isinstance(request_id, bool)
+            and params is not None
+            and not isinstance(params, dict)
+        ):
+            kind = _JSON_KINDS.get(type(params), "a value")
+            return JSONRPCError(
+                jsonrpc="2.0",
+                id=request_id,
+                error=ErrorData(
+                    code=INVALID_REQUEST,
+                    message="Invalid Request: `params` must be an object (name: value), "
+                    f"not {kind}",
+                ),
+            )
     return JSONRPCError(
         jsonrpc="2.0",
         id=None,
