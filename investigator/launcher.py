@@ -35,6 +35,7 @@ from investigator.warm_protocol import (
     send_message,
     socket_dir,
     socket_path,
+    state_dir,
     warm_enabled,
     warm_status_text,
     warm_stop_text,
@@ -123,7 +124,7 @@ def _wait_for_exit(conn: socket.socket, child: int) -> int:
 # The warm process imports the same checkout as this client, wherever it was started from.
 _SERVE = (
     "import sys; sys.path.insert(0, {root!r}); from investigator.cli.warm import serve; "
-    "serve({socket!r})"
+    "serve({socket!r}, {state!r})"
 )
 
 
@@ -142,7 +143,7 @@ def spawn_server() -> None:
     if not private_dir(socket_dir(), create=True):
         return
     # The socket is named here: the process runs in / and a relative state folder is ours.
-    code = _SERVE.format(root=str(package_root()), socket=str(socket_path()))
+    code = _SERVE.format(root=str(package_root()), socket=str(socket_path()), state=state_dir())
     with contextlib.suppress(OSError):
         subprocess.Popen(
             [sys.executable, "-c", code],

@@ -85,6 +85,29 @@ def socket_path() -> Path:
     return socket_dir() / f"warm-{hashlib.sha256(key).hexdigest()[:16]}.sock"
 
 
+def state_note(socket_file: Path) -> Path:
+    """Beside a warm process's socket, the state folder it serves: `db stop` of that folder
+    finds it from any checkout or interpreter (the socket's name hashes those too)."""
+    return socket_file.with_suffix(".state")
+
+
+def sockets_serving(folder: str) -> list[Path]:
+    """The sockets of every warm process serving state folder `folder`, this command's own
+    first: one per interpreter and checkout that asked there."""
+    own = socket_path()
+    found = [own]
+    if not private_dir(own.parent, create=False):
+        return found
+    for note in sorted(own.parent.glob("warm-*.state")):
+        try:
+            served = note.read_text(encoding="utf-8")
+        except OSError:
+            continue
+        if served == folder and note.with_suffix(".sock") != own:
+            found.append(note.with_suffix(".sock"))
+    return found
+
+
 def private_dir(path: Path, create: bool) -> bool:
     """True when `path` is a directory owned by this user that nobody else may enter."""
     if create:
@@ -179,10 +202,10 @@ def peer_uid(conn: socket.socket) -> int:
     return uid
 
 
-def ask_warm(control: str) -> dict[str, object] | None:
-    """Send a control request ("status" or "stop") to this state folder's warm process; None
-    when none answers."""
-    path = socket_path()
+def ask_warm(control: str, path: Path | None = None) -> dict[str, object] | None:
+    """Send a control request ("status" or "stop") to this state folder's warm process (or
+    the one at `path`); None when none answers."""
+    path = socket_path() if path is None else path
     if not private_dir(path.parent, create=False):
         return None
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -219,7 +242,21 @@ def warm_status_text(as_json: bool) -> str:
     return f"warm process {info['pid']} at {info['socket']} ({state})"
 
 
+def stop_warm_processes() -> list[int]:
+    """Stop every warm process serving this state folder, whichever checkout or interpreter
+    started it; their pids, this command's own first."""
+    stopped = []
+    for path in sockets_serving(state_dir()):
+        reply = ask_warm("stop", path)
+        pid = reply.get("pid") if reply else None
+        if isinstance(pid, int):
+            stopped.append(pid)
+    return stopped
+
+
 def warm_stop_text() -> str:
-    """What `investigator warm stop` prints (after stopping the process)."""
-    reply = ask_warm("stop")
-    return "no warm process" if reply is None else f"stopped warm process {reply.get('pid')}"
+    """What `investigator warm stop` prints (after stopping the state folder's processes)."""
+    pids = stop_warm_processes()
+    if not pids:
+        return "no warm process"
+    return "\n".join(f"stopped warm process {pid}" for pid in pids)

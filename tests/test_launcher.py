@@ -296,6 +296,24 @@ def test_only_on_call_reads_start_it(install: Install) -> None:
     assert install.wait_for(running=True)["running"] is True
 
 
+def test_db_stop_from_another_checkout_stops_the_folders_warm_process(
+    install: Install, tmp_path: Path
+) -> None:
+    # Found last session: the socket's name hashes the checkout too, so `db stop` from a
+    # second checkout of the same state folder asked only its own (absent) warm process.
+    other = Install(tmp_path / "src-two", install.runtime, install.env)
+    shutil.copytree(install.root, other.root, ignore=shutil.ignore_patterns("__pycache__"))
+    install.start()
+    first = install.wait_for(running=True)
+    assert other.status()["running"] is False  # not this checkout's socket
+    stopped = other.run("db", "stop", "--json")
+    assert stopped.returncode == 0, stopped.stderr
+    assert f"stopped warm process {first['pid']}" in stopped.stderr
+    assert json.loads(stopped.stdout)["warm_process_stopped"] == first["pid"]
+    assert install.wait_for_pids(set()) == set()
+    assert list(install.socket_dir().glob("warm-*.state")) == []  # the note goes with it
+
+
 def test_db_stop_stops_its_state_folders_warm_process_and_no_other(
     install: Install, tmp_path: Path
 ) -> None:

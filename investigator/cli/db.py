@@ -12,7 +12,7 @@ import click
 from investigator.cli.numbers import parse_whole
 from investigator.errors import BadInput
 from investigator.local_neo4j import LocalNeo4j, LocalState
-from investigator.warm_protocol import ask_warm
+from investigator.warm_protocol import stop_warm_processes
 
 WARM_PLANS_LOG = "warm-plans.log"
 
@@ -107,10 +107,11 @@ def stop(json_out: bool) -> None:
       investigator db stop
     """
     # First, so that an error stopping the server still leaves no warm process behind.
-    warm = ask_warm("stop")
-    warm_pid = warm.get("pid") if warm else None
-    if warm_pid is not None:
-        _progress(f"stopped warm process {warm_pid}")
+    # Every checkout's and interpreter's warm process of this folder, not only this one's.
+    warm_pids = stop_warm_processes()
+    for pid in warm_pids:
+        _progress(f"stopped warm process {pid}")
+    warm_pid = warm_pids[0] if warm_pids else None
     stopped = LocalNeo4j.default().stop(progress=_progress)
     if json_out:
         click.echo(json.dumps({"stopped": stopped, "warm_process_stopped": warm_pid}))

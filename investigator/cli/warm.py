@@ -45,6 +45,8 @@ from investigator.warm_protocol import (
     receive_message,
     send_message,
     socket_path,
+    state_dir,
+    state_note,
     warm_status_text,
     warm_stop_text,
 )
@@ -72,9 +74,10 @@ def _preload() -> None:
     TemplateRegistry.packaged().warm_up()
 
 
-def serve(socket_file: str | None = None) -> None:
+def serve(socket_file: str | None = None, state_folder: str | None = None) -> None:
     """Run the warm process on `socket_file` (the state folder's socket, named by the client that
-    resolved it in its own directory) until idle for INVESTIGATOR_WARM_IDLE seconds."""
+    resolved it in its own directory) until idle for INVESTIGATOR_WARM_IDLE seconds, noting
+    beside it the `state_folder` it serves (so that `db stop` there finds it)."""
     path = Path(socket_file) if socket_file else socket_path()
     if not private_dir(path.parent, create=True):
         return
@@ -92,6 +95,10 @@ def serve(socket_file: str | None = None) -> None:
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(str(path))
     os.chmod(path, 0o600)
+    note = state_note(path)
+    with contextlib.suppress(OSError):
+        note.write_text(state_folder or state_dir(), encoding="utf-8")
+        os.chmod(note, 0o600)
     listener.listen(32)
     listener.settimeout(2.0)
     inode = path.stat().st_ino
@@ -109,6 +116,8 @@ def serve(socket_file: str | None = None) -> None:
         if _still_ours(path, inode):
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
+            with contextlib.suppress(FileNotFoundError):
+                note.unlink()
         with contextlib.suppress(OSError):
             fcntl.flock(lock, fcntl.LOCK_UN)
 
