@@ -80,6 +80,15 @@ _LONGER_SEARCH = {
 # Said for `search_stopped_by` when the loop finished but one of its reads failed (a template
 # timed out on a loaded server): its rows are unknown, and "none found" would be a claim.
 READ_FAILED = "read_failed"
+# The `error_first_seen` gap of a question that names no service, alert or error code (and
+# was given no --service): which errors it asks about is unknown, so none was looked for.
+NO_ERRORS_NAMED = (
+    "the question names no service, alert or error code, so no errors were looked for: "
+    'name the service (--service payment-api) or the error code ("What changed before the '
+    'PAY-4097 errors?")'
+)
+# How a gap left by a search that did not finish begins: not found yet is not none.
+UNKNOWN_NOT_ABSENT = "unknown, not absent: "
 
 
 class EpistemicStatus(StrEnum):
@@ -132,7 +141,11 @@ class Confounder(BaseModel):
 
     evidence_id: str
     element_id: str
+    # When it took effect: a release's finish (the deployment time), a change's instant.
     at: datetime
+    # A release's rollout start, when its record has one before `at`: errors are weighed
+    # against it (an error first seen during the rollout can be its effect).
+    started_at: datetime | None = None
     description: str
     # Evidence ids of the mechanism records that clear it / name it as the cause.
     assessment: CauseAssessment = CauseAssessment.NO_MECHANISM_EVIDENCE
@@ -398,6 +411,8 @@ def derive_claims(
     ownership_cut: Sequence[tuple[str, int]] = (),
     owners_asked: Sequence[str] = (),
     not_valid_then: Sequence[str] = (),
+    owners_unread: Sequence[str] = (),
+    owners_cut: Sequence[Evidence] = (),
 ) -> ClaimSet:
     """Apply the claim rules of each intent to the pack evidence (pure, deterministic).
 
@@ -421,6 +436,10 @@ def derive_claims(
     `owners_asked`: the alerts and runbook versions whose own owners were read (`owners_of`),
     `not_valid_then` those whose own record the gate refused as not valid at as_of or a time
     asked: one with no owner admitted is a required gap (another entity's owner is no answer).
+    `owners_unread`: those whose `owners_of` read failed: who owns them is unknown, never
+    absent, a required gap each (the owner of a service it fires on is no answer either).
+    `owners_cut`: OWNS records the run read and admitted but the pack dropped for the
+    evidence budget: an owner gap they would fill says so, never that no record holds.
     """
     intent_set = {Intent(i) for i in intents}
     claims: list[Claim] = []
@@ -647,7 +666,9 @@ def derive_claims(
                 )
             )
         if Intent.DEPLOYMENT_CORRELATION not in intent_set:
-            causes = _candidate_causes(evidence, firsts, mechanisms, competing_checks, as_of)
+            causes = _candidate_causes(
+                evidence, firsts, mechanisms, competing_checks, as_of, search_stopped_by
+            )
             claims.extend(causes.claims)
             confounders = causes.confounders
             correlation_gaps = causes.missing
@@ -655,7 +676,9 @@ def derive_claims(
         Intent.DEPLOYMENT_CORRELATION,
         Intent.ROOT_CAUSE,
     }:
-        changes = _changes_before(evidence, firsts, mechanisms, competing_checks, as_of)
+        changes = _changes_before(
+            evidence, firsts, mechanisms, competing_checks, as_of, search_stopped_by
+        )
         claims.extend(changes.claims)
         confounders = changes.confounders
         correlation_gaps = changes.missing
@@ -677,13 +700,25 @@ def derive_claims(
             for service, read in ownership_cut
         ]
     if Intent.OWNERSHIP_AT_TIME in intent_set and ownership_period is None:
-        missing += _unowned_instant_gaps(evidence, refs, as_of)
-        unrecorded = _unrecorded_owned_gaps(evidence, owners_asked, not_valid_then, refs, as_of)
+        missing += _unowned_instant_gaps(evidence, refs, as_of, owners_cut)
+        unrecorded = _unrecorded_owned_gaps(
+            evidence, owners_asked, not_valid_then, refs, as_of, owners_cut
+        )
         if unrecorded:
             # Said of the entity asked, with why: the rubric's generic line adds nothing.
             generic = missing_evidence([Intent.OWNERSHIP_AT_TIME.value], set())[0]
             missing = [m for m in missing if m.description != generic.description] + unrecorded
     missing = _incident_not_recorded(missing, evidence, question, as_of)
+    if not firsts and service_id is None and names_no_errors(question):
+        # "What changed before the errors?" alone: whose errors is the one thing it lacks.
+        missing = [
+            m.model_copy(update={"description": NO_ERRORS_NAMED})
+            if m.evidence_type == "error_first_seen" and m.required
+            else m
+            for m in missing
+        ]
+    if Intent.OWNERSHIP_AT_TIME in intent_set:
+        missing += _unread_owner_gaps(evidence, owners_unread)
     if search_stopped_by is not None:
         missing = _not_searched_to_the_end(missing, search_stopped_by)
     # What the KG has no record of (who was on call, whether the runbook was followed) is
@@ -745,6 +780,12 @@ def derive_claims(
     return ClaimSet(
         claims=ordered, verdict=verdict, confounders=confounders, missing_evidence=missing
     )
+
+
+def names_no_errors(question: str | None) -> bool:
+    """Whether the question names nothing whose errors could be looked up (no id, error
+    code, release, alert or name): "What changed before the errors?"."""
+    return not extract_mentions(question or "").texts()
 
 
 def _holds_text(
@@ -864,7 +905,10 @@ def _period_retraction_claims(
 
 
 def _unowned_instant_gaps(
-    evidence: Sequence[Evidence], refs: Sequence[ReferenceTime], as_of: datetime
+    evidence: Sequence[Evidence],
+    refs: Sequence[ReferenceTime],
+    as_of: datetime,
+    owners_cut: Sequence[Evidence] = (),
 ) -> list[MissingEvidence]:
     """A required `ownership` gap for each instant a single-time owner question names (not
     as_of) at which no owner of a service is recorded in what the subject may read: the owner
@@ -876,12 +920,17 @@ def _unowned_instant_gaps(
     gaps = []
     for service, at in unowned_at(owners, asked):
         now = service not in unowned_now
+        cut = _cut_for_budget(owners_cut, service, [at])
         gaps.append(
             MissingEvidence(
                 evidence_type="ownership",
                 intents=[Intent.OWNERSHIP_AT_TIME.value],
-                description=f"no owner of {service} is recorded at {asked[at]}, in the records "
-                "this subject may read: who owned it then is not known"
+                description=(
+                    f"the owner of {service} at {asked[at]} is not in the answer: {cut}"
+                    if cut
+                    else f"no owner of {service} is recorded at {asked[at]}, in the records "
+                    "this subject may read: who owned it then is not known"
+                )
                 + (" (the owner stated is the owner at as_of, not then)" if now else ""),
                 required=True,
             )
@@ -895,6 +944,7 @@ def _unrecorded_owned_gaps(
     not_valid_then: Sequence[str],
     refs: Sequence[ReferenceTime],
     as_of: datetime,
+    owners_cut: Sequence[Evidence] = (),
 ) -> list[MissingEvidence]:
     """A required `ownership` gap for each alert or runbook version whose own owner was
     asked and read but none of whose OWNS records was admitted: at as_of and every time asked
@@ -911,6 +961,18 @@ def _unrecorded_owned_gaps(
     when = " and at ".join(label for _, label in sorted(asked.items()))
     gaps = []
     for entity in sorted(set(owners_asked) - owned):
+        cut = _cut_for_budget(owners_cut, entity, list(asked))
+        if cut:
+            gaps.append(
+                MissingEvidence(
+                    evidence_type="ownership",
+                    intents=[Intent.OWNERSHIP_AT_TIME.value],
+                    description=f"the owner of {entity} at {when} is not in the answer: {cut} "
+                    "(the owner of another entity is not its owner)",
+                    required=True,
+                )
+            )
+            continue
         why = (
             f"{entity} itself is not recorded then (its record is valid only at other "
             "times), so no owner of it is"
@@ -927,6 +989,46 @@ def _unrecorded_owned_gaps(
             )
         )
     return gaps
+
+
+def _cut_for_budget(
+    owners_cut: Sequence[Evidence], owned: str, instants: Sequence[datetime]
+) -> str:
+    """Why no owner of `owned` is in the answer when the pack dropped an OWNS record of it
+    holding at one of `instants` for the budget (worded as a runbook dropped so), else ""."""
+    ids = sorted(
+        {
+            ev.element_id
+            for ev in owners_cut
+            if ev.context.get("service", ev.context.get("owned")) == owned
+            and any(holds_at(ev, at) for at in instants)
+        }
+    )
+    if not ids:
+        return ""
+    return (
+        f"its OWNS record {', '.join(ids)} was read, then dropped for the evidence budget "
+        "(budget_exceeded); a larger --budget-tokens reads it"
+    )
+
+
+def _unread_owner_gaps(
+    evidence: Sequence[Evidence], owners_unread: Sequence[str]
+) -> list[MissingEvidence]:
+    """A required `ownership` gap for each entity whose own owners' read failed and none of
+    whose OWNS records was admitted otherwise: its owner is unknown, not absent."""
+    owned = {str(ev.context.get("owned")) for ev in _with(evidence, "ownership")}
+    return [
+        MissingEvidence(
+            evidence_type="ownership",
+            intents=[Intent.OWNERSHIP_AT_TIME.value],
+            description=f"{UNKNOWN_NOT_ABSENT}who owned {entity}: the read of its owners "
+            "(owners_of) failed (see its tool calls: a query timed out or Neo4j refused it); "
+            "ask again (the owner of another entity is not its owner)",
+            required=True,
+        )
+        for entity in sorted(set(owners_unread) - owned)
+    ]
 
 
 def _instant_retraction_claims(
@@ -1442,6 +1544,7 @@ def _confounder(cand: _Candidate, mechanisms: Sequence[Evidence]) -> Confounder:
         evidence_id=ev.evidence_id,
         element_id=ev.element_id,
         at=cand.at,
+        started_at=cand.began if cand.began < cand.at else None,
         description=f"{_label(ev)} at {iso_utc(cand.at)}: {ev.content}",
         assessment=assessment,
         ruled_out_by=clearing,
@@ -1499,7 +1602,9 @@ def _correlation(
         if reference is not None:
             later = [(t, ev) for t, ev in seen if reference.began_by(t)]
             if not later:
-                return _only_errors_before(reference, seen, as_of, evidence, intent)
+                return _only_errors_before(
+                    reference, seen, as_of, evidence, intent, searched=searched
+                )
             seen = later
     first_at, first_ev = _first_error(seen)
     # Begun by the first error: finished before it, or rolling out when it came.
@@ -1699,11 +1804,13 @@ def _window_before_first_error(
     mechanisms: Sequence[Evidence],
     intent: str,
     out: _Causes,
+    unfinished_by: str | None = None,
 ) -> tuple[datetime, Evidence, list[tuple[_Candidate, Confounder]]] | None:
     """The first error and the releases and changes recorded in the lookback before it,
     each with what the mechanism evidence says of it, also added to `out.confounders` (None
     without a first error). Says, in `out`, when the checks of the window did not all run,
-    or, when they did and found nothing, that nothing changed."""
+    or, when they did and found nothing, that nothing changed; `unfinished_by` (a read of
+    the run failed, or the loop stopped early): that nothing changed is unknown, a gap."""
     seen = _sightings(firsts)
     if not seen:
         return None
@@ -1724,12 +1831,27 @@ def _window_before_first_error(
         )
     # Begun by the first error (a rollout under way then too), finished within the lookback.
     before = [c for c in _candidates(evidence) if c.in_window_before(first_at, DEPLOY_LOOKBACK)]
-    if not before and checked:
+    window = (
+        f"in the {DEPLOY_LOOKBACK // timedelta(hours=1)} h, and no other change in the "
+        f"{_human(CHANGE_LOOKBACK)}, before {_label(first_ev)} was first seen at "
+        f"{iso_utc(first_at)}"
+    )
+    if not before and checked and unfinished_by is not None:
+        # An absence never rests on a run whose reads did not all answer: the failed one
+        # may be the read that holds the release.
+        out.missing.append(
+            MissingEvidence(
+                evidence_type="change_event",
+                intents=[intent],
+                description=f"{UNKNOWN_NOT_ABSENT}whether no release is recorded {window}: "
+                f"{_unfinished_why(unfinished_by)}",
+                required=True,
+            )
+        )
+    elif not before and checked:
         out.claims.append(
             _claim(
-                f"No release is recorded in the {DEPLOY_LOOKBACK // timedelta(hours=1)} h, "
-                f"and no other change in the {_human(CHANGE_LOOKBACK)}, before "
-                f"{_label(first_ev)} was first seen at {iso_utc(first_at)}",
+                f"No release is recorded {window}",
                 EpistemicStatus.FACT,
                 0.8,
                 [first_ev],
@@ -1763,6 +1885,7 @@ def _changes_before(
     mechanisms: Sequence[Evidence],
     checks: CompetingCauseChecks | None,
     as_of: datetime,
+    unfinished_by: str | None = None,
 ) -> _Causes:
     """Answers "what changed before the errors?": each release and other change recorded in
     the lookback before the first error (a release rolling out then too), as a fact with its
@@ -1770,7 +1893,9 @@ def _changes_before(
     the cause or rules it out). Nothing is called the cause by its time alone."""
     intent = Intent.CHANGE_HISTORY.value
     out = _Causes()
-    window = _window_before_first_error(evidence, firsts, checks, mechanisms, intent, out)
+    window = _window_before_first_error(
+        evidence, firsts, checks, mechanisms, intent, out, unfinished_by
+    )
     if window is None:
         return out
     first_at, first_ev, before = window
@@ -1808,13 +1933,16 @@ def _candidate_causes(
     mechanisms: Sequence[Evidence],
     checks: CompetingCauseChecks | None,
     as_of: datetime,
+    unfinished_by: str | None = None,
 ) -> _Causes:
     """Every release and other change recorded in the lookback before the first error (a
     release rolling out then too), each a candidate cause with what the mechanism evidence
     says of it. An open question names no change, so none is picked by its time alone."""
     intent = Intent.ROOT_CAUSE.value
     out = _Causes()
-    window = _window_before_first_error(evidence, firsts, checks, mechanisms, intent, out)
+    window = _window_before_first_error(
+        evidence, firsts, checks, mechanisms, intent, out, unfinished_by
+    )
     if window is None:
         return out
     first_at, first_ev, before = window
@@ -1973,14 +2101,20 @@ def _only_errors_before(
     as_of: datetime,
     evidence: Sequence[Evidence],
     intent: str,
+    *,
+    searched: bool = True,
 ) -> _Correlation:
     """Every error known at `as_of` was first seen before the release asked about: neither
-    for nor against it (`uncertain`), and no error after it is known yet."""
+    for nor against it (`uncertain`), and no error after it is known yet. Not `searched` (a
+    read failed, or the loop stopped early): the release alone, as `_no_first_error_yet`."""
     last_at, last_ev = max(seen, key=lambda p: (p[0], p[1].element_id))
     what, finished = _what(release), _finished(release)
     claims: list[Claim] = []
     if release.at <= as_of:
         claims.append(_change_fact(release, evidence, intent))
+    if not searched:
+        return _Correlation(verdict=Verdict.UNCERTAIN, claims=claims)
+    if release.at <= as_of:
         after = f"{what} {finished} at {iso_utc(release.at)} is known at as_of {iso_utc(as_of)}"
         after += f" ({_human(as_of - release.at)} later)" if as_of > release.at else ""
     else:
@@ -2055,19 +2189,29 @@ def _not_searched_to_the_end(
 ) -> list[MissingEvidence]:
     """Each required gap said as what it is when the loop stopped with reads still planned:
     not found yet, which is not the same as none (a gap, never a negative finding)."""
-    again = _LONGER_SEARCH.get(stopped_by)
-    hint = f"; ask again with {again}" if again else ""
-    why = (
-        "a read of the run failed (see its tool calls: a query timed out or Neo4j refused "
-        "it), so its search for this did not finish; ask again"
-        if stopped_by == READ_FAILED
-        else f"the run stopped ({stopped_by}) with reads still planned, before its search "
-        f"for this finished{hint}"
-    )
+    why = _unfinished_why(stopped_by)
     return [
-        m.model_copy(update={"description": f"unknown, not absent: {why}"}) if m.required else m
+        m.model_copy(update={"description": f"{UNKNOWN_NOT_ABSENT}{why}"})
+        # A gap already worded so names what is unknown: kept.
+        if m.required and not m.description.startswith(UNKNOWN_NOT_ABSENT)
+        else m
         for m in missing
     ]
+
+
+def _unfinished_why(stopped_by: str) -> str:
+    """Why a search did not finish (`search_stopped_by`), and how to ask again."""
+    if stopped_by == READ_FAILED:
+        return (
+            "a read of the run failed (see its tool calls: a query timed out or Neo4j refused "
+            "it), so its search for this did not finish; ask again"
+        )
+    again = _LONGER_SEARCH.get(stopped_by)
+    hint = f"; ask again with {again}" if again else ""
+    return (
+        f"the run stopped ({stopped_by}) with reads still planned, before its search "
+        f"for this finished{hint}"
+    )
 
 
 def _incident_not_recorded(

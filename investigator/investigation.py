@@ -336,6 +336,13 @@ def _budget_dropped_runbooks(
     return dropped
 
 
+def _budget_dropped_owners(gate: EvidenceGate, omissions: Sequence[Omission]) -> list[Evidence]:
+    """The OWNS records the gate admitted and the pack dropped for the budget: read, so
+    not absent (claims.py words the owner gaps they would fill so)."""
+    cut = {o.candidate_id for o in omissions if o.reason is RejectionReason.BUDGET_EXCEEDED}
+    return [ev for ev in gate.admitted if ev.evidence_id in cut and ev.type == "OWNS"]
+
+
 def _held_at(ev: Evidence, at: datetime) -> bool:
     """Whether a record's valid interval holds the instant (an open end holds)."""
     return (ev.valid_from is None or ev.valid_from <= at) and (
@@ -698,6 +705,20 @@ def _investigate(
         ownership_cut=cut_histories(outcome.tool_calls),
         owners_asked=sorted(
             {
+                str(call.params["entity_id"])
+                for call in outcome.tool_calls
+                if call.template_id == "owners_of" and not call.error
+            }
+        ),
+        owners_cut=_budget_dropped_owners(gate, pack.omissions),
+        # Their owners' read failed (and was not answered by another): unknown, not absent.
+        owners_unread=sorted(
+            {
+                str(call.params["entity_id"])
+                for call in outcome.tool_calls
+                if call.template_id == "owners_of" and call.error
+            }
+            - {
                 str(call.params["entity_id"])
                 for call in outcome.tool_calls
                 if call.template_id == "owners_of" and not call.error

@@ -234,3 +234,33 @@ def test_a_question_without_time_words_keeps_the_as_of_statement() -> None:
         ["ownership_at_time"], [OLD_OWNER], as_of=AS_OF, question="Who owned svc:a?"
     )
     assert result.claims[0].statement.startswith("At 2026-07-23T10:03:00Z: team:core OWNS")
+
+
+def test_an_owns_record_cut_for_the_budget_is_not_said_to_be_absent() -> None:
+    # The alert's owners were read (`owners_of`) and its OWNS record admitted, then the pack
+    # dropped it for the budget: before, the gap said "no OWNS record of it this subject may
+    # read holds then", as if none existed.
+    alert_owner = ev(
+        "OWNS|team:core|alert:A",
+        ["ownership"],
+        "team:core OWNS alert:A",
+        type="OWNS",
+        valid_from=at("2025-06-01T00:00:00Z"),
+        context={"owned": "alert:A"},
+    )
+    asked = {"owners_asked": ["alert:A"], "question": "Who owned alert A?"}
+    result = derive_claims(
+        ["ownership_at_time"], [OLD_OWNER], as_of=AS_OF, owners_cut=[alert_owner], **asked
+    )
+    gaps = [m.description for m in result.missing_evidence if m.required]
+    assert gaps == [
+        "the owner of alert:A at as_of, 2026-07-23T10:03:00Z is not in the answer: its OWNS "
+        "record OWNS|team:core|alert:A was read, then dropped for the evidence budget "
+        "(budget_exceeded); a larger --budget-tokens reads it (the owner of another entity is "
+        "not its owner)"
+    ], gaps
+    # Not read at all, it is not recorded: the gap says so, as before.
+    unread = derive_claims(["ownership_at_time"], [OLD_OWNER], as_of=AS_OF, **asked)
+    assert "no OWNS record of it this subject may read holds then" in " ".join(
+        m.description for m in unread.missing_evidence
+    )

@@ -64,5 +64,9 @@ def test_what_else_with_a_service_lists_the_candidates(demo_graph, cli_env, invo
     assert report.code == 0, report
     assert "Candidate causes" in report.out
     assert f"{RISK_RULES} at 2026-07-23T10:02:21Z" in report.out
-    assert "deploy:release-2026.07.23.1 at 2026-07-23T10:02:00Z" in report.out
+    # Its rollout start too, as the claims weigh it (09:55:12Z-10:02:00Z).
+    assert (
+        "deploy:release-2026.07.23.1 started at 2026-07-23T09:55:12Z, finished at "
+        "2026-07-23T10:02:00Z"
+    ) in report.out
     assert "Service svc:payment-api: payment-api" not in report.out

@@ -192,3 +192,24 @@ def test_a_rollout_under_way_found_by_name_is_not_called_after_as_of(  # type: i
     trace = invoke("trace", doc["run_id"], "--subject", "rolldur/user:dana")
     assert trace.code == 0, trace
     assert "rejected_temporal" not in trace.out, trace.out
+
+
+@pytest.mark.parametrize(
+    ("as_of", "finish"),
+    [(FINISHED, f"finished at {FINISHED}"), ("2026-07-23T10:00:00Z", "not finished by as_of")],
+)
+def test_the_changes_section_shows_the_rollout_start_as_the_claims_do(  # type: ignore[no-untyped-def]
+    rollout_graph: neo4j.Driver, cli_env, invoke, as_of: str, finish: str
+) -> None:
+    # Before: "deploy:orders-2026.07.23.1 at 2026-07-23T10:02:00Z", after the first error
+    # (09:58), while the claim above it says the release started before it, at 09:55:12.
+    flags = ["--service", "svc:orders-api", "--subject", "rolldur/user:dana"]
+    flags += ["--deadline-seconds", "600", "--as-of", as_of]
+    report = invoke("investigate", "What changed before the errors?", *flags)
+    assert report.code == 0, report
+    listed = report.out.split("Changes before the first error\n", 1)[1].split("\n\n", 1)[0]
+    assert f"  {ROLLING} started at {STARTED}, {finish} (ev:" in listed, listed
+    assert f"{ROLLING} at " not in listed, listed
+    doc = investigate_json(invoke, "What changed before the errors?", *flags)
+    rollout = next(c for c in doc["confounders"] if c["element_id"] == ROLLING)
+    assert (rollout["started_at"], rollout["at"]) == (STARTED, FINISHED), rollout

@@ -2,10 +2,13 @@
 was to read is unknown, so the answer says so in its gaps and is never `complete`.
 
 Before, a timed-out deployment read left "deployment_time (required): no release/deployment
-time for the service" as if the KG held none (e24-qa, load 23-30)."""
+time for the service" as if the KG held none (e24-qa, load 23-30); a failed deployment read
+still let "No release is recorded in the 24 h ..." be stated, and a failed read of an
+alert's owners left the service's owner as the only owner, with no gap (h25)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -64,3 +67,95 @@ def test_a_failed_deployment_read_is_unknown_not_absent(demo_graph: neo4j.Driver
     whole = _ask(demo_graph, TemplateExecutor(demo_graph))
     assert not any(tc.error for tc in whole.tool_calls)
     assert whole.verdict.value != "uncertain", whole.verdict
+
+
+class _ReadsFail(TemplateExecutor):
+    """Each read `fails` picks meets a real Neo4j error (a division by zero), as a timeout
+    would end it; the others are answered."""
+
+    def __init__(self, driver: neo4j.Driver, fails: Callable[[str, dict[str, Any]], bool]) -> None:
+        super().__init__(driver)
+        self._fails = fails
+
+    def _read_template(
+        self, compiled: CompiledQuery, parameters: dict[str, Any], fetch: int
+    ) -> list[neo4j.Record]:
+        if self._fails(compiled.template_id, parameters):
+            self._read("RETURN 1 / 0 AS x", {}, 5.0, 1)
+        return super()._read_template(compiled, parameters, fetch)
+
+    def run_together(self, steps, subject, known_at, *, plan=None, raise_on_error=True):  # type: ignore[no-untyped-def]
+        return [
+            self.run(s, subject, known_at, plan=plan, raise_on_error=raise_on_error) for s in steps
+        ]
+
+
+LATER = datetime(2026, 9, 1, tzinfo=UTC)
+NO_RELEASE = (
+    "No release is recorded in the 24 h, and no other change in the 30 min, before PAY-1002 "
+    "was first seen at 2025-03-01T08:11:00Z"
+)
+
+
+def _changes_before_pay_1002(driver: neo4j.Driver, executor: TemplateExecutor):  # type: ignore[no-untyped-def]
+    request = InvestigationRequest(
+        question="What changed before PAY-1002 on payment-api?",
+        subject_id="acme/user:bob",
+        service_id="svc:payment-api",
+        as_of=LATER,
+        known_at=LATER,
+        deadline_s=600,
+    )
+    return investigate(request, driver=driver, executor=executor, recorder=None)
+
+
+def test_no_release_is_never_stated_when_a_release_read_failed(demo_graph: neo4j.Driver) -> None:
+    # PAY-1002 (first seen 2025-03-01) has no release or change before it: every read
+    # answered, that absence is a fact.
+    whole = _changes_before_pay_1002(demo_graph, TemplateExecutor(demo_graph))
+    assert NO_RELEASE in [c.statement for c in whole.claims], whole.claims
+    # The release read of the week before as_of fails: the absence is unknown, said in a
+    # required gap; before, the fact was stated beside a `partial` status.
+    failing = _ReadsFail(
+        demo_graph,
+        lambda template, params: template == "deployments_in_window" and params["to"] == LATER,
+    )
+    result = _changes_before_pay_1002(demo_graph, failing)
+    assert [tc.template_id for tc in result.tool_calls if tc.error] == ["deployments_in_window"]
+    assert result.status is RunStatus.PARTIAL
+    assert not any(c.statement.startswith("No release") for c in result.claims), result.claims
+    gaps = [m.description for m in result.missing_evidence if m.required]
+    assert (
+        "unknown, not absent: whether no release is recorded in the 24 h, and no other change "
+        "in the 30 min, before PAY-1002 was first seen at 2025-03-01T08:11:00Z: a read of the "
+        "run failed"
+    ) in " ".join(gaps), gaps
+
+
+def test_a_failed_owners_read_leaves_that_owner_unknown(demo_graph: neo4j.Driver) -> None:
+    def ask(executor: TemplateExecutor):  # type: ignore[no-untyped-def]
+        request = InvestigationRequest(
+            question="Who owned the PaymentApiHighErrorRate alert then?",
+            subject_id="acme/user:bob",
+            as_of=datetime(2026, 7, 23, 10, 30, tzinfo=UTC),
+            deadline_s=600,
+        )
+        return investigate(request, driver=demo_graph, executor=executor, recorder=None)
+
+    whole = ask(TemplateExecutor(demo_graph))
+    assert any(
+        "team:payments-core OWNS alert:PaymentApiHighErrorRate" in c.statement for c in whole.claims
+    ), whole.claims
+    # The alert's owners read fails: before, the service's owner was the only owner stated
+    # and no gap named the alert (a user read payment-api's owner as the alert's).
+    result = ask(_ReadsFail(demo_graph, lambda template, _: template == "owners_of"))
+    assert [tc.template_id for tc in result.tool_calls if tc.error] == ["owners_of"]
+    assert result.status is RunStatus.PARTIAL
+    assert not any("OWNS alert:" in c.statement for c in result.claims), result.claims
+    gaps = [m.description for m in result.missing_evidence if m.required]
+    assert (
+        "unknown, not absent: who owned alert:PaymentApiHighErrorRate: the read of its owners "
+        "(owners_of) failed (see its tool calls: a query timed out or Neo4j refused it); ask "
+        "again (the owner of another entity is not its owner)"
+    ) in gaps, gaps
+    assert not any(g.startswith("no owner of alert:") for g in gaps), gaps

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from cypher_templates.executor import TemplateExecutor
 from graph_schema.canonical import iso_utc
-from investigator.claims import CauseAssessment, Claim, Confounder
+from investigator.claims import NO_ERRORS_NAMED, CauseAssessment, Claim, Confounder
 from investigator.cli.first_question import first_question_note
 from investigator.cli.trust_hint import PURGED_HINT, untrusted_hint
 from investigator.connection import open_driver
@@ -98,6 +98,15 @@ def _assessed(cause: Confounder) -> str:
     return "no mechanism evidence about it"
 
 
+def _cause_when(cause: Confounder, as_of: datetime) -> str:
+    """`at T`, or for a release with a rollout start `started at S, finished at F` (as its
+    claims weigh it by its start): a finish after as_of is not stated, as in the claims."""
+    if cause.started_at is None:
+        return f"at {_iso(cause.at)}"
+    finish = f"finished at {_iso(cause.at)}" if cause.at <= as_of else "not finished by as_of"
+    return f"started at {_iso(cause.started_at)}, {finish}"
+
+
 _GIVE_A_DATE = (
     "Give --as-of, or the time in the question as a date and time with its zone "
     "(YYYY-MM-DDTHH:MM:SSZ)"
@@ -127,7 +136,15 @@ def _time_lines(result: InvestigationResult) -> list[str]:
             f"Time       not resolved: {_clean(u.words, 80)!r}; the answer is at as_of, not at "
             f"the event: {_clean(u.detail, 200)}, so it is not applied. {_GIVE_A_DATE}"
         )
+    unnamed = any(m.description == NO_ERRORS_NAMED for m in result.missing_evidence)
     for u in by_reason.get(UnplacedReason.EVENT_NOT_FOUND, []):
+        if unnamed:
+            # A later --as-of would find nothing more: the question names no errors to find.
+            lines.append(
+                f"Time       not resolved: {_clean(u.words, 80)!r}; the answer is at as_of: "
+                "the question names no errors to look for (see Missing evidence)"
+            )
+            continue
         lines.append(
             f"Time       not resolved: {_clean(u.words, 80)!r}; the answer is at as_of. The "
             f"words are read, but {_clean(u.detail, 200)} in the KG as known at "
@@ -216,7 +233,8 @@ def render_report(
         lines += ["", heading]
         for c in result.confounders:
             lines.append(
-                f"  {_clean(c.element_id)} at {_iso(c.at)} ({c.evidence_id}): {_assessed(c)}"
+                f"  {_clean(c.element_id)} {_cause_when(c, result.as_of)} ({c.evidence_id}): "
+                f"{_assessed(c)}"
             )
     unresolved = [c for c in result.conflicts if c.resolution == "unresolved"]
     if unresolved:
