@@ -161,3 +161,27 @@ def test_a_run_without_an_incarnation_belongs_to_the_holder_whose_record_precede
     listed = {r["run_id"]: r["subject_note"] for r in _runs(invoke, *AUDITOR)}
     assert listed[after] is None
     assert listed[before].endswith("; an earlier principal of this id"), listed
+
+
+def test_a_refused_run_of_an_unknown_subject_does_not_fence_a_later_ingest(  # type: ignore[no-untyped-def]
+    world: neo4j.Driver, invoke, tmp_path: Path
+) -> None:
+    """A run refused before any read (its subject unknown) read nothing of the KG: records
+    dated before it are still written without --backdate (before: refused, 'not after run
+    R ... which saw the KG as known at ...')."""
+    refused = invoke("investigate", "What is svc:b?", *ASKED, "--subject", f"{TENANT}/user:newbie")
+    assert refused.code == 3 and "unknown subject" in refused.err, refused
+    listed = _runs(invoke, *AUDITOR)
+    assert [r["status"] for r in listed] == ["refused"], listed
+    newbie = {"tenant": TENANT, "principals": [
+        {"id": "user:newbie", "labels": ["internal"], "purposes": ["incident_investigation"],
+         "source_id": "src:iam", "recorded_at": "2026-01-02T00:00:00Z"}],
+        "nodes": [{"id": "svc:n", "label": "Service", "name": "newbie-service",
+                   "acl": ["internal"], "source_id": "src:iam", "locator": "c#n",
+                   "valid_from": "2025-01-01T00:00:00Z", "recorded_at": "2026-01-02T00:00:00Z"}],
+    }  # fmt: skip
+    res = _ingest(invoke, tmp_path, "newbie.yaml", newbie)
+    assert "--backdate" not in res.err, res
+    asked = invoke("investigate", "What is svc:n?", "--service", "svc:n", *ASKED[2:],
+                   "--subject", f"{TENANT}/user:newbie", "--json")  # fmt: skip
+    assert asked.code == 0, asked
