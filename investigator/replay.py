@@ -46,10 +46,11 @@ from graph_schema.canonical import iso_utc, sha256_text
 from graph_schema.kg_types import RecordStatus
 from investigator.context_graph.audit import ReadRule, read_element_records
 from investigator.context_graph.chain import rows_hash, sha256_of, verify_chain
+from investigator.context_graph.incarnation import read_incarnations, run_incarnation
 from investigator.context_graph.lineage import load_lineage
 from investigator.context_graph.models import CtxKind, CtxNodeRecord, RunLineage, RunStatus
 from investigator.decision_code import decision_code
-from investigator.errors import InvestigatorError
+from investigator.errors import InvestigatorError, NotAuthorized
 from investigator.gate import PII_LABEL
 from investigator.investigation import InvestigationRequest, investigate
 from investigator.runbook_lookup import LookupTarget, RunbookAnswer, RunbookLookup, RunbookQuery
@@ -1188,6 +1189,31 @@ def _not_reproduced_note(status: Any, pack_recorded: bool) -> str:
     return f"not compared: {what}; no pack was recorded"
 
 
+def _refuse_an_earlier_holders_run(
+    driver: neo4j.Driver, run_id: str, run: dict[str, Any], kg_database: str | None
+) -> None:
+    """NotAuthorized (exit 3) when the run's subject was an earlier holder of its id than the
+    one holding it now: re-executing its calls with the current holder's grants would compare
+    someone else's reads, and the earlier holder, retracted, may read nothing now (grants are
+    the grants of now; its old ones are never taken back up)."""
+    tenant, subject_id = run.get("tenant"), run.get("subject_id")
+    if not isinstance(tenant, str) or not isinstance(subject_id, str):
+        return
+    held = read_incarnations(driver, tenant, [subject_id], kg_database).get(subject_id, [])
+    current = held[-1] if held and held[-1].retracted_at is None else None
+    number = run_incarnation(run, held)
+    if current is None or number is None or number == current.number:
+        return
+    retracted = next((i.retracted_at for i in held if i.number == number), None)
+    when = f" (retracted {iso_utc(retracted)})" if retracted is not None else ""
+    raise NotAuthorized(
+        f"run {run_id} is an earlier principal's run: {tenant}/{subject_id}{when} has "
+        "been written again for someone else, and replay re-executes a run with its "
+        "subject's grants of now, which that principal no longer has; `investigator verify "
+        f"{run_id}` checks its chain and anchor, `investigator trace {run_id}` shows it"
+    )
+
+
 def replay_run(
     driver: neo4j.Driver,
     run_id: str,
@@ -1199,6 +1225,7 @@ def replay_run(
     """Replay run `run_id` (BadInput, exit 2, if it was never recorded). `reader`: who reads
     the report (`replay_reader`); drift lines name only records it may read (none without)."""
     lineage = load_lineage(driver, run_id, database=ctx_database)
+    _refuse_an_earlier_holders_run(driver, run_id, lineage.run_properties or {}, kg_database)
     chain = verify_chain(lineage)
     rep = _Replayer(driver, lineage, kg_database, reader)
     status = rep.run.get("status")

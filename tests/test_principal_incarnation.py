@@ -161,3 +161,123 @@ def test_a_run_without_an_incarnation_belongs_to_the_holder_whose_record_precede
     listed = {r["run_id"]: r["subject_note"] for r in _runs(invoke, *AUDITOR)}
     assert listed[after] is None
     assert listed[before].endswith("; an earlier principal of this id"), listed
+
+
+def test_an_auditors_replay_of_an_earlier_holders_run_is_refused_in_one_line(  # type: ignore[no-untyped-def]
+    world: neo4j.Driver, invoke, tmp_path: Path
+) -> None:
+    """Replay re-executes a run with its subject's grants of now: the id's new holder's
+    grants would compare someone else's reads (before: `verified: true`, exit 0)."""
+    first = invoke("investigate", OLD_QUESTION, *ASKED, "--subject", FRANK, "--json")
+    assert first.code == 0, first
+    old_run = json.loads(first.out)["run_id"]
+    _retract_frank(invoke, tmp_path)
+    _ingest(invoke, tmp_path, "frank-new.yaml", FRANK_NEW)
+    second = invoke("investigate", "What is svc:b?", *ASKED, "--subject", FRANK, "--json")
+    new_run = json.loads(second.out)["run_id"]
+
+    for extra in ((), ("--json",)):
+        res = invoke("replay", old_run, "--subject", *AUDITOR, *extra)
+        assert res.code == 3 and res.out == "", res
+        lines = res.err.strip().splitlines()
+        assert len(lines) == 1, res.err
+        assert lines[0].startswith(f"error: run {old_run} is an earlier principal's run: "
+                                   f"{FRANK} (retracted 2026-"), lines  # fmt: skip
+        assert "grants of now" in lines[0] and OLD_QUESTION not in lines[0]
+    # The current holder's run replays as before, for the auditor and for its subject.
+    assert invoke("replay", new_run, "--subject", *AUDITOR).code == 0
+    assert invoke("replay", new_run, "--subject", FRANK).code == 0
+
+
+def test_a_backdated_re_creation_cannot_hand_an_earlier_holders_run_to_the_new_one(  # type: ignore[no-untyped-def]
+    world: neo4j.Driver, invoke, tmp_path: Path
+) -> None:
+    """A run without an incarnation belongs by its start: a re-created record (and its
+    retraction) dated before that start, even with --backdate, would give it to the new
+    holder (before: written, and the new frank read it); refused, nothing written."""
+    before = _legacy_run(world, OLD_QUESTION, datetime(2026, 3, 1, tzinfo=UTC))
+    retraction = {"id": "user:frank", "reason": "Frank Old left", "at": "2026-02-01T00:00:00Z"}
+    path = tmp_path / "retract.yaml"
+    path.write_text(yaml.safe_dump({"tenant": TENANT, "retractions": [retraction]}), "utf-8")
+    assert invoke("ingest", str(path), "--backdate").code == 0
+    dated = {"tenant": TENANT, "principals": [
+        {**FRANK_NEW["principals"][0], "recorded_at": "2026-02-02T00:00:00Z"}]}  # fmt: skip
+    path = tmp_path / "frank-new.yaml"
+    path.write_text(yaml.safe_dump(dated), encoding="utf-8")
+    for extra in ((), ("--backdate",)):
+        res = invoke("ingest", str(path), *extra)
+        assert res.code == 2 and res.out == "", res
+        assert res.err == (
+            "error: ingest refused: principal user:frank would be written again recorded at "
+            f"2026-02-02T00:00:00Z, at or before run {before} of an earlier principal of this "
+            "id (started 2026-03-01T00:00:00Z, recorded before runs carried their subject's "
+            "incarnation): the new principal would read that run; omit its recorded_at to "
+            "record it now (--backdate does not lift this)\n"
+        ), res.err
+    # Nothing was written: frank is still retracted; then written now, he reads none of it.
+    assert "unknown subject" in invoke("runs", "--subject", FRANK).err
+    _ingest(invoke, tmp_path, "frank-now.yaml", FRANK_NEW)
+    assert _runs(invoke, FRANK) == []
+    assert invoke("trace", before, "--subject", FRANK).code == 3
+
+
+def test_a_refused_run_of_an_unknown_subject_does_not_fence_a_later_ingest(  # type: ignore[no-untyped-def]
+    world: neo4j.Driver, invoke, tmp_path: Path
+) -> None:
+    """A run refused before any read (its subject unknown) read nothing of the KG: records
+    dated before it are still written without --backdate (before: refused, 'not after run
+    R ... which saw the KG as known at ...')."""
+    refused = invoke("investigate", "What is svc:b?", *ASKED, "--subject", f"{TENANT}/user:newbie")
+    assert refused.code == 3 and "unknown subject" in refused.err, refused
+    listed = _runs(invoke, *AUDITOR)
+    assert [r["status"] for r in listed] == ["refused"], listed
+    newbie = {"tenant": TENANT, "principals": [
+        {"id": "user:newbie", "labels": ["internal"], "purposes": ["incident_investigation"],
+         "source_id": "src:iam", "recorded_at": "2026-01-02T00:00:00Z"}],
+        "nodes": [{"id": "svc:n", "label": "Service", "name": "newbie-service",
+                   "acl": ["internal"], "source_id": "src:iam", "locator": "c#n",
+                   "valid_from": "2025-01-01T00:00:00Z", "recorded_at": "2026-01-02T00:00:00Z"}],
+    }  # fmt: skip
+    res = _ingest(invoke, tmp_path, "newbie.yaml", newbie)
+    assert "--backdate" not in res.err, res
+    asked = invoke("investigate", "What is svc:n?", "--service", "svc:n", *ASKED[2:],
+                   "--subject", f"{TENANT}/user:newbie", "--json")  # fmt: skip
+    assert asked.code == 0, asked
+
+
+def _principal_agent(invoke: Any, run_id: str) -> dict[str, Any]:
+    res = invoke("trace", run_id, "--subject", *AUDITOR, "--format", "prov-json")
+    assert res.code == 0, res
+    agents = json.loads(res.out)["agent"]
+    [agent] = [a for a in agents.values() if "inv:subject" in a]
+    return dict(agent)
+
+
+def test_anchors_and_prov_json_say_which_holder_of_the_id_a_run_was(  # type: ignore[no-untyped-def]
+    world: neo4j.Driver, invoke, tmp_path: Path
+) -> None:
+    """Each run's anchor and its PROV-JSON principal carry its subject's incarnation, so a
+    run known only by its anchor (deleted) is still its own holder's (before: no holder of a
+    retracted id could verify its own deleted run, exit 3) and never the earlier one's."""
+    first = invoke("investigate", OLD_QUESTION, *ASKED, "--subject", FRANK, "--json")
+    old_run = json.loads(first.out)["run_id"]
+    _retract_frank(invoke, tmp_path)
+    _ingest(invoke, tmp_path, "frank-new.yaml", FRANK_NEW)
+    second = invoke("investigate", "What is svc:b?", *ASKED, "--subject", FRANK, "--json")
+    new_run = json.loads(second.out)["run_id"]
+
+    anchored = dict(world.execute_query(
+        "MATCH (a:CtxAnchor) WHERE a.run_id IN $runs "
+        "RETURN a.run_id AS run, a.subject_incarnation AS incarnation",
+        runs=[old_run, new_run]).records)  # fmt: skip
+    assert anchored == {old_run: 1, new_run: 2}, anchored
+    for run_id, number in ((old_run, "1"), (new_run, "2")):
+        incarnation = _principal_agent(invoke, run_id)["inv:incarnation"]
+        assert incarnation == {"$": number, "type": "xsd:int"}, incarnation
+
+    for run_id in (old_run, new_run):
+        world.execute_query("MATCH (n:CtxEvent {run_id: $r}) DETACH DELETE n", r=run_id)
+    own = invoke("verify", new_run, "--subject", FRANK)
+    assert own.code == 1 and "run_deleted" in own.out, own
+    earlier = invoke("verify", old_run, "--subject", FRANK)
+    assert earlier.code == 3 and "an earlier principal of this id" in earlier.err, earlier

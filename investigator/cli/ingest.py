@@ -28,6 +28,7 @@ from graph_schema.bundle import (
     BundleProblem,
     InputTooLarge,
     LoadedBundle,
+    and_more,
     apply_overrides,
     bundle_files,
     check_input_size,
@@ -64,6 +65,7 @@ from graph_schema.writer import (
 from investigator.cli.ingest_formats import IMPORT_FORMATS
 from investigator.cli.numbers import WholeNumber
 from investigator.connection import open_driver
+from investigator.context_graph.incarnation import runs_a_new_holder_would_take
 from investigator.context_graph.recorder import ctx_database_from_env
 from investigator.context_graph.runs import run_floors, runs_known_since
 from investigator.errors import BadInput
@@ -208,6 +210,7 @@ def run_ingest(
         ctx_database = ctx_database_from_env(settings.database)
         # Read with --backdate too: the records it dates into what runs saw are recorded.
         floors = run_floors(driver, {part.bundle.tenant for part in loaded.parts}, ctx_database)
+        _refuse_taking_earlier_runs(driver, loaded, settings.database, ctx_database)
         imported: tuple[str, str, ImportOrigin] | None = None
         claim: str | None = None
         if fmt in _IMPORT_SOURCE_PREFIXES and loaded.parts:
@@ -299,6 +302,32 @@ def _say_backdated(driver: neo4j.Driver, report: IngestReport, ctx_database: str
 
 def _labels(labels: Sequence[str]) -> str:
     return "[" + ", ".join(labels) + "]"
+
+
+def _refuse_taking_earlier_runs(
+    driver: neo4j.Driver, loaded: LoadedBundle, kg_database: str | None, ctx_database: str | None
+) -> None:
+    """BadInput (exit 2, nothing written) when a retracted principal id written again with an
+    explicit recorded_at would begin before a run of an earlier holder that recorded no
+    incarnation (`--backdate` or not): the new holder would read that run."""
+    dated: dict[str, dict[str, datetime]] = {}
+    for part in loaded.parts:
+        for principal in part.bundle.principals:
+            if principal.recorded_at is not None:
+                dated.setdefault(part.bundle.tenant, {})[principal.id] = principal.recorded_at
+    found = [
+        found
+        for tenant in sorted(dated)
+        for found in runs_a_new_holder_would_take(
+            driver, tenant, dated[tenant], kg_database, ctx_database
+        )
+    ]
+    if found:
+        others = [printable(pid) for pid, _ in found[1:]]
+        raise BadInput(
+            f"ingest refused: {printable(found[0][1])}; omit its recorded_at to record it "
+            f"now (--backdate does not lift this){and_more(others)}"
+        )
 
 
 def _refuse_acl_change(changes: Sequence[AclOptionChange]) -> None:

@@ -3,9 +3,11 @@
 Exit codes: 0 verified; 1 not verified (the report is still printed, and one line on stderr
 names the first place that differs whose cause is known, else the first); 2 unknown or
 malformed RUN_ID; 3 the subject may not read the run (not its own, without `--purpose
-audit`; another tenant's), or the chain verified and the run's subject may no longer read
-what the run read (its grants or a record's labels changed; the report is printed); 4 Neo4j
-unavailable.
+audit`; another tenant's), or the run's subject was an earlier holder of its id, retracted
+and written again for someone else (one line, nothing printed: its grants are gone, the new
+holder's would compare someone else's reads), or the chain verified and the run's subject
+may no longer read what the run read (its grants or a record's labels changed; the report
+is printed); 4 Neo4j unavailable.
 """
 
 from __future__ import annotations

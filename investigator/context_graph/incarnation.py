@@ -121,3 +121,70 @@ def holder_note(run: Mapping[str, Any], incarnations: list[Incarnation]) -> str 
         return None
     later = "; an earlier principal of this id" if number != incarnations[-1].number else ""
     return f"retracted {_shown(inc.retracted_at)}{later}"
+
+
+# The ids of `$tenant` whose current record is a retraction, with its recorded_at: written
+# again, the new holder begins no earlier than it.
+_RETRACTED_NOW = (
+    "UNWIND $ids AS id MATCH (p:KG:Principal {tenant: $tenant, id: id}) "
+    "WHERE p.status = 'retracted' AND p.superseded_at IS NULL "
+    "RETURN p.id AS id, p.recorded_at AS recorded_at"
+)
+# Per id, its latest run recorded without an incarnation (it belongs by its start).
+_LATEST_RUN_WITHOUT_INCARNATION = (
+    "UNWIND $ids AS id CALL (id) { MATCH (r:CtxRun {tenant: $tenant, subject_id: id}) "
+    "WHERE r.subject_incarnation IS NULL AND r.started_at IS NOT NULL "
+    "RETURN r ORDER BY r.started_at DESC LIMIT 1 } "
+    "RETURN id, r.run_id AS run_id, r.started_at AS started_at"
+)
+
+
+def runs_a_new_holder_would_take(
+    driver: neo4j.Driver,
+    tenant: str,
+    dated: Mapping[str, datetime],
+    kg_database: str | None = None,
+    ctx_database: str | None = None,
+) -> list[tuple[str, str]]:
+    """(id, one line) per principal id of `tenant` that `dated` writes again (its current record
+    is a retraction) with an explicit recorded_at that would make a run recorded without an
+    incarnation, which only an earlier holder can have made (every such run started before
+    this write), start after the new holder began: that holder would read it (`belongs_to`).
+    Checked whatever `--backdate` says: a backdate dates records, never hands runs over."""
+    if not dated:
+        return []
+    ids = sorted(dated)
+    retracted, _, _ = driver.execute_query(
+        _RETRACTED_NOW,
+        tenant=tenant,
+        ids=ids,
+        database_=kg_database,
+        routing_=neo4j.RoutingControl.READ,
+    )
+    tombstones = {str(r["id"]): _instant(r["recorded_at"]) for r in retracted}
+    if not tombstones:
+        return []
+    runs, _, _ = driver.execute_query(
+        _LATEST_RUN_WITHOUT_INCARNATION,
+        tenant=tenant,
+        ids=sorted(tombstones),
+        database_=ctx_database,
+        routing_=neo4j.RoutingControl.READ,
+    )
+    lines = []
+    for row in runs:
+        pid, started = str(row["id"]), instant_of(row["started_at"])
+        at = dated[pid]
+        tombstone = tombstones.get(pid)
+        began = max(at, tombstone) if tombstone is not None else at
+        if started is not None and started >= began:
+            lines.append(
+                (
+                    pid,
+                    f"principal {pid} would be written again recorded at {_shown(at)}, at or "
+                    f"before run {row['run_id']} of an earlier principal of this id (started "
+                    f"{_shown(started)}, recorded before runs carried their subject's "
+                    "incarnation): the new principal would read that run",
+                )
+            )
+    return lines

@@ -201,6 +201,9 @@ class Anchor(BaseModel):
     seq: int
     run_id: str
     subject_id: str | None = None
+    # Which holder of the id (`CtxRun.subject_incarnation`): a deleted run's anchor still
+    # tells whose run it was. None on runs that recorded none (anchored before, or refused).
+    subject_incarnation: int | None = None
     run_head_seq: int
     run_head_hash: str
     run_status: str
@@ -223,6 +226,7 @@ def new_anchor(
     run_status: str,
     key: ChainKey | None,
     anchored_at: str,
+    subject_incarnation: int | None = None,
 ) -> tuple[Anchor, str | None]:
     """The anchor that follows ledger head (`ledger_seq`, `ledger_hash`), and the new head's
     HMAC: what `anchor_in_tx` and a run's finish transaction write (no I/O here)."""
@@ -231,6 +235,7 @@ def new_anchor(
         "seq": ledger_seq + 1,
         "run_id": run_id,
         "subject_id": subject_id,
+        "subject_incarnation": subject_incarnation,
         "run_head_seq": run_head_seq,
         "run_head_hash": run_head_hash,
         "run_status": run_status,
@@ -275,6 +280,7 @@ def anchor_in_tx(
         ledger_hash=head["hash"],
         run_id=run_id,
         subject_id=run["subject_id"],
+        subject_incarnation=run["subject_incarnation"],
         run_head_seq=run["head_seq"],
         run_head_hash=run["head_hash"],
         run_status=status,
@@ -750,8 +756,8 @@ def chain_key_for_reading() -> ChainKey | None:
 
 def run_owner_in_tx(tx: Tx, run_id: str) -> dict[str, Any] | None:
     """The tenant and subject of run `run_id`: from the run (with its subject's incarnation
-    and start), else from its anchor (deleted: no incarnation, so only an id never retracted
-    reads it as its own)."""
+    and start), else from its anchor (deleted: its incarnation when anchored with one; else
+    none, so only an id never retracted reads it as its own)."""
     rec = tx.run(_RUN_HEAD, run_id=run_id).single()
     if rec is not None:
         # Its incarnation and start tell which holder of the id it is (incarnation.py).
@@ -761,5 +767,5 @@ def run_owner_in_tx(tx: Tx, run_id: str) -> dict[str, Any] | None:
     anchored = tx.run(_ANCHOR_OF, run_id=run_id).single()
     if anchored is not None:
         p = anchored["p"]
-        return {"tenant": p.get("tenant"), "subject_id": p.get("subject_id")}
+        return {key: p.get(key) for key in ("tenant", "subject_id", "subject_incarnation")}
     return None

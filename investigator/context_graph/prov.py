@@ -43,6 +43,7 @@ _ATTRIBUTES: dict[str, tuple[str, ...]] = {
         "status",
         "tenant",
         "subject_id",
+        "subject_incarnation",
         "purpose",
         "service",
         "as_of",
@@ -211,6 +212,8 @@ def prov_document(lineage: RunLineage, verify_problems: list[str] | None = None)
     outcome_end = None
     for node in lineage.of_kind(CtxKind.OUTCOME):
         outcome_end = node.properties.get("finished_at")
+    # Which holder of the principal id it acted for: one id can name several people in turn.
+    incarnation = (lineage.run_properties or {}).get("subject_incarnation")
     for node in sorted(lineage.nodes, key=lambda n: n.seq):
         by_seq[node.seq] = node
         attrs = _attributes(node)
@@ -227,10 +230,13 @@ def prov_document(lineage: RunLineage, verify_problems: list[str] | None = None)
             doc.agent(record_id(node), attrs)
             on_behalf_of = node.properties.get("on_behalf_of")
             if isinstance(on_behalf_of, str) and on_behalf_of:
-                subject = doc.agent(
-                    subject_agent_id(on_behalf_of),
-                    {"prov:type": inv["Principal"], "inv:subject": on_behalf_of},
-                )
+                principal: dict[str, Any] = {
+                    "prov:type": inv["Principal"],
+                    "inv:subject": on_behalf_of,
+                }
+                if isinstance(incarnation, int):
+                    principal["inv:incarnation"] = incarnation
+                subject = doc.agent(subject_agent_id(on_behalf_of), principal)
                 doc.actedOnBehalfOf(record_id(node), subject)
         else:
             doc.entity(record_id(node), attrs)

@@ -144,7 +144,8 @@ _LOCK_HEAD_AND_LEDGER = (
     "SET h.locked_at = $at "
     "WITH r, h, tenant CALL db.info() YIELD id "
     "RETURN r.head_seq AS seq, r.head_hash AS hash, r.head_kind AS kind, r.status AS status, "
-    "tenant, r.subject_id AS subject_id, h.seq AS ledger_seq, h.hash AS ledger_hash, "
+    "tenant, r.subject_id AS subject_id, r.subject_incarnation AS subject_incarnation, "
+    "h.seq AS ledger_seq, h.hash AS ledger_hash, "
     "id AS store"
 )
 _LATEST_OF_KIND = "MATCH (n:CtxEvent {run_id: $run_id, kind: $kind}) RETURN max(n.seq) AS seq"
@@ -465,6 +466,7 @@ class _Locked:
         data = record.data()
         self.tenant: str = data.get("tenant") or NO_TENANT
         self.subject_id: str | None = data.get("subject_id")
+        self.subject_incarnation: int | None = data.get("subject_incarnation")
         self.ledger_seq: int | None = data.get("ledger_seq")
         self.ledger_hash: str | None = data.get("ledger_hash")
         self.store: str = str(data.get("store") or "?")
@@ -837,6 +839,7 @@ class RunRecorder:
                     ledger_hash=str(locked.ledger_hash),
                     run_id=run_id,
                     subject_id=locked.subject_id,
+                    subject_incarnation=locked.subject_incarnation,
                     run_head_seq=head.seq,
                     run_head_hash=head.hash,
                     run_status=final_status.value,

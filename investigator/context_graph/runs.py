@@ -156,11 +156,17 @@ def list_runs(
     return summaries
 
 
+# A refused run that made no tool call (an unknown subject, a purpose it does not hold) read
+# nothing of the KG: no record dated into its known_at changes what it saw.
+_READ_THE_KG = (
+    "NOT (r.status = 'refused' AND NOT EXISTS { MATCH (c:CtxToolCall {run_id: r.run_id}) })"
+)
 # Per tenant, its recorded run with the latest known_at: an index seek each
 # (`ctx_run_tenant_known`), never another tenant's runs.
 _LATEST_KNOWN_AT = (
     "UNWIND $tenants AS t "
     "CALL (t) { MATCH (r:CtxRun {tenant: t}) WHERE r.known_at IS NOT NULL "
+    f"AND {_READ_THE_KG} "
     "RETURN r ORDER BY r.known_at DESC LIMIT 1 } "
     "RETURN t AS tenant, r.run_id AS run_id, r.known_at AS known_at"
 )
@@ -170,7 +176,8 @@ def run_floors(
     driver: neo4j.Driver, tenants: Iterable[str], database: str | None = None
 ) -> dict[str, RecordFloor]:
     """Per tenant, the latest known_at of its recorded runs: an ingest may not date a record
-    at or before it (graph_schema/backdating.py). Tenants without runs are left out."""
+    at or before it (graph_schema/backdating.py). Tenants without runs are left out, and so
+    are refused runs that made no tool call (they read nothing)."""
     wanted = sorted(set(tenants))
     if not wanted:
         return {}
@@ -186,7 +193,8 @@ def run_floors(
 
 
 _RUNS_KNOWN_SINCE = (
-    "MATCH (r:CtxRun {tenant: $tenant}) WHERE r.known_at >= $since RETURN count(r) AS runs"
+    "MATCH (r:CtxRun {tenant: $tenant}) WHERE r.known_at >= $since "
+    f"AND {_READ_THE_KG} RETURN count(r) AS runs"
 )
 
 
