@@ -45,7 +45,7 @@ from cypher_templates.executor import RecordedFailure
 from graph_schema.canonical import iso_utc, sha256_text
 from graph_schema.kg_types import RecordStatus
 from investigator.context_graph.audit import ReadRule, read_element_records
-from investigator.context_graph.chain import rows_hash, sha256_of, verify_chain
+from investigator.context_graph.chain import evidence_digest, rows_hash, sha256_of, verify_chain
 from investigator.context_graph.incarnation import read_incarnations, run_incarnation
 from investigator.context_graph.lineage import load_lineage
 from investigator.context_graph.models import CtxKind, CtxNodeRecord, RunLineage, RunStatus
@@ -1160,15 +1160,6 @@ _RERUNS = {
 }
 
 
-def _evidence_digest(nodes: list[CtxNodeRecord]) -> str:
-    return sha256_of(
-        sorted(
-            [str(n.properties.get("evidence_id")), str(n.properties.get("content_hash"))]
-            for n in nodes
-        )
-    )
-
-
 def _stop_reason(lineage: RunLineage) -> str:
     """The recorded outcome's stop reason ("error", ...), or "no outcome recorded"."""
     outcomes = lineage.of_kind(CtxKind.OUTCOME)
@@ -1275,7 +1266,7 @@ def replay_run(
         # No result to reproduce (a refused run): its admitted evidence is what the run
         # decided on, so the re-derived evidence must match it entirely.
         ev_nodes = lineage.of_kind(CtxKind.EVIDENCE)
-        recorded_hash = _evidence_digest(ev_nodes)
+        recorded_hash = evidence_digest(ev_nodes)
         reproduced = not calls or (subject is not None and ev_matched == ev_total)
         replayed_hash = recorded_hash if reproduced else None
         pack_match = replayed_hash == recorded_hash and status in {"complete", "partial", "refused"}

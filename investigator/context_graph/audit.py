@@ -18,6 +18,7 @@ for retries.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable
 from datetime import datetime
@@ -27,6 +28,7 @@ import neo4j
 from pydantic import BaseModel, ConfigDict
 
 from cypher_templates.subject import PrincipalRecord, SubjectRef, read_principal
+from investigator.context_graph.chain import evidence_digest
 from investigator.context_graph.incarnation import belongs_to
 from investigator.context_graph.models import CtxKind, CtxNodeRecord, RunLineage
 from investigator.errors import BadInput, NotAuthorized
@@ -72,6 +74,11 @@ _WITHHELD_NODE_KEYS = frozenset(
         WITHHELD,
     }
 )
+# Left out when a node's shown properties are compared with its recorded ones: its chain
+# links and the run's head (hashes over nodes, withheld apart), its content (compared parsed).
+_LINKS_AND_CONTENT = frozenset({"hash", "prev_hash", "head_hash", "payload", "result"})
+# The run node's note of the first seq whose chain hashes a reader is not shown.
+HASHES_WITHHELD_FROM = "hashes_withheld_from"
 # Keys under which a recorded dict names the KG element it stands for (plan entities,
 # evidence, rejections): such a dict naming a withheld element is withheld as a whole.
 _ELEMENT_KEYS = ("element_id", "id")
@@ -459,21 +466,84 @@ class ContentFilter(ReadRule):
             if h
         }
         withheld_calls = {c for ev_id in self.withheld for c in calls_of.get(ev_id, set())}
+        # A call's rows hash covers every row it read: a withheld rejection's row too.
+        withheld_calls |= {
+            str(node.properties.get("tool_call_id"))
+            for node in lineage.of_kind(CtxKind.REJECTION)
+            if node.properties.get("candidate_id") in self.withheld_candidates
+        }
         for node in lineage.of_kind(CtxKind.TOOL_CALL):
             if node.properties.get("tool_call_id") in withheld_calls:
                 self.hidden_hashes.add(str(node.properties.get("rows_hash") or ""))
         for node in lineage.of_kind(CtxKind.PACK):
             if set(node.properties.get("evidence_ids") or []) & set(self.withheld):
                 self.hidden_hashes.add(str(node.properties.get("pack_hash") or ""))
+        if self.withheld:  # replay's digest of a run without a pack covers every evidence
+            self.hidden_hashes.add(evidence_digest(lineage.of_kind(CtxKind.EVIDENCE)))
+        self._mask_pattern = _whole_ids_pattern(self.masks)
+        self._id_pattern = _whole_ids_pattern(self.hidden_ids)
+        self.typed = typed
+        self._set_hash_pattern()
+        self.hashes_withheld_from = self._withhold_chain_hashes(lineage, run)
+
+    def _set_hash_pattern(self) -> None:
+        """The pattern of every hash in `hidden_hashes`, replaced wherever it is quoted."""
         self.hidden_hashes.discard("")
         self._hash_pattern = (
             re.compile("|".join(re.escape(h) for h in sorted(self.hidden_hashes)))
             if self.hidden_hashes
             else None
         )
-        self._mask_pattern = _whole_ids_pattern(self.masks)
-        self._id_pattern = _whole_ids_pattern(self.hidden_ids)
-        self.typed = typed
+
+    def _withhold_chain_hashes(self, lineage: RunLineage, run: dict[str, Any]) -> int | None:
+        """Hide every chain hash from the first node shown altered on (the run's head too):
+        each covers the node before it, so one would confirm a guess of what is withheld
+        there (docs/security.md rule 6). The seq hidden from, or None: nothing altered."""
+        first = self._first_altered_seq(lineage)
+        if first is None:
+            return None
+        # A call that kept no record of some rows it read: its rows hash covers rows this
+        # filter cannot check, and a reader shown less than the run may lack them.
+        kept: dict[str, int] = {}
+        for node in [*lineage.of_kind(CtxKind.EVIDENCE), *lineage.of_kind(CtxKind.REJECTION)]:
+            call_id = str(node.properties.get("tool_call_id"))
+            kept[call_id] = kept.get(call_id, 0) + 1
+        for node in lineage.of_kind(CtxKind.TOOL_CALL):
+            rows = node.properties.get("row_count")
+            call_id = str(node.properties.get("tool_call_id"))
+            if isinstance(rows, int) and rows > kept.get(call_id, 0):
+                self.hidden_hashes.add(str(node.properties.get("rows_hash") or ""))
+        self._set_hash_pattern()
+        earlier = self._first_altered_seq(lineage)  # such a call may come first
+        first = earlier if earlier is not None else first
+        self.hidden_hashes.update(
+            str(node.properties.get("hash") or "") for node in lineage.nodes if node.seq >= first
+        )
+        if first == 0:  # the request's own hash covers what its run node masks
+            self.hidden_hashes.add(str(run.get("request_fingerprint") or ""))
+        self._set_hash_pattern()
+        return first
+
+    def _first_altered_seq(self, lineage: RunLineage) -> int | None:
+        """The seq of the first node the reader is shown other than as recorded (withheld,
+        or a value in it masked), its chain links aside; None when every node is as stored."""
+        for node in sorted(lineage.nodes, key=lambda n: n.seq):
+            props = node.properties
+            if props.get("evidence_id") in self.withheld:
+                return node.seq
+            if node.kind == CtxKind.REJECTION and props.get("candidate_id") in (
+                self.withheld_candidates
+            ):
+                return node.seq
+            if any(i in self.withheld for i in props.get("evidence_ids") or []):
+                return node.seq  # a pack or claim citing withheld evidence
+            compared = {k: v for k, v in props.items() if k not in _LINKS_AND_CONTENT}
+            if self.scrub(compared) != compared:
+                return node.seq
+            for content in (node.payload(), _parsed(props.get("result"))):
+                if content is not None and self.scrub(content) != content:
+                    return node.seq  # the outcome's answer is hashed though never shown
+        return None
 
     def _rejection_reason(
         self, rejection: dict[str, Any], records: list[_ElementRecord]
@@ -650,6 +720,16 @@ class ContentFilter(ReadRule):
         return self.ids(key) if isinstance(key, str) else key
 
 
+def _parsed(text: Any) -> Any:
+    """A recorded JSON text parsed, or None."""
+    if not isinstance(text, str):
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
 def _edge_ends(element_id: str) -> tuple[str, ...]:
     """The two node ids of a relationship key (`TYPE|from|to|...`); () for a node id."""
     parts = element_id.split("|")
@@ -677,8 +757,6 @@ def filtered_lineage(lineage: RunLineage, content: ContentFilter) -> RunLineage:
     The chain is verified on the stored lineage before this (trace does), so scrubbing here
     never hides tampering; the scrubbed copy is for display only.
     """
-    import json
-
     nodes = []
     for node in lineage.nodes:
         props = dict(node.properties)
@@ -710,6 +788,8 @@ def filtered_lineage(lineage: RunLineage, content: ContentFilter) -> RunLineage:
             cited = [i for i in node.properties.get("evidence_ids") or [] if i in content.withheld]
             if node.kind == CtxKind.CLAIM and cited:
                 props["statement"] = WITHHELD_TEXT
+            if node.kind == CtxKind.RUN and content.hashes_withheld_from is not None:
+                props[HASHES_WITHHELD_FROM] = content.hashes_withheld_from
         nodes.append(node.model_copy(update={"properties": props}))
     return lineage.model_copy(update={"nodes": nodes})
 

@@ -91,6 +91,16 @@ def _dumps_plain(value: Any) -> str:
     )
 
 
+def evidence_digest(nodes: Iterable[CtxNodeRecord]) -> str:
+    """What replay compares for a run without a pack: its evidence ids and content hashes."""
+    return sha256_of(
+        sorted(
+            [str(n.properties.get("evidence_id")), str(n.properties.get("content_hash"))]
+            for n in nodes
+        )
+    )
+
+
 def payload_json(value: BaseModel | dict[str, Any]) -> str:
     """`canonical_json` of a model, or of its JSON-mode dump, written from that dump alone:
     the same text (JSON mode leaves only plain JSON data), one walk over it fewer."""

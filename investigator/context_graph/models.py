@@ -294,7 +294,8 @@ class RunSummary(BaseModel):
     known_at: str | None
     stop_reason: str | None
     node_count: int
-    head_hash: str | None
+    # No head hash: it chains over every node, and `runs` does not re-filter each run for
+    # its reader, so it could confirm a guess of what `trace` withholds (docs/security.md).
     # Listed under `audit`: the run checked against its chain and anchor as `verify` checks
     # it, and the first problem when it does not verify (None: not checked).
     verified: bool | None = None

@@ -36,7 +36,7 @@ ACTIVITY_KINDS = frozenset({CtxKind.RUN.value, CtxKind.TOOL_CALL.value})
 AGENT_KINDS = frozenset({CtxKind.AGENT.value})
 
 # Per kind, the recorded properties that are ids, hashes, counts or times (never text).
-_COMMON = ("run_id", "hash", "prev_hash", "withheld")
+_COMMON = ("run_id", "hash", "prev_hash", "withheld", "hashes_withheld_from")
 _ATTRIBUTES: dict[str, tuple[str, ...]] = {
     CtxKind.RUN.value: (
         "command",

@@ -147,7 +147,6 @@ def list_runs(
                 known_at=_str(run.get("known_at")),
                 stop_reason=_str(rec["stop_reason"]),
                 node_count=head_seq + 1 if isinstance(head_seq, int) else 0,
-                head_hash=_str(run.get("head_hash")),
                 verified=None if run_id not in checked else checked[run_id] is None,
                 verify_problem=checked.get(run_id),
                 subject_note=holder_note(run, holders.get(str(run.get("subject_id")), [])),

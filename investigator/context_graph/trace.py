@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from graph_schema.canonical import iso_utc
+from investigator.context_graph.audit import HASHES_WITHHELD_FROM
 from investigator.context_graph.chain import verify_chain
 from investigator.context_graph.models import CtxKind, CtxNodeRecord, RunLineage
 from investigator.evidence import purged_rejection
@@ -59,6 +60,9 @@ class TraceDocument(BaseModel):
     # Read under `audit`: which holder of its id the run's subject was, when not the current
     # one (`retracted 2026-12-05T06:40:00Z; an earlier principal of this id`).
     subject_note: str | None = None
+    # The seq from which no chain hash (nor the run's head) is shown: they chain over
+    # content withheld from the reader (docs/security.md rule 6). None: all shown.
+    hashes_withheld_from: int | None = None
 
 
 def trace_document(
@@ -75,6 +79,7 @@ def trace_document(
     """
     report = verify_chain(lineage)
     lineage = shown or lineage
+    withheld_from = hashes_withheld_from(lineage)
     nodes = []
     for node in sorted(lineage.nodes, key=lambda n: n.seq):
         props = {k: v for k, v in node.properties.items() if k not in {"payload", "result"}}
@@ -104,7 +109,15 @@ def trace_document(
         nodes=nodes,
         edges=edges,
         subject_note=subject_note,
+        hashes_withheld_from=withheld_from,
     )
+
+
+def hashes_withheld_from(shown: RunLineage) -> int | None:
+    """The seq from which the re-filtered run `shown` withholds every chain hash, else None."""
+    run = next((n for n in shown.nodes if n.kind == CtxKind.RUN), None)
+    seq = run.properties.get(HASHES_WITHHELD_FROM) if run is not None else None
+    return seq if isinstance(seq, int) else None
 
 
 def _s(value: Any) -> str | None:
@@ -262,7 +275,14 @@ def render_tree(lineage: RunLineage, shown: RunLineage | None = None) -> str:
     orphans = sorted(set(by_seq) - {0} - {c for cs in kids.values() for c in cs})
     for seq in orphans:
         lines.append(f"?── #{seq} {_describe(by_seq[seq])}")
-    if report.chain_valid:
+    withheld_from = hashes_withheld_from(lineage)
+    if report.chain_valid and withheld_from is not None:
+        # Verified on the stored run; its hashes from there on would confirm a guess.
+        lines.append(
+            f"chain: valid ({report.node_count} nodes; hashes from #{withheld_from} on "
+            "withheld: they chain over content withheld from you)"
+        )
+    elif report.chain_valid:
         lines.append(f"chain: valid ({report.node_count} nodes, head {report.head_hash})")
     else:
         lines.append(f"chain: INVALID ({len(report.problems)} problems)")
