@@ -384,6 +384,10 @@ def _version_at_steps(runbook_ids: list[str], as_of: datetime) -> list[PlanStep]
     ]
 
 
+# What a `runbooks_for` row's context says of the link it was found through.
+_LINK_KEYS = ("anchor", "anchor_type", "linked_via")
+
+
 def _file_name(runbook_id: str) -> str:
     """A runbook id's last path part, without version: `runbook:a/often-restarted@v2` ->
     `often-restarted`."""
@@ -621,6 +625,12 @@ class _Lookup(OneStepCalls):
         # Runbooks named exactly after the alert while those linked to it are named like it
         # in letter case only (`carthigherrorrate.md`): they lead, the look-alikes under Also.
         self.exact_named: set[str] = set()
+        # Anchors whose `runbooks_for` read was cut at its row cap (a page of more versions
+        # linked to one alert than the cap): the version in force may be among those cut.
+        self.cut_reads: set[str] = set()
+        # Pages (ids without version) some version of which the heading search found headed
+        # by an alert asked about: their version in force may lack that section.
+        self.headed_pages: set[str] = set()
 
     @property
     def headed_code(self) -> str | None:
@@ -640,7 +650,13 @@ class _Lookup(OneStepCalls):
             return []
         plan = QueryPlan(intents=["runbook_lookup"], steps=steps)
         self.session.begin_round(plan)
-        return [call.candidates for call in self.session.call_round(steps, plan=plan)]
+        calls = self.session.call_round(steps, plan=plan)
+        self.cut_reads.update(
+            str(c.record.params.get("anchor_id"))
+            for c in calls
+            if c.result.truncated and c.record.template_id == "runbooks_for"
+        )
+        return [call.candidates for call in calls]
 
     def admit(self, candidates: list[Evidence]) -> tuple[list[Evidence], list[Rejection]]:
         """Gate candidates (one per record, none already admitted); the session records."""
@@ -774,9 +790,31 @@ class RunbookLookup:
         # read from the chain of each page found that lacks it (one read per page).
         read = {ev.identity for ev in documents}
         in_force = {_document_id(ev.element_id) for ev in documents if _valid_at(ev, session.as_of)}
-        unreached = [r for r in named if _document_id(r) not in in_force]
+        # So is a linked page whose read was cut at the row cap (its rows come by id, and
+        # the version in force may be past the cut), and a page the target resolved to
+        # itself (free text's hits: four steps from them).
+        cut = [
+            d.element_id
+            for d in linked
+            if str(d.context.get("anchor")) in run.cut_reads
+            or str(d.context.get("anchor_type")) == "runbook"
+        ]
+        unreached = [r for r in [*named, *cut] if _document_id(r) not in in_force]
+        # A version read for a linked page keeps the link its page's rows name: it is the
+        # alert's runbook, not one found by name.
+        links = {
+            _document_id(d.element_id): {k: d.context[k] for k in _LINK_KEYS if k in d.context}
+            for d in linked
+            if d.element_id in cut
+        }
         for rows in run.stage(_version_at_steps(unreached, session.as_of)):
-            documents.extend(ev for ev in rows if ev.identity not in read)
+            documents.extend(
+                ev.model_copy(update={"context": {**ev.context, **link}})
+                if (link := links.get(_document_id(ev.element_id)))
+                else ev
+                for ev in rows
+                if ev.identity not in read
+            )
         if run.text_hits:
             # Free text: only the version chain of the best fulltext hit. A runbook that
             # applies to nothing has its chain read from itself: the text may match an older
@@ -995,9 +1033,9 @@ class RunbookLookup:
         if named or not names:
             return named
         hits = [ev for rows in run.stage(heading_searches(names)) for ev in rows]
-        return sorted(
-            {ev.element_id for ev in hits if headed_by(ev.props.get("section_titles"), names)}
-        )
+        headed = {ev.element_id for ev in hits if headed_by(ev.props.get("section_titles"), names)}
+        run.headed_pages.update(_document_id(h) for h in headed)
+        return sorted(headed)
 
     @staticmethod
     def _pointed_runbooks(
@@ -1149,8 +1187,17 @@ class RunbookLookup:
             tie = f"is named like it ({_runbook_name(chosen)}), and that name"
         elif named:
             tie = "is named after it, and that name"
-        else:
+        elif headed_by(chosen.props.get("section_titles"), run.alert_names) or (
+            _document_id(chosen.element_id) not in run.headed_pages
+        ):
             tie = "has a section headed by its name, and that heading"
+        else:
+            # The version in force at as_of of a page found by another version's heading: it
+            # has no such section itself (added later, or removed by then).
+            tie = (
+                "is the version in force at as_of of a page other versions of which have a "
+                "section headed by its name (this one has none), and that heading"
+            )
         return f"{why}; {chosen.element_id} {tie} is the only tie ({_link_hint(run, anchors)})"
 
     def _fallbacks(self, run: _Lookup, anchors: list[tuple[str, str]]) -> FallbackSearch:

@@ -291,7 +291,10 @@ def import_prometheus_rules(
         return result
     _assign_ids(rules)
     source_id = options.source_id or default_source_id("prometheus", path)
+    known = list(known)
     index = LinkIndex(known)
+    # Runbook versions a newer one supersedes: a linked: line counts them, not lists them.
+    superseded = {t.id for t in known if t.superseded_by}
     nodes: list[NodeSpec] = []
     edges: list[EdgeSpec] = []
     try:
@@ -321,6 +324,7 @@ def import_prometheus_rules(
                     runbooks=tuple(runbooks),
                     targets=(rule.id,),
                     via="runbook_url" if key == "runbook_url" else f"annotations.{key}",
+                    superseded=tuple(r for r in runbooks if r in superseded),
                 )
             )
             for runbook in runbooks:

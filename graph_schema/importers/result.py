@@ -39,6 +39,9 @@ class LinkStatement(BaseModel):
     runbooks: tuple[str, ...]
     targets: tuple[str, ...]
     via: str
+    # Those of `runbooks` a newer version supersedes (a git history's older commits): the
+    # line names the page's current version and counts these.
+    superseded: tuple[str, ...] = ()
 
     def only(self, keys: set[str]) -> LinkStatement | None:
         """The statement cut to the links whose key is in `keys`; None when none is."""
@@ -49,8 +52,25 @@ class LinkStatement(BaseModel):
         return self.model_copy(update={"runbooks": runbooks, "targets": targets})
 
     def line(self) -> str:
-        """`runbook:X APPLIES_TO alert:Y, alert:Z (file name)`."""
-        return f"{', '.join(self.runbooks)} APPLIES_TO {', '.join(self.targets)} ({self.via})"
+        """`runbook:X APPLIES_TO alert:Y, alert:Z (file name)`; a page of many versions (a
+        git history's, each linked) by its current version and a count of the others."""
+        pages: dict[str, list[str]] = {}
+        for runbook in self.runbooks:
+            pages.setdefault(runbook.partition("@")[0], []).append(runbook)
+        named = []
+        for versions in pages.values():
+            current = [v for v in versions if v not in self.superseded]
+            older = len(versions) - len(current)
+            if len(current) != 1 or not older:
+                named.extend(versions)
+                continue
+            noun = "version" if older == 1 else "versions"
+            named.append(f"{current[0]} (+{older} older {noun} of the page)")
+        hint = ""
+        if len(named) < len(self.runbooks):
+            alert = self.targets[0].removeprefix("alert:") if len(self.targets) == 1 else "NAME"
+            hint = f"; runbook --alert {alert} --as-of T shows the version in force at T"
+        return f"{', '.join(named)} APPLIES_TO {', '.join(self.targets)} ({self.via}{hint})"
 
 
 def _key(runbook: str, target: str) -> str:

@@ -153,6 +153,66 @@ _WITHHELD = (
 )
 
 
+def _title(v: RunbookVersion) -> str:
+    """What the card names a runbook by: its title, unless the title is only the word
+    "Runbook" (Tempo's `runbook.md`), which after the `Runbook` label said nothing twice:
+    then its file (else its id)."""
+    if v.title and v.title.strip().casefold() not in _BARE_TITLES:
+        return v.title
+    page = (v.locator or "").partition("@")[0].partition("#")[0]
+    return page or v.title or v.id
+
+
+_BARE_TITLES = {"runbook", "runbooks"}
+
+
+def _rejected_lines(answer: RunbookAnswer) -> list[str]:
+    """The card's Rejected lines: each refused version, except that the other versions of a
+    git-history page shown (each a commit, too old or too new at as_of) are one line; the
+    JSON answer lists each."""
+    rb = answer.runbook
+    page = rb.id.partition("@")[0] if rb is not None and _is_commit(rb) else None
+    others = [
+        r
+        for r in answer.rejected
+        if page is not None and r.element_id.partition("@")[0] == page and r.reason in _NOT_IN_FORCE
+    ]
+    lines: list[str] = []
+    if others:
+        count = len({r.element_id for r in others})
+        noun = "version" if count == 1 else "versions"
+        lines.append(
+            f"{count} other {noun} of this page, not in force at {_iso(answer.as_of)} "
+            "(--json lists each)"
+        )
+    for r in answer.rejected:
+        if any(r is o for o in others):
+            continue
+        target = f" -> {_clean(r.replacement)}" if r.replacement else ""
+        version = f"v{r.version}" if isinstance(r.version, int) else _clean(r.version)
+        # A bare `rejected_integrity` reads as tampering: a purged record is said so.
+        purged = purged_rejection(r.reason, r.detail)
+        lines.append(
+            f"{_clean(r.element_id)} ({version}): {'purged' if purged else r.reason.value}" + target
+        )
+        if r.reason is _UNTRUSTED:
+            lines.append(untrusted_hint(r.detail))
+        elif purged:
+            lines.append(PURGED_HINT)
+    return lines
+
+
+# Why another version of the page shown is refused when it is simply not the one in force.
+_NOT_IN_FORCE = {RejectionReason.REJECTED_SUPERSEDED, RejectionReason.REJECTED_TEMPORAL}
+
+
+def _is_commit(v: RunbookVersion) -> bool:
+    """Whether a version is one commit of a page imported with its git history (its id ends
+    with the commit, `runbook:tempo@5316d35ee02e`; not a labelled `@v2` from a git source)."""
+    match = _FILE_VERSION.match(v.source_version or "")
+    return match is not None and match.group(1) == "git" and v.id.endswith(f"@{match.group(2)}")
+
+
 def render_card(
     answer: RunbookAnswer, subject: str | None = None, time_note: str | None = None
 ) -> str:
@@ -170,8 +230,7 @@ def render_card(
         lines.append(f"No runbook: {_note(note)}")
     else:
         lines.append(
-            f"Runbook   {_clean(rb.title or rb.id)}  [{_clean(rb.id)}, {_version(rb)}, "
-            f"{_clean(rb.trust)}]"
+            f"Runbook   {_clean(_title(rb))}  [{_clean(rb.id)}, {_version(rb)}, {_clean(rb.trust)}]"
         )
         # An imported runbook states no validity at all: no line for it (it is in force
         # until a new version replaces it); a start alone missing is said in words.
@@ -242,25 +301,13 @@ def render_card(
                 ("Cases     " if i == 0 else "          ")
                 + f"{_clean(case.title, 60):<{width}}  {_clean(case.locator or '-')}{shown}"
             )
-    for i, r in enumerate(answer.rejected):
-        target = f" -> {_clean(r.replacement)}" if r.replacement else ""
-        version = f"v{r.version}" if isinstance(r.version, int) else _clean(r.version)
-        # A bare `rejected_integrity` reads as tampering: a purged record is said so.
-        purged = purged_rejection(r.reason, r.detail)
-        lines.append(
-            ("Rejected  " if i == 0 else "          ")
-            + f"{_clean(r.element_id)} ({version}): {'purged' if purged else r.reason.value}"
-            + target
-        )
-        if r.reason is _UNTRUSTED:
-            lines.append(f"          {untrusted_hint(r.detail)}")
-        elif purged:
-            lines.append(f"          {PURGED_HINT}")
+    for i, line in enumerate(_rejected_lines(answer)):
+        lines.append(("Rejected  " if i == 0 else "          ") + line)
     for p in answer.policies:
         lines.append(f"Policy    {_clean(p.title or p.id)}  [{_clean(p.id)}]")
     for alt in answer.alternatives:
         via = f"  via {_clean(alt.fallback_via)}" if alt.fallback_via else ""
-        lines.append(f"Also      {_clean(alt.title or alt.id)}  [{_clean(alt.id)}]{via}")
+        lines.append(f"Also      {_clean(_title(alt))}  [{_clean(alt.id)}]{via}")
     replay = f"investigator replay {answer.run_id}" + (f" --subject {subject}" if subject else "")
     lines.append(f"Run       {answer.run_id}  (replay: {replay})")
     return "\n".join(lines)
