@@ -2,10 +2,13 @@
 
 - An abstention whose share of the query leaves out a word no runbook uses says so: before,
   "covers 100% of the query (no runbook uses 'found')" contradicted itself.
+- A subject not allowed `runbook_lookup` is answered under `incident_investigation`, as
+  documented, and the card says so in a `Purpose` line (before, only the trace showed it).
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import neo4j
@@ -73,3 +76,20 @@ def test_an_abstention_does_not_count_the_word_it_names_as_covered(traces, invok
     assert "(no runbook uses 'found')" not in card
     # Allowed runbook_lookup: no Purpose line.
     assert "Purpose" not in card
+
+
+def test_a_lookup_under_the_fallback_purpose_says_so(traces, invoke) -> None:  # type: ignore[no-untyped-def]
+    card = _card(invoke, "warm the cache", "--subject", "user:responder")
+    assert card.startswith("Runbook   Trace store  [runbook:traces"), card
+    assert (
+        "\nPurpose   incident_investigation: the subject is not allowed runbook_lookup, so the "
+        "lookup read what incident_investigation allows\n"
+    ) in card
+    doc = json.loads(_card(invoke, "warm the cache", "--subject", "user:responder", "--json"))
+    assert doc["purpose"] == "incident_investigation"
+    # Asked for by name, it is no fallback: no line.
+    asked = _card(
+        invoke, "warm the cache", "--subject", "user:responder",
+        "--purpose", "incident_investigation",
+    )  # fmt: skip
+    assert "Purpose" not in asked
