@@ -2,6 +2,8 @@
 
 - An abstention whose share of the query leaves out a word no runbook uses says so: before,
   "covers 100% of the query (no runbook uses 'found')" contradicted itself.
+- A folder refused for a symbolic link (a jsonnet mixin's `vendor/`) says what to do: import
+  the file(s) directly, with an example; the link is still never followed.
 - A subject not allowed `runbook_lookup` is answered under `incident_investigation`, as
   documented, and the card says so in a `Purpose` line (before, only the trace showed it).
 """
@@ -9,6 +11,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 import neo4j
@@ -93,3 +96,35 @@ def test_a_lookup_under_the_fallback_purpose_says_so(traces, invoke) -> None:  #
         "--purpose", "incident_investigation",
     )  # fmt: skip
     assert "Purpose" not in asked
+
+
+def test_a_folder_refused_for_a_link_says_to_import_its_files(  # type: ignore[no-untyped-def]
+    driver: neo4j.Driver, cli_env: object, invoke, tmp_path: Path
+) -> None:
+    wipe(driver)
+    ingest_oncall_principals(invoke, tmp_path, "acme")
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "secret.md").write_text("# Not to be imported\n", encoding="utf-8")
+    mixin = tmp_path / "mixin"
+    mixin.mkdir()
+    (mixin / "runbook.md").write_text(TRACES_PAGE, encoding="utf-8")
+    (mixin / "vendor").symlink_to(outside, target_is_directory=True)
+    args = ("--format", "markdown-runbooks", "--tenant", "acme", "--acl", "sre")
+    refused = invoke("ingest", str(mixin), *args)
+    assert refused.code == 2, refused
+    last = refused.err.strip().splitlines()[-1]
+    file = shlex.quote(str(mixin / "runbook.md"))
+    assert last == (
+        "error: Markdown runbook import rejected: 1 problem(s), nothing written; links are "
+        f"never followed: import the file(s) directly, e.g. investigator ingest {file} "
+        "--format markdown-runbooks (with the same options), or a folder without links"
+    ), refused.err
+    with driver.session() as session:
+        assert session.run("MATCH (r:Runbook) RETURN count(r) AS n").single()["n"] == 0  # type: ignore[index]
+    # The way on works, and the link was never followed.
+    done = invoke("ingest", str(mixin / "runbook.md"), *args)
+    assert done.code == 0, done
+    card = _card(invoke, "warm the cache", "--subject", "user:oncall")
+    assert card.startswith("Runbook   Trace store"), card
+    assert "secret" not in card
