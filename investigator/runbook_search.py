@@ -256,6 +256,9 @@ class TextRanking(BaseModel):
     runbook_urls: dict[str, str] = {}
     # The query words no candidate uses (`_rarity`): the card and the abstention name them.
     unknown: list[str] = []
+    # Whether those words weighed nothing (`_rarity` set them aside): a share of the query
+    # is then a share of the other words, and the abstention says so.
+    unknown_set_aside: bool = False
 
     @property
     def best(self) -> RankedRunbook | None:
@@ -300,7 +303,13 @@ class TextRanking(BaseModel):
             return "no runbook mentions any of: " + ", ".join(self.terms)
         top = self.ranked[0]
         covered = f"{top.fit:.0%}"
-        unused = f" (no runbook uses {', '.join(map(repr, self.unknown))})" if self.unknown else ""
+        listed = ", ".join(map(repr, self.unknown))
+        if self.unknown and self.unknown_set_aside:
+            # "covers 100% of the query (no runbook uses 'found')" contradicted itself: the
+            # share is of the words runbooks use, the others weighed nothing.
+            unused = f" (not counting {listed}, which no runbook uses)"
+        else:
+            unused = f" (no runbook uses {listed})" if self.unknown else ""
         # Nearly all the words, yet no fit: they are not together as the query has them.
         apart = top.fit >= QUOTE_FIT and len(self.terms) > KEYWORDS
         tied = [r.id for r in self.ranked[:SHOWN] if f"{r.fit:.0%}" == covered]
@@ -521,7 +530,10 @@ def rank_runbooks(
     ranked.sort(key=lambda r: (-r.score, r.id))
     unknown = unknown_stems(stems, [f[2] for f in features], known)
     return TextRanking(
-        terms=terms, ranked=ranked, unknown=[t for t in terms if _stem(t) in unknown]
+        terms=terms,
+        ranked=ranked,
+        unknown=[t for t in terms if _stem(t) in unknown],
+        unknown_set_aside=bool(unknown) and all(weight[s] == 0.0 for s in unknown),
     )
 
 

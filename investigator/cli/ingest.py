@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import sys
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -24,6 +25,7 @@ from graph_schema.backdating import (
     BackdateMarker,
 )
 from graph_schema.bundle import (
+    LINK_REFUSED,
     MAX_INPUT_BYTES,
     BundleProblem,
     InputTooLarge,
@@ -193,7 +195,7 @@ def run_ingest(
     except ValueError as exc:
         raise BadInput(str(exc)) from exc
     if loaded.problems:
-        _report_problems(loaded.problems, fmt)
+        _report_problems(loaded.problems, fmt, path)
     settings = resolve_connection()
     driver = open_driver(settings)
     try:
@@ -371,14 +373,37 @@ def _takeover_fix(
     )
 
 
-def _report_problems(problems: Sequence[BundleProblem], fmt: str = "bundle") -> NoReturn:
+def _report_problems(
+    problems: Sequence[BundleProblem], fmt: str = "bundle", path: Path | None = None
+) -> NoReturn:
     for problem in problems[:MAX_PROBLEM_LINES]:
         # A problem names the file and the element as the bundle wrote them: shown inert.
         sys.stderr.write(printable(problem.line()) + "\n")
     if len(problems) > MAX_PROBLEM_LINES:
         sys.stderr.write(f"... and {len(problems) - MAX_PROBLEM_LINES} more problems\n")
     what = _FORMAT_REJECTED[fmt]
-    raise BadInput(f"{what} rejected: {len(problems)} problem(s), nothing written")
+    way_on = _past_links(problems, fmt, path)
+    raise BadInput(f"{what} rejected: {len(problems)} problem(s), nothing written{way_on}")
+
+
+def _past_links(problems: Sequence[BundleProblem], fmt: str, path: Path | None) -> str:
+    """What to do about a folder refused for its symbolic links (a jsonnet mixin's `vendor/`):
+    links stay refused, never followed out of the folder; its own files can be imported one by
+    one. Empty when no problem is a link, or PATH is no folder of its own (a link to one: its
+    files are reached through the link, no way on)."""
+    if path is None or path.is_symlink() or not path.is_dir():
+        return ""
+    if not any(p.reason == LINK_REFUSED for p in problems):
+        return ""
+    files = _FORMAT_FILES[fmt](path)[0]
+    if not files:
+        return "; links are never followed: copy the linked files into the folder"
+    example = printable(shlex.quote(str(files[0])))
+    return (
+        "; links are never followed: import the file(s) directly, e.g. "
+        f"investigator ingest {example} --format {fmt} (with the same options), "
+        "or a folder without links"
+    )
 
 
 @click.command(name="ingest")

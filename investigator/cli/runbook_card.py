@@ -18,6 +18,7 @@ from investigator.errors import BadInput
 from investigator.evidence import RejectionReason, purged_rejection
 from investigator.json_documents import runbook_json
 from investigator.runbook_lookup import (
+    LOOKUP_PURPOSES,
     LookupTarget,
     RunbookAnswer,
     RunbookLookup,
@@ -214,10 +215,14 @@ def _is_commit(v: RunbookVersion) -> bool:
 
 
 def render_card(
-    answer: RunbookAnswer, subject: str | None = None, time_note: str | None = None
+    answer: RunbookAnswer,
+    subject: str | None = None,
+    time_note: str | None = None,
+    purpose_asked: str | None = None,
 ) -> str:
     """The short, readable card the on-call engineer sees (`subject`: tenant-qualified;
-    `time_note`: what became of a time written in the TEXT, `text_time`)."""
+    `time_note`: what became of a time written in the TEXT, `text_time`; `purpose_asked`:
+    the `--purpose` given, None when the lookup chose it)."""
     lines: list[str] = []
     rb = answer.runbook
     untrusted = [r for r in answer.rejected if r.reason is _UNTRUSTED]
@@ -251,6 +256,12 @@ def render_card(
     lines.append(f"As of     {_iso(answer.as_of)}  (known at {_iso(answer.known_at)})")
     if time_note:
         lines.append(f"Time      {_clean(time_note, 300)}")
+    if purpose_asked is None and answer.purpose != LOOKUP_PURPOSES[0]:
+        # The documented fallback, visible: before, only the run's trace header showed it.
+        lines.append(
+            f"Purpose   {_clean(answer.purpose)}: the subject is not allowed "
+            f"{LOOKUP_PURPOSES[0]}, so the lookup read what {_clean(answer.purpose)} allows"
+        )
     if answer.owner_detail is not None:
         o = answer.owner_detail
         name = f" ({_clean(o.team_name)})" if o.team_name else ""
@@ -362,4 +373,4 @@ def run_lookup(
     if json_out:
         click.echo(runbook_json(answer))
     else:
-        click.echo(render_card(answer, subject_id, time_note))
+        click.echo(render_card(answer, subject_id, time_note, purpose))
