@@ -27,11 +27,14 @@ from investigator.ownership_history import (
     OwnershipPeriod,
     OwnershipRetraction,
     corrections_at,
+    entity_cut_text,
+    history_cut_at,
     history_cut_text,
     ownership_corrections,
     retraction_text,
     retractions_in,
     retractions_unowned_at,
+    uncovered_in_period,
     unowned_at,
 )
 from investigator.planner import (
@@ -396,6 +399,7 @@ def derive_claims(
     ownership_period: OwnershipPeriod | None = None,
     ownership_records: Sequence[Evidence] = (),
     ownership_cut: Sequence[tuple[str, int]] = (),
+    owners_cut: Sequence[tuple[str, int, datetime | None]] = (),
     owners_asked: Sequence[str] = (),
     not_valid_then: Sequence[str] = (),
 ) -> ClaimSet:
@@ -417,7 +421,9 @@ def derive_claims(
     question about one time, every record of a service with a superseded one (each
     correction of who was recorded at an instant asked is stated);
     `ownership_cut`: (service, rows read) of each service whose owners over the period were
-    more than one read holds (a required gap says where the history was cut).
+    more than one read holds (a required gap says where the history was cut); `owners_cut`
+    the same of each alert or runbook version whose `owners_of` read (oldest first) was cut.
+    A stretch of a period asked at which no owner is recorded is a required gap.
     `owners_asked`: the alerts and runbook versions whose own owners were read (`owners_of`),
     `not_valid_then` those whose own record the gate refused as not valid at as_of or a time
     asked: one with no owner admitted is a required gap (another entity's owner is no answer).
@@ -676,6 +682,29 @@ def derive_claims(
             )
             for service, read in ownership_cut
         ]
+        missing += [
+            MissingEvidence(
+                evidence_type="ownership",
+                intents=[Intent.OWNERSHIP_AT_TIME.value],
+                description=entity_cut_text(entity, read, cut_at),
+                required=True,
+            )
+            for entity, read, cut_at in owners_cut
+        ]
+        missing += _uncovered_period_gaps(owners, ownership_period, ownership_cut, owners_cut)
+    if Intent.OWNERSHIP_AT_TIME in intent_set and ownership_period is None:
+        # A read cut before an instant asked (or as_of) may have left out its owner.
+        instants = [as_of, *(r.at for r in refs)]
+        for entity, read, cut_at in owners_cut:
+            if cut_at is None or any(at >= cut_at for at in instants):
+                missing.append(
+                    MissingEvidence(
+                        evidence_type="ownership",
+                        intents=[Intent.OWNERSHIP_AT_TIME.value],
+                        description=entity_cut_text(entity, read, cut_at),
+                        required=True,
+                    )
+                )
     if Intent.OWNERSHIP_AT_TIME in intent_set and ownership_period is None:
         missing += _unowned_instant_gaps(evidence, refs, as_of)
         unrecorded = _unrecorded_owned_gaps(evidence, owners_asked, not_valid_then, refs, as_of)
@@ -861,6 +890,40 @@ def _period_retraction_claims(
             )
         )
     return out
+
+
+def _uncovered_period_gaps(
+    owners: Sequence[Evidence],
+    period: OwnershipPeriod,
+    ownership_cut: Sequence[tuple[str, int]],
+    owners_cut: Sequence[tuple[str, int, datetime | None]],
+) -> list[MissingEvidence]:
+    """A required `ownership` gap for each stretch of the period asked at which no owner of a
+    service, alert or runbook version is recorded in what the subject may read (before its
+    first record, between two, after the last); not where a read's row cap cut the history,
+    whose own gap says so."""
+    known_from: dict[str, datetime] = {}
+    for service, read in ownership_cut:
+        cut_at = history_cut_at(service, owners, period, read)
+        if cut_at is not None:
+            known_from[service] = cut_at
+    cut_entities = {entity for entity, _, _ in owners_cut}
+    gaps = []
+    for owned, start, end in uncovered_in_period(owners, period, known_from):
+        if owned in cut_entities:
+            continue  # its newest records were not read: an apparent gap may be a cut
+        since = iso_utc(start) if start is not None else "the first record"
+        gaps.append(
+            MissingEvidence(
+                evidence_type="ownership",
+                intents=[Intent.OWNERSHIP_AT_TIME.value],
+                description=f"no owner of {owned} is recorded from {since} to {iso_utc(end)} "
+                f"({period.why}), in the records this subject may read: who owned it then is "
+                "not known",
+                required=True,
+            )
+        )
+    return gaps
 
 
 def _unowned_instant_gaps(

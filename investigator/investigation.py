@@ -37,6 +37,7 @@ from investigator.gate import Conflict, EvidenceGate, GatePolicy
 from investigator.incident_reference import IncidentReading
 from investigator.ownership_history import (
     asked_ownership_period,
+    cut_entity_reads,
     cut_histories,
     stated_tombstones,
 )
@@ -696,6 +697,7 @@ def _investigate(
         ownership_period=period,
         ownership_records=outcome.ownership_records,
         ownership_cut=cut_histories(outcome.tool_calls),
+        owners_cut=cut_entity_reads(outcome.tool_calls, outcome.owners_cut_at),
         owners_asked=sorted(
             {
                 str(call.params["entity_id"])

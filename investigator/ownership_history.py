@@ -261,12 +261,11 @@ def cut_histories(calls: Sequence[ToolCallRecord]) -> list[tuple[str, int]]:
     )
 
 
-def history_cut_text(
+def history_cut_at(
     service: str, owners: Sequence[Evidence], period: OwnershipPeriod, read: int
-) -> str:
-    """What a history cut by the row cap lacks and how to ask for it. The period's records
-    are read newest first (`read` of them), so the cut is the start of the oldest one read:
-    those that start before it may be missing."""
+) -> datetime | None:
+    """Where a service's history read newest first (`read` records) was cut: the start of
+    the oldest record read (None when none read has a start)."""
     starts = sorted(
         (
             ev.valid_from
@@ -275,12 +274,22 @@ def history_cut_text(
         ),
         reverse=True,
     )
-    if not starts:
+    return starts[min(read, len(starts)) - 1] if starts else None
+
+
+def history_cut_text(
+    service: str, owners: Sequence[Evidence], period: OwnershipPeriod, read: int
+) -> str:
+    """What a history cut by the row cap lacks and how to ask for it. The period's records
+    are read newest first (`read` of them), so the cut is the start of the oldest one read:
+    those that start before it may be missing."""
+    cut_at = history_cut_at(service, owners, period, read)
+    if cut_at is None:
         return (
             f"the owners of {service} in the period are more than the {read} records read at "
             "once, and none read has a start: ask for a narrower period"
         )
-    cut = iso_utc(starts[min(read, len(starts)) - 1])
+    cut = iso_utc(cut_at)
     ask = (
         f"the same question with --as-of {cut}"
         if period.start is None
@@ -519,3 +528,74 @@ def unowned_at(
         for at in sorted(set(instants))
         if not _holding(records, at)
     ]
+
+
+def cut_entity_reads(
+    calls: Sequence[ToolCallRecord], cut_at: dict[str, datetime | None]
+) -> list[tuple[str, int, datetime | None]]:
+    """(alert or runbook version, rows read, latest start read) of each whose `owners_of`
+    read its row cap cut (it reads every OWNS record, oldest first: the newest are the ones
+    left out; `cut_at` as the loop noted it), sorted."""
+    return sorted(
+        {
+            (entity, call.row_count, cut_at.get(entity))
+            for call in calls
+            if call.template_id == ENTITY_OWNERS_TEMPLATE and call.truncated and not call.error
+            for entity in [str(call.params["entity_id"])]
+        },
+        key=lambda cut: (cut[0], cut[1]),
+    )
+
+
+def entity_cut_text(entity: str, read: int, cut_at: datetime | None) -> str:
+    """What an alert's or runbook version's owners read cut by its row cap lacks: its records
+    are read oldest first, so owners recorded to start after the cut may be missing."""
+    where = (
+        f"the history is cut at {iso_utc(cut_at)}, and owners after then may be missing"
+        if cut_at is not None
+        else "owners beyond them may be missing"
+    )
+    return (
+        f"the owners of {entity} are more than the {read} records read at once (oldest "
+        f"first): {where}; who owned it later is not known from this answer"
+    )
+
+
+def uncovered_in_period(
+    owners: Sequence[Evidence], period: OwnershipPeriod, known_from: dict[str, datetime]
+) -> list[tuple[str, datetime | None, datetime]]:
+    """(owned, start, end) of each stretch of the period at which no admitted active OWNS
+    record of a service, alert or runbook version some admitted record names holds (a
+    record hidden from the subject counts as absent, as if it never existed), by owned and
+    start. A whole history starts at the first record; `known_from[owned]`: a read cut at
+    that time (newest first), before which nothing is said; a read cut oldest first is left
+    out by the caller. Each stretch is [start, end): the end is the next record's start, or
+    the period's end."""
+    by_owned: dict[str, list[Evidence]] = {}
+    for ev in owners:
+        owned = ev.context.get("service", ev.context.get("owned"))
+        if ev.status == "active" and _is_owns(ev) and isinstance(owned, str):
+            by_owned.setdefault(owned, []).append(ev)
+    out: list[tuple[str, datetime | None, datetime]] = []
+    for owned, records in sorted(by_owned.items()):
+        inside = [ev for ev in records if period.overlaps(ev)]
+        if period.start is not None:
+            cursor: datetime | None = period.start
+        elif inside:
+            starts = [ev.valid_from for ev in inside]
+            cursor = None if None in starts else min(s for s in starts if s is not None)
+        else:
+            continue  # a whole history with no record in it: the rubric's gap says so
+        if owned in known_from and (cursor is None or cursor < known_from[owned]):
+            cursor = known_from[owned]
+        for ev in sorted(inside, key=lambda e: (e.valid_from is not None, e.valid_from)):
+            if ev.valid_from is not None and cursor is not None and ev.valid_from > cursor:
+                out.append((owned, cursor, ev.valid_from))
+            if ev.valid_to is None:
+                cursor = period.end
+                break
+            if cursor is None or ev.valid_to > cursor:
+                cursor = ev.valid_to
+        if cursor is not None and cursor < period.end:
+            out.append((owned, cursor, period.end))
+    return out

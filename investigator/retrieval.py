@@ -123,6 +123,9 @@ class RetrievalOutcome(BaseModel):
     # (ownership_history.py): always for a question over a period; for a single-time owner
     # question, of a service with no owner at an instant asked or a record rewritten after it.
     ownership_records: list[Evidence] = Field(default_factory=list)
+    # Each alert or runbook version whose `owners_of` read (oldest first) its row cap cut:
+    # the latest start it read (None: none had one); later owners may be missing.
+    owners_cut_at: dict[str, datetime | None] = Field(default_factory=dict)
     # How a bare "the incident" in a question that names nothing was read (incident_reference).
     incident_reading: IncidentReading | None = None
     # The alert records read whose rule the last import of their rule file no longer had
@@ -1046,6 +1049,12 @@ class RetrievalLoop:
             elif result.template_id == ENTITY_OWNERS_TEMPLATE and not result.truncated:
                 entity = str(step.params["entity_id"])
                 self.entity_owner_rows.setdefault(entity, []).extend(read)
+            elif result.template_id == ENTITY_OWNERS_TEMPLATE:
+                # Read oldest first and cut: its latest start read is where the history stops.
+                starts = [ev.valid_from for ev in read if ev.valid_from is not None]
+                outcome.owners_cut_at[str(step.params["entity_id"])] = (
+                    max(starts) if starts else None
+                )
             self._resolve_given_service(step, read_rows)
             if step.step_id == THE_INCIDENT_LOOKUP:
                 # "the incident": the one incident it can mean is an anchor; several are
