@@ -23,6 +23,7 @@ from graph_schema.canonical import sha256_hex
 from investigator.evidence import Evidence, canonical_json, iso_utc, supported_evidence_types
 from investigator.gate import Conflict, authority
 from investigator.ownership_history import (
+    SINCE_THEN,
     OwnershipCorrection,
     OwnershipPeriod,
     OwnershipRetraction,
@@ -402,6 +403,8 @@ def derive_claims(
     owners_cut: Sequence[tuple[str, int, datetime | None]] = (),
     owners_asked: Sequence[str] = (),
     not_valid_then: Sequence[str] = (),
+    team_words: str | None = None,
+    teams: Sequence[str] = (),
 ) -> ClaimSet:
     """Apply the claim rules of each intent to the pack evidence (pure, deterministic).
 
@@ -427,6 +430,10 @@ def derive_claims(
     `owners_asked`: the alerts and runbook versions whose own owners were read (`owners_of`),
     `not_valid_then` those whose own record the gate refused as not valid at as_of or a time
     asked: one with no owner admitted is a required gap (another entity's owner is no answer).
+    `team_words`: the words naming the team a question asks about from its side
+    (`asked_team`), `teams` the teams they linked to: what each owned is stated (its records
+    say nothing of who owned the rest, so no owner gap is drawn from them); none linked is a
+    required gap, said alike for a team that does not exist and one the subject may not read.
     """
     intent_set = {Intent(i) for i in intents}
     claims: list[Claim] = []
@@ -463,9 +470,16 @@ def derive_claims(
         claims += _correction_claims(owners, ownership_records, ownership_period)
         claims += _period_retraction_claims(evidence, ownership_records, ownership_period)
     elif Intent.OWNERSHIP_AT_TIME in intent_set:
+        named_instants = [r.at for r in refs if r.kind != "as_of"]
         for ev in _with(evidence, "ownership"):
             if not held_somewhere(ev):
                 continue
+            if (
+                ev.context.get("asked_team")
+                and named_instants
+                and not any(holds_at(ev, at) for at in named_instants)
+            ):
+                continue  # what the team owned at another time than the one asked
             claims.append(
                 _claim(
                     f"{held_at(ev)}: {ev.content} ({_valid_text(ev)})",
@@ -672,7 +686,7 @@ def derive_claims(
     if Intent.OWNERSHIP_AT_TIME in intent_set and ownership_period is not None:
         # A history cut by the row cap is no complete answer: the gap says where, and how
         # to ask for the rest.
-        owners = _with(evidence, "ownership")
+        owners = _with(_owner_side(evidence), "ownership")
         missing += [
             MissingEvidence(
                 evidence_type="ownership",
@@ -706,12 +720,29 @@ def derive_claims(
                     )
                 )
     if Intent.OWNERSHIP_AT_TIME in intent_set and ownership_period is None:
-        missing += _unowned_instant_gaps(evidence, refs, as_of)
+        missing += _unowned_instant_gaps(_owner_side(evidence), refs, as_of)
         unrecorded = _unrecorded_owned_gaps(evidence, owners_asked, not_valid_then, refs, as_of)
         if unrecorded:
             # Said of the entity asked, with why: the rubric's generic line adds nothing.
             generic = missing_evidence([Intent.OWNERSHIP_AT_TIME.value], set())[0]
             missing = [m for m in missing if m.description != generic.description] + unrecorded
+    since = SINCE_THEN.search(question or "")
+    if Intent.OWNERSHIP_AT_TIME in intent_set and ownership_period is None and since:
+        # Never silently one instant for a period: the owners answered are at the times
+        # stated, and the period is asked for in dates.
+        missing.append(
+            MissingEvidence(
+                evidence_type="ownership",
+                intents=[Intent.OWNERSHIP_AT_TIME.value],
+                description=f"the question says {since.group(0)!r}: a period that starts at an "
+                "event is not placed for an owner question, so the owners over it are not "
+                "answered (those stated are at the times they say): ask with 'between <date> "
+                "and <date>'",
+                required=True,
+            )
+        )
+    if Intent.OWNERSHIP_AT_TIME in intent_set and team_words is not None:
+        missing = _team_gaps(missing, evidence, team_words, teams, refs, as_of, ownership_period)
     missing = _incident_not_recorded(missing, evidence, question, as_of)
     if search_stopped_by is not None:
         missing = _not_searched_to_the_end(missing, search_stopped_by)
@@ -890,6 +921,64 @@ def _period_retraction_claims(
             )
         )
     return out
+
+
+def _owner_side(evidence: Sequence[Evidence]) -> list[Evidence]:
+    """The evidence less what a team owned, read from the team's side (`owned_by_team`): a
+    team's records say nothing of who owned the rest of the time (another team may have)."""
+    return [ev for ev in evidence if not ev.context.get("asked_team")]
+
+
+def _team_gaps(
+    missing: list[MissingEvidence],
+    evidence: Sequence[Evidence],
+    team_words: str,
+    teams: Sequence[str],
+    refs: Sequence[ReferenceTime],
+    as_of: datetime,
+    period: OwnershipPeriod | None,
+) -> list[MissingEvidence]:
+    """A question from a team's side: no team linked (none by that name or id that the
+    subject may read, said alike whether it exists or not), or a team with no OWNS record
+    at the times asked, replaces the rubric's generic line."""
+    generic = missing_evidence([Intent.OWNERSHIP_AT_TIME.value], set())[0].description
+    named = [r.at for r in refs if r.kind != "as_of"] if period is None else []
+    # A record stated: one holding at a time the question names (any, over a period or at as_of).
+    owned = {
+        str(ev.context.get("asked_team"))
+        for ev in _with(evidence, "ownership")
+        if not named or any(holds_at(ev, at) for at in named)
+    } & set(teams)
+    when = (
+        f"in the period asked ({period.why})"
+        if period is not None
+        else "at "
+        + " or ".join(dict.fromkeys(f"{r.describe()} ({r.why})" for r in refs if r.kind != "as_of"))
+        if any(r.kind != "as_of" for r in refs)
+        else f"at as_of, {iso_utc(as_of)}"
+    )
+    said = []
+    if not teams:
+        said.append(
+            f"no team named {team_words!r} is recorded in the records this subject may read: "
+            "what it owned is not known"
+        )
+    for team in sorted(set(teams) - owned):
+        said.append(
+            f"no OWNS record of {team} holds {when} in the records this subject may read: "
+            "what it owned then is not known"
+        )
+    if not said:
+        return missing
+    return [m for m in missing if m.description != generic] + [
+        MissingEvidence(
+            evidence_type="ownership",
+            intents=[Intent.OWNERSHIP_AT_TIME.value],
+            description=text,
+            required=True,
+        )
+        for text in said
+    ]
 
 
 def _uncovered_period_gaps(

@@ -37,6 +37,7 @@ from investigator.gate import Conflict, EvidenceGate, GatePolicy
 from investigator.incident_reference import IncidentReading
 from investigator.ownership_history import (
     asked_ownership_period,
+    asked_team,
     cut_entity_reads,
     cut_histories,
     stated_tombstones,
@@ -698,6 +699,8 @@ def _investigate(
         ownership_records=outcome.ownership_records,
         ownership_cut=cut_histories(outcome.tool_calls),
         owners_cut=cut_entity_reads(outcome.tool_calls, outcome.owners_cut_at),
+        team_words=asked_team(request.question) if Intent.OWNERSHIP_AT_TIME in intents else None,
+        teams=outcome.known.teams,
         owners_asked=sorted(
             {
                 str(call.params["entity_id"])

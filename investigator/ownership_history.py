@@ -44,7 +44,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterable, Sequence
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict
 
@@ -65,6 +65,35 @@ HISTORY_WORDS = re.compile(
     r"|\b(?:who|which\s+teams?)\s+(?:has|have)\s+(?:ever\s+)?owned\b",
     re.IGNORECASE,
 )
+
+
+# A question from the team's side: what a team owned ("What did team:payments own on ...?",
+# "Which services did Finance Eng own?", "services owned by the payments team").
+_TEAM_SIDE = re.compile(
+    r"\bwhat\s+(?:else\s+)?(?:did|does|do|has|have)\s+(?P<a>[^?.!]+?)\s+own(?:ed)?\b"
+    r"|\bwhich\s+(?:services?|alerts?|runbooks?|things|systems)\s+(?:did|does|do|has|have)\s+"
+    r"(?P<b>[^?.!]+?)\s+own(?:ed)?\b"
+    r"|\b(?:services?|alerts?|runbooks?)\s+(?:were\s+|are\s+|was\s+|is\s+)?owned\s+by\s+"
+    r"(?P<c>[^?.!,]+?)(?=\s+(?:on|at|in|between|from|since|before|after|until|then|as)\b|[?.!,]|$)"
+    r"|\b(?:show|list|tell\s+me)\s+(?:me\s+)?what\s+(?P<d>[^?.!]+?)\s+(?:has\s+|had\s+)?owned\b",
+    re.IGNORECASE,
+)
+_TEAM_FILLER = re.compile(r"^(?:the|our|a)\s+|\s+team$|'s$", re.IGNORECASE)
+
+
+def asked_team(question: str) -> str | None:
+    """The words that name the team a question asks about from its side ("team:payments",
+    "Finance Eng", "payments" for "the payments team"), or None when it asks no such thing."""
+    found = _TEAM_SIDE.search(question)
+    if found is None:
+        return None
+    words = next(g for g in found.groups() if g is not None).strip()
+    previous = None
+    while previous != words:  # "the payments team" -> "payments"
+        previous, words = words, _TEAM_FILLER.sub("", words).strip()
+    if not words or words.lower() in {"it", "they", "we", "you", "i", "he", "she", "who"}:
+        return None
+    return words[:200]
 
 
 class OwnershipPeriod(BaseModel):
@@ -97,10 +126,71 @@ class OwnershipPeriod(BaseModel):
         return (self.start or EARLIEST, self.end)
 
 
+_MONTH_NAMES = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
+_MONTH_WORD = r"(?:" + "|".join(f"{m}|{m[:3]}" for m in _MONTH_NAMES) + r")"
+# "between March and July", "from March 2025 to July 2025": two months, days not written.
+_MONTH_RANGE = re.compile(
+    r"\b(?:between|from)\s+(?P<m1>" + _MONTH_WORD + r")(?:\s+(?P<y1>\d{4}))?\s+"
+    r"(?:and|to|until|till|through)\s+(?P<m2>" + _MONTH_WORD + r")(?:\s+(?P<y2>\d{4}))?\b",
+    re.IGNORECASE,
+)
+# "since then", "since that time": a period from an event the owner reads cannot place.
+SINCE_THEN = re.compile(r"\bsince\s+(?:then|that\s+(?:time|moment|point|day))\b", re.IGNORECASE)
+
+
+def _month_number(word: str) -> int:
+    return [m[:3] for m in _MONTH_NAMES].index(word.lower()[:3]) + 1
+
+
+def _month_period(question: str, as_of: datetime) -> OwnershipPeriod | None:
+    """ "between March and July": from the first month's first instant to the last month's
+    last second, UTC; a year not written is as_of's (the start's year before when the first
+    month comes after the last), and the claims say so."""
+    found = _MONTH_RANGE.search(question)
+    if found is None:
+        return None
+    m1, m2 = _month_number(found["m1"]), _month_number(found["m2"])
+    notes = []
+    y2 = int(found["y2"]) if found["y2"] else int(found["y1"]) if found["y1"] else as_of.year
+    y1 = int(found["y1"]) if found["y1"] else y2 - 1 if m1 > m2 else y2
+    if not found["y1"] and not found["y2"]:
+        notes.append(
+            f"no year given: the year of as_of, {y2}"
+            + ("" if y1 == y2 else f", its first month in the year before, {y1}")
+        )
+    elif not found["y1"] or not found["y2"]:
+        notes.append(f"a year given for one month only: read as {y1} to {y2}")
+    start = datetime(y1, m1, 1, tzinfo=UTC)
+    after = datetime(y2 + (m2 == 12), m2 % 12 + 1, 1, tzinfo=UTC)
+    end = after - timedelta(seconds=1)
+    if start > as_of or end < start:
+        return None
+    notes.append("whole months, no zone given: read as UTC")
+    placed = f"{iso_utc(start)} to {iso_utc(end)}; " + "; ".join(notes)
+    return OwnershipPeriod(start=start, end=min(end, as_of), words=found.group(0), placed=placed)
+
+
 def asked_ownership_period(question: str, as_of: datetime) -> OwnershipPeriod | None:
     """The period the question asks the owners over: a period it names ("between A and B",
-    its end at most as_of; none when it starts after as_of), else its whole history up to
-    as_of when it asks for one ("ownership history", "how did ownership change"), else None."""
+    "between March and July", its end at most as_of; none when it starts after as_of), else
+    its whole history up to as_of when it asks for one ("ownership history", "how did
+    ownership change"), else None."""
+    months = _month_period(question, as_of)
+    if months is not None:
+        return months
     period = time_references(question, as_of).period
     if period is not None:
         start, end = period

@@ -32,6 +32,7 @@ from investigator.incident_reference import (
 )
 from investigator.ownership_history import (
     ENTITY_OWNERS_TEMPLATE,
+    asked_team,
     read_entities,
     read_services,
     records_steps,
@@ -44,6 +45,7 @@ from investigator.planner import (
     FIRST_RELEASE_CHECK,
     NAV_PREFIX,
     RUNBOOK_SERVICES,
+    TEAM_LINK,
     DeterministicPlanner,
     Known,
     PlanInput,
@@ -588,6 +590,9 @@ class RetrievalLoop:
             if (
                 round_no == 1
                 and not self.has_mentions
+                # A team asked about from its side: its own records are the answer, never
+                # a service its words happen to match.
+                and asked_team(self.inp.question) is None
                 and not known.entities()
                 and not (reading is not None and reading.candidates)
             ):
@@ -1064,6 +1069,13 @@ class RetrievalLoop:
                 outcome.incident_reading = reading
                 if reading.taken is not None:
                     learned |= known.add("incidents", reading.taken)
+                continue
+            if step.step_id == TEAM_LINK:
+                # The team asked about from its side: its own records only (a name matching
+                # several teams alike names each; none, when the subject may read none).
+                for row in read_rows:
+                    if row.element.kind == "node" and row.element.type == "Team":
+                        learned |= known.add("teams", row.element.element_id)
                 continue
             if step.step_id == RUNBOOK_SERVICES:
                 # Where the chosen runbook's owner is read: never an anchor, nor evidence.
