@@ -101,6 +101,13 @@ class OwnerOfRecordContext(OwnerOfContext):
     superseded_at: Instant | None = None
 
 
+class OwnedByTeamContext(OwnerOfContext):
+    """owned_by_team: what the team owns (a service, an alert or a runbook version), the team,
+    and the team the question asked about (the answer is from its side)."""
+
+    asked_team: str | None = None
+
+
 class DeploymentContext(RowContext):
     """deployments_in_window, latest_deployments, rollouts_under_way: the deployment and when
     it was deployed."""
@@ -201,6 +208,7 @@ CONTEXT_SHAPES: dict[str, type[RowContext]] = {
     "ownership_in_period": OwnershipContext,
     "ownership_records": OwnershipRecordContext,
     "owners_of": OwnerOfContext,
+    "owned_by_team": OwnedByTeamContext,
     "owners_of_records": OwnerOfRecordContext,
     "deployments_in_window": DeploymentContext,
     "incident_context": IncidentContext,

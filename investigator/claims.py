@@ -23,15 +23,19 @@ from graph_schema.canonical import sha256_hex
 from investigator.evidence import Evidence, canonical_json, iso_utc, supported_evidence_types
 from investigator.gate import Conflict, authority
 from investigator.ownership_history import (
+    SINCE_THEN,
     OwnershipCorrection,
     OwnershipPeriod,
     OwnershipRetraction,
     corrections_at,
+    entity_cut_text,
+    history_cut_at,
     history_cut_text,
     ownership_corrections,
     retraction_text,
     retractions_in,
     retractions_unowned_at,
+    uncovered_in_period,
     unowned_at,
 )
 from investigator.planner import (
@@ -409,10 +413,13 @@ def derive_claims(
     ownership_period: OwnershipPeriod | None = None,
     ownership_records: Sequence[Evidence] = (),
     ownership_cut: Sequence[tuple[str, int]] = (),
+    owners_cut: Sequence[tuple[str, int, datetime | None]] = (),
     owners_asked: Sequence[str] = (),
     not_valid_then: Sequence[str] = (),
     owners_unread: Sequence[str] = (),
-    owners_cut: Sequence[Evidence] = (),
+    owners_dropped: Sequence[Evidence] = (),
+    team_words: str | None = None,
+    teams: Sequence[str] = (),
 ) -> ClaimSet:
     """Apply the claim rules of each intent to the pack evidence (pure, deterministic).
 
@@ -432,14 +439,20 @@ def derive_claims(
     question about one time, every record of a service with a superseded one (each
     correction of who was recorded at an instant asked is stated);
     `ownership_cut`: (service, rows read) of each service whose owners over the period were
-    more than one read holds (a required gap says where the history was cut).
+    more than one read holds (a required gap says where the history was cut); `owners_cut`
+    the same of each alert or runbook version whose `owners_of` read (oldest first) was cut.
+    A stretch of a period asked at which no owner is recorded is a required gap.
     `owners_asked`: the alerts and runbook versions whose own owners were read (`owners_of`),
     `not_valid_then` those whose own record the gate refused as not valid at as_of or a time
     asked: one with no owner admitted is a required gap (another entity's owner is no answer).
     `owners_unread`: those whose `owners_of` read failed: who owns them is unknown, never
     absent, a required gap each (the owner of a service it fires on is no answer either).
-    `owners_cut`: OWNS records the run read and admitted but the pack dropped for the
+    `owners_dropped`: OWNS records the run read and admitted but the pack dropped for the
     evidence budget: an owner gap they would fill says so, never that no record holds.
+    `team_words`: the words naming the team a question asks about from its side
+    (`asked_team`), `teams` the teams they linked to: what each owned is stated (its records
+    say nothing of who owned the rest, so no owner gap is drawn from them); none linked is a
+    required gap, said alike for a team that does not exist and one the subject may not read.
     """
     intent_set = {Intent(i) for i in intents}
     claims: list[Claim] = []
@@ -476,9 +489,16 @@ def derive_claims(
         claims += _correction_claims(owners, ownership_records, ownership_period)
         claims += _period_retraction_claims(evidence, ownership_records, ownership_period)
     elif Intent.OWNERSHIP_AT_TIME in intent_set:
+        named_instants = [r.at for r in refs if r.kind != "as_of"]
         for ev in _with(evidence, "ownership"):
             if not held_somewhere(ev):
                 continue
+            if (
+                ev.context.get("asked_team")
+                and named_instants
+                and not any(holds_at(ev, at) for at in named_instants)
+            ):
+                continue  # what the team owned at another time than the one asked
             claims.append(
                 _claim(
                     f"{held_at(ev)}: {ev.content} ({_valid_text(ev)})",
@@ -689,7 +709,7 @@ def derive_claims(
     if Intent.OWNERSHIP_AT_TIME in intent_set and ownership_period is not None:
         # A history cut by the row cap is no complete answer: the gap says where, and how
         # to ask for the rest.
-        owners = _with(evidence, "ownership")
+        owners = _with(_owner_side(evidence), "ownership")
         missing += [
             MissingEvidence(
                 evidence_type="ownership",
@@ -699,15 +719,55 @@ def derive_claims(
             )
             for service, read in ownership_cut
         ]
+        missing += [
+            MissingEvidence(
+                evidence_type="ownership",
+                intents=[Intent.OWNERSHIP_AT_TIME.value],
+                description=entity_cut_text(entity, read, cut_at),
+                required=True,
+            )
+            for entity, read, cut_at in owners_cut
+        ]
+        missing += _uncovered_period_gaps(owners, ownership_period, ownership_cut, owners_cut)
     if Intent.OWNERSHIP_AT_TIME in intent_set and ownership_period is None:
-        missing += _unowned_instant_gaps(evidence, refs, as_of, owners_cut)
+        # A read cut before an instant asked (or as_of) may have left out its owner.
+        instants = [as_of, *(r.at for r in refs)]
+        for entity, read, cut_at in owners_cut:
+            if cut_at is None or any(at >= cut_at for at in instants):
+                missing.append(
+                    MissingEvidence(
+                        evidence_type="ownership",
+                        intents=[Intent.OWNERSHIP_AT_TIME.value],
+                        description=entity_cut_text(entity, read, cut_at),
+                        required=True,
+                    )
+                )
+    if Intent.OWNERSHIP_AT_TIME in intent_set and ownership_period is None:
+        missing += _unowned_instant_gaps(_owner_side(evidence), refs, as_of, owners_dropped)
         unrecorded = _unrecorded_owned_gaps(
-            evidence, owners_asked, not_valid_then, refs, as_of, owners_cut
+            evidence, owners_asked, not_valid_then, refs, as_of, owners_dropped
         )
         if unrecorded:
             # Said of the entity asked, with why: the rubric's generic line adds nothing.
             generic = missing_evidence([Intent.OWNERSHIP_AT_TIME.value], set())[0]
             missing = [m for m in missing if m.description != generic.description] + unrecorded
+    since = SINCE_THEN.search(question or "")
+    if Intent.OWNERSHIP_AT_TIME in intent_set and ownership_period is None and since:
+        # Never silently one instant for a period: the owners answered are at the times
+        # stated, and the period is asked for in dates.
+        missing.append(
+            MissingEvidence(
+                evidence_type="ownership",
+                intents=[Intent.OWNERSHIP_AT_TIME.value],
+                description=f"the question says {since.group(0)!r}: a period that starts at an "
+                "event is not placed for an owner question, so the owners over it are not "
+                "answered (those stated are at the times they say): ask with 'between <date> "
+                "and <date>'",
+                required=True,
+            )
+        )
+    if Intent.OWNERSHIP_AT_TIME in intent_set and team_words is not None:
+        missing = _team_gaps(missing, evidence, team_words, teams, refs, as_of, ownership_period)
     missing = _incident_not_recorded(missing, evidence, question, as_of)
     if not firsts and service_id is None and names_no_errors(question):
         # "What changed before the errors?" alone: whose errors is the one thing it lacks.
@@ -904,11 +964,103 @@ def _period_retraction_claims(
     return out
 
 
+def _owner_side(evidence: Sequence[Evidence]) -> list[Evidence]:
+    """The evidence less what a team owned, read from the team's side (`owned_by_team`): a
+    team's records say nothing of who owned the rest of the time (another team may have)."""
+    return [ev for ev in evidence if not ev.context.get("asked_team")]
+
+
+def _team_gaps(
+    missing: list[MissingEvidence],
+    evidence: Sequence[Evidence],
+    team_words: str,
+    teams: Sequence[str],
+    refs: Sequence[ReferenceTime],
+    as_of: datetime,
+    period: OwnershipPeriod | None,
+) -> list[MissingEvidence]:
+    """A question from a team's side: no team linked (none by that name or id that the
+    subject may read, said alike whether it exists or not), or a team with no OWNS record
+    at the times asked, replaces the rubric's generic line."""
+    generic = missing_evidence([Intent.OWNERSHIP_AT_TIME.value], set())[0].description
+    named = [r.at for r in refs if r.kind != "as_of"] if period is None else []
+    # A record stated: one holding at a time the question names (any, over a period or at as_of).
+    owned = {
+        str(ev.context.get("asked_team"))
+        for ev in _with(evidence, "ownership")
+        if not named or any(holds_at(ev, at) for at in named)
+    } & set(teams)
+    when = (
+        f"in the period asked ({period.why})"
+        if period is not None
+        else "at "
+        + " or ".join(dict.fromkeys(f"{r.describe()} ({r.why})" for r in refs if r.kind != "as_of"))
+        if any(r.kind != "as_of" for r in refs)
+        else f"at as_of, {iso_utc(as_of)}"
+    )
+    said = []
+    if not teams:
+        said.append(
+            f"no team named {team_words!r} is recorded in the records this subject may read: "
+            "what it owned is not known"
+        )
+    for team in sorted(set(teams) - owned):
+        said.append(
+            f"no OWNS record of {team} holds {when} in the records this subject may read: "
+            "what it owned then is not known"
+        )
+    if not said:
+        return missing
+    return [m for m in missing if m.description != generic] + [
+        MissingEvidence(
+            evidence_type="ownership",
+            intents=[Intent.OWNERSHIP_AT_TIME.value],
+            description=text,
+            required=True,
+        )
+        for text in said
+    ]
+
+
+def _uncovered_period_gaps(
+    owners: Sequence[Evidence],
+    period: OwnershipPeriod,
+    ownership_cut: Sequence[tuple[str, int]],
+    owners_cut: Sequence[tuple[str, int, datetime | None]],
+) -> list[MissingEvidence]:
+    """A required `ownership` gap for each stretch of the period asked at which no owner of a
+    service, alert or runbook version is recorded in what the subject may read (before its
+    first record, between two, after the last); not where a read's row cap cut the history,
+    whose own gap says so."""
+    known_from: dict[str, datetime] = {}
+    for service, read in ownership_cut:
+        cut_at = history_cut_at(service, owners, period, read)
+        if cut_at is not None:
+            known_from[service] = cut_at
+    cut_entities = {entity for entity, _, _ in owners_cut}
+    gaps = []
+    for owned, start, end in uncovered_in_period(owners, period, known_from):
+        if owned in cut_entities:
+            continue  # its newest records were not read: an apparent gap may be a cut
+        since = iso_utc(start) if start is not None else "the first record"
+        gaps.append(
+            MissingEvidence(
+                evidence_type="ownership",
+                intents=[Intent.OWNERSHIP_AT_TIME.value],
+                description=f"no owner of {owned} is recorded from {since} to {iso_utc(end)} "
+                f"({period.why}), in the records this subject may read: who owned it then is "
+                "not known",
+                required=True,
+            )
+        )
+    return gaps
+
+
 def _unowned_instant_gaps(
     evidence: Sequence[Evidence],
     refs: Sequence[ReferenceTime],
     as_of: datetime,
-    owners_cut: Sequence[Evidence] = (),
+    owners_dropped: Sequence[Evidence] = (),
 ) -> list[MissingEvidence]:
     """A required `ownership` gap for each instant a single-time owner question names (not
     as_of) at which no owner of a service is recorded in what the subject may read: the owner
@@ -920,7 +1072,7 @@ def _unowned_instant_gaps(
     gaps = []
     for service, at in unowned_at(owners, asked):
         now = service not in unowned_now
-        cut = _cut_for_budget(owners_cut, service, [at])
+        cut = _cut_for_budget(owners_dropped, service, [at])
         gaps.append(
             MissingEvidence(
                 evidence_type="ownership",
@@ -944,7 +1096,7 @@ def _unrecorded_owned_gaps(
     not_valid_then: Sequence[str],
     refs: Sequence[ReferenceTime],
     as_of: datetime,
-    owners_cut: Sequence[Evidence] = (),
+    owners_dropped: Sequence[Evidence] = (),
 ) -> list[MissingEvidence]:
     """A required `ownership` gap for each alert or runbook version whose own owner was
     asked and read but none of whose OWNS records was admitted: at as_of and every time asked
@@ -961,7 +1113,7 @@ def _unrecorded_owned_gaps(
     when = " and at ".join(label for _, label in sorted(asked.items()))
     gaps = []
     for entity in sorted(set(owners_asked) - owned):
-        cut = _cut_for_budget(owners_cut, entity, list(asked))
+        cut = _cut_for_budget(owners_dropped, entity, list(asked))
         if cut:
             gaps.append(
                 MissingEvidence(
@@ -992,14 +1144,14 @@ def _unrecorded_owned_gaps(
 
 
 def _cut_for_budget(
-    owners_cut: Sequence[Evidence], owned: str, instants: Sequence[datetime]
+    owners_dropped: Sequence[Evidence], owned: str, instants: Sequence[datetime]
 ) -> str:
     """Why no owner of `owned` is in the answer when the pack dropped an OWNS record of it
     holding at one of `instants` for the budget (worded as a runbook dropped so), else ""."""
     ids = sorted(
         {
             ev.element_id
-            for ev in owners_cut
+            for ev in owners_dropped
             if ev.context.get("service", ev.context.get("owned")) == owned
             and any(holds_at(ev, at) for at in instants)
         }

@@ -721,7 +721,8 @@ class EvidenceGate:
             return conflict_loss, []
         relevant = set(cand.evidence_types) & self._relevant
         # Every owner of the period asked is the answer, not the best few of them.
-        listed = anchor or self._owner_in_period(cand)
+        # So is everything a team owned, asked from the team's side (owned_by_team).
+        listed = anchor or self._owner_in_period(cand) or bool(cand.context.get("asked_team"))
         if not listed and all(self._count(t) >= p.top_k_per_type for t in relevant):
             detail = f"already {p.top_k_per_type} items for {sorted(relevant)}"
             return self._reject(cand, r.TOP_K_REACHED, round_no, detail), demoted

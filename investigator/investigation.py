@@ -37,6 +37,8 @@ from investigator.gate import Conflict, EvidenceGate, GatePolicy
 from investigator.incident_reference import IncidentReading
 from investigator.ownership_history import (
     asked_ownership_period,
+    asked_team,
+    cut_entity_reads,
     cut_histories,
     stated_tombstones,
 )
@@ -703,6 +705,9 @@ def _investigate(
         ownership_period=period,
         ownership_records=outcome.ownership_records,
         ownership_cut=cut_histories(outcome.tool_calls),
+        owners_cut=cut_entity_reads(outcome.tool_calls, outcome.owners_cut_at),
+        team_words=asked_team(request.question) if Intent.OWNERSHIP_AT_TIME in intents else None,
+        teams=outcome.known.teams,
         owners_asked=sorted(
             {
                 str(call.params["entity_id"])
@@ -710,7 +715,7 @@ def _investigate(
                 if call.template_id == "owners_of" and not call.error
             }
         ),
-        owners_cut=_budget_dropped_owners(gate, pack.omissions),
+        owners_dropped=_budget_dropped_owners(gate, pack.omissions),
         # Their owners' read failed (and was not answered by another): unknown, not absent.
         owners_unread=sorted(
             {

@@ -44,7 +44,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterable, Sequence
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict
 
@@ -65,6 +65,35 @@ HISTORY_WORDS = re.compile(
     r"|\b(?:who|which\s+teams?)\s+(?:has|have)\s+(?:ever\s+)?owned\b",
     re.IGNORECASE,
 )
+
+
+# A question from the team's side: what a team owned ("What did team:payments own on ...?",
+# "Which services did Finance Eng own?", "services owned by the payments team").
+_TEAM_SIDE = re.compile(
+    r"\bwhat\s+(?:else\s+)?(?:did|does|do|has|have)\s+(?P<a>[^?.!]+?)\s+own(?:ed)?\b"
+    r"|\bwhich\s+(?:services?|alerts?|runbooks?|things|systems)\s+(?:did|does|do|has|have)\s+"
+    r"(?P<b>[^?.!]+?)\s+own(?:ed)?\b"
+    r"|\b(?:services?|alerts?|runbooks?)\s+(?:were\s+|are\s+|was\s+|is\s+)?owned\s+by\s+"
+    r"(?P<c>[^?.!,]+?)(?=\s+(?:on|at|in|between|from|since|before|after|until|then|as)\b|[?.!,]|$)"
+    r"|\b(?:show|list|tell\s+me)\s+(?:me\s+)?what\s+(?P<d>[^?.!]+?)\s+(?:has\s+|had\s+)?owned\b",
+    re.IGNORECASE,
+)
+_TEAM_FILLER = re.compile(r"^(?:the|our|a)\s+|\s+team$|'s$", re.IGNORECASE)
+
+
+def asked_team(question: str) -> str | None:
+    """The words that name the team a question asks about from its side ("team:payments",
+    "Finance Eng", "payments" for "the payments team"), or None when it asks no such thing."""
+    found = _TEAM_SIDE.search(question)
+    if found is None:
+        return None
+    words = next(g for g in found.groups() if g is not None).strip()
+    previous = None
+    while previous != words:  # "the payments team" -> "payments"
+        previous, words = words, _TEAM_FILLER.sub("", words).strip()
+    if not words or words.lower() in {"it", "they", "we", "you", "i", "he", "she", "who"}:
+        return None
+    return words[:200]
 
 
 class OwnershipPeriod(BaseModel):
@@ -97,10 +126,71 @@ class OwnershipPeriod(BaseModel):
         return (self.start or EARLIEST, self.end)
 
 
+_MONTH_NAMES = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
+_MONTH_WORD = r"(?:" + "|".join(f"{m}|{m[:3]}" for m in _MONTH_NAMES) + r")"
+# "between March and July", "from March 2025 to July 2025": two months, days not written.
+_MONTH_RANGE = re.compile(
+    r"\b(?:between|from)\s+(?P<m1>" + _MONTH_WORD + r")(?:\s+(?P<y1>\d{4}))?\s+"
+    r"(?:and|to|until|till|through)\s+(?P<m2>" + _MONTH_WORD + r")(?:\s+(?P<y2>\d{4}))?\b",
+    re.IGNORECASE,
+)
+# "since then", "since that time": a period from an event the owner reads cannot place.
+SINCE_THEN = re.compile(r"\bsince\s+(?:then|that\s+(?:time|moment|point|day))\b", re.IGNORECASE)
+
+
+def _month_number(word: str) -> int:
+    return [m[:3] for m in _MONTH_NAMES].index(word.lower()[:3]) + 1
+
+
+def _month_period(question: str, as_of: datetime) -> OwnershipPeriod | None:
+    """ "between March and July": from the first month's first instant to the last month's
+    last second, UTC; a year not written is as_of's (the start's year before when the first
+    month comes after the last), and the claims say so."""
+    found = _MONTH_RANGE.search(question)
+    if found is None:
+        return None
+    m1, m2 = _month_number(found["m1"]), _month_number(found["m2"])
+    notes = []
+    y2 = int(found["y2"]) if found["y2"] else int(found["y1"]) if found["y1"] else as_of.year
+    y1 = int(found["y1"]) if found["y1"] else y2 - 1 if m1 > m2 else y2
+    if not found["y1"] and not found["y2"]:
+        notes.append(
+            f"no year given: the year of as_of, {y2}"
+            + ("" if y1 == y2 else f", its first month in the year before, {y1}")
+        )
+    elif not found["y1"] or not found["y2"]:
+        notes.append(f"a year given for one month only: read as {y1} to {y2}")
+    start = datetime(y1, m1, 1, tzinfo=UTC)
+    after = datetime(y2 + (m2 == 12), m2 % 12 + 1, 1, tzinfo=UTC)
+    end = after - timedelta(seconds=1)
+    if start > as_of or end < start:
+        return None
+    notes.append("whole months, no zone given: read as UTC")
+    placed = f"{iso_utc(start)} to {iso_utc(end)}; " + "; ".join(notes)
+    return OwnershipPeriod(start=start, end=min(end, as_of), words=found.group(0), placed=placed)
+
+
 def asked_ownership_period(question: str, as_of: datetime) -> OwnershipPeriod | None:
     """The period the question asks the owners over: a period it names ("between A and B",
-    its end at most as_of; none when it starts after as_of), else its whole history up to
-    as_of when it asks for one ("ownership history", "how did ownership change"), else None."""
+    "between March and July", its end at most as_of; none when it starts after as_of), else
+    its whole history up to as_of when it asks for one ("ownership history", "how did
+    ownership change"), else None."""
+    months = _month_period(question, as_of)
+    if months is not None:
+        return months
     period = time_references(question, as_of).period
     if period is not None:
         start, end = period
@@ -261,12 +351,11 @@ def cut_histories(calls: Sequence[ToolCallRecord]) -> list[tuple[str, int]]:
     )
 
 
-def history_cut_text(
+def history_cut_at(
     service: str, owners: Sequence[Evidence], period: OwnershipPeriod, read: int
-) -> str:
-    """What a history cut by the row cap lacks and how to ask for it. The period's records
-    are read newest first (`read` of them), so the cut is the start of the oldest one read:
-    those that start before it may be missing."""
+) -> datetime | None:
+    """Where a service's history read newest first (`read` records) was cut: the start of
+    the oldest record read (None when none read has a start)."""
     starts = sorted(
         (
             ev.valid_from
@@ -275,12 +364,22 @@ def history_cut_text(
         ),
         reverse=True,
     )
-    if not starts:
+    return starts[min(read, len(starts)) - 1] if starts else None
+
+
+def history_cut_text(
+    service: str, owners: Sequence[Evidence], period: OwnershipPeriod, read: int
+) -> str:
+    """What a history cut by the row cap lacks and how to ask for it. The period's records
+    are read newest first (`read` of them), so the cut is the start of the oldest one read:
+    those that start before it may be missing."""
+    cut_at = history_cut_at(service, owners, period, read)
+    if cut_at is None:
         return (
             f"the owners of {service} in the period are more than the {read} records read at "
             "once, and none read has a start: ask for a narrower period"
         )
-    cut = iso_utc(starts[min(read, len(starts)) - 1])
+    cut = iso_utc(cut_at)
     ask = (
         f"the same question with --as-of {cut}"
         if period.start is None
@@ -519,3 +618,74 @@ def unowned_at(
         for at in sorted(set(instants))
         if not _holding(records, at)
     ]
+
+
+def cut_entity_reads(
+    calls: Sequence[ToolCallRecord], cut_at: dict[str, datetime | None]
+) -> list[tuple[str, int, datetime | None]]:
+    """(alert or runbook version, rows read, latest start read) of each whose `owners_of`
+    read its row cap cut (it reads every OWNS record, oldest first: the newest are the ones
+    left out; `cut_at` as the loop noted it), sorted."""
+    return sorted(
+        {
+            (entity, call.row_count, cut_at.get(entity))
+            for call in calls
+            if call.template_id == ENTITY_OWNERS_TEMPLATE and call.truncated and not call.error
+            for entity in [str(call.params["entity_id"])]
+        },
+        key=lambda cut: (cut[0], cut[1]),
+    )
+
+
+def entity_cut_text(entity: str, read: int, cut_at: datetime | None) -> str:
+    """What an alert's or runbook version's owners read cut by its row cap lacks: its records
+    are read oldest first, so owners recorded to start after the cut may be missing."""
+    where = (
+        f"the history is cut at {iso_utc(cut_at)}, and owners after then may be missing"
+        if cut_at is not None
+        else "owners beyond them may be missing"
+    )
+    return (
+        f"the owners of {entity} are more than the {read} records read at once (oldest "
+        f"first): {where}; who owned it later is not known from this answer"
+    )
+
+
+def uncovered_in_period(
+    owners: Sequence[Evidence], period: OwnershipPeriod, known_from: dict[str, datetime]
+) -> list[tuple[str, datetime | None, datetime]]:
+    """(owned, start, end) of each stretch of the period at which no admitted active OWNS
+    record of a service, alert or runbook version some admitted record names holds (a
+    record hidden from the subject counts as absent, as if it never existed), by owned and
+    start. A whole history starts at the first record; `known_from[owned]`: a read cut at
+    that time (newest first), before which nothing is said; a read cut oldest first is left
+    out by the caller. Each stretch is [start, end): the end is the next record's start, or
+    the period's end."""
+    by_owned: dict[str, list[Evidence]] = {}
+    for ev in owners:
+        owned = ev.context.get("service", ev.context.get("owned"))
+        if ev.status == "active" and _is_owns(ev) and isinstance(owned, str):
+            by_owned.setdefault(owned, []).append(ev)
+    out: list[tuple[str, datetime | None, datetime]] = []
+    for owned, records in sorted(by_owned.items()):
+        inside = [ev for ev in records if period.overlaps(ev)]
+        if period.start is not None:
+            cursor: datetime | None = period.start
+        elif inside:
+            starts = [ev.valid_from for ev in inside]
+            cursor = None if None in starts else min(s for s in starts if s is not None)
+        else:
+            continue  # a whole history with no record in it: the rubric's gap says so
+        if owned in known_from and (cursor is None or cursor < known_from[owned]):
+            cursor = known_from[owned]
+        for ev in sorted(inside, key=lambda e: (e.valid_from is not None, e.valid_from)):
+            if ev.valid_from is not None and cursor is not None and ev.valid_from > cursor:
+                out.append((owned, cursor, ev.valid_from))
+            if ev.valid_to is None:
+                cursor = period.end
+                break
+            if cursor is None or ev.valid_to > cursor:
+                cursor = ev.valid_to
+        if cursor is not None and cursor < period.end:
+            out.append((owned, cursor, period.end))
+    return out

@@ -22,6 +22,7 @@ from graph_schema.alert_names import alert_names
 from investigator.defaults import DEFAULT_MAX_ROUNDS
 from investigator.evidence import iso_utc
 from investigator.incident_reference import the_incident_step, the_incident_words
+from investigator.ownership_history import asked_team
 from investigator.rubric import UNRECORDED_ASKS, Intent, required_types, useful_types
 from investigator.stop_words import ENGLISH_STOP_WORDS
 from investigator.timeline import (
@@ -286,6 +287,10 @@ THEN_ALERT_CHECK = CHECK_PREFIX + "then-alert"
 # The services a runbook chosen by the question's words applies to (their owners are its
 # owner, as `investigator runbook` reads it): navigation, never services asked about.
 RUNBOOK_SERVICES = NAV_PREFIX + "runbook-services"
+# The team a question asks about from its side, linked by name or id (label Team only).
+TEAM_LINK = NAV_PREFIX + "team"
+# At most this many teams the words name are asked about ("payments": several may match).
+MAX_TEAMS = 3
 MAX_FOCUS_SERVICES = 3
 # Questions that weigh causes: a correlation verdict, an open root-cause question's
 # candidates, a list of what changed before the errors. Each needs every change of the
@@ -526,6 +531,9 @@ class Known(BaseModel):
     # (runbook, service) for each service a runbook of `runbooks_by_text` APPLIES_TO: that
     # service's owner is the runbook's, as the card reads it; never a service asked about.
     runbook_services: list[tuple[str, str]] = Field(default_factory=list)
+    # The teams a question asks about from their side ("What did team:payments own?"):
+    # linked by TEAM_LINK alone, never from other rows.
+    teams: list[str] = Field(default_factory=list)
     other: list[str] = Field(default_factory=list)
     first_seen: datetime | None = None
     # Services the focus services depend on (found by the competing-cause check; they are
@@ -565,6 +573,7 @@ class Known(BaseModel):
             ("deployments", "Deployment"),
             ("alerts", "Alert"),
             ("runbooks", "Runbook"),
+            ("teams", "Team"),
             ("other", None),
         )
         return [ResolvedEntity(id=i, type=t) for kind, t in typed for i in getattr(self, kind)]
@@ -735,6 +744,9 @@ def steps_for(
             steps.append(_one_hop_step(alert, "FIRED_ON", "out", step_id=NAV_PREFIX + "fired-on"))
         if want & incident_types and not known.incidents:
             steps.append(_one_hop_step(alert, "TRIGGERED", "out", step_id=NAV_PREFIX + "triggered"))
+    for team in known.teams[:MAX_TEAMS]:
+        if "ownership" in want:
+            steps.append(_team_owns_step(team, ownership_period, as_of))
     for runbook in known.runbooks_by_text[:MAX_FOCUS_SERVICES]:
         if "ownership" in want:
             # Its own OWNS record is looked up below; else the owner of a service it
@@ -785,6 +797,39 @@ def _owners_step(service_id: str, period: tuple[datetime | None, datetime] | Non
     if start is not None:
         params["from"] = _iso(start)
     return _step("ownership_in_period", params, "ownership")
+
+
+def _team_owns_step(
+    team_id: str, period: tuple[datetime | None, datetime] | None, as_of: datetime
+) -> PlanStep:
+    """What a team owned: over the period asked, else every record up to as_of (the gate
+    keeps those valid at as_of and at each time the question names)."""
+    start, end = period if period is not None else (None, as_of)
+    params: dict[str, Any] = {"team_id": team_id, "to": _iso(end)}
+    if start is not None:
+        params["from"] = _iso(start)
+    return _step("owned_by_team", params, "ownership")
+
+
+def team_link_steps(words: str) -> list[PlanStep]:
+    """Round one's links of the team a question asks about from its side, by its words as
+    written (an id, a name, an alias) and, words that are no id, as the id `team:<words>`
+    ("the payments team" -> team:payments); Team records only: a team the subject may not
+    read links to nothing, as one that does not exist."""
+    texts = [words]
+    if ":" not in words:
+        texts.append("team:" + re.sub(r"\s+", "-", words.strip().lower()))
+    return [
+        PlanStep(
+            step_id=TEAM_LINK,
+            template_id="entity_resolution",
+            params={"text": text[:200]},
+            options={"label": "Team"},
+            evidence_type="entity",
+            limit=10,
+        )
+        for text in texts
+    ]
 
 
 def _step(
@@ -853,6 +898,9 @@ class DeterministicPlanner:
         if inp.service_id:
             known.add("services", inp.service_id)
         steps = linking_steps(mentions, inp.service_id, inp.question)
+        team_words = asked_team(inp.question)
+        if team_words is not None and Intent.OWNERSHIP_AT_TIME in intents:
+            steps += team_link_steps(team_words)
         if not inp.service_id and not mentions.texts() and the_incident_words(inp.question):
             # "the incident" with nothing named: which incident it means is looked up.
             steps.append(the_incident_step(inp.as_of))

@@ -32,6 +32,7 @@ from investigator.incident_reference import (
 )
 from investigator.ownership_history import (
     ENTITY_OWNERS_TEMPLATE,
+    asked_team,
     read_entities,
     read_services,
     records_steps,
@@ -44,6 +45,7 @@ from investigator.planner import (
     FIRST_RELEASE_CHECK,
     NAV_PREFIX,
     RUNBOOK_SERVICES,
+    TEAM_LINK,
     DeterministicPlanner,
     Known,
     PlanInput,
@@ -123,6 +125,9 @@ class RetrievalOutcome(BaseModel):
     # (ownership_history.py): always for a question over a period; for a single-time owner
     # question, of a service with no owner at an instant asked or a record rewritten after it.
     ownership_records: list[Evidence] = Field(default_factory=list)
+    # Each alert or runbook version whose `owners_of` read (oldest first) its row cap cut:
+    # the latest start it read (None: none had one); later owners may be missing.
+    owners_cut_at: dict[str, datetime | None] = Field(default_factory=dict)
     # How a bare "the incident" in a question that names nothing was read (incident_reference).
     incident_reading: IncidentReading | None = None
     # The alert records read whose rule the last import of their rule file no longer had
@@ -585,6 +590,9 @@ class RetrievalLoop:
             if (
                 round_no == 1
                 and not self.has_mentions
+                # A team asked about from its side: its own records are the answer, never
+                # a service its words happen to match.
+                and asked_team(self.inp.question) is None
                 and not known.entities()
                 and not (reading is not None and reading.candidates)
             ):
@@ -1046,6 +1054,12 @@ class RetrievalLoop:
             elif result.template_id == ENTITY_OWNERS_TEMPLATE and not result.truncated:
                 entity = str(step.params["entity_id"])
                 self.entity_owner_rows.setdefault(entity, []).extend(read)
+            elif result.template_id == ENTITY_OWNERS_TEMPLATE:
+                # Read oldest first and cut: its latest start read is where the history stops.
+                starts = [ev.valid_from for ev in read if ev.valid_from is not None]
+                outcome.owners_cut_at[str(step.params["entity_id"])] = (
+                    max(starts) if starts else None
+                )
             self._resolve_given_service(step, read_rows)
             if step.step_id == THE_INCIDENT_LOOKUP:
                 # "the incident": the one incident it can mean is an anchor; several are
@@ -1055,6 +1069,13 @@ class RetrievalLoop:
                 outcome.incident_reading = reading
                 if reading.taken is not None:
                     learned |= known.add("incidents", reading.taken)
+                continue
+            if step.step_id == TEAM_LINK:
+                # The team asked about from its side: its own records only (a name matching
+                # several teams alike names each; none, when the subject may read none).
+                for row in read_rows:
+                    if row.element.kind == "node" and row.element.type == "Team":
+                        learned |= known.add("teams", row.element.element_id)
                 continue
             if step.step_id == RUNBOOK_SERVICES:
                 # Where the chosen runbook's owner is read: never an anchor, nor evidence.

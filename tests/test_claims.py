@@ -250,7 +250,7 @@ def test_an_owns_record_cut_for_the_budget_is_not_said_to_be_absent() -> None:
     )
     asked = {"owners_asked": ["alert:A"], "question": "Who owned alert A?"}
     result = derive_claims(
-        ["ownership_at_time"], [OLD_OWNER], as_of=AS_OF, owners_cut=[alert_owner], **asked
+        ["ownership_at_time"], [OLD_OWNER], as_of=AS_OF, owners_dropped=[alert_owner], **asked
     )
     gaps = [m.description for m in result.missing_evidence if m.required]
     assert gaps == [

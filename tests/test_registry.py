@@ -311,6 +311,7 @@ LATER_TEMPLATES = {
     "ownership_in_period",
     "ownership_records",
     "owners_of_records",
+    "owned_by_team",
     "runbook_version_at",
     "rollouts_under_way",
 }

@@ -261,6 +261,10 @@ DEMO_CALLS: dict[str, Callable[[dict[str, str | int]], list[dict[str, Any]]]] = 
         {"entity_id": "alert:PaymentApiHighErrorRate"},
         {"entity_id": "runbook:payment-recovery@v3"},
     ],
+    "owned_by_team": lambda _: [
+        {"team_id": "team:payments-core", "to": "2026-07-23T11:00:00Z"},
+        {"team_id": "team:payments-platform", "from": "2026-01-01T00:00:00Z"},
+    ],
     "deployments_in_window": lambda _: [
         {"service_id": s, **JULY} for s in ("svc:payment-api", "svc:risk-engine")
     ],
