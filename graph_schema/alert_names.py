@@ -40,14 +40,16 @@ def is_alert_name(token: str) -> bool:
     return len(parts) >= 3 or (len(parts) == 2 and parts[-1] in _STATES)
 
 
-# A rule's alert name (Prometheus: `[a-zA-Z_][a-zA-Z0-9_]*`), then `@` and the suffix the rules
-# import gives one of several rules of that name (`@critical`, `@2`).
-_SUFFIXED_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*@[A-Za-z0-9_.-]+")
+# An alert id's name part (metric-style, or `Backup-failed` of a name with spaces), then `@`
+# and the suffix the rules import gives one of several rules of that name (`@critical`, `@2`).
+_SUFFIXED_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_:-]*@[A-Za-z0-9_.-]+")
 
 
 def suffixed_alert_id(typed: str) -> str:
     """`NAME@critical`, the id the rules import printed (`alert:NAME@critical`) typed without
-    its prefix, as that id; anything else as typed (an alert's name never holds `@`)."""
+    its prefix, as that id; anything else as typed (an id's name part never holds `@`)."""
+    if typed.startswith("alert:"):
+        return typed  # the id as printed (a name part may hold `:`, as metric names do)
     return f"alert:{typed}" if _SUFFIXED_NAME.fullmatch(typed) else typed
 
 

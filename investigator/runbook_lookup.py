@@ -47,6 +47,14 @@ from graph_schema.alert_names import (
 from graph_schema.canonical import iso_utc
 from graph_schema.front_matter_contact import front_matter_contact
 from graph_schema.importers.link_targets import url_page_name
+from investigator.alert_rules import (
+    RulePick,
+    alert_name_of,
+    lead_apart,
+    picked_by_words,
+    rule_label,
+    same_named_rules,
+)
 from investigator.context_graph.models import RunStatus
 from investigator.context_graph.recorder import RunRecorder
 from investigator.entity_suggestions import (
@@ -578,6 +586,65 @@ def _link_key(alert: Evidence) -> str:
     return f"annotations.{key}" if key else "runbook_url"
 
 
+def _names_asked(run: _Lookup) -> list[str]:
+    """The alert names asked about as typed, then as the alerts they resolved to spell them
+    (`router-error-ratio-too-high` -> RouterErrorRatioTooHigh): a runbook file is named
+    after the rule's spelling, whichever spelling found the rule."""
+    spelled = [alert_name_of(ev) for ev in run.alert_rows]
+    return list(dict.fromkeys([*run.alert_names, *spelled]))
+
+
+def _reached(documents: list[Evidence]) -> dict[str, frozenset[str]]:
+    """Alert id -> the runbooks (ids without version) reached through it."""
+    reached: dict[str, set[str]] = {}
+    for ev in documents:
+        if ev.type != "Policy" and ev.context.get("anchor"):
+            reached.setdefault(str(ev.context["anchor"]), set()).add(_document_id(ev.element_id))
+    return {anchor: frozenset(ids) for anchor, ids in reached.items()}
+
+
+def _rule_runbooks(rule: Evidence, reached: dict[str, frozenset[str]]) -> str:
+    runbooks = sorted(reached.get(rule.element_id, frozenset()))
+    if runbooks:
+        return "runbook " + ", ".join(runbooks)
+    url = rule.props.get("runbook_url")
+    return f"no runbook imported (runbook_url {url})" if url else "no runbook linked"
+
+
+def _ambiguous_note(apart: list[list[Evidence]], reached: dict[str, frozenset[str]]) -> str:
+    """`--alert NAME` of several rules leading to different runbooks: which is which, and
+    how to ask for one."""
+    parts = []
+    for rules in apart:
+        name = alert_name_of(rules[0])
+        listed = "; ".join(f"{rule_label(r)} -> {_rule_runbooks(r, reached)}" for r in rules)
+        parts.append(
+            f"{len(rules)} alert rules are named {name}, with different runbooks: {listed}"
+        )
+    first = apart[0][0].element_id.removeprefix("alert:")
+    return (
+        "; ".join(parts)
+        + f"; which one fired? ask for it by id (investigator runbook --alert {first}), or paste"
+        " the notification: its words pick the rule"
+    )
+
+
+def _picked_note(apart: list[list[Evidence]], picks: list[RulePick]) -> str:
+    """Which of several rules of one name the pasted text's words picked, and why."""
+    parts = []
+    for rules, pick in zip(apart, picks, strict=True):
+        chosen = next(r for r in rules if r.element_id == pick.alert_id)
+        others = ", ".join(
+            r.element_id.removeprefix("alert:") for r in rules if r.element_id != pick.alert_id
+        )
+        words = ", ".join(repr(w) for w in pick.words)
+        parts.append(
+            f"{len(rules)} alert rules are named {alert_name_of(chosen)}: the text's words "
+            f"({words}) pick {rule_label(chosen)}; not {others}"
+        )
+    return "; ".join(parts)
+
+
 def _others_note(run: _Lookup) -> str:
     """What the card says when the text names several alerts: which one it shows, and the
     command that shows each other one's."""
@@ -631,6 +698,12 @@ class _Lookup(OneStepCalls):
         # Pages (ids without version) some version of which the heading search found headed
         # by an alert asked about: their version in force may lack that section.
         self.headed_pages: set[str] = set()
+        # Of rules of one name leading apart, the one the text's words picked (said on the card).
+        self.rules_note: str | None = None
+        # The runbooks linked to the rules of that name not picked: never its name tie.
+        self.other_rules_runbooks: set[str] = set()
+        # Rules of one name suggested by id: id (without `alert:`) -> what tells it apart.
+        self.rule_labels: dict[str, str] = {}
 
     @property
     def headed_code(self) -> str | None:
@@ -749,10 +822,38 @@ class RunbookLookup:
         answer.resolved = [anchor_id for anchor_id, _ in anchors]
         answer.text_matches = run.text_matches
         documents = [ev for rows in run.stage(_runbook_steps(anchors)) for ev in rows]
+        # Rules of one name in several files, leading to different runbooks: the text's words
+        # pick one, else the name is ambiguous and the card says which is which.
+        apart = [r for r in same_named_rules(run.alert_rows) if lead_apart(r, _reached(documents))]
+        if apart:
+            said = run.focus.said if run.focus is not None else None
+            picks = [picked_by_words(rules, said) if said else None for rules in apart]
+            if not all(picks):
+                answer.suggestions = [
+                    r.element_id.removeprefix("alert:") for rules in apart for r in rules
+                ]
+                answer.note = _ambiguous_note(apart, _reached(documents))
+                return answer
+            kept = {p.alert_id for p in picks if p is not None}
+            documents_before = documents
+            dropped = {r.element_id for rules in apart for r in rules} - kept
+            anchors = [(a, option) for a, option in anchors if a not in dropped]
+            answer.resolved = [anchor_id for anchor_id, _ in anchors]
+            documents = [d for d in documents if str(d.context.get("anchor")) not in dropped]
+            run.alert_rows = [ev for ev in run.alert_rows if ev.element_id not in dropped]
+            run.alert_ids = {
+                n: [i for i in ids if i not in dropped] for n, ids in run.alert_ids.items()
+            }
+            run.rules_note = _picked_note(apart, [p for p in picks if p is not None])
+            run.other_rules_runbooks = {
+                r for a, ids in _reached(documents_before).items() if a in dropped for r in ids
+            }
         # An alert no record of the KG stands for, or that no runbook is linked to, may still
         # have its runbook: a folder of Markdown runbooks is named after its alerts.
         linked = [d for d in documents if d.type == "Runbook"]
-        named = [] if linked else self._runbooks_named(run, run.alert_names)
+        named = [] if linked else self._runbooks_named(run, _names_asked(run))
+        # A runbook linked to another rule of the name is that rule's, not a name tie.
+        named = [r for r in named if _document_id(r) not in run.other_rules_runbooks]
         if linked and not any(_named_exactly(d, run.alert_names) for d in linked):
             # Only look-alikes in case are linked: the page named exactly after the alert
             # is not taken over by them (another import's `carthigherrorrate.md`).
@@ -781,7 +882,9 @@ class RunbookLookup:
                 answer.note = "; ".join(n for n in (run.text_note, hint) if n)
                 return answer
             answer.suggestions = self._suggestions(run, query)
-            answer.note = _nothing_matches(what, query, run) + did_you_mean(answer.suggestions)
+            # Rules of one name are suggested with what tells them apart (file, severity).
+            shown = [run.rule_labels.get(s, s) for s in answer.suggestions]
+            answer.note = _nothing_matches(what, query, run) + did_you_mean(shown)
             return answer
         for rows in run.stage(_runbook_steps([(runbook, "runbook") for runbook in named])):
             documents.extend(rows)
@@ -926,6 +1029,8 @@ class RunbookLookup:
                 # Reached through several alerts: it is named by the first one's link.
                 answer.runbook.applies_via = anchor_first[0]
             answer.note = self._chosen_note(run, query, anchors, chosen, runbooks[1:])
+            if run.rules_note is not None:
+                answer.note = "; ".join(n for n in (run.rules_note, answer.note) if n)
             if len(run.alert_names) > 1:
                 answer.note = "; ".join(n for n in (answer.note, _others_note(run)) if n)
             if run.text_alike is not None:
@@ -966,7 +1071,11 @@ class RunbookLookup:
             )
         else:
             answer.note = self._no_runbook_note(run, query, anchors, documents, answer)
+            if run.rules_note is not None:
+                answer.note = "; ".join(n for n in (run.rules_note, answer.note) if n)
             if (words := self._from_words(run, query, anchors, documents, answer)) is not None:
+                if run.rules_note is not None:
+                    words.note = "; ".join(n for n in (run.rules_note, words.note) if n)
                 return words
             answer.owner_detail = self._owner(run, query, anchors, None)
         if (gone := missing_rule_note(run.alert_rows, session.as_of)) is not None:
@@ -1267,6 +1376,11 @@ class RunbookLookup:
         steps = [q.step() for q in queries]
         rows = [ev for found in run.stage(steps) for ev in found]
         if severity is not None and (same := _severities(rows, typed, severity)):
+            run.rule_labels = {
+                ev.element_id.removeprefix("alert:"): rule_label(ev)
+                for ev in rows
+                if ev.type == "Alert"
+            }
             return same
         candidates: dict[str, Candidate] = {}
         for ev in rows:

@@ -296,7 +296,10 @@ def test_prometheus_rule_custom_resource_is_read(tmp_path: Path) -> None:
         ("not: [a rule file", "not parseable YAML"),
         ("rules: []\n", "no `groups:` list"),
         ("groups:\n- rules: []\n", "needs a `name`"),
-        ("groups:\n- name: g\n  rules:\n  - {alert: 'bad name!', expr: x}\n", "metric-style"),
+        # Any label value names an alert ('bad name!' is `alert:bad-name`), but not these.
+        ("groups:\n- name: g\n  rules:\n  - {alert: '', expr: x}\n", "non-empty name"),
+        ('groups:\n- name: g\n  rules:\n  - {alert: "a\\tb", expr: x}\n', "control characters"),
+        ("groups:\n- name: g\n  rules:\n  - {alert: '=> !!', expr: x}\n", "no letter or digit"),
         ("groups:\n- name: g\n  rules:\n  - {alert: A}\n", "`expr` is required"),
         ("groups:\n- name: g\n  rules:\n  - {alert: A, expr: x, labels: [a]}\n", "mapping"),
         ("groups:\n- name: g\n  rules:\n  - {alert: A, expr: x, labels: {a: {b: c}}}\n", "scalar"),
@@ -312,6 +315,25 @@ def test_malformed_rule_files_are_refused_with_reason(
     result = import_prometheus_rules(path, OPTIONS)
     assert result.bundle is None
     assert result.problems and reason in result.problems[0].line(), result.problems
+
+
+def test_an_alert_name_of_any_label_value_gets_a_safe_id(tmp_path: Path) -> None:
+    path = tmp_path / "rules.yaml"
+    path.write_text(
+        "groups:\n- name: g\n  rules:\n"
+        '  - {alert: "x\'}) DETACH DELETE n // a@b#c/../d", expr: up == 0}\n'
+        "  - {alert: 'Backup failed', expr: up == 0}\n  - {alert: Backup-failed, expr: up == 1}\n",
+        encoding="utf-8",
+    )
+    result = import_prometheus_rules(path, OPTIONS)
+    assert result.bundle is not None, result.problems
+    by_id = {n.id: n.name for n in result.bundle.nodes}
+    # No `@`, `#`, `/`, quote or space in an id; the name is kept as the rule spells it.
+    assert by_id == {
+        "alert:x-DETACH-DELETE-n-a-b-c-d": "x'}) DETACH DELETE n // a@b#c/../d",
+        "alert:Backup-failed@1": "Backup failed",
+        "alert:Backup-failed@2": "Backup-failed",
+    }
 
 
 def test_hostile_alert_text_stays_a_property_value(tmp_path: Path) -> None:

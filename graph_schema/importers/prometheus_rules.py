@@ -25,6 +25,11 @@ and the full `labels` / `annotations` maps as sorted JSON strings (`labels_json`
 `annotations_json`), because Neo4j properties cannot be maps.
 The id is `alert:<alertname>`; an alertname defined more than once gets
 `alert:<alertname>@<severity>` (or `@<n>` when severities repeat), all with the same name.
+An alert's name may be any label value (Prometheus): one with spaces or punctuation
+("Database backup failed") keeps it as its name and has the id `alert:Database-backup-failed`
+(`alert_id_name`); empty names, control characters and names without a letter or digit are
+refused. promtool unit-test files (`rule_files:` + `tests:`) beside the rules are skipped,
+in one counted line.
 
 `runbook_url` links the alert to the runbook it points at (an `APPLIES_TO` edge from the
 runbook): the URL's path is matched, longest suffix first, against the runbooks' ids, names
@@ -75,8 +80,14 @@ from graph_schema.importers.source_version import file_source_version
 from graph_schema.kg_types import NodeLabel, RelType
 
 RULE_SUFFIXES = (".yml", ".yaml")
-# Prometheus' metric/label name rule, which alert names follow.
+# Prometheus' metric/label name rule, which most alert names follow; an alert's name may be
+# any label value ("Database backup failed"), whose id is then `alert_id_name`'s.
 ALERT_NAME = re.compile(r"^[a-zA-Z_:][a-zA-Z0-9_:]*$")
+# What an id's name part keeps of an alert's name (metric-style characters and `-`); any other
+# run becomes `-`: never `@` (the suffix of one of several rules of a name), `#`, `/` or `.`.
+_ID_UNSAFE = re.compile(r"[^A-Za-z0-9_:-]+")
+# Room left in an id (MAX_ID_LENGTH 200) for `alert:` and a suffix (`@critical`, `@2`).
+MAX_ALERT_NAME = 150
 MAX_FILE_BYTES = 5_000_000
 # How to link an unresolved runbook_url, said for the first few (one page's rules share one).
 _HINTS = 3
@@ -99,7 +110,7 @@ class _Rule:
         self.labels = {str(k): str(v) for k, v in (raw.get("labels") or {}).items()}
         self.annotations = {str(k): str(v) for k, v in (raw.get("annotations") or {}).items()}
         self.source_version = version
-        self.id = f"alert:{self.name}"
+        self.id = f"alert:{alert_id_name(self.name)}"
 
     def runbook_link(self) -> tuple[str, str] | None:
         """The annotation that links the rule's runbook and its URL: `runbook_url`, else the
@@ -112,6 +123,33 @@ class _Rule:
             if value and len(value.split()) == 1:
                 return key, value
         return None
+
+
+def alert_id_name(name: str) -> str:
+    """The name part of an alert's id: the name itself when it is metric-style
+    (`KubePodCrashLooping`), else its runs of other characters as `-`
+    ("Database backup failed" -> `Database-backup-failed`); the name stays the alert's
+    `name`/`alertname`, by which `--alert` finds it."""
+    return _ID_UNSAFE.sub("-", name).strip("-")
+
+
+def _name_problem(name: Any) -> str | None:
+    """Why `name` cannot be an alert's name (any label value can, Prometheus says), or None."""
+    if not isinstance(name, str) or not name.strip():
+        return f"`alert` must be a non-empty name, got {name!r}"
+    if any(not ch.isprintable() for ch in name):
+        return f"`alert` contains control characters: {name!r}"
+    if len(name) > MAX_ALERT_NAME:
+        return f"`alert` is {len(name)} characters, more than {MAX_ALERT_NAME}"
+    if not alert_id_name(name):
+        return f"`alert` has no letter or digit to name its id by: {name!r}"
+    return None
+
+
+def _is_rule_test_file(data: Any) -> bool:
+    """A promtool unit-test file (`rule_files:` and `tests:`, `promtool test rules x_tests.yaml`),
+    kept beside the rules it tests: not rules, skipped."""
+    return isinstance(data, dict) and "groups" not in data and {"rule_files", "tests"} <= set(data)
 
 
 def rule_files(root: Path) -> tuple[list[Path], list[BundleProblem]]:
@@ -137,7 +175,7 @@ def _check_map(value: Any, what: str) -> str | None:
     return None
 
 
-def _parse_file(path: Path, root: Path, result: ImportResult) -> list[_Rule]:
+def _parse_file(path: Path, root: Path, result: ImportResult, tests: list[str]) -> list[_Rule]:
     origin = str(path)
     rel = path.name if root.is_file() else path.relative_to(root).as_posix()
 
@@ -159,6 +197,9 @@ def _parse_file(path: Path, root: Path, result: ImportResult) -> list[_Rule]:
         return []
     except yaml.YAMLError as exc:
         problem("file", "not parseable YAML: " + " ".join(str(exc).split()))
+        return []
+    if _is_rule_test_file(data):
+        tests.append(rel)
         return []
     groups = _groups_of(data)
     if not isinstance(groups, list):
@@ -184,8 +225,9 @@ def _parse_file(path: Path, root: Path, result: ImportResult) -> list[_Rule]:
                 result.skipped.append(f"{origin}: {element}: recording rule {raw['record']}")
                 continue
             name = raw.get("alert")
-            if not isinstance(name, str) or not ALERT_NAME.match(name):
-                problem(element, f"`alert` must be a metric-style name, got {name!r}")
+            reason = _name_problem(name)
+            if reason is not None:
+                problem(element, reason)
                 continue
             if not isinstance(raw.get("expr"), str | int | float) or not str(raw["expr"]).strip():
                 problem(f"{element} {name}", "`expr` is required")
@@ -200,17 +242,28 @@ def _parse_file(path: Path, root: Path, result: ImportResult) -> list[_Rule]:
     return rules
 
 
+def _skip_tests(tests: list[str], result: ImportResult) -> None:
+    """One counted line for the promtool test files skipped (one beside each rule file)."""
+    if not tests:
+        return
+    more = len(tests) - 3
+    listed = ", ".join(tests[:3]) + (f" and {more} more" if more > 0 else "")
+    s = "s" if len(tests) > 1 else ""
+    result.skipped.append(f"{len(tests)} promtool test file{s}, not rules: {listed}")
+
+
 def _assign_ids(rules: list[_Rule]) -> None:
-    counts = Counter(rule.name for rule in rules)
-    for name, count in counts.items():
+    # By id, not name: two names may share one (`Backup failed`, `Backup-failed`).
+    counts = Counter(rule.id for rule in rules)
+    for base, count in counts.items():
         if count == 1:
             continue
-        same = [rule for rule in rules if rule.name == name]
+        same = [rule for rule in rules if rule.id == base]
         severities = Counter(rule.labels.get("severity", "") for rule in same)
         for position, rule in enumerate(same, start=1):
             severity = rule.labels.get("severity", "")
             suffix = slug(severity) if severity and severities[severity] == 1 else str(position)
-            rule.id = f"alert:{name}@{suffix}"
+            rule.id = f"{base}@{suffix}"
 
 
 def _alert_node(rule: _Rule, options: ImportOptions, source_id: str) -> NodeSpec:
@@ -281,8 +334,10 @@ def import_prometheus_rules(
         )
         return result
     rules: list[_Rule] = []
+    tests: list[str] = []
     for file in files:
-        rules.extend(_parse_file(file, path, result))
+        rules.extend(_parse_file(file, path, result, tests))
+    _skip_tests(tests, result)
     if not rules and not result.problems:
         result.problems.append(
             BundleProblem(origin=str(path), element="path", reason="no alerting rules")

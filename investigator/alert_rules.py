@@ -1,0 +1,115 @@
+"""Several alerting rules of one name (GOV.UK's `High5xxRate` in three rule files): which one
+a lookup means, and how to tell them apart.
+
+The rules import gives each its own id (`alert:High5xxRate@page`, `@2`, `@3`) and the same
+name. When the rules of a name lead to different runbooks (or some to none), answering with
+one of them would tell one team's on-call to read another's page: pasted text picks the rule
+whose own words (summary, severity, file, group) it holds, and a bare name is ambiguous.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from pydantic import BaseModel, ConfigDict
+
+from investigator.evidence import Evidence
+
+# Words that tell no rule from another ("rate of 5xx for ...").
+_FILLER = frozenset(
+    [
+        "the",
+        "and",
+        "for",
+        "from",
+        "with",
+        "that",
+        "this",
+        "are",
+        "was",
+        "has",
+        "have",
+        "not",
+        "its",
+        "into",
+        "over",
+        "than",
+        "when",
+        "what",
+    ]
+)
+_WORD = re.compile(r"[a-z0-9]+")
+_SUMMARY_SHOWN = 60
+
+
+class RulePick(BaseModel):
+    """The rule pasted text picks among rules of one name, and the words that picked it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    alert_id: str
+    words: tuple[str, ...]
+
+
+def alert_name_of(ev: Evidence) -> str:
+    """The alert's name as its rule spells it (the id's name part when it has none)."""
+    return str(ev.props.get("alertname") or ev.name or ev.element_id.removeprefix("alert:"))
+
+
+def same_named_rules(alerts: Iterable[Evidence]) -> list[list[Evidence]]:
+    """The alerts among `alerts` that share a name with another of another id, grouped by
+    name (in any case), each group sorted by id; a name of one rule is no group."""
+    groups: dict[str, dict[str, Evidence]] = {}
+    for ev in alerts:
+        if ev.type == "Alert":
+            groups.setdefault(alert_name_of(ev).casefold(), {}).setdefault(ev.element_id, ev)
+    return [
+        [rules[i] for i in sorted(rules)] for _, rules in sorted(groups.items()) if len(rules) > 1
+    ]
+
+
+def lead_apart(rules: list[Evidence], runbooks_of: dict[str, frozenset[str]]) -> bool:
+    """Whether the rules lead to different runbooks (`runbooks_of`: alert id -> the runbook
+    ids reached through it; an id absent reaches none)."""
+    return len({runbooks_of.get(r.element_id, frozenset()) for r in rules}) > 1
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.casefold()) if len(w) > 2 and w not in _FILLER}
+
+
+def _rule_words(ev: Evidence) -> set[str]:
+    parts = [ev.props.get(k) for k in ("summary", "severity", "group", "rule_file")]
+    return _words(" ".join(str(p).replace("_", " ") for p in parts if p))
+
+
+def picked_by_words(rules: list[Evidence], text: str) -> RulePick | None:
+    """The one rule whose own words (summary, severity, group, file) `text` holds most of,
+    counting only words the rules do not all share; None when none or several lead."""
+    said = _words(text)
+    own = {r.element_id: _rule_words(r) for r in rules}
+    shared = set.intersection(*own.values()) if own else set()
+    held = {i: tuple(sorted((w - shared) & said)) for i, w in own.items()}
+    ranked = sorted(held.items(), key=lambda item: (-len(item[1]), item[0]))
+    if (
+        not ranked
+        or not ranked[0][1]
+        or (len(ranked) > 1 and len(ranked[1][1]) == len(ranked[0][1]))
+    ):
+        return None
+    return RulePick(alert_id=ranked[0][0], words=ranked[0][1])
+
+
+def rule_label(ev: Evidence) -> str:
+    """The rule as `--alert` takes it, with what tells it apart: `High5xxRate@2 (fastly.yaml,
+    group Fastly, warning: "Fastly error rate ...")`."""
+    said = [str(ev.props[k]) for k in ("rule_file",) if ev.props.get(k)]
+    if ev.props.get("group"):
+        said.append(f"group {ev.props['group']}")
+    severity = str(ev.props.get("severity") or "no severity")
+    summary = " ".join(str(ev.props.get("summary") or "").split())
+    if len(summary) > _SUMMARY_SHOWN:
+        summary = summary[: _SUMMARY_SHOWN - 3].rstrip() + "..."
+    said.append(f'{severity}: "{summary}"' if summary else severity)
+    return f"{ev.element_id.removeprefix('alert:')} ({', '.join(said)})"
