@@ -41,6 +41,10 @@ HASH_EXCLUDED_PROPERTIES: frozenset[str] = frozenset(
         "redacted_text_hash",
         "search_text",
         "purged_at",
+        # where a file's content starts (markdown-runbooks): derived from the file, whose
+        # every change is already a new source_version; left out so that the records written
+        # before it existed stay one version
+        "content_first_line",
     }
 )
 

@@ -60,18 +60,41 @@ PII_LABEL = "pii"
 # letters of other scripts that look like Latin ones read as those, leetspeak digits folded.
 
 
+# A Markdown link reference definition (`[label]: https://...`) is a block of its own.
+_LINK_DEFINITION = r"\[[^\]\n]*\]:"
+
+
 def _gap(stops: str, most: int, also: str = "") -> str:
     """Up to `most` characters within one sentence (none of `stops`; `also`: another
     alternative, ending in `|`), across a soft line wrap: "Ignore all previous" ending a line
     and "instructions" opening the next are one phrase, while a line that starts a list item,
-    heading, quote, table row or fence, or a blank line, starts another."""
-    return rf"(?:{also}[^{stops}\n]|\n(?![ \t]*(?:[-*+>#|`\n]|\d+[.)]|$))){{0,{most}}}"
+    heading, quote, table row, fence or link reference definition, or a blank line, starts
+    another."""
+    block = rf"[ \t]*(?:[-*+>#|`\n]|\d+[.)]|$|{_LINK_DEFINITION})"
+    return rf"(?:{also}[^{stops}\n]|\n(?!{block})){{0,{most}}}"
 
 
 _SENTENCE_GAP = _gap(".", 40)
 # Up to 60 characters within a sentence; a dot not followed by a space (a path, a host) does
 # not end it.
 _WITHIN = _gap(".", 60, also=r"\.(?=\S)|")
+
+
+# A verb that sends something out, as a word of its own: not inside a name
+# (`email-alert-monitoring`, `post_deploy`, `port-forward`), not an HTTP method in a shell
+# step (`-X POST`) nor "a POST request to /oauth/token".
+_SEND = (
+    r"(?<![\w./-])(?<!-X )(?<!--request )"
+    r"(exfiltrate|send|forward|email|post|upload|paste|share|leak|submit)\b(?![-_./]\w)"
+    r"(?!\s+requests?\b)"
+)
+# Words that name a secret.
+_CREDENTIAL_WORDS = (
+    r"\b(credentials?|passwords?|secrets?|tokens?|api keys?|kubeconfig|(ssh |private )keys?)\b"
+)
+# Secrets named right after "your", "all", "me" ...: "(the) (admin API) tokens", not "a note
+# to all consumers that their tokens expire".
+_SECRET_OWNED = r"((of |of the |the |your )?[\w-]+\s+){0,2}" + _CREDENTIAL_WORDS
 
 
 class _Rule(NamedTuple):
@@ -186,20 +209,35 @@ _AGENT_DIRECTED_RULES: tuple[_Rule, ...] = (
     ),
     _rule("無視", r"(指示|指令|命令|ルール|規則|プロンプト)" + _gap("。", 12) + r"無視"),
     _rule("무시", r"(지시|지침|명령|규칙|프롬프트)" + _gap(".。", 15) + r"무시"),
-    # credential exfiltration: a request to send secrets (not `port-forward` nor an HTTP
-    # `-X POST` in a shell step), or to send anything secret-like (a key file, the
-    # environment) to a URL or a mail address
-    _rule(
-        "exfiltrate|send|forward|email|post",
-        r"\b(?<!port-)(?<!-X )(?<!--request )(exfiltrate|send|forward|email|post)\b"
-        # "a POST request to /oauth/token" names an HTTP method, not a request to post
-        + r"(?!\s+requests?\b)"
-        + _WITHIN
-        + r"\b(credentials?|passwords?|secrets?|tokens?|api keys?)\b",
-    ),
+    # credential exfiltration aimed at the reader: a request to exfiltrate secrets, to send
+    # the reader's own or every secret ("forward all tokens you can read"), or to send secrets
+    # back into the conversation ("post the password in your answer"); "send the token to the
+    # consumer" is a human step of a rotation (GOV.UK's manual). Not `port-forward` nor an
+    # HTTP `-X POST` in a shell step, nor a verb inside a name (`email-alert-monitoring`).
     _rule(
         "exfiltrate|send|forward|email|post|upload|paste|share|leak|submit",
-        r"\b(exfiltrate|send|forward|email|post|upload|paste|share|leak|submit)\b"
+        r"\bexfiltrate\b"
+        + _WITHIN
+        + _CREDENTIAL_WORDS
+        + r"|"
+        + _SEND
+        + r"\s+(me|us)\s+"
+        + _SECRET_OWNED
+        + r"|"
+        + _SEND
+        + _WITHIN
+        + r"(\b(your|all|every|any|each)\s+"
+        + _SECRET_OWNED
+        + r"|"
+        + _CREDENTIAL_WORDS
+        + _WITHIN
+        + r"\b((to|with) (me|us)|(in|into) (this|the) (chat|conversation)|"
+        r"(in|into|with|as) your (answer|reply|response|output|summary|report)s?)\b)",
+    ),
+    # or to send anything secret-like (a key file, the environment) to a URL or a mail address
+    _rule(
+        "exfiltrate|send|forward|email|post|upload|paste|share|leak|submit",
+        _SEND
         + _WITHIN
         + r"(\b(credentials?|secrets?|tokens?|keys?|passwords?|kubeconfig|env(ironment)?"
         r"( variables?| vars?)?)\b|~/|\.aws\b|\.ssh\b|\bid_(rsa|dsa|ecdsa|ed25519)\b|\.env\b)"
@@ -357,11 +395,19 @@ def looks_like_instruction(text: str, *, operational: bool = False) -> str | Non
     return None
 
 
-def instruction_detail(text: str, fragment: str) -> str:
+def instruction_detail(text: str, fragment: str, first_line: object = None) -> str:
     """The rejection detail of untrusted `text` withheld for the instruction-like `fragment`:
-    where it is (the line of `text` it starts on, when found as written), not its words."""
+    where it is (the line it starts on, when found as written), not its words. With the
+    file's line `text` starts on (`first_line`, props.content_first_line of an imported
+    Markdown file), the line is the file's, as a reader opening the file counts."""
     start = text.find(fragment)
-    where = f"line {text.count(chr(10), 0, start) + 1} of its text" if start >= 0 else "its text"
+    line = text.count("\n", 0, start) + 1
+    if start < 0:
+        where = "its text"
+    elif isinstance(first_line, int) and not isinstance(first_line, bool) and first_line > 1:
+        where = f"line {first_line + line - 1} of its file"
+    else:
+        where = f"line {line} of its text"
     return f"untrusted source contains instruction-like text in {where} (not quoted)"
 
 
@@ -698,7 +744,8 @@ class EvidenceGate:
             if fragment is not None:
                 # Where, never the words: quoting them put the instruction back in front of
                 # the agent that reads the rejection (MCP, --json, the terminal).
-                detail = instruction_detail(cand.content, fragment)
+                first_line = cand.props.get("content_first_line")
+                detail = instruction_detail(cand.content, fragment, first_line)
                 return self._reject(cand, r.REJECTED_UNTRUSTED_INSTRUCTION, round_no, detail), []
         for ev in self.admitted:
             if ev.identity == cand.identity:

@@ -99,7 +99,9 @@ def test_a_run_recorded_quoting_the_words_is_traced_naming_the_place(  # type: i
         patch.setattr(
             gate,
             "instruction_detail",
-            lambda text, fragment: f"untrusted source contains instruction-like text: {fragment!r}",
+            lambda text, fragment, first_line=None: (
+                f"untrusted source contains instruction-like text: {fragment!r}"
+            ),
         )
         document = json.loads(_investigate(invoke, question, "--json"))
     run_id = document["run_id"]

@@ -6,14 +6,16 @@ runbooks, reproduced here with small files of our own):
 - HTML comments (`<!--DS: ... -->`, `<!--USstart-->`) are no steps;
 - a hard-wrapped sentence or list item is one step line, not one per source line;
 - link reference definitions are no steps; the ones the shown steps use follow them;
-- a version withheld as untrusted instruction-like text says so, says where (never the words) and
+- a page whose human steps send a key to a consumer, or whose link definitions name a
+  mail repository and a password vault, is served, not withheld as an instruction;
+- a version withheld as untrusted instruction-like text says so, says where (the file's line,
+  never the words) and
   says how a team that trusts the source imports it, instead of "no version is valid".
 """
 
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import neo4j
@@ -86,6 +88,25 @@ def test_a_version_withheld_as_untrusted_says_so_and_where_not_the_words(importe
     assert "is valid at as_of" not in first
     assert "withheld as untrusted text with an instruction-like fragment" in first
     assert "rejected_untrusted_instruction" in card
-    assert "send the token" not in card  # where it is, never the words
-    assert re.search(r"instruction-like text in line \d+ of its text, not quoted", card), card
+    assert "post the new token" not in card  # where it is, never the words
+    # The file's line (10), not the line of the text after the front matter (5).
+    assert "instruction-like text in line 10 of its file, not quoted" in card, card
     assert "--trusted, see docs/security.md" in card
+
+
+def test_a_human_step_sending_a_token_and_link_definitions_are_served(imported, invoke) -> None:  # type: ignore[no-untyped-def]
+    # GOV.UK's token-expiry and email-alerts pages were withheld as "instruction-like": a
+    # step sending the token to the consumer, and "email" inside a repository's name read
+    # across a line break into the next link definition's "password".
+    card = _card(invoke, "demo consumer key rotation overdue")
+    assert card.startswith("Runbook   Demo consumer key rotation overdue"), card
+    assert "rejected_untrusted_instruction" not in card
+    assert "Securely send the key and its token to the consumer" in card
+
+
+def test_where_the_content_starts_leaves_the_record_one_version() -> None:
+    # A page imported before the importer kept `content_first_line` re-imports as a no-op.
+    from graph_schema.hashing import content_hash
+
+    record = {"id": "runbook:demo", "content": "# Demo", "source_version": "sha256:ab"}
+    assert content_hash({**record, "content_first_line": 6}) == content_hash(record)

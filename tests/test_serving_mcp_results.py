@@ -163,9 +163,10 @@ def test_a_withheld_instruction_is_named_by_its_reason_and_place_never_quoted(  
     doc = card.structured_content
     assert doc is not None and doc["runbook"] is None
     [rejected] = [r for r in doc["rejected"] if r["reason"] == "rejected_untrusted_instruction"]
-    # Where it was, in words of the gate's own: not what it said.
+    # Where it was, in words of the gate's own: not what it said; the file's line, front
+    # matter included (line 4 of the text after it before).
     assert rejected["detail"] == (
-        "untrusted source contains instruction-like text in line 4 of its text (not quoted)"
+        "untrusted source contains instruction-like text in line 7 of its file (not quoted)"
     )
     everything = card.model_dump_json(by_alias=True)
     assert not [w for w in PLANTED_WORDS if w in everything.lower()], everything
@@ -178,7 +179,7 @@ def test_a_withheld_instruction_is_named_by_its_reason_and_place_never_quoted(  
     ]
     assert "(not quoted)" in rejected["detail"]
     terminal = _cli(server_env, "runbook", "--alert", PLANTED_ALERT)
-    assert "instruction-like text in line 4 of its text, not quoted" in terminal, terminal
+    assert "instruction-like text in line 7 of its file, not quoted" in terminal, terminal
     for shown in (as_json, terminal):
         assert not [w for w in PLANTED_WORDS if w in shown.lower()], shown
 

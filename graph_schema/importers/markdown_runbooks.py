@@ -305,6 +305,9 @@ class _Parsed:
         self.front = front
         self.body = body
         self.source_version = version
+        # The file's line the stored content (the body, stripped) starts on: after the
+        # front matter and the blank lines around it (a body is the end of the file's text).
+        self.content_first_line = 1
         self.digest = content_version(data) if data is not None else None  # the bytes read
         self.kind = _kind(front.get("kind"))
         # The page's name: `alerts/X.html.md` is X, as its alert and its URL name it.
@@ -522,6 +525,8 @@ def _parse_file(
     try:
         version = f"git:{commit.sha}" if commit else file_source_version(path, data)
         parsed = _Parsed(path, rel, front, body, version, commit, data)
+        content_start = len(text) - len(body.lstrip())
+        parsed.content_first_line = text.count("\n", 0, content_start) + 1
     except ValueError as exc:
         return None, BundleProblem(origin=origin, element="front matter", reason=str(exc))
     return parsed, None
@@ -687,6 +692,9 @@ def _document(
         props["runbook_version"] = int(label) if label.isdigit() else label
     if extra:
         props["front_matter_json"] = json.dumps(extra, sort_keys=True, default=str)
+    if parsed.content_first_line > 1:
+        # So that the gate names the file's line of a withheld fragment, not the content's.
+        props["content_first_line"] = parsed.content_first_line
     if parsed.commit is not None:
         props["commit"] = parsed.commit.sha
     acl = sorted(set(options.acl) | set(_text_list(front.get("acl"), "acl")))
