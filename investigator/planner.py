@@ -261,6 +261,8 @@ _ANCHOR_INTENTS = frozenset(
 # Navigation steps resolve anchors (entity linking, the incidents of a service); their rows
 # are evidence only when the question itself is an entity lookup.
 NAV_PREFIX = "nav-"
+# The errors a focus service emitted, read to place the first error when no record names it.
+EMITTED_READ = NAV_PREFIX + "emitted"
 # Competing-cause checks (other changes, other deployments of the service and its upstream
 # services): a correlation verdict stronger than `uncertain` needs them to have run.
 CHECK_PREFIX = "check-"
@@ -550,6 +552,8 @@ class Known(BaseModel):
     late_references: list[ReferenceTime] = Field(default_factory=list)
     # Services whose earliest releases were read ("before the first release" may be placed).
     release_histories: list[str] = Field(default_factory=list)
+    # Services whose emitted errors were read (`EMITTED_READ`): none by as_of is a finding.
+    errors_read: list[str] = Field(default_factory=list)
     # Releases seen by check steps, with service and deployment time (sorted by id).
     releases: list[KnownRelease] = Field(default_factory=list)
     # Other changes (change events) the competing-cause checks found (sorted).
@@ -1416,22 +1420,27 @@ def followup_steps(
     # The plain "then" is the first error: until one is placed, the errors the focus services
     # emitted are read (an EMITTED record is known minutes before the incident record that
     # would lead to them), and, when no error or only one older than a day is known, their
-    # newest releases by as_of (one just before as_of is the nearer event).
+    # newest releases by as_of (one just before as_of is the nearer event). So for a
+    # correlation or "before the errors" naming no error: an incident record is not the only
+    # way to them (none filed yet, or one this subject may not read).
     plain_then = asked.event is AnchorEvent.FIRST_ERROR and asked.side is None
+    correlation = Intent.DEPLOYMENT_CORRELATION.value in {str(i) for i in intents}
+    reads_errors = asked.event is AnchorEvent.FIRST_ERROR or correlation
     error_steps = [
-        _one_hop_step(svc, "EMITTED", "out", step_id=NAV_PREFIX + "emitted")
+        _one_hop_step(svc, "EMITTED", "out", step_id=EMITTED_READ)
         for svc in focus
-        if plain_then and not placed and known.first_seen is None
+        if reads_errors and not placed and known.first_seen is None
     ]
     stale = known.first_seen is None or known.first_seen < shift(inp.as_of, -EPISODE)
     # A correlation whose errors were read and none is of an episode by as_of (they came
-    # after it, or long before): a rollout under way at as_of is the release it can be
-    # about, and its window (of finishes, ending at as_of) misses it. Not before the errors
-    # are read: the first round would read it for every correlation.
-    correlation_at_as_of = (
-        Intent.DEPLOYMENT_CORRELATION.value in {str(i) for i in intents}
-        and known.first_seen is not None
-        and not shift(inp.as_of, -EPISODE) <= known.first_seen <= inp.as_of
+    # after it, or long before, or the focus services emitted none): a rollout under way at
+    # as_of is the release it can be about, and its window (of finishes, ending at as_of)
+    # misses it. Not before the errors are read: the first round would read it for every
+    # correlation.
+    correlation_at_as_of = correlation and (
+        not shift(inp.as_of, -EPISODE) <= known.first_seen <= inp.as_of
+        if known.first_seen is not None
+        else bool(focus) and set(focus) <= set(known.errors_read)
     )
     # Words that pick a release ("the most recent release") pick it among those by as_of.
     picked = release_pick(asked.event_words) is not None

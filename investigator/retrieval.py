@@ -42,6 +42,7 @@ from investigator.ownership_history import (
 from investigator.planner import (
     AT_PREFIX,
     CAUSE_INTENTS,
+    EMITTED_READ,
     FIRST_RELEASE_CHECK,
     NAV_PREFIX,
     RUNBOOK_SERVICES,
@@ -1081,6 +1082,8 @@ class RetrievalLoop:
                 # Where the chosen runbook's owner is read: never an anchor, nor evidence.
                 learned |= note_runbook_services(known, read_rows)
                 continue
+            if step.step_id == EMITTED_READ and call.record.error is None:
+                known.add("errors_read", str(step.params["start_id"]))
             if is_check(step):
                 # A competing-cause check: its rows are evidence, never new anchors.
                 focus = focus_services(known, self.inp.service_id)
