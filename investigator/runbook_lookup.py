@@ -931,6 +931,13 @@ class RunbookLookup:
             )
             if chain is None:
                 chain = run.stage(_runbook_steps([(best, "runbook")]))[0] or [lead]
+            if not any(_valid_at(ev, session.as_of) for ev in chain):
+                # The hits of a page of many versions (a git history's) are those the words
+                # rank best, over every version: the one in force at as_of is read from the
+                # page's chain, so the answer does not hang on how the others rank.
+                known = {ev.identity for ev in chain}
+                for rows in run.stage(_version_at_steps([best], session.as_of)):
+                    chain = [*chain, *(ev for ev in rows if ev.identity not in known)]
             run.lead_chain = {ev.element_id for ev in chain}
             # A runbook whose id differs from the lead's in letter case only (`Alpha.md`
             # beside `alpha.md`) is another record the words fit: read too, listed under Also.

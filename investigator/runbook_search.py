@@ -303,6 +303,10 @@ class TextRanking(BaseModel):
             return "no runbook mentions any of: " + ", ".join(self.terms)
         top = self.ranked[0]
         covered = f"{top.fit:.0%}"
+        # Versions of one page (a git history's) are one runbook: the version in force at
+        # as_of is chosen by time, not by these words, so the page is named, once.
+        pages = [_document(r.id) for r in self.ranked[:SHOWN]]
+        closest = _document(top.id) if pages.count(_document(top.id)) > 1 else top.id
         listed = ", ".join(map(repr, self.unknown))
         if self.unknown and self.unknown_set_aside:
             # "covers 100% of the query (no runbook uses 'found')" contradicted itself: the
@@ -312,7 +316,13 @@ class TextRanking(BaseModel):
             unused = f" (no runbook uses {listed})" if self.unknown else ""
         # Nearly all the words, yet no fit: they are not together as the query has them.
         apart = top.fit >= QUOTE_FIT and len(self.terms) > KEYWORDS
-        tied = [r.id for r in self.ranked[:SHOWN] if f"{r.fit:.0%}" == covered]
+        tied = list(
+            dict.fromkeys(
+                _document(r.id) if pages.count(_document(r.id)) > 1 else r.id
+                for r in self.ranked[:SHOWN]
+                if f"{r.fit:.0%}" == covered
+            )
+        )
         if len(tied) >= 2:
             # One of several alike is no "closest": they tie, and the note names them all.
             quotes = "has the words together as the query has them" if apart else "quotes it"
@@ -323,12 +333,12 @@ class TextRanking(BaseModel):
             )
         if apart:
             return (
-                f"no runbook fits: the closest, {top.id}, covers {covered} of the query{unused}, "
+                f"no runbook fits: the closest, {closest}, covers {covered} of the query{unused}, "
                 "but not with its words together as the query has them (half of its word "
                 "pairs), and is neither named by it nor has an alert whose text matches it"
             )
         return (
-            f"no runbook fits: the closest, {top.id}, covers {covered} of the query{unused} "
+            f"no runbook fits: the closest, {closest}, covers {covered} of the query{unused} "
             "but neither quotes it, nor is named by it, nor has an alert whose text matches it"
         )
 
