@@ -46,7 +46,7 @@ from graph_schema.alert_names import (
 )
 from graph_schema.canonical import iso_utc
 from graph_schema.front_matter_contact import front_matter_contact
-from graph_schema.importers.link_targets import url_page_name
+from graph_schema.importers.link_targets import document_service, url_page_name
 from investigator.alert_rules import (
     RulePick,
     alert_name_of,
@@ -250,6 +250,15 @@ class RejectedVersion(BaseModel):
     detail: str = ""
 
 
+class ExternalLink(BaseModel):
+    """A rule's runbook link that no imported runbook answers (a Google Doc, a wiki page):
+    shown as the rule wrote it, never fetched, untrusted."""
+
+    alert: str
+    url: str
+    key: str  # the annotation it was read from: `runbook_url`, `annotations.documentation`
+
+
 class RunbookAnswer(BaseModel):
     """The lookup's answer: `--json` prints exactly this."""
 
@@ -280,6 +289,8 @@ class RunbookAnswer(BaseModel):
     tied: list[str] = Field(default_factory=list)
     # A target that resolved to nothing: visible ids close to what was typed, best first.
     suggestions: list[str] = Field(default_factory=list)
+    # No imported runbook is linked to the alert: its rule's own link, outside the import.
+    external_links: list[ExternalLink] = Field(default_factory=list)
 
 
 def _version_label(ev: Evidence) -> int | str | None:
@@ -569,6 +580,10 @@ def _link_hint(run: _Lookup, anchors: list[tuple[str, str]]) -> str:
             "re-ingest the rules"
         )
     url, key = links[0]
+    if (host := document_service(url)) is not None:
+        return (
+            f"its {key} points at {host}, a document outside the imported runbooks, never fetched"
+        )
     page = url_page_name(url)
     if page is None:
         return f"its {key} {url!r} names no page: fix it, then re-ingest the rules"
@@ -577,6 +592,16 @@ def _link_hint(run: _Lookup, anchors: list[tuple[str, str]]) -> str:
         f"ends with: import the page as {page}.md (or a folder {page}/) or fix {key}, "
         "then re-ingest the rules"
     )
+
+
+def _external_links(run: _Lookup) -> list[ExternalLink]:
+    """The runbook links of the alerts asked about, none of which linked an imported runbook
+    (the caller knows): each alert's own, in id order."""
+    return [
+        ExternalLink(alert=ev.element_id, url=str(ev.props["runbook_url"]), key=_link_key(ev))
+        for ev in sorted(run.alert_rows, key=lambda ev: ev.element_id)
+        if ev.props.get("runbook_url")
+    ]
 
 
 def _link_key(alert: Evidence) -> str:
@@ -1080,6 +1105,9 @@ class RunbookLookup:
             answer.note = self._no_runbook_note(run, query, anchors, documents, answer)
             if run.rules_note is not None:
                 answer.note = "; ".join(n for n in (run.rules_note, answer.note) if n)
+            if not any(d.type != "Policy" for d in documents):
+                # For on-call that URL is the runbook: said, not fetched (finding 7 of e25).
+                answer.external_links = _external_links(run)
             if (words := self._from_words(run, query, anchors, documents, answer)) is not None:
                 if run.rules_note is not None:
                     words.note = "; ".join(n for n in (run.rules_note, words.note) if n)
@@ -1509,6 +1537,13 @@ class RunbookLookup:
             run.text_alike = (
                 f"{len(documents)} runbooks fit {text[:60]!r} alike (the first 5 under text "
                 "matches); the card shows the best ranked: add words, or use --alert NAME"
+            )
+        if chosen.fits_by == "words":
+            # Shown, not a quote, a name or a pasted alert: the one page with every word.
+            run.text_alike = (
+                f"found by its words alone: {chosen.id} is the only runbook with every word of "
+                "the query, but neither quotes it, is named by it, nor has an alert whose text "
+                "matches it"
             )
         if ranking.unknown:
             # Words no runbook uses did not count ("many", a typo's "contrller"): said.

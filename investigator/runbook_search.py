@@ -39,7 +39,12 @@ shares most of the words:
   closely paraphrased from the runbook;
 - `alert`: an alert rule that applies to it has `ALERT_MATCH` of the query in its own text;
 - `name`: the query names it (`NAME_FIT` of its name's or title's words are in the query, at
-  least two) and its text has at least `FIT_THRESHOLD` of the query.
+  least two) and its text has at least `FIT_THRESHOLD` of the query;
+- `words`: none of the above, but its text has every word of the query (two at least, words no
+  runbook uses counted) and no other document's text has more than 40% of the query
+  (`WORDS_FIT_APART`; "docker dangling images jenkins": the next page has 32%): the one page
+  that could be meant, shown with a note that only its words found it.
+  The other three ways come first among the candidates shown.
 
 Anything else, e.g. a query that shares many general words ("node", "storage", "class") with
 a runbook but neither quotes it, pastes its alert, nor names it, abstains.
@@ -76,6 +81,8 @@ QUOTE_FIT = 0.9
 QUOTE_PAIRS = 0.5
 KEYWORDS = 3  # a query of at most this many words is keywords, not a sentence: no pairs needed
 NAME_FIT = 0.6
+WORDS_FIT_SIZE = 2  # the least words of a query a page fits by having them all
+WORDS_FIT_APART = 0.6  # ... when no other page has more than 1 - this share of the query
 ALERT_CANDIDATES = 10
 # The best ranked candidates found through an alert's link alone (no fulltext row to say it)
 # checked for a newer record under another id (a renamed file): those the card lists, and
@@ -267,7 +274,11 @@ class TextRanking(BaseModel):
         # A candidate that fits is not passed over for a better scored one that does not
         # ("postgres replication lag": the page that has the words beats a sibling that
         # shares most of them); only those shown, so the answer is among the text matches.
-        return next((r for r in self.ranked[:SHOWN] if r.fits_by is not None), None)
+        # A fit by its words alone is the loosest: any other way comes first.
+        shown = self.ranked[:SHOWN]
+        return next((r for r in shown if r.fits_by not in (None, "words")), None) or next(
+            (r for r in shown if r.fits_by == "words"), None
+        )
 
     def alike(self, text: str) -> list[RankedRunbook]:
         """The candidates that fit `text` as well as the best one (itself first): the same
@@ -276,8 +287,8 @@ class TextRanking(BaseModel):
         runbook's). A fit by name is never a tie. Empty when nothing fits. The versions of
         one runbook are each listed."""
         best = self.best
-        if best is None or best.fits_by == "name":
-            return []
+        if best is None or best.fits_by in ("name", "words"):
+            return []  # a fit by words is one document's alone: no tie
         # One word ("down", all that is left of "i think it is down") chooses nothing,
         # however its candidates' scores differ: every one it fits as well is alike.
         one_word = len(query_stems(text)) < 2
@@ -434,6 +445,7 @@ def _fits_by(
     name_size: int,
     alert_fit: float,
     strict_fit: float,
+    query_size: int,
 ) -> str | None:
     if alert_fit >= ALERT_MATCH:
         return "alert"
@@ -441,6 +453,8 @@ def _fits_by(
         return "text"
     if name_size >= 2 and name_fit >= NAME_FIT and strict_fit >= FIT_THRESHOLD:
         return "name"
+    if query_size >= WORDS_FIT_SIZE and strict_fit >= 1.0 - 1e-9:
+        return "words"  # kept only when no other page comes near (rank_runbooks)
     return None
 
 
@@ -534,10 +548,17 @@ def rank_runbooks(
                     name_size,
                     alert_fit,
                     strict_fit,
+                    len(stems),
                 ),
             )
         )
     ranked.sort(key=lambda r: (-r.score, r.id))
+    for r in [r for r in ranked if r.fits_by == "words"]:
+        # Only a page that stands apart: another page with more than 40% of the query (all
+        # of it, or "the storage class of a cluster node": a sibling has 45%) and the words
+        # choose none (the note names the closest).
+        if any(o.fit > 1.0 - WORDS_FIT_APART for o in ranked if _document(o.id) != _document(r.id)):
+            ranked = [o.model_copy(update={"fits_by": None}) if o is r else o for o in ranked]
     unknown = unknown_stems(stems, [f[2] for f in features], known)
     return TextRanking(
         terms=terms,

@@ -28,7 +28,7 @@ from urllib.parse import unquote, urlsplit
 from pydantic import BaseModel, ConfigDict
 
 from cypher_templates.plan import PlanStep
-from graph_schema.alert_names import alert_names, is_alert_name
+from graph_schema.alert_names import alert_names, identifier_words, is_alert_name
 from graph_schema.importers.markdown_sections import (
     FenceReader,
     Section,
@@ -70,6 +70,9 @@ _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
 _HEADING_LINE = re.compile(r"^#{1,6}\s")
 # Free text picks an alert's section by the words of its name: at least this many.
 _MIN_TITLE_WORDS = 2
+# The least share of an alert name's words a heading has to be that alert's section when no
+# heading is the name itself (3 of WhitehallUnenqueuedScheduledPublications' 4).
+NAME_HEADING_SHARE = 0.6
 # Free text that chose no section of a file of alert sections: the sections named instead.
 CLOSEST_SECTIONS = 3
 CLOSEST_TITLE_WEIGHT = 2
@@ -588,6 +591,28 @@ def _headed_by_words(sections: list[Section], text: str) -> int | None:
     free `text`'s words, at least _MIN_TITLE_WORDS of them (none on a tie)."""
     whole = 0 if _scope_end(sections, 0) == len(sections) else None
     return _by_title_words(sections, [i for i in range(len(sections)) if i != whole], text)
+
+
+def _headed_by_name(sections: list[Section], names: tuple[str, ...]) -> int | None:
+    """The one section (not the page's whole-document one) whose heading has most of the
+    words of an alert name in `names` (`WhitehallUnenqueuedScheduledPublications`), at
+    least NAME_HEADING_SHARE of them and _MIN_TITLE_WORDS; None on a tie, on none, and on a
+    page whose text names the alert (its listing rows answer, `_listed_rows`)."""
+    whole = 0 if sections and _scope_end(sections, 0) == len(sections) else None
+    candidates = [i for i in range(len(sections)) if i != whole]
+    for name in names:
+        if not is_alert_name(name):
+            continue  # a runbook_url's fragment: matched by anchor, never by words
+        if any(name.casefold() in s.body.casefold() for s in sections):
+            continue  # the page names the alert (a table of them): its own rows say where
+        wanted = query_stems(" ".join(identifier_words(name)))
+        best = _best_titles(sections, candidates, " ".join(identifier_words(name)))
+        if len(best) != 1:
+            continue
+        shared = len(wanted & text_stems(sections[best[0]].title))
+        if shared >= NAME_HEADING_SHARE * len(wanted):
+            return best[0]
+    return None
 
 
 def closest_sections(sections: list[Section], candidates: list[int], text: str) -> list[str]:
@@ -1206,6 +1231,11 @@ def _steps_of(ev: Evidence, focus: SectionFocus | None) -> RunbookSteps:
         )
         return steps.model_copy(update={"note": "; ".join(n for n in (note, steps.note) if n)})
     headed = _headed_by_words(sections, focus.text) if focus.text and len(alerts) < 2 else None
+    if headed is None and len(alerts) < 2:
+        # A page of procedures one per alert, none headed by its name (GOV.UK's "Overdue
+        # publications in Whitehall" / "Scheduled publications in Whitehall not queued"):
+        # the one whose heading has most of the alert name's words, not the first.
+        headed = _headed_by_name(sections, focus.names)
     if headed is not None:
         # A long page of many procedures: the one whose heading has the words asked about
         # ("replication lag": "Replication is lagging or has stopped"), not the first.

@@ -146,6 +146,27 @@ def url_page_name(url: str) -> str | None:
     return page_stem(segments[-1]) or None
 
 
+# Hosts of documents edited online, never files of a folder that an import reads.
+_DOCUMENT_HOSTS = (
+    "docs.google.com",
+    "drive.google.com",
+    "notion.so",
+    "notion.site",
+    "atlassian.net",
+    "sharepoint.com",
+    "quip.com",
+    "dropbox.com",
+)
+
+
+def document_service(url: str) -> str | None:
+    """The host of `url` when it is a document service (`docs.google.com`), else None."""
+    host = (urlsplit(url.strip()).hostname or "").lower()
+    if any(host == h or host.endswith(f".{h}") for h in _DOCUMENT_HOSTS):
+        return host
+    return None
+
+
 def url_link_hint(url: str, key: str = "runbook_url") -> str:
     """How a rule's link annotation `key` (`runbook_url`, else the `documentation`,
     `runbook` or `playbook` it was read from) links a runbook, said for `url`: what the page
@@ -154,6 +175,15 @@ def url_link_hint(url: str, key: str = "runbook_url") -> str:
     # Named as the import's unresolved line names the field (`annotations.documentation`).
     label = key if key == "runbook_url" else f"annotations.{key}"
     link = f"{'an' if label[0] in 'aeiou' else 'a'} {label}"
+    host = document_service(url)
+    if host is not None:
+        # A Google Doc's path ends in `edit` or its id: no file name to advise.
+        return (
+            f"{link} on {host} (a document service, no file of an import) links no imported "
+            f"runbook: `investigator runbook --alert` shows it as the alert's external link, "
+            "never fetched; for its steps on the card, import a Markdown copy of it with front "
+            "matter `alerts: [<alert name>]`"
+        )
     if name is None:
         return f"{link} links the runbook whose id, name or file path ends its path"
     return (

@@ -253,6 +253,12 @@ def render_card(
         elif answer.note:
             # A runbook found by the alert's name alone: the card says what ties it.
             lines.append(f"Note      {_note(answer.note)}")
+    for link in answer.external_links:
+        # The rule's own link, outside what was imported: shown as written, never fetched.
+        lines.append(
+            f"Link      {_clean(link.url, 300)}  ({_clean(link.alert)}'s {_clean(link.key)}: "
+            "no imported runbook; not fetched, untrusted)"
+        )
     lines.append(f"As of     {_iso(answer.as_of)}  (known at {_iso(answer.known_at)})")
     if time_note:
         lines.append(f"Time      {_clean(time_note, 300)}")
