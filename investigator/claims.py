@@ -20,6 +20,7 @@ from enum import StrEnum
 from pydantic import BaseModel, Field
 
 from graph_schema.canonical import sha256_hex
+from graph_schema.front_matter_contact import front_matter_contact
 from investigator.evidence import Evidence, canonical_json, iso_utc, supported_evidence_types
 from investigator.gate import Conflict, authority
 from investigator.ownership_history import (
@@ -385,16 +386,20 @@ def _text_runbook_owners(
             )
         )
         if not (own or through):
-            out.missing.append(
-                MissingEvidence(
-                    evidence_type="ownership",
-                    intents=[Intent.APPLICABLE_RUNBOOK.value],
-                    description=f"no owner of {rb} at as_of the subject may read: no OWNS "
-                    "record of it, nor of a service it applies to",
-                    required=False,
-                )
-            )
+            out.missing.append(_text_owner_gap(rb))
     return out
+
+
+def _text_owner_gap(rb: str) -> MissingEvidence:
+    """The gap that would strengthen a runbook found by the question's words: no owner of it
+    (nor of a service it applies to) at as_of."""
+    return MissingEvidence(
+        evidence_type="ownership",
+        intents=[Intent.APPLICABLE_RUNBOOK.value],
+        description=f"no owner of {rb} at as_of the subject may read: no OWNS "
+        "record of it, nor of a service it applies to",
+        required=False,
+    )
 
 
 def derive_claims(
@@ -748,9 +753,12 @@ def derive_claims(
             evidence, owners_asked, not_valid_then, refs, as_of, owners_dropped
         )
         if unrecorded:
-            # Said of the entity asked, with why: the rubric's generic line adds nothing.
+            # Said of the entity asked, with why: the rubric's generic line adds nothing, nor
+            # does the would-strengthen line of a runbook found by its words (the same gap).
             generic = missing_evidence([Intent.OWNERSHIP_AT_TIME.value], set())[0]
-            missing = [m for m in missing if m.description != generic.description] + unrecorded
+            said = {generic.description, *(_text_owner_gap(e).description for e, _ in unrecorded)}
+            missing = [m for m in missing if m.description not in said]
+            missing += [gap for _, gap in unrecorded]
     since = SINCE_THEN.search(question or "")
     if Intent.OWNERSHIP_AT_TIME in intent_set and ownership_period is None and since:
         # Never silently one instant for a period: the owners answered are at the times
@@ -1097,12 +1105,13 @@ def _unrecorded_owned_gaps(
     refs: Sequence[ReferenceTime],
     as_of: datetime,
     owners_dropped: Sequence[Evidence] = (),
-) -> list[MissingEvidence]:
+) -> list[tuple[str, MissingEvidence]]:
     """A required `ownership` gap for each alert or runbook version whose own owner was
-    asked and read but none of whose OWNS records was admitted: at as_of and every time asked
-    it had no owner recorded (often it was not recorded itself yet: an alert added later), so
-    the owner of a service it fires on is no answer (`_unowned_instant_gaps` covers one with
-    a record that holds at some other instant asked)."""
+    asked and read but none of whose OWNS records was admitted, with the entity: at as_of and
+    every time asked it had no owner recorded (often it was not recorded itself yet: an alert
+    added later), so the owner of a service it fires on is no answer (`_unowned_instant_gaps`
+    covers one with a record that holds at some other instant asked). A runbook page whose
+    front matter names a contact in words (`owner_slack`) says so in its gap, as what it is."""
     owned = {
         str(ev.context.get("owned"))
         for ev in _with(evidence, "ownership")
@@ -1116,12 +1125,15 @@ def _unrecorded_owned_gaps(
         cut = _cut_for_budget(owners_dropped, entity, list(asked))
         if cut:
             gaps.append(
-                MissingEvidence(
-                    evidence_type="ownership",
-                    intents=[Intent.OWNERSHIP_AT_TIME.value],
-                    description=f"the owner of {entity} at {when} is not in the answer: {cut} "
-                    "(the owner of another entity is not its owner)",
-                    required=True,
+                (
+                    entity,
+                    MissingEvidence(
+                        evidence_type="ownership",
+                        intents=[Intent.OWNERSHIP_AT_TIME.value],
+                        description=f"the owner of {entity} at {when} is not in the answer: {cut} "
+                        "(the owner of another entity is not its owner)",
+                        required=True,
+                    ),
                 )
             )
             continue
@@ -1132,15 +1144,33 @@ def _unrecorded_owned_gaps(
             else "no OWNS record of it this subject may read holds then"
         )
         gaps.append(
-            MissingEvidence(
-                evidence_type="ownership",
-                intents=[Intent.OWNERSHIP_AT_TIME.value],
-                description=f"no owner of {entity} is recorded at {when}: {why}; who owned "
-                "it then is not known (the owner of another entity is not its owner)",
-                required=True,
+            (
+                entity,
+                MissingEvidence(
+                    evidence_type="ownership",
+                    intents=[Intent.OWNERSHIP_AT_TIME.value],
+                    description=f"no owner of {entity} is recorded at {when}: {why}; who owned "
+                    "it then is not known (the owner of another entity is not its owner)"
+                    + _page_contact_words(evidence, entity),
+                    required=True,
+                ),
             )
         )
     return gaps
+
+
+def _page_contact_words(evidence: Sequence[Evidence], entity: str) -> str:
+    """`; its page names a contact: #team (from front matter owner_slack, not a team
+    record)` for a runbook in the pack whose front matter names one (what its card shows as
+    Contact), else "": words on the page, never an owner of record."""
+    contacts = sorted(
+        {
+            contact
+            for ev in _with(evidence, "runbook")
+            if ev.element_id == entity and (contact := front_matter_contact(ev.props))
+        }
+    )
+    return f"; its page names a contact: {'; '.join(contacts)}" if contacts else ""
 
 
 def _cut_for_budget(
