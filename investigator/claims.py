@@ -45,10 +45,17 @@ from investigator.planner import (
     CompetingCauseChecks,
     extract_mentions,
     runbook_search_text,
+    unread_words,
     unrecorded_asks,
 )
 from investigator.record_time import recorded_after, undated
-from investigator.rubric import Intent, MissingEvidence, missing_evidence, unrecorded_evidence
+from investigator.rubric import (
+    Intent,
+    MissingEvidence,
+    missing_evidence,
+    unread_question_gap,
+    unrecorded_evidence,
+)
 from investigator.runbook_sections import (
     SECTION_EXCERPT,
     SectionFocus,
@@ -62,6 +69,7 @@ from investigator.timeline import (
     DEPLOY_TIME_KEYS,
     FIRST_SEEN_KEYS,
     AnchorEvent,
+    NamedTime,
     ReferenceTime,
     holds_at,
     instant,
@@ -92,6 +100,20 @@ NO_ERRORS_NAMED = (
     'name the service (--service payment-api) or the error code ("What changed before the '
     'PAY-4097 errors?")'
 )
+# The ownership and mechanism gaps of a question that names nothing to look them up for
+# ("who owned it then", "what broke", no --service): nothing was searched, so "no OWNS
+# relationship" or "no mechanism evidence" would state a false reason.
+NOTHING_NAMED = (
+    "the question names no service, error code, release or incident (and no --service was "
+    "given), so no {what} was looked for: name one (--service payment-api, or e.g. "
+    '"{example}")'
+)
+NOTHING_NAMED_GAPS = {
+    "ownership": ("owner", "who owned payment-api then?"),
+    "mechanism": ("mechanism", "what broke PAY-4097?"),
+}
+# What a question's subject is read from: a service, incident, error, release or alert.
+_SUBJECT_ID = re.compile(r"(?:^|\|)(?:svc|inc|err|deploy|alert):")
 # How a gap left by a search that did not finish begins: not found yet is not none.
 UNKNOWN_NOT_ABSENT = "unknown, not absent: "
 
@@ -702,7 +724,13 @@ def derive_claims(
         Intent.ROOT_CAUSE,
     }:
         changes = _changes_before(
-            evidence, firsts, mechanisms, competing_checks, as_of, search_stopped_by
+            evidence,
+            firsts,
+            mechanisms,
+            competing_checks,
+            as_of,
+            search_stopped_by,
+            time_references(question or "", as_of).period,
         )
         claims.extend(changes.claims)
         confounders = changes.confounders
@@ -785,6 +813,24 @@ def derive_claims(
             else m
             for m in missing
         ]
+    if (
+        service_id is None
+        and names_no_errors(question)
+        and not any(_SUBJECT_ID.search(ev.element_id) for ev in evidence)
+    ):
+        missing = [
+            m.model_copy(
+                update={
+                    "description": NOTHING_NAMED.format(
+                        what=NOTHING_NAMED_GAPS[m.evidence_type][0],
+                        example=NOTHING_NAMED_GAPS[m.evidence_type][1],
+                    )
+                }
+            )
+            if m.evidence_type in NOTHING_NAMED_GAPS and m.required
+            else m
+            for m in missing
+        ]
     if Intent.OWNERSHIP_AT_TIME in intent_set:
         missing += _unread_owner_gaps(evidence, owners_unread)
     if search_stopped_by is not None:
@@ -792,6 +838,10 @@ def derive_claims(
     # What the KG has no record of (who was on call, whether the runbook was followed) is
     # said, never skipped: the run is `partial`.
     missing += unrecorded_evidence(unrecorded_asks(question or ""))
+    unread = unread_words(question or "", [Intent(i) for i in intents])
+    if unread is not None:
+        # Read as nothing but its names: a name read back is no answer to it (`partial`).
+        missing.append(unread_question_gap(unread))
     for at in sorted({at for _, at in unknown_then}):
         # The question asks what applied at that time and the KG cannot say: the run does not
         # answer it as asked, so it is `partial` (docs/runbooks.md).
@@ -2068,11 +2118,16 @@ def _changes_before(
     checks: CompetingCauseChecks | None,
     as_of: datetime,
     unfinished_by: str | None = None,
+    period: tuple[NamedTime, NamedTime] | None = None,
 ) -> _Causes:
     """Answers "what changed before the errors?": each release and other change recorded in
     the lookback before the first error (a release rolling out then too), as a fact with its
     time, and what the mechanism evidence says of it (an inference when a record names it as
-    the cause or rules it out). Nothing is called the cause by its time alone."""
+    the cause or rules it out). Nothing is called the cause by its time alone.
+
+    A period asked ("in the last hour", "between 09:30 and 10:03") keeps the changes inside
+    it; when the searched lookback does not cover it, a required gap says which part was not
+    searched (never a list from another window answering for it)."""
     intent = Intent.CHANGE_HISTORY.value
     out = _Causes()
     window = _window_before_first_error(
@@ -2081,6 +2136,31 @@ def _changes_before(
     if window is None:
         return out
     first_at, first_ev, before = window
+    if period is not None:
+        start, end = period[0].at, period[1].at
+        before = [(c, f) for c, f in before if start <= c.at <= end]
+        kept = {f.element_id for _, f in before}
+        out.confounders = [f for f in out.confounders if f.element_id in kept]
+        searched_from = first_at - CHANGE_LOOKBACK
+        if start < searched_from or end > first_at:
+            out.missing.append(
+                MissingEvidence(
+                    evidence_type="change_event",
+                    intents=[intent],
+                    description=f"the question asks for changes from {iso_utc(start)} to "
+                    f"{iso_utc(end)} ({period[0].words!r}); changes were searched only before "
+                    f"{_label(first_ev)} was first seen at {iso_utc(first_at)} (releases in "
+                    f"the {DEPLOY_LOOKBACK // timedelta(hours=1)} h, other changes in the "
+                    f"{_human(CHANGE_LOOKBACK)} before it): the rest of the period was not "
+                    "searched"
+                    + (
+                        f"; of those found, {len(before)} fall in the period and are listed"
+                        if before
+                        else "; none of those found falls in the period"
+                    ),
+                    required=True,
+                )
+            )
     for cand, confounder in before:
         ev = cand.evidence
         out.claims.append(

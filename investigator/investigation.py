@@ -60,12 +60,14 @@ from investigator.planner import (
     extract_mentions,
     focus_services,
     missing_required,
+    unread_words,
     unrecorded_asks,
 )
 from investigator.record_time import missing_rule_note
 from investigator.retrieval import RetrievalLoop, RetrievalOutcome, StopReason
 from investigator.rubric import (
     MISSING_DESCRIPTIONS,
+    UNREAD_QUESTION,
     Intent,
     MissingEvidence,
     required_types,
@@ -681,7 +683,9 @@ def _investigate(
             required_types=required_types(intents),
             tools=sorted({tc.template for tc in outcome.tool_calls}),
             # Asks the KG has no record type for are missing too (`UNRECORDED_ASKS`).
-            missing_types=missing_required(intents, supported) + unrecorded_asks(request.question),
+            missing_types=missing_required(intents, supported)
+            + unrecorded_asks(request.question)
+            + ([UNREAD_QUESTION] if unread_words(reading, intents) is not None else []),
             budget_tokens=request.budget_tokens,
             created_at=now,
         ),

@@ -47,8 +47,9 @@ _INTENT_RULES: tuple[tuple[Intent, re.Pattern[str]], ...] = (
     (
         Intent.DEPLOYMENT_CORRELATION,
         re.compile(
-            r"\b(release|deploy(ment|ed)?|rollout|rolled out|ship(ped)?|relat(ed|ion)|"
-            r"correlat\w*|caused? by|because of)\b|发布|部署|上线|相关",
+            # Plurals too: "recent deploys", "any deployments/releases/rollouts".
+            r"\b(releas(?:es?|ed)|deploy(s|ments?|ed)?|rollouts?|rolled out|ship(ped)?|"
+            r"relat(ed|ion)|correlat\w*|caused? by|because of)\b|发布|部署|上线|相关",
             re.IGNORECASE,
         ),
     ),
@@ -79,7 +80,9 @@ _INTENT_RULES: tuple[tuple[Intent, re.Pattern[str]], ...] = (
         # Open questions about the cause ("what caused X", "why did X fail", "what led to X");
         # "was X caused by Y" names a cause to check: a correlation, not a root-cause search.
         re.compile(
-            r"\b(root[- ]cause|mechanism|why (did|does|do|is|are|was|were)|"
+            # "rca", "why r/y payments failing" and "y r ..." as typed in a hurry.
+            r"\b(root[- ]cause|rca|mechanism|why (did|does|do|is|are|was|were|r|re|y)|"
+            r"y (?:r|are|is|did|does)|"
             r"what(?:'s| is| was)? (?:\w+ ){0,2}caus(e|es|ed|ing)|causes? of|"
             r"what (triggered|led to|broke|went wrong|happened to cause)|led to|"
             r"reason (for|behind)|how come|how did\b[^?]{0,80}\bhappen)\b|"
@@ -227,7 +230,31 @@ _FOLLOWED_ASKED = re.compile(
 
 _CORRELATION_WORDS = re.compile(
     r"\b(relat(ed|ion)|correlat\w*|caus(e|ed|es|ing)|because|due to|led to|before|after|"
-    r"responsible|break|broke|behind)\b|相关|导致|引起|之前|之后",
+    r"responsible|break|broke|behind)\b|相关|导致|引起|之前|之后|"
+    # "Was it the release?", "is it the deploy or the risk rules?", "could it be the
+    # release?": the release is named as the suspect, a correlation to judge.
+    r"(?<!\bwhen )(?<!\bwhere )\b(?:was|is)\s+it\s+(?:the|a|an|that|this|our)\b|"
+    r"\b(?:could|might|can)\s+it\s+(?:be|have been)\b",
+    re.IGNORECASE,
+)
+# "Should we roll back?", "rollback payment-api?", "revert the release?": whether the release
+# caused it (the verdict) and what the runbook in force says to do (its rollback step).
+_ROLLBACK_ASKED = re.compile(
+    r"\broll[- ]?back\b|\brevert(?:ing)?\b|\bundo the (?:release|deploy\w*|rollout)\b",
+    re.IGNORECASE,
+)
+# Whether an action was taken ("did they fail over payment-db?", "did we roll back?",
+# "was it reverted?"): no record of what the responders did exists (`UNRECORDED_ASKS`).
+_ACTION_VERB = (
+    r"(?:fail(?:ed)?[- ]?over|roll(?:ed)?[- ]?back|revert(?:ed)?|restart(?:ed)?|"
+    r"reboot(?:ed)?|scal(?:e|ed) (?:up|out|down))"
+)
+_ACTION_TAKEN_ASKED = re.compile(
+    r"\b(?:did|have|has|had)\s+(?:the\s+)?(?:they|we|you|someone|anyone|somebody|anybody|"
+    r"responders?|on-?call(?:\s+engineers?)?|engineers?|team|ops|sre)\s+(?:already\s+)?"
+    + _ACTION_VERB
+    + r"\b|\b(?:was|were|has|had)\s+(?:it|they|the\s+[\w-]+|[\w-]+)\s+(?:been\s+)?"
+    r"(?:failed over|rolled back|reverted|restarted|rebooted)\b",
     re.IGNORECASE,
 )
 # Not the head of a longer hyphenated name ("RR-2026-07-23a" is a change, not error RR-2026).
@@ -348,8 +375,15 @@ class Mentions(BaseModel):
 
 def unrecorded_asks(question: str) -> list[str]:
     """What the question asks that the KG has no record type for (`UNRECORDED_ASKS` keys)."""
-    asks = [("on_call", _ON_CALL_ASKED), ("runbook_followed", _FOLLOWED_ASKED)]
-    return [ask for ask, pattern in asks if pattern.search(question)]
+    asks = [
+        ("on_call", _ON_CALL_ASKED),
+        ("runbook_followed", _FOLLOWED_ASKED),
+        ("response_action", _ACTION_TAKEN_ASKED),
+    ]
+    found = [ask for ask, pattern in asks if pattern.search(question)]
+    if "runbook_followed" in found and "response_action" in found:
+        found.remove("response_action")  # one gap says it: no record of what was done
+    return found
 
 
 # Words that ask which runbook to take ("Which runbook applies to ...?", "... should I
@@ -394,6 +428,45 @@ def reads_as_symptom(question: str) -> bool:
         return False
     words = [w for w in re.findall(r"\w+", question) if w.lower() not in ENGLISH_STOP_WORDS]
     return 0 < len(words) <= SYMPTOM_MAX_WORDS
+
+
+# A question as opposed to a name or a title: a question mark or a question word first.
+_QUESTION_SHAPED = re.compile(
+    r"[?？]|^\s*(?:who|whom|whose|what|which|when|where|why|how|y|did|does|do|was|were|is|"
+    r"are|can|could|should|shall|will|would|has|have|had|any)\b",
+    re.IGNORECASE,
+)
+# Words that ask for the thing named or a document about it ("tell me about X", "what do the
+# postmortems say?"): an entity lookup answers them.
+_LOOKUP_WORDS = frozenset(
+    {
+        *("tell", "show", "describe", "details", "detail", "info", "information", "about"),
+        *("lookup", "look", "find", "get", "give", "say", "says", "said", "exist", "exists"),
+        *("postmortem", "postmortems", "report", "reports", "email", "emails", "ticket"),
+        *("tickets", "doc", "docs", "document", "documents", "note", "notes", "known"),
+        *("write", "wrote", "written"),
+    }
+)
+
+
+def unread_words(question: str, intents: Sequence[Intent]) -> str | None:
+    """The words of a question that no rule reads, when it was read as nothing but an
+    entity lookup ("should we do it for payment-api?" -> "should we do it", minus names and
+    stop words): what the answer says it could not tell. None for a bare name, a title, a
+    document or entity question, or any question an intent rule read."""
+    if list(intents) != [Intent.ENTITY_LOOKUP] or not _QUESTION_SHAPED.search(question):
+        return None
+    rest = question
+    for text in sorted(extract_mentions(question).texts(), key=len, reverse=True):
+        rest = rest.replace(text, " ")
+    rest = _KG_ID.sub(" ", _HYPHENATED.sub(" ", rest))
+    words = re.findall(r"[^\W\d_]+", rest)
+    unread = [
+        w for w in words if w.lower() not in ENGLISH_STOP_WORDS and w.lower() not in _LOOKUP_WORDS
+    ]
+    if not unread or any(w.lower() in _LOOKUP_WORDS for w in words):
+        return None
+    return " ".join(unread)
 
 
 def symptom_intents() -> list[Intent]:
@@ -441,6 +514,11 @@ def detect_intents(question: str) -> list[Intent]:
         # "When did release X finish?" asks for the release, not for a correlation.
         found.discard(Intent.DEPLOYMENT_CORRELATION)
         found.add(Intent.RELEASE_LOOKUP)
+    if _ROLLBACK_ASKED.search(question) and not _ACTION_TAKEN_ASKED.search(question):
+        # "Should we roll back?" asks whether the release caused it and what the runbook says
+        # to do; "did they roll back?" asks for an action taken (an unrecorded ask above).
+        found.discard(Intent.RELEASE_LOOKUP)
+        found.update({Intent.DEPLOYMENT_CORRELATION, Intent.APPLICABLE_RUNBOOK})
     if _DEPENDENCIES_ASKED.search(question):
         found.add(Intent.DEPENDENCIES)
     if _DEPENDENTS_ASKED.search(question):

@@ -101,7 +101,21 @@ UNRECORDED_ASKS: dict[str, tuple[Intent, str]] = {
         "no record of what the responders did: the KG has no response-action type, so whether "
         "the runbook was followed cannot be answered (only which version was in force)",
     ),
+    "response_action": (
+        Intent.APPLICABLE_RUNBOOK,
+        "no record of what the responders did (fail over, roll back, restart): the KG has no "
+        "response-action type, so whether it was done cannot be answered (only what the "
+        "runbook in force says to do)",
+    ),
 }
+
+# A question whose words no intent rule reads: the names in it were looked up, nothing more,
+# so the answer is `partial` with this gap (never `complete` on a name read back).
+UNREAD_QUESTION = "question"
+UNREAD_QUESTION_HINT = (
+    "ask e.g. who owns X, what caused X, did the release cause X, should we roll back X, "
+    "what changed before X, which runbook applies to X, what depends on X"
+)
 
 
 class MissingEvidence(BaseModel):
@@ -160,3 +174,13 @@ def unrecorded_evidence(asks: Iterable[str]) -> list[MissingEvidence]:
             MissingEvidence(evidence_type=ask, intents=[intent.value], description=description)
         )
     return out
+
+
+def unread_question_gap(words: str) -> MissingEvidence:
+    """The required gap of a question read as nothing but the names in it."""
+    return MissingEvidence(
+        evidence_type=UNREAD_QUESTION,
+        intents=[Intent.ENTITY_LOOKUP.value],
+        description=f"the question's words {words!r} ask something it does not read: only "
+        f"the names in it were looked up; {UNREAD_QUESTION_HINT}",
+    )

@@ -285,6 +285,33 @@ def _amount(m: re.Match[str]) -> tuple[timedelta | None, str | None]:
     return _AMOUNT_UNITS[unit] * (qty + extra), None
 
 
+# "In the last hour", "over the past 3 days", "last 30 minutes": a window ending at as_of.
+# "Last week" / "last night" alone name a calendar span, not placed (`_RELATIVE_WORDS`).
+_LAST_SPAN = re.compile(
+    r"(?:\b(?:in|within|during|over|for|from)\s+)?"
+    r"(?:\bthe\s+(?:last|past|previous)\s+|\bpast\s+|\blast\s+(?=\d|an?\b|half\b))"
+    r"(?:(?P<qty>\d+(?:\.\d+)?|an?|half\s+an?|one|two|three|four|five|six|seven|eight|nine|"
+    r"ten|eleven|twelve|fifteen|twenty|thirty|forty-five|forty|fifty|sixty|ninety)\s*)?"
+    r"(?P<unit>seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|(?<=\d)(?:s|m|h|d))\b",
+    re.IGNORECASE,
+)
+_SPAN_UNITS = {"m": "min", "h": "hour", "d": "day", "s": "sec"}
+
+
+def _last_span(m: re.Match[str]) -> timedelta:
+    """The length of "the last N <unit>" (N one when not written: "the last hour")."""
+    written = m.group("unit").lower()
+    unit = _SPAN_UNITS.get(written) or written.removesuffix("s")
+    qty_text = re.sub(r"\s+", " ", (m.group("qty") or "one").lower())
+    if qty_text.startswith("half"):
+        qty = 0.5
+    elif qty_text in _AMOUNT_NUMBERS:
+        qty = float(_AMOUNT_NUMBERS[qty_text])
+    else:
+        qty = float(qty_text)
+    return _AMOUNT_UNITS[unit] * qty
+
+
 # An amount written just before a side word of a written time ("two days before 2026-11-11").
 _OFFSET_BEFORE = re.compile(r"(?:" + _OFFSET + r")$", re.IGNORECASE)
 
@@ -1017,6 +1044,30 @@ def time_references(question: str, as_of: datetime | None = None) -> TimeReferen
     written without its year ("at midnight on July 24") is in the year of `as_of`."""
     not_applied: dict[str, str] = {}
     named, unresolved, rest = _named_times(question, as_of.year if as_of else None, not_applied)
+    span = _LAST_SPAN.search(rest)
+    if span is not None:
+        span_words = span.group(0).strip()
+        rest = _blank(rest, span.start(), span.end())
+        if as_of is None:
+            unresolved.append((span.start(), span_words))
+            not_applied[span_words] = "a window ending at as_of, and no as_of is known yet"
+        else:
+            # A window ending at as_of, both ends stated as a period ("between A and B").
+            length = _last_span(span)
+            named += [
+                NamedTime(
+                    at=shift(as_of, -length),
+                    words=span_words,
+                    reading=f"the start of the window: as_of minus {amount_text(length)}",
+                    period_end="start",
+                ),
+                NamedTime(
+                    at=as_of,
+                    words=span_words,
+                    reading="the end of the window: as_of",
+                    period_end="end",
+                ),
+            ]
     event: AnchorEvent | None = None
     words: str | None = None
     side: EventSide | None = None
