@@ -112,8 +112,9 @@ NOTHING_NAMED_GAPS = {
     "ownership": ("owner", "who owned payment-api then?"),
     "mechanism": ("mechanism", "what broke PAY-4097?"),
 }
-# What a question's subject is read from: a service, incident, error, release or alert.
-_SUBJECT_ID = re.compile(r"(?:^|\|)(?:svc|inc|err|deploy|alert):")
+# What a question's subject is read from: a service, incident, error, release, alert or a
+# runbook its words found ("who owns the runbook for ledger sync lag?").
+_SUBJECT_ID = re.compile(r"(?:^|\|)(?:svc|inc|err|deploy|alert|runbook):")
 # How a gap left by a search that did not finish begins: not found yet is not none.
 UNKNOWN_NOT_ABSENT = "unknown, not absent: "
 
