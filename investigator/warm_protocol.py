@@ -234,12 +234,27 @@ def warm_status_text(as_json: bool) -> str:
         "socket": str(socket_path()),
         "state_dir": state_dir(),
     }
+    # Those other checkouts or interpreters started for this folder (`db stop` stops them too).
+    others = []
+    for path in sockets_serving(state_dir())[1:]:
+        answer = ask_warm("status", path)
+        if answer is not None:
+            others.append({"pid": answer.get("pid"), "socket": str(path)})
+    info["others"] = others
     if as_json:
         return json.dumps(info, sort_keys=True)
+    lines = []
     if reply is None:
-        return f"no warm process ({info['socket']})"
-    state = "current" if info["current"] else "stale, restarts on the next command"
-    return f"warm process {info['pid']} at {info['socket']} ({state})"
+        lines.append(f"no warm process of this checkout ({info['socket']})")
+    else:
+        state = "current" if info["current"] else "stale, restarts on the next command"
+        lines.append(f"warm process {info['pid']} at {info['socket']} ({state})")
+    lines += [
+        f"warm process {o['pid']} at {o['socket']} (another checkout's or interpreter's, "
+        "same state folder)"
+        for o in others
+    ]
+    return "\n".join(lines)
 
 
 def stop_warm_processes() -> list[int]:

@@ -305,7 +305,11 @@ def test_db_stop_from_another_checkout_stops_the_folders_warm_process(
     shutil.copytree(install.root, other.root, ignore=shutil.ignore_patterns("__pycache__"))
     install.start()
     first = install.wait_for(running=True)
-    assert other.status()["running"] is False  # not this checkout's socket
+    seen = other.status()
+    assert seen["running"] is False  # not this checkout's socket, but named beside it:
+    assert [o["pid"] for o in seen["others"]] == [first["pid"]]  # type: ignore[attr-defined]
+    shown = other.run("warm", "status")
+    assert f"warm process {first['pid']} at" in shown.stdout, shown.stdout
     stopped = other.run("db", "stop", "--json")
     assert stopped.returncode == 0, stopped.stderr
     assert f"stopped warm process {first['pid']}" in stopped.stderr
