@@ -1107,9 +1107,14 @@ class RetrievalLoop:
                 # A competing-cause check: its rows are evidence, never new anchors.
                 focus = focus_services(known, self.inp.service_id)
                 learned |= note_check_rows(known, read_rows, focus)
-                if step.step_id == NAMED_RELEASE_LOOKUP and not self.focus.named_services:
+                if (
+                    step.step_id == NAMED_RELEASE_LOOKUP
+                    and Intent.DEPLOYMENT_CORRELATION in self.intents
+                    and not self.focus.named_services
+                ):
                     # "Did release X break payments?" naming no service the KG resolves: the
-                    # release's service is the one asked about (its errors are read).
+                    # release's service is the one asked about (its errors are read); not for
+                    # "when did release X finish?", which asks for that release alone.
                     for svc in named_release_services(known, self.inp.question):
                         learned |= known.add("services", svc)
                         self.focus.named_services.append(svc)
