@@ -1162,6 +1162,19 @@ def named_release_steps(
     return steps
 
 
+def named_release_services(known: Known, question: str) -> list[str]:
+    """The services of the releases the question names, as the named-release lookup
+    resolved them (sorted): a release named by version or id is that service's."""
+    names = {n.lower() for n in extract_mentions(question).release_names()}
+    return sorted(
+        {
+            r.service
+            for r in known.releases
+            if r.service and (r.id.lower() in names or (r.name or "").lower() in names)
+        }
+    )
+
+
 def _note_release(known: Known, el: Any) -> bool:
     """Record a Deployment record's service and deployment time (as the window templates
     read it: finished_at, else started_at, else valid_from)."""

@@ -44,6 +44,7 @@ from investigator.planner import (
     CAUSE_INTENTS,
     EMITTED_READ,
     FIRST_RELEASE_CHECK,
+    NAMED_RELEASE_LOOKUP,
     NAV_PREFIX,
     RUNBOOK_SERVICES,
     TEAM_LINK,
@@ -57,6 +58,7 @@ from investigator.planner import (
     is_navigation,
     kind_of,
     missing_required,
+    named_release_services,
     note_check_rows,
     note_runbook_services,
     pasted_alert_intents,
@@ -588,7 +590,7 @@ class RetrievalLoop:
                 progressed |= learn_named_runbooks(known, self._runbooks_headed_as_asked())
                 progressed |= self._runbook_by_code(known, outcome)
             reading = outcome.incident_reading
-            if (
+            falls_back = (
                 round_no == 1
                 and not self.has_mentions
                 # A team asked about from its side: its own records are the answer, never
@@ -596,12 +598,23 @@ class RetrievalLoop:
                 and asked_team(self.inp.question) is None
                 and not known.entities()
                 and not (reading is not None and reading.candidates)
-            ):
+            )
+            chose_by_text = False
+            search_first = falls_back and self._asks_what_to_do()
+            if search_first:
+                # "How do I fix db pool exhausted": the runbook the card's search chooses for
+                # its words is the answer; a service sharing one word with them (payment-db)
+                # is no link, and taken first it kept the search from running.
+                chose_by_text = self._runbook_by_text(known, outcome)
+                progressed |= chose_by_text
+                if outcome.cut_short:
+                    break
+            if falls_back and not chose_by_text:
                 # Nothing named and nothing linked: entity linking falls back to the best
                 # fulltext hits that are anchors (an incident, a service, an error code); not
                 # when "the incident" could mean several: words shared are no pick among them.
                 progressed |= learn(known, self._top_text_anchors(), self.focus, self.inp.as_of)
-            if round_no == 1:
+            if round_no == 1 and not search_first:
                 progressed |= self._runbook_by_text(known, outcome)
                 if outcome.cut_short:
                     break
@@ -917,6 +930,12 @@ class RetrievalLoop:
         best = anchors[0].score or 0.0
         return [row for row in anchors[:limit] if (row.score or 0.0) >= best / 2]
 
+    def _asks_what_to_do(self) -> bool:
+        """Whether the question asks for a runbook: the runbook intent, or a bare symptom."""
+        return Intent.APPLICABLE_RUNBOOK in self.intents or (
+            self.intents == [Intent.ENTITY_LOOKUP] and reads_as_symptom(self.reading)
+        )
+
     def _runbook_by_text(self, known: Known, outcome: RetrievalOutcome) -> bool:
         """A runbook question that no service, alert, error code or runbook record answers
         ("Policy Spec Sync Controller Is Stuck, what do I do?"): the runbook the card's
@@ -1088,6 +1107,17 @@ class RetrievalLoop:
                 # A competing-cause check: its rows are evidence, never new anchors.
                 focus = focus_services(known, self.inp.service_id)
                 learned |= note_check_rows(known, read_rows, focus)
+                if (
+                    step.step_id == NAMED_RELEASE_LOOKUP
+                    and Intent.DEPLOYMENT_CORRELATION in self.intents
+                    and not self.focus.named_services
+                ):
+                    # "Did release X break payments?" naming no service the KG resolves: the
+                    # release's service is the one asked about (its errors are read); not for
+                    # "when did release X finish?", which asks for that release alone.
+                    for svc in named_release_services(known, self.inp.question):
+                        learned |= known.add("services", svc)
+                        self.focus.named_services.append(svc)
                 if step.step_id == FIRST_RELEASE_CHECK and call.record.error is None:
                     # Its earliest releases are read: "the first release" may be placed.
                     known.add("release_histories", str(step.params["service_id"]))
