@@ -56,6 +56,7 @@ from investigator.rubric import (
     unread_question_gap,
     unrecorded_evidence,
 )
+from investigator.runbook_period import uncovered_by_versions
 from investigator.runbook_sections import (
     SECTION_EXCERPT,
     SectionFocus,
@@ -439,6 +440,8 @@ def derive_claims(
     runbook_services: Sequence[tuple[str, str]] = (),
     search_stopped_by: str | None = None,
     ownership_period: OwnershipPeriod | None = None,
+    version_period: OwnershipPeriod | None = None,
+    versions_cut: Sequence[tuple[str, int]] = (),
     ownership_records: Sequence[Evidence] = (),
     ownership_cut: Sequence[tuple[str, int]] = (),
     owners_cut: Sequence[tuple[str, int, datetime | None]] = (),
@@ -477,6 +480,10 @@ def derive_claims(
     absent, a required gap each (the owner of a service it fires on is no answer either).
     `owners_dropped`: OWNS records the run read and admitted but the pack dropped for the
     evidence budget: an owner gap they would fill says so, never that no record holds.
+    `version_period`: the period a runbook or policy question asks the versions over
+    (runbook_period.py): each dated version in force at some instant of it is stated by its
+    valid interval; `versions_cut`: (anchor, rows read) of each read of the versions cut at
+    its row cap, a required gap each (versions of the period may be past it).
     `team_words`: the words naming the team a question asks about from its side
     (`asked_team`), `teams` the teams they linked to: what each owned is stated (its records
     say nothing of who owned the rest, so no owner gap is drawn from them); none linked is a
@@ -584,8 +591,20 @@ def derive_claims(
                 )
                 unknown_then.append((ev.element_id, as_of))
                 continue
-            when = _undated_in_force(ev, as_of) or _in_force(ev, refs, as_of, runbooks)
             by_text = ev.context.get("anchor") in found_by_text
+            if version_period is not None and not by_text and _dated_in(ev, version_period):
+                claims.append(
+                    _claim(
+                        f"{_span_text(ev, as_of)} ({version_period.why}): Runbook {_title(ev)} "
+                        f"({_versioned(ev)}){tie} {_was(ev)} the version in force{where}",
+                        EpistemicStatus.FACT,
+                        0.95,
+                        [ev],
+                        Intent.APPLICABLE_RUNBOOK.value,
+                    )
+                )
+                continue
+            when = _undated_in_force(ev, as_of) or _in_force(ev, refs, as_of, runbooks)
             if by_text:
                 # Where its steps are, as the card's Locator line gives them.
                 steps = runbook_steps(ev, SectionFocus(text=runbook_search_text(question or "")))
@@ -611,6 +630,18 @@ def derive_claims(
         policies = _with(evidence, "policy")
         for ev in policies:
             where = f" [{ev.locator}]" if ev.locator else ""
+            if version_period is not None and _dated_in(ev, version_period):
+                claims.append(
+                    _claim(
+                        f"{_span_text(ev, as_of)} ({version_period.why}): Policy {_title(ev)} "
+                        f"({ev.element_id}) {_was(ev)} in force{where}",
+                        EpistemicStatus.FACT,
+                        0.95,
+                        [ev],
+                        Intent.APPLICABLE_POLICY.value,
+                    )
+                )
+                continue
             claims.append(
                 _claim(
                     f"Policy {_title(ev)} ({ev.element_id}) is in force "
@@ -763,6 +794,40 @@ def derive_claims(
             for entity, read, cut_at in owners_cut
         ]
         missing += _uncovered_period_gaps(owners, ownership_period, ownership_cut, owners_cut)
+    if version_period is not None:
+        # A read of the versions cut at its cap: versions of the period may lie past it.
+        version_intents = [
+            i.value
+            for i in (Intent.APPLICABLE_RUNBOOK, Intent.APPLICABLE_POLICY)
+            if i in intent_set
+        ]
+        missing += [
+            MissingEvidence(
+                evidence_type="runbook",
+                intents=version_intents,
+                description=f"the versions of the runbooks and policies of {anchor} were read "
+                f"up to the read's cap, {read} rows: a version in force in the period asked "
+                f"({version_period.why}) past them was not read; ask for a shorter period",
+                required=True,
+            )
+            for anchor, read in versions_cut
+        ]
+        cut_anchors = {anchor for anchor, _ in versions_cut}
+        missing += [
+            MissingEvidence(
+                evidence_type="runbook",
+                intents=version_intents,
+                description=f"no version of a runbook or policy of {anchor} is recorded in "
+                f"force from {iso_utc(start)} to {iso_utc(end)} ({version_period.why}), in "
+                "the records this subject may read: which one applied then is not known",
+                required=True,
+            )
+            for anchor, start, end in uncovered_by_versions(
+                [*_with(evidence, "runbook"), *_with(evidence, "policy")], version_period
+            )
+            # Its versions past the cap were not read: an apparent gap may be a cut.
+            if anchor not in cut_anchors
+        ]
     if Intent.OWNERSHIP_AT_TIME in intent_set and ownership_period is None:
         # A read cut before an instant asked (or as_of) may have left out its owner.
         instants = [as_of, *(r.at for r in refs)]
@@ -927,6 +992,25 @@ def _holds_text(
     return "At " + " and at ".join(parts)
 
 
+def _span_text(ev: Evidence, as_of: datetime) -> str:
+    """`From A to B`, or `From A, still at as_of, <as_of>`, of a record's valid interval."""
+    start = f"From {iso_utc(ev.valid_from)}" if ev.valid_from else "From the first record"
+    if ev.valid_to is None:
+        return f"{start}, still at as_of, {iso_utc(as_of)}"
+    return f"{start} to {iso_utc(ev.valid_to)}"
+
+
+def _was(ev: Evidence) -> str:
+    """`is` of a version still in force (no end), else `was`."""
+    return "is" if ev.valid_to is None else "was"
+
+
+def _dated_in(ev: Evidence, period: OwnershipPeriod) -> bool:
+    """Whether a version with a stated start holds at some instant of the period (an undated
+    one is placed by its record times, record_time.py)."""
+    return ev.valid_from is not None and period.overlaps(ev)
+
+
 def _owners_in_period(
     owners: Sequence[Evidence],
     period: OwnershipPeriod,
@@ -945,14 +1029,9 @@ def _owners_in_period(
             )
             out.append(claim)
             continue
-        start = f"From {iso_utc(ev.valid_from)}" if ev.valid_from else "From the first record"
-        if ev.valid_to is None:
-            span = f"{start}, still at as_of, {iso_utc(as_of)}"
-        else:
-            span = f"{start} to {iso_utc(ev.valid_to)}"
         out.append(
             _claim(
-                f"{span} ({period.why}): {ev.content}",
+                f"{_span_text(ev, as_of)} ({period.why}): {ev.content}",
                 EpistemicStatus.FACT,
                 0.95,
                 [ev],

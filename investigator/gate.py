@@ -473,6 +473,10 @@ class GatePolicy(BaseModel):
     # ("between A and B"; a whole history starts at the earliest time): every ownership
     # record valid at some instant of it is admitted, top_k aside (ownership_history.py).
     ownership_period: tuple[datetime, datetime] | None = None
+    # A period the question asks the runbook or policy versions over, (start, end) likewise
+    # ("which runbook applied between A and B", "over time"): every version valid at some
+    # instant of it is admitted beside its successor, top_k aside (runbook_period.py).
+    version_period: tuple[datetime, datetime] | None = None
     # Records of the events those instants were taken from (the release taken as "then"):
     # admitted whatever the plan's evidence types, so the answer shows why that moment.
     anchor_ids: list[str] = Field(default_factory=list)
@@ -571,7 +575,7 @@ class EvidenceGate:
         by_id = {ev.element_id: ev for ev in self.admitted}
         for ev in sorted(self.admitted, key=lambda ev: (ev.element_id, ev.evidence_id)):
             newer = by_id.get(ev.replacement) if ev.replacement else None
-            if newer is None or newer is ev:
+            if newer is None or newer is ev or self._version_in_period(ev):
                 continue
             held = [t for t in instants if _valid_at(ev, t)]
             if not held or not all(_valid_at(newer, t) for t in held):
@@ -769,7 +773,13 @@ class EvidenceGate:
         relevant = set(cand.evidence_types) & self._relevant
         # Every owner of the period asked is the answer, not the best few of them.
         # So is everything a team owned, asked from the team's side (owned_by_team).
-        listed = anchor or self._owner_in_period(cand) or bool(cand.context.get("asked_team"))
+        # And every runbook or policy version in force in the period asked.
+        listed = (
+            anchor
+            or self._owner_in_period(cand)
+            or self._version_in_period(cand)
+            or bool(cand.context.get("asked_team"))
+        )
         if not listed and all(self._count(t) >= p.top_k_per_type for t in relevant):
             detail = f"already {p.top_k_per_type} items for {sorted(relevant)}"
             return self._reject(cand, r.TOP_K_REACHED, round_no, detail), demoted
@@ -833,7 +843,7 @@ class EvidenceGate:
             if t <= as_of
         ):
             return None
-        if self._owner_in_period(cand):
+        if self._owner_in_period(cand) or self._version_in_period(cand):
             return None
         detail = f"valid until {cand.valid_to.isoformat()}, before as_of"
         if cand.replacement:
@@ -885,6 +895,17 @@ class EvidenceGate:
             return False
         start, end = period
         return (cand.valid_from is None or cand.valid_from <= end) and (
+            cand.valid_to is None or cand.valid_to > start
+        )
+
+    def _version_in_period(self, cand: Evidence) -> bool:
+        """Whether a dated runbook or policy version holds at some instant of the period
+        asked (an undated one is placed by its record times, record_time.py)."""
+        period = self.policy.version_period
+        if period is None or not {"runbook", "policy"} & set(cand.evidence_types):
+            return False
+        start, end = period
+        return (cand.valid_from is not None and cand.valid_from <= end) and (
             cand.valid_to is None or cand.valid_to > start
         )
 

@@ -73,6 +73,7 @@ from investigator.rubric import (
     required_types,
     useful_types,
 )
+from investigator.runbook_period import asked_version_period, cut_version_reads
 from investigator.runbook_sections import question_focus
 from investigator.session import RunSession, RunSpec
 from investigator.timeline import (
@@ -596,6 +597,12 @@ def _investigate(
         if Intent.OWNERSHIP_AT_TIME in intents
         else None
     )
+    # "Which runbook applied between A and B?", "over time": every version in the period.
+    version_period = (
+        asked_version_period(request.question, as_of)
+        if {Intent.APPLICABLE_RUNBOOK, Intent.APPLICABLE_POLICY} & set(intents)
+        else None
+    )
     gate = session.use_gate(
         GatePolicy(
             as_of=as_of,
@@ -609,6 +616,7 @@ def _investigate(
             section_question=request.question,
             evidence_token_budget=evidence_token_budget(request.budget_tokens),
             ownership_period=period.bounds if period is not None else None,
+            version_period=version_period.bounds if version_period is not None else None,
         )
     )
     loop = RetrievalLoop(
@@ -707,6 +715,8 @@ def _investigate(
         runbook_services=outcome.known.runbook_services,
         search_stopped_by=stopped_by,
         ownership_period=period,
+        version_period=version_period,
+        versions_cut=cut_version_reads(outcome.tool_calls) if version_period else (),
         ownership_records=outcome.ownership_records,
         ownership_cut=cut_histories(outcome.tool_calls),
         owners_cut=cut_entity_reads(outcome.tool_calls, outcome.owners_cut_at),

@@ -188,6 +188,18 @@ def asked_ownership_period(question: str, as_of: datetime) -> OwnershipPeriod | 
     "between March and July", its end at most as_of; none when it starts after as_of), else
     its whole history up to as_of when it asks for one ("ownership history", "how did
     ownership change"), else None."""
+    named = asked_named_period(question, as_of)
+    if named is not None:
+        return named
+    asked = HISTORY_WORDS.search(question)
+    if asked is None:
+        return None
+    return OwnershipPeriod(start=None, end=as_of, words=asked.group(0))
+
+
+def asked_named_period(question: str, as_of: datetime) -> OwnershipPeriod | None:
+    """The period a question names ("between A and B", "between March and July"), its end at
+    most as_of; None when it names none or one that starts after as_of."""
     months = _month_period(question, as_of)
     if months is not None:
         return months
@@ -212,10 +224,7 @@ def asked_ownership_period(question: str, as_of: datetime) -> OwnershipPeriod | 
             words=f"{start.words} {end.words}",
             placed=placed,
         )
-    asked = HISTORY_WORDS.search(question)
-    if asked is None:
-        return None
-    return OwnershipPeriod(start=None, end=as_of, words=asked.group(0))
+    return None
 
 
 def _owner(ev: Evidence) -> str:
