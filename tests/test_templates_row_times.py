@@ -494,8 +494,8 @@ def test_a_run_recorded_at_version_1_replays_verified_and_reads_as_version_2(
         for version, registry in ((1, only_v1), (2, up_to_v2), (3, up_to_v3), (4, ex.registry))
     }
     for version, run in runs.items():
-        # 4: runbooks_for@4 and entity_resolution@4 beside the other templates' 3.
-        expected = {3, 4} if version == 4 else {version}
+        # 4 (the newest): runbooks_for@5 and entity_resolution@4 beside the other templates' 3.
+        expected = {3, 4, 5} if version == 4 else {version}
         assert {tc.template_version for tc in run.tool_calls} == expected
         report = replay_run(ex.driver, run.run_id)  # the packaged allowlist, both versions
         assert report.verified and not report.drift, (version, report.drift)
@@ -524,7 +524,7 @@ def test_the_demo_pack_differs_between_versions_only_by_its_tools(ex: TemplateEx
             request, driver=ex.driver, executor=TemplateExecutor(ex.driver, registry)
         )
         # 4: entity_resolution@4 beside the other templates' 3 (the demo reads no runbooks_for).
-        expected = {3, 4} if version == 4 else {version}
+        expected = {3, 4, 5} if version == 4 else {version}
         assert {tc.template_version for tc in result.tool_calls} == expected
         assert sorted(e.evidence_id for e in result.evidence) == PINNED_DEMO_EVIDENCE_IDS
         assert sorted(c.claim_id for c in result.claims) == PINNED_DEMO_CLAIM_IDS
