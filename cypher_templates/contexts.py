@@ -147,6 +147,8 @@ class RunbookContext(RowContext):
     linked_via: list[str] = Field(default_factory=list)  # runbooks_for: collect(type(l))
     # runbooks_for 4: when the last import of the record's source did not have its file.
     file_missing_since: Instant | None = None
+    # runbooks_for 5: why that import, which had the file, could not read it.
+    file_unreadable: str | None = None
 
 
 class ChangeEventContext(RowContext):

@@ -85,7 +85,15 @@ RowTimes = Literal["datetime", "epoch_micros"]
 AclCeiling = Literal["active_node", "latest_record"]
 # What a template's text receives from its manifest entry beside its options.
 RENDER_SETTINGS: frozenset[str] = frozenset(
-    {"row_times", "acl_ceiling", "missing_files", "under_way", "latest_copy", "renamed_to"}
+    {
+        "row_times",
+        "acl_ceiling",
+        "missing_files",
+        "under_way",
+        "latest_copy",
+        "renamed_to",
+        "unreadable_files",
+    }
 )
 
 
@@ -212,6 +220,7 @@ class TemplateSpec(BaseModel):
     under_way: bool = False  # latest_deployments 4: also a rollout started and not finished
     latest_copy: bool = False  # version_history 4: a relationship's latest-ending copy
     renamed_to: bool = False  # fulltext_search 4: the other documents superseding a hit
+    unreadable_files: bool = False  # runbooks_for 5: why a file the import had was not read
 
     @model_validator(mode="after")
     def _names(self) -> TemplateSpec:
@@ -300,6 +309,7 @@ class VersionSettings(BaseModel):
     under_way: bool = False
     latest_copy: bool = False
     renamed_to: bool = False
+    unreadable_files: bool = False
 
 
 class Manifest(BaseModel):
@@ -580,6 +590,7 @@ class TemplateRegistry:
                     under_way=spec.under_way,
                     latest_copy=spec.latest_copy,
                     renamed_to=spec.renamed_to,
+                    unreadable_files=spec.unreadable_files,
                     **resolved,
                 )
             )

@@ -581,6 +581,8 @@ class LoadedBundle(BaseModel):
     # The caller's `--source-id`: for a bundle of retractions only, the import source whose
     # records the operator retracts (no element carries it).
     source_override: str | None = None
+    # An import's files skipped as unreadable: path in the folder -> why (ImportResult).
+    unreadable: dict[str, str] = Field(default_factory=dict)
 
     @classmethod
     def from_bundles(cls, bundles: Iterable[tuple[str, Bundle]]) -> LoadedBundle:

@@ -113,3 +113,59 @@ def rule_label(ev: Evidence) -> str:
         summary = summary[: _SUMMARY_SHOWN - 3].rstrip() + "..."
     said.append(f'{severity}: "{summary}"' if summary else severity)
     return f"{ev.element_id.removeprefix('alert:')} ({', '.join(said)})"
+
+
+def runbooks_reached(documents: Iterable[Evidence]) -> dict[str, frozenset[str]]:
+    """Alert id -> the runbooks (ids without version) `documents` reached through it (their
+    `anchor`)."""
+    reached: dict[str, set[str]] = {}
+    for ev in documents:
+        if ev.type != "Policy" and ev.context.get("anchor"):
+            runbook = ev.element_id.split("@", 1)[0]
+            reached.setdefault(str(ev.context["anchor"]), set()).add(runbook)
+    return {anchor: frozenset(ids) for anchor, ids in reached.items()}
+
+
+def _rule_runbooks(rule: Evidence, reached: dict[str, frozenset[str]]) -> str:
+    runbooks = sorted(reached.get(rule.element_id, frozenset()))
+    if runbooks:
+        return "runbook " + ", ".join(runbooks)
+    url = rule.props.get("runbook_url")
+    return f"no runbook imported (runbook_url {url})" if url else "no runbook linked"
+
+
+def ambiguous_rules_note(
+    apart: list[list[Evidence]],
+    reached: dict[str, frozenset[str]],
+    ask: str = "investigator runbook --alert",
+) -> str:
+    """A name of several rules leading to different runbooks, none picked: which is which,
+    and how to ask for one (`ask`: the command that takes the rule's id)."""
+    parts = []
+    for rules in apart:
+        name = alert_name_of(rules[0])
+        listed = "; ".join(f"{rule_label(r)} -> {_rule_runbooks(r, reached)}" for r in rules)
+        parts.append(
+            f"{len(rules)} alert rules are named {name}, with different runbooks: {listed}"
+        )
+    first = apart[0][0].element_id.removeprefix("alert:")
+    return (
+        "; ".join(parts) + f"; which one fired? ask for it by id ({ask} {first}), or paste"
+        " the notification: its words pick the rule"
+    )
+
+
+def picked_rules_note(apart: list[list[Evidence]], picks: list[RulePick]) -> str:
+    """Which of several rules of one name the text's words picked, and why."""
+    parts = []
+    for rules, pick in zip(apart, picks, strict=True):
+        chosen = next(r for r in rules if r.element_id == pick.alert_id)
+        others = ", ".join(
+            r.element_id.removeprefix("alert:") for r in rules if r.element_id != pick.alert_id
+        )
+        words = ", ".join(repr(w) for w in pick.words)
+        parts.append(
+            f"{len(rules)} alert rules are named {alert_name_of(chosen)}: the text's words "
+            f"({words}) pick {rule_label(chosen)}; not {others}"
+        )
+    return "; ".join(parts)

@@ -653,6 +653,13 @@ class EvidenceGate:
             decision.admitted.remove(ev)
         decision.rejected.append(rejection)
 
+    def set_aside(self, ev: Evidence, reason: RejectionReason, round_no: int, detail: str) -> None:
+        """Take back an admitted evidence after the loop (the answer must not use it), with
+        the rejection that says why."""
+        self.admitted.remove(ev)
+        self.tokens_used -= evidence_tokens(ev)
+        self.rejected.append(self._reject(ev, reason, round_no, detail))
+
     def supported_types(self) -> list[str]:
         """Evidence types supported by admitted evidence, sorted."""
         return sorted(supported_evidence_types(self.admitted))

@@ -16,6 +16,15 @@ import neo4j
 from pydantic import BaseModel, Field, field_validator
 
 from cypher_templates.executor import TemplateExecutor
+from investigator.alert_rules import (
+    alert_name_of,
+    ambiguous_rules_note,
+    lead_apart,
+    picked_by_words,
+    picked_rules_note,
+    rule_label,
+    same_named_rules,
+)
 from investigator.claims import (
     READ_FAILED,
     Claim,
@@ -220,6 +229,56 @@ def removed_rule_notes(
     return [note] if note else []
 
 
+# How a runbook set aside as another same-named rule's begins its rejection detail (the
+# Missing line says that, not "found by text only").
+_OTHER_RULE = "another rule's runbook: "
+
+
+def set_apart_other_rules(
+    gate: EvidenceGate, outcome: RetrievalOutcome, question: str
+) -> list[str]:
+    """Rules of one name in several files that lead to different runbooks (GOV.UK's three
+    `High5xxRate`): the question's words pick one, and the runbooks only the others lead to
+    are set aside; none picked, every runbook of that name is set aside (it is ambiguous).
+    One rule's runbook is never stated as another's. The notes say which is which."""
+    reached = {a: frozenset(ids) for a, ids in outcome.runbooks_through.items()}
+    apart = [r for r in same_named_rules(outcome.alert_rows) if lead_apart(r, reached)]
+    notes: list[str] = []
+    unused: dict[str, str] = {}
+    # A runbook another alert (of another name) leads to stays that alert's.
+    grouped = {r.element_id for rules in apart for r in rules}
+    others = {rb for a, ids in reached.items() if a not in grouped for rb in ids}
+    for rules in apart:
+        pick = picked_by_words(rules, question)
+        chosen = {pick.alert_id} if pick is not None else set()
+        kept = others | {
+            rb for r in rules if r.element_id in chosen for rb in reached.get(r.element_id, ())
+        }
+        name = alert_name_of(rules[0])
+        for rule in rules:
+            for runbook in sorted(reached.get(rule.element_id, frozenset()) - kept):
+                unused.setdefault(
+                    runbook,
+                    f"{_OTHER_RULE}linked to {rule_label(rule)}, "
+                    f"one of {len(rules)} rules named {name}, "
+                    + (
+                        "not the one the question's words pick"
+                        if pick
+                        else "and the question's words pick none"
+                    ),
+                )
+        notes.append(
+            picked_rules_note([rules], [pick])
+            if pick is not None
+            else ambiguous_rules_note([rules], reached)
+        )
+    for ev in sorted(gate.admitted, key=lambda ev: ev.evidence_id):
+        detail = unused.get(ev.element_id.split("@", 1)[0])
+        if ev.type == "Runbook" and detail is not None:
+            gate.set_aside(ev, RejectionReason.LOW_RELEVANCE, outcome.rounds, detail)
+    return notes
+
+
 def tied_runbook_gaps(missing: list[MissingEvidence], tied: Sequence[str]) -> list[MissingEvidence]:
     """`missing` with a missing runbook said as a tie when the runbook search found the
     question's words fit two or more runbooks alike (`RetrievalOutcome.runbook_tie`): which
@@ -299,7 +358,9 @@ def _unused_runbook_gaps(
     why: dict[str, str] = {}
     for r in sorted(rejected, key=lambda r: (r.element_id, r.round, r.reason.value)):
         # Only a reason it was not used: a `duplicate` is the same runbook used in another form.
-        if r.element_id.startswith("runbook:") and r.reason in _NOT_USED:
+        if r.element_id.startswith("runbook:") and r.detail.startswith(_OTHER_RULE):
+            why[r.element_id] = r.detail
+        elif r.element_id.startswith("runbook:") and r.reason in _NOT_USED:
             why.setdefault(r.element_id, _NOT_USED[r.reason])
     if not why:
         return missing
@@ -647,6 +708,7 @@ def _investigate(
     # an alert's name in another form ("help with paymentapihigherrorrate").
     intents = outcome.intents or intents
     reading = outcome.reading or request.question
+    rules_apart = set_apart_other_rules(gate, outcome, request.question)
 
     t0 = time.perf_counter()
     supported = gate.supported_types()
@@ -812,7 +874,7 @@ def _investigate(
         unresolved_time_reasons=reasons,
         time_notes=far_anchor_notes(request.question, as_of, references),
         search_cut_short=outcome.cut_short,
-        rule_notes=removed_rule_notes(outcome, pack.evidence, as_of),
+        rule_notes=[*rules_apart, *removed_rule_notes(outcome, pack.evidence, as_of)],
         incident_reading=outcome.incident_reading,
         timings=timings,
     )

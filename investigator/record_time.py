@@ -154,6 +154,14 @@ def missing_file_note(ev: Evidence, at: datetime, what: str = "as_of") -> str | 
         return None
     if since is None or since > at:
         return None
+    if reason := ev.context.get("file_unreadable"):
+        # The file was there but could not be read (runbooks_for 5): not a page deleted.
+        recorded = iso_utc(ev.recorded_at) if ev.recorded_at is not None else "an earlier import"
+        return (
+            f"its file was in {ev.source_id}'s import of {iso_utc(since)} but could not be "
+            f"read ({reason}): this is the version recorded at {recorded}; the record stays "
+            "current until retracted"
+        )
     return (
         f"its file was not in {ev.source_id}'s import of {iso_utc(since)}; the record stays "
         "current until retracted"

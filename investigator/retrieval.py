@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 from cypher_templates.executor import TemplateRow
 from cypher_templates.plan import PlanStep, QueryPlan
 from graph_schema.alert_names import as_named, typed_as
+from investigator.alert_rules import runbooks_reached
 from investigator.context_graph.models import ToolCallRecord
 from investigator.evidence import Evidence, Rejection, fuse
 from investigator.incident_reference import (
@@ -139,6 +140,10 @@ class RetrievalOutcome(BaseModel):
     # The runbooks the runbook search found the question's words fit alike (ids without
     # version), when it chose none for that tie: no one of them is cited (investigation.py).
     runbook_tie: list[str] = Field(default_factory=list)
+    # Every alert record read, once each, and each alert id -> the runbooks (ids without
+    # version) read through it: rules of one name that lead apart are told apart.
+    alert_rows: list[Evidence] = Field(default_factory=list)
+    runbooks_through: dict[str, list[str]] = Field(default_factory=dict)
 
 
 # Link (navigation) templates: their rows name anchors; they are evidence only for lookups.
@@ -421,11 +426,20 @@ def type_dependent_row(evidence: Evidence, step: PlanStep) -> Evidence:
     return evidence.model_copy(update={"evidence_types": ["dependent"]})
 
 
-def _note_removed_rules(outcome: RetrievalOutcome, candidates: Sequence[Evidence]) -> None:
-    """Keep the alert records among `candidates` that carry a `:MissingFile` mark (their
-    rule left the rule file at a later import), once each."""
+def _note_alerts_read(outcome: RetrievalOutcome, candidates: Sequence[Evidence]) -> None:
+    """Keep the alert records among `candidates`, those that carry a `:MissingFile` mark
+    (their rule left the rule file at a later import), once each, and the runbooks read
+    through each alert."""
+    runbooks = [ev for ev in candidates if ev.type == "Runbook"]
+    for alert_id, reached in runbooks_reached(runbooks).items():
+        through = outcome.runbooks_through.setdefault(alert_id, [])
+        through.extend(r for r in sorted(reached) if r not in through)
     kept = {ev.element_id for ev in outcome.removed_rules}
+    read = {ev.element_id for ev in outcome.alert_rows}
     for ev in candidates:
+        if ev.type == "Alert" and ev.element_id not in read:
+            read.add(ev.element_id)
+            outcome.alert_rows.append(ev)
         gone = ev.type == "Alert" and ev.context.get("file_missing_since") is not None
         if gone and ev.element_id not in kept:
             kept.add(ev.element_id)
@@ -1067,7 +1081,7 @@ class RetrievalLoop:
             # nor a candidate, as the runbook search drops it.
             read = [ev for ev in call.candidates if not ev.context.get("renamed_to")]
             read_rows = [row for row in result.rows if not row.context.get("renamed_to")]
-            _note_removed_rules(outcome, read)
+            _note_alerts_read(outcome, read)
             if result.template_id == "ownership_over_time" and not result.truncated:
                 service = str(step.params["service_id"])
                 self.owner_rows.setdefault(service, []).extend(read)

@@ -48,11 +48,13 @@ from graph_schema.canonical import iso_utc
 from graph_schema.front_matter_contact import front_matter_contact
 from graph_schema.importers.link_targets import document_service, url_page_name
 from investigator.alert_rules import (
-    RulePick,
     alert_name_of,
+    ambiguous_rules_note,
     lead_apart,
     picked_by_words,
+    picked_rules_note,
     rule_label,
+    runbooks_reached,
     same_named_rules,
 )
 from investigator.context_graph.models import RunStatus
@@ -619,57 +621,6 @@ def _names_asked(run: _Lookup) -> list[str]:
     return list(dict.fromkeys([*run.alert_names, *spelled]))
 
 
-def _reached(documents: list[Evidence]) -> dict[str, frozenset[str]]:
-    """Alert id -> the runbooks (ids without version) reached through it."""
-    reached: dict[str, set[str]] = {}
-    for ev in documents:
-        if ev.type != "Policy" and ev.context.get("anchor"):
-            reached.setdefault(str(ev.context["anchor"]), set()).add(_document_id(ev.element_id))
-    return {anchor: frozenset(ids) for anchor, ids in reached.items()}
-
-
-def _rule_runbooks(rule: Evidence, reached: dict[str, frozenset[str]]) -> str:
-    runbooks = sorted(reached.get(rule.element_id, frozenset()))
-    if runbooks:
-        return "runbook " + ", ".join(runbooks)
-    url = rule.props.get("runbook_url")
-    return f"no runbook imported (runbook_url {url})" if url else "no runbook linked"
-
-
-def _ambiguous_note(apart: list[list[Evidence]], reached: dict[str, frozenset[str]]) -> str:
-    """`--alert NAME` of several rules leading to different runbooks: which is which, and
-    how to ask for one."""
-    parts = []
-    for rules in apart:
-        name = alert_name_of(rules[0])
-        listed = "; ".join(f"{rule_label(r)} -> {_rule_runbooks(r, reached)}" for r in rules)
-        parts.append(
-            f"{len(rules)} alert rules are named {name}, with different runbooks: {listed}"
-        )
-    first = apart[0][0].element_id.removeprefix("alert:")
-    return (
-        "; ".join(parts)
-        + f"; which one fired? ask for it by id (investigator runbook --alert {first}), or paste"
-        " the notification: its words pick the rule"
-    )
-
-
-def _picked_note(apart: list[list[Evidence]], picks: list[RulePick]) -> str:
-    """Which of several rules of one name the pasted text's words picked, and why."""
-    parts = []
-    for rules, pick in zip(apart, picks, strict=True):
-        chosen = next(r for r in rules if r.element_id == pick.alert_id)
-        others = ", ".join(
-            r.element_id.removeprefix("alert:") for r in rules if r.element_id != pick.alert_id
-        )
-        words = ", ".join(repr(w) for w in pick.words)
-        parts.append(
-            f"{len(rules)} alert rules are named {alert_name_of(chosen)}: the text's words "
-            f"({words}) pick {rule_label(chosen)}; not {others}"
-        )
-    return "; ".join(parts)
-
-
 def _others_note(run: _Lookup) -> str:
     """What the card says when the text names several alerts: which one it shows, and the
     command that shows each other one's."""
@@ -849,7 +800,11 @@ class RunbookLookup:
         documents = [ev for rows in run.stage(_runbook_steps(anchors)) for ev in rows]
         # Rules of one name in several files, leading to different runbooks: the text's words
         # pick one, else the name is ambiguous and the card says which is which.
-        apart = [r for r in same_named_rules(run.alert_rows) if lead_apart(r, _reached(documents))]
+        apart = [
+            r
+            for r in same_named_rules(run.alert_rows)
+            if lead_apart(r, runbooks_reached(documents))
+        ]
         if apart:
             said = run.focus.said if run.focus is not None else None
             picks = [picked_by_words(rules, said) if said else None for rules in apart]
@@ -857,7 +812,7 @@ class RunbookLookup:
                 answer.suggestions = [
                     r.element_id.removeprefix("alert:") for rules in apart for r in rules
                 ]
-                answer.note = _ambiguous_note(apart, _reached(documents))
+                answer.note = ambiguous_rules_note(apart, runbooks_reached(documents))
                 return answer
             kept = {p.alert_id for p in picks if p is not None}
             documents_before = documents
@@ -869,9 +824,12 @@ class RunbookLookup:
             run.alert_ids = {
                 n: [i for i in ids if i not in dropped] for n, ids in run.alert_ids.items()
             }
-            run.rules_note = _picked_note(apart, [p for p in picks if p is not None])
+            run.rules_note = picked_rules_note(apart, [p for p in picks if p is not None])
             run.other_rules_runbooks = {
-                r for a, ids in _reached(documents_before).items() if a in dropped for r in ids
+                r
+                for a, ids in runbooks_reached(documents_before).items()
+                if a in dropped
+                for r in ids
             }
         # An alert no record of the KG stands for, or that no runbook is linked to, may still
         # have its runbook: a folder of Markdown runbooks is named after its alerts.

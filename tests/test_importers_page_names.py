@@ -140,3 +140,36 @@ def test_a_page_imported_under_its_old_id_is_renamed_and_superseded(  # type: ig
     # Imported again unchanged: nothing renamed, nothing removed.
     third = _ingest(invoke, site)
     assert "renamed:" not in third.err and "removed:" not in third.err
+
+
+def test_a_page_unreadable_on_reimport_is_said_as_read_and_not_gone(  # type: ignore[no-untyped-def]
+    site: Path, invoke
+) -> None:
+    """Before: a page skipped on re-import for its front matter kept its old record and the
+    card said "its file was not in ...'s import" (as if deleted). Now it says the file was
+    in that import but could not be read, why, and when the version shown was recorded."""
+    _ingest(invoke, site)
+    page = site / "alerts" / "publishing-stuck.html.md.erb"
+    args = ("runbook", "--alert", "publishing-stuck", "--subject", "acme/user:oncall", "--json")
+    assert "its file" not in json.loads(invoke(*args).out)["note"]
+    page.write_text(TEMPLATE.replace("---\n\n", "title: Again\n---\n\nNewer steps.\n", 1))
+    again = _ingest(invoke, site)
+    # Not said removed: it is in PATH.
+    assert "removed: alerts/publishing-stuck.html.md.erb" not in again.err, again.err
+    assert (
+        "ingest: not read: alerts/publishing-stuck.html.md.erb (see skipped: the records "
+        "imported before stay current)"
+    ) in again.err.splitlines(), again.err
+
+    card = json.loads(invoke(*args).out)
+    note = card["note"] or ""
+    assert "its file was not in" not in note, note
+    assert "its file was in src:runbooks:manual's import of 20" in note, note
+    assert (
+        "but could not be read (front matter: front matter is not valid YAML: line 3, column "
+        "1: duplicate key 'title'): this is the version recorded at 20"
+    ) in note, note
+    # The file read again closes it.
+    page.write_text(TEMPLATE)
+    _ingest(invoke, site)
+    assert "could not be read" not in (json.loads(invoke(*args).out)["note"] or "")

@@ -337,7 +337,15 @@ def test_each_template_has_a_datetime_version_1_and_an_epoch_micros_version_2() 
         v1, v2, v3 = (REG.get(template_id, v) for v in (1, 2, 3))
         newest = REG.get(template_id)  # a plan without a version takes the newest
         # 4: also when a runbook's file, or an alert's rule, went missing from its import.
-        if template_id in ("runbooks_for", "entity_resolution"):
+        if template_id == "runbooks_for":
+            # 5: also why a file the import had could not be read.
+            v4 = REG.get(template_id, 4)
+            assert newest.version == 5 and newest.unreadable_files and not v4.unreadable_files
+            assert v4.missing_files and not v3.missing_files
+            assert newest.model_dump(
+                exclude={"version", "missing_files", "unreadable_files"}
+            ) == v3.model_dump(exclude={"version", "missing_files", "unreadable_files"})
+        elif template_id == "entity_resolution":
             assert newest.version == 4 and newest.missing_files and not v3.missing_files
             assert newest.model_dump(exclude={"version", "missing_files"}) == v3.model_dump(
                 exclude={"version", "missing_files"}
@@ -390,7 +398,7 @@ def test_version_2_returns_every_declared_context_instant_tagged() -> None:
     from cypher_templates.contexts import context_shape, instant_fields
 
     for spec in REG.specs():
-        if spec.version not in (2, 4):
+        if spec.version not in (2, 4, 5):
             continue
         instants = instant_fields(context_shape(spec.id))
         if not spec.missing_files:  # runbooks_for 4 and entity_resolution 4 return it, not 2
@@ -441,10 +449,11 @@ def test_a_pinned_registry_defaults_to_the_versions_a_run_recorded(tmp_path: Pat
     assert REG.pinned({"ownership_over_time": 1}).get("runbooks_for").version == 1  # cap 1
     assert REG.pinned({"ownership_over_time": 1}).get("ownership_over_time").version == 1
     assert REG.pinned({"ownership_over_time": 2}).get("runbooks_for").version == 2
-    assert REG.pinned({}).get("runbooks_for").version == 4
+    assert REG.pinned({}).get("runbooks_for").version == 5
+    assert REG.pinned({"runbooks_for": 4}).get("runbooks_for").version == 4  # a run before 5
     assert REG.pinned({"owners_of": 3}).get("runbooks_for").version == 3  # a run before 4
     assert REG.pinned({"runbooks_for": 1}).get("runbooks_for", 2).version == 2  # explicit
-    assert REG.get("runbooks_for").version == 4  # the registry itself is unchanged
+    assert REG.get("runbooks_for").version == 5  # the registry itself is unchanged
     assert (
         REG.pinned({"runbooks_for": 4, "entity_resolution": 3}).get("entity_resolution").version
         == 3

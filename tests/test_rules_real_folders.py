@@ -209,3 +209,51 @@ def test_an_alert_named_after_its_file_in_any_spelling_and_import_order(  # type
             assert card["resolved"] == ["alert:RouterErrorRatioTooHigh"], (tenant, typed, card)
             assert card["runbook"] is not None, (tenant, typed, card["note"])
             assert card["runbook"]["id"] == "runbook:RouterErrorRatioTooHigh", (tenant, typed)
+
+
+def _investigation(invoke, tenant: str, question: str) -> dict:  # type: ignore[no-untyped-def,type-arg]
+    result = invoke("investigate", question, "--subject", f"{tenant}/user:oncall", "--json")
+    assert result.code == 0, result
+    return json.loads(result.out)  # type: ignore[no-any-return]
+
+
+def test_investigate_tells_rules_of_one_name_apart(  # type: ignore[no-untyped-def]
+    tmp_path: Path, clean_db: neo4j.Driver, cli_env: object, invoke
+) -> None:
+    """Before: "Smart Answers High5xxRate is firing, what is the runbook?" stated the Chat AI
+    page as a fact, with nothing missing. Now the question's words pick the rule as the card's
+    do, and another rule's runbook is never this alert's."""
+    ingest_oncall_principals(invoke, tmp_path, "rri")
+    (tmp_path / "alerts").mkdir()
+    (tmp_path / "alerts" / "chat-ai-alerts.md").write_text(CHAT_PAGE, encoding="utf-8")
+    ingest_as(invoke, tmp_path / "alerts", "markdown-runbooks", "rri")
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    for name, text in SAME_NAMED.items():
+        (rules / name).write_text(text, encoding="utf-8")
+    ingest_as(invoke, rules, "prometheus-rules", "rri")
+
+    smart = _investigation(
+        invoke, "rri", "Smart Answers High5xxRate is firing, what is the runbook?"
+    )
+    assert not any("chat-ai-alerts" in json.dumps(c) for c in smart["claims"]), smart["claims"]
+    assert not smart["evidence"], smart["evidence"]
+    notes = " ".join(smart["rule_notes"])
+    assert "the text's words ('answers', 'smart') pick High5xxRate@3 (smart_answers.yaml" in notes
+    gap = " ".join(m["description"] for m in smart["missing_evidence"])
+    assert "runbook:chat-ai-alerts (another rule's runbook: linked to High5xxRate@page" in gap, gap
+    assert smart["status"] == "partial", smart["status"]
+
+    # The bare name: ambiguous, said with which rule is which; no runbook stated.
+    bare = _investigation(invoke, "rri", "High5xxRate is firing, what is the runbook?")
+    assert not bare["evidence"], bare["evidence"]
+    notes = " ".join(bare["rule_notes"])
+    assert "3 alert rules are named High5xxRate, with different runbooks" in notes, notes
+    assert "High5xxRate@page (chat_ai.yaml, group ChatAI, page:" in notes, notes
+
+    # The Chat AI question still gets its page's section, as a fact.
+    chat = _investigation(invoke, "rri", "Chat AI High5xxRate is firing, what is the runbook?")
+    assert "pick High5xxRate@page (chat_ai.yaml" in " ".join(chat["rule_notes"])
+    cited = [e["element_id"] for e in chat["evidence"]]
+    assert "runbook:chat-ai-alerts" in cited, cited
+    assert any(c["epistemic_status"] == "fact" for c in chat["claims"]), chat["claims"]

@@ -295,7 +295,9 @@ def test_every_template_has_demo_calls(ex: TemplateExecutor) -> None:
     # went missing from its source's import), latest_deployments (a release in progress) and
     # version_history (a relationship record's latest-ending copy), fulltext_search (which
     # newer record of another id replaced a hit: a renamed runbook file).
-    assert {s.version for s in ex.registry.specs()} == {1, 2, 3, 4}
+    # 5: runbooks_for (why a file its import had could not be read).
+    assert {s.version for s in ex.registry.specs()} == {1, 2, 3, 4, 5}
+    assert {s.id for s in ex.registry.specs() if s.version == 5} == {"runbooks_for"}
     assert {s.id for s in ex.registry.specs() if s.version == 4} == {
         "runbooks_for",
         "entity_resolution",
@@ -494,8 +496,8 @@ def test_a_run_recorded_at_version_1_replays_verified_and_reads_as_version_2(
         for version, registry in ((1, only_v1), (2, up_to_v2), (3, up_to_v3), (4, ex.registry))
     }
     for version, run in runs.items():
-        # 4: runbooks_for@4 and entity_resolution@4 beside the other templates' 3.
-        expected = {3, 4} if version == 4 else {version}
+        # 4 (the newest): runbooks_for@5 and entity_resolution@4 beside the other templates' 3.
+        expected = {3, 4, 5} if version == 4 else {version}
         assert {tc.template_version for tc in run.tool_calls} == expected
         report = replay_run(ex.driver, run.run_id)  # the packaged allowlist, both versions
         assert report.verified and not report.drift, (version, report.drift)

@@ -28,9 +28,18 @@ WITH x, ver, linked_via, min(newer.id) AS replacement
 // since when (the mark's recorded_at), as known at known_at; the record stays current.
 OPTIONAL MATCH (gone:MissingFile {tenant: $tenant, id: ver.id})
 WHERE {{ v.visible('gone') }} AND gone.source_id = ver.source_id
+{% if unreadable_files -%}
+// Of the latest mark, why its file was not read when the import had it (null: not there).
+WITH x, ver, linked_via, replacement, gone ORDER BY gone.recorded_at DESC
+WITH x, ver, linked_via, replacement, collect(gone)[0] AS latest
+WITH x, ver, linked_via, replacement, latest.recorded_at AS missing_since, latest.unreadable AS unreadable
+RETURN {{ e.node_element('ver', "['runbook']", replacement='replacement') }} AS element,
+       {anchor: x.id, anchor_type: '{{ anchor }}', linked_via: linked_via, file_missing_since: {{ e.instant('missing_since') }}, file_unreadable: unreadable} AS context,
+{% else -%}
 WITH x, ver, linked_via, replacement, max(gone.recorded_at) AS missing_since
 RETURN {{ e.node_element('ver', "['runbook']", replacement='replacement') }} AS element,
        {anchor: x.id, anchor_type: '{{ anchor }}', linked_via: linked_via, file_missing_since: {{ e.instant('missing_since') }}} AS context,
+{% endif -%}
 {% else -%}
 RETURN {{ e.node_element('ver', "['runbook']", replacement='replacement') }} AS element,
        {anchor: x.id, anchor_type: '{{ anchor }}', linked_via: linked_via} AS context,

@@ -763,6 +763,8 @@ def _file_versions(
             # A template page its site reads leniently (Ruby YAML takes a repeated key): it
             # is skipped and named, not a refusal of the pages that were always imported.
             result.skipped.append(f"{file}: {problem.element}: {problem.reason} (template page)")
+            rel = file.name if root.is_file() else file.relative_to(root).as_posix()
+            result.unreadable[rel] = f"{problem.element}: {problem.reason}"[:200]
         elif problem is not None:
             result.problems.append(problem)
         return [parsed] if parsed is not None else []

@@ -10,8 +10,11 @@ record's, its `acl` and `purposes` (and the ceiling of the record's latest versi
 `status: active`, `recorded_at` the time of that import, `superseded_at` the time of the import
 that had the file again (null while missing). Marks are only added or closed, so a lookup at a
 `known_at` reads what was known then: `runbooks_for` version 4 returns `file_missing_since` for
-a row whose mark was current at its `known_at`. A record a file of the import supersedes (a
-renamed file's old id) gets no mark: it is no longer answered.
+a row whose mark was current at its `known_at`. A file the import had but could not read (a
+template page's repeated front matter key) gets a mark with why (`unreadable`), which
+`runbooks_for` version 5 returns (`file_unreadable`): the card says it was read, not gone.
+A record a file of the import supersedes (a renamed file's old id) gets no mark: it is no
+longer answered.
 
 A Prometheus rules import does the same for the alerts of its source: an alert whose rule the
 file no longer has stays current and answered, with a mark (`kind="alert"`); `entity_resolution`
@@ -38,7 +41,8 @@ _OPEN_DOCUMENTS = (
     "AND NOT EXISTS { MATCH (g:MissingFile {tenant: $tenant, source_id: $source_id, id: n.id}) "
     "WHERE g.superseded_at IS NULL } "
     "CREATE (:MissingFile {tenant: $tenant, source_id: $source_id, id: n.id, acl: n.acl, "
-    "purposes: n.purposes, status: $active, recorded_at: $at}) "
+    "purposes: n.purposes, status: $active, recorded_at: $at, "
+    "unreadable: $unreadable[coalesce(n.path, '')]}) "
     "RETURN count(*) AS n"
 )
 # The source's current active alerts the import's rule files no longer define.
@@ -69,11 +73,15 @@ def mark_missing_files(
     at: datetime,
     database: str | None = None,
     kind: Literal["document", "alert"] = "document",
+    unreadable: dict[str, str] | None = None,
 ) -> None:
     """After an import of `source_id` that wrote the documents (`kind="alert"`: the alerts)
     `ids`, all its files' (rules'): open a mark at `at` for each current record of that kind
-    of the source it did not have, close the marks of those it had again."""
+    of the source it did not have, close the marks of those it had again. `unreadable`: the
+    files the import had but could not read (path in the folder -> why), said on their mark."""
     params = {"tenant": tenant, "source_id": source_id, "ids": sorted(ids), "at": at}
     driver.execute_query(_CLOSE, params, database_=database)
     opened = {**params, "active": RecordStatus.ACTIVE.value}
+    if kind == "document":
+        opened["unreadable"] = dict(unreadable or {})
     driver.execute_query(_OPEN[kind], opened, database_=database)

@@ -142,6 +142,9 @@ class ImportResult(BaseModel):
     # What the files set that the import does not take (front matter `tenant:` ...), with
     # what sets it instead: warnings, the write goes ahead.
     ignored: list[str] = Field(default_factory=list)
+    # Files of the import skipped as unreadable (a template page's front matter): their
+    # path in the folder -> why. Their records stay current; the card says why they are old.
+    unreadable: dict[str, str] = Field(default_factory=dict)
 
     def loaded(self) -> LoadedBundle:
         """The bundle wrapped for the writer (`graph_schema.writer.ingest_bundle`)."""
@@ -152,6 +155,7 @@ class ImportResult(BaseModel):
             bundle = bundle.model_copy(update={"sources": [self.source]})
         loaded = LoadedBundle.from_bundles([(self.origin, bundle)])
         loaded.import_source_type = self.source_type
+        loaded.unreadable = dict(self.unreadable)
         return loaded
 
     def report_lines(self) -> list[str]:

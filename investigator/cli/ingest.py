@@ -264,7 +264,15 @@ def run_ingest(
             if fmt == "markdown-runbooks":
                 # Records whose file this import did not have stay current: the card says so.
                 ids = [d.id for part in loaded.parts for d in part.bundle.documents]
-                mark_missing_files(driver, tenant, source_id, ids, at, settings.database)
+                mark_missing_files(
+                    driver,
+                    tenant,
+                    source_id,
+                    ids,
+                    at,
+                    settings.database,
+                    unreadable=loaded.unreadable,
+                )
             else:
                 # So do alerts whose rule the file no longer has (`runbook --alert` says so).
                 ids = [n.id for part in loaded.parts for n in part.bundle.nodes]

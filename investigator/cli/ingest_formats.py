@@ -190,6 +190,9 @@ def _file_changes(result: ImportResult, driver: neo4j.Driver, database: str | No
     # Nor is a record the import's documents supersede (renamed by an earlier import).
     replaced = paired | {d.supersedes for d in bundle.documents if d.supersedes}
     gone = [loc for doc_id, loc in dropped.items() if doc_id not in replaced]
+    # A file in PATH that could not be read (skipped above) is not a removed one.
+    unread = [loc for loc in gone if loc in result.unreadable]
+    gone = [loc for loc in gone if loc not in result.unreadable]
     return (
         _files("changed", changed)
         + _files("moved", moved)
@@ -200,6 +203,7 @@ def _file_changes(result: ImportResult, driver: neo4j.Driver, database: str | No
         + _files("renamed", moved_files, " (same bytes, new id: the new record supersedes the old)")
         + _files("new", new)
         + _files("removed", gone, " (not in PATH any more: their records stay current)")
+        + _files("not read", unread, " (see skipped: the records imported before stay current)")
     )
 
 
