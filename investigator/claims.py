@@ -68,6 +68,7 @@ from investigator.runbook_sections import (
 from investigator.timeline import (
     CHANGE_TIME_KEYS,
     DEPLOY_TIME_KEYS,
+    EPISODE,
     FIRST_SEEN_KEYS,
     AnchorEvent,
     NamedTime,
@@ -2266,7 +2267,36 @@ def _changes_before(
                     intent,
                 )
             )
+    if period is None and first_at < as_of - EPISODE:
+        out.claims += _changes_since_old_error(evidence, first_at, first_ev, as_of, intent)
     return out
+
+
+def _changes_since_old_error(
+    evidence: Sequence[Evidence],
+    first_at: datetime,
+    first_ev: Evidence,
+    as_of: datetime,
+    intent: str,
+) -> list[Claim]:
+    """The only first error known is of no episode by `as_of` (a day or more before it): the
+    releases and changes that finished in the day before `as_of` are said with it, so an old
+    error never stands alone for "the errors" (a rollout still under way at `as_of` is said
+    by the rollout fact)."""
+    recent = [c for c in _candidates(evidence) if as_of - EPISODE <= c.at <= as_of]
+    return [
+        _claim(
+            f"{_upper_first(_what(cand))} {_finished(cand)} at {iso_utc(cand.at)}, "
+            f"{_human(as_of - cand.at)} before as_of {iso_utc(as_of)}: no error first seen "
+            f"after it is known at as_of ({_label(first_ev)}, first seen at "
+            f"{iso_utc(first_at)}, predates it)",
+            EpistemicStatus.FACT,
+            0.9,
+            [cand.evidence, first_ev],
+            intent,
+        )
+        for cand in recent
+    ]
 
 
 def _candidate_causes(

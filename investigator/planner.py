@@ -30,6 +30,7 @@ from investigator.timeline import (
     EPISODE,
     RELEASE_NAME,
     AnchorEvent,
+    EventSide,
     ReferenceTime,
     ReleasePick,
     SeenEvent,
@@ -1523,12 +1524,14 @@ def followup_steps(
         if reads_errors and not placed and known.first_seen is None
     ]
     stale = known.first_seen is None or known.first_seen < shift(inp.as_of, -EPISODE)
-    # A correlation whose errors were read and none is of an episode by as_of (they came
-    # after it, or long before, or the focus services emitted none): a rollout under way at
-    # as_of is the release it can be about, and its window (of finishes, ending at as_of)
-    # misses it. Not before the errors are read: the first round would read it for every
-    # correlation.
-    correlation_at_as_of = correlation and (
+    # "Before the errors" asks what changed, as a correlation does: the same releases by as_of.
+    before_errors = asked.event is AnchorEvent.FIRST_ERROR and asked.side is EventSide.BEFORE
+    # A correlation (or "before the errors") whose errors were read and none is of an episode
+    # by as_of (they came after it, or long before, or the focus services emitted none): a
+    # rollout under way at as_of is the release it can be about, and its window (of
+    # finishes, ending at as_of) misses it. Not before the errors are read: the first round
+    # would read it for every correlation.
+    correlation_at_as_of = (correlation or before_errors) and (
         not shift(inp.as_of, -EPISODE) <= known.first_seen <= inp.as_of
         if known.first_seen is not None
         else bool(focus) and set(focus) <= set(known.errors_read)
