@@ -2,9 +2,10 @@
 
 An on-call engineer types the alert's summary, a sentence of the runbook, or what they see
 ("card payments failing, how do we recover payments"). The text becomes a fulltext query of
-its informative words only (English and alert boilerplate stop words, numbers and template
-noise dropped), which brings back a generous set of candidates from the tenant's own index
-with the visibility predicate applied in Cypher. The candidates are then re-ranked here, with
+its informative words only (English and alert boilerplate stop words, numbers, times and
+template noise dropped; words with digits such as 5xx, k8s or probe1 kept), which brings
+back a generous set of candidates from the tenant's own index with the visibility predicate
+applied in Cypher. The candidates are then re-ranked here, with
 nothing but what they return. Words are compared by a light stem (recover, recovery,
 recovering and recovered meet; so do restart/restarts/restarting, fail/failing/failure and
 an agent noun and its verb, compactor/compact, ingester/ingest, querier/query):
@@ -192,8 +193,20 @@ def _words(text: str) -> list[str]:
     return _WORD.findall(text.lower())
 
 
+# A number, with what only measures or places it: a one-letter unit (`120s`, `5m`, `1h30m`),
+# a longer one (`500ms`, `10gb`), an ordinal (`2nd`), a clock's `am`/`pm` or an ISO time's
+# `T`/`Z` (`23t10` and `00z` of `2026-07-23T10:04:00Z`), or a version (`v3`: the version in
+# force is chosen by time, not by words). A word that names something with digits (5xx, 4xx,
+# k8s, ipv6, http2, oom2, probe1) is none of these: it is searched for.
+_NUMBER_WORD = re.compile(
+    r"[0-9]+(?:[a-z][0-9]+)*[a-z]?|v[0-9]+"
+    r"|[0-9]+(?:st|nd|rd|th|am|pm|ms|us|ns|sec|secs|min|mins|hr|hrs|kb|mb|gb|tb|kib|mib|gib"
+    r"|tib|rps|qps)"
+)
+
+
 def _informative(word: str) -> bool:
-    return word not in STOP_WORDS and len(word) >= 2 and not any(ch.isdigit() for ch in word)
+    return word not in STOP_WORDS and len(word) >= 2 and not _NUMBER_WORD.fullmatch(word)
 
 
 def search_terms(text: str) -> list[str]:
