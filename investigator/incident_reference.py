@@ -31,6 +31,15 @@ THE_INCIDENT_LOOKUP = "nav-the-incident"
 LOOKUP_LIMIT = 5
 
 
+# Any word of an incident ("the payments incident", "the outage", "its postmortem").
+_INCIDENT_WORD = re.compile(r"\b(?:incident|outage|postmortem)s?\b", re.IGNORECASE)
+
+
+def speaks_of_incident(question: str) -> bool:
+    """Whether the question speaks of an incident at all (named, bare or by its words)."""
+    return _INCIDENT_WORD.search(question) is not None
+
+
 def the_incident_words(question: str) -> str | None:
     """The words of a bare reference to an incident ("the incident", "the outage"), if any."""
     found = _THE_INCIDENT.search(question)

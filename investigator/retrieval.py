@@ -29,6 +29,7 @@ from investigator.incident_reference import (
     THE_INCIDENT_LOOKUP,
     IncidentReading,
     read_the_incident,
+    speaks_of_incident,
     the_incident_words,
 )
 from investigator.ownership_history import (
@@ -614,7 +615,11 @@ class RetrievalLoop:
                 and not (reading is not None and reading.candidates)
             )
             chose_by_text = False
-            search_first = falls_back and self._asks_what_to_do()
+            # Not for a question about an incident ("the runbook for the payments incident"):
+            # the incident its words find leads to the service with the errors and its runbook.
+            search_first = (
+                falls_back and not speaks_of_incident(self.inp.question) and self._asks_what_to_do()
+            )
             if search_first:
                 # "How do I fix db pool exhausted": the runbook the card's search chooses for
                 # its words is the answer; a service sharing one word with them (payment-db)

@@ -95,12 +95,17 @@ def test_an_error_code_heading_a_section_of_a_page_of_codes_is_that_section(  # 
     assert replay.code == 0 and json.loads(replay.out)["verified"] is True, replay
 
 
+# Each suggested rule says which it is (file, group, severity, summary): rules of one name.
+CRITICAL = 'DiskFull@critical (disk.yaml, group disk, critical: "Disk nearly full.")'
+WARNING = 'DiskFull@warning (disk.yaml, group disk, warning: "Disk filling up.")'
+
+
 @pytest.mark.parametrize(
     ("typed", "meant"),
     [
-        ("DiskFull@info", "DiskFull@critical or DiskFull@warning"),
-        ("diskfull@warning", "DiskFull@warning"),
-        ("alert:DiskFull@WARNING", "DiskFull@warning"),
+        ("DiskFull@info", f"{CRITICAL} or {WARNING}"),
+        ("diskfull@warning", WARNING),
+        ("alert:DiskFull@WARNING", WARNING),
     ],
 )
 def test_an_alert_severity_it_has_no_rule_of_suggests_the_rules_it_has(  # type: ignore[no-untyped-def]
@@ -113,7 +118,7 @@ def test_an_alert_severity_it_has_no_rule_of_suggests_the_rules_it_has(  # type:
         f"No runbook: no alert matching {asked!r} is visible to {SUBJECT}; did you mean {meant}?"
     ), card.out
     # What is suggested is what --alert takes.
-    first = meant.split(" or ")[0]
+    first = meant.split(" or ")[0].split(" (")[0]
     assert invoke("runbook", "--alert", first, "--subject", SUBJECT, "--json").code == 0
     doc = json.loads(invoke("runbook", "--alert", first, "--subject", SUBJECT, "--json").out)
     assert doc["resolved"] == [f"alert:{first}"], doc
