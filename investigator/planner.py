@@ -439,6 +439,8 @@ _QUESTION_SHAPED = re.compile(
 )
 # Words that ask for the thing named or a document about it ("tell me about X", "what do the
 # postmortems say?"): an entity lookup answers them.
+# An id as typed, one character after the colon too ("What is svc:b?"): a name, not words.
+_ANY_KG_ID = re.compile(r"\b[a-z][a-z0-9_]*:[A-Za-z0-9](?:[A-Za-z0-9._@:/-]*[A-Za-z0-9])?")
 _LOOKUP_WORDS = frozenset(
     {
         *("tell", "show", "describe", "details", "detail", "info", "information", "about"),
@@ -460,7 +462,7 @@ def unread_words(question: str, intents: Sequence[Intent]) -> str | None:
     rest = question
     for text in sorted(extract_mentions(question).texts(), key=len, reverse=True):
         rest = rest.replace(text, " ")
-    rest = _KG_ID.sub(" ", _HYPHENATED.sub(" ", rest))
+    rest = _ANY_KG_ID.sub(" ", _HYPHENATED.sub(" ", rest))
     words = re.findall(r"[^\W\d_]+", rest)
     unread = [
         w for w in words if w.lower() not in ENGLISH_STOP_WORDS and w.lower() not in _LOOKUP_WORDS
