@@ -66,6 +66,7 @@ def test_unread_words_only_for_a_question_read_as_names() -> None:
         "tell me about svc:ledger",
         "What do the postmortems say?",
         "DRAFT postmortem: risk rules broke payments",
+        "What is svc:b?",  # an id of one character after the colon is a name too
     ):
         assert unread_words(question, lookup) is None, question
     assert unread_words("is payment-api ok?", [Intent.OWNERSHIP_AT_TIME]) is None
