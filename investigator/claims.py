@@ -882,6 +882,7 @@ def derive_claims(
         ]
     if (
         service_id is None
+        and team_words is None  # a team asked about from its side is named (its own gap)
         and names_no_errors(question)
         and not any(_SUBJECT_ID.search(ev.element_id) for ev in evidence)
     ):
