@@ -271,6 +271,25 @@ def ingest_fixture_bundle(drv: neo4j.Driver, name: str) -> neo4j.Driver:
     return drv
 
 
+def alices_run_beside(  # type: ignore[no-untyped-def]
+    drv: neo4j.Driver, invoke, folder: Path, principals: str, question: str
+) -> str:
+    """A wiped graph holding the demo dataset and the bundle `principals` (YAML, written to
+    `folder`), and alice's recorded run of `question` about svc:payment-api: its run id."""
+    wipe(drv)
+    (folder / "principals.yaml").write_text(principals)
+    demo = REPO / "datasets" / "payments-incident"
+    for args in (["schema", "apply"], ["ingest", str(demo)], ["ingest", str(folder)]):
+        result = invoke(*args)
+        assert result.code == 0, (args, result)
+    return str(
+        investigate_json(
+            invoke, question, "--service", "svc:payment-api",
+            "--subject", "acme/user:alice", "--deadline-seconds", "600",
+        )["run_id"]
+    )  # fmt: skip
+
+
 def investigate_json(invoke, question: str, *flags: str) -> dict:  # type: ignore[no-untyped-def,type-arg]
     """`investigate QUESTION FLAGS... --json` through the CLI, exit 0, as one document."""
     result = invoke("investigate", question, *flags, "--json")

@@ -20,17 +20,15 @@ from __future__ import annotations
 import json
 import os
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import wipe
+from conftest import alices_run_beside
 from test_serving_mcp import ok, run_async, stdio
 
 from investigator.context_graph.chain import node_hash
 from investigator.context_graph.lineage import load_lineage
 
-DATASET = Path(__file__).resolve().parents[1] / "datasets" / "payments-incident"
 QUESTION = "What does the incident report say about customers?"
 FORMATS = ("tree", "mermaid", "json", "prov-json")
 AUDITORS = """\
@@ -50,18 +48,8 @@ _STATE: dict[str, str] = {}
 def run_id(driver, cli_env, invoke, tmp_path_factory) -> str:  # type: ignore[no-untyped-def]
     """alice's recorded run (the graph and run are set up once for the module)."""
     if "run" not in _STATE:
-        wipe(driver)
         folder = tmp_path_factory.mktemp("auditors")
-        (folder / "auditors.yaml").write_text(AUDITORS)
-        for args in (["schema", "apply"], ["ingest", str(DATASET)], ["ingest", str(folder)]):
-            result = invoke(*args)
-            assert result.code == 0, (args, result)
-        result = invoke(
-            "investigate", QUESTION, "--service", "svc:payment-api",
-            "--subject", "acme/user:alice", "--deadline-seconds", "600", "--json",
-        )  # fmt: skip
-        assert result.code == 0, result
-        _STATE["run"] = json.loads(result.out)["run_id"]
+        _STATE["run"] = alices_run_beside(driver, invoke, folder, AUDITORS, QUESTION)
     return _STATE["run"]
 
 

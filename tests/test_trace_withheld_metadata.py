@@ -20,11 +20,10 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import wipe
+from conftest import alices_run_beside
 
 from graph_schema.hashing import sha256_text
 from investigator.context_graph.lineage import load_lineage
@@ -32,7 +31,6 @@ from investigator.context_graph.prov import prov_json
 from investigator.context_graph.trace import render_mermaid, render_tree, trace_document
 from investigator.evidence import evidence_id_for
 
-DATASET = Path(__file__).resolve().parents[1] / "datasets" / "payments-incident"
 QUESTION = "What does the incident report say about customers?"
 FORMATS = ("tree", "mermaid", "json", "prov-json")
 AUDITORS = """\
@@ -59,18 +57,8 @@ _STATE: dict[str, str] = {}
 def run_id(driver, cli_env, invoke, tmp_path_factory) -> str:  # type: ignore[no-untyped-def]
     """alice's recorded run (the graph and run are set up once for the module)."""
     if "run" not in _STATE:
-        wipe(driver)
         folder = tmp_path_factory.mktemp("auditors")
-        (folder / "auditors.yaml").write_text(AUDITORS)
-        for args in (["schema", "apply"], ["ingest", str(DATASET)], ["ingest", str(folder)]):
-            result = invoke(*args)
-            assert result.code == 0, (args, result)
-        result = invoke(
-            "investigate", QUESTION, "--service", "svc:payment-api",
-            "--subject", "acme/user:alice", "--deadline-seconds", "600", "--json",
-        )  # fmt: skip
-        assert result.code == 0, result
-        _STATE["run"] = json.loads(result.out)["run_id"]
+        _STATE["run"] = alices_run_beside(driver, invoke, folder, AUDITORS, QUESTION)
     return _STATE["run"]
 
 
