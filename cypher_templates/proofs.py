@@ -31,6 +31,10 @@ _FORMAT = 1
 # Bounds, so the file stays small whatever runs against it.
 MAX_SERVERS = 64
 MAX_PROOFS_PER_SERVER = 4096
+# A server whose kept proofs a process uses is moved to the newest, so that servers coming
+# and going do not push out one in use; only when it is not among this many newest, so a
+# process on a recently used server rewrites nothing.
+RECENT_SERVERS = 16
 _HASH = re.compile(r"^sha256:[0-9a-f]{64}$")
 
 
@@ -58,6 +62,8 @@ class ReadOnlyProofs:
         self._proofs: dict[str, list[str]] | None = None
         # What this process proved, by server, the last used last: what a write adds.
         self._mine: dict[str, list[str]] = {}
+        # The servers whose kept proofs this process used (a dict: ordered, oldest first).
+        self._used: dict[str, None] = {}
         # A run's concurrent reads may prove two templates at once.
         self._lock = threading.Lock()
 
@@ -88,9 +94,16 @@ class ReadOnlyProofs:
         return self._proofs
 
     def is_proven(self, server: str, template_hash: str) -> bool:
-        """True when `template_hash` was planned read-only by `server`."""
+        """True when `template_hash` was planned read-only by `server` (a used server
+        counts as recent: see `RECENT_SERVERS`)."""
         with self._lock:
-            return template_hash in self._load().get(server, ())
+            proofs = self._load()
+            proven = template_hash in proofs.get(server, ())
+            if proven and server not in self._used:
+                self._used[server] = None
+                if self.path is not None and server not in list(proofs)[-RECENT_SERVERS:]:
+                    self._write()
+            return proven
 
     def record(self, server: str, template_hash: str) -> None:
         """Remember a proof (in memory, and in the file when there is one)."""
@@ -114,14 +127,18 @@ class ReadOnlyProofs:
 
     def _write(self) -> None:
         assert self.path is not None
-        # Under a lock beside the file, what is on disk now (its order: oldest server first)
-        # plus this process's proofs, their servers the newest, trimmed to the bound after
-        # the merge: a merge before the trim re-added the servers the trim had dropped, and
-        # two writers at once each kept the other's whole list (101 to 144 servers for 64).
+        # Under a lock beside the file, what is on disk now (its order: oldest server first),
+        # the servers this process used moved to the newest, plus this process's proofs,
+        # their servers the newest, trimmed to the bound after the merge: a merge before the
+        # trim re-added the servers the trim had dropped, and two writers at once each kept
+        # the other's whole list (101 to 144 servers for 64).
         # Servers only this process's old load held are not re-added: another writer
         # dropped them as the oldest. Atomic replace: a reader never sees a torn file.
         with contextlib.suppress(OSError), _locked(self.path):
             merged = ReadOnlyProofs(self.path)._load()
+            for server in self._used:
+                if server in merged:  # else another writer dropped it: not re-added
+                    merged[server] = merged.pop(server)
             for server, hashes in self._mine.items():
                 kept = merged.pop(server, [])
                 kept += [h for h in hashes if h not in kept]

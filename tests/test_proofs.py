@@ -19,7 +19,7 @@ import pytest
 
 from cypher_templates.executor import TemplateExecutor
 from cypher_templates.plan import PlanStep
-from cypher_templates.proofs import MAX_SERVERS, ReadOnlyProofs
+from cypher_templates.proofs import MAX_SERVERS, RECENT_SERVERS, ReadOnlyProofs
 from cypher_templates.registry import MANIFEST_PATH, TEMPLATES_DIR, TemplateRegistry
 from cypher_templates.subject import Subject
 
@@ -103,7 +103,7 @@ _WRITER = """
 import sys
 import time
 from pathlib import Path
-from cypher_templates.proofs import MAX_SERVERS, ReadOnlyProofs
+from cypher_templates.proofs import MAX_SERVERS, RECENT_SERVERS, ReadOnlyProofs
 proofs = ReadOnlyProofs(Path(sys.argv[1]))
 proofs.is_proven("-", "-")  # loaded once, as a CLI process does at its first template
 Path(sys.argv[3]).touch()
@@ -149,3 +149,31 @@ def test_the_server_bound_holds_after_two_processes_write_at_once(
     assert len(kept) == MAX_SERVERS and list(kept)[-1] == server
     assert len(kept[server]) == 2
     assert CountingExecutor.explains == 2
+
+
+def test_a_server_whose_proofs_are_used_is_not_pushed_out_by_servers_that_come_and_go(
+    driver: neo4j.Driver, tmp_path: Path
+) -> None:
+    path = tmp_path / "proofs.json"
+    CountingExecutor(driver, proofs=ReadOnlyProofs(path)).run(STEP, SUBJECT, NOW)
+    (server,) = json.loads(path.read_text())["proofs"]
+    # Test servers come and go, each proving a template in a process of its own: ours, now
+    # the oldest, is the next to drop.
+    for i in range(MAX_SERVERS - 1):
+        ReadOnlyProofs(path).record(f"Neo4j/5.26.0|gone-{i:02d}:7687|", "sha256:" + "b" * 64)
+    assert next(iter(json.loads(path.read_text())["proofs"])) == server
+
+    # A new process uses its kept proof (no EXPLAIN): the server counts as the newest.
+    CountingExecutor(driver, proofs=ReadOnlyProofs(path)).run(STEP, SUBJECT, NOW)
+    assert CountingExecutor.explains == 1
+    assert list(json.loads(path.read_text())["proofs"])[-1] == server
+    for i in range(RECENT_SERVERS):
+        ReadOnlyProofs(path).record(f"Neo4j/5.26.0|later-{i:02d}:7687|", "sha256:" + "c" * 64)
+    assert server in json.loads(path.read_text())["proofs"]
+    CountingExecutor(driver, proofs=ReadOnlyProofs(path)).run(STEP, SUBJECT, NOW)
+    assert CountingExecutor.explains == 1  # kept, so not proven again
+
+    # Among the newest, a use does not rewrite the file.
+    before = path.stat().st_mtime_ns, path.stat().st_ino
+    CountingExecutor(driver, proofs=ReadOnlyProofs(path)).run(STEP, SUBJECT, NOW)
+    assert (path.stat().st_mtime_ns, path.stat().st_ino) == before
