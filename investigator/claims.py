@@ -43,6 +43,7 @@ from investigator.planner import (
     CHANGE_LOOKBACK,
     DEPLOY_LOOKBACK,
     CompetingCauseChecks,
+    asks_about_rollback,
     extract_mentions,
     runbook_search_text,
     unread_words,
@@ -613,7 +614,7 @@ def derive_claims(
             claims.append(
                 _claim(
                     f"Runbook {_title(ev)} ({_versioned(ev)}){tie} is the version "
-                    f"in force {when}{_validity(ev)}{where}",
+                    f"in force {when}{_validity(ev)}{where}" + _rollback_step(ev, question or ""),
                     # That it applies rests on its words matching, not on a record.
                     EpistemicStatus.INFERENCE if by_text else EpistemicStatus.FACT,
                     0.7 if by_text else 0.95,
@@ -906,6 +907,8 @@ def derive_claims(
     # What the KG has no record of (who was on call, whether the runbook was followed) is
     # said, never skipped: the run is `partial`.
     missing += unrecorded_evidence(unrecorded_asks(question or ""))
+    if "runbook_followed" in unrecorded_asks(question or ""):
+        claims += _rollbacks_recorded(evidence)
     unread = unread_words(question or "", [Intent(i) for i in intents])
     if unread is not None:
         # Read as nothing but its names: a name read back is no answer to it (`partial`).
@@ -1702,6 +1705,54 @@ def _names_as_cause(mechanism: Evidence, cand: Evidence) -> bool:
     return any(not _CLEARING.search(s) for s in _sentences_naming(cand, mechanism.content))
 
 
+# A step of a runbook that says to roll back ("2. ... roll back the release with ...").
+_ROLLBACK_STEP = re.compile(r"\broll(?:ing)?[- ]?back\b|\brevert", re.IGNORECASE)
+
+
+def _rollback_step(ev: Evidence, question: str) -> str:
+    """`: its step "2. If the pool is exhausted after a release, roll back the release ..."`
+    when the question asks about rolling back (or whether the runbook was followed) and the
+    runbook's text has a step that says to; else nothing. Quoted as data, never followed."""
+    if not asks_about_rollback(question):
+        return ""
+    lines = [" ".join(line.split()) for line in (ev.content or "").splitlines()]
+    step = next((line for line in lines if _ROLLBACK_STEP.search(line)), None)
+    return f': its rollback step, "{_quote(step)}"' if step else ""
+
+
+def _rollbacks_recorded(evidence: Sequence[Evidence]) -> list[Claim]:
+    """Asked whether the runbook was followed: each sentence of an incident report or
+    postmortem admitted that records a rollback ("Fix: rollback at 10:41."), beside the
+    rollback step of each runbook admitted. An inference: what the record says was done,
+    set against the step; the `runbook_followed` gap stays (no record of every action)."""
+    runbooks = [ev for ev in _with(evidence, "runbook") if _ROLLBACK_STEP.search(ev.content or "")]
+    out: list[Claim] = []
+    for doc in sorted(_with(evidence, "incident_report"), key=lambda e: e.element_id):
+        if doc.type == "Runbook":
+            continue
+        sentences = [" ".join(s.split()) for s in _SENTENCE_END.split(doc.content or "")]
+        done = [s for s in sentences if _ROLLBACK_STEP.search(s)]
+        if not done:
+            continue
+        steps = [
+            f"{_versioned(rb)} says to roll back ({_rollback_step(rb, 'roll back').lstrip(': ')})"
+            for rb in runbooks
+        ]
+        said = "; ".join(steps) if steps else "no runbook admitted has a rollback step"
+        out.append(
+            _claim(
+                f"{_label(doc)} records a rollback: "
+                + " ".join(f'"{_quote(s)}"' for s in done)
+                + f"; {said}. Only that action is on record, not whether every step was taken",
+                EpistemicStatus.INFERENCE,
+                0.6,
+                [doc, *runbooks],
+                Intent.APPLICABLE_RUNBOOK.value,
+            )
+        )
+    return out
+
+
 def _quote(sentence: str, limit: int = 200) -> str:
     return sentence if len(sentence) <= limit else sentence[: limit - 1] + "…"
 
@@ -2211,6 +2262,9 @@ def _changes_before(
     it; when the searched lookback does not cover it, a required gap says which part was not
     searched (never a list from another window answering for it)."""
     intent = Intent.CHANGE_HISTORY.value
+    if period is not None and period[0].at <= as_of:
+        # The period was read itself (`period_change_steps`): no first error is needed.
+        return _changes_in_period(evidence, period, as_of, unfinished_by)
     out = _Causes()
     window = _window_before_first_error(
         evidence, firsts, checks, mechanisms, intent, out, unfinished_by
@@ -2270,6 +2324,51 @@ def _changes_before(
             )
     if period is None and first_at < as_of - EPISODE:
         out.claims += _changes_since_old_error(evidence, first_at, first_ev, as_of, intent)
+    return out
+
+
+def _changes_in_period(
+    evidence: Sequence[Evidence],
+    period: tuple[NamedTime, NamedTime],
+    as_of: datetime,
+    unfinished_by: str | None,
+) -> _Causes:
+    """Answers "what changed in the last hour" ("in July 2026", "since March"): each release
+    of the focus services and each other change recorded in the period asked (its end at
+    as_of at the latest), as a fact with its time. None found is said, as what was searched,
+    unless the search did not finish (then unknown, not absent)."""
+    intent = Intent.CHANGE_HISTORY.value
+    out = _Causes()
+    start, end = period[0].at, min(period[1].at, as_of)
+    span = f"from {iso_utc(start)} to {iso_utc(end)} ({period[0].words!r})"
+    inside = [c for c in _candidates(evidence) if start <= c.at <= end]
+    out.claims = [
+        _claim(
+            f"{_upper_first(_what(cand))} {_finished(cand)} at {iso_utc(cand.at)}, in the "
+            f"period asked, {span}",
+            EpistemicStatus.FACT,
+            0.9,
+            [cand.evidence],
+            intent,
+        )
+        for cand in inside
+    ]
+    if not inside:
+        description = (
+            f"unknown, not absent: the run stopped ({unfinished_by}) before its search of "
+            f"the period {span} finished"
+            if unfinished_by
+            else f"no release of the services asked about and no other change the subject "
+            f"may read is recorded {span}"
+        )
+        out.missing.append(
+            MissingEvidence(
+                evidence_type="change_event",
+                intents=[intent],
+                description=description,
+                required=unfinished_by is not None,
+            )
+        )
     return out
 
 

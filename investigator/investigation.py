@@ -300,6 +300,22 @@ def tied_runbook_gaps(missing: list[MissingEvidence], tied: Sequence[str]) -> li
     ]
 
 
+def searched_runbook_gaps(
+    missing: list[MissingEvidence], note: str | None
+) -> list[MissingEvidence]:
+    """`missing` with a missing runbook said as the runbook search's answer when a symptom
+    said with where it shows ("5xx on payment-api") was asked of it and it chose none
+    (`RetrievalOutcome.runbook_search_note`): which search, and why none fits."""
+    if note is None:
+        return missing
+    return [
+        m.model_copy(update={"description": note})
+        if m.evidence_type == "runbook" and m.required
+        else m
+        for m in missing
+    ]
+
+
 def withheld_runbook_gaps(
     missing: list[MissingEvidence], rejected: Sequence[Rejection], *, cut_short: bool = False
 ) -> list[MissingEvidence]:
@@ -854,9 +870,12 @@ def _investigate(
             [(ev.element_id, ev.version) for ev in pack.evidence],
             read_through(outcome.tool_calls, pack.evidence),
         ),
-        missing_evidence=tied_runbook_gaps(
-            withheld_runbook_gaps(missing, gate.rejected, cut_short=unfinished),
-            outcome.runbook_tie,
+        missing_evidence=searched_runbook_gaps(
+            tied_runbook_gaps(
+                withheld_runbook_gaps(missing, gate.rejected, cut_short=unfinished),
+                outcome.runbook_tie,
+            ),
+            outcome.runbook_search_note,
         ),
         confounders=claim_set.confounders,
         conflicts=gate.conflicts,

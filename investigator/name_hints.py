@@ -77,11 +77,28 @@ def unresolved_mentions(result: InvestigationResult) -> list[tuple[str, str | No
     label_of.update(dict.fromkeys(mentions.error_codes, "ErrorCode"))
     label_of.update(dict.fromkeys(mentions.alerts, "Alert"))
     label_of.update(dict.fromkeys(mentions.names, "Service"))
+    read = _names_read(result)
     return [
         (text, label_of.get(text))
         for text in mentions.texts()
-        if text != result.service_id and text in label_of and not _resolved(result, text)
+        if text != result.service_id
+        and text in label_of
+        and not _resolved(result, text)
+        and text.casefold() not in read
     ]
+
+
+def _names_read(result: InvestigationResult) -> set[str]:
+    """The names (ids without their prefix and version, casefolded) of the records the run
+    read, used or not: the run reads only what its subject may see, so a name written in
+    the question that is one of them ("payments-platform", a team) is visible, whatever
+    the service lookup of its words found."""
+    ids = [ev.element_id for ev in result.evidence] + [r.element_id for r in result.rejected]
+    return {
+        i.split(":", 1)[1].split("@", 1)[0].casefold()
+        for i in ids
+        if ":" in i and "|" not in i  # a relationship's key is no record's name
+    }
 
 
 class NameHints:

@@ -34,6 +34,7 @@ from investigator.timeline import (
     ReferenceTime,
     ReleasePick,
     SeenEvent,
+    TimeReferences,
     instant_of,
     reference_times,
     release_pick,
@@ -244,6 +245,14 @@ _ROLLBACK_ASKED = re.compile(
     r"\broll[- ]?back\b|\brevert(?:ing)?\b|\bundo the (?:release|deploy\w*|rollout)\b",
     re.IGNORECASE,
 )
+
+
+def asks_about_rollback(question: str) -> bool:
+    """Whether the question asks about rolling back ("should we roll back", "did we roll
+    back?") or whether the procedure was followed: the runbook's rollback step is quoted."""
+    return bool(_ROLLBACK_ASKED.search(question) or _FOLLOWED_ASKED.search(question))
+
+
 # Whether an action was taken ("did they fail over payment-db?", "did we roll back?",
 # "was it reverted?"): no record of what the responders did exists (`UNRECORDED_ASKS`).
 _ACTION_VERB = (
@@ -314,6 +323,9 @@ FIRST_RELEASE_CHECK = CHECK_PREFIX + "first-release"
 THEN_RELEASE_CHECK = CHECK_PREFIX + "then-release"
 # The same for the alert firing taken as "when the alert fired".
 THEN_ALERT_CHECK = CHECK_PREFIX + "then-alert"
+# The changes of a period the question asks about ("what changed in the last hour"): read
+# over that period itself, not the lookback before the first error.
+PERIOD_CHANGES_CHECK = CHECK_PREFIX + "period-changes"
 # The services a runbook chosen by the question's words applies to (their owners are its
 # owner, as `investigator runbook` reads it): navigation, never services asked about.
 RUNBOOK_SERVICES = NAV_PREFIX + "runbook-services"
@@ -470,6 +482,37 @@ def unread_words(question: str, intents: Sequence[Intent]) -> str | None:
     if not unread or any(w.lower() in _LOOKUP_WORDS for w in words):
         return None
     return " ".join(unread)
+
+
+# "Incident" or "outage" asks about the incident itself, not a symptom seen somewhere.
+_ASKS_AN_INCIDENT = re.compile(r"\b(?:incidents?|outages?)\b|故障|事故", re.IGNORECASE)
+
+
+def reads_as_placed_symptom(question: str) -> bool:
+    """Whether the question is a symptom said with where it shows, as the on-call types it
+    ("5xx errors on frontend", "5xx on payment-api"): short, read as nothing but an
+    incident or entity lookup, naming at most services (no id, error code, release or
+    alert), no incident, time, document or question word. Its words are asked of the
+    runbook search as well (`RetrievalLoop._runbook_by_text`) when no incident answers it."""
+    if reads_as_symptom(question):
+        return False
+    if not set(detect_intents(question)) <= {Intent.INCIDENT_LOOKUP, Intent.ENTITY_LOOKUP}:
+        return False
+    mentions = extract_mentions(question)
+    if mentions.ids or mentions.error_codes or mentions.releases or mentions.alerts:
+        return False
+    if _ASKS_AN_INCIDENT.search(question) or _NOT_A_SYMPTOM.search(question):
+        return False
+    references = time_references(question)
+    if references.anchored or references.unresolved or references.now:
+        return False
+    words = [w for w in re.findall(r"\w+", question) if w.lower() not in ENGLISH_STOP_WORDS]
+    rest = question
+    for text in mentions.texts():
+        rest = rest.replace(text, " ")
+    # A bare name ("payment-api") is a lookup of it, not a symptom.
+    said = [w for w in re.findall(r"\w+", rest) if w.lower() not in ENGLISH_STOP_WORDS]
+    return bool(said) and len(words) <= SYMPTOM_MAX_WORDS
 
 
 def symptom_intents() -> list[Intent]:
@@ -1092,6 +1135,44 @@ def competing_cause_steps(
     return steps
 
 
+def period_change_steps(
+    intents: Sequence[Intent | str], asked: TimeReferences, *, as_of: datetime, focus: Sequence[str]
+) -> list[PlanStep]:
+    """The reads of a change question over the period it names ("what changed in the last
+    hour", "in July 2026", "since March"): every change event of the tenant, and each focus
+    service's releases, from the period's start to its end (as_of when later). None for a
+    correlation or root-cause question (their window is the one before the first error)."""
+    wanted = {str(i) for i in intents}
+    if Intent.CHANGE_HISTORY.value not in wanted or wanted & {
+        Intent.DEPLOYMENT_CORRELATION.value,
+        Intent.ROOT_CAUSE.value,
+    }:
+        return []
+    period = asked.period
+    if period is None or period[0].at > as_of:
+        return []
+    start, end = period[0].at, min(period[1].at, as_of)
+    window = {"from": _iso(start), "to": _iso(end)}
+    return [
+        _step(
+            "change_events_in_window",
+            window,
+            "change_event",
+            options={"scope": "all"},
+            step_id=PERIOD_CHANGES_CHECK,
+        ),
+        *(
+            _step(
+                "deployments_in_window",
+                {"service_id": svc, **window},
+                "deployment_time",
+                step_id=PERIOD_CHANGES_CHECK,
+            )
+            for svc in focus
+        ),
+    ]
+
+
 def cause_document_steps(
     intents: Sequence[Intent | str], known: Known, *, as_of: datetime
 ) -> list[PlanStep]:
@@ -1585,6 +1666,7 @@ def followup_steps(
         *reference_steps(intents, known, references=instants, focus=focus),
         *version_in_force_steps(intents, known, gate, as_of=inp.as_of, references=instants),
         *competing_cause_steps(intents, known, as_of=inp.as_of, focus=focus),
+        *period_change_steps(intents, asked, as_of=inp.as_of, focus=focus),
         *cause_document_steps(intents, known, as_of=inp.as_of),
         *named_release_steps(intents, known, inp.question, focus),
     ]

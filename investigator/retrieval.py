@@ -19,7 +19,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
-from cypher_templates.executor import TemplateRow
+from cypher_templates.executor import Element, TemplateRow
 from cypher_templates.plan import PlanStep, QueryPlan
 from graph_schema.alert_names import as_named, typed_as
 from investigator.alert_rules import runbooks_reached
@@ -64,6 +64,7 @@ from investigator.planner import (
     note_check_rows,
     note_runbook_services,
     pasted_alert_intents,
+    reads_as_placed_symptom,
     reads_as_symptom,
     runbook_search_text,
     step_key,
@@ -141,6 +142,9 @@ class RetrievalOutcome(BaseModel):
     # The runbooks the runbook search found the question's words fit alike (ids without
     # version), when it chose none for that tie: no one of them is cited (investigation.py).
     runbook_tie: list[str] = Field(default_factory=list)
+    # Why the runbook search chose none for a symptom said with where it shows ("5xx on
+    # payment-api"), in one line: its runbook gap says that search was asked (investigation.py).
+    runbook_search_note: str | None = None
     # Every alert record read, once each, and each alert id -> the runbooks (ids without
     # version) read through it: rules of one name that lead apart are told apart.
     alert_rows: list[Evidence] = Field(default_factory=list)
@@ -479,6 +483,22 @@ class _SearchSteps(OneStepCalls):
         return decision.admitted, decision.rejected
 
 
+def said_in_words(question: str, element: Element) -> bool:
+    """Whether the question says a record's name or one of its aliases in words of two or
+    more ("payment api" for payment-api or its alias "payment api"), in any case, the words
+    apart by spaces, hyphens or underscores. One word ("payments") is left to the name
+    lookups: it is too common a word to be taken as a name."""
+    names = [element.name or "", *(element.props.get("aliases") or [])]
+    for name in names:
+        words = re.findall(r"[^\W_]+", str(name).lower())
+        if len(words) < 2:
+            continue
+        phrase = r"(?<![\w-])" + r"[\s_-]+".join(map(re.escape, words)) + r"(?![\w-])"
+        if re.search(phrase, question.lower()):
+            return True
+    return False
+
+
 class RetrievalLoop:
     """One run's loop. Deterministic for a given KG slice, subject and plan input."""
 
@@ -620,7 +640,16 @@ class RetrievalLoop:
             search_first = (
                 falls_back and not speaks_of_incident(self.inp.question) and self._asks_what_to_do()
             )
-            if search_first:
+            # "5xx errors on frontend": a symptom no incident answers asks the runbook search
+            # too, before a text hit (the incident report) is taken as what it means.
+            placed = round_no == 1 and self._placed_symptom(known)
+            if placed:
+                chose_by_text = self._runbook_by_text(known, outcome, placed=True)
+                progressed |= chose_by_text
+                search_first = True
+                if outcome.cut_short:
+                    break
+            elif search_first:
                 # "How do I fix db pool exhausted": the runbook the card's search chooses for
                 # its words is the answer; a service sharing one word with them (payment-db)
                 # is no link, and taken first it kept the search from running.
@@ -633,6 +662,10 @@ class RetrievalLoop:
                 # fulltext hits that are anchors (an incident, a service, an error code); not
                 # when "the incident" could mean several: words shared are no pick among them.
                 progressed |= learn(known, self._top_text_anchors(), self.focus, self.inp.as_of)
+            if round_no == 1 and not chose_by_text and self._symptom_of_a_service(known):
+                # "hikari pool exhausted payment api fix": the search chose no runbook for
+                # all its words, but the service they say is known: its runbook is the fix.
+                self._answer(sorted({*self.intents, *symptom_intents()}))
             if round_no == 1 and not search_first:
                 progressed |= self._runbook_by_text(known, outcome)
                 if outcome.cut_short:
@@ -830,6 +863,13 @@ class RetrievalLoop:
                 self.asked_alerts.append(name)
         ids = {row.element.element_id for row in named}
         named += [nodes[i] for i in spelled if nodes[i].element.element_id not in ids]
+        # A service the question says in words ("payment api", a catalogued alias) is what
+        # it names, as its id would be: a subject, not a text hit.
+        for row in nodes:
+            if row.element.type == "Service" and said_in_words(self.inp.question, row.element):
+                self.spelled_ids.add(row.element.element_id)
+                if row.element.element_id not in {r.element.element_id for r in named}:
+                    named.append(row)
         for row in self._pasted(nodes):
             name = row.element.name or ""
             self.spelled_ids.add(row.element.element_id)
@@ -955,7 +995,24 @@ class RetrievalLoop:
             self.intents == [Intent.ENTITY_LOOKUP] and reads_as_symptom(self.reading)
         )
 
-    def _runbook_by_text(self, known: Known, outcome: RetrievalOutcome) -> bool:
+    def _symptom_of_a_service(self, known: Known) -> bool:
+        """Whether a bare symptom (`reads_as_symptom`) says a service in words ("payment
+        api"): a service learned from its words, the question read as nothing but a lookup."""
+        return (
+            self.intents == [Intent.ENTITY_LOOKUP]
+            and reads_as_symptom(self.reading)
+            and any(svc in self.spelled_ids for svc in known.services)
+        )
+
+    def _placed_symptom(self, known: Known) -> bool:
+        """Whether the question is a symptom said with where it shows (`reads_as_placed_symptom`:
+        "5xx on payment-api") that no incident the question names or reads answers."""
+        reading = known.incidents or known.alerts or known.error_codes or known.runbooks
+        return not reading and reads_as_placed_symptom(self.reading)
+
+    def _runbook_by_text(
+        self, known: Known, outcome: RetrievalOutcome, *, placed: bool = False
+    ) -> bool:
         """A runbook question that no service, alert, error code or runbook record answers
         ("Policy Spec Sync Controller Is Stuck, what do I do?"): the runbook the card's
         free-text search chooses for its words (`search_runbooks`, which abstains when none
@@ -966,9 +1023,10 @@ class RetrievalLoop:
         answered as "<symptom>, what do I do?" (`symptom_intents`); when it abstains
         ("banana"), it stays the entity lookup that found nothing."""
         symptom = self.intents == [Intent.ENTITY_LOOKUP] and reads_as_symptom(self.reading)
-        if Intent.APPLICABLE_RUNBOOK not in self.intents and not symptom:
+        if Intent.APPLICABLE_RUNBOOK not in self.intents and not symptom and not placed:
             return False
-        if known.services or known.alerts or known.error_codes or known.runbooks:
+        # A placed symptom's service is where it shows, not a record that answers it.
+        if (known.services and not placed) or known.alerts or known.error_codes or known.runbooks:
             return False
         if known.incidents:
             return False  # "the payments incident": its services' runbooks are the answer
@@ -985,7 +1043,15 @@ class RetrievalLoop:
         self.search_rounds += search.rounds
         outcome.rounds = self.session.round
         chosen = ranking.best
+        if placed:
+            # What to do about it is asked as well, whatever the search finds: the answer
+            # says which runbook it chose, or why none.
+            self._answer(sorted({*self.intents, *symptom_intents()}))
         if chosen is None:
+            if placed:
+                outcome.runbook_search_note = (
+                    f"the runbook search for {words!r} found none: {ranking.note()}"
+                )
             return False
         tied = sorted({r.id.split("@", 1)[0] for r in ranking.alike(words)})
         if len(tied) >= 2:

@@ -1039,11 +1039,59 @@ class TimeReferences(BaseModel):
         return list(dict.fromkeys(n.words for n in self.named if n.at > as_of))
 
 
+# A whole month asked about ("in July 2026", "during March", "since March"): not followed by
+# a day ("in July 23" is a day, read elsewhere). "May" only capitalised, as in `_MONTH`.
+_MONTH_PERIOD = re.compile(
+    r"\b(?P<side>in|during|throughout|since)\s+(?P<month>"
+    + "|".join(n if n != "may" else "(?-i:May)" for n in sorted(_MONTHS, key=len, reverse=True))
+    + r")\b(?:\s+(?P<year>\d{4})\b)?(?!\s*\d)",
+    re.IGNORECASE,
+)
+
+
+def _month_period(m: re.Match[str], as_of: datetime) -> list[NamedTime]:
+    """The two ends of a month asked about: "in July 2026" its first instant to the next
+    month's; "since March" that month's first instant to as_of. A month without its year is
+    the latest one begun by as_of, and the reading says so."""
+    month = _MONTHS[m.group("month").lower()]
+    words = m.group(0).strip()
+    if m.group("year"):
+        year, how = int(m.group("year")), ""
+    else:
+        year = as_of.year if month <= as_of.month else as_of.year - 1
+        how = f", no year written: the latest {m.group('month').title()} begun by as_of"
+    start = datetime(year, month, 1, tzinfo=UTC)
+    if m.group("side").lower() == "since":
+        end, end_reading = as_of, "the end of the period: as_of"
+    else:
+        end = datetime(year + month // 12, month % 12 + 1, 1, tzinfo=UTC) - timedelta(seconds=1)
+        end_reading = f"the month's last second{how}, UTC"
+    return [
+        NamedTime(
+            at=start,
+            words=words,
+            reading=f"the month's first instant{how}, UTC",
+            period_end="start",
+        ),
+        NamedTime(at=end, words=words, reading=end_reading, period_end="end"),
+    ]
+
+
 def time_references(question: str, as_of: datetime | None = None) -> TimeReferences:
     """The time references of a question (pure; English and Chinese). Given `as_of`, a day
     written without its year ("at midnight on July 24") is in the year of `as_of`."""
     not_applied: dict[str, str] = {}
-    named, unresolved, rest = _named_times(question, as_of.year if as_of else None, not_applied)
+    month = _MONTH_PERIOD.search(question) if as_of is not None else None
+    if month is not None and as_of is not None:
+        # Blanked before the other patterns, which list a bare month as not read.
+        question_read = _blank(question, month.start(), month.end())
+    else:
+        question_read = question
+    named, unresolved, rest = _named_times(
+        question_read, as_of.year if as_of else None, not_applied
+    )
+    if month is not None and as_of is not None and not any(n.period_end for n in named):
+        named += _month_period(month, as_of)
     span = _LAST_SPAN.search(rest)
     if span is not None:
         span_words = span.group(0).strip()
