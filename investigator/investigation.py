@@ -114,6 +114,9 @@ class InvestigationRequest(BaseModel):
     # Replay only: a run that stopped at its deadline is re-run to the same number of tool
     # calls, so the wall clock of the original machine does not decide what replay rebuilds.
     deadline_after_calls: int | None = Field(default=None, ge=0, le=10_000)
+    # Replay only: False reads no clock, for a run its deadline did not stop (a re-run on a
+    # slower or busier server is not cut where the run was not).
+    wall_clock_deadline: bool = True
 
     @field_validator("as_of", "known_at")
     @classmethod
@@ -208,6 +211,9 @@ class InvestigationResult(BaseModel):
     # The loop stopped (deadline, max_rounds, budget) with reads still planned: what the
     # answer lists as missing was not searched for to the end.
     search_cut_short: bool = False
+    # A run stopped by its deadline: the number of tool calls it had made when the deadline
+    # was found passed; its replay is cut after as many calls, never by a clock (replay.py).
+    deadline_cut_after_calls: int | None = None
     # The alerts the question asks about whose rule is no longer in their rule file (a
     # `:MissingFile` mark), said as `runbook --alert` says it (record_time.missing_rule_note).
     rule_notes: list[str] = Field(default_factory=list)
@@ -585,7 +591,7 @@ def investigate(
     timings = StageTimings()
     now = (clock or (lambda: datetime.now(UTC)))().astimezone(UTC)
     as_of = request.as_of or now
-    deadline = monotonic() + request.deadline_s
+    deadline = monotonic() + request.deadline_s if request.wall_clock_deadline else None
     executor = executor or TemplateExecutor(driver)
     planner = planner or DeterministicPlanner()
     intents = planner.intents(
@@ -642,7 +648,7 @@ def _investigate(
     intents: list[Intent],
     as_of: datetime,
     now: datetime,
-    deadline: float,
+    deadline: float | None,
     monotonic: Callable[[], float],
     timings: StageTimings,
     t_start: float,
@@ -893,6 +899,7 @@ def _investigate(
         unresolved_time_reasons=reasons,
         time_notes=far_anchor_notes(request.question, as_of, references),
         search_cut_short=outcome.cut_short,
+        deadline_cut_after_calls=outcome.deadline_cut_after_calls,
         rule_notes=[*rules_apart, *removed_rule_notes(outcome, pack.evidence, as_of)],
         incident_reading=outcome.incident_reading,
         timings=timings,

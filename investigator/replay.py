@@ -106,6 +106,16 @@ def _backdated_left(left: int, explaining: int) -> str:
     return f"; {left} other backdated {noun} into the time it saw not shown ({which})"
 
 
+def _recorded_result(outcome: CtxNodeRecord) -> dict[str, Any]:
+    """The answer an outcome node keeps (`result`, JSON), else {} (none kept, or purged)."""
+    raw = outcome.properties.get("result")
+    try:
+        doc = json.loads(raw) if isinstance(raw, str) else None
+    except ValueError:
+        return {}
+    return doc if isinstance(doc, dict) else {}
+
+
 def _parse_time(value: Any) -> datetime | None:
     if not isinstance(value, str):
         return None
@@ -839,8 +849,16 @@ class _Replayer:
             fields["deadline_s"] = options["deadline_s"]
         outcomes = self.lineage.of_kind(CtxKind.OUTCOME)
         if outcomes and outcomes[-1].properties.get("stop_reason") == "deadline":
-            # Stopped by the wall clock of its machine: re-run the same number of tool calls.
-            fields["deadline_after_calls"] = len(self.lineage.of_kind(CtxKind.TOOL_CALL))
+            # Stopped by the wall clock of its machine: re-run to the check where it stopped,
+            # after the calls it had made then (recorded; runs recorded before kept only all
+            # their calls).
+            cut = _recorded_result(outcomes[-1]).get("deadline_cut_after_calls")
+            fields["deadline_after_calls"] = (
+                cut if isinstance(cut, int) else len(self.lineage.of_kind(CtxKind.TOOL_CALL))
+            )
+        else:
+            # Not stopped by its deadline: the re-run is not either, however slow the server.
+            fields["wall_clock_deadline"] = False
         result = investigate(
             InvestigationRequest.model_validate(fields),
             driver=self.driver,

@@ -127,6 +127,9 @@ class RetrievalOutcome(BaseModel):
     # The loop stopped (deadline, max_rounds, budget) with reads still planned: what it did
     # not find was not looked for to the end, so it is unknown, not absent.
     cut_short: bool = False
+    # A loop stopped by its deadline: the number of tool calls made when the deadline was
+    # found passed; its replay is cut after as many (`deadline_after_calls`), never by a clock.
+    deadline_cut_after_calls: int | None = None
     # Every record of the OWNS edges of the services asked about, retracted ones included
     # (ownership_history.py): always for a question over a period; for a single-time owner
     # question, of a service with no owner at an instant asked or a record rewritten after it.
@@ -523,6 +526,10 @@ class RetrievalLoop:
         self.deadline = deadline
         self.deadline_after_calls = deadline_after_calls
         self.calls = 0
+        # The calls made when the deadline was first found passed (`_past_deadline`), and the
+        # number of calls at which the clock was last read.
+        self.cut_after_calls: int | None = None
+        self.clock_read_at_calls: int | None = None
         self.monotonic = monotonic
         self.relevant = set(useful_types(self.intents))
         self.required = set(required_types(self.intents))
@@ -589,9 +596,33 @@ class RetrievalLoop:
         self.focus.named_services = list(dict.fromkeys(named))
 
     def _past_deadline(self) -> bool:
+        """Whether the run is past its deadline: a function of the number of calls made.
+
+        The clock is read at most once per number of calls (checks between two reads see the
+        same answer), and once passed the deadline stays passed; so a run the clock cut at
+        the check where it had made N calls is cut at that very check by
+        `deadline_after_calls=N` (its replay), not at an earlier check with N calls made."""
+        if self.cut_after_calls is not None:
+            return True
         if self.deadline_after_calls is not None:  # replay of a run stopped by its deadline
-            return self.calls >= self.deadline_after_calls
-        return self.deadline is not None and self.monotonic() >= self.deadline
+            past = self.calls >= self.deadline_after_calls
+        elif self.deadline is None or self.calls == self.clock_read_at_calls:
+            return False
+        else:
+            self.clock_read_at_calls = self.calls
+            past = self.monotonic() >= self.deadline
+        if past:
+            self.cut_after_calls = self.calls
+        return past
+
+    def _cut_at_deadline(self, outcome: RetrievalOutcome) -> bool:
+        """Whether the deadline has passed; if so the run stops there and says so
+        (`deadline`, cut short): a read skipped for the clock is never a silent one."""
+        if not self._past_deadline():
+            return False
+        outcome.stop_reason = StopReason.DEADLINE
+        outcome.cut_short = True
+        return True
 
     def run(self) -> RetrievalOutcome:
         """Run rounds until a stop condition holds."""
@@ -604,9 +635,7 @@ class RetrievalLoop:
         max_rounds = plan.max_rounds
         round_no = 0
         while True:
-            if self._past_deadline():
-                outcome.stop_reason = StopReason.DEADLINE
-                outcome.cut_short = True
+            if self._cut_at_deadline(outcome):
                 break
             steps = [s for s in plan.steps if step_key(s) not in done]
             if not steps:
@@ -624,6 +653,8 @@ class RetrievalLoop:
                 # No record of the alert asked about: a runbook with its section is named.
                 progressed |= learn_named_runbooks(known, self._runbooks_headed_as_asked())
                 progressed |= self._runbook_by_code(known, outcome)
+                if outcome.cut_short:
+                    break
             reading = outcome.incident_reading
             falls_back = (
                 round_no == 1
@@ -717,17 +748,21 @@ class RetrievalLoop:
                 )
                 break
             plan = self.planner.plan(self.inp, self.intents, known, next_steps)
-        if self.gate.policy.ownership_period is not None and not self._past_deadline():
+        if outcome.stop_reason is StopReason.DEADLINE:
+            pass  # cut: the ownership records are not read either
+        elif self.gate.policy.ownership_period is not None:
             outcome.ownership_records = self._ownership_records(known, outcome)
-        elif Intent.OWNERSHIP_AT_TIME in self.intents and not self._past_deadline():
+        elif Intent.OWNERSHIP_AT_TIME in self.intents:
             policy = self.gate.policy
             instants = [policy.as_of, *(t for t in policy.reference_times if t <= policy.as_of)]
             services = services_to_check(self.owner_rows, instants)
             entities = services_to_check(self.entity_owner_rows, instants)
-            if services or entities:
+            if (services or entities) and not self._cut_at_deadline(outcome):
                 steps = records_steps(services, entities)
                 rows = self._history_stage(known, outcome)(steps)
                 outcome.ownership_records = whole_records(rows, outcome.tool_calls)
+        if outcome.stop_reason is StopReason.DEADLINE:
+            outcome.deadline_cut_after_calls = self.cut_after_calls
         outcome.known = known
         outcome.service_id = self.inp.service_id
         outcome.intents = list(self.intents)
@@ -750,7 +785,7 @@ class RetrievalLoop:
         runbook version whose own owners were read) in a recorded round of its own (not
         counted against max_rounds), whatever the number of its edges."""
         steps = records_steps(read_services(outcome.tool_calls), read_entities(outcome.tool_calls))
-        if not steps:
+        if not steps or self._cut_at_deadline(outcome):
             return []
         return whole_records(self._history_stage(known, outcome)(steps), outcome.tool_calls)
 
@@ -936,7 +971,9 @@ class RetrievalLoop:
             if row.element.type == "Runbook"
             and headed_by(row.element.props.get("section_titles"), codes)
         ]
-        if not headed and not self._past_deadline():
+        if not headed and self._cut_at_deadline(outcome):
+            return False  # the search not asked is a run cut short (the loop stops)
+        if not headed:
             # Not among the question's hits (its other words found other pages): the card's
             # own search per id.
             search = _SearchSteps(self, known, outcome)
@@ -1030,11 +1067,9 @@ class RetrievalLoop:
             return False
         if known.incidents:
             return False  # "the payments incident": its services' runbooks are the answer
-        if self._past_deadline():
+        if self._cut_at_deadline(outcome):
             # The search not asked is a run cut short, not one that found nothing (and its
             # replay stops at the same call).
-            outcome.stop_reason = StopReason.DEADLINE
-            outcome.cut_short = True
             return False
         search = _SearchSteps(self, known, outcome)
         words = runbook_search_text(self.inp.question)
