@@ -11,10 +11,12 @@
    `data_redacted_for_subject` / `data_unredacted_for_subject`
    (the same record version, read through its redacted view or no longer: the subject lost
    or gained `pii`), `data_changed` (the same record version reads other text, no purge
-   recorded), `ranking_changed` (a fulltext call's rows differ, yet every record it read is
-   still returned to the subject at known_at, unchanged: BM25 statistics count records
-   written after the run), `subject_grants_changed` (a call whose rows no kept record names
-   differs and the subject's principal was re-recorded since: the likely cause),
+   recorded), `ranking_changed` (a fulltext call's rows differ, yet every record it read,
+   named by the run's evidence and rejections or by the call's `hits`, is still returned to
+   the subject at known_at, unchanged: BM25 statistics count records written after the
+   run; a lookup whose re-run differs in its text matches alone says it too),
+   `subject_grants_changed` (a call whose rows no kept record names differs and the
+   subject's principal was re-recorded since: the likely cause),
    `hash_mismatch` (other differences; for a call that kept no evidence, the
    line says replay cannot tell why), `execution_failed`. One cause is one
    line: evidence of a record already reported at its call adds no `evidence_changed`.
@@ -48,7 +50,14 @@ from investigator.context_graph.audit import ReadRule, read_element_records
 from investigator.context_graph.chain import evidence_digest, rows_hash, sha256_of, verify_chain
 from investigator.context_graph.incarnation import read_incarnations, run_incarnation
 from investigator.context_graph.lineage import load_lineage
-from investigator.context_graph.models import CtxKind, CtxNodeRecord, RunLineage, RunStatus
+from investigator.context_graph.models import (
+    TOOL_CALL_HITS,
+    CtxKind,
+    CtxNodeRecord,
+    RunLineage,
+    RunStatus,
+    parse_hit,
+)
 from investigator.decision_code import decision_code
 from investigator.errors import InvestigatorError, NotAuthorized
 from investigator.gate import PII_LABEL
@@ -193,6 +202,12 @@ class _Replayer:
         self.explained: set[tuple[str, str, int]] = set()
         self.run = lineage.run_properties or {}
         self.reader = reader
+        # Calls that kept their hits, read again: (hits returned now, hits kept); and, for a
+        # re-ranking shown (`ranking_changed`), how many of the hits score otherwise now.
+        self.hits_now: dict[str, tuple[int, int]] = {}
+        # A lookup whose re-run differs in its text matches' ranking alone (`ranking_changed`).
+        self.answer_reranked = False
+        self.scores_moved: dict[str, int] = {}
 
     def add(self, kind: str, detail: str, seq: int | None = None, tc: str | None = None) -> None:
         self.drift.append(Drift(kind=kind, seq=seq, tool_call_id=tc, detail=detail))
@@ -330,11 +345,17 @@ class _Replayer:
                 # The run's rows, identical, only ranked otherwise: evidence is recomputed
                 # from them, and the line says the ranking moved, not the records.
                 self.rows_by_call[tc_id] = read
+                moved = self.scores_moved.get(tc_id)
+                scores = (
+                    f"; {moved} of their {len(read)} recorded scores moved"
+                    if moved is not None
+                    else ""
+                )
                 self.add(
                     "ranking_changed",
                     f"{template_id}@{version}: {_RANKING_CHANGED} ({result.row_count} rows "
                     f"now, {p.get('row_count')} recorded; the {len(read)} the run read are "
-                    f"still returned to {self.subject_name()} at its known_at"
+                    f"still returned to {self.subject_name()} at its known_at{scores}"
                     f"{self.grants_note(known_at)})",
                     node.seq,
                     tc_id,
@@ -355,6 +376,8 @@ class _Replayer:
             # and must not read past the subject's grants to find out (hidden rows never
             # leave Neo4j).
             cause = _UNKEPT_ROWS if self._kept_records(tc_id) else _UNNAMED_ROWS
+            if tc_id in self.hits_now:
+                cause = _hits_differ(*self.hits_now[tc_id])
             backdated = self.backdated_cause(known_at, subject, result.rows)
             kind = "hash_mismatch"
             if backdated is None and self.grants_changed(known_at):
@@ -410,6 +433,7 @@ class _Replayer:
         None when that is not shown (a record gone, changed or out of reach: other lines say).
         """
         tc_id = str(node.properties.get("tool_call_id"))
+        hits = self._recorded_hits(node)
         keys: set[tuple[str, int]] = set()
         for kept in (
             *self.lineage.of_kind(CtxKind.EVIDENCE),
@@ -421,8 +445,13 @@ class _Replayer:
                 return None  # a legal purge: its own line says so
             payload = kept.payload() or {}
             if payload.get("element_id") is None:
-                return None
+                if hits is None:
+                    return None
+                continue  # the hits name it
             keys.add((str(payload.get("element_id")), int(payload.get("version") or 1)))
+        if hits is not None:
+            # A runbook search keeps no evidence of its rows but names them (`hits`).
+            keys |= set(hits)
         if not keys or len(keys) != node.properties.get("row_count"):
             return None  # the run did not keep every record the call read
         wider = step.model_copy(update={"limit": row_cap})
@@ -433,9 +462,33 @@ class _Replayer:
         if result.error:
             return None
         read = [row for row in result.rows if (row.element.element_id, row.element.version) in keys]
+        if hits is not None:
+            self.hits_now[tc_id] = (len(read), len(keys))
         if len(read) != len(keys) or rows_hash(read) != node.properties.get("rows_hash"):
             return None
+        if hits is not None:
+            moved = sum(
+                1
+                for row in read
+                if hits.get((row.element.element_id, row.element.version)) != _score6(row.score)
+            )
+            self.scores_moved[tc_id] = moved
         return read
+
+    @staticmethod
+    def _recorded_hits(node: CtxNodeRecord) -> dict[tuple[str, int], float] | None:
+        """(id, version) -> score of the records a call's rows were (its `hits`), or None
+        when it kept none (any other call, and runs recorded before they were kept)."""
+        entries = node.properties.get(TOOL_CALL_HITS)
+        if not isinstance(entries, list):
+            return None
+        hits = {}
+        for entry in entries:
+            parsed = parse_hit(entry)
+            if parsed is None:
+                return None
+            hits[(parsed[0], parsed[1])] = parsed[2]
+        return hits
 
     def grants_note(self, known_at: datetime) -> str:
         """A caveat when the subject's own Principal record changed after `known_at`.
@@ -787,8 +840,15 @@ class _Replayer:
         return versions
 
     def changed_answer(self) -> bool:
-        """Whether the re-run answered differently from the recorded run."""
-        return any(d.kind in _ANSWER_DRIFT for d in self.drift)
+        """Whether the re-run answered differently from the recorded run (its text matches
+        re-ranked included: today's code may rank them otherwise too)."""
+        return self.answer_reranked or any(d.kind in _ANSWER_DRIFT for d in self.drift)
+
+    def reranked(self) -> bool:
+        """Whether a call was shown re-ranked and every other call, evidence and the
+        recorded pack are as recorded (the only drift so far is `ranking_changed`)."""
+        kinds = {d.kind for d in self.drift}
+        return kinds == {"ranking_changed"}
 
     def ranking_note(self) -> str:
         """Why a re-run may answer differently when a fulltext ranking moved (else '')."""
@@ -935,13 +995,48 @@ class _Replayer:
             return None, None
         recorded_digest, replayed_digest = _answer_digest(recorded), _answer_digest(answer)
         if recorded_digest != replayed_digest:
-            fields = ", ".join(_differing_fields(_compared(recorded), _compared(answer)))
+            differing = _differing_fields(_compared(recorded), _compared(answer))
+            fields = ", ".join(differing)
+            if differing == ["text_matches"] and self.reranked():
+                # Only the free-text matches moved, and the calls that rank them read the
+                # same records: the ranking moved, not the answer (one cause, one kind).
+                self.answer_reranked = True
+                self.add(
+                    "ranking_changed",
+                    "the re-run lookup ranks its text matches otherwise (text_matches: "
+                    "their order or fit): it reads today's fulltext ranking of the same "
+                    "records (ranking_changed above); the runbook it answers with and the "
+                    "rest of the answer are as recorded",
+                    outcomes[-1].seq,
+                )
+                return recorded_digest, replayed_digest
             self.add(
                 "answer_changed",
-                f"the re-run lookup answers differently from the recorded answer: {fields}",
+                f"the re-run lookup answers differently from the recorded answer: {fields}"
+                f"{self.ranking_note()}",
                 outcomes[-1].seq,
             )
         return recorded_digest, replayed_digest
+
+
+def _score6(score: Any) -> float | None:
+    """A fulltext score as its call's `hits` keep it (six significant digits)."""
+    return float(f"{float(score):.6g}") if isinstance(score, int | float) else None
+
+
+def _hits_differ(returned: int, kept: int) -> str:
+    """Why a call that kept its hits is no re-ranking: what of them is not read as then."""
+    if returned < kept:
+        return (
+            f": {kept - returned} of the {kept} records the call read (its recorded hits) are "
+            "not returned now, so it is not a re-ranking alone; replay cannot say why for "
+            "records the run kept no text of (lines on the run's evidence name what it can)"
+        )
+    return (
+        f": the {kept} records the call read (its recorded hits) are all returned now, but "
+        "not all as the call read them (other text, labels or fields), so it is not a "
+        "re-ranking alone"
+    )
 
 
 def _retracted_for(record: Any, known_at: datetime, subject: Any) -> bool:

@@ -476,7 +476,9 @@ class _SearchSteps(OneStepCalls):
         self.rounds += 1
         self.outcome.plans.append(plan)
         loop.calls += len(steps)
-        calls = loop.session.call_round(steps, plan=plan, raise_on_error=False)
+        # Its fulltext hits are kept (its rows are no evidence), as the lookup's are, so
+        # replay can tell a re-ranking from a change (`ranking_changed`).
+        calls = loop.session.call_round(steps, plan=plan, raise_on_error=False, keep_hits=True)
         self.outcome.tool_calls.extend(call.record for call in calls)
         return [call.candidates for call in calls]
 

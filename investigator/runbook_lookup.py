@@ -699,7 +699,9 @@ class _Lookup(OneStepCalls):
             return []
         plan = QueryPlan(intents=["runbook_lookup"], steps=steps)
         self.session.begin_round(plan)
-        calls = self.session.call_round(steps, plan=plan)
+        # A lookup keeps its fulltext reads' hits: its text search judges ~30 of them and
+        # keeps none as evidence, and replay shows a re-ranking by them (`ranking_changed`).
+        calls = self.session.call_round(steps, plan=plan, keep_hits=True)
         self.cut_reads.update(
             str(c.record.params.get("anchor_id"))
             for c in calls

@@ -51,6 +51,7 @@ from investigator.context_graph.models import (
     RunStart,
     RunStatus,
     ToolCallRecord,
+    tool_call_hits,
 )
 from investigator.context_graph.recorder import RunLog, RunRecorder
 from investigator.errors import BadInput, NotAuthorized
@@ -418,9 +419,14 @@ class RunSession:
         *,
         plan: QueryPlan | None = None,
         raise_on_error: bool = True,
+        keep_hits: bool = False,
     ) -> list[ToolCall]:
         """Run steps that do not depend on each other and record them in the order given,
         with the ids, rows and hashes they would have one by one.
+
+        `keep_hits`: a fulltext call also records the records its rows name (id, version,
+        score: `tool_call_hits`), for reads whose rows the run keeps as neither evidence nor
+        rejection (a runbook search), so replay can tell a re-ranking from other changes.
 
         The steps are split into at most `READ_CONCURRENCY` groups that read at the same
         time, each group in one read transaction (`TemplateExecutor.run_together`). A step
@@ -457,7 +463,7 @@ class RunSession:
                 result, record = self._reused_read(step, tc_id, self._reads[key])
             else:  # the same call earlier in this round failed: this one reads again
                 result, record = self._run_step(step, tc_id, plan, raise_on_error)
-            calls.append(self._recorded(result, record))
+            calls.append(self._recorded(result, record, keep_hits))
         return calls
 
     def _read_together(
@@ -528,10 +534,13 @@ class RunSession:
             span.record_result(result, rows_hash=record.rows_hash)
         return result, record
 
-    def _recorded(self, result: ToolResult, record: ToolCallRecord) -> ToolCall:
+    def _recorded(
+        self, result: ToolResult, record: ToolCallRecord, keep_hits: bool = False
+    ) -> ToolCall:
         self.tool_calls.append(record)
         if self.log is not None:
-            self._timed(lambda: self.log.add_tool_call(record) if self.log else None)
+            hits = tool_call_hits(result.rows) if keep_hits and result.error is None else None
+            self._timed(lambda: self.log.add_tool_call(record, hits) if self.log else None)
         candidates = normalise_rows(
             result.rows,
             channel=result.template_id,

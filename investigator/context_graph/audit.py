@@ -30,7 +30,13 @@ from pydantic import BaseModel, ConfigDict
 from cypher_templates.subject import PrincipalRecord, SubjectRef, read_principal
 from investigator.context_graph.chain import evidence_digest
 from investigator.context_graph.incarnation import belongs_to
-from investigator.context_graph.models import CtxKind, CtxNodeRecord, RunLineage
+from investigator.context_graph.models import (
+    TOOL_CALL_HITS,
+    CtxKind,
+    CtxNodeRecord,
+    RunLineage,
+    parse_hit,
+)
 from investigator.errors import BadInput, NotAuthorized
 from investigator.untrusted_text import unquoted_detail
 
@@ -385,6 +391,15 @@ class ContentFilter(ReadRule):
         # A purge run names the record it purged: read with the rest, checked below.
         purged = purged_element(run)
         also = {purged} if purged is not None else set()
+        # A runbook search's calls name the records their rows were (`hits`): each is
+        # re-checked like a rejected candidate's, and one the reader may not read is masked.
+        hit_ids = {
+            parsed[0]
+            for node in lineage.of_kind(CtxKind.TOOL_CALL)
+            for entry in node.properties.get(TOOL_CALL_HITS) or []
+            if (parsed := parse_hit(entry)) is not None
+        }
+        also |= hit_ids
         # Nothing of the run's KG content may be shown (another tenant's run, a purpose not
         # held): no record is read either, so a reader's grants are never widened to decide.
         records = (
@@ -436,7 +451,7 @@ class ContentFilter(ReadRule):
             self.withheld_candidates[cand_id] = reason
             if eid and eid not in readable | typed:
                 self.hidden_ids.setdefault(eid, reason)
-        for eid in sorted(replacements - readable - typed):
+        for eid in sorted((replacements | hit_ids) - readable - typed):
             reason = self.current_reason(records.get(eid, []))
             if reason is not None:
                 self.hidden_ids.setdefault(eid, reason)
@@ -775,6 +790,14 @@ def filtered_lineage(lineage: RunLineage, content: ContentFilter) -> RunLineage:
             props = {
                 k: content.scrub(v) for k, v in props.items() if k not in {"payload", "result"}
             }
+            if isinstance(node.properties.get(TOOL_CALL_HITS), list):
+                # A hit the reader may not read is withheld whole: its version and score too.
+                props[TOOL_CALL_HITS] = [
+                    WITHHELD_TEXT
+                    if (parsed := parse_hit(entry)) is None or parsed[0] in content.hidden_ids
+                    else entry
+                    for entry in node.properties[TOOL_CALL_HITS]
+                ]
             if payload is not None:
                 shown = _scrubbed_payload(node, payload, content)
                 if node.kind == CtxKind.REJECTION and isinstance(shown, dict):

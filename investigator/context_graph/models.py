@@ -28,6 +28,37 @@ EVENT_LABEL = "CtxEvent"
 GENESIS_HASH = "sha256:" + "0" * 64
 
 
+# The tool-call property naming the records a fulltext call's rows were (`tool_call_hits`):
+# kept for a runbook search, whose rows become no evidence or rejection, so replay can show
+# that a re-ranked call still read the same records (`ranking_changed`). One string per row,
+# `element_id version score` (one atomic value each, so an auditor's filter masks it whole).
+TOOL_CALL_HITS = "hits"
+
+
+def tool_call_hits(rows: Any) -> list[str] | None:
+    """The `hits` entries of a fulltext call's rows (each row's element id, version and
+    fulltext score, best first), or None when the rows are not ranked by a score or there
+    are none (`row_count` 0 says all of it)."""
+    entries = []
+    for row in rows:
+        element, score = getattr(row, "element", None), getattr(row, "score", None)
+        if element is None or not isinstance(score, int | float):
+            return None
+        entries.append(f"{element.element_id} {int(element.version)} {float(score):.6g}")
+    return entries or None
+
+
+def parse_hit(entry: Any) -> tuple[str, int, float] | None:
+    """(element id, version, score) of one `hits` entry; None when it is not one."""
+    parts = entry.rsplit(" ", 2) if isinstance(entry, str) else []
+    if len(parts) != 3:
+        return None
+    try:
+        return parts[0], int(parts[1]), float(parts[2])
+    except ValueError:
+        return None
+
+
 class CtxKind(StrEnum):
     """What a recorded node is; each kind has exactly one label."""
 

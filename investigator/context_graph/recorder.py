@@ -18,7 +18,7 @@ import functools
 import logging
 import os
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from importlib import metadata
@@ -55,6 +55,7 @@ from investigator.context_graph.ledger import (
 from investigator.context_graph.models import (
     FINISHED_STATUSES,
     GENESIS_HASH,
+    TOOL_CALL_HITS,
     CtxEdgeRecord,
     CtxKind,
     CtxNodeRecord,
@@ -253,10 +254,16 @@ def _plan_node(plan: BaseModel, goal_seq: int | None) -> _Node:
     )
 
 
-def _tool_call_node(call: ToolCallRecord, plan_seq: int | None) -> _Node:
+def _tool_call_node(
+    call: ToolCallRecord, plan_seq: int | None, hits: Sequence[str] | None = None
+) -> _Node:
+    # `hits` (a fulltext call whose rows the run keeps no record of otherwise): one entry
+    # per row, `element_id version score`; absent otherwise, so other calls record as before.
+    extra: dict[str, Any] = {TOOL_CALL_HITS: list(hits)} if hits is not None else {}
     return _Node(
         CtxKind.TOOL_CALL,
         {
+            **extra,
             "tool_call_id": call.tool_call_id,
             "template_id": call.template_id,
             "template_version": call.template_version,
@@ -941,11 +948,13 @@ class RunLog:
         """Append a query plan, derived from the latest goal."""
         return self._add(_plan_node(plan, self._latest.get(CtxKind.GOAL)))
 
-    def add_tool_call(self, call: ToolCallRecord) -> int:
-        """Append one executed template call, which used the latest plan."""
+    def add_tool_call(self, call: ToolCallRecord, hits: Sequence[str] | None = None) -> int:
+        """Append one executed template call, which used the latest plan; `hits`: the
+        records its rows name (`tool_call_hits`), kept when the run keeps no other record
+        of them (a runbook search's fulltext reads)."""
         if call.tool_call_id in self._tool_calls:
             raise RecorderError(f"tool call {call.tool_call_id} is already recorded")
-        seq = self._add(_tool_call_node(call, self._latest.get(CtxKind.PLAN)))
+        seq = self._add(_tool_call_node(call, self._latest.get(CtxKind.PLAN), hits))
         self._tool_calls[call.tool_call_id] = seq
         return seq
 
