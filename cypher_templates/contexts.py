@@ -106,6 +106,10 @@ class OwnedByTeamContext(OwnerOfContext):
     and the team the question asked about (the answer is from its side)."""
 
     asked_team: str | None = None
+    # From version 4: 'service', 'alert' or 'runbook', and the owned node's end (read as
+    # its owner's end for a runbook version only).
+    owned_kind: str | None = None
+    owned_until: Instant | None = None
 
 
 class DeploymentContext(RowContext):

@@ -93,6 +93,7 @@ RENDER_SETTINGS: frozenset[str] = frozenset(
         "latest_copy",
         "renamed_to",
         "unreadable_files",
+        "owned_kind",
     }
 )
 
@@ -221,6 +222,7 @@ class TemplateSpec(BaseModel):
     latest_copy: bool = False  # version_history 4: a relationship's latest-ending copy
     renamed_to: bool = False  # fulltext_search 4: the other documents superseding a hit
     unreadable_files: bool = False  # runbooks_for 5: why a file the import had was not read
+    owned_kind: bool = False  # owned_by_team 4: the kind owned, a runbook version's end
 
     @model_validator(mode="after")
     def _names(self) -> TemplateSpec:
@@ -310,6 +312,7 @@ class VersionSettings(BaseModel):
     latest_copy: bool = False
     renamed_to: bool = False
     unreadable_files: bool = False
+    owned_kind: bool = False
 
 
 class Manifest(BaseModel):
@@ -591,6 +594,7 @@ class TemplateRegistry:
                     latest_copy=spec.latest_copy,
                     renamed_to=spec.renamed_to,
                     unreadable_files=spec.unreadable_files,
+                    owned_kind=spec.owned_kind,
                     **resolved,
                 )
             )

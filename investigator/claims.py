@@ -21,13 +21,20 @@ from pydantic import BaseModel, Field
 
 from graph_schema.canonical import sha256_hex
 from graph_schema.front_matter_contact import front_matter_contact
-from investigator.evidence import Evidence, canonical_json, iso_utc, supported_evidence_types
+from investigator.evidence import (
+    Evidence,
+    as_held,
+    canonical_json,
+    iso_utc,
+    supported_evidence_types,
+)
 from investigator.gate import Conflict, authority
 from investigator.ownership_history import (
     SINCE_THEN,
     OwnershipCorrection,
     OwnershipPeriod,
     OwnershipRetraction,
+    asked_kinds,
     corrections_at,
     entity_cut_text,
     history_cut_at,
@@ -520,25 +527,47 @@ def derive_claims(
         # dropped when the search stopped early) holds at nothing asked: no claim says so.
         return holds_at(ev, as_of) or any(holds_at(ev, r.at) for r in refs)
 
+    # "Which services did X own?": the other kinds X owned are counted in a claim of their
+    # own, not listed among the services.
+    kinds = asked_kinds(question or "") if team_words is not None else None
+    listed, other_kinds = _split_kinds(_with(evidence, "ownership"), kinds)
     if Intent.OWNERSHIP_AT_TIME in intent_set and ownership_period is not None:
         owners = _with(evidence, "ownership")
-        claims += _owners_in_period(owners, ownership_period, as_of, held_at)
+        claims += _owners_in_period(listed, ownership_period, as_of, held_at)
+        claims += _other_kinds_claims(
+            other_kinds,
+            kinds,
+            lambda ev: (
+                f"In the period asked ({ownership_period.why})"
+                if ownership_period.overlaps(as_held(ev))
+                else held_at(as_held(ev))
+            ),
+        )
         claims += _correction_claims(owners, ownership_records, ownership_period)
         claims += _period_retraction_claims(evidence, ownership_records, ownership_period)
     elif Intent.OWNERSHIP_AT_TIME in intent_set:
         named_instants = [r.at for r in refs if r.kind != "as_of"]
-        for ev in _with(evidence, "ownership"):
-            if not held_somewhere(ev):
-                continue
-            if (
+
+        def stated_then(ev: Evidence) -> bool:
+            held = as_held(ev)  # a team's record of a runbook version: no longer than it
+            if not held_somewhere(held):
+                return False
+            # What the team owned at another time than the one asked is not stated.
+            return not (
                 ev.context.get("asked_team")
                 and named_instants
-                and not any(holds_at(ev, at) for at in named_instants)
-            ):
-                continue  # what the team owned at another time than the one asked
+                and not any(holds_at(held, at) for at in named_instants)
+            )
+
+        claims += _other_kinds_claims(
+            [ev for ev in other_kinds if stated_then(ev)], kinds, lambda ev: held_at(as_held(ev))
+        )
+        for ev in listed:
+            if not stated_then(ev):
+                continue
             claims.append(
                 _claim(
-                    f"{held_at(ev)}: {ev.content} ({_valid_text(ev)})",
+                    f"{held_at(as_held(ev))}: {ev.content} ({_valid_text(ev)}{_version_end(ev)})",
                     EpistemicStatus.FACT,
                     0.95,
                     [ev],
@@ -871,7 +900,9 @@ def derive_claims(
             )
         )
     if Intent.OWNERSHIP_AT_TIME in intent_set and team_words is not None:
-        missing = _team_gaps(missing, evidence, team_words, teams, refs, as_of, ownership_period)
+        missing = _team_gaps(
+            missing, listed, team_words, teams, refs, as_of, ownership_period, kinds
+        )
     missing = _incident_not_recorded(missing, evidence, question, as_of)
     if not firsts and service_id is None and names_no_errors(question):
         # "What changed before the errors?" alone: whose errors is the one thing it lacks.
@@ -1027,8 +1058,9 @@ def _owners_in_period(
     the owner at as_of after the period as at any time (`held_at`: `At as_of, ...`)."""
     out = []
     for ev in owners:
-        if not period.overlaps(ev):
-            statement = f"{held_at(ev)}: {ev.content} ({_valid_text(ev)})"
+        held = as_held(ev)  # a team's record of a runbook version: no longer than it
+        if not period.overlaps(held):
+            statement = f"{held_at(held)}: {ev.content} ({_valid_text(ev)}{_version_end(ev)})"
             claim = _claim(
                 statement, EpistemicStatus.FACT, 0.95, [ev], Intent.OWNERSHIP_AT_TIME.value
             )
@@ -1036,7 +1068,7 @@ def _owners_in_period(
             continue
         out.append(
             _claim(
-                f"{_span_text(ev, as_of)} ({period.why}): {ev.content}",
+                f"{_span_text(held, as_of)} ({period.why}): {ev.content}",
                 EpistemicStatus.FACT,
                 0.95,
                 [ev],
@@ -1107,6 +1139,69 @@ def _period_retraction_claims(
     return out
 
 
+def _split_kinds(
+    owners: Sequence[Evidence], kinds: frozenset[str] | None
+) -> tuple[list[Evidence], list[Evidence]]:
+    """(records stated one by one, records of a team of another kind than the question asks
+    for): "Which services did X own?" lists X's services and counts the rest."""
+    if kinds is None:
+        return list(owners), []
+    other = [
+        ev
+        for ev in owners
+        if ev.context.get("asked_team") and ev.context.get("owned_kind") not in (None, *kinds)
+    ]
+    return [ev for ev in owners if ev not in other], other
+
+
+_KIND_NAMES = {"service": "service", "alert": "alert", "runbook": "runbook version"}
+
+
+def _other_kinds_claims(
+    others: Sequence[Evidence], kinds: frozenset[str] | None, when: Callable[[Evidence], str]
+) -> list[Claim]:
+    """One claim per team and time: `<when>: team:x also owned 1 alert and 2 runbook
+    versions, not services, which the question asks for: <ids>`, bound to their records."""
+    groups: dict[tuple[str, str], list[Evidence]] = {}
+    for ev in others:
+        groups.setdefault((str(ev.context.get("asked_team")), when(ev)), []).append(ev)
+    asked = " or ".join(_KIND_NAMES[k] + "s" for k in sorted(kinds or ()))
+    out = []
+    for (team, said), records in sorted(groups.items()):
+        counted = []
+        for kind in ("service", "alert", "runbook"):
+            n = len(
+                {
+                    str(ev.context.get("owned"))
+                    for ev in records
+                    if ev.context.get("owned_kind") == kind
+                }
+            )
+            if n:
+                counted.append(f"{n} {_KIND_NAMES[kind]}{'' if n == 1 else 's'}")
+        owned = ", ".join(sorted({str(ev.context.get("owned")) for ev in records}))
+        out.append(
+            _claim(
+                f"{said}: {team} also owned {' and '.join(counted)}, not {asked}, which the "
+                f"question asks for: {owned}",
+                EpistemicStatus.FACT,
+                0.95,
+                sorted(records, key=lambda ev: ev.evidence_id),
+                Intent.OWNERSHIP_AT_TIME.value,
+            )
+        )
+    return out
+
+
+def _version_end(ev: Evidence) -> str:
+    """`; runbook:x@v3 in force until T` of a team's record of a runbook version that ended
+    before the record did (its owner is stated no later than that)."""
+    held = as_held(ev)
+    if held is ev or held.valid_to is None:
+        return ""
+    return f"; {ev.context.get('owned')} in force until {iso_utc(held.valid_to)}"
+
+
 def _owner_side(evidence: Sequence[Evidence]) -> list[Evidence]:
     """The evidence less what a team owned, read from the team's side (`owned_by_team`): a
     team's records say nothing of who owned the rest of the time (another team may have)."""
@@ -1121,17 +1216,18 @@ def _team_gaps(
     refs: Sequence[ReferenceTime],
     as_of: datetime,
     period: OwnershipPeriod | None,
+    kinds: frozenset[str] | None = None,
 ) -> list[MissingEvidence]:
     """A question from a team's side: no team linked (none by that name or id that the
     subject may read, said alike whether it exists or not), or a team with no OWNS record
-    at the times asked, replaces the rubric's generic line."""
+    (of the kinds asked, `kinds`) at the times asked, replaces the rubric's generic line."""
     generic = missing_evidence([Intent.OWNERSHIP_AT_TIME.value], set())[0].description
     named = [r.at for r in refs if r.kind != "as_of"] if period is None else []
     # A record stated: one holding at a time the question names (any, over a period or at as_of).
     owned = {
         str(ev.context.get("asked_team"))
         for ev in _with(evidence, "ownership")
-        if not named or any(holds_at(ev, at) for at in named)
+        if not named or any(holds_at(as_held(ev), at) for at in named)
     } & set(teams)
     when = (
         f"in the period asked ({period.why})"
@@ -1147,10 +1243,11 @@ def _team_gaps(
             f"no team named {team_words!r} is recorded in the records this subject may read: "
             "what it owned is not known"
         )
+    of_kind = " of " + " or ".join(f"a {_KIND_NAMES[k]}" for k in sorted(kinds)) if kinds else ""
     for team in sorted(set(teams) - owned):
         said.append(
-            f"no OWNS record of {team} holds {when} in the records this subject may read: "
-            "what it owned then is not known"
+            f"no OWNS record of {team}{of_kind} holds {when} in the records this subject may "
+            "read: what it owned then is not known"
         )
     if not said:
         return missing

@@ -96,7 +96,8 @@ def suggestion_queries(text: str, label: str) -> list[SuggestionQuery]:
         if t != text
     ]
     spaced = " ".join(words)
-    searches = [("fulltext_search", "query")]
+    # fulltext_search takes no Team label (its manifest enum): a team by fuzzy terms only.
+    searches = [] if label == "Team" else [("fulltext_search", "query")]
     if has_fuzzy_terms(spaced):
         # A slip inside one word ("PaymentApiHighErrrorRate") shares no term with the name.
         searches.append(("name_suggestions", "text"))
@@ -129,6 +130,25 @@ def rank_suggestions(text: str, candidates: list[Candidate]) -> list[str]:
         )
         if ratio >= MIN_SIMILARITY:
             best[cand.element_id] = max(best.get(cand.element_id, 0.0), ratio)
+    ranked = sorted(best.items(), key=lambda item: (-item[1], item[0]))
+    return [element_id for element_id, _ in ranked[:MAX_SUGGESTIONS]]
+
+
+def rank_containing(text: str, candidates: list[Candidate]) -> list[str]:
+    """As `rank_suggestions`, and also each candidate whose id or name has every word of
+    `text` among its words (or one slip from one): a team asked about by part of its name
+    ("the payments team" -> team:payments-core, team:payments-platform), closest first."""
+    words = _words(text)
+    typed = "-".join(words)
+    best: dict[str, float] = dict.fromkeys(rank_suggestions(text, candidates), 1.0)
+    for cand in candidates:
+        if cand.element_id == text or not words:
+            continue
+        for key in [cand.element_id] + ([cand.name] if cand.name else []):
+            have = _words(key)
+            if all(any(w == h or _one_edit(w, h) for h in have) for w in words):
+                ratio = difflib.SequenceMatcher(None, typed, "-".join(have)).ratio()
+                best[cand.element_id] = max(best.get(cand.element_id, 0.0), ratio)
     ranked = sorted(best.items(), key=lambda item: (-item[1], item[0]))
     return [element_id for element_id, _ in ranked[:MAX_SUGGESTIONS]]
 

@@ -183,6 +183,18 @@ def instant_of(raw: Any) -> datetime | None:
     return parsed if parsed.tzinfo is not None else None
 
 
+def as_held(ev: Evidence) -> Evidence:
+    """An OWNS record as it can hold: no longer than the runbook version it names (its
+    context's `owned_until`, owned_by_team 4), for the checks of when it holds only; the
+    record itself (and what a claim cites) keeps its own interval."""
+    if ev.context.get("owned_kind") != "runbook":
+        return ev  # a service's or an alert's own end is not read as its owner's
+    until = instant_of(ev.context.get("owned_until"))
+    if until is None or (ev.valid_to is not None and ev.valid_to <= until):
+        return ev
+    return ev.model_copy(update={"valid_to": until})
+
+
 def _jsonable(value: Any) -> Any:
     """Neo4j values (temporal types) as plain JSON-able Python values."""
     kind = type(value)  # exact built-in types first: most of a row's values are these

@@ -27,6 +27,7 @@ from investigator.evidence import (
     Evidence,
     Rejection,
     RejectionReason,
+    as_held,
     evidence_tokens,
     sha256_text,
     supported_evidence_types,
@@ -1032,17 +1033,26 @@ class EvidenceGate:
             detail = f"valid from {(cand.valid_from or start).isoformat()}, after as_of"
             return self._reject(cand, r.REJECTED_TEMPORAL, round_no, detail)
         is_event = bool(cand.evidence_types) and set(cand.evidence_types) <= EVENT_TYPES
-        if is_event or cand.valid_to is None or cand.valid_to > as_of:
+        # A team's OWNS record of a runbook version holds no longer than the version.
+        held = as_held(cand)
+        ends = held.valid_to
+        if is_event or ends is None or ends > as_of:
             return None
         if any(
-            (cand.valid_from is None or cand.valid_from <= t) and cand.valid_to > t
+            (held.valid_from is None or held.valid_from <= t) and ends > t
             for t in self.policy.reference_times
             if t <= as_of
         ):
             return None
         if self._owner_in_period(cand) or self._version_in_period(cand):
             return None
-        detail = f"valid until {cand.valid_to.isoformat()}, before as_of"
+        if held is not cand:
+            detail = (
+                f"{cand.context.get('owned')} was in force until {ends.isoformat()}, before "
+                "as_of and every time asked"
+            )
+            return self._reject(cand, r.REJECTED_TEMPORAL, round_no, detail)
+        detail = f"valid until {ends.isoformat()}, before as_of"
         if cand.replacement:
             return self._reject(
                 cand, r.REJECTED_SUPERSEDED, round_no, detail, replacement=cand.replacement
@@ -1091,8 +1101,9 @@ class EvidenceGate:
         if period is None or "ownership" not in cand.evidence_types:
             return False
         start, end = period
-        return (cand.valid_from is None or cand.valid_from <= end) and (
-            cand.valid_to is None or cand.valid_to > start
+        held = as_held(cand)
+        return (held.valid_from is None or held.valid_from <= end) and (
+            held.valid_to is None or held.valid_to > start
         )
 
     def _version_in_period(self, cand: Evidence) -> bool:

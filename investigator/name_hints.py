@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from graph_schema.importers.markdown_sections import anchor_for
 from investigator.errors import InvestigatorError
 from investigator.investigation import InvestigationResult
+from investigator.ownership_history import asked_team
 from investigator.planner import extract_mentions
 from investigator.runbook_sections import SECTION_EXCERPT
 
@@ -101,6 +102,26 @@ def _names_read(result: InvestigationResult) -> set[str]:
     }
 
 
+def unlinked_team(result: InvestigationResult) -> str | None:
+    """The words of the team a question asks about from its side ("What did the payments
+    team own?": payments) when its links (planner.team_link_steps) found no team the
+    subject may read; None otherwise."""
+    words = asked_team(result.question)
+    if words is None:
+        return None
+    texts = [words] if ":" in words else [words, "team:" + re.sub(r"\s+", "-", words.lower())]
+    linked = [
+        tc
+        for tc in result.tool_calls
+        if tc.template_id == "entity_resolution"
+        and tc.params.get("text") in [t[:200] for t in texts]
+        and tc.options.get("label") == "Team"
+    ]
+    if not linked or any(tc.row_count > 0 or tc.error for tc in linked):
+        return None
+    return words
+
+
 class NameHints:
     """Looks up close matches for unresolved names, as the run's subject (lazily loaded)."""
 
@@ -126,10 +147,12 @@ class NameHints:
         return did_you_mean(self.suggestions(text, label))
 
     def suggestions(self, text: str, label: str | None) -> list[str]:
-        """The visible ids closest to `text` as a `label`, best first (none for no label)."""
+        """The visible ids closest to `text` as a `label`, best first (none for no label); a
+        team also by part of its name ("payments" -> team:payments-core)."""
         from cypher_templates.subject import load_subject
         from investigator.entity_suggestions import (
             Candidate,
+            rank_containing,
             rank_suggestions,
             suggestion_queries,
         )
@@ -153,6 +176,8 @@ class NameHints:
                 ]
         except (InvestigatorError, ValueError):
             candidates = []  # the line still says the name did not resolve
+        if label == "Team":
+            return rank_containing(text, candidates)
         return rank_suggestions(text, candidates)
 
 
@@ -179,6 +204,10 @@ def unresolved_names(
     """The `--service` (first) and the question's names that did not resolve, each with its
     close matches and its note (issue 10): an unresolved name is not "nothing found"."""
     unresolved = unresolved_mentions(result)
+    team = unlinked_team(result)
+    if team is not None:
+        # The team asked about from its side, linked to no team the subject may read.
+        unresolved = [(t, label) for t, label in unresolved if t != team] + [(team, "Team")]
     service = None if service_resolved(result) else result.service_id
     if service is None and not unresolved:
         return []

@@ -96,6 +96,25 @@ def asked_team(question: str) -> str | None:
     return words[:200]
 
 
+# The kinds a question from a team's side asks for ("Which services did X own?", "alerts
+# owned by X"); "What did X own?" asks for every kind.
+_ASKED_KINDS = re.compile(
+    r"\bwhich\s+(?P<a>services?|alerts?|runbooks?)\s+(?:did|does|do|has|have)\b"
+    r"|\b(?P<b>services?|alerts?|runbooks?)\s+(?:were\s+|are\s+|was\s+|is\s+)?owned\s+by\b",
+    re.IGNORECASE,
+)
+
+
+def asked_kinds(question: str) -> frozenset[str] | None:
+    """The kinds of thing ('service', 'alert', 'runbook') a question from a team's side asks
+    for ("Which services did Finance Eng own?": services), or None for every kind."""
+    found = _ASKED_KINDS.search(question)
+    if found is None:
+        return None
+    word = (found["a"] or found["b"]).lower()
+    return frozenset({word.removesuffix("s")})
+
+
 class OwnershipPeriod(BaseModel):
     """The period a question asks the owners over: [start, end], end at most as_of."""
 

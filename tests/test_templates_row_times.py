@@ -294,7 +294,8 @@ def test_every_template_has_demo_calls(ex: TemplateExecutor) -> None:
     # 4: runbooks_for and entity_resolution (the time a runbook's file, or an alert's rule,
     # went missing from its source's import), latest_deployments (a release in progress) and
     # version_history (a relationship record's latest-ending copy), fulltext_search (which
-    # newer record of another id replaced a hit: a renamed runbook file).
+    # newer record of another id replaced a hit: a renamed runbook file), owned_by_team (the
+    # kind owned and the owned node's end).
     # 5: runbooks_for (why a file its import had could not be read).
     assert {s.version for s in ex.registry.specs()} == {1, 2, 3, 4, 5}
     assert {s.id for s in ex.registry.specs() if s.version == 5} == {"runbooks_for"}
@@ -304,6 +305,7 @@ def test_every_template_has_demo_calls(ex: TemplateExecutor) -> None:
         "latest_deployments",
         "version_history",
         "fulltext_search",
+        "owned_by_team",
     }
     for spec in ex.registry.specs():
         assert spec.row_times == ("datetime" if spec.version == 1 else "epoch_micros")
