@@ -58,6 +58,7 @@ from investigator.context_graph.models import (
     RunStatus,
     parse_hit,
 )
+from investigator.context_graph.reread import call_shape
 from investigator.decision_code import decision_code
 from investigator.errors import InvestigatorError, NotAuthorized
 from investigator.gate import PII_LABEL
@@ -133,17 +134,6 @@ def _parse_time(value: Any) -> datetime | None:
     except ValueError:
         return None
     return parsed if parsed.tzinfo is not None else None
-
-
-def _call_shape(payload: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(params, options) of a recorded call (also the older nested `params` shape)."""
-    params = payload.get("params") or {}
-    options = payload.get("options")
-    if not options and isinstance(params, dict) and set(params) == {"params", "options"}:
-        options, params = params.get("options") or {}, params.get("params") or {}
-    return (params if isinstance(params, dict) else {}), (
-        options if isinstance(options, dict) else {}
-    )
 
 
 def _subset(part: Any, whole: dict[str, Any]) -> bool:
@@ -275,7 +265,7 @@ class _Replayer:
                 "template_missing", "recorded template version is not a number", node.seq, tc_id
             )
             return False
-        params, options = _call_shape(payload)
+        params, options = call_shape(payload)
         known_at = _parse_time(p.get("known_at"))
         if known_at is None:
             self.add("hash_mismatch", "recorded known_at is malformed", node.seq, tc_id)
@@ -818,7 +808,7 @@ class _Replayer:
             version = node.properties.get("template_version")
             if not error or not isinstance(version, int):
                 continue
-            params, options = _call_shape(node.payload() or {})
+            params, options = call_shape(node.payload() or {})
             failures.append(
                 RecordedFailure(
                     template_id=str(node.properties.get("template_id")),
@@ -1296,25 +1286,34 @@ def _not_reproduced_note(status: Any, pack_recorded: bool) -> str:
 def _refuse_an_earlier_holders_run(
     driver: neo4j.Driver, run_id: str, run: dict[str, Any], kg_database: str | None
 ) -> None:
-    """NotAuthorized (exit 3) when the run's subject was an earlier holder of its id than the
-    one holding it now: re-executing its calls with the current holder's grants would compare
-    someone else's reads, and the earlier holder, retracted, may read nothing now (grants are
-    the grants of now; its old ones are never taken back up)."""
+    """NotAuthorized (exit 3) when the run's subject holds no grants of its own now: an
+    earlier holder of its id than the one holding it now (re-executing its calls with the
+    current holder's grants would compare someone else's reads), or a holder retracted and
+    never written again (it may read nothing now; its old grants are never taken back up)."""
     tenant, subject_id = run.get("tenant"), run.get("subject_id")
     if not isinstance(tenant, str) or not isinstance(subject_id, str):
         return
     held = read_incarnations(driver, tenant, [subject_id], kg_database).get(subject_id, [])
-    current = held[-1] if held and held[-1].retracted_at is None else None
+    if not held:
+        return
+    current = held[-1] if held[-1].retracted_at is None else None
     number = run_incarnation(run, held)
-    if current is None or number is None or number == current.number:
+    if current is not None and (number is None or number == current.number):
         return
     retracted = next((i.retracted_at for i in held if i.number == number), None)
-    when = f" (retracted {iso_utc(retracted)})" if retracted is not None else ""
+    when = f"retracted {iso_utc(retracted)}" if retracted is not None else "retracted"
+    who = (
+        f"is an earlier principal's run: {tenant}/{subject_id} ({when}) has been written "
+        "again for someone else"
+        if current is not None
+        else f"is a retracted principal's run: {tenant}/{subject_id} was {when} and holds no "
+        "grants now"
+    )
     raise NotAuthorized(
-        f"run {run_id} is an earlier principal's run: {tenant}/{subject_id}{when} has "
-        "been written again for someone else, and replay re-executes a run with its "
-        "subject's grants of now, which that principal no longer has; `investigator verify "
-        f"{run_id}` checks its chain and anchor, `investigator trace {run_id}` shows it"
+        f"run {run_id} {who}, and replay re-executes a run with its subject's grants of now, "
+        "which that principal no longer has; "
+        f"`investigator trace {run_id} --purpose audit` shows what it read, "
+        f"`investigator verify {run_id} --purpose audit` checks its chain and anchor"
     )
 
 

@@ -272,10 +272,15 @@ def ingest_fixture_bundle(drv: neo4j.Driver, name: str) -> neo4j.Driver:
 
 
 def alices_run_beside(  # type: ignore[no-untyped-def]
-    drv: neo4j.Driver, invoke, folder: Path, principals: str, question: str
+    drv: neo4j.Driver,
+    invoke,
+    folder: Path,
+    principals: str,
+    question: str,
+    service: str = "svc:payment-api",
 ) -> str:
     """A wiped graph holding the demo dataset and the bundle `principals` (YAML, written to
-    `folder`), and alice's recorded run of `question` about svc:payment-api: its run id."""
+    `folder`), and alice's recorded run of `question` about `service`: its run id."""
     wipe(drv)
     (folder / "principals.yaml").write_text(principals)
     demo = REPO / "datasets" / "payments-incident"
@@ -284,7 +289,7 @@ def alices_run_beside(  # type: ignore[no-untyped-def]
         assert result.code == 0, (args, result)
     return str(
         investigate_json(
-            invoke, question, "--service", "svc:payment-api",
+            invoke, question, "--service", service,
             "--subject", "acme/user:alice", "--deadline-seconds", "600",
         )["run_id"]
     )  # fmt: skip

@@ -43,10 +43,10 @@ principals:
 """
 INCIDENT = "inc:2026-07-23-payments"
 REPORT = "doc:incident-report-2026-07-23-payments"
-# What a withheld evidence node keeps in `trace --format json`: the chain's bookkeeping (not
-# its own hash), its masked evidence id and place in the run, and the reason.
+# What a withheld evidence node keeps in `trace --format json`: the chain's bookkeeping (its
+# own hash as "[withheld]"), its masked evidence id and place in the run, and the reason.
 KEPT = {
-    "run_id", "kind", "seq", "ctx_id", "prev_hash", "prev_kind", "envelope", "model",
+    "run_id", "kind", "seq", "ctx_id", "hash", "prev_hash", "prev_kind", "envelope", "model",
     "evidence_id", "tool_call_id", "tool_call_seq", "withheld",
 }  # fmt: skip
 
@@ -143,7 +143,8 @@ def test_withheld_evidence_shows_no_metadata_in_any_format(  # type: ignore[no-u
     # json: a withheld node keeps its mask, place in the run and reason, nothing else.
     for node in masked:
         assert set(node["properties"]) <= KEPT, set(node["properties"]) - KEPT
-        assert node["content"] == {"withheld": reason} and node["hash"] is None
+        assert node["content"] == {"withheld": reason} and node["hash"] == "[withheld]"
+        assert node["properties"]["hash"] == "[withheld]"
     pack = next(n for n in doc["nodes"] if n["kind"] == "pack")
     masks = {n["properties"]["evidence_id"] for n in masked}
     entries = [e for e in pack["content"]["evidence"] if e["evidence_id"] in masks]
@@ -177,7 +178,7 @@ def test_withheld_evidence_shows_no_metadata_in_any_format(  # type: ignore[no-u
         entity = prov["entity"][f"ctx:evidence-{node['seq']}"]
         assert entity["inv:withheld"] == reason
         assert entity["inv:evidence_id"] == f"withheld#{node['seq']}"
-        assert "inv:hash" not in entity
+        assert entity["inv:hash"] == "[withheld]"
         assert not {"inv:element_ids", "inv:source_id", "inv:source_version", "inv:locator",
                     "inv:content_hash"} & set(entity), entity  # fmt: skip
 

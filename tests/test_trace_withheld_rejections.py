@@ -101,7 +101,7 @@ def test_a_rejection_the_auditor_may_not_read_shows_only_its_candidate_id(  # ty
         # Its candidate id is an evidence id (a hash of the record's key and text): masked
         # by its place in the run, and no hash over its content is shown.
         mask = f"withheld#{node['seq']}"
-        assert node["properties"]["candidate_id"] == mask and node["hash"] is None
+        assert node["properties"]["candidate_id"] == mask and node["hash"] == "[withheld]"
         assert not {"reason", "replacement"} & set(node["properties"])
         assert node["content"] == {"withheld": "acl"}
         assert f"rejected {mask} [withheld: acl]" in outputs["tree"]

@@ -112,6 +112,7 @@ def replay_command(
             run_id,
             ctx_database=ctx_database,
             kg_database=settings.database,
+            replaying=True,
         )
         with first_question_note(driver, settings.database, "replay"):
             report = replay_run(

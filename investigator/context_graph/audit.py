@@ -27,7 +27,8 @@ from typing import Any
 import neo4j
 from pydantic import BaseModel, ConfigDict
 
-from cypher_templates.subject import PrincipalRecord, SubjectRef, read_principal
+from cypher_templates.executor import TemplateExecutor
+from cypher_templates.subject import PrincipalRecord, SubjectRef, read_principal, subject_for
 from investigator.context_graph.chain import evidence_digest
 from investigator.context_graph.incarnation import belongs_to
 from investigator.context_graph.models import (
@@ -37,6 +38,7 @@ from investigator.context_graph.models import (
     RunLineage,
     parse_hit,
 )
+from investigator.context_graph.reread import reads_the_same_rows
 from investigator.errors import BadInput, NotAuthorized
 from investigator.untrusted_text import unquoted_detail
 
@@ -147,10 +149,14 @@ def load_reader(executor: Any, ref: SubjectRef, purpose: str | None) -> RunReade
     return RunReader(principal=record, purpose=purpose)
 
 
-def check_run_readable(reader: RunReader, run_id: str, run: dict[str, Any] | None) -> None:
+def check_run_readable(
+    reader: RunReader, run_id: str, run: dict[str, Any] | None, *, replaying: bool = False
+) -> None:
     """Unless `reader` may read run `run_id` (its properties `run`): another tenant's run is
     answered exactly like a run never recorded (BadInput, exit 2: its existence is that
-    tenant's), another subject's run of the reader's tenant is NotAuthorized (exit 3)."""
+    tenant's), another subject's run of the reader's tenant is NotAuthorized (exit 3).
+    `replaying`: the line's hint names what works for replay (an earlier holder's run is
+    replayed by nobody: trace and verify read it under audit)."""
     tenant = run.get("tenant") if run else None
     subject_id = run.get("subject_id") if run else None
     who = reader.principal
@@ -164,6 +170,14 @@ def check_run_readable(reader: RunReader, run_id: str, run: dict[str, Any] | Non
             if AUDIT_PURPOSE in who.purposes
             else f"may not read it (reading another subject's run needs purpose {AUDIT_PURPOSE})"
         )
+        if earlier and replaying and AUDIT_PURPOSE in who.purposes:
+            # Replay refuses an earlier holder's run to every reader: hint what does work.
+            how = (
+                "may not replay it (replay re-executes a run with its subject's grants of "
+                f"now, which that principal no longer has): `investigator trace {run_id} "
+                f"--purpose {AUDIT_PURPOSE}` shows what it read, `investigator verify "
+                f"{run_id} --purpose {AUDIT_PURPOSE}` checks its chain and anchor"
+            )
         raise NotAuthorized(f"run {run_id} is another subject's run{earlier}: {who.ref} {how}")
 
 
@@ -321,15 +335,18 @@ class ContentFilter(ReadRule):
         *,
         tenant_changed: bool = False,
         verified: bool = True,
+        executor: TemplateExecutor | None = None,
     ) -> None:
         """`tenant_changed`: the run was anchored in another tenant than the one it now names
         (tampered): its KG content is withheld as another tenant's, and no record is read.
-        `verified` false: the run's chain or anchor does not verify."""
+        `verified` false: the run's chain or anchor does not verify. `executor`: the KG
+        executor a rows hash is checked through (a long-lived process passes its own)."""
         run = lineage.run_properties or {}
         run_purpose = run.get("purpose")
         # Content is read under the reader's purpose, else the run's; either must be held now.
         purpose = reader.purpose or (run_purpose if isinstance(run_purpose, str) else None)
         super().__init__(reader, purpose, str(run.get("tenant") or ""), verified, tenant_changed)
+        self.executor = executor or TemplateExecutor(driver, database=kg_database)
         self.hash_of: dict[str, str] = {}
         self.rejection_hash_of: dict[str, str] = {}
         seq_of: dict[str, int] = {}  # evidence or candidate id -> its node's seq in the run
@@ -515,22 +532,18 @@ class ContentFilter(ReadRule):
         each covers the node before it, so one would confirm a guess of what is withheld
         there (docs/security.md rule 6). The seq hidden from, or None: nothing altered."""
         first = self._first_altered_seq(lineage)
-        if first is None:
-            return None
         # A call that kept no record of some rows it read: its rows hash covers rows this
-        # filter cannot check, and a reader shown less than the run may lack them.
-        kept: dict[str, int] = {}
-        for node in [*lineage.of_kind(CtxKind.EVIDENCE), *lineage.of_kind(CtxKind.REJECTION)]:
-            call_id = str(node.properties.get("tool_call_id"))
-            kept[call_id] = kept.get(call_id, 0) + 1
-        for node in lineage.of_kind(CtxKind.TOOL_CALL):
-            rows = node.properties.get("row_count")
-            call_id = str(node.properties.get("tool_call_id"))
-            if isinstance(rows, int) and rows > kept.get(call_id, 0):
-                self.hidden_hashes.add(str(node.properties.get("rows_hash") or ""))
+        # filter cannot check one by one. A reader shown the whole run is shown it only when
+        # it reads those very rows now (a record relabelled since may be among them).
+        unkept = self._calls_with_unkept_rows(lineage)
+        if first is None and (not unkept or self._reads_rows_now(unkept)):
+            return None
+        self.hidden_hashes.update(str(node.properties.get("rows_hash") or "") for node in unkept)
         self._set_hash_pattern()
         earlier = self._first_altered_seq(lineage)  # such a call may come first
         first = earlier if earlier is not None else first
+        if first is None:  # a rows hash never recorded: nothing shown differs
+            return None
         self.hidden_hashes.update(
             str(node.properties.get("hash") or "") for node in lineage.nodes if node.seq >= first
         )
@@ -538,6 +551,28 @@ class ContentFilter(ReadRule):
             self.hidden_hashes.add(str(run.get("request_fingerprint") or ""))
         self._set_hash_pattern()
         return first
+
+    @staticmethod
+    def _calls_with_unkept_rows(lineage: RunLineage) -> list[CtxNodeRecord]:
+        """The tool calls that read more rows than the run kept as evidence or rejections."""
+        kept: dict[str, int] = {}
+        for node in [*lineage.of_kind(CtxKind.EVIDENCE), *lineage.of_kind(CtxKind.REJECTION)]:
+            call_id = str(node.properties.get("tool_call_id"))
+            kept[call_id] = kept.get(call_id, 0) + 1
+        return [
+            node
+            for node in lineage.of_kind(CtxKind.TOOL_CALL)
+            if isinstance(rows := node.properties.get("row_count"), int)
+            and rows > kept.get(str(node.properties.get("tool_call_id")), 0)
+        ]
+
+    def _reads_rows_now(self, calls: list[CtxNodeRecord]) -> bool:
+        """Whether the reader, under its grants of now, reads every row `calls` read: each
+        read again as the reader (never wider), its rows hashed as recorded."""
+        if self._grants_reason() is not None or self.purpose is None:
+            return False
+        reader = subject_for(self.reader.principal, self.purpose)
+        return reads_the_same_rows(self.executor, calls, reader)
 
     def _first_altered_seq(self, lineage: RunLineage) -> int | None:
         """The seq of the first node the reader is shown other than as recorded (withheld,
@@ -699,6 +734,8 @@ class ContentFilter(ReadRule):
                 out[key] = self.mask(out[key])
         if out.get("prev_hash") in self.hidden_hashes:
             out["prev_hash"] = WITHHELD_TEXT  # the node before it was withheld too
+        # Its own hash is withheld as every later one is: one way to say so, not a null.
+        out["hash"] = WITHHELD_TEXT
         out[WITHHELD] = reason
         return out
 

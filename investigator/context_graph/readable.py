@@ -32,6 +32,7 @@ def readable_run(
     ctx_database: str | None,
     kg_database: str | None,
     executor: TemplateExecutor | None = None,
+    replaying: bool = False,
 ) -> tuple[RunLineage, ContentFilter]:
     """The lineage of run `run_id` and the filter of what reader `ref` may see of it.
 
@@ -40,11 +41,12 @@ def readable_run(
     then the
     lineage (never recorded: BadInput, exit 2); NotAuthorized (exit 3) unless the reader may
     read the run; and the filter of the run's content by the reader's grants of now.
+    `replaying`: for replay (the refusal's hint names what works for it).
     """
     reader, lineage = _reader_and_lineage(
-        driver, ref, purpose, run_id, ctx_database, kg_database, executor
+        driver, ref, purpose, run_id, ctx_database, kg_database, executor, replaying
     )
-    return lineage, ContentFilter(driver, reader, lineage, kg_database)
+    return lineage, ContentFilter(driver, reader, lineage, kg_database, executor=executor)
 
 
 def _reader_and_lineage(
@@ -55,11 +57,12 @@ def _reader_and_lineage(
     ctx_database: str | None,
     kg_database: str | None,
     executor: TemplateExecutor | None,
+    replaying: bool = False,
 ) -> tuple[RunReader, RunLineage]:
     """The reader, the run's lineage, and the check that the reader may read the run."""
     reader = load_reader(executor or TemplateExecutor(driver, database=kg_database), ref, purpose)
     lineage = load_lineage(driver, run_id, database=ctx_database)
-    check_run_readable(reader, run_id, lineage.run_properties)
+    check_run_readable(reader, run_id, lineage.run_properties, replaying=replaying)
     return reader, lineage
 
 
@@ -93,6 +96,7 @@ def checked_readable_run(
         kg_database,
         tenant_changed=any(p.kind == "tenant_changed" for p in report.problems),
         verified=report.verified,
+        executor=executor,
     )
     return lineage, content, report
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
+from functools import partial
 from typing import TypeVar
 
 import neo4j
@@ -294,7 +295,7 @@ class ServingBackend:
         from investigator.context_graph.readable import readable_run
         from investigator.replay import replay_reader, replay_run
 
-        _, content = self._readable(readable_run, subject, run_id)
+        _, content = self._readable(partial(readable_run, replaying=True), subject, run_id)
         report = self._guard(
             lambda: replay_run(
                 self.driver,
