@@ -1074,7 +1074,9 @@ class RetrievalLoop:
             # replay stops at the same call).
             return False
         search = _SearchSteps(self, known, outcome)
-        words = runbook_search_text(self.inp.question)
+        asked = runbook_search_text(self.inp.question)
+        # A guessed name alone is still searched: no runbook uses it, and the search abstains.
+        words = self._without_guessed_alerts(asked, outcome) or asked
         # A runbook an investigation cites answers every word of the question (see there).
         ranking, hits = search_runbooks(search, words, set_aside_unknown=False)
         self.search_rounds += search.rounds
@@ -1125,6 +1127,22 @@ class RetrievalLoop:
             # of the runbook (and its owner), not of an entity the words never named.
             self._answer(symptom_intents())
         return known.add("runbooks", chosen_id)
+
+    def _without_guessed_alerts(self, words: str, outcome: RetrievalOutcome) -> str:
+        """`words` without the alert names the question writes that name no alert the subject
+        may see (its own linking call for the name returned no row): a guessed name
+        ("PraefectReplicationLag") is said once, on the Name line, and set aside, so the
+        runbook search answers the other words, as the card sets aside a word no runbook
+        uses. Another tenant's alert reads the same as a name that exists nowhere."""
+        for name in extract_mentions(self.inp.question).alerts:
+            calls = [
+                tc
+                for tc in outcome.tool_calls
+                if tc.template_id == "entity_resolution" and tc.params.get("text") == name[:200]
+            ]
+            if calls and all(tc.row_count == 0 and not tc.error for tc in calls):
+                words = re.sub(r"(?<![\w:@/.-])" + re.escape(name) + r"(?![\w:@/-])", " ", words)
+        return " ".join(words.split())
 
     @staticmethod
     def _card_focus(chosen: RankedRunbook, urls: Mapping[str, str], words: str) -> SectionFocus:
