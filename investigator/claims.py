@@ -69,6 +69,8 @@ from investigator.runbook_sections import (
     SECTION_EXCERPT,
     SectionFocus,
     alert_section,
+    budget_cut_words,
+    card_focus,
     pointed_at,
     question_focus,
     runbook_steps,
@@ -315,16 +317,6 @@ def _affected_claims(affected: Sequence[Evidence]) -> list[Claim]:
             )
         )
     return out
-
-
-def _card_focus(ev: Evidence, focus: SectionFocus) -> SectionFocus:
-    """What `investigator runbook --alert` focuses on for runbook `ev` reached through an
-    alert (`alert_focus`): the question's names, then that alert's."""
-    anchor = str(ev.context.get("anchor") or "")
-    if ev.context.get("anchor_type") != "alert" or not anchor.startswith("alert:"):
-        return focus
-    name = anchor.removeprefix("alert:").partition("@")[0]
-    return focus.model_copy(update={"names": tuple(dict.fromkeys([*focus.names, name]))})
 
 
 def _named_only(ev: Evidence, found_by_text: Sequence[str] = ()) -> str:
@@ -590,9 +582,12 @@ def derive_claims(
             section = alert_section(ev, focus)
             if section is None and SECTION_EXCERPT not in ev.transformations:
                 # A whole file: where its steps are, as the card's Locator line gives them.
-                section = runbook_steps(ev, _card_focus(ev, focus)).locator
+                section = runbook_steps(ev, card_focus(ev, focus)).locator
             where = f" [{section or ev.locator}]" if section or ev.locator else ""
-            if SECTION_EXCERPT in ev.transformations and "#" not in (ev.locator or ""):
+            if (cut := budget_cut_words(ev)) is not None:
+                # Too long for the budget: the part the card shows, and how to read the rest.
+                where = f" [{ev.locator}: {cut}]"
+            elif SECTION_EXCERPT in ev.transformations and "#" not in (ev.locator or ""):
                 # The page's opening text (`alert_excerpt`): as the card, say none is about it.
                 asked = ", ".join(focus.names)
                 where = f" [{ev.locator}: its opening text; none of its sections is about {asked}]"
@@ -636,7 +631,7 @@ def derive_claims(
                 )
                 continue
             when = _undated_in_force(ev, as_of) or _in_force(ev, refs, as_of, runbooks)
-            if by_text:
+            if by_text and budget_cut_words(ev) is None:
                 # Where its steps are, as the card's Locator line gives them.
                 steps = runbook_steps(ev, SectionFocus(text=runbook_search_text(question or "")))
                 where = f" [{steps.locator or ev.locator}]" if steps.locator or ev.locator else ""

@@ -32,7 +32,7 @@ from investigator.evidence import (
     sha256_text,
     supported_evidence_types,
 )
-from investigator.runbook_sections import alert_excerpt
+from investigator.runbook_sections import SectionFocus, alert_excerpt, budget_excerpt, card_focus
 from investigator.timeline import DEPLOY_TIME_KEYS, instant, rollout_under_way
 
 # Evidence types that describe an event (something that happened at valid_from): they are
@@ -905,8 +905,25 @@ class EvidenceGate:
         if self.policy.section_names or self.policy.section_question:
             names = tuple(self.policy.section_names)
             cand = alert_excerpt(cand, names, self.policy.section_question) or cand
+        cand = self._fitted(cand)
         rejection, demoted = self._admission_check(cand, round_no)
         return rejection, demoted, cand
+
+    def _fitted(self, cand: Evidence) -> Evidence:
+        """The first runbook the run reads, too long for the budget left (GitLab's 35 KB
+        `redis.md`), as the part its card shows (`budget_excerpt`): a plain question at the
+        default budget gets an answer, said to be cut, not exit 2. Any other stays whole."""
+        if (
+            "runbook" not in cand.evidence_types
+            or "runbook" not in self._relevant
+            or self._count("runbook") > 0
+            or evidence_tokens(cand) <= self.remaining_tokens
+        ):
+            return cand
+        asked = SectionFocus(
+            names=tuple(self.policy.section_names), text=self.policy.section_question
+        )
+        return budget_excerpt(cand, card_focus(cand, asked), self.remaining_tokens) or cand
 
     def _record_check(self, cand: Evidence, round_no: int) -> Rejection | None:
         """What the record itself fails: status, purpose, time, the integrity of its text."""

@@ -64,7 +64,12 @@ from investigator.errors import InvestigatorError, NotAuthorized
 from investigator.gate import PII_LABEL
 from investigator.investigation import InvestigationRequest, investigate
 from investigator.runbook_lookup import LookupTarget, RunbookAnswer, RunbookLookup, RunbookQuery
-from investigator.runbook_sections import SECTION_EXCERPT, excerpt_at
+from investigator.runbook_sections import (
+    BUDGET_CUT,
+    SECTION_EXCERPT,
+    budget_cut_again,
+    excerpt_at,
+)
 
 
 class Drift(BaseModel):
@@ -717,7 +722,10 @@ class _Replayer:
                     int(recorded.get("version") or 1),
                 )
             )
-            excerpt = excerpt_at(whole, str(recorded.get("locator"))) if whole else None
+            if whole is not None and BUDGET_CUT in (recorded.get("transformations") or []):
+                excerpt = budget_cut_again(whole, recorded)
+            else:
+                excerpt = excerpt_at(whole, str(recorded.get("locator"))) if whole else None
             if excerpt is not None:
                 rederived[excerpt.evidence_id] = excerpt.model_dump(mode="json")
         for node in nodes:

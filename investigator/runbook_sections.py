@@ -38,7 +38,13 @@ from graph_schema.importers.markdown_sections import (
     same_anchor,
     sections_of,
 )
-from investigator.evidence import Evidence, evidence_id_for, sha256_text
+from investigator.evidence import (
+    EVIDENCE_HEADER_TOKENS,
+    Evidence,
+    estimate_tokens,
+    evidence_id_for,
+    sha256_text,
+)
 from investigator.runbook_fallback import LookupSteps
 from investigator.runbook_search import query_stems, search_terms, spelled_out, text_stems
 
@@ -777,6 +783,50 @@ def _no_procedure(steps: RunbookSteps) -> RunbookSteps:
     return steps
 
 
+# A list item that is only a link to another page (`* [Interacting with Consul](../consul/..)`).
+_POINTER_LINE = re.compile(r"^\s*[-*+]\s+\[[^\]]*\]\((?!#)[^)]*\)\W*$")
+
+
+def _pointers_said(steps: RunbookSteps) -> RunbookSteps:
+    """`steps` that are only links to other pages (GitLab's "Troubleshooting Pointers"),
+    said to be pointers: the card showed them as the procedure, with no note."""
+    if steps.note is not None or not steps.lines:
+        return steps
+    if not all(map(_POINTER_LINE.match, steps.lines)):
+        return steps
+    note = (
+        "the steps shown are a list of links to other pages (pointers), not steps: "
+        "follow the one that applies"
+    )
+    return steps.model_copy(update={"note": note})
+
+
+OPENING_SECTION_NOTE = (
+    "the runbook has no section of steps: shown is its opening text, up to its next section"
+)
+
+
+def _opening_section_index(sections: list[Section]) -> int | None:
+    """The first section with text of its own, when another follows it: where the opening
+    text of a page with no steps section ends (None when it is the page's last)."""
+    first = next((i for i, s in enumerate(sections) if rendered_lines(s.body)), None)
+    return first if first is not None and first + 1 < len(sections) else None
+
+
+def _opening_section(ev: Evidence, sections: list[Section], steps: RunbookSteps) -> RunbookSteps:
+    """`steps` read from the whole text of a page with no steps section, cut at the end of
+    its first section with text (Patroni's `## About`): before, they ran on into the next
+    section (`## Scaling the cluster up`'s "Increase the node count"), unmarked."""
+    first = _opening_section_index(sections)
+    if steps.note is not None or first is None:
+        return steps
+    lines = (ev.content or "").splitlines()[: sections[first + 1].line]
+    later = [s.title.strip() for s in sections[first + 1 :] if s.level <= sections[first].level]
+    named = ", ".join(later[:3]) + (", ..." if len(later) > 3 else "")
+    note = f"{OPENING_SECTION_NOTE}; the sections after it ({named}) are not shown"
+    return _read("\n".join(line for line in lines if not _HEADING_LINE.match(line)), note=note)
+
+
 def _plain_steps(ev: Evidence) -> RunbookSteps:
     """A document without recorded structure: the rule before sections were read."""
     content = ev.content or ""
@@ -889,10 +939,28 @@ def _code_sections(sections: list[Section]) -> list[int]:
     ]
 
 
+# A code with a digit or a capital (`BILL-2002`, `OSD_DOWN`): no tool or setting is so named.
+_STRONG_CODE = re.compile(r"[A-Z0-9]")
+
+
+def _key_code_sections(sections: list[Section]) -> list[int]:
+    """The sections headed by an error id that make a page one of a section per code: an id
+    with a digit or a capital, or lowercase words joined by `-` that share their first word
+    with another such heading (Mimir's `err-mimir-...`). A lone hyphenated heading is a tool
+    or a setting (`redis-memory-analyzer`, `client-output-buffer-limit`), not a code."""
+    coded = _code_sections(sections)
+    firsts = [heading_text(sections[i].title).split("-")[0].casefold() for i in coded]
+    return [
+        i
+        for i, first in zip(coded, firsts, strict=True)
+        if _STRONG_CODE.search(heading_text(sections[i].title)) or firsts.count(first) >= 2
+    ]
+
+
 def _keyed_sections(sections: list[Section]) -> list[int]:
     """The indexes of the sections headed by an alert's name or an error id (Ceph's page of
     health codes, `### OSD_DOWN`): one section per key, whose steps are that key's only."""
-    return sorted({*_alert_sections(sections), *_code_sections(sections)})
+    return sorted({*_alert_sections(sections), *_key_code_sections(sections)})
 
 
 def _alert_sections(sections: list[Section]) -> list[int]:
@@ -1190,7 +1258,7 @@ def _used_links(content: str, lines: list[str]) -> list[str]:
 def runbook_steps(ev: Evidence, focus: SectionFocus | None = None) -> RunbookSteps:
     """The steps to show of runbook `ev` for what the lookup asked about (`focus`), with the
     definitions of the reference links they use (`RunbookSteps.links`)."""
-    steps = _steps_of(ev, focus)
+    steps = _pointers_said(_steps_of(ev, focus))
     links = _used_links(ev.content or "", steps.lines)
     return steps.model_copy(update={"links": links}) if links else steps
 
@@ -1242,7 +1310,7 @@ def _steps_of(ev: Evidence, focus: SectionFocus | None) -> RunbookSteps:
         return _section_steps(sections, locators, headed, focus.said)
     if len(alerts) < 2:
         found = _first_steps(sections, range(len(sections)), locators)
-        plain = found or _no_procedure(_plain_steps(ev))
+        plain = found or _opening_section(ev, sections, _no_procedure(_plain_steps(ev)))
         if found is None and plain.note is not None:
             # A table of contents: the rows of this file's sections that name the alert.
             return _listed_rows(sections, locators, focus) or plain
@@ -1406,6 +1474,101 @@ def excerpt_at(ev: Evidence, locator: str) -> Evidence | None:
         if section.anchor == anchor and locators.get(anchor) == locator:
             return _excerpt(ev, sections, i, locator)
     return None
+
+
+# A runbook too long for the evidence budget, admitted as the part the card shows, bounded.
+BUDGET_CUT = "budget_cut"
+# Less room than this for a runbook: no part of it is worth reading; the budget error says so.
+_CUT_MIN_TOKENS = 200
+
+
+def card_focus(ev: Evidence, focus: SectionFocus) -> SectionFocus:
+    """What `investigator runbook --alert` focuses on for runbook `ev` reached through an
+    alert (`alert_focus`): the names of `focus`, then that alert's."""
+    anchor = str(ev.context.get("anchor") or "")
+    if ev.context.get("anchor_type") != "alert" or not anchor.startswith("alert:"):
+        return focus
+    name = anchor.removeprefix("alert:").partition("@")[0]
+    return focus.model_copy(update={"names": tuple(dict.fromkeys([*focus.names, name]))})
+
+
+def budget_excerpt(ev: Evidence, focus: SectionFocus, room: int) -> Evidence | None:
+    """Runbook `ev`, whose text does not fit `room` tokens, as the part the card shows for
+    `focus`: the section its steps are in, then, if that does not fit either, that section's
+    first lines that do (`BUDGET_CUT`, with `budget_cut` in its props saying how many of
+    how many). None when `room` is too small for any part of it. Call it on checked text."""
+    if room < _CUT_MIN_TOKENS or "runbook" not in ev.evidence_types:
+        return None
+    part = ev
+    lines = (ev.content or "").splitlines()
+    kept = len(lines)
+    if SECTION_EXCERPT not in ev.transformations:
+        steps = runbook_steps(ev, focus)
+        if steps.locator and "#" in steps.locator:
+            part = excerpt_at(ev, steps.locator) or ev
+            lines = (part.content or "").splitlines()
+            kept = len(lines)
+        elif (steps.note or "").startswith(OPENING_SECTION_NOTE):
+            # The opening text the card shows, a prefix of the page (PatroniIsDown's `About`).
+            structure = _structure(ev)
+            first = _opening_section_index(structure[0]) if structure else None
+            if structure is not None and first is not None:
+                kept = structure[0][first + 1].line
+    if EVIDENCE_HEADER_TOKENS + estimate_tokens("\n".join(lines[:kept])) > room:
+        # Line by line from the section's start: the steps the card shows come first.
+        kept, used = 0, EVIDENCE_HEADER_TOKENS
+        for line in lines:
+            used += estimate_tokens(line + "\n")
+            if used > room:
+                break
+            kept += 1
+    if kept == 0:
+        return None
+    return budget_cut_at(part, kept, len((ev.content or "").splitlines()))
+
+
+def budget_cut_at(part: Evidence, kept: int, page_lines: int) -> Evidence:
+    """`part` (a runbook or its section) cut to its first `kept` lines, said in its props
+    (`budget_cut`: lines kept, of the part's, of the page's); replay cuts the same again."""
+    lines = (part.content or "").splitlines()
+    cut = _cut_to(part, "\n".join(lines[:kept]).rstrip(), part.locator or "")
+    transformations = sorted({*cut.transformations, BUDGET_CUT})
+    props = {**cut.props, "budget_cut": {"kept": kept, "of": len(lines), "page": page_lines}}
+    return cut.model_copy(
+        update={
+            "evidence_id": evidence_id_for(
+                cut.element_id, cut.version, sha256_text(cut.content or ""), transformations
+            ),
+            "transformations": transformations,
+            "props": props,
+        }
+    )
+
+
+def budget_cut_again(whole: Evidence, recorded: dict[str, object]) -> Evidence | None:
+    """The `BUDGET_CUT` excerpt a run recorded (`recorded`, its evidence payload), cut again
+    from `whole`, the record re-read (replay)."""
+    props = recorded.get("props")
+    told = props.get("budget_cut") if isinstance(props, dict) else None
+    if not isinstance(told, dict) or not isinstance(told.get("kept"), int):
+        return None
+    locator = str(recorded.get("locator") or "")
+    part = (excerpt_at(whole, locator) if "#" in locator else None) or whole
+    return budget_cut_at(part, told["kept"], len((whole.content or "").splitlines()))
+
+
+def budget_cut_words(ev: Evidence) -> str | None:
+    """What a `BUDGET_CUT` excerpt holds of its page and how to read the rest, or None."""
+    told = ev.props.get("budget_cut")
+    if BUDGET_CUT not in ev.transformations or not isinstance(told, dict):
+        return None
+    kept, of, page = told.get("kept"), told.get("of"), told.get("page")
+    part = "the section the card shows" if "#" in (ev.locator or "") else "the page"
+    held = f"{part}, {of} lines" if kept == of else f"the first {kept} of the {of} lines of {part}"
+    return (
+        f"{held}; the page ({page} lines) does not fit --budget-tokens: "
+        "`investigator runbook` shows the card, a larger --budget-tokens reads it whole"
+    )
 
 
 # A runbook whose text, headings aside, is at most this many lines is a stub; so is one whose
