@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 
 from graph_schema.canonical import sha256_hex
 from graph_schema.front_matter_contact import front_matter_contact
+from investigator.change_period import RELEASES_TEMPLATE, WindowCut
 from investigator.evidence import (
     Evidence,
     as_held,
@@ -452,6 +453,8 @@ def derive_claims(
     owners_dropped: Sequence[Evidence] = (),
     team_words: str | None = None,
     teams: Sequence[str] = (),
+    window_cuts: Sequence[WindowCut] = (),
+    releases_unread: bool = False,
 ) -> ClaimSet:
     """Apply the claim rules of each intent to the pack evidence (pure, deterministic).
 
@@ -489,6 +492,9 @@ def derive_claims(
     (`asked_team`), `teams` the teams they linked to: what each owned is stated (its records
     say nothing of who owned the rest, so no owner gap is drawn from them); none linked is a
     required gap, said alike for a team that does not exist and one the subject may not read.
+    `window_cuts`: each read of releases or change events cut at its row cap, a required gap
+    each for a change question (change_period.py); `releases_unread`: no service's releases
+    were read (none named), said beside a period's changes.
     """
     intent_set = {Intent(i) for i in intents}
     claims: list[Claim] = []
@@ -683,7 +689,14 @@ def derive_claims(
     rolling = _rollout_claims(timed, refs, as_of)
     if Intent.RELEASE_LOOKUP in intent_set:
         # Its finish lies after as_of: no fact states it.
-        claims.extend(_release_claims([ev for ev in timed if ev not in rolling[1]]))
+        released = [ev for ev in timed if ev not in rolling[1]]
+        asked_period = time_references(question or "", as_of).period
+        if asked_period is not None and asked_period[0].at <= as_of:
+            # "Which releases of X in July 2026?": those finished in the period, not the
+            # latest by as_of.
+            released, release_gaps = _releases_in_period(released, asked_period, as_of)
+            text_gaps = [*text_gaps, *release_gaps]
+        claims.extend(_release_claims(released))
     claims += rolling[0]
     # Each DEPENDS_ON record read either way states its direction (and, a dependent found
     # over several hops, through whom).
@@ -789,6 +802,7 @@ def derive_claims(
             as_of,
             search_stopped_by,
             time_references(question or "", as_of).period,
+            releases_unread,
         )
         claims.extend(changes.claims)
         confounders = changes.confounders
@@ -930,11 +944,36 @@ def derive_claims(
         missing += _unread_owner_gaps(evidence, owners_unread)
     if search_stopped_by is not None:
         missing = _not_searched_to_the_end(missing, search_stopped_by)
+    if intent_set & {Intent.CHANGE_HISTORY, Intent.RELEASE_LOOKUP}:
+        # A list cut at a read's row cap is no complete answer, whether or not the search
+        # finished: said, with how to narrow it.
+        missing += [
+            MissingEvidence(
+                evidence_type="deployment_time"
+                if cut.template_id == RELEASES_TEMPLATE
+                else "change_event",
+                intents=sorted(
+                    i.value for i in intent_set & {Intent.CHANGE_HISTORY, Intent.RELEASE_LOOKUP}
+                ),
+                description=cut.description(),
+                required=True,
+            )
+            for cut in window_cuts
+        ]
     # What the KG has no record of (who was on call, whether the runbook was followed) is
     # said, never skipped: the run is `partial`.
     missing += unrecorded_evidence(unrecorded_asks(question or ""))
     if "runbook_followed" in unrecorded_asks(question or ""):
-        claims += _rollbacks_recorded(evidence)
+        rollbacks = _rollbacks_recorded(evidence)
+        claims += rollbacks
+        if rollbacks:
+            # The record says one action was taken: what is still unknown is the rest.
+            missing = [
+                m.model_copy(update={"description": ROLLBACK_ONLY_RECORDED})
+                if m.evidence_type == "runbook_followed"
+                else m
+                for m in missing
+            ]
     unread = unread_words(question or "", [Intent(i) for i in intents])
     if unread is not None:
         # Read as nothing but its names: a name read back is no answer to it (`partial`).
@@ -1664,6 +1703,26 @@ def _rollout_claims(
     return claims, rolling
 
 
+def _releases_in_period(
+    timed: Sequence[Evidence], period: tuple[NamedTime, NamedTime], as_of: datetime
+) -> tuple[list[Evidence], list[MissingEvidence]]:
+    """The release records finished in the period asked (its end at as_of at the latest),
+    and a gap saying so when none is."""
+    start, end = period[0].at, min(period[1].at, as_of)
+    inside = [ev for ev in timed if (t := _instant(ev, _DEPLOY_TIME_KEYS)) and start <= t <= end]
+    if inside:
+        return inside, []
+    return [], [
+        MissingEvidence(
+            evidence_type="deployment_time",
+            intents=[Intent.RELEASE_LOOKUP.value],
+            description=f"no release of the services asked about that the subject may read "
+            f"finished from {iso_utc(start)} to {iso_utc(end)} ({period[0].words!r})",
+            required=False,
+        )
+    ]
+
+
 def _release_claims(timed: Sequence[Evidence]) -> list[Claim]:
     """One fact per release: its finish time from its own record, else from the most
     authoritative document that states it, citing every record about that release."""
@@ -1810,6 +1869,12 @@ def _rollback_step(ev: Evidence, question: str) -> str:
     lines = [" ".join(line.split()) for line in (ev.content or "").splitlines()]
     step = next((line for line in lines if _ROLLBACK_STEP.search(line)), None)
     return f': its rollback step, "{_quote(step)}"' if step else ""
+
+
+ROLLBACK_ONLY_RECORDED = (
+    "whether the runbook's other steps were taken is not recorded: the rollback is the only "
+    "action on record (the claim above), and the KG has no response-action type for the rest"
+)
 
 
 def _rollbacks_recorded(evidence: Sequence[Evidence]) -> list[Claim]:
@@ -2344,6 +2409,7 @@ def _changes_before(
     as_of: datetime,
     unfinished_by: str | None = None,
     period: tuple[NamedTime, NamedTime] | None = None,
+    releases_unread: bool = False,
 ) -> _Causes:
     """Answers "what changed before the errors?": each release and other change recorded in
     the lookback before the first error (a release rolling out then too), as a fact with its
@@ -2356,7 +2422,7 @@ def _changes_before(
     intent = Intent.CHANGE_HISTORY.value
     if period is not None and period[0].at <= as_of:
         # The period was read itself (`period_change_steps`): no first error is needed.
-        return _changes_in_period(evidence, period, as_of, unfinished_by)
+        return _changes_in_period(evidence, period, as_of, unfinished_by, releases_unread)
     out = _Causes()
     window = _window_before_first_error(
         evidence, firsts, checks, mechanisms, intent, out, unfinished_by
@@ -2424,11 +2490,14 @@ def _changes_in_period(
     period: tuple[NamedTime, NamedTime],
     as_of: datetime,
     unfinished_by: str | None,
+    releases_unread: bool = False,
 ) -> _Causes:
     """Answers "what changed in the last hour" ("in July 2026", "since March"): each release
     of the focus services and each other change recorded in the period asked (its end at
     as_of at the latest), as a fact with its time. None found is said, as what was searched,
-    unless the search did not finish (then unknown, not absent)."""
+    unless the search did not finish (then unknown, not absent). Releases are read for a
+    named service only (`releases_unread`: none named): a required gap says so, with how to
+    name one, never a list of change events passed off as every change."""
     intent = Intent.CHANGE_HISTORY.value
     out = _Causes()
     start, end = period[0].at, min(period[1].at, as_of)
@@ -2459,6 +2528,18 @@ def _changes_in_period(
                 intents=[intent],
                 description=description,
                 required=unfinished_by is not None,
+            )
+        )
+    if releases_unread:
+        out.missing.append(
+            MissingEvidence(
+                evidence_type="deployment_time",
+                intents=[intent],
+                description=f"releases are read for a named service only and the question "
+                f"names none: the changes listed {span} are change events, not releases; name "
+                "the service (--service svc:<name>, or 'what changed on <name> ...') to read "
+                "its releases in the period",
+                required=True,
             )
         )
     return out

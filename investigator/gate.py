@@ -33,7 +33,7 @@ from investigator.evidence import (
     supported_evidence_types,
 )
 from investigator.runbook_sections import SectionFocus, alert_excerpt, budget_excerpt, card_focus
-from investigator.timeline import DEPLOY_TIME_KEYS, instant, rollout_under_way
+from investigator.timeline import CHANGE_TIME_KEYS, DEPLOY_TIME_KEYS, instant, rollout_under_way
 
 # Evidence types that describe an event (something that happened at valid_from): they are
 # usable at any later as_of. Every other type describes a state that must hold at as_of.
@@ -668,6 +668,10 @@ class GatePolicy(BaseModel):
     # ("which runbook applied between A and B", "over time"): every version valid at some
     # instant of it is admitted beside its successor, top_k aside (runbook_period.py).
     version_period: tuple[datetime, datetime] | None = None
+    # A period a change question asks over, (start, end) with end at most as_of ("what
+    # changed since March"): every release and change read in it is listed, top_k aside
+    # (a list cut at five is no answer to "what changed"; the pack's budget still bounds it).
+    change_period: tuple[datetime, datetime] | None = None
     # Records of the events those instants were taken from (the release taken as "then"):
     # admitted whatever the plan's evidence types, so the answer shows why that moment.
     anchor_ids: list[str] = Field(default_factory=list)
@@ -993,6 +997,7 @@ class EvidenceGate:
             anchor
             or self._owner_in_period(cand)
             or self._version_in_period(cand)
+            or self._change_in_period(cand)
             or bool(cand.context.get("asked_team"))
         )
         if not listed and all(self._count(t) >= p.top_k_per_type for t in relevant):
@@ -1133,6 +1138,14 @@ class EvidenceGate:
         return (cand.valid_from is not None and cand.valid_from <= end) and (
             cand.valid_to is None or cand.valid_to > start
         )
+
+    def _change_in_period(self, cand: Evidence) -> bool:
+        """Whether a release or change event happened in the change period asked."""
+        period = self.policy.change_period
+        if period is None or not {"deployment_time", "change_event"} & set(cand.evidence_types):
+            return False
+        at = instant(cand, DEPLOY_TIME_KEYS if cand.type == "Deployment" else CHANGE_TIME_KEYS)
+        return at is not None and period[0] <= at <= period[1]
 
     def _conflict(self, cand: Evidence, round_no: int) -> tuple[Rejection | None, list[Rejection]]:
         if not cand.conflict_key:

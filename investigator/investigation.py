@@ -25,6 +25,7 @@ from investigator.alert_rules import (
     rule_label,
     same_named_rules,
 )
+from investigator.change_period import asked_change_period, cut_window_reads, releases_read
 from investigator.claims import (
     READ_FAILED,
     Claim,
@@ -686,6 +687,8 @@ def _investigate(
         if {Intent.APPLICABLE_RUNBOOK, Intent.APPLICABLE_POLICY} & set(intents)
         else None
     )
+    # "What changed since March?", "which releases of X in July 2026?": every change read.
+    change_period = asked_change_period(intents, request.question, as_of)
     gate = session.use_gate(
         GatePolicy(
             as_of=as_of,
@@ -700,6 +703,7 @@ def _investigate(
             evidence_token_budget=evidence_token_budget(request.budget_tokens),
             ownership_period=period.bounds if period is not None else None,
             version_period=version_period.bounds if version_period is not None else None,
+            change_period=change_period,
         )
     )
     loop = RetrievalLoop(
@@ -801,6 +805,8 @@ def _investigate(
         ownership_period=period,
         version_period=version_period,
         versions_cut=cut_version_reads(outcome.tool_calls) if version_period else (),
+        window_cuts=cut_window_reads(outcome.tool_calls, change_period),
+        releases_unread=not releases_read(outcome.tool_calls),
         ownership_records=outcome.ownership_records,
         ownership_cut=cut_histories(outcome.tool_calls),
         owners_cut=cut_entity_reads(outcome.tool_calls, outcome.owners_cut_at),

@@ -1140,10 +1140,12 @@ def period_change_steps(
 ) -> list[PlanStep]:
     """The reads of a change question over the period it names ("what changed in the last
     hour", "in July 2026", "since March"): every change event of the tenant, and each focus
-    service's releases, from the period's start to its end (as_of when later). None for a
+    service's releases, from the period's start to its end (as_of when later); a release
+    question ("which releases of X in July 2026?") reads the releases alone. None for a
     correlation or root-cause question (their window is the one before the first error)."""
     wanted = {str(i) for i in intents}
-    if Intent.CHANGE_HISTORY.value not in wanted or wanted & {
+    changes = Intent.CHANGE_HISTORY.value in wanted
+    if not (changes or Intent.RELEASE_LOOKUP.value in wanted) or wanted & {
         Intent.DEPLOYMENT_CORRELATION.value,
         Intent.ROOT_CAUSE.value,
     }:
@@ -1154,12 +1156,18 @@ def period_change_steps(
     start, end = period[0].at, min(period[1].at, as_of)
     window = {"from": _iso(start), "to": _iso(end)}
     return [
-        _step(
-            "change_events_in_window",
-            window,
-            "change_event",
-            options={"scope": "all"},
-            step_id=PERIOD_CHANGES_CHECK,
+        *(
+            [
+                _step(
+                    "change_events_in_window",
+                    window,
+                    "change_event",
+                    options={"scope": "all"},
+                    step_id=PERIOD_CHANGES_CHECK,
+                )
+            ]
+            if changes
+            else []
         ),
         *(
             _step(
