@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 
 from cypher_templates.executor import Element, TemplateRow
 from cypher_templates.plan import PlanStep, QueryPlan
-from graph_schema.alert_names import as_named, typed_as
+from graph_schema.alert_names import as_named, identifier_words, typed_as
 from investigator.alert_rules import runbooks_reached
 from investigator.context_graph.models import ToolCallRecord
 from investigator.evidence import Evidence, Rejection, fuse
@@ -488,18 +488,29 @@ class _SearchSteps(OneStepCalls):
         return decision.admitted, decision.rejected
 
 
-def said_in_words(question: str, element: Element) -> bool:
+def _words_phrase(words: Sequence[str]) -> str:
+    """A pattern of `words` in a row, apart by spaces, hyphens or underscores, as whole words."""
+    return r"(?<![\w-])" + r"[\s_-]+".join(map(re.escape, words)) + r"(?![\w-])"
+
+
+def said_in_words(question: str, element: Element, *, within: Sequence[str] = ()) -> bool:
     """Whether the question says a record's name or one of its aliases in words of two or
     more ("payment api" for payment-api or its alias "payment api"), in any case, the words
     apart by spaces, hyphens or underscores. One word ("payments") is left to the name
-    lookups: it is too common a word to be taken as a name."""
+    lookups: it is too common a word to be taken as a name. Words that are part of a longer
+    name the question spells out (`within`: "payment api high error rate", the alert
+    PaymentApiHighErrorRate) are that name's, not this record's."""
+    text = question.lower()
+    for longer in within:
+        words = identifier_words(longer)
+        if len(words) >= 2:
+            text = re.sub(_words_phrase(words), " ", text)
     names = [element.name or "", *(element.props.get("aliases") or [])]
     for name in names:
         words = re.findall(r"[^\W_]+", str(name).lower())
         if len(words) < 2:
             continue
-        phrase = r"(?<![\w-])" + r"[\s_-]+".join(map(re.escape, words)) + r"(?![\w-])"
-        if re.search(phrase, question.lower()):
+        if re.search(_words_phrase(words), text):
             return True
     return False
 
@@ -902,8 +913,11 @@ class RetrievalLoop:
         named += [nodes[i] for i in spelled if nodes[i].element.element_id not in ids]
         # A service the question says in words ("payment api", a catalogued alias) is what
         # it names, as its id would be: a subject, not a text hit.
+        alert_names = [row.element.name or "" for row in nodes if row.element.type == "Alert"]
         for row in nodes:
-            if row.element.type == "Service" and said_in_words(self.inp.question, row.element):
+            if row.element.type == "Service" and said_in_words(
+                self.inp.question, row.element, within=alert_names
+            ):
                 self.spelled_ids.add(row.element.element_id)
                 if row.element.element_id not in {r.element.element_id for r in named}:
                     named.append(row)
