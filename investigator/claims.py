@@ -744,9 +744,21 @@ def derive_claims(
     firsts = _with(evidence, "error_first_seen")
     timeline = {Intent.INCIDENT_LOOKUP, Intent.ERROR_TIMELINE, Intent.DEPLOYMENT_CORRELATION}
     if intent_set & timeline:
+        # A question naming no error is about the latest episode's errors: one first seen a day
+        # or more before the latest one is of no episode of it, and is said to be so.
+        by_as_of = [(t, ev) for t, ev in _sightings(firsts) if t <= as_of]
+        latest, latest_ev = max(
+            by_as_of, key=lambda p: (p[0], p[1].element_id), default=(None, None)
+        )
+        named_codes = _asked_error_codes(question)
         for ev in firsts:
             at = _instant(ev, _FIRST_SEEN_KEYS)
             when = f" first seen at {iso_utc(at)}" if at else ""
+            if at and latest and latest_ev and not named_codes and latest - at > EPISODE:
+                when += (
+                    f" ({_human(latest - at)} before {_label(latest_ev)} was first seen at "
+                    f"{iso_utc(latest)}: an older error, not of that episode)"
+                )
             claims.append(
                 _claim(
                     f"{_label(ev)}{when}: {ev.content}",
@@ -757,6 +769,9 @@ def derive_claims(
                 )
             )
     mechanisms = [ev for ev in _with(evidence, "mechanism") if ev.trust == "trusted"]
+    # Evidence about one error is no mechanism of another: only the mechanisms of the time of
+    # the errors the question names are read (PAY-1002's cause is not PAY-4097's postmortem).
+    mechanisms, unbound_mechanism_gap = _mechanisms_of_asked_errors(mechanisms, firsts, question)
     correlation_gaps: list[MissingEvidence] = []
     if Intent.DEPLOYMENT_CORRELATION in intent_set:
         correlation = _correlation(
@@ -773,6 +788,8 @@ def derive_claims(
         claims.extend(correlation.claims)
         correlation_gaps = correlation.missing
     if Intent.ROOT_CAUSE in intent_set:
+        if unbound_mechanism_gap is not None and not mechanisms:
+            text_gaps = [*text_gaps, unbound_mechanism_gap]
         for ev in mechanisms:
             claims.append(
                 _claim(
@@ -803,6 +820,7 @@ def derive_claims(
             search_stopped_by,
             time_references(question or "", as_of).period,
             releases_unread,
+            names_an_error=_names_an_error(question),
         )
         claims.extend(changes.claims)
         confounders = changes.confounders
@@ -811,6 +829,8 @@ def derive_claims(
     missing = missing_evidence(sorted(i.value for i in intent_set), supported)
     missing += correlation_gaps
     missing += text_gaps
+    if Intent.ROOT_CAUSE in intent_set:
+        missing = [_with_change_records(m, evidence) for m in missing]
     if Intent.OWNERSHIP_AT_TIME in intent_set and ownership_period is not None:
         # A history cut by the row cap is no complete answer: the gap says where, and how
         # to ask for the rest.
@@ -2110,19 +2130,9 @@ def _correlation(
             named, own_releases, as_of, question, evidence, intent, searched=searched
         )
     if question is not None and not _names_an_error(question):
-        # "It" is the errors that followed the release asked about: one first seen before it
-        # (an error the service has emitted for years) is no evidence for or against it.
         # Without a question, the errors handed in are the ones asked about.
-        first_at = _first_error(seen)[0]
-        # An error first seen during a rollout is after the release began: it can be its effect.
-        predates = (
-            not named.began_by(first_at)
-            if named
-            else not any(c.began_by(first_at) for c in own_releases)
-        )
-        reference = _release_asked_about(named, own_releases, as_of) if predates else None
+        reference, later = _errors_after_release_asked_about(named, own_releases, seen, as_of)
         if reference is not None:
-            later = [(t, ev) for t, ev in seen if reference.began_by(t)]
             if not later:
                 return _only_errors_before(
                     reference, seen, as_of, evidence, intent, searched=searched
@@ -2410,6 +2420,8 @@ def _changes_before(
     unfinished_by: str | None = None,
     period: tuple[NamedTime, NamedTime] | None = None,
     releases_unread: bool = False,
+    *,
+    names_an_error: bool = True,
 ) -> _Causes:
     """Answers "what changed before the errors?": each release and other change recorded in
     the lookback before the first error (a release rolling out then too), as a fact with its
@@ -2418,11 +2430,32 @@ def _changes_before(
 
     A period asked ("in the last hour", "between 09:30 and 10:03") keeps the changes inside
     it; when the searched lookback does not cover it, a required gap says which part was not
-    searched (never a list from another window answering for it)."""
+    searched (never a list from another window answering for it). `names_an_error`: the
+    question names an error; when it does not, an error first seen before every release read
+    is not "the errors" (`_errors_after_release_asked_about`)."""
     intent = Intent.CHANGE_HISTORY.value
     if period is not None and period[0].at <= as_of:
         # The period was read itself (`period_change_steps`): no first error is needed.
         return _changes_in_period(evidence, period, as_of, unfinished_by, releases_unread)
+    seen = _sightings(firsts)
+    if not names_an_error and seen:
+        # "The errors" are those after the release asked about, as for a correlation: an
+        # error its service emitted long before every release is no evidence of them.
+        upstream = set(checks.upstream) if checks is not None else set()
+        releases = [
+            c
+            for c in _candidates(evidence)
+            if c.kind == "release" and c.evidence.context.get("service") not in upstream
+        ]
+        reference, later = _errors_after_release_asked_about(None, releases, seen, as_of)
+        if reference is not None and not later:
+            only = _only_errors_before(
+                reference, seen, as_of, evidence, intent, searched=unfinished_by is None
+            )
+            return _Causes(claims=only.claims)
+        if reference is not None:
+            kept = {ev.element_id for _, ev in later}
+            firsts = [ev for ev in firsts if ev.element_id in kept]
     out = _Causes()
     window = _window_before_first_error(
         evidence, firsts, checks, mechanisms, intent, out, unfinished_by
@@ -2721,10 +2754,113 @@ def _no_first_error_yet(
     )
 
 
+def _with_change_records(gap: MissingEvidence, evidence: Sequence[Evidence]) -> MissingEvidence:
+    """A missing-mechanism gap of a root-cause question, naming the change documents read
+    (a pipeline run, its config diff): they say what changed, and what would decide it is
+    a record of how that change made the errors."""
+    docs = sorted(
+        {
+            ev.element_id
+            for ev in _with(evidence, "change_event")
+            if ev.type == "Document" and "mechanism" not in ev.evidence_types
+        }
+    )
+    if gap.evidence_type != "mechanism" or not gap.required or not docs:
+        return gap
+    return gap.model_copy(
+        update={
+            "description": f"{gap.description}; the change records read ({', '.join(docs)}) "
+            "say what changed (e.g. a config diff), not that it caused the errors: a record "
+            "of how it did would decide between the candidate causes"
+        }
+    )
+
+
+def _asked_error_codes(question: str | None) -> list[str]:
+    """The error codes the question names (`PAY-1002`, `err:PAY-1002`), as written in codes."""
+    mentions = extract_mentions(question or "")
+    ids = [i.removeprefix("err:") for i in mentions.ids if i.startswith("err:")]
+    return sorted({*mentions.error_codes, *ids})
+
+
+def _mechanisms_of_asked_errors(
+    mechanisms: Sequence[Evidence], firsts: Sequence[Evidence], question: str | None
+) -> tuple[list[Evidence], MissingEvidence | None]:
+    """The mechanism records bound to the errors the question names, and, when some were
+    read but none is bound, the required gap that says so.
+
+    Bound: its time (valid_from, else observed_at) lies within `EPISODE` of a first sighting
+    of a named code, or, when no sighting of one is known, its text names the code. A
+    question naming no error keeps every mechanism (its errors are the incident's)."""
+    codes = _asked_error_codes(question)
+    if not codes or not mechanisms:
+        return list(mechanisms), None
+    seen = [(t, ev) for t, ev in _sightings(firsts) if _label(ev) in codes]
+
+    def bound(m: Evidence) -> bool:
+        at = m.valid_from or m.observed_at
+        if seen:
+            return at is not None and any(abs(at - t) <= EPISODE for t, _ in seen)
+        return any(re.search(rf"\b{re.escape(c)}\b", m.content) for c in codes)
+
+    kept = [m for m in mechanisms if bound(m)]
+    if kept:
+        return kept, None
+    asked = ", ".join(codes)
+    read = sorted(mechanisms, key=lambda m: m.element_id)
+    if seen:
+        first_at, first_ev = _first_error(seen)
+        dated = ", ".join(
+            f"{m.element_id} of {iso_utc(at)}"
+            if (at := m.valid_from or m.observed_at)
+            else f"{m.element_id}, undated"
+            for m in read
+        )
+        why = (
+            f"{_label(first_ev)} (first seen at {iso_utc(first_at)}): the mechanism records "
+            f"read ({dated}) are not within {_human(EPISODE)} of it, so they are about another "
+            "error or incident"
+        )
+    else:
+        names = ", ".join(m.element_id for m in read)
+        why = (
+            f"{asked}: the mechanism records read ({names}) do not name it, and no first "
+            "sighting of it is known to place them"
+        )
+    return kept, MissingEvidence(
+        evidence_type="mechanism",
+        intents=[Intent.ROOT_CAUSE.value],
+        description=f"no mechanism evidence about {why}; none is stated as its mechanism",
+        required=True,
+    )
+
+
 def _names_an_error(question: str | None) -> bool:
     """Whether the question names an error (a code, or an `err:` id)."""
     mentions = extract_mentions(question or "")
     return bool(mentions.error_codes) or any(i.startswith("err:") for i in mentions.ids)
+
+
+def _errors_after_release_asked_about(
+    named: _Candidate | None,
+    releases: Sequence[_Candidate],
+    seen: Sequence[tuple[datetime, Evidence]],
+    as_of: datetime,
+) -> tuple[_Candidate | None, list[tuple[datetime, Evidence]]]:
+    """For a question naming no error ("did the deploy cause it?", "what changed before the
+    errors?"): "the errors" are those that followed the release asked about, so one first
+    seen before every release (an error the service has emitted for years) is no evidence
+    of them. (the release asked about, the sightings begun after it) when the first error
+    predates it; (None, all) when it does not."""
+    first_at = _first_error(seen)[0]
+    # An error first seen during a rollout is after the release began: it can be its effect.
+    predates = (
+        not named.began_by(first_at) if named else not any(c.began_by(first_at) for c in releases)
+    )
+    reference = _release_asked_about(named, releases, as_of) if predates else None
+    if reference is None:
+        return None, list(seen)
+    return reference, [(t, ev) for t, ev in seen if reference.began_by(t)]
 
 
 def _release_asked_about(

@@ -75,7 +75,11 @@ MISSING_DESCRIPTIONS: dict[str, str] = {
     "ownership": "no OWNS relationship valid at as_of",
     "runbook": "no runbook version valid at as_of that applies to the service, alert or error "
     "code asked about",
-    "mechanism": "no mechanism evidence (e.g. rollback or controlled comparison, config diff)",
+    # Not "no config diff": a change record may hold one, and it says what changed, not why
+    # the errors came (the gate types it change_event, never mechanism).
+    "mechanism": "no mechanism evidence the subject may read: no record that says how a change "
+    "caused the errors (e.g. a postmortem or incident report naming it, a rollback and what it "
+    "did, a controlled comparison)",
     "change_event": "no record of other changes in the window",
     "dependency": "no dependency relationship",
     "dependent": "no service found that depends on it (no DEPENDS_ON relationship into it)",

@@ -1556,6 +1556,20 @@ def _incident_end(
     return max(ends) if ends else None
 
 
+def predates_every_release(evidence: Sequence[Evidence], at: datetime) -> bool:
+    """Whether `at` lies before every release record of the evidence began (its rollout
+    start, else its finish), there being one: an error first seen then is older than every
+    change read, so it is not the errors a question naming none asks about."""
+    begins = [
+        instant_of(ev.context.get("started_at", ev.props.get("started_at")))
+        or instant(ev, DEPLOY_TIME_KEYS)
+        for ev in evidence
+        if ev.type == "Deployment" and "deployment_time" in ev.evidence_types
+    ]
+    known = [b for b in begins if b is not None]
+    return bool(known) and all(at < b for b in known)
+
+
 def _release_start(evidence: Sequence[Evidence], name: str, finished: datetime) -> datetime | None:
     """When the release named `name` (finished at `finished`) started, if its record says."""
     for ev in evidence:
@@ -1683,6 +1697,15 @@ def reference_times(
             )
     if refs.event is not None:
         err = first_error(evidence, as_of, first_seen, refs.codes)
+        if (
+            err is not None
+            and refs.side is EventSide.BEFORE
+            and not refs.codes
+            and predates_every_release(evidence, err[0])
+        ):
+            # "Before the errors" naming none: as for a correlation (claims), an error first
+            # seen before every release read (one emitted for years) is not "the errors".
+            err = None
         read = release_history_read
         release = _release(evidence, as_of, services, refs.event_words, releases, read)
         picked = release_pick(refs.event_words) is not None
