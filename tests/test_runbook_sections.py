@@ -897,7 +897,9 @@ def test_an_alert_hidden_by_its_label_is_answered_as_an_unknown_name(  # type: i
                                     "missing_evidence", "intents", "rounds")}  # fmt: skip
 
     assert answer("help with vaultsealdrifting") == answer("help with vaultsealdriftinx")
-    assert answer("vault seal drifting alert") == answer("vault seal floating alert")
+    # The runbook search's gap quotes the question's own words: only those may differ.
+    said = json.dumps(answer("vault seal drifting alert")).replace("drifting", "floating")
+    assert json.loads(said) == answer("vault seal floating alert")
 
 
 def test_a_question_about_an_alerts_incident_is_not_a_runbook_question(  # type: ignore[no-untyped-def]
