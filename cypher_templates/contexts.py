@@ -92,6 +92,10 @@ class OwnerOfContext(RowContext):
     owned: str | None = None
     team: str | None = None
     team_name: str | None = None
+    # From version 4 of owners_of and owned_by_team: 'service', 'alert' or 'runbook', and
+    # the owned node's end (read as its owner's end for a runbook version only).
+    owned_kind: str | None = None
+    owned_until: Instant | None = None
 
 
 class OwnerOfRecordContext(OwnerOfContext):
@@ -106,10 +110,13 @@ class OwnedByTeamContext(OwnerOfContext):
     and the team the question asked about (the answer is from its side)."""
 
     asked_team: str | None = None
-    # From version 4: 'service', 'alert' or 'runbook', and the owned node's end (read as
-    # its owner's end for a runbook version only).
-    owned_kind: str | None = None
-    owned_until: Instant | None = None
+
+
+class OwnedByTeamRecordContext(OwnedByTeamContext):
+    """owned_by_team_records: an OWNS record out of the team asked about, and when it was
+    superseded."""
+
+    superseded_at: Instant | None = None
 
 
 class DeploymentContext(RowContext):
@@ -215,6 +222,7 @@ CONTEXT_SHAPES: dict[str, type[RowContext]] = {
     "ownership_records": OwnershipRecordContext,
     "owners_of": OwnerOfContext,
     "owned_by_team": OwnedByTeamContext,
+    "owned_by_team_records": OwnedByTeamRecordContext,
     "owners_of_records": OwnerOfRecordContext,
     "deployments_in_window": DeploymentContext,
     "incident_context": IncidentContext,

@@ -44,6 +44,8 @@ from investigator.ownership_history import (
     retraction_text,
     retractions_in,
     retractions_unowned_at,
+    team_retractions_at,
+    team_side_instants,
     uncovered_in_period,
     unowned_at,
 )
@@ -576,6 +578,7 @@ def derive_claims(
             _with(evidence, "ownership"), ownership_records, refs, as_of
         )
         claims += _instant_retraction_claims(evidence, ownership_records, refs, as_of)
+        claims += _team_retraction_claims(evidence, ownership_records, refs, as_of)
     unknown_then: list[tuple[str, datetime]] = []
     text_gaps: list[MissingEvidence] = []
     if Intent.APPLICABLE_RUNBOOK in intent_set:
@@ -1155,7 +1158,10 @@ def _correction_claim(
     if not evs:
         return None
     was = ", ".join(c.before)
-    since = ", ".join(c.after) if c.after else "no owner"
+    # Read from a team's side (its own records only), no team since says only that it no
+    # longer owned it: another team may have.
+    team_side = all(ev.context.get("asked_team") for ev in evs)
+    since = ", ".join(c.after) if c.after else (f"not {was}" if team_side else "no owner")
     return _claim(
         f"{when} the owner of {c.owned} was corrected at "
         f"{iso_utc(c.corrected_at)}: recorded as {was} until then, {since} since "
@@ -1527,6 +1533,37 @@ def _instant_retraction_claims(
             Intent.OWNERSHIP_AT_TIME.value,
         )
         for r, labels in named.values()
+    ]
+
+
+def _team_retraction_claims(
+    evidence: Sequence[Evidence],
+    records: Sequence[Evidence],
+    refs: Sequence[ReferenceTime],
+    as_of: datetime,
+) -> list[Claim]:
+    """For a question from a team's side, each retracted OWNS record of the team that held
+    at an instant its answer states (those named, else as_of): `At <when>: team:a was
+    recorded as the owner of svc:b ...; that record was retracted at R: <reason>`, citing
+    the tombstone (in the pack). Who else owned it then was not read: nothing is said of it."""
+    in_pack = {ev.evidence_id for ev in evidence}
+    named = [r for r in refs if r.kind != "as_of"]
+    labels = {r.at: f"{r.describe()} ({r.why})" for r in reversed(named)}
+    labels.setdefault(as_of, f"as_of, {iso_utc(as_of)}")
+    told: dict[str, tuple[OwnershipRetraction, list[str]]] = {}
+    for at in team_side_instants(as_of, (r.at for r in named)):
+        for r in team_retractions_at(records, at):
+            if r.tombstone.evidence_id in in_pack:
+                told.setdefault(r.tombstone.evidence_id, (r, []))[1].append(labels[at])
+    return [
+        _claim(
+            f"At {' and at '.join(said)}: {retraction_text(r)}",
+            EpistemicStatus.FACT,
+            0.95,
+            [r.tombstone],
+            Intent.OWNERSHIP_AT_TIME.value,
+        )
+        for r, said in told.values()
     ]
 
 

@@ -51,6 +51,7 @@ from investigator.ownership_history import (
     cut_entity_reads,
     cut_histories,
     stated_tombstones,
+    team_side_instants,
 )
 from investigator.pack import (
     MAX_BUDGET_TOKENS,
@@ -765,6 +766,7 @@ def _investigate(
         gate.admitted,
         period,
         [as_of, *(r.at for r in references if r.at <= as_of)],
+        team_side_instants(as_of, (r.at for r in references if r.kind != "as_of")),
     )
     session.record_cited(tombstones)
     pack = build_pack(

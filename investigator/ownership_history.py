@@ -37,6 +37,11 @@ did. It reads the records of a service (the rule, `services_to_check`):
 As_of is an instant asked too; at a now that follows every record written, nothing can have
 been corrected, so "Who owns X?" needs no read. The owners of an alert or a runbook version
 (`owners_of`) are read the same way, by `owners_of_records`, under the same rule.
+
+A question from a team's side (`owned_by_team`) reads every record of the team's OWNS edges
+(`owned_by_team_records`), whatever its time: only they show a record of the team that was
+retracted or corrected. The answer names the retractions at the times it states, without
+saying whether anyone else owned the thing then (the team side did not read that).
 """
 
 from __future__ import annotations
@@ -50,7 +55,7 @@ from pydantic import BaseModel, ConfigDict
 
 from cypher_templates.plan import PlanStep
 from investigator.context_graph.models import ToolCallRecord
-from investigator.evidence import Evidence, iso_utc
+from investigator.evidence import Evidence, as_held, iso_utc
 from investigator.timeline import EARLIEST, time_references
 
 # Words that ask for the history of ownership rather than the owner at one time.
@@ -60,7 +65,7 @@ HISTORY_WORDS = re.compile(
     r"|\bownership\s+changes\b"
     r"|\bhow\s+(?:did|has|have)\s+(?:the\s+)?owner(?:ship|s)?\b[^?.!]*?\bchanged?\b"
     r"|\bowner(?:ship|s)?\b[^?.!]*?\bchanged\b"
-    r"|\b(?:owner(?:ship|s)?|owned)\b[^?.!]*?\bover\s+time\b"
+    r"|\b(?:owner(?:ship|s)?|own(?:ed|s)?)\b[^?.!]*?\bover\s+time\b"
     r"|\b(?:previous|past|former|earlier|all(?:\s+the)?|every)\s+owners\b"
     r"|\b(?:who|which\s+teams?)\s+(?:has|have)\s+(?:ever\s+)?owned\b",
     re.IGNORECASE,
@@ -264,6 +269,9 @@ ENTITY_OWNERS_TEMPLATE = "owners_of"
 ENTITY_RECORDS_TEMPLATE = "owners_of_records"
 # The reads of a service's owners a history or a single-time question makes.
 OWNER_READS = ("ownership_over_time", "ownership_in_period")
+# What a team owned, asked from its side, and the same read of every record of it.
+TEAM_OWNS_TEMPLATE = "owned_by_team"
+TEAM_RECORDS_TEMPLATE = "owned_by_team_records"
 
 
 def read_services(calls: Sequence[ToolCallRecord]) -> set[str]:
@@ -282,6 +290,17 @@ def read_entities(calls: Sequence[ToolCallRecord]) -> set[str]:
         str(call.params["entity_id"])
         for call in calls
         if call.template_id == ENTITY_OWNERS_TEMPLATE and "entity_id" in call.params
+    }
+
+
+def read_teams(calls: Sequence[ToolCallRecord]) -> set[str]:
+    """The teams whose OWNS records the run read from the team's side (`owned_by_team`):
+    every record of each is read too, whatever the question's time (a retraction or a
+    correction of one of them is known only from there)."""
+    return {
+        str(call.params["team_id"])
+        for call in calls
+        if call.template_id == TEAM_OWNS_TEMPLATE and "team_id" in call.params
     }
 
 
@@ -305,9 +324,11 @@ def _is_owns(ev: Evidence) -> bool:
     return "ownership" in ev.evidence_types and ev.kind == "relationship"
 
 
-def records_steps(services: Iterable[str], entities: Iterable[str] = ()) -> list[PlanStep]:
+def records_steps(
+    services: Iterable[str], entities: Iterable[str] = (), teams: Iterable[str] = ()
+) -> list[PlanStep]:
     """One `ownership_records` read per service, then one `owners_of_records` read per alert
-    or runbook version (each sorted)."""
+    or runbook version, then one `owned_by_team_records` read per team (each sorted)."""
     return [
         *(
             PlanStep(
@@ -325,6 +346,14 @@ def records_steps(services: Iterable[str], entities: Iterable[str] = ()) -> list
             )
             for entity in sorted(set(entities))
         ),
+        *(
+            PlanStep(
+                template_id=TEAM_RECORDS_TEMPLATE,
+                params={"team_id": team},
+                evidence_type="ownership",
+            )
+            for team in sorted(set(teams))
+        ),
     ]
 
 
@@ -339,7 +368,19 @@ def whole_records(
         for call in calls
         if call.template_id in (RECORDS_TEMPLATE, ENTITY_RECORDS_TEMPLATE) and call.truncated
     }
-    return [ev for read in rows for ev in read if _owned(ev) not in cut]
+    # A team's read cut by its row cap: none of its records (a missing version could make
+    # a retraction or a correction seem to be).
+    cut_teams = {
+        str(call.params.get("team_id"))
+        for call in calls
+        if call.template_id == TEAM_RECORDS_TEMPLATE and call.truncated
+    }
+    return [
+        ev
+        for read in rows
+        for ev in read
+        if _owned(ev) not in cut and ev.context.get("asked_team") not in cut_teams
+    ]
 
 
 def corrections_at(records: Sequence[Evidence], at: datetime) -> list[OwnershipCorrection]:
@@ -581,8 +622,9 @@ def ownership_retractions(records: Sequence[Evidence]) -> list[OwnershipRetracti
 def retractions_in(
     records: Sequence[Evidence], period: OwnershipPeriod
 ) -> list[OwnershipRetraction]:
-    """The retracted OWNS records whose valid interval holds some instant of `period`."""
-    return [r for r in ownership_retractions(records) if period.overlaps(r.tombstone)]
+    """The retracted OWNS records whose valid interval holds some instant of `period` (a
+    team's record of a runbook version: no longer than the version, `as_held`)."""
+    return [r for r in ownership_retractions(records) if period.overlaps(as_held(r.tombstone))]
 
 
 def retractions_unowned_at(
@@ -594,7 +636,26 @@ def retractions_unowned_at(
     return [
         r
         for r in ownership_retractions(records)
-        if r.owned not in owned_then and _holding([r.tombstone], at)
+        if r.owned not in owned_then
+        and _holding([r.tombstone], at)
+        and not r.tombstone.context.get("asked_team")  # the team side's: team_retractions_at
+    ]
+
+
+def team_side_instants(as_of: datetime, named: Iterable[datetime]) -> list[datetime]:
+    """The instants a team-side answer states what the team owned at: those the question
+    names, else as_of (what it owned at another time than the one asked is not stated)."""
+    return sorted(set(named)) or [as_of]
+
+
+def team_retractions_at(records: Sequence[Evidence], at: datetime) -> list[OwnershipRetraction]:
+    """The retracted OWNS records of a team asked about from its side (`owned_by_team_records`)
+    that held at `at`: what the team was recorded as owning then, and no longer is. Whether
+    another team owned it then is not read, so nothing is said of that."""
+    return [
+        r
+        for r in ownership_retractions(records)
+        if r.tombstone.context.get("asked_team") and _holding([as_held(r.tombstone)], at)
     ]
 
 
@@ -603,14 +664,21 @@ def stated_tombstones(
     owners: Sequence[Evidence],
     period: OwnershipPeriod | None,
     instants: Iterable[datetime],
+    team_instants: Iterable[datetime] = (),
 ) -> list[Evidence]:
     """The tombstones an answer cites (they join the pack's evidence): those of the period
-    asked, else those that say why no owner is recorded at an instant asked."""
+    asked, else those that say why no owner is recorded at an instant asked, and those of
+    the team asked about from its side at the instants its answer states (`team_instants`)."""
     if period is not None:
         found = retractions_in(records, period)
     else:
         found = [
-            r for at in sorted(set(instants)) for r in retractions_unowned_at(records, owners, at)
+            *(
+                r
+                for at in sorted(set(instants))
+                for r in retractions_unowned_at(records, owners, at)
+            ),
+            *(r for at in sorted(set(team_instants)) for r in team_retractions_at(records, at)),
         ]
     unique = {r.tombstone.evidence_id: r.tombstone for r in found}
     return [unique[k] for k in sorted(unique)]

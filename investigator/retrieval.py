@@ -37,6 +37,7 @@ from investigator.ownership_history import (
     asked_team,
     read_entities,
     read_services,
+    read_teams,
     records_steps,
     services_to_check,
     whole_records,
@@ -770,8 +771,9 @@ class RetrievalLoop:
             instants = [policy.as_of, *(t for t in policy.reference_times if t <= policy.as_of)]
             services = services_to_check(self.owner_rows, instants)
             entities = services_to_check(self.entity_owner_rows, instants)
-            if (services or entities) and not self._cut_at_deadline(outcome):
-                steps = records_steps(services, entities)
+            teams = read_teams(outcome.tool_calls)
+            if (services or entities or teams) and not self._cut_at_deadline(outcome):
+                steps = records_steps(services, entities, teams)
                 rows = self._history_stage(known, outcome)(steps)
                 outcome.ownership_records = whole_records(rows, outcome.tool_calls)
         if outcome.stop_reason is StopReason.DEADLINE:
@@ -795,9 +797,14 @@ class RetrievalLoop:
     def _ownership_records(self, known: Known, outcome: RetrievalOutcome) -> list[Evidence]:
         """Every record of the OWNS edges of each service whose owners over the period were
         read, one `ownership_records` read per service (`owners_of_records` per alert or
-        runbook version whose own owners were read) in a recorded round of its own (not
-        counted against max_rounds), whatever the number of its edges."""
-        steps = records_steps(read_services(outcome.tool_calls), read_entities(outcome.tool_calls))
+        runbook version whose own owners were read, `owned_by_team_records` per team read
+        from its side) in a recorded round of its own (not counted against max_rounds),
+        whatever the number of its edges."""
+        steps = records_steps(
+            read_services(outcome.tool_calls),
+            read_entities(outcome.tool_calls),
+            read_teams(outcome.tool_calls),
+        )
         if not steps or self._cut_at_deadline(outcome):
             return []
         return whole_records(self._history_stage(known, outcome)(steps), outcome.tool_calls)

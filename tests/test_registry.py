@@ -312,6 +312,7 @@ LATER_TEMPLATES = {
     "ownership_records",
     "owners_of_records",
     "owned_by_team",
+    "owned_by_team_records",
     "runbook_version_at",
     "rollouts_under_way",
 }
@@ -368,7 +369,7 @@ def test_each_template_has_a_datetime_version_1_and_an_epoch_micros_version_2() 
             assert newest.model_dump(exclude={"version", "renamed_to"}) == v3.model_dump(
                 exclude={"version", "renamed_to"}
             )
-        elif template_id == "owned_by_team":
+        elif template_id in ("owned_by_team", "owners_of"):
             # 4: the kind owned, and a runbook version's end (its record holds no longer).
             assert newest.version == 4 and newest.owned_kind and not v3.owned_kind
             assert newest.model_dump(exclude={"version", "owned_kind"}) == v3.model_dump(
@@ -409,7 +410,7 @@ def test_version_2_returns_every_declared_context_instant_tagged() -> None:
         instants = instant_fields(context_shape(spec.id))
         if not spec.missing_files:  # runbooks_for 4 and entity_resolution 4 return it, not 2
             instants = [name for name in instants if name != "file_missing_since"]
-        if not spec.owned_kind:  # owned_by_team 4 returns it, not 2
+        if not spec.owned_kind:  # owned_by_team 4 and owners_of 4 return it, not 2
             instants = [name for name in instants if name != "owned_until"]
         for options in spec.variants():
             text = REG.render(spec, options).text

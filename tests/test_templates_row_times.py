@@ -265,6 +265,10 @@ DEMO_CALLS: dict[str, Callable[[dict[str, str | int]], list[dict[str, Any]]]] = 
         {"team_id": "team:payments-core", "to": "2026-07-23T11:00:00Z"},
         {"team_id": "team:payments-platform", "from": "2026-01-01T00:00:00Z"},
     ],
+    "owned_by_team_records": lambda _: [
+        {"team_id": "team:payments-core"},
+        {"team_id": "team:payments-platform"},
+    ],
     "deployments_in_window": lambda _: [
         {"service_id": s, **JULY} for s in ("svc:payment-api", "svc:risk-engine")
     ],
@@ -294,8 +298,8 @@ def test_every_template_has_demo_calls(ex: TemplateExecutor) -> None:
     # 4: runbooks_for and entity_resolution (the time a runbook's file, or an alert's rule,
     # went missing from its source's import), latest_deployments (a release in progress) and
     # version_history (a relationship record's latest-ending copy), fulltext_search (which
-    # newer record of another id replaced a hit: a renamed runbook file), owned_by_team (the
-    # kind owned and the owned node's end).
+    # newer record of another id replaced a hit: a renamed runbook file), owned_by_team and
+    # owners_of (the kind owned and the owned node's end).
     # 5: runbooks_for (why a file its import had could not be read).
     assert {s.version for s in ex.registry.specs()} == {1, 2, 3, 4, 5}
     assert {s.id for s in ex.registry.specs() if s.version == 5} == {"runbooks_for"}
@@ -306,6 +310,7 @@ def test_every_template_has_demo_calls(ex: TemplateExecutor) -> None:
         "version_history",
         "fulltext_search",
         "owned_by_team",
+        "owners_of",
     }
     for spec in ex.registry.specs():
         assert spec.row_times == ("datetime" if spec.version == 1 else "epoch_micros")
