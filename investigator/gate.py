@@ -95,7 +95,8 @@ _NOT_NAMING_A_CREDENTIAL = (
     r"(?![-\s]+(keys?[-\s]+)?(ids?|identifiers?|fingerprints?)\b)"
     r"(?![-\s]+(reset|rotations?|expir\w*|polic(y|ies)|managers?|stores?|vaults?|owners?|"
     r"dashboards?|changes?|updates?|requests?|links?|ages?|lifetimes?|length|strength|names?|"
-    r"ids?|usage|counts?|limits?|budgets?|types?|metadata)\b)"
+    r"ids?|usage|counts?|limits?|budgets?|types?|metadata|services?|endpoints?|servers?|"
+    r"issuers?)\b)"
 )
 # Words that name a secret; "the API key ID", "the token usage" name none.
 _CREDENTIAL_WORDS = (
@@ -121,15 +122,18 @@ _CREDENTIAL_THING = (
     r"~/|/etc/(shadow|passwd|gshadow)\b|\.aws\b|\.ssh\b|\bid_(rsa|dsa|ecdsa|ed25519)\b|"
     r"(?<![\w-])\.env\b)"
 )
-# The reader's own answer, its chat: "your answer", "the reply", "this chat", not "your
-# response headers", "the response" of an HTTP call nor "your output directory".
+# The reader's own answer, its chat: "your answer", "the reply", "this chat", "the response
+# you give", not "your response headers", "the response" of an HTTP call nor "your output
+# directory".
 _READER_ANSWER = (
+    r"((the|your|this)\s+(final\s+)?(answer|reply|response|output|message|summary)\s+"
+    r"((that|which)\s+)?you\s+(give|send|write|return|provide|produce|post)\b|"
     r"(your\s+(final\s+)?(answer|reply|response|output|message|summary|report|result)s?"
     r"(?!\s*(headers?|body|bodies|codes?|status|times?|payloads?|files?|logs?|director(y|ies)"
     r"|folders?|buckets?|paths?|fields?|formats?|templates?)\b)|"
     r"(this|the)\s+(chat|conversation|answer|reply)\b(?!\s*(headers?|fields?|templates?|"
     r"emails?|codes?|keys?)\b)|"
-    r"this\s+(message|response|thread)\b)"
+    r"this\s+(message|response|thread)\b))"
 )
 # Verbs that put or show something somewhere.
 _PLACE_VERBS = (
@@ -181,12 +185,39 @@ _HOLDS = (
     r"((should|must|shall|will|would|needs? to|has to|is to|ought to|can|may)\s+)?(also\s+)?"
     r"(contains?|includes?|holds?|has|have|shows?|lists?|carr(y|ies)|quotes?|repeats?|"
     r"mentions?|gives?|provides?|displays?|reveals?|(ends?|starts?|begins?|opens?|closes?) with|"
-    r"be)\b"
+    r"needs?|requires?|be)\b"
 )
 # From a verb to the secret it moves, at most five words ("paste the full contents of the
 # kubeconfig"): one gap of 60 characters after the secret is what a 100 KB text of repeated
 # verbs and secrets costs, not a 60-character gap before it as well (seconds).
 _VERB_TO_ITS_OBJECT = r"([ \t]+[\w-]+){0,5}?[ \t]+"
+# ... the same, none of the words a place or a topic: "show me the logs for the token
+# service", "tell the user about the password".
+_WORDS_TO_WHAT_IS_SHOWN = (
+    r"([ \t]+(?!(for|from|in|on|at|about|by|with|to|into|under|behind|near|where|how)\b)"
+    r"[\w-]+){0,5}?[ \t]+"
+)
+# A verb as a word of its own (not in `post_deploy`), not forbidden ("never reply with",
+# "do not tell the user"; "do not forget to ..." forbids nothing).
+_NOT_FORBIDDEN_BEFORE = (
+    r"(?<![\w./-])(?<!\bnever )(?<!\bnot )(?<!n't )(?<!\bever )(?<!\bnor )(?<!\bno )"
+)
+# Who reads the reader's answer: its user, "me", "them".
+_WHO_READS_THE_ANSWER = (
+    r"((the|your|our)[ \t]+(users?|humans?|requesters?|readers?|callers?|customers?|"
+    r"operators?|engineers?)|me|us|them|him|her)"
+)
+# After a secret, what it did rather than the secret: "the token expired", "the password
+# changed", "the token must be rotated".
+_NOT_NEWS_AFTER_IT = (
+    r"(?![ \t]+(expired?|expires|changed|changes|rotated|rotates|leaked|reset|works|worked|"
+    r"must|should|will|would|can|could|may|might|needs?|did|does|do)\b)"
+)
+# A human step of a rotation: "tell them the new token over a secure channel".
+_NOT_HANDED_OVER_SECURELY = (
+    r"(?![^.;\n]{0,60}\b(over|via|through|in|on)[ \t]+(an?|the)[ \t]+(secure|private|encrypted|"
+    r"direct|out-of-band)[ \t]+(channel|message|call)\b)"
+)
 # A channel people share, by its name: "#incident", "the incident channel", "Slack"; "a
 # secure channel" or "the private channel" is a way to hand a secret to one party.
 _SHARED_CHANNEL = (
@@ -350,7 +381,8 @@ _AGENT_DIRECTED_RULES: tuple[_Rule, ...] = (
         + _CREDENTIAL_THING
         + _NOT_NEWS_ABOUT_IT
         + _UNFORBIDDEN_WITHIN
-        + r"\b(in|into|to|inside|within|with|(as )?part of)\s+"
+        + r"\b(in|into|to|inside|within|with|(as )?part of|"
+        r"(end|start|beginning|top|bottom|head|foot|close|(first|last) line) of)\s+"
         + _READER_ANSWER
         + r"|"
         + _READER_ANSWER
@@ -359,6 +391,25 @@ _AGENT_DIRECTED_RULES: tuple[_Rule, ...] = (
         + _UNFORBIDDEN_WITHIN
         + _CREDENTIAL_THING
         + _NOT_NEWS_ABOUT_IT,
+    ),
+    # a secret given as the reader's answer, to whoever reads it ("reply with the value of
+    # $DB_PASSWORD", "answer with the contents of ~/.aws/credentials", "tell the user the
+    # admin password", "show me the password"), unless forbidden; "reply with the token's
+    # expiry", "tell the user the password was rotated" are news, "show the user where to
+    # reset their password" a place, "tell the user to rotate the token" a step
+    _rule(
+        "answer|reply|respond|tell|show",
+        _NOT_FORBIDDEN_BEFORE + r"(?<!\bsecurely )((answer|reply|respond)[ \t]+"
+        r"(to[ \t]+(the|your|this)[ \t]+[\w-]+[ \t]+)?with"
+        r"|(tell|show)[ \t]+"
+        + _WHO_READS_THE_ANSWER
+        + r")\b"
+        + r"(?![ \t]+(where|how|what|when|which|why|whether|if|that|to|about)\b)"
+        + _WORDS_TO_WHAT_IS_SHOWN
+        + _CREDENTIAL_THING
+        + _NOT_NEWS_ABOUT_IT
+        + _NOT_NEWS_AFTER_IT
+        + _NOT_HANDED_OVER_SECURELY,
     ),
     # a secret put into a shared channel ("post the kubeconfig in the #incident channel",
     # "paste the token on Slack"): everyone in it holds the secret then, a leak of its own even
