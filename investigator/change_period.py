@@ -1,5 +1,7 @@
 """What a change question's window reads left out: a read of releases or change events cut
-at its row cap, and a period's releases not read because no service was named.
+at its row cap (over the period asked, the window before the first error where the competing
+causes are read, or the earliest releases of "the first release"), and a period's releases
+not read because no service was named.
 
 The window templates read `LIMIT row_cap + 1` rows the subject may read (tenant, ACL and
 purpose in Cypher): a read cut there says "more than N", never a count of the rest, so no
@@ -8,17 +10,19 @@ row the subject may not read is counted (docs/security.md).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import datetime
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timedelta
+from typing import Literal
 
 from pydantic import BaseModel
 
 from investigator.context_graph.models import ToolCallRecord
 from investigator.rubric import Intent
-from investigator.timeline import time_references
+from investigator.timeline import EARLIEST, time_references
 
 RELEASES_TEMPLATE = "deployments_in_window"
 CHANGES_TEMPLATE = "change_events_in_window"
+ROLLOUTS_TEMPLATE = "rollouts_under_way"
 
 
 class WindowCut(BaseModel):
@@ -29,9 +33,20 @@ class WindowCut(BaseModel):
     start: str
     end: str
     read: int
+    # What the read was for: the period asked, the window before the first error (the
+    # competing causes), or the earliest releases ("the first release").
+    purpose: Literal["period", "causes", "first_release"] = "period"
 
     def description(self) -> str:
         """The required gap's text: what was cut, where, and how to ask for the rest."""
+        if self.purpose == "causes":
+            return self._causes_description()
+        if self.purpose == "first_release":
+            return (
+                f"more than {self.read} releases of {self.service_id} by {self.end}: one read "
+                f"holds {self.read}, the rest were not read, so the first release is the "
+                "earliest of those read, not certainly the first recorded"
+            )
         span = f"from {self.start} to {self.end}"
         if self.template_id == RELEASES_TEMPLATE:
             what = f"more than {self.read} releases of {self.service_id} {span}"
@@ -46,28 +61,99 @@ class WindowCut(BaseModel):
             f"B'){ask}"
         )
 
+    def _causes_description(self) -> str:
+        if self.template_id == ROLLOUTS_TEMPLATE:
+            what = (
+                f"more than {self.read} releases of {self.service_id} rolling out at the "
+                f"first error ({self.end})"
+            )
+        else:
+            span = _duration(datetime.fromisoformat(self.end) - datetime.fromisoformat(self.start))
+            kind = (
+                f"releases of {self.service_id}"
+                if self.template_id == RELEASES_TEMPLATE
+                else "change events"
+            )
+            what = (
+                f"more than {self.read} {kind} in the {span} before the first error "
+                f"({self.start} to {self.end})"
+            )
+        return (
+            f"{what}: one read holds {self.read}, the rest were not read, so the candidate "
+            "causes listed are not all of them; no verdict between them"
+        )
+
+
+def _duration(span: timedelta) -> str:
+    minutes = int(span.total_seconds()) // 60
+    return f"{minutes // 60} h" if minutes % 60 == 0 else f"{minutes} min"
+
 
 def cut_window_reads(
     calls: Sequence[ToolCallRecord], period: tuple[datetime, datetime] | None
 ) -> list[WindowCut]:
     """Each read of releases or change events over the period asked that hit its row cap,
-    sorted (reads of other windows, the earliest releases of "the first release", are not a
-    list of the period)."""
+    sorted (reads of other windows are `cut_cause_reads` and `cut_first_release_reads`)."""
     if period is None:
         return []
+    return _cuts(
+        call
+        for call in calls
+        if call.template_id in (RELEASES_TEMPLATE, CHANGES_TEMPLATE) and _window(call) == period
+    )
+
+
+def cut_cause_reads(
+    calls: Sequence[ToolCallRecord], first_seen: datetime | None
+) -> list[WindowCut]:
+    """Each read of the window before the first error (the competing causes: releases and
+    change events ending at it, releases rolling out at it) that hit its row cap, sorted."""
+    if first_seen is None:
+        return []
+    return _cuts(
+        (
+            call
+            for call in calls
+            if (
+                call.template_id in (RELEASES_TEMPLATE, CHANGES_TEMPLATE)
+                and (window := _window(call)) is not None
+                and window[0] < window[1] == first_seen
+            )
+            or (call.template_id == ROLLOUTS_TEMPLATE and _instant(call, "at") == first_seen)
+        ),
+        "causes",
+    )
+
+
+def cut_first_release_reads(calls: Sequence[ToolCallRecord]) -> list[WindowCut]:
+    """Each read of a service's earliest releases ("before the first release": the window
+    from the earliest instant) that hit its row cap, sorted."""
+    return _cuts(
+        (
+            call
+            for call in calls
+            if call.template_id == RELEASES_TEMPLATE and _instant(call, "from") == EARLIEST
+        ),
+        "first_release",
+    )
+
+
+def _cuts(
+    calls: Iterable[ToolCallRecord],
+    purpose: Literal["period", "causes", "first_release"] = "period",
+) -> list[WindowCut]:
+    """The calls that hit their row cap (and did not fail), one cut per read, sorted."""
     cuts = {
         WindowCut(
             template_id=call.template_id,
             service_id=str(call.params["service_id"]) if call.params.get("service_id") else None,
-            start=str(call.params.get("from")),
-            end=str(call.params.get("to")),
+            start=str(call.params.get("from", call.params.get("at"))),
+            end=str(call.params.get("to", call.params.get("at"))),
             read=call.row_count,
+            purpose=purpose,
         ).model_dump_json(): None
         for call in calls
-        if call.template_id in (RELEASES_TEMPLATE, CHANGES_TEMPLATE)
-        and call.truncated
-        and not call.error
-        and _window(call) == period
+        if call.truncated and not call.error
     }
     return sorted(
         (WindowCut.model_validate_json(c) for c in cuts),
@@ -75,11 +161,27 @@ def cut_window_reads(
     )
 
 
+def _instant(call: ToolCallRecord, key: str) -> datetime | None:
+    value = call.params.get(key)
+    return datetime.fromisoformat(value) if isinstance(value, str) else None
+
+
 def _window(call: ToolCallRecord) -> tuple[datetime, datetime] | None:
-    start, end = call.params.get("from"), call.params.get("to")
-    if not isinstance(start, str) or not isinstance(end, str):
+    start, end = _instant(call, "from"), _instant(call, "to")
+    if start is None or end is None:
         return None
-    return datetime.fromisoformat(start), datetime.fromisoformat(end)
+    return start, end
+
+
+def period_read(calls: Sequence[ToolCallRecord], period: tuple[datetime, datetime] | None) -> bool:
+    """Whether a read of the period asked ran without error (its answer needs no first
+    error)."""
+    return period is not None and any(
+        call.template_id in (RELEASES_TEMPLATE, CHANGES_TEMPLATE)
+        and not call.error
+        and _window(call) == period
+        for call in calls
+    )
 
 
 def releases_read(calls: Sequence[ToolCallRecord]) -> bool:

@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 
 from graph_schema.canonical import sha256_hex
 from graph_schema.front_matter_contact import front_matter_contact
-from investigator.change_period import RELEASES_TEMPLATE, WindowCut
+from investigator.change_period import CHANGES_TEMPLATE, RELEASES_TEMPLATE, WindowCut
 from investigator.evidence import (
     Evidence,
     as_held,
@@ -457,6 +457,8 @@ def derive_claims(
     teams: Sequence[str] = (),
     window_cuts: Sequence[WindowCut] = (),
     releases_unread: bool = False,
+    cause_cuts: Sequence[WindowCut] = (),
+    period_was_read: bool = False,
 ) -> ClaimSet:
     """Apply the claim rules of each intent to the pack evidence (pure, deterministic).
 
@@ -496,7 +498,11 @@ def derive_claims(
     required gap, said alike for a team that does not exist and one the subject may not read.
     `window_cuts`: each read of releases or change events cut at its row cap, a required gap
     each for a change question (change_period.py); `releases_unread`: no service's releases
-    were read (none named), said beside a period's changes.
+    were read (none named), said beside a period's changes. `cause_cuts`: each read of the
+    window before the first error (or of the earliest releases) cut at its row cap: a
+    required gap each, and no correlation verdict stronger than `uncertain`.
+    `period_was_read`: the period a change question asks over was read, so its answer needs
+    no first error (no `error_first_seen` gap of its own).
     """
     intent_set = {Intent(i) for i in intents}
     claims: list[Claim] = []
@@ -1047,6 +1053,40 @@ def derive_claims(
                 required=False,
             )
         )
+    if cause_cuts:
+        # Candidates past a read's row cap were never weighed: the list is not all of them,
+        # so no verdict is drawn between those read.
+        cause_intents = sorted(
+            i.value
+            for i in intent_set
+            & {Intent.DEPLOYMENT_CORRELATION, Intent.ROOT_CAUSE, Intent.CHANGE_HISTORY}
+        ) or sorted(i.value for i in intent_set)
+        missing += [
+            MissingEvidence(
+                evidence_type="change_event"
+                if cut.template_id == CHANGES_TEMPLATE
+                else "deployment_time",
+                intents=cause_intents,
+                description=cut.description(),
+                required=True,
+            )
+            for cut in cause_cuts
+        ]
+        if verdict in (Verdict.CONFIRMED, Verdict.LIKELY) and any(
+            cut.purpose == "causes" for cut in cause_cuts
+        ):
+            verdict = Verdict.UNCERTAIN
+    if period_was_read:
+        # "What changed in the last 24 hours?": the period was read itself, no first error
+        # is needed to answer it.
+        missing = [
+            m
+            for m in missing
+            if not (
+                m.evidence_type == "error_first_seen"
+                and set(m.intents) <= {Intent.CHANGE_HISTORY.value, Intent.RELEASE_LOOKUP.value}
+            )
+        ]
     unique = {c.claim_id: c for c in claims}
     # Readable and deterministic: per intent, facts first, then inferences, then hypotheses.
     rank = {EpistemicStatus.FACT: 0, EpistemicStatus.INFERENCE: 1, EpistemicStatus.HYPOTHESIS: 2}

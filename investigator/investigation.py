@@ -25,7 +25,14 @@ from investigator.alert_rules import (
     rule_label,
     same_named_rules,
 )
-from investigator.change_period import asked_change_period, cut_window_reads, releases_read
+from investigator.change_period import (
+    asked_change_period,
+    cut_cause_reads,
+    cut_first_release_reads,
+    cut_window_reads,
+    period_read,
+    releases_read,
+)
 from investigator.claims import (
     READ_FAILED,
     Claim,
@@ -809,6 +816,17 @@ def _investigate(
         versions_cut=cut_version_reads(outcome.tool_calls) if version_period else (),
         window_cuts=cut_window_reads(outcome.tool_calls, change_period),
         releases_unread=not releases_read(outcome.tool_calls),
+        # A period's answer is not the window before the first error: its cuts are the
+        # period's own (window_cuts).
+        cause_cuts=[
+            *(
+                cut_cause_reads(outcome.tool_calls, outcome.known.first_seen)
+                if change_period is None
+                else []
+            ),
+            *cut_first_release_reads(outcome.tool_calls),
+        ],
+        period_was_read=period_read(outcome.tool_calls, change_period),
         ownership_records=outcome.ownership_records,
         ownership_cut=cut_histories(outcome.tool_calls),
         owners_cut=cut_entity_reads(outcome.tool_calls, outcome.owners_cut_at),

@@ -1044,7 +1044,9 @@ class DeterministicPlanner:
         """A QueryPlan of `steps` (validated like any planner's output)."""
         return QueryPlan(
             intents=[i.value for i in intents],
-            entities=known.entities(),
+            # A crowded window knows more releases and changes than a plan holds: the
+            # first 64 (sorted by kind, then id) are recorded, as the steps are.
+            entities=known.entities()[:64],
             time_scope=TimeScope(
                 **{"from": shift(anchor_time(known, inp.as_of), -WIDE_LOOKBACK)},
                 to=inp.as_of,
