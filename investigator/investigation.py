@@ -316,12 +316,14 @@ def tied_runbook_gaps(missing: list[MissingEvidence], tied: Sequence[str]) -> li
 
 
 def searched_runbook_gaps(
-    missing: list[MissingEvidence], note: str | None
+    missing: list[MissingEvidence], note: str | None, *, cut_short: bool = False
 ) -> list[MissingEvidence]:
     """`missing` with a missing runbook said as the runbook search's answer when a symptom
     said with where it shows ("5xx on payment-api") was asked of it and it chose none
-    (`RetrievalOutcome.runbook_search_note`): which search, and why none fits."""
-    if note is None:
+    (`RetrievalOutcome.runbook_search_note`): which search, and why none fits. Not in a run
+    cut short: the reads it skipped (`runbooks_for` the service) may hold the runbook, so
+    its gap stays "unknown, not absent" and says the search was cut."""
+    if note is None or cut_short:
         return missing
     return [
         m.model_copy(update={"description": note})
@@ -908,6 +910,7 @@ def _investigate(
                 outcome.runbook_tie,
             ),
             outcome.runbook_search_note,
+            cut_short=unfinished,
         ),
         confounders=claim_set.confounders,
         conflicts=gate.conflicts,

@@ -475,7 +475,8 @@ def unread_words(question: str, intents: Sequence[Intent]) -> str | None:
     for text in sorted(extract_mentions(question).texts(), key=len, reverse=True):
         rest = rest.replace(text, " ")
     rest = _ANY_KG_ID.sub(" ", _HYPHENATED.sub(" ", rest))
-    words = re.findall(r"[^\W\d_]+", rest)
+    # A word with digits is one word ("5xx", not "xx"); a bare number is no word.
+    words = re.findall(r"\w*[^\W\d_]\w*", rest)
     unread = [
         w for w in words if w.lower() not in ENGLISH_STOP_WORDS and w.lower() not in _LOOKUP_WORDS
     ]
@@ -493,7 +494,9 @@ def reads_as_placed_symptom(question: str) -> bool:
     ("5xx errors on frontend", "5xx on payment-api"): short, read as nothing but an
     incident or entity lookup, naming at most services (no id, error code, release or
     alert), no incident, time, document or question word. Its words are asked of the
-    runbook search as well (`RetrievalLoop._runbook_by_text`) when no incident answers it."""
+    runbook search as well (`RetrievalLoop._runbook_by_text`) when no incident answers it.
+    A question mark at its end asks nothing more ("5xx on payment-api?")."""
+    question = re.sub(r"[?？\s]+$", "", question)
     if reads_as_symptom(question):
         return False
     if not set(detect_intents(question)) <= {Intent.INCIDENT_LOOKUP, Intent.ENTITY_LOOKUP}:
@@ -1204,6 +1207,17 @@ def cause_document_steps(
     return [_step("documents_about", {"entity_id": c}, "document") for c in dict.fromkeys(changes)]
 
 
+def rollback_document_steps(known: Known, question: str) -> list[PlanStep]:
+    """The documents about each incident known when the question asks whether the runbook
+    was followed or about a rollback: the postmortem that records the rollback must be read
+    whether the question names the incident in words ("the payments incident") or its error
+    code (PAY-4097), not only when a text hit happened to bring it in."""
+    if not asks_about_rollback(question):
+        return []
+    # The same step (evidence type "mechanism") as an incident's mechanism gets.
+    return [_step("documents_about", {"entity_id": inc}, "mechanism") for inc in known.incidents]
+
+
 # Intents whose answer is about a release the question may name.
 _RELEASE_INTENTS = frozenset({Intent.DEPLOYMENT_CORRELATION.value, Intent.RELEASE_LOOKUP.value})
 
@@ -1678,5 +1692,6 @@ def followup_steps(
         *competing_cause_steps(intents, known, as_of=inp.as_of, focus=focus),
         *period_change_steps(intents, asked, as_of=inp.as_of, focus=focus),
         *cause_document_steps(intents, known, as_of=inp.as_of),
+        *rollback_document_steps(known, inp.question),
         *named_release_steps(intents, known, inp.question, focus),
     ]

@@ -1292,12 +1292,17 @@ def _not_reproduced_note(status: Any, pack_recorded: bool) -> str:
 
 
 def _refuse_an_earlier_holders_run(
-    driver: neo4j.Driver, run_id: str, run: dict[str, Any], kg_database: str | None
+    driver: neo4j.Driver,
+    run_id: str,
+    run: dict[str, Any],
+    kg_database: str | None,
+    asker: str | None = None,
 ) -> None:
     """NotAuthorized (exit 3) when the run's subject holds no grants of its own now: an
     earlier holder of its id than the one holding it now (re-executing its calls with the
     current holder's grants would compare someone else's reads), or a holder retracted and
-    never written again (it may read nothing now; its old grants are never taken back up)."""
+    never written again (it may read nothing now; its old grants are never taken back up).
+    `asker`: the subject that asked (`tenant/id`), named in the commands the line hints."""
     tenant, subject_id = run.get("tenant"), run.get("subject_id")
     if not isinstance(tenant, str) or not isinstance(subject_id, str):
         return
@@ -1317,11 +1322,13 @@ def _refuse_an_earlier_holders_run(
         else f"is a retracted principal's run: {tenant}/{subject_id} was {when} and holds no "
         "grants now"
     )
+    # The hinted commands work as pasted: with the subject that asked (none may be set).
+    by = f" --subject {asker}" if asker else ""
     raise NotAuthorized(
         f"run {run_id} {who}, and replay re-executes a run with its subject's grants of now, "
         "which that principal no longer has; "
-        f"`investigator trace {run_id} --purpose audit` shows what it read, "
-        f"`investigator verify {run_id} --purpose audit` checks its chain and anchor"
+        f"`investigator trace {run_id}{by} --purpose audit` shows what it read, "
+        f"`investigator verify {run_id}{by} --purpose audit` checks its chain and anchor"
     )
 
 
@@ -1332,11 +1339,13 @@ def replay_run(
     ctx_database: str | None = None,
     kg_database: str | None = None,
     reader: ReplayReader | None = None,
+    asker: str | None = None,
 ) -> ReplayReport:
     """Replay run `run_id` (BadInput, exit 2, if it was never recorded). `reader`: who reads
-    the report (`replay_reader`); drift lines name only records it may read (none without)."""
+    the report (`replay_reader`); drift lines name only records it may read (none without).
+    `asker`: the subject that asked (`tenant/id`), named in a refusal's hinted commands."""
     lineage = load_lineage(driver, run_id, database=ctx_database)
-    _refuse_an_earlier_holders_run(driver, run_id, lineage.run_properties or {}, kg_database)
+    _refuse_an_earlier_holders_run(driver, run_id, lineage.run_properties or {}, kg_database, asker)
     chain = verify_chain(lineage)
     rep = _Replayer(driver, lineage, kg_database, reader)
     status = rep.run.get("status")

@@ -121,6 +121,7 @@ def replay_command(
                 ctx_database=ctx_database,
                 kg_database=settings.database,
                 reader=replay_reader(content),
+                asker=str(ref),
             )
     finally:
         driver.close()

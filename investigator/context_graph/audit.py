@@ -175,8 +175,9 @@ def check_run_readable(
             how = (
                 "may not replay it (replay re-executes a run with its subject's grants of "
                 f"now, which that principal no longer has): `investigator trace {run_id} "
-                f"--purpose {AUDIT_PURPOSE}` shows what it read, `investigator verify "
-                f"{run_id} --purpose {AUDIT_PURPOSE}` checks its chain and anchor"
+                f"--subject {who.ref} --purpose {AUDIT_PURPOSE}` shows what it read, "
+                f"`investigator verify {run_id} --subject {who.ref} --purpose {AUDIT_PURPOSE}` "
+                "checks its chain and anchor"
             )
         raise NotAuthorized(f"run {run_id} is another subject's run{earlier}: {who.ref} {how}")
 

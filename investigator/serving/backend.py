@@ -303,6 +303,7 @@ class ServingBackend:
                 ctx_database=self.ctx_database,
                 kg_database=self.kg_database,
                 reader=replay_reader(content),
+                asker=str(subject),
             )
         )
         return replay_json(readable_replay_report(report, content))
