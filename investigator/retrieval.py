@@ -1068,15 +1068,10 @@ class RetrievalLoop:
         """Whether the question is a symptom said with where it shows (`reads_as_placed_symptom`:
         "5xx on payment-api") that no incident the question names or reads answers."""
         reading = known.incidents or known.alerts or known.error_codes or known.runbooks
-        if reading:
-            return False
-        if reads_as_placed_symptom(self.reading):
-            return True
-        # "5xx on ledger": a service named by its one-word name is no mention the planner
-        # reads (a bare symptom to it), but once linked it is where the symptom shows.
-        words = {w.lower() for w in re.findall(r"\w+", self.reading)}
-        named = {s for s in known.services if s.split(":", 1)[-1].lower() in words}
-        return bool(named) and reads_as_symptom(self.reading) and len(words) > 1
+        # A service named by its one-word name ("5xx on ledger") is not taken as the place:
+        # its linked runbooks would answer by the place alone ("500s on checkout" got an
+        # alert's runbook, KubePodCrashLooping), not by the symptom's words.
+        return not reading and reads_as_placed_symptom(self.reading)
 
     def _runbook_by_text(
         self, known: Known, outcome: RetrievalOutcome, *, placed: bool = False
