@@ -58,6 +58,11 @@ class EntityContext(RowContext):
     # entity_resolution 4: when the last import of the record's source did not have its rule
     # (an alert) or file.
     file_missing_since: Instant | None = None
+    # entity_resolution 5: whether a visible runbook or policy is linked to the record, how
+    # many records the text matched (the row cap may keep fewer) and how many are linked.
+    linked: bool | None = None
+    matches: int | None = None
+    linked_matches: int | None = None
 
 
 class EmptyContext(RowContext):

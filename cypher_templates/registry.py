@@ -10,7 +10,9 @@ in their render settings (`row_times`: how the rows carry times; `acl_ceiling`: 
 of an element bounds what a subject may read; `missing_files`: whether a runbook row, or an
 entity_resolution row, says when its file or rule went missing from its source's import;
 `latest_copy`: which copy of a relationship record version_history shows; `renamed_to`:
-whether a fulltext_search row names the records of another document that supersede it),
+whether a fulltext_search row names the records of another document that supersede it;
+`linked_first`: whether entity_resolution reads the rules a runbook is linked to first and
+counts its matches),
 which Jinja2 receives beside the options, so an older version keeps rendering exactly the
 text it was recorded with.
 
@@ -94,6 +96,7 @@ RENDER_SETTINGS: frozenset[str] = frozenset(
         "renamed_to",
         "unreadable_files",
         "owned_kind",
+        "linked_first",
     }
 )
 
@@ -223,6 +226,7 @@ class TemplateSpec(BaseModel):
     renamed_to: bool = False  # fulltext_search 4: the other documents superseding a hit
     unreadable_files: bool = False  # runbooks_for 5: why a file the import had was not read
     owned_kind: bool = False  # owned_by_team 4: the kind owned, a runbook version's end
+    linked_first: bool = False  # entity_resolution 5: linked rules first, matches counted
 
     @model_validator(mode="after")
     def _names(self) -> TemplateSpec:
@@ -313,6 +317,7 @@ class VersionSettings(BaseModel):
     renamed_to: bool = False
     unreadable_files: bool = False
     owned_kind: bool = False
+    linked_first: bool = False
 
 
 class Manifest(BaseModel):
@@ -595,6 +600,7 @@ class TemplateRegistry:
                     renamed_to=spec.renamed_to,
                     unreadable_files=spec.unreadable_files,
                     owned_kind=spec.owned_kind,
+                    linked_first=spec.linked_first,
                     **resolved,
                 )
             )

@@ -71,8 +71,21 @@ def same_named_rules(alerts: Iterable[Evidence]) -> list[list[Evidence]]:
 
 def lead_apart(rules: list[Evidence], runbooks_of: dict[str, frozenset[str]]) -> bool:
     """Whether the rules lead to different runbooks (`runbooks_of`: alert id -> the runbook
-    ids reached through it; an id absent reaches none)."""
-    return len({runbooks_of.get(r.element_id, frozenset()) for r in rules}) > 1
+    ids reached through it; an id absent reaches none). Rules of the name left unread (past
+    the row cap, linked ones read first) that link none differ from read ones that do."""
+    reached = {runbooks_of.get(r.element_id, frozenset()) for r in rules}
+    total, linked = rules_matched(rules)
+    unread_unlinked = total - len(rules) > 0 and linked < total and frozenset() not in reached
+    return len(reached) > 1 or (unread_unlinked and any(reached))
+
+
+def rules_matched(rules: list[Evidence]) -> tuple[int, int]:
+    """How many rules the name matched in all and how many of them a runbook is linked to
+    (entity_resolution 5 counts them on every row); the rules read when it does not say."""
+    totals = [r.context.get("matches") for r in rules]
+    linked = [r.context.get("linked_matches") for r in rules]
+    total = max((t for t in totals if isinstance(t, int)), default=len(rules))
+    return max(total, len(rules)), max((n for n in linked if isinstance(n, int)), default=0)
 
 
 def _words(text: str) -> set[str]:
@@ -144,11 +157,30 @@ def ambiguous_rules_note(
     parts = []
     for rules in apart:
         name = alert_name_of(rules[0])
-        listed = "; ".join(f"{rule_label(r)} -> {_rule_runbooks(r, reached)}" for r in rules)
-        parts.append(
-            f"{len(rules)} alert rules are named {name}, with different runbooks: {listed}"
+        total, linked = rules_matched(rules)
+        if total == len(rules):
+            listed = "; ".join(f"{rule_label(r)} -> {_rule_runbooks(r, reached)}" for r in rules)
+            parts.append(
+                f"{len(rules)} alert rules are named {name}, with different runbooks: {listed}"
+            )
+            continue
+        # More rules than read (GitLab's 65 saturation rules of one name): the linked ones
+        # were read first; the rest are counted, a few named.
+        shown = [r for r in rules if r.element_id in reached]
+        listed = "; ".join(f"{rule_label(r)} -> {_rule_runbooks(r, reached)}" for r in shown)
+        unshown = [r.element_id.removeprefix("alert:") for r in rules if r not in shown]
+        more = f" (the first {len(shown)} shown)" if linked > len(shown) else ""
+        others = f"the other {total - linked} link no runbook" + (
+            f" ({', '.join(unshown)}, ...)" if unshown else ""
         )
-    first = apart[0][0].element_id.removeprefix("alert:")
+        parts.append(
+            f"{total} alert rules are named {name}, {linked} of them linked to a runbook"
+            f"{more}: {listed}; {others}"
+        )
+    # A name of more rules than read is asked for by its linked rule (the one worth asking).
+    cut = [r for rules in apart if rules_matched(rules)[0] > len(rules) for r in rules]
+    linked_rules = [r for r in cut if r.element_id in reached]
+    first = (linked_rules or apart[0])[0].element_id.removeprefix("alert:")
     return (
         "; ".join(parts) + f"; which one fired? ask for it by id ({ask} {first}), or paste"
         " the notification: its words pick the rule"

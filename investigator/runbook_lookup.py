@@ -608,9 +608,12 @@ def _external_links(run: _Lookup) -> list[ExternalLink]:
 
 def _link_key(alert: Evidence) -> str:
     """The rule's annotation its runbook link was read from, as the import names it:
-    `runbook_url`, else `annotations.documentation` (`runbook`, `playbook`)."""
+    `runbook_url`, else `annotations.documentation` (`runbook`, `playbook`), or
+    `labels.runbook` (GitLab's cause alerts)."""
     key = alert.props.get("runbook_url_annotation")
-    return f"annotations.{key}" if key else "runbook_url"
+    if not key:
+        return "runbook_url"
+    return str(key) if str(key).startswith("labels.") else f"annotations.{key}"
 
 
 def _names_asked(run: _Lookup) -> list[str]:

@@ -59,7 +59,7 @@ def test_folder_and_rule_file_ingest_link_and_answer(  # type: ignore[no-untyped
     assert len(unresolved) == 1
     assert "alert:HostDiskWillFillIn4Hours" in unresolved[0]
     assert "runbooks/node/hostdiskwillfillin4hours" in unresolved[0]
-    assert "recording rule namespace:container_restarts:rate5m" in rules.err
+    assert "skipped: 1 recording rule, not alerts (no runbook applies): namespace:" in rules.err
 
     # What is stored: maps as JSON strings, sections with locators, provenance, tenant, ACL.
     records, _, _ = empty.execute_query(

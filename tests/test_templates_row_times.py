@@ -300,9 +300,13 @@ def test_every_template_has_demo_calls(ex: TemplateExecutor) -> None:
     # version_history (a relationship record's latest-ending copy), fulltext_search (which
     # newer record of another id replaced a hit: a renamed runbook file), owned_by_team and
     # owners_of (the kind owned and the owned node's end).
-    # 5: runbooks_for (why a file its import had could not be read).
+    # 5: runbooks_for (why a file its import had could not be read), entity_resolution (the
+    # rules a runbook is linked to first, the matches counted).
     assert {s.version for s in ex.registry.specs()} == {1, 2, 3, 4, 5}
-    assert {s.id for s in ex.registry.specs() if s.version == 5} == {"runbooks_for"}
+    assert {s.id for s in ex.registry.specs() if s.version == 5} == {
+        "runbooks_for",
+        "entity_resolution",
+    }
     assert {s.id for s in ex.registry.specs() if s.version == 4} == {
         "runbooks_for",
         "entity_resolution",

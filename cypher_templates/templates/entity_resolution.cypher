@@ -33,12 +33,33 @@ WHERE NOT n:Principal AND NOT n:Source{% if label != 'any' %} AND n:{{ label }}{
 OPTIONAL MATCH (gone:MissingFile {tenant: $tenant, id: n.id})
 WHERE {{ v.visible('gone') }} AND gone.source_id = n.source_id
 WITH n, max(gone.recorded_at) AS missing_since
+{% if linked_first -%}
+// Many rules may share one alert name (GitLab's 65 saturation rules): those a visible runbook
+// or policy APPLIES_TO come first, so the row cap keeps them; every row counts the matches.
+OPTIONAL MATCH (n)<-[l:APPLIES_TO|GOVERNED_BY]-(rb:KG:Document)
+WHERE (rb:Runbook OR rb:Policy)
+  AND {{ v.visible_rel('l', 'APPLIES_TO|GOVERNED_BY') }} AND {{ v.visible('rb') }}
+WITH n, missing_since, count(rb) > 0 AS linked
+WITH collect({n: n, missing_since: missing_since, linked: linked}) AS found,
+     sum(CASE WHEN linked THEN 1 ELSE 0 END) AS linked_matches
+UNWIND found AS row
+WITH row.n AS n, row.missing_since AS missing_since, row.linked AS linked,
+     size(found) AS matches, linked_matches
+RETURN {{ e.node_element('n', "['entity']") }} AS element,
+       {match: CASE WHEN n.id = $text THEN 'id' WHEN n.code = $text THEN 'code' WHEN n.alertname = $text THEN 'alertname' WHEN toLower(n.name) = toLower($text) THEN 'name' ELSE 'alias' END, file_missing_since: {{ e.instant('missing_since') }}, linked: linked, matches: matches, linked_matches: linked_matches} AS context,
+       null AS score
+ORDER BY linked DESC, n.id, n.version
+LIMIT $limit
+{%- else -%}
 RETURN {{ e.node_element('n', "['entity']") }} AS element,
        {match: CASE WHEN n.id = $text THEN 'id' WHEN n.code = $text THEN 'code' WHEN n.alertname = $text THEN 'alertname' WHEN toLower(n.name) = toLower($text) THEN 'name' ELSE 'alias' END, file_missing_since: {{ e.instant('missing_since') }}} AS context,
+{%- endif %}
 {% else -%}
 RETURN {{ e.node_element('n', "['entity']") }} AS element,
        {match: CASE WHEN n.id = $text THEN 'id' WHEN n.code = $text THEN 'code' WHEN n.alertname = $text THEN 'alertname' WHEN toLower(n.name) = toLower($text) THEN 'name' ELSE 'alias' END} AS context,
 {% endif %}
+{% if not linked_first %}
        null AS score
 ORDER BY n.id, n.version
 LIMIT $limit
+{% endif -%}

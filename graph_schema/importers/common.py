@@ -69,3 +69,11 @@ def validation_text(exc: ValidationError) -> str:
         message = str(error.get("msg", "invalid")).removeprefix("Value error, ")
         parts.append(f"{where}: {message}" if where else message)
     return "; ".join(parts)
+
+
+def listed_names(names: list[str], shown: int = 3, sep: str = ", ") -> str:
+    """The first `shown` of `names` and a count of the rest (`a, b, c and 2 more`); one
+    left over is named, not counted ("and 1 more" hid the one name it stood for)."""
+    if len(names) <= shown + 1:
+        return sep.join(names)
+    return sep.join(names[:shown]) + f" and {len(names) - shown} more"

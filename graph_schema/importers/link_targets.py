@@ -173,7 +173,7 @@ def url_link_hint(url: str, key: str = "runbook_url") -> str:
     must be named (or the URL must say) for the link to be made when the rules are ingested."""
     name = url_page_name(url)
     # Named as the import's unresolved line names the field (`annotations.documentation`).
-    label = key if key == "runbook_url" else f"annotations.{key}"
+    label = key if key == "runbook_url" or key.startswith("labels.") else f"annotations.{key}"
     link = f"{'an' if label[0] in 'aeiou' else 'a'} {label}"
     host = document_service(url)
     if host is not None:

@@ -85,6 +85,7 @@ from graph_schema.importers.common import (
     ImportOptions,
     default_source_id,
     import_source_spec,
+    listed_names,
     slug,
     validation_text,
 )
@@ -798,8 +799,7 @@ def _skip_other_pages(root: Path, result: ImportResult) -> str | None:
     if not others:
         return None
     names = [f.relative_to(root).as_posix() for f in others]
-    more = len(names) - 3
-    listed = ", ".join(names[:3]) + (f" and {more} more" if more > 0 else "")
+    listed = listed_names(names)
     s = "s" if len(names) > 1 else ""
     line = f"{len(names)} file{s} not Markdown (.md), not imported: {listed}"
     if any(f.name.lower().endswith(".rst") for f in others):
@@ -839,8 +839,7 @@ def _skip_indexes(indexes: list[str], result: ImportResult) -> None:
     folder: 80 lines of absolute paths buried the rest of the output)."""
     if not indexes:
         return
-    more = len(indexes) - 3
-    listed = ", ".join(indexes[:3]) + (f" and {more} more" if more > 0 else "")
+    listed = listed_names(indexes)
     s = "es" if len(indexes) > 1 else ""
     result.skipped.append(f"{len(indexes)} folder index{s}, not runbooks: {listed}")
 

@@ -38,7 +38,13 @@ and file paths in the tenant's KG. A URL that matches nothing is listed in
 `ImportResult.hints` says what name the page would need (`url_link_hint`). A rule with no
 `runbook_url` is linked by its `runbook`, `playbook` or `documentation` annotation (the Ceph
 mixin's), the first that is a single word; the alert's `runbook_url` property is then that
-link and `runbook_url_annotation` names the key, and the import's lines name it too.
+link and `runbook_url_annotation` names the key, and the import's lines name it too. With
+none of these, the same keys under `labels` are read (GitLab's cause alerts: key
+`labels.runbook`). A link templated on labels (`docs/{{ $labels.type }}/README.md`) is filled
+from the rule's own labels when they set every variable; else it is not linked, and one
+`unresolved:` line per distinct template counts the rules naming it. Recording rules are one
+counted `skipped:` line. An alert name with `_` gets that name without `_` as an alias
+(`--alert postgresql-connections-too-high` finds `PostgreSQL_ConnectionsTooHigh`).
 
 Each rule's `source_version` is the file's; on a re-import, a rule that did not change keeps
 its current record's (`rule_versions.py`, applied by `dispatch.import_source`).
@@ -70,6 +76,7 @@ from graph_schema.importers.common import (
     ImportOptions,
     default_source_id,
     import_source_spec,
+    listed_names,
     slug,
     validation_text,
 )
@@ -113,16 +120,51 @@ class _Rule:
         self.id = f"alert:{alert_id_name(self.name)}"
 
     def runbook_link(self) -> tuple[str, str] | None:
-        """The annotation that links the rule's runbook and its URL: `runbook_url`, else the
-        first of LINK_ANNOTATIONS whose value is one word (a URL or path); None if none."""
+        """The key that links the rule's runbook and its URL: `runbook_url`, else the first
+        of LINK_ANNOTATIONS whose value is one word (a URL or path), else the same under
+        `labels` (GitLab's generated cause alerts: key `labels.runbook`); None if none. A
+        templated value (`docs/{{ $labels.type }}/README.md`) is filled from the rule's own
+        labels when they set every variable; else it is `templated_link`'s, not a link."""
         url = self.annotations.get("runbook_url")
         if url:
             return "runbook_url", url  # as written, as it always was read and stored
-        for key in LINK_ANNOTATIONS:
-            value = self.annotations.get(key, "").strip()
-            if value and len(value.split()) == 1:
-                return key, value
+        for where, values in (("", self.annotations), ("labels.", self.labels)):
+            for key in LINK_ANNOTATIONS:
+                value = _filled(values.get(key, "").strip(), self.labels)
+                if value and len(value.split()) == 1 and "{{" not in value:
+                    return where + key, value
         return None
+
+    def templated_link(self) -> tuple[str, str] | None:
+        """The key and value of a runbook link templated on labels the rule does not set
+        (resolved per firing by Alertmanager, unknown at import); None when there is none."""
+        if self.runbook_link() is not None:
+            return None
+        for where, values in (("", self.annotations), ("labels.", self.labels)):
+            for key in LINK_ANNOTATIONS:
+                value = values.get(key, "").strip()
+                if "{{" in value and len(_TEMPLATE_VAR.sub("", value).split()) == 1:
+                    return where + key, " ".join(value.split())
+        return None
+
+
+# A Go-template variable of a rule's labels, as Prometheus fills it per firing.
+_TEMPLATE_VAR = re.compile(r"\{\{-?\s*\$labels\.([A-Za-z_][A-Za-z0-9_]*)\s*-?\}\}")
+
+
+def _filled(value: str, labels: dict[str, str]) -> str:
+    """`value` with its `{{ $labels.x }}` filled from the rule's own labels, when they set
+    every one (a label the rule sets is the same in every firing); else as written."""
+    names = _TEMPLATE_VAR.findall(value)
+    if not names or any(name not in labels for name in names):
+        return value
+    return _TEMPLATE_VAR.sub(lambda m: labels[m.group(1)], value)
+
+
+def link_field(key: str) -> str:
+    """Where a rule's link key sits, as the import's lines name it: `runbook_url` and
+    `labels.runbook` as they are, any other `annotations.<key>`."""
+    return key if key == "runbook_url" or key.startswith("labels.") else f"annotations.{key}"
 
 
 def alert_id_name(name: str) -> str:
@@ -175,7 +217,9 @@ def _check_map(value: Any, what: str) -> str | None:
     return None
 
 
-def _parse_file(path: Path, root: Path, result: ImportResult, tests: list[str]) -> list[_Rule]:
+def _parse_file(
+    path: Path, root: Path, result: ImportResult, tests: list[str], recording: list[str]
+) -> list[_Rule]:
     origin = str(path)
     rel = path.name if root.is_file() else path.relative_to(root).as_posix()
 
@@ -222,7 +266,7 @@ def _parse_file(path: Path, root: Path, result: ImportResult, tests: list[str]) 
                 problem(element, "a rule must be a mapping")
                 continue
             if "record" in raw and "alert" not in raw:
-                result.skipped.append(f"{origin}: {element}: recording rule {raw['record']}")
+                recording.append(str(raw["record"]))
                 continue
             name = raw.get("alert")
             reason = _name_problem(name)
@@ -246,10 +290,21 @@ def _skip_tests(tests: list[str], result: ImportResult) -> None:
     """One counted line for the promtool test files skipped (one beside each rule file)."""
     if not tests:
         return
-    more = len(tests) - 3
-    listed = ", ".join(tests[:3]) + (f" and {more} more" if more > 0 else "")
     s = "s" if len(tests) > 1 else ""
-    result.skipped.append(f"{len(tests)} promtool test file{s}, not rules: {listed}")
+    result.skipped.append(f"{len(tests)} promtool test file{s}, not rules: {listed_names(tests)}")
+
+
+def _skip_recording(recording: list[str], result: ImportResult) -> None:
+    """One counted line for the recording rules skipped (GitLab's files hold 297: one line
+    each buried the lines that matter), naming the first few series they record."""
+    if not recording:
+        return
+    series = list(dict.fromkeys(recording))
+    s = "s" if len(recording) > 1 else ""
+    result.skipped.append(
+        f"{len(recording)} recording rule{s}, not alerts (no runbook applies): "
+        f"{listed_names(series)}" + (f" ({len(series)} series)" if len(series) > 1 else "")
+    )
 
 
 def _assign_ids(rules: list[_Rule]) -> None:
@@ -285,12 +340,16 @@ def _alert_node(rule: _Rule, options: ImportOptions, source_id: str) -> NodeSpec
     for key in ("summary", "description", "runbook_url"):
         if key in rule.annotations:
             props[key] = rule.annotations[key]
-    link = rule.runbook_link()
+    link = rule.runbook_link() or rule.templated_link()
     if link is not None and link[0] != "runbook_url":
         # Another annotation's link, where cards look for it (its #fragment picks the
         # section), and which annotation it was.
         props["runbook_url"] = link[1]
         props["runbook_url_annotation"] = link[0]
+    if "_" in rule.name.strip("_") and (joined := rule.name.replace("_", "")):
+        # So `--alert postgresql-connections-too-high`, joined as `PostgresqlConnectionsTooHigh`
+        # (names resolve in any case), finds `PostgreSQL_ConnectionsTooHigh`.
+        props["aliases"] = [joined]
     # `message` is the older name of the one-line text an alert pages with (ODF, early
     # kube-prometheus): searchable as the summary when there is none.
     if "summary" not in props and isinstance(rule.annotations.get("message"), str):
@@ -306,6 +365,17 @@ def _alert_node(rule: _Rule, options: ImportOptions, source_id: str) -> NodeSpec
             "method": "prometheus-rules",
             "props": props,
         }
+    )
+
+
+def _templated_line(key: str, value: str, ids: list[str]) -> str:
+    """One line for the rules naming one templated runbook link, none of which is linked."""
+    variables = ", ".join(dict.fromkeys(_TEMPLATE_VAR.findall(value))) or "its variables"
+    rules = "1 rule names" if len(ids) == 1 else f"{len(ids)} rules name"
+    return (
+        f"{rules} a templated runbook link ({link_field(key)} {value!r}, e.g. "
+        f"{ids[0]}): not linked (the alert's firing sets {variables}, the rule's own "
+        "labels do not)"
     )
 
 
@@ -335,9 +405,11 @@ def import_prometheus_rules(
         return result
     rules: list[_Rule] = []
     tests: list[str] = []
+    recording: list[str] = []
     for file in files:
-        rules.extend(_parse_file(file, path, result, tests))
+        rules.extend(_parse_file(file, path, result, tests, recording))
     _skip_tests(tests, result)
+    _skip_recording(recording, result)
     if not rules and not result.problems:
         result.problems.append(
             BundleProblem(origin=str(path), element="path", reason="no alerting rules")
@@ -352,11 +424,15 @@ def import_prometheus_rules(
     superseded = {t.id for t in known if t.superseded_by}
     nodes: list[NodeSpec] = []
     edges: list[EdgeSpec] = []
+    # Templated links (key, value as written) -> the rules naming them: one line each.
+    templates: dict[tuple[str, str], list[str]] = {}
     try:
         for rule in rules:
             nodes.append(_alert_node(rule, options, source_id))
             link = rule.runbook_link()
             if link is None:
+                if (templated := rule.templated_link()) is not None:
+                    templates.setdefault(templated, []).append(rule.id)
                 continue
             key, url = link
             runbooks = index.resolve_url(NodeLabel.RUNBOOK, url)
@@ -365,7 +441,7 @@ def import_prometheus_rules(
                     UnresolvedLink(
                         origin=str(rule.origin),
                         element=rule.id,
-                        field=f"annotations.{key}",
+                        field=link_field(key),
                         target=url,
                         reason="no runbook in the tenant has that path or name",
                     )
@@ -378,7 +454,7 @@ def import_prometheus_rules(
                 LinkStatement(
                     runbooks=tuple(runbooks),
                     targets=(rule.id,),
-                    via="runbook_url" if key == "runbook_url" else f"annotations.{key}",
+                    via=link_field(key),
                     superseded=tuple(r for r in runbooks if r in superseded),
                 )
             )
@@ -396,6 +472,9 @@ def import_prometheus_rules(
                         }
                     )
                 )
+        result.templated = [
+            _templated_line(key, value, ids) for (key, value), ids in templates.items()
+        ]
         result.source = import_source_spec(options, source_id, "prometheus_rules")
         result.bundle = Bundle(tenant=options.tenant, nodes=nodes, edges=edges)
     except ValidationError as exc:

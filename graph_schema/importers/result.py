@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from graph_schema.bundle import Bundle, BundleProblem, LoadedBundle, SourceSpec
+from graph_schema.importers.common import listed_names
 
 
 class UnresolvedLink(BaseModel):
@@ -96,10 +97,7 @@ def unresolved_lines(links: list[UnresolvedLink]) -> list[str]:
         if len(group) == 1:
             lines.append(group[0].line())
             continue
-        ids = [link.element for link in group]
-        named = ", ".join(ids[:MAX_UNRESOLVED_NAMED])
-        more = len(ids) - MAX_UNRESOLVED_NAMED
-        named += f" and {more} more" if more > 0 else ""
+        named = listed_names([link.element for link in group], MAX_UNRESOLVED_NAMED)
         lines.append(
             f"{origin}: {len(group)} elements ({named}): {field} {page!r} (anchors aside) "
             f"not linked ({reason})"
@@ -135,6 +133,9 @@ class ImportResult(BaseModel):
     linked: list[LinkStatement] = Field(default_factory=list)
     # Links another source holds that this import states otherwise: the holder's stand.
     conflicts: list[str] = Field(default_factory=list)
+    # Runbook links templated on what a firing sets (`docs/{{ $labels.type }}/README.md`):
+    # one line per distinct template, with how many rules name it; none is linked.
+    templated: list[str] = Field(default_factory=list)
     # How to resolve what is unresolved (one per kind of reference), after those lines.
     hints: list[str] = Field(default_factory=list)
     # Ids the importer chose other than its default, and why (two files of one name).
@@ -164,6 +165,7 @@ class ImportResult(BaseModel):
         lines += [f"conflict: {line}" for line in self.conflicts]
         lines += [f"id: {line}" for line in self.renamed]
         lines += [f"skipped: {line}" for line in self.skipped]
+        lines += [f"unresolved: {line}" for line in self.templated]
         lines += [f"unresolved: {line}" for line in unresolved_lines(self.unresolved)]
         lines += [f"hint: {hint}" for hint in self.hints]
         return lines

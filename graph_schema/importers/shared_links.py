@@ -29,6 +29,7 @@ import neo4j
 from pydantic import BaseModel, ConfigDict
 
 from graph_schema.bundle import Bundle
+from graph_schema.importers.common import listed_names
 from graph_schema.importers.result import ImportResult
 from graph_schema.kg_types import RecordStatus, RelType
 
@@ -210,9 +211,7 @@ def _conflict_lines(conflicts: Sequence[tuple[_Statement, _Held, tuple[str, str]
             subject = f"{_link_text(keys[0])} is held by {holder}"
             pronoun, verb = "it", "its record stands"
         else:
-            named = "; ".join(_link_text(k) for k in keys[:_NAMED])
-            more = len(keys) - _NAMED
-            named += f" and {more} more" if more > 0 else ""
+            named = listed_names([_link_text(k) for k in keys], _NAMED, sep="; ")
             subject = f"{len(keys)} links ({named}) are held by {holder}"
             pronoun, verb = "them", "their records stand"
         lines.append(

@@ -20,7 +20,7 @@ import neo4j
 
 from cypher_templates.executor import TemplateExecutor
 from graph_schema.bundle import LoadedBundle
-from graph_schema.importers.common import ImportOptions
+from graph_schema.importers.common import ImportOptions, listed_names
 from graph_schema.importers.dispatch import FORMATS, ForeignSource, import_source
 from graph_schema.importers.import_origin import OtherFolder
 from graph_schema.importers.reimport_acl import (
@@ -130,8 +130,7 @@ def _files(kind: str, locators: Sequence[str], tail: str = "") -> list[str]:
     if not locators:
         return []
     names = sorted(locators)
-    more = len(names) - MAX_FILES_NAMED
-    listed = ", ".join(names[:MAX_FILES_NAMED]) + (f" and {more} more" if more > 0 else "")
+    listed = listed_names(names, MAX_FILES_NAMED)
     return [f"{kind}: {listed}{tail}"]
 
 
