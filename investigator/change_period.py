@@ -1,5 +1,5 @@
 """What a change question's window reads left out: a read of releases or change events cut
-at its row cap, and a period's releases not read because no service was named.
+at its row cap, and a period's releases not read (the run stopped before it read them).
 
 The window templates read `LIMIT row_cap + 1` rows the subject may read (tenant, ACL and
 purpose in Cypher): a read cut there says "more than N", never a count of the rest, so no
@@ -18,6 +18,9 @@ from investigator.rubric import Intent
 from investigator.timeline import time_references
 
 RELEASES_TEMPLATE = "deployments_in_window"
+# With no service named: the releases of every service the subject may read in the period.
+TENANT_RELEASES_TEMPLATE = "deployments_in_window_tenant"
+_RELEASE_TEMPLATES = (RELEASES_TEMPLATE, TENANT_RELEASES_TEMPLATE)
 CHANGES_TEMPLATE = "change_events_in_window"
 
 
@@ -33,7 +36,10 @@ class WindowCut(BaseModel):
     def description(self) -> str:
         """The required gap's text: what was cut, where, and how to ask for the rest."""
         span = f"from {self.start} to {self.end}"
-        if self.template_id == RELEASES_TEMPLATE:
+        if self.template_id == TENANT_RELEASES_TEMPLATE:
+            what = f"more than {self.read} releases {span}"
+            ask = " or name the service ('what changed on <name> ...')"
+        elif self.template_id == RELEASES_TEMPLATE:
             what = f"more than {self.read} releases of {self.service_id} {span}"
             ask = f" or ask for the latest releases of {self.service_id}"
         else:
@@ -64,7 +70,7 @@ def cut_window_reads(
             read=call.row_count,
         ).model_dump_json(): None
         for call in calls
-        if call.template_id in (RELEASES_TEMPLATE, CHANGES_TEMPLATE)
+        if call.template_id in (*_RELEASE_TEMPLATES, CHANGES_TEMPLATE)
         and call.truncated
         and not call.error
         and _window(call) == period
@@ -83,8 +89,8 @@ def _window(call: ToolCallRecord) -> tuple[datetime, datetime] | None:
 
 
 def releases_read(calls: Sequence[ToolCallRecord]) -> bool:
-    """Whether the run read any service's releases in a window."""
-    return any(call.template_id == RELEASES_TEMPLATE for call in calls)
+    """Whether the run read releases in a window (one service's, or every readable one's)."""
+    return any(call.template_id in _RELEASE_TEMPLATES for call in calls)
 
 
 def asked_change_period(

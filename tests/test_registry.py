@@ -314,6 +314,7 @@ LATER_TEMPLATES = {
     "owned_by_team",
     "runbook_version_at",
     "rollouts_under_way",
+    "deployments_in_window_tenant",
 }
 
 
