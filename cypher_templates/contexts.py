@@ -125,8 +125,8 @@ class OwnedByTeamRecordContext(OwnedByTeamContext):
 
 
 class DeploymentContext(RowContext):
-    """deployments_in_window, latest_deployments, rollouts_under_way: the deployment and when
-    it was deployed."""
+    """deployments_in_window (and _tenant), latest_deployments, rollouts_under_way: the
+    deployment and when it was deployed."""
 
     service: str | None = None
     deployment: str | None = None
@@ -230,6 +230,7 @@ CONTEXT_SHAPES: dict[str, type[RowContext]] = {
     "owned_by_team_records": OwnedByTeamRecordContext,
     "owners_of_records": OwnerOfRecordContext,
     "deployments_in_window": DeploymentContext,
+    "deployments_in_window_tenant": DeploymentContext,
     "incident_context": IncidentContext,
     "incidents_at": IncidentAtContext,
     "runbooks_for": RunbookContext,

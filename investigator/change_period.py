@@ -1,7 +1,7 @@
 """What a change question's window reads left out: a read of releases or change events cut
 at its row cap (over the period asked, the window before the first error where the competing
 causes are read, or the earliest releases of "the first release"), and a period's releases
-not read because no service was named.
+not read (the run stopped before it read them).
 
 The window templates read `LIMIT row_cap + 1` rows the subject may read (tenant, ACL and
 purpose in Cypher): a read cut there says "more than N", never a count of the rest, so no
@@ -21,6 +21,9 @@ from investigator.rubric import Intent
 from investigator.timeline import EARLIEST, time_references
 
 RELEASES_TEMPLATE = "deployments_in_window"
+# With no service named: the releases of every service the subject may read in the period.
+TENANT_RELEASES_TEMPLATE = "deployments_in_window_tenant"
+_RELEASE_TEMPLATES = (RELEASES_TEMPLATE, TENANT_RELEASES_TEMPLATE)
 CHANGES_TEMPLATE = "change_events_in_window"
 ROLLOUTS_TEMPLATE = "rollouts_under_way"
 
@@ -48,7 +51,10 @@ class WindowCut(BaseModel):
                 "earliest of those read, not certainly the first recorded"
             )
         span = f"from {self.start} to {self.end}"
-        if self.template_id == RELEASES_TEMPLATE:
+        if self.template_id == TENANT_RELEASES_TEMPLATE:
+            what = f"more than {self.read} releases {span}"
+            ask = " or name the service ('what changed on <name> ...')"
+        elif self.template_id == RELEASES_TEMPLATE:
             what = f"more than {self.read} releases of {self.service_id} {span}"
             ask = f" or ask for the latest releases of {self.service_id}"
         else:
@@ -99,7 +105,7 @@ def cut_window_reads(
     return _cuts(
         call
         for call in calls
-        if call.template_id in (RELEASES_TEMPLATE, CHANGES_TEMPLATE) and _window(call) == period
+        if call.template_id in (*_RELEASE_TEMPLATES, CHANGES_TEMPLATE) and _window(call) == period
     )
 
 
@@ -177,7 +183,7 @@ def period_read(calls: Sequence[ToolCallRecord], period: tuple[datetime, datetim
     """Whether a read of the period asked ran without error (its answer needs no first
     error)."""
     return period is not None and any(
-        call.template_id in (RELEASES_TEMPLATE, CHANGES_TEMPLATE)
+        call.template_id in (*_RELEASE_TEMPLATES, CHANGES_TEMPLATE)
         and not call.error
         and _window(call) == period
         for call in calls
@@ -185,8 +191,8 @@ def period_read(calls: Sequence[ToolCallRecord], period: tuple[datetime, datetim
 
 
 def releases_read(calls: Sequence[ToolCallRecord]) -> bool:
-    """Whether the run read any service's releases in a window."""
-    return any(call.template_id == RELEASES_TEMPLATE for call in calls)
+    """Whether the run read releases in a window (one service's, or every readable one's)."""
+    return any(call.template_id in _RELEASE_TEMPLATES for call in calls)
 
 
 def asked_change_period(

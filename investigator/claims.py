@@ -497,8 +497,8 @@ def derive_claims(
     say nothing of who owned the rest, so no owner gap is drawn from them); none linked is a
     required gap, said alike for a team that does not exist and one the subject may not read.
     `window_cuts`: each read of releases or change events cut at its row cap, a required gap
-    each for a change question (change_period.py); `releases_unread`: no service's releases
-    were read (none named), said beside a period's changes. `cause_cuts`: each read of the
+    each for a change question (change_period.py); `releases_unread`: no releases were read
+    (the run stopped first), said beside a period's changes. `cause_cuts`: each read of the
     window before the first error (or of the earliest releases) cut at its row cap: a
     required gap each, and no correlation verdict stronger than `uncertain`.
     `period_was_read`: the period a change question asks over was read, so its answer needs
@@ -2605,9 +2605,10 @@ def _changes_in_period(
     """Answers "what changed in the last hour" ("in July 2026", "since March"): each release
     of the focus services and each other change recorded in the period asked (its end at
     as_of at the latest), as a fact with its time. None found is said, as what was searched,
-    unless the search did not finish (then unknown, not absent). Releases are read for a
-    named service only (`releases_unread`: none named): a required gap says so, with how to
-    name one, never a list of change events passed off as every change."""
+    unless the search did not finish (then unknown, not absent). With no service named the
+    releases of every service the subject may read are read; when no release read ran
+    (`releases_unread`: the run stopped first) a required gap says so, never a list of change
+    events passed off as every change."""
     intent = Intent.CHANGE_HISTORY.value
     out = _Causes()
     start, end = period[0].at, min(period[1].at, as_of)
@@ -2645,10 +2646,10 @@ def _changes_in_period(
             MissingEvidence(
                 evidence_type="deployment_time",
                 intents=[intent],
-                description=f"releases are read for a named service only and the question "
-                f"names none: the changes listed {span} are change events, not releases; name "
-                "the service (--service svc:<name>, or 'what changed on <name> ...') to read "
-                "its releases in the period",
+                description=f"the releases of the period were not read: the changes listed "
+                f"{span} are change events, not releases; ask again, or name the service "
+                "(--service svc:<name>, or 'what changed on <name> ...') to read its releases "
+                "in the period",
                 required=True,
             )
         )

@@ -1145,7 +1145,8 @@ def period_change_steps(
 ) -> list[PlanStep]:
     """The reads of a change question over the period it names ("what changed in the last
     hour", "in July 2026", "since March"): every change event of the tenant, and each focus
-    service's releases, from the period's start to its end (as_of when later); a release
+    service's releases (with none, the releases of every service the subject may read), from
+    the period's start to its end (as_of when later); a release
     question ("which releases of X in July 2026?") reads the releases alone. None for a
     correlation or root-cause question (their window is the one before the first error)."""
     wanted = {str(i) for i in intents}
@@ -1183,6 +1184,23 @@ def period_change_steps(
             )
             for svc in focus
         ),
+        *_tenant_release_steps(window, focus),
+    ]
+
+
+def _tenant_release_steps(window: dict[str, str], focus: Sequence[str]) -> list[PlanStep]:
+    """With no service named ("What changed in the last hour?"), the releases of every
+    service the subject may read in the period: without them a list of change events would
+    pass for every change, the release that finished in the window left out."""
+    if focus:
+        return []
+    return [
+        _step(
+            "deployments_in_window_tenant",
+            window,
+            "deployment_time",
+            step_id=PERIOD_CHANGES_CHECK,
+        )
     ]
 
 

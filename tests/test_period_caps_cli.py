@@ -9,6 +9,7 @@ gap: the cap counts only rows the subject may read (LIMIT cap + 1 in Cypher)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import neo4j
@@ -113,22 +114,44 @@ def test_rows_the_subject_may_not_read_are_not_counted(june_releases, invoke) ->
     assert not any("120" in g or "pii" in g for g in _gaps(doc)), doc["missing_evidence"]
 
 
-def test_a_period_with_no_service_says_releases_were_not_read(  # type: ignore[no-untyped-def]
-    demo_graph, cli_env, invoke
+def _statements(doc: dict) -> list[str]:  # type: ignore[type-arg]
+    return [c["statement"] for c in doc["claims"]]
+
+
+def test_a_release_the_subject_may_not_read_is_never_listed(  # type: ignore[no-untyped-def]
+    demo_graph, cli_env, invoke, tmp_path: Path
 ) -> None:
-    doc = investigate_json(
+    ingest_text(
         invoke,
-        "what changed in the last 24 hours?",
-        "--subject",
-        "acme/user:bob",
-        "--as-of",
-        "2026-07-23T12:00:00Z",
+        tmp_path / "may.yaml",
+        "tenant: acme\nnodes:\n"
+        "  - {id: deploy:may-secret, label: Deployment, name: may-secret, acl: [pii], "
+        'source_id: src:cicd, locator: "cicd/may/secret", valid_from: "2026-05-10T10:00:00Z", '
+        'props: {service: svc:payment-api, finished_at: "2026-05-10T10:00:00Z"}}\n',
     )
-    assert any(
-        g.startswith("releases are read for a named service only and the question names none")
-        for g in _gaps(doc)
-    ), doc["missing_evidence"]
-    assert doc["status"] == "partial"
+    may = ["what changed in May 2026?", "--as-of", "2026-07-01T00:00:00Z"]
+    alice = investigate_json(invoke, may[0], "--subject", "acme/user:alice", *may[1:])
+    assert any(s.startswith("Release deploy:may-secret ") for s in _statements(alice))
+    bob = investigate_json(invoke, may[0], "--subject", "acme/user:bob", *may[1:])
+    assert "may-secret" not in json.dumps(bob), bob["claims"]
+
+
+def test_a_period_with_no_service_says_its_releases_cut_counting_readable_ones(  # type: ignore[no-untyped-def]
+    june_releases, invoke
+) -> None:
+    june = "what changed in June 2026?"
+    alice = investigate_json(invoke, june, "--subject", "acme/user:alice", *AS_OF)
+    assert (
+        "more than 100 releases from 2026-06-01T00:00:00Z to 2026-06-30T23:59:59Z: one read "
+        "holds 100, the rest were not read, so the list is not all of them; narrow the period "
+        "(e.g. 'in the last 24 hours', 'between A and B') or name the service ('what changed "
+        "on <name> ...')"
+    ) in _gaps(alice), alice["missing_evidence"]
+    # Bob may read exactly 100 of the 120: the 20 pii ones make no "more than".
+    bob = investigate_json(invoke, june, "--subject", "acme/user:bob", *AS_OF)
+    assert not [g for g in _gaps(bob) if "releases" in g], bob["missing_evidence"]
+    hidden = {f"deploy:june-{VISIBLE + n}" for n in range(HIDDEN_FROM_BOB)}
+    assert not [s for s in _statements(bob) if s.split()[1] in hidden], bob["claims"]
 
 
 def test_runbook_followed_gap_says_what_is_still_unknown(  # type: ignore[no-untyped-def]

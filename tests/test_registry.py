@@ -315,6 +315,7 @@ LATER_TEMPLATES = {
     "owned_by_team_records",
     "runbook_version_at",
     "rollouts_under_way",
+    "deployments_in_window_tenant",
 }
 
 

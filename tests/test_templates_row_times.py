@@ -272,6 +272,7 @@ DEMO_CALLS: dict[str, Callable[[dict[str, str | int]], list[dict[str, Any]]]] = 
     "deployments_in_window": lambda _: [
         {"service_id": s, **JULY} for s in ("svc:payment-api", "svc:risk-engine")
     ],
+    "deployments_in_window_tenant": lambda _: [JULY],
     "incident_context": lambda _: [{"incident_id": "inc:2026-07-23-payments"}],
     "incidents_at": lambda _: [{"at": "2026-07-23T11:00:00Z"}, {"at": "2026-12-01T00:00:00Z"}],
     "runbooks_for": _anchor,
