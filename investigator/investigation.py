@@ -100,6 +100,7 @@ from investigator.timeline import (
     UnplacedTime,
     far_anchor_notes,
     first_error,
+    period_notes,
     time_references,
     unplaced_times,
 )
@@ -926,7 +927,10 @@ def _investigate(
         omissions=len(pack.omissions),
         unresolved_time_words=unplaced,
         unresolved_time_reasons=reasons,
-        time_notes=far_anchor_notes(request.question, as_of, references),
+        time_notes=[
+            *period_notes(request.question, as_of),
+            *far_anchor_notes(request.question, as_of, references),
+        ],
         search_cut_short=outcome.cut_short,
         deadline_cut_after_calls=outcome.deadline_cut_after_calls,
         rule_notes=[*rules_apart, *removed_rule_notes(outcome, pack.evidence, as_of)],

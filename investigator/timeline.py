@@ -247,6 +247,20 @@ _AMOUNT_TAIL = re.compile(
 )
 
 
+# The longest amount read: past the whole calendar from any as_of, and still negatable
+# (`-timedelta.max` overflows). "99999999999 hours" is read as this, not an OverflowError.
+_LONGEST_AMOUNT = timedelta(days=999_999_999)
+
+
+def _scaled(unit: timedelta, qty: float) -> timedelta:
+    """`unit * qty`, saturating at `_LONGEST_AMOUNT` (shifting by it reaches the calendar's
+    end, as `shift` says) instead of overflowing."""
+    try:
+        return min(unit * qty, _LONGEST_AMOUNT)
+    except (OverflowError, ValueError):
+        return _LONGEST_AMOUNT
+
+
 def _amount(m: re.Match[str]) -> tuple[timedelta | None, str | None]:
     """The amount an `_OFFSET` match moves the instant by, or why it cannot be applied
     (None, None: no amount written)."""
@@ -282,7 +296,7 @@ def _amount(m: re.Match[str]) -> tuple[timedelta | None, str | None]:
         return None, f"{words!r} is no exact amount"
     if m.group("half"):
         extra += 0.5
-    return _AMOUNT_UNITS[unit] * (qty + extra), None
+    return _scaled(_AMOUNT_UNITS[unit], qty + extra), None
 
 
 # "In the last hour", "over the past 3 days", "last 30 minutes": a window ending at as_of.
@@ -309,7 +323,7 @@ def _last_span(m: re.Match[str]) -> timedelta:
         qty = float(_AMOUNT_NUMBERS[qty_text])
     else:
         qty = float(qty_text)
-    return _AMOUNT_UNITS[unit] * qty
+    return _scaled(_AMOUNT_UNITS[unit], qty)
 
 
 # An amount written just before a side word of a written time ("two days before 2026-11-11").
@@ -318,6 +332,8 @@ _OFFSET_BEFORE = re.compile(r"(?:" + _OFFSET + r")$", re.IGNORECASE)
 
 def amount_text(delta: timedelta) -> str:
     """`2 d`, `2 h 30 min`, `45 s`: an amount of time as the Time line says it."""
+    if delta >= _LONGEST_AMOUNT:
+        return "more than the calendar holds"
     seconds = int(delta.total_seconds())
     days, rest = divmod(seconds, 86400)
     parts = [(days, "d"), (rest // 3600, "h"), (rest % 3600 // 60, "min"), (rest % 60, "s")]
@@ -441,9 +457,9 @@ _RELATIVE_WORDS = re.compile(
     r"(?:the )?(?:previous|next) (?:day|week|morning)|"
     r"last (?:week|weekend|month|year|night|" + _WEEKDAY + r")|"
     r"(?:on |this |last )?" + _WEEKDAY + r"|"
-    r"(?:\d+|an?|one|two|three|four|five|six|ten|a few|a couple of|several)\s+"
+    r"(?:(?:\d+|an?|one|two|three|four|five|six|ten|a few|a couple of|several)\s+"
     + _UNIT
-    + r"\s+ago)\b|"
+    + r"|\d+[smhd])\s+ago)\b|"  # "5h ago" too: never dropped silently
     r"前天|昨天|昨晚|今早|今天早上|上周|上个月|(?:\d+|几|半)\s*(?:秒|分钟|个?小时|天|周)前",
     re.IGNORECASE,
 )
@@ -929,7 +945,10 @@ def _named_times(
             part, end = after_part.group("part") or "night", after_part.end()
         amount: tuple[timedelta | None, str | None] = (None, None)
         sided = {"before", "after"} & set(side) and not closes
-        found = _OFFSET_BEFORE.search(question, max(0, start - 60), start) if sided else None
+        reach = max(0, start - 60)
+        while reach > 0 and not question[reach - 1].isspace():
+            reach -= 1  # a whole word: never the tail of a long number ("999...9s before")
+        found = _OFFSET_BEFORE.search(question, reach, start) if sided else None
         if found is not None:
             amount, start = _amount(found), found.start()
         words = question[start:end].strip()
@@ -1019,6 +1038,9 @@ class TimeReferences(BaseModel):
     # Of those, the ones read but not applied, and why ("a few hours before the alert": no
     # exact amount); the others are words it does not read as a time.
     not_applied: dict[str, str] = Field(default_factory=dict)
+    # Of those, the periods set aside for the one the answer reads ("in the last hour and
+    # since March"), each with the words of the one read.
+    other_periods: dict[str, str] = Field(default_factory=dict)
 
     @property
     def anchored(self) -> bool:
@@ -1077,6 +1099,25 @@ def _month_period(m: re.Match[str], as_of: datetime) -> list[NamedTime]:
     ]
 
 
+def _period_words(period: Sequence[NamedTime]) -> str:
+    """The words of a period as written: "in July", or "between A and B"'s two ends."""
+    return " ".join(dict.fromkeys(n.words for n in period))
+
+
+def _one_period(
+    periods: list[tuple[int, list[NamedTime]]],
+) -> tuple[list[NamedTime], dict[str, tuple[int, str]]]:
+    """The ends of the one period the answer reads, of those asked (position, ends): the
+    one that starts first, then the one written first; and each other one's words, with
+    its position and the words of the one read. A second period is said, never dropped
+    silently ("in the last hour and since March")."""
+    if not periods:
+        return [], {}
+    ordered = sorted(periods, key=lambda p: (min(n.at for n in p[1]), p[0]))
+    read = _period_words(ordered[0][1])
+    return ordered[0][1], {_period_words(ends): (at, read) for at, ends in ordered[1:]}
+
+
 def time_references(question: str, as_of: datetime | None = None) -> TimeReferences:
     """The time references of a question (pure; English and Chinese). Given `as_of`, a day
     written without its year ("at midnight on July 24") is in the year of `as_of`."""
@@ -1090,8 +1131,15 @@ def time_references(question: str, as_of: datetime | None = None) -> TimeReferen
     named, unresolved, rest = _named_times(
         question_read, as_of.year if as_of else None, not_applied
     )
-    if month is not None and as_of is not None and not any(n.period_end for n in named):
-        named += _month_period(month, as_of)
+    # Each period asked ("between A and B", "in July", "in the last hour"), where it is
+    # written: the answer reads one, and says the others (`_one_period`).
+    periods: list[tuple[int, list[NamedTime]]] = []
+    if any(n.period_end for n in named):
+        between = [n for n in named if n.period_end]
+        periods.append((max(0, question.find(between[0].words)), between))
+        named = [n for n in named if not n.period_end]
+    if month is not None and as_of is not None:
+        periods.append((month.start(), _month_period(month, as_of)))
     span = _LAST_SPAN.search(rest)
     if span is not None:
         span_words = span.group(0).strip()
@@ -1102,7 +1150,7 @@ def time_references(question: str, as_of: datetime | None = None) -> TimeReferen
         else:
             # A window ending at as_of, both ends stated as a period ("between A and B").
             length = _last_span(span)
-            named += [
+            window = [
                 NamedTime(
                     at=shift(as_of, -length),
                     words=span_words,
@@ -1116,6 +1164,10 @@ def time_references(question: str, as_of: datetime | None = None) -> TimeReferen
                     period_end="end",
                 ),
             ]
+            periods.append((span.start(), window))
+    kept, other_periods = _one_period(periods)
+    named += kept
+    unresolved += [(at, words) for words, (at, _) in other_periods.items()]
     event: AnchorEvent | None = None
     words: str | None = None
     side: EventSide | None = None
@@ -1168,6 +1220,7 @@ def time_references(question: str, as_of: datetime | None = None) -> TimeReferen
         named=ordered,
         unresolved=list(dict.fromkeys(w for _, w in sorted(unresolved))),
         not_applied=not_applied,
+        other_periods={words: read for words, (_, read) in other_periods.items()},
     )
 
 
@@ -1179,6 +1232,7 @@ class UnplacedReason(StrEnum):
     EVENT_NOT_FOUND = "event_not_found"  # no such event by as_of, as known at known_at
     AFTER_AS_OF = "after_as_of"  # the time lies after as_of
     DEADLINE = "deadline"  # the run's deadline stopped the search before the event was found
+    OTHER_PERIOD = "other_period"  # a second period asked: the answer reads another one
 
 
 class UnplacedTime(BaseModel):
@@ -1218,12 +1272,8 @@ def unplaced_times(
     not placed: after `as_of` (`late`), not found by then, or not looked up before the run's
     `deadline`. For each, the answer is at `as_of`."""
     refs = time_references(question, as_of)
-    out = [
-        UnplacedTime(words=w, reason=UnplacedReason.NOT_APPLIED, detail=refs.not_applied[w])
-        if w in refs.not_applied
-        else UnplacedTime(words=w, reason=UnplacedReason.NOT_READ, detail="not read as a time")
-        for w in refs.unresolved
-    ]
+    out = [_unplaced_words(refs, w) for w in refs.unresolved]
+    period = refs.period
     out += [
         UnplacedTime(
             words=n.words,
@@ -1231,7 +1281,8 @@ def unplaced_times(
             detail=f"{iso_utc(n.at)}, after as_of {iso_utc(as_of)}",
         )
         for n in refs.named
-        if n.at > as_of
+        # A period begun by as_of is read up to as_of (`period_notes`), its end not unused.
+        if n.at > as_of and not (period is not None and n in period and period[0].at <= as_of)
     ]
     placed = references is None or any(r.kind == "event" for r in references)
     if refs.event is not None and refs.event_words and not placed:
@@ -1263,6 +1314,37 @@ def unplaced_times(
     for u in out:
         first.setdefault(u.words, u)
     return list(first.values())
+
+
+def _unplaced_words(refs: TimeReferences, words: str) -> UnplacedTime:
+    """Why `refs` leaves these unresolved words of the question unused."""
+    if words in refs.other_periods:
+        read = refs.other_periods[words]
+        return UnplacedTime(
+            words=words,
+            reason=UnplacedReason.OTHER_PERIOD,
+            detail=f"two periods asked; the answer reads {read!r}; ask {words!r} separately",
+        )
+    if words in refs.not_applied:
+        return UnplacedTime(
+            words=words, reason=UnplacedReason.NOT_APPLIED, detail=refs.not_applied[words]
+        )
+    return UnplacedTime(words=words, reason=UnplacedReason.NOT_READ, detail="not read as a time")
+
+
+def period_notes(question: str, as_of: datetime) -> list[str]:
+    """What the answer says when the period asked begins by `as_of` and runs past it ("in
+    July" asked on July 23): it is read up to `as_of`, which bounds what the answer may know."""
+    period = time_references(question, as_of).period
+    if period is None or period[0].at > as_of or period[1].at <= as_of:
+        return []
+    start, end = period
+    words = _period_words([start, end])
+    return [
+        f"{words!r} runs to {iso_utc(end.at)}, after as_of {iso_utc(as_of)}: the period is "
+        f"read from {iso_utc(start.at)} up to as_of, which bounds what the answer may know. "
+        "Give a later --as-of to read all of it"
+    ]
 
 
 def time_words_not_used(

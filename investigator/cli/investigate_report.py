@@ -116,8 +116,8 @@ _GIVE_A_DATE = (
 def _time_lines(result: InvestigationResult) -> list[str]:
     """The `Time` lines of the question's time words the answer is not about, each saying
     why: words it does not read as a time, an amount it cannot apply, an event not found,
-    a time after as_of, or the run's deadline (runs recorded before the reasons were kept
-    get the first two kinds of line, by the words alone)."""
+    a time after as_of, a second period asked, or the run's deadline (runs recorded before
+    the reasons were kept get the first two kinds of line, by the words alone)."""
     reasons = result.unresolved_time_reasons or [
         UnplacedTime(words=w, reason=UnplacedReason.NOT_READ, detail="")
         for w in result.unresolved_time_words
@@ -125,7 +125,8 @@ def _time_lines(result: InvestigationResult) -> list[str]:
     late = time_references(result.question).after(result.as_of)
     by_reason: dict[UnplacedReason, list[UnplacedTime]] = {}
     for u in reasons:
-        reason = UnplacedReason.AFTER_AS_OF if u.words in late else u.reason
+        moved = u.words in late and u.reason is not UnplacedReason.OTHER_PERIOD
+        reason = UnplacedReason.AFTER_AS_OF if moved else u.reason
         by_reason.setdefault(reason, []).append(u)
     lines: list[str] = []
     if unread := by_reason.get(UnplacedReason.NOT_READ):
@@ -136,6 +137,8 @@ def _time_lines(result: InvestigationResult) -> list[str]:
             f"Time       not resolved: {_clean(u.words, 80)!r}; the answer is at as_of, not at "
             f"the event: {_clean(u.detail, 200)}, so it is not applied. {_GIVE_A_DATE}"
         )
+    for u in by_reason.get(UnplacedReason.OTHER_PERIOD, []):
+        lines.append(f"Time       not used: {_clean(u.words, 80)!r}: {_clean(u.detail, 300)}")
     unnamed = any(m.description == NO_ERRORS_NAMED for m in result.missing_evidence)
     for u in by_reason.get(UnplacedReason.EVENT_NOT_FOUND, []):
         if unnamed:
