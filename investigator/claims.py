@@ -28,6 +28,7 @@ from investigator.evidence import (
     canonical_json,
     iso_utc,
     supported_evidence_types,
+    version_named,
 )
 from investigator.gate import Conflict, authority
 from investigator.ownership_history import (
@@ -554,8 +555,19 @@ def derive_claims(
     elif Intent.OWNERSHIP_AT_TIME in intent_set:
         named_instants = [r.at for r in refs if r.kind != "as_of"]
 
+        def named_version_only(ev: Evidence) -> bool:
+            # "Which team owned runbook:x@v3?" after v3 was superseded: said over its life.
+            held = as_held(ev)
+            return (
+                not named_instants
+                and not held_somewhere(held)
+                and version_named(question or "", ev)
+            )
+
         def stated_then(ev: Evidence) -> bool:
             held = as_held(ev)  # a team's record of a runbook version: no longer than it
+            if named_version_only(ev):
+                return True
             if not held_somewhere(held):
                 return False
             # What the team owned at another time than the one asked is not stated.
@@ -571,9 +583,14 @@ def derive_claims(
         for ev in listed:
             if not stated_then(ev):
                 continue
+            when = (
+                f"While {ev.context.get('owned')} was in force"
+                if named_version_only(ev)
+                else held_at(as_held(ev))
+            )
             claims.append(
                 _claim(
-                    f"{held_at(as_held(ev))}: {ev.content} ({_valid_text(ev)}{_version_end(ev)})",
+                    f"{when}: {ev.content} ({_valid_text(ev)}{_version_end(ev)})",
                     EpistemicStatus.FACT,
                     0.95,
                     [ev],

@@ -8,6 +8,7 @@ from re-executed tool results and compare hashes.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -193,6 +194,17 @@ def as_held(ev: Evidence) -> Evidence:
     if until is None or (ev.valid_to is not None and ev.valid_to <= until):
         return ev
     return ev.model_copy(update={"valid_to": until})
+
+
+def version_named(question: str, ev: Evidence) -> bool:
+    """Whether `question` writes the versioned id of the runbook an OWNS record names
+    ("Which team owned runbook:payment-recovery@v3?"): its owner is asked of that version,
+    whenever it was in force, not only at as_of."""
+    owned = str(ev.context.get("owned") or "")
+    if "@" not in owned:
+        return False
+    pattern = r"(?<![\w:@.-])" + re.escape(owned.casefold()) + r"(?![\w@-])"
+    return re.search(pattern, question.casefold()) is not None
 
 
 def _jsonable(value: Any) -> Any:

@@ -31,6 +31,7 @@ from investigator.evidence import (
     evidence_tokens,
     sha256_text,
     supported_evidence_types,
+    version_named,
 )
 from investigator.runbook_sections import SectionFocus, alert_excerpt, budget_excerpt, card_focus
 from investigator.timeline import CHANGE_TIME_KEYS, DEPLOY_TIME_KEYS, instant, rollout_under_way
@@ -1119,6 +1120,12 @@ class EvidenceGate:
             return None
         if self._owner_in_period(cand) or self._version_in_period(cand):
             return None
+        if (
+            held is not cand
+            and not self.policy.reference_times
+            and version_named(self.policy.section_question or "", cand)
+        ):
+            return None  # "Which team owned runbook:x@v3?": that version's life is the time asked
         if held is not cand:
             detail = (
                 f"{cand.context.get('owned')} was in force until {ends.isoformat()}, before "

@@ -107,8 +107,10 @@ PINNED_DEMO_PACK_HASH_V3 = "sha256:6b0b34da544e7d44fc208d056bea8cc708a58e4631c1c
 # on the demo it returns no row (the release finished before PAY-4097 was first seen), so the
 # evidence and claim ids are the same; only the pack's `tools` gain `rollouts_under_way@N`.
 # Were sha256:4093761a... (v1), sha256:fe36d4c3... (v2), sha256:1f139e2a... (v3),
-# sha256:2896345a... (this one).
-PINNED_DEMO_PACK_HASH = "sha256:20411d79e84246facf375f075e3280ff6c87b5f187631fc03de06e7bf11a7ca2"
+# sha256:2896345a... (this one). Re-pinned on purpose (entity_resolution version 5: the
+# rules a runbook is linked to first, the matches counted): the same evidence and claim ids,
+# the pack's `tools` name `entity_resolution@5`. Was sha256:20411d79...
+PINNED_DEMO_PACK_HASH = "sha256:c645725e08d09c24bfd73982280d352e9ddb78054e58881f50623b6aa366a036"
 PINNED_DEMO_EVIDENCE_IDS = [
     "ev:27fb8b47dab75c864d2b",
     "ev:323eb1cf7c68a7adfc32",
