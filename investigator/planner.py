@@ -489,6 +489,14 @@ def unread_words(question: str, intents: Sequence[Intent]) -> str | None:
 _ASKS_AN_INCIDENT = re.compile(r"\b(?:incidents?|outages?)\b|故障|事故", re.IGNORECASE)
 
 
+# A question opening with a verb asks yes or no ("is payment-api ok?", "can checkout take
+# orders?"): with its question mark dropped it is still no symptom said with its place.
+_YES_NO_QUESTION = re.compile(
+    r"\s*(?:is|are|am|isn't|aren't|can|could|should|will|would|shall|may|might|must)\b",
+    re.IGNORECASE,
+)
+
+
 def reads_as_placed_symptom(question: str) -> bool:
     """Whether the question is a symptom said with where it shows, as the on-call types it
     ("5xx errors on frontend", "5xx on payment-api"): short, read as nothing but an
@@ -506,6 +514,8 @@ def reads_as_placed_symptom(question: str) -> bool:
         return False
     if _ASKS_AN_INCIDENT.search(question) or _NOT_A_SYMPTOM.search(question):
         return False
+    if _YES_NO_QUESTION.match(question):
+        return False  # "is payment-api ok?" asks its state, not what to do about a symptom
     references = time_references(question)
     if references.anchored or references.unresolved or references.now:
         return False

@@ -205,7 +205,7 @@ def test_rules_whose_url_names_no_imported_page_are_one_counted_line_and_a_hint(
     unresolved = [line for line in rules.err.splitlines() if line.startswith("ingest: unresolved")]
     assert unresolved == [
         f"ingest: unresolved: {tmp_path / 'rules.yaml'}: 3 elements (alert:OpsIngesterUnhealthy, "
-        "alert:OpsCompactorFailing, alert:OpsQuerierSlow): annotations.runbook_url "
+        "alert:OpsCompactorFailing, alert:OpsQuerierSlow): runbook_url "
         "'https://docs.example.com/ops/latest/ops-runbooks/' (anchors aside) not linked (no "
         "runbook in the tenant has that path or name)"
     ]
