@@ -1099,10 +1099,16 @@ class RetrievalLoop:
             return False
         search = _SearchSteps(self, known, outcome)
         asked = runbook_search_text(self.inp.question)
-        # A guessed name alone is still searched: no runbook uses it, and the search abstains.
-        words = self._without_guessed_alerts(asked, outcome) or asked
         # A runbook an investigation cites answers every word of the question (see there).
+        words = asked
         ranking, hits = search_runbooks(search, words, set_aside_unknown=False)
+        # A name no alert has may still head a runbook's section ("## CardGatewayTimeouts"),
+        # so it is searched first; only when nothing fits is it set aside as a guess and the
+        # other words asked again. A guessed name alone is still searched (the search abstains).
+        guessless = self._without_guessed_alerts(asked, outcome)
+        if ranking.best is None and guessless and guessless != asked:
+            words = guessless
+            ranking, hits = search_runbooks(search, words, set_aside_unknown=False)
         self.search_rounds += search.rounds
         outcome.rounds = self.session.round
         chosen = ranking.best
