@@ -537,8 +537,9 @@ def test_the_demo_pack_differs_between_versions_only_by_its_tools(ex: TemplateEx
         result = investigate(
             request, driver=ex.driver, executor=TemplateExecutor(ex.driver, registry)
         )
-        # 4: entity_resolution@4 beside the other templates' 3 (the demo reads no runbooks_for).
-        expected = {3, 4} if version == 4 else {version}
+        # The newest: entity_resolution@5 and fulltext_search@4 beside the other templates' 3
+        # (the demo reads no runbooks_for).
+        expected = {3, 4, 5} if version == 4 else {version}
         assert {tc.template_version for tc in result.tool_calls} == expected
         assert sorted(e.evidence_id for e in result.evidence) == PINNED_DEMO_EVIDENCE_IDS
         assert sorted(c.claim_id for c in result.claims) == PINNED_DEMO_CLAIM_IDS
