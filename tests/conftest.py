@@ -260,13 +260,19 @@ def import_runbooks_and_rules(  # type: ignore[no-untyped-def]
 
 def ingest_fixture_bundle(drv: neo4j.Driver, name: str) -> neo4j.Driver:
     """A graph holding only the bundle `tests/fixtures/<name>`, its indexes online."""
+    return ingest_only(drv, [REPO / "tests" / "fixtures" / name])
+
+
+def ingest_only(drv: neo4j.Driver, paths: list[Path]) -> neo4j.Driver:
+    """A graph holding only the bundles at `paths`, ingested in order, its indexes online."""
     from graph_schema.bundle import load_bundle
     from graph_schema.schema_ddl import apply_schema
     from graph_schema.writer import ingest_bundle
 
     wipe(drv)
     apply_schema(drv)
-    ingest_bundle(drv, load_bundle(REPO / "tests" / "fixtures" / name))
+    for path in paths:
+        ingest_bundle(drv, load_bundle(path))
     drv.execute_query("CALL db.awaitIndexes(300)")
     return drv
 
@@ -392,3 +398,23 @@ def invoke_process(*args: str, timeout: float = 60) -> CliResult:
         check=False,
     )
     return CliResult(done.returncode, done.stdout, done.stderr)
+
+
+def release_line(key: str, n: int, at: str, acl: str = "internal", started: str = "") -> str:
+    """One bundle line (YAML flow style): release `deploy:<key>-<n>` of payment-api finished
+    at `at` (rolling out from `started` when given), under `acl`."""
+    props = f'started_at: "{started}", ' if started else ""
+    return (
+        f"  - {{id: deploy:{key}-{n}, label: Deployment, name: {key}-{n}, acl: [{acl}], "
+        f'source_id: src:cicd, locator: "cicd/{key}/{n}", valid_from: "{started or at}", '
+        f'props: {{service: svc:payment-api, {props}finished_at: "{at}"}}}}\n'
+    )
+
+
+def change_line(key: str, n: int, at: str) -> str:
+    """One bundle line (YAML flow style): change event `change:<key>-<n>` at `at`."""
+    return (
+        f"  - {{id: change:{key}-{n}, label: ChangeEvent, name: {key} change {n}, "
+        f'acl: [internal], source_id: src:risk-console, locator: "risk-console/{key}/{n}", '
+        f'valid_from: "{at}", props: {{at: "{at}"}}}}\n'
+    )

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import neo4j
 import pytest
-from conftest import ingest_text, investigate_json
+from conftest import change_line, ingest_text, investigate_json, release_line
 
 VISIBLE = 99  # with the demo's release-2026.07.23.1: bob reads exactly the cap's 100
 HIDDEN_FROM_BOB = 20
@@ -46,30 +46,16 @@ ROLLOUTS_CUT = "more than 10 releases of svc:payment-api rolling out at the firs
 def _release(n: int, acl: str) -> str:
     # Every 11 minutes from 2026-07-22T10:10Z (the 119th at 2026-07-23T07:48Z).
     at = (LOOKBACK_START + timedelta(minutes=11 * n)).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return (
-        f"  - {{id: deploy:lookback-{n}, label: Deployment, name: lookback-{n}, acl: [{acl}], "
-        f'source_id: src:cicd, locator: "cicd/lookback/{n}", valid_from: "{at}", '
-        f'props: {{service: svc:payment-api, finished_at: "{at}"}}}}\n'
-    )
+    return release_line("lookback", n, at, acl)
 
 
 def _change(n: int) -> str:
-    at = f"2026-07-23T09:{33 + n // 4:02d}:{(n % 4) * 10 + 5:02d}Z"
-    return (
-        f"  - {{id: change:lookback-{n}, label: ChangeEvent, name: lookback change {n}, "
-        f'acl: [internal], source_id: src:risk-console, locator: "risk-console/lookback/{n}", '
-        f'valid_from: "{at}", props: {{at: "{at}"}}}}\n'
-    )
+    return change_line("lookback", n, f"2026-07-23T09:{33 + n // 4:02d}:{(n % 4) * 10 + 5:02d}Z")
 
 
 def _rollout(n: int) -> str:
     started, finished = f"2026-07-23T09:{40 + n:02d}:00Z", f"2026-07-23T10:{20 + n:02d}:00Z"
-    return (
-        f"  - {{id: deploy:rolling-{n}, label: Deployment, name: rolling-{n}, acl: [internal], "
-        f'source_id: src:cicd, locator: "cicd/rolling/{n}", valid_from: "{started}", '
-        f'props: {{service: svc:payment-api, started_at: "{started}", '
-        f'finished_at: "{finished}"}}}}\n'
-    )
+    return release_line("rolling", n, finished, started=started)
 
 
 @pytest.fixture(scope="module")

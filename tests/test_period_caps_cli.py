@@ -14,7 +14,7 @@ from pathlib import Path
 
 import neo4j
 import pytest
-from conftest import ingest_text, investigate_json
+from conftest import change_line, ingest_text, investigate_json, release_line
 
 VISIBLE = 100  # the read's row cap: bob reads exactly these, alice 20 more (acl pii)
 HIDDEN_FROM_BOB = 20
@@ -23,21 +23,11 @@ AS_OF = ["--as-of", "2026-07-01T00:00:00Z", "--deadline-seconds", "600"]
 
 
 def _release(n: int, acl: str) -> str:
-    at = f"2026-06-{1 + n // 8:02d}T{(n % 8) * 3:02d}:00:00Z"
-    return (
-        f"  - {{id: deploy:june-{n}, label: Deployment, name: june-{n}, acl: [{acl}], "
-        f'source_id: src:cicd, locator: "cicd/june/{n}", valid_from: "{at}", '
-        f'props: {{service: svc:payment-api, finished_at: "{at}"}}}}\n'
-    )
+    return release_line("june", n, f"2026-06-{1 + n // 8:02d}T{(n % 8) * 3:02d}:00:00Z", acl)
 
 
 def _change(n: int) -> str:
-    at = f"2026-06-{1 + n // 8:02d}T{(n % 8) * 3 + 1:02d}:00:00Z"
-    return (
-        f"  - {{id: change:june-{n}, label: ChangeEvent, name: june change {n}, "
-        f'acl: [internal], source_id: src:risk-console, locator: "risk-console/june/{n}", '
-        f'valid_from: "{at}", props: {{at: "{at}"}}}}\n'
-    )
+    return change_line("june", n, f"2026-06-{1 + n // 8:02d}T{(n % 8) * 3 + 1:02d}:00:00Z")
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import neo4j
 import pytest
-from conftest import wipe
+from conftest import ingest_only
 
 IVY = ["--subject", "initech/user:ivy"]
 EVE = ["--subject", "initech/user:eve"]
@@ -155,16 +155,7 @@ def _bundles(folder: Path) -> list[Path]:
 
 @pytest.fixture(scope="module")
 def shelves(driver: neo4j.Driver, tmp_path_factory: pytest.TempPathFactory) -> neo4j.Driver:
-    from graph_schema.bundle import load_bundle
-    from graph_schema.schema_ddl import apply_schema
-    from graph_schema.writer import ingest_bundle
-
-    wipe(driver)
-    apply_schema(driver)
-    for path in _bundles(tmp_path_factory.mktemp("shelves")):
-        ingest_bundle(driver, load_bundle(path))
-    driver.execute_query("CALL db.awaitIndexes(300)")
-    return driver
+    return ingest_only(driver, _bundles(tmp_path_factory.mktemp("shelves")))
 
 
 def _ask(invoke, question: str, *flags: str) -> dict:  # type: ignore[no-untyped-def,type-arg]

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import neo4j
 import pytest
-from conftest import wipe
+from conftest import ingest_only
 from test_team_side_ownership import (
     EVE,
     IVY,
@@ -129,16 +129,7 @@ def _bundles(folder: Path) -> list[Path]:
 
 @pytest.fixture(scope="module")
 def retracted(driver: neo4j.Driver, tmp_path_factory: pytest.TempPathFactory) -> neo4j.Driver:
-    from graph_schema.bundle import load_bundle
-    from graph_schema.schema_ddl import apply_schema
-    from graph_schema.writer import ingest_bundle
-
-    wipe(driver)
-    apply_schema(driver)
-    for path in _bundles(tmp_path_factory.mktemp("retracted")):
-        ingest_bundle(driver, load_bundle(path))
-    driver.execute_query("CALL db.awaitIndexes(300)")
-    return driver
+    return ingest_only(driver, _bundles(tmp_path_factory.mktemp("retracted")))
 
 
 def _retraction_claims(doc: dict) -> list[str]:  # type: ignore[type-arg]
