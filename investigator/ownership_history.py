@@ -221,6 +221,10 @@ def asked_ownership_period(question: str, as_of: datetime) -> OwnershipPeriod | 
     return OwnershipPeriod(start=None, end=as_of, words=asked.group(0))
 
 
+# How a month's two ends are read (timeline's month period): one note for the whole month.
+_MONTH_END_READING = re.compile(r"^the month's (?:first instant|last second)")
+
+
 def asked_named_period(question: str, as_of: datetime) -> OwnershipPeriod | None:
     """The period a question names ("between A and B", "between March and July"), its end at
     most as_of; None when it names none or one that starts after as_of."""
@@ -232,9 +236,10 @@ def asked_named_period(question: str, as_of: datetime) -> OwnershipPeriod | None
         start, end = period
         if start.at > as_of:
             return None  # not yet happened: the Time line says so, the answer is at as_of
-        # What the readings add to the two instants ("no zone given", whose year), once.
+        # What the readings add to the two instants ("no zone given", whose year), once: a
+        # month's two ends read alike ("the whole month, no year written: ...").
         notes = [
-            part
+            _MONTH_END_READING.sub("the whole month", part)
             for n in (start, end)
             for part in (n.reading or "").split("; ")
             if part and not part.startswith(("the start of the period", "the end of the period"))
@@ -245,7 +250,8 @@ def asked_named_period(question: str, as_of: datetime) -> OwnershipPeriod | None
         return OwnershipPeriod(
             start=start.at,
             end=min(end.at, as_of),
-            words=f"{start.words} {end.words}",
+            # "in July" is both ends' words: said once, not 'in July in July'.
+            words=" ".join(dict.fromkeys((start.words, end.words))),
             placed=placed,
         )
     return None
