@@ -60,10 +60,13 @@ class ReadOnlyProofs:
     def __init__(self, path: Path | None) -> None:
         self.path = path
         self._proofs: dict[str, list[str]] | None = None
-        # What this process proved, by server, the last used last: what a write adds.
+        # What this process proved, by server: what a write adds for a server it marks.
         self._mine: dict[str, list[str]] = {}
-        # The servers whose kept proofs this process used (a dict: ordered, oldest first).
-        self._used: dict[str, None] = {}
+        # The servers this process used (a kept proof, or one it proved) since its last
+        # write, the last used last: the only ones its next write marks as the newest, so a
+        # long-lived process (the warm one) does not keep moving a server it used once
+        # ahead of the servers other processes use now.
+        self._unmarked: dict[str, None] = {}
         # A run's concurrent reads may prove two templates at once.
         self._lock = threading.Lock()
 
@@ -99,9 +102,10 @@ class ReadOnlyProofs:
         with self._lock:
             proofs = self._load()
             proven = template_hash in proofs.get(server, ())
-            if proven and server not in self._used:
-                self._used[server] = None
-                if self.path is not None and server not in list(proofs)[-RECENT_SERVERS:]:
+            if proven and self.path is not None and server not in self._unmarked:
+                # Once per server between writes (a failed write is not tried per call).
+                self._unmarked[server] = None
+                if server not in list(proofs)[-RECENT_SERVERS:]:
                     self._write()
             return proven
 
@@ -123,26 +127,29 @@ class ReadOnlyProofs:
         proofs[server] = [*hashes, template_hash][-MAX_PROOFS_PER_SERVER:]
         _trim(proofs)
         if self.path is not None:
+            self._unmarked.pop(server, None)
+            self._unmarked[server] = None
             self._write()
 
     def _write(self) -> None:
         assert self.path is not None
         # Under a lock beside the file, what is on disk now (its order: oldest server first),
-        # the servers this process used moved to the newest, plus this process's proofs,
-        # their servers the newest, trimmed to the bound after the merge: a merge before the
+        # the servers this process used since its last write moved to the newest (with the
+        # proofs it made on them), trimmed to the bound after the merge: a merge before the
         # trim re-added the servers the trim had dropped, and two writers at once each kept
         # the other's whole list (101 to 144 servers for 64).
-        # Servers only this process's old load held are not re-added: another writer
-        # dropped them as the oldest. Atomic replace: a reader never sees a torn file.
+        # A server used earlier than that stays where it is (or dropped); one used since,
+        # that another writer dropped, is re-added only with proofs this process made on
+        # it. Atomic replace: a reader never sees a torn file.
         with contextlib.suppress(OSError), _locked(self.path):
             merged = ReadOnlyProofs(self.path)._load()
-            for server in self._used:
-                if server in merged:  # else another writer dropped it: not re-added
-                    merged[server] = merged.pop(server)
-            for server, hashes in self._mine.items():
-                kept = merged.pop(server, [])
-                kept += [h for h in hashes if h not in kept]
-                merged[server] = kept[-MAX_PROOFS_PER_SERVER:]
+            for server in self._unmarked:
+                kept = merged.pop(server, None)
+                if server in self._mine:
+                    kept = kept or []
+                    kept += [h for h in self._mine[server] if h not in kept]
+                if kept is not None:  # used, not proven on, and dropped: not re-added
+                    merged[server] = kept[-MAX_PROOFS_PER_SERVER:]
             _trim(merged)
             self._proofs = merged
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -152,6 +159,7 @@ class ReadOnlyProofs:
                 with os.fdopen(fd, "w", encoding="utf-8") as handle:
                     handle.write(body)
                 os.replace(tmp, self.path)
+                self._unmarked.clear()
             finally:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)

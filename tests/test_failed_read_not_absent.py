@@ -159,3 +159,54 @@ def test_a_failed_owners_read_leaves_that_owner_unknown(demo_graph: neo4j.Driver
         "again (the owner of another entity is not its owner)"
     ) in gaps, gaps
     assert not any(g.startswith("no owner of alert:") for g in gaps), gaps
+
+
+class _OneGroupedReadFails(TemplateExecutor):
+    """The real executor, a round's reads together; `template`'s read carries a LIMIT Neo4j
+    refuses (-1), so it fails for real inside its group's shared read transaction."""
+
+    def __init__(self, driver: neo4j.Driver, template: str) -> None:
+        super().__init__(driver)
+        self._template = template
+        self.group_sizes: list[int] = []
+
+    def cypher_parameters(self, compiled, subject, known_at):  # type: ignore[no-untyped-def,override]
+        parameters = super().cypher_parameters(compiled, subject, known_at)
+        if compiled.template_id == self._template:
+            parameters["limit"] = -1
+        return parameters
+
+    def run_together(self, steps, subject, known_at, *, plan=None, raise_on_error=True):  # type: ignore[no-untyped-def]
+        if any(step.template_id == self._template for step in steps):
+            self.group_sizes.append(len(steps))
+        return super().run_together(
+            steps, subject, known_at, plan=plan, raise_on_error=raise_on_error
+        )
+
+
+def test_a_read_failing_inside_its_groups_transaction_costs_only_that_read(
+    demo_graph: neo4j.Driver,
+) -> None:
+    """A round's reads run in groups, each group in one read transaction: one read's failure
+    (a timeout, a refused query) fails the transaction; each read of the group then runs
+    alone, so the others keep their rows and only the failed read's gap says so (a real
+    timeout inside a group: test_executor.py, test_timeout_is_neo4j_unavailable)."""
+    whole = _ask(demo_graph, TemplateExecutor(demo_graph))
+    failing = _OneGroupedReadFails(demo_graph, "deployments_in_window")
+    result = _ask(demo_graph, failing)
+    assert any(n > 1 for n in failing.group_sizes), failing.group_sizes  # read in a group
+    failed = [tc for tc in result.tool_calls if tc.error]
+    assert {tc.template_id for tc in failed} == {"deployments_in_window"}, failed
+
+    def key(tc):  # type: ignore[no-untyped-def]
+        return tc.template_id, repr(sorted(tc.params.items())), repr(sorted(tc.options.items()))
+
+    answered = {key(tc): tc.rows_hash for tc in whole.tool_calls}
+    # The other reads (its group's among them) have the rows of a run where all answered.
+    others = [tc for tc in result.tool_calls if not tc.error and key(tc) in answered]
+    assert others and all(answered[key(tc)] == tc.rows_hash for tc in others)
+    assert result.status is RunStatus.PARTIAL
+    required = [m.description for m in result.missing_evidence if m.required]
+    assert required and all(
+        d.startswith("unknown, not absent: a read of the run failed") for d in required
+    ), required

@@ -281,3 +281,42 @@ def test_anchors_and_prov_json_say_which_holder_of_the_id_a_run_was(  # type: ig
     assert own.code == 1 and "run_deleted" in own.out, own
     earlier = invoke("verify", old_run, "--subject", FRANK)
     assert earlier.code == 3 and "an earlier principal of this id" in earlier.err, earlier
+
+
+def test_an_id_retracted_twice_is_one_earlier_holder_for_the_executor_and_the_audit(  # type: ignore[no-untyped-def]
+    world: neo4j.Driver, invoke, tmp_path: Path
+) -> None:
+    """The executor numbers the subject's holder by the tombstones before its record;
+    `read_incarnations` (trace, replay, runs) by the retractions of a holding record. A
+    second retraction of a retracted id writes no tombstone (a no-op), so both say the id
+    written again is its second holder, and `trace`, `replay` and `investigate` agree."""
+    from investigator.context_graph.incarnation import read_incarnations
+
+    first = invoke("investigate", OLD_QUESTION, *ASKED, "--subject", FRANK, "--json")
+    old_run = json.loads(first.out)["run_id"]
+    _retract_frank(invoke, tmp_path)
+    at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    again = {"tenant": TENANT, "retractions": [
+        {"id": "user:frank", "reason": "retracted again", "at": at}]}  # fmt: skip
+    _ingest(invoke, tmp_path, "retract-again.yaml", again)
+    statuses = [status for (status,) in world.execute_query(
+        "MATCH (p:KG:Principal {tenant: $t, id: 'user:frank'}) RETURN p.status ORDER BY "
+        "p.version", t=TENANT).records]  # fmt: skip
+    assert statuses == ["active", "retracted"], statuses
+    _ingest(invoke, tmp_path, "frank-new.yaml", FRANK_NEW)
+    second = invoke("investigate", "What is svc:b?", *ASKED, "--subject", FRANK, "--json")
+    assert second.code == 0, second
+    new_run = json.loads(second.out)["run_id"]
+
+    recorded = dict(world.execute_query(
+        "MATCH (r:CtxRun) WHERE r.run_id IN $runs RETURN r.run_id, r.subject_incarnation",
+        runs=[old_run, new_run]).records)  # fmt: skip
+    assert recorded == {old_run: 1, new_run: 2}, recorded
+    held = read_incarnations(world, TENANT, ["user:frank"])["user:frank"]
+    assert [inc.number for inc in held] == [1, 2] and held[0].retracted_at is not None
+    assert invoke("trace", new_run, "--subject", FRANK).code == 0
+    assert invoke("replay", new_run, "--subject", FRANK).code == 0
+    assert invoke("trace", old_run, "--subject", FRANK).code == 3
+    tree = invoke("trace", old_run, "--subject", *AUDITOR)
+    assert tree.code == 0 and "an earlier principal of this id" in tree.out.splitlines()[0]
+    assert _principal_agent(invoke, new_run)["inv:incarnation"]["$"] == "2"

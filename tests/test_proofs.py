@@ -177,3 +177,49 @@ def test_a_server_whose_proofs_are_used_is_not_pushed_out_by_servers_that_come_a
     before = path.stat().st_mtime_ns, path.stat().st_ino
     CountingExecutor(driver, proofs=ReadOnlyProofs(path)).run(STEP, SUBJECT, NOW)
     assert (path.stat().st_mtime_ns, path.stat().st_ino) == before
+
+
+def _servers(path: Path) -> list[str]:
+    return list(json.loads(path.read_text())["proofs"])
+
+
+def test_a_long_lived_process_marks_only_the_servers_it_used_since_its_last_write(
+    driver: neo4j.Driver, tmp_path: Path
+) -> None:
+    """A long-lived process (the warm one) moved every server it had ever proved on or used
+    to the newest at each write, pushing out servers other processes use now."""
+    path = tmp_path / "proofs.json"
+    elsewhere = "sha256:" + "d" * 64
+    # The long-lived process proves a template on the real server: written, the newest.
+    long_lived = ReadOnlyProofs(path)
+    CountingExecutor(driver, proofs=long_lived).run(STEP, SUBJECT, NOW)
+    (server,) = _servers(path)
+    for i in range(MAX_SERVERS - 1):
+        ReadOnlyProofs(path).record(f"Neo4j/5.26.0|gone-{i:02d}:7687|", "sha256:" + "b" * 64)
+    assert _servers(path)[0] == server
+    # Later it proves on another server only: ours, unused since, is not moved ahead of the
+    # others (before: moved to the newest, and gone-00 and gone-01 dropped for it).
+    long_lived.record("Neo4j/5.26.0|other-1:7687|", elsewhere)
+    kept = _servers(path)
+    assert len(kept) == MAX_SERVERS and kept[-1] == "Neo4j/5.26.0|other-1:7687|"
+    assert server not in kept and "Neo4j/5.26.0|gone-00:7687|" in kept
+
+    # Another long-lived process uses the kept proof (a new process proved it again first).
+    CountingExecutor(driver, proofs=ReadOnlyProofs(path)).run(STEP, SUBJECT, NOW)
+    assert CountingExecutor.explains == 2
+    using = ReadOnlyProofs(path)
+    CountingExecutor(driver, proofs=using).run(STEP, SUBJECT, NOW)
+    assert CountingExecutor.explains == 2  # the kept proof, among the newest: nothing written
+    for i in range(MAX_SERVERS - 1):
+        ReadOnlyProofs(path).record(f"Neo4j/5.26.0|later-{i:02d}:7687|", "sha256:" + "c" * 64)
+    assert _servers(path)[0] == server
+    # Its next write marks the server it used since its last write, once, with its own.
+    using.record("Neo4j/5.26.0|other-2:7687|", elsewhere)
+    assert _servers(path)[-2:] == [server, "Neo4j/5.26.0|other-2:7687|"]
+    for i in range(MAX_SERVERS - 2):
+        ReadOnlyProofs(path).record(f"Neo4j/5.26.0|again-{i:02d}:7687|", "sha256:" + "e" * 64)
+    assert _servers(path)[0] == server
+    # Not used since: the write after does not mark it again (before: moved to the newest).
+    using.record("Neo4j/5.26.0|other-3:7687|", elsewhere)
+    kept = _servers(path)
+    assert kept[-1] == "Neo4j/5.26.0|other-3:7687|" and server not in kept, kept[:3]
