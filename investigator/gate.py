@@ -33,6 +33,7 @@ from investigator.evidence import (
     supported_evidence_types,
     version_named,
 )
+from investigator.runbook_search import runbook_alert, symptom_fits_runbook
 from investigator.runbook_sections import SectionFocus, alert_excerpt, budget_excerpt, card_focus
 from investigator.timeline import CHANGE_TIME_KEYS, DEPLOY_TIME_KEYS, instant, rollout_under_way
 
@@ -736,6 +737,10 @@ class GatePolicy(BaseModel):
     # The question: when no name above is one of such a runbook's sections, the section
     # whose alert name it spells out in words ("tempo polls are failing").
     section_question: str | None = None
+    # A symptom said with where it shows ("5xx errors on checkout"): a runbook of that place
+    # that belongs to an alert counts only when these words fit the alert (a crash-loop
+    # runbook linked to checkout is no answer to its 5xx errors).
+    placed_symptom: str | None = None
 
 
 class Conflict(BaseModel):
@@ -773,6 +778,9 @@ class EvidenceGate:
         # Runbook versions dropped for the budget, with the instants asked about (as_of, the
         # question's earlier times) they were valid at: the version in force then, unread.
         self.budget_dropped_runbooks: dict[str, list[datetime]] = {}
+        # Per place of a placed symptom, its alerts' runbooks the words do not fit (element
+        # id -> alert): what the place has, said when no runbook of it answers.
+        self.unfit_place_runbooks: dict[str, dict[str, str]] = {}
         self._granted = frozenset(policy.granted_labels)
         self._relevant = frozenset(policy.relevant_types)
 
@@ -1035,7 +1043,7 @@ class EvidenceGate:
         if not (set(cand.evidence_types) & self._relevant) and not anchor:
             detail = "supports none of the evidence types the plan needs"
             return self._reject(cand, r.LOW_RELEVANCE, round_no, detail), []
-        off_focus = self._off_focus(cand)
+        off_focus = self._off_focus(cand) or self._unfit_for_symptom(cand)
         if off_focus is not None:
             return self._reject(cand, r.LOW_RELEVANCE, round_no, off_focus), []
         conflict_loss, demoted = self._conflict(cand, round_no)
@@ -1087,6 +1095,26 @@ class EvidenceGate:
             return None
         named = code_id if isinstance(code_id, str) else code
         return f"error code {named} is not the error the question is about"
+
+    def _unfit_for_symptom(self, cand: Evidence) -> str | None:
+        """Why a runbook read through the place of a placed symptom is not about it: it
+        belongs to an alert (`runbook_alert`) whose words the symptom's do not fit; else None.
+        A runbook of the place that names no alert (linked to the service and its error
+        code, payment-recovery) is weighed as before."""
+        symptom = self.policy.placed_symptom
+        place = cand.context.get("anchor")
+        if symptom is None or cand.context.get("anchor_type") != "service":
+            return None
+        if not isinstance(place, str):
+            return None
+        alert = runbook_alert(cand)
+        if alert is None or symptom_fits_runbook(symptom, place, cand):
+            return None
+        self.unfit_place_runbooks.setdefault(place, {})[cand.element_id] = alert
+        return (
+            f"the runbook of alert {alert}, linked to {place}: the question's words "
+            f"({symptom!r}) are not about that alert"
+        )
 
     def _drop_off_focus(self, decision: GateDecision, round_no: int) -> None:
         """The question's error became known (or changed): records of other codes admitted

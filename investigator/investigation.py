@@ -334,6 +334,47 @@ def searched_runbook_gaps(
     ]
 
 
+def unfit_place_runbook_gaps(
+    missing: list[MissingEvidence],
+    symptom: str | None,
+    unfit: Mapping[str, Mapping[str, str]],
+    note: str | None,
+    *,
+    cut_short: bool = False,
+) -> list[MissingEvidence]:
+    """`missing` with a missing runbook said as the place's gap when a symptom said at a
+    service ("5xx errors on checkout") found only runbooks of that service's alerts that its
+    words do not fit (`EvidenceGate.unfit_place_runbooks`): no runbook of the place is about
+    it, and which the place has (the subject's view: the gate saw no other). The search's
+    own answer (`note`) follows. When a runbook was claimed through another record, the
+    same is said beside it, not required. Not in a run cut short: its gap says the search
+    did not finish (the place may have runbooks it did not read)."""
+    if symptom is None or not unfit or cut_short:
+        return missing
+    places = "; ".join(
+        f"no runbook of {place} is about {symptom!r}; runbooks attached to {place}: "
+        + ", ".join(f"{rb} (alert {alert})" for rb, alert in sorted(runbooks.items()))
+        for place, runbooks in sorted(unfit.items())
+    )
+    if not any(m.evidence_type == "runbook" and m.required for m in missing):
+        # A runbook was claimed through another record (the incident's error code): it
+        # stands, and the place's own runbooks are said not to be about the symptom.
+        said = MissingEvidence(
+            evidence_type="runbook",
+            intents=[Intent.APPLICABLE_RUNBOOK.value],
+            description=f"{places}; the runbook claimed is linked to another record the run read",
+            required=False,
+        )
+        return [*missing, said]
+    description = places if note is None else f"{places}; {note}"
+    return [
+        m.model_copy(update={"description": description})
+        if m.evidence_type == "runbook" and m.required
+        else m
+        for m in missing
+    ]
+
+
 def withheld_runbook_gaps(
     missing: list[MissingEvidence], rejected: Sequence[Rejection], *, cut_short: bool = False
 ) -> list[MissingEvidence]:
@@ -905,11 +946,17 @@ def _investigate(
             [(ev.element_id, ev.version) for ev in pack.evidence],
             read_through(outcome.tool_calls, pack.evidence),
         ),
-        missing_evidence=searched_runbook_gaps(
-            tied_runbook_gaps(
-                withheld_runbook_gaps(missing, gate.rejected, cut_short=unfinished),
-                outcome.runbook_tie,
+        missing_evidence=unfit_place_runbook_gaps(
+            searched_runbook_gaps(
+                tied_runbook_gaps(
+                    withheld_runbook_gaps(missing, gate.rejected, cut_short=unfinished),
+                    outcome.runbook_tie,
+                ),
+                outcome.runbook_search_note,
+                cut_short=unfinished,
             ),
+            gate.policy.placed_symptom,
+            gate.unfit_place_runbooks,
             outcome.runbook_search_note,
             cut_short=unfinished,
         ),

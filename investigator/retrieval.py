@@ -689,6 +689,11 @@ class RetrievalLoop:
             # too, before a text hit (the incident report) is taken as what it means.
             placed = round_no == 1 and self._placed_symptom(known)
             if placed:
+                # The place's runbooks are read later: one of its alerts' counts only when
+                # the symptom's words fit that alert (the gate weighs them).
+                self.gate.policy = self.gate.policy.model_copy(
+                    update={"placed_symptom": self.reading}
+                )
                 chose_by_text = self._runbook_by_text(known, outcome, placed=True)
                 progressed |= chose_by_text
                 search_first = True

@@ -742,3 +742,30 @@ def _renamed(run: LookupSteps, ids: list[str]) -> set[str]:
             _document(str(row.context.get("neighbour"))) != _document(runbook_id) for row in rows
         )
     }
+
+
+# Words any runbook's title has: no sign of what it is about.
+_RUNBOOK_TITLE_WORDS = frozenset({"runbook", "playbook", "procedure", "guide"})
+
+
+def runbook_alert(hit: Evidence) -> str | None:
+    """The alert a runbook belongs to by its own words, else None: an alert-shaped name
+    (`KubePodCrashLooping`) in its title or heading its text's first line, as an alert's
+    runbook is written ("KubePodCrashLooping runbook"; "KubePodCrashLooping: a pod ...")."""
+    first_line = (hit.content or "").lstrip().split("\n", 1)[0]
+    for text in (hit.title or "", first_line):
+        for token in re.findall(r"[A-Za-z][A-Za-z0-9_]*", text):
+            if is_alert_name(token):
+                return token
+    return None
+
+
+def symptom_fits_runbook(symptom: str, place: str, hit: Evidence) -> bool:
+    """Whether a symptom said at a place ("5xx errors on checkout") is what an alert's
+    runbook is about: one of its informative words, the place's own words aside, is a word
+    of the runbook's alert name, title or first line (its summary). Its steps are not
+    read: a crash-loop runbook that says "Error" in step 1 is still no 5xx runbook."""
+    said = query_stems(symptom) - query_stems(" ".join(identifier_words(place.split(":", 1)[-1])))
+    first_line = (hit.content or "").lstrip().split("\n", 1)[0]
+    about = (_title_words(hit) | text_stems(first_line)) - {_stem(w) for w in _RUNBOOK_TITLE_WORDS}
+    return bool(said & about)
