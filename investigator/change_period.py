@@ -1,7 +1,8 @@
 """What a change question's window reads left out: a read of releases or change events cut
 at its row cap (over the period asked, the window before the first error where the competing
 causes are read, or the earliest releases of "the first release"), and a period's releases
-not read (the run stopped before it read them).
+not read (the run stopped before it read them). A team's OWNS reads cut at their row caps
+(what it owned, every record of it: "what did team X own?") are told the same way.
 
 The window templates read `LIMIT row_cap + 1` rows the subject may read (tenant, ACL and
 purpose in Cypher): a read cut there says "more than N", never a count of the rest, so no
@@ -17,6 +18,8 @@ from typing import Literal
 from pydantic import BaseModel
 
 from investigator.context_graph.models import ToolCallRecord
+from investigator.evidence import iso_utc
+from investigator.ownership_history import TEAM_OWNS_TEMPLATE, TEAM_RECORDS_TEMPLATE
 from investigator.rubric import Intent
 from investigator.timeline import EARLIEST, time_references
 
@@ -37,13 +40,16 @@ class WindowCut(BaseModel):
     end: str
     read: int
     # What the read was for: the period asked, the window before the first error (the
-    # competing causes), or the earliest releases ("the first release").
-    purpose: Literal["period", "causes", "first_release"] = "period"
+    # competing causes), the earliest releases ("the first release"), or a team's OWNS
+    # edges read from its side (`service_id` is then the team's id).
+    purpose: Literal["period", "causes", "first_release", "team"] = "period"
 
     def description(self) -> str:
         """The required gap's text: what was cut, where, and how to ask for the rest."""
         if self.purpose == "causes":
             return self._causes_description()
+        if self.purpose == "team":
+            return self._team_description()
         if self.purpose == "first_release":
             return (
                 f"more than {self.read} releases of {self.service_id} by {self.end}: one read "
@@ -65,6 +71,21 @@ class WindowCut(BaseModel):
             f"{what}: one read holds {self.read}, the rest were not read, so the list is not "
             f"all of them; narrow the period (e.g. 'in the last 24 hours', 'between A and "
             f"B'){ask}"
+        )
+
+    def _team_description(self) -> str:
+        if self.template_id == TEAM_RECORDS_TEMPLATE:
+            return (
+                f"more than {self.read} records of the OWNS edges of {self.service_id} known "
+                f"at {self.end}: one read holds {self.read}, the rest were not read, so the "
+                "list is not complete: which of its records were retracted or corrected is "
+                "not told"
+            )
+        return (
+            f"more than {self.read} OWNS records of {self.service_id} up to {self.end} "
+            f"(newest first): one read holds {self.read}, the rest were not read, so the list "
+            "of what it owned is not complete; ask for one kind ('which services did ... "
+            "own?') or a narrower period ('between A and B')"
         )
 
     def _causes_description(self) -> str:
@@ -141,6 +162,34 @@ def cut_first_release_reads(calls: Sequence[ToolCallRecord]) -> list[WindowCut]:
             if call.template_id == RELEASES_TEMPLATE and _instant(call, "from") == EARLIEST
         ),
         "first_release",
+    )
+
+
+def cut_team_reads(calls: Sequence[ToolCallRecord]) -> list[WindowCut]:
+    """Each read of a team's OWNS edges from its side (what it owned, `owned_by_team`; every
+    record of them, `owned_by_team_records`) that hit its row cap, sorted."""
+    cuts = {
+        WindowCut(
+            template_id=call.template_id,
+            service_id=str(call.params["team_id"]),
+            start=str(call.params.get("from") or ""),
+            # Up to the period's end, else as_of; every record: as known at known_at.
+            end=iso_utc(
+                call.known_at
+                if call.template_id == TEAM_RECORDS_TEMPLATE
+                else _instant(call, "to") or call.as_of or call.known_at
+            ),
+            read=call.row_count,
+            purpose="team",
+        ).model_dump_json(): None
+        for call in calls
+        if call.template_id in (TEAM_OWNS_TEMPLATE, TEAM_RECORDS_TEMPLATE)
+        and call.truncated
+        and not call.error
+    }
+    return sorted(
+        (WindowCut.model_validate_json(c) for c in cuts),
+        key=lambda c: (c.service_id or "", c.template_id),
     )
 
 

@@ -459,6 +459,7 @@ def derive_claims(
     window_cuts: Sequence[WindowCut] = (),
     releases_unread: bool = False,
     cause_cuts: Sequence[WindowCut] = (),
+    team_cuts: Sequence[WindowCut] = (),
     period_was_read: bool = False,
 ) -> ClaimSet:
     """Apply the claim rules of each intent to the pack evidence (pure, deterministic).
@@ -501,7 +502,8 @@ def derive_claims(
     each for a change question (change_period.py); `releases_unread`: no releases were read
     (the run stopped first), said beside a period's changes. `cause_cuts`: each read of the
     window before the first error (or of the earliest releases) cut at its row cap: a
-    required gap each, and no correlation verdict stronger than `uncertain`.
+    required gap each, and no correlation verdict stronger than `uncertain`. `team_cuts`:
+    each read of a team's OWNS edges from its side cut at its row cap, a required gap each.
     `period_was_read`: the period a change question asks over was read, so its answer needs
     no first error (no `error_first_seen` gap of its own).
     """
@@ -1006,6 +1008,17 @@ def derive_claims(
             )
             for cut in window_cuts
         ]
+    if Intent.OWNERSHIP_AT_TIME in intent_set and team_words is not None:
+        # A team's list cut at a read's row cap is no complete answer either.
+        missing += [
+            MissingEvidence(
+                evidence_type="ownership",
+                intents=[Intent.OWNERSHIP_AT_TIME.value],
+                description=cut.description(),
+                required=True,
+            )
+            for cut in team_cuts
+        ]
     # What the KG has no record of (who was on call, whether the runbook was followed) is
     # said, never skipped: the run is `partial`.
     missing += unrecorded_evidence(unrecorded_asks(question or ""))
@@ -1214,10 +1227,10 @@ def _correction_claim(
     evs = [ev for ev in owners if ev.element_id in c.keys]
     if not evs:
         return None
-    was = ", ".join(c.before)
-    # Read from a team's side (its own records only), no team since says only that it no
-    # longer owned it: another team may have.
+    # Read from a team's side (its own records only), no team before or since says only
+    # that the team did not own it then: another team may have.
     team_side = all(ev.context.get("asked_team") for ev in evs)
+    was = ", ".join(c.before) if c.before else f"not {', '.join(c.after)}"
     since = ", ".join(c.after) if c.after else (f"not {was}" if team_side else "no owner")
     return _claim(
         f"{when} the owner of {c.owned} was corrected at "

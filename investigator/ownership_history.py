@@ -73,17 +73,34 @@ HISTORY_WORDS = re.compile(
 
 
 # A question from the team's side: what a team owned ("What did team:payments own on ...?",
-# "Which services did Finance Eng own?", "services owned by the payments team").
+# "Which services did Finance Eng own?", "services owned by the payments team", "which
+# services belong to payments-core", "payments-core team services").
+_KIND = r"(?:services?|alerts?|runbooks?)"
+# Where the team's words end: a time word, or the end of the clause.
+_WORDS_END = (
+    r"(?=\s+(?:on|at|in|during|between|from|since|before|after|until|then|as|now)\b|[?.!,]|$)"
+)
 _TEAM_SIDE = re.compile(
     r"\bwhat\s+(?:else\s+)?(?:did|does|do|has|have)\s+(?P<a>[^?.!]+?)\s+own(?:ed)?\b"
-    r"|\bwhich\s+(?:services?|alerts?|runbooks?|things|systems)\s+(?:did|does|do|has|have)\s+"
+    r"|\b(?:which|what)\s+(?:" + _KIND + r"|things|systems)\s+(?:did|does|do|has|have)\s+"
     r"(?P<b>[^?.!]+?)\s+own(?:ed)?\b"
-    r"|\b(?:services?|alerts?|runbooks?)\s+(?:were\s+|are\s+|was\s+|is\s+)?owned\s+by\s+"
-    r"(?P<c>[^?.!,]+?)(?=\s+(?:on|at|in|between|from|since|before|after|until|then|as)\b|[?.!,]|$)"
-    r"|\b(?:show|list|tell\s+me)\s+(?:me\s+)?what\s+(?P<d>[^?.!]+?)\s+(?:has\s+|had\s+)?owned\b",
+    r"|\b(?:" + _KIND + r"|what|everything|things)\s+(?:were\s+|are\s+|was\s+|is\s+)?"
+    r"owned\s+by\s+(?P<c>[^?.!,]+?)"
+    + _WORDS_END
+    + r"|\b(?:show|list|tell\s+me)\s+(?:me\s+)?what\s+(?P<d>[^?.!]+?)\s+(?:has\s+|had\s+)?owned\b"
+    r"|\b(?:" + _KIND + r"|what|things|systems)\s+(?:that\s+)?(?:did\s+|does\s+|do\s+)?"
+    r"belong(?:s|ed)?\s+to\s+(?P<e>[^?.!,]+?)"
+    + _WORDS_END
+    + r"|(?:^\s*(?:(?:show|list|give)(?:\s+me)?\s+|(?:what|which)\s+are\s+)?(?:the\s+)?|\bthe\s+)"
+    r"(?!(?:is|are|was|were|do|does|did|who|what|which|how|why|when)\b)"
+    r"(?P<f>[\w:.-]+(?:\s+[\w:.-]+){0,3}?)"
+    r"\s+team(?:'s)?\s+" + _KIND + r"\b"
+    r"|\b" + _KIND + r"\s+of\s+(?P<g>team[\s:][^?.!,\s]+|(?:the\s+)?[^?.!,]+?\s+team)\b"
+    r"|\b(?:what|which\s+" + _KIND + r")\s+(?:is|are|was|were)\s+(?P<h>[^?.!]+?)\s+"
+    r"responsible\s+for\b",
     re.IGNORECASE,
 )
-_TEAM_FILLER = re.compile(r"^(?:the|our|a)\s+|\s+team$|'s$", re.IGNORECASE)
+_TEAM_FILLER = re.compile(r"^(?:the|our|a)\s+|^team\s+(?!team\b)|\s+team$|'s$", re.IGNORECASE)
 
 
 def asked_team(question: str) -> str | None:
@@ -102,10 +119,14 @@ def asked_team(question: str) -> str | None:
 
 
 # The kinds a question from a team's side asks for ("Which services did X own?", "alerts
-# owned by X"); "What did X own?" asks for every kind.
+# owned by X", "services that belong to X", "X team services"); "What did X own?" asks for
+# every kind.
 _ASKED_KINDS = re.compile(
-    r"\bwhich\s+(?P<a>services?|alerts?|runbooks?)\s+(?:did|does|do|has|have)\b"
-    r"|\b(?P<b>services?|alerts?|runbooks?)\s+(?:were\s+|are\s+|was\s+|is\s+)?owned\s+by\b",
+    r"\b(?:which|what)\s+(?P<a>" + _KIND + r")\s+(?:did|does|do|has|have|is|are|was|were)\b"
+    r"|\b(?P<b>" + _KIND + r")\s+(?:that\s+)?(?:were\s+|are\s+|was\s+|is\s+|did\s+|does\s+|do\s+)?"
+    r"(?:owned\s+by|belong(?:s|ed)?\s+to|of\s+(?:the\s+)?team)\b"
+    r"|\bteam(?:'s)?\s+(?P<c>" + _KIND + r")\b"
+    r"|\b(?P<d>" + _KIND + r")\s+of\s+[^?.!,]+?\s+team\b",
     re.IGNORECASE,
 )
 
@@ -116,7 +137,7 @@ def asked_kinds(question: str) -> frozenset[str] | None:
     found = _ASKED_KINDS.search(question)
     if found is None:
         return None
-    word = (found["a"] or found["b"]).lower()
+    word = next(g for g in found.groups() if g is not None).lower()
     return frozenset({word.removesuffix("s")})
 
 
@@ -547,7 +568,9 @@ def ownership_corrections(
                     sorted({_owner(e) for e in was}),
                     sorted({_owner(e) for e in now}),
                 )
-                if was_teams == now_teams or not was_teams:
+                if was_teams == now_teams or (
+                    not was_teams and not _team_record_extended(before, now)
+                ):
                     continue
                 keys = sorted({e.element_id for e in (*was, *now)})
                 last = spans[-1] if spans else None
@@ -575,6 +598,15 @@ def ownership_corrections(
     if period is not None:
         out = [c for c in out if _span_in(c, period)]
     return sorted(out, key=lambda c: (c.owned, c.start or EARLIEST, c.corrected_at))
+
+
+def _team_record_extended(before: Sequence[Evidence], now: Sequence[Evidence]) -> bool:
+    """Whether a span no owner was recorded for, read from a team's side, became the team's
+    by a rewrite of one of its own records known before (its interval moved to cover the
+    span): the team's record said it did not own it then, and says so no longer. A first
+    record of the team is learned, as on the service side: its own records cannot tell."""
+    earlier = {e.element_id for e in before}
+    return any(e.context.get("asked_team") and e.element_id in earlier for e in now)
 
 
 def _span_in(c: OwnershipCorrection, period: OwnershipPeriod) -> bool:

@@ -544,6 +544,9 @@ def pasted_alert_intents() -> list[Intent]:
 def detect_intents(question: str) -> list[Intent]:
     """The intents a question asks for (sorted). Nothing matched: an entity lookup."""
     found = {intent for intent, pattern in _INTENT_RULES if pattern.search(question)}
+    if asked_team(question) is not None:
+        # "Which services belong to payments-core?": what a team owned, in other words.
+        found.add(Intent.OWNERSHIP_AT_TIME)
     # "Which team owned runbook:payment-recovery@v3?": a runbook named by its id is what the
     # question is about, not a question for the runbook in force (v4 would be claimed beside
     # it); "runbook" written as a word still asks for one.
