@@ -98,7 +98,7 @@ _CANDIDATE_GROWTH = 10
 _MAX_BOUNDED_CANDIDATES = 200_000
 # A tie at the cut wider than this many hits the subject can see is not read to its end
 # (`TemplateExecutor.tie_bound`): the rows stop above it and the result says so.
-TIE_BOUND = 1000
+TIE_BOUND = 200
 # The templates whose rows may stop above such a tie (name_suggestions' rows are only hints).
 _TIE_CUT_TEMPLATES = frozenset({"fulltext_search"})
 
@@ -614,6 +614,8 @@ class TemplateExecutor:
         wanted = int(parameters["limit"])
         if len(records) < wanted:
             return None  # every visible hit is a row: no cut
+        if int(records[0]["candidates"]) < self.tie_bound:
+            return None  # fewer hits were read than the bound: no tie among them reaches it
         level = float(records[wanted - 1]["score"])
         if sufficient and float(records[wanted - 2]["score"]) != level:
             return None  # the cut falls between two scores: nothing tied to order by id
