@@ -96,6 +96,11 @@ _FIRST_CANDIDATES_PER_ROW = 20
 _MIN_FIRST_CANDIDATES = 200
 _CANDIDATE_GROWTH = 10
 _MAX_BOUNDED_CANDIDATES = 200_000
+# A tie at the cut wider than this many hits the subject can see is not read to its end
+# (`TemplateExecutor.tie_bound`): the rows stop above it and the result says so.
+TIE_BOUND = 200
+# The templates whose rows may stop above such a tie (name_suggestions' rows are only hints).
+_TIE_CUT_TEMPLATES = frozenset({"fulltext_search"})
 
 
 def _native(value: Any) -> Any:
@@ -202,6 +207,9 @@ class ToolResult(BaseModel):
     limit: int
     duration_ms: float
     error: str | None = None
+    # At least this many records the subject can see tie at the score where the rows stop
+    # (the rows are those scoring above it): a fulltext tie too wide to order by id.
+    tie_at_cut: int | None = None
     # When the call began (ns since the epoch), for its trace span; never serialised.
     started_ns: int | None = Field(default=None, exclude=True, repr=False)
 
@@ -255,8 +263,10 @@ def _parse_row_micros(record: neo4j.Record, shape: type[RowContext]) -> Template
 _ROW_PARSERS = {"datetime": _parse_row, "epoch_micros": _parse_row_micros}
 
 
-def _fetch_size(compiled: CompiledQuery) -> int:
-    return compiled.limit * 4 + 4
+def _fetch_size(compiled: CompiledQuery, parameters: dict[str, Any] | None = None) -> int:
+    # A tie probe asks for more rows than the template's limit (`_rows_above_wide_tie`).
+    wanted = int(parameters["limit"]) if parameters else 0
+    return max(compiled.limit * 4 + 4, wanted)
 
 
 def _fetch(
@@ -270,8 +280,9 @@ def _reader(
     tx: neo4j.ManagedTransaction, compiled: CompiledQuery
 ) -> Callable[[dict[str, Any]], list[neo4j.Record]]:
     """Reads `compiled` with given parameters inside `tx`."""
-    fetch = _fetch_size(compiled)
-    return lambda parameters: _fetch(tx, compiled.text, parameters, fetch)
+    return lambda parameters: _fetch(
+        tx, compiled.text, parameters, _fetch_size(compiled, parameters)
+    )
 
 
 def _first_line(exc: BaseException) -> str:
@@ -345,8 +356,10 @@ class TemplateExecutor:
         registry: TemplateRegistry | None = None,
         database: str | None = None,
         proofs: ReadOnlyProofs | None = None,
+        tie_bound: int | None = None,
     ) -> None:
         self.driver = driver
+        self.tie_bound = TIE_BOUND if tie_bound is None else tie_bound
         self.registry = registry or TemplateRegistry.packaged()
         self.database = database
         self.proofs = proofs if proofs is not None else ReadOnlyProofs.default()
@@ -365,7 +378,7 @@ class TemplateExecutor:
         same calls, in the same order, fail again with the recorded error instead of
         reading, so the re-run goes on without their rows as the run did."""
         executor = TemplateExecutor(
-            self.driver, self.registry.pinned(versions), self.database, self.proofs
+            self.driver, self.registry.pinned(versions), self.database, self.proofs, self.tie_bound
         )
         for failure in failures:
             executor._recorded_failures.setdefault(failure.key(), []).append(failure.error)
@@ -452,11 +465,13 @@ class TemplateExecutor:
                 raise Neo4jUnavailable(error)
             return self._result(compiled, known_at, [], 0.0, started_ns, error)
         records: list[neo4j.Record] = []
-        fetch = _fetch_size(compiled)
+        tie: int | None = None
         try:
             self._ensure_read_only(compiled, parameters)
-            records = self._enough_candidates(
-                lambda p: self._read_template(compiled, p, fetch), parameters
+            records, tie = self._enough_candidates(
+                compiled,
+                lambda p: self._read_template(compiled, p, _fetch_size(compiled, p)),
+                parameters,
             )
         except TemplateRefused:
             raise  # a text Neo4j would not plan read-only never runs, whatever the caller asked
@@ -465,7 +480,7 @@ class TemplateExecutor:
                 raise
             error = _first_line(exc)
         duration_ms = (time.perf_counter() - started) * 1000.0
-        return self._result(compiled, known_at, records, duration_ms, started_ns, error)
+        return self._result(compiled, known_at, records, duration_ms, started_ns, error, tie)
 
     def run_together(
         self,
@@ -512,13 +527,15 @@ class TemplateExecutor:
     def _read_together(
         self, prepared: list[tuple[CompiledQuery, dict[str, Any]]], known_at: datetime
     ) -> list[ToolResult]:
-        def work(tx: neo4j.ManagedTransaction) -> list[tuple[list[neo4j.Record], float, int]]:
+        Timed = tuple[list[neo4j.Record], int | None, float, int]
+
+        def work(tx: neo4j.ManagedTransaction) -> list[Timed]:
             timed = []
             for compiled, parameters in prepared:
                 started_ns = time.time_ns()
                 started = time.perf_counter()
-                records = self._enough_candidates(_reader(tx, compiled), parameters)
-                timed.append((records, (time.perf_counter() - started) * 1000.0, started_ns))
+                records, tie = self._enough_candidates(compiled, _reader(tx, compiled), parameters)
+                timed.append((records, tie, (time.perf_counter() - started) * 1000.0, started_ns))
             return timed
 
         # The calls run one after another in the group's transaction, so it has the sum of
@@ -527,8 +544,8 @@ class TemplateExecutor:
         timeout_s = sum(compiled.timeout_s for compiled, _ in prepared)
         timed = self._in_read_transaction(work, timeout_s)
         return [
-            self._result(compiled, known_at, records, duration_ms, started_ns, None)
-            for (compiled, _), (records, duration_ms, started_ns) in zip(
+            self._result(compiled, known_at, records, duration_ms, started_ns, None, tie)
+            for (compiled, _), (records, tie, duration_ms, started_ns) in zip(
                 prepared, timed, strict=True
             )
         ]
@@ -551,21 +568,61 @@ class TemplateExecutor:
         self._check_allowlisted(compiled)
         return compiled, self.cypher_parameters(compiled, subject, known_at)
 
-    @staticmethod
     def _enough_candidates(
-        read: Callable[[dict[str, Any]], list[neo4j.Record]], parameters: dict[str, Any]
-    ) -> list[neo4j.Record]:
+        self,
+        compiled: CompiledQuery,
+        read: Callable[[dict[str, Any]], list[neo4j.Record]],
+        parameters: dict[str, Any],
+    ) -> tuple[list[neo4j.Record], int | None]:
+        """The rows of every hit, read from as few candidates as prove them; and, when the
+        rows would end inside a tie of at least `tie_bound` visible hits, only the rows above
+        it, with the bound (the tie at the cut, `ToolResult.tie_at_cut`)."""
         records = read(parameters)
-        while not candidates_suffice(
-            records, parameters["limit"], parameters.get("candidate_limit")
-        ):
+        while True:
+            sufficient = candidates_suffice(
+                records, parameters["limit"], parameters.get("candidate_limit")
+            )
+            if compiled.template_id in _TIE_CUT_TEMPLATES:
+                above = self._rows_above_wide_tie(read, parameters, records, sufficient)
+                if above is not None:
+                    return above, self.tie_bound
+            if sufficient:
+                return records, None
             # Too few candidates to be sure: ask again with more (same text, same proof).
             parameters = {
                 **parameters,
                 "candidate_limit": next_candidate_limit(records, parameters["candidate_limit"]),
             }
             records = read(parameters)
-        return records
+
+    def _rows_above_wide_tie(
+        self,
+        read: Callable[[dict[str, Any]], list[neo4j.Record]],
+        parameters: dict[str, Any],
+        records: list[neo4j.Record],
+        sufficient: bool,
+    ) -> list[neo4j.Record] | None:
+        """The rows scoring above the last wanted row's score when at least `tie_bound`
+        visible hits share that score, else None (the rows stand, or need more candidates).
+
+        The last wanted row's score is where the rows are cut. Every hit of that score is
+        among the candidates when they suffice; when they do not, the cut is at the floor
+        and the candidates hold part of the tie, which is enough to see it reach the bound.
+        Only hits the visibility predicate passed are counted (a probe of the same text,
+        `tie_bound` rows further), so records the subject cannot see never decide the cut.
+        """
+        wanted = int(parameters["limit"])
+        if len(records) < wanted:
+            return None  # every visible hit is a row: no cut
+        if int(records[0]["candidates"]) < self.tie_bound:
+            return None  # fewer hits were read than the bound: no tie among them reaches it
+        level = float(records[wanted - 1]["score"])
+        if sufficient and float(records[wanted - 2]["score"]) != level:
+            return None  # the cut falls between two scores: nothing tied to order by id
+        probe = read({**parameters, "limit": wanted + self.tie_bound})
+        if sum(1 for r in probe if float(r["score"]) == level) < self.tie_bound:
+            return None
+        return [r for r in records if float(r["score"]) > level]
 
     @staticmethod
     def _result(
@@ -575,6 +632,7 @@ class TemplateExecutor:
         duration_ms: float,
         started_ns: int | None,
         error: str | None,
+        tie_at_cut: int | None = None,
     ) -> ToolResult:
         shape = context_shape(compiled.template_id)
         parse = _ROW_PARSERS[compiled.row_times]
@@ -595,6 +653,7 @@ class TemplateExecutor:
             limit=compiled.limit,
             duration_ms=round(duration_ms, 3),
             error=error,
+            tie_at_cut=tie_at_cut,
             started_ns=started_ns,
         )
 

@@ -317,6 +317,30 @@ def tied_runbook_gaps(missing: list[MissingEvidence], tied: Sequence[str]) -> li
     ]
 
 
+def wide_tie_gaps(
+    missing: list[MissingEvidence], wide_ties: Mapping[str, int]
+) -> list[MissingEvidence]:
+    """`missing` and, for each search whose rows stopped above a tie too wide to order
+    (`RetrievalOutcome.wide_ties`), a gap saying so: which words, how many records the
+    subject can see match them equally at least, and how to narrow it."""
+    return [
+        *missing,
+        *(
+            MissingEvidence(
+                evidence_type="document",
+                intents=[],
+                description=(
+                    f"{count:,}+ records you can see rank equally for the words {words!r}: "
+                    "too many to rank, none of them was read; name a service, alert or "
+                    "error code to narrow it"
+                ),
+                required=False,
+            )
+            for words, count in sorted(wide_ties.items())
+        ),
+    ]
+
+
 def searched_runbook_gaps(
     missing: list[MissingEvidence], note: str | None, *, cut_short: bool = False
 ) -> list[MissingEvidence]:
@@ -948,19 +972,22 @@ def _investigate(
             [(ev.element_id, ev.version) for ev in pack.evidence],
             read_through(outcome.tool_calls, pack.evidence),
         ),
-        missing_evidence=unfit_place_runbook_gaps(
-            searched_runbook_gaps(
-                tied_runbook_gaps(
-                    withheld_runbook_gaps(missing, gate.rejected, cut_short=unfinished),
-                    outcome.runbook_tie,
+        missing_evidence=wide_tie_gaps(
+            unfit_place_runbook_gaps(
+                searched_runbook_gaps(
+                    tied_runbook_gaps(
+                        withheld_runbook_gaps(missing, gate.rejected, cut_short=unfinished),
+                        outcome.runbook_tie,
+                    ),
+                    outcome.runbook_search_note,
+                    cut_short=unfinished,
                 ),
+                gate.policy.placed_symptom,
+                gate.unfit_place_runbooks,
                 outcome.runbook_search_note,
                 cut_short=unfinished,
             ),
-            gate.policy.placed_symptom,
-            gate.unfit_place_runbooks,
-            outcome.runbook_search_note,
-            cut_short=unfinished,
+            outcome.wide_ties,
         ),
         confounders=claim_set.confounders,
         conflicts=gate.conflicts,

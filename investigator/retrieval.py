@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from enum import StrEnum
 
@@ -94,7 +94,7 @@ from investigator.runbook_sections import (
     headed_by,
     pointed_at,
 )
-from investigator.session import RunSession
+from investigator.session import RunSession, ToolCall
 from investigator.timeline import instant_of, time_references
 
 
@@ -153,6 +153,9 @@ class RetrievalOutcome(BaseModel):
     # version) read through it: rules of one name that lead apart are told apart.
     alert_rows: list[Evidence] = Field(default_factory=list)
     runbooks_through: dict[str, list[str]] = Field(default_factory=dict)
+    # Fulltext words -> at least how many visible records tie on them where the rows stopped
+    # (`ToolResult.tie_at_cut`): too many equal hits to order, none of the tie was read.
+    wide_ties: dict[str, int] = Field(default_factory=dict)
 
 
 # Link (navigation) templates: their rows name anchors; they are evidence only for lookups.
@@ -435,6 +438,14 @@ def type_dependent_row(evidence: Evidence, step: PlanStep) -> Evidence:
     return evidence.model_copy(update={"evidence_types": ["dependent"]})
 
 
+def _note_wide_ties(outcome: RetrievalOutcome, calls: Iterable[ToolCall]) -> None:
+    """Keep the fulltext calls whose rows stopped above a tie too wide to order."""
+    for call in calls:
+        if call.result.tie_at_cut is not None:
+            words = str(call.result.params.get("query", ""))
+            outcome.wide_ties[words] = call.result.tie_at_cut
+
+
 def _note_alerts_read(outcome: RetrievalOutcome, candidates: Sequence[Evidence]) -> None:
     """Keep the alert records among `candidates`, those that carry a `:MissingFile` mark
     (their rule left the rule file at a later import), once each, and the runbooks read
@@ -481,6 +492,7 @@ class _SearchSteps(OneStepCalls):
         # replay can tell a re-ranking from a change (`ranking_changed`).
         calls = loop.session.call_round(steps, plan=plan, raise_on_error=False, keep_hits=True)
         self.outcome.tool_calls.extend(call.record for call in calls)
+        _note_wide_ties(self.outcome, calls)
         return [call.candidates for call in calls]
 
     def admit(self, candidates: list[Evidence]) -> tuple[list[Evidence], list[Rejection]]:
@@ -828,6 +840,7 @@ class RetrievalLoop:
             self.calls += len(steps)
             calls = self.session.call_round(steps, plan=plan, raise_on_error=False)
             outcome.tool_calls.extend(call.record for call in calls)
+            _note_wide_ties(outcome, calls)
             return [call.candidates for call in calls]
 
         return stage
@@ -1234,6 +1247,7 @@ class RetrievalLoop:
         outcome.executor_ms += (time.perf_counter() - reads_began) * 1000.0 - (
             self.session.record_ms - recorded_before
         )
+        _note_wide_ties(outcome, calls)
         for step, call in zip(runnable, calls, strict=True):
             result = call.result
             outcome.tool_calls.append(call.record)
