@@ -51,7 +51,7 @@ from investigator.defaults import (
     DEFAULT_PURPOSE,
 )
 from investigator.evidence import Evidence, Rejection, RejectionReason, iso_utc
-from investigator.gate import Conflict, EvidenceGate, GatePolicy
+from investigator.gate import Conflict, EvidenceGate, GatePolicy, withheld_as
 from investigator.incident_reference import IncidentReading
 from investigator.ownership_history import (
     asked_ownership_period,
@@ -407,14 +407,13 @@ def withheld_runbook_gaps(
     withheld as untrusted instruction-like text: "no runbook valid at as_of" is untrue then,
     and the way out is the importer's (`--trusted`), not another question. Else, in a run
     that was not cut short, the runbooks retrieved and not used, and why."""
-    withheld = sorted(
-        {
-            r.element_id
-            for r in rejected
-            if r.reason is RejectionReason.REJECTED_UNTRUSTED_INSTRUCTION
-            and r.element_id.startswith("runbook:")
-        }
-    )
+    withheld_rejections = [
+        r
+        for r in rejected
+        if r.reason is RejectionReason.REJECTED_UNTRUSTED_INSTRUCTION
+        and r.element_id.startswith("runbook:")
+    ]
+    withheld = sorted({r.element_id for r in withheld_rejections})
     if not withheld:
         # Cut short, the gap already says the search did not finish: not that it chose none.
         return missing if cut_short else _unused_runbook_gaps(missing, rejected)
@@ -422,7 +421,8 @@ def withheld_runbook_gaps(
     one = len(withheld) == 1
     found = f"a runbook was found ({names})" if one else f"runbooks were found ({names})"
     description = (
-        f"{found} but withheld as untrusted text with an instruction-like fragment (see "
+        f"{found} but withheld as untrusted text with "
+        f"{withheld_as(r.detail for r in withheld_rejections)} (see "
         f"Rejected); whoever owns the import re-ingests {'it' if one else 'them'} with "
         "--trusted if that source is trusted (docs/security.md)"
     )

@@ -99,7 +99,7 @@ def test_a_run_recorded_quoting_the_words_is_traced_naming_the_place(  # type: i
         patch.setattr(
             gate,
             "instruction_detail",
-            lambda text, fragment, first_line=None: (
+            lambda text, fragment, first_line=None, kind=None: (
                 f"untrusted source contains instruction-like text: {fragment!r}"
             ),
         )

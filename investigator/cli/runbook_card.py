@@ -16,6 +16,7 @@ from investigator.connection import open_driver
 from investigator.context_graph.recorder import RunRecorder, ctx_database_from_env
 from investigator.errors import BadInput
 from investigator.evidence import RejectionReason, purged_rejection
+from investigator.gate import withheld_as
 from investigator.json_documents import runbook_json
 from investigator.runbook_lookup import (
     LOOKUP_PURPOSES,
@@ -148,10 +149,7 @@ def _bare_then(words: str | None) -> bool:
 
 _UNTRUSTED = RejectionReason.REJECTED_UNTRUSTED_INSTRUCTION
 _NOT_VALID = "is valid at as_of (see Rejected)"
-_WITHHELD = (
-    "is served: the version found is withheld as untrusted text with an instruction-like "
-    "fragment (see Rejected)"
-)
+_WITHHELD = "is served: the version found is withheld as untrusted text with {what} (see Rejected)"
 
 
 def _title(v: RunbookVersion) -> str:
@@ -231,7 +229,8 @@ def render_card(
         note = answer.note or "nothing valid at as_of"
         if untrusted and len(untrusted) == len(answer.rejected):
             # Valid, but withheld: "no version ... is valid" read as an outdated runbook.
-            note = note.replace(_NOT_VALID, _WITHHELD, 1)
+            what = withheld_as(r.detail for r in untrusted)
+            note = note.replace(_NOT_VALID, _WITHHELD.format(what=what), 1)
         lines.append(f"No runbook: {_note(note)}")
     else:
         lines.append(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from investigator.gate import CHANNEL_LEAK_KIND, INSTRUCTION_KIND
 from investigator.terminal import one_line
 from investigator.untrusted_text import unquoted_detail
 
@@ -13,18 +14,23 @@ from investigator.untrusted_text import unquoted_detail
 # reason code alone (`rejected_integrity`) reads as tampering.
 PURGED_HINT = "(its text was removed by a legal purge, which keeps only its hash: not served)"
 
-# Where the gate found it (gate.instruction_detail): "in line 4 of its text (not quoted)".
-_WHERE = re.compile(r"instruction-like text in (.+?) \(not quoted\)")
+# What and where the gate found (gate.instruction_detail): "instruction-like text in line 4
+# of its text (not quoted)", "a step that puts a secret into a shared channel in ...".
+_WHERE = re.compile(
+    rf"({re.escape(INSTRUCTION_KIND)}|{re.escape(CHANNEL_LEAK_KIND)}) in (.+?) \(not quoted\)"
+)
 
 
 def untrusted_hint(detail: str) -> str:
-    """Under a version withheld as an untrusted instruction: where it was found, not the
-    words (they would put the instruction back in front of whoever reads the report), and
-    how a team that trusts the source imports it."""
+    """Under a version withheld as an untrusted instruction: what the gate found (a secret
+    put into a shared channel is said so) and where, not the words (they would put the
+    instruction back in front of whoever reads the report), and how a team that trusts the
+    source imports it."""
     match = _WHERE.search(unquoted_detail(detail))
-    where = f" in {one_line(match.group(1), 60)}" if match else ""
+    kind = match.group(1) if match else INSTRUCTION_KIND
+    where = f" in {one_line(match.group(2), 60)}" if match else ""
     return (
-        f"(instruction-like text{where}, not quoted; imported untrusted: a team that trusts "
+        f"({kind}{where}, not quoted; imported untrusted: a team that trusts "
         "this source imports it with "
         "--trusted, see docs/security.md)"
     )
