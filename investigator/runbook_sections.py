@@ -136,6 +136,12 @@ def alert_focus(names: list[str], runbook_urls: list[str]) -> SectionFocus:
     return SectionFocus(names=tuple(dict.fromkeys(ordered)))
 
 
+def alert_name_in(alert_id: str) -> str:
+    """The alert name of an alert's id, without the rule part (`alert:RedisReplicasFlapping@s1`
+    is RedisReplicasFlapping): what its runbook's section is headed by or named after."""
+    return alert_id.removeprefix("alert:").partition("@")[0]
+
+
 def question_focus(question: str) -> SectionFocus:
     """The focus of a question: the alert names it types (`TempoPollsFailing`), then the
     error ids (`err-mimir-sample-timestamp-too-old`: a section may be headed by one, as the
@@ -1488,7 +1494,7 @@ def card_focus(ev: Evidence, focus: SectionFocus) -> SectionFocus:
     anchor = str(ev.context.get("anchor") or "")
     if ev.context.get("anchor_type") != "alert" or not anchor.startswith("alert:"):
         return focus
-    name = anchor.removeprefix("alert:").partition("@")[0]
+    name = alert_name_in(anchor)
     return focus.model_copy(update={"names": tuple(dict.fromkeys([*focus.names, name]))})
 
 
