@@ -135,10 +135,8 @@ _NOT_AGENT = frozenset({"container", "counter", "customer", "descriptor", "point
 # Agent nouns of a shorter verb that still name what they do (a worker works, a server
 # serves): components an on-call names, unlike header/head or leader/lead.
 _SHORT_AGENTS = frozenset({"server", "worker"})
-# The root a verb in -ate (or a noun in -ica) must keep to meet its -ation noun: shorter ones
-# (create, update, state, rotate) are words of their own and keep their ending.
-_ATE_BASE = 4
-_VOWELS = frozenset("aeiou")
+# The root a noun in -ica keeps to meet its -ication noun (replica: replic).
+_ICA_BASE = 4
 # A stem this long ending in a doubled `l` meets its verb (controller and controlling read
 # `controll`: control); shorter ones (poll, fill, kill) keep it.
 _DOUBLE_L_STEM = 6
@@ -164,18 +162,14 @@ def _stem(word: str) -> str:
             # stopped -> stop, running -> run (but pulling, missing keep their ll/ss)
             if len(w) >= 4 and w[-1] == w[-2] and w[-1] not in "lsz":
                 w = w[:-1]
-            elif w.endswith("at") and w[-3] not in _VOWELS and len(w) - 2 >= _ATE_BASE:
-                w += "e"  # replicated -> replicate, as the verb (not repeated, created)
             break
     for suffix, replacement in _DERIVED:
         if w.endswith(suffix) and len(w) - len(suffix) >= 4:
             w = w[: -len(suffix)] + replacement
             break
-    # A verb in -ate meets its noun in -ation (replicate/replication, migrate/migration),
-    # and a replica what replication makes: the same root on both sides.
-    if w.endswith("ate") and len(w) - 3 >= _ATE_BASE:
-        w = w[:-3]
-    elif w.endswith("ica") and len(w) - 3 >= _ATE_BASE:
+    # A replica is what replication makes (replic): an alert about replicas reaches a
+    # heading about replication. Not -ate verbs: saturated/saturation meeting tied pages.
+    if w.endswith("ica") and len(w) - 3 >= _ICA_BASE:
         w = w[:-1]
     w = _agent_base(w)
     if w.endswith("ll") and len(w) >= _DOUBLE_L_STEM:

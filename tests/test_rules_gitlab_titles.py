@@ -25,13 +25,21 @@ Find and terminate any very old transactions first, then run a manual vacuum fre
 """
 
 # A long page of procedures, none headed by an alert's name (GitLab's redis.md).
-KV = """# Troubleshooting
+KV = (
+    """# Troubleshooting
 
 ## Is kv running?
 
 Check the process list and the service status on the host.
 
-# Failover and recovery procedures
+"""
+    + "".join(
+        f"## Panel {n}\n\n"
+        + " ".join(f"Panel {n} row {k} plots sampled keys." for k in range(40))
+        + "\n\n"
+        for n in range(40)
+    )
+    + """# Failover and recovery procedures
 
 ## Accessing the kv console
 
@@ -57,6 +65,7 @@ Raise the client output buffer limit on the primary, then revert it once stable.
 
 Start the service and page the database team if it does not come back.
 """
+)
 
 # What tells the saturation rules apart, GitLab's resources: rule 7 is the linked one.
 RESOURCES = (
@@ -104,6 +113,12 @@ RULES = (
         labels: {severity: s1}
         annotations:
           title: Connection of kv replicas to the primary is flapping
+          runbook: docs/kv/kv.md
+      - alert: KvDown
+        expr: kv_up == 0
+        labels: {severity: s1}
+        annotations:
+          title: The kv primary is down
           runbook: docs/kv/kv.md
 """
 )
@@ -178,3 +193,36 @@ def test_replicas_reach_the_replication_section(  # type: ignore[no-untyped-def]
     # The words of another section still choose that one.
     card = json.loads(invoke("runbook", "kv is down", *SUBJECT, "--json").out)
     assert card["runbook"]["steps_locator"] == "docs/kv/kv.md#kv-is-down", card["runbook"]
+
+
+def test_two_alerts_of_a_big_page_are_each_answered_from_their_own_section(  # type: ignore[no-untyped-def]
+    tmp_path: Path, clean_db: neo4j.Driver, cli_env: object, invoke
+) -> None:
+    _import(invoke, tmp_path)
+    assert len(KV) > 4 * 8000  # the page does not fit the default budget
+    question = "KvReplicasFlapping and KvDown are firing, what do I do?"
+    result = invoke("investigate", question, *SUBJECT, "--json")
+    assert result.code == 0, result
+    answer = json.loads(result.out)
+    [runbook] = [ev for ev in answer["evidence"] if ev["element_id"] == "runbook:kv"]
+    # Before: the first alert's section only ("Raise the client output buffer ..."), the
+    # second alert's steps nowhere in the run.
+    assert "client output buffer" in runbook["content"], runbook["content"]
+    assert "Start the service" in runbook["content"], runbook["content"]
+    assert "Panel 3 row" not in runbook["content"]
+    assert runbook["props"]["budget_cut"]["parts"] == [
+        "docs/kv/kv.md#possible-fixes",
+        "docs/kv/kv.md#kv-is-down",
+    ], runbook["props"]
+    [claim] = [c for c in answer["claims"] if c["statement"].startswith("Runbook ")]
+    assert (
+        "the sections the card shows for each alert asked (#possible-fixes, #kv-is-down)"
+    ) in claim["statement"], claim
+    replay = invoke("replay", answer["run_id"], *SUBJECT, "--json")
+    assert replay.code == 0 and json.loads(replay.out)["verified"] is True, replay.out
+
+    # One alert asked: its section only, as before.
+    one = json.loads(invoke("investigate", "KvDown is firing", *SUBJECT, "--json").out)
+    [runbook] = [ev for ev in one["evidence"] if ev["element_id"] == "runbook:kv"]
+    assert "Start the service" in runbook["content"], runbook["content"]
+    assert "client output buffer" not in runbook["content"], runbook["content"]
