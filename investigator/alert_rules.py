@@ -9,8 +9,9 @@ whose own words (summary, severity, file, group) it holds, and a bare name is am
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from pydantic import BaseModel, ConfigDict
 
@@ -88,12 +89,36 @@ def rules_matched(rules: list[Evidence]) -> tuple[int, int]:
     return max(total, len(rules)), max((n for n in linked if isinstance(n, int)), default=0)
 
 
+def page_texts(props: Mapping[str, object]) -> dict[str, str]:
+    """The texts an alert's page shows, by key: its `message`, `summary` and `description`,
+    and the `title` annotation GitLab writes instead of a summary (kept in the record's
+    `annotations_json` only: read there, so stores imported before need no re-import)."""
+    texts = {
+        k: v for k in ("message", "summary", "description") if isinstance(v := props.get(k), str)
+    }
+    raw = props.get("annotations_json")
+    try:
+        annotations = json.loads(raw) if isinstance(raw, str) else None
+    except ValueError:
+        annotations = None
+    if isinstance(annotations, dict) and isinstance(title := annotations.get("title"), str):
+        texts["title"] = title
+    return texts
+
+
+def one_line_text(props: Mapping[str, object]) -> str:
+    """The one line an alert pages with: its summary, else its `title` (GitLab's)."""
+    texts = page_texts(props)
+    return texts.get("summary") or texts.get("title") or ""
+
+
 def _words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.casefold()) if len(w) > 2 and w not in _FILLER}
 
 
 def _rule_words(ev: Evidence) -> set[str]:
-    parts = [ev.props.get(k) for k in ("summary", "severity", "group", "rule_file")]
+    parts: list[object] = [one_line_text(ev.props)]
+    parts += [ev.props.get(k) for k in ("severity", "group", "rule_file")]
     return _words(" ".join(str(p).replace("_", " ") for p in parts if p))
 
 
@@ -121,7 +146,7 @@ def rule_label(ev: Evidence) -> str:
     if ev.props.get("group"):
         said.append(f"group {ev.props['group']}")
     severity = str(ev.props.get("severity") or "no severity")
-    summary = " ".join(str(ev.props.get("summary") or "").split())
+    summary = " ".join(one_line_text(ev.props).split())
     if len(summary) > _SUMMARY_SHOWN:
         summary = summary[: _SUMMARY_SHOWN - 3].rstrip() + "..."
     said.append(f'{severity}: "{summary}"' if summary else severity)

@@ -87,6 +87,7 @@ from investigator.runbook_sections import (
     SectionFocus,
     alert_excerpt,
     alert_focus,
+    alert_name_in,
     alert_sectioned,
     chosen_heading,
     code_headed,
@@ -1200,7 +1201,8 @@ class RetrievalLoop:
         if chosen.matched_alert is None:
             return SectionFocus(text=words)
         url = urls.get(chosen.matched_alert)
-        named = alert_focus([chosen.matched_alert.split(":", 1)[-1]], [url] if url else [])
+        # The alert's name, not its rule's id (`@s1`): a section is headed by the name.
+        named = alert_focus([alert_name_in(chosen.matched_alert)], [url] if url else [])
         return named.model_copy(update={"text": words})
 
     def _wanted(self, supported: Sequence[str]) -> list[str]:

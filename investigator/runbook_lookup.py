@@ -86,6 +86,7 @@ from investigator.runbook_sections import (
     SectionCase,
     SectionFocus,
     alert_focus,
+    alert_name_in,
     code_headed,
     file_of,
     has_heading,
@@ -1525,7 +1526,7 @@ class RunbookLookup:
             # group's heading ("Thanos Compact ... halted": `## thanos-compact`), whose whole
             # table is not the card of the one alert.
             url = ranking.runbook_urls.get(chosen.matched_alert)
-            named = alert_focus([chosen.matched_alert.split(":", 1)[-1]], [url] if url else [])
+            named = alert_focus([alert_name_in(chosen.matched_alert)], [url] if url else [])
             # The words still choose among the cases of that section (`said`).
             run.focus = named.model_copy(update={"said": text})
         elif has_heading(best, text):

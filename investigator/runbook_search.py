@@ -63,6 +63,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from cypher_templates.plan import PlanStep
 from graph_schema.alert_names import identifier_words, is_alert_name
+from investigator.alert_rules import page_texts
 from investigator.evidence import Evidence
 from investigator.runbook_fallback import LookupSteps
 from investigator.stop_words import ENGLISH_STOP_WORDS, HURRIED_FILLER
@@ -96,10 +97,9 @@ RENAMES_READ = 5  # records superseding one runbook read (one, unless imported t
 ALERT_MATCH = 0.8
 ALERT_WEIGHT = 2.0
 _ALERT_TEXT_PROPS = ("summary", "description", "message", "annotations_json")
-# The annotations a page shows (Alertmanager fills their `{{ $labels.x }}` in): an alert one
-# of whose own texts has at least ALERT_OWN_MATCH of its words in the query, and
+# The annotations a page shows (`page_texts`; Alertmanager fills their `{{ $labels.x }}` in):
+# an alert one of whose own texts has at least ALERT_OWN_MATCH of its words in the query, and
 # ALERT_OWN_WORDS words at least, was pasted, whatever label values the page added.
-_ALERT_PAGE_PROPS = ("message", "summary", "description")
 ALERT_OWN_MATCH = 0.9
 ALERT_OWN_WORDS = 2
 
@@ -135,6 +135,8 @@ _NOT_AGENT = frozenset({"container", "counter", "customer", "descriptor", "point
 # Agent nouns of a shorter verb that still name what they do (a worker works, a server
 # serves): components an on-call names, unlike header/head or leader/lead.
 _SHORT_AGENTS = frozenset({"server", "worker"})
+# The root a noun in -ica keeps to meet its -ication noun (replica: replic).
+_ICA_BASE = 4
 # A stem this long ending in a doubled `l` meets its verb (controller and controlling read
 # `controll`: control); shorter ones (poll, fill, kill) keep it.
 _DOUBLE_L_STEM = 6
@@ -165,6 +167,10 @@ def _stem(word: str) -> str:
         if w.endswith(suffix) and len(w) - len(suffix) >= 4:
             w = w[: -len(suffix)] + replacement
             break
+    # A replica is what replication makes (replic): an alert about replicas reaches a
+    # heading about replication. Not -ate verbs: saturated/saturation meeting tied pages.
+    if w.endswith("ica") and len(w) - 3 >= _ICA_BASE:
+        w = w[:-1]
     w = _agent_base(w)
     if w.endswith("ll") and len(w) >= _DOUBLE_L_STEM:
         w = w[:-1]
@@ -593,7 +599,7 @@ def _alert_words(alert: Evidence) -> set[str]:
 
 def _own_cover(alert: Evidence, query: set[str]) -> tuple[float, int]:
     """How much of one of the alert's own page texts (`message`, `summary`, `description`,
-    templates left out) the query has, and how many words that text has: the best such
+    `title`, templates left out) the query has, and how many words that text has: the best such
     text with at least ALERT_OWN_WORDS words, else (0.0, 0)."""
     return _own_cover_of(alert.props, query)
 
@@ -609,10 +615,7 @@ def pasted_alert_text(text: str, props: Mapping[str, object]) -> int:
 
 def _own_cover_of(props: Mapping[str, object], query: set[str]) -> tuple[float, int]:
     best = (0.0, 0)
-    for key in _ALERT_PAGE_PROPS:
-        value = props.get(key)
-        if not isinstance(value, str):
-            continue
+    for value in page_texts(props).values():
         own = {_stem(w) for w in search_terms(value)}
         if len(own) >= ALERT_OWN_WORDS:
             best = max(best, (len(own & query) / len(own), len(own)))

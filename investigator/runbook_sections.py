@@ -136,6 +136,12 @@ def alert_focus(names: list[str], runbook_urls: list[str]) -> SectionFocus:
     return SectionFocus(names=tuple(dict.fromkeys(ordered)))
 
 
+def alert_name_in(alert_id: str) -> str:
+    """The alert name of an alert's id, without the rule part (`alert:RedisReplicasFlapping@s1`
+    is RedisReplicasFlapping): what its runbook's section is headed by or named after."""
+    return alert_id.removeprefix("alert:").partition("@")[0]
+
+
 def question_focus(question: str) -> SectionFocus:
     """The focus of a question: the alert names it types (`TempoPollsFailing`), then the
     error ids (`err-mimir-sample-timestamp-too-old`: a section may be headed by one, as the
@@ -1488,7 +1494,7 @@ def card_focus(ev: Evidence, focus: SectionFocus) -> SectionFocus:
     anchor = str(ev.context.get("anchor") or "")
     if ev.context.get("anchor_type") != "alert" or not anchor.startswith("alert:"):
         return focus
-    name = anchor.removeprefix("alert:").partition("@")[0]
+    name = alert_name_in(anchor)
     return focus.model_copy(update={"names": tuple(dict.fromkeys([*focus.names, name]))})
 
 
@@ -1502,7 +1508,13 @@ def budget_excerpt(ev: Evidence, focus: SectionFocus, room: int) -> Evidence | N
     part = ev
     lines = (ev.content or "").splitlines()
     kept = len(lines)
-    if SECTION_EXCERPT not in ev.transformations:
+    apart = _parts_apart(ev, focus) if SECTION_EXCERPT not in ev.transformations else []
+    if apart:
+        # Two alerts asked about, each with its own section: each answered from its own.
+        part = _joined_parts(ev, apart) or ev
+        lines = (part.content or "").splitlines()
+        kept = len(lines)
+    elif SECTION_EXCERPT not in ev.transformations:
         steps = runbook_steps(ev, focus)
         if steps.locator and "#" in steps.locator:
             part = excerpt_at(ev, steps.locator) or ev
@@ -1524,16 +1536,48 @@ def budget_excerpt(ev: Evidence, focus: SectionFocus, room: int) -> Evidence | N
             kept += 1
     if kept == 0:
         return None
-    return budget_cut_at(part, kept, len((ev.content or "").splitlines()))
+    return budget_cut_at(part, kept, len((ev.content or "").splitlines()), apart)
 
 
-def budget_cut_at(part: Evidence, kept: int, page_lines: int) -> Evidence:
-    """`part` (a runbook or its section) cut to its first `kept` lines, said in its props
-    (`budget_cut`: lines kept, of the part's, of the page's); replay cuts the same again."""
+def _parts_apart(ev: Evidence, focus: SectionFocus) -> list[str]:
+    """The locators of the parts the card shows for each alert `focus` names, one per alert
+    (`--alert A`, then `--alert B`), when two or more alerts have parts of their own; else
+    none (one alert, or all in one part: the card's choice for `focus` holds them)."""
+    names = [n for n in focus.names if is_alert_name(n)]
+    if len(names) < 2:
+        return []
+    found: list[str] = []
+    for name in names:
+        locator = runbook_steps(ev, SectionFocus(names=(name,), said=focus.said)).locator
+        if locator is None or "#" not in locator:
+            return []  # an alert without a section of its own: no part answers it
+        if locator not in found:
+            found.append(locator)
+    return found if len(found) >= 2 else []
+
+
+def _joined_parts(ev: Evidence, locators: list[str]) -> Evidence | None:
+    """`ev` narrowed to the parts at `locators`, in that order, located at its file."""
+    parts = [excerpt_at(ev, locator) for locator in locators]
+    if any(p is None for p in parts):
+        return None
+    text = "\n\n".join((p.content or "") for p in parts if p is not None)
+    return _cut_to(ev, text, (ev.locator or "").partition("#")[0])
+
+
+def budget_cut_at(
+    part: Evidence, kept: int, page_lines: int, parts: list[str] | None = None
+) -> Evidence:
+    """`part` (a runbook, its section, or the `parts` of it joined) cut to its first `kept`
+    lines, said in its props (`budget_cut`: lines kept, of the part's, of the page's, and
+    the parts' locators); replay cuts the same again."""
     lines = (part.content or "").splitlines()
     cut = _cut_to(part, "\n".join(lines[:kept]).rstrip(), part.locator or "")
     transformations = sorted({*cut.transformations, BUDGET_CUT})
-    props = {**cut.props, "budget_cut": {"kept": kept, "of": len(lines), "page": page_lines}}
+    told: dict[str, object] = {"kept": kept, "of": len(lines), "page": page_lines}
+    if parts:
+        told["parts"] = list(parts)
+    props = {**cut.props, "budget_cut": told}
     return cut.model_copy(
         update={
             "evidence_id": evidence_id_for(
@@ -1553,6 +1597,14 @@ def budget_cut_again(whole: Evidence, recorded: dict[str, object]) -> Evidence |
     if not isinstance(told, dict) or not isinstance(told.get("kept"), int):
         return None
     locator = str(recorded.get("locator") or "")
+    parts = told.get("parts")
+    if isinstance(parts, list) and parts and all(isinstance(p, str) for p in parts):
+        joined = _joined_parts(whole, [str(p) for p in parts])
+        if joined is None:
+            return None
+        return budget_cut_at(
+            joined, told["kept"], len((whole.content or "").splitlines()), [str(p) for p in parts]
+        )
     part = (excerpt_at(whole, locator) if "#" in locator else None) or whole
     return budget_cut_at(part, told["kept"], len((whole.content or "").splitlines()))
 
@@ -1563,7 +1615,14 @@ def budget_cut_words(ev: Evidence) -> str | None:
     if BUDGET_CUT not in ev.transformations or not isinstance(told, dict):
         return None
     kept, of, page = told.get("kept"), told.get("of"), told.get("page")
-    part = "the section the card shows" if "#" in (ev.locator or "") else "the page"
+    parts = told.get("parts")
+    if isinstance(parts, list) and parts:
+        anchors = ", ".join("#" + str(p).rpartition("#")[2] for p in parts)
+        part = f"the sections the card shows for each alert asked ({anchors})"
+    elif "#" in (ev.locator or ""):
+        part = "the section the card shows"
+    else:
+        part = "the page"
     held = f"{part}, {of} lines" if kept == of else f"the first {kept} of the {of} lines of {part}"
     return (
         f"{held}; the page ({page} lines) does not fit --budget-tokens: "
