@@ -724,6 +724,11 @@ class GatePolicy(BaseModel):
     # changed since March"): every release and change read in it is listed, top_k aside
     # (a list cut at five is no answer to "what changed"; the pack's budget still bounds it).
     change_period: tuple[datetime, datetime] | None = None
+    # The window before the first error a cause question weighs (start, first error), set
+    # once the run learns the first error: every release and change event read in it is a
+    # competing cause, listed top_k aside (the budget still bounds it; what it drops is a
+    # required gap, `cause_dropped`).
+    cause_window: tuple[datetime, datetime] | None = None
     # Records of the events those instants were taken from (the release taken as "then"):
     # admitted whatever the plan's evidence types, so the answer shows why that moment.
     anchor_ids: list[str] = Field(default_factory=list)
@@ -773,6 +778,9 @@ class EvidenceGate:
         # Runbook versions dropped for the budget, with the instants asked about (as_of, the
         # question's earlier times) they were valid at: the version in force then, unread.
         self.budget_dropped_runbooks: dict[str, list[datetime]] = {}
+        # Releases and change events of the cause window the budget left out, by element id
+        # (their evidence type: `deployment_time` or `change_event`).
+        self.cause_dropped: dict[str, str] = {}
         self._granted = frozenset(policy.granted_labels)
         self._relevant = frozenset(policy.relevant_types)
 
@@ -1050,6 +1058,7 @@ class EvidenceGate:
             or self._owner_in_period(cand)
             or self._version_in_period(cand)
             or self._change_in_period(cand)
+            or self._in_cause_window(cand)
             or bool(cand.context.get("asked_team"))
         )
         if not listed and all(self._count(t) >= p.top_k_per_type for t in relevant):
@@ -1062,6 +1071,9 @@ class EvidenceGate:
             for kind in relevant:
                 self.budget_needed[kind] = min(self.budget_needed.get(kind, cost), cost)
             detail = f"needs {cost} tokens, {self.remaining_tokens} left"
+            if self._in_cause_window(cand):
+                kind = "deployment_time" if cand.type == "Deployment" else "change_event"
+                self.cause_dropped[cand.element_id] = kind
             if "runbook" in cand.evidence_types:
                 instants = [p.as_of, *(t for t in p.reference_times if t <= p.as_of)]
                 held = sorted({t for t in instants if _valid_at(cand, t)})
@@ -1204,6 +1216,23 @@ class EvidenceGate:
             return False
         at = instant(cand, DEPLOY_TIME_KEYS if cand.type == "Deployment" else CHANGE_TIME_KEYS)
         return at is not None and period[0] <= at <= period[1]
+
+    def cause_window_shown(self) -> list[tuple[str, str]]:
+        """(element id, `deployment_time` or `change_event`) of each release and change
+        event admitted in the cause window."""
+        return [
+            (ev.element_id, "deployment_time" if ev.type == "Deployment" else "change_event")
+            for ev in self.admitted
+            if self._in_cause_window(ev)
+        ]
+
+    def _in_cause_window(self, cand: Evidence) -> bool:
+        """Whether a release or change event happened in the window before the first error."""
+        window = self.policy.cause_window
+        if window is None or not {"deployment_time", "change_event"} & set(cand.evidence_types):
+            return False
+        at = instant(cand, DEPLOY_TIME_KEYS if cand.type == "Deployment" else CHANGE_TIME_KEYS)
+        return at is not None and window[0] <= at <= window[1]
 
     def _conflict(self, cand: Evidence, round_no: int) -> tuple[Rejection | None, list[Rejection]]:
         if not cand.conflict_key:
