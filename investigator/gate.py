@@ -1065,15 +1065,20 @@ class EvidenceGate:
             detail = f"already {p.top_k_per_type} items for {sorted(relevant)}"
             return self._reject(cand, r.TOP_K_REACHED, round_no, detail), demoted
         cost = evidence_tokens(cand)
+        if cost > self.remaining_tokens and self._in_cause_window(cand):
+            # A competing cause left out is its own required gap (`cause_dropped`); the
+            # search goes on, so the window's other checks still run.
+            self.cause_dropped[cand.element_id] = (
+                "deployment_time" if cand.type == "Deployment" else "change_event"
+            )
+            detail = f"needs {cost} tokens, {self.remaining_tokens} left"
+            return self._reject(cand, r.BUDGET_EXCEEDED, round_no, detail), demoted
         if cost > self.remaining_tokens:
             self.budget_hit = True
             self.budget_starved_types |= relevant
             for kind in relevant:
                 self.budget_needed[kind] = min(self.budget_needed.get(kind, cost), cost)
             detail = f"needs {cost} tokens, {self.remaining_tokens} left"
-            if self._in_cause_window(cand):
-                kind = "deployment_time" if cand.type == "Deployment" else "change_event"
-                self.cause_dropped[cand.element_id] = kind
             if "runbook" in cand.evidence_types:
                 instants = [p.as_of, *(t for t in p.reference_times if t <= p.as_of)]
                 held = sorted({t for t in instants if _valid_at(cand, t)})
