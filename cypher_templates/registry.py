@@ -12,7 +12,8 @@ entity_resolution row, says when its file or rule went missing from its source's
 `latest_copy`: which copy of a relationship record version_history shows; `renamed_to`:
 whether a fulltext_search row names the records of another document that supersede it;
 `linked_first`: whether entity_resolution reads the rules a runbook is linked to first and
-counts its matches),
+counts its matches; `one_cut`: whether deployments_in_window orders and limits the rows of
+both its ways to a service's releases once, so a cut keeps exactly the oldest),
 which Jinja2 receives beside the options, so an older version keeps rendering exactly the
 text it was recorded with.
 
@@ -97,6 +98,7 @@ RENDER_SETTINGS: frozenset[str] = frozenset(
         "unreadable_files",
         "owned_kind",
         "linked_first",
+        "one_cut",
     }
 )
 
@@ -227,6 +229,7 @@ class TemplateSpec(BaseModel):
     unreadable_files: bool = False  # runbooks_for 5: why a file the import had was not read
     owned_kind: bool = False  # owned_by_team 4: the kind owned, a runbook version's end
     linked_first: bool = False  # entity_resolution 5: linked rules first, matches counted
+    one_cut: bool = False  # deployments_in_window 4: one order and one limit over both ways
 
     @model_validator(mode="after")
     def _names(self) -> TemplateSpec:
@@ -318,6 +321,7 @@ class VersionSettings(BaseModel):
     unreadable_files: bool = False
     owned_kind: bool = False
     linked_first: bool = False
+    one_cut: bool = False
 
 
 class Manifest(BaseModel):
@@ -601,6 +605,7 @@ class TemplateRegistry:
                     unreadable_files=spec.unreadable_files,
                     owned_kind=spec.owned_kind,
                     linked_first=spec.linked_first,
+                    one_cut=spec.one_cut,
                     **resolved,
                 )
             )

@@ -11,14 +11,14 @@ row the subject may not read is counted (docs/security.md).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Literal
 
 from pydantic import BaseModel
 
+from graph_schema.canonical import iso_utc
 from investigator.context_graph.models import ToolCallRecord
-from investigator.evidence import iso_utc
 from investigator.ownership_history import TEAM_OWNS_TEMPLATE, TEAM_RECORDS_TEMPLATE
 from investigator.rubric import Intent
 from investigator.timeline import EARLIEST, time_references
@@ -109,6 +109,56 @@ class WindowCut(BaseModel):
             f"{what}: one read holds {self.read}, the rest were not read, so the candidate "
             "causes listed are not all of them; no verdict between them"
         )
+
+
+class CausesDropped(BaseModel):
+    """Releases or change events of the window before the first error that were read but
+    left out of the answer for the evidence budget (each of them a competing cause)."""
+
+    evidence_type: Literal["deployment_time", "change_event"]
+    shown: int
+    dropped: int
+    start: str
+    end: str
+
+    def description(self) -> str:
+        """The required gap's text: how many were read, how many are shown, how to see all."""
+        kind = "releases" if self.evidence_type == "deployment_time" else "change events"
+        span = _duration(datetime.fromisoformat(self.end) - datetime.fromisoformat(self.start))
+        return (
+            f"{self.shown + self.dropped} {kind} read in the {span} before the first error "
+            f"({self.start} to {self.end}); {self.shown} in the evidence, the other "
+            f"{self.dropped} did not fit the evidence budget (budget_exceeded), so the "
+            "candidate causes listed are not all of them; no verdict between them; a larger "
+            "--budget-tokens lists them"
+        )
+
+
+def causes_dropped(
+    window: tuple[datetime, datetime] | None,
+    shown: Sequence[tuple[str, str]],
+    dropped: Mapping[str, str],
+) -> list[CausesDropped]:
+    """Per evidence type with candidates of the cause `window` dropped for the budget
+    (`dropped`: element id -> type), how many were shown (`shown`: (element id, type) of
+    those admitted in the window), sorted by type."""
+    shown_ids = {i for i, _ in shown}
+    # One dropped in a round and admitted in a later one is shown.
+    left_out = {i: kind for i, kind in dropped.items() if i not in shown_ids}
+    if window is None or not left_out:
+        return []
+    start, end = (iso_utc(t) for t in window)
+    return [
+        CausesDropped(
+            evidence_type=kind,
+            shown=len({i for i, k in shown if k == kind}),
+            dropped=sum(1 for k in left_out.values() if k == kind),
+            start=start,
+            end=end,
+        )
+        for kind in ("change_event", "deployment_time")
+        if kind in left_out.values()
+    ]
 
 
 def _duration(span: timedelta) -> str:

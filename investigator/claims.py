@@ -13,15 +13,20 @@ window (a confounder) or an unresolved conflict lowers the verdict one step each
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
-from datetime import datetime, timedelta
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
 from graph_schema.canonical import sha256_hex
 from graph_schema.front_matter_contact import front_matter_contact
-from investigator.change_period import CHANGES_TEMPLATE, RELEASES_TEMPLATE, WindowCut
+from investigator.change_period import (
+    CHANGES_TEMPLATE,
+    RELEASES_TEMPLATE,
+    CausesDropped,
+    WindowCut,
+)
 from investigator.evidence import (
     Evidence,
     as_held,
@@ -460,7 +465,9 @@ def derive_claims(
     releases_unread: bool = False,
     cause_cuts: Sequence[WindowCut] = (),
     team_cuts: Sequence[WindowCut] = (),
+    causes_dropped: Sequence[CausesDropped] = (),
     period_was_read: bool = False,
+    in_time_order: bool = False,
 ) -> ClaimSet:
     """Apply the claim rules of each intent to the pack evidence (pure, deterministic).
 
@@ -502,10 +509,14 @@ def derive_claims(
     each for a change question (change_period.py); `releases_unread`: no releases were read
     (the run stopped first), said beside a period's changes. `cause_cuts`: each read of the
     window before the first error (or of the earliest releases) cut at its row cap: a
-    required gap each, and no correlation verdict stronger than `uncertain`. `team_cuts`:
+    required gap each, and no correlation verdict stronger than `uncertain`. `causes_dropped`:
+    the releases and change events of that window read but left out for the evidence budget,
+    likewise a required gap each and no verdict stronger than `uncertain`. `team_cuts`:
     each read of a team's OWNS edges from its side cut at its row cap, a required gap each.
     `period_was_read`: the period a change question asks over was read, so its answer needs
-    no first error (no `error_first_seen` gap of its own).
+    no first error (no `error_first_seen` gap of its own). `in_time_order`: a period's
+    answer, whose claims of releases and change events are listed by when they happened
+    (then the record's id), ahead of the untimed claims of their intent and status.
     """
     intent_set = {Intent(i) for i in intents}
     claims: list[Claim] = []
@@ -1106,6 +1117,24 @@ def derive_claims(
             cut.purpose == "causes" for cut in cause_cuts
         ):
             verdict = Verdict.UNCERTAIN
+    if causes_dropped:
+        # Competing causes read but left out of the pack were never weighed either.
+        missing += [
+            MissingEvidence(
+                evidence_type=dropped.evidence_type,
+                intents=sorted(
+                    i.value
+                    for i in intent_set
+                    & {Intent.DEPLOYMENT_CORRELATION, Intent.ROOT_CAUSE, Intent.CHANGE_HISTORY}
+                )
+                or sorted(i.value for i in intent_set),
+                description=dropped.description(),
+                required=True,
+            )
+            for dropped in causes_dropped
+        ]
+        if verdict in (Verdict.CONFIRMED, Verdict.LIKELY):
+            verdict = Verdict.UNCERTAIN
     if period_was_read:
         # "What changed in the last 24 hours?": the period was read itself, no first error
         # is needed to answer it.
@@ -1120,13 +1149,49 @@ def derive_claims(
     unique = {c.claim_id: c for c in claims}
     # Readable and deterministic: per intent, facts first, then inferences, then hypotheses.
     rank = {EpistemicStatus.FACT: 0, EpistemicStatus.INFERENCE: 1, EpistemicStatus.HYPOTHESIS: 2}
-    ordered = sorted(
-        unique.values(), key=lambda c: (c.intent, rank[c.epistemic_status], c.statement)
-    )
+    if in_time_order:
+        # A period's changes read as a timeline: by when each happened, then its id.
+        change_times = _change_times(evidence)
+        ordered = sorted(
+            unique.values(),
+            key=lambda c: (
+                c.intent,
+                rank[c.epistemic_status],
+                *_claim_time_key(c, change_times),
+                c.statement,
+                c.claim_id,
+            ),
+        )
+    else:
+        ordered = sorted(
+            unique.values(), key=lambda c: (c.intent, rank[c.epistemic_status], c.statement)
+        )
     confounders = sorted(confounders, key=lambda c: (c.at, c.element_id))
     return ClaimSet(
         claims=ordered, verdict=verdict, confounders=confounders, missing_evidence=missing
     )
+
+
+def _change_times(evidence: Sequence[Evidence]) -> dict[str, tuple[datetime, str]]:
+    """(when it happened, element id) of each release and change event, by evidence id."""
+    times: dict[str, tuple[datetime, str]] = {}
+    for ev in evidence:
+        if ev.type not in ("Deployment", "ChangeEvent"):
+            continue
+        at = instant(ev, DEPLOY_TIME_KEYS if ev.type == "Deployment" else CHANGE_TIME_KEYS)
+        if at is not None:
+            times[ev.evidence_id] = (at, ev.element_id)
+    return times
+
+
+def _claim_time_key(
+    claim: Claim, timed: Mapping[str, tuple[datetime, str]]
+) -> tuple[int, datetime, str]:
+    """A claim's place on a timeline: its earliest release or change event (untimed last)."""
+    held = sorted(timed[i] for i in claim.evidence_ids if i in timed)
+    if not held:
+        return (1, datetime.min.replace(tzinfo=UTC), "")
+    return (0, *held[0])
 
 
 def names_no_errors(question: str | None) -> bool:

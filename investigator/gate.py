@@ -912,6 +912,11 @@ class GatePolicy(BaseModel):
     # changed since March"): every release and change read in it is listed, top_k aside
     # (a list cut at five is no answer to "what changed"; the pack's budget still bounds it).
     change_period: tuple[datetime, datetime] | None = None
+    # The window before the first error a cause question weighs (start, first error), set
+    # once the run learns the first error: every release and change event read in it is a
+    # competing cause, listed top_k aside (the budget still bounds it; what it drops is a
+    # required gap, `cause_dropped`).
+    cause_window: tuple[datetime, datetime] | None = None
     # Records of the events those instants were taken from (the release taken as "then"):
     # admitted whatever the plan's evidence types, so the answer shows why that moment.
     anchor_ids: list[str] = Field(default_factory=list)
@@ -968,6 +973,9 @@ class EvidenceGate:
         # Per place of a placed symptom, its alerts' runbooks the words do not fit (element
         # id -> alert): what the place has, said when no runbook of it answers.
         self.unfit_place_runbooks: dict[str, dict[str, str]] = {}
+        # Releases and change events of the cause window the budget left out, by element id
+        # (their evidence type: `deployment_time` or `change_event`).
+        self.cause_dropped: dict[str, str] = {}
         self._granted = frozenset(policy.granted_labels)
         self._relevant = frozenset(policy.relevant_types)
 
@@ -1245,12 +1253,21 @@ class EvidenceGate:
             or self._owner_in_period(cand)
             or self._version_in_period(cand)
             or self._change_in_period(cand)
+            or self._in_cause_window(cand)
             or bool(cand.context.get("asked_team"))
         )
         if not listed and all(self._count(t) >= p.top_k_per_type for t in relevant):
             detail = f"already {p.top_k_per_type} items for {sorted(relevant)}"
             return self._reject(cand, r.TOP_K_REACHED, round_no, detail), demoted
         cost = evidence_tokens(cand)
+        if cost > self.remaining_tokens and self._in_cause_window(cand):
+            # A competing cause left out is its own required gap (`cause_dropped`); the
+            # search goes on, so the window's other checks still run.
+            self.cause_dropped[cand.element_id] = (
+                "deployment_time" if cand.type == "Deployment" else "change_event"
+            )
+            detail = f"needs {cost} tokens, {self.remaining_tokens} left"
+            return self._reject(cand, r.BUDGET_EXCEEDED, round_no, detail), demoted
         if cost > self.remaining_tokens:
             self.budget_hit = True
             self.budget_starved_types |= relevant
@@ -1419,6 +1436,23 @@ class EvidenceGate:
             return False
         at = instant(cand, DEPLOY_TIME_KEYS if cand.type == "Deployment" else CHANGE_TIME_KEYS)
         return at is not None and period[0] <= at <= period[1]
+
+    def cause_window_shown(self) -> list[tuple[str, str]]:
+        """(element id, `deployment_time` or `change_event`) of each release and change
+        event admitted in the cause window."""
+        return [
+            (ev.element_id, "deployment_time" if ev.type == "Deployment" else "change_event")
+            for ev in self.admitted
+            if self._in_cause_window(ev)
+        ]
+
+    def _in_cause_window(self, cand: Evidence) -> bool:
+        """Whether a release or change event happened in the window before the first error."""
+        window = self.policy.cause_window
+        if window is None or not {"deployment_time", "change_event"} & set(cand.evidence_types):
+            return False
+        at = instant(cand, DEPLOY_TIME_KEYS if cand.type == "Deployment" else CHANGE_TIME_KEYS)
+        return at is not None and window[0] <= at <= window[1]
 
     def _conflict(self, cand: Evidence, round_no: int) -> tuple[Rejection | None, list[Rejection]]:
         if not cand.conflict_key:

@@ -27,6 +27,7 @@ from investigator.alert_rules import (
 )
 from investigator.change_period import (
     asked_change_period,
+    causes_dropped,
     cut_cause_reads,
     cut_first_release_reads,
     cut_team_reads,
@@ -895,8 +896,14 @@ def _investigate(
             ),
             *cut_first_release_reads(outcome.tool_calls),
         ],
+        causes_dropped=causes_dropped(
+            gate.policy.cause_window if change_period is None else None,
+            gate.cause_window_shown(),
+            gate.cause_dropped,
+        ),
         period_was_read=period_read(outcome.tool_calls, change_period),
         team_cuts=cut_team_reads(outcome.tool_calls),
+        in_time_order=change_period is not None,
         ownership_records=outcome.ownership_records,
         ownership_cut=cut_histories(outcome.tool_calls),
         owners_cut=cut_entity_reads(outcome.tool_calls, outcome.owners_cut_at),

@@ -45,6 +45,7 @@ from investigator.ownership_history import (
 from investigator.planner import (
     AT_PREFIX,
     CAUSE_INTENTS,
+    DEPLOY_LOOKBACK,
     EMITTED_READ,
     FIRST_RELEASE_CHECK,
     NAMED_RELEASE_LOOKUP,
@@ -909,9 +910,10 @@ class RetrievalLoop:
         )
         self.gate.retarget(useful_types(self.intents))
 
-    def _refocus_gate(self) -> None:
+    def _refocus_gate(self, known: Known) -> None:
         """Hand the gate what it focuses on, as learned so far (before it admits): the error
-        code ids, and the sections the named alerts' `runbook_url`s point at."""
+        code ids, the sections the named alerts' `runbook_url`s point at, and the window
+        before the first error whose changes a cause question lists."""
         ids = self.focus.focus_ids(self.inp.as_of)
         if ids != list(self.gate.policy.focus_error_ids):
             self.gate.policy = self.gate.policy.model_copy(update={"focus_error_ids": ids})
@@ -919,6 +921,19 @@ class RetrievalLoop:
         sections = list(alert_focus(self.asked_alerts, urls).names)
         if sections != list(self.gate.policy.section_names):
             self.gate.policy = self.gate.policy.model_copy(update={"section_names": sections})
+        window = self._cause_window(known)
+        if window != self.gate.policy.cause_window:
+            self.gate.policy = self.gate.policy.model_copy(update={"cause_window": window})
+
+    def _cause_window(self, known: Known) -> tuple[datetime, datetime] | None:
+        """The window before the first error a cause question weighs every change of (the
+        releases' lookback, the wider), once the first error is known by as_of."""
+        first_seen = known.first_seen
+        if not set(self.intents) & CAUSE_INTENTS or first_seen is None:
+            return None
+        if first_seen > self.inp.as_of:
+            return None
+        return first_seen - DEPLOY_LOOKBACK, first_seen
 
     def _named_hits(self, rows: Sequence[TemplateRow]) -> list[TemplateRow]:
         """The text hits the question names: a text hit is not an identification; only a
@@ -1341,7 +1356,7 @@ class RetrievalLoop:
         started = time.perf_counter()
         recorded_before = self.session.record_ms
         self._reread()
-        self._refocus_gate()
+        self._refocus_gate(known)
         candidates = self._as_recorded_then(chunks, known, outcome)
         fused = self._as_recorded(fuse(candidates), known, outcome)
         outcome.candidates += len(fused)

@@ -109,8 +109,11 @@ PINNED_DEMO_PACK_HASH_V3 = "sha256:6b0b34da544e7d44fc208d056bea8cc708a58e4631c1c
 # Were sha256:4093761a... (v1), sha256:fe36d4c3... (v2), sha256:1f139e2a... (v3),
 # sha256:2896345a... (this one). Re-pinned on purpose (entity_resolution version 5: the
 # rules a runbook is linked to first, the matches counted): the same evidence and claim ids,
-# the pack's `tools` name `entity_resolution@5`. Was sha256:20411d79...
-PINNED_DEMO_PACK_HASH = "sha256:c645725e08d09c24bfd73982280d352e9ddb78054e58881f50623b6aa366a036"
+# the pack's `tools` name `entity_resolution@5`. Was sha256:20411d79... Re-pinned on purpose
+# (deployments_in_window version 4: one order and one limit over both ways to a service's
+# releases): the demo's window reads are not cut, so the same rows; the pack's `tools` name
+# `deployments_in_window@4`. Was sha256:c645725e...
+PINNED_DEMO_PACK_HASH = "sha256:2dfb04ecae703002820b0ce3022bcccd2c314c45b1b4a8556e26ce9b1140c1ed"
 PINNED_DEMO_EVIDENCE_IDS = [
     "ev:27fb8b47dab75c864d2b",
     "ev:323eb1cf7c68a7adfc32",

@@ -361,7 +361,7 @@ def test_tool_result_records_template_identity_and_plan_params(
             "to": "2026-07-24T00:00:00Z",
         },
     )
-    assert result.ref == "deployments_in_window@3"  # a plan without a version: the newest
+    assert result.ref == "deployments_in_window@4"  # a plan without a version: the newest
     assert result.template_hash.startswith("sha256:")
     assert result.params == {
         "service_id": "svc:payment-api",

@@ -361,6 +361,12 @@ def test_each_template_has_a_datetime_version_1_and_an_epoch_micros_version_2() 
             assert newest.model_dump(exclude={"version", "under_way"}) == v3.model_dump(
                 exclude={"version", "under_way"}
             )
+        elif template_id == "deployments_in_window":
+            # 4: one order and one limit over both ways to the releases (a cut keeps the oldest).
+            assert newest.version == 4 and newest.one_cut and not v3.one_cut
+            assert newest.model_dump(exclude={"version", "one_cut"}) == v3.model_dump(
+                exclude={"version", "one_cut"}
+            )
         elif template_id == "version_history":
             # 4: a relationship record's row is its latest-ending copy (a current one first).
             assert newest.version == 4 and newest.latest_copy and not v3.latest_copy

@@ -300,7 +300,8 @@ def test_every_template_has_demo_calls(ex: TemplateExecutor) -> None:
     # went missing from its source's import), latest_deployments (a release in progress) and
     # version_history (a relationship record's latest-ending copy), fulltext_search (which
     # newer record of another id replaced a hit: a renamed runbook file), owned_by_team and
-    # owners_of (the kind owned and the owned node's end).
+    # owners_of (the kind owned and the owned node's end), deployments_in_window (one order
+    # and one limit over both ways to a service's releases).
     # 5: runbooks_for (why a file its import had could not be read), entity_resolution (the
     # rules a runbook is linked to first, the matches counted).
     assert {s.version for s in ex.registry.specs()} == {1, 2, 3, 4, 5}
@@ -316,6 +317,7 @@ def test_every_template_has_demo_calls(ex: TemplateExecutor) -> None:
         "fulltext_search",
         "owned_by_team",
         "owners_of",
+        "deployments_in_window",
     }
     for spec in ex.registry.specs():
         assert spec.row_times == ("datetime" if spec.version == 1 else "epoch_micros")
@@ -537,7 +539,8 @@ def test_the_demo_pack_differs_between_versions_only_by_its_tools(ex: TemplateEx
         result = investigate(
             request, driver=ex.driver, executor=TemplateExecutor(ex.driver, registry)
         )
-        # The newest: entity_resolution@5 and fulltext_search@4 beside the other templates' 3
+        # The newest: entity_resolution@5, fulltext_search@4 and deployments_in_window@4
+        # beside the other templates' 3
         # (the demo reads no runbooks_for).
         expected = {3, 4, 5} if version == 4 else {version}
         assert {tc.template_version for tc in result.tool_calls} == expected
@@ -547,7 +550,7 @@ def test_the_demo_pack_differs_between_versions_only_by_its_tools(ex: TemplateEx
     assert packs[1] == PINNED_DEMO_PACK_HASH_V1
     assert packs[2] == PINNED_DEMO_PACK_HASH_V2  # its `tools` name `@2`
     assert packs[3] == PINNED_DEMO_PACK_HASH_V3  # its `tools` name `@3`
-    assert packs[4] == PINNED_DEMO_PACK_HASH  # `entity_resolution@4`, `fulltext_search@4`
+    assert packs[4] == PINNED_DEMO_PACK_HASH  # `entity_resolution@5`, `deployments_in_window@4`
 
 
 def test_a_query_reading_rows_as_another_version_is_refused(
