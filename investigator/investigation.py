@@ -1011,7 +1011,12 @@ def _investigate(
         unresolved_time_words=unplaced,
         unresolved_time_reasons=reasons,
         time_notes=[
-            *period_notes(request.question, as_of),
+            # Said only where an owner, version or change read covers the period asked.
+            *(
+                period_notes(request.question, as_of)
+                if (period, version_period, change_period) != (None, None, None)
+                else []
+            ),
             *far_anchor_notes(request.question, as_of, references),
         ],
         search_cut_short=outcome.cut_short,

@@ -1134,10 +1134,17 @@ def time_references(question: str, as_of: datetime | None = None) -> TimeReferen
     # Each period asked ("between A and B", "in July", "in the last hour"), where it is
     # written: the answer reads one, and says the others (`_one_period`).
     periods: list[tuple[int, list[NamedTime]]] = []
-    if any(n.period_end for n in named):
-        between = [n for n in named if n.period_end]
-        periods.append((max(0, question.find(between[0].words)), between))
-        named = [n for n in named if not n.period_end]
+    # Each "between A and B" is a period of its own: a second one's end is never read as a
+    # point in time ("between July 1 and July 10 and between July 20 and July 30").
+    between: list[list[NamedTime]] = []
+    for n in named:
+        if n.period_end == "start" or (n.period_end and not between):
+            between.append([n])
+        elif n.period_end:
+            between[-1].append(n)
+    for ends in between:
+        periods.append((max(0, question.find(ends[0].words)), ends))
+    named = [n for n in named if not n.period_end]
     if month is not None and as_of is not None:
         periods.append((month.start(), _month_period(month, as_of)))
     span = _LAST_SPAN.search(rest)
