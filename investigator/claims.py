@@ -2707,7 +2707,9 @@ def _changes_in_period(
     intent = Intent.CHANGE_HISTORY.value
     out = _Causes()
     start, end = period[0].at, min(period[1].at, as_of)
-    span = f"from {iso_utc(start)} to {iso_utc(end)} ({period[0].words!r})"
+    # Both ends' words ("between July 1 and July 10"), said once for a month ("in July").
+    words = " ".join(dict.fromkeys((period[0].words, period[1].words)))
+    span = f"from {iso_utc(start)} to {iso_utc(end)} ({words!r})"
     inside = [c for c in _candidates(evidence) if start <= c.at <= end]
     out.claims = [
         _claim(
