@@ -53,9 +53,34 @@ def suffixed_alert_id(typed: str) -> str:
     return f"alert:{typed}" if _SUFFIXED_NAME.fullmatch(typed) else typed
 
 
+# A finding type as AWS GuardDuty writes it, `ThreatPurpose:Resource/Name[.Mechanism][!Artifact]`
+# (`UnauthorizedAccess:EC2/SSHBruteForce`, `Backdoor:EC2/C&CActivity.B!DNS`): capitals open
+# its three parts, so a URL (`https://`) or a `key:value/path` in lower case is none.
+_FINDING_TYPE = re.compile(
+    r"(?<![\w:/.&!-])[A-Z][A-Za-z0-9]+:[A-Z][A-Za-z0-9]*/[A-Z][A-Za-z0-9&]*"
+    r"(?:\.[A-Za-z0-9]+)*(?:![A-Za-z0-9]+)?(?![\w&/:-])"
+)
+
+
+def finding_types(text: str) -> list[str]:
+    """The finding types of `text` (`Recon:IAMUser/MaliciousIPCaller` in a pasted finding),
+    in order, each once: names as a page heads them, read whole."""
+    return list(dict.fromkeys(_FINDING_TYPE.findall(text)))
+
+
 def alert_names(text: str) -> list[str]:
-    """The identifiers of `text` shaped like alert names, in order, each once."""
-    return list(dict.fromkeys(t for t in _TOKEN.findall(text) if is_alert_name(t)))
+    """The identifiers of `text` shaped like alert names, in order, each once; not the parts
+    of a finding type (`SSHBruteForce` of `UnauthorizedAccess:EC2/SSHBruteForce`), which
+    is read whole (`finding_types`)."""
+    inside = [m.span() for m in _FINDING_TYPE.finditer(text)]
+    return list(
+        dict.fromkeys(
+            m.group()
+            for m in _TOKEN.finditer(text)
+            if is_alert_name(m.group())
+            and not any(start <= m.start() < end for start, end in inside)
+        )
+    )
 
 
 def typed_as(text: str, name: str) -> bool:

@@ -40,6 +40,7 @@ from cypher_templates.executor import TemplateExecutor
 from cypher_templates.plan import PlanStep, QueryPlan
 from graph_schema.alert_names import (
     alert_names,
+    finding_types,
     identifier_words,
     is_alert_name,
     suffixed_alert_id,
@@ -47,6 +48,7 @@ from graph_schema.alert_names import (
 from graph_schema.canonical import iso_utc
 from graph_schema.front_matter_contact import front_matter_contact
 from graph_schema.importers.link_targets import document_service, url_page_name
+from graph_schema.importers.markdown_sections import heading_text
 from investigator.alert_rules import (
     alert_name_of,
     ambiguous_rules_note,
@@ -456,6 +458,24 @@ _NAME_SEPARATORS = re.compile(r"[:/.\s_-]+")
 _FINDING_MARK = re.compile(r"[:/.]")
 
 
+def _finding_ends(hits: list[Evidence], names: list[str]) -> dict[str, str]:
+    """Of the runbooks `hits`, those with a heading that is a finding type ending in one of
+    `names` after its `/` or `:` (`SSHBruteForce`, `EC2/SSHBruteForce` of
+    `UnauthorizedAccess:EC2/SSHBruteForce`): runbook id -> that heading."""
+    ends = [n.casefold() for n in names if n and ":" not in n]
+    found: dict[str, str] = {}
+    for ev in hits:
+        titles = ev.props.get("section_titles")
+        for title in titles if isinstance(titles, list) else []:
+            heading = heading_text(str(title))
+            if finding_types(heading) != [heading]:
+                continue
+            folded = heading.casefold()
+            if any(folded.endswith(f"/{e}") or folded.endswith(f":{e}") for e in ends):
+                found.setdefault(ev.element_id, heading)
+    return found
+
+
 def _joined_name(name: str) -> str | None:
     """A name written in separate words (`virt-handler-down`, `virt_handler_down`) joined as
     alert names are (`VirtHandlerDown`; names resolve in any case), else None."""
@@ -684,6 +704,10 @@ class _Lookup(OneStepCalls):
         self.other_rules_runbooks: set[str] = set()
         # Rules of one name suggested by id: id (without `alert:`) -> what tells it apart.
         self.rule_labels: dict[str, str] = {}
+        # The finding type (`UnauthorizedAccess:EC2/SSHBruteForce`) heading the one page whose
+        # type ends in the name asked (`SSHBruteForce`); the types ending in it, when several.
+        self.finding_type: str | None = None
+        self.finding_types: list[str] = []
 
     @property
     def headed_code(self) -> str | None:
@@ -1142,6 +1166,16 @@ class RunbookLookup:
             return named
         hits = [ev for rows in run.stage(heading_searches(names)) for ev in rows]
         headed = {ev.element_id for ev in hits if headed_by(ev.props.get("section_titles"), names)}
+        if not headed:
+            # A finding's name without its prefix (`SSHBruteForce`, `EC2/SSHBruteForce`):
+            # the one visible finding type ending in it, else those types to choose from.
+            ends = _finding_ends(hits, names)
+            pages = {_document_id(ev_id) for ev_id in ends}
+            if len(pages) == 1:
+                headed = set(ends)
+                run.finding_type = next(iter(ends.values()))
+            else:
+                run.finding_types = sorted(set(ends.values()))
         run.headed_pages.update(_document_id(h) for h in headed)
         return sorted(headed)
 
@@ -1295,6 +1329,11 @@ class RunbookLookup:
             tie = f"is named like it ({_runbook_name(chosen)}), and that name"
         elif named:
             tie = "is named after it, and that name"
+        elif run.finding_type is not None:
+            tie = (
+                f"has a section headed {run.finding_type}, the one finding type visible that "
+                "ends in it, and that heading"
+            )
         elif headed_by(chosen.props.get("section_titles"), run.alert_names) or (
             _document_id(chosen.element_id) not in run.headed_pages
         ):
@@ -1356,6 +1395,9 @@ class RunbookLookup:
         free text, close to the alert names it types (`VirtHandlerDwon firing`), as for
         `--alert` (none when it types none)."""
         target, typed = query.target, query.value
+        if run.finding_types:
+            # `--alert TorIPCaller`: the finding types it ends, not names spelled alike.
+            return run.finding_types[:MAX_SUGGESTIONS]
         if target is LookupTarget.TEXT:
             names = alert_names(query.value)[:1]
             if not names:

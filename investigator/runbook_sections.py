@@ -28,7 +28,7 @@ from urllib.parse import unquote, urlsplit
 from pydantic import BaseModel, ConfigDict
 
 from cypher_templates.plan import PlanStep
-from graph_schema.alert_names import alert_names, identifier_words, is_alert_name
+from graph_schema.alert_names import alert_names, finding_types, identifier_words, is_alert_name
 from graph_schema.importers.markdown_sections import (
     FenceReader,
     Section,
@@ -890,8 +890,10 @@ _CODE_WORDS = 3  # the error ids read from one text
 
 def code_words(text: str) -> list[str]:
     """The error-id-shaped words of `text`, in order, each once (at most _CODE_WORDS): what
-    may head a section of its own (Mimir's `### err-mimir-sample-out-of-order`)."""
-    return list(dict.fromkeys(_CODE_WORD.findall(text)))[:_CODE_WORDS]
+    may head a section of its own (Mimir's `### err-mimir-sample-out-of-order`). Finding
+    types (`Recon:IAMUser/MaliciousIPCaller`) come first: a pasted finding's `us-east-1`
+    and the like do not crowd them out of the three."""
+    return list(dict.fromkeys([*finding_types(text), *_CODE_WORD.findall(text)]))[:_CODE_WORDS]
 
 
 # Runbooks read per heading searched for: a heading names a page or two, not the catalogue.
@@ -939,10 +941,14 @@ def code_headed(run: LookupSteps, text: str) -> tuple[str, list[str]] | None:
 def _code_sections(sections: list[Section]) -> list[int]:
     """The indexes of the sections whose heading is an error id (`code_words`), whole."""
     return [
-        i
-        for i, s in enumerate(sections)
-        if (title := heading_text(s.title)) and code_words(title) == [title]
+        i for i, s in enumerate(sections) if (title := heading_text(s.title)) and _is_code(title)
     ]
+
+
+def _is_code(title: str) -> bool:
+    """Whether a heading is an error id, whole (a finding type heads a page, not a code's
+    section of a page of codes)."""
+    return _CODE_WORD.findall(title) == [title]
 
 
 # A code with a digit or a capital (`BILL-2002`, `OSD_DOWN`): no tool or setting is so named.
@@ -1348,7 +1354,7 @@ def _steps_of(ev: Evidence, focus: SectionFocus | None) -> RunbookSteps:
         # The sections the words fit alike lead: the lookup could not choose among them.
         closest = list(dict.fromkeys([*tied, *closest]))[: max(CLOSEST_SECTIONS, len(tied))]
         # The opening text answers nothing: the sections nearest the words, to ask next.
-        codes = sum(1 for title in closest if code_words(title) == [title])
+        codes = sum(1 for title in closest if _is_code(title))
         how = {0: "--alert NAME", len(closest): "--error-code CODE"}.get(
             codes, "--alert NAME or --error-code CODE"
         )

@@ -9,6 +9,7 @@ case-insensitive; a reference that matches nothing is reported by the importer.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from posixpath import basename, splitext
 from urllib.parse import unquote, urlsplit
@@ -16,6 +17,7 @@ from urllib.parse import unquote, urlsplit
 import neo4j
 from pydantic import BaseModel, ConfigDict, Field
 
+from graph_schema.alert_names import finding_types
 from graph_schema.kg_types import NodeLabel
 
 LINKABLE_LABELS = (
@@ -186,12 +188,38 @@ def url_link_hint(url: str, key: str = "runbook_url") -> str:
         )
     if name is None:
         return f"{link} links the runbook whose id, name or file path ends its path"
+    finding = url_finding_type(url)
+    if finding is not None:
+        # `.../runbooks/CryptoCurrency:EC2/BitcoinTool.B!DNS`: its `/` is no folder's.
+        filed = filed_finding_name(finding)
+        return (
+            f"{link} links the runbook whose id, name or file path (in its import folder, "
+            f"extension aside) ends the URL's path: here it ends in the finding type "
+            f"{finding!r}, whose `/` reads as a folder's; make {label} end with the page's "
+            f"file name as AWS files it ({filed}, `:` `/` `.` `!` `&` as `-`), then re-ingest "
+            f"the rules; meanwhile `investigator runbook --alert {finding}` finds the page by "
+            "its heading"
+        )
     return (
         f"{link} links the runbook whose id, name or file path (in its import folder, "
         f"extension aside) ends the URL's path: here {name!r}, a file {name}.md or a folder "
         f"{name}/ whose index page is the runbook; import the page under that name, or make "
         f"{label} end with the page's imported path, then re-ingest the rules"
     )
+
+
+def filed_finding_name(finding: str) -> str:
+    """A finding type's page name as AWS files it: `CryptoCurrency:EC2/BitcoinTool.B!DNS`
+    -> `cryptocurrency-ec2-bitcointool-b-dns` (`Backdoor:EC2/C&CActivity.B`: `c-cactivity`)."""
+    return re.sub(r"[^a-z0-9]+", "-", finding.casefold()).strip("-")
+
+
+def url_finding_type(url: str) -> str | None:
+    """The finding type that ends `url`'s path (`.../CryptoCurrency:EC2/BitcoinTool.B!DNS`),
+    else None."""
+    segments = [s for s in unquote(urlsplit(url.strip()).path or "").split("/") if s]
+    tail = "/".join(segments[-2:])
+    return tail if len(segments) >= 2 and finding_types(tail) == [tail] else None
 
 
 def load_link_targets(
