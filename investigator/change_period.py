@@ -84,8 +84,8 @@ class WindowCut(BaseModel):
         return (
             f"more than {self.read} OWNS records of {self.service_id} up to {self.end} "
             f"(newest first): one read holds {self.read}, the rest were not read, so the list "
-            "of what it owned is not complete; ask for one kind ('which services did ... "
-            "own?') or a narrower period ('between A and B')"
+            "of what it owned is not complete; ask over a narrower period ('between A and "
+            "B')"
         )
 
     def _causes_description(self) -> str:

@@ -78,7 +78,7 @@ HISTORY_WORDS = re.compile(
 _KIND = r"(?:services?|alerts?|runbooks?)"
 # Where the team's words end: a time word, or the end of the clause.
 _WORDS_END = (
-    r"(?=\s+(?:on|at|in|during|between|from|since|before|after|until|then|as|now)\b|[?.!,]|$)"
+    r"(?=\s+(?:on|at|in|during|between|from|since|before|after|until|then|as|now|for)\b|[?.!,]|$)"
 )
 _TEAM_SIDE = re.compile(
     r"\bwhat\s+(?:else\s+)?(?:did|does|do|has|have)\s+(?P<a>[^?.!]+?)\s+own(?:ed)?\b"
@@ -93,14 +93,32 @@ _TEAM_SIDE = re.compile(
     + _WORDS_END
     + r"|(?:^\s*(?:(?:show|list|give)(?:\s+me)?\s+|(?:what|which)\s+are\s+)?(?:the\s+)?|\bthe\s+)"
     r"(?!(?:is|are|was|were|do|does|did|who|what|which|how|why|when)\b)"
-    r"(?P<f>[\w:.-]+(?:\s+[\w:.-]+){0,3}?)"
-    r"\s+team(?:'s)?\s+" + _KIND + r"\b"
-    r"|\b" + _KIND + r"\s+of\s+(?P<g>team[\s:][^?.!,\s]+|(?:the\s+)?[^?.!,]+?\s+team)\b"
+    r"(?P<f>(?!the\b)[\w:.-]+(?:\s+(?!the\b)[\w:.-]+){0,3}?)"
+    r"\s+team(?:'s)?\s+"
+    + _KIND
+    + r"\b"
+    + _WORDS_END
+    + r"|\b"
+    + _KIND
+    + r"\s+of\s+(?P<g>team[\s:][^?.!,\s]+|(?:the\s+)?[^?.!,]+?\s+team)\b"
     r"|\b(?:what|which\s+" + _KIND + r")\s+(?:is|are|was|were)\s+(?P<h>[^?.!]+?)\s+"
-    r"responsible\s+for\b",
+    r"responsible\s+for\b"
+    # A team named alone: "team payments-core", "team:payments-core?".
+    r"|^\s*(?P<i>team[\s:]+[\w.-]+(?:\s+[\w.-]+)?)\s*[?.!]?\s*$",
     re.IGNORECASE,
 )
 _TEAM_FILLER = re.compile(r"^(?:the|our|a)\s+|^team\s+(?!team\b)|\s+team$|'s$", re.IGNORECASE)
+
+
+# Who "what is X responsible for" asks about is a team only when X reads as one: not a
+# record of another kind ("the release", "this alert") nor a phrase led by an article,
+# unless it ends in "team" ("the payments team").
+_RESPONSIBLE_TEAM = re.compile(
+    r"(?!(?:the|a|an|this|that|these|those|it|our|my|their)\b(?!.*\bteam$))"
+    r"(?!(?:releases?|deploy(?:s|ments?)?|changes?|incidents?|alerts?|errors?|outages?|"
+    r"services?|runbooks?|polic(?:y|ies)|rollouts?|bugs?|failures?|commits?)\b)",
+    re.IGNORECASE,
+)
 
 
 def asked_team(question: str) -> str | None:
@@ -110,6 +128,8 @@ def asked_team(question: str) -> str | None:
     if found is None:
         return None
     words = next(g for g in found.groups() if g is not None).strip()
+    if found["h"] is not None and not _RESPONSIBLE_TEAM.match(words):
+        return None  # "What was the release responsible for?": a record, not a team
     previous = None
     while previous != words:  # "the payments team" -> "payments"
         previous, words = words, _TEAM_FILLER.sub("", words).strip()
