@@ -941,7 +941,9 @@ def derive_claims(
                     )
                 )
     if Intent.OWNERSHIP_AT_TIME in intent_set and ownership_period is None:
-        missing += _unowned_instant_gaps(_owner_side(evidence), refs, as_of, owners_dropped)
+        missing += _unowned_instant_gaps(
+            _owner_side(evidence), refs, as_of, owners_dropped, team_side=evidence
+        )
         unrecorded = _unrecorded_owned_gaps(
             evidence, owners_asked, not_valid_then, refs, as_of, owners_dropped
         )
@@ -1418,9 +1420,10 @@ def _team_gaps(
     (of the kinds asked, `kinds`) at the times asked, replaces the rubric's generic line."""
     generic = missing_evidence([Intent.OWNERSHIP_AT_TIME.value], set())[0].description
     named = [r.at for r in refs if r.kind != "as_of"] if period is None else []
-    # A record stated: one holding at a time the question names (any, over a period or at as_of).
+    # A record stated: one holding at a time the question names (any, over a period or at as_of),
+    # read from the team's side or, the same record, from a service's (--service).
     owned = {
-        str(ev.context.get("asked_team"))
+        str(ev.context.get("asked_team") or ev.context.get("team"))
         for ev in _with(evidence, "ownership")
         if not named or any(holds_at(as_held(ev), at) for at in named)
     } & set(teams)
@@ -1496,16 +1499,28 @@ def _unowned_instant_gaps(
     refs: Sequence[ReferenceTime],
     as_of: datetime,
     owners_dropped: Sequence[Evidence] = (),
+    team_side: Sequence[Evidence] = (),
 ) -> list[MissingEvidence]:
     """A required `ownership` gap for each instant a single-time owner question names (not
     as_of) at which no owner of a service is recorded in what the subject may read: the owner
     stated at as_of answers another time than the one asked (a retraction, when readable, is
-    stated as a claim beside it; the gap reads the same either way)."""
+    stated as a claim beside it; the gap reads the same either way). A record read from a
+    team's side (`team_side`) that holds at the instant is its owner there too: the same
+    record read from the service's side was a duplicate of it."""
     owners = _with(evidence, "ownership")
+    teams_held = [
+        ev
+        for ev in _with(team_side, "ownership")
+        if ev.context.get("asked_team") and ev.status == "active"
+    ]
     asked = {r.at: f"{r.describe()} ({r.why})" for r in reversed(refs) if r.kind != "as_of"}
     unowned_now = {service for service, _ in unowned_at(owners, [as_of])}
     gaps = []
     for service, at in unowned_at(owners, asked):
+        if any(
+            ev.context.get("owned") == service and holds_at(as_held(ev), at) for ev in teams_held
+        ):
+            continue
         now = service not in unowned_now
         cut = _cut_for_budget(owners_dropped, service, [at])
         gaps.append(

@@ -61,6 +61,7 @@ from investigator.ownership_history import (
     cut_histories,
     stated_tombstones,
     team_side_instants,
+    unplaced_team_gaps,
 )
 from investigator.pack import (
     MAX_BUDGET_TOKENS,
@@ -960,6 +961,13 @@ def _investigate(
         _budget_dropped_runbooks(gate, pack.omissions),
         pack.evidence,
         as_of=as_of,
+    )
+    missing = unplaced_team_gaps(
+        missing,
+        reasons,
+        asked_team(request.question) if Intent.OWNERSHIP_AT_TIME in intents else None,
+        outcome.known.teams,
+        as_of,
     )
     status = _status(missing, unplaced, cut_short=unfinished)
     stop_reason = _stop_reason(stop_reason, missing)

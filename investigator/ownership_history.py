@@ -56,7 +56,8 @@ from pydantic import BaseModel, ConfigDict
 from cypher_templates.plan import PlanStep
 from investigator.context_graph.models import ToolCallRecord
 from investigator.evidence import Evidence, as_held, iso_utc
-from investigator.timeline import EARLIEST, time_references
+from investigator.rubric import Intent, MissingEvidence
+from investigator.timeline import EARLIEST, UnplacedTime, time_references
 
 # Words that ask for the history of ownership rather than the owner at one time.
 HISTORY_WORDS = re.compile(
@@ -697,6 +698,36 @@ def retractions_unowned_at(
         if r.owned not in owned_then
         and _holding([r.tombstone], at)
         and not r.tombstone.context.get("asked_team")  # the team side's: team_retractions_at
+    ]
+
+
+def unplaced_team_gaps(
+    missing: Sequence[MissingEvidence],
+    unplaced: Sequence[UnplacedTime],
+    team_words: str | None,
+    teams: Sequence[str],
+    as_of: datetime,
+) -> list[MissingEvidence]:
+    """A question from a team's side whose time words were not placed ("before the reorg",
+    "then" with no first error found) is answered at as_of: a required `ownership` gap per
+    phrase says what it owned at the time asked is not known, and why, so a `partial` run
+    says what it lacks. A team not linked has its own gap (`no team named ...`)."""
+    if team_words is None or not teams:
+        return list(missing)
+    named = " and ".join(sorted(teams))
+    return [
+        *missing,
+        *(
+            MissingEvidence(
+                evidence_type="ownership",
+                intents=[Intent.OWNERSHIP_AT_TIME.value],
+                description=f"the question says {u.words!r}, which is not placed in time "
+                f"({u.detail}): what {named} owned then is not known; what it owned at as_of, "
+                f"{iso_utc(as_of)}, is stated instead",
+                required=True,
+            )
+            for u in unplaced
+        ),
     ]
 
 

@@ -889,8 +889,9 @@ def steps_for(
         if want & incident_types and not known.incidents:
             steps.append(_one_hop_step(alert, "TRIGGERED", "out", step_id=NAV_PREFIX + "triggered"))
     for team in known.teams[:MAX_TEAMS]:
-        if "ownership" in want:
-            steps.append(_team_owns_step(team, ownership_period, as_of))
+        # A team is linked only when asked about from its side: what it owned is the answer
+        # even when a service's owners (--service) already supplied ownership evidence.
+        steps.append(_team_owns_step(team, ownership_period, as_of))
     for runbook in known.runbooks_by_text[:MAX_FOCUS_SERVICES]:
         if "ownership" in want:
             # Its own OWNS record is looked up below; else the owner of a service it
@@ -1391,6 +1392,21 @@ def note_runbook_services(known: Known, rows: Sequence[Any]) -> bool:
     return changed
 
 
+def team_reference_steps(
+    known: Known, *, references: Sequence[datetime], inp: PlanInput
+) -> list[PlanStep]:
+    """What each team asked about from its side owned, read again for each time the question
+    refers to: a read made before "then" was placed had its records of then judged against
+    as_of alone (`rejected_temporal`), so what the team owned then was lost."""
+    return [
+        _team_owns_step(team, inp.ownership_period, inp.as_of).model_copy(
+            update={"step_id": AT_PREFIX + iso_utc(at)}
+        )
+        for at in references
+        for team in known.teams[:MAX_TEAMS]
+    ]
+
+
 def reference_steps(
     intents: Sequence[Intent | str],
     known: Known,
@@ -1719,6 +1735,7 @@ def followup_steps(
         *error_steps,
         *release_steps,
         *reference_steps(intents, known, references=instants, focus=focus),
+        *team_reference_steps(known, references=instants, inp=inp),
         *version_in_force_steps(intents, known, gate, as_of=inp.as_of, references=instants),
         *competing_cause_steps(intents, known, as_of=inp.as_of, focus=focus),
         *period_change_steps(intents, asked, as_of=inp.as_of, focus=focus),
