@@ -42,7 +42,7 @@ import queue
 import threading
 import time
 from collections import defaultdict, deque
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Sized
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -64,6 +64,7 @@ from graph_schema.backdating import (
 from graph_schema.bundle import BundleProblem, LoadedBundle, and_more
 from graph_schema.canonical import epoch_micros
 from graph_schema.collector import collect_young, cyclic_gc_paused
+from graph_schema.errors import Neo4jUnavailable
 from graph_schema.hashing import content_hash
 from graph_schema.import_sources import check_bundle_writes
 from graph_schema.ingest_mark import IngestInterrupted
@@ -113,6 +114,18 @@ DEFAULT_BATCH_SIZE = 5000
 # 33-37 s on the 2-core machine; three were no faster (docs/benchmarks.md).
 FRESH_WRITERS = 2
 _READ_BATCH = 10000
+# A write transaction may run this long (seconds); None leaves it to the server's
+# `db.transaction.timeout` (120 s on a server `investigator db start` runs).
+WRITE_TIMEOUT_S: float | None = None
+# How many times a first ingest's batch that hit the transaction timeout is halved and
+# written again: a 5,000-row batch ends as parts of 1,250 at the least (docs/benchmarks.md).
+TIMEOUT_SPLITS = 2
+_TIMED_OUT = (
+    "Neo.ClientError.Transaction.TransactionTimedOut",
+    "Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration",
+    # What a transaction the timeout ended while it waited for a lock hears.
+    "Neo.ClientError.Transaction.LockClientStopped",
+)
 _TYPE_LABELS = frozenset(label.value for label in NodeLabel)
 
 
@@ -122,6 +135,21 @@ class BundleRejected(Exception):
     def __init__(self, problems: Sequence[BundleProblem]) -> None:
         self.problems = list(problems)
         super().__init__(f"bundle rejected: {len(self.problems)} problem(s), nothing written")
+
+
+class IngestTimedOut(Neo4jUnavailable):
+    """A write transaction of the ingest hit Neo4j's transaction timeout (exit 4). It rolled
+    back; the transactions before it stay whole, and running the ingest again completes the
+    store."""
+
+    def __init__(self, tenants: Iterable[str], rows: int) -> None:
+        named = ", ".join(sorted(set(tenants)))
+        super().__init__(
+            f"ingest stopped: Neo4j ended a write of {rows} records of tenant {named} at its "
+            "transaction timeout (db.transaction.timeout; the server is too busy or another "
+            "transaction held a lock); the batches written before are whole: run this ingest "
+            "again (it completes the store)"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -1499,14 +1527,14 @@ def _apply_fresh(
     # Each batch is written as soon as it is built (the next ones are built meanwhile), with
     # up to FRESH_WRITERS write transactions in flight.
     in_flight: deque[tuple[bool, int, Future[None]]] = deque()
+    counted = threading.Lock()
 
     def settle(keep: int) -> None:
         # Oldest first, so progress reads in order; an error is raised once its batch is
         # reached (leaving the pool below waits for the batches still in flight).
         while len(in_flight) > keep:
             is_edge, count, future = in_flight.popleft()
-            future.result()
-            scope.writes += 1
+            future.result()  # its transactions counted themselves (`_write_rows`)
             if is_edge:
                 report.edge_records_created += count
                 say(f"edge records: {report.edge_records_created}")
@@ -1522,7 +1550,11 @@ def _apply_fresh(
                 nodes_done = True
             work = _create_fresh_edges if is_edge else _create_nodes
             in_flight.append(
-                (is_edge, len(rows), pool.submit(_write_rows, driver, database, scope, work, rows))
+                (
+                    is_edge,
+                    len(rows),
+                    pool.submit(_write_rows, driver, database, scope, work, rows, counted),
+                )
             )
             # The first batch alone: its transaction makes the tenants' ingest marks, which
             # two transactions' MERGEs at once would make twice.
@@ -1541,8 +1573,15 @@ def _write_rows(
     scope: ingest_mark.WriteScope,
     work: Callable[[neo4j.ManagedTransaction, list[dict[str, Any]]], None],
     rows: list[dict[str, Any]],
+    counted: threading.Lock,
 ) -> None:
     """Write one batch of a first ingest, then empty its list of rows.
+
+    A batch that hits the transaction timeout rolled back whole, and its rows are all new
+    records (none is in the graph), so it is written again in two halves (`TIMEOUT_SPLITS`
+    times at most), each its own transaction; past that it raises `IngestTimedOut`. Each
+    committed transaction counts itself in `scope.writes` (under `counted`), so the next
+    one's mark bump and the ingest mark see every one.
 
     The driver keeps a statement's parameters in a reference cycle, which other writes free
     with a young collection (`collect_young`). Here emptying the list frees the rows
@@ -1550,8 +1589,22 @@ def _write_rows(
     every container built since the last one, the next batches' rows included (about 5% of
     the client CPU of the 101k bundle's first ingest, docs/benchmarks.md).
     """
+
+    def write(part: list[dict[str, Any]], splits: int) -> None:
+        try:
+            _write(driver, database, scope, work, part, collect=False)
+        except IngestTimedOut:
+            if splits == 0 or len(part) < 2:
+                raise
+            half = len(part) // 2
+            write(part[:half], splits - 1)
+            write(part[half:], splits - 1)
+            return
+        with counted:
+            scope.writes += 1
+
     try:
-        _write(driver, database, scope, work, rows, collect=False)
+        write(rows, TIMEOUT_SPLITS)
     finally:
         rows.clear()
 
@@ -1618,6 +1671,7 @@ def _write(
     """`_execute` without counting the write: the caller counts it (from any thread).
     `collect=False`: no young collection after it (the caller frees what it sent)."""
 
+    @neo4j.unit_of_work(timeout=WRITE_TIMEOUT_S)
     def unit(tx: neo4j.ManagedTransaction, value: Any) -> T:
         result = work(tx, value)
         scope.bump(tx)
@@ -1632,6 +1686,8 @@ def _write(
             scope.tenants, "another ingest of tenant {tenants} wrote the same records at once"
         ) from None
     except neo4j.exceptions.ClientError as exc:
+        if exc.code in _TIMED_OUT:
+            raise IngestTimedOut(scope.tenants, len(arg) if isinstance(arg, Sized) else 1) from None
         if exc.code != _DELETED:
             raise
         raise IngestInterrupted(
