@@ -9,7 +9,7 @@ session records the run into the Context Graph when a `RunRecorder` is given
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 
 import neo4j
@@ -107,6 +107,7 @@ from investigator.timeline import (
     time_references,
     unplaced_times,
 )
+from investigator.untrusted_text import FOUND_BY_TEXT_ONLY
 
 
 class InvestigationRequest(BaseModel):
@@ -402,23 +403,53 @@ def unfit_place_runbook_gaps(
     ]
 
 
+def text_only_withheld(
+    rejected: Sequence[Rejection],
+    tool_calls: Iterable[ToolCallRecord],
+    chosen: Collection[str],
+) -> set[str]:
+    """The runbooks withheld as untrusted instruction-like text that the run found by text
+    only: every one of their rejections came from a fulltext hit, and neither the question
+    named them nor did the runbook search choose them for its words (`chosen`: the runbooks
+    the run knows as asked for, `Known.runbooks`). Had their text been clean they were set
+    aside as `low_relevance`: a page sharing one word ("ssh") is no "runbook found"."""
+    text_calls = {tc.tool_call_id for tc in tool_calls if tc.template_id == "fulltext_search"}
+    asked = {rb.split("@", 1)[0] for rb in chosen}
+    withheld: dict[str, bool] = {}
+    for r in rejected:
+        if r.reason is not RejectionReason.REJECTED_UNTRUSTED_INSTRUCTION:
+            continue
+        if not r.element_id.startswith("runbook:"):
+            continue
+        by_text = r.tool_call_id in text_calls and r.element_id.split("@", 1)[0] not in asked
+        withheld[r.element_id] = withheld.get(r.element_id, True) and by_text
+    return {rb for rb, by_text in withheld.items() if by_text}
+
+
 def withheld_runbook_gaps(
-    missing: list[MissingEvidence], rejected: Sequence[Rejection], *, cut_short: bool = False
+    missing: list[MissingEvidence],
+    rejected: Sequence[Rejection],
+    *,
+    cut_short: bool = False,
+    text_only: Collection[str] = (),
 ) -> list[MissingEvidence]:
     """`missing` with a missing runbook said as what it is when runbooks were found but
     withheld as untrusted instruction-like text: "no runbook valid at as_of" is untrue then,
-    and the way out is the importer's (`--trusted`), not another question. Else, in a run
-    that was not cut short, the runbooks retrieved and not used, and why."""
+    and the way out is the importer's (`--trusted`), not another question. A withheld page
+    the run found by text only (`text_only`, `text_only_withheld`) is no runbook found: it
+    is listed among those retrieved and not used, as withheld, never with advice to trust
+    it. Else, in a run that was not cut short, the runbooks retrieved and not used, and why."""
     withheld_rejections = [
         r
         for r in rejected
         if r.reason is RejectionReason.REJECTED_UNTRUSTED_INSTRUCTION
         and r.element_id.startswith("runbook:")
+        and r.element_id not in text_only
     ]
     withheld = sorted({r.element_id for r in withheld_rejections})
     if not withheld:
         # Cut short, the gap already says the search did not finish: not that it chose none.
-        return missing if cut_short else _unused_runbook_gaps(missing, rejected)
+        return missing if cut_short else _unused_runbook_gaps(missing, rejected, text_only)
     names = ", ".join(withheld)
     one = len(withheld) == 1
     found = f"a runbook was found ({names})" if one else f"runbooks were found ({names})"
@@ -449,11 +480,18 @@ _NOT_USED = {
     RejectionReason.REJECTED_SUPERSEDED: "superseded by a later version",
     RejectionReason.REJECTED_NOT_YET_KNOWN: "recorded after known_at",
 }
+# A page withheld that the run found by text only (`text_only_withheld`): not the answer.
+_WITHHELD_BY_TEXT = (
+    "withheld as untrusted text with an instruction-like fragment, and found by text only: "
+    "not a runbook for the question's words"
+)
 _UNUSED_NAMED = 3
 
 
 def _unused_runbook_gaps(
-    missing: list[MissingEvidence], rejected: Sequence[Rejection]
+    missing: list[MissingEvidence],
+    rejected: Sequence[Rejection],
+    text_only: Collection[str] = (),
 ) -> list[MissingEvidence]:
     """`missing` with a missing runbook said with the runbooks retrieved and not used, and
     why: "no runbook applies" is untrue when the right one was found and rejected."""
@@ -464,6 +502,8 @@ def _unused_runbook_gaps(
             why[r.element_id] = r.detail
         elif r.element_id.startswith("runbook:") and r.reason in _NOT_USED:
             why.setdefault(r.element_id, _NOT_USED[r.reason])
+        elif r.element_id in text_only:
+            why[r.element_id] = _WITHHELD_BY_TEXT
     if not why:
         return missing
     shown = [f"{rb} ({reason})" for rb, reason in sorted(why.items())[:_UNUSED_NAMED]]
@@ -560,6 +600,7 @@ def final_rejections(
     admitted_ids: list[str],
     admitted_records: Iterable[tuple[str, int]] = (),
     anchors: Iterable[str] = (),
+    text_only: Collection[str] = (),
 ) -> list[Rejection]:
     """Rejections as the user sees them: the latest decision per candidate (a later graph
     channel knows more than an earlier text hit), none for candidates that another tool call
@@ -568,7 +609,8 @@ def final_rejections(
     to, beside its whole text found by the fulltext channel before the plan needed runbooks)
     nor for a record the admitted evidence was reached through (`anchors`: the alert whose
     runbook the answer is, a text hit before the plan needed runbooks). The Context Graph
-    keeps every decision."""
+    keeps every decision. A runbook withheld as untrusted text that the run found by text
+    only (`text_only`) says so at the end of its detail (`FOUND_BY_TEXT_ONLY`)."""
     inside = set(admitted_ids)
     records = set(admitted_records)
     through = set(anchors)
@@ -580,6 +622,9 @@ def final_rejections(
             (rej.element_id, rej.version) in records or rej.element_id in through
         ):
             continue
+        withheld = rej.reason is RejectionReason.REJECTED_UNTRUSTED_INSTRUCTION
+        if withheld and rej.element_id in text_only:
+            rej = rej.model_copy(update={"detail": rej.detail + FOUND_BY_TEXT_ONLY})
         latest[rej.candidate_id] = rej
     return list(latest.values())
 
@@ -970,6 +1015,8 @@ def _investigate(
         as_of,
     )
     status = _status(missing, unplaced, cut_short=unfinished)
+    # Withheld pages no record ties to the question and the runbook search did not choose.
+    text_only = text_only_withheld(gate.rejected, outcome.tool_calls, outcome.known.runbooks)
     stop_reason = _stop_reason(stop_reason, missing)
     result = InvestigationResult(
         run_id=run_id,
@@ -986,12 +1033,18 @@ def _investigate(
             pack.evidence_ids(),
             [(ev.element_id, ev.version) for ev in pack.evidence],
             read_through(outcome.tool_calls, pack.evidence),
+            text_only,
         ),
         missing_evidence=wide_tie_gaps(
             unfit_place_runbook_gaps(
                 searched_runbook_gaps(
                     tied_runbook_gaps(
-                        withheld_runbook_gaps(missing, gate.rejected, cut_short=unfinished),
+                        withheld_runbook_gaps(
+                            missing,
+                            gate.rejected,
+                            cut_short=unfinished,
+                            text_only=text_only,
+                        ),
                         outcome.runbook_tie,
                     ),
                     outcome.runbook_search_note,

@@ -253,6 +253,11 @@ class RejectedVersion(BaseModel):
     reason: RejectionReason
     replacement: str | None = None
     detail: str = ""
+    # For the card only (not in the JSON answer nor in what replay compares): when the
+    # version starts and the commit or hash it was read from (`git:<sha>`), so the versions
+    # of a page imported with its git history are told apart and listed by time.
+    valid_from: datetime | None = Field(default=None, exclude=True)
+    source_version: str | None = Field(default=None, exclude=True)
 
 
 class ExternalLink(BaseModel):
@@ -307,6 +312,14 @@ def _version_label(ev: Evidence) -> int | str | None:
         return ev.version
     text = str(raw).strip().removeprefix("v").removeprefix("V")
     return int(text) if text.isdigit() else text
+
+
+def _start(ev: Evidence | None) -> datetime | None:
+    return ev.valid_from if ev is not None else None
+
+
+def _source_version(ev: Evidence | None) -> str | None:
+    return ev.source_version if ev is not None else None
 
 
 def _when(value: datetime | None) -> str:
@@ -999,6 +1012,8 @@ class RunbookLookup:
                     reason=r.reason,
                     replacement=r.replacement,
                     detail=r.detail,
+                    valid_from=_start(by_identity.get((r.element_id, r.version))),
+                    source_version=_source_version(by_identity.get((r.element_id, r.version))),
                 )
                 for r in rejected_by_id
             ),
@@ -1370,7 +1385,8 @@ class RunbookLookup:
             reason = f"no version of the runbook of {names} is valid at as_of (see Rejected)"
         else:
             reason = f"no runbook version of {names} is valid at as_of for this subject"
-        if query.target is not LookupTarget.ERROR_CODE and not run.alert_names:
+        if query.target is not LookupTarget.ERROR_CODE and not run.alert_rows:
+            # No alert record (a runbook found by its name or heading): nothing fired.
             return reason
         search = self._fallbacks(run, anchors)
         verb = "fired on" if run.alert_names else "was emitted by"

@@ -87,6 +87,12 @@ def fenced_untrusted_text(document: Mapping[str, Any]) -> str | None:
     return "\n\n".join([DATA_NOTICE, *blocks])
 
 
+# Ends the detail of a runbook withheld as untrusted instruction-like text that an
+# investigation found by text only (investigation.text_only_withheld): no runbook found, so
+# its hint gives no advice to trust it.
+FOUND_BY_TEXT_ONLY = "; found by text only: not a runbook for the question's words"
+
+
 def unquoted_detail(detail: str) -> str:
     """A rejection's `detail` without the untrusted words it quotes: a recorded run's
     `instruction-like text: '...'` is shown as `instruction-like text (not quoted)`."""

@@ -21,6 +21,7 @@ from investigator.json_documents import runbook_json
 from investigator.runbook_lookup import (
     LOOKUP_PURPOSES,
     LookupTarget,
+    RejectedVersion,
     RunbookAnswer,
     RunbookLookup,
     RunbookQuery,
@@ -168,7 +169,8 @@ _BARE_TITLES = {"runbook", "runbooks"}
 def _rejected_lines(answer: RunbookAnswer) -> list[str]:
     """The card's Rejected lines: each refused version, except that the other versions of a
     git-history page shown (each a commit, too old or too new at as_of) are one line; the
-    JSON answer lists each."""
+    JSON answer lists each. With no runbook shown, the commits of a page that all start
+    after as_of say when the first one starts, and are listed by time with their commit."""
     rb = answer.runbook
     page = rb.id.partition("@")[0] if rb is not None and _is_commit(rb) else None
     others = [
@@ -184,11 +186,16 @@ def _rejected_lines(answer: RunbookAnswer) -> list[str]:
             f"{count} other {noun} of this page, not in force at {_iso(answer.as_of)} "
             "(--json lists each)"
         )
-    for r in answer.rejected:
-        if any(r is o for o in others):
-            continue
+    rejected = [r for r in answer.rejected if not any(r is o for o in others)]
+    if rb is None and _first_to_come(rejected, answer.as_of) is not None:
+        # By time, as a page's history reads; the order of the JSON answer is unchanged.
+        rejected.sort(key=lambda r: (r.valid_from or answer.as_of, r.element_id))
+    for r in rejected:
         target = f" -> {_clean(r.replacement)}" if r.replacement else ""
-        version = f"v{r.version}" if isinstance(r.version, int) else _clean(r.version)
+        # A page's commit is told by its commit (`git:04bca8e3fa61`), not its record `v1`.
+        version = _rejected_version(r)
+        if version.startswith("git:") and r.valid_from is not None:
+            version += f", from {_iso(r.valid_from)}"
         # A bare `rejected_integrity` reads as tampering: a purged record is said so.
         purged = purged_rejection(r.reason, r.detail)
         lines.append(
@@ -199,6 +206,39 @@ def _rejected_lines(answer: RunbookAnswer) -> list[str]:
         elif purged:
             lines.append(PURGED_HINT)
     return lines
+
+
+def _first_to_come(rejected: list[RejectedVersion], as_of: datetime) -> RejectedVersion | None:
+    """The earliest of the versions refused when every one is one page's commit that starts
+    after as_of (a `--git-history` import asked before its first commit), else None."""
+    pages = {r.element_id.partition("@")[0] for r in rejected}
+    later = [
+        r
+        for r in rejected
+        if r.reason is RejectionReason.REJECTED_TEMPORAL
+        and r.valid_from is not None
+        and r.valid_from > as_of
+        and _rejected_commit(r) is not None
+    ]
+    if len(pages) != 1 or not later or len(later) != len(rejected):
+        return None
+    return min(later, key=lambda r: (r.valid_from or as_of, r.element_id))
+
+
+def _rejected_commit(r: RejectedVersion) -> str | None:
+    """`git:<sha12>` when the refused version is one commit of a page imported with its git
+    history (its id ends with the commit), else None."""
+    match = _FILE_VERSION.match(r.source_version or "")
+    if match is None or match.group(1) != "git" or not r.element_id.endswith(f"@{match.group(2)}"):
+        return None
+    return f"git:{match.group(2)}"
+
+
+def _rejected_version(r: RejectedVersion) -> str:
+    commit = _rejected_commit(r) if isinstance(r.version, int) else None
+    if commit is not None:
+        return commit
+    return f"v{r.version}" if isinstance(r.version, int) else _clean(r.version)
 
 
 # Why another version of the page shown is refused when it is simply not the one in force.
@@ -231,6 +271,12 @@ def render_card(
             # Valid, but withheld: "no version ... is valid" read as an outdated runbook.
             what = withheld_as(r.detail for r in untrusted)
             note = note.replace(_NOT_VALID, _WITHHELD.format(what=what), 1)
+        if (first := _first_to_come(answer.rejected, answer.as_of)) is not None:
+            # Asked before the page's first commit: when it starts, not only "not valid".
+            note += (
+                f"; no version yet at {_iso(answer.as_of)}: the first, "
+                f"{first.element_id}, starts {_iso(first.valid_from)}"
+            )
         lines.append(f"No runbook: {_note(note)}")
     else:
         lines.append(
@@ -275,9 +321,10 @@ def render_card(
         )
     elif not answer.resolved and answer.target is not LookupTarget.TEXT:
         # A runbook found by the name alone (no alert record): no record names an owner.
+        # A version found but none served (withheld, or not valid at as_of): it resolved.
         what = (
             "found by its name alone, no record names an owner"
-            if rb is not None
+            if rb is not None or answer.rejected
             else "the target did not resolve"
         )
         lines.append(f"Owner     unknown: {what}")

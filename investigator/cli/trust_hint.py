@@ -8,7 +8,7 @@ import re
 
 from investigator.gate import CHANNEL_LEAK_KIND, INSTRUCTION_KIND
 from investigator.terminal import one_line
-from investigator.untrusted_text import unquoted_detail
+from investigator.untrusted_text import FOUND_BY_TEXT_ONLY, unquoted_detail
 
 # Under a record rejected for its integrity because a legal purge removed its text: its
 # reason code alone (`rejected_integrity`) reads as tampering.
@@ -25,10 +25,14 @@ def untrusted_hint(detail: str) -> str:
     """Under a version withheld as an untrusted instruction: what the gate found (a secret
     put into a shared channel is said so) and where, not the words (they would put the
     instruction back in front of whoever reads the report), and how a team that trusts the
-    source imports it."""
+    source imports it (not for a page found by text only, `FOUND_BY_TEXT_ONLY`: it is no
+    runbook found)."""
     match = _WHERE.search(unquoted_detail(detail))
     kind = match.group(1) if match else INSTRUCTION_KIND
     where = f" in {one_line(match.group(2), 60)}" if match else ""
+    if detail.endswith(FOUND_BY_TEXT_ONLY):
+        # Not the runbook the question asks for: no way to serve it is suggested.
+        return f"({kind}{where}, not quoted{FOUND_BY_TEXT_ONLY})"
     return (
         f"({kind}{where}, not quoted; imported untrusted: a team that trusts "
         "this source imports it with "
