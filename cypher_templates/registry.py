@@ -13,7 +13,8 @@ entity_resolution row, says when its file or rule went missing from its source's
 whether a fulltext_search row names the records of another document that supersede it;
 `linked_first`: whether entity_resolution reads the rules a runbook is linked to first and
 counts its matches; `one_cut`: whether deployments_in_window orders and limits the rows of
-both its ways to a service's releases once, so a cut keeps exactly the oldest),
+both its ways to a service's releases once, so a cut keeps exactly the oldest; `time_seeks`:
+whether deployments_in_window_tenant seeks the window by (tenant, time field) indexes),
 which Jinja2 receives beside the options, so an older version keeps rendering exactly the
 text it was recorded with.
 
@@ -99,6 +100,7 @@ RENDER_SETTINGS: frozenset[str] = frozenset(
         "owned_kind",
         "linked_first",
         "one_cut",
+        "time_seeks",
     }
 )
 
@@ -230,6 +232,7 @@ class TemplateSpec(BaseModel):
     owned_kind: bool = False  # owned_by_team 4: the kind owned, a runbook version's end
     linked_first: bool = False  # entity_resolution 5: linked rules first, matches counted
     one_cut: bool = False  # deployments_in_window 4: one order and one limit over both ways
+    time_seeks: bool = False  # deployments_in_window_tenant 4: window seeks per time field
 
     @model_validator(mode="after")
     def _names(self) -> TemplateSpec:
@@ -322,6 +325,7 @@ class VersionSettings(BaseModel):
     owned_kind: bool = False
     linked_first: bool = False
     one_cut: bool = False
+    time_seeks: bool = False
 
 
 class Manifest(BaseModel):
@@ -606,6 +610,7 @@ class TemplateRegistry:
                     owned_kind=spec.owned_kind,
                     linked_first=spec.linked_first,
                     one_cut=spec.one_cut,
+                    time_seeks=spec.time_seeks,
                     **resolved,
                 )
             )

@@ -140,6 +140,20 @@ def schema_items() -> list[SchemaItem]:
         _node_range(
             "kg_deployment_tenant_service", NodeLabel.DEPLOYMENT.value, ("tenant", "service")
         ),
+        # deployments_in_window_tenant (version 4): a range seek of the window within the
+        # tenant on each field of the deployment time (finished_at, else started_at, else
+        # valid_from).
+        _node_range(
+            "kg_deployment_tenant_finished_at",
+            NodeLabel.DEPLOYMENT.value,
+            ("tenant", "finished_at"),
+        ),
+        _node_range(
+            "kg_deployment_tenant_started_at", NodeLabel.DEPLOYMENT.value, ("tenant", "started_at")
+        ),
+        _node_range(
+            "kg_deployment_tenant_valid_from", NodeLabel.DEPLOYMENT.value, ("tenant", "valid_from")
+        ),
         # change_events_in_window(scope=all): a range seek of the window within the tenant,
         # on `at`, and on `valid_from` for the events that have no `at`.
         _node_range("kg_change_event_tenant_at", NodeLabel.CHANGE_EVENT.value, ("tenant", "at")),

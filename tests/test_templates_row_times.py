@@ -301,7 +301,8 @@ def test_every_template_has_demo_calls(ex: TemplateExecutor) -> None:
     # version_history (a relationship record's latest-ending copy), fulltext_search (which
     # newer record of another id replaced a hit: a renamed runbook file), owned_by_team and
     # owners_of (the kind owned and the owned node's end), deployments_in_window (one order
-    # and one limit over both ways to a service's releases).
+    # and one limit over both ways to a service's releases), deployments_in_window_tenant (the
+    # window sought within the tenant on (tenant, time field)).
     # 5: runbooks_for (why a file its import had could not be read), entity_resolution (the
     # rules a runbook is linked to first, the matches counted).
     assert {s.version for s in ex.registry.specs()} == {1, 2, 3, 4, 5}
@@ -318,6 +319,7 @@ def test_every_template_has_demo_calls(ex: TemplateExecutor) -> None:
         "owned_by_team",
         "owners_of",
         "deployments_in_window",
+        "deployments_in_window_tenant",
     }
     for spec in ex.registry.specs():
         assert spec.row_times == ("datetime" if spec.version == 1 else "epoch_micros")

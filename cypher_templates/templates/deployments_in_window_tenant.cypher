@@ -4,12 +4,39 @@
 // last hour" with no service named. A deployment counts only through a visible service that
 // it is linked to (DEPLOYED_AS / DEPLOYED_TO edge) or that its `service` property names, as in
 // deployments_in_window; one row per deployment, naming the first such service by id.
+{% if time_seeks -%}
+// The deployment time is finished_at, else started_at, else valid_from: one range seek of the
+// window within the tenant per field, on (tenant, <field>), each branch taking only the
+// deployments no earlier field places (so the rows are coalesce's), then one order and one
+// limit. The cost follows this tenant's deployments in the window, never the tenant's other
+// deployments nor another tenant's (issue 12); the hints keep the planner on those indexes.
+CALL () {
+  MATCH (d:KG:Deployment)
+  USING INDEX d:Deployment(tenant, finished_at)
+  WHERE d.tenant = $tenant AND d.finished_at >= $from AND d.finished_at <= $to
+    AND {{ v.visible('d') }}
+  RETURN d, d.finished_at AS deployed_at
+  UNION ALL
+  MATCH (d:KG:Deployment)
+  USING INDEX d:Deployment(tenant, started_at)
+  WHERE d.tenant = $tenant AND d.started_at >= $from AND d.started_at <= $to
+    AND d.finished_at IS NULL AND {{ v.visible('d') }}
+  RETURN d, d.started_at AS deployed_at
+  UNION ALL
+  MATCH (d:KG:Deployment)
+  USING INDEX d:Deployment(tenant, valid_from)
+  WHERE d.tenant = $tenant AND d.valid_from >= $from AND d.valid_from <= $to
+    AND d.finished_at IS NULL AND d.started_at IS NULL AND {{ v.visible('d') }}
+  RETURN d, d.valid_from AS deployed_at
+}
+{% else -%}
 // A seek of the (tenant, service) index on the tenant: the cost follows this tenant's
 // deployments, never another tenant's (issue 12).
 MATCH (d:KG:Deployment)
 WHERE d.tenant = $tenant AND {{ v.visible('d') }}
 WITH d, coalesce(d.finished_at, d.started_at, d.valid_from) AS deployed_at
 WHERE deployed_at >= $from AND deployed_at <= $to
+{% endif -%}
 CALL (d) {
   MATCH (s:KG:Service)-[r:DEPLOYED_AS|DEPLOYED_TO]-(d)
   WHERE {{ v.visible('s') }} AND {{ v.visible_rel('r', 'DEPLOYED_AS|DEPLOYED_TO') }}
