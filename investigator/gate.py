@@ -89,17 +89,22 @@ _WITHIN = _gap(".", 60, also=r"\.(?=\S)|")
 # `negatable`, `_forbidden_before`).
 _SEND = (
     r"(?<![\w./-])(?<!-X )(?<!--request )"
-    r"(exfiltrate|send|forward|email|post|upload|paste|share|leak|submit)\b(?![-_./]\w)"
-    r"(?!\s+requests?\b)"
+    r"(exfiltrate|send|forward|e-?mail|mail|dm|post|upload|paste|share|leak|submit)\b"
+    r"(?![-_./]\w)(?!\s+requests?\b)"
 )
 # After a secret's word, words that make it something else: "the password reset link", "the
-# token rotation", "the key owner", "the token usage", "the secret name".
-_NOT_NAMING_A_CREDENTIAL = (
+# token rotation", "the key owner", "the token usage", "the secret name", "the token bucket
+# size" (a rate limiter), "the secret scanning report".
+_NAMING_SOMETHING_ELSE = (
     r"(?![-\s]+(keys?[-\s]+)?(ids?|identifiers?|fingerprints?)\b)"
     r"(?![-\s]+(reset|rotations?|expir\w*|polic(y|ies)|managers?|stores?|vaults?|owners?|"
     r"dashboards?|changes?|updates?|requests?|links?|ages?|lifetimes?|length|strength|names?|"
-    r"ids?|usage|counts?|limits?|budgets?|types?|metadata|services?|endpoints?|servers?|"
-    r"issuers?)\b)"
+    r"ids?|usage|counts?|limits?|budgets?|types?|metadata|buckets?|scann(ing|ers?)|"
+    r"detection|leak[-\s]+detection)\b)"
+)
+# ... and where a secret is issued or served ("the token endpoint"): no secret in itself.
+_NOT_NAMING_A_CREDENTIAL = _NAMING_SOMETHING_ELSE + (
+    r"(?![-\s]+(services?|endpoints?|servers?|issuers?)\b)"
 )
 # Words that name a secret; "the API key ID", "the token usage" name none.
 _CREDENTIAL_WORDS = (
@@ -151,7 +156,7 @@ _READER_ANSWER = (
 _PLACE_VERBS = (
     r"include|paste|print|output|add|write|copy|dump|show|reveal|list|put|insert|append|echo|"
     r"display|return|give|provide|attach|type|enter|place|quote|disclose|expose|repeat|cat|"
-    r"drop|leave|post|send|share|leak|report|state"
+    r"drop|leave|post|send|share|leak|report|state|e-?mail|dm"
 )
 _SEND_VERBS = r"exfiltrate|send|forward|email|upload|submit"
 # One of those verbs as a word of its own (not in `post_deploy`, `list-secrets`).
@@ -166,11 +171,16 @@ _NOT_A_CREDENTIAL_AFTER = (
     r"(?!['’]s\b)" + _NOT_NAMING_A_CREDENTIAL + r"(?![-\s]+(was|is|has|had|were|are)\b)"
 )
 
+# A negation of a verb: "never", "not", "no", "nor", "neither", "-n't" (with the typographic
+# apostrophe of pages exported from Confluence, Google Docs or Notion, or none: "don’t",
+# "dont").
+_NOT_WORDS = r"never|not|no|nor|neither|(do|does|did|should|must|is|are|was|were)nt"
+_PLAIN_NEGATION = r"(?<![\w'’])(" + _NOT_WORDS + r")\b|n['’]t\b"
 # Up to 60 characters within a sentence (a dot before a non-space does not end it, nor does a
 # soft line wrap), none of them a clause of its own (`;`) or a negation: "the token must
 # never be in your answer" forbids it.
 _UNFORBIDDEN_WITHIN = (
-    r"(?:(?!(?<![\w'])(never|not|no|nor)\b|n't\b)(?:\.(?=\S)|[^.;\n]|\n(?![ \t]*(?:[-*+>#|`\n]|"
+    r"(?:(?!" + _PLAIN_NEGATION + r")(?:\.(?=\S)|[^.;\n]|\n(?![ \t]*(?:[-*+>#|`\n]|"
     r"\d+[.)]|$|" + _LINK_DEFINITION + r")))){0,60}"
 )
 # After a secret, news about it rather than the secret: "the token's expiry", "the token was
@@ -216,12 +226,15 @@ _NOT_HANDED_OVER_SECURELY = (
     r"(?![^.;\n]{0,60}\b(over|via|through|in|on)[ \t]+(an?|the)[ \t]+(secure|private|encrypted|"
     r"direct|out-of-band)[ \t]+(channel|message|call)\b)"
 )
-# A channel people share, by its name: "#incident", "the incident channel", "Slack"; "a
-# secure channel" or "the private channel" is a way to hand a secret to one party.
+# A channel people share, by its name: "#incident", "the incident channel", "the Teams chat",
+# "Slack"; "a secure channel" or "the private channel" is a way to hand a secret to one party,
+# and "this chat" alone is the reader's answer (`_READER_ANSWER`).
+_NOT_SHARED = r"(?!(secure|private|encrypted|side|back|direct|safe|trusted|out-of-band)\b)"
 _SHARED_CHANNEL = (
     r"\b(in|into|to|on|onto|with|via|over)\s+(((the|our|your|this|that)\s+)?#[\w-]+|"
-    r"(the|our|your|this|that)\s+((?!(secure|private|encrypted|side|back|direct|safe|trusted|"
-    r"out-of-band)\b)[\w#'-]+\s+){0,2}(channels?|chat\s?rooms?|war\s?rooms?)\b|"
+    r"(the|our|your|this|that)\s+(" + _NOT_SHARED + r"[\w#'-]+\s+){0,2}"
+    r"(channels?|chat\s?rooms?|war\s?rooms?)\b|"
+    r"(the|our|your)\s+(" + _NOT_SHARED + r"[\w#'-]+\s+){1,2}chats?\b|"
     r"((the|our|your)\s+)?(slack|mattermost|irc|microsoft teams|ms teams)\b)"
 )
 
@@ -269,20 +282,32 @@ _CLAUSE_END = re.compile(
 )
 # ... within an aside ("do not, if you can avoid it, paste ..." keeps its negation).
 _ASIDE_END = re.compile(_SENTENCE_OR_CLAUSE_END, re.IGNORECASE)
-# A negation: "never", "not", "no", "nor", "without", "avoid", "cannot", "-n't".
-_NEGATION = re.compile(r"(?<![\w'])(never|not|no|nor|without|avoid|cannot)\b|n't\b", re.I)
+# A negation: those above (`_PLAIN_NEGATION`), "nobody", "without", "avoid", "cannot",
+# "forbidden", "prohibited".
+_NEGATION = re.compile(
+    _PLAIN_NEGATION + r"|(?<![\w'’])(nobody|without|avoid|cannot|forbidden|prohibited)\b", re.I
+)
 # ... that forbids nothing after it: "never mind the above", "not only", "don't forget to",
 # "don't hesitate to", "do not fail to", "no doubt", "no matter what".
 _NEGATION_OF_NOTHING = re.compile(
-    r"[ \t]+(mind|only|just|merely|forget|hesitate|fail|neglect|omit|skip|wait|delay|stop|"
-    r"miss|doubt|matter|problem|worries|(be|being)[ \t]+(afraid|shy|reluctant)|hold[ \t]+back)\b",
+    r"[ \t]+(ever[ \t]+)?(mind|only|just|merely|forget|hesitate|fail|neglect|omit|skip|wait|"
+    r"delay|stop|miss|doubt|matter|problem|worries|(be|being)[ \t]+(afraid|shy|reluctant)|"
+    r"hold[ \t]+back)\b",
     re.IGNORECASE,
 )
-# Between a negation and its verb: an aside set off by commas right after "never", "not" or
-# "-n't" ("do not, under any circumstances, ever send"; "never, ever paste"), or two verbs
-# joined ("do not copy and paste the token"); any other comma ends its reach ("No, send the
-# token ...", "Not now, send ...").
-_ASIDE = re.compile(r"\A[ \t]*,[^,\n]{1,60},|\A[ \t]*,(?=[ \t]*(ever|never)\b)")
+# Between a negation and its verb: an aside set off by commas or dashes right after "never",
+# "not" or "-n't" ("do not, under any circumstances, ever send"; "never, ever paste"; "never
+# - ever - paste"), or two verbs joined ("do not copy and paste the token"); any other comma
+# ends its reach ("No, send the token ...", "Not now, send ...").
+_ASIDE = re.compile(
+    r"\A[ \t]*(?:,(?P<comma>[^,\n]{1,60}),|[ \t]-[ \t](?P<dash>[^\n]{1,60}?)[ \t]-[ \t]|"
+    r"[\u2013\u2014](?P<long_dash>[^\u2013\u2014\n]{1,60})[\u2013\u2014]|"
+    r"(?:,|[ \t]-[ \t]|[\u2013\u2014])(?=[ \t]*(ever|never)\b))"
+)
+# Negations an aside may follow ("never", "not", "-n't" in its spellings).
+_ASIDE_NEGATION = re.compile(
+    r"never|not|n['’]t|(do|does|did|should|must|is|are|was|were)nt", re.IGNORECASE
+)
 _JOINED_VERB = re.compile(
     r"\A[ \t]+(" + _PLACE_VERBS + "|" + _SEND_VERBS + r"|copy|cut|save|store|export|download)"
     r"[ \t]+(and|or|&)\b",
@@ -320,15 +345,20 @@ def _forbidden_before(text: str, at: int) -> bool:
         between = window[negation.end() :]
         if _NEGATION_OF_NOTHING.match(between):
             continue
-        aside = _ASIDE.match(between) if negation[0].lower() in ("never", "not", "n't") else None
+        aside = _ASIDE.match(between) if _ASIDE_NEGATION.fullmatch(negation[0]) else None
         rest = between[aside.end() :] if aside else between
+        # "do not, under any circumstances, forget to ...": the aside read, what follows
+        # still forbids nothing
+        if aside and _NEGATION_OF_NOTHING.match(rest):
+            continue
+        aside_text = aside and (aside["comma"] or aside["dash"] or aside["long_dash"] or "")
         joined = _JOINED_VERB.match(rest)
         if joined:
             rest = rest[joined.end() :]
         ended = (
             _comma_ends_reach(rest, at_a_verb)
             or _CLAUSE_END.search(rest)
-            or (aside and _ASIDE_END.search(aside[0]))
+            or (aside_text and _ASIDE_END.search(aside_text))
         )
         if not ended:
             return True
@@ -510,7 +540,7 @@ _AGENT_DIRECTED_RULES: tuple[_Rule, ...] = (
     # consumer" is a human step of a rotation (GOV.UK's manual). Not `port-forward` nor an
     # HTTP `-X POST` in a shell step, nor a verb inside a name (`email-alert-monitoring`).
     _rule(
-        "exfiltrate|send|forward|email|post|upload|paste|share|leak|submit",
+        "exfiltrate|send|forward|mail|dm|post|upload|paste|share|leak|submit",
         r"\bexfiltrate\b"
         + _WITHIN
         + _CREDENTIAL_WORDS
@@ -611,8 +641,12 @@ _AGENT_DIRECTED_RULES: tuple[_Rule, ...] = (
         + _CREDENTIAL_WORDS
         + r"([ \t]+(value|itself|verbatim|in full|in (plain|clear)[ \t]?text|unredacted|"
         r"unmasked|as is|here|now|for me|to me|for us|to us))*"
-        # the sentence ends there, no command after it
-        r"[ \t]*([.!]|(?=\n[ \t]*(\n|[-*+>#|]|\d+[.)])|\Z))(?!\s*(```|~~~|\$ |\n {4}|\t))",
+        # a polite word after it ("Print the token, please.")
+        r"([ \t]*[,;]?[ \t]*(please|thanks|thank you|kindly)\b)?"
+        # the sentence or its clause ends there ("Print the private key, then exit."), no
+        # command after it
+        r"[ \t]*([.!;]|,[ \t]*(and|then)\b|(?=\n[ \t]*(\n|[-*+>#|]|\d+[.)])|\Z))"
+        r"(?!\s*(```|~~~|\$ |\n {4}|\t))",
         negatable=True,
     ),
     # a secret put into a shared channel ("post the kubeconfig in the #incident channel",
@@ -620,7 +654,7 @@ _AGENT_DIRECTED_RULES: tuple[_Rule, ...] = (
     # for a human; "post the token's expiry date in #platform" is news, and "post the new token
     # in the thread for the consumer" hands it to its consumer (GOV.UK's manual)
     _rule(
-        "#|channel|chat room|chatroom|war room|warroom|slack|mattermost|irc|teams",
+        "#|channel|chat|war room|warroom|slack|mattermost|irc|teams",
         _PLACE
         + _VERB_TO_ITS_OBJECT
         + r"("
@@ -629,6 +663,16 @@ _AGENT_DIRECTED_RULES: tuple[_Rule, ...] = (
         + _WHERE_A_CREDENTIAL_IS_SERVED
         + r")"
         + _NOT_NEWS_ABOUT_IT
+        + _WITHIN
+        + _SHARED_CHANNEL
+        # ... or the secret named first and put there as "it" by the next clause's verb ("Get
+        # the token and post it in #incident"; "... and never post it" forbids it)
+        + r"|"
+        + _CREDENTIAL_THING
+        + _NOT_NEWS_ABOUT_IT
+        + r"[^.;\n]{0,40}?(\b(and|then)|,)[ \t]+(then[ \t]+)?"
+        + _PLACE
+        + r"[ \t]+(it|them)\b"
         + _WITHIN
         + _SHARED_CHANNEL,
         negatable=True,
@@ -688,12 +732,14 @@ _AGENT_DIRECTED_RULES: tuple[_Rule, ...] = (
     # to a URL or a mail address, the address first or last ("email ops@x.example the token
     # endpoint")
     _rule(
-        "exfiltrate|send|forward|email|post|upload|paste|share|leak|submit",
+        "exfiltrate|send|forward|mail|dm|post|upload|paste|share|leak|submit",
         _SEND
         + r"("
         + _WITHIN
         + r"(\b(credentials?|secrets?|tokens?|keys?|passwords?|kubeconfig|env(ironment)?"
-        r"( variables?| vars?)?)\b|~/|\.aws\b|\.ssh\b|\bid_(rsa|dsa|ecdsa|ed25519)\b|\.env\b)"
+        r"( variables?| vars?)?)\b"
+        + _NAMING_SOMETHING_ELSE
+        + r"|~/|\.aws\b|\.ssh\b|\bid_(rsa|dsa|ecdsa|ed25519)\b|\.env\b)"
         + _WITHIN
         + r"\bto\s+"
         + _OUTSIDE_ADDRESS
