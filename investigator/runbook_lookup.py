@@ -36,7 +36,7 @@ from pydantic import (
     field_validator,
 )
 
-from cypher_templates.executor import TemplateExecutor
+from cypher_templates.executor import TemplateExecutor, ToolResult
 from cypher_templates.plan import PlanStep, QueryPlan
 from graph_schema.alert_names import (
     alert_names,
@@ -447,6 +447,31 @@ def _pair_note(text: str, chosen: RankedRunbook, others: list[RankedRunbook]) ->
     )
 
 
+def _wide_tie_note(terms: list[str], tie: int) -> str:
+    """The no-runbook note when the runbook search's rows stopped above a tie of at least
+    `tie` runbook records the subject can see (`ToolResult.tie_at_cut`): none was read."""
+    return (
+        f"{tie}+ runbooks you can see match the words {' '.join(terms)!r} equally: too many "
+        "to rank, none of them was read; name a service, alert or error code to narrow it"
+    )
+
+
+def _alike_count(
+    documents: list[str],
+    alike: list[RankedRunbook],
+    hits: list[Evidence],
+    read: ToolResult | None,
+) -> str:
+    """How many runbooks fit alike, as known: the count, or `N+` when the read left hits
+    unread (`truncated`) and an alike one scores as low as the last read (the tie goes on)."""
+    scores = [s for hit in hits if (s := next(iter(hit.scores.values()), None)) is not None]
+    lowest = min(scores, default=None)
+    goes_on = read is not None and read.truncated and lowest is not None
+    if goes_on and any(r.fulltext_score == lowest for r in alike):
+        return f"{len(documents)}+"
+    return str(len(documents))
+
+
 def _document_id(runbook_id: str) -> str:
     """A runbook id without its version: `runbook:tps-recovery@v2` -> `runbook:tps-recovery`
     (the versions of one document share it)."""
@@ -721,6 +746,9 @@ class _Lookup(OneStepCalls):
         # type ends in the name asked (`SSHBruteForce`); the types ending in it, when several.
         self.finding_type: str | None = None
         self.finding_types: list[str] = []
+        # The fulltext reads of runbooks, by query words: whether their rows stopped above a
+        # tie too wide to order (`tie_at_cut`), or more hits were left unread (`truncated`).
+        self.runbook_reads: dict[str, ToolResult] = {}
 
     @property
     def headed_code(self) -> str | None:
@@ -747,6 +775,12 @@ class _Lookup(OneStepCalls):
             str(c.record.params.get("anchor_id"))
             for c in calls
             if c.result.truncated and c.record.template_id == "runbooks_for"
+        )
+        self.runbook_reads.update(
+            (str(c.result.params.get("query")), c.result)
+            for c in calls
+            if c.record.template_id == "fulltext_search"
+            and c.result.options.get("label") == "Runbook"
         )
         return [call.candidates for call in calls]
 
@@ -1531,9 +1565,13 @@ class RunbookLookup:
         # of the first candidates fits (investigator/runbook_search.py, issue 15).
         ranking, hits = search_runbooks(run, text)
         run.text_matches = ranking.ranked[:SHOWN]
+        read = run.runbook_reads.get(" ".join(ranking.terms))
         chosen = ranking.best
         if chosen is None:
-            run.text_note = ranking.note()
+            # Rows stopped above a wide tie: the runbooks of the tie were never read, so
+            # "none mentions" or "the closest" would be false; the tie is said instead.
+            tie = read.tie_at_cut if read is not None else None
+            run.text_note = ranking.note() if tie is None else _wide_tie_note(ranking.terms, tie)
             return []
         by_id = {hit.element_id: hit for hit in hits}
         best = by_id[chosen.id]
@@ -1557,7 +1595,8 @@ class RunbookLookup:
             run.text_alike = _pair_note(text, chosen, [r for r in alike if r.id != chosen.id])
         elif len(documents) >= _ALIKE_NOTED:
             run.text_alike = (
-                f"{len(documents)} runbooks fit {text[:60]!r} alike (the first 5 under text "
+                f"{_alike_count(documents, alike, hits, read)} runbooks fit {text[:60]!r} "
+                "alike (the first 5 under text "
                 "matches); the card shows the best ranked: add words, or use --alert NAME"
             )
         if chosen.fits_by == "words":
@@ -1566,6 +1605,17 @@ class RunbookLookup:
                 f"found by its words alone: {chosen.id} is the only runbook with every word of "
                 "the query, but neither quotes it, is named by it, nor has an alert whose text "
                 "matches it"
+            )
+        if read is not None and read.tie_at_cut is not None:
+            # The rows above a wide tie had one that fits; the tie under it was not read.
+            run.text_alike = "; ".join(
+                n
+                for n in (
+                    run.text_alike,
+                    f"{read.tie_at_cut}+ more runbooks you can see match these words equally "
+                    "under those read: too many to rank, none of them was read",
+                )
+                if n
             )
         if ranking.unknown:
             # Words no runbook uses did not count ("many", a typo's "contrller"): said.
