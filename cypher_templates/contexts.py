@@ -222,6 +222,7 @@ CONTEXT_SHAPES: dict[str, type[RowContext]] = {
     "name_suggestions": EmptyContext,
     "latest_deployments": DeploymentContext,
     "rollouts_under_way": DeploymentContext,
+    "rollouts_under_way_tenant": DeploymentContext,
     "ownership_over_time": OwnershipContext,
     "ownership_in_period": OwnershipContext,
     "ownership_records": OwnershipRecordContext,

@@ -2737,7 +2737,25 @@ def _changes_in_period(
         )
         for cand in inside
     ]
-    if not inside:
+    # A release started in the period and rolling out at its end: its finish lies after the
+    # period, so the window above misses it; said as under way, never as finished in it.
+    rolling = [
+        c for c in _candidates(evidence) if c.kind == "release" and start <= c.began <= end < c.at
+    ]
+    out.claims += [
+        _claim(
+            f"{_upper_first(_what(cand))} started at {iso_utc(cand.began)}, in the period "
+            f"asked, {span}, and had not finished by {_period_end_words(end, as_of)}: under "
+            f"way"
+            + (f" (finished at {iso_utc(cand.at)}, after the period)" if cand.at <= as_of else ""),
+            EpistemicStatus.FACT,
+            0.9,
+            [cand.evidence],
+            intent,
+        )
+        for cand in rolling
+    ]
+    if not inside and not rolling:
         description = (
             f"unknown, not absent: the run stopped ({unfinished_by}) before its search of "
             f"the period {span} finished"
@@ -2766,6 +2784,11 @@ def _changes_in_period(
             )
         )
     return out
+
+
+def _period_end_words(end: datetime, as_of: datetime) -> str:
+    """`as_of T` when the period asked is read up to as_of, else `the period's end T`."""
+    return f"as_of {iso_utc(as_of)}" if end == as_of else f"the period's end {iso_utc(end)}"
 
 
 def _changes_since_old_error(

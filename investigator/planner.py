@@ -1199,6 +1199,27 @@ def period_change_steps(
             for svc in focus
         ),
         *_tenant_release_steps(window, focus),
+        *_period_rollout_steps(end, focus),
+    ]
+
+
+def _period_rollout_steps(end: datetime, focus: Sequence[str]) -> list[PlanStep]:
+    """The releases rolling out at the period's end (as_of when earlier): their deployment
+    time, the finish, lies after the period, so no window read above holds one that started
+    in it (claims.py says those started in the period as under way)."""
+    at = {"at": _iso(end)}
+    if not focus:
+        return [
+            _step("rollouts_under_way_tenant", at, "deployment_time", step_id=PERIOD_CHANGES_CHECK)
+        ]
+    return [
+        _step(
+            "rollouts_under_way",
+            {"service_id": svc, **at},
+            "deployment_time",
+            step_id=PERIOD_CHANGES_CHECK,
+        )
+        for svc in focus
     ]
 
 

@@ -316,6 +316,7 @@ LATER_TEMPLATES = {
     "runbook_version_at",
     "rollouts_under_way",
     "deployments_in_window_tenant",
+    "rollouts_under_way_tenant",
 }
 
 

@@ -237,6 +237,10 @@ DEMO_CALLS: dict[str, Callable[[dict[str, str | int]], list[dict[str, Any]]]] = 
         {"service_id": "svc:payment-api", "at": "2026-07-23T10:00:00Z"},
         {"service_id": "svc:payment-api", "at": "2026-07-23T10:05:00Z"},
     ],
+    "rollouts_under_way_tenant": lambda _: [
+        {"at": "2026-07-23T10:00:00Z"},
+        {"at": "2026-07-23T10:05:00Z"},
+    ],
     "ownership_over_time": lambda _: [
         {"service_id": "svc:payment-api"},
         {"service_id": "svc:payment-db"},
