@@ -299,6 +299,19 @@ def set_apart_other_rules(
     return notes
 
 
+def _required_runbook_gap_said(
+    missing: list[MissingEvidence], description: str
+) -> list[MissingEvidence]:
+    """`missing` with its required runbook gap said as `description` (the others as they
+    are): each runbook gap function below says why no runbook was claimed in its own words."""
+    return [
+        m.model_copy(update={"description": description})
+        if m.evidence_type == "runbook" and m.required
+        else m
+        for m in missing
+    ]
+
+
 def tied_runbook_gaps(missing: list[MissingEvidence], tied: Sequence[str]) -> list[MissingEvidence]:
     """`missing` with a missing runbook said as a tie when the runbook search found the
     question's words fit two or more runbooks alike (`RetrievalOutcome.runbook_tie`): which
@@ -312,12 +325,7 @@ def tied_runbook_gaps(missing: list[MissingEvidence], tied: Sequence[str]) -> li
         f"the question's words fit {len(tied)} runbooks alike ({shown}): a tie, none is cited "
         "as the answer; add a word that tells them apart, or name the alert"
     )
-    return [
-        m.model_copy(update={"description": description})
-        if m.evidence_type == "runbook" and m.required
-        else m
-        for m in missing
-    ]
+    return _required_runbook_gap_said(missing, description)
 
 
 def wide_tie_gaps(
@@ -354,12 +362,7 @@ def searched_runbook_gaps(
     its gap stays "unknown, not absent" and says the search was cut."""
     if note is None or cut_short:
         return missing
-    return [
-        m.model_copy(update={"description": note})
-        if m.evidence_type == "runbook" and m.required
-        else m
-        for m in missing
-    ]
+    return _required_runbook_gap_said(missing, note)
 
 
 def unfit_place_runbook_gaps(
@@ -395,12 +398,7 @@ def unfit_place_runbook_gaps(
         )
         return [*missing, said]
     description = places if note is None else f"{places}; {note}"
-    return [
-        m.model_copy(update={"description": description})
-        if m.evidence_type == "runbook" and m.required
-        else m
-        for m in missing
-    ]
+    return _required_runbook_gap_said(missing, description)
 
 
 def text_only_withheld(
