@@ -6,7 +6,8 @@ never another tenant's runs. Content shown from a run is re-filtered by the read
 of now: a recorded evidence the reader may not read today (ACL, purpose, tenant, a record
 tightened or retracted since, or PII the reader lacks `pii` for) is shown as withheld under
 a mask of its place in the run (`withheld#<seq>`), never printed, and so is every text derived
-from it (claim statements, pack entries, any string that quotes it). Nothing else of a withheld
+from it (claim statements, pack entries, any string that quotes it) and the id of a claim
+citing it (a hash of its statement). Nothing else of a withheld
 evidence is shown either: not its evidence id or any hash over its content (a guess of its text
 could be tested on them), its KG element id (anywhere in the run: plan entities, tool-call
 parameters, other evidence's context), locator, ACL, times, source, redacted-view flag or
@@ -517,7 +518,28 @@ class ContentFilter(ReadRule):
         self._id_pattern = _whole_ids_pattern(self.hidden_ids)
         self.typed = typed
         self._set_hash_pattern()
+        self._mask_withheld_claims(lineage)
         self.hashes_withheld_from = self._withhold_chain_hashes(lineage, run)
+
+    def _mask_withheld_claims(self, lineage: RunLineage) -> None:
+        """Mask the id of every claim built on content withheld from the reader.
+
+        A claim id is an unkeyed hash of its statement, status and evidence ids
+        (`claims.py`), so a guess of a withheld statement could be tested on it offline: a
+        claim citing withheld evidence, or whose statement is shown other than as recorded,
+        is shown as `withheld#<its node's seq>` wherever its id is quoted. The stored id and
+        every hash over it are unchanged.
+        """
+        for node in lineage.of_kind(CtxKind.CLAIM):
+            claim_id = node.properties.get("claim_id")
+            statement = node.properties.get("statement")
+            cites_withheld = any(
+                i in self.withheld for i in node.properties.get("evidence_ids") or []
+            )
+            altered = isinstance(statement, str) and self.text(statement) != statement
+            if isinstance(claim_id, str) and claim_id and (cites_withheld or altered):
+                self.masks.setdefault(claim_id, f"{WITHHELD}#{node.seq}")
+        self._mask_pattern = _whole_ids_pattern(self.masks)
 
     def _set_hash_pattern(self) -> None:
         """The pattern of every hash in `hidden_hashes`, replaced wherever it is quoted."""
