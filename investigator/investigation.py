@@ -733,6 +733,7 @@ def investigate(
             subject=request.subject_id,
             purposes=(request.purpose,),
             as_of=as_of,
+            as_of_given=request.as_of is not None,
             known_at=request.known_at,
             service=request.service_id,
             max_rounds=request.max_rounds,

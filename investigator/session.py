@@ -72,6 +72,7 @@ class RunSpec(BaseModel):
     subject: SubjectRef | str  # `tenant/id`; a bare id is the older, id-only form
     purposes: tuple[str, ...] = Field(min_length=1)  # the first one the subject may use
     as_of: AwareDatetime
+    as_of_given: bool | None = None  # False: `as_of` is the default, now (RunRequest)
     known_at: AwareDatetime | None = None
     service: str | None = None
     max_rounds: int | None = None
@@ -296,6 +297,7 @@ class RunSession:
             subject_id=subject_id,
             purpose=purpose,
             as_of=spec.as_of,
+            as_of_given=spec.as_of_given,
             known_at=spec.known_at,
             service=spec.service,
             max_rounds=spec.max_rounds,

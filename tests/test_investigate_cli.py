@@ -222,6 +222,46 @@ def test_subject_from_environment_and_idempotent_retry(  # type: ignore[no-untyp
     assert changed.code == 2 and changed.out == ""
 
 
+def test_a_retry_without_as_of_returns_the_original_run(  # type: ignore[no-untyped-def]
+    demo_graph, cli_env, invoke
+) -> None:
+    """Found by an explorer: with `--as-of` left out, the default (now) entered the request
+    fingerprint, so retrying the same command with its key was "a different request", exit 2.
+    What the user gave is the request: a left-out as_of is "default", not the time of now."""
+    ask = ["investigate", "Who owned svc:payment-api?", "--subject", "acme/user:bob"]
+    first = invoke(*ask, "--idempotency-key", "k-now", "--json")
+    assert first.code == 0, first
+    original = json.loads(first.out)
+    again = invoke(*ask, "--idempotency-key", "k-now")
+    assert again.code == 0, again
+    assert f"Run        {original['run_id']}" in again.out
+    # The retry says its times are the original run's, and prints them.
+    assert f"Retry      the recorded answer of run {original['run_id']}" in again.out
+    assert original["as_of"].replace("+00:00", "Z")[:19] in again.out
+    retried = json.loads(invoke(*ask, "--idempotency-key", "k-now", "--json").out)
+    assert (retried["run_id"], retried["pack_hash"], retried["as_of"]) == (
+        original["run_id"],
+        original["pack_hash"],
+        original["as_of"],
+    )
+    # Anything the user gives differently is still a different request.
+    for changed in (
+        [*ask, "--as-of", original["as_of"]],
+        [*ask, "--known-at", "2026-08-01T00:00:00Z"],
+        ["investigate", "Who owned svc:ledger?", "--subject", "acme/user:bob"],
+    ):
+        refused = invoke(*changed, "--idempotency-key", "k-now", "--json")
+        assert refused.code == 2 and refused.out == "", refused
+        assert "was already used for a different request" in refused.err
+    # Another subject with the same key never gets bob's run.
+    alice = invoke(
+        "investigate", "Who owned svc:payment-api?", "--subject", "acme/user:alice",
+        "--idempotency-key", "k-now", "--json",
+    )  # fmt: skip
+    assert alice.code == 0, alice
+    assert json.loads(alice.out)["run_id"] != original["run_id"]
+
+
 @pytest.mark.parametrize(
     ("args", "needle"),
     [

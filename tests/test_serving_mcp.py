@@ -690,6 +690,35 @@ def test_http_token_is_the_principal(demo_graph, http_server) -> None:  # type: 
     assert run_owner(demo_graph, runs["alice"]) == ("acme", "user:alice")
 
 
+def test_http_an_agent_retry_without_as_of_returns_the_original_run(  # type: ignore[no-untyped-def]
+    demo_graph, http_server
+) -> None:
+    """Found by an explorer: an agent retrying after a timeout, with the same key and no
+    as_of, was told "bad input: ... already used for a different request" (the default as_of,
+    now, was in the fingerprint). The retry is the original run; another token is not."""
+    ask = {"question": "Who owned svc:payment-api?", "idempotency_key": "mcp-now"}
+    runs: dict[str, Any] = {}
+
+    async def main() -> None:
+        async with http(http_server, BOB_TOKEN) as client:
+            runs["first"] = ok(await client.call_tool("investigate", ask))
+            runs["retry"] = ok(await client.call_tool("investigate", ask))
+            given = dict(ask, as_of=runs["first"]["as_of"])
+            refused(await client.call_tool("investigate", given), "bad input")
+        async with http(http_server, ALICE_TOKEN) as client:
+            runs["alice"] = ok(await client.call_tool("investigate", ask))
+
+    run_async(main)
+    first, retry = runs["first"], runs["retry"]
+    assert (retry["run_id"], retry["pack_hash"], retry["as_of"]) == (
+        first["run_id"],
+        first["pack_hash"],
+        first["as_of"],
+    )
+    assert runs["alice"]["run_id"] != first["run_id"]
+    assert run_owner(demo_graph, runs["alice"]["run_id"]) == ("acme", "user:alice")
+
+
 def test_a_served_trace_says_whether_the_run_verifies(  # type: ignore[no-untyped-def]
     demo_graph, http_server
 ) -> None:

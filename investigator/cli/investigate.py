@@ -76,7 +76,10 @@ from investigator.defaults import (
     "--idempotency-key",
     "idempotency_key",
     metavar="K",
-    help="Retrying with the same key and request returns the original run.",
+    help=(
+        "Retrying with the same key and request returns the original run (a left-out "
+        "--as-of or --known-at stays the same request: the original run's times)."
+    ),
 )
 @click.option("--json", "json_out", is_flag=True, help="Print one JSON document.")
 def investigate_command(

@@ -199,6 +199,13 @@ def render_report(
         f"Status     {result.status.value}  (stop: {result.stop_reason}, rounds: {result.rounds})"
         + (f"  verdict: {result.verdict.value}" if result.verdict else ""),
     ]
+    if result.reused_run:
+        # A retry prints the recorded answer: its times are the original run's, not now.
+        lines.insert(
+            2,
+            f"Retry      the recorded answer of run {result.run_id} (same idempotency key and "
+            "request): as of and known at are that run's",
+        )
     if result.search_cut_short:
         # The Status line's stop reason alone reads as a finding; what was not found may exist.
         why = _CUT_SHORT.get(result.stop_reason, result.stop_reason)

@@ -108,8 +108,15 @@ def payload_json(value: BaseModel | dict[str, Any]) -> str:
 
 
 def request_fingerprint(request: RunRequest) -> str:
-    """The canonical hash of a request, without its idempotency key."""
-    return sha256_of(request.model_dump(mode="json", exclude={"idempotency_key"}))
+    """The canonical hash of a request as the asker gave it, without its idempotency key.
+
+    An `as_of` left out (taken as now) is hashed as "default", so retrying the same command
+    is the same request; a given `as_of` hashes as before (runs recorded earlier still match).
+    """
+    asked = request.model_dump(mode="json", exclude={"idempotency_key", "as_of_given"})
+    if request.as_of_given is False:
+        asked["as_of"] = "default"
+    return sha256_of(asked)
 
 
 # Envelope versions. 1 (no `envelope` property): the hash covers every property as stored.

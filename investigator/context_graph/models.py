@@ -126,7 +126,8 @@ class RunRequest(BaseModel):
     """What was asked: the request an idempotency key is bound to.
 
     `known_at` may be left out; the recorder then fixes it to the run's start time and
-    records it, so replay sees the Knowledge Graph as the run saw it.
+    records it, so replay sees the Knowledge Graph as the run saw it. `as_of_given` False:
+    `as_of` is the default (now), which the request fingerprint records as "default".
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -136,6 +137,10 @@ class RunRequest(BaseModel):
     subject_id: str = Field(min_length=1, max_length=200)
     purpose: str = Field(min_length=1, max_length=100)
     as_of: datetime
+    # False when the asker left `as_of` out (it was taken as now): a retry of the same
+    # command under the same idempotency key is then the same request. None: not said (a
+    # command without keys); hashed as a given `as_of`, as runs recorded before it were.
+    as_of_given: bool | None = None
     known_at: datetime | None = None
     service: str | None = Field(default=None, max_length=200)
     max_rounds: int | None = Field(default=None, ge=1, le=100)

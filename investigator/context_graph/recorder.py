@@ -588,6 +588,8 @@ class RunRecorder:
         }
         if incarnation is not None:
             run_props["subject_incarnation"] = incarnation
+        if request.as_of_given is not None:
+            run_props["as_of_given"] = request.as_of_given
         agent_props: dict[str, Any] = {
             "agent_id": _software_agent(),
             "agent_type": "prov:SoftwareAgent",

@@ -584,7 +584,10 @@ def build_server(backend: ServingBackend, subjects: SubjectSource) -> MCPServer[
                 default=None,
                 min_length=1,
                 max_length=200,
-                description="Retrying with the same key and request returns the original run.",
+                description=(
+                    "Retrying with the same key and request returns the original run (as_of "
+                    "or known_at left out again is the same request: the original run's times)."
+                ),
             ),
         ] = None,
     ) -> CallToolResult:
