@@ -621,7 +621,7 @@ def derive_claims(
         focus = question_focus(question or "")
         runbooks = _with(evidence, "runbook")
         for ev in runbooks:
-            if pointed_at(ev, runbooks, focus) is not None:
+            if pointed_at(ev, runbooks) is not None:
                 continue  # a "moved to" stub: the runbook it points at is the one in force
             # A runbook of several alerts: the section of the alert the question names.
             section = alert_section(ev, focus)

@@ -1167,7 +1167,7 @@ class RetrievalLoop:
         best = next((hit for hit in hits if hit.element_id == chosen.id), None)
         # A page that only points at another for what to do ("For incident response see
         # ./x.md"): the card answers with that one, and so does the question.
-        pointed = pointed_at(best, hits, SectionFocus(text=words)) if best else None
+        pointed = pointed_at(best, hits) if best else None
         chosen_id = pointed.element_id if pointed is not None else chosen.id
         best = pointed or best
         # A file of one section per alert is no one alert's runbook: words that spell out

@@ -721,6 +721,8 @@ class _Lookup(OneStepCalls):
         self.tied: list[str] = []
         # Runbooks read only because a pointer among the candidates links them.
         self.pointed: set[str] = set()
+        # Free text: the best hit, when it only points at the runbook the card shows.
+        self.text_pointer: Evidence | None = None
         # The alert records the target resolved to (their rule may have left its file).
         self.alert_rows: list[Evidence] = []
         # Pasted text whose alert has no runbook linked, read again by its words alone.
@@ -983,7 +985,9 @@ class RunbookLookup:
             # applies to nothing has its chain read from itself: the text may match an older
             # version best, and the answer is the version in force at as_of.
             # A "moved to" stub answers with the runbook it points at, when that is a hit too.
-            lead = pointed_at(run.text_hits[0], run.text_hits, run.focus) or run.text_hits[0]
+            pointed_to = pointed_at(run.text_hits[0], run.text_hits)
+            run.text_pointer = run.text_hits[0] if pointed_to is not None else None
+            lead = pointed_to or run.text_hits[0]
             best = lead.element_id
             chain = next(
                 (c for c in version_chains(documents) if best in {ev.element_id for ev in c}),
@@ -1068,7 +1072,7 @@ class RunbookLookup:
         via_first = {(e, v) for e, v, _ in reached}
         runbooks.sort(
             key=lambda h: (
-                pointed_at(h, alike, run.focus) is None,
+                pointed_at(h, alike) is None,
                 # Of runbooks named alike, one that says another replaced it gives way to it,
                 # and one named exactly after the alert (in case too) comes first.
                 replaced_by(h, alike) is None,
@@ -1237,21 +1241,13 @@ class RunbookLookup:
         visible to the subject, whose file it is (two stages; none when no admitted runbook is
         such a pointer)."""
         runbooks = [d for d in admitted if d.type != "Policy"]
-        texts = [
-            pointer_text(d, run.focus)
-            for d in runbooks
-            if pointed_at(d, runbooks, run.focus) is None
-        ]
+        texts = [pointer_text(d) for d in runbooks if pointed_at(d, runbooks) is None]
         names = sorted({m.group(1) for text in texts for m in LINKED_FILE.finditer(text)})
         if not names:
             return []
         steps = _resolution_steps(names, "Runbook", limit=_POINTED_CANDIDATES)
         found = [ev for rows in run.stage(steps) for ev in rows]
-        files = {
-            file_of(target)
-            for d in runbooks
-            if (target := pointed_at(d, found, run.focus)) is not None
-        }
+        files = {file_of(target) for d in runbooks if (target := pointed_at(d, found)) is not None}
         # Every version of the file found (a git history's), as a runbook named after an
         # alert is read: the chain from each reaches the version in force at as_of.
         known = {d.element_id for d in documents}
@@ -1282,7 +1278,7 @@ class RunbookLookup:
             (
                 h
                 for h in others
-                if (target := pointed_at(h, alike, run.focus)) is not None
+                if (target := pointed_at(h, alike)) is not None
                 and target.element_id == chosen.element_id
             ),
             None,
@@ -1352,6 +1348,16 @@ class RunbookLookup:
             notes.append(
                 f"{pointer.element_id} only points at {chosen.element_id}, so the card "
                 "shows that runbook (the pointer is under Also)"
+            )
+        elif (
+            run.text_pointer is not None
+            and (target := pointed_at(run.text_pointer, alike)) is not None
+            and _document_id(target.element_id) == _document_id(chosen.element_id)
+        ):
+            # Followed silently before: the words' best match was not the runbook shown.
+            notes.append(
+                f"{run.text_pointer.element_id}, the best match of the words, only points at "
+                f"{chosen.element_id}, so the card shows that runbook"
             )
         return "; ".join(notes) or None
 

@@ -1637,7 +1637,7 @@ def budget_cut_words(ev: Evidence) -> str | None:
 
 
 # A runbook whose text, headings aside, is at most this many lines is a stub; so is one whose
-# steps the card shows are ("Refer to the [NodeFilesystemSpaceFillingUp][1] runbook.").
+# sections of steps, together, are ("Refer to the [NodeFilesystemSpaceFillingUp][1] runbook.").
 _POINTER_LINES = 2
 # A Markdown reference definition, `[1]: https://...`: a pointer's `[X][1]` names that file.
 _REFERENCE = re.compile(r"^\s{0,3}\[([^\]]+)\]:\s*(\S+)", re.MULTILINE)
@@ -1645,15 +1645,35 @@ _REFERENCE = re.compile(r"^\s{0,3}\[([^\]]+)\]:\s*(\S+)", re.MULTILINE)
 LINKED_FILE = re.compile(r"(?<![\w.-])([A-Za-z0-9][\w.-]*)\.md\b")
 
 
-def pointer_text(ev: Evidence, focus: SectionFocus | None) -> str:
+def _steps_sections_lines(content: str) -> list[str]:
+    """The lines of every section of steps of a page (`## Mitigation`, with its subsections),
+    headings and reference definitions aside: what the page has of its own to do."""
+    lines: list[str] = []
+    within: int | None = None  # the level of the steps heading being read, if any
+    # `sections_of` reads fences: a `# restart the pods` comment in a code block is no heading.
+    for section in sections_of(content):
+        if within is None or section.level <= within:
+            within = section.level if _STEPS_TITLE.search(section.title) else None
+        if within is not None:
+            lines += [
+                line
+                for line in section.body.splitlines()
+                if line.strip() and not _REFERENCE.match(line)
+            ]
+    return lines
+
+
+def pointer_text(ev: Evidence) -> str:
     """What runbook `ev` says when that is short enough to be only a pointer: its text,
-    headings aside, else the steps the card shows of it, with the targets of the reference
-    links they use; empty when both are longer."""
+    headings aside, else the lines of its sections of steps, with the targets of the
+    reference links they use. Empty when both are longer, or when a longer page has no
+    section of steps: its opening paragraph naming another page is no pointer, the page
+    has text of its own."""
     written = (ev.content or "").splitlines()
     lines = [line for line in written if line.strip() and not line.startswith("#")]
     if len(lines) > _POINTER_LINES:
-        lines = runbook_steps(ev, focus).lines
-    if len(lines) > _POINTER_LINES:
+        lines = _steps_sections_lines(ev.content or "")
+    if not lines or len(lines) > _POINTER_LINES:
         return ""
     text = "\n".join(lines)
     targets = {m.group(1).casefold(): m.group(2) for m in _REFERENCE.finditer(ev.content or "")}
@@ -1666,13 +1686,10 @@ def file_of(ev: Evidence) -> str:
     return (ev.locator or "").partition("#")[0].partition("@")[0]
 
 
-def pointed_at(
-    ev: Evidence, others: list[Evidence], focus: SectionFocus | None = None
-) -> Evidence | None:
-    """The one of `others` that runbook `ev` only points at: `ev` is a stub, or its steps
-    are, and names that runbook's file ("This alert has been moved to
-    alerts/<operator>/KubeAPIDown.md"); of several, the longest path named."""
-    text = pointer_text(ev, focus)
+def _named_by(ev: Evidence, others: list[Evidence]) -> Evidence | None:
+    """The one of `others` whose file the pointer text of runbook `ev` names; of several,
+    the longest path named."""
+    text = pointer_text(ev)
     own = file_of(ev)
     named = [
         other
@@ -1683,3 +1700,16 @@ def pointed_at(
         and re.search(r"(?<![\w.-])" + re.escape(path), text)
     ]
     return max(named, key=lambda o: (len(file_of(o)), o.element_id), default=None)
+
+
+def pointed_at(ev: Evidence, others: list[Evidence]) -> Evidence | None:
+    """The one of `others` that runbook `ev` only points at: `ev` is a stub, or its steps
+    are, and names that runbook's file ("This alert has been moved to
+    alerts/<operator>/KubeAPIDown.md"); of several, the longest path named. None when that
+    runbook only points back at `ev`: of two pages that point at each other, neither is the
+    other's answer."""
+    target = _named_by(ev, others)
+    if target is None:
+        return None
+    back = _named_by(target, [ev, *others])
+    return None if back is not None and file_of(back) == file_of(ev) else target
