@@ -418,3 +418,48 @@ def change_line(key: str, n: int, at: str) -> str:
         f'acl: [internal], source_id: src:risk-console, locator: "risk-console/{key}/{n}", '
         f'valid_from: "{at}", props: {{at: "{at}"}}}}\n'
     )
+
+
+def wiki_bundle(  # type: ignore[no-untyped-def]
+    tenant: str, t0, documents: list, principals: dict[str, list[str]], purposes: list[str]
+):
+    """A bundle of one trusted wiki source (`src:wiki`, recorded a day before `t0`), its
+    documents, and principals (id -> labels) holding `purposes`: the tie tenants' shape."""
+    from datetime import timedelta
+
+    from graph_schema.bundle import Bundle, PrincipalSpec, SourceSpec
+    from graph_schema.kg_types import Trust
+
+    before = t0 - timedelta(days=1)
+    return Bundle(
+        tenant=tenant,
+        sources=[
+            SourceSpec(
+                source_id="src:wiki",
+                source_type="wiki",
+                owner_team="team:ops",
+                trust=Trust.TRUSTED,
+                authority=70,
+                allowed_purposes=purposes,
+                recorded_at=before,
+            )
+        ],
+        principals=[
+            PrincipalSpec(id=pid, labels=labels, purposes=purposes, recorded_at=before)
+            for pid, labels in principals.items()
+        ],
+        documents=documents,
+    )
+
+
+def load_only(drv: neo4j.Driver, tenant: str, bundle) -> neo4j.Driver:  # type: ignore[no-untyped-def]
+    """A graph of `bundle` alone (wiped, schema applied, its indexes online)."""
+    from graph_schema.bundle import LoadedBundle
+    from graph_schema.schema_ddl import apply_schema
+    from graph_schema.writer import ingest_bundle
+
+    wipe(drv)
+    apply_schema(drv)
+    ingest_bundle(drv, LoadedBundle.from_bundles([(tenant, bundle)]))
+    drv.execute_query("CALL db.awaitIndexes(300)")
+    return drv

@@ -14,15 +14,14 @@ from datetime import UTC, datetime, timedelta
 
 import neo4j
 import pytest
+from conftest import load_only, wiki_bundle
 
 from cypher_templates import executor as executor_module
 from cypher_templates.executor import TemplateExecutor, ToolResult
 from cypher_templates.plan import PlanStep
 from cypher_templates.subject import Subject, load_subject
-from graph_schema.bundle import Bundle, DocumentSpec, LoadedBundle, PrincipalSpec, SourceSpec
-from graph_schema.kg_types import DocumentKind, Trust
-from graph_schema.schema_ddl import apply_schema
-from graph_schema.writer import ingest_bundle
+from graph_schema.bundle import Bundle, DocumentSpec
+from graph_schema.kg_types import DocumentKind
 
 TENANT = "tied"
 PURPOSE = "incident_investigation"
@@ -57,39 +56,18 @@ def _bundle() -> Bundle:
     ]
     # Another subject's documents, tied with alice's `backup` ones and first by id.
     documents += [_document(f"doc:a-{i:03d}", f"backup note s{i:03d}", "secret") for i in range(30)]
-    return Bundle(
-        tenant=TENANT,
-        sources=[
-            SourceSpec(
-                source_id="src:wiki",
-                source_type="wiki",
-                owner_team="team:ops",
-                trust=Trust.TRUSTED,
-                authority=70,
-                allowed_purposes=[PURPOSE],
-                recorded_at=T0 - timedelta(days=1),
-            )
-        ],
-        principals=[
-            PrincipalSpec(
-                id=subject_id,
-                labels=labels,
-                purposes=[PURPOSE],
-                recorded_at=T0 - timedelta(days=1),
-            )
-            for subject_id, labels in (("user:alice", ["internal"]), ("user:eve", ["secret"]))
-        ],
-        documents=documents,
+    return wiki_bundle(
+        TENANT,
+        T0,
+        documents,
+        {"user:alice": ["internal"], "user:eve": ["secret"]},
+        [PURPOSE],
     )
 
 
 @pytest.fixture(scope="module")
 def tied(driver: neo4j.Driver) -> Iterator[TemplateExecutor]:
-    with driver.session() as session:
-        session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()
-    apply_schema(driver)
-    ingest_bundle(driver, LoadedBundle.from_bundles([("tied", _bundle())]))
-    driver.execute_query("CALL db.awaitIndexes(300)")
+    load_only(driver, TENANT, _bundle())
     yield TemplateExecutor(driver, tie_bound=BOUND)
 
 

@@ -14,17 +14,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import neo4j
 import pytest
-from conftest import wipe
+from conftest import load_only, wiki_bundle
 
 from cypher_templates import executor as executor_module
-from graph_schema.bundle import Bundle, DocumentSpec, LoadedBundle, PrincipalSpec, SourceSpec
-from graph_schema.kg_types import DocumentKind, Trust
-from graph_schema.schema_ddl import apply_schema
-from graph_schema.writer import ingest_bundle
+from graph_schema.bundle import Bundle, DocumentSpec
+from graph_schema.kg_types import DocumentKind
 
 TENANT = "zebra"
 T0 = datetime(2026, 6, 1, tzinfo=UTC)
@@ -60,40 +58,18 @@ def _bundle() -> Bundle:
             update={"title": "Glacier thaw", "content": "A glacier holds the zebrafrost worker."}
         )
     )
-    purposes = ["runbook_lookup", "incident_investigation"]
-    return Bundle(
-        tenant=TENANT,
-        sources=[
-            SourceSpec(
-                source_id="src:wiki",
-                source_type="wiki",
-                owner_team="team:ops",
-                trust=Trust.TRUSTED,
-                authority=70,
-                allowed_purposes=purposes,
-                recorded_at=T0 - timedelta(days=1),
-            )
-        ],
-        principals=[
-            PrincipalSpec(
-                id=subject_id, labels=labels, purposes=purposes, recorded_at=T0 - timedelta(days=1)
-            )
-            for subject_id, labels in (
-                ("user:bob", ["internal", "incident"]),
-                ("user:carol", ["internal"]),
-            )
-        ],
-        documents=pages,
+    return wiki_bundle(
+        TENANT,
+        T0,
+        pages,
+        {"user:bob": ["internal", "incident"], "user:carol": ["internal"]},
+        ["runbook_lookup", "incident_investigation"],
     )
 
 
 @pytest.fixture(scope="module")
 def zebra(driver: neo4j.Driver) -> Iterator[neo4j.Driver]:
-    wipe(driver)
-    apply_schema(driver)
-    ingest_bundle(driver, LoadedBundle.from_bundles([(TENANT, _bundle())]))
-    driver.execute_query("CALL db.awaitIndexes(300)")
-    yield driver
+    yield load_only(driver, TENANT, _bundle())
 
 
 @pytest.fixture
