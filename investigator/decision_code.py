@@ -26,6 +26,7 @@ DECISION_MODULES = (
     "retrieval",
     "rubric",
     "runbook_fallback",
+    "runbook_gaps",
     "runbook_lookup",
     "runbook_search",
     "session",

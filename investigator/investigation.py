@@ -9,7 +9,7 @@ session records the run into the Context Graph when a `RunRecorder` is given
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from datetime import UTC, datetime
 
 import neo4j
@@ -51,8 +51,8 @@ from investigator.defaults import (
     DEFAULT_DEADLINE_S,
     DEFAULT_PURPOSE,
 )
-from investigator.evidence import Evidence, Rejection, RejectionReason, iso_utc
-from investigator.gate import Conflict, EvidenceGate, GatePolicy, withheld_as
+from investigator.evidence import Evidence, Rejection, RejectionReason
+from investigator.gate import Conflict, EvidenceGate, GatePolicy
 from investigator.incident_reference import IncidentReading
 from investigator.ownership_history import (
     asked_ownership_period,
@@ -87,12 +87,18 @@ from investigator.planner import (
 from investigator.record_time import missing_rule_note
 from investigator.retrieval import RetrievalLoop, RetrievalOutcome, StopReason
 from investigator.rubric import (
-    MISSING_DESCRIPTIONS,
     UNREAD_QUESTION,
     Intent,
     MissingEvidence,
     required_types,
     useful_types,
+)
+from investigator.runbook_gaps import (
+    OTHER_RULE,
+    budget_dropped_runbook_gaps,
+    budget_dropped_runbooks,
+    say_runbook_gaps,
+    text_only_withheld,
 )
 from investigator.runbook_period import asked_version_period, cut_version_reads
 from investigator.runbook_sections import question_focus
@@ -249,11 +255,6 @@ def removed_rule_notes(
     return [note] if note else []
 
 
-# How a runbook set aside as another same-named rule's begins its rejection detail (the
-# Missing line says that, not "found by text only").
-_OTHER_RULE = "another rule's runbook: "
-
-
 def set_apart_other_rules(
     gate: EvidenceGate, outcome: RetrievalOutcome, question: str
 ) -> list[str]:
@@ -279,7 +280,7 @@ def set_apart_other_rules(
             for runbook in sorted(reached.get(rule.element_id, frozenset()) - kept):
                 unused.setdefault(
                     runbook,
-                    f"{_OTHER_RULE}linked to {rule_label(rule)}, "
+                    f"{OTHER_RULE}linked to {rule_label(rule)}, "
                     f"one of {len(rules)} rules named {name}, "
                     + (
                         "not the one the question's words pick"
@@ -299,298 +300,11 @@ def set_apart_other_rules(
     return notes
 
 
-def _required_runbook_gap_said(
-    missing: list[MissingEvidence], description: str
-) -> list[MissingEvidence]:
-    """`missing` with its required runbook gap said as `description` (the others as they
-    are): each runbook gap function below says why no runbook was claimed in its own words."""
-    return [
-        m.model_copy(update={"description": description})
-        if m.evidence_type == "runbook" and m.required
-        else m
-        for m in missing
-    ]
-
-
-def tied_runbook_gaps(missing: list[MissingEvidence], tied: Sequence[str]) -> list[MissingEvidence]:
-    """`missing` with a missing runbook said as a tie when the runbook search found the
-    question's words fit two or more runbooks alike (`RetrievalOutcome.runbook_tie`): which
-    ones, and how to choose, not "no runbook applies"."""
-    if len(tied) < 2:
-        return missing
-    shown = ", ".join(tied[:_UNUSED_NAMED]) + (
-        f" and {len(tied) - _UNUSED_NAMED} more" if len(tied) > _UNUSED_NAMED else ""
-    )
-    description = (
-        f"the question's words fit {len(tied)} runbooks alike ({shown}): a tie, none is cited "
-        "as the answer; add a word that tells them apart, or name the alert"
-    )
-    return _required_runbook_gap_said(missing, description)
-
-
-def wide_tie_gaps(
-    missing: list[MissingEvidence], wide_ties: Mapping[str, int]
-) -> list[MissingEvidence]:
-    """`missing` and, for each search whose rows stopped above a tie too wide to order
-    (`RetrievalOutcome.wide_ties`), a gap saying so: which words, how many records the
-    subject can see match them equally at least, and how to narrow it."""
-    return [
-        *missing,
-        *(
-            MissingEvidence(
-                evidence_type="document",
-                intents=[],
-                description=(
-                    f"{count:,}+ records you can see rank equally for the words {words!r}: "
-                    "too many to rank, none of them was read; name a service, alert or "
-                    "error code to narrow it"
-                ),
-                required=False,
-            )
-            for words, count in sorted(wide_ties.items())
-        ),
-    ]
-
-
-def searched_runbook_gaps(
-    missing: list[MissingEvidence], note: str | None, *, cut_short: bool = False
-) -> list[MissingEvidence]:
-    """`missing` with a missing runbook said as the runbook search's answer when a symptom
-    said with where it shows ("5xx on payment-api") was asked of it and it chose none
-    (`RetrievalOutcome.runbook_search_note`): which search, and why none fits. Not in a run
-    cut short: the reads it skipped (`runbooks_for` the service) may hold the runbook, so
-    its gap stays "unknown, not absent" and says the search was cut."""
-    if note is None or cut_short:
-        return missing
-    return _required_runbook_gap_said(missing, note)
-
-
-def unfit_place_runbook_gaps(
-    missing: list[MissingEvidence],
-    symptom: str | None,
-    unfit: Mapping[str, Mapping[str, str]],
-    note: str | None,
-    *,
-    cut_short: bool = False,
-) -> list[MissingEvidence]:
-    """`missing` with a missing runbook said as the place's gap when a symptom said at a
-    service ("5xx errors on checkout") found only runbooks of that service's alerts that its
-    words do not fit (`EvidenceGate.unfit_place_runbooks`): no runbook of the place is about
-    it, and which the place has (the subject's view: the gate saw no other). The search's
-    own answer (`note`) follows. When a runbook was claimed through another record, the
-    same is said beside it, not required. Not in a run cut short: its gap says the search
-    did not finish (the place may have runbooks it did not read)."""
-    if symptom is None or not unfit or cut_short:
-        return missing
-    places = "; ".join(
-        f"no runbook of {place} is about {symptom!r}; runbooks attached to {place}: "
-        + ", ".join(f"{rb} (alert {alert})" for rb, alert in sorted(runbooks.items()))
-        for place, runbooks in sorted(unfit.items())
-    )
-    if not any(m.evidence_type == "runbook" and m.required for m in missing):
-        # A runbook was claimed through another record (the incident's error code): it
-        # stands, and the place's own runbooks are said not to be about the symptom.
-        said = MissingEvidence(
-            evidence_type="runbook",
-            intents=[Intent.APPLICABLE_RUNBOOK.value],
-            description=f"{places}; the runbook claimed is linked to another record the run read",
-            required=False,
-        )
-        return [*missing, said]
-    description = places if note is None else f"{places}; {note}"
-    return _required_runbook_gap_said(missing, description)
-
-
-def text_only_withheld(
-    rejected: Sequence[Rejection],
-    tool_calls: Iterable[ToolCallRecord],
-    chosen: Collection[str],
-) -> set[str]:
-    """The runbooks withheld as untrusted instruction-like text that the run found by text
-    only: every one of their rejections came from a fulltext hit, and neither the question
-    named them nor did the runbook search choose them for its words (`chosen`: the runbooks
-    the run knows as asked for, `Known.runbooks`). Had their text been clean they were set
-    aside as `low_relevance`: a page sharing one word ("ssh") is no "runbook found"."""
-    text_calls = {tc.tool_call_id for tc in tool_calls if tc.template_id == "fulltext_search"}
-    asked = {rb.split("@", 1)[0] for rb in chosen}
-    withheld: dict[str, bool] = {}
-    for r in rejected:
-        if r.reason is not RejectionReason.REJECTED_UNTRUSTED_INSTRUCTION:
-            continue
-        if not r.element_id.startswith("runbook:"):
-            continue
-        by_text = r.tool_call_id in text_calls and r.element_id.split("@", 1)[0] not in asked
-        withheld[r.element_id] = withheld.get(r.element_id, True) and by_text
-    return {rb for rb, by_text in withheld.items() if by_text}
-
-
-def withheld_runbook_gaps(
-    missing: list[MissingEvidence],
-    rejected: Sequence[Rejection],
-    *,
-    cut_short: bool = False,
-    text_only: Collection[str] = (),
-) -> list[MissingEvidence]:
-    """`missing` with a missing runbook said as what it is when runbooks were found but
-    withheld as untrusted instruction-like text: "no runbook valid at as_of" is untrue then,
-    and the way out is the importer's (`--trusted`), not another question. A withheld page
-    the run found by text only (`text_only`, `text_only_withheld`) is no runbook found: it
-    is listed among those retrieved and not used, as withheld, never with advice to trust
-    it. Else, in a run that was not cut short, the runbooks retrieved and not used, and why."""
-    withheld_rejections = [
-        r
-        for r in rejected
-        if r.reason is RejectionReason.REJECTED_UNTRUSTED_INSTRUCTION
-        and r.element_id.startswith("runbook:")
-        and r.element_id not in text_only
-    ]
-    withheld = sorted({r.element_id for r in withheld_rejections})
-    if not withheld:
-        # Cut short, the gap already says the search did not finish: not that it chose none.
-        return missing if cut_short else _unused_runbook_gaps(missing, rejected, text_only)
-    names = ", ".join(withheld)
-    one = len(withheld) == 1
-    found = f"a runbook was found ({names})" if one else f"runbooks were found ({names})"
-    description = (
-        f"{found} but withheld as untrusted text with "
-        f"{withheld_as(r.detail for r in withheld_rejections)} (see "
-        f"Rejected); whoever owns the import re-ingests {'it' if one else 'them'} with "
-        "--trusted if that source is trusted (docs/security.md)"
-    )
-    return [
-        m.model_copy(update={"description": description})
-        # Only the plain "no runbook applies": a gap that says more (what applied at a time
-        # before any version was recorded) is already what the run knows.
-        if m.evidence_type == "runbook"
-        and m.required
-        and m.description == MISSING_DESCRIPTIONS["runbook"]
-        else m
-        for m in missing
-    ]
-
-
-# Why a runbook the run retrieved was not used, in the words of a Missing line.
-_NOT_USED = {
-    RejectionReason.LOW_RELEVANCE: "found by text only: no record ties it to what the question "
-    "names, and the runbook search did not answer the question's words with it (no fit, or no "
-    "one section of it)",
-    RejectionReason.REJECTED_TEMPORAL: "not valid at as_of",
-    RejectionReason.REJECTED_SUPERSEDED: "superseded by a later version",
-    RejectionReason.REJECTED_NOT_YET_KNOWN: "recorded after known_at",
-}
-# A page withheld that the run found by text only (`text_only_withheld`): not the answer.
-_WITHHELD_BY_TEXT = (
-    "withheld as untrusted text with an instruction-like fragment, and found by text only: "
-    "not a runbook for the question's words"
-)
-_UNUSED_NAMED = 3
-
-
-def _unused_runbook_gaps(
-    missing: list[MissingEvidence],
-    rejected: Sequence[Rejection],
-    text_only: Collection[str] = (),
-) -> list[MissingEvidence]:
-    """`missing` with a missing runbook said with the runbooks retrieved and not used, and
-    why: "no runbook applies" is untrue when the right one was found and rejected."""
-    why: dict[str, str] = {}
-    for r in sorted(rejected, key=lambda r: (r.element_id, r.round, r.reason.value)):
-        # Only a reason it was not used: a `duplicate` is the same runbook used in another form.
-        if r.element_id.startswith("runbook:") and r.detail.startswith(_OTHER_RULE):
-            why[r.element_id] = r.detail
-        elif r.element_id.startswith("runbook:") and r.reason in _NOT_USED:
-            why.setdefault(r.element_id, _NOT_USED[r.reason])
-        elif r.element_id in text_only:
-            why[r.element_id] = _WITHHELD_BY_TEXT
-    if not why:
-        return missing
-    shown = [f"{rb} ({reason})" for rb, reason in sorted(why.items())[:_UNUSED_NAMED]]
-    more = len(why) - len(shown)
-    description = (
-        "no runbook was used: retrieved and not used, "
-        + "; ".join(shown)
-        + (f"; and {more} more (see Rejected)" if more else "")
-    )
-    return [
-        m.model_copy(update={"description": description})
-        # Only the plain "no runbook applies": a gap that says more (what applied at a time
-        # before any version was recorded) is already what the run knows.
-        if m.evidence_type == "runbook"
-        and m.required
-        and m.description == MISSING_DESCRIPTIONS["runbook"]
-        else m
-        for m in missing
-    ]
-
-
-def _budget_dropped_runbooks(
-    gate: EvidenceGate, omissions: Sequence[Omission]
-) -> dict[str, list[datetime]]:
-    """The runbook versions dropped for the budget, by the gate or by the pack, with the
-    instants asked about (as_of, the question's earlier times) each was valid at."""
-    dropped = dict(gate.budget_dropped_runbooks)
-    policy = gate.policy
-    instants = [policy.as_of, *(t for t in policy.reference_times if t <= policy.as_of)]
-    admitted = {ev.evidence_id: ev for ev in gate.admitted}
-    for omission in omissions:
-        ev = admitted.get(omission.candidate_id)
-        if omission.reason is not RejectionReason.BUDGET_EXCEEDED or ev is None:
-            continue
-        held = [t for t in instants if _held_at(ev, t)]
-        if "runbook" in ev.evidence_types and held:
-            dropped[ev.element_id] = sorted(set(held))
-    return dropped
-
-
 def _budget_dropped_owners(gate: EvidenceGate, omissions: Sequence[Omission]) -> list[Evidence]:
     """The OWNS records the gate admitted and the pack dropped for the budget: read, so
     not absent (claims.py words the owner gaps they would fill so)."""
     cut = {o.candidate_id for o in omissions if o.reason is RejectionReason.BUDGET_EXCEEDED}
     return [ev for ev in gate.admitted if ev.evidence_id in cut and ev.type == "OWNS"]
-
-
-def _held_at(ev: Evidence, at: datetime) -> bool:
-    """Whether a record's valid interval holds the instant (an open end holds)."""
-    return (ev.valid_from is None or ev.valid_from <= at) and (
-        ev.valid_to is None or at < ev.valid_to
-    )
-
-
-def budget_dropped_runbook_gaps(
-    missing: list[MissingEvidence],
-    dropped: Mapping[str, Sequence[datetime]],
-    pack_evidence: Sequence[Evidence],
-    *,
-    as_of: datetime,
-) -> list[MissingEvidence]:
-    """`missing` with a required runbook gap for each runbook version valid at an instant the
-    run asks about (as_of, a time the question names) that was dropped for the evidence
-    budget while the pack holds no version of that page valid then: the version in force
-    then is missing, not "none"."""
-    gaps: list[MissingEvidence] = []
-    for element_id, instants in sorted(dropped.items()):
-        page = element_id.split("@", 1)[0]
-        unread = [
-            at
-            for at in instants
-            if not any(
-                ev.element_id.split("@", 1)[0] == page and _held_at(ev, at) for ev in pack_evidence
-            )
-        ]
-        if not unread:
-            continue
-        when = ", ".join("as_of" if at == as_of else iso_utc(at) for at in unread)
-        gaps.append(
-            MissingEvidence(
-                evidence_type="runbook",
-                intents=[Intent.APPLICABLE_RUNBOOK.value],
-                description=(
-                    f"the version of {page} in force at {when}, {element_id}, was dropped for "
-                    "the evidence budget (budget_exceeded); a larger --budget-tokens reads it"
-                ),
-            )
-        )
-    return [*missing, *gaps]
 
 
 def final_rejections(
@@ -1002,7 +716,7 @@ def _investigate(
     unplaced = [u.words for u in reasons]
     missing = budget_dropped_runbook_gaps(
         claim_set.missing_evidence,
-        _budget_dropped_runbooks(gate, pack.omissions),
+        budget_dropped_runbooks(gate, pack.omissions),
         pack.evidence,
         as_of=as_of,
     )
@@ -1034,27 +748,16 @@ def _investigate(
             read_through(outcome.tool_calls, pack.evidence),
             text_only,
         ),
-        missing_evidence=wide_tie_gaps(
-            unfit_place_runbook_gaps(
-                searched_runbook_gaps(
-                    tied_runbook_gaps(
-                        withheld_runbook_gaps(
-                            missing,
-                            gate.rejected,
-                            cut_short=unfinished,
-                            text_only=text_only,
-                        ),
-                        outcome.runbook_tie,
-                    ),
-                    outcome.runbook_search_note,
-                    cut_short=unfinished,
-                ),
-                gate.policy.placed_symptom,
-                gate.unfit_place_runbooks,
-                outcome.runbook_search_note,
-                cut_short=unfinished,
-            ),
-            outcome.wide_ties,
+        missing_evidence=say_runbook_gaps(
+            missing,
+            rejected=gate.rejected,
+            text_only=text_only,
+            tied=outcome.runbook_tie,
+            search_note=outcome.runbook_search_note,
+            placed_symptom=gate.policy.placed_symptom,
+            unfit_place=gate.unfit_place_runbooks,
+            wide_ties=outcome.wide_ties,
+            cut_short=unfinished,
         ),
         confounders=claim_set.confounders,
         conflicts=gate.conflicts,

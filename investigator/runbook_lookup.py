@@ -82,7 +82,7 @@ from investigator.runbook_fallback import (
     fallback_runbooks,
     search_paths,
 )
-from investigator.runbook_search import SHOWN, RankedRunbook, search_runbooks
+from investigator.runbook_search import SHOWN, RankedRunbook, search_runbooks, wide_tie_said
 from investigator.runbook_sections import (
     LINKED_FILE,
     SectionCase,
@@ -444,15 +444,6 @@ def _pair_note(text: str, chosen: RankedRunbook, others: list[RankedRunbook]) ->
         f"2 runbooks fit {text[:60]!r} alike ({', '.join(ids)}): a tie, the words do not "
         f"choose; the card shows {chosen.id}, first by id only: add a word that tells them "
         f"apart, or use {way}"
-    )
-
-
-def _wide_tie_note(terms: list[str], tie: int) -> str:
-    """The no-runbook note when the runbook search's rows stopped above a tie of at least
-    `tie` runbook records the subject can see (`ToolResult.tie_at_cut`): none was read."""
-    return (
-        f"{tie}+ runbooks you can see match the words {' '.join(terms)!r} equally: too many "
-        "to rank, none of them was read; name a service, alert or error code to narrow it"
     )
 
 
@@ -1577,7 +1568,11 @@ class RunbookLookup:
             # Rows stopped above a wide tie: the runbooks of the tie were never read, so
             # "none mentions" or "the closest" would be false; the tie is said instead.
             tie = read.tie_at_cut if read is not None else None
-            run.text_note = ranking.note() if tie is None else _wide_tie_note(ranking.terms, tie)
+            run.text_note = (
+                ranking.note()
+                if tie is None
+                else wide_tie_said(tie, " ".join(ranking.terms), "runbooks")
+            )
             return []
         by_id = {hit.element_id: hit for hit in hits}
         best = by_id[chosen.id]

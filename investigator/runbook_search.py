@@ -772,3 +772,14 @@ def symptom_fits_runbook(symptom: str, place: str, hit: Evidence) -> bool:
     first_line = (hit.content or "").lstrip().split("\n", 1)[0]
     about = (_title_words(hit) | text_stems(first_line)) - {_stem(w) for w in _RUNBOOK_TITLE_WORDS}
     return bool(said & about)
+
+
+def wide_tie_said(count: int, words: str, records: str) -> str:
+    """What a search whose rows stopped above a tie too wide to order says (the executor's
+    `tie_at_cut`): how many `records` ("runbooks", "records") the subject can see match the
+    words equally at least, that none was read, and how to narrow it. One wording for the
+    investigation's gap and the runbook card's note."""
+    return (
+        f"{count:,}+ {records} you can see match the words {words!r} equally: too many to "
+        "rank, none of them was read; name a service, alert or error code to narrow it"
+    )

@@ -172,9 +172,9 @@ def test_an_investigation_says_the_tie_it_did_not_read(
     )
     assert result.code in (0, 1), result.err
     assert (
-        "document (would strengthen): 20+ records you can see rank equally for the words "
-        "'recovery gateway': too many to rank, none of them was read; name a service, alert "
-        "or error code to narrow it"
+        "document (would strengthen): 20+ records you can see match the words "
+        "'recovery gateway' equally: too many to rank, none of them was read; name a "
+        "service, alert or error code to narrow it"
     ) in result.out
     # The same question for the `backup` tie alice sees 12 of: no such gap.
     result = invoke(
