@@ -108,6 +108,8 @@ class StartResult(BaseModel):
     state: LocalState
     seconds: float
     downloaded_jars: bool
+    # The store was created by this start (no users yet): it holds no runs to plan again.
+    new_store: bool = False
 
 
 def _default_cache_dir() -> Path:
@@ -386,7 +388,8 @@ class LocalNeo4j:
         password = (
             state.password if state is not None else SecretStr("n" + secrets.token_urlsafe(24))
         )
-        if not (self.home / "data" / "dbms" / "auth.ini").exists():
+        new_store = not (self.home / "data" / "dbms" / "auth.ini").exists()
+        if new_store:
             self._set_initial_password(java, password.get_secret_value())
         log = open(self.console_log, "ab")  # noqa: SIM115 - handed to the child process
         try:
@@ -433,6 +436,7 @@ class LocalNeo4j:
                     state=new_state,
                     seconds=round(time.monotonic() - began, 2),
                     downloaded_jars=downloaded,
+                    new_store=new_store,
                 )
             time.sleep(0.5)
         self._terminate(proc.pid)

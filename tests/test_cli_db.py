@@ -66,9 +66,18 @@ def test_start_status_env_stop_lifecycle(db_env: dict[str, str], tmp_path: Path)
     try:
         assert first["already_running"] is False
         assert first["uri"].startswith("neo4j://127.0.0.1:")
-        # A new server plans the last runs' templates in the background (none here yet).
+        # A store this start created holds no runs: nothing is planned, nothing said of it.
         log = tmp_path / "state" / "warm-plans.log"
-        assert f"(log: {log})" in started.stderr
+        assert "warm-plans.log" not in started.stderr, started.stderr
+        assert not log.exists()
+        # Started again, the store exists: the last runs' templates are planned in the
+        # background (none here yet).
+        assert _cli("db", "stop", env=db_env).returncode == 0
+        restarted = _cli("db", "start", "--json", env=db_env)
+        assert restarted.returncode == 0, restarted.stderr
+        first = json.loads(restarted.stdout)
+        assert first["already_running"] is False
+        assert f"(log: {log})" in restarted.stderr
         deadline = time.monotonic() + 120
         while "planned" not in (log.read_text() if log.exists() else ""):
             assert time.monotonic() < deadline, log.read_text() if log.exists() else "no log"

@@ -69,7 +69,8 @@ def start(no_warm_plans: bool, json_out: bool) -> None:
     """Start the local server in the background (downloads the jars on first use).
 
     A server that was not running plans the templates of the last recorded runs in the
-    background (`db warm-plans`), so the next question does not wait for those plans.
+    background (`db warm-plans`), so the next question does not wait for those plans; a
+    store this start created holds no runs, so nothing is planned then.
 
     \b
     Example:
@@ -92,7 +93,7 @@ def start(no_warm_plans: bool, json_out: bool) -> None:
             f"started Neo4j {result.state.version} at {result.state.uri} "
             f"(pid {result.state.pid}) in {result.seconds:.1f}s"
         )
-    if not result.already_running and not no_warm_plans:
+    if not (result.already_running or result.new_store or no_warm_plans):
         _warm_plans_in_background(server, result.state)
 
 
