@@ -308,12 +308,16 @@ def test_version_4_seeks_the_window_in_the_tenant_and_scans_no_label(
         with driver.session(
             notifications_min_severity=neo4j.NotificationMinimumSeverity.OFF
         ) as session:
+            # Fresh index statistics and no cached plan: in the whole suite an earlier test
+            # plans the same text over another graph, and one CI run got a plan with seven
+            # index scans (test_scale_templates does the same).
+            session.run("CALL db.prepareForReplanning()").consume()
             plan = session.run("EXPLAIN " + compiled.text, parameters).consume().plan
         assert plan is not None
         found[version] = _operators(plan)
     # Version 3 read every tenant's deployments by label.
     assert any("LabelScan" in op or "LabelsScan" in op for op, _ in found[3])
-    scans = [op for op, _ in found[4] if "Scan" in op]
+    scans = [(op, details) for op, details in found[4] if "Scan" in op]
     assert scans == [], scans
     seeks = " ".join(d for op, d in found[4] if op.startswith("NodeIndexSeek"))
     for field in ("finished_at", "started_at", "valid_from"):
