@@ -1177,6 +1177,10 @@ class EvidenceGate:
         # Per place of a placed symptom, its alerts' runbooks the words do not fit (element
         # id -> alert): what the place has, said when no runbook of it answers.
         self.unfit_place_runbooks: dict[str, dict[str, str]] = {}
+        # The same of the runbooks of such a place that would count but were withheld as
+        # untrusted text (element id -> alert, None when it names none): the place's
+        # runbook, found and withheld, not "no runbook of the place is about it".
+        self.withheld_place_runbooks: dict[str, dict[str, str | None]] = {}
         # Releases and change events of the cause window the budget left out, by element id
         # (their evidence type: `deployment_time` or `change_event`).
         self.cause_dropped: dict[str, str] = {}
@@ -1428,6 +1432,7 @@ class EvidenceGate:
                 # the agent that reads the rejection (MCP, --json, the terminal).
                 first_line = cand.props.get("content_first_line")
                 detail = instruction_detail(cand.content, found.fragment, first_line, found.kind)
+                self._note_withheld_place_runbook(cand)
                 return self._reject(cand, r.REJECTED_UNTRUSTED_INSTRUCTION, round_no, detail), []
         for ev in self.admitted:
             if ev.identity == cand.identity:
@@ -1523,6 +1528,22 @@ class EvidenceGate:
             f"the runbook of alert {alert}, linked to {place}: the question's words "
             f"({symptom!r}) are not about that alert"
         )
+
+    def _note_withheld_place_runbook(self, cand: Evidence) -> None:
+        """A runbook withheld as untrusted text that was read through the place of a placed
+        symptom and would count there (it names no alert, or the symptom's words fit its
+        alert, `symptom_fits_runbook`: its title and first line, never its steps): the
+        place's runbook, withheld (`withheld_place_runbooks`), not a page found by text."""
+        symptom = self.policy.placed_symptom
+        place = cand.context.get("anchor")
+        if symptom is None or cand.context.get("anchor_type") != "service":
+            return
+        if not isinstance(place, str) or cand.type != "Runbook":
+            return
+        alert = runbook_alert(cand)
+        if alert is not None and not symptom_fits_runbook(symptom, place, cand):
+            return
+        self.withheld_place_runbooks.setdefault(place, {})[cand.element_id] = alert
 
     def _drop_off_focus(self, decision: GateDecision, round_no: int) -> None:
         """The question's error became known (or changed): records of other codes admitted

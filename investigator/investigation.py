@@ -729,7 +729,9 @@ def _investigate(
     )
     status = _status(missing, unplaced, cut_short=unfinished)
     # Withheld pages no record ties to the question and the runbook search did not choose.
-    text_only = text_only_withheld(gate.rejected, outcome.tool_calls, outcome.known.runbooks)
+    text_only = text_only_withheld(
+        gate.rejected, outcome.tool_calls, outcome.known.runbooks, gate.withheld_place_runbooks
+    )
     stop_reason = _stop_reason(stop_reason, missing)
     result = InvestigationResult(
         run_id=run_id,
@@ -756,6 +758,7 @@ def _investigate(
             search_note=outcome.runbook_search_note,
             placed_symptom=gate.policy.placed_symptom,
             unfit_place=gate.unfit_place_runbooks,
+            withheld_place=gate.withheld_place_runbooks,
             wide_ties=outcome.wide_ties,
             cut_short=unfinished,
         ),

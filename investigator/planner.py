@@ -497,15 +497,61 @@ _YES_NO_QUESTION = re.compile(
 )
 
 
+# An HTTP status said as a number, as the on-call says 5xx errors too: "500s", "HTTP 500",
+# "500 errors", "errors 500", "502 on" (group 1: its family's digit). A number alone that is
+# no status ("500 ms on checkout", "500 orders") is not one.
+_STATUS_NUMBER = re.compile(
+    r"(?:\berrors?\s+)?(?:\bhttps?\s+)?\b([1-5])\d\d(?:s\b|\b(?=\s+errors?\b)|\b(?=\s+(?:on|at|in)\b))"
+    r"(?:\s+errors?\b)?"
+    r"|(?:\berrors?\s+)?\bhttps?\s+([1-5])\d\d\b(?:\s+errors?\b)?"
+    r"|\berrors?\s+([1-5])\d\d\b",
+    re.IGNORECASE,
+)
+# A status family said as such ("5xx"), and the place a symptom is said at ("on checkout").
+_STATUS_FAMILY = re.compile(r"\b[1-5]xx\b", re.IGNORECASE)
+# A family said without "errors" beside it ("5xx on checkout").
+_BARE_FAMILY = re.compile(
+    r"(?<!\berrors\s)(?<!\berror\s)\b([1-5])xx\b(?!\s+errors?\b)", re.IGNORECASE
+)
+_AT_A_PLACE = re.compile(r"\b(?:on|at|in)\s+[\w.-]+\s*$", re.IGNORECASE)
+
+
+def status_symptom_reading(question: str) -> str:
+    """The question with an HTTP status said as a number, or as its family alone, read as
+    its family's errors, the words "5xx errors on checkout" uses: "500s on checkout", "HTTP
+    500 on checkout", "errors 500 on checkout", "500 errors on checkout" and "5xx on
+    checkout" all read "5xx errors on checkout". Else the question as it is."""
+
+    def family(found: re.Match[str]) -> str:
+        digit = next(g for g in found.groups() if g)
+        return f"{digit}xx errors"
+
+    if not _STATUS_NUMBER.search(question) and not _BARE_FAMILY.search(question):
+        return question
+    said = _BARE_FAMILY.sub(family, _STATUS_NUMBER.sub(family, question))
+    return " ".join(said.split())
+
+
+def says_status_at_a_place(question: str) -> bool:
+    """Whether a bare phrase says an HTTP status family's errors at one place ("5xx on
+    checkout", "500s on checkout"): a symptom said with where it shows, though the place is
+    a one-word name no mention names (the text hits find the service)."""
+    reading = status_symptom_reading(re.sub(r"[?？\s]+$", "", question))
+    return bool(_STATUS_FAMILY.search(reading)) and bool(_AT_A_PLACE.search(reading))
+
+
 def reads_as_placed_symptom(question: str) -> bool:
     """Whether the question is a symptom said with where it shows, as the on-call types it
     ("5xx errors on frontend", "5xx on payment-api"): short, read as nothing but an
     incident or entity lookup, naming at most services (no id, error code, release or
     alert), no incident, time, document or question word. Its words are asked of the
     runbook search as well (`RetrievalLoop._runbook_by_text`) when no incident answers it.
-    A question mark at its end asks nothing more ("5xx on payment-api?")."""
-    question = re.sub(r"[?？\s]+$", "", question)
-    if reads_as_symptom(question):
+    A question mark at its end asks nothing more ("5xx on payment-api?"). An HTTP status
+    said as a number is read as its family's errors ("500s on checkout" as "5xx errors on
+    checkout", `status_symptom_reading`), and a status family said at a one-word place ("5xx
+    on checkout") is such a symptom, not a bare one."""
+    question = status_symptom_reading(re.sub(r"[?？\s]+$", "", question))
+    if reads_as_symptom(question) and not says_status_at_a_place(question):
         return False
     if not set(detect_intents(question)) <= {Intent.INCIDENT_LOOKUP, Intent.ENTITY_LOOKUP}:
         return False

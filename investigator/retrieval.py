@@ -69,6 +69,7 @@ from investigator.planner import (
     reads_as_placed_symptom,
     reads_as_symptom,
     runbook_search_text,
+    status_symptom_reading,
     step_key,
     steps_for,
     symptom_intents,
@@ -595,6 +596,9 @@ class RetrievalLoop:
         # Alerts whose own page text (message, summary) the question pastes: named by it.
         self.pasted_alerts: list[str] = []
         self.reading = plan_input.question
+        # A symptom said at a place ("5xx errors on checkout"): the records that tie the place
+        # to anything are those in force by as_of (`_tied_at_as_of`).
+        self.placed_words = reads_as_placed_symptom(plan_input.question)
         # Rounds the runbook search used: they do not count against the plan's max_rounds.
         self.search_rounds = 0
 
@@ -703,13 +707,25 @@ class RetrievalLoop:
             # too, before a text hit (the incident report) is taken as what it means.
             placed = round_no == 1 and self._placed_symptom(known)
             if placed:
+                asked_before = Intent.APPLICABLE_RUNBOOK in self.intents
+                said = status_symptom_reading(self.reading)
+                if said != self.reading:
+                    # "500s on checkout" is read as "5xx errors on checkout": the same
+                    # symptom, weighed (and asked of the runbook search) in the same words.
+                    self.reading = said
+                    question = self.inp.model_copy(update={"question": said})
+                    self._answer(self.planner.intents(question))
                 # The place's runbooks are read later: one of its alerts' counts only when
                 # the symptom's words fit that alert (the gate weighs them).
                 self.gate.policy = self.gate.policy.model_copy(
                     update={"placed_symptom": self.reading}
                 )
                 chose_by_text = self._runbook_by_text(known, outcome, placed=True)
-                progressed |= chose_by_text
+                # What to do is asked now: the place's runbooks are read next, even when the
+                # search chose none and nothing else was learned (`--service` gave the place).
+                progressed |= chose_by_text or (
+                    not asked_before and Intent.APPLICABLE_RUNBOOK in self.intents
+                )
                 search_first = True
                 if outcome.cut_short:
                     break
@@ -725,7 +741,9 @@ class RetrievalLoop:
                 # Nothing named and nothing linked: entity linking falls back to the best
                 # fulltext hits that are anchors (an incident, a service, an error code); not
                 # when "the incident" could mean several: words shared are no pick among them.
-                progressed |= learn(known, self._top_text_anchors(), self.focus, self.inp.as_of)
+                progressed |= learn(
+                    known, self._tied_at_as_of(self._top_text_anchors()), self.focus, self.inp.as_of
+                )
             if round_no == 1 and not chose_by_text and self._symptom_of_a_service(known):
                 # "hikari pool exhausted payment api fix": the search chose no runbook for
                 # all its words, but the service they say is known: its runbook is the fix.
@@ -886,6 +904,8 @@ class RetrievalLoop:
         they read the name typed as named. Before this round's candidates are admitted, so
         the gate weighs them for the intents read; later plans carry them."""
         reading = as_named(self.inp.question, self.typed_alerts)
+        if self.gate.policy.placed_symptom is not None:
+            reading = status_symptom_reading(reading)  # as it was placed ("500s" as "5xx errors")
         intents = self.intents
         if reading != self.reading:
             self.reading = reading
@@ -1098,6 +1118,20 @@ class RetrievalLoop:
             and any(svc in self.spelled_ids for svc in known.services)
         )
 
+    def _tied_at_as_of(self, rows: Sequence[TemplateRow]) -> list[TemplateRow]:
+        """`rows` that may tie a symptom said at a place (`reads_as_placed_symptom`) to what
+        they link: not a record that starts after as_of. Asked at 09:00, checkout's tie to the
+        10:03 incident did not exist yet, and following it claimed payment-api's runbook (and
+        the incident's alert and errors) for "5xx errors on checkout". The rows are still
+        candidates: the gate says them `rejected_temporal`. Other questions follow every row
+        as before."""
+        if not self.placed_words:
+            return list(rows)
+        as_of = self.inp.as_of
+        return [
+            row for row in rows if row.element.valid_from is None or row.element.valid_from <= as_of
+        ]
+
     def _placed_symptom(self, known: Known) -> bool:
         """Whether the question is a symptom said with where it shows (`reads_as_placed_symptom`:
         "5xx on payment-api") that no incident the question names or reads answers."""
@@ -1132,7 +1166,10 @@ class RetrievalLoop:
             # replay stops at the same call).
             return False
         search = _SearchSteps(self, known, outcome)
-        asked = runbook_search_text(self.inp.question)
+        # A placed symptom is asked in the words it is read in ("500s" as "5xx errors").
+        asked = runbook_search_text(
+            status_symptom_reading(self.inp.question) if placed else self.inp.question
+        )
         # A runbook an investigation cites answers every word of the question (see there).
         words = asked
         ranking, hits = search_runbooks(search, words, set_aside_unknown=False)
@@ -1328,12 +1365,12 @@ class RetrievalLoop:
                     # Its earliest releases are read: "the first release" may be placed.
                     known.add("release_histories", str(step.params["service_id"]))
             elif result.template_id not in TEXT_CHANNEL_TYPES:
-                learned |= learn(known, read_rows, self.focus, self.inp.as_of)
+                learned |= learn(known, self._tied_at_as_of(read_rows), self.focus, self.inp.as_of)
                 if result.template_id == "entity_resolution":
                     learned |= learn_named_runbooks(known, read_rows)
             else:
                 named = self._named_hits(read_rows)
-                learned |= learn(known, named, self.focus, self.inp.as_of)
+                learned |= learn(known, self._tied_at_as_of(named), self.focus, self.inp.as_of)
                 # A runbook named after an alert the question spells out (not one whose
                 # one-word name, "vault", is merely a word of it).
                 spelled = [row for row in named if row.element.element_id in self.spelled_ids]

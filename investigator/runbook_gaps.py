@@ -20,6 +20,9 @@ from investigator.pack import Omission
 from investigator.rubric import MISSING_DESCRIPTIONS, Intent, MissingEvidence
 from investigator.runbook_search import wide_tie_said
 
+# Whose runbooks a place's gap weighs and names: only those the subject may read.
+SUBJECTS_VIEW = "only runbooks the subject may read are weighed"
+
 # How a runbook set aside as another same-named rule's begins its rejection detail (the
 # Missing line says that, not "found by text only").
 OTHER_RULE = "another rule's runbook: "
@@ -94,6 +97,7 @@ def unfit_place_runbook_gaps(
     note: str | None,
     *,
     cut_short: bool = False,
+    withheld_found: bool = False,
 ) -> list[MissingEvidence]:
     """`missing` with a missing runbook said as the place's gap when a symptom said at a
     service ("5xx errors on checkout") found only runbooks of that service's alerts that its
@@ -101,15 +105,23 @@ def unfit_place_runbook_gaps(
     it, and which the place has (the subject's view: the gate saw no other). The search's
     own answer (`note`) follows. When a runbook was claimed through another record, the
     same is said beside it, not required. Not in a run cut short: its gap says the search
-    did not finish (the place may have runbooks it did not read)."""
+    did not finish (the place may have runbooks it did not read). Nor when a runbook was
+    found and withheld (`withheld_found`): that is the gap (`withheld_place_runbook_gaps`),
+    not "no runbook of the place is about it"."""
     if symptom is None or not unfit or cut_short:
         return missing
+    required = any(m.evidence_type == "runbook" and m.required for m in missing)
+    if withheld_found and required:
+        return missing
+    # The subject's view: a runbook of the place another subject may read (or one this
+    # subject may not) is neither weighed nor named, so the sentence says whose view it is.
     places = "; ".join(
         f"no runbook of {place} is about {symptom!r}; runbooks attached to {place}: "
         + ", ".join(f"{rb} (alert {alert})" for rb, alert in sorted(runbooks.items()))
+        + f"; {SUBJECTS_VIEW}"
         for place, runbooks in sorted(unfit.items())
     )
-    if not any(m.evidence_type == "runbook" and m.required for m in missing):
+    if not required:
         # A runbook was claimed through another record (the incident's error code): it
         # stands, and the place's own runbooks are said not to be about the symptom.
         said = MissingEvidence(
@@ -123,18 +135,99 @@ def unfit_place_runbook_gaps(
     return _required_runbook_gap_said(missing, description)
 
 
+def withheld_place_runbook_gaps(
+    missing: list[MissingEvidence],
+    symptom: str | None,
+    withheld: Mapping[str, Mapping[str, str | None]],
+    rejected: Sequence[Rejection],
+    unfit: Mapping[str, Mapping[str, str]],
+    *,
+    text_only: Collection[str] = (),
+    cut_short: bool = False,
+) -> list[MissingEvidence]:
+    """`missing` with a missing runbook of a symptom said at a service ("5xx errors on
+    storefront") said as the runbook found and withheld as untrusted instruction-like text,
+    when the run found one it did not find by text only (`text_only_withheld`): one of the
+    place that would count there (its alert fits the words, or it names none;
+    `EvidenceGate.withheld_place_runbooks`) is said as the place's runbook, else the one the
+    runbook search chose. The way out is the importer's (`--trusted`), as for a chosen page;
+    never "no runbook of the place is about it" (`unfit_place_runbook_gaps` leaves such a
+    gap to this pass), nor "found by text only". The place's runbooks that are not about it
+    follow. The gate saw only what the subject may read: another subject is told nothing of
+    a page it may not read."""
+    if symptom is None or cut_short:
+        return missing
+    if not any(m.evidence_type == "runbook" and m.required for m in missing):
+        return missing
+    found = _withheld_found(rejected, text_only)
+    if not found:
+        return missing
+    tied = {rb: (place, alert) for place, rbs in withheld.items() for rb, alert in rbs.items()}
+    named = sorted(rb for rb in found if rb in tied) or sorted(found)
+    details = [
+        r.detail
+        for r in rejected
+        if r.reason is RejectionReason.REJECTED_UNTRUSTED_INSTRUCTION and r.element_id in named
+    ]
+    one = len(named) == 1
+    places = sorted({tied[rb][0] for rb in named if rb in tied})
+    if places:
+        shown = ", ".join(
+            rb if tied[rb][1] is None else f"{rb} (alert {tied[rb][1]})" for rb in named
+        )
+        found_said = (
+            f"the runbook{'' if one else 's'} of {', '.join(places)} for {symptom!r}, {shown}, "
+            f"{'was' if one else 'were'} found"
+        )
+    else:
+        found_said = (
+            f"a runbook was found ({named[0]})"
+            if one
+            else f"runbooks were found ({', '.join(named)})"
+        )
+    description = (
+        f"{found_said} but withheld as untrusted text with {withheld_as(details)} (see "
+        f"Rejected); whoever owns the import re-ingests {'it' if one else 'them'} with "
+        "--trusted if that source is trusted (docs/security.md)"
+    )
+    for place, runbooks in sorted(unfit.items()):
+        description += (
+            f"; the runbooks attached to {place} that are not about it: "
+            + ", ".join(f"{rb} (alert {alert})" for rb, alert in sorted(runbooks.items()))
+            + f"; {SUBJECTS_VIEW}"
+        )
+    return _required_runbook_gap_said(missing, description)
+
+
+def _withheld_found(rejected: Sequence[Rejection], text_only: Collection[str]) -> set[str]:
+    """The runbooks withheld as untrusted instruction-like text that the run did not find by
+    text only: found, and withheld."""
+    return {
+        r.element_id
+        for r in rejected
+        if r.reason is RejectionReason.REJECTED_UNTRUSTED_INSTRUCTION
+        and r.element_id.startswith("runbook:")
+        and r.element_id not in text_only
+    }
+
+
 def text_only_withheld(
     rejected: Sequence[Rejection],
     tool_calls: Iterable[ToolCallRecord],
     chosen: Collection[str],
+    placed: Mapping[str, Mapping[str, str | None]] | None = None,
 ) -> set[str]:
     """The runbooks withheld as untrusted instruction-like text that the run found by text
     only: every one of their rejections came from a fulltext hit, and neither the question
     named them nor did the runbook search choose them for its words (`chosen`: the runbooks
-    the run knows as asked for, `Known.runbooks`). Had their text been clean they were set
-    aside as `low_relevance`: a page sharing one word ("ssh") is no "runbook found"."""
+    the run knows as asked for, `Known.runbooks`), nor is it a runbook of the place a
+    symptom was said at that would count there (`placed`,
+    `EvidenceGate.withheld_place_runbooks`: a record ties it to the place). Had their text
+    been clean they were set aside as `low_relevance`: a page sharing one word ("ssh") is
+    no "runbook found"."""
     text_calls = {tc.tool_call_id for tc in tool_calls if tc.template_id == "fulltext_search"}
     asked = {rb.split("@", 1)[0] for rb in chosen}
+    asked |= {rb.split("@", 1)[0] for runbooks in (placed or {}).values() for rb in runbooks}
     withheld: dict[str, bool] = {}
     for r in rejected:
         if r.reason is not RejectionReason.REJECTED_UNTRUSTED_INSTRUCTION:
@@ -319,9 +412,11 @@ def say_runbook_gaps(
     unfit_place: Mapping[str, Mapping[str, str]],
     wide_ties: Mapping[str, int],
     cut_short: bool,
+    withheld_place: Mapping[str, Mapping[str, str | None]] | None = None,
 ) -> list[MissingEvidence]:
     """`missing` with the runbook gap said for what the run knows: the passes above in order
-    (withheld, tie, the search's answer, the place's runbooks, wide ties); a later pass that
+    (withheld, tie, the search's answer, the place's runbooks, the place's runbook withheld,
+    wide ties); a later pass that
     applies says the required gap over an earlier one. `cut_short`: the run did not finish,
     so its gap says the search was cut, not what it would have found."""
     passes: list[Callable[[list[MissingEvidence]], list[MissingEvidence]]] = [
@@ -329,7 +424,21 @@ def say_runbook_gaps(
         lambda m: tied_runbook_gaps(m, tied),
         lambda m: searched_runbook_gaps(m, search_note, cut_short=cut_short),
         lambda m: unfit_place_runbook_gaps(
-            m, placed_symptom, unfit_place, search_note, cut_short=cut_short
+            m,
+            placed_symptom,
+            unfit_place,
+            search_note,
+            cut_short=cut_short,
+            withheld_found=bool(_withheld_found(rejected, text_only)),
+        ),
+        lambda m: withheld_place_runbook_gaps(
+            m,
+            placed_symptom,
+            withheld_place or {},
+            rejected,
+            unfit_place,
+            text_only=text_only,
+            cut_short=cut_short,
         ),
         lambda m: wide_tie_gaps(m, wide_ties),
     ]
