@@ -10,7 +10,9 @@ and dropped the nine closest to the error as `top_k_reached`, with no gap; now e
 listed, and the ones the evidence budget leaves out are a required gap with no verdict.
 
 When the budget cannot hold them all, those nearest the first error are kept and the gap
-names the farthest left out (h28-budget item 1; before, the budget filled oldest first)."""
+names the farthest left out (h28-budget item 1; before, the budget filled oldest first).
+Eight change events no mechanism evidence rules out leave no verdict stronger than
+`uncertain` (item 2; before, `likely`)."""
 
 from __future__ import annotations
 
@@ -147,6 +149,24 @@ def test_a_named_release_stays_whatever_its_distance(crowded, invoke) -> None:  
         and "deploy:crowd-0" in c["statement"]
         for c in doc["claims"]
     ), doc["claims"]
+
+
+def test_many_unexplained_changes_leave_no_likely_verdict(crowded, invoke) -> None:  # type: ignore[no-untyped-def]
+    # Every competing cause fits: the postmortem names the release as the cause and rules
+    # out the risk rule change, and says nothing of the eight others.
+    doc = investigate_json(invoke, CORRELATION, *ALICE)
+    assert not [g for g in _gaps(doc) if "did not fit the evidence budget" in g], _gaps(doc)
+    unexplained = [c for c in doc["confounders"] if c["assessment"] == "no_mechanism_evidence"]
+    assert len(unexplained) == CHANGES, doc["confounders"]
+    # Before: `likely`, as with the risk rule change alone.
+    assert doc["verdict"] == "uncertain", doc["verdict"]
+    assert [
+        c["statement"] for c in doc["claims"] if "not ruled out by any mechanism" in c["statement"]
+    ] == [
+        f"{CHANGES} other changes in the 30 min before PAY-4097 was first seen are not ruled "
+        "out by any mechanism evidence: each could explain the errors as well, so the verdict "
+        "is no stronger than uncertain"
+    ], doc["claims"]
 
 
 def test_a_periods_changes_are_listed_in_time_order(crowded, invoke) -> None:  # type: ignore[no-untyped-def]
