@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from graph_schema.canonical import iso_utc
 from investigator.context_graph.models import ToolCallRecord
@@ -113,52 +113,100 @@ class WindowCut(BaseModel):
 
 class CausesDropped(BaseModel):
     """Releases or change events of the window before the first error that were read but
-    left out of the answer for the evidence budget (each of them a competing cause)."""
+    left out of the answer for the evidence budget (each of them a competing cause). Those
+    nearest the first error are kept (gate.EvidenceGate._fit_cause, pack.build_pack)."""
 
     evidence_type: Literal["deployment_time", "change_event"]
     shown: int
     dropped: int
     start: str
     end: str
+    # Those left out, nearest the first error first (element ids; at most `_NAMED` are said).
+    dropped_ids: list[str] = Field(default_factory=list)
+    # When the nearest and the farthest of them took effect.
+    nearest_at: str | None = None
+    farthest_at: str | None = None
+    # Every one left out is farther from the first error than every one shown (a release
+    # the question names aside).
+    farthest: bool = False
 
     def description(self) -> str:
-        """The required gap's text: how many were read, how many are shown, how to see all."""
+        """The required gap's text: how many were read, how many are shown, which were left
+        out, how to see all."""
         kind = "releases" if self.evidence_type == "deployment_time" else "change events"
         span = _duration(datetime.fromisoformat(self.end) - datetime.fromisoformat(self.start))
         return (
             f"{self.shown + self.dropped} {kind} read in the {span} before the first error "
-            f"({self.start} to {self.end}); {self.shown} in the evidence, the other "
-            f"{self.dropped} did not fit the evidence budget (budget_exceeded), so the "
-            "candidate causes listed are not all of them; no verdict between them; a larger "
-            "--budget-tokens lists them"
+            f"({self.start} to {self.end}); {self.shown} in the evidence"
+            + (" (the nearest to it)" if self.farthest and self.shown else "")
+            + f", the other {self.dropped}{self._which()} did not fit the evidence budget "
+            "(budget_exceeded), so the candidate causes listed are not all of them; no "
+            "verdict between them; a larger --budget-tokens lists them"
         )
+
+    def _which(self) -> str:
+        if not self.dropped_ids:
+            return ""
+        named = ", ".join(self.dropped_ids[:_NAMED])
+        more = len(self.dropped_ids) - _NAMED
+        named += f" and {more} more" if more > 0 else ""
+        if self.nearest_at is None or self.farthest_at is None:
+            when = ""
+        elif self.nearest_at == self.farthest_at:
+            when = f"at {self.nearest_at}: "
+        else:
+            when = f"from {self.farthest_at} to {self.nearest_at}: "
+        farthest = "the farthest from it, " if self.farthest and self.shown else ""
+        return f" ({farthest}{when}{named})"
+
+
+# How many of the competing causes left out a gap names.
+_NAMED = 5
 
 
 def causes_dropped(
     window: tuple[datetime, datetime] | None,
-    shown: Sequence[tuple[str, str]],
-    dropped: Mapping[str, str],
+    shown: Sequence[tuple[str, str, datetime | None]],
+    dropped: Mapping[str, tuple[str, datetime | None]],
+    named: Iterable[str] = (),
 ) -> list[CausesDropped]:
     """Per evidence type with candidates of the cause `window` dropped for the budget
-    (`dropped`: element id -> type), how many were shown (`shown`: (element id, type) of
-    those admitted in the window), sorted by type."""
-    shown_ids = {i for i, _ in shown}
+    (`dropped`: element id -> (type, when it took effect)), how many were shown (`shown`:
+    (element id, type, when) of those in the answer) and which were left out, sorted by
+    type. `named`: the releases the question names (kept whatever their distance)."""
+    shown_ids = {i for i, _, _ in shown}
     # One dropped in a round and admitted in a later one is shown.
-    left_out = {i: kind for i, kind in dropped.items() if i not in shown_ids}
+    left_out = {i: v for i, v in dropped.items() if i not in shown_ids}
     if window is None or not left_out:
         return []
     start, end = (iso_utc(t) for t in window)
-    return [
-        CausesDropped(
-            evidence_type=kind,
-            shown=len({i for i, k in shown if k == kind}),
-            dropped=sum(1 for k in left_out.values() if k == kind),
-            start=start,
-            end=end,
+    kept_out = set(named)
+
+    def distance(item: tuple[str, datetime | None]) -> tuple[timedelta, str]:
+        return window[1] - (item[1] or window[0]), item[0]
+
+    out: list[CausesDropped] = []
+    for kind in ("change_event", "deployment_time"):
+        gone = sorted(((i, at) for i, (k, at) in left_out.items() if k == kind), key=distance)
+        if not gone:
+            continue
+        here = [(i, at) for i, k, at in shown if k == kind]
+        nearest_gone = distance(gone[0])
+        times = [at for _, at in gone if at is not None]
+        out.append(
+            CausesDropped(
+                evidence_type=kind,
+                shown=len({i for i, _ in here}),
+                dropped=len(gone),
+                start=start,
+                end=end,
+                dropped_ids=[i for i, _ in gone],
+                nearest_at=iso_utc(max(times)) if times else None,
+                farthest_at=iso_utc(min(times)) if times else None,
+                farthest=all(distance(h) < nearest_gone for h in here if h[0] not in kept_out),
+            )
         )
-        for kind in ("change_event", "deployment_time")
-        if kind in left_out.values()
-    ]
+    return out
 
 
 def _duration(span: timedelta) -> str:

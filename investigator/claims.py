@@ -7,7 +7,9 @@ correlation question the verdict is `confirmed`, `likely`, `uncertain` or `refut
 the change the question names (else the release closest before the first error):
 "happened after" gives at most `likely`; only mechanism evidence naming the change can
 confirm it, and mechanism evidence ruling it out refutes it; another change in the same
-window (a confounder) or an unresolved conflict lowers the verdict one step each.
+window (a confounder) lowers the verdict one step, two or more that no mechanism record
+rules out one step more (no verdict stronger than `uncertain`), and an unresolved conflict
+one step.
 """
 
 from __future__ import annotations
@@ -104,6 +106,9 @@ from investigator.timeline import (
 # release an error may appear and still be called time-correlated.
 CONFOUNDER_WINDOW = timedelta(minutes=30)
 CORRELATION_WINDOW = timedelta(minutes=30)
+# From how many competing causes that no mechanism record rules out a correlation verdict is
+# lowered one step more than for any confounder: no stronger than `uncertain`.
+UNEXPLAINED_CAUSES = 2
 
 # What to ask again with when the loop stopped with reads still planned, per stop reason.
 _LONGER_SEARCH = {
@@ -2436,6 +2441,7 @@ def _correlation(
             )
         )
     confounders: list[Confounder] = []
+    unexplained: list[Evidence] = []  # competing causes no mechanism record rules out
     for other in others:
         ev = other.evidence
         if _about(ev, _change_id(subject_ev)):
@@ -2443,6 +2449,8 @@ def _correlation(
         if not other.in_window_before(first_at, CONFOUNDER_WINDOW):
             continue
         confounders.append(_confounder(other, mechanisms))
+        if confounders[-1].assessment is not CauseAssessment.RULED_OUT:
+            unexplained.append(ev)
         claims.append(
             _claim(
                 f"Another change, {_label(ev)} ({ev.element_id}), "
@@ -2502,6 +2510,24 @@ def _correlation(
         verdict = _LOWER[verdict]
     if confounders and verdict is not Verdict.REFUTED:
         verdict = _LOWER[verdict]
+    # Two or more competing causes that no mechanism record rules out lower the verdict one
+    # step more than any confounder does: mechanism evidence naming the subject (`confirmed`,
+    # one step down for the confounders) then leaves `uncertain`, as a time correlation
+    # alone (`likely`) does. One such beside ruled-out ones keeps `likely`.
+    if len(unexplained) >= UNEXPLAINED_CAUSES and verdict is not Verdict.REFUTED:
+        claims.append(
+            _claim(
+                f"{len(unexplained)} other changes in the {_human(CONFOUNDER_WINDOW)} before "
+                f"{_label(first_ev)} was first seen are not ruled out by any mechanism "
+                "evidence: each could explain the errors as well, so the verdict is no "
+                "stronger than uncertain",
+                EpistemicStatus.INFERENCE,
+                0.8,
+                [subject_ev, first_ev, *unexplained],
+                intent,
+            )
+        )
+        verdict = Verdict.UNCERTAIN
     relevant_ids = {subject_ev.evidence_id, first_ev.evidence_id}
     if any(c.resolution == "unresolved" and relevant_ids & set(c.evidence_ids) for c in conflicts):
         verdict = _LOWER[verdict]

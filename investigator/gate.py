@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -35,7 +35,16 @@ from investigator.evidence import (
 )
 from investigator.runbook_search import runbook_alert, symptom_fits_runbook
 from investigator.runbook_sections import SectionFocus, alert_excerpt, budget_excerpt, card_focus
-from investigator.timeline import CHANGE_TIME_KEYS, DEPLOY_TIME_KEYS, instant, rollout_under_way
+from investigator.timeline import (
+    CHANGE_TIME_KEYS,
+    DEPLOY_TIME_KEYS,
+    cause_kind,
+    change_instant,
+    in_cause_window,
+    instant,
+    nearest_first,
+    rollout_under_way,
+)
 
 # Evidence types that describe an event (something that happened at valid_from): they are
 # usable at any later as_of. Every other type describes a state that must hold at as_of.
@@ -1119,8 +1128,12 @@ class GatePolicy(BaseModel):
     # The window before the first error a cause question weighs (start, first error), set
     # once the run learns the first error: every release and change event read in it is a
     # competing cause, listed top_k aside (the budget still bounds it; what it drops is a
-    # required gap, `cause_dropped`).
+    # required gap, `cause_dropped`). When they do not all fit, those nearest the first error
+    # are kept (`EvidenceGate._fit_cause`).
     cause_window: tuple[datetime, datetime] | None = None
+    # The releases the question names (ids or names, as written): competing causes that stay
+    # whatever the budget, since the verdict is about them.
+    named_releases: list[str] = Field(default_factory=list)
     # Records of the events those instants were taken from (the release taken as "then"):
     # admitted whatever the plan's evidence types, so the answer shows why that moment.
     anchor_ids: list[str] = Field(default_factory=list)
@@ -1184,6 +1197,11 @@ class EvidenceGate:
         # Releases and change events of the cause window the budget left out, by element id
         # (their evidence type: `deployment_time` or `change_event`).
         self.cause_dropped: dict[str, str] = {}
+        # When each of them took effect (the gap says which were left out).
+        self.cause_dropped_at: dict[str, datetime] = {}
+        # The nearest competing cause left out, in `nearest_first` order, with the window it
+        # was weighed in: every one farther than it is left out too.
+        self._cause_cutoff: tuple[tuple[datetime, datetime], tuple[timedelta, str]] | None = None
         self._granted = frozenset(policy.granted_labels)
         self._relevant = frozenset(policy.relevant_types)
 
@@ -1213,6 +1231,13 @@ class EvidenceGate:
                 continue
             for loser in demoted:
                 decision.rejected.append(loser)
+            # Withdrawn by this candidate (a conflict lost, a farther competing cause).
+            withdrawn = {loser.candidate_id for loser in demoted}
+            decision.admitted = [
+                ev
+                for ev in decision.admitted
+                if ev.evidence_id not in withdrawn or ev in self.admitted
+            ]
             self.admitted.append(cand)
             self.tokens_used += evidence_tokens(cand)
             decision.admitted.append(cand)
@@ -1469,14 +1494,9 @@ class EvidenceGate:
             detail = f"already {p.top_k_per_type} items for {sorted(relevant)}"
             return self._reject(cand, r.TOP_K_REACHED, round_no, detail), demoted
         cost = evidence_tokens(cand)
-        if cost > self.remaining_tokens and self._in_cause_window(cand):
-            # A competing cause left out is its own required gap (`cause_dropped`); the
-            # search goes on, so the window's other checks still run.
-            self.cause_dropped[cand.element_id] = (
-                "deployment_time" if cand.type == "Deployment" else "change_event"
-            )
-            detail = f"needs {cost} tokens, {self.remaining_tokens} left"
-            return self._reject(cand, r.BUDGET_EXCEEDED, round_no, detail), demoted
+        if self._in_cause_window(cand):
+            rejection, withdrawn = self._fit_cause(cand, cost, round_no)
+            return rejection, demoted + withdrawn
         if cost > self.remaining_tokens:
             self.budget_hit = True
             self.budget_starved_types |= relevant
@@ -1662,22 +1682,114 @@ class EvidenceGate:
         at = instant(cand, DEPLOY_TIME_KEYS if cand.type == "Deployment" else CHANGE_TIME_KEYS)
         return at is not None and period[0] <= at <= period[1]
 
-    def cause_window_shown(self) -> list[tuple[str, str]]:
-        """(element id, `deployment_time` or `change_event`) of each release and change
-        event admitted in the cause window."""
-        return [
-            (ev.element_id, "deployment_time" if ev.type == "Deployment" else "change_event")
-            for ev in self.admitted
-            if self._in_cause_window(ev)
-        ]
+    def named_release_ids(self) -> list[str]:
+        """The element ids of the admitted releases the question names, sorted."""
+        return sorted({ev.element_id for ev in self.admitted if self._named_release(ev)})
+
+    def _named_release(self, ev: Evidence) -> bool:
+        """Whether a release is one the question names (by id, name or release number)."""
+        if ev.type != "Deployment" or not self.policy.named_releases:
+            return False
+        named = {n.lower() for n in self.policy.named_releases}
+        release = ev.props.get("release")
+        names = [ev.element_id, ev.element_id.split(":", 1)[-1], ev.name or ""]
+        names += [release] if isinstance(release, str) else []
+        return bool(named & {n.lower() for n in names})
 
     def _in_cause_window(self, cand: Evidence) -> bool:
         """Whether a release or change event happened in the window before the first error."""
+        return in_cause_window(cand, self.policy.cause_window)
+
+    def _fit_cause(
+        self, cand: Evidence, cost: int, round_no: int
+    ) -> tuple[Rejection | None, list[Rejection]]:
+        """A competing cause and the evidence budget: they are kept nearest the first error
+        first (`nearest_first`), whatever order they are read in (the window reads return
+        the oldest first). One that does not fit takes the room of those farther from the
+        error than it (withdrawn, farthest first); one that still does not fit is left out
+        with every one farther than it, and so is each farther one read later. A release the
+        question names, and the release nearest the error (the verdict's subject when none
+        is named), are never withdrawn for another. What is left out is a required gap
+        (`cause_dropped`); the search goes on, so the window's other checks still run.
+        Returns the candidate's rejection (or None) and the rejections of those withdrawn."""
         window = self.policy.cause_window
-        if window is None or not {"deployment_time", "change_event"} & set(cand.evidence_types):
+        assert window is not None  # a candidate in the cause window
+        key = nearest_first(cand, window)
+        kept = self._kept_cause(cand, cand)
+        cut = self._cause_cutoff
+        cutoff = cut[1] if cut is not None and cut[0] == window else None
+        if cutoff is not None and key > cutoff and not kept:
+            detail = f"farther from the first error than {cutoff[1]}, which did not fit the budget"
+            return self._drop_cause(cand, round_no, detail, cut=False), []
+        if cost <= self.remaining_tokens:
+            return None, []
+        farther = sorted(
+            (
+                ev
+                for ev in self.admitted
+                if self._in_cause_window(ev)
+                and (kept or nearest_first(ev, window) > key)
+                and not self._kept_cause(ev, cand)
+            ),
+            key=lambda ev: nearest_first(ev, window),
+            reverse=True,
+        )
+        if cost > self.remaining_tokens + sum(evidence_tokens(ev) for ev in farther):
+            # It does not fit even in their room: it is left out, and every one farther too
+            # (the nearest release admitted stays: `cand` does not replace it).
+            victims = [] if kept else [ev for ev in farther if not self._kept_cause(ev, ev)]
+            detail = f"needs {cost} tokens, {self.remaining_tokens} left"
+            rejection: Rejection | None = self._drop_cause(cand, round_no, detail, cut=not kept)
+        else:
+            victims, freed, rejection = [], 0, None
+            for ev in farther:
+                if cost <= self.remaining_tokens + freed:
+                    break
+                victims.append(ev)
+                freed += evidence_tokens(ev)
+        withdrawn: list[Rejection] = []
+        for ev in victims:
+            self.admitted.remove(ev)
+            self.tokens_used -= evidence_tokens(ev)
+            detail = f"{cand.element_id}, nearer the first error, took its room in the budget"
+            withdrawn.append(self._drop_cause(ev, round_no, detail))
+            self.rejected.append(withdrawn[-1])
+        return rejection, withdrawn
+
+    def _drop_cause(self, ev: Evidence, round_no: int, detail: str, cut: bool = True) -> Rejection:
+        """Leave a competing cause out for the budget (`cause_dropped`); `cut`: and every one
+        farther from the first error than it with it."""
+        window = self.policy.cause_window
+        assert window is not None
+        self.cause_dropped[ev.element_id] = cause_kind(ev)
+        at = change_instant(ev)
+        if at is not None:
+            self.cause_dropped_at[ev.element_id] = at
+        key = nearest_first(ev, window)
+        if cut and (
+            self._cause_cutoff is None
+            or self._cause_cutoff[0] != window
+            or key < self._cause_cutoff[1]
+        ):
+            self._cause_cutoff = (window, key)
+        return self._reject(ev, RejectionReason.BUDGET_EXCEEDED, round_no, detail)
+
+    def _kept_cause(self, ev: Evidence, cand: Evidence) -> bool:
+        """Whether a competing cause stays whatever the budget: a release the question names,
+        or the release nearest the first error of those admitted and `cand`."""
+        if ev.type != "Deployment":
             return False
-        at = instant(cand, DEPLOY_TIME_KEYS if cand.type == "Deployment" else CHANGE_TIME_KEYS)
-        return at is not None and window[0] <= at <= window[1]
+        if self._named_release(ev):
+            return True
+        window = self.policy.cause_window
+        if window is None:
+            return False
+        releases = [
+            other
+            for other in [*self.admitted, cand]
+            if other.type == "Deployment" and self._in_cause_window(other)
+        ]
+        return bool(releases) and min(releases, key=lambda o: nearest_first(o, window)) is ev
 
     def _conflict(self, cand: Evidence, round_no: int) -> tuple[Rejection | None, list[Rejection]]:
         if not cand.conflict_key:

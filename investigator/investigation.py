@@ -26,6 +26,7 @@ from investigator.alert_rules import (
     same_named_rules,
 )
 from investigator.change_period import (
+    CausesDropped,
     asked_change_period,
     causes_dropped,
     cut_cause_reads,
@@ -66,6 +67,7 @@ from investigator.ownership_history import (
 from investigator.pack import (
     MAX_BUDGET_TOKENS,
     MIN_BUDGET_TOKENS,
+    ContextPack,
     Omission,
     PackBudgetError,
     PackRequest,
@@ -107,8 +109,11 @@ from investigator.timeline import (
     AnchorEvent,
     ReferenceTime,
     UnplacedTime,
+    cause_kind,
+    change_instant,
     far_anchor_notes,
     first_error,
+    in_cause_window,
     period_notes,
     time_references,
     unplaced_times,
@@ -298,6 +303,26 @@ def set_apart_other_rules(
         if ev.type == "Runbook" and detail is not None:
             gate.set_aside(ev, RejectionReason.LOW_RELEVANCE, outcome.rounds, detail)
     return notes
+
+
+def _causes_left_out(
+    gate: EvidenceGate, pack: ContextPack, change_period: tuple[datetime, datetime] | None
+) -> list[CausesDropped]:
+    """The competing causes of the window before the first error left out for the budget:
+    by the gate (`cause_dropped`) or by the pack (admitted, not in it). A period's answer
+    is not that window (its cuts are the period's own)."""
+    window = gate.policy.cause_window if change_period is None else None
+    packed = {ev.evidence_id for ev in pack.evidence}
+    dropped = {i: (kind, gate.cause_dropped_at.get(i)) for i, kind in gate.cause_dropped.items()}
+    for ev in gate.admitted:
+        if ev.evidence_id not in packed and in_cause_window(ev, window):
+            dropped[ev.element_id] = (cause_kind(ev), change_instant(ev))
+    shown = [
+        (ev.element_id, cause_kind(ev), change_instant(ev))
+        for ev in pack.evidence
+        if in_cause_window(ev, window)
+    ]
+    return causes_dropped(window, shown, dropped, gate.named_release_ids())
 
 
 def _budget_dropped_owners(gate: EvidenceGate, omissions: Sequence[Omission]) -> list[Evidence]:
@@ -541,6 +566,7 @@ def _investigate(
             ownership_period=period.bounds if period is not None else None,
             version_period=version_period.bounds if version_period is not None else None,
             change_period=change_period,
+            named_releases=extract_mentions(request.question).release_names(),
         )
     )
     loop = RetrievalLoop(
@@ -622,6 +648,8 @@ def _investigate(
             + ([UNREAD_QUESTION] if unread_words(reading, intents) is not None else []),
             budget_tokens=request.budget_tokens,
             created_at=now,
+            cause_window=gate.policy.cause_window,
+            named_ids=gate.named_release_ids(),
         ),
         [*gate.admitted, *tombstones],
         gate.rejected,
@@ -655,11 +683,7 @@ def _investigate(
             ),
             *cut_first_release_reads(outcome.tool_calls),
         ],
-        causes_dropped=causes_dropped(
-            gate.policy.cause_window if change_period is None else None,
-            gate.cause_window_shown(),
-            gate.cause_dropped,
-        ),
+        causes_dropped=_causes_left_out(gate, pack, change_period),
         period_was_read=period_read(outcome.tool_calls, change_period),
         team_cuts=cut_team_reads(outcome.tool_calls),
         in_time_order=change_period is not None,

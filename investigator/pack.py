@@ -25,6 +25,7 @@ from investigator.evidence import (
     iso_utc,
     sha256_text,
 )
+from investigator.timeline import in_cause_window, nearest_first
 
 BUILDER_VERSION = "context-builder@1.0"
 INSTRUCTION_VERSION = "incident-investigator@1.0"
@@ -122,6 +123,12 @@ class PackRequest(BaseModel):
     missing_types: list[str] = Field(default_factory=list)
     budget_tokens: int = Field(default=8000, ge=MIN_BUDGET_TOKENS, le=MAX_BUDGET_TOKENS)
     created_at: datetime | None = None
+    # The window before the first error whose releases and change events are the competing
+    # causes (a cause question's, once the first error is known), and the releases of it the
+    # question names: when not every competing cause fits, those nearest the error are kept.
+    # Neither is hashed: they decide only what is left out, and the pack says that.
+    cause_window: tuple[datetime, datetime] | None = None
+    named_ids: list[str] = Field(default_factory=list)
 
 
 class ContextPack(BaseModel):
@@ -208,10 +215,14 @@ def build_pack(
         {ev.evidence_id: ev for ev in evidence}.values(),
         key=lambda ev: evidence_order_key(ev, request.required_types),
     )
-    # The first item for each required type is required; it never gets dropped.
+    causes = _competing_causes(request, ordered)
+    cause_ids = {ev.evidence_id for ev in causes}
+    others = [ev for ev in ordered if ev.evidence_id not in cause_ids]
+    # The first item for each required type is required; it never gets dropped (of the
+    # competing causes, the one nearest the first error).
     required_ids: set[str] = set()
     covered: set[str] = set()
-    for ev in ordered:
+    for ev in [*causes, *others]:
         new = (set(ev.evidence_types) & set(request.required_types)) - covered
         if new:
             required_ids.add(ev.evidence_id)
@@ -227,11 +238,17 @@ def build_pack(
     used = required_cost
     chosen_ids = set(required_ids)
     omissions: list[Omission] = []
-    for ev in ordered:
+    # The incident's own records first (canonical order), then the competing causes nearest
+    # the first error first: from the first that does not fit, it and every farther one are
+    # left out, so what is left out is the farthest.
+    cut = False
+    for ev in [*others, *causes]:
         if ev.evidence_id in chosen_ids:
             continue
         cost = evidence_tokens(ev)
-        if used + cost <= evidence_room:
+        if ev.evidence_id in cause_ids and used + cost > evidence_room:
+            cut = True
+        if used + cost <= evidence_room and not (cut and ev.evidence_id in cause_ids):
             chosen_ids.add(ev.evidence_id)
             used += cost
         else:
@@ -286,6 +303,22 @@ def build_pack(
     )
     digest = pack_hash(draft)
     return draft.model_copy(update={"pack_hash": digest, "pack_id": f"pack:{request.run_id}"})
+
+
+def _competing_causes(request: PackRequest, evidence: Sequence[Evidence]) -> list[Evidence]:
+    """The releases and change events of the cause window, nearest the first error first;
+    the releases the question names are not among them (they are what it asks about)."""
+    window = request.cause_window
+    if window is None:
+        return []
+    return sorted(
+        (
+            ev
+            for ev in evidence
+            if in_cause_window(ev, window) and ev.element_id not in request.named_ids
+        ),
+        key=lambda ev: (*nearest_first(ev, window), ev.evidence_id),
+    )
 
 
 def canonical_pack(pack: ContextPack) -> str:

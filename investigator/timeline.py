@@ -1447,6 +1447,33 @@ def instant(ev: Evidence, keys: Sequence[str]) -> datetime | None:
     return ev.valid_from
 
 
+def change_instant(ev: Evidence) -> datetime | None:
+    """When a release (its finish) or another change (its instant) took effect."""
+    return instant(ev, DEPLOY_TIME_KEYS if ev.type == "Deployment" else CHANGE_TIME_KEYS)
+
+
+def cause_kind(ev: Evidence) -> Literal["deployment_time", "change_event"]:
+    """What a competing cause is counted as: a release (a Deployment record) or another
+    change event."""
+    return "deployment_time" if ev.type == "Deployment" else "change_event"
+
+
+def in_cause_window(ev: Evidence, window: tuple[datetime, datetime] | None) -> bool:
+    """Whether a release or change event took effect in `window` (the window before the
+    first error whose changes are the competing causes)."""
+    if window is None or not {"deployment_time", "change_event"} & set(ev.evidence_types):
+        return False
+    at = change_instant(ev)
+    return at is not None and window[0] <= at <= window[1]
+
+
+def nearest_first(ev: Evidence, window: tuple[datetime, datetime]) -> tuple[timedelta, str]:
+    """The order competing causes are kept in when not all fit the evidence budget: nearest
+    the first error (the window's end) first, then by element id."""
+    at = change_instant(ev) or window[0]
+    return window[1] - at, ev.element_id
+
+
 def _code(ev: Evidence) -> str:
     code = ev.context.get("code") or ev.context.get("error_code")
     return code.removeprefix("err:") if isinstance(code, str) else (ev.name or ev.element_id)

@@ -7,7 +7,12 @@ payment-api in the 24 h before it (hourly from 2026-07-22T12:00Z) and 8 change e
 the 30 minutes before it. Before, the evidence gate kept five items per evidence type: a
 "what changed before the errors" answer listed the three oldest releases beside the demo's
 and dropped the nine closest to the error as `top_k_reached`, with no gap; now every one is
-listed, and the ones the evidence budget leaves out are a required gap with no verdict."""
+listed, and the ones the evidence budget leaves out are a required gap with no verdict.
+
+When the budget cannot hold them all, those nearest the first error are kept and the gap
+names the farthest left out (h28-budget item 1; before, the budget filled oldest first).
+Eight change events no mechanism evidence rules out leave no verdict stronger than
+`uncertain` (item 2; before, `likely`)."""
 
 from __future__ import annotations
 
@@ -26,6 +31,8 @@ ALICE = ["--subject", "acme/user:alice", *AS_OF]
 BEFORE = "What changed on payment-api before the PAY-4097 errors?"
 CORRELATION = "Did release-2026.07.23.1 cause the PAY-4097 errors on payment-api?"
 CROWD_START = datetime(2026, 7, 22, 12, 0, tzinfo=UTC)
+SUBJECT = "deploy:release-2026.07.23.1"
+RISK_RULES = "change:risk-rules-RR-2026-07-23a"
 
 
 def _release(n: int) -> str:
@@ -74,22 +81,92 @@ def test_every_release_before_the_errors_is_listed(crowded, invoke) -> None:  # 
     assert not [g for g in _gaps(doc) if "did not fit the evidence budget" in g], _gaps(doc)
 
 
-def test_competing_causes_left_out_for_the_budget_are_said(crowded, invoke) -> None:  # type: ignore[no-untyped-def]
+def _at(doc: dict, element_id: str) -> str:  # type: ignore[type-arg]
+    """When a release (its finish) or a change event of the crowd took effect."""
+    if element_id.startswith("change:crowd-"):
+        return f"2026-07-23T09:{40 + int(element_id.rsplit('-', 1)[1]):02d}:00Z"
+    if element_id == RISK_RULES:
+        return "2026-07-23T10:02:21Z"
+    if element_id.startswith("deploy:crowd-"):
+        n = int(element_id.rsplit("-", 1)[1])
+        return (CROWD_START + timedelta(hours=n)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    assert element_id == SUBJECT, element_id
+    return "2026-07-23T10:02:00Z"
+
+
+def _left_out_words(doc: dict, window: list[str]) -> tuple[int, str]:  # type: ignore[type-arg]
+    """How many of `window` the evidence holds, and how the gap names the others: the
+    farthest from the error, from the earliest to the latest, nearest first."""
+    shown = {e["element_id"] for e in doc["evidence"]} & set(window)
+    gone = sorted(set(window) - shown, key=lambda i: (_at(doc, i), i), reverse=True)
+    said = ", ".join(gone[:5]) + (f" and {len(gone) - 5} more" if len(gone) > 5 else "")
+    return len(shown), (
+        f"the other {len(gone)} (the farthest from it, from {_at(doc, gone[-1])} to "
+        f"{_at(doc, gone[0])}: {said}) did not fit the evidence budget (budget_exceeded)"
+    )
+
+
+def test_competing_causes_nearest_the_error_are_kept_for_the_budget(crowded, invoke) -> None:  # type: ignore[no-untyped-def]
     doc = investigate_json(invoke, CORRELATION, *ALICE, "--budget-tokens", "1500")
-    window = {f"deploy:crowd-{n}" for n in range(RELEASES)} | {"deploy:release-2026.07.23.1"}
-    shown = len({e["element_id"] for e in doc["evidence"]} & window)
-    dropped = RELEASES + 1 - shown
-    assert dropped > 0, doc["evidence"]
-    # Before: the releases past five `top_k_reached`, the rest `budget_exceeded`, no gap.
+    releases = [f"deploy:crowd-{n}" for n in range(RELEASES)] + [SUBJECT]
+    changes = [f"change:crowd-{n}" for n in range(CHANGES)] + [RISK_RULES]
+    in_evidence = {e["element_id"] for e in doc["evidence"]}
+    # Before: the oldest kept (deploy:crowd-0 to -4, 20 h before the error), the risk rule
+    # change 17 s before it and every crowd change left out.
+    assert RISK_RULES in in_evidence and SUBJECT in in_evidence, in_evidence
+    for window in (releases, changes):
+        kept = [i for i in window if i in in_evidence]
+        gone = [i for i in window if i not in in_evidence]
+        assert gone, window
+        assert max(_at(doc, i) for i in gone) < min(_at(doc, i) for i in kept), (kept, gone)
+    shown, words = _left_out_words(doc, releases)
     assert (
         f"{RELEASES + 1} releases read in the 24 h before the first error "
-        f"(2026-07-22T10:02:38Z to 2026-07-23T10:02:38Z); {shown} in the evidence, the other "
-        f"{dropped} "
-        "did not fit the evidence budget (budget_exceeded), so the candidate causes listed are "
-        "not all of them; no verdict between them; a larger --budget-tokens lists them"
+        f"(2026-07-22T10:02:38Z to 2026-07-23T10:02:38Z); {shown} in the evidence (the "
+        f"nearest to it), {words}, so the candidate causes listed are not all of them; no "
+        "verdict between them; a larger --budget-tokens lists them"
     ) in _gaps(doc), doc["missing_evidence"]
+    # The change events' gap names its own farthest (the CI/CD record of the release's time
+    # is read among them).
+    assert any(_left_out_words(doc, changes)[1] in g for g in _gaps(doc)), doc["missing_evidence"]
     assert doc["verdict"] == "uncertain"
     assert doc["status"] == "partial"
+
+
+def test_a_named_release_stays_whatever_its_distance(crowded, invoke) -> None:  # type: ignore[no-untyped-def]
+    # The verdict is about deploy:crowd-0, the farthest release of the window: nearer ones
+    # never take its room.
+    doc = investigate_json(
+        invoke,
+        "Did deploy:crowd-0 cause the PAY-4097 errors on payment-api?",
+        *ALICE,
+        "--budget-tokens",
+        "1500",
+    )
+    assert "deploy:crowd-0" in {e["element_id"] for e in doc["evidence"]}, doc["evidence"]
+    assert any(
+        c["statement"].startswith("PAY-4097 was first seen 22 h ")
+        and "deploy:crowd-0" in c["statement"]
+        for c in doc["claims"]
+    ), doc["claims"]
+
+
+def test_many_unexplained_changes_leave_no_likely_verdict(crowded, invoke) -> None:  # type: ignore[no-untyped-def]
+    # Every competing cause fits: the postmortem names the release as the cause and rules
+    # out the risk rule change, and says nothing of the eight others.
+    doc = investigate_json(invoke, CORRELATION, *ALICE)
+    assert not [g for g in _gaps(doc) if "did not fit the evidence budget" in g], _gaps(doc)
+    unexplained = [c for c in doc["confounders"] if c["assessment"] == "no_mechanism_evidence"]
+    assert len(unexplained) == CHANGES, doc["confounders"]
+    # Before: `likely`, as with the risk rule change alone.
+    assert doc["verdict"] == "uncertain", doc["verdict"]
+    assert [
+        c["statement"] for c in doc["claims"] if "not ruled out by any mechanism" in c["statement"]
+    ] == [
+        f"{CHANGES} other changes in the 30 min before PAY-4097 was first seen are not ruled "
+        "out by any mechanism evidence: each could explain the errors as well, so the verdict "
+        "is no stronger than uncertain"
+    ], doc["claims"]
 
 
 def test_a_periods_changes_are_listed_in_time_order(crowded, invoke) -> None:  # type: ignore[no-untyped-def]

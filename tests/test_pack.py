@@ -153,3 +153,41 @@ def test_pack_hash_survives_a_json_round_trip_as_recorded() -> None:
     pack = build_pack(request(created_at=datetime(2026, 9, 1, tzinfo=UTC)), [item])
     again = type(pack).model_validate_json(pack.model_dump_json())
     assert pack_hash(again) == pack.pack_hash
+
+
+def test_competing_causes_that_do_not_fit_are_the_farthest_from_the_first_error() -> None:
+    # Ten change events 10 min (change:c-01) to 1 min (change:c-10) before the first error
+    # (10:00Z), ~200 tokens each, and the first error's record: room for about half of them.
+    first = datetime(2026, 7, 23, 10, 0, tzinfo=UTC)
+    error = ev("err:E-1", ["error_first_seen"], "first seen 10:00")
+    changes = [
+        ev(
+            f"change:c-{n:02d}",
+            ["change_event"],
+            "c" * 800,
+            type="ChangeEvent",
+            context={"at": f"2026-07-23T09:{49 + n:02d}:00Z"},
+        )
+        for n in range(1, 11)
+    ]
+    req = request(
+        intents=["deployment_correlation"],
+        required_types=["error_first_seen"],
+        budget_tokens=2000,
+        cause_window=(datetime(2026, 7, 22, 10, 0, tzinfo=UTC), first),
+    )
+    pack = build_pack(req, [error, *changes])
+    kept = sorted(e.element_id for e in pack.evidence if e.element_id.startswith("change:"))
+    left = sorted(o.element_id for o in pack.omissions)
+    assert kept and left
+    # Before: the first ids kept whatever their time (change:c-01, the farthest, ...).
+    assert kept == [f"change:c-{n:02d}" for n in range(11 - len(kept), 11)], kept
+    assert "err:E-1" in {e.element_id for e in pack.evidence}
+    # The order the evidence is handed in does not matter, nor does the window change the hash
+    # of a pack that holds everything.
+    assert build_pack(req, [*reversed(changes), error]).pack_hash == pack.pack_hash
+    roomy = request(intents=["deployment_correlation"], required_types=["error_first_seen"])
+    assert (
+        build_pack(roomy.model_copy(update={"cause_window": req.cause_window}), changes).pack_hash
+        == build_pack(roomy, changes).pack_hash
+    )
