@@ -82,6 +82,7 @@ from investigator.runbook_search import (
     RankedRunbook,
     pasted_alert_text,
     search_runbooks,
+    searched_words,
     spelled_out,
 )
 from investigator.runbook_sections import (
@@ -444,7 +445,7 @@ def _note_wide_ties(outcome: RetrievalOutcome, calls: Iterable[ToolCall]) -> Non
     """Keep the fulltext calls whose rows stopped above a tie too wide to order."""
     for call in calls:
         if call.result.tie_at_cut is not None:
-            words = str(call.result.params.get("query", ""))
+            words = searched_words(str(call.result.params.get("query", "")))
             outcome.wide_ties[words] = call.result.tie_at_cut
 
 
