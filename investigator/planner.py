@@ -500,9 +500,10 @@ _YES_NO_QUESTION = re.compile(
 def reads_as_placed_symptom(question: str) -> bool:
     """Whether the question is a symptom said with where it shows, as the on-call types it
     ("5xx errors on frontend", "5xx on payment-api"): short, read as nothing but an
-    incident or entity lookup, naming at most services (no id, error code, release or
-    alert), no incident, time, document or question word. Its words are asked of the
-    runbook search as well (`RetrievalLoop._runbook_by_text`) when no incident answers it.
+    incident or entity lookup, naming at most services (by name or `svc:` id; no other id,
+    error code, release or alert), no incident, time, document or question word. Its words
+    are asked of the runbook search as well (`RetrievalLoop._runbook_by_text`) when no
+    incident answers it.
     A question mark at its end asks nothing more ("5xx on payment-api?")."""
     question = re.sub(r"[?？\s]+$", "", question)
     if reads_as_symptom(question):
@@ -510,7 +511,9 @@ def reads_as_placed_symptom(question: str) -> bool:
     if not set(detect_intents(question)) <= {Intent.INCIDENT_LOOKUP, Intent.ENTITY_LOOKUP}:
         return False
     mentions = extract_mentions(question)
-    if mentions.ids or mentions.error_codes or mentions.releases or mentions.alerts:
+    # A service's id is a place as its name is ("ssh brute force on svc:payment-api").
+    other_ids = [i for i in mentions.ids if not i.startswith("svc:")]
+    if other_ids or mentions.error_codes or mentions.releases or mentions.alerts:
         return False
     if _ASKS_AN_INCIDENT.search(question) or _NOT_A_SYMPTOM.search(question):
         return False

@@ -1,12 +1,15 @@
 """A GuardDuty finding's name typed as words ("instance credential exfiltration", "tor ip
-caller"), through the CLI against a real Neo4j.
+caller"), and a finding said with the service it shows on ("ssh brute force on
+svc:payment-api"), through the CLI against a real Neo4j.
 
 Before (e27 corpus, dgwhited/guardduty-runbooks): a finding's CamelCase name is one token to
 the fulltext analyzer (`instancecredentialexfiltration`, in the page's file name and id) and
 was one word to the ranking's name precision and word pairs, so "instance credential
 exfiltration" never reached the two InstanceCredentialExfiltration pages ("no runbook fits: 4
 runbooks tie, each covering 83% ... exfiltration-s3-maliciousipcaller, ...") and "tor ip
-caller" showed one TorIPCaller page of many with nothing said. The pages here are written for
+caller" showed one TorIPCaller page of many with nothing said. `investigate` never asked
+the runbook search when the question also named a service ("SSH brute forcing against
+checkout": partial, every page `low_relevance`). The pages here are written for
 the test, shaped like GuardDuty's (a title underlined with `-`, filed under the type's parts
 joined by `-`); their text writes the finding's words in other forms than typed, as the real
 pages do ("credentials", "exfiltrated").
@@ -43,6 +46,12 @@ PAGES = {
         "Temporary keys of a host's launch role are used from another account's host.",
         "Keys handed to one EC2 host were exfiltrated and are used by a host of another account.",
         "Revoke the role's active sessions and find which account holds the keys.",
+    ),
+    "unauthorizedaccess-ec2-sshbruteforce.md": _page(
+        "UnauthorizedAccess:EC2/SSHBruteForce",
+        "A host took part in SSH brute force attempts.",
+        "Many password guesses over SSH reached a Linux host, or the host sent them.",
+        "Allow port 22 only from the office range in the security group.",
     ),
     "exfiltration-s3-maliciousipcaller.md": _page(
         "Exfiltration:S3/MaliciousIPCaller",
@@ -154,3 +163,29 @@ def test_investigate_names_the_pair_as_a_tie_not_an_answer(  # type: ignore[no-u
     assert gap["description"].startswith(
         f"the question's words fit 2 runbooks alike ({INSIDE}, {OUTSIDE}): a tie"
     ), gap
+
+
+SSH = "runbook:unauthorizedaccess-ec2-sshbruteforce"
+
+
+def _runbook_claims(doc: dict) -> list[str]:  # type: ignore[type-arg]
+    return [c["statement"] for c in doc["claims"] if c["statement"].startswith("Runbook ")]
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["SSH brute forcing against checkout", "ssh brute force on svc:payment-api"],
+)
+def test_a_finding_said_on_a_service_is_answered_with_its_page(  # type: ignore[no-untyped-def]
+    findings: Path, invoke, question: str
+) -> None:
+    result = invoke("investigate", question, *BOB, "--deadline-seconds", "600", "--json")
+    assert result.code == 0, result
+    doc = json.loads(result.out)
+    claims = _runbook_claims(doc)
+    # Before: the search was not asked once a service was known: "partial", every page
+    # `low_relevance` (checkout), or only "Service svc:payment-api: payment-api".
+    assert any(f"({SSH}," in s for s in claims), (claims, doc["rejected"])
+    assert doc["status"] == "complete", doc["missing_evidence"]
+    # checkout's alert runbook is not about SSH: it is not claimed for it.
+    assert not [s for s in claims if "pod-crashloop" in s], claims
