@@ -32,6 +32,12 @@ def identifier_words(name: str) -> list[str]:
     return [part.lower() for part in _IDENTIFIER_PART.findall(name)]
 
 
+def is_camel_case(token: str) -> bool:
+    """Whether `token` steps from lower to upper case, or ends an acronym, inside it
+    (`TorIPCaller`, `etcdNoLeader`): words written as one; not `PAY`, `Error`, `5xx`."""
+    return bool(_CASE_STEP.search(token))
+
+
 def is_alert_name(token: str) -> bool:
     """Whether one identifier (no spaces) has the shape of an alert's name."""
     if not _TOKEN.fullmatch(token) or not _CASE_STEP.search(token):

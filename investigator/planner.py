@@ -543,20 +543,22 @@ def says_status_at_a_place(question: str) -> bool:
 def reads_as_placed_symptom(question: str) -> bool:
     """Whether the question is a symptom said with where it shows, as the on-call types it
     ("5xx errors on frontend", "5xx on payment-api"): short, read as nothing but an
-    incident or entity lookup, naming at most services (no id, error code, release or
-    alert), no incident, time, document or question word. Its words are asked of the
-    runbook search as well (`RetrievalLoop._runbook_by_text`) when no incident answers it.
-    A question mark at its end asks nothing more ("5xx on payment-api?"). An HTTP status
-    said as a number is read as its family's errors ("500s on checkout" as "5xx errors on
-    checkout", `status_symptom_reading`), and a status family said at a one-word place ("5xx
-    on checkout") is such a symptom, not a bare one."""
+    incident or entity lookup, naming at most services (by name or `svc:` id; no other id,
+    error code, release or alert), no incident, time, document or question word. Its words
+    are asked of the runbook search as well (`RetrievalLoop._runbook_by_text`) when no
+    incident answers it. A question mark at its end asks nothing more ("5xx on
+    payment-api?"). An HTTP status said as a number is read as its family's errors ("500s on
+    checkout" as "5xx errors on checkout", `status_symptom_reading`), and a status family
+    said at a one-word place ("5xx on checkout") is such a symptom, not a bare one."""
     question = status_symptom_reading(re.sub(r"[?？\s]+$", "", question))
     if reads_as_symptom(question) and not says_status_at_a_place(question):
         return False
     if not set(detect_intents(question)) <= {Intent.INCIDENT_LOOKUP, Intent.ENTITY_LOOKUP}:
         return False
     mentions = extract_mentions(question)
-    if mentions.ids or mentions.error_codes or mentions.releases or mentions.alerts:
+    # A service's id is a place as its name is ("ssh brute force on svc:payment-api").
+    other_ids = [i for i in mentions.ids if not i.startswith("svc:")]
+    if other_ids or mentions.error_codes or mentions.releases or mentions.alerts:
         return False
     if _ASKS_AN_INCIDENT.search(question) or _NOT_A_SYMPTOM.search(question):
         return False

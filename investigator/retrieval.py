@@ -83,6 +83,8 @@ from investigator.runbook_search import (
     RankedRunbook,
     pasted_alert_text,
     search_runbooks,
+    search_terms,
+    searched_words,
     spelled_out,
 )
 from investigator.runbook_sections import (
@@ -186,6 +188,16 @@ _INCIDENT_LINKS = frozenset({"AFFECTED_BY", "EMITTED"})
 _BESIDE_A_CODE = frozenset({"error", "errors", "code"})
 # The intents a question of error ids alone is read as before its runbook is known.
 _READ_FOR_A_CODE = frozenset({Intent.ENTITY_LOOKUP, Intent.INCIDENT_LOOKUP})
+
+
+def _without_words(text: str, forms: Sequence[str]) -> str:
+    """`text` without each of `forms` where it stands as a whole word or id (any case),
+    its whitespace read as one space."""
+    for form in forms:
+        text = re.sub(
+            r"(?<![\w:@/.-])" + re.escape(form) + r"(?![\w:@/-])", " ", text, flags=re.IGNORECASE
+        )
+    return " ".join(text.split())
 
 
 def _only_codes(question: str) -> bool:
@@ -445,7 +457,7 @@ def _note_wide_ties(outcome: RetrievalOutcome, calls: Iterable[ToolCall]) -> Non
     """Keep the fulltext calls whose rows stopped above a tie too wide to order."""
     for call in calls:
         if call.result.tie_at_cut is not None:
-            words = str(call.result.params.get("query", ""))
+            words = searched_words(str(call.result.params.get("query", "")))
             outcome.wide_ties[words] = call.result.tie_at_cut
 
 
@@ -1156,8 +1168,13 @@ class RetrievalLoop:
         symptom = self.intents == [Intent.ENTITY_LOOKUP] and reads_as_symptom(self.reading)
         if Intent.APPLICABLE_RUNBOOK not in self.intents and not symptom and not placed:
             return False
-        # A placed symptom's service is where it shows, not a record that answers it.
-        if (known.services and not placed) or known.alerts or known.error_codes or known.runbooks:
+        # A placed symptom's service is where it shows, not a record that answers it; so is
+        # a service a bare symptom writes by its one-word name ("SSH brute forcing against
+        # checkout"): the search answers the symptom's words.
+        places = self._places_written(known) if (placed or symptom) else []
+        if (known.services and not placed and not places) or known.alerts:
+            return False
+        if known.error_codes or known.runbooks:
             return False
         if known.incidents:
             return False  # "the payments incident": its services' runbooks are the answer
@@ -1165,6 +1182,11 @@ class RetrievalLoop:
             # The search not asked is a run cut short, not one that found nothing (and its
             # replay stops at the same call).
             return False
+        if places and not placed:
+            # Its place's runbooks are weighed as a placed symptom's: one of its alerts'
+            # counts only when the symptom's words fit that alert (not KubePodCrashLooping's
+            # for "SSH brute forcing against checkout").
+            self.gate.policy = self.gate.policy.model_copy(update={"placed_symptom": self.reading})
         search = _SearchSteps(self, known, outcome)
         # A placed symptom is asked in the words it is read in ("500s" as "5xx errors").
         asked = runbook_search_text(
@@ -1179,6 +1201,13 @@ class RetrievalLoop:
         guessless = self._without_guessed_alerts(asked, outcome)
         if ranking.best is None and guessless and guessless != asked:
             words = guessless
+            ranking, hits = search_runbooks(search, words, set_aside_unknown=False)
+        # The place is no word of what to do there: a page about the symptom does not name
+        # the service it shows on ("ssh brute force on svc:payment-api": the SSHBruteForce
+        # page). Asked again without it only when nothing fits all the words.
+        placeless = _without_words(words, places)
+        if ranking.best is None and places and placeless != words and search_terms(placeless):
+            words = placeless
             ranking, hits = search_runbooks(search, words, set_aside_unknown=False)
         self.search_rounds += search.rounds
         outcome.rounds = self.session.round
@@ -1228,6 +1257,16 @@ class RetrievalLoop:
             # of the runbook (and its owner), not of an entity the words never named.
             self._answer(symptom_intents())
         return known.add("runbooks", chosen_id)
+
+    def _places_written(self, known: Known) -> list[str]:
+        """The known services as the question writes them, by id or by the name its id
+        holds (`svc:payment-api`, `checkout`): where a symptom shows."""
+        written = []
+        for service in sorted(known.services):
+            for form in (service, service.split(":", 1)[-1]):
+                if _without_words(self.inp.question, [form]) != " ".join(self.inp.question.split()):
+                    written.append(form)
+        return written
 
     def _without_guessed_alerts(self, words: str, outcome: RetrievalOutcome) -> str:
         """`words` without the alert names the question writes that name no alert the subject

@@ -82,7 +82,13 @@ from investigator.runbook_fallback import (
     fallback_runbooks,
     search_paths,
 )
-from investigator.runbook_search import SHOWN, RankedRunbook, search_runbooks, wide_tie_said
+from investigator.runbook_search import (
+    SHOWN,
+    RankedRunbook,
+    fulltext_query,
+    search_runbooks,
+    wide_tie_said,
+)
 from investigator.runbook_sections import (
     LINKED_FILE,
     SectionCase,
@@ -1562,7 +1568,7 @@ class RunbookLookup:
         # of the first candidates fits (investigator/runbook_search.py, issue 15).
         ranking, hits = search_runbooks(run, text)
         run.text_matches = ranking.ranked[:SHOWN]
-        read = run.runbook_reads.get(" ".join(ranking.terms))
+        read = run.runbook_reads.get(fulltext_query(ranking.terms))
         chosen = ranking.best
         if chosen is None:
             # Rows stopped above a wide tie: the runbooks of the tie were never read, so

@@ -62,7 +62,12 @@ from collections.abc import Mapping, Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from cypher_templates.plan import PlanStep
-from graph_schema.alert_names import identifier_words, is_alert_name
+from graph_schema.alert_names import (
+    finding_types,
+    identifier_words,
+    is_alert_name,
+    is_camel_case,
+)
 from investigator.alert_rules import page_texts
 from investigator.evidence import Evidence
 from investigator.runbook_fallback import LookupSteps
@@ -222,6 +227,47 @@ def search_terms(text: str) -> list[str]:
         if _informative(word) and word not in terms:
             terms.append(word)
     return terms[:MAX_TERMS]
+
+
+# The longest run of adjacent query words joined into one term (`tor ip caller` ->
+# `toripcaller`): a finding type's CamelCase name (`TorIPCaller`,
+# `InstanceCredentialExfiltration`) is one token to the fulltext analyzer, in a page's title
+# and in its file name and id (`unauthorizedaccess-iamuser-toripcaller`).
+JOINED_WORDS = 4
+
+
+def joined_terms(terms: list[str], limit: int) -> list[str]:
+    """The runs of 2 to `JOINED_WORDS` adjacent `terms` joined into one word, each once and
+    none a term already, as many as fit in the `limit` characters the terms leave: the query
+    also finds the page whose title or file name writes those words as one CamelCase name.
+    They only bring candidates (and a fulltext score): the ranking weighs the terms."""
+    room = limit - len(" ".join(terms))
+    joined: list[str] = []
+    for size in range(2, JOINED_WORDS + 1):
+        for start in range(len(terms) - size + 1):
+            word = "".join(terms[start : start + size])
+            if word in terms or word in joined:
+                continue
+            if room - (1 + len(word)) < 0:
+                return joined
+            joined.append(word)
+            room -= 1 + len(word)
+    return joined
+
+
+def fulltext_query(terms: list[str]) -> str:
+    """The fulltext query of the search's `terms`: the terms, then their joined runs."""
+    return " ".join(terms + joined_terms(terms, MAX_QUERY_CHARS))
+
+
+def searched_words(query: str) -> str:
+    """The words a fulltext query of `fulltext_query` asked, its joined runs left out (what
+    a note names: "zebrafrost stalls", not "... zebrafroststalls"); any other query as it is."""
+    tokens = query.split()
+    for k in range(len(tokens), 0, -1):
+        if k < len(tokens) and tokens[k:] == joined_terms(tokens[:k], MAX_QUERY_CHARS):
+            return " ".join(tokens[:k])
+    return query
 
 
 def _within(terms: list[str], limit: int) -> list[str]:
@@ -411,6 +457,35 @@ def spelled_out(text: str, names: Sequence[str]) -> list[int]:
     return [i for words, i in spelled if not any(words < other for other, _ in spelled)]
 
 
+def _title_sequence(title: str) -> list[str]:
+    """A title's words in order, a CamelCase name split into its words
+    (`UnauthorizedAccess:IAMUser/TorIPCaller` -> unauthorized access iam user tor ip caller),
+    other words as they are (`5xx`, `k8s`)."""
+    words: list[str] = []
+    for token in title.split():
+        if is_camel_case(token):
+            words += identifier_words(token)
+        else:
+            words += _words(token)
+    return words
+
+
+def name_parts(name: str, title: str | None) -> list[str]:
+    """A runbook's name's words, a part that writes a run of its title's words as one
+    (`toripcaller` of `recon-iamuser-toripcaller`, titled `Recon:IAMUser/TorIPCaller`, as AWS
+    files a finding's page) split into them: recon iam user tor ip caller."""
+    title_words = _title_sequence(title or "")
+    spans = {
+        "".join(title_words[i:j]): title_words[i:j]
+        for i in range(len(title_words))
+        for j in range(i + 2, len(title_words) + 1)
+    }
+    parts: list[str] = []
+    for part in identifier_words(name):
+        parts += spans.get(part, [part])
+    return parts
+
+
 def _title_words(hit: Evidence) -> set[str]:
     """The stems of a runbook's name and title, identifiers split (`CephMonQuorumLost`)."""
     return {_stem(w) for w in identifier_words(_name(hit))} | text_stems(hit.title or "")
@@ -507,16 +582,30 @@ def rank_runbooks(
         in_text = {_stem(w) for w in body} | in_title
         # The name's own words, for precision: CephClusterCriticallyFull has a word that
         # "cluster is nearing full" lacks, CephClusterNearFull does not.
-        name_words = {_stem(w) for w in identifier_words(name) if _informative(w)}
+        name_words = {_stem(w) for w in name_parts(name, hit.title) if _informative(w)}
         title_only = {
             _stem(w)
             for token in (hit.title or "").split()
             for w in identifier_words(token)
             if _informative(w.lower()) and w.lower() not in _TITLE_FILLER
         }
+        # A finding type's own name, its threat and resource left out: "instance credential
+        # exfiltration outside aws" names UnauthorizedAccess:IAMUser/InstanceCredential...
+        finding = {
+            _stem(w)
+            for found in finding_types(hit.title or "")
+            for w in identifier_words(found.rsplit("/", 1)[-1])
+            if _informative(w)
+        }
         pairs = _pairs(_stem_sequence(_words(hit.title or "") + body))
+        # The title's CamelCase names split too (`TorIPCaller`: tor ip, ip caller) for the
+        # score: sibling findings of one name rank alike. Not for a fit by `text`, which is
+        # a sentence of the page quoted.
+        title_pairs = pairs | _pairs(_stem_sequence(_title_sequence(hit.title or "")))
         numbers = _numbers(hit.content or "")
-        features.append((hit, in_title, in_text, name_words, title_only, pairs, numbers))
+        features.append(
+            (hit, in_title, in_text, name_words, (title_only, finding), pairs, title_pairs, numbers)
+        )
     weight = _rarity(stems, [f[2] for f in features], known, set_aside=set_aside_unknown)
     total = sum(weight.values())
     # A fit by name alone is the loosest: the words no runbook uses still count against it
@@ -530,16 +619,17 @@ def rank_runbooks(
     named = query | {
         _stem(part) for token in query_text.split() for part in identifier_words(token)
     }
-    for hit, in_title, in_text, name_words, title_only, pairs, numbers in features:
+    for hit, in_title, in_text, name_words, titled, pairs, title_pairs, numbers in features:
         fulltext = _fulltext_score(hit)
         title_cover = sum(weight[s] for s in stems if s in in_title) / total
         text_cover = sum(weight[s] for s in stems if s in in_text) / total
         precision = len(name_words & query) / len(name_words) if name_words else 0.0
         pair_fit = len(query_pairs & pairs) / len(query_pairs) if query_pairs else 0.0
+        pair_score = len(query_pairs & title_pairs) / len(query_pairs) if query_pairs else 0.0
         number_fit = len(query_numbers & numbers) / len(query_numbers) if query_numbers else 0.0
         score = (fulltext or 0.0) / best_score + TITLE_WEIGHT * title_cover
         score += TEXT_WEIGHT * text_cover + TITLE_PRECISION_WEIGHT * precision
-        score += PHRASE_WEIGHT * pair_fit + NUMBER_WEIGHT * number_fit
+        score += PHRASE_WEIGHT * pair_score + NUMBER_WEIGHT * number_fit
         alert_fit, alert_id = alert_links.get(hit.element_id, (0.0, None))
         score += ALERT_WEIGHT * alert_fit
         text_fit = text_cover
@@ -547,9 +637,9 @@ def rank_runbooks(
         # Named by the query: by its name's words or by its title's (whichever it has more of).
         name_fit, name_size = max(
             (len(words & named) / len(words), len(words))
-            for words in (name_words, title_only)
+            for words in (name_words, *titled)
             if words
-        ) if (name_words or title_only) else (0.0, 0)  # fmt: skip
+        ) if (name_words or any(titled)) else (0.0, 0)  # fmt: skip
         ranked.append(
             RankedRunbook(
                 id=hit.element_id,
@@ -637,7 +727,7 @@ def search_runbooks(
     terms = _within(search_terms(text), MAX_QUERY_CHARS)
     if not terms:
         return TextRanking(terms=terms, ranked=[]), []
-    query = " ".join(terms)
+    query = fulltext_query(terms)
     hits = run.call(
         "fulltext_search", {"query": query}, "runbook", options={"label": "Runbook"},
         limit=CANDIDATES,

@@ -8,7 +8,8 @@ an alert whose summary reads "The storage index is too old." above the alert nam
 from __future__ import annotations
 
 _ENGLISH_TEXT = """
-    a about above after again all also am an and any are as at be because been before being
+    a about above after again against all also am among an and any are as at be because been
+    before being
     below between both but by can could did do does doing during each either few for
     from further had has have having he her here hers him his how i if in into is it its
     itself just may me might more most must my neither no nor not now of off on once only or

@@ -59,6 +59,7 @@ Whatever cannot be resolved is reported in `ImportResult.unresolved`.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterable
 from datetime import UTC, datetime
@@ -808,6 +809,31 @@ def _skip_other_pages(root: Path, result: ImportResult) -> str | None:
     return line
 
 
+def _skip_hidden_pages(root: Path, result: ImportResult) -> None:
+    """One counted line for the Markdown files whose name starts with `.` (`.md`, a page
+    written with no name; `.draft.md`): hidden files are not imported, and the user hears so
+    (before, nothing was said). Hidden folders (`.git`, `.github`) are not looked into."""
+    if root.is_file():
+        return
+    hidden: list[str] = []
+    for folder, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        here = Path(folder)
+        hidden += [
+            (here / name).relative_to(root).as_posix()
+            for name in filenames
+            if name.startswith(".") and name.lower().endswith(IMPORTED_SUFFIXES)
+        ]
+    if not hidden:
+        return
+    names = sorted(hidden)
+    s = "s" if len(names) > 1 else ""
+    result.skipped.append(
+        f"{len(names)} hidden file{s} (name starting with '.'), not imported: "
+        f"{listed_names(names)}; rename a page without the leading '.' to import it"
+    )
+
+
 # What a Sphinx or ReadTheDocs shop is told of its `.rst` pages.
 _RST_HINT = (
     "reStructuredText (.rst) is not read as Markdown: convert it first "
@@ -967,6 +993,7 @@ def import_markdown_runbooks(
             continue
         parsed_files.extend(_file_versions(file, path, options, result, budget))
     _skip_indexes(indexes, result)
+    _skip_hidden_pages(path, result)
     others = _skip_other_pages(path, result)
     if not parsed_files and not result.problems:
         # The refusal names what it saw: the skipped line is not printed when nothing is.
