@@ -1,0 +1,125 @@
+"""A team's database runbooks: one page per task per engine (`docs/mariadb/restart.md`,
+`docs/mongodb/restart.md`), as a DBA repository keeps them, imported as Markdown and asked
+through the CLI on a real Neo4j. The pages are written here, in the shape of such a corpus.
+
+Before (explorer of session 27 on a real DBA corpus):
+- a page with no steps section whose opening text is under the `#` title, every other heading
+  `##`, ended its card with "the sections after it () are not shown".
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import neo4j
+import pytest
+from conftest import import_runbooks_and_rules
+
+TENANT = "dbas"
+SUBJECT = f"{TENANT}/user:oncall"
+
+POSTGRES_CONNECTIONS = """# Too many connections
+
+PostgreSQL turns a new session away with "sorry, too many clients already" once every
+connection slot is taken. Too many connections nearly always means a client pool that leaks.
+
+## Steps
+
+1. Count the sessions of each role in pg_stat_activity.
+2. End the idle sessions of the role that leaks.
+"""
+
+MARIADB_CONNECTIONS = """# MariaDB connection limits
+
+Who holds the connections of a MariaDB server, and how to raise its limit while it runs.
+
+## Steps
+
+1. List the connections of each account with the connection-usage task.
+2. When clients get too many connections, raise max_connections with set-runtime-param.
+"""
+
+
+OPLOG = """# MongoDB oplog
+
+The oplog is the capped collection every secondary replays. Its size sets the replication
+window: how far behind a secondary may fall before it needs a full resync.
+
+## Resize
+
+1. Read each member's window with oplog/status.
+2. Grow the oplog of every member with oplog/resize.
+
+## Notes
+
+A busy primary with a small oplog leaves its secondaries little time after maintenance.
+"""
+
+HEALTH_CHECK = """# Task: health-check (MongoDB)
+
+Three layers of checks: the pods, the connection, the replica set's state.
+
+## Thresholds
+
+| Check | warn | crit |
+|-------|------|------|
+| Replication lag | 15s | 60s |
+
+When the MongoDB oplog window is too small, the check fails until the uptime passes the
+threshold.
+"""
+
+SET_PARAMETER = """# MariaDB set runtime parameter
+
+Sets a MariaDB global variable online with SET GLOBAL, for example raising max_connections
+when clients run out of connections. The change is gone after a restart.
+
+## Steps
+
+1. Run the task with the variable's name and its new value.
+2. Check the value on every pod.
+"""
+
+
+def _restart(engine: str, unit: str) -> str:
+    return (
+        f"# Task: restart ({engine})\n\nRolling restart of the {engine} {unit}, one pod at a "
+        "time, the primary last.\n\n## Input\n\nThe namespace and the cluster's name.\n\n"
+        "## Output\n\nA JSON document with the pods restarted.\n"
+    )
+
+
+@pytest.fixture()
+def corpus(tmp_path: Path, clean_db: neo4j.Driver, cli_env: object, invoke) -> Path:  # type: ignore[no-untyped-def]
+    runbooks = {
+        "docs/postgresql/too-many-connections.md": POSTGRES_CONNECTIONS,
+        "docs/mariadb/connection-limits.md": MARIADB_CONNECTIONS,
+        "docs/mariadb/restart.md": _restart("MariaDB", "StatefulSet"),
+        "docs/mongodb/restart.md": _restart("MongoDB", "replica set"),
+        "docs/mongodb/oplog.md": OPLOG,
+        "docs/mongodb/health-check.md": HEALTH_CHECK,
+        "docs/mariadb/set-runtime-parameter.md": SET_PARAMETER,
+    }
+    import_runbooks_and_rules(invoke, tmp_path, TENANT, runbooks=runbooks, folder="db-runbooks")
+    return tmp_path
+
+
+def _answer(invoke, *args: str) -> dict:  # type: ignore[no-untyped-def,type-arg]
+    result = invoke("runbook", *args, "--subject", SUBJECT, "--json")
+    assert result.code == 0, result
+    return json.loads(result.out)  # type: ignore[no-any-return]
+
+
+def test_an_opening_text_under_the_title_names_the_sections_after_it(  # type: ignore[no-untyped-def]
+    corpus: Path, invoke
+) -> None:
+    answer = _answer(invoke, "rolling restart of the MongoDB replica set")
+    assert answer["runbook"]["id"] == "runbook:mongodb/restart", answer["note"]
+    steps_note = answer["runbook"]["steps_note"]
+    assert steps_note == (
+        "the runbook has no section of steps: shown is its opening text, up to its next "
+        "section; the sections after it (Input, Output) are not shown"
+    ), steps_note
+    card = invoke("runbook", "rolling restart of the MongoDB replica set", "--subject", SUBJECT)
+    assert "()" not in card.out, card.out
