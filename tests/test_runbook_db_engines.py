@@ -3,6 +3,8 @@
 through the CLI on a real Neo4j. The pages are written here, in the shape of such a corpus.
 
 Before (explorer of session 27 on a real DBA corpus):
+- `--alert restart` over two pages named restart said of the one shown that its name "is the
+  only tie", and `--alert mongodb/restart` answered "did you mean runbook:mongodb/restart?";
 - a page with no steps section whose opening text is under the `#` title, every other heading
   `##`, ended its card with "the sections after it () are not shown".
 """
@@ -123,3 +125,27 @@ def test_an_opening_text_under_the_title_names_the_sections_after_it(  # type: i
     ), steps_note
     card = invoke("runbook", "rolling restart of the MongoDB replica set", "--subject", SUBJECT)
     assert "()" not in card.out, card.out
+
+
+def test_pages_named_alike_are_counted_and_a_path_finds_its_page(  # type: ignore[no-untyped-def]
+    corpus: Path, invoke
+) -> None:
+    both = _answer(invoke, "--alert", "restart")
+    assert both["runbook"]["id"] in ("runbook:mariadb/restart", "runbook:mongodb/restart")
+    assert (
+        "2 runbooks are named after it (runbook:mariadb/restart, runbook:mongodb/restart), and "
+        "that name is their only tie"
+    ) in both["note"], both["note"]
+    assert "is the only tie" not in both["note"], both["note"]
+    assert "(--alert mariadb/restart or --alert mongodb/restart)" in both["note"], both["note"]
+    # The path the note gives finds its page, and is never suggested to itself.
+    for engine in ("mariadb", "mongodb"):
+        one = _answer(invoke, "--alert", f"{engine}/restart")
+        assert one["runbook"]["id"] == f"runbook:{engine}/restart", one["note"]
+        assert "did you mean" not in one["note"], one["note"]
+        assert f"runbook:{engine}/restart has that path as its id" in one["note"], one["note"]
+    # A path no page has: none matches, and the input is not offered back.
+    none = _answer(invoke, "--alert", "redis/restart")
+    assert none["runbook"] is None
+    assert "runbook:redis/restart" not in none["note"], none["note"]
+    assert "redis/restart?" not in none["note"], none["note"]
