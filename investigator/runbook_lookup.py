@@ -61,6 +61,7 @@ from investigator.alert_rules import (
 )
 from investigator.context_graph.models import RunStatus
 from investigator.context_graph.recorder import RunRecorder
+from investigator.db_engines import engines_named, page_engines
 from investigator.entity_suggestions import (
     MAX_SUGGESTIONS,
     Candidate,
@@ -82,7 +83,7 @@ from investigator.runbook_fallback import (
     fallback_runbooks,
     search_paths,
 )
-from investigator.runbook_search import SHOWN, RankedRunbook, search_runbooks
+from investigator.runbook_search import SHOWN, RankedRunbook, TextRanking, search_runbooks
 from investigator.runbook_sections import (
     LINKED_FILE,
     SectionCase,
@@ -444,6 +445,37 @@ def _pair_note(text: str, chosen: RankedRunbook, others: list[RankedRunbook]) ->
         f"2 runbooks fit {text[:60]!r} alike ({', '.join(ids)}): a tie, the words do not "
         f"choose; the card shows {chosen.id}, first by id only: add a word that tells them "
         f"apart, or use {way}"
+    )
+
+
+def _engines_note(
+    text: str, ranking: TextRanking, chosen: RankedRunbook, by_id: dict[str, Evidence]
+) -> str | None:
+    """What the card says of database engines: the pages of other engines set aside for the
+    one the text names; else, when the text names none, the pages of other engines than the
+    one shown that fit it too (before, one engine's page was shown with nothing said)."""
+    if ranking.engine is not None:
+        return ranking.engine_said()
+    if engines_named(text)[0]:
+        return None  # two engines named: a comparison, every page of them kept
+    mine = page_engines(by_id[chosen.id])
+    if not mine:
+        return None
+    others = [
+        f"{r.id} ({', '.join(sorted(theirs))})"
+        for r in ranking.ranked[:SHOWN]
+        if r.id != chosen.id
+        and r.fits_by is not None
+        and r.id in by_id
+        and (theirs := page_engines(by_id[r.id]))
+        and not theirs & mine
+    ]
+    if not others:
+        return None
+    return (
+        f"the text names no database engine, and runbooks of other engines fit it too "
+        f"({', '.join(others)}): the card shows {chosen.id} ({', '.join(sorted(mine))}), the "
+        "best ranked: name the engine to choose"
     )
 
 
@@ -1654,6 +1686,9 @@ class RunbookLookup:
                 "alike (the first 5 under text "
                 "matches); the card shows the best ranked: add words, or use --alert NAME"
             )
+        engines = _engines_note(text, ranking, chosen, by_id)
+        if engines is not None:
+            run.text_alike = "; ".join(n for n in (run.text_alike, engines) if n)
         if chosen.fits_by == "words":
             # Shown, not a quote, a name or a pasted alert: the one page with every word.
             run.text_alike = (

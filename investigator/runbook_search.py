@@ -64,6 +64,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from cypher_templates.plan import PlanStep
 from graph_schema.alert_names import identifier_words, is_alert_name
 from investigator.alert_rules import page_texts
+from investigator.db_engines import (
+    engine_word,
+    engines_named,
+    of_another_engine,
+    page_engines,
+    without_errors,
+)
 from investigator.evidence import Evidence
 from investigator.runbook_fallback import LookupSteps
 from investigator.stop_words import ENGLISH_STOP_WORDS, HURRIED_FILLER
@@ -285,6 +292,24 @@ class TextRanking(BaseModel):
     # Whether those words weighed nothing (`_rarity` set them aside): a share of the query
     # is then a share of the other words, and the abstention says so.
     unknown_set_aside: bool = False
+    # The one database engine the text names (by word or a pasted error, the error as typed)
+    # and the pages of other engines set aside for it (`investigator/db_engines.py`).
+    engine: str | None = None
+    engine_error: str | None = None
+    engine_set_aside: list[str] = []
+
+    def engine_said(self) -> str | None:
+        """What the card says of the pages set aside for the engine the text names."""
+        if self.engine is None or not self.engine_set_aside:
+            return None
+        how = f"its error {self.engine_error!r}" if self.engine_error else "its name"
+        aside = self.engine_set_aside
+        more = f" and {len(aside) - 3} more" if len(aside) > 3 else ""
+        shown = ", ".join(aside[:3])
+        return (
+            f"the text names {self.engine} ({how}): runbooks of other engines are set aside "
+            f"({shown}{more})"
+        )
 
     @property
     def best(self) -> RankedRunbook | None:
@@ -327,6 +352,14 @@ class TextRanking(BaseModel):
 
     def note(self) -> str:
         """Why nothing was chosen, in one line."""
+        said = self.engine_said()
+        if said is None:
+            return self._note()
+        if not self.ranked:
+            return f"no runbook of {self.engine} mentions any of: {', '.join(self.terms)}; {said}"
+        return f"{self._note()}; {said}"
+
+    def _note(self) -> str:
         if not self.terms:
             return "the text has no informative words to search for"
         if not self.ranked:
@@ -634,6 +667,13 @@ def search_runbooks(
     Besides the runbooks themselves, the alert rules of the tenant are searched with the same
     words: an on-call engineer often pastes the alert's summary, and an alert whose own text
     covers the query (`ALERT_MATCH`) points at its runbook through `APPLIES_TO`."""
+    # A text naming one database engine (or pasting its error) is answered from that
+    # engine's pages and pages of none: another engine's page of the same words is set aside.
+    # A pasted error's code names the engine; its words are the message after it.
+    engines, error = engines_named(text)
+    engine = next(iter(engines)) if len(engines) == 1 else None
+    if error is not None:
+        text = without_errors(text)
     terms = _within(search_terms(text), MAX_QUERY_CHARS)
     if not terms:
         return TextRanking(terms=terms, ranked=[]), []
@@ -642,6 +682,24 @@ def search_runbooks(
         "fulltext_search", {"query": query}, "runbook", options={"label": "Runbook"},
         limit=CANDIDATES,
     )  # fmt: skip
+    aside: list[str] = []
+    if engine is not None:
+        if any(of_another_engine(hit, engine) for hit in hits):
+            # Said when one of them would have been among the candidates shown: the pages of
+            # the same words that the text's engine kept from the answer.
+            unfiltered = rank_runbooks(terms, hits, text=text)
+            by_id = {hit.element_id: hit for hit in hits}
+            aside = [
+                f"{r.id} ({', '.join(sorted(page_engines(by_id[r.id])))})"
+                for r in unfiltered.ranked[:SHOWN]
+                if of_another_engine(by_id[r.id], engine)
+            ]
+            hits = [hit for hit in hits if not of_another_engine(hit, engine)]
+        # The engine a pasted error names counts as typed, by the word its pages use.
+        word = engine_word(hits, engine) if error is not None else None
+        if word is not None and word not in terms:
+            terms = [*terms, word]
+    engine_said = {"engine": engine, "engine_error": error, "engine_set_aside": aside}
     alerts = run.call(
         "fulltext_search", {"query": query}, "entity", options={"label": "Alert"},
         limit=ALERT_CANDIDATES,
@@ -712,7 +770,7 @@ def search_runbooks(
         ranking = rank_runbooks(
             terms, hits, links, text, known, set_aside_unknown=set_aside_unknown
         )
-    return ranking.model_copy(update={"runbook_urls": urls}), hits
+    return ranking.model_copy(update={"runbook_urls": urls, **engine_said}), hits
 
 
 def _document(runbook_id: str) -> str:

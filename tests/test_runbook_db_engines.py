@@ -3,6 +3,9 @@
 through the CLI on a real Neo4j. The pages are written here, in the shape of such a corpus.
 
 Before (explorer of session 27 on a real DBA corpus):
+- a pasted MariaDB `ERROR 1040 (HY000): Too many connections` was answered with another
+  engine's page, and "too many connections" showed one engine's page with nothing said of the
+  other engine's page that fits it too;
 - `--alert restart` over two pages named restart said of the one shown that its name "is the
   only tie", and `--alert mongodb/restart` answered "did you mean runbook:mongodb/restart?";
 - a page with no steps section whose opening text is under the `#` title, every other heading
@@ -111,6 +114,40 @@ def _answer(invoke, *args: str) -> dict:  # type: ignore[no-untyped-def,type-arg
     result = invoke("runbook", *args, "--subject", SUBJECT, "--json")
     assert result.code == 0, result
     return json.loads(result.out)  # type: ignore[no-any-return]
+
+
+def test_a_question_naming_an_engine_is_answered_from_that_engines_pages(  # type: ignore[no-untyped-def]
+    corpus: Path, invoke
+) -> None:
+    # A pasted MariaDB error: MariaDB's page, the other engine's set aside and said so.
+    pasted = _answer(invoke, "ERROR 1040 (HY000): Too many connections")
+    assert pasted["runbook"]["id"] == "runbook:connection-limits", pasted["note"]
+    assert (
+        "the text names MariaDB/MySQL (its error 'ERROR 1040 (HY000)'): runbooks of other "
+        "engines are set aside (runbook:too-many-connections (PostgreSQL))"
+    ) in pasted["note"], pasted["note"]
+    # The engine named by its name.
+    named = _answer(invoke, "mariadb too many connections")
+    assert named["runbook"]["id"] == "runbook:connection-limits", named["note"]
+    assert "set aside (runbook:too-many-connections (PostgreSQL))" in named["note"]
+    postgres = _answer(invoke, "postgres too many connections")
+    assert postgres["runbook"]["id"] == "runbook:too-many-connections", postgres["note"]
+    # On the card, the line a user reads.
+    card = invoke("runbook", "ERROR 1040 (HY000): Too many connections", "--subject", SUBJECT)
+    assert card.code == 0, card
+    assert "Runbook   MariaDB connection limits  [runbook:connection-limits," in card.out, card.out
+
+
+def test_a_question_naming_no_engine_says_the_other_engines_pages_that_fit(  # type: ignore[no-untyped-def]
+    corpus: Path, invoke
+) -> None:
+    answer = _answer(invoke, "too many connections")
+    assert answer["runbook"]["id"] == "runbook:too-many-connections", answer["note"]
+    assert (
+        "the text names no database engine, and runbooks of other engines fit it too "
+        "(runbook:connection-limits (MariaDB/MySQL)): the card shows "
+        "runbook:too-many-connections (PostgreSQL), the best ranked: name the engine to choose"
+    ) in answer["note"], answer["note"]
 
 
 def test_an_opening_text_under_the_title_names_the_sections_after_it(  # type: ignore[no-untyped-def]
