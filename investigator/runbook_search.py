@@ -41,6 +41,12 @@ shares most of the words:
 - `alert`: an alert rule that applies to it has `ALERT_MATCH` of the query in its own text;
 - `name`: the query names it (`NAME_FIT` of its name's or title's words are in the query, at
   least two) and its text has at least `FIT_THRESHOLD` of the query;
+- `about`: its text has nearly all of the query (`QUOTE_FIT`), not together, and its lead
+  (name, title, headings, first lines: `_lead`) has `ABOUT_LEAD` of it, two of its words
+  together as the query has them: the page is about those words (a query of `ABOUT_WORDS`
+  words at most: a sentence must be quoted). A page that fits by `text` with the words only
+  deeper in its text gives way to the best ranked page about them ("oplog window too small":
+  the oplog page, not the health check's table that mentions it);
 - `words`: none of the above, but its text has every word of the query (two at least, words no
   runbook uses counted) and no other document's text has more than 40% of the query
   (`WORDS_FIT_APART`; "docker dangling images jenkins": the next page has 32%): the one page
@@ -92,6 +98,8 @@ KEYWORDS = 3  # a query of at most this many words is keywords, not a sentence: 
 NAME_FIT = 0.6
 WORDS_FIT_SIZE = 2  # the least words of a query a page fits by having them all
 WORDS_FIT_APART = 0.6  # ... when no other page has more than 1 - this share of the query
+ABOUT_LEAD = 0.5  # the least share of the query a page's lead has for it to be about it
+ABOUT_WORDS = KEYWORDS + 1  # ... of at most this many words (a subject, not a sentence)
 ALERT_CANDIDATES = 10
 # The best ranked candidates found through an alert's link alone (no fulltext row to say it)
 # checked for a newer record under another id (a renamed file): those the card lists, and
@@ -273,10 +281,13 @@ class RankedRunbook(BaseModel):
     fulltext_score: float | None
     matched_alert: str | None = None  # the alert rule whose text the query matched
     # How it fits the query: "text" (quoted), "alert" (its alert pasted), "name" (named by
-    # the query), or None: it does not fit.
+    # the query), "about" (its lead has the words), "words", or None: it does not fit.
     fits_by: str | None = None
     # The share of the query's numbers (`500` of CART-500) its text has; not in the output.
     number_fit: float = Field(default=0.0, exclude=True)
+    # The share of the query its lead has (`_lead`: what the page is about), 0 when the lead
+    # has none of the query's word pairs; not in the output.
+    lead_fit: float = Field(default=0.0, exclude=True)
 
 
 class TextRanking(BaseModel):
@@ -320,9 +331,16 @@ class TextRanking(BaseModel):
         # shares most of them); only those shown, so the answer is among the text matches.
         # A fit by its words alone is the loosest: any other way comes first.
         shown = self.ranked[:SHOWN]
-        return next((r for r in shown if r.fits_by not in (None, "words")), None) or next(
-            (r for r in shown if r.fits_by == "words"), None
-        )
+        fitting = [r for r in shown if r.fits_by not in (None, "words")]
+        loose = [r for r in fitting if r.fits_by in ("text", "about")]
+        if fitting and fitting[0] in loose and not _about(fitting[0], self.terms):
+            # The page about the words (its name, title, headings or first lines have them)
+            # before one that has them deeper in its text ("oplog window too small": the
+            # oplog page, not the health check's threshold table that mentions it).
+            about = next((r for r in loose if _about(r, self.terms)), None)
+            if about is not None:
+                return about
+        return next(iter(fitting), None) or next((r for r in shown if r.fits_by == "words"), None)
 
     def alike(self, text: str) -> list[RankedRunbook]:
         """The candidates that fit `text` as well as the best one (itself first): the same
@@ -406,6 +424,12 @@ class TextRanking(BaseModel):
         )
 
 
+def _about(r: RankedRunbook, terms: list[str]) -> bool:
+    """Whether a candidate's lead (name, title, headings, first lines) has `ABOUT_LEAD` of a
+    query of at most `ABOUT_WORDS` words: the page is about it, not one that mentions it."""
+    return len({_stem(t) for t in terms}) <= ABOUT_WORDS and r.lead_fit >= ABOUT_LEAD
+
+
 def _fulltext_score(hit: Evidence) -> float | None:
     # The channel is named after the template (or "graph" in older callers): one score only.
     return next(iter(hit.scores.values()), None)
@@ -447,6 +471,31 @@ def spelled_out(text: str, names: Sequence[str]) -> list[int]:
 def _title_words(hit: Evidence) -> set[str]:
     """The stems of a runbook's name and title, identifiers split (`CephMonQuorumLost`)."""
     return {_stem(w) for w in identifier_words(_name(hit))} | text_stems(hit.title or "")
+
+
+# The opening text a page's lead reads: its first lines, up to its second heading.
+LEAD_CHARS = 600
+
+
+def _lead(hit: Evidence) -> tuple[set[str], set[tuple[str, str]]]:
+    """The stems of what a page is about, and their word pairs: its name, title, headings
+    and first lines (up to its second heading, `LEAD_CHARS` at most). A page that only
+    mentions the words has them deeper in its text."""
+    titles = hit.props.get("section_titles")
+    headings = [str(t) for t in titles] if isinstance(titles, list) else []
+    opening: list[str] = []
+    seen_heading = False
+    for line in (hit.content or "").splitlines():
+        if line.startswith("#"):
+            if seen_heading or opening:
+                break
+            seen_heading = True
+            continue
+        opening.append(line)
+    pieces = [hit.title or "", *headings, " ".join(opening)[:LEAD_CHARS]]
+    stems = _title_words(hit) | {_stem(w) for piece in pieces for w in _words(piece)}
+    pairs = {p for piece in pieces for p in _pairs(_stem_sequence(_words(piece)))}
+    return stems, pairs
 
 
 def _runbook_words(hit: Evidence) -> set[str]:
@@ -498,6 +547,7 @@ def _fits_by(
     alert_fit: float,
     strict_fit: float,
     query_size: int,
+    lead_fit: float = 0.0,
 ) -> str | None:
     if alert_fit >= ALERT_MATCH:
         return "alert"
@@ -505,6 +555,11 @@ def _fits_by(
         return "text"
     if name_size >= 2 and name_fit >= NAME_FIT and strict_fit >= FIT_THRESHOLD:
         return "name"
+    if query_size <= ABOUT_WORDS and text_fit >= QUOTE_FIT and lead_fit >= ABOUT_LEAD:
+        # Not quoted, but the page is about the few words asked: they are in its name,
+        # title, headings or first lines ("set max_connections online": the page that says
+        # so). A sentence is no subject: it must be quoted.
+        return "about"
     if query_size >= WORDS_FIT_SIZE and strict_fit >= 1.0 - 1e-9:
         return "words"  # kept only when no other page comes near (rank_runbooks)
     return None
@@ -549,7 +604,8 @@ def rank_runbooks(
         }
         pairs = _pairs(_stem_sequence(_words(hit.title or "") + body))
         numbers = _numbers(hit.content or "")
-        features.append((hit, in_title, in_text, name_words, title_only, pairs, numbers))
+        lead = _lead(hit)
+        features.append((hit, in_title, in_text, name_words, title_only, pairs, numbers, lead))
     weight = _rarity(stems, [f[2] for f in features], known, set_aside=set_aside_unknown)
     total = sum(weight.values())
     # A fit by name alone is the loosest: the words no runbook uses still count against it
@@ -563,7 +619,7 @@ def rank_runbooks(
     named = query | {
         _stem(part) for token in query_text.split() for part in identifier_words(token)
     }
-    for hit, in_title, in_text, name_words, title_only, pairs, numbers in features:
+    for hit, in_title, in_text, name_words, title_only, pairs, numbers, lead in features:
         fulltext = _fulltext_score(hit)
         title_cover = sum(weight[s] for s in stems if s in in_title) / total
         text_cover = sum(weight[s] for s in stems if s in in_text) / total
@@ -576,6 +632,12 @@ def rank_runbooks(
         alert_fit, alert_id = alert_links.get(hit.element_id, (0.0, None))
         score += ALERT_WEIGHT * alert_fit
         text_fit = text_cover
+        # About the words: its lead has half of them, two of them together as the query has
+        # them ("oplog window" in a heading; not "storage ... cluster ... class" strewn apart).
+        lead_words, lead_pairs = lead
+        lead_fit = sum(weight[s] for s in stems if s in lead_words) / total
+        if not query_pairs & lead_pairs:
+            lead_fit = 0.0
         strict_fit = sum(strict[s] for s in stems if s in in_text) / strict_total
         # Named by the query: by its name's words or by its title's (whichever it has more of).
         name_fit, name_size = max(
@@ -592,6 +654,7 @@ def rank_runbooks(
                 fulltext_score=fulltext,
                 matched_alert=alert_id,
                 number_fit=number_fit,
+                lead_fit=lead_fit,
                 fits_by=_fits_by(
                     text_fit,
                     pair_fit,
@@ -601,6 +664,7 @@ def rank_runbooks(
                     alert_fit,
                     strict_fit,
                     len(stems),
+                    lead_fit,
                 ),
             )
         )

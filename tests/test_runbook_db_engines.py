@@ -6,6 +6,8 @@ Before (explorer of session 27 on a real DBA corpus):
 - a pasted MariaDB `ERROR 1040 (HY000): Too many connections` was answered with another
   engine's page, and "too many connections" showed one engine's page with nothing said of the
   other engine's page that fits it too;
+- a page that only mentions the words beat the page about them: "mongodb oplog window too
+  small" answered with the health check's page, "set max_connections online" found none;
 - `--alert restart` over two pages named restart said of the one shown that its name "is the
   only tie", and `--alert mongodb/restart` answered "did you mean runbook:mongodb/restart?";
 - a page with no steps section whose opening text is under the `#` title, every other heading
@@ -186,3 +188,17 @@ def test_pages_named_alike_are_counted_and_a_path_finds_its_page(  # type: ignor
     assert none["runbook"] is None
     assert "runbook:redis/restart" not in none["note"], none["note"]
     assert "redis/restart?" not in none["note"], none["note"]
+
+
+def test_the_page_about_the_words_outranks_a_page_that_mentions_them(  # type: ignore[no-untyped-def]
+    corpus: Path, invoke
+) -> None:
+    # The health check's threshold line has the words together; the oplog page is about them.
+    oplog = _answer(invoke, "mongodb oplog window too small")
+    assert oplog["runbook"]["id"] == "runbook:oplog", oplog["note"]
+    # Before: "no runbook fits ... not with its words together".
+    online = invoke("runbook", "set max_connections online", "--subject", SUBJECT)
+    assert online.code == 0, online
+    assert online.out.startswith(
+        "Runbook   MariaDB set runtime parameter  [runbook:set-runtime-parameter,"
+    ), online.out
