@@ -61,6 +61,7 @@ from investigator.alert_rules import (
 )
 from investigator.context_graph.models import RunStatus
 from investigator.context_graph.recorder import RunRecorder
+from investigator.db_engines import engines_named, page_engines
 from investigator.entity_suggestions import (
     MAX_SUGGESTIONS,
     Candidate,
@@ -85,6 +86,7 @@ from investigator.runbook_fallback import (
 from investigator.runbook_search import (
     SHOWN,
     RankedRunbook,
+    TextRanking,
     fulltext_query,
     search_runbooks,
     wide_tie_said,
@@ -453,6 +455,37 @@ def _pair_note(text: str, chosen: RankedRunbook, others: list[RankedRunbook]) ->
     )
 
 
+def _engines_note(
+    text: str, ranking: TextRanking, chosen: RankedRunbook, by_id: dict[str, Evidence]
+) -> str | None:
+    """What the card says of database engines: the pages of other engines set aside for the
+    one the text names; else, when the text names none, the pages of other engines than the
+    one shown that fit it too (before, one engine's page was shown with nothing said)."""
+    if ranking.engine is not None:
+        return ranking.engine_said()
+    if engines_named(text)[0]:
+        return None  # two engines named: a comparison, every page of them kept
+    mine = page_engines(by_id[chosen.id])
+    if not mine:
+        return None
+    others = [
+        f"{r.id} ({', '.join(sorted(theirs))})"
+        for r in ranking.ranked[:SHOWN]
+        if r.id != chosen.id
+        and r.fits_by is not None
+        and r.id in by_id
+        and (theirs := page_engines(by_id[r.id]))
+        and not theirs & mine
+    ]
+    if not others:
+        return None
+    return (
+        f"the text names no database engine, and runbooks of other engines fit it too "
+        f"({', '.join(others)}): the card shows {chosen.id} ({', '.join(sorted(mine))}), the "
+        "best ranked: name the engine to choose"
+    )
+
+
 def _alike_count(
     documents: list[str],
     alike: list[RankedRunbook],
@@ -483,6 +516,10 @@ def _name_forms(name: str) -> list[str]:
     parts = [p for p in _NAME_SEPARATORS.split(name.casefold()) if p]
     # Only for such a name: an alert's forms (and the lookups they plan) stay as they were.
     filed = ["-".join(parts)] if len(parts) >= 2 and _FINDING_MARK.search(name) else []
+    if _runbook_path(name):
+        # `mongodb/restart`: the runbook of that path, as the ingest named it (its id; the
+        # folder is in it when two files share a name). Before, it was suggested to itself.
+        filed.append(f"runbook:{name}")
     if len(words) < 2:
         return list(dict.fromkeys([name, *filed]))
     return list(dict.fromkeys([name, "-".join(words), "_".join(words), *filed]))
@@ -491,6 +528,12 @@ def _name_forms(name: str) -> list[str]:
 # What separates the parts of a finding's name (`UnauthorizedAccess:IAMUser/X.OutsideAWS`).
 _NAME_SEPARATORS = re.compile(r"[:/.\s_-]+")
 _FINDING_MARK = re.compile(r"[:/.]")
+
+
+def _runbook_path(name: str) -> bool:
+    """Whether an alert name is a runbook's path as its id has it (`mongodb/restart`): a `/`,
+    no `:`, no space."""
+    return "/" in name and ":" not in name and not any(c.isspace() for c in name)
 
 
 def _finding_ends(hits: list[Evidence], names: list[str]) -> dict[str, str]:
@@ -1314,7 +1357,20 @@ class RunbookLookup:
             )
         elif run.alert_names and tied is not None and tied.context.get("anchor_type") == "runbook":
             exact_other = any(_named_exactly(h, run.alert_names) for h in others)
-            notes.append(self._named_note(run, query, anchors, tied, exact_other))
+            # Other runbooks named after it too (`restart`: one per engine's folder).
+            namesakes = sorted(
+                {
+                    _document_id(h.element_id)
+                    for h in others
+                    if h.context.get("anchor_type") == "runbook"
+                    and _document_id(h.element_id) != _document_id(tied.element_id)
+                    # The same file name in another folder (names alike in case only are
+                    # look-alikes, said otherwise).
+                    and _runbook_name(h) == _runbook_name(tied)
+                    and _spelled_alike(h.name or "", run.alert_names)
+                }
+            )
+            notes.append(self._named_note(run, query, anchors, tied, exact_other, namesakes))
         elif run.heading is not None and query.target is LookupTarget.ERROR_CODE:
             headed = _headed_alike(run.heading, chosen, others)
             notes.append(
@@ -1365,6 +1421,7 @@ class RunbookLookup:
         anchors: list[tuple[str, str]],
         chosen: Evidence,
         exact_other: bool = False,
+        namesakes: list[str] | None = None,
     ) -> str:
         """Why a runbook no record links to is the answer: it is named after the alert (named
         like it, when `exact_other`: another runbook is named exactly after it), or has a
@@ -1375,10 +1432,31 @@ class RunbookLookup:
         else:
             why = _nothing_matches("alert", query, run).removesuffix("; ")
         named = _spelled_alike(chosen.name or "", run.alert_names)
-        if named and exact_other and not _named_exactly(chosen, run.alert_names):
+        by_path = any(
+            _runbook_path(n) and _document_id(chosen.element_id) == f"runbook:{n}"
+            for n in run.alert_names
+        )
+        if by_path:
+            tie = "has that path as its id, and that id"
+        elif named and exact_other and not _named_exactly(chosen, run.alert_names):
             # `KubemacpoolDown` for KubeMacPoolDown, beside a KubeMacPoolDown.md: alike in
             # case only; the one named after it is another.
             tie = f"is named like it ({_runbook_name(chosen)}), and that name"
+        elif named and namesakes:
+            # Not "the only tie": as many runbooks are named so, and the card shows one.
+            ids = sorted({_document_id(chosen.element_id), *namesakes})
+            paths = [i.removeprefix("runbook:") for i in ids if "/" in i]
+            way = (
+                " or ".join(f"--alert {p}" for p in paths)
+                if len(paths) == len(ids)
+                else "--alert RUNBOOK_ID"
+            )
+            return (
+                f"{why}; {len(ids)} runbooks are named after it ({', '.join(ids)}), and that "
+                f"name is their only tie: the card shows {chosen.element_id}, the other"
+                f"{'s' if len(ids) > 2 else ''} under Also; name the one you mean ({way}), or "
+                f"{_link_hint(run, anchors)}"
+            )
         elif named:
             tie = "is named after it, and that name"
         elif run.finding_type is not None:
@@ -1492,7 +1570,11 @@ class RunbookLookup:
                     heading = str(title).strip()
                     if is_alert_name(heading):
                         candidates.setdefault(heading.casefold(), Candidate(element_id=heading))
-        return rank_suggestions(typed, list(candidates.values()))
+        # Never the input itself (`--alert mongodb/restart`: "did you mean
+        # runbook:mongodb/restart?" when that runbook was not found by it); an id in
+        # another case is a correction (`svc:Payment-API`: svc:payment-api).
+        itself = {typed, f"runbook:{typed}", f"alert:{typed}"}
+        return [s for s in rank_suggestions(typed, list(candidates.values())) if s not in itself]
 
     # -- resolving the target -------------------------------------------------------------
 
@@ -1606,6 +1688,9 @@ class RunbookLookup:
                 "alike (the first 5 under text "
                 "matches); the card shows the best ranked: add words, or use --alert NAME"
             )
+        engines = _engines_note(text, ranking, chosen, by_id)
+        if engines is not None:
+            run.text_alike = "; ".join(n for n in (run.text_alike, engines) if n)
         if chosen.fits_by == "words":
             # Shown, not a quote, a name or a pasted alert: the one page with every word.
             run.text_alike = (

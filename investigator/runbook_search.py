@@ -41,6 +41,12 @@ shares most of the words:
 - `alert`: an alert rule that applies to it has `ALERT_MATCH` of the query in its own text;
 - `name`: the query names it (`NAME_FIT` of its name's or title's words are in the query, at
   least two) and its text has at least `FIT_THRESHOLD` of the query;
+- `about`: its text has nearly all of the query (`QUOTE_FIT`), not together, and its lead
+  (name, title, headings, first lines: `_lead`) has `ABOUT_LEAD` of it, two of its words
+  together as the query has them: the page is about those words (a query of `ABOUT_WORDS`
+  words at most: a sentence must be quoted). A page that fits by `text` with the words only
+  deeper in its text gives way to the best ranked page about them ("oplog window too small":
+  the oplog page, not the health check's table that mentions it);
 - `words`: none of the above, but its text has every word of the query (two at least, words no
   runbook uses counted) and no other document's text has more than 40% of the query
   (`WORDS_FIT_APART`; "docker dangling images jenkins": the next page has 32%): the one page
@@ -69,6 +75,13 @@ from graph_schema.alert_names import (
     is_camel_case,
 )
 from investigator.alert_rules import page_texts
+from investigator.db_engines import (
+    engine_word,
+    engines_named,
+    of_another_engine,
+    page_engines,
+    without_errors,
+)
 from investigator.evidence import Evidence
 from investigator.runbook_fallback import LookupSteps
 from investigator.stop_words import ENGLISH_STOP_WORDS, HURRIED_FILLER
@@ -90,6 +103,8 @@ KEYWORDS = 3  # a query of at most this many words is keywords, not a sentence: 
 NAME_FIT = 0.6
 WORDS_FIT_SIZE = 2  # the least words of a query a page fits by having them all
 WORDS_FIT_APART = 0.6  # ... when no other page has more than 1 - this share of the query
+ABOUT_LEAD = 0.5  # the least share of the query a page's lead has for it to be about it
+ABOUT_WORDS = KEYWORDS + 1  # ... of at most this many words (a subject, not a sentence)
 ALERT_CANDIDATES = 10
 # The best ranked candidates found through an alert's link alone (no fulltext row to say it)
 # checked for a newer record under another id (a renamed file): those the card lists, and
@@ -312,10 +327,13 @@ class RankedRunbook(BaseModel):
     fulltext_score: float | None
     matched_alert: str | None = None  # the alert rule whose text the query matched
     # How it fits the query: "text" (quoted), "alert" (its alert pasted), "name" (named by
-    # the query), or None: it does not fit.
+    # the query), "about" (its lead has the words), "words", or None: it does not fit.
     fits_by: str | None = None
     # The share of the query's numbers (`500` of CART-500) its text has; not in the output.
     number_fit: float = Field(default=0.0, exclude=True)
+    # The share of the query its lead has (`_lead`: what the page is about), 0 when the lead
+    # has none of the query's word pairs; not in the output.
+    lead_fit: float = Field(default=0.0, exclude=True)
 
 
 class TextRanking(BaseModel):
@@ -331,6 +349,24 @@ class TextRanking(BaseModel):
     # Whether those words weighed nothing (`_rarity` set them aside): a share of the query
     # is then a share of the other words, and the abstention says so.
     unknown_set_aside: bool = False
+    # The one database engine the text names (by word or a pasted error, the error as typed)
+    # and the pages of other engines set aside for it (`investigator/db_engines.py`).
+    engine: str | None = None
+    engine_error: str | None = None
+    engine_set_aside: list[str] = []
+
+    def engine_said(self) -> str | None:
+        """What the card says of the pages set aside for the engine the text names."""
+        if self.engine is None or not self.engine_set_aside:
+            return None
+        how = f"its error {self.engine_error!r}" if self.engine_error else "its name"
+        aside = self.engine_set_aside
+        more = f" and {len(aside) - 3} more" if len(aside) > 3 else ""
+        shown = ", ".join(aside[:3])
+        return (
+            f"the text names {self.engine} ({how}): runbooks of other engines are set aside "
+            f"({shown}{more})"
+        )
 
     @property
     def best(self) -> RankedRunbook | None:
@@ -341,9 +377,16 @@ class TextRanking(BaseModel):
         # shares most of them); only those shown, so the answer is among the text matches.
         # A fit by its words alone is the loosest: any other way comes first.
         shown = self.ranked[:SHOWN]
-        return next((r for r in shown if r.fits_by not in (None, "words")), None) or next(
-            (r for r in shown if r.fits_by == "words"), None
-        )
+        fitting = [r for r in shown if r.fits_by not in (None, "words")]
+        loose = [r for r in fitting if r.fits_by in ("text", "about")]
+        if fitting and fitting[0] in loose and not _about(fitting[0], self.terms):
+            # The page about the words (its name, title, headings or first lines have them)
+            # before one that has them deeper in its text ("oplog window too small": the
+            # oplog page, not the health check's threshold table that mentions it).
+            about = next((r for r in loose if _about(r, self.terms)), None)
+            if about is not None:
+                return about
+        return next(iter(fitting), None) or next((r for r in shown if r.fits_by == "words"), None)
 
     def alike(self, text: str) -> list[RankedRunbook]:
         """The candidates that fit `text` as well as the best one (itself first): the same
@@ -373,6 +416,14 @@ class TextRanking(BaseModel):
 
     def note(self) -> str:
         """Why nothing was chosen, in one line."""
+        said = self.engine_said()
+        if said is None:
+            return self._note()
+        if not self.ranked:
+            return f"no runbook of {self.engine} mentions any of: {', '.join(self.terms)}; {said}"
+        return f"{self._note()}; {said}"
+
+    def _note(self) -> str:
         if not self.terms:
             return "the text has no informative words to search for"
         if not self.ranked:
@@ -417,6 +468,12 @@ class TextRanking(BaseModel):
             f"no runbook fits: the closest, {closest}, covers {covered} of the query{unused} "
             "but neither quotes it, nor is named by it, nor has an alert whose text matches it"
         )
+
+
+def _about(r: RankedRunbook, terms: list[str]) -> bool:
+    """Whether a candidate's lead (name, title, headings, first lines) has `ABOUT_LEAD` of a
+    query of at most `ABOUT_WORDS` words: the page is about it, not one that mentions it."""
+    return len({_stem(t) for t in terms}) <= ABOUT_WORDS and r.lead_fit >= ABOUT_LEAD
 
 
 def _fulltext_score(hit: Evidence) -> float | None:
@@ -491,6 +548,31 @@ def _title_words(hit: Evidence) -> set[str]:
     return {_stem(w) for w in identifier_words(_name(hit))} | text_stems(hit.title or "")
 
 
+# The opening text a page's lead reads: its first lines, up to its second heading.
+LEAD_CHARS = 600
+
+
+def _lead(hit: Evidence) -> tuple[set[str], set[tuple[str, str]]]:
+    """The stems of what a page is about, and their word pairs: its name, title, headings
+    and first lines (up to its second heading, `LEAD_CHARS` at most). A page that only
+    mentions the words has them deeper in its text."""
+    titles = hit.props.get("section_titles")
+    headings = [str(t) for t in titles] if isinstance(titles, list) else []
+    opening: list[str] = []
+    seen_heading = False
+    for line in (hit.content or "").splitlines():
+        if line.startswith("#"):
+            if seen_heading or opening:
+                break
+            seen_heading = True
+            continue
+        opening.append(line)
+    pieces = [hit.title or "", *headings, " ".join(opening)[:LEAD_CHARS]]
+    stems = _title_words(hit) | {_stem(w) for piece in pieces for w in _words(piece)}
+    pairs = {p for piece in pieces for p in _pairs(_stem_sequence(_words(piece)))}
+    return stems, pairs
+
+
 def _runbook_words(hit: Evidence) -> set[str]:
     return {_stem(w) for w in _words(hit.content or "")} | _title_words(hit)
 
@@ -540,6 +622,7 @@ def _fits_by(
     alert_fit: float,
     strict_fit: float,
     query_size: int,
+    lead_fit: float = 0.0,
 ) -> str | None:
     if alert_fit >= ALERT_MATCH:
         return "alert"
@@ -547,6 +630,11 @@ def _fits_by(
         return "text"
     if name_size >= 2 and name_fit >= NAME_FIT and strict_fit >= FIT_THRESHOLD:
         return "name"
+    if query_size <= ABOUT_WORDS and text_fit >= QUOTE_FIT and lead_fit >= ABOUT_LEAD:
+        # Not quoted, but the page is about the few words asked: they are in its name,
+        # title, headings or first lines ("set max_connections online": the page that says
+        # so). A sentence is no subject: it must be quoted.
+        return "about"
     if query_size >= WORDS_FIT_SIZE and strict_fit >= 1.0 - 1e-9:
         return "words"  # kept only when no other page comes near (rank_runbooks)
     return None
@@ -603,8 +691,19 @@ def rank_runbooks(
         # a sentence of the page quoted.
         title_pairs = pairs | _pairs(_stem_sequence(_title_sequence(hit.title or "")))
         numbers = _numbers(hit.content or "")
+        lead = _lead(hit)
         features.append(
-            (hit, in_title, in_text, name_words, (title_only, finding), pairs, title_pairs, numbers)
+            (
+                hit,
+                in_title,
+                in_text,
+                name_words,
+                (title_only, finding),
+                pairs,
+                title_pairs,
+                numbers,
+                lead,
+            )
         )
     weight = _rarity(stems, [f[2] for f in features], known, set_aside=set_aside_unknown)
     total = sum(weight.values())
@@ -619,7 +718,7 @@ def rank_runbooks(
     named = query | {
         _stem(part) for token in query_text.split() for part in identifier_words(token)
     }
-    for hit, in_title, in_text, name_words, titled, pairs, title_pairs, numbers in features:
+    for hit, in_title, in_text, name_words, titled, pairs, title_pairs, numbers, lead in features:
         fulltext = _fulltext_score(hit)
         title_cover = sum(weight[s] for s in stems if s in in_title) / total
         text_cover = sum(weight[s] for s in stems if s in in_text) / total
@@ -633,6 +732,12 @@ def rank_runbooks(
         alert_fit, alert_id = alert_links.get(hit.element_id, (0.0, None))
         score += ALERT_WEIGHT * alert_fit
         text_fit = text_cover
+        # About the words: its lead has half of them, two of them together as the query has
+        # them ("oplog window" in a heading; not "storage ... cluster ... class" strewn apart).
+        lead_words, lead_pairs = lead
+        lead_fit = sum(weight[s] for s in stems if s in lead_words) / total
+        if not query_pairs & lead_pairs:
+            lead_fit = 0.0
         strict_fit = sum(strict[s] for s in stems if s in in_text) / strict_total
         # Named by the query: by its name's words or by its title's (whichever it has more of).
         name_fit, name_size = max(
@@ -649,6 +754,7 @@ def rank_runbooks(
                 fulltext_score=fulltext,
                 matched_alert=alert_id,
                 number_fit=number_fit,
+                lead_fit=lead_fit,
                 fits_by=_fits_by(
                     text_fit,
                     pair_fit,
@@ -658,6 +764,7 @@ def rank_runbooks(
                     alert_fit,
                     strict_fit,
                     len(stems),
+                    lead_fit,
                 ),
             )
         )
@@ -724,6 +831,13 @@ def search_runbooks(
     Besides the runbooks themselves, the alert rules of the tenant are searched with the same
     words: an on-call engineer often pastes the alert's summary, and an alert whose own text
     covers the query (`ALERT_MATCH`) points at its runbook through `APPLIES_TO`."""
+    # A text naming one database engine (or pasting its error) is answered from that
+    # engine's pages and pages of none: another engine's page of the same words is set aside.
+    # A pasted error's code names the engine; its words are the message after it.
+    engines, error = engines_named(text)
+    engine = next(iter(engines)) if len(engines) == 1 else None
+    if error is not None:
+        text = without_errors(text)
     terms = _within(search_terms(text), MAX_QUERY_CHARS)
     if not terms:
         return TextRanking(terms=terms, ranked=[]), []
@@ -732,6 +846,24 @@ def search_runbooks(
         "fulltext_search", {"query": query}, "runbook", options={"label": "Runbook"},
         limit=CANDIDATES,
     )  # fmt: skip
+    aside: list[str] = []
+    if engine is not None:
+        if any(of_another_engine(hit, engine) for hit in hits):
+            # Said when one of them would have been among the candidates shown: the pages of
+            # the same words that the text's engine kept from the answer.
+            unfiltered = rank_runbooks(terms, hits, text=text)
+            by_id = {hit.element_id: hit for hit in hits}
+            aside = [
+                f"{r.id} ({', '.join(sorted(page_engines(by_id[r.id])))})"
+                for r in unfiltered.ranked[:SHOWN]
+                if of_another_engine(by_id[r.id], engine)
+            ]
+            hits = [hit for hit in hits if not of_another_engine(hit, engine)]
+        # The engine a pasted error names counts as typed, by the word its pages use.
+        word = engine_word(hits, engine) if error is not None else None
+        if word is not None and word not in terms:
+            terms = [*terms, word]
+    engine_said = {"engine": engine, "engine_error": error, "engine_set_aside": aside}
     alerts = run.call(
         "fulltext_search", {"query": query}, "entity", options={"label": "Alert"},
         limit=ALERT_CANDIDATES,
@@ -802,7 +934,7 @@ def search_runbooks(
         ranking = rank_runbooks(
             terms, hits, links, text, known, set_aside_unknown=set_aside_unknown
         )
-    return ranking.model_copy(update={"runbook_urls": urls}), hits
+    return ranking.model_copy(update={"runbook_urls": urls, **engine_said}), hits
 
 
 def _document(runbook_id: str) -> str:

@@ -827,9 +827,17 @@ def _opening_section(ev: Evidence, sections: list[Section], steps: RunbookSteps)
     if steps.note is not None or first is None:
         return steps
     lines = (ev.content or "").splitlines()[: sections[first + 1].line]
-    later = [s.title.strip() for s in sections[first + 1 :] if s.level <= sections[first].level]
+    after = sections[first + 1 :]
+    # The sections beside it, else (an opening under the page's `#` title, every other
+    # heading `##`) the outermost of those under it: before, the list was empty, "()".
+    level = sections[first].level
+    if not any(s.level <= level for s in after):
+        level = min(s.level for s in after)
+    later = [t for s in after if s.level <= level and (t := s.title.strip())]
     named = ", ".join(later[:3]) + (", ..." if len(later) > 3 else "")
-    note = f"{OPENING_SECTION_NOTE}; the sections after it ({named}) are not shown"
+    note = OPENING_SECTION_NOTE
+    if later:
+        note += f"; the sections after it ({named}) are not shown"
     return _read("\n".join(line for line in lines if not _HEADING_LINE.match(line)), note=note)
 
 
