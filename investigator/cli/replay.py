@@ -91,7 +91,8 @@ def replay_command(
     Your own runs, or your tenant's with --purpose audit. Exits 0 when verified, 1 when not
     (the report is still printed), 2 for an unknown run (or another tenant's), 3 for another
     subject's run you may not read, or when the chain verified and the run's subject may no
-    longer read what the run read (its grants changed; the report is still printed).
+    longer read what the run read (its grants or a record's labels changed; the report is
+    still printed).
 
     \b
     Examples:

@@ -247,7 +247,7 @@ def read_element_records(
         return {}
     edges = []
     for key in ids:
-        ends = _edge_ends(key)
+        ends = edge_ends(key)
         if ends:
             edges.append({"key": key, "from": ends[0], "to": ends[1]})
     rows, _, _ = driver.execute_query(
@@ -406,7 +406,7 @@ class ContentFilter(ReadRule):
         named |= {eid for ev_id in purged_evidence for eid in element_ids.get(ev_id, set())}
         # A relationship shows its two ends: each must be readable too, as a template reads
         # a relationship only when both its nodes are visible.
-        ends = {end for eid in named for end in _edge_ends(eid)}
+        ends = {end for eid in named for end in edge_ends(eid)}
         # A purge run names the record it purged: read with the rest, checked below.
         purged = purged_element(run)
         also = {purged} if purged is not None else set()
@@ -668,7 +668,7 @@ class ContentFilter(ReadRule):
 
     def _ends_reason(self, element_id: str, records: dict[str, list[_ElementRecord]]) -> str | None:
         """Why a relationship is withheld for an end the reader may not read now, or None."""
-        for end in _edge_ends(element_id):
+        for end in edge_ends(element_id):
             current = [r for r in records.get(end, []) if r.current]
             if any(not self._allows(r.acl, r.purposes) for r in current):
                 return "acl"
@@ -805,7 +805,7 @@ def _parsed(text: Any) -> Any:
         return None
 
 
-def _edge_ends(element_id: str) -> tuple[str, ...]:
+def edge_ends(element_id: str) -> tuple[str, ...]:
     """The two node ids of a relationship key (`TYPE|from|to|...`); () for a node id."""
     parts = element_id.split("|")
     return (parts[1], parts[2]) if len(parts) >= 3 else ()
