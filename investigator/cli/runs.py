@@ -45,6 +45,9 @@ def runs_command(
 ) -> None:
     """List your recent runs (your tenant's with --purpose audit), newest first.
 
+    Exit codes: 0 listed (also when there are none); 2 bad input (--limit, a malformed
+    subject); 3 an unknown subject, or a purpose it does not hold; 4 Neo4j unavailable.
+
     \b
     Examples:
       investigator runs --subject acme/user:alice
