@@ -16,7 +16,9 @@
    the subject at known_at, unchanged: BM25 statistics count records written after the
    run; a lookup whose re-run differs in its text matches alone says it too),
    `subject_grants_changed` (a call whose rows no kept record names differs and the
-   subject's principal was re-recorded since: the likely cause),
+   subject's principal was re-recorded since: the likely cause), `record_labels_changed`
+   (the same, when the subject's grants did not change but a record the run read is shown
+   relabelled since: still known, its current record unreadable by the subject),
    `hash_mismatch` (other differences; for a call that kept no evidence, the
    line says replay cannot tell why), `execution_failed`. One cause is one
    line: evidence of a record already reported at its call adds no `evidence_changed`.
@@ -37,6 +39,7 @@ place and is reported as drift, honestly.
 from __future__ import annotations
 
 import json
+import operator
 from datetime import datetime
 from typing import Any
 
@@ -46,7 +49,7 @@ from pydantic import BaseModel, ConfigDict
 from cypher_templates.executor import RecordedFailure
 from graph_schema.canonical import iso_utc, sha256_text
 from graph_schema.kg_types import RecordStatus
-from investigator.context_graph.audit import ReadRule, read_element_records
+from investigator.context_graph.audit import ReadRule, edge_ends, read_element_records
 from investigator.context_graph.chain import evidence_digest, rows_hash, sha256_of, verify_chain
 from investigator.context_graph.incarnation import read_incarnations, run_incarnation
 from investigator.context_graph.lineage import load_lineage
@@ -203,6 +206,16 @@ class _Replayer:
         # A lookup whose re-run differs in its text matches' ranking alone (`ranking_changed`).
         self.answer_reranked = False
         self.scores_moved: dict[str, int] = {}
+        # Records the run read that are no longer returned to its subject because their
+        # current record (or a relationship's end's) now has labels or purposes the subject
+        # lacks: a record's labels changed since the run (no purge, no retraction).
+        self.relabelled: set[tuple[str, int]] = set()
+        # A record the run read that is no longer returned and no longer known at all (no
+        # current record: deleted from the KG), which no label change explains.
+        self.record_gone = False
+        # Drift lines of calls whose rows differ and that no kept record names (replay
+        # cannot tell why): (index in `drift`, the line's text before its cause).
+        self.unnamed: list[tuple[int, str]] = []
 
     def add(self, kind: str, detail: str, seq: int | None = None, tc: str | None = None) -> None:
         self.drift.append(Drift(kind=kind, seq=seq, tool_call_id=tc, detail=detail))
@@ -381,15 +394,37 @@ class _Replayer:
             elif backdated is None and (purges := self.purges()):
                 # A legal purge removed text the run read: what a search matched moves too.
                 cause = _purged_rows(purges)
-            self.add(
-                kind,
+            head = (
                 f"{template_id}@{version}: rows hash {replayed}, recorded {p.get('rows_hash')} "
                 f"({result.row_count} rows now, {p.get('row_count')} recorded)"
-                f"{backdated or cause}",
-                node.seq,
-                tc_id,
             )
+            same_hits = tc_id in self.hits_now and operator.ge(*self.hits_now[tc_id])
+            if (
+                kind == "hash_mismatch"
+                and backdated is None
+                and not same_hits
+                and not self.purges()
+            ):
+                # Named once every call is read, if a record the run read was relabelled.
+                self.unnamed.append((len(self.drift), head))
+            self.add(kind, f"{head}{backdated or cause}", node.seq, tc_id)
         return False
+
+    def name_relabelled_cause(self) -> None:
+        """When a record the run read is shown relabelled since the run (its current record
+        has labels or purposes the subject lacks; `_drifted_elements`), and the subject's
+        own grants did not change, a call whose rows differ and that no kept record names is
+        likely the same change: `record_labels_changed`, saying so (replay still cannot name
+        its rows: it never reads past the subject's grants). Nothing else is read."""
+        if not self.relabelled or self.record_gone:
+            return
+        for index, head in self.unnamed:
+            line = self.drift[index]
+            if line.kind != "hash_mismatch":
+                continue
+            self.drift[index] = line.model_copy(
+                update={"kind": "record_labels_changed", "detail": head + _LABELS_CHANGED_ROWS}
+            )
 
     def _limit_from_plan(
         self, node: CtxNodeRecord, template_id: str, params: dict[str, Any], options: dict[str, Any]
@@ -498,6 +533,12 @@ class _Replayer:
             "; the subject's grants also changed since the run, which can rank records it "
             "could not read then among them"
         )
+
+    def grants_changed_since_run(self) -> bool:
+        """Whether the subject's own Principal record was re-recorded after the run's
+        `known_at` (False when the run keeps none)."""
+        known_at = _parse_time(self.run.get("known_at"))
+        return known_at is not None and self.grants_changed(known_at)
 
     def grants_changed(self, known_at: datetime) -> bool:
         """Whether the subject's own Principal record was re-recorded after `known_at`."""
@@ -667,10 +708,11 @@ class _Replayer:
             key = (str(rejected.get("element_id")), int(rejected.get("version") or 1))
             if key not in now and all(key != known for known, _, _, _ in seen):
                 seen.append((key, False, "no longer returned", False))
+        ids = {key[0] for key, _, _, _ in seen}
         records = read_element_records(
             self.driver,
             str(self.run.get("tenant") or ""),
-            {key[0] for key, _, _, _ in seen},
+            ids | {end for eid in ids for end in edge_ends(eid)},
             self.kg_database,
         )
         for (eid, version), returned, how, was_redacted in seen:
@@ -685,6 +727,10 @@ class _Replayer:
                 kind = "data_retracted"
             elif not returned:
                 kind = "data_not_visible"
+                if not any(r.current for r in records.get(eid, [])):
+                    self.record_gone = True
+                elif _relabelled(eid, records, subject):
+                    self.relabelled.add((eid, version))
             elif ((eid, version) in redacted_now) != was_redacted:
                 # Same record version, another view of it: the subject's `pii` changed.
                 kind = (
@@ -1049,6 +1095,24 @@ def _retracted_for(record: Any, known_at: datetime, subject: Any) -> bool:
     )
 
 
+def _relabelled(eid: str, records: dict[str, list[Any]], subject: Any) -> bool:
+    """Whether record `eid` (a node id or a relationship key) is still known and its
+    current record, or a relationship's end's, now has labels or purposes `subject` (its
+    grants of now) lacks: a record the run read whose labels changed. False when the
+    record is gone, which is no label change."""
+
+    def unreadable(of: str) -> bool:
+        current = [r for r in records.get(of, []) if r.current]
+        return any(
+            not set(r.acl) <= set(subject.labels) or subject.purpose not in r.purposes
+            for r in current
+        )
+
+    if not any(r.current for r in records.get(eid, [])):
+        return False
+    return unreadable(eid) or any(unreadable(end) for end in edge_ends(eid))
+
+
 def _purged_rows(purges: list[str]) -> str:
     """Why a call's rows may differ when a legal purge removed text the run recorded."""
     runs = ", ".join(purges[:3]) + (f" and {len(purges) - 3} more" if len(purges) > 3 else "")
@@ -1103,6 +1167,12 @@ _GRANTS_CHANGED_ROWS = (
     "re-recorded after the run's known_at; replay reads with the grants of now); the rows "
     "that differ are not among the records the run kept, so replay cannot name them or "
     "prove it"
+)
+_LABELS_CHANGED_ROWS = (
+    ": likely the labels of a record the run read, which changed since the run (a record "
+    "named above is now recorded with labels or purposes its subject lacks; replay reads "
+    "with the labels of now); the rows that differ are not among the records the run kept, "
+    "so replay cannot name them or prove it"
 )
 _UNKEPT_ROWS = (
     ": the rows that differ are not among the records the run kept (its evidence and "
@@ -1189,7 +1259,7 @@ def headline_drift(drift: list[Drift]) -> Drift | None:
     """The drift a one-line verdict names: the first whose cause is known, passing over a
     call's line that says replay cannot tell why its rows differ (a later line, such as the
     purge or retraction of a record the run read, names a cause); else the first."""
-    unexplained = (_UNNAMED_ROWS, _UNKEPT_ROWS)
+    unexplained = (_UNNAMED_ROWS, _UNKEPT_ROWS, _LABELS_CHANGED_ROWS)
     known = [d for d in drift if not d.detail.endswith(unexplained)]
     return known[0] if known else (drift[0] if drift else None)
 
@@ -1203,6 +1273,7 @@ _GRANT_DRIFT = frozenset(
         "data_redacted_for_subject",
         "data_unredacted_for_subject",
         "subject_grants_changed",
+        "record_labels_changed",
     }
 )
 
@@ -1370,6 +1441,8 @@ def replay_run(
         for node in calls:
             if rep.replay_tool_call(node, subject):
                 matched_calls += 1
+    if subject is not None and not rep.grants_changed_since_run():
+        rep.name_relabelled_cause()
     ev_total, ev_matched = rep.replay_evidence() if subject is not None else (0, 0)
 
     pack_node, recorded_hash = rep.recorded_pack()
@@ -1403,17 +1476,23 @@ def replay_run(
     if rep.changed_answer():
         rep.note_decision_code()
     verified = chain.chain_valid and pack_match and not rep.drift
-    # Only when the subject's own grants changed since the run: a record relabelled for
-    # everyone is a change in the KG, and stays "not verified" (exit 1).
+    # The chain verified and what differs is what the run's subject may read now: its own
+    # grants changed since the run, or every record it no longer reads is still known with
+    # labels or purposes it lacks now (a routine ACL tightening). A record gone, changed in
+    # place, purged or retracted, and a difference replay cannot name without a label change
+    # shown, stay "not verified" (exit 1).
     kinds = {d.kind for d in rep.drift}
-    run_known_at = _parse_time(rep.run.get("known_at"))
+    relabelled_only = (
+        bool(rep.relabelled)
+        and kinds <= {"data_not_visible", "record_labels_changed"} | _ANSWER_DRIFT
+    )
     by_grants = (
         chain.chain_valid
         and not chain.problems
+        and not rep.record_gone
         and bool(kinds & _GRANT_DRIFT)
         and kinds <= _GRANT_DRIFT | _ANSWER_DRIFT
-        and run_known_at is not None
-        and rep.grants_changed(run_known_at)
+        and (rep.grants_changed_since_run() or relabelled_only)
     )
     return ReplayReport(
         run_id=run_id,

@@ -98,6 +98,63 @@ def test_a_withheld_evidence_node_says_withheld_for_its_own_hash_as_later_nodes_
     assert None not in {n["hash"] for n in doc["nodes"]}
 
 
+def _call_lines(tree: str, calls: dict[str, int]) -> dict[str, str]:
+    """tool call id -> its line in a trace tree."""
+    lines = {}
+    for line in tree.splitlines():
+        words = line.split()
+        if "tool_call" in words and words[words.index("tool_call") + 1] in calls:
+            lines[words[words.index("tool_call") + 1]] = line
+    assert set(lines) == set(calls), (tree, calls)
+    return lines
+
+
+def _counted_calls(driver, run: str) -> dict[str, int]:  # type: ignore[no-untyped-def]
+    """tool call id -> row count of each call that read rows the run did not keep."""
+    lineage = load_lineage(driver, run)
+    unkept = _unkept_calls(driver, run)
+    return {
+        str(n.properties["tool_call_id"]): int(n.properties["row_count"])
+        for n in lineage.nodes
+        if n.seq in unkept
+    }
+
+
+def test_a_row_count_over_rows_the_reader_may_not_read_is_withheld(  # type: ignore[no-untyped-def]
+    run_id, invoke, driver
+) -> None:
+    """An explorer's finding: `trace` printed `rows=N` on a call whose rows the reader may
+    not read (its rows hash withheld): a count is information too (how many rows the reader
+    is not shown). It is withheld where the rows hash is, in every format; a reader shown the
+    whole run that reads those rows now is shown it as recorded."""
+    calls = _counted_calls(driver, run_id)
+    assert calls and any(n > 0 for n in calls.values()), "the premise: calls with unkept rows"
+    # aud3 holds every label alice's run read: the counts, as recorded.
+    tree = invoke("trace", run_id, "--subject", "acme/user:aud3", *AUDIT)
+    assert tree.code == 0, tree
+    for call, line in _call_lines(tree.out, calls).items():
+        assert f" rows={calls[call]} " in line, line
+    # aud2 lacks `incident`: withheld some evidence, it is not shown these calls' counts.
+    who = ("acme/user:aud2", *AUDIT)
+    tree = invoke("trace", run_id, "--subject", *who)
+    assert tree.code == 0, tree
+    for line in _call_lines(tree.out, calls).values():
+        assert " rows=[withheld] " in line and "truncated" not in line, line
+    doc = _trace_json(invoke, run_id, *who)
+    shown = {n["properties"].get("tool_call_id"): n["properties"] for n in doc["nodes"]}
+    for call in calls:
+        assert shown[call]["row_count"] == "[withheld]", shown[call]
+        assert shown[call]["rows_hash"] == "[withheld]", shown[call]
+    mermaid = invoke("trace", run_id, "--subject", *who, "--format", "mermaid")
+    for call in calls:
+        (box,) = [line for line in mermaid.out.splitlines() if f"tool_call {call} " in line]
+        assert "rows=#91;withheld#93;" in box, box  # mermaid escapes the brackets
+    prov = json.loads(invoke("trace", run_id, "--subject", *who, "--format", "prov-json").out)
+    activities = [a for a in prov["activity"].values() if a.get("inv:tool_call_id") in calls]
+    assert len(activities) == len(calls), prov["activity"]
+    assert all(a["inv:row_count"] == "[withheld]" for a in activities), activities
+
+
 def test_a_rows_hash_over_a_row_relabelled_since_is_withheld_from_every_reader(  # type: ignore[no-untyped-def]
     run_id, invoke, driver, tmp_path
 ) -> None:
@@ -127,6 +184,10 @@ def test_a_rows_hash_over_a_row_relabelled_since_is_withheld_from_every_reader( 
         assert tree.out.splitlines()[-1].endswith(
             f"hashes from #{start} on withheld: they chain over content withheld from you)"
         ), tree.out
+        # Nor how many rows those calls read (a count of rows no one may read now).
+        calls = _counted_calls(driver, run_id)
+        for line in _call_lines(tree.out, calls).values():
+            assert " rows=[withheld] " in line, (who, line)
 
 
 def test_replay_of_a_retracted_principals_run_is_refused_in_one_line(  # type: ignore[no-untyped-def]

@@ -11,6 +11,7 @@ ingest that writes the id again says so in one line.
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -320,3 +321,47 @@ def test_an_id_retracted_twice_is_one_earlier_holder_for_the_executor_and_the_au
     tree = invoke("trace", old_run, "--subject", *AUDITOR)
     assert tree.code == 0 and "an earlier principal of this id" in tree.out.splitlines()[0]
     assert _principal_agent(invoke, new_run)["inv:incarnation"]["$"] == "2"
+
+
+def test_a_new_holders_empty_listing_says_an_earlier_holders_runs_are_not_shown(  # type: ignore[no-untyped-def]
+    world: neo4j.Driver, invoke, tmp_path: Path
+) -> None:
+    """An explorer's finding: `runs` for the id's new holder said "no runs recorded", as if
+    the id had never run anything, while the earlier holder's runs exist (shown to an
+    auditor). The line now says they are not shown, and says it the same whether the earlier
+    holder ran anything or not (grace never did), so it tells nothing of those runs."""
+    old_grace = {**json.loads(json.dumps(WORLD["principals"][0])), "id": "user:grace"}
+    _ingest(invoke, tmp_path, "grace.yaml", {"tenant": TENANT, "principals": [old_grace]})
+    first = invoke("investigate", OLD_QUESTION, *ASKED, "--subject", FRANK, "--json")
+    assert first.code == 0, first
+    old_run = json.loads(first.out)["run_id"]
+    # A first holder with no runs: as before.
+    assert invoke("runs", "--subject", f"{TENANT}/user:grace").out == "no runs recorded\n"
+    at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    retractions = [{"id": f"user:{who}", "reason": "left", "at": at} for who in ("frank", "grace")]
+    _ingest(invoke, tmp_path, "retract.yaml", {"tenant": TENANT, "retractions": retractions})
+    new = json.loads(json.dumps(FRANK_NEW))  # copies: the YAML dump may hold no aliases
+    new["principals"].append({**json.loads(json.dumps(new["principals"][0])), "id": "user:grace"})
+    _ingest(invoke, tmp_path, "new.yaml", new)
+
+    lines = {}
+    for who in ("frank", "grace"):
+        res = invoke("runs", "--subject", f"{TENANT}/user:{who}")
+        assert res.code == 0 and res.err == "", res
+        (lines[who],) = res.out.splitlines()
+    said = lines["frank"]
+    assert said.startswith(f"no runs recorded by {FRANK} since it was written again (20"), said
+    assert said.endswith(
+        "): a new principal of this id; runs of an earlier principal of this id are not shown "
+        "(they are not yours; an auditor reads them with --purpose audit)"
+    ), said
+    assert old_run not in said and OLD_QUESTION not in said
+    # The same words for an id whose earlier holder never ran anything: no oracle.
+    shapes = {
+        re.sub(r"user:\w+ since it was written again \([^)]*\)", "ID (AT)", line)
+        for line in lines.values()
+    }
+    assert len(shapes) == 1, lines
+    assert _runs(invoke, FRANK) == []  # --json unchanged
+    # The auditor still lists the earlier holder's run, and its own empty listing is not this.
+    assert [r["run_id"] for r in _runs(invoke, *AUDITOR)] == [old_run]

@@ -249,7 +249,9 @@ def test_a_record_relabelled_after_the_run_is_not_reported_as_purged(  # type: i
         now=datetime.now(UTC) + timedelta(seconds=1),
     )
     code, doc, err = _replay_json(invoke, result.run_id)
-    assert code == 1 and doc["chain_valid"] is True, (doc, err)
+    # A routine relabel: the chain verified, what alice may read changed (exit 3).
+    assert code == 3 and doc["chain_valid"] is True, (doc, err)
+    assert doc["differs_by_grants_only"] is True
     kinds = {d["kind"] for d in doc["drift"]}
     assert "data_purged" not in kinds, doc["drift"]
     gone = [d for d in doc["drift"] if d["kind"] == "data_not_visible"]
@@ -280,16 +282,18 @@ def test_a_relabelled_record_is_one_drift_line_not_also_evidence_changed(  # typ
     result = _investigate(demo_kg)
     _relabel_postmortem(demo_kg, tmp_path)
     code, doc, err = _replay_json(invoke, result.run_id)
-    assert code == 1 and doc["verified"] is False, (doc, err)
+    assert code == 3 and doc["verified"] is False, (doc, err)
     # One line per call that read it (alice may not read it now: its id is withheld).
     gone = [d for d in doc["drift"] if d["kind"] == "data_not_visible"]
     assert gone and all("no longer visible to acme/user:alice" in d["detail"] for d in gone)
     assert any("[withheld] v1 no longer visible" in d["detail"] for d in gone), gone
     assert len({d["tool_call_id"] for d in gone}) == len(gone), doc["drift"]
-    # A call that kept no evidence of the record says it cannot name it, never another cause.
+    # A call that kept no evidence of the record names the relabel as the likely cause and
+    # says it cannot name its rows, never another cause (it was an unexplained hash_mismatch).
     others = [d for d in doc["drift"] if d["tool_call_id"] and d["kind"] != "data_not_visible"]
     assert all(
-        d["kind"] == "hash_mismatch" and "so replay cannot name" in d["detail"] for d in others
+        d["kind"] == "record_labels_changed" and "so replay cannot name" in d["detail"]
+        for d in others
     ), doc["drift"]
     assert doc["evidence_matched"] == doc["evidence"] - 1  # still counted as not reproduced
 
@@ -316,16 +320,16 @@ def test_an_entity_call_that_lost_a_relabelled_record_says_why_it_cannot_tell(  
     relabel = invoke(*imported, "--acl", "legal-hold", "--acl-change")
     assert relabel.code == 0, relabel
     code, doc, err = _replay_json(invoke, run_id, "acme/user:bob")
-    assert code == 1 and doc["chain_valid"] is True, (doc, err)
+    # A relabel by re-import: the chain verified, what bob may read changed (exit 3).
+    assert code == 3 and doc["chain_valid"] is True, (doc, err)
+    assert doc["differs_by_grants_only"] is True
     kinds = [d["kind"] for d in doc["drift"]]
     assert "evidence_changed" not in kinds and "data_purged" not in kinds, doc["drift"]
     first = doc["drift"][0]
-    assert first["kind"] == "hash_mismatch" and "entity_resolution@" in first["detail"]
+    assert first["kind"] == "record_labels_changed" and "entity_resolution@" in first["detail"]
     assert "0 rows now, 1 recorded" in first["detail"]
-    assert (
-        "kept no record of its rows (no evidence, no rejection), so replay cannot name"
-        in (first["detail"])
-    )
+    assert "likely the labels of a record the run read" in first["detail"]
+    assert "cannot name them or prove it" in first["detail"]
     gone = [d for d in doc["drift"] if d["kind"] == "data_not_visible"]
     assert gone and all("no longer visible to acme/user:bob" in d["detail"] for d in gone)
     assert all("not purged" in d["detail"] for d in gone)
@@ -373,7 +377,7 @@ def test_a_call_that_kept_only_rejections_names_the_rejected_record_it_lost(  # 
     )
 
     code, doc, err = _replay_json(invoke, answer["run_id"], "acme/user:bob")
-    assert code == 1 and doc["chain_valid"] is True, (doc, err)
+    assert code == 3 and doc["chain_valid"] is True, (doc, err)
     lines = [d for d in doc["drift"] if d["tool_call_id"] == rejecting_call]
     assert [d["kind"] for d in lines] == ["data_not_visible"], doc["drift"]
     # bob may not read v3 now: its id is withheld, as a relabelled evidence record's is.

@@ -79,6 +79,10 @@ def purge_command(
     of every record of ELEMENT_ID (an id it may not see is "no record", exit 2). Records
     stay (with their hashes); their text goes. The purge is recorded as its own run.
 
+    Exit codes: 0 purged (or nothing left to purge); 2 bad input (a malformed ELEMENT_ID or
+    reason, a --subject of another tenant than --tenant), or no record ELEMENT_ID you may
+    see; 3 a subject not allowed the purpose `legal` in the tenant; 4 Neo4j unavailable.
+
     \b
     Example:
       investigator purge doc:postmortem-2026-07-23-payments --tenant acme \\

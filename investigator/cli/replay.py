@@ -88,10 +88,14 @@ def replay_command(
 ) -> None:
     """Re-execute run RUN_ID's tool calls at its known_at and verify chain and pack_hash.
 
-    Your own runs, or your tenant's with --purpose audit. Exits 0 when verified, 1 when not
-    (the report is still printed), 2 for an unknown run (or another tenant's), 3 for another
-    subject's run you may not read, or when the chain verified and the run's subject may no
-    longer read what the run read (its grants changed; the report is still printed).
+    Your own runs, or your tenant's with --purpose audit.
+
+    Exit codes: 0 verified; 1 not verified (the report is still printed); 2 a malformed
+    RUN_ID, an unknown run, or another tenant's (answered alike); 3 another subject's run
+    you may not read, a run whose subject holds no grants now (retracted, or an earlier
+    holder of its id), or the chain verified and the run's subject may no longer read what
+    the run read (its grants or a record's labels changed; the report is still printed);
+    4 Neo4j unavailable.
 
     \b
     Examples:

@@ -7,9 +7,11 @@ tenant's (exit 3 for an unknown subject or a purpose it does not hold).
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import click
 
+from graph_schema.canonical import iso_utc
 from investigator.cli.numbers import parse_whole
 from investigator.cli.subject import (
     load_run_reader,
@@ -22,9 +24,29 @@ from investigator.defaults import RUNS_MAX_LIMIT as MAX_LIMIT
 from investigator.errors import BadInput
 from investigator.terminal import one_line, shown_id
 
+if TYPE_CHECKING:
+    from investigator.context_graph.audit import RunReader
+
 
 def _one_line(text: str | None, limit: int = 60) -> str:
     return one_line(text or "", limit)
+
+
+def _no_runs_line(reader: RunReader) -> str:
+    """What an empty listing says. A principal id retracted and written again names a new
+    holder, who reads none of an earlier holder's runs (docs/security.md rule 5): its empty
+    listing says so, the same whether an earlier holder ran anything or not (so it tells
+    nothing of their runs), instead of "no runs recorded", which read as if the id had none."""
+    principal = reader.principal
+    if reader.audits or principal.incarnation <= 1:
+        return "no runs recorded"
+    began = principal.incarnation_began
+    since = f" since it was written again ({iso_utc(began)})" if began is not None else ""
+    return (
+        f"no runs recorded by {shown_id(str(principal.ref))}{since}: a new principal of this "
+        "id; runs of an earlier principal of this id are not shown (they are not yours; an "
+        "auditor reads them with --purpose audit)"
+    )
 
 
 @click.command(name="runs")
@@ -44,6 +66,9 @@ def runs_command(
     limit: str, subject: str | None, tenant: str | None, purpose: str | None, json_out: bool
 ) -> None:
     """List your recent runs (your tenant's with --purpose audit), newest first.
+
+    Exit codes: 0 listed (also when there are none); 2 bad input (--limit, a malformed
+    subject); 3 an unknown subject, or a purpose it does not hold; 4 Neo4j unavailable.
 
     \b
     Examples:
@@ -80,7 +105,7 @@ def runs_command(
         click.echo(json.dumps({"runs": [r.model_dump(mode="json") for r in runs]}))
         return
     if not runs:
-        click.echo("no runs recorded")
+        click.echo(_no_runs_line(reader))
         return
     for r in runs:
         who = shown_id(f"{r.tenant}/{r.subject_id}")

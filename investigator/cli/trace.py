@@ -53,6 +53,11 @@ def trace_command(
     (ACL, purpose, PII, a record tightened or retracted since) is shown as withheld. A run
     whose chain or anchor does not verify is said so first, marked, and exits 1.
 
+    Exit codes: 0 shown; 1 shown, but the run's chain or anchor does not verify; 2 bad
+    input (a malformed RUN_ID or --format), an unknown run, or another tenant's (answered
+    alike); 3 another subject's run you may not read (your tenant's need --purpose audit);
+    4 Neo4j unavailable.
+
     \b
     Examples:
       investigator runs --subject acme/user:alice     # the run ids (run-0123abcd below)

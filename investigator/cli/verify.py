@@ -83,8 +83,11 @@ def verify_command(
     """Verify run RUN_ID against its anchor, or (no RUN_ID) the tenant's whole ledger.
 
     Your own runs, or your tenant's with --purpose audit (the whole ledger needs it).
-    Exits 0 when verified, 1 when not (the report is still printed), 2 for an unknown
-    run, 3 when you may not read it.
+
+    Exit codes: 0 verified; 1 not verified (the report is still printed; a deleted run is
+    still known by its anchor), or a chain key it cannot read; 2 a malformed RUN_ID, an
+    unknown run, or another tenant's (answered alike); 3 another subject's run you may not
+    read, or the whole ledger without --purpose audit; 4 Neo4j unavailable.
 
     \b
     Examples:

@@ -247,7 +247,7 @@ def read_element_records(
         return {}
     edges = []
     for key in ids:
-        ends = _edge_ends(key)
+        ends = edge_ends(key)
         if ends:
             edges.append({"key": key, "from": ends[0], "to": ends[1]})
     rows, _, _ = driver.execute_query(
@@ -406,7 +406,7 @@ class ContentFilter(ReadRule):
         named |= {eid for ev_id in purged_evidence for eid in element_ids.get(ev_id, set())}
         # A relationship shows its two ends: each must be readable too, as a template reads
         # a relationship only when both its nodes are visible.
-        ends = {end for eid in named for end in _edge_ends(eid)}
+        ends = {end for eid in named for end in edge_ends(eid)}
         # A purge run names the record it purged: read with the rest, checked below.
         purged = purged_element(run)
         also = {purged} if purged is not None else set()
@@ -520,6 +520,12 @@ class ContentFilter(ReadRule):
         self._set_hash_pattern()
         self._mask_withheld_claims(lineage)
         self.hashes_withheld_from = self._withhold_chain_hashes(lineage, run)
+
+    def rows_withheld(self, call: CtxNodeRecord) -> bool:
+        """Whether tool call `call`'s rows hash is withheld from the reader: some row it
+        read is not shown to be readable by the reader now (docs/security.md rule 6)."""
+        rows_hash = call.properties.get("rows_hash")
+        return isinstance(rows_hash, str) and rows_hash in self.hidden_hashes
 
     def _mask_withheld_claims(self, lineage: RunLineage) -> None:
         """Mask the id of every claim built on content withheld from the reader.
@@ -668,7 +674,7 @@ class ContentFilter(ReadRule):
 
     def _ends_reason(self, element_id: str, records: dict[str, list[_ElementRecord]]) -> str | None:
         """Why a relationship is withheld for an end the reader may not read now, or None."""
-        for end in _edge_ends(element_id):
+        for end in edge_ends(element_id):
             current = [r for r in records.get(end, []) if r.current]
             if any(not self._allows(r.acl, r.purposes) for r in current):
                 return "acl"
@@ -805,7 +811,7 @@ def _parsed(text: Any) -> Any:
         return None
 
 
-def _edge_ends(element_id: str) -> tuple[str, ...]:
+def edge_ends(element_id: str) -> tuple[str, ...]:
     """The two node ids of a relationship key (`TYPE|from|to|...`); () for a node id."""
     parts = element_id.split("|")
     return (parts[1], parts[2]) if len(parts) >= 3 else ()
@@ -850,14 +856,24 @@ def filtered_lineage(lineage: RunLineage, content: ContentFilter) -> RunLineage:
             props = {
                 k: content.scrub(v) for k, v in props.items() if k not in {"payload", "result"}
             }
+            counted = node.kind == CtxKind.TOOL_CALL and content.rows_withheld(node)
+            if counted:
+                # How many rows a call read counts rows the reader is not shown to read now
+                # (its rows hash is withheld): a count is information too, so it is withheld
+                # with the hash, and so is `truncated` (the count reached the limit).
+                props.update({"row_count": WITHHELD_TEXT, "truncated": WITHHELD_TEXT})
             if isinstance(node.properties.get(TOOL_CALL_HITS), list):
                 # A hit the reader may not read is withheld whole: its version and score too.
-                props[TOOL_CALL_HITS] = [
+                hits = [
                     WITHHELD_TEXT
                     if (parsed := parse_hit(entry)) is None or parsed[0] in content.hidden_ids
                     else entry
                     for entry in node.properties[TOOL_CALL_HITS]
                 ]
+                if counted:  # one mark for them all: their number is the row count
+                    shown_hits = [h for h in hits if h != WITHHELD_TEXT]
+                    hits = shown_hits + [WITHHELD_TEXT] * (len(shown_hits) < len(hits))
+                props[TOOL_CALL_HITS] = hits
             if payload is not None:
                 shown = _scrubbed_payload(node, payload, content)
                 if node.kind == CtxKind.REJECTION and isinstance(shown, dict):

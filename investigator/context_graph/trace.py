@@ -188,7 +188,7 @@ def _describe_kind(node: CtxNodeRecord) -> str:
         return f"plan {plan_id}" if plan_id else "plan"
     if kind == CtxKind.TOOL_CALL:
         error = f" error: {_one_line(p.get('error'), 60)}" if p.get("error") else ""
-        trunc = " truncated" if p.get("truncated") else ""
+        trunc = " truncated" if p.get("truncated") is True else ""
         # Runs recorded before tool calls kept their start show the duration alone.
         began = f", started {_shown_time(p['started_at'])}" if p.get("started_at") else ""
         return (
