@@ -1770,6 +1770,7 @@ def _plain_then_order(
     refs: TimeReferences,
     as_of: datetime,
     known_at: datetime | None = None,
+    rolling: _Found | None = None,
 ) -> list[AnchorEvent]:
     """The events tried when the words or the question name the error ("when PAY-4097
     started", "when the first error happened", "then" in a question naming a code seen by
@@ -1799,8 +1800,11 @@ def _plain_then_order(
     )
     if _NAMES_AN_ERROR.search(refs.event_words or ""):
         # "when the first error happened": the error or nothing. Before it, a release that
-        # just went out is not it, nor an error of an episode long before that release.
-        return [] if release_nearer else [AnchorEvent.FIRST_ERROR]
+        # just went out, or is going out (`rolling`: its start), is not it, nor an error of
+        # an episode long before that release (before h28-then, a rollout under way at as_of
+        # left it the PAY-1002 error of 509 days before).
+        going_out = rolling is not None and (err is None or rolling[0] > shift(err[0], EPISODE))
+        return [] if release_nearer or going_out else [AnchorEvent.FIRST_ERROR]
     if release_nearer:
         return [k for k in ANCHOR_ORDER if k is not AnchorEvent.FIRST_ERROR]
     return list(ANCHOR_ORDER)
@@ -1931,17 +1935,18 @@ def reference_times(
         rolling: _Found | None = None
         words = refs.event_words or ""
         if refs.event is AnchorEvent.FIRST_ERROR and refs.side is None:
+            rolling = _rollout(evidence, as_of, services, releases)
             if (
                 _ERROR_CODE.search(words)
                 or _NAMES_AN_ERROR.search(words)
                 or (refs.codes and err is not None)
             ):
                 # The words, or the question, name the error: it is the moment.
-                order = _plain_then_order(found, refs, as_of, known_at)
+                order = _plain_then_order(found, refs, as_of, known_at, rolling)
+                rolling = None
             else:
                 # The plain "then": the nearest episode by as_of. Its release is the latest
                 # by as_of, or one still rolling out then, whichever began last.
-                rolling = _rollout(evidence, as_of, services, releases)
                 if rolling is not None and (
                     latest_release is None or rolling[0] > latest_release[0]
                 ):

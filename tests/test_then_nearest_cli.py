@@ -119,3 +119,17 @@ def test_then_once_the_errors_are_seen_stays_the_first_error(  # type: ignore[no
             f"'then' is taken as {first}, {far} before as_of {as_of}{HOLDS}. Name the moment "
             "in the question, or give --as-of, to ask about another one"
         ], doc["time_notes"]
+
+
+def test_the_first_error_while_a_rollout_goes_out_is_not_an_error_of_a_year_before(  # type: ignore[no-untyped-def]
+    demo_graph: neo4j.Driver, cli_env, invoke
+) -> None:
+    # The words name the error: no other moment stands in for it. At 10:00, with the release
+    # rolling out and its errors not yet seen, the first error is not placed, as at 10:02:30
+    # after the release (before h28-then, it was the PAY-1002 error of 509 days before).
+    doc = _ask(
+        invoke, "who owned payment-api when the first error happened?", "2026-07-23T10:00:00Z"
+    )
+    assert doc["unresolved_time_words"] == ["when the first error happened"], doc
+    assert doc["status"] == "partial", doc["status"]
+    assert not any("At the first PAY-1002 error" in c for c in _claims(doc)), _claims(doc)
