@@ -1867,13 +1867,16 @@ def _rollout_claims(
     records of those releases (their finish lies after as_of, so no claim states it)."""
     claims: list[Claim] = []
     rolling: list[Evidence] = []
-    instants = [(r.at, f"{r.describe()} ({r.why})") for r in refs if r.at <= as_of]
-    instants.append((as_of, f"as_of, {iso_utc(as_of)}"))
+    instants = [(r.at, f"{r.describe()} ({r.why})", r.element_id) for r in refs if r.at <= as_of]
+    instants.append((as_of, f"as_of, {iso_utc(as_of)}", None))
     for ev in sorted(timed, key=lambda e: e.element_id):
+        # "Then" taken as this rollout's own start is not an instant it is said at: that it
+        # had started then is what the moment is (the claims at it say "the start of the
+        # rollout of release ...").
         at_words = [
             (at, words, span)
-            for at, words in instants
-            if (span := rollout_under_way(ev, at)) is not None
+            for at, words, record in instants
+            if record != ev.element_id and (span := rollout_under_way(ev, at)) is not None
         ]
         if not at_words:
             continue

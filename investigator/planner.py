@@ -702,6 +702,8 @@ class KnownRelease(BaseModel):
     name: str | None = None
     service: str | None = None
     at: datetime
+    # Its rollout's start, when its record says (a rollout under way may be "then").
+    started: datetime | None = None
 
 
 class Known(BaseModel):
@@ -1400,6 +1402,7 @@ def _note_release(known: Known, el: Any) -> bool:
             name=el.name,
             service=service if isinstance(service, str) and service.startswith("svc:") else None,
             at=at,
+            started=instant_of(props.get("started_at")),
         )
     )
     known.releases.sort(key=lambda r: r.id)
@@ -1680,7 +1683,9 @@ def followup_steps(
         first_seen=known.first_seen,
         services=focus,
         alerts_fired=known.alerts_fired,
-        releases=[SeenEvent(r.at, r.name or r.id, r.service, r.id) for r in known.releases],
+        releases=[
+            SeenEvent(r.at, r.name or r.id, r.service, r.id, r.started) for r in known.releases
+        ],
         known_at=inp.known_at,
         release_history_read=bool(focus) and set(focus) <= set(known.release_histories),
         late=late,

@@ -1377,9 +1377,11 @@ def far_anchor_notes(
     question: str, as_of: datetime, references: Sequence[ReferenceTime]
 ) -> list[str]:
     """What the answer says when the event taken for the question's "then" (or "during the
-    incident", "before the release") lies more than `FAR_FROM_AS_OF` from `as_of`, or was
-    moved by an amount ("two days before the alert"): the claims name its date, but a user
-    who asked "then" expecting as_of, or a hurried reader of the amount, would not notice."""
+    incident", "before the release") lies more than `FAR_FROM_AS_OF` from `as_of`, was
+    moved by an amount ("two days before the alert"), or was taken over other moments the
+    plain "then" could mean (each named, with why not): the claims name its date, but a user who
+    asked "then" expecting another moment, or a hurried reader of the amount, would not
+    notice."""
     refs = time_references(question, as_of)
     words = refs.event_words or "then"
     # An amount moved the instant from the event ("two days before the alert"): said even
@@ -1388,10 +1390,12 @@ def far_anchor_notes(
     return [
         f"{words!r} is taken as {r.describe()}"
         + (f", {_span(as_of - r.at)} before as_of {iso_utc(as_of)}" if far else "")
+        # The other moments found that the plain "then" could have meant: named, and why not.
+        + (f" (also found, not taken: {'; '.join(r.passed_over)})" if r.passed_over else "")
         + "; the answer holds at that moment (and at as_of). Name the moment in the question, "
         "or give --as-of, to ask about another one"
         for r in references
-        if r.kind == "event" and ((far := as_of - r.at > FAR_FROM_AS_OF) or moved)
+        if r.kind == "event" and ((far := as_of - r.at > FAR_FROM_AS_OF) or moved or r.passed_over)
     ]
 
 
@@ -1419,6 +1423,9 @@ class ReferenceTime(BaseModel):
     # The record the event was read from (a release, an alert's FIRED_ON, an incident), when
     # known: the gate admits it as evidence of the answer (`GatePolicy.anchor_ids`).
     element_id: str | None = None
+    # The plain "then": the other moments found that it could have meant, each described
+    # (`<label>, <time>, <why not>`), passed over. The Time line names them.
+    passed_over: list[str] = Field(default_factory=list)
 
     def describe(self) -> str:
         """`<label>, <time>` as claims print it."""
@@ -1518,6 +1525,8 @@ class SeenEvent(NamedTuple):
     name: str
     service: str | None = None
     element_id: str | None = None
+    # A release's rollout start, when its record says (its `at` is its finish).
+    started: datetime | None = None
 
 
 # An event found: its instant, its name, the id of its record (when known).
@@ -1579,6 +1588,30 @@ def rollout_under_way(ev: Evidence, at: datetime) -> tuple[datetime, datetime] |
     if started is None or finished is None or not started <= at < finished:
         return None
     return started, finished
+
+
+def _rollout(
+    evidence: Sequence[Evidence],
+    as_of: datetime,
+    services: Sequence[str],
+    known: Sequence[tuple[datetime, str, str | None] | SeenEvent] = (),
+) -> _Found | None:
+    """The latest release of the services whose rollout was under way at `as_of` (started by
+    it, not finished), as (its start, its name, its record): the release then going out."""
+    rolling: list[tuple[datetime, str, str | None]] = [
+        (under_way[0], ev.name or ev.element_id, ev.element_id)
+        for ev in evidence
+        if (not services or ev.context.get("service") in (None, *services))
+        and (under_way := rollout_under_way(ev, as_of)) is not None
+    ]
+    rolling += [
+        (r.started, r.name, r.element_id)
+        for r in (SeenEvent(*k) for k in known)
+        if r.started is not None
+        and r.started <= as_of < r.at
+        and (not services or r.service in (None, *services))
+    ]
+    return max(rolling, key=lambda r: (r[0], r[1])) if rolling else None
 
 
 def _release_text(ev: Evidence) -> str:
@@ -1686,6 +1719,25 @@ def predates_every_release(evidence: Sequence[Evidence], at: datetime) -> bool:
     return bool(known) and all(at < b for b in known)
 
 
+def _before_every_release(
+    evidence: Sequence[Evidence],
+    known: Sequence[tuple[datetime, str, str | None] | SeenEvent],
+    at: datetime,
+) -> bool:
+    """`predates_every_release`, counting the releases a check step read too (their start
+    when known, else their finish)."""
+    begins = [r.started or r.at for r in (SeenEvent(*k) for k in known)]
+    if any(b <= at for b in begins):
+        return False
+    return predates_every_release(evidence, at) or (bool(begins) and not _has_release(evidence))
+
+
+def _has_release(evidence: Sequence[Evidence]) -> bool:
+    return any(
+        ev.type == "Deployment" and "deployment_time" in ev.evidence_types for ev in evidence
+    )
+
+
 def _release_start(evidence: Sequence[Evidence], name: str, finished: datetime) -> datetime | None:
     """When the release named `name` (finished at `finished`) started, if its record says."""
     for ev in evidence:
@@ -1745,9 +1797,12 @@ def _plain_then_order(
     refs: TimeReferences,
     as_of: datetime,
     known_at: datetime | None = None,
+    rolling: _Found | None = None,
 ) -> list[AnchorEvent]:
-    """The events the plain "then" tries, in order: the first error, else the release, the
-    incident start, the alert.
+    """The events tried when the words or the question name the error ("when PAY-4097
+    started", "when the first error happened", "then" in a question naming a code seen by
+    as_of): the first error, else the release, the incident start, the alert. The plain
+    "then" takes the nearest episode instead (`_nearest_episode`).
 
     A release within `EPISODE` before `as_of` comes first when the latest error is of an
     episode long before it (or there is none): at as_of 10:02:37, 37 s after the release,
@@ -1772,11 +1827,75 @@ def _plain_then_order(
     )
     if _NAMES_AN_ERROR.search(refs.event_words or ""):
         # "when the first error happened": the error or nothing. Before it, a release that
-        # just went out is not it, nor an error of an episode long before that release.
-        return [] if release_nearer else [AnchorEvent.FIRST_ERROR]
+        # just went out, or is going out (`rolling`: its start), is not it, nor an error of
+        # an episode long before that release (before h28-then, a rollout under way at as_of
+        # left it the PAY-1002 error of 509 days before).
+        going_out = rolling is not None and (err is None or rolling[0] > shift(err[0], EPISODE))
+        return [] if release_nearer or going_out else [AnchorEvent.FIRST_ERROR]
     if release_nearer:
         return [k for k in ANCHOR_ORDER if k is not AnchorEvent.FIRST_ERROR]
     return list(ANCHOR_ORDER)
+
+
+# The events of an incident: what the plain "then" looks for first (a release is a change).
+_INCIDENT_EVENTS = (AnchorEvent.FIRST_ERROR, AnchorEvent.INCIDENT_START, AnchorEvent.ALERT)
+
+
+def _nearest_episode(
+    found: dict[AnchorEvent, _Found | None],
+    *,
+    horizon: datetime,
+    background_error: bool,
+) -> tuple[list[AnchorEvent], dict[AnchorEvent, str]]:
+    """The events the plain "then" tries, in order, and those it passes over, with why.
+
+    "Then" is the latest incident by `as_of`: its latest event found (a first error, an
+    incident start, an alert firing) and the events within `EPISODE` before it make one
+    episode, tried first error, release, incident start, alert (the release, the first error,
+    the incident and its alert of one episode are minutes apart). A release is "then" too
+    when it went out, or is going out, within `EPISODE` before `horizon` (the earlier of
+    as_of and --known-at: what the KG knew by then), or when no incident event is found;
+    a later release, long before as_of, is a change with no incident after it, passed over.
+    An error first seen before every release read (`background_error`: one emitted for
+    years) is no incident of its own, passed over once a release is found. An event of an
+    earlier episode is passed over, however the order ranks it: at as_of 10:00, with a
+    release rolling out since 09:55, "then" is not a PAY-1002 error of 509 days before (it
+    was, before h28-then). Words naming the error ("when PAY-4097 started") do not come here
+    (`_plain_then_order`).
+    """
+    hits = {k: hit for k in ANCHOR_ORDER if (hit := found[k]) is not None}
+    passed: dict[AnchorEvent, str] = {}
+    release = hits.get(AnchorEvent.RELEASE)
+    if background_error and release is not None and AnchorEvent.FIRST_ERROR in hits:
+        passed[AnchorEvent.FIRST_ERROR] = "first seen before every release read"
+        del hits[AnchorEvent.FIRST_ERROR]
+    if not hits:
+        return [], passed
+    incident = [hits[k][0] for k in _INCIDENT_EVENTS if k in hits]
+    near = release is not None and release[0] >= shift(horizon, -EPISODE)
+    latest = max(at for at, _, _ in hits.values()) if near or not incident else max(incident)
+    start = shift(latest, -EPISODE)
+    for k, (at, _, _) in hits.items():
+        if at < start:
+            passed[k] = "earlier"
+        elif at > latest:
+            passed[k] = "a change with no error, incident or alert found after it"
+    order = [k for k in hits if k not in passed]
+    return order, {k: passed[k] for k in ANCHOR_ORDER if k in passed}
+
+
+def _event_label(kind: AnchorEvent, name: str, rolling: bool = False) -> str:
+    """How a claim names the event of `kind` called `name` ("the first PAY-4097 error")."""
+    if kind is AnchorEvent.RELEASE and rolling:
+        return f"the start of the rollout of release {name}"
+    if kind is AnchorEvent.FIRST_ERROR:
+        return f"the first {name} error" if name != "error" else "the first error"
+    return {
+        AnchorEvent.RELEASE: f"the release {name}",
+        AnchorEvent.INCIDENT_START: f"the start of incident {name}",
+        AnchorEvent.ALERT: f"the {name} alert",
+        AnchorEvent.INCIDENT_END: f"the resolution of incident {name}",
+    }[kind]
 
 
 def reference_times(
@@ -1824,6 +1943,7 @@ def reference_times(
             err = None
         read = release_history_read
         release = _release(evidence, as_of, services, refs.event_words, releases, read)
+        latest_release = release
         picked = release_pick(refs.event_words) is not None
         if err is not None and not picked and not (release and release[0] > shift(err[0], EPISODE)):
             # "The release": the one before the first error; not when the error is of an
@@ -1838,8 +1958,35 @@ def reference_times(
             AnchorEvent.INCIDENT_END: _incident_end(evidence, as_of, refs.event_words),
         }
         order = [refs.event, *(k for k in ANCHOR_ORDER if k is not refs.event)]
+        passed: dict[AnchorEvent, str] = {}
+        rolling: _Found | None = None
+        words = refs.event_words or ""
         if refs.event is AnchorEvent.FIRST_ERROR and refs.side is None:
-            order = _plain_then_order(found, refs, as_of, known_at)
+            rolling = _rollout(evidence, as_of, services, releases)
+            if (
+                _ERROR_CODE.search(words)
+                or _NAMES_AN_ERROR.search(words)
+                or (refs.codes and err is not None)
+            ):
+                # The words, or the question, name the error: it is the moment.
+                order = _plain_then_order(found, refs, as_of, known_at, rolling)
+                rolling = None
+            else:
+                # The plain "then": the nearest episode by as_of. Its release is the latest
+                # by as_of, or one still rolling out then, whichever began last.
+                if rolling is not None and (
+                    latest_release is None or rolling[0] > latest_release[0]
+                ):
+                    found[AnchorEvent.RELEASE] = rolling
+                else:
+                    found[AnchorEvent.RELEASE], rolling = latest_release, None
+                found_err = found[AnchorEvent.FIRST_ERROR]
+                order, passed = _nearest_episode(
+                    found,
+                    horizon=min(as_of, known_at) if known_at is not None else as_of,
+                    background_error=found_err is not None
+                    and _before_every_release(evidence, releases, found_err[0]),
+                )
         for kind in order:
             hit = found[kind]
             if hit is None:
@@ -1852,15 +1999,7 @@ def reference_times(
                 # the plain "then" (the first error) falls back along the anchor order.
                 continue
             at, name, record = hit
-            event_label = {
-                AnchorEvent.FIRST_ERROR: f"the first {name} error"
-                if name != "error"
-                else "the first error",
-                AnchorEvent.RELEASE: f"the release {name}",
-                AnchorEvent.INCIDENT_START: f"the start of incident {name}",
-                AnchorEvent.ALERT: f"the {name} alert",
-                AnchorEvent.INCIDENT_END: f"the resolution of incident {name}",
-            }[kind]
+            event_label = _event_label(kind, name, rolling is not None and hit == rolling)
             # "after the release": the state once it happened, at the event itself.
             label, when = event_label, at
             if refs.side is EventSide.BEFORE:
@@ -1887,6 +2026,11 @@ def reference_times(
                 why=f"the question says {refs.event_words!r}",
                 kind="event",
                 element_id=record,
+                passed_over=[
+                    f"{_event_label(k, other[1], other == rolling)}, {iso_utc(other[0])}, {why}"
+                    for k, why in passed.items()
+                    if (other := found[k]) is not None
+                ],
             )
             if when > as_of:
                 if late is not None:

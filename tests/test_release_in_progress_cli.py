@@ -52,8 +52,11 @@ def test_a_rollout_under_way_at_as_of_is_said_and_never_called_the_release(  # t
     assert cited == {"deploy:tps-2026.11.11.1", "deploy:tps-2026.11.09.1"}
     assert "deploy:tps-2026.11.11.1" not in {r["element_id"] for r in doc["rejected"]}
     # The unfinished rollout is never "the release", nor is its finish (after as_of) stated.
+    # "Then" may be its start, named as such ("the start of the rollout of release ...").
+    started = "the start of the rollout of release tps-2026.11.11.1,"
     assert not any(
-        "Release tps-2026.11.11.1" in s or "release tps-2026.11.11.1," in s for s in claims
+        "Release tps-2026.11.11.1" in s or "release tps-2026.11.11.1," in s.replace(started, "")
+        for s in claims
     )
     assert not any("09:58" in s for s in claims)
 

@@ -47,17 +47,22 @@ def test_then_is_the_release_known_at_known_at(demo_graph: neo4j.Driver, cli_env
     ), doc["time_notes"]
 
 
-def test_a_then_of_a_year_before_is_taken_and_said(
+def test_a_nearer_release_is_then_and_the_old_error_is_named(
     demo_graph: neo4j.Driver, cli_env, invoke
 ) -> None:  # type: ignore[no-untyped-def]
-    # Before the release: the latest error by as_of is the PAY-1002 error of 2025. It is
-    # taken (the question names no other moment), and the Time line says how old it is.
+    # Before the rollout of 09:55: the latest error by as_of is the PAY-1002 error of 2025,
+    # first seen before every release (no incident of its own). The release of 2026-07-20 is
+    # "then" (before h28-then, the error of 509 days before was); the Time line says how old
+    # it is and names the error passed over, with why.
     report = invoke("investigate", THEN, *BOB, "--as-of", "2026-07-23T09:50:00Z")
     assert report.code == 0, report
     assert (
-        "Time       'then' is taken as the first PAY-1002 error, 2025-03-01T08:11:00Z, "
-        "509 d 1 h 39 min before as_of 2026-07-23T09:50:00Z"
+        "Time       'then' is taken as the release release-2026.07.20.2, 2026-07-20T14:00:00Z, "
+        "2 d 19 h 50 min before as_of 2026-07-23T09:50:00Z (also found, not taken: the first "
+        "PAY-1002 error, 2025-03-01T08:11:00Z, first seen before every release read); the "
+        "answer holds at that moment"
     ) in report.out, report.out
+    assert "At the first PAY-1002 error" not in report.out, report.out
 
 
 def test_during_an_incident_named_by_its_id(demo_graph: neo4j.Driver, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]

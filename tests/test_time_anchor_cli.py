@@ -98,6 +98,13 @@ def test_then_before_the_first_error_is_the_release_not_last_years_error(  # typ
     assert "At the first PAY-4097 error, 2026-07-23T10:02:38Z (the question says 'then')" in (
         later.out
     ), later.out
+    # The Time line names the later release as not taken, with why (before h28-then, it was
+    # not mentioned).
+    assert (
+        "130 d 13 h 57 min before as_of 2026-12-01T00:00:00Z (also found, not taken: the "
+        "release release-2026.09.01.1, 2026-09-01T12:00:00Z, a change with no error, incident "
+        "or alert found after it); the answer holds"
+    ) in later.out, later.out
     after = invoke("investigate", "Who owned payment-api then?", *BOB,
                    "--as-of", "2026-09-01T12:05:00Z")  # fmt: skip
     assert "At the release release-2026.09.01.1, 2026-09-01T12:00:00Z (the question says" in (
