@@ -169,18 +169,29 @@ def causes_dropped(
     shown: Sequence[tuple[str, str, datetime | None]],
     dropped: Mapping[str, tuple[str, datetime | None]],
     named: Iterable[str] = (),
+    change_window: tuple[datetime, datetime] | None = None,
 ) -> list[CausesDropped]:
     """Per evidence type with candidates of the cause `window` dropped for the budget
     (`dropped`: element id -> (type, when it took effect)), how many were shown (`shown`:
     (element id, type, when) of those in the answer) and which were left out, sorted by
-    type. `named`: the releases the question names (kept whatever their distance)."""
+    type. `named`: the releases the question names (kept whatever their distance).
+    `change_window`: the window the change events were read in (the 30 min before the
+    first error; `window` is the releases'): each kind's gap says its own span, from the
+    earliest of them counted when one lies before it."""
     shown_ids = {i for i, _, _ in shown}
     # One dropped in a round and admitted in a later one is shown.
     left_out = {i: v for i, v in dropped.items() if i not in shown_ids}
     if window is None or not left_out:
         return []
-    start, end = (iso_utc(t) for t in window)
+    end = iso_utc(window[1])
     kept_out = set(named)
+
+    def span_start(kind: str) -> str:
+        if kind == "deployment_time" or change_window is None:
+            return iso_utc(window[0])
+        counted = [at for _, k, at in shown if k == kind and at is not None]
+        counted += [at for k, at in left_out.values() if k == kind and at is not None]
+        return iso_utc(min([change_window[0], *counted]))
 
     def distance(item: tuple[str, datetime | None]) -> tuple[timedelta, str]:
         return window[1] - (item[1] or window[0]), item[0]
@@ -198,7 +209,7 @@ def causes_dropped(
                 evidence_type=kind,
                 shown=len({i for i, _ in here}),
                 dropped=len(gone),
-                start=start,
+                start=span_start(kind),
                 end=end,
                 dropped_ids=[i for i, _ in gone],
                 nearest_at=iso_utc(max(times)) if times else None,

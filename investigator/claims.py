@@ -98,6 +98,7 @@ from investigator.timeline import (
     instant,
     instant_of,
     reference_times,
+    release_of,
     rollout_under_way,
     time_references,
 )
@@ -1849,13 +1850,7 @@ def _in_force(
 
 def _release_of(ev: Evidence) -> str | None:
     """The release a deployment-time record is about: itself, or its fact slot's subject."""
-    if ev.type == "Deployment":
-        return ev.element_id
-    key = ev.conflict_key or ""
-    if key.startswith("deployment_time|"):
-        return key.split("|", 1)[1]
-    entity = ev.context.get("entity")
-    return entity if isinstance(entity, str) and entity.startswith("deploy:") else None
+    return release_of(ev)
 
 
 def _rollout_claims(
