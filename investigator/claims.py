@@ -26,6 +26,8 @@ from graph_schema.front_matter_contact import front_matter_contact
 from investigator.change_period import (
     CHANGES_TEMPLATE,
     RELEASES_TEMPLATE,
+    ROLLOUTS_TEMPLATE,
+    TENANT_ROLLOUTS_TEMPLATE,
     CausesDropped,
     WindowCut,
 )
@@ -1017,7 +1019,8 @@ def derive_claims(
         missing += [
             MissingEvidence(
                 evidence_type="deployment_time"
-                if cut.template_id == RELEASES_TEMPLATE
+                if cut.template_id
+                in (RELEASES_TEMPLATE, ROLLOUTS_TEMPLATE, TENANT_ROLLOUTS_TEMPLATE)
                 else "change_event",
                 intents=sorted(
                     i.value for i in intent_set & {Intent.CHANGE_HISTORY, Intent.RELEASE_LOOKUP}

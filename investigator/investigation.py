@@ -33,6 +33,7 @@ from investigator.change_period import (
     cut_first_release_reads,
     cut_team_reads,
     cut_window_reads,
+    failed_period_rollouts,
     period_read,
     releases_read,
 )
@@ -677,7 +678,10 @@ def _investigate(
         ownership_period=period,
         version_period=version_period,
         versions_cut=cut_version_reads(outcome.tool_calls) if version_period else (),
-        window_cuts=cut_window_reads(outcome.tool_calls, change_period),
+        window_cuts=[
+            *cut_window_reads(outcome.tool_calls, change_period),
+            *failed_period_rollouts(outcome.tool_calls, change_period),
+        ],
         releases_unread=not releases_read(outcome.tool_calls),
         # A period's answer is not the window before the first error: its cuts are the
         # period's own (window_cuts).
