@@ -29,6 +29,9 @@ TENANT_RELEASES_TEMPLATE = "deployments_in_window_tenant"
 _RELEASE_TEMPLATES = (RELEASES_TEMPLATE, TENANT_RELEASES_TEMPLATE)
 CHANGES_TEMPLATE = "change_events_in_window"
 ROLLOUTS_TEMPLATE = "rollouts_under_way"
+# With no service named: the releases of every service the subject may read rolling out then.
+TENANT_ROLLOUTS_TEMPLATE = "rollouts_under_way_tenant"
+_ROLLOUT_TEMPLATES = (ROLLOUTS_TEMPLATE, TENANT_ROLLOUTS_TEMPLATE)
 
 
 class WindowCut(BaseModel):
@@ -43,9 +46,19 @@ class WindowCut(BaseModel):
     # competing causes), the earliest releases ("the first release"), or a team's OWNS
     # edges read from its side (`service_id` is then the team's id).
     purpose: Literal["period", "causes", "first_release", "team"] = "period"
+    # The read failed (a query timed out, Neo4j refused it): none of its rows were read.
+    failed: bool = False
 
     def description(self) -> str:
         """The required gap's text: what was cut, where, and how to ask for the rest."""
+        if self.failed:
+            scope = f" of {self.service_id}" if self.service_id else ""
+            return (
+                f"unknown, not absent: which releases{scope} were rolling out at the end of "
+                f"the period ({self.end}): the read of them ({self.template_id}) failed (see "
+                "its tool calls: a query timed out or Neo4j refused it), so none is said under "
+                "way; ask again"
+            )
         if self.purpose == "causes":
             return self._causes_description()
         if self.purpose == "team":
@@ -57,6 +70,14 @@ class WindowCut(BaseModel):
                 "earliest of those read, not certainly the first recorded"
             )
         span = f"from {self.start} to {self.end}"
+        if self.template_id in _ROLLOUT_TEMPLATES:
+            scope = f" of {self.service_id}" if self.service_id else ""
+            return (
+                f"more than {self.read} releases{scope} rolling out at the end of the period "
+                f"({self.end}): one read holds {self.read}, the rest were not read, so the "
+                "releases said under way are not all of them; narrow the period or ask at an "
+                "earlier time"
+            )
         if self.template_id == TENANT_RELEASES_TEMPLATE:
             what = f"more than {self.read} releases {span}"
             ask = " or name the service ('what changed on <name> ...')"
@@ -169,18 +190,29 @@ def causes_dropped(
     shown: Sequence[tuple[str, str, datetime | None]],
     dropped: Mapping[str, tuple[str, datetime | None]],
     named: Iterable[str] = (),
+    change_window: tuple[datetime, datetime] | None = None,
 ) -> list[CausesDropped]:
     """Per evidence type with candidates of the cause `window` dropped for the budget
     (`dropped`: element id -> (type, when it took effect)), how many were shown (`shown`:
     (element id, type, when) of those in the answer) and which were left out, sorted by
-    type. `named`: the releases the question names (kept whatever their distance)."""
+    type. `named`: the releases the question names (kept whatever their distance).
+    `change_window`: the window the change events were read in (the 30 min before the
+    first error; `window` is the releases'): each kind's gap says its own span, from the
+    earliest of them counted when one lies before it."""
     shown_ids = {i for i, _, _ in shown}
     # One dropped in a round and admitted in a later one is shown.
     left_out = {i: v for i, v in dropped.items() if i not in shown_ids}
     if window is None or not left_out:
         return []
-    start, end = (iso_utc(t) for t in window)
+    end = iso_utc(window[1])
     kept_out = set(named)
+
+    def span_start(kind: str) -> str:
+        if kind == "deployment_time" or change_window is None:
+            return iso_utc(window[0])
+        counted = [at for _, k, at in shown if k == kind and at is not None]
+        counted += [at for k, at in left_out.values() if k == kind and at is not None]
+        return iso_utc(min([change_window[0], *counted]))
 
     def distance(item: tuple[str, datetime | None]) -> tuple[timedelta, str]:
         return window[1] - (item[1] or window[0]), item[0]
@@ -198,7 +230,7 @@ def causes_dropped(
                 evidence_type=kind,
                 shown=len({i for i, _ in here}),
                 dropped=len(gone),
-                start=start,
+                start=span_start(kind),
                 end=end,
                 dropped_ids=[i for i, _ in gone],
                 nearest_at=iso_utc(max(times)) if times else None,
@@ -218,13 +250,43 @@ def cut_window_reads(
     calls: Sequence[ToolCallRecord], period: tuple[datetime, datetime] | None
 ) -> list[WindowCut]:
     """Each read of releases or change events over the period asked that hit its row cap,
-    sorted (reads of other windows are `cut_cause_reads` and `cut_first_release_reads`)."""
+    and each read of the releases rolling out at its end that did, sorted (reads of other
+    windows are `cut_cause_reads` and `cut_first_release_reads`)."""
     if period is None:
         return []
     return _cuts(
         call
         for call in calls
-        if call.template_id in (*_RELEASE_TEMPLATES, CHANGES_TEMPLATE) and _window(call) == period
+        if (call.template_id in (*_RELEASE_TEMPLATES, CHANGES_TEMPLATE) and _window(call) == period)
+        or (call.template_id in _ROLLOUT_TEMPLATES and _instant(call, "at") == period[1])
+    )
+
+
+def failed_period_rollouts(
+    calls: Sequence[ToolCallRecord], period: tuple[datetime, datetime] | None
+) -> list[WindowCut]:
+    """Each read of the releases rolling out at the end of the period asked that failed:
+    what it was to read is unknown, never absent, whatever the period's other reads found."""
+    if period is None:
+        return []
+    return sorted(
+        {
+            (call.template_id, str(call.params.get("service_id") or "")): WindowCut(
+                template_id=call.template_id,
+                service_id=str(call.params["service_id"])
+                if call.params.get("service_id")
+                else None,
+                start=iso_utc(period[0]),
+                end=iso_utc(period[1]),
+                read=0,
+                failed=True,
+            )
+            for call in calls
+            if call.template_id in _ROLLOUT_TEMPLATES
+            and call.error
+            and _instant(call, "at") == period[1]
+        }.values(),
+        key=lambda c: (c.template_id, c.service_id or ""),
     )
 
 

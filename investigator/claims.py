@@ -26,6 +26,8 @@ from graph_schema.front_matter_contact import front_matter_contact
 from investigator.change_period import (
     CHANGES_TEMPLATE,
     RELEASES_TEMPLATE,
+    ROLLOUTS_TEMPLATE,
+    TENANT_ROLLOUTS_TEMPLATE,
     CausesDropped,
     WindowCut,
 )
@@ -98,6 +100,7 @@ from investigator.timeline import (
     instant,
     instant_of,
     reference_times,
+    release_of,
     rollout_under_way,
     time_references,
 )
@@ -1016,7 +1019,8 @@ def derive_claims(
         missing += [
             MissingEvidence(
                 evidence_type="deployment_time"
-                if cut.template_id == RELEASES_TEMPLATE
+                if cut.template_id
+                in (RELEASES_TEMPLATE, ROLLOUTS_TEMPLATE, TENANT_ROLLOUTS_TEMPLATE)
                 else "change_event",
                 intents=sorted(
                     i.value for i in intent_set & {Intent.CHANGE_HISTORY, Intent.RELEASE_LOOKUP}
@@ -1849,13 +1853,7 @@ def _in_force(
 
 def _release_of(ev: Evidence) -> str | None:
     """The release a deployment-time record is about: itself, or its fact slot's subject."""
-    if ev.type == "Deployment":
-        return ev.element_id
-    key = ev.conflict_key or ""
-    if key.startswith("deployment_time|"):
-        return key.split("|", 1)[1]
-    entity = ev.context.get("entity")
-    return entity if isinstance(entity, str) and entity.startswith("deploy:") else None
+    return release_of(ev)
 
 
 def _rollout_claims(

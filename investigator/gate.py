@@ -40,6 +40,7 @@ from investigator.timeline import (
     DEPLOY_TIME_KEYS,
     cause_kind,
     change_instant,
+    counted_cause,
     in_cause_window,
     instant,
     nearest_first,
@@ -1134,6 +1135,10 @@ class GatePolicy(BaseModel):
     # The releases the question names (ids or names, as written): competing causes that stay
     # whatever the budget, since the verdict is about them.
     named_releases: list[str] = Field(default_factory=list)
+    # The evidence types the question requires (rubric.required_types): a candidate that
+    # would first support one takes the room of the competing causes farthest from the
+    # first error when it does not fit (`EvidenceGate._room_for_required`).
+    required_types: list[str] = Field(default_factory=list)
     # Records of the events those instants were taken from (the release taken as "then"):
     # admitted whatever the plan's evidence types, so the answer shows why that moment.
     anchor_ids: list[str] = Field(default_factory=list)
@@ -1415,7 +1420,12 @@ class EvidenceGate:
         asked = SectionFocus(
             names=tuple(self.policy.section_names), text=self.policy.section_question
         )
-        return budget_excerpt(cand, card_focus(cand, asked), self.remaining_tokens) or cand
+        # A required runbook may take the room of the competing causes farthest from the
+        # first error (`_room_for_required`): cut to what fits then.
+        room = self.remaining_tokens
+        if evidence_tokens(cand) > room:
+            room += sum(evidence_tokens(ev) for ev in self._yielding_causes(cand))
+        return budget_excerpt(cand, card_focus(cand, asked), room) or cand
 
     def _record_check(self, cand: Evidence, round_no: int) -> Rejection | None:
         """What the record itself fails: status, purpose, time, the integrity of its text."""
@@ -1497,6 +1507,8 @@ class EvidenceGate:
         if self._in_cause_window(cand):
             rejection, withdrawn = self._fit_cause(cand, cost, round_no)
             return rejection, demoted + withdrawn
+        if cost > self.remaining_tokens:
+            demoted = demoted + self._room_for_required(cand, cost, round_no)
         if cost > self.remaining_tokens:
             self.budget_hit = True
             self.budget_starved_types |= relevant
@@ -1756,15 +1768,71 @@ class EvidenceGate:
             self.rejected.append(withdrawn[-1])
         return rejection, withdrawn
 
+    def _room_for_required(self, cand: Evidence, cost: int, round_no: int) -> list[Rejection]:
+        """Required evidence that does not fit (the incident's own records, the owner, the
+        runbook, read after the budget filled with competing causes) takes the room of the
+        competing causes farthest from the first error: they are withdrawn, farthest first,
+        and left out with every one farther than them (`cause_dropped`: a required gap, no
+        verdict between them). Returns the rejections of those withdrawn (none when it would
+        not fit even in their room)."""
+        victims: list[Evidence] = []
+        freed = 0
+        for ev in self._yielding_causes(cand):
+            if cost <= self.remaining_tokens + freed:
+                break
+            victims.append(ev)
+            freed += evidence_tokens(ev)
+        if cost > self.remaining_tokens + freed:
+            return []
+        required = set(self.policy.required_types)
+        types = ", ".join(sorted(set(cand.evidence_types) & required))
+        withdrawn: list[Rejection] = []
+        for ev in victims:
+            self.admitted.remove(ev)
+            self.tokens_used -= evidence_tokens(ev)
+            detail = f"{cand.element_id}, required evidence ({types}), took its room in the budget"
+            withdrawn.append(self._drop_cause(ev, round_no, detail))
+            self.rejected.append(withdrawn[-1])
+        return withdrawn
+
+    def _yielding_causes(self, cand: Evidence) -> list[Evidence]:
+        """The admitted competing causes that would make room for `cand`, farthest from the
+        first error first: only for a candidate that would first support a required type;
+        a release the question names, the release nearest the error and a cause that alone
+        supports a required type never do."""
+        window = self.policy.cause_window
+        required = set(self.policy.required_types)
+        if window is None or not (set(cand.evidence_types) & required) - set(
+            self.supported_types()
+        ):
+            return []
+        kept = list(self.admitted)
+        out: list[Evidence] = []
+        for ev in sorted(
+            (ev for ev in self.admitted if self._in_cause_window(ev)),
+            key=lambda ev: nearest_first(ev, window),
+            reverse=True,
+        ):
+            if self._kept_cause(ev, ev):
+                continue
+            rest = [other for other in kept if other is not ev]
+            if (set(ev.evidence_types) & required) - supported_evidence_types(rest):
+                continue  # the only record of a required type: it stays
+            kept = rest
+            out.append(ev)
+        return out
+
     def _drop_cause(self, ev: Evidence, round_no: int, detail: str, cut: bool = True) -> Rejection:
         """Leave a competing cause out for the budget (`cause_dropped`); `cut`: and every one
         farther from the first error than it with it."""
         window = self.policy.cause_window
         assert window is not None
-        self.cause_dropped[ev.element_id] = cause_kind(ev)
-        at = change_instant(ev)
-        if at is not None:
-            self.cause_dropped_at[ev.element_id] = at
+        if counted_cause(ev, window):
+            # A record of a release's time (a CI/CD document) is no cause of its own.
+            self.cause_dropped[ev.element_id] = cause_kind(ev)
+            at = change_instant(ev)
+            if at is not None:
+                self.cause_dropped_at[ev.element_id] = at
         key = nearest_first(ev, window)
         if cut and (
             self._cause_cutoff is None

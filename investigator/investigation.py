@@ -33,6 +33,7 @@ from investigator.change_period import (
     cut_first_release_reads,
     cut_team_reads,
     cut_window_reads,
+    failed_period_rollouts,
     period_read,
     releases_read,
 )
@@ -76,6 +77,7 @@ from investigator.pack import (
     too_small_hint,
 )
 from investigator.planner import (
+    CHANGE_LOOKBACK,
     DEFAULT_MAX_ROUNDS,
     DeterministicPlanner,
     PlanInput,
@@ -111,9 +113,9 @@ from investigator.timeline import (
     UnplacedTime,
     cause_kind,
     change_instant,
+    counted_cause,
     far_anchor_notes,
     first_error,
-    in_cause_window,
     period_notes,
     time_references,
     unplaced_times,
@@ -314,15 +316,19 @@ def _causes_left_out(
     window = gate.policy.cause_window if change_period is None else None
     packed = {ev.evidence_id for ev in pack.evidence}
     dropped = {i: (kind, gate.cause_dropped_at.get(i)) for i, kind in gate.cause_dropped.items()}
+    # A record of a release's time (the CI/CD document of the release) is no change of its
+    # own: counted neither shown nor left out (`counted_cause`).
     for ev in gate.admitted:
-        if ev.evidence_id not in packed and in_cause_window(ev, window):
+        if ev.evidence_id not in packed and counted_cause(ev, window):
             dropped[ev.element_id] = (cause_kind(ev), change_instant(ev))
     shown = [
         (ev.element_id, cause_kind(ev), change_instant(ev))
         for ev in pack.evidence
-        if in_cause_window(ev, window)
+        if counted_cause(ev, window)
     ]
-    return causes_dropped(window, shown, dropped, gate.named_release_ids())
+    # Change events are read for the 30 min before the first error, releases for its 24 h.
+    changes = (window[1] - CHANGE_LOOKBACK, window[1]) if window is not None else None
+    return causes_dropped(window, shown, dropped, gate.named_release_ids(), changes)
 
 
 def _budget_dropped_owners(gate: EvidenceGate, omissions: Sequence[Omission]) -> list[Evidence]:
@@ -567,6 +573,7 @@ def _investigate(
             version_period=version_period.bounds if version_period is not None else None,
             change_period=change_period,
             named_releases=extract_mentions(request.question).release_names(),
+            required_types=required_types(intents),
         )
     )
     loop = RetrievalLoop(
@@ -671,7 +678,10 @@ def _investigate(
         ownership_period=period,
         version_period=version_period,
         versions_cut=cut_version_reads(outcome.tool_calls) if version_period else (),
-        window_cuts=cut_window_reads(outcome.tool_calls, change_period),
+        window_cuts=[
+            *cut_window_reads(outcome.tool_calls, change_period),
+            *failed_period_rollouts(outcome.tool_calls, change_period),
+        ],
         releases_unread=not releases_read(outcome.tool_calls),
         # A period's answer is not the window before the first error: its cuts are the
         # period's own (window_cuts).

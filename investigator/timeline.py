@@ -1465,6 +1465,25 @@ def cause_kind(ev: Evidence) -> Literal["deployment_time", "change_event"]:
     return "deployment_time" if ev.type == "Deployment" else "change_event"
 
 
+def release_of(ev: Evidence) -> str | None:
+    """The release a deployment-time record is about: itself, or its fact slot's subject (a
+    CI/CD document of the release's time, `doc:cicd-release-2026.07.23.1`)."""
+    if ev.type == "Deployment":
+        return ev.element_id
+    key = ev.conflict_key or ""
+    if key.startswith("deployment_time|"):
+        return key.split("|", 1)[1]
+    entity = ev.context.get("entity")
+    return entity if isinstance(entity, str) and entity.startswith("deploy:") else None
+
+
+def counted_cause(ev: Evidence, window: tuple[datetime, datetime] | None) -> bool:
+    """Whether a record in the cause window is counted as a competing cause of its own: a
+    release or another change event, not a record of a release's time (a CI/CD document:
+    the release it is about is the cause, as claims.py weighs it)."""
+    return in_cause_window(ev, window) and (ev.type == "Deployment" or release_of(ev) is None)
+
+
 def in_cause_window(ev: Evidence, window: tuple[datetime, datetime] | None) -> bool:
     """Whether a release or change event took effect in `window` (the window before the
     first error whose changes are the competing causes)."""

@@ -16,6 +16,7 @@ Eight change events no mechanism evidence rules out leave no verdict stronger th
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -226,3 +227,39 @@ def test_a_cut_period_read_keeps_its_oldest_releases(  # type: ignore[no-untyped
     }
     assert sorted(map(int, listed)) == list(range(100)), sorted(map(int, listed))
     assert any(g.startswith("more than 100 releases of svc:payment-api") for g in _gaps(doc))
+
+
+def test_the_change_events_gap_counts_changes_over_their_own_window(crowded, invoke) -> None:  # type: ignore[no-untyped-def]
+    # h28-crowd2 items 1 and 2: the 8 crowd changes and the risk rule change are counted (the
+    # CI/CD record of the release's time is no change of its own), over the 30 min the change
+    # events are read in. Before: "10 change events read in the 24 h before the first error
+    # (2026-07-22T10:02:38Z to ...".
+    doc = investigate_json(invoke, CORRELATION, *ALICE, "--budget-tokens", "1500")
+    changes = [g for g in _gaps(doc) if " change events read in the " in g]
+    assert len(changes) == 1, _gaps(doc)
+    assert changes[0].startswith(
+        f"{CHANGES + 1} change events read in the 30 min before the first error "
+        "(2026-07-23T09:32:38Z to 2026-07-23T10:02:38Z); "
+    ), changes
+    assert "doc:cicd-release-2026.07.23.1" not in changes[0], changes
+
+
+def test_required_evidence_takes_the_room_of_the_farthest_causes(crowded, invoke) -> None:  # type: ignore[no-untyped-def]
+    # h28-crowd2 item 3: the runbook and the owner, read after the budget filled with the
+    # crowd's changes, push the farthest of them out. Before: exit 2, "--budget-tokens 1500
+    # is too small: required evidence (runbook) does not fit".
+    question = CORRELATION.removesuffix("?") + "? Who owns payment-api and which runbook applies?"
+    result = invoke("investigate", question, *ALICE, "--budget-tokens", "1500", "--json")
+    assert result.code == 0, result
+    doc = json.loads(result.out)
+    in_evidence = {e["element_id"] for e in doc["evidence"]}
+    supported = {t for e in doc["evidence"] for t in e["evidence_types"]}
+    assert {"runbook", "ownership"} <= supported, supported
+    assert SUBJECT in in_evidence and RISK_RULES in in_evidence, in_evidence
+    # The changes left out are the farthest, and said so.
+    _shown, words = _left_out_words(
+        doc, [f"change:crowd-{n}" for n in range(CHANGES)] + [RISK_RULES]
+    )
+    assert any(words in g for g in _gaps(doc)), _gaps(doc)
+    assert doc["verdict"] == "uncertain"
+    assert doc["status"] == "partial"

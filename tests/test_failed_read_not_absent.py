@@ -210,3 +210,54 @@ def test_a_read_failing_inside_its_groups_transaction_costs_only_that_read(
     assert required and all(
         d.startswith("unknown, not absent: a read of the run failed") for d in required
     ), required
+
+
+def _changes_in_period(
+    driver: neo4j.Driver, executor: TemplateExecutor, question: str, at: datetime
+):  # type: ignore[no-untyped-def]
+    request = InvestigationRequest(
+        question=question, subject_id="acme/user:bob", as_of=at, deadline_s=600
+    )
+    return investigate(request, driver=driver, executor=executor, recorder=None)
+
+
+def _rollouts_fail(driver: neo4j.Driver) -> _ReadsFail:
+    return _ReadsFail(driver, lambda template, _: template.startswith("rollouts_under_way"))
+
+
+def test_a_failed_rollout_read_of_a_period_is_unknown_not_absent(demo_graph: neo4j.Driver) -> None:
+    # h28-crowd2 item 4: the period's window reads answer (the release finished at 10:02 and
+    # the risk rule change are listed), the read of the releases rolling out at its end
+    # fails. Before: the changes listed, no gap naming the rollouts read.
+    at = datetime(2026, 7, 23, 11, 0, tzinfo=UTC)
+    question = "What changed on payment-api in the last 24 hours?"
+    result = _changes_in_period(demo_graph, _rollouts_fail(demo_graph), question, at)
+    assert {tc.template_id for tc in result.tool_calls if tc.error} == {"rollouts_under_way"}
+    assert any(
+        c.statement.startswith("Release deploy:release-2026.07.23.1 finished at")
+        for c in result.claims
+    ), result.claims
+    gaps = [m.description for m in result.missing_evidence if m.required]
+    assert (
+        "unknown, not absent: which releases of svc:payment-api were rolling out at the end of "
+        "the period (2026-07-23T11:00:00Z): the read of them (rollouts_under_way) failed (see "
+        "its tool calls: a query timed out or Neo4j refused it), so none is said under way; "
+        "ask again"
+    ) in gaps, gaps
+    assert result.status is RunStatus.PARTIAL
+    # A period with nothing in it (and no service named: the tenant's rollouts read) is
+    # never said to hold nothing.
+    early = datetime(2026, 7, 20, 10, 0, tzinfo=UTC)
+    result = _changes_in_period(
+        demo_graph, _rollouts_fail(demo_graph), "What changed in the last hour?", early
+    )
+    assert {tc.template_id for tc in result.tool_calls if tc.error} == {"rollouts_under_way_tenant"}
+    descriptions = [m.description for m in result.missing_evidence]
+    assert not any(d.startswith("no release of the services") for d in descriptions), descriptions
+    assert any(
+        d.startswith(
+            "unknown, not absent: which releases were rolling out at the end of the period"
+        )
+        for d in descriptions
+    ), descriptions
+    assert result.status is RunStatus.PARTIAL
