@@ -158,8 +158,8 @@ def test_a_call_that_kept_no_record_of_a_relabelled_record_names_the_labels(  # 
     [
         # The text of a record the run cites edited in place (same id and version).
         (
-            "MATCH (d:KG {tenant: 'acme', id: 'doc:chat-payments-2026-07-23-1012'}) "
-            "SET d.content = d.content + ' (edited)'",
+            "MATCH (d:KG {tenant: 'acme', id: 'doc:postmortem-2026-07-23-payments'}) "
+            "SET d.content = '(edited) ' + d.content",
             "data_changed",
         ),
         # A record the run cites deleted from the KG: gone, not relabelled.
