@@ -137,6 +137,14 @@ NOTHING_NAMED = (
     "given), so no {what} was looked for: name one (--service payment-api, or e.g. "
     '"{example}")'
 )
+# The same gaps when what the question's words found had not started by as_of (the payments
+# incident asked about at 09:00, before it began at 10:02): it names something, recorded
+# later and not followed, so "names no service" would be false.
+STARTED_LATER = (
+    "what the question's words found had not started by as_of {as_of}: {later} "
+    "(recorded later, not followed), so no {what} was looked for: ask at a later --as-of, or "
+    "name what held then (--service payment-api)"
+)
 NOTHING_NAMED_GAPS = {
     "ownership": ("owner", "who owned payment-api then?"),
     "mechanism": ("mechanism", "what broke PAY-4097?"),
@@ -476,6 +484,8 @@ def derive_claims(
     causes_dropped: Sequence[CausesDropped] = (),
     period_was_read: bool = False,
     in_time_order: bool = False,
+    services_read: Sequence[str] = (),
+    started_later: Mapping[str, datetime] | None = None,
 ) -> ClaimSet:
     """Apply the claim rules of each intent to the pack evidence (pure, deterministic).
 
@@ -525,6 +535,10 @@ def derive_claims(
     no first error (no `error_first_seen` gap of its own). `in_time_order`: a period's
     answer, whose claims of releases and change events are listed by when they happened
     (then the record's id), ahead of the untimed claims of their intent and status.
+    `services_read`: the services the run found (the question's words, `--service`, or a
+    record in force at as_of): the question named one, so its gaps never say it named none.
+    `started_later`: what the question's words found that starts after as_of (id -> its
+    start), not followed: a gap of a question naming nothing else says so ("recorded later").
     """
     intent_set = {Intent(i) for i in intents}
     claims: list[Claim] = []
@@ -982,10 +996,20 @@ def derive_claims(
             missing, listed, team_words, teams, refs, as_of, ownership_period, kinds
         )
     missing = _incident_not_recorded(missing, evidence, question, as_of)
+    later = (
+        ", ".join(f"{id_} starts {iso_utc(at)}" for id_, at in sorted(started_later.items()))
+        if started_later
+        else None
+    )
     if not firsts and service_id is None and names_no_errors(question):
         # "What changed before the errors?" alone: whose errors is the one thing it lacks.
+        unnamed = (
+            NO_ERRORS_NAMED
+            if later is None
+            else STARTED_LATER.format(as_of=iso_utc(as_of), later=later, what="error")
+        )
         missing = [
-            m.model_copy(update={"description": NO_ERRORS_NAMED})
+            m.model_copy(update={"description": unnamed})
             if m.evidence_type == "error_first_seen" and m.required
             else m
             for m in missing
@@ -995,6 +1019,9 @@ def derive_claims(
         and team_words is None  # a team asked about from its side is named (its own gap)
         and names_no_errors(question)
         and not any(_SUBJECT_ID.search(ev.element_id) for ev in evidence)
+        # A service the question's words found ("errors on checkout") is named: its
+        # mechanism was sought, none known at as_of (nothing ties its errors by then).
+        and not services_read
     ):
         missing = [
             m.model_copy(
@@ -1002,6 +1029,12 @@ def derive_claims(
                     "description": NOTHING_NAMED.format(
                         what=NOTHING_NAMED_GAPS[m.evidence_type][0],
                         example=NOTHING_NAMED_GAPS[m.evidence_type][1],
+                    )
+                    if later is None
+                    else STARTED_LATER.format(
+                        as_of=iso_utc(as_of),
+                        later=later,
+                        what=NOTHING_NAMED_GAPS[m.evidence_type][0],
                     )
                 }
             )

@@ -702,6 +702,8 @@ def _investigate(
         owners_cut=cut_entity_reads(outcome.tool_calls, outcome.owners_cut_at),
         team_words=asked_team(request.question) if Intent.OWNERSHIP_AT_TIME in intents else None,
         teams=outcome.known.teams,
+        services_read=outcome.known.services,
+        started_later=outcome.started_later,
         owners_asked=sorted(
             {
                 str(call.params["entity_id"])

@@ -161,7 +161,13 @@ class RetrievalOutcome(BaseModel):
     # Fulltext words -> at least how many visible records tie on them where the rows stopped
     # (`ToolResult.tie_at_cut`): too many equal hits to order, none of the tie was read.
     wide_ties: dict[str, int] = Field(default_factory=dict)
+    # What the run read and did not follow because it starts after as_of (an incident, a
+    # service, an error code, an alert or a release: id -> its valid_from): recorded later.
+    started_later: dict[str, datetime] = Field(default_factory=dict)
 
+
+# The kinds of anchor a run that did not follow it says it found recorded later.
+_LATER_ANCHORS = frozenset({"incidents", "services", "error_codes", "alerts", "deployments"})
 
 # Link (navigation) templates: their rows name anchors; they are evidence only for lookups.
 _LINK_CONTEXT_KEYS = (
@@ -278,6 +284,19 @@ def _error_sighting(row: TemplateRow) -> tuple[str, str | None, datetime] | None
         return None
     code = row.context.get("code")
     return code_id, code if isinstance(code, str) else None, first
+
+
+def started_by(row: TemplateRow, at: datetime) -> bool:
+    """Whether a row's record had started by `at`: its `valid_from` (none: undated, taken
+    as started), or for a release whose rollout started before that, the rollout's start
+    (as `Evidence.supports_from`): a rollout under way at `at` has started."""
+    el = row.element
+    if el.valid_from is None or el.valid_from <= at:
+        return True
+    if el.type != "Deployment":
+        return False
+    started = instant_of(row.context.get("started_at", el.props.get("started_at")))
+    return started is not None and started <= at
 
 
 def learn_named_runbooks(known: Known, rows: Sequence[TemplateRow]) -> bool:
@@ -608,11 +627,10 @@ class RetrievalLoop:
         # Alerts whose own page text (message, summary) the question pastes: named by it.
         self.pasted_alerts: list[str] = []
         self.reading = plan_input.question
-        # A symptom said at a place ("5xx errors on checkout"): the records that tie the place
-        # to anything are those in force by as_of (`_tied_at_as_of`).
-        self.placed_words = reads_as_placed_symptom(plan_input.question)
         # Rounds the runbook search used: they do not count against the plan's max_rounds.
         self.search_rounds = 0
+        # Anchors read that start after as_of, not followed (`_tied_at_as_of`).
+        self.started_later: dict[str, datetime] = {}
 
     def _resolve_given_service(self, step: PlanStep, rows: Sequence[TemplateRow]) -> None:
         """`--service` as written ("payment-api", "Payment-API") becomes the one service id
@@ -831,6 +849,7 @@ class RetrievalLoop:
         outcome.service_id = self.inp.service_id
         outcome.intents = list(self.intents)
         outcome.reading = self.reading
+        outcome.started_later = dict(sorted(self.started_later.items()))
         return outcome
 
     def _as_recorded(
@@ -1130,19 +1149,28 @@ class RetrievalLoop:
             and any(svc in self.spelled_ids for svc in known.services)
         )
 
-    def _tied_at_as_of(self, rows: Sequence[TemplateRow]) -> list[TemplateRow]:
-        """`rows` that may tie a symptom said at a place (`reads_as_placed_symptom`) to what
-        they link: not a record that starts after as_of. Asked at 09:00, checkout's tie to the
-        10:03 incident did not exist yet, and following it claimed payment-api's runbook (and
-        the incident's alert and errors) for "5xx errors on checkout". The rows are still
-        candidates: the gate says them `rejected_temporal`. Other questions follow every row
-        as before."""
-        if not self.placed_words:
-            return list(rows)
+    def _tied_at_as_of(
+        self, rows: Sequence[TemplateRow], *, anchors: bool = True
+    ) -> list[TemplateRow]:
+        """`rows` the run may follow: what was in force by as_of (`started_by`). The run
+        answers at as_of: a record or relationship that starts after it (checkout's
+        AFFECTED_BY of the payments incident, from 10:03:30, asked at 09:00) links nothing,
+        whatever the question, or the run followed it to the incident, its alert, runbook,
+        services and errors, and claimed through them ("what caused the errors on checkout?"
+        at 09:00 answered with payment-api's PAY-1002). Such rows stay candidates: the gate
+        says them `rejected_temporal`. A release rolling out at as_of is under way: it is
+        followed (its record says it started by then). The anchors left (`anchors`: rows
+        read to learn what the question names, not a check's) are noted `started_later`."""
         as_of = self.inp.as_of
-        return [
-            row for row in rows if row.element.valid_from is None or row.element.valid_from <= as_of
-        ]
+        for row in rows if anchors else ():
+            el = row.element
+            if el.kind != "node" or el.valid_from is None or started_by(row, as_of):
+                continue
+            if kind_of(el.element_id, el.type) in _LATER_ANCHORS:
+                prior = self.started_later.get(el.element_id)
+                if prior is None or el.valid_from < prior:
+                    self.started_later[el.element_id] = el.valid_from
+        return [row for row in rows if started_by(row, as_of)]
 
     def _placed_symptom(self, known: Known) -> bool:
         """Whether the question is a symptom said with where it shows (`reads_as_placed_symptom`:
@@ -1367,7 +1395,9 @@ class RetrievalLoop:
                 # "the incident": the one incident it can mean is an anchor; several are
                 # named in the report, none taken (never a silent pick).
                 words = the_incident_words(self.inp.question) or "the incident"
-                reading = read_the_incident(words, read_rows, truncated=result.truncated)
+                reading = read_the_incident(
+                    words, self._tied_at_as_of(read_rows, anchors=False), truncated=result.truncated
+                )
                 outcome.incident_reading = reading
                 if reading.taken is not None:
                     learned |= known.add("incidents", reading.taken)
@@ -1388,7 +1418,9 @@ class RetrievalLoop:
             if is_check(step):
                 # A competing-cause check: its rows are evidence, never new anchors.
                 focus = focus_services(known, self.inp.service_id)
-                learned |= note_check_rows(known, read_rows, focus)
+                learned |= note_check_rows(
+                    known, self._tied_at_as_of(read_rows, anchors=False), focus
+                )
                 if (
                     step.step_id == NAMED_RELEASE_LOOKUP
                     and Intent.DEPLOYMENT_CORRELATION in self.intents
