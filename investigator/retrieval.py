@@ -86,6 +86,7 @@ from investigator.runbook_search import (
     search_terms,
     searched_words,
     spelled_out,
+    without_words,
 )
 from investigator.runbook_sections import (
     SectionFocus,
@@ -188,16 +189,6 @@ _INCIDENT_LINKS = frozenset({"AFFECTED_BY", "EMITTED"})
 _BESIDE_A_CODE = frozenset({"error", "errors", "code"})
 # The intents a question of error ids alone is read as before its runbook is known.
 _READ_FOR_A_CODE = frozenset({Intent.ENTITY_LOOKUP, Intent.INCIDENT_LOOKUP})
-
-
-def _without_words(text: str, forms: Sequence[str]) -> str:
-    """`text` without each of `forms` where it stands as a whole word or id (any case),
-    its whitespace read as one space."""
-    for form in forms:
-        text = re.sub(
-            r"(?<![\w:@/.-])" + re.escape(form) + r"(?![\w:@/-])", " ", text, flags=re.IGNORECASE
-        )
-    return " ".join(text.split())
 
 
 def _only_codes(question: str) -> bool:
@@ -1205,7 +1196,7 @@ class RetrievalLoop:
         # The place is no word of what to do there: a page about the symptom does not name
         # the service it shows on ("ssh brute force on svc:payment-api": the SSHBruteForce
         # page). Asked again without it only when nothing fits all the words.
-        placeless = _without_words(words, places)
+        placeless = without_words(words, places)
         if ranking.best is None and places and placeless != words and search_terms(placeless):
             words = placeless
             ranking, hits = search_runbooks(search, words, set_aside_unknown=False)
@@ -1264,7 +1255,7 @@ class RetrievalLoop:
         written = []
         for service in sorted(known.services):
             for form in (service, service.split(":", 1)[-1]):
-                if _without_words(self.inp.question, [form]) != " ".join(self.inp.question.split()):
+                if without_words(self.inp.question, [form]) != " ".join(self.inp.question.split()):
                     written.append(form)
         return written
 

@@ -514,6 +514,16 @@ def spelled_out(text: str, names: Sequence[str]) -> list[int]:
     return [i for words, i in spelled if not any(words < other for other, _ in spelled)]
 
 
+def without_words(text: str, forms: Sequence[str]) -> str:
+    """`text` without each of `forms` where it stands as a whole word or id (any case),
+    its whitespace read as one space: a symptom's words without the place it shows on."""
+    for form in forms:
+        text = re.sub(
+            r"(?<![\w:@/.-])" + re.escape(form) + r"(?![\w:@/-])", " ", text, flags=re.IGNORECASE
+        )
+    return " ".join(text.split())
+
+
 def _title_sequence(title: str) -> list[str]:
     """A title's words in order, a CamelCase name split into its words
     (`UnauthorizedAccess:IAMUser/TorIPCaller` -> unauthorized access iam user tor ip caller),
