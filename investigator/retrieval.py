@@ -155,6 +155,9 @@ class RetrievalOutcome(BaseModel):
     # Why the runbook search chose none for a symptom said with where it shows ("5xx on
     # payment-api"), in one line: its runbook gap says that search was asked (investigation.py).
     runbook_search_note: str | None = None
+    # What the runbook search says of the runbooks it set aside, as the card says it: the
+    # pages of other database engines than the one the question names or pastes an error of.
+    search_notes: list[str] = Field(default_factory=list)
     # Every alert record read, once each, and each alert id -> the runbooks (ids without
     # version) read through it: rules of one name that lead apart are told apart.
     alert_rows: list[Evidence] = Field(default_factory=list)
@@ -1203,6 +1206,10 @@ class RetrievalLoop:
         self.search_rounds += search.rounds
         outcome.rounds = self.session.round
         chosen = ranking.best
+        aside = ranking.engine_said()
+        if aside is not None and not (placed and chosen is None):
+            # (A placed symptom's search that chose none says it in its gap, `note()`.)
+            outcome.search_notes.append(aside)
         if placed:
             # What to do about it is asked as well, whatever the search finds: the answer
             # says which runbook it chose, or why none.

@@ -836,7 +836,9 @@ def search_runbooks(
 
     `set_aside_unknown=False`: words no candidate uses keep their weight (`_rarity`), as an
     investigation asks: a runbook it cites must answer the question's words, "slow" in "the
-    kube pod is slow" included; the card shows its best fit and names such words.
+    kube pod is slow" included; the card shows its best fit and names such words. A text
+    pasting a database engine's error (`ERROR 1040 (HY000): Too many connections`) sets them
+    aside either way: the message is the engine's words, which its page may say otherwise.
 
     Besides the runbooks themselves, the alert rules of the tenant are searched with the same
     words: an on-call engineer often pastes the alert's summary, and an alert whose own text
@@ -848,6 +850,11 @@ def search_runbooks(
     engine = next(iter(engines)) if len(engines) == 1 else None
     if error is not None:
         text = without_errors(text)
+        # The message after a pasted error's code is the engine's words, not the asker's:
+        # its page may say it otherwise ("refused a connection" for "Too many connections").
+        # Words of it no candidate uses are set aside as the card sets them aside, an
+        # investigation's search too (before, it required "many" of a MariaDB page).
+        set_aside_unknown = True
     terms = _within(search_terms(text), MAX_QUERY_CHARS)
     if not terms:
         return TextRanking(terms=terms, ranked=[]), []

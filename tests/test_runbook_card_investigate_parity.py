@@ -80,3 +80,81 @@ def test_a_pair_of_findings_names_the_two_types_to_choose_from(  # type: ignore[
         name = f"UnauthorizedAccess:IAMUser/InstanceCredentialExfiltration.{finding}"
         one = _card(invoke, "--alert", name, subject=BOB)
         assert one["runbook"]["id"] == page, one["note"]
+
+
+TENANT = "dbas"
+ONCALL = ["--subject", f"{TENANT}/user:oncall"]
+
+# The MariaDB page says what the error means without the words "too many".
+MARIADB_LIMITS = """# MariaDB connection limits
+
+Who holds the connections of a MariaDB server, and how to raise max_connections while it runs.
+
+## Steps
+
+1. List the connections of each account with the connection-usage task.
+2. When clients are refused a connection, raise max_connections with set-runtime-param.
+"""
+
+POSTGRES_CONNECTIONS = """# Too many connections
+
+PostgreSQL turns a new session away with "sorry, too many clients already" once every
+connection slot is taken. Too many connections nearly always means a client pool that leaks.
+
+## Steps
+
+1. Count the sessions of each role in pg_stat_activity.
+2. End the idle sessions of the role that leaks.
+"""
+
+PASTED = "ERROR 1040 (HY000): Too many connections"
+ERROR_1040 = f"{PASTED}, which runbook applies?"
+
+
+@pytest.fixture()
+def dbas(tmp_path: Path, clean_db: neo4j.Driver, cli_env: object, invoke) -> Path:  # type: ignore[no-untyped-def]
+    runbooks = {
+        "docs/postgresql/too-many-connections.md": POSTGRES_CONNECTIONS,
+        "docs/mariadb/connection-limits.md": MARIADB_LIMITS,
+    }
+    import_runbooks_and_rules(invoke, tmp_path, TENANT, runbooks=runbooks, folder="db-runbooks")
+    return tmp_path
+
+
+def test_investigate_reads_a_pasted_engine_error_as_the_card_does(  # type: ignore[no-untyped-def]
+    dbas: Path, invoke
+) -> None:
+    card = _card(invoke, PASTED, subject=ONCALL)
+    assert card["runbook"]["id"] == "runbook:connection-limits", card["note"]
+    result = invoke("investigate", ERROR_1040, *ONCALL, "--deadline-seconds", "600", "--json")
+    assert result.code == 0, result
+    doc = json.loads(result.out)
+    claims = [c["statement"] for c in doc["claims"] if c["statement"].startswith("Runbook ")]
+    # Before: no runbook claimed, status partial (no MariaDB page has "many").
+    assert any("(runbook:connection-limits," in s for s in claims), (claims, doc["rejected"])
+    assert not any("runbook:too-many-connections" in s for s in claims), claims
+    assert doc["status"] == "complete", doc["missing_evidence"]
+    # The other engine's page set aside is said, as the card says it.
+    said = (
+        "the text names MariaDB/MySQL (its error 'ERROR 1040 (HY000)'): runbooks of other "
+        "engines are set aside (runbook:too-many-connections (PostgreSQL))"
+    )
+    assert said in card["note"], card["note"]
+    assert doc["search_notes"] == [said], doc["search_notes"]
+    text = invoke("investigate", ERROR_1040, *ONCALL, "--deadline-seconds", "600")
+    assert f"Note       {said}" in text.out, text.out
+
+
+def test_investigate_says_the_engine_set_aside_for_a_named_engine(  # type: ignore[no-untyped-def]
+    dbas: Path, invoke
+) -> None:
+    question = "mariadb max_connections, which runbook applies?"
+    result = invoke("investigate", question, *ONCALL, "--deadline-seconds", "600", "--json")
+    assert result.code == 0, result
+    doc = json.loads(result.out)
+    claims = [c["statement"] for c in doc["claims"] if c["statement"].startswith("Runbook ")]
+    assert any("(runbook:connection-limits," in s for s in claims), (claims, doc["rejected"])
+    assert doc["search_notes"] == [
+        "the text names MariaDB/MySQL (its name): runbooks of other engines are set aside "
+        "(runbook:too-many-connections (PostgreSQL))"
+    ], doc["search_notes"]
