@@ -580,6 +580,9 @@ def _lead(hit: Evidence) -> tuple[set[str], set[tuple[str, str]]]:
     pieces = [hit.title or "", *headings, " ".join(opening)[:LEAD_CHARS]]
     stems = _title_words(hit) | {_stem(w) for piece in pieces for w in _words(piece)}
     pairs = {p for piece in pieces for p in _pairs(_stem_sequence(_words(piece)))}
+    # A title's CamelCase names as their words (`TorIPCaller`: tor ip, ip caller), as the
+    # score reads them: a finding's page is about its own name's words.
+    pairs |= _pairs(_stem_sequence(_title_sequence(hit.title or "")))
     return stems, pairs
 
 
