@@ -244,6 +244,9 @@ class InvestigationResult(BaseModel):
     # The alerts the question asks about whose rule is no longer in their rule file (a
     # `:MissingFile` mark), said as `runbook --alert` says it (record_time.missing_rule_note).
     rule_notes: list[str] = Field(default_factory=list)
+    # What the runbook search set aside, said as the card says it: the pages of other
+    # database engines than the one the question names or pastes an error of.
+    search_notes: list[str] = Field(default_factory=list)
     # How "the incident" of a question naming no incident and no service was read: the one
     # incident it means, or the several it could mean (none taken) (incident_reference.py).
     incident_reading: IncidentReading | None = None
@@ -824,6 +827,7 @@ def _investigate(
         search_cut_short=outcome.cut_short,
         deadline_cut_after_calls=outcome.deadline_cut_after_calls,
         rule_notes=[*rules_apart, *removed_rule_notes(outcome, pack.evidence, as_of)],
+        search_notes=list(dict.fromkeys(outcome.search_notes)),
         incident_reading=outcome.incident_reading,
         timings=timings,
     )

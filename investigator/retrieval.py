@@ -86,6 +86,7 @@ from investigator.runbook_search import (
     search_terms,
     searched_words,
     spelled_out,
+    without_words,
 )
 from investigator.runbook_sections import (
     SectionFocus,
@@ -154,6 +155,9 @@ class RetrievalOutcome(BaseModel):
     # Why the runbook search chose none for a symptom said with where it shows ("5xx on
     # payment-api"), in one line: its runbook gap says that search was asked (investigation.py).
     runbook_search_note: str | None = None
+    # What the runbook search says of the runbooks it set aside, as the card says it: the
+    # pages of other database engines than the one the question names or pastes an error of.
+    search_notes: list[str] = Field(default_factory=list)
     # Every alert record read, once each, and each alert id -> the runbooks (ids without
     # version) read through it: rules of one name that lead apart are told apart.
     alert_rows: list[Evidence] = Field(default_factory=list)
@@ -194,16 +198,6 @@ _INCIDENT_LINKS = frozenset({"AFFECTED_BY", "EMITTED"})
 _BESIDE_A_CODE = frozenset({"error", "errors", "code"})
 # The intents a question of error ids alone is read as before its runbook is known.
 _READ_FOR_A_CODE = frozenset({Intent.ENTITY_LOOKUP, Intent.INCIDENT_LOOKUP})
-
-
-def _without_words(text: str, forms: Sequence[str]) -> str:
-    """`text` without each of `forms` where it stands as a whole word or id (any case),
-    its whitespace read as one space."""
-    for form in forms:
-        text = re.sub(
-            r"(?<![\w:@/.-])" + re.escape(form) + r"(?![\w:@/-])", " ", text, flags=re.IGNORECASE
-        )
-    return " ".join(text.split())
 
 
 def _only_codes(question: str) -> bool:
@@ -1233,13 +1227,17 @@ class RetrievalLoop:
         # The place is no word of what to do there: a page about the symptom does not name
         # the service it shows on ("ssh brute force on svc:payment-api": the SSHBruteForce
         # page). Asked again without it only when nothing fits all the words.
-        placeless = _without_words(words, places)
+        placeless = without_words(words, places)
         if ranking.best is None and places and placeless != words and search_terms(placeless):
             words = placeless
             ranking, hits = search_runbooks(search, words, set_aside_unknown=False)
         self.search_rounds += search.rounds
         outcome.rounds = self.session.round
         chosen = ranking.best
+        aside = ranking.engine_said()
+        if aside is not None and not (placed and chosen is None):
+            # (A placed symptom's search that chose none says it in its gap, `note()`.)
+            outcome.search_notes.append(aside)
         if placed:
             # What to do about it is asked as well, whatever the search finds: the answer
             # says which runbook it chose, or why none.
@@ -1292,7 +1290,7 @@ class RetrievalLoop:
         written = []
         for service in sorted(known.services):
             for form in (service, service.split(":", 1)[-1]):
-                if _without_words(self.inp.question, [form]) != " ".join(self.inp.question.split()):
+                if without_words(self.inp.question, [form]) != " ".join(self.inp.question.split()):
                     written.append(form)
         return written
 

@@ -23,6 +23,7 @@ flag.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from enum import StrEnum
 
@@ -71,6 +72,7 @@ from investigator.entity_suggestions import (
 )
 from investigator.evidence import Evidence, Rejection, RejectionReason
 from investigator.gate import GatePolicy, version_chains
+from investigator.planner import extract_mentions
 from investigator.record_time import (
     as_recorded_at,
     missing_file_note,
@@ -89,7 +91,9 @@ from investigator.runbook_search import (
     TextRanking,
     fulltext_query,
     search_runbooks,
+    search_terms,
     wide_tie_said,
+    without_words,
 )
 from investigator.runbook_sections import (
     LINKED_FILE,
@@ -439,12 +443,28 @@ def _file_name(runbook_id: str) -> str:
     return runbook_id.split(":", 1)[-1].split("@", 1)[0].rsplit("/", 1)[-1]
 
 
-def _pair_note(text: str, chosen: RankedRunbook, others: list[RankedRunbook]) -> str:
+def _pair_note(
+    text: str,
+    chosen: RankedRunbook,
+    others: list[RankedRunbook],
+    by_id: Mapping[str, Evidence] | None = None,
+) -> str:
     """The card's note when two runbooks fit free text alike: both named, the one shown said
-    to be first by id only, and what tells them apart (their alerts, else more words)."""
+    to be first by id only, and what tells them apart (their alerts, else the finding types
+    their pages are titled by, else more words)."""
     pair = [chosen, *others[:1]]
     ids = [r.id for r in pair]
     alerts = [r.matched_alert.split(":", 1)[-1] for r in pair if r.matched_alert]
+    if len(alerts) != len(pair):
+        # Two GuardDuty pages (`...InstanceCredentialExfiltration.InsideAWS`, `.OutsideAWS`):
+        # the finding type each is titled by, which `--alert` finds.
+        alerts = [
+            found[0]
+            for r in pair
+            if by_id is not None
+            and r.id in by_id
+            and len(found := finding_types(by_id[r.id].title or "")) == 1
+        ]
     way = (
         " or ".join(f"--alert {a}" for a in alerts) if len(alerts) == len(pair) else "--alert NAME"
     )
@@ -1649,6 +1669,21 @@ class RunbookLookup:
         # Informative words only, re-ranked by name/title and coverage; abstains when none
         # of the first candidates fits (investigator/runbook_search.py, issue 15).
         ranking, hits = search_runbooks(run, text)
+        # The place a symptom is said on is no word of what to do there: a page about the
+        # symptom does not name the service ("ssh brute force on svc:payment-api": the
+        # SSHBruteForce page). Asked again without it only when nothing fits every word, as
+        # `investigate` asks (`RetrievalLoop._runbook_by_text`); said.
+        placed_note = None
+        places = [i for i in extract_mentions(text).ids if i.startswith("svc:")]
+        placeless = without_words(text, places)
+        if ranking.best is None and places and placeless != text and search_terms(placeless):
+            again, again_hits = search_runbooks(run, placeless)
+            if again.best is not None:
+                placed_note = (
+                    f"no runbook fits every word of {text[:60]!r}: asked again without the "
+                    f"place ({', '.join(places)}), as {placeless[:60]!r}"
+                )
+                ranking, hits, text = again, again_hits, placeless
         run.text_matches = ranking.ranked[:SHOWN]
         read = run.runbook_reads.get(fulltext_query(ranking.terms))
         chosen = ranking.best
@@ -1681,7 +1716,8 @@ class RunbookLookup:
         elif len(documents) == 2:
             # Two alike ("virt down": VirtHandlerDown, VirtControllerDown): the words do not
             # choose, and the id order that put one first is no answer: said, with the way on.
-            run.text_alike = _pair_note(text, chosen, [r for r in alike if r.id != chosen.id])
+            others = [r for r in alike if r.id != chosen.id]
+            run.text_alike = _pair_note(text, chosen, others, by_id)
         elif len(documents) >= _ALIKE_NOTED:
             run.text_alike = (
                 f"{_alike_count(documents, alike, hits, read)} runbooks fit {text[:60]!r} "
@@ -1720,6 +1756,8 @@ class RunbookLookup:
                 )
                 if n
             )
+        if placed_note is not None:
+            run.text_alike = "; ".join(n for n in (placed_note, run.text_alike) if n)
         if chosen.matched_alert:
             # The alert whose text the query matched: its section (runbook_url, else name),
             # chosen as `--alert` chooses it: as free text, the pasted words also name its

@@ -514,6 +514,16 @@ def spelled_out(text: str, names: Sequence[str]) -> list[int]:
     return [i for words, i in spelled if not any(words < other for other, _ in spelled)]
 
 
+def without_words(text: str, forms: Sequence[str]) -> str:
+    """`text` without each of `forms` where it stands as a whole word or id (any case),
+    its whitespace read as one space: a symptom's words without the place it shows on."""
+    for form in forms:
+        text = re.sub(
+            r"(?<![\w:@/.-])" + re.escape(form) + r"(?![\w:@/-])", " ", text, flags=re.IGNORECASE
+        )
+    return " ".join(text.split())
+
+
 def _title_sequence(title: str) -> list[str]:
     """A title's words in order, a CamelCase name split into its words
     (`UnauthorizedAccess:IAMUser/TorIPCaller` -> unauthorized access iam user tor ip caller),
@@ -570,6 +580,9 @@ def _lead(hit: Evidence) -> tuple[set[str], set[tuple[str, str]]]:
     pieces = [hit.title or "", *headings, " ".join(opening)[:LEAD_CHARS]]
     stems = _title_words(hit) | {_stem(w) for piece in pieces for w in _words(piece)}
     pairs = {p for piece in pieces for p in _pairs(_stem_sequence(_words(piece)))}
+    # A title's CamelCase names as their words (`TorIPCaller`: tor ip, ip caller), as the
+    # score reads them: a finding's page is about its own name's words.
+    pairs |= _pairs(_stem_sequence(_title_sequence(hit.title or "")))
     return stems, pairs
 
 
@@ -826,7 +839,9 @@ def search_runbooks(
 
     `set_aside_unknown=False`: words no candidate uses keep their weight (`_rarity`), as an
     investigation asks: a runbook it cites must answer the question's words, "slow" in "the
-    kube pod is slow" included; the card shows its best fit and names such words.
+    kube pod is slow" included; the card shows its best fit and names such words. A text
+    pasting a database engine's error (`ERROR 1040 (HY000): Too many connections`) sets them
+    aside either way: the message is the engine's words, which its page may say otherwise.
 
     Besides the runbooks themselves, the alert rules of the tenant are searched with the same
     words: an on-call engineer often pastes the alert's summary, and an alert whose own text
@@ -838,6 +853,11 @@ def search_runbooks(
     engine = next(iter(engines)) if len(engines) == 1 else None
     if error is not None:
         text = without_errors(text)
+        # The message after a pasted error's code is the engine's words, not the asker's:
+        # its page may say it otherwise ("refused a connection" for "Too many connections").
+        # Words of it no candidate uses are set aside as the card sets them aside, an
+        # investigation's search too (before, it required "many" of a MariaDB page).
+        set_aside_unknown = True
     terms = _within(search_terms(text), MAX_QUERY_CHARS)
     if not terms:
         return TextRanking(terms=terms, ranked=[]), []

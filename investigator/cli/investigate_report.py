@@ -218,6 +218,7 @@ def render_report(
     lines += [f"Name       {note}" for note in name_notes]
     # Rules of one name are told apart by file, group, severity and summary each: room for 3.
     lines += [f"Note       {_clean(note, 1000)}" for note in result.rule_notes]
+    lines += [f"Note       {_clean(note, 1000)}" for note in result.search_notes]
     if result.incident_reading is not None:
         lines.append(f"Incident   {_clean(result.incident_reading.line(), 800)}")
     lines += _time_lines(result)

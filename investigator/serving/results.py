@@ -151,7 +151,8 @@ def _investigation(doc: Mapping[str, Any]) -> list[str]:
         lines.append(f"Unresolved name: {_line(unresolved.get('note'))}")
     for words in doc.get("unresolved_time_words") or []:
         lines.append(f"Time words not used: {_line(words, 80)!r}")
-    for note in [*(doc.get("time_notes") or []), *(doc.get("rule_notes") or [])]:
+    notes = ("time_notes", "rule_notes", "search_notes")
+    for note in [n for key in notes for n in (doc.get(key) or [])]:
         lines.append(f"Note: {_line(note)}")
     if doc.get("search_cut_short"):
         lines.append("Note: the search was cut short: what is missing was not searched to the end")
