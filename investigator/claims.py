@@ -145,6 +145,21 @@ STARTED_LATER = (
     "(recorded later, not followed), so no {what} was looked for: ask at a later --as-of, or "
     "name what held then (--service payment-api)"
 )
+# The gaps of what is read for a service when the one named (--service, or the question's
+# words) resolved to nothing the subject may see and no other service was read: nothing was
+# looked up for it, so "no release for the service" or "names no service" would be false.
+NAME_UNRESOLVED = (
+    "{names} resolved to nothing this subject may see (its close ids, if any, are suggested "
+    "with it), so no {what} was looked for: ask with a visible id"
+)
+_UNRESOLVED_GAPS = {
+    "deployment_time": "release",
+    "error_first_seen": "first error",
+    "affected_service": "error of a service",
+    "ownership": "owner",
+    "dependency": "dependency",
+    "dependent": "dependent",
+}
 NOTHING_NAMED_GAPS = {
     "ownership": ("owner", "who owned payment-api then?"),
     "mechanism": ("mechanism", "what broke PAY-4097?"),
@@ -485,6 +500,7 @@ def derive_claims(
     period_was_read: bool = False,
     in_time_order: bool = False,
     services_read: Sequence[str] = (),
+    unresolved_names: Sequence[str] = (),
     started_later: Mapping[str, datetime] | None = None,
 ) -> ClaimSet:
     """Apply the claim rules of each intent to the pack evidence (pure, deterministic).
@@ -539,6 +555,9 @@ def derive_claims(
     record in force at as_of): the question named one, so its gaps never say it named none.
     `started_later`: what the question's words found that starts after as_of (id -> its
     start), not followed: a gap of a question naming nothing else says so ("recorded later").
+    `unresolved_names`: the --service and the question's names that resolved to nothing the
+    subject may see; with no service read and no first error, the service's gaps say so
+    (nothing was looked up for them), not "none found" or "names no service".
     """
     intent_set = {Intent(i) for i in intents}
     claims: list[Claim] = []
@@ -1042,6 +1061,8 @@ def derive_claims(
             else m
             for m in missing
         ]
+    if unresolved_names and not firsts and not services_read:
+        missing = _unresolved_name_gaps(missing, unresolved_names)
     if Intent.OWNERSHIP_AT_TIME in intent_set:
         missing += _unread_owner_gaps(evidence, owners_unread)
     if search_stopped_by is not None:
@@ -1676,6 +1697,24 @@ def _cut_for_budget(
         f"its OWNS record {', '.join(ids)} was read, then dropped for the evidence budget "
         "(budget_exceeded); a larger --budget-tokens reads it"
     )
+
+
+def _unresolved_name_gaps(
+    missing: list[MissingEvidence], names: Sequence[str]
+) -> list[MissingEvidence]:
+    """The required gaps of what is read for a service, and those saying the question names
+    none, said as not looked for: the service named resolved to nothing visible."""
+    said = ", ".join(repr(n) for n in names)
+    named_none = ("the question names no service", NO_ERRORS_NAMED)
+    out = []
+    for m in missing:
+        what = _UNRESOLVED_GAPS.get(m.evidence_type)
+        if what is None and m.description.startswith(named_none):
+            what = NOTHING_NAMED_GAPS.get(m.evidence_type, (m.evidence_type,))[0]
+        if what is not None and m.required:
+            m = m.model_copy(update={"description": NAME_UNRESOLVED.format(names=said, what=what)})
+        out.append(m)
+    return out
 
 
 def _unread_owner_gaps(

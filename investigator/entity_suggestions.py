@@ -110,7 +110,38 @@ def suggestion_queries(text: str, label: str) -> list[SuggestionQuery]:
         )
         for template_id, param in searches
     ]
+    split = _split_guesses(words)
+    if split is not None:
+        # `svc:paymentapi`: one word where the id has two (payment-api); neither is a
+        # term of it, nor two edits from one.
+        queries.append(
+            SuggestionQuery(
+                template_id="name_suggestions",
+                params={"text": split},
+                options={"label": label},
+                limit=_FULLTEXT_LIMIT,
+            )
+        )
     return queries
+
+
+# A word typed without the separator its name has (`paymentapi`): split at each place that
+# leaves both parts this long, middle first, as fuzzy terms (at most `_FUZZY_MAX_TERMS`).
+_SPLIT_MIN_PART = 3
+
+
+def _split_guesses(words: list[str]) -> str | None:
+    """The two parts of each split of a lone long word, middle splits first, as one text
+    of fuzzy terms; None for several words or a short one."""
+    if len(words) != 1 or len(words[0]) < 2 * _SPLIT_MIN_PART:
+        return None
+    word = words[0]
+    middle = len(word) / 2
+    cuts = sorted(
+        range(_SPLIT_MIN_PART, len(word) - _SPLIT_MIN_PART + 1), key=lambda i: (abs(i - middle), i)
+    )
+    parts = [p for i in cuts for p in (word[:i], word[i:])]
+    return " ".join(dict.fromkeys(parts))
 
 
 def rank_suggestions(text: str, candidates: list[Candidate]) -> list[str]:

@@ -110,6 +110,7 @@ from investigator.session import RunSession, RunSpec
 from investigator.timeline import (
     AnchorEvent,
     ReferenceTime,
+    UnplacedReason,
     UnplacedTime,
     cause_kind,
     change_instant,
@@ -308,6 +309,45 @@ def set_apart_other_rules(
         if ev.type == "Runbook" and detail is not None:
             gate.set_aside(ev, RejectionReason.LOW_RELEVANCE, outcome.rounds, detail)
     return notes
+
+
+def unresolved_services(
+    service_id: str | None, question: str, tool_calls: Sequence[ToolCallRecord]
+) -> list[str]:
+    """The `--service` and the services the question names (`svc:` ids, service names) whose
+    every linking call returned no row (none failed): nothing the subject may see, so
+    nothing was read for them."""
+    mentions = extract_mentions(question)
+    named = [i for i in mentions.ids if i.startswith("svc:")] + mentions.names
+    texts = list(dict.fromkeys(([service_id] if service_id else []) + named))
+    out = []
+    for text in texts:
+        calls = [
+            tc
+            for tc in tool_calls
+            if tc.template_id == "entity_resolution" and tc.params.get("text") == text[:200]
+        ]
+        if calls and all(tc.row_count == 0 and not tc.error for tc in calls):
+            out.append(text)
+    return out
+
+
+def _blame_unresolved(reasons: list[UnplacedTime], names: Sequence[str]) -> list[UnplacedTime]:
+    """An event the run never looked for ("then" with no service read) is not "not found":
+    the service named resolved to nothing visible, and the reason says so."""
+    said = ", ".join(repr(n) for n in names)
+    return [
+        u.model_copy(
+            update={
+                "reason": UnplacedReason.NAME_UNRESOLVED,
+                "detail": u.detail.split(" is found by as_of", 1)[0]
+                + f" is looked for: {said} resolved to nothing this subject may see",
+            }
+        )
+        if u.reason is UnplacedReason.EVENT_NOT_FOUND
+        else u
+        for u in reasons
+    ]
 
 
 def _causes_left_out(
@@ -667,6 +707,8 @@ def _investigate(
     timings.pack_ms = (time.perf_counter() - t0) * 1000.0
 
     t0 = time.perf_counter()
+    # Names given that resolved to nothing visible: never "none found" for what was not read.
+    unresolved = unresolved_services(request.service_id, request.question, outcome.tool_calls)
     claim_set: ClaimSet = derive_claims(
         [i.value for i in intents],
         pack.evidence,
@@ -706,6 +748,7 @@ def _investigate(
         team_words=asked_team(request.question) if Intent.OWNERSHIP_AT_TIME in intents else None,
         teams=outcome.known.teams,
         services_read=outcome.known.services,
+        unresolved_names=unresolved,
         started_later=outcome.started_later,
         owners_asked=sorted(
             {
@@ -752,6 +795,8 @@ def _investigate(
         late=outcome.known.late_references,
         deadline=stop_reason is StopReason.DEADLINE,
     )
+    if unresolved and not outcome.known.services and outcome.known.first_seen is None:
+        reasons = _blame_unresolved(reasons, unresolved)
     unplaced = [u.words for u in reasons]
     missing = budget_dropped_runbook_gaps(
         claim_set.missing_evidence,

@@ -626,16 +626,29 @@ class RetrievalLoop:
         # Anchors read that start after as_of, not followed (`_tied_at_as_of`).
         self.started_later: dict[str, datetime] = {}
 
-    def _resolve_given_service(self, step: PlanStep, rows: Sequence[TemplateRow]) -> None:
+    def _resolve_given_service(
+        self, step: PlanStep, rows: Sequence[TemplateRow], known: Known, *, failed: bool
+    ) -> None:
         """`--service` as written ("payment-api", "Payment-API") becomes the one service id
         its own linking call resolved it to, so every later lookup (the owner "then" among
-        them) and the claims' focus use the id, not the text (which matches no record)."""
+        them) and the claims' focus use the id, not the text (which matches no record).
+
+        Resolved to nothing the subject may see (`svc:payment-api` asked as globex, a typo),
+        it is no focus: the later reads (the first error "then", the releases, the errors)
+        are of the services the question's own words resolved to, if any, never of an id
+        that reads nothing (the CLI says it did not resolve, and what it suggests)."""
         given = self.inp.service_id
         if (
             not given
             or step.template_id != "entity_resolution"
             or step.params.get("text") != given[:200]
         ):
+            return
+        if not rows and not failed:
+            self.inp = self.inp.model_copy(update={"service_id": None})
+            self.focus.named_services = [s for s in self.focus.named_services if s != given]
+            if given in known.services:
+                known.services.remove(given)
             return
         found = sorted(
             {
@@ -1388,7 +1401,7 @@ class RetrievalLoop:
                 outcome.owners_cut_at[str(step.params["entity_id"])] = (
                     max(starts) if starts else None
                 )
-            self._resolve_given_service(step, read_rows)
+            self._resolve_given_service(step, read_rows, known, failed=bool(call.record.error))
             if step.step_id == THE_INCIDENT_LOOKUP:
                 # "the incident": the one incident it can mean is an anchor; several are
                 # named in the report, none taken (never a silent pick).

@@ -1237,6 +1237,9 @@ class UnplacedReason(StrEnum):
     NOT_READ = "not_read"  # words it does not read as a time ("yesterday")
     NOT_APPLIED = "not_applied"  # read, but an amount or a pick it cannot apply ("a few hours")
     EVENT_NOT_FOUND = "event_not_found"  # no such event by as_of, as known at known_at
+    # Not looked for: the service named (--service, the question's words) resolved to nothing
+    # the subject may see, and no other was read.
+    NAME_UNRESOLVED = "name_unresolved"
     AFTER_AS_OF = "after_as_of"  # the time lies after as_of
     DEADLINE = "deadline"  # the run's deadline stopped the search before the event was found
     OTHER_PERIOD = "other_period"  # a second period asked: the answer reads another one

@@ -155,6 +155,12 @@ def _time_lines(result: InvestigationResult) -> list[str]:
             "--known-at if it happened or was recorded after them, or the time in the question "
             "as a date and time with its zone (YYYY-MM-DDTHH:MM:SSZ)"
         )
+    for u in by_reason.get(UnplacedReason.NAME_UNRESOLVED, []):
+        # Not looked for, so a later --as-of would find nothing more: the name is the cause.
+        lines.append(
+            f"Time       not resolved: {_clean(u.words, 80)!r}; the answer is at as_of: "
+            f"{_clean(u.detail, 200)} (see above); ask with a visible id"
+        )
     for u in by_reason.get(UnplacedReason.DEADLINE, []):
         lines.append(
             f"Time       not resolved: {_clean(u.words, 80)!r}; the answer is at as_of. Not for "
