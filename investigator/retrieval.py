@@ -787,7 +787,8 @@ class RetrievalLoop:
                 # The competing-cause checks of the window before the first error still
                 # run: a cause the budget cannot hold takes the room of one farther from the
                 # error, or is left out and counted (`EvidenceGate._fit_cause`), so the
-                # nearest changes are not the ones never read. Nothing else is read.
+                # nearest changes are not the ones never read. Nothing else is read, and
+                # nothing before the first error is known (no window to check yet).
                 checks = [
                     s
                     for s in competing_cause_steps(
@@ -796,7 +797,7 @@ class RetrievalLoop:
                         as_of=self.inp.as_of,
                         focus=focus_services(known, self.inp.service_id),
                     )
-                    if step_key(s) not in done
+                    if step_key(s) not in done and self.gate.policy.cause_window is not None
                 ]
                 if not checks or round_no - self.search_rounds >= max_rounds:
                     outcome.stop_reason = StopReason.BUDGET_EXHAUSTED
