@@ -1280,6 +1280,11 @@ class EvidenceGate:
         # The nearest competing cause left out, in `nearest_first` order, with the window it
         # was weighed in: every one farther than it is left out too.
         self._cause_cutoff: tuple[tuple[datetime, datetime], tuple[timedelta, str]] | None = None
+        # Releases and change events the per-type cap left out (`top_k_reached`), by
+        # evidence id: read before the first error was known, in read order (the oldest
+        # first), they are weighed again as competing causes once the window before it is
+        # (`_reweigh_capped`), so the cap never keeps the farthest of them.
+        self._capped: dict[str, Evidence] = {}
         self._granted = frozenset(policy.granted_labels)
         self._relevant = frozenset(policy.relevant_types)
 
@@ -1295,8 +1300,9 @@ class EvidenceGate:
         """Admit or reject each candidate, in the order given (callers sort, e.g. by RRF)."""
         decision = GateDecision()
         self._drop_off_focus(decision, round_no)
+        fresh = list(candidates)
         candidates_seen: list[Evidence] = []
-        for cand in candidates:
+        for cand in [*fresh, *self._reweighed_capped(fresh)]:
             candidates_seen.append(cand)
             if self._leaks(cand):
                 self.leaks_dropped += 1
@@ -1324,6 +1330,26 @@ class EvidenceGate:
         self._trusted_runbooks_first(decision, round_no)
         self._drop_replaced(decision, round_no)
         return decision
+
+    def _reweighed_capped(self, fresh: Sequence[Evidence]) -> list[Evidence]:
+        """The releases and change events the per-type cap left out before the window
+        before the first error was known that lie in it, nearest the first error first, to
+        be weighed again after this call's candidates (a competing cause is listed, its cap
+        aside; the budget keeps those nearest the error, `_fit_cause`). Before, the cap kept
+        the first five read (the window reads return the oldest first): a release 20 h
+        before the error stayed while those 1-3 h before it were `top_k_reached`, and the
+        gap counted none of them. One read again in this call is weighed as read."""
+        window = self.policy.cause_window
+        if window is None or not self._capped:
+            return []
+        again = {ev.evidence_id for ev in fresh}
+        due = [ev for ev in self._capped.values() if in_cause_window(ev, window)]
+        for ev in due:
+            del self._capped[ev.evidence_id]
+        return sorted(
+            (ev for ev in due if ev.evidence_id not in again),
+            key=lambda ev: nearest_first(ev, window),
+        )
 
     def _drop_replaced(self, decision: GateDecision, round_no: int) -> None:
         """A version whose replacement is admitted and holds at every instant the run asks
@@ -1575,6 +1601,8 @@ class EvidenceGate:
         )
         if not listed and all(self._count(t) >= p.top_k_per_type for t in relevant):
             detail = f"already {p.top_k_per_type} items for {sorted(relevant)}"
+            if {"deployment_time", "change_event"} & relevant:
+                self._capped[cand.evidence_id] = cand
             return self._reject(cand, r.TOP_K_REACHED, round_no, detail), demoted
         cost = evidence_tokens(cand)
         if self._in_cause_window(cand):

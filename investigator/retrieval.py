@@ -55,6 +55,7 @@ from investigator.planner import (
     DeterministicPlanner,
     Known,
     PlanInput,
+    competing_cause_steps,
     extract_mentions,
     focus_services,
     followup_steps,
@@ -790,9 +791,27 @@ class RetrievalLoop:
                 if outcome.cut_short:
                     break
             if self.gate.budget_hit:
-                outcome.stop_reason = StopReason.BUDGET_EXHAUSTED
-                outcome.cut_short = True
-                break
+                # The competing-cause checks of the window before the first error still
+                # run: a cause the budget cannot hold takes the room of one farther from the
+                # error, or is left out and counted (`EvidenceGate._fit_cause`), so the
+                # nearest changes are not the ones never read. Nothing else is read, and
+                # nothing before the first error is known (no window to check yet).
+                checks = [
+                    s
+                    for s in competing_cause_steps(
+                        self.intents,
+                        known,
+                        as_of=self.inp.as_of,
+                        focus=focus_services(known, self.inp.service_id),
+                    )
+                    if step_key(s) not in done and self.gate.policy.cause_window is not None
+                ]
+                if not checks or round_no - self.search_rounds >= max_rounds:
+                    outcome.stop_reason = StopReason.BUDGET_EXHAUSTED
+                    outcome.cut_short = True
+                    break
+                plan = self.planner.plan(self.inp, self.intents, known, checks)
+                continue
             supported = self.gate.supported_types()
             required_missing = missing_required(self.intents, supported)
             # Competing-cause checks and lookups at the question's reference times must run
