@@ -46,14 +46,16 @@ def test_replay_withholds_the_count_and_answer_digest_trace_withholds(  # type: 
 
     trace = invoke("trace", run, *ONCALL, "--json")
     assert trace.code == 0, trace
-    calls = {
-        n["properties"]["tool_call_id"]: n["properties"]
-        for n in json.loads(trace.out)["nodes"]
-        if n["kind"] == "tool_call"
-    }
+    nodes = [n for n in json.loads(trace.out)["nodes"] if n["kind"] == "tool_call"]
+    calls = {n["properties"]["tool_call_id"]: n["properties"] for n in nodes}
     withheld = {c for c, p in calls.items() if p["rows_hash"] == "[withheld]"}
     assert withheld, "the premise: trace withholds a call's rows hash"
     assert all(calls[c]["row_count"] == "[withheld]" for c in withheld), calls
+    # Nor does the call's recorded content repeat it (before: "row_count": 4 there).
+    for node in nodes:
+        if node["properties"]["tool_call_id"] in withheld:
+            content = node["content"]
+            assert (content["row_count"], content["truncated"]) == ("[withheld]",) * 2, content
 
     text = invoke("replay", run, *ONCALL)
     assert text.code == 3, text

@@ -886,6 +886,11 @@ def filtered_lineage(lineage: RunLineage, content: ContentFilter) -> RunLineage:
                     detail = shown.get("detail")
                     if isinstance(detail, str):
                         shown["detail"] = unquoted_detail(detail)
+                if counted and isinstance(shown, dict):
+                    # The call's recorded content repeats its count: withheld there too.
+                    shown.update(
+                        {k: WITHHELD_TEXT for k in ("row_count", "truncated") if k in shown}
+                    )
                 props["payload"] = json.dumps(shown)
             cited = [i for i in node.properties.get("evidence_ids") or [] if i in content.withheld]
             if node.kind == CtxKind.CLAIM and cited:
