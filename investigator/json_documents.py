@@ -85,10 +85,31 @@ def trace_json(
 
 
 def readable_replay_report(report: ReplayReport, content: ContentFilter) -> ReplayReport:
-    """The replay report re-filtered for the reader: drift details can quote recorded text."""
+    """The replay report re-filtered for the reader: drift details can quote recorded text.
+
+    A runbook run's recorded "pack hash" is a digest of its recorded answer (the outcome,
+    its last node), not a hash the run stored: it is withheld with the chain hashes from
+    where they are withheld on (`hashes from #N on withheld` in `trace`), since it covers
+    what the answer was read from; so is the re-run's, when the same (it would say it)."""
+    from investigator.context_graph.audit import WITHHELD_TEXT
     from investigator.replay import ReplayReport
 
-    return ReplayReport.model_validate(content.scrub(report.model_dump(mode="json")))
+    doc = report.model_dump(mode="json")
+    digest = report.recorded_pack_hash
+    if report.command == "runbook" and content.hashes_withheld_from is not None and digest:
+        doc = _replaced(doc, digest, WITHHELD_TEXT)
+    return ReplayReport.model_validate(content.scrub(doc))
+
+
+def _replaced(value: Any, old: str, new: str) -> Any:
+    """A copy of a JSON value with `old` replaced by `new` in every string."""
+    if isinstance(value, str):
+        return value.replace(old, new)
+    if isinstance(value, list):
+        return [_replaced(v, old, new) for v in value]
+    if isinstance(value, dict):
+        return {k: _replaced(v, old, new) for k, v in value.items()}
+    return value
 
 
 def replay_json(report: ReplayReport) -> str:

@@ -49,7 +49,12 @@ from pydantic import BaseModel, ConfigDict
 from cypher_templates.executor import RecordedFailure
 from graph_schema.canonical import iso_utc, sha256_text
 from graph_schema.kg_types import RecordStatus
-from investigator.context_graph.audit import ReadRule, edge_ends, read_element_records
+from investigator.context_graph.audit import (
+    WITHHELD_TEXT,
+    ReadRule,
+    edge_ends,
+    read_element_records,
+)
 from investigator.context_graph.chain import evidence_digest, rows_hash, sha256_of, verify_chain
 from investigator.context_graph.incarnation import read_incarnations, run_incarnation
 from investigator.context_graph.lineage import load_lineage
@@ -164,6 +169,10 @@ class ReplayReader(BaseModel):
     tenant: str
     labels: tuple[str, ...]
     purpose: str
+    # The recorded hashes withheld from the reader (`ContentFilter.hidden_hashes`): a call
+    # whose rows hash is among them has its recorded row count withheld too, as `trace`
+    # withholds it (docs/security.md rule 6).
+    withheld_hashes: frozenset[str] = frozenset()
 
 
 def replay_reader(content: ReadRule) -> ReplayReader | None:
@@ -172,8 +181,12 @@ def replay_reader(content: ReadRule) -> ReplayReader | None:
     if content.purpose is None:
         return None
     principal = content.reader.principal
+    hidden = getattr(content, "hidden_hashes", None)
     return ReplayReader(
-        tenant=principal.tenant, labels=tuple(principal.labels), purpose=content.purpose
+        tenant=principal.tenant,
+        labels=tuple(principal.labels),
+        purpose=content.purpose,
+        withheld_hashes=frozenset(hidden or ()),
     )
 
 
@@ -219,6 +232,27 @@ class _Replayer:
 
     def add(self, kind: str, detail: str, seq: int | None = None, tc: str | None = None) -> None:
         self.drift.append(Drift(kind=kind, seq=seq, tool_call_id=tc, detail=detail))
+
+    def reads_as_subject(self, subject: Any) -> bool:
+        """Whether the reader reads every record the run's subject (its grants of now) reads:
+        same tenant and purpose, and every label of the subject's."""
+        return (
+            self.reader is not None
+            and self.reader.tenant == subject.tenant
+            and self.reader.purpose == subject.purpose
+            and set(subject.labels) <= set(self.reader.labels)
+        )
+
+    def count_withheld(self, node: CtxNodeRecord) -> bool:
+        """Whether call `node`'s recorded row count is withheld from the reader: its rows
+        hash is (some row it read is not shown readable by the reader now), and how many
+        rows it read counts those rows (as `trace` shows it: `rows=[withheld]`)."""
+        recorded = node.properties.get("rows_hash")
+        return (
+            self.reader is not None
+            and isinstance(recorded, str)
+            and recorded in self.reader.withheld_hashes
+        )
 
     # -- tool calls ---------------------------------------------------------------------
 
@@ -354,15 +388,19 @@ class _Replayer:
                 # from them, and the line says the ranking moved, not the records.
                 self.rows_by_call[tc_id] = read
                 moved = self.scores_moved.get(tc_id)
-                scores = (
-                    f"; {moved} of their {len(read)} recorded scores moved"
-                    if moved is not None
-                    else ""
-                )
+                # How many rows the run read: withheld where its rows hash is, unless the
+                # reader reads whatever the run's subject does (those rows, just shown read).
+                shown = not self.count_withheld(node) or self.reads_as_subject(subject)
+                then = str(len(read)) if shown else WITHHELD_TEXT
+                scores = ""
+                if moved is not None and then == WITHHELD_TEXT:  # a count of them too
+                    scores = "; how many of their recorded scores moved is withheld with it"
+                elif moved is not None:
+                    scores = f"; {moved} of their {then} recorded scores moved"
                 self.add(
                     "ranking_changed",
                     f"{template_id}@{version}: {_RANKING_CHANGED} ({result.row_count} rows "
-                    f"now, {p.get('row_count')} recorded; the {len(read)} the run read are "
+                    f"now, {then} recorded; the {then} the run read are "
                     f"still returned to {self.subject_name()} at its known_at{scores}"
                     f"{self.grants_note(known_at)})",
                     node.seq,
@@ -385,7 +423,7 @@ class _Replayer:
             # leave Neo4j).
             cause = _UNKEPT_ROWS if self._kept_records(tc_id) else _UNNAMED_ROWS
             if tc_id in self.hits_now:
-                cause = _hits_differ(*self.hits_now[tc_id])
+                cause = _hits_differ(*self.hits_now[tc_id], withheld=self.count_withheld(node))
             backdated = self.backdated_cause(known_at, subject, result.rows)
             kind = "hash_mismatch"
             if backdated is None and self.grants_changed(known_at):
@@ -396,7 +434,8 @@ class _Replayer:
                 cause = _purged_rows(purges)
             head = (
                 f"{template_id}@{version}: rows hash {replayed}, recorded {p.get('rows_hash')} "
-                f"({result.row_count} rows now, {p.get('row_count')} recorded)"
+                f"({result.row_count} rows now, "
+                f"{WITHHELD_TEXT if self.count_withheld(node) else p.get('row_count')} recorded)"
             )
             same_hits = tc_id in self.hits_now and operator.ge(*self.hits_now[tc_id])
             if (
@@ -1068,8 +1107,22 @@ def _score6(score: Any) -> float | None:
     return float(f"{float(score):.6g}") if isinstance(score, int | float) else None
 
 
-def _hits_differ(returned: int, kept: int) -> str:
-    """Why a call that kept its hits is no re-ranking: what of them is not read as then."""
+def _hits_differ(returned: int, kept: int, *, withheld: bool = False) -> str:
+    """Why a call that kept its hits is no re-ranking: what of them is not read as then.
+    `withheld`: how many hits the call kept is withheld from the reader (it counts records
+    the reader is not shown to read now), and so is how many are not returned."""
+    if withheld and returned < kept:
+        return (
+            ": some of the records the call read (its recorded hits) are not returned now, "
+            "so it is not a re-ranking alone; replay cannot say why for records the run kept "
+            "no text of (lines on the run's evidence name what it can)"
+        )
+    if withheld:
+        return (
+            ": the records the call read (its recorded hits) are all returned now, but not "
+            "all as the call read them (other text, labels or fields), so it is not a "
+            "re-ranking alone"
+        )
     if returned < kept:
         return (
             f": {kept - returned} of the {kept} records the call read (its recorded hits) are "
@@ -1170,9 +1223,9 @@ _GRANTS_CHANGED_ROWS = (
 )
 _LABELS_CHANGED_ROWS = (
     ": likely the labels of a record the run read, which changed since the run (a record "
-    "named above is now recorded with labels or purposes its subject lacks; replay reads "
-    "with the labels of now); the rows that differ are not among the records the run kept, "
-    "so replay cannot name them or prove it"
+    "the run kept is now recorded with labels or purposes its subject lacks: its "
+    "data_not_visible line; replay reads with the labels of now); the rows that differ are "
+    "not among the records the run kept, so replay cannot name them or prove it"
 )
 _UNKEPT_ROWS = (
     ": the rows that differ are not among the records the run kept (its evidence and "

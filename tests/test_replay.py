@@ -327,7 +327,8 @@ def test_an_entity_call_that_lost_a_relabelled_record_says_why_it_cannot_tell(  
     assert "evidence_changed" not in kinds and "data_purged" not in kinds, doc["drift"]
     first = doc["drift"][0]
     assert first["kind"] == "record_labels_changed" and "entity_resolution@" in first["detail"]
-    assert "0 rows now, 1 recorded" in first["detail"]
+    # Its recorded rows hash is withheld from bob now (trace: rows=[withheld]): its count too.
+    assert "recorded [withheld] (0 rows now, [withheld] recorded)" in first["detail"]
     assert "likely the labels of a record the run read" in first["detail"]
     assert "cannot name them or prove it" in first["detail"]
     gone = [d for d in doc["drift"] if d["kind"] == "data_not_visible"]

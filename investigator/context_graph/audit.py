@@ -347,6 +347,7 @@ class ContentFilter(ReadRule):
         run_purpose = run.get("purpose")
         # Content is read under the reader's purpose, else the run's; either must be held now.
         purpose = reader.purpose or (run_purpose if isinstance(run_purpose, str) else None)
+        self.run_purpose = run_purpose if isinstance(run_purpose, str) else None
         super().__init__(reader, purpose, str(run.get("tenant") or ""), verified, tenant_changed)
         self.executor = executor or TemplateExecutor(driver, database=kg_database)
         self.hash_of: dict[str, str] = {}
@@ -597,11 +598,13 @@ class ContentFilter(ReadRule):
 
     def _reads_rows_now(self, calls: list[CtxNodeRecord]) -> bool:
         """Whether the reader, under its grants of now, reads every row `calls` read: each
-        read again as the reader (never wider), its rows hashed as recorded."""
+        read again as the reader (never wider: an auditor's `pii` and `audit` purpose open
+        more than the run's subject read, so of its rows those the run's purpose is open to,
+        in the redacted view too, are hashed as recorded; context_graph/reread.py)."""
         if self._grants_reason() is not None or self.purpose is None:
             return False
         reader = subject_for(self.reader.principal, self.purpose)
-        return reads_the_same_rows(self.executor, calls, reader)
+        return reads_the_same_rows(self.executor, calls, reader, self.run_purpose)
 
     def _first_altered_seq(self, lineage: RunLineage) -> int | None:
         """The seq of the first node the reader is shown other than as recorded (withheld,
@@ -883,6 +886,11 @@ def filtered_lineage(lineage: RunLineage, content: ContentFilter) -> RunLineage:
                     detail = shown.get("detail")
                     if isinstance(detail, str):
                         shown["detail"] = unquoted_detail(detail)
+                if counted and isinstance(shown, dict):
+                    # The call's recorded content repeats its count: withheld there too.
+                    shown.update(
+                        {k: WITHHELD_TEXT for k in ("row_count", "truncated") if k in shown}
+                    )
                 props["payload"] = json.dumps(shown)
             cited = [i for i in node.properties.get("evidence_ids") or [] if i in content.withheld]
             if node.kind == CtxKind.CLAIM and cited:
