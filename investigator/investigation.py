@@ -101,6 +101,7 @@ from investigator.runbook_gaps import (
     OTHER_RULE,
     budget_dropped_runbook_gaps,
     budget_dropped_runbooks,
+    place_runbooks_said,
     say_runbook_gaps,
     text_only_withheld,
 )
@@ -843,6 +844,13 @@ def _investigate(
             placed_symptom=gate.policy.placed_symptom,
             unfit_place=gate.unfit_place_runbooks,
             withheld_place=gate.withheld_place_runbooks,
+            answered_places=place_runbooks_said(
+                pack.evidence,
+                outcome.known.runbook_services,
+                gate.withheld_place_runbooks,
+                gate.rejected,
+                text_only,
+            ),
             wide_ties=outcome.wide_ties,
             cut_short=unfinished,
         ),

@@ -612,7 +612,9 @@ class RetrievalLoop:
         self.asked_alerts = list(policy.section_names)
         self.runbook_urls: dict[str, str] = {}
         mentions = extract_mentions(plan_input.question)
-        self.has_mentions = bool(mentions.texts()) or plan_input.service_id is not None
+        # Whether the question's own words name a record (`--service` aside).
+        self.words_mention = bool(mentions.texts())
+        self.has_mentions = self.words_mention or plan_input.service_id is not None
         self.question_words = {
             w.strip(".:-").lower() for w in re.findall(r"[\w.:@-]+", plan_input.question)
         }
@@ -1200,12 +1202,25 @@ class RetrievalLoop:
 
     def _placed_symptom(self, known: Known) -> bool:
         """Whether the question is a symptom said with where it shows (`reads_as_placed_symptom`:
-        "5xx on payment-api") that no incident the question names or reads answers."""
-        reading = known.incidents or known.alerts or known.error_codes or known.runbooks
+        "5xx on payment-api") that no incident the question names or reads answers. An
+        incident reached only through the place `--service` gives (its neighbourhood: the
+        question's words name nothing) is no such answer: asked in words, the same symptom at
+        the same place reads the place's runbooks beside that incident, and so does this."""
+        reading = (
+            self._answering_incidents(known) or known.alerts or known.error_codes or known.runbooks
+        )
         # A service named by its one-word name ("5xx on ledger") is not taken as the place:
         # its linked runbooks would answer by the place alone ("500s on checkout" got an
         # alert's runbook, KubePodCrashLooping), not by the symptom's words.
         return not reading and reads_as_placed_symptom(self.reading)
+
+    def _answering_incidents(self, known: Known) -> list[str]:
+        """The incidents known that answer the question: not one reached only through the
+        place `--service` gives when the question's words name nothing (see
+        `_placed_symptom`)."""
+        if self.inp.service_id is not None and not self.words_mention:
+            return []
+        return known.incidents
 
     def _runbook_by_text(
         self, known: Known, outcome: RetrievalOutcome, *, placed: bool = False
@@ -1230,7 +1245,7 @@ class RetrievalLoop:
             return False
         if known.error_codes or known.runbooks:
             return False
-        if known.incidents:
+        if known.incidents and (not placed or self._answering_incidents(known)):
             return False  # "the payments incident": its services' runbooks are the answer
         if self._cut_at_deadline(outcome):
             # The search not asked is a run cut short, not one that found nothing (and its

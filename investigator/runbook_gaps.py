@@ -98,6 +98,7 @@ def unfit_place_runbook_gaps(
     *,
     cut_short: bool = False,
     withheld_found: bool = False,
+    answered: Collection[str] = (),
 ) -> list[MissingEvidence]:
     """`missing` with a missing runbook said as the place's gap when a symptom said at a
     service ("5xx errors on checkout") found only runbooks of that service's alerts that its
@@ -107,7 +108,9 @@ def unfit_place_runbook_gaps(
     same is said beside it, not required. Not in a run cut short: its gap says the search
     did not finish (the place may have runbooks it did not read). Nor when a runbook was
     found and withheld (`withheld_found`): that is the gap (`withheld_place_runbook_gaps`),
-    not "no runbook of the place is about it"."""
+    not "no runbook of the place is about it". Nor of a place one of whose runbooks about it
+    was claimed or withheld (`answered`, `place_runbooks_said`): one of its runbooks is."""
+    unfit = {place: rbs for place, rbs in unfit.items() if place not in answered}
     if symptom is None or not unfit or cut_short:
         return missing
     required = any(m.evidence_type == "runbook" and m.required for m in missing)
@@ -157,12 +160,13 @@ def withheld_place_runbook_gaps(
     a page it may not read."""
     if symptom is None or cut_short:
         return missing
-    if not any(m.evidence_type == "runbook" and m.required for m in missing):
-        return missing
+    required = any(m.evidence_type == "runbook" and m.required for m in missing)
     found = _withheld_found(rejected, text_only)
     if not found:
         return missing
     tied = {rb: (place, alert) for place, rbs in withheld.items() for rb, alert in rbs.items()}
+    if not required and not any(rb in tied for rb in found):
+        return missing
     named = sorted(rb for rb in found if rb in tied) or sorted(found)
     details = [
         r.detail
@@ -196,7 +200,42 @@ def withheld_place_runbook_gaps(
             + ", ".join(f"{rb} (alert {alert})" for rb, alert in sorted(runbooks.items()))
             + f"; {SUBJECTS_VIEW}"
         )
+    if not required:
+        # Another record answered (the incident, or another runbook of the place): the
+        # place's own page withheld is said beside it, not required.
+        said = MissingEvidence(
+            evidence_type="runbook",
+            intents=[Intent.APPLICABLE_RUNBOOK.value],
+            description=description,
+            required=False,
+        )
+        return [*missing, said]
     return _required_runbook_gap_said(missing, description)
+
+
+def place_runbooks_said(
+    pack_evidence: Sequence[Evidence],
+    runbook_services: Iterable[tuple[str, str]],
+    withheld: Mapping[str, Mapping[str, str | None]],
+    rejected: Sequence[Rejection],
+    text_only: Collection[str] = (),
+) -> set[str]:
+    """The places of a placed symptom one of whose runbooks about it the run claimed (read
+    through the place, or chosen by the runbook search and attached to it:
+    `Known.runbook_services`) or found and withheld (`EvidenceGate.withheld_place_runbooks`):
+    their gap never says that no runbook of theirs is about it."""
+    claimed = {
+        ev.element_id.split("@", 1)[0]: ev for ev in pack_evidence if "runbook" in ev.evidence_types
+    }
+    places = {
+        str(ev.context["anchor"])
+        for ev in claimed.values()
+        if ev.context.get("anchor_type") == "service" and isinstance(ev.context.get("anchor"), str)
+    }
+    places |= {svc for rb, svc in runbook_services if rb.split("@", 1)[0] in claimed}
+    found = _withheld_found(rejected, text_only)
+    places |= {place for place, rbs in withheld.items() if any(rb in found for rb in rbs)}
+    return places
 
 
 def _withheld_found(rejected: Sequence[Rejection], text_only: Collection[str]) -> set[str]:
@@ -413,6 +452,7 @@ def say_runbook_gaps(
     wide_ties: Mapping[str, int],
     cut_short: bool,
     withheld_place: Mapping[str, Mapping[str, str | None]] | None = None,
+    answered_places: Collection[str] = (),
 ) -> list[MissingEvidence]:
     """`missing` with the runbook gap said for what the run knows: the passes above in order
     (withheld, tie, the search's answer, the place's runbooks, the place's runbook withheld,
@@ -430,6 +470,7 @@ def say_runbook_gaps(
             search_note,
             cut_short=cut_short,
             withheld_found=bool(_withheld_found(rejected, text_only)),
+            answered=answered_places,
         ),
         lambda m: withheld_place_runbook_gaps(
             m,
