@@ -45,6 +45,7 @@ from investigator.claims import (
     Verdict,
     derive_claims,
     keep_claims_in_pack,
+    states_at_as_of,
 )
 from investigator.context_graph.models import RunStatus, ToolCallRecord
 from investigator.context_graph.recorder import RunRecorder
@@ -750,6 +751,7 @@ def _investigate(
         services_read=outcome.known.services,
         unresolved_names=unresolved,
         started_later=outcome.started_later,
+        known_at=known_at,
         owners_asked=sorted(
             {
                 str(call.params["entity_id"])
@@ -867,7 +869,12 @@ def _investigate(
                 if (period, version_period, change_period) != (None, None, None)
                 else []
             ),
-            *far_anchor_notes(request.question, as_of, references),
+            *far_anchor_notes(
+                request.question,
+                as_of,
+                references,
+                also_as_of=states_at_as_of(claims, pack.evidence, as_of),
+            ),
         ],
         search_cut_short=outcome.cut_short,
         deadline_cut_after_calls=outcome.deadline_cut_after_calls,
