@@ -1831,6 +1831,10 @@ def _instant_correction_claims(
     return [claim for claim in claims if claim is not None]
 
 
+# How the gap of no runbook version in force at as_of begins (a stale --known-at).
+NO_RUNBOOK_AT_AS_OF = "no runbook version is recorded in force at as_of"
+
+
 def runbook_in_force(ev: Evidence, at: datetime) -> bool:
     """Whether a runbook version is the one in force at `at`: by its valid interval, or for
     an undated one by its record times (recorded by then, not yet replaced)."""
@@ -1891,7 +1895,7 @@ def _no_runbook_at_as_of_gaps(
         MissingEvidence(
             evidence_type="runbook",
             intents=[Intent.APPLICABLE_RUNBOOK.value],
-            description=f"no runbook version is recorded in force at as_of, {iso_utc(as_of)},"
+            description=f"{NO_RUNBOOK_AT_AS_OF}, {iso_utc(as_of)},"
             f"{known}, in the records this subject may read: {endings}, and no later version "
             "was recorded; which runbook applies at as_of is not known",
             required=True,

@@ -38,6 +38,7 @@ from investigator.change_period import (
     releases_read,
 )
 from investigator.claims import (
+    NO_RUNBOOK_AT_AS_OF,
     READ_FAILED,
     Claim,
     ClaimSet,
@@ -800,12 +801,14 @@ def _investigate(
     if unresolved and not outcome.known.services and outcome.known.first_seen is None:
         reasons = _blame_unresolved(reasons, unresolved)
     unplaced = [u.words for u in reasons]
+    dropped_runbooks = budget_dropped_runbooks(gate, pack.omissions)
     missing = budget_dropped_runbook_gaps(
-        claim_set.missing_evidence,
-        budget_dropped_runbooks(gate, pack.omissions),
-        pack.evidence,
-        as_of=as_of,
+        claim_set.missing_evidence, dropped_runbooks, pack.evidence, as_of=as_of
     )
+    if any(as_of in instants for instants in dropped_runbooks.values()):
+        # A version in force at as_of was read and dropped for the budget (its own gap says
+        # so): none being recorded in force there is not what the KG holds.
+        missing = [m for m in missing if not m.description.startswith(NO_RUNBOOK_AT_AS_OF)]
     missing = unplaced_team_gaps(
         missing,
         reasons,
