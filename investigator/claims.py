@@ -1841,10 +1841,12 @@ def runbook_in_force(ev: Evidence, at: datetime) -> bool:
     return _undated_holds(ev, at) if undated(ev) else holds_at(ev, at)
 
 
-def states_at_as_of(claims: Sequence[Claim], evidence: Sequence[Evidence], as_of: datetime) -> bool:
-    """Whether the answer states an owner, runbook or policy version that holds at `as_of`
-    (beside what held "then"): only then may the answer be said to hold at as_of too. A
-    release or an error is an event, and a version that ended before as_of (a stale
+def states_at_as_of(
+    intents: Sequence[str], claims: Sequence[Claim], evidence: Sequence[Evidence], as_of: datetime
+) -> bool:
+    """Whether the answer states, for each owner, runbook or policy question it asks, a record
+    in force at `as_of` (beside what held "then"): only then may the answer be said to hold at
+    as_of too. A release or an error is an event; a version that ended before as_of (a stale
     --known-at that holds no later one) holds only then."""
     by_id = {ev.evidence_id: ev for ev in evidence}
     state_intents = {
@@ -1852,16 +1854,19 @@ def states_at_as_of(claims: Sequence[Claim], evidence: Sequence[Evidence], as_of
         Intent.APPLICABLE_RUNBOOK.value: "runbook",
         Intent.APPLICABLE_POLICY.value: "policy",
     }
-    for claim in claims:
-        etype = state_intents.get(claim.intent)
-        if etype is None:
-            continue
+
+    def holds(claim: Claim, etype: str) -> bool:
         for ev in (by_id[i] for i in claim.evidence_ids if i in by_id):
             if etype not in ev.evidence_types:
                 continue
             if runbook_in_force(ev, as_of) if etype == "runbook" else holds_at(as_held(ev), as_of):
                 return True
-    return False
+        return False
+
+    asked = [i for i in state_intents if i in intents]
+    return bool(asked) and all(
+        any(claim.intent == i and holds(claim, state_intents[i]) for claim in claims) for i in asked
+    )
 
 
 def _no_runbook_at_as_of_gaps(

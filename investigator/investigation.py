@@ -876,7 +876,9 @@ def _investigate(
                 request.question,
                 as_of,
                 references,
-                also_as_of=states_at_as_of(claims, pack.evidence, as_of),
+                also_as_of=states_at_as_of(
+                    [i.value for i in intents], claims, pack.evidence, as_of
+                ),
             ),
         ],
         search_cut_short=outcome.cut_short,

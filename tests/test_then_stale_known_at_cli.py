@@ -73,3 +73,18 @@ def test_stale_release_then_is_said_at_its_moment_alone(
     assert report.code == 0, report
     time_line = _line(report.out, "Time       ")
     assert time_line.startswith(THEN) and HOLDS_THEN in time_line, time_line
+
+
+def test_stale_owner_and_runbook_then_is_not_said_to_hold_at_as_of(
+    demo_graph: neo4j.Driver, cli_env, invoke
+) -> None:  # type: ignore[no-untyped-def]
+    # The owner holds at as_of, the runbook does not: the answer as a whole does not hold
+    # there (before h28-stale: "(and at as_of)"), and the runbook gap is said.
+    report = invoke("investigate", "Who owned payment-api then and which runbook applied?", *STALE)
+    assert report.code == 0, report
+    out = report.out
+    time_line = _line(out, "Time       ")
+    assert time_line.startswith(THEN) and HOLDS_THEN in time_line, time_line
+    assert "At as_of, 2026-07-25T12:00:00Z: team:payments-platform OWNS svc:payment-api" in out
+    assert "runbook (required): no runbook version is recorded in force at as_of" in out, out
+    assert _line(out, "Status     ").startswith("Status     partial"), out
