@@ -502,6 +502,7 @@ def derive_claims(
     services_read: Sequence[str] = (),
     unresolved_names: Sequence[str] = (),
     started_later: Mapping[str, datetime] | None = None,
+    known_at: datetime | None = None,
 ) -> ClaimSet:
     """Apply the claim rules of each intent to the pack evidence (pure, deterministic).
 
@@ -558,6 +559,8 @@ def derive_claims(
     `unresolved_names`: the --service and the question's names that resolved to nothing the
     subject may see; with no service read and no first error, the service's gaps say so
     (nothing was looked up for them), not "none found" or "names no service".
+    `known_at`: what the KG knew when the run read it, named in a gap that says no runbook
+    version is in force at as_of (a later version may have been recorded since).
     """
     intent_set = {Intent(i) for i in intents}
     claims: list[Claim] = []
@@ -1113,6 +1116,10 @@ def derive_claims(
     if unread is not None:
         # Read as nothing but its names: a name read back is no answer to it (`partial`).
         missing.append(unread_question_gap(unread))
+    if Intent.APPLICABLE_RUNBOOK in intent_set and version_period is None:
+        missing += _no_runbook_at_as_of_gaps(
+            _with(evidence, "runbook"), refs, as_of, known_at, search_stopped_by
+        )
     for at in sorted({at for _, at in unknown_then}):
         # The question asks what applied at that time and the KG cannot say: the run does not
         # answer it as asked, so it is `partial` (docs/runbooks.md).
@@ -1822,6 +1829,83 @@ def _instant_correction_claims(
         for c, named in labels.values()
     ]
     return [claim for claim in claims if claim is not None]
+
+
+# How the gap of no runbook version in force at as_of begins (a stale --known-at).
+NO_RUNBOOK_AT_AS_OF = "no runbook version is recorded in force at as_of"
+
+
+def runbook_in_force(ev: Evidence, at: datetime) -> bool:
+    """Whether a runbook version is the one in force at `at`: by its valid interval, or for
+    an undated one by its record times (recorded by then, not yet replaced)."""
+    return _undated_holds(ev, at) if undated(ev) else holds_at(ev, at)
+
+
+def states_at_as_of(
+    intents: Sequence[str], claims: Sequence[Claim], evidence: Sequence[Evidence], as_of: datetime
+) -> bool:
+    """Whether the answer states, for each owner, runbook or policy question it asks, a record
+    in force at `as_of` (beside what held "then"): only then may the answer be said to hold at
+    as_of too. A release or an error is an event; a version that ended before as_of (a stale
+    --known-at that holds no later one) holds only then."""
+    by_id = {ev.evidence_id: ev for ev in evidence}
+    state_intents = {
+        Intent.OWNERSHIP_AT_TIME.value: "ownership",
+        Intent.APPLICABLE_RUNBOOK.value: "runbook",
+        Intent.APPLICABLE_POLICY.value: "policy",
+    }
+
+    def holds(claim: Claim, etype: str) -> bool:
+        for ev in (by_id[i] for i in claim.evidence_ids if i in by_id):
+            if etype not in ev.evidence_types:
+                continue
+            if runbook_in_force(ev, as_of) if etype == "runbook" else holds_at(as_held(ev), as_of):
+                return True
+        return False
+
+    asked = [i for i in state_intents if i in intents]
+    return bool(asked) and all(
+        any(claim.intent == i and holds(claim, state_intents[i]) for claim in claims) for i in asked
+    )
+
+
+def _no_runbook_at_as_of_gaps(
+    runbooks: Sequence[Evidence],
+    refs: Sequence[ReferenceTime],
+    as_of: datetime,
+    known_at: datetime | None,
+    search_stopped_by: str | None,
+) -> list[MissingEvidence]:
+    """A required gap when the question asks about another time ("then") and the versions
+    the run admitted are in force there but none at as_of: each ended by then, and no later
+    version was in what the KG knew at `known_at` (a stale --known-at with a later --as-of).
+    The answer says what applied then, never that it still applies at as_of."""
+    if search_stopped_by is not None or not any(r.kind != "as_of" for r in refs):
+        return []  # a search cut short says so itself; no other time asked: as_of's own gaps
+    versions = [ev for ev in runbooks if pointed_at(ev, list(runbooks)) is None]
+    if not versions or any(runbook_in_force(ev, as_of) for ev in versions):
+        return []
+    ended = sorted(
+        {
+            (ev.valid_to, ev.element_id)
+            for ev in versions
+            if not undated(ev) and ev.valid_to is not None and ev.valid_to <= as_of
+        }
+    )
+    if not ended:
+        return []
+    known = f" in what the KG knew at {iso_utc(known_at)}" if known_at is not None else ""
+    endings = "; ".join(f"{element_id} ended at {iso_utc(end)}" for end, element_id in ended)
+    return [
+        MissingEvidence(
+            evidence_type="runbook",
+            intents=[Intent.APPLICABLE_RUNBOOK.value],
+            description=f"{NO_RUNBOOK_AT_AS_OF}, {iso_utc(as_of)},"
+            f"{known}, in the records this subject may read: {endings}, and no later version "
+            "was recorded; which runbook applies at as_of is not known",
+            required=True,
+        )
+    ]
 
 
 def _when(value: datetime | None) -> str:

@@ -38,6 +38,7 @@ from investigator.change_period import (
     releases_read,
 )
 from investigator.claims import (
+    NO_RUNBOOK_AT_AS_OF,
     READ_FAILED,
     Claim,
     ClaimSet,
@@ -45,6 +46,7 @@ from investigator.claims import (
     Verdict,
     derive_claims,
     keep_claims_in_pack,
+    states_at_as_of,
 )
 from investigator.context_graph.models import RunStatus, ToolCallRecord
 from investigator.context_graph.recorder import RunRecorder
@@ -751,6 +753,7 @@ def _investigate(
         services_read=outcome.known.services,
         unresolved_names=unresolved,
         started_later=outcome.started_later,
+        known_at=known_at,
         owners_asked=sorted(
             {
                 str(call.params["entity_id"])
@@ -799,12 +802,14 @@ def _investigate(
     if unresolved and not outcome.known.services and outcome.known.first_seen is None:
         reasons = _blame_unresolved(reasons, unresolved)
     unplaced = [u.words for u in reasons]
+    dropped_runbooks = budget_dropped_runbooks(gate, pack.omissions)
     missing = budget_dropped_runbook_gaps(
-        claim_set.missing_evidence,
-        budget_dropped_runbooks(gate, pack.omissions),
-        pack.evidence,
-        as_of=as_of,
+        claim_set.missing_evidence, dropped_runbooks, pack.evidence, as_of=as_of
     )
+    if any(as_of in instants for instants in dropped_runbooks.values()):
+        # A version in force at as_of was read and dropped for the budget (its own gap says
+        # so): none being recorded in force there is not what the KG holds.
+        missing = [m for m in missing if not m.description.startswith(NO_RUNBOOK_AT_AS_OF)]
     missing = unplaced_team_gaps(
         missing,
         reasons,
@@ -875,7 +880,14 @@ def _investigate(
                 if (period, version_period, change_period) != (None, None, None)
                 else []
             ),
-            *far_anchor_notes(request.question, as_of, references),
+            *far_anchor_notes(
+                request.question,
+                as_of,
+                references,
+                also_as_of=states_at_as_of(
+                    [i.value for i in intents], claims, pack.evidence, as_of
+                ),
+            ),
         ],
         search_cut_short=outcome.cut_short,
         deadline_cut_after_calls=outcome.deadline_cut_after_calls,

@@ -1377,14 +1377,21 @@ def _span(delta: timedelta) -> str:
 
 
 def far_anchor_notes(
-    question: str, as_of: datetime, references: Sequence[ReferenceTime]
+    question: str,
+    as_of: datetime,
+    references: Sequence[ReferenceTime],
+    *,
+    also_as_of: bool = True,
 ) -> list[str]:
     """What the answer says when the event taken for the question's "then" (or "during the
     incident", "before the release") lies more than `FAR_FROM_AS_OF` from `as_of`, was
     moved by an amount ("two days before the alert"), or was taken over other moments the
     plain "then" could mean (each named, with why not): the claims name its date, but a user who
     asked "then" expecting another moment, or a hurried reader of the amount, would not
-    notice."""
+    notice. `also_as_of`: the answer also states what holds at as_of (an owner or version in
+    force there), so it is said to hold there too; else it holds at that moment alone (a
+    release asked about, or a version that ended before as_of with none later in what the KG
+    knew at known_at)."""
     refs = time_references(question, as_of)
     words = refs.event_words or "then"
     # An amount moved the instant from the event ("two days before the alert"): said even
@@ -1395,7 +1402,8 @@ def far_anchor_notes(
         + (f", {_span(as_of - r.at)} before as_of {iso_utc(as_of)}" if far else "")
         # The other moments found that the plain "then" could have meant: named, and why not.
         + (f" (also found, not taken: {'; '.join(r.passed_over)})" if r.passed_over else "")
-        + "; the answer holds at that moment (and at as_of). Name the moment in the question, "
+        + f"; the answer holds at that moment{' (and at as_of)' if also_as_of else ''}. "
+        "Name the moment in the question, "
         "or give --as-of, to ask about another one"
         for r in references
         if r.kind == "event" and ((far := as_of - r.at > FAR_FROM_AS_OF) or moved or r.passed_over)
