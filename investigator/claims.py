@@ -1064,7 +1064,9 @@ def derive_claims(
             else m
             for m in missing
         ]
-    if unresolved_names and not firsts and not services_read:
+    # A question from a team's side reads the team by its name: its gaps say what is known of
+    # the team ("no team named ...", "no OWNS record of team:X holds at ..."), not a name.
+    if unresolved_names and team_words is None and not firsts and not services_read:
         missing = _unresolved_name_gaps(missing, unresolved_names)
     if Intent.OWNERSHIP_AT_TIME in intent_set:
         missing += _unread_owner_gaps(evidence, owners_unread)

@@ -148,12 +148,9 @@ def test_an_attacker_learns_nothing_of_the_team(  # type: ignore[no-untyped-def]
     assert "Payments Core" not in shown
     said = [g.replace("payments-core", "X") for g in _required(hidden)]
     assert said == [g.replace("payments-nil", "X") for g in _required(absent)]
-    # Neither the --service nor the team resolves for them: the gap blames both names alike
-    # (h28-unresolved; before, "no team named 'X' is recorded in the records this subject may
-    # read"), never telling a hidden team from an absent one.
     assert (
-        "'svc:payment-api', 'X' resolved to nothing this subject may see (its close ids, if "
-        "any, are suggested with it), so no owner was looked for: ask with a visible id"
+        "no team named 'X' is recorded in the records this subject may read: what it owned "
+        "is not known"
     ) in said
 
 
