@@ -9,7 +9,7 @@ session records the run into the Context Graph when a `RunRecorder` is given
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 
 import neo4j
@@ -333,6 +333,18 @@ def unresolved_services(
         if calls and all(tc.row_count == 0 and not tc.error for tc in calls):
             out.append(text)
     return out
+
+
+def _named_but_later(question: str, started_later: Mapping[str, datetime]) -> set[str]:
+    """The records the question names by their own name ("the PaymentApiHighErrorRate alert")
+    whose record starts after as_of: not followed, so no owner of theirs was read, but their
+    owner then was asked: the gap says none is recorded, the record itself not yet."""
+    words = question.lower()
+    return {
+        id_
+        for id_ in started_later
+        if "|" not in id_ and id_.split(":", 1)[-1].split("@", 1)[0].lower() in words
+    }
 
 
 def _blame_unresolved(reasons: list[UnplacedTime], names: Sequence[str]) -> list[UnplacedTime]:
@@ -760,6 +772,11 @@ def _investigate(
                 for call in outcome.tool_calls
                 if call.template_id == "owners_of" and not call.error
             }
+            | (
+                _named_but_later(request.question, outcome.started_later)
+                if Intent.OWNERSHIP_AT_TIME in intents
+                else set()
+            )
         ),
         owners_dropped=_budget_dropped_owners(gate, pack.omissions),
         # Their owners' read failed (and was not answered by another): unknown, not absent.
