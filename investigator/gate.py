@@ -1854,20 +1854,9 @@ class EvidenceGate:
             detail = f"needs {cost} tokens, {self.remaining_tokens} left"
             rejection: Rejection | None = self._drop_cause(cand, round_no, detail, cut=not kept)
         else:
-            victims, freed, rejection = [], 0, None
-            for ev in farther:
-                if cost <= self.remaining_tokens + freed:
-                    break
-                victims.append(ev)
-                freed += evidence_tokens(ev)
-        withdrawn: list[Rejection] = []
-        for ev in victims:
-            self.admitted.remove(ev)
-            self.tokens_used -= evidence_tokens(ev)
-            detail = f"{cand.element_id}, nearer the first error, took its room in the budget"
-            withdrawn.append(self._drop_cause(ev, round_no, detail))
-            self.rejected.append(withdrawn[-1])
-        return rejection, withdrawn
+            victims, rejection = self._room_of(farther, cost), None
+        detail = f"{cand.element_id}, nearer the first error, took its room in the budget"
+        return rejection, self._withdraw_causes(victims, round_no, detail)
 
     def _room_for_required(self, cand: Evidence, cost: int, round_no: int) -> list[Rejection]:
         """Required evidence that does not fit (the incident's own records, the owner, the
@@ -1876,22 +1865,35 @@ class EvidenceGate:
         and left out with every one farther than them (`cause_dropped`: a required gap, no
         verdict between them). Returns the rejections of those withdrawn (none when it would
         not fit even in their room)."""
+        victims = self._room_of(self._yielding_causes(cand), cost)
+        if cost > self.remaining_tokens + sum(evidence_tokens(ev) for ev in victims):
+            return []
+        required = set(self.policy.required_types)
+        types = ", ".join(sorted(set(cand.evidence_types) & required))
+        detail = f"{cand.element_id}, required evidence ({types}), took its room in the budget"
+        return self._withdraw_causes(victims, round_no, detail)
+
+    def _room_of(self, causes: Iterable[Evidence], cost: int) -> list[Evidence]:
+        """The first of `causes`, in their order, whose withdrawal makes room for `cost`
+        tokens (all of them when even that is not enough)."""
         victims: list[Evidence] = []
         freed = 0
-        for ev in self._yielding_causes(cand):
+        for ev in causes:
             if cost <= self.remaining_tokens + freed:
                 break
             victims.append(ev)
             freed += evidence_tokens(ev)
-        if cost > self.remaining_tokens + freed:
-            return []
-        required = set(self.policy.required_types)
-        types = ", ".join(sorted(set(cand.evidence_types) & required))
+        return victims
+
+    def _withdraw_causes(
+        self, victims: Sequence[Evidence], round_no: int, detail: str
+    ) -> list[Rejection]:
+        """Withdraw admitted competing causes for the budget: each is left out with `detail`
+        (`cause_dropped`), and its tokens are free again."""
         withdrawn: list[Rejection] = []
         for ev in victims:
             self.admitted.remove(ev)
             self.tokens_used -= evidence_tokens(ev)
-            detail = f"{cand.element_id}, required evidence ({types}), took its room in the budget"
             withdrawn.append(self._drop_cause(ev, round_no, detail))
             self.rejected.append(withdrawn[-1])
         return withdrawn

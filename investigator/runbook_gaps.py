@@ -41,6 +41,22 @@ def _required_runbook_gap_said(
     ]
 
 
+def _plain_runbook_gap_said(
+    missing: list[MissingEvidence], description: str
+) -> list[MissingEvidence]:
+    """`missing` with its plain "no runbook applies" gap said as `description`: a gap that
+    says more (what applied at a time before any version was recorded) is already what the
+    run knows, and stays."""
+    return [
+        m.model_copy(update={"description": description})
+        if m.evidence_type == "runbook"
+        and m.required
+        and m.description == MISSING_DESCRIPTIONS["runbook"]
+        else m
+        for m in missing
+    ]
+
+
 def tied_runbook_gaps(missing: list[MissingEvidence], tied: Sequence[str]) -> list[MissingEvidence]:
     """`missing` with a missing runbook said as a tie when the runbook search found the
     question's words fit two or more runbooks alike (`RetrievalOutcome.runbook_tie`): which
@@ -311,16 +327,7 @@ def withheld_runbook_gaps(
         f"Rejected); whoever owns the import re-ingests {'it' if one else 'them'} with "
         "--trusted if that source is trusted (docs/security.md)"
     )
-    return [
-        m.model_copy(update={"description": description})
-        # Only the plain "no runbook applies": a gap that says more (what applied at a time
-        # before any version was recorded) is already what the run knows.
-        if m.evidence_type == "runbook"
-        and m.required
-        and m.description == MISSING_DESCRIPTIONS["runbook"]
-        else m
-        for m in missing
-    ]
+    return _plain_runbook_gap_said(missing, description)
 
 
 # Why a runbook the run retrieved was not used, in the words of a Missing line.
@@ -365,16 +372,7 @@ def _unused_runbook_gaps(
         + "; ".join(shown)
         + (f"; and {more} more (see Rejected)" if more else "")
     )
-    return [
-        m.model_copy(update={"description": description})
-        # Only the plain "no runbook applies": a gap that says more (what applied at a time
-        # before any version was recorded) is already what the run knows.
-        if m.evidence_type == "runbook"
-        and m.required
-        and m.description == MISSING_DESCRIPTIONS["runbook"]
-        else m
-        for m in missing
-    ]
+    return _plain_runbook_gap_said(missing, description)
 
 
 def budget_dropped_runbooks(
