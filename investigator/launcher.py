@@ -88,18 +88,19 @@ def forward(args: list[str]) -> int | None:
                 },
                 fds=[0, 1, 2],
             )
-            reply, _ = receive_message(conn)
+            pending = bytearray()  # the child's EXITED may come in the same read as STARTED
+            reply, _ = receive_message(conn, pending=pending)
         except (OSError, EOFError, ValueError):
             return None  # nothing started: absent, stale socket, closed stdio, ...
         if reply.get("reply") != STARTED or not isinstance(reply.get("pid"), int):
             return None
         child = int(reply["pid"])  # type: ignore[call-overload]
-        return _wait_for_exit(conn, child)
+        return _wait_for_exit(conn, child, pending)
     finally:
         conn.close()
 
 
-def _wait_for_exit(conn: socket.socket, child: int) -> int:
+def _wait_for_exit(conn: socket.socket, child: int, pending: bytearray) -> int:
     # The terminal's Ctrl-C reaches this process; the command runs in the child.
     def relay(signum: int, _frame: object) -> None:
         with contextlib.suppress(OSError):
@@ -109,7 +110,7 @@ def _wait_for_exit(conn: socket.socket, child: int) -> int:
         signal.signal(signum, relay)
     while True:
         try:
-            reply, _ = receive_message(conn)
+            reply, _ = receive_message(conn, pending=pending)
         except InterruptedError:
             continue
         except (OSError, EOFError, ValueError):

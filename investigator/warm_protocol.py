@@ -164,14 +164,25 @@ def send_message(
         conn.sendall(data)
 
 
-def receive_message(conn: socket.socket, max_fds: int = 0) -> tuple[dict[str, object], list[int]]:
-    """The next message and the descriptors that came with it; raises EOFError at the end."""
+def receive_message(
+    conn: socket.socket, max_fds: int = 0, pending: bytearray | None = None
+) -> tuple[dict[str, object], list[int]]:
+    """The next message and the descriptors that came with it; raises EOFError at the end.
+
+    Without `pending` the message must be all the connection holds (one request, one reply).
+    With it, bytes that arrive after the message are kept there for the next call, and read
+    first: a command that ends at once makes its child send STARTED and EXITED back to back,
+    and a client descheduled between its request and its read receives both in one read."""
     fds: list[int] = []
-    if max_fds:
-        data, fds, _flags, _addr = socket.recv_fds(conn, 65536, max_fds)
+    if pending:
+        buffer = bytearray(pending)
+        pending.clear()
     else:
-        data = conn.recv(65536)
-    buffer = bytearray(data)
+        if max_fds:
+            data, fds, _flags, _addr = socket.recv_fds(conn, 65536, max_fds)
+        else:
+            data = conn.recv(65536)
+        buffer = bytearray(data)
     if not buffer:
         raise EOFError("connection closed")
     while len(buffer) < 4:
@@ -187,8 +198,10 @@ def receive_message(conn: socket.socket, max_fds: int = 0) -> tuple[dict[str, ob
         if not chunk:
             raise EOFError("connection closed")
         buffer += chunk
-    if len(buffer) > 4 + size:  # one request, one reply at a time: nothing may follow
-        raise EOFError("unexpected data")
+    if len(buffer) > 4 + size:
+        if pending is None:  # one request, one reply at a time: nothing may follow
+            raise EOFError("unexpected data")
+        pending += buffer[4 + size :]
     message = json.loads(bytes(buffer[4 : 4 + size]))
     if not isinstance(message, dict):
         raise EOFError("malformed message")

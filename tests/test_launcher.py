@@ -205,6 +205,29 @@ def test_errors_exit_codes_and_relative_paths_are_the_users(
     assert int(install.status()["served"]) >= served_before + 6  # type: ignore[call-overload]
 
 
+def test_a_command_that_ends_at_once_runs_once(install: Install) -> None:
+    # A child that ends at once sends STARTED and EXITED back to back; a client descheduled
+    # between its request and its read (a loaded machine) receives both in one read. It must
+    # still wait for the exit code, not run the command again itself (doubled output, and a
+    # command's effect twice). The copy's client sleeps there to be that client every time.
+    launcher = install.root / "investigator" / "launcher.py"
+    text = launcher.read_text()
+    first_read = text.index("reply, _ = receive_message(conn", text.index("def forward("))
+    launcher.write_text(text[:first_read] + "__import__('time').sleep(1.5); " + text[first_read:])
+    install.start()
+    install.wait_for(running=True)
+    served_before = int(install.status()["served"])  # type: ignore[call-overload]
+
+    for _ in range(2):
+        bad = install.run("runbook", "--service", "svc:payment-api", "--known-at", "nonsense")
+        assert bad.returncode == 2
+        assert bad.stdout == ""
+        assert bad.stderr.count("not an ISO-8601 time") == 1, bad.stderr
+        assert bad.stderr.count("\n") == 1, bad.stderr
+
+    assert int(install.status()["served"]) >= served_before + 2  # type: ignore[call-overload]
+
+
 def test_changed_code_is_never_served_by_the_old_process(install: Install) -> None:
     install.start()
     old = install.wait_for(running=True)
