@@ -64,6 +64,7 @@ from investigator.planner import (
     DEPLOY_LOOKBACK,
     CompetingCauseChecks,
     asks_about_rollback,
+    errors_read_only_for_then,
     extract_mentions,
     runbook_search_text,
     unread_words,
@@ -99,6 +100,7 @@ from investigator.timeline import (
     holds_at,
     instant,
     instant_of,
+    passed_over_error,
     reference_times,
     release_of,
     rollout_under_way,
@@ -834,9 +836,19 @@ def derive_claims(
             by_as_of, key=lambda p: (p[0], p[1].element_id), default=(None, None)
         )
         named_codes = _asked_error_codes(question)
+        only_for_then = errors_read_only_for_then(question or "")
         for ev in firsts:
             at = _instant(ev, _FIRST_SEEN_KEYS)
             when = f" first seen at {iso_utc(at)}" if at else ""
+            if (taken := passed_over_error(ev, refs)) is not None:
+                # The Time line says this error is "also found, not taken" for "then": read
+                # only to place "then" ("who owned payment-api then?"), it is no answer (before,
+                # the PAY-1002 error of 2025 was stated beside the owner at the rollout of
+                # 09:55:12); asked for otherwise, it is said not to be that moment.
+                if only_for_then:
+                    continue
+                words = taken.why.removeprefix("the question says ")
+                when += f" (not what {words} is taken as)"
             if at and latest and latest_ev and not named_codes and latest - at > EPISODE:
                 when += (
                     f" ({_human(latest - at)} before {_label(latest_ev)} was first seen at "
