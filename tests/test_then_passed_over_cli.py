@@ -95,6 +95,26 @@ def test_the_error_taken_as_then_is_still_stated(earlier_incident, cli_env, invo
     ), _claims(doc)
 
 
+@pytest.mark.parametrize(
+    "question", ["what changed then?", "was the release related to the errors then?"]
+)
+def test_a_change_then_is_about_the_rollout_not_the_release_before(  # type: ignore[no-untyped-def]
+    earlier_incident, cli_env, invoke, question: str
+) -> None:
+    # The PAY-1002 error is read here (through the May incident): "the errors" are those
+    # after the release asked about, the rollout taken as "then" (before h29-then2, the
+    # release of 2026-07-20, stated as a release and with "no time correlation" after it).
+    doc = _ask(invoke, question, "2026-07-23T10:00:00Z")
+    claims = _claims(doc)
+    assert not any(c.startswith("Release release-2026.07.20.2") for c in claims), claims
+    assert (
+        "No error first seen after release deploy:release-2026.07.23.1 is known at as_of "
+        "2026-07-23T10:00:00Z (it had not finished by then): PAY-1002, first seen at "
+        "2025-03-01T08:11:00Z, predates it and is no evidence for or against it; no time "
+        "correlation can be drawn yet"
+    ) in claims, claims
+
+
 def test_an_error_asked_for_is_said_not_to_be_the_moment(earlier_incident, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
     # The question asks for errors itself: the PAY-1002 error is an answer, and says it is not
     # what "then" was taken as (the start of the rollout).
