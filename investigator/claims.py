@@ -64,6 +64,7 @@ from investigator.planner import (
     DEPLOY_LOOKBACK,
     CompetingCauseChecks,
     asks_about_rollback,
+    errors_read_only_for_then,
     extract_mentions,
     runbook_search_text,
     unread_words,
@@ -99,6 +100,7 @@ from investigator.timeline import (
     holds_at,
     instant,
     instant_of,
+    passed_over_error,
     reference_times,
     release_of,
     rollout_under_way,
@@ -834,9 +836,19 @@ def derive_claims(
             by_as_of, key=lambda p: (p[0], p[1].element_id), default=(None, None)
         )
         named_codes = _asked_error_codes(question)
+        only_for_then = errors_read_only_for_then(question or "")
         for ev in firsts:
             at = _instant(ev, _FIRST_SEEN_KEYS)
             when = f" first seen at {iso_utc(at)}" if at else ""
+            if (taken := passed_over_error(ev, refs)) is not None:
+                # The Time line says this error is "also found, not taken" for "then": read
+                # only to place "then" ("who owned payment-api then?"), it is no answer (before,
+                # the PAY-1002 error of 2025 was stated beside the owner at the rollout of
+                # 09:55:12); asked for otherwise, it is said not to be that moment.
+                if only_for_then:
+                    continue
+                words = taken.why.removeprefix("the question says ")
+                when += f" (not what {words} is taken as)"
             if at and latest and latest_ev and not named_codes and latest - at > EPISODE:
                 when += (
                     f" ({_human(latest - at)} before {_label(latest_ev)} was first seen at "
@@ -866,6 +878,7 @@ def derive_claims(
             competing_checks,
             question,
             searched=search_stopped_by is None,
+            then_rollout=_rollout_taken_as_then(evidence, refs, as_of),
         )
         verdict, confounders = correlation.verdict, correlation.confounders
         claims.extend(correlation.claims)
@@ -904,6 +917,7 @@ def derive_claims(
             time_references(question or "", as_of).period,
             releases_unread,
             names_an_error=_names_an_error(question),
+            then_rollout=_rollout_taken_as_then(evidence, refs, as_of),
         )
         claims.extend(changes.claims)
         confounders = changes.confounders
@@ -2445,6 +2459,29 @@ def _confounder(cand: _Candidate, mechanisms: Sequence[Evidence]) -> Confounder:
     )
 
 
+def _rollout_taken_as_then(
+    evidence: Sequence[Evidence], refs: Sequence[ReferenceTime], as_of: datetime
+) -> str | None:
+    """The record of the release whose rollout, under way at `as_of`, the question's "then"
+    is taken as (its start): at as_of 10:00, release-2026.07.23.1, rolling out since
+    09:55:12. A change question asked "then" is about it, not about the latest release
+    finished by as_of (before h29-then2, release-2026.07.20.2 of three days before, with "no
+    time correlation can be drawn yet")."""
+    for cand in _candidates(evidence):
+        if cand.kind == "release" and cand.rolling_at(as_of):
+            record = cand.evidence.element_id
+            if any(
+                r.kind == "event" and r.element_id == record and r.at == cand.began for r in refs
+            ):
+                return record
+    return None
+
+
+def _candidate_of(candidates: Sequence[_Candidate], record: str | None) -> _Candidate | None:
+    """The candidate read from `record`, if any."""
+    return next((c for c in candidates if record and c.evidence.element_id == record), None)
+
+
 def _correlation(
     evidence: Sequence[Evidence],
     firsts: Sequence[Evidence],
@@ -2454,10 +2491,13 @@ def _correlation(
     checks: CompetingCauseChecks | None = None,
     question: str | None = None,
     searched: bool = True,
+    then_rollout: str | None = None,
 ) -> _Correlation:
     """The verdict on the change the question names (else the release closest before the
     first error), with the other changes of the window as competing causes. `searched`:
-    the loop ran every read it planned (else no first error is said to be not known)."""
+    the loop ran every read it planned (else no first error is said to be not known).
+    `then_rollout`: the record of the release whose rollout start the question's "then" is
+    taken as (`_rollout_taken_as_then`): the release asked about, as if named."""
     intent = Intent.DEPLOYMENT_CORRELATION.value
     upstream = set(checks.upstream) if checks is not None else set()
     candidates = _candidates(evidence)
@@ -2470,6 +2510,7 @@ def _correlation(
     named, absent = _named_in_question(question, candidates)
     if named is None and absent:
         return _named_release_missing(absent, seen, candidates, mechanisms, intent, as_of)
+    named = named or _candidate_of(candidates, then_rollout)
     # Deployments of upstream services are competing causes, never the release asked about.
     own_releases = [
         c
@@ -2794,6 +2835,7 @@ def _changes_before(
     releases_unread: bool = False,
     *,
     names_an_error: bool = True,
+    then_rollout: str | None = None,
 ) -> _Causes:
     """Answers "what changed before the errors?": each release and other change recorded in
     the lookback before the first error (a release rolling out then too), as a fact with its
@@ -2804,7 +2846,8 @@ def _changes_before(
     it; when the searched lookback does not cover it, a required gap says which part was not
     searched (never a list from another window answering for it). `names_an_error`: the
     question names an error; when it does not, an error first seen before every release read
-    is not "the errors" (`_errors_after_release_asked_about`)."""
+    is not "the errors" (`_errors_after_release_asked_about`). `then_rollout`: the release
+    whose rollout start "then" is taken as, the release asked about (as for a correlation)."""
     intent = Intent.CHANGE_HISTORY.value
     if period is not None and period[0].at <= as_of:
         # The period was read itself (`period_change_steps`): no first error is needed.
@@ -2819,7 +2862,9 @@ def _changes_before(
             for c in _candidates(evidence)
             if c.kind == "release" and c.evidence.context.get("service") not in upstream
         ]
-        reference, later = _errors_after_release_asked_about(None, releases, seen, as_of)
+        reference, later = _errors_after_release_asked_about(
+            _candidate_of(releases, then_rollout), releases, seen, as_of
+        )
         if reference is not None and not later:
             only = _only_errors_before(
                 reference, seen, as_of, evidence, intent, searched=unfinished_by is None
@@ -3125,21 +3170,27 @@ def _no_first_error_yet(
     )
     if subject is None:
         return _Correlation(verdict=Verdict.UNCERTAIN)
+    # A rollout under way at as_of: its finish, after as_of, is not stated (the rollout fact
+    # says it was under way; before h29-then2, this claim said when it finished).
+    facts = [_change_fact(subject, evidence, intent)] if subject.at <= as_of else []
     if not searched:
-        return _Correlation(
-            verdict=Verdict.UNCERTAIN, claims=[_change_fact(subject, evidence, intent)]
-        )
+        return _Correlation(verdict=Verdict.UNCERTAIN, claims=facts)
     subject_ev = subject.evidence
     codes = extract_mentions(question or "").error_codes
     errors = f"{' / '.join(codes)} error" if codes else "error"
     if subject.at <= as_of:
         when = f"{_human(as_of - subject.at)} after {_what(subject)} {_finished(subject)}"
+    elif subject.rolling_at(as_of):
+        when = (
+            f"{_human(as_of - subject.began)} after the rollout of {_what(subject)} started; "
+            "it had not finished by then"
+        )
     else:
         when = f"before {_what(subject)} {_finished(subject)}"
     return _Correlation(
         verdict=Verdict.UNCERTAIN,
         claims=[
-            _change_fact(subject, evidence, intent),
+            *facts,
             _claim(
                 f"No first-seen {errors} is known at as_of {iso_utc(as_of)} ({when}): "
                 "no time correlation can be drawn yet",

@@ -591,6 +591,20 @@ def pasted_alert_intents() -> list[Intent]:
 
 def detect_intents(question: str) -> list[Intent]:
     """The intents a question asks for (sorted). Nothing matched: an entity lookup."""
+    found, _ = _intents_of(question)
+    return sorted(found, key=lambda i: i.value)
+
+
+def errors_read_only_for_then(question: str) -> bool:
+    """Whether the question's error timeline is only there to place its "then" (or "when the
+    alert fired"): "who owned payment-api then?" asks for no error, so a first error read
+    to place the moment is no answer of its own (claims)."""
+    return _intents_of(question)[1]
+
+
+def _intents_of(question: str) -> tuple[set[Intent], bool]:
+    """`detect_intents`, unsorted, and whether the error timeline was added only to find
+    the anchor event of the question's time words."""
     found = {intent for intent, pattern in _INTENT_RULES if pattern.search(question)}
     if asked_team(question) is not None:
         # "Which services belong to payments-core?": what a team owned, in other words.
@@ -663,7 +677,8 @@ def detect_intents(question: str) -> list[Intent]:
         # "Who owned it then?": the anchor event (the first error) must be found to know
         # when "then" is (investigator.timeline).
         found.add(Intent.ERROR_TIMELINE)
-    return sorted(found, key=lambda i: i.value)
+        return found, True
+    return found, False
 
 
 def extract_mentions(question: str) -> Mentions:

@@ -1437,6 +1437,9 @@ class ReferenceTime(BaseModel):
     # The plain "then": the other moments found that it could have meant, each described
     # (`<label>, <time>, <why not>`), passed over. The Time line names them.
     passed_over: list[str] = Field(default_factory=list)
+    # Of those, the first error passed over, as (its code, its first-seen instant): a claim
+    # that states it rests on a moment the run did not take (`passed_over_error`).
+    errors_passed_over: list[tuple[str, datetime]] = Field(default_factory=list)
 
     def describe(self) -> str:
         """`<label>, <time>` as claims print it."""
@@ -1514,6 +1517,24 @@ def nearest_first(ev: Evidence, window: tuple[datetime, datetime]) -> tuple[time
 def _code(ev: Evidence) -> str:
     code = ev.context.get("code") or ev.context.get("error_code")
     return code.removeprefix("err:") if isinstance(code, str) else (ev.name or ev.element_id)
+
+
+def passed_over_error(ev: Evidence, refs: Sequence[ReferenceTime]) -> ReferenceTime | None:
+    """The moment taken for the plain "then" when `ev` is the first-seen record of an error
+    it passed over (the Time line says "also found, not taken"): at as_of 10:00 the PAY-1002
+    error of 2025 while the rollout of 09:55:12 is "then"."""
+    at = instant(ev, FIRST_SEEN_KEYS)
+    if at is None:
+        return None
+    return next(
+        (
+            r
+            for r in refs
+            for name, seen in r.errors_passed_over
+            if at == seen and name in (_code(ev), "error")
+        ),
+        None,
+    )
 
 
 def first_error(
@@ -1717,6 +1738,22 @@ def _incident_start(
         (t, ev.name or ev.element_id, ev.element_id)
         for ev in _named_incidents(evidence, words)
         if (t := instant(ev, ("started_at",))) is not None and t <= as_of
+    ]
+    return max(starts) if starts else None
+
+
+def _incident_before(
+    evidence: Sequence[Evidence], episode: Sequence[_Found | None], words: str | None = None
+) -> _Found | None:
+    """The start of the latest incident that began before every event of `episode` (the
+    moment taken for the plain "then" and the events tried with it), if any."""
+    begins = [hit[0] for hit in episode if hit is not None]
+    if not begins:
+        return None
+    starts = [
+        (t, ev.name or ev.element_id, ev.element_id)
+        for ev in _named_incidents(evidence, words)
+        if (t := instant(ev, ("started_at",))) is not None and t < min(begins)
     ]
     return max(starts) if starts else None
 
@@ -1990,6 +2027,7 @@ def reference_times(
         order = [refs.event, *(k for k in ANCHOR_ORDER if k is not refs.event)]
         passed: dict[AnchorEvent, str] = {}
         rolling: _Found | None = None
+        plain = False
         words = refs.event_words or ""
         if refs.event is AnchorEvent.FIRST_ERROR and refs.side is None:
             rolling = _rollout(evidence, as_of, services, releases)
@@ -2011,6 +2049,7 @@ def reference_times(
                 else:
                     found[AnchorEvent.RELEASE], rolling = latest_release, None
                 found_err = found[AnchorEvent.FIRST_ERROR]
+                plain = True
                 order, passed = _nearest_episode(
                     found,
                     horizon=min(as_of, known_at) if known_at is not None else as_of,
@@ -2050,6 +2089,17 @@ def reference_times(
                 amount = amount_text(refs.offset)
                 label = f"{amount} {refs.side.value} {event_label} ({iso_utc(at)})"
                 when = shift(at, way)
+            passed_over = [
+                (k, other, why) for k, why in passed.items() if (other := found[k]) is not None
+            ]
+            if plain:
+                # The incident before the moment taken: the one a reader may have meant by
+                # "then" (`found` holds only the latest of each kind; before, an earlier
+                # incident was never named).
+                before = _incident_before(evidence, [found[k] for k in order], refs.event_words)
+                if before is not None and all(other != before for _, other, _ in passed_over):
+                    passed_over.append((AnchorEvent.INCIDENT_START, before, "earlier"))
+                    passed_over.sort(key=lambda p: ANCHOR_ORDER.index(p[0]))
             placed = ReferenceTime(
                 at=when,
                 label=label,
@@ -2058,8 +2108,12 @@ def reference_times(
                 element_id=record,
                 passed_over=[
                     f"{_event_label(k, other[1], other == rolling)}, {iso_utc(other[0])}, {why}"
-                    for k, why in passed.items()
-                    if (other := found[k]) is not None
+                    for k, other, why in passed_over
+                ],
+                errors_passed_over=[
+                    (other[1], other[0])
+                    for k, other, _ in passed_over
+                    if k is AnchorEvent.FIRST_ERROR
                 ],
             )
             if when > as_of:

@@ -138,3 +138,37 @@ def test_the_first_error_while_a_rollout_goes_out_is_not_an_error_of_a_year_befo
     assert doc["unresolved_time_words"] == ["when the first error happened"], doc
     assert doc["status"] == "partial", doc["status"]
     assert not any("At the first PAY-1002 error" in c for c in _claims(doc)), _claims(doc)
+
+
+@pytest.mark.parametrize(
+    "question", ["was the release related to the errors then?", "what changed then?"]
+)
+def test_a_change_asked_then_during_a_rollout_is_that_rollout(  # type: ignore[no-untyped-def]
+    demo_graph: neo4j.Driver, cli_env, invoke, question: str
+) -> None:
+    # "Then" is the start of the rollout (09:55:12): the change asked about is that release,
+    # not release-2026.07.20.2 of three days before (before h29-then2, the correlation stated
+    # that release, "finished at 2026-07-20T14:00:00Z", and "no time correlation" after it).
+    doc = _ask(invoke, question, "2026-07-23T10:00:00Z")
+    claims = _claims(doc)
+    assert not any(c.startswith("Release release-2026.07.20.2") for c in claims), claims
+    assert not any("after release deploy:release-2026.07.20.2" in c for c in claims), claims
+    # Its finish (10:02:00, after as_of) is never stated.
+    assert not any("2026-07-23T10:02:00Z" in c for c in claims), claims
+    if "related" in question:
+        assert (
+            "No first-seen error is known at as_of 2026-07-23T10:00:00Z (4 min 48 s after the "
+            "rollout of release deploy:release-2026.07.23.1 started; it had not finished by "
+            "then): no time correlation can be drawn yet"
+        ) in claims, claims
+    assert any("the rollout of release release-2026.07.23.1" in c for c in claims), claims
+
+
+def test_a_change_asked_then_before_the_rollout_is_the_release_before(  # type: ignore[no-untyped-def]
+    demo_graph: neo4j.Driver, cli_env, invoke
+) -> None:
+    # At 09:50 "then" is release-2026.07.20.2 (the rollout has not started): that release.
+    doc = _ask(invoke, "was the release related to the errors then?", "2026-07-23T09:50:00Z")
+    claims = _claims(doc)
+    assert any(c.startswith("Release release-2026.07.20.2") for c in claims), claims
+    assert not any("release-2026.07.23.1" in c for c in claims), claims

@@ -99,11 +99,14 @@ def test_then_before_the_first_error_is_the_release_not_last_years_error(  # typ
         later.out
     ), later.out
     # The Time line names the later release as not taken, with why (before h28-then, it was
-    # not mentioned).
+    # not mentioned), and the incident of June before the one taken (before h29-then2, it
+    # was not: only the latest incident's start was looked at).
     assert (
         "130 d 13 h 57 min before as_of 2026-12-01T00:00:00Z (also found, not taken: the "
         "release release-2026.09.01.1, 2026-09-01T12:00:00Z, a change with no error, incident "
-        "or alert found after it); the answer holds"
+        "or alert found after it; the start of incident Ledger sync failures 2026-06-02, "
+        "2026-06-02T08:00:00Z, earlier); the answer holds at that moment (and at as_of). Name "
+        "the moment in the question, or give --as-of, to ask about another one"
     ) in later.out, later.out
     after = invoke("investigate", "Who owned payment-api then?", *BOB,
                    "--as-of", "2026-09-01T12:05:00Z")  # fmt: skip

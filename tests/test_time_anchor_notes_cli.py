@@ -51,14 +51,17 @@ def later_incident(demo_graph: neo4j.Driver, tmp_path_factory: pytest.TempPathFa
 
 def test_a_then_far_from_as_of_is_said_plainly(later_incident, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
     # The latest incident by as_of is the ledger lag of 2026-09-10 (as "the incident" is):
-    # "then" is its start, and the PAY-4097 episode is named as found and not taken (before
-    # h28-then, "then" was the first PAY-4097 error, 130 d before, and the later incident
-    # was not mentioned).
+    # "then" is its start, and the PAY-4097 episode is named as found and not taken, its
+    # incident too (before h28-then, "then" was the first PAY-4097 error, 130 d before, and
+    # the later incident was not mentioned; before h29-then2, the incident of 2026-07-23 was
+    # not named, only the latest incident's start was looked at).
     note = (
         "'then' is taken as the start of incident Ledger lag 2026-09-10, 2026-09-10T08:00:00Z, "
         "81 d 16 h before as_of 2026-12-01T00:00:00Z (also found, not taken: the first PAY-4097 "
         "error, 2026-07-23T10:02:38Z, earlier; the release release-2026.07.23.1, "
-        "2026-07-23T10:02:00Z, earlier); the answer holds at that moment (and at as_of)"
+        "2026-07-23T10:02:00Z, earlier; the start of incident Payments authorization failures "
+        "2026-07-23, 2026-07-23T10:02:38Z, earlier); the answer holds at that moment (and at "
+        "as_of)"
     )
     report = invoke("investigate", "Who owned payment-api then?", *BOB, "--as-of", AS_OF)
     assert report.code == 0, report
@@ -67,6 +70,9 @@ def test_a_then_far_from_as_of_is_said_plainly(later_incident, cli_env, invoke) 
         invoke("investigate", "Who owned payment-api then?", *BOB, "--as-of", AS_OF, "--json").out
     )
     assert [n[: len(note)] for n in doc["time_notes"]] == [note], doc["time_notes"]
+    # The PAY-4097 error was read only to place "then" and not taken: no claim states it
+    # (before h29-then2, "PAY-4097 first seen at 2026-07-23T10:02:38Z" was said beside it).
+    assert not any("PAY-4097" in c["statement"] for c in doc["claims"]), doc["claims"]
     # Within a day of as_of: the claims say it, no note.
     near = json.loads(
         invoke("investigate", "Who owned payment-api then?", *BOB,

@@ -228,7 +228,9 @@ def render_report(
     if result.incident_reading is not None:
         lines.append(f"Incident   {_clean(result.incident_reading.line(), 800)}")
     lines += _time_lines(result)
-    lines += [f"Time       {_clean(note, 400)}" for note in result.time_notes]
+    # A "then" names the moment taken and each one passed over (an earlier incident too):
+    # room for four, and for the words that say the answer holds there.
+    lines += [f"Time       {_clean(note, 800)}" for note in result.time_notes]
     # Imported text is untrusted unless ingested with --trusted: a claim resting on it says
     # so, as the runbook card's trust word does.
     untrusted = {ev.evidence_id for ev in result.evidence if ev.trust != "trusted"}
