@@ -814,7 +814,9 @@ def _investigate(
         as_of,
         references,
         late=outcome.known.late_references,
-        deadline=stop_reason is StopReason.DEADLINE,
+        cut_short_by=(
+            str(stop_reason) if stop_reason is StopReason.DEADLINE or outcome.cut_short else None
+        ),
     )
     if unresolved and not outcome.known.services and outcome.known.first_seen is None:
         reasons = _blame_unresolved(reasons, unresolved)

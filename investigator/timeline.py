@@ -1242,6 +1242,8 @@ class UnplacedReason(StrEnum):
     NAME_UNRESOLVED = "name_unresolved"
     AFTER_AS_OF = "after_as_of"  # the time lies after as_of
     DEADLINE = "deadline"  # the run's deadline stopped the search before the event was found
+    # ... its last round (--max-rounds) or its full evidence budget did, reads still planned
+    CUT_SHORT = "cut_short"
     OTHER_PERIOD = "other_period"  # a second period asked: the answer reads another one
 
 
@@ -1251,6 +1253,13 @@ class UnplacedTime(BaseModel):
     words: str
     reason: UnplacedReason
     detail: str
+
+
+# How a run that stopped with reads still planned stopped, as the Time line says it.
+_STOPPED_BY = {
+    "max_rounds": "after its last round (--max-rounds)",
+    "budget_exhausted": "with its evidence budget full (--budget-tokens)",
+}
 
 
 # What each anchor event is, as a sentence names the one not found.
@@ -1274,13 +1283,14 @@ def unplaced_times(
     references: Sequence[ReferenceTime] | None = None,
     *,
     late: Sequence[ReferenceTime] = (),
-    deadline: bool = False,
+    cut_short_by: str | None = None,
 ) -> list[UnplacedTime]:
     """The question's time words the answer is not about, as written, each with why: the
     unresolved ones, then the explicit times after `as_of`, then (given the run's
     `references`) the words that name an event ("then", "before the release") when it was
-    not placed: after `as_of` (`late`), not found by then, or not looked up before the run's
-    `deadline`. For each, the answer is at `as_of`."""
+    not placed: after `as_of` (`late`), not found by then, or not looked up before the run
+    stopped with reads still planned (`cut_short_by`: its stop reason, `deadline`,
+    `max_rounds` or `budget_exhausted`). For each, the answer is at `as_of`."""
     refs = time_references(question, as_of)
     out = [_unplaced_words(refs, w) for w in refs.unresolved]
     period = refs.period
@@ -1307,11 +1317,20 @@ def unplaced_times(
                 reason=UnplacedReason.AFTER_AS_OF,
                 detail=f"{after.describe()}, after as_of {iso_utc(as_of)}",
             )
-        elif deadline:
+        elif cut_short_by == "deadline":
             unplaced = UnplacedTime(
                 words=refs.event_words,
                 reason=UnplacedReason.DEADLINE,
                 detail=f"the run's deadline stopped the search before the {event} was found",
+            )
+        elif cut_short_by is not None:
+            # Not "no such event": the search stopped before it could look (a false "give a
+            # later --as-of" sent a user with --max-rounds 1 after a first error that exists).
+            unplaced = UnplacedTime(
+                words=refs.event_words,
+                reason=UnplacedReason.CUT_SHORT,
+                detail=f"the run stopped {_STOPPED_BY.get(cut_short_by, cut_short_by)} "
+                f"before the {event} was found",
             )
         else:
             unplaced = UnplacedTime(

@@ -99,6 +99,15 @@ def test_the_report_of_a_run_stopped_after_its_last_round_says_so(  # type: igno
         "reads still planned, before its search for this finished; ask again with a larger "
         "--max-rounds"
     ) in res.out
+    # The Time line says the search stopped, not that no first error exists by as_of (which
+    # sent the user to change --as-of or --known-at for an error at 10:02:38 bob may read).
+    time_line = next(line for line in res.out.splitlines() if line.startswith("Time "))
+    assert time_line == (
+        "Time       not resolved: 'at that moment'; the answer is at as_of. Not for its "
+        "wording: the run stopped after its last round (--max-rounds) before the first error "
+        "was found. Ask again with a larger --max-rounds"
+    ), time_line
+    assert "give a later --as-of" not in res.out
 
 
 def test_the_incident_start_not_yet_recorded_is_said_not_a_missing_first_error(  # type: ignore[no-untyped-def]

@@ -167,6 +167,12 @@ def _time_lines(result: InvestigationResult) -> list[str]:
             f"its wording: {_clean(u.detail, 200)} (stop: deadline). Give the run more time "
             "with --deadline-seconds, or ask again"
         )
+    for u in by_reason.get(UnplacedReason.CUT_SHORT, []):
+        option = "--budget-tokens" if "--budget-tokens" in u.detail else "--max-rounds"
+        lines.append(
+            f"Time       not resolved: {_clean(u.words, 80)!r}; the answer is at as_of. Not for "
+            f"its wording: {_clean(u.detail, 200)}. Ask again with a larger {option}"
+        )
     explicit = [u for u in by_reason.get(UnplacedReason.AFTER_AS_OF, []) if u.words in late]
     if explicit:
         words = ", ".join(repr(_clean(u.words, 60)) for u in explicit)
