@@ -92,6 +92,7 @@ from investigator.runbook_search import (
     fulltext_query,
     search_runbooks,
     search_terms,
+    seen_fixes,
     wide_tie_said,
     with_fixes,
     without_words,
@@ -1773,8 +1774,15 @@ class RunbookLookup:
                 if n
             )
         if ranking.unknown:
-            # Words no runbook uses did not count ("many", a typo's "contrller"): said.
-            unused = ", ".join(repr(t) for t in ranking.unknown[:_UNKNOWN_NOTED])
+            # Words no runbook uses did not count ("many", a typo's "contrller"): said, with
+            # the runbooks' words a slip reads as ("anonymus": did you mean 'anonymous'?).
+            typed_names = {name.lower() for name in alert_names(text)}
+            noted = [t for t in ranking.unknown[:_UNKNOWN_NOTED] if t not in typed_names]
+            seen = seen_fixes(noted, hits)
+            unused = ", ".join(
+                f"{t!r} (did you mean {seen[t]!r}?)" if t in seen else repr(t)
+                for t in ranking.unknown[:_UNKNOWN_NOTED]
+            )
             run.text_alike = "; ".join(
                 n
                 for n in (

@@ -1079,7 +1079,9 @@ def wide_tie_said(count: int, words: str, records: str) -> str:
 # The words come from rows the subject may read (the candidates, then the `name_suggestions`
 # template's fuzzy terms over the tenant's own index, the word a parameter): never spliced
 # into Cypher, never another tenant's or a hidden record's.
-SLIP_MIN = 5  # the least letters of a word read as a one-letter slip of another
+# The least letters of a word read as a one-letter slip of another: shorter English words
+# are mostly a letter off other words (found/round, light/night, state/stage).
+SLIP_MIN = 6
 SLIP_ROWS = 10  # rows of the fuzzy read per word
 WORDS_READ_AGAIN = 3  # the unknown words of a query read otherwise, at most
 
@@ -1235,6 +1237,21 @@ def word_fixes(
                 fixes.append(WordFix(typed=word, read_as=slip))
     order = {word: i for i, word in enumerate(ranking.terms)}
     return sorted(fixes, key=lambda fix: order.get(fix.typed.split()[0], len(order)))
+
+
+def seen_fixes(words: Sequence[str], hits: list[Evidence]) -> dict[str, str]:
+    """Of `words` (no runbook found uses them), those that read as words of the runbooks
+    found (`hits`, no read): a run of their words written as one, else one of their words a
+    letter off; by word typed. What a card that fits the other words suggests."""
+    sequences = [s for hit in hits for s in _sequences(hit)]
+    pages = [{w for s in _sequences(hit) for w in s} for hit in hits]
+    fixes: dict[str, str] = {}
+    for word in words:
+        sliding = len(word) >= SLIP_MIN and word.isalpha()
+        read_as = _run_of(word, sequences) or (_slip_of(word, pages) if sliding else None)
+        if read_as is not None:
+            fixes[word] = read_as
+    return fixes
 
 
 def with_fixes(text: str, fixes: Sequence[WordFix]) -> str:

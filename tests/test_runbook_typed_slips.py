@@ -155,6 +155,17 @@ def test_a_slip_that_fits_nothing_either_says_how_it_was_read(slips: str, invoke
     assert first.endswith("; read 'postgress' as 'postgres': no runbook fits either"), card
 
 
+def test_a_card_that_fits_the_other_words_suggests_what_a_slip_reads_as(  # type: ignore[no-untyped-def]
+    slips: str, invoke
+) -> None:
+    # Before: "Note      no runbook uses 'bruute': the card fits the other words".
+    card = _card(invoke, slips, "ssh bruute force")
+    assert "[runbook:ssh-brute-force," in _line(card, "Runbook   "), card
+    assert _line(card, "Note      ") == (
+        "Note      no runbook uses 'bruute' (did you mean 'brute'?): the card fits the other words"
+    ), card
+
+
 def test_words_of_no_runbook_that_are_no_slip_abstain_as_before(slips: str, invoke) -> None:  # type: ignore[no-untyped-def]
     card = _card(invoke, slips, "kubemacpool", "down")
     assert card.splitlines()[0] == "No runbook: no runbook mentions any of: kubemacpool, down"
