@@ -4,7 +4,8 @@ pages of our own, in the style of explorer e28's GuardDuty and database runbooks
 - two words of the runbooks written as one ("ssh bruteforce"), one of their words written as
   two ("pod crash loop"), or a word one letter off one of theirs ("postgress restart",
   "zookeper") is read as their words and asked again when nothing fits, and the card says how
-  it read the query; before, the card abstained ("no runbook uses 'bruteforce'");
+  it read the query; before, the card abstained ("no runbook uses 'bruteforce'"); a card
+  that fits the other words suggests what such a word reads as ("did you mean 'brute'?");
 - the exact title of one page of a numbered series ("Frobnicator variant 2") is answered with
   that page (here withheld, so withheld is what the card says of it), not with a sibling of
   another number; a page of the series the subject may not read is never named, and its title
