@@ -92,8 +92,11 @@ from investigator.runbook_search import (
     fulltext_query,
     search_runbooks,
     search_terms,
+    seen_fixes,
     wide_tie_said,
+    with_fixes,
     without_words,
+    word_fixes,
 )
 from investigator.runbook_sections import (
     LINKED_FILE,
@@ -1684,6 +1687,31 @@ class RunbookLookup:
                     f"place ({', '.join(places)}), as {placeless[:60]!r}"
                 )
                 ranking, hits, text = again, again_hits, placeless
+        # A word no runbook uses, typed in a hurry ("ssh bruteforce", "postgress restart"):
+        # read as the words the runbooks found use and asked again, only when nothing fits.
+        fixed_note = None
+        read = run.runbook_reads.get(fulltext_query(ranking.terms))
+        wide = read is not None and read.tie_at_cut is not None
+        if (
+            ranking.best is None
+            and not wide
+            and (fixes := word_fixes(run, ranking, hits, alert_names(text)))
+        ):
+            fixed = with_fixes(text, fixes)
+            again, again_hits = search_runbooks(run, fixed) if fixed != text else (ranking, hits)
+            said = ", ".join(fix.said() for fix in fixes)
+            if again.best is not None:
+                typed = {w for fix in fixes for w in fix.typed.split()}
+                unknown = ranking.unknown or ranking.terms
+                unused = ", ".join(repr(t) for t in unknown if t in typed)
+                fixed_note = (
+                    f"no runbook uses {unused}: read {said}, words of the runbooks you can "
+                    f"see, and asked again as {fixed[:60]!r}"
+                )
+                ranking, hits, text = again, again_hits, fixed
+            else:
+                either = f"{said}: no runbook fits either"
+                ranking = ranking.model_copy(update={"read_again": either})
         run.text_matches = ranking.ranked[:SHOWN]
         read = run.runbook_reads.get(fulltext_query(ranking.terms))
         chosen = ranking.best
@@ -1746,8 +1774,15 @@ class RunbookLookup:
                 if n
             )
         if ranking.unknown:
-            # Words no runbook uses did not count ("many", a typo's "contrller"): said.
-            unused = ", ".join(repr(t) for t in ranking.unknown[:_UNKNOWN_NOTED])
+            # Words no runbook uses did not count ("many", a typo's "contrller"): said, with
+            # the runbooks' words a slip reads as ("anonymus": did you mean 'anonymous'?).
+            typed_names = {name.lower() for name in alert_names(text)}
+            noted = [t for t in ranking.unknown[:_UNKNOWN_NOTED] if t not in typed_names]
+            seen = seen_fixes(noted, hits)
+            unused = ", ".join(
+                f"{t!r} (did you mean {seen[t]!r}?)" if t in seen else repr(t)
+                for t in ranking.unknown[:_UNKNOWN_NOTED]
+            )
             run.text_alike = "; ".join(
                 n
                 for n in (
@@ -1758,6 +1793,8 @@ class RunbookLookup:
             )
         if placed_note is not None:
             run.text_alike = "; ".join(n for n in (placed_note, run.text_alike) if n)
+        if fixed_note is not None:
+            run.text_alike = "; ".join(n for n in (fixed_note, run.text_alike) if n)
         if chosen.matched_alert:
             # The alert whose text the query matched: its section (runbook_url, else name),
             # chosen as `--alert` chooses it: as free text, the pasted words also name its

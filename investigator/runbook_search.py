@@ -95,6 +95,9 @@ TEXT_WEIGHT = 1.0
 TITLE_PRECISION_WEIGHT = 0.5
 PHRASE_WEIGHT = 1.0
 NUMBER_WEIGHT = 0.25
+# A title of the query's words and the number it names ("Quux variant 1" of a series of
+# variants): a nudge over the titles of those words numbered otherwise, which never fit.
+TITLE_NUMBER_WEIGHT = 0.25
 # Fit rules (see the module docstring): shares of the query's distinct word stems.
 FIT_THRESHOLD = 0.5  # the least share of the query a runbook named by it must cover
 QUOTE_FIT = 0.9
@@ -310,6 +313,13 @@ def _numbers(text: str) -> set[str]:
     return set(_NUMBER.findall(text))
 
 
+def _numbers_named(text: str) -> set[str]:
+    """The numbers `text` writes as words of their own ("Quux variant 1": 1; not the 2 of
+    `v2`, `2.8`, `10:05` or `2026-07-23`): what numbers one of a series."""
+    tokens = (token.strip(".,;:!?()[]\"'") for token in text.split())
+    return {str(int(token)) for token in tokens if token.isdigit() and token.isascii()}
+
+
 # Candidates scoring within this share of the best one fit free text alike ("etcd": 3.08-3.20
 # for 18 etcd runbooks; "etcd has no leader": 4.5, the next 2.4).
 ALIKE_SCORE = 0.95
@@ -334,6 +344,9 @@ class RankedRunbook(BaseModel):
     # The share of the query its lead has (`_lead`: what the page is about), 0 when the lead
     # has none of the query's word pairs; not in the output.
     lead_fit: float = Field(default=0.0, exclude=True)
+    # Titled with every word of the query's title words but another number than the one the
+    # query names ("Quux variant 2" for "Quux variant 1"): another of a series, no fit.
+    numbered_otherwise: bool = Field(default=False, exclude=True)
 
 
 class TextRanking(BaseModel):
@@ -354,6 +367,11 @@ class TextRanking(BaseModel):
     engine: str | None = None
     engine_error: str | None = None
     engine_set_aside: list[str] = []
+    # The numbers the query names as words of their own ("Quux variant 1": 1).
+    numbers_named: list[str] = []
+    # The words no runbook uses read as words the runbooks use (`word_fixes`), when the query
+    # so read fits nothing either: the abstention says so.
+    read_again: str | None = None
 
     def engine_said(self) -> str | None:
         """What the card says of the pages set aside for the engine the text names."""
@@ -416,6 +434,10 @@ class TextRanking(BaseModel):
 
     def note(self) -> str:
         """Why nothing was chosen, in one line."""
+        note = self._engine_note()
+        return note if self.read_again is None else f"{note}; read {self.read_again}"
+
+    def _engine_note(self) -> str:
         said = self.engine_said()
         if said is None:
             return self._note()
@@ -429,6 +451,17 @@ class TextRanking(BaseModel):
         if not self.ranked:
             return "no runbook mentions any of: " + ", ".join(self.terms)
         top = self.ranked[0]
+        if top.numbered_otherwise:
+            # Pages of a numbered series ("Quux variant 2", ...), none numbered as asked: the
+            # words fit another one of them, which is no answer to the one asked about.
+            others = [r for r in self.ranked if r.numbered_otherwise]
+            shown = ", ".join(f"{r.id} {r.title!r}" for r in others[:3])
+            more = f" and {len(others) - 3} more" if len(others) > 3 else ""
+            asked = " or ".join(self.numbers_named)
+            return (
+                f"no runbook fits: the runbooks titled with the query's words are numbered "
+                f"otherwise ({shown}{more}), not {asked} as asked"
+            )
         covered = f"{top.fit:.0%}"
         # Versions of one page (a git history's) are one runbook: the version in force at
         # as_of is chosen by time, not by these words, so the page is named, once.
@@ -675,6 +708,7 @@ def rank_runbooks(
     query_text = _TEMPLATE.sub(" ", text) if text is not None else " ".join(terms)
     query_pairs = _pairs(_stem_sequence(_words(query_text)))
     query_numbers = _numbers(query_text)
+    numbers_named = _numbers_named(query_text)
     features = []
     for hit in hits:
         name = _name(hit)
@@ -732,6 +766,7 @@ def rank_runbooks(
         _stem(part) for token in query_text.split() for part in identifier_words(token)
     }
     for hit, in_title, in_text, name_words, titled, pairs, title_pairs, numbers, lead in features:
+        titled_words = titled[0]
         fulltext = _fulltext_score(hit)
         title_cover = sum(weight[s] for s in stems if s in in_title) / total
         text_cover = sum(weight[s] for s in stems if s in in_text) / total
@@ -744,6 +779,13 @@ def rank_runbooks(
         score += PHRASE_WEIGHT * pair_score + NUMBER_WEIGHT * number_fit
         alert_fit, alert_id = alert_links.get(hit.element_id, (0.0, None))
         score += ALERT_WEIGHT * alert_fit
+        # A title of the query's words and a number of its own ("Quux variant 2"): as named,
+        # a nudge; numbered otherwise, no fit (below).
+        numbered = _numbers_named(hit.title or "") if numbers_named else set()
+        series = bool(numbered) and bool(titled_words) and titled_words <= named
+        otherwise = series and not numbered & numbers_named
+        if series and not otherwise:
+            score += TITLE_NUMBER_WEIGHT
         text_fit = text_cover
         # About the words: its lead has half of them, two of them together as the query has
         # them ("oplog window" in a heading; not "storage ... cluster ... class" strewn apart).
@@ -768,7 +810,10 @@ def rank_runbooks(
                 matched_alert=alert_id,
                 number_fit=number_fit,
                 lead_fit=lead_fit,
-                fits_by=_fits_by(
+                numbered_otherwise=otherwise,
+                fits_by=None
+                if otherwise
+                else _fits_by(
                     text_fit,
                     pair_fit,
                     len(stems) <= KEYWORDS,
@@ -792,6 +837,7 @@ def rank_runbooks(
     return TextRanking(
         terms=terms,
         ranked=ranked,
+        numbers_named=sorted(numbers_named, key=int),
         unknown=[t for t in terms if _stem(t) in unknown],
         unknown_set_aside=bool(unknown) and all(weight[s] == 0.0 for s in unknown),
     )
@@ -1025,3 +1071,195 @@ def wide_tie_said(count: int, words: str, records: str) -> str:
         f"{count:,}+ {records} you can see match the words {words!r} equally: too many to "
         "rank, none of them was read; name a service, alert or error code to narrow it"
     )
+
+
+# A hurried user's word no candidate uses, read as words the runbooks found do use: two of
+# their words written as one ("bruteforce": brute force), one of their words written as two
+# ("crash loop": crashloop), or one letter off one of their words ("postgress": postgres).
+# The words come from rows the subject may read (the candidates, then the `name_suggestions`
+# template's fuzzy terms over the tenant's own index, the word a parameter): never spliced
+# into Cypher, never another tenant's or a hidden record's.
+# The least letters of a word read as a one-letter slip of another: shorter English words
+# are mostly a letter off other words (found/round, light/night, state/stage).
+SLIP_MIN = 6
+SLIP_ROWS = 10  # rows of the fuzzy read per word
+WORDS_READ_AGAIN = 3  # the unknown words of a query read otherwise, at most
+
+
+class WordFix(BaseModel):
+    """One word of a query read as words the runbooks use (`typed` as typed, lower case)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    typed: str
+    read_as: str
+
+    def said(self) -> str:
+        return f"{self.typed!r} as {self.read_as!r}"
+
+
+def _sequences(hit: Evidence) -> list[list[str]]:
+    """A page's words in order: its text, its title (CamelCase names as their words) and its
+    name's words (`postgres/restart`: postgres restart)."""
+    return [
+        _words(hit.content or ""),
+        _title_sequence(hit.title or ""),
+        name_parts(_name(hit), hit.title),
+    ]
+
+
+def _run_of(word: str, sequences: list[list[str]]) -> str | None:
+    """The adjacent words of the pages (two to `JOINED_WORDS`, each of two letters at least,
+    one informative) that `word` writes as one ("bruteforce": brute force), the run most pages
+    have (then the first alphabetically), else None."""
+    runs: dict[str, int] = {}
+    for sequence in sequences:
+        seen: set[str] = set()
+        for i, first in enumerate(sequence):
+            if len(first) < 2 or len(first) >= len(word) or not word.startswith(first):
+                continue
+            for size in range(2, JOINED_WORDS + 1):
+                parts = sequence[i : i + size]
+                joined = "".join(parts)
+                if len(parts) < size or not word.startswith(joined):
+                    break
+                if joined == word:
+                    if all(len(p) >= 2 for p in parts) and any(map(_informative, parts)):
+                        seen.add(" ".join(parts))
+                    break
+        for run in seen:
+            runs[run] = runs.get(run, 0) + 1
+    if not runs:
+        return None
+    return min(runs, key=lambda run: (-runs[run], run))
+
+
+def _one_slip(typed: str, word: str) -> bool:
+    """Whether `word` is `typed` with one letter added, dropped, changed, or two adjacent
+    letters swapped."""
+    if typed == word or abs(len(typed) - len(word)) > 1:
+        return False
+    if len(typed) == len(word):
+        diff = [i for i, (a, b) in enumerate(zip(typed, word, strict=True)) if a != b]
+        if len(diff) == 1:
+            return True
+        return (
+            len(diff) == 2
+            and diff[1] == diff[0] + 1
+            and typed[diff[0]] == word[diff[1]]
+            and typed[diff[1]] == word[diff[0]]
+        )
+    short, long_ = sorted((typed, word), key=len)
+    i = next((k for k, (a, b) in enumerate(zip(short, long_, strict=False)) if a != b), len(short))
+    return short[i:] == long_[i + 1 :]
+
+
+def _slip_of(typed: str, pages: list[set[str]]) -> str | None:
+    """The word of the pages' words that `typed` is one slip off (`_one_slip`), of the same
+    kind (letters, informative, not the same stem): the one most pages have, then the first
+    alphabetically; else None."""
+    found: dict[str, int] = {}
+    for words in pages:
+        for word in words:
+            if (
+                word.isalpha()
+                and _informative(word)
+                and _one_slip(typed, word)
+                and _stem(word) != _stem(typed)
+            ):
+                found[word] = found.get(word, 0) + 1
+    if not found:
+        return None
+    return min(found, key=lambda word: (-found[word], word))
+
+
+def _joined_with(word: str, terms: list[str], words: set[str]) -> WordFix | None:
+    """`word` and the query word beside it, which the pages write as one word ("crash loop":
+    crashloop), the one before it first."""
+    i = terms.index(word) if word in terms else -1
+    for pair in (terms[i - 1 : i + 1] if i > 0 else [], terms[i : i + 2] if i >= 0 else []):
+        if len(pair) == 2 and "".join(pair) in words:
+            return WordFix(typed=" ".join(pair), read_as="".join(pair))
+    return None
+
+
+def word_fixes(
+    run: LookupSteps,
+    ranking: TextRanking,
+    hits: list[Evidence],
+    names: Sequence[str] = (),
+) -> list[WordFix]:
+    """The query words no runbook found uses (all of them when none was found), read as words
+    the runbooks do use: a run of their words it writes as one ("bruteforce": brute force),
+    one of their words a letter off ("postgress": postgres), or with the query word beside it
+    one of their words ("crash loop": crashloop), in that order, the candidates' words first;
+    then, for a word of `SLIP_MIN` letters or more still unread, one `name_suggestions` read
+    (label Runbook, its fuzzy terms) for all of them, one stage. Empty when none reads
+    otherwise (no read when no word is left). A word typed as one of `names` (an alert's
+    name, `VirtHandlerDwon`) is left as typed: the card suggests the names it could be, as
+    `--alert` does."""
+    typed_names = {name.lower() for name in names}
+    unknown = list(ranking.unknown) if ranking.ranked else list(ranking.terms)
+    unknown = [word for word in unknown if word not in typed_names][:WORDS_READ_AGAIN]
+    if not unknown:
+        return []
+    sequences = [s for hit in hits for s in _sequences(hit)]
+    pages = [{w for s in _sequences(hit) for w in s} for hit in hits]
+    vocabulary: set[str] = set().union(*pages)
+    fixes: list[WordFix] = []
+    slips: list[str] = []
+    for word in unknown:
+        if any(word in fix.typed.split() for fix in fixes):
+            continue
+        sliding = len(word) >= SLIP_MIN and word.isalpha()
+        run_of = _run_of(word, sequences)
+        slip = _slip_of(word, pages) if sliding and run_of is None else None
+        joined = _joined_with(word, ranking.terms, vocabulary)
+        fix = WordFix(typed=word, read_as=run_of or slip or "") if run_of or slip else joined
+        if fix is not None:
+            fixes.append(fix)
+        elif sliding:
+            slips.append(word)
+    if slips:
+        steps = [
+            PlanStep(
+                template_id="name_suggestions",
+                params={"text": word},
+                options={"label": "Runbook"},
+                evidence_type="entity",
+                limit=SLIP_ROWS,
+            )
+            for word in slips
+        ]
+        for word, rows in zip(slips, run.stage(steps), strict=True):
+            slip = _slip_of(word, [{w for s in _sequences(row) for w in s} for row in rows])
+            if slip is not None:
+                fixes.append(WordFix(typed=word, read_as=slip))
+    order = {word: i for i, word in enumerate(ranking.terms)}
+    return sorted(fixes, key=lambda fix: order.get(fix.typed.split()[0], len(order)))
+
+
+def seen_fixes(words: Sequence[str], hits: list[Evidence]) -> dict[str, str]:
+    """Of `words` (no runbook found uses them), those that read as words of the runbooks
+    found (`hits`, no read): a run of their words written as one, else one of their words a
+    letter off; by word typed. What a card that fits the other words suggests."""
+    sequences = [s for hit in hits for s in _sequences(hit)]
+    pages = [{w for s in _sequences(hit) for w in s} for hit in hits]
+    fixes: dict[str, str] = {}
+    for word in words:
+        sliding = len(word) >= SLIP_MIN and word.isalpha()
+        read_as = _run_of(word, sequences) or (_slip_of(word, pages) if sliding else None)
+        if read_as is not None:
+            fixes[word] = read_as
+    return fixes
+
+
+def with_fixes(text: str, fixes: Sequence[WordFix]) -> str:
+    """`text` with each fixed word (or pair of words) replaced where it stands as a whole
+    word (any case), its whitespace read as one space."""
+    for fix in fixes:
+        typed = r"\W+".join(re.escape(w) for w in fix.typed.split())
+        text = re.sub(
+            r"(?<![a-z0-9])" + typed + r"(?![a-z0-9])", fix.read_as, text, flags=re.IGNORECASE
+        )
+    return " ".join(text.split())
