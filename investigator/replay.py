@@ -52,6 +52,7 @@ from pydantic import BaseModel, ConfigDict
 
 from cypher_templates.executor import RecordedFailure, RecordedRanking
 from graph_schema.canonical import iso_utc, sha256_text
+from graph_schema.hashing import content_hash
 from graph_schema.kg_types import RecordStatus
 from investigator.context_graph.audit import (
     WITHHELD_TEXT,
@@ -439,7 +440,7 @@ class _Replayer:
             if kind == "data_retracted":
                 # The ingest that dated the retraction into the run's time, by its file.
                 detail += self.backdated_cause(known_at, subject, result.rows) or ""
-            self.add(kind, detail, node.seq, tc_id)
+            self.add("data_not_visible" if kind == _DELETED else kind, detail, node.seq, tc_id)
         if not drifted:
             # Nothing recorded names the rows (an entity resolution keeps no evidence), and
             # only a count and a hash of them were kept: replay cannot tell why they differ,
@@ -749,12 +750,14 @@ class _Replayer:
         run's `subject`, was recorded at or before the run's `known_at` (a retraction written
         after the run and dated into its time: `ingest --backdate`), else `data_not_visible`
         (its labels or purposes, or the subject's grants, changed since the run; the new
-        labels are never named); the same
+        labels are never named; a record of which no record is known now is said to be
+        deleted from the KG, in the same kind); the same
         version returned through its redacted view where the run read its full text is
         `data_redacted_for_subject` (the subject lost `pii`; the record did not change), the
         reverse `data_unredacted_for_subject`; the same version returned with other text and
-        no purge is `data_changed`. A rejection keeps no text: only whether its record version
-        is still returned is compared.
+        no purge is `data_changed`. A rejection keeps no text: whether its record version is
+        still returned is compared, and, when it is, whether its stored record still hashes
+        to its own `content_hash` (an edit in place by hand does not: `data_changed`).
         """
         now: dict[tuple[str, int], str] = {}
         redacted_now: set[tuple[str, int]] = set()
@@ -767,6 +770,8 @@ class _Replayer:
         # (key, returned, how, read redacted at the run)
         seen: list[tuple[tuple[str, int], bool, str, bool]] = []
         found: dict[str, list[str]] = {}
+        # Records kept only as rejections (no text kept) that are still returned.
+        kept_only: set[tuple[str, int]] = set()
         for node in self.lineage.of_kind(CtxKind.EVIDENCE):
             if node.properties.get("tool_call_id") != tc_id:
                 continue
@@ -806,6 +811,8 @@ class _Replayer:
             key = (str(rejected.get("element_id")), int(rejected.get("version") or 1))
             if key not in now and all(key != known for known, _, _, _ in seen):
                 seen.append((key, False, "no longer returned", False))
+            elif key in now:
+                kept_only.add(key)
         ids = {key[0] for key, _, _, _ in seen}
         records = read_element_records(
             self.driver,
@@ -823,11 +830,14 @@ class _Replayer:
                 _retracted_for(r, known_at, subject) for r in records.get(eid, [])
             ):
                 kind = "data_retracted"
+            elif not returned and not any(r.current for r in records.get(eid, [])):
+                # No record of it is known now (deleted from the KG): no label change
+                # explains it, nor do the subject's grants (`data_not_visible`, own words).
+                kind = _DELETED
+                self.record_gone = True
             elif not returned:
                 kind = "data_not_visible"
-                if not any(r.current for r in records.get(eid, [])):
-                    self.record_gone = True
-                elif _relabelled(eid, records, subject):
+                if _relabelled(eid, records, subject):
                     self.relabelled.add((eid, version))
             elif ((eid, version) in redacted_now) != was_redacted:
                 # Same record version, another view of it: the subject's `pii` changed.
@@ -839,7 +849,48 @@ class _Replayer:
             if kind != "data_purged":
                 self.explained.add((tc_id, eid, version))
             found.setdefault(kind, []).append(label)
+        for eid, version in sorted(self._edited_in_place(kept_only)):
+            # Kept only as a rejection, so no text of it was kept to compare; but its record
+            # no longer hashes to the content hash it was written with: edited in place.
+            self.explained.add((tc_id, eid, version))
+            found.setdefault("data_changed", []).append(
+                f"{eid} v{version} (kept as a rejection, no text kept: its record no longer "
+                "hashes to the content hash it was written with)"
+            )
         return {kind: sorted(set(items)) for kind, items in sorted(found.items())}
+
+    def _edited_in_place(self, keys: set[tuple[str, int]]) -> set[tuple[str, int]]:
+        """The records among `keys` (id or relationship key, version) whose stored properties
+        no longer hash to their own `content_hash` (graph_schema/hashing.py): changed in place
+        after they were written (a purge marks itself and is not asked here). Nothing of
+        them leaves this method but the keys."""
+        if not keys:
+            return set()
+        tenant = str(self.run.get("tenant") or "")
+        wanted = [{"id": eid, "version": version} for eid, version in sorted(keys)]
+        rows, _, _ = self.driver.execute_query(
+            "UNWIND $keys AS k "
+            "CALL (k) { MATCH (n:KG {tenant: $tenant, id: k.id}) WHERE n.version = k.version "
+            "RETURN properties(n) AS p "
+            "UNION MATCH ()-[r {key: k.id}]->() WHERE k.id CONTAINS '|' "
+            "AND r.tenant = $tenant AND r.version = k.version RETURN properties(r) AS p } "
+            "RETURN k.id AS id, k.version AS version, p",
+            keys=wanted,
+            tenant=tenant,
+            database_=self.kg_database,
+            routing_=neo4j.RoutingControl.READ,
+        )
+        edited = set()
+        for row in rows:
+            props = dict(row["p"] or {})
+            stored = props.get("content_hash")
+            if (
+                isinstance(stored, str)
+                and "purged_at" not in props
+                and content_hash(props) != stored
+            ):
+                edited.add((str(row["id"]), int(row["version"])))
+        return edited
 
     # -- evidence -----------------------------------------------------------------------
 
@@ -1311,6 +1362,11 @@ def _element_drift_detail(kind: str, template: str, items: list[str], subject: s
             "written after the run was dated into its time (not purged, and not a change of "
             "labels or grants)"
         )
+    if kind == _DELETED:
+        return (
+            f"{template}: {names} no longer visible to {subject}: no record of it is known now "
+            "(deleted from the KG: not purged, and not a change of labels or grants)"
+        )
     if kind == "data_not_visible":
         return (
             f"{template}: {names} no longer visible to {subject} (not purged: the record's "
@@ -1327,6 +1383,11 @@ def _element_drift_detail(kind: str, template: str, items: list[str], subject: s
             f"redacted view (the record did not change: the subject holds `{PII_LABEL}` now)"
         )
     return f"{template}: {names} now reads other text than the run recorded (no purge recorded)"
+
+
+# A record the run read that is no longer returned and of which no record is known now
+# (deleted from the KG): reported as `data_not_visible`, in its own words.
+_DELETED = "data_deleted"
 
 
 # Why a call's rows differ is not known when no record it kept (evidence or rejection) names
