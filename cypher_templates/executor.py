@@ -362,6 +362,8 @@ class RecordedRanking(BaseModel):
     limit: int | None
     truncated: bool
     rows: tuple[TemplateRow, ...]
+    # The tie at the rows' cut (`ToolResult.tie_at_cut`), when known (the same rows read now).
+    tie_at_cut: int | None = None
 
     def key(self) -> str:
         return RecordedFailure.key_of(
@@ -513,7 +515,12 @@ class TemplateExecutor:
             result = self._result(compiled, known_at, [], 0.0, started_ns, None)
             rows = list(ranking.rows)
             return result.model_copy(
-                update={"rows": rows, "row_count": len(rows), "truncated": ranking.truncated}
+                update={
+                    "rows": rows,
+                    "row_count": len(rows),
+                    "truncated": ranking.truncated,
+                    "tie_at_cut": ranking.tie_at_cut,
+                }
             )
         records: list[neo4j.Record] = []
         tie: int | None = None

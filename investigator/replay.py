@@ -401,7 +401,7 @@ class _Replayer:
             if fulltext:
                 # The same rows; their order and scores may still have moved: the re-run
                 # reads them as the run ranked them when the run kept that ranking.
-                self._pin_ranking(node, result.limit, result.rows)
+                self._pin_ranking(node, result.limit, result.rows, moved_only=result)
             return True
         if fulltext:
             read = self._rows_read_then(node, step, subject, known_at, spec.row_cap)
@@ -569,11 +569,18 @@ class _Replayer:
             self.scores_moved[tc_id] = moved
         return read
 
-    def _pin_ranking(self, node: CtxNodeRecord, limit: int, rows: list[Any]) -> str | None:
+    def _pin_ranking(
+        self, node: CtxNodeRecord, limit: int, rows: list[Any], moved_only: Any = None
+    ) -> str | None:
         """Keep fulltext call `node`'s recorded ranking for the re-run: `rows` (the records
         the call read, read again now and identical: their rows hash is the recorded one) in
-        the order of the call's recorded `hits`, each with its recorded score. None when
-        kept, else why the ranking cannot be rebuilt (said on the call's line)."""
+        the order of the call's recorded `hits`, each with its recorded score (today's exact
+        score where it rounds to the recorded one). None when kept, else why the ranking
+        cannot be rebuilt (said on the call's line).
+
+        `moved_only`: the call's result of now, when its rows hash matched: its ranking is
+        kept only if the order or a score moved (else the re-run reads it as before), with
+        the tie at its cut read now (the same rows, so the same tie)."""
         hits = self._recorded_hits(node)
         if hits is None:
             why = (
@@ -588,6 +595,16 @@ class _Replayer:
                 "its recorded hits do not name the rows it read, so the re-run reads today's "
                 "ranking and the run cannot be verified"
             )
+        ordered = []
+        for key, score in hits.items():
+            row = by_key[key]
+            # Today's exact score where it rounds to the recorded one (`hits` keep six digits).
+            same = _score6(row.score) == score
+            ordered.append(row if same else row.model_copy(update={"score": score}))
+        if moved_only is not None and [
+            (row.element.element_id, row.element.version, row.score) for row in rows
+        ] == [(row.element.element_id, row.element.version, row.score) for row in ordered]:
+            return None  # nothing moved: today's read is the run's
         params, options = call_shape(node.payload() or {})
         self.rankings.append(
             RecordedRanking(
@@ -597,9 +614,8 @@ class _Replayer:
                 options=options,
                 limit=limit,
                 truncated=bool(node.properties.get("truncated")),
-                rows=tuple(
-                    by_key[key].model_copy(update={"score": score}) for key, score in hits.items()
-                ),
+                rows=tuple(ordered),
+                tie_at_cut=getattr(moved_only, "tie_at_cut", None),
             )
         )
         return None
