@@ -347,6 +347,30 @@ class RecordedFailure(BaseModel):
         )
 
 
+class RecordedRanking(BaseModel):
+    """A fulltext call a recorded run made, with its rows as the run ranked them: the same
+    records read again now (identical: replay proved their rows hash), in the recorded order
+    with the recorded scores. Replay re-runs the run with them, so records written after the
+    run (which move BM25 statistics, tenant-wide) do not change what the re-run weighs."""
+
+    model_config = ConfigDict(frozen=True)
+
+    template_id: str
+    template_version: int
+    params: dict[str, Any]
+    options: dict[str, Any]
+    limit: int | None
+    truncated: bool
+    rows: tuple[TemplateRow, ...]
+    # The tie at the rows' cut (`ToolResult.tie_at_cut`), when known (the same rows read now).
+    tie_at_cut: int | None = None
+
+    def key(self) -> str:
+        return RecordedFailure.key_of(
+            self.template_id, self.template_version, self.params, self.options
+        )
+
+
 class TemplateExecutor:
     """Runs compiled templates for a subject, read-only, bounded and typed."""
 
@@ -367,22 +391,43 @@ class TemplateExecutor:
         self._read_only_verified: set[str] = set()
         self._recorded_failures: dict[str, list[str]] = {}
         self._failures_lock = threading.Lock()
+        self._recorded_rankings: dict[str, RecordedRanking] = {}
 
     def pinned(
-        self, versions: dict[str, int], failures: Iterable[RecordedFailure] = ()
+        self,
+        versions: dict[str, int],
+        failures: Iterable[RecordedFailure] = (),
+        rankings: Iterable[RecordedRanking] = (),
     ) -> TemplateExecutor:
         """An executor on the same server whose steps without a version run at the versions
         a recorded run used (`TemplateRegistry.pinned`): what replay re-runs a run with.
 
         `failures`: the run's calls that failed (a timeout on its machine, Neo4j gone): the
         same calls, in the same order, fail again with the recorded error instead of
-        reading, so the re-run goes on without their rows as the run did."""
+        reading, so the re-run goes on without their rows as the run did.
+        `rankings`: the run's fulltext calls whose records replay read again unchanged: the
+        same calls (template, version, parameters, options and limit) return those rows in
+        the recorded order with the recorded scores instead of today's ranking."""
         executor = TemplateExecutor(
             self.driver, self.registry.pinned(versions), self.database, self.proofs, self.tie_bound
         )
         for failure in failures:
             executor._recorded_failures.setdefault(failure.key(), []).append(failure.error)
+        for ranking in rankings:
+            executor._recorded_rankings[ranking.key()] = ranking
         return executor
+
+    def _recorded_ranking(self, compiled: CompiledQuery) -> RecordedRanking | None:
+        """The recorded ranking of a call asked exactly as `compiled`, or None."""
+        if not self._recorded_rankings:
+            return None
+        key = RecordedFailure.key_of(
+            compiled.template_id, compiled.template_version, compiled.parameters, compiled.options
+        )
+        ranking = self._recorded_rankings.get(key)
+        if ranking is None or ranking.limit != compiled.limit:
+            return None
+        return ranking
 
     def _recorded_failure(self, compiled: CompiledQuery) -> str | None:
         """The error a recorded run's next call of `compiled` failed with, or None."""
@@ -464,6 +509,19 @@ class TemplateExecutor:
             if raise_on_error:
                 raise Neo4jUnavailable(error)
             return self._result(compiled, known_at, [], 0.0, started_ns, error)
+        ranking = self._recorded_ranking(compiled)
+        if ranking is not None:
+            # Bound and re-checked above like any call; its rows are the recorded ranking's.
+            result = self._result(compiled, known_at, [], 0.0, started_ns, None)
+            rows = list(ranking.rows)
+            return result.model_copy(
+                update={
+                    "rows": rows,
+                    "row_count": len(rows),
+                    "truncated": ranking.truncated,
+                    "tie_at_cut": ranking.tie_at_cut,
+                }
+            )
         records: list[neo4j.Record] = []
         tie: int | None = None
         try:
@@ -499,8 +557,9 @@ class TemplateExecutor:
         step runs again on its own, so a failure stays the one call's own.
         """
         prepared: list[tuple[CompiledQuery, dict[str, Any]]] = []
-        # A re-run with recorded failures runs its calls one by one, each meeting its own.
-        if len(steps) > 1 and not self._recorded_failures:
+        # A re-run with recorded failures or rankings runs its calls one by one, each
+        # meeting its own.
+        if len(steps) > 1 and not self._recorded_failures and not self._recorded_rankings:
             try:
                 for step in steps:
                     compiled, parameters = self._bind(step, subject, known_at, plan)

@@ -14,7 +14,9 @@
    recorded), `ranking_changed` (a fulltext call's rows differ, yet every record it read,
    named by the run's evidence and rejections or by the call's `hits`, is still returned to
    the subject at known_at, unchanged: BM25 statistics count records written after the
-   run; a lookup whose re-run differs in its text matches alone says it too),
+   run; a lookup whose re-run differs in its text matches alone says it too; step 4 is
+   then given the call's recorded ranking, and a run it reproduces verifies, the lines
+   becoming `notes`),
    `subject_grants_changed` (a call whose rows no kept record names differs and the
    subject's principal was re-recorded since: the likely cause), `record_labels_changed`
    (the same, when the subject's grants did not change but a record the run read is shown
@@ -27,8 +29,10 @@
 4. Re-drive the command through its run session (nothing recorded) with the recorded
    question, subject, purpose, as_of and known_at, and compare its result with the
    recorded one (`pack_hash_match`): an investigation's pack_hash (and claims), a runbook
-   lookup's answer. Runs with no result to reproduce (refused) compare the hash of their
-   admitted evidence instead.
+   lookup's answer. A fulltext call whose records were read again unchanged returns them
+   as the run ranked them (its recorded `hits`: order and scores), not today's ranking,
+   which records written after the run move (BM25 statistics are tenant-wide). Runs with
+   no result to reproduce (refused) compare the hash of their admitted evidence instead.
 
 Because every KG read is filtered by the run's `known_at`, later corrections (records
 superseded after the run) do not change which records replay sees (a fulltext ranking can
@@ -46,8 +50,9 @@ from typing import Any
 import neo4j
 from pydantic import BaseModel, ConfigDict
 
-from cypher_templates.executor import RecordedFailure
+from cypher_templates.executor import RecordedFailure, RecordedRanking
 from graph_schema.canonical import iso_utc, sha256_text
+from graph_schema.hashing import content_hash
 from graph_schema.kg_types import RecordStatus
 from investigator.context_graph.audit import (
     WITHHELD_TEXT,
@@ -112,6 +117,10 @@ class ReplayReport(BaseModel):
     # Not verified only because of what the run's subject may read now: the chain verified
     # and every difference is a grant or label change (or the answer that follows from it).
     differs_by_grants_only: bool = False
+    # What a report says beside its verdict that is no drift: a verified run whose fulltext
+    # scores moved because of records written after it (re-derived from its recorded
+    # ranking of the same, unchanged records).
+    notes: list[str] = []
 
 
 def _backdated_left(left: int, explaining: int) -> str:
@@ -229,6 +238,14 @@ class _Replayer:
         # Drift lines of calls whose rows differ and that no kept record names (replay
         # cannot tell why): (index in `drift`, the line's text before its cause).
         self.unnamed: list[tuple[int, str]] = []
+        # The fulltext calls whose records are read again unchanged, as the run ranked them
+        # (their recorded `hits`): the re-run reads these instead of today's ranking.
+        self.rankings: list[RecordedRanking] = []
+        # Fulltext calls whose rows were read again unchanged but whose ranking cannot be
+        # rebuilt (the run kept no order of them): tool call id -> why.
+        self.unranked: dict[str, str] = {}
+        # What a verified replay says beside it (`ReplayReport.notes`).
+        self.notes: list[str] = []
 
     def add(self, kind: str, detail: str, seq: int | None = None, tc: str | None = None) -> None:
         self.drift.append(Drift(kind=kind, seq=seq, tool_call_id=tc, detail=detail))
@@ -379,14 +396,22 @@ class _Replayer:
             return False
         self.rows_by_call[tc_id] = list(result.rows)
         replayed = rows_hash(result.rows)
+        fulltext = _RANKED_BY_FULLTEXT in rendered.text
         if replayed == p.get("rows_hash"):
+            if fulltext:
+                # The same rows; their order and scores may still have moved: the re-run
+                # reads them as the run ranked them when the run kept that ranking.
+                self._pin_ranking(node, result.limit, result.rows, moved_only=result)
             return True
-        if _RANKED_BY_FULLTEXT in rendered.text:
+        if fulltext:
             read = self._rows_read_then(node, step, subject, known_at, spec.row_cap)
             if read is not None:
                 # The run's rows, identical, only ranked otherwise: evidence is recomputed
                 # from them, and the line says the ranking moved, not the records.
                 self.rows_by_call[tc_id] = read
+                unranked = self._pin_ranking(node, result.limit, read)
+                if unranked:
+                    self.unranked[tc_id] = unranked
                 moved = self.scores_moved.get(tc_id)
                 # How many rows the run read: withheld where its rows hash is, unless the
                 # reader reads whatever the run's subject does (those rows, just shown read).
@@ -402,7 +427,7 @@ class _Replayer:
                     f"{template_id}@{version}: {_RANKING_CHANGED} ({result.row_count} rows "
                     f"now, {then} recorded; the {then} the run read are "
                     f"still returned to {self.subject_name()} at its known_at{scores}"
-                    f"{self.grants_note(known_at)})",
+                    f"{self.grants_note(known_at)})" + (f"; {unranked}" if unranked else ""),
                     node.seq,
                     tc_id,
                 )
@@ -415,7 +440,7 @@ class _Replayer:
             if kind == "data_retracted":
                 # The ingest that dated the retraction into the run's time, by its file.
                 detail += self.backdated_cause(known_at, subject, result.rows) or ""
-            self.add(kind, detail, node.seq, tc_id)
+            self.add("data_not_visible" if kind == _DELETED else kind, detail, node.seq, tc_id)
         if not drifted:
             # Nothing recorded names the rows (an entity resolution keeps no evidence), and
             # only a count and a hash of them were kept: replay cannot tell why they differ,
@@ -543,6 +568,57 @@ class _Replayer:
             )
             self.scores_moved[tc_id] = moved
         return read
+
+    def _pin_ranking(
+        self, node: CtxNodeRecord, limit: int, rows: list[Any], moved_only: Any = None
+    ) -> str | None:
+        """Keep fulltext call `node`'s recorded ranking for the re-run: `rows` (the records
+        the call read, read again now and identical: their rows hash is the recorded one) in
+        the order of the call's recorded `hits`, each with its recorded score (today's exact
+        score where it rounds to the recorded one). None when kept, else why the ranking
+        cannot be rebuilt (said on the call's line).
+
+        `moved_only`: the call's result of now, when its rows hash matched: its ranking is
+        kept only if the order or a score moved (else the re-run reads it as before), with
+        the tie at its cut read now (the same rows, so the same tie)."""
+        hits = self._recorded_hits(node)
+        if hits is None:
+            why = (
+                "the run kept no order of these rows (no `hits` on the call: its rows kept as "
+                "rejections keep no rank; runs recorded before every fulltext call kept its "
+                "hits), so the re-run reads today's ranking and the run cannot be verified"
+            )
+            return why if rows else None
+        by_key = {(row.element.element_id, row.element.version): row for row in rows}
+        if len(by_key) != len(rows) or set(by_key) != set(hits):
+            return (
+                "its recorded hits do not name the rows it read, so the re-run reads today's "
+                "ranking and the run cannot be verified"
+            )
+        ordered = []
+        for key, score in hits.items():
+            row = by_key[key]
+            # Today's exact score where it rounds to the recorded one (`hits` keep six digits).
+            same = _score6(row.score) == score
+            ordered.append(row if same else row.model_copy(update={"score": score}))
+        if moved_only is not None and [
+            (row.element.element_id, row.element.version, row.score) for row in rows
+        ] == [(row.element.element_id, row.element.version, row.score) for row in ordered]:
+            return None  # nothing moved: today's read is the run's
+        params, options = call_shape(node.payload() or {})
+        self.rankings.append(
+            RecordedRanking(
+                template_id=str(node.properties.get("template_id")),
+                template_version=int(node.properties.get("template_version")),  # type: ignore[arg-type]
+                params=params,
+                options=options,
+                limit=limit,
+                truncated=bool(node.properties.get("truncated")),
+                rows=tuple(ordered),
+                tie_at_cut=getattr(moved_only, "tie_at_cut", None),
+            )
+        )
+        return None
 
     @staticmethod
     def _recorded_hits(node: CtxNodeRecord) -> dict[tuple[str, int], float] | None:
@@ -690,12 +766,14 @@ class _Replayer:
         run's `subject`, was recorded at or before the run's `known_at` (a retraction written
         after the run and dated into its time: `ingest --backdate`), else `data_not_visible`
         (its labels or purposes, or the subject's grants, changed since the run; the new
-        labels are never named); the same
+        labels are never named; a record of which no record is known now is said to be
+        deleted from the KG, in the same kind); the same
         version returned through its redacted view where the run read its full text is
         `data_redacted_for_subject` (the subject lost `pii`; the record did not change), the
         reverse `data_unredacted_for_subject`; the same version returned with other text and
-        no purge is `data_changed`. A rejection keeps no text: only whether its record version
-        is still returned is compared.
+        no purge is `data_changed`. A rejection keeps no text: whether its record version is
+        still returned is compared, and, when it is, whether its stored record still hashes
+        to its own `content_hash` (an edit in place by hand does not: `data_changed`).
         """
         now: dict[tuple[str, int], str] = {}
         redacted_now: set[tuple[str, int]] = set()
@@ -708,6 +786,8 @@ class _Replayer:
         # (key, returned, how, read redacted at the run)
         seen: list[tuple[tuple[str, int], bool, str, bool]] = []
         found: dict[str, list[str]] = {}
+        # Records kept only as rejections (no text kept) that are still returned.
+        kept_only: set[tuple[str, int]] = set()
         for node in self.lineage.of_kind(CtxKind.EVIDENCE):
             if node.properties.get("tool_call_id") != tc_id:
                 continue
@@ -747,6 +827,8 @@ class _Replayer:
             key = (str(rejected.get("element_id")), int(rejected.get("version") or 1))
             if key not in now and all(key != known for known, _, _, _ in seen):
                 seen.append((key, False, "no longer returned", False))
+            elif key in now:
+                kept_only.add(key)
         ids = {key[0] for key, _, _, _ in seen}
         records = read_element_records(
             self.driver,
@@ -764,11 +846,14 @@ class _Replayer:
                 _retracted_for(r, known_at, subject) for r in records.get(eid, [])
             ):
                 kind = "data_retracted"
+            elif not returned and not any(r.current for r in records.get(eid, [])):
+                # No record of it is known now (deleted from the KG): no label change
+                # explains it, nor do the subject's grants (`data_not_visible`, own words).
+                kind = _DELETED
+                self.record_gone = True
             elif not returned:
                 kind = "data_not_visible"
-                if not any(r.current for r in records.get(eid, [])):
-                    self.record_gone = True
-                elif _relabelled(eid, records, subject):
+                if _relabelled(eid, records, subject):
                     self.relabelled.add((eid, version))
             elif ((eid, version) in redacted_now) != was_redacted:
                 # Same record version, another view of it: the subject's `pii` changed.
@@ -780,7 +865,48 @@ class _Replayer:
             if kind != "data_purged":
                 self.explained.add((tc_id, eid, version))
             found.setdefault(kind, []).append(label)
+        for eid, version in sorted(self._edited_in_place(kept_only)):
+            # Kept only as a rejection, so no text of it was kept to compare; but its record
+            # no longer hashes to the content hash it was written with: edited in place.
+            self.explained.add((tc_id, eid, version))
+            found.setdefault("data_changed", []).append(
+                f"{eid} v{version} (kept as a rejection, no text kept: its record no longer "
+                "hashes to the content hash it was written with)"
+            )
         return {kind: sorted(set(items)) for kind, items in sorted(found.items())}
+
+    def _edited_in_place(self, keys: set[tuple[str, int]]) -> set[tuple[str, int]]:
+        """The records among `keys` (id or relationship key, version) whose stored properties
+        no longer hash to their own `content_hash` (graph_schema/hashing.py): changed in place
+        after they were written (a purge marks itself and is not asked here). Nothing of
+        them leaves this method but the keys."""
+        if not keys:
+            return set()
+        tenant = str(self.run.get("tenant") or "")
+        wanted = [{"id": eid, "version": version} for eid, version in sorted(keys)]
+        rows, _, _ = self.driver.execute_query(
+            "UNWIND $keys AS k "
+            "CALL (k) { MATCH (n:KG {tenant: $tenant, id: k.id}) WHERE n.version = k.version "
+            "RETURN properties(n) AS p "
+            "UNION MATCH ()-[r {key: k.id}]->() WHERE k.id CONTAINS '|' "
+            "AND r.tenant = $tenant AND r.version = k.version RETURN properties(r) AS p } "
+            "RETURN k.id AS id, k.version AS version, p",
+            keys=wanted,
+            tenant=tenant,
+            database_=self.kg_database,
+            routing_=neo4j.RoutingControl.READ,
+        )
+        edited = set()
+        for row in rows:
+            props = dict(row["p"] or {})
+            stored = props.get("content_hash")
+            if (
+                isinstance(stored, str)
+                and "purged_at" not in props
+                and content_hash(props) != stored
+            ):
+                edited.add((str(row["id"]), int(row["version"])))
+        return edited
 
     # -- evidence -----------------------------------------------------------------------
 
@@ -935,12 +1061,71 @@ class _Replayer:
 
     def ranking_note(self) -> str:
         """Why a re-run may answer differently when a fulltext ranking moved (else '')."""
-        if not any(d.kind == "ranking_changed" for d in self.drift):
+        lines = [d for d in self.drift if d.kind == "ranking_changed"]
+        if not lines:
             return ""
+        if any(d.tool_call_id in self.unranked for d in lines):
+            return (
+                ": the re-run reads today's fulltext ranking (ranking_changed) where the run "
+                "kept no order of its rows, so it may weigh other records than the run did; "
+                "the records the run read are unchanged"
+            )
         return (
-            ": the re-run reads today's fulltext ranking (ranking_changed), so it may weigh "
-            "other records than the run did; the records the run read are unchanged"
+            ": the re-run read the re-ranked calls' rows as the run ranked them (its "
+            "recorded hits; ranking_changed), so the moved ranking does not explain this "
+            "difference"
         )
+
+    def settle_ranking(self) -> None:
+        """When the only drift is fulltext calls ranked otherwise (`ranking_changed`), each
+        re-derived from the run's recorded ranking of the same, unchanged records, and the
+        re-run reproduced the run (its pack and claims, or its answer), the run is verified:
+        the lines become notes saying that fulltext scores moved, and why (records written
+        after the run: how many). A call whose ranking cannot be rebuilt keeps its line."""
+        lines = [d for d in self.drift if d.kind == "ranking_changed"]
+        if not lines or len(lines) != len(self.drift) or self.answer_reranked:
+            return
+        if any(d.tool_call_id is None or d.tool_call_id in self.unranked for d in lines):
+            return
+        later = self.records_written_since_run()
+        counted = (
+            "how many is not said (no reader)"
+            if later is None
+            else f"{later} of them the reader may read; records it may not read are not counted"
+        )
+        calls = "call" if len(lines) == 1 else "calls"
+        self.notes.append(
+            f"fulltext scores moved because of later records: records were written into "
+            f"tenant {self.run.get('tenant')} after the run's known_at ({counted}), and BM25 "
+            "statistics count every record of the tenant's index, even those known_at hides; "
+            f"the {len(lines)} re-ranked {calls} read the same records, unchanged, and the "
+            "re-run, given them as the run ranked them (its recorded hits), reproduced the run"
+        )
+        self.notes.extend(f"tool call {d.tool_call_id}: {d.detail}" for d in lines)
+        self.drift = []
+
+    def records_written_since_run(self) -> int | None:
+        """How many KG records of the run's tenant written after its `known_at` the report's
+        reader may read (their labels and purposes checked inside Cypher: a count of records
+        the reader may not read is information too, docs/security.md rule 6); None without
+        a reader of the run's tenant."""
+        known_at = _parse_time(self.run.get("known_at"))
+        tenant = str(self.run.get("tenant") or "")
+        reader = self.reader
+        if known_at is None or reader is None or reader.tenant != tenant:
+            return None
+        rows, _, _ = self.driver.execute_query(
+            "MATCH (n:KG {tenant: $tenant}) WHERE n.recorded_at > $known_at "
+            "AND NOT (n:Principal OR n:Source) AND all(_a IN n.acl WHERE _a IN $granted) "
+            "AND $purpose IN n.purposes RETURN count(n) AS later",
+            tenant=tenant,
+            known_at=known_at,
+            granted=list(reader.labels),
+            purpose=reader.purpose,
+            database_=self.kg_database,
+            routing_=neo4j.RoutingControl.READ,
+        )
+        return int(rows[0]["later"]) if rows else 0
 
     def note_decision_code(self) -> None:
         """When the re-run answered differently, say whether today's decision code is the
@@ -1007,7 +1192,9 @@ class _Replayer:
             driver=self.driver,
             # The template versions the run recorded (a plan step names none: the newest),
             # so the re-run reads, and its pack names, the same ones.
-            executor=self.executor.pinned(self.recorded_versions(), self.recorded_failures()),
+            executor=self.executor.pinned(
+                self.recorded_versions(), self.recorded_failures(), self.rankings
+            ),
             recorder=None,
         )
         recorded = _claim_digest(n.payload() for n in self.lineage.of_kind(CtxKind.CLAIM))
@@ -1068,7 +1255,7 @@ class _Replayer:
             self.add("rerun_failed", "the run kept no answer to compare", 0)
             return None, None
         # The versions the run read, as for an investigation's re-run.
-        executor = self.executor.pinned(self.recorded_versions())
+        executor = self.executor.pinned(self.recorded_versions(), rankings=self.rankings)
         lookup = RunbookLookup(self.driver, executor=executor, record=False)
         answer = lookup.lookup(query).model_dump(mode="json")
         try:  # read through today's model: fields added since the run compare as defaults
@@ -1191,6 +1378,11 @@ def _element_drift_detail(kind: str, template: str, items: list[str], subject: s
             "written after the run was dated into its time (not purged, and not a change of "
             "labels or grants)"
         )
+    if kind == _DELETED:
+        return (
+            f"{template}: {names} no longer visible to {subject}: no record of it is known now "
+            "(deleted from the KG: not purged, and not a change of labels or grants)"
+        )
     if kind == "data_not_visible":
         return (
             f"{template}: {names} no longer visible to {subject} (not purged: the record's "
@@ -1207,6 +1399,11 @@ def _element_drift_detail(kind: str, template: str, items: list[str], subject: s
             f"redacted view (the record did not change: the subject holds `{PII_LABEL}` now)"
         )
     return f"{template}: {names} now reads other text than the run recorded (no purge recorded)"
+
+
+# A record the run read that is no longer returned and of which no record is known now
+# (deleted from the KG): reported as `data_not_visible`, in its own words.
+_DELETED = "data_deleted"
 
 
 # Why a call's rows differ is not known when no record it kept (evidence or rejection) names
@@ -1526,6 +1723,8 @@ def replay_run(
         replayed_hash = recorded_hash if reproduced else None
         pack_match = replayed_hash == recorded_hash and status in {"complete", "partial", "refused"}
 
+    if rerun is not None and pack_match and chain.chain_valid and not chain.problems:
+        rep.settle_ranking()
     if rep.changed_answer():
         rep.note_decision_code()
     verified = chain.chain_valid and pack_match and not rep.drift
@@ -1564,4 +1763,5 @@ def replay_run(
         problems=[p.describe() for p in chain.problems],
         pack_hash_note=pack_hash_note,
         differs_by_grants_only=not verified and by_grants,
+        notes=rep.notes,
     )

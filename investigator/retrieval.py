@@ -1409,7 +1409,10 @@ class RetrievalLoop:
             runnable.append(step)
         reads_began = time.perf_counter()
         recorded_before = self.session.record_ms
-        calls = self.session.call_round(runnable, plan=plan, raise_on_error=False)
+        # A fulltext call keeps its hits (the records its rows were, in order, with their
+        # scores): rows kept as rejections keep no rank, and replay re-derives the run from
+        # the recorded ranking when later records moved today's (docs/context-graph.md).
+        calls = self.session.call_round(runnable, plan=plan, raise_on_error=False, keep_hits=True)
         outcome.executor_ms += (time.perf_counter() - reads_began) * 1000.0 - (
             self.session.record_ms - recorded_before
         )

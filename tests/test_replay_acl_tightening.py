@@ -167,8 +167,22 @@ def test_a_call_that_kept_no_record_of_a_relabelled_record_names_the_labels(  # 
             "MATCH (d:KG {tenant: 'acme', id: 'deploy:release-2026.07.23.1'}) DETACH DELETE d",
             "data_not_visible",
         ),
+        # The 10:12 chat the run kept only as a rejection (conflict_loser: no text kept),
+        # edited in place: named by its record's own content hash (before: only the call's
+        # rows hash, "the rows that differ are not among the records the run kept").
+        (
+            "MATCH (d:KG {tenant: 'acme', id: 'doc:chat-payments-2026-07-23-1012'}) "
+            "SET d.content = '(edited) ' + d.content",
+            "data_changed",
+        ),
+        # The same chat deleted from the KG.
+        (
+            "MATCH (d:KG {tenant: 'acme', id: 'doc:chat-payments-2026-07-23-1012'}) "
+            "DETACH DELETE d",
+            "data_not_visible",
+        ),
     ],
-    ids=["content-changed", "record-deleted"],
+    ids=["content-changed", "record-deleted", "rejected-content-changed", "rejected-deleted"],
 )
 def test_a_record_changed_or_deleted_is_still_not_verified(  # type: ignore[no-untyped-def]
     alices_run, cli_env, invoke, change: str, kind: str
@@ -182,3 +196,26 @@ def test_a_record_changed_or_deleted_is_still_not_verified(  # type: ignore[no-u
     assert f"{kind}:" in text.err
     doc = json.loads(invoke("replay", run_id, *ALICE, "--json").out)
     assert doc["differs_by_grants_only"] is False and doc["chain_valid"] is True
+    if "doc:chat-payments" in change and kind == "data_changed":
+        (line,) = [d for d in doc["drift"] if d["kind"] == kind]
+        assert line["detail"].endswith(
+            ": doc:chat-payments-2026-07-23-1012 v1 (kept as a rejection, no text kept: its "
+            "record no longer hashes to the content hash it was written with) now reads other "
+            "text than the run recorded (no purge recorded)"
+        ), line["detail"]
+        assert not any("not among the records the run kept" in d["detail"] for d in doc["drift"])
+    if kind == "data_not_visible":
+        # A deleted record is said to be deleted, not relabelled (before: "the record's
+        # labels or purposes, or the subject's grants, changed since the run").
+        # (A deleted record's id is withheld: no one may read it now; the release's whole
+        # line is, since it quotes the release's withheld text.)
+        lines = [d["detail"] for d in doc["drift"] if d["kind"] == kind]
+        assert "doc:chat-payments" not in change or any(
+            line.endswith(
+                "[withheld] v1 no longer visible to acme/user:alice: no record of it is known "
+                "now (deleted from the KG: not purged, and not a change of labels or grants)"
+            )
+            for line in lines
+        ), lines
+        assert not any("labels or purposes" in line for line in lines), lines
+        assert "labels or purposes" not in text.err, text.err

@@ -3,8 +3,10 @@
 A fulltext score is BM25 over the tenant's whole index, whose statistics count every record
 version written later, even those the run's `known_at` hides. Re-importing a folder (one
 page edited, one removed, one renamed, pages added) moves which records make a call's top
-rows although every record the run read is unchanged: replay must say `ranking_changed`,
-not the `hash_mismatch` an auditor reads as tampering, and must still not verify.
+rows although every record the run read is unchanged. Replay re-derives the run from the
+ranking the call recorded (its `hits`) of the same, unchanged records, and verifies it with a
+note when that reproduces the pack and claims; a record changed in place, purged or
+relabelled is still reported (exit 1, or 3 for a relabelling).
 """
 
 from __future__ import annotations
@@ -92,7 +94,7 @@ def _replay(invoke, run_id: str) -> tuple[int, dict, str]:  # type: ignore[no-un
     return done.code, json.loads(done.out), done.err
 
 
-def test_a_reranked_fulltext_call_is_named_ranking_changed(  # type: ignore[no-untyped-def]
+def test_a_run_reranked_by_later_records_verifies_from_its_recorded_ranking(  # type: ignore[no-untyped-def]
     recorded: dict,  # type: ignore[type-arg]
     invoke,
 ) -> None:
@@ -106,21 +108,70 @@ def test_a_reranked_fulltext_call_is_named_ranking_changed(  # type: ignore[no-u
     after = {r["candidate_id"] for r in json.loads(again.out)["rejected"]}
     assert before != after, "the re-import did not move the ranking"
 
+    # Replay re-derives the run from the ranking it recorded (the call's hits) of the same,
+    # unchanged records: what was known at known_at gives the recorded pack and claims.
+    # Before, the re-run read today's ranking: `ranking_changed`, `pack_hash_mismatch`, exit 1.
     code, report, err = _replay(invoke, recorded["run_id"])
+    assert code == 0, report
+    assert report["verified"] is True
+    assert report["pack_hash_match"] is True
+    assert report["replayed_pack_hash"] == recorded["pack_hash"]
+    assert report["drift"] == []
+    assert err == ""
+    notes = report["notes"]
+    assert notes[0].startswith("fulltext scores moved because of later records"), notes
+    # How many records the re-import wrote that rr/user:oncall may read (8 notes, an edited
+    # page, a renamed page), never one it may not read.
+    assert "(10 of them the reader may read;" in notes[0], notes
+    assert "reproduced the run" in notes[0]
+    ranked = [n for n in notes if n.startswith("tool call tc-01-001: fulltext_search@")]
+    assert len(ranked) == 1, notes
+    assert "the records the run read are unchanged" in ranked[0]
+    text = invoke("replay", recorded["run_id"], *ONCALL)
+    assert text.code == 0, text
+    assert "verified:        true" in text.out
+    assert "\nnotes:\n  fulltext scores moved because of later records" in text.out
+    assert "drift:" not in text.out
+
+
+def test_a_rejected_record_changed_in_place_after_a_reranking_is_not_verified(  # type: ignore[no-untyped-def]
+    recorded: dict,  # type: ignore[type-arg]
+    invoke,
+    clean_db: neo4j.Driver,
+) -> None:
+    # A record the call read and the run kept only as a rejection (no text kept) reads
+    # other text now: the call's rows are not the ones it read, so no re-ranking either.
+    rejected = [r for r in recorded["rejected"] if r["element_id"] == "runbook:widget-0"]
+    assert rejected, recorded["rejected"]
+    clean_db.execute_query(
+        "MATCH (n:KG {tenant: 'rr', id: 'runbook:widget-0'}) "
+        "SET n.content = n.content + ' Also delete the widget queue.'"
+    )
+    code, report, _ = _replay(invoke, recorded["run_id"])
     assert code == 1, report
-    assert report["verified"] is False  # the run's top rows were not reproduced
-    assert report["chain_valid"] is True
+    assert report["verified"] is False
+    assert report["notes"] == []
     kinds = [d["kind"] for d in report["drift"]]
-    assert "hash_mismatch" not in kinds, report["drift"]
-    ranked = [d for d in report["drift"] if d["kind"] == "ranking_changed"]
-    assert len(ranked) == 1, report["drift"]
-    assert ranked[0]["tool_call_id"] == "tc-01-001"
-    assert "the records the run read are unchanged" in ranked[0]["detail"]
-    assert "rr/user:oncall" in ranked[0]["detail"]
-    # The changed pack says where its difference comes from.
-    packs = [d for d in report["drift"] if d["kind"] == "pack_hash_mismatch"]
-    assert packs and "ranking_changed" in packs[0]["detail"], report["drift"]
-    assert "ranking_changed" in err and "\n" not in err.strip()
+    assert "ranking_changed" not in kinds, report["drift"]
+    assert any(d["tool_call_id"] == "tc-01-001" for d in report["drift"]), report["drift"]
+
+
+def test_a_record_relabelled_after_a_reranking_is_not_verified(  # type: ignore[no-untyped-def]
+    recorded: dict,  # type: ignore[type-arg]
+    invoke,
+    clean_db: neo4j.Driver,
+) -> None:
+    # A record the run read is relabelled for everyone: no longer read by the subject, so
+    # the run is not reproduced (exit 3: only what the subject may read now differs).
+    clean_db.execute_query(
+        "MATCH (n:KG {tenant: 'rr', id: 'runbook:widget-0'}) SET n.acl = ['secret']"
+    )
+    code, report, _ = _replay(invoke, recorded["run_id"])
+    assert code == 3, report
+    assert report["verified"] is False
+    assert report["notes"] == []
+    assert "ranking_changed" not in [d["kind"] for d in report["drift"]], report["drift"]
+    assert "data_not_visible" in [d["kind"] for d in report["drift"]], report["drift"]
 
 
 def test_a_changed_record_is_not_called_a_ranking_change(  # type: ignore[no-untyped-def]
@@ -147,7 +198,8 @@ def test_a_subject_whose_grants_changed_is_told_so(  # type: ignore[no-untyped-d
     tmp_path: Path,
 ) -> None:
     # Replay reads with the grants of now: a label gained after the run could also rank
-    # records the subject could not read then among the rows, so the line says so.
+    # records the subject could not read then among the rows, so the note says so; the
+    # re-run, given the recorded ranking, still reproduces the run.
     head = PRINCIPALS.split("principals:\n")[0]
     later = (
         f"{head}principals:\n  - {{id: user:oncall, labels: [sre, security], "
@@ -156,10 +208,10 @@ def test_a_subject_whose_grants_changed_is_told_so(  # type: ignore[no-untyped-d
     (tmp_path / "later.yaml").write_text(later, encoding="utf-8")
     assert invoke("ingest", str(tmp_path / "later.yaml")).code == 0
     code, report, _ = _replay(invoke, recorded["run_id"])
-    assert code == 1
-    ranked = [d for d in report["drift"] if d["kind"] == "ranking_changed"]
-    assert ranked and "grants also changed since the run" in ranked[0]["detail"], report
-    assert "security" not in ranked[0]["detail"]
+    assert code == 0, report
+    ranked = [n for n in report["notes"] if n.startswith("tool call tc-01-001")]
+    assert ranked and "grants also changed since the run" in ranked[0], report
+    assert "security" not in ranked[0]
 
 
 def _now() -> str:

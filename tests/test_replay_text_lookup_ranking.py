@@ -6,7 +6,9 @@ the tenant index's BM25 statistics: the text search's ~30 best hits are other on
 though every record the run read is still there, unchanged. Before, the lookup kept no record
 of its hits, so replay said `hash_mismatch` on `fulltext_search` (read as tampering) and
 `answer_changed` (`text_matches`). Now the call keeps its hits (ids, versions, scores) as a
-property of its recorded tool call, and replay says `ranking_changed`.
+property of its recorded tool call, and replay says `ranking_changed`; since session 29 the
+re-run is given those hits (the same records, unchanged, as the run ranked them), reproduces
+the run, and replay verifies it with notes (before: exit 1).
 """
 
 from __future__ import annotations
@@ -102,7 +104,7 @@ def _replay(invoke, run_id: str) -> tuple[int, dict, str]:  # type: ignore[no-un
     return done.code, json.loads(done.out), done.err
 
 
-def test_a_reranked_lookup_replays_as_ranking_changed(  # type: ignore[no-untyped-def]
+def test_a_reranked_lookup_verifies_from_its_recorded_ranking(  # type: ignore[no-untyped-def]
     recorded: dict,  # type: ignore[type-arg]
     invoke,
 ) -> None:
@@ -118,31 +120,51 @@ def test_a_reranked_lookup_replays_as_ranking_changed(  # type: ignore[no-untype
     ids = [[m["id"], m["fit"]] for m in card["text_matches"]]
     assert ids != [[m["id"], m["fit"]] for m in now["text_matches"]], "the ranking did not move"
 
+    # The re-run is given the search's recorded hits (the same records, unchanged), so it
+    # answers as recorded, text matches included: verified, with a note. Before: exit 1,
+    # `ranking_changed` on the search and on the answer's text_matches.
     code, report, err = _replay(invoke, card["run_id"])
-    assert code == 1, report  # the rows and the matches were not reproduced, only explained
-    assert report["verified"] is False
-    assert report["chain_valid"] is True
-    kinds = [d["kind"] for d in report["drift"]]
-    assert "hash_mismatch" not in kinds, report["drift"]
-    assert "answer_changed" not in kinds, report["drift"]
-    ranked = [d for d in report["drift"] if d["kind"] == "ranking_changed"]
-    assert ranked[0]["detail"].startswith("fulltext_search@"), ranked
-    assert "the 30 the run read are still returned to tl/user:oncall" in ranked[0]["detail"]
-    assert "recorded scores moved" in ranked[0]["detail"]
-    # The answer's line says what moved (the matches) and what did not (the runbook).
-    assert any("text_matches" in d["detail"] and "as recorded" in d["detail"] for d in ranked)
-    assert "ranking_changed" in err and "\n" not in err.strip()
+    assert code == 0, report
+    assert report["verified"] is True
+    assert report["drift"] == []
+    assert err == ""
+    notes = report["notes"]
+    assert notes[0].startswith("fulltext scores moved because of later records"), notes
+    assert "(40 of them the reader may read;" in notes[0], notes
+    ranked = [n for n in notes if "fulltext_search@" in n]
+    assert ranked, notes
+    assert "the 30 the run read are still returned to tl/user:oncall" in ranked[0]
+    assert "recorded scores moved" in ranked[0]
 
 
-def test_a_reranked_investigation_runbook_search_replays_as_ranking_changed(  # type: ignore[no-untyped-def]
+def test_a_reranked_investigation_runbook_search_verifies(  # type: ignore[no-untyped-def]
     recorded: dict,  # type: ignore[type-arg]
     invoke,
 ) -> None:
     code, report, _ = _replay(invoke, recorded["investigation"]["run_id"])
-    assert code == 1, report
-    kinds = [d["kind"] for d in report["drift"]]
-    assert "hash_mismatch" not in kinds, report["drift"]
-    assert "ranking_changed" in kinds, report["drift"]
+    assert code == 0, report
+    assert report["drift"] == []
+    assert any(n.startswith("fulltext scores moved") for n in report["notes"]), report
+
+
+def test_the_runbook_changed_in_place_after_a_reranking_is_not_verified(  # type: ignore[no-untyped-def]
+    recorded: dict,  # type: ignore[type-arg]
+    invoke,
+    clean_db: neo4j.Driver,
+) -> None:
+    # The runbook the lookup answered with reads other text now, same id and version (no
+    # purge recorded): no re-ranking explains that; the run is not verified.
+    clean_db.execute_query(
+        "MATCH (n:KG {tenant: 'tl', id: 'runbook:widget-backlog'}) "
+        "SET n.content = n.content + ' Then delete the queue.'"
+    )
+    for run_id in (recorded["lookup"]["run_id"], recorded["investigation"]["run_id"]):
+        code, report, _ = _replay(invoke, run_id)
+        assert code == 1, report
+        assert report["verified"] is False
+        assert report["notes"] == []
+        kinds = [d["kind"] for d in report["drift"]]
+        assert "ranking_changed" not in kinds or set(kinds) - {"ranking_changed"}, kinds
 
 
 def test_a_record_no_longer_read_is_no_ranking_change(  # type: ignore[no-untyped-def]
@@ -175,3 +197,10 @@ def test_an_auditor_sees_no_hit_it_may_not_read(  # type: ignore[no-untyped-def]
     mine = invoke("trace", recorded["lookup"]["run_id"], *ONCALL, "--format", "json")
     assert mine.code == 0, mine
     assert "runbook:queue-" in mine.out  # its subject reads them (the hits are recorded)
+    # Its replay's notes name no record and count none the auditor may not read.
+    done = invoke("replay", recorded["lookup"]["run_id"], *AUDITOR, "--json")
+    assert done.code == 0, done
+    report = json.loads(done.out)
+    assert "(0 of them the reader may read;" in report["notes"][0], report["notes"]
+    assert "runbook:widget-" not in done.out and "runbook:queue-" not in done.out
+    assert "the 30 the run read" not in done.out

@@ -1,6 +1,8 @@
 """`investigator replay RUN_ID [--json]`: re-execute a recorded run and prove it matches.
 
-Exit codes: 0 verified; 1 not verified (the report is still printed, and one line on stderr
+Exit codes: 0 verified (also a run whose fulltext scores moved only because of records
+written after it, re-derived from its recorded ranking: `notes` say so); 1 not verified (the
+report is still printed, and one line on stderr
 names the first place that differs whose cause is known, else the first); 2 unknown or
 malformed RUN_ID; 3 the subject may not read the run (not its own, without `--purpose
 audit`; another tenant's), or the run's subject was an earlier holder of its id, retracted
@@ -69,6 +71,9 @@ def _render_text(report: ReplayReport) -> str:
     if report.problems:
         lines.append("chain problems:")
         lines.extend(f"  {p}" for p in report.problems)
+    if report.notes:
+        lines.append("notes:")
+        lines.extend(f"  {n}" for n in report.notes)
     if report.drift:
         lines.append("drift:")
         for d in report.drift:
@@ -90,7 +95,8 @@ def replay_command(
 
     Your own runs, or your tenant's with --purpose audit.
 
-    Exit codes: 0 verified; 1 not verified (the report is still printed); 2 a malformed
+    Exit codes: 0 verified (notes say when fulltext scores moved because of later
+    records); 1 not verified (the report is still printed); 2 a malformed
     RUN_ID, an unknown run, or another tenant's (answered alike); 3 another subject's run
     you may not read, a run whose subject holds no grants now (retracted, or an earlier
     holder of its id), or the chain verified and the run's subject may no longer read what
