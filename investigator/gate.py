@@ -1674,7 +1674,8 @@ class EvidenceGate:
         symptom and would count there (the symptom's words fit it, `symptom_fits_runbook`:
         its alert's title and first line, never its steps; else its title and opening
         lines): the place's runbook, withheld (`withheld_place_runbooks`), not a page found
-        by text."""
+        by text. One the symptom's words do not fit is one of the place's runbooks not about
+        it (`unfit_place_runbooks`), as it would be were its text clean."""
         symptom = self.policy.placed_symptom
         place = cand.context.get("anchor")
         if symptom is None or cand.context.get("anchor_type") != "service":
@@ -1682,6 +1683,9 @@ class EvidenceGate:
         if not isinstance(place, str) or cand.type != "Runbook":
             return
         if not symptom_fits_runbook(symptom, place, cand):
+            # Clean, it was set aside as not about the symptom: the place's gap names it
+            # among those, never as the runbook found for it.
+            self.unfit_place_runbooks.setdefault(place, {})[cand.element_id] = runbook_alert(cand)
             return
         self.withheld_place_runbooks.setdefault(place, {})[cand.element_id] = runbook_alert(cand)
 

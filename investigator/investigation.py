@@ -861,7 +861,12 @@ def _investigate(
         missing_evidence=say_runbook_gaps(
             missing,
             rejected=gate.rejected,
-            text_only=text_only,
+            # A page of the place withheld that is not about the symptom is no runbook found
+            # for it: the place's gap names it among those that are not about it.
+            text_only={
+                *text_only,
+                *(rb for rbs in gate.unfit_place_runbooks.values() for rb in rbs),
+            },
             tied=outcome.runbook_tie,
             search_note=outcome.runbook_search_note,
             placed_symptom=gate.policy.placed_symptom,
