@@ -79,6 +79,7 @@ from investigator.rubric import (
     unrecorded_evidence,
 )
 from investigator.runbook_period import uncovered_by_versions
+from investigator.runbook_search import without_words
 from investigator.runbook_sections import (
     SECTION_EXCERPT,
     SectionFocus,
@@ -409,19 +410,41 @@ class _TextOwners(BaseModel):
     missing: list[MissingEvidence] = Field(default_factory=list)
 
 
+def _places_named(evidence: Sequence[Evidence], question: str) -> list[str]:
+    """The services the run read that the question writes, by id or by the name its id
+    holds ("ssh brute force on svc:payment-api": svc:payment-api): where a symptom shows."""
+    said = " ".join(question.split())
+    return sorted(
+        {
+            ev.element_id
+            for ev in evidence
+            if ev.type == "Service"
+            and "entity" in ev.evidence_types
+            and any(
+                without_words(question, [form]) != said
+                for form in (ev.element_id, ev.element_id.split(":", 1)[-1])
+            )
+        }
+    )
+
+
 def _text_runbook_owners(
     runbooks: Sequence[Evidence],
     evidence: Sequence[Evidence],
     found_by_text: Sequence[str],
     runbook_services: Sequence[tuple[str, str]],
     held_at: Callable[[Evidence], str],
+    question: str = "",
 ) -> _TextOwners:
     """For each runbook chosen by the question's words alone: its owner at as_of as the card
     reads it (its own OWNS record, else the owner of a service it applies to), each a `fact`
     bound to that OWNS record; and, said as gaps that would strengthen the answer, that no
-    service, alert or error code record ties it to the question, and an owner not found."""
+    service, alert or error code record ties it to the question, and an owner not found.
+    A question that names a service (the place of a symptom) is not said to name none: the
+    gap says that no record ties the runbook to it."""
     out = _TextOwners()
     owners = _with(evidence, "ownership")
+    places = _places_named(evidence, question)
     for rb in sorted({str(ev.context.get("anchor")) for ev in runbooks} & set(found_by_text)):
         services = {svc for runbook, svc in runbook_services if runbook == rb}
         own = [ev for ev in owners if ev.context.get("owned") == rb]
@@ -442,16 +465,25 @@ def _text_runbook_owners(
                     Intent.APPLICABLE_RUNBOOK.value,
                 )
             )
-        out.missing.append(
-            MissingEvidence(
-                evidence_type="entity",
-                intents=[Intent.APPLICABLE_RUNBOOK.value],
-                description=f"no service, alert or error code record the subject may read is "
-                f"named by the question: {rb} is tied to it by the runbook search's best fit "
-                "for its words alone",
-                required=False,
-            )
+        unnamed = (
+            f"no service, alert or error code record the subject may read is named by the "
+            f"question: {rb} is tied to it"
         )
+        if places:
+            named = ", ".join(places)
+            unnamed = (
+                f"no record the subject may read ties {rb} to {named}, which the question "
+                f"names: {rb} is tied to the question"
+            )
+        if not services & set(places):
+            out.missing.append(
+                MissingEvidence(
+                    evidence_type="entity",
+                    intents=[Intent.APPLICABLE_RUNBOOK.value],
+                    description=f"{unnamed} by the runbook search's best fit for its words alone",
+                    required=False,
+                )
+            )
         if not (own or through):
             out.missing.append(_text_owner_gap(rb))
     return out
@@ -738,7 +770,7 @@ def derive_claims(
                 )
             )
         text_owners = _text_runbook_owners(
-            runbooks, evidence, found_by_text, runbook_services, held_at
+            runbooks, evidence, found_by_text, runbook_services, held_at, question or ""
         )
         if Intent.OWNERSHIP_AT_TIME not in intent_set:
             claims += text_owners.claims  # else claimed as every owner is, below

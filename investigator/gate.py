@@ -1265,9 +1265,10 @@ class EvidenceGate:
         # Runbook versions dropped for the budget, with the instants asked about (as_of, the
         # question's earlier times) they were valid at: the version in force then, unread.
         self.budget_dropped_runbooks: dict[str, list[datetime]] = {}
-        # Per place of a placed symptom, its alerts' runbooks the words do not fit (element
-        # id -> alert): what the place has, said when no runbook of it answers.
-        self.unfit_place_runbooks: dict[str, dict[str, str]] = {}
+        # Per place of a placed symptom, its runbooks the words do not fit (element id ->
+        # alert, None when it names none): what the place has, said when no runbook of it
+        # answers.
+        self.unfit_place_runbooks: dict[str, dict[str, str | None]] = {}
         # The same of the runbooks of such a place that would count but were withheld as
         # untrusted text (element id -> alert, None when it names none): the place's
         # runbook, found and withheld, not "no runbook of the place is about it".
@@ -1643,20 +1644,26 @@ class EvidenceGate:
         return f"error code {named} is not the error the question is about"
 
     def _unfit_for_symptom(self, cand: Evidence) -> str | None:
-        """Why a runbook read through the place of a placed symptom is not about it: it
-        belongs to an alert (`runbook_alert`) whose words the symptom's do not fit; else None.
-        A runbook of the place that names no alert (linked to the service and its error
-        code, payment-recovery) is weighed as before."""
+        """Why a runbook read through the place of a placed symptom is not about it: the
+        symptom's words do not fit what it is about (`symptom_fits_runbook`: the alert it
+        belongs to, else its title and opening lines); else None. A runbook of the place
+        that names no alert (payment-recovery, linked to payment-api and PAY-4097) is no
+        answer to "ssh brute force on svc:payment-api" either: the place alone ties it."""
         symptom = self.policy.placed_symptom
         place = cand.context.get("anchor")
         if symptom is None or cand.context.get("anchor_type") != "service":
             return None
-        if not isinstance(place, str):
+        if cand.type != "Runbook":
+            return None  # a policy that governs the place is weighed as before
+        if not isinstance(place, str) or symptom_fits_runbook(symptom, place, cand):
             return None
         alert = runbook_alert(cand)
-        if alert is None or symptom_fits_runbook(symptom, place, cand):
-            return None
         self.unfit_place_runbooks.setdefault(place, {})[cand.element_id] = alert
+        if alert is None:
+            return (
+                f"a runbook linked to {place} that names no alert: the question's words "
+                f"({symptom!r}) are not what its title and opening lines are about"
+            )
         return (
             f"the runbook of alert {alert}, linked to {place}: the question's words "
             f"({symptom!r}) are not about that alert"
@@ -1664,19 +1671,23 @@ class EvidenceGate:
 
     def _note_withheld_place_runbook(self, cand: Evidence) -> None:
         """A runbook withheld as untrusted text that was read through the place of a placed
-        symptom and would count there (it names no alert, or the symptom's words fit its
-        alert, `symptom_fits_runbook`: its title and first line, never its steps): the
-        place's runbook, withheld (`withheld_place_runbooks`), not a page found by text."""
+        symptom and would count there (the symptom's words fit it, `symptom_fits_runbook`:
+        its alert's title and first line, never its steps; else its title and opening
+        lines): the place's runbook, withheld (`withheld_place_runbooks`), not a page found
+        by text. One the symptom's words do not fit is one of the place's runbooks not about
+        it (`unfit_place_runbooks`), as it would be were its text clean."""
         symptom = self.policy.placed_symptom
         place = cand.context.get("anchor")
         if symptom is None or cand.context.get("anchor_type") != "service":
             return
         if not isinstance(place, str) or cand.type != "Runbook":
             return
-        alert = runbook_alert(cand)
-        if alert is not None and not symptom_fits_runbook(symptom, place, cand):
+        if not symptom_fits_runbook(symptom, place, cand):
+            # Clean, it was set aside as not about the symptom: the place's gap names it
+            # among those, never as the runbook found for it.
+            self.unfit_place_runbooks.setdefault(place, {})[cand.element_id] = runbook_alert(cand)
             return
-        self.withheld_place_runbooks.setdefault(place, {})[cand.element_id] = alert
+        self.withheld_place_runbooks.setdefault(place, {})[cand.element_id] = runbook_alert(cand)
 
     def _drop_off_focus(self, decision: GateDecision, round_no: int) -> None:
         """The question's error became known (or changed): records of other codes admitted

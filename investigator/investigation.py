@@ -103,6 +103,7 @@ from investigator.runbook_gaps import (
     OTHER_RULE,
     budget_dropped_runbook_gaps,
     budget_dropped_runbooks,
+    claimed_by_text,
     place_runbooks_said,
     say_runbook_gaps,
     text_only_withheld,
@@ -862,7 +863,12 @@ def _investigate(
         missing_evidence=say_runbook_gaps(
             missing,
             rejected=gate.rejected,
-            text_only=text_only,
+            # A page of the place withheld that is not about the symptom is no runbook found
+            # for it: the place's gap names it among those that are not about it.
+            text_only={
+                *text_only,
+                *(rb for rbs in gate.unfit_place_runbooks.values() for rb in rbs),
+            },
             tied=outcome.runbook_tie,
             search_note=outcome.runbook_search_note,
             placed_symptom=gate.policy.placed_symptom,
@@ -875,6 +881,7 @@ def _investigate(
                 gate.rejected,
                 text_only,
             ),
+            claimed_by_text=claimed_by_text(pack.evidence, outcome.known.runbooks_by_text),
             wide_ties=outcome.wide_ties,
             cut_short=unfinished,
         ),

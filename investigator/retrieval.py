@@ -1237,10 +1237,16 @@ class RetrievalLoop:
         symptom = self.intents == [Intent.ENTITY_LOOKUP] and reads_as_symptom(self.reading)
         if Intent.APPLICABLE_RUNBOOK not in self.intents and not symptom and not placed:
             return False
+        # "ledger slow queries, what do I do?": a symptom (its words without those that ask
+        # for a runbook) said with a service, asked what to do about; weighed as the bare
+        # symptom is, not answered by every runbook of the service.
+        asked_symptom = self._asked_symptom() if not (placed or symptom) else None
         # A placed symptom's service is where it shows, not a record that answers it; so is
         # a service a bare symptom writes by its one-word name ("SSH brute forcing against
         # checkout"): the search answers the symptom's words.
-        places = self._places_written(known) if (placed or symptom) else []
+        places = self._places_written(known) if (placed or symptom or asked_symptom) else []
+        if asked_symptom and not search_terms(without_words(asked_symptom, places)):
+            places = []  # "ledger runbook": the place alone, whose runbooks all answer
         if (known.services and not placed and not places) or known.alerts:
             return False
         if known.error_codes or known.runbooks:
@@ -1255,7 +1261,8 @@ class RetrievalLoop:
             # Its place's runbooks are weighed as a placed symptom's: one of its alerts'
             # counts only when the symptom's words fit that alert (not KubePodCrashLooping's
             # for "SSH brute forcing against checkout").
-            self.gate.policy = self.gate.policy.model_copy(update={"placed_symptom": self.reading})
+            said = asked_symptom or self.reading
+            self.gate.policy = self.gate.policy.model_copy(update={"placed_symptom": said})
         search = _SearchSteps(self, known, outcome)
         # A placed symptom is asked in the words it is read in ("500s" as "5xx errors").
         asked = runbook_search_text(
@@ -1330,6 +1337,15 @@ class RetrievalLoop:
             # of the runbook (and its owner), not of an entity the words never named.
             self._answer(symptom_intents())
         return known.add("runbooks", chosen_id)
+
+    def _asked_symptom(self) -> str | None:
+        """The symptom a runbook question says, when its words without those that ask for
+        a runbook (`runbook_search_text`: "ledger slow queries, what do I do?" -> "ledger
+        slow queries") read as a bare symptom or one said with where it shows; else None."""
+        said = runbook_search_text(self.reading).strip(" ,;:.!?")
+        if not said or not (reads_as_symptom(said) or reads_as_placed_symptom(said)):
+            return None
+        return said
 
     def _places_written(self, known: Known) -> list[str]:
         """The known services as the question writes them, by id or by the name its id

@@ -106,15 +106,24 @@ def searched_runbook_gaps(
     return _required_runbook_gap_said(missing, note)
 
 
+def _runbooks_named(runbooks: Mapping[str, str | None]) -> str:
+    """A place's runbooks as its gap names them: each with the alert it belongs to, if any
+    ("runbook:pod-crashloop@v1 (alert KubePodCrashLooping)", "runbook:payment-recovery@v4")."""
+    return ", ".join(
+        rb if alert is None else f"{rb} (alert {alert})" for rb, alert in sorted(runbooks.items())
+    )
+
+
 def unfit_place_runbook_gaps(
     missing: list[MissingEvidence],
     symptom: str | None,
-    unfit: Mapping[str, Mapping[str, str]],
+    unfit: Mapping[str, Mapping[str, str | None]],
     note: str | None,
     *,
     cut_short: bool = False,
     withheld_found: bool = False,
     answered: Collection[str] = (),
+    by_text: bool = False,
 ) -> list[MissingEvidence]:
     """`missing` with a missing runbook said as the place's gap when a symptom said at a
     service ("5xx errors on checkout") found only runbooks of that service's alerts that its
@@ -125,7 +134,10 @@ def unfit_place_runbook_gaps(
     did not finish (the place may have runbooks it did not read). Nor when a runbook was
     found and withheld (`withheld_found`): that is the gap (`withheld_place_runbook_gaps`),
     not "no runbook of the place is about it". Nor of a place one of whose runbooks about it
-    was claimed or withheld (`answered`, `place_runbooks_said`): one of its runbooks is."""
+    was claimed or withheld (`answered`, `place_runbooks_said`): one of its runbooks is.
+    `by_text`: the runbook claimed is the runbook search's best fit for the question's words
+    ("ssh brute force on svc:payment-api": the SSHBruteForce page), not one another record
+    links."""
     unfit = {place: rbs for place, rbs in unfit.items() if place not in answered}
     if symptom is None or not unfit or cut_short:
         return missing
@@ -136,17 +148,22 @@ def unfit_place_runbook_gaps(
     # subject may not) is neither weighed nor named, so the sentence says whose view it is.
     places = "; ".join(
         f"no runbook of {place} is about {symptom!r}; runbooks attached to {place}: "
-        + ", ".join(f"{rb} (alert {alert})" for rb, alert in sorted(runbooks.items()))
+        + _runbooks_named(runbooks)
         + f"; {SUBJECTS_VIEW}"
         for place, runbooks in sorted(unfit.items())
     )
     if not required:
         # A runbook was claimed through another record (the incident's error code): it
         # stands, and the place's own runbooks are said not to be about the symptom.
+        claimed = (
+            "the runbook claimed is the runbook search's best fit for the question's words"
+            if by_text
+            else "the runbook claimed is linked to another record the run read"
+        )
         said = MissingEvidence(
             evidence_type="runbook",
             intents=[Intent.APPLICABLE_RUNBOOK.value],
-            description=f"{places}; the runbook claimed is linked to another record the run read",
+            description=f"{places}; {claimed}",
             required=False,
         )
         return [*missing, said]
@@ -159,7 +176,7 @@ def withheld_place_runbook_gaps(
     symptom: str | None,
     withheld: Mapping[str, Mapping[str, str | None]],
     rejected: Sequence[Rejection],
-    unfit: Mapping[str, Mapping[str, str]],
+    unfit: Mapping[str, Mapping[str, str | None]],
     *,
     text_only: Collection[str] = (),
     cut_short: bool = False,
@@ -213,7 +230,7 @@ def withheld_place_runbook_gaps(
     for place, runbooks in sorted(unfit.items()):
         description += (
             f"; the runbooks attached to {place} that are not about it: "
-            + ", ".join(f"{rb} (alert {alert})" for rb, alert in sorted(runbooks.items()))
+            + _runbooks_named(runbooks)
             + f"; {SUBJECTS_VIEW}"
         )
     if not required:
@@ -252,6 +269,14 @@ def place_runbooks_said(
     found = _withheld_found(rejected, text_only)
     places |= {place for place, rbs in withheld.items() if any(rb in found for rb in rbs)}
     return places
+
+
+def claimed_by_text(pack_evidence: Sequence[Evidence], by_text: Collection[str]) -> bool:
+    """Whether the pack holds runbooks and every one of them is a runbook the loop chose by
+    the question's words alone (`Known.runbooks_by_text`), read as the one the question
+    names: no other record the run read links it."""
+    anchors = [ev.context.get("anchor") for ev in pack_evidence if "runbook" in ev.evidence_types]
+    return bool(anchors) and all(anchor in by_text for anchor in anchors)
 
 
 def _withheld_found(rejected: Sequence[Rejection], text_only: Collection[str]) -> set[str]:
@@ -446,17 +471,19 @@ def say_runbook_gaps(
     tied: Sequence[str],
     search_note: str | None,
     placed_symptom: str | None,
-    unfit_place: Mapping[str, Mapping[str, str]],
+    unfit_place: Mapping[str, Mapping[str, str | None]],
     wide_ties: Mapping[str, int],
     cut_short: bool,
     withheld_place: Mapping[str, Mapping[str, str | None]] | None = None,
     answered_places: Collection[str] = (),
+    claimed_by_text: bool = False,
 ) -> list[MissingEvidence]:
     """`missing` with the runbook gap said for what the run knows: the passes above in order
     (withheld, tie, the search's answer, the place's runbooks, the place's runbook withheld,
     wide ties); a later pass that
     applies says the required gap over an earlier one. `cut_short`: the run did not finish,
-    so its gap says the search was cut, not what it would have found."""
+    so its gap says the search was cut, not what it would have found. `claimed_by_text`:
+    every runbook claimed is the runbook search's best fit for the question's words."""
     passes: list[Callable[[list[MissingEvidence]], list[MissingEvidence]]] = [
         lambda m: withheld_runbook_gaps(m, rejected, cut_short=cut_short, text_only=text_only),
         lambda m: tied_runbook_gaps(m, tied),
@@ -469,6 +496,7 @@ def say_runbook_gaps(
             cut_short=cut_short,
             withheld_found=bool(_withheld_found(rejected, text_only)),
             answered=answered_places,
+            by_text=claimed_by_text,
         ),
         lambda m: withheld_place_runbook_gaps(
             m,

@@ -1051,15 +1051,42 @@ def runbook_alert(hit: Evidence) -> str | None:
     return None
 
 
+# An error code as a question or a page writes one ("PAY-4097"; as the planner reads one).
+_ERROR_CODE = re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d{2,6}\b(?![-\w]|\.\w)")
+
+
+def symptom_words(symptom: str, place: str) -> frozenset[str]:
+    """The stems of the informative words of a symptom said at a place ("ssh brute force on
+    svc:payment-api" -> ssh, brute, force), the place's own words (its id, `svc` too, and
+    the name it holds) aside: what a runbook of the place must be about."""
+    written = " ".join([place, *identifier_words(place.split(":", 1)[-1])])
+    return query_stems(symptom) - query_stems(written) - {_stem(place.split(":", 1)[0])}
+
+
 def symptom_fits_runbook(symptom: str, place: str, hit: Evidence) -> bool:
-    """Whether a symptom said at a place ("5xx errors on checkout") is what an alert's
-    runbook is about: one of its informative words, the place's own words aside, is a word
-    of the runbook's alert name, title or first line (its summary). Its steps are not
-    read: a crash-loop runbook that says "Error" in step 1 is still no 5xx runbook."""
-    said = query_stems(symptom) - query_stems(" ".join(identifier_words(place.split(":", 1)[-1])))
-    first_line = (hit.content or "").lstrip().split("\n", 1)[0]
-    about = (_title_words(hit) | text_stems(first_line)) - {_stem(w) for w in _RUNBOOK_TITLE_WORDS}
-    return bool(said & about)
+    """Whether a symptom said at a place ("5xx errors on checkout") is what a runbook of the
+    place is about: one of its informative words, the place's own words aside
+    (`symptom_words`), is a word of what the runbook is about.
+
+    A runbook that belongs to an alert (`runbook_alert`) is about that alert: its alert
+    name, title and first line (its summary). Its steps are not read: a crash-loop runbook
+    that says "Error" in step 1 is still no 5xx runbook. One that names no alert
+    (payment-recovery, linked to payment-api and PAY-4097) is about what its name, title,
+    headings and opening lines say (`_lead`), and about errors when those name an error code
+    ("When payment-api returns PAY-4097"). A symptom with no word beyond its place says
+    nothing such a runbook could miss: it fits."""
+    said = symptom_words(symptom, place)
+    if runbook_alert(hit) is not None:
+        first_line = (hit.content or "").lstrip().split("\n", 1)[0]
+        about = _title_words(hit) | text_stems(first_line)
+    else:
+        if not said:
+            return True
+        about, _ = _lead(hit)
+        lead = " ".join([hit.title or "", (hit.content or "")[:LEAD_CHARS]])
+        if _ERROR_CODE.search(lead):
+            about = about | {_stem("error")}
+    return bool(said & (about - {_stem(w) for w in _RUNBOOK_TITLE_WORDS}))
 
 
 def wide_tie_said(count: int, words: str, records: str) -> str:
