@@ -269,6 +269,10 @@ _ACTION_TAKEN_ASKED = re.compile(
 )
 # Not the head of a longer hyphenated name ("RR-2026-07-23a" is a change, not error RR-2026).
 _ERROR_CODE = re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d{2,6}\b(?![-\w]|\.\w)")
+# An error code typed without its hyphen ("PAY4097", "pay4097"): its code-shaped spelling
+# ("PAY-4097") is linked as the subject may see it, and is never said unresolved (a guess:
+# "sha256" or "amd64" is no code, and no hint may name a code the subject cannot read).
+UNHYPHENATED_CODE = re.compile(r"(?<![\w.:@/-])([A-Za-z]{2,10})(\d{2,6})(?![\w-]|\.\w)")
 _KG_ID = re.compile(r"\b[a-z][a-z0-9_]*:[A-Za-z0-9][A-Za-z0-9._@:/-]*[A-Za-z0-9]")
 _RELEASE = RELEASE_NAME
 # A release as people write it: "release 2026.07.23.1", "release_…", "the 2026.07.23.1 release".
@@ -374,6 +378,9 @@ class Mentions(BaseModel):
     releases: list[str] = Field(default_factory=list)
     alerts: list[str] = Field(default_factory=list)
     names: list[str] = Field(default_factory=list)
+    # Error codes typed without their hyphen, as `PAY-4097`: linked after the mentions (not
+    # one of `texts()`: a guess, never said unresolved nor taken as naming anything).
+    unhyphenated_codes: list[str] = Field(default_factory=list)
 
     def texts(self) -> list[str]:
         """Every mention as text to resolve, most specific first, capped."""
@@ -698,9 +705,15 @@ def extract_mentions(question: str) -> Mentions:
         and not any(n in r for r in releases)
         and n.lower() not in {c.lower() for c in codes}
     ]
+    spelled = [
+        f"{letters.upper()}-{digits}"
+        for letters, digits in UNHYPHENATED_CODE.findall(question)
+        if f"{letters}{digits}" not in id_spans
+    ]
     return Mentions(
         ids=list(dict.fromkeys(ids)),
         error_codes=list(dict.fromkeys(codes)),
+        unhyphenated_codes=[c for c in dict.fromkeys(spelled) if c not in codes],
         releases=list(dict.fromkeys(releases)),
         alerts=list(dict.fromkeys(alerts)),
         names=list(dict.fromkeys(names)),
@@ -841,6 +854,8 @@ def _iso(value: datetime) -> str:
 def linking_steps(mentions: Mentions, service_id: str | None, question: str) -> list[PlanStep]:
     """Round-one steps that resolve what the question names, plus one fulltext channel."""
     texts = list(dict.fromkeys(([service_id] if service_id else []) + mentions.texts()))
+    # An error code typed without its hyphen ("PAY4097"), linked as the subject may see it.
+    texts += [c for c in mentions.unhyphenated_codes if c not in texts][: MAX_MENTIONS - len(texts)]
     steps = [
         PlanStep(
             step_id=f"{NAV_PREFIX}link-{i}",

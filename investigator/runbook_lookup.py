@@ -72,7 +72,7 @@ from investigator.entity_suggestions import (
 )
 from investigator.evidence import Evidence, Rejection, RejectionReason
 from investigator.gate import GatePolicy, version_chains
-from investigator.planner import extract_mentions
+from investigator.planner import UNHYPHENATED_CODE, extract_mentions
 from investigator.record_time import (
     as_recorded_at,
     missing_file_note,
@@ -1668,24 +1668,53 @@ class RunbookLookup:
         run.focus = SectionFocus(names=(run.code_word,), said=text)
         return [(runbook, "runbook") for runbook in headed]
 
+    def _hyphenated_codes(self, run: _Lookup, text: str) -> tuple[str, str | None]:
+        """The text with each error code typed without its hyphen ("PAY4097", "pay4097")
+        written as the code (`PAY-4097`) when that code is one the subject may see (one
+        stage: a lookup per code, as the subject), and what was read so; else the text
+        as typed (a code the subject may not read is never named)."""
+        typed = {
+            m.group(0): f"{m.group(1).upper()}-{m.group(2)}"
+            for m in UNHYPHENATED_CODE.finditer(text)
+        }
+        if not typed:
+            return text, None
+        steps = _resolution_steps(list(dict.fromkeys(typed.values())), "ErrorCode", limit=5)
+        visible = {
+            name.casefold()
+            for rows in run.stage(steps)
+            for ev in rows
+            if ev.type == "ErrorCode"
+            for name in (ev.element_id.removeprefix("err:"), ev.name or "")
+        }
+        read = {word: code for word, code in typed.items() if code.casefold() in visible}
+        if not read:
+            return text, None
+        for word, code in read.items():
+            text = re.sub(rf"(?<![\w.:@/-]){re.escape(word)}(?![\w-])", code, text)
+        said = ", ".join(f"{word!r} as error code {code}" for word, code in read.items())
+        return text, f"read {said} (an error code typed without its hyphen)"
+
     def _text_anchors(self, run: _Lookup, text: str) -> list[tuple[str, str]]:
         # Informative words only, re-ranked by name/title and coverage; abstains when none
         # of the first candidates fits (investigator/runbook_search.py, issue 15).
+        text, respelled = self._hyphenated_codes(run, text)
         ranking, hits = search_runbooks(run, text)
         # The place a symptom is said on is no word of what to do there: a page about the
         # symptom does not name the service ("ssh brute force on svc:payment-api": the
         # SSHBruteForce page). Asked again without it only when nothing fits every word, as
         # `investigate` asks (`RetrievalLoop._runbook_by_text`); said.
-        placed_note = None
+        placed_note = respelled
         places = [i for i in extract_mentions(text).ids if i.startswith("svc:")]
         placeless = without_words(text, places)
         if ranking.best is None and places and placeless != text and search_terms(placeless):
             again, again_hits = search_runbooks(run, placeless)
             if again.best is not None:
-                placed_note = (
+                again_note = (
                     f"no runbook fits every word of {text[:60]!r}: asked again without the "
                     f"place ({', '.join(places)}), as {placeless[:60]!r}"
                 )
+                placed_note = "; ".join(n for n in (respelled, again_note) if n)
                 ranking, hits, text = again, again_hits, placeless
         # A word no runbook uses, typed in a hurry ("ssh bruteforce", "postgress restart"):
         # read as the words the runbooks found use and asked again, only when nothing fits.

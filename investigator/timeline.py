@@ -442,9 +442,24 @@ _NOW_WORDS = re.compile(
     r"现在|目前|当前|如今",
     re.IGNORECASE,
 )
+# Zone abbreviations it does not convert (several are ambiguous: IST, CST): a time in one
+# of them is listed as not resolved, never read as UTC.
+_OTHER_ZONES = (
+    r"(?-i:CET|CEST|EET|EEST|WET|WEST|BST|IST|PST|PDT|MST|MDT|CST|CDT|EST|EDT|AKST|AKDT|"
+    r"HST|JST|KST|HKT|SGT|AEST|AEDT|ACST|AWST|NZST|NZDT|MSK|ET|PT|CT|MT)"
+)
+# An ISO date and time with its zone written right after it or after a space, as `date`, log
+# lines and Alertmanager's StartsAt write it ("2026-07-24 01:00 +0200", "... +02:00",
+# "2026-07-23 10:03:10 +0000 UTC", "2026-07-25 10:03 UTC"): an abbreviation after an offset
+# (Go's "+0200 CEST") names the offset; one alone ("... 01:00 CEST") is `other`, not
+# converted and never read as UTC.
 _DATETIME = re.compile(
-    r"(?<![\w:.@/-])(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?)"
-    r"(Z|[+-]\d{2}:?\d{2})?(?![\w-])"
+    r"(?<![\w:.@/-])(?P<date>\d{4}-\d{2}-\d{2})[T ]"
+    r"(?P<clock>\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)"
+    r"(?:(?P<zone>Z|[+-]\d{2}:?\d{2})"
+    r"|[ \t]+(?P<spaced>(?-i:Z)|(?-i:UTC|GMT)(?:[ \t]*[+-]\d{1,2}(?::?\d{2})?)?|[+-]\d{2}:?\d{2})"
+    r"(?:[ \t]+(?-i:UTC|GMT|" + _OTHER_ZONES + r")(?![\w-]))?"
+    r"|[ \t]+(?P<other>" + _OTHER_ZONES + r"|local(?: time)?))?(?![\w-])"
 )
 # Times relative to a day or a clock the planner does not resolve: "yesterday", "2 hours
 # ago", "last night", "on Monday", 昨天. A question with them is answered at `as_of` and says
@@ -512,12 +527,6 @@ _CLOCK = (
     r"(?:(?<![\d:.])(?P<hh>\d{1,2}):(?P<mi>\d{2})(?::(?P<ss>\d{2}))?(?!\d|:\d)"
     r"(?:\s*(?P<ap>[ap])\.?m\b\.?)?"
     r"|(?<![\d:.])(?P<h12>\d{1,2})\s*(?P<ap12>[ap])\.?m\b\.?|(?P<word>midnight|noon))"
-)
-# Zone abbreviations it does not convert (several are ambiguous: IST, CST): a time in one
-# of them is listed as not resolved, never read as UTC.
-_OTHER_ZONES = (
-    r"(?-i:CET|CEST|EET|EEST|WET|WEST|BST|IST|PST|PDT|MST|MDT|CST|CDT|EST|EDT|AKST|AKDT|"
-    r"HST|JST|KST|HKT|SGT|AEST|AEDT|ACST|AWST|NZST|NZDT|MSK|ET|PT|CT|MT)"
 )
 _ZONE = (
     r"(?:\s*(?P<zone>(?-i:Z)\b|(?-i:UTC|GMT)(?:\s*[+-]\d{1,2}(?::?\d{2})?)?|[+-]\d{2}:?\d{2})"
@@ -808,6 +817,7 @@ class _Written(NamedTuple):
     no_time: bool = False  # a zero value a payload writes for "no time": blanked, not a time
     year_note: str | None = None  # the day had no year: whose year it took
     day_span: tuple[int, int] | None = None  # a day written once for two clock times
+    zone_not_read: str | None = None  # a zone written that is not converted ("CEST")
 
 
 def _clock_range(m: re.Match[str], year: int | None) -> list[_Written]:
@@ -832,6 +842,7 @@ def _clock_range(m: re.Match[str], year: int | None) -> list[_Written]:
                 "",
                 year_note=_year_note(m, year),
                 day_span=(m.start(), m.end()),
+                zone_not_read=other,
             )
         )
     return out
@@ -857,13 +868,20 @@ def _written_times(question: str, year: int | None = None) -> list[_Written]:
     found: list[_Written] = []
     text = question
     for m in list(_DATETIME.finditer(text)):
-        date, clock, zone = m.groups()
-        parsed = _parse_explicit(date, clock, zone or None)
+        zone, other = m.group("zone") or m.group("spaced"), m.group("other")
+        parsed = _parse_explicit(m.group("date"), m.group("clock"), None)
+        offset = _zone_offset(zone) if zone else timedelta(0)
+        parsed = None if parsed is None or offset is None or other else shift(parsed, -offset)
         text = _blank(text, m.start(), m.end())
         # a pasted alert's "endsAt" of a firing alert is no time at all
         no_time = parsed in _PLACEHOLDER_TIMES
-        reading = None if zone else NO_ZONE_READING
-        found.append(_Written(m.start(), m.end(), m.group(0), parsed, reading, False, "", no_time))
+        reading = None if zone or other else NO_ZONE_READING
+        found.append(
+            _Written(
+                m.start(), m.end(), m.group(0), parsed, reading, False, "", no_time,
+                zone_not_read=other,
+            )
+        )  # fmt: skip
     for pattern in (_CLOCK_RANGE_THEN_DAY, _DAY_THEN_CLOCK_RANGE):
         for m in list(pattern.finditer(text)):
             found.extend(_clock_range(m, year))
@@ -877,9 +895,10 @@ def _written_times(question: str, year: int | None = None) -> list[_Written]:
             note = _year_note(m, year)
             found.append(
                 _Written(
-                    m.start(), m.start() + len(words), words, at, reading, False, "", False, note
+                    m.start(), m.start() + len(words), words, at, reading, False, "", False, note,
+                    zone_not_read=other,
                 )
-            )
+            )  # fmt: skip
             text = _blank(text, m.start(), m.end())
     for m in list(_DAY_ALONE.finditer(text)):
         # A Chinese day is a time without "on" before it (2026年7月23日, 7月23日).
@@ -901,7 +920,10 @@ _RANGE_GAP = re.compile(r"\s*(?:and|to|through|till|until|-|–)\s*", re.IGNOREC
 
 
 def _named_times(
-    question: str, year: int | None = None, not_applied: dict[str, str] | None = None
+    question: str,
+    year: int | None = None,
+    not_applied: dict[str, str] | None = None,
+    zones: dict[str, str] | None = None,
 ) -> tuple[list[NamedTime], list[tuple[int, str]], str]:
     """Explicit times of the question, words that look like one but are not resolved (with
     their position), and the question with the resolved ones blanked out.
@@ -912,7 +934,8 @@ def _named_times(
     "by", "until", "during", "for" before it, is not placed here ("the 2026-07-23 incident"
     names an incident; a bare date is listed as not resolved by `_unresolved_words`).
     An amount before the side ("two days before 2026-11-11") moves the time by it; one it
-    cannot apply ("a few days before ...") is not resolved, and why goes to `not_applied`.
+    cannot apply ("a few days before ...") is not resolved, and why goes to `not_applied`;
+    a time in a zone it does not convert ("01:00 CEST") is not resolved, its zone in `zones`.
     """
     named: list[NamedTime] = []
     unresolved: list[tuple[int, str]] = []
@@ -957,6 +980,8 @@ def _named_times(
             not_applied[words] = amount[1]
         if w.at is None or amount[1] is not None:
             unresolved.append((start, words))
+            if w.zone_not_read and zones is not None:
+                zones[words] = w.zone_not_read
             continue
         at, reading = w.at, w.reading
         if amount[0] is not None:
@@ -1041,6 +1066,9 @@ class TimeReferences(BaseModel):
     # Of those, the periods set aside for the one the answer reads ("in the last hour and
     # since March"), each with the words of the one read.
     other_periods: dict[str, str] = Field(default_factory=dict)
+    # Of those, the times in a zone it does not convert ("2026-07-24 01:00 CEST"), each with
+    # the zone as written: never read as UTC.
+    zones_not_read: dict[str, str] = Field(default_factory=dict)
 
     @property
     def anchored(self) -> bool:
@@ -1122,6 +1150,7 @@ def time_references(question: str, as_of: datetime | None = None) -> TimeReferen
     """The time references of a question (pure; English and Chinese). Given `as_of`, a day
     written without its year ("at midnight on July 24") is in the year of `as_of`."""
     not_applied: dict[str, str] = {}
+    zones: dict[str, str] = {}
     month = _MONTH_PERIOD.search(question) if as_of is not None else None
     if month is not None and as_of is not None:
         # Blanked before the other patterns, which list a bare month as not read.
@@ -1129,7 +1158,7 @@ def time_references(question: str, as_of: datetime | None = None) -> TimeReferen
     else:
         question_read = question
     named, unresolved, rest = _named_times(
-        question_read, as_of.year if as_of else None, not_applied
+        question_read, as_of.year if as_of else None, not_applied, zones
     )
     # Each period asked ("between A and B", "in July", "in the last hour"), where it is
     # written: the answer reads one, and says the others (`_one_period`).
@@ -1228,6 +1257,7 @@ def time_references(question: str, as_of: datetime | None = None) -> TimeReferen
         unresolved=list(dict.fromkeys(w for _, w in sorted(unresolved))),
         not_applied=not_applied,
         other_periods={words: read for words, (_, read) in other_periods.items()},
+        zones_not_read=zones,
     )
 
 
@@ -1245,6 +1275,7 @@ class UnplacedReason(StrEnum):
     # ... its last round (--max-rounds) or its full evidence budget did, reads still planned
     CUT_SHORT = "cut_short"
     OTHER_PERIOD = "other_period"  # a second period asked: the answer reads another one
+    ZONE_NOT_READ = "zone_not_read"  # a zone it does not convert ("CEST"): never read as UTC
 
 
 class UnplacedTime(BaseModel):
@@ -1354,11 +1385,26 @@ def _unplaced_words(refs: TimeReferences, words: str) -> UnplacedTime:
             reason=UnplacedReason.OTHER_PERIOD,
             detail=f"two periods asked; the answer reads {read!r}; ask {words!r} separately",
         )
+    if words in refs.zones_not_read:
+        return UnplacedTime(
+            words=words, reason=UnplacedReason.ZONE_NOT_READ, detail=zone_not_read(refs, words)
+        )
     if words in refs.not_applied:
         return UnplacedTime(
             words=words, reason=UnplacedReason.NOT_APPLIED, detail=refs.not_applied[words]
         )
     return UnplacedTime(words=words, reason=UnplacedReason.NOT_READ, detail="not read as a time")
+
+
+def zone_not_read(refs: TimeReferences, words: str) -> str:
+    """Why a time written in a zone it does not convert is not used, and what to write."""
+    zone = refs.zones_not_read[words]
+    why = (
+        "names no zone"
+        if zone.lower().startswith("local")
+        else "not understood (zone names are not converted: some, like IST or CST, name several)"
+    )
+    return f"zone {zone} {why}: give its offset instead (+02:00, -05:00), or Z for UTC"
 
 
 def period_notes(question: str, as_of: datetime) -> list[str]:

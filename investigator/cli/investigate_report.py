@@ -137,6 +137,11 @@ def _time_lines(result: InvestigationResult) -> list[str]:
             f"Time       not resolved: {_clean(u.words, 80)!r}; the answer is at as_of, not at "
             f"the event: {_clean(u.detail, 200)}, so it is not applied. {_GIVE_A_DATE}"
         )
+    for u in by_reason.get(UnplacedReason.ZONE_NOT_READ, []):
+        lines.append(
+            f"Time       not resolved: {_clean(u.words, 80)!r}; the answer is at as_of. "
+            f"{_clean(u.detail[:1].upper() + u.detail[1:], 200)}"
+        )
     for u in by_reason.get(UnplacedReason.OTHER_PERIOD, []):
         lines.append(f"Time       not used: {_clean(u.words, 80)!r}: {_clean(u.detail, 300)}")
     unnamed = any(m.description == NO_ERRORS_NAMED for m in result.missing_evidence)

@@ -29,7 +29,7 @@ from investigator.runbook_lookup import (
 )
 from investigator.settings import resolve_connection
 from investigator.terminal import one_line, step_line
-from investigator.timeline import time_references
+from investigator.timeline import time_references, zone_not_read
 
 # The argument each target is given by, as the user types it, and what to give instead when
 # it is refused (one line: what is wrong and the next step).
@@ -136,6 +136,11 @@ def text_time(text: str, as_of: datetime | None) -> tuple[datetime | None, str |
         return None, None  # the text and --as-of name the same instant
     if as_of is not None:
         return None, f"not used: {quoted} in the text: --as-of was given, and is this card's time"
+    zoned = [w for w in words if w in refs.zones_not_read]
+    if zoned:
+        # A zone it does not convert: never read as UTC, and said what to write instead.
+        why = "; ".join(f"{_clean(w, 60)!r}: {zone_not_read(refs, w)}" for w in zoned)
+        return None, f"not used: {why}; the card is at now. Or give --as-of T"
     return None, (
         f"not used: {quoted} in the text (only one date or date-time with its year is used); "
         "the card is at now. Give --as-of T (ISO-8601 with a zone) for the version in force then"
