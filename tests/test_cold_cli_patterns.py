@@ -4,7 +4,8 @@ Compiling the evidence gate's instruction rules, the question's time words, the 
 intents and the ownership questions' words took about 0.1 s of CPU in every new process; a
 `runbook` lookup uses none of them, and an `investigate` whose evidence is all trusted never
 searches it for instructions. They are compiled on first use (`investigator.lazy_pattern`),
-and all of them before the warm process forks its first command.
+and all of them before the warm process forks its first command and before a served backend
+(MCP, HTTP) takes its first call.
 """
 
 from __future__ import annotations
@@ -112,3 +113,24 @@ def test_the_warm_process_compiles_every_pattern_before_it_forks() -> None:
     )  # fmt: skip
     made, left = map(int, done.stdout.split())
     assert made > 80 and left == 0, done.stdout
+
+
+def test_a_served_backend_compiles_every_pattern_before_its_first_call(
+    cli_env: ConnectionSettings,
+) -> None:
+    # An MCP or HTTP server's first question would otherwise pay for them.
+    code = (
+        "from investigator.serving.backend import ServingBackend\n"
+        "from investigator.settings import resolve_connection\n"
+        "backend = ServingBackend(resolve_connection())\n"
+        "answered = backend.warm_up()\n"
+        "backend.close()\n"
+        "from investigator.lazy_pattern import _MADE\n"
+        "print(answered, len(_MADE), sum(not p.is_compiled for p in _MADE))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=180,
+        check=True,
+    )  # fmt: skip
+    answered, made, left = done.stdout.split()
+    assert answered == "True" and int(made) > 80 and int(left) == 0, done.stdout
