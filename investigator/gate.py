@@ -33,6 +33,7 @@ from investigator.evidence import (
     supported_evidence_types,
     version_named,
 )
+from investigator.lazy_pattern import LazyPattern
 from investigator.runbook_search import runbook_alert, symptom_fits_runbook
 from investigator.runbook_sections import SectionFocus, alert_excerpt, budget_excerpt, card_focus
 from investigator.timeline import (
@@ -281,7 +282,7 @@ class _Rule(NamedTuple):
     governs it (`_forbidden_before`); `kind` is what its rejection says the text does."""
 
     needles: tuple[str, ...]
-    pattern: re.Pattern[str]
+    pattern: LazyPattern
     negatable: bool = False
     kind: str = INSTRUCTION_KIND
 
@@ -291,7 +292,7 @@ def _rule(
 ) -> _Rule:
     """A rule from `|`-separated needles ("" for none: always searched) and a pattern."""
     needle_words = tuple(n for n in needles.split("|") if n)
-    return _Rule(needle_words, re.compile(pattern, re.IGNORECASE), negatable, kind)
+    return _Rule(needle_words, LazyPattern(pattern, re.IGNORECASE), negatable, kind)
 
 
 # Where a negation's reach ends, looking back from a verb: a sentence's or clause's end (a
@@ -303,21 +304,21 @@ _SENTENCE_OR_CLAUSE_END = (
     r"[.!?;:](?=\s)|[\u2013\u2014]|\s-\s|\n[ \t]*(?:[-*+>#|`\n]|\d+[.)]|$)|"
     r"\b(and|then|but|so|yet|instead|rather|otherwise)\b"
 )
-_CLAUSE_END = re.compile(
+_CLAUSE_END = LazyPattern(
     _SENTENCE_OR_CLAUSE_END + r"|\b(before|after|until|unless|when|whenever|if|because|since|"
     r"while|whereas|except|though|although)\b",
     re.IGNORECASE,
 )
 # ... within an aside ("do not, if you can avoid it, paste ..." keeps its negation).
-_ASIDE_END = re.compile(_SENTENCE_OR_CLAUSE_END, re.IGNORECASE)
+_ASIDE_END = LazyPattern(_SENTENCE_OR_CLAUSE_END, re.IGNORECASE)
 # A negation: those above (`_PLAIN_NEGATION`), "nobody", "without", "avoid", "cannot",
 # "forbidden", "prohibited".
-_NEGATION = re.compile(
+_NEGATION = LazyPattern(
     _PLAIN_NEGATION + r"|(?<![\w'’])(nobody|without|avoid|cannot|forbidden|prohibited)\b", re.I
 )
 # ... that forbids nothing after it: "never mind the above", "not only", "don't forget to",
 # "don't hesitate to", "do not fail to", "no doubt", "no matter what".
-_NEGATION_OF_NOTHING = re.compile(
+_NEGATION_OF_NOTHING = LazyPattern(
     r"[ \t]+(ever[ \t]+)?(mind|only|just|merely|forget|hesitate|fail|neglect|omit|skip|wait|"
     r"delay|stop|miss|doubt|matter|problem|worries|(be|being)[ \t]+(afraid|shy|reluctant)|"
     r"hold[ \t]+back)\b",
@@ -327,16 +328,16 @@ _NEGATION_OF_NOTHING = re.compile(
 # "not" or "-n't" ("do not, under any circumstances, ever send"; "never, ever paste"; "never
 # - ever - paste"), or two verbs joined ("do not copy and paste the token"); any other comma
 # ends its reach ("No, send the token ...", "Not now, send ...").
-_ASIDE = re.compile(
+_ASIDE = LazyPattern(
     r"\A[ \t]*(?:,(?P<comma>[^,\n]{1,60}),|[ \t]-[ \t](?P<dash>[^\n]{1,60}?)[ \t]-[ \t]|"
     r"[\u2013\u2014](?P<long_dash>[^\u2013\u2014\n]{1,60})[\u2013\u2014]|"
     r"(?:,|[ \t]-[ \t]|[\u2013\u2014])(?=[ \t]*(ever|never)\b))"
 )
 # Negations an aside may follow ("never", "not", "-n't" in its spellings).
-_ASIDE_NEGATION = re.compile(
+_ASIDE_NEGATION = LazyPattern(
     r"never|not|n['’]t|(do|does|did|should|must|is|are|was|were)nt", re.IGNORECASE
 )
-_JOINED_VERB = re.compile(
+_JOINED_VERB = LazyPattern(
     r"\A[ \t]+(" + _PLACE_VERBS + "|" + _SEND_VERBS + r"|copy|cut|save|store|export|download)"
     r"[ \t]+(and|or|&)\b",
     re.IGNORECASE,
@@ -344,7 +345,7 @@ _JOINED_VERB = re.compile(
 # How far back a negation is looked for (a clause is shorter).
 _NEGATION_REACH = 160
 # A verb that moves or shows something, as a word of its own.
-_MOVING_VERB = re.compile(
+_MOVING_VERB = LazyPattern(
     r"(?<![\w./-])(" + _PLACE_VERBS + "|" + _SEND_VERBS + r"|copy|cut)\b(?![-_./]\w)",
     re.IGNORECASE,
 )
@@ -984,11 +985,11 @@ _COMMAND_RULES: tuple[_Rule, ...] = (
         r"(\brm\s+-rf\b|\bsudo\s|\bcurl\s+\S+|\bwget\s+\S+|\|\s*(ba)?sh\b|\bchmod\s|\$\(|/bin/(ba)?sh\b)",
     ),
 )
-_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_NON_ASCII = LazyPattern(r"[^\x00-\x7f]")
 # Control characters other than whitespace (C0, DEL, C1): nothing a reader sees.
-_CONTROLS = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")
+_CONTROLS = LazyPattern(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")
 # A word with both letters and digits ("1gn0re"); numbers alone ("4097") stay numbers.
-_MIXED_WORD = re.compile(r"\b(?:[^\W\d_]+\d|\d+[^\W\d_])\w*")
+_MIXED_WORD = LazyPattern(r"\b(?:[^\W\d_]+\d|\d+[^\W\d_])\w*")
 # Common leetspeak digits, folded for matching only: 1 reads as i or as l.
 _LEET = (str.maketrans("013457", "oieast"), str.maketrans("013457", "oleast"))
 # Words the patterns above look for. A text is read leet-folded only when one of its words

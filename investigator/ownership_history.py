@@ -56,11 +56,12 @@ from pydantic import BaseModel, ConfigDict
 from cypher_templates.plan import PlanStep
 from investigator.context_graph.models import ToolCallRecord
 from investigator.evidence import Evidence, as_held, iso_utc
+from investigator.lazy_pattern import LazyPattern
 from investigator.rubric import Intent, MissingEvidence
 from investigator.timeline import EARLIEST, UnplacedTime, time_references
 
 # Words that ask for the history of ownership rather than the owner at one time.
-HISTORY_WORDS = re.compile(
+HISTORY_WORDS = LazyPattern(
     r"\bowner(?:ship|s)?\s+history\b"
     r"|\bhistory\s+of\s+(?:the\s+)?owner(?:ship|s)?\b"
     r"|\bownership\s+changes\b"
@@ -81,7 +82,7 @@ _KIND = r"(?:services?|alerts?|runbooks?)"
 _WORDS_END = (
     r"(?=\s+(?:on|at|in|during|between|from|since|before|after|until|then|as|now|for)\b|[?.!,]|$)"
 )
-_TEAM_SIDE = re.compile(
+_TEAM_SIDE = LazyPattern(
     r"\bwhat\s+(?:else\s+)?(?:did|does|do|has|have)\s+(?P<a>[^?.!]+?)\s+own(?:ed)?\b"
     r"|\b(?:which|what)\s+(?:" + _KIND + r"|things|systems)\s+(?:did|does|do|has|have)\s+"
     r"(?P<b>[^?.!]+?)\s+own(?:ed)?\b"
@@ -108,13 +109,13 @@ _TEAM_SIDE = re.compile(
     r"|^\s*(?P<i>team[\s:]+[\w.-]+(?:\s+[\w.-]+)?)\s*[?.!]?\s*$",
     re.IGNORECASE,
 )
-_TEAM_FILLER = re.compile(r"^(?:the|our|a)\s+|^team\s+(?!team\b)|\s+team$|'s$", re.IGNORECASE)
+_TEAM_FILLER = LazyPattern(r"^(?:the|our|a)\s+|^team\s+(?!team\b)|\s+team$|'s$", re.IGNORECASE)
 
 
 # Who "what is X responsible for" asks about is a team only when X reads as one: not a
 # record of another kind ("the release", "this alert") nor a phrase led by an article,
 # unless it ends in "team" ("the payments team").
-_RESPONSIBLE_TEAM = re.compile(
+_RESPONSIBLE_TEAM = LazyPattern(
     r"(?!(?:the|a|an|this|that|these|those|it|our|my|their)\b(?!.*\bteam$))"
     r"(?!(?:releases?|deploy(?:s|ments?)?|changes?|incidents?|alerts?|errors?|outages?|"
     r"services?|runbooks?|polic(?:y|ies)|rollouts?|bugs?|failures?|commits?)\b)",
@@ -142,7 +143,7 @@ def asked_team(question: str) -> str | None:
 # The kinds a question from a team's side asks for ("Which services did X own?", "alerts
 # owned by X", "services that belong to X", "X team services"); "What did X own?" asks for
 # every kind.
-_ASKED_KINDS = re.compile(
+_ASKED_KINDS = LazyPattern(
     r"\b(?:which|what)\s+(?P<a>" + _KIND + r")\s+(?:did|does|do|has|have|is|are|was|were)\b"
     r"|\b(?P<b>" + _KIND + r")\s+(?:that\s+)?(?:were\s+|are\s+|was\s+|is\s+|did\s+|does\s+|do\s+)?"
     r"(?:owned\s+by|belong(?:s|ed)?\s+to|of\s+(?:the\s+)?team)\b"
@@ -208,13 +209,13 @@ _MONTH_NAMES = (
 )
 _MONTH_WORD = r"(?:" + "|".join(f"{m}|{m[:3]}" for m in _MONTH_NAMES) + r")"
 # "between March and July", "from March 2025 to July 2025": two months, days not written.
-_MONTH_RANGE = re.compile(
+_MONTH_RANGE = LazyPattern(
     r"\b(?:between|from)\s+(?P<m1>" + _MONTH_WORD + r")(?:\s+(?P<y1>\d{4}))?\s+"
     r"(?:and|to|until|till|through)\s+(?P<m2>" + _MONTH_WORD + r")(?:\s+(?P<y2>\d{4}))?\b",
     re.IGNORECASE,
 )
 # "since then", "since that time": a period from an event the owner reads cannot place.
-SINCE_THEN = re.compile(r"\bsince\s+(?:then|that\s+(?:time|moment|point|day))\b", re.IGNORECASE)
+SINCE_THEN = LazyPattern(r"\bsince\s+(?:then|that\s+(?:time|moment|point|day))\b", re.IGNORECASE)
 
 
 def _month_number(word: str) -> int:
@@ -264,7 +265,7 @@ def asked_ownership_period(question: str, as_of: datetime) -> OwnershipPeriod | 
 
 
 # How a month's two ends are read (timeline's month period): one note for the whole month.
-_MONTH_END_READING = re.compile(r"^the month's (?:first instant|last second)")
+_MONTH_END_READING = LazyPattern(r"^the month's (?:first instant|last second)")
 
 
 def asked_named_period(question: str, as_of: datetime) -> OwnershipPeriod | None:

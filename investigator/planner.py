@@ -22,6 +22,7 @@ from graph_schema.alert_names import alert_names
 from investigator.defaults import DEFAULT_MAX_ROUNDS
 from investigator.evidence import iso_utc
 from investigator.incident_reference import the_incident_step, the_incident_words
+from investigator.lazy_pattern import LazyPattern
 from investigator.ownership_history import asked_team
 from investigator.rubric import UNRECORDED_ASKS, Intent, required_types, useful_types
 from investigator.stop_words import ENGLISH_STOP_WORDS
@@ -45,10 +46,10 @@ from investigator.timeline import (
 
 # -- intents ----------------------------------------------------------------------------
 
-_INTENT_RULES: tuple[tuple[Intent, re.Pattern[str]], ...] = (
+_INTENT_RULES: tuple[tuple[Intent, LazyPattern], ...] = (
     (
         Intent.DEPLOYMENT_CORRELATION,
-        re.compile(
+        LazyPattern(
             # Plurals too: "recent deploys", "any deployments/releases/rollouts".
             r"\b(releas(?:es?|ed)|deploy(s|ments?|ed)?|rollouts?|rolled out|ship(ped)?|"
             r"relat(ed|ion)|correlat\w*|caused? by|because of)\b|发布|部署|上线|相关",
@@ -57,7 +58,7 @@ _INTENT_RULES: tuple[tuple[Intent, re.Pattern[str]], ...] = (
     ),
     (
         Intent.OWNERSHIP_AT_TIME,
-        re.compile(
+        LazyPattern(
             r"\b(own(s|ed|er|ers|ership)?|team|on-?call|responsible)\b|负责|归属|团队|谁拥有",
             re.IGNORECASE,
         ),
@@ -66,7 +67,7 @@ _INTENT_RULES: tuple[tuple[Intent, re.Pattern[str]], ...] = (
         Intent.APPLICABLE_RUNBOOK,
         # Named ("runbook", "SOP"), or asked for in the words on-call types: "how do I fix
         # it", "what should we do", "recovery steps", 怎么处理.
-        re.compile(
+        LazyPattern(
             r"\b(runbooks?|playbooks?|procedures?|sop|remediat\w*|mitigat\w*)\b|手册|预案|"
             r"\bhow (?:do|can|should|would|to)(?: (?:i|we|you))? (?:best )?"
             r"(?:fix|resolve|handle|recover|respond to|deal with|troubleshoot)\b|"
@@ -81,7 +82,7 @@ _INTENT_RULES: tuple[tuple[Intent, re.Pattern[str]], ...] = (
         Intent.ROOT_CAUSE,
         # Open questions about the cause ("what caused X", "why did X fail", "what led to X");
         # "was X caused by Y" names a cause to check: a correlation, not a root-cause search.
-        re.compile(
+        LazyPattern(
             # "rca", "why r/y payments failing" and "y r ..." as typed in a hurry.
             r"\b(root[- ]cause|rca|mechanism|why (did|does|do|is|are|was|were|r|re|y)|"
             r"y (?:r|are|is|did|does)|"
@@ -95,7 +96,7 @@ _INTENT_RULES: tuple[tuple[Intent, re.Pattern[str]], ...] = (
     (
         Intent.CHANGE_HISTORY,
         # "What changed before the errors?", "list every change before PAY-4097", 改了什么
-        re.compile(
+        LazyPattern(
             r"\bwhat (?:has |had |was |were )?(?:been )?changed\b|\bwhich changes\b|"
             r"\b(?:list|show)(?: me)?(?: (?:every|all|any|the))? (?:recent )?changes?\b|"
             r"\b(?:any|every|recent) changes?\b|\bwhat changes\b|"
@@ -105,7 +106,7 @@ _INTENT_RULES: tuple[tuple[Intent, re.Pattern[str]], ...] = (
     ),
     (
         Intent.ERROR_TIMELINE,
-        re.compile(
+        LazyPattern(
             # "when did <a release> start" asks for the release (a release lookup)
             r"\b(first seen|first appear\w*|since when|when did\b"
             r"(?:(?!\b(?:release|deploy\w*|rollout)\b)[^?]){0,60}\b(start|begin|began|"
@@ -115,14 +116,14 @@ _INTENT_RULES: tuple[tuple[Intent, re.Pattern[str]], ...] = (
     ),
     (
         Intent.APPLICABLE_POLICY,
-        re.compile(
+        LazyPattern(
             r"\b(polic(y|ies)|govern(s|ed|ing)?|compliance|regulat\w*)\b|政策|规定|合规",
             re.IGNORECASE,
         ),
     ),
     (
         Intent.DEPENDENCIES,
-        re.compile(
+        LazyPattern(
             r"\b(depend(s|encies|ency|ent)?|upstream|downstream|calls)\b|依赖", re.IGNORECASE
         ),
     ),
@@ -139,7 +140,7 @@ _AUX = (
     r"(?:does|do|did|is|are|was|were|will|would|can|could|should|has|have|had|must|might|"
     r"may|shall|to)"
 )
-_DEPENDENTS_ASKED = re.compile(
+_DEPENDENTS_ASKED = LazyPattern(
     # A wh-word as the subject of depend/call/use: no auxiliary before the verb ("which
     # services does X call" asks the other way).
     rf"\b(?:what|which|who)\b(?:\s+(?!{_AUX}\b)[\w-]+){{0,3}}?\s+"
@@ -155,7 +156,7 @@ _DEPENDENTS_ASKED = re.compile(
     r"(?:哪些|哪个|什么|谁)(?:服务|系统|应用)?(?:会)?(?:依赖|调用|使用)|被[^?？]{0,20}(?:依赖|调用)",
     re.IGNORECASE,
 )
-_DEPENDENCIES_ASKED = re.compile(
+_DEPENDENCIES_ASKED = LazyPattern(
     r"\bdependenc(?:y|ies)\b(?<!reverse dependency)(?<!reverse dependencies)|"
     r"\b(?:does|do|did)\s+(?!(?:i|we|you|they)\b)[^?]{1,60}?\s+"
     r"(?:depend|rely|call)\b|"
@@ -166,14 +167,14 @@ _DEPENDENCIES_ASKED = re.compile(
 
 # "What is upstream of X?": both directions, but only when a dependency listing is the
 # question's one ask ("did an upstream deployment cause it?" is a correlation question).
-_UP_OR_DOWNSTREAM = re.compile(r"\b(?:upstream|downstream)\b|上游|下游", re.IGNORECASE)
+_UP_OR_DOWNSTREAM = LazyPattern(r"\b(?:upstream|downstream)\b|上游|下游", re.IGNORECASE)
 
 _RUNBOOK_RULE = next(p for i, p in _INTENT_RULES if i is Intent.APPLICABLE_RUNBOOK)
 
 
 # What an incident lookup asks for beside an alert's name ("which incident did X trigger?",
 # "X errors"): "alert" and "fired" name the alert itself.
-_INCIDENT_ASKED = re.compile(
+_INCIDENT_ASKED = LazyPattern(
     r"\b(incident|outage|errors?|failures?)\b|故障|事故|报错", re.IGNORECASE
 )
 
@@ -197,7 +198,7 @@ _CAUSE_WORDS = (
     r"(?:caus\w*|explain\w*|behind|responsible|to blame|led to|lead to|trigger\w*|"
     r"contribut\w*|account for|culprits?)"
 )
-_OTHER_CAUSES_ASKED = re.compile(
+_OTHER_CAUSES_ASKED = LazyPattern(
     rf"\b(?:anything|something|anyone|someone|what|who)\s+else\b[^?.]{{0,50}}?\b{_CAUSE_WORDS}|"
     r"\b(?:been|be|was|is|were)\s+(?:it\s+)?(?:something|anything)\s+else\b|"
     r"\b(?:other|another|alternative|alternate|competing|different|possible|potential)\s+"
@@ -211,7 +212,7 @@ _OTHER_CAUSES_ASKED = re.compile(
 )
 
 # Who was on call or paged: no rota or pager record exists in the KG (`UNRECORDED_ASKS`).
-_ON_CALL_ASKED = re.compile(
+_ON_CALL_ASKED = LazyPattern(
     r"\bon[- ]?call\b|\brotas?\b|\bpager(?:duty)?\b|\bon duty\b|"
     r"\bwho\s+(?:was|were|got|gets|is|are|will be|should (?:have )?(?:been|be)|"
     r"would (?:have )?(?:been|be))\s+paged\b|"
@@ -221,7 +222,7 @@ _ON_CALL_ASKED = re.compile(
 # Whether a procedure was followed: no record of the responders' actions exists. A past
 # tense with the responders or the procedure as its subject only ("which runbook should I
 # follow?" asks for the runbook in force; "did PAY-4097 follow the release?" for a verdict).
-_FOLLOWED_ASKED = re.compile(
+_FOLLOWED_ASKED = LazyPattern(
     r"\b(?:did|have|had)\s+(?:the\s+)?(?:responders?|on-?call(?:\s+engineers?)?|engineers?|"
     r"team|we|they|you|people)\s+(?:follow|adhere to|stick to|skip|deviate from)\b(?!\s+up)|"
     r"\b(?:was|were|has|had)\s+(?:the\s+|that\s+|this\s+)?(?:runbook|procedure|playbook|"
@@ -230,7 +231,7 @@ _FOLLOWED_ASKED = re.compile(
     re.IGNORECASE,
 )
 
-_CORRELATION_WORDS = re.compile(
+_CORRELATION_WORDS = LazyPattern(
     r"\b(relat(ed|ion)|correlat\w*|caus(e|ed|es|ing)|because|due to|led to|before|after|"
     r"responsible|break|broke|behind)\b|相关|导致|引起|之前|之后|"
     # "Was it the release?", "is it the deploy or the risk rules?", "could it be the
@@ -241,7 +242,7 @@ _CORRELATION_WORDS = re.compile(
 )
 # "Should we roll back?", "rollback payment-api?", "revert the release?": whether the release
 # caused it (the verdict) and what the runbook in force says to do (its rollback step).
-_ROLLBACK_ASKED = re.compile(
+_ROLLBACK_ASKED = LazyPattern(
     r"\broll[- ]?back\b|\brevert(?:ing)?\b|\bundo the (?:release|deploy\w*|rollout)\b",
     re.IGNORECASE,
 )
@@ -259,7 +260,7 @@ _ACTION_VERB = (
     r"(?:fail(?:ed)?[- ]?over|roll(?:ed)?[- ]?back|revert(?:ed)?|restart(?:ed)?|"
     r"reboot(?:ed)?|scal(?:e|ed) (?:up|out|down))"
 )
-_ACTION_TAKEN_ASKED = re.compile(
+_ACTION_TAKEN_ASKED = LazyPattern(
     r"\b(?:did|have|has|had)\s+(?:the\s+)?(?:they|we|you|someone|anyone|somebody|anybody|"
     r"responders?|on-?call(?:\s+engineers?)?|engineers?|team|ops|sre)\s+(?:already\s+)?"
     + _ACTION_VERB
@@ -268,20 +269,20 @@ _ACTION_TAKEN_ASKED = re.compile(
     re.IGNORECASE,
 )
 # Not the head of a longer hyphenated name ("RR-2026-07-23a" is a change, not error RR-2026).
-_ERROR_CODE = re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d{2,6}\b(?![-\w]|\.\w)")
+_ERROR_CODE = LazyPattern(r"\b[A-Z][A-Z0-9]{1,9}-\d{2,6}\b(?![-\w]|\.\w)")
 # An error code typed without its hyphen ("PAY4097", "pay4097"): its code-shaped spelling
 # ("PAY-4097") is linked as the subject may see it, and is never said unresolved (a guess:
 # "sha256" or "amd64" is no code, and no hint may name a code the subject cannot read).
-UNHYPHENATED_CODE = re.compile(r"(?<![\w.:@/-])([A-Za-z]{2,10})(\d{2,6})(?![\w-]|\.\w)")
-_KG_ID = re.compile(r"\b[a-z][a-z0-9_]*:[A-Za-z0-9][A-Za-z0-9._@:/-]*[A-Za-z0-9]")
+UNHYPHENATED_CODE = LazyPattern(r"(?<![\w.:@/-])([A-Za-z]{2,10})(\d{2,6})(?![\w-]|\.\w)")
+_KG_ID = LazyPattern(r"\b[a-z][a-z0-9_]*:[A-Za-z0-9][A-Za-z0-9._@:/-]*[A-Za-z0-9]")
 _RELEASE = RELEASE_NAME
 # A release as people write it: "release 2026.07.23.1", "release_…", "the 2026.07.23.1 release".
-_RELEASE_WRITTEN = re.compile(
+_RELEASE_WRITTEN = LazyPattern(
     r"\brelease[\s_]+v?(\d{4}\.\d{2}\.\d{2}\.\d+)\b|\b(\d{4}\.\d{2}\.\d{2}\.\d+)\s+release\b",
     re.IGNORECASE,
 )
-_HYPHENATED = re.compile(r"\b[a-z][a-z0-9]+(?:-[a-z0-9]+)+\b")
-_INCIDENT_WORDS = re.compile(
+_HYPHENATED = LazyPattern(r"\b[a-z][a-z0-9]+(?:-[a-z0-9]+)+\b")
+_INCIDENT_WORDS = LazyPattern(
     r"\b(incident|outage|errors?|failures?|alert|fired)\b|故障|事故|报错", re.IGNORECASE
 )
 
@@ -408,7 +409,7 @@ def unrecorded_asks(question: str) -> list[str]:
 
 # Words that ask which runbook to take ("Which runbook applies to ...?", "... should I
 # follow"), besides those the runbook intent matches: not what the runbook is about.
-_ASKS_WHICH_RUNBOOK = re.compile(r"\b(?:appl(?:y|ies|ied|icable)|follow|use)\b", re.IGNORECASE)
+_ASKS_WHICH_RUNBOOK = LazyPattern(r"\b(?:appl(?:y|ies|ied|icable)|follow|use)\b", re.IGNORECASE)
 
 
 def runbook_search_text(question: str) -> str:
@@ -424,7 +425,7 @@ def runbook_search_text(question: str) -> str:
 SYMPTOM_MAX_WORDS = 8
 # Words that ask about something other than what to do: a document ("DRAFT postmortem: risk
 # rules broke payments"), a question ("what happened ...", "did ..."), a person.
-_NOT_A_SYMPTOM = re.compile(
+_NOT_A_SYMPTOM = LazyPattern(
     r"[?？]|\b(?:postmortems?|post-mortems?|reports?|emails?|e-mails?|tickets?|documents?|"
     r"docs?|notes?|who|whom|whose|what|which|when|where|why|how|did|does|do|was|were|"
     r"has|have|had)\b",
@@ -451,7 +452,7 @@ def reads_as_symptom(question: str) -> bool:
 
 
 # A question as opposed to a name or a title: a question mark or a question word first.
-_QUESTION_SHAPED = re.compile(
+_QUESTION_SHAPED = LazyPattern(
     r"[?？]|^\s*(?:who|whom|whose|what|which|when|where|why|how|y|did|does|do|was|were|is|"
     r"are|can|could|should|shall|will|would|has|have|had|any)\b",
     re.IGNORECASE,
@@ -459,7 +460,7 @@ _QUESTION_SHAPED = re.compile(
 # Words that ask for the thing named or a document about it ("tell me about X", "what do the
 # postmortems say?"): an entity lookup answers them.
 # An id as typed, one character after the colon too ("What is svc:b?"): a name, not words.
-_ANY_KG_ID = re.compile(r"\b[a-z][a-z0-9_]*:[A-Za-z0-9](?:[A-Za-z0-9._@:/-]*[A-Za-z0-9])?")
+_ANY_KG_ID = LazyPattern(r"\b[a-z][a-z0-9_]*:[A-Za-z0-9](?:[A-Za-z0-9._@:/-]*[A-Za-z0-9])?")
 _LOOKUP_WORDS = frozenset(
     {
         *("tell", "show", "describe", "details", "detail", "info", "information", "about"),
@@ -493,12 +494,12 @@ def unread_words(question: str, intents: Sequence[Intent]) -> str | None:
 
 
 # "Incident" or "outage" asks about the incident itself, not a symptom seen somewhere.
-_ASKS_AN_INCIDENT = re.compile(r"\b(?:incidents?|outages?)\b|故障|事故", re.IGNORECASE)
+_ASKS_AN_INCIDENT = LazyPattern(r"\b(?:incidents?|outages?)\b|故障|事故", re.IGNORECASE)
 
 
 # A question opening with a verb asks yes or no ("is payment-api ok?", "can checkout take
 # orders?"): with its question mark dropped it is still no symptom said with its place.
-_YES_NO_QUESTION = re.compile(
+_YES_NO_QUESTION = LazyPattern(
     r"\s*(?:is|are|am|isn't|aren't|can|could|should|will|would|shall|may|might|must)\b",
     re.IGNORECASE,
 )
@@ -507,7 +508,7 @@ _YES_NO_QUESTION = re.compile(
 # An HTTP status said as a number, as the on-call says 5xx errors too: "500s", "HTTP 500",
 # "500 errors", "errors 500", "502 on" (group 1: its family's digit). A number alone that is
 # no status ("500 ms on checkout", "500 orders") is not one.
-_STATUS_NUMBER = re.compile(
+_STATUS_NUMBER = LazyPattern(
     r"(?:\berrors?\s+)?(?:\bhttps?\s+)?\b([1-5])\d\d(?:s\b|\b(?=\s+errors?\b)|\b(?=\s+(?:on|at|in)\b))"
     r"(?:\s+errors?\b)?"
     r"|(?:\berrors?\s+)?\bhttps?\s+([1-5])\d\d\b(?:\s+errors?\b)?"
@@ -515,12 +516,12 @@ _STATUS_NUMBER = re.compile(
     re.IGNORECASE,
 )
 # A status family said as such ("5xx"), and the place a symptom is said at ("on checkout").
-_STATUS_FAMILY = re.compile(r"\b[1-5]xx\b", re.IGNORECASE)
+_STATUS_FAMILY = LazyPattern(r"\b[1-5]xx\b", re.IGNORECASE)
 # A family said without "errors" beside it ("5xx on checkout").
-_BARE_FAMILY = re.compile(
+_BARE_FAMILY = LazyPattern(
     r"(?<!\berrors\s)(?<!\berror\s)\b([1-5])xx\b(?!\s+errors?\b)", re.IGNORECASE
 )
-_AT_A_PLACE = re.compile(r"\b(?:on|at|in)\s+[\w.-]+\s*$", re.IGNORECASE)
+_AT_A_PLACE = LazyPattern(r"\b(?:on|at|in)\s+[\w.-]+\s*$", re.IGNORECASE)
 
 
 def status_symptom_reading(question: str) -> str:

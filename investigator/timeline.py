@@ -56,6 +56,7 @@ from pydantic import BaseModel, Field
 from investigator.errors import BadInput
 from investigator.evidence import Evidence, iso_utc
 from investigator.evidence import instant_of as instant_of  # imported from here too
+from investigator.lazy_pattern import LazyPattern
 
 EARLIEST = datetime.min.replace(tzinfo=UTC)
 LATEST = datetime.max.replace(tzinfo=UTC)
@@ -88,7 +89,7 @@ ANCHOR_ORDER: tuple[AnchorEvent, ...] = (
     AnchorEvent.ALERT,
 )
 
-_ALERT_WORDS = re.compile(
+_ALERT_WORDS = LazyPattern(
     r"\bwhen (it|the alert|the page|\w+) (fired|paged|triggered)\b|\b(alert|page) fired\b|告警时|"
     # "when the alert went off", "when the alert was triggered", "at the time of the alert"
     r"\bwhen (?:it|the (?:[\w.:-]+ )?(?:alert|page)) (?:first )?(?:went off|started firing|"
@@ -97,13 +98,13 @@ _ALERT_WORDS = re.compile(
     re.IGNORECASE,
 )
 # A release's version as written: "release 2026.07.20.2", "release-2026.07.20.2".
-_RELEASE_VERSION = re.compile(r"\d{4}\.\d{2}\.\d{2}\.\d+")
+_RELEASE_VERSION = LazyPattern(r"\d{4}\.\d{2}\.\d{2}\.\d+")
 # The words that pick one release among those known ("the very first", "the most recent").
 _PICK = (
     r"(?:(?:very|most) )?(?:first|earliest|initial|original|previous|prior|preceding|earlier|"
     r"last|latest|newest|recent|final) "
 )
-_RELEASE_WORDS = re.compile(
+_RELEASE_WORDS = LazyPattern(
     # "when release 2026.07.20.2 was deployed": that release (its version is in the words)
     r"\b(?:at|during|when) (?:the )?(?:release[-\s_]+v?\d{4}\.\d{2}\.\d{2}\.\d+|"
     r"deploy:release-\d{4}\.\d{2}\.\d{2}\.\d+|\d{4}\.\d{2}\.\d{2}\.\d+ release)"
@@ -119,7 +120,7 @@ _RELEASE_WORDS = re.compile(
     re.IGNORECASE,
 )
 # An incident named by its id: "inc:2026-07-23-payments", "incident inc:2026-07-23-payments".
-_INCIDENT_ID = re.compile(r"(?<![\w:])inc:[\w.:-]*\w", re.IGNORECASE)
+_INCIDENT_ID = LazyPattern(r"(?<![\w:])inc:[\w.:-]*\w", re.IGNORECASE)
 # "the incident", or words naming it: "the payments incident", "the 2026-07-23 outage", or
 # its id (before, "during inc:2026-07-23-payments" was no time word: answered at as_of)
 _THE_INCIDENT = (
@@ -127,7 +128,7 @@ _THE_INCIDENT = (
     + _INCIDENT_ID.pattern
     + r")"
 )
-_INCIDENT_WORDS = re.compile(
+_INCIDENT_WORDS = LazyPattern(
     r"\b(?:at the time of|during|throughout) " + _THE_INCIDENT + r"\b|"
     r"\bat the (?:start|beginning|onset) of " + _THE_INCIDENT + r"\b|"
     r"\b(?:when|while) " + _THE_INCIDENT + r" (?:started|began|happened|was (?:happening|"
@@ -136,7 +137,7 @@ _INCIDENT_WORDS = re.compile(
 )
 # The response to the incident: "did the responders follow runbook v3", "was it followed",
 # "for the PAY-4097 incident", "who was paged" ask what held while it was handled: its start.
-_RESPONSE_WORDS = re.compile(
+_RESPONSE_WORDS = LazyPattern(
     r"\b(?:did|do|have|had)\s+(?:the\s+)?(?:responders?|on-?call(?:\s+engineers?)?|"
     r"engineers?|team|we|they)\s+(?:follow|skip)\b(?!\s+up)|"
     r"\b(?:was|were)\b[^?]{0,60}?\b(?:followed|skipped)\b(?!\s+by)|"
@@ -145,7 +146,7 @@ _RESPONSE_WORDS = re.compile(
     re.IGNORECASE,
 )
 _RESOLVED = r"(?:resolved|closed|over|ended|fixed)"
-_INCIDENT_END_WORDS = re.compile(
+_INCIDENT_END_WORDS = LazyPattern(
     r"\b(?:when|once|as) (?:the|this|that) (?:incident|outage) (?:was |got |had been )?"
     + _RESOLVED
     + r"\b|\bat the (?:end|close) of the (?:incident|outage)\b|"
@@ -166,7 +167,7 @@ _FIRST_ERROR_BEGAN = (
 # What follows "at the moment" when it is a moment of something ("at the moment the errors
 # started", "at the moment of the incident"); alone, "at the moment" is now.
 _MOMENT_OF = r"\s+(?:of|when|it|they|the|this|that|errors?|failures?|[A-Z][A-Z0-9]{1,9}-\d{2,6})\b"
-_EVENT_WORDS = re.compile(
+_EVENT_WORDS = LazyPattern(
     # "at the time of the migration" names no anchor: "at the time" is "then" only alone
     r"(?<!since )\bthen\b|\bat that (moment|point)\b|\bat the point\b|\bat that time\b|"
     # "at the moment" alone is now; followed by what happened it is that moment
@@ -240,7 +241,7 @@ _OFFSET = (
 )
 # Words just before a side phrase that say an amount it did not read ("one and a half hours
 # before the alert"): the phrase is then not taken as the event itself.
-_AMOUNT_TAIL = re.compile(
+_AMOUNT_TAIL = LazyPattern(
     r"(?:(?<![\w.:-])\d+(?:[.,]\d+)?\s*|\b(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|"
     r"weeks?|months?|years?|half|while|time|bit|moments?|long|well|way|much|soon|ages)\s+)$",
     re.IGNORECASE,
@@ -301,7 +302,7 @@ def _amount(m: re.Match[str]) -> tuple[timedelta | None, str | None]:
 
 # "In the last hour", "over the past 3 days", "last 30 minutes": a window ending at as_of.
 # "Last week" / "last night" alone name a calendar span, not placed (`_RELATIVE_WORDS`).
-_LAST_SPAN = re.compile(
+_LAST_SPAN = LazyPattern(
     r"(?:\b(?:in|within|during|over|for|from)\s+)?"
     r"(?:\bthe\s+(?:last|past|previous)\s+|\bpast\s+|\blast\s+(?=\d|an?\b|half\b))"
     r"(?:(?P<qty>\d+(?:\.\d+)?|an?|half\s+an?|one|two|three|four|five|six|seven|eight|nine|"
@@ -327,7 +328,7 @@ def _last_span(m: re.Match[str]) -> timedelta:
 
 
 # An amount written just before a side word of a written time ("two days before 2026-11-11").
-_OFFSET_BEFORE = re.compile(r"(?:" + _OFFSET + r")$", re.IGNORECASE)
+_OFFSET_BEFORE = LazyPattern(r"(?:" + _OFFSET + r")$", re.IGNORECASE)
 
 
 def amount_text(delta: timedelta) -> str:
@@ -344,7 +345,7 @@ def amount_text(delta: timedelta) -> str:
 # ownership change") stay unresolved. An incident named by its id needs no article ("before
 # inc:2026-07-23-payments", "after incident inc:..."): before, only "during inc:..." was a time.
 # An amount before the side ("two days before the alert") moves the instant by it.
-_EVENT_SIDE_WORDS = re.compile(
+_EVENT_SIDE_WORDS = LazyPattern(
     r"(?:" + _OFFSET + r")?"
     r"\b(?:(?:right|just|shortly|immediately)\s+)?"
     r"(?:(?P<before>before|prior to)|(?P<after>after|following))\s+"
@@ -404,7 +405,7 @@ _UNREAD_PICKS = frozenset(
     {"second", "third", "fourth", "fifth", "next", "upcoming", "following", "later",
      "subsequent", "another", "other", "penultimate", "older"}
 )  # fmt: skip
-_PICK_WORDS = re.compile(r"\b([\w-]+)\s+(?:release|deploy(?:ment)?|rollout)\b", re.IGNORECASE)
+_PICK_WORDS = LazyPattern(r"\b([\w-]+)\s+(?:release|deploy(?:ment)?|rollout)\b", re.IGNORECASE)
 
 
 def release_pick(words: str | None) -> ReleasePick | None:
@@ -436,7 +437,7 @@ def without_event_side_words(question: str) -> str:
     return question if found is None else _blank(question, found[2].start(), found[2].end())
 
 
-_NOW_WORDS = re.compile(
+_NOW_WORDS = LazyPattern(
     r"\b(now|currently|current|today|at present|these days|nowadays|"
     r"at the moment(?!" + _MOMENT_OF + r")|at this (?:moment|time)|as we speak)\b|"
     r"现在|目前|当前|如今",
@@ -453,7 +454,7 @@ _OTHER_ZONES = (
 # "2026-07-23 10:03:10 +0000 UTC", "2026-07-25 10:03 UTC"): an abbreviation after an offset
 # (Go's "+0200 CEST") names the offset; one alone ("... 01:00 CEST") is `other`, not
 # converted and never read as UTC.
-_DATETIME = re.compile(
+_DATETIME = LazyPattern(
     r"(?<![\w:.@/-])(?P<date>\d{4}-\d{2}-\d{2})[T ]"
     r"(?P<clock>\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)"
     r"(?:(?P<zone>Z|[+-]\d{2}:?\d{2})"
@@ -466,7 +467,7 @@ _DATETIME = re.compile(
 # so (`InvestigationResult.unresolved_time_words`), instead of quietly meaning "now".
 _WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _UNIT = r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)"
-_RELATIVE_WORDS = re.compile(
+_RELATIVE_WORDS = LazyPattern(
     r"\b(?:(?:the )?day before yesterday|yesterday|tonight|last night|earlier today|"
     r"this (?:morning|afternoon|evening|week|month)|the other day|"
     r"(?:the )?(?:previous|next) (?:day|week|morning)|"
@@ -479,7 +480,7 @@ _RELATIVE_WORDS = re.compile(
     re.IGNORECASE,
 )
 # Not inside an id: "RR-2026-07-23a" names a rule set, not an error code RR-2026 (as planner).
-_ERROR_CODE = re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d{2,6}\b(?![-\w]|\.\w)")
+_ERROR_CODE = LazyPattern(r"\b[A-Z][A-Z0-9]{1,9}-\d{2,6}\b(?![-\w]|\.\w)")
 
 # -- dates and clock times written out -----------------------------------------------------
 _MONTHS = {
@@ -534,12 +535,12 @@ _ZONE = (
 )
 _AT_DAY = r"\b(?:on|as of|as at|at|by|until|during|for)\s+"
 # "on 23 July 2026 at 10:03 UTC", "2026-07-23 at 10:03", "2026年7月23日 10:03"
-_DAY_THEN_CLOCK = re.compile(
+_DAY_THEN_CLOCK = LazyPattern(
     r"(?:" + _AT_DAY + r")?" + _DAY_WITH_YEAR + r",?\s*(?:at\s+|@\s*)?" + _CLOCK + _ZONE,
     re.IGNORECASE,
 )
 # "10:03 UTC on 2026-07-23", "at midnight on July 24, 2026"
-_CLOCK_THEN_DAY = re.compile(_CLOCK + _ZONE + r",?\s+(?:on\s+)?" + _DAY_WITH_YEAR, re.IGNORECASE)
+_CLOCK_THEN_DAY = LazyPattern(_CLOCK + _ZONE + r",?\s+(?:on\s+)?" + _DAY_WITH_YEAR, re.IGNORECASE)
 # "between 10:00 and 10:30 on 2026-07-23", "on 2026-07-23 from 10:00 to 10:30 UTC": both ends
 # of a period of clock times on one day (the day is written once, after or before them).
 _CLOCK_PAIR = (
@@ -551,15 +552,15 @@ _CLOCK_PAIR = (
     + _ZONE.replace("?P<", "?P<b_")
     + r")"
 )
-_CLOCK_RANGE_THEN_DAY = re.compile(
+_CLOCK_RANGE_THEN_DAY = LazyPattern(
     r"\b(?:between|from)\s+" + _CLOCK_PAIR + r",?\s+(?:on\s+)?" + _DAY_WITH_YEAR, re.IGNORECASE
 )
-_DAY_THEN_CLOCK_RANGE = re.compile(
+_DAY_THEN_CLOCK_RANGE = LazyPattern(
     _DAY_WITH_YEAR + r",?\s+(?:between|from)\s+" + _CLOCK_PAIR, re.IGNORECASE
 )
 # "on 2026-07-20", "as of July 20, 2026", 2026年7月20日: the day's 00:00 UTC. A day with no
 # such word before it is placed only after a side word ("before 2026-07-24", _LEAD).
-_DAY_ALONE = re.compile(
+_DAY_ALONE = LazyPattern(
     r"(?:(?P<at_day>" + _AT_DAY + r"))?" + _DAY_WITH_YEAR + r"|(?<!\d)(?P<cy2>\d{4})年"
     r"(?P<cm2>\d{1,2})月(?P<cd2>\d{1,2})[日号]",
     re.IGNORECASE,
@@ -567,7 +568,7 @@ _DAY_ALONE = re.compile(
 _PART = r"(?:early\s+|late\s+)?(?P<part>morning|afternoon|evening|night)"
 # The words just before a written time that say which side of it the question asks about:
 # "before 2026-07-24", "after ...", "since ...", "between A and B", "on the morning of ...".
-_LEAD = re.compile(
+_LEAD = LazyPattern(
     r"(?:\b(?:(?:right|just|shortly|immediately)\s+)?(?P<before>before|prior\s+to)"
     r"|\b(?P<after>after|following)|\b(?P<since>since|from)|\b(?P<between>between)"
     r"|\b(?P<to>and|to|through|till|until)"
@@ -576,7 +577,7 @@ _LEAD = re.compile(
     re.IGNORECASE,
 )
 # "on 2026-07-23 in the morning": the part of the day, read with the day.
-_PART_AFTER = re.compile(
+_PART_AFTER = LazyPattern(
     r",?\s+(?:(?:in|during)\s+the\s+" + _PART + r"\b|at\s+(?P<night>night)\b)", re.IGNORECASE
 )
 # A word of what a "when ..." phrase is about: not a verb that makes it a question ("when
@@ -594,9 +595,9 @@ _PAST_EVENT = (
     r"(?:was|were|got)\s+(?:first\s+)?[a-z]+(?:ed|en|wn|ne))\b"
 )
 # Time-like words it does not resolve, looked for in what the above left.
-_UNRESOLVED_PATTERNS: tuple[re.Pattern[str], ...] = (
+_UNRESOLVED_PATTERNS: tuple[LazyPattern, ...] = (
     # relative to an event that is not an anchor: "right after the ownership change"
-    re.compile(
+    LazyPattern(
         r"\b(?:(?:right|just|shortly|immediately|soon|(?:an?|one|\d+|a few)\s+\w+)\s+)?"
         r"(?:after|before|since|prior to|following|until|till)\s+(?:the|this|that|its|their)\s+"
         r"(?:[\w.:-]+\s+)?(?:(?:ownership|owner|team|on-?call|config(?:uration)?|schema)\s+)?"
@@ -607,7 +608,7 @@ _UNRESOLVED_PATTERNS: tuple[re.Pattern[str], ...] = (
     ),
     # a moment of an event that is not an anchor: "when the incident was declared", "when
     # the rollback was done", "at the end of the migration"
-    re.compile(
+    LazyPattern(
         r"\b(?:when|once|as|while|before|after|since)\s+(?:(?:the|this|that|its|their)\s+"
         r"(?:[\w.:-]+\s+)?"
         r"(?:incidents?|outages?|rollbacks?|fix|mitigation|failover|migrations?|changes?|"
@@ -623,7 +624,7 @@ _UNRESOLVED_PATTERNS: tuple[re.Pattern[str], ...] = (
         re.IGNORECASE,
     ),
     # a day without its year (or with one where it is not read as a time): "on July 23"
-    re.compile(
+    LazyPattern(
         r"(?:\b(?:on|at|by|until|since|before|after|from)\s+(?:the\s+)?)?(?:"
         + _WEEKDAY
         + r",?\s+)?(?:(?<![\d:])\d{1,2}"
@@ -638,17 +639,17 @@ _UNRESOLVED_PATTERNS: tuple[re.Pattern[str], ...] = (
         re.IGNORECASE,
     ),
     # a month: "in July", "since March 2026"
-    re.compile(
+    LazyPattern(
         r"\b(?:in|during|since|until|by|early|late|mid-?)\s+(?:(?-i:May)|"
         + "|".join(name for name in _MONTHS if name != "may")
         + r")\b(?:\s+\d{4}\b)?",
         re.IGNORECASE,
     ),
     # 07/23/2026 or 23/07/2026: which is the month is not written
-    re.compile(r"(?<![\w/.:-])\d{1,4}/\d{1,2}/\d{1,4}(?![\w/])"),
+    LazyPattern(r"(?<![\w/.:-])\d{1,4}/\d{1,2}/\d{1,4}(?![\w/])"),
     # a clock time used as a time: "at 10:03", "10:03 UTC", "10pm"; "the 10:02 release" names
     # a release and is left alone
-    re.compile(
+    LazyPattern(
         r"(?:\b(?:at|around|about|approximately|by|before|after|since|until|till|from|near|"
         r"between)\s+"
         r"(?:~\s*)?)"
@@ -665,7 +666,7 @@ _UNRESOLVED_PATTERNS: tuple[re.Pattern[str], ...] = (
     # the moment of something that is not an anchor, in the user's words: "when the cache
     # failed", "when the first timeout happened", "at the time of the migration", "at the
     # first timeout" (before, dropped without a word: the answer was at as_of, `complete`)
-    re.compile(
+    LazyPattern(
         r"\b(?:when|once|as soon as|the moment)\s+(?:" + _SUBJECT_WORD + r"\s+){1,4}?"
         r"(?:first\s+)?" + _PAST_EVENT + r"|"
         r"\bat the (?:time|start|beginning|onset) of\s+(?:"
@@ -679,14 +680,14 @@ _UNRESOLVED_PATTERNS: tuple[re.Pattern[str], ...] = (
         re.IGNORECASE,
     ),
     # a part of a day without its day: "in the morning", "at night"
-    re.compile(
+    LazyPattern(
         r"\b(?:(?:in|during|on|for)\s+the\s+(?:early\s+|late\s+)?"
         r"(?:morning|afternoon|evening|night)|at\s+night|overnight)\b",
         re.IGNORECASE,
     ),
     # any date left: "Who owned it 2026-07-23?" ("the 2026-07-23 incident" names one)
-    re.compile(r"(?<![\w:.@/-])(?<!\bthe )\d{4}-\d{2}-\d{2}(?![\w:-])", re.IGNORECASE),
-    re.compile(
+    LazyPattern(r"(?<![\w:.@/-])(?<!\bthe )\d{4}-\d{2}-\d{2}(?![\w:-])", re.IGNORECASE),
+    LazyPattern(
         r"(?<![年\d])\d{1,2}月\d{1,2}[日号]|(?:凌晨|上午|中午|下午|晚上)?\d{1,2}[点點时](?:\d{1,2}分?|半)?|"
         r"(?:发布|上线|部署|变更|交接|事发|故障|事故|告警)(?:之前|之后|以前|以后|前|后)"
     ),
@@ -916,7 +917,7 @@ def _written_times(question: str, year: int | None = None) -> list[_Written]:
 
 
 # "between A and B", "from A to B": the words between the two ends.
-_RANGE_GAP = re.compile(r"\s*(?:and|to|through|till|until|-|–)\s*", re.IGNORECASE)
+_RANGE_GAP = LazyPattern(r"\s*(?:and|to|through|till|until|-|–)\s*", re.IGNORECASE)
 
 
 def _named_times(
@@ -1091,7 +1092,7 @@ class TimeReferences(BaseModel):
 
 # A whole month asked about ("in July 2026", "during March", "since March"): not followed by
 # a day ("in July 23" is a day, read elsewhere). "May" only capitalised, as in `_MONTH`.
-_MONTH_PERIOD = re.compile(
+_MONTH_PERIOD = LazyPattern(
     r"\b(?P<side>in|during|throughout|since)\s+(?P<month>"
     + "|".join(n if n != "may" else "(?-i:May)" for n in sorted(_MONTHS, key=len, reverse=True))
     + r")\b(?:\s+(?P<year>\d{4})\b)?(?!\s*\d)",
@@ -1630,7 +1631,7 @@ def first_error(
 
 
 # A release named as written in questions (the planner's mentions use it too).
-RELEASE_NAME = re.compile(r"\brelease-\d{4}\.\d{2}\.\d{2}\.\d+\b", re.IGNORECASE)
+RELEASE_NAME = LazyPattern(r"\brelease-\d{4}\.\d{2}\.\d{2}\.\d+\b", re.IGNORECASE)
 
 
 class SeenEvent(NamedTuple):
@@ -1737,7 +1738,7 @@ def _release_text(ev: Evidence) -> str:
 
 
 # The words naming an incident: "during the checkout incident" -> "checkout".
-_INCIDENT_NAME_WORDS = re.compile(
+_INCIDENT_NAME_WORDS = LazyPattern(
     r"\bthe ((?:[\w.:-]+ ){1,3}?)(?:incident|outage)\b", re.IGNORECASE
 )
 _NOT_A_NAME = frozenset({"whole", "entire", "same", "last", "latest", "recent", "current", "big"})
@@ -1921,7 +1922,7 @@ EPISODE = timedelta(hours=24)
 
 # Event words that name the error itself ("when the first error happened", "while the errors
 # were happening"), unlike "then" or "when it started": no other event stands in for it.
-_NAMES_AN_ERROR = re.compile(r"\b(?:errors?|failures?)\b", re.IGNORECASE)
+_NAMES_AN_ERROR = LazyPattern(r"\b(?:errors?|failures?)\b", re.IGNORECASE)
 
 
 def _plain_then_order(

@@ -62,6 +62,7 @@ _NOT_PRELOADED = ("investigator.serving", "investigator.telemetry", "investigato
 def _preload() -> None:
     from cypher_templates.registry import TemplateRegistry
     from investigator import cli as cli_module
+    from investigator.lazy_pattern import compile_all
 
     cli_module._register()
     for package in ("graph_schema", "cypher_templates", "investigator"):
@@ -72,6 +73,7 @@ def _preload() -> None:
             with contextlib.suppress(Exception):
                 importlib.import_module(info.name)
     TemplateRegistry.packaged().warm_up()
+    compile_all()  # the patterns a new process compiles on first use: once, before forking
 
 
 def serve(socket_file: str | None = None, state_folder: str | None = None) -> None:

@@ -163,8 +163,12 @@ class ServingBackend:
             self.driver.close()
 
     def warm_up(self) -> bool:
-        """Import every entry point and reach the database once; False if it did not answer."""
+        """Import every entry point, compile the patterns a question uses (compiled on first use
+        otherwise: the first call would pay for them) and reach the database once; False if it
+        did not answer."""
+        from investigator.lazy_pattern import compile_all
 
+        compile_all()
         try:
             self.driver.verify_connectivity()
         except (ServiceUnavailable, SessionExpired, DriverError, Neo4jError, OSError):
