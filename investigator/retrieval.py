@@ -48,6 +48,7 @@ from investigator.planner import (
     DEPLOY_LOOKBACK,
     EMITTED_READ,
     FIRST_RELEASE_CHECK,
+    MAX_FOCUS_SERVICES,
     NAMED_RELEASE_LOOKUP,
     NAV_PREFIX,
     RUNBOOK_SERVICES,
@@ -836,6 +837,7 @@ class RetrievalLoop:
                         if step_key(s) not in done
                     ),
                     *must_run,
+                    *self._owners_of_named(known, done),
                 ]
             )
             if not required_missing and not next_steps:
@@ -1384,6 +1386,25 @@ class RetrievalLoop:
         # The alert's name, not its rule's id (`@s1`): a section is headed by the name.
         named = alert_focus([alert_name_in(chosen.matched_alert)], [url] if url else [])
         return named.model_copy(update={"text": words})
+
+    def _owners_of_named(self, known: Known, done: set[str]) -> list[PlanStep]:
+        """The owner lookups of the services the question's own words name, when `--service`
+        named another: with `--service` known from the start, its owner is read in round one
+        and ownership counts as supported, so "Who owned payment-api?" asked with
+        `--service svc:checkout` stopped at checkout's owner alone (both are named)."""
+        given = self.inp.service_id
+        if not given or "ownership" not in useful_types(self.intents):
+            return []
+        named = [s for s in self.focus.named_services if s != given and s in known.services]
+        if not named:
+            return []
+        steps = steps_for(
+            ["ownership"],
+            Known(services=named[:MAX_FOCUS_SERVICES]),
+            as_of=self.inp.as_of,
+            ownership_period=self.inp.ownership_period,
+        )
+        return [s for s in steps if step_key(s) not in done]
 
     def _wanted(self, supported: Sequence[str]) -> list[str]:
         wanted = set(wanted_types(self.intents, supported))
