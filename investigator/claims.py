@@ -498,7 +498,6 @@ def derive_claims(
     team_cuts: Sequence[WindowCut] = (),
     causes_dropped: Sequence[CausesDropped] = (),
     period_was_read: bool = False,
-    in_time_order: bool = False,
     services_read: Sequence[str] = (),
     unresolved_names: Sequence[str] = (),
     started_later: Mapping[str, datetime] | None = None,
@@ -549,9 +548,9 @@ def derive_claims(
     likewise a required gap each and no verdict stronger than `uncertain`. `team_cuts`:
     each read of a team's OWNS edges from its side cut at its row cap, a required gap each.
     `period_was_read`: the period a change question asks over was read, so its answer needs
-    no first error (no `error_first_seen` gap of its own). `in_time_order`: a period's
-    answer, whose claims of releases and change events are listed by when they happened
-    (then the record's id), ahead of the untimed claims of their intent and status.
+    no first error (no `error_first_seen` gap of its own). In every answer the claims of
+    releases and change events are listed by when they happened (then the record's id),
+    ahead of the untimed claims of their intent and status.
     `services_read`: the services the run found (the question's words, `--service`, or a
     record in force at as_of): the question named one, so its gaps never say it named none.
     `started_later`: what the question's words found that starts after as_of (id -> its
@@ -1223,23 +1222,21 @@ def derive_claims(
     unique = {c.claim_id: c for c in claims}
     # Readable and deterministic: per intent, facts first, then inferences, then hypotheses.
     rank = {EpistemicStatus.FACT: 0, EpistemicStatus.INFERENCE: 1, EpistemicStatus.HYPOTHESIS: 2}
-    if in_time_order:
-        # A period's changes read as a timeline: by when each happened, then its id.
-        change_times = _change_times(evidence)
-        ordered = sorted(
-            unique.values(),
-            key=lambda c: (
-                c.intent,
-                rank[c.epistemic_status],
-                *_claim_time_key(c, change_times),
-                c.statement,
-                c.claim_id,
-            ),
-        )
-    else:
-        ordered = sorted(
-            unique.values(), key=lambda c: (c.intent, rank[c.epistemic_status], c.statement)
-        )
+    # Releases and change events read as a timeline, in every answer: by when each happened,
+    # then its id, ahead of the untimed claims of their intent and status (those by their
+    # text). Before (h29-claims), only a period's answer did; any other sorted its releases
+    # by their text, `crowd-10` before `crowd-2`. Claims are not in the pack: its hash holds.
+    change_times = _change_times(evidence)
+    ordered = sorted(
+        unique.values(),
+        key=lambda c: (
+            c.intent,
+            rank[c.epistemic_status],
+            *_claim_time_key(c, change_times),
+            c.statement,
+            c.claim_id,
+        ),
+    )
     confounders = sorted(confounders, key=lambda c: (c.at, c.element_id))
     return ClaimSet(
         claims=ordered, verdict=verdict, confounders=confounders, missing_evidence=missing

@@ -756,7 +756,6 @@ def _investigate(
         causes_dropped=_causes_left_out(gate, pack, change_period),
         period_was_read=period_read(outcome.tool_calls, change_period),
         team_cuts=cut_team_reads(outcome.tool_calls),
-        in_time_order=change_period is not None,
         ownership_records=outcome.ownership_records,
         ownership_cut=cut_histories(outcome.tool_calls),
         owners_cut=cut_entity_reads(outcome.tool_calls, outcome.owners_cut_at),
