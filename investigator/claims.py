@@ -489,6 +489,7 @@ def derive_claims(
     owners_asked: Sequence[str] = (),
     not_valid_then: Sequence[str] = (),
     owners_unread: Sequence[str] = (),
+    alerts_unfound: Sequence[tuple[str, bool]] = (),
     owners_dropped: Sequence[Evidence] = (),
     team_words: str | None = None,
     teams: Sequence[str] = (),
@@ -529,6 +530,10 @@ def derive_claims(
     asked: one with no owner admitted is a required gap (another entity's owner is no answer).
     `owners_unread`: those whose `owners_of` read failed: who owns them is unknown, never
     absent, a required gap each (the owner of a service it fires on is no answer either).
+    `alerts_unfound`: (service, read failed) of each service whose alerts were read for a
+    question asking the owner of an alert it does not name ("who owns the alert that fired
+    on checkout?") and none was found (or the read failed): a required gap each, since the
+    service's owner is not the alert's.
     `owners_dropped`: OWNS records the run read and admitted but the pack dropped for the
     evidence budget: an owner gap they would fill says so, never that no record holds.
     `version_period`: the period a runbook or policy question asks the versions over
@@ -1069,6 +1074,7 @@ def derive_claims(
         missing = _unresolved_name_gaps(missing, unresolved_names)
     if Intent.OWNERSHIP_AT_TIME in intent_set:
         missing += _unread_owner_gaps(evidence, owners_unread)
+        missing += _alert_unfound_gaps(alerts_unfound, as_of)
     if search_stopped_by is not None:
         missing = _not_searched_to_the_end(missing, search_stopped_by)
     if intent_set & {Intent.CHANGE_HISTORY, Intent.RELEASE_LOOKUP}:
@@ -1739,6 +1745,30 @@ def _unread_owner_gaps(
             required=True,
         )
         for entity in sorted(set(owners_unread) - owned)
+    ]
+
+
+def _alert_unfound_gaps(
+    alerts_unfound: Sequence[tuple[str, bool]], as_of: datetime
+) -> list[MissingEvidence]:
+    """A required `ownership` gap for each service whose alerts were read for an alert's
+    owner and none was found (or the read failed): the owner asked is an alert's."""
+    return [
+        MissingEvidence(
+            evidence_type="ownership",
+            intents=[Intent.OWNERSHIP_AT_TIME.value],
+            description=(
+                f"{UNKNOWN_NOT_ABSENT}which alert fired on {service}: the read of the alerts "
+                "that fired on it failed (see its tool calls); ask again"
+                if failed
+                else f"no alert is recorded as firing on {service} by as_of {iso_utc(as_of)} "
+                "in the records this subject may read"
+            )
+            + ", so no alert's owner is stated (the owner of the service is not the alert's "
+            "owner)",
+            required=True,
+        )
+        for service, failed in alerts_unfound
     ]
 
 

@@ -389,6 +389,26 @@ def _causes_left_out(
     return causes_dropped(window, shown, dropped, gate.named_release_ids(), changes)
 
 
+def _alerts_unfound(calls: Sequence[ToolCallRecord]) -> list[tuple[str, bool]]:
+    """(service, read failed) of each service whose alerts (FIRED_ON into it) were read for
+    a question asking an unnamed alert's owner (`planner.alert_owner_steps`) and that found
+    none the subject may read, or whose every such read failed."""
+    reads: dict[str, list[ToolCallRecord]] = {}
+    for call in calls:
+        if (
+            call.template_id == "dependency_neighbourhood"
+            and call.options.get("rel_type") == "FIRED_ON"
+            and call.options.get("direction") == "in"
+        ):
+            reads.setdefault(str(call.params.get("start_id")), []).append(call)
+    out = []
+    for service, read in sorted(reads.items()):
+        if any(c.error is None and c.row_count > 0 for c in read):
+            continue
+        out.append((service, all(c.error is not None for c in read)))
+    return out
+
+
 def _budget_dropped_owners(gate: EvidenceGate, omissions: Sequence[Omission]) -> list[Evidence]:
     """The OWNS records the gate admitted and the pack dropped for the budget: read, so
     not absent (claims.py words the owner gaps they would fill so)."""
@@ -791,6 +811,7 @@ def _investigate(
                 if call.template_id == "owners_of" and not call.error
             }
         ),
+        alerts_unfound=_alerts_unfound(outcome.tool_calls),
         # The gate refused their own record as not valid then: said so in the gap.
         not_valid_then=sorted(
             {r.element_id for r in gate.rejected if r.reason is RejectionReason.REJECTED_TEMPORAL}

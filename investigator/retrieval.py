@@ -55,6 +55,7 @@ from investigator.planner import (
     DeterministicPlanner,
     Known,
     PlanInput,
+    asks_unnamed_alert_owner,
     competing_cause_steps,
     extract_mentions,
     focus_services,
@@ -701,6 +702,9 @@ class RetrievalLoop:
         known = Known()
         if self.inp.service_id:
             known.add("services", self.inp.service_id)
+        known.alert_owner_asked = Intent.OWNERSHIP_AT_TIME in self.intents and (
+            asks_unnamed_alert_owner(self.inp.question)
+        )
         outcome = RetrievalOutcome(rounds=0, stop_reason=StopReason.MAX_ROUNDS, known=known)
         done: set[str] = set()
         plan = self.planner.initial_plan(self.inp, self.intents)
