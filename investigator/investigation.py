@@ -692,8 +692,11 @@ def _investigate(
         raise PackBudgetError(
             f"--budget-tokens {request.budget_tokens} is too small: required evidence "
             f"({', '.join(starved)}) does not fit; "
-            # What was admitted, plus the smallest candidate of each type that did not fit.
-            + too_small_hint(gate.tokens_used + sum(gate.budget_needed[k] for k in starved))
+            # What the answer needs of what was admitted (not the optional records nor the
+            # competing causes that may be left out), plus the smallest candidate of each
+            # type that did not fit, each once. Before (h29-claims), everything admitted and
+            # a record of two such types twice: 1100 was told 2000 where 1200 answers.
+            + too_small_hint(gate.required_tokens() + gate.starved_tokens(starved))
         )
     # A loop cut short, or a read that failed, leaves what it was to read unknown, not absent.
     stopped_by = search_unfinished_by(outcome)

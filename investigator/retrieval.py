@@ -812,6 +812,27 @@ class RetrievalLoop:
                     )
                     if step_key(s) not in done and self.gate.policy.cause_window is not None
                 ]
+                # So do the reads of a required type still missing (the first error, the
+                # owner, the runbook): what they find takes the room of optional evidence
+                # (`EvidenceGate._room_for_required`). Before (h29-claims), the loop stopped:
+                # a budget filled with documents in round one left the first error unread.
+                required_missing = missing_required(self.intents, self.gate.supported_types())
+                if required_missing:
+                    checks = unique_steps(
+                        [
+                            *(
+                                s
+                                for s in steps_for(
+                                    required_missing,
+                                    known,
+                                    as_of=self.inp.as_of,
+                                    ownership_period=self.inp.ownership_period,
+                                )
+                                if step_key(s) not in done
+                            ),
+                            *checks,
+                        ]
+                    )
                 if not checks or round_no - self.search_rounds >= max_rounds:
                     outcome.stop_reason = StopReason.BUDGET_EXHAUSTED
                     outcome.cut_short = True
