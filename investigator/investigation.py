@@ -389,10 +389,14 @@ def _causes_left_out(
     return causes_dropped(window, shown, dropped, gate.named_release_ids(), changes)
 
 
-def _alerts_unfound(calls: Sequence[ToolCallRecord]) -> list[tuple[str, bool]]:
+def _alerts_unfound(
+    calls: Sequence[ToolCallRecord], fired_on: Sequence[tuple[str, str]]
+) -> list[tuple[str, bool]]:
     """(service, read failed) of each service whose alerts (FIRED_ON into it) were read for
     a question asking an unnamed alert's owner (`planner.alert_owner_steps`) and that found
-    none the subject may read, or whose every such read failed."""
+    none the subject may read firing on it by as_of (`fired_on`), or whose every such read
+    failed."""
+    found = {service for service, _ in fired_on}
     reads: dict[str, list[ToolCallRecord]] = {}
     for call in calls:
         if (
@@ -403,7 +407,7 @@ def _alerts_unfound(calls: Sequence[ToolCallRecord]) -> list[tuple[str, bool]]:
             reads.setdefault(str(call.params.get("start_id")), []).append(call)
     out = []
     for service, read in sorted(reads.items()):
-        if any(c.error is None and c.row_count > 0 for c in read):
+        if service in found:
             continue
         out.append((service, all(c.error is not None for c in read)))
     return out
@@ -814,7 +818,7 @@ def _investigate(
                 if call.template_id == "owners_of" and not call.error
             }
         ),
-        alerts_unfound=_alerts_unfound(outcome.tool_calls),
+        alerts_unfound=_alerts_unfound(outcome.tool_calls, outcome.known.alerts_fired_on),
         # The gate refused their own record as not valid then: said so in the gap.
         not_valid_then=sorted(
             {r.element_id for r in gate.rejected if r.reason is RejectionReason.REJECTED_TEMPORAL}

@@ -771,6 +771,9 @@ class Known(BaseModel):
     # fired on checkout?"): the alerts that fired on the focus services are read, then their
     # own owners (`alert_owner_steps`); the service's owner is not the one asked.
     alert_owner_asked: bool = False
+    # (service, alert) of each alert a read of the alerts that fired on a focus service found
+    # firing on it by as_of (`alert_owner_steps`): the alerts whose owners are then read.
+    alerts_fired_on: list[tuple[str, str]] = Field(default_factory=list)
 
     def add(self, kind: str, entity_id: str) -> bool:
         """Add one entity id under `kind`; True when it is new."""
@@ -1848,16 +1851,18 @@ ALERTS_FIRED_ON = NAV_PREFIX + "alerts-fired-on"
 
 def alert_owner_steps(known: Known, focus: Sequence[str]) -> list[PlanStep]:
     """For a question asking the owner of an alert it does not name: the alerts that fired on
-    each focus service (FIRED_ON into it, navigation), then each alert's own owners
-    (`owners_of`), as for an alert the question names."""
+    each focus service (FIRED_ON into it, navigation), then the own owners (`owners_of`) of
+    each found firing on it by as_of (`Known.alerts_fired_on`), as for an alert the question
+    names; never an alert the run met otherwise (its incident's, which fired elsewhere)."""
     if not known.alert_owner_asked:
         return []
     steps = [
         _one_hop_step(svc, "FIRED_ON", "in", step_id=ALERTS_FIRED_ON)
         for svc in focus[:MAX_FOCUS_SERVICES]
     ]
+    alerts = sorted({alert for _, alert in known.alerts_fired_on})
     steps += [
         _step("owners_of", {"entity_id": alert}, "ownership")
-        for alert in known.alerts[:MAX_FOCUS_SERVICES]
+        for alert in alerts[:MAX_FOCUS_SERVICES]
     ]
     return steps

@@ -373,6 +373,21 @@ def learn(known: Known, rows: Sequence[TemplateRow], focus: QuestionFocus, as_of
                 ):
                     continue  # affected only downstream of the incident's errors
                 changed |= known.add(kind, value)
+                fired = el.valid_from
+                if (
+                    kind == "alerts"
+                    and el.type == "FIRED_ON"
+                    and key == "neighbour"
+                    and isinstance(row.context.get("start"), str)
+                    and (fired is None or fired <= as_of)
+                ):
+                    # An alert that fired on the service asked by as_of (read for an
+                    # unnamed alert's owner, `planner.alert_owner_steps`).
+                    pair = (str(row.context["start"]), value)
+                    if pair not in known.alerts_fired_on:
+                        known.alerts_fired_on.append(pair)
+                        known.alerts_fired_on.sort()
+                        changed = True
                 if (
                     kind == "services"
                     and el.type == "FIRED_ON"

@@ -114,7 +114,8 @@ def test_the_owner_of_the_alert_that_fired_on_a_service_is_the_alerts(  # type: 
     assert any(s.endswith("team:alert-desk OWNS alert:GiftcardsLagHigh (valid "
                           "2025-01-01T00:00:00Z to open)") for s in owners), owners  # fmt: skip
     assert doc["status"] == "complete", doc["missing_evidence"]
-    # No alert fired on loyalty: a gap, never its service's owner as the alert's.
+    # No alert fired on loyalty by then (alert:LoyaltyLate fires on it from 2026-08-01): a
+    # gap, never its service's owner, nor the owner of an alert that fired only later.
     doc = investigate_json(invoke, "Which team owns the alert on loyalty?", *at, *BOB[:2])
     assert doc["status"] == "partial", doc["missing_evidence"]
     assert _ownership_gaps(doc) == [
@@ -123,3 +124,8 @@ def test_the_owner_of_the_alert_that_fired_on_a_service_is_the_alerts(  # type: 
         "service is not the alert's owner)"
     ], doc["missing_evidence"]
     assert not any(" OWNS alert:" in s for s in _owner_claims(doc)), doc["claims"]
+    # Once alert:LoyaltyLate has fired on it, its owner is the answer.
+    later = ("--as-of", "2026-08-02T00:00:00Z")
+    doc = investigate_json(invoke, "Which team owns the alert on loyalty?", *later, *BOB[:2])
+    assert any("team:alert-desk OWNS alert:LoyaltyLate" in s for s in _owner_claims(doc)), doc
+    assert doc["status"] == "complete", doc["missing_evidence"]
