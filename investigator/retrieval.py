@@ -812,6 +812,12 @@ class RetrievalLoop:
                 if outcome.cut_short:
                     break
             if self.gate.budget_hit:
+                # The question's time words placed again on what was read (the first error
+                # read with the budget full is "then"), for the gate and the answer's Time
+                # line; the lookups it would repeat at them are not read. Before
+                # (h29-claims), they stayed as placed before the budget filled: the Time
+                # line said no first error was found beside the claim of one.
+                followup_steps(self.intents, known, self.gate, self.inp)
                 # The competing-cause checks of the window before the first error still
                 # run: a cause the budget cannot hold takes the room of one farther from the
                 # error, or is left out and counted (`EvidenceGate._fit_cause`), so the

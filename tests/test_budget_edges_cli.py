@@ -62,6 +62,13 @@ def test_too_small_names_the_budget_that_answers(demo_graph, cli_env, invoke) ->
         c["statement"].startswith("PAY-4097 was first seen 38 s after release " + RELEASE)
         for c in doc["claims"]
     ), doc["claims"]
+    # "At that moment" is placed on what was read with the budget full (before, the Time
+    # line said no first error was found, beside the claim of one).
+    assert doc["unresolved_time_words"] == [], doc["unresolved_time_reasons"]
+    assert any(
+        "(the question says 'at that moment')" in c["statement"] and " OWNS " in c["statement"]
+        for c in doc["claims"]
+    ), doc["claims"]
     # What the required evidence took the room of is said, never silently gone.
     took = [
         r
