@@ -523,6 +523,7 @@ def derive_claims(
     owners_asked: Sequence[str] = (),
     not_valid_then: Sequence[str] = (),
     owners_unread: Sequence[str] = (),
+    alerts_unfound: Sequence[tuple[str, bool]] = (),
     owners_dropped: Sequence[Evidence] = (),
     team_words: str | None = None,
     teams: Sequence[str] = (),
@@ -532,7 +533,6 @@ def derive_claims(
     team_cuts: Sequence[WindowCut] = (),
     causes_dropped: Sequence[CausesDropped] = (),
     period_was_read: bool = False,
-    in_time_order: bool = False,
     services_read: Sequence[str] = (),
     unresolved_names: Sequence[str] = (),
     started_later: Mapping[str, datetime] | None = None,
@@ -564,6 +564,10 @@ def derive_claims(
     asked: one with no owner admitted is a required gap (another entity's owner is no answer).
     `owners_unread`: those whose `owners_of` read failed: who owns them is unknown, never
     absent, a required gap each (the owner of a service it fires on is no answer either).
+    `alerts_unfound`: (service, read failed) of each service whose alerts were read for a
+    question asking the owner of an alert it does not name ("who owns the alert that fired
+    on checkout?") and none was found (or the read failed): a required gap each, since the
+    service's owner is not the alert's.
     `owners_dropped`: OWNS records the run read and admitted but the pack dropped for the
     evidence budget: an owner gap they would fill says so, never that no record holds.
     `version_period`: the period a runbook or policy question asks the versions over
@@ -583,9 +587,9 @@ def derive_claims(
     likewise a required gap each and no verdict stronger than `uncertain`. `team_cuts`:
     each read of a team's OWNS edges from its side cut at its row cap, a required gap each.
     `period_was_read`: the period a change question asks over was read, so its answer needs
-    no first error (no `error_first_seen` gap of its own). `in_time_order`: a period's
-    answer, whose claims of releases and change events are listed by when they happened
-    (then the record's id), ahead of the untimed claims of their intent and status.
+    no first error (no `error_first_seen` gap of its own). In every answer the claims of
+    releases and change events are listed by when they happened (then the record's id),
+    ahead of the untimed claims of their intent and status.
     `services_read`: the services the run found (the question's words, `--service`, or a
     record in force at as_of): the question named one, so its gaps never say it named none.
     `started_later`: what the question's words found that starts after as_of (id -> its
@@ -1116,6 +1120,7 @@ def derive_claims(
         missing = _unresolved_name_gaps(missing, unresolved_names)
     if Intent.OWNERSHIP_AT_TIME in intent_set:
         missing += _unread_owner_gaps(evidence, owners_unread)
+        missing += _alert_unfound_gaps(alerts_unfound, as_of)
     if search_stopped_by is not None:
         missing = _not_searched_to_the_end(missing, search_stopped_by)
     if intent_set & {Intent.CHANGE_HISTORY, Intent.RELEASE_LOOKUP}:
@@ -1269,23 +1274,21 @@ def derive_claims(
     unique = {c.claim_id: c for c in claims}
     # Readable and deterministic: per intent, facts first, then inferences, then hypotheses.
     rank = {EpistemicStatus.FACT: 0, EpistemicStatus.INFERENCE: 1, EpistemicStatus.HYPOTHESIS: 2}
-    if in_time_order:
-        # A period's changes read as a timeline: by when each happened, then its id.
-        change_times = _change_times(evidence)
-        ordered = sorted(
-            unique.values(),
-            key=lambda c: (
-                c.intent,
-                rank[c.epistemic_status],
-                *_claim_time_key(c, change_times),
-                c.statement,
-                c.claim_id,
-            ),
-        )
-    else:
-        ordered = sorted(
-            unique.values(), key=lambda c: (c.intent, rank[c.epistemic_status], c.statement)
-        )
+    # Releases and change events read as a timeline, in every answer: by when each happened,
+    # then its id, ahead of the untimed claims of their intent and status (those by their
+    # text). Before (h29-claims), only a period's answer did; any other sorted its releases
+    # by their text, `crowd-10` before `crowd-2`. Claims are not in the pack: its hash holds.
+    change_times = _change_times(evidence)
+    ordered = sorted(
+        unique.values(),
+        key=lambda c: (
+            c.intent,
+            rank[c.epistemic_status],
+            *_claim_time_key(c, change_times),
+            c.statement,
+            c.claim_id,
+        ),
+    )
     confounders = sorted(confounders, key=lambda c: (c.at, c.element_id))
     return ClaimSet(
         claims=ordered, verdict=verdict, confounders=confounders, missing_evidence=missing
@@ -1788,6 +1791,30 @@ def _unread_owner_gaps(
             required=True,
         )
         for entity in sorted(set(owners_unread) - owned)
+    ]
+
+
+def _alert_unfound_gaps(
+    alerts_unfound: Sequence[tuple[str, bool]], as_of: datetime
+) -> list[MissingEvidence]:
+    """A required `ownership` gap for each service whose alerts were read for an alert's
+    owner and none was found (or the read failed): the owner asked is an alert's."""
+    return [
+        MissingEvidence(
+            evidence_type="ownership",
+            intents=[Intent.OWNERSHIP_AT_TIME.value],
+            description=(
+                f"{UNKNOWN_NOT_ABSENT}which alert fired on {service}: the read of the alerts "
+                "that fired on it failed (see its tool calls); ask again"
+                if failed
+                else f"no alert is recorded as firing on {service} by as_of {iso_utc(as_of)} "
+                "in the records this subject may read"
+            )
+            + ", so no alert's owner is stated (the owner of the service is not the alert's "
+            "owner)",
+            required=True,
+        )
+        for service, failed in alerts_unfound
     ]
 
 

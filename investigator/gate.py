@@ -1261,8 +1261,8 @@ class EvidenceGate:
         self.budget_hit = False
         # Evidence types a candidate could have supported had it fitted the budget.
         self.budget_starved_types: set[str] = set()
-        # Per starved type, the tokens of its smallest candidate that did not fit.
-        self.budget_needed: dict[str, int] = {}
+        # Per starved type, its smallest candidate that did not fit: (evidence id, tokens).
+        self.budget_needed_by: dict[str, tuple[str, int]] = {}
         # Runbook versions dropped for the budget, with the instants asked about (as_of, the
         # question's earlier times) they were valid at: the version in force then, unread.
         self.budget_dropped_runbooks: dict[str, list[datetime]] = {}
@@ -1616,7 +1616,8 @@ class EvidenceGate:
             self.budget_hit = True
             self.budget_starved_types |= relevant
             for kind in relevant:
-                self.budget_needed[kind] = min(self.budget_needed.get(kind, cost), cost)
+                if kind not in self.budget_needed_by or cost < self.budget_needed_by[kind][1]:
+                    self.budget_needed_by[kind] = (cand.evidence_id, cost)
             detail = f"needs {cost} tokens, {self.remaining_tokens} left"
             if "runbook" in cand.evidence_types:
                 instants = [p.as_of, *(t for t in p.reference_times if t <= p.as_of)]
@@ -1872,18 +1873,120 @@ class EvidenceGate:
 
     def _room_for_required(self, cand: Evidence, cost: int, round_no: int) -> list[Rejection]:
         """Required evidence that does not fit (the incident's own records, the owner, the
-        runbook, read after the budget filled with competing causes) takes the room of the
-        competing causes farthest from the first error: they are withdrawn, farthest first,
-        and left out with every one farther than them (`cause_dropped`: a required gap, no
-        verdict between them). Returns the rejections of those withdrawn (none when it would
-        not fit even in their room)."""
-        victims = self._room_of(self._yielding_causes(cand), cost)
-        if cost > self.remaining_tokens + sum(evidence_tokens(ev) for ev in victims):
+        runbook, read after the budget filled) takes the room of optional evidence admitted
+        (`_yielding_optional`, `budget_exceeded`), then of the competing causes farthest
+        from the first error: they are withdrawn, farthest first, and left out with every
+        one farther than them (`cause_dropped`: a required gap, no verdict between them).
+        Returns the rejections of those withdrawn (none when it would not fit even in their
+        room)."""
+        causes = self._yielding_causes(cand)
+        # The optional evidence admitted (what no required type needs) yields first: left
+        # out, it is no gap of the answer; then the competing causes farthest from the first
+        # error (each a required gap). Weighed with every yielding cause gone, so a record
+        # that then alone supports a required type stays.
+        optional = self._room_of(
+            self._yielding_optional(cand, [ev for ev in self.admitted if ev not in causes]), cost
+        )
+        freed = sum(evidence_tokens(ev) for ev in optional)
+        victims = (
+            self._room_of(causes, cost - freed) if cost > self.remaining_tokens + freed else []
+        )
+        if cost > self.remaining_tokens + freed + sum(evidence_tokens(ev) for ev in victims):
             return []
         required = set(self.policy.required_types)
         types = ", ".join(sorted(set(cand.evidence_types) & required))
         detail = f"{cand.element_id}, required evidence ({types}), took its room in the budget"
-        return self._withdraw_causes(victims, round_no, detail)
+        return [
+            *self._withdraw_causes(victims, round_no, detail),
+            *self._withdraw_optional(optional, round_no, detail),
+        ]
+
+    def _yielding_optional(self, cand: Evidence, kept: Sequence[Evidence]) -> list[Evidence]:
+        """The admitted evidence of `kept` that would make room for `cand` when the competing
+        causes cannot: only for a candidate that would first support a required type. What
+        supports no required type yields first, then what supports only required types
+        others in `kept` support too, each the last admitted first (the gate admits in rank
+        order). Never a competing cause (`_yielding_causes` weighs those), an anchor, a
+        release the question names, a record listed as the answer (an owner or version of
+        the period asked, a change of it, what an asked team owned) nor the only record of a
+        required type. Before (h29-claims), only competing causes yielded: a question whose
+        budget filled with documents before its first error was read stopped there, and one
+        at a smaller budget exited 2 though its required evidence fitted alone."""
+        required = set(self.policy.required_types)
+        if not (set(cand.evidence_types) & required) - set(self.supported_types()):
+            return []
+        return self._optional_that_yields(kept)
+
+    def _optional_that_yields(self, kept: Sequence[Evidence]) -> list[Evidence]:
+        """The records of `kept` that may make room for required evidence, in the order
+        they yield (see `_yielding_optional`)."""
+        required = set(self.policy.required_types)
+        rest = list(kept)
+        order = sorted(
+            range(len(rest)),
+            key=lambda i: (bool(set(rest[i].evidence_types) & required), -i),
+        )
+        out: list[Evidence] = []
+        for ev in [rest[i] for i in order]:
+            if self._in_cause_window(ev) or self._fixed(ev):
+                continue
+            others = [other for other in rest if other is not ev]
+            if (set(ev.evidence_types) & required) - supported_evidence_types(others):
+                continue  # the only record of a required type: it stays
+            rest = others
+            out.append(ev)
+        return out
+
+    def required_tokens(self) -> int:
+        """Tokens of the admitted evidence that nothing yields for required evidence: what
+        the answer needs of what it holds (the optional records and the competing causes
+        that may be left out are not counted)."""
+        causes = self._causes_that_yield()
+        optional = self._optional_that_yields([ev for ev in self.admitted if ev not in causes])
+        return self.tokens_used - sum(evidence_tokens(ev) for ev in [*causes, *optional])
+
+    def starved_tokens(self, kinds: Iterable[str]) -> int:
+        """Tokens of the smallest candidate of each of `kinds` that did not fit the budget,
+        each candidate counted once (one record may support two of them)."""
+        return sum(
+            dict(self.budget_needed_by[k] for k in kinds if k in self.budget_needed_by).values()
+        )
+
+    def _fixed(self, ev: Evidence) -> bool:
+        """Whether admitted evidence stays whatever the budget asks of optional evidence: an
+        anchor of the question's time words, a rollout under way, a release the question
+        names, or a record listed as the answer of its intent."""
+        return (
+            ev.element_id in self.policy.anchor_ids
+            or self._under_way(ev)
+            or self._release_before_rollout(ev)
+            or self._named_release(ev)
+            or self._owner_in_period(ev)
+            or self._version_in_period(ev)
+            or self._change_in_period(ev)
+            or bool(ev.context.get("asked_team"))
+        )
+
+    def _withdraw_optional(
+        self, victims: Sequence[Evidence], round_no: int, detail: str
+    ) -> list[Rejection]:
+        """Withdraw admitted optional evidence for required evidence's room: each is left
+        out for the budget (`budget_exceeded`, with `detail`), and its tokens are free again;
+        a runbook version in force at an instant asked is noted as dropped for the budget."""
+        withdrawn: list[Rejection] = []
+        instants = [self.policy.as_of, *(t for t in self.policy.reference_times)]
+        for ev in victims:
+            self.admitted.remove(ev)
+            self.tokens_used -= evidence_tokens(ev)
+            self.budget_hit = True
+            if "runbook" in ev.evidence_types:
+                held = sorted({t for t in instants if t <= self.policy.as_of and _valid_at(ev, t)})
+                if held:
+                    self.budget_dropped_runbooks[ev.element_id] = held
+            rejection = self._reject(ev, RejectionReason.BUDGET_EXCEEDED, round_no, detail)
+            withdrawn.append(rejection)
+            self.rejected.append(rejection)
+        return withdrawn
 
     def _room_of(self, causes: Iterable[Evidence], cost: int) -> list[Evidence]:
         """The first of `causes`, in their order, whose withdrawal makes room for `cost`
@@ -1915,11 +2018,17 @@ class EvidenceGate:
         first error first: only for a candidate that would first support a required type;
         a release the question names, the release nearest the error and a cause that alone
         supports a required type never do."""
+        required = set(self.policy.required_types)
+        if not (set(cand.evidence_types) & required) - set(self.supported_types()):
+            return []
+        return self._causes_that_yield()
+
+    def _causes_that_yield(self) -> list[Evidence]:
+        """The admitted competing causes that may make room for required evidence, farthest
+        from the first error first (see `_yielding_causes`)."""
         window = self.policy.cause_window
         required = set(self.policy.required_types)
-        if window is None or not (set(cand.evidence_types) & required) - set(
-            self.supported_types()
-        ):
+        if window is None:
             return []
         kept = list(self.admitted)
         out: list[Evidence] = []

@@ -390,6 +390,30 @@ def _causes_left_out(
     return causes_dropped(window, shown, dropped, gate.named_release_ids(), changes)
 
 
+def _alerts_unfound(
+    calls: Sequence[ToolCallRecord], fired_on: Sequence[tuple[str, str]]
+) -> list[tuple[str, bool]]:
+    """(service, read failed) of each service whose alerts (FIRED_ON into it) were read for
+    a question asking an unnamed alert's owner (`planner.alert_owner_steps`) and that found
+    none the subject may read firing on it by as_of (`fired_on`), or whose every such read
+    failed."""
+    found = {service for service, _ in fired_on}
+    reads: dict[str, list[ToolCallRecord]] = {}
+    for call in calls:
+        if (
+            call.template_id == "dependency_neighbourhood"
+            and call.options.get("rel_type") == "FIRED_ON"
+            and call.options.get("direction") == "in"
+        ):
+            reads.setdefault(str(call.params.get("start_id")), []).append(call)
+    out = []
+    for service, read in sorted(reads.items()):
+        if service in found:
+            continue
+        out.append((service, all(c.error is not None for c in read)))
+    return out
+
+
 def _budget_dropped_owners(gate: EvidenceGate, omissions: Sequence[Omission]) -> list[Evidence]:
     """The OWNS records the gate admitted and the pack dropped for the budget: read, so
     not absent (claims.py words the owner gaps they would fill so)."""
@@ -673,8 +697,11 @@ def _investigate(
         raise PackBudgetError(
             f"--budget-tokens {request.budget_tokens} is too small: required evidence "
             f"({', '.join(starved)}) does not fit; "
-            # What was admitted, plus the smallest candidate of each type that did not fit.
-            + too_small_hint(gate.tokens_used + sum(gate.budget_needed[k] for k in starved))
+            # What the answer needs of what was admitted (not the optional records nor the
+            # competing causes that may be left out), plus the smallest candidate of each
+            # type that did not fit, each once. Before (h29-claims), everything admitted and
+            # a record of two such types twice: 1100 was told 2000 where 1200 answers.
+            + too_small_hint(gate.required_tokens() + gate.starved_tokens(starved))
         )
     # A loop cut short, or a read that failed, leaves what it was to read unknown, not absent.
     stopped_by = search_unfinished_by(outcome)
@@ -757,7 +784,6 @@ def _investigate(
         causes_dropped=_causes_left_out(gate, pack, change_period),
         period_was_read=period_read(outcome.tool_calls, change_period),
         team_cuts=cut_team_reads(outcome.tool_calls),
-        in_time_order=change_period is not None,
         ownership_records=outcome.ownership_records,
         ownership_cut=cut_histories(outcome.tool_calls),
         owners_cut=cut_entity_reads(outcome.tool_calls, outcome.owners_cut_at),
@@ -793,6 +819,7 @@ def _investigate(
                 if call.template_id == "owners_of" and not call.error
             }
         ),
+        alerts_unfound=_alerts_unfound(outcome.tool_calls, outcome.known.alerts_fired_on),
         # The gate refused their own record as not valid then: said so in the gap.
         not_valid_then=sorted(
             {r.element_id for r in gate.rejected if r.reason is RejectionReason.REJECTED_TEMPORAL}

@@ -179,6 +179,25 @@ _INCIDENT_ASKED = LazyPattern(
 )
 
 
+# "Who owns the alert that fired on checkout?", "which team owns the checkout alerts?", "the
+# owner of the alert", "the alert('s) owner": the owner asked is an alert's, not a service's.
+_ALERT_OWNER_ASKED = re.compile(
+    r"\b(?:who|which\s+team|what\s+team)\s+(?:owns?|owned|is\s+responsible\s+for)\s+"
+    r"(?:the\s+|an?\s+|this\s+|that\s+)?(?:[\w.:-]+\s+)?alerts?\b|"
+    r"\bowners?\s+of\s+(?:the\s+|an?\s+|this\s+|that\s+)?(?:[\w.:-]+\s+)?alerts?\b|"
+    r"\balerts?(?:'s|s'|\u2019s)?\s+owners?\b",
+    re.IGNORECASE,
+)
+
+
+def asks_unnamed_alert_owner(question: str) -> bool:
+    """Whether the question asks the owner of an alert it does not name (no alert name or
+    alert id in it): the alerts that fired on its services are the ones meant."""
+    if not _ALERT_OWNER_ASKED.search(question) or alert_names(question):
+        return False
+    return not any(i.startswith("alert:") for i in _KG_ID.findall(question))
+
+
 def _asks_only_about_alerts(question: str) -> bool:
     """Whether the question names alerts and asks nothing an intent rule or an incident
     lookup reads (called when no intent rule matched)."""
@@ -777,6 +796,13 @@ class Known(BaseModel):
     releases: list[KnownRelease] = Field(default_factory=list)
     # Other changes (change events) the competing-cause checks found (sorted).
     changes: list[str] = Field(default_factory=list)
+    # The question asks the owner of an alert it does not name ("who owns the alert that
+    # fired on checkout?"): the alerts that fired on the focus services are read, then their
+    # own owners (`alert_owner_steps`); the service's owner is not the one asked.
+    alert_owner_asked: bool = False
+    # (service, alert) of each alert a read of the alerts that fired on a focus service found
+    # firing on it by as_of (`alert_owner_steps`): the alerts whose owners are then read.
+    alerts_fired_on: list[tuple[str, str]] = Field(default_factory=list)
 
     def add(self, kind: str, entity_id: str) -> bool:
         """Add one entity id under `kind`; True when it is new."""
@@ -1847,4 +1873,27 @@ def followup_steps(
         *cause_document_steps(intents, known, as_of=inp.as_of),
         *rollback_document_steps(known, inp.question),
         *named_release_steps(intents, known, inp.question, focus),
+        *alert_owner_steps(known, focus),
     ]
+
+
+ALERTS_FIRED_ON = NAV_PREFIX + "alerts-fired-on"
+
+
+def alert_owner_steps(known: Known, focus: Sequence[str]) -> list[PlanStep]:
+    """For a question asking the owner of an alert it does not name: the alerts that fired on
+    each focus service (FIRED_ON into it, navigation), then the own owners (`owners_of`) of
+    each found firing on it by as_of (`Known.alerts_fired_on`), as for an alert the question
+    names; never an alert the run met otherwise (its incident's, which fired elsewhere)."""
+    if not known.alert_owner_asked:
+        return []
+    steps = [
+        _one_hop_step(svc, "FIRED_ON", "in", step_id=ALERTS_FIRED_ON)
+        for svc in focus[:MAX_FOCUS_SERVICES]
+    ]
+    alerts = sorted({alert for _, alert in known.alerts_fired_on})
+    steps += [
+        _step("owners_of", {"entity_id": alert}, "ownership")
+        for alert in alerts[:MAX_FOCUS_SERVICES]
+    ]
+    return steps

@@ -56,6 +56,7 @@ from investigator.planner import (
     DeterministicPlanner,
     Known,
     PlanInput,
+    asks_unnamed_alert_owner,
     competing_cause_steps,
     extract_mentions,
     focus_services,
@@ -373,6 +374,21 @@ def learn(known: Known, rows: Sequence[TemplateRow], focus: QuestionFocus, as_of
                 ):
                     continue  # affected only downstream of the incident's errors
                 changed |= known.add(kind, value)
+                fired = el.valid_from
+                if (
+                    kind == "alerts"
+                    and el.type == "FIRED_ON"
+                    and key == "neighbour"
+                    and isinstance(row.context.get("start"), str)
+                    and (fired is None or fired <= as_of)
+                ):
+                    # An alert that fired on the service asked by as_of (read for an
+                    # unnamed alert's owner, `planner.alert_owner_steps`).
+                    pair = (str(row.context["start"]), value)
+                    if pair not in known.alerts_fired_on:
+                        known.alerts_fired_on.append(pair)
+                        known.alerts_fired_on.sort()
+                        changed = True
                 if (
                     kind == "services"
                     and el.type == "FIRED_ON"
@@ -702,6 +718,9 @@ class RetrievalLoop:
         known = Known()
         if self.inp.service_id:
             known.add("services", self.inp.service_id)
+        known.alert_owner_asked = Intent.OWNERSHIP_AT_TIME in self.intents and (
+            asks_unnamed_alert_owner(self.inp.question)
+        )
         outcome = RetrievalOutcome(rounds=0, stop_reason=StopReason.MAX_ROUNDS, known=known)
         done: set[str] = set()
         plan = self.planner.initial_plan(self.inp, self.intents)
@@ -794,6 +813,12 @@ class RetrievalLoop:
                 if outcome.cut_short:
                     break
             if self.gate.budget_hit:
+                # The question's time words placed again on what was read (the first error
+                # read with the budget full is "then"), for the gate and the answer's Time
+                # line; the lookups it would repeat at them are not read. Before
+                # (h29-claims), they stayed as placed before the budget filled: the Time
+                # line said no first error was found beside the claim of one.
+                followup_steps(self.intents, known, self.gate, self.inp)
                 # The competing-cause checks of the window before the first error still
                 # run: a cause the budget cannot hold takes the room of one farther from the
                 # error, or is left out and counted (`EvidenceGate._fit_cause`), so the
@@ -809,6 +834,27 @@ class RetrievalLoop:
                     )
                     if step_key(s) not in done and self.gate.policy.cause_window is not None
                 ]
+                # So do the reads of a required type still missing (the first error, the
+                # owner, the runbook): what they find takes the room of optional evidence
+                # (`EvidenceGate._room_for_required`). Before (h29-claims), the loop stopped:
+                # a budget filled with documents in round one left the first error unread.
+                required_missing = missing_required(self.intents, self.gate.supported_types())
+                if required_missing:
+                    checks = unique_steps(
+                        [
+                            *(
+                                s
+                                for s in steps_for(
+                                    required_missing,
+                                    known,
+                                    as_of=self.inp.as_of,
+                                    ownership_period=self.inp.ownership_period,
+                                )
+                                if step_key(s) not in done
+                            ),
+                            *checks,
+                        ]
+                    )
                 if not checks or round_no - self.search_rounds >= max_rounds:
                     outcome.stop_reason = StopReason.BUDGET_EXHAUSTED
                     outcome.cut_short = True

@@ -182,6 +182,27 @@ def test_a_periods_changes_are_listed_in_time_order(crowded, invoke) -> None:  #
     assert times == sorted(times), times
 
 
+_CHANGE_FACT = re.compile(
+    r"(?:Release (deploy:\S+)|Change .* \((change:\S+)\)) (?:finished|happened) at (\S+Z), "
+)
+
+
+def test_the_changes_before_the_errors_are_listed_in_time_order(crowded, invoke) -> None:  # type: ignore[no-untyped-def]
+    # Not a period: the window before the first error (h29-claims item 2).
+    doc = investigate_json(invoke, BEFORE, *ALICE)
+    listed = [
+        (m.group(3), m.group(1) or m.group(2))
+        for c in doc["claims"]
+        if (m := _CHANGE_FACT.match(c["statement"]))
+    ]
+    assert len(listed) == RELEASES + 1 + CHANGES + 1, doc["claims"]
+    # Before: by their text, the change events first, then the releases with deploy:crowd-10
+    # and -11 before deploy:crowd-2.
+    assert listed == sorted(listed), listed
+    releases = [i for _, i in listed if i.startswith("deploy:crowd-")]
+    assert releases[:3] == ["deploy:crowd-0", "deploy:crowd-1", "deploy:crowd-2"], releases
+
+
 def _june_release(n: int, linked: bool) -> str:
     """Release june-n of payment-api on June (n // 6 + 1) at (n % 6) * 4 h, tied to the
     service by a DEPLOYED_AS edge (`linked`) or by its `service` property."""

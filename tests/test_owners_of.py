@@ -8,6 +8,9 @@ OWNS relationship valid at as_of" although the dataset records payments-core as 
 from __future__ import annotations
 
 import json
+from pathlib import Path
+
+from conftest import investigate_json
 
 BOB = ("--subject", "acme/user:bob", "--json")
 
@@ -94,3 +97,35 @@ def test_the_owner_of_an_alert_before_it_existed_is_a_gap_not_the_services_owner
             "team:payments-core OWNS alert:PaymentApiHighErrorRate" in s
             for s in _owner_claims(after)
         )
+
+
+# An alert owned by another team than the service it fired on, and a service no alert fired on.
+GIFTCARDS = Path(__file__).parent / "fixtures" / "alert-owners" / "giftcards.yaml"
+
+
+def test_the_owner_of_the_alert_that_fired_on_a_service_is_the_alerts(  # type: ignore[no-untyped-def]
+    demo_graph, cli_env, invoke
+) -> None:
+    # Before (h29-claims item 1): giftcards' owner alone, `complete`, the alert not read.
+    assert invoke("ingest", str(GIFTCARDS)).code == 0
+    at = ("--as-of", "2026-07-23T11:00:00Z")
+    doc = investigate_json(invoke, "who owns the alert that fired on giftcards?", *at, *BOB[:2])
+    owners = _owner_claims(doc)
+    assert any(s.endswith("team:alert-desk OWNS alert:GiftcardsLagHigh (valid "
+                          "2025-01-01T00:00:00Z to open)") for s in owners), owners  # fmt: skip
+    assert doc["status"] == "complete", doc["missing_evidence"]
+    # No alert fired on loyalty by then (alert:LoyaltyLate fires on it from 2026-08-01): a
+    # gap, never its service's owner, nor the owner of an alert that fired only later.
+    doc = investigate_json(invoke, "Which team owns the alert on loyalty?", *at, *BOB[:2])
+    assert doc["status"] == "partial", doc["missing_evidence"]
+    assert _ownership_gaps(doc) == [
+        "no alert is recorded as firing on svc:loyalty by as_of 2026-07-23T11:00:00Z in the "
+        "records this subject may read, so no alert's owner is stated (the owner of the "
+        "service is not the alert's owner)"
+    ], doc["missing_evidence"]
+    assert not any(" OWNS alert:" in s for s in _owner_claims(doc)), doc["claims"]
+    # Once alert:LoyaltyLate has fired on it, its owner is the answer.
+    later = ("--as-of", "2026-08-02T00:00:00Z")
+    doc = investigate_json(invoke, "Which team owns the alert on loyalty?", *later, *BOB[:2])
+    assert any("team:alert-desk OWNS alert:LoyaltyLate" in s for s in _owner_claims(doc)), doc
+    assert doc["status"] == "complete", doc["missing_evidence"]

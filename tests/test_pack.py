@@ -111,9 +111,12 @@ def test_required_evidence_that_does_not_fit_fails_closed() -> None:
 def test_the_suggested_budget_holds_the_evidence_it_was_asked_for() -> None:
     for tokens in (1, 599, 4_321, 63_500, 700_000):
         budget = budget_for(tokens)
-        assert budget % 1000 == 0
+        # The least hundred that holds them (h29-claims; before, the least thousand: 1100
+        # too small was told 2000 where 1200 holds it).
+        assert budget % 100 == 0
         assert evidence_token_budget(budget) >= tokens
-        assert evidence_token_budget(budget - 1000) < tokens or budget == 1000
+        # (Any budget's evidence room is at least 1 token.)
+        assert evidence_token_budget(budget - 100) < tokens or tokens == 1
     assert budget_for(900_000) == MAX_BUDGET_TOKENS
     assert "more than the largest budget" in too_small_hint(900_000)
 
