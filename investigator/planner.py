@@ -181,7 +181,7 @@ _INCIDENT_ASKED = LazyPattern(
 
 # "Who owns the alert that fired on checkout?", "which team owns the checkout alerts?", "the
 # owner of the alert", "the alert('s) owner": the owner asked is an alert's, not a service's.
-_ALERT_OWNER_ASKED = re.compile(
+_ALERT_OWNER_ASKED = LazyPattern(
     r"\b(?:who|which\s+team|what\s+team)\s+(?:owns?|owned|is\s+responsible\s+for)\s+"
     r"(?:the\s+|an?\s+|this\s+|that\s+)?(?:[\w.:-]+\s+)?alerts?\b|"
     r"\bowners?\s+of\s+(?:the\s+|an?\s+|this\s+|that\s+)?(?:[\w.:-]+\s+)?alerts?\b|"
