@@ -323,21 +323,37 @@ def _through(ev: Evidence) -> str:
 
 def _incident_facts(ev: Evidence, as_of: datetime) -> str:
     """What an incident record says of itself: severity, start and resolution by `as_of`, as
-    recorded (the record current at the run's known_at: SEV2 at 10:10, SEV1 from 10:20)."""
+    recorded (the record current at the run's known_at: SEV2 at 10:10, SEV1 from 10:20).
+    Not resolved by as_of, and in force past it: open at as_of (asked "when was it
+    resolved?" at 10:40, before its 10:48 resolution, that is the answer then)."""
     parts = []
     severity = ev.props.get("severity")
     if isinstance(severity, str) and severity.strip():
         parts.append(f"severity {severity.strip()}")
+    resolved = False
     for key, word in (("started_at", "started"), ("resolved_at", "resolved")):
         at = instant_of(ev.props.get(key))
         if at is not None and at <= as_of:
             parts.append(f"{word} {iso_utc(at)}")
+            resolved |= key == "resolved_at"
+    if not resolved and (ev.valid_to is None or ev.valid_to > as_of):
+        parts.append(f"open at as_of {iso_utc(as_of)} (no resolution recorded by as_of)")
     return "".join(f", {p}" for p in parts)
 
 
-def _affected_claims(affected: Sequence[Evidence]) -> list[Claim]:
+def _valid_by(ev: Evidence, as_of: datetime) -> str:
+    """`_valid_text` as known at `as_of`: an end after as_of is not stated (the incident's
+    10:48 end, asked at 10:40, read as when it was resolved), only that it ends later."""
+    if ev.valid_to is None or ev.valid_to <= as_of:
+        return _valid_text(ev)
+    start = iso_utc(ev.valid_from) if ev.valid_from else "no start recorded"
+    return f"valid {start}, ends after as_of"
+
+
+def _affected_claims(affected: Sequence[Evidence], as_of: datetime) -> list[Claim]:
     """One claim per incident naming the services it affected, bound to those `AFFECTED_BY`
-    records ("What did the payments incident affect?" listed them only as evidence)."""
+    records ("What did the payments incident affect?" listed them only as evidence); an end
+    after `as_of` is not stated (`_valid_by`)."""
     by_incident: dict[str, list[Evidence]] = {}
     for ev in affected:
         parts = ev.element_id.split("|")
@@ -349,7 +365,7 @@ def _affected_claims(affected: Sequence[Evidence]) -> list[Claim]:
         services = sorted(
             (str(ev.context.get("service") or ev.element_id.split("|")[1]), ev) for ev in evs
         )
-        named = ", ".join(f"{svc} ({_valid_text(ev)})" for svc, ev in services)
+        named = ", ".join(f"{svc} ({_valid_by(ev, as_of)})" for svc, ev in services)
         out.append(
             _claim(
                 f"Services affected by incident {incident}: {named}",
@@ -850,14 +866,14 @@ def derive_claims(
             claims.append(
                 _claim(
                     f"Incident {ev.element_id}: {_label(ev)}{_incident_facts(ev, as_of)} "
-                    f"({_valid_text(ev)})",
+                    f"({_valid_by(ev, as_of)})",
                     EpistemicStatus.FACT,
                     0.95,
                     [ev],
                     Intent.INCIDENT_LOOKUP.value,
                 )
             )
-        claims.extend(_affected_claims(_with(evidence, "affected_service")))
+        claims.extend(_affected_claims(_with(evidence, "affected_service"), as_of))
     firsts = _with(evidence, "error_first_seen")
     timeline = {Intent.INCIDENT_LOOKUP, Intent.ERROR_TIMELINE, Intent.DEPLOYMENT_CORRELATION}
     if intent_set & timeline:
