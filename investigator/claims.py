@@ -552,6 +552,7 @@ def derive_claims(
     services_read: Sequence[str] = (),
     unresolved_names: Sequence[str] = (),
     started_later: Mapping[str, datetime] | None = None,
+    errors_later: Mapping[str, datetime] | None = None,
     known_at: datetime | None = None,
 ) -> ClaimSet:
     """Apply the claim rules of each intent to the pack evidence (pure, deterministic).
@@ -606,6 +607,9 @@ def derive_claims(
     record in force at as_of): the question named one, so its gaps never say it named none.
     `started_later`: what the question's words found that starts after as_of (id -> its
     start), not followed: a gap of a question naming nothing else says so ("recorded later").
+    `errors_later`: error codes whose first sighting the run read starts after as_of (code id
+    -> that start): a mechanism record about those errors alone, none of them known at
+    as_of, is held back (`_hindsight`), and a required `error_first_seen` gap says why.
     `unresolved_names`: the --service and the question's names that resolved to nothing the
     subject may see; with no service read and no first error, the service's gaps say so
     (nothing was looked up for them), not "none found" or "names no service".
@@ -915,6 +919,8 @@ def derive_claims(
     # Evidence about one error is no mechanism of another: only the mechanisms of the time of
     # the errors the question names are read (PAY-1002's cause is not PAY-4097's postmortem).
     mechanisms, unbound_mechanism_gap = _mechanisms_of_asked_errors(mechanisms, firsts, question)
+    # A record explaining errors that had not happened at as_of is hindsight: not claimed.
+    mechanisms, hindsight_gap = _hindsight(mechanisms, firsts, question, errors_later, as_of)
     correlation_gaps: list[MissingEvidence] = []
     if Intent.DEPLOYMENT_CORRELATION in intent_set:
         correlation = _correlation(
@@ -976,6 +982,11 @@ def derive_claims(
     missing += text_gaps
     if Intent.ROOT_CAUSE in intent_set:
         missing = [_with_change_records(m, evidence) for m in missing]
+        if hindsight_gap is not None:
+            missing = [
+                m for m in missing if not (m.evidence_type == "error_first_seen" and m.required)
+            ]
+            missing.append(hindsight_gap)
     if Intent.OWNERSHIP_AT_TIME in intent_set and ownership_period is not None:
         # A history cut by the row cap is no complete answer: the gap says where, and how
         # to ask for the rest.
@@ -3278,6 +3289,55 @@ def _asked_error_codes(question: str | None) -> list[str]:
     mentions = extract_mentions(question or "")
     ids = [i.removeprefix("err:") for i in mentions.ids if i.startswith("err:")]
     return sorted({*mentions.error_codes, *ids})
+
+
+def _hindsight(
+    mechanisms: Sequence[Evidence],
+    firsts: Sequence[Evidence],
+    question: str | None,
+    errors_later: Mapping[str, datetime] | None,
+    as_of: datetime,
+) -> tuple[list[Evidence], MissingEvidence | None]:
+    """The mechanism records that explain errors known at `as_of`, and, when some were held
+    back, the required `error_first_seen` gap that says why.
+
+    A record in force at as_of (the postmortem, valid from the release's finish at 10:02:00)
+    may be about errors that had not happened then (PAY-4097, first seen 10:02:38): the
+    errors it concerns (those the question names, else the codes its text names) are each
+    first seen after as_of (`errors_later`) and none of them is known at as_of. Claimed, it
+    answered "what caused the PAY-4097 errors?" at 10:02:00 complete with what was only
+    written after them."""
+    if not errors_later or not mechanisms:
+        return list(mechanisms), None
+    known = {_label(ev) for t, ev in _sightings(firsts) if t <= as_of}
+    later = {
+        code_id.removeprefix("err:"): at
+        for code_id, at in errors_later.items()
+        if code_id.removeprefix("err:") not in known
+    }
+    asked = _asked_error_codes(question)
+
+    def concerns(m: Evidence) -> set[str]:
+        if asked:
+            return set(asked)
+        return {c for c in {*known, *later} if re.search(rf"\b{re.escape(c)}\b", m.content)}
+
+    held = [m for m in mechanisms if (about := concerns(m)) and about <= later.keys()]
+    if not held:
+        return list(mechanisms), None
+    codes = sorted(set().union(*(concerns(m) for m in held)))
+    starts = ", ".join(f"{c} first seen {iso_utc(later[c])}" for c in codes)
+    records = ", ".join(sorted({m.element_id for m in held}))
+    gap = MissingEvidence(
+        evidence_type="error_first_seen",
+        intents=[Intent.ROOT_CAUSE.value],
+        description=f"no {' / '.join(codes)} error is known at as_of {iso_utc(as_of)}: "
+        f"its first sighting on record is after as_of ({starts}: recorded later, not "
+        f"followed), so no cause of it is claimed ({records} explains errors that had not "
+        "happened by then): ask at a later --as-of",
+        required=True,
+    )
+    return [m for m in mechanisms if m not in held], gap
 
 
 def _mechanisms_of_asked_errors(

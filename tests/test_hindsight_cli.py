@@ -20,6 +20,7 @@ import pytest
 from conftest import investigate_json
 
 BOB = ["--subject", "acme/user:bob", "--deadline-seconds", "600"]
+CAUSE = "What caused the PAY-4097 errors on payment-api?"
 RESOLVED = "When was the payments incident resolved?"
 INCIDENT = "Incident inc:2026-07-23-payments: "
 
@@ -30,6 +31,36 @@ def _statements(doc: dict) -> list[str]:  # type: ignore[type-arg]
 
 def _required(doc: dict) -> dict[str, str]:  # type: ignore[type-arg]
     return {m["evidence_type"]: m["description"] for m in doc["missing_evidence"] if m["required"]}
+
+
+@pytest.mark.parametrize("as_of", ["2026-07-23T10:02:00Z", "2026-07-23T10:02:30Z"])
+def test_no_cause_claimed_for_errors_not_yet_seen(  # type: ignore[no-untyped-def]
+    demo_graph: neo4j.Driver, cli_env, invoke, as_of: str
+) -> None:
+    doc = investigate_json(invoke, CAUSE, *BOB, "--as-of", as_of)
+    statements = _statements(doc)
+    # Before: one claim, "Mechanism: Root cause: release 2026.07.23.1 ... Fix: rollback at
+    # 10:41.", status complete, no gap.
+    assert not [s for s in statements if "rollback" in s or "Root cause" in s], statements
+    assert not [s for s in statements if s.startswith(("Mechanism", "Candidate cause"))]
+    assert doc["status"] == "partial", doc["status"]
+    gap = _required(doc).get("error_first_seen", "")
+    assert gap.startswith(f"no PAY-4097 error is known at as_of {as_of}: "), doc["missing_evidence"]
+    assert "after as_of" in gap and "doc:postmortem-2026-07-23-payments" in gap, gap
+    # The errors are still a rejected candidate, as before.
+    rejected = {r["element_id"]: r["reason"] for r in doc["rejected"]}
+    assert rejected.get("EMITTED|svc:payment-api|err:PAY-4097") == "rejected_temporal"
+
+
+def test_cause_claimed_once_the_errors_are_seen(  # type: ignore[no-untyped-def]
+    demo_graph: neo4j.Driver, cli_env, invoke
+) -> None:
+    # At the first PAY-4097 error the postmortem explains errors known then: claimed.
+    doc = investigate_json(invoke, CAUSE, *BOB, "--as-of", "2026-07-23T10:02:38Z")
+    statements = _statements(doc)
+    assert [s for s in statements if s.startswith("Mechanism: Root cause")], statements
+    assert doc["status"] == "complete"
+    assert "error_first_seen" not in _required(doc)
 
 
 @pytest.mark.parametrize(
