@@ -323,21 +323,37 @@ def _through(ev: Evidence) -> str:
 
 def _incident_facts(ev: Evidence, as_of: datetime) -> str:
     """What an incident record says of itself: severity, start and resolution by `as_of`, as
-    recorded (the record current at the run's known_at: SEV2 at 10:10, SEV1 from 10:20)."""
+    recorded (the record current at the run's known_at: SEV2 at 10:10, SEV1 from 10:20).
+    Not resolved by as_of, and in force past it: open at as_of (asked "when was it
+    resolved?" at 10:40, before its 10:48 resolution, that is the answer then)."""
     parts = []
     severity = ev.props.get("severity")
     if isinstance(severity, str) and severity.strip():
         parts.append(f"severity {severity.strip()}")
+    resolved = False
     for key, word in (("started_at", "started"), ("resolved_at", "resolved")):
         at = instant_of(ev.props.get(key))
         if at is not None and at <= as_of:
             parts.append(f"{word} {iso_utc(at)}")
+            resolved |= key == "resolved_at"
+    if not resolved and (ev.valid_to is None or ev.valid_to > as_of):
+        parts.append(f"open at as_of {iso_utc(as_of)} (no resolution recorded by as_of)")
     return "".join(f", {p}" for p in parts)
 
 
-def _affected_claims(affected: Sequence[Evidence]) -> list[Claim]:
+def _valid_by(ev: Evidence, as_of: datetime) -> str:
+    """`_valid_text` as known at `as_of`: an end after as_of is not stated (the incident's
+    10:48 end, asked at 10:40, read as when it was resolved), only that it ends later."""
+    if ev.valid_to is None or ev.valid_to <= as_of:
+        return _valid_text(ev)
+    start = iso_utc(ev.valid_from) if ev.valid_from else "no start recorded"
+    return f"valid {start}, ends after as_of"
+
+
+def _affected_claims(affected: Sequence[Evidence], as_of: datetime) -> list[Claim]:
     """One claim per incident naming the services it affected, bound to those `AFFECTED_BY`
-    records ("What did the payments incident affect?" listed them only as evidence)."""
+    records ("What did the payments incident affect?" listed them only as evidence); an end
+    after `as_of` is not stated (`_valid_by`)."""
     by_incident: dict[str, list[Evidence]] = {}
     for ev in affected:
         parts = ev.element_id.split("|")
@@ -349,7 +365,7 @@ def _affected_claims(affected: Sequence[Evidence]) -> list[Claim]:
         services = sorted(
             (str(ev.context.get("service") or ev.element_id.split("|")[1]), ev) for ev in evs
         )
-        named = ", ".join(f"{svc} ({_valid_text(ev)})" for svc, ev in services)
+        named = ", ".join(f"{svc} ({_valid_by(ev, as_of)})" for svc, ev in services)
         out.append(
             _claim(
                 f"Services affected by incident {incident}: {named}",
@@ -536,6 +552,7 @@ def derive_claims(
     services_read: Sequence[str] = (),
     unresolved_names: Sequence[str] = (),
     started_later: Mapping[str, datetime] | None = None,
+    errors_later: Mapping[str, datetime] | None = None,
     known_at: datetime | None = None,
 ) -> ClaimSet:
     """Apply the claim rules of each intent to the pack evidence (pure, deterministic).
@@ -594,6 +611,9 @@ def derive_claims(
     record in force at as_of): the question named one, so its gaps never say it named none.
     `started_later`: what the question's words found that starts after as_of (id -> its
     start), not followed: a gap of a question naming nothing else says so ("recorded later").
+    `errors_later`: error codes whose first sighting the run read starts after as_of (code id
+    -> that start): a mechanism record about those errors alone, none of them known at
+    as_of, is held back (`_hindsight`), and a required `error_first_seen` gap says why.
     `unresolved_names`: the --service and the question's names that resolved to nothing the
     subject may see; with no service read and no first error, the service's gaps say so
     (nothing was looked up for them), not "none found" or "names no service".
@@ -854,14 +874,14 @@ def derive_claims(
             claims.append(
                 _claim(
                     f"Incident {ev.element_id}: {_label(ev)}{_incident_facts(ev, as_of)} "
-                    f"({_valid_text(ev)})",
+                    f"({_valid_by(ev, as_of)})",
                     EpistemicStatus.FACT,
                     0.95,
                     [ev],
                     Intent.INCIDENT_LOOKUP.value,
                 )
             )
-        claims.extend(_affected_claims(_with(evidence, "affected_service")))
+        claims.extend(_affected_claims(_with(evidence, "affected_service"), as_of))
     firsts = _with(evidence, "error_first_seen")
     timeline = {Intent.INCIDENT_LOOKUP, Intent.ERROR_TIMELINE, Intent.DEPLOYMENT_CORRELATION}
     if intent_set & timeline:
@@ -903,6 +923,8 @@ def derive_claims(
     # Evidence about one error is no mechanism of another: only the mechanisms of the time of
     # the errors the question names are read (PAY-1002's cause is not PAY-4097's postmortem).
     mechanisms, unbound_mechanism_gap = _mechanisms_of_asked_errors(mechanisms, firsts, question)
+    # A record explaining errors that had not happened at as_of is hindsight: not claimed.
+    mechanisms, hindsight_gap = _hindsight(mechanisms, firsts, question, errors_later, as_of)
     correlation_gaps: list[MissingEvidence] = []
     if Intent.DEPLOYMENT_CORRELATION in intent_set:
         correlation = _correlation(
@@ -964,6 +986,11 @@ def derive_claims(
     missing += text_gaps
     if Intent.ROOT_CAUSE in intent_set:
         missing = [_with_change_records(m, evidence) for m in missing]
+        if hindsight_gap is not None:
+            missing = [
+                m for m in missing if not (m.evidence_type == "error_first_seen" and m.required)
+            ]
+            missing.append(hindsight_gap)
     if Intent.OWNERSHIP_AT_TIME in intent_set and ownership_period is not None:
         # A history cut by the row cap is no complete answer: the gap says where, and how
         # to ask for the rest.
@@ -3289,6 +3316,55 @@ def _asked_error_codes(question: str | None) -> list[str]:
     mentions = extract_mentions(question or "")
     ids = [i.removeprefix("err:") for i in mentions.ids if i.startswith("err:")]
     return sorted({*mentions.error_codes, *ids})
+
+
+def _hindsight(
+    mechanisms: Sequence[Evidence],
+    firsts: Sequence[Evidence],
+    question: str | None,
+    errors_later: Mapping[str, datetime] | None,
+    as_of: datetime,
+) -> tuple[list[Evidence], MissingEvidence | None]:
+    """The mechanism records that explain errors known at `as_of`, and, when some were held
+    back, the required `error_first_seen` gap that says why.
+
+    A record in force at as_of (the postmortem, valid from the release's finish at 10:02:00)
+    may be about errors that had not happened then (PAY-4097, first seen 10:02:38): the
+    errors it concerns (those the question names, else the codes its text names) are each
+    first seen after as_of (`errors_later`) and none of them is known at as_of. Claimed, it
+    answered "what caused the PAY-4097 errors?" at 10:02:00 complete with what was only
+    written after them."""
+    if not errors_later or not mechanisms:
+        return list(mechanisms), None
+    known = {_label(ev) for t, ev in _sightings(firsts) if t <= as_of}
+    later = {
+        code_id.removeprefix("err:"): at
+        for code_id, at in errors_later.items()
+        if code_id.removeprefix("err:") not in known
+    }
+    asked = _asked_error_codes(question)
+
+    def concerns(m: Evidence) -> set[str]:
+        if asked:
+            return set(asked)
+        return {c for c in {*known, *later} if re.search(rf"\b{re.escape(c)}\b", m.content)}
+
+    held = [m for m in mechanisms if (about := concerns(m)) and about <= later.keys()]
+    if not held:
+        return list(mechanisms), None
+    codes = sorted(set().union(*(concerns(m) for m in held)))
+    starts = ", ".join(f"{c} first seen {iso_utc(later[c])}" for c in codes)
+    records = ", ".join(sorted({m.element_id for m in held}))
+    gap = MissingEvidence(
+        evidence_type="error_first_seen",
+        intents=[Intent.ROOT_CAUSE.value],
+        description=f"no {' / '.join(codes)} error is known at as_of {iso_utc(as_of)}: "
+        f"its first sighting on record is after as_of ({starts}: recorded later, not "
+        f"followed), so no cause of it is claimed ({records} explains errors that had not "
+        "happened by then): ask at a later --as-of",
+        required=True,
+    )
+    return [m for m in mechanisms if m not in held], gap
 
 
 def _mechanisms_of_asked_errors(

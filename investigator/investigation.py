@@ -792,6 +792,7 @@ def _investigate(
         services_read=outcome.known.services,
         unresolved_names=unresolved,
         started_later=outcome.started_later,
+        errors_later=outcome.errors_later,
         known_at=known_at,
         owners_asked=sorted(
             {

@@ -171,6 +171,10 @@ class RetrievalOutcome(BaseModel):
     # What the run read and did not follow because it starts after as_of (an incident, a
     # service, an error code, an alert or a release: id -> its valid_from): recorded later.
     started_later: dict[str, datetime] = Field(default_factory=dict)
+    # Error codes whose first sighting the run read starts after as_of (code id -> that
+    # start), not followed: the errors had not happened at as_of (a cause question asked
+    # between a release and its first error holds back what explains them).
+    errors_later: dict[str, datetime] = Field(default_factory=dict)
 
 
 # The kinds of anchor a run that did not follow it says it found recorded later.
@@ -645,6 +649,8 @@ class RetrievalLoop:
         self.search_rounds = 0
         # Anchors read that start after as_of, not followed (`_tied_at_as_of`).
         self.started_later: dict[str, datetime] = {}
+        # Error sightings read that start after as_of, not followed (`_tied_at_as_of`).
+        self.errors_later: dict[str, datetime] = {}
 
     def _resolve_given_service(
         self, step: PlanStep, rows: Sequence[TemplateRow], known: Known, *, failed: bool
@@ -926,6 +932,7 @@ class RetrievalLoop:
         outcome.intents = list(self.intents)
         outcome.reading = self.reading
         outcome.started_later = dict(sorted(self.started_later.items()))
+        outcome.errors_later = dict(sorted(self.errors_later.items()))
         return outcome
 
     def _as_recorded(
@@ -1236,8 +1243,16 @@ class RetrievalLoop:
         at 09:00 answered with payment-api's PAY-1002). Such rows stay candidates: the gate
         says them `rejected_temporal`. A release rolling out at as_of is under way: it is
         followed (its record says it started by then). The anchors left (`anchors`: rows
-        read to learn what the question names, not a check's) are noted `started_later`."""
+        read to learn what the question names, not a check's) are noted `started_later`;
+        an error sighting left (any row) is noted `errors_later`."""
         as_of = self.inp.as_of
+        for row in rows:
+            if started_by(row, as_of) or (sighting := _error_sighting(row)) is None:
+                continue
+            code_id, _, first = sighting
+            later = self.errors_later.get(code_id)
+            if first > as_of and (later is None or first < later):
+                self.errors_later[code_id] = first
         for row in rows if anchors else ():
             el = row.element
             if el.kind != "node" or el.valid_from is None or started_by(row, as_of):
