@@ -78,6 +78,7 @@ from investigator.rubric import (
     unread_question_gap,
     unrecorded_evidence,
 )
+from investigator.runbook_fallback import own_runbooks_weak
 from investigator.runbook_period import uncovered_by_versions
 from investigator.runbook_search import without_words
 from investigator.runbook_sections import (
@@ -747,6 +748,7 @@ def derive_claims(
                     claims += then[0]
                     unknown_then += [(ev.element_id, at) for at in then[1]]
                     continue
+            over = _served_over(ev, runbooks, as_of)
             if recorded_after(ev, as_of):
                 # An undated version recorded after as_of: nothing says it was the one in
                 # force then (record_time.py), so no fact says so.
@@ -755,14 +757,30 @@ def derive_claims(
                         f"Runbook {_title(ev)} ({_versioned(ev)}){tie} states no validity and "
                         f"its earliest version was recorded at {_when(ev.recorded_at)}, after "
                         f"{iso_utc(as_of)}: this is that version; what it said at "
-                        f"{iso_utc(as_of)} is not known{where}",
+                        f"{iso_utc(as_of)} is not known{_set_aside_text(ev, over)}{where}",
                         EpistemicStatus.INFERENCE,
                         0.5,
                         [ev],
                         Intent.APPLICABLE_RUNBOOK.value,
                     )
                 )
-                unknown_then.append((ev.element_id, as_of))
+                if over is None:
+                    # (With a trusted runbook in force then claimed, which applies is known.)
+                    unknown_then.append((ev.element_id, as_of))
+                continue
+            if over is not None and ev.trust != "trusted":
+                # An untrusted page of the alert or error code beside the trusted runbook in
+                # force on its service (e29-qa finding 3): never a fact over it.
+                claims.append(
+                    _claim(
+                        f"Runbook {_title(ev)} ({_versioned(ev)}){tie} names it, recorded "
+                        f"{_when(ev.recorded_at)}{_set_aside_text(ev, over)}{where}",
+                        EpistemicStatus.INFERENCE,
+                        0.5,
+                        [ev],
+                        Intent.APPLICABLE_RUNBOOK.value,
+                    )
+                )
                 continue
             by_text = ev.context.get("anchor") in found_by_text
             if version_period is not None and not by_text and _dated_in(ev, version_period):
@@ -1968,6 +1986,44 @@ def states_at_as_of(
     asked = [i for i in state_intents if i in intents]
     return bool(asked) and all(
         any(claim.intent == i and holds(claim, state_intents[i]) for claim in claims) for i in asked
+    )
+
+
+def _served_over(ev: Evidence, runbooks: Sequence[Evidence], as_of: datetime) -> Evidence | None:
+    """For an alert's or error code's own page that is weak (untrusted, or recorded after
+    as_of: runbook_fallback.own_runbooks_weak), the trusted runbook reached through a service
+    that is in force at as_of and served before it, as on the card (e29-qa finding 3); else
+    None. Of several, the first by id."""
+    if ev.context.get("anchor_type") not in ("alert", "error_code"):
+        return None
+    if not own_runbooks_weak([ev], as_of):
+        return None
+    late = recorded_after(ev, as_of)
+    served = sorted(
+        (
+            o
+            for o in runbooks
+            if o.element_id != ev.element_id
+            and o.context.get("anchor_type") == "service"
+            and not recorded_after(o, as_of)
+            and runbook_in_force(o, as_of)
+            and (o.trust == "trusted" or late)
+            and pointed_at(o, list(runbooks)) is None
+        ),
+        key=lambda o: o.element_id,
+    )
+    return served[0] if served else None
+
+
+def _set_aside_text(ev: Evidence, over: Evidence | None) -> str:
+    """What a claim of a set-aside page adds: why the other runbook is the one to follow."""
+    if over is None:
+        return ""
+    untrusted = "it is untrusted imported text, and " if ev.trust != "trusted" else ""
+    trusted = "trusted " if over.trust == "trusted" else ""
+    of = f" of {over.context['anchor']}" if isinstance(over.context.get("anchor"), str) else ""
+    return (
+        f"; {untrusted}{over.element_id}, the {trusted}runbook{of} in force at as_of, comes first"
     )
 
 

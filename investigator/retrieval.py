@@ -81,7 +81,7 @@ from investigator.planner import (
 )
 from investigator.record_time import as_recorded_at
 from investigator.rubric import Intent, required_types, useful_types
-from investigator.runbook_fallback import OneStepCalls
+from investigator.runbook_fallback import OneStepCalls, own_runbooks_weak
 from investigator.runbook_search import (
     RankedRunbook,
     pasted_alert_text,
@@ -1469,6 +1469,22 @@ class RetrievalLoop:
 
     def _wanted(self, supported: Sequence[str]) -> list[str]:
         wanted = set(wanted_types(self.intents, supported))
+        if "runbook" in supported and "runbook" in useful_types(self.intents):
+            # Finding 3 of e29-qa: an alert's or error code's own pages that are all
+            # untrusted, or all recorded after as_of, do not end the search for a runbook:
+            # the service it fired on / that emitted it is read too, as the card's fallback
+            # is, so the trusted runbook in force then is weighed beside them.
+            runbooks = [
+                ev
+                for ev in self.gate.admitted
+                if ev.type == "Runbook" and "runbook" in ev.evidence_types
+            ]
+            if (
+                runbooks
+                and all(ev.context.get("anchor_type") in ("alert", "error_code") for ev in runbooks)
+                and own_runbooks_weak(runbooks, self.inp.as_of)
+            ):
+                wanted.add("runbook")
         if Intent.DEPLOYMENT_CORRELATION in self.intents:
             # The release time is checked against every source that states it (conflicts),
             # and the window is re-anchored on the first error once that is known.

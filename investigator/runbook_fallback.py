@@ -21,8 +21,9 @@ from typing import Protocol
 from pydantic import BaseModel, ConfigDict, JsonValue
 
 from cypher_templates.plan import EvidenceType, PlanStep
+from graph_schema.canonical import iso_utc
 from investigator.evidence import Evidence, Rejection, RejectionReason
-from investigator.record_time import as_recorded_at
+from investigator.record_time import as_recorded_at, recorded_after
 
 
 class LookupSteps(Protocol):
@@ -229,3 +230,43 @@ def fallback_runbooks(
         best = max(admitted, key=lambda e: (e.valid_from or _EPOCH, e.element_id))
         found.append(FallbackRunbook(path=path, runbook=best))
     return found
+
+
+def own_runbooks_weak(own: list[Evidence], as_of: datetime) -> bool:
+    """Whether none of the anchor's own runbooks is a trusted one known to be in force at
+    as_of: each is untrusted (imported text) or states no validity and was recorded after
+    as_of (what it said then is not known). Then a fallback may be served before them."""
+    return bool(own) and not any(
+        ev.trust == "trusted" and not recorded_after(ev, as_of) for ev in own
+    )
+
+
+def served_over_own(
+    own: list[Evidence], fallbacks: list[FallbackRunbook], as_of: datetime
+) -> list[FallbackRunbook]:
+    """The fallbacks served before the anchor's own runbooks (finding 3 of e29-qa): an
+    untrusted page that names an alert does not displace the trusted runbook in force on the
+    service it fired on, and a page recorded after as_of does not hide a runbook known to be
+    in force then. So, when the own runbooks are weak (`own_runbooks_weak`), a fallback
+    known to be in force at as_of that is trusted, or any such fallback when every own
+    runbook was recorded after as_of; none otherwise (the own runbook is served)."""
+    if not own_runbooks_weak(own, as_of):
+        return []
+    late = all(recorded_after(ev, as_of) for ev in own)
+    return [
+        f
+        for f in fallbacks
+        if not recorded_after(f.runbook, as_of) and (late or f.runbook.trust == "trusted")
+    ]
+
+
+def set_aside_note(own: Evidence, served: Evidence, as_of: datetime) -> str:
+    """Why the anchor's own page is listed after a fallback: untrusted and/or recorded after
+    as_of, with when it was recorded."""
+    recorded = iso_utc(own.recorded_at) if own.recorded_at is not None else "at an unknown time"
+    said = ["untrusted"] if own.trust != "trusted" else []
+    said.append(
+        f"recorded {recorded}"
+        + (", after as_of: what it said then is not known" if recorded_after(own, as_of) else "")
+    )
+    return f"its own page, {', '.join(said)}; not served over {served.element_id}"

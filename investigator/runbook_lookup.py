@@ -78,12 +78,17 @@ from investigator.record_time import (
     missing_file_note,
     missing_rule_note,
     record_time_note,
+    recorded_after,
 )
 from investigator.runbook_fallback import (
+    FallbackRunbook,
     FallbackSearch,
     OneStepCalls,
     fallback_runbooks,
+    own_runbooks_weak,
     search_paths,
+    served_over_own,
+    set_aside_note,
 )
 from investigator.runbook_search import (
     SHOWN,
@@ -246,6 +251,9 @@ class RunbookVersion(BaseModel):
     # Who the page itself says to contact (front matter `owner_slack` ...), in its words:
     # not an owner of record (that is a team's OWNS edge, `owner`).
     contact: str | None = None
+    # On an alternative: why the target's own page is not the one served (untrusted or
+    # recorded after as_of, while a fallback is trusted / known in force then), else null.
+    set_aside: str | None = None
 
 
 class OwnerAnswer(BaseModel):
@@ -1153,7 +1161,22 @@ class RunbookLookup:
             reverse=True,
         )
         answer.policies = [_as_version(h, run.focus) for h in policies]
-        if runbooks:
+        # Issue 15: an alert or error code with no runbook of its own valid at as_of gets
+        # the emitting / fired-on service's, named as a fallback. Finding 3 of e29-qa: own
+        # pages that are all untrusted, or all recorded after as_of, do not hide the trusted
+        # (or known) runbook in force on that service: it is served first, they follow.
+        fallbacks: list[FallbackRunbook] = []
+        if query.target is LookupTarget.ERROR_CODE or run.alert_names:
+            if not runbooks:
+                fallbacks = fallback_runbooks(
+                    run, anchors, self._fallbacks(run, anchors).paths, as_of=session.as_of
+                )
+            elif own_runbooks_weak(runbooks, session.as_of):
+                found = fallback_runbooks(
+                    run, anchors, self._fallbacks(run, anchors).paths, as_of=session.as_of
+                )
+                fallbacks = served_over_own(runbooks, found, session.as_of)
+        if runbooks and not fallbacks:
             chosen = runbooks[0]
             answer.runbook = _as_version(chosen, run.focus)
             answer.alternatives = [_as_version(h, run.focus) for h in runbooks[1:]]
@@ -1178,21 +1201,30 @@ class RunbookLookup:
             if (missing := missing_file_note(chosen, session.as_of)) is not None:
                 # First of all: the page the on-call would open is gone from its source.
                 answer.note = "; ".join(n for n in (missing, answer.note) if n)
-        elif (query.target is LookupTarget.ERROR_CODE or run.alert_names) and (
-            fallbacks := fallback_runbooks(
-                run, anchors, self._fallbacks(run, anchors).paths, as_of=session.as_of
-            )
-        ):
-            # Issue 15: the emitting / fired-on service's runbook, named as a fallback.
+        elif fallbacks:
             versions = [
                 _as_version(f.runbook, run.focus).model_copy(update={"fallback_via": f.path.via})
                 for f in fallbacks
             ]
-            answer.runbook, answer.alternatives = versions[0], versions[1:]
+            served = fallbacks[0].runbook
+            # The anchor's own pages set aside (never dropped): after the fallbacks, each
+            # saying why (untrusted, when it was recorded).
+            own = [
+                _as_version(h, run.focus).model_copy(
+                    update={"set_aside": set_aside_note(h, served, session.as_of)}
+                )
+                for h in runbooks
+            ]
+            answer.runbook, answer.alternatives = versions[0], [*versions[1:], *own]
             first = fallbacks[0].path
+            why = (
+                f"no runbook of {first.anchor} itself is valid at as_of"
+                if not runbooks
+                else self._set_aside_why(first.anchor, runbooks, served, session.as_of)
+            )
             answer.note = (
-                f"fallback: no runbook of {first.anchor} itself is valid at as_of; this is the "
-                f"runbook of {first.service}, reached via {first.via}"
+                f"fallback: {why}; this is the runbook of {first.service}, reached via "
+                f"{first.via}"
                 + (f" ({len(fallbacks)} services, ranked)" if len(fallbacks) > 1 else "")
             )
             if (recorded := record_time_note(fallbacks[0].runbook, session.as_of)) is not None:
@@ -1224,6 +1256,21 @@ class RunbookLookup:
         if answer.runbook is not None and answer.runbook.fallback_via is None:
             answer.runbook_owner = self._runbook_owner(run, answer)
         return answer
+
+    @staticmethod
+    def _set_aside_why(anchor: str, own: list[Evidence], served: Evidence, as_of: datetime) -> str:
+        """Why the fallback is served before `anchor`'s own runbooks (listed under Also)."""
+        ids = ", ".join(h.element_id for h in own[:3]) + (" ..." if len(own) > 3 else "")
+        untrusted = all(h.trust != "trusted" for h in own)
+        late = all(recorded_after(h, as_of) for h in own)
+        what = " and ".join(
+            w for w, on in (("untrusted", untrusted), ("recorded after as_of", late)) if on
+        )
+        kind = "trusted " if served.trust == "trusted" else ""
+        return (
+            f"{anchor}'s own runbook ({ids}) is {what}, so the {kind}runbook in force at as_of "
+            "comes first (its own under Also)"
+        )
 
     def _from_words(
         self,

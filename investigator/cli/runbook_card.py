@@ -294,7 +294,13 @@ def render_card(
             lines.append(f"Valid     {start} -> {_iso(rb.valid_to)}")
         if rb.fallback_via:
             # Issue 15: another element's runbook, said so, with the path it was reached by.
-            lines.append(f"Fallback  via {_clean(rb.fallback_via)} (none of its own)")
+            # Its own pages set aside (untrusted, recorded after as_of) are under Also.
+            own = (
+                "(its own set aside: see Also)"
+                if any(alt.set_aside for alt in answer.alternatives)
+                else "(none of its own)"
+            )
+            lines.append(f"Fallback  via {_clean(rb.fallback_via)} {own}")
             # The Fallback line says what the note's "fallback: ..." says; what comes before it
             # (the record times of a runbook that states no validity) is shown.
             before = (answer.note or "").partition("fallback: ")[0].rstrip("; ")
@@ -375,7 +381,9 @@ def render_card(
         lines.append(f"Policy    {_clean(p.title or p.id)}  [{_clean(p.id)}]")
     for alt in answer.alternatives:
         via = f"  via {_clean(alt.fallback_via)}" if alt.fallback_via else ""
-        lines.append(f"Also      {_clean(_title(alt))}  [{_clean(alt.id)}]{via}")
+        # The target's own page listed after a fallback: why it is not the one served.
+        aside = f"  ({_clean(alt.set_aside)})" if alt.set_aside else ""
+        lines.append(f"Also      {_clean(_title(alt))}  [{_clean(alt.id)}]{via}{aside}")
     replay = f"investigator replay {answer.run_id}" + (f" --subject {subject}" if subject else "")
     lines.append(f"Run       {answer.run_id}  (replay: {replay})")
     return "\n".join(lines)
