@@ -34,7 +34,7 @@ from investigator.evidence import (
     version_named,
 )
 from investigator.lazy_pattern import LazyPattern
-from investigator.runbook_search import runbook_alert, symptom_fits_runbook
+from investigator.runbook_search import runbook_alert, symptom_fits_runbook, symptom_words_about
 from investigator.runbook_sections import SectionFocus, alert_excerpt, budget_excerpt, card_focus
 from investigator.timeline import (
     CHANGE_TIME_KEYS,
@@ -1297,6 +1297,11 @@ def withheld_as(details: Iterable[str | None]) -> str:
     return "an instruction-like fragment"
 
 
+def _document(runbook_id: str) -> str:
+    """A runbook id without its version (`runbook:x@v2` -> `runbook:x`)."""
+    return runbook_id.split("@", 1)[0]
+
+
 def _valid_at(ev: Evidence, at: datetime) -> bool:
     """Whether a record's valid interval holds the instant (from inclusive, to exclusive)."""
     return (ev.valid_from is None or ev.valid_from <= at) and (
@@ -1441,6 +1446,14 @@ class EvidenceGate:
         # untrusted text (element id -> alert, None when it names none): the place's
         # runbook, found and withheld, not "no runbook of the place is about it".
         self.withheld_place_runbooks: dict[str, dict[str, str | None]] = {}
+        # The runbook the runbook search chose for the question's words (its id without
+        # version), and its hit (what it is about), when it chose one (`note_text_choice`):
+        # weighed first and never cut by the per-type cap.
+        self.text_choice: str | None = None
+        self._text_choice_hit: Evidence | None = None
+        # Per service, the runbooks (ids without version) read through it (`runbooks_for`
+        # the service), noted before a round's rows are fused (`note_place_runbooks`).
+        self.place_runbooks: dict[str, set[str]] = {}
         # Releases and change events of the cause window the budget left out, by element id
         # (their evidence type: `deployment_time` or `change_event`).
         self.cause_dropped: dict[str, str] = {}
@@ -1465,11 +1478,29 @@ class EvidenceGate:
         self.policy = self.policy.model_copy(update={"relevant_types": list(relevant_types)})
         self._relevant = frozenset(self.policy.relevant_types)
 
+    def note_text_choice(self, runbook_id: str, hit: Evidence | None) -> None:
+        """The runbook the runbook search chose for the question's words (`hit`: its search
+        row, what it is about; None when only its id is known): the page the words fit."""
+        self.text_choice = _document(runbook_id)
+        self._text_choice_hit = hit
+
+    def note_place_runbooks(self, candidates: Iterable[Evidence]) -> None:
+        """The runbooks each service's `runbooks_for` read returned among a round's rows, as
+        read (before fusing merges a runbook read through several anchors into one)."""
+        for ev in candidates:
+            place = ev.context.get("anchor")
+            by_place = ev.type == "Runbook" and ev.context.get("anchor_type") == "service"
+            if by_place and isinstance(place, str):
+                self.place_runbooks.setdefault(place, set()).add(_document(ev.element_id))
+
     def admit(self, candidates: Iterable[Evidence], round_no: int = 1) -> GateDecision:
-        """Admit or reject each candidate, in the order given (callers sort, e.g. by RRF)."""
+        """Admit or reject each candidate, in the order given (callers sort, e.g. by RRF),
+        the runbook the search chose for the question's words first (`text_choice`): the
+        per-type cap never keeps other runbooks of its place before it."""
         decision = GateDecision()
         self._drop_off_focus(decision, round_no)
-        fresh = list(candidates)
+        self._drop_unfit_place_runbooks(decision, round_no)
+        fresh = sorted(candidates, key=lambda ev: not self._is_text_choice(ev))
         candidates_seen: list[Evidence] = []
         for cand in [*fresh, *self._reweighed_capped(fresh)]:
             candidates_seen.append(cand)
@@ -1780,6 +1811,8 @@ class EvidenceGate:
             or self._change_in_period(cand)
             or self._in_cause_window(cand)
             or bool(cand.context.get("asked_team"))
+            # The page the question's words fit is the answer, whatever else was read.
+            or self._is_text_choice(cand)
         )
         if not listed and all(self._count(t) >= p.top_k_per_type for t in relevant):
             detail = f"already {p.top_k_per_type} items for {sorted(relevant)}"
@@ -1837,18 +1870,59 @@ class EvidenceGate:
             return None
         if cand.type != "Runbook":
             return None  # a policy that governs the place is weighed as before
-        if not isinstance(place, str) or symptom_fits_runbook(symptom, place, cand):
+        if not isinstance(place, str):
             return None
+        misfit = self._place_misfit(symptom, place, cand)
+        if misfit is not None:
+            self.unfit_place_runbooks.setdefault(place, {})[cand.element_id] = runbook_alert(cand)
+        return misfit
+
+    def _place_misfit(self, symptom: str, place: str, cand: Evidence) -> str | None:
+        """Why a runbook read through `place` is not about the symptom said there, or None.
+        The symptom's words do not fit what it is about (`symptom_fits_runbook`); or the
+        runbook search chose another runbook of the place for the question's words
+        (`text_choice`) and this one is not about every word of the symptom that one is
+        about (`symptom_words_about`): "How do I fix the zork8 queue on ledger?" is answered
+        by the zork8 page, not by ledger's pages about other queues, which share "queue"."""
         alert = runbook_alert(cand)
-        self.unfit_place_runbooks.setdefault(place, {})[cand.element_id] = alert
-        if alert is None:
-            return (
-                f"a runbook linked to {place} that names no alert: the question's words "
-                f"({symptom!r}) are not what its title and opening lines are about"
-            )
+        which = (
+            f"a runbook linked to {place} that names no alert"
+            if alert is None
+            else f"the runbook of alert {alert}, linked to {place}"
+        )
+        if not symptom_fits_runbook(symptom, place, cand):
+            if alert is None:
+                return (
+                    f"{which}: the question's words ({symptom!r}) are not what its title and "
+                    "opening lines are about"
+                )
+            return f"{which}: the question's words ({symptom!r}) are not about that alert"
+        choice = self._text_choice_hit
+        chosen = self.text_choice
+        if (
+            choice is None
+            or chosen is None
+            or _document(cand.element_id) == chosen
+            or chosen not in self.place_runbooks.get(place, set())
+        ):
+            return None
+        missing = symptom_words_about(symptom, place, choice) - symptom_words_about(
+            symptom, place, cand
+        )
+        if not missing:
+            return None
+        words = ", ".join(repr(w) for w in sorted(missing))
         return (
-            f"the runbook of alert {alert}, linked to {place}: the question's words "
-            f"({symptom!r}) are not about that alert"
+            f"{which}: the runbook search's best fit for the question's words, {chosen}, is "
+            f"linked to {place} too, and this one is not about {words}"
+        )
+
+    def _is_text_choice(self, cand: Evidence) -> bool:
+        """Whether `cand` is a version of the runbook the search chose for the words."""
+        return (
+            self.text_choice is not None
+            and cand.type == "Runbook"
+            and _document(cand.element_id) == self.text_choice
         )
 
     def _note_withheld_place_runbook(self, cand: Evidence) -> None:
@@ -1864,12 +1938,33 @@ class EvidenceGate:
             return
         if not isinstance(place, str) or cand.type != "Runbook":
             return
-        if not symptom_fits_runbook(symptom, place, cand):
+        if self._place_misfit(symptom, place, cand) is not None:
             # Clean, it was set aside as not about the symptom: the place's gap names it
             # among those, never as the runbook found for it.
             self.unfit_place_runbooks.setdefault(place, {})[cand.element_id] = runbook_alert(cand)
             return
         self.withheld_place_runbooks.setdefault(place, {})[cand.element_id] = runbook_alert(cand)
+
+    def _drop_unfit_place_runbooks(self, decision: GateDecision, round_no: int) -> None:
+        """The symptom said at a place, or the runbook the search chose for the words,
+        became known after the place's runbooks were admitted (`--service` gave the place,
+        read in the first round): those not about it are withdrawn as low relevance, as they
+        are rejected when read after."""
+        symptom = self.policy.placed_symptom
+        if symptom is None:
+            return
+        for ev in list(self.admitted):
+            place = ev.context.get("anchor")
+            if ev.type != "Runbook" or ev.context.get("anchor_type") != "service":
+                continue
+            if not isinstance(place, str):
+                continue
+            detail = self._place_misfit(symptom, place, ev)
+            if detail is None:
+                continue
+            self.unfit_place_runbooks.setdefault(place, {})[ev.element_id] = runbook_alert(ev)
+            rejection = self._reject(ev, RejectionReason.LOW_RELEVANCE, round_no, detail)
+            self._withdraw(ev, rejection, decision)
 
     def _drop_off_focus(self, decision: GateDecision, round_no: int) -> None:
         """The question's error became known (or changed): records of other codes admitted

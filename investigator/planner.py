@@ -431,10 +431,21 @@ def unrecorded_asks(question: str) -> list[str]:
 _ASKS_WHICH_RUNBOOK = LazyPattern(r"\b(?:appl(?:y|ies|ied|icable)|follow|use)\b", re.IGNORECASE)
 
 
+# What a runbook is said to do for its subject, right after the word ("Which runbook covers
+# the zork8 queue?", "the playbook that deals with ..."): words of the asking, not of what it
+# is about. Only there: "too many open file handles" is a symptom.
+_RUNBOOK_COVERS = re.compile(
+    r"\b(runbooks?|playbooks?|procedures?|sops?)\s+(?:(?:that|which)\s+)?"
+    r"(?:covers?|covered|covering|handles?|deals?\s+with|(?:is|are)\s+(?:for|about))\b",
+    re.IGNORECASE,
+)
+
+
 def runbook_search_text(question: str) -> str:
     """The question without the words that ask for a runbook ("Which runbook applies to",
-    "how do I fix it", "what do I do"): what the runbook search reads, as the card reads
-    the text it is given."""
+    "which runbook covers", "how do I fix it", "what do I do"): what the runbook search
+    reads, as the card reads the text it is given."""
+    question = _RUNBOOK_COVERS.sub(r"\1 ", question)
     text = dict(_INTENT_RULES)[Intent.APPLICABLE_RUNBOOK].sub(" ", question)
     return " ".join(_ASKS_WHICH_RUNBOOK.sub(" ", text).split())
 

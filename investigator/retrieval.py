@@ -1395,6 +1395,12 @@ class RetrievalLoop:
             if heading not in self.asked_alerts:
                 self.asked_alerts.append(heading)
         known.add("runbooks_by_text", chosen_id)
+        # The page the words fit is weighed first and never cut by the per-type cap; a
+        # runbook of its place not about what it is about is no answer beside it.
+        self.gate.note_text_choice(chosen_id, best)
+        # Those read before it (the place `--service` gave, read in the first round) are
+        # weighed again now: the gate withdraws them (`_drop_unfit_place_runbooks`).
+        self.session.admit([])
         if symptom:
             # Before the next round's candidates are weighed: they are judged as evidence
             # of the runbook (and its owner), not of an entity the words never named.
@@ -1628,6 +1634,7 @@ class RetrievalLoop:
         self._reread()
         self._refocus_gate(known)
         candidates = self._as_recorded_then(chunks, known, outcome)
+        self.gate.note_place_runbooks(candidates)
         fused = self._as_recorded(fuse(candidates), known, outcome)
         outcome.candidates += len(fused)
         decision = self.session.admit(fused)

@@ -1075,18 +1075,26 @@ def symptom_fits_runbook(symptom: str, place: str, hit: Evidence) -> bool:
     headings and opening lines say (`_lead`), and about errors when those name an error code
     ("When payment-api returns PAY-4097"). A symptom with no word beyond its place says
     nothing such a runbook could miss: it fits."""
+    if runbook_alert(hit) is None and not symptom_words(symptom, place):
+        return True
+    return bool(symptom_words_about(symptom, place, hit))
+
+
+def symptom_words_about(symptom: str, place: str, hit: Evidence) -> frozenset[str]:
+    """The stems of the symptom's informative words (`symptom_words`) that are words of what
+    the runbook `hit` is about, as `symptom_fits_runbook` reads it: its alert's name, title
+    and first line when it belongs to one, else its name, title, headings and opening lines
+    (`_lead`), errors too when those name an error code."""
     said = symptom_words(symptom, place)
     if runbook_alert(hit) is not None:
         first_line = (hit.content or "").lstrip().split("\n", 1)[0]
         about = _title_words(hit) | text_stems(first_line)
     else:
-        if not said:
-            return True
         about, _ = _lead(hit)
         lead = " ".join([hit.title or "", (hit.content or "")[:LEAD_CHARS]])
         if _ERROR_CODE.search(lead):
             about = about | {_stem("error")}
-    return bool(said & (about - {_stem(w) for w in _RUNBOOK_TITLE_WORDS}))
+    return frozenset(said & (about - {_stem(w) for w in _RUNBOOK_TITLE_WORDS}))
 
 
 def wide_tie_said(count: int, words: str, records: str) -> str:
