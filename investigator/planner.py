@@ -277,8 +277,9 @@ _RELEASE_WRITTEN = re.compile(
     re.IGNORECASE,
 )
 _HYPHENATED = re.compile(r"\b[a-z][a-z0-9]+(?:-[a-z0-9]+)+\b")
+# Plurals too: "which incidents hit ledger?", "list incidents on payment-db".
 _INCIDENT_WORDS = re.compile(
-    r"\b(incident|outage|errors?|failures?|alert|fired)\b|故障|事故|报错", re.IGNORECASE
+    r"\b(incidents?|outages?|errors?|failures?|alert|fired)\b|故障|事故|报错", re.IGNORECASE
 )
 
 MAX_MENTIONS = 8
@@ -489,6 +490,20 @@ def unread_words(question: str, intents: Sequence[Intent]) -> str | None:
 _ASKS_AN_INCIDENT = re.compile(r"\b(?:incidents?|outages?)\b|故障|事故", re.IGNORECASE)
 
 
+def asks_an_incident(question: str) -> bool:
+    """Whether the question asks about an incident or outage itself ("which incident
+    affected ledger?"), not a symptom seen somewhere."""
+    return bool(_ASKS_AN_INCIDENT.search(question))
+
+
+# "How do I fail over payment-db?", "how can we promote the payment-db standby?": what to do
+# at a place the question names, whatever the verb (the verbs the runbook rule reads, "fix",
+# "resolve", ..., are read with it). The verb's words stay in the runbook search's text.
+_HOW_DO_I = re.compile(
+    r"^\s*how (?:do|can|should|would|shall|to)(?: (?:i|we|you))? (?:best )?[a-z]", re.IGNORECASE
+)
+
+
 # A question opening with a verb asks yes or no ("is payment-api ok?", "can checkout take
 # orders?"): with its question mark dropped it is still no symptom said with its place.
 _YES_NO_QUESTION = re.compile(
@@ -661,6 +676,9 @@ def _intents_of(question: str) -> tuple[set[Intent], bool]:
         found.update({Intent.ENTITY_LOOKUP, Intent.APPLICABLE_RUNBOOK})
     if found == {Intent.ROOT_CAUSE} and alert_names(question):
         # "Why is X firing?": an alert's runbook is where what makes it fire is written.
+        found.add(Intent.APPLICABLE_RUNBOOK)
+    if not found and _HOW_DO_I.search(question) and extract_mentions(question).texts():
+        # "How do I fail over payment-db?": a runbook question for the place it names.
         found.add(Intent.APPLICABLE_RUNBOOK)
     if not found and (_ERROR_CODE.search(question) or _INCIDENT_WORDS.search(question)):
         found.add(Intent.INCIDENT_LOOKUP)
