@@ -61,6 +61,7 @@ from investigator.ownership_history import (
 )
 from investigator.planner import (
     CHANGE_LOOKBACK,
+    DEPENDENT_HOPS,
     DEPLOY_LOOKBACK,
     CompetingCauseChecks,
     asks_about_rollback,
@@ -3558,6 +3559,44 @@ def _no_incident_found(
         required=True,
     )
     return [m for m in missing if m.evidence_type != "incident_report"] + [gap]
+
+
+def dependency_depth_notes(evidence: Sequence[Evidence], intents: Sequence[str]) -> list[str]:
+    """How far DEPENDS_ON was walked, said when the walk reached its last hop: dependents
+    are read up to `DEPENDENT_HOPS` hops into the service asked about, dependencies one hop
+    out of it; what lies beyond was not read, so the list may not be the whole chain ("What
+    depends on payment-db?" names payment-api and checkout, not what depends on checkout).
+    A note (the answer holds for the hops read), not a gap."""
+    notes = []
+    walks = (
+        (Intent.DEPENDENTS, "dependent", DEPENDENT_HOPS, "into", "what depends on {}"),
+        (Intent.DEPENDENCIES, "dependency", 1, "out of", "what {} depend(s) on in turn"),
+    )
+    for intent, etype, hops, way, beyond in walks:
+        if intent.value not in intents:
+            continue
+        starts: set[str] = set()
+        edge: set[str] = set()
+        for ev in _with(evidence, etype):
+            path = ev.context.get("path")
+            if isinstance(path, list) and len(path) == hops + 1:
+                starts.add(str(path[0]))
+                edge.add(str(path[-1]))
+        if not edge:
+            continue
+        unit = "hop" if hops == 1 else "hops"
+        notes.append(
+            f"DEPENDS_ON was read up to {hops} {unit} {way} {', '.join(sorted(starts))}; "
+            f"{_verb(beyond, sorted(edge))} was not read, so services further along the "
+            "chain are not listed"
+        )
+    return notes
+
+
+def _verb(words: str, names: Sequence[str]) -> str:
+    """`words` with `names` in its `{}` and its "depend(s)" agreeing with them."""
+    said = words.format(", ".join(names))
+    return said.replace("depend(s)", "depends" if len(names) == 1 else "depend")
 
 
 # A place said as a word before "service" ("the wombat service", "wombat svc").
