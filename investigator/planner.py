@@ -387,12 +387,21 @@ class Mentions(BaseModel):
         return list(dict.fromkeys(named))[:MAX_FOCUS_SERVICES]
 
 
+# Who approved or signed off a release or change: no approval record exists in the KG.
+_APPROVAL_ASKED = re.compile(
+    r"\b(?:who|whom|which\s+\w+)\b[^?]{0,40}?\b(?:approv\w*|signed[- ]off|sign[- ]off)\b|"
+    r"\bapprov(?:al|als|er|ers)\b|\bsign[- ]offs?\b|谁批准|审批",
+    re.IGNORECASE,
+)
+
+
 def unrecorded_asks(question: str) -> list[str]:
     """What the question asks that the KG has no record type for (`UNRECORDED_ASKS` keys)."""
     asks = [
         ("on_call", _ON_CALL_ASKED),
         ("runbook_followed", _FOLLOWED_ASKED),
         ("response_action", _ACTION_TAKEN_ASKED),
+        ("approval", _APPROVAL_ASKED),
     ]
     found = [ask for ask, pattern in asks if pattern.search(question)]
     if "runbook_followed" in found and "response_action" in found:
