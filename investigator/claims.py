@@ -61,9 +61,11 @@ from investigator.ownership_history import (
 )
 from investigator.planner import (
     CHANGE_LOOKBACK,
+    DEPENDENT_HOPS,
     DEPLOY_LOOKBACK,
     CompetingCauseChecks,
     asks_about_rollback,
+    asks_an_incident,
     errors_read_only_for_then,
     extract_mentions,
     runbook_search_text,
@@ -163,6 +165,7 @@ _UNRESOLVED_GAPS = {
     "ownership": "owner",
     "dependency": "dependency",
     "dependent": "dependent",
+    "incident_report": "incident",
 }
 NOTHING_NAMED_GAPS = {
     "ownership": ("owner", "who owned payment-api then?"),
@@ -1113,6 +1116,10 @@ def derive_claims(
             missing, listed, team_words, teams, refs, as_of, ownership_period, kinds
         )
     missing = _incident_not_recorded(missing, evidence, question, as_of)
+    if Intent.INCIDENT_LOOKUP in intent_set:
+        missing = _no_incident_found(
+            missing, evidence, question, as_of, known_at, services_read, service_id
+        )
     later = (
         ", ".join(f"{id_} starts {iso_utc(at)}" for id_, at in sorted(started_later.items()))
         if started_later
@@ -3661,6 +3668,107 @@ def _incident_not_recorded(
         else m
         for m in missing
     ]
+
+
+def _no_incident_found(
+    missing: Sequence[MissingEvidence],
+    evidence: Sequence[Evidence],
+    question: str | None,
+    as_of: datetime,
+    known_at: datetime | None,
+    places: Sequence[str],
+    service_id: str | None,
+) -> list[MissingEvidence]:
+    """A question asking which incident (or outage) hit a place, answered with no incident
+    in the evidence ("which incident affected ledger?"): never `complete` with no claim. A
+    document found by the word "incident" is no incident of the place: the required gap
+    says none the subject may read is recorded for the place read (never a claim about the
+    whole graph: a hidden incident reads the same as none), or that the question names no
+    place the subject may read."""
+    if not question or not asks_an_incident(question):
+        return list(missing)
+    if any(ev.type == "Incident" for ev in evidence):
+        return list(missing)
+    # The places the question names itself, or `--service`: a service its other words found
+    # by text ("the wombat service" finds svc:ledger's description) is not what it asks about.
+    said = question.lower()
+    named = [
+        p
+        for p in places
+        if re.search(rf"(?<![\w-]){re.escape(p.split(':', 1)[-1].lower())}(?![\w-])", said)
+    ]
+    mentions = extract_mentions(question)
+    others = [*mentions.error_codes, *mentions.alerts, *(i for i in mentions.ids if ":" in i)]
+    named = list(dict.fromkeys([*([service_id] if service_id else []), *named, *others]))
+    known = f" (known at {iso_utc(known_at)})" if known_at is not None else ""
+    if named:
+        description = (
+            f"no incident of {', '.join(named)} that the subject may read is recorded "
+            f"by as_of {iso_utc(as_of)}{known}: none is claimed"
+        )
+    else:
+        description = (
+            "no incident the subject may read was found for what the question names: "
+            f"{_place_words(question)} (ask e.g. which incident affected payment-api?)"
+        )
+    gap = MissingEvidence(
+        evidence_type="incident_report",
+        intents=[Intent.INCIDENT_LOOKUP.value],
+        description=description,
+        required=True,
+    )
+    return [m for m in missing if m.evidence_type != "incident_report"] + [gap]
+
+
+def dependency_depth_notes(evidence: Sequence[Evidence], intents: Sequence[str]) -> list[str]:
+    """How far DEPENDS_ON was walked, said when the walk reached its last hop: dependents
+    are read up to `DEPENDENT_HOPS` hops into the service asked about, dependencies one hop
+    out of it; what lies beyond was not read, so the list may not be the whole chain ("What
+    depends on payment-db?" names payment-api and checkout, not what depends on checkout).
+    A note (the answer holds for the hops read), not a gap."""
+    notes = []
+    walks = (
+        (Intent.DEPENDENTS, "dependent", DEPENDENT_HOPS, "into", "what depends on {}"),
+        (Intent.DEPENDENCIES, "dependency", 1, "out of", "what {} depend(s) on in turn"),
+    )
+    for intent, etype, hops, way, beyond in walks:
+        if intent.value not in intents:
+            continue
+        starts: set[str] = set()
+        edge: set[str] = set()
+        for ev in _with(evidence, etype):
+            path = ev.context.get("path")
+            if isinstance(path, list) and len(path) == hops + 1:
+                starts.add(str(path[0]))
+                edge.add(str(path[-1]))
+        if not edge:
+            continue
+        unit = "hop" if hops == 1 else "hops"
+        notes.append(
+            f"DEPENDS_ON was read up to {hops} {unit} {way} {', '.join(sorted(starts))}; "
+            f"{_verb(beyond, sorted(edge))} was not read, so services further along the "
+            "chain are not listed"
+        )
+    return notes
+
+
+def _verb(words: str, names: Sequence[str]) -> str:
+    """`words` with `names` in its `{}` and its "depend(s)" agreeing with them."""
+    said = words.format(", ".join(names))
+    return said.replace("depend(s)", "depends" if len(names) == 1 else "depend")
+
+
+# A place said as a word before "service" ("the wombat service", "wombat svc").
+_SERVICE_WORD = re.compile(r"\b([a-z][\w-]*)\s+(?:service|svc)\b", re.IGNORECASE)
+
+
+def _place_words(question: str) -> str:
+    """What the question names said as matching nothing: the name said before "service"
+    ("'wombat' matched no service the subject may read"), else that it names none."""
+    found = [m for m in _SERVICE_WORD.findall(question) if m.lower() not in {"the", "a", "our"}]
+    if not found:
+        return "it names no service, alert or error code the subject may read"
+    return f"{found[0]!r} matched no service the subject may read"
 
 
 def _human(delta: timedelta) -> str:

@@ -44,6 +44,7 @@ from investigator.claims import (
     ClaimSet,
     Confounder,
     Verdict,
+    dependency_depth_notes,
     derive_claims,
     keep_claims_in_pack,
     states_at_as_of,
@@ -946,7 +947,15 @@ def _investigate(
         search_cut_short=outcome.cut_short,
         deadline_cut_after_calls=outcome.deadline_cut_after_calls,
         rule_notes=[*rules_apart, *removed_rule_notes(outcome, pack.evidence, as_of)],
-        search_notes=list(dict.fromkeys(outcome.search_notes)),
+        search_notes=list(
+            dict.fromkeys(
+                [
+                    *outcome.search_notes,
+                    # How far DEPENDS_ON was walked, when the walk reached its last hop.
+                    *dependency_depth_notes(pack.evidence, [i.value for i in intents]),
+                ]
+            )
+        ),
         incident_reading=outcome.incident_reading,
         timings=timings,
     )

@@ -301,8 +301,9 @@ _RELEASE_WRITTEN = LazyPattern(
     re.IGNORECASE,
 )
 _HYPHENATED = LazyPattern(r"\b[a-z][a-z0-9]+(?:-[a-z0-9]+)+\b")
+# Plurals too: "which incidents hit ledger?", "list incidents on payment-db".
 _INCIDENT_WORDS = LazyPattern(
-    r"\b(incident|outage|errors?|failures?|alert|fired)\b|故障|事故|报错", re.IGNORECASE
+    r"\b(incidents?|outages?|errors?|failures?|alert|fired)\b|故障|事故|报错", re.IGNORECASE
 )
 
 MAX_MENTIONS = 8
@@ -413,12 +414,21 @@ class Mentions(BaseModel):
         return list(dict.fromkeys(named))[:MAX_FOCUS_SERVICES]
 
 
+# Who approved or signed off a release or change: no approval record exists in the KG.
+_APPROVAL_ASKED = re.compile(
+    r"\b(?:who|whom|which\s+\w+)\b[^?]{0,40}?\b(?:approv\w*|signed[- ]off|sign[- ]off)\b|"
+    r"\bapprov(?:al|als|er|ers)\b|\bsign[- ]offs?\b|谁批准|审批",
+    re.IGNORECASE,
+)
+
+
 def unrecorded_asks(question: str) -> list[str]:
     """What the question asks that the KG has no record type for (`UNRECORDED_ASKS` keys)."""
     asks = [
         ("on_call", _ON_CALL_ASKED),
         ("runbook_followed", _FOLLOWED_ASKED),
         ("response_action", _ACTION_TAKEN_ASKED),
+        ("approval", _APPROVAL_ASKED),
     ]
     found = [ask for ask, pattern in asks if pattern.search(question)]
     if "runbook_followed" in found and "response_action" in found:
@@ -525,6 +535,20 @@ def unread_words(question: str, intents: Sequence[Intent]) -> str | None:
 
 # "Incident" or "outage" asks about the incident itself, not a symptom seen somewhere.
 _ASKS_AN_INCIDENT = LazyPattern(r"\b(?:incidents?|outages?)\b|故障|事故", re.IGNORECASE)
+
+
+def asks_an_incident(question: str) -> bool:
+    """Whether the question asks about an incident or outage itself ("which incident
+    affected ledger?"), not a symptom seen somewhere."""
+    return bool(_ASKS_AN_INCIDENT.search(question))
+
+
+# "How do I fail over payment-db?", "how can we promote the payment-db standby?": what to do
+# at a place the question names, whatever the verb (the verbs the runbook rule reads, "fix",
+# "resolve", ..., are read with it). The verb's words stay in the runbook search's text.
+_HOW_DO_I = LazyPattern(
+    r"^\s*how (?:do|can|should|would|shall|to)(?: (?:i|we|you))? (?:best )?[a-z]", re.IGNORECASE
+)
 
 
 # A question opening with a verb asks yes or no ("is payment-api ok?", "can checkout take
@@ -699,6 +723,9 @@ def _intents_of(question: str) -> tuple[set[Intent], bool]:
         found.update({Intent.ENTITY_LOOKUP, Intent.APPLICABLE_RUNBOOK})
     if found == {Intent.ROOT_CAUSE} and alert_names(question):
         # "Why is X firing?": an alert's runbook is where what makes it fire is written.
+        found.add(Intent.APPLICABLE_RUNBOOK)
+    if not found and _HOW_DO_I.search(question) and extract_mentions(question).texts():
+        # "How do I fail over payment-db?": a runbook question for the place it names.
         found.add(Intent.APPLICABLE_RUNBOOK)
     if not found and (_ERROR_CODE.search(question) or _INCIDENT_WORDS.search(question)):
         found.add(Intent.INCIDENT_LOOKUP)

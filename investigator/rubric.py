@@ -105,6 +105,12 @@ UNRECORDED_ASKS: dict[str, tuple[Intent, str]] = {
         "no record of what the responders did: the KG has no response-action type, so whether "
         "the runbook was followed cannot be answered (only which version was in force)",
     ),
+    "approval": (
+        Intent.RELEASE_LOOKUP,
+        "no approval or sign-off record: the KG has no such type, so who approved the release "
+        "or change cannot be answered (only what its own record says: when it ran, and by "
+        "which pipeline)",
+    ),
     "response_action": (
         Intent.APPLICABLE_RUNBOOK,
         "no record of what the responders did (fail over, roll back, restart): the KG has no "

@@ -271,12 +271,15 @@ def test_asks_the_kg_has_no_record_type_for_are_named() -> None:
     assert unrecorded_asks("Who should have been paged for PAY-4097?") == ["on_call"]
     assert unrecorded_asks("Did the responders follow runbook v3?") == ["runbook_followed"]
     assert unrecorded_asks("Was the runbook followed?") == ["runbook_followed"]
+    assert unrecorded_asks("Who approved release 2026.07.23.1?") == ["approval"]
+    assert unrecorded_asks("Who signed off the payment-api rollout?") == ["approval"]
     # Asking which runbook to follow, or whether the errors followed a release, is not.
     for question in (
         "Which runbook should I follow?",
         "Did PAY-4097 follow the release?",
         "Which alert paged?",
         "Did the team follow up on PAY-4097?",
+        "Which release fixed PAY-4097?",
     ):
         assert unrecorded_asks(question) == [], question
 

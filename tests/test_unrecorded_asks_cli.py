@@ -82,3 +82,17 @@ def test_was_the_runbook_followed_names_the_gap_and_the_version_in_force_then(  
     # Asking which runbook to follow is no question about what the responders did.
     doc = ask(invoke, "Which runbook should I follow for PAY-4097?")
     assert "runbook_followed" not in gaps(doc)
+
+
+def test_who_approved_the_release_gives_the_release_and_says_there_is_no_approval_record(  # type: ignore[no-untyped-def]
+    demo_graph, cli_env, invoke
+) -> None:
+    # Before (h29-empty): `complete`, the release's start and finish its only claim, and
+    # nothing said that who approved it is not recorded.
+    question = "Who approved release 2026.07.23.1?"
+    doc = ask(invoke, question, "--as-of", "2026-07-23T10:10:00Z")
+    assert doc["status"] == "partial"
+    assert gaps(doc).get("approval") is True
+    assert any("release-2026.07.23.1" in c["statement"] for c in doc["claims"])
+    report = invoke("investigate", question, *BOB, "--as-of", "2026-07-23T10:10:00Z")
+    assert "approval (required): no approval or sign-off record" in report.out
