@@ -415,7 +415,7 @@ class Mentions(BaseModel):
 
 
 # Who approved or signed off a release or change: no approval record exists in the KG.
-_APPROVAL_ASKED = re.compile(
+_APPROVAL_ASKED = LazyPattern(
     r"\b(?:who|whom|which\s+\w+)\b[^?]{0,40}?\b(?:approv\w*|signed[- ]off|sign[- ]off)\b|"
     r"\bapprov(?:al|als|er|ers)\b|\bsign[- ]offs?\b|谁批准|审批",
     re.IGNORECASE,
@@ -444,7 +444,7 @@ _ASKS_WHICH_RUNBOOK = LazyPattern(r"\b(?:appl(?:y|ies|ied|icable)|follow|use)\b"
 # What a runbook is said to do for its subject, right after the word ("Which runbook covers
 # the zork8 queue?", "the playbook that deals with ..."): words of the asking, not of what it
 # is about. Only there: "too many open file handles" is a symptom.
-_RUNBOOK_COVERS = re.compile(
+_RUNBOOK_COVERS = LazyPattern(
     r"\b(runbooks?|playbooks?|procedures?|sops?)\s+(?:(?:that|which)\s+)?"
     r"(?:covers?|covered|covering|handles?|deals?\s+with|(?:is|are)\s+(?:for|about))\b",
     re.IGNORECASE,
