@@ -199,7 +199,7 @@ def test_an_event_not_placed_says_whether_it_was_not_found_or_the_deadline_cut_i
     assert [(u.reason, u.detail) for u in not_found] == [
         (UnplacedReason.EVENT_NOT_FOUND, "no incident start is found by as_of 2026-12-01T00:00:00Z")
     ]
-    cut = unplaced_times(question, AS_OF, [], deadline=True)
+    cut = unplaced_times(question, AS_OF, [], cut_short_by="deadline")
     assert [(u.reason, u.detail) for u in cut] == [
         (
             UnplacedReason.DEADLINE,
@@ -207,5 +207,14 @@ def test_an_event_not_placed_says_whether_it_was_not_found_or_the_deadline_cut_i
         )
     ]
     # Words it does not read stay what they are, deadline or not.
-    unread = unplaced_times("Who owned it yesterday?", AS_OF, [], deadline=True)
+    unread = unplaced_times("Who owned it yesterday?", AS_OF, [], cut_short_by="deadline")
     assert [(u.words, u.reason) for u in unread] == [("yesterday", UnplacedReason.NOT_READ)]
+    # Its last round (--max-rounds) stopped it: not found is not said either.
+    rounds = unplaced_times(question, AS_OF, [], cut_short_by="max_rounds")
+    assert [(u.reason, u.detail) for u in rounds] == [
+        (
+            UnplacedReason.CUT_SHORT,
+            "the run stopped after its last round (--max-rounds) before the incident start "
+            "was found",
+        )
+    ]
