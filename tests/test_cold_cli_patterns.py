@@ -134,3 +134,23 @@ def test_a_served_backend_compiles_every_pattern_before_its_first_call(
     )  # fmt: skip
     answered, made, left = done.stdout.split()
     assert answered == "True" and int(made) > 80 and int(left) == 0, done.stdout
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "investigator.gate",
+        "investigator.timeline",
+        "investigator.planner",
+        "investigator.ownership_history",
+    ],
+)
+def test_no_pattern_of_these_modules_is_compiled_at_import(module: str) -> None:
+    # A `re.compile` at module level is paid by every new process: merges brought four back in
+    # the twenty-ninth session (the alert-owner, approval, runbook-covers and how-do-I words).
+    import importlib
+    import re
+
+    loaded = importlib.import_module(module)
+    compiled = sorted(name for name, value in vars(loaded).items() if isinstance(value, re.Pattern))
+    assert compiled == [], f"{module}: make these LazyPattern: {compiled}"
