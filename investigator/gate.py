@@ -1303,6 +1303,12 @@ def _document(runbook_id: str) -> str:
     return runbook_id.split("@", 1)[0]
 
 
+def _holds_alone(ev: Evidence, others: Sequence[Evidence], required: set[str]) -> bool:
+    """Whether `ev` is the only record of a required type among `others` and itself: making
+    room in the budget never drops it."""
+    return bool((set(ev.evidence_types) & required) - supported_evidence_types(others))
+
+
 def _valid_at(ev: Evidence, at: datetime) -> bool:
     """Whether a record's valid interval holds the instant (from inclusive, to exclusive)."""
     return (ev.valid_from is None or ev.valid_from <= at) and (
@@ -2207,8 +2213,8 @@ class EvidenceGate:
             if self._in_cause_window(ev) or self._fixed(ev):
                 continue
             others = [other for other in rest if other is not ev]
-            if (set(ev.evidence_types) & required) - supported_evidence_types(others):
-                continue  # the only record of a required type: it stays
+            if _holds_alone(ev, others, required):
+                continue
             rest = others
             out.append(ev)
         return out
@@ -2316,8 +2322,8 @@ class EvidenceGate:
             if self._kept_cause(ev, ev):
                 continue
             rest = [other for other in kept if other is not ev]
-            if (set(ev.evidence_types) & required) - supported_evidence_types(rest):
-                continue  # the only record of a required type: it stays
+            if _holds_alone(ev, rest, required):
+                continue
             kept = rest
             out.append(ev)
         return out
