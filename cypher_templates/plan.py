@@ -24,6 +24,7 @@ EvidenceType = Literal[
     "dependent",
     "incident_report",
     "alert_definition",
+    "alert_firing",
     "policy",
     "document",
 ]

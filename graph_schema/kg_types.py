@@ -155,6 +155,7 @@ class EvidenceType(StrEnum):
     DEPENDENT = "dependent"  # a DEPENDS_ON record read into the service asked about
     INCIDENT_REPORT = "incident_report"
     ALERT_DEFINITION = "alert_definition"
+    ALERT_FIRING = "alert_firing"  # a FIRED_ON record read for "which alerts fired?"
     POLICY = "policy"
     DOCUMENT = "document"
 

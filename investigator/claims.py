@@ -94,6 +94,7 @@ from investigator.runbook_sections import (
     runbook_steps,
 )
 from investigator.timeline import (
+    ALERT_TIME_KEYS,
     CHANGE_TIME_KEYS,
     DEPLOY_TIME_KEYS,
     EPISODE,
@@ -166,10 +167,12 @@ _UNRESOLVED_GAPS = {
     "dependency": "dependency",
     "dependent": "dependent",
     "incident_report": "incident",
+    "alert_firing": "alert firing",
 }
 NOTHING_NAMED_GAPS = {
     "ownership": ("owner", "who owned payment-api then?"),
     "mechanism": ("mechanism", "what broke PAY-4097?"),
+    "alert_firing": ("alert firing", "which alerts fired on payment-api?"),
 }
 # What a question's subject is read from: a service, incident, error, release, alert or a
 # runbook its words found ("who owns the runbook for ledger sync lag?").
@@ -877,6 +880,13 @@ def derive_claims(
                     asked.value,
                 )
             )
+    if Intent.ALERT_FIRING in intent_set:
+        asked_period = time_references(question or "", as_of).period
+        fired_claims, fired_gaps = _alert_firing_claims(
+            _with(evidence, "alert_firing"), question or "", as_of, asked_period
+        )
+        claims.extend(fired_claims)
+        text_gaps = [*text_gaps, *fired_gaps]
     if Intent.ENTITY_LOOKUP in intent_set:
         for ev in _with(evidence, "entity"):
             claims.append(
@@ -2235,6 +2245,64 @@ def _rollout_claims(
             )
         )
     return claims, rolling
+
+
+def _alert_firing_claims(
+    fired: Sequence[Evidence],
+    question: str,
+    as_of: datetime,
+    period: tuple[NamedTime, NamedTime] | None,
+) -> tuple[list[Claim], list[MissingEvidence]]:
+    """One fact per alert firing (a FIRED_ON record) by as_of, in time order: which alert,
+    on which service, when, and until when (or that it was still firing at as_of). An alert
+    the question names keeps only its own firings; a period asked keeps those in it, with a
+    gap when none is."""
+    named = {n.lower() for n in extract_mentions(question).alerts}
+    named |= {i.lower() for i in extract_mentions(question).ids if i.startswith("alert:")}
+    rows: list[tuple[datetime, str, str, Evidence]] = []
+    for ev in fired:
+        parts = ev.element_id.split("|")
+        alert = parts[1] if len(parts) > 2 else str(ev.context.get("start", ""))
+        service = parts[2] if len(parts) > 2 else str(ev.context.get("neighbour", ""))
+        at = _instant(ev, ALERT_TIME_KEYS)
+        if at is None or at > as_of:
+            continue
+        if named and not ({alert.lower(), alert.removeprefix("alert:").lower()} & named):
+            continue
+        rows.append((at, alert, service, ev))
+    gaps: list[MissingEvidence] = []
+    if period is not None and period[0].at <= as_of:
+        start, end = period[0].at, min(period[1].at, as_of)
+        inside = [row for row in rows if start <= row[0] <= end]
+        if not inside and rows:
+            gaps.append(
+                MissingEvidence(
+                    evidence_type="alert_firing",
+                    intents=[Intent.ALERT_FIRING.value],
+                    description=f"no alert the subject may read fired on what was asked from "
+                    f"{iso_utc(start)} to {iso_utc(end)} ({period[0].words!r}); the firings "
+                    "read are all outside it",
+                )
+            )
+        rows = inside
+    out: list[Claim] = []
+    for at, alert, service, ev in sorted(rows, key=lambda r: (r[0], r[1], r[3].element_id)):
+        if ev.valid_to is None:
+            until = "no end recorded by as_of"
+        elif ev.valid_to > as_of:
+            until = "still firing at as_of"
+        else:
+            until = f"until {iso_utc(ev.valid_to)}"
+        out.append(
+            _claim(
+                f"Alert {alert} fired on {service} at {iso_utc(at)} ({until})",
+                EpistemicStatus.FACT,
+                0.95,
+                [ev],
+                Intent.ALERT_FIRING.value,
+            )
+        )
+    return out, gaps
 
 
 def _releases_in_period(

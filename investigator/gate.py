@@ -59,6 +59,7 @@ EVENT_TYPES = frozenset(
         "mechanism",
         "affected_service",
         "document",
+        "alert_firing",
     }
 )
 

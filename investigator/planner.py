@@ -190,6 +190,35 @@ _ALERT_OWNER_ASKED = LazyPattern(
 )
 
 
+# "Which alerts fired on payment-api?", "did any alert fire on checkout?", "when did
+# PaymentApiHighErrorRate fire?", "what is alerting on checkout?", "what paged us?", "list the
+# alerts for checkout": the firings (FIRED_ON records) are the answer, not the incident.
+_FIRED = r"(?:fired|fire|fires|firing|went\s+off|go(?:es)?\s+off|triggered|paged|raised)"
+_ALERT_FIRING_ASKED = LazyPattern(
+    rf"\b(?:what|which|any|did|has|have|were|was|are|is)\b[^?.]{{0,40}}?\b(?:alerts?|alarms?)"
+    rf"\b[^?.]{{0,30}}?\b{_FIRED}\b|"
+    rf"\bwhen\s+(?:did|does|do|was|were|has|had)\b[^?.]{{0,80}}?\b(?:start\s+)?{_FIRED}\b|"
+    r"\b(?:what|which|anything|something)\b[^?.]{0,20}?\b(?:is|was|are|were)\s+alerting\b|"
+    r"\b(?:is|was|are|were)\s+(?:anything|something|any\s+alerts?)\s+(?:alerting|firing)\b|"
+    r"\bwhat\s+paged\b|"
+    r"\b(?:list|show)(?:\s+me)?(?:\s+(?:the|all|every|any))?\s+(?:alerts?|alarms?)\b|"
+    r"(?:哪些|什么)告警|告警.{0,6}(?:触发|响了)",
+    re.IGNORECASE,
+)
+
+
+def asks_alert_firing(question: str) -> bool:
+    """Whether the question asks which alerts fired (on a service, or when a named one did):
+    not the owner of an alert ("who owns the alert that fired on checkout?") nor why one
+    fires ("why is X firing?"), which other intents read."""
+    if _ALERT_OWNER_ASKED.search(question):
+        return False
+    # "What happened when the alert fired?": the firing names a time, not what is asked.
+    words = time_references(question).event_words
+    asked = question.replace(words, " ") if words else question
+    return bool(_ALERT_FIRING_ASKED.search(asked))
+
+
 def asks_unnamed_alert_owner(question: str) -> bool:
     """Whether the question asks the owner of an alert it does not name (no alert name or
     alert id in it): the alerts that fired on its services are the ones meant."""
@@ -715,6 +744,13 @@ def _intents_of(question: str) -> tuple[set[Intent], bool]:
             found.discard(Intent.DEPENDENCIES)
     if found == {Intent.DEPENDENCIES} and _UP_OR_DOWNSTREAM.search(question):
         found.add(Intent.DEPENDENTS)
+    if asks_alert_firing(question):
+        # The firings are the answer: not an incident lookup ("alert" and "fired" are incident
+        # words), nor the first error of "when did X start firing".
+        found.discard(Intent.INCIDENT_LOOKUP)
+        if not _ERROR_CODE.search(question):
+            found.discard(Intent.ERROR_TIMELINE)
+        found.add(Intent.ALERT_FIRING)
     if not found and _asks_only_about_alerts(question):
         # On-call pastes the alert that paged ("KubeAPIDown", "[FIRING:1] etcdNoLeader") or
         # names it with no other ask ("help with X", "alert X is paging me", "X what now"):
@@ -990,6 +1026,9 @@ def steps_for(
         if "dependent" in want and svc not in known.walked:
             # Into the service, transitively: what calls a caller breaks with it too.
             steps.append(_one_hop_step(svc, "DEPENDS_ON", "in", "dependent", hops=DEPENDENT_HOPS))
+        if "alert_firing" in want:
+            # The alerts that fired on it: each FIRED_ON record is one firing, dated.
+            steps.append(_one_hop_step(svc, "FIRED_ON", "in", "alert_firing"))
         incident_types = {"error_first_seen", "affected_service", "incident_report", "mechanism"}
         if want & incident_types and not known.incidents:
             steps.append(
@@ -1026,6 +1065,8 @@ def steps_for(
             steps.append(
                 _step("runbooks_for", {"anchor_id": alert}, "runbook", options={"anchor": "alert"})
             )
+        if "alert_firing" in want:
+            steps.append(_one_hop_step(alert, "FIRED_ON", "out", "alert_firing"))
         if not known.services:
             # The services it fired on are the ones the question means (their owners and
             # runbooks, their changes), not every service its incident touched: read with

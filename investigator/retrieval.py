@@ -477,12 +477,16 @@ def type_relation_row(evidence: Evidence, code_of: Mapping[str, str] | None = No
 
 
 def type_dependent_row(evidence: Evidence, step: PlanStep) -> Evidence:
-    """A DEPENDS_ON record a step read into the service asked about is `dependent` evidence.
+    """A DEPENDS_ON record a step read into the service asked about is `dependent` evidence
+    (and a FIRED_ON record an `alert_firing` step read is `alert_firing` evidence).
 
     The template marks every DEPENDS_ON record `dependency`; read the other way ("what
     depends on X?") the same record answers another question, and must not count as X's
     dependencies (nor they as its dependents).
     """
+    if step.evidence_type == "alert_firing" and evidence.type == "FIRED_ON":
+        # Read for "which alerts fired?": the firing itself is the answer (an event).
+        return evidence.model_copy(update={"evidence_types": ["alert_firing"]})
     if step.evidence_type != "dependent" or evidence.type != "DEPENDS_ON":
         return evidence
     return evidence.model_copy(update={"evidence_types": ["dependent"]})

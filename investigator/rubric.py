@@ -28,6 +28,7 @@ class Intent(StrEnum):
     DEPENDENTS = "dependents"  # "what depends on X?", the blast radius (DEPENDS_ON into X)
     ENTITY_LOOKUP = "entity_lookup"
     CHANGE_HISTORY = "change_history"  # "what changed before the errors?"
+    ALERT_FIRING = "alert_firing"  # "which alerts fired on X?", "when did alert X fire?"
 
 
 # Required evidence types per intent (docs/design.md section 7).
@@ -45,6 +46,8 @@ REQUIRED_EVIDENCE: dict[Intent, tuple[str, ...]] = {
     Intent.ENTITY_LOOKUP: ("entity",),
     # The first error dates the window whose changes are listed.
     Intent.CHANGE_HISTORY: ("error_first_seen",),
+    # A FIRED_ON record (alert -> service) with its firing time.
+    Intent.ALERT_FIRING: ("alert_firing",),
 }
 
 # Evidence that is useful for an intent but whose absence does not make the answer partial.
@@ -62,6 +65,7 @@ OPTIONAL_EVIDENCE: dict[Intent, tuple[str, ...]] = {
     Intent.DEPENDENTS: ("entity",),
     Intent.ENTITY_LOOKUP: ("document",),
     Intent.CHANGE_HISTORY: ("change_event", "deployment_time", "mechanism", "incident_report"),
+    Intent.ALERT_FIRING: ("alert_definition",),
 }
 
 # What a missing requirement means to a reader (used in `missing_evidence`).
@@ -85,6 +89,8 @@ MISSING_DESCRIPTIONS: dict[str, str] = {
     "dependent": "no service found that depends on it (no DEPENDS_ON relationship into it)",
     "incident_report": "no incident report",
     "alert_definition": "no alert definition",
+    "alert_firing": "no alert recorded as firing on it by as_of (no FIRED_ON record the subject "
+    "may read)",
     "policy": "no policy valid at as_of that the subject may read for this purpose",
     "document": "no document",
 }

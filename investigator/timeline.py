@@ -90,7 +90,9 @@ ANCHOR_ORDER: tuple[AnchorEvent, ...] = (
 )
 
 _ALERT_WORDS = LazyPattern(
-    r"\bwhen (it|the alert|the page|\w+) (fired|paged|triggered)\b|\b(alert|page) fired\b|告警时|"
+    # "the alert fired", not "what / which alert fired" (which asks for the alert).
+    r"\bwhen (it|the alert|the page|\w+) (fired|paged|triggered)\b|"
+    r"(?<!what )(?<!which )(?<!any )\b(alert|page) fired\b|告警时|"
     # "when the alert went off", "when the alert was triggered", "at the time of the alert"
     r"\bwhen (?:it|the (?:[\w.:-]+ )?(?:alert|page)) (?:first )?(?:went off|started firing|"
     r"began firing|(?:was|got) (?:first )?(?:triggered|raised))\b|"

@@ -1,0 +1,104 @@
+"""Which alerts fired, and when: the FIRED_ON records (alert -> service) are the answer.
+
+Found by the lead as an on-call engineer asks it: "which alerts fired on payment-api?" and
+"when did PaymentApiHighErrorRate fire?" were read as incident lookups and answered
+`complete` with the incident, its errors and its affected services, "Missing evidence: none",
+and no alert or firing time at all; "what alert fired on checkout?" also took "alert fired" as
+a time to place. The demo records PaymentApiHighErrorRate on payment-api from 10:03:10 to
+10:50 (recorded 10:03:12) and KubePodCrashLooping on checkout from 03:12 to 03:40.
+"""
+
+from __future__ import annotations
+
+import json
+
+BOB = ("--subject", "acme/user:bob", "--json")
+NOON = ("--as-of", "2026-07-23T12:00:00Z")
+PAYMENT_ALERT = (
+    "Alert alert:PaymentApiHighErrorRate fired on svc:payment-api at 2026-07-23T10:03:10Z"
+)
+
+
+def _firings(doc: dict) -> list[str]:  # type: ignore[type-arg]
+    return [c["statement"] for c in doc["claims"] if c["statement"].startswith("Alert ")]
+
+
+def _required_gaps(doc: dict) -> list[str]:  # type: ignore[type-arg]
+    return [m["description"] for m in doc["missing_evidence"] if m["required"]]
+
+
+def test_the_alerts_that_fired_on_a_service_and_when_a_named_alert_fired(  # type: ignore[no-untyped-def]
+    demo_graph, cli_env, invoke
+) -> None:
+    fired = json.loads(invoke("investigate", "which alerts fired on payment-api?", *BOB, *NOON).out)
+    assert fired["status"] == "complete", fired["missing_evidence"]
+    assert _firings(fired) == [f"{PAYMENT_ALERT} (until 2026-07-23T10:50:00Z)"], fired["claims"]
+    assert fired["intents"] == ["alert_firing"]
+    replay = invoke("replay", fired["run_id"], "--subject", "acme/user:bob", "--json")
+    assert replay.code == 0 and json.loads(replay.out)["verified"], replay
+
+    # "what alert fired on X?" asks for the alert: no time to place, the other service's alert.
+    checkout = json.loads(invoke("investigate", "What alert fired on checkout?", *BOB, *NOON).out)
+    assert _firings(checkout) == [
+        "Alert alert:KubePodCrashLooping fired on svc:checkout at 2026-07-23T03:12:00Z "
+        "(until 2026-07-23T03:40:00Z)"
+    ], checkout["claims"]
+    assert checkout["time_notes"] == [] and checkout["unresolved_time_words"] == [], checkout
+
+    named = json.loads(
+        invoke("investigate", "When did PaymentApiHighErrorRate fire?", *BOB, *NOON).out
+    )
+    assert _firings(named) == [f"{PAYMENT_ALERT} (until 2026-07-23T10:50:00Z)"], named["claims"]
+    # The incident and its errors are not the answer to "which alerts fired".
+    assert not any("Incident " in c["statement"] for c in fired["claims"] + named["claims"])
+
+
+def test_before_during_and_after_a_firing_and_as_known_then(  # type: ignore[no-untyped-def]
+    demo_graph, cli_env, invoke
+) -> None:
+    question = "Did any alert fire on payment-api?"
+    before = json.loads(
+        invoke("investigate", question, *BOB, "--as-of", "2026-07-23T10:03:00Z").out
+    )
+    assert before["status"] == "partial" and _firings(before) == [], before["claims"]
+    assert any("no alert recorded as firing" in g for g in _required_gaps(before)), before
+
+    during = json.loads(
+        invoke("investigate", question, *BOB, "--as-of", "2026-07-23T10:20:00Z").out
+    )
+    assert _firings(during) == [f"{PAYMENT_ALERT} (still firing at as_of)"], during["claims"]
+
+    # Recorded at 10:03:12: as known at 10:03:11, nothing had been recorded yet.
+    unknown = json.loads(
+        invoke("investigate", question, *BOB, "--as-of", "2026-07-23T10:20:00Z",
+               "--known-at", "2026-07-23T10:03:11Z").out
+    )  # fmt: skip
+    assert unknown["status"] == "partial" and _firings(unknown) == [], unknown["claims"]
+
+
+def test_a_period_with_no_firing_another_tenant_and_no_service_named(  # type: ignore[no-untyped-def]
+    demo_graph, cli_env, invoke
+) -> None:
+    june = json.loads(
+        invoke("investigate", "Which alerts fired on payment-api in June 2026?", *BOB, *NOON).out
+    )
+    assert june["status"] == "partial" and _firings(june) == [], june["claims"]
+    assert any("2026-06-01T00:00:00Z to 2026-06-30T23:59:59Z" in g for g in _required_gaps(june))
+
+    mallory = invoke("investigate", "Which alerts fired on payment-api?", "--subject",
+                     "globex/user:mallory", "--json", *NOON)  # fmt: skip
+    assert "PaymentApiHighErrorRate" not in mallory.out + mallory.err
+    assert json.loads(mallory.out)["status"] == "partial"
+
+    unnamed = json.loads(invoke("investigate", "Which alerts fired?", *BOB, *NOON).out)
+    assert unnamed["status"] == "partial", unnamed
+    assert any("names no service" in g for g in _required_gaps(unnamed)), unnamed
+    # The owner of the alert that fired is still an ownership question.
+    owner = json.loads(
+        invoke("investigate", "Who owns the alert that fired on checkout?", *BOB, *NOON).out
+    )
+    assert any(
+        "team:sre-platform OWNS alert:KubePodCrashLooping" in c["statement"]
+        for c in owner["claims"]
+    ), owner["claims"]
+    assert _firings(owner) == []
