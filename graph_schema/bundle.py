@@ -669,7 +669,67 @@ def parse_bundle_data(origin: str, raw: Any) -> tuple[Bundle | None, list[Bundle
     try:
         return Bundle.model_validate(raw), []
     except ValidationError as exc:
-        return None, _problems_from_validation(origin, raw, exc)
+        problems = _problems_from_validation(origin, raw, exc)
+        return None, _in_element_order(problems + _future_times(origin, raw, problems))
+
+
+# The times of each section `validate_bundle` refuses in the future (graph_schema/validate.py).
+_CHECKED_TIMES = {
+    "sources": ("recorded_at",),
+    "principals": ("recorded_at",),
+    "nodes": ("recorded_at", "observed_at"),
+    "documents": ("recorded_at", "observed_at"),
+    "edges": ("recorded_at", "observed_at"),
+    "retractions": ("at",),
+}
+
+
+def _future_times(
+    origin: str, raw: dict[str, Any], found: Sequence[BundleProblem]
+) -> list[BundleProblem]:
+    """The times in the future of a bundle refused for other problems: `validate_bundle`
+    says them only of a bundle that parses, so a bundle with several problems named every
+    one but these (before, a future `recorded_at` was said only once the rest was fixed).
+    Worded as `validate_bundle` words them; a time already refused for itself is left out."""
+    now = datetime.now(UTC)
+    told = {(p.element, p.reason.split(":", 1)[0]) for p in found}
+    problems = []
+    for section, fields in _CHECKED_TIMES.items():
+        items = raw.get(section)
+        if not isinstance(items, list):
+            continue
+        for index, item in enumerate(items):
+            if not isinstance(item, dict):
+                continue
+            element = _element_name(section, index, item)
+            for name in fields:
+                if item.get(name) is None or (element, name) in told:
+                    continue
+                try:
+                    value = _require_zone(item[name])
+                except ValueError:
+                    continue
+                if value > now:
+                    reason = (
+                        f"{name} {value.isoformat()} is in the future (the KG cannot know it yet)"
+                    )
+                    problems.append(BundleProblem(origin=origin, element=element, reason=reason))
+    return problems
+
+
+def _in_element_order(problems: list[BundleProblem]) -> list[BundleProblem]:
+    """`problems` of one file in the order of its sections and elements (the bundle's own
+    first), each element's in the order found."""
+    sections = list(Bundle.model_fields)
+
+    def key(problem: BundleProblem) -> tuple[int, int]:
+        head, _, rest = problem.element.partition("[")
+        index = rest.split("]", 1)[0]
+        if head not in sections or not index.isdigit():
+            return (-1, 0)
+        return (sections.index(head), int(index))
+
+    return sorted(problems, key=key)
 
 
 LINK_REFUSED = "a symbolic link: refused (links are not followed into or inside an import)"

@@ -48,12 +48,13 @@ def _position(mark: yaml.Mark | None, prefix: str = "") -> str:
     return f"{prefix}{where}" if prefix else f"{where}: "
 
 
-def _without_text(exc: yaml.MarkedYAMLError) -> YamlNotParseable:
-    # Marks keep the position and drop the buffer (the text a snippet would quote).
+def _without_text(exc: yaml.MarkedYAMLError, lines_before: int = 0) -> YamlNotParseable:
+    # Marks keep the position and drop the buffer (the text a snippet would quote); their
+    # lines are counted from the file's first line (`lines_before` the parsed text).
     def bare(mark: yaml.Mark | None) -> yaml.Mark | None:
         if mark is None:
             return None
-        return yaml.Mark(mark.name, mark.index, mark.line, mark.column, None, 0)
+        return yaml.Mark(mark.name, mark.index, mark.line + lines_before, mark.column, None, 0)
 
     return YamlNotParseable(
         context=exc.context,
@@ -132,12 +133,15 @@ def refuse_lone_surrogates(text: str, data: Any) -> Any:
     return data
 
 
-def safe_yaml_load(text: str) -> Any:
+def safe_yaml_load(text: str, first_line: int = 1) -> Any:
     """Parse YAML as plain data (see `_SafeDataLoader`); errors are `yaml.YAMLError`, and
-    their message gives a line and column, never the text around it (`YamlNotParseable`)."""
+    their message gives a line and column, never the text around it (`YamlNotParseable`).
+
+    `first_line`: the line of its file `text` starts on (front matter: 2, after `---`), so
+    that an error's lines are the file's, as a reader opening it counts them."""
     try:
         return refuse_lone_surrogates(text, yaml.load(text, Loader=_SafeDataLoader))  # noqa: S506
     except RecursionError:
         raise NestedTooDeeply("nested too deeply") from None
     except yaml.MarkedYAMLError as exc:
-        raise _without_text(exc) from None
+        raise _without_text(exc, first_line - 1) from None

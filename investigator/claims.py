@@ -889,9 +889,17 @@ def derive_claims(
         text_gaps = [*text_gaps, *fired_gaps]
     if Intent.ENTITY_LOOKUP in intent_set:
         for ev in _with(evidence, "entity"):
+            # A relationship's text names its type and both ends ("svc:a AFFECTED_BY inc:b"):
+            # said alone (before, after its type and key, the type printed twice:
+            # "AFFECTED_BY AFFECTED_BY|svc:a|inc:b: svc:a AFFECTED_BY inc:b"; explorer e29 m9).
+            statement = (
+                ev.content
+                if ev.kind == "relationship" and ev.content
+                else f"{ev.type or 'Entity'} {ev.element_id}: {ev.content or _label(ev)}"
+            )
             claims.append(
                 _claim(
-                    f"{ev.type or 'Entity'} {ev.element_id}: {ev.content or _label(ev)}",
+                    statement,
                     EpistemicStatus.FACT,
                     0.9,
                     [ev],

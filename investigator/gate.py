@@ -1269,18 +1269,32 @@ def instruction_detail(
     text: str, fragment: str, first_line: object = None, kind: str = INSTRUCTION_KIND
 ) -> str:
     """The rejection detail of untrusted `text` withheld for the instruction-like `fragment`:
-    what it is (`kind`) and where (the line it starts on, when found as written), not its
+    what it is (`kind`) and where (the line it starts on, `_fragment_line`), not its
     words. With the file's line `text` starts on (`first_line`, props.content_first_line of
     an imported Markdown file), the line is the file's, as a reader opening the file counts."""
-    start = text.find(fragment)
-    line = text.count("\n", 0, start) + 1
-    if start < 0:
+    line = _fragment_line(text, fragment)
+    if line is None:
         where = "its text"
     elif isinstance(first_line, int) and not isinstance(first_line, bool) and first_line > 1:
         where = f"line {first_line + line - 1} of its file"
     else:
         where = f"line {line} of its text"
     return f"untrusted source contains {kind} in {where} (not quoted)"
+
+
+def _fragment_line(text: str, fragment: str) -> int | None:
+    """The line of `text` (from 1) the fragment starts on: found as written, or else in the
+    text as the patterns read it (`_matching_variants` keeps every line break), where a
+    zero-width or fullwidth character hid it (before, such a fragment was said to be "in its
+    text", no line: explorer e29, m10). None when it is in neither."""
+    start = text.find(fragment)
+    if start >= 0:
+        return text.count("\n", 0, start) + 1
+    for _, base in _matching_variants(text):
+        start = base.find(fragment)
+        if start >= 0:
+            return base.count("\n", 0, start) + 1
+    return None
 
 
 def title_detail(kind: str = INSTRUCTION_KIND) -> str:

@@ -322,10 +322,11 @@ def test_the_fragment_is_read_without_hidden_characters_and_never_quoted() -> No
     g.admit([ev("runbook:zw@v1", ["runbook"], text, trust="untrusted")])
     [rejection] = g.rejected
     assert rejection.reason is RejectionReason.REJECTED_UNTRUSTED_INSTRUCTION
-    # Not as written (the hidden characters part it): no line to name, and never the words.
+    # Not as written (the hidden characters part it), but placed on its line as the gate
+    # read it (before: "in its text", no line; explorer e29, m10), and never the words.
     assert (
         rejection.detail
-        == "untrusted source contains instruction-like text in its text (not quoted)"
+        == "untrusted source contains instruction-like text in line 1 of its text (not quoted)"
     )
 
 

@@ -83,7 +83,7 @@ def test_a_markdown_template_is_imported_with_its_tags_as_written(site: Path, in
     repeated.write_text(TEMPLATE.replace("---\n\n", "title: Again\n---\n\n", 1))
     result = _ingest(invoke, site)
     assert (
-        f"ingest: skipped: {repeated}: front matter: front matter is not valid YAML: line 3, "
+        f"ingest: skipped: {repeated}: front matter: front matter is not valid YAML: line 4, "
         "column 1: duplicate key 'title' (template page)"
     ) in result.err.splitlines()
     card = invoke("runbook", "--alert", "publishing-stuck", "--subject", "acme/user:oncall")
@@ -166,7 +166,7 @@ def test_a_page_unreadable_on_reimport_is_said_as_read_and_not_gone(  # type: ig
     assert "its file was not in" not in note, note
     assert "its file was in src:runbooks:manual's import of 20" in note, note
     assert (
-        "but could not be read (front matter: front matter is not valid YAML: line 3, column "
+        "but could not be read (front matter: front matter is not valid YAML: line 4, column "
         "1: duplicate key 'title'): this is the version recorded at 20"
     ) in note, note
     # The file read again closes it.

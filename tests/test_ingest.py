@@ -395,6 +395,29 @@ def test_every_problem_is_reported(graph, cli_env, invoke, tmp_path) -> None:
     assert counts(graph) == (0, 0)
 
 
+def test_a_future_time_is_listed_with_the_other_problems(graph, cli_env, invoke, tmp_path) -> None:
+    # Before: a bundle refused for a zone-less time listed that problem alone; its future
+    # recorded_at was said only once the rest was fixed (explorer e29, m3).
+    bundle = small_bundle()
+    bundle["nodes"][0].update(valid_from="2026-01-01T00:00:00")
+    bundle["nodes"][1].update(recorded_at="2999-01-01T00:00:00Z")
+    bundle["edges"][0].update(observed_at="2999-01-02T00:00:00+02:00")
+    err = rejected(invoke, graph, write(tmp_path, bundle), "3 problem(s), nothing written")
+    assert err.splitlines()[:3] == [
+        f"{tmp_path / 'bundle.yaml'}: nodes[0] svc:a: valid_from: time without a zone: "
+        "'2026-01-01T00:00:00'",
+        f"{tmp_path / 'bundle.yaml'}: nodes[1] svc:b: recorded_at 2999-01-01T00:00:00+00:00 "
+        "is in the future (the KG cannot know it yet)",
+        f"{tmp_path / 'bundle.yaml'}: edges[0] DEPENDS_ON|svc:a|svc:b: observed_at "
+        "2999-01-01T22:00:00+00:00 is in the future (the KG cannot know it yet)",
+    ], err
+    # A future time without a zone is refused for its zone, once.
+    bundle["nodes"][1].update(recorded_at="2999-01-01T00:00:00")
+    err = rejected(invoke, graph, write(tmp_path, bundle), "3 problem(s), nothing written")
+    assert err.count("nodes[1]") == 1 and "without a zone: '2999" in err, err
+    assert counts(graph) == (0, 0)
+
+
 def test_bad_paths_and_options(graph, cli_env, invoke, tmp_path) -> None:
     missing = invoke("ingest", str(tmp_path / "nope.yaml"))
     assert missing.code == 2 and "does not exist" in missing.err

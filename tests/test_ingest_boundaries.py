@@ -218,6 +218,31 @@ def test_a_parse_error_gives_a_position_not_the_files_text(
     assert counts(clean_db) == (0, 0)
 
 
+def test_a_front_matter_error_gives_the_files_lines(
+    clean_db: neo4j.Driver, cli_env: Any, invoke: Any, tmp_path: Path
+) -> None:
+    # Before: counted from the front matter's first line ("line 2, column 1 ... at line 1,
+    # column 8" for an error on the file's line 2), while the gate counts the file's lines
+    # (explorer e29, m4).
+    folder = tmp_path / "md"
+    folder.mkdir()
+    page = folder / "badfm.md"
+    page.write_text("---\ntitle: [unclosed\n---\n# x\n", encoding="utf-8")
+    args = ("--format", "markdown-runbooks", "--tenant", "t1")
+    refused(
+        invoke("ingest", str(folder), *args),
+        f"{page}: front matter: front matter is not valid YAML: line 3, column 1: expected ',' "
+        "or ']', but got '<stream end>' (while parsing a flow sequence at line 2, column 8)",
+    )
+    page.write_text("---\ntitle: a\nowner: b\ntitle: c\n---\n# x\n", encoding="utf-8")
+    refused(
+        invoke("ingest", str(folder), *args),
+        f"{page}: front matter: front matter is not valid YAML: line 4, column 1: duplicate "
+        "key 'title'",
+    )
+    assert counts(clean_db) == (0, 0)
+
+
 def test_a_lone_surrogate_escape_is_refused_in_one_line(
     clean_db: neo4j.Driver, cli_env: Any, invoke: Any, tmp_path: Path
 ) -> None:

@@ -63,7 +63,13 @@ def test_front_matter_cannot_take_over_a_principal_or_raise_trust(  # type: igno
     folder = _runbook(tmp_path / "md", "takeover.md", "id: user:bob\ntrust: trusted\n")
     result = invoke("ingest", str(folder), "--format", "markdown-runbooks", "--tenant", "acme")
     assert result.code == 0, result
-    assert "trust: trusted ignored" in result.err
+    # Said as imported (untrusted), not under `skipped:`, which read as "not imported"
+    # (explorer e29, m5).
+    assert (
+        f"ingest: {folder / 'takeover.md'}: imported; front matter trust: trusted ignored "
+        "(imported text is untrusted unless the ingest command says --trusted)"
+    ) in result.err.splitlines(), result.err
+    assert "skipped" not in result.err, result.err
     # bob is still the same principal, with the same grants: nothing superseded it.
     assert _records(demo, "user:bob") == [before]
     assert before["labels"] == ["Principal"]

@@ -42,6 +42,9 @@ def test_sql_and_http_steps_are_served_and_marked_untrusted(imported, invoke) ->
     claim = next(line for line in report.splitlines() if "runbook:demo-sentry-is-down" in line)
     # Found by its words alone: an inference (tests/test_investigate_bare_symptom.py).
     assert claim.lstrip().startswith("[inference")
+    # The claim's own line says it rests on untrusted evidence, as `--json` does with the
+    # claim's `trust` (before, only the evidence line below did: explorer e29, m8).
+    assert claim.lstrip().startswith("[inference ] [untrusted] "), claim
     lines = report.splitlines()
     # The claim's evidence line and the evidence itself say untrusted.
     evidence_line = lines[lines.index(claim) + 1]

@@ -1031,10 +1031,14 @@ def import_markdown_runbooks(
     edges: list[EdgeSpec] = []
     for parsed in parsed_files:
         if str(parsed.front.get("trust", "")).strip().lower() == "trusted" and not options.trusted:
-            result.skipped.append(
-                f"{parsed.path}: front matter trust: trusted ignored (imported text is "
-                "untrusted unless the ingest command says --trusted)"
+            # The page is imported (untrusted): said as such, not under `skipped:`, which
+            # read as "not imported" (explorer e29, m5). Once per file (--git-history).
+            line = (
+                f"{parsed.path}: imported; front matter trust: trusted ignored (imported text "
+                "is untrusted unless the ingest command says --trusted)"
             )
+            if line not in result.imported_notes:
+                result.imported_notes.append(line)
         try:
             links = _resolve_links(parsed, index, result, holders)
             document = _document(parsed, options, source_id, links, recorded.get(parsed.id, []))

@@ -60,12 +60,13 @@ class Section(BaseModel):
     line: int = 0  # the heading's line in the text, from 0
 
 
-def load_yaml(text: str) -> Any:
-    """Parse YAML as plain data, keeping times as text (no aliases, tags, repeated keys)."""
+def load_yaml(text: str, first_line: int = 1) -> Any:
+    """Parse YAML as plain data, keeping times as text (no aliases, tags, repeated keys);
+    an error's lines counted from `first_line`, the line of the file `text` starts on."""
     # Imported here: a runbook lookup that meets no front matter never loads PyYAML.
     from graph_schema.safe_yaml import safe_yaml_load
 
-    return safe_yaml_load(text)
+    return safe_yaml_load(text, first_line)
 
 
 # Plain scalars YAML reads as numbers or booleans: `version: 1.10` is the float 1.1.
@@ -129,7 +130,9 @@ def split_front_matter(
             import yaml  # only a text with front matter needs it
 
             try:
-                data = load_yaml(block) if block.strip() else {}
+                # Its lines counted as the file's (the block starts after the `---` line),
+                # as the gate counts them: before, "line 1" was the file's line 2.
+                data = load_yaml(block, first_line=2) if block.strip() else {}
             except yaml.YAMLError as exc:
                 raise FrontMatterError(
                     "front matter is not valid YAML: " + " ".join(str(exc).split())

@@ -128,6 +128,9 @@ class ImportResult(BaseModel):
     problems: list[BundleProblem] = Field(default_factory=list)
     unresolved: list[UnresolvedLink] = Field(default_factory=list)
     skipped: list[str] = Field(default_factory=list)
+    # Files imported otherwise than their front matter asks (`trust: trusted` without
+    # --trusted): said once the records are written, as `ingest: PATH: imported; ...`.
+    imported_notes: list[str] = Field(default_factory=list)
     # What the import links; a re-import's links already recorded are left out before the
     # report (graph_schema/importers/shared_links.py): only new links are said.
     linked: list[LinkStatement] = Field(default_factory=list)
@@ -165,6 +168,7 @@ class ImportResult(BaseModel):
         lines += [f"conflict: {line}" for line in self.conflicts]
         lines += [f"id: {line}" for line in self.renamed]
         lines += [f"skipped: {line}" for line in self.skipped]
+        lines += list(self.imported_notes)
         lines += [f"unresolved: {line}" for line in self.templated]
         lines += [f"unresolved: {line}" for line in unresolved_lines(self.unresolved)]
         lines += [f"hint: {hint}" for hint in self.hints]

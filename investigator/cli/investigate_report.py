@@ -250,8 +250,11 @@ def render_report(
         lines.append("  (none: no claim without evidence)")
     for claim in result.claims:
         # Whole: a cut claim loses its validity interval, the part an auditor reads last.
+        # On the claim's own line too, as `--json` gives the claim `trust: untrusted` (before,
+        # only its evidence ids said so, on the line below: explorer e29, m8).
+        mark = "[untrusted] " if untrusted.intersection(claim.evidence_ids) else ""
         lines.append(
-            f"  [{claim.epistemic_status.value:<10}] {_clean(claim.statement, _CLAIM_LIMIT)}"
+            f"  [{claim.epistemic_status.value:<10}] {mark}{_clean(claim.statement, _CLAIM_LIMIT)}"
         )
         ids = [f"{e} (untrusted)" if e in untrusted else e for e in claim.evidence_ids]
         lines.append(f"               evidence: {', '.join(ids)}")
