@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from investigator.name_hints import UnresolvedName
     from investigator.replay import ReplayReport
     from investigator.runbook_lookup import RunbookAnswer
+    from investigator.runbook_text_time import AsOfFrom
 
 TRACE_JSON_FORMATS = ("json", "prov-json")
 
@@ -55,12 +56,20 @@ def claim_trust(payload: dict[str, Any]) -> None:
         claim["untrusted_evidence_ids"] = ids
 
 
-def runbook_json(answer: RunbookAnswer) -> str:
-    """`runbook --json`: the answer card (a rejection's detail never quotes untrusted words)."""
+def runbook_json(answer: RunbookAnswer, as_of_from: AsOfFrom, time_note: str | None) -> str:
+    """`runbook --json`: the answer card (a rejection's detail never quotes untrusted words),
+    and where its `as_of` came from: `as_of_from` (`as_of` given, one time in the `text`, or
+    `now`) and `time_note`, the card's `Time` line (what became of a time written in the
+    text; None when it has none). Those two are the asker's, not the lookup's: the recorded
+    answer (the run's result, which replay compares) does not hold them."""
     from investigator.untrusted_text import unquoted_detail
 
     rejected = [r.model_copy(update={"detail": unquoted_detail(r.detail)}) for r in answer.rejected]
-    return answer.model_copy(update={"rejected": rejected}).model_dump_json()
+    payload = answer.model_copy(update={"rejected": rejected}).model_dump(mode="json")
+    payload["as_of_from"] = as_of_from
+    payload["time_note"] = time_note
+    # Compact, as pydantic's model_dump_json printed it before these two fields.
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
 
 
 def trace_json(

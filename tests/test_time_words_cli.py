@@ -471,7 +471,8 @@ def test_a_time_in_the_runbook_text_is_its_as_of_said_so(demo_graph, cli_env, in
 def test_then_in_the_runbook_text_is_no_time_and_not_reported(demo_graph, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
     # A card has no incident to anchor "then", and in text pasted to it "then" is mostly
     # "if ... then" or "then what?": before, every such card said "Time      not used:
-    # 'then' in the text ...".
+    # 'then' in the text ...". A "then" that ends a clause ("payment recovery then") is a
+    # time asked about, and is said not used (tests/test_runbook_time_cli.py).
     for extra in ((), ("--as-of", "2026-07-23T10:03:00Z")):
         card = invoke("runbook", "PAY-4097 pool exhausted, then what?",
                       "--subject", "acme/user:bob", *extra)  # fmt: skip

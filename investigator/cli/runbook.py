@@ -95,7 +95,7 @@ def runbook_command(
     fulltext index; unquoted words are one text). The lookup is recorded as a run you can
     trace and replay. Without --as-of, one time written in TEXT ("... on 2026-07-23T10:05:00Z",
     "before 2026-07-25") is the lookup's as-of, and the card says so; a time it cannot place
-    ("yesterday") is said not used.
+    ("yesterday", a "then" asked about) is said not used (--json: as_of_from, time_note).
 
     \b
     Examples:

@@ -27,9 +27,9 @@ from investigator.runbook_lookup import (
     RunbookQuery,
     RunbookVersion,
 )
+from investigator.runbook_text_time import lookup_time
 from investigator.settings import resolve_connection
 from investigator.terminal import one_line, step_line
-from investigator.timeline import time_references, zone_not_read
 
 # The argument each target is given by, as the user types it, and what to give instead when
 # it is refused (one line: what is wrong and the next step).
@@ -107,50 +107,6 @@ def _version(v: RunbookVersion) -> str:
     if match and not own_label:
         return f"{match.group(1)}:{match.group(2)}"
     return f"v{v.version}" if isinstance(v.version, int) else _clean(v.version or "?")
-
-
-def text_time(text: str, as_of: datetime | None) -> tuple[datetime | None, str | None]:
-    """The instant a TEXT lookup is at when no --as-of is given, and the card's `Time` line.
-
-    A hurried "payment recovery runbook on 2026-07-23T10:05:00Z" means the version in force
-    then: one time the text places (investigator.timeline) is the lookup's as_of, said so.
-    Words it cannot place alone ("yesterday", "when the alert fired", two times), or a time
-    beside --as-of, are not used, and the line says so instead of the card being silently at
-    now. A bare "then" is no time here: a card has no incident to anchor it, and in pasted
-    text it is mostly "if ... then" or "then what?", so it is neither used nor reported.
-    """
-    refs = time_references(text)
-    event_words = None if _bare_then(refs.event_words) else refs.event_words
-    placed = sorted({n.at for n in refs.named})
-    words = [n.words for n in refs.named] + refs.unresolved
-    if event_words:
-        words.append(event_words)
-    if not words:
-        return None, None
-    quoted = ", ".join(repr(_clean(w, 60)) for w in dict.fromkeys(words))
-    if as_of is None and len(placed) == 1 and not refs.unresolved and event_words is None:
-        reading = next(n.reading for n in refs.named if n.at == placed[0])
-        how = f" ({reading})" if reading else ""
-        return placed[0], f"from the text: {quoted}{how}; --as-of sets another time"
-    if as_of is not None and placed == [as_of] and not refs.unresolved and event_words is None:
-        return None, None  # the text and --as-of name the same instant
-    if as_of is not None:
-        return None, f"not used: {quoted} in the text: --as-of was given, and is this card's time"
-    zoned = [w for w in words if w in refs.zones_not_read]
-    if zoned:
-        # A zone it does not convert: never read as UTC, and said what to write instead.
-        why = "; ".join(f"{_clean(w, 60)!r}: {zone_not_read(refs, w)}" for w in zoned)
-        return None, f"not used: {why}; the card is at now. Or give --as-of T"
-    return None, (
-        f"not used: {quoted} in the text (only one date or date-time with its year is used); "
-        "the card is at now. Give --as-of T (ISO-8601 with a zone) for the version in force then"
-    )
-
-
-def _bare_then(words: str | None) -> bool:
-    """Whether a card's text has only the word "then" for an event (not "back then", "at
-    that moment", "when the alert fired": those name a time the card does not place)."""
-    return words is not None and words.strip().casefold() == "then"
 
 
 _UNTRUSTED = RejectionReason.REJECTED_UNTRUSTED_INSTRUCTION
@@ -264,7 +220,7 @@ def render_card(
     purpose_asked: str | None = None,
 ) -> str:
     """The short, readable card the on-call engineer sees (`subject`: tenant-qualified;
-    `time_note`: what became of a time written in the TEXT, `text_time`; `purpose_asked`:
+    `time_note`: what became of a time written in the TEXT, `runbook_text_time`; `purpose_asked`:
     the `--purpose` given, None when the lookup chose it)."""
     lines: list[str] = []
     rb = answer.runbook
@@ -401,10 +357,10 @@ def run_lookup(
     """The rest of `investigator runbook` once its target, times and subject are checked:
     the text's time, the query, the lookup (recorded) and its card or JSON."""
     target = LookupTarget(target_name)
-    from_text, time_note = (
-        text_time(value or "", asked) if target is LookupTarget.TEXT else (None, None)
-    )
-    when = asked or from_text or datetime.now(UTC)
+    # One time written in TEXT is the lookup's as_of when --as-of is not given, said so
+    # (runbook_text_time.py, shared with the served tool).
+    timed = lookup_time((value or "") if target is LookupTarget.TEXT else None, asked)
+    when = asked or timed.at or datetime.now(UTC)
     try:
         query = RunbookQuery(
             target=target,
@@ -436,6 +392,6 @@ def run_lookup(
     finally:
         driver.close()
     if json_out:
-        click.echo(runbook_json(answer))
+        click.echo(runbook_json(answer, timed.as_of_from, timed.note))
     else:
-        click.echo(render_card(answer, subject_id, time_note, purpose))
+        click.echo(render_card(answer, subject_id, timed.note, purpose))

@@ -257,14 +257,20 @@ class ServingBackend:
         return investigation_json(result, unresolved)
 
     def runbook(self, subject: SubjectRef, given: RunbookInput) -> str:
-        """`investigator runbook ... --json` for `subject`."""
+        """`investigator runbook ... --json` for `subject`: for target `text` without
+        `as_of`, one time written in the text is the lookup's as_of, as on the CLI's card
+        (`as_of_from`, `time_note` say what became of it)."""
         from investigator.runbook_lookup import LookupTarget, RunbookQuery
 
         if given.target not in RUNBOOK_TARGETS:
             raise BadInput(f"target must be one of {', '.join(RUNBOOK_TARGETS)}")
+        from investigator.runbook_text_time import SERVED_AS_OF, lookup_time
         from investigator.timeline import refuse_future_known_at
 
-        when = zoned_time("as_of", given.as_of) or datetime.now(UTC)
+        asked = zoned_time("as_of", given.as_of)
+        text = given.value if given.target == "text" else None
+        timed = lookup_time(text, asked, SERVED_AS_OF)
+        when = asked or timed.at or datetime.now(UTC)
         known_at = zoned_time("known_at", given.known_at)
         refuse_future_known_at("known_at", known_at, datetime.now(UTC))  # as the CLI's --known-at
         try:
@@ -279,7 +285,7 @@ class ServingBackend:
         except ValidationError as exc:
             raise BadInput(first_error(exc)) from None
         answer = self._guard(lambda: self.lookup.lookup(query))
-        return runbook_json(answer)
+        return runbook_json(answer, timed.as_of_from, timed.note)
 
     def trace(self, subject: SubjectRef, run_id: str, fmt: str = "json") -> str:
         """`investigator trace RUN --format json|prov-json` for a run `subject` may read,

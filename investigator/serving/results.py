@@ -55,6 +55,32 @@ def _investigation_model() -> type[BaseModel]:
     return InvestigationDocument
 
 
+def _runbook_model() -> type[BaseModel]:
+    """`runbook --json` (json_documents.runbook_json): the answer, and where its as_of came
+    from (the asker's, not recorded with the answer)."""
+    from pydantic import Field
+
+    from investigator.runbook_lookup import RunbookAnswer
+
+    class RunbookDocument(RunbookAnswer):
+        """The document `runbook --json` prints."""
+
+        as_of_from: Literal["as_of", "text", "now"] = Field(
+            description=(
+                "Where as_of came from: the as_of given, one time written in a text "
+                "lookup's value, or now"
+            )
+        )
+        time_note: str | None = Field(
+            description=(
+                "What became of time words in a text lookup's value: used as as_of, or not "
+                "used and why; null when it has none"
+            )
+        )
+
+    return RunbookDocument
+
+
 def _schema(model: type[BaseModel]) -> dict[str, Any]:
     return model.model_json_schema(mode="serialization")
 
@@ -86,11 +112,10 @@ def output_schemas() -> dict[str, dict[str, Any]]:
     """Each tool's `outputSchema` (JSON Schema of its structured content), by tool name.
     Built at the first `tools/list` (`mcp token` imports this module and none of them)."""
     from investigator.replay import ReplayReport
-    from investigator.runbook_lookup import RunbookAnswer
 
     return {
         "investigate": _without_timings(_schema(_investigation_model())),
-        "runbook_lookup": _schema(RunbookAnswer),
+        "runbook_lookup": _schema(_runbook_model()),
         "trace": _trace_schema(),
         "replay": _schema(ReplayReport),
     }
@@ -173,6 +198,9 @@ def _runbook(doc: Mapping[str, Any]) -> list[str]:
         f"{_line(doc.get('query'), 120)!r}",
         f"as_of {doc.get('as_of')}, known_at {doc.get('known_at')}",
     ]
+    if doc.get("time_note"):
+        # What became of a time in the text: as_of from it, or why it was not used.
+        lines.append(f"Time: {_line(doc.get('time_note'))}")
     runbook = doc.get("runbook")
     if isinstance(runbook, Mapping):
         lines.append(f"Runbook: {_version(runbook)}")

@@ -1,0 +1,131 @@
+"""The time a free-text runbook lookup is at when no as_of is given: one time its TEXT places.
+
+Shared by `investigator runbook TEXT` (its card's `Time` line, its `--json`) and the served
+`runbook_lookup` tool (target `text`), so a hurried "payment recovery on 2026-07-25 01:00
++0200" is the version in force then wherever it is asked, and both say what became of a
+time written in the text. Before, the served tool did not read the text for a time: it
+answered at now and said nothing (explorer e29 finding 17).
+
+An explicit as_of (`--as-of`, the tool's `as_of`) and a time in the text that disagree: the
+explicit one wins, and the note says the text's time was not used.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+from investigator.lazy_pattern import LazyPattern
+from investigator.terminal import one_line
+from investigator.timeline import time_references, zone_not_read
+
+# Where a lookup's as_of came from: given (`--as-of`, the tool's `as_of`), one time written
+# in its TEXT, or now.
+AsOfFrom = Literal["as_of", "text", "now"]
+
+
+@dataclass(frozen=True)
+class AsOfArgument:
+    """How the asker names its as_of, for the notes: the CLI's flag or the tool's argument."""
+
+    name: str  # "--as-of"
+    give: str  # "give --as-of T"
+    answer: str  # what is at a time: "card", "lookup"
+
+
+CLI_AS_OF = AsOfArgument("--as-of", "--as-of T", "card")
+SERVED_AS_OF = AsOfArgument("as_of", "as_of", "lookup")
+
+
+@dataclass(frozen=True)
+class TextTime:
+    """What a TEXT lookup's time is: `at` (None: not from the text), `note` (what became of
+    the time words in the text, None when it has none) and where as_of came from."""
+
+    at: datetime | None
+    note: str | None
+    as_of_from: AsOfFrom
+
+
+def lookup_time(
+    text: str | None, as_of: datetime | None, argument: AsOfArgument = CLI_AS_OF
+) -> TextTime:
+    """The lookup's time for `text` (None: not a free-text lookup) and an as_of given or
+    not: the given one, else one time the text places, else now (`at` None)."""
+    from_text, note = text_time(text, as_of, argument) if text is not None else (None, None)
+    source: AsOfFrom = "as_of" if as_of is not None else "text" if from_text else "now"
+    return TextTime(from_text, note, source)
+
+
+def text_time(
+    text: str, as_of: datetime | None, argument: AsOfArgument = CLI_AS_OF
+) -> tuple[datetime | None, str | None]:
+    """The instant a TEXT lookup is at when no as_of is given, and the note saying so.
+
+    A hurried "payment recovery runbook on 2026-07-23T10:05:00Z" means the version in force
+    then: one time the text places (investigator.timeline) is the lookup's as_of, said so.
+    Words it cannot place alone ("yesterday", "when the alert fired", two times), or a time
+    beside an as_of given, are not used, and the note says so instead of the answer being
+    silently at now. A bare "then" ending a clause ("payment recovery then", "what did the
+    runbook say then?") is said not used too: a lookup has no incident to place it at. One
+    inside a sentence ("if ... then", "pool exhausted, then what?") is a sequence, not a
+    time, and is not reported; nor is one beside a time the text places (that time is it).
+    """
+    refs = time_references(text)
+    placed = sorted({n.at for n in refs.named})
+    event_words = refs.event_words
+    bare_then = _bare_then(event_words)
+    if bare_then and (placed or not _then_as_a_time(text)):
+        event_words = None
+    words = [n.words for n in refs.named] + refs.unresolved
+    if event_words:
+        words.append(event_words)
+    if not words:
+        return None, None
+    quoted = ", ".join(repr(one_line(w, 60)) for w in dict.fromkeys(words))
+    name, answer = argument.name, argument.answer
+    if as_of is None and len(placed) == 1 and not refs.unresolved and event_words is None:
+        reading = next(n.reading for n in refs.named if n.at == placed[0])
+        how = f" ({reading})" if reading else ""
+        return placed[0], f"from the text: {quoted}{how}; {name} sets another time"
+    if as_of is not None and placed == [as_of] and not refs.unresolved and event_words is None:
+        return None, None  # the text and the as_of given name the same instant
+    if as_of is not None:
+        return None, (
+            f"not used: {quoted} in the text: {name} was given, and is this {answer}'s time"
+        )
+    zoned = [w for w in words if w in refs.zones_not_read]
+    if zoned:
+        # A zone it does not convert: never read as UTC, and said what to write instead.
+        why = "; ".join(f"{one_line(w, 60)!r}: {zone_not_read(refs, w)}" for w in zoned)
+        return None, f"not used: {why}; the {answer} is at now. Or give {argument.give}"
+    what = "only one date or date-time with its year is used"
+    if bare_then and words == [event_words]:
+        what = f"a runbook lookup has no incident to place it at; {what}"
+    return None, (
+        f"not used: {quoted} in the text ({what}); the {answer} is at now. "
+        f"Give {argument.give} (ISO-8601 with a zone) for the version in force then"
+    )
+
+
+def _bare_then(words: str | None) -> bool:
+    """Whether a text has only the word "then" for an event (not "back then", "at that
+    moment", "when the alert fired": those name a time the lookup does not place)."""
+    return words is not None and words.strip().casefold() == "then"
+
+
+# "then" ending a clause: "payment recovery then", "what did it say then?".
+_CLAUSE_THEN = LazyPattern(r"\bthen\b\s*(?=$|[?!.,;:)])", re.IGNORECASE)
+_IF = LazyPattern(r"\bif\b", re.IGNORECASE)
+
+
+def _then_as_a_time(text: str) -> bool:
+    """Whether `text` has a "then" that ends a clause not opened by "if": a time asked about
+    ("the runbook then"), not a step after another ("then what?", "if ... then restart")."""
+    for m in _CLAUSE_THEN.finditer(text):
+        start = max(text.rfind(stop, 0, m.start()) for stop in ".?!;") + 1
+        if _IF.search(text, start, m.start()) is None:
+            return True
+    return False
