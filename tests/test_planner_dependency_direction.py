@@ -47,6 +47,8 @@ BOTH = [Intent.DEPENDENCIES, Intent.DEPENDENTS]
         ("What is the impact of payment-db going down?", DEPENDENTS),
         ("Which services are affected if payment-db crashes?", DEPENDENTS),
         ("如果 payment-db 挂了，哪些服务会受影响？", DEPENDENTS),
+        ("payment-db 宕机会影响哪些服务？", DEPENDENTS),
+        ("Which services are affected by payment-db going down?", DEPENDENTS),
         # What the service depends on (DEPENDS_ON out of it).
         ("Which services does payment-api depend on?", DEPENDENCIES),
         ("What did payment-api depend on?", DEPENDENCIES),
@@ -81,6 +83,8 @@ def test_words_that_only_look_like_dependency_questions_are_not() -> None:
         "Why did checkout fail when payment-db was down?"
     )
     assert Intent.DEPENDENTS not in detect_intents("What was the impact of the payments outage?")
+    assert Intent.DEPENDENTS not in detect_intents("Which services were affected by the outage?")
+    assert Intent.DEPENDENTS not in detect_intents("这次故障影响了哪些服务？")
     assert Intent.DEPENDENTS not in detect_intents("what happens if payment-db fails over?")
     assert detect_intents("If payment-db goes down, what should I do?") == [
         Intent.APPLICABLE_RUNBOOK
