@@ -31,6 +31,7 @@ from investigator.change_period import (
     CausesDropped,
     WindowCut,
 )
+from investigator.context_graph.models import ToolCallRecord
 from investigator.evidence import (
     Evidence,
     as_held,
@@ -61,7 +62,7 @@ from investigator.ownership_history import (
 )
 from investigator.planner import (
     CHANGE_LOOKBACK,
-    DEPENDENT_HOPS,
+    DEPENDS_ON_HOPS,
     DEPLOY_LOOKBACK,
     CompetingCauseChecks,
     asks_about_rollback,
@@ -319,13 +320,19 @@ def _valid_text(ev: Evidence) -> str:
     return f"valid {iso_utc(ev.valid_from)} to {end}"
 
 
-def _through(ev: Evidence) -> str:
-    """For a dependent found over several hops: whom it depends on through whom."""
+def _through(ev: Evidence, etype: str) -> str:
+    """For a service found over several hops of DEPENDS_ON (`etype` the way it was walked):
+    who depends on whom, through whom, in the order of the chain. A dependent's path runs
+    from the service asked about back to it ("svc:api-gateway depends on svc:payment-db
+    through svc:checkout, svc:payment-api"); a dependency's out of the service asked about
+    ("svc:checkout depends on svc:payment-db through svc:payment-api")."""
     path = ev.context.get("path")
     if not isinstance(path, list) or len(path) < 3:
         return ""
-    via = ", ".join(str(p) for p in reversed(path[1:-1]))
-    return f", so {path[-1]} depends on {path[0]} through {via}"
+    names = [str(p) for p in path]
+    if etype == "dependent":
+        names.reverse()
+    return f", so {names[0]} depends on {names[-1]} through {', '.join(names[1:-1])}"
 
 
 def _incident_facts(ev: Evidence, as_of: datetime) -> str:
@@ -561,6 +568,7 @@ def derive_claims(
     started_later: Mapping[str, datetime] | None = None,
     errors_later: Mapping[str, datetime] | None = None,
     known_at: datetime | None = None,
+    dependency_walks_cut: Sequence[tuple[str, str, int]] = (),
 ) -> ClaimSet:
     """Apply the claim rules of each intent to the pack evidence (pure, deterministic).
 
@@ -873,7 +881,7 @@ def derive_claims(
                 continue
             claims.append(
                 _claim(
-                    f"{held_at(ev)}: {ev.content} ({_valid_text(ev)}){_through(ev)}",
+                    f"{held_at(ev)}: {ev.content} ({_valid_text(ev)}){_through(ev, etype)}",
                     EpistemicStatus.FACT,
                     0.9,
                     [ev],
@@ -1223,6 +1231,8 @@ def derive_claims(
         ]
     # What the KG has no record of (who was on call, whether the runbook was followed) is
     # said, never skipped: the run is `partial`.
+    # A dependency list cut at its walk's row cap is no whole blast radius: said, a gap.
+    missing += _dependency_cut_gaps(intent_set, dependency_walks_cut)
     missing += unrecorded_evidence(unrecorded_asks(question or ""))
     if "runbook_followed" in unrecorded_asks(question or ""):
         rollbacks = _rollbacks_recorded(evidence)
@@ -3796,36 +3806,88 @@ def _no_incident_found(
     return [m for m in missing if m.evidence_type != "incident_report"] + [gap]
 
 
-def dependency_depth_notes(evidence: Sequence[Evidence], intents: Sequence[str]) -> list[str]:
-    """How far DEPENDS_ON was walked, said when the walk reached its last hop: dependents
-    are read up to `DEPENDENT_HOPS` hops into the service asked about, dependencies one hop
-    out of it; what lies beyond was not read, so the list may not be the whole chain ("What
-    depends on payment-db?" names payment-api and checkout, not what depends on checkout).
-    A note (the answer holds for the hops read), not a gap."""
+def dependency_depth_notes(
+    evidence: Sequence[Evidence],
+    intents: Sequence[str],
+    calls: Sequence[ToolCallRecord] = (),
+) -> list[str]:
+    """How far DEPENDS_ON was walked from the service asked about, either way: up to
+    `DEPENDS_ON_HOPS` hops (the template's bound). A walk that reached its last hop says
+    what lies beyond was not read, so the list may not be the whole chain ("What depends on
+    payment-db?" names api-gateway 3 hops in, not what depends on api-gateway); a walk whose
+    chains all ended before says within how many hops; a walk its row cap cut (`calls`)
+    says so (its gap, `_dependency_cut_gaps`, says what is left out). A note (the answer
+    holds for the hops read), not a gap."""
     notes = []
     walks = (
-        (Intent.DEPENDENTS, "dependent", DEPENDENT_HOPS, "into", "what depends on {}"),
-        (Intent.DEPENDENCIES, "dependency", 1, "out of", "what {} depend(s) on in turn"),
+        (Intent.DEPENDENTS, "dependent", "into", "what depends on {}"),
+        (Intent.DEPENDENCIES, "dependency", "out of", "what {} depend(s) on in turn"),
     )
-    for intent, etype, hops, way, beyond in walks:
+    hops = DEPENDS_ON_HOPS
+    for intent, etype, way, beyond in walks:
         if intent.value not in intents:
             continue
-        starts: set[str] = set()
-        edge: set[str] = set()
-        for ev in _with(evidence, etype):
-            path = ev.context.get("path")
-            if isinstance(path, list) and len(path) == hops + 1:
-                starts.add(str(path[0]))
-                edge.add(str(path[-1]))
-        if not edge:
+        paths = [
+            [str(p) for p in path]
+            for ev in _with(evidence, etype)
+            if isinstance(path := ev.context.get("path"), list) and len(path) >= 2
+        ]
+        if not paths:
             continue
-        unit = "hop" if hops == 1 else "hops"
-        notes.append(
-            f"DEPENDS_ON was read up to {hops} {unit} {way} {', '.join(sorted(starts))}; "
-            f"{_verb(beyond, sorted(edge))} was not read, so services further along the "
-            "chain are not listed"
-        )
+        starts = ", ".join(sorted({p[0] for p in paths}))
+        read = f"DEPENDS_ON was read up to {hops} hops {way} {starts}"
+        capped = [limit for kind, _, limit in dependency_walks_cut(calls) if kind == etype]
+        edge = sorted({p[-1] for p in paths if len(p) == hops + 1})
+        longest = max(len(p) for p in paths) - 1
+        if capped:
+            # Its gap says what the cap left out (`_dependency_cut_gaps`).
+            notes.append(f"{read}; the read stopped at its cap of {max(capped)} paths")
+        elif edge:
+            notes.append(
+                f"{read}; {_verb(beyond, edge)} was not read, so services further along "
+                "the chain are not listed"
+            )
+        else:
+            unit = "hop" if longest == 1 else "hops"
+            notes.append(f"{read}; every chain read ended within {longest} {unit}")
     return notes
+
+
+def dependency_walks_cut(calls: Sequence[ToolCallRecord]) -> list[tuple[str, str, int]]:
+    """(evidence type, start, row cap) of each DEPENDS_ON walk of a dependency question
+    (`dependent` into the service, `dependency` out of it) that its row cap cut."""
+    return sorted(
+        {
+            (str(c.evidence_type), str(c.params.get("start_id")), c.limit or 0)
+            for c in calls
+            if c.template_id == "dependency_neighbourhood"
+            and c.evidence_type in ("dependent", "dependency")
+            and c.options.get("rel_type") == "DEPENDS_ON"
+            and c.truncated
+        }
+    )
+
+
+def _dependency_cut_gaps(
+    intents: set[Intent], cuts: Sequence[tuple[str, str, int]]
+) -> list[MissingEvidence]:
+    """A required gap for each walk of `cuts` (`dependency_walks_cut`) the question asked
+    for: the walk lists the nearest services first, so those past its cap are unknown."""
+    asked = {"dependent": Intent.DEPENDENTS, "dependency": Intent.DEPENDENCIES}
+    way = {"dependent": "into", "dependency": "out of"}
+    return [
+        MissingEvidence(
+            evidence_type=etype,
+            intents=[asked[etype].value],
+            description=(
+                f"the DEPENDS_ON walk {way[etype]} {start} stopped at its cap of {limit} "
+                "paths (nearest first): services past the cap are not listed"
+            ),
+            required=True,
+        )
+        for etype, start, limit in cuts
+        if etype in asked and asked[etype] in intents
+    ]
 
 
 def _verb(words: str, names: Sequence[str]) -> str:

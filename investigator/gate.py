@@ -1394,6 +1394,11 @@ class GatePolicy(BaseModel):
     # changed since March"): every release and change read in it is listed, top_k aside
     # (a list cut at five is no answer to "what changed"; the pack's budget still bounds it).
     change_period: tuple[datetime, datetime] | None = None
+    # A dependency question ("what depends on payment-db?", its blast radius): every
+    # DEPENDS_ON record its walks read is listed, top_k aside (five of a service's dependents
+    # are no blast radius; the walk's row cap and the pack's budget still bound it, and what
+    # they leave out is a required gap: claims.dependency_cut_gaps).
+    list_dependencies: bool = False
     # The window before the first error a cause question weighs (start, first error), set
     # once the run learns the first error: every release and change event read in it is a
     # competing cause, listed top_k aside (the budget still bounds it; what it drops is a
@@ -1831,6 +1836,7 @@ class EvidenceGate:
             or self._owner_in_period(cand)
             or self._version_in_period(cand)
             or self._change_in_period(cand)
+            or (p.list_dependencies and bool(relevant & {"dependency", "dependent"}))
             or self._in_cause_window(cand)
             or bool(cand.context.get("asked_team"))
             # The page the question's words fit is the answer, whatever else was read.

@@ -45,6 +45,7 @@ from investigator.claims import (
     Confounder,
     Verdict,
     dependency_depth_notes,
+    dependency_walks_cut,
     derive_claims,
     keep_claims_in_pack,
     states_at_as_of,
@@ -656,6 +657,7 @@ def _investigate(
             ownership_period=period.bounds if period is not None else None,
             version_period=version_period.bounds if version_period is not None else None,
             change_period=change_period,
+            list_dependencies=bool({Intent.DEPENDENTS, Intent.DEPENDENCIES} & set(intents)),
             named_releases=extract_mentions(request.question).release_names(),
             required_types=required_types(intents),
         )
@@ -795,6 +797,7 @@ def _investigate(
         started_later=outcome.started_later,
         errors_later=outcome.errors_later,
         known_at=known_at,
+        dependency_walks_cut=dependency_walks_cut(outcome.tool_calls),
         owners_asked=sorted(
             {
                 str(call.params["entity_id"])
@@ -951,8 +954,10 @@ def _investigate(
             dict.fromkeys(
                 [
                     *outcome.search_notes,
-                    # How far DEPENDS_ON was walked, when the walk reached its last hop.
-                    *dependency_depth_notes(pack.evidence, [i.value for i in intents]),
+                    # How far DEPENDS_ON was walked from the service asked about.
+                    *dependency_depth_notes(
+                        pack.evidence, [i.value for i in intents], outcome.tool_calls
+                    ),
                 ]
             )
         ),

@@ -140,6 +140,25 @@ _AUX = (
     r"(?:does|do|did|is|are|was|were|will|would|can|could|should|has|have|had|must|might|"
     r"may|shall|to)"
 )
+# A service's outage supposed ("goes down", "fails", not "fails over"; `_DOWN_NOW` the
+# present tense alone, for "when": "when payment-db went down" asks about a past incident),
+# and what it hits ("which services are affected", "what breaks", "who is impacted").
+_DOWN_NOW = (
+    r"\b(?:goes (?:down|offline)|fails(?!\s+over)|is (?:down|unavailable|unreachable|offline)|"
+    r"dies|crashes|becomes unavailable|stops working|has an outage)\b"
+)
+_DOWN = (
+    r"(?:" + _DOWN_NOW + r"|\b(?:went (?:down|offline)|fail(?:ed)?(?!\s+over)|"
+    r"(?:was|were) (?:down|unavailable|unreachable|offline)|died|crashed|"
+    r"became unavailable|stopped working|had an outage)\b)"
+)
+_GOING_DOWN = r"(?:going (?:down|offline)|failing(?!\s+over)|being (?:down|unavailable)|crashing)\b"
+_HIT = (
+    r"\b(?:what|which|who)\b(?:\s+[\w-]+){0,3}?\s+"
+    r"(?:breaks|fails|goes down|stops working|happens|"
+    r"(?:is|are|gets|get|would be|will be|could be|might be) (?:affected|impacted|hit|broken|down)|"
+    r"(?:would|will|could|might) (?:break|fail|go down|stop working|happen))\b"
+)
 _DEPENDENTS_ASKED = LazyPattern(
     # A wh-word as the subject of depend/call/use: no auxiliary before the verb ("which
     # services does X call" asks the other way).
@@ -153,6 +172,18 @@ _DEPENDENTS_ASKED = LazyPattern(
     r"\b(?:what|which|who)\b(?:\s+[\w-]+){0,3}?\s+(?:would|will|could|might)\s+"
     r"(?:break|fail|go down|stop working|be (?:affected|impacted|hit))\b[^?]{0,80}?"
     r"\b(?:if|when|should)\b|"
+    # An outage supposed, then what it hits, or the other way round, in the present tense:
+    # "if payment-db goes down, which services are affected?", "what breaks if payment-db
+    # fails?", "who is impacted when payment-db is down?", "impact of payment-db going down".
+    rf"\b(?:if|should|in case)\b[^?]{{1,60}}?{_DOWN}[^?]{{0,40}}?{_HIT}|"
+    rf"\bwhen\b[^?]{{1,60}}?{_DOWN_NOW}[^?]{{0,40}}?{_HIT}|"
+    rf"{_HIT}[^?]{{0,40}}?\b(?:if|should|in case)\b[^?]{{1,60}}?{_DOWN}|"
+    rf"{_HIT}[^?]{{0,40}}?\bwhen\b[^?]{{1,60}}?{_DOWN_NOW}|"
+    rf"\b(?:impact|effect)s? of\s+(?:(?:a|an|the)\s+)?[\w:@.-]+\s+{_GOING_DOWN}|"
+    rf"{_HIT}\s+by\s+[^?]{{1,60}}?\b{_GOING_DOWN}|"
+    r"如果[^?？]{0,40}(?:挂了|挂掉|宕机|故障|不可用|出问题)[^?？]{0,20}(?:哪些|什么|谁)[^?？]{0,10}"
+    r"(?:受影响|受到影响|会挂|会受)|"
+    r"(?:挂了|挂掉|宕机|不可用)[^?？]{0,6}(?:会)?影响(?:到)?(?:哪些|什么|谁)|"
     r"(?:哪些|哪个|什么|谁)(?:服务|系统|应用)?(?:会)?(?:依赖|调用|使用)|被[^?？]{0,20}(?:依赖|调用)",
     re.IGNORECASE,
 )
@@ -415,9 +446,13 @@ def is_check(step: PlanStep) -> bool:
 DEPLOY_LOOKBACK = timedelta(hours=24)
 WIDE_LOOKBACK = timedelta(days=7)
 CHANGE_LOOKBACK = timedelta(minutes=30)
-# How far dependents are followed back (a plan's default `max_hops`): a caller's callers
-# break with it too.
-DEPENDENT_HOPS = 2
+# How far DEPENDS_ON is walked from the service a dependency question names, either way:
+# the template's bound (`dependency_neighbourhood` hops 1..3, a plan's `max_hops` at most 3).
+# Into the service, a caller's callers break with it too ("what depends on payment-db?":
+# payment-api, checkout through it, api-gateway through both); out of it, what it depends on
+# fails it too. The same depth both ways; the answer says how far it read
+# (`claims.dependency_depth_notes`).
+DEPENDS_ON_HOPS = 3
 
 
 class Mentions(BaseModel):
@@ -1022,10 +1057,13 @@ def steps_for(
                 )
             )
         if "dependency" in want and svc not in known.walked:
-            steps.append(_one_hop_step(svc, "DEPENDS_ON", "out", "dependency"))
+            # Out of the service, transitively: what a dependency depends on fails it too.
+            steps.append(
+                _one_hop_step(svc, "DEPENDS_ON", "out", "dependency", hops=DEPENDS_ON_HOPS)
+            )
         if "dependent" in want and svc not in known.walked:
             # Into the service, transitively: what calls a caller breaks with it too.
-            steps.append(_one_hop_step(svc, "DEPENDS_ON", "in", "dependent", hops=DEPENDENT_HOPS))
+            steps.append(_one_hop_step(svc, "DEPENDS_ON", "in", "dependent", hops=DEPENDS_ON_HOPS))
         if "alert_firing" in want:
             # The alerts that fired on it: each FIRED_ON record is one firing, dated.
             steps.append(_one_hop_step(svc, "FIRED_ON", "in", "alert_firing"))
@@ -1258,6 +1296,8 @@ class DeterministicPlanner:
             known_at=inp.known_at,
             steps=steps[:64],
             max_rounds=min(max(inp.max_rounds, 1), 10),
+            # The dependency walks' depth (the template's and a plan's bound).
+            max_hops=DEPENDS_ON_HOPS,
         )
 
 

@@ -68,7 +68,17 @@ def test_no_dependents_is_a_gap_not_an_answer_the_other_way(demo_graph, cli_env,
     assert [m["evidence_type"] for m in doc["missing_evidence"]] == ["dependent"]
     both = ask(invoke, "What does api-gateway depend on and what depends on it?", *BOB)
     assert both["status"] == "partial"
-    assert statements(both) == [f"svc:api-gateway DEPENDS_ON svc:checkout {VALID}"]
+    # What it depends on, the whole chain read (3 hops out), each with its path.
+    assert statements(both) == [
+        f"svc:api-gateway DEPENDS_ON svc:checkout {VALID}",
+        f"svc:checkout DEPENDS_ON svc:payment-api {VALID}, so svc:api-gateway depends on "
+        "svc:payment-api through svc:checkout",
+        *(
+            f"svc:payment-api DEPENDS_ON svc:{s} {VALID}, so svc:api-gateway depends on "
+            f"svc:{s} through svc:checkout, svc:payment-api"
+            for s in ("ledger", "payment-db", "risk-engine")
+        ),
+    ]
     assert [m["evidence_type"] for m in both["missing_evidence"]] == ["dependent"]
 
 

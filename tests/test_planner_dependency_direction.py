@@ -37,6 +37,18 @@ BOTH = [Intent.DEPENDENCIES, Intent.DEPENDENTS]
         ("Who are the callers of payment-api?", DEPENDENTS),
         ("What is the blast radius of payment-api?", DEPENDENTS),
         ("哪些服务依赖 payment-api？", DEPENDENTS),
+        # An outage supposed, in the present tense (e29-qa finding 19: the question's words
+        # were refused as unread).
+        ("If payment-db goes down, which services are affected?", DEPENDENTS),
+        ("what breaks if payment-db fails?", DEPENDENTS),
+        ("blast radius of payment-db", DEPENDENTS),
+        ("Who is impacted when payment-db is down?", DEPENDENTS),
+        ("What happens if payment-db goes down?", DEPENDENTS),
+        ("What is the impact of payment-db going down?", DEPENDENTS),
+        ("Which services are affected if payment-db crashes?", DEPENDENTS),
+        ("如果 payment-db 挂了，哪些服务会受影响？", DEPENDENTS),
+        ("payment-db 宕机会影响哪些服务？", DEPENDENTS),
+        ("Which services are affected by payment-db going down?", DEPENDENTS),
         # What the service depends on (DEPENDS_ON out of it).
         ("Which services does payment-api depend on?", DEPENDENCIES),
         ("What did payment-api depend on?", DEPENDENCIES),
@@ -65,6 +77,18 @@ def test_words_that_only_look_like_dependency_questions_are_not() -> None:
     )
     assert detect_intents("Which runbook should I use for PAY-4097?") == [Intent.APPLICABLE_RUNBOOK]
     assert detect_intents("Who may 3 teams call?") == [Intent.ENTITY_LOOKUP]
+    # An outage that happened, a failover, what to do: no blast radius.
+    assert Intent.DEPENDENTS not in detect_intents("What broke PAY-4097?")
+    assert Intent.DEPENDENTS not in detect_intents(
+        "Why did checkout fail when payment-db was down?"
+    )
+    assert Intent.DEPENDENTS not in detect_intents("What was the impact of the payments outage?")
+    assert Intent.DEPENDENTS not in detect_intents("Which services were affected by the outage?")
+    assert Intent.DEPENDENTS not in detect_intents("这次故障影响了哪些服务？")
+    assert Intent.DEPENDENTS not in detect_intents("what happens if payment-db fails over?")
+    assert detect_intents("If payment-db goes down, what should I do?") == [
+        Intent.APPLICABLE_RUNBOOK
+    ]
 
 
 def _neighbourhood_steps(intents: list[Intent]) -> list[tuple[str, str, object, str]]:
@@ -89,8 +113,9 @@ def _neighbourhood_steps(intents: list[Intent]) -> list[tuple[str, str, object, 
 
 
 def test_each_direction_asked_is_read_and_no_other() -> None:
-    dependents = ("svc:payment-api", "in", 2, "dependent")
-    dependencies = ("svc:payment-api", "out", 1, "dependency")
+    # The same depth both ways: the template's bound, 3 hops (before, 2 in and 1 out).
+    dependents = ("svc:payment-api", "in", 3, "dependent")
+    dependencies = ("svc:payment-api", "out", 3, "dependency")
     assert _neighbourhood_steps(DEPENDENTS) == [dependents]
     assert _neighbourhood_steps(DEPENDENCIES) == [dependencies]
     assert _neighbourhood_steps(BOTH) == [dependencies, dependents]
@@ -142,6 +167,34 @@ def test_claims_state_the_direction_and_the_validity() -> None:
     assert [c.statement for c in dependencies.claims] == [
         f"{at}svc:payment-api DEPENDS_ON svc:ledger{valid}"
     ]
+
+
+def test_a_chain_is_named_in_its_order_either_way() -> None:
+    # Three hops into payment-db, two out of checkout: who depends on whom through whom.
+    at = "At 2026-07-23T10:03:00Z: "
+    valid = " (valid 2025-01-01T00:00:00Z to open)"
+    gateway = _edge(
+        "svc:api-gateway",
+        "svc:checkout",
+        "dependent",
+        path=["svc:payment-db", "svc:payment-api", "svc:checkout", "svc:api-gateway"],
+    )
+    [claim] = derive_claims(["dependents"], [gateway], as_of=AS_OF).claims
+    assert claim.statement == (
+        f"{at}svc:api-gateway DEPENDS_ON svc:checkout{valid}, so svc:api-gateway depends on "
+        "svc:payment-db through svc:checkout, svc:payment-api"
+    )
+    db = _edge(
+        "svc:payment-api",
+        "svc:payment-db",
+        "dependency",
+        path=["svc:checkout", "svc:payment-api", "svc:payment-db"],
+    )
+    [claim] = derive_claims(["dependencies"], [db], as_of=AS_OF).claims
+    assert claim.statement == (
+        f"{at}svc:payment-api DEPENDS_ON svc:payment-db{valid}, so svc:checkout depends on "
+        "svc:payment-db through svc:payment-api"
+    )
 
 
 def test_dependents_not_found_are_missing_even_with_dependencies_found() -> None:
