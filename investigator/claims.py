@@ -3855,14 +3855,20 @@ def dependency_depth_notes(
 
 def dependency_walks_cut(calls: Sequence[ToolCallRecord]) -> list[tuple[str, str, int]]:
     """(evidence type, start, row cap) of each DEPENDS_ON walk of a dependency question
-    (`dependent` into the service, `dependency` out of it) that its row cap cut."""
+    (`dependent` into the service, `dependency` out of it), and of each FIRED_ON read of an
+    alert question (`alert_firing`), that its row cap cut."""
     return sorted(
         {
             (str(c.evidence_type), str(c.params.get("start_id")), c.limit or 0)
             for c in calls
             if c.template_id == "dependency_neighbourhood"
-            and c.evidence_type in ("dependent", "dependency")
-            and c.options.get("rel_type") == "DEPENDS_ON"
+            and (
+                (
+                    c.evidence_type in ("dependent", "dependency")
+                    and c.options.get("rel_type") == "DEPENDS_ON"
+                )
+                or (c.evidence_type == "alert_firing" and c.options.get("rel_type") == "FIRED_ON")
+            )
             and c.truncated
         }
     )
@@ -3873,14 +3879,21 @@ def _dependency_cut_gaps(
 ) -> list[MissingEvidence]:
     """A required gap for each walk of `cuts` (`dependency_walks_cut`) the question asked
     for: the walk lists the nearest services first, so those past its cap are unknown."""
-    asked = {"dependent": Intent.DEPENDENTS, "dependency": Intent.DEPENDENCIES}
+    asked = {
+        "dependent": Intent.DEPENDENTS,
+        "dependency": Intent.DEPENDENCIES,
+        "alert_firing": Intent.ALERT_FIRING,
+    }
     way = {"dependent": "into", "dependency": "out of"}
     return [
         MissingEvidence(
             evidence_type=etype,
             intents=[asked[etype].value],
             description=(
-                f"the DEPENDS_ON walk {way[etype]} {start} stopped at its cap of {limit} "
+                f"the FIRED_ON read of {start} stopped at its cap of {limit} firings: "
+                "firings past the cap are not listed"
+                if etype == "alert_firing"
+                else f"the DEPENDS_ON walk {way[etype]} {start} stopped at its cap of {limit} "
                 "paths (nearest first): services past the cap are not listed"
             ),
             required=True,

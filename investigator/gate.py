@@ -1399,6 +1399,9 @@ class GatePolicy(BaseModel):
     # are no blast radius; the walk's row cap and the pack's budget still bound it, and what
     # they leave out is a required gap: claims.dependency_cut_gaps).
     list_dependencies: bool = False
+    # "Which alerts fired on X?": every firing read is listed, top_k aside (the walk's row cap
+    # and the pack's budget still bound it; a cut walk is a required gap).
+    list_firings: bool = False
     # The window before the first error a cause question weighs (start, first error), set
     # once the run learns the first error: every release and change event read in it is a
     # competing cause, listed top_k aside (the budget still bounds it; what it drops is a
@@ -1837,6 +1840,7 @@ class EvidenceGate:
             or self._version_in_period(cand)
             or self._change_in_period(cand)
             or (p.list_dependencies and bool(relevant & {"dependency", "dependent"}))
+            or (p.list_firings and "alert_firing" in relevant)
             or self._in_cause_window(cand)
             or bool(cand.context.get("asked_team"))
             # The page the question's words fit is the answer, whatever else was read.

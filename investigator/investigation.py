@@ -658,6 +658,7 @@ def _investigate(
             version_period=version_period.bounds if version_period is not None else None,
             change_period=change_period,
             list_dependencies=bool({Intent.DEPENDENTS, Intent.DEPENDENCIES} & set(intents)),
+            list_firings=Intent.ALERT_FIRING in intents,
             named_releases=extract_mentions(request.question).release_names(),
             required_types=required_types(intents),
         )

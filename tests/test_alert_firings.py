@@ -102,3 +102,53 @@ def test_a_period_with_no_firing_another_tenant_and_no_service_named(  # type: i
         for c in owner["claims"]
     ), owner["claims"]
     assert _firings(owner) == []
+
+
+def _firing(alert: str, service: str, minute: int) -> str:
+    at = f"2026-07-20T{minute // 60:02d}:{minute % 60:02d}:00Z"
+    end = f"2026-07-20T{minute // 60:02d}:{minute % 60:02d}:30Z"
+    key = f"FIRED_ON|alert:{alert}|svc:{service}|{at}"
+    return (
+        f'  - {{type: FIRED_ON, from: "alert:{alert}", to: "svc:{service}", key: "{key}", '
+        f'acl: [internal], source_id: src:observability, source_version: "obs@2026-07-20", '
+        f'locator: "observability/acme#{key}", valid_from: "{at}", valid_to: "{end}", '
+        f'recorded_at: "2026-07-21T00:00:00Z", props: {{fired_at: "{at}"}}}}'
+    )
+
+
+def _noisy_bundle() -> str:
+    """svc:noisy with 7 firings of alert:NoisyFlap; svc:flood with 120 of alert:FloodFlap."""
+    record = (
+        'acl: [internal], source_id: src:observability, source_version: "obs@2026-07-20", '
+        'valid_from: "2025-01-01T00:00:00Z", recorded_at: "2026-07-01T00:00:00Z"'
+    )
+    nodes = [
+        f'  - {{id: "svc:{n}", label: Service, name: "{n}", locator: "c#svc:{n}", {record}}}'
+        for n in ("noisy", "flood")
+    ] + [
+        f'  - {{id: "alert:{a}", label: Alert, name: "{a}", locator: "r#{a}", {record}}}'
+        for a in ("NoisyFlap", "FloodFlap")
+    ]
+    edges = [_firing("NoisyFlap", "noisy", 60 + 5 * i) for i in range(7)]
+    edges += [_firing("FloodFlap", "flood", 120 + i) for i in range(120)]
+    return "\n".join(["tenant: acme", "nodes:", *nodes, "edges:", *edges]) + "\n"
+
+
+def test_every_firing_is_listed_and_a_read_cut_at_its_cap_says_so(  # type: ignore[no-untyped-def]
+    demo_graph, cli_env, invoke, tmp_path
+) -> None:
+    from graph_schema.bundle import load_bundle
+    from graph_schema.writer import ingest_bundle
+
+    path = tmp_path / "noisy.yaml"
+    path.write_text(_noisy_bundle(), encoding="utf-8")
+    ingest_bundle(demo_graph, load_bundle(path))
+    # Seven firings of one alert: all seven, in time order (before, five: the gate's top_k).
+    noisy = json.loads(invoke("investigate", "Which alerts fired on noisy?", *BOB, *NOON).out)
+    assert noisy["status"] == "complete", noisy["missing_evidence"]
+    times = [s.split(" at ")[1][:20] for s in _firings(noisy)]
+    assert times == [f"2026-07-20T01:{5 * i:02d}:00Z" for i in range(7)], _firings(noisy)
+    # 120 firings: the read stops at its cap of 100 rows, and the answer says so.
+    flood = json.loads(invoke("investigate", "Which alerts fired on flood?", *BOB, *NOON).out)
+    assert flood["status"] == "partial", flood["missing_evidence"]
+    assert any("stopped at its cap of 100 firings" in g for g in _required_gaps(flood)), flood
