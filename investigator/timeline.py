@@ -262,13 +262,15 @@ def _scaled(unit: timedelta, qty: float) -> timedelta:
         return _LONGEST_AMOUNT
 
 
-def _amount(m: re.Match[str]) -> tuple[timedelta | None, str | None]:
+def _amount(m: re.Match[str], spans: bool = False) -> tuple[timedelta | None, str | None]:
     """The amount an `_OFFSET` match moves the instant by, or why it cannot be applied
-    (None, None: no amount written)."""
+    (None, None: no amount written). `spans`: a change question, whose amount before or
+    after an event is the length of the period it reads ("in the week before the
+    incident"), so a period's words are an amount like any other."""
     words = (m.group("offset") or "").strip()
     if not words:
         return None, None
-    if m.group("period"):
+    if m.group("period") and not spans:
         return None, f"{words!r} is a period, not an instant"
     if m.group("part"):
         return None, f"{words!r} names a part of a day, which has no clock time here"
@@ -341,6 +343,10 @@ def amount_text(delta: timedelta) -> str:
     return " ".join(f"{n} {unit}" for n, unit in parts if n) or "0 s"
 
 
+# A release named by its version, with no article: "before release 2026.07.23.1", "after
+# release-2026.07.20.2", "before deploy:release-2026.07.23.1" (before, not placed: the words
+# were read as a correlation to judge).
+_VERSIONED = r"(?:release[-\s_]+v?|deploy:release-)\d{4}\.\d{2}\.\d{2}\.\d+"
 # "before/after <anchor event>": the side, then which event. Non-anchor events ("after the
 # ownership change") stay unresolved. An incident named by its id needs no article ("before
 # inc:2026-07-23-payments", "after incident inc:..."): before, only "during inc:..." was a time.
@@ -349,8 +355,9 @@ _EVENT_SIDE_WORDS = LazyPattern(
     r"(?:" + _OFFSET + r")?"
     r"\b(?:(?:right|just|shortly|immediately)\s+)?"
     r"(?:(?P<before>before|prior to)|(?P<after>after|following))\s+"
-    r"(?:(?:the|this|that|its)\s+|(?=(?:(?:incident|outage)\s+)?inc:))"
-    r"(?:(?P<release>(?:(?:very|most)\s+)?(?:[\w.:-]+\s+)?(?:release|deploy(?:ment)?|rollout))"
+    r"(?:(?:the|this|that|its)\s+|(?=(?:(?:incident|outage)\s+)?inc:)|(?=" + _VERSIONED + r"))"
+    r"(?:(?P<release>" + _VERSIONED + r"(?:\s+(?:deploy(?:ment)?|rollout))?|"
+    r"(?:(?:very|most)\s+)?(?:[\w.:-]+\s+)?(?:release|deploy(?:ment)?|rollout))"
     r"(?:\s+(?:went out|finished|happened|landed))?\b"
     r"|(?P<error>(?:first\s+)?(?:[A-Z][A-Z0-9]{1,9}-\d{2,6}\s+)?(?:errors?|failures?))"
     r"(?:\s+(?:started|began|first appeared|appeared))?\b"
@@ -1147,9 +1154,14 @@ def _one_period(
     return ordered[0][1], {_period_words(ends): (at, read) for at, ends in ordered[1:]}
 
 
-def time_references(question: str, as_of: datetime | None = None) -> TimeReferences:
+def time_references(
+    question: str, as_of: datetime | None = None, *, spans: bool = False
+) -> TimeReferences:
     """The time references of a question (pure; English and Chinese). Given `as_of`, a day
-    written without its year ("at midnight on July 24") is in the year of `as_of`."""
+    written without its year ("at midnight on July 24") is in the year of `as_of`.
+    `spans`: the question asks what changed (change_period.asks_changes), so an amount
+    before or after an event is a period's length, "in the week before the incident" too
+    (for another question it is a period, not an instant: not applied)."""
     not_applied: dict[str, str] = {}
     zones: dict[str, str] = {}
     month = _MONTH_PERIOD.search(question) if as_of is not None else None
@@ -1214,7 +1226,7 @@ def time_references(question: str, as_of: datetime | None = None) -> TimeReferen
     if sided is not None:
         event, side, m = sided
         start = m.start()
-        offset, problem = _amount(m)
+        offset, problem = _amount(m, spans)
         tail = None if m.group("offset") else _AMOUNT_TAIL.search(question, 0, start)
         if tail is not None:
             amount = question[tail.start() : m.start()].strip()
@@ -1316,14 +1328,16 @@ def unplaced_times(
     *,
     late: Sequence[ReferenceTime] = (),
     cut_short_by: str | None = None,
+    spans: bool = False,
 ) -> list[UnplacedTime]:
     """The question's time words the answer is not about, as written, each with why: the
     unresolved ones, then the explicit times after `as_of`, then (given the run's
     `references`) the words that name an event ("then", "before the release") when it was
     not placed: after `as_of` (`late`), not found by then, or not looked up before the run
     stopped with reads still planned (`cut_short_by`: its stop reason, `deadline`,
-    `max_rounds` or `budget_exhausted`). For each, the answer is at `as_of`."""
-    refs = time_references(question, as_of)
+    `max_rounds` or `budget_exhausted`). For each, the answer is at `as_of`. `spans`: a
+    change question (`time_references`)."""
+    refs = time_references(question, as_of, spans=spans)
     out = [_unplaced_words(refs, w) for w in refs.unresolved]
     period = refs.period
     out += [
