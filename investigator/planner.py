@@ -9,6 +9,7 @@ known" into allowlisted template steps. Entity linking itself happens through te
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Iterable, Sequence
@@ -772,9 +773,13 @@ def _intents_of(question: str) -> tuple[set[Intent], bool]:
     # "Before the first / previous / most recent release" is placed by the service's releases
     # alone: the words pick one, so no error is needed (before, only "first" was; the others
     # were `partial` with no error). "The release" alone is the one before the first error.
-    picked_release = references.event is AnchorEvent.RELEASE and (
-        release_pick(references.event_words) is not None
-        or _RELEASE_VERSION_WORDS.search(references.event_words or "") is not None
+    # "Before the ownership change" is placed by the service's OWNS records alone.
+    picked_release = references.event is AnchorEvent.OWNER_CHANGE or (
+        references.event is AnchorEvent.RELEASE
+        and (
+            release_pick(references.event_words) is not None
+            or _RELEASE_VERSION_WORDS.search(references.event_words or "") is not None
+        )
     )
     if references.event is not None and not found & _ANCHOR_INTENTS and not picked_release:
         # "Who owned it then?": the anchor event (the first error) must be found to know
@@ -870,6 +875,9 @@ class Known(BaseModel):
     errors_read: list[str] = Field(default_factory=list)
     # Releases seen by check steps, with service and deployment time (sorted by id).
     releases: list[KnownRelease] = Field(default_factory=list)
+    # Each change of owner of a service whose owners were read (`note_owner_changes`):
+    # (instant, service, "of <service> from <team> to <team>", the new OWNS record), sorted.
+    owner_changes: list[tuple[datetime, str, str, str]] = Field(default_factory=list)
     # Other changes (change events) the competing-cause checks found (sorted).
     changes: list[str] = Field(default_factory=list)
     # The question asks the owner of an alert it does not name ("who owns the alert that
@@ -1604,6 +1612,25 @@ def note_check_rows(known: Known, rows: Sequence[Any], focus: Sequence[str]) -> 
     return changed
 
 
+def note_owner_changes(known: Known, service: str, records: Sequence[Any]) -> bool:
+    """Record each change of owner a service's OWNS records show ("before the ownership
+    change"): a record that starts after another team's record started, at its start. A
+    record of the same team again (a correction, a re-recording) is no change."""
+    dated = sorted(
+        (ev.valid_from, str(ev.context.get("team") or ""), ev.element_id)
+        for ev in records
+        if ev.valid_from is not None and ev.context.get("team")
+    )
+    changed = False
+    for (before, old, _), (at, new, record) in itertools.pairwise(dated):
+        change = (at, service, f"of {service} from {old} to {new}", record)
+        if old != new and before < at and change not in known.owner_changes:
+            known.owner_changes.append(change)
+            changed = True
+    known.owner_changes.sort()
+    return changed
+
+
 def note_runbook_services(known: Known, rows: Sequence[Any]) -> bool:
     """Record the services a runbook chosen by the question's words applies to (the rows
     of its `RUNBOOK_SERVICES` step); True when any is new."""
@@ -1848,6 +1875,9 @@ def followup_steps(
         known_at=inp.known_at,
         release_history_read=bool(focus) and set(focus) <= set(known.release_histories),
         late=late,
+        owner_changes=[
+            (at, name, record) for at, svc, name, record in known.owner_changes if svc in focus
+        ],
     )
     known.references, known.late_references = refs, late
     instants = sorted({r.at for r in refs})

@@ -33,7 +33,7 @@ Rules, in order (docs/investigation.md, "Time references"):
 4. nothing: `as_of`. Time words it does not resolve are listed, and the answer says it is at
    `as_of`: relative ones ("yesterday", "2 hours ago", "on Monday", 昨天), a day without a
    year when no `as_of` is given, a clock time without a date ("at 10:03"), a time relative
-   to an event other than the anchors ("right after the ownership change", "before the
+   to an event other than the anchors ("right after the migration", "before the
    rollback", "when the incident was declared"), the moment of anything else ("when the
    first timeout happened", "at the time of the migration").
 
@@ -79,6 +79,10 @@ class AnchorEvent(StrEnum):
     ALERT = "alert"
     # "when the incident was resolved": its `resolved_at`. Never a stand-in for "then".
     INCIDENT_END = "incident_end"
+    # "before the ownership change", "after the handover": the latest change of owner of the
+    # services asked about by as_of (an OWNS record starting where another team's held).
+    # Never a stand-in for "then".
+    OWNER_CHANGE = "owner_change"
 
 
 # The order the plain "then" tries when its first error is not found.
@@ -347,8 +351,9 @@ def amount_text(delta: timedelta) -> str:
 # release-2026.07.20.2", "before deploy:release-2026.07.23.1" (before, not placed: the words
 # were read as a correlation to judge).
 _VERSIONED = r"(?:release[-\s_]+v?|deploy:release-)\d{4}\.\d{2}\.\d{2}\.\d+"
-# "before/after <anchor event>": the side, then which event. Non-anchor events ("after the
-# ownership change") stay unresolved. An incident named by its id needs no article ("before
+# "before/after <anchor event>": the side, then which event ("before the ownership change":
+# the service's latest change of owner). Non-anchor events ("after the migration") stay
+# unresolved. An incident named by its id needs no article ("before
 # inc:2026-07-23-payments", "after incident inc:..."): before, only "during inc:..." was a time.
 # An amount before the side ("two days before the alert") moves the instant by it.
 _EVENT_SIDE_WORDS = LazyPattern(
@@ -362,6 +367,8 @@ _EVENT_SIDE_WORDS = LazyPattern(
     r"|(?P<error>(?:first\s+)?(?:[A-Z][A-Z0-9]{1,9}-\d{2,6}\s+)?(?:errors?|failures?))"
     r"(?:\s+(?:started|began|first appeared|appeared))?\b"
     r"|(?P<alert>alert|page)(?:\s+(?:fired|paged|triggered))?\b"
+    r"|(?P<owner_change>(?:ownership|owner|team)\s+(?:change|handover|hand-?off|transfer|switch)"
+    r"|handover|hand-?off)\b"
     r"|(?P<incident>" + _SIDE_INCIDENT + r"(?:\s+(?:(?P<began>started|began)|"
     r"(?P<ended>(?:was\s+|got\s+|had\s+been\s+)?" + _RESOLVED + r")))?)\b)"
     r"|(?P<zh_release_before>发布前|上线前|部署前)|(?P<zh_release_after>发布后|上线后|部署后)"
@@ -386,6 +393,8 @@ def _event_side(question: str) -> tuple[AnchorEvent, EventSide, re.Match[str]] |
             return AnchorEvent.FIRST_ERROR, side, m
         if m.group("alert"):
             return AnchorEvent.ALERT, side, m
+        if m.group("owner_change"):
+            return AnchorEvent.OWNER_CHANGE, side, m
         if m.group("incident"):
             # "before the incident (started)", "after it started": its start; "after the
             # incident", "before it was resolved": its end (`resolved_at`).
@@ -1313,6 +1322,7 @@ _EVENT_NAMES = {
     AnchorEvent.INCIDENT_START: "incident start",
     AnchorEvent.ALERT: "alert firing",
     AnchorEvent.INCIDENT_END: "incident resolution",
+    AnchorEvent.OWNER_CHANGE: "change of owner of the service asked about",
 }
 _PICKED_RELEASES = {
     ReleasePick.FIRST: "first release",
@@ -2042,6 +2052,7 @@ def _event_label(kind: AnchorEvent, name: str, rolling: bool = False) -> str:
         AnchorEvent.INCIDENT_START: f"the start of incident {name}",
         AnchorEvent.ALERT: f"the {name} alert",
         AnchorEvent.INCIDENT_END: f"the resolution of incident {name}",
+        AnchorEvent.OWNER_CHANGE: f"the change of owner {name}",
     }[kind]
 
 
@@ -2057,6 +2068,7 @@ def reference_times(
     known_at: datetime | None = None,
     release_history_read: bool = False,
     late: list[ReferenceTime] | None = None,
+    owner_changes: Sequence[tuple[datetime, str, str | None]] = (),
 ) -> list[ReferenceTime]:
     """The instants other than `as_of` that the question's time words resolve to (sorted).
 
@@ -2064,6 +2076,9 @@ def reference_times(
     `--known-at`). `release_history_read`: the services' earliest releases were read, so
     "the first release" may be placed. `late`, when given, receives the event instant the
     words resolved to when it lies after `as_of` (not used: the answer says so).
+    `owner_changes`: (instant, "of <service> from <team> to <team>", the new OWNS record)
+    of each change of owner of the services asked about read (planner.note_owner_changes):
+    "before the ownership change" is the latest by `as_of`.
 
     Resolved from the evidence found so far (pure): an event not yet found, or after
     `as_of`, resolves to nothing, and the question is then answered at `as_of`.
@@ -2103,6 +2118,9 @@ def reference_times(
             AnchorEvent.INCIDENT_START: _incident_start(evidence, as_of, refs.event_words),
             AnchorEvent.ALERT: _alert(evidence, as_of, alerts_fired),
             AnchorEvent.INCIDENT_END: _incident_end(evidence, as_of, refs.event_words),
+            AnchorEvent.OWNER_CHANGE: max(
+                (c for c in owner_changes if c[0] <= as_of), default=None
+            ),
         }
         order = [refs.event, *(k for k in ANCHOR_ORDER if k is not refs.event)]
         passed: dict[AnchorEvent, str] = {}
