@@ -458,6 +458,9 @@ class EventPeriod(BaseModel):
     side: EventSide = EventSide.BEFORE
     # A release question ("what was deployed before release X?"): releases alone are read.
     releases_only: bool = False
+    # "In the 2 hours after the release" asked before they were over: where the period the
+    # words name ends, after as_of (it is read up to as_of, `end`).
+    runs_to: datetime | None = None
 
     @property
     def bounds(self) -> tuple[datetime, datetime]:
@@ -492,9 +495,16 @@ class EventPeriod(BaseModel):
         else:
             what = f"the {self.amount} after {self.event}"
         listed = "releases" if self.releases_only else "changes"
+        past = (
+            ""
+            if self.runs_to is None
+            else f"; it runs to {iso_utc(self.runs_to)}, after as_of {iso_utc(as_of)}, so it is "
+            "read up to as_of, which bounds what the answer may know. Give a later --as-of to "
+            "read all of it"
+        )
         return (
             f"{self.words!r} is taken as the period {span}, {what}: the answer lists the "
-            f"{listed} in it, none outside it"
+            f"{listed} in it, none outside it{past}"
         )
 
 
@@ -503,12 +513,15 @@ def event_change_period(
     question: str,
     as_of: datetime,
     references: Sequence[ReferenceTime],
+    late: Sequence[ReferenceTime] = (),
 ) -> EventPeriod | None:
     """The period a change question's "before/after <event>" words name, once the event is
     placed (`references`: the run's, its `event` one); None for another question, a period
     written itself ("between A and B", "in the last hour": `asked_change_period`), "before
     the errors / the incident / the alert" with no amount (the window before the first
-    error, as before), or an event not placed (the Time line says why)."""
+    error, as before), or an event not placed (the Time line says why). `late`: the event
+    instant placed after as_of ("in the 2 hours after the release", asked an hour after it):
+    a period after an event begun by as_of is read up to as_of, and says so."""
     wanted = {str(i) for i in intents}
     if not asks_changes(wanted):
         return None
@@ -516,9 +529,24 @@ def event_change_period(
     if refs.period is not None or refs.side is None or not refs.event_words:
         return None
     placed = next((r for r in references if r.kind == "event"), None)
+    words, offset = refs.event_words, refs.offset
+    if placed is None and offset is not None and refs.side is EventSide.AFTER:
+        after = next((r for r in late if r.kind == "event"), None)
+        if after is None or shift(shift(after.at, -offset), BEFORE_EVENT) > as_of:
+            return None
+        amount = amount_text(offset)
+        return EventPeriod(
+            start=shift(shift(after.at, -offset), BEFORE_EVENT),
+            end=as_of,
+            words=words,
+            event=after.label.removeprefix(f"{amount} after "),
+            amount=amount,
+            side=EventSide.AFTER,
+            releases_only=Intent.CHANGE_HISTORY.value not in wanted,
+            runs_to=after.at,
+        )
     if placed is None or placed.at > as_of:
         return None
-    words, offset = refs.event_words, refs.offset
     releases_only = Intent.CHANGE_HISTORY.value not in wanted
     if offset is None:
         if refs.side is EventSide.BEFORE and refs.event is not AnchorEvent.RELEASE:

@@ -729,7 +729,9 @@ def _investigate(
     session.record_cited(tombstones)
     # "What changed the day before the incident?": the period its words name once the
     # incident was placed (the gate's `change_period` was set to it during the loop).
-    event_period = event_change_period(intents, request.question, as_of, references)
+    event_period = event_change_period(
+        intents, request.question, as_of, references, outcome.known.late_references
+    )
     if event_period is not None:
         change_period = event_period.bounds
     pack = build_pack(
@@ -857,6 +859,9 @@ def _investigate(
         ),
         spans=asks_changes(intents),
     )
+    if event_period is not None and event_period.runs_to is not None:
+        # "In the 2 hours after the release" begun by as_of: read up to it (its Time line).
+        reasons = [u for u in reasons if u.words != event_period.words]
     if unresolved and not outcome.known.services and outcome.known.first_seen is None:
         reasons = _blame_unresolved(reasons, unresolved)
     unplaced = [u.words for u in reasons]

@@ -1885,7 +1885,7 @@ def followup_steps(
         gate.policy = gate.policy.model_copy(update={"reference_times": instants})
     # "What changed the day before the incident?": once the incident is placed, the period
     # its words name is read and listed, not the window before the first error.
-    event_period = event_change_period(intents, inp.question, inp.as_of, refs)
+    event_period = event_change_period(intents, inp.question, inp.as_of, refs, late)
     if event_period is not None and event_period.bounds != gate.policy.change_period:
         gate.policy = gate.policy.model_copy(update={"change_period": event_period.bounds})
     # The release a time word was placed at: its record is evidence too (trace/replay show

@@ -134,3 +134,24 @@ def test_after_a_named_release_runs_to_as_of_without_it(  # type: ignore[no-unty
         > datetime.fromisoformat("2026-07-20T14:00:00+00:00")
         for s in _statements(doc)
     ), doc["claims"]
+
+
+def test_a_period_after_an_event_running_past_as_of_is_read_up_to_it(  # type: ignore[no-untyped-def]
+    demo_graph, cli_env, invoke
+) -> None:
+    # Before, "not used: ... after as_of", `partial`, and the changes before the first error.
+    doc = _ask(
+        invoke,
+        "What changed on payment-api in the 2 hours after the release?",
+        "2026-07-23T11:00:00Z",
+    )
+    assert doc["time_notes"] == [
+        "'in the 2 hours after the release' is taken as the period from 2026-07-23T10:02:01Z "
+        "to 2026-07-23T11:00:00Z, the 2 h after the release release-2026.07.23.1 "
+        "(2026-07-23T10:02:00Z): the answer lists the changes in it, none outside it; it runs "
+        "to 2026-07-23T12:02:00Z, after as_of 2026-07-23T11:00:00Z, so it is read up to "
+        "as_of, which bounds what the answer may know. Give a later --as-of to read all of it"
+    ], doc["time_notes"]
+    assert doc["unresolved_time_words"] == []
+    assert doc["status"] == "complete"
+    assert _claimed_ids(doc) == {RULES}, doc["claims"]
