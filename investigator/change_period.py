@@ -21,7 +21,18 @@ from graph_schema.canonical import iso_utc
 from investigator.context_graph.models import ToolCallRecord
 from investigator.ownership_history import TEAM_OWNS_TEMPLATE, TEAM_RECORDS_TEMPLATE
 from investigator.rubric import Intent
-from investigator.timeline import EARLIEST, time_references
+from investigator.timeline import (
+    BEFORE_EVENT,
+    EARLIEST,
+    EPISODE,
+    AnchorEvent,
+    EventSide,
+    NamedTime,
+    ReferenceTime,
+    amount_text,
+    shift,
+    time_references,
+)
 
 RELEASES_TEMPLATE = "deployments_in_window"
 # With no service named: the releases of every service the subject may read in the period.
@@ -402,6 +413,184 @@ def period_read(calls: Sequence[ToolCallRecord], period: tuple[datetime, datetim
 def releases_read(calls: Sequence[ToolCallRecord]) -> bool:
     """Whether the run read releases in a window (one service's, or every readable one's)."""
     return any(call.template_id in _RELEASE_TEMPLATES for call in calls)
+
+
+def asks_changes(intents: Iterable[Intent | str]) -> bool:
+    """Whether a question lists what changed, or which releases there were, over a time it
+    names (not a correlation or root-cause question: their window is the one before the
+    first error). Its amount before or after an event is a period's length
+    (`time_references(spans=True)`). A release lookup beside an owner, runbook or policy
+    question is the state's ("Who owned X 30 minutes before the release?": an instant)."""
+    wanted = {str(i) for i in intents}
+    if {Intent.DEPLOYMENT_CORRELATION.value, Intent.ROOT_CAUSE.value} & wanted:
+        return False
+    states = {
+        Intent.OWNERSHIP_AT_TIME.value,
+        Intent.APPLICABLE_RUNBOOK.value,
+        Intent.APPLICABLE_POLICY.value,
+    }
+    return Intent.CHANGE_HISTORY.value in wanted or (
+        Intent.RELEASE_LOOKUP.value in wanted and not states & wanted
+    )
+
+
+# "What changed before the release?": the last release of each service asked about before
+# it, and the other changes (every change event of the tenant) of this long before it.
+LAST_CHANGES_LOOKBACK = EPISODE
+
+
+class EventPeriod(BaseModel):
+    """The period a change question's words before or after an event name, once the event
+    is placed: "the day before the incident" (the 24 h before its start), "in the week
+    before the incident", "in the hour after the release" (from it), "after the release" (to
+    as_of). "Before the release" with no amount (`last_only`) asks for the last changes
+    before it: the last release of each service asked about by `end`, and the other changes
+    from `start` (`LAST_CHANGES_LOOKBACK` before `end`)."""
+
+    start: datetime
+    end: datetime
+    words: str
+    # The event as the Time line names it ("the start of incident X (2026-07-23T10:02:38Z)").
+    event: str
+    last_only: bool = False
+    # The amount written ("1 d"), None for "before/after the release" alone.
+    amount: str | None = None
+    side: EventSide = EventSide.BEFORE
+    # A release question ("what was deployed before release X?"): releases alone are read.
+    releases_only: bool = False
+    # "In the 2 hours after the release" asked before they were over: where the period the
+    # words name ends, after as_of (it is read up to as_of, `end`).
+    runs_to: datetime | None = None
+
+    @property
+    def bounds(self) -> tuple[datetime, datetime]:
+        return self.start, self.end
+
+    def named(self) -> tuple[NamedTime, NamedTime]:
+        """Its two ends as a period written in the question ("between A and B")."""
+        return (
+            NamedTime(at=self.start, words=self.words, period_end="start"),
+            NamedTime(at=self.end, words=self.words, period_end="end"),
+        )
+
+    def note(self, as_of: datetime) -> str:
+        """The Time line: what the words were taken as, and what the answer lists."""
+        span = f"from {iso_utc(self.start)} to {iso_utc(self.end)}"
+        if self.last_only:
+            others = (
+                ""
+                if self.releases_only
+                else f", and the other changes {span} (the "
+                f"{amount_text(LAST_CHANGES_LOOKBACK)} before it)"
+            )
+            return (
+                f"{self.words!r} is taken as up to {iso_utc(self.end)}, 1 s before "
+                f"{self.event}: the answer lists the last release of each service asked "
+                f"about by then{others}; none after it"
+            )
+        if self.amount is None:
+            what = f"from 1 s after {self.event} to as_of {iso_utc(as_of)}"
+        elif self.side is EventSide.BEFORE:
+            what = f"the {self.amount} before {self.event}"
+        else:
+            what = f"the {self.amount} after {self.event}"
+        listed = "releases" if self.releases_only else "changes"
+        past = (
+            ""
+            if self.runs_to is None
+            else f"; it runs to {iso_utc(self.runs_to)}, after as_of {iso_utc(as_of)}, so it is "
+            "read up to as_of, which bounds what the answer may know. Give a later --as-of to "
+            "read all of it"
+        )
+        return (
+            f"{self.words!r} is taken as the period {span}, {what}: the answer lists the "
+            f"{listed} in it, none outside it{past}"
+        )
+
+
+def event_change_period(
+    intents: Iterable[Intent | str],
+    question: str,
+    as_of: datetime,
+    references: Sequence[ReferenceTime],
+    late: Sequence[ReferenceTime] = (),
+) -> EventPeriod | None:
+    """The period a change question's "before/after <event>" words name, once the event is
+    placed (`references`: the run's, its `event` one); None for another question, a period
+    written itself ("between A and B", "in the last hour": `asked_change_period`), "before
+    the errors / the incident / the alert" with no amount (the window before the first
+    error, as before), or an event not placed (the Time line says why). `late`: the event
+    instant placed after as_of ("in the 2 hours after the release", asked an hour after it):
+    a period after an event begun by as_of is read up to as_of, and says so."""
+    wanted = {str(i) for i in intents}
+    if not asks_changes(wanted):
+        return None
+    refs = time_references(question, as_of, spans=True)
+    if refs.period is not None or refs.side is None or not refs.event_words:
+        return None
+    placed = next((r for r in references if r.kind == "event"), None)
+    words, offset = refs.event_words, refs.offset
+    if placed is None and offset is not None and refs.side is EventSide.AFTER:
+        after = next((r for r in late if r.kind == "event"), None)
+        if after is None or shift(shift(after.at, -offset), BEFORE_EVENT) > as_of:
+            return None
+        amount = amount_text(offset)
+        return EventPeriod(
+            start=shift(shift(after.at, -offset), BEFORE_EVENT),
+            end=as_of,
+            words=words,
+            event=after.label.removeprefix(f"{amount} after "),
+            amount=amount,
+            side=EventSide.AFTER,
+            releases_only=Intent.CHANGE_HISTORY.value not in wanted,
+            runs_to=after.at,
+        )
+    if placed is None or placed.at > as_of:
+        return None
+    releases_only = Intent.CHANGE_HISTORY.value not in wanted
+    if offset is None:
+        if refs.side is EventSide.BEFORE and refs.event is not AnchorEvent.RELEASE:
+            # "What changed before the errors / the incident?" keeps its window before the
+            # first error (claims._changes_before): the changes that could explain them.
+            return None
+        if refs.side is EventSide.BEFORE:
+            # "before X": `placed.at` is 1 s before it.
+            event = placed.label.removeprefix(f"{amount_text(BEFORE_EVENT)} before ")
+            end = placed.at
+            return EventPeriod(
+                start=shift(end, -LAST_CHANGES_LOOKBACK),
+                end=end,
+                words=words,
+                event=f"{event} ({iso_utc(shift(end, BEFORE_EVENT))})",
+                last_only=True,
+                releases_only=releases_only,
+            )
+        # "after the release": from just after it (it is no change after itself) to as_of.
+        return EventPeriod(
+            start=shift(placed.at, BEFORE_EVENT),
+            end=as_of,
+            words=words,
+            event=f"{placed.label} ({iso_utc(placed.at)})",
+            side=EventSide.AFTER,
+            releases_only=releases_only,
+        )
+    # "two days before the alert": `placed.at` is that far from the event, whose label and
+    # instant the placed label says ("2 d before the X alert (T)").
+    amount = amount_text(offset)
+    event = placed.label.removeprefix(f"{amount} {refs.side.value} ")
+    if refs.side is EventSide.BEFORE:
+        start, end = placed.at, shift(shift(placed.at, offset), -BEFORE_EVENT)
+    else:
+        start, end = shift(shift(placed.at, -offset), BEFORE_EVENT), min(placed.at, as_of)
+    return EventPeriod(
+        start=start,
+        end=end,
+        words=words,
+        event=event,
+        amount=amount,
+        side=refs.side,
+        releases_only=releases_only,
+    )
 
 
 def asked_change_period(

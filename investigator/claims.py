@@ -29,6 +29,7 @@ from investigator.change_period import (
     ROLLOUTS_TEMPLATE,
     TENANT_ROLLOUTS_TEMPLATE,
     CausesDropped,
+    EventPeriod,
     WindowCut,
 )
 from investigator.context_graph.models import ToolCallRecord
@@ -547,6 +548,7 @@ def derive_claims(
     ownership_period: OwnershipPeriod | None = None,
     version_period: OwnershipPeriod | None = None,
     versions_cut: Sequence[tuple[str, int]] = (),
+    event_period: EventPeriod | None = None,
     ownership_records: Sequence[Evidence] = (),
     ownership_cut: Sequence[tuple[str, int]] = (),
     owners_cut: Sequence[tuple[str, int, datetime | None]] = (),
@@ -634,6 +636,10 @@ def derive_claims(
     (nothing was looked up for them), not "none found" or "names no service".
     `known_at`: what the KG knew when the run read it, named in a gap that says no runbook
     version is in force at as_of (a later version may have been recorded since).
+    `event_period`: the period a change or release question's words before or after an
+    event name, its event placed ("the day before the incident"; change_period.py): the
+    changes in it are listed, none outside it; "before the release" alone lists the last
+    release of each service asked about by then and the other changes of the day before.
     """
     intent_set = {Intent(i) for i in intents}
     claims: list[Claim] = []
@@ -863,8 +869,15 @@ def derive_claims(
     if Intent.RELEASE_LOOKUP in intent_set:
         # Its finish lies after as_of: no fact states it.
         released = [ev for ev in timed if ev not in rolling[1]]
-        asked_period = time_references(question or "", as_of).period
-        if asked_period is not None and asked_period[0].at <= as_of:
+        asked_period = (
+            event_period.named()
+            if event_period is not None
+            else time_references(question or "", as_of).period
+        )
+        if event_period is not None and event_period.last_only:
+            # "What was deployed before release X?": the last release by then.
+            released = _last_releases(released, event_period.end, services_read)
+        elif asked_period is not None and asked_period[0].at <= as_of:
             # "Which releases of X in July 2026?": those finished in the period, not the
             # latest by as_of.
             released, release_gaps = _releases_in_period(released, asked_period, as_of)
@@ -940,7 +953,9 @@ def derive_claims(
         )
         named_codes = _asked_error_codes(question)
         only_for_then = errors_read_only_for_then(question or "")
-        for ev in firsts:
+        # Read only to place the event of a period asked ("what was deployed the day before
+        # the incident?"): the errors are no change of the period, so not stated.
+        for ev in [] if only_for_then and event_period is not None else firsts:
             at = _instant(ev, _FIRST_SEEN_KEYS)
             when = f" first seen at {iso_utc(at)}" if at else ""
             if (taken := passed_over_error(ev, refs)) is not None:
@@ -1019,11 +1034,18 @@ def derive_claims(
             competing_checks,
             as_of,
             search_stopped_by,
-            time_references(question or "", as_of).period,
+            event_period.named()
+            if event_period is not None
+            else time_references(question or "", as_of).period,
             releases_unread,
             names_an_error=_names_an_error(question),
             then_rollout=_rollout_taken_as_then(evidence, refs, as_of),
         )
+        if event_period is not None and event_period.last_only:
+            # "What changed before the release?": the last changes before it.
+            changes = _last_changes_before(
+                evidence, event_period, as_of, search_stopped_by, services_read
+            )
         claims.extend(changes.claims)
         confounders = changes.confounders
         correlation_gaps = changes.missing
@@ -3246,6 +3268,123 @@ def _changes_in_period(
                 "(--service svc:<name>, or 'what changed on <name> ...') to read its releases "
                 "in the period",
                 required=True,
+            )
+        )
+    return out
+
+
+def _release_service(ev: Evidence) -> str | None:
+    service = ev.context.get("service", ev.props.get("service"))
+    return service if isinstance(service, str) else None
+
+
+def _last_releases(
+    timed: Sequence[Evidence], end: datetime, services: Sequence[str]
+) -> list[Evidence]:
+    """The records of the last release of each service (of `services`, when any) finished
+    by `end` ("what was deployed before release X?"), with the documents of its time."""
+    last: dict[str, tuple[datetime, str]] = {}
+    for ev in timed:
+        if ev.type != "Deployment" or (t := _instant(ev, _DEPLOY_TIME_KEYS)) is None or t > end:
+            continue
+        service = _release_service(ev) or ""
+        if services and service not in services:
+            continue
+        if service not in last or (t, ev.element_id) > last[service]:
+            last[service] = (t, ev.element_id)
+    kept = {element_id for _, element_id in last.values()}
+    return [ev for ev in timed if ev.element_id in kept or (_release_of(ev) or "") in kept]
+
+
+def _last_changes_before(
+    evidence: Sequence[Evidence],
+    period: EventPeriod,
+    as_of: datetime,
+    unfinished_by: str | None,
+    services: Sequence[str],
+) -> _Causes:
+    """Answers "what changed before the release?" (`EventPeriod.last_only`): the last
+    release of each service asked about finished by the period's end (1 s before the
+    release's start), one rolling out then, and every other change of the tenant in the
+    period (the day before), each a fact with its time; none after the end. None found is
+    said, as what was searched, unless the search did not finish (unknown, not absent)."""
+    intent = Intent.CHANGE_HISTORY.value
+    out = _Causes()
+    end = period.end
+    point = f"{iso_utc(end)} ({period.words!r})"
+    candidates = _candidates(evidence)
+    last: dict[str, _Candidate] = {}
+    for cand in candidates:
+        service = _release_service(cand.evidence) or ""
+        if cand.kind != "release" or cand.at > end or (services and service not in services):
+            continue
+        last[service] = cand  # sorted by time: the last one stays
+    for service, cand in sorted(last.items()):
+        of = f" of {service}" if service else ""
+        out.claims.append(
+            _claim(
+                f"{_upper_first(_what(cand))} finished at {iso_utc(cand.at)}, "
+                f"{_human(end - cand.at)} before {point}: the last release{of} by then",
+                EpistemicStatus.FACT,
+                0.9,
+                [cand.evidence],
+                intent,
+            )
+        )
+    rolling = [c for c in candidates if c.kind == "release" and c.began <= end < c.at]
+    out.claims += [
+        _claim(
+            f"{_upper_first(_what(cand))} started at {iso_utc(cand.began)} and had not "
+            f"finished by {point}: under way then"
+            + (f" (finished at {iso_utc(cand.at)}, after it)" if cand.at <= as_of else ""),
+            EpistemicStatus.FACT,
+            0.9,
+            [cand.evidence],
+            intent,
+        )
+        for cand in rolling
+        if not services or (_release_service(cand.evidence) or "") in services
+    ]
+    span = f"from {iso_utc(period.start)} to {point}"
+    changes = [c for c in candidates if c.kind == "change" and period.start <= c.at <= end]
+    out.claims += [
+        _claim(
+            f"{_upper_first(_what(cand))} happened at {iso_utc(cand.at)}, "
+            f"{_human(end - cand.at)} before {point}",
+            EpistemicStatus.FACT,
+            0.9,
+            [cand.evidence],
+            intent,
+        )
+        for cand in changes
+    ]
+    if not last:
+        out.missing.append(
+            MissingEvidence(
+                evidence_type="deployment_time",
+                intents=[intent],
+                description=(
+                    f"unknown, not absent: the run stopped ({unfinished_by}) before its "
+                    f"search of the releases by {point} finished"
+                    if unfinished_by
+                    else f"no release of the services asked about that the subject may read "
+                    f"finished by {point}"
+                ),
+                required=unfinished_by is not None,
+            )
+        )
+    if not changes:
+        out.missing.append(
+            MissingEvidence(
+                evidence_type="change_event",
+                intents=[intent],
+                description=(
+                    f"unknown, not absent: the run stopped ({unfinished_by}) before its "
+                    f"search of the other changes {span} finished"
+                    if unfinished_by
+                    else f"no other change the subject may read is recorded {span}"
+                ),
+                required=unfinished_by is not None,
             )
         )
     return out

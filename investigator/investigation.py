@@ -28,11 +28,13 @@ from investigator.alert_rules import (
 from investigator.change_period import (
     CausesDropped,
     asked_change_period,
+    asks_changes,
     causes_dropped,
     cut_cause_reads,
     cut_first_release_reads,
     cut_team_reads,
     cut_window_reads,
+    event_change_period,
     failed_period_rollouts,
     period_read,
     releases_read,
@@ -728,6 +730,13 @@ def _investigate(
         team_side_instants(as_of, (r.at for r in references if r.kind != "as_of")),
     )
     session.record_cited(tombstones)
+    # "What changed the day before the incident?": the period its words name once the
+    # incident was placed (the gate's `change_period` was set to it during the loop).
+    event_period = event_change_period(
+        intents, request.question, as_of, references, outcome.known.late_references
+    )
+    if event_period is not None:
+        change_period = event_period.bounds
     pack = build_pack(
         PackRequest(
             run_id=run_id,
@@ -770,6 +779,7 @@ def _investigate(
         ownership_period=period,
         version_period=version_period,
         versions_cut=cut_version_reads(outcome.tool_calls) if version_period else (),
+        event_period=event_period,
         window_cuts=[
             *cut_window_reads(outcome.tool_calls, change_period),
             *failed_period_rollouts(outcome.tool_calls, change_period),
@@ -851,7 +861,11 @@ def _investigate(
         cut_short_by=(
             str(stop_reason) if stop_reason is StopReason.DEADLINE or outcome.cut_short else None
         ),
+        spans=asks_changes(intents),
     )
+    if event_period is not None and event_period.runs_to is not None:
+        # "In the 2 hours after the release" begun by as_of: read up to it (its Time line).
+        reasons = [u for u in reasons if u.words != event_period.words]
     if unresolved and not outcome.known.services and outcome.known.first_seen is None:
         reasons = _blame_unresolved(reasons, unresolved)
     unplaced = [u.words for u in reasons]
@@ -939,13 +953,18 @@ def _investigate(
                 if (period, version_period, change_period) != (None, None, None)
                 else []
             ),
-            *far_anchor_notes(
-                request.question,
-                as_of,
-                references,
-                also_as_of=states_at_as_of(
-                    [i.value for i in intents], claims, pack.evidence, as_of
-                ),
+            # A change question's event period says what it was taken as, in full.
+            *(
+                [event_period.note(as_of)]
+                if event_period is not None
+                else far_anchor_notes(
+                    request.question,
+                    as_of,
+                    references,
+                    also_as_of=states_at_as_of(
+                        [i.value for i in intents], claims, pack.evidence, as_of
+                    ),
+                )
             ),
         ],
         search_cut_short=outcome.cut_short,

@@ -9,6 +9,7 @@ known" into allowlisted template steps. Entity linking itself happens through te
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Iterable, Sequence
@@ -19,6 +20,7 @@ from pydantic import BaseModel, Field
 
 from cypher_templates.plan import PlanStep, QueryPlan, ResolvedEntity, TimeScope
 from graph_schema.alert_names import alert_names
+from investigator.change_period import EventPeriod, asks_changes, event_change_period
 from investigator.defaults import DEFAULT_MAX_ROUNDS
 from investigator.evidence import iso_utc
 from investigator.incident_reference import the_incident_step, the_incident_words
@@ -198,6 +200,30 @@ _DEPENDENCIES_ASKED = LazyPattern(
 
 # "What is upstream of X?": both directions, but only when a dependency listing is the
 # question's one ask ("did an upstream deployment cause it?" is a correlation question).
+# "What was deployed to X before release Y?", "which releases ...": a list of releases asked
+# for, its "before <event>" a time, not a correlation to judge.
+_RELEASES_LISTED = LazyPattern(
+    r"\b(?:what|which)\b[^?]{0,40}?\b(?:was|were|got|has been|have been|had been)\s+"
+    r"(?:deployed|released|shipped|rolled out)\b|"
+    r"\b(?:what|which)\s+(?:releases|deploy(?:ment)?s|rollouts)\b",
+    re.IGNORECASE,
+)
+
+
+def _lists_releases_around_an_event(question: str) -> bool:
+    """ "What was deployed to X before release Y?", "... the day before the incident?": a
+    list of releases over the period its event words name (change_period.EventPeriod).
+    "Which release was deployed shortly before the errors?" stays a correlation to judge
+    (no amount, no release named as the event)."""
+    if not _RELEASES_LISTED.search(question):
+        return False
+    refs = time_references(question, spans=True)
+    return refs.side is not None and (refs.event is AnchorEvent.RELEASE or refs.offset is not None)
+
+
+# A release named by its version ("before release 2026.07.23.1"): placed by its record
+# alone, as a release the words pick is, with no error needed.
+_RELEASE_VERSION_WORDS = LazyPattern(r"\d{4}\.\d{2}\.\d{2}\.\d+")
 _UP_OR_DOWNSTREAM = LazyPattern(r"\b(?:upstream|downstream)\b|上游|下游", re.IGNORECASE)
 
 _RUNBOOK_RULE = next(p for i, p in _INTENT_RULES if i is Intent.APPLICABLE_RUNBOOK)
@@ -749,8 +775,20 @@ def _intents_of(question: str) -> tuple[set[Intent], bool]:
     # looked for; the ask itself becomes a named gap (claims).
     found.update(UNRECORDED_ASKS[ask][0] for ask in unrecorded_asks(question))
     # "Who owned it before the release?" asks for a state at a time: its "before the release"
-    # names the instant (investigator.timeline), not a correlation to judge.
-    asked = without_event_side_words(question) if found & _STATE_INTENTS else question
+    # names the instant (investigator.timeline), not a correlation to judge. So does "what
+    # changed before the release?" (its period) and "what was deployed before release X?"
+    # (a list of releases): before, both judged the release's correlation with the errors.
+    lists_changes = Intent.CHANGE_HISTORY in found or _lists_releases_around_an_event(question)
+    asked = (
+        without_event_side_words(question) if found & _STATE_INTENTS or lists_changes else question
+    )
+    if (
+        Intent.CHANGE_HISTORY in found
+        and Intent.DEPLOYMENT_CORRELATION in found
+        and not dict(_INTENT_RULES)[Intent.DEPLOYMENT_CORRELATION].search(asked)
+    ):
+        # The release word was only the time's ("what changed before the release?").
+        found.discard(Intent.DEPLOYMENT_CORRELATION)
     other_causes = bool(_OTHER_CAUSES_ASKED.search(question))
     if other_causes:
         # The candidates beside the one named are listed (and ruled in or out) like an open
@@ -806,8 +844,13 @@ def _intents_of(question: str) -> tuple[set[Intent], bool]:
     # "Before the first / previous / most recent release" is placed by the service's releases
     # alone: the words pick one, so no error is needed (before, only "first" was; the others
     # were `partial` with no error). "The release" alone is the one before the first error.
-    picked_release = (
-        references.event is AnchorEvent.RELEASE and release_pick(references.event_words) is not None
+    # "Before the ownership change" is placed by the service's OWNS records alone.
+    picked_release = references.event is AnchorEvent.OWNER_CHANGE or (
+        references.event is AnchorEvent.RELEASE
+        and (
+            release_pick(references.event_words) is not None
+            or _RELEASE_VERSION_WORDS.search(references.event_words or "") is not None
+        )
     )
     if references.event is not None and not found & _ANCHOR_INTENTS and not picked_release:
         # "Who owned it then?": the anchor event (the first error) must be found to know
@@ -903,6 +946,9 @@ class Known(BaseModel):
     errors_read: list[str] = Field(default_factory=list)
     # Releases seen by check steps, with service and deployment time (sorted by id).
     releases: list[KnownRelease] = Field(default_factory=list)
+    # Each change of owner of a service whose owners were read (`note_owner_changes`):
+    # (instant, service, "of <service> from <team> to <team>", the new OWNS record), sorted.
+    owner_changes: list[tuple[datetime, str, str, str]] = Field(default_factory=list)
     # Other changes (change events) the competing-cause checks found (sorted).
     changes: list[str] = Field(default_factory=list)
     # The question asks the owner of an alert it does not name ("who owns the alert that
@@ -1381,13 +1427,21 @@ def competing_cause_steps(
 
 
 def period_change_steps(
-    intents: Sequence[Intent | str], asked: TimeReferences, *, as_of: datetime, focus: Sequence[str]
+    intents: Sequence[Intent | str],
+    asked: TimeReferences,
+    *,
+    as_of: datetime,
+    focus: Sequence[str],
+    event_period: EventPeriod | None = None,
 ) -> list[PlanStep]:
     """The reads of a change question over the period it names ("what changed in the last
-    hour", "in July 2026", "since March"): every change event of the tenant, and each focus
+    hour", "in July 2026", "since March", or once its event is placed "the day before the
+    incident": `event_period`): every change event of the tenant, and each focus
     service's releases (with none, the releases of every service the subject may read), from
     the period's start to its end (as_of when later); a release
-    question ("which releases of X in July 2026?") reads the releases alone. None for a
+    question ("which releases of X in July 2026?") reads the releases alone. "Before the
+    release" alone (`EventPeriod.last_only`) reads each focus service's latest releases by
+    its end instead (newest first: the last one is never cut off). None for a
     correlation or root-cause question (their window is the one before the first error)."""
     wanted = {str(i) for i in intents}
     changes = Intent.CHANGE_HISTORY.value in wanted
@@ -1397,10 +1451,35 @@ def period_change_steps(
     }:
         return []
     period = asked.period
-    if period is None or period[0].at > as_of:
+    if event_period is not None:
+        start, end = event_period.bounds
+    elif period is None or period[0].at > as_of:
         return []
-    start, end = period[0].at, min(period[1].at, as_of)
+    else:
+        start, end = period[0].at, min(period[1].at, as_of)
     window = {"from": _iso(start), "to": _iso(end)}
+    last_only = event_period is not None and event_period.last_only
+    releases = (
+        [
+            _step(
+                "latest_deployments",
+                {"service_id": svc, "to": _iso(end)},
+                "deployment_time",
+                step_id=PERIOD_CHANGES_CHECK,
+            )
+            for svc in focus
+        ]
+        if last_only
+        else [
+            _step(
+                "deployments_in_window",
+                {"service_id": svc, **window},
+                "deployment_time",
+                step_id=PERIOD_CHANGES_CHECK,
+            )
+            for svc in focus
+        ]
+    )
     return [
         *(
             [
@@ -1415,15 +1494,7 @@ def period_change_steps(
             if changes
             else []
         ),
-        *(
-            _step(
-                "deployments_in_window",
-                {"service_id": svc, **window},
-                "deployment_time",
-                step_id=PERIOD_CHANGES_CHECK,
-            )
-            for svc in focus
-        ),
+        *releases,
         *_tenant_release_steps(window, focus),
         *_period_rollout_steps(end, focus),
     ]
@@ -1619,6 +1690,25 @@ def note_check_rows(known: Known, rows: Sequence[Any], focus: Sequence[str]) -> 
             known.upstream.append(neighbour)
             known.upstream.sort()
             changed = True
+    return changed
+
+
+def note_owner_changes(known: Known, service: str, records: Sequence[Any]) -> bool:
+    """Record each change of owner a service's OWNS records show ("before the ownership
+    change"): a record that starts after another team's record started, at its start. A
+    record of the same team again (a correction, a re-recording) is no change."""
+    dated = sorted(
+        (ev.valid_from, str(ev.context.get("team") or ""), ev.element_id)
+        for ev in records
+        if ev.valid_from is not None and ev.context.get("team")
+    )
+    changed = False
+    for (before, old, _), (at, new, record) in itertools.pairwise(dated):
+        change = (at, service, f"of {service} from {old} to {new}", record)
+        if old != new and before < at and change not in known.owner_changes:
+            known.owner_changes.append(change)
+            changed = True
+    known.owner_changes.sort()
     return changed
 
 
@@ -1850,7 +1940,8 @@ def followup_steps(
     those times and the competing-cause checks of the window.
     """
     focus = focus_services(known, inp.service_id)
-    asked = time_references(inp.question, inp.as_of)
+    # A change question's amount before an event is its period's length (`asks_changes`).
+    asked = time_references(inp.question, inp.as_of, spans=asks_changes(intents))
     late: list[ReferenceTime] = []
     refs = reference_times(
         asked,
@@ -1865,15 +1956,27 @@ def followup_steps(
         known_at=inp.known_at,
         release_history_read=bool(focus) and set(focus) <= set(known.release_histories),
         late=late,
+        owner_changes=[
+            (at, name, record) for at, svc, name, record in known.owner_changes if svc in focus
+        ],
     )
     known.references, known.late_references = refs, late
     instants = sorted({r.at for r in refs})
     if instants != list(gate.policy.reference_times):
         gate.policy = gate.policy.model_copy(update={"reference_times": instants})
+    # "What changed the day before the incident?": once the incident is placed, the period
+    # its words name is read and listed, not the window before the first error.
+    event_period = event_change_period(intents, inp.question, inp.as_of, refs, late)
+    if event_period is not None and event_period.bounds != gate.policy.change_period:
+        gate.policy = gate.policy.model_copy(update={"change_period": event_period.bounds})
     # The release a time word was placed at: its record is evidence too (trace/replay show
-    # why that moment), read again when no step admitted it.
+    # why that moment), read again when no step admitted it. "Before the release" alone:
+    # the last release of each focus service by then is the answer, admitted likewise.
     admitted = {ev.element_id for ev in gate.admitted}
-    anchor_ids = sorted({r.element_id for r in refs if r.kind == "event" and r.element_id})
+    anchor_ids = sorted(
+        {r.element_id for r in refs if r.kind == "event" and r.element_id}
+        | set(_last_releases(known, focus, event_period))
+    )
     anchor_releases = [r for r in known.releases if r.service and r.id in anchor_ids]
     if anchor_ids != list(gate.policy.anchor_ids):
         gate.policy = gate.policy.model_copy(update={"anchor_ids": anchor_ids})
@@ -1987,13 +2090,32 @@ def followup_steps(
         *reference_steps(intents, known, references=instants, focus=focus),
         *team_reference_steps(known, references=instants, inp=inp),
         *version_in_force_steps(intents, known, gate, as_of=inp.as_of, references=instants),
-        *competing_cause_steps(intents, known, as_of=inp.as_of, focus=focus),
-        *period_change_steps(intents, asked, as_of=inp.as_of, focus=focus),
-        *cause_document_steps(intents, known, as_of=inp.as_of),
+        # A period its words name is the answer, not the window before the first error.
+        *(
+            competing_cause_steps(intents, known, as_of=inp.as_of, focus=focus)
+            if event_period is None
+            else []
+        ),
+        *period_change_steps(
+            intents, asked, as_of=inp.as_of, focus=focus, event_period=event_period
+        ),
+        *(cause_document_steps(intents, known, as_of=inp.as_of) if event_period is None else []),
         *rollback_document_steps(known, inp.question),
         *named_release_steps(intents, known, inp.question, focus),
         *alert_owner_steps(known, focus),
     ]
+
+
+def _last_releases(known: Known, focus: Sequence[str], period: EventPeriod | None) -> list[str]:
+    """For "what changed before the release?" (`EventPeriod.last_only`), the last release
+    of each focus service finished by the period's end, as read so far."""
+    if period is None or not period.last_only:
+        return []
+    last: dict[str, KnownRelease] = {}
+    for r in sorted(known.releases, key=lambda r: (r.at, r.id)):
+        if r.service is not None and r.service in focus and r.at <= period.end:
+            last[r.service] = r
+    return sorted(r.id for r in last.values())
 
 
 ALERTS_FIRED_ON = NAV_PREFIX + "alerts-fired-on"

@@ -67,6 +67,7 @@ from investigator.planner import (
     missing_required,
     named_release_services,
     note_check_rows,
+    note_owner_changes,
     note_runbook_services,
     pasted_alert_intents,
     reads_as_placed_symptom,
@@ -1553,6 +1554,8 @@ class RetrievalLoop:
             if result.template_id == "ownership_over_time" and not result.truncated:
                 service = str(step.params["service_id"])
                 self.owner_rows.setdefault(service, []).extend(read)
+                # "Before the ownership change": where its owner changed (planner).
+                note_owner_changes(known, service, read)
             elif result.template_id == ENTITY_OWNERS_TEMPLATE and not result.truncated:
                 entity = str(step.params["entity_id"])
                 self.entity_owner_rows.setdefault(entity, []).extend(read)

@@ -33,7 +33,7 @@ Rules, in order (docs/investigation.md, "Time references"):
 4. nothing: `as_of`. Time words it does not resolve are listed, and the answer says it is at
    `as_of`: relative ones ("yesterday", "2 hours ago", "on Monday", 昨天), a day without a
    year when no `as_of` is given, a clock time without a date ("at 10:03"), a time relative
-   to an event other than the anchors ("right after the ownership change", "before the
+   to an event other than the anchors ("right after the migration", "before the
    rollback", "when the incident was declared"), the moment of anything else ("when the
    first timeout happened", "at the time of the migration").
 
@@ -79,6 +79,10 @@ class AnchorEvent(StrEnum):
     ALERT = "alert"
     # "when the incident was resolved": its `resolved_at`. Never a stand-in for "then".
     INCIDENT_END = "incident_end"
+    # "before the ownership change", "after the handover": the latest change of owner of the
+    # services asked about by as_of (an OWNS record starting where another team's held).
+    # Never a stand-in for "then".
+    OWNER_CHANGE = "owner_change"
 
 
 # The order the plain "then" tries when its first error is not found.
@@ -264,13 +268,15 @@ def _scaled(unit: timedelta, qty: float) -> timedelta:
         return _LONGEST_AMOUNT
 
 
-def _amount(m: re.Match[str]) -> tuple[timedelta | None, str | None]:
+def _amount(m: re.Match[str], spans: bool = False) -> tuple[timedelta | None, str | None]:
     """The amount an `_OFFSET` match moves the instant by, or why it cannot be applied
-    (None, None: no amount written)."""
+    (None, None: no amount written). `spans`: a change question, whose amount before or
+    after an event is the length of the period it reads ("in the week before the
+    incident"), so a period's words are an amount like any other."""
     words = (m.group("offset") or "").strip()
     if not words:
         return None, None
-    if m.group("period"):
+    if m.group("period") and not spans:
         return None, f"{words!r} is a period, not an instant"
     if m.group("part"):
         return None, f"{words!r} names a part of a day, which has no clock time here"
@@ -343,20 +349,28 @@ def amount_text(delta: timedelta) -> str:
     return " ".join(f"{n} {unit}" for n, unit in parts if n) or "0 s"
 
 
-# "before/after <anchor event>": the side, then which event. Non-anchor events ("after the
-# ownership change") stay unresolved. An incident named by its id needs no article ("before
+# A release named by its version, with no article: "before release 2026.07.23.1", "after
+# release-2026.07.20.2", "before deploy:release-2026.07.23.1" (before, not placed: the words
+# were read as a correlation to judge).
+_VERSIONED = r"(?:release[-\s_]+v?|deploy:release-)\d{4}\.\d{2}\.\d{2}\.\d+"
+# "before/after <anchor event>": the side, then which event ("before the ownership change":
+# the service's latest change of owner). Non-anchor events ("after the migration") stay
+# unresolved. An incident named by its id needs no article ("before
 # inc:2026-07-23-payments", "after incident inc:..."): before, only "during inc:..." was a time.
 # An amount before the side ("two days before the alert") moves the instant by it.
 _EVENT_SIDE_WORDS = LazyPattern(
     r"(?:" + _OFFSET + r")?"
     r"\b(?:(?:right|just|shortly|immediately)\s+)?"
     r"(?:(?P<before>before|prior to)|(?P<after>after|following))\s+"
-    r"(?:(?:the|this|that|its)\s+|(?=(?:(?:incident|outage)\s+)?inc:))"
-    r"(?:(?P<release>(?:(?:very|most)\s+)?(?:[\w.:-]+\s+)?(?:release|deploy(?:ment)?|rollout))"
+    r"(?:(?:the|this|that|its)\s+|(?=(?:(?:incident|outage)\s+)?inc:)|(?=" + _VERSIONED + r"))"
+    r"(?:(?P<release>" + _VERSIONED + r"(?:\s+(?:deploy(?:ment)?|rollout))?|"
+    r"(?:(?:very|most)\s+)?(?:[\w.:-]+\s+)?(?:release|deploy(?:ment)?|rollout))"
     r"(?:\s+(?:went out|finished|happened|landed))?\b"
     r"|(?P<error>(?:first\s+)?(?:[A-Z][A-Z0-9]{1,9}-\d{2,6}\s+)?(?:errors?|failures?))"
     r"(?:\s+(?:started|began|first appeared|appeared))?\b"
     r"|(?P<alert>alert|page)(?:\s+(?:fired|paged|triggered))?\b"
+    r"|(?P<owner_change>(?:ownership|owner|team)\s+(?:change|handover|hand-?off|transfer|switch)"
+    r"|handover|hand-?off)\b"
     r"|(?P<incident>" + _SIDE_INCIDENT + r"(?:\s+(?:(?P<began>started|began)|"
     r"(?P<ended>(?:was\s+|got\s+|had\s+been\s+)?" + _RESOLVED + r")))?)\b)"
     r"|(?P<zh_release_before>发布前|上线前|部署前)|(?P<zh_release_after>发布后|上线后|部署后)"
@@ -381,6 +395,8 @@ def _event_side(question: str) -> tuple[AnchorEvent, EventSide, re.Match[str]] |
             return AnchorEvent.FIRST_ERROR, side, m
         if m.group("alert"):
             return AnchorEvent.ALERT, side, m
+        if m.group("owner_change"):
+            return AnchorEvent.OWNER_CHANGE, side, m
         if m.group("incident"):
             # "before the incident (started)", "after it started": its start; "after the
             # incident", "before it was resolved": its end (`resolved_at`).
@@ -1149,9 +1165,14 @@ def _one_period(
     return ordered[0][1], {_period_words(ends): (at, read) for at, ends in ordered[1:]}
 
 
-def time_references(question: str, as_of: datetime | None = None) -> TimeReferences:
+def time_references(
+    question: str, as_of: datetime | None = None, *, spans: bool = False
+) -> TimeReferences:
     """The time references of a question (pure; English and Chinese). Given `as_of`, a day
-    written without its year ("at midnight on July 24") is in the year of `as_of`."""
+    written without its year ("at midnight on July 24") is in the year of `as_of`.
+    `spans`: the question asks what changed (change_period.asks_changes), so an amount
+    before or after an event is a period's length, "in the week before the incident" too
+    (for another question it is a period, not an instant: not applied)."""
     not_applied: dict[str, str] = {}
     zones: dict[str, str] = {}
     month = _MONTH_PERIOD.search(question) if as_of is not None else None
@@ -1216,7 +1237,7 @@ def time_references(question: str, as_of: datetime | None = None) -> TimeReferen
     if sided is not None:
         event, side, m = sided
         start = m.start()
-        offset, problem = _amount(m)
+        offset, problem = _amount(m, spans)
         tail = None if m.group("offset") else _AMOUNT_TAIL.search(question, 0, start)
         if tail is not None:
             amount = question[tail.start() : m.start()].strip()
@@ -1303,6 +1324,7 @@ _EVENT_NAMES = {
     AnchorEvent.INCIDENT_START: "incident start",
     AnchorEvent.ALERT: "alert firing",
     AnchorEvent.INCIDENT_END: "incident resolution",
+    AnchorEvent.OWNER_CHANGE: "change of owner of the service asked about",
 }
 _PICKED_RELEASES = {
     ReleasePick.FIRST: "first release",
@@ -1318,14 +1340,16 @@ def unplaced_times(
     *,
     late: Sequence[ReferenceTime] = (),
     cut_short_by: str | None = None,
+    spans: bool = False,
 ) -> list[UnplacedTime]:
     """The question's time words the answer is not about, as written, each with why: the
     unresolved ones, then the explicit times after `as_of`, then (given the run's
     `references`) the words that name an event ("then", "before the release") when it was
     not placed: after `as_of` (`late`), not found by then, or not looked up before the run
     stopped with reads still planned (`cut_short_by`: its stop reason, `deadline`,
-    `max_rounds` or `budget_exhausted`). For each, the answer is at `as_of`."""
-    refs = time_references(question, as_of)
+    `max_rounds` or `budget_exhausted`). For each, the answer is at `as_of`. `spans`: a
+    change question (`time_references`)."""
+    refs = time_references(question, as_of, spans=spans)
     out = [_unplaced_words(refs, w) for w in refs.unresolved]
     period = refs.period
     out += [
@@ -2030,6 +2054,7 @@ def _event_label(kind: AnchorEvent, name: str, rolling: bool = False) -> str:
         AnchorEvent.INCIDENT_START: f"the start of incident {name}",
         AnchorEvent.ALERT: f"the {name} alert",
         AnchorEvent.INCIDENT_END: f"the resolution of incident {name}",
+        AnchorEvent.OWNER_CHANGE: f"the change of owner {name}",
     }[kind]
 
 
@@ -2045,6 +2070,7 @@ def reference_times(
     known_at: datetime | None = None,
     release_history_read: bool = False,
     late: list[ReferenceTime] | None = None,
+    owner_changes: Sequence[tuple[datetime, str, str | None]] = (),
 ) -> list[ReferenceTime]:
     """The instants other than `as_of` that the question's time words resolve to (sorted).
 
@@ -2052,6 +2078,9 @@ def reference_times(
     `--known-at`). `release_history_read`: the services' earliest releases were read, so
     "the first release" may be placed. `late`, when given, receives the event instant the
     words resolved to when it lies after `as_of` (not used: the answer says so).
+    `owner_changes`: (instant, "of <service> from <team> to <team>", the new OWNS record)
+    of each change of owner of the services asked about read (planner.note_owner_changes):
+    "before the ownership change" is the latest by `as_of`.
 
     Resolved from the evidence found so far (pure): an event not yet found, or after
     `as_of`, resolves to nothing, and the question is then answered at `as_of`.
@@ -2091,6 +2120,9 @@ def reference_times(
             AnchorEvent.INCIDENT_START: _incident_start(evidence, as_of, refs.event_words),
             AnchorEvent.ALERT: _alert(evidence, as_of, alerts_fired),
             AnchorEvent.INCIDENT_END: _incident_end(evidence, as_of, refs.event_words),
+            AnchorEvent.OWNER_CHANGE: max(
+                (c for c in owner_changes if c[0] <= as_of), default=None
+            ),
         }
         order = [refs.event, *(k for k in ANCHOR_ORDER if k is not refs.event)]
         passed: dict[AnchorEvent, str] = {}

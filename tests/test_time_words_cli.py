@@ -60,10 +60,11 @@ def test_time_words_without_a_date_or_a_known_zone_are_flagged(demo_graph, cli_e
 
 
 def test_event_relative_phrases_are_flagged(demo_graph, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
-    question = "Which runbook applied right after the ownership change?"
+    # (An ownership change is placed since h30-before: tests/test_owner_change_event_cli.py.)
+    question = "Which runbook applied right after the migration?"
     report = invoke("investigate", question, *BOB, "--as-of", AS_OF)
     assert report.code == 0, report
-    assert NOT_RESOLVED.format(words="'right after the ownership change'") in report.out
+    assert NOT_RESOLVED.format(words="'right after the migration'") in report.out
 
 
 # The release of 2026-07-23 started at 09:55:12 and finished at 10:02:00; payments-core
