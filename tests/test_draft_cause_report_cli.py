@@ -113,3 +113,23 @@ def test_no_error_recorded_by_an_early_known_at(demo_graph: neo4j.Driver, cli_en
         "was recorded by then"
     ) in report.out.splitlines(), report.out
     assert "is known at as_of" not in report.out, report.out
+
+
+def test_the_seed_reads_the_draft_of_its_incident(
+    demo_graph: neo4j.Driver, cli_env, invoke
+) -> None:  # type: ignore[no-untyped-def]
+    # The draft is linked to the incident alone (no text hit of the seed brings it): a
+    # correlation question reads its incident's documents, so the risk rules, a competing
+    # cause, are said to be named by it (before, the seed listed no draft and said "no
+    # mechanism evidence about it"). The release's verdict is what it was.
+    report = invoke("investigate", SEED, "--service", "svc:payment-api", *BOB, *AS_OF,
+                    *BEFORE_RETRACTION)  # fmt: skip
+    assert report.code == 0, report
+    lines = report.out.splitlines()
+    rules = [line for line in lines if line.startswith(f"  {RULES_ID} at 2026-07-23T10:02:21Z")]
+    assert len(rules) == 1, report.out
+    assert rules[0].endswith(", a report that records no mechanism"), rules
+    assert "named as the cause by ev:" in rules[0], rules
+    assert DRAFT_FACT in lines, report.out
+    assert "no mechanism evidence about it" not in report.out, report.out
+    assert "verdict: likely" in lines[2], report.out
