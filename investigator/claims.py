@@ -42,6 +42,7 @@ from investigator.evidence import (
     version_named,
 )
 from investigator.gate import Conflict, authority
+from investigator.lazy_pattern import LazyPattern
 from investigator.ownership_history import (
     SINCE_THEN,
     OwnershipCorrection,
@@ -225,6 +226,9 @@ class CauseAssessment(StrEnum):
     RULED_OUT = "ruled_out"  # a record clears it, none names it as the cause
     NAMED_AS_CAUSE = "named_as_cause"  # a record names it as the cause, none clears it
     DISPUTED = "disputed"  # records do both
+    # No mechanism record says either, but a trusted report in the pack that records no
+    # mechanism (a draft postmortem) names it as the cause (`reported_by`).
+    REPORTED_AS_CAUSE = "reported_as_cause"
     NO_MECHANISM_EVIDENCE = "no_mechanism_evidence"  # no record says either
 
 
@@ -243,6 +247,10 @@ class Confounder(BaseModel):
     assessment: CauseAssessment = CauseAssessment.NO_MECHANISM_EVIDENCE
     ruled_out_by: list[str] = Field(default_factory=list)
     named_by: list[str] = Field(default_factory=list)
+    # Evidence ids of the reports (trusted documents that are no mechanism record, e.g. a
+    # draft postmortem of confidence 0.3) that name it as the cause: what was recorded of it
+    # then, not what decides it.
+    reported_by: list[str] = Field(default_factory=list)
 
 
 class ClaimSet(BaseModel):
@@ -987,6 +995,10 @@ def derive_claims(
     mechanisms, unbound_mechanism_gap = _mechanisms_of_asked_errors(mechanisms, firsts, question)
     # A record explaining errors that had not happened at as_of is hindsight: not claimed.
     mechanisms, hindsight_gap = _hindsight(mechanisms, firsts, question, errors_later, as_of)
+    # The trusted documents that record no mechanism yet name a change as the cause (a draft
+    # postmortem), held to the same errors and times as the mechanism records.
+    reports, _ = _mechanisms_of_asked_errors(_cause_reports(evidence), firsts, question)
+    reports, _ = _hindsight(reports, firsts, question, errors_later, as_of)
     correlation_gaps: list[MissingEvidence] = []
     if Intent.DEPLOYMENT_CORRELATION in intent_set:
         correlation = _correlation(
@@ -999,6 +1011,8 @@ def derive_claims(
             question,
             searched=search_stopped_by is None,
             then_rollout=_rollout_taken_as_then(evidence, refs, as_of),
+            reports=reports,
+            known_at=known_at,
         )
         verdict, confounders = correlation.verdict, correlation.confounders
         claims.extend(correlation.claims)
@@ -1018,7 +1032,7 @@ def derive_claims(
             )
         if Intent.DEPLOYMENT_CORRELATION not in intent_set:
             causes = _candidate_causes(
-                evidence, firsts, mechanisms, competing_checks, as_of, search_stopped_by
+                evidence, firsts, mechanisms, competing_checks, as_of, search_stopped_by, reports
             )
             claims.extend(causes.claims)
             confounders = causes.confounders
@@ -1040,6 +1054,7 @@ def derive_claims(
             releases_unread,
             names_an_error=_names_an_error(question),
             then_rollout=_rollout_taken_as_then(evidence, refs, as_of),
+            reports=reports,
         )
         if event_period is not None and event_period.last_only:
             # "What changed before the release?": the last changes before it.
@@ -2498,6 +2513,121 @@ def _names_as_cause(mechanism: Evidence, cand: Evidence) -> bool:
     return any(not _CLEARING.search(s) for s in _sentences_naming(cand, mechanism.content))
 
 
+# A sentence that names a change as the cause ("X caused PAY-4097", "the root cause was X",
+# "X broke payments"): how a report that records no mechanism blames one.
+_CAUSAL = LazyPattern(
+    r"\b(?:caus(?:ed|es|ing)|cause of|root[- ]cause|broke|blamed?|responsible for|"
+    r"triggered|led to|resulted in|due to)\b|导致|根因",
+    re.IGNORECASE,
+)
+
+
+def _cause_reports(evidence: Sequence[Evidence]) -> list[Evidence]:
+    """The trusted documents of the pack that are no mechanism record yet may name a change
+    as the cause (a draft postmortem: "Draft: the risk rule publication RR-2026-07-23a
+    caused PAY-4097", confidence 0.3, `incident_report` only): what was recorded of a change
+    then, said as such; never a mechanism, so it neither confirms nor refutes a verdict."""
+    return [
+        ev
+        for ev in evidence
+        if ev.type == "Document"
+        and ev.status == "active"
+        and ev.trust == "trusted"
+        and "mechanism" not in ev.evidence_types
+        and _CAUSAL.search(ev.content)
+    ]
+
+
+def _report_sentence(report: Evidence, cand: Evidence) -> str | None:
+    """The sentence of a report that names `cand` as the cause: it names the change with a
+    word of causing, and neither rules it out nor says it could not be ruled out."""
+    return next(
+        (
+            s
+            for s in _sentences_naming(cand, report.content)
+            if _CAUSAL.search(s) and not _CLEARING.search(s) and not _NOT_CLEARING.search(s)
+        ),
+        None,
+    )
+
+
+_DRAFT = LazyPattern(r"\bdraft\b", re.IGNORECASE)
+
+
+def _record_notes(ev: Evidence) -> list[str]:
+    """`a draft`, `confidence 0.3`: what a record says of its own standing."""
+    notes = []
+    marks = (ev.title, ev.props.get("kind"), ev.source_version, ev.element_id)
+    if any(isinstance(m, str) and _DRAFT.search(m) for m in marks):
+        notes.append("a draft")
+    confidence = ev.props.get("confidence")
+    if isinstance(confidence, int | float) and not isinstance(confidence, bool):
+        notes.append(f"confidence {confidence:g}")
+    return notes
+
+
+def _report_short(report: Evidence) -> str:
+    """`DRAFT postmortem: risk rules broke payments (a draft, confidence 0.3)`."""
+    notes = _record_notes(report)
+    return _label(report) + (f" ({', '.join(notes)})" if notes else "")
+
+
+def _report_claims(
+    cand: _Candidate,
+    reports: Sequence[Evidence],
+    first_ev: Evidence,
+    intent: str,
+    elsewhere: Sequence[tuple[Evidence, _Candidate]] = (),
+    clearing: Sequence[Evidence] = (),
+) -> list[Claim]:
+    """A `fact` per report that names `cand` as the cause, quoting its sentence, with its
+    standing (a draft, its confidence, when it was recorded) and, where the mechanism
+    records of the pack say otherwise (`elsewhere`: another change they name as the cause;
+    `clearing`: they rule this one out), that the records disagree."""
+    out: list[Claim] = []
+    for report in sorted(reports, key=lambda r: r.element_id):
+        sentence = _report_sentence(report, cand.evidence)
+        if sentence is None:
+            continue
+        notes = [report.element_id, *_record_notes(report)]
+        if report.recorded_at is not None:
+            notes.append(f"recorded {iso_utc(report.recorded_at)}")
+        against = [
+            f"{_label(m)} ({', '.join(['mechanism evidence', *_record_notes(m)])}) names "
+            f"{_what(other)} as the cause"
+            for m, other in elsewhere
+        ] + [
+            f"{_label(m)} ({', '.join(['mechanism evidence', *_record_notes(m)])}) rules it out"
+            for m in clearing
+        ]
+        out.append(
+            _claim(
+                f"{_label(report)} ({', '.join(notes)}) names {_what(cand)} as the cause of "
+                f'{_label(first_ev)}: "{_quote(sentence)}"; it records no mechanism'
+                + (f"; the records read disagree: {'; '.join(against)}" if against else ""),
+                EpistemicStatus.FACT,
+                0.9,
+                [cand.evidence, first_ev, report, *(m for m, _ in elsewhere), *clearing],
+                intent,
+            )
+        )
+    return out
+
+
+def _reported_hypothesis(cand: _Candidate, reports: Sequence[Evidence]) -> str | None:
+    """`named as the cause by <report> (a draft, confidence 0.3), which records no
+    mechanism`, for a change no mechanism record is about; None when no report names it."""
+    naming = sorted(
+        (r for r in reports if _report_sentence(r, cand.evidence)), key=lambda r: r.element_id
+    )
+    if not naming:
+        return None
+    which = "which records" if len(naming) == 1 else "which record"
+    return (
+        f"named as the cause by {', '.join(_report_short(r) for r in naming)}, {which} no mechanism"
+    )
+
+
 # A step of a runbook that says to roll back ("2. ... roll back the release with ...").
 _ROLLBACK_STEP = re.compile(r"\broll(?:ing)?[- ]?back\b|\brevert", re.IGNORECASE)
 
@@ -2687,8 +2817,11 @@ def _first_error(seen: Sequence[tuple[datetime, Evidence]]) -> tuple[datetime, E
     return min(seen, key=lambda p: (p[0], p[1].element_id))
 
 
-def _confounder(cand: _Candidate, mechanisms: Sequence[Evidence]) -> Confounder:
-    """A competing or candidate cause, with what the mechanism evidence says of it."""
+def _confounder(
+    cand: _Candidate, mechanisms: Sequence[Evidence], reports: Sequence[Evidence] = ()
+) -> Confounder:
+    """A competing or candidate cause, with what the mechanism evidence says of it (and
+    which reports that record no mechanism name it as the cause)."""
     ev = cand.evidence
     clearing = sorted(m.evidence_id for m in mechanisms if _clearing_sentence(m, ev))
     naming = sorted(
@@ -2696,12 +2829,15 @@ def _confounder(cand: _Candidate, mechanisms: Sequence[Evidence]) -> Confounder:
         for m in mechanisms
         if m.evidence_id not in clearing and _names_as_cause(m, ev)
     )
+    reported = sorted(r.evidence_id for r in reports if _report_sentence(r, ev))
     if clearing and naming:
         assessment = CauseAssessment.DISPUTED
     elif clearing:
         assessment = CauseAssessment.RULED_OUT
     elif naming:
         assessment = CauseAssessment.NAMED_AS_CAUSE
+    elif reported:
+        assessment = CauseAssessment.REPORTED_AS_CAUSE
     else:
         assessment = CauseAssessment.NO_MECHANISM_EVIDENCE
     return Confounder(
@@ -2713,6 +2849,7 @@ def _confounder(cand: _Candidate, mechanisms: Sequence[Evidence]) -> Confounder:
         assessment=assessment,
         ruled_out_by=clearing,
         named_by=naming,
+        reported_by=reported,
     )
 
 
@@ -2749,12 +2886,19 @@ def _correlation(
     question: str | None = None,
     searched: bool = True,
     then_rollout: str | None = None,
+    *,
+    reports: Sequence[Evidence] = (),
+    known_at: datetime | None = None,
 ) -> _Correlation:
     """The verdict on the change the question names (else the release closest before the
     first error), with the other changes of the window as competing causes. `searched`:
     the loop ran every read it planned (else no first error is said to be not known).
     `then_rollout`: the record of the release whose rollout start the question's "then" is
-    taken as (`_rollout_taken_as_then`): the release asked about, as if named."""
+    taken as (`_rollout_taken_as_then`): the release asked about, as if named. `reports`:
+    the trusted documents that record no mechanism (`_cause_reports`): a change one names as
+    the cause is said to be so named, with the records that disagree, never "no mechanism
+    evidence about it"; they do not move the verdict. `known_at`: before as_of, "no error is
+    known" is said of what was recorded by then."""
     intent = Intent.DEPLOYMENT_CORRELATION.value
     upstream = set(checks.upstream) if checks is not None else set()
     candidates = _candidates(evidence)
@@ -2766,7 +2910,9 @@ def _correlation(
     ]
     named, absent = _named_in_question(question, candidates)
     if named is None and absent:
-        return _named_release_missing(absent, seen, candidates, mechanisms, intent, as_of)
+        return _named_release_missing(
+            absent, seen, candidates, mechanisms, intent, as_of, reports=reports
+        )
     named = named or _candidate_of(candidates, then_rollout)
     # Deployments of upstream services are competing causes, never the release asked about.
     own_releases = [
@@ -2776,7 +2922,14 @@ def _correlation(
     ]
     if not seen:
         return _no_first_error_yet(
-            named, own_releases, as_of, question, evidence, intent, searched=searched
+            named,
+            own_releases,
+            as_of,
+            question,
+            evidence,
+            intent,
+            searched=searched,
+            known_at=known_at,
         )
     if question is not None and not _names_an_error(question):
         # Without a question, the errors handed in are the ones asked about.
@@ -2863,6 +3016,18 @@ def _correlation(
         and (_names_as_cause(m, subject_ev) or (subject is closest and m in names_none))
     ]
     clearing = [(m, s) for m in mechanisms if (s := _clearing_sentence(m, subject_ev))]
+
+    def elsewhere(cand: _Candidate) -> list[tuple[Evidence, _Candidate]]:
+        """The mechanism records that name another change than `cand` as the cause."""
+        return [
+            (m, c)
+            for c in [subject, *others]
+            if _change_id(c.evidence) != _change_id(cand.evidence)
+            for m in mechanisms
+            if _clearing_sentence(m, c.evidence) is None
+            and (_names_as_cause(m, c.evidence) or (c is closest and m in names_none))
+        ]
+
     if implicating:
         claims.append(
             _claim(
@@ -2886,17 +3051,24 @@ def _correlation(
                 intent,
             )
         )
+    reported = _reported_hypothesis(subject, reports)
     if not implicating and not clearing:
+        # A report naming it (a draft postmortem) is what was recorded of it: said so, never
+        # "no mechanism evidence about it" beside it (before h30-draft it was).
+        naming_reports = [r for r in reports if _report_sentence(r, subject_ev)]
         claims.append(
             _claim(
                 f"{_upper_first(_what(subject))} may have caused {_label(first_ev)} "
-                "(no mechanism evidence about it)",
+                + (f"({reported})" if reported else "(no mechanism evidence about it)"),
                 EpistemicStatus.HYPOTHESIS,
                 0.5,
-                [subject_ev, first_ev],
+                [subject_ev, first_ev, *naming_reports],
                 intent,
             )
         )
+    claims += _report_claims(
+        subject, reports, first_ev, intent, elsewhere(subject), [m for m, _ in clearing]
+    )
     confounders: list[Confounder] = []
     unexplained: list[Evidence] = []  # competing causes no mechanism record rules out
     for other in others:
@@ -2905,7 +3077,7 @@ def _correlation(
             continue
         if not other.in_window_before(first_at, CONFOUNDER_WINDOW):
             continue
-        confounders.append(_confounder(other, mechanisms))
+        confounders.append(_confounder(other, mechanisms, reports))
         if confounders[-1].assessment is not CauseAssessment.RULED_OUT:
             unexplained.append(ev)
         claims.append(
@@ -2935,6 +3107,14 @@ def _correlation(
                         intent,
                     )
                 )
+        claims += _report_claims(
+            other,
+            reports,
+            first_ev,
+            intent,
+            elsewhere(other),
+            [m for m in mechanisms if m.evidence_id in confounders[-1].ruled_out_by],
+        )
     if subject is not closest or named is not None:
         # The question asked about one change: say where the mechanism evidence points instead.
         for other in others:
@@ -3007,6 +3187,7 @@ def _window_before_first_error(
     intent: str,
     out: _Causes,
     unfinished_by: str | None = None,
+    reports: Sequence[Evidence] = (),
 ) -> tuple[datetime, Evidence, list[tuple[_Candidate, Confounder]]] | None:
     """The first error and the releases and changes recorded in the lookback before it,
     each with what the mechanism evidence says of it, also added to `out.confounders` (None
@@ -3060,7 +3241,7 @@ def _window_before_first_error(
                 intent,
             )
         )
-    assessed = [(cand, _confounder(cand, mechanisms)) for cand in before]
+    assessed = [(cand, _confounder(cand, mechanisms, reports)) for cand in before]
     out.confounders += [confounder for _, confounder in assessed]
     return first_at, first_ev, assessed
 
@@ -3093,6 +3274,7 @@ def _changes_before(
     *,
     names_an_error: bool = True,
     then_rollout: str | None = None,
+    reports: Sequence[Evidence] = (),
 ) -> _Causes:
     """Answers "what changed before the errors?": each release and other change recorded in
     the lookback before the first error (a release rolling out then too), as a fact with its
@@ -3132,7 +3314,7 @@ def _changes_before(
             firsts = [ev for ev in firsts if ev.element_id in kept]
     out = _Causes()
     window = _window_before_first_error(
-        evidence, firsts, checks, mechanisms, intent, out, unfinished_by
+        evidence, firsts, checks, mechanisms, intent, out, unfinished_by, reports
     )
     if window is None:
         return out
@@ -3175,6 +3357,9 @@ def _changes_before(
             )
         )
         out.claims += _clearing_claims(cand, mechanisms, intent)
+        out.claims += _window_report_claims(
+            cand, confounder, before, mechanisms, reports, first_ev, intent
+        )
         if confounder.named_by:
             naming = [m for m in mechanisms if m.evidence_id in confounder.named_by]
             out.claims.append(
@@ -3429,14 +3614,16 @@ def _candidate_causes(
     checks: CompetingCauseChecks | None,
     as_of: datetime,
     unfinished_by: str | None = None,
+    reports: Sequence[Evidence] = (),
 ) -> _Causes:
     """Every release and other change recorded in the lookback before the first error (a
     release rolling out then too), each a candidate cause with what the mechanism evidence
-    says of it. An open question names no change, so none is picked by its time alone."""
+    says of it (or a report that records no mechanism, `_cause_reports`). An open question
+    names no change, so none is picked by its time alone."""
     intent = Intent.ROOT_CAUSE.value
     out = _Causes()
     window = _window_before_first_error(
-        evidence, firsts, checks, mechanisms, intent, out, unfinished_by
+        evidence, firsts, checks, mechanisms, intent, out, unfinished_by, reports
     )
     if window is None:
         return out
@@ -3460,16 +3647,47 @@ def _candidate_causes(
                 )
             )
         elif not clearing:
+            reported = _reported_hypothesis(cand, reports)
+            naming_reports = [r for r in reports if r.evidence_id in confounder.reported_by]
             out.claims.append(
                 _claim(
-                    f"Candidate cause: {_what(cand)} ({when}); no mechanism evidence about it",
+                    f"Candidate cause: {_what(cand)} ({when}); "
+                    + (reported or "no mechanism evidence about it"),
                     EpistemicStatus.HYPOTHESIS,
                     0.5,
-                    [ev, first_ev],
+                    [ev, first_ev, *naming_reports],
                     intent,
                 )
             )
+        out.claims += _window_report_claims(
+            cand, confounder, before, mechanisms, reports, first_ev, intent
+        )
     return out
+
+
+def _window_report_claims(
+    cand: _Candidate,
+    confounder: Confounder,
+    before: Sequence[tuple[_Candidate, Confounder]],
+    mechanisms: Sequence[Evidence],
+    reports: Sequence[Evidence],
+    first_ev: Evidence,
+    intent: str,
+) -> list[Claim]:
+    """The report claims of a candidate cause of the window (`_report_claims`): the other
+    candidates the mechanism records name as the cause, and those that rule it out, are
+    what disagrees with a report naming it."""
+    if not confounder.reported_by:
+        return []
+    elsewhere = [
+        (m, other)
+        for other, assessed in before
+        if other is not cand
+        for m in mechanisms
+        if m.evidence_id in assessed.named_by
+    ]
+    clearing = [m for m in mechanisms if m.evidence_id in confounder.ruled_out_by]
+    return _report_claims(cand, reports, first_ev, intent, elsewhere, clearing)
 
 
 def _after_first_error(
@@ -3533,8 +3751,11 @@ def _no_first_error_yet(
     intent: str,
     *,
     searched: bool = True,
+    known_at: datetime | None = None,
 ) -> _Correlation:
     """No first error is known at `as_of`: state the release, and that nothing correlates yet.
+    With a `known_at` before as_of, it is what was recorded by known_at that has none (the
+    error may have happened by as_of and been recorded after known_at).
 
     Not `searched` (the loop stopped before its reads were done): the release alone; that no
     error is known would state what the run never looked for (the required gap says so)."""
@@ -3561,13 +3782,25 @@ def _no_first_error_yet(
         )
     else:
         when = f"before {_what(subject)} {_finished(subject)}"
+    if known_at is not None and known_at < as_of:
+        # "Known at as_of" read as "had not happened by then" (e29-qa m1: 10:02:38's error,
+        # recorded at 10:02:45, asked with --known-at 10:02:40).
+        said = (
+            f"No first-seen {errors} had been recorded by known_at {iso_utc(known_at)} "
+            f"(as_of {iso_utc(as_of)}, {when}): no time correlation can be drawn from what "
+            "was recorded by then"
+        )
+    else:
+        said = (
+            f"No first-seen {errors} is known at as_of {iso_utc(as_of)} ({when}): "
+            "no time correlation can be drawn yet"
+        )
     return _Correlation(
         verdict=Verdict.UNCERTAIN,
         claims=[
             *facts,
             _claim(
-                f"No first-seen {errors} is known at as_of {iso_utc(as_of)} ({when}): "
-                "no time correlation can be drawn yet",
+                said,
                 EpistemicStatus.INFERENCE,
                 0.6,
                 [subject_ev],
@@ -3794,6 +4027,8 @@ def _named_release_missing(
     mechanisms: Sequence[Evidence],
     intent: str,
     as_of: datetime,
+    *,
+    reports: Sequence[Evidence] = (),
 ) -> _Correlation:
     """The question names a release the evidence has no time for: no verdict about another
     release in its place; the changes of the window are listed as candidates."""
@@ -3817,7 +4052,7 @@ def _named_release_missing(
         if not cand.in_window_before(first_at, CONFOUNDER_WINDOW):
             continue
         ev = cand.evidence
-        result.confounders.append(_confounder(cand, mechanisms))
+        result.confounders.append(_confounder(cand, mechanisms, reports))
         result.claims.append(
             _claim(
                 f"{_upper_first(_what(cand))} "

@@ -1554,7 +1554,14 @@ def cause_document_steps(
         *known.changes,
     ]
     # The same step (evidence type "document") as a release learned as an anchor gets.
-    return [_step("documents_about", {"entity_id": c}, "document") for c in dict.fromkeys(changes)]
+    steps = [_step("documents_about", {"entity_id": c}, "document") for c in dict.fromkeys(changes)]
+    if Intent.DEPLOYMENT_CORRELATION.value in {str(i) for i in intents}:
+        # A verdict weighs the window's changes against each other: the incident's documents
+        # (a draft postmortem naming the risk rules, linked to the incident alone) are read
+        # too, with the step an incident's mechanism gets, not only when a text hit brings
+        # them (before h30-draft the seed at known_at 07-24 08:00 never read the draft).
+        steps += [_step("documents_about", {"entity_id": i}, "mechanism") for i in known.incidents]
+    return steps
 
 
 def rollback_document_steps(known: Known, question: str) -> list[PlanStep]:

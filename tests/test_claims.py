@@ -264,3 +264,32 @@ def test_an_owns_record_cut_for_the_budget_is_not_said_to_be_absent() -> None:
     assert "no OWNS record of it this subject may read holds then" in " ".join(
         m.description for m in unread.missing_evidence
     )
+
+
+def test_a_report_naming_a_change_is_said_and_moves_no_verdict() -> None:
+    # A trusted document that records no mechanism (a draft postmortem) naming the risk rules
+    # as the cause: said as what it records, beside the mechanism record naming the release;
+    # the verdict and the release's confirmation are the mechanism records' alone.
+    def draft(content: str, **kw: Any) -> Evidence:
+        return ev("doc:draft", ["incident_report"], content, type="Document", **kw)
+
+    base = [DEPLOY, FIRST, AFFECTED, MECHANISM, CHANGE]
+    blamed = draft("Draft: the risk rules caused E-1.", props={"confidence": 0.3})
+    result = derive_claims(CORRELATION, [*base, blamed], as_of=AS_OF, competing_checks=CHECKED)
+    assert result.verdict is Verdict.LIKELY
+    (rules,) = result.confounders
+    assert rules.assessment == "reported_as_cause" and rules.reported_by == [blamed.evidence_id]
+    assert (
+        "doc:draft (doc:draft, a draft, confidence 0.3) names change risk rules (change:rr) as "
+        'the cause of E-1: "Draft: the risk rules caused E-1."; it records no mechanism; the '
+        "records read disagree: doc:pm (mechanism evidence) names release deploy:r1 as the cause"
+    ) in [c.statement for c in result.claims]
+    # Untrusted, or a sentence that rules the change out: no report of it as the cause.
+    for other in (
+        draft("Draft: the risk rules caused E-1.", trust="untrusted"),
+        draft("The risk rules caused nothing: they were ruled out."),
+    ):
+        result = derive_claims(CORRELATION, [*base, other], as_of=AS_OF, competing_checks=CHECKED)
+        (rules,) = result.confounders
+        assert rules.assessment == "no_mechanism_evidence" and rules.reported_by == []
+        assert not any("doc:draft" in c.statement for c in result.claims)

@@ -89,12 +89,20 @@ def _assessed(cause: Confounder) -> str:
     """What the mechanism evidence says of a competing or candidate cause, in a few words."""
     ruled_out = f"ruled out by {', '.join(cause.ruled_out_by)}"
     named = f"named as the cause by {', '.join(cause.named_by)}"
+    # A report that records no mechanism (a draft postmortem) naming it: said beside what the
+    # mechanism records say, never "no mechanism evidence about it" alone (before h30-draft).
+    reported = (
+        f"named as the cause by {', '.join(cause.reported_by)}, a report that records no mechanism"
+    )
+    if cause.assessment is CauseAssessment.REPORTED_AS_CAUSE:
+        return reported
+    also = f"; {reported}" if cause.reported_by else ""
     if cause.assessment is CauseAssessment.DISPUTED:
-        return f"disputed: {ruled_out}; {named}"
+        return f"disputed: {ruled_out}; {named}{also}"
     if cause.assessment is CauseAssessment.RULED_OUT:
-        return ruled_out
+        return ruled_out + also
     if cause.assessment is CauseAssessment.NAMED_AS_CAUSE:
-        return named
+        return named + also
     return "no mechanism evidence about it"
 
 
