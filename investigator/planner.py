@@ -91,6 +91,12 @@ _INTENT_RULES: tuple[tuple[Intent, LazyPattern], ...] = (
             r"what(?:'s| is| was)? (?:\w+ ){0,2}caus(e|es|ed|ing)|causes? of|"
             r"what (triggered|led to|broke|went wrong|happened to cause)|led to|"
             r"reason (for|behind)|how come|how did\b[^?]{0,80}\bhappen)\b|"
+            # "What did the postmortem say caused X?", "what did the RCA conclude?": the
+            # postmortem's account of the cause is the answer.
+            r"\b(?:say|says|said|conclude[sd]?|f(?:ind|inds|ound)|blame[sd]?)\b[^?.]{0,40}?"
+            r"\bcaus(?:e|es|ed|ing)\b|"
+            r"\bwhat\s+(?:did|does|do)\s+the\s+(?:[\w-]+\s+)?(?:post-?mortem|incident\s+report|"
+            r"rca|retro(?:spective)?|incident\s+review)\s+(?:say|conclude|find|blame)\b|"
             r"根因|为什么|原因|是什么导致|什么导致|怎么回事",
             re.IGNORECASE,
         ),
@@ -511,6 +517,14 @@ _APPROVAL_ASKED = LazyPattern(
     re.IGNORECASE,
 )
 
+# Who resolved, fixed or worked on an incident: the KG has no responder record.
+_RESOLVER_ASKED = LazyPattern(
+    r"\bwho\s+(?:(?:has|had|have)\s+)?(?:resolved|fixed|mitigated|closed|handled|responded\s+to|"
+    r"worked\s+on)\b|\b(?:resolved|fixed|mitigated|closed|handled)\b[^?]{0,60}?\bby\s+whom\b|"
+    r"\band\s+by\s+whom\b|谁(?:解决|修复|处理)",
+    re.IGNORECASE,
+)
+
 
 def unrecorded_asks(question: str) -> list[str]:
     """What the question asks that the KG has no record type for (`UNRECORDED_ASKS` keys)."""
@@ -519,6 +533,7 @@ def unrecorded_asks(question: str) -> list[str]:
         ("runbook_followed", _FOLLOWED_ASKED),
         ("response_action", _ACTION_TAKEN_ASKED),
         ("approval", _APPROVAL_ASKED),
+        ("resolver", _RESOLVER_ASKED),
     ]
     found = [ask for ask, pattern in asks if pattern.search(question)]
     if "runbook_followed" in found and "response_action" in found:

@@ -117,6 +117,12 @@ UNRECORDED_ASKS: dict[str, tuple[Intent, str]] = {
         "or change cannot be answered (only what its own record says: when it ran, and by "
         "which pipeline)",
     ),
+    "resolver": (
+        Intent.INCIDENT_LOOKUP,
+        "no record of who resolved or worked on the incident: the KG has no responder type, "
+        "so who did it cannot be answered (only when the incident started and was resolved, "
+        "as its own record says)",
+    ),
     "response_action": (
         Intent.APPLICABLE_RUNBOOK,
         "no record of what the responders did (fail over, roll back, restart): the KG has no "
