@@ -1791,6 +1791,10 @@ def _ctrl_c_after_transaction() -> Iterator[None]:
     signal.signal(signal.SIGINT, later)
     try:
         yield
+    except Exception as exc:
+        if pressed:  # the user asked to stop: the transaction's error is not the news
+            raise KeyboardInterrupt from exc
+        raise
     finally:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     if pressed:
