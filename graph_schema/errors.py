@@ -28,3 +28,14 @@ class Neo4jUnavailable(InvestigatorError):
     """Neo4j cannot be reached or a query timed out (exit 4)."""
 
     exit_code = 4
+
+
+class InterruptedPartWay(KeyboardInterrupt):
+    """Ctrl-C (exit 130) after part of a write: `line` says what was written and what to do.
+
+    A KeyboardInterrupt, so everything that handles Ctrl-C (rolling back, recording a run as
+    interrupted, the CLI's one line) handles it; the CLI prints `line` instead of its own."""
+
+    def __init__(self, line: str) -> None:
+        super().__init__(line)
+        self.line = line

@@ -262,6 +262,11 @@ class WriteScope:
     digest: str | None = None
     started: dict[str, int] = field(default_factory=dict)
     writes: int = 0
+    # Records (node and relationship records, tombstones) the ingest's committed write
+    # transactions hold, and how many it planned to write (None: not planned yet); what an
+    # ingest stopped by Ctrl-C says (writer.ingest_bundle).
+    records_written: int = 0
+    records_planned: int | None = None
     # The bundle whose digest `begin` left for later (no mark to compare it with: only
     # `commit` needs it), and the error computing it raised (`commit` raises it).
     undigested: LoadedBundle | None = None

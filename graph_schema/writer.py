@@ -38,7 +38,9 @@ the writes themselves.
 
 from __future__ import annotations
 
+import contextlib
 import queue
+import signal
 import threading
 import time
 from collections import defaultdict, deque
@@ -64,7 +66,7 @@ from graph_schema.backdating import (
 from graph_schema.bundle import BundleProblem, LoadedBundle, and_more
 from graph_schema.canonical import epoch_micros
 from graph_schema.collector import collect_young, cyclic_gc_paused
-from graph_schema.errors import Neo4jUnavailable
+from graph_schema.errors import InterruptedPartWay, Neo4jUnavailable
 from graph_schema.hashing import content_hash
 from graph_schema.import_sources import check_bundle_writes
 from graph_schema.ingest_mark import IngestInterrupted
@@ -600,7 +602,58 @@ def ingest_bundle(
     A bundle unchanged since its last ingest, into tenants whose records have not changed
     since, is reported as the no-op it is without that work
     (`IngestReport.unchanged_since_last_ingest`); `full=True` always compares.
+
+    Ctrl-C raises `InterruptedPartWay` saying how many of the records the ingest planned to
+    write its committed transactions hold (a transaction in flight ends first), and that
+    running the same ingest again finishes it.
     """
+    scopes: list[ingest_mark.WriteScope] = []
+    try:
+        return _ingest_bundle(
+            driver,
+            loaded,
+            scopes,
+            database=database,
+            now=now,
+            batch_size=batch_size,
+            progress=progress,
+            full=full,
+            recorded_after=recorded_after,
+            backdate_marker=backdate_marker,
+        )
+    except KeyboardInterrupt as exc:
+        if isinstance(exc, InterruptedPartWay):
+            raise
+        raise InterruptedPartWay(_interrupted_line(scopes[0] if scopes else None)) from exc
+
+
+def _interrupted_line(scope: ingest_mark.WriteScope | None) -> str:
+    """What an ingest stopped by Ctrl-C says: what its committed transactions wrote."""
+    written = scope.records_written if scope is not None else 0
+    planned = scope.records_planned if scope is not None else None
+    if written == 0:
+        return "interrupted (Ctrl-C) before any record was written: nothing written"
+    of = f" of {planned}" if planned is not None and planned >= written else ""
+    return (
+        f"interrupted (Ctrl-C) after {written}{of} records were written (node and relationship "
+        "records, tombstones); run the same ingest again to finish"
+    )
+
+
+def _ingest_bundle(
+    driver: neo4j.Driver,
+    loaded: LoadedBundle,
+    scopes: list[ingest_mark.WriteScope],
+    *,
+    database: str | None,
+    now: datetime | None,
+    batch_size: int,
+    progress: Progress | None,
+    full: bool,
+    recorded_after: Mapping[str, RecordFloor] | None,
+    backdate_marker: BackdateMarker | None,
+) -> IngestReport:
+    """`ingest_bundle`; the write scope, once there is one, is put in `scopes`."""
     started = time.monotonic()
     now = now or datetime.now(UTC)
     tenants = _bundle_tenants(loaded)
@@ -611,6 +664,7 @@ def ingest_bundle(
         check_bundle_writes(driver, loaded, database)
         # First, before anything else reads the graph: the generations to commit against.
         scope, unchanged = ingest_mark.begin(driver, loaded, tenants, now, database, full=full)
+        scopes.append(scope)
         if unchanged:
             if progress is not None:
                 progress("unchanged since the last ingest of this bundle")
@@ -702,12 +756,7 @@ def _mark_backdated(
 def _unchanged_report(loaded: LoadedBundle, started: float) -> IngestReport:
     """The report of the full comparison of a bundle whose every element is unchanged:
     every node and edge draft and every retraction counted as unchanged."""
-    nodes = edges = retractions = 0
-    for part in loaded.parts:
-        b = part.bundle
-        nodes += len(b.sources) + len(b.principals) + len(b.nodes) + len(b.documents)
-        edges += len(b.edges) + sum(len(document_edge_keys(d)) for d in b.documents)
-        retractions += len(b.retractions)
+    nodes, edges, retractions = _element_records(loaded)
     return IngestReport(
         elements=loaded.element_count(),
         nodes_unchanged=nodes,
@@ -716,6 +765,18 @@ def _unchanged_report(loaded: LoadedBundle, started: float) -> IngestReport:
         seconds=round(time.monotonic() - started, 3),
         unchanged_since_last_ingest=True,
     )
+
+
+def _element_records(loaded: LoadedBundle) -> tuple[int, int, int]:
+    """The node records, relationship records and retractions of `loaded`'s elements (each
+    one record: what a first ingest writes)."""
+    nodes = edges = retractions = 0
+    for part in loaded.parts:
+        b = part.bundle
+        nodes += len(b.sources) + len(b.principals) + len(b.nodes) + len(b.documents)
+        edges += len(b.edges) + sum(len(document_edge_keys(d)) for d in b.documents)
+        retractions += len(b.retractions)
+    return nodes, edges, retractions
 
 
 @cyclic_gc_paused()
@@ -1019,6 +1080,7 @@ def _apply(
         apply_tenant_schema(driver, {d.tenant for d in node_drafts}, database)
 
     total = sum(len(r) for r in node_rounds)
+    scope.records_planned = total + sum(len(r) for r in edge_rounds) + len(pending)
     done = 0
     for round_writes in node_rounds:
         writes = [_NodeWrite(d, v, at, sup) for d, v, at, sup in round_writes]
@@ -1509,6 +1571,8 @@ def _apply_fresh(
         for part in loaded.parts
         for r in part.bundle.retractions
     ]
+    nodes, edges, _ = _element_records(loaded)
+    scope.records_planned = nodes + edges + len(retractions)
     node_tenants = {
         p.bundle.tenant
         for p in loaded.parts
@@ -1602,6 +1666,7 @@ def _write_rows(
             return
         with counted:
             scope.writes += 1
+            scope.records_written += len(part)
 
     try:
         write(rows, TIMEOUT_SPLITS)
@@ -1652,9 +1717,10 @@ def _execute(
     work: Callable[..., T],
     arg: Any,
 ) -> T:
-    """Run one write transaction of an ingest; it also bumps the generation of every tenant
-    of the ingest (graph_schema.ingest_mark), so a mark never outlives a write."""
-    result = _write(driver, database, scope, work, arg)
+    """Run one write transaction of an ingest, writing the records `arg` lists; it also
+    bumps the generation of every tenant of the ingest (graph_schema.ingest_mark), so a mark
+    never outlives a write."""
+    result = _write(driver, database, scope, work, arg, count=True)
     scope.writes += 1
     return result
 
@@ -1667,9 +1733,12 @@ def _write(
     arg: Any,
     *,
     collect: bool = True,
+    count: bool = False,
 ) -> T:
     """`_execute` without counting the write: the caller counts it (from any thread).
-    `collect=False`: no young collection after it (the caller frees what it sent)."""
+    `collect=False`: no young collection after it (the caller frees what it sent).
+    `count`: once committed, add the records `arg` lists to `scope.records_written` (before
+    a Ctrl-C held back during the transaction lands)."""
 
     @neo4j.unit_of_work(timeout=WRITE_TIMEOUT_S)
     def unit(tx: neo4j.ManagedTransaction, value: Any) -> T:
@@ -1678,8 +1747,10 @@ def _write(
         return result
 
     try:
-        with driver.session(database=database) as session:
+        with driver.session(database=database) as session, _ctrl_c_after_transaction():
             result = session.execute_write(unit, arg)
+            if count:
+                scope.records_written += len(arg) if isinstance(arg, Sized) else 1
     except neo4j.exceptions.ConstraintError:
         # A record this ingest planned as new was written by another ingest meanwhile.
         raise IngestInterrupted(
@@ -1696,6 +1767,38 @@ def _write(
     if collect:
         collect_young()  # the driver holds the written rows in a reference cycle
     return result
+
+
+@contextlib.contextmanager
+def _ctrl_c_after_transaction() -> Iterator[None]:
+    """Ctrl-C during a write transaction of the main thread lands once it has ended
+    (committed or not, and known which): an interrupted ingest then counts exactly the
+    records its committed transactions hold. A second Ctrl-C lands at once. Other threads'
+    transactions (a first ingest's) are waited for by their pool."""
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
+        yield
+        return
+    pressed: list[int] = []
+
+    def later(signum: int, _frame: object) -> None:
+        if pressed:
+            raise KeyboardInterrupt
+        pressed.append(signum)
+
+    signal.signal(signal.SIGINT, later)
+    try:
+        yield
+    except Exception as exc:
+        if pressed:  # the user asked to stop: the transaction's error is not the news
+            raise KeyboardInterrupt from exc
+        raise
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if pressed:
+        raise KeyboardInterrupt
 
 
 def tenants_with_records(

@@ -261,6 +261,9 @@ class InvestigationResult(BaseModel):
     incident_reading: IncidentReading | None = None
     timings: StageTimings = Field(default_factory=StageTimings)
     reused_run: bool = False
+    # A retry with an idempotency key whose run ended without an answer (interrupted by
+    # Ctrl-C, or failed): that run's id. This run asked again, at its own known_at.
+    retry_of: str | None = None
 
 
 def removed_rule_notes(
@@ -582,7 +585,7 @@ def investigate(
         return result.model_copy(update={"reused_run": True})
     timings.subject_ms = session.subject_ms
     with session:
-        return _investigate(
+        result = _investigate(
             request,
             session=session,
             planner=planner,
@@ -594,6 +597,10 @@ def investigate(
             timings=timings,
             t_start=t_start,
         )
+    if session.retry_of is not None:
+        # Said beside the answer, not recorded in it (the run records it: `CtxRun.retry_of`).
+        result = result.model_copy(update={"retry_of": session.retry_of})
+    return result
 
 
 def _investigate(

@@ -64,6 +64,7 @@ from investigator.context_graph.chain import evidence_digest, rows_hash, sha256_
 from investigator.context_graph.incarnation import read_incarnations, run_incarnation
 from investigator.context_graph.lineage import load_lineage
 from investigator.context_graph.models import (
+    INTERRUPTED,
     TOOL_CALL_HITS,
     CtxKind,
     CtxNodeRecord,
@@ -1599,12 +1600,20 @@ def _stop_reason(lineage: RunLineage) -> str:
     return f"stop: {reason}" if isinstance(reason, str) and reason else "no outcome recorded"
 
 
-def _not_reproduced_note(status: Any, pack_recorded: bool) -> str:
+def _interrupted(lineage: RunLineage) -> bool:
+    """A run Ctrl-C ended: recorded `failed` with the stop reason `interrupted`."""
+    outcomes = lineage.of_kind(CtxKind.OUTCOME)
+    return bool(outcomes) and outcomes[-1].properties.get("stop_reason") == INTERRUPTED
+
+
+def _not_reproduced_note(status: Any, pack_recorded: bool, interrupted: bool = False) -> str:
     """Why a run's pack_hash is not compared: it has no finished result to re-run."""
-    if status == RunStatus.FAILED.value:
+    if status == RunStatus.FAILED.value and interrupted:
+        what = "the run was interrupted (Ctrl-C) before it finished"
+    elif status == RunStatus.FAILED.value:
         what = "the run failed before it finished"
     elif status == RunStatus.INCOMPLETE.value:
-        what = "the run never finished (crashed or interrupted)"
+        what = "the run never finished (its process was killed, or it is still running)"
     else:
         what = f"the run ended {status or 'without a status'}"
     if pack_recorded:
@@ -1673,7 +1682,16 @@ def replay_run(
     command = rep.run.get("command")
     unfinished = status in {RunStatus.INCOMPLETE.value, RunStatus.FAILED.value}
     if status == RunStatus.INCOMPLETE.value:
-        rep.add("run_incomplete", "the run never finished (crashed or interrupted)")
+        rep.add(
+            "run_incomplete",
+            "the run never finished (its process was killed, or it is still running)",
+        )
+    elif status == RunStatus.FAILED.value and _interrupted(lineage):
+        rep.add(
+            "run_failed",
+            "the run was interrupted (Ctrl-C) before it finished (stop: interrupted); "
+            "no result to reproduce",
+        )
     elif status == RunStatus.FAILED.value:
         rep.add("run_failed", f"the run failed ({_stop_reason(lineage)}); no result to reproduce")
 
@@ -1713,7 +1731,7 @@ def replay_run(
         # recorded pack_hash is kept when a pack was recorded; nothing was replayed.
         pack_match = False
         replayed_hash = None
-        pack_hash_note = _not_reproduced_note(status, pack_node is not None)
+        pack_hash_note = _not_reproduced_note(status, pack_node is not None, _interrupted(lineage))
     else:
         # No result to reproduce (a refused run): its admitted evidence is what the run
         # decided on, so the re-derived evidence must match it entirely.

@@ -46,6 +46,7 @@ from investigator.context_graph.audit import ContentFilter, RunReader
 from investigator.context_graph.chain import rows_hash
 from investigator.context_graph.lineage import load_lineage
 from investigator.context_graph.models import (
+    INTERRUPTED,
     CtxKind,
     RunRequest,
     RunStart,
@@ -60,6 +61,18 @@ from investigator.gate import EvidenceGate, GateDecision, GatePolicy
 from investigator.telemetry import RunSpan, ToolSpan, run_span, tool_span
 
 ResultT = TypeVar("ResultT", bound=BaseModel)
+
+
+def caused_by_interrupt(exc: BaseException) -> bool:
+    """Whether `exc` is Ctrl-C (KeyboardInterrupt), or an error raised while handling it."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, KeyboardInterrupt):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
 
 
 class RunSpec(BaseModel):
@@ -222,6 +235,9 @@ class RunSession:
         self.reused = reused
         self.recorder = recorder
         self.gate: EvidenceGate | None = None
+        # The run of the same idempotency key this one answers in place of (it ended
+        # without an answer: interrupted, or failed).
+        self.retry_of: str | None = None
         self.round = 0
         self.tool_calls: list[ToolCallRecord] = []
         self.record_ms = 0.0
@@ -285,6 +301,7 @@ class RunSession:
                 reused=None if start.created else start,
                 recorder=recorder,
             )
+            session.retry_of = start.retry_of
             session.record_ms += (time.perf_counter() - t0) * 1000.0
         session.subject_ms = subject_ms
         return session
@@ -326,9 +343,11 @@ class RunSession:
         lineage = load_lineage(self.recorder.driver, run_id, database=self.recorder.database)
         outcomes = lineage.of_kind(CtxKind.OUTCOME)
         if not outcomes:
+            # An interrupted run is finished (`interrupted`) and runs again; this one is
+            # running now (a retry at once: it answers there), or its process was killed.
             raise BadInput(
-                f"idempotency key names run {run_id}, which has not finished "
-                "(still running, or interrupted)"
+                f"idempotency key names run {run_id}, which has not finished (still running, "
+                "or its process was killed): wait for it, or ask again with a new idempotency key"
             )
         outcome = outcomes[-1].properties
         raw = outcome.get("result")
@@ -388,9 +407,12 @@ class RunSession:
         tb: TracebackType | None,
     ) -> None:
         if exc is not None and not self.finished and self.log is not None:
-            # The original error is the one to report.
+            # The original error is the one to report. Ctrl-C is recorded as what the user
+            # saw (`interrupted`), also when it surfaces as an error raised while the driver
+            # cleaned up after it; the same key may then run again (`reused_result`).
+            reason = INTERRUPTED if caused_by_interrupt(exc) else "error"
             with contextlib.suppress(Exception):
-                self._finish_log(RunStatus.FAILED, "error", None)
+                self._finish_log(RunStatus.FAILED, reason, None)
         if self._span_cm is not None:
             self._span_cm.__exit__(exc_type, exc, tb)
 

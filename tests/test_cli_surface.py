@@ -1,7 +1,8 @@
 """What the user reads, through the real CLI on a real Neo4j with the demo dataset.
 
-- Ctrl-C exits 130 with one line, the run is marked failed, and `replay` says plainly that a
-  failed run has no pack to compare instead of printing a hash next to itself (issues 16, 18).
+- Ctrl-C exits 130 with one line, the run is marked failed (stop reason `interrupted`), and
+  `replay` says plainly that an interrupted run has no pack to compare instead of printing a
+  hash next to itself (issues 16, 18).
 - A `--service` that resolves to nothing is said so in one line, with visible close matches,
   never another tenant's (issue 10).
 - `runbook --error-code` names the owner to page (the service's owner at as_of) as
@@ -101,14 +102,16 @@ def test_ctrl_c_exits_130_and_replay_explains_the_failed_run(  # type: ignore[no
         invoke("runs", "--subject", "acme/user:alice", "--purpose", "audit", "--json").out
     )["runs"]
     failed = [r for r in runs if r["question"] == question]
-    assert [r["status"] for r in failed] == ["failed"], json.dumps(failed, indent=1)
+    assert [(r["status"], r["stop_reason"]) for r in failed] == [("failed", "interrupted")], (
+        json.dumps(failed, indent=1)
+    )
     run_id = failed[0]["run_id"]
 
     audit = ("--subject", "acme/user:alice", "--purpose", "audit")
     text = invoke("replay", run_id, *audit)
     assert text.code == 1, text
     line = next(x for x in text.out.splitlines() if x.startswith("pack_hash_match:"))
-    assert "not compared: the run failed before it finished" in line, line
+    assert "not compared: the run was interrupted (Ctrl-C) before it finished" in line, line
     # Never a hash shown next to itself as "recorded" and "replayed".
     hashes = re.findall(r"sha256:[0-9a-f]{64}", line)
     assert len(hashes) == len(set(hashes)) and "replayed sha256" not in line, line
@@ -118,7 +121,7 @@ def test_ctrl_c_exits_130_and_replay_explains_the_failed_run(  # type: ignore[no
     assert doc["verified"] is False and doc["pack_hash_match"] is False
     assert doc["status"] == "failed"
     assert doc["replayed_pack_hash"] is None  # nothing was re-run
-    assert doc["pack_hash_note"].startswith("not compared: the run failed")
+    assert doc["pack_hash_note"].startswith("not compared: the run was interrupted (Ctrl-C)")
     if doc["recorded_pack_hash"] is None:
         assert doc["pack_hash_note"].endswith("no pack was recorded")
 

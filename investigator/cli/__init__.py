@@ -164,14 +164,7 @@ class _LazyGroup(click.Group):
 
 
 def _caused_by_interrupt(exc: BaseException) -> bool:
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        if isinstance(current, KeyboardInterrupt):
-            return True
-        seen.add(id(current))
-        current = current.__cause__ or current.__context__
-    return False
+    return any(isinstance(x, KeyboardInterrupt) for x in _chain(exc))
 
 
 class _Interrupted(Exception):
@@ -215,13 +208,26 @@ def _register() -> None:
         cli.get_command(context, name)
 
 
-def _interrupted() -> int:
+def _interrupted(exc: BaseException | None = None) -> int:
     # A read thread the interrupt caught while it started is unknown to the interpreter's
     # exit handler, which would then wait for it forever: stop the pool's threads now.
     session = sys.modules.get("investigator.session")
     if session is not None:
         session.close_read_pool()
-    return _fail("interrupted (Ctrl-C)", INTERRUPTED_EXIT)
+    # A command stopped part way through its writes says what it wrote (`InterruptedPartWay`:
+    # an ingest's records, and how to finish).
+    lines = [getattr(x, "line", None) for x in _chain(exc)]
+    line = next((x for x in lines if isinstance(x, str)), "interrupted (Ctrl-C)")
+    return _fail(line, INTERRUPTED_EXIT)
+
+
+def _chain(exc: BaseException | None) -> list[BaseException]:
+    """`exc` and the exceptions it was raised from or while handling, once each."""
+    chain: list[BaseException] = []
+    while exc is not None and all(exc is not seen for seen in chain):
+        chain.append(exc)
+        exc = exc.__cause__ or exc.__context__
+    return chain
 
 
 def _fail(message: str, code: int) -> int:
@@ -289,7 +295,7 @@ def _run(args: list[str]) -> int:
     except click.exceptions.Abort as exc:
         # click turns Ctrl-C (KeyboardInterrupt) into Abort: exit 128 + SIGINT, as shells do.
         if isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt):
-            return _interrupted()
+            return _interrupted(exc)
         return _fail("aborted", 1)
     except click.exceptions.NoArgsIsHelpError as exc:
         click.echo(exc.ctx.get_help() if exc.ctx else "")
@@ -304,8 +310,8 @@ def _run(args: list[str]) -> int:
     except InvestigatorError as exc:
         _debug_traceback()
         return _fail(str(exc), exc.exit_code)
-    except (KeyboardInterrupt, _Interrupted):
-        return _interrupted()
+    except (KeyboardInterrupt, _Interrupted) as exc:
+        return _interrupted(exc)
     except Exception as exc:  # the last line of defence: one line, exit 1
         if _driver_unavailable(exc):
             _debug_traceback()

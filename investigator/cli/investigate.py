@@ -78,7 +78,8 @@ from investigator.defaults import (
     metavar="K",
     help=(
         "Retrying with the same key and request returns the original run (a left-out "
-        "--as-of or --known-at stays the same request: the original run's times)."
+        "--as-of or --known-at stays the same request: the original run's times); a run "
+        "that ended without an answer (Ctrl-C, an error) is asked again, once."
     ),
 )
 @click.option("--json", "json_out", is_flag=True, help="Print one JSON document.")

@@ -231,6 +231,12 @@ def render_report(
             f"Retry      the recorded answer of run {result.run_id} (same idempotency key and "
             "request): as of and known at are that run's",
         )
+    elif result.retry_of:
+        lines.insert(
+            2,
+            f"Retry      run {result.retry_of} (same idempotency key and request) ended "
+            "without an answer: this run asked again",
+        )
     if result.search_cut_short:
         # The Status line's stop reason alone reads as a finding; what was not found may exist.
         why = _CUT_SHORT.get(result.stop_reason, result.stop_reason)

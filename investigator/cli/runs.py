@@ -82,6 +82,7 @@ def runs_command(
         raise BadInput(f"--limit must be between 1 and {MAX_LIMIT}, got {count}")
     ref, purpose = reader_inputs(subject, tenant, purpose)
     from investigator.connection import open_driver
+    from investigator.context_graph.models import INTERRUPTED
     from investigator.context_graph.recorder import ctx_database_from_env
     from investigator.context_graph.runs import list_runs
     from investigator.settings import resolve_connection
@@ -114,9 +115,10 @@ def runs_command(
         # Under audit each run is checked against its chain and anchor; one that does not
         # verify is marked before anything recorded in it.
         mark = "NOT VERIFIED  " if r.verified is False else ""
+        # A run Ctrl-C ended is listed as the user saw it (--json: failed, stop interrupted).
+        status = "interrupted" if r.stop_reason == INTERRUPTED else r.status
         click.echo(
-            f"{r.run_id}  {mark}{r.status:<10}  {r.started_at or '-'}  {who}  "
-            f"{_one_line(r.question)}"
+            f"{r.run_id}  {mark}{status:<10}  {r.started_at or '-'}  {who}  {_one_line(r.question)}"
         )
     bad = [r for r in runs if r.verified is False]
     checked = sum(r.verified is not None for r in runs)

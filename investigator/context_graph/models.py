@@ -117,6 +117,10 @@ class RunStatus(StrEnum):
     FAILED = "failed"
 
 
+# The stop reason of a run Ctrl-C (SIGINT) ended: status `failed`, no answer; its
+# idempotency key runs again (RunStart.answerless).
+INTERRUPTED = "interrupted"
+
 FINISHED_STATUSES = frozenset(
     {RunStatus.COMPLETE, RunStatus.PARTIAL, RunStatus.REFUSED, RunStatus.FAILED}
 )
@@ -176,6 +180,16 @@ class RunStart(BaseModel):
     head_seq: int | None = None
     head_hash: str | None = None
     head_kind: str | None = None
+    # A run of an idempotency key: which run of it (1 the first; one more per retry of a
+    # run that ended without an answer), and the run a retry answers in place of.
+    attempt: int = 1
+    retry_of: str | None = None
+
+    @property
+    def answerless(self) -> bool:
+        """A key's run that ended without an answer (interrupted by Ctrl-C, or failed):
+        the same key runs again. A run that answered, or is still running, never does."""
+        return not self.created and self.status == RunStatus.FAILED
 
 
 class ToolCallRecord(BaseModel):

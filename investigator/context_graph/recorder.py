@@ -157,9 +157,13 @@ _EVIDENCE_SEQS = (
     "UNWIND $ids AS id MATCH (n:CtxEvidence {run_id: $run_id, evidence_id: id}) "
     "RETURN n.evidence_id AS id, n.seq AS seq"
 )
-_RUN_BY_SCOPE = (
-    "MATCH (r:CtxRun {idempotency_scope: $scope}) "
-    "RETURN r.run_id AS run_id, r.request_fingerprint AS fingerprint, r.status AS status, "
+# The runs of one key: its first run (`$scope`) and its retries after runs that ended
+# without an answer (`$scope` with `,N]` for the Nth: `retry_scope`); one seek of the
+# scope's range index (the uniqueness constraint's).
+_RUNS_BY_SCOPE = (
+    "MATCH (r:CtxRun) WHERE r.idempotency_scope STARTS WITH $stem "
+    "RETURN r.idempotency_scope AS scope, r.run_id AS run_id, "
+    "r.request_fingerprint AS fingerprint, r.status AS status, "
     "r.started_at AS started_at, r.known_at AS known_at"
 )
 
@@ -195,6 +199,26 @@ def idempotency_scope(
     if incarnation is not None and incarnation > 1:
         return canonical_json([tenant, subject_id, incarnation, key])
     return canonical_json([tenant, subject_id, key])
+
+
+def retry_scope(scope: str, attempt: int) -> str:
+    """The scope of the `attempt`th run of one key (the first run's is `scope` itself): a key
+    whose run ended without an answer (Ctrl-C, an error) runs again under the next one, so
+    the uniqueness constraint still lets only one of two retries at once start it."""
+    return scope if attempt <= 1 else f"{scope[:-1]},{attempt}]"
+
+
+def _attempt(scope: str, first: str) -> int | None:
+    """Which run of the key whose first scope is `first` the scope `scope` names (None: the
+    scope of another key that shares the prefix, which JSON's quoting rules out)."""
+    if scope == first:
+        return 1
+    tail = scope[len(first) - 1 :]
+    if scope.startswith(first[:-1]) and tail.startswith(",") and tail.endswith("]"):
+        number = tail[1:-1]
+        if number.isascii() and number.isdigit():
+            return int(number)
+    return None
 
 
 def _text(value: Any) -> str | None:
@@ -561,10 +585,16 @@ class RunRecorder:
             if request.idempotency_key is not None
             else None
         )
+        retry_of: str | None = None
+        run_scope = scope
         if scope is not None:
             existing = self._run_for_scope(scope, request.idempotency_key or "", fingerprint)
-            if existing is not None:
+            if existing is not None and not existing.answerless:
                 return existing, None
+            if existing is not None:
+                # Its run ended without an answer (interrupted, or failed): the key's
+                # retry is a new run, under the next attempt's scope.
+                retry_of, run_scope = existing.run_id, retry_scope(scope, existing.attempt + 1)
         started = self.now()
         known_at = (request.known_at or started).astimezone(UTC)
         run_id = "run-" + uuid4().hex
@@ -580,7 +610,8 @@ class RunRecorder:
             "known_at_given": request.known_at is not None,
             "started_at": _iso(started),
             "idempotency_key": request.idempotency_key,
-            "idempotency_scope": scope,
+            "idempotency_scope": run_scope,
+            "retry_of": retry_of,
             "request_fingerprint": fingerprint,
             "payload": payload_json(request),
             "agent": _software_agent(),
@@ -609,6 +640,7 @@ class RunRecorder:
             head_seq=head.seq,
             head_hash=head.hash,
             head_kind=head.kind,
+            retry_of=retry_of,
         )
 
         def write() -> None:
@@ -619,7 +651,8 @@ class RunRecorder:
         try:
             write()
         except ConstraintError:
-            # Another process opened a run with the same key between our look-up and write.
+            # Another process opened a run with the same key (or the same retry of it)
+            # between our look-up and write: that run is the key's, running or finished.
             if scope is not None:
                 existing = self._run_for_scope(scope, request.idempotency_key or "", fingerprint)
                 if existing is not None:
@@ -636,15 +669,17 @@ class RunRecorder:
             return self._start_pool
 
     def _run_for_scope(self, scope: str, key: str, fingerprint: str) -> RunStart | None:
+        """The key's latest run (its first, or the latest retry of it), if any."""
         records, _, _ = self.driver.execute_query(
-            _RUN_BY_SCOPE,
-            scope=scope,
+            _RUNS_BY_SCOPE,
+            stem=scope[:-1],
             database_=self.database,
             routing_=neo4j.RoutingControl.READ,
         )
-        if not records:
+        runs = [(n, r) for r in records if (n := _attempt(str(r["scope"]), scope)) is not None]
+        if not runs:
             return None
-        rec = records[0]
+        attempt, rec = max(runs, key=lambda run: run[0])
         if rec["fingerprint"] != fingerprint:
             raise BadInput(
                 f"idempotency key {key!r} was already used for a different request "
@@ -656,6 +691,7 @@ class RunRecorder:
             status=RunStatus(rec["status"]),
             started_at=datetime.fromisoformat(rec["started_at"]),
             known_at=datetime.fromisoformat(rec["known_at"]),
+            attempt=attempt,
         )
 
     def open_log(self, start: RunStart, written: Future[None] | None = None) -> RunLog:
