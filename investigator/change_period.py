@@ -473,6 +473,14 @@ class EventPeriod(BaseModel):
             NamedTime(at=self.end, words=self.words, period_end="end"),
         )
 
+    def firing_note(self) -> str:
+        """The Time line of an alert question: the period, and that its firings are listed."""
+        return (
+            f"{self.words!r} is taken as the period from {iso_utc(self.start)} to "
+            f"{iso_utc(self.end)} ({self.event}): the answer lists the alert firings in it, "
+            "none outside it"
+        )
+
     def note(self, as_of: datetime) -> str:
         """The Time line: what the words were taken as, and what the answer lists."""
         span = f"from {iso_utc(self.start)} to {iso_utc(self.end)}"

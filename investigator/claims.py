@@ -103,6 +103,7 @@ from investigator.timeline import (
     EPISODE,
     FIRST_SEEN_KEYS,
     AnchorEvent,
+    EventSide,
     NamedTime,
     ReferenceTime,
     holds_at,
@@ -557,6 +558,7 @@ def derive_claims(
     version_period: OwnershipPeriod | None = None,
     versions_cut: Sequence[tuple[str, int]] = (),
     event_period: EventPeriod | None = None,
+    firing_period: EventPeriod | None = None,
     ownership_records: Sequence[Evidence] = (),
     ownership_cut: Sequence[tuple[str, int]] = (),
     owners_cut: Sequence[tuple[str, int, datetime | None]] = (),
@@ -910,9 +912,16 @@ def derive_claims(
                 )
             )
     if Intent.ALERT_FIRING in intent_set:
-        asked_period = time_references(question or "", as_of).period
+        written = time_references(question or "", as_of)
+        asked_period = written.period or (firing_period.named() if firing_period else None)
+        # "Which alerts fired before the incident?": those by the instant its words name.
+        before = (
+            min((r.at for r in refs if r.kind == "event" and r.at <= as_of), default=None)
+            if asked_period is None and written.side is EventSide.BEFORE
+            else None
+        )
         fired_claims, fired_gaps = _alert_firing_claims(
-            _with(evidence, "alert_firing"), question or "", as_of, asked_period
+            _with(evidence, "alert_firing"), question or "", as_of, asked_period, before
         )
         claims.extend(fired_claims)
         text_gaps = [*text_gaps, *fired_gaps]
@@ -963,7 +972,12 @@ def derive_claims(
         only_for_then = errors_read_only_for_then(question or "")
         # Read only to place the event of a period asked ("what was deployed the day before
         # the incident?"): the errors are no change of the period, so not stated.
-        for ev in [] if only_for_then and event_period is not None else firsts:
+        # Read only to place the words' event (the errors of "before the incident"): no answer
+        # of their own to a change or an alert question.
+        placing_only = only_for_then and (
+            event_period is not None or Intent.ALERT_FIRING in intent_set
+        )
+        for ev in [] if placing_only else firsts:
             at = _instant(ev, _FIRST_SEEN_KEYS)
             when = f" first seen at {iso_utc(at)}" if at else ""
             if (taken := passed_over_error(ev, refs)) is not None:
@@ -2307,11 +2321,12 @@ def _alert_firing_claims(
     question: str,
     as_of: datetime,
     period: tuple[NamedTime, NamedTime] | None,
+    before: datetime | None = None,
 ) -> tuple[list[Claim], list[MissingEvidence]]:
     """One fact per alert firing (a FIRED_ON record) by as_of, in time order: which alert,
     on which service, when, and until when (or that it was still firing at as_of). An alert
-    the question names keeps only its own firings; a period asked keeps those in it, with a
-    gap when none is."""
+    the question names keeps only its own firings; a period asked keeps those in it, and an
+    instant its "before X" words name (`before`) those by it, with a gap when none is."""
     named = {n.lower() for n in extract_mentions(question).alerts}
     named |= {i.lower() for i in extract_mentions(question).ids if i.startswith("alert:")}
     rows: list[tuple[datetime, str, str, Evidence]] = []
@@ -2340,6 +2355,19 @@ def _alert_firing_claims(
                 )
             )
         rows = inside
+    if before is not None:
+        by_then = [row for row in rows if row[0] <= before]
+        if not by_then and rows:
+            gaps.append(
+                MissingEvidence(
+                    evidence_type="alert_firing",
+                    intents=[Intent.ALERT_FIRING.value],
+                    description=f"no alert the subject may read fired on what was asked by "
+                    f"{iso_utc(before)}, the time the question's words name; the firings read "
+                    "are all later",
+                )
+            )
+        rows = by_then
     out: list[Claim] = []
     for at, alert, service, ev in sorted(rows, key=lambda r: (r[0], r[1], r[3].element_id)):
         if ev.valid_to is None:

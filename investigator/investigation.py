@@ -744,6 +744,19 @@ def _investigate(
     )
     if event_period is not None:
         change_period = event_period.bounds
+    # "Which alerts fired the day before the incident?": the period its words name, read
+    # as a release question's (its firings in it are the answer, the Time line says it).
+    firing_period = (
+        event_change_period(
+            [Intent.RELEASE_LOOKUP],
+            request.question,
+            as_of,
+            references,
+            outcome.known.late_references,
+        )
+        if Intent.ALERT_FIRING in intents and event_period is None
+        else None
+    )
     pack = build_pack(
         PackRequest(
             run_id=run_id,
@@ -787,6 +800,7 @@ def _investigate(
         version_period=version_period,
         versions_cut=cut_version_reads(outcome.tool_calls) if version_period else (),
         event_period=event_period,
+        firing_period=firing_period,
         window_cuts=[
             *cut_window_reads(outcome.tool_calls, change_period),
             *failed_period_rollouts(outcome.tool_calls, change_period),
@@ -964,6 +978,8 @@ def _investigate(
             *(
                 [event_period.note(as_of)]
                 if event_period is not None
+                else [firing_period.firing_note()]
+                if firing_period is not None
                 else far_anchor_notes(
                     request.question,
                     as_of,

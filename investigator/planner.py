@@ -838,6 +838,9 @@ def _intents_of(question: str) -> tuple[set[Intent], bool]:
         found.discard(Intent.INCIDENT_LOOKUP)
         if not _ERROR_CODE.search(question):
             found.discard(Intent.ERROR_TIMELINE)
+        if not _CORRELATION_WORDS.search(without_event_side_words(question)):
+            # "Which alerts fired after the release?": its release names a time, not a cause.
+            found -= {Intent.DEPLOYMENT_CORRELATION, Intent.RELEASE_LOOKUP}
         found.add(Intent.ALERT_FIRING)
     if not found and _asks_only_about_alerts(question):
         # On-call pastes the alert that paged ("KubeAPIDown", "[FIRING:1] etcdNoLeader") or

@@ -152,3 +152,40 @@ def test_every_firing_is_listed_and_a_read_cut_at_its_cap_says_so(  # type: igno
     flood = json.loads(invoke("investigate", "Which alerts fired on flood?", *BOB, *NOON).out)
     assert flood["status"] == "partial", flood["missing_evidence"]
     assert any("stopped at its cap of 100 firings" in g for g in _required_gaps(flood)), flood
+
+
+def test_time_words_before_or_after_an_event_bound_the_firings(  # type: ignore[no-untyped-def]
+    demo_graph, cli_env, invoke
+) -> None:
+    # Before: every firing by as_of was listed whatever the words said (the 10:03:10 firing
+    # as "the day before the incident"), "after the release" was a cause question with a
+    # verdict, and the first error read to place the incident was claimed beside them.
+    day = json.loads(
+        invoke("investigate", "Which alerts fired on payment-api the day before the incident?",
+               *BOB).out
+    )  # fmt: skip
+    assert day["status"] == "partial" and day["claims"] == [], day["claims"]
+    assert "2026-07-22T10:02:38Z to 2026-07-23T10:02:37Z" in " ".join(day["time_notes"])
+    assert any("2026-07-22T10:02:38Z to 2026-07-23T10:02:37Z" in g for g in _required_gaps(day))
+
+    before = json.loads(
+        invoke("investigate", "Which alerts fired on checkout before the incident?", *BOB).out
+    )
+    assert [c["statement"] for c in before["claims"]] == [
+        "Alert alert:KubePodCrashLooping fired on svc:checkout at 2026-07-23T03:12:00Z "
+        "(until 2026-07-23T03:40:00Z)"
+    ], before["claims"]
+    none_before = json.loads(
+        invoke("investigate", "Which alerts fired on payment-api before the incident?", *BOB).out
+    )
+    assert none_before["status"] == "partial" and none_before["claims"] == []
+
+    after = json.loads(
+        invoke(
+            "investigate", "Which alerts fired on payment-api after the release?", *BOB, *NOON
+        ).out
+    )
+    assert after["intents"] == ["alert_firing", "error_timeline"] and after["verdict"] is None
+    assert [c["statement"] for c in after["claims"]] == [
+        f"{PAYMENT_ALERT} (until 2026-07-23T10:50:00Z)"
+    ], after["claims"]
