@@ -232,6 +232,7 @@ def render_report(
         )
     if service_note:
         lines.append(f"Service    {service_note}")
+    lines += [f"Service    {_clean(note, 1000)}" for note in result.service_notes]
     lines += [f"Name       {note}" for note in name_notes]
     # Rules of one name are told apart by file, group, severity and summary each: room for 3.
     lines += [f"Note       {_clean(note, 1000)}" for note in result.rule_notes]
