@@ -11,6 +11,7 @@ and three Markdown pages of svc:ledger of our own."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import neo4j
@@ -128,7 +129,13 @@ def test_the_cause_question_answers_as_without_the_stale_service(  # type: ignor
     demo_graph: neo4j.Driver, cli_env, invoke
 ) -> None:
     flags = ["--as-of", "2026-07-23T10:30:00Z", *SUBJECT]
-    stale = investigate_json(invoke, CAUSE, "--service", "svc:checkout", *flags)
+    res = invoke("investigate", CAUSE, "--service", "svc:checkout", *flags, "--json")
+    assert res.code == 0, res
+    stale = json.loads(res.out)
+    # stdout holds the one document; the line is said on stderr too, as a human reads it.
+    assert res.err.startswith(
+        "note: the question names svc:payment-api while --service is svc:checkout"
+    ), res.err
     plain = investigate_json(invoke, CAUSE, *flags)
     assert stale["verdict"] == plain["verdict"] == "likely"
     assert [c["statement"] for c in stale["claims"]] == [c["statement"] for c in plain["claims"]]

@@ -383,7 +383,7 @@ def run_investigation(
     if json_out:
         click.echo(investigation_json(result, unresolved))
         # stdout holds the one JSON document (`unresolved_names`); the notes go to stderr too
-        for note in [service_note, *name_notes]:
+        for note in [service_note, *result.service_notes, *name_notes]:
             if note:
                 click.echo(f"note: {note}", err=True)
     else:
