@@ -67,6 +67,7 @@ from investigator.planner import (
     DEPENDS_ON_HOPS,
     DEPLOY_LOOKBACK,
     CompetingCauseChecks,
+    asked_in_another_language,
     asks_about_rollback,
     asks_an_incident,
     errors_read_only_for_then,
@@ -1299,7 +1300,9 @@ def derive_claims(
     unread = unread_words(question or "", [Intent(i) for i in intents])
     if unread is not None:
         # Read as nothing but its names: a name read back is no answer to it (`partial`).
-        missing.append(unread_question_gap(unread))
+        missing.append(
+            unread_question_gap(unread, other_language=asked_in_another_language(question or ""))
+        )
     if Intent.APPLICABLE_RUNBOOK in intent_set and version_period is None:
         missing += _no_runbook_at_as_of_gaps(
             _with(evidence, "runbook"), refs, as_of, known_at, search_stopped_by

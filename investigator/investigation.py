@@ -256,6 +256,9 @@ class InvestigationResult(BaseModel):
     # What the runbook search set aside, said as the card says it: the pages of other
     # database engines than the one the question names or pastes an error of.
     search_notes: list[str] = Field(default_factory=list)
+    # The services the question's words name apart from `--service` (both read, the words'
+    # first): one line, so a `--service` left from an earlier command is seen.
+    service_notes: list[str] = Field(default_factory=list)
     # How "the incident" of a question naming no incident and no service was read: the one
     # incident it means, or the several it could mean (none taken) (incident_reference.py).
     incident_reading: IncidentReading | None = None
@@ -993,6 +996,7 @@ def _investigate(
         search_cut_short=outcome.cut_short,
         deadline_cut_after_calls=outcome.deadline_cut_after_calls,
         rule_notes=[*rules_apart, *removed_rule_notes(outcome, pack.evidence, as_of)],
+        service_notes=outcome.service_notes,
         search_notes=list(
             dict.fromkeys(
                 [

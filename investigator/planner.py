@@ -589,6 +589,8 @@ def reads_as_symptom(question: str) -> bool:
         return False
     if _INCIDENT_WORDS.search(question) or _NOT_A_SYMPTOM.search(question):
         return False
+    if asked_in_another_language(question):
+        return False
     references = time_references(question)
     if references.anchored or references.unresolved or references.now:
         return False
@@ -622,7 +624,9 @@ def unread_words(question: str, intents: Sequence[Intent]) -> str | None:
     entity lookup ("should we do it for payment-api?" -> "should we do it", minus names and
     stop words): what the answer says it could not tell. None for a bare name, a title, a
     document or entity question, or any question an intent rule read."""
-    if list(intents) != [Intent.ENTITY_LOOKUP] or not _QUESTION_SHAPED.search(question):
+    if list(intents) != [Intent.ENTITY_LOOKUP] or not (
+        _QUESTION_SHAPED.search(question) or asked_in_another_language(question)
+    ):
         return None
     rest = question
     for text in sorted(extract_mentions(question).texts(), key=len, reverse=True):
@@ -658,6 +662,27 @@ _HOW_DO_I = LazyPattern(
 
 # A question opening with a verb asks yes or no ("is payment-api ok?", "can checkout take
 # orders?"): with its question mark dropped it is still no symptom said with its place.
+# A question asked in another language than English, by its first word ("Wem gehörte
+# payment-api?", "¿Quién ...?", "À qui ...?", "Chi ...?"): the planner reads English (and
+# Chinese time and ownership words), so its words are said not read (`unread_words`), never
+# taken for a symptom at the place it names (e29-qa m12: "Wem gehörte payment-api?" was
+# answered with the runbook of payment-api). Words that are English too ("come", "was")
+# are left out.
+_OTHER_LANGUAGE_QUESTION = LazyPattern(
+    r"\s*(?:[¿¡]|(?:wer|wem|wen|wessen|wann|warum|wieso|weshalb|welche[rsmn]?|"
+    r"qui|quoi|quand|où|pourquoi|quel(?:le)?s?|à\s+qui|"
+    r"quién(?:es)?|quien(?:es)?|qué|cuándo|cuando|dónde|donde|cómo|cuál(?:es)?|cual|"
+    r"chi|quando|dove|perché|perche|quale|quali|quem|onde|qual|quais|porque|"
+    r"wie|wat|wanneer|waarom|welk|welke)\b)",
+    re.IGNORECASE,
+)
+
+
+def asked_in_another_language(question: str) -> bool:
+    """Whether the question starts as one asked in another language than English."""
+    return bool(_OTHER_LANGUAGE_QUESTION.match(question))
+
+
 _YES_NO_QUESTION = LazyPattern(
     r"\s*(?:is|are|am|isn't|aren't|can|could|should|will|would|shall|may|might|must)\b",
     re.IGNORECASE,
@@ -731,6 +756,8 @@ def reads_as_placed_symptom(question: str) -> bool:
         return False
     if _YES_NO_QUESTION.match(question):
         return False  # "is payment-api ok?" asks its state, not what to do about a symptom
+    if asked_in_another_language(question):
+        return False  # "Wem gehörte payment-api?": a question, its words not read
     references = time_references(question)
     if references.anchored or references.unresolved or references.now:
         return False
@@ -976,6 +1003,10 @@ class Known(BaseModel):
     # (service, alert) of each alert a read of the alerts that fired on a focus service found
     # firing on it by as_of (`alert_owner_steps`): the alerts whose owners are then read.
     alerts_fired_on: list[tuple[str, str]] = Field(default_factory=list)
+    # The services the question's own words lead to (a service it names, one a named alert
+    # fired on, one that emitted a named error code) when `--service` names none of them:
+    # read first, `--service` after (`focus_services`), in the order the words gave them.
+    worded: list[str] = Field(default_factory=list)
 
     def add(self, kind: str, entity_id: str) -> bool:
         """Add one entity id under `kind`; True when it is new."""
@@ -1380,10 +1411,21 @@ def missing_required(intents: Sequence[Intent], supported: Iterable[str]) -> lis
 # -- competing causes and reference times ---------------------------------------------------
 
 
+def emitter_steps(codes: Sequence[str]) -> list[PlanStep]:
+    """The services that emitted each error code (EMITTED into it, navigation)."""
+    return [_one_hop_step(code, "EMITTED", "in", step_id=NAV_PREFIX + "emitters") for code in codes]
+
+
 def focus_services(known: Known, service_id: str | None) -> list[str]:
-    """The services the question is about: the one given, else the first known ones."""
+    """The services the question is about: the one given, else the first known ones.
+
+    When the question's own words lead to other services than `--service` (`Known.worded`:
+    "the 10:02 release of payment-api" asked with a `--service svc:checkout` left in the
+    shell's history), those come first and `--service` after: what the question names is
+    read and answered, never set aside for the flag."""
     if service_id:
-        return [service_id]
+        worded = [s for s in known.worded if s != service_id]
+        return [*worded, service_id][:MAX_FOCUS_SERVICES]
     return known.services[:MAX_FOCUS_SERVICES]
 
 
@@ -1935,7 +1977,9 @@ def competing_cause_status(
         window_from=shift(known.first_seen, -CHANGE_LOOKBACK)
         if expected and known.first_seen
         else None,
-        upstream=list(known.upstream),
+        # A focus service is never its own competing cause (one the words name may have been
+        # read as upstream of `--service` before the words led to it).
+        upstream=[svc for svc in known.upstream if svc not in focus],
     )
     done = [
         tc

@@ -58,6 +58,7 @@ from investigator.planner import (
     PlanInput,
     asks_unnamed_alert_owner,
     competing_cause_steps,
+    emitter_steps,
     extract_mentions,
     focus_services,
     followup_steps,
@@ -176,6 +177,9 @@ class RetrievalOutcome(BaseModel):
     # start), not followed: the errors had not happened at as_of (a cause question asked
     # between a release and its first error holds back what explains them).
     errors_later: dict[str, datetime] = Field(default_factory=dict)
+    # What the question's words name apart from `--service`, in one line each: both are read
+    # (the words' first); said so a `--service` left from an earlier command is seen.
+    service_notes: list[str] = Field(default_factory=list)
 
 
 # The kinds of anchor a run that did not follow it says it found recorded later.
@@ -234,6 +238,13 @@ class QuestionFocus(BaseModel):
     latest_when_unnamed: bool = False
     asks_affected: bool = False
     named_services: list[str] = Field(default_factory=list)
+    # The services the question's own words lead to, `--service` aside: a service it names
+    # (linked), one a named alert fired on, one that emitted a named error code; in the
+    # order read. `--service` among none of them: the words' are read first (`Known.worded`).
+    worded: list[str] = Field(default_factory=list)
+    # Of those, each reached through a record the words name -> that record (the error code
+    # it emitted, the alert that fired on it).
+    worded_via: dict[str, str] = Field(default_factory=dict)
     # error code id -> its `code` as the KG records it
     code_of: dict[str, str] = Field(default_factory=dict)
     # error code id -> the earliest first-seen instant read for it
@@ -317,11 +328,20 @@ def learn_named_runbooks(known: Known, rows: Sequence[TemplateRow]) -> bool:
     return changed
 
 
-def learn(known: Known, rows: Sequence[TemplateRow], focus: QuestionFocus, as_of: datetime) -> bool:
+def learn(
+    known: Known,
+    rows: Sequence[TemplateRow],
+    focus: QuestionFocus,
+    as_of: datetime,
+    *,
+    worded: bool = True,
+) -> bool:
     """Update `known` (and `focus`) from rows; True when anything is new.
 
     Element types and context ids become anchors; the first error is the one `focus`
-    says the question is about (`QuestionFocus.anchor`).
+    says the question is about (`QuestionFocus.anchor`). `worded`: a service record among
+    the rows is one the question's words name (not so for the rows of `--service`'s own
+    linking call).
     """
     changed = False
     # Decided before this batch: an incident's services found together stay together.
@@ -343,6 +363,8 @@ def learn(known: Known, rows: Sequence[TemplateRow], focus: QuestionFocus, as_of
             if kind == "services" and el.element_id not in focus.named_services:
                 # Service records only come from linking what the question names.
                 focus.named_services.append(el.element_id)
+            if kind == "services" and worded and el.element_id not in focus.worded:
+                focus.worded.append(el.element_id)
             if el.type == "ChangeEvent":
                 # A change found by a lookup, as one found by a check: its documents are read.
                 changed |= known.add("changes", el.element_id)
@@ -361,6 +383,20 @@ def learn(known: Known, rows: Sequence[TemplateRow], focus: QuestionFocus, as_of
                         focus.code_of[value] = row.context.get("code")
                     if not focus.names_error(value):
                         continue  # another code of the same service: not asked about
+                start = row.context.get("start")
+                if (
+                    kind == "services"
+                    and el.type == "EMITTED"
+                    and key == "neighbour"
+                    and isinstance(start, str)
+                    and kind_of(start) == "error_codes"
+                    and focus.names_error(start)
+                    and value not in focus.worded
+                ):
+                    # A service that emitted an error code the question names: the words
+                    # lead to it (the place asked about when `--service` is another one).
+                    focus.worded.append(value)
+                    focus.worded_via[value] = start
                 if (
                     kind == "services"
                     and el.type in _INCIDENT_LINKS
@@ -402,6 +438,15 @@ def learn(known: Known, rows: Sequence[TemplateRow], focus: QuestionFocus, as_of
                 ):
                     # The service an alert the question names fired on: named through it.
                     focus.named_services.append(value)
+                if (
+                    kind == "services"
+                    and el.type == "FIRED_ON"
+                    and key == "neighbour"
+                    and value not in focus.worded
+                ):
+                    focus.worded.append(value)
+                    if isinstance(row.context.get("start"), str):
+                        focus.worded_via[value] = str(row.context["start"])
                 if (
                     kind == "services"
                     and el.type == "DEPENDS_ON"
@@ -638,6 +683,14 @@ class RetrievalLoop:
         self.asked_alerts = list(policy.section_names)
         self.runbook_urls: dict[str, str] = {}
         mentions = extract_mentions(plan_input.question)
+        # The linking call of `--service` as written: its service is no word of the question,
+        # unless the question writes it too (`QuestionFocus.worded`).
+        self.given_text = (
+            plan_input.service_id[:200]
+            if plan_input.service_id
+            and plan_input.service_id[:200] not in {t[:200] for t in mentions.texts()}
+            else None
+        )
         # Whether the question's own words name a record (`--service` aside).
         self.words_mention = bool(mentions.texts())
         self.has_mentions = self.words_mention or plan_input.service_id is not None
@@ -894,7 +947,7 @@ class RetrievalLoop:
                         if step_key(s) not in done
                     ),
                     *must_run,
-                    *self._owners_of_named(known, done),
+                    *self._named_reads(known, done),
                 ]
             )
             if not required_missing and not next_steps:
@@ -938,7 +991,27 @@ class RetrievalLoop:
         outcome.reading = self.reading
         outcome.started_later = dict(sorted(self.started_later.items()))
         outcome.errors_later = dict(sorted(self.errors_later.items()))
+        outcome.service_notes = self._service_notes()
         return outcome
+
+    def _service_notes(self) -> list[str]:
+        """One line when the question's words lead to other services than `--service`."""
+        apart = self._worded_apart()
+        if not apart:
+            return []
+        said = []
+        for svc in apart:
+            via = self.focus.worded_via.get(svc)
+            if via is None:
+                said.append(svc)
+            else:
+                how = "emitted by" if kind_of(via) == "error_codes" else "fired on"
+                said.append(f"{via} ({how} {svc})")
+        named = ", ".join(said)
+        return [
+            f"the question names {named} while --service is {self.inp.service_id}: both are "
+            f"read, the question's first (an earlier command's --service? drop or change it)"
+        ]
 
     def _as_recorded(
         self, candidates: list[Evidence], known: Known, outcome: RetrievalOutcome
@@ -1459,6 +1532,58 @@ class RetrievalLoop:
         named = alert_focus([alert_name_in(chosen.matched_alert)], [url] if url else [])
         return named.model_copy(update={"text": words})
 
+    def _worded_apart(self) -> list[str]:
+        """The services the question's own words lead to when `--service` is none of them
+        ("Was the 10:02 release of payment-api related to PAY-4097?" asked with a
+        `--service svc:checkout` left from an earlier command): empty otherwise."""
+        given = self.inp.service_id
+        if not given or given in self.focus.worded:
+            return []
+        return list(self.focus.worded)
+
+    def _read_worded(self, known: Known) -> bool:
+        """Make the services the words lead to, apart from `--service`, anchors and the first
+        focus services (`Known.worded`); True when any is new. Before (e29-qa finding 1),
+        `--service` alone was the focus: the cause question named no release (payment-api's
+        releases were upstream of checkout's, never the one asked about), the runbook
+        question claimed `--service`'s pages and set aside the one of the error asked."""
+        apart = self._worded_apart()
+        changed = False
+        for svc in apart:
+            changed |= known.add("services", svc)
+        if apart != known.worded:
+            known.worded = apart
+            changed = True
+        return changed
+
+    def _named_reads(self, known: Known, done: set[str]) -> list[PlanStep]:
+        """Reads of what the question's words name that `--service`'s own records would
+        otherwise stand in for: the owners of a service the words name (`_owners_of_named`);
+        the services that emitted an error code it names, when its words name no service
+        (whether `--service` is one of them); and, when the words lead elsewhere than
+        `--service` (`_worded_apart`), the runbooks of those services and of the error codes
+        named, read even when `--service`'s runbooks were found first."""
+        given = self.inp.service_id
+        if not given:
+            return []
+        steps = self._owners_of_named(known, done)
+        codes = [c for c in known.error_codes if self.focus.names_error(c)][:MAX_FOCUS_SERVICES]
+        if not self.focus.worded:
+            steps += [s for s in emitter_steps(codes) if step_key(s) not in done]
+        apart = self._worded_apart()
+        useful = set(useful_types(self.intents))
+        if apart and useful & {"runbook", "policy"}:
+            steps += [
+                s
+                for s in steps_for(
+                    ["runbook"],
+                    Known(services=apart[:MAX_FOCUS_SERVICES], error_codes=codes),
+                    as_of=self.inp.as_of,
+                )
+                if step_key(s) not in done and s.template_id == "runbooks_for"
+            ]
+        return unique_steps(steps)
+
     def _owners_of_named(self, known: Known, done: set[str]) -> list[PlanStep]:
         """The owner lookups of the services the question's own words name, when `--service`
         named another: with `--service` known from the start, its owner is read in round one
@@ -1611,7 +1736,17 @@ class RetrievalLoop:
                     # Its earliest releases are read: "the first release" may be placed.
                     known.add("release_histories", str(step.params["service_id"]))
             elif result.template_id not in TEXT_CHANNEL_TYPES:
-                learned |= learn(known, self._tied_at_as_of(read_rows), self.focus, self.inp.as_of)
+                learned |= learn(
+                    known,
+                    self._tied_at_as_of(read_rows),
+                    self.focus,
+                    self.inp.as_of,
+                    worded=not (
+                        result.template_id == "entity_resolution"
+                        and self.given_text is not None
+                        and step.params.get("text") == self.given_text
+                    ),
+                )
                 if result.template_id == "entity_resolution":
                     learned |= learn_named_runbooks(known, read_rows)
             else:
@@ -1636,6 +1771,7 @@ class RetrievalLoop:
                 for ev in read
             ]
             chunks.append((_reference_time(step), rows))
+        learned |= self._read_worded(known)
         started = time.perf_counter()
         recorded_before = self.session.record_ms
         self._reread()

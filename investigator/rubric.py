@@ -198,11 +198,13 @@ def unrecorded_evidence(asks: Iterable[str]) -> list[MissingEvidence]:
     return out
 
 
-def unread_question_gap(words: str) -> MissingEvidence:
-    """The required gap of a question read as nothing but the names in it."""
+def unread_question_gap(words: str, *, other_language: bool = False) -> MissingEvidence:
+    """The required gap of a question read as nothing but the names in it (`other_language`:
+    one asked in another language than English, which the planner does not read)."""
+    language = " (questions are read in English)" if other_language else ""
     return MissingEvidence(
         evidence_type=UNREAD_QUESTION,
         intents=[Intent.ENTITY_LOOKUP.value],
-        description=f"the question's words {words!r} ask something it does not read: only "
-        f"the names in it were looked up; {UNREAD_QUESTION_HINT}",
+        description=f"the question's words {words!r} ask something it does not read{language}: "
+        f"only the names in it were looked up; {UNREAD_QUESTION_HINT}",
     )

@@ -246,6 +246,7 @@ def render_report(
         )
     if service_note:
         lines.append(f"Service    {service_note}")
+    lines += [f"Service    {_clean(note, 1000)}" for note in result.service_notes]
     lines += [f"Name       {note}" for note in name_notes]
     # Rules of one name are told apart by file, group, severity and summary each: room for 3.
     lines += [f"Note       {_clean(note, 1000)}" for note in result.rule_notes]
@@ -399,7 +400,7 @@ def run_investigation(
     if json_out:
         click.echo(investigation_json(result, unresolved))
         # stdout holds the one JSON document (`unresolved_names`); the notes go to stderr too
-        for note in [service_note, *name_notes]:
+        for note in [service_note, *result.service_notes, *name_notes]:
             if note:
                 click.echo(f"note: {note}", err=True)
     else:
