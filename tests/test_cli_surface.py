@@ -265,6 +265,36 @@ def test_a_name_in_the_question_that_resolves_to_nothing_is_said_with_close_matc
     assert (doc["tenant"], doc["subject_id"]) == ("acme", "user:bob")
 
 
+def test_a_run_id_in_the_question_points_to_trace_and_replay(  # type: ignore[no-untyped-def]
+    demo: neo4j.Driver, cli_env, invoke
+) -> None:
+    """Finding m13: a run id pasted into a question ("why did run-e8a0... say likely?") got
+    "matched nothing visible ...; no visible id is close to it". The line says what reads a
+    run; nothing is looked up, so it is the same for bob's own run, another tenant's, a part
+    of one, or none."""
+    own = invoke("investigate", "Who owns payment-api?", "--subject", "acme/user:bob", "--json")
+    mine = json.loads(own.out)["run_id"]
+    for typed in (mine, mine[:12], "run-" + "0" * 32):
+        question = f"Why did {typed} say likely?"
+        res = invoke("investigate", question, "--subject", "acme/user:bob", "--max-rounds", "1")
+        assert res.code == 0, res
+        notes = [x for x in res.out.splitlines() if x.startswith("Name ")]
+        note = (
+            f"{typed!r} in the question is a run id: an investigation reads the Knowledge "
+            f"Graph, not recorded runs; `investigator trace {typed} --subject acme/user:bob` "
+            "shows what that run read and claimed, `investigator replay "
+            f"{typed} --subject acme/user:bob` checks that it reproduces (served: the `trace` "
+            "and `replay` tools). The answer does not cover it."
+        )
+        assert notes == [f"Name       {note}"], res.out
+        as_json = invoke("investigate", question, "--subject", "acme/user:bob", "--max-rounds",
+                         "1", "--json")  # fmt: skip
+        doc = json.loads(as_json.out)
+        assert doc["unresolved_names"] == [
+            {"text": typed, "given_as": "question", "suggestions": [], "note": note}
+        ]
+
+
 def test_a_name_of_another_tenant_or_a_hidden_record_gets_no_hint_about_it(  # type: ignore[no-untyped-def]
     demo: neo4j.Driver, cli_env, invoke
 ) -> None:
