@@ -342,6 +342,36 @@ def test_runbook_suggests_visible_close_matches(cli_env, demo, invoke, typed: st
     assert doc["suggestions"] == ["svc:payment-api"]
 
 
+@pytest.mark.parametrize("typed", ["payment", "svc:payment", "pay", "Paym"])
+def test_a_name_typed_in_part_suggests_every_visible_id_it_starts(  # type: ignore[no-untyped-def]
+    cli_env, demo, invoke, typed: str
+) -> None:
+    """Finding 16: `--service payment` suggested only svc:payment-db (the nearer spelling),
+    never svc:payment-api, the incident's service; `--service pay` said "no visible id is
+    close to it". Both ids start with it: both are named, by id; globex's never."""
+    res = invoke("runbook", "--service", typed, "--subject", "acme/user:bob")
+    assert res.code == 0, res
+    assert res.out.splitlines()[0] == (
+        f"No runbook: no service matching {typed!r} is visible to acme/user:bob; "
+        "did you mean svc:payment-api or svc:payment-db?"
+    ), res.out
+    assert not any(g in res.out for g in GLOBEX)
+    doc = json.loads(
+        invoke("runbook", "--service", typed, "--subject", "acme/user:bob", "--json").out
+    )
+    assert doc["suggestions"] == ["svc:payment-api", "svc:payment-db"]
+    # globex's subject: its own service of that name only.
+    mallory = invoke("runbook", "--service", typed, "--subject", "globex/user:mallory", "--json")
+    assert json.loads(mallory.out)["suggestions"] == ["svc:globex-payment-api"], mallory
+    # investigate says it of --service alike.
+    asked = invoke("investigate", "Who owns it?", "--service", typed, "--subject",
+                   "acme/user:bob", "--max-rounds", "1", "--json")  # fmt: skip
+    names = json.loads(asked.out)["unresolved_names"]
+    assert [(n["given_as"], n["suggestions"]) for n in names] == [
+        ("service", ["svc:payment-api", "svc:payment-db"])
+    ], names
+
+
 def test_runbook_with_nothing_close_says_so(cli_env, demo, invoke) -> None:  # type: ignore[no-untyped-def]
     res = invoke("runbook", "--service", "svc:no-such-thing", "--subject", "acme/user:bob")
     assert res.code == 0, res
