@@ -62,12 +62,27 @@ def lucene_fuzzy(text: str) -> str:
     return " ".join(f"{w}~{2 if len(w) >= 5 else 1}" for w in unique)
 
 
+def lucene_prefix(text: str) -> str:
+    """Turn typed text into Lucene prefix terms (`pay*`): the words `lucene_fuzzy` takes
+    (lower-case letters and digits, three or more, at most eight), each matching the terms
+    that start with it. No query syntax can reach Lucene."""
+    words = _fuzzy_words(text)
+    if not words:
+        raise ValueError(f"no word of {_FUZZY_MIN_LENGTH} or more letters or digits to match")
+    unique = list(dict.fromkeys(words))[:_FUZZY_MAX_TERMS]
+    return " ".join(f"{w}*" for w in unique)
+
+
 def has_fuzzy_terms(text: str) -> bool:
     """Whether `lucene_fuzzy` finds a word in `text` to match (else it refuses the text)."""
     return bool(_fuzzy_words(text))
 
 
-_TRANSFORMS = {"lucene_phrase": lucene_phrase, "lucene_fuzzy": lucene_fuzzy}
+_TRANSFORMS = {
+    "lucene_phrase": lucene_phrase,
+    "lucene_fuzzy": lucene_fuzzy,
+    "lucene_prefix": lucene_prefix,
+}
 
 
 class CompiledQuery(BaseModel):

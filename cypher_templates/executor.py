@@ -77,11 +77,16 @@ _PRINCIPAL_QUERY = (
 )
 _PRINCIPAL_TIMEOUT_S = 5.0
 # The principals whose tenant and id are the ones given but for case (a hint for an unknown
-# subject: `ACME/User:Oncall` -> acme/user:oncall). Only read when the exact lookup failed.
+# subject: `ACME/User:Oncall` -> acme/user:oncall), or whose id is the name given after a
+# prefix it left out or mistyped (`acme/bob`, `acme/usr:bob` -> acme/user:bob). Only read when
+# the exact lookup failed; only the tenant typed (but for case), and only ids whose name the
+# caller has already spelled out: no near-miss search that would list a tenant's principals.
 _PRINCIPAL_CASE_QUERY = (
-    "MATCH (p:KG:Principal) WHERE toLower(p.tenant) = $tenant AND toLower(p.id) = $subject_id "
+    "MATCH (p:KG:Principal) WHERE toLower(p.tenant) = $tenant "
+    "AND (toLower(p.id) IN [$subject_id, $name] OR (p.id CONTAINS ':' "
+    "AND toLower(substring(p.id, size(split(p.id, ':')[0]) + 1)) = $name)) "
     "AND p.status = 'active' AND p.superseded_at IS NULL "
-    "RETURN p.tenant AS tenant, p.id AS id ORDER BY tenant, id LIMIT 3"
+    "RETURN DISTINCT p.tenant AS tenant, p.id AS id ORDER BY tenant, id LIMIT 3"
 )
 # A read that timed out is tried once more with this many times its timeout: the first try
 # may have gone on planning. Still bounded (20 s for a 5 s template).
@@ -784,11 +789,14 @@ class TemplateExecutor:
         ]
 
     def principals_ignoring_case(self, ref: SubjectRef) -> list[SubjectRef]:
-        """The active principals named `ref` but for case (at most 3), for a "did you mean"
-        after an unknown subject: only names the caller has already spelled out."""
+        """The active principals named `ref` but for case, or but for the prefix of its id
+        (`bob`, `usr:bob` -> user:bob), at most 3, for a "did you mean" after an unknown
+        subject: only names the caller has already spelled out, in the tenant typed."""
+        subject_id = ref.id.lower()
+        name = subject_id.split(":", 1)[1] if ":" in subject_id else subject_id
         records = self._read_retrying(
             _PRINCIPAL_CASE_QUERY,
-            {"tenant": ref.tenant.lower(), "subject_id": ref.id.lower()},
+            {"tenant": ref.tenant.lower(), "subject_id": subject_id, "name": name},
             _PRINCIPAL_TIMEOUT_S,
             3,
         )

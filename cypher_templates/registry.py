@@ -162,7 +162,7 @@ class DerivedSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
     source: str = Field(alias="from")
-    transform: Literal["lucene_phrase", "lucene_fuzzy"]
+    transform: Literal["lucene_phrase", "lucene_fuzzy", "lucene_prefix"]
 
 
 class OptionSpec(BaseModel):

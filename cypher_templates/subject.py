@@ -190,8 +190,9 @@ def read_principal(executor: TemplateExecutor, ref: SubjectRef) -> PrincipalReco
     """The subject's current Principal record in its tenant; unknown there -> NotAuthorized."""
     records = executor.read_principals(ref)
     if not records:
-        # Only a principal that differs in case: its tenant and id are the ones typed, so the
-        # hint tells nothing about a tenant or principal the caller did not already name.
+        # Only a principal that differs in case, or in the prefix of its id (`acme/bob` ->
+        # acme/user:bob): its tenant and name are the ones typed, so the hint tells nothing
+        # about a tenant or principal the caller did not already name.
         close = [str(r) for r in executor.principals_ignoring_case(ref) if r != ref]
         hint = f"; did you mean {' or '.join(close)}?" if close else ""
         raise NotAuthorized(f"unknown subject {ref.id!r} in tenant {ref.tenant!r}{hint}")

@@ -2,11 +2,13 @@
 
 Only what the subject may see: the candidates come from allowlisted templates
 (`entity_resolution`, `fulltext_search`, `name_suggestions`: fuzzy terms for a slip inside a
-word) run through the executor, which enforces tenant,
-ACL and purpose inside Cypher, so a suggestion never names another tenant's id or one the
-subject may not see. Building the queries and ranking the rows are pure and deterministic:
-the typed text is lower-cased and split into words (`svc:Payment-API`, `payment_api` ->
-payment, api), candidates are ranked by string similarity to it, ties by id.
+word, `name_prefixes`: the names a part typed starts) run through the executor, which
+enforces tenant, ACL and purpose inside Cypher, so a suggestion never names another tenant's
+id or one the subject may not see. Building the queries and ranking the rows are pure and
+deterministic: the typed text is lower-cased and split into words (`svc:Payment-API`,
+`payment_api` -> payment, api), candidates are ranked by string similarity to it, ties by
+id; those whose id or name starts with it (`pay`: payment-api, payment-db) come first, by
+id.
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ MIN_SIMILARITY = 0.8
 # (0.67, three edits), another incident.
 MIN_WORD_SIMILARITY = 0.8
 _FULLTEXT_LIMIT = 10
+# A name typed in part must be this long (its words joined by `-`, no id prefix) for the
+# ids that start with it to be suggested (`pay` -> svc:payment-api, svc:payment-db).
+MIN_PREFIX = 3
 _ID_PREFIX = re.compile(r"^[a-z][a-z0-9_-]*:")  # svc:, alert:, err:
 
 
@@ -101,6 +106,8 @@ def suggestion_queries(text: str, label: str) -> list[SuggestionQuery]:
     if has_fuzzy_terms(spaced):
         # A slip inside one word ("PaymentApiHighErrrorRate") shares no term with the name.
         searches.append(("name_suggestions", "text"))
+        # A name typed in part (`pay`, `svc:payment`): the ids that start with it.
+        searches.append(("name_prefixes", "text"))
     queries += [
         SuggestionQuery(
             template_id=template_id,
@@ -145,14 +152,22 @@ def _split_guesses(words: list[str]) -> str | None:
 
 
 def rank_suggestions(text: str, candidates: list[Candidate]) -> list[str]:
-    """The ids of the candidates closest to `text`, best first (at most MAX_SUGGESTIONS)."""
+    """The ids of the candidates closest to `text`, best first (at most MAX_SUGGESTIONS).
+
+    A text that several ids start with (`payment`: payment-api, payment-db; `pay`) is no slip
+    of one of them: those ids come first, by id, then the ones spelled alike."""
     words = _words(text)
     typed = "-".join(words)
     best: dict[str, float] = {}
+    started: set[str] = set()
     for cand in candidates:
         if cand.element_id == text:
             continue
         keys = [cand.element_id] + ([cand.name] if cand.name else [])
+        if len(typed) >= MIN_PREFIX and any(
+            (have := "-".join(_words(key))) != typed and have.startswith(typed) for key in keys
+        ):
+            started.add(cand.element_id)
         # Only keys that differ by slips: a different word is a different thing.
         alike = [key for key in keys if _no_other_word(words, _words(key))]
         ratio = max(
@@ -161,8 +176,12 @@ def rank_suggestions(text: str, candidates: list[Candidate]) -> list[str]:
         )
         if ratio >= MIN_SIMILARITY:
             best[cand.element_id] = max(best.get(cand.element_id, 0.0), ratio)
-    ranked = sorted(best.items(), key=lambda item: (-item[1], item[0]))
-    return [element_id for element_id, _ in ranked[:MAX_SUGGESTIONS]]
+    ranked = sorted(started) + [
+        element_id
+        for element_id, _ in sorted(best.items(), key=lambda item: (-item[1], item[0]))
+        if element_id not in started
+    ]
+    return ranked[:MAX_SUGGESTIONS]
 
 
 def rank_containing(text: str, candidates: list[Candidate]) -> list[str]:

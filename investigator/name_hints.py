@@ -229,6 +229,14 @@ def unresolved_names(
         )
         names.append(UnresolvedName(text=service, given_as="service", suggestions=found, note=note))
     for text, label in unresolved:
+        if _run_id_shaped(text):
+            # A run id pasted into a question (finding m13): no record is named so; what
+            # reads a run is trace and replay. Nothing is looked up: the line says the same
+            # whether such a run exists, and whose.
+            names.append(
+                UnresolvedName(text=text, given_as="question", note=_run_id_note(text, subject_id))
+            )
+            continue
         found = hints.suggestions(text, label)
         matched = _matched_in_answer(result, text)
         if matched is None:
@@ -246,6 +254,34 @@ def unresolved_names(
             )
         names.append(UnresolvedName(text=text, given_as="question", suggestions=found, note=note))
     return names
+
+
+# What a run id starts with (`run-` and hex digits, whole or a part of one): the recorder's
+# `run-` + uuid4 hex, typed in either case.
+_RUN_ID_MIN_HEX = 4
+
+
+def _run_id_shaped(text: str) -> bool:
+    """Whether `text` is a run id or the start of one (`run-54298d42`)."""
+    head, sep, rest = text.lower().partition("-")
+    return (
+        head == "run"
+        and bool(sep)
+        and len(rest) >= _RUN_ID_MIN_HEX
+        and all(c in "0123456789abcdef" for c in rest)
+    )
+
+
+def _run_id_note(text: str, subject_id: str) -> str:
+    """The line for a run id in a question: what reads a run instead."""
+    run = _clean(text, 40)
+    who = _clean(subject_id)
+    return (
+        f"{run!r} in the question is a run id: an investigation reads the Knowledge Graph, "
+        f"not recorded runs; `investigator trace {run} --subject {who}` shows what that run "
+        f"read and claimed, `investigator replay {run} --subject {who}` checks that it "
+        "reproduces (served: the `trace` and `replay` tools). The answer does not cover it."
+    )
 
 
 def _did_you_mean(suggestions: list[str]) -> str:

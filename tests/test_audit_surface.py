@@ -269,7 +269,11 @@ def test_readable_run_applies_the_rules_trace_replay_and_serving_share(graph: Gr
         assert str(caught.value) == message
     with pytest.raises(BadInput) as unknown:
         read("acme/user:alice", None, "run-none")
-    assert str(unknown.value) == "unknown run run-none"
+    # Not a whole run id: said so, with none of alice's runs starting with it.
+    assert str(unknown.value) == (
+        "unknown run run-none: run ids are whole (run- and 32 hex digits); none of your runs "
+        "starts with it (investigator runs lists them)"
+    )
     # Another tenant's run is answered like one never recorded: its existence is acme's.
     with pytest.raises(BadInput) as other_tenant:
         read("globex/user:mallory", "audit")

@@ -326,6 +326,21 @@ def test_unknown_subject_exits_3_with_one_line(
         # Another tenant's principal is never named to an acme subject, whatever the case.
         ("acme/user:MALLORY", "error: unknown subject 'user:MALLORY' in tenant 'acme'\n"),
         ("globex/user:oncall", "error: unknown subject 'user:oncall' in tenant 'globex'\n"),
+        # The id without its prefix, or with a wrong one (finding m6: `acme/bob` had no hint
+        # while `acme/user:Bob` had one): the principal of that tenant and that name.
+        (
+            "acme/oncall",
+            "error: unknown subject 'oncall' in tenant 'acme'; did you mean acme/user:oncall?\n",
+        ),
+        (
+            "acme/usr:OnCall",
+            "error: unknown subject 'usr:OnCall' in tenant 'acme'; did you mean "
+            "acme/user:oncall?\n",
+        ),
+        # Never another tenant's principal of that name, never a near miss of the name.
+        ("acme/mallory", "error: unknown subject 'mallory' in tenant 'acme'\n"),
+        ("globex/oncall", "error: unknown subject 'oncall' in tenant 'globex'\n"),
+        ("acme/oncal", "error: unknown subject 'oncal' in tenant 'acme'\n"),
     ],
 )
 def test_a_subject_typed_in_the_wrong_case_is_named(  # type: ignore[no-untyped-def]

@@ -268,6 +268,36 @@ def test_a_name_in_the_question_that_resolves_to_nothing_is_said_with_close_matc
     assert (doc["tenant"], doc["subject_id"]) == ("acme", "user:bob")
 
 
+def test_a_run_id_in_the_question_points_to_trace_and_replay(  # type: ignore[no-untyped-def]
+    demo: neo4j.Driver, cli_env, invoke
+) -> None:
+    """Finding m13: a run id pasted into a question ("why did run-e8a0... say likely?") got
+    "matched nothing visible ...; no visible id is close to it". The line says what reads a
+    run; nothing is looked up, so it is the same for bob's own run, another tenant's, a part
+    of one, or none."""
+    own = invoke("investigate", "Who owns payment-api?", "--subject", "acme/user:bob", "--json")
+    mine = json.loads(own.out)["run_id"]
+    for typed in (mine, mine[:12], "run-" + "0" * 32):
+        question = f"Why did {typed} say likely?"
+        res = invoke("investigate", question, "--subject", "acme/user:bob", "--max-rounds", "1")
+        assert res.code == 0, res
+        notes = [x for x in res.out.splitlines() if x.startswith("Name ")]
+        note = (
+            f"{typed!r} in the question is a run id: an investigation reads the Knowledge "
+            f"Graph, not recorded runs; `investigator trace {typed} --subject acme/user:bob` "
+            "shows what that run read and claimed, `investigator replay "
+            f"{typed} --subject acme/user:bob` checks that it reproduces (served: the `trace` "
+            "and `replay` tools). The answer does not cover it."
+        )
+        assert notes == [f"Name       {note}"], res.out
+        as_json = invoke("investigate", question, "--subject", "acme/user:bob", "--max-rounds",
+                         "1", "--json")  # fmt: skip
+        doc = json.loads(as_json.out)
+        assert doc["unresolved_names"] == [
+            {"text": typed, "given_as": "question", "suggestions": [], "note": note}
+        ]
+
+
 def test_a_name_of_another_tenant_or_a_hidden_record_gets_no_hint_about_it(  # type: ignore[no-untyped-def]
     demo: neo4j.Driver, cli_env, invoke
 ) -> None:
@@ -313,6 +343,36 @@ def test_runbook_suggests_visible_close_matches(cli_env, demo, invoke, typed: st
     )
     assert doc["runbook"] is None and doc["owner"] is None
     assert doc["suggestions"] == ["svc:payment-api"]
+
+
+@pytest.mark.parametrize("typed", ["payment", "svc:payment", "pay", "Paym"])
+def test_a_name_typed_in_part_suggests_every_visible_id_it_starts(  # type: ignore[no-untyped-def]
+    cli_env, demo, invoke, typed: str
+) -> None:
+    """Finding 16: `--service payment` suggested only svc:payment-db (the nearer spelling),
+    never svc:payment-api, the incident's service; `--service pay` said "no visible id is
+    close to it". Both ids start with it: both are named, by id; globex's never."""
+    res = invoke("runbook", "--service", typed, "--subject", "acme/user:bob")
+    assert res.code == 0, res
+    assert res.out.splitlines()[0] == (
+        f"No runbook: no service matching {typed!r} is visible to acme/user:bob; "
+        "did you mean svc:payment-api or svc:payment-db?"
+    ), res.out
+    assert not any(g in res.out for g in GLOBEX)
+    doc = json.loads(
+        invoke("runbook", "--service", typed, "--subject", "acme/user:bob", "--json").out
+    )
+    assert doc["suggestions"] == ["svc:payment-api", "svc:payment-db"]
+    # globex's subject: its own service of that name only.
+    mallory = invoke("runbook", "--service", typed, "--subject", "globex/user:mallory", "--json")
+    assert json.loads(mallory.out)["suggestions"] == ["svc:globex-payment-api"], mallory
+    # investigate says it of --service alike.
+    asked = invoke("investigate", "Who owns it?", "--service", typed, "--subject",
+                   "acme/user:bob", "--max-rounds", "1", "--json")  # fmt: skip
+    names = json.loads(asked.out)["unresolved_names"]
+    assert [(n["given_as"], n["suggestions"]) for n in names] == [
+        ("service", ["svc:payment-api", "svc:payment-db"])
+    ], names
 
 
 def test_runbook_with_nothing_close_says_so(cli_env, demo, invoke) -> None:  # type: ignore[no-untyped-def]

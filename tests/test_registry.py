@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from cypher_templates.compiler import compile_step, lucene_fuzzy, lucene_literal
+from cypher_templates.compiler import compile_step, lucene_fuzzy, lucene_literal, lucene_prefix
 from cypher_templates.plan import PlanStep, QueryPlan
 from cypher_templates.registry import TemplateRefused, TemplateRegistry, UnknownTemplate
 from investigator.errors import BadInput
@@ -168,8 +168,12 @@ def test_rendered_text_never_contains_a_parameter_value(value: str) -> None:
                     ),
                 )
             except TemplateRefused:
-                # Fuzzy terms are words only: a value with none is refused, never rendered.
-                assert {d.transform for d in spec.derived.values()} == {"lucene_fuzzy"}
+                # Fuzzy and prefix terms are words only: a value with none is refused, never
+                # rendered.
+                assert {d.transform for d in spec.derived.values()} <= {
+                    "lucene_fuzzy",
+                    "lucene_prefix",
+                }
                 continue
             # The text depends on the structural options only, never on the values.
             assert compiled.text == baseline.text
@@ -260,6 +264,20 @@ def test_lucene_fuzzy_keeps_only_words(text: str, expected: str) -> None:
     assert lucene_fuzzy(text) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("pay", "pay*"),
+        ("svc:Payment", "svc* payment*"),
+        # Only letters and digits, each a prefix term of its own: no field, range, operator
+        # or wildcard of the text's reaches Lucene.
+        ('payment* OR tenant:globex AND "x" [a TO z]', "payment* tenant* globex* and*"),
+    ],
+)
+def test_lucene_prefix_keeps_only_words(text: str, expected: str) -> None:
+    assert lucene_prefix(text) == expected
+
+
 def test_a_fuzzy_search_without_a_word_is_refused() -> None:
     with pytest.raises(TemplateRefused, match="no word of 3 or more"):
         compile_step(REG, step("name_suggestions", "entity", params={"text": "x' OR 1=1 //"}))
@@ -305,6 +323,7 @@ PINNED_V2_HASHES = "sha256:cbff7c9d1de128cc8bb7d23a0476c0beacbb2c41e6344d87b2110
 LATER_VARIANTS = {("runbooks_for", (("anchor", "runbook"),))}
 LATER_TEMPLATES = {
     "name_suggestions",
+    "name_prefixes",
     "latest_deployments",
     "owners_of",
     "incidents_at",

@@ -229,6 +229,7 @@ DEMO_CALLS: dict[str, Callable[[dict[str, str | int]], list[dict[str, Any]]]] = 
     ],
     "fulltext_search": lambda _: [{"query": "payment"}, {"query": "runbook recovery"}],
     "name_suggestions": lambda _: [{"text": "paymnet"}, {"text": "PaymentApiHighErrrorRate"}],
+    "name_prefixes": lambda _: [{"text": "pay"}, {"text": "PaymentApi"}],
     "latest_deployments": lambda _: [
         {"service_id": "svc:payment-api", "to": "2026-12-01T00:00:00Z"},
         {"service_id": "svc:payment-api", "to": "2026-07-21T00:00:00Z"},

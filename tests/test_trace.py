@@ -200,3 +200,51 @@ def test_trace_and_runs_without_neo4j_exit_4(monkeypatch, invoke) -> None:  # ty
         res = invoke(*args)
         assert res.code == 4, res
         assert len(res.err.strip().splitlines()) == 1
+
+
+def test_a_partial_run_id_names_the_readers_runs_that_start_with_it(  # type: ignore[no-untyped-def]
+    clean_db, cli_env, invoke
+) -> None:
+    """Finding m7: `trace run-a06a2c1b` (a run id cut short when pasted) said only "unknown
+    run". It says that run ids are whole and which of the reader's own runs start with it;
+    never another subject's (but under audit, its tenant's) and never another tenant's."""
+    assert invoke("ingest", str(IDENTITY / "initech-same-ids.yaml")).code == 0
+    rec = RunRecorder(clean_db)
+    first = record_full_run(rec)
+    alices = [first] + [rec.start_run(request(f"question {n}")).run_id for n in range(3)]
+    bob = rec.start_run(request("bob's", subject_id="acme/user:bob")).run_id
+    # Another tenant's subject of the same id (initech/user:alice): never named to acme's.
+    other = rec.start_run(request("initech's", subject_id="initech/user:alice")).run_id
+    newest = [r["run_id"] for r in json.loads(invoke("runs", *ALICE, "--json").out)["runs"]]
+    assert sorted(newest) == sorted(alices)
+    whole = "run ids are whole (run- and 32 hex digits)"
+
+    def line(*args: str) -> str:
+        res = invoke(*args)
+        assert res.code == 2 and res.out == "", res
+        return res.err
+
+    for command in ("trace", "replay", "verify"):
+        assert line(command, first[:14], *ALICE) == (
+            f"error: unknown run {first[:14]}: {whole}; your runs starting with it: {first}\n"
+        )
+    # The id without `run-`, or in capitals: the same runs.
+    assert line("trace", first[4:14], *ALICE).endswith(f"starting with it: {first}\n")
+    assert line("trace", first.upper(), *ALICE).endswith(f"starting with it: {first}\n")
+    # A prefix many share: the newest three, and that there are more.
+    assert line("trace", "run-", *ALICE) == (
+        f"error: unknown run run-: {whole}; your runs starting with it: "
+        f"{', '.join(newest[:3])}, and more (investigator runs lists them)\n"
+    )
+    # Another tenant's run and another subject's are answered as an id never recorded.
+    none = f"{whole}; none of your runs starts with it (investigator runs lists them)\n"
+    for typed in (other[:14], bob[:14], "run-0000"):
+        assert line("trace", typed, *ALICE) == f"error: unknown run {typed}: {none}", typed
+    # A whole id of another tenant's run: the line it always was.
+    assert line("trace", other, *ALICE) == f"error: unknown run {other}\n"
+    # An auditor reads the tenant's runs: bob's is named, initech's never.
+    auditor = ("--subject", "acme/user:auditor", "--purpose", "audit")
+    assert line("trace", bob[:14], *auditor) == (
+        f"error: unknown run {bob[:14]}: {whole}; your tenant's runs starting with it: {bob}\n"
+    )
+    assert "none of your tenant's runs starts with it" in line("trace", other[:14], *auditor)

@@ -34,9 +34,10 @@ from investigator.context_graph.ledger import (
     verify_run_in_tx,
     verify_tenant_in_tx,
 )
-from investigator.context_graph.lineage import validate_run_id
+from investigator.context_graph.lineage import UnknownRun, validate_run_id
 from investigator.context_graph.recorder import ctx_database_from_env
-from investigator.errors import BadInput, NotAuthorized
+from investigator.context_graph.runs import unknown_run
+from investigator.errors import NotAuthorized
 from investigator.settings import resolve_connection
 from investigator.terminal import printable
 
@@ -123,9 +124,13 @@ def verify_command(
             else:
                 rid = run_id
                 owner = session.execute_read(lambda tx: run_owner_in_tx(tx, rid))
-                if owner is None:
-                    raise BadInput(f"unknown run {rid}")
-                check_run_readable(reader, rid, owner)
+                try:
+                    if owner is None:
+                        raise UnknownRun(rid)
+                    check_run_readable(reader, rid, owner)
+                except UnknownRun:
+                    # As trace and replay say it (context_graph/readable.py).
+                    raise unknown_run(driver, reader, rid, ctx_database) from None
                 report = session.execute_read(
                     lambda tx: verify_run_in_tx(tx, rid, reader.principal.tenant, key)
                 )

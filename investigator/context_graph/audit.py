@@ -32,6 +32,7 @@ from cypher_templates.executor import TemplateExecutor
 from cypher_templates.subject import PrincipalRecord, SubjectRef, read_principal, subject_for
 from investigator.context_graph.chain import evidence_digest
 from investigator.context_graph.incarnation import belongs_to
+from investigator.context_graph.lineage import UnknownRun
 from investigator.context_graph.models import (
     TOOL_CALL_HITS,
     CtxKind,
@@ -40,7 +41,7 @@ from investigator.context_graph.models import (
     parse_hit,
 )
 from investigator.context_graph.reread import reads_the_same_rows
-from investigator.errors import BadInput, NotAuthorized
+from investigator.errors import NotAuthorized
 from investigator.untrusted_text import unquoted_detail
 
 AUDIT_PURPOSE = "audit"
@@ -162,7 +163,7 @@ def check_run_readable(
     subject_id = run.get("subject_id") if run else None
     who = reader.principal
     if tenant != who.tenant:
-        raise BadInput(f"unknown run {run_id}")
+        raise UnknownRun(run_id)
     if not belongs_to(who, run or {}) and not reader.audits:
         # The same id's earlier holder is another subject too (docs/security.md rule 5).
         earlier = " (an earlier principal of this id)" if subject_id == who.id else ""

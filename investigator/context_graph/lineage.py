@@ -33,6 +33,16 @@ _EDGES = (
 RUN_ID_MAX = 200
 
 
+class UnknownRun(BadInput):
+    """No run of that id for the reader: never recorded, or another tenant's (answered
+    alike: whether a tenant has a run is that tenant's to know). Exit 2. A reader is told
+    which of its own runs a partial id starts with (`context_graph.runs.unknown_run`)."""
+
+    def __init__(self, run_id: str, hint: str = "") -> None:
+        super().__init__(f"unknown run {run_id}{hint}")
+        self.run_id = run_id
+
+
 def validate_run_id(run_id: str) -> str:
     """A run id as a user may type it: printable, bounded; else BadInput (exit 2)."""
     if (
@@ -86,5 +96,5 @@ def load_lineage(driver: neo4j.Driver, run_id: str, database: str | None = None)
     with driver.session(database=database, default_access_mode=neo4j.READ_ACCESS) as session:
         lineage: RunLineage | None = session.execute_read(read_lineage, run_id)
     if lineage is None:
-        raise BadInput(f"unknown run {run_id}")
+        raise UnknownRun(run_id)
     return lineage

@@ -18,8 +18,9 @@ from investigator.context_graph.ledger import (
     chain_key_for_reading,
     check_lineage_in_tx,
 )
-from investigator.context_graph.lineage import load_lineage
+from investigator.context_graph.lineage import UnknownRun, load_lineage
 from investigator.context_graph.models import RunLineage
+from investigator.context_graph.runs import unknown_run
 from investigator.terminal import printable
 
 
@@ -61,8 +62,13 @@ def _reader_and_lineage(
 ) -> tuple[RunReader, RunLineage]:
     """The reader, the run's lineage, and the check that the reader may read the run."""
     reader = load_reader(executor or TemplateExecutor(driver, database=kg_database), ref, purpose)
-    lineage = load_lineage(driver, run_id, database=ctx_database)
-    check_run_readable(reader, run_id, lineage.run_properties, replaying=replaying)
+    try:
+        lineage = load_lineage(driver, run_id, database=ctx_database)
+        check_run_readable(reader, run_id, lineage.run_properties, replaying=replaying)
+    except UnknownRun:
+        # Never recorded, or another tenant's: one line either way, naming the reader's own
+        # runs a partial id starts with.
+        raise unknown_run(driver, reader, run_id, ctx_database) from None
     return reader, lineage
 
 

@@ -21,6 +21,7 @@ from investigator.context_graph.audit import (
 )
 from investigator.context_graph.incarnation import holder_note, read_incarnations
 from investigator.context_graph.ledger import chain_key_for_reading, verify_runs_in_tx
+from investigator.context_graph.lineage import UnknownRun
 from investigator.context_graph.models import RunSummary
 from investigator.defaults import RUNS_AUDIT_CHECKED, RUNS_MAX_LIMIT
 from investigator.errors import BadInput
@@ -42,6 +43,19 @@ _RECENT_RUNS = (
     "WITH r, collect(o.stop_reason)[0] AS stop_reason "
     "RETURN properties(r) AS run, stop_reason "
     "ORDER BY r.started_at DESC, r.run_id"
+)
+
+
+# How many of the reader's runs a partial id names ("yours starting with it: ...").
+STARTING_WITH_SHOWN = 3
+# The reader's runs (as `runs` lists them: its own, its tenant's under audit) whose id starts
+# with what was typed, newest first (the index of the ctx_run_id constraint serves the prefix).
+_RUNS_STARTING_WITH = (
+    "MATCH (r:CtxRun) WHERE r.run_id STARTS WITH $prefix AND r.tenant = $tenant "
+    "AND ($all OR (r.subject_id = $subject_id "
+    "AND (r.subject_incarnation = $incarnation OR (r.subject_incarnation IS NULL "
+    "AND ($began IS NULL OR r.started_at >= $began))))) "
+    "RETURN r.run_id AS run_id ORDER BY r.started_at DESC, r.run_id LIMIT $limit"
 )
 
 
@@ -98,16 +112,7 @@ def list_runs(
         raise BadInput(f"--limit must be between 1 and {MAX_LIMIT}, got {limit}")
     records, _, _ = driver.execute_query(
         _RECENT_RUNS,
-        tenant=reader.principal.tenant,
-        subject_id=reader.principal.id,
-        incarnation=reader.principal.incarnation,
-        # Runs record started_at as this sortable text.
-        began=(
-            iso_utc_fixed(reader.principal.incarnation_began)
-            if reader.principal.incarnation_began is not None
-            else None
-        ),
-        all=reader.audits,
+        **_reader_parameters(reader),
         limit=limit,
         database_=database,
         routing_=neo4j.RoutingControl.READ,
@@ -211,3 +216,58 @@ def runs_known_since(
         routing_=neo4j.RoutingControl.READ,
     )
     return int(records[0]["runs"]) if records else 0
+
+
+def is_whole_run_id(text: str) -> bool:
+    """Whether `text` is shaped as a run id: `run-` and 32 hex digits (a uuid4, as the
+    recorder and the session make them)."""
+    return (
+        len(text) == 36
+        and text.startswith("run-")
+        and all(c in "0123456789abcdef" for c in text[4:])
+    )
+
+
+def _reader_parameters(reader: RunReader) -> dict[str, Any]:
+    """Whose runs `reader` lists: its tenant, its id and incarnation, or all (audit)."""
+    began = reader.principal.incarnation_began
+    return {
+        "tenant": reader.principal.tenant,
+        "subject_id": reader.principal.id,
+        "incarnation": reader.principal.incarnation,
+        # Runs record started_at as this sortable text.
+        "began": iso_utc_fixed(began) if began is not None else None,
+        "all": reader.audits,
+    }
+
+
+def unknown_run(
+    driver: neo4j.Driver, reader: RunReader, run_id: str, database: str | None = None
+) -> UnknownRun:
+    """The `unknown run R` error for `reader`. An id that is not whole (`run-a06a2c1b`, a
+    pasted part) says that run ids are whole and which of the reader's own runs (its tenant's
+    under audit: what `runs` lists it) start with it, newest first: the line depends on the
+    reader's runs and the text typed only, so another tenant's run is still answered exactly
+    like an id never recorded. A whole id: the line as it was."""
+    if is_whole_run_id(run_id):
+        return UnknownRun(run_id)
+    typed = run_id.lower()
+    prefix = typed if typed.startswith("run-") else "run-" + typed
+    records, _, _ = driver.execute_query(
+        _RUNS_STARTING_WITH,
+        prefix=prefix,
+        limit=STARTING_WITH_SHOWN + 1,
+        **_reader_parameters(reader),
+        database_=database,
+        routing_=neo4j.RoutingControl.READ,
+    )
+    found = [str(r["run_id"]) for r in records]
+    yours = "your tenant's runs" if reader.audits else "your runs"
+    whole = "run ids are whole (run- and 32 hex digits)"
+    if not found:
+        return UnknownRun(
+            run_id, f": {whole}; none of {yours} starts with it (investigator runs lists them)"
+        )
+    shown = ", ".join(found[:STARTING_WITH_SHOWN])
+    more = ", and more (investigator runs lists them)" if len(found) > STARTING_WITH_SHOWN else ""
+    return UnknownRun(run_id, f": {whole}; {yours} starting with it: {shown}{more}")
