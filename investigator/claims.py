@@ -2319,6 +2319,25 @@ def _rollout_claims(
     return claims, rolling
 
 
+def _firings_kept(
+    rows: list[tuple[datetime, str, str, Evidence]],
+    keep: Callable[[datetime], bool],
+    outside: str,
+) -> tuple[list[tuple[datetime, str, str, Evidence]], list[MissingEvidence]]:
+    """The firings whose instant `keep` holds, and a required gap (`outside` says when was
+    asked) when firings were read but none is kept."""
+    kept = [row for row in rows if keep(row[0])]
+    if kept or not rows:
+        return kept, []
+    return kept, [
+        MissingEvidence(
+            evidence_type="alert_firing",
+            intents=[Intent.ALERT_FIRING.value],
+            description=f"no alert the subject may read fired on what was asked {outside}",
+        )
+    ]
+
+
 def _alert_firing_claims(
     fired: Sequence[Evidence],
     question: str,
@@ -2346,31 +2365,20 @@ def _alert_firing_claims(
     gaps: list[MissingEvidence] = []
     if period is not None and period[0].at <= as_of:
         start, end = period[0].at, min(period[1].at, as_of)
-        inside = [row for row in rows if start <= row[0] <= end]
-        if not inside and rows:
-            gaps.append(
-                MissingEvidence(
-                    evidence_type="alert_firing",
-                    intents=[Intent.ALERT_FIRING.value],
-                    description=f"no alert the subject may read fired on what was asked from "
-                    f"{iso_utc(start)} to {iso_utc(end)} ({period[0].words!r}); the firings "
-                    "read are all outside it",
-                )
-            )
-        rows = inside
+        rows, gaps = _firings_kept(
+            rows,
+            lambda t: start <= t <= end,
+            f"from {iso_utc(start)} to {iso_utc(end)} ({period[0].words!r}); the firings read "
+            "are all outside it",
+        )
     if before is not None:
-        by_then = [row for row in rows if row[0] <= before]
-        if not by_then and rows:
-            gaps.append(
-                MissingEvidence(
-                    evidence_type="alert_firing",
-                    intents=[Intent.ALERT_FIRING.value],
-                    description=f"no alert the subject may read fired on what was asked by "
-                    f"{iso_utc(before)}, the time the question's words name; the firings read "
-                    "are all later",
-                )
-            )
-        rows = by_then
+        rows, later = _firings_kept(
+            rows,
+            lambda t: t <= before,
+            f"by {iso_utc(before)}, the time the question's words name; the firings read are "
+            "all later",
+        )
+        gaps += later
     out: list[Claim] = []
     for at, alert, service, ev in sorted(rows, key=lambda r: (r[0], r[1], r[3].element_id)):
         if ev.valid_to is None:
