@@ -66,7 +66,7 @@ class EntityContext(RowContext):
 
 
 class EmptyContext(RowContext):
-    """name_suggestions (ranked text hits carry no context)."""
+    """name_suggestions, name_prefixes (ranked text hits carry no context)."""
 
 
 class TextHitContext(RowContext):
@@ -220,6 +220,7 @@ CONTEXT_SHAPES: dict[str, type[RowContext]] = {
     "entity_resolution": EntityContext,
     "fulltext_search": TextHitContext,
     "name_suggestions": EmptyContext,
+    "name_prefixes": EmptyContext,
     "latest_deployments": DeploymentContext,
     "rollouts_under_way": DeploymentContext,
     "rollouts_under_way_tenant": DeploymentContext,

@@ -95,8 +95,12 @@ _INTENT_RULES: tuple[tuple[Intent, LazyPattern], ...] = (
             # postmortem's account of the cause is the answer.
             r"\b(?:say|says|said|conclude[sd]?|f(?:ind|inds|ound)|blame[sd]?)\b[^?.]{0,40}?"
             r"\bcaus(?:e|es|ed|ing)\b|"
+            # "What did the postmortem say / conclude (about PAY-4097)?", not "what does the
+            # incident report say about customers?" (what it says of something else).
             r"\bwhat\s+(?:did|does|do)\s+the\s+(?:[\w-]+\s+)?(?:post-?mortem|incident\s+report|"
-            r"rca|retro(?:spective)?|incident\s+review)\s+(?:say|conclude|find|blame)\b|"
+            r"rca|retro(?:spective)?|incident\s+review)\s+(?:say|conclude|find|blame)"
+            r"(?:\s+about\s+(?:the\s+)?(?:[A-Za-z]{2,10}-?\d{2,6}|(?:root\s+)?cause|it|this|that|"
+            r"the\s+errors?|the\s+incident|the\s+outage))?\s*[?.!]*\s*$|"
             r"根因|为什么|原因|是什么导致|什么导致|怎么回事",
             re.IGNORECASE,
         ),

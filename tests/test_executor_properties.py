@@ -90,9 +90,11 @@ def steps(draw: st.DrawFn) -> PlanStep:
     spec = draw(st.sampled_from(REG.specs()))
     options = draw(st.sampled_from(list(spec.variants())))
     params: dict[str, Any] = {}
-    fuzzy = {d.source for d in spec.derived.values() if d.transform == "lucene_fuzzy"}
+    fuzzy = {
+        d.source for d in spec.derived.values() if d.transform in ("lucene_fuzzy", "lucene_prefix")
+    }
     for name, p in spec.params.items():
-        if name in fuzzy:  # fuzzy terms need a word of 3 or more (else refused, exit 2)
+        if name in fuzzy:  # fuzzy and prefix terms need a word of 3 or more (else refused)
             params[name] = draw(st.sampled_from(["payment", "paymnet", "e1 payment", "runbok"]))
         elif p.type in ("id", "text"):
             params[name] = draw(st.sampled_from([*IDS, "payment", "e1 payment"]))

@@ -419,9 +419,12 @@ def test_a_subject_that_lost_pii_reads_redacted_text_not_changed_data(  # type: 
     # `error: replay not verified`, as for an edited run).
     assert code == 3 and doc["chain_valid"] is True, (doc, err)
     assert doc["verified"] is False and doc["differs_by_grants_only"] is True
+    # The report's call reads its redacted view; a call whose rows kept no record (the
+    # incident's documents, read by a correlation since session 30) differs by her grants.
     kinds = [d["kind"] for d in doc["drift"] if d["tool_call_id"]]
-    assert kinds == ["data_redacted_for_subject"], doc["drift"]
-    (redacted,) = [d for d in doc["drift"] if d["tool_call_id"]]
+    assert kinds.count("data_redacted_for_subject") == 1, doc["drift"]
+    assert set(kinds) <= {"data_redacted_for_subject", "subject_grants_changed"}, doc["drift"]
+    (redacted,) = [d for d in doc["drift"] if d["kind"] == "data_redacted_for_subject"]
     assert "now reads its redacted view for acme/user:alice" in redacted["detail"]
     assert "did not change" in redacted["detail"]
     assert "data_redacted_for_subject" in err

@@ -104,7 +104,10 @@ def test_withheld_evidence_shows_no_metadata_in_any_format(  # type: ignore[no-u
     id_at = {n["seq"]: n["properties"]["evidence_id"] for n in stored["nodes"]
              if n["kind"] == "evidence"}  # fmt: skip
     doc = json.loads(_trace(invoke, run_id, reader, "json", "--purpose", "audit"))
-    masked = [n for n in doc["nodes"] if n["properties"].get("withheld")]
+    # Withheld evidence (a run may also hold withheld rejections: test_trace_withheld_rejections).
+    masked = [
+        n for n in doc["nodes"] if n["kind"] == "evidence" and n["properties"].get("withheld")
+    ]
     # Each withheld evidence is shown by its place in the run, never by its evidence id.
     assert all(n["properties"]["evidence_id"] == f"withheld#{n['seq']}" for n in masked)
     withheld = {id_at[n["seq"]]: n for n in masked}
