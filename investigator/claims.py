@@ -581,7 +581,7 @@ def derive_claims(
     started_later: Mapping[str, datetime] | None = None,
     errors_later: Mapping[str, datetime] | None = None,
     known_at: datetime | None = None,
-    dependency_walks_cut: Sequence[tuple[str, str, int]] = (),
+    walks_capped: Sequence[tuple[str, str, int]] = (),
 ) -> ClaimSet:
     """Apply the claim rules of each intent to the pack evidence (pure, deterministic).
 
@@ -1284,7 +1284,7 @@ def derive_claims(
     # What the KG has no record of (who was on call, whether the runbook was followed) is
     # said, never skipped: the run is `partial`.
     # A dependency list cut at its walk's row cap is no whole blast radius: said, a gap.
-    missing += _dependency_cut_gaps(intent_set, dependency_walks_cut)
+    missing += _capped_walk_gaps(intent_set, walks_capped)
     missing += unrecorded_evidence(unrecorded_asks(question or ""))
     if "runbook_followed" in unrecorded_asks(question or ""):
         rollbacks = _rollbacks_recorded(evidence)
@@ -2349,8 +2349,9 @@ def _alert_firing_claims(
     on which service, when, and until when (or that it was still firing at as_of). An alert
     the question names keeps only its own firings; a period asked keeps those in it, and an
     instant its "before X" words name (`before`) those by it, with a gap when none is."""
-    named = {n.lower() for n in extract_mentions(question).alerts}
-    named |= {i.lower() for i in extract_mentions(question).ids if i.startswith("alert:")}
+    mentions = extract_mentions(question)
+    named = {n.lower() for n in mentions.alerts}
+    named |= {i.lower() for i in mentions.ids if i.startswith("alert:")}
     rows: list[tuple[datetime, str, str, Evidence]] = []
     for ev in fired:
         parts = ev.element_id.split("|")
@@ -4229,7 +4230,7 @@ def dependency_depth_notes(
     what lies beyond was not read, so the list may not be the whole chain ("What depends on
     payment-db?" names api-gateway 3 hops in, not what depends on api-gateway); a walk whose
     chains all ended before says within how many hops; a walk its row cap cut (`calls`)
-    says so (its gap, `_dependency_cut_gaps`, says what is left out). A note (the answer
+    says so (its gap, `_capped_walk_gaps`, says what is left out). A note (the answer
     holds for the hops read), not a gap."""
     notes = []
     walks = (
@@ -4249,11 +4250,11 @@ def dependency_depth_notes(
             continue
         starts = ", ".join(sorted({p[0] for p in paths}))
         read = f"DEPENDS_ON was read up to {hops} hops {way} {starts}"
-        capped = [limit for kind, _, limit in dependency_walks_cut(calls) if kind == etype]
+        capped = [limit for kind, _, limit in capped_walks(calls) if kind == etype]
         edge = sorted({p[-1] for p in paths if len(p) == hops + 1})
         longest = max(len(p) for p in paths) - 1
         if capped:
-            # Its gap says what the cap left out (`_dependency_cut_gaps`).
+            # Its gap says what the cap left out (`_capped_walk_gaps`).
             notes.append(f"{read}; the read stopped at its cap of {max(capped)} paths")
         elif edge:
             notes.append(
@@ -4266,7 +4267,7 @@ def dependency_depth_notes(
     return notes
 
 
-def dependency_walks_cut(calls: Sequence[ToolCallRecord]) -> list[tuple[str, str, int]]:
+def capped_walks(calls: Sequence[ToolCallRecord]) -> list[tuple[str, str, int]]:
     """(evidence type, start, row cap) of each DEPENDS_ON walk of a dependency question
     (`dependent` into the service, `dependency` out of it), and of each FIRED_ON read of an
     alert question (`alert_firing`), that its row cap cut."""
@@ -4287,10 +4288,10 @@ def dependency_walks_cut(calls: Sequence[ToolCallRecord]) -> list[tuple[str, str
     )
 
 
-def _dependency_cut_gaps(
+def _capped_walk_gaps(
     intents: set[Intent], cuts: Sequence[tuple[str, str, int]]
 ) -> list[MissingEvidence]:
-    """A required gap for each walk of `cuts` (`dependency_walks_cut`) the question asked
+    """A required gap for each walk of `cuts` (`capped_walks`) the question asked
     for: the walk lists the nearest services first, so those past its cap are unknown."""
     asked = {
         "dependent": Intent.DEPENDENTS,

@@ -1394,14 +1394,10 @@ class GatePolicy(BaseModel):
     # changed since March"): every release and change read in it is listed, top_k aside
     # (a list cut at five is no answer to "what changed"; the pack's budget still bounds it).
     change_period: tuple[datetime, datetime] | None = None
-    # A dependency question ("what depends on payment-db?", its blast radius): every
-    # DEPENDS_ON record its walks read is listed, top_k aside (five of a service's dependents
-    # are no blast radius; the walk's row cap and the pack's budget still bound it, and what
-    # they leave out is a required gap: claims.dependency_cut_gaps).
-    list_dependencies: bool = False
-    # "Which alerts fired on X?": every firing read is listed, top_k aside (the walk's row cap
-    # and the pack's budget still bound it; a cut walk is a required gap).
-    list_firings: bool = False
+    # The evidence types listed in full, top_k aside (`rubric.listed_types`: dependencies
+    # and dependents, alert firings); what the reads' row caps or the budget leave out is a
+    # required gap (claims._capped_walk_gaps).
+    listed_types: frozenset[str] = frozenset()
     # The window before the first error a cause question weighs (start, first error), set
     # once the run learns the first error: every release and change event read in it is a
     # competing cause, listed top_k aside (the budget still bounds it; what it drops is a
@@ -1839,8 +1835,7 @@ class EvidenceGate:
             or self._owner_in_period(cand)
             or self._version_in_period(cand)
             or self._change_in_period(cand)
-            or (p.list_dependencies and bool(relevant & {"dependency", "dependent"}))
-            or (p.list_firings and "alert_firing" in relevant)
+            or bool(relevant & p.listed_types)
             or self._in_cause_window(cand)
             or bool(cand.context.get("asked_team"))
             # The page the question's words fit is the answer, whatever else was read.

@@ -46,8 +46,8 @@ from investigator.claims import (
     ClaimSet,
     Confounder,
     Verdict,
+    capped_walks,
     dependency_depth_notes,
-    dependency_walks_cut,
     derive_claims,
     keep_claims_in_pack,
     states_at_as_of,
@@ -100,6 +100,7 @@ from investigator.rubric import (
     UNREAD_QUESTION,
     Intent,
     MissingEvidence,
+    listed_types,
     required_types,
     useful_types,
 )
@@ -669,8 +670,7 @@ def _investigate(
             ownership_period=period.bounds if period is not None else None,
             version_period=version_period.bounds if version_period is not None else None,
             change_period=change_period,
-            list_dependencies=bool({Intent.DEPENDENTS, Intent.DEPENDENCIES} & set(intents)),
-            list_firings=Intent.ALERT_FIRING in intents,
+            listed_types=listed_types(intents),
             named_releases=extract_mentions(request.question).release_names(),
             required_types=required_types(intents),
         )
@@ -832,7 +832,7 @@ def _investigate(
         started_later=outcome.started_later,
         errors_later=outcome.errors_later,
         known_at=known_at,
-        dependency_walks_cut=dependency_walks_cut(outcome.tool_calls),
+        walks_capped=capped_walks(outcome.tool_calls),
         owners_asked=sorted(
             {
                 str(call.params["entity_id"])

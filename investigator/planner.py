@@ -278,8 +278,8 @@ def asks_alert_firing(question: str) -> bool:
     """Whether the question asks which alerts fired (on a service, or when a named one did):
     not the owner of an alert ("who owns the alert that fired on checkout?") nor why one
     fires ("why is X firing?"), which other intents read."""
-    if _ALERT_OWNER_ASKED.search(question):
-        return False
+    if not _ALERT_FIRING_ASKED.search(question) or _ALERT_OWNER_ASKED.search(question):
+        return False  # most questions: no time words read for this
     # "What happened when the alert fired?": the firing names a time, not what is asked.
     words = time_references(question).event_words
     asked = question.replace(words, " ") if words else question

@@ -68,6 +68,15 @@ OPTIONAL_EVIDENCE: dict[Intent, tuple[str, ...]] = {
     Intent.ALERT_FIRING: ("alert_definition",),
 }
 
+# Intents whose answer is a list: every record of these types the run read is listed, the
+# gate's five per type aside (five of a service's dependents are no blast radius, five
+# firings no alert history; the reads' row caps and the pack's budget still bound them).
+LISTED_IN_FULL: dict[Intent, tuple[str, ...]] = {
+    Intent.DEPENDENCIES: ("dependency", "dependent"),
+    Intent.DEPENDENTS: ("dependency", "dependent"),
+    Intent.ALERT_FIRING: ("alert_firing",),
+}
+
 # What a missing requirement means to a reader (used in `missing_evidence`).
 MISSING_DESCRIPTIONS: dict[str, str] = {
     # What the subject may read, never a claim about the whole graph: a record hidden by its
@@ -166,6 +175,11 @@ def useful_types(intents: Iterable[str]) -> list[str]:
     for intent in intents:
         out.update(OPTIONAL_EVIDENCE.get(Intent(intent), ()))
     return sorted(out)
+
+
+def listed_types(intents: Iterable[str]) -> frozenset[str]:
+    """The evidence types `intents` list in full (`LISTED_IN_FULL`)."""
+    return frozenset(t for i in intents for t in LISTED_IN_FULL.get(Intent(i), ()))
 
 
 def missing_evidence(intents: Iterable[str], supported: Iterable[str]) -> list[MissingEvidence]:
