@@ -573,6 +573,9 @@ def investigate(
             purposes=(request.purpose,),
             as_of=as_of,
             as_of_given=request.as_of is not None,
+            # An investigation's as_of is given or now: its question's time words are read
+            # against it (the plan's steps keep the instants they give), never taken for it.
+            as_of_from="given" if request.as_of is not None else "now",
             known_at=request.known_at,
             service=request.service_id,
             max_rounds=request.max_rounds,

@@ -73,6 +73,7 @@ from investigator.context_graph.models import (
     parse_hit,
 )
 from investigator.context_graph.reread import call_shape
+from investigator.context_graph.run_times import run_times
 from investigator.decision_code import decision_code
 from investigator.errors import InvestigatorError, NotAuthorized
 from investigator.gate import PII_LABEL
@@ -122,6 +123,16 @@ class ReplayReport(BaseModel):
     # scores moved because of records written after it (re-derived from its recorded
     # ranking of the same, unchanged records).
     notes: list[str] = []
+    # The times the run answered for, as recorded, and where each came from (`given`,
+    # `text`, `now`; None: not recorded): the re-run is at these, never at a new now or a
+    # time read again from its text (context_graph/run_times.py); `times` is the phrase.
+    as_of: str | None = None
+    as_of_from: str | None = None
+    as_of_words: str | None = None
+    known_at: str | None = None
+    known_at_from: str | None = None
+    time_note: str | None = None
+    times: str | None = None
 
 
 def _backdated_left(left: int, explaining: int) -> str:
@@ -1782,4 +1793,14 @@ def replay_run(
         pack_hash_note=pack_hash_note,
         differs_by_grants_only=not verified and by_grants,
         notes=rep.notes,
+        **_recorded_times(lineage),
     )
+
+
+def _recorded_times(lineage: RunLineage) -> dict[str, Any]:
+    """The report's times: the run's, as recorded (its `CtxRun` node), and their phrase."""
+    root = next((n for n in lineage.nodes if n.kind == CtxKind.RUN), None)
+    if root is None:
+        return {}
+    times = run_times(root.properties)
+    return {**times.model_dump(), "times": times.phrase()}

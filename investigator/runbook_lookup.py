@@ -26,6 +26,7 @@ import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from enum import StrEnum
+from typing import Literal
 
 import neo4j
 from pydantic import (
@@ -170,6 +171,12 @@ class RunbookQuery(BaseModel):
     # None: whether `known_at` is given. Replay passes what the run recorded, since it
     # always gives the run's known_at.
     known_at_asked: bool | None = None
+    # Where `as_of` came from (`given`, one time in the `text`, `now`), the text's words it
+    # was read from and the note on the text's time words (runbook_text_time.lookup_time):
+    # recorded on the run for an auditor; None: not said (replay's re-run records nothing).
+    as_of_from: Literal["given", "text", "now"] | None = None
+    as_of_words: str | None = None
+    time_note: str | None = None
 
     @field_validator("value")
     @classmethod
@@ -898,6 +905,9 @@ class RunbookLookup:
                 subject=query.subject_id,
                 purposes=(query.purpose,) if query.purpose is not None else LOOKUP_PURPOSES,
                 as_of=query.as_of,
+                as_of_from=query.as_of_from,
+                as_of_words=query.as_of_words,
+                time_note=query.time_note,
                 known_at=query.known_at,
                 service=query.value if query.target is LookupTarget.SERVICE else None,
                 options={

@@ -24,6 +24,13 @@ from investigator.timeline import time_references, zone_not_read
 # Where a lookup's as_of came from: given (`--as-of`, the tool's `as_of`), one time written
 # in its TEXT, or now.
 AsOfFrom = Literal["as_of", "text", "now"]
+# The same, as the run records it (investigator/context_graph/run_times.py): `given` for an
+# as_of given by any way in (`--as-of`, the tool's `as_of`).
+RecordedAsOfFrom = Literal["given", "text", "now"]
+
+
+# How a note that took as_of from the text begins.
+FROM_TEXT = "from the text: "
 
 
 @dataclass(frozen=True)
@@ -42,11 +49,19 @@ SERVED_AS_OF = AsOfArgument("as_of", "as_of", "lookup")
 @dataclass(frozen=True)
 class TextTime:
     """What a TEXT lookup's time is: `at` (None: not from the text), `note` (what became of
-    the time words in the text, None when it has none) and where as_of came from."""
+    the time words in the text, None when it has none) and where as_of came from; `words`:
+    the words of the text `at` was read from, quoted as the note quotes them (with how they
+    were read), None when `at` is not from the text."""
 
     at: datetime | None
     note: str | None
     as_of_from: AsOfFrom
+    words: str | None = None
+
+    @property
+    def recorded_from(self) -> RecordedAsOfFrom:
+        """Where as_of came from, as the run records it (`given`, `text`, `now`)."""
+        return "given" if self.as_of_from == "as_of" else self.as_of_from
 
 
 def lookup_time(
@@ -56,7 +71,11 @@ def lookup_time(
     not: the given one, else one time the text places, else now (`at` None)."""
     from_text, note = text_time(text, as_of, argument) if text is not None else (None, None)
     source: AsOfFrom = "as_of" if as_of is not None else "text" if from_text else "now"
-    return TextTime(from_text, note, source)
+    words = None
+    if from_text is not None and note is not None and note.startswith(FROM_TEXT):
+        # "from the text: '2026-07-25' (a day: ...); --as-of sets another time": the words.
+        words = note.removeprefix(FROM_TEXT).removesuffix(f"; {argument.name} sets another time")
+    return TextTime(from_text, note, source, words)
 
 
 def text_time(
@@ -89,7 +108,7 @@ def text_time(
     if as_of is None and len(placed) == 1 and not refs.unresolved and event_words is None:
         reading = next(n.reading for n in refs.named if n.at == placed[0])
         how = f" ({reading})" if reading else ""
-        return placed[0], f"from the text: {quoted}{how}; {name} sets another time"
+        return placed[0], f"{FROM_TEXT}{quoted}{how}; {name} sets another time"
     if as_of is not None and placed == [as_of] and not refs.unresolved and event_words is None:
         return None, None  # the text and the as_of given name the same instant
     if as_of is not None:

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from types import TracebackType
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
@@ -86,6 +86,11 @@ class RunSpec(BaseModel):
     purposes: tuple[str, ...] = Field(min_length=1)  # the first one the subject may use
     as_of: AwareDatetime
     as_of_given: bool | None = None  # False: `as_of` is the default, now (RunRequest)
+    # Where as_of came from (`given`, `text`, `now`), the text's words it was read from and
+    # the note on the text's time words: recorded on the run (RunRequest), None: not said.
+    as_of_from: Literal["given", "text", "now"] | None = None
+    as_of_words: str | None = None
+    time_note: str | None = None
     known_at: AwareDatetime | None = None
     service: str | None = None
     max_rounds: int | None = None
@@ -315,6 +320,9 @@ class RunSession:
             purpose=purpose,
             as_of=spec.as_of,
             as_of_given=spec.as_of_given,
+            as_of_from=spec.as_of_from,
+            as_of_words=spec.as_of_words,
+            time_note=spec.time_note,
             known_at=spec.known_at,
             service=spec.service,
             max_rounds=spec.max_rounds,
@@ -396,6 +404,7 @@ class RunSession:
             subject_id=self.subject.id,
             purpose=self.subject.purpose,
             question=self.spec.question,
+            as_of_from=self.spec.as_of_from,
         )
         self._span = self._span_cm.__enter__()
         return self

@@ -322,6 +322,7 @@ def run_span(
     purpose: str | None = None,
     question: str | None = None,
     transport: str | None = None,
+    as_of_from: str | None = None,
 ) -> Iterator[RunSpan]:
     """The `invoke_agent` span around one run; template calls inside become its children.
 
@@ -347,7 +348,14 @@ def run_span(
             "gen_ai.agent.name": AGENT_NAME,
             PREFIX + "command": command,
         },
-        {"tenant": tenant, "subject_id": subject_id, "purpose": purpose, "transport": transport},
+        # `as_of_from`: where the run's as_of came from (`given`, `text`, `now`), as recorded.
+        {
+            "tenant": tenant,
+            "subject_id": subject_id,
+            "purpose": purpose,
+            "transport": transport,
+            "as_of_from": as_of_from,
+        },
     ) as span:
         handle = RunSpan(span)
         if run_id is not None:

@@ -62,6 +62,14 @@ def test_stdio_runbook_lookup_reads_the_time_in_its_text_and_says_so(  # type: i
     assert doc["time_note"] == "from the text: '2026-07-25 01:00 +0200'; as_of sets another time"
     assert f"Time: {doc['time_note']}" in got["summary"], got["summary"]
     assert got["replay"]["verified"] is True, got["replay"]
+    # The served lookup's run recorded where its as_of came from: replay says so (h31-asof).
+    assert (got["replay"]["as_of_from"], got["replay"]["as_of_words"]) == (
+        "text",
+        "'2026-07-25 01:00 +0200'",
+    )
+    assert got["replay"]["times"].startswith(
+        "as_of 2026-07-24T23:00:00Z (from the text: '2026-07-25 01:00 +0200'), known_at "
+    )
 
     # An as_of given wins over the text's time, said so.
     given = got["given"]

@@ -123,6 +123,7 @@ def test_one_invoke_agent_span_per_run_and_one_execute_tool_span_per_template_ca
     assert run.attributes["investigator.pack_hash"] == doc["pack_hash"]
     assert run.attributes["investigator.status"] == doc["status"]
     assert run.attributes["investigator.tenant"] == "acme"
+    assert run.attributes["investigator.as_of_from"] == "given"  # as the run records it
     assert run.attributes["investigator.gate.admitted"] >= len(doc["evidence"])
     rejected = sum(
         v for k, v in run.attributes.items() if k.startswith("investigator.gate.rejected.")
@@ -162,6 +163,7 @@ def test_runbook_lookup_emits_its_own_trace(
     agents = [s for s in finished if s.attributes["gen_ai.operation.name"] == "invoke_agent"]
     assert [s.attributes["gen_ai.conversation.id"] for s in agents] == [card["run_id"]]
     assert agents[0].attributes["investigator.command"] == "runbook"
+    assert agents[0].attributes["investigator.as_of_from"] == "now"  # none given, no text
     tools = [s for s in finished if s.attributes["gen_ai.operation.name"] == "execute_tool"]
     assert tools and {s.context.trace_id for s in tools} == {agents[0].context.trace_id}
 

@@ -33,9 +33,10 @@ def test_trace_tree_shows_the_lineage(clean_db, cli_env, invoke) -> None:  # typ
     assert res.code == 0, res
     out = res.out
     assert out.splitlines()[0].startswith(f"run {run_id} [complete]")
-    # Times as the rest of the output writes them, not the stored `10:03:00.000000Z`.
+    # Times as the rest of the output writes them, not the stored `10:03:00.000000Z`, each
+    # with where it came from (this request does not say where its as_of came from).
     assert out.splitlines()[0].endswith(
-        "as_of 2026-07-23T10:03:00Z, known_at 2026-07-24T00:00:00Z)"
+        "as_of 2026-07-23T10:03:00Z (source not recorded), known_at 2026-07-24T00:00:00Z (given))"
     ), out.splitlines()[0]
     for text in (
         "agent investigator/",

@@ -107,6 +107,7 @@ def purge_command(
             subject_id=str(ref),
             purpose=LEGAL_PURPOSE,
             as_of=at,
+            as_of_from="now",  # a purge acts now: no time is asked of it
             known_at=at,
             options={"element_id": element_id, "reason": reason},
         )

@@ -68,6 +68,9 @@ def _render_text(report: ReplayReport) -> str:
         f"tool calls:      {report.tool_calls_matched}/{report.tool_calls} re-executed identically",
         f"evidence:        {report.evidence_matched}/{report.evidence} recomputed identically",
     ]
+    if report.times:
+        # The re-run is at the recorded times, never at a new now or a text read again.
+        lines.append(f"times:           {report.times} (as recorded; the re-run is at these)")
     if report.problems:
         lines.append("chain problems:")
         lines.extend(f"  {p}" for p in report.problems)

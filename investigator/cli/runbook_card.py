@@ -369,6 +369,10 @@ def run_lookup(
             as_of=when,
             known_at=known,
             purpose=purpose,
+            # Recorded on the run: trace, runs and replay say where as_of came from.
+            as_of_from=timed.recorded_from,
+            as_of_words=timed.words,
+            time_note=timed.note,
         )
     except ValidationError as exc:
         error = exc.errors()[0]

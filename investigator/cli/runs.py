@@ -117,8 +117,11 @@ def runs_command(
         mark = "NOT VERIFIED  " if r.verified is False else ""
         # A run Ctrl-C ended is listed as the user saw it (--json: failed, stop interrupted).
         status = "interrupted" if r.stop_reason == INTERRUPTED else r.status
+        # Which time it answered for, and who chose it (`as_of ... (now: none given)`).
+        times = f"  {r.times}" if r.times else ""
         click.echo(
-            f"{r.run_id}  {mark}{status:<10}  {r.started_at or '-'}  {who}  {_one_line(r.question)}"
+            f"{r.run_id}  {mark}{status:<10}  {r.started_at or '-'}  {who}  "
+            f"{_one_line(r.question)}{times}"
         )
     bad = [r for r in runs if r.verified is False]
     checked = sum(r.verified is not None for r in runs)

@@ -107,13 +107,20 @@ def payload_json(value: BaseModel | dict[str, Any]) -> str:
     return _dumps_plain(value.model_dump(mode="json") if isinstance(value, BaseModel) else value)
 
 
+_NOT_FINGERPRINTED = frozenset(
+    {"idempotency_key", "as_of_given", "as_of_from", "as_of_words", "time_note"}
+)
+
+
 def request_fingerprint(request: RunRequest) -> str:
     """The canonical hash of a request as the asker gave it, without its idempotency key.
 
     An `as_of` left out (taken as now) is hashed as "default", so retrying the same command
     is the same request; a given `as_of` hashes as before (runs recorded earlier still match).
     """
-    asked = request.model_dump(mode="json", exclude={"idempotency_key", "as_of_given"})
+    # Where as_of came from (and the note on the text's time) follows from what was given:
+    # left out, so requests hash as they did before they were recorded.
+    asked = request.model_dump(mode="json", exclude=set(_NOT_FINGERPRINTED))
     if request.as_of_given is False:
         asked["as_of"] = "default"
     return sha256_of(asked)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -146,6 +146,15 @@ class RunRequest(BaseModel):
     # command without keys); hashed as a given `as_of`, as runs recorded before it were.
     as_of_given: bool | None = None
     known_at: datetime | None = None
+    # Where `as_of` came from, recorded on the run for an auditor (run_times.py): `given`
+    # (`--as-of`, a served `as_of`), `text` (one time written in a runbook lookup's text),
+    # `now` (none given). `as_of_words`: the text's words it was read from (`text` only);
+    # `time_note`: what the answer said of the time words in the text. None: not said (the
+    # run records nothing, as runs recorded before them). Not part of the fingerprint: they
+    # follow from what was given.
+    as_of_from: Literal["given", "text", "now"] | None = None
+    as_of_words: str | None = Field(default=None, max_length=400)
+    time_note: str | None = Field(default=None, max_length=2000)
     service: str | None = Field(default=None, max_length=200)
     max_rounds: int | None = Field(default=None, ge=1, le=100)
     budget_tokens: int | None = Field(default=None, ge=1, le=10_000_000)
@@ -342,6 +351,14 @@ class RunSummary(BaseModel):
     started_at: str | None
     as_of: str | None
     known_at: str | None
+    # Where as_of and known_at came from (`given`, `text`, `now`; None: not recorded, a run
+    # recorded before it was), the text's words as_of was read from, the answer's note on
+    # the text's time words, and the one phrase `runs` prints (context_graph/run_times.py).
+    as_of_from: str | None = None
+    as_of_words: str | None = None
+    known_at_from: str | None = None
+    time_note: str | None = None
+    times: str | None = None
     stop_reason: str | None
     node_count: int
     # No head hash: it chains over every node, and `runs` does not re-filter each run for

@@ -47,7 +47,13 @@ _ATTRIBUTES: dict[str, tuple[str, ...]] = {
         "purpose",
         "service",
         "as_of",
+        # Where as_of and known_at came from (`given`, `text`, `now`; booleans): not text.
+        # The text's words and the time note are: they quote the question, which PROV
+        # never carries (`trace --format json` has them).
+        "as_of_from",
+        "as_of_given",
         "known_at",
+        "known_at_given",
         "request_fingerprint",
         "agent",
         "decision_code",

@@ -621,6 +621,11 @@ class RunRecorder:
             run_props["subject_incarnation"] = incarnation
         if request.as_of_given is not None:
             run_props["as_of_given"] = request.as_of_given
+        # Where as_of came from, for an auditor: recorded (and hashed) only when said, so a
+        # run without them records what it did before (docs/context-graph.md).
+        for name in ("as_of_from", "as_of_words", "time_note"):
+            if (said := getattr(request, name)) is not None:
+                run_props[name] = said
         agent_props: dict[str, Any] = {
             "agent_id": _software_agent(),
             "agent_type": "prov:SoftwareAgent",

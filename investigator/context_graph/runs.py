@@ -23,6 +23,7 @@ from investigator.context_graph.incarnation import holder_note, read_incarnation
 from investigator.context_graph.ledger import chain_key_for_reading, verify_runs_in_tx
 from investigator.context_graph.lineage import UnknownRun
 from investigator.context_graph.models import RunSummary
+from investigator.context_graph.run_times import run_times
 from investigator.defaults import RUNS_AUDIT_CHECKED, RUNS_MAX_LIMIT
 from investigator.errors import BadInput
 from investigator.timeline import instant_of
@@ -61,6 +62,21 @@ _RUNS_STARTING_WITH = (
 
 def _str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
+
+
+def _times(run: dict[str, Any], question: str | None) -> dict[str, Any]:
+    """A listed run's times, where each came from, and its phrase (run_times.py). A run
+    whose question is withheld from the reader (a purge run's) shows no time note: the
+    note quotes the question."""
+    times = run_times(run)
+    if question != run.get("question"):
+        times = times.model_copy(update={"time_note": None, "as_of_words": None})
+    fields = times.model_dump()
+    # `runs` prints known_at only when it was given (else it is the start, on the line).
+    phrase = times.as_of_phrase()
+    if times.known_at_from != "now":
+        phrase += ", " + times.known_at_phrase()
+    return {**fields, "times": phrase}
 
 
 def _hidden_purges(
@@ -148,8 +164,7 @@ def list_runs(
                 purpose=_str(run.get("purpose")),
                 service=_str(run.get("service")),
                 started_at=_str(run.get("started_at")),
-                as_of=_str(run.get("as_of")),
-                known_at=_str(run.get("known_at")),
+                **_times(run, question),
                 stop_reason=_str(rec["stop_reason"]),
                 node_count=head_seq + 1 if isinstance(head_seq, int) else 0,
                 verified=None if run_id not in checked else checked[run_id] is None,

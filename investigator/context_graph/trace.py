@@ -17,6 +17,7 @@ from graph_schema.canonical import iso_utc
 from investigator.context_graph.audit import HASHES_WITHHELD_FROM
 from investigator.context_graph.chain import verify_chain
 from investigator.context_graph.models import CtxKind, CtxNodeRecord, RunLineage
+from investigator.context_graph.run_times import AsOfFrom, KnownAtFrom, run_times
 from investigator.evidence import purged_rejection
 from investigator.terminal import one_line, shown_id
 
@@ -63,6 +64,15 @@ class TraceDocument(BaseModel):
     # The seq from which no chain hash (nor the run's head) is shown: they chain over
     # content withheld from the reader (docs/security.md rule 6). None: all shown.
     hashes_withheld_from: int | None = None
+    # Which time the run answered for, and who chose it (context_graph/run_times.py):
+    # `given`, `text` (one time in a runbook lookup's text), `now`; None: not recorded.
+    as_of: str | None = None
+    as_of_from: AsOfFrom | None = None
+    as_of_words: str | None = None
+    known_at: str | None = None
+    known_at_from: KnownAtFrom | None = None
+    time_note: str | None = None
+    times: str | None = None  # the phrase the tree prints
 
 
 def trace_document(
@@ -99,7 +109,11 @@ def trace_document(
         for e in sorted(lineage.edges, key=lambda e: (e.from_seq, e.type, e.to_seq))
     ]
     status = lineage.run_properties.get("status") if lineage.run_properties else None
+    root = next((n for n in lineage.nodes if n.kind == CtxKind.RUN), None)
+    times = run_times(root.properties) if root is not None else None
     return TraceDocument(
+        **(times.model_dump() if times is not None else {}),
+        times=times.phrase() if times is not None else None,
         run_id=lineage.run_id,
         verified=None if verify_problems is None else not verify_problems,
         verify_problems=verify_problems or [],
@@ -172,8 +186,7 @@ def _describe_kind(node: CtxNodeRecord) -> str:
         given = f', reason "{_one_line(reason)}"' if reason is not None else ""
         return (
             f"run {p.get('run_id')} [{p.get('status')}] {_one_line(p.get('question'))!s} "
-            f"(subject {who}, purpose {p.get('purpose')}{given}, "
-            f"as_of {_shown_time(p.get('as_of'))}, known_at {_shown_time(p.get('known_at'))})"
+            f"(subject {who}, purpose {p.get('purpose')}{given}, {run_times(p).phrase()})"
         )
     if kind == CtxKind.AGENT:
         return f"agent {p.get('agent_id')} on behalf of {shown_id(p.get('on_behalf_of'))}"

@@ -281,6 +281,10 @@ class ServingBackend:
                 as_of=when,
                 known_at=known_at,
                 purpose=self.purpose,
+                # Recorded on the run, as the CLI's lookup records it.
+                as_of_from=timed.recorded_from,
+                as_of_words=timed.words,
+                time_note=timed.note,
             )
         except ValidationError as exc:
             raise BadInput(first_error(exc)) from None
