@@ -1208,6 +1208,9 @@ _RELATIVE_PERIOD = LazyPattern(
     r"(?!早上|上午|中午|下午|晚上|夜里|凌晨))",
     re.IGNORECASE,
 )
+# The words that make a weekday a day asked about: "on Monday", "last Monday", "since
+# Monday" (a bare "Monday" is listed as not resolved, as before).
+_WEEKDAY_LEAD = LazyPattern(r"(?:since|on|during|for|from|over|last|this\s+past)\s", re.IGNORECASE)
 _AGO = LazyPattern(
     r"(?:\b(?P<qty>\d+(?:\.\d+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
     r"twelve|fifteen|twenty|thirty|forty-five|forty|fifty|sixty|ninety|half\s+an?)\s*"
@@ -1445,6 +1448,8 @@ def time_references(
     relative: list[RelativeTime] = []
     if as_of is not None:
         for found_period in list(_RELATIVE_PERIOD.finditer(rest)):
+            if found_period.group("weekday") and not _WEEKDAY_LEAD.match(found_period.group(0)):
+                continue  # a bare "Friday" ("the Friday batch job") is no day asked about
             rel = _relative_period(found_period, as_of)
             clocked = _clock_on_day(rest, found_period, rel, as_of) if rel.kind == "day" else None
             if clocked is not None:

@@ -196,6 +196,8 @@ AS_OF = datetime(2026, 7, 24, 12, tzinfo=UTC)
         ("what changed last month?", datetime(2026, 6, 1), datetime(2026, 6, 30, 23, 59, 59)),
         ("what changed since yesterday?", datetime(2026, 7, 23), datetime(2026, 7, 24, 12)),
         ("what happened last Friday?", datetime(2026, 7, 17), datetime(2026, 7, 17, 23, 59, 59)),
+        ("what changed since Monday?", datetime(2026, 7, 20), datetime(2026, 7, 24, 12)),
+        ("who owned it on Thursday?", datetime(2026, 7, 23), datetime(2026, 7, 23, 23, 59, 59)),
     ],
 )
 def test_relative_periods_are_read_against_as_of(
@@ -228,7 +230,7 @@ def test_an_amount_ago_is_as_of_minus_it(ago: str, delta: timedelta) -> None:
 @pytest.mark.parametrize(
     "words",
     ["last night", "tonight", "this morning", "the other day", "a few hours ago",
-     "several days ago", "2 months ago", "yesterday morning", "今天早上"],
+     "several days ago", "2 months ago", "yesterday morning", "今天早上", "Friday"],
 )  # fmt: skip
 def test_words_that_need_the_askers_clock_or_are_vague_stay_unresolved(words: str) -> None:
     refs = time_references(f"what changed on payment-api {words}?", AS_OF)
