@@ -119,6 +119,7 @@ from investigator.session import RunSession, RunSpec
 from investigator.timeline import (
     AnchorEvent,
     ReferenceTime,
+    RelativeTime,
     UnplacedReason,
     UnplacedTime,
     cause_kind,
@@ -127,6 +128,7 @@ from investigator.timeline import (
     far_anchor_notes,
     first_error,
     period_notes,
+    relative_notes,
     time_references,
     unplaced_times,
 )
@@ -245,6 +247,10 @@ class InvestigationResult(BaseModel):
     # The event taken as "then" when it lies more than a day before `as_of`, said plainly
     # (the claims name its date, which is easy to miss).
     time_notes: list[str] = Field(default_factory=list)
+    # The question's relative words read against `as_of`, in UTC ("yesterday": the day
+    # before as_of's day, "2 hours ago": as_of minus 2 h), each with its period (`start` to
+    # `end`) or instant (`start` == `end`) and how it was read (a `Time` line says it too).
+    relative_times: list[RelativeTime] = Field(default_factory=list)
     # The loop stopped (deadline, max_rounds, budget) with reads still planned: what the
     # answer lists as missing was not searched for to the end.
     search_cut_short: bool = False
@@ -973,7 +979,10 @@ def _investigate(
         omissions=len(pack.omissions),
         unresolved_time_words=unplaced,
         unresolved_time_reasons=reasons,
+        relative_times=time_references(request.question, as_of).relative,
         time_notes=[
+            # How relative words ("yesterday", "2 hours ago") were read against as_of.
+            *relative_notes(request.question, as_of),
             # Said only where an owner, version or change read covers the period asked.
             *(
                 period_notes(request.question, as_of)

@@ -139,8 +139,14 @@ def test_last_hour_is_a_window_ending_at_as_of() -> None:
     assert (period[0].at, period[1].at) == (datetime(2026, 7, 23, 11, 30, tzinfo=UTC), as_of)
     period = time_references("any deploys over the past 3 days?", as_of).period
     assert period is not None and period[0].at == datetime(2026, 7, 20, 12, 30, tzinfo=UTC)
-    # "Last week" alone names a calendar week: listed as not placed, as before.
-    assert time_references("what happened last week", as_of).unresolved == ["last week"]
+    # "Last week" alone names a calendar week: the ISO week before as_of's (Monday to
+    # Sunday, UTC), not the 7 days before as_of ("the last week" is those).
+    period = time_references("what happened last week", as_of).period
+    assert period is not None
+    assert (period[0].at, period[1].at) == (
+        datetime(2026, 7, 13, tzinfo=UTC),
+        datetime(2026, 7, 19, 23, 59, 59, tzinfo=UTC),
+    )
 
 
 def test_what_changed_in_the_last_hour_lists_nothing_from_earlier(  # type: ignore[no-untyped-def]
