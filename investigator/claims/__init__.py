@@ -17,11 +17,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
-from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
-from graph_schema.canonical import sha256_hex
 from graph_schema.front_matter_contact import front_matter_contact
 from investigator.change_period import (
     CHANGES_TEMPLATE,
@@ -32,11 +30,47 @@ from investigator.change_period import (
     EventPeriod,
     WindowCut,
 )
+from investigator.claims.model import (
+    _LOWER,
+    CauseAssessment,
+    Claim,
+    ClaimSet,
+    Confounder,
+    EpistemicStatus,
+    Verdict,
+    keep_claims_in_pack,
+)
+from investigator.claims.wording import (
+    _CHANGE_TIME_KEYS,
+    _DEPLOY_TIME_KEYS,
+    _FIRST_SEEN_KEYS,
+    READ_FAILED,
+    UNKNOWN_NOT_ABSENT,
+    _about,
+    _change_id,
+    _claim,
+    _holds_text,
+    _human,
+    _instant,
+    _label,
+    _quote,
+    _release_of,
+    _span_text,
+    _through,
+    _title,
+    _unfinished_why,
+    _upper_first,
+    _valid_text,
+    _validity,
+    _versioned,
+    _was,
+    _when,
+    _with,
+)
 from investigator.context_graph.models import ToolCallRecord
 from investigator.evidence import (
     Evidence,
     as_held,
-    canonical_json,
     iso_utc,
     supported_evidence_types,
     version_named,
@@ -102,7 +136,6 @@ from investigator.timeline import (
     CHANGE_TIME_KEYS,
     DEPLOY_TIME_KEYS,
     EPISODE,
-    FIRST_SEEN_KEYS,
     AnchorEvent,
     EventSide,
     NamedTime,
@@ -112,28 +145,42 @@ from investigator.timeline import (
     instant_of,
     passed_over_error,
     reference_times,
-    release_of,
     rollout_under_way,
     time_references,
 )
 
+__all__ = [
+    "NO_ERRORS_NAMED",
+    "NO_RUNBOOK_AT_AS_OF",
+    "READ_FAILED",
+    "CauseAssessment",
+    "Claim",
+    "ClaimSet",
+    "Confounder",
+    "EpistemicStatus",
+    "Verdict",
+    "_claim",
+    "capped_walks",
+    "dependency_depth_notes",
+    "derive_claims",
+    "keep_claims_in_pack",
+    "states_at_as_of",
+]
+
+
 # How far before the first error another change counts as a confounder, and how long after a
 # release an error may appear and still be called time-correlated.
 CONFOUNDER_WINDOW = timedelta(minutes=30)
+
+
 CORRELATION_WINDOW = timedelta(minutes=30)
+
+
 # From how many competing causes that no mechanism record rules out a correlation verdict is
 # lowered one step more than for any confounder: no stronger than `uncertain`.
 UNEXPLAINED_CAUSES = 2
 
-# What to ask again with when the loop stopped with reads still planned, per stop reason.
-_LONGER_SEARCH = {
-    "deadline": "a longer --deadline-seconds",
-    "max_rounds": "a larger --max-rounds",
-    "budget_exhausted": "a larger --budget-tokens",
-}
-# Said for `search_stopped_by` when the loop finished but one of its reads failed (a template
-# timed out on a loaded server): its rows are unknown, and "none found" would be a claim.
-READ_FAILED = "read_failed"
+
 # The `error_first_seen` gap of a question that names no service, alert or error code (and
 # was given no --service): which errors it asks about is unknown, so none was looked for.
 NO_ERRORS_NAMED = (
@@ -141,6 +188,8 @@ NO_ERRORS_NAMED = (
     'name the service (--service payment-api) or the error code ("What changed before the '
     'PAY-4097 errors?")'
 )
+
+
 # The ownership and mechanism gaps of a question that names nothing to look them up for
 # ("who owned it then", "what broke", no --service): nothing was searched, so "no OWNS
 # relationship" or "no mechanism evidence" would state a false reason.
@@ -149,6 +198,8 @@ NOTHING_NAMED = (
     "given), so no {what} was looked for: name one (--service payment-api, or e.g. "
     '"{example}")'
 )
+
+
 # The same gaps when what the question's words found had not started by as_of (the payments
 # incident asked about at 09:00, before it began at 10:02): it names something, recorded
 # later and not followed, so "names no service" would be false.
@@ -157,6 +208,8 @@ STARTED_LATER = (
     "(recorded later, not followed), so no {what} was looked for: ask at a later --as-of, or "
     "name what held then (--service payment-api)"
 )
+
+
 # The gaps of what is read for a service when the one named (--service, or the question's
 # words) resolved to nothing the subject may see and no other service was read: nothing was
 # looked up for it, so "no release for the service" or "names no service" would be false.
@@ -164,6 +217,8 @@ NAME_UNRESOLVED = (
     "{names} resolved to nothing this subject may see (its close ids, if any, are suggested "
     "with it), so no {what} was looked for: ask with a visible id"
 )
+
+
 _UNRESOLVED_GAPS = {
     "deployment_time": "release",
     "error_first_seen": "first error",
@@ -174,176 +229,18 @@ _UNRESOLVED_GAPS = {
     "incident_report": "incident",
     "alert_firing": "alert firing",
 }
+
+
 NOTHING_NAMED_GAPS = {
     "ownership": ("owner", "who owned payment-api then?"),
     "mechanism": ("mechanism", "what broke PAY-4097?"),
     "alert_firing": ("alert firing", "which alerts fired on payment-api?"),
 }
+
+
 # What a question's subject is read from: a service, incident, error, release, alert or a
 # runbook its words found ("who owns the runbook for ledger sync lag?").
 _SUBJECT_ID = re.compile(r"(?:^|\|)(?:svc|inc|err|deploy|alert|runbook):")
-# How a gap left by a search that did not finish begins: not found yet is not none.
-UNKNOWN_NOT_ABSENT = "unknown, not absent: "
-
-
-class EpistemicStatus(StrEnum):
-    """How strongly a claim is known."""
-
-    FACT = "fact"
-    INFERENCE = "inference"
-    HYPOTHESIS = "hypothesis"
-
-
-class Verdict(StrEnum):
-    """The answer to a correlation question, strongest first."""
-
-    CONFIRMED = "confirmed"
-    LIKELY = "likely"
-    UNCERTAIN = "uncertain"
-    REFUTED = "refuted"
-
-
-_LOWER = {
-    Verdict.CONFIRMED: Verdict.LIKELY,
-    Verdict.LIKELY: Verdict.UNCERTAIN,
-    Verdict.UNCERTAIN: Verdict.UNCERTAIN,
-    Verdict.REFUTED: Verdict.REFUTED,
-}
-
-
-class Claim(BaseModel):
-    """One statement bound to evidence in the pack."""
-
-    claim_id: str
-    statement: str
-    epistemic_status: EpistemicStatus
-    confidence: float = Field(ge=0.0, le=1.0)
-    evidence_ids: list[str] = Field(min_length=1)
-    intent: str
-
-
-class CauseAssessment(StrEnum):
-    """What the trusted mechanism evidence says of a competing or candidate cause."""
-
-    RULED_OUT = "ruled_out"  # a record clears it, none names it as the cause
-    NAMED_AS_CAUSE = "named_as_cause"  # a record names it as the cause, none clears it
-    DISPUTED = "disputed"  # records do both
-    # No mechanism record says either, but a trusted report in the pack that records no
-    # mechanism (a draft postmortem) names it as the cause (`reported_by`).
-    REPORTED_AS_CAUSE = "reported_as_cause"
-    NO_MECHANISM_EVIDENCE = "no_mechanism_evidence"  # no record says either
-
-
-class Confounder(BaseModel):
-    """Another change in the correlation window that could explain the errors too."""
-
-    evidence_id: str
-    element_id: str
-    # When it took effect: a release's finish (the deployment time), a change's instant.
-    at: datetime
-    # A release's rollout start, when its record has one before `at`: errors are weighed
-    # against it (an error first seen during the rollout can be its effect).
-    started_at: datetime | None = None
-    description: str
-    # Evidence ids of the mechanism records that clear it / name it as the cause.
-    assessment: CauseAssessment = CauseAssessment.NO_MECHANISM_EVIDENCE
-    ruled_out_by: list[str] = Field(default_factory=list)
-    named_by: list[str] = Field(default_factory=list)
-    # Evidence ids of the reports (trusted documents that are no mechanism record, e.g. a
-    # draft postmortem of confidence 0.3) that name it as the cause: what was recorded of it
-    # then, not what decides it.
-    reported_by: list[str] = Field(default_factory=list)
-
-
-class ClaimSet(BaseModel):
-    """Claims, the verdict (correlation questions only), confounders and gaps."""
-
-    claims: list[Claim]
-    verdict: Verdict | None
-    confounders: list[Confounder]
-    missing_evidence: list[MissingEvidence]
-
-
-# Property names that carry the relevant instant, most specific first (investigator.timeline).
-_DEPLOY_TIME_KEYS = DEPLOY_TIME_KEYS
-_FIRST_SEEN_KEYS = FIRST_SEEN_KEYS
-_CHANGE_TIME_KEYS = CHANGE_TIME_KEYS
-_instant = instant
-
-
-def _label(ev: Evidence) -> str:
-    code = ev.context.get("code") or ev.context.get("error_code")
-    if "error_first_seen" in ev.evidence_types and isinstance(code, str):
-        return code.removeprefix("err:")
-    return ev.name or ev.title or ev.element_id
-
-
-def _title(ev: Evidence) -> str:
-    """A runbook's or policy's name in a claim: its title, as the runbook card names it (an
-    imported page's record name is its file name, `backdoor-ec2-spambot`, where its title
-    is the finding's, `Backdoor:EC2/Spambot`)."""
-    return ev.title or _label(ev)
-
-
-def _about(ev: Evidence, entity_id: str) -> bool:
-    """Whether `ev` is a record about `entity_id` (same record, its fact slot, its documents)."""
-    return (
-        ev.element_id == entity_id
-        or entity_id in (ev.conflict_key or "")
-        or entity_id in (ev.context.get("entity"), ev.context.get("deployment"))
-    )
-
-
-def _claim(
-    statement: str, status: EpistemicStatus, confidence: float, evs: Sequence[Evidence], intent: str
-) -> Claim:
-    ids = sorted({ev.evidence_id for ev in evs})
-    digest = sha256_hex(canonical_json([statement, ids, status.value]))
-    return Claim(
-        claim_id="claim:" + digest[:16],
-        statement=statement,
-        epistemic_status=status,
-        confidence=confidence,
-        evidence_ids=ids,
-        intent=intent,
-    )
-
-
-def _with(evidence: Sequence[Evidence], etype: str) -> list[Evidence]:
-    # A tombstone in the pack (a retracted OWNS record an answer cites) supports nothing.
-    return [ev for ev in evidence if etype in ev.evidence_types and ev.status == "active"]
-
-
-def _validity(ev: Evidence) -> str:
-    """` (valid A to B)` after a runbook or policy claim, or nothing when the document states
-    no validity at all (an imported file: in force until replaced, nothing to repeat in every
-    claim; records of other kinds keep saying it)."""
-    if ev.valid_from is None and ev.valid_to is None:
-        return ""
-    return f" ({_valid_text(ev)})"
-
-
-def _valid_text(ev: Evidence) -> str:
-    end = iso_utc(ev.valid_to) if ev.valid_to else "open"
-    if ev.valid_from is None:
-        # An imported runbook often states no start: say so, rather than print "?".
-        return f"valid to {end}, no start recorded"
-    return f"valid {iso_utc(ev.valid_from)} to {end}"
-
-
-def _through(ev: Evidence, etype: str) -> str:
-    """For a service found over several hops of DEPENDS_ON (`etype` the way it was walked):
-    who depends on whom, through whom, in the order of the chain. A dependent's path runs
-    from the service asked about back to it ("svc:api-gateway depends on svc:payment-db
-    through svc:checkout, svc:payment-api"); a dependency's out of the service asked about
-    ("svc:checkout depends on svc:payment-db through svc:payment-api")."""
-    path = ev.context.get("path")
-    if not isinstance(path, list) or len(path) < 3:
-        return ""
-    names = [str(p) for p in path]
-    if etype == "dependent":
-        names.reverse()
-    return f", so {names[0]} depends on {names[-1]} through {', '.join(names[1:-1])}"
 
 
 def _incident_facts(ev: Evidence, as_of: datetime) -> str:
@@ -418,30 +315,6 @@ def _named_only(ev: Evidence, found_by_text: Sequence[str] = ()) -> str:
     cut = SECTION_EXCERPT in ev.transformations and "#" in (ev.locator or "")
     by = "the heading of its section" if cut else "its name"
     return f", found by {by} alone (no service, alert or error code record links to it),"
-
-
-# A source version an importer wrote: the file's commit or content hash.
-_FILE_VERSION = re.compile(r"^(git|sha256):([0-9a-f]{12})[0-9a-f]*$")
-
-
-def _version_words(ev: Evidence) -> str:
-    """A runbook's version as the card names it: its own label (`v3`), else, for an
-    imported file without one, the commit or content hash it was read from, short."""
-    own = ev.props.get("runbook_version")
-    if own is None and (at := re.search(r"@v(\d+)$", ev.element_id)):
-        own = at.group(1)
-    if own is not None and str(own).strip():
-        return "v" + str(own).strip().removeprefix("v").removeprefix("V")
-    match = _FILE_VERSION.match(ev.source_version or "")
-    return f"{match.group(1)}:{match.group(2)}" if match else f"v{ev.version}"
-
-
-def _versioned(ev: Evidence) -> str:
-    """A runbook version as a claim names it, fact or inference: its id and its version as
-    the card's `Runbook` line names it (`runbook:mimir-runbooks, sha256:b008c1d2ff90`), or
-    the id alone when it ends with that version already (`runbook:payment-recovery@v3`)."""
-    label = _version_words(ev)
-    return ev.element_id if ev.element_id.endswith("@" + label) else f"{ev.element_id}, {label}"
 
 
 class _TextOwners(BaseModel):
@@ -1457,39 +1330,6 @@ def names_no_errors(question: str | None) -> bool:
     return not extract_mentions(question or "").texts()
 
 
-def _holds_text(
-    ev: Evidence,
-    refs: Sequence[ReferenceTime],
-    as_of: datetime,
-    successor: Evidence | None = None,
-) -> str:
-    """`At <label>, <time> (<why>) and at as_of, <time>` for the instants a record holds at
-    (less those where its successor, also admitted, holds instead)."""
-
-    def holds(at: datetime) -> bool:
-        return holds_at(ev, at) and not (successor is not None and holds_at(successor, at))
-
-    parts = [f"{r.describe()} ({r.why})" for r in refs if holds(r.at)]
-    if holds(as_of):
-        parts.append(f"as_of, {iso_utc(as_of)}")
-    if not parts:
-        parts.append(f"as_of, {iso_utc(as_of)}")
-    return "At " + " and at ".join(parts)
-
-
-def _span_text(ev: Evidence, as_of: datetime) -> str:
-    """`From A to B`, or `From A, still at as_of, <as_of>`, of a record's valid interval."""
-    start = f"From {iso_utc(ev.valid_from)}" if ev.valid_from else "From the first record"
-    if ev.valid_to is None:
-        return f"{start}, still at as_of, {iso_utc(as_of)}"
-    return f"{start} to {iso_utc(ev.valid_to)}"
-
-
-def _was(ev: Evidence) -> str:
-    """`is` of a version still in force (no end), else `was`."""
-    return "is" if ev.valid_to is None else "was"
-
-
 def _dated_in(ev: Evidence, period: OwnershipPeriod) -> bool:
     """Whether a version with a stated start holds at some instant of the period (an undated
     one is placed by its record times, record_time.py)."""
@@ -2155,10 +1995,6 @@ def _no_runbook_at_as_of_gaps(
     ]
 
 
-def _when(value: datetime | None) -> str:
-    return iso_utc(value) if value is not None else "an unknown time"
-
-
 def _undated_in_force(ev: Evidence, asked: datetime) -> str | None:
     """For an undated version a re-import replaced: the one instant it is claimed at, and
     its record times (it held from its import until the re-import, not at as_of)."""
@@ -2252,11 +2088,6 @@ def _in_force(
         return f"at {iso_utc(as_of)}"
     successor = next((v for v in versions if ev.replacement == v.element_id), None)
     return "a" + _holds_text(ev, refs, as_of, successor)[1:]
-
-
-def _release_of(ev: Evidence) -> str | None:
-    """The release a deployment-time record is about: itself, or its fact slot's subject."""
-    return release_of(ev)
 
 
 def _rollout_claims(
@@ -2484,6 +2315,8 @@ _CLEARING = re.compile(
     r"had no (?:impact|effect))\b|排除|无关",
     re.IGNORECASE,
 )
+
+
 # Sentences end at a full stop (hard-wrapped lines are one sentence) or a blank line.
 # ... unless it says the opposite ("could not rule out the release").
 _NOT_CLEARING = re.compile(
@@ -2498,11 +2331,15 @@ def _rules_out(sentence: str) -> bool:
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?。])\s+|\n\s*\n")
+
+
 # A release or change identifier in free text ("release 2026.07.23.1", "deploy:r-7").
 _CHANGE_REFERENCE = re.compile(
     r"\b(deploy|change):\S+|\brelease[- ]v?\d+(\.\d+)+\b|\b\d{4}\.\d{2}\.\d{2}\.\d+\b",
     re.IGNORECASE,
 )
+
+
 # Shorter words of a name are too common to identify a change ("rule", "v3").
 _MIN_NAME_TOKEN = 6
 
@@ -2722,16 +2559,6 @@ def _rollbacks_recorded(evidence: Sequence[Evidence]) -> list[Claim]:
     return out
 
 
-def _quote(sentence: str, limit: int = 200) -> str:
-    return sentence if len(sentence) <= limit else sentence[: limit - 1] + "…"
-
-
-def _change_id(ev: Evidence) -> str:
-    """The change a record stands for: the release a release-time document is about, else
-    the record itself."""
-    return _release_of(ev) or ev.element_id
-
-
 def _rollout_start(ev: Evidence, finished: datetime) -> datetime:
     """A release's rollout start from its own record (`started_at`, no later than its
     finish), else its finish: from then on, errors can be its effect."""
@@ -2792,10 +2619,6 @@ def _what(cand: _Candidate) -> str:
     if cand.kind == "release":
         return f"release {_change_id(ev)}"
     return f"change {_label(ev)} ({ev.element_id})"
-
-
-def _upper_first(text: str) -> str:
-    return text[:1].upper() + text[1:]
 
 
 def _finished(cand: _Candidate) -> str:
@@ -4127,21 +3950,6 @@ def _not_searched_to_the_end(
     ]
 
 
-def _unfinished_why(stopped_by: str) -> str:
-    """Why a search did not finish (`search_stopped_by`), and how to ask again."""
-    if stopped_by == READ_FAILED:
-        return (
-            "a read of the run failed (see its tool calls: a query timed out or Neo4j refused "
-            "it), so its search for this did not finish; ask again"
-        )
-    again = _LONGER_SEARCH.get(stopped_by)
-    hint = f"; ask again with {again}" if again else ""
-    return (
-        f"the run stopped ({stopped_by}) with reads still planned, before its search "
-        f"for this finished{hint}"
-    )
-
-
 def _incident_not_recorded(
     missing: Sequence[MissingEvidence],
     evidence: Sequence[Evidence],
@@ -4334,23 +4142,3 @@ def _place_words(question: str) -> str:
     if not found:
         return "it names no service, alert or error code the subject may read"
     return f"{found[0]!r} matched no service the subject may read"
-
-
-def _human(delta: timedelta) -> str:
-    """`38 s`, `4 min 10 s`, `2 d 20 h 2 min 38 s`."""
-    seconds = int(delta.total_seconds())
-    if seconds < 120:
-        return f"{seconds} s"
-    days, rest = divmod(seconds, 86400)
-    hours, rest = divmod(rest, 3600)
-    minutes, secs = divmod(rest, 60)
-    if not days and not hours:
-        return f"{minutes} min {secs} s" if secs else f"{minutes} min"
-    parts = [(days, "d"), (hours, "h"), (minutes, "min"), (secs, "s")]
-    return " ".join(f"{n} {unit}" for n, unit in parts if n)
-
-
-def keep_claims_in_pack(claims: Sequence[Claim], pack_ids: Sequence[str]) -> list[Claim]:
-    """Drop any claim that cites evidence outside the pack (validation before output)."""
-    allowed = set(pack_ids)
-    return [c for c in claims if c.evidence_ids and set(c.evidence_ids) <= allowed]
