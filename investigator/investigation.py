@@ -433,7 +433,7 @@ def _alerts_unfound(
 
 def _budget_dropped_owners(gate: EvidenceGate, omissions: Sequence[Omission]) -> list[Evidence]:
     """The OWNS records the gate admitted and the pack dropped for the budget: read, so
-    not absent (claims.py words the owner gaps they would fill so)."""
+    not absent (claims/ownership.py words the owner gaps they would fill so)."""
     cut = {o.candidate_id for o in omissions if o.reason is RejectionReason.BUDGET_EXCEEDED}
     return [ev for ev in gate.admitted if ev.evidence_id in cut and ev.type == "OWNS"]
 

@@ -487,7 +487,7 @@ CHANGE_LOOKBACK = timedelta(minutes=30)
 # Into the service, a caller's callers break with it too ("what depends on payment-db?":
 # payment-api, checkout through it, api-gateway through both); out of it, what it depends on
 # fails it too. The same depth both ways; the answer says how far it read
-# (`claims.dependency_depth_notes`).
+# (`claims.dependencies.dependency_depth_notes`).
 DEPENDS_ON_HOPS = 3
 
 
@@ -1567,7 +1567,7 @@ def period_change_steps(
 def _period_rollout_steps(end: datetime, focus: Sequence[str]) -> list[PlanStep]:
     """The releases rolling out at the period's end (as_of when earlier): their deployment
     time, the finish, lies after the period, so no window read above holds one that started
-    in it (claims.py says those started in the period as under way)."""
+    in it (claims/changes.py says those started in the period as under way)."""
     at = {"at": _iso(end)}
     if not focus:
         return [

@@ -1836,7 +1836,7 @@ def release_of(ev: Evidence) -> str | None:
 def counted_cause(ev: Evidence, window: tuple[datetime, datetime] | None) -> bool:
     """Whether a record in the cause window is counted as a competing cause of its own: a
     release or another change event, not a record of a release's time (a CI/CD document:
-    the release it is about is the cause, as claims.py weighs it)."""
+    the release it is about is the cause, as claims/candidates.py weighs it)."""
     return in_cause_window(ev, window) and (ev.type == "Deployment" or release_of(ev) is None)
 
 
