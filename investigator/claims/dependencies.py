@@ -41,12 +41,18 @@ def dependency_depth_notes(
             continue
         starts = ", ".join(sorted({p[0] for p in paths}))
         read = f"DEPENDS_ON was read up to {hops} hops {way} {starts}"
-        capped = [limit for kind, _, limit in capped_walks(calls) if kind == etype]
+        capped = [
+            (limit, by_service)
+            for kind, _, limit, by_service in capped_walks(calls)
+            if kind == etype
+        ]
         edge = sorted({p[-1] for p in paths if len(p) == hops + 1})
         longest = max(len(p) for p in paths) - 1
         if capped:
             # Its gap says what the cap left out (`_capped_walk_gaps`).
-            notes.append(f"{read}; the read stopped at its cap of {max(capped)} paths")
+            limit, by_service = max(capped)
+            unit = "services" if by_service else "paths"
+            notes.append(f"{read}; the read stopped at its cap of {limit} {unit}")
         elif edge:
             notes.append(
                 f"{read}; {_verb(beyond, edge)} was not read, so services further along "
@@ -58,13 +64,26 @@ def dependency_depth_notes(
     return notes
 
 
-def capped_walks(calls: Sequence[ToolCallRecord]) -> list[tuple[str, str, int]]:
-    """(evidence type, start, row cap) of each DEPENDS_ON walk of a dependency question
-    (`dependent` into the service, `dependency` out of it), and of each FIRED_ON read of an
-    alert question (`alert_firing`), that its row cap cut."""
+# The first dependency_neighbourhood version whose row cap counts services reached and keeps
+# the latest firings (cypher_templates/manifest.yaml, `ordered_cut`).
+ORDERED_CUT_VERSION = 4
+
+
+def capped_walks(calls: Sequence[ToolCallRecord]) -> list[tuple[str, str, int, bool]]:
+    """(evidence type, start, row cap, by service) of each DEPENDS_ON walk of a dependency
+    question (`dependent` into the service, `dependency` out of it), and of each FIRED_ON
+    read of an alert question (`alert_firing`), that its row cap cut. `by service`: the
+    template version counts what a user counts (`dependency_neighbourhood` 4 on, manifest
+    `ordered_cut`: one row per service reached, the latest firings first); before, paths
+    and firings in no useful order."""
     return sorted(
         {
-            (str(c.evidence_type), str(c.params.get("start_id")), c.limit or 0)
+            (
+                str(c.evidence_type),
+                str(c.params.get("start_id")),
+                c.limit or 0,
+                c.template_version >= ORDERED_CUT_VERSION,
+            )
             for c in calls
             if c.template_id == "dependency_neighbourhood"
             and (
@@ -80,32 +99,53 @@ def capped_walks(calls: Sequence[ToolCallRecord]) -> list[tuple[str, str, int]]:
 
 
 def _capped_walk_gaps(
-    intents: set[Intent], cuts: Sequence[tuple[str, str, int]]
+    intents: set[Intent], cuts: Sequence[tuple[str, str, int, bool]]
 ) -> list[MissingEvidence]:
     """A required gap for each walk of `cuts` (`capped_walks`) the question asked
-    for: the walk lists the nearest services first, so those past its cap are unknown."""
+    for, in the user's terms: the walk read its cap of services (nearest first) and more
+    exist, or the FIRED_ON read kept its cap of the latest firings (`_capped_walk_gap_text`)."""
     asked = {
         "dependent": Intent.DEPENDENTS,
         "dependency": Intent.DEPENDENCIES,
         "alert_firing": Intent.ALERT_FIRING,
     }
-    way = {"dependent": "into", "dependency": "out of"}
     return [
         MissingEvidence(
             evidence_type=etype,
             intents=[asked[etype].value],
-            description=(
-                f"the FIRED_ON read of {start} stopped at its cap of {limit} firings: "
-                "firings past the cap are not listed"
-                if etype == "alert_firing"
-                else f"the DEPENDS_ON walk {way[etype]} {start} stopped at its cap of {limit} "
-                "paths (nearest first): services past the cap are not listed"
-            ),
+            description=_capped_walk_gap_text(etype, start, limit, by_service),
             required=True,
         )
-        for etype, start, limit in cuts
+        for etype, start, limit, by_service in cuts
         if etype in asked and asked[etype] in intents
     ]
+
+
+def _capped_walk_gap_text(etype: str, start: str, limit: int, by_service: bool) -> str:
+    """What a walk cut at its row cap left out. `by_service` (dependency_neighbourhood 4
+    on): the cap counted services reached (nearest first) and firings (the latest first);
+    before, paths and firings in no useful order (runs recorded then say what they said)."""
+    if etype == "alert_firing":
+        if by_service:
+            return (
+                f"the FIRED_ON read of {start} kept the latest {limit} firings (by firing "
+                "time): earlier firings are not listed"
+            )
+        return (
+            f"the FIRED_ON read of {start} stopped at its cap of {limit} firings: firings "
+            "past the cap are not listed"
+        )
+    way = "into" if etype == "dependent" else "out of"
+    if by_service:
+        more = "more depend on it" if etype == "dependent" else "it depends on more"
+        return (
+            f"the DEPENDS_ON walk {way} {start} read at most {limit} services (nearest "
+            f"first) and {more}: those are not listed"
+        )
+    return (
+        f"the DEPENDS_ON walk {way} {start} stopped at its cap of {limit} paths (nearest "
+        "first): services past the cap are not listed"
+    )
 
 
 def _verb(words: str, names: Sequence[str]) -> str:

@@ -252,7 +252,7 @@ def derive_claims(
     started_later: Mapping[str, datetime] | None = None,
     errors_later: Mapping[str, datetime] | None = None,
     known_at: datetime | None = None,
-    walks_capped: Sequence[tuple[str, str, int]] = (),
+    walks_capped: Sequence[tuple[str, str, int, bool]] = (),
 ) -> ClaimSet:
     """Apply the claim rules of each intent to the pack evidence (pure, deterministic).
 
