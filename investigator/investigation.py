@@ -104,6 +104,7 @@ from investigator.rubric import (
     required_types,
     useful_types,
 )
+from investigator.rule_texts import RuleText, untrusted_rule_texts
 from investigator.runbook_gaps import (
     OTHER_RULE,
     budget_dropped_runbook_gaps,
@@ -260,6 +261,9 @@ class InvestigationResult(BaseModel):
     # The alerts the question asks about whose rule is no longer in their rule file (a
     # `:MissingFile` mark), said as `runbook --alert` says it (record_time.missing_rule_note).
     rule_notes: list[str] = Field(default_factory=list)
+    # The untrusted rules `rule_notes` name by id, with their own words (file, group,
+    # summary): data, quoted only here (fenced by the MCP server, `[untrusted]` lines).
+    untrusted_rules: list[RuleText] = Field(default_factory=list)
     # What the runbook search set aside, said as the card says it: the pages of other
     # database engines than the one the question names or pastes an error of.
     search_notes: list[str] = Field(default_factory=list)
@@ -287,6 +291,13 @@ def removed_rule_notes(
     return [note] if note else []
 
 
+def rules_apart(outcome: RetrievalOutcome) -> list[list[Evidence]]:
+    """The rules of one name that lead to different runbooks, by name (the rule notes name
+    each of them)."""
+    reached = {a: frozenset(ids) for a, ids in outcome.runbooks_through.items()}
+    return [r for r in same_named_rules(outcome.alert_rows) if lead_apart(r, reached)]
+
+
 def set_apart_other_rules(
     gate: EvidenceGate, outcome: RetrievalOutcome, question: str
 ) -> list[str]:
@@ -295,7 +306,7 @@ def set_apart_other_rules(
     are set aside; none picked, every runbook of that name is set aside (it is ambiguous).
     One rule's runbook is never stated as another's. The notes say which is which."""
     reached = {a: frozenset(ids) for a, ids in outcome.runbooks_through.items()}
-    apart = [r for r in same_named_rules(outcome.alert_rows) if lead_apart(r, reached)]
+    apart = rules_apart(outcome)
     notes: list[str] = []
     unused: dict[str, str] = {}
     # A runbook another alert (of another name) leads to stays that alert's.
@@ -712,7 +723,7 @@ def _investigate(
     # an alert's name in another form ("help with paymentapihigherrorrate").
     intents = outcome.intents or intents
     reading = outcome.reading or request.question
-    rules_apart = set_apart_other_rules(gate, outcome, request.question)
+    rule_notes = set_apart_other_rules(gate, outcome, request.question)
 
     t0 = time.perf_counter()
     supported = gate.supported_types()
@@ -1007,7 +1018,8 @@ def _investigate(
         ],
         search_cut_short=outcome.cut_short,
         deadline_cut_after_calls=outcome.deadline_cut_after_calls,
-        rule_notes=[*rules_apart, *removed_rule_notes(outcome, pack.evidence, as_of)],
+        rule_notes=[*rule_notes, *removed_rule_notes(outcome, pack.evidence, as_of)],
+        untrusted_rules=untrusted_rule_texts(r for rules in rules_apart(outcome) for r in rules),
         service_notes=outcome.service_notes,
         search_notes=list(
             dict.fromkeys(

@@ -347,6 +347,13 @@ class RankedRunbook(BaseModel):
     # Titled with every word of the query's title words but another number than the one the
     # query names ("Quux variant 2" for "Quux variant 1"): another of a series, no fit.
     numbered_otherwise: bool = Field(default=False, exclude=True)
+    # Whether its title may be quoted in a note (a trusted page's); not in the output.
+    trusted: bool = Field(default=True, exclude=True)
+
+    def named(self) -> str:
+        """How a note names it: its id and a trusted page's title (an untrusted title is its
+        page's text, read outside the untrusted fence in a note: the id alone)."""
+        return f"{self.id} {self.title!r}" if self.trusted else self.id
 
 
 class TextRanking(BaseModel):
@@ -455,7 +462,7 @@ class TextRanking(BaseModel):
             # Pages of a numbered series ("Quux variant 2", ...), none numbered as asked: the
             # words fit another one of them, which is no answer to the one asked about.
             others = [r for r in self.ranked if r.numbered_otherwise]
-            shown = ", ".join(f"{r.id} {r.title!r}" for r in others[:3])
+            shown = ", ".join(r.named() for r in others[:3])
             more = f" and {len(others) - 3} more" if len(others) > 3 else ""
             asked = " or ".join(self.numbers_named)
             return (
@@ -804,6 +811,7 @@ def rank_runbooks(
             RankedRunbook(
                 id=hit.element_id,
                 title=hit.title,
+                trusted=hit.trust == "trusted",
                 score=round(score, 6),
                 fit=round(max(text_fit, alert_fit), 6),
                 fulltext_score=fulltext,
