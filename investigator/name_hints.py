@@ -273,13 +273,16 @@ def _run_id_shaped(text: str) -> bool:
 
 
 def _run_id_note(text: str, subject_id: str) -> str:
-    """The line for a run id in a question: what reads a run instead."""
+    """The line for a run id in a question: what reads a run instead. The commands name it
+    in lower case, as run ids are written (`RUN-54298D42` typed: `trace run-54298d42`);
+    nothing is looked up, so they name no run the text does not."""
     run = _clean(text, 40)
+    typed = run.lower()
     who = _clean(subject_id)
     return (
         f"{run!r} in the question is a run id: an investigation reads the Knowledge Graph, "
-        f"not recorded runs; `investigator trace {run} --subject {who}` shows what that run "
-        f"read and claimed, `investigator replay {run} --subject {who}` checks that it "
+        f"not recorded runs; `investigator trace {typed} --subject {who}` shows what that run "
+        f"read and claimed, `investigator replay {typed} --subject {who}` checks that it "
         "reproduces (served: the `trace` and `replay` tools). The answer does not cover it."
     )
 
