@@ -10,11 +10,11 @@ whose own words (summary, severity, file, group) it holds, and a bare name is am
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Mapping
 
 from pydantic import BaseModel, ConfigDict
 
+from graph_schema.words import words as text_words
 from investigator.evidence import Evidence
 
 # Words that tell no rule from another ("rate of 5xx for ...").
@@ -40,7 +40,6 @@ _FILLER = frozenset(
         "what",
     ]
 )
-_WORD = re.compile(r"[a-z0-9]+")
 _SUMMARY_SHOWN = 60
 # A severity shown of an untrusted rule: one word, as severity labels are.
 _SEVERITY = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,19}")
@@ -115,7 +114,8 @@ def one_line_text(props: Mapping[str, object]) -> str:
 
 
 def _words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.casefold()) if len(w) > 2 and w not in _FILLER}
+    # Words of any script ("zählerstand" whole, not "hlerstand"): graph_schema.words.
+    return {w for w in text_words(text.casefold()) if len(w) > 2 and w not in _FILLER}
 
 
 def _rule_words(ev: Evidence) -> set[str]:

@@ -397,6 +397,10 @@ _RELEASE_WRITTEN = LazyPattern(
     re.IGNORECASE,
 )
 _HYPHENATED = LazyPattern(r"\b[a-z][a-z0-9]+(?:-[a-z0-9]+)+\b")
+# A run id as pasted, whole or a part (`run-` and four or more hex digits), in any case
+# (`RUN-54298D42`, `Run-54298d42`): a name, which the answer says is a run id (name_hints);
+# `_HYPHENATED` reads only the lower-case one.
+_RUN_ID = LazyPattern(r"(?<![\w.:@/-])run-[0-9a-f]{4,}(?![\w-])", re.IGNORECASE)
 # Plurals too: "which incidents hit ledger?", "list incidents on payment-db".
 _INCIDENT_WORDS = LazyPattern(
     r"\b(incidents?|outages?|errors?|failures?|alert|fired)\b|故障|事故|报错", re.IGNORECASE
@@ -918,9 +922,11 @@ def extract_mentions(question: str) -> Mentions:
     # Written with a space (or after the number): the same release, named canonically.
     releases += [f"release-{a or b}" for a, b in _RELEASE_WRITTEN.findall(question)]
     alerts = [a for a in alert_names(question) if a not in id_spans]
+    hyphenated = [(m.start(), m.group()) for m in _HYPHENATED.finditer(question)]
+    run_ids = [(m.start(), m.group()) for m in _RUN_ID.finditer(question)]
     names = [
         n
-        for n in _HYPHENATED.findall(question)
+        for _, n in sorted(hyphenated + run_ids)
         if n not in id_spans
         and not _RELEASE.fullmatch(n)
         and not any(n in r for r in releases)
