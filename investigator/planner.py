@@ -316,7 +316,10 @@ _SERVICE_STATUS_ASKED = LazyPattern(
     r"^\s*(?:is|are)\s+(?!there\b)[^?.]{1,60}?\b(?:healthy|unhealthy|ok|okay|fine|up|down|"
     r"working|degraded|broken|alright|all\s+right|in\s+good\s+shape)\b(?:\s+(?:now|right\s+now|"
     r"today|currently|at\s+the\s+moment))?\s*[?.!]*\s*$|"
-    r"\b(?:status|health|state)\s+of\b|\b[\w-]+(?:'s|s')\s+(?:current\s+)?(?:status|health)\b|"
+    # Not the status of an incident, a release or a change (those records answer it).
+    r"\b(?:status|health)\s+of\s+(?!(?:the\s+|this\s+|that\s+)?(?:[\w.:-]+\s+)?(?:incidents?|"
+    r"outages?|releases?|deploy\w*|rollouts?|rollbacks?|alerts?|changes?|migrations?|tickets?)\b)|"
+    r"\b[\w-]+(?:'s|s')\s+(?:current\s+)?(?:status|health)\b|"
     r"\bhow\s+is\s+[\w:.-]+\s+(?:doing|looking)\b|" + _OPEN_NOW,
     re.IGNORECASE,
 )
