@@ -47,6 +47,7 @@ from investigator.claims import (
     Confounder,
     Verdict,
     capped_walks,
+    cut_incident_lists,
     dependency_depth_notes,
     derive_claims,
     keep_claims_in_pack,
@@ -853,6 +854,7 @@ def _investigate(
         errors_later=outcome.errors_later,
         known_at=known_at,
         walks_capped=capped_walks(outcome.tool_calls),
+        incident_lists_cut=cut_incident_lists(outcome.tool_calls),
         owners_asked=sorted(
             {
                 str(call.params["entity_id"])

@@ -327,6 +327,7 @@ LATER_TEMPLATES = {
     "latest_deployments",
     "owners_of",
     "incidents_at",
+    "incidents_in_period",
     "ownership_in_period",
     "ownership_records",
     "owners_of_records",

@@ -280,6 +280,10 @@ DEMO_CALLS: dict[str, Callable[[dict[str, str | int]], list[dict[str, Any]]]] = 
     "deployments_in_window_tenant": lambda _: [JULY],
     "incident_context": lambda _: [{"incident_id": "inc:2026-07-23-payments"}],
     "incidents_at": lambda _: [{"at": "2026-07-23T11:00:00Z"}, {"at": "2026-12-01T00:00:00Z"}],
+    "incidents_in_period": lambda _: [
+        JULY,
+        {"from": "2026-07-23T10:30:00Z", "to": "2026-07-23T10:30:00Z"},
+    ],
     "runbooks_for": _anchor,
     "runbook_version_at": lambda _: [
         {"runbook_id": "runbook:payment-recovery@v3", "at": "2026-07-23T11:00:00Z"},

@@ -14,7 +14,8 @@ one step.
 The modules, in the order they build on each other: `model` (Claim, ClaimSet, the verdict),
 `wording` (the phrases every rule shares), the topics (`incidents`, `runbooks`, `ownership`,
 `releases` with alert firings, `mechanisms`, `candidates`, `reports`, `errors`, `causes`,
-`changes`, `dependencies`), and `derive` (`derive_claims`, which runs them over a pack and
+`changes`, `dependencies`, `status`: a service's state now and incidents of a period), and
+`derive` (`derive_claims`, which runs them over a pack and
 assembles the gaps). This package re-exports what the rest of the investigator imports.
 """
 
@@ -30,6 +31,7 @@ from investigator.claims.model import (
     keep_claims_in_pack,
 )
 from investigator.claims.runbooks import NO_RUNBOOK_AT_AS_OF, states_at_as_of
+from investigator.claims.status import cut_incident_lists
 from investigator.claims.wording import READ_FAILED, _claim
 
 __all__ = [
@@ -44,6 +46,7 @@ __all__ = [
     "Verdict",
     "_claim",
     "capped_walks",
+    "cut_incident_lists",
     "dependency_depth_notes",
     "derive_claims",
     "keep_claims_in_pack",

@@ -27,6 +27,7 @@ from investigator.claims.errors import (
 )
 from investigator.claims.incidents import (
     _affected_claims,
+    _incident_duration_claims,
     _incident_facts,
     _incident_not_recorded,
     _named_only,
@@ -76,6 +77,7 @@ from investigator.claims.runbooks import (
     _undated_in_force,
     _undated_then,
 )
+from investigator.claims.status import _incident_list_claims, _service_status_claims
 from investigator.claims.wording import (
     _FIRST_SEEN_KEYS,
     UNKNOWN_NOT_ABSENT,
@@ -113,6 +115,7 @@ from investigator.ownership_history import (
 from investigator.planner import (
     CompetingCauseChecks,
     asked_in_another_language,
+    asks_incident_duration,
     errors_read_only_for_then,
     extract_mentions,
     runbook_search_text,
@@ -146,6 +149,7 @@ from investigator.timeline import (
     ReferenceTime,
     holds_at,
     instant,
+    instant_of,
     passed_over_error,
     reference_times,
     time_references,
@@ -253,6 +257,7 @@ def derive_claims(
     errors_later: Mapping[str, datetime] | None = None,
     known_at: datetime | None = None,
     walks_capped: Sequence[tuple[str, str, int, bool]] = (),
+    incident_lists_cut: Sequence[tuple[str, str, int]] = (),
 ) -> ClaimSet:
     """Apply the claim rules of each intent to the pack evidence (pure, deterministic).
 
@@ -597,6 +602,18 @@ def derive_claims(
         )
         claims.extend(fired_claims)
         text_gaps = [*text_gaps, *fired_gaps]
+    if Intent.INCIDENT_LIST in intent_set:
+        incidents_listed, list_gaps = _incident_list_claims(
+            evidence, question or "", as_of, incident_lists_cut
+        )
+        claims.extend(incidents_listed)
+        text_gaps = [*text_gaps, *list_gaps]
+    if Intent.SERVICE_STATUS in intent_set:
+        status_claims, status_gaps = _service_status_claims(
+            evidence, service_id, as_of, known_at, services_read
+        )
+        claims.extend(status_claims)
+        text_gaps = [*text_gaps, *status_gaps]
     if Intent.ENTITY_LOOKUP in intent_set:
         for ev in _with(evidence, "entity"):
             # A relationship's text names its type and both ends ("svc:a AFFECTED_BY inc:b"):
@@ -631,6 +648,8 @@ def derive_claims(
                 )
             )
         claims.extend(_affected_claims(_with(evidence, "affected_service"), as_of))
+        if asks_incident_duration(question or ""):
+            claims.extend(_incident_duration_claims(_with(evidence, "incident_report"), as_of))
     firsts = _with(evidence, "error_first_seen")
     timeline = {Intent.INCIDENT_LOOKUP, Intent.ERROR_TIMELINE, Intent.DEPLOYMENT_CORRELATION}
     if intent_set & timeline:
@@ -1101,9 +1120,16 @@ def derive_claims(
 
 
 def _change_times(evidence: Sequence[Evidence]) -> dict[str, tuple[datetime, str]]:
-    """(when it happened, element id) of each release and change event, by evidence id."""
+    """(when it happened, element id) of each release and change event (and incident an
+    incident list read: its start), by evidence id."""
     times: dict[str, tuple[datetime, str]] = {}
     for ev in evidence:
+        if ev.type == "Incident" and (ev.template or "").startswith("incidents_in_period@"):
+            # An incident list reads in start order too.
+            started = instant_of(ev.context.get("started_at")) or ev.valid_from
+            if started is not None:
+                times[ev.evidence_id] = (started, ev.element_id)
+            continue
         if ev.type not in ("Deployment", "ChangeEvent"):
             continue
         at = instant(ev, DEPLOY_TIME_KEYS if ev.type == "Deployment" else CHANGE_TIME_KEYS)

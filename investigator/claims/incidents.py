@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from investigator.claims.model import Claim, EpistemicStatus
-from investigator.claims.wording import _claim, _valid_text
+from investigator.claims.wording import _claim, _human, _valid_text
 from investigator.evidence import Evidence, iso_utc
 from investigator.planner import asks_an_incident, extract_mentions
 from investigator.rubric import Intent, MissingEvidence
@@ -33,6 +33,33 @@ def _incident_facts(ev: Evidence, as_of: datetime) -> str:
     if not resolved and (ev.valid_to is None or ev.valid_to > as_of):
         parts.append(f"open at as_of {iso_utc(as_of)} (no resolution recorded by as_of)")
     return "".join(f", {p}" for p in parts)
+
+
+def _incident_duration_claims(incidents: Sequence[Evidence], as_of: datetime) -> list[Claim]:
+    """For "how long did the incident last?": one fact per incident record read, the time
+    from its start (started_at, else valid_from) to its resolution (resolved_at, else
+    valid_to) by as_of, or, not resolved by as_of, how long it had been open then ("so far").
+    An incident with no start recorded gets none (its start and end stay in its own fact)."""
+    out = []
+    for ev in sorted(incidents, key=lambda e: e.element_id):
+        if ev.type != "Incident":
+            continue
+        start = instant_of(ev.props.get("started_at")) or ev.valid_from
+        if start is None or start > as_of:
+            continue
+        end = instant_of(ev.props.get("resolved_at")) or ev.valid_to
+        if end is not None and end <= as_of:
+            said = (
+                f"Incident {ev.element_id} lasted {_human(end - start)}: started "
+                f"{iso_utc(start)}, resolved {iso_utc(end)}"
+            )
+        else:
+            said = (
+                f"Incident {ev.element_id} open for {_human(as_of - start)} so far: started "
+                f"{iso_utc(start)}, not resolved by as_of {iso_utc(as_of)}"
+            )
+        out.append(_claim(said, EpistemicStatus.FACT, 0.95, [ev], Intent.INCIDENT_LOOKUP.value))
+    return out
 
 
 def _valid_by(ev: Evidence, as_of: datetime) -> str:
