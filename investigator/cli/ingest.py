@@ -37,7 +37,9 @@ from graph_schema.bundle import (
     load_bundle,
     path_problem,
 )
+from graph_schema.bundle_memory import absent_since_last_ingest
 from graph_schema.canonical import iso_utc
+from graph_schema.errors import InterruptedPartWay
 from graph_schema.import_sources import ImportSourceInBundle
 from graph_schema.importers.dispatch import (
     ForeignSource,
@@ -156,7 +158,37 @@ def run_ingest(
     """Load, validate and write `path`; problems go to stderr and raise BadInput (exit 2).
 
     `full`: compare every element even when the bundle is unchanged since its last ingest.
+    Ctrl-C says what was written: nothing while the files are read and checked; the
+    writer's count while it writes (writer.py); after it, that the records stand.
     """
+    written: list[IngestReport] = []
+    try:
+        return _run_ingest(path, fmt, options, batch_size, full=full, written=written)
+    except KeyboardInterrupt as exc:
+        if isinstance(exc, InterruptedPartWay):
+            raise
+        if not written:
+            line = (
+                "interrupted (Ctrl-C) while the import's files were read and checked, before "
+                "any record was written: nothing was written"
+            )
+        else:
+            line = (
+                "interrupted (Ctrl-C) after the import's records were written, while it "
+                "noted which files it read: run the same ingest again to finish"
+            )
+        raise InterruptedPartWay(line) from exc
+
+
+def _run_ingest(
+    path: Path,
+    fmt: str,
+    options: IngestOptions,
+    batch_size: int,
+    *,
+    full: bool,
+    written: list[IngestReport],
+) -> IngestReport:
     if options.git_history and fmt != "markdown-runbooks":
         raise BadInput("--git-history is for --format markdown-runbooks only")
     if options.acl_change and options.acl is None:
@@ -247,12 +279,17 @@ def run_ingest(
                 # (an import stopped part way keeps its claim: its records stand).
                 release_claim(driver, imported[0], imported[1], claim, settings.database)
             raise
+        written.append(report)
         for line in report.warnings:
             # Ids come from the bundle: shown inert, as an import's warnings are.
             sys.stderr.write(f"warning: {printable(line)}\n")
         for line in loaded.written_notes:
             # File names and ids come from the imported folder: shown inert (_progress).
             _progress(line)
+        if fmt == "bundle":
+            # Elements deleted from the file stay current: said, as an import's `removed:`.
+            for line in absent_since_last_ingest(driver, path, loaded, settings.database):
+                _progress(line)
         if report.backdated:
             _say_backdated(driver, report, ctx_database)
         if imported is not None:
