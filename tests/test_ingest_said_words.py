@@ -62,12 +62,12 @@ SOURCE = {
 }
 
 
-def _bundle(path: Path, *services: str) -> Path:
+def _bundle(path: Path, *services: str, tenant: str = "shop") -> Path:
     nodes = [
         {"id": f"svc:{name}", "label": "Service", "source_id": "src:cmdb", "props": {"name": name}}
         for name in services
     ]
-    bundle = {"tenant": "shop", "sources": [SOURCE], "nodes": nodes}
+    bundle = {"tenant": tenant, "sources": [SOURCE], "nodes": nodes}
     path.write_text(yaml.safe_dump(bundle, sort_keys=False), encoding="utf-8")
     return path
 
@@ -86,7 +86,8 @@ def test_an_element_deleted_from_a_bundle_is_named_as_still_current(  # type: ig
 ) -> None:
     path = _bundle(tmp_path / "b.yaml", "e31-a", "e31-b", "e31-c")
     first = invoke("ingest", str(path))
-    assert first.code == 0 and "absent:" not in first.err, first
+    # The first tenant of an empty graph: no note of a new tenant (every graph starts so).
+    assert first.code == 0 and "absent:" not in first.err and "new tenant" not in first.err
 
     _bundle(path, "e31-a")
     again = invoke("ingest", str(path))
@@ -111,3 +112,21 @@ def test_an_element_deleted_from_a_bundle_is_named_as_still_current(  # type: ig
         "absent: 1 element of tenant shop that an earlier ingest of this path held is not "
         "in it now: svc:e31-c; it stays current"
     ) in retracted.err, retracted.err
+
+
+def test_a_first_ingest_into_a_tenant_of_no_records_says_so(  # type: ignore[no-untyped-def]
+    clean_db: neo4j.Driver, cli_env, invoke, tmp_path: Path
+) -> None:
+    assert invoke("ingest", str(_bundle(tmp_path / "shop.yaml", "cart"))).code == 0
+    # A typo'd tenant: written (a note, not a refusal), said in one line naming no other.
+    typo = invoke("ingest", str(_bundle(tmp_path / "shpo.yaml", "cart", tenant="shpo")))
+    assert typo.code == 0, typo
+    said = [line for line in typo.err.splitlines() if "new tenant" in line]
+    assert said == [
+        "ingest: new tenant shpo: no records of it before this ingest (its records are "
+        "written under that name: check it is the tenant you meant)"
+    ], typo.err
+    assert "shop" not in typo.err, typo.err
+    # Its next ingest: the tenant has records now.
+    again = invoke("ingest", str(_bundle(tmp_path / "shpo.yaml", "cart", "till", tenant="shpo")))
+    assert again.code == 0 and "new tenant" not in again.err, again

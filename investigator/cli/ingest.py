@@ -57,6 +57,7 @@ from graph_schema.importers.import_origin import (
 from graph_schema.importers.markdown_runbooks import markdown_files
 from graph_schema.importers.missing_files import mark_missing_files
 from graph_schema.importers.prometheus_rules import rule_files
+from graph_schema.new_tenants import first_records_of, new_tenant_line
 from graph_schema.omitted_acl import AclOptionChange, acl_option_changes
 from graph_schema.schema_ddl import apply_schema
 from graph_schema.writer import (
@@ -245,6 +246,10 @@ def _run_ingest(
         # Read with --backdate too: the records it dates into what runs saw are recorded.
         floors = run_floors(driver, {part.bundle.tenant for part in loaded.parts}, ctx_database)
         _refuse_taking_earlier_runs(driver, loaded, settings.database, ctx_database)
+        # A typo'd --tenant starts a new tenant: said once the records are written.
+        fresh = first_records_of(
+            driver, [part.bundle.tenant for part in loaded.parts], settings.database
+        )
         imported: tuple[str, str, ImportOrigin] | None = None
         claim: str | None = None
         if fmt in _IMPORT_SOURCE_PREFIXES and loaded.parts:
@@ -286,6 +291,8 @@ def _run_ingest(
         for line in loaded.written_notes:
             # File names and ids come from the imported folder: shown inert (_progress).
             _progress(line)
+        for tenant in fresh:
+            _progress(new_tenant_line(tenant))
         if fmt == "bundle":
             # Elements deleted from the file stay current: said, as an import's `removed:`.
             for line in absent_since_last_ingest(driver, path, loaded, settings.database):
