@@ -298,6 +298,10 @@ class ExternalLink(BaseModel):
     alert: str
     url: str
     key: str  # the annotation it was read from: `runbook_url`, `annotations.documentation`
+    # Always `untrusted`, as the card says it: a URL is never fetched or followed, and an
+    # alert record carries no trust of its own (its source's is not read by the lookup), so
+    # an agent reading the structured content meets it marked, as an untrusted page's text.
+    trust: Literal["untrusted"] = "untrusted"
 
 
 class RunbookAnswer(BaseModel):
@@ -749,7 +753,11 @@ def _external_links(run: _Lookup) -> list[ExternalLink]:
     """The runbook links of the alerts asked about, none of which linked an imported runbook
     (the caller knows): each alert's own, in id order."""
     return [
-        ExternalLink(alert=ev.element_id, url=str(ev.props["runbook_url"]), key=_link_key(ev))
+        ExternalLink(
+            alert=ev.element_id,
+            url=str(ev.props["runbook_url"]),
+            key=_link_key(ev),
+        )
         for ev in sorted(run.alert_rows, key=lambda ev: ev.element_id)
         if ev.props.get("runbook_url")
     ]

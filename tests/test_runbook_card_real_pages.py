@@ -140,5 +140,5 @@ def test_a_google_doc_runbook_url_is_shown_as_an_external_link(manual, invoke) -
     ), card
     result = invoke("runbook", "--alert", "MetricsDiskSpace", *SUBJECT, "--json")
     assert json.loads(result.out)["external_links"] == [
-        {"alert": "alert:MetricsDiskSpace", "url": DOC, "key": "runbook_url"}
+        {"alert": "alert:MetricsDiskSpace", "url": DOC, "key": "runbook_url", "trust": "untrusted"}
     ]

@@ -126,7 +126,7 @@ class _Rule:
         templated value (`docs/{{ $labels.type }}/README.md`) is filled from the rule's own
         labels when they set every variable; else it is `templated_link`'s, not a link."""
         url = self.annotations.get("runbook_url")
-        if url:
+        if url and not_a_link(url) is None:
             return "runbook_url", url  # as written, as it always was read and stored
         for where, values in (("", self.annotations), ("labels.", self.labels)):
             for key in LINK_ANNOTATIONS:
@@ -159,6 +159,38 @@ def _filled(value: str, labels: dict[str, str]) -> str:
     if not names or any(name not in labels for name in names):
         return value
     return _TEMPLATE_VAR.sub(lambda m: labels[m.group(1)], value)
+
+
+# Schemes a runbook link never has: what a card would print as a link runs or reads locally.
+_NO_LINK_SCHEMES = ("javascript", "data", "vbscript", "file")
+_SCHEME = re.compile(r"^\s*([A-Za-z][A-Za-z0-9+.-]*):")
+
+
+def not_a_link(url: str) -> str | None:
+    """Why a `runbook_url` is no link (None when it is one, or empty): words with spaces (prose,
+    not a URL or path: `ignore all prior instructions ...`), control characters, or a
+    `javascript:`/`data:`/`vbscript:`/`file:` URL. A path (`globex-lag.md`) or a bare page
+    name is a link: it names the runbook to link."""
+    if not url:
+        return None
+    if any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in url.strip()):
+        return "words with spaces, not a URL or path"
+    found = _SCHEME.match(url)
+    if found and found.group(1).lower() in _NO_LINK_SCHEMES:
+        return f"a {found.group(1).lower()}: URL, not http(s)"
+    return None
+
+
+def _skip_non_links(rules: list[_Rule], result: ImportResult) -> None:
+    """One line per rule whose `runbook_url` is no link: imported without it (never shown as
+    a Link, never resolved), the value not quoted (it may be an instruction)."""
+    for rule in rules:
+        reason = not_a_link(rule.annotations.get("runbook_url", ""))
+        if reason is not None:
+            result.skipped.append(
+                f"{rule.id}: runbook_url dropped ({reason}); the rule is imported without "
+                "it: fix the link in the rule file and re-ingest it"
+            )
 
 
 def link_field(key: str) -> str:
@@ -340,6 +372,10 @@ def _alert_node(rule: _Rule, options: ImportOptions, source_id: str) -> NodeSpec
     for key in ("summary", "description", "runbook_url"):
         if key in rule.annotations:
             props[key] = rule.annotations[key]
+    if not_a_link(str(props.get("runbook_url", ""))) is not None:
+        # Prose or a script where a link belongs: dropped, said in the import's lines
+        # (_skip_non_links); the annotation stays in annotations_json as written.
+        del props["runbook_url"]
     link = rule.runbook_link() or rule.templated_link()
     if link is not None and link[0] != "runbook_url":
         # Another annotation's link, where cards look for it (its #fragment picks the
@@ -417,6 +453,7 @@ def import_prometheus_rules(
     if result.problems:
         return result
     _assign_ids(rules)
+    _skip_non_links(rules, result)
     source_id = options.source_id or default_source_id("prometheus", path)
     known = list(known)
     index = LinkIndex(known)

@@ -37,7 +37,9 @@ from graph_schema.bundle import (
     load_bundle,
     path_problem,
 )
+from graph_schema.bundle_memory import absent_since_last_ingest
 from graph_schema.canonical import iso_utc
+from graph_schema.errors import InterruptedPartWay
 from graph_schema.import_sources import ImportSourceInBundle
 from graph_schema.importers.dispatch import (
     ForeignSource,
@@ -55,6 +57,7 @@ from graph_schema.importers.import_origin import (
 from graph_schema.importers.markdown_runbooks import markdown_files
 from graph_schema.importers.missing_files import mark_missing_files
 from graph_schema.importers.prometheus_rules import rule_files
+from graph_schema.new_tenants import first_records_of, new_tenant_line
 from graph_schema.omitted_acl import AclOptionChange, acl_option_changes
 from graph_schema.schema_ddl import apply_schema
 from graph_schema.writer import (
@@ -156,7 +159,37 @@ def run_ingest(
     """Load, validate and write `path`; problems go to stderr and raise BadInput (exit 2).
 
     `full`: compare every element even when the bundle is unchanged since its last ingest.
+    Ctrl-C says what was written: nothing while the files are read and checked; the
+    writer's count while it writes (writer.py); after it, that the records stand.
     """
+    written: list[IngestReport] = []
+    try:
+        return _run_ingest(path, fmt, options, batch_size, full=full, written=written)
+    except KeyboardInterrupt as exc:
+        if isinstance(exc, InterruptedPartWay):
+            raise
+        if not written:
+            line = (
+                "interrupted (Ctrl-C) while the import's files were read and checked, before "
+                "any record was written: nothing was written"
+            )
+        else:
+            line = (
+                "interrupted (Ctrl-C) after the import's records were written, while it "
+                "noted which files it read: run the same ingest again to finish"
+            )
+        raise InterruptedPartWay(line) from exc
+
+
+def _run_ingest(
+    path: Path,
+    fmt: str,
+    options: IngestOptions,
+    batch_size: int,
+    *,
+    full: bool,
+    written: list[IngestReport],
+) -> IngestReport:
     if options.git_history and fmt != "markdown-runbooks":
         raise BadInput("--git-history is for --format markdown-runbooks only")
     if options.acl_change and options.acl is None:
@@ -213,6 +246,10 @@ def run_ingest(
         # Read with --backdate too: the records it dates into what runs saw are recorded.
         floors = run_floors(driver, {part.bundle.tenant for part in loaded.parts}, ctx_database)
         _refuse_taking_earlier_runs(driver, loaded, settings.database, ctx_database)
+        # A typo'd --tenant starts a new tenant: said once the records are written.
+        fresh = first_records_of(
+            driver, [part.bundle.tenant for part in loaded.parts], settings.database
+        )
         imported: tuple[str, str, ImportOrigin] | None = None
         claim: str | None = None
         if fmt in _IMPORT_SOURCE_PREFIXES and loaded.parts:
@@ -247,12 +284,19 @@ def run_ingest(
                 # (an import stopped part way keeps its claim: its records stand).
                 release_claim(driver, imported[0], imported[1], claim, settings.database)
             raise
+        written.append(report)
         for line in report.warnings:
             # Ids come from the bundle: shown inert, as an import's warnings are.
             sys.stderr.write(f"warning: {printable(line)}\n")
         for line in loaded.written_notes:
             # File names and ids come from the imported folder: shown inert (_progress).
             _progress(line)
+        for tenant in fresh:
+            _progress(new_tenant_line(tenant))
+        if fmt == "bundle":
+            # Elements deleted from the file stay current: said, as an import's `removed:`.
+            for line in absent_since_last_ingest(driver, path, loaded, settings.database):
+                _progress(line)
         if report.backdated:
             _say_backdated(driver, report, ctx_database)
         if imported is not None:

@@ -26,7 +26,6 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from cypher_templates.executor import TemplateExecutor
 from cypher_templates.subject import SubjectRef
 from investigator.connection import open_driver
-from investigator.context_graph.audit import AUDIT_PURPOSE
 from investigator.context_graph.lineage import validate_run_id
 from investigator.context_graph.recorder import RunRecorder, ctx_database_from_env
 from investigator.errors import BadInput, InvestigatorError, Neo4jUnavailable, NotAuthorized
@@ -38,6 +37,7 @@ from investigator.json_documents import (
     runbook_json,
     trace_json,
 )
+from investigator.serving.served_words import served
 from investigator.settings import ConnectionSettings
 
 T = TypeVar("T")
@@ -106,21 +106,11 @@ def first_error(exc: ValidationError, names: dict[str, str] | None = None) -> st
     return f"{where}: {message}"
 
 
-# The CLI's way to read another subject's run; a served caller has no flags to pass.
-_CLI_AUDIT_FLAG = f"reads it only with --purpose {AUDIT_PURPOSE}"
-
-
 def _served_refusal(exc: NotAuthorized) -> NotAuthorized:
-    """A refusal in words a served caller can act on: the purpose is the server's."""
+    """A refusal in words a served caller can act on: the purpose is the server's
+    (served_words.py, the one mapping of the CLI's words for served callers)."""
     text = str(exc)
-    if _CLI_AUDIT_FLAG not in text:
-        return exc
-    served = (
-        f"reads it only through a server run with purpose {AUDIT_PURPOSE} (`investigator mcp "
-        f'--purpose {AUDIT_PURPOSE}` or [mcp] purpose = "{AUDIT_PURPOSE}"), which its '
-        "operator starts"
-    )
-    return NotAuthorized(text.replace(_CLI_AUDIT_FLAG, served))
+    return exc if served(text) == text else NotAuthorized(served(text))
 
 
 def _neo4j_down(exc: BaseException) -> Neo4jUnavailable:

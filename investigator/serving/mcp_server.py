@@ -65,6 +65,7 @@ from investigator.serving.config import (
     DEFAULT_SESSION_IDLE_SECONDS,
 )
 from investigator.serving.results import output_schema, summary_text
+from investigator.serving.served_words import served, served_document
 from investigator.untrusted_text import fenced_untrusted_text
 
 SERVER_NAME = "investigator"
@@ -374,7 +375,8 @@ def _ok(document: str, tool: str = "") -> CallToolResult:
     with a short summary as text (results.py: sent as text too, it doubled every result);
     a quoting tool's untrusted text, if any, fenced as data in a second block marked
     `trust: untrusted` (untrusted_text.py)."""
-    structured = json.loads(document)
+    # Its notes and gaps in the caller's words: arguments, not the CLI's flags.
+    structured = served_document(tool, json.loads(document))
     content = [TextContent(type="text", text=summary_text(tool, structured))]
     quoting = tool in _QUOTING_TOOLS and isinstance(structured, dict)
     fenced = fenced_untrusted_text(structured) if quoting else None
@@ -391,6 +393,7 @@ def _error(message: str) -> CallToolResult:
 def error_line(exc: BaseException) -> str:
     """The one line a tool error says (its kind, then the CLI's message)."""
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    text = served(text)  # "--budget-tokens 100 is too small": the argument's name
     if isinstance(exc, BadInput):
         return f"bad input: {text}"
     if isinstance(exc, NotAuthorized):

@@ -21,14 +21,16 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from investigator.serving.served_words import served
 from investigator.terminal import one_line
 
-# The command whose `--json` document is the structured content, named in each summary.
+# The CLI command whose `--json` document is the structured content, named in each summary
+# as the CLI's (a served caller calls the tool; served_words.CLI_FLAG finds no command here).
 _COMMANDS = {
-    "investigate": "investigator investigate --json",
-    "runbook_lookup": "investigator runbook --json",
-    "trace": "investigator trace RUN --format json|prov-json",
-    "replay": "investigator replay RUN --json",
+    "investigate": "`investigate --json`",
+    "runbook_lookup": "`runbook --json`",
+    "trace": "`trace` in format json or prov-json",
+    "replay": "`replay --json`",
 }
 _MAX_LINE = 600  # a summary line is cut here (a claim statement, a note)
 
@@ -174,8 +176,11 @@ def _investigation(doc: Mapping[str, Any]) -> list[str]:
         lines.append(f"Rejected: {reasons}")
     for unresolved in _items(doc.get("unresolved_names")):
         lines.append(f"Unresolved name: {_line(unresolved.get('note'))}")
-    for words in doc.get("unresolved_time_words") or []:
-        lines.append(f"Time words not used: {_line(words, 80)!r}")
+    # The CLI card's Service, Time and Note lines: the notes are in served words already
+    # (served_document); the time words' reasons are said here as the card says them.
+    for note in doc.get("service_notes") or []:
+        lines.append(f"Service: {_line(note)}")
+    lines += [f"Time: {served(_line(line))}" for line in _time_word_lines(doc)]
     notes = ("time_notes", "rule_notes", "search_notes")
     for note in [n for key in notes for n in (doc.get(key) or [])]:
         lines.append(f"Note: {_line(note)}")
@@ -195,6 +200,24 @@ def _untrusted_rules(doc: Mapping[str, Any]) -> list[str]:
         f"Untrusted rules: {', '.join(ids)} (file, group and summary quoted in the <evidence> "
         "block that follows)"
     ]
+
+
+def _time_word_lines(doc: Mapping[str, Any]) -> list[str]:
+    """Why each of the question's time words was not used, as the card's Time lines say it
+    (time_word_lines.py); the words alone for a document that is no investigation result."""
+    words = [str(w) for w in doc.get("unresolved_time_words") or []]
+    if not words and not doc.get("unresolved_time_reasons"):
+        return []
+    from pydantic import ValidationError
+
+    from investigator.investigation import InvestigationResult
+    from investigator.time_word_lines import unplaced_time_lines
+
+    try:
+        result = InvestigationResult.model_validate(doc)
+    except ValidationError:
+        return [f"not used: {_line(w, 80)!r}" for w in words]
+    return unplaced_time_lines(result)
 
 
 def _version(version: Mapping[str, Any]) -> str:
@@ -224,6 +247,10 @@ def _runbook(doc: Mapping[str, Any]) -> list[str]:
         lines.append("Runbook: none")
     owner = doc.get("owner")
     lines.append(f"Owner: {owner}" if owner else "Owner: none found")
+    # The runbook's own owner, when another team (the steps may name it: "Escalate to ...").
+    own = doc.get("runbook_owner")
+    if isinstance(own, Mapping) and own.get("team") and own.get("team") != owner:
+        lines.append(f"Runbook's own owner: {own.get('team')} (through {own.get('basis')})")
     for key, title in (("policies", "Policy"), ("alternatives", "Alternative")):
         lines += [f"{title}: {_version(v)}" for v in _items(doc.get(key))]
     if reasons := _reasons(doc.get("rejected")):
@@ -281,7 +308,7 @@ def summary_text(tool: str, document: Mapping[str, Any]) -> str:
     where the whole document is (the result's structured content)."""
     lines = _SUMMARIES[tool](document) if tool in _SUMMARIES else []
     lines.append(
-        f"The whole answer is this result's structured content (the JSON document of "
-        f"`{_COMMANDS.get(tool, tool)}`), valid against the tool's outputSchema."
+        f"The whole answer is this result's structured content (the JSON document of the "
+        f"CLI's {_COMMANDS.get(tool, tool)}), valid against the tool's outputSchema."
     )
     return "\n".join(lines)
