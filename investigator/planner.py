@@ -112,7 +112,8 @@ _INTENT_RULES: tuple[tuple[Intent, LazyPattern], ...] = (
             r"\bwhat (?:else )?(?:has |had |was |were )?(?:been )?changed\b|\bwhich changes\b|"
             # "what else changed around the release?", "did anything else change at the
             # same time as ...?", "any config changes on payment-api?"
-            r"\b(?:anything|something)(?: else)? (?:has |had )?(?:been )?changed?\b|"
+            # ("did anything change then?" without "else" keeps its reading: h31-periods)
+            r"\b(?:anything|something) else (?:has |had )?(?:been )?changed?\b|"
             r"\b(?:any|every|recent|which|what) (?:config(?:uration)?|settings?|rules?|"
             r"risk[- ]rules?|(?:feature[- ])?flags?|infra(?:structure)?|schema|code|"
             r"network|dns|database|db) changes?\b|"
