@@ -2,7 +2,7 @@
 an on-call engineer types them: "what changed on payment-api since <T>?", "after <T>", "on
 <day>", "until <T>", "since the incident", "what else changed around the release?",
 "what alerts fired since 10:30?"; against the real Neo4j with the demo dataset, through
-the CLI (text and --json).
+the CLI (text and --json) and the MCP tool's summary.
 
 Before (h31-periods), each was answered `complete` with the changes before the first error
 (10:02, whatever the time written), with no Time line; "on 2026-07-22" listed the 07-23
@@ -22,6 +22,7 @@ import pytest
 
 from investigator.change_period import written_change_period
 from investigator.planner import detect_intents
+from investigator.serving.results import summary_text
 from investigator.timeline import time_references
 
 ALICE = ("--subject", "acme/user:alice", "--deadline-seconds", "300")
@@ -60,6 +61,8 @@ def test_since_a_time_is_that_time_to_as_of_and_an_empty_period_says_so(  # type
     )
     assert f"Time       {note}" in out, out
     assert note in doc["time_notes"], doc["time_notes"]
+    # The MCP tool's summary says it too.
+    assert f"Note: {note}" in summary_text("investigate", doc), summary_text("investigate", doc)
     # Never another period's changes: the 10:02 release and the 10:02:21 rule are before it.
     claims = _claims(out)
     assert "2026-07-23T10:02" not in claims and BEFORE_ERROR not in out, out
