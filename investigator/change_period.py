@@ -22,13 +22,17 @@ from investigator.context_graph.models import ToolCallRecord
 from investigator.ownership_history import TEAM_OWNS_TEMPLATE, TEAM_RECORDS_TEMPLATE
 from investigator.rubric import Intent
 from investigator.timeline import (
+    AROUND_WORDS,
     BEFORE_EVENT,
+    CONFOUNDER_WINDOW,
+    DAY_READING,
     EARLIEST,
     EPISODE,
     AnchorEvent,
     EventSide,
     NamedTime,
     ReferenceTime,
+    TimeReferences,
     amount_text,
     shift,
     time_references,
@@ -461,6 +465,10 @@ class EventPeriod(BaseModel):
     # "In the 2 hours after the release" asked before they were over: where the period the
     # words name ends, after as_of (it is read up to as_of, `end`).
     runs_to: datetime | None = None
+    # A time written in the question, not an event ("since 2026-07-23T12:00:00Z", "on
+    # 2026-07-22", "until 10:00 on July 23"; `written_change_period`): what the words were
+    # read as, for the Time line ("from that time to as_of").
+    written: str | None = None
 
     @property
     def bounds(self) -> tuple[datetime, datetime]:
@@ -474,11 +482,14 @@ class EventPeriod(BaseModel):
         )
 
     def firing_note(self) -> str:
-        """The Time line of an alert question: the period, and that its firings are listed."""
+        """The Time line of an alert question: the period, and that its firings are listed
+        (one begun before it and still firing in it too, said "firing since")."""
+        how = self.written if self.written is not None else self.event
         return (
             f"{self.words!r} is taken as the period from {iso_utc(self.start)} to "
-            f"{iso_utc(self.end)} ({self.event}): the answer lists the alert firings in it, "
-            "none outside it"
+            f"{iso_utc(self.end)} ({how}): the answer lists the alert firings in it, and "
+            'those begun before it still firing in it ("firing since" their start); none '
+            "outside it"
         )
 
     def note(self, as_of: datetime) -> str:
@@ -491,12 +502,15 @@ class EventPeriod(BaseModel):
                 else f", and the other changes {span} (the "
                 f"{amount_text(LAST_CHANGES_LOOKBACK)} before it)"
             )
+            upto = self.written if self.written is not None else f"1 s before {self.event}"
             return (
-                f"{self.words!r} is taken as up to {iso_utc(self.end)}, 1 s before "
-                f"{self.event}: the answer lists the last release of each service asked "
-                f"about by then{others}; none after it"
+                f"{self.words!r} is taken as up to {iso_utc(self.end)}, {upto}: the answer "
+                f"lists the last release of each service asked about by then{others}; none "
+                "after it"
             )
-        if self.amount is None:
+        if self.written is not None:
+            what = self.written
+        elif self.amount is None:
             what = f"from 1 s after {self.event} to as_of {iso_utc(as_of)}"
         elif self.side is EventSide.BEFORE:
             what = f"the {self.amount} before {self.event}"
@@ -534,6 +548,20 @@ def event_change_period(
     if not asks_changes(wanted):
         return None
     refs = time_references(question, as_of, spans=True)
+    around = refs.event_words is not None and AROUND_WORDS.match(refs.event_words)
+    if refs.period is None and refs.side is None and refs.event_words and around:
+        # "What else changed around the release?": a window on both sides of it.
+        return _around_period(
+            refs.event_words,
+            next((r for r in references if r.kind == "event"), None),
+            as_of,
+            releases_only=Intent.CHANGE_HISTORY.value not in wanted,
+        )
+    if refs.period is None and refs.side is None:
+        # "since 2026-07-23T12:00:00Z", "on 2026-07-22": a time written, not an event.
+        return written_change_period(
+            refs, as_of, releases_only=Intent.CHANGE_HISTORY.value not in wanted
+        )
     if refs.period is not None or refs.side is None or not refs.event_words:
         return None
     placed = next((r for r in references if r.kind == "event"), None)
@@ -598,6 +626,114 @@ def event_change_period(
         amount=amount,
         side=refs.side,
         releases_only=releases_only,
+    )
+
+
+def _around_period(
+    words: str, placed: ReferenceTime | None, as_of: datetime, *, releases_only: bool
+) -> EventPeriod | None:
+    """ "Around the release / the incident": the `CONFOUNDER_WINDOW` on either side of the
+    event once placed (the window the competing causes of the first error are read in), up
+    to as_of at the latest (said); None when it is not placed by as_of."""
+    if placed is None or placed.at > as_of:
+        return None
+    start = shift(placed.at, -CONFOUNDER_WINDOW)
+    end = shift(placed.at, CONFOUNDER_WINDOW)
+    width = amount_text(CONFOUNDER_WINDOW)
+    return EventPeriod(
+        start=start,
+        end=min(end, as_of),
+        words=words.strip(),
+        event=f"{placed.label} ({iso_utc(placed.at)})",
+        side=EventSide.AFTER,
+        releases_only=releases_only,
+        runs_to=end if end > as_of else None,
+        written=f"the {width} on either side of {placed.label} ({iso_utc(placed.at)}), "
+        f"the window other changes are read in as competing causes",
+    )
+
+
+# The words before a lone written time that make a change question's period of it.
+_SINCE_WORDS = frozenset({"since", "from"})
+_AFTER_WORDS = frozenset({"after", "following"})
+_UNTIL_WORDS = frozenset({"before", "until", "till", "by"})
+_DAY_WORDS = frozenset({"on", "during", "for"})
+
+
+def written_change_period(
+    refs: TimeReferences, as_of: datetime, *, releases_only: bool = False
+) -> EventPeriod | None:
+    """The period a change, release or firing question's one lone written time names, as
+    "after the release" names one (`event_change_period`): "since T" from T to as_of,
+    "after T" from 1 s after it (after a day: from the next day's start) to as_of, "on
+    <day>" that UTC day (up to as_of when it holds as_of), "until/before T" the last changes
+    up to it (`EventPeriod.last_only`: "before T" up to 1 s before it). None when the
+    question names a period itself ("between A and B"), an event, no such time or several,
+    or a time after as_of (the Time line says it is not used)."""
+    if refs.period is not None or refs.side is not None:
+        return None
+    lone = [n for n in refs.named if n.period_end is None]
+    written = lone[0].lead if len(lone) == 1 else None
+    if not written:
+        return None
+    time = lone[0]
+    lead = "before" if written.endswith("prior to") else written.split()[-1]
+    if time.at > as_of:
+        return None
+    # How the time itself was read, when the words did not say it all ("no zone given"; a
+    # day's start is said by the period itself).
+    notes = [
+        part.strip()
+        for part in (time.reading or "").split(";")
+        if part.strip() and part.strip() != DAY_READING
+    ]
+    read = f" ({'; '.join(notes)})" if notes else ""
+    # "until 2026-07-23T10:00:00Z": its word is not part of the time's words.
+    words = time.words if time.words.lower().startswith(lead) else f"{lead} {time.words}"
+    if lead in _UNTIL_WORDS:
+        # "before T": `time.at` is already 1 s before it (its reading says so).
+        return EventPeriod(
+            start=shift(time.at, -LAST_CHANGES_LOOKBACK),
+            end=time.at,
+            words=words,
+            event=iso_utc(time.at),
+            last_only=True,
+            releases_only=releases_only,
+            written=f"the time written{read}",
+        )
+    day = time.reading is not None and time.reading.startswith(DAY_READING)
+    if lead in _DAY_WORDS and day:
+        day_end = shift(time.at, timedelta(days=1) - BEFORE_EVENT)
+        return EventPeriod(
+            start=time.at,
+            end=min(day_end, as_of),
+            words=words,
+            event=iso_utc(time.at),
+            side=EventSide.AFTER,
+            releases_only=releases_only,
+            runs_to=day_end if day_end > as_of else None,
+            written=f"that UTC day, from its 00:00:00 to its 23:59:59{read}",
+        )
+    if lead in _SINCE_WORDS:
+        start, how = time.at, f"from that time, itself included, to as_of {iso_utc(as_of)}"
+    elif lead in _AFTER_WORDS and not day and time.reading and "after a day" in time.reading:
+        # "after 2026-07-23": `time.at` is already the day's end (the next day's start).
+        start, how = time.at, f"from the end of that day to as_of {iso_utc(as_of)}"
+    elif lead in _AFTER_WORDS:
+        start = shift(time.at, BEFORE_EVENT)
+        how = f"from 1 s after that time to as_of {iso_utc(as_of)}"
+    else:
+        return None
+    if start > as_of:
+        return None
+    return EventPeriod(
+        start=start,
+        end=as_of,
+        words=words,
+        event=iso_utc(time.at),
+        side=EventSide.AFTER,
+        releases_only=releases_only,
+        written=how + read,
     )
 
 

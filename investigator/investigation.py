@@ -781,6 +781,8 @@ def _investigate(
         if Intent.ALERT_FIRING in intents and event_period is None
         else None
     )
+    if firing_period is not None and firing_period.last_only:
+        firing_period = None  # "fired before 10:00": those by then (`_alert_firing_claims`)
     pack = build_pack(
         PackRequest(
             run_id=run_id,

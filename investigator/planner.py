@@ -109,7 +109,14 @@ _INTENT_RULES: tuple[tuple[Intent, LazyPattern], ...] = (
         Intent.CHANGE_HISTORY,
         # "What changed before the errors?", "list every change before PAY-4097", 改了什么
         LazyPattern(
-            r"\bwhat (?:has |had |was |were )?(?:been )?changed\b|\bwhich changes\b|"
+            r"\bwhat (?:else )?(?:has |had |was |were )?(?:been )?changed\b|\bwhich changes\b|"
+            # "what else changed around the release?", "did anything else change at the
+            # same time as ...?", "any config changes on payment-api?"
+            # ("did anything change then?" without "else" keeps its reading: h31-periods)
+            r"\b(?:anything|something) else (?:has |had )?(?:been )?changed?\b|"
+            r"\b(?:any|every|recent|which|what) (?:config(?:uration)?|settings?|rules?|"
+            r"risk[- ]rules?|(?:feature[- ])?flags?|infra(?:structure)?|schema|code|"
+            r"network|dns|database|db) changes?\b|"
             r"\b(?:list|show)(?: me)?(?: (?:every|all|any|the))? (?:recent )?changes?\b|"
             r"\b(?:any|every|recent) changes?\b|\bwhat changes\b|"
             r"改了什么|变更了什么|有哪些变更|什么变更",

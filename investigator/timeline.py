@@ -117,12 +117,28 @@ _ALERT_WORDS = LazyPattern(
 )
 # A release's version as written: "release 2026.07.20.2", "release-2026.07.20.2".
 _RELEASE_VERSION = LazyPattern(r"\d{4}\.\d{2}\.\d{2}\.\d+")
+# How far before the first error another change counts as a confounder (claims/candidates.py);
+# "what changed around the release?" reads this far on either side of it
+# (change_period.event_change_period).
+CONFOUNDER_WINDOW = timedelta(minutes=30)
+# "Around the release", "at the same time as the incident": an event with a window on both
+# sides of it (a change question's period; another question's instant is the event's).
+_AROUND = (
+    r"(?:around|near|close\s+to|(?:at\s+)?(?:about|around|roughly)\s+the\s+same\s+time\s+as|"
+    r"at\s+the\s+same\s+time\s+as)"
+)
+AROUND_WORDS = LazyPattern(r"\s*" + _AROUND + r"\s", re.IGNORECASE)
 # The words that pick one release among those known ("the very first", "the most recent").
 _PICK = (
     r"(?:(?:very|most) )?(?:first|earliest|initial|original|previous|prior|preceding|earlier|"
     r"last|latest|newest|recent|final) "
 )
 _RELEASE_WORDS = LazyPattern(
+    # "around the release", "at the same time as release 2026.07.23.1": that release
+    r"\b" + _AROUND + r"\s+(?:the\s+)?(?:release[-\s_]+v?\d{4}\.\d{2}\.\d{2}\.\d+|"
+    r"deploy:release-\d{4}\.\d{2}\.\d{2}\.\d+|\d{4}\.\d{2}\.\d{2}\.\d+ release)(?![\w.-])|"
+    r"\b" + _AROUND + r"\s+(?:the|this|that|its)\s+(?:" + _PICK + r")?"
+    r"(?:release|deploy(?:ment)?|rollout)\b|"
     # "when release 2026.07.20.2 was deployed": that release (its version is in the words)
     r"\b(?:at|during|when) (?:the )?(?:release[-\s_]+v?\d{4}\.\d{2}\.\d{2}\.\d+|"
     r"deploy:release-\d{4}\.\d{2}\.\d{2}\.\d+|\d{4}\.\d{2}\.\d{2}\.\d+ release)"
@@ -147,6 +163,7 @@ _THE_INCIDENT = (
     + r")"
 )
 _INCIDENT_WORDS = LazyPattern(
+    r"\b" + _AROUND + r"\s+" + _THE_INCIDENT + r"\b|"
     r"\b(?:at the time of|during|throughout) " + _THE_INCIDENT + r"\b|"
     r"\bat the (?:start|beginning|onset) of " + _THE_INCIDENT + r"\b|"
     r"\b(?:when|while) " + _THE_INCIDENT + r" (?:started|began|happened|was (?:happening|"
@@ -373,7 +390,7 @@ _VERSIONED = r"(?:release[-\s_]+v?|deploy:release-)\d{4}\.\d{2}\.\d{2}\.\d+"
 _EVENT_SIDE_WORDS = LazyPattern(
     r"(?:" + _OFFSET + r")?"
     r"\b(?:(?:right|just|shortly|immediately)\s+)?"
-    r"(?:(?P<before>before|prior to)|(?P<after>after|following))\s+"
+    r"(?:(?P<before>before|prior to)|(?P<after>after|following|since))\s+"
     r"(?:(?:the|this|that|its)\s+|(?=(?:(?:incident|outage)\s+)?inc:)|(?=" + _VERSIONED + r"))"
     r"(?:(?P<release>" + _VERSIONED + r"(?:\s+(?:deploy(?:ment)?|rollout))?|"
     r"(?:(?:very|most)\s+)?(?:[\w.:-]+\s+)?(?:release|deploy(?:ment)?|rollout))"
@@ -735,6 +752,10 @@ class NamedTime(BaseModel):
     reading: str | None = None
     # Which end of a period it is ("between A and B", "from A to B"), None for a lone time.
     period_end: Literal["start", "end"] | None = None
+    # The word just before it, lower-case ("since", "after", "before", "until", "on"), None
+    # when none: a change question reads a lone time as a period by it
+    # (change_period.written_change_period).
+    lead: str | None = None
 
 
 def _zone_offset(zone: str) -> timedelta | None:
@@ -988,6 +1009,11 @@ def _named_times(
         range_end = None
         if "name" in side and w.day:
             continue  # "the 2026-07-23 incident": a name, not a time
+        lead_word = (
+            " ".join((lead.group(0) if lead is not None else w.at_day).lower().split())
+            if w.at_day != "年"
+            else ""
+        )
         if not closes:
             side.pop("to", None)  # "A and B" is no period without "between" or "from"
         start, end = w.start, w.end
@@ -1058,7 +1084,13 @@ def _named_times(
         if w.year_note:
             reading = f"{reading}; {w.year_note}" if reading else w.year_note
         named.append(
-            NamedTime(at=at, words=words, reading=reading, period_end="end" if closes else None)
+            NamedTime(
+                at=at,
+                words=words,
+                reading=reading,
+                period_end="end" if closes else None,
+                lead=lead_word or None,
+            )
         )
     return named, unresolved, text
 

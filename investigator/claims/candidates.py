@@ -33,11 +33,12 @@ from investigator.evidence import Evidence, iso_utc
 from investigator.gate import authority
 from investigator.planner import extract_mentions
 from investigator.rubric import MissingEvidence
+from investigator.timeline import CONFOUNDER_WINDOW as CONFOUNDER_WINDOW
 from investigator.timeline import ReferenceTime, instant_of
 
-# How far before the first error another change counts as a confounder, and how long after a
+# How far before the first error another change counts as a confounder (timeline.py: "what
+# changed around the release?" reads that far on either side of it), and how long after a
 # release an error may appear and still be called time-correlated.
-CONFOUNDER_WINDOW = timedelta(minutes=30)
 
 
 CORRELATION_WINDOW = timedelta(minutes=30)

@@ -4,7 +4,7 @@ the gap for an alert asked about but not found.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 
 from investigator.claims.model import Claim, EpistemicStatus
@@ -115,14 +115,28 @@ def _rollout_claims(
     return claims, rolling
 
 
+def _still_firing(
+    rows: Sequence[tuple[datetime, str, str, Evidence]], start: datetime, end: datetime
+) -> dict[str, tuple[datetime, datetime]]:
+    """The firings begun before the period `start`..`end` and still firing at its start
+    (no end recorded, or one after it), by element id, each with the period: an alert
+    firing since before "since 10:30" is firing in it, listed "firing since <start>"."""
+    return {
+        ev.element_id: (start, end)
+        for at, _, _, ev in rows
+        if at < start and (ev.valid_to is None or ev.valid_to > start)
+    }
+
+
 def _firings_kept(
     rows: list[tuple[datetime, str, str, Evidence]],
     keep: Callable[[datetime], bool],
     outside: str,
+    also: Mapping[str, object] | None = None,
 ) -> tuple[list[tuple[datetime, str, str, Evidence]], list[MissingEvidence]]:
-    """The firings whose instant `keep` holds, and a required gap (`outside` says when was
-    asked) when firings were read but none is kept."""
-    kept = [row for row in rows if keep(row[0])]
+    """The firings whose instant `keep` holds (or whose record is in `also`), and a required
+    gap (`outside` says when was asked) when firings were read but none is kept."""
+    kept = [row for row in rows if keep(row[0]) or row[3].element_id in (also or {})]
     if kept or not rows:
         return kept, []
     return kept, [
@@ -160,13 +174,17 @@ def _alert_firing_claims(
             continue
         rows.append((at, alert, service, ev))
     gaps: list[MissingEvidence] = []
+    # A firing begun before the period asked and still firing in it (`_still_firing`).
+    since: dict[str, tuple[datetime, datetime]] = {}
     if period is not None and period[0].at <= as_of:
         start, end = period[0].at, min(period[1].at, as_of)
+        since = _still_firing(rows, start, end)
         rows, gaps = _firings_kept(
             rows,
             lambda t: start <= t <= end,
             f"from {iso_utc(start)} to {iso_utc(end)} ({period[0].words!r}); the firings read "
             "are all outside it",
+            also=since,
         )
     if before is not None:
         rows, later = _firings_kept(
@@ -184,9 +202,16 @@ def _alert_firing_claims(
             until = "still firing at as_of"
         else:
             until = f"until {iso_utc(ev.valid_to)}"
+        text = f"Alert {alert} fired on {service} at {iso_utc(at)} ({until})"
+        if ev.element_id in since:
+            text = (
+                f"Alert {alert} on {service}: firing since {iso_utc(at)}, before the period "
+                f"asked ({iso_utc(since[ev.element_id][0])} to "
+                f"{iso_utc(since[ev.element_id][1])}), and still firing in it ({until})"
+            )
         out.append(
             _claim(
-                f"Alert {alert} fired on {service} at {iso_utc(at)} ({until})",
+                text,
                 EpistemicStatus.FACT,
                 0.95,
                 [ev],

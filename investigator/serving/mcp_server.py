@@ -600,7 +600,9 @@ def build_server(backend: ServingBackend, subjects: SubjectSource) -> MCPServer[
         `investigator investigate --json`. Relative times ("yesterday", "last week", "2 hours
         ago") are read against `as_of` (now when not given) in UTC, said in
         `relative_times`; a user's local day is not UTC's, so write its dates in the question
-        then. Vague ones ("last night", "a few hours ago"), a day without its year, a clock
+        then. A change, release or alert question's written time is a period ("since T": T
+        to `as_of`, "on 2026-07-22": that UTC day, "until T", "around the release"), said in
+        `time_notes`. Vague ones ("last night", "a few hours ago"), a day without its year, a clock
         time without its date, and explicit times after `as_of` are not used:
         pass the instant as `as_of` (ISO-8601); the answer lists those words in
         `unresolved_time_words`, and its status is then `partial`."""
