@@ -126,6 +126,7 @@ from investigator.timeline import (
     counted_cause,
     far_anchor_notes,
     first_error,
+    future_as_of_notes,
     period_notes,
     time_references,
     unplaced_times,
@@ -974,6 +975,9 @@ def _investigate(
         unresolved_time_words=unplaced,
         unresolved_time_reasons=reasons,
         time_notes=[
+            # A future as_of is what today's records say of then, not a record of then
+            # (an as_of left out is the run's now: no note).
+            *(future_as_of_notes(as_of, known_at) if request.as_of is not None else []),
             # Said only where an owner, version or change read covers the period asked.
             *(
                 period_notes(request.question, as_of)
