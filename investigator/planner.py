@@ -873,7 +873,7 @@ def asks_if_affected(question: str) -> bool:
     return bool(_AFFECTED_ASKED.match(question))
 
 
-# A word of a short question taken as a name to link ("checkout?", "is the ledger ok?"):
+# A word of a short question taken as a name to link ("checkout?", "is vault there?"):
 # letters (a hyphen or digit inside), at least three; not the words that ask.
 _BARE_WORD = LazyPattern(r"(?<![\w:@./-])[A-Za-z][A-Za-z0-9_]{2,}(?![\w:@/-]|\.\w)")
 _ASKING_WORDS = frozenset(
@@ -887,7 +887,7 @@ MAX_BARE_NAMES = 3
 
 def bare_name_words(question: str) -> list[str]:
     """The one-word names a question may mean, to link as the other intents' names are
-    ("is checkout affected?", "checkout?", "is the ledger ok?"): for a question no intent
+    ("is checkout affected?", "checkout?", "is vault there?"): for a question no intent
     rule reads (an entity lookup asked yes or no, or one word asked, no document word) or
     one asking if a service is affected (`asks_if_affected`), naming nothing itself (no id,
     code, release, alert or hyphenated name), its informative words, capped. A word that
