@@ -155,6 +155,15 @@ class IncidentAtContext(RowContext):
     open: bool | None = None
 
 
+class IncidentInPeriodContext(RowContext):
+    """incidents_in_period: an incident open in the period, and the services it affected."""
+
+    incident: str | None = None
+    started_at: Instant | None = None
+    resolved_at: Instant | None = None
+    services: list[str] | None = None
+
+
 class RunbookContext(RowContext):
     """runbooks_for: the anchor the runbook applies to and the link it was found through."""
 
@@ -235,6 +244,7 @@ CONTEXT_SHAPES: dict[str, type[RowContext]] = {
     "deployments_in_window_tenant": DeploymentContext,
     "incident_context": IncidentContext,
     "incidents_at": IncidentAtContext,
+    "incidents_in_period": IncidentInPeriodContext,
     "runbooks_for": RunbookContext,
     "runbook_version_at": RunbookContext,
     "change_events_in_window": ChangeEventContext,

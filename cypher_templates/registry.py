@@ -14,7 +14,9 @@ whether a fulltext_search row names the records of another document that superse
 `linked_first`: whether entity_resolution reads the rules a runbook is linked to first and
 counts its matches; `one_cut`: whether deployments_in_window orders and limits the rows of
 both its ways to a service's releases once, so a cut keeps exactly the oldest; `time_seeks`:
-whether deployments_in_window_tenant seeks the window by (tenant, time field) indexes),
+whether deployments_in_window_tenant seeks the window by (tenant, time field) indexes;
+`ordered_cut`: whether dependency_neighbourhood's row cap counts the services a DEPENDS_ON
+walk reaches and keeps the latest firings of a FIRED_ON read),
 which Jinja2 receives beside the options, so an older version keeps rendering exactly the
 text it was recorded with.
 
@@ -101,6 +103,7 @@ RENDER_SETTINGS: frozenset[str] = frozenset(
         "linked_first",
         "one_cut",
         "time_seeks",
+        "ordered_cut",
     }
 )
 
@@ -233,6 +236,7 @@ class TemplateSpec(BaseModel):
     linked_first: bool = False  # entity_resolution 5: linked rules first, matches counted
     one_cut: bool = False  # deployments_in_window 4: one order and one limit over both ways
     time_seeks: bool = False  # deployments_in_window_tenant 4: window seeks per time field
+    ordered_cut: bool = False  # dependency_neighbourhood 4: one row per service, latest firing
 
     @model_validator(mode="after")
     def _names(self) -> TemplateSpec:
@@ -326,6 +330,7 @@ class VersionSettings(BaseModel):
     linked_first: bool = False
     one_cut: bool = False
     time_seeks: bool = False
+    ordered_cut: bool = False
 
 
 class Manifest(BaseModel):
@@ -611,6 +616,7 @@ class TemplateRegistry:
                     linked_first=spec.linked_first,
                     one_cut=spec.one_cut,
                     time_seeks=spec.time_seeks,
+                    ordered_cut=spec.ordered_cut,
                     **resolved,
                 )
             )

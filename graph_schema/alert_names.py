@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
+from graph_schema.words import is_written_apart, word_parts
+
 _IDENTIFIER_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _TOKEN = re.compile(r"\b[A-Za-z][A-Za-z0-9]{4,}\b")
 # A case step inside the word: lower to upper (etcdNo, KubePod), or an acronym's end (CPUThr).
@@ -28,8 +30,20 @@ _STATES = frozenset(_STATE_WORDS.split())
 
 def identifier_words(name: str) -> list[str]:
     """`CephMonQuorumLost` -> ceph, mon, quorum, lost; `ODFNodeMTULessThan9000` -> odf, node,
-    mtu, less, than, 9000; also splits on `-`, `_`, `.` and `:`."""
-    return [part.lower() for part in _IDENTIFIER_PART.findall(name)]
+    mtu, less, than, 9000; also splits on `-`, `_`, `.` and `:`. Letters of any script are
+    letters (`ZählerStand` -> zähler, stand; before, `ä` split it: z, hler, stand), and Han,
+    hiragana and katakana are read as the fulltext analyzer reads them (`graph_schema.words`)."""
+    if name.isascii():
+        return [part.lower() for part in _IDENTIFIER_PART.findall(name)]
+    parts: list[str] = []
+    for word in word_parts(name):
+        if is_written_apart(word):
+            parts.append(word)
+            continue
+        # The word's shape in ASCII (upper, lower or caseless, digit), split as an ASCII name.
+        shape = "".join("A" if c.isupper() else "0" if c.isdecimal() else "a" for c in word)
+        parts += [word[m.start() : m.end()].lower() for m in _IDENTIFIER_PART.finditer(shape)]
+    return parts
 
 
 def is_camel_case(token: str) -> bool:

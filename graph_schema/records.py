@@ -48,6 +48,10 @@ _SEARCHABLE_PROPS = (
 )
 
 
+# The entity records whose text an import writes from a file: they carry its trust.
+TRUST_RECORDING_METHODS = frozenset({"prometheus-rules"})
+
+
 @dataclass(slots=True)
 class SourceInfo:
     """What a record copies from its source: allowed purposes and trust."""
@@ -192,6 +196,10 @@ def node_draft(tenant: str, spec: NodeSpec, source: SourceInfo) -> NodeDraft:
     props: dict[str, Any] = {"id": spec.id, "name": spec.name}
     props.update(_provenance(tenant, spec, source))
     props.update(spec.props)
+    if spec.method in TRUST_RECORDING_METHODS:
+        # An imported rule's words (summary, group, file name) are its file author's, read
+        # out in notes: the record carries its import's trust, as a document does.
+        props["trust"] = source.trust
     clean, digest = _finish(props)
     clean["search_text"] = _search_text(
         [

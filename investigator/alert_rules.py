@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 
 from pydantic import BaseModel, ConfigDict
 
+from graph_schema.words import words as text_words
 from investigator.evidence import Evidence
 
 # Words that tell no rule from another ("rate of 5xx for ...").
@@ -40,8 +41,9 @@ _FILLER = frozenset(
         "what",
     ]
 )
-_WORD = re.compile(r"[a-z0-9]+")
 _SUMMARY_SHOWN = 60
+# A severity shown of an untrusted rule: one word, as severity labels are.
+_SEVERITY = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,19}")
 
 
 class RulePick(BaseModel):
@@ -113,7 +115,8 @@ def one_line_text(props: Mapping[str, object]) -> str:
 
 
 def _words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.casefold()) if len(w) > 2 and w not in _FILLER}
+    # Words of any script ("zählerstand" whole, not "hlerstand"): graph_schema.words.
+    return {w for w in text_words(text.casefold()) if len(w) > 2 and w not in _FILLER}
 
 
 def _rule_words(ev: Evidence) -> set[str]:
@@ -141,7 +144,15 @@ def picked_by_words(rules: list[Evidence], text: str) -> RulePick | None:
 
 def rule_label(ev: Evidence) -> str:
     """The rule as `--alert` takes it, with what tells it apart: `High5xxRate@2 (fastly.yaml,
-    group Fastly, warning: "Fastly error rate ...")`."""
+    group Fastly, warning: "Fastly error rate ...")`. An untrusted rule's file, group and
+    summary are text its file's author wrote, and a label is read outside the untrusted
+    fence (a note, the MCP summary): it is named by its id and a severity of one plain word,
+    `ZorkQueueStuck@page (untrusted rule, page)`; its words are quoted as data only
+    (rule_texts.py)."""
+    rule_id = ev.element_id.removeprefix("alert:")
+    if ev.trust != "trusted":
+        severity = plain_severity(ev)
+        return f"{rule_id} (untrusted rule" + (f", {severity})" if severity else ")")
     said = [str(ev.props[k]) for k in ("rule_file",) if ev.props.get(k)]
     if ev.props.get("group"):
         said.append(f"group {ev.props['group']}")
@@ -150,7 +161,24 @@ def rule_label(ev: Evidence) -> str:
     if len(summary) > _SUMMARY_SHOWN:
         summary = summary[: _SUMMARY_SHOWN - 3].rstrip() + "..."
     said.append(f'{severity}: "{summary}"' if summary else severity)
-    return f"{ev.element_id.removeprefix('alert:')} ({', '.join(said)})"
+    return f"{rule_id} ({', '.join(said)})"
+
+
+def plain_severity(ev: Evidence) -> str | None:
+    """The rule's severity when it is one plain word (`page`, `critical`, `P1`): what a
+    severity label holds, and no sentence fits in it; else None."""
+    severity = ev.props.get("severity")
+    return severity if isinstance(severity, str) and _SEVERITY.fullmatch(severity) else None
+
+
+def untrusted_rules_named(rules: Iterable[Evidence]) -> str | None:
+    """What a note naming rules adds when some are untrusted: where their words are."""
+    if all(r.trust == "trusted" for r in rules if r.type == "Alert"):
+        return None
+    return (
+        "an untrusted rule is named by its id: its file, group and summary are untrusted "
+        "text, quoted only as data (untrusted_rules)"
+    )
 
 
 def runbooks_reached(documents: Iterable[Evidence]) -> dict[str, frozenset[str]]:
@@ -169,6 +197,8 @@ def _rule_runbooks(rule: Evidence, reached: dict[str, frozenset[str]]) -> str:
     if runbooks:
         return "runbook " + ", ".join(runbooks)
     url = rule.props.get("runbook_url")
+    if url and rule.trust != "trusted":
+        return "no runbook imported (its runbook_url is untrusted: not quoted here)"
     return f"no runbook imported (runbook_url {url})" if url else "no runbook linked"
 
 
@@ -206,9 +236,10 @@ def ambiguous_rules_note(
     cut = [r for rules in apart if rules_matched(rules)[0] > len(rules) for r in rules]
     linked_rules = [r for r in cut if r.element_id in reached]
     first = (linked_rules or apart[0])[0].element_id.removeprefix("alert:")
+    untrusted = untrusted_rules_named(r for rules in apart for r in rules)
     return (
         "; ".join(parts) + f"; which one fired? ask for it by id ({ask} {first}), or paste"
-        " the notification: its words pick the rule"
+        " the notification: its words pick the rule" + (f"; {untrusted}" if untrusted else "")
     )
 
 
@@ -225,4 +256,5 @@ def picked_rules_note(apart: list[list[Evidence]], picks: list[RulePick]) -> str
             f"{len(rules)} alert rules are named {alert_name_of(chosen)}: the text's words "
             f"({words}) pick {rule_label(chosen)}; not {others}"
         )
-    return "; ".join(parts)
+    untrusted = untrusted_rules_named(r for rules in apart for r in rules)
+    return "; ".join([*parts, *([untrusted] if untrusted else [])])

@@ -559,7 +559,7 @@ def event_change_period(
     if offset is None:
         if refs.side is EventSide.BEFORE and refs.event is not AnchorEvent.RELEASE:
             # "What changed before the errors / the incident?" keeps its window before the
-            # first error (claims._changes_before): the changes that could explain them.
+            # first error (claims.changes._changes_before): the changes that could explain them.
             return None
         if refs.side is EventSide.BEFORE:
             # "before X": `placed.at` is 1 s before it.

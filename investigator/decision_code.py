@@ -13,7 +13,8 @@ import functools
 import hashlib
 from importlib import resources
 
-# The modules of this package whose code decides what a run answers, in a fixed order.
+# The modules of this package whose code decides what a run answers, in a fixed order (a
+# package stands for all its modules).
 DECISION_MODULES = (
     "claims",
     "entity_suggestions",
@@ -36,11 +37,20 @@ DECISION_MODULES = (
 
 @functools.cache  # the source cannot change within a process
 def decision_code() -> str:
-    """`sha256:<hex>` of the decision modules' source, each prefixed by its name."""
+    """`sha256:<hex>` of the decision modules' source, each prefixed by its name (a package's
+    modules by `package/module.py`)."""
     digest = hashlib.sha256()
     package = resources.files("investigator")
     for name in DECISION_MODULES:
-        digest.update(name.encode() + b"\0")
-        digest.update((package / f"{name}.py").read_bytes())
-        digest.update(b"\0")
+        module = package / f"{name}.py"
+        if module.is_file():
+            sources = [(name, module)]
+        else:  # a package: its modules, by name
+            parts = (package / name).iterdir()
+            named = ((f"{name}/{p.name}", p) for p in parts if p.name.endswith(".py"))
+            sources = sorted(named, key=lambda pair: pair[0])
+        for label, source in sources:
+            digest.update(label.encode() + b"\0")
+            digest.update(source.read_bytes())
+            digest.update(b"\0")
     return "sha256:" + digest.hexdigest()

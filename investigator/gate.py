@@ -1396,7 +1396,7 @@ class GatePolicy(BaseModel):
     change_period: tuple[datetime, datetime] | None = None
     # The evidence types listed in full, top_k aside (`rubric.listed_types`: dependencies
     # and dependents, alert firings); what the reads' row caps or the budget leave out is a
-    # required gap (claims._capped_walk_gaps).
+    # required gap (claims.dependencies._capped_walk_gaps).
     listed_types: frozenset[str] = frozenset()
     # The window before the first error a cause question weighs (start, first error), set
     # once the run learns the first error: every release and change event read in it is a

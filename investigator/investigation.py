@@ -47,6 +47,7 @@ from investigator.claims import (
     Confounder,
     Verdict,
     capped_walks,
+    cut_incident_lists,
     dependency_depth_notes,
     derive_claims,
     keep_claims_in_pack,
@@ -104,6 +105,7 @@ from investigator.rubric import (
     required_types,
     useful_types,
 )
+from investigator.rule_texts import RuleText, untrusted_rule_texts
 from investigator.runbook_gaps import (
     OTHER_RULE,
     budget_dropped_runbook_gaps,
@@ -119,6 +121,7 @@ from investigator.session import RunSession, RunSpec
 from investigator.timeline import (
     AnchorEvent,
     ReferenceTime,
+    RelativeTime,
     UnplacedReason,
     UnplacedTime,
     cause_kind,
@@ -128,6 +131,7 @@ from investigator.timeline import (
     first_error,
     future_as_of_notes,
     period_notes,
+    relative_notes,
     time_references,
     unplaced_times,
 )
@@ -246,6 +250,10 @@ class InvestigationResult(BaseModel):
     # The event taken as "then" when it lies more than a day before `as_of`, said plainly
     # (the claims name its date, which is easy to miss).
     time_notes: list[str] = Field(default_factory=list)
+    # The question's relative words read against `as_of`, in UTC ("yesterday": the day
+    # before as_of's day, "2 hours ago": as_of minus 2 h), each with its period (`start` to
+    # `end`) or instant (`start` == `end`) and how it was read (a `Time` line says it too).
+    relative_times: list[RelativeTime] = Field(default_factory=list)
     # The loop stopped (deadline, max_rounds, budget) with reads still planned: what the
     # answer lists as missing was not searched for to the end.
     search_cut_short: bool = False
@@ -255,6 +263,9 @@ class InvestigationResult(BaseModel):
     # The alerts the question asks about whose rule is no longer in their rule file (a
     # `:MissingFile` mark), said as `runbook --alert` says it (record_time.missing_rule_note).
     rule_notes: list[str] = Field(default_factory=list)
+    # The untrusted rules `rule_notes` name by id, with their own words (file, group,
+    # summary): data, quoted only here (fenced by the MCP server, `[untrusted]` lines).
+    untrusted_rules: list[RuleText] = Field(default_factory=list)
     # What the runbook search set aside, said as the card says it: the pages of other
     # database engines than the one the question names or pastes an error of.
     search_notes: list[str] = Field(default_factory=list)
@@ -282,6 +293,13 @@ def removed_rule_notes(
     return [note] if note else []
 
 
+def rules_apart(outcome: RetrievalOutcome) -> list[list[Evidence]]:
+    """The rules of one name that lead to different runbooks, by name (the rule notes name
+    each of them)."""
+    reached = {a: frozenset(ids) for a, ids in outcome.runbooks_through.items()}
+    return [r for r in same_named_rules(outcome.alert_rows) if lead_apart(r, reached)]
+
+
 def set_apart_other_rules(
     gate: EvidenceGate, outcome: RetrievalOutcome, question: str
 ) -> list[str]:
@@ -290,7 +308,7 @@ def set_apart_other_rules(
     are set aside; none picked, every runbook of that name is set aside (it is ambiguous).
     One rule's runbook is never stated as another's. The notes say which is which."""
     reached = {a: frozenset(ids) for a, ids in outcome.runbooks_through.items()}
-    apart = [r for r in same_named_rules(outcome.alert_rows) if lead_apart(r, reached)]
+    apart = rules_apart(outcome)
     notes: list[str] = []
     unused: dict[str, str] = {}
     # A runbook another alert (of another name) leads to stays that alert's.
@@ -428,7 +446,7 @@ def _alerts_unfound(
 
 def _budget_dropped_owners(gate: EvidenceGate, omissions: Sequence[Omission]) -> list[Evidence]:
     """The OWNS records the gate admitted and the pack dropped for the budget: read, so
-    not absent (claims.py words the owner gaps they would fill so)."""
+    not absent (claims/ownership.py words the owner gaps they would fill so)."""
     cut = {o.candidate_id for o in omissions if o.reason is RejectionReason.BUDGET_EXCEEDED}
     return [ev for ev in gate.admitted if ev.evidence_id in cut and ev.type == "OWNS"]
 
@@ -707,7 +725,7 @@ def _investigate(
     # an alert's name in another form ("help with paymentapihigherrorrate").
     intents = outcome.intents or intents
     reading = outcome.reading or request.question
-    rules_apart = set_apart_other_rules(gate, outcome, request.question)
+    rule_notes = set_apart_other_rules(gate, outcome, request.question)
 
     t0 = time.perf_counter()
     supported = gate.supported_types()
@@ -837,6 +855,7 @@ def _investigate(
         errors_later=outcome.errors_later,
         known_at=known_at,
         walks_capped=capped_walks(outcome.tool_calls),
+        incident_lists_cut=cut_incident_lists(outcome.tool_calls),
         owners_asked=sorted(
             {
                 str(call.params["entity_id"])
@@ -974,10 +993,13 @@ def _investigate(
         omissions=len(pack.omissions),
         unresolved_time_words=unplaced,
         unresolved_time_reasons=reasons,
+        relative_times=time_references(request.question, as_of).relative,
         time_notes=[
             # A future as_of is what today's records say of then, not a record of then
             # (an as_of left out is the run's now: no note).
             *(future_as_of_notes(as_of, known_at) if request.as_of is not None else []),
+            # How relative words ("yesterday", "2 hours ago") were read against as_of.
+            *relative_notes(request.question, as_of),
             # Said only where an owner, version or change read covers the period asked.
             *(
                 period_notes(request.question, as_of)
@@ -1002,7 +1024,8 @@ def _investigate(
         ],
         search_cut_short=outcome.cut_short,
         deadline_cut_after_calls=outcome.deadline_cut_after_calls,
-        rule_notes=[*rules_apart, *removed_rule_notes(outcome, pack.evidence, as_of)],
+        rule_notes=[*rule_notes, *removed_rule_notes(outcome, pack.evidence, as_of)],
+        untrusted_rules=untrusted_rule_texts(r for rules in rules_apart(outcome) for r in rules),
         service_notes=outcome.service_notes,
         search_notes=list(
             dict.fromkeys(

@@ -68,6 +68,20 @@ def service_resolved(result: InvestigationResult) -> bool:
     return not result.service_id or _resolved(result, result.service_id)
 
 
+def failed_lookup(result: InvestigationResult, text: str) -> str | None:
+    """The error of the run's linking calls for `text` when every one failed (a template
+    timed out on a loaded server) and none returned a row: whether `text` names a visible
+    record is unknown, not yes. None otherwise."""
+    calls = [
+        tc
+        for tc in result.tool_calls
+        if tc.template_id == "entity_resolution" and tc.params.get("text") == text[:200]
+    ]
+    if not calls or any(tc.row_count > 0 or not tc.error for tc in calls):
+        return None
+    return calls[0].error
+
+
 def unresolved_mentions(result: InvestigationResult) -> list[tuple[str, str | None]]:
     """The names the question writes that resolved to nothing visible, each with the label
     to look for close matches as (None: no suggestions), in the question's order."""
@@ -139,6 +153,7 @@ class NameHints:
         self.result = result
         self.executor = executor or TemplateExecutor(driver, database=database)
         self._subject: Subject | None = None
+        self.read_failed = False  # a close-match read failed: "nothing close" is unknown
 
     def did_you_mean(self, text: str, label: str | None) -> str:
         """`did you mean svc:a?`, or `no visible id is close to it`."""
@@ -170,6 +185,7 @@ class NameHints:
             for q in suggestion_queries(text, label):
                 step = q.step()
                 rows = self.executor.run(step, subject, result.known_at, raise_on_error=False)
+                self.read_failed |= rows.error is not None
                 candidates += [
                     Candidate(element_id=r.element.element_id, name=r.element.name)
                     for r in rows.rows
@@ -209,10 +225,22 @@ def unresolved_names(
         # The team asked about from its side, linked to no team the subject may read.
         unresolved = [(t, label) for t, label in unresolved if t != team] + [(team, "Team")]
     service = None if service_resolved(result) else result.service_id
-    if service is None and not unresolved:
+    # Its lookup failed (timed out under load): not resolved, not known absent either.
+    failed = failed_lookup(result, result.service_id) if result.service_id else None
+    if service is None and failed is None and not unresolved:
         return []
     hints = NameHints(driver, database, subject_id, result, executor)
     names: list[UnresolvedName] = []
+    if service is None and failed is not None and result.service_id:
+        given = result.service_id
+        found = hints.suggestions(given, "Service")
+        note = (
+            f"--service {_clean(given)!r} could not be looked up: its read failed "
+            f"({_clean(failed, 120)}), so whether it names a service visible to "
+            f"{_clean(subject_id)} is unknown; {_sentence(_close(hints, found))} The answer "
+            "does not cover it: ask again."
+        )
+        names.append(UnresolvedName(text=given, given_as="service", suggestions=found, note=note))
     if service is not None:
         found = hints.suggestions(service, "Service")
         covered = _cited_ids(result, found)
@@ -225,7 +253,7 @@ def unresolved_names(
         )
         note = (
             f"--service {_clean(service)!r} did not resolve to a service visible to "
-            f"{_clean(subject_id)}; {_sentence(_did_you_mean(found))} {cover}"
+            f"{_clean(subject_id)}; {_sentence(_close(hints, found))} {cover}"
         )
         names.append(UnresolvedName(text=service, given_as="service", suggestions=found, note=note))
     for text, label in unresolved:
@@ -242,7 +270,7 @@ def unresolved_names(
         if matched is None:
             note = (
                 f"{_clean(text)!r} in the question matched nothing visible to "
-                f"{_clean(subject_id)}; {_sentence(_did_you_mean(found))} The answer does not "
+                f"{_clean(subject_id)}; {_sentence(_close(hints, found))} The answer does not "
                 "cover it."
             )
         else:
@@ -273,15 +301,26 @@ def _run_id_shaped(text: str) -> bool:
 
 
 def _run_id_note(text: str, subject_id: str) -> str:
-    """The line for a run id in a question: what reads a run instead."""
+    """The line for a run id in a question: what reads a run instead. The commands name it
+    in lower case, as run ids are written (`RUN-54298D42` typed: `trace run-54298d42`);
+    nothing is looked up, so they name no run the text does not."""
     run = _clean(text, 40)
+    typed = run.lower()
     who = _clean(subject_id)
     return (
         f"{run!r} in the question is a run id: an investigation reads the Knowledge Graph, "
-        f"not recorded runs; `investigator trace {run} --subject {who}` shows what that run "
-        f"read and claimed, `investigator replay {run} --subject {who}` checks that it "
+        f"not recorded runs; `investigator trace {typed} --subject {who}` shows what that run "
+        f"read and claimed, `investigator replay {typed} --subject {who}` checks that it "
         "reproduces (served: the `trace` and `replay` tools). The answer does not cover it."
     )
+
+
+def _close(hints: NameHints, suggestions: list[str]) -> str:
+    """`did you mean X?`, or that nothing visible is close, unless a close-match read failed
+    (timed out): then that none could be looked up, never "no visible id is close to it"."""
+    if not suggestions and hints.read_failed:
+        return "close matches could not be looked up (a read failed)"
+    return _did_you_mean(suggestions)
 
 
 def _did_you_mean(suggestions: list[str]) -> str:

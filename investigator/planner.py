@@ -315,6 +315,116 @@ def asks_alert_firing(question: str) -> bool:
     return bool(_ALERT_FIRING_ASKED.search(asked))
 
 
+# "How long did the incident last?", "how long was the outage?", "what was the duration of the
+# outage?", "how long has it been open?": the incident's start and resolution, and the time
+# between them (so far, when it is not resolved by as_of), are the answer.
+_INCIDENT_DURATION_ASKED = LazyPattern(
+    r"\bhow\s+long\s+(?:did|was|were|has|had|is|have)\b[^?.]{0,60}?\b(?:last(?:ed)?|open|down|"
+    r"ongoing|going\s+on|go\s+on|unresolved|incident|outage)\b|"
+    r"\b(?:duration|length)\s+of\s+(?:the\s+|this\s+|that\s+)?(?:[\w:.-]+\s+)?"
+    r"(?:incident|outage)s?\b|\b(?:incident|outage)\s+duration\b|"
+    r"(?:故障|事故)(?:持续了?多久|持续多长时间)",
+    re.IGNORECASE,
+)
+
+
+def asks_incident_duration(question: str) -> bool:
+    """Whether the question asks how long an incident lasted (or has been open so far)."""
+    return bool(_INCIDENT_DURATION_ASKED.search(question))
+
+
+# "Is payment-api healthy (now)?", "is checkout ok?", "any ongoing incidents on payment-api?",
+# "what's the status of payment-api?": what the KG records of the service at as_of (its
+# incidents open, alerts firing, a release rolling out) is the answer; no health check is.
+_OPEN_NOW = (
+    r"\b(?:any|are\s+there(?:\s+any)?)\s+(?:ongoing|open|active|current|live|unresolved)\s+"
+    r"(?:incidents?|outages?|alerts?)\b|"
+    r"\bis\s+there\s+(?:an?\s+)?(?:ongoing|open|active|current|live)\s+(?:incident|outage)\b"
+)
+_SERVICE_STATUS_ASKED = LazyPattern(
+    r"^\s*(?:is|are)\s+(?!there\b)[^?.]{1,60}?\b(?:healthy|unhealthy|ok|okay|fine|up|down|"
+    r"working|degraded|broken|alright|all\s+right|in\s+good\s+shape)\b(?:\s+(?:now|right\s+now|"
+    r"today|currently|at\s+the\s+moment))?\s*[?.!]*\s*$|"
+    # Not the status of an incident, a release or a change (those records answer it).
+    r"\b(?:status|health)\s+of\s+(?!(?:the\s+|this\s+|that\s+)?(?:[\w.:-]+\s+)?(?:incidents?|"
+    r"outages?|releases?|deploy\w*|rollouts?|rollbacks?|alerts?|changes?|migrations?|tickets?)\b)|"
+    r"\b[\w-]+(?:'s|s')\s+(?:current\s+)?(?:status|health)\b|"
+    r"\bhow\s+is\s+[\w:.-]+\s+(?:doing|looking)\b|" + _OPEN_NOW,
+    re.IGNORECASE,
+)
+_OPEN_INCIDENTS_ASKED = LazyPattern(_OPEN_NOW, re.IGNORECASE)
+# "... on checkout?": a one-word service name no mention catches (the text search finds it).
+_A_PLACE_AT_THE_END = LazyPattern(
+    r"\b(?:on|for|at|with|in|affecting)\s+(?!(?:the|this|that|all|any)\b)"
+    r"(?!(?:moment|present|once)\b)[\w.-]+\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
+
+
+def asks_open_incidents_anywhere(question: str) -> bool:
+    """Whether the question asks which incidents are open now naming no service ("any
+    ongoing incidents?"): the tenant's incidents open at as_of (an incident list)."""
+    if not _OPEN_INCIDENTS_ASKED.search(question) or _A_PLACE_AT_THE_END.search(question):
+        return False
+    named = extract_mentions(question)
+    return not (named.ids or named.error_codes or named.releases or named.alerts or named.names)
+
+
+def asks_service_status(question: str) -> bool:
+    """Whether the question asks a service's state now (at as_of): healthy, ok, up, its
+    status, its ongoing incidents; not its owner, runbook or history ("who owns X?")."""
+    return bool(_SERVICE_STATUS_ASKED.search(question))
+
+
+# "List all incidents in July 2026", "what incidents did we have in July?", "how many
+# incidents last month?", "show me every incident": the tenant's incidents in a period (all
+# by as_of when none is named), not one incident found by the words.
+_INCIDENT_LIST_WORDS = LazyPattern(
+    r"\b(?:list|show|count|give)(?:\s+me)?(?:\s+(?:all|every|the|our|any|of))*\s+"
+    r"(?:(?:past|previous|recent)\s+)?incidents?\b|"
+    r"\b(?:all|every)\s+(?:(?:the|our|past|previous|recent)\s+)*incidents?\b",
+    re.IGNORECASE,
+)
+_INCIDENTS_IN_A_PERIOD = LazyPattern(
+    r"\b(?:what|which|any|how\s+many)\s+(?:\w+\s+){0,2}?incidents\b|"
+    r"^\s*(?:(?:our|the|all)\s+)?incidents\b",
+    re.IGNORECASE,
+)
+
+
+def asks_incident_list(question: str) -> bool:
+    """Whether the question asks for the incidents of a period, or all of them, naming no
+    service, incident, error code, release or alert ("which incidents hit ledger?" reads
+    the service's own)."""
+    # Without as_of a month ("in July 2026") is not placed yet: its words say a time.
+    said = time_references(question)
+    listed = bool(_INCIDENT_LIST_WORDS.search(question)) or (
+        bool(_INCIDENTS_IN_A_PERIOD.search(question))
+        and (said.period is not None or bool(said.unresolved) or bool(said.explicit))
+    )
+    if not listed:
+        return False
+    named = extract_mentions(question)
+    return not (named.ids or named.error_codes or named.releases or named.alerts or named.names)
+
+
+def incident_list_step(question: str, as_of: datetime) -> PlanStep | None:
+    """The read of an incident list question: the incidents open in the period its words
+    name (up to as_of), every one by as_of when it names none; None when the period starts
+    after as_of (nothing in it can be recorded yet)."""
+    period = time_references(question, as_of).period
+    start, end = (period[0].at, period[1].at) if period else (EARLIEST, as_of)
+    if period is None and asks_open_incidents_anywhere(question):
+        start = as_of  # "any ongoing incidents?": those open at as_of
+    if start > as_of:
+        return None
+    return _step(
+        "incidents_in_period",
+        {"from": _iso(start), "to": _iso(min(end, as_of))},
+        "incident_report",
+    )
+
+
 def asks_unnamed_alert_owner(question: str) -> bool:
     """Whether the question asks the owner of an alert it does not name (no alert name or
     alert id in it): the alerts that fired on its services are the ones meant."""
@@ -426,6 +536,10 @@ _RELEASE_WRITTEN = LazyPattern(
     re.IGNORECASE,
 )
 _HYPHENATED = LazyPattern(r"\b[a-z][a-z0-9]+(?:-[a-z0-9]+)+\b")
+# A run id as pasted, whole or a part (`run-` and four or more hex digits), in any case
+# (`RUN-54298D42`, `Run-54298d42`): a name, which the answer says is a run id (name_hints);
+# `_HYPHENATED` reads only the lower-case one.
+_RUN_ID = LazyPattern(r"(?<![\w.:@/-])run-[0-9a-f]{4,}(?![\w-])", re.IGNORECASE)
 # Plurals too: "which incidents hit ledger?", "list incidents on payment-db".
 _INCIDENT_WORDS = LazyPattern(
     r"\b(incidents?|outages?|errors?|failures?|alert|fired)\b|故障|事故|报错", re.IGNORECASE
@@ -516,7 +630,7 @@ CHANGE_LOOKBACK = timedelta(minutes=30)
 # Into the service, a caller's callers break with it too ("what depends on payment-db?":
 # payment-api, checkout through it, api-gateway through both); out of it, what it depends on
 # fails it too. The same depth both ways; the answer says how far it read
-# (`claims.dependency_depth_notes`).
+# (`claims.dependencies.dependency_depth_notes`).
 DEPENDS_ON_HOPS = 3
 
 
@@ -1003,6 +1117,23 @@ def _intents_of(question: str) -> tuple[set[Intent], bool]:
             # "Which alerts fired after the release?": its release names a time, not a cause.
             found -= {Intent.DEPLOYMENT_CORRELATION, Intent.RELEASE_LOOKUP}
         found.add(Intent.ALERT_FIRING)
+    if asks_incident_list(question):
+        # "List all incidents in July": the tenant's incidents of the period, each listed.
+        found -= {Intent.ENTITY_LOOKUP, Intent.INCIDENT_LOOKUP}
+        found.add(Intent.INCIDENT_LIST)
+    if asks_open_incidents_anywhere(question):
+        # "Any ongoing incidents?" naming no service: the tenant's incidents open at as_of.
+        found -= {Intent.ENTITY_LOOKUP, Intent.INCIDENT_LOOKUP, Intent.ALERT_FIRING}
+        found.add(Intent.INCIDENT_LIST)
+    elif asks_service_status(question):
+        # "Is payment-api ok?": what is open and firing on it at as_of, not a lookup of its
+        # name, nor its incidents' history.
+        found -= {Intent.ENTITY_LOOKUP, Intent.INCIDENT_LOOKUP, Intent.ALERT_FIRING}
+        found.add(Intent.SERVICE_STATUS)
+    if asks_incident_duration(question):
+        # "How long did the incident last?": the incident's own record is the answer.
+        found.add(Intent.INCIDENT_LOOKUP)
+        found.discard(Intent.ENTITY_LOOKUP)
     if not found and _asks_only_about_alerts(question):
         # On-call pastes the alert that paged ("KubeAPIDown", "[FIRING:1] etcdNoLeader") or
         # names it with no other ask ("help with X", "alert X is paging me", "X what now"):
@@ -1054,9 +1185,11 @@ def extract_mentions(question: str) -> Mentions:
     # Written with a space (or after the number): the same release, named canonically.
     releases += [f"release-{a or b}" for a, b in _RELEASE_WRITTEN.findall(question)]
     alerts = [a for a in alert_names(question) if a not in id_spans]
+    hyphenated = [(m.start(), m.group()) for m in _HYPHENATED.finditer(question)]
+    run_ids = [(m.start(), m.group()) for m in _RUN_ID.finditer(question)]
     names = [
         n
-        for n in _HYPHENATED.findall(question)
+        for _, n in sorted(hyphenated + run_ids)
         if n not in id_spans
         and not _RELEASE.fullmatch(n)
         and not any(n in r for r in releases)
@@ -1707,7 +1840,7 @@ def period_change_steps(
 def _period_rollout_steps(end: datetime, focus: Sequence[str]) -> list[PlanStep]:
     """The releases rolling out at the period's end (as_of when earlier): their deployment
     time, the finish, lies after the period, so no window read above holds one that started
-    in it (claims.py says those started in the period as under way)."""
+    in it (claims/changes.py says those started in the period as under way)."""
     at = {"at": _iso(end)}
     if not focus:
         return [
@@ -2316,6 +2449,13 @@ def followup_steps(
         *rollback_document_steps(known, inp.question),
         *named_release_steps(intents, known, inp.question, focus),
         *alert_owner_steps(known, focus),
+        *service_status_steps(intents, focus, inp.as_of),
+        *(
+            [step]
+            if Intent.INCIDENT_LIST.value in {str(i) for i in intents}
+            and (step := incident_list_step(inp.question, inp.as_of)) is not None
+            else []
+        ),
     ]
 
 
@@ -2329,6 +2469,27 @@ def _last_releases(known: Known, focus: Sequence[str], period: EventPeriod | Non
         if r.service is not None and r.service in focus and r.at <= period.end:
             last[r.service] = r
     return sorted(r.id for r in last.values())
+
+
+def service_status_steps(
+    intents: Sequence[Intent | str], focus: Sequence[str], as_of: datetime
+) -> list[PlanStep]:
+    """For "is X healthy now?": each focus service's own record, and its latest releases by
+    as_of with one whose rollout had started by then and not finished (latest_deployments),
+    so the answer can say a release is under way (a window before as_of need not hold it)."""
+    if Intent.SERVICE_STATUS.value not in {str(i) for i in intents}:
+        return []
+    steps = []
+    for svc in focus[:MAX_FOCUS_SERVICES]:
+        # The service's own record: what "no incident open" is said of (a name found by
+        # the text search alone has none read).
+        steps.append(
+            _step("entity_resolution", {"text": svc}, "entity", options={"label": "Service"})
+        )
+        steps.append(
+            _step("latest_deployments", {"service_id": svc, "to": _iso(as_of)}, "deployment_time")
+        )
+    return steps
 
 
 ALERTS_FIRED_ON = NAV_PREFIX + "alerts-fired-on"

@@ -29,6 +29,8 @@ class Intent(StrEnum):
     ENTITY_LOOKUP = "entity_lookup"
     CHANGE_HISTORY = "change_history"  # "what changed before the errors?"
     ALERT_FIRING = "alert_firing"  # "which alerts fired on X?", "when did alert X fire?"
+    SERVICE_STATUS = "service_status"  # "is payment-api healthy now?", "status of checkout?"
+    INCIDENT_LIST = "incident_list"  # "list all incidents in July 2026" (no service named)
 
 
 # Required evidence types per intent (docs/design.md section 7).
@@ -48,6 +50,12 @@ REQUIRED_EVIDENCE: dict[Intent, tuple[str, ...]] = {
     Intent.CHANGE_HISTORY: ("error_first_seen",),
     # A FIRED_ON record (alert -> service) with its firing time.
     Intent.ALERT_FIRING: ("alert_firing",),
+    # The service asked about: what is recorded of it at as_of (its incidents open, alerts
+    # firing, release rolling out) is the answer, and "none" is one; the KG records no
+    # health check, a named gap that is never required.
+    Intent.SERVICE_STATUS: ("entity",),
+    # The incidents of the tenant open in the period asked (incidents_in_period).
+    Intent.INCIDENT_LIST: ("incident_report",),
 }
 
 # Evidence that is useful for an intent but whose absence does not make the answer partial.
@@ -66,6 +74,13 @@ OPTIONAL_EVIDENCE: dict[Intent, tuple[str, ...]] = {
     Intent.ENTITY_LOOKUP: ("document",),
     Intent.CHANGE_HISTORY: ("change_event", "deployment_time", "mechanism", "incident_report"),
     Intent.ALERT_FIRING: ("alert_definition",),
+    Intent.SERVICE_STATUS: (
+        "incident_report",
+        "affected_service",
+        "alert_firing",
+        "deployment_time",
+    ),
+    Intent.INCIDENT_LIST: (),
 }
 
 # Intents whose answer is a list: every record of these types the run read is listed, the
@@ -75,6 +90,8 @@ LISTED_IN_FULL: dict[Intent, tuple[str, ...]] = {
     Intent.DEPENDENCIES: ("dependency", "dependent"),
     Intent.DEPENDENTS: ("dependency", "dependent"),
     Intent.ALERT_FIRING: ("alert_firing",),
+    Intent.SERVICE_STATUS: ("alert_firing", "incident_report", "affected_service"),
+    Intent.INCIDENT_LIST: ("incident_report",),
 }
 
 # What a missing requirement means to a reader (used in `missing_evidence`).

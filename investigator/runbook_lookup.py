@@ -81,6 +81,7 @@ from investigator.record_time import (
     record_time_note,
     recorded_after,
 )
+from investigator.rule_texts import RuleText, untrusted_rule_texts
 from investigator.runbook_fallback import (
     FallbackRunbook,
     FallbackSearch,
@@ -331,6 +332,9 @@ class RunbookAnswer(BaseModel):
     suggestions: list[str] = Field(default_factory=list)
     # No imported runbook is linked to the alert: its rule's own link, outside the import.
     external_links: list[ExternalLink] = Field(default_factory=list)
+    # The untrusted rules `note` names by id, with their own words (file, group, summary):
+    # data, quoted only here (fenced by the MCP server, `[untrusted]` lines on the card).
+    untrusted_rules: list[RuleText] = Field(default_factory=list)
 
 
 def _version_label(ev: Evidence) -> int | str | None:
@@ -701,6 +705,10 @@ def _resolution_steps(names: list[str], label: str, limit: int) -> list[PlanStep
     ]
 
 
+# A page name an untrusted rule's link may have quoted: a file name's characters only.
+_PLAIN_PAGE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,79}")
+
+
 def _link_hint(run: _Lookup, anchors: list[tuple[str, str]]) -> str:
     """How the alert and its runbook get linked: by importing the rules when no alert record
     is visible; else by the runbook_url the imported rule has (or lacks)."""
@@ -708,7 +716,7 @@ def _link_hint(run: _Lookup, anchors: list[tuple[str, str]]) -> str:
         return "import the alert rules to link them"
     links = sorted(
         {
-            (str(ev.props["runbook_url"]), _link_key(ev))
+            (str(ev.props["runbook_url"]), _link_key(ev), ev.trust == "trusted")
             for ev in run.alert_rows
             if ev.props.get("runbook_url")
         }
@@ -718,14 +726,18 @@ def _link_hint(run: _Lookup, anchors: list[tuple[str, str]]) -> str:
             "its rule has no runbook_url: add one ending with the runbook's imported path, then "
             "re-ingest the rules"
         )
-    url, key = links[0]
+    url, key, trusted = links[0]
     if (host := document_service(url)) is not None:
         return (
             f"its {key} points at {host}, a document outside the imported runbooks, never fetched"
         )
     page = url_page_name(url)
+    if not trusted and page is not None and not _PLAIN_PAGE.fullmatch(page):
+        # An untrusted rule's link is its file author's text: quoted only as a plain name.
+        page = None
     if page is None:
-        return f"its {key} {url!r} names no page: fix it, then re-ingest the rules"
+        said = f"{key} {url!r}" if trusted else f"{key} (an untrusted rule's, not quoted)"
+        return f"its {said} names no page: fix it, then re-ingest the rules"
     return (
         f"its {key} names the page {page!r}, which no runbook's id, name or file path "
         f"ends with: import the page as {page}.md (or a folder {page}/) or fix {key}, "
@@ -822,6 +834,10 @@ class _Lookup(OneStepCalls):
         self.other_rules_runbooks: set[str] = set()
         # Rules of one name suggested by id: id (without `alert:`) -> what tells it apart.
         self.rule_labels: dict[str, str] = {}
+        # The rules the note names by `rule_label` (their untrusted ones' words are listed).
+        self.named_rules: list[Evidence] = []
+        # The rules of `rule_labels`, as read.
+        self.suggested_rules: list[Evidence] = []
         # The finding type (`UnauthorizedAccess:EC2/SSHBruteForce`) heading the one page whose
         # type ends in the name asked (`SSHBruteForce`); the types ending in it, when several.
         self.finding_type: str | None = None
@@ -933,7 +949,9 @@ class RunbookLookup:
                     one_version_per_chain=True,
                 )
             )
-            answer = self._answer(_Lookup(session), query)
+            run = _Lookup(session)
+            answer = self._answer(run, query)
+            answer.untrusted_rules = untrusted_rule_texts(run.named_rules)
             found = answer.runbook is not None
             session.finish(
                 RunStatus.COMPLETE if found else RunStatus.PARTIAL,
@@ -973,6 +991,7 @@ class RunbookLookup:
                     r.element_id.removeprefix("alert:") for rules in apart for r in rules
                 ]
                 answer.note = ambiguous_rules_note(apart, runbooks_reached(documents))
+                run.named_rules += [r for rules in apart for r in rules]
                 return answer
             kept = {p.alert_id for p in picks if p is not None}
             documents_before = documents
@@ -985,6 +1004,7 @@ class RunbookLookup:
                 n: [i for i in ids if i not in dropped] for n, ids in run.alert_ids.items()
             }
             run.rules_note = picked_rules_note(apart, [p for p in picks if p is not None])
+            run.named_rules += [r for r in run.alert_rows if r.element_id in kept]
             run.other_rules_runbooks = {
                 r
                 for a, ids in runbooks_reached(documents_before).items()
@@ -1027,6 +1047,11 @@ class RunbookLookup:
             answer.suggestions = self._suggestions(run, query)
             # Rules of one name are suggested with what tells them apart (file, severity).
             shown = [run.rule_labels.get(s, s) for s in answer.suggestions]
+            run.named_rules += [
+                r
+                for r in run.suggested_rules
+                if r.element_id.removeprefix("alert:") in answer.suggestions
+            ]
             answer.note = _nothing_matches(what, query, run) + did_you_mean(shown)
             return answer
         for rows in run.stage(_runbook_steps([(runbook, "runbook") for runbook in named])):
@@ -1633,6 +1658,7 @@ class RunbookLookup:
                 for ev in rows
                 if ev.type == "Alert"
             }
+            run.suggested_rules = [ev for ev in rows if ev.type == "Alert"]
             return same
         candidates: dict[str, Candidate] = {}
         for ev in rows:

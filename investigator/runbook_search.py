@@ -74,6 +74,8 @@ from graph_schema.alert_names import (
     is_alert_name,
     is_camel_case,
 )
+from graph_schema.words import is_ideograph, is_written_apart
+from graph_schema.words import words as text_words
 from investigator.alert_rules import page_texts
 from investigator.db_engines import (
     engine_word,
@@ -84,7 +86,11 @@ from investigator.db_engines import (
 )
 from investigator.evidence import Evidence
 from investigator.runbook_fallback import LookupSteps
-from investigator.stop_words import ENGLISH_STOP_WORDS, HURRIED_FILLER
+from investigator.stop_words import (
+    CHINESE_FUNCTION_CHARACTERS,
+    ENGLISH_STOP_WORDS,
+    HURRIED_FILLER,
+)
 
 CANDIDATES = 30  # fulltext hits re-ranked (the template's row cap is 50)
 SHOWN = 5  # the candidates a card lists under text matches: the answer is one of them
@@ -139,12 +145,12 @@ STOP_WORDS = (
     | frozenset(_ALERT_PHRASING.split())
     | HURRIED_FILLER
     | frozenset(_ASKING_ABOUT_RUNBOOK.split())
+    | CHINESE_FUNCTION_CHARACTERS
 )
 # Words a runbook's title adds to its name without naming anything ("Payment recovery
 # runbook v3"): left out when asking whether the query names the runbook.
 _TITLE_FILLER = frozenset({"runbook", "runbooks", "playbook", "procedure", "alert"})
 _TEMPLATE = re.compile(r"\{\{.*?\}\}", re.DOTALL)
-_WORD = re.compile(r"[a-z0-9]+")
 _NUMBER = re.compile(r"[0-9]+")
 _PLURAL_ES = ("sses", "xes", "ches", "shes", "zes")
 # Derivational endings, longest first: utilization/utilize, failure/fail, recovery/recover.
@@ -219,7 +225,9 @@ def _agent_base(word: str) -> str:
 
 
 def _words(text: str) -> list[str]:
-    return _WORD.findall(text.lower())
+    """The words of `text` as the fulltext index has them, in any script (`graph_schema.words`:
+    "gehörte" is one word, not "geh" and "rte"; "支付" is 支 and 付)."""
+    return text_words(text)
 
 
 # A number, with what only measures or places it: a one-letter unit (`120s`, `5m`, `1h30m`),
@@ -235,7 +243,13 @@ _NUMBER_WORD = re.compile(
 
 
 def _informative(word: str) -> bool:
-    return word not in STOP_WORDS and len(word) >= 2 and not _NUMBER_WORD.fullmatch(word)
+    """A word that says which page is meant: no stop word, no number, two characters at
+    least, or one Han ideograph (a word of its own to the index; not a function character)."""
+    return (
+        word not in STOP_WORDS
+        and (len(word) >= 2 or is_ideograph(word))
+        and not _NUMBER_WORD.fullmatch(word)
+    )
 
 
 def search_terms(text: str) -> list[str]:
@@ -258,13 +272,16 @@ def joined_terms(terms: list[str], limit: int) -> list[str]:
     """The runs of 2 to `JOINED_WORDS` adjacent `terms` joined into one word, each once and
     none a term already, as many as fit in the `limit` characters the terms leave: the query
     also finds the page whose title or file name writes those words as one CamelCase name.
-    They only bring candidates (and a fulltext score): the ranking weighs the terms."""
+    They only bring candidates (and a fulltext score): the ranking weighs the terms. Words
+    of a script the analyzer cuts apart (Han, kana: `graph_schema.words`) are never joined:
+    the index holds them apart, and no CamelCase name writes them."""
     room = limit - len(" ".join(terms))
     joined: list[str] = []
     for size in range(2, JOINED_WORDS + 1):
         for start in range(len(terms) - size + 1):
-            word = "".join(terms[start : start + size])
-            if word in terms or word in joined:
+            run = terms[start : start + size]
+            word = "".join(run)
+            if word in terms or word in joined or any(is_written_apart(t) for t in run):
                 continue
             if room - (1 + len(word)) < 0:
                 return joined
@@ -347,6 +364,13 @@ class RankedRunbook(BaseModel):
     # Titled with every word of the query's title words but another number than the one the
     # query names ("Quux variant 2" for "Quux variant 1"): another of a series, no fit.
     numbered_otherwise: bool = Field(default=False, exclude=True)
+    # Whether its title may be quoted in a note (a trusted page's); not in the output.
+    trusted: bool = Field(default=True, exclude=True)
+
+    def named(self) -> str:
+        """How a note names it: its id and a trusted page's title (an untrusted title is its
+        page's text, read outside the untrusted fence in a note: the id alone)."""
+        return f"{self.id} {self.title!r}" if self.trusted else self.id
 
 
 class TextRanking(BaseModel):
@@ -455,7 +479,7 @@ class TextRanking(BaseModel):
             # Pages of a numbered series ("Quux variant 2", ...), none numbered as asked: the
             # words fit another one of them, which is no answer to the one asked about.
             others = [r for r in self.ranked if r.numbered_otherwise]
-            shown = ", ".join(f"{r.id} {r.title!r}" for r in others[:3])
+            shown = ", ".join(r.named() for r in others[:3])
             more = f" and {len(others) - 3} more" if len(others) > 3 else ""
             asked = " or ".join(self.numbers_named)
             return (
@@ -804,6 +828,7 @@ def rank_runbooks(
             RankedRunbook(
                 id=hit.element_id,
                 title=hit.title,
+                trusted=hit.trust == "trusted",
                 score=round(score, 6),
                 fit=round(max(text_fit, alert_fit), 6),
                 fulltext_score=fulltext,

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Literal
 
+from investigator.evidence import iso_utc
 from investigator.lazy_pattern import LazyPattern
 from investigator.terminal import one_line
 from investigator.timeline import time_references, zone_not_read
@@ -65,11 +66,15 @@ class TextTime:
 
 
 def lookup_time(
-    text: str | None, as_of: datetime | None, argument: AsOfArgument = CLI_AS_OF
+    text: str | None,
+    as_of: datetime | None,
+    argument: AsOfArgument = CLI_AS_OF,
+    now: datetime | None = None,
 ) -> TextTime:
     """The lookup's time for `text` (None: not a free-text lookup) and an as_of given or
-    not: the given one, else one time the text places, else now (`at` None)."""
-    from_text, note = text_time(text, as_of, argument) if text is not None else (None, None)
+    not: the given one, else one time the text places, else now (`at` None). `now`: what
+    relative words ("yesterday", "2 hours ago") are read against (default: the clock)."""
+    from_text, note = text_time(text, as_of, argument, now) if text is not None else (None, None)
     source: AsOfFrom = "as_of" if as_of is not None else "text" if from_text else "now"
     words = None
     if from_text is not None and note is not None and note.startswith(FROM_TEXT):
@@ -79,7 +84,10 @@ def lookup_time(
 
 
 def text_time(
-    text: str, as_of: datetime | None, argument: AsOfArgument = CLI_AS_OF
+    text: str,
+    as_of: datetime | None,
+    argument: AsOfArgument = CLI_AS_OF,
+    now: datetime | None = None,
 ) -> tuple[datetime | None, str | None]:
     """The instant a TEXT lookup is at when no as_of is given, and the note saying so.
 
@@ -91,6 +99,11 @@ def text_time(
     runbook say then?") is said not used too: a lookup has no incident to place it at. One
     inside a sentence ("if ... then", "pool exhausted, then what?") is a sequence, not a
     time, and is not reported; nor is one beside a time the text places (that time is it).
+
+    Relative words, with no as_of given, are read against now as an investigation reads
+    them against its as_of (UTC): "2 hours ago" is now minus 2 h; "yesterday", "last week"
+    a period, whose end the card is at (the version in force at the end of yesterday),
+    said so. Beside an as_of given they are not used, as a written time is not.
     """
     refs = time_references(text)
     placed = sorted({n.at for n in refs.named})
@@ -98,6 +111,10 @@ def text_time(
     bare_then = _bare_then(event_words)
     if bare_then and (placed or not _then_as_a_time(text)):
         event_words = None
+    if as_of is None and not placed and event_words is None and refs.unresolved:
+        relative = _relative_time(text, now or datetime.now(UTC), argument)
+        if relative is not None:
+            return relative
     words = [n.words for n in refs.named] + refs.unresolved
     if event_words:
         words.append(event_words)
@@ -127,6 +144,26 @@ def text_time(
         f"not used: {quoted} in the text ({what}); the {answer} is at now. "
         f"Give {argument.give} (ISO-8601 with a zone) for the version in force then"
     )
+
+
+def _relative_time(text: str, now: datetime, argument: AsOfArgument) -> tuple[datetime, str] | None:
+    """The instant one relative time word of `text` names against now (a period's end,
+    capped at now), and the note saying how it was read; None when the text has anything
+    else it cannot place, or more than one."""
+    refs = time_references(text, now)
+    if len(refs.relative) != 1 or refs.unresolved or refs.event_words:
+        return None
+    rel = refs.relative[0]
+    at = rel.end
+    # The investigation's reading, against now rather than an as_of given.
+    reading = (
+        rel.reading.replace("as_of's day", "today").replace("as_of's", "the current one")
+    ).replace("as_of", "now")
+    if rel.kind == "instant":
+        how = f"{iso_utc(at)}, {reading} ({iso_utc(now)})"
+    else:
+        how = f"{reading}; the {argument.answer} is at its end, {iso_utc(at)}"
+    return at, f"from the text: {rel.words!r} read as {how}, UTC; {argument.name} sets another time"
 
 
 def _bare_then(words: str | None) -> bool:

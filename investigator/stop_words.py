@@ -31,3 +31,12 @@ _HURRIED_TEXT = """
     thought urgent urgently wonder
 """
 HURRIED_FILLER = frozenset(_HURRIED_TEXT.split())
+
+# Chinese function characters. The fulltext analyzer reads Han text one character a word
+# (graph_schema.words: "支付失败" is 支, 付, 失, 败), so a question's particles, pronouns and
+# question words would each be a word searched for: "的" (of) is on every Chinese page.
+_CHINESE_TEXT = """
+    的 了 着 是 在 和 与 及 或 吗 呢 吧 啊 么 什 怎 如 何 为 我 你 您 他 她 它 们 这 那
+    个 之 其 被 把 从 对 于 也 都 就 请 该
+"""
+CHINESE_FUNCTION_CHARACTERS = frozenset(_CHINESE_TEXT.split())

@@ -30,9 +30,21 @@ Rules, in order (docs/investigation.md, "Time references"):
    known (an amount or a pick it cannot apply, "a few hours before the alert", is listed,
    never taken as the event itself);
 3. "now", "currently" (现在, 目前) mean `as_of`;
-4. nothing: `as_of`. Time words it does not resolve are listed, and the answer says it is at
-   `as_of`: relative ones ("yesterday", "2 hours ago", "on Monday", 昨天), a day without a
-   year when no `as_of` is given, a clock time without a date ("at 10:03"), a time relative
+4. nothing: `as_of`.
+
+Relative words are read against `as_of`, in UTC (the KG's times are UTC; `_RELATIVE_PERIOD`,
+`_AGO`), when it is given (the run always has one: now when none is asked): "yesterday"
+(昨天) is the UTC day before as_of's UTC day, "the day before yesterday" (前天) the one
+before it, "today" (今天) as_of's day up to as_of; "this week" / "this month" from the start
+of as_of's ISO week / month up to as_of, "last week" (上周) the ISO week before as_of's
+(Monday to Sunday), "last month" (上个月) the month before; "on Monday" / "last Monday" the
+most recent such day before as_of's day (asked on a Monday: the Monday a week before). Each is
+a period as if its dates had been written (`RelativeTime`, `TimeReferences.relative`); "N
+hours ago" (5h ago, 2小时前) is the instant as_of minus N, and "yesterday at 10:02" that
+instant. Time words it does not resolve are listed, and the answer says it is at `as_of`:
+relative ones that depend on the asker's clock or are vague ("last night", "this morning",
+"a few hours ago", "2 months ago", 昨晚; any relative word when no `as_of` is given), a day
+without a year when no `as_of` is given, a clock time without a date ("at 10:03"), a time relative
    to an event other than the anchors ("right after the migration", "before the
    rollback", "when the incident was declared"), the moment of anything else ("when the
    first timeout happened", "at the time of the migration").
@@ -309,7 +321,7 @@ def _amount(m: re.Match[str], spans: bool = False) -> tuple[timedelta | None, st
 
 
 # "In the last hour", "over the past 3 days", "last 30 minutes": a window ending at as_of.
-# "Last week" / "last night" alone name a calendar span, not placed (`_RELATIVE_WORDS`).
+# "Last week" alone is a calendar week (`_RELATIVE_PERIOD`); "last night" is not placed.
 _LAST_SPAN = LazyPattern(
     r"(?:\b(?:in|within|during|over|for|from)\s+)?"
     r"(?:\bthe\s+(?:last|past|previous)\s+|\bpast\s+|\blast\s+(?=\d|an?\b|half\b))"
@@ -480,13 +492,15 @@ _DATETIME = LazyPattern(
     r"(?:[ \t]+(?-i:UTC|GMT|" + _OTHER_ZONES + r")(?![\w-]))?"
     r"|[ \t]+(?P<other>" + _OTHER_ZONES + r"|local(?: time)?))?(?![\w-])"
 )
-# Times relative to a day or a clock the planner does not resolve: "yesterday", "2 hours
-# ago", "last night", "on Monday", 昨天. A question with them is answered at `as_of` and says
-# so (`InvestigationResult.unresolved_time_words`), instead of quietly meaning "now".
+# Times relative to a day or a clock: "yesterday", "2 hours ago", "last night", "on Monday",
+# 昨天. Those `_RELATIVE_PERIOD` and `_AGO` read against as_of are blanked first; the rest
+# ("last night", "a few hours ago", any of them with no as_of) are answered at `as_of` and
+# said so (`InvestigationResult.unresolved_time_words`), instead of quietly meaning "now".
 _WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _UNIT = r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)"
 _RELATIVE_WORDS = LazyPattern(
-    r"\b(?:(?:the )?day before yesterday|yesterday|tonight|last night|earlier today|"
+    r"\b(?:(?:the )?day before yesterday|yesterday(?: (?:morning|afternoon|evening|night))?|"
+    r"tonight|last night|earlier today|"
     r"this (?:morning|afternoon|evening|week|month)|the other day|"
     r"(?:the )?(?:previous|next) (?:day|week|morning)|"
     r"last (?:week|weekend|month|year|night|" + _WEEKDAY + r")|"
@@ -1060,6 +1074,33 @@ def _unresolved_words(text: str) -> list[tuple[int, str]]:
     return found
 
 
+class RelativeTime(BaseModel):
+    """A relative time word of the question as read against `as_of` (UTC): a period
+    (`start` to `end`, as if its dates had been written) or an instant (`start` == `end`)."""
+
+    words: str
+    kind: Literal["day", "week", "month", "period", "instant"]
+    start: datetime
+    end: datetime
+    # How it was read: "2026-07-23 (UTC), the day before as_of's day".
+    reading: str
+
+    def note(self, as_of: datetime) -> str:
+        """The Time line: how the words were read, against which as_of."""
+        if self.kind == "instant":
+            amount = self.reading.removeprefix("as_of minus ")
+            how = (
+                f"as_of {iso_utc(as_of)} minus {amount}"
+                if amount != self.reading
+                else f"{self.reading}, against as_of {iso_utc(as_of)}"
+            )
+            return f"{self.words!r} read as {iso_utc(self.start)}, {how}; the KG's times are UTC"
+        return (
+            f"{self.words!r} read as {self.reading}: {iso_utc(self.start)} to "
+            f"{iso_utc(self.end)}, against as_of {iso_utc(as_of)}; the KG's times are UTC"
+        )
+
+
 class TimeReferences(BaseModel):
     """What a question's time words refer to (before anything is retrieved)."""
 
@@ -1088,6 +1129,8 @@ class TimeReferences(BaseModel):
     # Of those, the times in a zone it does not convert ("2026-07-24 01:00 CEST"), each with
     # the zone as written: never read as UTC.
     zones_not_read: dict[str, str] = Field(default_factory=dict)
+    # The relative words read against as_of ("yesterday", "2 hours ago"), as read.
+    relative: list[RelativeTime] = Field(default_factory=list)
 
     @property
     def anchored(self) -> bool:
@@ -1143,6 +1186,181 @@ def _month_period(m: re.Match[str], as_of: datetime) -> list[NamedTime]:
             period_end="start",
         ),
         NamedTime(at=end, words=words, reading=end_reading, period_end="end"),
+    ]
+
+
+# Relative words read against as_of, in UTC (the KG's times are UTC): a day ("yesterday",
+# "on Monday", 昨天), a calendar week or month ("last week", "this month", 上周), and an
+# instant ("2 hours ago", "5h ago", 2小时前). What depends on the asker's own clock or is
+# vague ("last night", "this morning", "a few hours ago") is left to `_RELATIVE_WORDS`:
+# listed as not resolved, and the answer says it is at as_of.
+_DAY_PART_AFTER = r"(?!\s+(?:morning|afternoon|evening|night)\b)"
+_RELATIVE_PERIOD = LazyPattern(
+    r"(?P<since>\bsince\s+)?(?:\b(?:on|during|for|in|from|over)\s+)?(?:"
+    r"\b(?P<dby>(?:the\s+)?day\s+before\s+yesterday)\b|"
+    r"\b(?P<yesterday>yesterday)\b" + _DAY_PART_AFTER + r"|"
+    r"\b(?P<today>(?:earlier\s+)?today|so\s+far\s+today)\b|"
+    r"\b(?P<this>this)\s+(?P<this_unit>week|month)\b|"
+    r"\b(?P<last>last)\s+(?P<last_unit>week|month)\b|"
+    r"(?:\b(?P<day_word>last|this\s+past)\s+)?\b(?P<weekday>" + _WEEKDAY + r")\b"
+    r"(?!\s*,?\s*(?:\d|" + _MONTH + r"))" + _DAY_PART_AFTER + r"|"
+    r"(?P<zh>前天|昨天|今天|上周|上个?星期|上个月|本周|这周|这个?星期|本月|这个月)"
+    r"(?!早上|上午|中午|下午|晚上|夜里|凌晨))",
+    re.IGNORECASE,
+)
+# The words that make a weekday a day asked about: "on Monday", "last Monday", "since
+# Monday" (a bare "Monday" is listed as not resolved, as before).
+_WEEKDAY_LEAD = LazyPattern(r"(?:since|on|during|for|from|over|last|this\s+past)\s", re.IGNORECASE)
+_AGO = LazyPattern(
+    r"(?:\b(?P<qty>\d+(?:\.\d+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+    r"twelve|fifteen|twenty|thirty|forty-five|forty|fifty|sixty|ninety|half\s+an?)\s*"
+    r"(?P<unit>seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|(?<=\d)(?:s|m|h|d))"
+    r"\s+ago\b)|"
+    r"(?P<zqty>\d+|半)\s*(?P<zunit>秒|分钟|个?小时|天|周)前",
+    re.IGNORECASE,
+)
+_ZH_UNITS = {
+    "秒": "sec",
+    "分钟": "min",
+    "小时": "hour",
+    "个小时": "hour",
+    "天": "day",
+    "周": "week",
+}
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_ZH_PERIOD = {
+    "前天": "dby", "昨天": "yesterday", "今天": "today", "上周": "last week",
+    "上星期": "last week", "上个星期": "last week", "上个月": "last month", "本周": "this week",
+    "这周": "this week", "这星期": "this week", "这个星期": "this week", "本月": "this month",
+    "这个月": "this month",
+}  # fmt: skip
+
+
+def _day_bounds(day: datetime) -> tuple[datetime, datetime]:
+    return day, day + timedelta(days=1) - BEFORE_EVENT
+
+
+def _relative_period(m: re.Match[str], as_of: datetime) -> RelativeTime:
+    """The period a `_RELATIVE_PERIOD` match names, against as_of's UTC day."""
+    words = m.group(0).strip()
+    midnight = as_of.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    date = midnight.date().isoformat()
+    which = m.group("zh") and _ZH_PERIOD[m.group("zh")]
+    if m.group("dby") or which == "dby":
+        start, end = _day_bounds(midnight - timedelta(days=2))
+        kind, reading = "day", f"{start.date().isoformat()} (UTC), two days before as_of's day"
+    elif m.group("yesterday") or which == "yesterday":
+        start, end = _day_bounds(midnight - timedelta(days=1))
+        kind, reading = "day", f"{start.date().isoformat()} (UTC), the day before as_of's day"
+    elif m.group("today") or which == "today":
+        start, end = midnight, as_of
+        kind, reading = "day", f"{date} (UTC) up to as_of, as_of's day"
+    elif m.group("weekday"):
+        wanted = _WEEKDAYS.index(m.group("weekday").lower())
+        back = (midnight.weekday() - wanted - 1) % 7 + 1
+        start, end = _day_bounds(midnight - timedelta(days=back))
+        name = m.group("weekday").title()
+        same = f" (as_of's day is itself a {name}: the one a week before)" if back == 7 else ""
+        kind = "day"
+        reading = f"{start.date().isoformat()} (UTC), the last {name} before as_of's day{same}"
+    else:
+        unit = m.group("this_unit") or m.group("last_unit") or (which or "").split()[-1]
+        last = bool(m.group("last")) or (which or "").startswith("last")
+        if unit.lower() == "week":
+            monday = midnight - timedelta(days=midnight.weekday())
+            kind = "week"
+            if last:
+                start, end = monday - timedelta(days=7), monday - BEFORE_EVENT
+                reading = (
+                    f"the ISO week before as_of's, Monday {start.date().isoformat()} to "
+                    f"Sunday {end.date().isoformat()} (UTC)"
+                )
+            else:
+                start, end = monday, as_of
+                reading = (
+                    f"as_of's ISO week, from Monday {monday.date().isoformat()} (UTC) to as_of"
+                )
+        else:
+            first = midnight.replace(day=1)
+            kind = "month"
+            if last:
+                start, end = (first - timedelta(days=1)).replace(day=1), first - BEFORE_EVENT
+                reading = f"{start.strftime('%B %Y')} (UTC), the month before as_of's"
+            else:
+                start, end = first, as_of
+                reading = f"{first.strftime('%B %Y')} (UTC) up to as_of, as_of's month"
+    if m.group("since"):
+        # "since yesterday": from its start to as_of.
+        end = as_of
+        reading += ", and from it up to as_of"
+        kind = "period"
+    return RelativeTime(words=words, kind=kind, start=start, end=min(end, as_of), reading=reading)
+
+
+# A clock time written beside a relative day: "yesterday at 10:02", "at 10:02 yesterday",
+# "on Monday at 14:00 UTC", "昨天 10:02".
+_CLOCK_AFTER_DAY = LazyPattern(r",?\s*(?:at\s+|@\s*)?" + _CLOCK + _ZONE, re.IGNORECASE)
+_CLOCK_BEFORE_DAY = LazyPattern(
+    r"(?:\b(?:at|@)\s*)?" + _CLOCK + _ZONE + r",?\s+(?:on\s+)?$", re.IGNORECASE
+)
+
+
+def _clock_on_day(
+    text: str, m: re.Match[str], rel: RelativeTime, as_of: datetime
+) -> tuple[RelativeTime, int, int] | None:
+    """The instant of a clock time written beside a relative day ("yesterday at 10:02"),
+    with the span of the words; None when there is none, or its zone is one it does not
+    convert (the clock is then listed as not resolved, the day stays a period)."""
+    after = _CLOCK_AFTER_DAY.match(text, m.end())
+    before = None if after else _CLOCK_BEFORE_DAY.search(text, 0, m.start())
+    found = after or before
+    if found is None or found.group("other"):
+        return None
+    clock = _clock_of(found)
+    zone = found.group("zone")
+    offset = timedelta(0) if zone is None else _zone_offset(zone)
+    if clock is None or offset is None:
+        return None
+    start, end = (m.start(), found.end()) if after else (found.start(), m.end())
+    at = shift(rel.start.replace(hour=clock[0], minute=clock[1], second=clock[2]), -offset)
+    day = rel.start.date().isoformat()
+    how = rel.reading.removeprefix(day).removesuffix(" up to as_of, as_of's day")
+    reading = f"{found.group(0).strip(' ,@').removeprefix('at ').strip()} on {day}{how}"
+    if zone is None:
+        reading += f"; {NO_ZONE_READING}"
+    words = text[start:end].strip()
+    return RelativeTime(words=words, kind="instant", start=at, end=at, reading=reading), start, end
+
+
+def _relative_ago(m: re.Match[str], as_of: datetime) -> RelativeTime:
+    """The instant "N <unit> ago" names: as_of minus N."""
+    if m.group("zunit"):
+        unit = _ZH_UNITS[m.group("zunit")]
+        qty = 0.5 if m.group("zqty") == "半" else float(m.group("zqty"))
+    else:
+        written = m.group("unit").lower()
+        unit = _SPAN_UNITS.get(written) or written.removesuffix("s")
+        qty_text = re.sub(r"\s+", " ", m.group("qty").lower())
+        number = _AMOUNT_NUMBERS.get(qty_text, qty_text)
+        qty = 0.5 if qty_text.startswith("half") else float(number)
+    length = _scaled(_AMOUNT_UNITS[unit], qty)
+    return RelativeTime(
+        words=m.group(0).strip(),
+        kind="instant",
+        start=shift(as_of, -length),
+        end=shift(as_of, -length),
+        reading=f"as_of minus {amount_text(length)}",
+    )
+
+
+def _relative_named(rel: RelativeTime) -> list[NamedTime]:
+    """A relative time as the question's written times are: a period's two ends, or one
+    instant."""
+    if rel.kind == "instant":
+        return [NamedTime(at=rel.start, words=rel.words, reading=rel.reading)]
+    return [
+        NamedTime(at=rel.start, words=rel.words, reading=rel.reading, period_end="start"),
+        NamedTime(at=rel.end, words=rel.words, reading=rel.reading, period_end="end"),
     ]
 
 
@@ -1225,8 +1443,33 @@ def time_references(
                 ),
             ]
             periods.append((span.start(), window))
+    # Relative words read against as_of ("yesterday", "last week", "2 hours ago"): a period
+    # as if its dates had been written, or an instant as if its time had been.
+    relative: list[RelativeTime] = []
+    if as_of is not None:
+        for found_period in list(_RELATIVE_PERIOD.finditer(rest)):
+            if found_period.group("weekday") and not _WEEKDAY_LEAD.match(found_period.group(0)):
+                continue  # a bare "Friday" ("the Friday batch job") is no day asked about
+            rel = _relative_period(found_period, as_of)
+            clocked = _clock_on_day(rest, found_period, rel, as_of) if rel.kind == "day" else None
+            if clocked is not None:
+                # "yesterday at 10:02": that instant, as a written date and time is.
+                rest = _blank(rest, clocked[1], clocked[2])
+                named += _relative_named(clocked[0])
+                relative.append(clocked[0])
+                continue
+            rest = _blank(rest, found_period.start(), found_period.end())
+            periods.append((found_period.start(), _relative_named(rel)))
+            relative.append(rel)
+        for found_ago in list(_AGO.finditer(rest)):
+            rel = _relative_ago(found_ago, as_of)
+            rest = _blank(rest, found_ago.start(), found_ago.end())
+            named += _relative_named(rel)
+            relative.append(rel)
     kept, other_periods = _one_period(periods)
     named += kept
+    # A relative period set aside for another one is said as not read, not as read.
+    relative = [r for r in relative if r.kind == "instant" or r.words not in other_periods]
     unresolved += [(at, words) for words, (at, _) in other_periods.items()]
     event: AnchorEvent | None = None
     words: str | None = None
@@ -1282,6 +1525,7 @@ def time_references(
         not_applied=not_applied,
         other_periods={words: read for words, (_, read) in other_periods.items()},
         zones_not_read=zones,
+        relative=relative,
     )
 
 
@@ -1449,6 +1693,12 @@ def period_notes(question: str, as_of: datetime) -> list[str]:
     ]
 
 
+def relative_notes(question: str, as_of: datetime) -> list[str]:
+    """The Time lines of the relative words read against `as_of` ("'yesterday' read as
+    2026-07-23 (UTC), the day before as_of's day: ...")."""
+    return [r.note(as_of) for r in time_references(question, as_of).relative]
+
+
 def time_words_not_used(
     question: str, as_of: datetime, references: Sequence[ReferenceTime] | None = None
 ) -> list[str]:
@@ -1598,7 +1848,7 @@ def release_of(ev: Evidence) -> str | None:
 def counted_cause(ev: Evidence, window: tuple[datetime, datetime] | None) -> bool:
     """Whether a record in the cause window is counted as a competing cause of its own: a
     release or another change event, not a record of a release's time (a CI/CD document:
-    the release it is about is the cause, as claims.py weighs it)."""
+    the release it is about is the cause, as claims/candidates.py weighs it)."""
     return in_cause_window(ev, window) and (ev.type == "Deployment" or release_of(ev) is None)
 
 

@@ -148,10 +148,13 @@ def test_every_firing_is_listed_and_a_read_cut_at_its_cap_says_so(  # type: igno
     assert noisy["status"] == "complete", noisy["missing_evidence"]
     times = [s.split(" at ")[1][:20] for s in _firings(noisy)]
     assert times == [f"2026-07-20T01:{5 * i:02d}:00Z" for i in range(7)], _firings(noisy)
-    # 120 firings: the read stops at its cap of 100 rows, and the answer says so.
+    # 120 firings: the read keeps the latest 100 (dependency_neighbourhood 4), and says so.
     flood = json.loads(invoke("investigate", "Which alerts fired on flood?", *BOB, *NOON).out)
     assert flood["status"] == "partial", flood["missing_evidence"]
-    assert any("stopped at its cap of 100 firings" in g for g in _required_gaps(flood)), flood
+    assert (
+        "the FIRED_ON read of svc:flood kept the latest 100 firings (by firing time): earlier "
+        "firings are not listed"
+    ) in _required_gaps(flood), flood
 
 
 def test_time_words_before_or_after_an_event_bound_the_firings(  # type: ignore[no-untyped-def]

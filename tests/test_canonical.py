@@ -112,8 +112,13 @@ PINNED_DEMO_PACK_HASH_V3 = "sha256:6b0b34da544e7d44fc208d056bea8cc708a58e4631c1c
 # the pack's `tools` name `entity_resolution@5`. Was sha256:20411d79... Re-pinned on purpose
 # (deployments_in_window version 4: one order and one limit over both ways to a service's
 # releases): the demo's window reads are not cut, so the same rows; the pack's `tools` name
-# `deployments_in_window@4`. Was sha256:c645725e...
-PINNED_DEMO_PACK_HASH = "sha256:2dfb04ecae703002820b0ce3022bcccd2c314c45b1b4a8556e26ce9b1140c1ed"
+# `deployments_in_window@4`. Was sha256:c645725e... Re-pinned on purpose
+# (dependency_neighbourhood version 4: the row cap counts the services a DEPENDS_ON walk
+# reaches and keeps the latest firings): the demo's two reads of it (AFFECTED_BY both ways,
+# DEPENDS_ON out of payment-api, 1 and 3 rows) are not cut and return the same rows (same
+# rows_hash at 3 and 4), so the same evidence and claim ids; the pack's `tools` name
+# `dependency_neighbourhood@4`. Was sha256:2dfb04ec...
+PINNED_DEMO_PACK_HASH = "sha256:b850a12d0c400bfd677d8454c52792a6026d7795fc4e10a32cc9328d25b1e016"
 PINNED_DEMO_EVIDENCE_IDS = [
     "ev:27fb8b47dab75c864d2b",
     "ev:323eb1cf7c68a7adfc32",

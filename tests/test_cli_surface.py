@@ -298,6 +298,39 @@ def test_a_run_id_in_the_question_points_to_trace_and_replay(  # type: ignore[no
         ]
 
 
+def test_a_run_id_in_capitals_in_the_question_points_to_trace_and_replay(  # type: ignore[no-untyped-def]
+    demo: neo4j.Driver, cli_env, invoke
+) -> None:
+    """A run id typed in capitals ("what happened in RUN-54298D42?", `Run-54298d42`) is a
+    run id too: the same Name line as in lower case, its commands naming the id as run ids
+    are written (lower case). Before, it was no name at all: the line was missing and its
+    words were said unread ("the question's words 'happened RUN 54298D42' ...")."""
+    own = invoke("investigate", "Who owns payment-api?", "--subject", "acme/user:bob", "--json")
+    mine = json.loads(own.out)["run_id"]
+    for typed in (mine[:12].upper(), "Run-" + mine[4:12], "RUN-" + mine[4:]):
+        question = f"what happened in {typed}?"
+        res = invoke("investigate", question, "--subject", "acme/user:bob", "--max-rounds", "1")
+        assert res.code == 0, res
+        notes = [x for x in res.out.splitlines() if x.startswith("Name ")]
+        run = typed.lower()
+        note = (
+            f"{typed!r} in the question is a run id: an investigation reads the Knowledge "
+            f"Graph, not recorded runs; `investigator trace {run} --subject acme/user:bob` "
+            "shows what that run read and claimed, `investigator replay "
+            f"{run} --subject acme/user:bob` checks that it reproduces (served: the `trace` "
+            "and `replay` tools). The answer does not cover it."
+        )
+        assert notes == [f"Name       {note}"], res.out
+        # Its words are a name, not words the question asks that nothing reads.
+        assert "the question's words 'happened' ask something it does not read" in res.out
+        as_json = invoke("investigate", question, "--subject", "acme/user:bob", "--max-rounds",
+                         "1", "--json")  # fmt: skip
+        doc = json.loads(as_json.out)
+        assert doc["unresolved_names"] == [
+            {"text": typed, "given_as": "question", "suggestions": [], "note": note}
+        ]
+
+
 def test_a_name_of_another_tenant_or_a_hidden_record_gets_no_hint_about_it(  # type: ignore[no-untyped-def]
     demo: neo4j.Driver, cli_env, invoke
 ) -> None:

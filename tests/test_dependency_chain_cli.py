@@ -175,12 +175,12 @@ def test_a_hop_the_subject_may_not_read_hides_the_path(chains, cli_env, invoke) 
 
 def test_every_dependent_read_is_listed_and_a_cut_walk_is_a_gap(chains, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
     doc, report = _ask(invoke, "What depends on hub?")
-    # The walk's row cap (100 paths, nearest first) cut the 120; all 100 are claimed.
+    # The walk's row cap (100 services, nearest first) cut the 120; all 100 are claimed.
     assert len(doc["claims"]) == 100
     assert doc["status"] == "partial"
     gap = (
-        "the DEPENDS_ON walk into svc:hub stopped at its cap of 100 paths (nearest first): "
-        "services past the cap are not listed"
+        "the DEPENDS_ON walk into svc:hub read at most 100 services (nearest first) and more "
+        "depend on it: those are not listed"
     )
     assert [(m["evidence_type"], m["description"]) for m in doc["missing_evidence"]] == [
         ("dependent", gap)

@@ -95,9 +95,10 @@ def test_an_error_code_heading_a_section_of_a_page_of_codes_is_that_section(  # 
     assert replay.code == 0 and json.loads(replay.out)["verified"] is True, replay
 
 
-# Each suggested rule says which it is (file, group, severity, summary): rules of one name.
-CRITICAL = 'DiskFull@critical (disk.yaml, group disk, critical: "Disk nearly full.")'
-WARNING = 'DiskFull@warning (disk.yaml, group disk, warning: "Disk filling up.")'
+# Each suggested rule says which it is: rules of one name, imported untrusted, named by id
+# and severity (their file, group and summary are on the card's `Rule ... [untrusted]` lines).
+CRITICAL = "DiskFull@critical (untrusted rule, critical)"
+WARNING = "DiskFull@warning (untrusted rule, warning)"
 
 
 @pytest.mark.parametrize(
@@ -117,6 +118,7 @@ def test_an_alert_severity_it_has_no_rule_of_suggests_the_rules_it_has(  # type:
     assert card.out.splitlines()[0] == (
         f"No runbook: no alert matching {asked!r} is visible to {SUBJECT}; did you mean {meant}?"
     ), card.out
+    assert "Rule      DiskFull@warning  [untrusted]  file disk.yaml; group disk" in card.out
     # What is suggested is what --alert takes.
     first = meant.split(" or ")[0].split(" (")[0]
     assert invoke("runbook", "--alert", first, "--subject", SUBJECT, "--json").code == 0

@@ -104,11 +104,12 @@ def test_was_it_the_release_is_judged(  # type: ignore[no-untyped-def]
 def test_a_question_no_rule_reads_is_partial_and_says_so(  # type: ignore[no-untyped-def]
     demo_graph: neo4j.Driver, cli_env, invoke
 ) -> None:
-    report = invoke("investigate", "is payment-api ok?", *BOB_AT_1005, *DEADLINE)
+    # "is payment-api ok?" is read since session 31 (service_status, test_incident_status_cli).
+    report = invoke("investigate", "does payment-api scale?", *BOB_AT_1005, *DEADLINE)
     assert report.code == 0, report
     assert "Status     partial" in report.out, report.out
     assert (
-        "  question (required): the question's words 'ok' ask something it does not read: "
+        "  question (required): the question's words 'scale' ask something it does not read: "
         "only the names in it were looked up; ask e.g. who owns X, what caused X, did the "
         "release cause X, should we roll back X, what changed before X, which runbook "
         "applies to X, what depends on X"
@@ -139,8 +140,14 @@ def test_last_hour_is_a_window_ending_at_as_of() -> None:
     assert (period[0].at, period[1].at) == (datetime(2026, 7, 23, 11, 30, tzinfo=UTC), as_of)
     period = time_references("any deploys over the past 3 days?", as_of).period
     assert period is not None and period[0].at == datetime(2026, 7, 20, 12, 30, tzinfo=UTC)
-    # "Last week" alone names a calendar week: listed as not placed, as before.
-    assert time_references("what happened last week", as_of).unresolved == ["last week"]
+    # "Last week" alone names a calendar week: the ISO week before as_of's (Monday to
+    # Sunday, UTC), not the 7 days before as_of ("the last week" is those).
+    period = time_references("what happened last week", as_of).period
+    assert period is not None
+    assert (period[0].at, period[1].at) == (
+        datetime(2026, 7, 13, tzinfo=UTC),
+        datetime(2026, 7, 19, 23, 59, 59, tzinfo=UTC),
+    )
 
 
 def test_what_changed_in_the_last_hour_lists_nothing_from_earlier(  # type: ignore[no-untyped-def]

@@ -327,6 +327,7 @@ LATER_TEMPLATES = {
     "latest_deployments",
     "owners_of",
     "incidents_at",
+    "incidents_in_period",
     "ownership_in_period",
     "ownership_records",
     "owners_of_records",
@@ -404,6 +405,12 @@ def test_each_template_has_a_datetime_version_1_and_an_epoch_micros_version_2() 
             assert newest.version == 4 and newest.renamed_to and not v3.renamed_to
             assert newest.model_dump(exclude={"version", "renamed_to"}) == v3.model_dump(
                 exclude={"version", "renamed_to"}
+            )
+        elif template_id == "dependency_neighbourhood":
+            # 4: the row cap counts services reached (DEPENDS_ON) and keeps the latest firings.
+            assert newest.version == 4 and newest.ordered_cut and not v3.ordered_cut
+            assert newest.model_dump(exclude={"version", "ordered_cut"}) == v3.model_dump(
+                exclude={"version", "ordered_cut"}
             )
         elif template_id in ("owned_by_team", "owners_of"):
             # 4: the kind owned, and a runbook version's end (its record holds no longer).

@@ -141,7 +141,8 @@ def test_rules_of_one_name_in_several_files_are_told_apart(  # type: ignore[no-u
     rules.mkdir()
     for name, text in SAME_NAMED.items():
         (rules / name).write_text(text, encoding="utf-8")
-    ingest_as(invoke, rules, "prometheus-rules", "rrs")
+    # Trusted: an untrusted rule is named by id only (tests/test_untrusted_rule_notes.py).
+    ingest_as(invoke, rules, "prometheus-rules", "rrs", "--trusted")
 
     # The bare name: no rule's runbook is passed off as the others'; the card says which is
     # which and how to ask for one.
@@ -231,7 +232,8 @@ def test_investigate_tells_rules_of_one_name_apart(  # type: ignore[no-untyped-d
     rules.mkdir()
     for name, text in SAME_NAMED.items():
         (rules / name).write_text(text, encoding="utf-8")
-    ingest_as(invoke, rules, "prometheus-rules", "rri")
+    # Trusted: an untrusted rule is named by id only (tests/test_untrusted_rule_notes.py).
+    ingest_as(invoke, rules, "prometheus-rules", "rri", "--trusted")
 
     smart = _investigation(
         invoke, "rri", "Smart Answers High5xxRate is firing, what is the runbook?"

@@ -280,6 +280,10 @@ DEMO_CALLS: dict[str, Callable[[dict[str, str | int]], list[dict[str, Any]]]] = 
     "deployments_in_window_tenant": lambda _: [JULY],
     "incident_context": lambda _: [{"incident_id": "inc:2026-07-23-payments"}],
     "incidents_at": lambda _: [{"at": "2026-07-23T11:00:00Z"}, {"at": "2026-12-01T00:00:00Z"}],
+    "incidents_in_period": lambda _: [
+        JULY,
+        {"from": "2026-07-23T10:30:00Z", "to": "2026-07-23T10:30:00Z"},
+    ],
     "runbooks_for": _anchor,
     "runbook_version_at": lambda _: [
         {"runbook_id": "runbook:payment-recovery@v3", "at": "2026-07-23T11:00:00Z"},
@@ -307,7 +311,8 @@ def test_every_template_has_demo_calls(ex: TemplateExecutor) -> None:
     # newer record of another id replaced a hit: a renamed runbook file), owned_by_team and
     # owners_of (the kind owned and the owned node's end), deployments_in_window (one order
     # and one limit over both ways to a service's releases), deployments_in_window_tenant (the
-    # window sought within the tenant on (tenant, time field)).
+    # window sought within the tenant on (tenant, time field)), dependency_neighbourhood (the
+    # row cap counts services reached, and keeps the latest firings).
     # 5: runbooks_for (why a file its import had could not be read), entity_resolution (the
     # rules a runbook is linked to first, the matches counted).
     assert {s.version for s in ex.registry.specs()} == {1, 2, 3, 4, 5}
@@ -325,6 +330,7 @@ def test_every_template_has_demo_calls(ex: TemplateExecutor) -> None:
         "owners_of",
         "deployments_in_window",
         "deployments_in_window_tenant",
+        "dependency_neighbourhood",
     }
     for spec in ex.registry.specs():
         assert spec.row_times == ("datetime" if spec.version == 1 else "epoch_micros")
@@ -557,7 +563,8 @@ def test_the_demo_pack_differs_between_versions_only_by_its_tools(ex: TemplateEx
     assert packs[1] == PINNED_DEMO_PACK_HASH_V1
     assert packs[2] == PINNED_DEMO_PACK_HASH_V2  # its `tools` name `@2`
     assert packs[3] == PINNED_DEMO_PACK_HASH_V3  # its `tools` name `@3`
-    assert packs[4] == PINNED_DEMO_PACK_HASH  # `entity_resolution@5`, `deployments_in_window@4`
+    # `entity_resolution@5`, `deployments_in_window@4`, `dependency_neighbourhood@4`
+    assert packs[4] == PINNED_DEMO_PACK_HASH
 
 
 def test_a_query_reading_rows_as_another_version_is_refused(

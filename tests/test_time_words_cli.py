@@ -153,9 +153,13 @@ def test_the_policy_in_force_is_stated_at_the_time_asked_about(  # type: ignore[
     demo_graph, cli_env, invoke
 ) -> None:
     question = "Which policy governed payment-api at the time of the incident?"
+    # Three rounds read the incident the time words name. The default 60 s deadline is the
+    # test's budget, not the answer's: under load on a fresh server (reads of 11-33 s) the
+    # run stopped at it after two rounds, `partial (deadline)` with the policy at as_of, as it
+    # says it does (reproduced, session 31). Room to answer in full.
     auditor = json.loads(
         invoke("investigate", question, "--subject", "acme/user:auditor", "--purpose", "audit",
-               "--as-of", AS_OF, "--json").out
+               "--as-of", AS_OF, "--deadline-seconds", "600", "--json").out
     )  # fmt: skip
     policies = [c["statement"] for c in auditor["claims"] if c["statement"].startswith("Policy")]
     # Before: "is in force at 2026-12-01T00:00:00Z" alone, the question's time ignored.
@@ -171,7 +175,7 @@ def test_the_policy_in_force_is_stated_at_the_time_asked_about(  # type: ignore[
     # she may read, not that no policy is valid (and names nothing of the policy).
     alice = json.loads(
         invoke("investigate", question, "--subject", "acme/user:alice", "--as-of", AS_OF,
-               "--json").out
+               "--deadline-seconds", "600", "--json").out
     )  # fmt: skip
     gaps = [m["description"] for m in alice["missing_evidence"] if m["evidence_type"] == "policy"]
     assert gaps == ["no policy valid at as_of that the subject may read for this purpose"]
@@ -465,8 +469,8 @@ def test_a_time_in_the_runbook_text_is_its_as_of_said_so(demo_graph, cli_env, in
         "card's time"
     ) in given.out
     # A time it cannot place is said, not silently now.
-    vague = invoke("runbook", "payment recovery runbook yesterday", "--subject", "acme/user:bob")
-    assert "Time      not used: 'yesterday' in the text" in vague.out, vague.out
+    vague = invoke("runbook", "payment recovery runbook last night", "--subject", "acme/user:bob")
+    assert "Time      not used: 'last night' in the text" in vague.out, vague.out
 
 
 def test_then_in_the_runbook_text_is_no_time_and_not_reported(demo_graph, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]

@@ -249,3 +249,34 @@ def test_a_partial_run_id_names_the_readers_runs_that_start_with_it(  # type: ig
         f"error: unknown run {bob[:14]}: {whole}; your tenant's runs starting with it: {bob}\n"
     )
     assert "none of your tenant's runs starts with it" in line("trace", other[:14], *auditor)
+
+
+def test_a_run_id_typed_in_capitals_names_the_readers_run_in_lower_case(  # type: ignore[no-untyped-def]
+    clean_db, cli_env, invoke
+) -> None:
+    """Run ids are lower-case (`run-` and 32 hex digits). One typed in capitals, whole or a
+    part (`RUN-54298D42`, `Run-54298d42`), is refused with one line, exit 2, that says so
+    and names the reader's own run it is, in lower case; never another subject's or another
+    tenant's run. Before, the line said only that run ids are whole, for a whole id too."""
+    assert invoke("ingest", str(IDENTITY / "initech-same-ids.yaml")).code == 0
+    rec = RunRecorder(clean_db)
+    mine = record_full_run(rec)
+    bob = rec.start_run(request("bob's", subject_id="acme/user:bob")).run_id
+    other = rec.start_run(request("initech's", subject_id="initech/user:alice")).run_id
+    lower = "run ids are whole and lower-case (run- and 32 hex digits)"
+    typed_forms = (mine.upper(), "Run-" + mine[4:], mine[:14].upper(), "Run-" + mine[4:14])
+    for command in ("trace", "replay", "verify"):
+        for typed in typed_forms:
+            res = invoke(command, typed, *ALICE)
+            assert (res.code, res.out) == (2, ""), res
+            assert res.err == (
+                f"error: unknown run {typed}: {lower}; your runs starting with it: {mine}\n"
+            ), res.err
+    # Another subject's run and another tenant's, in capitals: as an id never recorded.
+    for typed in (bob.upper(), other.upper(), other[:14].upper()):
+        res = invoke("trace", typed, *ALICE)
+        assert res.code == 2, res
+        assert res.err == (
+            f"error: unknown run {typed}: {lower}; none of your runs starts with it "
+            "(investigator runs lists them)\n"
+        ), res.err

@@ -1,7 +1,7 @@
 """No id of a claim built on withheld content (docs/security.md rule 6).
 
 A claim id is `claim:` + an unkeyed sha256 of the claim's statement, status and evidence ids
-(investigator/claims.py). An auditor without `incident` was shown `#79 claim claim:22c9...
+(investigator/claims/wording.py). An auditor without `incident` was shown `#79 claim claim:22c9...
 [inference] [withheld]`: the statement withheld, its hash printed, so a guess of the statement
 (severity, times, services) and of the withheld evidence's id (itself a hash of guessable
 parts) was confirmed offline. Reproduced through the real CLI and the MCP server on the demo

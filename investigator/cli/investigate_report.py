@@ -250,6 +250,12 @@ def render_report(
     lines += [f"Name       {note}" for note in name_notes]
     # Rules of one name are told apart by file, group, severity and summary each: room for 3.
     lines += [f"Note       {_clean(note, 1000)}" for note in result.rule_notes]
+    # The untrusted rules a note names by id: their own words, marked (rule_texts.py).
+    lines += [
+        f"Rule       {_clean(r.id.removeprefix('alert:'), 120)}  [untrusted]  "
+        f"{_clean(r.quoted(), 400)}"
+        for r in result.untrusted_rules
+    ]
     lines += [f"Note       {_clean(note, 1000)}" for note in result.search_notes]
     if result.incident_reading is not None:
         lines.append(f"Incident   {_clean(result.incident_reading.line(), 800)}")

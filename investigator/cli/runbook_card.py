@@ -265,6 +265,12 @@ def render_card(
         elif answer.note:
             # A runbook found by the alert's name alone: the card says what ties it.
             lines.append(f"Note      {_note(answer.note)}")
+    for r in answer.untrusted_rules:
+        # A rule the note names by id: its own words, marked (rule_texts.py).
+        lines.append(
+            f"Rule      {_clean(r.id.removeprefix('alert:'), 120)}  [untrusted]  "
+            f"{_clean(r.quoted(), 400)}"
+        )
     for link in answer.external_links:
         # The rule's own link, outside what was imported: shown as written, never fetched.
         lines.append(

@@ -533,7 +533,7 @@ class ContentFilter(ReadRule):
         """Mask the id of every claim built on content withheld from the reader.
 
         A claim id is an unkeyed hash of its statement, status and evidence ids
-        (`claims.py`), so a guess of a withheld statement could be tested on it offline: a
+        (`claims/wording.py`), so a guess of a withheld statement could be tested on it offline: a
         claim citing withheld evidence, or whose statement is shown other than as recorded,
         is shown as `withheld#<its node's seq>` wherever its id is quoted. The stored id and
         every hash over it are unchanged.

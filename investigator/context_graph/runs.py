@@ -278,7 +278,10 @@ def unknown_run(
     )
     found = [str(r["run_id"]) for r in records]
     yours = "your tenant's runs" if reader.audits else "your runs"
+    # Typed in capitals (`RUN-54298D42`, a whole id too): the runs are named as written.
     whole = "run ids are whole (run- and 32 hex digits)"
+    if typed != run_id:
+        whole = "run ids are whole and lower-case (run- and 32 hex digits)"
     if not found:
         return UnknownRun(
             run_id, f": {whole}; none of {yours} starts with it (investigator runs lists them)"

@@ -179,10 +179,22 @@ def _investigation(doc: Mapping[str, Any]) -> list[str]:
     notes = ("time_notes", "rule_notes", "search_notes")
     for note in [n for key in notes for n in (doc.get(key) or [])]:
         lines.append(f"Note: {_line(note)}")
+    lines += _untrusted_rules(doc)
     if doc.get("search_cut_short"):
         lines.append("Note: the search was cut short: what is missing was not searched to the end")
     lines.append(f"Evidence: {len(_items(doc.get('evidence')))} items (ids, text, provenance)")
     return lines
+
+
+def _untrusted_rules(doc: Mapping[str, Any]) -> list[str]:
+    """The untrusted rules a note names, by id: their words are in the fenced block only."""
+    ids = [str(r.get("id")) for r in _items(doc.get("untrusted_rules"))]
+    if not ids:
+        return []
+    return [
+        f"Untrusted rules: {', '.join(ids)} (file, group and summary quoted in the <evidence> "
+        "block that follows)"
+    ]
 
 
 def _version(version: Mapping[str, Any]) -> str:
@@ -220,6 +232,7 @@ def _runbook(doc: Mapping[str, Any]) -> list[str]:
         lines.append(f"Text matches: {len(matches)} (in the structured content)")
     if doc.get("note"):
         lines.append(f"Note: {_line(doc.get('note'))}")
+    lines += _untrusted_rules(doc)
     if doc.get("suggestions"):
         lines.append(f"Did you mean: {', '.join(str(s) for s in doc['suggestions'])}")
     return lines

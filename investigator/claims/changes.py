@@ -1,0 +1,372 @@
+"""Changes before the errors or in a period, and the last changes before a time."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+from investigator.change_period import EventPeriod
+from investigator.claims.candidates import (
+    _before_first_error,
+    _Candidate,
+    _candidate_of,
+    _candidates,
+    _Causes,
+    _finished,
+    _sightings,
+    _what,
+)
+from investigator.claims.causes import _clearing_claims, _window_before_first_error
+from investigator.claims.errors import _errors_after_release_asked_about, _only_errors_before
+from investigator.claims.model import Claim, EpistemicStatus
+from investigator.claims.releases import _release_service
+from investigator.claims.reports import _window_report_claims
+from investigator.claims.wording import _claim, _human, _label, _upper_first, _with
+from investigator.evidence import Evidence, iso_utc
+from investigator.planner import CHANGE_LOOKBACK, DEPLOY_LOOKBACK, CompetingCauseChecks
+from investigator.rubric import Intent, MissingEvidence
+from investigator.timeline import EPISODE, NamedTime
+
+
+def _changes_before(
+    evidence: Sequence[Evidence],
+    firsts: Sequence[Evidence],
+    mechanisms: Sequence[Evidence],
+    checks: CompetingCauseChecks | None,
+    as_of: datetime,
+    unfinished_by: str | None = None,
+    period: tuple[NamedTime, NamedTime] | None = None,
+    releases_unread: bool = False,
+    *,
+    names_an_error: bool = True,
+    then_rollout: str | None = None,
+    reports: Sequence[Evidence] = (),
+) -> _Causes:
+    """Answers "what changed before the errors?": each release and other change recorded in
+    the lookback before the first error (a release rolling out then too), as a fact with its
+    time, and what the mechanism evidence says of it (an inference when a record names it as
+    the cause or rules it out). Nothing is called the cause by its time alone.
+
+    A period asked ("in the last hour", "between 09:30 and 10:03") keeps the changes inside
+    it; when the searched lookback does not cover it, a required gap says which part was not
+    searched (never a list from another window answering for it). `names_an_error`: the
+    question names an error; when it does not, an error first seen before every release read
+    is not "the errors" (`_errors_after_release_asked_about`). `then_rollout`: the release
+    whose rollout start "then" is taken as, the release asked about (as for a correlation)."""
+    intent = Intent.CHANGE_HISTORY.value
+    if period is not None and period[0].at <= as_of:
+        # The period was read itself (`period_change_steps`): no first error is needed.
+        return _changes_in_period(evidence, period, as_of, unfinished_by, releases_unread)
+    seen = _sightings(firsts)
+    if not names_an_error and seen:
+        # "The errors" are those after the release asked about, as for a correlation: an
+        # error its service emitted long before every release is no evidence of them.
+        upstream = set(checks.upstream) if checks is not None else set()
+        releases = [
+            c
+            for c in _candidates(evidence)
+            if c.kind == "release" and c.evidence.context.get("service") not in upstream
+        ]
+        reference, later = _errors_after_release_asked_about(
+            _candidate_of(releases, then_rollout), releases, seen, as_of
+        )
+        if reference is not None and not later:
+            only = _only_errors_before(
+                reference, seen, as_of, evidence, intent, searched=unfinished_by is None
+            )
+            return _Causes(claims=only.claims)
+        if reference is not None:
+            kept = {ev.element_id for _, ev in later}
+            firsts = [ev for ev in firsts if ev.element_id in kept]
+    out = _Causes()
+    window = _window_before_first_error(
+        evidence, firsts, checks, mechanisms, intent, out, unfinished_by, reports
+    )
+    if window is None:
+        return out
+    first_at, first_ev, before = window
+    if period is not None:
+        start, end = period[0].at, period[1].at
+        before = [(c, f) for c, f in before if start <= c.at <= end]
+        kept = {f.element_id for _, f in before}
+        out.confounders = [f for f in out.confounders if f.element_id in kept]
+        searched_from = first_at - CHANGE_LOOKBACK
+        if start < searched_from or end > first_at:
+            out.missing.append(
+                MissingEvidence(
+                    evidence_type="change_event",
+                    intents=[intent],
+                    description=f"the question asks for changes from {iso_utc(start)} to "
+                    f"{iso_utc(end)} ({period[0].words!r}); changes were searched only before "
+                    f"{_label(first_ev)} was first seen at {iso_utc(first_at)} (releases in "
+                    f"the {DEPLOY_LOOKBACK // timedelta(hours=1)} h, other changes in the "
+                    f"{_human(CHANGE_LOOKBACK)} before it): the rest of the period was not "
+                    "searched"
+                    + (
+                        f"; of those found, {len(before)} fall in the period and are listed"
+                        if before
+                        else "; none of those found falls in the period"
+                    ),
+                    required=True,
+                )
+            )
+    for cand, confounder in before:
+        ev = cand.evidence
+        out.claims.append(
+            _claim(
+                f"{_upper_first(_what(cand))} "
+                f"{_before_first_error(cand, first_ev, first_at, as_of)}",
+                EpistemicStatus.FACT,
+                0.9,
+                [ev, first_ev],
+                intent,
+            )
+        )
+        out.claims += _clearing_claims(cand, mechanisms, intent)
+        out.claims += _window_report_claims(
+            cand, confounder, before, mechanisms, reports, first_ev, intent
+        )
+        if confounder.named_by:
+            naming = [m for m in mechanisms if m.evidence_id in confounder.named_by]
+            out.claims.append(
+                _claim(
+                    f"Mechanism evidence from {', '.join(sorted(_label(m) for m in naming))} "
+                    f"names {_what(cand)} as the cause of {_label(first_ev)}",
+                    EpistemicStatus.INFERENCE,
+                    0.75,
+                    [ev, first_ev, *naming],
+                    intent,
+                )
+            )
+    if period is None and first_at < as_of - EPISODE:
+        out.claims += _changes_since_old_error(evidence, first_at, first_ev, as_of, intent)
+    return out
+
+
+def _changes_in_period(
+    evidence: Sequence[Evidence],
+    period: tuple[NamedTime, NamedTime],
+    as_of: datetime,
+    unfinished_by: str | None,
+    releases_unread: bool = False,
+) -> _Causes:
+    """Answers "what changed in the last hour" ("in July 2026", "since March"): each release
+    of the focus services and each other change recorded in the period asked (its end at
+    as_of at the latest), as a fact with its time. None found is said, as what was searched,
+    unless the search did not finish (then unknown, not absent). With no service named the
+    releases of every service the subject may read are read; when no release read ran
+    (`releases_unread`: the run stopped first) a required gap says so, never a list of change
+    events passed off as every change."""
+    intent = Intent.CHANGE_HISTORY.value
+    out = _Causes()
+    start, end = period[0].at, min(period[1].at, as_of)
+    # Both ends' words ("between July 1 and July 10"), said once for a month ("in July").
+    words = " ".join(dict.fromkeys((period[0].words, period[1].words)))
+    span = f"from {iso_utc(start)} to {iso_utc(end)} ({words!r})"
+    inside = [c for c in _candidates(evidence) if start <= c.at <= end]
+    out.claims = [
+        _claim(
+            f"{_upper_first(_what(cand))} {_finished(cand)} at {iso_utc(cand.at)}, in the "
+            f"period asked, {span}",
+            EpistemicStatus.FACT,
+            0.9,
+            [cand.evidence],
+            intent,
+        )
+        for cand in inside
+    ]
+    # A release started in the period and rolling out at its end: its finish lies after the
+    # period, so the window above misses it; said as under way, never as finished in it.
+    rolling = [
+        c for c in _candidates(evidence) if c.kind == "release" and start <= c.began <= end < c.at
+    ]
+    out.claims += [
+        _claim(
+            f"{_upper_first(_what(cand))} started at {iso_utc(cand.began)}, in the period "
+            f"asked, {span}, and had not finished by {_period_end_words(end, as_of)}: under "
+            f"way"
+            + (f" (finished at {iso_utc(cand.at)}, after the period)" if cand.at <= as_of else ""),
+            EpistemicStatus.FACT,
+            0.9,
+            [cand.evidence],
+            intent,
+        )
+        for cand in rolling
+    ]
+    if not inside and not rolling:
+        description = (
+            f"unknown, not absent: the run stopped ({unfinished_by}) before its search of "
+            f"the period {span} finished"
+            if unfinished_by
+            else f"no release of the services asked about and no other change the subject "
+            f"may read is recorded {span}"
+        )
+        out.missing.append(
+            MissingEvidence(
+                evidence_type="change_event",
+                intents=[intent],
+                description=description,
+                required=unfinished_by is not None,
+            )
+        )
+    if releases_unread:
+        out.missing.append(
+            MissingEvidence(
+                evidence_type="deployment_time",
+                intents=[intent],
+                description=f"the releases of the period were not read: the changes listed "
+                f"{span} are change events, not releases; ask again, or name the service "
+                "(--service svc:<name>, or 'what changed on <name> ...') to read its releases "
+                "in the period",
+                required=True,
+            )
+        )
+    return out
+
+
+def _last_changes_before(
+    evidence: Sequence[Evidence],
+    period: EventPeriod,
+    as_of: datetime,
+    unfinished_by: str | None,
+    services: Sequence[str],
+) -> _Causes:
+    """Answers "what changed before the release?" (`EventPeriod.last_only`): the last
+    release of each service asked about finished by the period's end (1 s before the
+    release's start), one rolling out then, and every other change of the tenant in the
+    period (the day before), each a fact with its time; none after the end. None found is
+    said, as what was searched, unless the search did not finish (unknown, not absent)."""
+    intent = Intent.CHANGE_HISTORY.value
+    out = _Causes()
+    end = period.end
+    point = f"{iso_utc(end)} ({period.words!r})"
+    candidates = _candidates(evidence)
+    last: dict[str, _Candidate] = {}
+    for cand in candidates:
+        service = _release_service(cand.evidence) or ""
+        if cand.kind != "release" or cand.at > end or (services and service not in services):
+            continue
+        last[service] = cand  # sorted by time: the last one stays
+    for service, cand in sorted(last.items()):
+        of = f" of {service}" if service else ""
+        out.claims.append(
+            _claim(
+                f"{_upper_first(_what(cand))} finished at {iso_utc(cand.at)}, "
+                f"{_human(end - cand.at)} before {point}: the last release{of} by then",
+                EpistemicStatus.FACT,
+                0.9,
+                [cand.evidence],
+                intent,
+            )
+        )
+    rolling = [c for c in candidates if c.kind == "release" and c.began <= end < c.at]
+    out.claims += [
+        _claim(
+            f"{_upper_first(_what(cand))} started at {iso_utc(cand.began)} and had not "
+            f"finished by {point}: under way then"
+            + (f" (finished at {iso_utc(cand.at)}, after it)" if cand.at <= as_of else ""),
+            EpistemicStatus.FACT,
+            0.9,
+            [cand.evidence],
+            intent,
+        )
+        for cand in rolling
+        if not services or (_release_service(cand.evidence) or "") in services
+    ]
+    span = f"from {iso_utc(period.start)} to {point}"
+    changes = [c for c in candidates if c.kind == "change" and period.start <= c.at <= end]
+    out.claims += [
+        _claim(
+            f"{_upper_first(_what(cand))} happened at {iso_utc(cand.at)}, "
+            f"{_human(end - cand.at)} before {point}",
+            EpistemicStatus.FACT,
+            0.9,
+            [cand.evidence],
+            intent,
+        )
+        for cand in changes
+    ]
+    if not last:
+        out.missing.append(
+            MissingEvidence(
+                evidence_type="deployment_time",
+                intents=[intent],
+                description=(
+                    f"unknown, not absent: the run stopped ({unfinished_by}) before its "
+                    f"search of the releases by {point} finished"
+                    if unfinished_by
+                    else f"no release of the services asked about that the subject may read "
+                    f"finished by {point}"
+                ),
+                required=unfinished_by is not None,
+            )
+        )
+    if not changes:
+        out.missing.append(
+            MissingEvidence(
+                evidence_type="change_event",
+                intents=[intent],
+                description=(
+                    f"unknown, not absent: the run stopped ({unfinished_by}) before its "
+                    f"search of the other changes {span} finished"
+                    if unfinished_by
+                    else f"no other change the subject may read is recorded {span}"
+                ),
+                required=unfinished_by is not None,
+            )
+        )
+    return out
+
+
+def _period_end_words(end: datetime, as_of: datetime) -> str:
+    """`as_of T` when the period asked is read up to as_of, else `the period's end T`."""
+    return f"as_of {iso_utc(as_of)}" if end == as_of else f"the period's end {iso_utc(end)}"
+
+
+def _changes_since_old_error(
+    evidence: Sequence[Evidence],
+    first_at: datetime,
+    first_ev: Evidence,
+    as_of: datetime,
+    intent: str,
+) -> list[Claim]:
+    """The only first error known is of no episode by `as_of` (a day or more before it): the
+    releases and changes that finished in the day before `as_of` are said with it, so an old
+    error never stands alone for "the errors" (a rollout still under way at `as_of` is said
+    by the rollout fact)."""
+    recent = [c for c in _candidates(evidence) if as_of - EPISODE <= c.at <= as_of]
+    return [
+        _claim(
+            f"{_upper_first(_what(cand))} {_finished(cand)} at {iso_utc(cand.at)}, "
+            f"{_human(as_of - cand.at)} before as_of {iso_utc(as_of)}: no error first seen "
+            f"after it is known at as_of ({_label(first_ev)}, first seen at "
+            f"{iso_utc(first_at)}, predates it)",
+            EpistemicStatus.FACT,
+            0.9,
+            [cand.evidence, first_ev],
+            intent,
+        )
+        for cand in recent
+    ]
+
+
+def _with_change_records(gap: MissingEvidence, evidence: Sequence[Evidence]) -> MissingEvidence:
+    """A missing-mechanism gap of a root-cause question, naming the change documents read
+    (a pipeline run, its config diff): they say what changed, and what would decide it is
+    a record of how that change made the errors."""
+    docs = sorted(
+        {
+            ev.element_id
+            for ev in _with(evidence, "change_event")
+            if ev.type == "Document" and "mechanism" not in ev.evidence_types
+        }
+    )
+    if gap.evidence_type != "mechanism" or not gap.required or not docs:
+        return gap
+    return gap.model_copy(
+        update={
+            "description": f"{gap.description}; the change records read ({', '.join(docs)}) "
+            "say what changed (e.g. a config diff), not that it caused the errors: a record "
+            "of how it did would decide between the candidate causes"
+        }
+    )

@@ -1,0 +1,271 @@
+"""Releases, rollouts and alert firings in the answer, the last releases before a time, and
+the gap for an alert asked about but not found.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+
+from investigator.claims.model import Claim, EpistemicStatus
+from investigator.claims.wording import (
+    _DEPLOY_TIME_KEYS,
+    UNKNOWN_NOT_ABSENT,
+    _claim,
+    _instant,
+    _label,
+    _release_of,
+)
+from investigator.evidence import Evidence, iso_utc
+from investigator.gate import authority
+from investigator.planner import extract_mentions
+from investigator.rubric import Intent, MissingEvidence
+from investigator.timeline import (
+    ALERT_TIME_KEYS,
+    DEPLOY_TIME_KEYS,
+    NamedTime,
+    ReferenceTime,
+    instant,
+    instant_of,
+    rollout_under_way,
+)
+
+
+def _alert_unfound_gaps(
+    alerts_unfound: Sequence[tuple[str, bool]], as_of: datetime
+) -> list[MissingEvidence]:
+    """A required `ownership` gap for each service whose alerts were read for an alert's
+    owner and none was found (or the read failed): the owner asked is an alert's."""
+    return [
+        MissingEvidence(
+            evidence_type="ownership",
+            intents=[Intent.OWNERSHIP_AT_TIME.value],
+            description=(
+                f"{UNKNOWN_NOT_ABSENT}which alert fired on {service}: the read of the alerts "
+                "that fired on it failed (see its tool calls); ask again"
+                if failed
+                else f"no alert is recorded as firing on {service} by as_of {iso_utc(as_of)} "
+                "in the records this subject may read"
+            )
+            + ", so no alert's owner is stated (the owner of the service is not the alert's "
+            "owner)",
+            required=True,
+        )
+        for service, failed in alerts_unfound
+    ]
+
+
+def _rollout_claims(
+    timed: Sequence[Evidence], refs: Sequence[ReferenceTime], as_of: datetime
+) -> tuple[list[Claim], list[Evidence]]:
+    """A fact per release whose rollout had started and not finished at as_of or at an
+    instant the question names ("then", a time written): which release, since when, that it
+    was not finished then, and the latest release of the service finished by then. Also the
+    records of those releases (their finish lies after as_of, so no claim states it)."""
+    claims: list[Claim] = []
+    rolling: list[Evidence] = []
+    instants = [(r.at, f"{r.describe()} ({r.why})", r.element_id) for r in refs if r.at <= as_of]
+    instants.append((as_of, f"as_of, {iso_utc(as_of)}", None))
+    for ev in sorted(timed, key=lambda e: e.element_id):
+        # "Then" taken as this rollout's own start is not an instant it is said at: that it
+        # had started then is what the moment is (the claims at it say "the start of the
+        # rollout of release ...").
+        at_words = [
+            (at, words, span)
+            for at, words, record in instants
+            if record != ev.element_id and (span := rollout_under_way(ev, at)) is not None
+        ]
+        if not at_words:
+            continue
+        rolling.append(ev)
+        started = at_words[0][2][0]
+        service = ev.context.get("service", ev.props.get("service"))
+        to = f" to {service}" if isinstance(service, str) else ""
+        of = f" of {service}" if isinstance(service, str) else ""
+        latest = at_words[-1][0]
+        # The release finished by then: what "the release" means at that moment.
+        done = [
+            (t, other)
+            for other in timed
+            if other is not ev
+            and other.type == "Deployment"
+            and other.context.get("service", other.props.get("service")) in (None, service)
+            and (t := instant(other, DEPLOY_TIME_KEYS)) is not None
+            and t <= min(at for at, _, _ in at_words)
+        ]
+        before = max(done, key=lambda d: (d[0], d[1].element_id), default=None)
+        finished = (
+            f"; the latest release{of} finished by then is {_label(before[1])} "
+            f"({before[1].element_id}, finished at {iso_utc(before[0])})"
+            if before is not None
+            else ""
+        )
+        when = " and at ".join(words for _, words, _ in at_words)
+        claims.append(
+            _claim(
+                f"At {when}: the rollout of release {_label(ev)} ({ev.element_id}){to} was "
+                f"under way, started at {iso_utc(started)} and not finished by "
+                f"{iso_utc(latest)}, so it was not yet the release in force{finished}",
+                EpistemicStatus.FACT,
+                0.9,
+                [ev, *([before[1]] if before is not None else [])],
+                Intent.RELEASE_LOOKUP.value,
+            )
+        )
+    return claims, rolling
+
+
+def _firings_kept(
+    rows: list[tuple[datetime, str, str, Evidence]],
+    keep: Callable[[datetime], bool],
+    outside: str,
+) -> tuple[list[tuple[datetime, str, str, Evidence]], list[MissingEvidence]]:
+    """The firings whose instant `keep` holds, and a required gap (`outside` says when was
+    asked) when firings were read but none is kept."""
+    kept = [row for row in rows if keep(row[0])]
+    if kept or not rows:
+        return kept, []
+    return kept, [
+        MissingEvidence(
+            evidence_type="alert_firing",
+            intents=[Intent.ALERT_FIRING.value],
+            description=f"no alert the subject may read fired on what was asked {outside}",
+        )
+    ]
+
+
+def _alert_firing_claims(
+    fired: Sequence[Evidence],
+    question: str,
+    as_of: datetime,
+    period: tuple[NamedTime, NamedTime] | None,
+    before: datetime | None = None,
+) -> tuple[list[Claim], list[MissingEvidence]]:
+    """One fact per alert firing (a FIRED_ON record) by as_of, in time order: which alert,
+    on which service, when, and until when (or that it was still firing at as_of). An alert
+    the question names keeps only its own firings; a period asked keeps those in it, and an
+    instant its "before X" words name (`before`) those by it, with a gap when none is."""
+    mentions = extract_mentions(question)
+    named = {n.lower() for n in mentions.alerts}
+    named |= {i.lower() for i in mentions.ids if i.startswith("alert:")}
+    rows: list[tuple[datetime, str, str, Evidence]] = []
+    for ev in fired:
+        parts = ev.element_id.split("|")
+        alert = parts[1] if len(parts) > 2 else str(ev.context.get("start", ""))
+        service = parts[2] if len(parts) > 2 else str(ev.context.get("neighbour", ""))
+        at = _instant(ev, ALERT_TIME_KEYS)
+        if at is None or at > as_of:
+            continue
+        if named and not ({alert.lower(), alert.removeprefix("alert:").lower()} & named):
+            continue
+        rows.append((at, alert, service, ev))
+    gaps: list[MissingEvidence] = []
+    if period is not None and period[0].at <= as_of:
+        start, end = period[0].at, min(period[1].at, as_of)
+        rows, gaps = _firings_kept(
+            rows,
+            lambda t: start <= t <= end,
+            f"from {iso_utc(start)} to {iso_utc(end)} ({period[0].words!r}); the firings read "
+            "are all outside it",
+        )
+    if before is not None:
+        rows, later = _firings_kept(
+            rows,
+            lambda t: t <= before,
+            f"by {iso_utc(before)}, the time the question's words name; the firings read are "
+            "all later",
+        )
+        gaps += later
+    out: list[Claim] = []
+    for at, alert, service, ev in sorted(rows, key=lambda r: (r[0], r[1], r[3].element_id)):
+        if ev.valid_to is None:
+            until = "no end recorded by as_of"
+        elif ev.valid_to > as_of:
+            until = "still firing at as_of"
+        else:
+            until = f"until {iso_utc(ev.valid_to)}"
+        out.append(
+            _claim(
+                f"Alert {alert} fired on {service} at {iso_utc(at)} ({until})",
+                EpistemicStatus.FACT,
+                0.95,
+                [ev],
+                Intent.ALERT_FIRING.value,
+            )
+        )
+    return out, gaps
+
+
+def _releases_in_period(
+    timed: Sequence[Evidence], period: tuple[NamedTime, NamedTime], as_of: datetime
+) -> tuple[list[Evidence], list[MissingEvidence]]:
+    """The release records finished in the period asked (its end at as_of at the latest),
+    and a gap saying so when none is."""
+    start, end = period[0].at, min(period[1].at, as_of)
+    inside = [ev for ev in timed if (t := _instant(ev, _DEPLOY_TIME_KEYS)) and start <= t <= end]
+    if inside:
+        return inside, []
+    return [], [
+        MissingEvidence(
+            evidence_type="deployment_time",
+            intents=[Intent.RELEASE_LOOKUP.value],
+            description=f"no release of the services asked about that the subject may read "
+            f"finished from {iso_utc(start)} to {iso_utc(end)} ({period[0].words!r})",
+            required=False,
+        )
+    ]
+
+
+def _release_claims(timed: Sequence[Evidence]) -> list[Claim]:
+    """One fact per release: its finish time from its own record, else from the most
+    authoritative document that states it, citing every record about that release."""
+    groups: dict[str, list[Evidence]] = {}
+    for ev in timed:
+        release = _release_of(ev)
+        if release is not None:
+            groups.setdefault(release, []).append(ev)
+    out: list[Claim] = []
+    for release, evs in sorted(groups.items()):
+        own = [ev for ev in evs if ev.type == "Deployment"]
+        source = own[0] if own else max(evs, key=lambda ev: (authority(ev), ev.evidence_id))
+        at = _instant(source, _DEPLOY_TIME_KEYS)
+        if at is None:
+            continue
+        name = _label(own[0]) if own else release.removeprefix("deploy:")
+        basis = "" if own else f" (according to {_label(source)})"
+        # The rollout's start, from the release's own record: "when did it start?" too.
+        began = instant_of(own[0].props.get("started_at")) if own else None
+        started = f"started at {iso_utc(began)} and " if began and began <= at else ""
+        out.append(
+            _claim(
+                f"Release {name} ({release}) {started}finished at {iso_utc(at)}{basis}",
+                EpistemicStatus.FACT,
+                0.95,
+                evs,
+                Intent.RELEASE_LOOKUP.value,
+            )
+        )
+    return out
+
+
+def _release_service(ev: Evidence) -> str | None:
+    service = ev.context.get("service", ev.props.get("service"))
+    return service if isinstance(service, str) else None
+
+
+def _last_releases(
+    timed: Sequence[Evidence], end: datetime, services: Sequence[str]
+) -> list[Evidence]:
+    """The records of the last release of each service (of `services`, when any) finished
+    by `end` ("what was deployed before release X?"), with the documents of its time."""
+    last: dict[str, tuple[datetime, str]] = {}
+    for ev in timed:
+        if ev.type != "Deployment" or (t := _instant(ev, _DEPLOY_TIME_KEYS)) is None or t > end:
+            continue
+        service = _release_service(ev) or ""
+        if services and service not in services:
+            continue
+        if service not in last or (t, ev.element_id) > last[service]:
+            last[service] = (t, ev.element_id)
+    kept = {element_id for _, element_id in last.values()}
+    return [ev for ev in timed if ev.element_id in kept or (_release_of(ev) or "") in kept]

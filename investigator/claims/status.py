@@ -1,0 +1,255 @@
+"""A service's state at as_of (incidents open, alerts firing, releases rolling out: never
+"healthy"), and the incidents of a period (`incidents_in_period`) listed in start order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from investigator.claims.model import Claim, EpistemicStatus
+from investigator.claims.wording import _claim, _human, _instant, _label, _with
+from investigator.context_graph.models import ToolCallRecord
+from investigator.evidence import Evidence, iso_utc
+from investigator.planner import asks_open_incidents_anywhere
+from investigator.rubric import Intent, MissingEvidence
+from investigator.timeline import ALERT_TIME_KEYS, instant_of, rollout_under_way, time_references
+
+
+def cut_incident_lists(calls: Sequence[ToolCallRecord]) -> list[tuple[str, str, int]]:
+    """(from, to, row limit) of each `incidents_in_period` read its limit cut."""
+    return sorted(
+        {
+            (str(c.params.get("from")), str(c.params.get("to")), c.limit or 0)
+            for c in calls
+            if c.template_id == "incidents_in_period" and c.truncated
+        }
+    )
+
+
+def _incident_list_claims(
+    evidence: Sequence[Evidence],
+    question: str,
+    as_of: datetime,
+    cuts: Sequence[tuple[str, str, int]],
+) -> tuple[list[Claim], list[MissingEvidence]]:
+    """For "list all incidents in July 2026": one fact per incident the `incidents_in_period`
+    read admitted (open at some time in the period, up to as_of), in start order, with its
+    start, its resolution by as_of (or that it was open at as_of), how long it lasted, and
+    the services it affected that the subject may read; a required gap when none is, or when
+    the read's row limit cut the list."""
+    period = time_references(question, as_of).period
+    now_only = period is None and asks_open_incidents_anywhere(question)
+    if period is not None:
+        span = (
+            f"from {iso_utc(period[0].at)} to {iso_utc(min(period[1].at, as_of))} "
+            f"({period[0].words!r})"
+        )
+    else:
+        span = f"at as_of {iso_utc(as_of)}" if now_only else f"by as_of {iso_utc(as_of)}"
+    rows: list[tuple[datetime, str, Evidence]] = []
+    for ev in evidence:
+        if ev.type != "Incident" or not (ev.template or "").startswith("incidents_in_period@"):
+            continue
+        started = instant_of(ev.context.get("started_at")) or ev.valid_from
+        if started is None or started > as_of:
+            continue
+        rows.append((started, ev.element_id, ev))
+    claims: list[Claim] = []
+    for started, _, ev in sorted(rows, key=lambda r: (r[0], r[1])):
+        resolved = instant_of(ev.context.get("resolved_at"))
+        if resolved is not None and resolved <= as_of:
+            until = f"resolved {iso_utc(resolved)} (lasted {_human(resolved - started)})"
+        else:
+            until = f"open at as_of (not resolved by as_of; {_human(as_of - started)} so far)"
+        services = ev.context.get("services")
+        names = (
+            ", ".join(str(s) for s in services)
+            if isinstance(services, list) and services
+            else "none the subject may read"
+        )
+        claims.append(
+            _claim(
+                f"Incident {ev.element_id} ({_label(ev)}): started {iso_utc(started)}, {until}; "
+                f"services affected: {names}",
+                EpistemicStatus.FACT,
+                0.95,
+                [ev],
+                Intent.INCIDENT_LIST.value,
+            )
+        )
+    gaps: list[MissingEvidence] = []
+    if period is not None and period[0].at > as_of:
+        gaps.append(
+            MissingEvidence(
+                evidence_type="incident_report",
+                intents=[Intent.INCIDENT_LIST.value],
+                description=f"the period asked ({period[0].words!r}) starts after as_of "
+                f"{iso_utc(as_of)}: no incident in it can be recorded by then",
+            )
+        )
+    elif not claims:
+        gaps.append(
+            MissingEvidence(
+                evidence_type="incident_report",
+                intents=[Intent.INCIDENT_LIST.value],
+                description=f"no incident the subject may read was open {span} "
+                "(as recorded by known_at)",
+            )
+        )
+    gaps += [
+        MissingEvidence(
+            evidence_type="incident_report",
+            intents=[Intent.INCIDENT_LIST.value],
+            description=f"the incident read from {low} to {high} stopped at its cap of "
+            f"{limit} incidents (oldest first): later incidents of the period are not listed",
+        )
+        for low, high, limit in cuts
+    ]
+    return claims, gaps
+
+
+# The KG records incidents, alert firings and releases, no health check or metric: silence
+# about a service is not health, and the answer says so (a gap that is never required).
+NO_HEALTH_RECORD = (
+    "no health check, probe or metric record: the KG has no such type, so whether {services} "
+    "is healthy cannot be answered; no incident open and no alert firing is what is recorded, "
+    "not a sign of health"
+)
+
+
+def _status_services(evidence: Sequence[Evidence], service_id: str | None) -> list[str]:
+    """The services a status question asks about: the Service records resolved as its
+    entities (and --service)."""
+    found = {
+        ev.element_id
+        for ev in _with(evidence, "entity")
+        if ev.kind == "node" and ev.type == "Service"
+    }
+    if service_id:
+        found.add(service_id)
+    return sorted(found)
+
+
+def _open_at(start: datetime | None, end: datetime | None, as_of: datetime) -> bool:
+    return start is not None and start <= as_of and (end is None or end > as_of)
+
+
+def _service_status_claims(
+    evidence: Sequence[Evidence],
+    service_id: str | None,
+    as_of: datetime,
+    known_at: datetime | None,
+    services_read: Sequence[str] = (),
+) -> tuple[list[Claim], list[MissingEvidence]]:
+    """For "is payment-api healthy now?": per service asked about, what the KG records of
+    it at as_of: each incident open then that affected it (the incident's start and no
+    resolution by as_of), each alert firing on it then (a FIRED_ON record started by as_of
+    and not ended), each release of it rolling out then (started, not finished), and one
+    summary fact that says "no incident open, no alert firing, no release rolling out" when
+    none is. Never "healthy": the KG records no health check (a gap, not required)."""
+    services = _status_services(evidence, service_id) or sorted(services_read)[:3]
+    entity = {ev.element_id: ev for ev in _with(evidence, "entity") if ev.type == "Service"}
+    incidents = {ev.element_id: ev for ev in _with(evidence, "incident_report")
+                 if ev.type == "Incident"}  # fmt: skip
+    known = "what the subject may read, as recorded by " + (
+        f"known_at {iso_utc(known_at)}" if known_at else "known_at"
+    )
+    claims: list[Claim] = []
+    for svc in services:
+        said = f"{svc} at as_of {iso_utc(as_of)}"
+        open_incidents: list[tuple[str, list[Evidence]]] = []
+        # The AFFECTED_BY record, read as the incident's (affected_service) or as the
+        # service's way to its incidents (entity).
+        for link in sorted(
+            (ev for ev in evidence if ev.type == "AFFECTED_BY"), key=lambda e: e.element_id
+        ):
+            parts = link.element_id.split("|")
+            if len(parts) != 3 or parts[1] != svc or parts[2] not in incidents:
+                continue
+            inc = incidents[parts[2]]
+            start = instant_of(inc.props.get("started_at")) or inc.valid_from
+            resolved = instant_of(inc.props.get("resolved_at"))
+            end = resolved if resolved is not None else inc.valid_to
+            if _open_at(start, end, as_of) and start is not None:
+                open_incidents.append(
+                    (
+                        f"{said}: incident {inc.element_id} open ({_label(inc)}, started "
+                        f"{iso_utc(start)}, not resolved by as_of)",
+                        [inc, link],
+                    )
+                )
+        firing: list[tuple[str, list[Evidence]]] = []
+        for ev in _with(evidence, "alert_firing"):
+            parts = ev.element_id.split("|")
+            if len(parts) < 3 or parts[2] != svc:
+                continue
+            at = _instant(ev, ALERT_TIME_KEYS)
+            if _open_at(at, ev.valid_to, as_of) and at is not None:
+                firing.append((f"{said}: alert {parts[1]} firing (since {iso_utc(at)})", [ev]))
+        rolling: list[tuple[str, list[Evidence]]] = []
+        for ev in _with(evidence, "deployment_time"):
+            if svc not in (ev.context.get("service"), ev.props.get("service")):
+                continue
+            under_way = rollout_under_way(ev, as_of)
+            if under_way is not None:
+                rolling.append(
+                    (
+                        f"{said}: release {_label(ev)} rolling out (started "
+                        f"{iso_utc(under_way[0])}, not finished by as_of)",
+                        [ev],
+                    )
+                )
+        found = [*sorted(open_incidents, key=_first), *sorted(firing, key=_first),
+                 *sorted(rolling, key=_first)]  # fmt: skip
+        counts = [
+            _counted(len(open_incidents), "incident open", "incidents open", "no incident open"),
+            _counted(len(firing), "alert firing", "alerts firing", "no alert firing"),
+            _counted(len(rolling), "release rolling out", "releases rolling out",
+                     "no release rolling out"),
+        ]  # fmt: skip
+        cited = [ev for _, evs in found for ev in evs]
+        if svc in entity:
+            cited = [entity[svc], *cited]
+        if cited:
+            claims.append(
+                _claim(
+                    f"{said} ({known}): {', '.join(counts)}",
+                    EpistemicStatus.FACT,
+                    0.9,
+                    list({ev.evidence_id: ev for ev in cited}.values()),
+                    Intent.SERVICE_STATUS.value,
+                )
+            )
+        for statement, evs in found:
+            claims.append(
+                _claim(statement, EpistemicStatus.FACT, 0.95, evs, Intent.SERVICE_STATUS.value)
+            )
+    gaps = []
+    if not claims and _with(evidence, "entity"):
+        # Nothing read of any service: no state to say (a record found is not the service).
+        gaps.append(
+            MissingEvidence(
+                evidence_type="entity",
+                intents=[Intent.SERVICE_STATUS.value],
+                description="no service the subject may read was found for the question: "
+                "name one (e.g. 'is payment-api ok?') or pass --service",
+            )
+        )
+    gaps += [
+        MissingEvidence(
+            evidence_type="health_check",
+            intents=[Intent.SERVICE_STATUS.value],
+            description=NO_HEALTH_RECORD.format(services=", ".join(services) or "it"),
+            required=False,
+        )
+    ]
+    return claims, gaps
+
+
+def _first(item: tuple[str, list[Evidence]]) -> str:
+    return item[0]
+
+
+def _counted(n: int, one: str, many: str, none: str) -> str:
+    return none if n == 0 else f"1 {one}" if n == 1 else f"{n} {many}"
