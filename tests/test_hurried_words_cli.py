@@ -149,6 +149,10 @@ def test_an_as_of_after_known_at_is_said(words_graph, cli_env, invoke) -> None: 
         r"recorded by known_at; later records may change it\n",
         report,
     ), report
+    # The served summary (the same JSON document) says it too.
+    from investigator.serving.results import summary_text
+
+    assert f"Note: {note}" in summary_text("investigate", doc)
     past = ["--as-of", "2026-07-23T10:30:00Z", "--known-at", "2026-12-01T00:00:00Z"]
     doc, _ = _ask(invoke, "who owns payment-api?", *BOB, *past)
     assert not any("is after known_at" in n for n in doc["time_notes"])
