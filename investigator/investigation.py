@@ -129,6 +129,7 @@ from investigator.timeline import (
     counted_cause,
     far_anchor_notes,
     first_error,
+    future_as_of_notes,
     period_notes,
     relative_notes,
     time_references,
@@ -996,6 +997,9 @@ def _investigate(
         unresolved_time_reasons=reasons,
         relative_times=time_references(request.question, as_of).relative,
         time_notes=[
+            # A future as_of is what today's records say of then, not a record of then
+            # (an as_of left out is the run's now: no note).
+            *(future_as_of_notes(as_of, known_at) if request.as_of is not None else []),
             # How relative words ("yesterday", "2 hours ago") were read against as_of.
             *relative_notes(request.question, as_of),
             # Said only where an owner, version or change read covers the period asked.

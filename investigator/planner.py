@@ -281,10 +281,39 @@ _ALERT_FIRING_ASKED = LazyPattern(
 )
 
 
+# "Is PaymentApiHighErrorRate (still) firing?", "is alert:X firing now?", "X still
+# firing?", "is X active?": whether an alert it names fires at as_of, which its firings
+# (their ends, or "still firing at as_of") answer; not "why is X firing?" (its runbook).
+_NAMED_ALERT_FIRING_NOW = LazyPattern(
+    r"^\s*(?:is|are|was|were)\b[^?.]{0,80}?\b(?:still\s+)?(?:firing|alerting|active|"
+    r"going\s+off|paging)\b|"
+    r"\bstill\s+(?:firing|alerting|active|going\s+off|paging)\b|"
+    r"\b(?:firing|alerting|going\s+off|paging)\s+(?:right\s+)?(?:now|currently|at\s+the\s+moment)\b|"
+    r"\b(?:has|did)\b[^?.]{0,80}?\b(?:stopped|cleared|resolved)\s+(?:firing|alerting)?",
+    re.IGNORECASE,
+)
+
+
+def asks_named_alert_firing_now(question: str) -> bool:
+    """Whether the question asks if an alert it names (by name or `alert:` id) fires at
+    as_of ("is PaymentApiHighErrorRate still firing?", "is alert:X firing now?"): the
+    alert's firings answer it (`alert_firing`), not its runbook."""
+    if not _NAMED_ALERT_FIRING_NOW.search(question) or _ALERT_OWNER_ASKED.search(question):
+        return False
+    if re.match(r"\s*(?:why|y|how come)\b", question, re.IGNORECASE):
+        return False  # "why is X firing?": its runbook says what makes it fire
+    return bool(alert_names(question)) or any(
+        i.startswith("alert:") for i in _KG_ID.findall(question)
+    )
+
+
 def asks_alert_firing(question: str) -> bool:
-    """Whether the question asks which alerts fired (on a service, or when a named one did):
-    not the owner of an alert ("who owns the alert that fired on checkout?") nor why one
-    fires ("why is X firing?"), which other intents read."""
+    """Whether the question asks which alerts fired (on a service, or when a named one did),
+    or whether one it names fires at as_of (`asks_named_alert_firing_now`): not the owner of
+    an alert ("who owns the alert that fired on checkout?") nor why one fires ("why is X
+    firing?"), which other intents read."""
+    if asks_named_alert_firing_now(question):
+        return True
     if not _ALERT_FIRING_ASKED.search(question) or _ALERT_OWNER_ASKED.search(question):
         return False  # most questions: no time words read for this
     # "What happened when the alert fired?": the firing names a time, not what is asked.
@@ -744,6 +773,10 @@ _LOOKUP_WORDS = frozenset(
 )
 
 
+# One word and a question mark ("checkout?"): a name asked about.
+_ONE_WORD_ASKED = LazyPattern(r"\s*[A-Za-z][\w.-]*\s*[?？]+\s*")
+
+
 def unread_words(question: str, intents: Sequence[Intent]) -> str | None:
     """The words of a question that no rule reads, when it was read as nothing but an
     entity lookup ("should we do it for payment-api?" -> "should we do it", minus names and
@@ -753,6 +786,8 @@ def unread_words(question: str, intents: Sequence[Intent]) -> str | None:
         _QUESTION_SHAPED.search(question) or asked_in_another_language(question)
     ):
         return None
+    if _ONE_WORD_ASKED.fullmatch(question):
+        return None  # "checkout?": its name asked about, as "payment-api?" is
     rest = question
     for text in sorted(extract_mentions(question).texts(), key=len, reverse=True):
         rest = rest.replace(text, " ")
@@ -908,6 +943,101 @@ def pasted_alert_intents() -> list[Intent]:
     return [Intent.APPLICABLE_RUNBOOK, Intent.ENTITY_LOOKUP]
 
 
+# "Was it payment-db?", "could it be risk-engine?", "is risk-engine to blame?", "was
+# svc:payment-db the culprit?": a suspect named (by id or hyphenated name) as the cause, a
+# cause question about it (`asks_if_suspect_caused`). Group `x`: the suspect's words.
+_SUSPECT_ASKED = LazyPattern(
+    r"^\s*(?:so\s+|then\s+)?(?:was|is|could|might|can)\s+(?:it|this|that)\s+"
+    r"(?:(?:have\s+)?been\s+|be\s+)?(?P<x>[^?？.!]+?)\s*[?？.!]*\s*$|"
+    r"^\s*(?:so\s+|then\s+)?(?:is|was|are|were|could|might)\s+(?:it\s+)?(?:be\s+)?"
+    r"(?P<y>[^?？.!]+?)\s+(?:(?:the\s+)?(?:one\s+)?to\s+blame|at\s+fault|responsible|"
+    r"the\s+(?:root\s+)?cause|the\s+culprit|behind\s+(?:it|this|that))\s*[?？.!]*\s*$",
+    re.IGNORECASE,
+)
+
+
+def asks_if_suspect_caused(question: str) -> bool:
+    """Whether the question names one suspect (a KG id or hyphenated name, no release) and
+    asks whether it caused what happened ("was it payment-db?", "is risk-engine to
+    blame?"): a cause question about it (root cause), not a lookup of its name. "Was it
+    the release?" is a correlation to judge (`_CORRELATION_WORDS`); "was it fixed?" names
+    no suspect."""
+    found = _SUSPECT_ASKED.match(question)
+    if found is None:
+        return False
+    words = found.group("x") or found.group("y") or ""
+    mentions = extract_mentions(words)
+    if mentions.releases or mentions.error_codes or mentions.alerts:
+        return False
+    named = [i for i in mentions.ids if not i.startswith("deploy:")] + mentions.names
+    if not named:
+        return False
+    rest = words
+    for text in sorted(named, key=len, reverse=True):
+        rest = rest.replace(text, " ")
+    said = [w for w in re.findall(r"\w+", rest) if w.lower() not in ENGLISH_STOP_WORDS]
+    return not said
+
+
+# "Is checkout affected?", "was ledger impacted?", "is payment-db hit by the outage?": whether
+# a service is one the incident affected (AFFECTED_BY records), an incident lookup.
+_AFFECTED_ASKED = LazyPattern(
+    r"^\s*(?:so\s+)?(?:is|are|was|were|has|have|had)\s+(?:the\s+)?[\w:@./-]+(?:\s+service)?\s+"
+    r"(?:been\s+)?(?:affected|impacted|hit)\b(?:\s+(?:by|in)\b[^?？]{0,60})?\s*[?？.!]*\s*$",
+    re.IGNORECASE,
+)
+
+
+def asks_if_affected(question: str) -> bool:
+    """Whether the question asks if the one service it names is affected ("is checkout
+    affected (by the incident)?"): the incidents that affected it answer it."""
+    return bool(_AFFECTED_ASKED.match(question))
+
+
+# A word of a short question taken as a name to link ("checkout?", "is vault there?"):
+# letters (a hyphen or digit inside), at least three; not the words that ask.
+_BARE_WORD = LazyPattern(r"(?<![\w:@./-])[A-Za-z][A-Za-z0-9_]{2,}(?![\w:@/-]|\.\w)")
+_ASKING_WORDS = frozenset(
+    {
+        *("affected", "impacted", "hit", "ok", "okay", "fine", "healthy", "up", "down"),
+        *("broken", "working", "status", "state", "now", "still", "today", "currently"),
+    }
+)
+MAX_BARE_NAMES = 3
+
+
+def bare_name_words(question: str) -> list[str]:
+    """The one-word names a question may mean, to link as the other intents' names are
+    ("is checkout affected?", "checkout?", "is vault there?"): for a question no intent
+    rule reads (an entity lookup asked yes or no, or one word asked, no document word) or
+    one asking if a service is affected (`asks_if_affected`), naming nothing itself (no id,
+    code, release, alert or hyphenated name), its informative words, capped. A word that
+    names nothing the subject may read links nothing, as an unknown name does."""
+    intents = detect_intents(question)
+    if intents == [Intent.INCIDENT_LOOKUP]:
+        if not asks_if_affected(question):
+            return []
+    elif intents != [Intent.ENTITY_LOOKUP] or not (
+        _YES_NO_QUESTION.match(question) or _ONE_WORD_ASKED.fullmatch(question)
+    ):
+        # A symptom ("hikaricp pool exhausted") is searched as text, and an open question
+        # ("what happened to payments?") asks more than a name: neither is linked word by word.
+        return []
+    if extract_mentions(question).texts() or asked_in_another_language(question):
+        return []
+    if any(w.lower() in _LOOKUP_WORDS for w in re.findall(r"\w+", question)):
+        return []  # "what do the postmortems say?": a document lookup
+    words = [
+        w
+        for w in _BARE_WORD.findall(question)
+        if w.lower() not in ENGLISH_STOP_WORDS
+        and w.lower() not in _LOOKUP_WORDS
+        and w.lower() not in _ASKING_WORDS
+        and not _INCIDENT_WORDS.fullmatch(w)
+    ]
+    return list(dict.fromkeys(words))[:MAX_BARE_NAMES]
+
+
 def detect_intents(question: str) -> list[Intent]:
     """The intents a question asks for (sorted). Nothing matched: an entity lookup."""
     found, _ = _intents_of(question)
@@ -1020,6 +1150,12 @@ def _intents_of(question: str) -> tuple[set[Intent], bool]:
     if found == {Intent.ROOT_CAUSE} and alert_names(question):
         # "Why is X firing?": an alert's runbook is where what makes it fire is written.
         found.add(Intent.APPLICABLE_RUNBOOK)
+    if not found and asks_if_suspect_caused(question):
+        # "Was it payment-db?": whether the suspect caused it, as "what caused it?" reads.
+        found.add(Intent.ROOT_CAUSE)
+    if not found and asks_if_affected(question):
+        # "Is checkout affected?": the incidents that affected it, as "... by the incident?".
+        found.add(Intent.INCIDENT_LOOKUP)
     if not found and _HOW_DO_I.search(question) and extract_mentions(question).texts():
         # "How do I fail over payment-db?": a runbook question for the place it names.
         found.add(Intent.APPLICABLE_RUNBOOK)
@@ -1231,6 +1367,10 @@ def linking_steps(mentions: Mentions, service_id: str | None, question: str) -> 
     texts = list(dict.fromkeys(([service_id] if service_id else []) + mentions.texts()))
     # An error code typed without its hyphen ("PAY4097"), linked as the subject may see it.
     texts += [c for c in mentions.unhyphenated_codes if c not in texts][: MAX_MENTIONS - len(texts)]
+    # One-word names ("is checkout affected?"), linked as named when the question names
+    # nothing else: exact names only (`entity_resolution`), so a word no record is named
+    # links nothing.
+    texts += [w for w in bare_name_words(question) if w not in texts][: MAX_MENTIONS - len(texts)]
     steps = [
         PlanStep(
             step_id=f"{NAV_PREFIX}link-{i}",

@@ -1798,6 +1798,18 @@ def refuse_future_known_at(field: str, known_at: datetime | None, now: datetime)
         )
 
 
+def future_as_of_notes(as_of: datetime, known_at: datetime) -> list[str]:
+    """A Time note when `as_of` is later than `known_at` (`--as-of 9999-12-31T23:59:59Z`, or
+    2062 typed for 2026): what the records known at known_at say holds then, not a record of
+    then, so a later record may change it. None otherwise."""
+    if as_of <= known_at:
+        return []
+    return [
+        f"as_of {iso_utc(as_of)} is after known_at {iso_utc(known_at)}: what holds then as "
+        "recorded by known_at; later records may change it"
+    ]
+
+
 class ReferenceTime(BaseModel):
     """One instant a time-bound claim is about, and why."""
 

@@ -39,6 +39,7 @@ from investigator.json_documents import (
 )
 from investigator.serving.served_words import served
 from investigator.settings import ConnectionSettings
+from investigator.zoned_times import zoned_time as shared_zoned_time
 
 T = TypeVar("T")
 
@@ -79,22 +80,14 @@ class RunbookInput(BaseModel):
 
 
 def zoned_time(field: str, value: str | None) -> datetime | None:
-    """An ISO-8601 time with a zone, in UTC (the CLI's rule for its time flags)."""
+    """An ISO-8601 time with a zone, in UTC, or `now` (None: the default), by the CLI's
+    rule for its time flags (`investigator.zoned_times`)."""
     if value is None:
         return None
-    shown = repr(value[:60])
-    try:
-        parsed = datetime.fromisoformat(value.strip())
-    except ValueError:
-        raise BadInput(
-            f"{field} {shown} is not an ISO-8601 time (e.g. 2026-07-23T10:03:00Z)"
-        ) from None
-    if parsed.utcoffset() is None:
-        raise BadInput(f"{field} {shown} has no zone: add Z or an offset like +02:00")
-    try:
-        return parsed.astimezone(UTC)
-    except OverflowError:
-        raise BadInput(f"{field} {shown} is out of range in UTC") from None
+    parsed = shared_zoned_time(field, value)
+    if isinstance(parsed, str):
+        raise BadInput(parsed)
+    return parsed
 
 
 def first_error(exc: ValidationError, names: dict[str, str] | None = None) -> str:
