@@ -31,7 +31,7 @@ _CLOCK = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?(?:\s*(?:Z|UTC)
 
 REPORTED_ONLY = (
     "no structured record of the response action: the KG has no response-action type; only "
-    "what the report above states (its words, not a recorded action)"
+    "what the reports quoted above state (their words, not a recorded action)"
 )
 
 
