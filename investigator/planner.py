@@ -526,9 +526,61 @@ _ACTION_TAKEN_ASKED = LazyPattern(
     r"responders?|on-?call(?:\s+engineers?)?|engineers?|team|ops|sre)\s+(?:already\s+)?"
     + _ACTION_VERB
     + r"\b|\b(?:was|were|has|had)\s+(?:it|they|the\s+[\w-]+|[\w-]+)\s+(?:been\s+)?"
-    r"(?:failed over|rolled back|reverted|restarted|rebooted)\b",
+    r"(?:failed over|rolled back|reverted|restarted|rebooted)\b|"
+    # "what fixed it?", "what mitigated PAY-4097?", "how was it mitigated?": the action
+    # that ended it, asked after the fact.
+    r"\bwhat\s+(?:(?:finally|eventually|actually)\s+)?(?:fixed|mitigated|remediated|resolved)\b|"
+    r"\bhow\s+(?:was|were|did|had|has)\s+(?:it|they|this|that|we|you|the\s+[\w-]+|[\w-]+)\s+"
+    r"(?:get\s+|been\s+)?(?:fixed|mitigated|remediated|resolved|fix|mitigate|remediate|resolve)\b",
     re.IGNORECASE,
 )
+# An action named as a noun after the fact: "when was the rollback?", "was the rollback
+# successful?", "the payment-api failover"; not the time words of another ask ("who owned it
+# before the rollback?"). "The fix" and "the mitigation" only as what was done ("what was the
+# fix for PAY-4097?", "did the fix work?"; "what is the fix?" asks what to do).
+_NOT_A_TIME = r"(?<!before )(?<!after )(?<!since )(?<!until )(?<!during )(?<!when )(?<!by )"
+_DETERMINER = r"(?:the|that|this|our|their)\s+(?:[\w.-]+\s+)?"
+_ACTION_NOUN_ASKED = LazyPattern(
+    rf"\b{_NOT_A_TIME}{_DETERMINER}(?:roll[- ]?backs?|reverts?|restarts?|fail[- ]?overs?)\b"
+    r"(?!\s+(?:steps?|commands?|procedures?|plans?|sections?|instructions?))",
+    re.IGNORECASE,
+)
+_FIX_NOUN = r"(?:fix(?:es)?|mitigations?|remediations?)"
+_FIX_NOUN_ASKED = LazyPattern(
+    rf"\b(?:was|were)\s+{_DETERMINER}{_FIX_NOUN}\b|"
+    rf"\b(?:did|has|had)\s+{_DETERMINER}{_FIX_NOUN}\s+(?:work|help|succeed|hold)\b",
+    re.IGNORECASE,
+)
+# "Should we do the rollback?", "can we restart ...": a decision to take, not an action taken.
+_ACTION_TO_DECIDE = LazyPattern(
+    r"\b(?:should|shall|could|can|must|would|do)\s+(?:we|i|they|you)\b", re.IGNORECASE
+)
+
+
+def asks_action_taken(question: str) -> bool:
+    """Whether the question asks about a response action taken (roll back, revert, restart,
+    fail over, scale, the fix, the mitigation), as a verb or a noun: an action question, whose
+    answer is what was recorded of the action, not a cause (`response_action`)."""
+    if _ACTION_TAKEN_ASKED.search(question):
+        return True
+    if _ACTION_TO_DECIDE.search(question):
+        return False
+    return bool(_ACTION_NOUN_ASKED.search(question) or _FIX_NOUN_ASKED.search(question))
+
+
+# "Was the rollback successful?", "did the fix work?": the outcome of the action asked.
+_ACTION_OUTCOME_ASKED = LazyPattern(
+    r"\b(?:success\w*|work(?:ed)?|help(?:ed)?|effective|outcome|result)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_action_outcome(question: str) -> bool:
+    """Whether an action question asks whether the action worked ("was the rollback
+    successful?"): the times the KG records after it are stated, never a success."""
+    return asks_action_taken(question) and bool(_ACTION_OUTCOME_ASKED.search(question))
+
+
 # Not the head of a longer hyphenated name ("RR-2026-07-23a" is a change, not error RR-2026).
 _ERROR_CODE = LazyPattern(r"\b[A-Z][A-Z0-9]{1,9}-\d{2,6}\b(?![-\w]|\.\w)")
 # An error code typed without its hyphen ("PAY4097", "pay4097"): its code-shaped spelling
@@ -689,7 +741,11 @@ def unrecorded_asks(question: str) -> list[str]:
         ("approval", _APPROVAL_ASKED),
         ("resolver", _RESOLVER_ASKED),
     ]
-    found = [ask for ask, pattern in asks if pattern.search(question)]
+    found = [
+        ask
+        for ask, pattern in asks
+        if (asks_action_taken(question) if ask == "response_action" else pattern.search(question))
+    ]
     if "runbook_followed" in found and "response_action" in found:
         found.remove("response_action")  # one gap says it: no record of what was done
     return found
@@ -1071,6 +1127,10 @@ def _intents_of(question: str) -> tuple[set[Intent], bool]:
     # The nearest answer to an unrecorded ask (the owner then for "who was on call") is
     # looked for; the ask itself becomes a named gap (claims).
     found.update(UNRECORDED_ASKS[ask][0] for ask in unrecorded_asks(question))
+    if "response_action" in unrecorded_asks(question):
+        # "Did we roll back?", "what fixed it?": the incident is looked up too, so the reports
+        # about it (a postmortem's "Fix: rollback at 10:41.") and its resolution are read.
+        found.add(Intent.INCIDENT_LOOKUP)
     # "Who owned it before the release?" asks for a state at a time: its "before the release"
     # names the instant (investigator.timeline), not a correlation to judge. So does "what
     # changed before the release?" (its period) and "what was deployed before release X?"
@@ -1099,7 +1159,7 @@ def _intents_of(question: str) -> tuple[set[Intent], bool]:
         # "When did release X finish?" asks for the release, not for a correlation.
         found.discard(Intent.DEPLOYMENT_CORRELATION)
         found.add(Intent.RELEASE_LOOKUP)
-    if _ROLLBACK_ASKED.search(question) and not _ACTION_TAKEN_ASKED.search(question):
+    if _ROLLBACK_ASKED.search(question) and not asks_action_taken(question):
         # "Should we roll back?" asks whether the release caused it and what the runbook says
         # to do; "did they roll back?" asks for an action taken (an unrecorded ask above).
         found.discard(Intent.RELEASE_LOOKUP)
@@ -1913,7 +1973,7 @@ def rollback_document_steps(known: Known, question: str) -> list[PlanStep]:
     was followed or about a rollback: the postmortem that records the rollback must be read
     whether the question names the incident in words ("the payments incident") or its error
     code (PAY-4097), not only when a text hit happened to bring it in."""
-    if not asks_about_rollback(question):
+    if not (asks_about_rollback(question) or asks_action_taken(question)):
         return []
     # The same step (evidence type "mechanism") as an incident's mechanism gets.
     return [_step("documents_about", {"entity_id": inc}, "mechanism") for inc in known.incidents]

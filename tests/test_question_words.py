@@ -49,12 +49,35 @@ def test_plural_deploys_and_was_it_the_release() -> None:
 
 def test_an_action_taken_is_an_unrecorded_ask() -> None:
     assert unrecorded_asks("did they fail over payment-db?") == ["response_action"]
-    assert detect_intents("did they fail over payment-db?") == [Intent.APPLICABLE_RUNBOOK]
+    # The runbook in force and the incident (whose reports may state what was done).
+    assert detect_intents("did they fail over payment-db?") == [
+        Intent.APPLICABLE_RUNBOOK,
+        Intent.INCIDENT_LOOKUP,
+    ]
     # Asked as done, a rollback is an action, not "should we roll back".
     assert unrecorded_asks("did we roll back?") == ["response_action"]
     assert Intent.DEPLOYMENT_CORRELATION not in detect_intents("did we roll back?")
     # Failover named as a topic is no action asked about.
     assert unrecorded_asks("which runbook covers a payment-db failover?") == []
+    # The action as a noun, or "the fix", asked after the fact (h31-actions); a decision to
+    # take, a time word or "what is the fix" is none.
+    for asked in (
+        "when was the rollback?",
+        "was the rollback successful?",
+        "what fixed it?",
+        "how was it mitigated?",
+        "what was the fix for PAY-4097?",
+        "did the fix work?",
+    ):
+        assert unrecorded_asks(asked) == ["response_action"], asked
+        assert Intent.DEPLOYMENT_CORRELATION not in detect_intents(asked), asked
+    for other in (
+        "should we do the rollback?",
+        "who owned payment-api before the rollback?",
+        "what is the fix for PAY-4097?",
+        "What did the fix change?",
+    ):
+        assert unrecorded_asks(other) == [], other
 
 
 def test_unread_words_only_for_a_question_read_as_names() -> None:

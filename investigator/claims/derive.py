@@ -15,6 +15,7 @@ from investigator.change_period import (
     EventPeriod,
     WindowCut,
 )
+from investigator.claims.actions import reported_action_claims
 from investigator.claims.candidates import _rollout_taken_as_then, _sightings
 from investigator.claims.causes import _candidate_causes, _correlation
 from investigator.claims.changes import _changes_before, _last_changes_before, _with_change_records
@@ -987,6 +988,9 @@ def derive_claims(
                 else m
                 for m in missing
             ]
+    # What the incident's reports state was done (quoted as theirs), asked about an action.
+    action_claims, missing = reported_action_claims(evidence, question or "", as_of, missing)
+    claims += action_claims
     unread = unread_words(question or "", [Intent(i) for i in intents])
     if unread is not None:
         # Read as nothing but its names: a name read back is no answer to it (`partial`).
