@@ -10,6 +10,7 @@ whose own words (summary, severity, file, group) it holds, and a bare name is am
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 
 from pydantic import BaseModel, ConfigDict
