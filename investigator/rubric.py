@@ -29,6 +29,7 @@ class Intent(StrEnum):
     ENTITY_LOOKUP = "entity_lookup"
     CHANGE_HISTORY = "change_history"  # "what changed before the errors?"
     ALERT_FIRING = "alert_firing"  # "which alerts fired on X?", "when did alert X fire?"
+    TIMELINE = "timeline"  # "timeline of PAY-4097", "what happened during the incident?"
 
 
 # Required evidence types per intent (docs/design.md section 7).
@@ -48,6 +49,8 @@ REQUIRED_EVIDENCE: dict[Intent, tuple[str, ...]] = {
     Intent.CHANGE_HISTORY: ("error_first_seen",),
     # A FIRED_ON record (alert -> service) with its firing time.
     Intent.ALERT_FIRING: ("alert_firing",),
+    # The first error dates the window whose events are listed (as for change_history).
+    Intent.TIMELINE: ("error_first_seen",),
 }
 
 # Evidence that is useful for an intent but whose absence does not make the answer partial.
@@ -66,6 +69,14 @@ OPTIONAL_EVIDENCE: dict[Intent, tuple[str, ...]] = {
     Intent.ENTITY_LOOKUP: ("document",),
     Intent.CHANGE_HISTORY: ("change_event", "deployment_time", "mechanism", "incident_report"),
     Intent.ALERT_FIRING: ("alert_definition",),
+    # Every dated record of the window is an event of the timeline.
+    Intent.TIMELINE: (
+        "incident_report",
+        "affected_service",
+        "deployment_time",
+        "change_event",
+        "alert_firing",
+    ),
 }
 
 # Intents whose answer is a list: every record of these types the run read is listed, the
@@ -75,6 +86,15 @@ LISTED_IN_FULL: dict[Intent, tuple[str, ...]] = {
     Intent.DEPENDENCIES: ("dependency", "dependent"),
     Intent.DEPENDENTS: ("dependency", "dependent"),
     Intent.ALERT_FIRING: ("alert_firing",),
+    # A timeline cut at five releases or firings is no timeline.
+    Intent.TIMELINE: (
+        "error_first_seen",
+        "incident_report",
+        "affected_service",
+        "deployment_time",
+        "change_event",
+        "alert_firing",
+    ),
 }
 
 # What a missing requirement means to a reader (used in `missing_evidence`).

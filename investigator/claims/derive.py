@@ -76,6 +76,7 @@ from investigator.claims.runbooks import (
     _undated_in_force,
     _undated_then,
 )
+from investigator.claims.timeline import timeline_claims
 from investigator.claims.wording import (
     _FIRST_SEEN_KEYS,
     UNKNOWN_NOT_ABSENT,
@@ -597,6 +598,11 @@ def derive_claims(
         )
         claims.extend(fired_claims)
         text_gaps = [*text_gaps, *fired_gaps]
+    if Intent.TIMELINE in intent_set:
+        # One fact per event of the incident's window, in time order (claims.timeline).
+        timeline_facts, timeline_gaps = timeline_claims(evidence, as_of)
+        claims.extend(timeline_facts)
+        text_gaps = [*text_gaps, *timeline_gaps]
     if Intent.ENTITY_LOOKUP in intent_set:
         for ev in _with(evidence, "entity"):
             # A relationship's text names its type and both ends ("svc:a AFFECTED_BY inc:b"):
@@ -924,7 +930,7 @@ def derive_claims(
         missing += _alert_unfound_gaps(alerts_unfound, as_of)
     if search_stopped_by is not None:
         missing = _not_searched_to_the_end(missing, search_stopped_by)
-    if intent_set & {Intent.CHANGE_HISTORY, Intent.RELEASE_LOOKUP}:
+    if intent_set & {Intent.CHANGE_HISTORY, Intent.RELEASE_LOOKUP, Intent.TIMELINE}:
         # A list cut at a read's row cap is no complete answer, whether or not the search
         # finished: said, with how to narrow it.
         missing += [
@@ -934,7 +940,9 @@ def derive_claims(
                 in (RELEASES_TEMPLATE, ROLLOUTS_TEMPLATE, TENANT_ROLLOUTS_TEMPLATE)
                 else "change_event",
                 intents=sorted(
-                    i.value for i in intent_set & {Intent.CHANGE_HISTORY, Intent.RELEASE_LOOKUP}
+                    i.value
+                    for i in intent_set
+                    & {Intent.CHANGE_HISTORY, Intent.RELEASE_LOOKUP, Intent.TIMELINE}
                 ),
                 description=cut.description(),
                 required=True,
