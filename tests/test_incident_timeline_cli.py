@@ -141,8 +141,9 @@ def test_the_timeline_before_the_incident_says_there_is_none_yet(  # type: ignor
     assert _events(doc) == []
     gaps = [m["description"] for m in doc["missing_evidence"] if m["required"]]
     assert (
-        "no incident started and no error first seen by as_of 2026-07-23T09:00:00Z that the "
-        "subject may read: no timeline to list yet"
+        "no incident started and no error first seen by as_of 2026-07-23T09:00:00Z was found "
+        "that the subject may read: no timeline to list (name the incident, error code or "
+        "service if one was meant)"
     ) in gaps, gaps
 
 

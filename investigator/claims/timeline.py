@@ -183,7 +183,8 @@ def timeline_claims(
                 evidence_type="timeline",
                 intents=[Intent.TIMELINE.value],
                 description=f"no incident started and no error first seen by as_of "
-                f"{iso_utc(as_of)} that the subject may read: no timeline to list yet",
+                f"{iso_utc(as_of)} was found that the subject may read: no timeline to list "
+                "(name the incident, error code or service if one was meant)",
             )
         ]
     start, end, still_open = window
