@@ -15,9 +15,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
+from conftest import change_line, ingest_text, investigate_json, release_line
 
 from investigator.planner import detect_intents
-from tests.conftest import investigate_json
 
 ALICE = ("--subject", "acme/user:alice")
 RELEASE_FINISHED = (
@@ -62,7 +62,8 @@ def test_the_timeline_of_an_error_after_the_incident(  # type: ignore[no-untyped
     assert doc["verdict"] is None
     assert doc["status"] == "complete", doc["missing_evidence"]
     events = _events(doc)
-    assert events == sorted(events), events
+    # In time order (ties by record id: AFFECTED_BY, EMITTED, inc: at 10:02:38).
+    assert [e[:20] for e in events] == sorted(e[:20] for e in events), events
     assert events[0] == (
         "2026-07-23T09:55:12Z: Release 2026.07.23.1 (deploy:release-2026.07.23.1) of "
         "svc:payment-api started its rollout"
@@ -170,6 +171,36 @@ def test_carol_sees_only_the_events_she_may_read(  # type: ignore[no-untyped-def
     assert "incident report" not in text.lower()
     assert "still open" not in text and "resolved" not in text
     assert not any(w in text for w in ("hidden", "withheld", "not shown"))
+
+
+def test_a_release_during_the_incident_is_an_event_and_one_after_it_is_not(  # type: ignore[no-untyped-def]
+    demo_graph, cli_env, invoke, tmp_path: Path
+) -> None:
+    # Last of the module's graph tests: it adds records to the demo graph.
+    bundle = "tenant: acme\nnodes:\n"
+    bundle += release_line("rollback", 1, "2026-07-23T10:41:00Z", started="2026-07-23T10:38:00Z")
+    bundle += release_line("later", 1, "2026-07-23T15:00:00Z")
+    bundle += change_line("during", 1, "2026-07-23T10:20:00Z")
+    ingest_text(invoke, tmp_path / "during.yaml", bundle)
+    doc = investigate_json(
+        invoke,
+        "show me the timeline of PAY-4097",
+        *ALICE,
+        "--as-of",
+        "2026-07-24T00:00:00Z",
+        "--deadline-seconds",
+        "300",
+    )
+    events = _events(doc)
+    rollback = (
+        "2026-07-23T10:41:00Z: Release rollback-1 (deploy:rollback-1) of svc:payment-api finished"
+    )
+    # Read past the first error (the other reads end there), in its place in time.
+    assert _index(events, ALERT) < _index(events, rollback) < _index(events, RESOLVED), events
+    assert any(e.startswith("2026-07-23T10:38:00Z: Release rollback-1") for e in events)
+    assert any(e.startswith("2026-07-23T10:20:00Z: Change during change 1") for e in events)
+    # After the resolution: not an event of the incident's timeline.
+    assert not any("deploy:later-1" in e for e in events), events
 
 
 def test_timeline_questions_and_the_golden_cases() -> None:

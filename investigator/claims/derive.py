@@ -598,9 +598,12 @@ def derive_claims(
         )
         claims.extend(fired_claims)
         text_gaps = [*text_gaps, *fired_gaps]
+    # A timeline's claims keep the order they are listed in (time, then record id).
+    timeline_order: dict[str, int] = {}
     if Intent.TIMELINE in intent_set:
         # One fact per event of the incident's window, in time order (claims.timeline).
         timeline_facts, timeline_gaps = timeline_claims(evidence, as_of)
+        timeline_order = {c.claim_id: i for i, c in enumerate(timeline_facts)}
         claims.extend(timeline_facts)
         text_gaps = [*text_gaps, *timeline_gaps]
     if Intent.ENTITY_LOOKUP in intent_set:
@@ -1096,6 +1099,7 @@ def derive_claims(
         unique.values(),
         key=lambda c: (
             c.intent,
+            timeline_order.get(c.claim_id, -1),
             rank[c.epistemic_status],
             *_claim_time_key(c, change_times),
             c.statement,
