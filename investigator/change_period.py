@@ -277,6 +277,14 @@ def cut_window_reads(
     )
 
 
+def cut_timeline_reads(calls: Sequence[ToolCallRecord]) -> list[WindowCut]:
+    """Each read of releases or change events a timeline made that hit its row cap: the
+    timeline lists every event of its window, so a cut read is a gap, sorted."""
+    return _cuts(
+        call for call in calls if call.template_id in (*_RELEASE_TEMPLATES, CHANGES_TEMPLATE)
+    )
+
+
 def failed_period_rollouts(
     calls: Sequence[ToolCallRecord], period: tuple[datetime, datetime] | None
 ) -> list[WindowCut]:

@@ -33,6 +33,7 @@ from investigator.change_period import (
     cut_cause_reads,
     cut_first_release_reads,
     cut_team_reads,
+    cut_timeline_reads,
     cut_window_reads,
     event_change_period,
     failed_period_rollouts,
@@ -831,6 +832,7 @@ def _investigate(
         window_cuts=[
             *cut_window_reads(outcome.tool_calls, change_period),
             *failed_period_rollouts(outcome.tool_calls, change_period),
+            *(cut_timeline_reads(outcome.tool_calls) if Intent.TIMELINE in intents else []),
         ],
         releases_unread=not releases_read(outcome.tool_calls),
         # A period's answer is not the window before the first error: its cuts are the

@@ -335,6 +335,22 @@ _INCIDENT_DURATION_ASKED = LazyPattern(
 )
 
 
+# "Show me the timeline of PAY-4097", "what happened during the payments incident?", "what
+# happened and when?", "the sequence of events", "walk me through the outage", 时间线: the
+# dated events of the incident's window, in order, are the answer (not the incident alone).
+_TIMELINE_ASKED = LazyPattern(
+    r"\btime[- ]?lines?\b|\bsequence\s+of\s+events\b|\bchronolog(?:y|ical)\b|"
+    r"\bwhat\s+(?:happened|went\s+on)\s+(?:and\s+)?when\b|"
+    r"\bwhat\s+(?:exactly\s+)?(?:happened|went\s+on)\s+(?:during|in|throughout|over)\s+"
+    r"(?:the\s+|that\s+|this\s+)?[^?.]{0,40}?\b(?:incidents?|outages?|episode)\b|"
+    r"\bwalk\s+me\s+through\s+(?:the\s+|that\s+|this\s+)?[^?.]{0,40}?"
+    r"\b(?:incidents?|outages?)\b|"
+    r"\bevents?\s+of\s+(?:the\s+|that\s+|this\s+)?[^?.]{0,40}?\b(?:incidents?|outages?)\b|"
+    r"时间线|时间轴|事件顺序",
+    re.IGNORECASE,
+)
+
+
 def asks_incident_duration(question: str) -> bool:
     """Whether the question asks how long an incident lasted (or has been open so far)."""
     return bool(_INCIDENT_DURATION_ASKED.search(question))
@@ -430,6 +446,11 @@ def incident_list_step(question: str, as_of: datetime) -> PlanStep | None:
         {"from": _iso(start), "to": _iso(min(end, as_of))},
         "incident_report",
     )
+
+
+def asks_timeline(question: str) -> bool:
+    """Whether the question asks for the timeline of an incident, error or period."""
+    return bool(_TIMELINE_ASKED.search(question))
 
 
 def asks_unnamed_alert_owner(question: str) -> bool:
@@ -616,6 +637,7 @@ _ANCHOR_INTENTS = frozenset(
         Intent.ERROR_TIMELINE,
         Intent.INCIDENT_LOOKUP,
         Intent.CHANGE_HISTORY,
+        Intent.TIMELINE,
     }
 )
 # Navigation steps resolve anchors (entity linking, the incidents of a service); their rows
@@ -1201,6 +1223,21 @@ def _intents_of(question: str) -> tuple[set[Intent], bool]:
         # "How long did the incident last?": the incident's own record is the answer.
         found.add(Intent.INCIDENT_LOOKUP)
         found.discard(Intent.ENTITY_LOOKUP)
+    if asks_timeline(question):
+        # The events are the answer: the incident, its first error, a release and a firing
+        # are each one of them, not lookups of their own. A cause asked beside it ("timeline
+        # and root cause", "did the release cause it") keeps its verdict.
+        found -= {
+            Intent.INCIDENT_LOOKUP,
+            Intent.ERROR_TIMELINE,
+            Intent.RELEASE_LOOKUP,
+            Intent.CHANGE_HISTORY,
+            Intent.ALERT_FIRING,
+            Intent.ENTITY_LOOKUP,
+        }
+        if not _CORRELATION_WORDS.search(without_event_side_words(question)):
+            found.discard(Intent.DEPLOYMENT_CORRELATION)
+        found.add(Intent.TIMELINE)
     if not found and _asks_only_about_alerts(question):
         # On-call pastes the alert that paged ("KubeAPIDown", "[FIRING:1] etcdNoLeader") or
         # names it with no other ask ("help with X", "alert X is paging me", "X what now"):
@@ -2523,7 +2560,49 @@ def followup_steps(
             and (step := incident_list_step(inp.question, inp.as_of)) is not None
             else []
         ),
+        *timeline_steps(intents, known, as_of=inp.as_of, focus=focus),
     ]
+
+
+def timeline_steps(
+    intents: Sequence[Intent | str], known: Known, *, as_of: datetime, focus: Sequence[str]
+) -> list[PlanStep]:
+    """A timeline's reads past the first error: the releases of the focus services from
+    `DEPLOY_LOOKBACK` before it, and the change events from `CHANGE_LOOKBACK` before it, up
+    to as_of (the other reads end at the first error; a rollback during the incident is an
+    event of its timeline). Claims keep those up to the incident's resolution."""
+    if Intent.TIMELINE.value not in {str(i) for i in intents}:
+        return []
+    # The incident's own record (its start and resolution) and its affected-service periods
+    # are events too: read even when a document already supports `incident_report`.
+    steps = [
+        _one_hop_step(svc, "AFFECTED_BY", "both", step_id=NAV_PREFIX + "incidents")
+        for svc in focus[:MAX_FOCUS_SERVICES]
+        if not known.incidents
+    ] + [
+        _step("incident_context", {"incident_id": inc}, "error_first_seen")
+        for inc in known.incidents[:MAX_FOCUS_SERVICES]
+    ]
+    if known.first_seen is None or known.first_seen > as_of:
+        return steps
+    start = known.first_seen
+    steps += [
+        _step(
+            "deployments_in_window",
+            {"service_id": svc, "from": _iso(shift(start, -DEPLOY_LOOKBACK)), "to": _iso(as_of)},
+            "deployment_time",
+        )
+        for svc in focus[:MAX_FOCUS_SERVICES]
+    ]
+    steps.append(
+        _step(
+            "change_events_in_window",
+            {"from": _iso(shift(start, -CHANGE_LOOKBACK)), "to": _iso(as_of)},
+            "change_event",
+            options={"scope": "all"},
+        )
+    )
+    return steps
 
 
 def _last_releases(known: Known, focus: Sequence[str], period: EventPeriod | None) -> list[str]:

@@ -31,6 +31,7 @@ class Intent(StrEnum):
     ALERT_FIRING = "alert_firing"  # "which alerts fired on X?", "when did alert X fire?"
     SERVICE_STATUS = "service_status"  # "is payment-api healthy now?", "status of checkout?"
     INCIDENT_LIST = "incident_list"  # "list all incidents in July 2026" (no service named)
+    TIMELINE = "timeline"  # "timeline of PAY-4097", "what happened during the incident?"
 
 
 # Required evidence types per intent (docs/design.md section 7).
@@ -56,6 +57,8 @@ REQUIRED_EVIDENCE: dict[Intent, tuple[str, ...]] = {
     Intent.SERVICE_STATUS: ("entity",),
     # The incidents of the tenant open in the period asked (incidents_in_period).
     Intent.INCIDENT_LIST: ("incident_report",),
+    # The first error dates the window whose events are listed (as for change_history).
+    Intent.TIMELINE: ("error_first_seen",),
 }
 
 # Evidence that is useful for an intent but whose absence does not make the answer partial.
@@ -81,6 +84,14 @@ OPTIONAL_EVIDENCE: dict[Intent, tuple[str, ...]] = {
         "deployment_time",
     ),
     Intent.INCIDENT_LIST: (),
+    # Every dated record of the window is an event of the timeline.
+    Intent.TIMELINE: (
+        "incident_report",
+        "affected_service",
+        "deployment_time",
+        "change_event",
+        "alert_firing",
+    ),
 }
 
 # Intents whose answer is a list: every record of these types the run read is listed, the
@@ -92,6 +103,15 @@ LISTED_IN_FULL: dict[Intent, tuple[str, ...]] = {
     Intent.ALERT_FIRING: ("alert_firing",),
     Intent.SERVICE_STATUS: ("alert_firing", "incident_report", "affected_service"),
     Intent.INCIDENT_LIST: ("incident_report",),
+    # A timeline cut at five releases or firings is no timeline.
+    Intent.TIMELINE: (
+        "error_first_seen",
+        "incident_report",
+        "affected_service",
+        "deployment_time",
+        "change_event",
+        "alert_firing",
+    ),
 }
 
 # What a missing requirement means to a reader (used in `missing_evidence`).

@@ -109,15 +109,19 @@ def _capped_walk_gaps(
         "dependency": Intent.DEPENDENCIES,
         "alert_firing": Intent.ALERT_FIRING,
     }
+    # A timeline lists every firing of its window too (claims.timeline).
+    timeline = {"alert_firing"} if Intent.TIMELINE in intents else set()
     return [
         MissingEvidence(
             evidence_type=etype,
-            intents=[asked[etype].value],
+            intents=[
+                (asked[etype] if asked[etype] in intents else Intent.TIMELINE).value,
+            ],
             description=_capped_walk_gap_text(etype, start, limit, by_service),
             required=True,
         )
         for etype, start, limit, by_service in cuts
-        if etype in asked and asked[etype] in intents
+        if etype in asked and (asked[etype] in intents or etype in timeline)
     ]
 
 

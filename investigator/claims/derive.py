@@ -79,6 +79,7 @@ from investigator.claims.runbooks import (
     _undated_then,
 )
 from investigator.claims.status import _incident_list_claims, _service_status_claims
+from investigator.claims.timeline import timeline_claims
 from investigator.claims.wording import (
     _FIRST_SEEN_KEYS,
     UNKNOWN_NOT_ABSENT,
@@ -615,6 +616,14 @@ def derive_claims(
         )
         claims.extend(status_claims)
         text_gaps = [*text_gaps, *status_gaps]
+    # A timeline's claims keep the order they are listed in (time, then record id).
+    timeline_order: dict[str, int] = {}
+    if Intent.TIMELINE in intent_set:
+        # One fact per event of the incident's window, in time order (claims.timeline).
+        timeline_facts, timeline_gaps = timeline_claims(evidence, as_of)
+        timeline_order = {c.claim_id: i for i, c in enumerate(timeline_facts)}
+        claims.extend(timeline_facts)
+        text_gaps = [*text_gaps, *timeline_gaps]
     if Intent.ENTITY_LOOKUP in intent_set:
         for ev in _with(evidence, "entity"):
             # A relationship's text names its type and both ends ("svc:a AFFECTED_BY inc:b"):
@@ -944,7 +953,7 @@ def derive_claims(
         missing += _alert_unfound_gaps(alerts_unfound, as_of)
     if search_stopped_by is not None:
         missing = _not_searched_to_the_end(missing, search_stopped_by)
-    if intent_set & {Intent.CHANGE_HISTORY, Intent.RELEASE_LOOKUP}:
+    if intent_set & {Intent.CHANGE_HISTORY, Intent.RELEASE_LOOKUP, Intent.TIMELINE}:
         # A list cut at a read's row cap is no complete answer, whether or not the search
         # finished: said, with how to narrow it.
         missing += [
@@ -954,7 +963,9 @@ def derive_claims(
                 in (RELEASES_TEMPLATE, ROLLOUTS_TEMPLATE, TENANT_ROLLOUTS_TEMPLATE)
                 else "change_event",
                 intents=sorted(
-                    i.value for i in intent_set & {Intent.CHANGE_HISTORY, Intent.RELEASE_LOOKUP}
+                    i.value
+                    for i in intent_set
+                    & {Intent.CHANGE_HISTORY, Intent.RELEASE_LOOKUP, Intent.TIMELINE}
                 ),
                 description=cut.description(),
                 required=True,
@@ -1111,6 +1122,7 @@ def derive_claims(
         unique.values(),
         key=lambda c: (
             c.intent,
+            timeline_order.get(c.claim_id, -1),
             rank[c.epistemic_status],
             *_claim_time_key(c, change_times),
             c.statement,
