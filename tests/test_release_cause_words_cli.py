@@ -116,26 +116,27 @@ def test_last_deploy_names_the_last_by_as_of(  # type: ignore[no-untyped-def]
     ], _statements(doc)
 
 
-# Last in this module: it adds to the demo graph. storefront depends on payment-api through a
-# record under `incident` (carol may not read it); its own error SF-502 (carol may) was first
-# seen at 10:04:00, 2 min after payment-api's release finished.
+# Last in this module: it adds to the demo graph (recorded now: the module's earlier runs saw
+# the KG as known then). storefront depends on payment-api through a record under `incident`
+# (carol may not read it); its own error SF-502 (carol may) was first seen at 10:04:00, 2 min
+# after payment-api's release finished.
 STOREFRONT = """tenant: acme
 nodes:
   - {id: svc:storefront, label: Service, name: storefront, acl: [internal],
      source_id: src:service-catalog, locator: "catalog/acme.yaml#svc:storefront",
-     valid_from: "2025-01-01T00:00:00Z", recorded_at: "2026-01-05T09:00:00Z"}
+     valid_from: "2025-01-01T00:00:00Z"}
   - {id: err:SF-502, label: ErrorCode, name: SF-502, acl: [internal],
      source_id: src:observability, locator: "observability/acme#err:SF-502",
-     valid_from: "2025-03-01T00:00:00Z", recorded_at: "2026-01-05T09:00:00Z",
+     valid_from: "2025-03-01T00:00:00Z",
      props: {code: SF-502}}
 edges:
   - {type: DEPENDS_ON, from: svc:storefront, to: svc:payment-api, acl: [internal, incident],
      source_id: src:service-catalog,
      locator: "catalog/acme.yaml#DEPENDS_ON|svc:storefront|svc:payment-api",
-     valid_from: "2025-01-01T00:00:00Z", recorded_at: "2026-01-05T09:00:00Z"}
+     valid_from: "2025-01-01T00:00:00Z"}
   - {type: EMITTED, from: svc:storefront, to: err:SF-502, acl: [internal],
      source_id: src:observability, locator: "observability/acme#EMITTED|svc:storefront|err:SF-502",
-     valid_from: "2026-07-23T10:04:00Z", recorded_at: "2026-07-23T10:04:10Z",
+     valid_from: "2026-07-23T10:04:00Z",
      props: {first_seen: "2026-07-23T10:04:00Z"}}
 """
 
