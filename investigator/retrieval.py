@@ -1581,6 +1581,10 @@ class RetrievalLoop:
         none was known). Said in a note, since the question did not name it."""
         if not self.unnamed_releases or not self._asks_unnamed_release():
             return False
+        if known.incidents or known.error_codes:
+            # "Did the release cause the outage?": the incident its words were taken as (or
+            # an error already known) gives the errors; no service is taken for them.
+            return False
         release, (at, service) = max(
             self.unnamed_releases.items(), key=lambda item: (item[1][0], item[0])
         )

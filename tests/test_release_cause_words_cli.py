@@ -69,6 +69,15 @@ def test_the_release_asked_unnamed_is_correlated_through_its_service(  # type: i
     assert f"Note       {TAKEN}" in card.out.splitlines(), card.out
 
 
+def test_the_outage_asked_about_gives_the_errors_no_service_is_taken(  # type: ignore[no-untyped-def]
+    demo_graph: neo4j.Driver, cli_env, invoke
+) -> None:
+    doc = investigate_json(invoke, "did the release cause the outage?", *BOB, *AT_1030)
+    assert CORRELATION in _statements(doc), _statements(doc)
+    # 'the outage' is taken as the incident, whose errors are read: no service is taken.
+    assert not any("names no service" in n for n in doc["search_notes"]), doc["search_notes"]
+
+
 def test_rollback_owner_route_names_the_version_in_force(  # type: ignore[no-untyped-def]
     demo_graph: neo4j.Driver, cli_env, invoke
 ) -> None:
