@@ -24,7 +24,7 @@ from cypher_templates.plan import PlanStep, QueryPlan
 from graph_schema.alert_names import as_named, identifier_words, typed_as
 from investigator.alert_rules import runbooks_reached
 from investigator.context_graph.models import ToolCallRecord
-from investigator.evidence import Evidence, Rejection, fuse
+from investigator.evidence import Evidence, Rejection, fuse, iso_utc
 from investigator.incident_reference import (
     THE_INCIDENT_LOOKUP,
     IncidentReading,
@@ -709,6 +709,9 @@ class RetrievalLoop:
         self.started_later: dict[str, datetime] = {}
         # Error sightings read that start after as_of, not followed (`_tied_at_as_of`).
         self.errors_later: dict[str, datetime] = {}
+        # Release records read by a correlation question naming nothing (`_release_service`):
+        # id -> (finished, else started, the service it names).
+        self.unnamed_releases: dict[str, tuple[datetime, str]] = {}
 
     def _resolve_given_service(
         self, step: PlanStep, rows: Sequence[TemplateRow], known: Known, *, failed: bool
@@ -1541,6 +1544,57 @@ class RetrievalLoop:
             return []
         return list(self.focus.worded)
 
+    def _asks_unnamed_release(self) -> bool:
+        """A correlation question naming nothing ("did the release cause it?", no --service):
+        no service, error code, alert, incident or release to look errors up for."""
+        return (
+            Intent.DEPLOYMENT_CORRELATION in self.intents
+            and not self.inp.service_id
+            and not self.words_mention
+            and not self.focus.named_services
+        )
+
+    def _note_unnamed_releases(self, rows: Sequence[TemplateRow]) -> None:
+        """Keep the release records (with the service each names) a correlation question
+        naming nothing read, finished (or started) by as_of: "the release" is the last."""
+        if not self._asks_unnamed_release():
+            return
+        for row in rows:
+            el = row.element
+            if el.kind != "node" or el.type != "Deployment":
+                continue
+            props = el.props or {}
+            service = props.get("service")
+            at = instant_of(props.get("finished_at")) or instant_of(props.get("started_at"))
+            if (
+                isinstance(service, str)
+                and service.startswith("svc:")
+                and at is not None
+                and at <= self.inp.as_of
+            ):
+                self.unnamed_releases[el.element_id] = (at, service)
+
+    def _release_service(self, known: Known, outcome: RetrievalOutcome) -> bool:
+        """A correlation question naming no service ("did the release cause it?"): the
+        service of the last release read by as_of is the one asked about, its errors read and
+        correlated (e31-qa finding 2: before, no error was looked for and the answer said
+        none was known). Said in a note, since the question did not name it."""
+        if not self.unnamed_releases or not self._asks_unnamed_release():
+            return False
+        if known.incidents or known.error_codes:
+            # "Did the release cause the outage?": the incident its words were taken as (or
+            # an error already known) gives the errors; no service is taken for them.
+            return False
+        release, (at, service) = max(
+            self.unnamed_releases.items(), key=lambda item: (item[1][0], item[0])
+        )
+        self.focus.named_services.append(service)
+        outcome.search_notes.append(
+            f"the question names no service: {service} is read as the one asked about, the "
+            f"service of {release}, the last release found by as_of ({iso_utc(at)})"
+        )
+        return known.add("services", service)
+
     def _read_worded(self, known: Known) -> bool:
         """Make the services the words lead to, apart from `--service`, anchors and the first
         focus services (`Known.worded`); True when any is new. Before (e29-qa finding 1),
@@ -1691,6 +1745,7 @@ class RetrievalLoop:
                     max(starts) if starts else None
                 )
             self._resolve_given_service(step, read_rows, known, failed=bool(call.record.error))
+            self._note_unnamed_releases(read_rows)
             if step.step_id == THE_INCIDENT_LOOKUP:
                 # "the incident": the one incident it can mean is an anchor; several are
                 # named in the report, none taken (never a silent pick).
@@ -1772,6 +1827,7 @@ class RetrievalLoop:
             ]
             chunks.append((_reference_time(step), rows))
         learned |= self._read_worded(known)
+        learned |= self._release_service(known, outcome)
         started = time.perf_counter()
         recorded_before = self.session.record_ms
         self._reread()

@@ -79,6 +79,7 @@ def _correlation(
     *,
     reports: Sequence[Evidence] = (),
     known_at: datetime | None = None,
+    asked: Sequence[str] = (),
 ) -> _Correlation:
     """The verdict on the change the question names (else the release closest before the
     first error), with the other changes of the window as competing causes. `searched`:
@@ -88,7 +89,9 @@ def _correlation(
     the trusted documents that record no mechanism (`_cause_reports`): a change one names as
     the cause is said to be so named, with the records that disagree, never "no mechanism
     evidence about it"; they do not move the verdict. `known_at`: before as_of, "no error is
-    known" is said of what was recorded by then."""
+    known" is said of what was recorded by then. `asked`: the services the run read as asked
+    about; with no release of theirs, one of a service they depend on is said to be so
+    (`_upstream_release_only`), never the release asked about."""
     intent = Intent.DEPLOYMENT_CORRELATION.value
     upstream = set(checks.upstream) if checks is not None else set()
     candidates = _candidates(evidence)
@@ -139,7 +142,9 @@ def _correlation(
     subject = named or closest
     if subject is None:
         if not own_releases:
-            return _Correlation(verdict=Verdict.UNCERTAIN)
+            return _upstream_release_only(
+                candidates, upstream, asked, first_ev, first_at, evidence, intent, as_of
+            )
         after = min(own_releases, key=lambda c: (c.began, c.evidence.element_id))
         return _Correlation(
             verdict=Verdict.REFUTED,
@@ -359,6 +364,60 @@ def _correlation(
     if any(c.resolution == "unresolved" and relevant_ids & set(c.evidence_ids) for c in conflicts):
         verdict = _LOWER[verdict]
     return _Correlation(verdict=verdict, claims=claims, confounders=confounders)
+
+
+def _upstream_release_only(
+    candidates: Sequence[_Candidate],
+    upstream: set[str],
+    asked: Sequence[str],
+    first_ev: Evidence,
+    first_at: datetime,
+    evidence: Sequence[Evidence],
+    intent: str,
+    as_of: datetime,
+) -> _Correlation:
+    """No release of the service asked about, but one of a service it depends on began by the
+    first error ("did the release break checkout?", the release being payment-api's): the
+    release is stated, and a required gap says whose it is and how it stands to the errors
+    (e31-qa finding 8: before, one claim, "Missing evidence: none"). The dependency itself
+    (read by the upstream check, ACL-filtered) is no pack record, so no claim rests on it and
+    the verdict stays uncertain."""
+    theirs = [
+        c
+        for c in candidates
+        if c.kind == "release"
+        and c.evidence.context.get("service") in upstream
+        and c.began_by(first_at)
+    ]
+    mine = [s for s in asked if s not in upstream]
+    if not theirs or not mine:
+        return _Correlation(verdict=Verdict.UNCERTAIN)
+    closest = max(theirs, key=lambda c: (c.began, c.at, c.evidence.element_id))
+    service = str(closest.evidence.context.get("service"))
+    names = " and ".join(mine)
+    depend = "depends" if len(mine) == 1 else "depend"
+    when = (
+        f"was rolling out when {_label(first_ev)} was first seen: "
+        f"{_during_rollout(closest, first_at, as_of)}"
+        if closest.rolling_at(first_at)
+        else f"{_finished(closest)} at {iso_utc(closest.at)}, {_human(first_at - closest.at)} "
+        f"before {_label(first_ev)} was first seen at {iso_utc(first_at)}"
+    )
+    return _Correlation(
+        verdict=Verdict.UNCERTAIN,
+        claims=[_change_fact(closest, evidence, intent, as_of)],
+        missing=[
+            MissingEvidence(
+                evidence_type="deployment_time",
+                intents=[intent],
+                description=f"no release of {names} is recorded in the window read; {names} "
+                f"{depend} on {service}, whose {_what(closest)} {when}: a time correlation "
+                f"through the dependency only, not a release of {names}; ask about {service} "
+                "for its correlation",
+                required=True,
+            )
+        ],
+    )
 
 
 def _window_before_first_error(

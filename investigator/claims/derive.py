@@ -57,6 +57,7 @@ from investigator.claims.ownership import (
 from investigator.claims.releases import (
     _alert_firing_claims,
     _alert_unfound_gaps,
+    _last_release_claims,
     _last_releases,
     _release_claims,
     _releases_in_period,
@@ -571,6 +572,8 @@ def derive_claims(
             # latest by as_of.
             released, release_gaps = _releases_in_period(released, asked_period, as_of)
             text_gaps = [*text_gaps, *release_gaps]
+        else:
+            claims += _last_release_claims(released, as_of, services_read, question or "")
         claims.extend(_release_claims(released))
     claims += rolling[0]
     # Each DEPENDS_ON record read either way states its direction (and, a dependent found
@@ -724,10 +727,14 @@ def derive_claims(
             as_of,
             competing_checks,
             question,
-            searched=search_stopped_by is None,
+            # No errors looked for (nothing named, no --service): "no first-seen error is
+            # known" would state what was never searched (e31-qa finding 2); the gap says it.
+            searched=search_stopped_by is None
+            and not _no_errors_looked_for(firsts, service_id, question, services_read),
             then_rollout=_rollout_taken_as_then(evidence, refs, as_of),
             reports=reports,
             known_at=known_at,
+            asked=services_read,
         )
         verdict, confounders = correlation.verdict, correlation.confounders
         claims.extend(correlation.claims)
@@ -1168,6 +1175,17 @@ def names_no_errors(question: str | None) -> bool:
     """Whether the question names nothing whose errors could be looked up (no id, error
     code, release, alert or name): "What changed before the errors?"."""
     return not extract_mentions(question or "").texts()
+
+
+def _no_errors_looked_for(
+    firsts: Sequence[Evidence],
+    service_id: str | None,
+    question: str | None,
+    services_read: Sequence[str],
+) -> bool:
+    """No error was looked for: none read, no --service, and the question names nothing
+    (no service, error code, alert or release) nor did the run take a service to read."""
+    return not firsts and service_id is None and names_no_errors(question) and not services_read
 
 
 def _unresolved_name_gaps(

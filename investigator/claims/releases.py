@@ -4,6 +4,7 @@ the gap for an alert asked about but not found.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 
@@ -294,3 +295,40 @@ def _last_releases(
             last[service] = (t, ev.element_id)
     kept = {element_id for _, element_id in last.values()}
     return [ev for ev in timed if ev.element_id in kept or (_release_of(ev) or "") in kept]
+
+
+# "Last deploy of payment-api?", "the latest release", "most recent rollout": one release
+# asked for, the last finished by as_of (not "the last 3 deploys", nor a period's words).
+_LAST_RELEASE_ASKED = re.compile(
+    r"\b(?:last|latest|most\s+recent|newest)\s+(?:deploy(?:ment)?|release|rollout)\b(?!s)",
+    re.IGNORECASE,
+)
+
+
+def _last_release_claims(
+    released: Sequence[Evidence], as_of: datetime, services: Sequence[str], question: str
+) -> list[Claim]:
+    """For a question asking for the last release ("last deploy of payment-api?"): which of
+    the releases listed is the last each service finished by as_of, a fact each (e31-qa m4:
+    both releases were listed and neither was named the last)."""
+    if not _LAST_RELEASE_ASKED.search(question):
+        return []
+    out: list[Claim] = []
+    last = [ev for ev in _last_releases(released, as_of, services) if ev.type == "Deployment"]
+    for ev in sorted(last, key=lambda e: (_release_service(e) or "", e.element_id)):
+        at = _instant(ev, _DEPLOY_TIME_KEYS)
+        if at is None:
+            continue
+        service = _release_service(ev)
+        of = f" of {service}" if service else ""
+        out.append(
+            _claim(
+                f"The last release{of} finished by as_of {iso_utc(as_of)} is {_label(ev)} "
+                f"({ev.element_id}), finished at {iso_utc(at)}",
+                EpistemicStatus.FACT,
+                0.95,
+                [ev],
+                Intent.RELEASE_LOOKUP.value,
+            )
+        )
+    return out

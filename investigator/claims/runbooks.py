@@ -75,11 +75,16 @@ def _text_runbook_owners(
         own = [ev for ev in owners if ev.context.get("owned") == rb]
         through = [ev for ev in owners if ev.context.get("service") in services]
         own_ids = {ev.evidence_id for ev in own}
+        # The search's best hit may be a version not in force at as_of (v4 from 07-25 asked
+        # at 07-23): the route names the versions the gate admitted for it (e31-qa finding 4).
+        named = _admitted_versions(runbooks, rb)
         for ev in own or through:
             via = (
                 f", the owner of {rb}"
                 if ev.evidence_id in own_ids
-                else f", through service {ev.context.get('service')}, which {rb} applies to"
+                else f", through service {ev.context.get('service')}, which {named} "
+                + ("applies" if " and " not in named else "apply")
+                + " to"
             )
             out.claims.append(
                 _claim(
@@ -92,13 +97,12 @@ def _text_runbook_owners(
             )
         unnamed = (
             f"no service, alert or error code record the subject may read is named by the "
-            f"question: {rb} is tied to it"
+            f"question: {named} is tied to it"
         )
         if places:
-            named = ", ".join(places)
             unnamed = (
-                f"no record the subject may read ties {rb} to {named}, which the question "
-                f"names: {rb} is tied to the question"
+                f"no record the subject may read ties {named} to {', '.join(places)}, which "
+                f"the question names: {named} is tied to the question"
             )
         if not services & set(places):
             out.missing.append(
@@ -110,8 +114,15 @@ def _text_runbook_owners(
                 )
             )
         if not (own or through):
-            out.missing.append(_text_owner_gap(rb))
+            out.missing.append(_text_owner_gap(named))
     return out
+
+
+def _admitted_versions(runbooks: Sequence[Evidence], anchor: str) -> str:
+    """The runbook versions admitted for a runbook the search found by the question's words
+    (those in force at as_of or a time asked), by id: the anchor itself when none is."""
+    ids = sorted({ev.element_id for ev in runbooks if ev.context.get("anchor") == anchor})
+    return " and ".join(ids) if ids else anchor
 
 
 def _text_owner_gap(rb: str) -> MissingEvidence:
