@@ -1000,8 +1000,13 @@ def _investigate(
         relative_times=time_references(request.question, as_of).relative,
         time_notes=[
             # A future as_of is what today's records say of then, not a record of then
-            # (an as_of left out is the run's now: no note).
-            *(future_as_of_notes(as_of, known_at) if request.as_of is not None else []),
+            # (an as_of left out is the run's now: no note; a --known-at given earlier than
+            # as_of is a stale-known_at question, whose own notes say so).
+            *(
+                future_as_of_notes(as_of, known_at)
+                if request.as_of is not None and request.known_at is None
+                else []
+            ),
             # How relative words ("yesterday", "2 hours ago") were read against as_of.
             *relative_notes(request.question, as_of),
             # Said only where an owner, version or change read covers the period asked.

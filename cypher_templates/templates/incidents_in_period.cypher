@@ -9,11 +9,13 @@ MATCH (i:KG:Incident)
 WHERE i.tenant = $tenant AND {{ v.visible('i') }}
 WITH i, coalesce(i.started_at, i.valid_from) AS started, coalesce(i.resolved_at, i.valid_to) AS ended
 WHERE started <= $to AND (ended IS NULL OR ended >= $from)
-WITH i, started, ended, COLLECT {
+CALL (i) {
   MATCH (s:KG:Service)-[r:AFFECTED_BY]->(i)
   WHERE {{ v.visible('s') }} AND {{ v.visible_rel('r', 'AFFECTED_BY') }}
-  RETURN DISTINCT s.id AS service ORDER BY service
-} AS services
+  WITH DISTINCT s.id AS service
+  ORDER BY service
+  RETURN collect(service) AS services
+}
 RETURN {{ e.node_element('i', "['incident_report']") }} AS element,
        {incident: i.id, started_at: {{ e.instant('started') }}, resolved_at: {{ e.instant('ended') }}, services: services} AS context,
        null AS score
