@@ -419,14 +419,13 @@ def asks_incident_list(question: str) -> bool:
     """Whether the question asks for the incidents of a period, or all of them, naming no
     service, incident, error code, release or alert ("which incidents hit ledger?" reads
     the service's own)."""
-    # Without as_of a month ("in July 2026") is not placed yet: its words say a time.
-    said = time_references(question)
-    listed = bool(_INCIDENT_LIST_WORDS.search(question)) or (
-        bool(_INCIDENTS_IN_A_PERIOD.search(question))
-        and (said.period is not None or bool(said.unresolved) or bool(said.explicit))
-    )
-    if not listed:
-        return False
+    if not _INCIDENT_LIST_WORDS.search(question):
+        if not _INCIDENTS_IN_A_PERIOD.search(question):
+            return False  # most questions: their time words are not parsed for this
+        # Without as_of a month ("in July 2026") is not placed yet: its words say a time.
+        said = time_references(question)
+        if said.period is None and not said.unresolved and not said.explicit:
+            return False
     named = extract_mentions(question)
     return not (named.ids or named.error_codes or named.releases or named.alerts or named.names)
 
