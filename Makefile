@@ -6,6 +6,10 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 # The tests' own local server (never the one `make demo` fills); see docs/local-neo4j.md.
 TEST_STATE_DIR := $(CURDIR)/.investigator/test-neo4j
+# Test processes, each with its own local server (the second in test-neo4j-gw1); one when
+# NEO4J_URI names a database (tests wipe the database they use). `make test TEST_WORKERS=0`
+# runs in one process.
+TEST_WORKERS ?= $(if $(NEO4J_URI),0,2)
 
 .PHONY: install demo test lint eval test-eval templates clean
 
@@ -28,7 +32,7 @@ lint: install
 
 # Lint, types, the test suite, then the golden-set evaluation with its gates.
 test: lint
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile
 	$(MAKE) --no-print-directory test-eval
 
 # The evaluation on the tests' server (or on NEO4J_URI when set), stopped afterwards.

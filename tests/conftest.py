@@ -31,6 +31,18 @@ REPO = Path(__file__).resolve().parents[1]
 os.environ.setdefault("INVESTIGATOR_WARM", "0")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """End a parallel session (pytest-xdist) at once when NEO4J_URI names the one database
+    every worker would use: each test wipes the database it uses, under the others' feet."""
+    workers = getattr(config.option, "numprocesses", None)
+    if os.environ.get("NEO4J_URI") and workers and not os.environ.get("PYTEST_XDIST_WORKER"):
+        pytest.exit(
+            f"NEO4J_URI names one database and the tests wipe the database they use: run them "
+            f"in one process, not {workers} (`pytest -n 0`, or `make test TEST_WORKERS=0`)",
+            returncode=2,
+        )
+
+
 def _docker_answers() -> bool:
     if not shutil.which("docker"):
         return False
@@ -42,10 +54,17 @@ def _docker_answers() -> bool:
 
 
 def test_server() -> LocalNeo4j:
-    """The local server the test session uses: its own state folder, the shared jar cache."""
+    """The local server the test session uses: its own state folder, the shared jar cache.
+
+    Under pytest-xdist (`make test` runs two workers) each worker after the first gets its own
+    server in `<state folder>-gwN`: tests wipe the database they use, so workers never share
+    one."""
     state_dir = os.environ.get("INVESTIGATOR_TEST_STATE_DIR") or str(
         REPO / ".investigator" / "test-neo4j"
     )
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    if worker != "gw0":
+        state_dir = f"{state_dir}-{worker}"
     return LocalNeo4j(Path(state_dir), _default_cache_dir())
 
 

@@ -62,3 +62,38 @@ def test_the_tests_refuse_a_database_holding_data_and_delete_nothing(
     assert "INVESTIGATOR_TEST_WIPE=1" in said
     assert "1 passed" not in said
     assert _nodes(demo_graph) == before
+
+
+def test_a_parallel_session_on_one_named_database_ends_before_any_test(
+    demo_graph: neo4j.Driver, neo4j_settings: ConnectionSettings
+) -> None:
+    """`make test` runs two workers, each on its own local server; with NEO4J_URI they would
+    share one database and wipe it under each other, even one the tests may wipe."""
+    before = _nodes(demo_graph)
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("INVESTIGATOR_TEST_", "NEO4J_", "PYTEST_"))
+    }
+    env.update(
+        NEO4J_URI=neo4j_settings.uri,
+        NEO4J_USER=neo4j_settings.user,
+        NEO4J_PASSWORD=neo4j_settings.password.get_secret_value(),
+        INVESTIGATOR_TEST_WIPE="1",
+    )
+    target = "tests/test_canonical.py::test_demo_hashes_are_pinned"
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", target],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    said = proc.stdout + proc.stderr
+    assert proc.returncode == 2, said
+    assert "NEO4J_URI names one database" in said
+    assert "not 2 (`pytest -n 0`, or `make test TEST_WORKERS=0`)" in said
+    assert "passed" not in said
+    assert _nodes(demo_graph) == before
