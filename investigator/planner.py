@@ -27,7 +27,7 @@ from investigator.incident_reference import the_incident_step, the_incident_word
 from investigator.lazy_pattern import LazyPattern
 from investigator.ownership_history import asked_team
 from investigator.rubric import UNRECORDED_ASKS, Intent, required_types, useful_types
-from investigator.stop_words import ENGLISH_STOP_WORDS
+from investigator.stop_words import ENGLISH_STOP_WORDS, KIND_NOUNS
 from investigator.timeline import (
     EARLIEST,
     EPISODE,
@@ -1480,6 +1480,10 @@ def linking_steps(mentions: Mentions, service_id: str | None, question: str) -> 
     all_words = re.findall(r"[\w.:@-]+", question)
     # Function words match every short text alike ("the", "is"): the query is the others.
     informative = [w for w in all_words if w.lower() not in ENGLISH_STOP_WORDS]
+    if not texts:
+        # Nothing named: the search's best anchors become the services asked about, so a
+        # kind noun ("the broken service") must not be what links one.
+        informative = [w for w in informative if w.lower() not in KIND_NOUNS] or informative
     words = " ".join(informative or all_words)[:500]
     if words.strip():
         steps.append(

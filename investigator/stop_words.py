@@ -40,3 +40,10 @@ _CHINESE_TEXT = """
     个 之 其 被 把 从 对 于 也 都 就 请 该
 """
 CHINESE_FUNCTION_CHARACTERS = frozenset(_CHINESE_TEXT.split())
+
+# Words that say what kind of record a question is about, not which one: "who owns the broken
+# service?" names no service, and a search for "service" finds whichever record's alias holds
+# the word (svc:ledger's "ledger-service"), whose owner a hurried on-call would then page.
+KIND_NOUNS = frozenset(
+    {"service", "services", "system", "systems", "app", "apps", "application", "applications"}
+)
