@@ -25,6 +25,7 @@ from investigator.timeline import (
     CHANGE_TIME_KEYS,
     DEPLOY_TIME_KEYS,
     FIRST_SEEN_KEYS,
+    incident_span,
     instant,
     instant_of,
     shift,
@@ -52,12 +53,11 @@ def _incident_events(incidents: Sequence[Evidence], as_of: datetime) -> list[_Ev
     out: list[_Event] = []
     for ev in incidents:
         name = f"Incident {ev.element_id} ({_label(ev)})"
-        started = instant_of(ev.props.get("started_at")) or ev.valid_from
+        started, resolved = incident_span(ev)
         severity = ev.props.get("severity")
         sev = f", severity {severity}" if isinstance(severity, str) and severity else ""
         if started is not None:
             out.append((started, ev.element_id, f"{name} started{sev}", [ev]))
-        resolved = instant_of(ev.props.get("resolved_at"))
         if resolved is not None and resolved <= as_of:
             out.append((resolved, ev.element_id, f"{name} resolved", [ev]))
     return out
@@ -69,13 +69,11 @@ def _window(
     """(start, end, open): the incident's start (the latest incident started by as_of), else
     the latest first error by as_of; its end the resolution by as_of, else as_of (open)."""
     started = [
-        (t, ev)
-        for ev in incidents
-        if (t := instant_of(ev.props.get("started_at")) or ev.valid_from) is not None and t <= as_of
+        (t, ev) for ev in incidents if (t := incident_span(ev)[0]) is not None and t <= as_of
     ]
     if started:
         start, incident = max(started, key=lambda p: (p[0], p[1].element_id))
-        resolved = instant_of(incident.props.get("resolved_at"))
+        resolved = incident_span(incident)[1]
         if resolved is not None and resolved <= as_of:
             return start, resolved, False
         return start, as_of, True
