@@ -588,6 +588,21 @@ def asks_action_taken(question: str) -> bool:
     return bool(_ACTION_NOUN_ASKED.search(question) or _FIX_NOUN_ASKED.search(question))
 
 
+def action_incident_words(question: str) -> str | None:
+    """The incident a response action asked about after the fact was taken in ("was the
+    rollback successful?": 'the incident of the rollback'): asked with no service, incident
+    or error named, it is looked up as a bare "the incident" is (`incident_reference`): the
+    one open at as_of, else the only one started by then; its services are the ones read.
+    Before, nothing named a service: the runbook the action words ask for was a required
+    gap and the incident's resolution was never read. None when no action is asked."""
+    if "response_action" not in unrecorded_asks(question):
+        return None
+    noun = _ACTION_NOUN_ASKED.search(question)
+    if noun is not None:
+        return f"the incident of {' '.join(noun.group(0).split())}"
+    return "the incident the action was taken in"
+
+
 # "Was the rollback successful?", "did the fix work?": the outcome of the action asked.
 _ACTION_OUTCOME_ASKED = LazyPattern(
     r"\b(?:success\w*|work(?:ed)?|help(?:ed)?|effective|outcome|result)\b",
@@ -1749,7 +1764,8 @@ class DeterministicPlanner:
         team_words = asked_team(inp.question)
         if team_words is not None and Intent.OWNERSHIP_AT_TIME in intents:
             steps += team_link_steps(team_words)
-        if not inp.service_id and not mentions.texts() and the_incident_words(inp.question):
+        bare = the_incident_words(inp.question) or action_incident_words(inp.question)
+        if not inp.service_id and not mentions.texts() and bare:
             # "the incident" with nothing named: which incident it means is looked up.
             steps.append(the_incident_step(inp.as_of))
         steps += steps_for(
@@ -2564,6 +2580,37 @@ def followup_steps(
             else []
         ),
         *timeline_steps(intents, known, as_of=inp.as_of, focus=focus),
+        *incident_of_code_steps(intents, known, gate, inp.question, focus),
+    ]
+
+
+def incident_of_code_steps(
+    intents: Sequence[Intent | str],
+    known: Known,
+    gate: Any,
+    question: str,
+    focus: Sequence[str],
+) -> list[PlanStep]:
+    """ "How long was PAY-4097 open?", "when was the PAY-4097 incident resolved?": an incident
+    question naming an error code asks about the incident of the services that emitted it.
+    Until an incident record is admitted, its records are read as a timeline's are (the
+    incidents of those services, then each incident's own context). Before, a report that
+    supports `incident_report` ended the search and the incident record found by text was
+    set aside (`low_relevance`): "no incident of PAY-4097 recorded"."""
+    said = {str(i) for i in intents}
+    if Intent.INCIDENT_LOOKUP.value not in said or Intent.TIMELINE.value in said:
+        return []  # a timeline reads them itself (`timeline_steps`)
+    if not extract_mentions(question).error_codes:
+        return []
+    if any(ev.type == "Incident" for ev in gate.admitted):
+        return []
+    return [
+        _one_hop_step(svc, "AFFECTED_BY", "both", step_id=NAV_PREFIX + "incidents")
+        for svc in focus[:MAX_FOCUS_SERVICES]
+        if not known.incidents
+    ] + [
+        _step("incident_context", {"incident_id": inc}, "error_first_seen")
+        for inc in known.incidents[:MAX_FOCUS_SERVICES]
     ]
 
 
@@ -2584,6 +2631,13 @@ def timeline_steps(
         if not known.incidents
     ] + [
         _step("incident_context", {"incident_id": inc}, "error_first_seen")
+        for inc in known.incidents[:MAX_FOCUS_SERVICES]
+    ]
+    # The reports about each incident: the actions they state with a time ("Fix: rollback at
+    # 10:41.") are listed among the events as their words, whatever found the incident (a
+    # text hit brought the postmortem in for "PAY-4097", none for "the payments incident").
+    steps += [
+        _step("documents_about", {"entity_id": inc}, "mechanism")
         for inc in known.incidents[:MAX_FOCUS_SERVICES]
     ]
     if known.first_seen is None or known.first_seen > as_of:

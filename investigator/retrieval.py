@@ -56,6 +56,7 @@ from investigator.planner import (
     DeterministicPlanner,
     Known,
     PlanInput,
+    action_incident_words,
     asks_unnamed_alert_owner,
     competing_cause_steps,
     emitter_steps,
@@ -1749,7 +1750,11 @@ class RetrievalLoop:
             if step.step_id == THE_INCIDENT_LOOKUP:
                 # "the incident": the one incident it can mean is an anchor; several are
                 # named in the report, none taken (never a silent pick).
-                words = the_incident_words(self.inp.question) or "the incident"
+                words = (
+                    the_incident_words(self.inp.question)
+                    or action_incident_words(self.inp.question)
+                    or "the incident"
+                )
                 reading = read_the_incident(
                     words, self._tied_at_as_of(read_rows, anchors=False), truncated=result.truncated
                 )

@@ -1854,6 +1854,15 @@ def instant(ev: Evidence, keys: Sequence[str]) -> datetime | None:
     return ev.valid_from
 
 
+def incident_span(ev: Evidence) -> tuple[datetime | None, datetime | None]:
+    """An incident record's (start, resolution): its `started_at` (context, then props), else
+    its valid_from; its `resolved_at`, else its valid_to, else None (no resolution recorded).
+    The one reading of both: `incidents_in_period` and `incidents_at` rows carry the same
+    coalesced times in their context, the other reads the record's props."""
+    resolved = instant_of(ev.context.get("resolved_at", ev.props.get("resolved_at")))
+    return instant(ev, ("started_at",)), resolved or ev.valid_to
+
+
 def change_instant(ev: Evidence) -> datetime | None:
     """When a release (its finish) or another change (its instant) took effect."""
     return instant(ev, DEPLOY_TIME_KEYS if ev.type == "Deployment" else CHANGE_TIME_KEYS)
@@ -2073,7 +2082,7 @@ def _incident_text(ev: Evidence) -> str:
 def _incident_of_code(incident: Evidence, code: str, evidence: Sequence[Evidence]) -> bool:
     """Whether `code`'s first error is of this incident: seen within `EPISODE` of its start
     (an error code its services emitted a year before is not what the incident was)."""
-    start = instant(incident, ("started_at",))
+    start = incident_span(incident)[0]
     if start is None:
         return False
     return any(
@@ -2123,7 +2132,7 @@ def _incident_start(
     starts = [
         (t, ev.name or ev.element_id, ev.element_id)
         for ev in _named_incidents(evidence, words)
-        if (t := instant(ev, ("started_at",))) is not None and t <= as_of
+        if (t := incident_span(ev)[0]) is not None and t <= as_of
     ]
     return max(starts) if starts else None
 
@@ -2139,7 +2148,7 @@ def _incident_before(
     starts = [
         (t, ev.name or ev.element_id, ev.element_id)
         for ev in _named_incidents(evidence, words)
-        if (t := instant(ev, ("started_at",))) is not None and t < min(begins)
+        if (t := incident_span(ev)[0]) is not None and t < min(begins)
     ]
     return max(starts) if starts else None
 
@@ -2152,8 +2161,7 @@ def _incident_end(
     ends = [
         (t, ev.name or ev.element_id, ev.element_id)
         for ev in _named_incidents(evidence, words)
-        if (t := instant_of(ev.context.get("resolved_at", ev.props.get("resolved_at")))) is not None
-        and t <= as_of
+        if (t := incident_span(ev)[1]) is not None and t <= as_of
     ]
     return max(ends) if ends else None
 

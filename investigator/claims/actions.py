@@ -17,7 +17,7 @@ from investigator.evidence import Evidence, iso_utc
 from investigator.lazy_pattern import LazyPattern
 from investigator.planner import asks_action_outcome, unrecorded_asks
 from investigator.rubric import Intent, MissingEvidence
-from investigator.timeline import instant_of
+from investigator.timeline import incident_span, instant_of
 
 # A sentence stating an action taken ("Fix: rollback at 10:41.", "We restarted the pods").
 _ACTION_SENTENCE = LazyPattern(
@@ -115,7 +115,7 @@ def _outcome_claims(stated: _Stated, evidence: Sequence[Evidence], as_of: dateti
     for inc in sorted(evidence, key=lambda e: e.element_id):
         if inc.type != "Incident":
             continue
-        resolved = instant_of(inc.props.get("resolved_at"))
+        resolved = incident_span(inc)[1]
         if resolved is None or resolved > as_of or resolved < at:
             continue
         seen_after = []

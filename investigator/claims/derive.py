@@ -151,8 +151,8 @@ from investigator.timeline import (
     EventSide,
     ReferenceTime,
     holds_at,
+    incident_span,
     instant,
-    instant_of,
     passed_over_error,
     reference_times,
     time_references,
@@ -1149,7 +1149,7 @@ def _change_times(evidence: Sequence[Evidence]) -> dict[str, tuple[datetime, str
     for ev in evidence:
         if ev.type == "Incident" and (ev.template or "").startswith("incidents_in_period@"):
             # An incident list reads in start order too.
-            started = instant_of(ev.context.get("started_at")) or ev.valid_from
+            started = incident_span(ev)[0]
             if started is not None:
                 times[ev.evidence_id] = (started, ev.element_id)
             continue

@@ -12,7 +12,7 @@ from investigator.evidence import Evidence, iso_utc
 from investigator.planner import asks_an_incident, extract_mentions
 from investigator.rubric import Intent, MissingEvidence
 from investigator.runbook_sections import SECTION_EXCERPT
-from investigator.timeline import AnchorEvent, instant_of, time_references
+from investigator.timeline import AnchorEvent, incident_span, time_references
 
 
 def _incident_facts(ev: Evidence, as_of: datetime) -> str:
@@ -25,11 +25,10 @@ def _incident_facts(ev: Evidence, as_of: datetime) -> str:
     if isinstance(severity, str) and severity.strip():
         parts.append(f"severity {severity.strip()}")
     resolved = False
-    for key, word in (("started_at", "started"), ("resolved_at", "resolved")):
-        at = instant_of(ev.props.get(key))
+    for at, word in zip(incident_span(ev), ("started", "resolved"), strict=True):
         if at is not None and at <= as_of:
             parts.append(f"{word} {iso_utc(at)}")
-            resolved |= key == "resolved_at"
+            resolved = word == "resolved"
     if not resolved and (ev.valid_to is None or ev.valid_to > as_of):
         parts.append(f"open at as_of {iso_utc(as_of)} (no resolution recorded by as_of)")
     return "".join(f", {p}" for p in parts)
@@ -44,10 +43,9 @@ def _incident_duration_claims(incidents: Sequence[Evidence], as_of: datetime) ->
     for ev in sorted(incidents, key=lambda e: e.element_id):
         if ev.type != "Incident":
             continue
-        start = instant_of(ev.props.get("started_at")) or ev.valid_from
+        start, end = incident_span(ev)
         if start is None or start > as_of:
             continue
-        end = instant_of(ev.props.get("resolved_at")) or ev.valid_to
         if end is not None and end <= as_of:
             said = (
                 f"Incident {ev.element_id} lasted {_human(end - start)}: started "

@@ -13,7 +13,12 @@ from investigator.context_graph.models import ToolCallRecord
 from investigator.evidence import Evidence, iso_utc
 from investigator.planner import asks_open_incidents_anywhere
 from investigator.rubric import Intent, MissingEvidence
-from investigator.timeline import ALERT_TIME_KEYS, instant_of, rollout_under_way, time_references
+from investigator.timeline import (
+    ALERT_TIME_KEYS,
+    incident_span,
+    rollout_under_way,
+    time_references,
+)
 
 
 def cut_incident_lists(calls: Sequence[ToolCallRecord]) -> list[tuple[str, str, int]]:
@@ -51,13 +56,13 @@ def _incident_list_claims(
     for ev in evidence:
         if ev.type != "Incident" or not (ev.template or "").startswith("incidents_in_period@"):
             continue
-        started = instant_of(ev.context.get("started_at")) or ev.valid_from
+        started = incident_span(ev)[0]
         if started is None or started > as_of:
             continue
         rows.append((started, ev.element_id, ev))
     claims: list[Claim] = []
     for started, _, ev in sorted(rows, key=lambda r: (r[0], r[1])):
-        resolved = instant_of(ev.context.get("resolved_at"))
+        resolved = incident_span(ev)[1]
         if resolved is not None and resolved <= as_of:
             until = f"resolved {iso_utc(resolved)} (lasted {_human(resolved - started)})"
         else:
@@ -168,9 +173,7 @@ def _service_status_claims(
             if len(parts) != 3 or parts[1] != svc or parts[2] not in incidents:
                 continue
             inc = incidents[parts[2]]
-            start = instant_of(inc.props.get("started_at")) or inc.valid_from
-            resolved = instant_of(inc.props.get("resolved_at"))
-            end = resolved if resolved is not None else inc.valid_to
+            start, end = incident_span(inc)
             if _open_at(start, end, as_of) and start is not None:
                 open_incidents.append(
                     (

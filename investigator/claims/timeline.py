@@ -6,7 +6,9 @@ incident's start (the incident record, else the latest first error by as_of) les
 its resolution, or as_of while it is open. Each release start and finish, change event, first
 error, alert firing, the incident's start and resolution and each affected-service period is
 one `fact` bound to its record, with its time. A report's own timeline text is quoted as what
-that report states, apart from the records' events (never merged into them).
+that report states, apart from the records' events (never merged into them); an action a
+report states with a clock time ("Fix: rollback at 10:41.") is listed in time order among
+them, as the report's words, never as a recorded event.
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ import re
 from collections.abc import Sequence
 from datetime import datetime
 
+from investigator.claims.actions import _stated_actions
 from investigator.claims.model import Claim, EpistemicStatus
+from investigator.claims.reports import _record_notes
 from investigator.claims.wording import _claim, _label, _quote, _with
 from investigator.evidence import Evidence, iso_utc
 from investigator.planner import CHANGE_LOOKBACK, DEPLOY_LOOKBACK
@@ -25,6 +29,7 @@ from investigator.timeline import (
     CHANGE_TIME_KEYS,
     DEPLOY_TIME_KEYS,
     FIRST_SEEN_KEYS,
+    incident_span,
     instant,
     instant_of,
     shift,
@@ -52,12 +57,11 @@ def _incident_events(incidents: Sequence[Evidence], as_of: datetime) -> list[_Ev
     out: list[_Event] = []
     for ev in incidents:
         name = f"Incident {ev.element_id} ({_label(ev)})"
-        started = instant_of(ev.props.get("started_at")) or ev.valid_from
+        started, resolved = incident_span(ev)
         severity = ev.props.get("severity")
         sev = f", severity {severity}" if isinstance(severity, str) and severity else ""
         if started is not None:
             out.append((started, ev.element_id, f"{name} started{sev}", [ev]))
-        resolved = instant_of(ev.props.get("resolved_at"))
         if resolved is not None and resolved <= as_of:
             out.append((resolved, ev.element_id, f"{name} resolved", [ev]))
     return out
@@ -69,13 +73,11 @@ def _window(
     """(start, end, open): the incident's start (the latest incident started by as_of), else
     the latest first error by as_of; its end the resolution by as_of, else as_of (open)."""
     started = [
-        (t, ev)
-        for ev in incidents
-        if (t := instant_of(ev.props.get("started_at")) or ev.valid_from) is not None and t <= as_of
+        (t, ev) for ev in incidents if (t := incident_span(ev)[0]) is not None and t <= as_of
     ]
     if started:
         start, incident = max(started, key=lambda p: (p[0], p[1].element_id))
-        resolved = instant_of(incident.props.get("resolved_at"))
+        resolved = incident_span(incident)[1]
         if resolved is not None and resolved <= as_of:
             return start, resolved, False
         return start, as_of, True
@@ -139,6 +141,31 @@ def _events(evidence: Sequence[Evidence], as_of: datetime) -> list[_Event]:
     return out
 
 
+def _stated_action_events(evidence: Sequence[Evidence], as_of: datetime) -> list[_Event]:
+    """Each action a report admitted states with a clock time ("Fix: rollback at 10:41." of
+    the postmortem), placed at that time among the records' events as the report's words:
+    quoted, marked as stated by the report, never a recorded event (the KG has no
+    response-action record). Its time is read as `actions` reads it (UTC on the day the
+    report is valid from); one after as_of, or with no time written, is not listed."""
+    out: list[_Event] = []
+    for stated in _stated_actions(evidence, as_of):
+        if stated.at is None:
+            continue
+        report = stated.report
+        notes = ", ".join([report.element_id, *_record_notes(report)])
+        out.append(
+            (
+                stated.at,
+                report.element_id,
+                f'{_label(report)} ({notes}) states an action taken: "{_quote(stated.sentence)}" '
+                "(the report's words, its time read as UTC on the day the report is valid "
+                "from; not a recorded event: the KG has no response-action record)",
+                [report],
+            )
+        )
+    return out
+
+
 def _report_timelines(evidence: Sequence[Evidence]) -> list[Claim]:
     """What a trusted report's own timeline text states, quoted as the report's words."""
     out: list[Claim] = []
@@ -193,7 +220,8 @@ def timeline_claims(
     }
     lookback = shift(start, -CHANGE_LOOKBACK)
     kept: list[_Event] = []
-    for event in _events(evidence, as_of):
+    stated = _stated_action_events(evidence, as_of)
+    for event in [*_events(evidence, as_of), *stated]:
         at, _, _, evs = event
         etype = evs[0].evidence_types[0] if evs[0].evidence_types else ""
         if earliest.get(etype, lookback) <= at <= end:
@@ -202,11 +230,12 @@ def timeline_claims(
         _claim(
             f"{iso_utc(at)}: {statement}",
             EpistemicStatus.FACT,
-            0.95,
+            # A report's words: as sure as the action claims quoting them (`actions`).
+            0.9 if (at, record, statement, evs) in stated else 0.95,
             evs,
             Intent.TIMELINE.value,
         )
-        for at, _, statement, evs in sorted(kept, key=lambda e: (e[0], e[1], e[2]))
+        for at, record, statement, evs in sorted(kept, key=lambda e: (e[0], e[1], e[2]))
     ]
     if still_open:
         basis = [ev for ev in incidents if ev.valid_from is not None and ev.valid_from <= as_of]
