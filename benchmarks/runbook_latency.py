@@ -102,7 +102,7 @@ def main() -> None:
         kg_nodes = _prepare(driver, settings.database, args.synthetic_services)
         lookup = RunbookLookup(driver, database=settings.database)
         queries = [
-            (label, RunbookQuery(target=t, value=v, subject_id=s, as_of=_t(a)))
+            (label, RunbookQuery(target=t, value=v, subject_id=s, as_of=_t(a), as_of_from="given"))
             for label, t, v, a, s in CASES
         ]
         for _ in range(3):  # warm-up: driver pool, template verification, server plans

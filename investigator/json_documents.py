@@ -58,10 +58,11 @@ def claim_trust(payload: dict[str, Any]) -> None:
 
 def runbook_json(answer: RunbookAnswer, as_of_from: AsOfFrom, time_note: str | None) -> str:
     """`runbook --json`: the answer card (a rejection's detail never quotes untrusted words),
-    and where its `as_of` came from: `as_of_from` (`as_of` given, one time in the `text`, or
-    `now`) and `time_note`, the card's `Time` line (what became of a time written in the
-    text; None when it has none). Those two are the asker's, not the lookup's: the recorded
-    answer (the run's result, which replay compares) does not hold them."""
+    and where its `as_of` came from: `as_of_from` (`given`, one time in the `text`, or `now`,
+    as the run records it and trace says it) and `time_note`, the card's `Time` line (what
+    became of a time written in the text; None when it has none). Those two are the asker's,
+    not the lookup's: the recorded answer (the run's result, which replay compares) does not
+    hold them."""
     from investigator.untrusted_text import unquoted_detail
 
     rejected = [r.model_copy(update={"detail": unquoted_detail(r.detail)}) for r in answer.rejected]

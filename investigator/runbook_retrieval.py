@@ -171,6 +171,9 @@ def ask(lookup: RunbookLookup, query: CorpusQuery, tenant: str = CORPUS_TENANT) 
         value=_clip(query.text),
         subject_id=f"{tenant}/{CORPUS_SUBJECT}",
         as_of=_AS_OF,
+        # Recorded on the run: the harness gives its as_of (trace says `given`; before, the
+        # run recorded none and trace said "source not recorded").
+        as_of_from="given",
     )
     for attempt in range(_ATTEMPTS):
         try:

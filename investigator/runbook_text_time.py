@@ -22,13 +22,11 @@ from investigator.lazy_pattern import LazyPattern
 from investigator.terminal import one_line
 from investigator.timeline import time_references, zone_not_read
 
-# Where a lookup's as_of came from: given (`--as-of`, the tool's `as_of`), one time written
-# in its TEXT, or now.
-AsOfFrom = Literal["as_of", "text", "now"]
-# The same, as the run records it (investigator/context_graph/run_times.py): `given` for an
-# as_of given by any way in (`--as-of`, the tool's `as_of`).
-RecordedAsOfFrom = Literal["given", "text", "now"]
-
+# Where a lookup's as_of came from, in the run's words (investigator/context_graph/
+# run_times.py, `CtxRun.as_of_from`): `given` (`--as-of`, the tool's `as_of`), `text` (one
+# time written in its TEXT) or `now`. One vocabulary for the card's JSON, the served tool,
+# the run and trace (until session 32 the JSON said `as_of` for `given`).
+AsOfFrom = Literal["given", "text", "now"]
 
 # How a note that took as_of from the text begins.
 FROM_TEXT = "from the text: "
@@ -59,11 +57,6 @@ class TextTime:
     as_of_from: AsOfFrom
     words: str | None = None
 
-    @property
-    def recorded_from(self) -> RecordedAsOfFrom:
-        """Where as_of came from, as the run records it (`given`, `text`, `now`)."""
-        return "given" if self.as_of_from == "as_of" else self.as_of_from
-
 
 def lookup_time(
     text: str | None,
@@ -75,7 +68,7 @@ def lookup_time(
     not: the given one, else one time the text places, else now (`at` None). `now`: what
     relative words ("yesterday", "2 hours ago") are read against (default: the clock)."""
     from_text, note = text_time(text, as_of, argument, now) if text is not None else (None, None)
-    source: AsOfFrom = "as_of" if as_of is not None else "text" if from_text else "now"
+    source: AsOfFrom = "given" if as_of is not None else "text" if from_text else "now"
     words = None
     if from_text is not None and note is not None and note.startswith(FROM_TEXT):
         # "from the text: '2026-07-25' (a day: ...); --as-of sets another time": the words.

@@ -13,10 +13,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import neo4j
 import pytest
 from conftest import wipe
+from test_serving_mcp import server_env
+
+__all__ = ["server_env"]  # a module fixture, used by name
 
 FIXTURE = Path(__file__).parent / "fixtures" / "ownership-history"
 IVY = ["--subject", "initech/user:ivy"]
@@ -26,7 +30,7 @@ PERIOD = "Who owned tps-report between 2026-11-09 and 2026-11-21?"
 CORRECTION = (
     "From 2026-11-10T00:00:00Z to 2026-11-12T00:00:00Z the owner of svc:tps-report was "
     "corrected at 2026-12-01T09:00:00Z: recorded as team:beta until then, team:alpha since "
-    "(asked with --known-at before the correction, the answer is team:beta)"
+    "(asked with a known_at before the correction, the answer is team:beta)"
 )
 
 
@@ -312,7 +316,7 @@ def _templates(doc: dict) -> list[str]:  # type: ignore[type-arg]
 
 AT_INCIDENT = (
     "the owner of svc:tps-report was corrected at 2026-12-01T09:00:00Z: recorded as team:beta "
-    "until then, team:alpha since (asked with --known-at before the correction, the answer is "
+    "until then, team:alpha since (asked with a known_at before the correction, the answer is "
     "team:beta)"
 )
 
@@ -759,7 +763,7 @@ def test_a_runbook_says_its_owner_was_corrected(jam: neo4j.Driver, cli_env, invo
     )
     assert (
         f"At {at}: the owner of {RUNBOOK} was corrected at 2026-09-01T09:00:00Z: recorded as "
-        "team:gamma until then, team:beta since (asked with --known-at before the correction, "
+        "team:gamma until then, team:beta since (asked with a known_at before the correction, "
         "the answer is team:gamma)"
     ) in _claims(doc), _claims(doc)
     assert doc["status"] == "complete"
@@ -848,7 +852,7 @@ def test_a_runbook_history_says_its_owner_was_corrected(  # type: ignore[no-unty
     assert (
         f"From 2026-05-01T00:00:00Z to 2026-09-01T09:00:00Z the owner of {RUNBOOK} was "
         "corrected at 2026-09-01T09:00:00Z: recorded as team:gamma until then, team:beta since "
-        "(asked with --known-at before the correction, the answer is team:gamma)"
+        "(asked with a known_at before the correction, the answer is team:gamma)"
     ) in _claims(doc), _claims(doc)
     assert "owners_of_records" in _templates(doc), _templates(doc)
     # As known before the correction: gamma's record open-ended, no correction said.
@@ -1228,3 +1232,30 @@ def test_since_then_is_never_silently_one_instant(jam: neo4j.Driver, cli_env, in
         "owner question, so the owners over it are not answered (those stated are at the "
         "times they say): ask with 'between <date> and <date>'"
     ) in _gaps(doc), _gaps(doc)
+
+
+def test_a_served_correction_claim_names_no_cli_flag(  # type: ignore[no-untyped-def]
+    initech: neo4j.Driver, server_env
+) -> None:
+    """The correction claim reaches a served caller as it is (claims are not mapped to the
+    tool's words, serving/served_words.py): before session 32 it told an MCP caller, who has
+    no flags, "asked with --known-at before the correction"; now "a known_at", the tool's
+    argument and the CLI's alike."""
+    from test_serving_mcp import DEADLINE, ok, run_async, stdio, text
+
+    from investigator.serving.served_words import CLI_FLAG
+
+    got: dict[str, Any] = {}
+
+    async def main() -> None:
+        async with stdio(server_env, "--subject", "initech/user:ivy") as client:
+            asked = {"question": PERIOD, "service": "svc:tps-report", "deadline_seconds": DEADLINE}
+            result = await client.call_tool("investigate", asked)
+            got["doc"], got["summary"] = ok(result), text(result)
+
+    run_async(main)
+    claims = _claims(got["doc"])
+    assert CORRECTION in claims, claims
+    assert [c for c in claims if CLI_FLAG.search(c)] == [], claims
+    assert "--known-at" not in got["summary"], got["summary"]
+    assert "(asked with a known_at before the correction" in got["summary"], got["summary"]

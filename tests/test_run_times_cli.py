@@ -11,7 +11,9 @@ time" from "at the time the question's text named".
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import neo4j
@@ -146,3 +148,171 @@ def test_a_run_recorded_without_where_its_as_of_came_from_still_lists_traces_and
     # Another subject cannot trace it (existing rule, kept).
     denied = invoke("trace", run_id, *ALICE)
     assert denied.code == 3 and not denied.out, denied
+
+
+def _as_of_line(out: str) -> str:
+    (line,) = [line for line in out.splitlines() if line.startswith("As of ")]
+    return line
+
+
+def _run_id(out: str) -> str:
+    found = re.search(r"run-[0-9a-f]{32}", out.splitlines()[-1])
+    assert found, out
+    return found.group(0)
+
+
+def _trace_root(invoke, run_id: str, *subject: str) -> str:  # type: ignore[no-untyped-def]
+    trace = invoke("trace", run_id, *subject)
+    assert trace.code == 0, trace
+    return str(trace.out.splitlines()[0])
+
+
+def test_the_report_and_the_card_say_where_their_as_of_came_from_as_trace_does(  # type: ignore[no-untyped-def]
+    demo_graph, cli_env, invoke
+) -> None:
+    """Before session 32 the answer printed a bare `As of T` while its run, `trace` and `runs`
+    said `(now: none given)`, `(given)` or `(from the text: '...')`: the answer now says it."""
+    # investigate without --as-of: at now, none given, as its trace says.
+    ran = invoke("investigate", QUESTION, *ALICE, "--deadline-seconds", "120")
+    assert ran.code == 0, ran
+    line = _as_of_line(ran.out)
+    found = re.match(r"As of      (\S+) \(now: none given\)  \(known at \S+\)  subject ", line)
+    assert found, line
+    root = _trace_root(invoke, _run_id(ran.out), *ALICE)
+    assert f"as_of {found.group(1)} (now: none given), known_at " in root, root
+
+    given = invoke(
+        "investigate", QUESTION, *ALICE, "--as-of", "2026-07-23T10:30:00Z", "--deadline-seconds",
+        "120",
+    )  # fmt: skip
+    assert given.code == 0, given
+    assert _as_of_line(given.out).startswith("As of      2026-07-23T10:30:00Z (given)  (known at ")
+
+    # The runbook card: now, the text's time, an --as-of given (beside a time in the text).
+    card = invoke("runbook", "--service", "svc:payment-api", *BOB)
+    assert card.code == 0, card
+    line = _as_of_line(card.out)
+    found = re.match(r"As of     (\S+) \(now: none given\)  \(known at \S+\)$", line)
+    assert found, line
+    root = _trace_root(invoke, _run_id(card.out), *BOB)
+    assert f"as_of {found.group(1)} (now: none given), known_at " in root, root
+
+    card = invoke("runbook", ZONED, *BOB)
+    assert card.code == 0, card
+    assert _as_of_line(card.out).startswith(f"As of     {FROM_TEXT.removeprefix('as_of ')}  ")
+    assert f"{FROM_TEXT}, known_at " in _trace_root(invoke, _run_id(card.out), *BOB)
+
+    card = invoke("runbook", ZONED, "--as-of", "2026-07-26T00:00:00Z", *BOB)
+    assert card.code == 0, card
+    said = "2026-07-26T00:00:00Z (given; a time in the text not used)"
+    assert _as_of_line(card.out).startswith(f"As of     {said}  (known at "), card.out
+    assert f"as_of {said}, known_at " in _trace_root(invoke, _run_id(card.out), *BOB)
+
+
+FUTURE = "2099-01-01T00:00:00Z"
+
+
+def test_the_card_says_a_future_as_of_as_investigate_does(  # type: ignore[no-untyped-def]
+    demo_graph, cli_env, invoke
+) -> None:
+    """`investigate --as-of` after known_at says what its answer is; the card said nothing
+    before session 32. Same words, same condition: only when known_at is the run's now."""
+    note = re.compile(
+        rf"^Time +as_of {FUTURE} is after known_at (\S+): what holds then as recorded by "
+        r"known_at; later records may change it$",
+        re.MULTILINE,
+    )
+    card = invoke("runbook", "--service", "svc:payment-api", "--as-of", FUTURE, *BOB)
+    assert card.code == 0, card
+    found = note.search(card.out)
+    assert found, card.out
+    assert f"(known at {found.group(1)})" in _as_of_line(card.out)
+    ran = invoke(
+        "investigate", "who owned payment-api?", *BOB, "--as-of", FUTURE, "--deadline-seconds",
+        "120",
+    )  # fmt: skip
+    assert ran.code == 0, ran
+    assert note.search(ran.out), ran.out
+    # A --known-at given: a stale-known_at question, not this note (as investigate).
+    stale = invoke(
+        "runbook", "--service", "svc:payment-api", "--as-of", FUTURE, "--known-at",
+        "2026-12-01T00:00:00Z", *BOB,
+    )  # fmt: skip
+    assert stale.code == 0, stale
+    assert "is after known_at" not in stale.out, stale.out
+    # A past --as-of: no note.
+    past = invoke(
+        "runbook", "--service", "svc:payment-api", "--as-of", "2026-07-26T00:00:00Z", *BOB
+    )
+    assert past.code == 0 and "is after known_at" not in past.out, past.out
+
+
+COUNSEL = """
+tenant: acme
+principals:
+  - {id: user:counsel, name: Legal counsel, labels: [internal, incident], purposes: [legal],
+     source_id: src:iam, recorded_at: "2026-01-05T09:00:00Z"}
+"""
+
+
+def test_a_purge_run_says_its_time_is_its_own_not_given(  # type: ignore[no-untyped-def]
+    demo_graph: neo4j.Driver, cli_env, invoke, tmp_path: Path
+) -> None:
+    """A purge records its own time as as_of and known_at (`known_at_given` true: the purge
+    sets it). Before session 32, trace said `known_at ... (given)` though nobody gives a purge
+    a time; now both are said to be the purge's own."""
+    from graph_schema.bundle import load_bundle
+    from graph_schema.writer import ingest_bundle
+
+    (tmp_path / "counsel.yaml").write_text(COUNSEL, encoding="utf-8")
+    ingest_bundle(demo_graph, load_bundle(tmp_path / "counsel.yaml"))
+    counsel = ("--subject", "acme/user:counsel", "--purpose", "legal")
+    # An id with no record: refused, and recorded as a purge run (nothing is purged).
+    refused = invoke(
+        "purge", "doc:no-such-record", "--tenant", "acme", "--subject", "user:counsel",
+        "--reason", "h32 probe",
+    )  # fmt: skip
+    assert refused.code == 2, refused
+    run_id = re.search(r"run-[0-9a-f]{32}", refused.err)
+    assert run_id, refused
+    root = _trace_root(invoke, run_id.group(0), *counsel)
+    assert re.search(r", as_of (\S+), known_at \1 \(now: a purge asks about no time\)\)$", root), (
+        root
+    )
+    assert "(given)" not in root, root
+    doc = _json(invoke, "trace", run_id.group(0), *counsel)
+    assert (doc["as_of_from"], doc["known_at_from"]) == ("now", "now")
+    assert _listed(invoke, run_id.group(0), *counsel).endswith("(now: a purge asks about no time)")
+
+
+def test_the_retrieval_harness_records_its_as_of_as_given(  # type: ignore[no-untyped-def]
+    demo_graph: neo4j.Driver, cli_env, invoke, tmp_path: Path
+) -> None:
+    """The runbook retrieval harness (benchmarks, the CI gate) asks at a fixed as_of through
+    the recorded product path; before session 32 its runs said "(source not recorded)"."""
+    from investigator.runbook_retrieval import CorpusQuery, QueryKind, ask, ingest_corpus
+
+    alerts = tmp_path / "alerts" / "team"
+    alerts.mkdir(parents=True)
+    (alerts / "QueueStalled.md").write_text(
+        "# QueueStalled\n\n## Meaning\n\nThe work queue stopped draining.\n\n"
+        "## Mitigation\n\nRestart the queue consumer.\n",
+        encoding="utf-8",
+    )
+    ingest_corpus(demo_graph, tmp_path, tenant="harness")
+    query = CorpusQuery(kind=QueryKind.MEANING, text="work queue stopped draining", expected=None)
+    ask(RunbookLookup(demo_graph), query, tenant="harness")
+    oncall = ("--subject", "harness/user:oncall")
+    (listed,) = _json(invoke, "runs", *oncall)["runs"]
+    assert listed["as_of_from"] == "given", listed
+    assert listed["times"] == "as_of 2026-07-01T00:00:00Z (given)", listed
+
+
+def test_the_old_word_for_given_reads_as_given() -> None:
+    """`runbook --json` and the served tool said `as_of_from: "as_of"` until session 32 (the
+    run said `given`): anything that stored the old word reads as the run's."""
+    from investigator.context_graph.run_times import run_times
+
+    times = run_times({"as_of": "2026-07-26T00:00:00+00:00", "as_of_from": "as_of"})
+    assert times.as_of_from == "given"
+    assert times.as_of_phrase() == "as_of 2026-07-26T00:00:00Z (given)"

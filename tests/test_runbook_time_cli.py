@@ -47,13 +47,13 @@ def test_an_as_of_given_wins_over_the_texts_time_and_json_says_so(  # type: igno
 ) -> None:
     doc = _doc(invoke, ZONED, "--as-of", LATE)
     assert doc["as_of"] == LATE and doc["runbook"]["id"] == "runbook:payment-recovery@v4"
-    assert doc["as_of_from"] == "as_of"
+    assert doc["as_of_from"] == "given"  # the run's word (was "as_of" before session 32)
     assert doc["time_note"] == (
         "not used: '2026-07-25 01:00 +0200' in the text: --as-of was given, and is this card's time"
     )
     # A target that is no text: no note; as_of is the one given, else now.
     service = _doc(invoke, "--service", "svc:payment-api", "--as-of", LATE)
-    assert (service["as_of_from"], service["time_note"]) == ("as_of", None)
+    assert (service["as_of_from"], service["time_note"]) == ("given", None)
     now = _doc(invoke, "--service", "svc:payment-api")
     assert (now["as_of_from"], now["time_note"]) == ("now", None)
     plain = _doc(invoke, "payment recovery")

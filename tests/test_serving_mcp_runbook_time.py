@@ -53,6 +53,8 @@ def test_stdio_runbook_lookup_reads_the_time_in_its_text_and_says_so(  # type: i
             # The run recorded the text's time: it replays as recorded.
             replayed = {"run_id": got["text"]["run_id"]}
             got["replay"] = ok(await client.call_tool("replay", replayed))
+            replayed = {"run_id": got["given"]["run_id"]}
+            got["replay_given"] = ok(await client.call_tool("replay", replayed))
 
     run_async(main)
     doc = got["text"]
@@ -61,6 +63,8 @@ def test_stdio_runbook_lookup_reads_the_time_in_its_text_and_says_so(  # type: i
     assert doc["as_of_from"] == "text"
     assert doc["time_note"] == "from the text: '2026-07-25 01:00 +0200'; as_of sets another time"
     assert f"Time: {doc['time_note']}" in got["summary"], got["summary"]
+    # Where its as_of came from, in the summary too, as trace says it.
+    assert "as_of 2026-07-24T23:00:00Z (from the text), known_at " in got["summary"]
     assert got["replay"]["verified"] is True, got["replay"]
     # The served lookup's run recorded where its as_of came from: replay says so (h31-asof).
     assert (got["replay"]["as_of_from"], got["replay"]["as_of_words"]) == (
@@ -74,7 +78,12 @@ def test_stdio_runbook_lookup_reads_the_time_in_its_text_and_says_so(  # type: i
     # An as_of given wins over the text's time, said so.
     given = got["given"]
     assert given["as_of"] == LATE and given["runbook"]["id"] == "runbook:payment-recovery@v4"
-    assert given["as_of_from"] == "as_of"
+    # In the run's own words: the answer, the run and replay say `given` (the answer said
+    # `as_of` before session 32, where the run recorded `given`).
+    assert given["as_of_from"] == "given"
+    assert got["replay_given"]["as_of_from"] == given["as_of_from"]
+    said = f"as_of {LATE} (given; a time in the text not used), known_at "
+    assert got["replay_given"]["times"].startswith(said), got["replay_given"]["times"]
     assert given["time_note"] == (
         "not used: '2026-07-25 01:00 +0200' in the text: as_of was given, and is this lookup's time"
     )

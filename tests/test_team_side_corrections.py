@@ -26,7 +26,7 @@ CORRECTED_AT = "2026-03-01T09:00:00Z"
 BOXES = 201
 CORRECTION = (
     "the owner of svc:crate was corrected at 2026-03-01T09:00:00Z: recorded as not "
-    f"{OPS} until then, {OPS} since (asked with --known-at before the correction, the answer "
+    f"{OPS} until then, {OPS} since (asked with a known_at before the correction, the answer "
     f"is not {OPS})"
 )
 

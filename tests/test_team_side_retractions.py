@@ -194,7 +194,7 @@ def test_a_team_side_period_names_retractions_and_corrections(  # type: ignore[n
     assert corrected == [
         "From 2025-06-01T00:00:00Z to 2026-03-01T09:00:00Z the owner of svc:crate was corrected "
         f"at {RETRACTED_AT}: recorded as {OPS} until then, not {OPS} since (asked with "
-        f"--known-at before the correction, the answer is {OPS})"
+        f"a known_at before the correction, the answer is {OPS})"
     ], claims
 
 

@@ -97,7 +97,7 @@ def _correction_claim(
     return _claim(
         f"{when} the owner of {c.owned} was corrected at "
         f"{iso_utc(c.corrected_at)}: recorded as {was} until then, {since} since "
-        f"(asked with --known-at before the correction, the answer is {was})",
+        f"(asked with a known_at before the correction, the answer is {was})",
         EpistemicStatus.FACT,
         0.95,
         evs,

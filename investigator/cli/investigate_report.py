@@ -17,6 +17,7 @@ from investigator.cli.first_question import first_question_note
 from investigator.cli.trust_hint import PURGED_HINT, untrusted_hint
 from investigator.connection import open_driver
 from investigator.context_graph.recorder import RunRecorder, ctx_database_from_env
+from investigator.context_graph.run_times import AsOfFrom, as_of_source
 from investigator.errors import BadInput
 from investigator.evidence import Evidence, RejectionReason, purged_rejection
 from investigator.investigation import InvestigationRequest, InvestigationResult, investigate
@@ -120,17 +121,21 @@ def render_report(
     subject: str | None = None,
     service_note: str | None = None,
     name_notes: Sequence[str] = (),
+    as_of_from: AsOfFrom | None = None,
 ) -> str:
     """The readable terminal report: verdict, claims, rejections, gaps, stop reason, run id.
 
     `subject` is the tenant-qualified subject, shown so the follow-up command can be pasted;
     `service_note` says that `--service` did not resolve, `name_notes` which names of the
-    question did not (investigator/name_hints.py).
+    question did not (investigator/name_hints.py); `as_of_from` where as_of came from
+    (`given`, `now`), said after it as `trace` says it (None: not said).
     """
     who = subject or result.subject_id
+    # "(now: none given)", "(given)": as the recorded run, `trace` and `runs` say it.
+    source = f" ({as_of_source(as_of_from)})" if as_of_from is not None else ""
     lines = [
         f"Question   {_clean(result.question, 200)}",
-        f"As of      {_iso(result.as_of)}  (known at {_iso(result.known_at)})  "
+        f"As of      {_iso(result.as_of)}{source}  (known at {_iso(result.known_at)})  "
         f"subject {_clean(who)}  purpose {_clean(result.purpose)}",
         f"Status     {result.status.value}  (stop: {result.stop_reason}, rounds: {result.rounds})"
         + (f"  verdict: {result.verdict.value}" if result.verdict else ""),
@@ -321,4 +326,7 @@ def run_investigation(
             if note:
                 click.echo(f"note: {note}", err=True)
     else:
-        click.echo(render_report(result, request.subject_id, service_note, name_notes))
+        # An investigation's as_of is given or now (its run records the same; a retry's
+        # request, and so its as_of given or not, is the recorded run's).
+        as_of_from: AsOfFrom = "given" if request.as_of is not None else "now"
+        click.echo(render_report(result, request.subject_id, service_note, name_notes, as_of_from))

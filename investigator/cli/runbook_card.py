@@ -14,6 +14,7 @@ from investigator.cli.first_question import first_question_note
 from investigator.cli.trust_hint import PURGED_HINT, untrusted_hint
 from investigator.connection import open_driver
 from investigator.context_graph.recorder import RunRecorder, ctx_database_from_env
+from investigator.context_graph.run_times import AsOfFrom, as_of_source
 from investigator.errors import BadInput
 from investigator.evidence import RejectionReason, purged_rejection
 from investigator.gate import withheld_as
@@ -30,6 +31,7 @@ from investigator.runbook_lookup import (
 from investigator.runbook_text_time import lookup_time
 from investigator.settings import resolve_connection
 from investigator.terminal import one_line, step_line
+from investigator.timeline import future_as_of_notes
 
 # The argument each target is given by, as the user types it, and what to give instead when
 # it is refused (one line: what is wrong and the next step).
@@ -218,10 +220,15 @@ def render_card(
     subject: str | None = None,
     time_note: str | None = None,
     purpose_asked: str | None = None,
+    as_of_from: AsOfFrom | None = None,
+    as_of_words: str | None = None,
+    known_at_given: bool = False,
 ) -> str:
     """The short, readable card the on-call engineer sees (`subject`: tenant-qualified;
     `time_note`: what became of a time written in the TEXT, `runbook_text_time`; `purpose_asked`:
-    the `--purpose` given, None when the lookup chose it)."""
+    the `--purpose` given, None when the lookup chose it; `as_of_from`, `as_of_words`: where
+    as_of came from, said after it as `trace` says it, None: not said; `known_at_given`: a
+    `--known-at` was given)."""
     lines: list[str] = []
     rb = answer.runbook
     untrusted = [r for r in answer.rejected if r.reason is _UNTRUSTED]
@@ -277,9 +284,15 @@ def render_card(
             f"Link      {_clean(link.url, 300)}  ({_clean(link.alert)}'s {_clean(link.key)}: "
             "no imported runbook; not fetched, untrusted)"
         )
-    lines.append(f"As of     {_iso(answer.as_of)}  (known at {_iso(answer.known_at)})")
+    # "(now: none given)", "(from the text: '...')": as the recorded run and `trace` say it.
+    source = "" if as_of_from is None else f" ({as_of_source(as_of_from, as_of_words, time_note)})"
+    lines.append(f"As of     {_iso(answer.as_of)}{source}  (known at {_iso(answer.known_at)})")
     if time_note:
         lines.append(f"Time      {_clean(time_note, 300)}")
+    if as_of_from in ("given", "text") and not known_at_given:
+        # A future as_of is what today's records say of then, said as `investigate` says it
+        # (a --known-at given earlier than as_of is a stale-known_at question: not here).
+        lines += [f"Time      {note}" for note in future_as_of_notes(answer.as_of, answer.known_at)]
     if purpose_asked is None and answer.purpose != LOOKUP_PURPOSES[0]:
         # The documented fallback, visible: before, only the run's trace header showed it.
         lines.append(
@@ -376,7 +389,7 @@ def run_lookup(
             known_at=known,
             purpose=purpose,
             # Recorded on the run: trace, runs and replay say where as_of came from.
-            as_of_from=timed.recorded_from,
+            as_of_from=timed.as_of_from,
             as_of_words=timed.words,
             time_note=timed.note,
         )
@@ -404,4 +417,13 @@ def run_lookup(
     if json_out:
         click.echo(runbook_json(answer, timed.as_of_from, timed.note))
     else:
-        click.echo(render_card(answer, subject_id, timed.note, purpose))
+        card = render_card(
+            answer,
+            subject_id,
+            timed.note,
+            purpose,
+            as_of_from=timed.as_of_from,
+            as_of_words=timed.words,
+            known_at_given=known is not None,
+        )
+        click.echo(card)

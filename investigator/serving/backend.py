@@ -265,7 +265,7 @@ class ServingBackend:
                 known_at=known_at,
                 purpose=self.purpose,
                 # Recorded on the run, as the CLI's lookup records it.
-                as_of_from=timed.recorded_from,
+                as_of_from=timed.as_of_from,
                 as_of_words=timed.words,
                 time_note=timed.note,
             )

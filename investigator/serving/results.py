@@ -67,10 +67,10 @@ def _runbook_model() -> type[BaseModel]:
     class RunbookDocument(RunbookAnswer):
         """The document `runbook --json` prints."""
 
-        as_of_from: Literal["as_of", "text", "now"] = Field(
+        as_of_from: Literal["given", "text", "now"] = Field(
             description=(
-                "Where as_of came from: the as_of given, one time written in a text "
-                "lookup's value, or now"
+                "Where as_of came from: given (the as_of argument), one time written in a "
+                "text lookup's value, or now (none given); as the run records it"
             )
         )
         time_note: str | None = Field(
@@ -227,11 +227,22 @@ def _version(version: Mapping[str, Any]) -> str:
     return f"{version.get('id')}{title} (trust {version.get('trust', 'trusted')})"
 
 
+def _as_of_source(doc: Mapping[str, Any]) -> str:
+    """` (given)`, ` (now: none given)`, ` (from the text)`: where a lookup's as_of came from,
+    as the run records it and `trace` says it (the `Time:` line quotes the text's words)."""
+    from investigator.context_graph.run_times import as_of_source
+
+    said = doc.get("as_of_from")
+    if said not in ("given", "text", "now"):
+        return ""
+    return f" ({as_of_source(said, None, doc.get('time_note'))})"
+
+
 def _runbook(doc: Mapping[str, Any]) -> list[str]:
     lines = [
         f"run {doc.get('run_id')}: runbook lookup of {doc.get('target')} "
         f"{_line(doc.get('query'), 120)!r}",
-        f"as_of {doc.get('as_of')}, known_at {doc.get('known_at')}",
+        f"as_of {doc.get('as_of')}{_as_of_source(doc)}, known_at {doc.get('known_at')}",
     ]
     if doc.get("time_note"):
         # What became of a time in the text: as_of from it, or why it was not used.
