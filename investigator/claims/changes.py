@@ -23,7 +23,12 @@ from investigator.claims.releases import _release_service
 from investigator.claims.reports import _window_report_claims
 from investigator.claims.wording import _claim, _human, _label, _upper_first, _with
 from investigator.evidence import Evidence, iso_utc
-from investigator.planner import CHANGE_LOOKBACK, DEPLOY_LOOKBACK, CompetingCauseChecks
+from investigator.planner import (
+    CHANGE_LOOKBACK,
+    DEPLOY_LOOKBACK,
+    WIDE_LOOKBACK,
+    CompetingCauseChecks,
+)
 from investigator.rubric import Intent, MissingEvidence
 from investigator.timeline import EPISODE, NamedTime
 
@@ -370,3 +375,54 @@ def _with_change_records(gap: MissingEvidence, evidence: Sequence[Evidence]) -> 
             "of how it did would decide between the candidate causes"
         }
     )
+
+
+def _changes_by_as_of(
+    evidence: Sequence[Evidence],
+    firsts: Sequence[Evidence],
+    as_of: datetime,
+    services: Sequence[str],
+) -> _Causes | None:
+    """Answers "what changed on risk-engine?" asked of services none of whose errors is
+    known by as_of (no first error to date a window before): the releases of the services
+    asked about and the other changes the run read before as_of (the windows end at as_of
+    then: releases in the `WIDE_LOOKBACK`, other changes in the `CHANGE_LOOKBACK` before
+    it), each a fact with its time; the gap that no error dates them is said, not required.
+    None when an error is known (the window before it answers) or nothing was read."""
+    if _sightings(firsts) or not services:
+        return None
+    intent = Intent.CHANGE_HISTORY.value
+    found = [
+        c
+        for c in _candidates(evidence)
+        if c.at <= as_of
+        and (c.kind != "release" or (_release_service(c.evidence) or "") in services)
+    ]
+    if not found:
+        return None
+    out = _Causes()
+    for cand in found:
+        out.claims.append(
+            _claim(
+                f"{_upper_first(_what(cand))} {_finished(cand)} at {iso_utc(cand.at)}, "
+                f"{_human(as_of - cand.at)} before as_of",
+                EpistemicStatus.FACT,
+                0.9,
+                [cand.evidence],
+                intent,
+            )
+        )
+    out.missing.append(
+        MissingEvidence(
+            evidence_type="error_first_seen",
+            intents=[intent],
+            description=f"no error of {', '.join(services)} is known by as_of "
+            f"{iso_utc(as_of)}: the changes listed are those recorded before as_of (releases "
+            f"of {', '.join(services)} in the {WIDE_LOOKBACK // timedelta(days=1)} d, the "
+            f"tenant's other changes in the {_human(CHANGE_LOOKBACK)} before it), not a window "
+            "before an "
+            "error; name a period ('what changed on it yesterday?') to read another",
+            required=False,
+        )
+    )
+    return out
