@@ -674,6 +674,9 @@ THEN_ALERT_CHECK = CHECK_PREFIX + "then-alert"
 # The changes of a period the question asks about ("what changed in the last hour"): read
 # over that period itself, not the lookback before the first error.
 PERIOD_CHANGES_CHECK = CHECK_PREFIX + "period-changes"
+# The changes of the tenant before as_of, for a change question naming nothing ("did
+# anything change then?" with no service, error or time: `unnamed_change_steps`).
+UNNAMED_CHANGES_CHECK = CHECK_PREFIX + "unnamed-changes"
 # The services a runbook chosen by the question's words applies to (their owners are its
 # owner, as `investigator runbook` reads it): navigation, never services asked about.
 RUNBOOK_SERVICES = NAV_PREFIX + "runbook-services"
@@ -1867,6 +1870,7 @@ class DeterministicPlanner:
             useful_types(intents), known, as_of=inp.as_of, ownership_period=inp.ownership_period
         )
         steps += named_release_lookup_steps(intents, mentions)
+        steps += unnamed_change_steps(intents, inp.question, inp.service_id, inp.as_of)
         return self.plan(inp, intents, known, steps)
 
     def plan(
@@ -2052,6 +2056,58 @@ def period_change_steps(
         *releases,
         *_tenant_release_steps(window, focus),
         *_period_rollout_steps(end, focus),
+    ]
+
+
+def asks_changes_naming_nothing(
+    intents: Sequence[Intent | str], question: str, service_id: str | None
+) -> bool:
+    """Whether a change question names no service (nor `--service`), error, alert, release
+    or id, and no time but "then" ("did anything change then?", "what changed then?"): no
+    error can date a window, so the tenant's changes before as_of are what it asks."""
+    wanted = {str(i) for i in intents}
+    if Intent.CHANGE_HISTORY.value not in wanted or wanted & {
+        Intent.DEPLOYMENT_CORRELATION.value,
+        Intent.ROOT_CAUSE.value,
+    }:
+        return False
+    if service_id or extract_mentions(question).texts():
+        return False
+    return said_then_at_most(question)
+
+
+def said_then_at_most(question: str) -> bool:
+    """Whether the question's time words are none or a bare "then" ("at that time"): the
+    moment of the first error, else as_of (no period, no other event, no instant)."""
+    said = time_references(question)
+    if said.explicit or said.unresolved or said.now or said.relative:
+        return False
+    return said.event is None or (said.event is AnchorEvent.FIRST_ERROR and said.side is None)
+
+
+def unnamed_change_steps(
+    intents: Sequence[Intent | str], question: str, service_id: str | None, as_of: datetime
+) -> list[PlanStep]:
+    """The reads of a change question naming nothing (`asks_changes_naming_nothing`): every
+    change event and every release the subject may read in the `DEPLOY_LOOKBACK` before
+    as_of (claims.changes._changes_by_as_of lists them and says the window)."""
+    if not asks_changes_naming_nothing(intents, question, service_id):
+        return []
+    window = {"from": _iso(shift(as_of, -DEPLOY_LOOKBACK)), "to": _iso(as_of)}
+    return [
+        _step(
+            "change_events_in_window",
+            window,
+            "change_event",
+            options={"scope": "all"},
+            step_id=UNNAMED_CHANGES_CHECK,
+        ),
+        _step(
+            "deployments_in_window_tenant",
+            window,
+            "deployment_time",
+            step_id=UNNAMED_CHANGES_CHECK,
+        ),
     ]
 
 

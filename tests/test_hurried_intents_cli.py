@@ -3,8 +3,9 @@ demo dataset, at as_of 2026-07-23T10:30:00Z (the incident open).
 
 Before: "why?" and "whats going on" with `--service svc:payment-api` were bare entity lookups
 (`partial`, "the words ... ask something it does not read"); "did anything change then?" an
-entity lookup; "was it the risk rules?" an entity lookup; "was it payment-db or the release?"
-and "is checkout affected by the release?" release lookups with no claim; "is ledger
+entity lookup (naming no service: `partial`, no claim, "name the service"); "was it the
+risk rules?" an entity lookup; "was it payment-db or the release?" and "is checkout
+affected by the release?" release lookups with no claim; "is ledger
 affected?" the generic gap "no incident report" (while "is checkout affected?" read its
 AFFECTED_BY records); "what changed on risk-engine?" (a service with no error of its own)
 listed nothing, `partial` for want of a first error.
@@ -87,6 +88,26 @@ def test_did_anything_change_then_is_a_change_question(demo_graph, cli_env, invo
         f"Change {RULES.removeprefix('change ')} happened at 2026-07-23T10:02:21Z, 17 s before "
         "PAY-4097 was first seen"
     ) in said, said
+
+
+@pytest.mark.parametrize("who", [BOB, CAROL])
+def test_did_anything_change_then_naming_nothing(  # type: ignore[no-untyped-def]
+    demo_graph, cli_env, invoke, who: list[str]
+) -> None:
+    # No service, error or time but "then": every release and change the subject may read
+    # in the 24 h before as_of (before: `partial`, no claim, "name the service").
+    doc = _ask(invoke, "did anything change then?", *who)
+    assert doc["intents"] == ["change_history"], doc["intents"]
+    assert _statements(doc) == [
+        "Release deploy:risk-engine-2026.07.22.3 finished at 2026-07-22T16:30:00Z, 18 h "
+        "before as_of",
+        "Release deploy:release-2026.07.23.1 finished at 2026-07-23T10:02:00Z, 28 min before as_of",
+        f"{RULES[0].upper()}{RULES[1:]} happened at 2026-07-23T10:02:21Z, 27 min 39 s before as_of",
+    ], _statements(doc)
+    gaps = [g for g in _gaps(doc) if g["evidence_type"] == "error_first_seen"]
+    assert len(gaps) == 1 and not gaps[0]["required"], gaps
+    assert "in the 24 h before as_of 2026-07-23T10:30:00Z" in gaps[0]["description"], gaps
+    assert doc["status"] == "complete", doc["missing_evidence"]
 
 
 def test_was_it_the_risk_rules_is_a_cause_question(demo_graph, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]

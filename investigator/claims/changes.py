@@ -382,21 +382,26 @@ def _changes_by_as_of(
     firsts: Sequence[Evidence],
     as_of: datetime,
     services: Sequence[str],
+    *,
+    unnamed: bool = False,
 ) -> _Causes | None:
     """Answers "what changed on risk-engine?" asked of services none of whose errors is
     known by as_of (no first error to date a window before): the releases of the services
     asked about and the other changes the run read before as_of (the windows end at as_of
     then: releases in the `WIDE_LOOKBACK`, other changes in the `CHANGE_LOOKBACK` before
     it), each a fact with its time; the gap that no error dates them is said, not required.
-    None when an error is known (the window before it answers) or nothing was read."""
-    if _sightings(firsts) or not services:
+    `unnamed`: the question names nothing ("did anything change then?" with no service):
+    every release and change of the tenant the run read in the `DEPLOY_LOOKBACK` before
+    as_of (planner.unnamed_change_steps). None when an error is known (the window before it
+    answers) or nothing was read."""
+    if _sightings(firsts) or not (services or unnamed):
         return None
     intent = Intent.CHANGE_HISTORY.value
     found = [
         c
         for c in _candidates(evidence)
         if c.at <= as_of
-        and (c.kind != "release" or (_release_service(c.evidence) or "") in services)
+        and (unnamed or c.kind != "release" or (_release_service(c.evidence) or "") in services)
     ]
     if not found:
         return None
@@ -412,6 +417,20 @@ def _changes_by_as_of(
                 intent,
             )
         )
+    if unnamed:
+        out.missing.append(
+            MissingEvidence(
+                evidence_type="error_first_seen",
+                intents=[intent],
+                description="the question names no service, alert or error code, so no "
+                "error dates a window: the changes listed are every release and change the "
+                f"subject may read in the {DEPLOY_LOOKBACK // timedelta(hours=1)} h before "
+                f"as_of {iso_utc(as_of)}; name the service (--service payment-api) or the "
+                "error code for the window before its errors",
+                required=False,
+            )
+        )
+        return out
     out.missing.append(
         MissingEvidence(
             evidence_type="error_first_seen",

@@ -123,10 +123,12 @@ from investigator.ownership_history import (
 from investigator.planner import (
     CompetingCauseChecks,
     asked_in_another_language,
+    asks_changes_naming_nothing,
     asks_incident_duration,
     errors_read_only_for_then,
     extract_mentions,
     runbook_search_text,
+    said_then_at_most,
     unread_words,
     unrecorded_asks,
 )
@@ -225,11 +227,10 @@ NOTHING_NAMED_GAPS = {
 _SUBJECT_ID = re.compile(r"(?:^|\|)(?:svc|inc|err|deploy|alert|runbook):")
 
 
-def _asks_a_time(question: str | None, as_of: datetime) -> bool:
-    """Whether the question's words name a time, placed or not ("then", "since the
-    incident", "yesterday")."""
-    asked = time_references(question or "", as_of)
-    return asked.anchored or bool(asked.unresolved)
+def _asks_a_time(question: str | None) -> bool:
+    """Whether the question's words name a time, placed or not ("since the incident",
+    "yesterday"), other than a bare "then" (the first error, else as_of)."""
+    return not said_then_at_most(question or "")
 
 
 def derive_claims(
@@ -797,12 +798,18 @@ def derive_claims(
                 evidence, event_period, as_of, search_stopped_by, services_read
             )
         changes_by_as_of = (
-            _changes_by_as_of(evidence, firsts, as_of, services_read)
+            _changes_by_as_of(
+                evidence,
+                firsts,
+                as_of,
+                services_read,
+                unnamed=asks_changes_naming_nothing(sorted(intent_set), question or "", service_id),
+            )
             if not changes.claims
             and event_period is None
             and not _names_an_error(question)
             # A time asked ("since the incident", "then") is never answered by another's.
-            and not _asks_a_time(question, as_of)
+            and not _asks_a_time(question)
             else None
         )
         if changes_by_as_of is not None:
