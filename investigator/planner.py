@@ -112,8 +112,10 @@ _INTENT_RULES: tuple[tuple[Intent, LazyPattern], ...] = (
             r"\bwhat (?:else )?(?:has |had |was |were )?(?:been )?changed\b|\bwhich changes\b|"
             # "what else changed around the release?", "did anything else change at the
             # same time as ...?", "any config changes on payment-api?"
-            # ("did anything change then?" without "else" keeps its reading: h31-periods)
             r"\b(?:anything|something) else (?:has |had )?(?:been )?changed?\b|"
+            # "did anything change then?", "has anything changed on payment-api?": the
+            # changes of the moment ("then": the first error, else as_of) or the service.
+            r"\b(?:did|has|have|had)\s+(?:anything|something)\s+(?:been\s+)?changed?\b|"
             r"\b(?:any|every|recent|which|what) (?:config(?:uration)?|settings?|rules?|"
             r"risk[- ]rules?|(?:feature[- ])?flags?|infra(?:structure)?|schema|code|"
             r"network|dns|database|db) changes?\b|"
@@ -436,8 +438,8 @@ def incident_list_step(question: str, as_of: datetime) -> PlanStep | None:
     after as_of (nothing in it can be recorded yet)."""
     period = time_references(question, as_of).period
     start, end = (period[0].at, period[1].at) if period else (EARLIEST, as_of)
-    if period is None and asks_open_incidents_anywhere(question):
-        start = as_of  # "any ongoing incidents?": those open at as_of
+    if period is None and (asks_open_incidents_anywhere(question) or asks_whats_going_on(question)):
+        start = as_of  # "any ongoing incidents?", "whats going on": those open at as_of
     if start > as_of:
         return None
     return _step(
@@ -515,6 +517,8 @@ _FOLLOWED_ASKED = LazyPattern(
 _CORRELATION_WORDS = LazyPattern(
     r"\b(relat(ed|ion)|correlat\w*|caus(e|ed|es|ing)|because|due to|led to|before|after|"
     r"responsible|break|broke|behind)\b|相关|导致|引起|之前|之后|"
+    # "Is checkout affected by the release?": whether the release did it.
+    r"\b(?:affected|impacted|hit)\s+by\b|"
     # "Was it the release?", "is it the deploy or the risk rules?", "could it be the
     # release?": the release is named as the suspect, a correlation to judge.
     r"(?<!\bwhen )(?<!\bwhere )\b(?:was|is)\s+it\s+(?:the|a|an|that|this|our)\b|"
@@ -685,6 +689,9 @@ THEN_ALERT_CHECK = CHECK_PREFIX + "then-alert"
 # The changes of a period the question asks about ("what changed in the last hour"): read
 # over that period itself, not the lookback before the first error.
 PERIOD_CHANGES_CHECK = CHECK_PREFIX + "period-changes"
+# The changes of the tenant before as_of, for a change question naming nothing ("did
+# anything change then?" with no service, error or time: `unnamed_change_steps`).
+UNNAMED_CHANGES_CHECK = CHECK_PREFIX + "unnamed-changes"
 # The services a runbook chosen by the question's words applies to (their owners are its
 # owner, as `investigator runbook` reads it): navigation, never services asked about.
 RUNBOOK_SERVICES = NAV_PREFIX + "runbook-services"
@@ -1043,7 +1050,9 @@ _SUSPECT_ASKED = LazyPattern(
     r"(?:(?:have\s+)?been\s+|be\s+)?(?P<x>[^?？.!]+?)\s*[?？.!]*\s*$|"
     r"^\s*(?:so\s+|then\s+)?(?:is|was|are|were|could|might)\s+(?:it\s+)?(?:be\s+)?"
     r"(?P<y>[^?？.!]+?)\s+(?:(?:the\s+)?(?:one\s+)?to\s+blame|at\s+fault|responsible|"
-    r"the\s+(?:root\s+)?cause|the\s+culprit|behind\s+(?:it|this|that))\s*[?？.!]*\s*$",
+    r"the\s+(?:root\s+)?cause|the\s+culprit|behind\s+(?:it|this|that))"
+    # "... to blame for the outage?", "... the cause of PAY-4097?": what it caused, said.
+    r"(?:\s+(?:for|of)\s+[^?？.!]{1,60}?)?\s*[?？.!]*\s*$",
     re.IGNORECASE,
 )
 
@@ -1084,6 +1093,85 @@ def asks_if_affected(question: str) -> bool:
     """Whether the question asks if the one service it names is affected ("is checkout
     affected (by the incident)?"): the incidents that affected it answer it."""
     return bool(_AFFECTED_ASKED.match(question))
+
+
+# "Why?", "but why?", "y?", "how come?": the cause of what the question is asked about (the
+# service given, or the incident), as "what caused it?" reads.
+_BARE_WHY = LazyPattern(
+    r"^\s*(?:(?:but|so|ok|okay|and)[,\s]+)?(?:why|y|how\s+come)"
+    r"(?:\s+(?:though|tho|exactly|then|is\s+that|was\s+that))?\s*[?？!.]*\s*$|"
+    r"^\s*为什么\s*[?？!.]*\s*$",
+    re.IGNORECASE,
+)
+
+
+def asks_bare_why(question: str) -> bool:
+    """Whether the question is "why?" alone (a cause question about what it is asked of)."""
+    return bool(_BARE_WHY.match(question))
+
+
+# "Whats going on?", "what's happening with payment-api?", "what's wrong with checkout?":
+# what is open and firing now, on the service named (its state), or anywhere.
+_GOING_ON = LazyPattern(
+    r"^\s*(?:(?:so|hey|ok|okay)[,\s]+)?what(?:'s|’s|s|\s+is)\s+"
+    r"(?:going\s+on|happening|up|wrong|the\s+matter)\b"
+    r"(?:\s+(?:with|on|at|in|for|to)\s+[^?？.!]+?)?"
+    r"(?:\s+(?:now|right\s+now|currently|at\s+the\s+moment))?\s*[?？!.]*\s*$|"
+    # "status?", "health check?", "status update please": the same, said in one word.
+    r"^\s*(?:status|health|state)(?:\s+(?:update|check|now|please))*\s*[?？!.]*\s*$",
+    re.IGNORECASE,
+)
+
+
+def asks_whats_going_on(question: str) -> bool:
+    """Whether the question asks what is going on ("whats going on", "what's wrong with
+    payment-api?"): a service's state at as_of, or the incidents open then anywhere."""
+    return bool(_GOING_ON.match(question))
+
+
+def _names_a_place(question: str) -> bool:
+    named = extract_mentions(question)
+    return bool(named.ids or named.error_codes or named.alerts or named.names) or bool(
+        _A_PLACE_AT_THE_END.search(question)
+    )
+
+
+# "Was it the risk rules?", "was it the risk rule change?", "could it be the config
+# change?": a change named by its words as the suspect, a cause question about it (its
+# candidates, the one named among them, ruled in or out), as "was it payment-db?" reads.
+_CHANGE_NOUN = LazyPattern(
+    r"\b(?:changes?|rules?|rule\s*sets?|rulesets?|config(?:uration)?s?|settings?|"
+    r"(?:feature\s+)?flags?|migrations?|schema|publications?|toggles?)\b",
+    re.IGNORECASE,
+)
+
+
+_A_RELEASE_WORD = LazyPattern(
+    r"\b(?:releases?|deploy(?:s|ments?)?|rollouts?)\b|\brelease-\S+", re.IGNORECASE
+)
+
+
+def asks_suspects_with_a_release(question: str) -> bool:
+    """Whether the question names suspects, a release among others, and asks which caused
+    it ("was it payment-db or the release?"): the release's verdict and the open cause
+    question's candidates, as "was release X the cause, or the risk rule change?" reads."""
+    found = _SUSPECT_ASKED.match(question)
+    if found is None:
+        return False
+    words = found.group("x") or found.group("y") or ""
+    parts = [p for p in re.split(r"\s*,\s*|\s+or\s+", words) if p.strip()]
+    return len(parts) > 1 and any(_A_RELEASE_WORD.search(p) for p in parts)
+
+
+def asks_if_change_caused(question: str) -> bool:
+    """Whether the question asks if a change it names by words ("the risk rules", "the
+    config change") caused what happened: "was it the risk rules?" (a release named this
+    way is a correlation to judge: `_CORRELATION_WORDS`)."""
+    found = _SUSPECT_ASKED.match(question)
+    if found is None:
+        return False
+    words = found.group("x") or found.group("y") or ""
+    return bool(_CHANGE_NOUN.search(words)) and not extract_mentions(words).error_codes
 
 
 # A word of a short question taken as a name to link ("checkout?", "is vault there?"):
@@ -1128,6 +1216,22 @@ def bare_name_words(question: str) -> list[str]:
         and not _INCIDENT_WORDS.fullmatch(w)
     ]
     return list(dict.fromkeys(words))[:MAX_BARE_NAMES]
+
+
+def intents_with_service(
+    intents: list[Intent], question: str, service_id: str | None
+) -> list[Intent]:
+    """The intents of a question asked beside `--service`: "whats going on" or "any ongoing
+    incidents?" naming nothing asks the state of the service given (`service_status`), not
+    the incidents open anywhere; any other question keeps its intents."""
+    if (
+        service_id
+        and intents == [Intent.INCIDENT_LIST]
+        and not _names_a_place(question)
+        and (asks_whats_going_on(question) or asks_open_incidents_anywhere(question))
+    ):
+        return [Intent.SERVICE_STATUS]
+    return intents
 
 
 def detect_intents(question: str) -> list[Intent]:
@@ -1187,6 +1291,10 @@ def _intents_of(question: str) -> tuple[set[Intent], bool]:
         # The candidates beside the one named are listed (and ruled in or out) like an open
         # root-cause question's; "besides the release" keeps the release's verdict too.
         found.add(Intent.ROOT_CAUSE)
+    if asks_suspects_with_a_release(question):
+        # "Was it payment-db or the release?": the release's verdict and the other suspect's.
+        found |= {Intent.DEPLOYMENT_CORRELATION, Intent.ROOT_CAUSE}
+        other_causes = True
     if (
         Intent.DEPLOYMENT_CORRELATION in found
         and not other_causes
@@ -1264,9 +1372,19 @@ def _intents_of(question: str) -> tuple[set[Intent], bool]:
     if not found and asks_if_suspect_caused(question):
         # "Was it payment-db?": whether the suspect caused it, as "what caused it?" reads.
         found.add(Intent.ROOT_CAUSE)
+    if not found and asks_if_change_caused(question):
+        # "Was it the risk rules?": the same, for a change named by its words.
+        found.add(Intent.ROOT_CAUSE)
+    if not found and asks_bare_why(question):
+        # "Why?" (with --service, or of the incident): what caused it.
+        found.add(Intent.ROOT_CAUSE)
     if not found and asks_if_affected(question):
         # "Is checkout affected?": the incidents that affected it, as "... by the incident?".
         found.add(Intent.INCIDENT_LOOKUP)
+    if not found and asks_whats_going_on(question):
+        # "What's going on with payment-api?": its state now; naming nothing, the
+        # incidents open at as_of anywhere (as "any ongoing incidents?").
+        found.add(Intent.SERVICE_STATUS if _names_a_place(question) else Intent.INCIDENT_LIST)
     if not found and _HOW_DO_I.search(question) and extract_mentions(question).texts():
         # "How do I fail over payment-db?": a runbook question for the place it names.
         found.add(Intent.APPLICABLE_RUNBOOK)
@@ -1751,8 +1869,8 @@ class DeterministicPlanner:
     name = "deterministic@1"
 
     def intents(self, inp: PlanInput) -> list[Intent]:
-        """Intents of the question."""
-        return detect_intents(inp.question)
+        """Intents of the question (and of the service given beside it)."""
+        return intents_with_service(detect_intents(inp.question), inp.question, inp.service_id)
 
     def initial_plan(self, inp: PlanInput, intents: Sequence[Intent]) -> QueryPlan:
         """Round one: link the mentions and run the fulltext channel."""
@@ -1772,6 +1890,7 @@ class DeterministicPlanner:
             useful_types(intents), known, as_of=inp.as_of, ownership_period=inp.ownership_period
         )
         steps += named_release_lookup_steps(intents, mentions)
+        steps += unnamed_change_steps(intents, inp.question, inp.service_id, inp.as_of)
         return self.plan(inp, intents, known, steps)
 
     def plan(
@@ -1957,6 +2076,58 @@ def period_change_steps(
         *releases,
         *_tenant_release_steps(window, focus),
         *_period_rollout_steps(end, focus),
+    ]
+
+
+def asks_changes_naming_nothing(
+    intents: Sequence[Intent | str], question: str, service_id: str | None
+) -> bool:
+    """Whether a change question names no service (nor `--service`), error, alert, release
+    or id, and no time but "then" ("did anything change then?", "what changed then?"): no
+    error can date a window, so the tenant's changes before as_of are what it asks."""
+    wanted = {str(i) for i in intents}
+    if Intent.CHANGE_HISTORY.value not in wanted or wanted & {
+        Intent.DEPLOYMENT_CORRELATION.value,
+        Intent.ROOT_CAUSE.value,
+    }:
+        return False
+    if service_id or extract_mentions(question).texts():
+        return False
+    return said_then_at_most(question)
+
+
+def said_then_at_most(question: str) -> bool:
+    """Whether the question's time words are none or a bare "then" ("at that time"): the
+    moment of the first error, else as_of (no period, no other event, no instant)."""
+    said = time_references(question)
+    if said.explicit or said.unresolved or said.now or said.relative:
+        return False
+    return said.event is None or (said.event is AnchorEvent.FIRST_ERROR and said.side is None)
+
+
+def unnamed_change_steps(
+    intents: Sequence[Intent | str], question: str, service_id: str | None, as_of: datetime
+) -> list[PlanStep]:
+    """The reads of a change question naming nothing (`asks_changes_naming_nothing`): every
+    change event and every release the subject may read in the `DEPLOY_LOOKBACK` before
+    as_of (claims.changes._changes_by_as_of lists them and says the window)."""
+    if not asks_changes_naming_nothing(intents, question, service_id):
+        return []
+    window = {"from": _iso(shift(as_of, -DEPLOY_LOOKBACK)), "to": _iso(as_of)}
+    return [
+        _step(
+            "change_events_in_window",
+            window,
+            "change_event",
+            options={"scope": "all"},
+            step_id=UNNAMED_CHANGES_CHECK,
+        ),
+        _step(
+            "deployments_in_window_tenant",
+            window,
+            "deployment_time",
+            step_id=UNNAMED_CHANGES_CHECK,
+        ),
     ]
 
 

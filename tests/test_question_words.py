@@ -41,8 +41,13 @@ def test_hurried_cause_words_ask_for_the_root_cause(question: str) -> None:
 def test_plural_deploys_and_was_it_the_release() -> None:
     assert detect_intents("recent deploys payments") == [Intent.RELEASE_LOOKUP]
     assert detect_intents("any deployments or releases?") == [Intent.RELEASE_LOOKUP]
-    for question in ("was it the release", "was it the deploy or the risk rules"):
-        assert detect_intents(question) == [Intent.DEPLOYMENT_CORRELATION], question
+    assert detect_intents("was it the release") == [Intent.DEPLOYMENT_CORRELATION]
+    # The release and another suspect: the release's verdict and the other candidates
+    # (h32-intents), as "was release X the cause, or the risk rule change?" reads.
+    assert detect_intents("was it the deploy or the risk rules") == [
+        Intent.DEPLOYMENT_CORRELATION,
+        Intent.ROOT_CAUSE,
+    ]
     # "When was it released?" still asks for the release, not a verdict.
     assert detect_intents("when was it released?") == [Intent.RELEASE_LOOKUP]
 

@@ -74,7 +74,6 @@ def _claims(doc: dict) -> list[str]:  # type: ignore[type-arg]
         ("who owned payment-api then?", "2026-07-23T10:02:30Z"),
         ("who was responsible for payment-api at that time?", "2026-07-23T10:00:00Z"),
         ("which team owned payment-api back then?", "2026-07-23T10:02:21Z"),
-        ("did anything change then?", "2026-07-23T10:00:00Z"),
     ],
 )
 def test_no_claim_rests_on_the_error_the_time_line_did_not_take(  # type: ignore[no-untyped-def]
@@ -96,7 +95,13 @@ def test_the_error_taken_as_then_is_still_stated(earlier_incident, cli_env, invo
 
 
 @pytest.mark.parametrize(
-    "question", ["what changed then?", "was the release related to the errors then?"]
+    "question",
+    [
+        "what changed then?",
+        # A change question since h32-intents (was an entity lookup, in the list above).
+        "did anything change then?",
+        "was the release related to the errors then?",
+    ],
 )
 def test_a_change_then_is_about_the_rollout_not_the_release_before(  # type: ignore[no-untyped-def]
     earlier_incident, cli_env, invoke, question: str

@@ -23,7 +23,12 @@ from investigator.claims.releases import _release_service
 from investigator.claims.reports import _window_report_claims
 from investigator.claims.wording import _claim, _human, _label, _upper_first, _with
 from investigator.evidence import Evidence, iso_utc
-from investigator.planner import CHANGE_LOOKBACK, DEPLOY_LOOKBACK, CompetingCauseChecks
+from investigator.planner import (
+    CHANGE_LOOKBACK,
+    DEPLOY_LOOKBACK,
+    WIDE_LOOKBACK,
+    CompetingCauseChecks,
+)
 from investigator.rubric import Intent, MissingEvidence
 from investigator.timeline import EPISODE, NamedTime
 
@@ -370,3 +375,73 @@ def _with_change_records(gap: MissingEvidence, evidence: Sequence[Evidence]) -> 
             "of how it did would decide between the candidate causes"
         }
     )
+
+
+def _changes_by_as_of(
+    evidence: Sequence[Evidence],
+    firsts: Sequence[Evidence],
+    as_of: datetime,
+    services: Sequence[str],
+    *,
+    unnamed: bool = False,
+) -> _Causes | None:
+    """Answers "what changed on risk-engine?" asked of services none of whose errors is
+    known by as_of (no first error to date a window before): the releases of the services
+    asked about and the other changes the run read before as_of (the windows end at as_of
+    then: releases in the `WIDE_LOOKBACK`, other changes in the `CHANGE_LOOKBACK` before
+    it), each a fact with its time; the gap that no error dates them is said, not required.
+    `unnamed`: the question names nothing ("did anything change then?" with no service):
+    every release and change of the tenant the run read in the `DEPLOY_LOOKBACK` before
+    as_of (planner.unnamed_change_steps). None when an error is known (the window before it
+    answers) or nothing was read."""
+    if _sightings(firsts) or not (services or unnamed):
+        return None
+    intent = Intent.CHANGE_HISTORY.value
+    found = [
+        c
+        for c in _candidates(evidence)
+        if c.at <= as_of
+        and (unnamed or c.kind != "release" or (_release_service(c.evidence) or "") in services)
+    ]
+    if not found:
+        return None
+    out = _Causes()
+    for cand in found:
+        out.claims.append(
+            _claim(
+                f"{_upper_first(_what(cand))} {_finished(cand)} at {iso_utc(cand.at)}, "
+                f"{_human(as_of - cand.at)} before as_of",
+                EpistemicStatus.FACT,
+                0.9,
+                [cand.evidence],
+                intent,
+            )
+        )
+    if unnamed:
+        out.missing.append(
+            MissingEvidence(
+                evidence_type="error_first_seen",
+                intents=[intent],
+                description="the question names no service, alert or error code, so no "
+                "error dates a window: the changes listed are every release and change the "
+                f"subject may read in the {DEPLOY_LOOKBACK // timedelta(hours=1)} h before "
+                f"as_of {iso_utc(as_of)}; name the service (--service payment-api) or the "
+                "error code for the window before its errors",
+                required=False,
+            )
+        )
+        return out
+    out.missing.append(
+        MissingEvidence(
+            evidence_type="error_first_seen",
+            intents=[intent],
+            description=f"no error of {', '.join(services)} is known by as_of "
+            f"{iso_utc(as_of)}: the changes listed are those recorded before as_of (releases "
+            f"of {', '.join(services)} in the {WIDE_LOOKBACK // timedelta(days=1)} d, the "
+            f"tenant's other changes in the {_human(CHANGE_LOOKBACK)} before it), not a window "
+            "before an "
+            "error; name a period ('what changed on it yesterday?') to read another",
+            required=False,
+        )
+    )
+    return out

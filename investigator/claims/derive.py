@@ -18,7 +18,12 @@ from investigator.change_period import (
 from investigator.claims.actions import reported_action_claims
 from investigator.claims.candidates import _rollout_taken_as_then, _sightings
 from investigator.claims.causes import _candidate_causes, _correlation
-from investigator.claims.changes import _changes_before, _last_changes_before, _with_change_records
+from investigator.claims.changes import (
+    _changes_before,
+    _changes_by_as_of,
+    _last_changes_before,
+    _with_change_records,
+)
 from investigator.claims.dependencies import _capped_walk_gaps
 from investigator.claims.errors import (
     _asked_error_codes,
@@ -118,10 +123,12 @@ from investigator.ownership_history import (
 from investigator.planner import (
     CompetingCauseChecks,
     asked_in_another_language,
+    asks_changes_naming_nothing,
     asks_incident_duration,
     errors_read_only_for_then,
     extract_mentions,
     runbook_search_text,
+    said_then_at_most,
     unread_words,
     unrecorded_asks,
 )
@@ -218,6 +225,12 @@ NOTHING_NAMED_GAPS = {
 # What a question's subject is read from: a service, incident, error, release, alert or a
 # runbook its words found ("who owns the runbook for ledger sync lag?").
 _SUBJECT_ID = re.compile(r"(?:^|\|)(?:svc|inc|err|deploy|alert|runbook):")
+
+
+def _asks_a_time(question: str | None) -> bool:
+    """Whether the question's words name a time, placed or not ("since the incident",
+    "yesterday"), other than a bare "then" (the first error, else as_of)."""
+    return not said_then_at_most(question or "")
 
 
 def derive_claims(
@@ -759,6 +772,7 @@ def derive_claims(
             claims.extend(causes.claims)
             confounders = causes.confounders
             correlation_gaps = causes.missing
+    changes_by_as_of = None
     if Intent.CHANGE_HISTORY in intent_set and not intent_set & {
         Intent.DEPLOYMENT_CORRELATION,
         Intent.ROOT_CAUSE,
@@ -783,6 +797,25 @@ def derive_claims(
             changes = _last_changes_before(
                 evidence, event_period, as_of, search_stopped_by, services_read
             )
+        changes_by_as_of = (
+            _changes_by_as_of(
+                evidence,
+                firsts,
+                as_of,
+                services_read,
+                unnamed=asks_changes_naming_nothing(sorted(intent_set), question or "", service_id),
+            )
+            if not changes.claims
+            and event_period is None
+            and not _names_an_error(question)
+            # A time asked ("since the incident", "then") is never answered by another's.
+            and not _asks_a_time(question)
+            else None
+        )
+        if changes_by_as_of is not None:
+            # "What changed on risk-engine?", a service with no error known: what was read
+            # before as_of, no first error dating it (its gap is said, not required).
+            changes = changes_by_as_of
         claims.extend(changes.claims)
         confounders = changes.confounders
         correlation_gaps = changes.missing
@@ -1106,6 +1139,8 @@ def derive_claims(
         ]
         if verdict in (Verdict.CONFIRMED, Verdict.LIKELY):
             verdict = Verdict.UNCERTAIN
+    if changes_by_as_of is not None:
+        missing = [m for m in missing if not (m.evidence_type == "error_first_seen" and m.required)]
     if period_was_read:
         # "What changed in the last 24 hours?": the period was read itself, no first error
         # is needed to answer it.

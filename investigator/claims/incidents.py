@@ -9,7 +9,7 @@ from datetime import datetime
 from investigator.claims.model import Claim, EpistemicStatus
 from investigator.claims.wording import _claim, _human, _valid_text
 from investigator.evidence import Evidence, iso_utc
-from investigator.planner import asks_an_incident, extract_mentions
+from investigator.planner import asks_an_incident, asks_if_affected, extract_mentions
 from investigator.rubric import Intent, MissingEvidence
 from investigator.runbook_sections import SECTION_EXCERPT
 from investigator.timeline import AnchorEvent, incident_span, time_references
@@ -157,7 +157,8 @@ def _no_incident_found(
     says none the subject may read is recorded for the place read (never a claim about the
     whole graph: a hidden incident reads the same as none), or that the question names no
     place the subject may read."""
-    if not question or not asks_an_incident(question):
+    if not question or not (asks_an_incident(question) or asks_if_affected(question)):
+        # "Is ledger affected?" asks the same of ledger as "which incident affected ledger?".
         return list(missing)
     if any(ev.type == "Incident" for ev in evidence):
         return list(missing)
