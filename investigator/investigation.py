@@ -119,6 +119,7 @@ from investigator.runbook_gaps import (
 from investigator.runbook_period import asked_version_period, cut_version_reads
 from investigator.runbook_sections import question_focus
 from investigator.session import RunSession, RunSpec
+from investigator.tenant_records import notes_when_nothing_read
 from investigator.timeline import (
     AnchorEvent,
     ReferenceTime,
@@ -1048,6 +1049,13 @@ def _investigate(
         search_notes=list(
             dict.fromkeys(
                 [
+                    # Nothing read at all: said when the subject's own tenant holds no record.
+                    *notes_when_nothing_read(
+                        session.executor,
+                        session.subject.tenant,
+                        session.known_at,
+                        outcome.tool_calls,
+                    ),
                     *outcome.search_notes,
                     # How far DEPENDS_ON was walked from the service asked about.
                     *dependency_depth_notes(
