@@ -14,10 +14,13 @@ set. Rows come back typed (`Element`, `TemplateRow`); a timeout is `Neo4jUnavail
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from datetime import datetime
 from typing import Any, Literal, TypeVar
 
@@ -53,7 +56,7 @@ from cypher_templates.proofs import ReadOnlyProofs, server_key
 from cypher_templates.registry import RenderedTemplate, TemplateRefused, TemplateRegistry
 from cypher_templates.subject import PrincipalRecord, Subject, SubjectRef
 from graph_schema.canonical import from_epoch_micros
-from graph_schema.errors import InvestigatorError, Neo4jUnavailable
+from graph_schema.errors import BadInput, InvestigatorError, Neo4jUnavailable
 from graph_schema.schema_ddl import tenant_fulltext_index
 
 # The one query that is not a template: finding the subject's own grants. It has no subject
@@ -91,6 +94,22 @@ _PRINCIPAL_CASE_QUERY = (
 # A read that timed out is tried once more with this many times its timeout: the first try
 # may have gone on planning. Still bounded (20 s for a 5 s template).
 RETRY_TIMEOUT_FACTOR = 4
+# Neo4j's transaction timeout does not cover planning: a text a cold server plans for a
+# minute answered "timed out" after that minute, not after its 5 s. So the client waits for
+# an answer at most a tenth longer than the timeout it gave the server (at most 1 s longer:
+# room for the server's own timeout error while it executes), then closes the connection
+# (which cancels the read on the server) and reports the read as timed out.
+CLIENT_GRACE_FRACTION = 0.1
+CLIENT_GRACE_MAX_S = 1.0
+# `INVESTIGATOR_READ_TIMEOUT`: seconds every template read is given instead of its template's
+# own timeout (5 s or 10 s in the manifest), for a loaded machine or a test; the retry after a
+# timeout has RETRY_TIMEOUT_FACTOR times it. Above 0, at most MAX_READ_TIMEOUT_S. The
+# subject's own principal read (not a template) keeps its 5 s.
+READ_TIMEOUT_ENV = "INVESTIGATOR_READ_TIMEOUT"
+# The error of a read the run's own deadline stopped (`run(deadline=...)`): its rows are
+# unknown, and the run stops at its deadline (docs/investigation.md).
+DEADLINE_CUT = "query stopped at the run's deadline and was cancelled"
+MAX_READ_TIMEOUT_S = 600.0
 
 T = TypeVar("T")
 
@@ -226,6 +245,53 @@ class ToolResult(BaseModel):
 
 class QueryTimedOut(Neo4jUnavailable):
     """A template ran past its timeout and Neo4j cancelled it (exit 4)."""
+
+
+# The run's deadline (a `time.monotonic()` instant) while its reads run (`reads_until`).
+_RUN_DEADLINE: ContextVar[float | None] = ContextVar("run_deadline", default=None)
+
+
+@contextlib.contextmanager
+def reads_until(deadline: float | None) -> Iterator[None]:
+    """Within it, no read of this thread waits for Neo4j past `deadline` (a
+    `time.monotonic()` instant; None: each read's own bound only): a read still waiting
+    then fails with `DEADLINE_CUT`, and a read begun after it fails at once."""
+    token = _RUN_DEADLINE.set(deadline)
+    try:
+        yield
+    finally:
+        _RUN_DEADLINE.reset(token)
+
+
+class _NoAnswerInTime(Exception):
+    """Raised inside a read transaction when the client stopped waiting for Neo4j: not a
+    driver error, so the driver does not retry the transaction."""
+
+
+def read_timeout_setting(environ: Mapping[str, str] | None = None) -> float | None:
+    """`INVESTIGATOR_READ_TIMEOUT` in seconds, or None when unset (each template's own).
+
+    BadInput (exit 2, one line) unless a number above 0 and at most MAX_READ_TIMEOUT_S."""
+    raw = (os.environ if environ is None else environ).get(READ_TIMEOUT_ENV, "").strip()
+    if not raw:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not (0.0 < value <= MAX_READ_TIMEOUT_S):  # nan and inf fail too
+        raise BadInput(
+            f"{READ_TIMEOUT_ENV} must be a number of seconds above 0 and at most "
+            f"{MAX_READ_TIMEOUT_S:g}, not {raw[:40]!a}"
+        )
+    return value
+
+
+def _bolt_socket(tx: neo4j.ManagedTransaction) -> Any:
+    """The socket of the connection `tx` runs on, when this driver exposes one whose reads
+    take a deadline (neo4j 5.x and 6.x do; tests/test_read_timeouts.py pins it), else None."""
+    sock = getattr(getattr(tx, "_connection", None), "socket", None)
+    return sock if callable(getattr(sock, "set_read_deadline", None)) else None
 
 
 def _is_timeout(exc: Neo4jError) -> bool:
@@ -397,6 +463,12 @@ class TemplateExecutor:
         self._recorded_failures: dict[str, list[str]] = {}
         self._failures_lock = threading.Lock()
         self._recorded_rankings: dict[str, RecordedRanking] = {}
+        # Every read's timeout when `INVESTIGATOR_READ_TIMEOUT` is set (BadInput if invalid).
+        self.read_timeout_s = read_timeout_setting()
+
+    def timeout_of(self, template_timeout_s: float) -> float:
+        """A read's timeout: `INVESTIGATOR_READ_TIMEOUT` when set, else its template's."""
+        return self.read_timeout_s if self.read_timeout_s is not None else template_timeout_s
 
     def pinned(
         self,
@@ -467,10 +539,42 @@ class TemplateExecutor:
     def _in_read_transaction(
         self, work: Callable[[neo4j.ManagedTransaction], T], timeout_s: float
     ) -> T:
-        """One managed read transaction; the only place a KG session is opened."""
+        """One managed read transaction; the only place a KG session is opened.
+
+        Neo4j cancels the transaction after `timeout_s` while it executes, but not while it
+        plans; so the client waits for its answers a tenth longer than `timeout_s` at most
+        (or until the run's deadline, `reads_until`, if sooner), then closes the connection
+        and raises QueryTimedOut: a read answers or fails in bounded time."""
+        deadline = _RUN_DEADLINE.get()
+        grace = min(CLIENT_GRACE_MAX_S, timeout_s * CLIENT_GRACE_FRACTION)
+        waits_until = time.monotonic() + timeout_s + grace
+        run_deadline = deadline is not None and deadline < waits_until
+        if deadline is not None:
+            waits_until = min(waits_until, deadline)
+
+        def bounded(tx: neo4j.ManagedTransaction) -> T:
+            left = waits_until - time.monotonic()
+            if left <= 0:
+                raise _NoAnswerInTime  # an attempt the driver would retry after the bound
+            sock = _bolt_socket(tx)
+            if sock is not None:
+                sock.set_read_deadline(left)
+            try:
+                return work(tx)
+            except (DriverError, Neo4jError):
+                if time.monotonic() >= waits_until:
+                    raise _NoAnswerInTime from None  # its socket's deadline passed: no retry
+                raise
+            finally:
+                if sock is not None:
+                    sock.set_read_deadline(None)
+
         try:
             with self._session() as session:
-                return session.execute_read(neo4j.unit_of_work(timeout=timeout_s)(work))
+                return session.execute_read(neo4j.unit_of_work(timeout=timeout_s)(bounded))
+        except _NoAnswerInTime:
+            said = f"query timed out after {timeout_s:g} s and was cancelled"
+            raise QueryTimedOut(DEADLINE_CUT if run_deadline else said) from None
         except ClientError as exc:
             if _is_timeout(exc):
                 raise QueryTimedOut(
@@ -504,7 +608,8 @@ class TemplateExecutor:
 
         A plan step is compiled first (refusals raise `BadInput`). With
         `raise_on_error=False`, a database failure or timeout is reported in
-        `ToolResult.error` with no rows instead of raising.
+        `ToolResult.error` with no rows instead of raising. Inside `reads_until(deadline)`
+        no wait for Neo4j goes past the deadline (the read times out there).
         """
         compiled, parameters = self._bind(step_or_compiled, subject, known_at, plan)
         started_ns = time.time_ns()
@@ -605,7 +710,7 @@ class TemplateExecutor:
         # The calls run one after another in the group's transaction, so it has the sum of
         # their timeouts (room for a cold server to plan them all); a call that is too slow
         # fails the group, then runs alone with its own timeout.
-        timeout_s = sum(compiled.timeout_s for compiled, _ in prepared)
+        timeout_s = sum(self.timeout_of(compiled.timeout_s) for compiled, _ in prepared)
         timed = self._in_read_transaction(work, timeout_s)
         return [
             self._result(compiled, known_at, records, duration_ms, started_ns, None, tie)
@@ -724,7 +829,9 @@ class TemplateExecutor:
     def _read_template(
         self, compiled: CompiledQuery, parameters: dict[str, Any], fetch: int
     ) -> list[neo4j.Record]:
-        return self._read_retrying(compiled.text, parameters, compiled.timeout_s, fetch)
+        return self._read_retrying(
+            compiled.text, parameters, self.timeout_of(compiled.timeout_s), fetch
+        )
 
     def _read_retrying(
         self, text: str, parameters: dict[str, Any], timeout_s: float, fetch: int
@@ -732,6 +839,9 @@ class TemplateExecutor:
         try:
             return self._read(text, parameters, timeout_s, fetch)
         except QueryTimedOut:
+            deadline = _RUN_DEADLINE.get()
+            if deadline is not None and time.monotonic() >= deadline:
+                raise  # the run's deadline passed: no retry waits past it
             # The timeout may have gone on planning, not on the data (a cold JVM, a replan
             # after the statistics moved, a busy machine): the one retry has room to plan.
             # (An EXPLAIN would not help: its plan is not the one an execution reuses.)
@@ -812,11 +922,16 @@ class TemplateExecutor:
         Neo4j plans the text to answer (seconds on a cold server) but does not keep that
         plan for executions of the same text: the first execution plans again (measured on
         5.26, docs/benchmarks.md), which is why a timed-out read's retry has more time.
+        Bounded like a read's retry (RETRY_TIMEOUT_FACTOR times its timeout; QueryTimedOut).
+        An EXPLAIN runs nothing, so a read transaction answers for a write text too.
         """
         self._check_allowlisted(rendered)
-        with self._session() as session:
-            summary = session.run("EXPLAIN " + rendered.text, parameters or {}).consume()
-        return str(summary.query_type)
+        spec = self.registry.get(rendered.template_id, rendered.template_version)
+        text, params = "EXPLAIN " + rendered.text, parameters or {}
+        return self._in_read_transaction(
+            lambda tx: str(tx.run(text, params).consume().query_type),
+            self.timeout_of(spec.timeout_s) * RETRY_TIMEOUT_FACTOR,
+        )
 
     def _server_key(self) -> str:
         # The planner's verdict depends on the text and the server (version, procedures,

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 import neo4j
 from pydantic import BaseModel, Field, field_validator
 
-from cypher_templates.executor import TemplateExecutor
+from cypher_templates.executor import DEADLINE_CUT, TemplateExecutor
 from investigator.alert_rules import (
     alert_name_of,
     ambiguous_rules_note,
@@ -119,6 +119,7 @@ from investigator.runbook_gaps import (
 from investigator.runbook_period import asked_version_period, cut_version_reads
 from investigator.runbook_sections import question_focus
 from investigator.session import RunSession, RunSpec
+from investigator.tenant_records import notes_when_nothing_read
 from investigator.timeline import (
     AnchorEvent,
     ReferenceTime,
@@ -525,10 +526,17 @@ def searched_references(
 def search_unfinished_by(outcome: RetrievalOutcome) -> str | None:
     """Why the search did not finish, else None: the loop's stop reason when it stopped
     with reads still planned; `READ_FAILED` when a read failed (a template timed out on a
-    loaded server): what it was to read is unknown, never absent."""
+    loaded server): what it was to read is unknown, never absent.
+
+    A failed read comes first: a loop that then stopped at max_rounds was told "ask again
+    with a larger --max-rounds" when a read had timed out. Only reads the run's own deadline
+    stopped (`DEADLINE_CUT`) leave it to the deadline to say why."""
+    errors = [call.error for call in outcome.tool_calls if call.error]
+    if any(error != DEADLINE_CUT for error in errors):
+        return READ_FAILED
     if outcome.cut_short:
         return outcome.stop_reason.value
-    return READ_FAILED if any(call.error for call in outcome.tool_calls) else None
+    return READ_FAILED if errors else None
 
 
 def _status(
@@ -611,6 +619,8 @@ def investigate(
         result = session.reused_result(InvestigationResult)
         return result.model_copy(update={"reused_run": True})
     timings.subject_ms = session.subject_ms
+    if monotonic is time.monotonic:  # a test's own clock is not the executor's
+        session.read_deadline = deadline
     with session:
         result = _investigate(
             request,
@@ -1039,6 +1049,13 @@ def _investigate(
         search_notes=list(
             dict.fromkeys(
                 [
+                    # Nothing read at all: said when the subject's own tenant holds no record.
+                    *notes_when_nothing_read(
+                        session.executor,
+                        session.subject.tenant,
+                        session.known_at,
+                        outcome.tool_calls,
+                    ),
                     *outcome.search_notes,
                     # How far DEPENDS_ON was walked from the service asked about.
                     *dependency_depth_notes(

@@ -9,15 +9,16 @@ descriptors), so the command behaves exactly as if run here, minus the imports.
 This module is the client. It imports only the standard library, so that the fast path
 stays fast, and it falls back to running the command in this process whenever the warm
 process is absent, stale (its code changed on disk), or not ours (another user's socket).
-The first on-call read (`WARM_STARTERS`) therefore starts a warm process in the background,
-one per state folder; it exits after `INVESTIGATOR_WARM_IDLE` seconds without a command
-(default 900), or at that folder's `db stop`. `INVESTIGATOR_WARM=0` turns the whole mechanism
-off.
+The first on-call read (`WARM_STARTERS`) with a Neo4j to ask (`server_configured`: none after
+`db stop`) therefore starts a warm process in the background, one per state folder; it exits
+after `INVESTIGATOR_WARM_IDLE` seconds without a command (default 900), or at that folder's
+`db stop`. `INVESTIGATOR_WARM=0` turns the whole mechanism off.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import socket
@@ -135,8 +136,60 @@ def command_name(args: list[str]) -> str | None:
 
 
 def starts_warm(args: list[str]) -> bool:
-    """Whether this command, finding no warm process, starts one (an on-call read, not help)."""
-    return command_name(args) in WARM_STARTERS and not _HELP_OR_VERSION.intersection(args)
+    """Whether this command, finding no warm process, starts one (an on-call read, not help,
+    with a Neo4j to ask: `server_configured`)."""
+    return (
+        command_name(args) in WARM_STARTERS
+        and not _HELP_OR_VERSION.intersection(args)
+        and server_configured()
+    )
+
+
+def _config_names_uri() -> bool:
+    """Whether the config file (`INVESTIGATOR_CONFIG`, else $XDG_CONFIG_HOME or ~/.config
+    investigator/config.toml) names a `[neo4j] uri`; True when it cannot be read (the
+    command then says what is wrong with it)."""
+    explicit = os.environ.get("INVESTIGATOR_CONFIG")
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    path = explicit or os.path.join(base, "investigator", "config.toml")
+    if not os.path.isfile(path):
+        return bool(explicit)
+    import tomllib
+
+    try:
+        with open(path, "rb") as fh:
+            section = tomllib.load(fh).get("neo4j")
+    except (OSError, ValueError):
+        return True
+    return not isinstance(section, dict) or bool(section.get("uri"))
+
+
+def _local_server_runs() -> bool:
+    """Whether this state folder's local server runs: its state file records a pid (`db
+    stop` clears it) of a live process."""
+    try:
+        with open(os.path.join(state_dir(), "state.json"), encoding="utf-8") as fh:
+            pid = json.load(fh).get("pid")
+    except (OSError, ValueError, AttributeError):
+        return False
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def server_configured() -> bool:
+    """Whether a command here has a Neo4j to ask, as `investigator.settings` finds one:
+    `NEO4J_URI`, the config file's `[neo4j] uri`, or this state folder's running local
+    server. Without one a command fails at once ("no Neo4j configured", "the local Neo4j
+    ... is stopped"), and a warm process started for it would only linger (found after
+    `db stop`, e31-qa m7)."""
+    return bool(os.environ.get("NEO4J_URI")) or _config_names_uri() or _local_server_runs()
 
 
 def spawn_server() -> None:

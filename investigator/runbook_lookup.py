@@ -121,6 +121,7 @@ from investigator.runbook_sections import (
     runbook_steps,
 )
 from investigator.session import RunSession, RunSpec
+from investigator.tenant_records import notes_when_nothing_read
 
 # Purposes a lookup may run under, most specific first; the first one the subject's
 # Principal allows is used unless the caller names one.
@@ -961,6 +962,11 @@ class RunbookLookup:
             answer = self._answer(run, query)
             answer.untrusted_rules = untrusted_rule_texts(run.named_rules)
             found = answer.runbook is not None
+            if not found:  # nothing read at all: said when the tenant holds no record
+                empty = notes_when_nothing_read(
+                    self.executor, session.subject.tenant, session.known_at, session.tool_calls
+                )
+                answer.note = "; ".join([*empty, *([answer.note] if answer.note else [])]) or None
             session.finish(
                 RunStatus.COMPLETE if found else RunStatus.PARTIAL,
                 "evidence_sufficient" if found else "no_runbook",

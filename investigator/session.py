@@ -27,11 +27,11 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from types import TracebackType
-from typing import Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
-from cypher_templates.executor import TemplateExecutor, ToolResult
+from cypher_templates.executor import TemplateExecutor, ToolResult, reads_until
 from cypher_templates.plan import PlanStep, QueryPlan
 from cypher_templates.subject import (
     PrincipalRecord,
@@ -61,6 +61,7 @@ from investigator.gate import EvidenceGate, GateDecision, GatePolicy
 from investigator.telemetry import RunSpan, ToolSpan, run_span, tool_span
 
 ResultT = TypeVar("ResultT", bound=BaseModel)
+T = TypeVar("T")
 
 
 def caused_by_interrupt(exc: BaseException) -> bool:
@@ -240,6 +241,9 @@ class RunSession:
         self.reused = reused
         self.recorder = recorder
         self.gate: EvidenceGate | None = None
+        # The run's wall-clock deadline (a `time.monotonic()` instant): no read waits for
+        # Neo4j past it (`TemplateExecutor.run`); None: each read's own bound only.
+        self.read_deadline: float | None = None
         # The run of the same idempotency key this one answers in place of (it ended
         # without an answer: interrupted, or failed).
         self.retry_of: str | None = None
@@ -510,7 +514,7 @@ class RunSession:
         groups = [[step for _, step, _ in indexed[lo:hi]] for lo, hi in itertools.pairwise(bounds)]
         futures = [
             _read_pool().submit(
-                self.executor.run_together,
+                self._until_deadline(self.executor.run_together),
                 group,
                 self.subject,
                 self.known_at,
@@ -529,6 +533,16 @@ class RunSession:
                 span.record_result(result, rows_hash=record.rows_hash)
             read[i] = (result, record)
         return read
+
+    def _until_deadline(self, read: Callable[..., T]) -> Callable[..., T]:
+        """`read` in a pool thread, none of whose waits for Neo4j goes past the run's
+        deadline (`reads_until`: the deadline is the calling thread's, not the pool's)."""
+
+        def bounded(*args: Any, **kwargs: Any) -> T:
+            with reads_until(self.read_deadline):
+                return read(*args, **kwargs)
+
+        return bounded
 
     def _reused_read(
         self, step: PlanStep, tc_id: str, earlier: tuple[ToolResult, str]
@@ -560,9 +574,10 @@ class RunSession:
         self, step: PlanStep, tc_id: str, plan: QueryPlan | None, raise_on_error: bool
     ) -> tuple[ToolResult, ToolCallRecord]:
         with self._tool_span(step, tc_id) as span:
-            result = self.executor.run(
-                step, self.subject, self.known_at, plan=plan, raise_on_error=raise_on_error
-            )
+            with reads_until(self.read_deadline):
+                result = self.executor.run(
+                    step, self.subject, self.known_at, plan=plan, raise_on_error=raise_on_error
+                )
             record = tool_call_record(result, tc_id, round=self.round, as_of=self.as_of)
             span.record_result(result, rows_hash=record.rows_hash)
         return result, record

@@ -97,8 +97,15 @@ def resolve_connection(
         )
     from investigator.local_neo4j import LocalNeo4j
 
-    state = LocalNeo4j.default().read_state()
-    if state is None or state.pid is None:
+    local = LocalNeo4j.default()
+    state = local.read_state()
+    if state is not None and state.pid is None:
+        # `db stop` leaves the state file with no pid: configured, only stopped (e31-qa m7).
+        raise Neo4jUnavailable(
+            f"the local Neo4j of state folder {local.state_dir} is stopped: run "
+            "`investigator db start`, or set NEO4J_URI"
+        )
+    if state is None:
         raise Neo4jUnavailable(
             "no Neo4j configured: set NEO4J_URI, or run `investigator db start` for a local server"
         )

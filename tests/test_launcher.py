@@ -379,3 +379,62 @@ def test_db_stop_stops_its_state_folders_warm_process_and_no_other(
         install.env["INVESTIGATOR_STATE_DIR"] = second_folder
         install.run("warm", "stop")
         install.env["INVESTIGATOR_STATE_DIR"] = first_folder
+
+
+def _without_neo4j(install: Install, tmp_path: Path) -> None:
+    """No NEO4J_* variable and no config file: only the state folder's local server."""
+    for key in ("NEO4J_URI", "NEO4J_USER", "NEO4J_PASSWORD"):
+        install.env.pop(key, None)
+    install.env["XDG_CONFIG_HOME"] = str(tmp_path / "no-config")
+
+
+def test_no_neo4j_configured_starts_no_warm_process(install: Install, tmp_path: Path) -> None:
+    # e31-qa m7: the failing command started a warm process that lingered 15 minutes.
+    _without_neo4j(install, tmp_path)
+    for args in (RUNBOOK, ["investigate", "Who owned payment-api?"], ["runs", "--limit", "1"]):
+        asked = install.run(*args)
+        assert asked.returncode == 4, (args, asked.stderr)
+        assert asked.stderr == (
+            "error: no Neo4j configured: set NEO4J_URI, or run `investigator db start` for a "
+            "local server\n"
+        ), args
+        assert install.warm_pids() == set(), args  # the client starts it before it answers
+    time.sleep(1.0)
+    assert install.warm_pids() == set()
+    assert install.status()["running"] is False
+
+
+def test_after_db_stop_commands_say_it_and_leave_no_warm_process(
+    install: Install, tmp_path: Path, neo4j_settings: ConnectionSettings
+) -> None:
+    from investigator.local_neo4j import LocalState
+
+    install.start()  # a warm process of this state folder, serving
+    assert install.wait_for(running=True)["running"] is True
+    folder = Path(install.env["INVESTIGATOR_STATE_DIR"])
+    folder.mkdir(exist_ok=True)
+    # The folder's local server as `db stop` leaves it: its state file without a pid.
+    state = LocalState(
+        pid=None,
+        uri=neo4j_settings.uri,
+        password=neo4j_settings.password,
+        version="5.26.30",
+        home=str(folder / "home"),
+    )
+    (folder / "state.json").write_text(state.model_dump_json())
+    stopped = install.run("db", "stop")
+    assert stopped.returncode == 0, stopped.stderr
+    assert "stopped warm process" in stopped.stderr
+    assert install.wait_for_pids(set()) == set()
+
+    _without_neo4j(install, tmp_path)
+    for args in (RUNBOOK, ["investigate", "Who owned payment-api?"], ["trace", "run-x"]):
+        asked = install.run(*args)
+        assert asked.returncode == 4, (args, asked.stderr)
+        assert asked.stderr == (
+            f"error: the local Neo4j of state folder {folder} is stopped: run "
+            "`investigator db start`, or set NEO4J_URI\n"
+        ), args
+        assert install.warm_pids() == set(), args
+    time.sleep(1.0)
+    assert install.warm_pids() == set()

@@ -20,6 +20,7 @@ from investigator.context_graph.recorder import RunRecorder, ctx_database_from_e
 from investigator.context_graph.run_times import AsOfFrom, as_of_source
 from investigator.errors import BadInput
 from investigator.evidence import Evidence, RejectionReason, purged_rejection
+from investigator.failed_reads import failed_reads_line
 from investigator.investigation import InvestigationRequest, InvestigationResult, investigate
 from investigator.json_documents import investigation_json
 from investigator.name_hints import unresolved_names
@@ -153,6 +154,11 @@ def render_report(
             f"Retry      run {result.retry_of} (same idempotency key and request) ended "
             "without an answer: this run asked again",
         )
+    # A failed read first: the stop reason (max_rounds, evidence_sufficient) does not say it.
+    failed = failed_reads_line((tc.template, tc.error) for tc in result.tool_calls)
+    if failed is not None:
+        more = " (more time for each: INVESTIGATOR_READ_TIMEOUT)" if "timed out (" in failed else ""
+        lines.append(f"Reads      {failed}{more}")
     if result.search_cut_short:
         # The Status line's stop reason alone reads as a finding; what was not found may exist.
         why = _CUT_SHORT.get(result.stop_reason, result.stop_reason)

@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from investigator.failed_reads import failed_reads_line
 from investigator.serving.served_words import served
 from investigator.terminal import one_line
 
@@ -180,6 +181,11 @@ def _investigation(doc: Mapping[str, Any]) -> list[str]:
     # (served_document); the time words' reasons are said here as the card says them.
     for note in doc.get("service_notes") or []:
         lines.append(f"Service: {_line(note)}")
+    failed = failed_reads_line(
+        (str(tc.get("template")), tc.get("error")) for tc in _items(doc.get("tool_calls"))
+    )
+    if failed is not None:
+        lines.append(f"Note: {_line(failed)}")
     lines += [f"Time: {served(_line(line))}" for line in _time_word_lines(doc)]
     notes = ("time_notes", "rule_notes", "search_notes")
     for note in [n for key in notes for n in (doc.get(key) or [])]:
