@@ -44,6 +44,7 @@ DECISION_MODULES = (
     "runbook_sections",
     "session",
     "stop_words",
+    "tenant_records",
     "timeline",
     "untrusted_text",
 )
