@@ -421,9 +421,10 @@ def firing_list_bounds(
             # "During the incident": from its start to its resolution (as_of, if later).
             return min(r.at for r in at), min(_incident_end(at, admitted) or as_of, as_of)
         return None
-    instants = [t for t in said.explicit if t <= as_of]
-    if instants:
-        return instants[-1], instants[-1]
+    if said.explicit:
+        # An instant written ("at 10:30"); one after as_of is not read (its Time line).
+        instants = [t for t in said.explicit if t <= as_of]
+        return (instants[-1], instants[-1]) if instants else None
     if said.now or _FIRING_NOW.search(question):
         return as_of, as_of
     return EARLIEST, as_of

@@ -118,6 +118,10 @@ def test_yesterday_lists_every_firing_and_carol_sees_only_hers(  # type: ignore[
         ({"from": "2026-07-23T00:00:00Z", "to": "2026-07-23T23:59:59Z"}, 4)
     ]
 
+    # Recorded and replayed: the same reads give the same answer.
+    replay = invoke("replay", bob["run_id"], "--subject", "acme/user:bob", "--json")
+    assert replay.code == 0 and json.loads(replay.out)["verified"], replay
+
     # Carol may read neither ledger firing (the alert's ACL, the FIRED_ON record's ACL): not
     # listed, not counted by the read, not named anywhere, and no gap hints at them.
     carol = _run(invoke, *asked[:1], *CAROL, *asked[1:])
@@ -183,6 +187,24 @@ def test_during_the_incident_a_written_day_and_an_empty_month(  # type: ignore[n
         LEDGER_LAG,
         f"{PAYMENT} (until 2026-07-23T10:50:00Z)",
     ], day["claims"]
+
+    # Carol may not read the incident: its window is not placed, and the gap says so
+    # without naming it (before: "the question names no service ...").
+    carol = _run(invoke, "what fired during the incident?", *CAROL, *noon)
+    assert _firings(carol) == [] and "inc:2026-07-23-payments" not in json.dumps(carol)
+    assert (
+        "the time its words name ('during the incident') was not placed: no such event the "
+        "subject may read by as_of 2026-07-23T12:00:00Z, so no alert firing was looked for: "
+        'ask with a period ("which alerts fired on 2026-07-23?") or name a service'
+    ) in _required(carol), carol["missing_evidence"]
+
+    # A day after as_of: nothing read, and no firing of another day listed instead.
+    later = _run(invoke, "which alerts fired on 2026-08-02?", *BOB, *noon)
+    assert later["status"] == "partial" and _firings(later) == [], later["claims"]
+    assert _required(later) == [
+        "the time asked ('on 2026-08-02') is after as_of 2026-07-23T12:00:00Z: no firing in "
+        "it can be recorded by then"
+    ], later["missing_evidence"]
 
     june = _run(invoke, "which alerts fired in June 2026?", *BOB, *noon)
     assert june["status"] == "partial" and _firings(june) == [], june["claims"]

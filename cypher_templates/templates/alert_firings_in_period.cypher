@@ -5,9 +5,11 @@
 // now?" ($from = $to = as_of) with no service named. The alert, the service and the FIRED_ON
 // record are each visible to the subject (tenant, ACL, purpose, record time, ceiling). The
 // latest firing first, ties by the record's key, so the row cap keeps the latest firings,
-// the same ones every run.
+// the same ones every run. A seek of the FIRED_ON (tenant, key) index on the tenant: the
+// cost follows this tenant's firings, never another tenant's (nor a scan of every Alert).
 MATCH (a:KG:Alert)-[r:FIRED_ON]->(s:KG:Service)
-WHERE r.tenant = $tenant AND {{ v.visible_rel('r', 'FIRED_ON') }}
+USING INDEX r:FIRED_ON(tenant, key)
+WHERE r.tenant = $tenant AND r.key IS NOT NULL AND {{ v.visible_rel('r', 'FIRED_ON') }}
   AND {{ v.visible('a') }} AND {{ v.visible('s') }}
 WITH a, r, s, coalesce(r.fired_at, r.valid_from) AS fired, r.valid_to AS ended
 WHERE fired <= $to AND (ended IS NULL OR ended > $from)

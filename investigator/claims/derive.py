@@ -60,6 +60,7 @@ from investigator.claims.releases import (
     _alert_unfound_gaps,
     _firing_list_claims,
     _firing_list_gaps,
+    _firing_list_unread,
     _last_release_claims,
     _last_releases,
     _release_claims,
@@ -121,6 +122,7 @@ from investigator.ownership_history import (
 from investigator.planner import (
     CompetingCauseChecks,
     asked_in_another_language,
+    asks_firings_anywhere,
     asks_incident_duration,
     errors_read_only_for_then,
     extract_mentions,
@@ -618,6 +620,15 @@ def derive_claims(
             )
         )
         firing_list_gaps = fired_gaps if firing_lists else None
+        if (
+            not firing_lists
+            and not unresolved_names
+            and asks_firings_anywhere(question or "", service_id)
+        ):
+            # Naming no service, its firings unread: its time after as_of, or not placed.
+            firing_list_gaps = _firing_list_unread(question or "", as_of) or None
+            if firing_list_gaps is not None:
+                fired_claims = []  # a text-found service's firings are not of that time
         claims.extend(fired_claims)
         text_gaps = [*text_gaps, *fired_gaps]
     if Intent.INCIDENT_LIST in intent_set:

@@ -509,3 +509,37 @@ def firing_list_notes(reads: Sequence[FiringListRead], question: str, as_of: dat
         f"{iso_utc(end)}: the answer lists the alert firings in it, and those begun before "
         f'it still firing in it ("firing since" their start), {every}'
     ]
+
+
+def _firing_list_unread(question: str, as_of: datetime) -> list[MissingEvidence]:
+    """The gap of an alert question naming no service whose firings were not read: its
+    period starts after as_of, or the event its words name was not placed (none the subject
+    may read by as_of); not "names no service" (every service's firings were to be read)."""
+    said = time_references(question, as_of)
+    later = said.after(as_of)
+    if said.period is not None and said.period[0].at > as_of:
+        why = f"the period asked ({said.period[0].words!r}) starts after as_of {iso_utc(as_of)}"
+    elif later:
+        why = f"the time asked ({later[0]!r}) is after as_of {iso_utc(as_of)}"
+    elif said.event_words:
+        return [
+            MissingEvidence(
+                evidence_type="alert_firing",
+                intents=[Intent.ALERT_FIRING.value],
+                description=f"the time its words name ({said.event_words!r}) was not placed: "
+                f"no such event the subject may read by as_of {iso_utc(as_of)}, so no alert "
+                'firing was looked for: ask with a period ("which alerts fired on '
+                '2026-07-23?") or name a service',
+                required=True,
+            )
+        ]
+    else:
+        return []
+    return [
+        MissingEvidence(
+            evidence_type="alert_firing",
+            intents=[Intent.ALERT_FIRING.value],
+            description=f"{why}: no firing in it can be recorded by then",
+            required=True,
+        )
+    ]
