@@ -332,10 +332,27 @@ _WHAT_FIRED = LazyPattern(
 )
 
 
+# "Alerts yesterday?", "any alerts in the last 2 hours?", "alerts on checkout?": the word
+# "alerts" with nothing but time words (and a place) around it asks which alerts fired.
+_BARE_ALERTS_LEAD = LazyPattern(
+    r"^\s*(?:(?:any|all|the|new|recent|show|me|our)\s+)*alerts\b", re.IGNORECASE
+)
+_BARE_ALERTS = LazyPattern(
+    r"^\s*(?:(?:any|all|the|new|recent|show|me|our)\s+)*alerts\s*"
+    r"(?:(?:on|for|in|at)\s+[\w.:-]+\s*)?(?:(?:right\s+)?now\s*|currently\s*)?[?.!]*\s*$",
+    re.IGNORECASE,
+)
+
+
 def asks_what_fired(question: str) -> bool:
     """Whether the question asks what fired (or is firing) with no alert word ("what fired
-    during the incident?", "anything firing now?"): an alert-firing question."""
-    return bool(_WHAT_FIRED.search(question))
+    during the incident?", "anything firing now?"), or says "alerts" with only time words
+    and a place ("alerts yesterday?"): an alert-firing question."""
+    if _WHAT_FIRED.search(question):
+        return True
+    if not _BARE_ALERTS_LEAD.search(question):
+        return False  # most questions: no time words read for this
+    return bool(_BARE_ALERTS.match(_without_time_words(question, time_references(question))))
 
 
 def _without_time_words(question: str, said: TimeReferences) -> str:

@@ -490,8 +490,8 @@ def firing_list_notes(reads: Sequence[FiringListRead], question: str, as_of: dat
         return []
     every = "of every service the subject may read"
     if start == EARLIEST:
-        if said.event is not None:
-            return []
+        if said.event is not None or said.unresolved:
+            return []  # "before the incident", "last night": their own lines
         return [
             f"no time named: the answer lists the alert firings by as_of {iso_utc(as_of)}, "
             f"{every}, latest first up to the read's cap"
