@@ -164,6 +164,15 @@ class IncidentInPeriodContext(RowContext):
     services: list[str] | None = None
 
 
+class AlertFiringInPeriodContext(RowContext):
+    """alert_firings_in_period: a firing in the period, its alert, service, start and end."""
+
+    alert: str | None = None
+    service: str | None = None
+    fired_at: Instant | None = None
+    ended_at: Instant | None = None
+
+
 class RunbookContext(RowContext):
     """runbooks_for: the anchor the runbook applies to and the link it was found through."""
 
@@ -245,6 +254,7 @@ CONTEXT_SHAPES: dict[str, type[RowContext]] = {
     "incident_context": IncidentContext,
     "incidents_at": IncidentAtContext,
     "incidents_in_period": IncidentInPeriodContext,
+    "alert_firings_in_period": AlertFiringInPeriodContext,
     "runbooks_for": RunbookContext,
     "runbook_version_at": RunbookContext,
     "change_events_in_window": ChangeEventContext,

@@ -51,6 +51,8 @@ from investigator.claims import (
     cut_incident_lists,
     dependency_depth_notes,
     derive_claims,
+    firing_list_notes,
+    firing_list_reads,
     keep_claims_in_pack,
     states_at_as_of,
 )
@@ -870,6 +872,7 @@ def _investigate(
         known_at=known_at,
         walks_capped=capped_walks(outcome.tool_calls),
         incident_lists_cut=cut_incident_lists(outcome.tool_calls),
+        firing_lists=firing_list_reads(outcome.tool_calls),
         owners_asked=sorted(
             {
                 str(call.params["entity_id"])
@@ -1031,6 +1034,12 @@ def _investigate(
                 if event_period is not None
                 else [firing_period.firing_note()]
                 if firing_period is not None
+                # "Any alerts firing now?", "what fired during the incident?" naming no
+                # service: the instant or window every firing was read for.
+                else firing_list_notes(
+                    firing_list_reads(outcome.tool_calls), request.question, as_of
+                )
+                if firing_list_reads(outcome.tool_calls)
                 else far_anchor_notes(
                     request.question,
                     as_of,

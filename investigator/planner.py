@@ -324,6 +324,169 @@ def asks_alert_firing(question: str) -> bool:
     return bool(_ALERT_FIRING_ASKED.search(asked))
 
 
+# "What fired during the incident?", "what fired yesterday?", "what's firing now?", "anything
+# firing?": "fired" asked of what, with no alert word, asks which alerts fired, as "which
+# alerts fired yesterday?" does (before: an incident lookup, or a bare entity lookup).
+_WHAT_FIRED = LazyPattern(
+    r"^\s*(?:so\s+|and\s+)?(?:what|which|anything|something)(?:'s|\u2019s|\s+(?:has|have|had|is|"
+    r"was|are|were))?\s+(?:(?:been|still)\s+)*(?:fired|firing|went\s+off|going\s+off|gone\s+off)\b",
+    re.IGNORECASE,
+)
+
+
+# "Alerts yesterday?", "any alerts in the last 2 hours?", "alerts on checkout?": the word
+# "alerts" with nothing but time words (and a place) around it asks which alerts fired.
+_BARE_ALERTS_LEAD = LazyPattern(
+    r"^\s*(?:(?:any|all|the|new|recent|show|me|our)\s+)*alerts\b", re.IGNORECASE
+)
+_BARE_ALERTS = LazyPattern(
+    r"^\s*(?:(?:any|all|the|new|recent|show|me|our)\s+)*alerts\s*"
+    r"(?:(?:on|for|in|at)\s+[\w.:-]+\s*)?(?:(?:right\s+)?now\s*|currently\s*)?[?.!]*\s*$",
+    re.IGNORECASE,
+)
+
+
+def asks_what_fired(question: str) -> bool:
+    """Whether the question asks what fired (or is firing) with no alert word ("what fired
+    during the incident?", "anything firing now?"), or says "alerts" with only time words
+    and a place ("alerts yesterday?"): an alert-firing question."""
+    if _WHAT_FIRED.search(question):
+        return True
+    if not _BARE_ALERTS_LEAD.search(question):
+        return False  # most questions: no time words read for this
+    return bool(_BARE_ALERTS.match(_without_time_words(question, time_references(question))))
+
+
+def _without_time_words(question: str, said: TimeReferences) -> str:
+    """The question with the time words it names blanked ("on 2026-07-23", "yesterday",
+    "during the incident"): what is left names the place, if any."""
+    words = {
+        *(n.words for n in said.named),
+        *(r.words for r in said.relative),
+        *said.unresolved,
+        said.event_words or "",
+    }
+    for w in sorted((w for w in words if w), key=len, reverse=True):
+        question = question.replace(w, " ")
+    return question
+
+
+# "... on checkout?", "... in production yesterday?": a place named by a word, left once the
+# time words are blanked (a one-word service no mention catches, which the text search finds).
+_A_PLACE_NAMED = LazyPattern(
+    r"\b(?:on|for|at|in|affecting|from)\s+(?!(?:the|this|that|all|any|a|an)\b)"
+    r"(?!(?:moment|present|once|now|time|all)\b)[A-Za-z][\w.-]*",
+    re.IGNORECASE,
+)
+
+
+# "When did BeaconFlap fire?", "when did the alert fire?", "did PaymentFlap fire?": one alert
+# is asked about (a CamelCase name the mentions may not know; "the alert" of the incident):
+# its own firings, found through its name or the incident, are the answer, not every one.
+_ONE_THING_FIRED = LazyPattern(
+    r"^\s*when\b|\b(?-i:[A-Z][a-z0-9]+[A-Z]\w*)\b|\bthe\s+alert\b(?!s)",
+    re.IGNORECASE,
+)
+
+
+def asks_firings_anywhere(question: str, service_id: str | None = None) -> bool:
+    """Whether an alert-firing question names no service, alert, error code, release or
+    id, nor a place ("... on checkout?"), and no --service was given: every firing the
+    subject may read in the period its words name is the answer (`alert_firings_in_period`),
+    not the firings of the services a text search found."""
+    if service_id is not None or extract_mentions(question).texts():
+        return False
+    if _ONE_THING_FIRED.search(question):
+        return False  # "when did BeaconFlap fire?", "when did the alert fire?": one alert's
+    return not _A_PLACE_NAMED.search(_without_time_words(question, time_references(question)))
+
+
+# "What's firing?", "which alerts are firing?", "anything (still) firing?": firing at as_of.
+_FIRING_NOW = LazyPattern(
+    r"(?:\b(?:is|are)|'s|\u2019s)\s+(?:\w+\s+){0,2}?(?:still\s+)?(?:firing|alerting|going\s+off|"
+    r"paging)\b|^\s*(?:anything|something|any\s+alerts?)\s+(?:still\s+)?(?:firing|alerting)\b|"
+    r"\bstill\s+(?:firing|alerting)\b|\bcurrently\b",
+    re.IGNORECASE,
+)
+
+
+def firing_list_bounds(
+    question: str,
+    as_of: datetime,
+    refs: Sequence[ReferenceTime] = (),
+    late: Sequence[ReferenceTime] = (),
+    admitted: Sequence[Any] = (),
+) -> tuple[datetime, datetime] | None:
+    """The [from, to] an alert-firing question naming no service reads (`asks_firings_
+    anywhere`): the period its words name up to as_of ("yesterday", "on 2026-07-23", "in the
+    last hour"); once its event is placed, the period its words name about it ("during the
+    incident", "the day before the release"; "before the incident" alone: every firing by
+    then); an instant it names, or as_of for "now" (those firing then); every firing by as_of
+    when it names no time. None: its period starts after as_of, or its event is not placed."""
+    said = time_references(question, as_of)
+    # A written day or time ("on 2026-07-23", "since 10:30") and an event's period, placed.
+    placed = event_change_period([Intent.RELEASE_LOOKUP], question, as_of, refs, late)
+    if placed is not None:
+        start = EARLIEST if placed.last_only else placed.start
+        return None if start > as_of else (start, min(placed.end, as_of))
+    if said.period is not None:
+        start, end = said.period[0].at, min(said.period[1].at, as_of)
+        return None if start > as_of else (start, end)
+    if said.event is not None:
+        at = [r for r in refs if r.kind == "event" and r.at <= as_of]
+        if at and said.side is EventSide.BEFORE:
+            return EARLIEST, min(r.at for r in at)
+        if at and said.side is None and said.event is AnchorEvent.INCIDENT_START:
+            # "During the incident": from its start to its resolution (as_of, if later).
+            return min(r.at for r in at), min(_incident_end(at, admitted) or as_of, as_of)
+        return None
+    if said.explicit:
+        # An instant written ("at 10:30"); one after as_of is not read (its Time line).
+        instants = [t for t in said.explicit if t <= as_of]
+        return (instants[-1], instants[-1]) if instants else None
+    if said.now or _FIRING_NOW.search(question):
+        return as_of, as_of
+    return EARLIEST, as_of
+
+
+def _incident_end(at: Sequence[ReferenceTime], admitted: Sequence[Any]) -> datetime | None:
+    """The resolution (resolved_at, else valid_to) of the incident records `at` was read
+    from, among the evidence admitted; None when none is known."""
+    ids = {r.element_id for r in at if r.element_id}
+    ends = [
+        end
+        for ev in admitted
+        if ev.element_id in ids and ev.type == "Incident"
+        and (end := instant_of(ev.props.get("resolved_at")) or ev.valid_to) is not None
+    ]  # fmt: skip
+    return max(ends, default=None)
+
+
+def firings_anywhere_steps(
+    intents: Sequence[Intent | str],
+    inp: PlanInput,
+    refs: Sequence[ReferenceTime],
+    late: Sequence[ReferenceTime],
+    admitted: Sequence[Any] = (),
+) -> list[PlanStep]:
+    """The read of an alert-firing question naming no service ("what alerts fired
+    yesterday?"): every firing the subject may read in its period (`firing_list_bounds`)."""
+    if Intent.ALERT_FIRING.value not in {str(i) for i in intents}:
+        return []
+    if not asks_firings_anywhere(inp.question, inp.service_id):
+        return []
+    bounds = firing_list_bounds(inp.question, inp.as_of, refs, late, admitted)
+    if bounds is None:
+        return []
+    return [
+        _step(
+            "alert_firings_in_period",
+            {"from": _iso(bounds[0]), "to": _iso(bounds[1])},
+            "alert_firing",
+        )
+    ]
+
+
 # "How long did the incident last?", "how long was the outage?", "what was the duration of the
 # outage?", "how long has it been open?": the incident's start and resolution, and the time
 # between them (so far, when it is not resolved by as_of), are the answer.
@@ -1318,7 +1481,7 @@ def _intents_of(question: str) -> tuple[set[Intent], bool]:
             found.discard(Intent.DEPENDENCIES)
     if found == {Intent.DEPENDENCIES} and _UP_OR_DOWNSTREAM.search(question):
         found.add(Intent.DEPENDENTS)
-    if asks_alert_firing(question):
+    if asks_alert_firing(question) or asks_what_fired(question):
         # The firings are the answer: not an incident lookup ("alert" and "fired" are incident
         # words), nor the first error of "when did X start firing".
         found.discard(Intent.INCIDENT_LOOKUP)
@@ -2744,6 +2907,7 @@ def followup_steps(
         *named_release_steps(intents, known, inp.question, focus),
         *alert_owner_steps(known, focus),
         *service_status_steps(intents, focus, inp.as_of),
+        *firings_anywhere_steps(intents, inp, refs, late, gate.admitted),
         *(
             [step]
             if Intent.INCIDENT_LIST.value in {str(i) for i in intents}

@@ -328,6 +328,7 @@ LATER_TEMPLATES = {
     "owners_of",
     "incidents_at",
     "incidents_in_period",
+    "alert_firings_in_period",
     "ownership_in_period",
     "ownership_records",
     "owners_of_records",

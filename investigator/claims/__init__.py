@@ -30,6 +30,7 @@ from investigator.claims.model import (
     Verdict,
     keep_claims_in_pack,
 )
+from investigator.claims.releases import firing_list_notes, firing_list_reads
 from investigator.claims.runbooks import NO_RUNBOOK_AT_AS_OF, states_at_as_of
 from investigator.claims.status import cut_incident_lists
 from investigator.claims.wording import READ_FAILED, _claim
@@ -49,6 +50,8 @@ __all__ = [
     "cut_incident_lists",
     "dependency_depth_notes",
     "derive_claims",
+    "firing_list_notes",
+    "firing_list_reads",
     "keep_claims_in_pack",
     "states_at_as_of",
 ]

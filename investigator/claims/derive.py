@@ -60,8 +60,12 @@ from investigator.claims.ownership import (
     _version_end,
 )
 from investigator.claims.releases import (
+    FiringListRead,
     _alert_firing_claims,
     _alert_unfound_gaps,
+    _firing_list_claims,
+    _firing_list_gaps,
+    _firing_list_unread,
     _last_release_claims,
     _last_releases,
     _release_claims,
@@ -124,6 +128,7 @@ from investigator.planner import (
     CompetingCauseChecks,
     asked_in_another_language,
     asks_changes_naming_nothing,
+    asks_firings_anywhere,
     asks_incident_duration,
     errors_read_only_for_then,
     extract_mentions,
@@ -274,6 +279,7 @@ def derive_claims(
     known_at: datetime | None = None,
     walks_capped: Sequence[tuple[str, str, int, bool]] = (),
     incident_lists_cut: Sequence[tuple[str, str, int]] = (),
+    firing_lists: Sequence[FiringListRead] = (),
 ) -> ClaimSet:
     """Apply the claim rules of each intent to the pack evidence (pure, deterministic).
 
@@ -443,6 +449,7 @@ def derive_claims(
         claims += _team_retraction_claims(evidence, ownership_records, refs, as_of)
     unknown_then: list[tuple[str, datetime]] = []
     text_gaps: list[MissingEvidence] = []
+    firing_list_gaps: list[MissingEvidence] | None = None
     if Intent.APPLICABLE_RUNBOOK in intent_set:
         focus = question_focus(question or "")
         runbooks = _with(evidence, "runbook")
@@ -615,9 +622,26 @@ def derive_claims(
             if asked_period is None and written.side is EventSide.BEFORE
             else None
         )
-        fired_claims, fired_gaps = _alert_firing_claims(
-            _with(evidence, "alert_firing"), question or "", as_of, asked_period, before
+        fired_claims, fired_gaps = (
+            # "What alerts fired yesterday?" naming no service: every firing of its period.
+            _firing_list_claims(
+                _with(evidence, "alert_firing"), question or "", as_of, firing_lists, asked_period
+            )
+            if firing_lists
+            else _alert_firing_claims(
+                _with(evidence, "alert_firing"), question or "", as_of, asked_period, before
+            )
         )
+        firing_list_gaps = fired_gaps if firing_lists else None
+        if (
+            not firing_lists
+            and not unresolved_names
+            and asks_firings_anywhere(question or "", service_id)
+        ):
+            # Naming no service, its firings unread: its time after as_of, or not placed.
+            firing_list_gaps = _firing_list_unread(question or "", as_of) or None
+            if firing_list_gaps is not None:
+                fired_claims = []  # a text-found service's firings are not of that time
         claims.extend(fired_claims)
         text_gaps = [*text_gaps, *fired_gaps]
     if Intent.INCIDENT_LIST in intent_set:
@@ -988,6 +1012,8 @@ def derive_claims(
     # the team ("no team named ...", "no OWNS record of team:X holds at ..."), not a name.
     if unresolved_names and team_words is None and not firsts and not services_read:
         missing = _unresolved_name_gaps(missing, unresolved_names)
+    if firing_list_gaps is not None:
+        missing = _firing_list_gaps(missing, firing_list_gaps)
     if Intent.OWNERSHIP_AT_TIME in intent_set:
         missing += _unread_owner_gaps(evidence, owners_unread)
         missing += _alert_unfound_gaps(alerts_unfound, as_of)

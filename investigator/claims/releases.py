@@ -17,6 +17,7 @@ from investigator.claims.wording import (
     _label,
     _release_of,
 )
+from investigator.context_graph.models import ToolCallRecord
 from investigator.evidence import Evidence, iso_utc
 from investigator.gate import authority
 from investigator.planner import extract_mentions
@@ -24,11 +25,13 @@ from investigator.rubric import Intent, MissingEvidence
 from investigator.timeline import (
     ALERT_TIME_KEYS,
     DEPLOY_TIME_KEYS,
+    EARLIEST,
     NamedTime,
     ReferenceTime,
     instant,
     instant_of,
     rollout_under_way,
+    time_references,
 )
 
 
@@ -332,3 +335,211 @@ def _last_release_claims(
             )
         )
     return out
+
+
+# One `alert_firings_in_period` read, as the claims need it: its [from, to], its row limit,
+# whether the limit cut it, and whether it failed.
+FiringListRead = tuple[str, str, int, bool, bool]
+
+
+def firing_list_reads(calls: Sequence[ToolCallRecord]) -> list[FiringListRead]:
+    """(from, to, row limit, cut, failed) of each `alert_firings_in_period` read, in call
+    order: an alert question naming no service read every firing of its period."""
+    return [
+        (
+            str(c.params.get("from")),
+            str(c.params.get("to")),
+            c.limit or 0,
+            c.truncated,
+            bool(c.error),
+        )
+        for c in calls
+        if c.template_id == "alert_firings_in_period"
+    ]
+
+
+def _firing_list_span(
+    start: datetime, end: datetime, as_of: datetime, period: tuple[NamedTime, NamedTime] | None
+) -> str:
+    """The period a tenant's firing list covers, as the claims and gaps say it."""
+    if start == EARLIEST:
+        return f"by as_of {iso_utc(as_of)}" if end >= as_of else f"by {iso_utc(end)}"
+    if start == end:
+        return f"at as_of {iso_utc(as_of)}" if end == as_of else f"at {iso_utc(end)}"
+    words = f" ({period[0].words!r})" if period is not None else ""
+    return f"from {iso_utc(start)} to {iso_utc(end)}{words}"
+
+
+def _firing_at_claims(fired: Sequence[Evidence], at: datetime, as_of: datetime) -> list[Claim]:
+    """For "any alerts firing now?" (or at an instant named): one fact per firing begun by
+    `at` and not ended by then, which alert on which service, since when, and its end as
+    known at as_of (or that it was still firing at as_of)."""
+    rows = []
+    for ev in fired:
+        parts = ev.element_id.split("|")
+        started = _instant(ev, ALERT_TIME_KEYS)
+        if len(parts) < 3 or started is None or started > at:
+            continue
+        if ev.valid_to is not None and ev.valid_to <= at:
+            continue
+        rows.append((started, parts[1], parts[2], ev))
+    when = f"as_of {iso_utc(as_of)}" if at == as_of else iso_utc(at)
+    out = []
+    for started, alert, service, ev in sorted(rows, key=lambda r: (r[0], r[1], r[3].element_id)):
+        if ev.valid_to is None:
+            until = "no end recorded by as_of"
+        elif ev.valid_to > as_of:
+            until = "still firing at as_of"
+        else:
+            until = f"until {iso_utc(ev.valid_to)}"
+        out.append(
+            _claim(
+                f"Alert {alert} firing on {service} at {when}: since {iso_utc(started)} ({until})",
+                EpistemicStatus.FACT,
+                0.95,
+                [ev],
+                Intent.ALERT_FIRING.value,
+            )
+        )
+    return out
+
+
+def _firing_list_claims(
+    fired: Sequence[Evidence],
+    question: str,
+    as_of: datetime,
+    reads: Sequence[FiringListRead],
+    period: tuple[NamedTime, NamedTime] | None,
+) -> tuple[list[Claim], list[MissingEvidence]]:
+    """For an alert question naming no service ("what alerts fired yesterday?", "any alerts
+    firing now?"): one fact per firing the last `alert_firings_in_period` read covers, as
+    `_alert_firing_claims` states them (at an instant: `_firing_at_claims`); a required gap
+    when none is recorded then (none the subject may read: not said to be none at all), when
+    the read failed, or when its row limit cut the list (the latest kept)."""
+    low, high, limit, cut, failed = reads[-1]
+    start, end = instant_of(low), instant_of(high)
+    if start is None or end is None:
+        return [], []
+    asked = period if period is not None and period[0].at == start else None
+    span = _firing_list_span(start, end, as_of, asked)
+    if start == end:
+        claims = _firing_at_claims(fired, end, as_of)
+    else:
+        named = (
+            None
+            if start == EARLIEST
+            else (
+                NamedTime(at=start, words=asked[0].words if asked else span, period_end="start"),
+                NamedTime(at=end, words=asked[0].words if asked else span, period_end="end"),
+            )
+        )
+        before = end if start == EARLIEST and end < as_of else None
+        claims, _ = _alert_firing_claims(fired, question, as_of, named, before)
+    gaps: list[MissingEvidence] = []
+    if failed:
+        gaps.append(
+            MissingEvidence(
+                evidence_type="alert_firing",
+                intents=[Intent.ALERT_FIRING.value],
+                description=f"{UNKNOWN_NOT_ABSENT}which alerts fired {span}: the read of the "
+                "firings failed (see its tool calls); ask again",
+                required=True,
+            )
+        )
+    elif not claims:
+        gaps.append(
+            MissingEvidence(
+                evidence_type="alert_firing",
+                intents=[Intent.ALERT_FIRING.value],
+                description=f"no firing recorded {span} of an alert the subject may read on "
+                "a service it may read (as recorded by known_at)",
+                required=True,
+            )
+        )
+    if cut and not failed:
+        gaps.append(
+            MissingEvidence(
+                evidence_type="alert_firing",
+                intents=[Intent.ALERT_FIRING.value],
+                description=f"more than {limit} firings {span}: the read kept the latest "
+                f"{limit} (by firing time), earlier firings are not listed; ask for a shorter "
+                "period",
+                required=True,
+            )
+        )
+    return claims, gaps
+
+
+def _firing_list_gaps(
+    missing: Sequence[MissingEvidence], gaps: Sequence[MissingEvidence]
+) -> list[MissingEvidence]:
+    """The answer's gaps with those of a tenant's firing list in place of every other
+    `alert_firing` gap (none asks for a service to be named: every firing was read)."""
+    return [*(m for m in missing if m.evidence_type != "alert_firing"), *gaps]
+
+
+def firing_list_notes(reads: Sequence[FiringListRead], question: str, as_of: datetime) -> list[str]:
+    """The Time line of an alert question naming no service whose time no other line says:
+    an instant ("now": as_of), the incident's window ("during the incident"), or no time
+    named (every firing by as_of). Written and relative periods have their own lines."""
+    if not reads:
+        return []
+    start, end = instant_of(reads[-1][0]), instant_of(reads[-1][1])
+    said = time_references(question, as_of)
+    if start is None or end is None or said.period is not None or said.relative:
+        return []
+    every = "of every service the subject may read"
+    if start == EARLIEST:
+        if said.event is not None or said.unresolved:
+            return []  # "before the incident", "last night": their own lines
+        return [
+            f"no time named: the answer lists the alert firings by as_of {iso_utc(as_of)}, "
+            f"{every}, latest first up to the read's cap"
+        ]
+    if start == end:
+        words = "now" if end == as_of else iso_utc(end)
+        return [
+            f"{words!r} is taken as {'as_of ' if end == as_of else ''}{iso_utc(end)}: the "
+            f"answer lists the alert firings firing then (begun by it, not ended by it), {every}"
+        ]
+    if said.event_words is None:
+        return []
+    return [
+        f"{said.event_words!r} is taken as the period from {iso_utc(start)} to "
+        f"{iso_utc(end)}: the answer lists the alert firings in it, and those begun before "
+        f'it still firing in it ("firing since" their start), {every}'
+    ]
+
+
+def _firing_list_unread(question: str, as_of: datetime) -> list[MissingEvidence]:
+    """The gap of an alert question naming no service whose firings were not read: its
+    period starts after as_of, or the event its words name was not placed (none the subject
+    may read by as_of); not "names no service" (every service's firings were to be read)."""
+    said = time_references(question, as_of)
+    later = said.after(as_of)
+    if said.period is not None and said.period[0].at > as_of:
+        why = f"the period asked ({said.period[0].words!r}) starts after as_of {iso_utc(as_of)}"
+    elif later:
+        why = f"the time asked ({later[0]!r}) is after as_of {iso_utc(as_of)}"
+    elif said.event_words:
+        return [
+            MissingEvidence(
+                evidence_type="alert_firing",
+                intents=[Intent.ALERT_FIRING.value],
+                description=f"the time its words name ({said.event_words!r}) was not placed: "
+                f"no such event the subject may read by as_of {iso_utc(as_of)}, so no alert "
+                'firing was looked for: ask with a period ("which alerts fired on '
+                '2026-07-23?") or name a service',
+                required=True,
+            )
+        ]
+    else:
+        return []
+    return [
+        MissingEvidence(
+            evidence_type="alert_firing",
+            intents=[Intent.ALERT_FIRING.value],
+            description=f"{why}: no firing in it can be recorded by then",
+            required=True,
+        )
+    ]
