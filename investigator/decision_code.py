@@ -28,6 +28,7 @@ DECISION_MODULES = (
     "evidence",
     "gate",
     "incident_reference",
+    "invisible_marks",
     "investigation",
     "ownership_history",
     "pack",

@@ -66,6 +66,7 @@ from investigator.defaults import (
 from investigator.evidence import Evidence, Rejection, RejectionReason
 from investigator.gate import Conflict, EvidenceGate, GatePolicy
 from investigator.incident_reference import IncidentReading
+from investigator.invisible_marks import without_invisible_marks
 from investigator.ownership_history import (
     asked_ownership_period,
     asked_team,
@@ -178,6 +179,12 @@ class InvestigationRequest(BaseModel):
         if value is not None and (not value.isprintable() or value.strip() != value):
             raise ValueError("must be printable, without surrounding spaces")
         return value
+
+    @field_validator("question", "service_id", mode="before")
+    @classmethod
+    def _visible(cls, value: object) -> object:
+        # A question or id pasted from chat: "pay\u200bment-api" is payment-api.
+        return without_invisible_marks(value) if isinstance(value, str) else value
 
     @field_validator("question")
     @classmethod

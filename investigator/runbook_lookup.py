@@ -73,6 +73,7 @@ from investigator.entity_suggestions import (
 )
 from investigator.evidence import Evidence, Rejection, RejectionReason
 from investigator.gate import GatePolicy, version_chains
+from investigator.invisible_marks import without_invisible_marks
 from investigator.planner import UNHYPHENATED_CODE, extract_mentions
 from investigator.record_time import (
     as_recorded_at,
@@ -183,7 +184,8 @@ class RunbookQuery(BaseModel):
     @field_validator("value")
     @classmethod
     def _printable(cls, value: str, info: ValidationInfo) -> str:
-        text = value.strip()
+        # Pasted from chat: "etcd\u200bno leader" is "etcdno leader" as the eye reads it.
+        text = without_invisible_marks(value).strip()
         limit = MAX_TARGET_LENGTH
         if info.data.get("target") is LookupTarget.TEXT:
             # Pasted text spans lines: its whitespace is one space; an id's is a mistake.

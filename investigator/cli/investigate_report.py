@@ -271,7 +271,10 @@ def _question_problem(question: str, err: dict[str, object]) -> str:
         )
     if err.get("type") == "string_too_short":
         return 'QUESTION is empty: ask it in words ("Was the 10:02 release related to PAY-4097?")'
-    return f"QUESTION: {err.get('msg', 'invalid')}"
+    problem = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+    if problem == "the question is empty":  # spaces only
+        return _question_problem(question, {"type": "string_too_short"})
+    return f"QUESTION {problem.removeprefix('the question ')}: type it as plain text"
 
 
 def run_investigation(
