@@ -21,7 +21,7 @@ from graph_schema.canonical import canonical_json as canonical_json  # pack, cla
 from graph_schema.canonical import iso_utc as iso_utc
 from graph_schema.canonical import sha256_hex
 from graph_schema.canonical import sha256_text as sha256_text
-from graph_schema.records import TRUST_RECORDING_METHODS
+from graph_schema.kg_types import TRUST_RECORDING_METHODS
 
 # The vocabulary of the rubric (docs/contracts.md section 2): one definition, in the plan.
 EVIDENCE_TYPES: tuple[str, ...] = PLAN_EVIDENCE_TYPES
