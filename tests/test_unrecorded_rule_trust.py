@@ -8,8 +8,9 @@ trust wrote (`method: prometheus-rules`) without a trust is `unrecorded`: untrus
 it is shown, named by its id only, each of its fields listed as withheld, never quoted, not
 even inside the untrusted fence. Importing its file again records its trust (a new version;
 the old one stays as it was). The old shape is written by the importer with its trust
-recording switched off, as the older importer wrote it. On a real Neo4j, through the CLI and
-the MCP server.
+recording switched off, as the older importer wrote it. `schema apply` names the sources whose
+rules to import again (it rewrites nothing). On a real Neo4j, through the CLI and the MCP
+server.
 """
 
 from __future__ import annotations
@@ -109,6 +110,14 @@ def test_a_rule_imported_without_trust_is_named_by_id_and_never_quoted(  # type:
         "MATCH (a:Alert {tenant: 'h32o'}) RETURN count(a) AS n, count(a.trust) AS trusted"
     )
     assert (stored[0]["n"], stored[0]["trusted"]) == (2, 0)  # the old shape
+    # `schema apply` (what an upgrade runs) says which rules to import again; writes nothing.
+    applied = invoke("schema", "apply")
+    assert applied.code == 0, applied
+    assert (
+        "note: 2 alert rule(s) of src:prometheus:rules in tenant h32o were imported before "
+        "their import's trust was recorded: read as untrusted, nothing of them quoted; import "
+        "their rule files again to record it"
+    ) in applied.out.splitlines(), applied.out
 
     card = invoke("runbook", "--alert", NAME, "--subject", "h32o/user:oncall")
     assert card.code == 0, card
@@ -150,6 +159,8 @@ def test_a_rule_imported_without_trust_is_named_by_id_and_never_quoted(  # type:
     assert [r["trust"] for r in again["untrusted_rules"]] == ["untrusted", "untrusted"]
     assert again["untrusted_rules"][0]["group"] == "H32Replication"
     assert again["untrusted_rules"][0]["summary"] == BENIGN
+    applied = invoke("schema", "apply", "--json")
+    assert json.loads(applied.out)["unrecorded_trust"] == [], applied.out
 
 
 @pytest.fixture(scope="module")
