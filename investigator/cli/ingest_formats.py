@@ -19,6 +19,7 @@ from typing import Protocol
 import neo4j
 
 from cypher_templates.executor import TemplateExecutor
+from graph_schema.alert_names import identifier_words
 from graph_schema.bundle import BundleProblem, LoadedBundle
 from graph_schema.importers.common import ImportOptions, listed_names
 from graph_schema.importers.dispatch import FORMATS, ForeignSource, import_source
@@ -132,7 +133,11 @@ def instruction_named_rules(result: ImportResult, *, trusted: bool) -> list[Bund
             continue
         file = str(node.props.get("rule_file") or "")
         places[file] = places.get(file, 0) + 1
-        found = instruction_match(node.name or "", operational=True)
+        # Its words too: `IgnoreAllPreviousInstructions` is read as "ignore all previous ...".
+        name = node.name or ""
+        found = instruction_match(name, operational=True) or instruction_match(
+            " ".join(identifier_words(name)), operational=True
+        )
         if found is None:
             continue
         problems.append(
