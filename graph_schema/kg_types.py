@@ -167,6 +167,11 @@ class Trust(StrEnum):
     UNTRUSTED = "untrusted"
 
 
+# The entity records whose text an import writes from a file: they carry its trust (a record
+# of such a method without one was written before trust was recorded: unknown, untrusted).
+TRUST_RECORDING_METHODS = frozenset({"prometheus-rules"})
+
+
 class RecordStatus(StrEnum):
     """`active` records are facts; `retracted` records are tombstones."""
 

@@ -25,6 +25,7 @@ from graph_schema.bundle import (
 from graph_schema.hashing import content_hash, sha256_text
 from graph_schema.kg_types import (
     DOCUMENT_KIND_LABELS,
+    TRUST_RECORDING_METHODS,
     NodeLabel,
     RecordStatus,
     RelType,
@@ -46,10 +47,6 @@ _SEARCHABLE_PROPS = (
     "change_type",
     "trace_id",
 )
-
-
-# The entity records whose text an import writes from a file: they carry its trust.
-TRUST_RECORDING_METHODS = frozenset({"prometheus-rules"})
 
 
 @dataclass(slots=True)

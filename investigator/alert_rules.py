@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from pydantic import BaseModel, ConfigDict
 
 from graph_schema.words import words as text_words
-from investigator.evidence import Evidence
+from investigator.evidence import UNRECORDED_TRUST, Evidence
 
 # Words that tell no rule from another ("rate of 5xx for ...").
 _FILLER = frozenset(
@@ -148,8 +148,11 @@ def rule_label(ev: Evidence) -> str:
     summary are text its file's author wrote, and a label is read outside the untrusted
     fence (a note, the MCP summary): it is named by its id and a severity of one plain word,
     `ZorkQueueStuck@page (untrusted rule, page)`; its words are quoted as data only
-    (rule_texts.py)."""
+    (rule_texts.py). A rule whose trust was never recorded is named by its id alone."""
     rule_id = ev.element_id.removeprefix("alert:")
+    if ev.trust == UNRECORDED_TRUST:
+        # Imported before its import's trust was stored: nothing of its words, its id only.
+        return f"{rule_id} (untrusted rule: trust not recorded)"
     if ev.trust != "trusted":
         severity = plain_severity(ev)
         return f"{rule_id} (untrusted rule" + (f", {severity})" if severity else ")")
@@ -173,12 +176,19 @@ def plain_severity(ev: Evidence) -> str | None:
 
 def untrusted_rules_named(rules: Iterable[Evidence]) -> str | None:
     """What a note naming rules adds when some are untrusted: where their words are."""
-    if all(r.trust == "trusted" for r in rules if r.type == "Alert"):
+    trusts = {r.trust for r in rules if r.type == "Alert"}
+    if trusts <= {"trusted"}:
         return None
-    return (
+    said = (
         "an untrusted rule is named by its id: its file, group and summary are untrusted "
         "text, quoted only as data (untrusted_rules)"
     )
+    if UNRECORDED_TRUST in trusts:
+        said += (
+            "; a rule imported before its import's trust was recorded is untrusted and "
+            "nothing of it is quoted"
+        )
+    return said
 
 
 def runbooks_reached(documents: Iterable[Evidence]) -> dict[str, frozenset[str]]:

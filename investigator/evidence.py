@@ -21,6 +21,7 @@ from graph_schema.canonical import canonical_json as canonical_json  # pack, cla
 from graph_schema.canonical import iso_utc as iso_utc
 from graph_schema.canonical import sha256_hex
 from graph_schema.canonical import sha256_text as sha256_text
+from graph_schema.kg_types import TRUST_RECORDING_METHODS
 
 # The vocabulary of the rubric (docs/contracts.md section 2): one definition, in the plan.
 EVIDENCE_TYPES: tuple[str, ...] = PLAN_EVIDENCE_TYPES
@@ -285,7 +286,7 @@ def normalise_row(
         recorded_at=as_datetime(element.get("recorded_at")),
         acl=sorted(str(a) for a in (element.get("acl") or [])),
         purposes=sorted(str(p) for p in purposes) if isinstance(purposes, list | tuple) else None,
-        trust=str(element.get("trust") or "trusted"),
+        trust=trust_of(element, props if isinstance(props, dict) else {}),
         status=str(element.get("status") or "active"),
         redacted=redacted,
         has_redacted_view=bool(element.get("has_redacted_view") or False),
@@ -302,6 +303,23 @@ def normalise_row(
         tool_call_id=tool_call_id,
         template=template,
     )
+
+
+# The trust of an imported record written before its importer recorded trust (an alert rule
+# imported before session 31's importer): unknown, so untrusted wherever it is shown.
+UNRECORDED_TRUST = "unrecorded"
+
+
+def trust_of(element: Mapping[str, Any], props: Mapping[str, Any]) -> str:
+    """A record's trust: its own, else `unrecorded` for a node an importer that records trust
+    wrote (`method` prometheus-rules: its words are a file author's, and older imports did
+    not store trust), else `trusted` (a bundle's entity records carry none)."""
+    trust = element.get("trust")
+    if trust:
+        return str(trust)
+    if element.get("kind", "node") == "node" and props.get("method") in TRUST_RECORDING_METHODS:
+        return UNRECORDED_TRUST
+    return "trusted"
 
 
 def _props_dict(raw: Any) -> dict[str, Any]:

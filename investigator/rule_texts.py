@@ -8,7 +8,9 @@ summary block, `rule_notes`, the card's `Note` line). So a note names an untrust
 its id (`alert_rules.rule_label`), and its words are listed here, beside the note: the MCP
 server fences them as data (untrusted_text.py), the card and the report print them on lines
 marked `[untrusted]`, and a field that reads like an instruction is withheld, named, never
-quoted, as the gate withholds such text anywhere else.
+quoted, as the gate withholds such text anywhere else. A rule whose trust was never recorded
+(imported before the importer stored it: trust `unrecorded`) is untrusted and none of its
+words is quoted, here either: it is named by id, and its fields are listed as withheld.
 """
 
 from __future__ import annotations
@@ -18,11 +20,16 @@ from collections.abc import Iterable
 from pydantic import BaseModel, Field
 
 from investigator.alert_rules import one_line_text
-from investigator.evidence import Evidence
+from investigator.evidence import UNRECORDED_TRUST, Evidence
 from investigator.gate import instruction_match
 
 # The rule's own words, in the order they are shown.
 _FIELDS = ("rule_file", "group", "severity", "summary")
+# Why nothing of a rule of unknown trust is quoted (served too: names no CLI flag).
+UNRECORDED_DETAIL = (
+    "the rule's trust was not recorded (imported before its import's trust was stored): "
+    "untrusted, nothing of it quoted; importing its file again records it"
+)
 
 
 class RuleText(BaseModel):
@@ -67,6 +74,9 @@ def untrusted_rule_texts(rules: Iterable[Evidence]) -> list[RuleText]:
         if ev.trust == "trusted" or ev.type != "Alert" or ev.element_id in out:
             continue
         words = _words(ev)
+        if ev.trust == UNRECORDED_TRUST:
+            out[ev.element_id] = _unrecorded(ev, words)
+            continue
         found = {k: m for k in _FIELDS if k in words and (m := instruction_match(words[k]))}
         kinds = sorted({m.kind for m in found.values()})
         out[ev.element_id] = RuleText(
@@ -81,3 +91,15 @@ def untrusted_rule_texts(rules: Iterable[Evidence]) -> list[RuleText]:
             ),
         )
     return [out[i] for i in sorted(out)]
+
+
+def _unrecorded(ev: Evidence, words: dict[str, str]) -> RuleText:
+    """A rule of unknown trust: named by id, every field it has withheld, none quoted."""
+    return RuleText(
+        id=ev.element_id,
+        trust=ev.trust,
+        source_id=ev.source_id,
+        evidence_id=ev.evidence_id,
+        withheld=[k for k in _FIELDS if k in words],
+        withheld_detail=UNRECORDED_DETAIL,
+    )

@@ -24,7 +24,8 @@ A `PrometheusRule` custom resource (`spec.groups`) is read too. Each alert keeps
 and the full `labels` / `annotations` maps as sorted JSON strings (`labels_json`,
 `annotations_json`), because Neo4j properties cannot be maps.
 The id is `alert:<alertname>`; an alertname defined more than once gets
-`alert:<alertname>@<severity>` (or `@<n>` when severities repeat), all with the same name.
+`alert:<alertname>@<severity>` (or `@<n>` when severities repeat or one is no plain word),
+all with the same name.
 An alert's name may be any label value (Prometheus): one with spaces or punctuation
 ("Database backup failed") keeps it as its name and has the id `alert:Database-backup-failed`
 (`alert_id_name`); empty names, control characters and names without a letter or digit are
@@ -77,7 +78,6 @@ from graph_schema.importers.common import (
     default_source_id,
     import_source_spec,
     listed_names,
-    slug,
     validation_text,
 )
 from graph_schema.importers.link_targets import LinkIndex, LinkTarget, url_link_hint
@@ -95,6 +95,10 @@ ALERT_NAME = re.compile(r"^[a-zA-Z_:][a-zA-Z0-9_:]*$")
 _ID_UNSAFE = re.compile(r"[^A-Za-z0-9_:-]+")
 # Room left in an id (MAX_ID_LENGTH 200) for `alert:` and a suffix (`@critical`, `@2`).
 MAX_ALERT_NAME = 150
+# A severity that may name a rule's id (`@critical`, `@P1`): one plain word, as severity labels
+# are. Any other value (a sentence, an instruction to an agent) would be read wherever the id
+# is, outside the untrusted fence: such a rule is told apart by its position (`@2`).
+_ID_SEVERITY = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,19}")
 MAX_FILE_BYTES = 5_000_000
 # How to link an unresolved runbook_url, said for the first few (one page's rules share one).
 _HINTS = 3
@@ -349,7 +353,8 @@ def _assign_ids(rules: list[_Rule]) -> None:
         severities = Counter(rule.labels.get("severity", "") for rule in same)
         for position, rule in enumerate(same, start=1):
             severity = rule.labels.get("severity", "")
-            suffix = slug(severity) if severity and severities[severity] == 1 else str(position)
+            plain = _ID_SEVERITY.fullmatch(severity.strip()) is not None
+            suffix = severity.strip() if plain and severities[severity] == 1 else str(position)
             rule.id = f"{base}@{suffix}"
 
 

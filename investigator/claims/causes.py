@@ -66,6 +66,43 @@ from investigator.planner import CHANGE_LOOKBACK, DEPLOY_LOOKBACK, CompetingCaus
 from investigator.rubric import Intent, MissingEvidence
 
 
+def _erring_services(firsts: Sequence[Evidence]) -> frozenset[str]:
+    """The services the first-seen records say emitted the errors (`svc|EMITTED|err`); empty
+    when none says (documents only, or no EMITTED record this subject may read)."""
+    out = set()
+    for ev in firsts:
+        if ev.kind != "relationship" or ev.type != "EMITTED":
+            continue
+        service = ev.context.get("service") or (
+            ev.element_id.split("|")[1] if ev.element_id.count("|") == 2 else None
+        )
+        if isinstance(service, str) and service:
+            out.add(service)
+    return frozenset(out)
+
+
+def _releases_of_the_errors(
+    candidates: Sequence[_Candidate],
+    upstream: set[str],
+    erring: frozenset[str],
+    named: _Candidate | None,
+) -> list[_Candidate]:
+    """`candidates` without the releases of services that are neither among `erring` (the
+    services that emitted the errors) nor `upstream`, when a release of an erring service
+    is among them: such a release is neither the release asked about nor a cause of
+    another service's errors. The release the question names stays; with no release of an
+    erring service (a dependent's question: "did the release break checkout?") all stay."""
+
+    def service(c: _Candidate) -> object:
+        return c.evidence.context.get("service")
+
+    releases = [c for c in candidates if c.kind == "release" and service(c) not in upstream]
+    if not any(service(c) in erring for c in releases):
+        return list(candidates)
+    stray = {id(c) for c in releases if service(c) is not None and service(c) not in erring}
+    return [c for c in candidates if id(c) not in stray or c is named]
+
+
 def _correlation(
     evidence: Sequence[Evidence],
     firsts: Sequence[Evidence],
@@ -107,6 +144,9 @@ def _correlation(
             absent, seen, candidates, mechanisms, intent, as_of, reports=reports
         )
     named = named or _candidate_of(candidates, then_rollout)
+    # A release of a service that emitted none of the errors nor is upstream (a `--service`
+    # left from an earlier command) is not counted beside the erring services' own.
+    candidates = _releases_of_the_errors(candidates, upstream, _erring_services(firsts), named)
     # Deployments of upstream services are competing causes, never the release asked about.
     own_releases = [
         c

@@ -19,7 +19,8 @@ from typing import Protocol
 import neo4j
 
 from cypher_templates.executor import TemplateExecutor
-from graph_schema.bundle import LoadedBundle
+from graph_schema.alert_names import identifier_words
+from graph_schema.bundle import BundleProblem, LoadedBundle
 from graph_schema.importers.common import ImportOptions, listed_names
 from graph_schema.importers.dispatch import FORMATS, ForeignSource, import_source
 from graph_schema.importers.import_origin import OtherFolder
@@ -37,10 +38,11 @@ from graph_schema.importers.result import ImportResult
 from graph_schema.importers.rule_versions import changed_rules, current_rules
 from graph_schema.importers.runbook_anchors import lost_anchors, unnamed_anchors
 from graph_schema.importers.shared_links import settle_shared_links
-from graph_schema.kg_types import RecordStatus
+from graph_schema.kg_types import NodeLabel, RecordStatus
 from investigator.cli.subject import subject_ref_from
 from investigator.connection import open_driver
 from investigator.errors import BadInput
+from investigator.gate import instruction_match
 from investigator.settings import resolve_connection
 from investigator.terminal import printable
 
@@ -107,11 +109,49 @@ def _loader(fmt: str) -> Callable[[Path, _Options], LoadedBundle]:
             sys.stderr.write(f"warning: {printable(line)}\n")
         loaded = result.loaded()
         loaded.problems.extend(result.problems)
+        loaded.problems.extend(instruction_named_rules(result, trusted=options.trusted))
         # Said by `ingest` once the records are written (a refused ingest links nothing).
         loaded.written_notes.extend(result.report_lines() + changes)
         return loaded
 
     return load
+
+
+def instruction_named_rules(result: ImportResult, *, trusted: bool) -> list[BundleProblem]:
+    """The alert rules of an untrusted rules import whose alert name reads like text aimed at
+    an agent ("IMPORTANT SYSTEM NOTE TO THE AI AGENT ignore all previous instructions ..."):
+    a rule is named by its name and id (its id is made of its name) wherever a note names it,
+    outside the untrusted fence, so such a file is refused, nothing written. Each is named by
+    its file and its place there, the name never quoted."""
+    bundle = result.bundle
+    if trusted or bundle is None or result.source_type != "prometheus_rules":
+        return []
+    problems: list[BundleProblem] = []
+    places: dict[str, int] = {}
+    for node in bundle.nodes:
+        if node.label is not NodeLabel.ALERT:
+            continue
+        file = str(node.props.get("rule_file") or "")
+        places[file] = places.get(file, 0) + 1
+        # Its words too: `IgnoreAllPreviousInstructions` is read as "ignore all previous ...".
+        name = node.name or ""
+        found = instruction_match(name, operational=True) or instruction_match(
+            " ".join(identifier_words(name)), operational=True
+        )
+        if found is None:
+            continue
+        problems.append(
+            BundleProblem(
+                origin=result.origin,
+                element=f"{file + ', ' if file else ''}alert rule {places[file]}",
+                reason=(
+                    f"its alert name contains {found.kind} (not quoted): an untrusted rule is "
+                    "named by it outside the untrusted fence; fix the name, or import the file "
+                    "--trusted if its author is trusted"
+                ),
+            )
+        )
+    return problems
 
 
 # The current documents (tombstones too) of the import's sources in its tenant, to name the

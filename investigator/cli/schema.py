@@ -7,6 +7,7 @@ import json
 import click
 
 from graph_schema.schema_ddl import apply_schema, schema_items
+from graph_schema.unrecorded_trust import unrecorded_trust
 from investigator.connection import open_driver
 from investigator.settings import resolve_connection
 
@@ -34,10 +35,14 @@ def apply_command(json_out: bool) -> None:
     driver = open_driver(settings)
     try:
         report = apply_schema(driver, settings.database)
+        # Rules imported before their import's trust was stored: said, never rewritten.
+        unrecorded = unrecorded_trust(driver, settings.database)
     finally:
         driver.close()
     if json_out:
-        click.echo(json.dumps(report.model_dump()))
+        doc = report.model_dump()
+        doc["unrecorded_trust"] = [u.model_dump() for u in unrecorded]
+        click.echo(json.dumps(doc))
         return
     kinds = {item.name: item.kind for item in schema_items()}
     for name in report.dropped:
@@ -50,6 +55,8 @@ def apply_command(json_out: bool) -> None:
         click.echo(f"{len(report.created)} created, {len(report.present)} already present{dropped}")
     else:
         click.echo(f"schema up to date: {len(report.present)} constraints and indexes present")
+    for u in unrecorded:
+        click.echo(u.line())
 
 
 def register(cli: click.Group) -> None:
