@@ -79,6 +79,7 @@ from investigator.planner import (
     steps_for,
     symptom_intents,
     unique_steps,
+    unnamed_errors_words,
     wanted_types,
 )
 from investigator.record_time import as_recorded_at
@@ -1749,7 +1750,11 @@ class RetrievalLoop:
             if step.step_id == THE_INCIDENT_LOOKUP:
                 # "the incident": the one incident it can mean is an anchor; several are
                 # named in the report, none taken (never a silent pick).
-                words = the_incident_words(self.inp.question) or "the incident"
+                words = (
+                    the_incident_words(self.inp.question)
+                    or unnamed_errors_words(self.inp.question)
+                    or "the incident"
+                )
                 reading = read_the_incident(
                     words, self._tied_at_as_of(read_rows, anchors=False), truncated=result.truncated
                 )
