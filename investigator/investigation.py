@@ -63,7 +63,7 @@ from investigator.defaults import (
     DEFAULT_DEADLINE_S,
     DEFAULT_PURPOSE,
 )
-from investigator.evidence import Evidence, Rejection, RejectionReason
+from investigator.evidence import Evidence, Rejection, RejectionReason, iso_utc
 from investigator.gate import Conflict, EvidenceGate, GatePolicy
 from investigator.incident_reference import IncidentReading
 from investigator.invisible_marks import without_invisible_marks
@@ -560,6 +560,35 @@ def _status(
     return RunStatus.COMPLETE
 
 
+def no_claim_gaps(
+    claims: Sequence[Claim],
+    missing: list[MissingEvidence],
+    intents: Sequence[Intent],
+    as_of: datetime,
+    known_at: datetime,
+) -> list[MissingEvidence]:
+    """A run that says nothing is never `complete`: with no claim and no gap at all, a
+    required gap is added saying that nothing read answers the question (before, "are there
+    still errors?" was `complete` with no claim and "Missing evidence: none", read as "no").
+    A gap said without a claim is an answer of its own ("no change is recorded in the last
+    hour": the period was read and is empty), left as it is."""
+    if claims or missing:
+        return missing
+    types = required_types(intents) or ["entity"]
+    return [
+        *missing,
+        MissingEvidence(
+            evidence_type=types[0],
+            intents=sorted(i.value for i in intents),
+            description=f"no claim could be drawn: no record the run read states what the "
+            f"question asks ({', '.join(sorted(i.value for i in intents))}) by as_of "
+            f"{iso_utc(as_of)} as known at {iso_utc(known_at)}; the records listed under "
+            "Evidence were read and answer none of it",
+            required=True,
+        ),
+    ]
+
+
 def _stop_reason(stop_reason: StopReason, missing: list[MissingEvidence]) -> StopReason:
     """The run's stop reason as the answer bears it out: a loop that stopped with every
     required evidence type supported (`evidence_sufficient`) but whose answer still lacks
@@ -955,6 +984,7 @@ def _investigate(
         outcome.known.teams,
         as_of,
     )
+    missing = no_claim_gaps(claims, missing, intents, as_of, known_at)
     status = _status(missing, unplaced, cut_short=unfinished)
     # Withheld pages no record ties to the question and the runbook search did not choose.
     text_only = text_only_withheld(

@@ -516,6 +516,29 @@ _TIMELINE_ASKED = LazyPattern(
 )
 
 
+# "Are there still errors?", "did the errors stop?", "when did PAY-4097 stop?", "is PAY-4097
+# still happening?", "what errors are we seeing?", "which services have errors?": the state of
+# the errors at as_of (their first and last sighting), not the incident's record alone.
+_ERROR_WORDS = r"(?:errors?|erroring|exceptions?|5xx|[A-Z][A-Z0-9]{1,9}-\d{2,6})"
+_ERROR_STATE_ASKED = LazyPattern(
+    rf"\bstill\b[^?.]{{0,40}}?(?:\b{_ERROR_WORDS}|\b(?:happening|occurring|failing|emitted|"
+    r"going\s+on)\b)|"
+    rf"\b{_ERROR_WORDS}\b[^?.]{{0,30}}?\bstill\b|"
+    rf"\b{_ERROR_WORDS}\b[^?.]{{0,30}}?\b(?:stop(?:ped)?|end(?:ed)?|ceased?|subsided?|"
+    r"go(?:ne)?\s+away|died\s+down)\b|"
+    rf"\blast\s+seen\b|\b(?:what|which)\s+(?:\w+\s+)?errors?\s+(?:are|is|do|were)\b|"
+    r"\bwhich\s+services?\s+(?:have|has|had|are|is|were|show)\s+(?:\w+\s+)?"
+    r"(?:errors?|erroring|failing)\b|\bwhere\s+(?:are|were|is)\s+(?:the\s+)?errors?\b",
+    re.IGNORECASE,
+)
+
+
+def asks_error_state(question: str) -> bool:
+    """Whether the question asks whether errors still happen, when they stopped, or which are
+    seen: the errors' records are read (first and last sighting by as_of)."""
+    return bool(_ERROR_STATE_ASKED.search(question)) and not asks_alert_firing(question)
+
+
 def asks_incident_duration(question: str) -> bool:
     """Whether the question asks how long an incident lasted (or has been open so far)."""
     return bool(_INCIDENT_DURATION_ASKED.search(question))
@@ -679,9 +702,12 @@ _FOLLOWED_ASKED = LazyPattern(
 
 _CORRELATION_WORDS = LazyPattern(
     r"\b(relat(ed|ion)|correlat\w*|caus(e|ed|es|ing)|because|due to|led to|before|after|"
-    r"responsible|break|broke|behind)\b|相关|导致|引起|之前|之后|"
-    # "Is checkout affected by the release?": whether the release did it.
-    r"\b(?:affected|impacted|hit)\s+by\b|"
+    r"responsible|break|broke|behind|affect(?:s|ed|ing)?|impact(?:s|ed|ing)?)\b|相关|导致|"
+    # "Did the 10:02 release really affect the payment service?", 发布是否影响了: an effect
+    # of the release to judge, as "cause" (before, a release lookup: its finish time only).
+    r"引起|影响|之前|之后|"
+    # "Is checkout affected by the release?" / "hit by": whether the release did it.
+    r"\bhit\s+by\b|"
     # "Was it the release?", "is it the deploy or the risk rules?", "could it be the
     # release?": the release is named as the suspect, a correlation to judge.
     r"(?<!\bwhen )(?<!\bwhere )\b(?:was|is)\s+it\s+(?:the|a|an|that|this|our)\b|"
@@ -1523,6 +1549,9 @@ def _intents_of(question: str) -> tuple[set[Intent], bool]:
         if not _CORRELATION_WORDS.search(without_event_side_words(question)):
             found.discard(Intent.DEPLOYMENT_CORRELATION)
         found.add(Intent.TIMELINE)
+    _error_state_rule(question, found)
+    _escalation_rule(question, found)
+    _change_cause_rule(question, found)
     if not found and _asks_only_about_alerts(question):
         # On-call pastes the alert that paged ("KubeAPIDown", "[FIRING:1] etcdNoLeader") or
         # names it with no other ask ("help with X", "alert X is paging me", "X what now"):
@@ -1573,6 +1602,102 @@ def _intents_of(question: str) -> tuple[set[Intent], bool]:
         found.add(Intent.ERROR_TIMELINE)
         return found, True
     return found, False
+
+
+_UNNAMED_ERRORS = LazyPattern(r"\b(?:the\s+)?errors?\b", re.IGNORECASE)
+
+
+def unnamed_errors_words(question: str) -> str | None:
+    """The words of errors asked about with nothing named ("are there still errors?", "did
+    the errors stop?"): they are the errors of the incident open at as_of (or the one begun
+    by then), looked up as "the incident" is; None when the question names an error code."""
+    if not asks_error_state(question) or _ERROR_CODE.search(question):
+        return None
+    found = _UNNAMED_ERRORS.search(question)
+    return found.group(0) if found else None
+
+
+def asks_rollback_decision(question: str) -> bool:
+    """Whether the question asks whether to roll back ("should we roll back payment-api?"),
+    not whether a rollback was done ("did we roll back?")."""
+    return bool(_ROLLBACK_ASKED.search(question)) and not asks_action_taken(question)
+
+
+# "Who do I call about PAY-4097?", "who should I escalate PAY-4097 to?", "who to contact
+# about payment-api?", "escalation for payment-api": whom to reach is the owner of the service
+# (with the error's emitter) and the runbook's escalation step.
+_ESCALATION_ASKED = LazyPattern(
+    r"\bwho\s+(?:do|should|can|must|would|could|to)\s+(?:i\s+|we\s+|you\s+)?"
+    r"(?:call|ring|phone|escalate|contact|reach|ping|notify|talk\s+to|tell|page)\b|"
+    r"\b(?:where|to\s+whom)\s+(?:do|should|can|must)\s+(?:i|we)\s+escalate\b|"
+    r"\bescalate\b[^?.]{0,40}?\bto\s*\?|"
+    r"\bescalation\s+(?:for|path|contacts?|point)\b|\bwho\s+is\s+the\s+(?:contact|escalation)\b|"
+    r"^\s*contact\s+(?:for|about)\b|升级给谁|找谁|联系谁",
+    re.IGNORECASE,
+)
+
+
+def asks_whom_to_reach(question: str) -> bool:
+    """Whether the question asks whom to call, contact or escalate to about something."""
+    return bool(_ESCALATION_ASKED.search(question))
+
+
+def _escalation_rule(question: str, found: set[Intent]) -> None:
+    """Asked whom to call or escalate to: the owner (OWNS) and the runbook in force (its
+    escalation step), not a lookup of the error's or the service's name. Before the
+    fallbacks that read a question naming an error code as an incident lookup."""
+    if not asks_whom_to_reach(question):
+        return
+    found.update({Intent.OWNERSHIP_AT_TIME, Intent.APPLICABLE_RUNBOOK})
+    found.discard(Intent.ENTITY_LOOKUP)
+
+
+# "Did the risk rule change cause PAY-4097?", "could the risk-engine change have caused the
+# outage?", "did RR-2026-07-23a cause it?": a change named as the suspect of errors, a cause
+# question (every candidate before the first error named with its timing, the reports' ruling
+# on each), not an incident lookup of the error named; not a release correlation either (its
+# verdict would be the release's, read as the answer about the change named).
+_CHANGE_CAUSE_ASKED = LazyPattern(
+    r"\b(?:did|could|might|may|can|would|does|has)\b[^?.]{0,60}?"
+    r"\b(?:changes?|publications?|rules?|config(?:uration)?s?|flags?|migrations?|updates?|"
+    r"[A-Z]{2,}-\d{4}-\d{2}-\d{2}\w*)\b[^?.]{0,30}?\bcaus(?:e|ed|ing)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_if_named_change_caused(question: str) -> bool:
+    """Whether the question asks whether a change it names caused the errors ("did the risk
+    rule change cause PAY-4097?"; "was it the risk rules?" is `asks_if_change_caused`)."""
+    return bool(_CHANGE_CAUSE_ASKED.search(question))
+
+
+def _change_cause_rule(question: str, found: set[Intent]) -> None:
+    """Asked whether a named change caused it: a cause question, every candidate named.
+    Only where nothing but a lookup of the error or incident was read (a root-cause or
+    release question keeps its reading)."""
+    if asks_if_named_change_caused(question) and found <= {
+        Intent.INCIDENT_LOOKUP,
+        Intent.ERROR_TIMELINE,
+        Intent.ENTITY_LOOKUP,
+    }:
+        found.clear()
+        found.add(Intent.ROOT_CAUSE)
+
+
+def _error_state_rule(question: str, found: set[Intent]) -> None:
+    """Asked "are there still errors?", "did PAY-4097 stop?": the error records are the answer
+    (their first and last sighting by as_of), read beside the incident. After the timeline,
+    alert and status rules (their answers list the errors themselves, so this adds nothing
+    there) and before the fallbacks for a question with nothing found (it finds one)."""
+    if not asks_error_state(question) or found & {
+        Intent.TIMELINE,
+        Intent.ALERT_FIRING,
+        Intent.SERVICE_STATUS,
+        Intent.INCIDENT_LIST,
+    }:
+        return
+    found.add(Intent.ERROR_TIMELINE)
+    found.discard(Intent.ENTITY_LOOKUP)
 
 
 def extract_mentions(question: str) -> Mentions:
@@ -2045,7 +2170,11 @@ class DeterministicPlanner:
         team_words = asked_team(inp.question)
         if team_words is not None and Intent.OWNERSHIP_AT_TIME in intents:
             steps += team_link_steps(team_words)
-        bare = the_incident_words(inp.question) or action_incident_words(inp.question)
+        bare = (
+            the_incident_words(inp.question)
+            or action_incident_words(inp.question)
+            or unnamed_errors_words(inp.question)
+        )
         if not inp.service_id and not mentions.texts() and bare:
             # "the incident" with nothing named: which incident it means is looked up.
             steps.append(the_incident_step(inp.as_of))

@@ -80,6 +80,7 @@ from investigator.planner import (
     steps_for,
     symptom_intents,
     unique_steps,
+    unnamed_errors_words,
     wanted_types,
 )
 from investigator.record_time import as_recorded_at
@@ -1753,6 +1754,7 @@ class RetrievalLoop:
                 words = (
                     the_incident_words(self.inp.question)
                     or action_incident_words(self.inp.question)
+                    or unnamed_errors_words(self.inp.question)
                     or "the incident"
                 )
                 reading = read_the_incident(

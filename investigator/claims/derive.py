@@ -30,6 +30,7 @@ from investigator.claims.errors import (
     _hindsight,
     _mechanisms_of_asked_errors,
     _names_an_error,
+    error_state_claims,
 )
 from investigator.claims.incidents import (
     _affected_claims,
@@ -78,7 +79,9 @@ from investigator.claims.reports import (
     _rollback_step,
     _rollbacks_recorded,
 )
+from investigator.claims.rollback import rollback_decision
 from investigator.claims.runbooks import (
+    _escalation_step,
     _in_force,
     _no_runbook_at_as_of_gaps,
     _served_over,
@@ -533,7 +536,9 @@ def derive_claims(
             claims.append(
                 _claim(
                     f"Runbook {_title(ev)} ({_versioned(ev)}){tie} is the version "
-                    f"in force {when}{_validity(ev)}{where}" + _rollback_step(ev, question or ""),
+                    f"in force {when}{_validity(ev)}{where}"
+                    + _rollback_step(ev, question or "")
+                    + _escalation_step(ev, question or ""),
                     # That it applies rests on its words matching, not on a record.
                     EpistemicStatus.INFERENCE if by_text else EpistemicStatus.FACT,
                     0.7 if by_text else 0.95,
@@ -1068,6 +1073,14 @@ def derive_claims(
     # What the incident's reports state was done (quoted as theirs), asked about an action.
     action_claims, missing = reported_action_claims(evidence, question or "", as_of, missing)
     claims += action_claims
+    # Asked whether the errors still happen or when they stopped: their last sighting.
+    claims += error_state_claims(evidence, question, as_of)
+    # "Should we roll back?" once the incident is over: that first, no verdict on it.
+    decision = rollback_decision(evidence, question, as_of)
+    claims += decision.claims
+    missing += decision.gaps
+    if decision.over:
+        verdict = None
     unread = unread_words(question or "", [Intent(i) for i in intents])
     if unread is not None:
         # Read as nothing but its names: a name read back is no answer to it (`partial`).
@@ -1197,6 +1210,11 @@ def derive_claims(
             c.claim_id,
         ),
     )
+    # What the answer must say before the rest ("the incident is over") leads it.
+    lead = {c.claim_id for c in decision.claims}
+    ordered = [c for c in ordered if c.claim_id in lead] + [
+        c for c in ordered if c.claim_id not in lead
+    ]
     confounders = sorted(confounders, key=lambda c: (c.at, c.element_id))
     return ClaimSet(
         claims=ordered, verdict=verdict, confounders=confounders, missing_evidence=missing

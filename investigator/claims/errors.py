@@ -31,7 +31,7 @@ from investigator.claims.wording import (
     _with,
 )
 from investigator.evidence import Evidence, iso_utc
-from investigator.planner import extract_mentions
+from investigator.planner import asks_error_state, extract_mentions
 from investigator.rubric import Intent, MissingEvidence
 from investigator.timeline import EPISODE, instant_of
 
@@ -374,3 +374,46 @@ def _named_release_missing(
             )
         )
     return result
+
+
+def error_state_claims(
+    evidence: Sequence[Evidence], question: str | None, as_of: datetime
+) -> list[Claim]:
+    """Asked whether errors still happen or when they stopped ("are there still errors?", "did
+    PAY-4097 stop?"): per error record admitted (its first sighting by as_of), its last
+    sighting as recorded: "last seen T; no later sighting is recorded" when T is by as_of,
+    else "still emitted at as_of" (the record's sightings run past it: the later time is not
+    said, it was not known at as_of). A record with no last sighting says so: whether the
+    errors still occur is not recorded (never "stopped")."""
+    if not asks_error_state(question or ""):
+        return []
+    out = []
+    for ev in sorted(_with(evidence, "error_first_seen"), key=lambda e: e.element_id):
+        first = instant_of(ev.props.get("first_seen")) or ev.valid_from
+        if first is None or first > as_of or ev.type == "Document":
+            continue
+        last = instant_of(ev.props.get("last_seen"))
+        ended = ev.valid_to if ev.valid_to is not None and ev.valid_to <= as_of else None
+        what = f"{_label(ev)} ({ev.content}, first seen {iso_utc(first)})"
+        if last is not None and last <= as_of:
+            statement = (
+                f"{what} last seen at {iso_utc(last)}: no later sighting is recorded by as_of "
+                f"{iso_utc(as_of)}" + (f" (the record ends {iso_utc(ended)})" if ended else "")
+            )
+        elif last is not None or (ev.valid_to is not None and ev.valid_to > as_of):
+            statement = (
+                f"{what} still emitted at as_of {iso_utc(as_of)}: the record's sightings run "
+                "past as_of (its last sighting is after as_of)"
+            )
+        elif ended is not None:
+            statement = (
+                f"{what}: the record ends {iso_utc(ended)}; no last sighting is recorded, so "
+                "when the errors stopped is not known"
+            )
+        else:
+            statement = (
+                f"{what}: no last sighting is recorded, so whether it still occurs at as_of "
+                f"{iso_utc(as_of)} is not known"
+            )
+        out.append(_claim(statement, EpistemicStatus.FACT, 0.95, [ev], Intent.ERROR_TIMELINE.value))
+    return out

@@ -4,6 +4,7 @@ no-runbook gap, and owners read from a runbook's text.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
@@ -13,6 +14,7 @@ from investigator.claims.model import Claim, EpistemicStatus
 from investigator.claims.wording import (
     _claim,
     _holds_text,
+    _quote,
     _title,
     _valid_text,
     _versioned,
@@ -20,6 +22,7 @@ from investigator.claims.wording import (
     _with,
 )
 from investigator.evidence import Evidence, as_held, iso_utc
+from investigator.planner import asks_whom_to_reach
 from investigator.record_time import recorded_after, undated
 from investigator.rubric import Intent, MissingEvidence
 from investigator.runbook_fallback import own_runbooks_weak
@@ -345,3 +348,22 @@ def _in_force(
         return f"at {iso_utc(as_of)}"
     successor = next((v for v in versions if ev.replacement == v.element_id), None)
     return "a" + _holds_text(ev, refs, as_of, successor)[1:]
+
+
+# A line of a runbook saying whom to reach ("Escalate to #payments-core.", "page
+# #payments-platform", "contact the DBA on call").
+_ESCALATION_LINE = re.compile(
+    r"\bescalat\w*|\bpage\s+(?:#|@|the\b)|\b(?:contact|notify|call)\s+(?:#|@|the\b)",
+    re.IGNORECASE,
+)
+
+
+def _escalation_step(ev: Evidence, question: str) -> str:
+    """`: its escalation step, "Escalate to #payments-core."` when the question asks whom to
+    call or escalate to and the runbook's text has a line saying whom to reach; else nothing.
+    Quoted as data, never followed."""
+    if not asks_whom_to_reach(question):
+        return ""
+    lines = [" ".join(line.split()) for line in (ev.content or "").splitlines()]
+    step = next((line for line in lines if _ESCALATION_LINE.search(line)), None)
+    return f': its escalation step, "{_quote(step)}"' if step else ""
