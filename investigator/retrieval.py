@@ -695,6 +695,11 @@ class RetrievalLoop:
         )
         # Whether the question's own words name a record (`--service` aside).
         self.words_mention = bool(mentions.texts())
+        # Whether they name error codes and nothing else ("did the release cause PAY-4097?"):
+        # `_release_of_unplaced_error`.
+        self.words_name_only_codes = bool(mentions.error_codes) and set(mentions.texts()) <= set(
+            mentions.error_codes
+        )
         self.has_mentions = self.words_mention or plan_input.service_id is not None
         self.question_words = {
             w.strip(".:-").lower() for w in re.findall(r"[\w.:@-]+", plan_input.question)
@@ -714,6 +719,8 @@ class RetrievalLoop:
         # Release records read by a correlation question naming nothing (`_release_service`):
         # id -> (finished, else started, the service it names).
         self.unnamed_releases: dict[str, tuple[datetime, str]] = {}
+        # The errors whose links (dependency_neighbourhood) were read without a failure.
+        self.error_links_read: set[str] = set()
 
     def _resolve_given_service(
         self, step: PlanStep, rows: Sequence[TemplateRow], known: Known, *, failed: bool
@@ -1559,7 +1566,7 @@ class RetrievalLoop:
     def _note_unnamed_releases(self, rows: Sequence[TemplateRow]) -> None:
         """Keep the release records (with the service each names) a correlation question
         naming nothing read, finished (or started) by as_of: "the release" is the last."""
-        if not self._asks_unnamed_release():
+        if not self._asks_unnamed_release() and not self._asks_release_of_codes():
             return
         for row in rows:
             el = row.element
@@ -1594,6 +1601,40 @@ class RetrievalLoop:
         outcome.search_notes.append(
             f"the question names no service: {service} is read as the one asked about, the "
             f"service of {release}, the last release found by as_of ({iso_utc(at)})"
+        )
+        return known.add("services", service)
+
+    def _asks_release_of_codes(self) -> bool:
+        """A correlation question naming error codes and nothing else, no --service ("did
+        the release cause PAY-4097?"): `_release_of_unplaced_error`."""
+        return (
+            Intent.DEPLOYMENT_CORRELATION in self.intents
+            and not self.inp.service_id
+            and self.words_name_only_codes
+            and not self.focus.named_services
+        )
+
+    def _release_of_unplaced_error(self, known: Known, outcome: RetrievalOutcome) -> bool:
+        """ "Did the release cause PAY-4097?" asked before any service is known to have
+        emitted the code (as_of just before its first error): the service of the last
+        release read by as_of is the one asked about, as when nothing is named, so the
+        release is read and stated and the error said as not seen yet (e32-qa finding P:
+        before, no release was looked up and the gaps said none was recorded). Said in a
+        note, since the question did not name that service."""
+        if not self.unnamed_releases or not self._asks_release_of_codes():
+            return False
+        if known.services or known.incidents:
+            return False  # the code's service, or its incident, gives the errors
+        if not known.error_codes or not set(known.error_codes) <= self.error_links_read:
+            return False  # the errors' links are still to be read: they may name it
+        release, (at, service) = max(
+            self.unnamed_releases.items(), key=lambda item: (item[1][0], item[0])
+        )
+        self.focus.named_services.append(service)
+        outcome.search_notes.append(
+            f"no service is known to have emitted the error asked about by as_of: {service} "
+            f"is read as the one asked about, the service of {release}, the last release "
+            f"found by as_of ({iso_utc(at)})"
         )
         return known.add("services", service)
 
@@ -1777,6 +1818,13 @@ class RetrievalLoop:
                 continue
             if step.step_id == EMITTED_READ and call.record.error is None:
                 known.add("errors_read", str(step.params["start_id"]))
+            if (
+                result.template_id == "dependency_neighbourhood"
+                and call.record.error is None
+                and str(step.params.get("start_id", "")).startswith("err:")
+            ):
+                # The error's links were read: none to a service is a finding by as_of.
+                self.error_links_read.add(str(step.params["start_id"]))
             if is_check(step):
                 # A competing-cause check: its rows are evidence, never new anchors.
                 focus = focus_services(known, self.inp.service_id)
@@ -1835,6 +1883,7 @@ class RetrievalLoop:
             chunks.append((_reference_time(step), rows))
         learned |= self._read_worded(known)
         learned |= self._release_service(known, outcome)
+        learned |= self._release_of_unplaced_error(known, outcome)
         started = time.perf_counter()
         recorded_before = self.session.record_ms
         self._reread()

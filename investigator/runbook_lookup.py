@@ -74,6 +74,7 @@ from investigator.entity_suggestions import (
 from investigator.evidence import Evidence, Rejection, RejectionReason
 from investigator.gate import GatePolicy, version_chains
 from investigator.invisible_marks import without_invisible_marks
+from investigator.ownership_history import RECORDS_TEMPLATE, corrections_at, services_to_check
 from investigator.planner import UNHYPHENATED_CODE, extract_mentions
 from investigator.record_time import (
     as_recorded_at,
@@ -276,6 +277,9 @@ class OwnerAnswer(BaseModel):
     valid_from: datetime | None = None
     valid_to: datetime | None = None
     evidence_id: str
+    # A later record corrected who was recorded as the owner at as_of: investigate's sentence
+    # for it ("corrected at T: recorded as A until then, B since"), else None.
+    corrected: str | None = None
 
 
 class RejectedVersion(BaseModel):
@@ -2073,8 +2077,39 @@ class RunbookLookup:
                     valid_from=best.valid_from,
                     valid_to=best.valid_to,
                     evidence_id=best.evidence_id,
+                    corrected=self._owner_correction(run, service, admitted),
                 )
         return None
+
+    def _owner_correction(self, run: _Lookup, service: str, admitted: list[Evidence]) -> str | None:
+        """The correction of who was recorded as the service's owner at as_of, worded as
+        investigate words it (claims/ownership._correction_claim), read by the same rule
+        and the same read (ownership_history: `services_to_check`, `ownership_records`):
+        one reading of ownership for both (e32-qa finding D: before, the card named the
+        corrected owner with no word that this was learned later). None when no current
+        record was rewritten after as_of, or the read was cut by its row cap."""
+        as_of = run.session.as_of
+        if not services_to_check({service: admitted}, [as_of]):
+            return None
+        step = PlanStep(
+            template_id=RECORDS_TEMPLATE, params={"service_id": service}, evidence_type="ownership"
+        )
+        plan = QueryPlan(intents=["runbook_lookup"], steps=[step])
+        run.session.begin_round(plan)
+        calls = run.session.call_round([step], plan=plan)
+        if not calls or calls[0].result.truncated or calls[0].record.error is not None:
+            return None
+        found = corrections_at(calls[0].candidates, as_of)
+        if not found:
+            return None
+        c = found[0]
+        was = ", ".join(c.before) if c.before else f"not {', '.join(c.after)}"
+        since = ", ".join(c.after) if c.after else "no owner"
+        return (
+            f"the owner of {c.owned} was corrected at {iso_utc(c.corrected_at)}: recorded as "
+            f"{was} until then, {since} since (asked with --known-at before the correction, "
+            f"the answer is {was})"
+        )
 
 
 def _severities(rows: list[Evidence], name: str, severity: str) -> list[str]:

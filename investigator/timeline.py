@@ -17,7 +17,9 @@ Rules, in order (docs/investigation.md, "Time references"):
    them picks that one, with no stand-in: "when the first error happened", "at the first
    error", "when the alert went off", "at the time of the release"; "during the ledger
    incident", "during the PAY-4097 incident", "during inc:2026-07-23-payments" (that id
-   only), "when release 2026.07.20.2 was deployed"; an id or code naming no incident seen
+   only), "when release 2026.07.20.2 was deployed"; "for the payments incident", "were we
+   supposed to", a bare "who was on call", 事故期间, 事故发生时: the incident start, as asked
+   after the fact; an id or code naming no incident seen
    names none; a release within a day before the earlier of `as_of` and `known_at` comes
    before an error older than it);
    "when the incident was resolved", "at the end of the incident" mean its `resolved_at`;
@@ -167,7 +169,11 @@ _INCIDENT_WORDS = LazyPattern(
     r"\b(?:at the time of|during|throughout) " + _THE_INCIDENT + r"\b|"
     r"\bat the (?:start|beginning|onset) of " + _THE_INCIDENT + r"\b|"
     r"\b(?:when|while) " + _THE_INCIDENT + r" (?:started|began|happened|was (?:happening|"
-    r"ongoing|going on|open|active))\b|事发时|故障时|事故时",
+    r"ongoing|going on|open|active))\b|事发时|故障时|事故时|"
+    # 事故期间 ("during the incident"), 事故发生时 ("when the incident happened"), 故障期间,
+    # 事发期间: the incident's start, as "during the incident" (before, dropped without a
+    # word: the answer was at as_of, `complete`)
+    r"(?:事故|故障|事件)(?:发生)?(?:期间|之时|时)|事发期间|出事时",
     re.IGNORECASE,
 )
 # The response to the incident: "did the responders follow runbook v3", "was it followed",
@@ -177,9 +183,24 @@ _RESPONSE_WORDS = LazyPattern(
     r"engineers?|team|we|they)\s+(?:follow|skip)\b(?!\s+up)|"
     r"\b(?:was|were)\b[^?]{0,60}?\b(?:followed|skipped)\b(?!\s+by)|"
     r"\bfor the (?:[A-Z][A-Z0-9]{1,9}-\d{2,6}\s+)?(?:incident|outage)\b|"
+    # "for the payments incident", "on call in the 2026-07-23 outage", "for inc:...": the
+    # words naming it are read as "during the payments incident" reads them (before, only
+    # "for the incident" and "for the PAY-4097 incident" were: the answer was at as_of)
+    r"\b(?:for|in) " + _THE_INCIDENT + r"\b(?![ -](?:report|review|doc|channel|ticket|"
+    r"summary|timeline|postmortem|commander|manager|process|record))|"
+    # "what runbook were we supposed to follow", "which runbook did we use", "should we
+    # have paged": what the responders were to do, at the incident's start
+    r"\b(?:were|was) (?:we|they|you|the (?:responders?|on-?call|team)) supposed to\b|"
+    r"\bshould (?:we|they|the (?:responders?|on-?call|team)) have\b|"
+    r"\b(?:did|had) (?:we|they|the (?:responders?|on-?call|team)) use\b|"
+    r"\b(?:we|they) used (?:during|for|in|on)\b|"
     r"\b(?:was|were|got|should have been|would have been)\s+paged\b",
     re.IGNORECASE,
 )
+# "who was on call?", "who was on-call and who was paged": the past tense asks who it was
+# while the incident was handled (before, the owner at as_of alone was named, the team that
+# took over the day after). Only when the question names no other time.
+_ON_CALL_PAST = LazyPattern(r"\bwho (?:was|were) (?:the )?on[- ]?call\b", re.IGNORECASE)
 _RESOLVED = r"(?:resolved|closed|over|ended|fixed)"
 _INCIDENT_END_WORDS = LazyPattern(
     r"\b(?:when|once|as) (?:the|this|that) (?:incident|outage) (?:was |got |had been )?"
@@ -1542,6 +1563,10 @@ def time_references(
             # Resolved words are not also time words it cannot place.
             rest = _blank(rest, found.start(), found.end())
             break
+    if event is None and not named and not relative and not unresolved:
+        on_call = _ON_CALL_PAST.search(searched)
+        if on_call:
+            event, words = AnchorEvent.INCIDENT_START, on_call.group(0)
     unresolved += _unresolved_words(rest)
     ordered = sorted(named, key=lambda n: (n.at, n.words))
     return TimeReferences(

@@ -305,6 +305,9 @@ def render_card(
         lines.append(
             f"Owner     {_clean(o.team)}{name}  via {_clean(o.basis)}, since {_iso(o.valid_from)}"
         )
+        if o.corrected:
+            # As investigate states it: the owner shown was learned after as_of.
+            lines.append(f"          {_clean(o.corrected, 300)}")
     elif not answer.resolved and answer.target is not LookupTarget.TEXT:
         # A runbook found by the name alone (no alert record): no record names an owner.
         # A version found but none served (withheld, or not valid at as_of): it resolved.
