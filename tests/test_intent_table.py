@@ -47,7 +47,8 @@ TABLE: list[tuple[str, str]] = [
         "error_timeline ownership_at_time release_lookup",
     ),
     ("Which services belong to payments-core?", "ownership_at_time"),
-    ("Who was on call for PAY-4097?", "ownership_at_time"),
+    # Past tense: read at the incident's start (h32-then), as "then" is: its error first.
+    ("Who was on call for PAY-4097?", "error_timeline ownership_at_time"),
     ("Which runbook applies to payment-api?", "applicable_runbook"),
     ("how do I fix PAY-4097?", "applicable_runbook"),
     ("how do I fail over payment-db?", "applicable_runbook"),
