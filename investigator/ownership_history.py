@@ -524,6 +524,18 @@ class OwnershipCorrection(BaseModel):
     # The edge keys whose records held in that span, before or after: the claim's evidence.
     keys: list[str]
 
+    def sentence(self, *, team_side: bool = False) -> str:
+        """`the owner of X was corrected at T: recorded as A until then, B since (...)`: one
+        wording for the investigation's claim and the runbook card's Owner line. Read from a
+        team's side (`team_side`), no team since says only that this team no longer owns it."""
+        was = ", ".join(self.before) if self.before else f"not {', '.join(self.after)}"
+        since = ", ".join(self.after) if self.after else (f"not {was}" if team_side else "no owner")
+        return (
+            f"the owner of {self.owned} was corrected at {iso_utc(self.corrected_at)}: recorded "
+            f"as {was} until then, {since} since (asked with a known_at before the correction, "
+            f"the answer is {was})"
+        )
+
 
 def _live(
     records: Sequence[tuple[Evidence, datetime | None]], at: datetime, *, just_before: bool

@@ -2102,14 +2102,7 @@ class RunbookLookup:
         found = corrections_at(calls[0].candidates, as_of)
         if not found:
             return None
-        c = found[0]
-        was = ", ".join(c.before) if c.before else f"not {', '.join(c.after)}"
-        since = ", ".join(c.after) if c.after else "no owner"
-        return (
-            f"the owner of {c.owned} was corrected at {iso_utc(c.corrected_at)}: recorded as "
-            f"{was} until then, {since} since (asked with --known-at before the correction, "
-            f"the answer is {was})"
-        )
+        return found[0].sentence()
 
 
 def _severities(rows: list[Evidence], name: str, severity: str) -> list[str]:

@@ -16,6 +16,7 @@ import stat
 import struct
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -126,8 +127,11 @@ def install(
         shutil.copytree(
             REPO / package, root / package, ignore=shutil.ignore_patterns("__pycache__")
         )
-    runtime = tmp_path / "run"
-    runtime.mkdir(mode=0o700)
+    # A short socket directory: a Unix socket's path holds at most 107 bytes, and under
+    # pytest-xdist tmp_path is 10 longer (popen-gwN/): `run/investigator/warm-<16>.sock` in it
+    # did not fit.
+    runtime = Path(tempfile.mkdtemp(prefix="inv-run-"))
+    runtime.chmod(0o700)
     env = {
         key: value
         for key, value in os.environ.items()
@@ -142,6 +146,7 @@ def install(
     inst = Install(root, runtime, env)
     yield inst
     inst.run("warm", "stop")
+    shutil.rmtree(runtime, ignore_errors=True)
 
 
 def _without_run_ids(text: str) -> str:

@@ -267,7 +267,12 @@ def test_asks_the_kg_has_no_record_type_for_are_named() -> None:
     # Before, "on call" (with a space) and "paged" were incident lookups, and "did they follow
     # the runbook" was answered as "which runbook applies", the ask dropped.
     assert unrecorded_asks("Who was on call for payment-api?") == ["on_call"]
-    assert detect_intents("Who was on call for payment-api?") == [Intent.OWNERSHIP_AT_TIME]
+    # Past tense, no time named: read at the errors' time, as "then" (h32-then), so the error
+    # timeline is read first.
+    assert detect_intents("Who was on call for payment-api?") == [
+        Intent.ERROR_TIMELINE,
+        Intent.OWNERSHIP_AT_TIME,
+    ]
     assert unrecorded_asks("Who should have been paged for PAY-4097?") == ["on_call"]
     assert unrecorded_asks("Did the responders follow runbook v3?") == ["runbook_followed"]
     assert unrecorded_asks("Was the runbook followed?") == ["runbook_followed"]

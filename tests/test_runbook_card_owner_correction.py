@@ -21,7 +21,7 @@ IVY = ["--subject", "initech/user:ivy"]
 CARD = ["runbook", "--service", "svc:tps-report", *IVY]
 CORRECTED = (
     "the owner of svc:tps-report was corrected at 2026-12-01T09:00:00Z: recorded as team:beta "
-    "until then, team:alpha since (asked with --known-at before the correction, the answer is "
+    "until then, team:alpha since (asked with a known_at before the correction, the answer is "
     "team:beta)"
 )
 

@@ -92,12 +92,8 @@ def _correction_claim(
     # Read from a team's side (its own records only), no team before or since says only
     # that the team did not own it then: another team may have.
     team_side = all(ev.context.get("asked_team") for ev in evs)
-    was = ", ".join(c.before) if c.before else f"not {', '.join(c.after)}"
-    since = ", ".join(c.after) if c.after else (f"not {was}" if team_side else "no owner")
     return _claim(
-        f"{when} the owner of {c.owned} was corrected at "
-        f"{iso_utc(c.corrected_at)}: recorded as {was} until then, {since} since "
-        f"(asked with a known_at before the correction, the answer is {was})",
+        f"{when} {c.sentence(team_side=team_side)}",
         EpistemicStatus.FACT,
         0.95,
         evs,
