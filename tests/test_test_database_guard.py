@@ -22,6 +22,23 @@ from investigator.settings import ConnectionSettings
 REPO = Path(__file__).resolve().parents[1]
 
 
+def _session_env(settings: ConnectionSettings, **extra: str) -> dict[str, str]:
+    """A new pytest session's environment naming `settings`' database in NEO4J_URI (no test
+    or xdist variables of this session: the child would take itself for a worker)."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("INVESTIGATOR_TEST_", "NEO4J_", "PYTEST_"))
+    }
+    env.update(
+        NEO4J_URI=settings.uri,
+        NEO4J_USER=settings.user,
+        NEO4J_PASSWORD=settings.password.get_secret_value(),
+        **extra,
+    )
+    return env
+
+
 def _nodes(driver: neo4j.Driver) -> int:
     records, _, _ = driver.execute_query("MATCH (n) RETURN count(n) AS n")
     return int(records[0]["n"])
@@ -35,16 +52,7 @@ def test_the_tests_refuse_a_database_holding_data_and_delete_nothing(
     store = str(demo_graph.execute_query("CALL db.info() YIELD id").records[0]["id"])
     if TEST_DATABASES.exists() and store in json.loads(TEST_DATABASES.read_text()):
         pytest.skip("this session's own NEO4J_URI database was let the tests use: it would run")
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("INVESTIGATOR_TEST_", "NEO4J_", "PYTEST_"))
-    }
-    env.update(
-        NEO4J_URI=neo4j_settings.uri,
-        NEO4J_USER=neo4j_settings.user,
-        NEO4J_PASSWORD=neo4j_settings.password.get_secret_value(),
-    )
+    env = _session_env(neo4j_settings)
     # A test that wipes the graph first: it must never run against this database.
     target = "tests/test_canonical.py::test_demo_hashes_are_pinned"
     proc = subprocess.run(
@@ -70,17 +78,7 @@ def test_a_parallel_session_on_one_named_database_ends_before_any_test(
     """`make test` runs two workers, each on its own local server; with NEO4J_URI they would
     share one database and wipe it under each other, even one the tests may wipe."""
     before = _nodes(demo_graph)
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("INVESTIGATOR_TEST_", "NEO4J_", "PYTEST_"))
-    }
-    env.update(
-        NEO4J_URI=neo4j_settings.uri,
-        NEO4J_USER=neo4j_settings.user,
-        NEO4J_PASSWORD=neo4j_settings.password.get_secret_value(),
-        INVESTIGATOR_TEST_WIPE="1",
-    )
+    env = _session_env(neo4j_settings, INVESTIGATOR_TEST_WIPE="1")
     target = "tests/test_canonical.py::test_demo_hashes_are_pinned"
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", target],

@@ -16,6 +16,7 @@ from investigator.claims.wording import (
     _instant,
     _label,
     _release_of,
+    _until,
 )
 from investigator.context_graph.models import ToolCallRecord
 from investigator.evidence import Evidence, iso_utc
@@ -200,12 +201,7 @@ def _alert_firing_claims(
         gaps += later
     out: list[Claim] = []
     for at, alert, service, ev in sorted(rows, key=lambda r: (r[0], r[1], r[3].element_id)):
-        if ev.valid_to is None:
-            until = "no end recorded by as_of"
-        elif ev.valid_to > as_of:
-            until = "still firing at as_of"
-        else:
-            until = f"until {iso_utc(ev.valid_to)}"
+        until = _until(ev, as_of, "still firing")
         text = f"Alert {alert} fired on {service} at {iso_utc(at)} ({until})"
         if ev.element_id in since:
             text = (
@@ -386,12 +382,7 @@ def _firing_at_claims(fired: Sequence[Evidence], at: datetime, as_of: datetime) 
     when = f"as_of {iso_utc(as_of)}" if at == as_of else iso_utc(at)
     out = []
     for started, alert, service, ev in sorted(rows, key=lambda r: (r[0], r[1], r[3].element_id)):
-        if ev.valid_to is None:
-            until = "no end recorded by as_of"
-        elif ev.valid_to > as_of:
-            until = "still firing at as_of"
-        else:
-            until = f"until {iso_utc(ev.valid_to)}"
+        until = _until(ev, as_of, "still firing")
         out.append(
             _claim(
                 f"Alert {alert} firing on {service} at {when}: since {iso_utc(started)} ({until})",

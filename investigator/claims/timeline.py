@@ -20,7 +20,7 @@ from datetime import datetime
 from investigator.claims.actions import _stated_actions
 from investigator.claims.model import Claim, EpistemicStatus
 from investigator.claims.reports import _record_notes
-from investigator.claims.wording import _claim, _label, _quote, _with
+from investigator.claims.wording import _claim, _label, _quote, _until, _with
 from investigator.evidence import Evidence, iso_utc
 from investigator.planner import CHANGE_LOOKBACK, DEPLOY_LOOKBACK
 from investigator.rubric import Intent, MissingEvidence
@@ -43,14 +43,6 @@ _Event = tuple[datetime, str, str, list[Evidence]]
 _REPORT_TIMELINE = re.compile(r"\btime\s?line\b[^:\n]{0,20}:", re.IGNORECASE)
 _TIMED_SENTENCE = re.compile(r"\s*(\d{1,2}:\d{2}(?::\d{2})?Z?\b.*?\.)(?=\s|$)", re.DOTALL)
 _REPORT_KINDS = ("incident_report", "postmortem")
-
-
-def _until(ev: Evidence, as_of: datetime, still: str) -> str:
-    if ev.valid_to is None:
-        return "no end recorded by as_of"
-    if ev.valid_to > as_of:
-        return f"{still} at as_of"
-    return f"until {iso_utc(ev.valid_to)}"
 
 
 def _incident_events(incidents: Sequence[Evidence], as_of: datetime) -> list[_Event]:

@@ -183,6 +183,16 @@ def _was(ev: Evidence) -> str:
     return "is" if ev.valid_to is None else "was"
 
 
+def _until(ev: Evidence, as_of: datetime, still: str) -> str:
+    """How a record's span ends as seen at as_of: "no end recorded by as_of", "<still> at
+    as_of" (it ends later), or "until <its end>"."""
+    if ev.valid_to is None:
+        return "no end recorded by as_of"
+    if ev.valid_to > as_of:
+        return f"{still} at as_of"
+    return f"until {iso_utc(ev.valid_to)}"
+
+
 def _when(value: datetime | None) -> str:
     return iso_utc(value) if value is not None else "an unknown time"
 
