@@ -24,13 +24,17 @@ TRACE_JSON_FORMATS = ("json", "prov-json")
 
 
 def investigation_json(
-    result: InvestigationResult, unresolved: Sequence[UnresolvedName] = ()
+    result: InvestigationResult,
+    unresolved: Sequence[UnresolvedName] = (),
+    as_of_from: AsOfFrom | None = None,
 ) -> str:
     """`investigate --json`: the result without its timings (they differ on every run), each
     claim with the trust of what it rests on (`claim_trust`), and `unresolved_names`: the
     `--service` and the question's names that matched nothing visible, with close matches
     (name_hints.py). A `--service` that did not resolve is not echoed as `service_id` (the
-    answer does not cover it): it is the `unresolved_names` entry given as "service"."""
+    answer does not cover it): it is the `unresolved_names` entry given as "service".
+    `as_of_from` (`given` or `now`), added last when said: where the run's as_of came from,
+    as the report's `As of` line, the run's record and `trace` say it."""
     from investigator.untrusted_text import unquoted_rejections
 
     payload = result.model_dump(mode="json", exclude={"timings"})
@@ -39,6 +43,8 @@ def investigation_json(
     if any(u.given_as == "service" for u in unresolved):
         payload["service_id"] = None
     payload["unresolved_names"] = [u.model_dump(mode="json") for u in unresolved]
+    if as_of_from is not None:
+        payload["as_of_from"] = as_of_from
     return json.dumps(payload, ensure_ascii=False, sort_keys=False)
 
 

@@ -328,14 +328,14 @@ def run_investigation(
         driver.close()
     service_note = next((u.note for u in unresolved if u.given_as == "service"), None)
     name_notes = [u.note for u in unresolved if u.given_as == "question"]
+    # An investigation's as_of is given or now (its run records the same; a retry's
+    # request, and so its as_of given or not, is the recorded run's).
+    as_of_from: AsOfFrom = "given" if request.as_of is not None else "now"
     if json_out:
-        click.echo(investigation_json(result, unresolved))
+        click.echo(investigation_json(result, unresolved, as_of_from))
         # stdout holds the one JSON document (`unresolved_names`); the notes go to stderr too
         for note in [service_note, *result.service_notes, *name_notes]:
             if note:
                 click.echo(f"note: {note}", err=True)
     else:
-        # An investigation's as_of is given or now (its run records the same; a retry's
-        # request, and so its as_of given or not, is the recorded run's).
-        as_of_from: AsOfFrom = "given" if request.as_of is not None else "now"
         click.echo(render_report(result, request.subject_id, service_note, name_notes, as_of_from))

@@ -237,7 +237,10 @@ class ServingBackend:
                 self.driver, self.kg_database, str(subject), result, self.executor
             )
         )
-        return investigation_json(result, unresolved)
+        # Where as_of came from, as the CLI's --json and the run's record say it.
+        return investigation_json(
+            result, unresolved, "given" if request.as_of is not None else "now"
+        )
 
     def runbook(self, subject: SubjectRef, given: RunbookInput) -> str:
         """`investigator runbook ... --json` for `subject`: for target `text` without

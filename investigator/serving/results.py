@@ -39,6 +39,8 @@ _MAX_LINE = 600  # a summary line is cut here (a claim statement, a note)
 def _investigation_model() -> type[BaseModel]:
     """`investigate --json` (json_documents.investigation_json): the result, its claims
     with their trust, the names that did not resolve (and no `timings`, dropped below)."""
+    from pydantic import Field
+
     from investigator.claims import Claim
     from investigator.investigation import InvestigationResult
     from investigator.name_hints import UnresolvedName
@@ -54,6 +56,12 @@ def _investigation_model() -> type[BaseModel]:
 
         claims: list[ServedClaim]  # type: ignore[assignment]
         unresolved_names: list[UnresolvedName]
+        as_of_from: Literal["given", "now"] = Field(
+            description=(
+                "Where as_of came from: given (the as_of argument) or now (none given); "
+                "as the run records it"
+            )
+        )
 
     return InvestigationDocument
 
@@ -153,7 +161,7 @@ def _investigation(doc: Mapping[str, Any]) -> list[str]:
         f"run {doc.get('run_id')}: status {doc.get('status')}"
         + (f", verdict {verdict}" if verdict else "")
         + f" (rounds {doc.get('rounds')}, stop: {doc.get('stop_reason')})",
-        f"as_of {doc.get('as_of')}, known_at {doc.get('known_at')}"
+        f"as_of {doc.get('as_of')}{_as_of_source(doc)}, known_at {doc.get('known_at')}"
         + (f", service {doc.get('service_id')}" if doc.get("service_id") else ""),
     ]
     claims = _items(doc.get("claims"))
@@ -234,7 +242,7 @@ def _version(version: Mapping[str, Any]) -> str:
 
 
 def _as_of_source(doc: Mapping[str, Any]) -> str:
-    """` (given)`, ` (now: none given)`, ` (from the text)`: where a lookup's as_of came from,
+    """` (given)`, ` (now: none given)`, ` (from the text)`: where a run's as_of came from,
     as the run records it and `trace` says it (the `Time:` line quotes the text's words)."""
     from investigator.context_graph.run_times import as_of_source
 
