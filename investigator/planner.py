@@ -1629,6 +1629,14 @@ def asks_rollback_decision(question: str) -> bool:
 _ESCALATION_ASKED = LazyPattern(
     r"\bwho\s+(?:do|should|can|must|would|could|to)\s+(?:i\s+|we\s+|you\s+)?"
     r"(?:call|ring|phone|escalate|contact|reach|ping|notify|talk\s+to|tell|page)\b|"
+    # After the fact: "who should we have escalated PAY-4097 to?", "who were we supposed to
+    # call?", "who did the runbook say to escalate to back then?".
+    r"\bwho\s+(?:should|would|could|did|must)\s+(?:i|we|they|you|on-?call)\s+have\s+"
+    r"(?:called|rung|phoned|escalated|contacted|reached|pinged|notified|paged)\b|"
+    r"\bwho\s+(?:were|was)\s+(?:i|we|they|you|on-?call)\s+(?:supposed|meant|expected)\s+to\s+"
+    r"(?:call|ring|phone|escalate|contact|reach|ping|notify|talk\s+to|tell|page)\b|"
+    r"\bwho\b[^?.]{0,40}?\b(?:say|said|says|tell|told)\s+(?:us\s+|me\s+|them\s+)?to\s+"
+    r"(?:call|escalate|contact|page|notify)\b|"
     r"\b(?:where|to\s+whom)\s+(?:do|should|can|must)\s+(?:i|we)\s+escalate\b|"
     r"\bescalate\b[^?.]{0,40}?\bto\s*\?|"
     r"\bescalation\s+(?:for|path|contacts?|point)\b|\bwho\s+is\s+the\s+(?:contact|escalation)\b|"
