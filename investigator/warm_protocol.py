@@ -52,16 +52,28 @@ def package_root() -> Path:
     return Path(__file__).resolve().parents[1]
 
 
+# A Unix socket's path holds at most 107 bytes (sun_path, 108 with its NUL): the directory
+# leaves room for "/warm-<16 hex>.sock" (26 bytes).
+_SOCKET_DIR_MAX = 107 - len("/warm-0123456789abcdef.sock")
+
+
 def socket_dir() -> Path:
-    """A directory only this user may enter: $XDG_RUNTIME_DIR/investigator, else /tmp's.
+    """A directory only this user may enter: $XDG_RUNTIME_DIR/investigator, else the temp
+    directory's, else /tmp's: the first whose socket paths fit a Unix socket's 107 bytes (a
+    deep $XDG_RUNTIME_DIR or $TMPDIR meant no warm process, silently, every command cold).
 
     Under /tmp anyone could create the name first; `private_dir` refuses a directory that is
     not this user's alone, and both ends check the other's user id on the socket.
     """
+    own = f"investigator-{os.getuid()}"
     runtime = os.environ.get("XDG_RUNTIME_DIR")
-    if runtime:
-        return Path(runtime) / "investigator"
-    return Path(tempfile.gettempdir()) / f"investigator-{os.getuid()}"
+    candidates = [Path(runtime) / "investigator"] if runtime else []
+    # /tmp's name may be taken first by anyone: `private_dir` refuses it then (as above).
+    candidates += [Path(tempfile.gettempdir()) / own, Path("/tmp") / own]  # noqa: S108
+    for folder in candidates:
+        if len(os.fsencode(folder)) <= _SOCKET_DIR_MAX:
+            return folder
+    return candidates[-1]
 
 
 def state_dir() -> str:

@@ -443,3 +443,24 @@ def test_after_db_stop_commands_say_it_and_leave_no_warm_process(
         assert install.warm_pids() == set(), args
     time.sleep(1.0)
     assert install.warm_pids() == set()
+
+
+def test_a_deep_runtime_directory_still_gets_a_warm_process(install: Install) -> None:
+    # A Unix socket's path holds 107 bytes: under a deep $XDG_RUNTIME_DIR the socket did not
+    # fit and every command ran cold, silently (0.6 s instead of 0.15 s an on-call read).
+    deep = Path(tempfile.mkdtemp(prefix="inv-run-")) / ("d" * 90)
+    deep.mkdir(mode=0o700)
+    deep.parent.chmod(0o700)
+    install.env["XDG_RUNTIME_DIR"] = str(deep)
+    try:
+        install.start()
+        status = install.wait_for(running=True)
+        assert status["running"] is True, status
+        sock = str(status["socket"])
+        assert len(os.fsencode(sock)) <= 107 and not sock.startswith(str(deep)), sock
+        served = install.run(*RUNBOOK, "--json")
+        assert served.returncode == 0, served.stderr
+        assert int(install.status()["served"]) >= 1  # type: ignore[call-overload]
+    finally:
+        install.run("warm", "stop")
+        shutil.rmtree(deep.parent, ignore_errors=True)
