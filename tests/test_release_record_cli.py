@@ -63,6 +63,14 @@ def test_what_config_changed_in_the_release_quotes_its_change_record(  # type: i
     card = invoke("investigate", question, *BOB, *AT_1030)
     assert card.code == 0, card
     assert 'states what it changed: "Config diff: db.pool.max_size 50 -> 10;' in card.out
+    # The release named: its Deployment record is read too, and its change summary quoted.
+    doc = investigate_json(invoke, "what changed in release 2026.07.23.1?", *BOB, *AT_1030)
+    assert (
+        "The own record of release release-2026.07.23.1 (deploy:release-2026.07.23.1) states "
+        'what it changed: "change_summary: payment-api 2026.07.23.1: new retry policy for '
+        'ledger calls; db.pool.max_size lowered from 50 to 10"; "commit: 9f3c2e1"'
+    ) in statements(doc), statements(doc)
+    assert CONFIG_DIFF in statements(doc), statements(doc)
     # Another tenant's release (globex, no change record): said not recorded, never acme's.
     doc = investigate_json(
         invoke, "what config changed in the last release of payment-api?", *MALLORY, *AT_1030

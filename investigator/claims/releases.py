@@ -696,11 +696,15 @@ def release_record_answer(
                     untrusted = True
                     continue
                 stated = True
-                whose = "its own record" if ev.type == "Deployment" else "the record"
+                record = (
+                    f"The own record of release {name} ({release})"
+                    if ev.type == "Deployment"
+                    else f"{_label(ev)} ({ev.element_id}), the record of release {name} "
+                    f"({release}),"
+                )
                 claims.append(
                     _claim(
-                        f"{_label(ev)} ({ev.element_id}), {whose} of release {name} "
-                        f"({release}), states {_RECORD_ASKED[ask]}: "
+                        f"{record} states {_RECORD_ASKED[ask]}: "
                         + "; ".join(f'"{_quote(line)}"' for line in lines),
                         EpistemicStatus.FACT,
                         0.9,
