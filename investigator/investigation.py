@@ -96,6 +96,7 @@ from investigator.planner import (
     extract_mentions,
     focus_services,
     missing_required,
+    unread_record_words,
     unread_words,
     unrecorded_asks,
 )
@@ -847,7 +848,12 @@ def _investigate(
             # Asks the KG has no record type for are missing too (`UNRECORDED_ASKS`).
             missing_types=missing_required(intents, supported)
             + unrecorded_asks(request.question)
-            + ([UNREAD_QUESTION] if unread_words(reading, intents) is not None else []),
+            + (
+                [UNREAD_QUESTION]
+                if unread_words(reading, intents) is not None
+                or unread_record_words(reading, intents) is not None
+                else []
+            ),
             budget_tokens=request.budget_tokens,
             created_at=now,
             cause_window=gate.policy.cause_window,

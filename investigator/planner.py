@@ -951,7 +951,12 @@ class Mentions(BaseModel):
 # Who approved or signed off a release or change: no approval record exists in the KG.
 _APPROVAL_ASKED = LazyPattern(
     r"\b(?:who|whom|which\s+\w+)\b[^?]{0,40}?\b(?:approv\w*|signed[- ]off|sign[- ]off)\b|"
-    r"\bapprov(?:al|als|er|ers)\b|\bsign[- ]offs?\b|谁批准|审批",
+    r"\bapprov(?:al|als|er|ers)\b|\bsign[- ]offs?\b|谁批准|审批|"
+    # "Was the release approved?", "has it been signed off?" (e32-qa O: was a release lookup,
+    # `complete` with its finish time only).
+    r"\b(?:was|were|is|are|has|have|had|been|get|got)\s+(?:[\w.-]+\s+){0,6}?"
+    r"(?:approved|signed[- ]off)(?=\s*(?:[?.!,;]|$)|\s+(?:by|or|before|for|yet|at|in)\b)|"
+    r"批准了吗|是否批准|有没有批准",
     re.IGNORECASE,
 )
 
@@ -981,6 +986,44 @@ def unrecorded_asks(question: str) -> list[str]:
     if "runbook_followed" in found and "response_action" in found:
         found.remove("response_action")  # one gap says it: no record of what was done
     return found
+
+
+# What a release question asks of the release's own record besides its times (e32-qa O):
+# what it changed ("what config changed in the release?", "the diff", "what was in it") and
+# who or what deployed it ("who deployed the release?", "which pipeline ran it?"). Read only
+# with the release intent (`claims.releases.release_record_answer`); "what was deployed
+# before X" asks for a release, not its deployer.
+_RELEASE_CONTENTS_ASKED = LazyPattern(
+    r"\bconfig(?:s|uration|urations)?\b|\bdiffs?\b|\bchange[- ]?logs?\b|\bcommits?\b|"
+    r"\bsettings?\b|\bcontents?\b|\bwhat\s+(?:was|is|went)\s+in\b|"
+    r"\bwhat\s+(?:did|does)\s+(?:the\s+|that\s+|this\s+|it\s+)?(?:[\w.-]+\s+)?change\b|"
+    r"\bwhat\s+(?:\w+\s+)?changed\s+(?:in|with)\b|\bchanges?\s+(?:in|of)\s+(?:the\s+|that\s+|"
+    r"this\s+)?(?:[\w.-]+\s+)?(?:release|deploy\w*|rollout)\b|配置|改了什么|变更了什么|改动",
+    re.IGNORECASE,
+)
+_RELEASE_DEPLOYER_ASKED = LazyPattern(
+    r"\bwho\s+(?:(?:has|had|have|did|actually|first|really)\s+)?(?:deployed|released|shipped|"
+    r"rolled\s+(?:it\s+)?out|ran|triggered|pushed|kicked\s+off|started)\b|"
+    r"\bwho\s+(?:did|does|ran|runs|made)\s+(?:the\s+|that\s+|this\s+)?(?:deploy\w*|release|"
+    r"rollout)\b|\b(?:deployed|released|shipped|rolled\s+out|triggered|run|started)\s+by\s+whom\b|"
+    r"\bwhich\s+(?:pipelines?|jobs?|users?|person|engineers?|accounts?)\b|\bdeployers?\b|"
+    r"谁(?:发布|部署|上线)",
+    re.IGNORECASE,
+)
+
+
+def release_record_asks(question: str) -> list[str]:
+    """What a release question asks of the release's own record (`contents`: what it
+    changed; `deployer`: who or what deployed it), in that order; its approval is an
+    unrecorded ask (`unrecorded_asks`)."""
+    return [
+        ask
+        for ask, pattern in (
+            ("contents", _RELEASE_CONTENTS_ASKED),
+            ("deployer", _RELEASE_DEPLOYER_ASKED),
+        )
+        if pattern.search(question)
+    ]
 
 
 # Words that ask which runbook to take ("Which runbook applies to ...?", "... should I
@@ -1088,6 +1131,36 @@ def unread_words(question: str, intents: Sequence[Intent]) -> str | None:
     if not unread or any(w.lower() in _LOOKUP_WORDS for w in words):
         return None
     return " ".join(unread)
+
+
+# Records a lookup of an incident, a release or an error's times does not read ("show me the
+# traces for PAY-4097": e32-qa O, was `complete` with the incident's own record): said as
+# words it does not read, never answered `complete`. A cause question reads traces as
+# mechanism evidence, a timeline or change list its window; an entity lookup has its own
+# check (`unread_words`).
+_UNREAD_RECORD_WORDS = LazyPattern(
+    r"\b(?:stack[- ]?traces?|traces?|spans?|logs?|log lines?|metrics?|dashboards?)\b",
+    re.IGNORECASE,
+)
+_READS_MORE_RECORDS = frozenset(
+    {
+        Intent.ENTITY_LOOKUP,
+        Intent.ROOT_CAUSE,
+        Intent.DEPLOYMENT_CORRELATION,
+        Intent.CHANGE_HISTORY,
+        Intent.TIMELINE,
+    }
+)
+
+
+def unread_record_words(question: str, intents: Sequence[Intent]) -> str | None:
+    """The words of a question asking for records its intents do not read (traces, spans,
+    logs, metrics, dashboards), lower-cased, in order, once each; None when it asks none or
+    an intent that reads more records (a cause, a timeline, an entity lookup) is asked."""
+    if not intents or set(intents) & _READS_MORE_RECORDS:
+        return None
+    words = [" ".join(m.group(0).lower().split()) for m in _UNREAD_RECORD_WORDS.finditer(question)]
+    return " ".join(dict.fromkeys(words)) or None
 
 
 # "Incident" or "outage" asks about the incident itself, not a symptom seen somewhere.

@@ -7,7 +7,7 @@ and without it the root-cause claim stays a hypothesis and `mechanism` is listed
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from enum import StrEnum
 
 from pydantic import BaseModel
@@ -258,4 +258,19 @@ def unread_question_gap(words: str, *, other_language: bool = False) -> MissingE
         intents=[Intent.ENTITY_LOOKUP.value],
         description=f"the question's words {words!r} ask something it does not read{language}: "
         f"only the names in it were looked up; {UNREAD_QUESTION_HINT}",
+    )
+
+
+def unread_records_gap(words: str, intents: Sequence[str]) -> MissingEvidence:
+    """The required gap of a question asking for records its intents do not read ("show me
+    the traces for PAY-4097", read as an incident lookup): what was read is stated, the
+    records asked for are not."""
+    return MissingEvidence(
+        evidence_type=UNREAD_QUESTION,
+        intents=sorted(intents),
+        description=f"the question's words {words!r} ask for records this answer does not read "
+        f"(it reads {', '.join(sorted(intents))}: the records of the incident, error or release "
+        "themselves): none of them was looked for, so none is stated here, which does not say "
+        "that none is recorded; a trace the subject may read is shown when asked by its id "
+        "(tell me about trace:<id>)",
     )

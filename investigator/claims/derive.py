@@ -62,6 +62,7 @@ from investigator.claims.ownership import (
 )
 from investigator.claims.releases import (
     FiringListRead,
+    ReleaseRecordAnswer,
     _alert_firing_claims,
     _alert_unfound_gaps,
     _firing_list_claims,
@@ -72,6 +73,7 @@ from investigator.claims.releases import (
     _release_claims,
     _releases_in_period,
     _rollout_claims,
+    release_record_answer,
 )
 from investigator.claims.reports import (
     ROLLBACK_ONLY_RECORDED,
@@ -137,6 +139,7 @@ from investigator.planner import (
     extract_mentions,
     runbook_search_text,
     said_then_at_most,
+    unread_record_words,
     unread_words,
     unrecorded_asks,
 )
@@ -146,6 +149,7 @@ from investigator.rubric import (
     MissingEvidence,
     missing_evidence,
     unread_question_gap,
+    unread_records_gap,
     unrecorded_evidence,
 )
 from investigator.runbook_period import uncovered_by_versions
@@ -581,6 +585,7 @@ def derive_claims(
     timed = _with(evidence, "deployment_time")
     # A rollout under way at an instant asked about is not "the release" then: said as such.
     rolling = _rollout_claims(timed, refs, as_of)
+    release_record = ReleaseRecordAnswer()
     if Intent.RELEASE_LOOKUP in intent_set:
         # Its finish lies after as_of: no fact states it.
         released = [ev for ev in timed if ev not in rolling[1]]
@@ -600,6 +605,10 @@ def derive_claims(
         else:
             claims += _last_release_claims(released, as_of, services_read, question or "")
         claims.extend(_release_claims(released))
+        # What it changed, who deployed it, its approval: its own record's words, quoted.
+        release_record = release_record_answer(released, question or "", as_of, services_read)
+        claims += release_record.claims
+        text_gaps = [*text_gaps, *release_record.gaps]
     claims += rolling[0]
     # Each DEPENDS_ON record read either way states its direction (and, a dependent found
     # over several hops, through whom).
@@ -1059,6 +1068,7 @@ def derive_claims(
     # A dependency list cut at its walk's row cap is no whole blast radius: said, a gap.
     missing += _capped_walk_gaps(intent_set, walks_capped)
     missing += unrecorded_evidence(unrecorded_asks(question or ""))
+    missing = release_record.reword_approval(missing)
     if "runbook_followed" in unrecorded_asks(question or ""):
         rollbacks = _rollbacks_recorded(evidence)
         claims += rollbacks
@@ -1087,6 +1097,10 @@ def derive_claims(
         missing.append(
             unread_question_gap(unread, other_language=asked_in_another_language(question or ""))
         )
+    unread_records = unread_record_words(question or "", [Intent(i) for i in intents])
+    if unread_records is not None:
+        # "Show me the traces for PAY-4097" read as an incident lookup: the traces not read.
+        missing.append(unread_records_gap(unread_records, intents))
     if Intent.APPLICABLE_RUNBOOK in intent_set and version_period is None:
         missing += _no_runbook_at_as_of_gaps(
             _with(evidence, "runbook"), refs, as_of, known_at, search_stopped_by

@@ -15,13 +15,14 @@ from investigator.claims.wording import (
     _claim,
     _instant,
     _label,
+    _quote,
     _release_of,
     _until,
 )
 from investigator.context_graph.models import ToolCallRecord
 from investigator.evidence import Evidence, iso_utc
 from investigator.gate import authority
-from investigator.planner import extract_mentions
+from investigator.planner import extract_mentions, release_record_asks, unrecorded_asks
 from investigator.rubric import Intent, MissingEvidence
 from investigator.timeline import (
     ALERT_TIME_KEYS,
@@ -534,3 +535,185 @@ def _firing_list_unread(question: str, as_of: datetime) -> list[MissingEvidence]
             required=True,
         )
     ]
+
+
+# The lines of a release's own record that answer what a question asks of it (e32-qa O):
+# what it changed, who or what deployed it, its approval. Its record is the release's
+# Deployment node (the props below) and each document the gate typed a change record of it
+# (`change_event` and `deployment_time`: the CI/CD record; not a postmortem nor a chat note).
+_RECORD_LINES: dict[str, re.Pattern[str]] = {
+    "contents": re.compile(
+        r"\b(?:config\w*|diffs?|changes|changed|change[- ]?logs?|settings?|flags?|lowered|"
+        r"raised|increased|decreased|bumped|upgraded|downgraded|migrations?)\b|->|→",
+        re.IGNORECASE,
+    ),
+    "deployer": re.compile(
+        r"\b(?:pipelines?|(?:deployed|triggered|started|initiated|run|released|rolled out|"
+        r"approved and deployed)\s+by|actor|author|deployer|operator)\b",
+        re.IGNORECASE,
+    ),
+    "approval": re.compile(
+        r"\b(?:approv\w*|sign(?:ed)?[- ]?offs?|reviewed\s+by|reviewers?)\b", re.IGNORECASE
+    ),
+}
+_RECORD_PROPS: dict[str, tuple[str, ...]] = {
+    "contents": ("change_summary", "config_diff", "diff", "changes", "summary", "commit"),
+    "deployer": ("actor", "deployed_by", "triggered_by", "author", "pipeline", "pipeline_run"),
+    "approval": ("approved_by", "approver", "approvers", "approval", "approvals"),
+}
+_RECORD_ASKED = {
+    "contents": "what it changed",
+    "deployer": "who or what deployed it",
+    "approval": "its approval",
+}
+# The approval gap when the release's record states it: the KG has still no approval type.
+APPROVAL_STATED = (
+    "no approval record type: the KG holds no sign-off of its own; what the release's record "
+    "says of its approval is quoted above (its words, not a verified sign-off)"
+)
+
+
+class ReleaseRecordAnswer:
+    """What a release question asked of the releases' own records: the claims quoting the
+    lines that answer it, a required gap per release whose records state nothing of it,
+    and whether a record states an approval (`reword_approval`)."""
+
+    def __init__(
+        self,
+        claims: Sequence[Claim] = (),
+        gaps: Sequence[MissingEvidence] = (),
+        approval_stated: bool = False,
+    ) -> None:
+        self.claims = list(claims)
+        self.gaps = list(gaps)
+        self.approval_stated = approval_stated
+
+    def reword_approval(self, missing: Sequence[MissingEvidence]) -> list[MissingEvidence]:
+        """The answer's gaps with the `approval` gap no longer required once a release's
+        record states its approval (quoted): the KG still has no approval type."""
+        if not self.approval_stated:
+            return list(missing)
+        return [
+            m.model_copy(update={"description": APPROVAL_STATED, "required": False})
+            if m.evidence_type == "approval"
+            else m
+            for m in missing
+        ]
+
+
+def _record_lines(ev: Evidence, ask: str) -> list[str]:
+    """The lines of one record of a release that answer `ask`: its props named so (a
+    Deployment's), then the lines of its text that say so, whitespace joined, each once."""
+    out: list[str] = []
+    if ev.type == "Deployment":
+        for key in _RECORD_PROPS[ask]:
+            value = ev.props.get(key)
+            if isinstance(value, str | int | float) and str(value).strip():
+                out.append(f"{key}: {' '.join(str(value).split())}")
+    for line in (ev.content or "").splitlines():
+        text = " ".join(line.split())
+        if text and _RECORD_LINES[ask].search(text):
+            out.append(text)
+    return list(dict.fromkeys(out))
+
+
+def _release_records(released: Sequence[Evidence]) -> dict[str, list[Evidence]]:
+    """The own records of each release among `released`, by release: its Deployment node
+    and the change records about it (`change_event` typed), by element id."""
+    out: dict[str, list[Evidence]] = {}
+    for ev in released:
+        release = _release_of(ev)
+        if release is None or ev.status != "active":
+            continue
+        if ev.type == "Deployment" or "change_event" in ev.evidence_types:
+            out.setdefault(release, []).append(ev)
+    return {r: sorted(evs, key=lambda e: (e.element_id, e.evidence_id)) for r, evs in out.items()}
+
+
+def _record_gap(ask: str, release: str, name: str, untrusted: bool) -> MissingEvidence:
+    """The required gap of a release whose trusted records say nothing of `ask`; `untrusted`:
+    an untrusted record of it has lines about it, not quoted (its evidence item holds them)."""
+    what = {
+        "contents": f"no record the subject may read states what release {name} ({release}) "
+        "changed (no change summary, diff or config change in its own record): only when it "
+        "ran is recorded",
+        "deployer": f"no deployer is recorded for release {name} ({release}) in the records "
+        "the subject may read: its own record states when it ran, not who or what deployed it",
+    }[ask]
+    if untrusted:
+        what = (
+            f"only untrusted imported text of release {name} ({release}) says "
+            f"{_RECORD_ASKED[ask]}: not quoted as an answer (its evidence item holds it, as "
+            "data); no trusted record states it"
+        )
+    return MissingEvidence(
+        evidence_type=f"release_{ask}",
+        intents=[Intent.RELEASE_LOOKUP.value],
+        description=what,
+        required=True,
+    )
+
+
+def release_record_answer(
+    released: Sequence[Evidence],
+    question: str,
+    as_of: datetime,
+    services: Sequence[str] = (),
+) -> ReleaseRecordAnswer:
+    """For a release question asking what the release changed, who deployed it or whether it
+    was approved (`release_record_asks`, the `approval` unrecorded ask): per release stated
+    (`released`, the deployment-time records kept), one fact per trusted record of it quoting
+    the lines that answer each ask, as the record's words (data, never followed; untrusted
+    text is never quoted, nor does it relax the approval gap); a required gap
+    per release whose records state nothing of what was changed or who deployed it (an
+    approval not stated keeps the `approval` gap). Asked of the last release ("what changed in
+    the last release of X?"), only the last of each service (of `services`) finished by as_of
+    is asked about. Sorted by release, record and ask."""
+    asks = release_record_asks(question)
+    if "approval" in unrecorded_asks(question):
+        asks.append("approval")
+    if not asks:
+        return ReleaseRecordAnswer()
+    if _LAST_RELEASE_ASKED.search(question):
+        released = _last_releases(released, as_of, services)
+    claims: list[Claim] = []
+    gaps: list[MissingEvidence] = []
+    # Approval stated by a trusted record of every release stated (one of several is not
+    # the approval of the others).
+    approvals: list[bool] = []
+    for release, records in sorted(_release_records(released).items()):
+        own = [ev for ev in records if ev.type == "Deployment"]
+        name = _label(own[0]) if own else release.removeprefix("deploy:")
+        for ask in asks:
+            stated = untrusted = False
+            for ev in records:
+                lines = _record_lines(ev, ask)
+                if not lines:
+                    continue
+                if ev.trust != "trusted":
+                    # Untrusted imported text is never quoted in a claim (its evidence item
+                    # holds it, fenced as data): it states nothing here.
+                    untrusted = True
+                    continue
+                stated = True
+                record = (
+                    f"The own record of release {name} ({release})"
+                    if ev.type == "Deployment"
+                    else f"{_label(ev)} ({ev.element_id}), the record of release {name} "
+                    f"({release}),"
+                )
+                claims.append(
+                    _claim(
+                        f"{record} states {_RECORD_ASKED[ask]}: "
+                        + "; ".join(f'"{_quote(line)}"' for line in lines),
+                        EpistemicStatus.FACT,
+                        0.9,
+                        [ev],
+                        Intent.RELEASE_LOOKUP.value,
+                    )
+                )
+            if ask == "approval":
+                approvals.append(stated)
+            elif not stated:
+                gaps.append(_record_gap(ask, release, name, untrusted))
+    return ReleaseRecordAnswer(claims, gaps, bool(approvals) and all(approvals))
