@@ -177,8 +177,8 @@ from investigator.timeline import (
 # was given no --service): which errors it asks about is unknown, so none was looked for.
 NO_ERRORS_NAMED = (
     "the question names no service, alert or error code, so no errors were looked for: "
-    'name the service (--service payment-api) or the error code ("What changed before the '
-    'PAY-4097 errors?")'
+    'name the service (--service X) or the error code ("What changed before the X '
+    'errors?")'
 )
 
 
@@ -187,7 +187,7 @@ NO_ERRORS_NAMED = (
 # relationship" or "no mechanism evidence" would state a false reason.
 NOTHING_NAMED = (
     "the question names no service, error code, release or incident (and no --service was "
-    "given), so no {what} was looked for: name one (--service payment-api, or e.g. "
+    "given), so no {what} was looked for: name one (--service X, or e.g. "
     '"{example}")'
 )
 
@@ -198,7 +198,7 @@ NOTHING_NAMED = (
 STARTED_LATER = (
     "what the question's words found had not started by as_of {as_of}: {later} "
     "(recorded later, not followed), so no {what} was looked for: ask at a later --as-of, or "
-    "name what held then (--service payment-api)"
+    "name what held then (--service X)"
 )
 
 
@@ -224,9 +224,9 @@ _UNRESOLVED_GAPS = {
 
 
 NOTHING_NAMED_GAPS = {
-    "ownership": ("owner", "who owned payment-api then?"),
-    "mechanism": ("mechanism", "what broke PAY-4097?"),
-    "alert_firing": ("alert firing", "which alerts fired on payment-api?"),
+    "ownership": ("owner", "who owned X then?"),
+    "mechanism": ("mechanism", "what broke X?"),
+    "alert_firing": ("alert firing", "which alerts fired on X?"),
 }
 
 
