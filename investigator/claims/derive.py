@@ -15,7 +15,7 @@ from investigator.change_period import (
     EventPeriod,
     WindowCut,
 )
-from investigator.claims.actions import reported_action_claims
+from investigator.claims.actions import action_step_claims, reported_action_claims
 from investigator.claims.candidates import _rollout_taken_as_then, _sightings
 from investigator.claims.causes import _candidate_causes, _correlation
 from investigator.claims.changes import (
@@ -1073,6 +1073,10 @@ def derive_claims(
     # What the incident's reports state was done (quoted as theirs), asked about an action.
     action_claims, missing = reported_action_claims(evidence, question or "", as_of, missing)
     claims += action_claims
+    # "Should we fail over payment-db?": the step of the runbook in force on the action.
+    step_claims, step_gaps = action_step_claims(evidence, question or "", as_of)
+    claims += step_claims
+    missing += step_gaps
     # Asked whether the errors still happen or when they stopped: their last sighting.
     claims += error_state_claims(evidence, question, as_of)
     # "Should we roll back?" once the incident is over: that first, no verdict on it.
