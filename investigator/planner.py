@@ -1625,6 +1625,7 @@ def _intents_of(question: str) -> tuple[set[Intent], bool]:
     _error_state_rule(question, found)
     _escalation_rule(question, found)
     _change_cause_rule(question, found)
+    _action_decision_rule(question, found)
     if not found and _asks_only_about_alerts(question):
         # On-call pastes the alert that paged ("KubeAPIDown", "[FIRING:1] etcdNoLeader") or
         # names it with no other ask ("help with X", "alert X is paging me", "X what now"):
@@ -1694,6 +1695,126 @@ def asks_rollback_decision(question: str) -> bool:
     """Whether the question asks whether to roll back ("should we roll back payment-api?"),
     not whether a rollback was done ("did we roll back?")."""
     return bool(_ROLLBACK_ASKED.search(question)) and not asks_action_taken(question)
+
+
+# The response actions besides rolling back asked as a decision, each as a runbook writes it
+# (its name in the answer) and as people type it: "failover" is "fail over"; "bounce" and
+# "reboot" ask about restarting. Rolling back is `asks_rollback_decision`'s (the release's
+# verdict beside the step).
+_DECIDED_ACTIONS: tuple[tuple[str, str], ...] = (
+    ("fail over", r"fail[- ]?over"),
+    ("restart", r"restart|reboot|bounce"),
+    ("scale up", r"scale[- ]?(?:up|out)"),
+    ("scale down", r"scale[- ]?(?:down|in)"),
+    ("page", r"page"),
+)
+_DECIDED_VERB = "|".join(f"(?P<a{i}>{spelled})" for i, (_, spelled) in enumerate(_DECIDED_ACTIONS))
+# "Should we fail over payment-db?", "can I restart payment-api?", "do we need to scale up
+# checkout?", "is it safe to fail over the database?", "failover payment-db?": an action to
+# decide, answered by the step of the runbook in force that speaks of it. Not "who should I
+# page?" (whom to reach), "did we fail over?" (an action taken), "how do I fail over X?" (the
+# runbook's steps, read as a runbook question).
+_ACTION_DECISION = LazyPattern(
+    r"(?:\b(?:should|shall|can|could|must|may|would)\s+(?:we|i|you|they|someone|somebody)"
+    r"(?:\s+(?:now|still|just|really|safely|not))?"
+    r"|\b(?:do|does)\s+(?:we|i|someone|anyone)\s+(?:need|have)\s+to"
+    r"|\bis\s+it\s+(?:safe|ok|okay|time|wise|a\s+good\s+idea)\s+to"
+    r"|\b(?:ok|okay|safe)\s+to"
+    r"|(?P<bare>^\s*(?:please\s+)?))"
+    rf"\s+(?:{_DECIDED_VERB})\b",
+    re.IGNORECASE,
+)
+# Whom to page or call is the escalation reading's ("who should I page?").
+_ASKS_WHOM = LazyPattern(r"^\s*(?:who|whom|whose)\b", re.IGNORECASE)
+
+
+def asks_action_decision(question: str) -> str | None:
+    """The response action (besides rolling back) the question asks whether to take, as a
+    runbook writes it ("fail over", "restart", "scale up", "scale down", "page"), or None:
+    "should we fail over payment-db?", "can we failover the database?", "is it safe to
+    restart payment-api?". An action asked as taken ("did we fail over?"), whom to page, and
+    a runbook question ("how do I fail over X?") are not decisions."""
+    if _ASKS_WHOM.search(question) or asks_action_taken(question) or _HOW_DO_I.search(question):
+        return None
+    found = _ACTION_DECISION.search(" " + question)
+    if found is None:
+        return None
+    for i, (name, _) in enumerate(_DECIDED_ACTIONS):
+        # "page 3 of the runbook": paging asked only as a decision ("should we page X?").
+        if found.group(f"a{i}") and not (name == "page" and found.group("bare") is not None):
+            return name
+    return None
+
+
+# Where the object of the action ends: its time ("... payment-db during the incident") is
+# read by the time words, not searched for in runbooks.
+_ACTION_TIME_WORDS = LazyPattern(
+    r"\b(?:during|before|after|since|until|while|when|now|then|today|yesterday|tonight|"
+    r"right\s+now)\b|,",
+    re.IGNORECASE,
+)
+
+
+def action_search_text(question: str) -> str | None:
+    """What the runbook search reads for an action decision: the action as a runbook writes
+    it and the words after it ("should we failover payment-db now?" is "fail over payment-db
+    now"): the step that speaks of the action names its object; "should we" and "is it
+    safe to" are no words of a runbook. None when no action decision is asked."""
+    action = asks_action_decision(question)
+    found = _ACTION_DECISION.search(" " + question)
+    if action is None or found is None:
+        return None
+    rest = str(_ACTION_TIME_WORDS.split((" " + question)[found.end() :], maxsplit=1)[0])
+    return " ".join(f"{action} {rest}".replace("?", " ").replace("？", " ").split())
+
+
+# "The database", "the db", "our DB": a database named by its kind, not its name.
+_DATABASE_WORDS = LazyPattern(
+    r"\b(?:(?:the|our|that|this|its|their)\s+)?(?:primary\s+)?(?:database|db)s?\b",
+    re.IGNORECASE,
+)
+
+
+def action_database_words(question: str) -> str | None:
+    """The words naming the object of an action decision as "the database" or "the db" when
+    nothing else names it ("should we fail over the database?"): it is read as the one
+    service whose name carries "db" among those of the incident open at as_of and their
+    dependencies (the dependency path), a service the subject may read (claims); so the
+    incident is looked up as a bare "the incident" is, and its services' dependencies read.
+    None otherwise ("should we fail over payment-db?" names it)."""
+    words = action_search_text(question)
+    if words is None or extract_mentions(question).texts():
+        return None
+    found = _DATABASE_WORDS.search(words)
+    return " ".join(found.group(0).split()) if found else None
+
+
+def action_database_incident_words(question: str) -> str | None:
+    """The incident an action on "the database" is asked about in ('the incident of the
+    database'), looked up as a bare "the incident" is; None when the question names its
+    object (or asks no action)."""
+    words = action_database_words(question)
+    return None if words is None else f"the incident of {words}"
+
+
+def _action_decision_rule(question: str, found: set[Intent]) -> None:
+    """Asked whether to fail over, restart, scale or page: the runbook in force is the answer
+    (its step on the action, quoted with its version), as "should we roll back?" reads it,
+    beside a lookup of the service named. After the escalation, change-cause and
+    error-state rules (whose readings stand) and before the fallbacks for a question with
+    nothing found (it finds one)."""
+    action = asks_action_decision(question)
+    if action is None:
+        return
+    found.add(Intent.APPLICABLE_RUNBOOK)
+    if action != "page" and extract_mentions(question).texts():
+        # The service it names is what the action is done to: looked up and said (the
+        # subject may read it), as "should we roll back payment-api?" names its release.
+        # Whom to page is a team or a channel the runbook names, no entity to look up.
+        found.add(Intent.ENTITY_LOOKUP)
+    elif action_database_words(question) is not None:
+        # "The database": the dependencies of the incident's services are where it is.
+        found.add(Intent.DEPENDENCIES)
 
 
 # "Who do I call about PAY-4097?", "who should I escalate PAY-4097 to?", "who to contact
@@ -2255,6 +2376,7 @@ class DeterministicPlanner:
             the_incident_words(inp.question)
             or action_incident_words(inp.question)
             or unnamed_errors_words(inp.question)
+            or action_database_incident_words(inp.question)
         )
         if not inp.service_id and not mentions.texts() and bare:
             # "the incident" with nothing named: which incident it means is looked up.

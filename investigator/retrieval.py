@@ -56,7 +56,9 @@ from investigator.planner import (
     DeterministicPlanner,
     Known,
     PlanInput,
+    action_database_incident_words,
     action_incident_words,
+    action_search_text,
     asks_unnamed_alert_owner,
     competing_cause_steps,
     emitter_steps,
@@ -1400,7 +1402,11 @@ class RetrievalLoop:
         places = self._places_written(known) if (placed or symptom or asked_symptom) else []
         if asked_symptom and not search_terms(without_words(asked_symptom, places)):
             places = []  # "ledger runbook": the place alone, whose runbooks all answer
-        if (known.services and not placed and not places) or known.alerts:
+        # "Should we fail over payment-db?": the step on the action names its object, a
+        # service whose own runbooks may say nothing of it (payment-db has none; the runbook
+        # of payment-api, which depends on it, does): the search reads the action's words.
+        action_words = None if placed else action_search_text(self.inp.question)
+        if (known.services and not placed and not places and action_words is None) or known.alerts:
             return False
         if known.error_codes or known.runbooks:
             return False
@@ -1418,7 +1424,7 @@ class RetrievalLoop:
             self.gate.policy = self.gate.policy.model_copy(update={"placed_symptom": said})
         search = _SearchSteps(self, known, outcome)
         # A placed symptom is asked in the words it is read in ("500s" as "5xx errors").
-        asked = runbook_search_text(
+        asked = action_words or runbook_search_text(
             status_symptom_reading(self.inp.question) if placed else self.inp.question
         )
         # A runbook an investigation cites answers every word of the question (see there).
@@ -1796,6 +1802,7 @@ class RetrievalLoop:
                     the_incident_words(self.inp.question)
                     or action_incident_words(self.inp.question)
                     or unnamed_errors_words(self.inp.question)
+                    or action_database_incident_words(self.inp.question)
                     or "the incident"
                 )
                 reading = read_the_incident(

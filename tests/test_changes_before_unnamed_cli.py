@@ -14,8 +14,8 @@ QUESTION = "What changed before the errors?"
 ALICE = ["--subject", "acme/user:alice", "--as-of", "2026-07-23T12:00:00Z"]
 NEEDS = (
     "error_first_seen (required): the question names no service, alert or error code, so no "
-    "errors were looked for: name the service (--service payment-api) or the error code "
-    '("What changed before the PAY-4097 errors?")'
+    "errors were looked for: name the service (--service X) or the error code "
+    '("What changed before the X errors?")'
 )
 
 

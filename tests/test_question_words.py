@@ -204,13 +204,13 @@ def test_what_changed_in_the_last_hour_lists_nothing_from_earlier(  # type: igno
             "who owned it then",
             "ownership (required): the question names no service, error code, release or "
             "incident (and no --service was given), so no owner was looked for: name one "
-            '(--service payment-api, or e.g. "who owned payment-api then?")',
+            '(--service X, or e.g. "who owned X then?")',
         ),
         (
             "what broke",
             "mechanism (required): the question names no service, error code, release or "
             "incident (and no --service was given), so no mechanism was looked for: name one "
-            '(--service payment-api, or e.g. "what broke PAY-4097?")',
+            '(--service X, or e.g. "what broke X?")',
         ),
     ],
 )
@@ -221,3 +221,22 @@ def test_naming_nothing_gets_no_false_reason(  # type: ignore[no-untyped-def]
     assert report.code == 0, report
     assert "Status     partial" in report.out, report.out
     assert f"  {gap}" in report.out.splitlines(), report.out
+
+
+def test_a_hint_names_no_service_of_another_tenant(  # type: ignore[no-untyped-def]
+    demo_graph: neo4j.Driver, cli_env, invoke
+) -> None:
+    # e32-qa m6: globex (mallory) has no payment-api; its hint named it all the same.
+    report = invoke(
+        "investigate",
+        "who owned it then",
+        "--subject",
+        "globex/user:mallory",
+        "--as-of",
+        "2026-07-23T10:30:00Z",
+        *DEADLINE,
+    )
+    assert report.code == 0, report
+    gaps = report.out.split("\nMissing evidence\n", 1)[1]
+    assert 'name one (--service X, or e.g. "who owned X then?")' in gaps, report.out
+    assert "payment-api" not in gaps, report.out

@@ -12,12 +12,18 @@ from datetime import datetime, timedelta
 from investigator.claims.mechanisms import _SENTENCE_END
 from investigator.claims.model import Claim, EpistemicStatus
 from investigator.claims.reports import _record_notes
-from investigator.claims.wording import _claim, _label, _quote
+from investigator.claims.wording import _claim, _label, _quote, _title, _versioned, _with
 from investigator.evidence import Evidence, iso_utc
 from investigator.lazy_pattern import LazyPattern
-from investigator.planner import asks_action_outcome, unrecorded_asks
+from investigator.planner import (
+    action_database_words,
+    action_search_text,
+    asks_action_decision,
+    asks_action_outcome,
+    unrecorded_asks,
+)
 from investigator.rubric import Intent, MissingEvidence
-from investigator.timeline import incident_span, instant_of
+from investigator.timeline import holds_at, incident_span, instant_of
 
 # A sentence stating an action taken ("Fix: rollback at 10:41.", "We restarted the pods").
 _ACTION_SENTENCE = LazyPattern(
@@ -174,3 +180,214 @@ def reported_action_claims(
         for m in missing
     ]
     return claims, reworded
+
+
+# How a runbook's step writes each action asked as a decision (`asks_action_decision`), in any
+# tense: "fail over payment-db", "failover to the replica", "failing over"; "restart the
+# pods"; "scale out checkout"; "page #payments-platform".
+_STEP_ACTION: dict[str, LazyPattern] = {
+    "fail over": LazyPattern(r"\bfail(?:s|ed|ing)?[- ]?overs?\b", re.IGNORECASE),
+    "restart": LazyPattern(r"\b(?:restart|reboot|bounc(?:e|ing))\w*", re.IGNORECASE),
+    "scale up": LazyPattern(r"\bscal(?:e|es|ed|ing)[- ]?(?:up|out)\b", re.IGNORECASE),
+    "scale down": LazyPattern(r"\bscal(?:e|es|ed|ing)[- ]?(?:down|in)\b", re.IGNORECASE),
+    # The verb, not the noun: "page #payments-platform", not "this page", "page 3 of".
+    "page": LazyPattern(
+        r"(?<!\bthis )(?<!\bthe )(?<!\ba )(?<!\bthat )(?<!\bwiki )(?<!\bweb )(?<!\bstatus )"
+        r"\bpag(?:e|es|ed|ing)\b(?!\s+(?:\d|of\b|for\b|describes|explains|lists))",
+        re.IGNORECASE,
+    ),
+}
+# The gerund each action is named by in an answer ("on failing over").
+_ACTION_GERUND = {
+    "fail over": "failing over",
+    "restart": "restarting",
+    "scale up": "scaling up",
+    "scale down": "scaling down",
+    "page": "paging",
+}
+# A step that forbids the action: a negation before it ("Do not fail over ...", "never
+# restart", "avoid failing over").
+_FORBIDDING = LazyPattern(
+    r"\b(?:do\s+not|don'?t|never|must\s+not|mustn'?t|should\s+not|shouldn'?t|may\s+not|"
+    r"cannot|can'?t|avoid)\b",
+    re.IGNORECASE,
+)
+# Where a clause ends: a negation in an earlier clause ("Do not restart it; fail over ...",
+# "If no replica answers, fail over") is not the action's.
+_CLAUSE_END = re.compile(r"[;,.:!?]")
+# A step whose instruction holds only under a condition ("If errors persist, ...", "... unless
+# its own health checks fail", "only when ...").
+_CONDITIONAL = LazyPattern(r"\b(?:if|unless|only|when|once|after|until)\b", re.IGNORECASE)
+# A numbered or bulleted step's marker ("3. ", "- "), left out where the step is said.
+_STEP_MARKER = re.compile(r"^\s*(?:[-*+]|\(?\d+[.)])\s+")
+_STEP_NUMBER = re.compile(r"^\s*\(?(\d+)[.)]\s")
+# A service's name as a question writes it ("payment-db", "svc:payment-db").
+_NAME_WRITTEN = re.compile(r"\b(?:svc:)?([a-z][a-z0-9]*(?:-[a-z0-9]+)+)\b", re.IGNORECASE)
+
+ACTION_STEP = "runbook_step"
+
+
+def _action_steps(ev: Evidence, action: str) -> list[tuple[int, str]]:
+    """The steps of runbook `ev` that speak of `action` (1-based line number, the step as
+    one line), in the runbook's order."""
+    pattern = _STEP_ACTION[action]
+    lines = [" ".join(line.split()) for line in (ev.content or "").splitlines()]
+    return [(n, line) for n, line in enumerate(lines, 1) if pattern.search(line)]
+
+
+def _step_reading(step: str, action: str) -> str:
+    """What a step says of the action: it forbids it, or says to take it (under its
+    condition when it has one)."""
+    said = _STEP_ACTION[action].search(step)
+    before = _CLAUSE_END.split(step[: said.start()] if said else step)[-1]
+    condition = bool(_CONDITIONAL.search(step))
+    if _FORBIDDING.search(before):
+        unless = " except under the condition it states" if condition else ""
+        return f"it forbids {_ACTION_GERUND[action]}{unless}"
+    return "it says to do it" + (" under the condition it states" if condition else "")
+
+
+def _in_force_runbooks(evidence: Sequence[Evidence], as_of: datetime) -> list[Evidence]:
+    """The trusted, active runbook versions admitted that hold at `as_of` (the version in
+    force: the gate left the others out as superseded or not valid then), by id."""
+    return sorted(
+        (
+            ev
+            for ev in _with(evidence, "runbook")
+            if ev.trust == "trusted" and holds_at(ev, as_of) and ev.content
+        ),
+        key=lambda e: e.element_id,
+    )
+
+
+def _object_named(question: str) -> list[str]:
+    """The service names the action asked about is done to, as the question writes them
+    ("fail over payment-db": payment-db)."""
+    words = action_search_text(question) or ""
+    return list(dict.fromkeys(m.group(1).lower() for m in _NAME_WRITTEN.finditer(words)))
+
+
+class _DatabaseReading:
+    """What "the database" of an action decision was read as: the service names the steps
+    are checked against, the claim saying so, or the gap saying why none was taken."""
+
+    def __init__(self, names: list[str], claims: list[Claim], gaps: list[MissingEvidence]) -> None:
+        self.names = names
+        self.claims = claims
+        self.gaps = gaps
+
+
+def _carries_db(service_id: str) -> bool:
+    """Whether a service's name carries "db" as a word of its own or a word's end
+    (payment-db, orders-mongodb, ledger_database): what "the database" may name."""
+    parts = re.split(r"[^a-z0-9]+", service_id.removeprefix("svc:").lower())
+    return any(p == "database" or (p.endswith("db") and len(p) >= 2) for p in parts)
+
+
+def _database_reading(
+    evidence: Sequence[Evidence], question: str, as_of: datetime
+) -> _DatabaseReading:
+    """ "Should we fail over the database?": the one service whose name carries "db" on the
+    dependency paths the run read (out of the incident's services, the subject's records
+    only: the gate admitted them), valid at as_of; several or none is a required gap that
+    names no service the subject may not read (only those read)."""
+    words = action_database_words(question)
+    if words is None:
+        return _DatabaseReading([], [], [])
+    paths: dict[str, list[Evidence]] = {}
+    for dep in sorted(_with(evidence, "dependency"), key=lambda e: e.element_id):
+        if not holds_at(dep, as_of):
+            continue
+        path = dep.context.get("path")
+        for service in path if isinstance(path, list) else []:
+            if isinstance(service, str) and _carries_db(service):
+                paths.setdefault(service, []).append(dep)
+    if len(paths) == 1:
+        ((service, deps),) = paths.items()
+        starts = sorted({str(d.context.get("start")) for d in deps if d.context.get("start")})
+        claim = _claim(
+            f"'{words}' is read as {service}: the only service whose name carries \"db\" on "
+            f"the dependency paths read out of {', '.join(starts) or 'the services asked about'}"
+            f" at as_of ({'; '.join(dep.content for dep in deps)})",
+            EpistemicStatus.INFERENCE,
+            0.8,
+            deps,
+            Intent.APPLICABLE_RUNBOOK.value,
+        )
+        return _DatabaseReading([service.removeprefix("svc:")], [claim], [])
+    if paths:
+        why = (
+            f"'{words}' may be any of {', '.join(sorted(paths))} (each on the dependency paths "
+            "read): name the one meant"
+        )
+    else:
+        why = (
+            f"'{words}' names no service: none whose name carries \"db\" is on a dependency "
+            "path read at as_of (out of the incident open then, or the service given); name "
+            "the service"
+        )
+    gap = MissingEvidence(
+        evidence_type="entity",
+        intents=[Intent.APPLICABLE_RUNBOOK.value],
+        description=why,
+        required=True,
+    )
+    return _DatabaseReading([], [], [gap])
+
+
+def action_step_claims(
+    evidence: Sequence[Evidence], question: str, as_of: datetime
+) -> tuple[list[Claim], list[MissingEvidence]]:
+    """Asked whether to fail over, restart, scale or page ("should we fail over payment-db?"):
+    a `fact` per step of each runbook version in force at as_of that speaks of the action,
+    quoted with its version and validity and said as what it does (forbids it, or says to do
+    it, under its condition); the runbook's words are data, never an instruction followed.
+    A runbook in force with no step on it is a required gap saying so (it neither says to
+    nor forbids it). No runbook admitted: the runbook gap already says it."""
+    action = asks_action_decision(question)
+    if action is None:
+        return [], []
+    gerund = _ACTION_GERUND[action]
+    database = _database_reading(evidence, question, as_of)
+    named = _object_named(question) + database.names
+    claims: list[Claim] = list(database.claims)
+    silent: list[Evidence] = []
+    for rb in _in_force_runbooks(evidence, as_of):
+        steps = _action_steps(rb, action)
+        if not steps:
+            silent.append(rb)
+            continue
+        valid = (
+            f"valid {iso_utc(rb.valid_from) if rb.valid_from else 'from its first record'} to "
+            f"{iso_utc(rb.valid_to) if rb.valid_to else 'open'}"
+        )
+        version = _versioned(rb).rsplit("@", 1)[-1]
+        for line_no, step in steps:
+            said = _STEP_MARKER.sub("", step)
+            other = [n for n in named if n not in step.lower()]
+            names = f"; the step does not name {', '.join(other)}, asked about" if other else ""
+            numbered = _STEP_NUMBER.match(step)
+            where = f"step {numbered.group(1)}" if numbered else f"line {line_no}"
+            claims.append(
+                _claim(
+                    f'{version} says "{_quote(said)}" ({_step_reading(step, action)}): {where} '
+                    f"of Runbook {_title(rb)} ({_versioned(rb)}), the version in force "
+                    f"at {iso_utc(as_of)} ({valid}), on {gerund}{names}; the runbook's words, "
+                    "quoted, not a record of what was done",
+                    EpistemicStatus.FACT,
+                    0.9,
+                    [rb],
+                    Intent.APPLICABLE_RUNBOOK.value,
+                )
+            )
+    if len(claims) > len(database.claims) or not silent:
+        return claims, database.gaps
+    gap = MissingEvidence(
+        evidence_type=ACTION_STEP,
+        intents=[Intent.APPLICABLE_RUNBOOK.value],
+        description=f"no step of {', '.join(_versioned(rb) for rb in silent)} (in force at "
+        f"as_of {iso_utc(as_of)}) speaks of {gerund}: the runbook neither says to nor "
+        "forbids it, so whether to is not answered by a runbook",
+        required=True,
+    )
+    return claims, [*database.gaps, gap]

@@ -425,7 +425,7 @@ def _changes_by_as_of(
                 description="the question names no service, alert or error code, so no "
                 "error dates a window: the changes listed are every release and change the "
                 f"subject may read in the {DEPLOY_LOOKBACK // timedelta(hours=1)} h before "
-                f"as_of {iso_utc(as_of)}; name the service (--service payment-api) or the "
+                f"as_of {iso_utc(as_of)}; name the service (--service X) or the "
                 "error code for the window before its errors",
                 required=False,
             )

@@ -15,7 +15,7 @@ from investigator.change_period import (
     EventPeriod,
     WindowCut,
 )
-from investigator.claims.actions import reported_action_claims
+from investigator.claims.actions import action_step_claims, reported_action_claims
 from investigator.claims.candidates import _rollout_taken_as_then, _sightings
 from investigator.claims.causes import _candidate_causes, _correlation
 from investigator.claims.changes import (
@@ -181,8 +181,8 @@ from investigator.timeline import (
 # was given no --service): which errors it asks about is unknown, so none was looked for.
 NO_ERRORS_NAMED = (
     "the question names no service, alert or error code, so no errors were looked for: "
-    'name the service (--service payment-api) or the error code ("What changed before the '
-    'PAY-4097 errors?")'
+    'name the service (--service X) or the error code ("What changed before the X '
+    'errors?")'
 )
 
 
@@ -191,7 +191,7 @@ NO_ERRORS_NAMED = (
 # relationship" or "no mechanism evidence" would state a false reason.
 NOTHING_NAMED = (
     "the question names no service, error code, release or incident (and no --service was "
-    "given), so no {what} was looked for: name one (--service payment-api, or e.g. "
+    "given), so no {what} was looked for: name one (--service X, or e.g. "
     '"{example}")'
 )
 
@@ -202,7 +202,7 @@ NOTHING_NAMED = (
 STARTED_LATER = (
     "what the question's words found had not started by as_of {as_of}: {later} "
     "(recorded later, not followed), so no {what} was looked for: ask at a later --as-of, or "
-    "name what held then (--service payment-api)"
+    "name what held then (--service X)"
 )
 
 
@@ -228,9 +228,9 @@ _UNRESOLVED_GAPS = {
 
 
 NOTHING_NAMED_GAPS = {
-    "ownership": ("owner", "who owned payment-api then?"),
-    "mechanism": ("mechanism", "what broke PAY-4097?"),
-    "alert_firing": ("alert firing", "which alerts fired on payment-api?"),
+    "ownership": ("owner", "who owned X then?"),
+    "mechanism": ("mechanism", "what broke X?"),
+    "alert_firing": ("alert firing", "which alerts fired on X?"),
 }
 
 
@@ -1083,6 +1083,10 @@ def derive_claims(
     # What the incident's reports state was done (quoted as theirs), asked about an action.
     action_claims, missing = reported_action_claims(evidence, question or "", as_of, missing)
     claims += action_claims
+    # "Should we fail over payment-db?": the step of the runbook in force on the action.
+    step_claims, step_gaps = action_step_claims(evidence, question or "", as_of)
+    claims += step_claims
+    missing += step_gaps
     # Asked whether the errors still happen or when they stopped: their last sighting.
     claims += error_state_claims(evidence, question, as_of)
     # "Should we roll back?" once the incident is over: that first, no verdict on it.

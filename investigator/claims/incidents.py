@@ -182,7 +182,7 @@ def _no_incident_found(
     else:
         description = (
             "no incident the subject may read was found for what the question names: "
-            f"{_place_words(question)} (ask e.g. which incident affected payment-api?)"
+            f"{_place_words(question)} (ask e.g. which incident affected X?)"
         )
     gap = MissingEvidence(
         evidence_type="incident_report",

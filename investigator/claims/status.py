@@ -236,7 +236,7 @@ def _service_status_claims(
                 evidence_type="entity",
                 intents=[Intent.SERVICE_STATUS.value],
                 description="no service the subject may read was found for the question: "
-                "name one (e.g. 'is payment-api ok?') or pass --service",
+                "name one (e.g. 'is X ok?') or pass --service",
             )
         )
     gaps += [
