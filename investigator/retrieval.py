@@ -1802,7 +1802,20 @@ class RetrievalLoop:
             return True  # read next round: the choice waits for them
         latest = self._latest_releases()
         if not latest:
-            return False
+            # No release by as_of to choose: the text hits that are anchors (an incident, a
+            # service, an error code) are taken, as the first round's fallback takes them
+            # when no choice is pending.
+            self.release_taken = True
+            reading = outcome.incident_reading
+            if (
+                known.entities()
+                or asked_team(self.inp.question) is not None
+                or (reading is not None and reading.candidates)
+            ):
+                return False
+            return learn(
+                known, self._tied_at_as_of(self._top_text_anchors()), self.focus, self.inp.as_of
+            )
         self.release_taken = True
         weighed = latest[:RELEASE_CHOICE_SERVICES]
         erring = [
