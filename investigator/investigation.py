@@ -915,6 +915,7 @@ def _investigate(
         walks_capped=capped_walks(outcome.tool_calls),
         incident_lists_cut=cut_incident_lists(outcome.tool_calls),
         firing_lists=firing_list_reads(outcome.tool_calls),
+        releases_taken=outcome.releases_taken,
         owners_asked=sorted(
             {
                 str(call.params["entity_id"])

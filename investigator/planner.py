@@ -884,6 +884,13 @@ UNNAMED_CHANGES_CHECK = CHECK_PREFIX + "unnamed-changes"
 # The services a runbook chosen by the question's words applies to (their owners are its
 # owner, as `investigator runbook` reads it): navigation, never services asked about.
 RUNBOOK_SERVICES = NAV_PREFIX + "runbook-services"
+# "The release" of a correlation question naming no service (`RetrievalLoop._take_release`):
+# every release the subject may read in the `DEPLOY_LOOKBACK` before as_of, then the errors
+# the services with one emitted, read to choose among them; navigation, never evidence.
+RELEASE_CHOICE_READ = NAV_PREFIX + "release-choice"
+RELEASE_ERRORS_READ = NAV_PREFIX + "release-errors"
+# At most this many services' releases (the newest first) are weighed for "the release".
+RELEASE_CHOICE_SERVICES = 5
 # The team a question asks about from its side, linked by name or id (label Team only).
 TEAM_LINK = NAV_PREFIX + "team"
 # At most this many teams the words name are asked about ("payments": several may match).
@@ -2428,6 +2435,34 @@ def missing_required(intents: Sequence[Intent], supported: Iterable[str]) -> lis
 def emitter_steps(codes: Sequence[str]) -> list[PlanStep]:
     """The services that emitted each error code (EMITTED into it, navigation)."""
     return [_one_hop_step(code, "EMITTED", "in", step_id=NAV_PREFIX + "emitters") for code in codes]
+
+
+def release_choice_steps(as_of: datetime) -> list[PlanStep]:
+    """The releases of every service the subject may read in the `DEPLOY_LOOKBACK` before
+    as_of, and those rolling out at as_of: the candidates for "the release" of a correlation
+    question naming no service."""
+    window = {"from": _iso(shift(as_of, -DEPLOY_LOOKBACK)), "to": _iso(as_of)}
+    return [
+        _step(
+            "deployments_in_window_tenant", window, "deployment_time", step_id=RELEASE_CHOICE_READ
+        ),
+        _step(
+            "rollouts_under_way_tenant",
+            {"at": _iso(as_of)},
+            "deployment_time",
+            step_id=RELEASE_CHOICE_READ,
+        ),
+    ]
+
+
+def release_errors_steps(services: Sequence[str]) -> list[PlanStep]:
+    """The errors each of `services` emitted (EMITTED out of it), read to tell which service
+    with a release among the candidates for "the release" had errors after it. Typed
+    `dependency`, so its key is not the focus service's own `EMITTED_READ`."""
+    return [
+        _one_hop_step(svc, "EMITTED", "out", "dependency", step_id=RELEASE_ERRORS_READ)
+        for svc in services
+    ]
 
 
 def focus_services(known: Known, service_id: str | None) -> list[str]:

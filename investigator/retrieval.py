@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import datetime
 from enum import StrEnum
 
@@ -51,6 +51,9 @@ from investigator.planner import (
     MAX_FOCUS_SERVICES,
     NAMED_RELEASE_LOOKUP,
     NAV_PREFIX,
+    RELEASE_CHOICE_READ,
+    RELEASE_CHOICE_SERVICES,
+    RELEASE_ERRORS_READ,
     RUNBOOK_SERVICES,
     TEAM_LINK,
     DeterministicPlanner,
@@ -76,6 +79,8 @@ from investigator.planner import (
     pasted_alert_intents,
     reads_as_placed_symptom,
     reads_as_symptom,
+    release_choice_steps,
+    release_errors_steps,
     runbook_search_text,
     status_symptom_reading,
     step_key,
@@ -110,7 +115,7 @@ from investigator.runbook_sections import (
     pointed_at,
 )
 from investigator.session import RunSession, ToolCall
-from investigator.timeline import instant_of, time_references
+from investigator.timeline import CONFOUNDER_WINDOW, instant_of, time_references
 
 
 class StopReason(StrEnum):
@@ -167,6 +172,9 @@ class RetrievalOutcome(BaseModel):
     # What the runbook search says of the runbooks it set aside, as the card says it: the
     # pages of other database engines than the one the question names or pastes an error of.
     search_notes: list[str] = Field(default_factory=list)
+    # The releases a correlation question naming no service was read as asking about, when
+    # several were taken (`RetrievalLoop._take_release`): each is stated in the answer.
+    releases_taken: list[str] = Field(default_factory=list)
     # Every alert record read, once each, and each alert id -> the runbooks (ids without
     # version) read through it: rules of one name that lead apart are told apart.
     alert_rows: list[Evidence] = Field(default_factory=list)
@@ -605,6 +613,73 @@ class _SearchSteps(OneStepCalls):
         return decision.admitted, decision.rejected
 
 
+def release_choice_note(
+    why: str,
+    taken: Sequence[tuple[str, datetime, str]],
+    weighed: Sequence[tuple[str, datetime, str]],
+    erring: Sequence[tuple[str, datetime, str, tuple[str, datetime]]],
+    services: int,
+    under_way: Collection[str] = (),
+) -> str:
+    """The note saying which release a correlation question naming no service was read as
+    asking about (`RetrievalLoop._take_release`), why, and which releases were not taken.
+    `taken`, `weighed`: (service, time, release), the latest first; `erring`: those of
+    `weighed` whose service emitted an error after the release, with (error, first seen);
+    `services`: how many services had a release read (only `weighed` were weighed);
+    `under_way`: the releases rolling out at as_of (their time is the rollout's start)."""
+    seen = {rel: sighting for _, _, rel, sighting in erring}
+
+    def when(rel: str, at: datetime) -> str:
+        return f"rolling out since {iso_utc(at)}" if rel in under_way else iso_utc(at)
+
+    svc, at, rel = taken[0]
+    if erring:
+        error, first = seen[rel]
+        note = (
+            f"{why}: {svc} is read as the one asked about, the service of {rel}, the last "
+            f"release found by as_of ({when(rel, at)}) of a service that emitted an error "
+            f"after it ({error} first seen {iso_utc(first)})"
+        )
+        also = [
+            f"{r} of {s} ({when(r, a)}; {seen[r][0]} first seen {iso_utc(seen[r][1])})"
+            for s, a, r in taken[1:]
+        ]
+        if also:
+            note += (
+                "; read too, since its service also emitted an error after it, so neither is "
+                "taken alone: " + ", ".join(also)
+            )
+        reason = "no error of its service after it by as_of"
+    else:
+        reason = (
+            "earlier, and no service with a release read emitted an error after its release by "
+            "as_of"
+        )
+        if len(taken) == 1:
+            note = (
+                f"{why}: {svc} is read as the one asked about, the service of {rel}, the last "
+                f"release found by as_of ({when(rel, at)})"
+            )
+        else:
+            names = " and ".join(s for s, _, _ in taken)
+            others = ", ".join(f"{r} of {s} ({when(r, a)})" for s, a, r in taken[1:])
+            note = (
+                f"{why}: {names} are read as the ones asked about: {rel} of {svc} is the last "
+                f"release found by as_of ({when(rel, at)}), and {others} within "
+                f"{int(CONFOUNDER_WINDOW.total_seconds() // 60)} min before it; no error after "
+                "either by as_of tells them apart, so neither is taken alone"
+            )
+    chosen = {r for _, _, r in taken}
+    left = [f"{r} of {s} ({when(r, a)})" for s, a, r in weighed if r not in chosen]
+    if left:
+        note += f"; not taken: {', '.join(left)}: {reason}"
+    if services > len(weighed):
+        note += (
+            f"; the releases of {services - len(weighed)} more services, older, were not weighed"
+        )
+    return note
+
+
 def _words_phrase(words: Sequence[str]) -> str:
     """A pattern of `words` in a row, apart by spaces, hyphens or underscores, as whole words."""
     return r"(?<![\w-])" + r"[\s_-]+".join(map(re.escape, words)) + r"(?![\w-])"
@@ -721,6 +796,15 @@ class RetrievalLoop:
         # Release records read by a correlation question naming nothing (`_release_service`):
         # id -> (finished, else started, the service it names).
         self.unnamed_releases: dict[str, tuple[datetime, str]] = {}
+        # When each of those began (its rollout's start, else its time above).
+        self.release_starts: dict[str, datetime] = {}
+        # The errors each service with such a release emitted by as_of, as its own read
+        # (`RELEASE_ERRORS_READ`) found them: service -> (error, first seen); and whether
+        # "the release" was taken (`_take_release`: once).
+        self.release_errors: dict[str, list[tuple[str, datetime]]] = {}
+        self.release_taken = False
+        # Those rolling out at as_of (their time above is the rollout's start).
+        self.releases_under_way: set[str] = set()
         # The errors whose links (dependency_neighbourhood) were read without a failure.
         self.error_links_read: set[str] = set()
 
@@ -834,6 +918,10 @@ class RetrievalLoop:
                 and asked_team(self.inp.question) is None
                 and not known.entities()
                 and not (reading is not None and reading.candidates)
+                # A correlation naming nothing: "the release" is chosen among the releases
+                # read by as_of (`_take_release`), never a text hit's service ("the risk
+                # rules" matched risk-engine, whose release of the day before was taken).
+                and not self._release_choice_reads(known, done)
             )
             chose_by_text = False
             # Not for a question about an incident ("the runbook for the payments incident"):
@@ -962,6 +1050,7 @@ class RetrievalLoop:
                     ),
                     *must_run,
                     *self._named_reads(known, done),
+                    *self._release_choice_reads(known, done),
                 ]
             )
             if not required_missing and not next_steps:
@@ -1571,7 +1660,8 @@ class RetrievalLoop:
 
     def _note_unnamed_releases(self, rows: Sequence[TemplateRow]) -> None:
         """Keep the release records (with the service each names) a correlation question
-        naming nothing read, finished (or started) by as_of: "the release" is the last."""
+        naming nothing read, finished by as_of or rolling out then: the candidates for "the
+        release" (`_take_release`)."""
         if not self._asks_unnamed_release() and not self._asks_release_of_codes():
             return
         for row in rows:
@@ -1580,7 +1670,12 @@ class RetrievalLoop:
                 continue
             props = el.props or {}
             service = props.get("service")
-            at = instant_of(props.get("finished_at")) or instant_of(props.get("started_at"))
+            began = instant_of(props.get("started_at"))
+            at = instant_of(props.get("finished_at")) or began
+            if at is not None and at > self.inp.as_of and began and began <= self.inp.as_of:
+                # Rolling out at as_of: a candidate from its start (`_take_release`).
+                self.releases_under_way.add(el.element_id)
+                at = began
             if (
                 isinstance(service, str)
                 and service.startswith("svc:")
@@ -1588,27 +1683,16 @@ class RetrievalLoop:
                 and at <= self.inp.as_of
             ):
                 self.unnamed_releases[el.element_id] = (at, service)
+                self.release_starts[el.element_id] = began if began and began <= at else at
 
-    def _release_service(self, known: Known, outcome: RetrievalOutcome) -> bool:
+    def _release_service(self, known: Known, outcome: RetrievalOutcome, done: set[str]) -> bool:
         """A correlation question naming no service ("did the release cause it?"): the
-        service of the last release read by as_of is the one asked about, its errors read and
-        correlated (e31-qa finding 2: before, no error was looked for and the answer said
+        service of "the release" (`_take_release`) is the one asked about, its errors read
+        and correlated (e31-qa finding 2: before, no error was looked for and the answer said
         none was known). Said in a note, since the question did not name it."""
-        if not self.unnamed_releases or not self._asks_unnamed_release():
+        if self._release_choice_why(known) is None or not self._asks_unnamed_release():
             return False
-        if known.incidents or known.error_codes:
-            # "Did the release cause the outage?": the incident its words were taken as (or
-            # an error already known) gives the errors; no service is taken for them.
-            return False
-        release, (at, service) = max(
-            self.unnamed_releases.items(), key=lambda item: (item[1][0], item[0])
-        )
-        self.focus.named_services.append(service)
-        outcome.search_notes.append(
-            f"the question names no service: {service} is read as the one asked about, the "
-            f"service of {release}, the last release found by as_of ({iso_utc(at)})"
-        )
-        return known.add("services", service)
+        return self._take_release(known, outcome, done)
 
     def _asks_release_of_codes(self) -> bool:
         """A correlation question naming error codes and nothing else, no --service ("did
@@ -1620,29 +1704,148 @@ class RetrievalLoop:
             and not self.focus.named_services
         )
 
-    def _release_of_unplaced_error(self, known: Known, outcome: RetrievalOutcome) -> bool:
+    def _release_of_unplaced_error(
+        self, known: Known, outcome: RetrievalOutcome, done: set[str]
+    ) -> bool:
         """ "Did the release cause PAY-4097?" asked before any service is known to have
-        emitted the code (as_of just before its first error): the service of the last
-        release read by as_of is the one asked about, as when nothing is named, so the
-        release is read and stated and the error said as not seen yet (e32-qa finding P:
-        before, no release was looked up and the gaps said none was recorded). Said in a
-        note, since the question did not name that service."""
-        if not self.unnamed_releases or not self._asks_release_of_codes():
+        emitted the code (as_of just before its first error): the service of "the release"
+        (`_take_release`) is the one asked about, as when nothing is named, so the release
+        is read and stated and the error said as not seen yet (e32-qa finding P: before, no
+        release was looked up and the gaps said none was recorded). Said in a note, since
+        the question did not name that service."""
+        if self._release_choice_why(known) is None or not self._asks_release_of_codes():
             return False
-        if known.services or known.incidents:
-            return False  # the code's service, or its incident, gives the errors
-        if not known.error_codes or not set(known.error_codes) <= self.error_links_read:
-            return False  # the errors' links are still to be read: they may name it
-        release, (at, service) = max(
-            self.unnamed_releases.items(), key=lambda item: (item[1][0], item[0])
+        return self._take_release(known, outcome, done)
+
+    def _release_choice_why(self, known: Known) -> str | None:
+        """Why a correlation question's "the release" is to be chosen among the releases
+        read (the note's opening words), or None when the question or what is known gives
+        the service (named, `--service`, an incident, an error's emitter)."""
+        if self.release_taken:
+            return None
+        if self._asks_unnamed_release() and not known.incidents and not known.error_codes:
+            # "Did the release cause the outage?": the incident its words were taken as (or
+            # an error already known) gives the errors; no service is taken for them.
+            return "the question names no service"
+        if (
+            self._asks_release_of_codes()
+            and not known.services
+            and not known.incidents
+            and known.error_codes
+            # The errors' links are read first: they may name the service.
+            and set(known.error_codes) <= self.error_links_read
+        ):
+            return "no service is known to have emitted the error asked about by as_of"
+        return None
+
+    def _release_choice_reads(self, known: Known, done: set[str]) -> list[PlanStep]:
+        """The reads still to run before "the release" is chosen (`_take_release`): every
+        release of the tenant in the lookback before as_of, then, when they are of more than
+        one service, the errors each of those services emitted."""
+        if self._release_choice_why(known) is None:
+            return []
+        tenant = [s for s in release_choice_steps(self.inp.as_of) if step_key(s) not in done]
+        if tenant:
+            return tenant
+        services = [svc for svc, _, _ in self._latest_releases()[:RELEASE_CHOICE_SERVICES]]
+        if len(services) < 2:
+            return []
+        return [s for s in release_errors_steps(services) if step_key(s) not in done]
+
+    def _note_release_errors(self, step: PlanStep, rows: Sequence[TemplateRow]) -> None:
+        """Keep the errors a `RELEASE_ERRORS_READ` found its service emitted by as_of, each
+        with its first sighting (`_errors_after`)."""
+        sightings = self.release_errors.setdefault(str(step.params["start_id"]), [])
+        for row in rows:
+            got = _error_sighting(row)
+            if got is None or not started_by(row, self.inp.as_of):
+                continue
+            code_id, code, first = got
+            if first <= self.inp.as_of:
+                sightings.append((code or code_id, first))
+
+    def _latest_releases(self) -> list[tuple[str, datetime, str]]:
+        """(service, time, release) of the last release of each service read by as_of
+        (`unnamed_releases`), the latest first (ties by release id)."""
+        latest: dict[str, tuple[datetime, str]] = {}
+        for release, (at, service) in sorted(self.unnamed_releases.items()):
+            if service not in latest or (at, release) > latest[service]:
+                latest[service] = (at, release)
+        return sorted(
+            ((svc, at, rel) for svc, (at, rel) in latest.items()),
+            key=lambda item: (item[1], item[2]),
+            reverse=True,
         )
-        self.focus.named_services.append(service)
+
+    def _errors_after(self, service: str, release: str) -> tuple[str, datetime] | None:
+        """The first error `service` emitted from when `release` began until as_of, as its
+        `RELEASE_ERRORS_READ` found it (none read, or none in that span: None)."""
+        began = self.release_starts.get(release, self.unnamed_releases[release][0])
+        after = [
+            (first, error)
+            for error, first in self.release_errors.get(service, [])
+            if began <= first <= self.inp.as_of
+        ]
+        if not after:
+            return None
+        first, error = min(after)
+        return error, first
+
+    def _take_release(self, known: Known, outcome: RetrievalOutcome, done: set[str]) -> bool:
+        """Choose "the release" of a correlation question that names no service, once its
+        reads are done (`_release_choice_reads`; True while they are still to run): the last
+        release by as_of of a service that emitted errors from its release until as_of (h33:
+        before, the last release tenant-wide, so another service's release 20 s after
+        payment-api's, or risk-engine's of the day before found by the words "risk rules",
+        became "the release"); else, no service having emitted any, the last release by
+        as_of. Two such releases of different services (both erring, or, with no error, the
+        other finished within `CORRELATION_WINDOW` before the last) are both read, never one
+        picked silently. A note says which was taken and why, and which were not."""
+        why = self._release_choice_why(known)
+        if why is None:
+            return False
+        if self._release_choice_reads(known, done):
+            return True  # read next round: the choice waits for them
+        latest = self._latest_releases()
+        if not latest:
+            # No release by as_of to choose: the text hits that are anchors (an incident, a
+            # service, an error code) are taken, as the first round's fallback takes them
+            # when no choice is pending.
+            self.release_taken = True
+            reading = outcome.incident_reading
+            if (
+                known.entities()
+                or asked_team(self.inp.question) is not None
+                or (reading is not None and reading.candidates)
+            ):
+                return False
+            return learn(
+                known, self._tied_at_as_of(self._top_text_anchors()), self.focus, self.inp.as_of
+            )
+        self.release_taken = True
+        weighed = latest[:RELEASE_CHOICE_SERVICES]
+        erring = [
+            (svc, at, rel, seen)
+            for svc, at, rel in weighed
+            if (seen := self._errors_after(svc, rel))
+        ]
+        if erring:
+            taken = [(svc, at, rel) for svc, at, rel, _ in erring][:MAX_FOCUS_SERVICES]
+        else:
+            last_at = weighed[0][1]
+            taken = [item for item in weighed if last_at - item[1] <= CONFOUNDER_WINDOW][
+                :MAX_FOCUS_SERVICES
+            ]
         outcome.search_notes.append(
-            f"no service is known to have emitted the error asked about by as_of: {service} "
-            f"is read as the one asked about, the service of {release}, the last release "
-            f"found by as_of ({iso_utc(at)})"
+            release_choice_note(why, taken, weighed, erring, len(latest), self.releases_under_way)
         )
-        return known.add("services", service)
+        if len(taken) > 1:
+            outcome.releases_taken = [rel for _, _, rel in taken]
+        learned = False
+        for svc, _, _ in taken:
+            self.focus.named_services.append(svc)
+            learned |= known.add("services", svc)
+        return learned
 
     def _read_worded(self, known: Known) -> bool:
         """Make the services the words lead to, apart from `--service`, anchors and the first
@@ -1753,6 +1956,12 @@ class RetrievalLoop:
         # always a prefix of the plan (what a replay re-runs); the round's reads then run
         # together.
         runnable: list[PlanStep] = []
+        if round_no > 1 and any(
+            s.step_id in (RELEASE_CHOICE_READ, RELEASE_ERRORS_READ) for s in steps
+        ):
+            # The reads choosing "the release" do not count against the plan's max_rounds,
+            # as the runbook search's do not.
+            self.search_rounds += 1
         for step in steps:
             if self._past_deadline():
                 hit_deadline = True
@@ -1795,6 +2004,11 @@ class RetrievalLoop:
                 )
             self._resolve_given_service(step, read_rows, known, failed=bool(call.record.error))
             self._note_unnamed_releases(read_rows)
+            if step.step_id == RELEASE_CHOICE_READ:
+                continue  # candidates for "the release" (`_take_release`), never evidence
+            if step.step_id == RELEASE_ERRORS_READ:
+                self._note_release_errors(step, read_rows)
+                continue
             if step.step_id == THE_INCIDENT_LOOKUP:
                 # "the incident": the one incident it can mean is an anchor; several are
                 # named in the report, none taken (never a silent pick).
@@ -1889,8 +2103,8 @@ class RetrievalLoop:
             ]
             chunks.append((_reference_time(step), rows))
         learned |= self._read_worded(known)
-        learned |= self._release_service(known, outcome)
-        learned |= self._release_of_unplaced_error(known, outcome)
+        learned |= self._release_service(known, outcome, done)
+        learned |= self._release_of_unplaced_error(known, outcome, done)
         started = time.perf_counter()
         recorded_before = self.session.record_ms
         self._reread()

@@ -42,6 +42,22 @@ def test_the_release_is_read_before_the_first_error(  # type: ignore[no-untyped-
     ), texts
     gaps = {g["evidence_type"]: g["description"] for g in doc["missing_evidence"]}
     assert "deployment_time" not in gaps, gaps  # the release was read: never "no release"
+    # What was looked up and not seen is said so (h33-release; before: "no first-seen time for
+    # the error or incident", "no link between the error/incident and the service", and "the
+    # correlation is in time only" where none was drawn).
+    assert gaps["error_first_seen"] == (
+        f"PAY-4097 not seen by as_of {as_of}: its first sighting on record is after as_of "
+        "(PAY-4097 first seen 2026-07-23T10:02:38Z: recorded later, not followed); no time "
+        "correlation can be drawn yet: ask at a later --as-of"
+    ), gaps
+    assert gaps["affected_service"] == (
+        f"no service is recorded as emitting PAY-4097 by as_of {as_of} (PAY-4097 was not seen "
+        "by then), so none is linked to its errors yet"
+    ), gaps
+    assert gaps["mechanism"] == (
+        f"no mechanism is weighed: no correlation is drawn, PAY-4097 not being seen by as_of "
+        f"{as_of}"
+    ), gaps
     assert doc["status"] == "partial" and doc["verdict"] == "uncertain"
     assert any("svc:payment-api is read as the one asked about" in n for n in doc["search_notes"])
 

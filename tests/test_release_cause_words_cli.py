@@ -29,10 +29,14 @@ RELEASE = (
     "Release release-2026.07.23.1 (deploy:release-2026.07.23.1) started at "
     "2026-07-23T09:55:12Z and finished at 2026-07-23T10:02:00Z"
 )
+# Since h33-release "the release" is the last of a service that emitted errors after it:
+# risk-engine's of the day before (the other release read) is named as not taken.
 TAKEN = (
     "the question names no service: svc:payment-api is read as the one asked about, the "
     "service of deploy:release-2026.07.23.1, the last release found by as_of "
-    "(2026-07-23T10:02:00Z)"
+    "(2026-07-23T10:02:00Z) of a service that emitted an error after it (err:PAY-4097 first "
+    "seen 2026-07-23T10:02:38Z); not taken: deploy:risk-engine-2026.07.22.3 of svc:risk-engine "
+    "(2026-07-22T16:30:00Z): no error of its service after it by as_of"
 )
 THROUGH_CHECKOUT = (
     "no release of svc:checkout is recorded in the window read; svc:checkout depends on "

@@ -103,6 +103,28 @@ def _releases_of_the_errors(
     return [c for c in candidates if id(c) not in stray or c is named]
 
 
+def _taken_release_facts(
+    claims: Sequence[Claim],
+    evidence: Sequence[Evidence],
+    taken: Sequence[str],
+    as_of: datetime,
+) -> list[Claim]:
+    """Each release a correlation question naming no service was read as asking about
+    (`taken`: several when no error told them apart, or each service's emitted errors after
+    its own; `RetrievalLoop._take_release`) stated, when no claim states it yet: the verdict
+    weighs one release, and the others are listed beside it, never dropped silently."""
+    if len(taken) < 2:
+        return []
+    stated = " ".join(c.statement for c in claims)
+    return [
+        _change_fact(c, evidence, Intent.DEPLOYMENT_CORRELATION.value, as_of)
+        for c in _candidates(evidence)
+        if c.kind == "release"
+        and c.evidence.element_id in taken
+        and f"({c.evidence.element_id})" not in stated
+    ]
+
+
 def _correlation(
     evidence: Sequence[Evidence],
     firsts: Sequence[Evidence],

@@ -17,7 +17,7 @@ from investigator.change_period import (
 )
 from investigator.claims.actions import action_step_claims, reported_action_claims
 from investigator.claims.candidates import _rollout_taken_as_then, _sightings
-from investigator.claims.causes import _candidate_causes, _correlation
+from investigator.claims.causes import _candidate_causes, _correlation, _taken_release_facts
 from investigator.claims.changes import (
     _changes_before,
     _changes_by_as_of,
@@ -30,6 +30,7 @@ from investigator.claims.errors import (
     _hindsight,
     _mechanisms_of_asked_errors,
     _names_an_error,
+    _unseen_error_gaps,
     error_state_claims,
 )
 from investigator.claims.incidents import (
@@ -287,6 +288,7 @@ def derive_claims(
     walks_capped: Sequence[tuple[str, str, int, bool]] = (),
     incident_lists_cut: Sequence[tuple[str, str, int]] = (),
     firing_lists: Sequence[FiringListRead] = (),
+    releases_taken: Sequence[str] = (),
 ) -> ClaimSet:
     """Apply the claim rules of each intent to the pack evidence (pure, deterministic).
 
@@ -356,6 +358,8 @@ def derive_claims(
     event name, its event placed ("the day before the incident"; change_period.py): the
     changes in it are listed, none outside it; "before the release" alone lists the last
     release of each service asked about by then and the other changes of the day before.
+    `releases_taken`: the releases a correlation question naming no service was read as
+    asking about, when several were (`RetrievalLoop._take_release`): each is stated.
     """
     intent_set = {Intent(i) for i in intents}
     claims: list[Claim] = []
@@ -789,6 +793,7 @@ def derive_claims(
         )
         verdict, confounders = correlation.verdict, correlation.confounders
         claims.extend(correlation.claims)
+        claims.extend(_taken_release_facts(correlation.claims, evidence, releases_taken, as_of))
         correlation_gaps = correlation.missing
     if Intent.ROOT_CAUSE in intent_set:
         if unbound_mechanism_gap is not None and not mechanisms:
@@ -1209,6 +1214,8 @@ def derive_claims(
                 and set(m.intents) <= {Intent.CHANGE_HISTORY.value, Intent.RELEASE_LOOKUP.value}
             )
         ]
+    if Intent.DEPLOYMENT_CORRELATION in intent_set and search_stopped_by is None:
+        missing = _unseen_error_gaps(missing, question, firsts, errors_later, as_of)
     unique = {c.claim_id: c for c in claims}
     # Readable and deterministic: per intent, facts first, then inferences, then hypotheses.
     rank = {EpistemicStatus.FACT: 0, EpistemicStatus.INFERENCE: 1, EpistemicStatus.HYPOTHESIS: 2}

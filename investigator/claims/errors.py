@@ -22,6 +22,7 @@ from investigator.claims.candidates import (
 )
 from investigator.claims.model import Claim, EpistemicStatus, Verdict
 from investigator.claims.wording import (
+    UNKNOWN_NOT_ABSENT,
     _about,
     _change_id,
     _claim,
@@ -190,6 +191,48 @@ def _hindsight(
         required=True,
     )
     return [m for m in mechanisms if m not in held], gap
+
+
+def _unseen_error_gaps(
+    missing: Sequence[MissingEvidence],
+    question: str | None,
+    firsts: Sequence[Evidence],
+    errors_later: Mapping[str, datetime] | None,
+    as_of: datetime,
+) -> list[MissingEvidence]:
+    """A correlation question naming error codes none of which was seen by as_of ("did the
+    release cause PAY-4097?" at 10:02:37, its first sighting 10:02:38): its gaps say that,
+    not that no first-seen time or no link "for the service" exists, nor that "the
+    correlation" (none is drawn) is in time only (e32-qa finding P). The search ran to its
+    end (the caller's condition): the codes were looked up."""
+    codes = _asked_error_codes(question)
+    if not codes or any(_label(ev) in codes for t, ev in _sightings(firsts) if t <= as_of):
+        return list(missing)
+    at = iso_utc(as_of)
+    named = " / ".join(codes)
+    later = {c.removeprefix("err:"): t for c, t in (errors_later or {}).items()}
+    starts = ", ".join(f"{c} first seen {iso_utc(later[c])}" for c in codes if c in later)
+    seen = (
+        f"its first sighting on record is after as_of ({starts}: recorded later, not followed)"
+        if starts
+        else "no sighting of it this subject may read is recorded by then"
+    )
+    said = {
+        "error_first_seen": f"{named} not seen by as_of {at}: {seen}; no time correlation can "
+        "be drawn yet: ask at a later --as-of",
+        "affected_service": f"no service is recorded as emitting {named} by as_of {at} ({named} "
+        "was not seen by then), so none is linked to its errors yet",
+        "mechanism": f"no mechanism is weighed: no correlation is drawn, {named} not being seen "
+        f"by as_of {at}",
+    }
+    return [
+        m.model_copy(update={"description": said[m.evidence_type]})
+        if m.evidence_type in said
+        and (m.required or m.evidence_type == "mechanism")
+        and not m.description.startswith(UNKNOWN_NOT_ABSENT)
+        else m
+        for m in missing
+    ]
 
 
 def _mechanisms_of_asked_errors(
