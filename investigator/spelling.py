@@ -73,7 +73,8 @@ INTENT_WORDS = frozenset(
 # English words (and names a tenant may give a service) one slip from a vocabulary word with its
 # first letter: typed, they mean themselves. The words of Debian's `wamerican` list (2020.12.07)
 # within `_slip` of `INTENT_WORDS`, lower case, no possessive (benchmarks/spelling_neighbours.py
-# prints them again), and the agent nouns of the vocabulary's verbs.
+# prints them again), the agent nouns of the vocabulary's verbs, and tools' names written as one
+# word ("incidentio": incident.io is no "incidents").
 _NOT_SLIPS_TEXT = """
     albert aleut alpert avert averts blade blake blamed blamer blames blare blaze case cased
     cases casing chance chanced chances chang chanted charge charged charges clanged clause
@@ -91,6 +92,7 @@ _NOT_SLIPS_TEXT = """
     starred starter startled starved stated timelines trigger triggers troubleshooted
     troubleshooter troubleshoots troubleshot
     deployer deployers releaser releasers changer changers
+    alerta incidentio
 """
 NOT_SLIPS = frozenset(_NOT_SLIPS_TEXT.split())
 

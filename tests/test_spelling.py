@@ -50,6 +50,8 @@ def test_slips_read_as_the_word(typed: str, word: str) -> None:
         "firings",
         "remediated",
         "deployer",
+        "incidentio",
+        "alerta",
         # Stop words and short words.
         "own",
         "cause",
