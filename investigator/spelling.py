@@ -67,6 +67,8 @@ INTENT_WORDS = frozenset(
         *("downstream",),
         # Policies, escalation.
         *("policy", "policies", "compliance", "escalate", "escalation"),
+        # The words that open the questions the rules read ("waht caused", "whcih runbook").
+        *("what", "which", "where", "when", "should"),
     }
 )
 
@@ -90,7 +92,7 @@ _NOT_SLIPS_TEXT = """
     rededicate relate relates relaxed relayed remediable remedial repudiate repudiation
     responsibly responsive revere revered reversed reverts revery rollicks smarted stared
     starred starter startled starved stated timelines trigger triggers troubleshooted
-    troubleshooter troubleshoots troubleshot
+    troubleshooter troubleshoots troubleshot were wheres whore
     deployer deployers releaser releasers changer changers
     alerta incidentio
 """

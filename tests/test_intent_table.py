@@ -16,11 +16,12 @@ the release?" (a release lookup) and "was it the deploy or the risk rules" (the 
 verdict alone: now both, as "was release X the cause, or the risk rule change?"), "is checkout
 affected by the release?" (a release lookup: now the release's verdict).
 
-Rows added by h33-typos (the slips failed before, entity lookups): "whos the ownr of payment
-api", "who onws payment-api?", "whats the runbok ...", "did the deploi cause it", "should we
-rolback", "what casued the incidnet", "any dependncies ...", "what changed before the relase?";
-"what is known about ...", "was the job paused?" pin words that are no slip ("known" is no
-"owner", "paused" no "caused").
+Rows added by h33-typos (the slips failed before: entity lookups, "waht casued PAY-4097?" an
+incident lookup): "whos the ownr of payment api", "who onws payment-api?", "whats the runbok
+...", "did the deploi cause it", "should we rolback", "what casued the incidnet", "any
+dependncies ...", "what changed before the relase?", "waht casued PAY-4097?"; "what is known
+about ...", "was the job paused?" pin words that are no slip ("known" is no "owner", "paused"
+no "caused").
 """
 
 from __future__ import annotations
@@ -148,6 +149,7 @@ TABLE: list[tuple[str, str]] = [
     ("what casued the incidnet", "root_cause"),
     ("any dependncies of payment-api?", "dependencies"),
     ("what changed before the relase?", "change_history"),
+    ("waht casued PAY-4097?", "root_cause"),
     ("is it the db", "entity_lookup"),
     ("what is known about payment-db?", "entity_lookup"),
     ("was the job paused?", "entity_lookup"),

@@ -24,6 +24,9 @@ from investigator.spelling import INTENT_WORDS, NOT_SLIPS, read_question, vocabu
         ("dependncies", "dependencies"),
         ("depndencis", "dependencies"),  # two slips in a long word
         ("postmortm", "postmortem"),
+        ("waht", "what"),
+        ("whcih", "which"),
+        ("shoud", "should"),
     ],
 )
 def test_slips_read_as_the_word(typed: str, word: str) -> None:
@@ -53,6 +56,7 @@ def test_slips_read_as_the_word(typed: str, word: str) -> None:
         "incidentio",
         "alerta",
         # Stop words and short words.
+        "were",  # "where"
         "own",
         "cause",
         "team",
