@@ -44,6 +44,7 @@ DECISION_MODULES = (
     "runbook_search",
     "runbook_sections",
     "session",
+    "spelling",
     "stop_words",
     "tenant_records",
     "timeline",

@@ -123,6 +123,7 @@ from investigator.runbook_gaps import (
 from investigator.runbook_period import asked_version_period, cut_version_reads
 from investigator.runbook_sections import question_focus
 from investigator.session import RunSession, RunSpec
+from investigator.spelling import ReadQuestion, read_question
 from investigator.tenant_records import notes_when_nothing_read
 from investigator.timeline import (
     AnchorEvent,
@@ -623,6 +624,10 @@ def investigate(
     deadline = monotonic() + request.deadline_s if request.wall_clock_deadline else None
     executor = executor or TemplateExecutor(driver)
     planner = planner or DeterministicPlanner()
+    # Read as the planner reads it ("whos the ownr" as "who is the owner"); the run records the
+    # question as typed (replay reads it again the same way), and its answer says so.
+    read = read_question(request.question)
+    request = request.model_copy(update={"question": read.text})
     intents = planner.intents(
         PlanInput(
             question=request.question,
@@ -635,7 +640,7 @@ def investigate(
     session = RunSession.open(
         RunSpec(
             command="investigate",
-            question=request.question,
+            question=read.typed,
             subject=request.subject_id,
             purposes=(request.purpose,),
             as_of=as_of,
@@ -666,6 +671,7 @@ def investigate(
             session=session,
             planner=planner,
             intents=intents,
+            read=read,
             as_of=as_of,
             now=now,
             deadline=deadline,
@@ -685,6 +691,7 @@ def _investigate(
     session: RunSession,
     planner: DeterministicPlanner,
     intents: list[Intent],
+    read: ReadQuestion,
     as_of: datetime,
     now: datetime,
     deadline: float | None,
@@ -695,7 +702,7 @@ def _investigate(
     subject, run_id, known_at = session.subject, session.run_id, session.known_at
     t0 = time.perf_counter()
     goal = Goal(
-        question=request.question,
+        question=read.typed,
         service_id=request.service_id,
         subject_id=subject.id,
         purpose=subject.purpose,
@@ -1042,7 +1049,7 @@ def _investigate(
         ),
         confounders=claim_set.confounders,
         conflicts=gate.conflicts,
-        question=request.question,
+        question=read.typed,
         subject_id=subject.id,
         tenant=subject.tenant,
         purpose=subject.purpose,
@@ -1102,6 +1109,8 @@ def _investigate(
         search_notes=list(
             dict.fromkeys(
                 [
+                    # The words read as others ("'ownr' read as 'owner'").
+                    *read.notes(),
                     # Nothing read at all: said when the subject's own tenant holds no record.
                     *notes_when_nothing_read(
                         session.executor,

@@ -27,6 +27,7 @@ from investigator.incident_reference import the_incident_step, the_incident_word
 from investigator.lazy_pattern import LazyPattern
 from investigator.ownership_history import asked_team
 from investigator.rubric import UNRECORDED_ASKS, Intent, required_types, useful_types
+from investigator.spelling import read_question
 from investigator.stop_words import ENGLISH_STOP_WORDS, KIND_NOUNS
 from investigator.timeline import (
     EARLIEST,
@@ -1081,13 +1082,31 @@ def reads_as_symptom(question: str) -> bool:
         return False
     if _INCIDENT_WORDS.search(question) or _NOT_A_SYMPTOM.search(question):
         return False
-    if asked_in_another_language(question):
+    if asked_in_another_language(question) or opens_yes_no_question(question):
         return False
     references = time_references(question)
     if references.anchored or references.unresolved or references.now:
         return False
     words = [w for w in re.findall(r"\w+", question) if w.lower() not in ENGLISH_STOP_WORDS]
     return 0 < len(words) <= SYMPTOM_MAX_WORDS
+
+
+# A question opening with a verb and what it asks of ("is it the db", "can we fail over",
+# "should i page someone"), its question mark typed or not. Not "can't connect to db" (a
+# symptom said), "will not start", nor "may" (a month).
+_OPENS_YES_NO = LazyPattern(
+    r"^\s*(?:is|are|am|isn't|aren't|isn’t|aren’t|can|could|should|will|would|shall|might|must)"
+    r"\s+(?!not\b)\w",
+    re.IGNORECASE,
+)
+
+
+def opens_yes_no_question(question: str) -> bool:
+    """Whether the question opens as a yes-or-no question ("is it the db"): a question with
+    or without its question mark, so never a bare symptom (`reads_as_symptom`): before, "is
+    it the db" was answered with the runbook its words found, `complete`, and "is it the db?"
+    said its words were not read."""
+    return bool(_OPENS_YES_NO.match(question))
 
 
 # A question as opposed to a name or a title: a question mark or a question word first.
@@ -1518,7 +1537,10 @@ def errors_read_only_for_then(question: str) -> bool:
 
 def _intents_of(question: str) -> tuple[set[Intent], bool]:
     """`detect_intents`, unsorted, and whether the error timeline was added only to find
-    the anchor event of the question's time words."""
+    the anchor event of the question's time words. Its slips are read as the words the
+    rules read ("whos the ownr": "who is the owner", `spelling.read_question`), as the
+    investigation reads the whole question."""
+    question = read_question(question).text
     found = {intent for intent, pattern in _INTENT_RULES if pattern.search(question)}
     if asked_team(question) is not None:
         # "Which services belong to payments-core?": what a team owned, in other words.

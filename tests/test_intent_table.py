@@ -15,6 +15,13 @@ risk-engine to blame for the outage?" (an incident lookup: the cause), "was it p
 the release?" (a release lookup) and "was it the deploy or the risk rules" (the release's
 verdict alone: now both, as "was release X the cause, or the risk rule change?"), "is checkout
 affected by the release?" (a release lookup: now the release's verdict).
+
+Rows added by h33-typos (the slips failed before: entity lookups, "waht casued PAY-4097?" an
+incident lookup): "whos the ownr of payment api", "who onws payment-api?", "whats the runbok
+...", "did the deploi cause it", "should we rolback", "what casued the incidnet", "any
+dependncies ...", "what changed before the relase?", "waht casued PAY-4097?"; "what is known
+about ...", "was the job paused?" pin words that are no slip ("known" is no "owner", "paused"
+no "caused").
 """
 
 from __future__ import annotations
@@ -132,6 +139,20 @@ TABLE: list[tuple[str, str]] = [
     ("Wem gehörte payment-api?", "entity_lookup"),
     ("PAY-4097 之前改了什么？", "change_history"),
     ("谁负责 payment-api？", "ownership_at_time"),
+    # Slips read as the words they miss (h33-typos: each was an entity lookup), and words
+    # that are no slip kept as typed.
+    ("whos the ownr of payment api", "ownership_at_time"),
+    ("who onws payment-api?", "ownership_at_time"),
+    ("whats the runbok for payment-api", "applicable_runbook"),
+    ("did the deploi cause it", "deployment_correlation"),
+    ("should we rolback", "applicable_runbook deployment_correlation"),
+    ("what casued the incidnet", "root_cause"),
+    ("any dependncies of payment-api?", "dependencies"),
+    ("what changed before the relase?", "change_history"),
+    ("waht casued PAY-4097?", "root_cause"),
+    ("is it the db", "entity_lookup"),
+    ("what is known about payment-db?", "entity_lookup"),
+    ("was the job paused?", "entity_lookup"),
 ]
 
 
