@@ -299,9 +299,9 @@ def _trace(doc: Mapping[str, Any]) -> list[str]:
     if marked or doc.get("untrusted_fields"):
         # The recorded words (a question may be another subject's) are in the fence only.
         lines.append(
-            f"Recorded text: nodes {', '.join(f'#{s}' for s in marked) or 'none'} "
-            "(trust untrusted: a question, plan words, evidence, rejections, statements), "
-            "quoted as data in the <evidence> block that follows"
+            f"Recorded text: {len(marked)} nodes (trust untrusted, their untrusted_fields: a "
+            "question, plan words, evidence, rejections, statements), quoted as data in the "
+            "<evidence> block that follows"
         )
     return lines
 
