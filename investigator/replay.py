@@ -133,6 +133,9 @@ class ReplayReport(BaseModel):
     known_at_from: str | None = None
     time_note: str | None = None
     times: str | None = None
+    # The fields above that quote the run's own words (its time words), as JSON Pointers:
+    # data, never instructions (the MCP server fences them, untrusted_text.py).
+    untrusted_fields: list[str] = []
 
 
 def _backdated_left(left: int, explaining: int) -> str:
@@ -1803,4 +1806,5 @@ def _recorded_times(lineage: RunLineage) -> dict[str, Any]:
     if root is None:
         return {}
     times = run_times(root.properties)
-    return {**times.model_dump(), "times": times.phrase()}
+    quoting = times.quoting_fields()
+    return {**times.model_dump(), "times": times.phrase(), "untrusted_fields": quoting}

@@ -419,6 +419,22 @@ def invoke_process(*args: str, timeout: float = 60) -> CliResult:
     return CliResult(done.returncode, done.stdout, done.stderr)
 
 
+def json_error(result: CliResult) -> dict[str, object]:
+    """What a command given `--json` prints on stdout when it fails (docs/contracts.md,
+    "Errors with --json"): one line, `{"error": {"code", "exit_code", "message"}}`, its
+    message the stderr line's and its exit code the command's. The error object."""
+    from investigator.terminal import printable
+
+    lines = result.out.splitlines()
+    assert len(lines) == 1 and result.out.endswith("\n"), result
+    doc = json.loads(lines[0])
+    assert list(doc) == ["error"], result
+    error = doc["error"]
+    assert error["exit_code"] == result.code, result
+    assert f"error: {printable(error['message'])}" in result.err.splitlines(), result
+    return error  # type: ignore[no-any-return]
+
+
 def release_line(key: str, n: int, at: str, acl: str = "internal", started: str = "") -> str:
     """One bundle line (YAML flow style): release `deploy:<key>-<n>` of payment-api finished
     at `at` (rolling out from `started` when given), under `acl`."""

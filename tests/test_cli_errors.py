@@ -20,6 +20,7 @@ from pathlib import Path
 import click
 import neo4j
 import pytest
+from conftest import json_error
 
 from investigator.cli import cli as root_cli
 from investigator.cli import run as run_cli
@@ -29,12 +30,13 @@ FIXTURES = Path(__file__).parent / "fixtures"
 UNREACHABLE = "neo4j://127.0.0.1:1"
 
 
-def _one_line_error(result) -> None:  # type: ignore[no-untyped-def]
+def _one_line_error(result, json_out: bool = False) -> None:  # type: ignore[no-untyped-def]
     lines = result.err.strip().splitlines()
     assert len(lines) == 1, result
     assert lines[0].startswith("error: "), result
     assert "Traceback" not in result.err
-    assert result.out == "", result
+    # Nothing on stdout; with --json the same error as one JSON document (docs/contracts.md).
+    assert json_error(result) if json_out else result.out == "", result
 
 
 def _commands() -> list[list[str]]:
@@ -156,10 +158,13 @@ def test_plain_usage_errors_are_answered_before_loading_the_driver(
         [sys.executable, "-c", _LAUNCH, json.dumps(args)],
         capture_output=True, text=True, env=env, timeout=60, check=False,
     )  # fmt: skip
-    code, err, loaded = json.loads(done.stdout)
+    # With --json the launcher's stdout holds the error as JSON first (docs/contracts.md).
+    *said, last = done.stdout.splitlines()
+    code, err, loaded = json.loads(last)
     in_process = invoke(*args)
     assert (code, err) == (2, in_process.err), (done, in_process)
-    _one_line_error(in_process)
+    assert said == in_process.out.splitlines(), (done, in_process)
+    _one_line_error(in_process, "--json" in args)
     assert loaded == []
 
 
@@ -549,7 +554,7 @@ def test_unreachable_database_exits_4_within_10_s(
     result = invoke(*command)
     elapsed = time.monotonic() - started
     assert result.code == 4, result
-    _one_line_error(result)
+    _one_line_error(result, "--json" in command)
     assert elapsed < 10.0, elapsed
 
 

@@ -111,18 +111,51 @@ def test_a_bundle_cannot_write_another_tenants_principals(
     assert counsel.code == 3, counsel
 
 
-def test_tenant_flag_replaces_a_principals_own_tenant_too(
+def test_tenant_flag_says_what_it_replaced_and_moves_principals_only_when_asked(
     clean_db: neo4j.Driver, cli_env: Any, invoke: Any, tmp_path: Path
 ) -> None:
+    """e32 finding m8: `--tenant` replaced a file's tenant silently, and the file's
+    principals (their labels and purposes: pii, audit) became the other tenant's."""
     bundle = small_bundle(
-        principals=[{"id": "user:carol", "tenant": "acme", "purposes": ["incident_investigation"]}]
+        principals=[
+            {"id": "user:carol", "tenant": "acme", "labels": ["pii"], "purposes": ["audit"]}
+        ]
     )
-    result = invoke("ingest", str(write(tmp_path, bundle)), "--tenant", "initech")
-    assert result.code == 0, result
+    path = write(tmp_path, bundle)
+    before = counts(clean_db)
+    lines = refused(
+        invoke("ingest", str(path), "--tenant", "initech"),
+        f"{path} says tenant acme and holds 1 principal (user:carol: pii, audit): --tenant "
+        "initech would make it a principal of initech; nothing written. Ingest the file "
+        "without --tenant, or give --move-principals to write them into initech",
+    )
+    assert len(lines) == 1, lines
+    assert counts(clean_db) == before
+    assert principal_of(clean_db, "initech", "user:carol") is None
+
+    moved = invoke("ingest", str(path), "--tenant", "initech", "--move-principals")
+    assert moved.code == 0, moved
+    assert (
+        f"ingest: {path} says tenant acme; written as initech (--tenant), its 1 principal too "
+        "(--move-principals): user:carol\n"
+    ) in moved.err, moved.err
     assert principal_of(clean_db, "initech", "user:carol") is not None
     assert principal_of(clean_db, "acme", "user:carol") is None
     rows = clean_db.execute_query("MATCH (n:KG) RETURN DISTINCT n.tenant AS t").records
     assert {r["t"] for r in rows} == {"initech"}
+
+    # No principals: written, and said; the file's own tenant given: nothing to say.
+    plain = write(tmp_path, small_bundle(), "plain.yaml")
+    other = invoke("ingest", str(plain), "--tenant", "initech")
+    assert other.code == 0, other
+    assert f"ingest: {plain} says tenant acme; written as initech (--tenant)\n" in other.err
+    same = invoke("ingest", str(plain), "--tenant", "acme")
+    assert same.code == 0 and "says tenant" not in same.err, same
+    # --move-principals names where to: without --tenant it is refused.
+    refused(
+        invoke("ingest", str(path), "--move-principals"),
+        "--move-principals is for --tenant only",
+    )
 
 
 # -- symbolic links are not followed -----------------------------------------------------------

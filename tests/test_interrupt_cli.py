@@ -259,7 +259,7 @@ def test_retries_at_once_after_an_interruption_start_one_run(  # type: ignore[no
         if code == 0:  # the retry, or (once it finished) its recorded answer
             assert json.loads(out)["run_id"] == retry_id, out
         else:  # asked while the retry ran: told so, and what to do
-            assert code == 2 and out == "", (code, out, err)
+            assert code == 2 and json.loads(out)["error"]["code"] == "bad_input", (code, out, err)
             assert err == (
                 f"error: idempotency key names run {retry_id}, which has not finished (still "
                 "running, or its process was killed): wait for it, or ask again with a new "

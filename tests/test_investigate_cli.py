@@ -7,6 +7,7 @@ from pathlib import Path
 
 import neo4j
 import pytest
+from conftest import json_error
 
 from investigator.context_graph import load_lineage, verify_chain
 
@@ -231,7 +232,7 @@ def test_subject_from_environment_and_idempotent_retry(  # type: ignore[no-untyp
     a, b = json.loads(first.out), json.loads(second.out)
     assert (a["run_id"], a["pack_hash"]) == (b["run_id"], b["pack_hash"])
     changed = invoke(*BASE[:-2], "--idempotency-key", "retry-1", "--json")
-    assert changed.code == 2 and changed.out == ""
+    assert changed.code == 2 and json_error(changed)["code"] == "bad_input"
 
 
 def test_a_retry_without_as_of_returns_the_original_run(  # type: ignore[no-untyped-def]
@@ -263,7 +264,7 @@ def test_a_retry_without_as_of_returns_the_original_run(  # type: ignore[no-unty
         ["investigate", "Who owned svc:ledger?", "--subject", "acme/user:bob"],
     ):
         refused = invoke(*changed, "--idempotency-key", "k-now", "--json")
-        assert refused.code == 2 and refused.out == "", refused
+        assert refused.code == 2 and json_error(refused)["code"] == "bad_input", refused
         assert "was already used for a different request" in refused.err
     # Another subject with the same key never gets bob's run.
     alice = invoke(
@@ -325,11 +326,11 @@ def test_budget_too_small_for_required_evidence_fails_closed(  # type: ignore[no
 ) -> None:
     result = invoke(*BASE, "--subject", "user:bob", "--budget-tokens", "400", "--json")
     assert result.code == 2, result
-    assert result.out == "" and "too small" in result.err
+    assert json_error(result) and "too small" in result.err
     # Room for the instructions but not the required evidence: the line says what to ask
     # for, and asking for it answers.
     short = invoke(*BASE, "--subject", "user:bob", "--budget-tokens", "800", "--json")
-    assert short.code == 2 and short.out == "" and short.err.count("\n") == 1, short
+    assert short.code == 2 and json_error(short) and short.err.count("\n") == 1, short
     # The first error is read too though the budget is full (h29-claims; before, the loop
     # stopped after round one and named only what that round found).
     assert (

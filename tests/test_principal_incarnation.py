@@ -19,6 +19,7 @@ from typing import Any
 import neo4j
 import pytest
 import yaml
+from conftest import json_error
 
 from investigator.context_graph.models import RunRequest, RunStatus
 from investigator.context_graph.recorder import RunRecorder
@@ -179,7 +180,7 @@ def test_an_auditors_replay_of_an_earlier_holders_run_is_refused_in_one_line(  #
 
     for extra in ((), ("--json",)):
         res = invoke("replay", old_run, "--subject", *AUDITOR, *extra)
-        assert res.code == 3 and res.out == "", res
+        assert res.code == 3 and (json_error(res) if extra else res.out == ""), res
         lines = res.err.strip().splitlines()
         assert len(lines) == 1, res.err
         assert lines[0].startswith(f"error: run {old_run} is an earlier principal's run: "

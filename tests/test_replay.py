@@ -13,6 +13,7 @@ from pathlib import Path
 
 import neo4j
 import pytest
+from conftest import json_error
 from test_context_graph_support import tool_call
 
 from cypher_templates.executor import _PRINCIPAL_QUERY
@@ -591,7 +592,9 @@ def test_replay_of_an_unknown_or_malformed_run_is_exit_2(
     for args in (("replay", run_id, *ALICE), ("replay", run_id, "--json", *ALICE)):
         res = invoke(*args)
         assert res.code == 2, res
-        assert res.out == "" and len(res.err.strip().splitlines()) == 1
+        assert (json_error(res) if "--json" in args else res.out == "") and len(
+            res.err.strip().splitlines()
+        ) == 1
 
 
 def test_kg_templates_never_read_ctx_labels() -> None:
@@ -623,7 +626,7 @@ def test_idempotency_key_through_the_cli(demo_kg: neo4j.Driver, cli_env, invoke)
     assert again.code == 0, again
     assert json.loads(again.out)["run_id"] == json.loads(first.out)["run_id"]
     changed = invoke(*[a if a != QUESTION else "Who owned payment-api then?" for a in args])
-    assert changed.code == 2 and changed.out == ""
+    assert changed.code == 2 and json_error(changed)["code"] == "bad_input"
     assert len(changed.err.strip().splitlines()) == 1 and "different request" in changed.err
     runs = json.loads(invoke("runs", "--json", "--subject", "user:alice").out)["runs"]
     assert len(runs) == 1

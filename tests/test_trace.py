@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import json_error
 from test_context_graph_support import record_full_run, request
 
 from investigator.context_graph import RunRecorder
@@ -160,7 +161,7 @@ def test_runs_on_an_empty_graph(clean_db, cli_env, invoke) -> None:  # type: ign
 def test_runs_rejects_a_bad_limit(cli_env, invoke, limit: str) -> None:  # type: ignore[no-untyped-def]
     res = invoke("runs", *ALICE, "--limit", limit, "--json")
     assert res.code == 2, res
-    assert res.out == ""
+    assert json_error(res)["code"] == "bad_input"
     assert len(res.err.strip().splitlines()) == 1 and res.err.startswith("error: ")
 
 
@@ -181,7 +182,9 @@ def test_trace_of_an_unknown_or_hostile_run_id_is_one_line_exit_2(  # type: igno
     for fmt in ("tree", "json", "mermaid"):
         res = invoke("trace", run_id, *ALICE, "--format", fmt)
         assert res.code == 2, res
-        assert res.out == ""
+        # In the JSON format the error is one JSON document on stdout (docs/contracts.md).
+        assert json_error(res) if fmt == "json" else res.out == "", res
+        assert "\x1b" not in res.out
         assert len(res.err.strip().splitlines()) == 1 and res.err.startswith("error: ")
         assert "\x1b" not in res.err
     # Nothing was deleted by the hostile id.

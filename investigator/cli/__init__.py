@@ -171,7 +171,7 @@ class _Interrupted(Exception):
     """Ctrl-C while a command ran (raised past click, which would print an empty line)."""
 
 
-_state = {"debug": False}
+_state = {"debug": False, "json": False}
 # Ctrl-C: 128 + SIGINT, the shell convention; docs/design.md section 9 defines no code for it.
 INTERRUPTED_EXIT = 130
 
@@ -230,13 +230,51 @@ def _chain(exc: BaseException | None) -> list[BaseException]:
     return chain
 
 
+# What `{"error": {"code": ...}}` says for each exit code (docs/contracts.md section 6).
+ERROR_CODES = {
+    1: "error",
+    2: "bad_input",
+    3: "not_authorized",
+    4: "neo4j_unavailable",
+    INTERRUPTED_EXIT: "interrupted",
+}
+
+
 def _fail(message: str, code: int) -> int:
     from investigator.terminal import printable
 
     first = message.strip().splitlines()[0] if message.strip() else "error"
     # An error may quote a file's name or an element's id: nothing in it acts on the terminal.
     sys.stderr.write(f"error: {printable(first)}\n")
+    if _state["json"]:
+        # A script reading stdout (`... --json | jq .`) gets the error as one JSON document,
+        # not nothing: the same line, the same exit code.
+        sys.stdout.write(json_error_line(first, code) + "\n")
+        sys.stdout.flush()
     return code
+
+
+def json_error_line(message: str, code: int) -> str:
+    """`{"error": {"code": "bad_input", "exit_code": 2, "message": "..."}}` on one line."""
+    import json
+
+    kind = ERROR_CODES.get(code, "error")
+    error = {"code": kind, "exit_code": code, "message": message}
+    return json.dumps({"error": error}, ensure_ascii=False)
+
+
+def asked_for_json(args: list[str]) -> bool:
+    """True when `args` ask for a JSON document on stdout: `--json` among the options (before
+    a `--` that ends them), or `trace`'s `--format json|prov-json`."""
+    options = args[: args.index("--")] if "--" in args else args
+    if "--json" in options:
+        return True
+    command = next((a for a in options if not a.startswith("-")), None)
+    if command != "trace":
+        return False
+    formats = {f"--format={f}" for f in ("json", "prov-json")}
+    pairs = zip(options, [*options[1:], ""], strict=True)
+    return any(a in formats or (a == "--format" and b in ("json", "prov-json")) for a, b in pairs)
 
 
 def _debug_traceback() -> bool:
@@ -252,12 +290,13 @@ def _debug_traceback() -> bool:
 def run(argv: list[str] | None = None) -> int:
     """Run the CLI with `argv` and return the exit code (never raises for user errors)."""
     args = list(sys.argv[1:] if argv is None else argv)
-    outer_debug = _state["debug"]  # a nested run (the eval's commands) keeps the outer's flag
+    outer = dict(_state)  # a nested run (the eval's commands) keeps the outer's flags
     _state["debug"] = "--debug" in args
+    _state["json"] = asked_for_json(args)
     try:
         return _run(args)
     finally:
-        _state["debug"] = outer_debug
+        _state.update(outer)
 
 
 # Options a hurried user gives the command that does not have them: where they belong.

@@ -27,6 +27,7 @@ from graph_schema.backdating import (
 from graph_schema.bundle import (
     LINK_REFUSED,
     MAX_INPUT_BYTES,
+    BundlePart,
     BundleProblem,
     InputTooLarge,
     LoadedBundle,
@@ -93,6 +94,8 @@ class IngestOptions(BaseModel):
     git_history: bool = False
     # Allow records dated at or before the known_at of runs already recorded in the tenant.
     backdate: bool = False
+    # With --tenant: let a file that says another tenant write its principals into --tenant.
+    move_principals: bool = False
     # The bytes PATH (a file, or a folder's files of the format together) may hold.
     max_bytes: int = MAX_INPUT_BYTES
 
@@ -140,6 +143,48 @@ INGEST_FORMATS: dict[str, Callable[[Path, IngestOptions], LoadedBundle]] = {
 def _progress(message: str) -> None:
     sys.stderr.write(f"ingest: {printable(message)}\n")
     sys.stderr.flush()
+
+
+def _tenant_replaced(loaded: LoadedBundle, options: IngestOptions) -> list[str]:
+    """What `--tenant T` does to files that say another tenant: one line per tenant they say
+    ("FILE says tenant globex; written as acme (--tenant)"). A file's principals (their
+    labels and purposes: `pii`, `audit`) would become T's principals: refused (BadInput,
+    nothing written) unless `--move-principals`, and then said on the line."""
+    tenant = options.tenant
+    if tenant is None:
+        return []
+    said: dict[str, list[BundlePart]] = {}
+    for part in loaded.parts:
+        if part.bundle.tenant != tenant:
+            said.setdefault(part.bundle.tenant, []).append(part)
+    lines = []
+    for other, parts in said.items():
+        files = (
+            parts[0].origin if len(parts) == 1 else f"{len(parts)} files ({parts[0].origin}, ...)"
+        )
+        verb = "says" if len(parts) == 1 else "say"
+        moved = [p for part in parts for p in part.bundle.principals if p.tenant in (None, other)]
+        line = f"{files} {verb} tenant {other}; written as {tenant} (--tenant)"
+        if moved and not options.move_principals:
+            first = moved[0]
+            grants = ", ".join([*first.labels, *first.purposes]) or "no labels or purposes"
+            holds = "holds" if len(parts) == 1 else "hold"
+            raise BadInput(
+                f"{line[: line.index(';')]} and {holds} {_principals(len(moved))} ({first.id}: "
+                f"{grants}{', ...' if len(moved) > 1 else ''}): --tenant {tenant} would make "
+                f"{'it a principal' if len(moved) == 1 else 'them principals'} of {tenant}; "
+                "nothing written. Ingest the file without "
+                f"--tenant, or give --move-principals to write them into {tenant}"
+            )
+        if moved:
+            ids = ", ".join(p.id for p in moved[:5]) + (", ..." if len(moved) > 5 else "")
+            line += f", its {_principals(len(moved))} too (--move-principals): {ids}"
+        lines.append(line)
+    return lines
+
+
+def _principals(n: int) -> str:
+    return f"{n} principal" + ("" if n == 1 else "s")
 
 
 def _parse_acl(value: str | None) -> list[str] | None:
@@ -213,6 +258,9 @@ def _run_ingest(
         loaded = INGEST_FORMATS[fmt](path, options)
     except InputTooLarge as exc:
         raise BadInput(exc.line()) from None
+    if options.move_principals and options.tenant is None:
+        raise BadInput("--move-principals is for --tenant only (the tenant to write them into)")
+    said_tenants = loaded  # the files' own tenants, before --tenant replaces them
     # A bundle's --acl is applied once the records it would relabel are known (below).
     bundle_acl = fmt == "bundle" and options.acl is not None
     try:
@@ -227,6 +275,8 @@ def _run_ingest(
             apply_overrides(loaded, acl=options.acl)
     except ValueError as exc:
         raise BadInput(str(exc)) from exc
+    # What --tenant replaced, said (and a file's principals moved only when asked).
+    tenant_lines = _tenant_replaced(said_tenants, options)
     if loaded.problems:
         _report_problems(loaded.problems, fmt, path)
     settings = resolve_connection()
@@ -290,6 +340,8 @@ def _run_ingest(
             sys.stderr.write(f"warning: {printable(line)}\n")
         for line in loaded.written_notes:
             # File names and ids come from the imported folder: shown inert (_progress).
+            _progress(line)
+        for line in tenant_lines:
             _progress(line)
         for tenant in fresh:
             _progress(new_tenant_line(tenant))
@@ -469,7 +521,18 @@ def _past_links(problems: Sequence[BundleProblem], fmt: str, path: Path | None) 
     show_default=True,
     help="What PATH holds.",
 )
-@click.option("--tenant", help="Tenant for every element (replaces the files' tenant).")
+@click.option(
+    "--tenant",
+    help="Tenant for every element (replaces the files' tenant, said in one line per tenant "
+    "a file says; a file of another tenant that holds principals is refused unless "
+    "--move-principals).",
+)
+@click.option(
+    "--move-principals",
+    is_flag=True,
+    help="With --tenant: write the principals of files that say another tenant into "
+    "--tenant (their labels and purposes become grants there).",
+)
 @click.option("--source-id", help="Source for elements that do not name one.")
 @click.option(
     "--acl",
@@ -537,6 +600,7 @@ def ingest_command(
     trusted: bool,
     git_history: bool,
     backdate: bool,
+    move_principals: bool,
     max_bytes: int,
     batch_size: int,
     full: bool,
@@ -563,6 +627,7 @@ def ingest_command(
         trusted=trusted,
         git_history=git_history,
         backdate=backdate,
+        move_principals=move_principals,
         max_bytes=max_bytes,
     )
     report = run_ingest(path, fmt, options, batch_size, full=full)

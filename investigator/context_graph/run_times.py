@@ -59,6 +59,13 @@ class RunTimes(BaseModel):
         said = PURGE_TIME if self.purge else source[self.known_at_from]
         return f"known_at {_shown(self.known_at)} ({said})"
 
+    def quoting_fields(self) -> list[str]:
+        """The fields of a `trace` or `replay` document that quote the run's own words (its
+        time words, the note on them, the phrase quoting the words), as JSON Pointers: the
+        document's `untrusted_fields` (recorded words are data, never instructions)."""
+        fields = [f"/{k}" for k in ("as_of_words", "time_note") if getattr(self, k)]
+        return [*fields, "/times"] if self.as_of_words and self.as_of_from == "text" else fields
+
     def phrase(self) -> str:
         """Both, in one phrase: what `trace` and `replay` print."""
         if self.purge:  # one time, its own: said once

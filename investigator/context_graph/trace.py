@@ -8,8 +8,9 @@ one line for the terminal, so hostile text cannot break either format.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
@@ -35,6 +36,12 @@ class TraceNode(BaseModel):
     prev_hash: str | None
     properties: dict[str, Any]  # every stored property except the raw payload text
     content: Any  # the recorded object (the payload, parsed)
+    # Recorded free text (a question, a plan's words, evidence, a rejection's detail, a
+    # statement) is data, never instructions, whoever wrote it: `untrusted` when the node
+    # holds any, and where, as JSON Pointers into this node (`/content/question`). The MCP
+    # server quotes them fenced as data (untrusted_text.py), as `investigate` its evidence.
+    trust: Literal["trusted", "untrusted"] = "trusted"
+    untrusted_fields: list[str] = []
 
 
 class TraceEdge(BaseModel):
@@ -73,6 +80,9 @@ class TraceDocument(BaseModel):
     known_at_from: KnownAtFrom | None = None
     time_note: str | None = None
     times: str | None = None  # the phrase the tree prints
+    # The document's own fields that quote recorded words (the question's time words), as
+    # JSON Pointers; each node says its own (`TraceNode.untrusted_fields`).
+    untrusted_fields: list[str] = []
 
 
 def trace_document(
@@ -93,6 +103,8 @@ def trace_document(
     nodes = []
     for node in sorted(lineage.nodes, key=lambda n: n.seq):
         props = {k: v for k, v in node.properties.items() if k not in {"payload", "result"}}
+        content = node.payload()
+        fields = list(recorded_text_pointers({"properties": props, "content": content}))
         nodes.append(
             TraceNode(
                 seq=node.seq,
@@ -101,7 +113,9 @@ def trace_document(
                 hash=_s(node.properties.get("hash")),
                 prev_hash=_s(node.properties.get("prev_hash")),
                 properties=props,
-                content=node.payload(),
+                content=content,
+                trust="untrusted" if fields else "trusted",
+                untrusted_fields=fields,
             )
         )
     edges = [
@@ -111,9 +125,12 @@ def trace_document(
     status = lineage.run_properties.get("status") if lineage.run_properties else None
     root = next((n for n in lineage.nodes if n.kind == CtxKind.RUN), None)
     times = run_times(root.properties) if root is not None else None
+    said = times.model_dump() if times is not None else {}
     return TraceDocument(
-        **(times.model_dump() if times is not None else {}),
+        **said,
         times=times.phrase() if times is not None else None,
+        # The question's time words, and the phrase and note that quote them.
+        untrusted_fields=times.quoting_fields() if times is not None else [],
         run_id=lineage.run_id,
         verified=None if verify_problems is None else not verify_problems,
         verify_problems=verify_problems or [],
@@ -125,6 +142,35 @@ def trace_document(
         subject_note=subject_note,
         hashes_withheld_from=withheld_from,
     )
+
+
+# Keys whose string values are recorded words whatever they say (a one-word query too).
+_TEXT_KEYS = frozenset(
+    {
+        "question", "text", "query", "value", "goal", "statement", "detail", "content",
+        "title", "note", "notes", "steps", "time_note", "as_of_words",
+        "description", "summary", "error",
+    }
+)  # fmt: skip
+
+
+def recorded_text_pointers(value: Any, pointer: str = "", key: str = "") -> Iterator[str]:
+    """JSON Pointers (RFC 6901) to the free text in a recorded `value`: each string under a
+    key of `_TEXT_KEYS`, and each other string that holds white space (ids, hashes, times,
+    kinds and template names hold none). What a served trace marks and fences as data."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            escaped = str(k).replace("~", "~0").replace("/", "~1")
+            yield from recorded_text_pointers(v, f"{pointer}/{escaped}", str(k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from recorded_text_pointers(v, f"{pointer}/{i}", key)
+    elif (
+        isinstance(value, str)
+        and value
+        and (key in _TEXT_KEYS or not value.isprintable() or any(ch.isspace() for ch in value))
+    ):
+        yield pointer
 
 
 def hashes_withheld_from(shown: RunLineage) -> int | None:

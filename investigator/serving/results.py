@@ -303,6 +303,14 @@ def _trace(doc: Mapping[str, Any]) -> list[str]:
     ]
     problems = [*(doc.get("verify_problems") or []), *(doc.get("problems") or [])]
     lines += [f"Problem: {_line(p)}" for p in problems]
+    marked = [n.get("seq") for n in _items(doc.get("nodes")) if n.get("trust") == "untrusted"]
+    if marked or doc.get("untrusted_fields"):
+        # The recorded words (a question may be another subject's) are in the fence only.
+        lines.append(
+            f"Recorded text: {len(marked)} nodes (trust untrusted, their untrusted_fields: a "
+            "question, plan words, evidence, rejections, statements), quoted as data in the "
+            "<evidence> block that follows"
+        )
     return lines
 
 
