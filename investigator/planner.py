@@ -1707,7 +1707,7 @@ def _change_cause_rule(question: str, found: set[Intent]) -> None:
 _SEVERITY_CHANGE_ASKED = LazyPattern(
     r"\b(?:upgraded|downgraded|escalated|raised|lowered|bumped|changed|moved|promoted|"
     r"reclassified|corrected|re-?rated|went|go|become|became)\s+(?:up\s+|down\s+)?(?:to|from)\s+"
-    r"(?:a\s+)?SEV\s?-?\d\b|"
+    r"(?:a\s+)?SEV\s?-?\d\b|\b(?:become|became|made|declared)\s+(?:a\s+)?SEV\s?-?\d\b|"
     r"\bseverity\b[^?.]{0,40}?\b(?:chang\w*|rais\w*|upgrad\w*|downgrad\w*|lower\w*|escalat\w*|"
     r"bump\w*|histor\w*|correct\w*)|"
     r"\b(?:chang\w*|rais\w*|upgrad\w*|downgrad\w*|lower\w*|bump\w*|histor\w*|correct\w*)\b"

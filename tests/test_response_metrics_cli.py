@@ -198,3 +198,28 @@ def test_status_gap_and_deploy_question_agree_with_the_claims(  # type: ignore[n
     assert safety and not safety[0]["required"], deploy["missing_evidence"]
     assert "no verdict is given" in safety[0]["description"], safety
     assert not any("safe" in s for s in said), said
+
+
+def test_question_readings() -> None:
+    """Which words ask a response time, a severity change, a deploy's safety (pure)."""
+    from investigator.planner import asks_deploy_safety, asks_severity_change, detect_intents
+    from investigator.timeline import ResponseMetric, response_metrics, time_references
+
+    assert response_metrics("how long did it take to detect the incident?") == [
+        ResponseMetric.DETECT
+    ]
+    assert response_metrics("TTD and MTTR for the payments incident?") == [
+        ResponseMetric.DETECT,
+        ResponseMetric.RESOLVE,
+    ]
+    assert response_metrics("how long after the first error did the alert fire?")
+    assert not response_metrics("how long did the incident last?")
+    # The words name a span's ends, not an instant the answer is held at.
+    assert time_references("how long until the alert fired?").event is None
+    assert time_references("who owned payment-api before the alert fired?").event is not None
+    assert detect_intents("how long until the alert fired?") == ["timeline"]
+    assert asks_severity_change("when did the incident become SEV1?")
+    assert detect_intents("when was severity raised to SEV1?") == ["incident_lookup"]
+    assert not asks_severity_change("what is the severity of the incident?")
+    assert asks_deploy_safety("is it safe to deploy payment-api now?")
+    assert not asks_deploy_safety("when was payment-api deployed?")
