@@ -910,6 +910,7 @@ def _investigate(
         period_was_read=period_read(outcome.tool_calls, change_period),
         team_cuts=cut_team_reads(outcome.tool_calls),
         ownership_records=outcome.ownership_records,
+        incident_records=outcome.incident_records,
         ownership_cut=cut_histories(outcome.tool_calls),
         owners_cut=cut_entity_reads(outcome.tool_calls, outcome.owners_cut_at),
         team_words=asked_team(request.question) if Intent.OWNERSHIP_AT_TIME in intents else None,

@@ -42,6 +42,7 @@ from investigator.timeline import (
     instant_of,
     reference_times,
     release_pick,
+    response_metrics,
     shift,
     time_references,
     without_event_side_words,
@@ -795,6 +796,19 @@ def action_incident_words(question: str) -> str | None:
     if noun is not None:
         return f"the incident of {' '.join(noun.group(0).split())}"
     return "the incident the action was taken in"
+
+
+def metric_incident_words(question: str) -> str | None:
+    """The incident a response time or a severity change is asked of with nothing named
+    ("how long until the alert fired?", "when was severity raised to SEV1?"): looked up as
+    a bare "the incident" is (`incident_reference`), the one open at as_of, else the only one
+    started by then. None when neither is asked."""
+    metrics = response_metrics(question)
+    if metrics:
+        return f"the incident of the time to {' and '.join(m.value for m in metrics)}"
+    if asks_severity_change(question):
+        return "the incident whose severity is asked"
+    return None
 
 
 # "Was the rollback successful?", "did the fix work?": the outcome of the action asked.
@@ -1636,7 +1650,9 @@ def _intents_of(question: str) -> tuple[set[Intent], bool]:
         # "How long did the incident last?": the incident's own record is the answer.
         found.add(Intent.INCIDENT_LOOKUP)
         found.discard(Intent.ENTITY_LOOKUP)
-    if asks_timeline(question):
+    if asks_timeline(question) or response_metrics(question):
+        # A response time ("how long did it take to detect the incident?") is measured
+        # between two of the timeline's events: read as a timeline is.
         # The events are the answer: the incident, its first error, a release and a firing
         # are each one of them, not lookups of their own. A cause asked beside it ("timeline
         # and root cause", "did the release cause it") keeps its verdict.
@@ -1651,6 +1667,8 @@ def _intents_of(question: str) -> tuple[set[Intent], bool]:
         if not _CORRELATION_WORDS.search(without_event_side_words(question)):
             found.discard(Intent.DEPLOYMENT_CORRELATION)
         found.add(Intent.TIMELINE)
+    _severity_change_rule(question, found)
+    _deploy_safety_rule(question, found)
     _error_state_rule(question, found)
     _escalation_rule(question, found)
     _change_cause_rule(question, found)
@@ -1913,6 +1931,64 @@ def _change_cause_rule(question: str, found: set[Intent]) -> None:
     }:
         found.clear()
         found.add(Intent.ROOT_CAUSE)
+
+
+# "When was the incident upgraded to SEV1?", "was the severity changed?", "severity history of
+# the incident": the incident record's versions compared (the severity each recorded, when).
+_SEVERITY_CHANGE_ASKED = LazyPattern(
+    r"\b(?:upgraded|downgraded|escalated|raised|lowered|bumped|changed|moved|promoted|"
+    r"reclassified|corrected|re-?rated|went|go|become|became)\s+(?:up\s+|down\s+)?(?:to|from)\s+"
+    r"(?:a\s+)?SEV\s?-?\d\b|\b(?:become|became|made|declared)\s+(?:a\s+)?SEV\s?-?\d\b|"
+    r"\bseverity\b[^?.]{0,40}?\b(?:chang\w*|rais\w*|upgrad\w*|downgrad\w*|lower\w*|escalat\w*|"
+    r"bump\w*|histor\w*|correct\w*)|"
+    r"\b(?:chang\w*|rais\w*|upgrad\w*|downgrad\w*|lower\w*|bump\w*|histor\w*|correct\w*)\b"
+    r"[^?.]{0,40}?\bseverity\b|严重(?:程度|级别)[^?？]{0,10}(?:变|改|升|降)",
+    re.IGNORECASE,
+)
+
+
+def asks_severity_change(question: str) -> bool:
+    """Whether the question asks how an incident's severity changed (when it was raised to
+    SEV1): the records of the incident compared, not its current record alone."""
+    return bool(_SEVERITY_CHANGE_ASKED.search(question))
+
+
+def _severity_change_rule(question: str, found: set[Intent]) -> None:
+    """Asked when the severity changed: the incident's records are the answer (`incident_lookup`,
+    its versions read after the loop), not an alert firing ("raised") nor a name lookup.
+    After the alert, status, duration and timeline rules (it undoes the first three; a timeline
+    keeps its reading)."""
+    if not asks_severity_change(question) or Intent.TIMELINE in found:
+        return
+    found -= {Intent.ALERT_FIRING, Intent.ENTITY_LOOKUP, Intent.ERROR_TIMELINE}
+    found.add(Intent.INCIDENT_LOOKUP)
+
+
+# "Is it safe to deploy payment-api now?", "ok to ship checkout?", "can we deploy payment-api
+# now?": no record says so; what is open and firing on the service at as_of is what the KG
+# records (before, only its releases were listed, an open incident never said).
+_DEPLOY_SAFETY_ASKED = LazyPattern(
+    r"\b(?:safe|ok(?:ay)?|fine|good|clear|cleared|allowed)\s+to\s+(?:deploy|release|ship|"
+    r"roll\s*out|push)\b|\bcan\s+(?:we|i)\s+(?:safely\s+)?(?:deploy|release|ship|roll\s*out)\b"
+    r"[^?.]{0,40}?\bnow\b|\bgood\s+time\s+to\s+(?:deploy|release|ship)\b|"
+    r"(?:现在)?(?:可以|能)(?:安全)?(?:发布|部署|上线)吗",
+    re.IGNORECASE,
+)
+
+
+def asks_deploy_safety(question: str) -> bool:
+    """Whether the question asks if deploying (releasing) now is safe or allowed."""
+    return bool(_DEPLOY_SAFETY_ASKED.search(question))
+
+
+def _deploy_safety_rule(question: str, found: set[Intent]) -> None:
+    """Asked whether it is safe to deploy: the service's state at as_of (`service_status`:
+    incidents open, alerts firing, a rollout under way) beside its releases; never a verdict
+    (claims.status.deploy_safety_gaps). After the status rule, which it extends."""
+    if not asks_deploy_safety(question) or found & {Intent.TIMELINE, Intent.INCIDENT_LIST}:
+        return
+    found.add(Intent.SERVICE_STATUS)
+    found.discard(Intent.ENTITY_LOOKUP)
 
 
 def _error_state_rule(question: str, found: set[Intent]) -> None:
@@ -2406,6 +2482,7 @@ class DeterministicPlanner:
             or action_incident_words(inp.question)
             or unnamed_errors_words(inp.question)
             or action_database_incident_words(inp.question)
+            or metric_incident_words(inp.question)
         )
         if not inp.service_id and not mentions.texts() and bare:
             # "the incident" with nothing named: which incident it means is looked up.

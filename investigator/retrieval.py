@@ -62,6 +62,7 @@ from investigator.planner import (
     action_database_incident_words,
     action_incident_words,
     action_search_text,
+    asks_severity_change,
     asks_unnamed_alert_owner,
     competing_cause_steps,
     emitter_steps,
@@ -71,6 +72,7 @@ from investigator.planner import (
     is_check,
     is_navigation,
     kind_of,
+    metric_incident_words,
     missing_required,
     named_release_services,
     note_check_rows,
@@ -90,7 +92,7 @@ from investigator.planner import (
     unnamed_errors_words,
     wanted_types,
 )
-from investigator.record_time import as_recorded_at
+from investigator.record_time import as_recorded_at, version_history_steps
 from investigator.rubric import Intent, required_types, useful_types
 from investigator.runbook_fallback import OneStepCalls, own_runbooks_weak
 from investigator.runbook_search import (
@@ -155,6 +157,9 @@ class RetrievalOutcome(BaseModel):
     # (ownership_history.py): always for a question over a period; for a single-time owner
     # question, of a service with no owner at an instant asked or a record rewritten after it.
     ownership_records: list[Evidence] = Field(default_factory=list)
+    # Every record (version) of each incident admitted known at known_at, for a question
+    # asking how its severity changed ("when was it upgraded to SEV1?"; `_incident_records`).
+    incident_records: list[Evidence] = Field(default_factory=list)
     # Each alert or runbook version whose `owners_of` read (oldest first) its row cap cut:
     # the latest start it read (None: none had one); later owners may be missing.
     owners_cut_at: dict[str, datetime | None] = Field(default_factory=dict)
@@ -1086,6 +1091,10 @@ class RetrievalLoop:
                 steps = records_steps(services, entities, teams)
                 rows = self._history_stage(known, outcome)(steps)
                 outcome.ownership_records = whole_records(rows, outcome.tool_calls)
+        if outcome.stop_reason is not StopReason.DEADLINE and asks_severity_change(
+            self.inp.question
+        ):
+            outcome.incident_records = self._incident_records(known, outcome)
         if outcome.stop_reason is StopReason.DEADLINE:
             outcome.deadline_cut_after_calls = self.cut_after_calls
         outcome.known = known
@@ -1140,6 +1149,19 @@ class RetrievalLoop:
         if not steps or self._cut_at_deadline(outcome):
             return []
         return whole_records(self._history_stage(known, outcome)(steps), outcome.tool_calls)
+
+    def _incident_records(self, known: Known, outcome: RetrievalOutcome) -> list[Evidence]:
+        """Every record of each incident admitted that has older ones (its version above 1),
+        one `version_history` read each in a recorded round of its own (not counted against
+        max_rounds): the severity each recorded, and when, compared for "when was the incident
+        upgraded to SEV1?" (before, only the current record was read: "severity SEV1")."""
+        ids = {
+            ev.element_id for ev in self.gate.admitted if ev.type == "Incident" and ev.version > 1
+        }
+        if not ids or self._cut_at_deadline(outcome):
+            return []
+        rows = self._history_stage(known, outcome)(version_history_steps(ids, "node"))
+        return [ev for read in rows for ev in read]
 
     def _history_stage(
         self, known: Known, outcome: RetrievalOutcome
@@ -2017,6 +2039,7 @@ class RetrievalLoop:
                     or action_incident_words(self.inp.question)
                     or unnamed_errors_words(self.inp.question)
                     or action_database_incident_words(self.inp.question)
+                    or metric_incident_words(self.inp.question)
                     or "the incident"
                 )
                 reading = read_the_incident(

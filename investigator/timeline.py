@@ -867,6 +867,90 @@ def _parse_explicit(date: str, time_text: str | None, zone: str | None) -> datet
     return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
+class ResponseMetric(StrEnum):
+    """A postmortem's response time asked about: each the difference between two recorded
+    instants (claims.timeline.response_metric_claims says which two)."""
+
+    DETECT = "detect"  # first error -> first alert firing on a service the incident affected
+    ACKNOWLEDGE = "acknowledge"  # no acknowledgement record exists in the KG: a gap
+    RESOLVE = "resolve"  # first error -> the incident's recorded resolution
+
+
+# "How long did it take to detect the incident?", "how long until the alert fired?", "time to
+# resolve", "MTTR": a response time, measured between two records' instants; its words name
+# the ends of a span, not an instant the answer is held at (blanked before the time words are
+# read: "until the alert fired" is no "before the alert" state).
+_HOW_LONG_TO = (
+    r"\bhow\s+(?:long|quickly|fast|soon)\b[^?.]{0,50}?\b(?:to|until|till|before)\s+"
+    r"(?:(?:we|they|it|someone|anyone|on-?call|the\s+[\w-]+)\s+)?(?:(?:was|were|got|had|have|be)\s+)?"
+)
+_HOW_QUICKLY_WAS = (
+    r"\bhow\s+(?:long|quickly|fast|soon)\s+(?:did|was|were|had|has)\s+(?:we|they|it|on-?call|"
+    r"(?:the|this|that)\s+[\w-]+)\s+(?:(?:be|been|get|got)\s+)?"
+)
+_METRIC_WORDS: tuple[tuple[ResponseMetric, LazyPattern], ...] = (
+    (
+        ResponseMetric.DETECT,
+        LazyPattern(
+            r"\b(?:mean\s+)?time[\s-]+to[\s-]+(?:detect(?:ion)?|notice|alert)\b|\bMTTD\b|\bTTD\b|"
+            r"\bdetection\s+(?:time|delay|latency|lag)\b|"
+            + _HOW_LONG_TO
+            + r"(?:detect(?:ed|ion)?|notic(?:e|ed)|catch|caught|spot(?:ted)?|alerted)\b|"
+            + _HOW_QUICKLY_WAS
+            + r"(?:detect(?:ed)?|notic(?:e|ed)|catch|caught|spot(?:ted)?|alerted)\b|"
+            # "how long until the alert fired?", "how long before PaymentApiHighErrorRate
+            # alert went off", "how long after the first error did the alert fire?"
+            r"\bhow\s+(?:long|quickly|fast|soon)\b[^?.]{0,50}?\b(?:until|till|before|for)\s+"
+            r"(?:the\s+|an?\s+|any\s+|our\s+)?(?:first\s+)?(?:[\w.:-]+\s+)?(?:alert|page)s?\s+"
+            r"(?:to\s+)?(?:fired?|went\s+off|go\s+off|triggered|trigger|paged|page)\b|"
+            r"\bhow\s+(?:long|many\s+(?:seconds|minutes))\s+after\s+the\s+(?:first\s+)?errors?\b"
+            r"[^?.]{0,40}?\b(?:alert|page)s?\s+(?:fire|fired|go\s+off|went\s+off|trigger(?:ed)?)\b|"
+            r"多久(?:才)?(?:被)?(?:发现|检测到|告警)|发现用了多久|检测时间",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        ResponseMetric.ACKNOWLEDGE,
+        LazyPattern(
+            r"\b(?:mean\s+)?time[\s-]+to[\s-]+(?:acknowledge?(?:ment)?|ack)\b|\bMTTA\b|\bTTA\b|"
+            + _HOW_LONG_TO
+            + r"(?:acknowledg\w*|ack(?:ed)?)\b|"
+            + _HOW_QUICKLY_WAS
+            + r"(?:acknowledg\w*|ack(?:ed)?)\b|多久(?:才)?(?:被)?(?:确认|响应)",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        ResponseMetric.RESOLVE,
+        LazyPattern(
+            r"\b(?:mean\s+)?time[\s-]+to[\s-]+(?:resol(?:ve|ution)|recover(?:y)?|restor(?:e|ation)|"
+            r"fix|repair)\b|\bMTTR\b|\bTTR\b|\bresolution\s+time\b|"
+            + _HOW_LONG_TO
+            + r"(?:resolv\w*|recover\w*|fix(?:ed)?|restor\w*|repair\w*)\b|"
+            + _HOW_QUICKLY_WAS
+            + r"(?:resolv\w*|recover\w*|fix(?:ed)?|restor\w*|repair\w*)\b|"
+            r"多久(?:才)?(?:被)?(?:解决|恢复|修复)|(?:解决|恢复|修复)用了多久",
+            re.IGNORECASE,
+        ),
+    ),
+)
+
+
+def response_metrics(question: str) -> list[ResponseMetric]:
+    """The response times the question asks for ("how long did it take to detect the
+    incident?": detect; "TTD and TTR": both), in the order of `ResponseMetric`."""
+    return [metric for metric, pattern in _METRIC_WORDS if pattern.search(question)]
+
+
+def without_metric_words(question: str) -> str:
+    """`question` with the words asking a response time blanked (positions kept): they name
+    the ends of a span ("until the alert fired"), not an instant the answer holds at."""
+    for _, pattern in _METRIC_WORDS:
+        for found in list(pattern.finditer(question)):
+            question = _blank(question, found.start(), found.end())
+    return question
+
+
 def _blank(text: str, start: int, end: int) -> str:
     """`text` with [start, end) replaced by spaces (positions kept for later patterns)."""
     return text[:start] + " " * (end - start) + text[end:]
@@ -1444,6 +1528,8 @@ def time_references(
     `spans`: the question asks what changed (change_period.asks_changes), so an amount
     before or after an event is a period's length, "in the week before the incident" too
     (for another question it is a period, not an instant: not applied)."""
+    # A response time's words ("how long until the alert fired?") name no instant asked.
+    question = without_metric_words(question)
     not_applied: dict[str, str] = {}
     zones: dict[str, str] = {}
     month = _MONTH_PERIOD.search(question) if as_of is not None else None

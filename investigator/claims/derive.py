@@ -31,6 +31,7 @@ from investigator.claims.errors import (
     _mechanisms_of_asked_errors,
     _names_an_error,
     _unseen_error_gaps,
+    error_count_claims,
     error_state_claims,
 )
 from investigator.claims.incidents import (
@@ -41,6 +42,7 @@ from investigator.claims.incidents import (
     _named_only,
     _no_incident_found,
     _valid_by,
+    severity_history_claims,
 )
 from investigator.claims.model import Claim, ClaimSet, Confounder, EpistemicStatus, Verdict
 from investigator.claims.ownership import (
@@ -94,8 +96,12 @@ from investigator.claims.runbooks import (
     _undated_in_force,
     _undated_then,
 )
-from investigator.claims.status import _incident_list_claims, _service_status_claims
-from investigator.claims.timeline import timeline_claims
+from investigator.claims.status import (
+    _incident_list_claims,
+    _service_status_claims,
+    deploy_safety_gaps,
+)
+from investigator.claims.timeline import response_metric_claims, timeline_claims
 from investigator.claims.wording import (
     _FIRST_SEEN_KEYS,
     UNKNOWN_NOT_ABSENT,
@@ -136,6 +142,7 @@ from investigator.planner import (
     asks_changes_naming_nothing,
     asks_firings_anywhere,
     asks_incident_duration,
+    asks_severity_change,
     errors_read_only_for_then,
     extract_mentions,
     runbook_search_text,
@@ -175,6 +182,7 @@ from investigator.timeline import (
     instant,
     passed_over_error,
     reference_times,
+    response_metrics,
     time_references,
 )
 
@@ -289,6 +297,7 @@ def derive_claims(
     incident_lists_cut: Sequence[tuple[str, str, int]] = (),
     firing_lists: Sequence[FiringListRead] = (),
     releases_taken: Sequence[str] = (),
+    incident_records: Sequence[Evidence] = (),
 ) -> ClaimSet:
     """Apply the claim rules of each intent to the pack evidence (pure, deterministic).
 
@@ -354,6 +363,8 @@ def derive_claims(
     (nothing was looked up for them), not "none found" or "names no service".
     `known_at`: what the KG knew when the run read it, named in a gap that says no runbook
     version is in force at as_of (a later version may have been recorded since).
+    `incident_records`: every record of each incident admitted known at known_at (read for a
+    question asking how its severity changed): the severities they recorded are compared.
     `event_period`: the period a change or release question's words before or after an
     event name, its event placed ("the day before the incident"; change_period.py): the
     changes in it are listed, none outside it; "before the release" alone lists the last
@@ -673,12 +684,17 @@ def derive_claims(
             evidence, service_id, as_of, known_at, services_read
         )
         claims.extend(status_claims)
-        text_gaps = [*text_gaps, *status_gaps]
+        text_gaps = [*text_gaps, *status_gaps, *deploy_safety_gaps(question or "", status_claims)]
     # A timeline's claims keep the order they are listed in (time, then record id).
     timeline_order: dict[str, int] = {}
     if Intent.TIMELINE in intent_set:
         # One fact per event of the incident's window, in time order (claims.timeline).
-        timeline_facts, timeline_gaps = timeline_claims(evidence, as_of)
+        timeline_facts, timeline_gaps = (
+            # "How long did it take to detect the incident?": the span between two events.
+            response_metric_claims(evidence, as_of, metrics)
+            if (metrics := response_metrics(question or ""))
+            else timeline_claims(evidence, as_of)
+        )
         timeline_order = {c.claim_id: i for i, c in enumerate(timeline_facts)}
         claims.extend(timeline_facts)
         text_gaps = [*text_gaps, *timeline_gaps]
@@ -718,6 +734,15 @@ def derive_claims(
         claims.extend(_affected_claims(_with(evidence, "affected_service"), as_of))
         if asks_incident_duration(question or ""):
             claims.extend(_incident_duration_claims(_with(evidence, "incident_report"), as_of))
+        if asks_severity_change(question or ""):
+            # "When was it upgraded to SEV1?": its records' severities compared.
+            claims += severity_history_claims(
+                _with(evidence, "incident_report"),
+                incident_records,
+                question or "",
+                as_of,
+                known_at,
+            )
     firsts = _with(evidence, "error_first_seen")
     timeline = {Intent.INCIDENT_LOOKUP, Intent.ERROR_TIMELINE, Intent.DEPLOYMENT_CORRELATION}
     if intent_set & timeline:
@@ -1094,6 +1119,8 @@ def derive_claims(
     missing += step_gaps
     # Asked whether the errors still happen or when they stopped: their last sighting.
     claims += error_state_claims(evidence, question, as_of)
+    # Asked how many errors there were: the count each error record states, by as_of.
+    claims += error_count_claims(evidence, question, as_of)
     # "Should we roll back?" once the incident is over: that first, no verdict on it.
     decision = rollback_decision(evidence, question, as_of)
     claims += decision.claims

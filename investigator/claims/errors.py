@@ -460,3 +460,62 @@ def error_state_claims(
             )
         out.append(_claim(statement, EpistemicStatus.FACT, 0.95, [ev], Intent.ERROR_TIMELINE.value))
     return out
+
+
+# "How many PAY-4097 errors were there?", "the error count", "number of errors", 多少个错误.
+_COUNT_ASKED = re.compile(
+    r"\bhow\s+many\b[^?.]{0,40}?\b(?:errors?|failures?|exceptions?|5xx|occurrences?|times?|"
+    r"[A-Z][A-Z0-9]{1,9}-\d{2,6})\b|\b(?:errors?|failures?|exceptions?)\s+(?:count|volume|"
+    r"total)\b|\b(?:count|number|total|volume)\s+of\s+(?:the\s+)?(?:[\w-]+\s+)?(?:errors?|"
+    r"failures?|exceptions?)\b|多少(?:个|次)?(?:错误|报错|失败)",
+    re.IGNORECASE,
+)
+
+
+def asks_error_count(question: str | None) -> bool:
+    """Whether the question asks how many errors there were."""
+    return bool(_COUNT_ASKED.search(question or ""))
+
+
+def error_count_claims(
+    evidence: Sequence[Evidence], question: str | None, as_of: datetime
+) -> list[Claim]:
+    """Asked how many errors there were: per error record admitted (first seen by as_of), the
+    count it states, with the sightings it covers (first and last seen). Its last sighting
+    after as_of: the count includes later ones, so it is not stated (how many by as_of is not
+    recorded); a record with no last sighting states its count as of its record time, or, made
+    after as_of, not at all. A record with no count says so (never "none")."""
+    if not asks_error_count(question):
+        return []
+    out = []
+    for ev in sorted(_with(evidence, "error_first_seen"), key=lambda e: e.element_id):
+        first = instant_of(ev.props.get("first_seen")) or ev.valid_from
+        if ev.type != "EMITTED" or first is None or first > as_of:
+            continue
+        count = ev.props.get("count")
+        last = instant_of(ev.props.get("last_seen"))
+        what = f"{_label(ev)} ({ev.content}, first seen {iso_utc(first)})"
+        if not isinstance(count, int) or isinstance(count, bool):
+            statement = f"{what}: the record states no count, so how many is not recorded"
+        elif last is not None and last <= as_of:
+            statement = (
+                f"{what}: {count} errors counted by the record, from its first sighting to its "
+                f"last at {iso_utc(last)}"
+            )
+        elif last is not None:
+            statement = (
+                f"{what}: the record's count covers sightings after as_of {iso_utc(as_of)} (its "
+                "last sighting is later), so how many there were by as_of is not recorded"
+            )
+        elif ev.recorded_at is not None and ev.recorded_at <= as_of:
+            statement = (
+                f"{what}: {count} errors counted by the record as of its record time "
+                f"{iso_utc(ev.recorded_at)} (no last sighting is recorded)"
+            )
+        else:
+            statement = (
+                f"{what}: the record holding its count was made after as_of {iso_utc(as_of)}, "
+                "so how many there were by as_of is not recorded"
+            )
+        out.append(_claim(statement, EpistemicStatus.FACT, 0.95, [ev], Intent.ERROR_TIMELINE.value))
+    return out

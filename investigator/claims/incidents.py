@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from datetime import datetime
+from itertools import pairwise
 
 from investigator.claims.model import Claim, EpistemicStatus
 from investigator.claims.wording import _claim, _human, _valid_text
@@ -204,3 +205,86 @@ def _place_words(question: str) -> str:
     if not found:
         return "it names no service, alert or error code the subject may read"
     return f"{found[0]!r} matched no service the subject may read"
+
+
+_SEVERITY_NAMED = re.compile(r"\bSEV\s?-?(\d)\b", re.IGNORECASE)
+
+
+def severity_history_claims(
+    incidents: Sequence[Evidence],
+    records: Sequence[Evidence],
+    question: str,
+    as_of: datetime,
+    known_at: datetime | None,
+) -> list[Claim]:
+    """For "when was the incident upgraded to SEV1?": per incident admitted, the severity
+    each of its records (versions) known at known_at states, in the order recorded, and each
+    change between two of them placed at the record time of the later one (the records state
+    no time of the decision itself). A record made after as_of is said so. One record, or
+    none differing: no change recorded by known_at; a severity the question names that no
+    record states is said too. Bound to the current record (the older ones are in the run's
+    `version_history` read, as an owner correction's are)."""
+    known = f"known_at {iso_utc(known_at)}" if known_at is not None else "known_at"
+    named = [f"SEV{n}" for n in _SEVERITY_NAMED.findall(question)]
+    out = []
+    for ev in sorted(incidents, key=lambda e: e.element_id):
+        if ev.type != "Incident":
+            continue
+        by_version = {r.version: r for r in records if r.element_id == ev.element_id}
+        by_version.setdefault(ev.version, ev)
+        history = []
+        for version in sorted(by_version):
+            record = by_version[version]
+            severity = record.props.get("severity")
+            if isinstance(severity, str) and severity.strip():
+                history.append((record, severity.strip()))
+        if not history:
+            continue
+
+        def said(record: Evidence, severity: str) -> str:
+            when = _when_recorded(record, as_of)
+            return f"{severity} (record version {record.version}, {when})"
+
+        listed = ", then ".join(said(r, sev) for r, sev in history)
+        changes = [
+            f"changed {a} -> {b} at {_changed_at(rb, as_of)}"
+            for (_, a), (rb, b) in pairwise(history)
+            if a.upper() != b.upper()
+        ]
+        if changes:
+            what = (
+                f"; {'; '.join(changes)} (when the record stating it was made: the records "
+                "state no time of the decision itself)"
+            )
+        else:
+            what = f"; no change of severity is recorded by {known}"
+        stated = {sev.upper().replace(" ", "") for _, sev in history}
+        unstated = [n for n in named if n.upper() not in stated]
+        if unstated:
+            what += f"; no record of it states {', '.join(unstated)} by {known}"
+        out.append(
+            _claim(
+                f"Severity of incident {ev.element_id} as recorded: {listed}{what}",
+                EpistemicStatus.FACT,
+                0.95,
+                [ev],
+                Intent.INCIDENT_LOOKUP.value,
+            )
+        )
+    return out
+
+
+def _when_recorded(record: Evidence, as_of: datetime) -> str:
+    """`recorded 2026-07-23T10:20:00Z`, with "after as_of" when it was made later."""
+    if record.recorded_at is None:
+        return "recorded at an unknown time"
+    later = " (after as_of)" if record.recorded_at > as_of else ""
+    return f"recorded {iso_utc(record.recorded_at)}{later}"
+
+
+def _changed_at(record: Evidence, as_of: datetime) -> str:
+    """The record time a severity change is placed at, "(after as_of)" when it is later."""
+    if record.recorded_at is None:
+        return "an unknown time"
+    later = " (after as_of)" if record.recorded_at > as_of else ""
+    return f"{iso_utc(record.recorded_at)}{later}"

@@ -11,7 +11,7 @@ from investigator.claims.model import Claim, EpistemicStatus
 from investigator.claims.wording import _claim, _human, _instant, _label, _with
 from investigator.context_graph.models import ToolCallRecord
 from investigator.evidence import Evidence, iso_utc
-from investigator.planner import asks_open_incidents_anywhere
+from investigator.planner import asks_deploy_safety, asks_open_incidents_anywhere
 from investigator.rubric import Intent, MissingEvidence
 from investigator.timeline import (
     ALERT_TIME_KEYS,
@@ -161,6 +161,7 @@ def _service_status_claims(
         f"known_at {iso_utc(known_at)}" if known_at else "known_at"
     )
     claims: list[Claim] = []
+    recorded: list[str] = []  # what is open or firing, said in the health gap
     for svc in services:
         said = f"{svc} at as_of {iso_utc(as_of)}"
         open_incidents: list[tuple[str, list[Evidence]]] = []
@@ -211,6 +212,8 @@ def _service_status_claims(
             _counted(len(rolling), "release rolling out", "releases rolling out",
                      "no release rolling out"),
         ]  # fmt: skip
+        if opened := [c for c in counts[:2] if not c.startswith("no ")]:
+            recorded.append(f"{svc}: {', '.join(opened)}")
         cited = [ev for _, evs in found for ev in evs]
         if svc in entity:
             cited = [entity[svc], *cited]
@@ -243,7 +246,7 @@ def _service_status_claims(
         MissingEvidence(
             evidence_type="health_check",
             intents=[Intent.SERVICE_STATUS.value],
-            description=NO_HEALTH_RECORD.format(services=", ".join(services) or "it"),
+            description=_health_gap_text(", ".join(services) or "it", recorded),
             required=False,
         )
     ]
@@ -256,3 +259,45 @@ def _first(item: tuple[str, list[Evidence]]) -> str:
 
 def _counted(n: int, one: str, many: str, none: str) -> str:
     return none if n == 0 else f"1 {one}" if n == 1 else f"{n} {many}"
+
+
+def _health_gap_text(services: str, recorded: Sequence[str]) -> str:
+    """The `health_check` gap under the status claims: with an incident open or an alert
+    firing, what the claims say is not contradicted ("no incident open and no alert firing"
+    was said under "1 incident open"); with none, that silence is no sign of health."""
+    if not recorded:
+        return NO_HEALTH_RECORD.format(services=services)
+    return (
+        f"no health check, probe or metric record: the KG has no such type, so whether "
+        f"{services} is healthy is not answered beyond what is recorded ({'; '.join(recorded)})"
+    )
+
+
+def deploy_safety_gaps(question: str, status_claims: Sequence[Claim]) -> list[MissingEvidence]:
+    """Asked "is it safe to deploy payment-api now?": no record says so, and no verdict is
+    given (a gap that is never required); the incidents open and alerts firing on it at as_of
+    that the status claims state are named as what the records do say (before, the releases
+    were listed and an open incident went unsaid)."""
+    if not asks_deploy_safety(question):
+        return []
+    said = [
+        c.statement.split(": ", 1)[1]
+        for c in status_claims
+        if ": incident " in c.statement or ": alert " in c.statement
+    ]
+    open_now = (
+        f"; recorded at as_of: {'; '.join(said)}: deploying during an open incident or a "
+        "firing alert is a call for whoever runs the incident, which no record makes"
+        if said
+        else "; no incident open and no alert firing is recorded at as_of, which is no "
+        "sign that deploying is safe"
+    )
+    return [
+        MissingEvidence(
+            evidence_type="deploy_safety",
+            intents=[Intent.SERVICE_STATUS.value],
+            description="whether deploying now is safe is not recorded (no change freeze, "
+            f"approval or readiness record): no verdict is given{open_now}",
+            required=False,
+        )
+    ]

@@ -20,7 +20,7 @@ from datetime import datetime
 from investigator.claims.actions import _stated_actions
 from investigator.claims.model import Claim, EpistemicStatus
 from investigator.claims.reports import _record_notes
-from investigator.claims.wording import _claim, _label, _quote, _until, _with
+from investigator.claims.wording import _claim, _human, _label, _quote, _until, _with
 from investigator.evidence import Evidence, iso_utc
 from investigator.planner import CHANGE_LOOKBACK, DEPLOY_LOOKBACK
 from investigator.rubric import Intent, MissingEvidence
@@ -29,6 +29,7 @@ from investigator.timeline import (
     CHANGE_TIME_KEYS,
     DEPLOY_TIME_KEYS,
     FIRST_SEEN_KEYS,
+    ResponseMetric,
     incident_span,
     instant,
     instant_of,
@@ -244,3 +245,171 @@ def timeline_claims(
             )
     claims += _report_timelines(evidence)
     return claims, []
+
+
+def _incident_of_window(incidents: Sequence[Evidence], as_of: datetime) -> Evidence | None:
+    """The incident `_window` dates the timeline by: the latest started by as_of."""
+    started = [
+        (t, ev) for ev in incidents if (t := incident_span(ev)[0]) is not None and t <= as_of
+    ]
+    return max(started, key=lambda p: (p[0], p[1].element_id))[1] if started else None
+
+
+def _first_error_of(
+    evidence: Sequence[Evidence], services: set[str], start: datetime, end: datetime
+) -> tuple[datetime, Evidence] | None:
+    """The earliest error first seen on one of `services` (any, when none is known) from
+    `CHANGE_LOOKBACK` before `start` to `end`: where a response time starts."""
+    seen = []
+    for ev in _with(evidence, "error_first_seen"):
+        parts = ev.element_id.split("|")
+        if ev.type != "EMITTED" or len(parts) != 3 or (at := instant(ev, FIRST_SEEN_KEYS)) is None:
+            continue
+        if (not services or parts[1] in services) and shift(start, -CHANGE_LOOKBACK) <= at <= end:
+            seen.append((at, ev))
+    return min(seen, key=lambda p: (p[0], p[1].element_id)) if seen else None
+
+
+def _first_firing_of(
+    evidence: Sequence[Evidence], services: set[str], start: datetime, end: datetime
+) -> tuple[datetime, Evidence] | None:
+    """The earliest alert firing on one of `services` (any, when none is known) from
+    `CHANGE_LOOKBACK` before `start` to `end`: "the alert" of a response time."""
+    fired = []
+    for ev in _with(evidence, "alert_firing"):
+        parts = ev.element_id.split("|")
+        if len(parts) < 3 or (at := instant(ev, ALERT_TIME_KEYS)) is None:
+            continue
+        if (not services or parts[2] in services) and shift(start, -CHANGE_LOOKBACK) <= at <= end:
+            fired.append((at, ev))
+    return min(fired, key=lambda p: (p[0], p[1].element_id)) if fired else None
+
+
+def response_metric_claims(
+    evidence: Sequence[Evidence], as_of: datetime, metrics: Sequence[ResponseMetric]
+) -> tuple[list[Claim], list[MissingEvidence]]:
+    """For "how long did it take to detect the incident?", "how long until the alert fired?",
+    "time to resolve": each response time asked, the difference between two recorded
+    instants, each bound to its record, its definition said: detect = the first error (the
+    earliest first sighting on a service the incident affected, else the incident's recorded
+    start) -> the first alert firing on such a service; resolve = the same start -> the
+    incident record's resolution. By as_of only: not yet detected or resolved is said with
+    the time so far. No acknowledgement record exists in the KG: asked, a required gap."""
+    incidents = [ev for ev in _with(evidence, "incident_report") if ev.type == "Incident"]
+    window = _window(incidents, _with(evidence, "error_first_seen"), as_of)
+    if window is None:
+        return [], [
+            MissingEvidence(
+                evidence_type="timeline",
+                intents=[Intent.TIMELINE.value],
+                description=f"no incident started and no error first seen by as_of "
+                f"{iso_utc(as_of)} was found that the subject may read: no response time "
+                "can be measured (name the incident, error code or service if one was meant)",
+            )
+        ]
+    start, end, still_open = window
+    incident = _incident_of_window(incidents, as_of)
+    services = {
+        parts[1]
+        for ev in _with(evidence, "affected_service")
+        if ev.type == "AFFECTED_BY"
+        and len(parts := ev.element_id.split("|")) == 3
+        and (incident is None or parts[2] == incident.element_id)
+        and ev.valid_from is not None
+        and ev.valid_from <= as_of
+    }
+    first = _first_error_of(evidence, services, start, end)
+    if first is not None:
+        origin, origin_ev = first
+        parts = origin_ev.element_id.split("|")
+        origin_words = f"{_label(origin_ev)} first seen on {parts[1]} at {iso_utc(origin)}"
+    else:
+        assert incident is not None  # no incident: the window is a first error's
+        origin, origin_ev = start, incident
+        origin_words = f"incident {incident.element_id} recorded as started at {iso_utc(start)}"
+    of = f" of incident {incident.element_id}" if incident is not None else ""
+    firing_on = "a service the incident affected"
+    if not services and first is not None:
+        # No incident (or none the subject may read): the alert of the service that erred.
+        services = {origin_ev.element_id.split("|")[1]}
+        firing_on = "the service that emitted it"
+    on = ", ".join(sorted(services)) if services else "its services"
+    detect = f"detect = first error -> first alert firing on {firing_on}"
+    claims: list[Claim] = []
+    gaps: list[MissingEvidence] = []
+    for metric in metrics:
+        if metric is ResponseMetric.DETECT:
+            fired = _first_firing_of(evidence, services, origin, min(end, as_of))
+            if fired is not None:
+                at, firing = fired
+                fparts = firing.element_id.split("|")
+                alert = fparts[1].removeprefix("alert:")
+                took = (
+                    _human(at - origin)
+                    if at >= origin
+                    else f"none: the alert fired {_human(origin - at)} before the first error"
+                )
+                said = (
+                    f"Time to detect{of}: {took} ({detect}): {origin_words}, alert {alert} "
+                    f"fired on {fparts[2]} at {iso_utc(at)}"
+                )
+                claims.append(
+                    _claim(
+                        said, EpistemicStatus.FACT, 0.95, [origin_ev, firing], Intent.TIMELINE.value
+                    )
+                )
+                continue
+            until = (
+                f"as_of {iso_utc(as_of)}: not detected by an alert {_human(as_of - origin)} "
+                "after it"
+                if still_open
+                else f"its resolution at {iso_utc(end)}: no time to detect to measure"
+            )
+            claims.append(
+                _claim(
+                    f"Time to detect{of}: no alert firing on {on} that the subject may read is "
+                    f"recorded from the first error ({origin_words}) to {until} ({detect})",
+                    EpistemicStatus.FACT,
+                    0.9,
+                    [origin_ev],
+                    Intent.TIMELINE.value,
+                )
+            )
+        elif metric is ResponseMetric.RESOLVE:
+            if incident is None:
+                gaps.append(
+                    MissingEvidence(
+                        evidence_type="incident_report",
+                        intents=[Intent.TIMELINE.value],
+                        description=f"time to resolve: no incident record the subject may read "
+                        f"started by as_of {iso_utc(as_of)}, so no resolution is known to "
+                        f"measure to (the errors: {origin_words})",
+                    )
+                )
+                continue
+            if still_open:
+                said = (
+                    f"Time to resolve{of}: not resolved by as_of {iso_utc(as_of)}: open "
+                    f"{_human(as_of - origin)} so far since the first error ({origin_words}) "
+                    "(resolve = first error -> the incident record's resolution)"
+                )
+            else:
+                said = (
+                    f"Time to resolve{of}: {_human(end - origin)} (resolve = first error -> the "
+                    f"incident record's resolution): {origin_words}, incident resolved at "
+                    f"{iso_utc(end)}"
+                )
+            evs = [origin_ev, incident] if origin_ev is not incident else [incident]
+            claims.append(_claim(said, EpistemicStatus.FACT, 0.95, evs, Intent.TIMELINE.value))
+        else:
+            gaps.append(
+                MissingEvidence(
+                    evidence_type="acknowledgement",
+                    intents=[Intent.TIMELINE.value],
+                    description=f"time to acknowledge{of}: no acknowledgement is recorded (the "
+                    "KG has no acknowledgement record: an incident record states its severity, "
+                    "start and resolution), so it is not measured; detect and resolve are "
+                    "(ask 'time to detect' or 'time to resolve')",
+                )
+            )
+    return claims, gaps
