@@ -37,6 +37,7 @@ from investigator.change_period import (
     cut_window_reads,
     event_change_period,
     failed_period_rollouts,
+    lists_record_changes,
     period_read,
     releases_read,
 )
@@ -741,6 +742,7 @@ def _investigate(
             ownership_period=period.bounds if period is not None else None,
             version_period=version_period.bounds if version_period is not None else None,
             change_period=change_period,
+            record_changes=lists_record_changes(intents),
             listed_types=listed_types(intents),
             named_releases=extract_mentions(request.question).release_names(),
             required_types=required_types(intents),

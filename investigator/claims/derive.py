@@ -820,6 +820,7 @@ def derive_claims(
             names_an_error=_names_an_error(question),
             then_rollout=_rollout_taken_as_then(evidence, refs, as_of),
             reports=reports,
+            services=services_read,
         )
         if event_period is not None and event_period.last_only:
             # "What changed before the release?": the last changes before it.
