@@ -1497,6 +1497,11 @@ class EvidenceGate:
         # first), they are weighed again as competing causes once the window before it is
         # (`_reweigh_capped`), so the cap never keeps the farthest of them.
         self._capped: dict[str, Evidence] = {}
+        # Service records and services' OWNS records read and refused only as ended before
+        # as_of (and every time asked), by element id: an owner gap says the service was
+        # decommissioned, or which owner was the last recorded by known_at
+        # (claims.ownership._ended_record_gaps).
+        self.ended_before: dict[str, Evidence] = {}
         self._granted = frozenset(policy.granted_labels)
         self._relevant = frozenset(policy.relevant_types)
 
@@ -2051,6 +2056,8 @@ class EvidenceGate:
             )
             return self._reject(cand, r.REJECTED_TEMPORAL, round_no, detail)
         detail = f"valid until {ends.isoformat()}, before as_of"
+        if cand.type in ("Service", "OWNS") and not cand.replacement:
+            self.ended_before.setdefault(cand.element_id, cand)
         if cand.replacement:
             return self._reject(
                 cand, r.REJECTED_SUPERSEDED, round_no, detail, replacement=cand.replacement

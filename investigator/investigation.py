@@ -911,6 +911,7 @@ def _investigate(
         walks_capped=capped_walks(outcome.tool_calls),
         incident_lists_cut=cut_incident_lists(outcome.tool_calls),
         firing_lists=firing_list_reads(outcome.tool_calls),
+        ended_before=[gate.ended_before[k] for k in sorted(gate.ended_before)],
         owners_asked=sorted(
             {
                 str(call.params["entity_id"])

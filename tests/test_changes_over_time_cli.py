@@ -160,3 +160,75 @@ def test_visibility_carol_and_mallory(  # type: ignore[no-untyped-def]
     )
     text = repr(doc["claims"]) + repr(doc["evidence"])
     assert "payments-core" not in text and "payment-recovery" not in text, text
+
+
+def _gaps(doc: dict) -> list[str]:  # type: ignore[type-arg]
+    return [m["description"] for m in doc["missing_evidence"] if m["evidence_type"] == "ownership"]
+
+
+def test_owner_of_a_decommissioned_service_says_it_ended(  # type: ignore[no-untyped-def]
+    demo_graph, cli_env, invoke
+) -> None:
+    # e32-qa m11: was the bare "no OWNS relationship valid at as_of".
+    doc = _ask(invoke, "who owns legacy-fraud?", "--as-of", "2026-07-23T10:30:00Z")
+    assert _gaps(doc) == [
+        "no OWNS relationship valid at as_of: svc:legacy-fraud itself ended at "
+        "2026-06-30T00:00:00Z (decommissioned), before as_of 2026-07-23T10:30:00Z (its record: "
+        "valid 2024-01-01T00:00:00Z to 2026-06-30T00:00:00Z), so no owner of it holds at as_of; "
+        "ask with an --as-of before its end for its owner then"
+    ], doc["missing_evidence"]
+    assert doc["status"] == "partial"
+
+
+def test_owner_under_a_stale_known_at_names_the_last_owner_recorded(  # type: ignore[no-untyped-def]
+    demo_graph, cli_env, invoke
+) -> None:
+    # e32-qa m3: before payments-platform's OWNS record was made (2026-07-20T16:00).
+    doc = _ask(
+        invoke,
+        "who owns payment-api?",
+        "--as-of",
+        "2026-07-26T00:00:00Z",
+        "--known-at",
+        "2026-07-20T15:00:00Z",
+    )
+    assert _gaps(doc) == [
+        "no OWNS relationship valid at as_of: the last owner of svc:payment-api recorded by "
+        "known_at 2026-07-20T15:00:00Z, team:payments-core OWNS svc:payment-api (valid "
+        "2025-01-01T00:00:00Z to 2026-07-24T00:00:00Z), ended before as_of "
+        "2026-07-26T00:00:00Z; no later owner of svc:payment-api is recorded by known_at "
+        "2026-07-20T15:00:00Z (a record made later is not read then)"
+    ], doc["missing_evidence"]
+    # Known after the record: today's owner, no gap.
+    doc = _ask(
+        invoke,
+        "who owns payment-api?",
+        "--as-of",
+        "2026-07-26T00:00:00Z",
+        "--known-at",
+        "2026-07-21T00:00:00Z",
+    )
+    assert _gaps(doc) == [], doc["missing_evidence"]
+    assert any("team:payments-platform OWNS svc:payment-api" in s for s in _statements(doc))
+
+
+def test_a_known_at_before_every_record_says_nothing_was_recorded_by_then(  # type: ignore[no-untyped-def]
+    demo_graph, cli_env, invoke
+) -> None:
+    # e32-qa m3: was "'payment-api' resolved to nothing this subject may see".
+    doc = _ask(
+        invoke,
+        "who owns payment-api?",
+        "--as-of",
+        "2026-07-23T10:30:00Z",
+        "--known-at",
+        "2020-01-01T00:00:00Z",
+    )
+    assert _gaps(doc) == [
+        "'payment-api' matched nothing this subject may read that was recorded by known_at "
+        "2020-01-01T00:00:00Z (a record made later is not read then), so no owner was looked "
+        "for: ask with a later --known-at, or a visible id"
+    ], doc["missing_evidence"]
+    # Without --known-at (now, after as_of) an unknown name keeps its words.
+    doc = _ask(invoke, "who owns no-such-service?", "--as-of", "2026-07-23T10:30:00Z")
+    assert any("resolved to nothing this subject may see" in g for g in _gaps(doc)), _gaps(doc)
