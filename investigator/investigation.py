@@ -51,6 +51,7 @@ from investigator.claims import (
     capped_walks,
     cut_incident_lists,
     dependency_depth_notes,
+    dependency_retractions,
     derive_claims,
     firing_list_notes,
     firing_list_reads,
@@ -812,6 +813,9 @@ def _investigate(
         [as_of, *(r.at for r in references if r.at <= as_of)],
         team_side_instants(as_of, (r.at for r in references if r.kind != "as_of")),
     )
+    # And those of retracted DEPENDS_ON records between the services a dependency question
+    # names (claims/dependencies.py).
+    tombstones = [*tombstones, *dependency_retractions(outcome.dependency_records)]
     session.record_cited(tombstones)
     # "What changed the day before the incident?": the period its words name once the
     # incident was placed (the gate's `change_period` was set to it during the loop).
@@ -912,6 +916,7 @@ def _investigate(
         incident_lists_cut=cut_incident_lists(outcome.tool_calls),
         firing_lists=firing_list_reads(outcome.tool_calls),
         ended_before=[gate.ended_before[k] for k in sorted(gate.ended_before)],
+        dependency_tombstones=dependency_retractions(outcome.dependency_records),
         owners_asked=sorted(
             {
                 str(call.params["entity_id"])

@@ -232,3 +232,40 @@ def test_a_known_at_before_every_record_says_nothing_was_recorded_by_then(  # ty
     # Without --known-at (now, after as_of) an unknown name keeps its words.
     doc = _ask(invoke, "who owns no-such-service?", "--as-of", "2026-07-23T10:30:00Z")
     assert any("resolved to nothing this subject may see" in g for g in _gaps(doc)), _gaps(doc)
+
+
+RETRACTED = (
+    "A record of svc:payment-api DEPENDS_ON svc:legacy-fraud (valid 2024-01-01T00:00:00Z to "
+    "open) was retracted at 2026-07-10T08:00:00Z: recorded in error: payment-api never called "
+    "legacy-fraud; it is no dependency (no current record of this edge is read)"
+)
+
+
+def test_a_retracted_dependency_is_said_as_retracted(  # type: ignore[no-untyped-def]
+    demo_graph, cli_env, invoke
+) -> None:
+    # e32-qa m11: listed the three current dependencies and never the retracted record.
+    question = "does payment-api depend on legacy-fraud?"
+    at = ["--as-of", "2026-07-23T10:30:00Z"]
+    doc = _ask(invoke, question, *at)
+    statements = _statements(doc)
+    assert statements[0] == RETRACTED, statements
+    assert _cited(doc, RETRACTED) == {"DEPENDS_ON|svc:payment-api|svc:legacy-fraud"}
+    assert (
+        "At 2026-07-23T10:30:00Z: svc:payment-api DEPENDS_ON svc:payment-db (valid "
+        in (statements[2])
+    ), statements
+    # carol may read the catalog's records: the same.
+    doc = _ask(invoke, question, *at, subject="acme/user:carol")
+    assert RETRACTED in _statements(doc), _statements(doc)
+    # Known before the retraction was recorded: the record is current then, no retraction.
+    doc = _ask(invoke, question, *at, "--known-at", "2026-07-09T00:00:00Z")
+    statements = _statements(doc)
+    assert RETRACTED not in statements
+    assert any(
+        s.startswith("At 2026-07-23T10:30:00Z: svc:payment-api DEPENDS_ON svc:legacy-fraud")
+        for s in statements
+    ), statements
+    # mallory (globex) reads nothing of acme's records.
+    doc = _ask(invoke, question, *at, subject="globex/user:mallory")
+    assert "legacy-fraud (valid" not in repr(doc["claims"]), doc["claims"]

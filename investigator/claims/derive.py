@@ -24,7 +24,7 @@ from investigator.claims.changes import (
     _last_changes_before,
     _with_change_records,
 )
-from investigator.claims.dependencies import _capped_walk_gaps
+from investigator.claims.dependencies import _capped_walk_gaps, _retracted_dependency_claims
 from investigator.claims.errors import (
     _asked_error_codes,
     _hindsight,
@@ -294,6 +294,7 @@ def derive_claims(
     incident_lists_cut: Sequence[tuple[str, str, int]] = (),
     firing_lists: Sequence[FiringListRead] = (),
     ended_before: Sequence[Evidence] = (),
+    dependency_tombstones: Sequence[Evidence] = (),
 ) -> ClaimSet:
     """Apply the claim rules of each intent to the pack evidence (pure, deterministic).
 
@@ -349,6 +350,8 @@ def derive_claims(
     ahead of the untimed claims of their intent and status.
     `ended_before`: Service and OWNS records the gate set aside only as ended before as_of
     (`EvidenceGate.ended_before`): the owner gap says why no owner holds then.
+    `dependency_tombstones`: retracted DEPENDS_ON records between the services a dependency
+    question walked from, each stated (`_retracted_dependency_claims`).
     `services_read`: the services the run found (the question's words, `--service`, or a
     record in force at as_of): the question named one, so its gaps never say it named none.
     `started_later`: what the question's words found that starts after as_of (id -> its
@@ -631,6 +634,11 @@ def derive_claims(
                     asked.value,
                 )
             )
+    dependency_intent = next(
+        (i for i in (Intent.DEPENDENCIES, Intent.DEPENDENTS) if i in intent_set), None
+    )
+    if dependency_intent is not None:
+        claims += _retracted_dependency_claims(dependency_tombstones, dependency_intent.value)
     if Intent.ALERT_FIRING in intent_set:
         written = time_references(question or "", as_of)
         asked_period = written.period or (firing_period.named() if firing_period else None)
