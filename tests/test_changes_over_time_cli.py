@@ -269,3 +269,21 @@ def test_a_retracted_dependency_is_said_as_retracted(  # type: ignore[no-untyped
     # mallory (globex) reads nothing of acme's records.
     doc = _ask(invoke, question, *at, subject="globex/user:mallory")
     assert "legacy-fraud (valid" not in repr(doc["claims"]), doc["claims"]
+
+
+def test_runbook_card_of_a_decommissioned_service_says_it_ended(  # type: ignore[no-untyped-def]
+    demo_graph, cli_env, invoke
+) -> None:
+    # e32-qa m11: said only "no runbook is linked to svc:legacy-fraud".
+    flags = ["--service", "svc:legacy-fraud", "--subject", "acme/user:bob"]
+    result = invoke("runbook", *flags, "--as-of", "2026-07-23T10:30:00Z")
+    assert result.code == 0, result
+    assert result.out.splitlines()[0] == (
+        "No runbook: no runbook is linked to svc:legacy-fraud (none APPLIES_TO it); "
+        "svc:legacy-fraud itself ended at 2026-06-30T00:00:00Z (decommissioned), before as_of "
+        "(its record: valid 2024-01-01T00:00:00Z to 2026-06-30T00:00:00Z)"
+    ), result.out
+    # Before its end the service was in force: nothing of an end.
+    result = invoke("runbook", *flags, "--as-of", "2026-06-01T10:30:00Z")
+    assert result.code == 0, result
+    assert "ended" not in result.out.splitlines()[0], result.out
