@@ -2132,7 +2132,8 @@ class EvidenceGate:
 
     def _record_change_in_period(self, cand: Evidence) -> bool:
         """Whether a change question's period (`record_changes`) holds the start or end of a
-        service's owner (OWNS), a runbook version or a service's own life: a change of it."""
+        service's owner (OWNS), a runbook version, a dependency (DEPENDS_ON) or a service's
+        own life: a change of it."""
         period = self.policy.change_period
         if period is None or not self.policy.record_changes:
             return False
@@ -2140,7 +2141,8 @@ class EvidenceGate:
         owner = "ownership" in kinds and cand.type == "OWNS"
         runbook = "runbook" in kinds and cand.type in ("Runbook", "Policy")
         service = cand.type == "Service"
-        if not (owner or runbook or service):
+        dependency = "dependency" in kinds and cand.type == "DEPENDS_ON"
+        if not (owner or runbook or service or dependency):
             return False
         start, end = period
         return any(t is not None and start <= t <= end for t in (cand.valid_from, cand.valid_to))

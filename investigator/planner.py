@@ -2375,9 +2375,9 @@ def period_change_steps(
 def record_change_steps(start: datetime, end: datetime, focus: Sequence[str]) -> list[PlanStep]:
     """The reads of what else a change question's period changed of each focus service: its
     owners (from 1 s before the start, so an owner whose record ends at the start, the side
-    handed over from, is read too) and its runbooks with their version chains
-    (claims.changes._record_changes_in_period lists the handovers and versions that began
-    or ended in the period)."""
+    handed over from, is read too), its runbooks with their version chains, and its own
+    dependencies (one DEPENDS_ON hop out): claims.changes._record_changes_in_period lists
+    the handovers, versions and dependencies that began or ended in the period."""
     steps: list[PlanStep] = []
     for svc in focus:
         steps += [
@@ -2398,6 +2398,7 @@ def record_change_steps(start: datetime, end: datetime, focus: Sequence[str]) ->
                 options={"anchor": "service"},
                 step_id=PERIOD_CHANGES_CHECK,
             ),
+            _one_hop_step(svc, "DEPENDS_ON", "out", "dependency", step_id=PERIOD_CHANGES_CHECK),
         ]
     return steps
 

@@ -82,7 +82,8 @@ def test_before_the_handover_nothing_later_is_listed(  # type: ignore[no-untyped
     assert gaps == [
         "no release of the services asked about and no other change the subject may read is "
         "recorded from 2026-07-23T10:48:01Z to 2026-07-23T18:00:00Z ('since the incident'); "
-        "nor an owner handover or a runbook version of svc:payment-api beginning or ending in it"
+        "nor an owner handover, a runbook version or a dependency of svc:payment-api beginning or "
+        "ending in it"
     ], gaps
 
 
@@ -287,3 +288,22 @@ def test_runbook_card_of_a_decommissioned_service_says_it_ended(  # type: ignore
     result = invoke("runbook", *flags, "--as-of", "2026-06-01T10:30:00Z")
     assert result.code == 0, result
     assert "ended" not in result.out.splitlines()[0], result.out
+
+
+def test_dependencies_and_owner_begun_in_a_month(  # type: ignore[no-untyped-def]
+    demo_graph, cli_env, invoke
+) -> None:
+    doc = _ask(
+        invoke, "what changed on payment-api in January 2025?", "--as-of", "2026-07-23T10:30:00Z"
+    )
+    span = "from 2025-01-01T00:00:00Z to 2025-01-31T23:59:59Z ('in January 2025')"
+    assert _statements(doc) == [
+        *(
+            f"Dependency added at 2025-01-01T00:00:00Z, in the period asked, {span}: "
+            f"svc:payment-api DEPENDS_ON svc:{to} (valid 2025-01-01T00:00:00Z to open)"
+            for to in ("ledger", "payment-db", "risk-engine")
+        ),
+        f"New owner of svc:payment-api from 2025-01-01T00:00:00Z, in the period asked, {span}: "
+        "team:payments-core OWNS svc:payment-api (valid 2025-01-01T00:00:00Z to "
+        "2026-07-24T00:00:00Z)",
+    ], _statements(doc)

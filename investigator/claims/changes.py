@@ -353,9 +353,10 @@ def _record_changes_in_period(
     """What else the KG versions changed in the period asked, each a fact with its time and
     kind: an owner handover of a service (the OWNS record ending and the one starting at the
     same instant; a new owner or an owner's end alone said as such), a runbook version put
-    in force (with the version it replaced) or ended with no successor, and a service's own
-    record ending (decommissioned). Only records whose start or end lies in the period
-    (`EvidenceGate._record_change_in_period` admits those)."""
+    in force (with the version it replaced) or ended with no successor, a dependency of the
+    service added or ended, and a service's own record ending (decommissioned). Only
+    records whose start or end lies in the period (`EvidenceGate._record_change_in_period`
+    admits those)."""
     intent = Intent.CHANGE_HISTORY.value
 
     def inside(t: datetime | None) -> bool:
@@ -423,6 +424,21 @@ def _record_changes_in_period(
             )
         )
         out.append((ends, _claim(text, EpistemicStatus.FACT, 0.9, [old_ev], intent)))
+    for ev in sorted(_with(evidence, "dependency"), key=lambda e: e.element_id):
+        if ev.type != "DEPENDS_ON":
+            continue
+        if inside(ev.valid_from) and ev.valid_from is not None:
+            text = (
+                f"Dependency added at {iso_utc(ev.valid_from)}, in the period asked, {span}: "
+                f"{ev.content} ({_valid_text(ev)})"
+            )
+            out.append((ev.valid_from, _claim(text, EpistemicStatus.FACT, 0.9, [ev], intent)))
+        if inside(ev.valid_to) and ev.valid_to is not None:
+            text = (
+                f"Dependency ended at {iso_utc(ev.valid_to)}, in the period asked, {span}: "
+                f"{ev.content} ({_valid_text(ev)})"
+            )
+            out.append((ev.valid_to, _claim(text, EpistemicStatus.FACT, 0.9, [ev], intent)))
     for ev in sorted(evidence, key=lambda e: e.element_id):
         ends = ev.valid_to
         if ev.type != "Service" or ev.status != "active" or ends is None or not inside(ends):
@@ -442,8 +458,8 @@ def _record_reads_words(services: Sequence[str]) -> str:
     if not services:
         return ""
     return (
-        f"; nor an owner handover or a runbook version of {', '.join(services)} beginning or "
-        "ending in it"
+        f"; nor an owner handover, a runbook version or a dependency of {', '.join(services)} "
+        "beginning or ending in it"
     )
 
 
