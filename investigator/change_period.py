@@ -745,6 +745,17 @@ def written_change_period(
     )
 
 
+def lists_record_changes(intents: Sequence[Intent | str]) -> bool:
+    """Whether a question asks what changed (not which releases, not what caused it): a
+    service's owner handover, runbook version and own end in its period are changes then
+    (`GatePolicy.record_changes`, planner.period_change_steps)."""
+    wanted = {str(i) for i in intents}
+    return Intent.CHANGE_HISTORY.value in wanted and not wanted & {
+        Intent.DEPLOYMENT_CORRELATION.value,
+        Intent.ROOT_CAUSE.value,
+    }
+
+
 def asked_change_period(
     intents: Sequence[Intent], question: str, as_of: datetime
 ) -> tuple[datetime, datetime] | None:

@@ -1394,6 +1394,10 @@ class GatePolicy(BaseModel):
     # changed since March"): every release and change read in it is listed, top_k aside
     # (a list cut at five is no answer to "what changed"; the pack's budget still bounds it).
     change_period: tuple[datetime, datetime] | None = None
+    # A change question ("what changed since the incident?"): a service's owner, runbook
+    # version or own life that began or ended in `change_period` is a change of it too,
+    # admitted and listed beside the releases (claims.changes._record_changes_in_period).
+    record_changes: bool = False
     # The evidence types listed in full, top_k aside (`rubric.listed_types`: dependencies
     # and dependents, alert firings); what the reads' row caps or the budget leave out is a
     # required gap (claims.dependencies._capped_walk_gaps).
@@ -1493,6 +1497,11 @@ class EvidenceGate:
         # first), they are weighed again as competing causes once the window before it is
         # (`_reweigh_capped`), so the cap never keeps the farthest of them.
         self._capped: dict[str, Evidence] = {}
+        # Service records and services' OWNS records read and refused only as ended before
+        # as_of (and every time asked), by element id: an owner gap says the service was
+        # decommissioned, or which owner was the last recorded by known_at
+        # (claims.ownership._ended_record_gaps).
+        self.ended_before: dict[str, Evidence] = {}
         self._granted = frozenset(policy.granted_labels)
         self._relevant = frozenset(policy.relevant_types)
 
@@ -1817,7 +1826,11 @@ class EvidenceGate:
             or self._under_way(cand)
             or self._release_before_rollout(cand)
         )
-        if not (set(cand.evidence_types) & self._relevant) and not anchor:
+        if (
+            not (set(cand.evidence_types) & self._relevant)
+            and not anchor
+            and not self._record_change_in_period(cand)
+        ):
             detail = "supports none of the evidence types the plan needs"
             return self._reject(cand, r.LOW_RELEVANCE, round_no, detail), []
         off_focus = self._off_focus(cand) or self._unfit_for_symptom(cand)
@@ -1835,6 +1848,7 @@ class EvidenceGate:
             or self._owner_in_period(cand)
             or self._version_in_period(cand)
             or self._change_in_period(cand)
+            or self._record_change_in_period(cand)
             or bool(relevant & p.listed_types)
             or self._in_cause_window(cand)
             or bool(cand.context.get("asked_team"))
@@ -2023,7 +2037,11 @@ class EvidenceGate:
             if t <= as_of
         ):
             return None
-        if self._owner_in_period(cand) or self._version_in_period(cand):
+        if (
+            self._owner_in_period(cand)
+            or self._version_in_period(cand)
+            or self._record_change_in_period(cand)
+        ):
             return None
         if (
             held is not cand
@@ -2038,6 +2056,8 @@ class EvidenceGate:
             )
             return self._reject(cand, r.REJECTED_TEMPORAL, round_no, detail)
         detail = f"valid until {ends.isoformat()}, before as_of"
+        if cand.type in ("Service", "OWNS") and not cand.replacement:
+            self.ended_before.setdefault(cand.element_id, cand)
         if cand.replacement:
             return self._reject(
                 cand, r.REJECTED_SUPERSEDED, round_no, detail, replacement=cand.replacement
@@ -2109,6 +2129,23 @@ class EvidenceGate:
             return False
         at = instant(cand, DEPLOY_TIME_KEYS if cand.type == "Deployment" else CHANGE_TIME_KEYS)
         return at is not None and period[0] <= at <= period[1]
+
+    def _record_change_in_period(self, cand: Evidence) -> bool:
+        """Whether a change question's period (`record_changes`) holds the start or end of a
+        service's owner (OWNS), a runbook version, a dependency (DEPENDS_ON) or a service's
+        own life: a change of it."""
+        period = self.policy.change_period
+        if period is None or not self.policy.record_changes:
+            return False
+        kinds = set(cand.evidence_types)
+        owner = "ownership" in kinds and cand.type == "OWNS"
+        runbook = "runbook" in kinds and cand.type in ("Runbook", "Policy")
+        service = cand.type == "Service"
+        dependency = "dependency" in kinds and cand.type == "DEPENDS_ON"
+        if not (owner or runbook or service or dependency):
+            return False
+        start, end = period
+        return any(t is not None and start <= t <= end for t in (cand.valid_from, cand.valid_to))
 
     def named_release_ids(self) -> list[str]:
         """The element ids of the admitted releases the question names, sorted."""
@@ -2266,6 +2303,7 @@ class EvidenceGate:
             or self._owner_in_period(ev)
             or self._version_in_period(ev)
             or self._change_in_period(ev)
+            or self._record_change_in_period(ev)
             or bool(ev.context.get("asked_team"))
         )
 

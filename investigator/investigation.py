@@ -37,6 +37,7 @@ from investigator.change_period import (
     cut_window_reads,
     event_change_period,
     failed_period_rollouts,
+    lists_record_changes,
     period_read,
     releases_read,
 )
@@ -50,6 +51,7 @@ from investigator.claims import (
     capped_walks,
     cut_incident_lists,
     dependency_depth_notes,
+    dependency_retractions,
     derive_claims,
     firing_list_notes,
     firing_list_reads,
@@ -749,6 +751,7 @@ def _investigate(
             ownership_period=period.bounds if period is not None else None,
             version_period=version_period.bounds if version_period is not None else None,
             change_period=change_period,
+            record_changes=lists_record_changes(intents),
             listed_types=listed_types(intents),
             named_releases=extract_mentions(request.question).release_names(),
             required_types=required_types(intents),
@@ -818,6 +821,9 @@ def _investigate(
         [as_of, *(r.at for r in references if r.at <= as_of)],
         team_side_instants(as_of, (r.at for r in references if r.kind != "as_of")),
     )
+    # And those of retracted DEPENDS_ON records between the services a dependency question
+    # names (claims/dependencies.py).
+    tombstones = [*tombstones, *dependency_retractions(outcome.dependency_records)]
     session.record_cited(tombstones)
     # "What changed the day before the incident?": the period its words name once the
     # incident was placed (the gate's `change_period` was set to it during the loop).
@@ -924,6 +930,8 @@ def _investigate(
         incident_lists_cut=cut_incident_lists(outcome.tool_calls),
         firing_lists=firing_list_reads(outcome.tool_calls),
         releases_taken=outcome.releases_taken,
+        ended_before=[gate.ended_before[k] for k in sorted(gate.ended_before)],
+        dependency_tombstones=dependency_retractions(outcome.dependency_records),
         owners_asked=sorted(
             {
                 str(call.params["entity_id"])

@@ -2705,7 +2705,39 @@ def period_change_steps(
         *releases,
         *_tenant_release_steps(window, focus),
         *_period_rollout_steps(end, focus),
+        *(record_change_steps(start, end, focus) if changes and not last_only else []),
     ]
+
+
+def record_change_steps(start: datetime, end: datetime, focus: Sequence[str]) -> list[PlanStep]:
+    """The reads of what else a change question's period changed of each focus service: its
+    owners (from 1 s before the start, so an owner whose record ends at the start, the side
+    handed over from, is read too), its runbooks with their version chains, and its own
+    dependencies (one DEPENDS_ON hop out): claims.changes._record_changes_in_period lists
+    the handovers, versions and dependencies that began or ended in the period."""
+    steps: list[PlanStep] = []
+    for svc in focus:
+        steps += [
+            _step(
+                "ownership_in_period",
+                {
+                    "service_id": svc,
+                    "from": _iso(start - timedelta(seconds=1)),
+                    "to": _iso(end),
+                },
+                "ownership",
+                step_id=PERIOD_CHANGES_CHECK,
+            ),
+            _step(
+                "runbooks_for",
+                {"anchor_id": svc},
+                "runbook",
+                options={"anchor": "service"},
+                step_id=PERIOD_CHANGES_CHECK,
+            ),
+            _one_hop_step(svc, "DEPENDS_ON", "out", "dependency", step_id=PERIOD_CHANGES_CHECK),
+        ]
+    return steps
 
 
 def asks_changes_naming_nothing(

@@ -160,6 +160,10 @@ class RetrievalOutcome(BaseModel):
     # Every record (version) of each incident admitted known at known_at, for a question
     # asking how its severity changed ("when was it upgraded to SEV1?"; `_incident_records`).
     incident_records: list[Evidence] = Field(default_factory=list)
+    # Every record (retracted ones too) of the DEPENDS_ON edge between each pair of services
+    # a dependency question walked from ("does payment-api depend on legacy-fraud?"):
+    # a retracted record is said (claims.dependencies._retracted_dependency_claims).
+    dependency_records: list[Evidence] = Field(default_factory=list)
     # Each alert or runbook version whose `owners_of` read (oldest first) its row cap cut:
     # the latest start it read (None: none had one); later owners may be missing.
     owners_cut_at: dict[str, datetime | None] = Field(default_factory=dict)
@@ -1095,6 +1099,14 @@ class RetrievalLoop:
             self.inp.question
         ):
             outcome.incident_records = self._incident_records(known, outcome)
+        if (
+            outcome.stop_reason is not StopReason.DEADLINE
+            and {Intent.DEPENDENCIES, Intent.DEPENDENTS} & set(self.intents)
+            and (pairs := dependency_record_steps(outcome.tool_calls))
+            and not self._cut_at_deadline(outcome)
+        ):
+            rows = self._history_stage(known, outcome)(pairs)
+            outcome.dependency_records = [ev for read in rows for ev in read]
         if outcome.stop_reason is StopReason.DEADLINE:
             outcome.deadline_cut_after_calls = self.cut_after_calls
         outcome.known = known
@@ -2142,3 +2154,40 @@ class RetrievalLoop:
         elapsed = (time.perf_counter() - started) * 1000.0
         outcome.gate_ms += elapsed - (self.session.record_ms - recorded_before)
         return (bool(decision.admitted) or learned), hit_deadline
+
+
+# At most this many services walked from are paired (n * (n - 1) reads of one edge key each).
+DEPENDENCY_PAIRS_MAX_SERVICES = 3
+
+
+def dependency_record_steps(calls: Sequence[ToolCallRecord]) -> list[PlanStep]:
+    """`version_history` of the DEPENDS_ON edge key (`DEPENDS_ON|a|b`, the key an edge
+    recorded without one gets) between each ordered pair of the services a dependency
+    question walked from ("does payment-api depend on legacy-fraud?" walks from both): a
+    record of it retracted since is what the answer says of the pair, not only the current
+    edges. None for one service walked, or more than `DEPENDENCY_PAIRS_MAX_SERVICES`."""
+    starts = sorted(
+        {
+            str(call.params["start_id"])
+            for call in calls
+            if call.template_id == "dependency_neighbourhood"
+            and call.options.get("rel_type", "DEPENDS_ON") == "DEPENDS_ON"
+            and str(call.params.get("start_id", "")).startswith("svc:")
+        }
+    )
+    if not 2 <= len(starts) <= DEPENDENCY_PAIRS_MAX_SERVICES:
+        return []
+    return [
+        PlanStep.model_validate(
+            {
+                "step_id": "check:dependency-records",
+                "template_id": "version_history",
+                "params": {"element_id": f"DEPENDS_ON|{a}|{b}"},
+                "options": {"kind": "relationship"},
+                "evidence_type": "entity",
+            }
+        )
+        for a in starts
+        for b in starts
+        if a != b
+    ]

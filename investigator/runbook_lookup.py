@@ -23,7 +23,7 @@ flag.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Literal
@@ -832,6 +832,9 @@ class _Lookup(OneStepCalls):
         self.alert_rows: list[Evidence] = []
         # Pasted text whose alert has no runbook linked, read again by its words alone.
         self.words_only = False
+        # The services the target resolved to whose own record ended by as_of (decommissioned
+        # `svc:legacy-fraud`): the card's note says so beside "no runbook".
+        self.ended_services: list[Evidence] = []
         # Free text: the ids of the chosen runbook's version chain (it leads the card).
         self.lead_chain: set[str] = set()
         # Runbooks named exactly after the alert while those linked to it are named like it
@@ -1625,6 +1628,7 @@ class RunbookLookup:
             reason = f"no version of the runbook of {names} is valid at as_of (see Rejected)"
         else:
             reason = f"no runbook version of {names} is valid at as_of for this subject"
+        reason += "".join(f"; {_ended_words(ev)}" for ev in run.ended_services)
         if query.target is not LookupTarget.ERROR_CODE and not run.alert_rows:
             # No alert record (a runbook found by its name or heading): nothing fired.
             return reason
@@ -1727,6 +1731,7 @@ class RunbookLookup:
                 limit=limit,
             )  # fmt: skip
         anchor = _ANCHOR_OF_LABEL[label]
+        run.ended_services = _ended_services(rows, run.session.as_of)
         ids = sorted({ev.element_id for ev in rows})
         if query.target is LookupTarget.ALERT:
             run.alert_names = [query.value]
@@ -2133,6 +2138,29 @@ def _nothing_matches(what: str, query: RunbookQuery, run: _Lookup) -> str:
     return (
         f"no {what} matching {query.value!r} that {run.subject_id} may read was recorded by "
         f"known_at {iso_utc(run.session.known_at)} (a record made later is not read then); "
+    )
+
+
+def _ended_services(rows: Sequence[Evidence], as_of: datetime) -> list[Evidence]:
+    """The Service records among `rows` whose own record ended by `as_of`, by id."""
+    return sorted(
+        (
+            ev
+            for ev in rows
+            if ev.type == "Service" and ev.valid_to is not None and ev.valid_to <= as_of
+        ),
+        key=lambda ev: ev.element_id,
+    )
+
+
+def _ended_words(ev: Evidence) -> str:
+    """`svc:x itself ended at T (decommissioned), before as_of (its record: valid A to B)`."""
+    how = " (decommissioned)" if ev.props.get("decommissioned") is True else ""
+    start = iso_utc(ev.valid_from) if ev.valid_from else "no start recorded"
+    end = iso_utc(ev.valid_to) if ev.valid_to else "open"
+    return (
+        f"{ev.element_id} itself ended at {end}{how}, before as_of (its record: valid {start} "
+        f"to {end})"
     )
 
 

@@ -192,7 +192,9 @@ def test_what_changed_in_the_last_hour_lists_nothing_from_earlier(  # type: igno
     ]
     assert gaps == [
         "no release of the services asked about and no other change the subject may read is "
-        "recorded from 2026-07-23T11:30:00Z to 2026-07-23T12:30:00Z ('in the last hour')"
+        "recorded from 2026-07-23T11:30:00Z to 2026-07-23T12:30:00Z ('in the last hour'); "
+        "nor an owner handover, a runbook version or a dependency of svc:payment-api beginning or "
+        "ending in it"
     ], doc["missing_evidence"]
     assert doc["status"] == "complete", doc["missing_evidence"]
 

@@ -65,12 +65,14 @@ def test_owners_and_changes_over_two_periods_say_the_second_was_not_read(  # typ
     data = json.loads(report.out)
     reasons = {u["words"]: u["reason"] for u in data["unresolved_time_reasons"]}
     assert reasons == {"between July 20 and July 30": "other_period"}, data
-    # The period searched is quoted whole (it was "('between July 1')").
-    gaps = [m["description"] for m in data["missing_evidence"]]
+    # The period searched is quoted whole (it was "('between July 1')"): runbook v3 in force
+    # from July 1 is its change (h33-changes; before, a gap said none was recorded).
+    said = [c["statement"] for c in data["claims"]]
     assert any(
-        "from 2026-07-01T00:00:00Z to 2026-07-10T23:59:59Z ('between July 1 and July 10')" in g
-        for g in gaps
-    ), gaps
+        "from 2026-07-01T00:00:00Z to 2026-07-10T23:59:59Z ('between July 1 and July 10')" in s
+        and s.startswith("Runbook version runbook:payment-recovery@v3 ")
+        for s in said
+    ), said
 
 
 def test_read_up_to_as_of_is_said_only_where_a_period_is_read(  # type: ignore[no-untyped-def]

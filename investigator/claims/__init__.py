@@ -19,7 +19,11 @@ The modules, in the order they build on each other: `model` (Claim, ClaimSet, th
 assembles the gaps). This package re-exports what the rest of the investigator imports.
 """
 
-from investigator.claims.dependencies import capped_walks, dependency_depth_notes
+from investigator.claims.dependencies import (
+    capped_walks,
+    dependency_depth_notes,
+    dependency_retractions,
+)
 from investigator.claims.derive import NO_ERRORS_NAMED, derive_claims
 from investigator.claims.model import (
     CauseAssessment,
@@ -49,6 +53,7 @@ __all__ = [
     "capped_walks",
     "cut_incident_lists",
     "dependency_depth_notes",
+    "dependency_retractions",
     "derive_claims",
     "firing_list_notes",
     "firing_list_reads",

@@ -21,7 +21,16 @@ from investigator.claims.errors import _errors_after_release_asked_about, _only_
 from investigator.claims.model import Claim, EpistemicStatus
 from investigator.claims.releases import _release_service
 from investigator.claims.reports import _window_report_claims
-from investigator.claims.wording import _claim, _human, _label, _upper_first, _with
+from investigator.claims.wording import (
+    _claim,
+    _human,
+    _label,
+    _title,
+    _upper_first,
+    _valid_text,
+    _versioned,
+    _with,
+)
 from investigator.evidence import Evidence, iso_utc
 from investigator.planner import (
     CHANGE_LOOKBACK,
@@ -46,6 +55,7 @@ def _changes_before(
     names_an_error: bool = True,
     then_rollout: str | None = None,
     reports: Sequence[Evidence] = (),
+    services: Sequence[str] = (),
 ) -> _Causes:
     """Answers "what changed before the errors?": each release and other change recorded in
     the lookback before the first error (a release rolling out then too), as a fact with its
@@ -57,11 +67,14 @@ def _changes_before(
     searched (never a list from another window answering for it). `names_an_error`: the
     question names an error; when it does not, an error first seen before every release read
     is not "the errors" (`_errors_after_release_asked_about`). `then_rollout`: the release
-    whose rollout start "then" is taken as, the release asked about (as for a correlation)."""
+    whose rollout start "then" is taken as, the release asked about (as for a correlation).
+    `services`: the focus services a period's owners and runbooks were read of."""
     intent = Intent.CHANGE_HISTORY.value
     if period is not None and period[0].at <= as_of:
         # The period was read itself (`period_change_steps`): no first error is needed.
-        return _changes_in_period(evidence, period, as_of, unfinished_by, releases_unread)
+        return _changes_in_period(
+            evidence, period, as_of, unfinished_by, releases_unread, services=services
+        )
     seen = _sightings(firsts)
     if not names_an_error and seen:
         # "The errors" are those after the release asked about, as for a correlation: an
@@ -154,6 +167,7 @@ def _changes_in_period(
     as_of: datetime,
     unfinished_by: str | None,
     releases_unread: bool = False,
+    services: Sequence[str] = (),
 ) -> _Causes:
     """Answers "what changed in the last hour" ("in July 2026", "since March"): each release
     of the focus services and each other change recorded in the period asked (its end at
@@ -161,7 +175,10 @@ def _changes_in_period(
     unless the search did not finish (then unknown, not absent). With no service named the
     releases of every service the subject may read are read; when no release read ran
     (`releases_unread`: the run stopped first) a required gap says so, never a list of change
-    events passed off as every change."""
+    events passed off as every change. A focus service's owner handover, runbook version
+    and own end in the period are listed with them, in time order
+    (`_record_changes_in_period`); `services`: the focus services whose owners and runbooks
+    were read, named in the gap when none is found."""
     intent = Intent.CHANGE_HISTORY.value
     out = _Causes()
     start, end = period[0].at, min(period[1].at, as_of)
@@ -169,17 +186,24 @@ def _changes_in_period(
     words = " ".join(dict.fromkeys((period[0].words, period[1].words)))
     span = f"from {iso_utc(start)} to {iso_utc(end)} ({words!r})"
     inside = [c for c in _candidates(evidence) if start <= c.at <= end]
-    out.claims = [
-        _claim(
-            f"{_upper_first(_what(cand))} {_finished(cand)} at {iso_utc(cand.at)}, in the "
-            f"period asked, {span}",
-            EpistemicStatus.FACT,
-            0.9,
-            [cand.evidence],
-            intent,
+    timed = [
+        (
+            cand.at,
+            _claim(
+                f"{_upper_first(_what(cand))} {_finished(cand)} at {iso_utc(cand.at)}, in the "
+                f"period asked, {span}",
+                EpistemicStatus.FACT,
+                0.9,
+                [cand.evidence],
+                intent,
+            ),
         )
         for cand in inside
     ]
+    # Owner handovers, runbook versions and services' ends in the period, in time order
+    # with the releases (a stable sort: same-instant releases keep their order).
+    records = _record_changes_in_period(evidence, start, end, span)
+    out.claims = [claim for _, claim in sorted([*timed, *records], key=lambda t: t[0])]
     # A release started in the period and rolling out at its end: its finish lies after the
     # period, so the window above misses it; said as under way, never as finished in it.
     rolling = [
@@ -198,13 +222,13 @@ def _changes_in_period(
         )
         for cand in rolling
     ]
-    if not inside and not rolling:
+    if not inside and not rolling and not records:
         description = (
             f"unknown, not absent: the run stopped ({unfinished_by}) before its search of "
             f"the period {span} finished"
             if unfinished_by
             else f"no release of the services asked about and no other change the subject "
-            f"may read is recorded {span}"
+            f"may read is recorded {span}" + _record_reads_words(services)
         )
         out.missing.append(
             MissingEvidence(
@@ -321,6 +345,122 @@ def _last_changes_before(
             )
         )
     return out
+
+
+def _record_changes_in_period(
+    evidence: Sequence[Evidence], start: datetime, end: datetime, span: str
+) -> list[tuple[datetime, Claim]]:
+    """What else the KG versions changed in the period asked, each a fact with its time and
+    kind: an owner handover of a service (the OWNS record ending and the one starting at the
+    same instant; a new owner or an owner's end alone said as such), a runbook version put
+    in force (with the version it replaced) or ended with no successor, a dependency of the
+    service added or ended, and a service's own record ending (decommissioned). Only
+    records whose start or end lies in the period (`EvidenceGate._record_change_in_period`
+    admits those)."""
+    intent = Intent.CHANGE_HISTORY.value
+
+    def inside(t: datetime | None) -> bool:
+        return t is not None and start <= t <= end
+
+    out: list[tuple[datetime, Claim]] = []
+    owners = [ev for ev in _with(evidence, "ownership") if ev.type == "OWNS"]
+    by_service: dict[str, list[Evidence]] = {}
+    for ev in owners:
+        by_service.setdefault(str(ev.context.get("service") or ""), []).append(ev)
+    for service, records in sorted(by_service.items()):
+        if not service:
+            continue
+        for new in sorted(records, key=lambda e: (e.valid_from or start, e.element_id)):
+            if not inside(new.valid_from) or new.valid_from is None:
+                continue
+            at = new.valid_from
+            old = [o for o in records if o is not new and o.valid_to == at]
+            if old:
+                said = "; ".join(f"{o.content} until then ({_valid_text(o)})" for o in old)
+                text = (
+                    f"Owner handover of {service} at {iso_utc(at)}, in the period asked, "
+                    f"{span}: {said}; {new.content} from then ({_valid_text(new)})"
+                )
+            else:
+                text = (
+                    f"New owner of {service} from {iso_utc(at)}, in the period asked, {span}: "
+                    f"{new.content} ({_valid_text(new)})"
+                )
+            out.append((at, _claim(text, EpistemicStatus.FACT, 0.9, [new, *old], intent)))
+        for old_ev in sorted(records, key=lambda e: e.element_id):
+            ends = old_ev.valid_to
+            if ends is None or not inside(ends) or any(n.valid_from == ends for n in records):
+                continue
+            text = (
+                f"Owner of {service} ended at {iso_utc(ends)}, in the period asked, {span}: "
+                f"{old_ev.content} ({_valid_text(old_ev)}); no later owner of {service} the "
+                "subject may read is recorded by known_at"
+            )
+            out.append((ends, _claim(text, EpistemicStatus.FACT, 0.9, [old_ev], intent)))
+    versions = [ev for ev in _with(evidence, "runbook") if ev.type in ("Runbook", "Policy")]
+    for new in sorted(versions, key=lambda e: e.element_id):
+        if not inside(new.valid_from) or new.valid_from is None:
+            continue
+        at = new.valid_from
+        replaced = [o for o in versions if o.replacement == new.element_id]
+        text = (
+            f"Runbook version {_versioned(new)} ({_title(new)}) in force from {iso_utc(at)}, "
+            f"in the period asked, {span}"
+            + "".join(f"; it replaced {_versioned(o)} ({_valid_text(o)})" for o in replaced)
+        )
+        out.append((at, _claim(text, EpistemicStatus.FACT, 0.9, [new, *replaced], intent)))
+    for old_ev in sorted(versions, key=lambda e: e.element_id):
+        ends = old_ev.valid_to
+        successor = [n for n in versions if n.element_id == old_ev.replacement]
+        if ends is None or not inside(ends) or any(inside(n.valid_from) for n in successor):
+            continue
+        text = (
+            f"Runbook version {_versioned(old_ev)} ({_title(old_ev)}) out of force from "
+            f"{iso_utc(ends)}, in the period asked, {span}; "
+            + (
+                f"replaced by {old_ev.replacement}"
+                if old_ev.replacement
+                else "no later version the subject may read is recorded by known_at"
+            )
+        )
+        out.append((ends, _claim(text, EpistemicStatus.FACT, 0.9, [old_ev], intent)))
+    for ev in sorted(_with(evidence, "dependency"), key=lambda e: e.element_id):
+        if ev.type != "DEPENDS_ON":
+            continue
+        if inside(ev.valid_from) and ev.valid_from is not None:
+            text = (
+                f"Dependency added at {iso_utc(ev.valid_from)}, in the period asked, {span}: "
+                f"{ev.content} ({_valid_text(ev)})"
+            )
+            out.append((ev.valid_from, _claim(text, EpistemicStatus.FACT, 0.9, [ev], intent)))
+        if inside(ev.valid_to) and ev.valid_to is not None:
+            text = (
+                f"Dependency ended at {iso_utc(ev.valid_to)}, in the period asked, {span}: "
+                f"{ev.content} ({_valid_text(ev)})"
+            )
+            out.append((ev.valid_to, _claim(text, EpistemicStatus.FACT, 0.9, [ev], intent)))
+    for ev in sorted(evidence, key=lambda e: e.element_id):
+        ends = ev.valid_to
+        if ev.type != "Service" or ev.status != "active" or ends is None or not inside(ends):
+            continue
+        how = " (decommissioned)" if ev.props.get("decommissioned") is True else ""
+        text = (
+            f"Service {ev.element_id} ended at {iso_utc(ends)}{how}, in the period asked, "
+            f"{span}: its record is {_valid_text(ev)}"
+        )
+        out.append((ends, _claim(text, EpistemicStatus.FACT, 0.9, [ev], intent)))
+    return out
+
+
+def _record_reads_words(services: Sequence[str]) -> str:
+    """What else the period's search read, said in its "nothing found" gap: the owners and
+    runbook versions of the focus services (none when the question names no service)."""
+    if not services:
+        return ""
+    return (
+        f"; nor an owner handover, a runbook version or a dependency of {', '.join(services)} "
+        "beginning or ending in it"
+    )
 
 
 def _period_end_words(end: datetime, as_of: datetime) -> str:

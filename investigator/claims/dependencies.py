@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from investigator.claims.wording import _with
+from investigator.claims.model import Claim, EpistemicStatus
+from investigator.claims.wording import _claim, _valid_text, _with
 from investigator.context_graph.models import ToolCallRecord
-from investigator.evidence import Evidence
+from investigator.evidence import Evidence, iso_utc
 from investigator.planner import DEPENDS_ON_HOPS
 from investigator.rubric import Intent, MissingEvidence
 
@@ -156,3 +157,37 @@ def _verb(words: str, names: Sequence[str]) -> str:
     """`words` with `names` in its `{}` and its "depend(s)" agreeing with them."""
     said = words.format(", ".join(names))
     return said.replace("depend(s)", "depends" if len(names) == 1 else "depend")
+
+
+def dependency_retractions(records: Sequence[Evidence]) -> list[Evidence]:
+    """The tombstones among the records of DEPENDS_ON edges read by key
+    (`RetrievalOutcome.dependency_records`): each key whose latest record known at known_at
+    is a retraction (one re-recorded since is not retracted), by key."""
+    latest: dict[str, Evidence] = {}
+    for ev in records:
+        if ev.type != "DEPENDS_ON":
+            continue
+        if ev.element_id not in latest or ev.version > latest[ev.element_id].version:
+            latest[ev.element_id] = ev
+    return [ev for key, ev in sorted(latest.items()) if ev.status == "retracted"]
+
+
+def _retracted_dependency_claims(tombstones: Sequence[Evidence], intent: str) -> list[Claim]:
+    """A fact for each retracted DEPENDS_ON record between services the question names:
+    what it said, when the retraction was recorded and why, and that it is no dependency
+    (the tombstone is its evidence; it keeps the retracted record's ACL and interval)."""
+    out = []
+    for ev in tombstones:
+        reason = str(ev.props.get("retraction_reason") or "no reason recorded")
+        at = iso_utc(ev.recorded_at) if ev.recorded_at else "an unknown time"
+        out.append(
+            _claim(
+                f"A record of {ev.content} ({_valid_text(ev)}) was retracted at {at}: {reason}; "
+                "it is no dependency (no current record of this edge is read)",
+                EpistemicStatus.FACT,
+                0.9,
+                [ev],
+                intent,
+            )
+        )
+    return out

@@ -24,7 +24,7 @@ from investigator.claims.changes import (
     _last_changes_before,
     _with_change_records,
 )
-from investigator.claims.dependencies import _capped_walk_gaps
+from investigator.claims.dependencies import _capped_walk_gaps, _retracted_dependency_claims
 from investigator.claims.errors import (
     _asked_error_codes,
     _hindsight,
@@ -48,6 +48,7 @@ from investigator.claims.model import Claim, ClaimSet, Confounder, EpistemicStat
 from investigator.claims.ownership import (
     _correction_claims,
     _dated_in,
+    _ended_record_gaps,
     _instant_correction_claims,
     _instant_retraction_claims,
     _other_kinds_claims,
@@ -224,6 +225,15 @@ NAME_UNRESOLVED = (
 )
 
 
+# The same under a --known-at before as_of: the KG as known then holds no record of the
+# name that the subject may read; one made later is not read (the runbook card's words).
+NAME_UNRECORDED = (
+    "{names} matched nothing this subject may read that was recorded by known_at {known_at} "
+    "(a record made later is not read then), so no {what} was looked for: ask with a later "
+    "--known-at, or a visible id"
+)
+
+
 _UNRESOLVED_GAPS = {
     "deployment_time": "release",
     "error_first_seen": "first error",
@@ -298,6 +308,8 @@ def derive_claims(
     firing_lists: Sequence[FiringListRead] = (),
     releases_taken: Sequence[str] = (),
     incident_records: Sequence[Evidence] = (),
+    ended_before: Sequence[Evidence] = (),
+    dependency_tombstones: Sequence[Evidence] = (),
 ) -> ClaimSet:
     """Apply the claim rules of each intent to the pack evidence (pure, deterministic).
 
@@ -351,6 +363,10 @@ def derive_claims(
     no first error (no `error_first_seen` gap of its own). In every answer the claims of
     releases and change events are listed by when they happened (then the record's id),
     ahead of the untimed claims of their intent and status.
+    `ended_before`: Service and OWNS records the gate set aside only as ended before as_of
+    (`EvidenceGate.ended_before`): the owner gap says why no owner holds then.
+    `dependency_tombstones`: retracted DEPENDS_ON records between the services a dependency
+    question walked from, each stated (`_retracted_dependency_claims`).
     `services_read`: the services the run found (the question's words, `--service`, or a
     record in force at as_of): the question named one, so its gaps never say it named none.
     `started_later`: what the question's words found that starts after as_of (id -> its
@@ -642,6 +658,11 @@ def derive_claims(
                     asked.value,
                 )
             )
+    dependency_intent = next(
+        (i for i in (Intent.DEPENDENCIES, Intent.DEPENDENTS) if i in intent_set), None
+    )
+    if dependency_intent is not None:
+        claims += _retracted_dependency_claims(dependency_tombstones, dependency_intent.value)
     if Intent.ALERT_FIRING in intent_set:
         written = time_references(question or "", as_of)
         asked_period = written.period or (firing_period.named() if firing_period else None)
@@ -859,6 +880,7 @@ def derive_claims(
             names_an_error=_names_an_error(question),
             then_rollout=_rollout_taken_as_then(evidence, refs, as_of),
             reports=reports,
+            services=services_read,
         )
         if event_period is not None and event_period.last_only:
             # "What changed before the release?": the last changes before it.
@@ -982,6 +1004,9 @@ def derive_claims(
             said = {generic.description, *(_text_owner_gap(e).description for e, _ in unrecorded)}
             missing = [m for m in missing if m.description not in said]
             missing += [gap for _, gap in unrecorded]
+    if Intent.OWNERSHIP_AT_TIME in intent_set and ownership_period is None and ended_before:
+        # Why no owner holds at as_of: the service ended, or its last owner recorded did.
+        missing = _ended_record_gaps(missing, ended_before, evidence, as_of, known_at)
     since = SINCE_THEN.search(question or "")
     if Intent.OWNERSHIP_AT_TIME in intent_set and ownership_period is None and since:
         # Never silently one instant for a period: the owners answered are at the times
@@ -1055,7 +1080,7 @@ def derive_claims(
     # A question from a team's side reads the team by its name: its gaps say what is known of
     # the team ("no team named ...", "no OWNS record of team:X holds at ..."), not a name.
     if unresolved_names and team_words is None and not firsts and not services_read:
-        missing = _unresolved_name_gaps(missing, unresolved_names)
+        missing = _unresolved_name_gaps(missing, unresolved_names, _stale_known_at(known_at, as_of))
     if firing_list_gaps is not None:
         missing = _firing_list_gaps(missing, firing_list_gaps)
     if Intent.OWNERSHIP_AT_TIME in intent_set:
@@ -1319,11 +1344,18 @@ def _no_errors_looked_for(
     return not firsts and service_id is None and names_no_errors(question) and not services_read
 
 
+def _stale_known_at(known_at: datetime | None, as_of: datetime) -> datetime | None:
+    """`known_at` when it is before as_of (the KG read as it was known before the time
+    asked: a record made later is not read), else None."""
+    return known_at if known_at is not None and known_at < as_of else None
+
+
 def _unresolved_name_gaps(
-    missing: list[MissingEvidence], names: Sequence[str]
+    missing: list[MissingEvidence], names: Sequence[str], stale: datetime | None = None
 ) -> list[MissingEvidence]:
     """The required gaps of what is read for a service, and those saying the question names
-    none, said as not looked for: the service named resolved to nothing visible."""
+    none, said as not looked for: the service named resolved to nothing visible (under a
+    `stale` known_at before as_of, nothing recorded by then: NAME_UNRECORDED)."""
     said = ", ".join(repr(n) for n in names)
     named_none = ("the question names no service", NO_ERRORS_NAMED)
     out = []
@@ -1332,7 +1364,12 @@ def _unresolved_name_gaps(
         if what is None and m.description.startswith(named_none):
             what = NOTHING_NAMED_GAPS.get(m.evidence_type, (m.evidence_type,))[0]
         if what is not None and m.required:
-            m = m.model_copy(update={"description": NAME_UNRESOLVED.format(names=said, what=what)})
+            text = (
+                NAME_UNRESOLVED.format(names=said, what=what)
+                if stale is None
+                else NAME_UNRECORDED.format(names=said, what=what, known_at=iso_utc(stale))
+            )
+            m = m.model_copy(update={"description": text})
         out.append(m)
     return out
 

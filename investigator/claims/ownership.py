@@ -532,3 +532,52 @@ def _instant_correction_claims(
         for c, named in labels.values()
     ]
     return [claim for claim in claims if claim is not None]
+
+
+def _ended_record_gaps(
+    missing: list[MissingEvidence],
+    ended: Sequence[Evidence],
+    evidence: Sequence[Evidence],
+    as_of: datetime,
+    known_at: datetime | None,
+) -> list[MissingEvidence]:
+    """The generic "no OWNS relationship valid at as_of" gap of a single-time owner question,
+    said with why when the gate set aside records only as ended before as_of
+    (`EvidenceGate.ended_before`): the service itself ended (decommissioned), so it has no
+    owner then; or the last owner of a service recorded by known_at ended, and no later
+    owner of it is recorded by known_at (a record made later is not read then)."""
+    generic = missing_evidence([Intent.OWNERSHIP_AT_TIME.value], set())[0].description
+    owned = {str(ev.context.get("service")) for ev in _with(evidence, "ownership")}
+    parts = []
+    for ev in sorted(ended, key=lambda e: e.element_id):
+        if ev.type != "Service" or ev.valid_to is None:
+            continue
+        how = " (decommissioned)" if ev.props.get("decommissioned") is True else ""
+        parts.append(
+            f"{ev.element_id} itself ended at {iso_utc(ev.valid_to)}{how}, before as_of "
+            f"{iso_utc(as_of)} (its record: {_valid_text(ev)}), so no owner of it holds at "
+            "as_of; ask with an --as-of before its end for its owner then"
+        )
+    last: dict[str, Evidence] = {}
+    for ev in ended:
+        service = ev.context.get("service")
+        if ev.type != "OWNS" or not isinstance(service, str) or service in owned:
+            continue
+        if ev.valid_to is not None and (
+            service not in last or ev.valid_to > (last[service].valid_to or ev.valid_to)
+        ):
+            last[service] = ev
+    by = f" by known_at {iso_utc(known_at)}" if known_at is not None else ""
+    for service, ev in sorted(last.items()):
+        parts.append(
+            f"the last owner of {service} recorded{by}, {ev.content} ({_valid_text(ev)}), "
+            f"ended before as_of {iso_utc(as_of)}; no later owner of {service} is recorded"
+            f"{by} (a record made later is not read then)"
+        )
+    if not parts:
+        return missing
+    said = f"{generic}: {'; '.join(parts)}"
+    return [
+        m.model_copy(update={"description": said}) if m.description == generic else m
+        for m in missing
+    ]
