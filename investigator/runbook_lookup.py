@@ -98,6 +98,7 @@ from investigator.runbook_search import (
     SHOWN,
     RankedRunbook,
     TextRanking,
+    error_codes_in,
     fulltext_query,
     search_runbooks,
     search_terms,
@@ -503,8 +504,23 @@ def _pair_note(
     )
     return (
         f"2 runbooks fit {text[:60]!r} alike ({', '.join(ids)}): a tie, the words do not "
-        f"choose; the card shows {chosen.id}, first by id only: add a word that tells them "
-        f"apart, or use {way}"
+        f"choose; the card shows {chosen.id}, {_why_shown(chosen, pair[1:])}: add a word "
+        f"that tells them apart, or use {way}"
+    )
+
+
+def _why_shown(chosen: RankedRunbook, others: list[RankedRunbook]) -> str:
+    """Why the card shows `chosen` of runbooks that fit alike: "first by id only" when their
+    scores are equal (the order of the ids decided), else the score that put it first, said
+    as what it is: within `ALIKE_SCORE` of the next, no choice by the words. Before, the note
+    said "first by id only" of a page shown for its higher score ("ceph is read only":
+    CephClusterNearFull, 4.20 beside CephClusterCriticallyFull's 4.03, which sorts first)."""
+    if all(o.score == chosen.score for o in others):
+        return "first by id only"
+    nearest = max(o.score for o in others)
+    return (
+        f"ranked first by a score only {chosen.score / nearest - 1:.0%} above the next "
+        f"({chosen.score:.2f} vs {nearest:.2f})"
     )
 
 
@@ -863,6 +879,16 @@ class _Lookup(OneStepCalls):
         # The fulltext reads of runbooks, by query words: whether their rows stopped above a
         # tie too wide to order (`tie_at_cut`), or more hits were left unread (`truncated`).
         self.runbook_reads: dict[str, ToolResult] = {}
+        # Free text no runbook's words fit that names an error code the subject may read
+        # ("PAY-4097 ..."): answered as `--error-code` answers it (`_named_record_anchors`).
+        self.text_code: str | None = None
+        # What the card says first of a record free text was answered through.
+        self.record_note: str | None = None
+
+    def asks_error_code(self, query: RunbookQuery) -> bool:
+        """Whether the lookup is about an error code: `--error-code`, or free text answered
+        through the code it names (its emitting service a fallback, as for the flag)."""
+        return query.target is LookupTarget.ERROR_CODE or self.text_code is not None
 
     @property
     def headed_code(self) -> str | None:
@@ -1224,7 +1250,7 @@ class RunbookLookup:
         # pages that are all untrusted, or all recorded after as_of, do not hide the trusted
         # (or known) runbook in force on that service: it is served first, they follow.
         fallbacks: list[FallbackRunbook] = []
-        if query.target is LookupTarget.ERROR_CODE or run.alert_names:
+        if run.asks_error_code(query) or run.alert_names:
             if not runbooks:
                 fallbacks = fallback_runbooks(
                     run, anchors, self._fallbacks(run, anchors).paths, as_of=session.as_of
@@ -1307,6 +1333,9 @@ class RunbookLookup:
                     words.note = "; ".join(n for n in (run.rules_note, words.note) if n)
                 return words
             answer.owner_detail = self._owner(run, query, anchors, None)
+        if run.record_note is not None:
+            # Free text answered through the record it names, not its words: said first.
+            answer.note = "; ".join(n for n in (run.record_note, answer.note) if n)
         if (gone := missing_rule_note(run.alert_rows, session.as_of)) is not None:
             # First: the alert asked about no longer has its rule in the rule file.
             answer.note = "; ".join(n for n in (gone, answer.note) if n)
@@ -1629,7 +1658,7 @@ class RunbookLookup:
         else:
             reason = f"no runbook version of {names} is valid at as_of for this subject"
         reason += "".join(f"; {_ended_words(ev)}" for ev in run.ended_services)
-        if query.target is not LookupTarget.ERROR_CODE and not run.alert_rows:
+        if not run.asks_error_code(query) and not run.alert_rows:
             # No alert record (a runbook found by its name or heading): nothing fired.
             return reason
         search = self._fallbacks(run, anchors)
@@ -1852,6 +1881,8 @@ class RunbookLookup:
         run.text_matches = ranking.ranked[:SHOWN]
         read = run.runbook_reads.get(fulltext_query(ranking.terms))
         chosen = ranking.best
+        if chosen is None and (record := self._named_record_anchors(run, text, ranking)):
+            return record
         if chosen is None:
             # Rows stopped above a wide tie: the runbooks of the tie were never read, so
             # "none mentions" or "the closest" would be false; the tie is said instead.
@@ -1983,6 +2014,48 @@ class RunbookLookup:
                 break  # one anchor carries the whole chain
         return anchors
 
+    def _named_record_anchors(
+        self, run: _Lookup, text: str, ranking: TextRanking
+    ) -> list[tuple[str, str]]:
+        """Free text no runbook's words fit that names a record the subject may read: an
+        error code it writes ("rollback PAY-4097 now"), else the one alert whose own text has
+        its words ("runbook for the 5xx alert": the summary "payment-api 5xx ratio above
+        5%"). That record's anchors, as `--error-code` / `--alert` give them (its own runbook,
+        else its emitting / fired-on service's as a fallback), the card saying so first.
+        Empty when it names none: text that names no record the subject may read (unrelated,
+        hostile, another tenant's) still abstains. One stage for the codes."""
+        if run.words_only:
+            return []  # a second pass by the words alone (`_from_words`)
+        why = ranking.note()
+        codes = error_codes_in(text)[:_TEXT_ALERT_NAMES]
+        if codes:
+            steps = _resolution_steps(codes, "ErrorCode", limit=5)
+            for code, rows in zip(codes, run.stage(steps), strict=True):
+                ids = sorted(
+                    ev.element_id
+                    for ev in rows
+                    if ev.type == "ErrorCode"
+                    and code.casefold()
+                    in {ev.element_id.removeprefix("err:").casefold(), (ev.name or "").casefold()}
+                )
+                if ids:
+                    run.text_code = code
+                    run.record_note = (
+                        f"the words alone fit no runbook ({why}); the text names error code "
+                        f"{code}: answered as --error-code {code} answers it"
+                    )
+                    return [(ids[0], "error_code")]
+        if ranking.alert_matched is None:
+            return []
+        name = alert_name_in(ranking.alert_matched)
+        anchors = self._named_in_text(run, name)
+        if anchors:
+            run.record_note = (
+                f"the words alone fit no runbook ({why}); the text has the words of alert "
+                f"{ranking.alert_matched}'s own text: answered as --alert {name} answers it"
+            )
+        return anchors
+
     # -- the owner ------------------------------------------------------------------------
 
     def _owner(
@@ -1995,7 +2068,7 @@ class RunbookLookup:
         services = [a for a, kind in anchors if kind == "service"]
         if query.target is LookupTarget.SERVICE:
             return self._service_owner(run, services)
-        if query.target is LookupTarget.ERROR_CODE:
+        if run.asks_error_code(query):
             # An error code has no owner of its own: page the owner at as_of of the service
             # that emitted it then, else of the service its runbook applies to (issue 12).
             emitters = [p.service for p in self._fallbacks(run, anchors).paths]

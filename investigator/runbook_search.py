@@ -87,8 +87,10 @@ from investigator.db_engines import (
 from investigator.evidence import Evidence
 from investigator.runbook_fallback import LookupSteps
 from investigator.stop_words import (
+    CHINESE_ACTION_PHRASES,
     CHINESE_FUNCTION_CHARACTERS,
     ENGLISH_STOP_WORDS,
+    GENERIC_ACTION_WORDS,
     HURRIED_FILLER,
 )
 
@@ -146,7 +148,11 @@ STOP_WORDS = (
     | HURRIED_FILLER
     | frozenset(_ASKING_ABOUT_RUNBOOK.split())
     | CHINESE_FUNCTION_CHARACTERS
+    | GENERIC_ACTION_WORDS
 )
+# Chinese filler of two characters or more (`CHINESE_ACTION_PHRASES`), taken out of a query
+# before its words are read: its characters alone are often words of their own.
+_CHINESE_FILLER = re.compile("|".join(map(re.escape, CHINESE_ACTION_PHRASES)))
 # Words a runbook's title adds to its name without naming anything ("Payment recovery
 # runbook v3"): left out when asking whether the query names the runbook.
 _TITLE_FILLER = frozenset({"runbook", "runbooks", "playbook", "procedure", "alert"})
@@ -252,10 +258,16 @@ def _informative(word: str) -> bool:
     )
 
 
+def _query_text(text: str) -> str:
+    """A query's text as its words are read: `{{ ... }}` template leftovers and Chinese
+    filler phrases (处理, 解决, ...: `CHINESE_ACTION_PHRASES`) taken out."""
+    return _CHINESE_FILLER.sub(" ", _TEMPLATE.sub(" ", text))
+
+
 def search_terms(text: str) -> list[str]:
     """The informative words of `text`, in order, each once: what the fulltext query asks."""
     terms: list[str] = []
-    for word in _words(_TEMPLATE.sub(" ", text)):
+    for word in _words(_query_text(text)):
         if _informative(word) and word not in terms:
             terms.append(word)
     return terms[:MAX_TERMS]
@@ -396,6 +408,11 @@ class TextRanking(BaseModel):
     # The words no runbook uses read as words the runbooks use (`word_fixes`), when the query
     # so read fits nothing either: the abstention says so.
     read_again: str | None = None
+    # The alert whose own text covers `ALERT_MATCH` of the query better than any other alert
+    # (one alert name), whether or not a runbook found applies to it: the text may be about
+    # that alert when no runbook's words fit ("runbook for the 5xx alert": the summary
+    # "payment-api 5xx ratio above 5%"). None when none does, or two match alike.
+    alert_matched: str | None = None
 
     def engine_said(self) -> str | None:
         """What the card says of the pages set aside for the engine the text names."""
@@ -507,6 +524,8 @@ class TextRanking(BaseModel):
                 if f"{r.fit:.0%}" == covered
             )
         )
+        if len(tied) >= 2 and covered == "0%":
+            return self._common_words_note(tied)
         if len(tied) >= 2:
             # One of several alike is no "closest": they tie, and the note names them all.
             quotes = "has the words together as the query has them" if apart else "quotes it"
@@ -524,6 +543,23 @@ class TextRanking(BaseModel):
         return (
             f"no runbook fits: the closest, {closest}, covers {covered} of the query{unused} "
             "but neither quotes it, nor is named by it, nor has an alert whose text matches it"
+        )
+
+    def _common_words_note(self, tied: list[str]) -> str:
+        """A "tie" at 0% of the query: the words no runbook uses outweigh the others, which
+        the runbooks found have in common (`recovery` of every generated runbook). Said as
+        what it is, the runbooks that have them named; before, "3 runbooks tie, each covering
+        0% of the query" (explorer e32-qa m7)."""
+        unknown = [t for t in self.terms if t in self.unknown]
+        used = [t for t in self.terms if t not in self.unknown]
+        if not unknown or not used:
+            return "no runbook mentions any of: " + ", ".join(self.terms)
+        said = ", ".join(map(repr, used))
+        are = "is" if len(used) == 1 else "are"
+        return (
+            f"no runbook mentions any of: {', '.join(unknown)}; {said} {are} common to the "
+            f"runbooks found and tell{'s' if len(used) == 1 else ''} none apart "
+            f"({', '.join(tied)}): add words, or use --alert NAME"
         )
 
 
@@ -729,7 +765,7 @@ def rank_runbooks(
     stems = list(dict.fromkeys(_stem(t) for t in terms))
     if not stems or not hits:
         return TextRanking(terms=terms, ranked=[])
-    query_text = _TEMPLATE.sub(" ", text) if text is not None else " ".join(terms)
+    query_text = _query_text(text) if text is not None else " ".join(terms)
     query_pairs = _pairs(_stem_sequence(_words(query_text)))
     query_numbers = _numbers(query_text)
     numbers_named = _numbers_named(query_text)
@@ -968,6 +1004,7 @@ def search_runbooks(
     weight = _rarity(stems, [_runbook_words(hit) for hit in hits], known)
     total = sum(weight.values())
     query_set = set(stems)
+    query_numbers = _numbers(_query_text(text))
     scored = []
     for alert in alerts:
         share = sum(weight[s] for s in stems if s in alert_words[alert.element_id]) / total
@@ -976,19 +1013,32 @@ def search_runbooks(
         # Alertmanager filled in (cluster, pod), which no alert's text has. Of two alerts
         # whose text the page holds, the longer text is the more specific one.
         pasted = own >= ALERT_OWN_MATCH
-        scored.append((max(share, own) if pasted else share, size if pasted else 0, alert))
-    scored.sort(key=lambda m: (-m[0], -m[1], m[2].element_id))
+        # Of alerts alike by words, the one with the query's numbers ("crossed 75% ... at
+        # 85%": CephClusterNearFull's, not CephClusterReadOnly's "crossed 85%") comes first.
+        numbers = _alert_number_share(alert, query_numbers)
+        fit = max(share, own) if pasted else share
+        scored.append((fit, size if pasted else 0, numbers, alert))
+    scored.sort(key=lambda m: (-m[0], -m[1], -m[2], m[3].element_id))
     # One per alert name: the rules of one alert (one per severity) are one alert, not two
     # that match alike.
-    by_name: dict[str, tuple[float, int, str]] = {}
-    for fit, size, alert in scored:
+    by_name: dict[str, tuple[float, int, float, str]] = {}
+    for fit, size, numbers, alert in scored:
         name = str(alert.props.get("alertname") or alert.name or alert.element_id)
-        by_name.setdefault(name, (fit, size, alert.element_id))
+        by_name.setdefault(name, (fit, size, numbers, alert.element_id))
     matched = list(by_name.values())
+    # The one alert the text is about by its own words, when one matches best.
+    alert_matched = (
+        matched[0][3]
+        if matched
+        and matched[0][0] >= ALERT_MATCH
+        and (len(matched) == 1 or matched[1][:3] != matched[0][:3])
+        else None
+    )
     links: dict[str, tuple[float, str | None]] = {}
-    # The two best-matching alerts (summaries of sibling alerts often differ by one word).
+    # The two best-matching alerts (summaries of sibling alerts often differ by one word),
+    # and any matching as well as the second (`_linked_alerts`).
     best_size = matched[0][1] if matched else 0
-    for alert_fit, size, alert_id in matched[:2]:
+    for alert_fit, size, _, alert_id in _linked_alerts(matched):
         if alert_fit < ALERT_MATCH or size < best_size:
             break  # matches less, or only a shorter text of the page than the best one
         rows = run.call(
@@ -1025,7 +1075,41 @@ def search_runbooks(
         ranking = rank_runbooks(
             terms, hits, links, text, known, set_aside_unknown=set_aside_unknown
         )
-    return ranking.model_copy(update={"runbook_urls": urls, **engine_said}), hits
+    update = {"runbook_urls": urls, "alert_matched": alert_matched, **engine_said}
+    return ranking.model_copy(update=update), hits
+
+
+# The best-matching alerts whose runbooks a text's match is credited to: two (summaries of
+# sibling alerts often differ by one word), more only when they match as well as the second.
+ALERTS_LINKED = 2
+
+
+def _linked_alerts(
+    matched: list[tuple[float, int, float, str]],
+) -> list[tuple[float, int, float, str]]:
+    """Of the alerts matched (best first: share of the query, size of the pasted text, share
+    of the query's numbers, id), the first `ALERTS_LINKED` and those after them that match
+    exactly as well as the best one: a tie is not cut by id. Before, "ceph is read only"
+    matched CephClusterReadOnly, CephClusterNearFull and CephClusterCriticallyFull alike
+    (ceph, read: 100%), and only the first two by id were credited: the page of the alert
+    that says "read-only now" ranked below the two "will become read-only" pages and was
+    left out of their tie."""
+    kept = matched[:ALERTS_LINKED]
+    if len(kept) < ALERTS_LINKED:
+        return kept
+    best = kept[0][:3]
+    return kept + [m for m in matched[ALERTS_LINKED:] if m[:3] == best]
+
+
+def _alert_number_share(alert: Evidence, query_numbers: set[str]) -> float:
+    """The share of the query's numbers (`75`, `85`) an alert's own texts have (its content,
+    summary, description, message, annotations); 0.0 for a query without numbers."""
+    if not query_numbers:
+        return 0.0
+    texts = [alert.content or ""] + [
+        value for key in _ALERT_TEXT_PROPS if isinstance(value := alert.props.get(key), str)
+    ]
+    return len(query_numbers & _numbers(" ".join(texts))) / len(query_numbers)
 
 
 def _document(runbook_id: str) -> str:
@@ -1078,6 +1162,11 @@ def runbook_alert(hit: Evidence) -> str | None:
 
 # An error code as a question or a page writes one ("PAY-4097"; as the planner reads one).
 _ERROR_CODE = re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d{2,6}\b(?![-\w]|\.\w)")
+
+
+def error_codes_in(text: str) -> list[str]:
+    """The error codes `text` writes ("PAY-4097 怎么处理": PAY-4097), as typed, each once."""
+    return list(dict.fromkeys(_ERROR_CODE.findall(text)))
 
 
 def symptom_words(symptom: str, place: str) -> frozenset[str]:

@@ -47,3 +47,34 @@ CHINESE_FUNCTION_CHARACTERS = frozenset(_CHINESE_TEXT.split())
 KIND_NOUNS = frozenset(
     {"service", "services", "system", "systems", "app", "apps", "application", "applications"}
 )
+
+# What any runbook is for, asked of it in a hurry ("rollback steps", "fix etcd", "ceph
+# mitigation", "how to handle PAY-4097"): every page is steps to fix, mitigate or resolve a
+# problem, so the words name none. Counted, a rare one decided: "steps" (no page says it)
+# sank a 100% cover of "rollback", and "fix" chose the one etcd page whose text happens to
+# say "if none of the above fix the issue" over 17 others. Read by the runbook search only
+# (investigator/runbook_search.py), not the planner ("how do I fix X?" still asks for steps).
+_GENERIC_ACTION_TEXT = """
+    step steps fix fixes fixing resolve resolving troubleshoot troubleshooting mitigate
+    mitigating mitigation mitigations remediate remediation handle handling issue issues
+    problem problems instructions procedure procedures howto guide guidance playbook
+    playbooks solve solving solution
+"""
+GENERIC_ACTION_WORDS = frozenset(_GENERIC_ACTION_TEXT.split())
+
+# The same in Chinese, as words of two characters (the index reads Han text one character a
+# word, and a character alone is often a word of its own: 理 of 管理, 复 of 复制): 处理
+# (handle), 解决 (resolve), 修复 (fix), 步骤 (steps), 问题 (problem), 办法/方法 (way), 怎么办
+# (what to do), 应该 (should). "PAY-4097 怎么处理" is "PAY-4097": before, 处 and 理 outvoted the
+# code (21% of the query).
+CHINESE_ACTION_PHRASES = (
+    "怎么办",
+    "处理",
+    "解决",
+    "修复",
+    "步骤",
+    "问题",
+    "办法",
+    "方法",
+    "应该",
+)
