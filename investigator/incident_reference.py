@@ -81,7 +81,8 @@ class IncidentReading(BaseModel):
 
     words: str
     taken: str | None = None
-    # open_at_as_of | only_before_as_of | several_open | several_before | none
+    # open_at_as_of | only_before_as_of | several_open | several_before | none | unread
+    # (`unread`: the read of the incidents failed, so nothing is known of them)
     why: str
     candidates: list[IncidentCandidate] = Field(default_factory=list)
     more: bool = False  # more incidents fit than are listed
@@ -96,6 +97,13 @@ class IncidentReading(BaseModel):
                 else "the only incident started by as_of"
             )
             return f"'{self.words}' is taken as {chosen}: {where}"
+        if self.why == "unread":
+            # A read that did not finish says nothing of the incidents: never "none".
+            return (
+                f"'{self.words}' is not placed: the read of the incidents started by as_of did "
+                "not finish (see Reads), so which incident it means is unknown, not absent; "
+                "ask again, or name the incident or the service with --service"
+            )
         if not self.candidates:
             return (
                 f"'{self.words}' names no incident: none you may read had started by as_of "

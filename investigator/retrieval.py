@@ -2054,8 +2054,14 @@ class RetrievalLoop:
                     or metric_incident_words(self.inp.question)
                     or "the incident"
                 )
-                reading = read_the_incident(
-                    words, self._tied_at_as_of(read_rows, anchors=False), truncated=result.truncated
+                reading = (
+                    IncidentReading(words=words, why="unread")
+                    if call.record.error
+                    else read_the_incident(
+                        words,
+                        self._tied_at_as_of(read_rows, anchors=False),
+                        truncated=result.truncated,
+                    )
                 )
                 outcome.incident_reading = reading
                 if reading.taken is not None:

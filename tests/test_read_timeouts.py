@@ -140,3 +140,28 @@ def test_a_larger_read_timeout_reads_as_before(
     assert result.code == 0, result
     assert "team:payments-platform OWNS svc:payment-api" in result.out
     assert "Reads " not in result.out
+
+
+def test_the_incident_is_not_said_absent_when_its_read_failed(
+    demo_graph: neo4j.Driver, cli_env, invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    # Before: the Incident line said "'the incident' names no incident: none you may read had
+    # started by as_of" when the read of the incidents timed out (seen on a cold server), under
+    # a Reads line saying the reads were unknown: the report stated an absence it never read.
+    question = "how long did it take to detect the incident?"
+    flags = ("--as-of", "2026-07-23T10:30:00Z", "--subject", "acme/user:bob")
+    monkeypatch.setenv("INVESTIGATOR_READ_TIMEOUT", "0.000001")
+    result = invoke("investigate", question, *flags)
+    assert result.code == 0, result
+    [line] = [line for line in result.out.splitlines() if line.startswith("Incident ")]
+    assert "names no incident" not in line and "none you may read" not in line, line
+    assert "unknown, not absent" in line and "did not finish" in line, line
+
+    # With the time to read, the same words are the incident open at as_of.
+    monkeypatch.setenv("INVESTIGATOR_READ_TIMEOUT", "120")
+    result = invoke("investigate", question, *flags)
+    assert result.code == 0, result
+    assert (
+        "Incident   'the incident' is taken as inc:2026-07-23-payments (Payments authorization "
+        "failures 2026-07-23, 2026-07-23T10:02:38Z to "
+    ) in result.out, result.out
