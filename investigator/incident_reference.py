@@ -128,7 +128,10 @@ def read_the_incident(
             incident_id=row.element.element_id,
             name=row.element.name,
             started_at=instant_of(row.context.get("started_at")),
-            resolved_at=instant_of(row.context.get("resolved_at")),
+            # Open at as_of: its later resolution is not said (the answer is as of as_of).
+            resolved_at=None
+            if row.context.get("open") is True
+            else instant_of(row.context.get("resolved_at")),
             open=row.context.get("open") is True,
         )
         for row in rows

@@ -81,7 +81,14 @@ def test_the_outage_while_it_is_open_and_before_it_began(  # type: ignore[no-unt
     )
     assert doc["incident_reading"]["taken"] == FIRST
     assert doc["incident_reading"]["why"] == "open_at_as_of"
-    assert "the only incident open at as_of" in report
+    # Open at as_of: its resolution at 11:00, after as_of, is not said (before: "10:02:00Z to
+    # 2026-11-11T11:00:00Z): the only incident open at as_of", an end not yet happened).
+    assert (
+        "(TPS reports failing 2026-11-11, 2026-11-11T10:02:00Z to open): the only incident "
+        "open at as_of"
+    ) in report, report
+    assert doc["incident_reading"]["candidates"][0]["resolved_at"] is None
+    assert "11:00:00Z" not in report.split("Claims", 1)[0], report
     assert doc["verdict"] == "likely"
     # Before the incident began no incident can be meant: said, not guessed, `partial`.
     doc, report = _run(
