@@ -189,6 +189,18 @@ def _report_timelines(evidence: Sequence[Evidence]) -> list[Claim]:
     return out
 
 
+def _no_window_gap(as_of: datetime, so: str) -> MissingEvidence:
+    """The required gap of a timeline (or a response time) with no incident started and no
+    error first seen by as_of: `so` says what cannot be given."""
+    return MissingEvidence(
+        evidence_type="timeline",
+        intents=[Intent.TIMELINE.value],
+        description=f"no incident started and no error first seen by as_of "
+        f"{iso_utc(as_of)} was found that the subject may read: {so} "
+        "(name the incident, error code or service if one was meant)",
+    )
+
+
 def timeline_claims(
     evidence: Sequence[Evidence], as_of: datetime
 ) -> tuple[list[Claim], list[MissingEvidence]]:
@@ -198,15 +210,7 @@ def timeline_claims(
     firsts = _with(evidence, "error_first_seen")
     window = _window(incidents, firsts, as_of)
     if window is None:
-        return [], [
-            MissingEvidence(
-                evidence_type="timeline",
-                intents=[Intent.TIMELINE.value],
-                description=f"no incident started and no error first seen by as_of "
-                f"{iso_utc(as_of)} was found that the subject may read: no timeline to list "
-                "(name the incident, error code or service if one was meant)",
-            )
-        ]
+        return [], [_no_window_gap(as_of, "no timeline to list")]
     start, end, still_open = window
     earliest = {
         "deployment_time": shift(start, -DEPLOY_LOOKBACK),
@@ -298,15 +302,7 @@ def response_metric_claims(
     incidents = [ev for ev in _with(evidence, "incident_report") if ev.type == "Incident"]
     window = _window(incidents, _with(evidence, "error_first_seen"), as_of)
     if window is None:
-        return [], [
-            MissingEvidence(
-                evidence_type="timeline",
-                intents=[Intent.TIMELINE.value],
-                description=f"no incident started and no error first seen by as_of "
-                f"{iso_utc(as_of)} was found that the subject may read: no response time "
-                "can be measured (name the incident, error code or service if one was meant)",
-            )
-        ]
+        return [], [_no_window_gap(as_of, "no response time can be measured")]
     start, end, still_open = window
     incident = _incident_of_window(incidents, as_of)
     services = {
