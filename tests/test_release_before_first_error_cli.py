@@ -70,3 +70,22 @@ def test_after_the_first_error_the_code_gives_the_service(  # type: ignore[no-un
     texts = _statements(doc)
     assert any(t.startswith("PAY-4097 was first seen 38 s after release") for t in texts), texts
     assert not any("is read as the one asked about" in n for n in doc["search_notes"])
+
+
+@pytest.mark.parametrize("as_of", ["2026-07-23T10:01:00Z", "2026-07-23T10:02:00Z"])
+def test_no_error_yet_draws_no_correlation_and_the_mechanism_gap_says_so(  # type: ignore[no-untyped-def]
+    demo_graph, cli_env, invoke, as_of: str
+) -> None:
+    # Naming no error code: before, the claims said "no time correlation can be drawn yet"
+    # while the mechanism gap said "the correlation is in time only" (one not drawn).
+    result = invoke(
+        "investigate", "did the release cause it?", "--subject", "acme/user:bob",
+        "--as-of", as_of, "--json",
+    )  # fmt: skip
+    assert result.code == 0, result
+    doc = json.loads(result.out)
+    assert any("no time correlation can be drawn yet" in s for s in _statements(doc)), doc
+    [gap] = [g for g in doc["missing_evidence"] if g["evidence_type"] == "mechanism"]
+    assert "in time only" not in gap["description"], gap
+    assert gap["description"].startswith("no mechanism is weighed: no correlation is drawn"), gap
+    assert doc["verdict"] == "uncertain"

@@ -181,6 +181,9 @@ class _Correlation(BaseModel):
     claims: list[Claim] = Field(default_factory=list)
     confounders: list[Confounder] = Field(default_factory=list)
     missing: list[MissingEvidence] = Field(default_factory=list)
+    # False when no error after the release is known: no correlation was drawn at all, so
+    # the mechanism gap must not speak of one "in time only".
+    drawn: bool = True
 
 
 def _sightings(firsts: Sequence[Evidence]) -> list[tuple[datetime, Evidence]]:

@@ -819,6 +819,7 @@ def derive_claims(
     reports, _ = _mechanisms_of_asked_errors(_cause_reports(evidence), firsts, question)
     reports, _ = _hindsight(reports, firsts, question, errors_later, as_of)
     correlation_gaps: list[MissingEvidence] = []
+    correlation_drawn = True
     if Intent.DEPLOYMENT_CORRELATION in intent_set:
         correlation = _correlation(
             evidence,
@@ -838,6 +839,7 @@ def derive_claims(
             asked=services_read,
         )
         verdict, confounders = correlation.verdict, correlation.confounders
+        correlation_drawn = correlation.drawn
         claims.extend(correlation.claims)
         claims.extend(_taken_release_facts(correlation.claims, evidence, releases_taken, as_of))
         correlation_gaps = correlation.missing
@@ -1189,7 +1191,11 @@ def derive_claims(
                 evidence_type="mechanism",
                 intents=[Intent.DEPLOYMENT_CORRELATION.value],
                 description="no mechanism evidence (rollback or controlled comparison, "
-                "config diff): the correlation is in time only",
+                "config diff): the correlation is in time only"
+                if correlation_drawn
+                # No error after the release is known: there is no correlation to weigh.
+                else "no mechanism is weighed: no correlation is drawn, no error first seen "
+                "after the release being known at as_of",
                 required=False,
             )
         )

@@ -134,6 +134,7 @@ def _no_first_error_yet(
                 intent,
             ),
         ],
+        drawn=False,
     )
 
 
@@ -364,7 +365,7 @@ def _only_errors_before(
             intent,
         )
     )
-    return _Correlation(verdict=Verdict.UNCERTAIN, claims=claims)
+    return _Correlation(verdict=Verdict.UNCERTAIN, claims=claims, drawn=False)
 
 
 def _named_release_missing(
