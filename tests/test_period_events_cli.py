@@ -38,7 +38,7 @@ def _run(invoke, question: str, *args: str) -> dict:  # type: ignore[no-untyped-
 
 
 def _events(doc: dict) -> list[str]:  # type: ignore[type-arg]
-    """Which of the day's events each claim states, in the answer's order."""
+    """The day's events the claims state, in the answer's order."""
     out = []
     for claim in doc["claims"]:
         assert claim["evidence_ids"], claim  # bound to its evidence
