@@ -464,6 +464,103 @@ def _incident_end(at: Sequence[ReferenceTime], admitted: Sequence[Any]) -> datet
     return max(ends, default=None)
 
 
+# "What happened yesterday?", "anything happen overnight?", "what went on on 2026-07-23?",
+# "timeline of yesterday", 昨天发生了什么: once its time words are blanked, nothing but the ask
+# for events is left (no place, service, incident or code named).
+_PERIOD_EVENTS_ASKED = LazyPattern(
+    r"^\s*(?:(?:so|and|ok|okay|hey)[,\s]+)?(?:"
+    r"what(?:'s|\u2019s|\s+has|\s+have)?\s+(?:(?:else|exactly|all|really)\s+)?"
+    r"(?:happened|happen|went\s+on|gone\s+on|occurred|went\s+down|been\s+happening)|"
+    r"(?:did|has)?\s*(?:anything|something)\s+(?:(?:else|interesting|notable|bad)\s+)?"
+    r"(?:happen(?:ed)?|go\s+on|went\s+on|occur(?:red)?|break|broke)|"
+    r"(?:show\s+me\s+|give\s+me\s+)?(?:the\s+|a\s+)?"
+    r"(?:time[- ]?line|events?|sequence\s+of\s+events)(?:\s+(?:of|for|from))?"
+    r")\s*[?？.!]*\s*$|"
+    r"^\s*(?:都|有)?(?:发生了(?:什么|啥)(?:事(?:情)?)?|出了(?:什么|啥)事)\s*[?？。!！]*\s*$",
+    re.IGNORECASE,
+)
+# Time words are recognized the same at any as_of; one fixed instant blanks "today" too.
+_ANY_AS_OF = datetime(2000, 1, 1, tzinfo=EARLIEST.tzinfo)
+
+
+_AN_EVENTS_CLAUSE = LazyPattern(
+    r"\s*(?:when|while|whilst|as|after|before|since|until|once)\b", re.IGNORECASE
+)
+
+
+def asks_period_events(question: str) -> bool:
+    """Whether the question asks what happened in a period its words name, naming nothing
+    else ("what happened yesterday?", "what went on on 2026-07-23?"): the tenant's events
+    of the period (incidents, alert firings, releases and changes) are the answer."""
+    if not _PERIOD_EVENTS_WORD.search(question):
+        return False  # most questions: their time words are not parsed for this
+    said = time_references(question, _ANY_AS_OF)
+    if said.event is not None or said.event_words:
+        return False  # "what happened then?", "... during the incident": an event's time
+    if not (said.named or said.relative or said.unresolved or said.explicit):
+        return False  # "what happened?": no period named
+    if any(_AN_EVENTS_CLAUSE.match(w) for w in said.unresolved):
+        return False  # "what happened when the release was rolled back?": an event's time
+    if extract_mentions(question).texts():
+        return False
+    return bool(_PERIOD_EVENTS_ASKED.match(_without_time_words(question, said)))
+
+
+_PERIOD_EVENTS_WORD = LazyPattern(
+    r"\b(?:happen\w*|went\s+on|gone\s+on|occur\w*|went\s+down|broke|break|time[- ]?lines?|"
+    r"events?)\b|发生|出了",
+    re.IGNORECASE,
+)
+
+
+def _period_events_rule(question: str, found: set[Intent]) -> None:
+    """ "What happened yesterday?" naming nothing: the period's incidents (an incident list),
+    its alert firings anywhere and its releases and changes, each read as its own question
+    reads them. Before, it was an entity lookup of the words 'happened yesterday'."""
+    if asks_period_events(question):
+        found.clear()
+        found.update({Intent.INCIDENT_LIST, Intent.ALERT_FIRING, Intent.CHANGE_HISTORY})
+
+
+def period_events_steps(inp: PlanInput, intents: Sequence[Intent]) -> list[PlanStep]:
+    """Round one of a "what happened <period>?" question naming nothing: the period's
+    incidents, alert firings anywhere, and releases and changes, as the later rounds would
+    read them (those skip a step already run); [] for another question."""
+    if not asks_period_events(inp.question):
+        return []
+    incidents = period_events_incident_step(inp, (), ())
+    return [
+        *firings_anywhere_steps(intents, inp, (), ()),
+        *([incidents] if incidents is not None else []),
+        *period_change_steps(
+            intents,
+            time_references(inp.question, inp.as_of, spans=asks_changes(intents)),
+            as_of=inp.as_of,
+            focus=(),
+            event_period=event_change_period(intents, inp.question, inp.as_of, ()),
+        ),
+    ]
+
+
+def period_events_incident_step(
+    inp: PlanInput,
+    refs: Sequence[ReferenceTime],
+    late: Sequence[ReferenceTime],
+    admitted: Sequence[Any] = (),
+) -> PlanStep | None:
+    """The incidents of a "what happened <period>?" question: those open in the same period
+    its firings are read over (`firing_list_bounds`: a written day "on 2026-07-23" too);
+    None when the period starts after as_of."""
+    bounds = firing_list_bounds(inp.question, inp.as_of, refs, late, admitted)
+    if bounds is None:
+        return None
+    return _step(
+        "incidents_in_period",
+        {"from": _iso(bounds[0]), "to": _iso(bounds[1])},
+        "incident_report",
+    )
+
+
 def firings_anywhere_steps(
     intents: Sequence[Intent | str],
     inp: PlanInput,
@@ -1673,6 +1770,7 @@ def _intents_of(question: str) -> tuple[set[Intent], bool]:
     _escalation_rule(question, found)
     _change_cause_rule(question, found)
     _action_decision_rule(question, found)
+    _period_events_rule(question, found)
     if not found and _asks_only_about_alerts(question):
         # On-call pastes the alert that paged ("KubeAPIDown", "[FIRING:1] etcdNoLeader") or
         # names it with no other ask ("help with X", "alert X is paging me", "X what now"):
@@ -2213,7 +2311,9 @@ def linking_steps(mentions: Mentions, service_id: str | None, question: str) -> 
         # kind noun ("the broken service") must not be what links one.
         informative = [w for w in informative if w.lower() not in KIND_NOUNS] or informative
     words = " ".join(informative or all_words)[:500]
-    if words.strip():
+    # "What went on on 2026-07-23?": its words are time words only; the period's reads are
+    # round one (`period_events_steps`), a text hit on the date no event of it.
+    if words.strip() and not asks_period_events(question):
         steps.append(
             PlanStep(
                 step_id="fulltext-1",
@@ -2492,6 +2592,7 @@ class DeterministicPlanner:
         )
         steps += named_release_lookup_steps(intents, mentions)
         steps += unnamed_change_steps(intents, inp.question, inp.service_id, inp.as_of)
+        steps += period_events_steps(inp, intents)
         return self.plan(inp, intents, known, steps)
 
     def plan(
@@ -3409,7 +3510,12 @@ def followup_steps(
         *(
             [step]
             if Intent.INCIDENT_LIST.value in {str(i) for i in intents}
-            and (step := incident_list_step(inp.question, inp.as_of)) is not None
+            and (
+                step := period_events_incident_step(inp, refs, late, gate.admitted)
+                if asks_period_events(inp.question)
+                else incident_list_step(inp.question, inp.as_of)
+            )
+            is not None
             else []
         ),
         *timeline_steps(intents, known, as_of=inp.as_of, focus=focus),

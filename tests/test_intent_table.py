@@ -135,7 +135,7 @@ TABLE: list[tuple[str, str]] = [
     ("tell me about svc:ledger", "entity_lookup"),
     ("checkout?", "entity_lookup"),
     ("hikaricp pool exhausted", "entity_lookup"),
-    ("what happened last week", "entity_lookup"),
+    ("what happened last week", "alert_firing change_history incident_list"),
     ("Wem gehörte payment-api?", "entity_lookup"),
     ("PAY-4097 之前改了什么？", "change_history"),
     ("谁负责 payment-api？", "ownership_at_time"),

@@ -143,6 +143,7 @@ from investigator.planner import (
     asks_changes_naming_nothing,
     asks_firings_anywhere,
     asks_incident_duration,
+    asks_period_events,
     asks_severity_change,
     errors_read_only_for_then,
     extract_mentions,
@@ -173,6 +174,7 @@ from investigator.runbook_sections import (
     runbook_steps,
 )
 from investigator.timeline import (
+    ALERT_TIME_KEYS,
     CHANGE_TIME_KEYS,
     DEPLOY_TIME_KEYS,
     EPISODE,
@@ -1282,10 +1284,15 @@ def derive_claims(
     # text). Before (h29-claims), only a period's answer did; any other sorted its releases
     # by their text, `crowd-10` before `crowd-2`. Claims are not in the pack: its hash holds.
     change_times = _change_times(evidence)
+    # "What happened yesterday?": the period's incidents, firings, releases and changes are
+    # one timeline, in time order across their intents.
+    period_events = asks_period_events(question or "")
+    if period_events:
+        change_times = {**change_times, **_firing_times(evidence)}
     ordered = sorted(
         unique.values(),
         key=lambda c: (
-            c.intent,
+            "" if period_events else c.intent,
             timeline_order.get(c.claim_id, -1),
             rank[c.epistemic_status],
             *_claim_time_key(c, change_times),
@@ -1321,6 +1328,17 @@ def _change_times(evidence: Sequence[Evidence]) -> dict[str, tuple[datetime, str
         if at is not None:
             times[ev.evidence_id] = (at, ev.element_id)
     return times
+
+
+def _firing_times(evidence: Sequence[Evidence]) -> dict[str, tuple[datetime, str]]:
+    """(when it fired, record id) of each alert firing read, by evidence id: a "what
+    happened <period>?" answer places its firings among the period's other events."""
+    return {
+        ev.evidence_id: (at, ev.element_id)
+        for ev in evidence
+        if ev.element_id.startswith("FIRED_ON|")
+        and (at := instant(ev, ALERT_TIME_KEYS)) is not None
+    }
 
 
 def _claim_time_key(

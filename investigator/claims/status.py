@@ -7,11 +7,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from investigator.change_period import written_change_period
 from investigator.claims.model import Claim, EpistemicStatus
 from investigator.claims.wording import _claim, _human, _instant, _label, _with
 from investigator.context_graph.models import ToolCallRecord
 from investigator.evidence import Evidence, iso_utc
-from investigator.planner import asks_deploy_safety, asks_open_incidents_anywhere
+from investigator.planner import (
+    asks_deploy_safety,
+    asks_open_incidents_anywhere,
+    asks_period_events,
+)
 from investigator.rubric import Intent, MissingEvidence
 from investigator.timeline import (
     ALERT_TIME_KEYS,
@@ -29,6 +34,22 @@ def cut_incident_lists(calls: Sequence[ToolCallRecord]) -> list[tuple[str, str, 
             for c in calls
             if c.template_id == "incidents_in_period" and c.truncated
         }
+    )
+
+
+def _written_list_span(question: str, as_of: datetime) -> str | None:
+    """The day a "what happened on 2026-07-22?" question writes, as its incidents were read
+    (`planner.period_events_incident_step`): "from <start> to <end> ('on 2026-07-22')"; None
+    for another question (an incident list of a written day keeps its reading)."""
+    if not asks_period_events(question):
+        return None
+    written = written_change_period(
+        time_references(question, as_of, spans=True), as_of, releases_only=False
+    )
+    if written is None or written.start > as_of:
+        return None
+    return (
+        f"from {iso_utc(written.start)} to {iso_utc(min(written.end, as_of))} ({written.words!r})"
     )
 
 
@@ -52,6 +73,7 @@ def _incident_list_claims(
         )
     else:
         span = f"at as_of {iso_utc(as_of)}" if now_only else f"by as_of {iso_utc(as_of)}"
+        span = _written_list_span(question, as_of) or span
     rows: list[tuple[datetime, str, Evidence]] = []
     for ev in evidence:
         if ev.type != "Incident" or not (ev.template or "").startswith("incidents_in_period@"):
