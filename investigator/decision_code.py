@@ -43,10 +43,12 @@ DECISION_MODULES = (
     "runbook_period",
     "runbook_search",
     "runbook_sections",
+    "runbook_text_time",
     "session",
     "spelling",
     "stop_words",
     "tenant_records",
+    "terminal",
     "timeline",
     "untrusted_text",
 )

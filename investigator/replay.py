@@ -1262,6 +1262,8 @@ class _Replayer:
                 as_of=_parse_time(self.run.get("as_of")),
                 known_at=_parse_time(self.run.get("known_at")),
                 known_at_asked=bool(options.get("known_at_asked", False)),
+                # A TEXT placed at the start of the incident it names: read again as recorded.
+                incident_words=options.get("incident_words") or None,
             )
         except (ValueError, TypeError, AttributeError) as exc:
             self.add("rerun_failed", f"the recorded lookup does not parse: {str(exc)[:200]}", 0)

@@ -71,7 +71,8 @@ from investigator.entity_suggestions import (
     rank_suggestions,
     suggestion_queries,
 )
-from investigator.evidence import Evidence, Rejection, RejectionReason
+from investigator.errors import NotAuthorized
+from investigator.evidence import Evidence, Rejection, RejectionReason, normalise_rows
 from investigator.gate import GatePolicy, version_chains
 from investigator.invisible_marks import without_invisible_marks
 from investigator.ownership_history import RECORDS_TEMPLATE, corrections_at, services_to_check
@@ -123,12 +124,24 @@ from investigator.runbook_sections import (
     pointer_text,
     runbook_steps,
 )
-from investigator.session import RunSession, RunSpec
+from investigator.runbook_text_time import (
+    CLI_AS_OF,
+    AsOfArgument,
+    TextTime,
+    incident_not_placed_note,
+    incident_placed_note,
+    incident_words,
+)
+from investigator.session import RunSession, RunSpec, load_subject_for
 from investigator.tenant_records import notes_when_nothing_read
+from investigator.timeline import incident_start_named, time_references
 
 # Purposes a lookup may run under, most specific first; the first one the subject's
 # Principal allows is used unless the caller names one.
 LOOKUP_PURPOSES = ("runbook_lookup", "incident_investigation")
+# A TEXT naming an incident with no purpose asked: read under the first of these the subject
+# holds (incident records are for investigations; `runbook_lookup` often reads none).
+INCIDENT_PURPOSES = ("incident_investigation", "runbook_lookup")
 MAX_TARGET_LENGTH = 200
 # Free text is what on-call pastes (an alert's description, a log line, several lines): it is
 # read for at most MAX_TERMS informative words (runbook_search), so it may be longer.
@@ -182,6 +195,11 @@ class RunbookQuery(BaseModel):
     as_of_from: Literal["given", "text", "now"] | None = None
     as_of_words: str | None = None
     time_note: str | None = None
+    # The TEXT's words naming the incident whose start `as_of` is ("during the PAY-4097
+    # incident", `RunbookLookup.incident_time`): the run reads that incident again, so its
+    # record holds the read the time came from (recorded in the run's options; replay
+    # passes it back). None: as_of is not an incident's start.
+    incident_words: str | None = None
 
     @field_validator("value")
     @classmethod
@@ -975,6 +993,7 @@ class RunbookLookup:
                     "value": query.value,
                     # Recorded only when said, so a run without it records what it did before.
                     **({"known_at_asked": True} if _known_at_asked(query) else {}),
+                    **({"incident_words": query.incident_words} if query.incident_words else {}),
                 },
             ),
             executor=self.executor,
@@ -994,7 +1013,10 @@ class RunbookLookup:
                 )
             )
             run = _Lookup(session)
+            unconfirmed = self._incident_unconfirmed(run, query)
             answer = self._answer(run, query)
+            if unconfirmed is not None:
+                answer.note = "; ".join(n for n in (answer.note, unconfirmed) if n)
             answer.untrusted_rules = untrusted_rule_texts(run.named_rules)
             found = answer.runbook is not None
             if not found:  # nothing read at all: said when the tenant holds no record
@@ -1008,6 +1030,53 @@ class RunbookLookup:
                 answer,
             )
         return answer
+
+    def incident_time(
+        self,
+        timed: TextTime,
+        text: str | None,
+        subject_id: str,
+        purpose: str | None,
+        known_at: datetime | None,
+        argument: AsOfArgument = CLI_AS_OF,
+    ) -> TextTime:
+        """A TEXT lookup with no as_of whose text names an incident ("during the PAY-4097
+        incident", "for the payments incident"): at that incident's start, as `investigate`
+        reads the words, when the subject may read it (the read is Cypher under its
+        tenant, labels and purpose; the lookup's run reads it again and records it).
+        Otherwise `timed` (an incident the subject cannot read: at now, said so)."""
+        words = incident_words(text) if timed.as_of_from == "now" else None
+        if words is None or text is None:
+            return timed
+        now = datetime.now(UTC)
+        try:
+            purposes = (purpose,) if purpose is not None else INCIDENT_PURPOSES
+            subject = load_subject_for(self.executor, subject_id, purposes)
+        except NotAuthorized:
+            return timed  # the lookup refuses it, and records the refusal
+        result = self.executor.run(_incidents_step(now), subject, known_at or now)
+        found = _incident_named(_incident_rows(result), now, words, text)
+        if found is None:
+            return TextTime(None, incident_not_placed_note(words, argument), "now")
+        at, name, incident = found
+        note = incident_placed_note(words, at, incident or name, argument)
+        chosen = subject.purpose if purpose is None else None
+        return TextTime(at, note, "text", f"{words!r}, the incident's start", words, chosen)
+
+    def _incident_unconfirmed(self, run: _Lookup, query: RunbookQuery) -> str | None:
+        """Read in the run the incident a TEXT's as_of was placed at (recorded, so replay
+        re-reads it); what to say when it no longer starts at as_of (None: it does)."""
+        words = query.incident_words
+        if not words:
+            return None
+        candidates = run.stage([_incidents_step(query.as_of)])[0]
+        found = _incident_named(candidates, query.as_of, words, query.value)
+        if found is not None and found[0] == query.as_of:
+            return None
+        return (
+            f"the incident {words!r} named is not read as starting at as_of in this run: "
+            "give --as-of for the time meant"
+        )
 
     def _answer(self, run: _Lookup, query: RunbookQuery) -> RunbookAnswer:
         session = run.session
@@ -2181,6 +2250,102 @@ class RunbookLookup:
         if not found:
             return None
         return found[0].sentence()
+
+
+# The incidents a TEXT naming one is placed among (`incidents_at`'s row cap).
+_INCIDENT_READ_LIMIT = 10
+
+
+def _incidents_step(at: datetime) -> PlanStep:
+    """The read of the incidents started by `at` a TEXT naming one is placed by."""
+    return PlanStep.model_validate(
+        {
+            "step_id": "text-incident",
+            "template_id": "incidents_at",
+            "params": {"at": at.isoformat()},
+            "evidence_type": "incident_report",
+            "limit": _INCIDENT_READ_LIMIT,
+        }
+    )
+
+
+def _incident_rows(result: ToolResult) -> list[Evidence]:
+    return normalise_rows(
+        result.rows, channel=result.template_id, tool_call_id="text-incident", template=result.ref
+    )
+
+
+def _incident_named(
+    evidence: list[Evidence], at: datetime, words: str, text: str
+) -> tuple[datetime, str, str | None] | None:
+    """The incident a TEXT's incident words name, started by `at`: the one they name, else
+    the one of the error code the text names ("were we supposed to follow for PAY-4097"),
+    else the latest (as `investigate` reads "during the incident")."""
+    codes = time_references(text).codes
+    if codes and not any(c.casefold() in words.casefold() for c in codes):
+        words = f"{words} the {codes[0]} incident"  # the code names the incident meant
+    return incident_start_named(evidence, at, words)
+
+
+def with_text_time(query: RunbookQuery, timed: TextTime) -> RunbookQuery:
+    """`query` at the time `RunbookLookup.incident_time` placed it (as it was when that
+    did not move it)."""
+    if timed.incident_words is None and timed.note == query.time_note:
+        return query
+    return query.model_copy(
+        update={
+            "as_of": timed.at or query.as_of,
+            "as_of_from": timed.as_of_from,
+            "as_of_words": timed.words,
+            "time_note": timed.note,
+            "incident_words": timed.incident_words,
+            "purpose": timed.purpose or query.purpose,
+        }
+    )
+
+
+def incident_purpose_note(answer: RunbookAnswer, timed: TextTime) -> str | None:
+    """Why a lookup placed at an incident's start runs under another purpose than
+    `runbook_lookup` (None: it does not, or not for that)."""
+    if timed.purpose is None or answer.purpose == LOOKUP_PURPOSES[0]:
+        return None
+    return (
+        f"the text names an incident, read under {answer.purpose} (incident records are "
+        f"for it); give --purpose {LOOKUP_PURPOSES[0]} for a lookup at now without it"
+    )
+
+
+def incident_time_note(answer: RunbookAnswer, timed: TextTime) -> str | None:
+    """The card's Time line (and `--json`'s `time_note`): what became of the text's time
+    words, and beside an incident's start the version in force now when another."""
+    now = in_force_now_note(answer) if timed.incident_words else None
+    if now is None or timed.note is None:
+        return timed.note
+    # Before "; --as-of sets another time", which ends the note.
+    head, sep, tail = timed.note.rpartition("; ")
+    return f"{head}; {now}{sep}{tail}" if sep else f"{timed.note}; {now}"
+
+
+def in_force_now_note(answer: RunbookAnswer) -> str | None:
+    """Beside a card placed at an incident's start: the version of its runbook in force at
+    the lookup's known_at (now) when another than the one shown, read from the versions it
+    rejected as not yet valid at as_of; None when none is."""
+    rb = answer.runbook
+    if rb is None:
+        return None
+    later = [
+        (r.valid_from, r)
+        for r in answer.rejected
+        if r.reason is RejectionReason.REJECTED_TEMPORAL
+        and r.element_id.partition("@")[0] == rb.id.partition("@")[0]
+        and r.valid_from is not None
+        and answer.as_of < r.valid_from <= answer.known_at
+    ]
+    if not later:
+        return None
+    since, now = max(later, key=lambda pair: pair[0])
+    version = f"v{now.version}" if isinstance(now.version, int) else str(now.version or "")
+    return f"in force now: {version} ({now.element_id}, since {iso_utc(since)})"
 
 
 def _severities(rows: list[Evidence], name: str, severity: str) -> list[str]:

@@ -20,7 +20,7 @@ from typing import Literal
 from investigator.evidence import iso_utc
 from investigator.lazy_pattern import LazyPattern
 from investigator.terminal import one_line
-from investigator.timeline import time_references, zone_not_read
+from investigator.timeline import AnchorEvent, time_references, zone_not_read
 
 # Where a lookup's as_of came from, in the run's words (investigator/context_graph/
 # run_times.py, `CtxRun.as_of_from`): `given` (`--as-of`, the tool's `as_of`), `text` (one
@@ -56,6 +56,13 @@ class TextTime:
     note: str | None
     as_of_from: AsOfFrom
     words: str | None = None
+    # The words naming an incident whose start `at` is ("during the PAY-4097 incident"),
+    # read by the lookup's run (`RunbookQuery.incident_words`); None: not an incident's.
+    incident_words: str | None = None
+    # The purpose the incident was read under when the lookup is to run under it (no
+    # purpose asked: `runbook_lookup` reads no incident record, `incident_investigation`
+    # does); None: the lookup's own choice.
+    purpose: str | None = None
 
 
 def lookup_time(
@@ -178,3 +185,43 @@ def _then_as_a_time(text: str) -> bool:
         if _IF.search(text, start, m.start()) is None:
             return True
     return False
+
+
+def incident_words(text: str | None) -> str | None:
+    """The words of a TEXT that place it at an incident's start, as `investigate` reads them
+    ("during the PAY-4097 incident", "rollback steps for the payments incident", "what were
+    we supposed to follow"), when they are its only time words; None otherwise (a time
+    written beside them, "before the incident", "two hours after the incident")."""
+    if text is None:
+        return None
+    refs = time_references(text)
+    if (
+        refs.event is not AnchorEvent.INCIDENT_START
+        or refs.side is not None
+        or refs.offset is not None
+        or refs.named
+        or refs.unresolved
+        or refs.relative
+        or not refs.event_words
+    ):
+        return None
+    return refs.event_words
+
+
+def incident_placed_note(
+    words: str, at: datetime, incident: str, argument: AsOfArgument = CLI_AS_OF
+) -> str:
+    """The Time line of a lookup placed at the start of the incident its text names."""
+    return (
+        f"{words!r} read as {iso_utc(at)}, the incident's start ({one_line(incident, 80)}); "
+        f"{argument.name} sets another time"
+    )
+
+
+def incident_not_placed_note(words: str, argument: AsOfArgument = CLI_AS_OF) -> str:
+    """The Time line when the incident the text names is none the subject may read."""
+    return (
+        f"not placed: {words!r} in the text names no incident this subject may read that "
+        f"started by now; the {argument.answer} is at now. Give {argument.give} (ISO-8601 "
+        "with a zone) for the version in force then"
+    )

@@ -2248,6 +2248,16 @@ def _incident_start(
     return max(starts) if starts else None
 
 
+def incident_start_named(
+    evidence: Sequence[Evidence], as_of: datetime, words: str | None = None
+) -> tuple[datetime, str, str | None] | None:
+    """(start, name, incident id) of the incident `words` name among the incident records
+    of `evidence` ("during the PAY-4097 incident", "for the payments incident"), else of the
+    latest one started by `as_of`; None: none that the words name started by then. As
+    `investigate` places the incident's start (a runbook lookup's TEXT reads it too)."""
+    return _incident_start(evidence, as_of, words)
+
+
 def _incident_before(
     evidence: Sequence[Evidence], episode: Sequence[_Found | None], words: str | None = None
 ) -> _Found | None:

@@ -123,3 +123,40 @@ def test_http_runbook_lookup_reads_the_time_in_its_text(  # type: ignore[no-unty
     assert (doc["as_of"], doc["as_of_from"]) == ("2026-07-24T23:00:00Z", "text")
     assert doc["runbook"]["id"] == "runbook:payment-recovery@v3"
     assert doc["time_note"] == "from the text: '2026-07-25 01:00 +0200'; as_of sets another time"
+
+
+def test_stdio_runbook_lookup_naming_an_incident_is_at_its_start(  # type: ignore[no-untyped-def]
+    demo_graph, server_env
+) -> None:
+    """e32-qa C: served alike. Before, a text naming the incident was at now (v4), its
+    incident words said not used."""
+    got: dict[str, Any] = {}
+    text = "runbook we used during the PAY-4097 incident"
+
+    async def main() -> None:
+        async with stdio(server_env, "--subject", "acme/user:bob") as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            schema = tools["runbook_lookup"].output_schema
+            assert schema is not None
+            call = {"target": "text", "value": text}
+            got["doc"] = _checked(schema, await client.call_tool("runbook_lookup", call))
+            replayed = {"run_id": got["doc"]["run_id"]}
+            got["replay"] = ok(await client.call_tool("replay", replayed))
+        async with stdio(server_env, "--subject", "acme/user:carol") as client:
+            call = {"target": "text", "value": text}
+            got["carol"] = ok(await client.call_tool("runbook_lookup", call))
+
+    run_async(main)
+    doc = got["doc"]
+    assert (doc["as_of"], doc["as_of_from"]) == ("2026-07-23T10:02:38Z", "text")
+    assert doc["runbook"]["id"] == "runbook:payment-recovery@v3"
+    assert doc["time_note"] == (
+        "'during the PAY-4097 incident' read as 2026-07-23T10:02:38Z, the incident's start "
+        "(inc:2026-07-23-payments); in force now: v4 (runbook:payment-recovery@v4, since "
+        "2026-07-25T00:00:00Z); as_of sets another time"
+    )
+    assert got["replay"]["verified"] is True, got["replay"]
+    assert got["replay"]["as_of_words"] == "'during the PAY-4097 incident', the incident's start"
+    carol = got["carol"]
+    assert carol["as_of_from"] == "now" and carol["time_note"].startswith("not placed: "), carol
+    assert "inc:2026-07-23-payments" not in json.dumps(carol)

@@ -57,7 +57,7 @@ def runbook_target_problem(
     metavar="T",
     help=(
         "ISO-8601 time with a zone; the version valid then (default: one time written in "
-        "TEXT, else now)."
+        "TEXT, else the start of an incident TEXT names, else now)."
     ),
 )
 @click.option(
@@ -94,8 +94,10 @@ def runbook_command(
     Give exactly one of --service, --alert, --error-code or free TEXT (searched with the
     fulltext index; unquoted words are one text). The lookup is recorded as a run you can
     trace and replay. Without --as-of, one time written in TEXT ("... on 2026-07-23T10:05:00Z",
-    "before 2026-07-25") is the lookup's as-of, and the card says so; a time it cannot place
-    ("yesterday", a "then" asked about) is said not used (--json: as_of_from, time_note).
+    "before 2026-07-25") is the lookup's as-of, and the card says so; text naming an incident
+    ("during the PAY-4097 incident") is at its start, as investigate reads it, when the
+    subject may read it; a time it cannot place ("yesterday", a "then" asked about) is said
+    not used (--json: as_of_from, time_note).
 
     \b
     Examples:

@@ -27,6 +27,9 @@ from investigator.runbook_lookup import (
     RunbookLookup,
     RunbookQuery,
     RunbookVersion,
+    incident_purpose_note,
+    incident_time_note,
+    with_text_time,
 )
 from investigator.runbook_text_time import lookup_time
 from investigator.settings import resolve_connection
@@ -223,12 +226,14 @@ def render_card(
     as_of_from: AsOfFrom | None = None,
     as_of_words: str | None = None,
     known_at_given: bool = False,
+    purpose_why: str | None = None,
 ) -> str:
     """The short, readable card the on-call engineer sees (`subject`: tenant-qualified;
     `time_note`: what became of a time written in the TEXT, `runbook_text_time`; `purpose_asked`:
     the `--purpose` given, None when the lookup chose it; `as_of_from`, `as_of_words`: where
     as_of came from, said after it as `trace` says it, None: not said; `known_at_given`: a
-    `--known-at` was given)."""
+    `--known-at` was given; `purpose_why`: why the lookup chose its purpose, when for another
+    reason than the subject not holding `runbook_lookup`)."""
     lines: list[str] = []
     rb = answer.runbook
     untrusted = [r for r in answer.rejected if r.reason is _UNTRUSTED]
@@ -293,7 +298,9 @@ def render_card(
         # A future as_of is what today's records say of then, said as `investigate` says it
         # (a --known-at given earlier than as_of is a stale-known_at question: not here).
         lines += [f"Time      {note}" for note in future_as_of_notes(answer.as_of, answer.known_at)]
-    if purpose_asked is None and answer.purpose != LOOKUP_PURPOSES[0]:
+    if purpose_why is not None and purpose_asked is None:
+        lines.append(f"Purpose   {_clean(answer.purpose)}: {purpose_why}")
+    elif purpose_asked is None and answer.purpose != LOOKUP_PURPOSES[0]:
         # The documented fallback, visible: before, only the run's trace header showed it.
         lines.append(
             f"Purpose   {_clean(answer.purpose)}: the subject is not allowed "
@@ -381,7 +388,8 @@ def run_lookup(
     target = LookupTarget(target_name)
     # One time written in TEXT is the lookup's as_of when --as-of is not given, said so
     # (runbook_text_time.py, shared with the served tool).
-    timed = lookup_time((value or "") if target is LookupTarget.TEXT else None, asked)
+    text = (value or "") if target is LookupTarget.TEXT else None
+    timed = lookup_time(text, asked)
     when = asked or timed.at or datetime.now(UTC)
     try:
         query = RunbookQuery(
@@ -414,19 +422,27 @@ def run_lookup(
             recorder=RunRecorder(driver, ctx_database_from_env(settings.database)),
         )
         with first_question_note(driver, settings.database, "runbook lookup"):
+            # "during the PAY-4097 incident" with no --as-of: at its start, as investigate
+            # reads the words (runbook_lookup.RunbookLookup.incident_time).
+            timed = lookup.incident_time(
+                timed, query.value if text is not None else None, subject_id, purpose, known
+            )
+            query = with_text_time(query, timed)
             answer = lookup.lookup(query)
     finally:
         driver.close()
+    note = incident_time_note(answer, timed)
     if json_out:
-        click.echo(runbook_json(answer, timed.as_of_from, timed.note))
+        click.echo(runbook_json(answer, timed.as_of_from, note))
     else:
         card = render_card(
             answer,
             subject_id,
-            timed.note,
+            note,
             purpose,
             as_of_from=timed.as_of_from,
             as_of_words=timed.words,
             known_at_given=known is not None,
+            purpose_why=incident_purpose_note(answer, timed),
         )
         click.echo(card)

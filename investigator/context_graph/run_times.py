@@ -2,7 +2,8 @@
 `known_at`, each with where it came from, as `trace`, `runs` and `replay` say it.
 
 The run records (`CtxRun`, hashed into its chain and so covered by its anchor) `as_of_from`
-(`given`: `--as-of` or a served `as_of`; `text`: one time written in a runbook lookup's text;
+(`given`: `--as-of` or a served `as_of`; `text`: one time written in a runbook lookup's text,
+or the start of the incident it names;
 `now`: none given), `as_of_words` (the text's words it was read from) and `time_note` (what
 the answer said of the time words in the text), and `known_at_given`. Runs recorded before
 `as_of_from` was kept: an investigation's `as_of_given` (recorded since session 29) says

@@ -246,7 +246,12 @@ class ServingBackend:
         """`investigator runbook ... --json` for `subject`: for target `text` without
         `as_of`, one time written in the text is the lookup's as_of, as on the CLI's card
         (`as_of_from`, `time_note` say what became of it)."""
-        from investigator.runbook_lookup import LookupTarget, RunbookQuery
+        from investigator.runbook_lookup import (
+            LookupTarget,
+            RunbookQuery,
+            incident_time_note,
+            with_text_time,
+        )
 
         if given.target not in RUNBOOK_TARGETS:
             raise BadInput(f"target must be one of {', '.join(RUNBOOK_TARGETS)}")
@@ -274,8 +279,16 @@ class ServingBackend:
             )
         except ValidationError as exc:
             raise BadInput(first_error(exc)) from None
+        # "during the PAY-4097 incident" with no as_of: at its start, as on the CLI's card.
+        words = query.value if text is not None else None
+        timed = self._guard(
+            lambda: self.lookup.incident_time(
+                timed, words, str(subject), self.purpose, known_at, SERVED_AS_OF
+            )
+        )
+        query = with_text_time(query, timed)
         answer = self._guard(lambda: self.lookup.lookup(query))
-        return runbook_json(answer, timed.as_of_from, timed.note)
+        return runbook_json(answer, timed.as_of_from, incident_time_note(answer, timed))
 
     def trace(self, subject: SubjectRef, run_id: str, fmt: str = "json") -> str:
         """`investigator trace RUN --format json|prov-json` for a run `subject` may read,

@@ -651,7 +651,8 @@ def build_server(backend: ServingBackend, subjects: SubjectSource) -> MCPServer[
     ) -> CallToolResult:
         """Which runbook version applies at a time, who owns it, which versions were
         rejected and why, as the KG knew it at `known_at` (default: now). Without `as_of`,
-        one time written in a `text` value is the time (else now); `as_of_from` and
+        one time written in a `text` value is the time, or the start of an incident it names
+        ("during the PAY-4097 incident") that the subject may read (else now); `as_of_from` and
         `time_note` say which, and a given `as_of` wins over the text's. Recorded as a run.
         Same JSON as `investigator runbook --json`."""
         return _serve(
