@@ -77,7 +77,9 @@ from investigator.claims.releases import (
     _release_claims,
     _releases_in_period,
     _rollout_claims,
+    firing_times,
     release_record_answer,
+    team_firing_claims,
 )
 from investigator.claims.reports import (
     ROLLBACK_ONLY_RECORDED,
@@ -134,6 +136,7 @@ from investigator.ownership_history import (
     SINCE_THEN,
     OwnershipPeriod,
     asked_kinds,
+    asks_team_firings,
     entity_cut_text,
     history_cut_text,
 )
@@ -310,6 +313,7 @@ def derive_claims(
     incident_records: Sequence[Evidence] = (),
     ended_before: Sequence[Evidence] = (),
     dependency_tombstones: Sequence[Evidence] = (),
+    firings_read_of: Sequence[str] = (),
 ) -> ClaimSet:
     """Apply the claim rules of each intent to the pack evidence (pure, deterministic).
 
@@ -692,6 +696,12 @@ def derive_claims(
             firing_list_gaps = _firing_list_unread(question or "", as_of) or None
             if firing_list_gaps is not None:
                 fired_claims = []  # a text-found service's firings are not of that time
+        if team_words is not None and asks_team_firings(question or "", intent_set):
+            # "Which alerts fired for the payments team?": its services' firings, each while
+            # the team owned the service; never every firing read (h33b-firings).
+            fired_claims, fired_gaps = team_firing_claims(
+                fired_claims, evidence, teams, firings_read_of, as_of
+            )
         claims.extend(fired_claims)
         text_gaps = [*text_gaps, *fired_gaps]
     if Intent.INCIDENT_LIST in intent_set:
@@ -1276,13 +1286,17 @@ def derive_claims(
     # text). Before (h29-claims), only a period's answer did; any other sorted its releases
     # by their text, `crowd-10` before `crowd-2`. Claims are not in the pack: its hash holds.
     change_times = _change_times(evidence)
+    # Alert firings too, in their own intent's list (h33b-firings): by when each fired.
+    fired_times = {**change_times, **firing_times(evidence)}
     ordered = sorted(
         unique.values(),
         key=lambda c: (
             c.intent,
             timeline_order.get(c.claim_id, -1),
             rank[c.epistemic_status],
-            *_claim_time_key(c, change_times),
+            *_claim_time_key(
+                c, fired_times if c.intent == Intent.ALERT_FIRING.value else change_times
+            ),
             c.statement,
             c.claim_id,
         ),
