@@ -208,3 +208,35 @@ def test_a_teams_firings_are_those_on_services_it_owned_then(  # type: ignore[no
     assert _firings(mallory) == [] and mallory["status"] == "partial", mallory["claims"]
     whole = json.dumps(mallory)
     assert "svc:payment-api" not in whole and "PaymentApiHighErrorRate" not in whole
+
+
+def test_a_team_with_more_services_than_read_names_those_unread(  # type: ignore[no-untyped-def]
+    graph, demo_graph, cli_env, invoke, tmp_path
+) -> None:
+    from graph_schema.bundle import load_bundle
+    from graph_schema.writer import ingest_bundle
+
+    # sre-platform owns checkout and api-gateway; here also ledger, payment-db, risk-engine.
+    def owns(service: str) -> str:
+        key = f"OWNS|team:sre-platform|{service}|test"
+        return (
+            f'  - {{type: OWNS, from: team:sre-platform, to: "{service}", key: "{key}", '
+            'acl: [internal], source_id: src:service-catalog, source_version: "catalog@test", '
+            f'locator: "catalog/acme.yaml#{key}", valid_from: "2025-01-01T00:00:00Z", '
+            'recorded_at: "2026-01-05T09:00:00Z"}'
+        )
+
+    edges = [owns(s) for s in ("svc:ledger", "svc:payment-db", "svc:risk-engine")]
+    path = tmp_path / "sre.yaml"
+    path.write_text("\n".join(["tenant: acme", "edges:", *edges]) + "\n", encoding="utf-8")
+    ingest_bundle(demo_graph, load_bundle(path))
+    doc = _run(invoke, "which alerts fired for team:sre-platform?", *BOB, *NOON)
+    assert doc["status"] == "partial", doc["missing_evidence"]
+    # The first three services (by id) read: api-gateway, checkout, ledger; in time order.
+    said = [s.split(";")[0] for s in _firings(doc)]
+    assert said == [CHECKOUT, LEDGER_LAG, LEDGER_CRASH], doc["claims"]
+    assert (
+        "the firings of 2 more service(s) team:sre-platform owned in the period asked were not "
+        "read (svc:payment-db, svc:risk-engine; at most 3 services' firings are read for a "
+        'team): ask for each ("which alerts fired on svc:payment-db?")'
+    ) in _required(doc), doc["missing_evidence"]
