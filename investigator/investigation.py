@@ -53,6 +53,7 @@ from investigator.claims import (
     dependency_depth_notes,
     dependency_retractions,
     derive_claims,
+    fired_on_reads,
     firing_list_notes,
     firing_list_reads,
     keep_claims_in_pack,
@@ -72,6 +73,7 @@ from investigator.invisible_marks import without_invisible_marks
 from investigator.ownership_history import (
     asked_ownership_period,
     asked_team,
+    asks_team_firings,
     cut_entity_reads,
     cut_histories,
     stated_tombstones,
@@ -98,6 +100,7 @@ from investigator.planner import (
     extract_mentions,
     focus_services,
     missing_required,
+    team_firing_ownership_period,
     unread_record_words,
     unread_words,
     unrecorded_asks,
@@ -725,6 +728,7 @@ def _investigate(
     # "Who owned it between A and B?", "the ownership history": every owner in the period.
     period = (
         asked_ownership_period(request.question, as_of)
+        or team_firing_ownership_period(request.question, as_of, intents)
         if Intent.OWNERSHIP_AT_TIME in intents
         else None
     )
@@ -929,6 +933,7 @@ def _investigate(
         walks_capped=capped_walks(outcome.tool_calls),
         incident_lists_cut=cut_incident_lists(outcome.tool_calls),
         firing_lists=firing_list_reads(outcome.tool_calls),
+        firings_read_of=fired_on_reads(outcome.tool_calls),
         releases_taken=outcome.releases_taken,
         ended_before=[gate.ended_before[k] for k in sorted(gate.ended_before)],
         dependency_tombstones=dependency_retractions(outcome.dependency_records),
@@ -958,7 +963,11 @@ def _investigate(
                 if call.template_id == "owners_of" and not call.error
             }
         ),
-        alerts_unfound=_alerts_unfound(outcome.tool_calls, outcome.known.alerts_fired_on),
+        # A team's firings are not an alert's owner asked (h33b-firings): none on a service
+        # of the team is said by the firing answer.
+        alerts_unfound=[]
+        if asks_team_firings(request.question, intents)
+        else _alerts_unfound(outcome.tool_calls, outcome.known.alerts_fired_on),
         # The gate refused their own record as not valid then: said so in the gap.
         not_valid_then=sorted(
             {r.element_id for r in gate.rejected if r.reason is RejectionReason.REJECTED_TEMPORAL}

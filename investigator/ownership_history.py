@@ -128,7 +128,7 @@ def asked_team(question: str) -> str | None:
     "Finance Eng", "payments" for "the payments team"), or None when it asks no such thing."""
     found = _TEAM_SIDE.search(question)
     if found is None:
-        return None
+        return firing_team(question)  # "which alerts fired for the payments team?"
     words = next(g for g in found.groups() if g is not None).strip()
     if found["h"] is not None and not _RESPONSIBLE_TEAM.match(words):
         return None  # "What was the release responsible for?": a record, not a team
@@ -138,6 +138,35 @@ def asked_team(question: str) -> str | None:
     if not words or words.lower() in {"it", "they", "we", "you", "i", "he", "she", "who"}:
         return None
     return words[:200]
+
+
+# "Which alerts fired for the payments team?", "alerts of team:payments-core yesterday", "what
+# paged the Payments Core team?": alert firings asked for a team (h33b-firings). The team is
+# asked about from its side: the firings are those on the services it owned at each firing.
+_TEAM_WORD = r"(?!(?:the|for|of|on|our|a|an|my|team|yesterday|today|now)\b)[\w.:-]+"
+_FIRING_FOR_TEAM = LazyPattern(
+    r"\b(?:fired|fires|firing|fire|paged|went\s+off)\b[^?.!]{0,40}?"
+    r"\b(?:for|of|on|to|owned\s+by|belonging\s+to)\s+(?:the\s+|our\s+)?"
+    r"(?:(?P<a>team:[\w.-]+)|team\s+(?P<b>" + _TEAM_WORD + r")|"
+    r"(?P<c>" + _TEAM_WORD + r"(?:\s+" + _TEAM_WORD + r"){0,2}?)\s+team)\b",
+    re.IGNORECASE,
+)
+
+
+def firing_team(question: str) -> str | None:
+    """The words naming the team an alert-firing question asks for ("payments" for "which
+    alerts fired for the payments team?", "team:payments-core"), or None."""
+    found = _FIRING_FOR_TEAM.search(question)
+    if found is None:
+        return None
+    return next(g for g in found.groups() if g is not None).strip()[:200]
+
+
+def asks_team_firings(question: str, intents: Iterable[Intent | str]) -> bool:
+    """Whether an alert-firing question asks for a team's firings (`firing_team`)."""
+    return Intent.ALERT_FIRING.value in {str(i) for i in intents} and (
+        firing_team(question) is not None
+    )
 
 
 # The kinds a question from a team's side asks for ("Which services did X own?", "alerts

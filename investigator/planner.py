@@ -25,7 +25,7 @@ from investigator.defaults import DEFAULT_MAX_ROUNDS
 from investigator.evidence import iso_utc
 from investigator.incident_reference import the_incident_step, the_incident_words
 from investigator.lazy_pattern import LazyPattern
-from investigator.ownership_history import asked_team
+from investigator.ownership_history import OwnershipPeriod, asked_team, asks_team_firings
 from investigator.rubric import UNRECORDED_ASKS, Intent, required_types, useful_types
 from investigator.spelling import read_question
 from investigator.stop_words import ENGLISH_STOP_WORDS, KIND_NOUNS
@@ -336,13 +336,15 @@ _WHAT_FIRED = LazyPattern(
 )
 
 
-# "Alerts yesterday?", "any alerts in the last 2 hours?", "alerts on checkout?": the word
-# "alerts" with nothing but time words (and a place) around it asks which alerts fired.
+# "Alerts yesterday?", "any alerts in the last 2 hours?", "alerts on checkout?", "alerts
+# firing on checkout" (h33b-firings): the word "alerts" with nothing but time words, a
+# place and "firing" around it asks which alerts fired.
 _BARE_ALERTS_LEAD = LazyPattern(
     r"^\s*(?:(?:any|all|the|new|recent|show|me|our)\s+)*alerts\b", re.IGNORECASE
 )
 _BARE_ALERTS = LazyPattern(
     r"^\s*(?:(?:any|all|the|new|recent|show|me|our)\s+)*alerts\s*"
+    r"(?:(?:still\s+)?(?:firing|alerting|going\s+off|paging)\s*)?"
     r"(?:(?:on|for|in|at)\s+[\w.:-]+\s*)?(?:(?:right\s+)?now\s*|currently\s*)?[?.!]*\s*$",
     re.IGNORECASE,
 )
@@ -398,6 +400,8 @@ def asks_firings_anywhere(question: str, service_id: str | None = None) -> bool:
     not the firings of the services a text search found."""
     if service_id is not None or extract_mentions(question).texts():
         return False
+    if asked_team(question) is not None:
+        return False  # "for the payments team": its services' firings (`team_firing_steps`)
     if _ONE_THING_FIRED.search(question):
         return False  # "when did BeaconFlap fire?", "when did the alert fire?": one alert's
     return not _A_PLACE_NAMED.search(_without_time_words(question, time_references(question)))
@@ -406,7 +410,7 @@ def asks_firings_anywhere(question: str, service_id: str | None = None) -> bool:
 # "What's firing?", "which alerts are firing?", "anything (still) firing?": firing at as_of.
 _FIRING_NOW = LazyPattern(
     r"(?:\b(?:is|are)|'s|\u2019s)\s+(?:\w+\s+){0,2}?(?:still\s+)?(?:firing|alerting|going\s+off|"
-    r"paging)\b|^\s*(?:anything|something|any\s+alerts?)\s+(?:still\s+)?(?:firing|alerting)\b|"
+    r"paging)\b|^\s*(?:anything|something|(?:any\s+)?alerts?)\s+(?:still\s+)?(?:firing|alerting)\b|"
     r"\bstill\s+(?:firing|alerting)\b|\bcurrently\b",
     re.IGNORECASE,
 )
@@ -584,6 +588,62 @@ def firings_anywhere_steps(
             "alert_firing",
         )
     ]
+
+
+def team_firing_ownership_period(
+    question: str, as_of: datetime, intents: Sequence[Intent | str]
+) -> OwnershipPeriod | None:
+    """The period a team's OWNS records are read over for "which alerts fired for the
+    payments team?" (`asks_team_firings`): the period its firings are asked in (as a list
+    naming no service reads it, `firing_list_bounds`), every record by as_of when that is
+    every firing or not placed yet ("during the incident"): a firing is the team's when the
+    team owned its service at the firing's time, not at as_of."""
+    if not asks_team_firings(question, intents):
+        return None
+    bounds = firing_list_bounds(question, as_of)
+    start = None if bounds is None or bounds[0] == EARLIEST else bounds[0]
+    end = as_of if bounds is None else bounds[1]
+    asked = _FIRED_FOR_TEAM_WORDS.search(question)
+    words = asked.group(0) if asked is not None else "the firings asked"
+    return OwnershipPeriod(start=start, end=end, words=words)
+
+
+# The words of a firing question that ask for a team ("fired for the payments team"), as an
+# ownership claim says why it states the team's records of the period.
+_FIRED_FOR_TEAM_WORDS = LazyPattern(
+    r"\b(?:fired|fires|firing|fire|paged|went\s+off)\b[^?.!]*", re.IGNORECASE
+)
+
+
+def team_firing_steps(
+    intents: Sequence[Intent | str], inp: PlanInput, known: Known, admitted: Sequence[Any]
+) -> list[PlanStep]:
+    """The firings of the services a team owned in the period asked ("which alerts fired
+    for the payments team?"), once its OWNS records are admitted: one FIRED_ON read per
+    service, at most MAX_FOCUS_SERVICES (the claims name the services not read)."""
+    if not asks_team_firings(inp.question, intents) or not known.teams:
+        return []
+    return [
+        _one_hop_step(svc, "FIRED_ON", "in", "alert_firing")
+        for svc in team_services(admitted, known.teams)[:MAX_FOCUS_SERVICES]
+    ]
+
+
+def team_services(admitted: Sequence[Any], teams: Sequence[str]) -> list[str]:
+    """The services the admitted OWNS records of `teams` (read from the team's side) name,
+    sorted."""
+    return sorted(
+        {
+            str(ev.context.get("owned"))
+            for ev in admitted
+            if ev.type == "OWNS"
+            and ev.context.get("team") in teams
+            and (
+                ev.context.get("owned_kind") == "service"
+                or str(ev.context.get("owned", "")).startswith("svc:")
+            )
+        }
+    )
 
 
 # "How long did the incident last?", "how long was the outage?", "what was the duration of the
@@ -3507,6 +3567,7 @@ def followup_steps(
         *alert_owner_steps(known, focus),
         *service_status_steps(intents, focus, inp.as_of),
         *firings_anywhere_steps(intents, inp, refs, late, gate.admitted),
+        *team_firing_steps(intents, inp, known, gate.admitted),
         *(
             [step]
             if Intent.INCIDENT_LIST.value in {str(i) for i in intents}

@@ -88,7 +88,7 @@ def _run(invoke, question: str, *args: str) -> dict:  # type: ignore[no-untyped-
 
 
 def _firings(doc: dict) -> list[str]:  # type: ignore[type-arg]
-    # Claims are listed by their statement: by alert, then service, then time.
+    # Firings are listed in time order, ties by alert id (h33b-firings).
     return [c["statement"] for c in doc["claims"] if c["statement"].startswith("Alert ")]
 
 
@@ -109,8 +109,8 @@ def test_yesterday_lists_every_firing_and_carol_sees_only_hers(  # type: ignore[
     assert bob["status"] == "complete", bob["missing_evidence"]
     assert _firings(bob) == [
         CHECKOUT,
-        LEDGER_CRASH,
         LEDGER_LAG,
+        LEDGER_CRASH,
         f"{PAYMENT} (until 2026-07-23T10:50:00Z)",
     ], bob["claims"]
     assert any("'yesterday' read as 2026-07-23 (UTC)" in n for n in bob["time_notes"]), bob
@@ -200,8 +200,8 @@ def test_during_the_incident_a_written_day_and_an_empty_month(  # type: ignore[n
     assert day["status"] == "complete", day["missing_evidence"]
     assert _firings(day) == [
         CHECKOUT,
-        LEDGER_CRASH,
         LEDGER_LAG,
+        LEDGER_CRASH,
         f"{PAYMENT} (until 2026-07-23T10:50:00Z)",
     ], day["claims"]
 

@@ -22,6 +22,10 @@ incident lookup): "whos the ownr of payment api", "who onws payment-api?", "what
 dependncies ...", "what changed before the relase?", "waht casued PAY-4097?"; "what is known
 about ...", "was the job paused?" pin words that are no slip ("known" is no "owner", "paused"
 no "caused").
+
+Rows added by h33b-firings: "alerts firing on checkout" (a runbook lookup before: now the
+firings, as "which alerts are firing on checkout?"); "which alerts fired for the payments
+team?" (its intents unchanged: the team is now read, its services' firings listed).
 """
 
 from __future__ import annotations
@@ -110,6 +114,8 @@ TABLE: list[tuple[str, str]] = [
     ("What alerts fired on payment-api yesterday?", "alert_firing"),
     ("is PaymentApiHighErrorRate still firing?", "alert_firing"),
     ("Which alerts fired on payment-api before the incident?", "alert_firing error_timeline"),
+    ("alerts firing on checkout", "alert_firing"),
+    ("which alerts fired for the payments team?", "alert_firing ownership_at_time"),
     ("is payment-api healthy now?", "service_status"),
     ("is payment-api ok?", "service_status"),
     ("what's the status of payment-api?", "service_status"),

@@ -34,7 +34,7 @@ from investigator.claims.model import (
     Verdict,
     keep_claims_in_pack,
 )
-from investigator.claims.releases import firing_list_notes, firing_list_reads
+from investigator.claims.releases import fired_on_reads, firing_list_notes, firing_list_reads
 from investigator.claims.runbooks import NO_RUNBOOK_AT_AS_OF, states_at_as_of
 from investigator.claims.status import cut_incident_lists
 from investigator.claims.wording import READ_FAILED, _claim
@@ -55,6 +55,7 @@ __all__ = [
     "dependency_depth_notes",
     "dependency_retractions",
     "derive_claims",
+    "fired_on_reads",
     "firing_list_notes",
     "firing_list_reads",
     "keep_claims_in_pack",

@@ -77,7 +77,9 @@ from investigator.claims.releases import (
     _release_claims,
     _releases_in_period,
     _rollout_claims,
+    firing_times,
     release_record_answer,
+    team_firing_claims,
 )
 from investigator.claims.reports import (
     ROLLBACK_ONLY_RECORDED,
@@ -134,6 +136,7 @@ from investigator.ownership_history import (
     SINCE_THEN,
     OwnershipPeriod,
     asked_kinds,
+    asks_team_firings,
     entity_cut_text,
     history_cut_text,
 )
@@ -174,7 +177,6 @@ from investigator.runbook_sections import (
     runbook_steps,
 )
 from investigator.timeline import (
-    ALERT_TIME_KEYS,
     CHANGE_TIME_KEYS,
     DEPLOY_TIME_KEYS,
     EPISODE,
@@ -312,6 +314,7 @@ def derive_claims(
     incident_records: Sequence[Evidence] = (),
     ended_before: Sequence[Evidence] = (),
     dependency_tombstones: Sequence[Evidence] = (),
+    firings_read_of: Sequence[str] = (),
 ) -> ClaimSet:
     """Apply the claim rules of each intent to the pack evidence (pure, deterministic).
 
@@ -694,6 +697,12 @@ def derive_claims(
             firing_list_gaps = _firing_list_unread(question or "", as_of) or None
             if firing_list_gaps is not None:
                 fired_claims = []  # a text-found service's firings are not of that time
+        if team_words is not None and asks_team_firings(question or "", intent_set):
+            # "Which alerts fired for the payments team?": its services' firings, each while
+            # the team owned the service; never every firing read (h33b-firings).
+            fired_claims, fired_gaps = team_firing_claims(
+                fired_claims, evidence, teams, firings_read_of, as_of
+            )
         claims.extend(fired_claims)
         text_gaps = [*text_gaps, *fired_gaps]
     if Intent.INCIDENT_LIST in intent_set:
@@ -1284,18 +1293,22 @@ def derive_claims(
     # text). Before (h29-claims), only a period's answer did; any other sorted its releases
     # by their text, `crowd-10` before `crowd-2`. Claims are not in the pack: its hash holds.
     change_times = _change_times(evidence)
-    # "What happened yesterday?": the period's incidents, firings, releases and changes are
-    # one timeline, in time order across their intents.
+    # Alert firings too, by when each fired: in their own intent's list (h33b-firings), and
+    # for "what happened yesterday?" among the period's incidents, releases and changes, one
+    # timeline across intents (h33b-period).
+    fired_times = {**change_times, **firing_times(evidence)}
     period_events = asks_period_events(question or "")
     if period_events:
-        change_times = {**change_times, **_firing_times(evidence)}
+        change_times = fired_times
     ordered = sorted(
         unique.values(),
         key=lambda c: (
             "" if period_events else c.intent,
             timeline_order.get(c.claim_id, -1),
             rank[c.epistemic_status],
-            *_claim_time_key(c, change_times),
+            *_claim_time_key(
+                c, fired_times if c.intent == Intent.ALERT_FIRING.value else change_times
+            ),
             c.statement,
             c.claim_id,
         ),
@@ -1328,17 +1341,6 @@ def _change_times(evidence: Sequence[Evidence]) -> dict[str, tuple[datetime, str
         if at is not None:
             times[ev.evidence_id] = (at, ev.element_id)
     return times
-
-
-def _firing_times(evidence: Sequence[Evidence]) -> dict[str, tuple[datetime, str]]:
-    """(when it fired, record id) of each alert firing read, by evidence id: a "what
-    happened <period>?" answer places its firings among the period's other events."""
-    return {
-        ev.evidence_id: (at, ev.element_id)
-        for ev in evidence
-        if ev.element_id.startswith("FIRED_ON|")
-        and (at := instant(ev, ALERT_TIME_KEYS)) is not None
-    }
 
 
 def _claim_time_key(

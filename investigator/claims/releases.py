@@ -18,11 +18,17 @@ from investigator.claims.wording import (
     _quote,
     _release_of,
     _until,
+    _valid_text,
 )
 from investigator.context_graph.models import ToolCallRecord
-from investigator.evidence import Evidence, iso_utc
+from investigator.evidence import Evidence, as_held, iso_utc
 from investigator.gate import authority
-from investigator.planner import extract_mentions, release_record_asks, unrecorded_asks
+from investigator.planner import (
+    MAX_FOCUS_SERVICES,
+    extract_mentions,
+    release_record_asks,
+    unrecorded_asks,
+)
 from investigator.rubric import Intent, MissingEvidence
 from investigator.timeline import (
     ALERT_TIME_KEYS,
@@ -30,6 +36,7 @@ from investigator.timeline import (
     EARLIEST,
     NamedTime,
     ReferenceTime,
+    TimeReferences,
     instant,
     instant_of,
     rollout_under_way,
@@ -334,6 +341,128 @@ def _last_release_claims(
     return out
 
 
+def firing_times(evidence: Sequence[Evidence]) -> dict[str, tuple[datetime, str]]:
+    """(when it fired, element id) of each alert firing (a FIRED_ON record), by evidence id:
+    a list of firings reads in time order, ties by alert id (the record id leads with it),
+    not by its statements (grouped by alert: 06:00 listed before 05:00)."""
+    return {
+        ev.evidence_id: (at, ev.element_id)
+        for ev in evidence
+        if ev.element_id.startswith("FIRED_ON|")
+        and (at := _instant(ev, ALERT_TIME_KEYS)) is not None
+    }
+
+
+def team_firing_claims(
+    fired: Sequence[Claim],
+    evidence: Sequence[Evidence],
+    teams: Sequence[str],
+    services: Sequence[str],
+    as_of: datetime,
+) -> tuple[list[Claim], list[MissingEvidence]]:
+    """For "which alerts fired for the payments team?" (h33b-firings): of the firing facts
+    `fired`, those on a service a team asked about (`teams`, linked by the question's
+    words) owned at the firing's time, each citing that OWNS record beside the firing
+    ("...; team:payments-core owned svc:payment-api then (valid ... to ...)"); any other
+    firing read (a text hit's service, a firing after the team handed the service over) is
+    not the team's. `services`: the team's services whose firings were read (the planner's
+    cap); a required gap names the team's services not read, and says when none fired on
+    theirs. No team linked: no firing (the ownership gap says no team was found)."""
+    if not teams:
+        return [], []
+    by_id = {ev.evidence_id: ev for ev in evidence}
+    owns = [
+        ev
+        for ev in evidence
+        if ev.type == "OWNS" and ev.context.get("team") in teams and ev.status == "active"
+    ]
+    out: list[Claim] = []
+    for claim in fired:
+        firing = next(
+            (by_id[i] for i in claim.evidence_ids if by_id.get(i) is not None
+             and by_id[i].element_id.startswith("FIRED_ON|")),
+            None,
+        )  # fmt: skip
+        at = _instant(firing, ALERT_TIME_KEYS) if firing is not None else None
+        if firing is None or at is None:
+            continue
+        service = firing.element_id.split("|")[2] if firing.element_id.count("|") >= 2 else ""
+        held = [ev for ev in owns if ev.context.get("owned") == service and _held_at(ev, at)]
+        if not held:
+            continue
+        owner = min(held, key=lambda ev: (str(ev.context.get("team")), ev.element_id))
+        out.append(
+            _claim(
+                f"{claim.statement}; {owner.context.get('team')} owned {service} then "
+                f"({_valid_text(owner)})",
+                claim.epistemic_status,
+                claim.confidence,
+                [firing, owner],
+                claim.intent,
+            )
+        )
+    owned = sorted(
+        {
+            str(ev.context.get("owned"))
+            for ev in owns
+            if ev.context.get("owned_kind") == "service"
+            or str(ev.context.get("owned", "")).startswith("svc:")
+        }
+    )
+    unread = [svc for svc in owned if svc not in services]
+    read_of = [svc for svc in owned if svc in services]
+    names = ", ".join(sorted(teams))
+    gaps: list[MissingEvidence] = []
+    if unread:
+        gaps.append(
+            MissingEvidence(
+                evidence_type="alert_firing",
+                intents=[Intent.ALERT_FIRING.value],
+                description=f"the firings of {len(unread)} more service(s) {names} owned in "
+                f"the period asked were not read ({', '.join(unread)}; at most "
+                f"{MAX_FOCUS_SERVICES} services' firings are read for a team): ask for each "
+                f'("which alerts fired on {unread[0]}?")',
+                required=True,
+            )
+        )
+    if not out:
+        read = f" (the firings of {', '.join(read_of)} read)" if read_of else ""
+        gaps.append(
+            MissingEvidence(
+                evidence_type="alert_firing",
+                intents=[Intent.ALERT_FIRING.value],
+                description=f"no firing recorded by as_of {iso_utc(as_of)} of an alert the "
+                f"subject may read on a service {names} owned at the firing's time, in the "
+                f"period asked{read}",
+                required=True,
+            )
+        )
+    return out, gaps
+
+
+def _held_at(ev: Evidence, at: datetime) -> bool:
+    """Whether a record (an OWNS record: as it holds, `as_held`) holds at `at`."""
+    held = as_held(ev)
+    return (held.valid_from is None or held.valid_from <= at) and (
+        held.valid_to is None or held.valid_to > at
+    )
+
+
+def fired_on_reads(calls: Sequence[ToolCallRecord]) -> list[str]:
+    """The services whose firings (FIRED_ON into them, `alert_firing`) a read returned
+    without error, sorted: a team's services read for its firings (`team_firing_claims`)."""
+    return sorted(
+        {
+            str(c.params.get("start_id"))
+            for c in calls
+            if c.template_id == "dependency_neighbourhood"
+            and c.options.get("rel_type") == "FIRED_ON"
+            and c.options.get("direction") == "in"
+            and c.error is None
+        }
+    )
+
+
 # One `alert_firings_in_period` read, as the claims need it: its [from, to], its row limit,
 # whether the limit cut it, and whether it failed.
 FiringListRead = tuple[str, str, int, bool, bool]
@@ -489,10 +618,9 @@ def firing_list_notes(reads: Sequence[FiringListRead], question: str, as_of: dat
             f"{every}, latest first up to the read's cap"
         ]
     if start == end:
-        words = "now" if end == as_of else iso_utc(end)
         return [
-            f"{words!r} is taken as {'as_of ' if end == as_of else ''}{iso_utc(end)}: the "
-            f"answer lists the alert firings firing then (begun by it, not ended by it), {every}"
+            f"{_firing_instant_words(said, end, as_of)}: the answer lists the alert firings "
+            f"firing then (begun by it, not ended by it), {every}"
         ]
     if said.event_words is None:
         return []
@@ -501,6 +629,19 @@ def firing_list_notes(reads: Sequence[FiringListRead], question: str, as_of: dat
         f"{iso_utc(end)}: the answer lists the alert firings in it, and those begun before "
         f'it still firing in it ("firing since" their start), {every}'
     ]
+
+
+def _firing_instant_words(said: TimeReferences, at: datetime, as_of: datetime) -> str:
+    """How the Time line of a firing list at one instant says it: "'now' is taken as as_of
+    ...", "'10:30 UTC' is taken as ...", and a time written as the answer writes it once
+    ("2026-07-23T10:30:00Z (the time written)"; before, "'2026-07-23T10:30:00Z' is taken as
+    2026-07-23T10:30:00Z")."""
+    if at == as_of:
+        return f"'now' is taken as as_of {iso_utc(at)}"
+    words = next((n.words for n in said.named if n.at == at), iso_utc(at)).strip()
+    if words.removeprefix("at ").strip() in (iso_utc(at), iso_utc(at).removesuffix("Z")):
+        return f"{iso_utc(at)} (the time written)"
+    return f"{words!r} is taken as {iso_utc(at)}"
 
 
 def _firing_list_unread(question: str, as_of: datetime) -> list[MissingEvidence]:
