@@ -173,6 +173,15 @@ class AlertFiringInPeriodContext(RowContext):
     ended_at: Instant | None = None
 
 
+class TraceLinkedContext(RowContext):
+    """traces_linked: the element a trace is linked to, the link's type and key, its start."""
+
+    anchor: str | None = None
+    link: str | None = None
+    link_key: str | None = None
+    started_at: Instant | None = None
+
+
 class RunbookContext(RowContext):
     """runbooks_for: the anchor the runbook applies to and the link it was found through."""
 
@@ -255,6 +264,7 @@ CONTEXT_SHAPES: dict[str, type[RowContext]] = {
     "incidents_at": IncidentAtContext,
     "incidents_in_period": IncidentInPeriodContext,
     "alert_firings_in_period": AlertFiringInPeriodContext,
+    "traces_linked": TraceLinkedContext,
     "runbooks_for": RunbookContext,
     "runbook_version_at": RunbookContext,
     "change_events_in_window": ChangeEventContext,

@@ -25,6 +25,7 @@ EvidenceType = Literal[
     "incident_report",
     "alert_definition",
     "alert_firing",
+    "trace",
     "policy",
     "document",
 ]

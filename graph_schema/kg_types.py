@@ -156,6 +156,7 @@ class EvidenceType(StrEnum):
     INCIDENT_REPORT = "incident_report"
     ALERT_DEFINITION = "alert_definition"
     ALERT_FIRING = "alert_firing"  # a FIRED_ON record read for "which alerts fired?"
+    TRACE = "trace"  # a Trace linked to an error, service or incident (traces_linked)
     POLICY = "policy"
     DOCUMENT = "document"
 

@@ -60,6 +60,7 @@ EVENT_TYPES = frozenset(
         "affected_service",
         "document",
         "alert_firing",
+        "trace",
     }
 )
 

@@ -59,6 +59,7 @@ from investigator.claims import (
     keep_claims_in_pack,
     states_at_as_of,
 )
+from investigator.claims.traces import trace_reads
 from investigator.context_graph.models import RunStatus, ToolCallRecord
 from investigator.context_graph.recorder import RunRecorder
 from investigator.defaults import (
@@ -101,6 +102,7 @@ from investigator.planner import (
     focus_services,
     missing_required,
     team_firing_ownership_period,
+    types_wanted,
     unread_record_words,
     unread_words,
     unrecorded_asks,
@@ -113,7 +115,6 @@ from investigator.rubric import (
     MissingEvidence,
     listed_types,
     required_types,
-    useful_types,
 )
 from investigator.rule_texts import RuleText, untrusted_rule_texts
 from investigator.runbook_gaps import (
@@ -746,7 +747,7 @@ def _investigate(
             known_at=known_at,
             purpose=subject.purpose,
             granted_labels=list(subject.labels),
-            relevant_types=useful_types(intents),
+            relevant_types=types_wanted(intents, request.question),
             focus_error_codes=focus_codes,
             focus_error_ids=focus_ids,
             section_names=list(question_focus(request.question).names),
@@ -934,6 +935,7 @@ def _investigate(
         incident_lists_cut=cut_incident_lists(outcome.tool_calls),
         firing_lists=firing_list_reads(outcome.tool_calls),
         firings_read_of=fired_on_reads(outcome.tool_calls),
+        trace_reads=trace_reads(outcome.tool_calls),
         releases_taken=outcome.releases_taken,
         ended_before=[gate.ended_before[k] for k in sorted(gate.ended_before)],
         dependency_tombstones=dependency_retractions(outcome.dependency_records),

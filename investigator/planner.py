@@ -517,6 +517,17 @@ _PERIOD_EVENTS_WORD = LazyPattern(
 )
 
 
+# "Show me the traces for PAY-4097", "any traces of the pool exhaustion?", "which spans
+# failed on payment-api?": the KG's Trace records asked for. Not "trace" as a verb ("trace
+# the errors back", "trace it to the release"), a stack trace (no such record), nor the id
+# of a trace asked about by name ("trace:4bf9...", an entity lookup).
+_TRACES_ASKED = LazyPattern(
+    r"(?<!stack )(?<!stack-)\b(?:traces\b(?!\s*:)|trace\b(?!\s*:)"
+    r"(?!\s+(?:back|it|them|this|that|the|these|those|to|down)\b)|spans?\b)",
+    re.IGNORECASE,
+)
+
+
 def _period_events_rule(question: str, found: set[Intent]) -> None:
     """ "What happened yesterday?" naming nothing: the period's incidents (an incident list),
     its alert firings anywhere and its releases and changes, each read as its own question
@@ -563,6 +574,41 @@ def period_events_incident_step(
         {"from": _iso(bounds[0]), "to": _iso(bounds[1])},
         "incident_report",
     )
+
+
+def asks_traces(question: str) -> bool:
+    """Whether the question asks for trace records (`traces_linked`), not a stack trace or
+    "trace" as a verb."""
+    return bool(_TRACES_ASKED.search(question))
+
+
+def types_wanted(intents: Sequence[Intent], question: str) -> list[str]:
+    """The evidence types the gate weighs a run's records for: its intents' useful types,
+    and `trace` when the question asks for traces (`asks_traces`): a Trace record read for
+    it is never set aside as serving no intent, nor ever mechanism evidence."""
+    useful = list(useful_types(intents))
+    return [*useful, "trace"] if asks_traces(question) and "trace" not in useful else useful
+
+
+def trace_steps(known: Known, inp: PlanInput) -> list[PlanStep]:
+    """The reads of a question asking for traces: the traces that mention each error code
+    known and those observed in each incident known, by as_of; those observed in each
+    service known from the first error seen to as_of (the period it emitted it), or by
+    as_of when no error is known. Records found later add their reads in later rounds."""
+    if not asks_traces(inp.question):
+        return []
+    to = _iso(inp.as_of)
+    steps = [
+        _step("traces_linked", {"anchor_id": anchor, "to": to}, "trace")
+        for anchor in [*known.error_codes, *known.incidents]
+    ]
+    since = known.first_seen if known.first_seen is not None and known.error_codes else None
+    for svc in known.services:
+        params: dict[str, Any] = {"anchor_id": svc, "to": to}
+        if since is not None and since <= inp.as_of:
+            params["from"] = _iso(since)
+        steps.append(_step("traces_linked", params, "trace"))
+    return steps
 
 
 def firings_anywhere_steps(
@@ -3568,6 +3614,7 @@ def followup_steps(
         *service_status_steps(intents, focus, inp.as_of),
         *firings_anywhere_steps(intents, inp, refs, late, gate.admitted),
         *team_firing_steps(intents, inp, known, gate.admitted),
+        *trace_steps(known, inp),
         *(
             [step]
             if Intent.INCIDENT_LIST.value in {str(i) for i in intents}

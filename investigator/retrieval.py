@@ -88,6 +88,7 @@ from investigator.planner import (
     step_key,
     steps_for,
     symptom_intents,
+    types_wanted,
     unique_steps,
     unnamed_errors_words,
     wanted_types,
@@ -745,7 +746,7 @@ class RetrievalLoop:
         self.cut_after_calls: int | None = None
         self.clock_read_at_calls: int | None = None
         self.monotonic = monotonic
-        self.relevant = set(useful_types(self.intents))
+        self.relevant = set(types_wanted(self.intents, plan_input.question))
         self.required = set(required_types(self.intents))
         policy = self.gate.policy
         refs = time_references(plan_input.question)
@@ -1251,13 +1252,13 @@ class RetrievalLoop:
         """Answer the question for `intents` from now on: what the next rounds want, and
         what the gate weighs candidates for (admitted evidence stays)."""
         self.intents = list(intents)
-        self.relevant = set(useful_types(self.intents))
+        self.relevant = set(types_wanted(self.intents, self.inp.question))
         self.required = set(required_types(self.intents))
         refs = time_references(self.reading)
         self.focus.latest_when_unnamed = (
             bool(set(self.intents) & CAUSE_INTENTS) or refs.event is not None
         )
-        self.gate.retarget(useful_types(self.intents))
+        self.gate.retarget(types_wanted(self.intents, self.inp.question))
 
     def _refocus_gate(self, known: Known) -> None:
         """Hand the gate what it focuses on, as learned so far (before it admits): the error

@@ -329,6 +329,7 @@ LATER_TEMPLATES = {
     "incidents_at",
     "incidents_in_period",
     "alert_firings_in_period",
+    "traces_linked",
     "ownership_in_period",
     "ownership_records",
     "owners_of_records",

@@ -118,15 +118,16 @@ def test_was_the_release_approved_is_partial_and_never_shows_the_audit_policy(  
     assert gaps(doc).get("approval") is True, doc["missing_evidence"]
 
 
-def test_show_me_the_traces_says_the_traces_are_not_read(  # type: ignore[no-untyped-def]
+def test_show_me_the_logs_says_the_logs_are_not_read(  # type: ignore[no-untyped-def]
     demo_graph: neo4j.Driver, cli_env, invoke
 ) -> None:
-    question = "show me the traces for PAY-4097"
+    # Traces are read since h33b-traces (tests/test_traces_cli.py); logs are no KG record.
+    question = "show me the logs for PAY-4097"
     for subject in (BOB, CAROL):
         card = invoke("investigate", question, *subject, *AT_1030)
         assert card.code == 0, card
         assert "Status     partial" in card.out, (subject, card.out)
-        assert "question (required): the question's words 'traces' ask for records" in card.out
+        assert "question (required): the question's words 'logs' ask for records" in card.out
 
 
 # A release whose own record states its approval and names no deployer (svc:h33-billing,

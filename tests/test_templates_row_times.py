@@ -288,6 +288,10 @@ DEMO_CALLS: dict[str, Callable[[dict[str, str | int]], list[dict[str, Any]]]] = 
         JULY,
         {"from": "2026-07-23T10:30:00Z", "to": "2026-07-23T10:30:00Z"},
     ],
+    "traces_linked": lambda _: [
+        {"anchor_id": "err:PAY-4097", "to": "2026-07-23T11:00:00Z"},
+        {"anchor_id": "svc:payment-api", **JULY},
+    ],
     "runbooks_for": _anchor,
     "runbook_version_at": lambda _: [
         {"runbook_id": "runbook:payment-recovery@v3", "at": "2026-07-23T11:00:00Z"},

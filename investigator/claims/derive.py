@@ -105,6 +105,13 @@ from investigator.claims.status import (
     deploy_safety_gaps,
 )
 from investigator.claims.timeline import response_metric_claims, timeline_claims
+from investigator.claims.traces import (
+    TraceRead,
+    answered_by_traces,
+    trace_gaps,
+    trace_list_claims,
+    words_left_by_traces,
+)
 from investigator.claims.wording import (
     _FIRST_SEEN_KEYS,
     UNKNOWN_NOT_ABSENT,
@@ -315,6 +322,7 @@ def derive_claims(
     ended_before: Sequence[Evidence] = (),
     dependency_tombstones: Sequence[Evidence] = (),
     firings_read_of: Sequence[str] = (),
+    trace_reads: Sequence[TraceRead] = (),
 ) -> ClaimSet:
     """Apply the claim rules of each intent to the pack evidence (pure, deterministic).
 
@@ -1173,6 +1181,12 @@ def derive_claims(
         )
     unread_records = unread_record_words(question or "", [Intent(i) for i in intents])
     if unread_records is not None:
+        # Traces asked for are read (`traces_linked`): their words are answered below.
+        unread_records = words_left_by_traces(unread_records, evidence, question or "")
+    # "Show me the traces for PAY-4097": the traces read, listed, or the gap of none read.
+    claims += trace_list_claims(evidence, question or "", intents)
+    missing += trace_gaps(evidence, question or "", intents, trace_reads)
+    if unread_records is not None:
         # "Show me the traces for PAY-4097" read as an incident lookup: the traces not read.
         missing.append(unread_records_gap(unread_records, intents))
     if Intent.APPLICABLE_RUNBOOK in intent_set and version_period is None:
@@ -1285,6 +1299,8 @@ def derive_claims(
         ]
     if Intent.DEPLOYMENT_CORRELATION in intent_set and search_stopped_by is None:
         missing = _unseen_error_gaps(missing, question, firsts, errors_later, as_of)
+    # "Any traces of the pool exhaustion?": the traces its words found are the answer.
+    missing = [m for m in missing if not answered_by_traces(m, evidence, question or "")]
     unique = {c.claim_id: c for c in claims}
     # Readable and deterministic: per intent, facts first, then inferences, then hypotheses.
     rank = {EpistemicStatus.FACT: 0, EpistemicStatus.INFERENCE: 1, EpistemicStatus.HYPOTHESIS: 2}
