@@ -2929,7 +2929,7 @@ def record_change_steps(start: datetime, end: datetime, focus: Sequence[str]) ->
                 "ownership_in_period",
                 {
                     "service_id": svc,
-                    "from": _iso(start - timedelta(seconds=1)),
+                    "from": _iso(shift(start, -timedelta(seconds=1))),  # 0001-01-01: no overflow
                     "to": _iso(end),
                 },
                 "ownership",

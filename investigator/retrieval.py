@@ -931,7 +931,13 @@ class RetrievalLoop:
                 # A correlation naming nothing: "the release" is chosen among the releases
                 # read by as_of (`_take_release`), never a text hit's service ("the risk
                 # rules" matched risk-engine, whose release of the day before was taken).
-                and not self._release_choice_reads(known, done)
+                # A question speaking of an incident by its words ("rollback steps for the
+                # payments incident") takes its text hits first: the incident found gives the
+                # errors and their service, so no release is chosen blind.
+                and not (
+                    self._release_choice_reads(known, done)
+                    and not speaks_of_incident(self.inp.question)
+                )
             )
             chose_by_text = False
             # Not for a question about an incident ("the runbook for the payments incident"):

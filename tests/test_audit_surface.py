@@ -23,7 +23,7 @@ from pathlib import Path
 import neo4j
 import pytest
 import yaml
-from conftest import wipe
+from conftest import json_error, wipe
 
 from cypher_templates.executor import TemplateExecutor
 from cypher_templates.plan import PlanStep
@@ -64,7 +64,8 @@ def _no_pii(result: Result) -> None:
 
 def _one_line(result: Result, code: int) -> None:
     assert result.code == code, result
-    assert result.out == ""
+    # Nothing on stdout but, with --json (or a JSON --format), the one error object.
+    assert result.out == "" or json_error(result)["exit_code"] == code, result
     lines = result.err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), result
 

@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import json_error
 
 from investigator.evaluation.cases import DEFAULT_CASES_PATH
 
@@ -31,7 +32,8 @@ def _write(tmp_path: Path, text: str) -> Path:
 
 def _one_line_error(res, code: int, needle: str) -> None:  # type: ignore[no-untyped-def]
     assert res.code == code, res
-    assert res.out == "", res  # nothing half-written on stdout
+    # Nothing half-written on stdout: at most, with --json, the one error object.
+    assert res.out == "" or json_error(res)["exit_code"] == code, res
     lines = res.err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), res
     assert needle in lines[0], res
