@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -29,6 +30,11 @@ REPO = Path(__file__).resolve().parents[1]
 # Tests that run `investigator` as a new process must not leave warm processes behind;
 # tests/test_launcher.py turns it on for its own isolated copies.
 os.environ.setdefault("INVESTIGATOR_WARM", "0")
+# A shell runs a background job (`make test &`) with SIGINT ignored, and its children inherit
+# that: the Ctrl-C tests' `investigator` processes would then never see their SIGINT and
+# finish instead. The tests play a user at a terminal, so Ctrl-C is delivered as there.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_configure(config: pytest.Config) -> None:
