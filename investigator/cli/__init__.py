@@ -151,6 +151,19 @@ class _LazyGroup(click.Group):
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        # click says only "No such command 'who'": a hurried user who typed the question
+        # itself, or a near name, is told the command to run.
+        try:
+            return super().resolve_command(ctx, args)
+        except click.UsageError as exc:
+            hint = command_hint(args, self.list_commands(ctx)) if args else None
+            if hint is None:
+                raise
+            raise click.UsageError(f"no such command {args[0]!r}: {hint}", ctx) from exc
+
     def invoke(self, ctx: click.Context) -> object:
         # click answers Ctrl-C with an empty line on stderr before its Abort; ours is one line.
         # An error raised while cleaning up after Ctrl-C (the driver closing a connection the
@@ -165,6 +178,66 @@ class _LazyGroup(click.Group):
 
 def _caused_by_interrupt(exc: BaseException) -> bool:
     return any(isinstance(x, KeyboardInterrupt) for x in _chain(exc))
+
+
+# Words a question opens with: `investigator who owns payment-api` is that question unquoted.
+_QUESTION_WORDS = frozenset(
+    {
+        *("who", "whom", "whose", "what", "when", "where", "which", "why", "how"),
+        *("is", "was", "were", "are", "did", "does", "do", "has", "have", "any"),
+        *("should", "can", "could", "would", "will", "tell"),
+    }
+)
+# Commands users reach for by another name.
+_OTHER_NAMES = {
+    "ask": "investigate",
+    "query": "investigate",
+    "question": "investigate",
+    "explain": "investigate",
+    "search": "runbook",
+    "find": "runbook",
+    "lookup": "runbook",
+    "howto": "runbook",
+    "serve": "mcp",
+    "server": "mcp",
+    "start": "db start",
+    "stop": "db stop",
+    "status": "db status",
+    "import": "ingest",
+    "load": "ingest",
+    "list": "runs",
+    "history": "runs",
+    "audit": "verify",
+    "lineage": "trace",
+}
+_QUOTED_MAX = 80
+
+
+def command_hint(args: list[str], commands: list[str]) -> str | None:
+    """What to run instead of an unknown first word: the question quoted after `investigate`,
+    the command a near or other name means, or None (click's own line then)."""
+    import difflib
+
+    name = args[0]
+    if name.startswith("-"):
+        return None
+    other = _OTHER_NAMES.get(name.lower())
+    if len(name.split()) > 1 or name.endswith("?") or name.lower() in _QUESTION_WORDS:
+        return _ask(" ".join(args) if len(name.split()) == 1 else name)
+    if other == "investigate" and args[1:]:
+        return _ask(" ".join(args[1:]))
+    if other is not None:
+        return f"the command is `investigator {other}`"
+    close = difflib.get_close_matches(name.lower(), commands, n=1, cutoff=0.7)
+    return f"did you mean `investigator {close[0]}`?" if close else None
+
+
+def _ask(question: str) -> str:
+    """The `investigate` command line that asks `question` (shortened, in double quotes)."""
+    if len(question) > _QUOTED_MAX:
+        question = question[: _QUOTED_MAX - 1] + "…"
+    quoted = question.replace('"', "'")
+    return f'to ask a question, run: investigator investigate "{quoted}"'
 
 
 class _Interrupted(Exception):
