@@ -1109,6 +1109,11 @@ RELEASE_CHOICE_READ = NAV_PREFIX + "release-choice"
 RELEASE_ERRORS_READ = NAV_PREFIX + "release-errors"
 # At most this many services' releases (the newest first) are weighed for "the release".
 RELEASE_CHOICE_SERVICES = 5
+# The incidents begun in the `DEPLOY_LOOKBACK` before as_of, with the services each affected,
+# and what those services depend on (their error path): read to prefer a release of a
+# service the incident affected, or of one on its error path, before its start (h34).
+RELEASE_INCIDENTS_READ = NAV_PREFIX + "release-incidents"
+RELEASE_PATH_READ = NAV_PREFIX + "release-path"
 # The team a question asks about from its side, linked by name or id (label Team only).
 TEAM_LINK = NAV_PREFIX + "team"
 # At most this many teams the words name are asked about ("payments": several may match).
@@ -1875,6 +1880,8 @@ def _intents_of(question: str) -> tuple[set[Intent], bool]:
     _error_state_rule(question, found)
     _escalation_rule(question, found)
     _change_cause_rule(question, found)
+    # After the cause rules: a named release's contents are its record's (h34).
+    _named_release_contents_rule(question, found)
     _action_decision_rule(question, found)
     _period_events_rule(question, found)
     if not found and _asks_only_about_alerts(question):
@@ -2135,6 +2142,21 @@ def _change_cause_rule(question: str, found: set[Intent]) -> None:
     }:
         found.clear()
         found.add(Intent.ROOT_CAUSE)
+
+
+def _named_release_contents_rule(question: str, found: set[Intent]) -> None:
+    """ "What changed in release 2026.07.23.1?": what a named release changed is its own
+    record's to say (`claims.releases.release_record_answer`), not a change list placed by a
+    first error (h34: `partial`, "no first-seen time for the error or incident", with the
+    record quoted). Only when a release is named and the words ask its contents, with no
+    cause asked ("what changed before release X?" keeps its change list)."""
+    if (
+        found >= {Intent.CHANGE_HISTORY, Intent.RELEASE_LOOKUP}
+        and not found & {Intent.ROOT_CAUSE, Intent.DEPLOYMENT_CORRELATION, Intent.TIMELINE}
+        and extract_mentions(question).releases
+        and "contents" in release_record_asks(question)
+    ):
+        found.discard(Intent.CHANGE_HISTORY)
 
 
 # "When was the incident upgraded to SEV1?", "was the severity changed?", "severity history of
@@ -2758,6 +2780,24 @@ def release_choice_steps(as_of: datetime) -> list[PlanStep]:
             "deployment_time",
             step_id=RELEASE_CHOICE_READ,
         ),
+    ]
+
+
+def release_incidents_steps(as_of: datetime) -> list[PlanStep]:
+    """The incidents open in the `DEPLOY_LOOKBACK` before as_of, each with the services it
+    affected (`incidents_in_period`): read to weigh the candidates for "the release" of a
+    correlation question naming no service by the incident they may have caused."""
+    window = {"from": _iso(shift(as_of, -DEPLOY_LOOKBACK)), "to": _iso(as_of)}
+    return [_step("incidents_in_period", window, "incident_report", step_id=RELEASE_INCIDENTS_READ)]
+
+
+def release_path_steps(services: Sequence[str]) -> list[PlanStep]:
+    """What each of `services` (an incident's affected services) depends on (DEPENDS_ON out
+    of it, one hop): the services on the incident's error path, whose releases are weighed
+    for "the release" beside the affected services' own."""
+    return [
+        _one_hop_step(svc, "DEPENDS_ON", "out", "dependency", step_id=RELEASE_PATH_READ)
+        for svc in services
     ]
 
 

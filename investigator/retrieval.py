@@ -54,6 +54,8 @@ from investigator.planner import (
     RELEASE_CHOICE_READ,
     RELEASE_CHOICE_SERVICES,
     RELEASE_ERRORS_READ,
+    RELEASE_INCIDENTS_READ,
+    RELEASE_PATH_READ,
     RUNBOOK_SERVICES,
     TEAM_LINK,
     DeterministicPlanner,
@@ -83,6 +85,8 @@ from investigator.planner import (
     reads_as_symptom,
     release_choice_steps,
     release_errors_steps,
+    release_incidents_steps,
+    release_path_steps,
     runbook_search_text,
     status_symptom_reading,
     step_key,
@@ -118,7 +122,7 @@ from investigator.runbook_sections import (
     pointed_at,
 )
 from investigator.session import RunSession, ToolCall
-from investigator.timeline import CONFOUNDER_WINDOW, instant_of, time_references
+from investigator.timeline import CONFOUNDER_WINDOW, instant_of, shift, time_references
 
 
 class StopReason(StrEnum):
@@ -637,7 +641,8 @@ def release_choice_note(
     `weighed` whose service emitted an error after the release, with (error, first seen);
     `services`: how many services had a release read (only `weighed` were weighed);
     `under_way`: the releases rolling out at as_of (their time is the rollout's start)."""
-    seen = {rel: sighting for _, _, rel, sighting in erring}
+    # An error is named by its code ("PAY-4097"), never its KG id, in the note's prose.
+    seen = {rel: (error.removeprefix("err:"), first) for _, _, rel, (error, first) in erring}
 
     def when(rel: str, at: datetime) -> str:
         return f"rolling out since {iso_utc(at)}" if rel in under_way else iso_utc(at)
@@ -687,6 +692,56 @@ def release_choice_note(
         note += (
             f"; the releases of {services - len(weighed)} more services, older, were not weighed"
         )
+    return note
+
+
+def incident_release_note(
+    why: str,
+    placed: str,
+    taken: Sequence[tuple[str, datetime, str]],
+    weighed: Sequence[tuple[str, datetime, str]],
+    erring: Sequence[tuple[str, datetime, str, tuple[str, datetime]]] = (),
+    under_way: Collection[str] = (),
+    reasons: Mapping[str, str] | None = None,
+) -> str:
+    """The note saying which release a correlation question naming no service was read as
+    asking about when an incident begun by as_of placed it (`RetrievalLoop.
+    _incident_release_choice`): `placed` says whose release and why; the releases weighed
+    and not taken are named, as a later release of a service off the incident is not."""
+
+    def when(rel: str, at: datetime) -> str:
+        return f"rolling out since {iso_utc(at)}" if rel in under_way else iso_utc(at)
+
+    svc, at, rel = taken[0]
+    if len(taken) == 1:
+        note = (
+            f"{why}: {svc} is read as the one asked about, the service of {rel}, the last "
+            f"release found by as_of ({when(rel, at)}) of {placed}"
+        )
+    else:
+        names = " and ".join(s for s, _, _ in taken)
+        others = ", ".join(f"{r} of {s} ({when(r, a)})" for s, a, r in taken[1:])
+        note = (
+            f"{why}: {names} are read as the ones asked about: {rel} of {svc} is the last "
+            f"release found by as_of ({when(rel, at)}) of {placed}, and {others} within "
+            f"{int(CONFOUNDER_WINDOW.total_seconds() // 60)} min before it, so neither is "
+            "taken alone"
+        )
+    chosen = {r for _, _, r in taken}
+    errors = [
+        f"{s} emitted {error.removeprefix('err:')} after {r} (first seen {iso_utc(first)})"
+        for s, _, r, (error, first) in erring
+        if r in chosen
+    ]
+    if errors:
+        note += "; " + ", ".join(errors)
+    left = [
+        f"{r} of {s} ({when(r, a)}: {(reasons or {}).get(r, 'not weighed')})"
+        for s, a, r in weighed
+        if r not in chosen
+    ]
+    if left:
+        note += f"; not taken: {', '.join(left)}"
     return note
 
 
@@ -812,6 +867,12 @@ class RetrievalLoop:
         # (`RELEASE_ERRORS_READ`) found them: service -> (error, first seen); and whether
         # "the release" was taken (`_take_release`: once).
         self.release_errors: dict[str, list[tuple[str, datetime]]] = {}
+        # The incidents begun by as_of in the lookback (`RELEASE_INCIDENTS_READ`): (start,
+        # id, name, affected services), and what each affected service depends on
+        # (`RELEASE_PATH_READ`): "the release" of a service the incident affected, or of one
+        # on its error path, before its start is preferred (`_incident_release_choice`).
+        self.release_incidents: list[tuple[datetime, str, str, tuple[str, ...]]] = []
+        self.release_paths: dict[str, set[str]] = {}
         self.release_taken = False
         # Those rolling out at as_of (their time above is the rollout's start).
         self.releases_under_way: set[str] = set()
@@ -1791,7 +1852,114 @@ class RetrievalLoop:
         services = [svc for svc, _, _ in self._latest_releases()[:RELEASE_CHOICE_SERVICES]]
         if len(services) < 2:
             return []
-        return [s for s in release_errors_steps(services) if step_key(s) not in done]
+        weigh = [
+            s
+            for s in [*release_errors_steps(services), *release_incidents_steps(self.inp.as_of)]
+            if step_key(s) not in done
+        ]
+        if weigh:
+            return weigh
+        return [s for s in release_path_steps(self._incident_services()) if step_key(s) not in done]
+
+    def _note_release_incidents(self, rows: Sequence[TemplateRow]) -> None:
+        """Keep the incidents a `RELEASE_INCIDENTS_READ` found begun by as_of, with the
+        services each affected (`_incident_release_choice`)."""
+        for row in rows:
+            el = row.element
+            begun = _instant(row.context.get("started_at")) or el.valid_from
+            services = row.context.get("services")
+            if el.kind != "node" or begun is None or begun > self.inp.as_of:
+                continue
+            if not isinstance(services, list) or not services:
+                continue
+            self.release_incidents.append(
+                (
+                    begun,
+                    el.element_id,
+                    el.name or el.title or el.element_id,
+                    tuple(sorted(str(x) for x in services)),
+                )
+            )
+
+    def _incident_services(self) -> list[str]:
+        """The services the incidents read for "the release" affected, sorted, at most
+        `RELEASE_CHOICE_SERVICES`: their error paths are read next."""
+        services = sorted({svc for *_, affected in self.release_incidents for svc in affected})
+        return services[:RELEASE_CHOICE_SERVICES]
+
+    def _note_release_path(self, step: PlanStep, rows: Sequence[TemplateRow]) -> None:
+        """Keep what an incident's affected service depends on, as its `RELEASE_PATH_READ`
+        found it at as_of: the services on the incident's error path."""
+        path = self.release_paths.setdefault(str(step.params["start_id"]), set())
+        for row in rows:
+            neighbour = row.context.get("neighbour")
+            if (
+                row.element.kind == "relationship"
+                and isinstance(neighbour, str)
+                and started_by(row, self.inp.as_of)
+            ):
+                path.add(neighbour)
+
+    def _incident_release_choice(
+        self,
+    ) -> tuple[list[tuple[str, datetime, str]], str, dict[str, str], list[str]] | None:
+        """ "The release" when an incident begun by as_of is placed (h34): the last release
+        of a service it affected begun before the incident's start (and any other affected
+        service's within `CONFOUNDER_WINDOW` before it), else the same among the services on
+        its error path (what its affected services depend on); the latest incident with one
+        first. (service, time, release) latest first, why, in words, why each other
+        release read was not taken (by release), and the services the incident affected
+        when the release is on its error path (their errors are read too); None when no
+        incident read has such a release (the choice by errors, `_take_release`, stands)."""
+        for begun, inc, name, affected in sorted(self.release_incidents, reverse=True):
+            path = sorted(
+                {dep for svc in affected for dep in self.release_paths.get(svc, ())} - set(affected)
+            )
+            for services, how in ((affected, "it affected"), (path, "on its error path")):
+                before: dict[str, tuple[datetime, str]] = {}
+                for rel, (at, svc) in sorted(self.unnamed_releases.items()):
+                    if (
+                        svc in services
+                        and self.release_starts.get(rel, at) <= begun
+                        and (svc not in before or (at, rel) > before[svc])
+                    ):
+                        before[svc] = (at, rel)
+                if not before:
+                    continue
+                ranked = sorted(
+                    ((svc, at, rel) for svc, (at, rel) in before.items()),
+                    key=lambda item: (item[1], item[2]),
+                    reverse=True,
+                )
+                last_at = ranked[0][1]
+                taken = [x for x in ranked if last_at - x[1] <= CONFOUNDER_WINDOW]
+                verb = "depends" if len(affected) == 1 else "depend"
+                whose = (
+                    f'a service the incident "{name}" ({inc}) affected'
+                    if how == "it affected"
+                    else f'a service on the error path of the incident "{name}" ({inc}) (what '
+                    f"{', '.join(affected)} {verb} on)"
+                )
+                why = f"{whose}, begun before the incident began ({iso_utc(begun)})"
+                reasons: dict[str, str] = {}
+                for rel, (at, svc) in self.unnamed_releases.items():
+                    if self.release_starts.get(rel, at) > begun:
+                        reasons[rel] = "begun after the incident began"
+                    elif svc not in affected and svc not in path:
+                        reasons[rel] = (
+                            f"{svc} is neither a service the incident affected nor on its "
+                            "error path"
+                        )
+                    elif svc in path and how == "it affected":
+                        reasons[rel] = (
+                            "on the incident's error path: a release of a service it affected "
+                            "comes first"
+                        )
+                    else:
+                        reasons[rel] = "an earlier release of the incident's services"
+                also = [] if how == "it affected" else list(affected)[:MAX_FOCUS_SERVICES]
+                return taken[:MAX_FOCUS_SERVICES], why, reasons, also
+        return None
 
     def _note_release_errors(self, step: PlanStep, rows: Sequence[TemplateRow]) -> None:
         """Keep the errors a `RELEASE_ERRORS_READ` found its service emitted by as_of, each
@@ -1809,7 +1977,10 @@ class RetrievalLoop:
         """(service, time, release) of the last release of each service read by as_of
         (`unnamed_releases`), the latest first (ties by release id)."""
         latest: dict[str, tuple[datetime, str]] = {}
+        since = shift(self.inp.as_of, -DEPLOY_LOOKBACK)
         for release, (at, service) in sorted(self.unnamed_releases.items()):
+            if at < since and release not in self.releases_under_way:
+                continue  # read by another step (a text hit): older than the choice weighs
             if service not in latest or (at, release) > latest[service]:
                 latest[service] = (at, release)
         return sorted(
@@ -1870,20 +2041,38 @@ class RetrievalLoop:
             for svc, at, rel in weighed
             if (seen := self._errors_after(svc, rel))
         ]
-        if erring:
-            taken = [(svc, at, rel) for svc, at, rel, _ in erring][:MAX_FOCUS_SERVICES]
+        placed = self._incident_release_choice()
+        also: list[str] = []
+        if placed is not None:
+            # An incident begun by as_of: a release of its own services (or its error path's)
+            # before it began, not an unrelated service's later one (h34).
+            taken, placed_why, reasons, also = placed
+            outcome.search_notes.append(
+                incident_release_note(
+                    why, placed_why, taken, weighed, erring, self.releases_under_way, reasons
+                )
+            )
         else:
-            last_at = weighed[0][1]
-            taken = [item for item in weighed if last_at - item[1] <= CONFOUNDER_WINDOW][
-                :MAX_FOCUS_SERVICES
-            ]
-        outcome.search_notes.append(
-            release_choice_note(why, taken, weighed, erring, len(latest), self.releases_under_way)
-        )
+            if erring:
+                taken = [(svc, at, rel) for svc, at, rel, _ in erring][:MAX_FOCUS_SERVICES]
+            else:
+                last_at = weighed[0][1]
+                taken = [item for item in weighed if last_at - item[1] <= CONFOUNDER_WINDOW][
+                    :MAX_FOCUS_SERVICES
+                ]
+            outcome.search_notes.append(
+                release_choice_note(
+                    why, taken, weighed, erring, len(latest), self.releases_under_way
+                )
+            )
         if len(taken) > 1:
             outcome.releases_taken = [rel for _, _, rel in taken]
         learned = False
         for svc, _, _ in taken:
+            self.focus.named_services.append(svc)
+            learned |= known.add("services", svc)
+        for svc in also:
+            # A release on the incident's error path: the errors are its affected services'.
             self.focus.named_services.append(svc)
             learned |= known.add("services", svc)
         return learned
@@ -1998,7 +2187,9 @@ class RetrievalLoop:
         # together.
         runnable: list[PlanStep] = []
         if round_no > 1 and any(
-            s.step_id in (RELEASE_CHOICE_READ, RELEASE_ERRORS_READ) for s in steps
+            s.step_id
+            in (RELEASE_CHOICE_READ, RELEASE_ERRORS_READ, RELEASE_INCIDENTS_READ, RELEASE_PATH_READ)
+            for s in steps
         ):
             # The reads choosing "the release" do not count against the plan's max_rounds,
             # as the runbook search's do not.
@@ -2049,6 +2240,12 @@ class RetrievalLoop:
                 continue  # candidates for "the release" (`_take_release`), never evidence
             if step.step_id == RELEASE_ERRORS_READ:
                 self._note_release_errors(step, read_rows)
+                continue
+            if step.step_id == RELEASE_INCIDENTS_READ:
+                self._note_release_incidents(read_rows)
+                continue
+            if step.step_id == RELEASE_PATH_READ:
+                self._note_release_path(step, read_rows)
                 continue
             if step.step_id == THE_INCIDENT_LOOKUP:
                 # "the incident": the one incident it can mean is an anchor; several are

@@ -261,16 +261,33 @@ def unread_question_gap(words: str, *, other_language: bool = False) -> MissingE
     )
 
 
+# What the lookups that do not read traces, logs or metrics read, in plain words (the
+# `unread_records_gap`: an intent id such as `incident_lookup` is jargon to an SRE).
+INTENT_READS_PLAIN: dict[str, str] = {
+    Intent.INCIDENT_LOOKUP.value: "the incident's own record",
+    Intent.ERROR_TIMELINE.value: "when the error was first and last seen",
+    Intent.RELEASE_LOOKUP.value: "the release's own record",
+    Intent.OWNERSHIP_AT_TIME.value: "who owned the service",
+    Intent.APPLICABLE_RUNBOOK.value: "the runbook in force",
+    Intent.APPLICABLE_POLICY.value: "the policy in force",
+    Intent.DEPENDENCIES.value: "what the service depends on",
+    Intent.DEPENDENTS.value: "what depends on the service",
+    Intent.ALERT_FIRING.value: "the alert firings",
+    Intent.SERVICE_STATUS.value: "what is recorded of the service's state",
+    Intent.INCIDENT_LIST.value: "the list of incidents",
+}
+
+
 def unread_records_gap(words: str, intents: Sequence[str]) -> MissingEvidence:
     """The required gap of a question asking for records its intents do not read ("show me
-    the traces for PAY-4097", read as an incident lookup): what was read is stated, the
-    records asked for are not."""
+    the logs for PAY-4097", read as an incident lookup): what was read is stated in plain
+    words (`INTENT_READS_PLAIN`), the records asked for are not."""
+    read = [INTENT_READS_PLAIN.get(i, i.replace("_", " ")) for i in sorted(intents)]
     return MissingEvidence(
         evidence_type=UNREAD_QUESTION,
         intents=sorted(intents),
         description=f"the question's words {words!r} ask for records this answer does not read "
-        f"(it reads {', '.join(sorted(intents))}: the records of the incident, error or release "
-        "themselves): none of them was looked for, so none is stated here, which does not say "
-        "that none is recorded; a trace the subject may read is shown when asked by its id "
-        "(tell me about trace:<id>)",
+        f"(it reads {', '.join(dict.fromkeys(read))}): none of them was looked for, so none is "
+        "stated here, which does not say that none is recorded; a trace the subject may read is "
+        "shown when asked by its id (tell me about trace:<id>)",
     )

@@ -29,14 +29,18 @@ RELEASE = (
     "Release release-2026.07.23.1 (deploy:release-2026.07.23.1) started at "
     "2026-07-23T09:55:12Z and finished at 2026-07-23T10:02:00Z"
 )
-# Since h33-release "the release" is the last of a service that emitted errors after it:
-# risk-engine's of the day before (the other release read) is named as not taken.
+# Since h34 "the release" is, with an incident placed, the last release of a service it
+# affected begun before it (h33-release: of a service that emitted errors after it):
+# risk-engine's of the day before (on the incident's error path) is named as not taken.
 TAKEN = (
     "the question names no service: svc:payment-api is read as the one asked about, the "
     "service of deploy:release-2026.07.23.1, the last release found by as_of "
-    "(2026-07-23T10:02:00Z) of a service that emitted an error after it (err:PAY-4097 first "
-    "seen 2026-07-23T10:02:38Z); not taken: deploy:risk-engine-2026.07.22.3 of svc:risk-engine "
-    "(2026-07-22T16:30:00Z): no error of its service after it by as_of"
+    '(2026-07-23T10:02:00Z) of a service the incident "Payments authorization failures '
+    '2026-07-23" (inc:2026-07-23-payments) affected, begun before the incident began '
+    "(2026-07-23T10:02:38Z); svc:payment-api emitted PAY-4097 after "
+    "deploy:release-2026.07.23.1 (first seen 2026-07-23T10:02:38Z); not taken: "
+    "deploy:risk-engine-2026.07.22.3 of svc:risk-engine (2026-07-22T16:30:00Z: on the "
+    "incident's error path: a release of a service it affected comes first)"
 )
 THROUGH_CHECKOUT = (
     "no release of svc:checkout is recorded in the window read; svc:checkout depends on "

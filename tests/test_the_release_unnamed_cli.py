@@ -48,11 +48,24 @@ edges:
      locator: "cicd/pipelines/h33-search/runs/501#DEPLOYED_TO",
      valid_from: "2026-07-23T10:02:20Z"}
 """
+# carol, who may not read the incident: by the errors after the release (since h34 the
+# error is named by its code, "PAY-4097", not its id "err:PAY-4097").
 TAKEN_PAYMENT = (
     "the question names no service: svc:payment-api is read as the one asked about, the "
     "service of deploy:release-2026.07.23.1, the last release found by as_of "
-    "(2026-07-23T10:02:00Z) of a service that emitted an error after it (err:PAY-4097 first "
+    "(2026-07-23T10:02:00Z) of a service that emitted an error after it (PAY-4097 first "
     "seen 2026-07-23T10:02:38Z)"
+)
+# bob, who reads the incident: by the incident it affected, begun before it (h34).
+TAKEN_BY_INCIDENT = (
+    "the question names no service: svc:payment-api is read as the one asked about, the "
+    "service of deploy:release-2026.07.23.1, the last release found by as_of "
+    '(2026-07-23T10:02:00Z) of a service the incident "Payments authorization failures '
+    '2026-07-23" (inc:2026-07-23-payments) affected, begun before the incident began '
+    "(2026-07-23T10:02:38Z); svc:payment-api emitted PAY-4097 after "
+    "deploy:release-2026.07.23.1 (first seen 2026-07-23T10:02:38Z); not taken: "
+    "deploy:h33-search-2026.07.23.4 of svc:h33-search (2026-07-23T10:02:20Z: svc:h33-search "
+    "is neither a service the incident affected nor on its error path)"
 )
 
 
@@ -80,14 +93,16 @@ def test_after_the_first_error_the_release_of_the_erring_service_is_taken(  # ty
     doc = investigate_json(invoke, "did the release cause it?", *subject, "--as-of", as_of)
     notes = [n for n in doc["search_notes"] if "names no service" in n]
     assert len(notes) == 1, doc["search_notes"]
-    assert notes[0].startswith(TAKEN_PAYMENT), notes
+    taken = TAKEN_BY_INCIDENT if subject == BOB else TAKEN_PAYMENT
+    assert notes[0].startswith(taken), notes
     assert "not taken: deploy:h33-search-2026.07.23.4 of svc:h33-search" in notes[0], notes
+    assert "err:" not in notes[0], notes
     statements = _statements(doc)
     assert CORRELATION in statements, statements
     assert not any("h33-search" in s for s in statements), statements
     card = invoke("investigate", "did the release cause it?", *subject, "--as-of", as_of)
     assert card.code == 0, card
-    assert f"Note       {TAKEN_PAYMENT}" in card.out, card.out
+    assert f"Note       {taken}" in card.out, card.out
 
 
 @pytest.mark.parametrize("as_of", ["2026-07-23T10:02:20Z", "2026-07-23T10:02:37Z"])
@@ -121,7 +136,7 @@ def test_the_deploy_or_the_risk_rules_takes_the_release_of_the_erring_service(  
     notes = [n for n in doc["search_notes"] if "names no service" in n]
     # Before: "svc:risk-engine is read as the one asked about, the service of
     # deploy:risk-engine-2026.07.22.3, the last release found by as_of (2026-07-22T16:30:00Z)".
-    assert len(notes) == 1 and notes[0].startswith(TAKEN_PAYMENT), notes
+    assert len(notes) == 1 and notes[0].startswith(TAKEN_BY_INCIDENT.split("; not taken")[0])
     assert "deploy:risk-engine-2026.07.22.3 of svc:risk-engine" in notes[0], notes
     statements = _statements(doc)
     assert CORRELATION in statements, statements

@@ -78,6 +78,7 @@ from investigator.claims.releases import (
     _releases_in_period,
     _rollout_claims,
     firing_times,
+    listed_release_contents,
     release_record_answer,
     team_firing_claims,
 )
@@ -928,6 +929,10 @@ def derive_claims(
             # before as_of, no first error dating it (its gap is said, not required).
             changes = changes_by_as_of
         claims.extend(changes.claims)
+        # "Any config changes on X?": what each release listed changed, its record's words.
+        claims += listed_release_contents(
+            changes.claims, evidence, question or "", as_of, services_read
+        )
         confounders = changes.confounders
         correlation_gaps = changes.missing
     supported = supported_evidence_types(evidence)

@@ -858,3 +858,45 @@ def release_record_answer(
             elif not stated:
                 gaps.append(_record_gap(ask, release, name, untrusted))
     return ReleaseRecordAnswer(claims, gaps, bool(approvals) and all(approvals))
+
+
+# A change question asking what configuration changed (`listed_release_contents`).
+_CONFIG_ASKED = re.compile(r"\bconfig\w*|\bsettings?\b|\bdiffs?\b|配置", re.IGNORECASE)
+
+
+def listed_release_contents(
+    claims: Sequence[Claim],
+    evidence: Sequence[Evidence],
+    question: str,
+    as_of: datetime,
+    services: Sequence[str] = (),
+) -> list[Claim]:
+    """A change list asking what was changed ("any config changes on payment-api?",
+    `release_record_asks` `contents`): for each release the list's `claims` state (so bounded
+    as the list is: before the first error, the period asked, or by as_of), what its own
+    records say it changed, quoted as `release_record_answer` quotes them ("Config diff:
+    db.pool.max_size 50 -> 10; ..."). A release whose records state nothing of it adds no
+    claim (the list answers the question; no gap is added). Only when the words ask for
+    config, settings or a diff ("what changed in July?" lists the changes alone)."""
+    if "contents" not in release_record_asks(question) or not _CONFIG_ASKED.search(question):
+        return []
+    by_id = {ev.evidence_id: ev for ev in evidence}
+    listed = {
+        release
+        for claim in claims
+        for evidence_id in claim.evidence_ids
+        if (ev := by_id.get(evidence_id)) is not None
+        and ev.type == "Deployment"
+        and (release := _release_of(ev)) is not None
+    }
+    if not listed:
+        return []
+    released = [
+        ev
+        for ev in evidence
+        if "deployment_time" in ev.evidence_types and _release_of(ev) in listed
+    ]
+    answer = release_record_answer(released, "what config changed in it?", as_of, services)
+    return [
+        claim.model_copy(update={"intent": Intent.CHANGE_HISTORY.value}) for claim in answer.claims
+    ]
