@@ -170,3 +170,8 @@ def test_a_written_day_is_the_period_of_an_incident_list(  # type: ignore[no-unt
         "no release of any service of the tenant and no other change the subject may read is "
         "recorded from 2026-07-13T00:00:00Z to 2026-07-19T23:59:59Z ('last week')"
     ], week["missing_evidence"]
+    # One incident gap, the precise one: before, the rubric's bare "no incident report" too.
+    assert _gaps(week, "incident_report") == [
+        "no incident the subject may read was open from 2026-07-13T00:00:00Z to "
+        "2026-07-19T23:59:59Z ('last week') (as recorded by known_at)"
+    ], week["missing_evidence"]
