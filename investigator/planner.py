@@ -20,7 +20,12 @@ from pydantic import BaseModel, Field
 
 from cypher_templates.plan import PlanStep, QueryPlan, ResolvedEntity, TimeScope
 from graph_schema.alert_names import alert_names
-from investigator.change_period import EventPeriod, asks_changes, event_change_period
+from investigator.change_period import (
+    EventPeriod,
+    asks_changes,
+    event_change_period,
+    written_change_period,
+)
 from investigator.defaults import DEFAULT_MAX_ROUNDS
 from investigator.evidence import iso_utc
 from investigator.incident_reference import the_incident_step, the_incident_words
@@ -517,6 +522,125 @@ _PERIOD_EVENTS_WORD = LazyPattern(
 )
 
 
+# "What happened to payment-api yesterday?", "what happened on checkout last night?",
+# "anything on payment-db yesterday?", "payment-api timeline for 2026-07-23": once its time
+# words are blanked, the ask for events and one service word (`{svc}`) are all that is left.
+_A_SERVICE_WORD = r"(?:the\s+)?([A-Za-z][\w.:-]*)(?:\s+service)?"
+_SERVICE_PERIOD_EVENTS_ASKED = LazyPattern(
+    r"^\s*(?:(?:so|and|ok|okay|hey)[,\s]+)?(?:"
+    r"what(?:'s|\u2019s|\s+has|\s+have)?\s+(?:(?:else|exactly|all|really)\s+)?"
+    r"(?:happened|happen|went\s+on|gone\s+on|occurred|went\s+down|been\s+happening)\s+"
+    rf"(?:to|on|with|at|for|in)\s+{_A_SERVICE_WORD}|"
+    r"(?:did|has|was\s+there)?\s*(?:anything|something)\s+(?:(?:else|interesting|notable|bad)\s+)?"
+    r"(?:(?:happen(?:ed)?|go\s+on|went\s+on|occur(?:red)?)\s+)?"
+    rf"(?:to|on|with|at|for|in)\s+{_A_SERVICE_WORD}|"
+    rf"(?:show\s+me\s+|give\s+me\s+)?{_A_SERVICE_WORD}(?:'s)?\s+(?:time[- ]?line|events)|"
+    r"(?:show\s+me\s+|give\s+me\s+)?(?:the\s+|a\s+)?(?:time[- ]?line|events|sequence\s+of\s+events)"
+    rf"\s+(?:of|for|on)\s+{_A_SERVICE_WORD}"
+    r")\s*[?？.!]*\s*$",
+    re.IGNORECASE,
+)
+# Words in a service's place that name no service: "what happened to the incident / it /
+# prod yesterday?" keep their readings.
+_NOT_A_SERVICE_WORD = frozenset(
+    [
+        "the",
+        "it",
+        "this",
+        "that",
+        "there",
+        "here",
+        "us",
+        "me",
+        "we",
+        "them",
+        "everything",
+        "prod",
+        "production",
+        "staging",
+        "incident",
+        "incidents",
+        "outage",
+        "outages",
+        "release",
+        "releases",
+        "deploy",
+        "deploys",
+        "deployment",
+        "deployments",
+        "alert",
+        "alerts",
+        "error",
+        "errors",
+        "change",
+        "changes",
+    ]
+)
+
+
+def asked_service_period(question: str) -> str | None:
+    """The one service word of a question asking what happened to it in a period its words
+    name ("what happened to payment-api yesterday?" -> "payment-api", "anything on checkout
+    last night?" -> "checkout"): its incidents, firings, releases and changes of the period
+    are the answer. None for another question (one naming an error, release or alert, an
+    event's time, or no period)."""
+    if not _PERIOD_EVENTS_WORD.search(question) and not _ANYTHING_ON.search(question):
+        return None  # most questions: their time words are not parsed for this
+    said = time_references(question, _ANY_AS_OF)
+    if said.event is not None or said.event_words:
+        return None  # "what happened to payment-api during the incident?": an event's time
+    if not (said.named or said.relative or said.unresolved or said.explicit):
+        return None  # "what happened to payment-api?": no period named
+    if any(_AN_EVENTS_CLAUSE.match(w) for w in said.unresolved):
+        return None
+    asked = _SERVICE_PERIOD_EVENTS_ASKED.match(_without_time_words(question, said))
+    word = next((g for g in asked.groups() if g), "") if asked is not None else ""
+    if not word or word.lower() in _NOT_A_SERVICE_WORD:
+        return None
+    named = extract_mentions(question)
+    if named.error_codes or named.releases or named.alerts:
+        return None
+    if any(i != word for i in named.ids) or any(n != word for n in named.names):
+        return None  # one service asked about, no other name
+    return word
+
+
+_ANYTHING_ON = LazyPattern(r"\b(?:anything|something)\b", re.IGNORECASE)
+
+
+def asks_service_period_events(question: str) -> bool:
+    """Whether the question asks what happened to one service in a period
+    (`asked_service_period`)."""
+    return asked_service_period(question) is not None
+
+
+def period_events_asked(question: str) -> bool:
+    """Whether the question asks for a period's events, of the tenant ("what happened
+    yesterday?") or of one service ("what happened to payment-api yesterday?"): its
+    incidents, firings, releases and changes are one timeline, in time order."""
+    return asks_period_events(question) or asks_service_period_events(question)
+
+
+def service_period_focus(focus: Sequence[str], question: str) -> list[str]:
+    """The focus services of "what happened to payment-api yesterday?": the one its service
+    word names (`svc:<word>`), not those its reads met on the way (a dependency, the
+    incident's other services); `focus` for another question, or when none is that one."""
+    word = asked_service_period(question)
+    if word is None:
+        return list(focus)
+    return [s for s in focus if s.lower() in (word.lower(), f"svc:{word.lower()}")] or list(focus)
+
+
+def _service_period_events_rule(question: str, found: set[Intent]) -> None:
+    """ "What happened to payment-api yesterday?": the service's incidents of the period (an
+    incident list kept to those affecting it), its alert firings and its releases and
+    changes, as each question alone reads them for the service. Before, it was an entity
+    lookup of the service that said the words 'happened yesterday' were not read."""
+    if asks_service_period_events(question):
+        found.clear()
+        found.update({Intent.INCIDENT_LIST, Intent.ALERT_FIRING, Intent.CHANGE_HISTORY})
+
+
 # "Show me the traces for PAY-4097", "any traces of the pool exhaustion?", "which spans
 # failed on payment-api?": the KG's Trace records asked for. Not "trace" as a verb ("trace
 # the errors back", "trace it to the release"), a stack trace (no such record), nor the id
@@ -831,6 +955,8 @@ def incident_list_step(question: str, as_of: datetime) -> PlanStep | None:
     start, end = (period[0].at, period[1].at) if period else (EARLIEST, as_of)
     if period is None and (asks_open_incidents_anywhere(question) or asks_whats_going_on(question)):
         start = as_of  # "any ongoing incidents?", "whats going on": those open at as_of
+    elif period is None and (written := written_list_period(question, as_of)) is not None:
+        start, end = written.start, written.end  # "which incidents were open on 2026-07-22?"
     if start > as_of:
         return None
     return _step(
@@ -838,6 +964,18 @@ def incident_list_step(question: str, as_of: datetime) -> PlanStep | None:
         {"from": _iso(start), "to": _iso(min(end, as_of))},
         "incident_report",
     )
+
+
+def written_list_period(question: str, as_of: datetime) -> EventPeriod | None:
+    """The period an incident list's one written time names ("which incidents were open on
+    2026-07-22?": that UTC day, up to as_of; "since 2026-07-20": from then to as_of), as a
+    change question reads it (`written_change_period`); None for none, a period its words
+    name themselves, "before T" (the last changes up to T: no incident list), or a time after
+    as_of. Before (session 33), a written day read every incident by as_of."""
+    written = written_change_period(
+        time_references(question, as_of, spans=True), as_of, releases_only=False
+    )
+    return None if written is None or written.last_only else written
 
 
 def asks_timeline(question: str) -> bool:
@@ -1884,6 +2022,7 @@ def _intents_of(question: str) -> tuple[set[Intent], bool]:
     _named_release_contents_rule(question, found)
     _action_decision_rule(question, found)
     _period_events_rule(question, found)
+    _service_period_events_rule(question, found)
     if not found and _asks_only_about_alerts(question):
         # On-call pastes the alert that paged ("KubeAPIDown", "[FIRING:1] etcdNoLeader") or
         # names it with no other ask ("help with X", "alert X is paging me", "X what now"):
@@ -3487,7 +3626,7 @@ def followup_steps(
     them to the gate (`GatePolicy.reference_times`), then returns the lookups repeated at
     those times and the competing-cause checks of the window.
     """
-    focus = focus_services(known, inp.service_id)
+    focus = service_period_focus(focus_services(known, inp.service_id), inp.question)
     # A change question's amount before an event is its period's length (`asks_changes`).
     asked = time_references(inp.question, inp.as_of, spans=asks_changes(intents))
     late: list[ReferenceTime] = []
@@ -3660,7 +3799,7 @@ def followup_steps(
             if Intent.INCIDENT_LIST.value in {str(i) for i in intents}
             and (
                 step := period_events_incident_step(inp, refs, late, gate.admitted)
-                if asks_period_events(inp.question)
+                if period_events_asked(inp.question)
                 else incident_list_step(inp.question, inp.as_of)
             )
             is not None

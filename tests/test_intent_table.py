@@ -26,6 +26,11 @@ no "caused").
 Rows added by h33b-firings: "alerts firing on checkout" (a runbook lookup before: now the
 firings, as "which alerts are firing on checkout?"); "which alerts fired for the payments
 team?" (its intents unchanged: the team is now read, its services' firings listed).
+
+Rows added by h34-period-service: "what happened to payment-api yesterday?" (an entity lookup
+before) and "payment-api timeline for 2026-07-23" (an incident timeline before) are the
+service's events of the period; with no period named, "what happened to payment-api?" and
+"payment-api timeline" keep their readings.
 """
 
 from __future__ import annotations
@@ -142,6 +147,10 @@ TABLE: list[tuple[str, str]] = [
     ("checkout?", "entity_lookup"),
     ("hikaricp pool exhausted", "entity_lookup"),
     ("what happened last week", "alert_firing change_history incident_list"),
+    ("what happened to payment-api yesterday?", "alert_firing change_history incident_list"),
+    ("payment-api timeline for 2026-07-23", "alert_firing change_history incident_list"),
+    ("what happened to payment-api?", "entity_lookup"),
+    ("payment-api timeline", "timeline"),
     ("Wem gehörte payment-api?", "entity_lookup"),
     ("PAY-4097 之前改了什么？", "change_history"),
     ("谁负责 payment-api？", "ownership_at_time"),

@@ -137,9 +137,11 @@ def test_known_at_before_the_records_and_other_subjects(  # type: ignore[no-unty
     assert not re.search(r"svc:payment-api|svc:checkout|PaymentApiHighErrorRate|risk-rules", whole)
 
 
-def test_a_period_naming_a_service_keeps_its_reading(  # type: ignore[no-untyped-def]
+def test_a_period_naming_a_service_reads_that_service(  # type: ignore[no-untyped-def]
     demo_graph, cli_env, invoke
 ) -> None:
+    # Session 34 (h34-period-service): the service's events of the period, not the
+    # tenant's (tests/test_period_service_cli.py); before, an entity lookup of the service.
     named = _run(invoke, "what happened to payment-api yesterday?", *BOB, *AS_OF)
-    assert sorted(named["intents"]) != EVENTS, named["intents"]
+    assert sorted(named["intents"]) == EVENTS, named["intents"]
     assert not any(c["template_id"] == "alert_firings_in_period" for c in named["tool_calls"])

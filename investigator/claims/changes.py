@@ -227,8 +227,8 @@ def _changes_in_period(
             f"unknown, not absent: the run stopped ({unfinished_by}) before its search of "
             f"the period {span} finished"
             if unfinished_by
-            else f"no release of the services asked about and no other change the subject "
-            f"may read is recorded {span}" + _record_reads_words(services)
+            else f"no release of {_period_release_owners(services)} and no other change the "
+            f"subject may read is recorded {span}" + _record_reads_words(services)
         )
         out.missing.append(
             MissingEvidence(
@@ -450,6 +450,13 @@ def _record_changes_in_period(
         )
         out.append((ends, _claim(text, EpistemicStatus.FACT, 0.9, [ev], intent)))
     return out
+
+
+def _period_release_owners(services: Sequence[str]) -> str:
+    """Whose releases a period's none-found gap says were read: the services asked about,
+    or "any service of the tenant" when none was named ("what happened last week?" reads
+    every release the subject may read; before, it said "the services asked about")."""
+    return "the services asked about" if services else "any service of the tenant"
 
 
 def _record_reads_words(services: Sequence[str]) -> str:

@@ -75,6 +75,7 @@ from investigator.claims.releases import (
     _last_release_claims,
     _last_releases,
     _release_claims,
+    _release_service,
     _releases_in_period,
     _rollout_claims,
     firing_times,
@@ -103,6 +104,7 @@ from investigator.claims.runbooks import (
 from investigator.claims.status import (
     _incident_list_claims,
     _service_status_claims,
+    _written_list_span,
     deploy_safety_gaps,
 )
 from investigator.claims.timeline import response_metric_claims, timeline_claims
@@ -154,18 +156,21 @@ from investigator.planner import (
     asks_changes_naming_nothing,
     asks_firings_anywhere,
     asks_incident_duration,
-    asks_period_events,
+    asks_service_period_events,
     asks_severity_change,
     errors_read_only_for_then,
     extract_mentions,
+    period_events_asked,
     runbook_search_text,
     said_then_at_most,
+    service_period_focus,
     unread_record_words,
     unread_words,
     unrecorded_asks,
 )
 from investigator.record_time import recorded_after, undated
 from investigator.rubric import (
+    MISSING_DESCRIPTIONS,
     Intent,
     MissingEvidence,
     missing_evidence,
@@ -403,6 +408,9 @@ def derive_claims(
     asking about, when several were (`RetrievalLoop._take_release`): each is stated.
     """
     intent_set = {Intent(i) for i in intents}
+    # "What happened to payment-api yesterday?": its firings and releases, not those of the
+    # services its reads met on the way.
+    evidence = service_period_evidence(evidence, _period_services(question, services_read))
     claims: list[Claim] = []
     confounders: list[Confounder] = []
     verdict: Verdict | None = None
@@ -712,11 +720,19 @@ def derive_claims(
             fired_claims, fired_gaps = team_firing_claims(
                 fired_claims, evidence, teams, firings_read_of, as_of
             )
+        if not fired_claims and not fired_gaps:
+            fired_gaps = service_firing_gaps(
+                question or "", as_of, _period_services(question, services_read)
+            )
         claims.extend(fired_claims)
         text_gaps = [*text_gaps, *fired_gaps]
     if Intent.INCIDENT_LIST in intent_set:
         incidents_listed, list_gaps = _incident_list_claims(
-            evidence, question or "", as_of, incident_lists_cut
+            evidence,
+            question or "",
+            as_of,
+            incident_lists_cut,
+            _period_services(question, services_read),
         )
         claims.extend(incidents_listed)
         text_gaps = [*text_gaps, *list_gaps]
@@ -939,6 +955,8 @@ def derive_claims(
     missing = missing_evidence(sorted(i.value for i in intent_set), supported)
     missing += correlation_gaps
     missing += text_gaps
+    if period_events_asked(question or ""):
+        missing = precise_gaps_only(missing, text_gaps)
     if Intent.ROOT_CAUSE in intent_set:
         missing = [_with_change_records(m, evidence) for m in missing]
         if hindsight_gap is not None:
@@ -1318,7 +1336,7 @@ def derive_claims(
     # for "what happened yesterday?" among the period's incidents, releases and changes, one
     # timeline across intents (h33b-period).
     fired_times = {**change_times, **firing_times(evidence)}
-    period_events = asks_period_events(question or "")
+    period_events = period_events_asked(question or "")
     if period_events:
         change_times = fired_times
     ordered = sorted(
@@ -1362,6 +1380,82 @@ def _change_times(evidence: Sequence[Evidence]) -> dict[str, tuple[datetime, str
         if at is not None:
             times[ev.evidence_id] = (at, ev.element_id)
     return times
+
+
+def _period_services(question: str | None, services_read: Sequence[str]) -> Sequence[str]:
+    """The services a "what happened to payment-api yesterday?" question asks about (those
+    the run found for its service word): its incident list keeps their incidents; () for
+    another question (every incident of the period is listed)."""
+    if not asks_service_period_events(question or ""):
+        return ()
+    return service_period_focus(services_read, question or "")
+
+
+def service_period_evidence(
+    evidence: Sequence[Evidence], services: Sequence[str]
+) -> Sequence[Evidence]:
+    """The evidence a "what happened to payment-api yesterday?" answer states from: the
+    alert firings (FIRED_ON) on `services` and their releases only (a release record of
+    another service is left out, and so is every document timing a release: one may stand
+    for a release of another service, `candidates._candidates`); every record when no
+    service is asked about. Its incidents are kept to those affecting it by the incident
+    list (`status.affected_one_of`); change events are the tenant's, as a change question
+    reads them."""
+    if not services:
+        return evidence
+    kept = set(services)
+
+    def of_the_service(ev: Evidence) -> bool:
+        parts = ev.element_id.split("|")
+        if parts[0] == "FIRED_ON":
+            return len(parts) > 2 and parts[2] in kept
+        if ev.type == "Deployment":
+            return _release_service(ev) in kept
+        return "deployment_time" not in ev.evidence_types
+
+    return [ev for ev in evidence if of_the_service(ev)]
+
+
+def service_firing_gaps(
+    question: str, as_of: datetime, services: Sequence[str]
+) -> list[MissingEvidence]:
+    """The gap of "what happened to payment-db yesterday?" when no alert fired on it: what
+    was read and found empty, over the period asked (before, the rubric's "no alert recorded
+    as firing on it by as_of"); [] for another question."""
+    if not services:
+        return []
+    period = time_references(question, as_of).period
+    span = (
+        f"from {iso_utc(period[0].at)} to {iso_utc(min(period[1].at, as_of))} ({period[0].words!r})"
+        if period is not None and period[0].at <= as_of
+        else _written_list_span(question, as_of) or f"by as_of {iso_utc(as_of)}"
+    )
+    return [
+        MissingEvidence(
+            evidence_type="alert_firing",
+            intents=[Intent.ALERT_FIRING.value],
+            description=f"no alert the subject may read fired on {', '.join(services)} {span} "
+            "(no FIRED_ON record of it, as recorded by known_at)",
+        )
+    ]
+
+
+def precise_gaps_only(
+    missing: Sequence[MissingEvidence], precise: Sequence[MissingEvidence]
+) -> list[MissingEvidence]:
+    """The gaps with the rubric's bare one of a type ("incident_report (required): no
+    incident report") left out when a precise gap of that type says what was read and
+    found empty ("no incident ... was open from ... ('yesterday')"): one gap, the precise
+    one (e32 m5)."""
+    said = {m.evidence_type for m in precise}
+    return [
+        m
+        for m in missing
+        if not (
+            m.evidence_type in said
+            and m.description == MISSING_DESCRIPTIONS.get(m.evidence_type, m.evidence_type)
+        )
+    ]
 
 
 def _claim_time_key(

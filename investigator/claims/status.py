@@ -15,7 +15,8 @@ from investigator.evidence import Evidence, iso_utc
 from investigator.planner import (
     asks_deploy_safety,
     asks_open_incidents_anywhere,
-    asks_period_events,
+    period_events_asked,
+    written_list_period,
 )
 from investigator.rubric import Intent, MissingEvidence
 from investigator.timeline import (
@@ -39,13 +40,15 @@ def cut_incident_lists(calls: Sequence[ToolCallRecord]) -> list[tuple[str, str, 
 
 def _written_list_span(question: str, as_of: datetime) -> str | None:
     """The day a "what happened on 2026-07-22?" question writes, as its incidents were read
-    (`planner.period_events_incident_step`): "from <start> to <end> ('on 2026-07-22')"; None
-    for another question (an incident list of a written day keeps its reading)."""
-    if not asks_period_events(question):
-        return None
-    written = written_change_period(
-        time_references(question, as_of, spans=True), as_of, releases_only=False
-    )
+    (`planner.period_events_incident_step`, `planner.written_list_period` for "which
+    incidents were open on 2026-07-22?"): "from <start> to <end> ('on 2026-07-22')"; None
+    when its words write no such time."""
+    if period_events_asked(question):
+        written = written_change_period(
+            time_references(question, as_of, spans=True), as_of, releases_only=False
+        )
+    else:
+        written = written_list_period(question, as_of)  # as `incident_list_step` read it
     if written is None or written.start > as_of:
         return None
     return (
@@ -58,12 +61,14 @@ def _incident_list_claims(
     question: str,
     as_of: datetime,
     cuts: Sequence[tuple[str, str, int]],
+    affecting: Sequence[str] = (),
 ) -> tuple[list[Claim], list[MissingEvidence]]:
     """For "list all incidents in July 2026": one fact per incident the `incidents_in_period`
     read admitted (open at some time in the period, up to as_of), in start order, with its
     start, its resolution by as_of (or that it was open at as_of), how long it lasted, and
     the services it affected that the subject may read; a required gap when none is, or when
-    the read's row limit cut the list."""
+    the read's row limit cut the list. `affecting` ("what happened to payment-api
+    yesterday?"): only the incidents that affected one of them (`affected_one_of`)."""
     period = time_references(question, as_of).period
     now_only = period is None and asks_open_incidents_anywhere(question)
     if period is not None:
@@ -79,7 +84,7 @@ def _incident_list_claims(
         if ev.type != "Incident" or not (ev.template or "").startswith("incidents_in_period@"):
             continue
         started = incident_span(ev)[0]
-        if started is None or started > as_of:
+        if started is None or started > as_of or not affected_one_of(ev, affecting):
             continue
         rows.append((started, ev.element_id, ev))
     claims: list[Claim] = []
@@ -120,8 +125,8 @@ def _incident_list_claims(
             MissingEvidence(
                 evidence_type="incident_report",
                 intents=[Intent.INCIDENT_LIST.value],
-                description=f"no incident the subject may read was open {span} "
-                "(as recorded by known_at)",
+                description=f"no incident {_affecting_words(affecting)}the subject may read "
+                f"was open {span} (as recorded by known_at)",
             )
         )
     gaps += [
@@ -134,6 +139,20 @@ def _incident_list_claims(
         for low, high, limit in cuts
     ]
     return claims, gaps
+
+
+def affected_one_of(incident: Evidence, services: Sequence[str]) -> bool:
+    """Whether an `incidents_in_period` row names one of `services` among the services it
+    affected (those the subject may read); True when no service is asked about."""
+    if not services:
+        return True
+    affected = incident.context.get("services")
+    return isinstance(affected, list) and bool(set(map(str, affected)) & set(services))
+
+
+def _affecting_words(services: Sequence[str]) -> str:
+    """ "affecting svc:payment-api " in an incident list's none-found gap; "" for none."""
+    return f"affecting {', '.join(services)} " if services else ""
 
 
 # The KG records incidents, alert firings and releases, no health check or metric: silence
