@@ -731,7 +731,7 @@ def derive_claims(
         # One fact per event of the incident's window, in time order (claims.timeline).
         timeline_facts, timeline_gaps = (
             # "How long did it take to detect the incident?": the span between two events.
-            response_metric_claims(evidence, as_of, metrics)
+            response_metric_claims(evidence, as_of, metrics, search_stopped_by is not None)
             if (metrics := response_metrics(question or ""))
             else timeline_claims(evidence, as_of)
         )
@@ -782,6 +782,7 @@ def derive_claims(
                 question or "",
                 as_of,
                 known_at,
+                unread=search_stopped_by is not None,
             )
     firsts = _with(evidence, "error_first_seen")
     timeline = {Intent.INCIDENT_LOOKUP, Intent.ERROR_TIMELINE, Intent.DEPLOYMENT_CORRELATION}
