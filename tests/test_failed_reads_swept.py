@@ -179,3 +179,29 @@ def test_nothing_answered_with_a_read_failed(demo_graph: neo4j.Driver) -> None:
         "were read and answer none of it" in g and not g.startswith(UNKNOWN) for g in _gaps(result)
     ), result.missing_evidence
     _named_gap(result, "dependency_neighbourhood")
+
+
+def test_response_times_with_the_incident_read_failed(demo_graph: neo4j.Driver) -> None:
+    # The incident read fails while the incident is open: before, the run crashed (an
+    # assertion in the response-time rule: services affected read, no incident record).
+    at = "2026-07-23T10:30:00"
+    question = "what were the time to detect and the time to resolve?"
+    result = _ask(demo_graph, question, at, "incident_context")
+    assert not any(c.statement.startswith("Time to") for c in result.claims), result.claims
+    assert all(g.startswith(UNKNOWN) for g in _gaps(result, required=False)), _gaps(result)
+    _named_gap(result, "incident_context")
+
+
+def test_deploy_safety_with_the_incident_read_failed(demo_graph: neo4j.Driver) -> None:
+    # During the incident: every read answered, the open incident is stated; its read
+    # failed, "no incident open" was stated as a fact under "is it safe to deploy?".
+    at = "2026-07-23T10:30:00"
+    question = "is it safe to deploy payment-api now?"
+    whole = _ask(demo_graph, question, at)
+    assert any("1 incident open" in c.statement for c in whole.claims), whole.claims
+    result = _ask(demo_graph, question, at, "incident_context")
+    summary = [c.statement for c in result.claims if "(what the subject may read" in c.statement]
+    assert summary and not any("no incident open" in s for s in summary), summary
+    assert "open incidents: unknown, not absent (a read of the run failed)" in summary[0]
+    assert all(g.startswith(UNKNOWN) for g in _gaps(result, required=False)), _gaps(result)
+    _named_gap(result, "incident_context")

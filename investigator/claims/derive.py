@@ -721,7 +721,7 @@ def derive_claims(
         text_gaps = [*text_gaps, *list_gaps]
     if Intent.SERVICE_STATUS in intent_set:
         status_claims, status_gaps = _service_status_claims(
-            evidence, service_id, as_of, known_at, services_read
+            evidence, service_id, as_of, known_at, services_read, search_stopped_by is not None
         )
         claims.extend(status_claims)
         text_gaps = [*text_gaps, *status_gaps, *deploy_safety_gaps(question or "", status_claims)]

@@ -340,6 +340,13 @@ def response_metric_claims(
         and ev.valid_from <= as_of
     }
     first = _first_error_of(evidence, services, start, end)
+    if first is None and incident is None:
+        # No incident read (its read failed, or none visible) yet services affected by one
+        # were: the window is a first error's, of any service (before: an assertion crashed
+        # the run when the incident read had failed).
+        first = _first_error_of(evidence, set(), start, end)
+        if first is None:
+            return [], [_no_window_gap(as_of, "no response time can be measured")]
     if first is not None:
         origin, origin_ev = first
         parts = origin_ev.element_id.split("|")
