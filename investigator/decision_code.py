@@ -26,6 +26,7 @@ DECISION_MODULES = (
     "db_engines",
     "entity_suggestions",
     "evidence",
+    "failed_reads",
     "gate",
     "incident_reference",
     "invisible_marks",

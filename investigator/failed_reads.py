@@ -8,7 +8,13 @@ summary (`Note:`) name the failed reads first, with their error, and say to ask 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from investigator.context_graph.models import ToolCallRecord
+    from investigator.rubric import MissingEvidence
 
 
 def failed_reads_line(calls: Iterable[tuple[str, str | None]]) -> str | None:
@@ -38,3 +44,64 @@ def failed_reads_line(calls: Iterable[tuple[str, str | None]]) -> str | None:
     count = f"{len(failed)} of {len(pairs)} reads"
     details = "; ".join(f"{', '.join(t)}: {e}" for e, t in by_error.items())
     return f"unknown, not absent: {count} {verb} ({details}); ask again"
+
+
+def failed_read_gaps(
+    calls: Sequence[ToolCallRecord], missing: Sequence[MissingEvidence]
+) -> list[MissingEvidence]:
+    """The gaps of a run one of whose reads failed (`calls`: its tool calls, in order), said
+    as what they are: unknown, never absent.
+
+    Each gap not yet worded so is: a required one says the search did not finish (as the
+    claim rules word it), one that would strengthen the answer keeps its words after
+    "unknown, not absent: a read of the run failed, so whether this holds is not known"
+    (an owner, a tie, a mechanism the failed read may have held). Then each failed read no
+    gap names yet gets a required gap of its own, naming it and what it reads, so "Missing
+    evidence: none" is never said beside a read that failed (before, "what happened
+    yesterday?" whose change events read failed listed the rest and no gap at all)."""
+    from cypher_templates.registry import TemplateRegistry, UnknownTemplate
+    from investigator.claims.wording import READ_FAILED, UNKNOWN_NOT_ABSENT, _unfinished_why
+    from investigator.rubric import MissingEvidence
+
+    failed = [c for c in calls if c.error]
+    if not failed:
+        return list(missing)
+    why = _unfinished_why(READ_FAILED)
+    out = [
+        m
+        if m.description.startswith(UNKNOWN_NOT_ABSENT)
+        else m.model_copy(update={"description": f"{UNKNOWN_NOT_ABSENT}{why}"})
+        if m.required
+        else m.model_copy(
+            update={
+                "description": f"{UNKNOWN_NOT_ABSENT}a read of the run failed, so whether "
+                f"this holds is not known: {m.description}"
+            }
+        )
+        for m in missing
+    ]
+    intents = sorted({i for m in missing for i in m.intents})
+    registry = TemplateRegistry.packaged()
+    said: set[str] = set()
+    for call in failed:
+        if call.template_id in said or any(
+            re.search(rf"\b{re.escape(call.template_id)}\b", m.description) for m in out
+        ):
+            continue
+        said.add(call.template_id)
+        try:
+            reads = registry.get(call.template_id, call.template_version).description
+        except UnknownTemplate:
+            reads = "a read of the knowledge graph"
+        out.append(
+            MissingEvidence(
+                evidence_type=call.evidence_type or "entity",
+                intents=intents,
+                description=f"{UNKNOWN_NOT_ABSENT}a read of the run failed: "
+                f"{call.template_id}@{call.template_version} ({reads.rstrip('.')}) did not "
+                "answer (see its tool calls: a query timed out or Neo4j refused it), so nothing "
+                "it was to read is said absent; ask again",
+                required=True,
+            )
+        )
+    return out

@@ -68,6 +68,7 @@ from investigator.defaults import (
     DEFAULT_PURPOSE,
 )
 from investigator.evidence import Evidence, Rejection, RejectionReason, iso_utc
+from investigator.failed_reads import failed_read_gaps
 from investigator.gate import Conflict, EvidenceGate, GatePolicy
 from investigator.incident_reference import IncidentReading
 from investigator.invisible_marks import without_invisible_marks
@@ -993,7 +994,12 @@ def _investigate(
         references,
         late=outcome.known.late_references,
         cut_short_by=(
-            str(stop_reason) if stop_reason is StopReason.DEADLINE or outcome.cut_short else None
+            str(stop_reason)
+            if stop_reason is StopReason.DEADLINE or outcome.cut_short
+            # A failed read: the event it would have found is unknown, not absent.
+            else READ_FAILED
+            if stopped_by == READ_FAILED
+            else None
         ),
         spans=asks_changes(intents),
     )
@@ -1019,6 +1025,9 @@ def _investigate(
         as_of,
     )
     missing = no_claim_gaps(claims, missing, intents, as_of, known_at)
+    if stopped_by == READ_FAILED:
+        # A read failed: every gap said as unknown, and each failed read named in one.
+        missing = failed_read_gaps(outcome.tool_calls, missing)
     status = _status(missing, unplaced, cut_short=unfinished)
     # Withheld pages no record ties to the question and the runbook search did not choose.
     text_only = text_only_withheld(

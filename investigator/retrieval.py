@@ -745,6 +745,40 @@ def incident_release_note(
     return note
 
 
+def errors_unread_choice_note(
+    note: str,
+    weighed: Sequence[tuple[str, datetime, str]],
+    erring: Sequence[tuple[str, datetime, str, tuple[str, datetime]]],
+    unread: Collection[str],
+) -> str:
+    """`release_choice_note`'s note when the read of some weighed services' errors failed
+    (a timeout on a loaded server): whether those services erred after their release is
+    unknown, not absent, so the note never says "no error of its service after it" nor "no
+    service ... emitted an error" of them; it says which reads failed instead."""
+    failed = sorted({svc for svc, _, _ in weighed} & set(unread))
+    if not failed:
+        return note
+    for absent, read in _ERRORS_UNREAD_WORDS:
+        note = note.replace(absent, read)
+    weighs = "only the errors read" if erring else "no error"
+    return (
+        f"{note}; unknown, not absent: whether {', '.join(failed)} emitted an error after "
+        "its release: the read of its errors failed (see its tool calls: a query timed out "
+        f"or Neo4j refused it), so the choice weighs {weighs}; ask again"
+    )
+
+
+# `release_choice_note`'s words of an absence, and what they become when an errors read failed.
+_ERRORS_UNREAD_WORDS = (
+    ("no error of its service after it by as_of", "no error read of its service after it"),
+    (
+        "earlier, and no service with a release read emitted an error after its release by as_of",
+        "earlier, and no error read of a service with a release came after its release",
+    ),
+    ("no error after either by as_of tells them apart", "no error read tells them apart"),
+)
+
+
 def _words_phrase(words: Sequence[str]) -> str:
     """A pattern of `words` in a row, apart by spaces, hyphens or underscores, as whole words."""
     return r"(?<![\w-])" + r"[\s_-]+".join(map(re.escape, words)) + r"(?![\w-])"
@@ -873,6 +907,8 @@ class RetrievalLoop:
         # on its error path, before its start is preferred (`_incident_release_choice`).
         self.release_incidents: list[tuple[datetime, str, str, tuple[str, ...]]] = []
         self.release_paths: dict[str, set[str]] = {}
+        # The services whose errors read failed (a timeout): whether they erred is unknown.
+        self.release_errors_unread: set[str] = set()
         self.release_taken = False
         # Those rolling out at as_of (their time above is the rollout's start).
         self.releases_under_way: set[str] = set()
@@ -2060,10 +2096,11 @@ class RetrievalLoop:
                 taken = [item for item in weighed if last_at - item[1] <= CONFOUNDER_WINDOW][
                     :MAX_FOCUS_SERVICES
                 ]
+            note = release_choice_note(
+                why, taken, weighed, erring, len(latest), self.releases_under_way
+            )
             outcome.search_notes.append(
-                release_choice_note(
-                    why, taken, weighed, erring, len(latest), self.releases_under_way
-                )
+                errors_unread_choice_note(note, weighed, erring, self.release_errors_unread)
             )
         if len(taken) > 1:
             outcome.releases_taken = [rel for _, _, rel in taken]
@@ -2240,6 +2277,8 @@ class RetrievalLoop:
                 continue  # candidates for "the release" (`_take_release`), never evidence
             if step.step_id == RELEASE_ERRORS_READ:
                 self._note_release_errors(step, read_rows)
+                if call.record.error:
+                    self.release_errors_unread.add(str(step.params["start_id"]))
                 continue
             if step.step_id == RELEASE_INCIDENTS_READ:
                 self._note_release_incidents(read_rows)

@@ -86,6 +86,11 @@ def unplaced_time_lines(result: InvestigationResult) -> list[str]:
             f"its wording: {_clean(u.detail, 200)} (stop: deadline). Give the run more time "
             "with --deadline-seconds, or ask again"
         )
+    for u in by_reason.get(UnplacedReason.READ_FAILED, []):
+        lines.append(
+            f"not resolved: {_clean(u.words, 80)!r}; the answer is at as_of. Not for "
+            f"its wording: {_clean(u.detail, 200)}. Ask again"
+        )
     for u in by_reason.get(UnplacedReason.CUT_SHORT, []):
         # the detail names the flag, or the argument in served words (served_words.py)
         option = "--budget-tokens" if "budget" in u.detail else "--max-rounds"

@@ -1685,6 +1685,8 @@ class UnplacedReason(StrEnum):
     DEADLINE = "deadline"  # the run's deadline stopped the search before the event was found
     # ... its last round (--max-rounds) or its full evidence budget did, reads still planned
     CUT_SHORT = "cut_short"
+    # ... a read of the run failed (timed out, refused): the event is unknown, not absent
+    READ_FAILED = "read_failed"
     OTHER_PERIOD = "other_period"  # a second period asked: the answer reads another one
     ZONE_NOT_READ = "zone_not_read"  # a zone it does not convert ("CEST"): never read as UTC
 
@@ -1734,8 +1736,8 @@ def unplaced_times(
     `references`) the words that name an event ("then", "before the release") when it was
     not placed: after `as_of` (`late`), not found by then, or not looked up before the run
     stopped with reads still planned (`cut_short_by`: its stop reason, `deadline`,
-    `max_rounds` or `budget_exhausted`). For each, the answer is at `as_of`. `spans`: a
-    change question (`time_references`)."""
+    `max_rounds` or `budget_exhausted`; `read_failed`: one of its reads failed). For each,
+    the answer is at `as_of`. `spans`: a change question (`time_references`)."""
     refs = time_references(question, as_of, spans=spans)
     out = [_unplaced_words(refs, w) for w in refs.unresolved]
     period = refs.period
@@ -1767,6 +1769,15 @@ def unplaced_times(
                 words=refs.event_words,
                 reason=UnplacedReason.DEADLINE,
                 detail=f"the run's deadline stopped the search before the {event} was found",
+            )
+        elif cut_short_by == "read_failed":
+            # A read that failed (a timeout on a loaded server) may have held it: never "no
+            # incident start is found", and no later --as-of to give.
+            unplaced = UnplacedTime(
+                words=refs.event_words,
+                reason=UnplacedReason.READ_FAILED,
+                detail=f"a read of the run failed (see its tool calls: a query timed out or "
+                f"Neo4j refused it) before the {event} was found: unknown, not absent",
             )
         elif cut_short_by is not None:
             # Not "no such event": the search stopped before it could look (a false "give a

@@ -738,7 +738,7 @@ def derive_claims(
         text_gaps = [*text_gaps, *list_gaps]
     if Intent.SERVICE_STATUS in intent_set:
         status_claims, status_gaps = _service_status_claims(
-            evidence, service_id, as_of, known_at, services_read
+            evidence, service_id, as_of, known_at, services_read, search_stopped_by is not None
         )
         claims.extend(status_claims)
         text_gaps = [*text_gaps, *status_gaps, *deploy_safety_gaps(question or "", status_claims)]
@@ -748,7 +748,7 @@ def derive_claims(
         # One fact per event of the incident's window, in time order (claims.timeline).
         timeline_facts, timeline_gaps = (
             # "How long did it take to detect the incident?": the span between two events.
-            response_metric_claims(evidence, as_of, metrics)
+            response_metric_claims(evidence, as_of, metrics, search_stopped_by is not None)
             if (metrics := response_metrics(question or ""))
             else timeline_claims(evidence, as_of)
         )
@@ -799,6 +799,7 @@ def derive_claims(
                 question or "",
                 as_of,
                 known_at,
+                unread=search_stopped_by is not None,
             )
     firsts = _with(evidence, "error_first_seen")
     timeline = {Intent.INCIDENT_LOOKUP, Intent.ERROR_TIMELINE, Intent.DEPLOYMENT_CORRELATION}

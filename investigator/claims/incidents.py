@@ -216,6 +216,7 @@ def severity_history_claims(
     question: str,
     as_of: datetime,
     known_at: datetime | None,
+    unread: bool = False,
 ) -> list[Claim]:
     """For "when was the incident upgraded to SEV1?": per incident admitted, the severity
     each of its records (versions) known at known_at states, in the order recorded, and each
@@ -223,7 +224,9 @@ def severity_history_claims(
     no time of the decision itself). A record made after as_of is said so. One record, or
     none differing: no change recorded by known_at; a severity the question names that no
     record states is said too. Bound to the current record (the older ones are in the run's
-    `version_history` read, as an owner correction's are)."""
+    `version_history` read, as an owner correction's are). `unread`: a read of the run
+    failed (its older records may be the ones not read): the records read are listed, and
+    no absence of a change or of a severity is said (the run's gaps say what is unknown)."""
     known = f"known_at {iso_utc(known_at)}" if known_at is not None else "known_at"
     named = [f"SEV{n}" for n in _SEVERITY_NAMED.findall(question)]
     out = []
@@ -256,11 +259,13 @@ def severity_history_claims(
                 f"; {'; '.join(changes)} (when the record stating it was made: the records "
                 "state no time of the decision itself)"
             )
-        else:
+        elif not unread:
             what = f"; no change of severity is recorded by {known}"
+        else:
+            what = ""
         stated = {sev.upper().replace(" ", "") for _, sev in history}
         unstated = [n for n in named if n.upper() not in stated]
-        if unstated:
+        if unstated and not unread:
             what += f"; no record of it states {', '.join(unstated)} by {known}"
         out.append(
             _claim(

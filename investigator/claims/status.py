@@ -187,13 +187,18 @@ def _service_status_claims(
     as_of: datetime,
     known_at: datetime | None,
     services_read: Sequence[str] = (),
+    unread: bool = False,
 ) -> tuple[list[Claim], list[MissingEvidence]]:
     """For "is payment-api healthy now?": per service asked about, what the KG records of
     it at as_of: each incident open then that affected it (the incident's start and no
     resolution by as_of), each alert firing on it then (a FIRED_ON record started by as_of
     and not ended), each release of it rolling out then (started, not finished), and one
     summary fact that says "no incident open, no alert firing, no release rolling out" when
-    none is. Never "healthy": the KG records no health check (a gap, not required)."""
+    none is. Never "healthy": the KG records no health check (a gap, not required).
+    `unread`: a read of the run failed (a timeout): none read is unknown, not absent, so the
+    summary says "open incidents: unknown, not absent (a read of the run failed)", never "no
+    incident open" (before, "is it safe to deploy payment-api now?" with its incident read
+    failed during the incident said "no incident open")."""
     services = _status_services(evidence, service_id) or sorted(services_read)[:3]
     entity = {ev.element_id: ev for ev in _with(evidence, "entity") if ev.type == "Service"}
     incidents = {ev.element_id: ev for ev in _with(evidence, "incident_report")
@@ -248,12 +253,14 @@ def _service_status_claims(
         found = [*sorted(open_incidents, key=_first), *sorted(firing, key=_first),
                  *sorted(rolling, key=_first)]  # fmt: skip
         counts = [
-            _counted(len(open_incidents), "incident open", "incidents open", "no incident open"),
-            _counted(len(firing), "alert firing", "alerts firing", "no alert firing"),
+            _counted(len(open_incidents), "incident open", "incidents open",
+                     _none_or_unread("no incident open", "open incidents", unread)),
+            _counted(len(firing), "alert firing", "alerts firing",
+                     _none_or_unread("no alert firing", "alerts firing", unread)),
             _counted(len(rolling), "release rolling out", "releases rolling out",
-                     "no release rolling out"),
+                     _none_or_unread("no release rolling out", "releases rolling out", unread)),
         ]  # fmt: skip
-        if opened := [c for c in counts[:2] if not c.startswith("no ")]:
+        if opened := [c for c in counts[:2] if c[:1].isdigit()]:
             recorded.append(f"{svc}: {', '.join(opened)}")
         cited = [ev for _, evs in found for ev in evs]
         if svc in entity:
@@ -296,6 +303,12 @@ def _service_status_claims(
 
 def _first(item: tuple[str, list[Evidence]]) -> str:
     return item[0]
+
+
+def _none_or_unread(none: str, what: str, unread: bool) -> str:
+    """A status count of zero: `none` ("no incident open"), or, a read of the run having
+    failed, that it is unknown."""
+    return f"{what}: unknown, not absent (a read of the run failed)" if unread else none
 
 
 def _counted(n: int, one: str, many: str, none: str) -> str:

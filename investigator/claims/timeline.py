@@ -20,7 +20,15 @@ from datetime import datetime
 from investigator.claims.actions import _stated_actions
 from investigator.claims.model import Claim, EpistemicStatus
 from investigator.claims.reports import _record_notes
-from investigator.claims.wording import _claim, _human, _label, _quote, _until, _with
+from investigator.claims.wording import (
+    UNKNOWN_NOT_ABSENT,
+    _claim,
+    _human,
+    _label,
+    _quote,
+    _until,
+    _with,
+)
 from investigator.evidence import Evidence, iso_utc
 from investigator.planner import CHANGE_LOOKBACK, DEPLOY_LOOKBACK
 from investigator.rubric import Intent, MissingEvidence
@@ -201,6 +209,18 @@ def _no_window_gap(as_of: datetime, so: str) -> MissingEvidence:
     )
 
 
+def _detect_unread_gap(of: str, on: str, origin_words: str) -> MissingEvidence:
+    """The time to detect when no firing was read and a read of the run failed: unknown."""
+    return MissingEvidence(
+        evidence_type="alert_firing",
+        intents=[Intent.TIMELINE.value],
+        description=f"{UNKNOWN_NOT_ABSENT}time to detect{of}: the first alert firing on {on} "
+        f"after the first error ({origin_words}) is not among the records read, and a read of "
+        "the run failed (see its tool calls: a query timed out or Neo4j refused it), so "
+        "whether and when an alert fired is not known; ask again",
+    )
+
+
 def timeline_claims(
     evidence: Sequence[Evidence], as_of: datetime
 ) -> tuple[list[Claim], list[MissingEvidence]]:
@@ -290,7 +310,10 @@ def _first_firing_of(
 
 
 def response_metric_claims(
-    evidence: Sequence[Evidence], as_of: datetime, metrics: Sequence[ResponseMetric]
+    evidence: Sequence[Evidence],
+    as_of: datetime,
+    metrics: Sequence[ResponseMetric],
+    unread: bool = False,
 ) -> tuple[list[Claim], list[MissingEvidence]]:
     """For "how long did it take to detect the incident?", "how long until the alert fired?",
     "time to resolve": each response time asked, the difference between two recorded
@@ -298,7 +321,9 @@ def response_metric_claims(
     earliest first sighting on a service the incident affected, else the incident's recorded
     start) -> the first alert firing on such a service; resolve = the same start -> the
     incident record's resolution. By as_of only: not yet detected or resolved is said with
-    the time so far. No acknowledgement record exists in the KG: asked, a required gap."""
+    the time so far. No acknowledgement record exists in the KG: asked, a required gap.
+    `unread`: a read of the run failed, so no firing read is no firing recorded: the time to
+    detect is then a required gap, unknown, never "no alert firing ... is recorded"."""
     incidents = [ev for ev in _with(evidence, "incident_report") if ev.type == "Incident"]
     window = _window(incidents, _with(evidence, "error_first_seen"), as_of)
     if window is None:
@@ -315,6 +340,13 @@ def response_metric_claims(
         and ev.valid_from <= as_of
     }
     first = _first_error_of(evidence, services, start, end)
+    if first is None and incident is None:
+        # No incident read (its read failed, or none visible) yet services affected by one
+        # were: the window is a first error's, of any service (before: an assertion crashed
+        # the run when the incident read had failed).
+        first = _first_error_of(evidence, set(), start, end)
+        if first is None:
+            return [], [_no_window_gap(as_of, "no response time can be measured")]
     if first is not None:
         origin, origin_ev = first
         parts = origin_ev.element_id.split("|")
@@ -354,6 +386,9 @@ def response_metric_claims(
                         said, EpistemicStatus.FACT, 0.95, [origin_ev, firing], Intent.TIMELINE.value
                     )
                 )
+                continue
+            if unread:
+                gaps.append(_detect_unread_gap(of, on, origin_words))
                 continue
             until = (
                 f"as_of {iso_utc(as_of)}: not detected by an alert {_human(as_of - origin)} "
