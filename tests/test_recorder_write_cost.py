@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from enum import StrEnum
+from pathlib import Path
 
 import neo4j
 import pytest
@@ -58,8 +59,13 @@ def driver_debug_log() -> Iterator[list[str]]:
 
 
 def test_a_recorded_run_reaches_the_driver_log_by_counts_not_payloads(
-    clean_db: neo4j.Driver, driver_debug_log: list[str]
+    clean_db: neo4j.Driver,
+    driver_debug_log: list[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # A key and ledger heads of this test's own: the machine's remember earlier (wiped) runs.
+    monkeypatch.setenv("INVESTIGATOR_CHAIN_DIR", str(tmp_path))
     rec = RunRecorder(clean_db)
     start = rec.start_run(request())
     log = rec.open_log(start)
