@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 from pydantic import BaseModel
@@ -84,11 +85,37 @@ def rows_hash(rows: Iterable[Any]) -> str:
     return sha256_text("\n".join(serialised))
 
 
-def _dumps_plain(value: Any) -> str:
-    """`canonical_json` of a value that is already plain JSON data (same text, one walk)."""
-    return json.dumps(
-        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+# `canonical_json`'s JSON settings, built once: a recorded run serialises about a hundred
+# values (each node's payload and its hashed properties), and `json.dumps` with arguments
+# builds an encoder, and the C encoder under it, on every call.
+_ENCODER = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+)
+if c_make_encoder is not None:
+    # What `_ENCODER.encode` runs, made once. No cycle check: the values are pydantic JSON
+    # dumps and maps of plain properties, which hold no cycle (graph_schema/hashing.py does
+    # the same for KG records).
+    _C_ITERENCODE = c_make_encoder(
+        None,
+        _ENCODER.default,
+        encode_basestring,
+        None,
+        _ENCODER.key_separator,
+        _ENCODER.item_separator,
+        True,  # sort_keys
+        False,  # skipkeys
+        False,  # allow_nan
     )
+
+    def _dumps_plain(value: Any) -> str:
+        """`canonical_json` of a value that is already plain JSON data (same text, one walk)."""
+        return "".join(_C_ITERENCODE(value, 0))
+
+else:  # an interpreter without the C accelerator
+
+    def _dumps_plain(value: Any) -> str:
+        """`canonical_json` of a value that is already plain JSON data (same text, one walk)."""
+        return str(_ENCODER.encode(value))
 
 
 def evidence_digest(nodes: Iterable[CtxNodeRecord]) -> str:
@@ -163,7 +190,33 @@ def node_hash(properties: Mapping[str, Any], kind: str) -> str:
             hashed[field] = sha256_text(value)
         elif value is None and field in digests:
             hashed[field] = digests[field]
+    if _plain_map(hashed):
+        # What the recorder writes: `canonical_json` would walk it only to copy it.
+        return sha256_text(_dumps_plain(hashed))
     return sha256_of(hashed)
+
+
+_PLAIN_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _plain_map(values: Mapping[str, Any]) -> bool:
+    """Whether `values` is a dict of string keys whose values are exact JSON scalars or lists
+    of them: `canonical_json` leaves such a map as it is (same text from `_dumps_plain`)."""
+    if type(values) is not dict:
+        return False
+    scalars = _PLAIN_SCALARS
+    for key, value in values.items():
+        if type(key) is not str:
+            return False
+        kind = type(value)
+        if kind in scalars:
+            continue
+        if kind is not list:
+            return False
+        for item in value:
+            if type(item) not in scalars:
+                return False
+    return True
 
 
 def purged_v1(properties: Mapping[str, Any]) -> bool:
@@ -178,14 +231,22 @@ def _seq_list(value: Any) -> list[int]:
 
 def expected_edges(nodes: Iterable[CtxNodeRecord]) -> set[CtxEdgeRecord]:
     """The relationships a run must have, derived from the recorded (hashed) references."""
-    edges: set[CtxEdgeRecord] = set()
+    return {
+        CtxEdgeRecord(from_seq=src, type=rel, to_seq=dst)
+        for rel, src, dst in edge_triples((n.seq, n.kind, n.properties) for n in nodes)
+    }
+
+
+def edge_triples(nodes: Iterable[tuple[int, str, Mapping[str, Any]]]) -> set[tuple[str, int, int]]:
+    """`expected_edges` as (type, from seq, to seq), from each node's (seq, kind, properties):
+    what the recorder writes, with no model built per node and per relationship."""
+    edges: set[tuple[str, int, int]] = set()
 
     def add(src: int, rel: ProvRelation, dst: Any) -> None:
         if isinstance(dst, int):
-            edges.add(CtxEdgeRecord(from_seq=src, type=rel.value, to_seq=dst))
+            edges.add((rel.value, src, dst))
 
-    for node in nodes:
-        p, seq, kind = node.properties, node.seq, node.kind
+    for seq, kind, p in nodes:
         if kind == CtxKind.AGENT:
             add(0, ProvRelation.WAS_ASSOCIATED_WITH, seq)
         elif kind in (CtxKind.GOAL, CtxKind.OUTCOME):

@@ -35,7 +35,7 @@ from investigator.context_graph.chain import (
     ENVELOPE,
     ENVELOPE_CONTENT_HASHED,
     canonical_json,
-    expected_edges,
+    edge_triples,
     node_hash,
     payload_json,
     request_fingerprint,
@@ -56,9 +56,7 @@ from investigator.context_graph.models import (
     FINISHED_STATUSES,
     GENESIS_HASH,
     TOOL_CALL_HITS,
-    CtxEdgeRecord,
     CtxKind,
-    CtxNodeRecord,
     RunRequest,
     RunStart,
     RunStatus,
@@ -459,12 +457,12 @@ def _store(
     one statement of the caller's transaction."""
     if not chained:
         return
-    edges = expected_edges(CtxNodeRecord(labels=[], properties=props) for _, props in chained)
+    edges = edge_triples((props["seq"], props["kind"], props) for _, props in chained)
     tx.run(
         _WRITE_BATCH,
         run_id=run_id,
-        nodes=[props for _, props in chained],
-        edges=[[e.type, e.from_seq, e.to_seq] for e in sorted(edges, key=_edge_order)],
+        nodes=_Batch(props for _, props in chained),
+        edges=_Batch(list(edge) for edge in sorted(edges)),
         seq=head.seq,
         hash=head.hash,
         kind=head.kind,
@@ -480,8 +478,16 @@ _Chained = tuple[_Nodes, _Head]
 _ChainFn = Callable[[neo4j.ManagedTransaction, _Head], _Chained]
 
 
-def _edge_order(edge: CtxEdgeRecord) -> tuple[str, int, int]:
-    return edge.type, edge.from_seq, edge.to_seq
+class _Batch(list[Any]):
+    """A statement's list parameter whose `repr` is short. The neo4j driver formats every
+    statement's parameters for its debug log before it knows whether that log is on: a
+    finish's nodes (about 70,000 characters of payloads) cost more client CPU to format than
+    to pack, and with the log on it would print every recorded payload (docs/benchmarks.md)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} rows>"
 
 
 class _Locked:
