@@ -1266,10 +1266,21 @@ _RUNBOOK_COVERS = LazyPattern(
 )
 
 
+# Words asking whose a runbook is ("who owns the etcd runbook?", "owner of the payment recovery
+# runbook"): of the asking, not of what the runbook is about ("owns" matched no runbook and
+# tipped "etcd" ties to one page).
+_ASKS_WHOSE = LazyPattern(
+    r"\b(?:who|which\s+team)\s+(?:owns|owned|maintains|maintained)\b|"
+    r"\bwho(?:'s|\s+is|\s+was)\s+the\s+owner\s+of\b|\bowner\s+of\b|\bwhose\b",
+    re.IGNORECASE,
+)
+
+
 def runbook_search_text(question: str) -> str:
     """The question without the words that ask for a runbook ("Which runbook applies to",
-    "which runbook covers", "how do I fix it", "what do I do"): what the runbook search
-    reads, as the card reads the text it is given."""
+    "which runbook covers", "how do I fix it", "what do I do") or whose it is ("who owns"):
+    what the runbook search reads, as the card reads the text it is given."""
+    question = _ASKS_WHOSE.sub(" ", question)
     question = _RUNBOOK_COVERS.sub(r"\1 ", question)
     text = dict(_INTENT_RULES)[Intent.APPLICABLE_RUNBOOK].sub(" ", question)
     return " ".join(_ASKS_WHICH_RUNBOOK.sub(" ", text).split())
