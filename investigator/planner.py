@@ -1409,10 +1409,21 @@ _RUNBOOK_COVERS = LazyPattern(
 )
 
 
+# Words asking whose a runbook is ("who owns the etcd runbook?", "owner of the payment recovery
+# runbook"): of the asking, not of what the runbook is about ("owns" matched no runbook and
+# tipped "etcd" ties to one page).
+_ASKS_WHOSE = LazyPattern(
+    r"\b(?:who|which\s+team)\s+(?:owns|owned|maintains|maintained)\b|"
+    r"\bwho(?:'s|\s+is|\s+was)\s+the\s+owner\s+of\b|\bowner\s+of\b|\bwhose\b",
+    re.IGNORECASE,
+)
+
+
 def runbook_search_text(question: str) -> str:
     """The question without the words that ask for a runbook ("Which runbook applies to",
-    "which runbook covers", "how do I fix it", "what do I do"): what the runbook search
-    reads, as the card reads the text it is given."""
+    "which runbook covers", "how do I fix it", "what do I do") or whose it is ("who owns"):
+    what the runbook search reads, as the card reads the text it is given."""
+    question = _ASKS_WHOSE.sub(" ", question)
     question = _RUNBOOK_COVERS.sub(r"\1 ", question)
     text = dict(_INTENT_RULES)[Intent.APPLICABLE_RUNBOOK].sub(" ", question)
     return " ".join(_ASKS_WHICH_RUNBOOK.sub(" ", text).split())
@@ -2123,6 +2134,48 @@ _ACTION_DECISION = LazyPattern(
 )
 # Whom to page or call is the escalation reading's ("who should I page?").
 _ASKS_WHOM = LazyPattern(r"^\s*(?:who|whom|whose)\b", re.IGNORECASE)
+# The same actions in the past participle, asked after the fact ("should we have failed over
+# payment-db during the incident?", "were we supposed to restart payment-api?"): the groups
+# are named as `_DECIDED_VERB`'s, one per action of `_DECIDED_ACTIONS`.
+_DECIDED_PAST = (
+    r"failed[- ]?over",
+    r"restarted|rebooted|bounced",
+    r"scaled[- ]?(?:up|out)",
+    r"scaled[- ]?(?:down|in)",
+    r"paged",
+)
+_DECIDED_PAST_VERB = "|".join(f"(?P<a{i}>{spelled})" for i, spelled in enumerate(_DECIDED_PAST))
+_ACTION_DECISION_AFTER = LazyPattern(
+    r"(?:\b(?:should|could|would|must)\s+(?:we|i|you|they|someone|somebody|on-?call|"
+    r"the\s+(?:responders?|on-?call|team))(?:\s+(?:not|really))?\s+have"
+    rf"\s+(?:{_DECIDED_PAST_VERB}))\b",
+    re.IGNORECASE,
+)
+_ACTION_DECISION_SUPPOSED = LazyPattern(
+    r"\b(?:were|was)\s+(?:we|i|you|they|on-?call|the\s+(?:responders?|on-?call|team))\s+"
+    rf"(?:supposed|meant|expected|allowed)\s+to\s+(?:{_DECIDED_VERB})\b",
+    re.IGNORECASE,
+)
+
+
+def _action_decision_found(question: str) -> re.Match[str] | None:
+    """Where the question asks whether to take an action: as a decision now ("should we fail
+    over payment-db?"), else after the fact ("should we have failed over payment-db?")."""
+    return (
+        _ACTION_DECISION.search(" " + question)
+        or _ACTION_DECISION_AFTER.search(" " + question)
+        or _ACTION_DECISION_SUPPOSED.search(" " + question)
+    )
+
+
+def asks_action_decision_after(question: str) -> bool:
+    """Whether an action decision is asked after the fact ("should we have failed over
+    payment-db during the incident?", "were we supposed to restart payment-api?"): the
+    runbook in force at the incident's start answers it, said as of then."""
+    return asks_action_decision(question) is not None and bool(
+        _ACTION_DECISION_AFTER.search(" " + question)
+        or _ACTION_DECISION_SUPPOSED.search(" " + question)
+    )
 
 
 def asks_action_decision(question: str) -> str | None:
@@ -2133,12 +2186,13 @@ def asks_action_decision(question: str) -> str | None:
     a runbook question ("how do I fail over X?") are not decisions."""
     if _ASKS_WHOM.search(question) or asks_action_taken(question) or _HOW_DO_I.search(question):
         return None
-    found = _ACTION_DECISION.search(" " + question)
+    found = _action_decision_found(question)
     if found is None:
         return None
+    bare = "bare" in found.re.groupindex and found.group("bare") is not None
     for i, (name, _) in enumerate(_DECIDED_ACTIONS):
         # "page 3 of the runbook": paging asked only as a decision ("should we page X?").
-        if found.group(f"a{i}") and not (name == "page" and found.group("bare") is not None):
+        if found.group(f"a{i}") and not (name == "page" and bare):
             return name
     return None
 
@@ -2158,7 +2212,7 @@ def action_search_text(question: str) -> str | None:
     now"): the step that speaks of the action names its object; "should we" and "is it
     safe to" are no words of a runbook. None when no action decision is asked."""
     action = asks_action_decision(question)
-    found = _ACTION_DECISION.search(" " + question)
+    found = _action_decision_found(question)
     if action is None or found is None:
         return None
     rest = str(_ACTION_TIME_WORDS.split((" " + question)[found.end() :], maxsplit=1)[0])
@@ -2192,6 +2246,24 @@ def action_database_incident_words(question: str) -> str | None:
     object (or asks no action)."""
     words = action_database_words(question)
     return None if words is None else f"the incident of {words}"
+
+
+def action_then_incident_words(question: str) -> str | None:
+    """The incident an action decision on a named service is asked of after the fact
+    ("should we have failed over payment-db during the incident?", "should we have
+    restarted payment-api?"): looked up as a bare "the incident" is (the one open at as_of,
+    else the only one started by then), since the service acted on (payment-db) need not be
+    one the incident affected: its dependency path may name it. None when the question names
+    no service (`action_database_incident_words` reads that), an error code, an incident or
+    an alert (the incident is found through it), or asks no decision after the fact."""
+    mentions = extract_mentions(question)
+    if mentions.ids or mentions.error_codes or mentions.alerts or not mentions.names:
+        return None
+    if asks_action_decision(question) is None:
+        return None
+    if asks_action_decision_after(question) or the_incident_words(question) is not None:
+        return "the incident the action was asked of"
+    return None
 
 
 def _action_decision_rule(question: str, found: set[Intent]) -> None:
@@ -2692,8 +2764,11 @@ def steps_for(
         steps.append(_team_owns_step(team, ownership_period, as_of))
     for runbook in known.runbooks_by_text[:MAX_FOCUS_SERVICES]:
         if "ownership" in want:
-            # Its own OWNS record is looked up below; else the owner of a service it
+            # Its own OWNS record ("who owns the payment recovery runbook?": the runbook its
+            # words found; before, only a runbook named by id had it read, and the answer
+            # said "no OWNS record of it" of one that had); else the owner of a service it
             # applies to, as the card's owner line reads it.
+            steps.append(_step("owners_of", {"entity_id": runbook}, "ownership"))
             steps.append(
                 _one_hop_step(runbook, "APPLIES_TO", "out", step_id=RUNBOOK_SERVICES, hops=1)
             )
@@ -2853,6 +2928,10 @@ class DeterministicPlanner:
         )
         if not inp.service_id and not mentions.texts() and bare:
             # "the incident" with nothing named: which incident it means is looked up.
+            steps.append(the_incident_step(inp.as_of))
+        elif not inp.service_id and action_then_incident_words(inp.question):
+            # "Should we have failed over payment-db during the incident?": the incident is
+            # looked up alike (payment-db is on its dependency path, not one it affected).
             steps.append(the_incident_step(inp.as_of))
         steps += steps_for(
             useful_types(intents), known, as_of=inp.as_of, ownership_period=inp.ownership_period

@@ -64,6 +64,7 @@ from investigator.planner import (
     action_database_incident_words,
     action_incident_words,
     action_search_text,
+    action_then_incident_words,
     asks_severity_change,
     asks_unnamed_alert_owner,
     competing_cause_steps,
@@ -122,7 +123,14 @@ from investigator.runbook_sections import (
     pointed_at,
 )
 from investigator.session import RunSession, ToolCall
-from investigator.timeline import CONFOUNDER_WINDOW, instant_of, shift, time_references
+from investigator.timeline import (
+    CONFOUNDER_WINDOW,
+    ResponseMetric,
+    instant_of,
+    response_metrics,
+    shift,
+    time_references,
+)
 
 
 class StopReason(StrEnum):
@@ -350,6 +358,31 @@ def learn_named_runbooks(known: Known, rows: Sequence[TemplateRow]) -> bool:
     for row in rows:
         el = row.element
         if el.kind == "node" and el.type == "Runbook":
+            changed |= known.add("runbooks", el.element_id)
+    return changed
+
+
+def learn_runbook_in_force(
+    known: Known, anchor_id: str, rows: Sequence[TemplateRow], as_of: datetime
+) -> bool:
+    """ "Who owns the payment recovery runbook?": the versions of the runbook its words found
+    (`anchor_id`) that `runbooks_for` read and that hold at as_of (not superseded, valid
+    then) are known runbooks too, so their own OWNS records are read (before, only the
+    version the words found was: v3's owner, not valid at 07-26, and v4's went unread, the
+    answer saying no owner of it). True when any is new."""
+    base = anchor_id.split("@", 1)[0]
+    changed = False
+    for row in rows:
+        el = row.element
+        if (
+            el.kind == "node"
+            and el.type == "Runbook"
+            and el.element_id != anchor_id
+            and el.element_id.split("@", 1)[0] == base
+            and el.superseded_at is None
+            and (el.valid_from is None or el.valid_from <= as_of)
+            and (el.valid_to is None or el.valid_to > as_of)
+        ):
             changed |= known.add("runbooks", el.element_id)
     return changed
 
@@ -1199,8 +1232,9 @@ class RetrievalLoop:
                 steps = records_steps(services, entities, teams)
                 rows = self._history_stage(known, outcome)(steps)
                 outcome.ownership_records = whole_records(rows, outcome.tool_calls)
-        if outcome.stop_reason is not StopReason.DEADLINE and asks_severity_change(
-            self.inp.question
+        if outcome.stop_reason is not StopReason.DEADLINE and (
+            asks_severity_change(self.inp.question)
+            or ResponseMetric.DECLARE in response_metrics(self.inp.question)
         ):
             outcome.incident_records = self._incident_records(known, outcome)
         if (
@@ -2295,6 +2329,7 @@ class RetrievalLoop:
                     or unnamed_errors_words(self.inp.question)
                     or action_database_incident_words(self.inp.question)
                     or metric_incident_words(self.inp.question)
+                    or action_then_incident_words(self.inp.question)
                     or "the incident"
                 )
                 reading = (
@@ -2310,6 +2345,15 @@ class RetrievalLoop:
                 if reading.taken is not None:
                     learned |= known.add("incidents", reading.taken)
                 continue
+            if (
+                result.template_id == "runbooks_for"
+                and step.options.get("anchor") == "runbook"
+                and Intent.OWNERSHIP_AT_TIME in self.intents
+                and call.record.error is None
+            ):
+                learned |= learn_runbook_in_force(
+                    known, str(step.params["anchor_id"]), read_rows, self.inp.as_of
+                )
             if step.step_id == TEAM_LINK:
                 # The team asked about from its side: its own records only (a name matching
                 # several teams alike names each; none, when the subject may read none).

@@ -872,6 +872,7 @@ class ResponseMetric(StrEnum):
     instants (claims.timeline.response_metric_claims says which two)."""
 
     DETECT = "detect"  # first error -> first alert firing on a service the incident affected
+    DECLARE = "declare"  # first error -> the incident's first record (when it was declared)
     ACKNOWLEDGE = "acknowledge"  # no acknowledgement record exists in the KG: a gap
     RESOLVE = "resolve"  # first error -> the incident's recorded resolution
 
@@ -906,6 +907,23 @@ _METRIC_WORDS: tuple[tuple[ResponseMetric, LazyPattern], ...] = (
             r"\bhow\s+(?:long|many\s+(?:seconds|minutes))\s+after\s+the\s+(?:first\s+)?errors?\b"
             r"[^?.]{0,40}?\b(?:alert|page)s?\s+(?:fire|fired|go\s+off|went\s+off|trigger(?:ed)?)\b|"
             r"多久(?:才)?(?:被)?(?:发现|检测到|告警)|发现用了多久|检测时间",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        ResponseMetric.DECLARE,
+        LazyPattern(
+            r"\b(?:mean\s+)?time[\s-]+to[\s-]+declar(?:e|ation)\b|\bdeclaration\s+time\b|"
+            + _HOW_LONG_TO
+            + r"declar\w*\b|"
+            + _HOW_QUICKLY_WAS
+            + r"declar\w*\b|"
+            # "when was the incident declared?", "when did we declare the incident?"
+            r"\b(?:when|what\s+time)\s+(?:was|were)\s+(?:(?:the|this|that|our)\s+)?"
+            r"(?:[\w.:-]+\s+)?(?:incident|outage|it)\s+(?:first\s+|officially\s+)?declared\b|"
+            r"\b(?:when|what\s+time)\s+did\s+(?:we|they|on-?call|someone|anyone)\s+"
+            r"(?:first\s+|officially\s+)?declare\b|"
+            r"什么时候宣布|何时宣布|多久(?:才)?(?:被)?宣布",
             re.IGNORECASE,
         ),
     ),

@@ -19,11 +19,12 @@ from investigator.planner import (
     action_database_words,
     action_search_text,
     asks_action_decision,
+    asks_action_decision_after,
     asks_action_outcome,
     unrecorded_asks,
 )
 from investigator.rubric import Intent, MissingEvidence
-from investigator.timeline import holds_at, incident_span, instant_of
+from investigator.timeline import ReferenceTime, holds_at, incident_span, instant_of
 
 # A sentence stating an action taken ("Fix: rollback at 10:41.", "We restarted the pods").
 _ACTION_SENTENCE = LazyPattern(
@@ -335,24 +336,47 @@ def _database_reading(
     return _DatabaseReading([], [], [gap])
 
 
+def _decided_at(
+    refs: Sequence[ReferenceTime], as_of: datetime, question: str
+) -> tuple[datetime, str]:
+    """When an action decision is asked of: the moment the question names ("should we have
+    failed over payment-db during the incident?": the incident's start), said with why, else
+    as_of. The runbook in force then answers it (after the fact, today's version does not);
+    asked after the fact with no moment placed (an incident the subject may not read), the
+    answer at as_of says so."""
+    named = [r for r in refs if r.kind != "as_of"]
+    if not named:
+        if asks_action_decision_after(question):
+            return as_of, f"{iso_utc(as_of)}, not at the time asked after the fact: none placed"
+        return as_of, iso_utc(as_of)
+    ref = min(named, key=lambda r: r.at)
+    return ref.at, f"{ref.describe()} ({ref.why})"
+
+
 def action_step_claims(
-    evidence: Sequence[Evidence], question: str, as_of: datetime
+    evidence: Sequence[Evidence],
+    question: str,
+    as_of: datetime,
+    refs: Sequence[ReferenceTime] = (),
 ) -> tuple[list[Claim], list[MissingEvidence]]:
     """Asked whether to fail over, restart, scale or page ("should we fail over payment-db?"):
     a `fact` per step of each runbook version in force at as_of that speaks of the action,
     quoted with its version and validity and said as what it does (forbids it, or says to do
     it, under its condition); the runbook's words are data, never an instruction followed.
     A runbook in force with no step on it is a required gap saying so (it neither says to
-    nor forbids it). No runbook admitted: the runbook gap already says it."""
+    nor forbids it). No runbook admitted: the runbook gap already says it. A moment the
+    question names (`refs`: "during the incident", "should we have ...") is when the runbook
+    in force is taken, said as of then."""
     action = asks_action_decision(question)
     if action is None:
         return [], []
     gerund = _ACTION_GERUND[action]
-    database = _database_reading(evidence, question, as_of)
+    at, at_text = _decided_at(refs, as_of, question)
+    database = _database_reading(evidence, question, at)
     named = _object_named(question) + database.names
     claims: list[Claim] = list(database.claims)
     silent: list[Evidence] = []
-    for rb in _in_force_runbooks(evidence, as_of):
+    for rb in _in_force_runbooks(evidence, at):
         steps = _action_steps(rb, action)
         if not steps:
             silent.append(rb)
@@ -372,7 +396,7 @@ def action_step_claims(
                 _claim(
                     f'{version} says "{_quote(said)}" ({_step_reading(step, action)}): {where} '
                     f"of Runbook {_title(rb)} ({_versioned(rb)}), the version in force "
-                    f"at {iso_utc(as_of)} ({valid}), on {gerund}{names}; the runbook's words, "
+                    f"at {at_text} ({valid}), on {gerund}{names}; the runbook's words, "
                     "quoted, not a record of what was done",
                     EpistemicStatus.FACT,
                     0.9,
@@ -386,7 +410,8 @@ def action_step_claims(
         evidence_type=ACTION_STEP,
         intents=[Intent.APPLICABLE_RUNBOOK.value],
         description=f"no step of {', '.join(_versioned(rb) for rb in silent)} (in force at "
-        f"as_of {iso_utc(as_of)}) speaks of {gerund}: the runbook neither says to nor "
+        f"{'as_of ' if at == as_of else ''}{at_text}) speaks of {gerund}: the runbook neither "
+        "says to nor "
         "forbids it, so whether to is not answered by a runbook",
         required=True,
     )

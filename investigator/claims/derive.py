@@ -741,14 +741,17 @@ def derive_claims(
             evidence, service_id, as_of, known_at, services_read, search_stopped_by is not None
         )
         claims.extend(status_claims)
-        text_gaps = [*text_gaps, *status_gaps, *deploy_safety_gaps(question or "", status_claims)]
+        safety = deploy_safety_gaps(question or "", evidence, service_id, as_of, services_read)
+        text_gaps = [*text_gaps, *status_gaps, *safety]
     # A timeline's claims keep the order they are listed in (time, then record id).
     timeline_order: dict[str, int] = {}
     if Intent.TIMELINE in intent_set:
         # One fact per event of the incident's window, in time order (claims.timeline).
         timeline_facts, timeline_gaps = (
             # "How long did it take to detect the incident?": the span between two events.
-            response_metric_claims(evidence, as_of, metrics, search_stopped_by is not None)
+            response_metric_claims(
+                evidence, as_of, metrics, search_stopped_by is not None, incident_records
+            )
             if (metrics := response_metrics(question or ""))
             else timeline_claims(evidence, as_of)
         )
@@ -819,7 +822,7 @@ def derive_claims(
         placing_only = only_for_then and (
             event_period is not None or Intent.ALERT_FIRING in intent_set
         )
-        for ev in [] if placing_only else firsts:
+        for ev in [] if placing_only else _firsts_said(firsts, question or ""):
             at = _instant(ev, _FIRST_SEEN_KEYS)
             when = f" first seen at {iso_utc(at)}" if at else ""
             if (taken := passed_over_error(ev, refs)) is not None:
@@ -1184,7 +1187,7 @@ def derive_claims(
     action_claims, missing = reported_action_claims(evidence, question or "", as_of, missing)
     claims += action_claims
     # "Should we fail over payment-db?": the step of the runbook in force on the action.
-    step_claims, step_gaps = action_step_claims(evidence, question or "", as_of)
+    step_claims, step_gaps = action_step_claims(evidence, question or "", as_of, refs)
     claims += step_claims
     missing += step_gaps
     # Asked whether the errors still happen or when they stopped: their last sighting.
@@ -1467,6 +1470,15 @@ def _claim_time_key(
     if not held:
         return (1, datetime.min.replace(tzinfo=UTC), "")
     return (0, *held[0])
+
+
+def _firsts_said(firsts: Sequence[Evidence], question: str) -> list[Evidence]:
+    """The first sightings stated beside the incident: asked when its severity changed ("when
+    was severity raised?"), a report's text is no first sighting of an error (it was printed
+    whole as one: noise beside the severity history); the error records stay."""
+    if not asks_severity_change(question):
+        return list(firsts)
+    return [ev for ev in firsts if ev.type != "Document"]
 
 
 def names_no_errors(question: str | None) -> bool:

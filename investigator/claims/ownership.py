@@ -4,7 +4,7 @@ gaps for uncovered periods, unowned instants and unread owners.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import datetime
 
 from graph_schema.front_matter_contact import front_matter_contact
@@ -370,6 +370,25 @@ def _unrecorded_owned_gaps(
                 )
             )
             continue
+        other = _owned_version_of(entity, owned) if entity in not_valid_then else None
+        if other is not None:
+            # "Who owns the payment recovery runbook?" on 07-26: the words found v3, whose
+            # owner held until 07-25; v4 is in force and its owner is stated (before, this
+            # gap was required: `partial` with the answer in it).
+            gaps.append(
+                (
+                    entity,
+                    MissingEvidence(
+                        evidence_type="ownership",
+                        intents=[Intent.OWNERSHIP_AT_TIME.value],
+                        description=f"{entity} is not the version in force at {when} (its "
+                        f"record is valid only at other times): the owner of {other}, the "
+                        "version in force, is stated instead",
+                        required=False,
+                    ),
+                )
+            )
+            continue
         why = (
             f"{entity} itself is not recorded then (its record is valid only at other "
             "times), so no owner of it is"
@@ -390,6 +409,16 @@ def _unrecorded_owned_gaps(
             )
         )
     return gaps
+
+
+def _owned_version_of(entity: str, owned: Collection[str]) -> str | None:
+    """Another version of the runbook `entity` (`runbook:x@v3` -> `runbook:x@v4`) whose own
+    owner is stated, the first by id; None for an entity of no version or none owned."""
+    if "@" not in entity:
+        return None
+    base = entity.split("@", 1)[0]
+    versions = sorted(o for o in owned if o != entity and o.split("@", 1)[0] == base and "@" in o)
+    return versions[0] if versions else None
 
 
 def _page_contact_words(evidence: Sequence[Evidence], entity: str) -> str:

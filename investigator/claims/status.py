@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from investigator.change_period import written_change_period
@@ -181,6 +181,42 @@ def _open_at(start: datetime | None, end: datetime | None, as_of: datetime) -> b
     return start is not None and start <= as_of and (end is None or end > as_of)
 
 
+def _open_and_firing(
+    evidence: Sequence[Evidence], incidents: Mapping[str, Evidence], svc: str, as_of: datetime
+) -> tuple[list[tuple[str, list[Evidence]]], list[tuple[str, list[Evidence]]]]:
+    """What is open and firing on `svc` at as_of, each as (what, its records): each incident
+    open then that affected it (its start, no resolution by as_of), each alert firing on it
+    then (a FIRED_ON record started by as_of and not ended)."""
+    open_incidents: list[tuple[str, list[Evidence]]] = []
+    # The AFFECTED_BY record, read as the incident's (affected_service) or as the service's
+    # way to its incidents (entity).
+    for link in sorted(
+        (ev for ev in evidence if ev.type == "AFFECTED_BY"), key=lambda e: e.element_id
+    ):
+        parts = link.element_id.split("|")
+        if len(parts) != 3 or parts[1] != svc or parts[2] not in incidents:
+            continue
+        inc = incidents[parts[2]]
+        start, end = incident_span(inc)
+        if _open_at(start, end, as_of) and start is not None:
+            open_incidents.append(
+                (
+                    f"incident {inc.element_id} open ({_label(inc)}, started {iso_utc(start)}, "
+                    "not resolved by as_of)",
+                    [inc, link],
+                )
+            )
+    firing: list[tuple[str, list[Evidence]]] = []
+    for ev in _with(evidence, "alert_firing"):
+        parts = ev.element_id.split("|")
+        if len(parts) < 3 or parts[2] != svc:
+            continue
+        at = _instant(ev, ALERT_TIME_KEYS)
+        if _open_at(at, ev.valid_to, as_of) and at is not None:
+            firing.append((f"alert {parts[1]} firing (since {iso_utc(at)})", [ev]))
+    return open_incidents, firing
+
+
 def _service_status_claims(
     evidence: Sequence[Evidence],
     service_id: str | None,
@@ -210,33 +246,9 @@ def _service_status_claims(
     recorded: list[str] = []  # what is open or firing, said in the health gap
     for svc in services:
         said = f"{svc} at as_of {iso_utc(as_of)}"
-        open_incidents: list[tuple[str, list[Evidence]]] = []
-        # The AFFECTED_BY record, read as the incident's (affected_service) or as the
-        # service's way to its incidents (entity).
-        for link in sorted(
-            (ev for ev in evidence if ev.type == "AFFECTED_BY"), key=lambda e: e.element_id
-        ):
-            parts = link.element_id.split("|")
-            if len(parts) != 3 or parts[1] != svc or parts[2] not in incidents:
-                continue
-            inc = incidents[parts[2]]
-            start, end = incident_span(inc)
-            if _open_at(start, end, as_of) and start is not None:
-                open_incidents.append(
-                    (
-                        f"{said}: incident {inc.element_id} open ({_label(inc)}, started "
-                        f"{iso_utc(start)}, not resolved by as_of)",
-                        [inc, link],
-                    )
-                )
-        firing: list[tuple[str, list[Evidence]]] = []
-        for ev in _with(evidence, "alert_firing"):
-            parts = ev.element_id.split("|")
-            if len(parts) < 3 or parts[2] != svc:
-                continue
-            at = _instant(ev, ALERT_TIME_KEYS)
-            if _open_at(at, ev.valid_to, as_of) and at is not None:
-                firing.append((f"{said}: alert {parts[1]} firing (since {iso_utc(at)})", [ev]))
+        open_incidents, firing = _open_and_firing(evidence, incidents, svc, as_of)
+        open_incidents = [(f"{said}: {what}", evs) for what, evs in open_incidents]
+        firing = [(f"{said}: {what}", evs) for what, evs in firing]
         rolling: list[tuple[str, list[Evidence]]] = []
         for ev in _with(evidence, "deployment_time"):
             if svc not in (ev.context.get("service"), ev.props.get("service")):
@@ -327,18 +339,27 @@ def _health_gap_text(services: str, recorded: Sequence[str]) -> str:
     )
 
 
-def deploy_safety_gaps(question: str, status_claims: Sequence[Claim]) -> list[MissingEvidence]:
+def deploy_safety_gaps(
+    question: str,
+    evidence: Sequence[Evidence],
+    service_id: str | None,
+    as_of: datetime,
+    services_read: Sequence[str] = (),
+) -> list[MissingEvidence]:
     """Asked "is it safe to deploy payment-api now?": no record says so, and no verdict is
     given (a gap that is never required); the incidents open and alerts firing on it at as_of
-    that the status claims state are named as what the records do say (before, the releases
-    were listed and an open incident went unsaid)."""
+    (the records the status claims state, read from them, not from the claims' text) are
+    named as what the records do say (before, the releases were listed and an open incident
+    went unsaid)."""
     if not asks_deploy_safety(question):
         return []
-    said = [
-        c.statement.split(": ", 1)[1]
-        for c in status_claims
-        if ": incident " in c.statement or ": alert " in c.statement
-    ]
+    incidents = {ev.element_id: ev for ev in _with(evidence, "incident_report")
+                 if ev.type == "Incident"}  # fmt: skip
+    said = []
+    for svc in _status_services(evidence, service_id) or sorted(services_read)[:3]:
+        open_incidents, firing = _open_and_firing(evidence, incidents, svc, as_of)
+        said += sorted(what for what, _ in open_incidents)
+        said += sorted(what for what, _ in firing)
     open_now = (
         f"; recorded at as_of: {'; '.join(said)}: deploying during an open incident or a "
         "firing alert is a call for whoever runs the incident, which no record makes"

@@ -309,18 +309,81 @@ def _first_firing_of(
     return min(fired, key=lambda p: (p[0], p[1].element_id)) if fired else None
 
 
+def _declare_claim(
+    incident: Evidence | None,
+    records: Sequence[Evidence],
+    origin: datetime,
+    origin_ev: Evidence,
+    origin_words: str,
+    as_of: datetime,
+) -> tuple[list[Claim], list[MissingEvidence]]:
+    """Time to declare: the first error -> the incident's first record (its version 1, when
+    it was made: the records state no time of the declaration itself). The first record not
+    read (only a later version known) is a gap, never the later record's time."""
+    if incident is None:
+        return [], [
+            MissingEvidence(
+                evidence_type="incident_report",
+                intents=[Intent.TIMELINE.value],
+                description=f"time to declare: no incident record the subject may read started "
+                f"by as_of {iso_utc(as_of)}, so no declaration is known to measure to (the "
+                f"errors: {origin_words})",
+            )
+        ]
+    versions = {r.version: r for r in records if r.element_id == incident.element_id}
+    versions.setdefault(incident.version, incident)
+    first = versions[min(versions)]
+    if first.version != 1 or first.recorded_at is None:
+        return [], [
+            MissingEvidence(
+                evidence_type="incident_report",
+                intents=[Intent.TIMELINE.value],
+                description=f"time to declare of incident {incident.element_id}: its first "
+                f"record was not read (the earliest read is version {first.version}"
+                f"{', recorded ' + iso_utc(first.recorded_at) if first.recorded_at else ''}), "
+                "so when it was declared is not known",
+            )
+        ]
+    declared = first.recorded_at
+    define = (
+        "declare = first error -> the incident's first record, when it was made: the records "
+        "state no time of the declaration itself"
+    )
+    if declared > as_of:
+        said = (
+            f"Time to declare of incident {incident.element_id}: not declared by as_of "
+            f"{iso_utc(as_of)} ({define}): {origin_words}; its first record (version 1) was "
+            f"made at {iso_utc(declared)}, after as_of"
+        )
+    else:
+        took = (
+            _human(declared - origin)
+            if declared >= origin
+            else f"none: its first record was made {_human(origin - declared)} before the first "
+            "error"
+        )
+        said = (
+            f"Time to declare of incident {incident.element_id}: {took} ({define}): "
+            f"{origin_words}, incident declared (record version 1 made) at {iso_utc(declared)}"
+        )
+    evs = [origin_ev, incident] if origin_ev is not incident else [incident]
+    return [_claim(said, EpistemicStatus.FACT, 0.95, evs, Intent.TIMELINE.value)], []
+
+
 def response_metric_claims(
     evidence: Sequence[Evidence],
     as_of: datetime,
     metrics: Sequence[ResponseMetric],
     unread: bool = False,
+    records: Sequence[Evidence] = (),
 ) -> tuple[list[Claim], list[MissingEvidence]]:
     """For "how long did it take to detect the incident?", "how long until the alert fired?",
     "time to resolve": each response time asked, the difference between two recorded
     instants, each bound to its record, its definition said: detect = the first error (the
     earliest first sighting on a service the incident affected, else the incident's recorded
     start) -> the first alert firing on such a service; resolve = the same start -> the
-    incident record's resolution. By as_of only: not yet detected or resolved is said with
+    incident record's resolution; declare = the same start -> the incident's first record
+    (`records`: its versions read). By as_of only: not yet detected or resolved is said with
     the time so far. No acknowledgement record exists in the KG: asked, a required gap.
     `unread`: a read of the run failed, so no firing read is no firing recorded: the time to
     detect is then a required gap, unknown, never "no alert firing ... is recorded"."""
@@ -406,6 +469,12 @@ def response_metric_claims(
                     Intent.TIMELINE.value,
                 )
             )
+        elif metric is ResponseMetric.DECLARE:
+            declare_claims, declare_gaps = _declare_claim(
+                incident, records, origin, origin_ev, origin_words, as_of
+            )
+            claims += declare_claims
+            gaps += declare_gaps
         elif metric is ResponseMetric.RESOLVE:
             if incident is None:
                 gaps.append(
