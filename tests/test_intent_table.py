@@ -26,6 +26,10 @@ no "caused").
 Rows added by h33b-firings: "alerts firing on checkout" (a runbook lookup before: now the
 firings, as "which alerts are firing on checkout?"); "which alerts fired for the payments
 team?" (its intents unchanged: the team is now read, its services' firings listed).
+
+Rows changed in session 34: a service typed alone ("checkout?", "payment-api", "checkout
+down", "svc:payment-db status": entity lookups, the name read back) asks its state and owner
+at as_of; "is firing" (no name first) stays a lookup.
 """
 
 from __future__ import annotations
@@ -139,7 +143,11 @@ TABLE: list[tuple[str, str]] = [
     ("should we roll back", "applicable_runbook deployment_correlation"),
     ("rollback payment-api?", "applicable_runbook deployment_correlation"),
     ("tell me about svc:ledger", "entity_lookup"),
-    ("checkout?", "entity_lookup"),
+    ("checkout?", "ownership_at_time service_status"),
+    ("payment-api", "ownership_at_time service_status"),
+    ("checkout down", "ownership_at_time service_status"),
+    ("svc:payment-db status", "ownership_at_time service_status"),
+    ("is firing", "entity_lookup"),
     ("hikaricp pool exhausted", "entity_lookup"),
     ("what happened last week", "alert_firing change_history incident_list"),
     ("Wem gehörte payment-api?", "entity_lookup"),
