@@ -1853,6 +1853,11 @@ def bare_name_words(question: str) -> list[str]:
     code, release, alert or hyphenated name), its informative words, capped. A word that
     names nothing the subject may read links nothing, as an unknown name does."""
     intents = detect_intents(question)
+    alone = name_alone(question)
+    asks_state = set(intents) == {Intent.SERVICE_STATUS, Intent.OWNERSHIP_AT_TIME}
+    if asks_state and alone is not None and "-" not in alone and ":" not in alone:
+        # "checkout", "checkout down": the one word is the name (`_name_alone_rule`).
+        return [alone]
     if intents == [Intent.INCIDENT_LOOKUP]:
         if not asks_if_affected(question):
             return []
@@ -2066,6 +2071,7 @@ def _intents_of(question: str) -> tuple[set[Intent], bool]:
         found.add(Intent.INCIDENT_LOOKUP)
     if not found:
         found.add(Intent.ENTITY_LOOKUP)
+    _name_alone_rule(question, found)
     references = time_references(question)
     # "Before the first / previous / most recent release" is placed by the service's releases
     # alone: the words pick one, so no error is needed (before, only "first" was; the others
@@ -2084,6 +2090,49 @@ def _intents_of(question: str) -> tuple[set[Intent], bool]:
         found.add(Intent.ERROR_TIMELINE)
         return found, True
     return found, False
+
+
+# The words beside a name typed alone that still ask only its state ("payment-api status",
+# "checkout down", "is payment-db broken"): nothing else is asked.
+_STATE_WORDS = frozenset(
+    {
+        *("status", "state", "health", "healthy", "down", "up", "broken", "ok", "okay"),
+        *("is", "now", "currently", "right", "today", "still"),
+    }
+)
+_NAME_ALONE = LazyPattern(r"(?:svc:)?[a-z][a-z0-9]*(?:-[a-z0-9]+)*", re.IGNORECASE)
+
+
+def name_alone(question: str) -> str | None:
+    """The service name a question is made of ("payment-api", "checkout?", "svc:payment-db",
+    "payment-api status", "checkout down"), or None: one name, perhaps with words asking its
+    state, and nothing else (no error code, release, alert or other id; no question word)."""
+    words = question.strip().rstrip("?？!.。 ").split()
+    rest = [w for w in words if w.lower() not in _STATE_WORDS]
+    # The name first: "is firing" and "is empty" are words, not a service asked about.
+    if len(rest) != 1 or rest[0] != words[0] or not _NAME_ALONE.fullmatch(rest[0]):
+        return None
+    name = rest[0]
+    lowered = name.lower()
+    named = extract_mentions(name)
+    if named.error_codes or named.releases or named.alerts or _RUN_ID.fullmatch(name):
+        return None
+    if lowered in ENGLISH_STOP_WORDS or lowered in _LOOKUP_WORDS or _INCIDENT_WORDS.fullmatch(name):
+        return None
+    if "-" not in name and ":" not in name and len(name) < 3:
+        return None
+    return name
+
+
+def _name_alone_rule(question: str, found: set[Intent]) -> None:
+    """A service typed alone ("payment-api", "checkout down"): the on-call's first look at it
+    is its state at as_of (incidents open, alerts firing, a rollout) and its owner then, not
+    its name read back. Last, over a plain entity lookup only (any other reading stands). A
+    name that is no service the subject reads gets one gap saying so (claims.derive)."""
+    if found != {Intent.ENTITY_LOOKUP} or name_alone(question) is None:
+        return
+    found.clear()
+    found.update({Intent.SERVICE_STATUS, Intent.OWNERSHIP_AT_TIME})
 
 
 _UNNAMED_ERRORS = LazyPattern(r"\b(?:the\s+)?errors?\b", re.IGNORECASE)

@@ -31,6 +31,10 @@ Rows added by h34-period-service: "what happened to payment-api yesterday?" (an 
 before) and "payment-api timeline for 2026-07-23" (an incident timeline before) are the
 service's events of the period; with no period named, "what happened to payment-api?" and
 "payment-api timeline" keep their readings.
+
+Rows changed in session 34: a service typed alone ("checkout?", "payment-api", "checkout
+down", "svc:payment-db status": entity lookups, the name read back) asks its state and owner
+at as_of; "is firing" (no name first) stays a lookup.
 """
 
 from __future__ import annotations
@@ -144,7 +148,11 @@ TABLE: list[tuple[str, str]] = [
     ("should we roll back", "applicable_runbook deployment_correlation"),
     ("rollback payment-api?", "applicable_runbook deployment_correlation"),
     ("tell me about svc:ledger", "entity_lookup"),
-    ("checkout?", "entity_lookup"),
+    ("checkout?", "ownership_at_time service_status"),
+    ("payment-api", "ownership_at_time service_status"),
+    ("checkout down", "ownership_at_time service_status"),
+    ("svc:payment-db status", "ownership_at_time service_status"),
+    ("is firing", "entity_lookup"),
     ("hikaricp pool exhausted", "entity_lookup"),
     ("what happened last week", "alert_firing change_history incident_list"),
     ("what happened to payment-api yesterday?", "alert_firing change_history incident_list"),

@@ -160,6 +160,7 @@ from investigator.planner import (
     asks_severity_change,
     errors_read_only_for_then,
     extract_mentions,
+    name_alone,
     period_events_asked,
     runbook_search_text,
     said_then_at_most,
@@ -1328,6 +1329,13 @@ def derive_claims(
         missing = _unseen_error_gaps(missing, question, firsts, errors_later, as_of)
     # "Any traces of the pool exhaustion?": the traces its words found are the answer.
     missing = [m for m in missing if not answered_by_traces(m, evidence, question or "")]
+    alone = name_alone(question or "")
+    if alone is not None and not services_read and not claims:
+        # A name typed alone that is no service the subject reads (a team, an unknown word, a
+        # service it may not read: all said alike): one gap says so, not three of a service.
+        asked_if_service = {Intent.SERVICE_STATUS.value, Intent.OWNERSHIP_AT_TIME.value}
+        missing = [m for m in missing if not set(m.intents) <= asked_if_service]
+        missing.insert(0, _not_a_service_gap(alone))
     unique = {c.claim_id: c for c in claims}
     # Readable and deterministic: per intent, facts first, then inferences, then hypotheses.
     rank = {EpistemicStatus.FACT: 0, EpistemicStatus.INFERENCE: 1, EpistemicStatus.HYPOTHESIS: 2}
@@ -1364,6 +1372,19 @@ def derive_claims(
     confounders = sorted(confounders, key=lambda c: (c.at, c.element_id))
     return ClaimSet(
         claims=ordered, verdict=verdict, confounders=confounders, missing_evidence=missing
+    )
+
+
+def _not_a_service_gap(name: str) -> MissingEvidence:
+    """The gap of a name typed alone ("payments-core", "qzxv") that names no service the
+    subject may read: a service's state and owner are what such a question gets."""
+    return MissingEvidence(
+        evidence_type="entity",
+        intents=[Intent.SERVICE_STATUS.value, Intent.OWNERSHIP_AT_TIME.value],
+        description=f"{name!r} names no service the subject may read: a service typed alone "
+        "is answered with its incidents open, alerts firing and owner at as_of; ask about "
+        "anything else in words (e.g. 'what did team X own then?', 'what is X?')",
+        required=True,
     )
 
 
