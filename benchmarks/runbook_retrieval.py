@@ -8,6 +8,8 @@ Usage (against the server NEO4J_* or the local server points at; applies the sch
 ingests the corpus into tenant `openshift`, idempotently):
     .venv/bin/python benchmarks/runbook_retrieval.py [--misses] [--kind summary]
         [--corpus DIR --tenant T]   (e.g. the unseen folders: build_openshift_unseen_corpus.py)
+        [--queries FILE]   (labelled questions kept apart from a corpus not in this repository:
+                            benchmarks/questions/kubevirt-monitoring.yaml)
 
 Prints a Markdown table for docs/runbooks.md. A measurement tool, not a test (the CI gate is
 tests/test_runbook_retrieval.py).
@@ -52,9 +54,15 @@ def main() -> None:
         help="a corpus directory (default: the fixture; see build_openshift_unseen_corpus.py)",
     )
     parser.add_argument("--tenant", default=CORPUS_TENANT, help="the tenant to ingest it into")
+    parser.add_argument(
+        "--queries",
+        type=Path,
+        help="a labelled question file (default: the corpus's queries.yaml; "
+        "e.g. benchmarks/questions/kubevirt-monitoring.yaml)",
+    )
     args = parser.parse_args()
     logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
-    queries = load_corpus(args.corpus)
+    queries = load_corpus(args.corpus, args.queries)
     if args.kind:
         queries = [q for q in queries if q.kind.value in args.kind]
     settings = resolve_connection()

@@ -46,11 +46,13 @@ _ATTEMPTS = 3
 
 class QueryKind(StrEnum):
     """How a query asks: by alert name, by the alert's summary, by the runbook's meaning
-    sentence, or free text that no runbook of the corpus fits."""
+    sentence, as an on-call engineer types it (free text written by hand: symptoms, typos,
+    "怎么处理"), or free text that no runbook of the corpus fits."""
 
     ALERT_NAME = "alert_name"
     SUMMARY = "summary"
     MEANING = "meaning"
+    ONCALL = "oncall"
     NO_FIT = "no_fit"
 
 
@@ -96,9 +98,11 @@ class KindScore(BaseModel):
     abstention: float | None
 
 
-def load_corpus(corpus_dir: Path = CORPUS_DIR) -> list[CorpusQuery]:
-    """The derived queries of the corpus (queries.yaml)."""
-    data = safe_yaml_load((corpus_dir / "queries.yaml").read_text(encoding="utf-8"))
+def load_corpus(corpus_dir: Path = CORPUS_DIR, queries: Path | None = None) -> list[CorpusQuery]:
+    """The queries of the corpus: its queries.yaml, or `queries` (a labelled question file
+    kept apart from a corpus that is not in this repository)."""
+    source = queries if queries is not None else corpus_dir / "queries.yaml"
+    data = safe_yaml_load(source.read_text(encoding="utf-8"))
     return [CorpusQuery.model_validate(q) for q in data["queries"]]
 
 

@@ -53,6 +53,11 @@ shares most of the words:
   that could be meant, shown with a note that only its words found it.
   The other three ways come first among the candidates shown.
 
+A query word that writes a run of a runbook's name words as one counts as those words for
+that runbook (`_name_runs_written`): joined ("daemonset" of `VirtHandlerDaemonSetRollout...`,
+"dataimportcron") or by their initials ("pv" of `PersistentVolumeFillingUp`, "vmis" of
+`...VirtualMachineInstances`): what an on-call types for the component the name spells out.
+
 Anything else, e.g. a query that shares many general words ("node", "storage", "class") with
 a runbook but neither quotes it, pastes its alert, nor names it, abstains.
 """
@@ -92,6 +97,7 @@ from investigator.stop_words import (
     ENGLISH_STOP_WORDS,
     GENERIC_ACTION_WORDS,
     HURRIED_FILLER,
+    QUANTITY_FILLER,
 )
 
 CANDIDATES = 30  # fulltext hits re-ranked (the template's row cap is 50)
@@ -149,6 +155,7 @@ STOP_WORDS = (
     | frozenset(_ASKING_ABOUT_RUNBOOK.split())
     | CHINESE_FUNCTION_CHARACTERS
     | GENERIC_ACTION_WORDS
+    | QUANTITY_FILLER
 )
 # Chinese filler of two characters or more (`CHINESE_ACTION_PHRASES`), taken out of a query
 # before its words are read: its characters alone are often words of their own.
@@ -172,6 +179,8 @@ _NOT_AGENT = frozenset({"container", "counter", "customer", "descriptor", "point
 _SHORT_AGENTS = frozenset({"server", "worker"})
 # The root a noun in -ica keeps to meet its -ication noun (replica: replic).
 _ICA_BASE = 4
+# The least length of an -ick stem left by -ed/-ing that is a verb in -ic (panick: panic).
+_IC_VERB = 6
 # A stem this long ending in a doubled `l` meets its verb (controller and controlling read
 # `controll`: control); shorter ones (poll, fill, kill) keep it.
 _DOUBLE_L_STEM = 6
@@ -195,7 +204,10 @@ def _stem(word: str) -> str:
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
             w = w[: -len(suffix)]
             # stopped -> stop, running -> run (but pulling, missing keep their ll/ss)
-            if len(w) >= 4 and w[-1] == w[-2] and w[-1] not in "lsz":
+            # panicked -> panic, trafficking -> traffic (a verb in -ic takes a k before
+            # -ed/-ing; shorter ones are words in -ick: clicked, kicked, stuck)
+            doubled = len(w) >= 4 and w[-1] == w[-2] and w[-1] not in "lsz"
+            if doubled or (w.endswith("ick") and len(w) >= _IC_VERB):
                 w = w[:-1]
             break
     for suffix, replacement in _DERIVED:
@@ -646,6 +658,45 @@ def name_parts(name: str, title: str | None) -> list[str]:
     return parts
 
 
+# The longest word `_stem` leaves as it is: the plural of a name word this short ("vms" of
+# VM) is read as it; a longer one is stemmed ("postgress" is no plural of postgres).
+_UNSTEMMED = 3
+# The fewest and most letters of a query word read as initials of a runbook's name words.
+INITIALS_MIN = 2
+INITIALS_MAX = 5
+
+
+def _name_runs_written(terms: Sequence[str], parts: Sequence[str]) -> dict[str, set[str]]:
+    """The query `terms` that write a run of a runbook's name `parts` (two or more adjacent
+    words, `name_parts`) as one word, by stem, each with the stems of the run it stands for:
+    the run joined ("daemonset": daemon, set; "vms" of `...RunVMs`, split v, ms) or its
+    initials ("pv": persistent, volume; "vmis", a plural: virtual, machine, instance; a final
+    s is read as a plural, never as an initial). A term that is itself one of the name's words
+    stands for nothing more; the plural of one of them stands for it ("vms" of
+    `ClusterVMPanicDetected`: a word of three letters is not stemmed)."""
+    own = set(parts)
+    written: dict[str, set[str]] = {}
+    for term in terms:
+        if term in own or not term.isascii() or not term.isalpha():
+            continue
+        letters = term[:-1] if term.endswith("s") and len(term) > INITIALS_MIN else term
+        if letters != term and letters in own and len(letters) <= _UNSTEMMED:
+            # The plural of one of its words too short to stem ("vms": `ClusterVMPanic...`).
+            written.setdefault(_stem(term), set()).add(_stem(letters))
+        for size in range(2, len(parts) + 1):
+            for start in range(len(parts) - size + 1):
+                run = parts[start : start + size]
+                joined = "".join(run) == term
+                # A final s is a plural ("vmis"), never an initial: "vms" is not
+                # `VirtualMachineStuck...`'s v, m, s.
+                initials = INITIALS_MIN <= len(term) <= INITIALS_MAX and (
+                    "".join(p[0] for p in run) == letters
+                )
+                if joined or initials:
+                    written.setdefault(_stem(term), set()).update(_stem(p) for p in run)
+    return written
+
+
 def _title_words(hit: Evidence) -> set[str]:
     """The stems of a runbook's name and title, identifiers split (`CephMonQuorumLost`)."""
     return {_stem(w) for w in identifier_words(_name(hit))} | text_stems(hit.title or "")
@@ -799,6 +850,13 @@ def rank_runbooks(
         title_pairs = pairs | _pairs(_stem_sequence(_title_sequence(hit.title or "")))
         numbers = _numbers(hit.content or "")
         lead = _lead(hit)
+        # The query's words that write a run of its name's words as one ("daemonset", "pv"):
+        # the page has them, in its name, and the query names those words.
+        written = _name_runs_written(terms, name_parts(name, hit.title))
+        if written:
+            in_title = in_title | written.keys()
+            in_text = in_text | written.keys()
+            lead = (lead[0] | written.keys(), lead[1])
         features.append(
             (
                 hit,
@@ -810,6 +868,7 @@ def rank_runbooks(
                 title_pairs,
                 numbers,
                 lead,
+                set().union(*written.values()),
             )
         )
     weight = _rarity(stems, [f[2] for f in features], known, set_aside=set_aside_unknown)
@@ -825,12 +884,14 @@ def rank_runbooks(
     named = query | {
         _stem(part) for token in query_text.split() for part in identifier_words(token)
     }
-    for hit, in_title, in_text, name_words, titled, pairs, title_pairs, numbers, lead in features:
+    for feature in features:
+        hit, in_title, in_text, name_words, titled, pairs, title_pairs, numbers, lead = feature[:9]
+        page_named = named | feature[9]
         titled_words = titled[0]
         fulltext = _fulltext_score(hit)
         title_cover = sum(weight[s] for s in stems if s in in_title) / total
         text_cover = sum(weight[s] for s in stems if s in in_text) / total
-        precision = len(name_words & query) / len(name_words) if name_words else 0.0
+        precision = len(name_words & page_named) / len(name_words) if name_words else 0.0
         pair_fit = len(query_pairs & pairs) / len(query_pairs) if query_pairs else 0.0
         pair_score = len(query_pairs & title_pairs) / len(query_pairs) if query_pairs else 0.0
         number_fit = len(query_numbers & numbers) / len(query_numbers) if query_numbers else 0.0
@@ -842,7 +903,7 @@ def rank_runbooks(
         # A title of the query's words and a number of its own ("Quux variant 2"): as named,
         # a nudge; numbered otherwise, no fit (below).
         numbered = _numbers_named(hit.title or "") if numbers_named else set()
-        series = bool(numbered) and bool(titled_words) and titled_words <= named
+        series = bool(numbered) and bool(titled_words) and titled_words <= page_named
         otherwise = series and not numbered & numbers_named
         if series and not otherwise:
             score += TITLE_NUMBER_WEIGHT
@@ -856,7 +917,7 @@ def rank_runbooks(
         strict_fit = sum(strict[s] for s in stems if s in in_text) / strict_total
         # Named by the query: by its name's words or by its title's (whichever it has more of).
         name_fit, name_size = max(
-            (len(words & named) / len(words), len(words))
+            (len(words & page_named) / len(words), len(words))
             for words in (name_words, *titled)
             if words
         ) if (name_words or any(titled)) else (0.0, 0)  # fmt: skip

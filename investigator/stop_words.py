@@ -32,6 +32,15 @@ _HURRIED_TEXT = """
 """
 HURRIED_FILLER = frozenset(_HURRIED_TEXT.split())
 
+# How much or how often, said in a hurry ("lots of REST errors from virt-controller", "vm keeps
+# migrating"): every page is about something happening too much, so the words name none.
+# Counted, a rare one ("lots", no page says it) kept the page named by the other four words
+# from fitting. Read by the runbook search only (investigator/runbook_search.py).
+_QUANTITY_TEXT = """
+    lots lot bunch tons keeps keep kept
+"""
+QUANTITY_FILLER = frozenset(_QUANTITY_TEXT.split())
+
 # Chinese function characters. The fulltext analyzer reads Han text one character a word
 # (graph_schema.words: "支付失败" is 支, 付, 失, 败), so a question's particles, pronouns and
 # question words would each be a word searched for: "的" (of) is on every Chinese page.

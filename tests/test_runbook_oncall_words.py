@@ -1,0 +1,71 @@
+"""What an on-call engineer types for a runbook's subject finds it, on a real Neo4j: a run of
+the runbook's name words written as one ("daemonset"), its initials ("pv", "vmis"), the
+plural of a short name word ("vms"), a verb in -ic ("panicked") and words of quantity ("lots
+of REST errors").
+
+Measured on kubevirt/monitoring's runbooks with hand-written on-call questions
+(benchmarks/questions/kubevirt-monitoring.yaml, docs/benchmarks.md); the runbooks here
+(tests/fixtures/runbooks/oncall-words) are an invented "tarn" platform, written for these
+tests: sibling pages that share most of their words, so only the right reading chooses.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import neo4j
+import pytest
+from conftest import import_runbook_folder
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture
+def oncall_words(driver: neo4j.Driver, cli_env: object, invoke) -> neo4j.Driver:  # type: ignore[no-untyped-def]
+    import_runbook_folder(driver, invoke, FIXTURES / "runbooks" / "oncall-words")
+    return driver
+
+
+def _lookup(invoke, text: str) -> dict:  # type: ignore[no-untyped-def, type-arg]
+    result = invoke("runbook", *text.split(), "--subject", "user:oncall", "--json")
+    assert result.code == 0, result
+    return json.loads(result.out)  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # "daemonset" writes the name's Daemon Set as one word (before: no runbook fits,
+        # TarnRelayDaemonSetRolloutFailing closest at half the query).
+        ("tarn-relay daemonset rollout stuck", "runbook:TarnRelayDaemonSetRolloutFailing"),
+        # "pv": the initials of PersistentVolume; the other page says PV in passing (before:
+        # no runbook fits).
+        ("pv filling up", "runbook:PersistentVolumeFillingUp"),
+        # "vms", the plural of the name's VM (three letters: not stemmed), "panicked" of
+        # panic (before: no runbook fits).
+        ("vms panicked across the cluster", "runbook:ClusterVMPanicDetected"),
+        # "lots" says how much, not what: on kubevirt's runbooks the rare word kept the page
+        # the other four words name from fitting (no runbook fits); on these few pages it
+        # fits either way (it passed before too): the filler's own test is the last one.
+        ("lots of REST errors from tarn-indexer", "runbook:TarnIndexerRESTErrorsBurst"),
+    ],
+)
+def test_what_an_oncall_types_finds_the_runbook(
+    oncall_words, invoke, text: str, expected: str
+) -> None:  # type: ignore[no-untyped-def]
+    doc = _lookup(invoke, text)
+    assert doc["runbook"] is not None, doc["note"]
+    assert doc["runbook"]["id"] == expected
+
+
+def test_words_of_quantity_are_not_searched_for() -> None:
+    from investigator.runbook_search import search_terms
+
+    assert search_terms("lots of REST errors from tarn-indexer") == [
+        "rest",
+        "errors",
+        "tarn",
+        "indexer",
+    ]
+    assert search_terms("vm keeps restarting") == ["vm", "restarting"]
