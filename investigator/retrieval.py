@@ -940,6 +940,8 @@ class RetrievalLoop:
         # on its error path, before its start is preferred (`_incident_release_choice`).
         self.release_incidents: list[tuple[datetime, str, str, tuple[str, ...]]] = []
         self.release_paths: dict[str, set[str]] = {}
+        # The affected services whose path read failed: what they depend on is unknown.
+        self.release_paths_unread: set[str] = set()
         # The services whose errors read failed (a timeout): whether they erred is unknown.
         self.release_errors_unread: set[str] = set()
         self.release_taken = False
@@ -1985,6 +1987,7 @@ class RetrievalLoop:
             path = sorted(
                 {dep for svc in affected for dep in self.release_paths.get(svc, ())} - set(affected)
             )
+            unread_path = sorted(set(affected) & self.release_paths_unread)
             for services, how in ((affected, "it affected"), (path, "on its error path")):
                 before: dict[str, tuple[datetime, str]] = {}
                 for rel, (at, svc) in sorted(self.unnamed_releases.items()):
@@ -2015,6 +2018,13 @@ class RetrievalLoop:
                 for rel, (at, svc) in self.unnamed_releases.items():
                     if self.release_starts.get(rel, at) > begun:
                         reasons[rel] = "begun after the incident began"
+                    elif svc not in affected and svc not in path and unread_path:
+                        # A failed path read: whether it is on the error path is unknown.
+                        reasons[rel] = (
+                            f"{svc} is not a service the incident affected; whether it is on "
+                            f"its error path is unknown, not absent: the read of what "
+                            f"{', '.join(unread_path)} depend on failed"
+                        )
                     elif svc not in affected and svc not in path:
                         reasons[rel] = (
                             f"{svc} is neither a service the incident affected nor on its "
@@ -2319,6 +2329,8 @@ class RetrievalLoop:
                 continue
             if step.step_id == RELEASE_PATH_READ:
                 self._note_release_path(step, read_rows)
+                if call.record.error:
+                    self.release_paths_unread.add(str(step.params["start_id"]))
                 continue
             if step.step_id == THE_INCIDENT_LOOKUP:
                 # "the incident": the one incident it can mean is an anchor; several are

@@ -151,9 +151,13 @@ def test_the_release_choice_with_the_errors_unread(demo_graph: neo4j.Driver) -> 
     notes = [n for n in result.search_notes if n.startswith("the question names no service")]
     assert notes, result.search_notes
     assert not any("no service with a release read emitted an error" in n for n in notes)
+    # The incident placed the choice (h34-release-weigh): what its affected services depend
+    # on was unread too, so no release is said to be off its error path.
+    assert "neither a service the incident affected nor on its error path" not in notes[0]
     assert (
-        "unknown, not absent: whether svc:payment-api, svc:risk-engine emitted an error after "
-        "its release: the read of its errors failed"
+        "svc:risk-engine is not a service the incident affected; whether it is on its error "
+        "path is unknown, not absent: the read of what svc:checkout, svc:payment-api depend "
+        "on failed"
     ) in notes[0], notes
     assert result.verdict is not None and result.verdict.value == "uncertain"
     _named_gap(result, "dependency_neighbourhood")
