@@ -212,7 +212,7 @@ def _changes_in_period(
     ]
     # Owner handovers, runbook versions and services' ends in the period, in time order
     # with the releases (a stable sort: same-instant releases keep their order).
-    records = _period_record_claims(evidence, start, end, span, retractions)
+    records = _period_record_claims(evidence, start, end, span, retractions, services)
     out.claims = [claim for _, claim in sorted([*timed, *records], key=lambda t: t[0])]
     # A release started in the period and rolling out at its end: its finish lies after the
     # period, so the window above misses it; said as under way, never as finished in it.
@@ -470,12 +470,13 @@ def _period_record_claims(
     end: datetime,
     span: str,
     retractions: Sequence[Evidence] = (),
+    services: Sequence[str] = (),
 ) -> list[tuple[datetime, Claim]]:
-    """The record changes of the period asked (`_record_changes_in_period`), a focus
-    service's start (`_service_starts_in_period`) and the retractions recorded in it
-    (`_retractions_in_period`), each with its time."""
+    """The record changes of the period asked (`_record_changes_in_period`), the start of a
+    focus service (`services`, `_service_starts_in_period`) and the retractions recorded in
+    it (`_retractions_in_period`), each with its time."""
     return [
-        *_service_starts_in_period(evidence, start, end, span),
+        *_service_starts_in_period(evidence, start, end, span, services),
         *_record_changes_in_period(evidence, start, end, span),
         *_retractions_in_period(retractions, start, end, span),
     ]
@@ -486,6 +487,7 @@ def period_change_times(
     period: tuple[NamedTime, NamedTime] | None,
     as_of: datetime,
     retractions: Sequence[Evidence] = (),
+    services: Sequence[str] = (),
 ) -> dict[str, tuple[datetime, str]]:
     """(when it happened, "") of each record change a change question's period lists, by
     claim id: the answer's timeline places an owner handover, a runbook version, a
@@ -498,18 +500,26 @@ def period_change_times(
     span = f"from {iso_utc(start)} to {iso_utc(end)} ({words!r})"
     # A service's start leads the changes of its instant (its first owner and dependencies
     # begin with it); the others follow by their text, before the releases of that instant.
-    starts = {c.claim_id for _, c in _service_starts_in_period(evidence, start, end, span)}
+    starts = {
+        c.claim_id for _, c in _service_starts_in_period(evidence, start, end, span, services)
+    }
     return {
         claim.claim_id: (at, "0" if claim.claim_id in starts else "1")
-        for at, claim in _period_record_claims(evidence, start, end, span, retractions)
+        for at, claim in _period_record_claims(evidence, start, end, span, retractions, services)
     }
 
 
 def _service_starts_in_period(
-    evidence: Sequence[Evidence], start: datetime, end: datetime, span: str
+    evidence: Sequence[Evidence],
+    start: datetime,
+    end: datetime,
+    span: str,
+    services: Sequence[str] = (),
 ) -> list[tuple[datetime, Claim]]:
-    """A focus service whose life began in the period asked: its first record (version 1,
-    so no earlier record of it could start it sooner) valid from an instant in it, a fact
+    """A focus service (`services`: those whose owners and runbooks the period read; none
+    when the question names none) whose life began in the period asked: its first record
+    (version 1, so no earlier record of it could start it sooner) valid from an instant in
+    it, a fact
     with its time ("what changed on payment-api in January 2025?": it began 2025-01-01). A
     service re-recorded since (version above 1) is not said to begin at its current record's
     start: that may be when its record changed, not when it began."""
@@ -520,6 +530,7 @@ def _service_starts_in_period(
         began = ev.valid_from
         if (
             ev.type != "Service"
+            or ev.element_id not in services
             or ev.status != "active"
             or ev.version != 1
             or began is None

@@ -1333,6 +1333,7 @@ def derive_claims(
             else time_references(question or "", as_of).period,
             as_of,
             period_retractions,
+            services_read,
         )
         if Intent.CHANGE_HISTORY in intent_set
         else {}
