@@ -218,6 +218,18 @@ class DocumentContext(RowContext):
     via: list[str] | None = None
 
 
+class RetractionContext(RowContext):
+    """retractions_in_period: a tombstone's edge key and endpoints, when the retraction was
+    recorded, and when a later record of the edge known at known_at superseded it (null:
+    none)."""
+
+    key: str | None = None
+    from_id: str | None = None
+    to_id: str | None = None
+    retracted_at: Instant | None = None
+    superseded_at: Instant | None = None
+
+
 class VersionContext(RowContext):
     """version_history: the record's id and when it was superseded."""
 
@@ -271,6 +283,7 @@ CONTEXT_SHAPES: dict[str, type[RowContext]] = {
     "dependency_neighbourhood": NeighbourhoodContext,
     "documents_about": DocumentContext,
     "version_history": VersionContext,
+    "retractions_in_period": RetractionContext,
 }
 
 

@@ -43,6 +43,8 @@ RELEASES_TEMPLATE = "deployments_in_window"
 TENANT_RELEASES_TEMPLATE = "deployments_in_window_tenant"
 _RELEASE_TEMPLATES = (RELEASES_TEMPLATE, TENANT_RELEASES_TEMPLATE)
 CHANGES_TEMPLATE = "change_events_in_window"
+# The retractions of DEPENDS_ON and OWNS records recorded in the period (session 34).
+RETRACTIONS_TEMPLATE = "retractions_in_period"
 ROLLOUTS_TEMPLATE = "rollouts_under_way"
 # With no service named: the releases of every service the subject may read rolling out then.
 TENANT_ROLLOUTS_TEMPLATE = "rollouts_under_way_tenant"
@@ -99,6 +101,13 @@ class WindowCut(BaseModel):
         elif self.template_id == RELEASES_TEMPLATE:
             what = f"more than {self.read} releases of {self.service_id} {span}"
             ask = f" or ask for the latest releases of {self.service_id}"
+        elif self.template_id == RETRACTIONS_TEMPLATE:
+            scope = f" of the edges of {self.service_id}" if self.service_id else ""
+            what = (
+                f"more than {self.read} retractions of dependency and owner records{scope} "
+                f"{span} (the oldest read)"
+            )
+            ask = ""
         else:
             scope = f" of {self.service_id}" if self.service_id else ""
             what = f"more than {self.read} change events{scope} {span}"
@@ -264,15 +273,18 @@ def _duration(span: timedelta) -> str:
 def cut_window_reads(
     calls: Sequence[ToolCallRecord], period: tuple[datetime, datetime] | None
 ) -> list[WindowCut]:
-    """Each read of releases or change events over the period asked that hit its row cap,
-    and each read of the releases rolling out at its end that did, sorted (reads of other
-    windows are `cut_cause_reads` and `cut_first_release_reads`)."""
+    """Each read of releases, change events or retractions over the period asked that hit
+    its row cap, and each read of the releases rolling out at its end that did, sorted
+    (reads of other windows are `cut_cause_reads` and `cut_first_release_reads`)."""
     if period is None:
         return []
     return _cuts(
         call
         for call in calls
-        if (call.template_id in (*_RELEASE_TEMPLATES, CHANGES_TEMPLATE) and _window(call) == period)
+        if (
+            call.template_id in (*_RELEASE_TEMPLATES, CHANGES_TEMPLATE, RETRACTIONS_TEMPLATE)
+            and _window(call) == period
+        )
         or (call.template_id in _ROLLOUT_TEMPLATES and _instant(call, "at") == period[1])
     )
 

@@ -830,12 +830,25 @@ def _investigate(
     # And those of retracted DEPENDS_ON records between the services a dependency question
     # names (claims/dependencies.py).
     tombstones = [*tombstones, *dependency_retractions(outcome.dependency_records)]
-    session.record_cited(tombstones)
     # "What changed the day before the incident?": the period its words name once the
     # incident was placed (the gate's `change_period` was set to it during the loop).
     event_period = event_change_period(
         intents, request.question, as_of, references, outcome.known.late_references
     )
+    # And those of DEPENDS_ON and OWNS records retracted in a change question's period
+    # (claims/changes.py), unless it asks for the last changes before an event.
+    period_retractions = (
+        [] if event_period is not None and event_period.last_only else outcome.period_retractions
+    )
+    tombstones = [
+        *tombstones,
+        *(
+            ev
+            for ev in period_retractions
+            if (ev.element_id, ev.version) not in {(t.element_id, t.version) for t in tombstones}
+        ),
+    ]
+    session.record_cited(tombstones)
     if event_period is not None:
         change_period = event_period.bounds
     # "Which alerts fired the day before the incident?": the period its words name, read
@@ -940,6 +953,7 @@ def _investigate(
         releases_taken=outcome.releases_taken,
         ended_before=[gate.ended_before[k] for k in sorted(gate.ended_before)],
         dependency_tombstones=dependency_retractions(outcome.dependency_records),
+        period_retractions=period_retractions,
         owners_asked=sorted(
             {
                 str(call.params["entity_id"])

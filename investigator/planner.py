@@ -3254,6 +3254,42 @@ def record_change_steps(start: datetime, end: datetime, focus: Sequence[str]) ->
     return steps
 
 
+# The retractions of a change question's period (`period_retraction_steps`).
+PERIOD_RETRACTIONS_CHECK = CHECK_PREFIX + "period-retractions"
+
+
+def period_retraction_steps(start: datetime, end: datetime, focus: Sequence[str]) -> list[PlanStep]:
+    """The reads of the retractions a change question's period holds (`retractions_in_period`:
+    the tombstones of DEPENDS_ON and OWNS records recorded from `start` to `end`): those of
+    each focus service's edges (its dependencies, dependents and owners), else, with no
+    service focused ("what changed between July 1 and July 15?"), every one of the tenant the
+    subject may read (also when the run found services on the way but the question names
+    none). Read after the search in a recorded round of its own (retrieval.py): the
+    gate admits current records only, and a tombstone is what the answer says of them
+    (claims.changes._retractions_in_period)."""
+    window = {"from": _iso(start), "to": _iso(end)}
+    if not focus:
+        return [
+            _step(
+                "retractions_in_period",
+                window,
+                "entity",
+                options={"scope": "all"},
+                step_id=PERIOD_RETRACTIONS_CHECK,
+            )
+        ]
+    return [
+        _step(
+            "retractions_in_period",
+            {**window, "service_id": svc},
+            "entity",
+            options={"scope": "service"},
+            step_id=PERIOD_RETRACTIONS_CHECK,
+        )
+        for svc in focus
+    ]
+
+
 def asks_changes_naming_nothing(
     intents: Sequence[Intent | str], question: str, service_id: str | None
 ) -> bool:

@@ -82,6 +82,7 @@ from investigator.planner import (
     note_owner_changes,
     note_runbook_services,
     pasted_alert_intents,
+    period_retraction_steps,
     reads_as_placed_symptom,
     reads_as_symptom,
     release_choice_steps,
@@ -177,6 +178,10 @@ class RetrievalOutcome(BaseModel):
     # a dependency question walked from ("does payment-api depend on legacy-fraud?"):
     # a retracted record is said (claims.dependencies._retracted_dependency_claims).
     dependency_records: list[Evidence] = Field(default_factory=list)
+    # The tombstones of DEPENDS_ON and OWNS records retracted in a change question's period
+    # ("what changed between July 1 and July 15?"), read after the search
+    # (`_period_retractions`): each is a change of the period (claims.changes).
+    period_retractions: list[Evidence] = Field(default_factory=list)
     # Each alert or runbook version whose `owners_of` read (oldest first) its row cap cut:
     # the latest start it read (None: none had one); later owners may be missing.
     owners_cut_at: dict[str, datetime | None] = Field(default_factory=dict)
@@ -1247,6 +1252,8 @@ class RetrievalLoop:
         ):
             rows = self._history_stage(known, outcome)(pairs)
             outcome.dependency_records = [ev for read in rows for ev in read]
+        if outcome.stop_reason is not StopReason.DEADLINE:
+            outcome.period_retractions = self._period_retractions(known, outcome)
         if outcome.stop_reason is StopReason.DEADLINE:
             outcome.deadline_cut_after_calls = self.cut_after_calls
         outcome.known = known
@@ -1301,6 +1308,39 @@ class RetrievalLoop:
         if not steps or self._cut_at_deadline(outcome):
             return []
         return whole_records(self._history_stage(known, outcome)(steps), outcome.tool_calls)
+
+    def _period_retractions(self, known: Known, outcome: RetrievalOutcome) -> list[Evidence]:
+        """The retractions recorded in a change question's period (`GatePolicy.change_period`
+        with `record_changes`), one `retractions_in_period` read per service whose owners the
+        period's search read (planner.record_change_steps), else one of the tenant, in a
+        recorded round of its own (not counted against max_rounds). Only tombstones; none
+        when the question names a service of which none was read.
+
+        A question that names nothing ("what changed between July 1 and July 15?", "since
+        the incident") reads the tenant's, whatever services the run found on the way (an
+        incident a text search found): what it asks is every change of the period."""
+        policy = self.gate.policy
+        if policy.change_period is None or not policy.record_changes:
+            return []
+        start, end = policy.change_period
+        named = bool(self.inp.service_id) or bool(extract_mentions(self.inp.question).texts())
+        services = sorted(
+            {
+                str(call.params["service_id"])
+                for call in outcome.tool_calls
+                if named
+                and call.template_id == "ownership_in_period"
+                and isinstance(call.params.get("to"), str)
+                and datetime.fromisoformat(str(call.params["to"])) == end
+            }
+        )
+        if (named and not services) or self._cut_at_deadline(outcome):
+            # A service named but none read ("what changed on no-such-service in July?"):
+            # never the tenant's retractions for it.
+            return []
+        steps = period_retraction_steps(start, end, services)
+        rows = self._history_stage(known, outcome)(steps)
+        return [ev for read in rows for ev in read if ev.status == "retracted"]
 
     def _incident_records(self, known: Known, outcome: RetrievalOutcome) -> list[Evidence]:
         """Every record of each incident admitted that has older ones (its version above 1),

@@ -298,6 +298,9 @@ def test_dependencies_and_owner_begun_in_a_month(  # type: ignore[no-untyped-def
     )
     span = "from 2025-01-01T00:00:00Z to 2025-01-31T23:59:59Z ('in January 2025')"
     assert _statements(doc) == [
+        # Session 34: its own start first (it was not listed).
+        f"Service svc:payment-api began at 2025-01-01T00:00:00Z, in the period asked, {span}: "
+        "its first record is valid 2025-01-01T00:00:00Z to open",
         *(
             f"Dependency added at 2025-01-01T00:00:00Z, in the period asked, {span}: "
             f"svc:payment-api DEPENDS_ON svc:{to} (valid 2025-01-01T00:00:00Z to open)"

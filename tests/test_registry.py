@@ -330,6 +330,7 @@ LATER_TEMPLATES = {
     "incidents_in_period",
     "alert_firings_in_period",
     "traces_linked",
+    "retractions_in_period",
     "ownership_in_period",
     "ownership_records",
     "owners_of_records",

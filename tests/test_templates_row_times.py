@@ -308,6 +308,9 @@ DEMO_CALLS: dict[str, Callable[[dict[str, str | int]], list[dict[str, Any]]]] = 
         for i in ("svc:payment-api", "inc:2026-07-23-payments", "deploy:release-2026.07.23.1")
     ],
     "version_history": _kind,
+    "retractions_in_period": lambda o: [
+        {**JULY, "service_id": "svc:payment-api"} if o["scope"] == "service" else JULY
+    ],
 }
 
 

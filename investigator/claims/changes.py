@@ -31,7 +31,7 @@ from investigator.claims.wording import (
     _versioned,
     _with,
 )
-from investigator.evidence import Evidence, iso_utc
+from investigator.evidence import Evidence, instant_of, iso_utc
 from investigator.planner import (
     CHANGE_LOOKBACK,
     DEPLOY_LOOKBACK,
@@ -56,6 +56,7 @@ def _changes_before(
     then_rollout: str | None = None,
     reports: Sequence[Evidence] = (),
     services: Sequence[str] = (),
+    retractions: Sequence[Evidence] = (),
 ) -> _Causes:
     """Answers "what changed before the errors?": each release and other change recorded in
     the lookback before the first error (a release rolling out then too), as a fact with its
@@ -68,12 +69,20 @@ def _changes_before(
     question names an error; when it does not, an error first seen before every release read
     is not "the errors" (`_errors_after_release_asked_about`). `then_rollout`: the release
     whose rollout start "then" is taken as, the release asked about (as for a correlation).
-    `services`: the focus services a period's owners and runbooks were read of."""
+    `services`: the focus services a period's owners and runbooks were read of.
+    `retractions`: the tombstones of DEPENDS_ON and OWNS records retracted in the period
+    (`_retractions_in_period`)."""
     intent = Intent.CHANGE_HISTORY.value
     if period is not None and period[0].at <= as_of:
         # The period was read itself (`period_change_steps`): no first error is needed.
         return _changes_in_period(
-            evidence, period, as_of, unfinished_by, releases_unread, services=services
+            evidence,
+            period,
+            as_of,
+            unfinished_by,
+            releases_unread,
+            services=services,
+            retractions=retractions,
         )
     seen = _sightings(firsts)
     if not names_an_error and seen:
@@ -168,6 +177,7 @@ def _changes_in_period(
     unfinished_by: str | None,
     releases_unread: bool = False,
     services: Sequence[str] = (),
+    retractions: Sequence[Evidence] = (),
 ) -> _Causes:
     """Answers "what changed in the last hour" ("in July 2026", "since March"): each release
     of the focus services and each other change recorded in the period asked (its end at
@@ -202,7 +212,7 @@ def _changes_in_period(
     ]
     # Owner handovers, runbook versions and services' ends in the period, in time order
     # with the releases (a stable sort: same-instant releases keep their order).
-    records = _record_changes_in_period(evidence, start, end, span)
+    records = _period_record_claims(evidence, start, end, span, retractions, services)
     out.claims = [claim for _, claim in sorted([*timed, *records], key=lambda t: t[0])]
     # A release started in the period and rolling out at its end: its finish lies after the
     # period, so the window above misses it; said as under way, never as finished in it.
@@ -238,6 +248,8 @@ def _changes_in_period(
                 required=unfinished_by is not None,
             )
         )
+    if unfinished_by and (inside or rolling or records):
+        out.missing.append(_incomplete_period_gap(span, unfinished_by))
     if releases_unread:
         out.missing.append(
             MissingEvidence(
@@ -457,6 +469,138 @@ def _period_release_owners(services: Sequence[str]) -> str:
     or "any service of the tenant" when none was named ("what happened last week?" reads
     every release the subject may read; before, it said "the services asked about")."""
     return "the services asked about" if services else "any service of the tenant"
+
+
+def _period_record_claims(
+    evidence: Sequence[Evidence],
+    start: datetime,
+    end: datetime,
+    span: str,
+    retractions: Sequence[Evidence] = (),
+    services: Sequence[str] = (),
+) -> list[tuple[datetime, Claim]]:
+    """The record changes of the period asked (`_record_changes_in_period`), the start of a
+    focus service (`services`, `_service_starts_in_period`) and the retractions recorded in
+    it (`_retractions_in_period`), each with its time."""
+    return [
+        *_service_starts_in_period(evidence, start, end, span, services),
+        *_record_changes_in_period(evidence, start, end, span),
+        *_retractions_in_period(retractions, start, end, span),
+    ]
+
+
+def period_change_times(
+    evidence: Sequence[Evidence],
+    period: tuple[NamedTime, NamedTime] | None,
+    as_of: datetime,
+    retractions: Sequence[Evidence] = (),
+    services: Sequence[str] = (),
+) -> dict[str, tuple[datetime, str]]:
+    """(when it happened, "") of each record change a change question's period lists, by
+    claim id: the answer's timeline places an owner handover, a runbook version, a
+    dependency, a service's start or end and a retraction by its time among the releases
+    (before, they came after every release, by their text). Empty with no period read."""
+    if period is None or period[0].at > as_of:
+        return {}
+    start, end = period[0].at, min(period[1].at, as_of)
+    words = " ".join(dict.fromkeys((period[0].words, period[1].words)))
+    span = f"from {iso_utc(start)} to {iso_utc(end)} ({words!r})"
+    # A service's start leads the changes of its instant (its first owner and dependencies
+    # begin with it); the others follow by their text, before the releases of that instant.
+    starts = {
+        c.claim_id for _, c in _service_starts_in_period(evidence, start, end, span, services)
+    }
+    return {
+        claim.claim_id: (at, "0" if claim.claim_id in starts else "1")
+        for at, claim in _period_record_claims(evidence, start, end, span, retractions, services)
+    }
+
+
+def _service_starts_in_period(
+    evidence: Sequence[Evidence],
+    start: datetime,
+    end: datetime,
+    span: str,
+    services: Sequence[str] = (),
+) -> list[tuple[datetime, Claim]]:
+    """A focus service (`services`: those whose owners and runbooks the period read; none
+    when the question names none) whose life began in the period asked: its first record
+    (version 1, so no earlier record of it could start it sooner) valid from an instant in
+    it, a fact
+    with its time ("what changed on payment-api in January 2025?": it began 2025-01-01). A
+    service re-recorded since (version above 1) is not said to begin at its current record's
+    start: that may be when its record changed, not when it began."""
+    intent = Intent.CHANGE_HISTORY.value
+    out: list[tuple[datetime, Claim]] = []
+    seen: set[str] = set()
+    for ev in sorted(evidence, key=lambda e: (e.element_id, e.version)):
+        began = ev.valid_from
+        if (
+            ev.type != "Service"
+            or ev.element_id not in services
+            or ev.status != "active"
+            or ev.version != 1
+            or began is None
+            or not start <= began <= end
+            or ev.element_id in seen
+        ):
+            continue
+        seen.add(ev.element_id)
+        text = (
+            f"Service {ev.element_id} began at {iso_utc(began)}, in the period asked, {span}: "
+            f"its first record is {_valid_text(ev)}"
+        )
+        out.append((began, _claim(text, EpistemicStatus.FACT, 0.9, [ev], intent)))
+    return out
+
+
+def _retractions_in_period(
+    tombstones: Sequence[Evidence], start: datetime, end: datetime, span: str
+) -> list[tuple[datetime, Claim]]:
+    """A DEPENDS_ON or OWNS record retracted in the period asked (its tombstone recorded in
+    it, `retractions_in_period`), a fact with its time: what the record said, its interval,
+    why it was retracted, and that it is no dependency (no owner) since; the tombstone, which
+    keeps the retracted record's ACL and interval, is its evidence. A record of the edge
+    made again after the retraction is said with it."""
+    intent = Intent.CHANGE_HISTORY.value
+    out: list[tuple[datetime, Claim]] = []
+    for ev in sorted(tombstones, key=lambda e: (e.recorded_at or start, e.element_id)):
+        at = ev.recorded_at
+        if ev.status != "retracted" or at is None or not start <= at <= end:
+            continue
+        kind, what = (
+            ("Owner record", "no owner")
+            if ev.type == "OWNS"
+            else ("Dependency record", "no dependency")
+        )
+        reason = str(ev.props.get("retraction_reason") or "no reason recorded")
+        again = instant_of(ev.context.get("superseded_at"))
+        text = (
+            f"{kind} retracted at {iso_utc(at)}, in the period asked, {span}: {ev.content} "
+            f"({_valid_text(ev)}) was retracted ({reason}); "
+            + (
+                f"a record of it was made again at {iso_utc(again)}"
+                if again is not None
+                else f"it is {what} (no later record of it is known at known_at)"
+            )
+        )
+        out.append((at, _claim(text, EpistemicStatus.FACT, 0.9, [ev], intent)))
+    return out
+
+
+def _incomplete_period_gap(span: str, unfinished_by: str) -> MissingEvidence:
+    """A change period whose search did not finish (a read failed, or the run stopped) while
+    some changes were found: those are listed, and the list is said to be possibly
+    incomplete, never passed off as every change of the period (before, only the Reads line
+    said a read had failed)."""
+    return MissingEvidence(
+        evidence_type="change_event",
+        intents=[Intent.CHANGE_HISTORY.value],
+        description=f"unknown, not absent: the run stopped ({unfinished_by}) before its search "
+        f"of the period {span} finished, so the changes listed may be incomplete (what the "
+        "unfinished reads were to find is not known); ask again",
+        required=True,
+    )
 
 
 def _record_reads_words(services: Sequence[str]) -> str:

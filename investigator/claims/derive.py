@@ -23,6 +23,7 @@ from investigator.claims.changes import (
     _changes_by_as_of,
     _last_changes_before,
     _with_change_records,
+    period_change_times,
 )
 from investigator.claims.dependencies import _capped_walk_gaps, _retracted_dependency_claims
 from investigator.claims.errors import (
@@ -330,6 +331,7 @@ def derive_claims(
     dependency_tombstones: Sequence[Evidence] = (),
     firings_read_of: Sequence[str] = (),
     trace_reads: Sequence[TraceRead] = (),
+    period_retractions: Sequence[Evidence] = (),
 ) -> ClaimSet:
     """Apply the claim rules of each intent to the pack evidence (pure, deterministic).
 
@@ -387,6 +389,10 @@ def derive_claims(
     (`EvidenceGate.ended_before`): the owner gap says why no owner holds then.
     `dependency_tombstones`: retracted DEPENDS_ON records between the services a dependency
     question walked from, each stated (`_retracted_dependency_claims`).
+    `period_retractions`: the tombstones of DEPENDS_ON and OWNS records retracted in a change
+    question's period, each a change of it (claims.changes._retractions_in_period), placed
+    by its time among the releases as every record change of the period is
+    (`period_change_times`).
     `services_read`: the services the run found (the question's words, `--service`, or a
     record in force at as_of): the question named one, so its gaps never say it named none.
     `started_later`: what the question's words found that starts after as_of (id -> its
@@ -924,6 +930,7 @@ def derive_claims(
             then_rollout=_rollout_taken_as_then(evidence, refs, as_of),
             reports=reports,
             services=services_read,
+            retractions=period_retractions,
         )
         if event_period is not None and event_period.last_only:
             # "What changed before the release?": the last changes before it.
@@ -1351,14 +1358,33 @@ def derive_claims(
     period_events = period_events_asked(question or "")
     if period_events:
         change_times = fired_times
+    # A change period's record changes (a handover, a runbook version, a retraction) by
+    # their own times among its releases.
+    record_times = (
+        period_change_times(
+            evidence,
+            event_period.named()
+            if event_period is not None
+            else time_references(question or "", as_of).period,
+            as_of,
+            period_retractions,
+            services_read,
+        )
+        if Intent.CHANGE_HISTORY in intent_set
+        else {}
+    )
     ordered = sorted(
         unique.values(),
         key=lambda c: (
             "" if period_events else c.intent,
             timeline_order.get(c.claim_id, -1),
             rank[c.epistemic_status],
-            *_claim_time_key(
-                c, fired_times if c.intent == Intent.ALERT_FIRING.value else change_times
+            *(
+                (0, *record_times[c.claim_id])
+                if c.claim_id in record_times
+                else _claim_time_key(
+                    c, fired_times if c.intent == Intent.ALERT_FIRING.value else change_times
+                )
             ),
             c.statement,
             c.claim_id,
