@@ -1763,6 +1763,9 @@ def replay_run(
             recorded_hash, replayed_hash = rerun(rep, recorded_hash)
         except InvestigatorError as exc:
             rep.add("rerun_failed", f"re-running the {command} failed: {exc}")
+        except ValidationError as exc:  # a recorded request changed since: named, not quoted
+            problem = _unquoted_problem(exc)
+            rep.add("rerun_failed", f"the recorded request does not parse: {problem}")
         pack_match = recorded_hash is not None and replayed_hash == recorded_hash
         pack_hash_note = rep.not_compared
     elif unfinished or pack_node is not None:

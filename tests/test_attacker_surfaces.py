@@ -194,3 +194,21 @@ def test_runs_json_marks_the_recorded_question_as_untrusted(
     assert INSTRUCTION in run["question"]
     assert run["trust"] == "untrusted", run
     assert run["untrusted_fields"] == ["/question"], run
+
+
+def test_replay_of_a_tampered_question_says_so_without_quoting_it(
+    demo_graph: neo4j.Driver, cli_env: Any, invoke: Any
+) -> None:
+    asked = invoke("investigate", "who owns payment-api?", *DURING, *BOB, "--json")
+    assert asked.code == 0, asked
+    run_id = json.loads(asked.out)["run_id"]
+    demo_graph.execute_query(
+        "MATCH (n:CtxEvent {run_id: $r, seq: 0}) "
+        "SET n.payload = replace(n.payload, 'who owns payment-api?', $q)",
+        r=run_id,
+        q=f"{INSTRUCTION}\\u0001",
+    )
+    done = invoke("replay", run_id, *BOB, "--json")
+    assert "SYSTEM NOTE" not in done.out and "SYSTEM NOTE" not in done.err, done
+    report = json.loads(done.out)
+    assert any(d["kind"] == "rerun_failed" for d in report["drift"]), report["drift"]
