@@ -13,7 +13,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 
 import neo4j
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
 from cypher_templates.executor import DEADLINE_CUT, TemplateExecutor
 from investigator.alert_rules import (
@@ -71,7 +71,7 @@ from investigator.evidence import Evidence, Rejection, RejectionReason, iso_utc
 from investigator.failed_reads import failed_read_gaps
 from investigator.gate import Conflict, EvidenceGate, GatePolicy
 from investigator.incident_reference import IncidentReading
-from investigator.invisible_marks import without_invisible_marks
+from investigator.invisible_marks import refused_character, without_invisible_marks
 from investigator.ownership_history import (
     asked_ownership_period,
     asked_team,
@@ -197,10 +197,15 @@ class InvestigationRequest(BaseModel):
 
     @field_validator("question")
     @classmethod
-    def _printable(cls, value: str) -> str:
+    def _printable(cls, value: str, info: ValidationInfo) -> str:
         if not value.strip():
             raise ValueError("the question is empty")
-        if any(ord(c) < 32 and c not in "\n\t" for c in value):
+        # C0, C1, bidi overrides, tag characters. A recorded question replay re-asks was
+        # checked when asked (before session 34 C0 only): it replays as recorded.
+        recorded = bool(info.context and info.context.get("recorded"))
+        if any(ord(c) < 32 and c not in "\n\t" for c in value) or (
+            not recorded and refused_character(value) is not None
+        ):
             raise ValueError("the question contains control characters")
         return value
 

@@ -48,7 +48,7 @@ from datetime import datetime
 from typing import Any
 
 import neo4j
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from cypher_templates.executor import RecordedFailure, RecordedRanking
 from graph_schema.canonical import iso_utc, sha256_text
@@ -161,6 +161,23 @@ def _recorded_result(outcome: CtxNodeRecord) -> dict[str, Any]:
     except ValueError:
         return {}
     return doc if isinstance(doc, dict) else {}
+
+
+def _unquoted_problem(exc: Exception) -> str:
+    """What is wrong with a recorded record that does not parse, quoting none of it: a
+    tampered record is hostile text, and a drift line reaches an agent through `--json` and
+    the served replay. A validation error's fields and messages (pydantic's `input_value`
+    left out), a JSON error's place, else the kind of error (a `ValueError` message may
+    repeat the value: "'x' is not a valid LookupTarget")."""
+    if isinstance(exc, ValidationError):
+        said = "; ".join(
+            f"{'.'.join(str(part) for part in err['loc']) or 'record'}: {err['msg']}"
+            for err in exc.errors(include_url=False, include_input=False, include_context=False)
+        )
+        return said[:200]
+    if isinstance(exc, json.JSONDecodeError):
+        return f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+    return f"{type(exc).__name__} (the record's text not quoted)"
 
 
 def _parse_time(value: Any) -> datetime | None:
@@ -1025,7 +1042,9 @@ class _Replayer:
         try:
             pack = ContextPack.model_validate(payload)
         except ValueError as exc:
-            self.add("pack_changed", f"recorded pack does not parse: {exc}", node.seq)
+            self.add(
+                "pack_changed", f"recorded pack does not parse: {_unquoted_problem(exc)}", node.seq
+            )
             return
         if pack_hash(pack) != recorded_hash:
             self.add(
@@ -1203,7 +1222,7 @@ class _Replayer:
             # Not stopped by its deadline: the re-run is not either, however slow the server.
             fields["wall_clock_deadline"] = False
         result = investigate(
-            InvestigationRequest.model_validate(fields),
+            InvestigationRequest.model_validate(fields, context={"recorded": True}),
             driver=self.driver,
             # The template versions the run recorded (a plan step names none: the newest),
             # so the re-run reads, and its pack names, the same ones.
@@ -1266,7 +1285,9 @@ class _Replayer:
                 incident_words=options.get("incident_words") or None,
             )
         except (ValueError, TypeError, AttributeError) as exc:
-            self.add("rerun_failed", f"the recorded lookup does not parse: {str(exc)[:200]}", 0)
+            self.add(
+                "rerun_failed", f"the recorded lookup does not parse: {_unquoted_problem(exc)}", 0
+            )
             return None, None
         if not isinstance(recorded, dict):
             self.add("rerun_failed", "the run kept no answer to compare", 0)
@@ -1278,7 +1299,9 @@ class _Replayer:
         try:  # read through today's model: fields added since the run compare as defaults
             recorded = RunbookAnswer.model_validate(recorded).model_dump(mode="json")
         except ValueError as exc:
-            self.add("rerun_failed", f"the recorded answer does not parse: {str(exc)[:200]}", 0)
+            self.add(
+                "rerun_failed", f"the recorded answer does not parse: {_unquoted_problem(exc)}", 0
+            )
             return None, None
         recorded_digest, replayed_digest = _answer_digest(recorded), _answer_digest(answer)
         if recorded_digest != replayed_digest:
@@ -1740,6 +1763,9 @@ def replay_run(
             recorded_hash, replayed_hash = rerun(rep, recorded_hash)
         except InvestigatorError as exc:
             rep.add("rerun_failed", f"re-running the {command} failed: {exc}")
+        except ValidationError as exc:  # a recorded request changed since: named, not quoted
+            problem = _unquoted_problem(exc)
+            rep.add("rerun_failed", f"the recorded request does not parse: {problem}")
         pack_match = recorded_hash is not None and replayed_hash == recorded_hash
         pack_hash_note = rep.not_compared
     elif unfinished or pack_node is not None:

@@ -179,8 +179,40 @@ def _tenant_replaced(loaded: LoadedBundle, options: IngestOptions) -> list[str]:
         if moved:
             ids = ", ".join(p.id for p in moved[:5]) + (", ..." if len(moved) > 5 else "")
             line += f", its {_principals(len(moved))} too (--move-principals): {ids}"
+        _refuse_moved_retractions(line[: line.index(";")], parts, tenant)
         lines.append(line)
     return lines
+
+
+def _written_targets(parts: list[BundlePart]) -> set[str]:
+    """The ids and relationship keys `parts` (the files saying one tenant) write."""
+    out: set[str] = set()
+    for bundle in (part.bundle for part in parts):
+        out.update(p.id for p in bundle.principals)
+        out.update(n.id for n in bundle.nodes)
+        out.update(d.id for d in bundle.documents)
+        out.update(e.edge_key for e in bundle.edges)
+    return out
+
+
+def _refuse_moved_retractions(said: str, parts: list[BundlePart], tenant: str) -> None:
+    """Files that say another tenant retract, under `--tenant T`, only what they write
+    themselves: a retraction of any other id or key would tombstone T's own record (a
+    principal, a service, an owner; or one a file saying T writes in the same ingest) on the
+    word of files that never spoke for T. Refused (BadInput, nothing written): a retraction
+    of T's records is a file that says T."""
+    own = _written_targets(parts)
+    foreign = [r.target for part in parts for r in part.bundle.retractions if r.target not in own]
+    if not foreign:
+        return
+    n = len(foreign)
+    shown = ", ".join(foreign[:3]) + (", ..." if n > 3 else "")
+    raise BadInput(
+        f"{said} and {'retracts' if ' says ' in said else 'retract'} {n} record"
+        f"{'' if n == 1 else 's'} {'it does' if ' says ' in said else 'they do'} not write "
+        f"({shown}): --tenant {tenant} would retract {tenant}'s; nothing written. A "
+        f"retraction of {tenant}'s records is a file that says tenant {tenant}"
+    )
 
 
 def _principals(n: int) -> str:

@@ -370,3 +370,18 @@ class RunSummary(BaseModel):
     # Listed under `audit`: which holder of its id the subject was, when not the current one
     # (`retracted 2026-12-05T06:40:00Z; an earlier principal of this id`).
     subject_note: str | None = None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def untrusted_fields(self) -> list[str]:
+        """The fields quoting the asker's own words (the question, its time words, the note
+        on them), as JSON Pointers into this run: data, never instructions, for a script that
+        hands `runs --json` to an agent (as `trace` and `replay` documents mark theirs)."""
+        said = [f"/{k}" for k in ("question", "as_of_words", "time_note") if getattr(self, k)]
+        return [*said, "/times"] if self.as_of_words and self.as_of_from == "text" else said
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def trust(self) -> Literal["trusted", "untrusted"]:
+        """`untrusted` when the run holds recorded free text (`untrusted_fields`)."""
+        return "untrusted" if self.untrusted_fields else "trusted"
