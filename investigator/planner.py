@@ -2105,8 +2105,9 @@ _NAME_ALONE = LazyPattern(r"(?:svc:)?[a-z][a-z0-9]*(?:-[a-z0-9]+)*", re.IGNORECA
 
 def name_alone(question: str) -> str | None:
     """The service name a question is made of ("payment-api", "checkout?", "svc:payment-db",
-    "payment-api status", "checkout down"), or None: one name, perhaps with words asking its
-    state, and nothing else (no error code, release, alert or other id; no question word)."""
+    "payment-api status", "payment-api down"), or None: one hyphenated name or id, perhaps
+    with words asking its state, or one plain word asked alone ("checkout?"), and nothing else
+    (no error code, release, alert or other id; no question word)."""
     words = question.strip().rstrip("?？!.。 ").split()
     rest = [w for w in words if w.lower() not in _STATE_WORDS]
     # The name first: "is firing" and "is empty" are words, not a service asked about.
@@ -2119,7 +2120,11 @@ def name_alone(question: str) -> str | None:
         return None
     if lowered in ENGLISH_STOP_WORDS or lowered in _LOOKUP_WORDS or _INCIDENT_WORDS.fullmatch(name):
         return None
-    if "-" not in name and ":" not in name and len(name) < 3:
+    if "-" not in name and ":" not in name and (len(name) < 3 or len(words) != 1):
+        # One plain word is a name only asked alone with its question mark ("checkout?"):
+        # "banana", "virt down", "oomkilled" are symptoms typed, searched as words.
+        return None
+    if "-" not in name and ":" not in name and not question.strip().endswith(("?", "？")):
         return None
     return name
 

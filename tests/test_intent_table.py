@@ -32,9 +32,10 @@ before) and "payment-api timeline for 2026-07-23" (an incident timeline before) 
 service's events of the period; with no period named, "what happened to payment-api?" and
 "payment-api timeline" keep their readings.
 
-Rows changed in session 34: a service typed alone ("checkout?", "payment-api", "checkout
+Rows changed in session 34: a service typed alone ("checkout?", "payment-api", "payment-api
 down", "svc:payment-db status": entity lookups, the name read back) asks its state and owner
-at as_of; "is firing" (no name first) stays a lookup.
+at as_of; "is firing" (no name first), "checkout down" and "banana" (a plain word not asked
+alone with "?": a symptom typed) stay lookups.
 """
 
 from __future__ import annotations
@@ -150,7 +151,9 @@ TABLE: list[tuple[str, str]] = [
     ("tell me about svc:ledger", "entity_lookup"),
     ("checkout?", "ownership_at_time service_status"),
     ("payment-api", "ownership_at_time service_status"),
-    ("checkout down", "ownership_at_time service_status"),
+    ("payment-api down", "ownership_at_time service_status"),
+    ("checkout down", "entity_lookup"),
+    ("banana", "entity_lookup"),
     ("svc:payment-db status", "ownership_at_time service_status"),
     ("is firing", "entity_lookup"),
     ("hikaricp pool exhausted", "entity_lookup"),

@@ -1,9 +1,10 @@
-"""A service typed alone, as on-call types it first ("payment-api", "checkout down",
-"svc:payment-db status"): its state at as_of (incidents open, alerts firing, a release rolling
-out) and its owner then, each bound to evidence. Through the CLI on a real Neo4j with the demo
-dataset. Before (session 34): "payment-api" at 10:30, mid-incident, answered `complete` with
-"Service svc:payment-api: payment-api" alone; "payment-api status" was `partial`, asking for
-a runbook about 'status'; "checkout down" was `partial`, "no matching entity".
+"""A service typed alone, as on-call types it first ("payment-api", "payment-api down",
+"svc:payment-db status", "checkout?"): its state at as_of (incidents open, alerts firing, a
+release rolling out) and its owner then, each bound to evidence. Through the CLI on a real
+Neo4j with the demo dataset. Before (session 34): "payment-api" at 10:30, mid-incident,
+answered `complete` with "Service svc:payment-api: payment-api" alone; "payment-api status"
+was `partial`, asking for a runbook about 'status'. One plain word with other words ("checkout
+down", "virt down") or without its question mark ("banana") stays a symptom searched as words.
 
 A name that is no service the subject reads (a team, an unknown word, a service it may not
 read) gets one gap saying so, alike for each, and no claim (a service the subject may not
@@ -78,16 +79,22 @@ def test_before_and_after_the_incident_the_state_and_owner_of_then(  # type: ign
     ), said
 
 
-def test_a_one_word_service_and_a_state_word(  # type: ignore[no-untyped-def]
+def test_a_one_word_service_asked_alone_and_a_state_word(  # type: ignore[no-untyped-def]
     demo_graph: neo4j.Driver, cli_env, invoke
 ) -> None:
-    doc = _ask(invoke, "checkout down", *BOB, "--as-of", "2026-07-23T10:30:00Z")
+    doc = _ask(invoke, "checkout?", *BOB, "--as-of", "2026-07-23T10:30:00Z")
     assert doc["status"] == "complete", doc["missing_evidence"]
     said = _statements(doc)
     assert any(
         s.startswith("At 2026-07-23T10:30:00Z: team:sre-platform OWNS svc:checkout") for s in said
     )
     assert any(s.endswith("1 incident open, no alert firing, no release rolling out") for s in said)
+    doc = _ask(invoke, "payment-api down", *BOB, "--as-of", "2026-07-23T10:30:00Z")
+    assert doc["intents"] == ["ownership_at_time", "service_status"], doc["intents"]
+    # One plain word with other words is a symptom typed ("virt down", "banana"): searched
+    # as words, as before.
+    doc = _ask(invoke, "checkout down", *BOB, "--as-of", "2026-07-23T10:30:00Z")
+    assert doc["intents"] == ["entity_lookup"], doc["intents"]
 
 
 def test_a_name_that_is_no_readable_service_gets_one_gap_alike(  # type: ignore[no-untyped-def]

@@ -47,12 +47,17 @@ def test_a_symptom_no_runbook_fits_says_the_search_found_none(  # type: ignore[n
     assert doc["status"] == "partial"
 
 
-def test_a_bare_service_name_stays_a_lookup(  # type: ignore[no-untyped-def]
+def test_a_bare_service_name_asks_its_state_not_a_runbook(  # type: ignore[no-untyped-def]
     demo_graph, cli_env, invoke
 ) -> None:
+    # Session 34: a service typed alone is its state and owner (tests/test_name_alone_cli.py),
+    # never a runbook search for its name as a symptom.
     doc = investigate_json(invoke, "payment-api", *BOB, "--as-of", "2026-07-23T10:05:00Z")
-    assert doc["intents"] == ["entity_lookup"], doc["intents"]
-    assert "Service svc:payment-api: payment-api" in _statements(doc)
+    assert doc["intents"] == ["ownership_at_time", "service_status"], doc["intents"]
+    assert any(
+        s.endswith("1 incident open, 1 alert firing, no release rolling out")
+        for s in _statements(doc)
+    ), _statements(doc)
 
 
 # -- "in the last hour", "in July 2026", "since March": the period asked is searched ---------

@@ -231,9 +231,11 @@ def test_a_failed_period_read_says_the_changes_listed_may_be_incomplete(
     # ... and said to be possibly incomplete (before: no gap, only the Reads line).
     span = "from 2026-07-01T00:00:00Z to 2026-07-26T12:00:00Z ('between 2026-07-01 and 2026-07-26')"
     gaps = [m.description for m in result.missing_evidence if m.evidence_type == "change_event"]
-    assert gaps == [
+    assert (
         "unknown, not absent: the run stopped (read_failed) before its search of the period "
         f"{span} finished, so the changes listed may be incomplete (what the unfinished reads "
         "were to find is not known); ask again"
-    ], gaps
+    ) in gaps, gaps
+    # (h34-failed-reads names the failed read itself in a gap of its own, also unknown)
+    assert all(g.startswith("unknown, not absent") for g in gaps), gaps
     assert result.status is RunStatus.PARTIAL
