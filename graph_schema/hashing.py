@@ -8,16 +8,15 @@ recompute it with `content_hash(record_properties)` and detect tampering.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping
 from datetime import datetime
-from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 from graph_schema.canonical import (
     HASH_PREFIX,
     canonical_json_without_nulls,
     iso_utc_strict,
+    plain_canonical_json,
     sha256_text,
 )
 
@@ -54,36 +53,6 @@ canonical_json = canonical_json_without_nulls
 utc_iso = iso_utc_strict
 
 
-# `canonical_json_without_nulls`'s JSON settings, built once (ingest hashes ~10^5 records).
-_ENCODER = json.JSONEncoder(
-    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-)
-_ENCODE = _ENCODER.encode
-if c_make_encoder is not None:
-    # What `_ENCODE` runs, made once instead of on every call (with a closure and a dict for
-    # cycle checks each time: a third of its cost). A payload of `_record_payload` holds only
-    # plain values and lists of strings, so it has no cycle to check for.
-    _C_ITERENCODE = c_make_encoder(
-        None,
-        _ENCODER.default,
-        encode_basestring,
-        None,
-        _ENCODER.key_separator,
-        _ENCODER.item_separator,
-        True,  # sort_keys
-        False,  # skipkeys
-        False,  # allow_nan
-    )
-
-    def _encode_plain(payload: dict[str, Any]) -> str:
-        return "".join(_C_ITERENCODE(payload, 0))
-
-else:  # an interpreter without the C accelerator
-
-    def _encode_plain(payload: dict[str, Any]) -> str:
-        return _ENCODE(payload)
-
-
 def _record_payload(properties: Mapping[str, Any]) -> dict[str, Any] | None:
     """The hashed map of a record whose values are all plain (exact str/int/float/bool,
     lists of str, UTC-offset datetimes), exactly as `canonical_json_without_nulls` would
@@ -118,4 +87,4 @@ def content_hash(properties: Mapping[str, Any]) -> str:
     if payload is None:
         payload = {k: v for k, v in properties.items() if k not in HASH_EXCLUDED_PROPERTIES}
         return sha256_text(canonical_json_without_nulls(payload))
-    return HASH_PREFIX + hashlib.sha256(_encode_plain(payload).encode("utf-8")).hexdigest()
+    return HASH_PREFIX + hashlib.sha256(plain_canonical_json(payload).encode("utf-8")).hexdigest()

@@ -2120,17 +2120,16 @@ def name_alone(question: str) -> str | None:
         return None
     if lowered in ENGLISH_STOP_WORDS or lowered in _LOOKUP_WORDS or _INCIDENT_WORDS.fullmatch(name):
         return None
-    if "-" not in name and ":" not in name and (len(name) < 3 or len(words) != 1):
+    asked_alone = len(words) == 1 and question.strip().endswith(("?", "？"))
+    if "-" not in name and ":" not in name and (len(name) < 3 or not asked_alone):
         # One plain word is a name only asked alone with its question mark ("checkout?"):
         # "banana", "virt down", "oomkilled" are symptoms typed, searched as words.
-        return None
-    if "-" not in name and ":" not in name and not question.strip().endswith(("?", "？")):
         return None
     return name
 
 
 def _name_alone_rule(question: str, found: set[Intent]) -> None:
-    """A service typed alone ("payment-api", "checkout down"): the on-call's first look at it
+    """A service typed alone ("payment-api", "checkout?"): the on-call's first look at it
     is its state at as_of (incidents open, alerts firing, a rollout) and its owner then, not
     its name read back. Last, over a plain entity lookup only (any other reading stands). A
     name that is no service the subject reads gets one gap saying so (claims.derive)."""

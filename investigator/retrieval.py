@@ -665,6 +665,36 @@ class _SearchSteps(OneStepCalls):
         return decision.admitted, decision.rejected
 
 
+def _release_when(rel: str, at: datetime, under_way: Collection[str]) -> str:
+    """A release's time in a choice note: its rollout's start when it is rolling out."""
+    return f"rolling out since {iso_utc(at)}" if rel in under_way else iso_utc(at)
+
+
+def _taken_text(
+    why: str,
+    taken: Sequence[tuple[str, datetime, str]],
+    under_way: Collection[str],
+    whose: str,
+    apart: str,
+) -> str:
+    """The opening of a choice note: the release taken ((service, time, release), the latest
+    first), or the releases read together since none is taken alone (`apart`: why not)."""
+    svc, at, rel = taken[0]
+    if len(taken) == 1:
+        return (
+            f"{why}: {svc} is read as the one asked about, the service of {rel}, the last "
+            f"release found by as_of ({_release_when(rel, at, under_way)}){whose}"
+        )
+    names = " and ".join(s for s, _, _ in taken)
+    others = ", ".join(f"{r} of {s} ({_release_when(r, a, under_way)})" for s, a, r in taken[1:])
+    return (
+        f"{why}: {names} are read as the ones asked about: {rel} of {svc} is the last release "
+        f"found by as_of ({_release_when(rel, at, under_way)}){whose}, and {others} within "
+        f"{int(CONFOUNDER_WINDOW.total_seconds() // 60)} min before it{apart}, so neither is "
+        "taken alone"
+    )
+
+
 def release_choice_note(
     why: str,
     taken: Sequence[tuple[str, datetime, str]],
@@ -683,7 +713,7 @@ def release_choice_note(
     seen = {rel: (error.removeprefix("err:"), first) for _, _, rel, (error, first) in erring}
 
     def when(rel: str, at: datetime) -> str:
-        return f"rolling out since {iso_utc(at)}" if rel in under_way else iso_utc(at)
+        return _release_when(rel, at, under_way)
 
     svc, at, rel = taken[0]
     if erring:
@@ -708,20 +738,9 @@ def release_choice_note(
             "earlier, and no service with a release read emitted an error after its release by "
             "as_of"
         )
-        if len(taken) == 1:
-            note = (
-                f"{why}: {svc} is read as the one asked about, the service of {rel}, the last "
-                f"release found by as_of ({when(rel, at)})"
-            )
-        else:
-            names = " and ".join(s for s, _, _ in taken)
-            others = ", ".join(f"{r} of {s} ({when(r, a)})" for s, a, r in taken[1:])
-            note = (
-                f"{why}: {names} are read as the ones asked about: {rel} of {svc} is the last "
-                f"release found by as_of ({when(rel, at)}), and {others} within "
-                f"{int(CONFOUNDER_WINDOW.total_seconds() // 60)} min before it; no error after "
-                "either by as_of tells them apart, so neither is taken alone"
-            )
+        note = _taken_text(
+            why, taken, under_way, "", "; no error after either by as_of tells them apart"
+        )
     chosen = {r for _, _, r in taken}
     left = [f"{r} of {s} ({when(r, a)})" for s, a, r in weighed if r not in chosen]
     if left:
@@ -748,23 +767,9 @@ def incident_release_note(
     and not taken are named, as a later release of a service off the incident is not."""
 
     def when(rel: str, at: datetime) -> str:
-        return f"rolling out since {iso_utc(at)}" if rel in under_way else iso_utc(at)
+        return _release_when(rel, at, under_way)
 
-    svc, at, rel = taken[0]
-    if len(taken) == 1:
-        note = (
-            f"{why}: {svc} is read as the one asked about, the service of {rel}, the last "
-            f"release found by as_of ({when(rel, at)}) of {placed}"
-        )
-    else:
-        names = " and ".join(s for s, _, _ in taken)
-        others = ", ".join(f"{r} of {s} ({when(r, a)})" for s, a, r in taken[1:])
-        note = (
-            f"{why}: {names} are read as the ones asked about: {rel} of {svc} is the last "
-            f"release found by as_of ({when(rel, at)}) of {placed}, and {others} within "
-            f"{int(CONFOUNDER_WINDOW.total_seconds() // 60)} min before it, so neither is "
-            "taken alone"
-        )
+    note = _taken_text(why, taken, under_way, f" of {placed}", "")
     chosen = {r for _, _, r in taken}
     errors = [
         f"{s} emitted {error.removeprefix('err:')} after {r} (first seen {iso_utc(first)})"

@@ -12,14 +12,17 @@ what must be tamper-evident. The *deterministic* hashes (`rows_hash`,
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
-from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 from pydantic import BaseModel
 
-from graph_schema.canonical import canonical_json_offset_kept, plain_offset_kept, sha256_text
+from graph_schema.canonical import (
+    canonical_json_offset_kept,
+    plain_canonical_json,
+    plain_offset_kept,
+    sha256_text,
+)
 from investigator.context_graph.models import (
     EVENT_LABEL,
     FINISHED_STATUSES,
@@ -81,41 +84,8 @@ def rows_hash(rows: Iterable[Any]) -> str:
     Replay re-executes the call and compares this hash; see `_ROW_FIELDS_NOT_HASHED`.
     """
     # `_jsonable` leaves plain JSON data, which `canonical_json` would only walk again.
-    serialised = sorted(_dumps_plain(_row_for_hash(_jsonable(r))) for r in rows)
+    serialised = sorted(plain_canonical_json(_row_for_hash(_jsonable(r))) for r in rows)
     return sha256_text("\n".join(serialised))
-
-
-# `canonical_json`'s JSON settings, built once: a recorded run serialises about a hundred
-# values (each node's payload and its hashed properties), and `json.dumps` with arguments
-# builds an encoder, and the C encoder under it, on every call.
-_ENCODER = json.JSONEncoder(
-    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-)
-if c_make_encoder is not None:
-    # What `_ENCODER.encode` runs, made once. No cycle check: the values are pydantic JSON
-    # dumps and maps of plain properties, which hold no cycle (graph_schema/hashing.py does
-    # the same for KG records).
-    _C_ITERENCODE = c_make_encoder(
-        None,
-        _ENCODER.default,
-        encode_basestring,
-        None,
-        _ENCODER.key_separator,
-        _ENCODER.item_separator,
-        True,  # sort_keys
-        False,  # skipkeys
-        False,  # allow_nan
-    )
-
-    def _dumps_plain(value: Any) -> str:
-        """`canonical_json` of a value that is already plain JSON data (same text, one walk)."""
-        return "".join(_C_ITERENCODE(value, 0))
-
-else:  # an interpreter without the C accelerator
-
-    def _dumps_plain(value: Any) -> str:
-        """`canonical_json` of a value that is already plain JSON data (same text, one walk)."""
-        return str(_ENCODER.encode(value))
 
 
 def evidence_digest(nodes: Iterable[CtxNodeRecord]) -> str:
@@ -131,7 +101,9 @@ def evidence_digest(nodes: Iterable[CtxNodeRecord]) -> str:
 def payload_json(value: BaseModel | dict[str, Any]) -> str:
     """`canonical_json` of a model, or of its JSON-mode dump, written from that dump alone:
     the same text (JSON mode leaves only plain JSON data), one walk over it fewer."""
-    return _dumps_plain(value.model_dump(mode="json") if isinstance(value, BaseModel) else value)
+    return plain_canonical_json(
+        value.model_dump(mode="json") if isinstance(value, BaseModel) else value
+    )
 
 
 _NOT_FINGERPRINTED = frozenset(
@@ -192,7 +164,7 @@ def node_hash(properties: Mapping[str, Any], kind: str) -> str:
             hashed[field] = digests[field]
     if _plain_map(hashed):
         # What the recorder writes: `canonical_json` would walk it only to copy it.
-        return sha256_text(_dumps_plain(hashed))
+        return sha256_text(plain_canonical_json(hashed))
     return sha256_of(hashed)
 
 
@@ -201,7 +173,7 @@ _PLAIN_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 def _plain_map(values: Mapping[str, Any]) -> bool:
     """Whether `values` is a dict of string keys whose values are exact JSON scalars or lists
-    of them: `canonical_json` leaves such a map as it is (same text from `_dumps_plain`)."""
+    of them: `canonical_json` leaves such a map as it is (same text from `plain_canonical_json`)."""
     if type(values) is not dict:
         return False
     scalars = _PLAIN_SCALARS
