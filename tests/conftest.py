@@ -333,6 +333,27 @@ def investigate_json(invoke, question: str, *flags: str) -> dict:  # type: ignor
     return json.loads(result.out)  # type: ignore[no-any-return]
 
 
+def runbook_json(invoke, *args: str, subject: str = "user:oncall") -> dict:  # type: ignore[no-untyped-def,type-arg]
+    """`runbook ARGS... --subject SUBJECT --json` through the CLI, exit 0, as one document."""
+    result = invoke("runbook", *args, "--subject", subject, "--json")
+    assert result.code == 0, result
+    return json.loads(result.out)  # type: ignore[no-any-return]
+
+
+def claim_lines(out: str) -> list[str]:
+    """The claim lines of a printed report ("[fact      ] ..."), each stripped."""
+    lines = out.split("\nClaims\n", 1)[1].split("\nEvidence\n", 1)[0].splitlines()
+    return [line.strip() for line in lines if line.strip().startswith("[")]
+
+
+@pytest.fixture()
+def patient_reads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reads that may take 300 s: on a loaded machine a read cut at 20 s answers `partial`
+    (a gap of its own) for no reason the test is about. Use with
+    `pytestmark = pytest.mark.usefixtures("patient_reads")`."""
+    monkeypatch.setenv("INVESTIGATOR_READ_TIMEOUT", "300")
+
+
 @pytest.fixture(scope="module")
 def demo_graph(driver: neo4j.Driver) -> neo4j.Driver:
     """The demo dataset in an otherwise empty graph, ingested once per test module."""

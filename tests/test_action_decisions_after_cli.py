@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import neo4j
 import pytest
+from conftest import claim_lines
 
 from investigator.planner import asks_action_decision, asks_action_decision_after
 
@@ -32,15 +33,7 @@ V3_STEP = 'v3 says "Do not fail over payment-db unless its own health checks fai
 NOT_PLACED = "not at the time asked after the fact: none placed"
 
 
-@pytest.fixture(autouse=True)
-def _patient_reads(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A read cut at 20 s on a loaded machine answers `partial` for no reason tested here."""
-    monkeypatch.setenv("INVESTIGATOR_READ_TIMEOUT", "300")
-
-
-def _claims(out: str) -> list[str]:
-    lines = out.split("\nClaims\n", 1)[1].split("\nEvidence\n", 1)[0].splitlines()
-    return [line.strip() for line in lines if line.strip().startswith("[")]
+pytestmark = pytest.mark.usefixtures("patient_reads")
 
 
 @pytest.mark.parametrize(
@@ -79,7 +72,7 @@ def test_fail_over_after_the_fact_quotes_the_step_in_force_at_the_incident(  # t
         "Incident   'the incident' is taken as inc:2026-07-23-payments (Payments authorization "
         "failures 2026-07-23, 2026-07-23T10:02:38Z to 2026-07-23T10:48:00Z)"
     ) in report.out, report.out
-    step = [line for line in _claims(report.out) if V3_STEP in line]
+    step = [line for line in claim_lines(report.out) if V3_STEP in line]
     assert len(step) == 1 and THEN in step[0], report.out
     # v2's "fail over ... to the replica" was superseded by then; v4 (today's) has no step.
     assert "to the replica" not in report.out, report.out
@@ -94,7 +87,7 @@ def test_were_we_supposed_to_and_restart_after_the_fact(  # type: ignore[no-unty
         "investigate", "were we supposed to fail over payment-db?", *BOB, *AFTER, *DEADLINE
     )
     assert supposed.code == 0, supposed
-    assert any(V3_STEP in line and THEN in line for line in _claims(supposed.out)), supposed.out
+    assert any(V3_STEP in line and THEN in line for line in claim_lines(supposed.out)), supposed.out
     restart = invoke(
         "investigate", "should we have restarted payment-api during PAY-4097?", *BOB, *DEADLINE
     )
@@ -120,7 +113,7 @@ def test_before_at_and_after_the_incident(  # type: ignore[no-untyped-def]
 ) -> None:
     report = invoke("investigate", FAIL_OVER, *BOB, *flags, *DEADLINE)
     assert report.code == 0, report
-    placed = [line for line in _claims(report.out) if V3_STEP in line and THEN in line]
+    placed = [line for line in claim_lines(report.out) if V3_STEP in line and THEN in line]
     assert bool(placed) == v3_then, report.out
     if not v3_then:
         # No incident placed by then: whatever is said is at as_of, and says so (the step

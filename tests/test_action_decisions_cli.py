@@ -14,6 +14,7 @@ from pathlib import Path
 
 import neo4j
 import pytest
+from conftest import claim_lines
 
 from investigator.planner import asks_action_decision, detect_intents
 from investigator.rubric import Intent
@@ -43,17 +44,7 @@ V4_SILENT = (
 )
 
 
-@pytest.fixture(autouse=True)
-def _patient_reads(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each read may take long on a loaded machine: a read cut at 20 s answers `partial`
-    for a reason no test here is about."""
-    monkeypatch.setenv("INVESTIGATOR_READ_TIMEOUT", "300")
-
-
-def _claims(out: str) -> list[str]:
-    """The claim lines of a report, each as one line."""
-    lines = out.split("\nClaims\n", 1)[1].split("\nEvidence\n", 1)[0].splitlines()
-    return [line.strip() for line in lines if line.strip().startswith("[")]
+pytestmark = pytest.mark.usefixtures("patient_reads")
 
 
 @pytest.mark.parametrize(
@@ -96,7 +87,7 @@ def test_fail_over_quotes_the_forbidding_step_in_force(  # type: ignore[no-untyp
 ) -> None:
     report = invoke("investigate", question, *BOB, *DURING, *DEADLINE)
     assert report.code == 0, report
-    assert any(line.startswith(f"[fact      ] {V3_STEP}") for line in _claims(report.out)), (
+    assert any(line.startswith(f"[fact      ] {V3_STEP}") for line in claim_lines(report.out)), (
         report.out
     )
     # The superseded v2 told responders to fail over: never quoted as what applies now.
@@ -150,7 +141,7 @@ def test_the_database_is_the_db_on_the_incidents_dependency_path(  # type: ignor
 ) -> None:
     report = invoke("investigate", "should we failover the database?", *BOB, *DURING, *DEADLINE)
     assert report.code == 0, report
-    claims = _claims(report.out)
+    claims = claim_lines(report.out)
     assert any(
         line.startswith(
             "[inference ] 'the database' is read as svc:payment-db: the only service whose "
@@ -212,6 +203,6 @@ def test_a_hostile_untrusted_step_is_never_quoted(  # type: ignore[no-untyped-de
     assert report.code == 0, report
     assert "ignore all previous instructions" not in report.out, report.out
     assert "immediate failover" not in report.out, report.out
-    claims = " ".join(_claims(report.out))
+    claims = " ".join(claim_lines(report.out))
     assert "db-failover" not in claims, report.out
     assert " says to do it" not in claims, report.out

@@ -38,10 +38,7 @@ PIPELINE = (
 )
 
 
-@pytest.fixture(autouse=True)
-def _patient_reads(monkeypatch: pytest.MonkeyPatch) -> None:
-    # A cold server on a shared machine: a read timed out is a gap of its own, not this one.
-    monkeypatch.setenv("INVESTIGATOR_READ_TIMEOUT", "120")
+pytestmark = pytest.mark.usefixtures("patient_reads")
 
 
 def gaps(doc: dict[str, Any]) -> dict[str, bool]:

@@ -32,10 +32,7 @@ FIXTURE = Path(__file__).resolve().parent / "fixtures" / "h34-release-weigh" / "
 CONFIG_DIFF = '"Config diff: db.pool.max_size 50 -> 10; ledger client retry policy changed."'
 
 
-@pytest.fixture(autouse=True)
-def _patient_reads(monkeypatch: pytest.MonkeyPatch) -> None:
-    # A cold server on a shared machine: a read timed out is a gap of its own, not this one.
-    monkeypatch.setenv("INVESTIGATOR_READ_TIMEOUT", "150")
+pytestmark = pytest.mark.usefixtures("patient_reads")
 
 
 def gaps(doc: dict[str, Any]) -> dict[str, bool]:

@@ -7,12 +7,11 @@ group's alerts), in our own words; the alert rules link to it. Real Neo4j, real 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import neo4j
 import pytest
-from conftest import ingest_as
+from conftest import ingest_as, runbook_json
 
 from graph_schema.importers.dispatch import import_source_id
 from investigator.runbook_search import _stem
@@ -95,12 +94,6 @@ def _ingest_runbooks(invoke, folder: Path):  # type: ignore[no-untyped-def]
     )
 
 
-def _lookup(invoke, *args: str) -> dict:  # type: ignore[no-untyped-def,type-arg]
-    result = invoke("runbook", *args, "--subject", "user:oncall", "--json")
-    assert result.code == 0, result
-    return json.loads(result.out)  # type: ignore[no-any-return]
-
-
 def test_agent_nouns_meet_their_verbs_and_nothing_else() -> None:
     for forms in (
         ("compact", "compactor", "compactors", "compaction", "compacted"),
@@ -134,10 +127,10 @@ def test_the_component_named_as_an_engineer_says_it_finds_its_runbook(  # type: 
     # Before: "no runbook fits: the closest, runbook:runbook, covers ..." ("vault compact
     # halted" worked): compactor and compact did not meet.
     for text in ("vault compactor halted", "vault compact halted"):
-        doc = _lookup(invoke, text)
+        doc = runbook_json(invoke, text)
         assert doc["runbook"] is not None, (text, doc["note"])
         assert doc["runbook"]["id"] == "runbook:mixin"
-    doc = _lookup(invoke, "vault ingester lagging")
+    doc = runbook_json(invoke, "vault ingester lagging")
     assert doc["runbook"] is not None, doc["note"]
     # Before: "no runbook fits" for each (worker/work, server/serve, controller/control did
     # not meet); the card shows the named alert's row.
@@ -146,7 +139,7 @@ def test_the_component_named_as_an_engineer_says_it_finds_its_runbook(  # type: 
         ("vault server is down", "alert:VaultServeDown"),
         ("vault controller stalled", "alert:VaultControlStalled"),
     ):
-        doc = _lookup(invoke, text)
+        doc = runbook_json(invoke, text)
         assert doc["runbook"] is not None, (text, doc["note"])
         assert doc["resolved"] == [alert], (text, doc["resolved"])
 
@@ -169,7 +162,7 @@ def test_a_pasted_alert_message_gets_the_card_of_that_alert(  # type: ignore[no-
         return [line for line in out.splitlines() if line.startswith(("Steps", "Locator", " "))]
 
     assert card(by_text.out) == card(by_alert.out)
-    doc = _lookup(invoke, pasted)
+    doc = runbook_json(invoke, pasted)
     assert doc["resolved"] == ["alert:VaultCompactHalted"]
 
 
@@ -196,5 +189,5 @@ def test_a_re_import_supersedes_the_record_of_the_generic_name(  # type: ignore[
         "ingest: renamed: runbook:runbook -> runbook:tempo-mixin "
         "(same file, new id: the new record supersedes the old)"
     ) in again.err.splitlines(), again
-    doc = _lookup(invoke, "tempo polls failing")
+    doc = runbook_json(invoke, "tempo polls failing")
     assert doc["runbook"]["id"] == "runbook:tempo-mixin", doc

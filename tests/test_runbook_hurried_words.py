@@ -10,12 +10,11 @@ that is also about something "down".
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import neo4j
 import pytest
-from conftest import import_runbook_folder
+from conftest import import_runbook_folder, runbook_json
 
 from investigator.runbook_search import search_terms
 
@@ -26,12 +25,6 @@ FIXTURES = Path(__file__).parent / "fixtures"
 def hurried(driver: neo4j.Driver, cli_env: object, invoke) -> neo4j.Driver:  # type: ignore[no-untyped-def]
     import_runbook_folder(driver, invoke, FIXTURES / "runbooks" / "hurried")
     return driver
-
-
-def _lookup(invoke, text: str) -> dict:  # type: ignore[no-untyped-def, type-arg]
-    result = invoke("runbook", *text.split(), "--subject", "user:oncall", "--json")
-    assert result.code == 0, result
-    return json.loads(result.out)  # type: ignore[no-any-return]
 
 
 @pytest.mark.parametrize(
@@ -45,7 +38,7 @@ def _lookup(invoke, text: str) -> dict:  # type: ignore[no-untyped-def, type-arg
     ],
 )
 def test_filler_words_do_not_sink_a_lookup(hurried, invoke, text: str, expected: str) -> None:  # type: ignore[no-untyped-def]
-    doc = _lookup(invoke, text)
+    doc = runbook_json(invoke, text)
     assert doc["runbook"] is not None, doc["note"]
     assert doc["runbook"]["id"] == expected
 
@@ -54,13 +47,13 @@ def test_filler_words_do_not_sink_a_lookup(hurried, invoke, text: str, expected:
 def test_a_vague_question_says_it_chose_nothing(hurried, invoke, text: str) -> None:  # type: ignore[no-untyped-def]
     # Once "i think it is" is dropped, "down" is left: every page here has it. The card says
     # so (as for "etcd" over many etcd runbooks), not that the first page is *the* runbook.
-    doc = _lookup(invoke, text)
+    doc = runbook_json(invoke, text)
     assert "4 runbooks fit" in (doc["note"] or ""), doc["note"]
     assert "add words, or use --alert NAME" in doc["note"]
 
 
 def test_nothing_but_filler_chooses_no_runbook(hurried, invoke) -> None:  # type: ignore[no-untyped-def]
-    doc = _lookup(invoke, "please help, anyone?")
+    doc = runbook_json(invoke, "please help, anyone?")
     assert doc["runbook"] is None
     assert "no informative words" in doc["note"]
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import neo4j
 import pytest
-from conftest import import_runbook_folder
+from conftest import import_runbook_folder, runbook_json
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -29,16 +29,10 @@ def fit_corpus(driver: neo4j.Driver, cli_env: object, invoke) -> neo4j.Driver:  
     return driver
 
 
-def _lookup(invoke, text: str) -> dict:  # type: ignore[no-untyped-def, type-arg]
-    result = invoke("runbook", *text.split(), "--subject", "user:oncall", "--json")
-    assert result.code == 0, result
-    return json.loads(result.out)  # type: ignore[no-any-return]
-
-
 def test_a_runbook_that_fits_is_not_passed_over(fit_corpus, invoke) -> None:  # type: ignore[no-untyped-def]
     # The queue page ranks first on "replication lag" but has no "warehouse": it does not
     # fit. The warehouse page has every word: it is the answer, not "no runbook fits".
-    doc = _lookup(invoke, "warehouse replication lag")
+    doc = runbook_json(invoke, "warehouse replication lag")
     ranked = [m["id"] for m in doc["text_matches"]]
     assert ranked[0] == "runbook:queue-replication", ranked
     assert doc["runbook"] is not None, doc["note"]
@@ -47,7 +41,7 @@ def test_a_runbook_that_fits_is_not_passed_over(fit_corpus, invoke) -> None:  # 
 
 def test_the_section_headed_by_the_words_asked_leads(fit_corpus, invoke) -> None:  # type: ignore[no-untyped-def]
     # Not the page's opening (About, then "Scaling the cluster up"'s first step).
-    doc = _lookup(invoke, "warehouse replication lag")
+    doc = runbook_json(invoke, "warehouse replication lag")
     assert doc["runbook"] is not None, doc["note"]
     steps = doc["runbook"]["steps"]
     assert steps[0].startswith("Replicas replay the primary's write-ahead log"), steps
@@ -56,20 +50,20 @@ def test_the_section_headed_by_the_words_asked_leads(fit_corpus, invoke) -> None
 
 
 def test_the_section_of_a_page_that_ranks_first(fit_corpus, invoke) -> None:  # type: ignore[no-untyped-def]
-    doc = _lookup(invoke, "warehouse backups failing")
+    doc = runbook_json(invoke, "warehouse backups failing")
     assert doc["runbook"]["id"] == "runbook:warehouse-troubleshooting"
     assert doc["runbook"]["steps"][0] == "1. Read the last backup job's log in the scheduler."
 
 
 def test_words_in_no_heading_keep_the_page_opening(fit_corpus, invoke) -> None:  # type: ignore[no-untyped-def]
     # One asked word in a heading ("connection") is no section asked about.
-    doc = _lookup(invoke, "warehouse refuses connections")
+    doc = runbook_json(invoke, "warehouse refuses connections")
     assert doc["runbook"]["id"] == "runbook:warehouse-troubleshooting"
     assert not any("Clients that open more" in line for line in doc["runbook"]["steps"])
 
 
 def test_words_asking_about_the_runbook_do_not_sink_a_lookup(fit_corpus, invoke) -> None:  # type: ignore[no-untyped-def]
-    doc = _lookup(invoke, "warehouse backups failing, what did the runbook say then?")
+    doc = runbook_json(invoke, "warehouse backups failing, what did the runbook say then?")
     assert doc["runbook"] is not None, doc["note"]
     assert doc["runbook"]["id"] == "runbook:warehouse-troubleshooting"
 
@@ -83,7 +77,7 @@ def pointer_corpus(driver: neo4j.Driver, cli_env: object, invoke) -> neo4j.Drive
 def test_investigate_and_the_card_follow_the_same_pointer(pointer_corpus, invoke) -> None:  # type: ignore[no-untyped-def]
     # The page that ranks first only points at the incident runbook: the card answers with
     # that one, and an investigation of the same words claims the same runbook.
-    card = _lookup(invoke, "ledger saturation")
+    card = runbook_json(invoke, "ledger saturation")
     assert card["text_matches"][0]["id"] == "runbook:ledger-connections", card["text_matches"]
     assert card["runbook"]["id"] == "runbook:ledger-saturation"
     result = invoke(

@@ -11,12 +11,11 @@ tests: sibling pages that share most of their words, so only the right reading c
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import neo4j
 import pytest
-from conftest import import_runbook_folder
+from conftest import import_runbook_folder, runbook_json
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -25,12 +24,6 @@ FIXTURES = Path(__file__).parent / "fixtures"
 def oncall_words(driver: neo4j.Driver, cli_env: object, invoke) -> neo4j.Driver:  # type: ignore[no-untyped-def]
     import_runbook_folder(driver, invoke, FIXTURES / "runbooks" / "oncall-words")
     return driver
-
-
-def _lookup(invoke, text: str) -> dict:  # type: ignore[no-untyped-def, type-arg]
-    result = invoke("runbook", *text.split(), "--subject", "user:oncall", "--json")
-    assert result.code == 0, result
-    return json.loads(result.out)  # type: ignore[no-any-return]
 
 
 @pytest.mark.parametrize(
@@ -54,7 +47,7 @@ def _lookup(invoke, text: str) -> dict:  # type: ignore[no-untyped-def, type-arg
 def test_what_an_oncall_types_finds_the_runbook(
     oncall_words, invoke, text: str, expected: str
 ) -> None:  # type: ignore[no-untyped-def]
-    doc = _lookup(invoke, text)
+    doc = runbook_json(invoke, text)
     assert doc["runbook"] is not None, doc["note"]
     assert doc["runbook"]["id"] == expected
 

@@ -12,21 +12,14 @@ from __future__ import annotations
 
 import neo4j
 import pytest
+from conftest import claim_lines
 
 BOB = ["--subject", "acme/user:bob"]
 DEADLINE = ["--deadline-seconds", "600"]
 QUESTION = "who owns the payment recovery runbook?"
 
 
-@pytest.fixture(autouse=True)
-def _patient_reads(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A read cut at 20 s on a loaded machine answers `partial` for no reason tested here."""
-    monkeypatch.setenv("INVESTIGATOR_READ_TIMEOUT", "300")
-
-
-def _claims(out: str) -> list[str]:
-    lines = out.split("\nClaims\n", 1)[1].split("\nEvidence\n", 1)[0].splitlines()
-    return [line.strip() for line in lines if line.strip().startswith("[")]
+pytestmark = pytest.mark.usefixtures("patient_reads")
 
 
 @pytest.mark.parametrize(
@@ -57,7 +50,7 @@ def test_the_runbook_its_words_find_has_its_own_owner_read(  # type: ignore[no-u
 ) -> None:
     report = invoke("investigate", QUESTION, *flags, *DEADLINE)
     assert report.code == 0, report
-    assert any(owner in line for line in _claims(report.out)), report.out
+    assert any(owner in line for line in claim_lines(report.out)), report.out
     assert "no OWNS record of it" not in report.out, report.out
     assert "ownership (required)" not in report.out, report.out
     assert "Status     complete" in report.out, report.out

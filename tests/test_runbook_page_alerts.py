@@ -15,7 +15,7 @@ from pathlib import Path
 
 import neo4j
 import pytest
-from conftest import import_runbook_folder, ingest_as
+from conftest import import_runbook_folder, ingest_as, runbook_json
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SECTIONED = FIXTURES / "sectioned-runbooks"
@@ -28,17 +28,11 @@ def sectioned(driver: neo4j.Driver, cli_env: object, invoke) -> neo4j.Driver:  #
     return driver
 
 
-def _lookup(invoke, *args: str) -> dict:  # type: ignore[no-untyped-def,type-arg]
-    result = invoke("runbook", *args, "--subject", "user:oncall", "--json")
-    assert result.code == 0, result
-    return json.loads(result.out)  # type: ignore[no-any-return]
-
-
 def test_a_page_naming_two_alerts_shows_the_first_named_and_says_the_other(  # type: ignore[no-untyped-def]
     sectioned: neo4j.Driver, invoke
 ) -> None:
     page = "[FIRING:2] StoragePollsFailing, StorageCompactionsFailing (storage-prod)"
-    doc = _lookup(invoke, page)
+    doc = runbook_json(invoke, page)
     runbook = doc["runbook"]
     # StoragePollsFailing is named first: its section, though its id sorts after the other.
     assert runbook["steps_locator"] == "storage.md#how-to-fix"
@@ -51,7 +45,7 @@ def test_a_page_naming_two_alerts_shows_the_first_named_and_says_the_other(  # t
         "StorageCompactionsFailing: investigator runbook --alert StorageCompactionsFailing"
     )
     # Typed the other way round, the other section.
-    swapped = _lookup(invoke, "[FIRING:2] StorageCompactionsFailing, StoragePollsFailing")
+    swapped = runbook_json(invoke, "[FIRING:2] StorageCompactionsFailing, StoragePollsFailing")
     assert swapped["runbook"]["steps_locator"] == "storage.md#storagecompactionsfailing"
     see = "for StoragePollsFailing: investigator runbook --alert StoragePollsFailing"
     assert see in swapped["note"]
@@ -60,13 +54,13 @@ def test_a_page_naming_two_alerts_shows_the_first_named_and_says_the_other(  # t
     assert "Note      the text names 2 alerts" in card.out
     assert "Locator   storage.md#how-to-fix\n" in card.out
     # One alert named: no such note.
-    assert _lookup(invoke, "[FIRING:1] StoragePollsFailing")["note"] is None
+    assert runbook_json(invoke, "[FIRING:1] StoragePollsFailing")["note"] is None
 
 
 def test_free_text_resolves_to_the_alert_it_matched_not_the_first_by_id(  # type: ignore[no-untyped-def]
     sectioned: neo4j.Driver, invoke
 ) -> None:
-    doc = _lookup(invoke, "storage bucket polls are failing")
+    doc = runbook_json(invoke, "storage bucket polls are failing")
     assert doc["text_matches"][0]["matched_alert"] == "alert:StoragePollsFailing"
     assert doc["runbook"]["steps_locator"] == "storage.md#how-to-fix"
     assert doc["resolved"] == ["alert:StoragePollsFailing"]
@@ -80,7 +74,7 @@ def test_free_text_matching_no_one_alert_names_no_alert(  # type: ignore[no-unty
     sectioned: neo4j.Driver, invoke
 ) -> None:
     # A word every alert of the file shares: the runbook, about none of its alerts.
-    doc = _lookup(invoke, "storage")
+    doc = runbook_json(invoke, "storage")
     assert doc["runbook"]["id"] == "runbook:storage"
     assert doc["resolved"] == []
     assert not (doc["runbook"]["applies_via"] or "").startswith("alert:")
@@ -116,7 +110,7 @@ def test_a_section_heading_spelled_out_is_found_like_an_alerts(  # type: ignore[
     (folder / "storage-errors.md").write_text(_ERRORS_RUNBOOK, encoding="utf-8")
     import_runbook_folder(driver, invoke, folder, "--trusted")
     # No ErrorCode record: the section headed by the code, and the note says that is the tie.
-    by_code = _lookup(invoke, "--error-code", "err-storage-sample-too-old")
+    by_code = runbook_json(invoke, "--error-code", "err-storage-sample-too-old")
     assert by_code["runbook"]["steps_locator"] == "storage-errors.md#err-storage-sample-too-old"
     assert by_code["runbook"]["steps"][0].startswith("This error occurs when a sample is older")
     assert by_code["note"] == (
@@ -124,7 +118,7 @@ def test_a_section_heading_spelled_out_is_found_like_an_alerts(  # type: ignore[
         "runbook:storage-errors has a section headed by it, and that heading is the only tie"
     )
     # The heading typed as text: that section too, not the file's opening text.
-    by_text = _lookup(invoke, "err-storage-sample-too-old")
+    by_text = runbook_json(invoke, "err-storage-sample-too-old")
     assert by_text["runbook"]["steps_locator"] == "storage-errors.md#err-storage-sample-too-old"
     assert by_text["runbook"]["steps_note"] is None
     # A code no heading spells out still finds nothing.

@@ -19,7 +19,7 @@ from pathlib import Path
 import neo4j
 import pytest
 import yaml
-from conftest import ingest_as
+from conftest import ingest_as, runbook_json
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CATALOG = FIXTURES / "runbooks" / "catalogs" / "acme.yaml"
@@ -146,12 +146,6 @@ def vault(driver: neo4j.Driver, cli_env: object, invoke, tmp_path: Path) -> Path
     return tmp_path
 
 
-def _lookup(invoke, *args: str) -> dict:  # type: ignore[no-untyped-def,type-arg]
-    result = invoke("runbook", *args, "--subject", "user:oncall", "--json")
-    assert result.code == 0, result
-    return json.loads(result.out)  # type: ignore[no-any-return]
-
-
 @pytest.mark.parametrize(
     ("page", "section"),
     [
@@ -174,7 +168,7 @@ def _lookup(invoke, *args: str) -> dict:  # type: ignore[no-untyped-def,type-arg
 def test_a_pasted_page_reaches_its_alerts_section(  # type: ignore[no-untyped-def]
     vault: Path, invoke, page: str, section: str
 ) -> None:
-    doc = _lookup(invoke, page)
+    doc = runbook_json(invoke, page)
     assert doc["runbook"] is not None, doc["note"]
     assert doc["runbook"]["id"] == "runbook:vault"
     assert doc["runbook"]["steps_locator"] == section
@@ -185,7 +179,7 @@ def test_a_section_that_is_the_same_as_another_shows_that_ones_steps(  # type: i
     vault: Path, invoke
 ) -> None:
     # Before: the card showed "Same as VaultBlocksNotUploaded." and no step.
-    runbook = _lookup(invoke, "--alert", "VaultBlocksNotUploadedSinceStart")["runbook"]
+    runbook = runbook_json(invoke, "--alert", "VaultBlocksNotUploadedSinceStart")["runbook"]
     assert runbook["steps_locator"] == "vault.md#vaultblocksnotuploaded"
     assert runbook["steps"] == [
         "How to fix it:",
@@ -206,7 +200,7 @@ def test_text_landing_on_the_opening_names_the_closest_sections(  # type: ignore
     vault: Path, invoke
 ) -> None:
     # Words of one section's text, none of its heading: the file fits, no section is chosen.
-    runbook = _lookup(invoke, "gateway logs deploy")["runbook"]
+    runbook = runbook_json(invoke, "gateway logs deploy")["runbook"]
     assert runbook["id"] == "runbook:vault"
     assert runbook["steps_locator"] is None
     assert runbook["steps_note"] == (
@@ -220,16 +214,18 @@ def test_a_typo_in_alert_suggests_the_names_the_subject_may_see(  # type: ignore
     vault: Path, invoke
 ) -> None:
     # A section heading with no rule behind it answers `--alert` exactly ...
-    assert _lookup(invoke, "--alert", "VaultQuotaExceeded")["runbook"]["steps_locator"] == (
+    assert runbook_json(invoke, "--alert", "VaultQuotaExceeded")["runbook"]["steps_locator"] == (
         "vault.md#vaultquotaexceeded"
     )
     # ... so a letter missing gets it as a suggestion. Before: "no visible id is close to it".
-    typo = _lookup(invoke, "--alert", "VaultQuotaExceded")
+    typo = runbook_json(invoke, "--alert", "VaultQuotaExceded")
     assert typo["runbook"] is None
     assert typo["suggestions"] == ["VaultQuotaExceeded"]
     assert typo["note"].endswith("did you mean VaultQuotaExceeded?")
     # Two rules of one alert (one per severity) are one suggestion, by the name --alert takes.
-    assert _lookup(invoke, "--alert", "VaultRouteError")["suggestions"][0] == "VaultRouteErrors"
+    assert (
+        runbook_json(invoke, "--alert", "VaultRouteError")["suggestions"][0] == "VaultRouteErrors"
+    )
     card = invoke("runbook", "--alert", "VaultQuotaExceded", "--subject", "user:oncall")
     assert card.code == 0, card
     assert "did you mean VaultQuotaExceeded?" in card.out

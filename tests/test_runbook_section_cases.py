@@ -14,7 +14,7 @@ from pathlib import Path
 
 import neo4j
 import pytest
-from conftest import import_runbook_folder
+from conftest import import_runbook_folder, runbook_json
 
 PAGE = """---
 title: Queue runbooks
@@ -119,12 +119,6 @@ def queue_page(driver: neo4j.Driver, cli_env: object, invoke, tmp_path: Path) ->
     assert result.code == 0, result
 
 
-def _lookup(invoke, *args: str, subject: str = "user:oncall") -> dict:  # type: ignore[no-untyped-def,type-arg]
-    result = invoke("runbook", *args, "--subject", subject, "--json")
-    assert result.code == 0, result
-    return json.loads(result.out)  # type: ignore[no-any-return]
-
-
 def _card(invoke, *args: str) -> str:  # type: ignore[no-untyped-def]
     result = invoke("runbook", *args, "--subject", "user:oncall")
     assert result.code == 0, result
@@ -139,7 +133,7 @@ def test_an_alert_whose_section_splits_into_cases_names_them_and_picks_none(  # 
     queue_page: None, invoke
 ) -> None:
     # Before: the Publish Latency steps, for a slow delivery as well, and no word of it.
-    runbook = _lookup(invoke, "--alert", "QueueLatencyHigh")["runbook"]
+    runbook = runbook_json(invoke, "--alert", "QueueLatencyHigh")["runbook"]
     assert runbook["steps_locator"] == f"{LOCATOR}#queuelatencyhigh"
     assert runbook["steps"] == [
         "This alert fires when a queue route is slow for ten minutes.",
@@ -171,7 +165,7 @@ def test_an_alert_whose_section_splits_into_cases_names_them_and_picks_none(  # 
 def test_the_words_typed_choose_the_case_they_name(  # type: ignore[no-untyped-def]
     queue_page: None, invoke, text: str
 ) -> None:
-    runbook = _lookup(invoke, text)["runbook"]
+    runbook = runbook_json(invoke, text)["runbook"]
     assert runbook["steps_locator"] == f"{LOCATOR}#delivery-latency"
     assert runbook["steps"] == [
         "Delivery Latency:",
@@ -189,7 +183,7 @@ def test_the_words_typed_choose_the_case_they_name(  # type: ignore[no-untyped-d
 def test_words_naming_two_cases_choose_none(  # type: ignore[no-untyped-def]
     queue_page: None, invoke
 ) -> None:
-    runbook = _lookup(invoke, "QueueLatencyHigh publish and delivery latency")["runbook"]
+    runbook = runbook_json(invoke, "QueueLatencyHigh publish and delivery latency")["runbook"]
     assert runbook["steps_locator"] == f"{LOCATOR}#queuelatencyhigh"
     assert [shown for _, _, shown in _cases(runbook)] == [False, False]
 
@@ -206,7 +200,7 @@ def test_an_error_id_inside_a_line_selects_the_section_it_heads(  # type: ignore
     queue_page: None, invoke, text: str
 ) -> None:
     # Before: no runbook fitted the log line, and the question showed the page's opening.
-    doc = _lookup(invoke, text)
+    doc = runbook_json(invoke, text)
     runbook = doc["runbook"]
     assert runbook["steps_locator"] == f"{LOCATOR}#err-queue-message-too-large"
     assert runbook["steps"] == [
@@ -218,7 +212,7 @@ def test_an_error_id_inside_a_line_selects_the_section_it_heads(  # type: ignore
         "that section is shown (the heading is the only tie)"
     )
     # A subject who may not read the page gets nothing of it.
-    hidden = _lookup(invoke, text, subject="user:nolabel")
+    hidden = runbook_json(invoke, text, subject="user:nolabel")
     assert hidden["runbook"] is None
     assert "err-queue-message-too-large" not in json.dumps(hidden["text_matches"])
 
@@ -228,9 +222,9 @@ def test_the_closest_sections_include_those_an_error_id_heads(  # type: ignore[n
 ) -> None:
     # The words of an error id's heading, all of them: that section (a page of sections per
     # alert or per code lends no section's steps to another, and chooses among both).
-    runbook = _lookup(invoke, "queue offset out of range")["runbook"]
+    runbook = runbook_json(invoke, "queue offset out of range")["runbook"]
     assert runbook["steps_locator"] == f"{LOCATOR}#err-queue-offset-out-of-range"
-    runbook = _lookup(invoke, "consumer offset deleted")["runbook"]
+    runbook = runbook_json(invoke, "consumer offset deleted")["runbook"]
     assert runbook["steps_locator"] is None
     note = runbook["steps_note"]
     # Nearest first, and how to ask for either kind of section.
@@ -242,7 +236,7 @@ def test_a_section_like_another_shows_its_steps_and_says_so(  # type: ignore[no-
     queue_page: None, invoke
 ) -> None:
     # Before: the one sentence, and no steps.
-    runbook = _lookup(invoke, "--alert", "QueueConsumerStalledOnReplay")["runbook"]
+    runbook = runbook_json(invoke, "--alert", "QueueConsumerStalledOnReplay")["runbook"]
     assert runbook["steps_locator"] == f"{LOCATOR}#queueconsumerstalled"
     assert runbook["steps"] == [
         "How to investigate:",
@@ -254,7 +248,7 @@ def test_a_section_like_another_shows_its_steps_and_says_so(  # type: ignore[no-
         "while a replay runs.'): the steps shown are those of QueueConsumerStalled"
     )
     # A link out of the file is not followed: the section's own line, as written.
-    mirror = _lookup(invoke, "--alert", "QueueMirrorStalled")["runbook"]
+    mirror = runbook_json(invoke, "--alert", "QueueMirrorStalled")["runbook"]
     assert mirror["steps_locator"] == f"{LOCATOR}#queuemirrorstalled"
     assert mirror["steps_note"] is None
     assert mirror["steps"][0].startswith("This alert is like [the broker's own runbook]")
@@ -263,7 +257,7 @@ def test_a_section_like_another_shows_its_steps_and_says_so(  # type: ignore[no-
 def test_a_card_cut_at_the_step_limit_says_how_much_more_and_where(  # type: ignore[no-untyped-def]
     queue_page: None, invoke
 ) -> None:
-    runbook = _lookup(invoke, "--alert", "QueueDiskFilling")["runbook"]
+    runbook = runbook_json(invoke, "--alert", "QueueDiskFilling")["runbook"]
     assert len(runbook["steps"]) == 5
     assert runbook["steps"][-1] == "4. Check that the disk usage drops within ten minutes."
     assert runbook["steps_more"] == {"lines": 3, "locator": f"{LOCATOR}#queuediskfilling"}
@@ -273,6 +267,6 @@ def test_a_card_cut_at_the_step_limit_says_how_much_more_and_where(  # type: ign
         f"          ... 3 more lines at {LOCATOR}#queuediskfilling\n"
     ) in card
     # Shown whole: nothing more is said.
-    whole = _lookup(invoke, "--alert", "QueueConsumerStalled")["runbook"]
+    whole = runbook_json(invoke, "--alert", "QueueConsumerStalled")["runbook"]
     assert whole["steps_more"] is None
     assert "more line" not in _card(invoke, "--alert", "QueueConsumerStalled")

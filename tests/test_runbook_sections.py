@@ -14,6 +14,7 @@ from pathlib import Path
 
 import neo4j
 import pytest
+from conftest import runbook_json
 
 from graph_schema.importers.dispatch import import_source_id
 
@@ -58,25 +59,19 @@ def _ingest_runbooks(invoke, folder: Path) -> None:  # type: ignore[no-untyped-d
     assert result.code == 0, result
 
 
-def _lookup(invoke, *args: str) -> dict:  # type: ignore[no-untyped-def,type-arg]
-    result = invoke("runbook", *args, "--subject", "user:oncall", "--json")
-    assert result.code == 0, result
-    return json.loads(result.out)  # type: ignore[no-any-return]
-
-
 def test_each_alert_gets_the_steps_of_its_own_section(  # type: ignore[no-untyped-def]
     sectioned: neo4j.Driver, invoke
 ) -> None:
-    polls = _lookup(invoke, "--alert", "StoragePollsFailing")["runbook"]
+    polls = runbook_json(invoke, "--alert", "StoragePollsFailing")["runbook"]
     assert polls["id"] == "runbook:storage"
     assert polls["steps_locator"] == "storage.md#how-to-fix"
     assert polls["steps"][0] == "1. Check the bucket's error rate in the cloud console."
     # The second "How to fix" of the file, by its own anchor.
-    index = _lookup(invoke, "--alert", "StorageIndexTooOld")["runbook"]
+    index = runbook_json(invoke, "--alert", "StorageIndexTooOld")["runbook"]
     assert index["steps_locator"] == "storage.md#how-to-fix-1"
     assert index["steps"][0] == "1. Confirm an index builder is running."
     # No steps-like subsection: the section's own text, never a sibling's "How to fix".
-    compactions = _lookup(invoke, "--alert", "StorageCompactionsFailing")["runbook"]
+    compactions = runbook_json(invoke, "--alert", "StorageCompactionsFailing")["runbook"]
     assert compactions["steps_locator"] == "storage.md#storagecompactionsfailing"
     assert compactions["steps"][0].startswith("Compactions fail when a worker runs out")
     assert compactions["steps_note"] is None
@@ -92,7 +87,7 @@ def test_a_runbook_url_naming_a_sibling_section_is_followed(  # type: ignore[no-
     sectioned: neo4j.Driver, invoke
 ) -> None:
     # StorageIndexBuilderLagCritical's runbook_url points at #StorageIndexTooOld.
-    doc = _lookup(invoke, "--alert", "StorageIndexBuilderLagCritical")
+    doc = runbook_json(invoke, "--alert", "StorageIndexBuilderLagCritical")
     assert doc["runbook"]["steps_locator"] == "storage.md#how-to-fix-1"
     assert doc["runbook"]["steps"][0] == "1. Confirm an index builder is running."
     replay = invoke("replay", doc["run_id"], "--subject", "user:oncall", "--json")
@@ -104,7 +99,7 @@ def test_an_alert_with_no_section_gets_no_other_alerts_steps(  # type: ignore[no
     sectioned: neo4j.Driver, invoke
 ) -> None:
     # StorageQueueDepthHigh's runbook_url points at a section the file does not have.
-    doc = _lookup(invoke, "--alert", "StorageQueueDepthHigh")
+    doc = runbook_json(invoke, "--alert", "StorageQueueDepthHigh")
     runbook = doc["runbook"]
     assert runbook["id"] == "runbook:storage"
     # One sentence, hard-wrapped in the file: one step line, as it reads rendered.
@@ -129,10 +124,10 @@ def test_free_text_finds_the_section_of_the_alert_it_matches(  # type: ignore[no
 ) -> None:
     # The index builder alert's summary, pasted: its runbook_url's section, not the section
     # whose title shares most words with the text (StorageIndexTooOld by name, here too).
-    doc = _lookup(invoke, "The storage index builder lags by hours")
+    doc = runbook_json(invoke, "The storage index builder lags by hours")
     assert doc["text_matches"][0]["matched_alert"] == "alert:StorageIndexBuilderLagCritical"
     assert doc["runbook"]["steps_locator"] == "storage.md#how-to-fix-1"
-    polls = _lookup(invoke, "storage bucket polls are failing")
+    polls = runbook_json(invoke, "storage bucket polls are failing")
     assert polls["runbook"]["steps_locator"] == "storage.md#how-to-fix"
 
 
@@ -221,7 +216,7 @@ def test_a_file_named_after_its_one_alert_is_read_whole_as_before(  # type: igno
         "# StorageDiskFull\n\nFree space on the volume, then expand it.\n", encoding="utf-8"
     )
     _ingest_runbooks(invoke, tmp_path)
-    runbook = _lookup(invoke, "--alert", "StorageDiskFull")["runbook"]
+    runbook = runbook_json(invoke, "--alert", "StorageDiskFull")["runbook"]
     assert runbook["id"] == "runbook:StorageDiskFull"
     assert runbook["steps"] == ["Free space on the volume, then expand it."]
     assert runbook["steps_locator"] is None and runbook["steps_note"] is None
@@ -245,10 +240,10 @@ def test_steps_under_subsections_or_troubleshooting_are_the_steps(  # type: igno
         encoding="utf-8",
     )
     _ingest_runbooks(invoke, tmp_path)
-    fsync = _lookup(invoke, "--alert", "StorageFsyncSlow")["runbook"]
+    fsync = runbook_json(invoke, "--alert", "StorageFsyncSlow")["runbook"]
     assert fsync["steps"][:2] == ["Slow disk:", "Move the store to faster storage."]
     assert fsync["steps_locator"].endswith("#mitigation")
-    reads = _lookup(invoke, "--alert", "StorageReadsSlow")["runbook"]
+    reads = runbook_json(invoke, "--alert", "StorageReadsSlow")["runbook"]
     assert reads["steps"] == ["Check the read path's latency panel first."]
 
 
@@ -275,16 +270,16 @@ def test_a_steps_section_saying_there_is_none_gives_way_to_troubleshooting(  # t
         encoding="utf-8",
     )
     _ingest_runbooks(invoke, tmp_path)
-    stuck = _lookup(invoke, "--alert", "StorageSyncStuck")["runbook"]
+    stuck = runbook_json(invoke, "--alert", "StorageSyncStuck")["runbook"]
     assert stuck["steps"] == [
         "1. Check the sync controller's logs.",
         "2. Restart the sync controller pod.",
     ], stuck["steps"]
     assert stuck["steps_locator"].endswith("#troubleshooting")
-    install = _lookup(invoke, "--alert", "StorageInstallFailing")["runbook"]
+    install = runbook_json(invoke, "--alert", "StorageInstallFailing")["runbook"]
     assert install["steps"] == ["Read the install job's events."], install["steps"]
     # With nothing else to show, what the runbook says is shown, as it says it.
-    nothing = _lookup(invoke, "--alert", "StorageNothingToDo")["runbook"]
+    nothing = runbook_json(invoke, "--alert", "StorageNothingToDo")["runbook"]
     assert nothing["steps"] == ["None."], nothing["steps"]
 
 
@@ -302,10 +297,10 @@ def test_a_word_many_runbooks_fit_alike_is_said_on_the_card(  # type: ignore[no-
             encoding="utf-8",
         )
     _ingest_runbooks(invoke, tmp_path)
-    vague = _lookup(invoke, "vault")
+    vague = runbook_json(invoke, "vault")
     assert "runbooks fit 'vault' alike" in (vague["note"] or ""), vague["note"]
     assert "use --alert NAME" in vague["note"]
-    precise = _lookup(invoke, "vault tokens expiring")
+    precise = runbook_json(invoke, "vault tokens expiring")
     assert precise["runbook"]["id"] == "runbook:VaultTokensExpiring"
     assert "alike" not in (precise["note"] or "")
 
@@ -332,7 +327,7 @@ def test_a_docs_site_runbooks_page_answers_each_alert_with_its_section(  # type:
         encoding="utf-8",
     )
     _ingest(invoke, tmp_path / "docs", rules)
-    runbook = _lookup(invoke, "--alert", "StoreRequestLatency")["runbook"]
+    runbook = runbook_json(invoke, "--alert", "StoreRequestLatency")["runbook"]
     assert runbook["id"] == "runbook:store-runbooks"
     assert runbook["steps_locator"] == "store-runbooks/_index.md#storerequestlatency"
     assert runbook["steps"] == ["How to fix it:", "1. Scale the queriers."]
@@ -507,7 +502,7 @@ def test_a_runbook_imported_before_its_rules_answers_by_the_heading_of_its_secti
         "no record visible to acme/user:oncall."
     ) in report.out, report.out
     # The card's `--alert` finds it the same way, and shows that alert's section.
-    card = _lookup(invoke, "--alert", asked)
+    card = runbook_json(invoke, "--alert", asked)
     assert card["runbook"]["id"] == "runbook:vault"
     assert card["runbook"]["steps"] == [f"1. Restart the {asked} component."]
     assert "runbook:vault has a section headed by its name" in card["note"]
@@ -531,13 +526,13 @@ def test_a_word_every_alert_shares_shows_no_one_alerts_steps(  # type: ignore[no
     # the steps of the first of them by id (VaultBackupLeaseFailing) as the vault steps.
     _large_sectioned_runbook(tmp_path)
     _ingest(invoke, tmp_path / "runbooks", tmp_path / "rules.yaml")
-    runbook = _lookup(invoke, "vault")["runbook"]
+    runbook = runbook_json(invoke, "vault")["runbook"]
     assert runbook["id"] == "runbook:vault"
     assert runbook["steps_locator"] is None
     assert runbook["steps"] == ["Every Vault alert links here."]
     assert "the steps shown are its opening text" in runbook["steps_note"]
     # One alert's words still pick its section.
-    assert _lookup(invoke, "vault backup lease failing")["runbook"]["steps_locator"] == (
+    assert runbook_json(invoke, "vault backup lease failing")["runbook"]["steps_locator"] == (
         "vault.md#how-to-fix"
     )
 
@@ -572,7 +567,7 @@ def test_two_files_of_one_name_fitting_alike_are_said_on_the_card(  # type: igno
             encoding="utf-8",
         )
     _ingest_runbooks(invoke, tmp_path)
-    card = _lookup(invoke, "often restarted")
+    card = runbook_json(invoke, "often restarted")
     assert card["note"] == (
         "2 runbooks named 'often-restarted' fit 'often restarted' alike "
         "(runbook:addon/often-restarted, runbook:hub/often-restarted); the card shows the "
@@ -592,7 +587,7 @@ def test_code_fence_markers_are_not_steps(  # type: ignore[no-untyped-def]
         encoding="utf-8",
     )
     _ingest_runbooks(invoke, tmp_path)
-    steps = _lookup(invoke, "--alert", "StorageQueueStuck")["runbook"]["steps"]
+    steps = runbook_json(invoke, "--alert", "StorageQueueStuck")["runbook"]["steps"]
     assert steps == [
         "kubectl -n store describe pod $POD",
         "kubectl -n store logs $POD --previous",
@@ -619,7 +614,7 @@ def test_a_file_whose_only_heading_is_its_alert_is_titled_by_it(  # type: ignore
     assert card.code == 0, card
     assert card.out.startswith("Runbook   StorageLedgerStuck  [runbook:ledger-queue,"), card.out
     # Two headings at the top level: neither names the file, the file name still does.
-    found = _lookup(invoke, "storage notes dashboard overview")
+    found = runbook_json(invoke, "storage notes dashboard overview")
     titles = [m["title"] for m in found["text_matches"] if m["id"] == "runbook:two-topics"]
     assert titles == ["two-topics"], found["text_matches"]
 
@@ -716,7 +711,7 @@ def test_a_bold_label_line_starts_the_steps_as_a_steps_heading_does(  # type: ig
     _ingest_runbooks(invoke, tmp_path / "docs")
 
     def card(alert: str) -> dict:  # type: ignore[type-arg]
-        return _lookup(invoke, "--alert", alert)["runbook"]  # type: ignore[no-any-return]
+        return runbook_json(invoke, "--alert", alert)["runbook"]  # type: ignore[no-any-return]
 
     backlog = card("QueueBacklogGrowing")
     # The fix, before the investigation (as "Mitigation" before "Diagnosis").
@@ -781,13 +776,13 @@ def test_the_card_never_cuts_a_command_in_its_code_fence(  # type: ignore[no-unt
         encoding="utf-8",
     )
     _ingest_runbooks(invoke, tmp_path)
-    index = _lookup(invoke, "--alert", "QueueIndexCorrupted")["runbook"]
+    index = runbook_json(invoke, "--alert", "QueueIndexCorrupted")["runbook"]
     # One paragraph is one step line; the fence's own indentation (2) is not the command's.
     assert index["steps"] == [
         "Stop the writers first. Then verify and repair the index:",
         *command,
     ], index["steps"]
-    segments = _lookup(invoke, "--alert", "QueueSegmentsMissing")["runbook"]
+    segments = runbook_json(invoke, "--alert", "QueueSegmentsMissing")["runbook"]
     assert segments["steps"] == [
         "List the segments. Compare them with the index. A healthy store prints:",
     ], segments["steps"]
@@ -815,7 +810,7 @@ def test_a_runbook_of_only_links_and_tables_says_it_has_no_steps(  # type: ignor
         encoding="utf-8",
     )
     _ingest(invoke, tmp_path / "runbooks", tmp_path / "rules.yaml")
-    runbook = _lookup(invoke, "--alert", "CacheGetSlow")["runbook"]
+    runbook = runbook_json(invoke, "--alert", "CacheGetSlow")["runbook"]
     # The alert is listed in one section: its row there, with the table's header (before
     # 2026-12-04: the table of contents, "a list of links or a table").
     assert runbook["steps"] == [
@@ -962,7 +957,7 @@ def test_a_table_of_contents_is_said_to_link_the_runbooks_own_sections(  # type:
     rules = _table_runbook(tmp_path / "mixin")
     _ingest(invoke, tmp_path / "mixin", rules)
     # Listed in no section of the file: its table of contents, said to be one.
-    runbook = _lookup(invoke, "--alert", "VaultIndexIsStale")["runbook"]
+    runbook = runbook_json(invoke, "--alert", "VaultIndexIsStale")["runbook"]
     assert runbook["id"] == "runbook:mixin"  # `mixin/runbook.md`, named after its folder
     assert runbook["steps"][0] == "* [vault-cache](#vault-cache)"
     assert runbook["steps_note"] == (

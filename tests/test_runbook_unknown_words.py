@@ -9,12 +9,11 @@ and one unrelated page about something "down"); the alert rules are written here
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import neo4j
 import pytest
-from conftest import import_runbook_folder, ingest_as
+from conftest import import_runbook_folder, ingest_as, runbook_json
 
 FIXTURES = Path(__file__).parent / "fixtures"
 BASE = "https://runbooks.example.org/kubevirt"
@@ -50,12 +49,6 @@ def hurried_with_rules(hurried: neo4j.Driver, invoke, tmp_path: Path) -> neo4j.D
     return hurried
 
 
-def _lookup(invoke, *args: str) -> dict:  # type: ignore[no-untyped-def, type-arg]
-    result = invoke("runbook", *args, "--subject", "user:oncall", "--json")
-    assert result.code == 0, result
-    return json.loads(result.out)  # type: ignore[no-any-return]
-
-
 @pytest.mark.parametrize(
     ("text", "unknown"),
     [
@@ -69,14 +62,14 @@ def _lookup(invoke, *args: str) -> dict:  # type: ignore[no-untyped-def, type-ar
 def test_a_word_no_runbook_uses_does_not_sink_the_lookup(hurried, invoke, text, unknown) -> None:  # type: ignore[no-untyped-def]
     # Before: "no runbook fits: the closest, runbook:VirtHandlerDown, covers 1x% of the
     # query": the one word no page has weighed more than all the others together.
-    doc = _lookup(invoke, text)
+    doc = runbook_json(invoke, text)
     assert doc["runbook"] is not None, doc["note"]
     assert doc["runbook"]["id"] == "runbook:VirtHandlerDown"
     assert doc["note"] == f"no runbook uses {unknown!r}: the card fits the other words"
 
 
 def test_the_same_words_without_it_are_answered_alike(hurried, invoke) -> None:  # type: ignore[no-untyped-def]
-    doc = _lookup(invoke, "virt-handler pods are down")
+    doc = runbook_json(invoke, "virt-handler pods are down")
     assert doc["runbook"]["id"] == "runbook:VirtHandlerDown"
     assert doc["note"] is None
 
@@ -84,7 +77,7 @@ def test_the_same_words_without_it_are_answered_alike(hurried, invoke) -> None: 
 @pytest.mark.parametrize("text", ["kubemacpool down", "kubemacpool duplicate mac down"])
 def test_a_query_as_much_about_what_no_runbook_covers_abstains(hurried, invoke, text) -> None:  # type: ignore[no-untyped-def]
     # "down" is on every page, "kubemacpool" on none: no page is about this.
-    doc = _lookup(invoke, text)
+    doc = runbook_json(invoke, text)
     assert doc["runbook"] is None
     # The pages that mention "down" tie (fix-card-first-steps' note), none is "the closest".
     assert doc["note"].startswith("no runbook fits: 4 runbooks tie, "), doc["note"]
@@ -92,7 +85,7 @@ def test_a_query_as_much_about_what_no_runbook_covers_abstains(hurried, invoke, 
 
 
 def test_only_words_no_runbook_uses_abstain(hurried, invoke) -> None:  # type: ignore[no-untyped-def]
-    doc = _lookup(invoke, "kubemacpool duplicate mac")
+    doc = runbook_json(invoke, "kubemacpool duplicate mac")
     assert doc["runbook"] is None
     assert doc["note"] == "no runbook mentions any of: kubemacpool, duplicate, mac"
 
@@ -102,12 +95,12 @@ def test_down_with_a_rule_whose_summary_says_down_still_chose_nothing(  # type: 
 ) -> None:
     # Before: search-is-down, fit by the alert SearchDown ("All search pods are down."), with
     # no note, while without the rules the card says the 4 pages fit alike.
-    doc = _lookup(invoke, "i think it is down")
+    doc = runbook_json(invoke, "i think it is down")
     assert "4 runbooks fit 'i think it is down' alike" in (doc["note"] or ""), doc["note"]
 
 
 def test_a_pasted_summary_still_chooses_its_alert(hurried_with_rules, invoke) -> None:  # type: ignore[no-untyped-def]
-    doc = _lookup(invoke, "All search pods are down.")
+    doc = runbook_json(invoke, "All search pods are down.")
     assert doc["runbook"]["id"] == "runbook:search-is-down"
     assert doc["note"] is None
 
@@ -117,17 +110,17 @@ def test_an_alert_name_typed_with_a_slip_in_text_gets_did_you_mean(  # type: ign
     hurried_with_rules, invoke, text
 ) -> None:
     # Before: "no runbook mentions any of: virthandlerdwon", while --alert suggested.
-    by_alert = _lookup(invoke, "--alert", "VirtHandlerDwon")
-    doc = _lookup(invoke, *text.split())
+    by_alert = runbook_json(invoke, "--alert", "VirtHandlerDwon")
+    doc = runbook_json(invoke, *text.split())
     assert doc["runbook"] is None
     assert "did you mean alert:VirtHandlerDown" in doc["note"], doc["note"]
     assert doc["suggestions"] == by_alert["suggestions"]
 
 
 def test_an_alert_name_typed_with_a_slip_without_rules(hurried, invoke) -> None:  # type: ignore[no-untyped-def]
-    doc = _lookup(invoke, "VirtHandlerDwon", "firing")
+    doc = runbook_json(invoke, "VirtHandlerDwon", "firing")
     assert "runbook:VirtHandlerDown" in doc["suggestions"]
-    assert doc["suggestions"] == _lookup(invoke, "--alert", "VirtHandlerDwon")["suggestions"]
+    assert doc["suggestions"] == runbook_json(invoke, "--alert", "VirtHandlerDwon")["suggestions"]
     assert doc["note"].startswith("no runbook mentions any of: virthandlerdwon; did you mean ")
 
 
@@ -135,7 +128,7 @@ def test_an_alert_name_typed_with_a_slip_without_rules(hurried, invoke) -> None:
 def test_alert_spelled_in_words_resolves_as_in_free_text(hurried_with_rules, invoke, name) -> None:  # type: ignore[no-untyped-def]
     # Before: "no alert matching 'virt-handler-down' ...; did you mean alert:VirtHandlerDown"
     # while free text `virt-handler-down` found the runbook.
-    doc = _lookup(invoke, "--alert", name)
+    doc = runbook_json(invoke, "--alert", name)
     assert doc["resolved"] == ["alert:VirtHandlerDown"]
     assert doc["runbook"]["id"] == "runbook:VirtHandlerDown"
-    assert _lookup(invoke, name)["runbook"]["id"] == "runbook:VirtHandlerDown"
+    assert runbook_json(invoke, name)["runbook"]["id"] == "runbook:VirtHandlerDown"

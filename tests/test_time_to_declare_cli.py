@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import neo4j
 import pytest
+from conftest import claim_lines
 
 from investigator.timeline import ResponseMetric, response_metrics
 
@@ -27,15 +28,7 @@ DECLARED = (
 )
 
 
-@pytest.fixture(autouse=True)
-def _patient_reads(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A read cut at 20 s on a loaded machine answers `partial` for no reason tested here."""
-    monkeypatch.setenv("INVESTIGATOR_READ_TIMEOUT", "300")
-
-
-def _claims(out: str) -> list[str]:
-    lines = out.split("\nClaims\n", 1)[1].split("\nEvidence\n", 1)[0].splitlines()
-    return [line.strip() for line in lines if line.strip().startswith("[")]
+pytestmark = pytest.mark.usefixtures("patient_reads")
 
 
 @pytest.mark.parametrize(
@@ -70,7 +63,7 @@ def test_time_to_declare_before_at_and_after(  # type: ignore[no-untyped-def]
 ) -> None:
     report = invoke("investigate", question, *BOB, *flags, *DEADLINE)
     assert report.code == 0, report
-    assert any(line.startswith(f"[fact      ] {expected}") for line in _claims(report.out)), (
+    assert any(line.startswith(f"[fact      ] {expected}") for line in claim_lines(report.out)), (
         report.out
     )
     assert "Status     complete" in report.out, report.out
@@ -98,7 +91,7 @@ def test_severity_raised_says_no_report_as_a_first_sighting(  # type: ignore[no-
         "investigate", "when was severity raised?", *BOB, "--as-of", "2026-07-26T00:00:00Z"
     )
     assert report.code == 0, report
-    claims = _claims(report.out)
+    claims = claim_lines(report.out)
     assert any("changed SEV2 -> SEV1 at 2026-07-23T10:20:00Z" in line for line in claims), (
         report.out
     )
