@@ -1323,7 +1323,13 @@ _APPROVAL_ASKED = LazyPattern(
     # "Was the release approved?", "has it been signed off?" (e32-qa O: was a release lookup,
     # `complete` with its finish time only).
     r"\b(?:was|were|is|are|has|have|had|been|get|got)\s+(?:[\w.-]+\s+){0,6}?"
-    r"(?:approved|signed[- ]off)(?=\s*(?:[?.!,;]|$)|\s+(?:by|or|before|for|yet|at|in)\b)|"
+    r"(?:approved|signed[- ]off|(?:peer[- ])?reviewed)"
+    r"(?=\s*(?:[?.!,;]|$)|\s+(?:by|or|before|for|yet|at|in)\b)|"
+    # An auditor's asks of the same record (h35): "did the payment-api release comply with
+    # change management?", "did the 10:02 release follow the change policy?".
+    r"\bcompl(?:y|ied|ies|iant|iance)\s+with\b[^?]{0,40}?\b(?:change|polic(?:y|ies))\b|"
+    r"\b(?:follow(?:ed|s)?|breach(?:ed)?|break|broke|violat\w*)\s+(?:the\s+|our\s+)?"
+    r"change[- ](?:management|policy|policies|process)\b|"
     r"批准了吗|是否批准|有没有批准",
     re.IGNORECASE,
 )
@@ -1934,6 +1940,10 @@ def _intents_of(question: str) -> tuple[set[Intent], bool]:
     # The nearest answer to an unrecorded ask (the owner then for "who was on call") is
     # looked for; the ask itself becomes a named gap (claims).
     found.update(UNRECORDED_ASKS[ask][0] for ask in unrecorded_asks(question))
+    if "approval" in unrecorded_asks(question):
+        # The rule a release had to meet is read with it: the policy governing its service
+        # (h35: an auditor's "was the release approved?" never read it).
+        found.add(Intent.APPLICABLE_POLICY)
     if "response_action" in unrecorded_asks(question):
         # "Did we roll back?", "what fixed it?": the incident is looked up too, so the reports
         # about it (a postmortem's "Fix: rollback at 10:41.") and its resolution are read.

@@ -97,6 +97,7 @@ from investigator.planner import (
     types_wanted,
     unique_steps,
     unnamed_errors_words,
+    unrecorded_asks,
     wanted_types,
 )
 from investigator.record_time import as_recorded_at, version_history_steps
@@ -1871,10 +1872,17 @@ class RetrievalLoop:
         """A correlation question naming nothing ("did the release cause it?", no --service):
         no service, error code, alert, incident or release to look errors up for."""
         return (
-            Intent.DEPLOYMENT_CORRELATION in self.intents
+            (Intent.DEPLOYMENT_CORRELATION in self.intents or self._asks_approval())
             and not self.inp.service_id
             and not self.words_mention
             and not self.focus.named_services
+        )
+
+    def _asks_approval(self) -> bool:
+        """ "Was the release approved?": "the release" is chosen as a correlation question's
+        is (h35: before, a text hit's record was taken and its service's policy never read)."""
+        return Intent.RELEASE_LOOKUP in self.intents and "approval" in unrecorded_asks(
+            self.inp.question
         )
 
     def _note_unnamed_releases(self, rows: Sequence[TemplateRow]) -> None:
@@ -2439,12 +2447,13 @@ class RetrievalLoop:
                 )
                 if (
                     step.step_id == NAMED_RELEASE_LOOKUP
-                    and Intent.DEPLOYMENT_CORRELATION in self.intents
+                    and (Intent.DEPLOYMENT_CORRELATION in self.intents or self._asks_approval())
                     and not self.focus.named_services
                 ):
                     # "Did release X break payments?" naming no service the KG resolves: the
-                    # release's service is the one asked about (its errors are read); not for
-                    # "when did release X finish?", which asks for that release alone.
+                    # release's service is the one asked about (its errors are read; asked
+                    # whether it was approved, its policy); not for "when did release X
+                    # finish?", which asks for that release alone.
                     for svc in named_release_services(known, self.inp.question):
                         learned |= known.add("services", svc)
                         self.focus.named_services.append(svc)

@@ -159,9 +159,10 @@ UNRECORDED_ASKS: dict[str, tuple[Intent, str]] = {
     ),
     "approval": (
         Intent.RELEASE_LOOKUP,
-        "no approval or sign-off record: the KG has no such type, so who approved the release "
-        "or change cannot be answered (only what its own record says: when it ran, and by "
-        "which pipeline)",
+        "no approval or sign-off record: the KG records no review of the release or change "
+        "(no approval, second review or load-test record type), so whether and by whom it was "
+        "approved is unknown, not absent; no verdict is given (only what its own record says "
+        "is: when it ran, what it changed, by which pipeline)",
     ),
     "resolver": (
         Intent.INCIDENT_LOOKUP,

@@ -81,6 +81,7 @@ from investigator.claims.releases import (
     _rollout_claims,
     firing_times,
     listed_release_contents,
+    release_policy_claims,
     release_record_answer,
     team_firing_claims,
 )
@@ -668,6 +669,11 @@ def derive_claims(
         # What it changed, who deployed it, its approval: its own record's words, quoted.
         release_record = release_record_answer(released, question or "", as_of, services_read)
         claims += release_record.claims
+        # Asked whether it was approved: the rule governing its service then, and whether
+        # what it changed falls under it (h35).
+        claims += release_policy_claims(
+            released, _with(evidence, "policy"), question or "", as_of, services_read
+        )
         text_gaps = [*text_gaps, *release_record.gaps]
     claims += rolling[0]
     # Each DEPENDS_ON record read either way states its direction (and, a dependent found
@@ -1180,6 +1186,13 @@ def derive_claims(
     missing += _capped_walk_gaps(intent_set, walks_capped)
     missing += unrecorded_evidence(unrecorded_asks(question or ""))
     missing = release_record.reword_approval(missing)
+    if "approval" in unrecorded_asks(question or ""):
+        # The policy is read for the approval asked, beside it: none the subject may read is
+        # said, never a gap of its own (a stated approval leaves the answer complete).
+        missing = [
+            m.model_copy(update={"required": False}) if m.evidence_type == "policy" else m
+            for m in missing
+        ]
     if "runbook_followed" in unrecorded_asks(question or ""):
         rollbacks = _rollbacks_recorded(evidence)
         claims += rollbacks

@@ -17,6 +17,7 @@ from investigator.claims.wording import (
     _label,
     _quote,
     _release_of,
+    _title,
     _until,
     _valid_text,
 )
@@ -812,11 +813,11 @@ def release_record_answer(
     is asked about. Sorted by release, record and ask."""
     asks = release_record_asks(question)
     if "approval" in unrecorded_asks(question):
-        asks.append("approval")
+        # What it changed is what a change rule speaks of (h35): said beside its approval.
+        asks = [*dict.fromkeys([*asks, "contents"]), "approval"]
     if not asks:
         return ReleaseRecordAnswer()
-    if _LAST_RELEASE_ASKED.search(question):
-        released = _last_releases(released, as_of, services)
+    released = asked_releases(released, question, as_of, services)
     claims: list[Claim] = []
     gaps: list[MissingEvidence] = []
     # Approval stated by a trusted record of every release stated (one of several is not
@@ -858,6 +859,143 @@ def release_record_answer(
             elif not stated:
                 gaps.append(_record_gap(ask, release, name, untrusted))
     return ReleaseRecordAnswer(claims, gaps, bool(approvals) and all(approvals))
+
+
+def asked_releases(
+    released: Sequence[Evidence], question: str, as_of: datetime, services: Sequence[str] = ()
+) -> list[Evidence]:
+    """The records of the releases a question about a release's own record asks of: the
+    last of each service finished by as_of when it asks for the last one, or asks whether
+    "the release" was approved naming none (h35: its record is the chosen release's, not
+    an older one's read beside it); else all of `released`."""
+    approval = "approval" in unrecorded_asks(question)
+    names = {n.lower() for n in extract_mentions(question).release_names()}
+    if approval and names:
+        # "Was release 2026.07.23.1 reviewed?": that one, not the others read beside it.
+        return [
+            ev
+            for ev in released
+            if (release := (_release_of(ev) or "").lower()) in names
+            or release.removeprefix("deploy:") in names
+        ]
+    if _LAST_RELEASE_ASKED.search(question) or approval:
+        return _last_releases(released, as_of, services)
+    return list(released)
+
+
+# A record's line lowering a setting ("db.pool.max_size 50 -> 10", "db.pool.max_size lowered
+# from 50 to 10"): the setting's name and both values.
+_LOWERED_SETTING = re.compile(
+    r"(?P<name>[A-Za-z][\w.-]*\w)\s+(?:(?:was\s+)?(?:lowered|reduced|decreased|cut)\s+from\s+"
+    r"(?P<was>\d+(?:\.\d+)?)\s+to\s+(?P<now>\d+(?:\.\d+)?)|(?P<was2>\d+(?:\.\d+)?)\s*(?:->|→)\s*"
+    r"(?P<now2>\d+(?:\.\d+)?))"
+)
+# A rule speaking of lowering something ("may not lower capacity settings (connection pools,
+# replicas) without a load test").
+_LOWERING_RULE = re.compile(r"\b(?:lower|reduc|decreas)\w*", re.IGNORECASE)
+
+
+def _word_stems(text: str) -> set[str]:
+    """The words of `text` of four letters or more, a plural's `s` dropped."""
+    words = re.findall(r"[a-z]{4,}", text.lower())
+    return {w[:-1] if w.endswith("s") and not w.endswith("ss") else w for w in words}
+
+
+def _lowered_settings(lines: Sequence[str]) -> list[tuple[str, str, str, str]]:
+    """(setting, was, now, line) for each setting a record's lines say was lowered."""
+    out: list[tuple[str, str, str, str]] = []
+    for line in lines:
+        for m in _LOWERED_SETTING.finditer(line):
+            was, now = m.group("was") or m.group("was2"), m.group("now") or m.group("now2")
+            if float(now) < float(was):
+                out.append((m.group("name"), was, now, line))
+    return list(dict.fromkeys(out))
+
+
+def _governs(policy: Evidence, service: str, at: datetime) -> bool:
+    """Whether `policy` was read as governing `service` (its GOVERNED_BY link) and was valid
+    at `at` (the release's finish)."""
+    linked = policy.context.get("linked_via")
+    return (
+        policy.context.get("anchor") == service
+        and isinstance(linked, list)
+        and "GOVERNED_BY" in linked
+        and (policy.valid_from is None or policy.valid_from <= at)
+        and (policy.valid_to is None or at < policy.valid_to)
+    )
+
+
+def release_policy_claims(
+    released: Sequence[Evidence],
+    policies: Sequence[Evidence],
+    question: str,
+    as_of: datetime,
+    services: Sequence[str] = (),
+) -> list[Claim]:
+    """For a question whether a release was approved or followed its change rule (h35): per
+    release asked about and policy read governing its service when it finished, a fact
+    quoting the policy's rule; and, per setting the release's own trusted record says it
+    lowered whose name the rule speaks of as a thing not to lower, an inference that the
+    change falls under the rule. Never a verdict: what the rule asks for (a review, a load
+    test) is no record type, and the `approval` gap says so. Only policies the subject may
+    read reach here (the gate admitted them)."""
+    if "approval" not in unrecorded_asks(question) or not policies:
+        return []
+    claims: list[Claim] = []
+    for release, records in sorted(
+        _release_records(asked_releases(released, question, as_of, services)).items()
+    ):
+        own = [ev for ev in records if ev.type == "Deployment"]
+        if not own:
+            continue
+        service, at = _release_service(own[0]), _instant(own[0], _DEPLOY_TIME_KEYS)
+        if service is None or at is None:
+            continue
+        name = _label(own[0])
+        # Each setting lowered, with every trusted record of the release saying so.
+        lowered: dict[tuple[str, str, str], list[tuple[Evidence, str]]] = {}
+        for ev in records:
+            if ev.trust == "trusted":
+                for setting, was, now, line in _lowered_settings(_record_lines(ev, "contents")):
+                    lowered.setdefault((setting, was, now), []).append((ev, line))
+        for policy in sorted(policies, key=lambda ev: ev.evidence_id):
+            if not _governs(policy, service, at):
+                continue
+            rule = " ".join((policy.content or "").split())
+            claims.append(
+                _claim(
+                    f"Policy {_title(policy)} ({policy.element_id}) governed {service} when "
+                    f"release {name} ({release}) finished at {iso_utc(at)} "
+                    f'({_valid_text(policy)}); its rule: "{_quote(rule, 400)}"',
+                    EpistemicStatus.FACT,
+                    0.95,
+                    [policy, own[0]],
+                    Intent.APPLICABLE_POLICY.value,
+                )
+            )
+            if not _LOWERING_RULE.search(rule):
+                continue
+            rule_words = _word_stems(rule)
+            for (setting, was, now), said in sorted(lowered.items()):
+                named = sorted(_word_stems(setting) & rule_words)
+                if not named:
+                    continue
+                quoted = "; ".join(f'{ev.element_id}: "{_quote(line)}"' for ev, line in said)
+                claims.append(
+                    _claim(
+                        f"Release {name} ({release}) lowered {setting} from {was} to {now} "
+                        f"(its records: {quoted}), and the rule of "
+                        f"{policy.element_id} speaks of lowering such settings "
+                        f"({', '.join(repr(w) for w in named)}): the change falls under that "
+                        "rule; whether what the rule asks for before such a change was done "
+                        "is unknown: none of it is recorded",
+                        EpistemicStatus.INFERENCE,
+                        0.7,
+                        [policy, *(ev for ev, _ in said)],
+                        Intent.APPLICABLE_POLICY.value,
+                    )
+                )
+    return claims
 
 
 # A change question asking what configuration changed (`listed_release_contents`).
