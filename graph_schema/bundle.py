@@ -20,6 +20,7 @@ import functools
 import json
 import math
 import os
+import stat
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -832,14 +833,19 @@ class InputTooLarge(Exception):
         )
 
 
-def read_local_file(path: Path, max_bytes: int) -> bytes:
+def read_local_file(path: Path, max_bytes: int, follow_links: bool = False) -> bytes:
     """The bytes of `path`, refusing a symbolic link even if one replaced the file since it
-    was listed (`O_NOFOLLOW`), and a file over `max_bytes` before reading it (`InputTooLarge`;
-    at most `max_bytes + 1` bytes are read if it grows meanwhile); other errors are `OSError`."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+    was listed (`O_NOFOLLOW`, unless `follow_links`), anything but a regular file (a FIFO or
+    device swapped in is never waited on or read without end), and a file over `max_bytes`
+    before reading it (`InputTooLarge`; at most `max_bytes + 1` bytes are read if it grows
+    meanwhile); other errors are `OSError`."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | (0 if follow_links else getattr(os, "O_NOFOLLOW", 0))
     descriptor = os.open(path, flags)
     with os.fdopen(descriptor, "rb") as handle:
-        size = os.fstat(handle.fileno()).st_size
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(f"{path} is not a regular file")
+        size = info.st_size
         if size > max_bytes:
             raise InputTooLarge(path, size, max_bytes)
         data = handle.read(max_bytes + 1)

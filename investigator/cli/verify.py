@@ -27,8 +27,10 @@ from investigator.cli.subject import (
 from investigator.connection import open_driver
 from investigator.context_graph.audit import AUDIT_PURPOSE, check_run_readable
 from investigator.context_graph.ledger import (
+    KEY_ENV,
     LedgerError,
     VerifyReport,
+    chain_key_path,
     load_chain_key,
     run_owner_in_tx,
     verify_run_in_tx,
@@ -86,7 +88,8 @@ def verify_command(
     Your own runs, or your tenant's with --purpose audit (the whole ledger needs it).
 
     Exit codes: 0 verified; 1 not verified (the report is still printed; a deleted run is
-    still known by its anchor), or a chain key it cannot read; 2 a malformed RUN_ID, an
+    still known by its anchor), or a chain key it cannot read (missing while anchors are
+    signed, empty, not a regular file, not UTF-8, over 4096 bytes); 2 a malformed RUN_ID, an
     unknown run, or another tenant's (answered alike); 3 another subject's run you may not
     read, or the whole ledger without --purpose audit; 4 Neo4j unavailable.
 
@@ -136,6 +139,12 @@ def verify_command(
                 )
     finally:
         driver.close()
+    if key is None and report.anchors:
+        # No HMAC is checked without the key: a forged anchor would read as verified.
+        raise LedgerError(
+            f"cannot read the chain key: no {chain_key_path()} and no {KEY_ENV}, and the "
+            f"anchors checked ({report.anchors}) are signed; restore the key to verify them"
+        )
     click.echo(report.model_dump_json() if json_out else _render_text(report))
     if not report.verified:
         sys.stderr.write(f"error: not verified: {printable(report.problems[0].line())}\n")

@@ -36,6 +36,7 @@ import neo4j
 from neo4j.exceptions import ConstraintError
 from pydantic import BaseModel
 
+from graph_schema.bundle import InputTooLarge, read_local_file
 from graph_schema.canonical import canonical_json_offset_kept, iso_utc_fixed, sha256_text
 from investigator.context_graph.chain import verify_chain
 from investigator.context_graph.lineage import read_lineage, read_lineages
@@ -50,6 +51,10 @@ KEY_FILE = "chain.key"
 # all of them in HEADS_FILE, rewritten whole at every finish; still read, never written).
 HEADS_DIR = "chain-heads"
 HEADS_FILE = "chain-heads.json"
+# A key is 64 hex digits and a head entry under 200 bytes: anything far larger is not ours.
+KEY_FILE_MAX_BYTES = 4096
+HEADS_ENTRY_MAX_BYTES = 65536
+LEGACY_HEADS_MAX_BYTES = 64_000_000
 HEADS_LOCK = "chain-heads.lock"
 MAC_PREFIX = "hmac-sha256:"
 # A managed (execute_read/write) or explicit transaction: tests tamper and roll back in one.
@@ -133,6 +138,11 @@ def _state_dir() -> Path:
     return Path(base) / "investigator" / "neo4j"
 
 
+def chain_key_path() -> Path:
+    """Where `load_chain_key` looks for the key file when `INVESTIGATOR_CHAIN_KEY` is unset."""
+    return _state_dir() / KEY_FILE
+
+
 def load_chain_key(create: bool = True) -> ChainKey | None:
     """`INVESTIGATOR_CHAIN_KEY`, else `chain.key` in the key directory (made when `create`).
 
@@ -143,9 +153,12 @@ def load_chain_key(create: bool = True) -> ChainKey | None:
     env = os.environ.get(KEY_ENV)
     if env:
         return ChainKey(env.encode("utf-8"), directory)
-    path = directory / KEY_FILE
-    if path.is_file():
-        secret = path.read_text(encoding="utf-8").strip()
+    path = chain_key_path()
+    if path.exists() or path.is_symlink():
+        try:
+            secret = _read_small_file(path, KEY_FILE_MAX_BYTES).decode("utf-8").strip()
+        except UnicodeDecodeError:
+            raise OSError(f"the chain key file {path} is not UTF-8 text") from None
         if not secret:
             raise OSError(f"the chain key file {path} is empty")
         return ChainKey(secret.encode("utf-8"), directory)
@@ -171,6 +184,14 @@ def load_chain_key(create: bool = True) -> ChainKey | None:
     finally:
         draft.unlink(missing_ok=True)
     return ChainKey(secret.encode("utf-8"), directory)
+
+
+def _read_small_file(path: Path, max_bytes: int) -> bytes:
+    """`read_local_file` following a link (a key mounted as one), a huge file as OSError."""
+    try:
+        return read_local_file(path, max_bytes, follow_links=True)
+    except InputTooLarge:
+        raise OSError(f"{path} is more than {max_bytes} bytes") from None
 
 
 def _create_key_in_place(path: Path, secret: str, directory: Path) -> ChainKey | None:
@@ -351,12 +372,24 @@ def _head_path(directory: Path, name: str) -> Path:
     return directory / HEADS_DIR / (sha256(name.encode("utf-8")).hexdigest()[:32] + ".json")
 
 
-def _read_entry(path: Path, name: str) -> dict[str, Any]:
+def _read_entry(path: Path, name: str, strict: bool = False) -> dict[str, Any]:
+    """The entry for `name` in `path`; none when the file is absent. When `strict` (verify),
+    a file there that is not such an entry raises OSError: unknown is not "no entry"."""
     try:
-        entry = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        entry = json.loads(_read_small_file(path, HEADS_ENTRY_MAX_BYTES))
+    except FileNotFoundError:
         return {}
-    return entry if isinstance(entry, dict) and entry.get("name") == name else {}
+    except OSError:
+        entry, reason = None, "is not a small regular file"
+    except (ValueError, RecursionError):
+        entry, reason = None, "is not JSON"
+    else:
+        reason = "does not name this tenant's last anchor"
+    if isinstance(entry, dict) and entry.get("name") == name and isinstance(entry.get("seq"), int):
+        return entry
+    if strict:
+        raise OSError(f"{HEADS_DIR}/{path.name} {reason}")
+    return {}
 
 
 @contextlib.contextmanager
@@ -391,15 +424,19 @@ def remember_anchor(key: ChainKey | None, store: str, anchor: Anchor) -> None:
         pass  # the database anchor stands; only the rollback check loses this entry
 
 
-def remembered_head(key: ChainKey | None, store: str, tenant: str) -> tuple[int, str] | None:
+def remembered_head(
+    key: ChainKey | None, store: str, tenant: str, strict: bool = False
+) -> tuple[int, str] | None:
     """The last anchor this machine wrote for `tenant`, if it kept one: the later of its
-    own file and the entry `chain-heads.json` kept before (written by earlier versions)."""
+    own file and the entry `chain-heads.json` kept before (written by earlier versions).
+    `strict`: its own file, when there, must be such an entry (else OSError)."""
     if key is None or key.directory is None:
         return None
     name = f"{store}/{tenant}"
-    found = [_read_entry(_head_path(key.directory, name), name)]
-    with contextlib.suppress(OSError, ValueError, AttributeError):
-        found.append(json.loads((key.directory / HEADS_FILE).read_text(encoding="utf-8")).get(name))
+    found = [_read_entry(_head_path(key.directory, name), name, strict)]
+    with contextlib.suppress(OSError, ValueError, AttributeError, RecursionError):
+        old_heads = _read_small_file(key.directory / HEADS_FILE, LEGACY_HEADS_MAX_BYTES)
+        found.append(json.loads(old_heads).get(name))
     heads = [
         (int(k["seq"]), str(k.get("hash")))
         for k in found
@@ -638,7 +675,17 @@ def verify_tenant_in_tx(tx: Tx, tenant: str, key: ChainKey | None) -> VerifyRepo
                     detail=f"the ledger head's HMAC does not verify under {key.key_id}",
                 )
             )
-    remembered = remembered_head(key, store_id(tx), tenant)
+    try:
+        remembered = remembered_head(key, store_id(tx), tenant, strict=True)
+    except OSError as exc:
+        remembered = None
+        problems.append(
+            VerifyProblem(
+                kind="ledger_head_unreadable",
+                detail=f"this machine's record of the ledger head {exc}; a ledger rolled "
+                "back to an earlier head would not be caught",
+            )
+        )
     if remembered is not None:
         last_seq = int(last["seq"]) if last and isinstance(last.get("seq"), int) else -1
         mine = next((a for a in anchors if a.get("seq") == remembered[0]), None)
