@@ -938,6 +938,59 @@ def run_http(
     port = sock.getsockname()[1]
     url = f"http://{_url_host(host)}:{port}/mcp"
     sys.stderr.write(f"investigator mcp: serving streamable HTTP on {url}\n")
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+    config = uvicorn.Config(app, http=_head_timed_protocol(), log_level="warning", access_log=False)
+    server = uvicorn.Server(config)
     with sock:
         server.run(sockets=[sock])
+
+
+# How long a connection may take to send a whole request head (request line and headers),
+# from its opening or its previous response: uvicorn sets no such limit, so a client
+# without any token held a connection for ever by sending nothing, or a header a byte at
+# a time, until the server ran out of file descriptors and refused everyone.
+REQUEST_HEAD_SECONDS = 10.0
+
+
+def _head_timed_protocol() -> type[Any]:
+    """uvicorn's h11 protocol, closing a connection whose request head is not complete
+    `REQUEST_HEAD_SECONDS` after it opened or was last answered (a request in progress, a
+    tool call or an event stream, is never cut)."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class HeadTimedH11(H11Protocol):
+        _head_timer: Any = None
+
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self._arm_head_timer()
+
+        def handle_events(self) -> None:
+            before = self.cycle
+            super().handle_events()
+            if self.cycle is not before:  # a whole request head arrived
+                self._disarm_head_timer()
+
+        def on_response_complete(self) -> None:
+            if not self.transport.is_closing():
+                self._arm_head_timer()  # the next request's head (a pipelined one disarms it)
+            super().on_response_complete()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm_head_timer()
+            super().connection_lost(exc)
+
+        def _arm_head_timer(self) -> None:
+            self._disarm_head_timer()
+            self._head_timer = self.loop.call_later(REQUEST_HEAD_SECONDS, self._head_late)
+
+        def _disarm_head_timer(self) -> None:
+            if self._head_timer is not None:
+                self._head_timer.cancel()
+                self._head_timer = None
+
+        def _head_late(self) -> None:
+            self._head_timer = None
+            if not self.transport.is_closing():
+                self.transport.close()
+
+    return HeadTimedH11
