@@ -89,6 +89,18 @@ def server_env(
     return env
 
 
+def bob_and_alice_config(path: Path, mcp_settings: str) -> Path:
+    """A config file at `path`: `[mcp]` with `mcp_settings` (TOML lines) and bob's and
+    alice's tokens."""
+    path.write_text(
+        f"[mcp]\n{mcp_settings}"
+        f'[[mcp.tokens]]\nsha256 = "{token_sha256(BOB_TOKEN)}"\nsubject = "acme/user:bob"\n'
+        f'[[mcp.tokens]]\nsha256 = "{token_sha256(ALICE_TOKEN)}"\nsubject = "acme/user:alice"\n',
+        encoding="utf-8",
+    )
+    return path
+
+
 def stdio(env: dict[str, str], *args: str) -> Client:
     params = StdioServerParameters(command=INVESTIGATOR, args=["mcp", *args], env=env, cwd=REPO)
     return Client(params, read_timeout_seconds=TIMEOUT)

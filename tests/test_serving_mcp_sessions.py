@@ -25,6 +25,7 @@ from test_serving_mcp import (
     BOB_TOKEN,
     INITIALIZE,
     TIMEOUT,
+    bob_and_alice_config,
     ctx_runs,
     http_server_with,
     run_async,
@@ -32,7 +33,6 @@ from test_serving_mcp import (
 
 from investigator.errors import BadInput
 from investigator.serving.config import load_mcp_config
-from investigator.serving.mcp_server import token_sha256
 
 CAP = 3
 IDLE = 10  # seconds: long enough for the steps that need bob's sessions open
@@ -45,13 +45,8 @@ LISTING = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
 @pytest.fixture()
 def capped_server(demo_graph, cli_env, tmp_path: Path, request) -> Iterator[str]:  # type: ignore[no-untyped-def]
     """An HTTP server whose principals hold at most CAP sessions, idle ones ended after IDLE s."""
-    path = tmp_path / "config.toml"
-    path.write_text(
-        f"[mcp]\nmax_sessions_per_principal = {CAP}\nsession_idle_seconds = {IDLE}\n"
-        f'[[mcp.tokens]]\nsha256 = "{token_sha256(BOB_TOKEN)}"\nsubject = "acme/user:bob"\n'
-        f'[[mcp.tokens]]\nsha256 = "{token_sha256(ALICE_TOKEN)}"\nsubject = "acme/user:alice"\n',
-        encoding="utf-8",
-    )
+    settings = f"max_sessions_per_principal = {CAP}\nsession_idle_seconds = {IDLE}\n"
+    path = bob_and_alice_config(tmp_path / "config.toml", settings)
     with http_server_with(path, request.node) as (url, _):
         yield url
 

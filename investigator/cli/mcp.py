@@ -186,6 +186,7 @@ def mcp_command(
                 host=bind,
                 max_sessions_per_principal=cfg.max_sessions_per_principal,
                 session_idle_seconds=cfg.session_idle_seconds,
+                max_calls_per_principal=cfg.max_calls_per_principal,
             )
         finally:
             backend.close()

@@ -7,6 +7,7 @@ port = 8765                # optional
 purpose = "incident_investigation"   # optional; the purpose every served call runs under
 max_sessions_per_principal = 32      # optional; open HTTP sessions one principal may hold
 session_idle_seconds = 1800          # optional; an HTTP session idle this long is ended
+max_calls_per_principal = 8          # optional; HTTP requests one principal may have in flight
 
 [[mcp.tokens]]
 sha256 = "<sha256 hex of the token>"  # `investigator mcp token` prints a new token and this
@@ -16,7 +17,9 @@ expires_at = 2027-01-03T08:00:00Z     # optional (RFC 3339, with a zone): refuse
 
 Over HTTP, a principal holds at most `max_sessions_per_principal` open sessions (a request
 that would open one more gets 429), so one token cannot take the SDK's 10,000 for the whole
-server; the SDK ends a session after `session_idle_seconds` without a request.
+server; the SDK ends a session after `session_idle_seconds` without a request. It has at
+most `max_calls_per_principal` requests in flight (429 beyond), so one token's flood of calls
+does not make everyone else's wait behind it.
 
 Only the token's hash is stored, so the config file does not hold a usable secret. Every
 entry is checked when the server starts: one without a tenant (`subject = "user:bob"` and no
@@ -43,6 +46,9 @@ DEFAULT_PORT = 8765
 # 10,000 for the whole server, so one token cannot take every session from the others.
 DEFAULT_MAX_SESSIONS_PER_PRINCIPAL = 32
 DEFAULT_SESSION_IDLE_SECONDS = 1800  # the SDK's own default (30 minutes)
+# One principal's requests in flight at once: room for an agent's parallel calls, while the
+# others' calls wait behind at most these (the backend runs 4 at a time for everyone).
+DEFAULT_MAX_CALLS_PER_PRINCIPAL = 8
 _SHA256 = re.compile(r"[0-9a-fA-F]{64}")
 
 
@@ -95,6 +101,9 @@ class McpConfig(BaseModel):
     )
     session_idle_seconds: int = Field(
         default=DEFAULT_SESSION_IDLE_SECONDS, ge=1, le=86_400, strict=True
+    )
+    max_calls_per_principal: int = Field(
+        default=DEFAULT_MAX_CALLS_PER_PRINCIPAL, ge=1, le=10_000, strict=True
     )
     tokens: list[TokenEntry] = Field(default_factory=list)
 

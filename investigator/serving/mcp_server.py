@@ -61,6 +61,7 @@ from investigator.serving.backend import (
     first_error,
 )
 from investigator.serving.config import (
+    DEFAULT_MAX_CALLS_PER_PRINCIPAL,
     DEFAULT_MAX_SESSIONS_PER_PRINCIPAL,
     DEFAULT_SESSION_IDLE_SECONDS,
 )
@@ -143,6 +144,7 @@ _SESSION_HEADER = b"mcp-session-id"
 _VERSION_HEADER = MCP_PROTOCOL_VERSION_HEADER.encode("ascii")
 # JSON-RPC leaves -32000..-32099 to the server: this one is "too many open sessions".
 TOO_MANY_SESSIONS = -32000
+TOO_MANY_CALLS = -32001  # "too many requests in flight" for this principal
 
 
 class BearerGate:
@@ -156,7 +158,11 @@ class BearerGate:
     more gets a 429 with a JSON-RPC error naming the cap, and other principals are not
     affected (the SDK's one limit for the whole server let one token take every session,
     and everyone else got 503). Sessions the SDK no longer serves (ended with DELETE, idle
-    past its timeout, crashed), as `live` tells, are forgotten here too."""
+    past its timeout, crashed), as `live` tells, are forgotten here too.
+
+    A principal has at most `max_calls` requests (POST) in flight: one more gets a 429 at
+    once. Before, one token's 40 concurrent calls took every worker thread, and another
+    principal's 2 s lookup waited 49 s behind them."""
 
     def __init__(
         self,
@@ -166,8 +172,11 @@ class BearerGate:
         live: Callable[[str], bool] = lambda session: True,
         max_sessions: int = DEFAULT_MAX_SESSIONS_PER_PRINCIPAL,
         idle_seconds: int = DEFAULT_SESSION_IDLE_SECONDS,
+        max_calls: int = DEFAULT_MAX_CALLS_PER_PRINCIPAL,
     ) -> None:
         self.app = app
+        self.max_calls = max_calls
+        self._in_flight: dict[str, int] = {}  # principal -> its POSTs not yet answered
         self.tokens = tokens
         self.max_sessions = max_sessions
         self.idle_seconds = idle_seconds  # only said in the refusal: the SDK ends them
@@ -215,6 +224,10 @@ class BearerGate:
         if session is not None and self._owners.get(session, who) != who:
             await _refuse(send, 404, {"error": "not found", "detail": "Session not found"}, [])
             return
+        calling = scope.get("method") == "POST"  # a GET is an event stream, held open
+        if calling and self._in_flight.get(who, 0) >= self.max_calls:
+            await self._refuse_call(send, who)
+            return
         opens = session is None and _opens_session(headers)
         if opens:
             # Counted with the principal's requests still opening one, so that a burst of
@@ -257,16 +270,31 @@ class BearerGate:
                 heard.extend(bytes(message.get("body", b""))[: _HEARD_BODY + 1 - len(heard)])
             return message
 
+        if calling:
+            self._in_flight[who] = self._in_flight.get(who, 0) + 1
         try:
             await self.app(scope, hear, bind)
         finally:
             if pending:
                 self._done_opening(who)
+            if calling:
+                self._in_flight[who] -= 1
+                if not self._in_flight[who]:
+                    del self._in_flight[who]
 
     def _done_opening(self, who: str) -> None:
         self._opening[who] -= 1
         if not self._opening[who]:
             del self._opening[who]
+
+    async def _refuse_call(self, send: Send, who: str) -> None:
+        message = (
+            f"too many requests in flight: {who} has {self.max_calls} running, the most one "
+            "principal may ([mcp] max_calls_per_principal); send this one again when one "
+            "has been answered"
+        )
+        data = {"max_calls_per_principal": self.max_calls}
+        await _refuse_over_cap(send, TOO_MANY_CALLS, message, data, [(b"retry-after", b"1")])
 
     async def _refuse_session(self, send: Send, who: str) -> None:
         message = (
@@ -274,16 +302,18 @@ class BearerGate:
             "may ([mcp] max_sessions_per_principal); end one (HTTP DELETE with its "
             f"Mcp-Session-Id) or wait until one has been idle {self.idle_seconds} s"
         )
-        error = JSONRPCError(
-            jsonrpc="2.0",
-            id=None,
-            error=ErrorData(
-                code=TOO_MANY_SESSIONS,
-                message=message,
-                data={"max_sessions_per_principal": self.max_sessions},
-            ),
-        )
-        await _refuse(send, 429, error.model_dump(by_alias=True, exclude_none=False), [])
+        data = {"max_sessions_per_principal": self.max_sessions}
+        await _refuse_over_cap(send, TOO_MANY_SESSIONS, message, data, [])
+
+
+async def _refuse_over_cap(
+    send: Send, code: int, message: str, data: dict[str, int], extra: list[tuple[bytes, bytes]]
+) -> None:
+    """A 429 whose body is a JSON-RPC error (id null: the request was not read) naming the cap."""
+    error = JSONRPCError(
+        jsonrpc="2.0", id=None, error=ErrorData(code=code, message=message, data=data)
+    )
+    await _refuse(send, 429, error.model_dump(by_alias=True, exclude_none=False), extra)
 
 
 # The most of a request's body kept to name its id in a refusal (a longer one gets id null).
@@ -869,6 +899,7 @@ def http_app(
     host: str,
     max_sessions_per_principal: int = DEFAULT_MAX_SESSIONS_PER_PRINCIPAL,
     session_idle_seconds: int = DEFAULT_SESSION_IDLE_SECONDS,
+    max_calls_per_principal: int = DEFAULT_MAX_CALLS_PER_PRINCIPAL,
 ) -> ASGIApp:
     """The streamable-HTTP app (`/mcp`) behind the bearer-token gate, each principal
     holding at most `max_sessions_per_principal` sessions, each ended by the SDK after
@@ -884,6 +915,7 @@ def http_app(
         live=lambda session: session in manager._server_instances,
         max_sessions=max_sessions_per_principal,
         idle_seconds=session_idle_seconds,
+        max_calls=max_calls_per_principal,
     )
 
 
@@ -923,6 +955,7 @@ def run_http(
     host: str,
     max_sessions_per_principal: int = DEFAULT_MAX_SESSIONS_PER_PRINCIPAL,
     session_idle_seconds: int = DEFAULT_SESSION_IDLE_SECONDS,
+    max_calls_per_principal: int = DEFAULT_MAX_CALLS_PER_PRINCIPAL,
 ) -> None:
     """Serve streamable HTTP (`/mcp`) on `sock` (from `listening_socket`, so that a port in
     use was one error line before anything started) until interrupted."""
@@ -934,10 +967,64 @@ def run_http(
         host=host,
         max_sessions_per_principal=max_sessions_per_principal,
         session_idle_seconds=session_idle_seconds,
+        max_calls_per_principal=max_calls_per_principal,
     )
     port = sock.getsockname()[1]
     url = f"http://{_url_host(host)}:{port}/mcp"
     sys.stderr.write(f"investigator mcp: serving streamable HTTP on {url}\n")
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+    config = uvicorn.Config(app, http=_head_timed_protocol(), log_level="warning", access_log=False)
+    server = uvicorn.Server(config)
     with sock:
         server.run(sockets=[sock])
+
+
+# How long a connection may take to send a whole request head (request line and headers),
+# from its opening or its previous response: uvicorn sets no such limit, so a client
+# without any token held a connection for ever by sending nothing, or a header a byte at
+# a time, until the server ran out of file descriptors and refused everyone.
+REQUEST_HEAD_SECONDS = 10.0
+
+
+def _head_timed_protocol() -> type[Any]:
+    """uvicorn's h11 protocol, closing a connection whose request head is not complete
+    `REQUEST_HEAD_SECONDS` after it opened or was last answered (a request in progress, a
+    tool call or an event stream, is never cut)."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class HeadTimedH11(H11Protocol):
+        _head_timer: Any = None
+
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self._arm_head_timer()
+
+        def handle_events(self) -> None:
+            before = self.cycle
+            super().handle_events()
+            if self.cycle is not before:  # a whole request head arrived
+                self._disarm_head_timer()
+
+        def on_response_complete(self) -> None:
+            if not self.transport.is_closing():
+                self._arm_head_timer()  # the next request's head (a pipelined one disarms it)
+            super().on_response_complete()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm_head_timer()
+            super().connection_lost(exc)
+
+        def _arm_head_timer(self) -> None:
+            self._disarm_head_timer()
+            self._head_timer = self.loop.call_later(REQUEST_HEAD_SECONDS, self._head_late)
+
+        def _disarm_head_timer(self) -> None:
+            if self._head_timer is not None:
+                self._head_timer.cancel()
+                self._head_timer = None
+
+        def _head_late(self) -> None:
+            self._head_timer = None
+            if not self.transport.is_closing():
+                self.transport.close()
+
+    return HeadTimedH11
