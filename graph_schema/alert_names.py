@@ -15,7 +15,11 @@ from collections.abc import Callable, Iterable
 
 from graph_schema.words import is_written_apart, word_parts
 
-_IDENTIFIER_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+# An acronym's plural is one part (`RunVMs` -> run, vms; `NodeIPsLow` -> node, ips, low): before,
+# its `s` read as the start of a word, `VMs` split into v and ms.
+_IDENTIFIER_PART = re.compile(
+    r"[A-Z]{2,}s(?![a-z])|[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+"
+)
 _TOKEN = re.compile(r"\b[A-Za-z][A-Za-z0-9]{4,}\b")
 # A case step inside the word: lower to upper (etcdNo, KubePod), or an acronym's end (CPUThr).
 _CASE_STEP = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]")

@@ -92,6 +92,7 @@ from investigator.db_engines import (
 from investigator.evidence import Evidence
 from investigator.runbook_fallback import LookupSteps
 from investigator.stop_words import (
+    APOSTROPHE_LESS_NEGATIONS,
     CHINESE_ACTION_PHRASES,
     CHINESE_FUNCTION_CHARACTERS,
     ENGLISH_STOP_WORDS,
@@ -156,6 +157,7 @@ STOP_WORDS = (
     | CHINESE_FUNCTION_CHARACTERS
     | GENERIC_ACTION_WORDS
     | QUANTITY_FILLER
+    | APOSTROPHE_LESS_NEGATIONS
 )
 # Chinese filler of two characters or more (`CHINESE_ACTION_PHRASES`), taken out of a query
 # before its words are read: its characters alone are often words of their own.
@@ -669,7 +671,7 @@ INITIALS_MAX = 5
 def _name_runs_written(terms: Sequence[str], parts: Sequence[str]) -> dict[str, set[str]]:
     """The query `terms` that write a run of a runbook's name `parts` (two or more adjacent
     words, `name_parts`) as one word, by stem, each with the stems of the run it stands for:
-    the run joined ("daemonset": daemon, set; "vms" of `...RunVMs`, split v, ms) or its
+    the run joined ("daemonset": daemon, set; "dataimportcron": data, import, cron) or its
     initials ("pv": persistent, volume; "vmis", a plural: virtual, machine, instance; a final
     s is read as a plural, never as an initial). A term that is itself one of the name's words
     stands for nothing more; the plural of one of them stands for it ("vms" of
