@@ -40,12 +40,14 @@ Relative words are read against `as_of`, in UTC (the KG's times are UTC; `_RELAT
 before it, "today" (今天) as_of's day up to as_of; "this week" / "this month" from the start
 of as_of's ISO week / month up to as_of, "last week" (上周) the ISO week before as_of's
 (Monday to Sunday), "last month" (上个月) the month before; "on Monday" / "last Monday" the
-most recent such day before as_of's day (asked on a Monday: the Monday a week before). Each is
+most recent such day before as_of's day (asked on a Monday: the Monday a week before); "last
+night" / "overnight" 18:00 UTC the day before as_of's to 06:00 on it, "this morning" 06:00 to
+12:00 UTC on as_of's day, "last weekend" the Saturday and Sunday before as_of's ISO week. Each is
 a period as if its dates had been written (`RelativeTime`, `TimeReferences.relative`); "N
 hours ago" (5h ago, 2小时前) is the instant as_of minus N, and "yesterday at 10:02" that
 instant. Time words it does not resolve are listed, and the answer says it is at `as_of`:
-relative ones that depend on the asker's clock or are vague ("last night", "this morning",
-"a few hours ago", "2 months ago", 昨晚; any relative word when no `as_of` is given), a day
+relative ones that are vague ("the other day", "tonight", "a few hours ago", "2 months ago",
+昨晚; any relative word when no `as_of` is given), a day
 without a year when no `as_of` is given, a clock time without a date ("at 10:03"), a time relative
    to an event other than the anchors ("right after the migration", "before the
    rollback", "when the incident was declared"), the moment of anything else ("when the
@@ -359,7 +361,7 @@ def _amount(m: re.Match[str], spans: bool = False) -> tuple[timedelta | None, st
 
 
 # "In the last hour", "over the past 3 days", "last 30 minutes": a window ending at as_of.
-# "Last week" alone is a calendar week (`_RELATIVE_PERIOD`); "last night" is not placed.
+# "Last week" alone is a calendar week, "last night" 18:00 to 06:00 UTC (`_RELATIVE_PERIOD`).
 _LAST_SPAN = LazyPattern(
     r"(?:\b(?:in|within|during|over|for|from)\s+)?"
     r"(?:\bthe\s+(?:last|past|previous)\s+|\bpast\s+|\blast\s+(?=\d|an?\b|half\b))"
@@ -1346,8 +1348,8 @@ def _month_period(m: re.Match[str], as_of: datetime) -> list[NamedTime]:
 
 # Relative words read against as_of, in UTC (the KG's times are UTC): a day ("yesterday",
 # "on Monday", 昨天), a calendar week or month ("last week", "this month", 上周), and an
-# instant ("2 hours ago", "5h ago", 2小时前). What depends on the asker's own clock or is
-# vague ("last night", "this morning", "a few hours ago") is left to `_RELATIVE_WORDS`:
+# instant ("2 hours ago", "5h ago", 2小时前); a night, a morning, a weekend in UTC. What is
+# vague ("the other day", "tonight", "a few hours ago") is left to `_RELATIVE_WORDS`:
 # listed as not resolved, and the answer says it is at as_of.
 _DAY_PART_AFTER = r"(?!\s+(?:morning|afternoon|evening|night)\b)"
 _RELATIVE_PERIOD = LazyPattern(
@@ -1355,6 +1357,9 @@ _RELATIVE_PERIOD = LazyPattern(
     r"\b(?P<dby>(?:the\s+)?day\s+before\s+yesterday)\b|"
     r"\b(?P<yesterday>yesterday)\b" + _DAY_PART_AFTER + r"|"
     r"\b(?P<today>(?:earlier\s+)?today|so\s+far\s+today)\b|"
+    r"\b(?P<night>last\s+night|overnight)\b|"
+    r"\b(?P<morning>this\s+morning)\b|"
+    r"\b(?P<weekend>last\s+weekend)\b|"
     r"\b(?P<this>this)\s+(?P<this_unit>week|month)\b|"
     r"\b(?P<last>last)\s+(?P<last_unit>week|month)\b|"
     r"(?:\b(?P<day_word>last|this\s+past)\s+)?\b(?P<weekday>" + _WEEKDAY + r")\b"
@@ -1391,6 +1396,11 @@ _ZH_PERIOD = {
 }  # fmt: skip
 
 
+# "Last night", "overnight": 18:00 the day before as_of's to 06:00 on it, UTC (the zone
+# every relative word is read in); "this morning" is 06:00 to 12:00 on as_of's day.
+NIGHT_HOURS = (18, 6)
+
+
 def _day_bounds(day: datetime) -> tuple[datetime, datetime]:
     return day, day + timedelta(days=1) - BEFORE_EVENT
 
@@ -1410,6 +1420,28 @@ def _relative_period(m: re.Match[str], as_of: datetime) -> RelativeTime:
     elif m.group("today") or which == "today":
         start, end = midnight, as_of
         kind, reading = "day", f"{date} (UTC) up to as_of, as_of's day"
+    elif m.group("night"):
+        # The tool's one zone is UTC: a night is 18:00 to 06:00 UTC, said so in its reading.
+        start = midnight - timedelta(hours=24 - NIGHT_HOURS[0])
+        end = midnight + timedelta(hours=NIGHT_HOURS[1]) - BEFORE_EVENT
+        kind, reading = (
+            "period",
+            (
+                f"the night before as_of's day (a night is read as {NIGHT_HOURS[0]:02d}:00 to "
+                f"{NIGHT_HOURS[1]:02d}:00 UTC)"
+            ),
+        )
+    elif m.group("morning"):
+        start = midnight + timedelta(hours=NIGHT_HOURS[1])
+        end = midnight + timedelta(hours=12) - BEFORE_EVENT
+        kind, reading = (
+            "period",
+            (f"as_of's morning (a morning is read as {NIGHT_HOURS[1]:02d}:00 to 12:00 UTC)"),
+        )
+    elif m.group("weekend"):
+        monday = midnight - timedelta(days=midnight.weekday())
+        start, end = monday - timedelta(days=2), monday - BEFORE_EVENT
+        kind, reading = "period", "the weekend before as_of's ISO week, Saturday and Sunday (UTC)"
     elif m.group("weekday"):
         wanted = _WEEKDAYS.index(m.group("weekday").lower())
         back = (midnight.weekday() - wanted - 1) % 7 + 1
@@ -1608,6 +1640,8 @@ def time_references(
             if found_period.group("weekday") and not _WEEKDAY_LEAD.match(found_period.group(0)):
                 continue  # a bare "Friday" ("the Friday batch job") is no day asked about
             rel = _relative_period(found_period, as_of)
+            if rel.start > rel.end:
+                continue  # "this morning" asked before 06:00: not begun, said not resolved
             clocked = _clock_on_day(rest, found_period, rel, as_of) if rel.kind == "day" else None
             if clocked is not None:
                 # "yesterday at 10:02": that instant, as a written date and time is.

@@ -138,15 +138,15 @@ def test_yesterday_lists_every_firing_and_carol_sees_only_hers(  # type: ignore[
     assert _firings(hurried) == _firings(bob), hurried["claims"]
 
     # No time named: every firing by as_of, and the Time line says so; a time it cannot
-    # place ("last night") keeps its own line, not "no time named".
+    # place ("the other day") keeps its own line, not "no time named".
     every = _run(invoke, "which alerts fired?", *BOB, *asked[1:])
     assert _firings(every) == _firings(bob), every["claims"]
     assert (
         "no time named: the answer lists the alert firings by as_of 2026-07-24T09:00:00Z, of "
         "every service the subject may read, latest first up to the read's cap"
     ) in every["time_notes"], every["time_notes"]
-    night = _run(invoke, "what paged us last night?", *BOB, *asked[1:])
-    assert night["unresolved_time_words"] == ["last night"], night
+    night = _run(invoke, "what paged us the other day?", *BOB, *asked[1:])
+    assert night["unresolved_time_words"] == ["the other day"], night
     assert not any(n.startswith("no time named") for n in night["time_notes"]), night
 
     # A service named keeps its own read: payment-api's firing alone.

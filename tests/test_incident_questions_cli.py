@@ -109,6 +109,27 @@ def test_when_was_the_error_codes_incident_resolved(  # type: ignore[no-untyped-
     assert INCIDENT not in json.dumps(carol)
 
 
+def test_when_did_the_incident_end_carries_no_year_old_error(  # type: ignore[no-untyped-def]
+    demo, cli_env, invoke
+) -> None:
+    # Before (h35-time-words) the answer also stated "PAY-1002 first seen at
+    # 2025-03-01T08:11:00Z (509 d ... before PAY-4097 ...: an older error, not of that
+    # episode)": an error a year older than the incident is no part of an answer about it.
+    ended = _run(invoke, "when did the incident end?", *BOB, "--as-of", "2026-07-24T08:00:00Z")
+    statements = _statements(ended)
+    assert any(
+        s.startswith(f"Incident {INCIDENT}:") and "resolved 2026-07-23T10:48:00Z" in s
+        for s in statements
+    ), statements
+    assert "PAY-4097 first seen at 2026-07-23T10:02:38Z" in " ".join(statements), statements
+    assert not any("PAY-1002" in s for s in statements), statements
+    # Asked about the errors, the older one is still stated, and said to be older.
+    errors = _run(
+        invoke, "what errors did payment-api emit?", *BOB, "--as-of", "2026-07-24T08:00:00Z"
+    )
+    assert any("PAY-1002" in s and "an older error" in s for s in _statements(errors)), errors
+
+
 def test_the_timeline_and_the_cause_asked_together(  # type: ignore[no-untyped-def]
     demo, cli_env, invoke
 ) -> None:

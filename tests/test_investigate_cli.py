@@ -188,8 +188,8 @@ def test_an_alert_the_subject_may_not_see_is_answered_as_an_unknown_name(  # typ
 
 def test_relative_time_words_are_named_not_guessed(demo_graph, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
     # An investigator after the fact: "yesterday at 10:02" is read against as_of, in UTC
-    # (before h31-relative it was not resolved and the answer was at as_of); "last night"
-    # depends on the asker's clock and is not resolved, and the answer says so instead of
+    # (before h31-relative it was not resolved and the answer was at as_of); "the other day"
+    # is vague and is not resolved, and the answer says so instead of
     # quietly answering for as_of.
     asked = ["investigate", "Who owned payment-api yesterday at 10:02?", "--subject", "user:bob"]
     report = invoke(*asked, "--as-of", "2026-07-24T12:00:00Z")
@@ -203,15 +203,15 @@ def test_relative_time_words_are_named_not_guessed(demo_graph, cli_env, invoke) 
     assert "team:payments-core OWNS svc:payment-api" in report.out
     doc = json.loads(invoke(*asked, "--as-of", "2026-07-24T12:00:00Z", "--json").out)
     assert doc["unresolved_time_words"] == []
-    asked = ["investigate", "Who owned payment-api last night?", "--subject", "user:bob"]
+    asked = ["investigate", "Who owned payment-api the other day?", "--subject", "user:bob"]
     report = invoke(*asked, "--as-of", "2026-07-24T12:00:00Z")
     assert (
-        "Time       not resolved: 'last night'; the answer is at as_of. Give --as-of, "
+        "Time       not resolved: 'the other day'; the answer is at as_of. Give --as-of, "
         "or the time in the question as a date and time with its zone (YYYY-MM-DDTHH:MM:SSZ)"
     ) in report.out
     assert "At 2026-07-24T12:00:00Z: team:payments-platform OWNS svc:payment-api" in report.out
     doc = json.loads(invoke(*asked, "--as-of", "2026-07-24T12:00:00Z", "--json").out)
-    assert doc["unresolved_time_words"] == ["last night"]
+    assert doc["unresolved_time_words"] == ["the other day"]
 
     # The seed question ("the 10:02 release", "at that moment") has none: no line, [].
     seed = invoke(*BASE, "--subject", "user:bob")

@@ -153,12 +153,30 @@ def test_last_week_asked_on_a_monday_is_the_iso_week_before(demo_graph, cli_env,
     assert RELEASE_0720 in _claims(out), out
 
 
-def test_last_night_is_still_said_not_resolved(demo_graph, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
-    out, doc = _ask(invoke, "What changed on payment-api last night?", "2026-07-30T09:00:00Z")
-    assert "Time       not resolved: 'last night'; the answer is at as_of." in out, out
-    assert doc["unresolved_time_words"] == ["last night"]
-    assert doc["relative_times"] == []
-    assert doc["status"] == "partial"
+def test_last_night_and_overnight_are_the_night_before_as_of(demo_graph, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    # Before (h35-time-words) "last night" and "overnight" were not resolved and the answer
+    # was at as_of: "what happened last night?" listed nothing of the night.
+    out, doc = _ask(invoke, "what happened last night?", "2026-07-23T11:00:00Z")
+    assert (
+        "Time       'last night' read as the night before as_of's day (a night is read as "
+        "18:00 to 06:00 UTC): 2026-07-22T18:00:00Z to 2026-07-23T05:59:59Z, against as_of "
+        "2026-07-23T11:00:00Z; the KG's times are UTC"
+    ) in out, out
+    assert (
+        "Alert alert:KubePodCrashLooping fired on svc:checkout at 2026-07-23T03:12:00Z"
+    ) in _claims(out), out
+    assert "Incident inc:2026-07-23-payments" not in _claims(out), out  # 10:02: the morning
+    assert doc["unresolved_time_words"] == []
+    assert [(r["words"], r["kind"]) for r in doc["relative_times"]] == [("last night", "period")]
+    # "Overnight" is the same night; nothing fired on payment-api in it, and the gap says so.
+    out, doc = _ask(invoke, "anything overnight on payment-api?", "2026-07-23T11:00:00Z")
+    assert "Time       'overnight' read as the night before as_of's day" in out, out
+    assert (
+        "no alert the subject may read fired on what was asked from 2026-07-22T18:00:00Z to "
+        "2026-07-23T05:59:59Z ('overnight')"
+    ) in out, out
+    assert "PaymentApiHighErrorRate fired" not in _claims(out), out
+    assert doc["unresolved_time_words"] == []
 
 
 def test_runbook_card_reads_yesterday_against_now(demo_graph, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
@@ -229,7 +247,7 @@ def test_an_amount_ago_is_as_of_minus_it(ago: str, delta: timedelta) -> None:
 
 @pytest.mark.parametrize(
     "words",
-    ["last night", "tonight", "this morning", "the other day", "a few hours ago",
+    ["tonight", "the other day", "a few hours ago",
      "several days ago", "2 months ago", "yesterday morning", "今天早上", "Friday"],
 )  # fmt: skip
 def test_words_that_need_the_askers_clock_or_are_vague_stay_unresolved(words: str) -> None:
@@ -237,6 +255,36 @@ def test_words_that_need_the_askers_clock_or_are_vague_stay_unresolved(words: st
     assert refs.unresolved == [words] and refs.relative == [] and refs.period is None
     # Without an as_of (the planner's first reading) nothing relative is read either.
     assert time_references("what changed yesterday?").unresolved == ["yesterday"]
+
+
+def _july(day: int, hour: int = 0, minute: int = 0, second: int = 0) -> datetime:
+    return datetime(2026, 7, day, hour, minute, second, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("question", "as_of", "start", "end"),
+    [
+        ("what happened last night?", AS_OF, _july(23, 18), _july(24, 5, 59, 59)),
+        ("anything overnight?", AS_OF, _july(23, 18), _july(24, 5, 59, 59)),
+        # Asked at 03:00, the night is the one under way: up to as_of.
+        ("what paged last night?", _july(24, 3), _july(23, 18), _july(24, 3)),
+        ("what broke this morning?", AS_OF, _july(24, 6), _july(24, 11, 59, 59)),
+        ("what broke this morning?", _july(24, 9), _july(24, 6), _july(24, 9)),
+        ("who was on call last weekend?", AS_OF, _july(18), _july(19, 23, 59, 59)),
+    ],
+)  # fmt: skip
+def test_a_night_a_morning_and_a_weekend_are_fixed_windows_in_utc(
+    question: str, as_of: datetime, start: datetime, end: datetime
+) -> None:
+    period = time_references(question, as_of).period
+    assert period is not None
+    assert (period[0].at, period[1].at) == (start, end)
+    assert unplaced_times(question, as_of) == []
+
+
+def test_this_morning_asked_before_it_began_is_not_resolved() -> None:
+    refs = time_references("what broke this morning?", datetime(2026, 7, 24, 5, tzinfo=UTC))
+    assert refs.unresolved == ["this morning"] and refs.period is None
 
 
 @pytest.mark.parametrize(

@@ -190,10 +190,11 @@ def test_why_a_time_is_not_resolved_is_said(initech, cli_env, invoke) -> None:  
         "or --known-at"
     ) in report
     # Words it does not read as a time keep their line.
-    vague, report = _run(invoke, "Who owned tps-report last night?", "--as-of", AS_OF)
+    vague, report = _run(invoke, "Who owned tps-report the other day?", "--as-of", AS_OF)
     assert [r["reason"] for r in vague["unresolved_time_reasons"]] == ["not_read"]
     assert (
-        "Time       not resolved: 'last night'; the answer is at as_of. Give --as-of, or the time "
+        "Time       not resolved: 'the other day'; the answer is at as_of. Give --as-of, or the "
+        "time "
         "in the question as a date and time with its zone (YYYY-MM-DDTHH:MM:SSZ)"
     ) in report
 

@@ -144,6 +144,7 @@ from investigator.evidence import (
     version_named,
 )
 from investigator.gate import Conflict
+from investigator.incident_reference import speaks_of_incident
 from investigator.ownership_history import (
     SINCE_THEN,
     OwnershipPeriod,
@@ -848,6 +849,10 @@ def derive_claims(
                 words = taken.why.removeprefix("the question says ")
                 when += f" (not what {words} is taken as)"
             if at and latest and latest_ev and not named_codes and latest - at > EPISODE:
+                if speaks_of_incident(question or "") and not intent_set & (
+                    timeline - {Intent.INCIDENT_LOOKUP}
+                ):
+                    continue  # "when did the incident end?": a year-old error is not of it
                 when += (
                     f" ({_human(latest - at)} before {_label(latest_ev)} was first seen at "
                     f"{iso_utc(latest)}: an older error, not of that episode)"

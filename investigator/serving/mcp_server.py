@@ -633,15 +633,16 @@ def build_server(backend: ServingBackend, subjects: SubjectSource) -> MCPServer[
         """Investigate a question over the knowledge graph: claims (fact / inference /
         hypothesis) bound to evidence ids, what was rejected and why, what is missing, a
         verdict. The run is recorded (trace it, replay it). Same JSON as
-        `investigator investigate --json`. Relative times ("yesterday", "last week", "2 hours
-        ago") are read against `as_of` (now when not given) in UTC, said in
-        `relative_times`; a user's local day is not UTC's, so write its dates in the question
-        then. A change, release or alert question's written time is a period ("since T": T
-        to `as_of`, "on 2026-07-22": that UTC day, "until T", "around the release"), said in
-        `time_notes`. Vague ones ("last night", "a few hours ago"), a day without its year, a clock
-        time without its date, and explicit times after `as_of` are not used:
-        pass the instant as `as_of` (ISO-8601); the answer lists those words in
-        `unresolved_time_words`, and its status is then `partial`."""
+        `investigator investigate --json`. Relative times ("yesterday", "last week", "last
+        night" (18:00 to 06:00 UTC), "2 hours ago") are read against `as_of` (now when not
+        given) in UTC, said in `relative_times`; a user's local day is not UTC's, so write
+        its dates in the question then. A change, release or alert question's written time
+        is a period ("since T": T to `as_of`, "on 2026-07-22": that UTC day, "until T",
+        "around the release"), said in `time_notes`. Vague ones ("the other day", "a few
+        hours ago"), a day without its year, a clock time without its date, and explicit
+        times after `as_of` are not used: pass the instant as `as_of` (ISO-8601); the
+        answer lists those words in `unresolved_time_words`, and its status is then
+        `partial`."""
         return _serve(
             lambda: backend.investigate(
                 subjects.subject_of(ctx),
