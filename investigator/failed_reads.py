@@ -59,7 +59,6 @@ def failed_read_gaps(
     gap names yet gets a required gap of its own, naming it and what it reads, so "Missing
     evidence: none" is never said beside a read that failed (before, "what happened
     yesterday?" whose change events read failed listed the rest and no gap at all)."""
-    from cypher_templates.registry import TemplateRegistry, UnknownTemplate
     from investigator.claims.wording import READ_FAILED, UNKNOWN_NOT_ABSENT, _unfinished_why
     from investigator.rubric import MissingEvidence
 
@@ -81,7 +80,6 @@ def failed_read_gaps(
         for m in missing
     ]
     intents = sorted({i for m in missing for i in m.intents})
-    registry = TemplateRegistry.packaged()
     said: set[str] = set()
     for call in failed:
         if call.template_id in said or any(
@@ -89,19 +87,35 @@ def failed_read_gaps(
         ):
             continue
         said.add(call.template_id)
-        try:
-            reads = registry.get(call.template_id, call.template_version).description
-        except UnknownTemplate:
-            reads = "a read of the knowledge graph"
         out.append(
             MissingEvidence(
                 evidence_type=call.evidence_type or "entity",
                 intents=intents,
                 description=f"{UNKNOWN_NOT_ABSENT}a read of the run failed: "
-                f"{call.template_id}@{call.template_version} ({reads.rstrip('.')}) did not "
-                "answer (see its tool calls: a query timed out or Neo4j refused it), so nothing "
-                "it was to read is said absent; ask again",
+                f"{failed_read_words(call)} did not answer (see its tool calls: a query timed "
+                "out or Neo4j refused it), so nothing it was to read is said absent; ask again",
                 required=True,
             )
         )
     return out
+
+
+def failed_read_words(call: ToolCallRecord) -> str:
+    """A read named in plain words: `change_events_in_window@3 (Change events ...)`."""
+    from cypher_templates.registry import TemplateRegistry, UnknownTemplate
+
+    try:
+        reads = TemplateRegistry.packaged().get(call.template_id, call.template_version)
+    except UnknownTemplate:
+        return f"{call.template_id}@{call.template_version} (a read of the knowledge graph)"
+    return f"{call.template_id}@{call.template_version} ({reads.description.rstrip('.')})"
+
+
+def failed_reads_named(calls: Sequence[ToolCallRecord]) -> list[str]:
+    """Each template whose read failed in the run, once, in plain words (`failed_read_words`):
+    a gap naming them is the one gap of those reads (`failed_read_gaps` adds none)."""
+    named: dict[str, str] = {}
+    for call in calls:
+        if call.error and call.template_id not in named:
+            named[call.template_id] = failed_read_words(call)
+    return [named[t] for t in sorted(named)]

@@ -58,6 +58,7 @@ from investigator.claims import (
     firing_list_reads,
     keep_claims_in_pack,
     states_at_as_of,
+    status_reads,
 )
 from investigator.claims.traces import trace_reads
 from investigator.context_graph.models import RunStatus, ToolCallRecord
@@ -68,7 +69,7 @@ from investigator.defaults import (
     DEFAULT_PURPOSE,
 )
 from investigator.evidence import Evidence, Rejection, RejectionReason, iso_utc
-from investigator.failed_reads import failed_read_gaps
+from investigator.failed_reads import failed_read_gaps, failed_reads_named
 from investigator.gate import Conflict, EvidenceGate, GatePolicy
 from investigator.incident_reference import IncidentReading
 from investigator.invisible_marks import refused_character, without_invisible_marks
@@ -952,6 +953,8 @@ def _investigate(
         known_at=known_at,
         walks_capped=capped_walks(outcome.tool_calls),
         incident_lists_cut=cut_incident_lists(outcome.tool_calls),
+        status_reads=status_reads(outcome.tool_calls, as_of),
+        failed_reads=failed_reads_named(outcome.tool_calls),
         firing_lists=firing_list_reads(outcome.tool_calls),
         firings_read_of=fired_on_reads(outcome.tool_calls),
         trace_reads=trace_reads(outcome.tool_calls),

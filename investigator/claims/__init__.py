@@ -36,7 +36,7 @@ from investigator.claims.model import (
 )
 from investigator.claims.releases import fired_on_reads, firing_list_notes, firing_list_reads
 from investigator.claims.runbooks import NO_RUNBOOK_AT_AS_OF, states_at_as_of
-from investigator.claims.status import cut_incident_lists
+from investigator.claims.status import cut_incident_lists, status_reads
 from investigator.claims.wording import READ_FAILED, _claim
 
 __all__ = [
@@ -60,4 +60,5 @@ __all__ = [
     "firing_list_reads",
     "keep_claims_in_pack",
     "states_at_as_of",
+    "status_reads",
 ]

@@ -22,6 +22,7 @@ from investigator.claims.model import Claim, EpistemicStatus
 from investigator.claims.releases import _release_service
 from investigator.claims.reports import _window_report_claims
 from investigator.claims.wording import (
+    READ_FAILED,
     _claim,
     _human,
     _label,
@@ -57,6 +58,7 @@ def _changes_before(
     reports: Sequence[Evidence] = (),
     services: Sequence[str] = (),
     retractions: Sequence[Evidence] = (),
+    failed_reads: Sequence[str] = (),
 ) -> _Causes:
     """Answers "what changed before the errors?": each release and other change recorded in
     the lookback before the first error (a release rolling out then too), as a fact with its
@@ -71,7 +73,8 @@ def _changes_before(
     whose rollout start "then" is taken as, the release asked about (as for a correlation).
     `services`: the focus services a period's owners and runbooks were read of.
     `retractions`: the tombstones of DEPENDS_ON and OWNS records retracted in the period
-    (`_retractions_in_period`)."""
+    (`_retractions_in_period`). `failed_reads`: the run's failed reads in plain words, named
+    in a period's unfinished-search gap (`_stopped_words`)."""
     intent = Intent.CHANGE_HISTORY.value
     if period is not None and period[0].at <= as_of:
         # The period was read itself (`period_change_steps`): no first error is needed.
@@ -83,6 +86,7 @@ def _changes_before(
             releases_unread,
             services=services,
             retractions=retractions,
+            failed_reads=failed_reads,
         )
     seen = _sightings(firsts)
     if not names_an_error and seen:
@@ -178,6 +182,7 @@ def _changes_in_period(
     releases_unread: bool = False,
     services: Sequence[str] = (),
     retractions: Sequence[Evidence] = (),
+    failed_reads: Sequence[str] = (),
 ) -> _Causes:
     """Answers "what changed in the last hour" ("in July 2026", "since March"): each release
     of the focus services and each other change recorded in the period asked (its end at
@@ -234,8 +239,8 @@ def _changes_in_period(
     ]
     if not inside and not rolling and not records:
         description = (
-            f"unknown, not absent: the run stopped ({unfinished_by}) before its search of "
-            f"the period {span} finished"
+            "unknown, not absent: "
+            + _stopped_words(unfinished_by, failed_reads, f"the period {span}")
             if unfinished_by
             else f"no release of {_period_release_owners(services)} and no other change the "
             f"subject may read is recorded {span}" + _record_reads_words(services)
@@ -249,7 +254,7 @@ def _changes_in_period(
             )
         )
     if unfinished_by and (inside or rolling or records):
-        out.missing.append(_incomplete_period_gap(span, unfinished_by))
+        out.missing.append(_incomplete_period_gap(span, unfinished_by, failed_reads))
     if releases_unread:
         out.missing.append(
             MissingEvidence(
@@ -271,6 +276,7 @@ def _last_changes_before(
     as_of: datetime,
     unfinished_by: str | None,
     services: Sequence[str],
+    failed_reads: Sequence[str] = (),
 ) -> _Causes:
     """Answers "what changed before the release?" (`EventPeriod.last_only`): the last
     release of each service asked about finished by the period's end (1 s before the
@@ -333,8 +339,8 @@ def _last_changes_before(
                 evidence_type="deployment_time",
                 intents=[intent],
                 description=(
-                    f"unknown, not absent: the run stopped ({unfinished_by}) before its "
-                    f"search of the releases by {point} finished"
+                    "unknown, not absent: "
+                    + _stopped_words(unfinished_by, failed_reads, f"the releases by {point}")
                     if unfinished_by
                     else f"no release of the services asked about that the subject may read "
                     f"finished by {point}"
@@ -348,8 +354,8 @@ def _last_changes_before(
                 evidence_type="change_event",
                 intents=[intent],
                 description=(
-                    f"unknown, not absent: the run stopped ({unfinished_by}) before its "
-                    f"search of the other changes {span} finished"
+                    "unknown, not absent: "
+                    + _stopped_words(unfinished_by, failed_reads, f"the other changes {span}")
                     if unfinished_by
                     else f"no other change the subject may read is recorded {span}"
                 ),
@@ -588,7 +594,9 @@ def _retractions_in_period(
     return out
 
 
-def _incomplete_period_gap(span: str, unfinished_by: str) -> MissingEvidence:
+def _incomplete_period_gap(
+    span: str, unfinished_by: str, failed_reads: Sequence[str] = ()
+) -> MissingEvidence:
     """A change period whose search did not finish (a read failed, or the run stopped) while
     some changes were found: those are listed, and the list is said to be possibly
     incomplete, never passed off as every change of the period (before, only the Reads line
@@ -596,10 +604,24 @@ def _incomplete_period_gap(span: str, unfinished_by: str) -> MissingEvidence:
     return MissingEvidence(
         evidence_type="change_event",
         intents=[Intent.CHANGE_HISTORY.value],
-        description=f"unknown, not absent: the run stopped ({unfinished_by}) before its search "
-        f"of the period {span} finished, so the changes listed may be incomplete (what the "
-        "unfinished reads were to find is not known); ask again",
+        description="unknown, not absent: "
+        + _stopped_words(unfinished_by, failed_reads, f"the period {span}")
+        + ", so the changes listed may be incomplete (what the unfinished reads were to find "
+        "is not known); ask again",
         required=True,
+    )
+
+
+def _stopped_words(unfinished_by: str, failed_reads: Sequence[str], searched: str) -> str:
+    """Why the search of `searched` did not finish: its failed reads named in plain words,
+    so this gap is theirs and `failed_read_gaps` adds no second one (before, "the run
+    stopped (read_failed)" here and a gap naming the read beside it), else the stop reason."""
+    if unfinished_by != READ_FAILED or not failed_reads:
+        return f"the run stopped ({unfinished_by}) before its search of {searched} finished"
+    return (
+        f"a read of the run failed before its search of {searched} finished: "
+        f"{'; '.join(failed_reads)} did not answer (see its tool calls: a query timed out or "
+        "Neo4j refused it)"
     )
 
 

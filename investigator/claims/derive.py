@@ -104,6 +104,7 @@ from investigator.claims.runbooks import (
     _undated_then,
 )
 from investigator.claims.status import (
+    StatusReads,
     _incident_list_claims,
     _service_status_claims,
     _written_list_span,
@@ -334,6 +335,8 @@ def derive_claims(
     firings_read_of: Sequence[str] = (),
     trace_reads: Sequence[TraceRead] = (),
     period_retractions: Sequence[Evidence] = (),
+    status_reads: StatusReads | None = None,
+    failed_reads: Sequence[str] = (),
 ) -> ClaimSet:
     """Apply the claim rules of each intent to the pack evidence (pure, deterministic).
 
@@ -415,6 +418,10 @@ def derive_claims(
     release of each service asked about by then and the other changes of the day before.
     `releases_taken`: the releases a correlation question naming no service was read as
     asking about, when several were (`RetrievalLoop._take_release`): each is stated.
+    `status_reads`: the services a state at as_of was read for, part by part (`status_reads`
+    of the run's tool calls); a part not read is unknown (None: none was read).
+    `failed_reads`: the run's failed reads in plain words (`failed_reads_named`), named in a
+    change period's unfinished-search gap, which is then their one gap.
     """
     intent_set = {Intent(i) for i in intents}
     # "What happened to payment-api yesterday?": its firings and releases, not those of the
@@ -752,10 +759,18 @@ def derive_claims(
         text_gaps = [*text_gaps, *list_gaps]
     if Intent.SERVICE_STATUS in intent_set:
         status_claims, status_gaps = _service_status_claims(
-            evidence, service_id, as_of, known_at, services_read, search_stopped_by is not None
+            evidence,
+            service_id,
+            as_of,
+            known_at,
+            services_read,
+            search_stopped_by is not None,
+            status_reads,
         )
         claims.extend(status_claims)
-        safety = deploy_safety_gaps(question or "", evidence, service_id, as_of, services_read)
+        safety = deploy_safety_gaps(
+            question or "", evidence, service_id, as_of, services_read, status_reads
+        )
         text_gaps = [*text_gaps, *status_gaps, *safety]
     # A timeline's claims keep the order they are listed in (time, then record id).
     timeline_order: dict[str, int] = {}
@@ -942,11 +957,12 @@ def derive_claims(
             reports=reports,
             services=services_read,
             retractions=period_retractions,
+            failed_reads=failed_reads,
         )
         if event_period is not None and event_period.last_only:
             # "What changed before the release?": the last changes before it.
             changes = _last_changes_before(
-                evidence, event_period, as_of, search_stopped_by, services_read
+                evidence, event_period, as_of, search_stopped_by, services_read, failed_reads
             )
         changes_by_as_of = (
             _changes_by_as_of(

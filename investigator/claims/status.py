@@ -4,14 +4,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict
 
 from investigator.change_period import written_change_period
 from investigator.claims.model import Claim, EpistemicStatus
 from investigator.claims.wording import _claim, _human, _instant, _label, _with
 from investigator.context_graph.models import ToolCallRecord
-from investigator.evidence import Evidence, iso_utc
+from investigator.evidence import Evidence, instant_of, iso_utc
 from investigator.planner import (
     asks_deploy_safety,
     asks_open_incidents_anywhere,
@@ -164,6 +166,48 @@ NO_HEALTH_RECORD = (
 )
 
 
+class StatusReads(BaseModel):
+    """The services whose state reads at as_of ran without error, one list per part of the
+    state (`status_reads`): a part not read for a service is unknown, never "none" (before,
+    "checkout?" read with its lookup beside it said "no incident open" during the incident,
+    whose record the status took only under one evidence type)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    # The incidents it was affected by (its AFFECTED_BY records walked).
+    incidents: tuple[str, ...] = ()
+    # The alerts that fired on it (its FIRED_ON records walked, into it).
+    firings: tuple[str, ...] = ()
+    # Its releases up to as_of, one rolling out then among them (latest_deployments,
+    # rollouts_under_way at as_of).
+    releases: tuple[str, ...] = ()
+
+
+def status_reads(calls: Sequence[ToolCallRecord], as_of: datetime) -> StatusReads:
+    """Which services each part of a state at as_of was read for, from the run's tool calls
+    (a failed read reads nothing)."""
+
+    def ran(picks: Callable[[ToolCallRecord], bool], key: str) -> tuple[str, ...]:
+        return tuple(sorted({str(c.params.get(key)) for c in calls if not c.error and picks(c)}))
+
+    def walked(rel_type: str, directions: tuple[str, ...]) -> Callable[[ToolCallRecord], bool]:
+        return lambda c: (
+            c.template_id == "dependency_neighbourhood"
+            and c.options.get("rel_type") == rel_type
+            and c.options.get("direction") in directions
+        )
+
+    def releases_to_as_of(c: ToolCallRecord) -> bool:
+        at = {"latest_deployments": "to", "rollouts_under_way": "at"}.get(c.template_id)
+        return at is not None and instant_of(c.params.get(at)) == as_of
+
+    return StatusReads(
+        incidents=ran(walked("AFFECTED_BY", ("out", "both")), "start_id"),
+        firings=ran(walked("FIRED_ON", ("in", "both")), "start_id"),
+        releases=ran(releases_to_as_of, "service_id"),
+    )
+
+
 def _status_services(evidence: Sequence[Evidence], service_id: str | None) -> list[str]:
     """The services a status question asks about: the Service records resolved as its
     entities (and --service)."""
@@ -179,6 +223,32 @@ def _status_services(evidence: Sequence[Evidence], service_id: str | None) -> li
 
 def _open_at(start: datetime | None, end: datetime | None, as_of: datetime) -> bool:
     return start is not None and start <= as_of and (end is None or end > as_of)
+
+
+def _incident_records(evidence: Sequence[Evidence]) -> dict[str, Evidence]:
+    """Each Incident record read, by id, whatever evidence type the gate admitted it under:
+    a text hit on it is a `document`, its start and resolution the same (before, only one
+    typed `incident_report` was looked at, and "no incident open" said beside it)."""
+    ranked = sorted(evidence, key=lambda ev: "incident_report" in ev.evidence_types)
+    return {ev.element_id: ev for ev in ranked if ev.type == "Incident" and ev.status == "active"}
+
+
+def _unread_parts(
+    evidence: Sequence[Evidence], incidents: Mapping[str, Evidence], reads: StatusReads, svc: str
+) -> set[str]:
+    """The parts of `svc`'s state not read at as_of: "incidents" when its AFFECTED_BY
+    records were not walked, or one it links to has no record read (its start and
+    resolution unknown); "firings", "releases" when their reads did not run for it."""
+    linked = {
+        parts[2]
+        for ev in evidence
+        if ev.type == "AFFECTED_BY"
+        and len(parts := ev.element_id.split("|")) == 3
+        and parts[1] == svc
+    }
+    unread = set() if svc in reads.incidents and linked <= set(incidents) else {"incidents"}
+    unread |= set() if svc in reads.firings else {"firings"}
+    return unread | (set() if svc in reads.releases else {"releases"})
 
 
 def _open_and_firing(
@@ -207,9 +277,9 @@ def _open_and_firing(
                 )
             )
     firing: list[tuple[str, list[Evidence]]] = []
-    for ev in _with(evidence, "alert_firing"):
+    for ev in evidence:  # whatever type it was admitted under, as the incidents above
         parts = ev.element_id.split("|")
-        if len(parts) < 3 or parts[2] != svc:
+        if ev.type != "FIRED_ON" or ev.status != "active" or len(parts) < 3 or parts[2] != svc:
             continue
         at = _instant(ev, ALERT_TIME_KEYS)
         if _open_at(at, ev.valid_to, as_of) and at is not None:
@@ -224,6 +294,7 @@ def _service_status_claims(
     known_at: datetime | None,
     services_read: Sequence[str] = (),
     unread: bool = False,
+    reads: StatusReads | None = None,
 ) -> tuple[list[Claim], list[MissingEvidence]]:
     """For "is payment-api healthy now?": per service asked about, what the KG records of
     it at as_of: each incident open then that affected it (the incident's start and no
@@ -231,19 +302,20 @@ def _service_status_claims(
     and not ended), each release of it rolling out then (started, not finished), and one
     summary fact that says "no incident open, no alert firing, no release rolling out" when
     none is. Never "healthy": the KG records no health check (a gap, not required).
-    `unread`: a read of the run failed (a timeout): none read is unknown, not absent, so the
-    summary says "open incidents: unknown, not absent (a read of the run failed)", never "no
-    incident open" (before, "is it safe to deploy payment-api now?" with its incident read
-    failed during the incident said "no incident open")."""
+    `reads`: the services each part was read for (`status_reads`); a part not read for a
+    service is "open incidents: unknown, not read", never "no incident open". `unread`: a
+    read of the run failed (a timeout), or the run stopped: such a part is "unknown, not
+    absent (a read of the run failed)" (before, "is it safe to deploy payment-api now?" with
+    its incident read failed during the incident said "no incident open")."""
     services = _status_services(evidence, service_id) or sorted(services_read)[:3]
     entity = {ev.element_id: ev for ev in _with(evidence, "entity") if ev.type == "Service"}
-    incidents = {ev.element_id: ev for ev in _with(evidence, "incident_report")
-                 if ev.type == "Incident"}  # fmt: skip
+    incidents = _incident_records(evidence)
     known = "what the subject may read, as recorded by " + (
         f"known_at {iso_utc(known_at)}" if known_at else "known_at"
     )
     claims: list[Claim] = []
     recorded: list[str] = []  # what is open or firing, said in the health gap
+    unknown: set[str] = set()  # what was not read of some service, said there too
     for svc in services:
         said = f"{svc} at as_of {iso_utc(as_of)}"
         open_incidents, firing = _open_and_firing(evidence, incidents, svc, as_of)
@@ -264,13 +336,18 @@ def _service_status_claims(
                 )
         found = [*sorted(open_incidents, key=_first), *sorted(firing, key=_first),
                  *sorted(rolling, key=_first)]  # fmt: skip
+        not_read = _unread_parts(evidence, incidents, reads or StatusReads(), svc)
+        unknown |= not_read
         counts = [
             _counted(len(open_incidents), "incident open", "incidents open",
-                     _none_or_unread("no incident open", "open incidents", unread)),
+                     _none_or_unread("no incident open", "open incidents",
+                                     unread, "incidents" in not_read)),
             _counted(len(firing), "alert firing", "alerts firing",
-                     _none_or_unread("no alert firing", "alerts firing", unread)),
+                     _none_or_unread("no alert firing", "alerts firing",
+                                     unread, "firings" in not_read)),
             _counted(len(rolling), "release rolling out", "releases rolling out",
-                     _none_or_unread("no release rolling out", "releases rolling out", unread)),
+                     _none_or_unread("no release rolling out", "releases rolling out",
+                                     unread, "releases" in not_read)),
         ]  # fmt: skip
         if opened := [c for c in counts[:2] if c[:1].isdigit()]:
             recorded.append(f"{svc}: {', '.join(opened)}")
@@ -306,7 +383,9 @@ def _service_status_claims(
         MissingEvidence(
             evidence_type="health_check",
             intents=[Intent.SERVICE_STATUS.value],
-            description=_health_gap_text(", ".join(services) or "it", recorded),
+            description=_health_gap_text(
+                ", ".join(services) or "it", recorded, bool({"incidents", "firings"} & unknown)
+            ),
             required=False,
         )
     ]
@@ -317,20 +396,33 @@ def _first(item: tuple[str, list[Evidence]]) -> str:
     return item[0]
 
 
-def _none_or_unread(none: str, what: str, unread: bool) -> str:
-    """A status count of zero: `none` ("no incident open"), or, a read of the run having
-    failed, that it is unknown."""
-    return f"{what}: unknown, not absent (a read of the run failed)" if unread else none
+def _none_or_unread(none: str, what: str, unread: bool, not_read: bool) -> str:
+    """A status count of zero: `none` ("no incident open") when its read ran for the service;
+    else that it is unknown: not read, or, a read of the run having failed, not absent."""
+    if not not_read:
+        return none
+    return (
+        f"{what}: unknown, not absent (a read of the run failed)"
+        if unread
+        else (f"{what}: unknown, not read")
+    )
 
 
 def _counted(n: int, one: str, many: str, none: str) -> str:
     return none if n == 0 else f"1 {one}" if n == 1 else f"{n} {many}"
 
 
-def _health_gap_text(services: str, recorded: Sequence[str]) -> str:
+def _health_gap_text(services: str, recorded: Sequence[str], unknown: bool = False) -> str:
     """The `health_check` gap under the status claims: with an incident open or an alert
     firing, what the claims say is not contradicted ("no incident open and no alert firing"
-    was said under "1 incident open"); with none, that silence is no sign of health."""
+    was said under "1 incident open"); with none, that silence is no sign of health; with
+    its incidents or firings not read (`unknown`), that none is not said either."""
+    if not recorded and unknown:
+        return (
+            f"no health check, probe or metric record: the KG has no such type, so whether "
+            f"{services} is healthy cannot be answered; whether an incident is open or an "
+            "alert firing is not known either (not read), and none would be no sign of health"
+        )
     if not recorded:
         return NO_HEALTH_RECORD.format(services=services)
     return (
@@ -345,25 +437,31 @@ def deploy_safety_gaps(
     service_id: str | None,
     as_of: datetime,
     services_read: Sequence[str] = (),
+    reads: StatusReads | None = None,
 ) -> list[MissingEvidence]:
     """Asked "is it safe to deploy payment-api now?": no record says so, and no verdict is
     given (a gap that is never required); the incidents open and alerts firing on it at as_of
     (the records the status claims state, read from them, not from the claims' text) are
     named as what the records do say (before, the releases were listed and an open incident
-    went unsaid)."""
+    went unsaid); none found is said only when both were read (`reads`)."""
     if not asks_deploy_safety(question):
         return []
-    incidents = {ev.element_id: ev for ev in _with(evidence, "incident_report")
-                 if ev.type == "Incident"}  # fmt: skip
+    incidents = _incident_records(evidence)
     said = []
+    not_read = False
     for svc in _status_services(evidence, service_id) or sorted(services_read)[:3]:
         open_incidents, firing = _open_and_firing(evidence, incidents, svc, as_of)
         said += sorted(what for what, _ in open_incidents)
         said += sorted(what for what, _ in firing)
+        unread = _unread_parts(evidence, incidents, reads or StatusReads(), svc)
+        not_read = not_read or bool(unread & {"incidents", "firings"})
     open_now = (
         f"; recorded at as_of: {'; '.join(said)}: deploying during an open incident or a "
         "firing alert is a call for whoever runs the incident, which no record makes"
         if said
+        else "; whether an incident is open or an alert firing at as_of is unknown (not "
+        "read), and none would be no sign that deploying is safe"
+        if not_read
         else "; no incident open and no alert firing is recorded at as_of, which is no "
         "sign that deploying is safe"
     )
