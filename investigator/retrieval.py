@@ -1713,7 +1713,13 @@ class RetrievalLoop:
         ("banana"), it stays the entity lookup that found nothing."""
         symptom = self.intents == [Intent.ENTITY_LOOKUP] and reads_as_symptom(self.reading)
         # "crash-loop" typed alone, no service or team the subject reads: its words searched.
-        joined = None if known.teams else name_alone_as_words(self.reading)
+        # A link that failed is unknown, not "no such service": never searched as words then.
+        failed = any(
+            tc.template_id == "entity_resolution" and tc.error for tc in outcome.tool_calls
+        )
+        joined = (
+            None if known.services or known.teams or failed else name_alone_as_words(self.reading)
+        )
         symptom = symptom or joined is not None
         if Intent.APPLICABLE_RUNBOOK not in self.intents and not symptom and not placed:
             return False
