@@ -17,8 +17,7 @@ from typing import Any
 
 import neo4j
 import pytest
-
-from tests.conftest import investigate_json
+from conftest import investigate_json
 
 BOB = ["--subject", "acme/user:bob", "--deadline-seconds", "600"]
 CAROL = ["--subject", "acme/user:carol", "--deadline-seconds", "600"]
