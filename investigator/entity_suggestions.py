@@ -196,7 +196,7 @@ def rank_containing(text: str, candidates: list[Candidate]) -> list[str]:
             continue
         for key in [cand.element_id] + ([cand.name] if cand.name else []):
             have = _words(key)
-            if all(any(w == h or _one_edit(w, h) for h in have) for w in words):
+            if all(any(w == h or one_edit(w, h) for h in have) for w in words):
                 ratio = difflib.SequenceMatcher(None, typed, "-".join(have)).ratio()
                 best[cand.element_id] = max(best.get(cand.element_id, 0.0), ratio)
     ranked = sorted(best.items(), key=lambda item: (-item[1], item[0]))
@@ -210,13 +210,13 @@ def _no_other_word(typed: list[str], words: list[str]) -> bool:
         return True
     return all(
         a == b
-        or _one_edit(a, b)
+        or one_edit(a, b)
         or difflib.SequenceMatcher(None, a, b).ratio() >= MIN_WORD_SIMILARITY
         for a, b in zip(typed, words, strict=True)
     )
 
 
-def _one_edit(a: str, b: str) -> bool:
+def one_edit(a: str, b: str) -> bool:
     """Whether `b` is `a` with one letter added, left out, changed, or two neighbours
     swapped."""
     if abs(len(a) - len(b)) > 1:

@@ -944,7 +944,7 @@ def _investigate(
         incident_records=outcome.incident_records,
         ownership_cut=cut_histories(outcome.tool_calls),
         owners_cut=cut_entity_reads(outcome.tool_calls, outcome.owners_cut_at),
-        team_words=asked_team(request.question) if Intent.OWNERSHIP_AT_TIME in intents else None,
+        team_words=asked_team(reading) if Intent.OWNERSHIP_AT_TIME in intents else None,
         teams=outcome.known.teams,
         services_read=outcome.known.services,
         unresolved_names=unresolved,
@@ -1042,7 +1042,7 @@ def _investigate(
     missing = unplaced_team_gaps(
         missing,
         reasons,
-        asked_team(request.question) if Intent.OWNERSHIP_AT_TIME in intents else None,
+        asked_team(reading) if Intent.OWNERSHIP_AT_TIME in intents else None,
         outcome.known.teams,
         as_of,
     )

@@ -23,8 +23,11 @@ from graph_schema.importers.markdown_sections import anchor_for
 from investigator.errors import InvestigatorError
 from investigator.investigation import InvestigationResult
 from investigator.ownership_history import asked_team
-from investigator.planner import extract_mentions
+from investigator.planner import extract_mentions, name_alone, name_alone_as_words
+from investigator.rubric import Intent
 from investigator.runbook_sections import SECTION_EXCERPT
+from investigator.spelling import INTENT_WORDS
+from investigator.stop_words import ENGLISH_STOP_WORDS, HURRIED_FILLER, KIND_NOUNS
 
 if TYPE_CHECKING:
     from cypher_templates.executor import TemplateExecutor
@@ -93,6 +96,9 @@ def unresolved_mentions(result: InvestigationResult) -> list[tuple[str, str | No
     label_of.update(dict.fromkeys(mentions.alerts, "Alert"))
     label_of.update(dict.fromkeys(mentions.names, "Service"))
     read = _names_read(result)
+    # "crash-loop" answered as the words it joins (the runbook search chose for them): a
+    # symptom typed, not a name left unresolved.
+    as_words = name_alone(result.question) if searched_as_words(result) else None
     return [
         (text, label_of.get(text))
         for text in mentions.texts()
@@ -100,7 +106,17 @@ def unresolved_mentions(result: InvestigationResult) -> list[tuple[str, str | No
         and text in label_of
         and not _resolved(result, text)
         and text.casefold() not in read
+        and text != as_words
     ]
+
+
+def searched_as_words(result: InvestigationResult) -> bool:
+    """Whether a name typed alone joined by `-` or `_` ("crash-loop") was answered as the
+    words it joins: no longer read as a name (its intents are the runbook's)."""
+    name_intents = {Intent.SERVICE_STATUS.value, Intent.OWNERSHIP_AT_TIME.value}
+    return name_alone_as_words(result.question) is not None and set(result.intents) != (
+        name_intents
+    )
 
 
 def _names_read(result: InvestigationResult) -> set[str]:
@@ -134,6 +150,34 @@ def unlinked_team(result: InvestigationResult) -> str | None:
     if not linked or any(tc.row_count > 0 or tc.error for tc in linked):
         return None
     return words
+
+
+# A lower-case word that may be a name typed without its `-` ("paymentapi": payment-api),
+# long enough to split in two parts of three letters (entity_suggestions._split_guesses).
+_JOINED_WORD = re.compile(r"(?<![\w:@./-])[a-z]{6,}(?![\w:@/-]|\.\w)")
+# The words of a question looked up so, at most (each is a few suggestion reads).
+MAX_JOINED_WORDS = 2
+
+
+def joined_words(result: InvestigationResult) -> list[str]:
+    """The plain words of a question that read no service (and had no `--service`) that may
+    type a service's name without its separator ("who owns paymentapi?"): lower case, six
+    letters at least, no stop, filler, kind or intent word; in order, capped."""
+    if result.service_id or any("svc:" in ev.element_id for ev in result.evidence):
+        return []
+    plain = ENGLISH_STOP_WORDS | HURRIED_FILLER | KIND_NOUNS | INTENT_WORDS
+    words = [w for w in _JOINED_WORD.findall(result.question) if w not in plain]
+    return list(dict.fromkeys(words))[:MAX_JOINED_WORDS]
+
+
+def _typed_joined(word: str, suggestion: str) -> bool:
+    """Whether `word` is the suggested id's name typed without its separators, or one slip
+    from it ("paymentapi", "paymentapii" for svc:payment-api): the one meant, not a name
+    that merely starts alike ("payment": payment-api and payment-db)."""
+    from investigator.entity_suggestions import one_edit
+
+    letters = "".join(re.findall(r"[a-z0-9]+", suggestion.split(":", 1)[-1].lower()))
+    return letters == word or one_edit(word, letters)
 
 
 class NameHints:
@@ -227,10 +271,24 @@ def unresolved_names(
     service = None if service_resolved(result) else result.service_id
     # Its lookup failed (timed out under load): not resolved, not known absent either.
     failed = failed_lookup(result, result.service_id) if result.service_id else None
-    if service is None and failed is None and not unresolved:
+    joined = joined_words(result)
+    if service is None and failed is None and not unresolved and not joined:
         return []
     hints = NameHints(driver, database, subject_id, result, executor)
     names: list[UnresolvedName] = []
+    for word in joined:
+        # "who owns paymentapi?": no name the question writes, no service read; a visible
+        # service it types without its `-` is said, as `--service svc:paymentapi` says it.
+        meant = [s for s in hints.suggestions(word, "Service") if _typed_joined(word, s)]
+        if meant:
+            note = (
+                f"{word!r} in the question was read as a word, not a name, and no service "
+                f"was read; {_did_you_mean(meant)} The answer does not cover it: ask with "
+                f"the name as it is written (e.g. {meant[0].split(':', 1)[-1]!r})."
+            )
+            names.append(
+                UnresolvedName(text=word, given_as="question", suggestions=meant, note=note)
+            )
     if service is None and failed is not None and result.service_id:
         given = result.service_id
         found = hints.suggestions(given, "Service")

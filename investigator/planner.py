@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from cypher_templates.plan import PlanStep, QueryPlan, ResolvedEntity, TimeScope
-from graph_schema.alert_names import alert_names
+from graph_schema.alert_names import alert_names, identifier_words, is_alert_name
 from investigator.change_period import (
     EventPeriod,
     asks_changes,
@@ -1304,6 +1304,9 @@ class Mentions(BaseModel):
     # Error codes typed without their hyphen, as `PAY-4097`: linked after the mentions (not
     # one of `texts()`: a guess, never said unresolved nor taken as naming anything).
     unhyphenated_codes: list[str] = Field(default_factory=list)
+    # Names typed with `_` or a case step where a name has `-` ("payment_api", "PaymentAPI"
+    # -> payment-api): linked as the unhyphenated codes are, a guess never said unresolved.
+    joined_names: list[str] = Field(default_factory=list)
 
     def texts(self) -> list[str]:
         """Every mention as text to resolve, most specific first, capped."""
@@ -2110,7 +2113,7 @@ _STATE_WORDS = frozenset(
         *("is", "now", "currently", "right", "today", "still"),
     }
 )
-_NAME_ALONE = LazyPattern(r"(?:svc:)?[a-z][a-z0-9]*(?:-[a-z0-9]+)*", re.IGNORECASE)
+_NAME_ALONE = LazyPattern(r"(?:svc:)?[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*", re.IGNORECASE)
 
 
 def name_alone(question: str) -> str | None:
@@ -2131,11 +2134,36 @@ def name_alone(question: str) -> str | None:
     if lowered in ENGLISH_STOP_WORDS or lowered in _LOOKUP_WORDS or _INCIDENT_WORDS.fullmatch(name):
         return None
     asked_alone = len(words) == 1 and question.strip().endswith(("?", "？"))
-    if "-" not in name and ":" not in name and (len(name) < 3 or not asked_alone):
+    typed_as_name = "-" in name or ":" in name or joined_name(name) is not None
+    if not typed_as_name and (len(name) < 3 or not asked_alone):
         # One plain word is a name only asked alone with its question mark ("checkout?"):
         # "banana", "virt down", "oomkilled" are symptoms typed, searched as words.
         return None
     return name
+
+
+def name_alone_as_words(question: str) -> str | None:
+    """A name typed alone joined by `-` or `_` ("crash-loop", "out-of-memory", "oom_killed")
+    as the words it joins ("crash loop"), when they read as a bare symptom
+    (`reads_as_symptom`); None otherwise. Searched as those words once the name links no
+    service or team the subject reads (`RetrievalLoop._runbook_by_text`)."""
+    alone = name_alone(question)
+    if alone is None or ":" in alone or not re.search(r"[-_]", alone):
+        return None
+    words = " ".join(re.split(r"[-_]+", alone))
+    return words if reads_as_symptom(words) else None
+
+
+def name_alone_team_words(question: str, intents: Sequence[Intent]) -> str | None:
+    """The name of a question that is a name typed alone ("payments-core"), to link as a team
+    too: a team typed alone is asked what it owns. None for any other question or an id."""
+    alone = name_alone(question)
+    if alone is None or ":" in alone or set(intents) != set(_NAME_ALONE_INTENTS):
+        return None
+    return alone
+
+
+_NAME_ALONE_INTENTS = (Intent.SERVICE_STATUS, Intent.OWNERSHIP_AT_TIME)
 
 
 def _name_alone_rule(question: str, found: set[Intent]) -> None:
@@ -2507,6 +2535,36 @@ def _error_state_rule(question: str, found: set[Intent]) -> None:
     found.discard(Intent.ENTITY_LOOKUP)
 
 
+# A word typed as one identifier: letters and digits, perhaps joined by `_`.
+_IDENTIFIER_WORD = LazyPattern(
+    r"(?<![\w:@./-])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*(?![\w:@/-]|\.\w)"
+)
+# A name of two to four words each this long at least ("payment_api"; not "iPhone": i, phone).
+_JOINED_PART_MIN = 2
+_JOINED_MAX_PARTS = 4
+
+
+def joined_name(word: str) -> str | None:
+    """The name a word types with `_` or a case step where the name has `-` ("payment_api",
+    "PaymentAPI", "riskEngine" -> payment-api, risk-engine), or None: no such join, an
+    alert's CamelCase name (KubePodCrashLooping names itself), or parts too short."""
+    if not _IDENTIFIER_WORD.fullmatch(word) or is_alert_name(word):
+        return None
+    case_step = re.search(r"[a-z][A-Z]", word) is not None
+    if "_" not in word and not case_step:
+        return None
+    parts = identifier_words(word)
+    if not 2 <= len(parts) <= _JOINED_MAX_PARTS or min(map(len, parts)) < _JOINED_PART_MIN:
+        return None
+    return "-".join(parts)
+
+
+def joined_names(question: str) -> list[str]:
+    """The names the question's words type joined (`joined_name`), in order, once each."""
+    found = (joined_name(m.group()) for m in _IDENTIFIER_WORD.finditer(question))
+    return list(dict.fromkeys(n for n in found if n is not None))
+
+
 def extract_mentions(question: str) -> Mentions:
     """Pull KG ids, error codes, release names, alert names and service-like names."""
     ids = [m.rstrip(".,;:?!") for m in _KG_ID.findall(question)]
@@ -2535,6 +2593,7 @@ def extract_mentions(question: str) -> Mentions:
         ids=list(dict.fromkeys(ids)),
         error_codes=list(dict.fromkeys(codes)),
         unhyphenated_codes=[c for c in dict.fromkeys(spelled) if c not in codes],
+        joined_names=[n for n in joined_names(question) if n not in names],
         releases=list(dict.fromkeys(releases)),
         alerts=list(dict.fromkeys(alerts)),
         names=list(dict.fromkeys(names)),
@@ -2691,6 +2750,8 @@ def linking_steps(mentions: Mentions, service_id: str | None, question: str) -> 
     texts = list(dict.fromkeys(([service_id] if service_id else []) + mentions.texts()))
     # An error code typed without its hyphen ("PAY4097"), linked as the subject may see it.
     texts += [c for c in mentions.unhyphenated_codes if c not in texts][: MAX_MENTIONS - len(texts)]
+    # A name typed joined ("payment_api", "PaymentAPI"), linked as the name it types.
+    texts += [n for n in mentions.joined_names if n not in texts][: MAX_MENTIONS - len(texts)]
     # One-word names ("is checkout affected?"), linked as named when the question names
     # nothing else: exact names only (`entity_resolution`), so a word no record is named
     # links nothing.
@@ -2982,6 +3043,10 @@ class DeterministicPlanner:
         team_words = asked_team(inp.question)
         if team_words is not None and Intent.OWNERSHIP_AT_TIME in intents:
             steps += team_link_steps(team_words)
+        elif (alone := name_alone_team_words(inp.question, intents)) is not None:
+            # "payments-core": a team typed alone is linked as one (its id only), and what it
+            # owns is read as for "what does team payments-core own?".
+            steps += team_link_steps(alone)[1:]
         bare = (
             the_incident_words(inp.question)
             or action_incident_words(inp.question)

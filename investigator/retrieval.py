@@ -77,6 +77,8 @@ from investigator.planner import (
     kind_of,
     metric_incident_words,
     missing_required,
+    name_alone_as_words,
+    name_alone_team_words,
     named_release_services,
     note_check_rows,
     note_owner_changes,
@@ -927,6 +929,8 @@ class RetrievalLoop:
         # Alerts the question types in another form than their name, as the text hits name
         # them; the question as the planner reads it once they are named (`_reread`).
         self.typed_alerts: list[str] = []
+        # A team typed alone, read as asked what it owns (`_team_typed_alone`).
+        self.team_reading: str | None = None
         # Alerts whose own page text (message, summary) the question pastes: named by it.
         self.pasted_alerts: list[str] = []
         self.reading = plan_input.question
@@ -1056,6 +1060,11 @@ class RetrievalLoop:
                 outcome.stop_reason = StopReason.DEADLINE
                 outcome.cut_short = True
                 break
+            if round_no == 1 and self._team_typed_alone(known):
+                # "payments-core": a team the subject reads, no service: asked what it owns,
+                # as "what does team:payments-core own?" is (its team-side answer).
+                self.team_reading = f"what does {known.teams[0]} own?"
+                self._reread()
             if round_no == 1 and not known.alerts:
                 # No record of the alert asked about: a runbook with its section is named.
                 progressed |= learn_named_runbooks(known, self._runbooks_headed_as_asked())
@@ -1418,7 +1427,7 @@ class RetrievalLoop:
         read an alert by its CamelCase shape (what to do about it, why it fires) read it as
         they read the name typed as named. Before this round's candidates are admitted, so
         the gate weighs them for the intents read; later plans carry them."""
-        reading = as_named(self.inp.question, self.typed_alerts)
+        reading = self.team_reading or as_named(self.inp.question, self.typed_alerts)
         if self.gate.policy.placed_symptom is not None:
             reading = status_symptom_reading(reading)  # as it was placed ("500s" as "5xx errors")
         intents = self.intents
@@ -1618,6 +1627,11 @@ class RetrievalLoop:
         best = anchors[0].score or 0.0
         return [row for row in anchors[:limit] if (row.score or 0.0) >= best / 2]
 
+    def _team_typed_alone(self, known: Known) -> bool:
+        """Whether the question is a name typed alone that linked a team and no service."""
+        alone = name_alone_team_words(self.reading, self.intents)
+        return alone is not None and bool(known.teams) and not known.services
+
     def _asks_what_to_do(self) -> bool:
         """Whether the question asks for a runbook: the runbook intent, or a bare symptom."""
         return Intent.APPLICABLE_RUNBOOK in self.intents or (
@@ -1699,6 +1713,15 @@ class RetrievalLoop:
         answered as "<symptom>, what do I do?" (`symptom_intents`); when it abstains
         ("banana"), it stays the entity lookup that found nothing."""
         symptom = self.intents == [Intent.ENTITY_LOOKUP] and reads_as_symptom(self.reading)
+        # "crash-loop" typed alone, no service or team the subject reads: its words searched.
+        # A link that failed is unknown, not "no such service": never searched as words then.
+        failed = any(
+            tc.template_id == "entity_resolution" and tc.error for tc in outcome.tool_calls
+        )
+        joined = (
+            None if known.services or known.teams or failed else name_alone_as_words(self.reading)
+        )
+        symptom = symptom or joined is not None
         if Intent.APPLICABLE_RUNBOOK not in self.intents and not symptom and not placed:
             return False
         # "ledger slow queries, what do I do?": a symptom (its words without those that ask
@@ -1733,8 +1756,12 @@ class RetrievalLoop:
             self.gate.policy = self.gate.policy.model_copy(update={"placed_symptom": said})
         search = _SearchSteps(self, known, outcome)
         # A placed symptom is asked in the words it is read in ("500s" as "5xx errors").
-        asked = action_words or runbook_search_text(
-            status_symptom_reading(self.inp.question) if placed else self.inp.question
+        asked = (
+            action_words
+            or joined
+            or runbook_search_text(
+                status_symptom_reading(self.inp.question) if placed else self.inp.question
+            )
         )
         # A runbook an investigation cites answers every word of the question (see there).
         words = asked

@@ -6,9 +6,10 @@ answered `complete` with "Service svc:payment-api: payment-api" alone; "payment-
 was `partial`, asking for a runbook about 'status'. One plain word with other words ("checkout
 down", "virt down") or without its question mark ("banana") stays a symptom searched as words.
 
-A name that is no service the subject reads (a team, an unknown word, a service it may not
-read) gets one gap saying so, alike for each, and no claim (a service the subject may not
-read answers as an unknown name: tests/test_hurried_words_cli.py, carol and svc:vault)."""
+A name that is no service the subject reads (another tenant's team, an unknown word, a service
+it may not read) gets one gap saying so, alike for each, and no claim (a service the subject
+may not read answers as an unknown name: tests/test_hurried_words_cli.py, carol and
+svc:vault); a team of its own is asked what it owns (tests/test_typed_names_cli.py)."""
 
 from __future__ import annotations
 
@@ -101,9 +102,11 @@ def test_a_name_that_is_no_readable_service_gets_one_gap_alike(  # type: ignore[
     demo_graph: neo4j.Driver, cli_env, invoke
 ) -> None:
     at = ["--as-of", "2026-07-23T10:30:00Z"]
-    team = _ask(invoke, "payments-core", *BOB, *at)
+    # Another tenant's team (a team of bob's own is asked what it owns:
+    # tests/test_typed_names_cli.py).
+    team = _ask(invoke, "globex-payments", *BOB, *at)
     unknown = _ask(invoke, "qzxv-lmno", *BOB, *at)
-    for doc, name in ((team, "payments-core"), (unknown, "qzxv-lmno")):
+    for doc, name in ((team, "globex-payments"), (unknown, "qzxv-lmno")):
         assert (doc["status"], doc["claims"]) == ("partial", []), doc
         gaps = [m["description"] for m in doc["missing_evidence"] if m["required"]]
         assert gaps == [

@@ -1371,7 +1371,9 @@ def derive_claims(
     # "Any traces of the pool exhaustion?": the traces its words found are the answer.
     missing = [m for m in missing if not answered_by_traces(m, evidence, question or "")]
     alone = name_alone(question or "")
-    if alone is not None and not services_read and not claims:
+    # Still answered as a name: not one searched as words ("crash-loop": the search's gap).
+    as_a_name = intent_set <= {Intent.SERVICE_STATUS, Intent.OWNERSHIP_AT_TIME}
+    if alone is not None and not services_read and not claims and as_a_name:
         # A name typed alone that is no service the subject reads (a team, an unknown word, a
         # service it may not read: all said alike): one gap says so, not three of a service.
         asked_if_service = {Intent.SERVICE_STATUS.value, Intent.OWNERSHIP_AT_TIME.value}
