@@ -17,7 +17,6 @@ import sys
 from pathlib import Path
 
 import neo4j
-import pytest
 
 from investigator.settings import ConnectionSettings
 
@@ -51,13 +50,8 @@ def _new_process(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.fixture()
-def demo(demo_graph: neo4j.Driver, cli_env: ConnectionSettings) -> neo4j.Driver:
-    return demo_graph
-
-
 def test_a_cold_recorded_lookup_ends_after_its_answer_and_its_run_verifies(
-    demo: neo4j.Driver,
+    demo_graph: neo4j.Driver, cli_env: ConnectionSettings
 ) -> None:
     done = _new_process(
         "runbook", "--service", "svc:payment-api", "--as-of", AS_OF, "--subject", "user:bob",
