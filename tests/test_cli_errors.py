@@ -108,10 +108,13 @@ def test_malformed_times_exit_2_with_one_line(
 # What the launcher runs for `investigator ARGS`, reporting the exit code, stderr and whether
 # the driver, pydantic or the investigation core was loaded to answer.
 _LAUNCH = """
-import contextlib, io, json, sys
+import contextlib, io, json, os, sys
 sys.argv = ["investigator", *json.loads(sys.argv[1])]
 err = io.StringIO()
 code = None
+def report_instead(code):  # main ends the process with os._exit: report its code here
+    raise SystemExit(code)
+os._exit = report_instead
 with contextlib.redirect_stderr(err):
     try:
         from investigator.launcher import main

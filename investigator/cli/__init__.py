@@ -13,11 +13,14 @@ without numpy/pandas/pyarrow.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import importlib
 import importlib.util
 import logging
 import os
 import sys
+import threading
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -434,6 +437,32 @@ def _run(args: list[str]) -> int:
     return int(result) if isinstance(result, int) else 0
 
 
+def finish_like_interpreter() -> None:
+    """What the interpreter does at exit before it tears its modules down, in its order: wait
+    for the threads still at work (a run's background start write, thread pools' queued
+    calls), run the atexit callbacks, flush stdout and stderr."""
+    try:
+        shutdown_threads = getattr(threading, "_shutdown", None)
+        if shutdown_threads is not None:
+            with contextlib.suppress(Exception):
+                shutdown_threads()
+        atexit._run_exitfuncs()
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+
+
 def main() -> None:
-    """Console-script entry point."""
-    sys.exit(run())
+    """Console-script entry point: ends the process once the command has finished.
+
+    Tearing down the modules a command imported (the driver, pydantic's models, the
+    investigation core) cost a new process about 0.1 s of CPU after its answer was printed
+    (issue 12, docs/benchmarks.md); nothing a command writes waits for it, so the process
+    ends as the warm process's children do: `finish_like_interpreter`, then `os._exit`.
+    """
+    code = run()
+    if sys.gettrace() is not None or sys.getprofile() is not None:
+        sys.exit(code)  # a debugger or profiler reports after the entry point returns
+    finish_like_interpreter()
+    os._exit(code)

@@ -14,7 +14,6 @@ process, without the second of imports.
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import fcntl
 import gc
@@ -270,18 +269,7 @@ def _run_command(argv: list[str]) -> int:
         code = cli_module.run(argv)
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    try:
-        # What a new interpreter does at exit, in its order: wait for the threads still at
-        # work (a run's background start write, thread pools' queued calls), then atexit.
-        shutdown_threads = getattr(threading, "_shutdown", None)
-        if shutdown_threads is not None:
-            with contextlib.suppress(Exception):
-                shutdown_threads()
-        atexit._run_exitfuncs()
-    finally:
-        for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(Exception):
-                stream.flush()
+    cli_module.finish_like_interpreter()  # as a new process's `main` does before `os._exit`
     return code
 
 
