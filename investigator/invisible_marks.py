@@ -20,7 +20,7 @@ import unicodedata
 # refused (`refused_character`), never read as something other than what was seen.
 _INVISIBLE = re.compile("[\u200b\u200e\u200f\u202a-\u202c\u2060\u2066-\u2069\ufeff]")
 # Kept in free text: Persian, Indic scripts and emoji spell words with the joiners.
-_JOINERS = frozenset("\u200c\u200d")
+JOINERS = frozenset("\u200c\u200d")
 
 
 def without_invisible_marks(text: str) -> str:
@@ -35,7 +35,7 @@ def refused_character(text: str) -> str | None:
     U+E0000-U+E007F that spell words no one sees), but the joiners. Called after
     `without_invisible_marks`, which takes the pasted marks out first."""
     for ch in text:
-        if ch in "\n\t" or ch in _JOINERS:
+        if ch in "\n\t" or ch in JOINERS:
             continue
         if unicodedata.category(ch) in ("Cc", "Cf"):
             return f"U+{ord(ch):04X}"

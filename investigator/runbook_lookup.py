@@ -74,7 +74,7 @@ from investigator.entity_suggestions import (
 from investigator.errors import NotAuthorized
 from investigator.evidence import Evidence, Rejection, RejectionReason, normalise_rows
 from investigator.gate import GatePolicy, version_chains
-from investigator.invisible_marks import without_invisible_marks
+from investigator.invisible_marks import JOINERS, refused_character, without_invisible_marks
 from investigator.ownership_history import RECORDS_TEMPLATE, corrections_at, services_to_check
 from investigator.planner import UNHYPHENATED_CODE, extract_mentions
 from investigator.record_time import (
@@ -207,7 +207,12 @@ class RunbookQuery(BaseModel):
         # Pasted from chat: "etcd\u200bno leader" is "etcdno leader" as the eye reads it.
         text = without_invisible_marks(value).strip()
         limit = MAX_TARGET_LENGTH
-        if info.data.get("target") is LookupTarget.TEXT:
+        free_text = info.data.get("target") is LookupTarget.TEXT
+        if free_text:
+            # As a question is checked, before whitespace is made one space: NEL (U+0085) is
+            # whitespace to Python and a C1 control, refused in a question.
+            if refused_character(text) is not None:
+                raise ValueError("the lookup target contains control characters")
             # Pasted text spans lines: its whitespace is one space; an id's is a mistake.
             text = " ".join(text.split())
             limit = MAX_TEXT_LENGTH
@@ -217,7 +222,8 @@ class RunbookQuery(BaseModel):
             raise ValueError(
                 f"the lookup target is {len(text)} characters, more than the {limit} a lookup reads"
             )
-        if any(not ch.isprintable() for ch in text):
+        # Free text keeps the joiners a question keeps (Persian, Indic scripts, emoji).
+        if any(not ch.isprintable() and not (free_text and ch in JOINERS) for ch in text):
             raise ValueError("the lookup target contains control characters")
         if info.data.get("target") is LookupTarget.ALERT and not _ONE_TOKEN.fullmatch(text):
             # A page's line pasted after --alert ("[FIRING:1] ManifestWorkApplyFailed (...)"):
