@@ -44,9 +44,11 @@ QUANTITY_FILLER = frozenset(_QUANTITY_TEXT.split())
 # Negations and "can" typed without their apostrophe ("ruler cant push samples", "alertmanager
 # cant load configs"): the fulltext words of "can't" are "can" and "t", both stop words, so
 # these are too; kept, a word no page has, they sank the page the rest of the query names
-# below half the query (no runbook fit). Read by the runbook search only.
+# below half the query (no runbook fit). Read by the runbook search only. Not "cannot", a
+# word as written that alert names spell (PGBouncerCannotProcess, VMCannotBeEvicted): as a
+# stop word it moved --alert PGBouncerCannotProcess's steps to another section.
 _APOSTROPHE_LESS_TEXT = """
-    cant cannot dont doesnt didnt isnt arent wasnt werent wont wouldnt couldnt shouldnt
+    cant dont doesnt didnt isnt arent wasnt werent wont wouldnt couldnt shouldnt
     hasnt havent hadnt
 """
 APOSTROPHE_LESS_NEGATIONS = frozenset(_APOSTROPHE_LESS_TEXT.split())

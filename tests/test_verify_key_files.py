@@ -112,7 +112,8 @@ def test_a_fifo_or_device_swapped_in_for_a_listed_input_file_is_refused_not_wait
     fifo = tmp_path / "runbook.md"
     os.mkfifo(fifo)
     probe = (
-        "import sys; from pathlib import Path; from graph_schema.bundle import read_local_file\n"
+        "import sys; from pathlib import Path\n"
+        "from graph_schema.local_files import read_local_file\n"
         "try:\n    read_local_file(Path(sys.argv[1]), 1000)\n"
         "except OSError as exc:\n    print('refused:', exc)"
     )

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from graph_schema.bundle import InputTooLarge
+from graph_schema.local_files import InputTooLarge
 
 _GIT_TIMEOUT_S = 30
 

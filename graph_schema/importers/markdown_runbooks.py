@@ -76,10 +76,8 @@ from graph_schema.bundle import (
     BundleProblem,
     DocumentSpec,
     EdgeSpec,
-    InputTooLarge,
     local_files,
     path_problem,
-    read_local_file,
 )
 from graph_schema.front_matter_contact import CONTACT_KEYS
 from graph_schema.importers.common import (
@@ -125,6 +123,7 @@ from graph_schema.kg_types import (
     RelType,
     Trust,
 )
+from graph_schema.local_files import InputTooLarge, read_local_file
 
 # Markdown files, and Markdown templates (Middleman's `page.html.md.erb`): imported as
 # Markdown with their template tags as written (a `<%= RunRakeTask.links(...) %>` is the step).

@@ -67,11 +67,9 @@ from graph_schema.bundle import (
     Bundle,
     BundleProblem,
     EdgeSpec,
-    InputTooLarge,
     NodeSpec,
     local_files,
     path_problem,
-    read_local_file,
 )
 from graph_schema.importers.common import (
     ImportOptions,
@@ -85,6 +83,7 @@ from graph_schema.importers.markdown_sections import load_yaml
 from graph_schema.importers.result import ImportResult, LinkStatement, UnresolvedLink
 from graph_schema.importers.source_version import file_source_version
 from graph_schema.kg_types import NodeLabel, RelType
+from graph_schema.local_files import InputTooLarge, read_local_file
 
 RULE_SUFFIXES = (".yml", ".yaml")
 # Prometheus' metric/label name rule, which most alert names follow; an alert's name may be

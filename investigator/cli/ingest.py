@@ -29,12 +29,10 @@ from graph_schema.bundle import (
     MAX_INPUT_BYTES,
     BundlePart,
     BundleProblem,
-    InputTooLarge,
     LoadedBundle,
     and_more,
     apply_overrides,
     bundle_files,
-    check_input_size,
     load_bundle,
     path_problem,
 )
@@ -58,6 +56,7 @@ from graph_schema.importers.import_origin import (
 from graph_schema.importers.markdown_runbooks import markdown_files
 from graph_schema.importers.missing_files import mark_missing_files
 from graph_schema.importers.prometheus_rules import rule_files
+from graph_schema.local_files import InputTooLarge, check_input_size
 from graph_schema.new_tenants import first_records_of, new_tenant_line
 from graph_schema.omitted_acl import AclOptionChange, acl_option_changes
 from graph_schema.schema_ddl import apply_schema

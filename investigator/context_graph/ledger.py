@@ -36,8 +36,8 @@ import neo4j
 from neo4j.exceptions import ConstraintError
 from pydantic import BaseModel
 
-from graph_schema.bundle import InputTooLarge, read_local_file
 from graph_schema.canonical import canonical_json_offset_kept, iso_utc_fixed, sha256_text
+from graph_schema.local_files import InputTooLarge, read_local_file
 from investigator.context_graph.chain import verify_chain
 from investigator.context_graph.lineage import read_lineage, read_lineages
 from investigator.context_graph.models import GENESIS_HASH, CtxKind, RunLineage, RunStatus
