@@ -39,6 +39,7 @@ the writes themselves.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import queue
 import signal
 import threading
@@ -1606,7 +1607,7 @@ def _apply_fresh(
                 report.node_records_created += count
                 say(f"node records: {report.node_records_created}")
 
-    with ThreadPoolExecutor(FRESH_WRITERS, thread_name_prefix="ingest-write") as pool:
+    with _writer_pool() as pool:
         nodes_done = False
         for is_edge, rows in batches:
             if is_edge and not nodes_done:
@@ -1629,6 +1630,27 @@ def _apply_fresh(
         say(f"retractions: {report.tombstones_created} applied of {len(retractions)}")
     report.seconds = round(time.monotonic() - started, 3)
     return report
+
+
+@contextlib.contextmanager
+def _writer_pool() -> Iterator[ThreadPoolExecutor]:
+    """A first ingest's writer threads, every one of them ended when this exits.
+
+    Leaving the pool waits only for the threads it knows: a Ctrl-C landing in `submit` while
+    the pool starts a worker (`Thread.start` waits for it) leaves that worker, and the batch
+    it writes, unknown to the pool, and an interrupted ingest would count its records before
+    that batch commits (it said 9 written where the graph held 10)."""
+    prefix = f"ingest-write-{next(_writer_pools)}"
+    try:
+        with ThreadPoolExecutor(FRESH_WRITERS, thread_name_prefix=prefix) as pool:
+            yield pool
+    finally:
+        for thread in threading.enumerate():
+            if thread.name.startswith(f"{prefix}_") and thread is not threading.current_thread():
+                thread.join()
+
+
+_writer_pools = itertools.count(1)
 
 
 def _write_rows(
