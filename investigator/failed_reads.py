@@ -9,12 +9,15 @@ summary (`Note:`) name the failed reads first, with their error, and say to ask 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from investigator.context_graph.models import ToolCallRecord
     from investigator.rubric import MissingEvidence
+
+# The reads of releases and change events: one that failed may have held a competing cause.
+CAUSE_READ_TYPES = frozenset({"deployment_time", "change_event"})
 
 
 def failed_reads_line(calls: Iterable[tuple[str, str | None]]) -> str | None:
@@ -111,11 +114,16 @@ def failed_read_words(call: ToolCallRecord) -> str:
     return f"{call.template_id}@{call.template_version} ({reads.description.rstrip('.')})"
 
 
-def failed_reads_named(calls: Sequence[ToolCallRecord]) -> list[str]:
+def failed_reads_named(
+    calls: Sequence[ToolCallRecord], evidence_types: Collection[str] | None = None
+) -> list[str]:
     """Each template whose read failed in the run, once, in plain words (`failed_read_words`):
-    a gap naming them is the one gap of those reads (`failed_read_gaps` adds none)."""
+    a gap naming them is the one gap of those reads (`failed_read_gaps` adds none). Only the
+    reads for `evidence_types` when given (`CAUSE_READ_TYPES`: those that read causes)."""
     named: dict[str, str] = {}
     for call in calls:
+        if evidence_types is not None and call.evidence_type not in evidence_types:
+            continue
         if call.error and call.template_id not in named:
             named[call.template_id] = failed_read_words(call)
     return [named[t] for t in sorted(named)]

@@ -69,7 +69,7 @@ from investigator.defaults import (
     DEFAULT_PURPOSE,
 )
 from investigator.evidence import Evidence, Rejection, RejectionReason, iso_utc
-from investigator.failed_reads import failed_read_gaps, failed_reads_named
+from investigator.failed_reads import CAUSE_READ_TYPES, failed_read_gaps, failed_reads_named
 from investigator.gate import Conflict, EvidenceGate, GatePolicy
 from investigator.incident_reference import IncidentReading
 from investigator.invisible_marks import refused_character, without_invisible_marks
@@ -955,6 +955,7 @@ def _investigate(
         incident_lists_cut=cut_incident_lists(outcome.tool_calls),
         status_reads=status_reads(outcome.tool_calls, as_of),
         failed_reads=failed_reads_named(outcome.tool_calls),
+        cause_reads_failed=failed_reads_named(outcome.tool_calls, CAUSE_READ_TYPES),
         firing_lists=firing_list_reads(outcome.tool_calls),
         firings_read_of=fired_on_reads(outcome.tool_calls),
         trace_reads=trace_reads(outcome.tool_calls),

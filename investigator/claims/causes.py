@@ -49,6 +49,7 @@ from investigator.claims.model import (
 )
 from investigator.claims.reports import _report_claims, _reported_hypothesis, _window_report_claims
 from investigator.claims.wording import (
+    READ_FAILED,
     UNKNOWN_NOT_ABSENT,
     _about,
     _change_id,
@@ -56,6 +57,7 @@ from investigator.claims.wording import (
     _human,
     _label,
     _quote,
+    _stopped_words,
     _unfinished_why,
     _upper_first,
     _with,
@@ -139,6 +141,7 @@ def _correlation(
     reports: Sequence[Evidence] = (),
     known_at: datetime | None = None,
     asked: Sequence[str] = (),
+    cause_reads_failed: Sequence[str] = (),
 ) -> _Correlation:
     """The verdict on the change the question names (else the release closest before the
     first error), with the other changes of the window as competing causes. `searched`:
@@ -150,7 +153,10 @@ def _correlation(
     evidence about it"; they do not move the verdict. `known_at`: before as_of, "no error is
     known" is said of what was recorded by then. `asked`: the services the run read as asked
     about; with no release of theirs, one of a service they depend on is said to be so
-    (`_upstream_release_only`), never the release asked about."""
+    (`_upstream_release_only`), never the release asked about. `cause_reads_failed`: the
+    run's failed reads of releases or changes, in plain words: a release or change they were
+    to read may be another cause, so the verdict is no stronger than uncertain (a gap names
+    them, `_unread_causes_gap`)."""
     intent = Intent.DEPLOYMENT_CORRELATION.value
     upstream = set(checks.upstream) if checks is not None else set()
     candidates = _candidates(evidence)
@@ -425,7 +431,33 @@ def _correlation(
     relevant_ids = {subject_ev.evidence_id, first_ev.evidence_id}
     if any(c.resolution == "unresolved" and relevant_ids & set(c.evidence_ids) for c in conflicts):
         verdict = _LOWER[verdict]
-    return _Correlation(verdict=verdict, claims=claims, confounders=confounders)
+    missing: list[MissingEvidence] = []
+    # Incomplete checks cap the verdict where it is drawn (derive), with their own gap.
+    checked = checks is not None and checks.complete
+    if cause_reads_failed and checked and verdict in (Verdict.CONFIRMED, Verdict.LIKELY):
+        verdict = Verdict.UNCERTAIN
+        missing.append(_unread_causes_gap(cause_reads_failed, subject, first_ev, first_at, intent))
+    return _Correlation(verdict=verdict, claims=claims, confounders=confounders, missing=missing)
+
+
+def _unread_causes_gap(
+    failed: Sequence[str], subject: _Candidate, first_ev: Evidence, first_at: datetime, intent: str
+) -> MissingEvidence:
+    """A read of releases or changes failed: another cause (or the release asked about) may
+    be among what it was to read, so the verdict on `subject` is no stronger than uncertain
+    until it is read (before, `likely` rested on it, only a gap naming the read said so)."""
+    searched = (
+        f"the releases and changes before {_label(first_ev)} (first seen at {iso_utc(first_at)})"
+    )
+    return MissingEvidence(
+        evidence_type="change_event",
+        intents=[intent],
+        description=f"{UNKNOWN_NOT_ABSENT}{_stopped_words(READ_FAILED, failed, searched)}: a "
+        f"release or change it was to read may explain {_label(first_ev)} as well, so whether "
+        f"{_what(subject)} caused it is unknown until the read answers; the verdict stays "
+        "uncertain; ask again",
+        required=True,
+    )
 
 
 def _upstream_release_only(
@@ -491,12 +523,14 @@ def _window_before_first_error(
     out: _Causes,
     unfinished_by: str | None = None,
     reports: Sequence[Evidence] = (),
+    failed_reads: Sequence[str] = (),
 ) -> tuple[datetime, Evidence, list[tuple[_Candidate, Confounder]]] | None:
     """The first error and the releases and changes recorded in the lookback before it,
     each with what the mechanism evidence says of it, also added to `out.confounders` (None
     without a first error). Says, in `out`, when the checks of the window did not all run,
     or, when they did and found nothing, that nothing changed; `unfinished_by` (a read of
-    the run failed, or the loop stopped early): that nothing changed is unknown, a gap."""
+    the run failed, or the loop stopped early): that nothing changed is unknown, a gap,
+    which names the `failed_reads` (`_stopped_words`), so it is their one gap."""
     seen = _sightings(firsts)
     if not seen:
         return None
@@ -530,7 +564,11 @@ def _window_before_first_error(
                 evidence_type="change_event",
                 intents=[intent],
                 description=f"{UNKNOWN_NOT_ABSENT}whether no release is recorded {window}: "
-                f"{_unfinished_why(unfinished_by)}",
+                + (
+                    _stopped_words(unfinished_by, failed_reads, "this window") + "; ask again"
+                    if unfinished_by == READ_FAILED and failed_reads
+                    else _unfinished_why(unfinished_by)
+                ),
                 required=True,
             )
         )
@@ -573,15 +611,17 @@ def _candidate_causes(
     as_of: datetime,
     unfinished_by: str | None = None,
     reports: Sequence[Evidence] = (),
+    failed_reads: Sequence[str] = (),
 ) -> _Causes:
     """Every release and other change recorded in the lookback before the first error (a
     release rolling out then too), each a candidate cause with what the mechanism evidence
     says of it (or a report that records no mechanism, `_cause_reports`). An open question
-    names no change, so none is picked by its time alone."""
+    names no change, so none is picked by its time alone. `failed_reads`: the run's failed
+    reads in plain words, named in the window's gap when it found nothing."""
     intent = Intent.ROOT_CAUSE.value
     out = _Causes()
     window = _window_before_first_error(
-        evidence, firsts, checks, mechanisms, intent, out, unfinished_by, reports
+        evidence, firsts, checks, mechanisms, intent, out, unfinished_by, reports, failed_reads
     )
     if window is None:
         return out

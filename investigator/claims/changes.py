@@ -22,10 +22,10 @@ from investigator.claims.model import Claim, EpistemicStatus
 from investigator.claims.releases import _release_service
 from investigator.claims.reports import _window_report_claims
 from investigator.claims.wording import (
-    READ_FAILED,
     _claim,
     _human,
     _label,
+    _stopped_words,
     _title,
     _upper_first,
     _valid_text,
@@ -111,7 +111,7 @@ def _changes_before(
             firsts = [ev for ev in firsts if ev.element_id in kept]
     out = _Causes()
     window = _window_before_first_error(
-        evidence, firsts, checks, mechanisms, intent, out, unfinished_by, reports
+        evidence, firsts, checks, mechanisms, intent, out, unfinished_by, reports, failed_reads
     )
     if window is None:
         return out
@@ -609,19 +609,6 @@ def _incomplete_period_gap(
         + ", so the changes listed may be incomplete (what the unfinished reads were to find "
         "is not known); ask again",
         required=True,
-    )
-
-
-def _stopped_words(unfinished_by: str, failed_reads: Sequence[str], searched: str) -> str:
-    """Why the search of `searched` did not finish: its failed reads named in plain words,
-    so this gap is theirs and `failed_read_gaps` adds no second one (before, "the run
-    stopped (read_failed)" here and a gap naming the read beside it), else the stop reason."""
-    if unfinished_by != READ_FAILED or not failed_reads:
-        return f"the run stopped ({unfinished_by}) before its search of {searched} finished"
-    return (
-        f"a read of the run failed before its search of {searched} finished: "
-        f"{'; '.join(failed_reads)} did not answer (see its tool calls: a query timed out or "
-        "Neo4j refused it)"
     )
 
 

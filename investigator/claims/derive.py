@@ -337,6 +337,7 @@ def derive_claims(
     period_retractions: Sequence[Evidence] = (),
     status_reads: StatusReads | None = None,
     failed_reads: Sequence[str] = (),
+    cause_reads_failed: Sequence[str] = (),
 ) -> ClaimSet:
     """Apply the claim rules of each intent to the pack evidence (pure, deterministic).
 
@@ -421,7 +422,9 @@ def derive_claims(
     `status_reads`: the services a state at as_of was read for, part by part (`status_reads`
     of the run's tool calls); a part not read is unknown (None: none was read).
     `failed_reads`: the run's failed reads in plain words (`failed_reads_named`), named in a
-    change period's unfinished-search gap, which is then their one gap.
+    change period's unfinished-search gap, which is then their one gap;
+    `cause_reads_failed` those of releases or changes: no correlation verdict above
+    uncertain rests on them.
     """
     intent_set = {Intent(i) for i in intents}
     # "What happened to payment-api yesterday?": its firings and releases, not those of the
@@ -910,6 +913,7 @@ def derive_claims(
             reports=reports,
             known_at=known_at,
             asked=services_read,
+            cause_reads_failed=cause_reads_failed,
         )
         verdict, confounders = correlation.verdict, correlation.confounders
         correlation_drawn = correlation.drawn
@@ -931,7 +935,14 @@ def derive_claims(
             )
         if Intent.DEPLOYMENT_CORRELATION not in intent_set:
             causes = _candidate_causes(
-                evidence, firsts, mechanisms, competing_checks, as_of, search_stopped_by, reports
+                evidence,
+                firsts,
+                mechanisms,
+                competing_checks,
+                as_of,
+                search_stopped_by,
+                reports,
+                failed_reads,
             )
             claims.extend(causes.claims)
             confounders = causes.confounders

@@ -231,6 +231,19 @@ def _unfinished_why(stopped_by: str) -> str:
     )
 
 
+def _stopped_words(unfinished_by: str, failed_reads: Sequence[str], searched: str) -> str:
+    """Why the search of `searched` did not finish: its failed reads named in plain words,
+    so this gap is theirs and `failed_read_gaps` adds no second one (before, "the run
+    stopped (read_failed)" here and a gap naming the read beside it), else the stop reason."""
+    if unfinished_by != READ_FAILED or not failed_reads:
+        return f"the run stopped ({unfinished_by}) before its search of {searched} finished"
+    return (
+        f"a read of the run failed before its search of {searched} finished: "
+        f"{'; '.join(failed_reads)} did not answer (see its tool calls: a query timed out or "
+        "Neo4j refused it)"
+    )
+
+
 def _human(delta: timedelta) -> str:
     """`38 s`, `4 min 10 s`, `2 d 20 h 2 min 38 s`."""
     seconds = int(delta.total_seconds())

@@ -1,0 +1,60 @@
+"""A cause verdict never rests on a read of releases or changes that did not answer
+(h36-cause-verdict): "did the release cause it?" whose tenant-wide release read failed was
+`likely`, only the failed-read gap saying a read had failed; another release it was to read
+could explain the errors as well. And the window gap of an open cause question names the
+read that failed, so it is that read's one gap (before, a second gap named it).
+
+Real runs on the real Neo4j, the read made to fail as a timeout ends it (`_ReadsFail`)."""
+
+from __future__ import annotations
+
+import neo4j
+import pytest
+from test_failed_reads_swept import UNKNOWN, _ask, _gaps
+
+from investigator.claims.model import Verdict
+from investigator.context_graph.models import RunStatus
+
+AT_INCIDENT = "2026-07-23T10:30:00"
+# After the fact: the day after, the incident resolved, the postmortem written.
+AFTER = "2026-07-24T09:00:00"
+
+
+@pytest.mark.parametrize("at", [AT_INCIDENT, AFTER])
+@pytest.mark.parametrize("failed", ["deployments_in_window_tenant", "rollouts_under_way_tenant"])
+def test_no_likely_release_with_the_releases_read_failed(
+    demo_graph: neo4j.Driver, at: str, failed: str
+) -> None:
+    question = "did the release cause it?"
+    whole = _ask(demo_graph, question, at)
+    assert whole.verdict is Verdict.LIKELY, whole.verdict
+    result = _ask(demo_graph, question, at, failed)
+    # Before: `likely`, as if every release had been read.
+    assert result.verdict is Verdict.UNCERTAIN, result.verdict
+    assert result.status is RunStatus.PARTIAL
+    # One gap for the failed read, naming it and saying the cause is unknown until it answers.
+    [gap] = [g for g in _gaps(result) if f"{failed}@" in g]
+    assert gap.startswith(
+        f"{UNKNOWN}a read of the run failed before its search of the releases and changes "
+        f"before PAY-4097 (first seen at 2026-07-23T10:02:38Z) finished: {failed}@"
+    ), gap
+    assert gap.endswith(
+        ": a release or change it was to read may explain PAY-4097 as well, so whether "
+        "release deploy:release-2026.07.23.1 caused it is unknown until the read answers; "
+        "the verdict stays uncertain; ask again"
+    ), gap
+
+
+def test_the_window_gap_names_the_failed_read(demo_graph: neo4j.Driver) -> None:
+    # PAY-1002 was first seen in 2025, before every release: the window holds nothing.
+    result = _ask(demo_graph, "what caused PAY-1002?", AT_INCIDENT, "fulltext_search")
+    naming = [g for g in _gaps(result) if "fulltext_search" in g]
+    # Before: the window gap said "a read of the run failed" naming none, and a second gap
+    # "a read of the run failed: fulltext_search@4 ..." beside it.
+    assert len(naming) == 1, _gaps(result)
+    assert naming[0].startswith(
+        f"{UNKNOWN}whether no release is recorded in the 24 h, and no other change in the "
+        "30 min, before PAY-1002 was first seen at 2025-03-01T08:11:00Z: a read of the run "
+        "failed before its search of this window finished: fulltext_search@4 ("
+    ), naming
+    assert not any(c.statement.startswith("No release is recorded") for c in result.claims)
