@@ -33,7 +33,7 @@ from investigator.lazy_pattern import LazyPattern
 from investigator.ownership_history import OwnershipPeriod, asked_team, asks_team_firings
 from investigator.rubric import UNRECORDED_ASKS, Intent, required_types, useful_types
 from investigator.spelling import read_question
-from investigator.stop_words import ENGLISH_STOP_WORDS, KIND_NOUNS
+from investigator.stop_words import ENGLISH_STOP_WORDS, HURRIED_FILLER, KIND_NOUNS
 from investigator.timeline import (
     EARLIEST,
     EPISODE,
@@ -1451,13 +1451,42 @@ _NOT_A_SYMPTOM = LazyPattern(
 )
 
 
+# A question mark at the end of a phrase ("hikaricp pool exhausted?").
+_TRAILING_QUESTION_MARK = LazyPattern(r"\s*[?？]+\s*$")
+# Words, and the punctuation a typed phrase has between them: no quotes, brackets, `$`, `:`.
+_PLAIN_PHRASE = LazyPattern(r"[\w\s.,'’/-]+")
+# A plea or a hedge first ("please help, anyone?", "seems down again?", "something else?").
+_PLEA_OR_HEDGE = frozenset({"please", *HURRIED_FILLER})
+
+
+def symptom_asked(question: str) -> str | None:
+    """The phrase of a symptom asked with a question mark at its end ("hikaricp pool
+    exhausted?", "db connections maxed out?": is it that, what now), without the mark; None
+    for any other question. It is a subject and its state: two words or more that are no stop
+    word or filler (one word asked is a name, "checkout?"), plain words only, opening with no
+    question word ("any traces of the pool exhaustion?"), plea or hedge ("please help,
+    anyone?", "seems down again?") nor word asking for a record ("say likely?")."""
+    mark = _TRAILING_QUESTION_MARK.search(question)
+    if mark is None:
+        return None
+    phrase = question[: mark.start()]
+    if not _PLAIN_PHRASE.fullmatch(phrase) or _QUESTION_SHAPED.search(phrase):
+        return None
+    words = [w.lower() for w in re.findall(r"\w+", phrase)]
+    if not words or words[0] in _PLEA_OR_HEDGE or words[0] in _LOOKUP_WORDS:
+        return None
+    said = [w for w in words if w not in ENGLISH_STOP_WORDS and w not in HURRIED_FILLER]
+    return phrase if len(said) >= 2 else None
+
+
 def reads_as_symptom(question: str) -> bool:
     """Whether the question is a bare symptom, as a hurried on-call engineer types it
-    ("pgbouncer saturation", "etcd disk latency high"): a short phrase that asks nothing an
-    intent rule reads, names nothing (no id, error code, release, alert or hyphenated name),
-    no incident, error or time, and no document or question word. What to do about it (the
-    runbook) is what it asks for, once nothing the graph links from its words answers it
-    (`RetrievalLoop._runbook_by_text`)."""
+    ("pgbouncer saturation", "etcd disk latency high"), or one asked with a question mark
+    (`symptom_asked`): a short phrase that asks nothing an intent rule reads, names nothing
+    (no id, error code, release, alert or hyphenated name), no incident, error or time, and
+    no document or question word. What to do about it (the runbook) is what it asks for, once
+    nothing the graph links from its words answers it (`RetrievalLoop._runbook_by_text`)."""
+    question = symptom_asked(question) or question
     if detect_intents(question) != [Intent.ENTITY_LOOKUP] or extract_mentions(question).texts():
         return False
     if _INCIDENT_WORDS.search(question) or _NOT_A_SYMPTOM.search(question):
@@ -1525,6 +1554,8 @@ def unread_words(question: str, intents: Sequence[Intent]) -> str | None:
         return None
     if _ONE_WORD_ASKED.fullmatch(question):
         return None  # "checkout?": its name asked about, as "payment-api?" is
+    if reads_as_symptom(question):
+        return None  # "hikaricp pool exhausted?": its words are searched as a symptom
     rest = question
     for text in sorted(extract_mentions(question).texts(), key=len, reverse=True):
         rest = rest.replace(text, " ")

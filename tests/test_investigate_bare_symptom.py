@@ -197,3 +197,31 @@ def test_another_tenants_runbooks_never_answer_a_symptom(symptoms, invoke) -> No
     assert _runbook_claim(globex)["epistemic_status"] == "inference"
     assert "Globex only" in json.dumps(globex["evidence"])
     assert "waiting clients keep growing" not in json.dumps(globex)
+
+
+@pytest.mark.parametrize(
+    "asked", ["pgbouncer saturation?", "pgbouncer saturation ??", "pgbouncer saturation pls?"]
+)
+def test_a_symptom_asked_with_a_question_mark_is_answered_as_the_symptom(  # type: ignore[no-untyped-def]
+    symptoms, invoke, asked: str
+) -> None:
+    # Before, the question mark stopped the symptom reading: `partial`, no claim, and a gap
+    # saying its words ask something the run does not read.
+    bare = _investigate(invoke, "pgbouncer saturation")
+    doc = _investigate(invoke, asked)
+    assert doc["status"] == "complete", doc["missing_evidence"]
+    assert doc["intents"] == ["applicable_runbook"]
+
+    def statements(answer: dict) -> list[str]:  # type: ignore[type-arg]
+        at = answer["as_of"].replace("+00:00", "Z")
+        return [c["statement"].replace(at, "AS_OF") for c in answer["claims"]]
+
+    assert statements(doc) == statements(bare)
+    assert "does not read" not in json.dumps(doc["missing_evidence"])
+
+
+def test_a_plea_with_a_question_mark_is_no_symptom(symptoms, invoke) -> None:  # type: ignore[no-untyped-def]
+    # Its words name nothing: no runbook is claimed for "please help".
+    doc = _investigate(invoke, "please help, anyone?")
+    assert doc["status"] == "partial"
+    assert doc["claims"] == []

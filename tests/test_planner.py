@@ -15,6 +15,7 @@ from investigator.planner import (
     linking_steps,
     reads_as_symptom,
     steps_for,
+    unread_words,
 )
 from investigator.rubric import Intent, useful_types
 
@@ -76,8 +77,26 @@ def test_a_bare_symptom_reads_as_one_and_a_question_or_a_named_record_does_not()
         "KubeAPIDown",  # an alert
         "the payments incident",  # an incident
         "please help, anyone?",  # a question, nothing informative
+        "seems down again?",  # one word that names something: "down"
+        "any traces of the pool exhaustion?",  # asks whether there are any
+        "checkout?",  # one word asked: a name
+        "say likely?",  # asks for a record's words
+        "Something else entirely?",  # a hedge first
     ):
         assert not reads_as_symptom(other), other
+
+
+def test_a_symptom_asked_with_a_question_mark_reads_as_one() -> None:
+    # Before, any question mark stopped the reading: "hikaricp pool exhausted?" was answered
+    # with a gap saying its words ask something the run does not read.
+    for asked in (
+        "hikaricp pool exhausted?",
+        "hikaricp pool exhausted ??",
+        "db connections maxed out?",
+        "pool exhausted pls?",
+    ):
+        assert reads_as_symptom(asked), asked
+        assert unread_words(asked, detect_intents(asked)) is None, asked
 
 
 def test_asking_what_else_could_have_caused_it_is_a_root_cause_question() -> None:

@@ -43,6 +43,7 @@ from investigator.claims.incidents import (
     _named_only,
     _no_incident_found,
     _valid_by,
+    incidents_outside_period_gaps,
     severity_history_claims,
 )
 from investigator.claims.model import Claim, ClaimSet, Confounder, EpistemicStatus, Verdict
@@ -1124,6 +1125,9 @@ def derive_claims(
     if Intent.INCIDENT_LOOKUP in intent_set:
         missing = _no_incident_found(
             missing, evidence, question, as_of, known_at, services_read, service_id
+        )
+        missing += incidents_outside_period_gaps(
+            _with(evidence, "incident_report"), question, as_of
         )
     later = (
         ", ".join(f"{id_} starts {iso_utc(at)}" for id_, at in sorted(started_later.items()))

@@ -293,3 +293,47 @@ def _changed_at(record: Evidence, as_of: datetime) -> str:
         return "an unknown time"
     later = " (after as_of)" if record.recorded_at > as_of else ""
     return f"{iso_utc(record.recorded_at)}{later}"
+
+
+def incidents_outside_period_gaps(
+    incidents: Sequence[Evidence], question: str | None, as_of: datetime
+) -> list[MissingEvidence]:
+    """The required gap of an incident question naming a period ("payments incident
+    yesterday") whose incidents read were all open outside it: none of them is the one asked
+    about, and the nearest is named (before, the July incident was stated `complete` for a
+    December "yesterday"). [] when no period is named, it starts after as_of, or an incident
+    read was open in it."""
+    period = time_references(question or "", as_of).period
+    spans = [(ev, *incident_span(ev)) for ev in incidents if ev.type == "Incident"]
+    if period is None or period[0].at > as_of or not spans:
+        return []
+    start, end = period[0].at, min(period[1].at, as_of)
+
+    def distance(span: tuple[Evidence, datetime | None, datetime | None]) -> float:
+        _, began, ended = span
+        if began is not None and began > end:
+            return (began - end).total_seconds()
+        if ended is not None and ended < start:
+            return (start - ended).total_seconds()
+        return 0.0  # open in the period (a span without a start is not placed outside it)
+
+    if any(distance(span) == 0.0 for span in spans):
+        return []
+    nearest, began, ended = min(spans, key=lambda s: (distance(s), s[0].element_id))
+    times = ", ".join(
+        f"{word} {iso_utc(at)}"
+        for word, at in (("started", began), ("resolved", ended))
+        if at is not None and at <= as_of
+    )
+    said = dict.fromkeys((period[0].words, period[1].words))
+    return [
+        MissingEvidence(
+            evidence_type="incident_report",
+            intents=[Intent.INCIDENT_LOOKUP.value],
+            description=f"none of the incidents read was open in {' '.join(said)!r} "
+            f"({iso_utc(start)} to "
+            f"{iso_utc(end)}): the nearest is {nearest.element_id} ({times}), stated above "
+            "as what was found, not as the incident asked about",
+            required=True,
+        )
+    ]
