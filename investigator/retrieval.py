@@ -1908,15 +1908,13 @@ class RetrievalLoop:
         no service, error code, alert, incident or release to look errors up for. So is a
         change question whose period is set by "the release" ("what changed an hour before
         the release?"): its anchor is a release, and needs no errors."""
+        # Named first: the question's words are read only for a question naming nothing.
+        if self.inp.service_id or self.words_mention or self.focus.named_services:
+            return False
         return (
-            (
-                Intent.DEPLOYMENT_CORRELATION in self.intents
-                or self._asks_approval()
-                or self._asks_release_period()
-            )
-            and not self.inp.service_id
-            and not self.words_mention
-            and not self.focus.named_services
+            Intent.DEPLOYMENT_CORRELATION in self.intents
+            or self._asks_approval()
+            or self._asks_release_period()
         )
 
     def _asks_release_period(self) -> bool:
