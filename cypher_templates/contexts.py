@@ -261,6 +261,7 @@ CONTEXT_SHAPES: dict[str, type[RowContext]] = {
     "name_suggestions": EmptyContext,
     "name_prefixes": EmptyContext,
     "latest_deployments": DeploymentContext,
+    "latest_deployments_tenant": DeploymentContext,
     "rollouts_under_way": DeploymentContext,
     "rollouts_under_way_tenant": DeploymentContext,
     "ownership_over_time": OwnershipContext,

@@ -3160,6 +3160,24 @@ def release_choice_steps(as_of: datetime) -> list[PlanStep]:
     ]
 
 
+# The newest releases of every service the subject may read by as_of, whenever they were.
+LATEST_TENANT_RELEASES_TEMPLATE = "latest_deployments_tenant"
+
+
+def latest_release_choice_steps(as_of: datetime) -> list[PlanStep]:
+    """The newest releases of every service the subject may read by as_of, whenever they
+    were: the candidates for "the release" when `release_choice_steps` found none in the
+    day before as_of (asked after the fact: an audit, "what changed before the release?")."""
+    return [
+        _step(
+            LATEST_TENANT_RELEASES_TEMPLATE,
+            {"to": _iso(as_of)},
+            "deployment_time",
+            step_id=RELEASE_CHOICE_READ,
+        )
+    ]
+
+
 def release_incidents_steps(as_of: datetime) -> list[PlanStep]:
     """The incidents open in the `DEPLOY_LOOKBACK` before as_of, each with the services it
     affected (`incidents_in_period`): read to weigh the candidates for "the release" of a

@@ -23,6 +23,7 @@ from cypher_templates.executor import Element, TemplateRow
 from cypher_templates.plan import PlanStep, QueryPlan
 from graph_schema.alert_names import as_named, identifier_words, typed_as
 from investigator.alert_rules import runbooks_reached
+from investigator.change_period import asks_changes
 from investigator.context_graph.models import ToolCallRecord
 from investigator.evidence import Evidence, Rejection, fuse, iso_utc
 from investigator.incident_reference import (
@@ -48,6 +49,7 @@ from investigator.planner import (
     DEPLOY_LOOKBACK,
     EMITTED_READ,
     FIRST_RELEASE_CHECK,
+    LATEST_TENANT_RELEASES_TEMPLATE,
     MAX_FOCUS_SERVICES,
     NAMED_RELEASE_LOOKUP,
     NAV_PREFIX,
@@ -75,6 +77,7 @@ from investigator.planner import (
     is_check,
     is_navigation,
     kind_of,
+    latest_release_choice_steps,
     metric_incident_words,
     missing_required,
     name_alone_as_words,
@@ -129,6 +132,8 @@ from investigator.runbook_sections import (
 from investigator.session import RunSession, ToolCall
 from investigator.timeline import (
     CONFOUNDER_WINDOW,
+    EARLIEST,
+    AnchorEvent,
     ResponseMetric,
     instant_of,
     response_metrics,
@@ -943,6 +948,9 @@ class RetrievalLoop:
         # Release records read by a correlation question naming nothing (`_release_service`):
         # id -> (finished, else started, the service it names).
         self.unnamed_releases: dict[str, tuple[datetime, str]] = {}
+        # None of them went out in the day before as_of, so the tenant's newest by as_of
+        # were read (`latest_release_choice_steps`): those are weighed, whenever they were.
+        self.latest_releases_read = False
         # When each of those began (its rollout's start, else its time above).
         self.release_starts: dict[str, datetime] = {}
         # The errors each service with such a release emitted by as_of, as its own read
@@ -1897,12 +1905,24 @@ class RetrievalLoop:
 
     def _asks_unnamed_release(self) -> bool:
         """A correlation question naming nothing ("did the release cause it?", no --service):
-        no service, error code, alert, incident or release to look errors up for."""
+        no service, error code, alert, incident or release to look errors up for. So is a
+        change question whose period is set by "the release" ("what changed an hour before
+        the release?"): its anchor is a release, and needs no errors."""
+        # Named first: the question's words are read only for a question naming nothing.
+        if self.inp.service_id or self.words_mention or self.focus.named_services:
+            return False
         return (
-            (Intent.DEPLOYMENT_CORRELATION in self.intents or self._asks_approval())
-            and not self.inp.service_id
-            and not self.words_mention
-            and not self.focus.named_services
+            Intent.DEPLOYMENT_CORRELATION in self.intents
+            or self._asks_approval()
+            or self._asks_release_period()
+        )
+
+    def _asks_release_period(self) -> bool:
+        """ "What changed an hour before the release?": a change question's period is set
+        by the release its words name (change_period.event_change_period)."""
+        return (
+            asks_changes(self.intents)
+            and time_references(self.inp.question, spans=True).event is AnchorEvent.RELEASE
         )
 
     def _asks_approval(self) -> bool:
@@ -2001,6 +2021,11 @@ class RetrievalLoop:
         tenant = [s for s in release_choice_steps(self.inp.as_of) if step_key(s) not in done]
         if tenant:
             return tenant
+        if not self._latest_releases():
+            # None in the day before as_of (asked after the fact): the newest by as_of.
+            return [
+                s for s in latest_release_choice_steps(self.inp.as_of) if step_key(s) not in done
+            ]
         services = [svc for svc, _, _ in self._latest_releases()[:RELEASE_CHOICE_SERVICES]]
         if len(services) < 2:
             return []
@@ -2137,7 +2162,9 @@ class RetrievalLoop:
         """(service, time, release) of the last release of each service read by as_of
         (`unnamed_releases`), the latest first (ties by release id)."""
         latest: dict[str, tuple[datetime, str]] = {}
-        since = shift(self.inp.as_of, -DEPLOY_LOOKBACK)
+        # Once the tenant's newest by as_of were read (none in the day before it), every
+        # release read is at most as new as those: the newest of each service is weighed.
+        since = EARLIEST if self.latest_releases_read else shift(self.inp.as_of, -DEPLOY_LOOKBACK)
         for release, (at, service) in sorted(self.unnamed_releases.items()):
             if at < since and release not in self.releases_under_way:
                 continue  # read by another step (a text hit): older than the choice weighs
@@ -2398,6 +2425,8 @@ class RetrievalLoop:
             self._resolve_given_service(step, read_rows, known, failed=bool(call.record.error))
             self._note_unnamed_releases(read_rows)
             if step.step_id == RELEASE_CHOICE_READ:
+                if result.template_id == LATEST_TENANT_RELEASES_TEMPLATE:
+                    self.latest_releases_read = True
                 continue  # candidates for "the release" (`_take_release`), never evidence
             if step.step_id == RELEASE_ERRORS_READ:
                 self._note_release_errors(step, read_rows)

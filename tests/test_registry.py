@@ -340,6 +340,7 @@ LATER_TEMPLATES = {
     "rollouts_under_way",
     "deployments_in_window_tenant",
     "rollouts_under_way_tenant",
+    "latest_deployments_tenant",
 }
 
 

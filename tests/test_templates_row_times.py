@@ -234,6 +234,10 @@ DEMO_CALLS: dict[str, Callable[[dict[str, str | int]], list[dict[str, Any]]]] = 
         {"service_id": "svc:payment-api", "to": "2026-12-01T00:00:00Z"},
         {"service_id": "svc:payment-api", "to": "2026-07-21T00:00:00Z"},
     ],
+    "latest_deployments_tenant": lambda _: [
+        {"to": "2026-12-01T00:00:00Z"},
+        {"to": "2026-07-21T00:00:00Z"},
+    ],
     "rollouts_under_way": lambda _: [
         {"service_id": "svc:payment-api", "at": "2026-07-23T10:00:00Z"},
         {"service_id": "svc:payment-api", "at": "2026-07-23T10:05:00Z"},

@@ -629,6 +629,9 @@ def derive_claims(
         if Intent.OWNERSHIP_AT_TIME not in intent_set:
             claims += text_owners.claims  # else claimed as every owner is, below
         text_gaps = text_owners.missing
+    # Each policy's "in force at as_of" fact, by its evidence id (dropped below when the
+    # same record is stated governing the release asked about at its own time).
+    policy_now: dict[str, Claim] = {}
     if Intent.APPLICABLE_POLICY in intent_set:
         policies = _with(evidence, "policy")
         for ev in policies:
@@ -645,16 +648,15 @@ def derive_claims(
                     )
                 )
                 continue
-            claims.append(
-                _claim(
-                    f"Policy {_title(ev)} ({ev.element_id}) is in force "
-                    f"{_in_force(ev, refs, as_of, policies)}{_validity(ev)}{where}",
-                    EpistemicStatus.FACT,
-                    0.95,
-                    [ev],
-                    Intent.APPLICABLE_POLICY.value,
-                )
+            policy_now[ev.evidence_id] = _claim(
+                f"Policy {_title(ev)} ({ev.element_id}) is in force "
+                f"{_in_force(ev, refs, as_of, policies)}{_validity(ev)}{where}",
+                EpistemicStatus.FACT,
+                0.95,
+                [ev],
+                Intent.APPLICABLE_POLICY.value,
             )
+            claims.append(policy_now[ev.evidence_id])
     timed = _with(evidence, "deployment_time")
     # A rollout under way at an instant asked about is not "the release" then: said as such.
     rolling = _rollout_claims(timed, refs, as_of)
@@ -683,9 +685,19 @@ def derive_claims(
         claims += release_record.claims
         # Asked whether it was approved: the rule governing its service then, and whether
         # what it changed falls under it (h35).
-        claims += release_policy_claims(
+        governing = release_policy_claims(
             released, _with(evidence, "policy"), question or "", as_of, services_read
         )
+        # The rule in force at the release's time is what an auditor needs: the same record
+        # "in force at as_of" only repeated it; a policy differing at as_of is still said.
+        said = {
+            i
+            for c in governing
+            if c.epistemic_status is EpistemicStatus.FACT
+            for i in c.evidence_ids
+        }
+        claims = [c for c in claims if not any(c is policy_now.get(i) for i in said)]
+        claims += governing
         text_gaps = [*text_gaps, *release_record.gaps]
     claims += rolling[0]
     # Each DEPENDS_ON record read either way states its direction (and, a dependent found
