@@ -10,6 +10,8 @@ ingests the corpus into tenant `openshift`, idempotently):
         [--corpus DIR --tenant T]   (e.g. the unseen folders: build_openshift_unseen_corpus.py)
         [--queries FILE]   (labelled questions kept apart from a corpus not in this repository:
                             benchmarks/questions/kubevirt-monitoring.yaml)
+        [--sections]       (a corpus of pages of alert sections, cortex-jsonnet's playbooks.md
+                            as it is: scored by the section the card shows)
 
 Prints a Markdown table for docs/runbooks.md. A measurement tool, not a test (the CI gate is
 tests/test_runbook_retrieval.py).
@@ -60,6 +62,13 @@ def main() -> None:
         help="a labelled question file (default: the corpus's queries.yaml; "
         "e.g. benchmarks/questions/kubevirt-monitoring.yaml)",
     )
+    parser.add_argument(
+        "--sections",
+        action="store_true",
+        help="score by the section of a page the card shows: right when it is headed by the "
+        "expected runbook's name (runbook:CortexIngesterUnhealthy), an abstention when it "
+        "shows none (no top-3: one section is shown)",
+    )
     args = parser.parse_args()
     logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
     queries = load_corpus(args.corpus, args.queries)
@@ -74,7 +83,7 @@ def main() -> None:
         lookup = RunbookLookup(driver)
 
         def report(outcome: QueryOutcome) -> None:
-            wrong = outcome.answer != outcome.query.expected
+            wrong = not outcome.top1 if outcome.query.expected else not outcome.abstained
             if args.misses and wrong:
                 print(
                     f"MISS {outcome.query.kind.value}: {outcome.query.text[:90]!r} "
@@ -84,7 +93,7 @@ def main() -> None:
                 )
 
         began = time.monotonic()
-        outcomes = evaluate(lookup, queries, args.tenant, progress=report)
+        outcomes = evaluate(lookup, queries, args.tenant, progress=report, sections=args.sections)
         elapsed = time.monotonic() - began
     print("| asked by | queries (with runbook / without) | top-1 | top-3 | abstention |")
     print("| --- | --- | --- | --- | --- |")

@@ -9,6 +9,13 @@ query through `RunbookLookup` (the product path, recorded runs included) and sco
 - top-3: the expected one is the answer's runbook or among its first two `candidates`;
 - abstention: a query with no fitting runbook gets `runbook: null`.
 
+A corpus whose runbooks are pages of alert sections (cortex-jsonnet's `playbooks.md`: a
+`### AlertName` section per alert) is scored by section (`sections=True`): the answer is the
+page and the section whose steps the card shows (`runbook:alerts#cortexingesterunhealthy`),
+right when that section is headed by the expected name (`runbook:CortexIngesterUnhealthy`);
+a page whose card shows no section (its opening text, said in the steps' note) abstains.
+The card shows one section, so no top-3 is scored.
+
 Used by benchmarks/runbook_retrieval.py (the figures in docs/runbooks.md) and by the CI gate
 tests/test_runbook_retrieval.py.
 """
@@ -26,6 +33,7 @@ from pydantic import BaseModel, ConfigDict
 from graph_schema.bundle import Bundle, LoadedBundle
 from graph_schema.importers.common import ImportOptions
 from graph_schema.importers.dispatch import import_source
+from graph_schema.importers.markdown_sections import anchor_for, same_anchor
 from graph_schema.safe_yaml import safe_yaml_load
 from graph_schema.writer import ingest_bundle
 from investigator.errors import Neo4jUnavailable
@@ -72,18 +80,30 @@ class QueryOutcome(BaseModel):
     query: CorpusQuery
     answer: str | None
     ranked: list[str]
+    # Scored by section (a corpus of pages of alert sections): the anchor of the section
+    # whose steps the card shows, None when it shows none of them.
+    by_section: bool = False
+    section: str | None = None
 
     @property
     def top1(self) -> bool:
-        return self.query.expected is not None and self.answer == self.query.expected
+        if self.query.expected is None:
+            return False
+        if self.by_section:
+            return self.section is not None and same_anchor(self.section) == same_anchor(
+                anchor_for(self.query.expected.removeprefix("runbook:"))
+            )
+        return self.answer == self.query.expected
 
     @property
     def top3(self) -> bool:
+        if self.by_section:
+            return self.top1  # the card shows one section: nothing ranked under it
         return self.query.expected is not None and self.query.expected in self.ranked[:3]
 
     @property
     def abstained(self) -> bool:
-        return self.answer is None
+        return self.answer is None or (self.by_section and self.section is None)
 
 
 class KindScore(BaseModel):
@@ -167,8 +187,11 @@ def _clip(text: str) -> str:
     return text[: MAX_TARGET_LENGTH + 1].rsplit(" ", 1)[0]
 
 
-def ask(lookup: RunbookLookup, query: CorpusQuery, tenant: str = CORPUS_TENANT) -> QueryOutcome:
-    """Ask one query through the product's lookup."""
+def ask(
+    lookup: RunbookLookup, query: CorpusQuery, tenant: str = CORPUS_TENANT, sections: bool = False
+) -> QueryOutcome:
+    """Ask one query through the product's lookup; with `sections`, scored by the section
+    of the page the card shows."""
     target = LookupTarget.ALERT if query.kind is QueryKind.ALERT_NAME else LookupTarget.TEXT
     request = RunbookQuery(
         target=target,
@@ -188,10 +211,17 @@ def ask(lookup: RunbookLookup, query: CorpusQuery, tenant: str = CORPUS_TENANT) 
             if attempt == _ATTEMPTS - 1:
                 raise
     ranked = [n for n in (_runbook_name(i) for i in _ranked(answer)) if n]
+    page = _runbook_name(answer.runbook.id if answer.runbook else None)
+    if not sections:
+        return QueryOutcome(query=query, answer=page, ranked=ranked)
+    locator = answer.runbook.steps_locator if answer.runbook else None
+    section = locator.rpartition("#")[2] if locator and "#" in locator else None
     return QueryOutcome(
         query=query,
-        answer=_runbook_name(answer.runbook.id if answer.runbook else None),
+        answer=f"{page}#{section}" if page and section else page,
         ranked=ranked,
+        by_section=True,
+        section=section,
     )
 
 
@@ -200,11 +230,13 @@ def evaluate(
     queries: list[CorpusQuery],
     tenant: str = CORPUS_TENANT,
     progress: Callable[[QueryOutcome], None] | None = None,
+    sections: bool = False,
 ) -> list[QueryOutcome]:
-    """Ask every query; `progress` sees each outcome as it comes."""
+    """Ask every query (`sections`: scored by section, `ask`); `progress` sees each outcome
+    as it comes."""
     outcomes = []
     for query in queries:
-        outcome = ask(lookup, query, tenant)
+        outcome = ask(lookup, query, tenant, sections)
         if progress is not None:
             progress(outcome)
         outcomes.append(outcome)
@@ -226,7 +258,9 @@ def score(outcomes: list[QueryOutcome]) -> list[KindScore]:
                 answerable=len(answerable),
                 unanswerable=len(unanswerable),
                 top1=sum(o.top1 for o in answerable) / len(answerable) if answerable else None,
-                top3=sum(o.top3 for o in answerable) / len(answerable) if answerable else None,
+                top3=sum(o.top3 for o in answerable) / len(answerable)
+                if answerable and not any(o.by_section for o in answerable)
+                else None,
                 abstention=sum(o.abstained for o in unanswerable) / len(unanswerable)
                 if unanswerable
                 else None,

@@ -68,6 +68,7 @@ import functools
 import itertools
 import math
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -1366,23 +1367,33 @@ def _one_slip(typed: str, word: str) -> bool:
     return short[i:] == long_[i + 1 :]
 
 
-def _slip_of(typed: str, pages: list[set[str]]) -> str | None:
-    """The word of the pages' words that `typed` is one slip off (`_one_slip`), of the same
-    kind (letters, informative, not the same stem): the one most pages have, then the first
-    alphabetically; else None."""
-    found: dict[str, int] = {}
+def _slip_of(typed: str, pages: list[Counter[str]]) -> str | None:
+    """The word of the pages' words (each page's words with how often it writes them) that
+    `typed` is one slip off (`_one_slip`), of the same kind (letters, informative, not the
+    same stem): the one most pages have, then the one they write most often, then the first
+    alphabetically; else None. A page's own slip loses to the word it means: Cortex's one
+    page of alert sections writes "unhealth" once and "unhealthy" more often, and
+    "unhealty" is one slip off both."""
+    found: Counter[str] = Counter()
+    written: Counter[str] = Counter()
     for words in pages:
-        for word in words:
+        for word, times in words.items():
             if (
                 word.isalpha()
                 and _informative(word)
                 and _one_slip(typed, word)
                 and _stem(word) != _stem(typed)
             ):
-                found[word] = found.get(word, 0) + 1
+                found[word] += 1
+                written[word] += times
     if not found:
         return None
-    return min(found, key=lambda word: (-found[word], word))
+    return min(found, key=lambda word: (-found[word], -written[word], word))
+
+
+def _page_words(hit: Evidence) -> Counter[str]:
+    """A page's words (`_sequences`), each with how often the page writes it."""
+    return Counter(w for s in _sequences(hit) for w in s)
 
 
 def _joined_with(word: str, terms: list[str], words: set[str]) -> WordFix | None:
@@ -1416,7 +1427,7 @@ def word_fixes(
     if not unknown:
         return []
     sequences = [s for hit in hits for s in _sequences(hit)]
-    pages = [{w for s in _sequences(hit) for w in s} for hit in hits]
+    pages = [_page_words(hit) for hit in hits]
     vocabulary: set[str] = set().union(*pages)
     fixes: list[WordFix] = []
     slips: list[str] = []
@@ -1444,7 +1455,7 @@ def word_fixes(
             for word in slips
         ]
         for word, rows in zip(slips, run.stage(steps), strict=True):
-            slip = _slip_of(word, [{w for s in _sequences(row) for w in s} for row in rows])
+            slip = _slip_of(word, [_page_words(row) for row in rows])
             if slip is not None:
                 fixes.append(WordFix(typed=word, read_as=slip))
     order = {word: i for i, word in enumerate(ranking.terms)}
@@ -1456,7 +1467,7 @@ def seen_fixes(words: Sequence[str], hits: list[Evidence]) -> dict[str, str]:
     found (`hits`, no read): a run of their words written as one, else one of their words a
     letter off; by word typed. What a card that fits the other words suggests."""
     sequences = [s for hit in hits for s in _sequences(hit)]
-    pages = [{w for s in _sequences(hit) for w in s} for hit in hits]
+    pages = [_page_words(hit) for hit in hits]
     fixes: dict[str, str] = {}
     for word in words:
         sliding = len(word) >= SLIP_MIN and word.isalpha()
