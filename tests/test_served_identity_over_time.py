@@ -19,6 +19,7 @@ from typing import Any
 import neo4j
 import yaml
 from mcp import Client
+from test_principal_incarnation import SOURCE  # the identity source of that tenant's world
 from test_serving_mcp import http, http_server_with, ok, refused, run_async, stdio
 
 from investigator.serving.mcp_server import token_sha256
@@ -26,13 +27,6 @@ from investigator.serving.mcp_server import token_sha256
 TENANT = "t36"
 FRANK = f"{TENANT}/user:frank"
 TOKEN = "test-token-frank-0123456789"
-SOURCE = {
-    "source_id": "src:iam",
-    "source_type": "identity",
-    "trust": "trusted",
-    "allowed_purposes": ["incident_investigation", "audit"],
-    "recorded_at": "2026-01-01T00:00:00Z",
-}
 ON = {"source_id": "src:iam", "source_version": "c@1", "valid_from": "2025-01-01T00:00:00Z",
       "recorded_at": "2026-01-01T00:00:00Z"}  # fmt: skip
 FRANK_OLD = {"id": "user:frank", "name": "Frank Old", "labels": ["internal", "incident"],
