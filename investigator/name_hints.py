@@ -170,14 +170,18 @@ def joined_words(result: InvestigationResult) -> list[str]:
     return list(dict.fromkeys(words))[:MAX_JOINED_WORDS]
 
 
-def _typed_joined(word: str, suggestion: str) -> bool:
-    """Whether `word` is the suggested id's name typed without its separators, or one slip
-    from it ("paymentapi", "paymentapii" for svc:payment-api): the one meant, not a name
-    that merely starts alike ("payment": payment-api and payment-db)."""
+def _typed_joined(word: str, suggestion: str, name: str | None) -> str | None:
+    """What `word` types without its separators, or one slip from it ("paymentapi",
+    "paymentapii" for svc:payment-api): the suggested id's name part, else the suggestion's
+    name (globex's svc:globex-payment-api is named payment-api); None for a name that
+    merely starts alike ("payment": payment-api and payment-db)."""
     from investigator.entity_suggestions import one_edit
 
-    letters = "".join(re.findall(r"[a-z0-9]+", suggestion.split(":", 1)[-1].lower()))
-    return letters == word or one_edit(word, letters)
+    for written in (suggestion.split(":", 1)[-1], name or ""):
+        letters = "".join(re.findall(r"[a-z0-9]+", written.lower()))
+        if letters and (letters == word or one_edit(word, letters)):
+            return written
+    return None
 
 
 class NameHints:
@@ -198,6 +202,7 @@ class NameHints:
         self.executor = executor or TemplateExecutor(driver, database=database)
         self._subject: Subject | None = None
         self.read_failed = False  # a close-match read failed: "nothing close" is unknown
+        self.names: dict[str, str] = {}  # each id a suggestion read -> its name
 
     def did_you_mean(self, text: str, label: str | None) -> str:
         """`did you mean svc:a?`, or `no visible id is close to it`."""
@@ -234,6 +239,9 @@ class NameHints:
                     Candidate(element_id=r.element.element_id, name=r.element.name)
                     for r in rows.rows
                 ]
+                for r in rows.rows:
+                    if r.element.name:
+                        self.names.setdefault(r.element.element_id, r.element.name)
         except (InvestigatorError, ValueError):
             candidates = []  # the line still says the name did not resolve
         if label == "Team":
@@ -279,12 +287,17 @@ def unresolved_names(
     for word in joined:
         # "who owns paymentapi?": no name the question writes, no service read; a visible
         # service it types without its `-` is said, as `--service svc:paymentapi` says it.
-        meant = [s for s in hints.suggestions(word, "Service") if _typed_joined(word, s)]
+        # By id or by name: a service's id need not be its name (svc:globex-payment-api).
+        typed = {
+            s: _typed_joined(word, s, hints.names.get(s))
+            for s in hints.suggestions(word, "Service")
+        }
+        meant = [s for s, written in typed.items() if written is not None]
         if meant:
             note = (
                 f"{word!r} in the question was read as a word, not a name, and no service "
                 f"was read; {_did_you_mean(meant)} The answer does not cover it: ask with "
-                f"the name as it is written (e.g. {meant[0].split(':', 1)[-1]!r})."
+                f"the name as it is written (e.g. {typed[meant[0]]!r})."
             )
             names.append(
                 UnresolvedName(text=word, given_as="question", suggestions=meant, note=note)

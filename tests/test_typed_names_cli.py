@@ -102,6 +102,19 @@ def test_another_tenant_links_its_own_service_of_that_name(  # type: ignore[no-u
     assert "svc:payment-api " not in json.dumps(doc) and "acme" not in json.dumps(doc["claims"])
 
 
+def test_another_tenant_is_told_its_own_joined_name_by_the_name_it_has(  # type: ignore[no-untyped-def]
+    names_graph, cli_env, invoke
+) -> None:
+    # h36-attack-identity: mallory's "paymentapi" was compared with her service's id
+    # (svc:globex-payment-api), never its name (payment-api): no suggestion, where bob got
+    # his. Now by name too, from her own tenant only.
+    doc = investigate_json(invoke, "who owns paymentapi?", *MALLORY, *DURING)
+    said = {u["text"]: u for u in doc["unresolved_names"]}
+    assert said["paymentapi"]["suggestions"] == ["svc:globex-payment-api"], doc
+    assert "ask with the name as it is written (e.g. 'payment-api')" in said["paymentapi"]["note"]
+    assert "svc:payment-api" not in json.dumps(doc) and "acme" not in json.dumps(doc)
+
+
 @pytest.mark.parametrize("typed", ["crash-loop", "crash_loop"])
 def test_a_hyphenated_symptom_typed_alone_is_searched_as_words(  # type: ignore[no-untyped-def]
     names_graph, cli_env, invoke, typed: str

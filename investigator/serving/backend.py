@@ -139,6 +139,10 @@ class ServingBackend:
         self.lookup = RunbookLookup(
             self.driver, database=self.kg_database, executor=self.executor, recorder=self.recorder
         )
+        # Each principal served -> the holder of its id (incarnation) this server first saw:
+        # the operator's subject or token was given to that holder, not to a later one.
+        self._holders: dict[str, int] = {}
+        self._holders_lock = threading.Lock()
 
     def close(self) -> None:
         """Close the driver (if this backend opened it)."""
@@ -185,9 +189,34 @@ class ServingBackend:
             return None
         if not records:
             return "is no principal in the KG (yet): its calls are refused until it is ingested"
+        self._served_holder(ref, records[0].incarnation)
         if self.purpose is not None and self.purpose not in records[0].purposes:
             return f"does not hold purpose {self.purpose!r}: its calls are refused"
         return None
+
+    def _served_holder(self, ref: SubjectRef, incarnation: int) -> int:
+        """The holder of `ref`'s id this server serves: the first one it saw."""
+        with self._holders_lock:
+            return self._holders.setdefault(str(ref), incarnation)
+
+    def _check_holder(self, ref: SubjectRef) -> None:
+        """NotAuthorized when `ref`'s id was retracted and written again (someone new) since
+        this server first served it: the fixed subject or the token acted for the earlier
+        holder and must not act for the new one. A missing principal is left to the call
+        (it refuses an unknown subject); a read that fails, to the call too."""
+        records = self.executor.read_principals(ref)
+        if not records:
+            return
+        now = records[0].incarnation
+        served = self._served_holder(ref, now)
+        if now != served:
+            raise NotAuthorized(
+                f"{ref} was retracted and written again since this server began serving "
+                f"it: a new principal of this id (incarnation {now}; this server serves "
+                f"incarnation {served}), for whom its operator gave no subject or token; the "
+                "operator restarts the server for the new principal (over HTTP with a new "
+                "token: investigator mcp token)"
+            )
 
     # -- the tools -------------------------------------------------------------------------
 
@@ -225,6 +254,7 @@ class ServingBackend:
             raise BadInput(
                 first_error(exc, {"service_id": "service", "deadline_s": "deadline_seconds"})
             ) from None
+        self._guard(lambda: self._check_holder(subject))
         result = self._guard(
             lambda: investigate(
                 request, driver=self.driver, executor=self.executor, recorder=self.recorder
@@ -279,6 +309,7 @@ class ServingBackend:
             )
         except ValidationError as exc:
             raise BadInput(first_error(exc)) from None
+        self._guard(lambda: self._check_holder(subject))
         # "during the PAY-4097 incident" with no as_of: at its start, as on the CLI's card.
         words = query.value if text is not None else None
         timed = self._guard(
@@ -329,6 +360,7 @@ class ServingBackend:
         the reader loaded as of now, its own runs (its tenant's under `audit`), content
         re-filtered by its grants of now."""
         validate_run_id(run_id)
+        self._guard(lambda: self._check_holder(subject))
         return self._guard(
             lambda: read(
                 self.driver,

@@ -1,0 +1,125 @@
+"""A principal's grants changing while `investigator mcp` serves it (stdio and HTTP), through
+the SDK's real clients on the real Neo4j (h36-attack-identity).
+
+The next call after a narrowed grant or a retraction is answered with the grants of now
+(nothing is cached per subject). A principal id retracted and written again names someone
+new (docs/security.md, rule 5): before, a server started for the earlier holder (its fixed
+stdio subject, or a bearer token given to it) went on acting as the new holder, with his
+grants and his runs. Now such a call is refused, one line, and nothing runs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import neo4j
+import yaml
+from mcp import Client
+from test_principal_incarnation import SOURCE  # the identity source of that tenant's world
+from test_serving_mcp import http, http_server_with, ok, refused, run_async, stdio
+
+from investigator.serving.mcp_server import token_sha256
+
+TENANT = "t36"
+FRANK = f"{TENANT}/user:frank"
+TOKEN = "test-token-frank-0123456789"
+ON = {"source_id": "src:iam", "source_version": "c@1", "valid_from": "2025-01-01T00:00:00Z",
+      "recorded_at": "2026-01-01T00:00:00Z"}  # fmt: skip
+FRANK_OLD = {"id": "user:frank", "name": "Frank Old", "labels": ["internal", "incident"],
+             "purposes": ["incident_investigation"], "source_id": "src:iam"}  # fmt: skip
+WORLD = {
+    "tenant": TENANT,
+    "sources": [SOURCE],
+    "principals": [dict(FRANK_OLD, recorded_at="2026-01-01T00:00:00Z")],
+    "nodes": [
+        {"id": "svc:secret", "label": "Service", "name": "secret-service",
+         "acl": ["internal", "incident"], "locator": "c#secret", **ON},
+        {"id": "team:core", "label": "Team", "name": "core", "acl": ["internal"],
+         "locator": "c#core", **ON},
+    ],
+    "edges": [
+        {"type": "OWNS", "from": "team:core", "to": "svc:secret",
+         "acl": ["internal", "incident"], "locator": "c#owns", **ON},
+    ],
+}  # fmt: skip
+QUESTION = {"question": "who owns svc:secret?", "deadline_seconds": 600}
+OWNS = "team:core OWNS svc:secret"
+
+
+def _ingest(invoke: Any, tmp_path: Path, name: str, bundle: dict[str, Any]) -> None:
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(bundle), encoding="utf-8")
+    res = invoke("ingest", str(path))
+    assert res.code == 0, res
+
+
+def _runs(driver: neo4j.Driver) -> int:
+    records, _, _ = driver.execute_query("MATCH (r:CtxRun) RETURN count(r) AS n")
+    return int(records[0]["n"])
+
+
+def _claims(doc: dict[str, Any]) -> str:
+    return " ".join(c["statement"] for c in doc["claims"])
+
+
+def test_a_served_principal_acts_with_its_grants_of_now_and_never_as_its_ids_next_holder(  # type: ignore[no-untyped-def]
+    clean_db: neo4j.Driver, cli_env, invoke, tmp_path: Path, request
+) -> None:
+    assert invoke("schema", "apply").code == 0
+    _ingest(invoke, tmp_path, "world.yaml", WORLD)
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'[mcp]\n[[mcp.tokens]]\nsha256 = "{token_sha256(TOKEN)}"\nsubject = "{FRANK}"\n',
+        encoding="utf-8",
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("INVESTIGATOR_", "OTEL_"))}
+    env["INVESTIGATOR_CONFIG"] = str(config)
+
+    with http_server_with(config, request.node) as (url, _):
+
+        async def main() -> None:
+            served: Client = http(url, TOKEN)
+            fixed: Client = stdio(env, "--subject", FRANK)
+            async with served as over_http, fixed as over_stdio:
+                first = ok(await over_http.call_tool("investigate", QUESTION))
+                assert OWNS in _claims(first), first["claims"]
+
+                # Narrowed while serving: the next call reads with the grants of now.
+                narrowed = dict(FRANK_OLD, labels=["internal"])
+                narrowing = {"tenant": TENANT, "principals": [narrowed]}
+                _ingest(invoke, tmp_path, "narrowed.yaml", narrowing)
+                after = ok(await over_http.call_tool("investigate", QUESTION))
+                assert OWNS not in json.dumps(after), after["claims"]
+
+                # Retracted, then the id written again for someone else.
+                at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+                retraction = {"id": "user:frank", "reason": "Frank Old left", "at": at}
+                retracting = {"tenant": TENANT, "retractions": [retraction]}
+                _ingest(invoke, tmp_path, "retract.yaml", retracting)
+                for client in (over_http, over_stdio):
+                    refused(await client.call_tool("investigate", QUESTION),
+                            "not authorized: unknown subject 'user:frank'")  # fmt: skip
+                new = dict(FRANK_OLD, name="Frank New")
+                _ingest(invoke, tmp_path, "new.yaml", {"tenant": TENANT, "principals": [new]})
+
+                before = _runs(clean_db)
+                for client in (over_http, over_stdio):
+                    line = refused(await client.call_tool("investigate", QUESTION),
+                                   "not authorized")  # fmt: skip
+                    assert "t36/user:frank was retracted and written again" in line, line
+                    assert "investigator mcp token" in line, line
+                    line = refused(await client.call_tool("trace", {"run_id": first["run_id"]}),
+                                   "not authorized")  # fmt: skip
+                    assert "retracted and written again" in line, line
+                assert _runs(clean_db) == before  # nothing ran for the new holder
+
+        run_async(main)
+
+    # The new holder itself (a subject declared anew) is served as usual.
+    res = invoke("investigate", QUESTION["question"], "--subject", FRANK, "--json")
+    assert res.code == 0, res
+    assert OWNS in _claims(json.loads(res.out))
