@@ -850,7 +850,8 @@ def _read_file(path: Path, max_bytes: int) -> tuple[Any, list[BundleProblem]]:
 
 def bundle_files(path: Path) -> tuple[list[Path], list[BundleProblem]]:
     """The bundle files at `path`: the file itself, or a folder's YAML/JSON files, sorted;
-    and the symbolic links found among them (refused, see `local_files`)."""
+    and the links, FIFOs, sockets and devices found among them (refused, see
+    `local_files`)."""
     return local_files(path, BUNDLE_SUFFIXES)
 
 
@@ -862,9 +863,9 @@ def load_bundle(path: Path | str, max_bytes: int = MAX_INPUT_BYTES) -> LoadedBun
     refused = path_problem(root)
     if refused is not None:
         return LoadedBundle(problems=[refused])
-    files, links = bundle_files(root)
-    if links:
-        return LoadedBundle(problems=links)
+    files, not_read = bundle_files(root)
+    if not_read:
+        return LoadedBundle(problems=not_read)
     if not files:
         return LoadedBundle(
             problems=[

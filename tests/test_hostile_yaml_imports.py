@@ -47,7 +47,7 @@ def test_a_fifo_named_like_a_page_is_refused_not_skipped(
     assert counts(clean_db) == (0, 0)
 
 
-def test_a_fifo_named_like_a_bundle_is_refused(
+def test_a_fifo_named_like_a_bundle_or_rule_file_is_refused(
     clean_db: neo4j.Driver, cli_env: Any, invoke: Any, tmp_path: Path
 ) -> None:
     folder = tmp_path / "bundles"
@@ -57,6 +57,17 @@ def test_a_fifo_named_like_a_bundle_is_refused(
     refused(
         invoke("ingest", str(folder)),
         f"{folder / 'b.yaml'}: file: not a regular file (a FIFO): refused",
+    )
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "a.yaml").write_text(
+        "groups:\n  - name: g\n    rules:\n      - alert: A\n        expr: up == 0\n",
+        encoding="utf-8",
+    )
+    os.mkfifo(rules / "b.yml")
+    refused(
+        invoke("ingest", str(rules), "--format", "prometheus-rules", "--tenant", "t1"),
+        f"{rules / 'b.yml'}: file: not a regular file (a FIFO): refused",
     )
     assert counts(clean_db) == (0, 0)
 
