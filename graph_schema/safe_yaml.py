@@ -228,6 +228,8 @@ def safe_yaml_load(text: str, first_line: int = 1) -> Any:
         return refuse_lone_surrogates(text, _plain_data(root))
     except RecursionError:
         raise NestedTooDeeply("nested too deeply") from None
+    except UnicodeEncodeError:  # libyaml reads UTF-8: a surrogate in the text cannot be one
+        raise LoneSurrogate() from None
     except _AliasFound:
         exc = yaml.composer.ComposerError(None, None, _ALIAS_REFUSED, _first_alias(text))
         raise _without_text(exc, first_line - 1) from None

@@ -136,6 +136,7 @@ def test_nesting_is_refused_at_one_depth_in_bundles_and_front_matter(
         ("1: a\n1.0: b\n", "duplicate key 1.0"),
         ("a: {? {b: 1} : c}\n", "a key must be text or a number, not a list or map"),
         ('a: "\\ud800"\n', "lone UTF-16 surrogate"),
+        ("a: \ud800\n", "lone UTF-16 surrogate"),  # in the text itself, not an escape
         ("[" * 2000 + "]" * 2000, "nested too deeply (more than 256 levels)"),
     ],
 )
