@@ -20,6 +20,7 @@ import functools
 import json
 import math
 import os
+import stat
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -757,14 +758,18 @@ def local_files(
     root: Path, suffixes: tuple[str, ...], *, skip_hidden: bool = False
 ) -> tuple[list[Path], list[BundleProblem]]:
     """The regular files at `root` (a file, or a folder walked without following links) whose
-    names end in one of `suffixes`, sorted; and a problem for each symbolic link among them
-    and each linked folder. A folder from elsewhere (a cloned repository) could otherwise
-    link to any file its reader may read (a key, a password file) and have it imported.
+    names end in one of `suffixes`, sorted; and a problem for each symbolic link among them,
+    each linked folder, and each FIFO, socket or device (`root` itself too). A folder from
+    elsewhere (a cloned repository) could otherwise link to any file its reader may read (a
+    key, a password file) and have it imported.
 
     `skip_hidden`: names starting with `.` (and everything under them) are not looked at.
     """
     if root.is_file():
         return [root], []
+    if not root.is_dir() and (special := _special_file(root)) is not None:
+        reason = f"not a regular file ({special}): refused"
+        return [], [BundleProblem(origin=str(root), element="path", reason=reason)]
     files: list[Path] = []
     problems: list[BundleProblem] = []
     for folder, dirnames, filenames in os.walk(root, followlinks=False):
@@ -790,9 +795,30 @@ def local_files(
                 problems.append(
                     BundleProblem(origin=str(path), element="file", reason=LINK_REFUSED)
                 )
-            elif path.is_file():
+            elif (special := _special_file(path)) is not None:
+                # Named, as an unreadable file is: left out silently, a page would be missing
+                # from the import with nothing said.
+                reason = f"not a regular file ({special}): refused"
+                problems.append(BundleProblem(origin=str(path), element="file", reason=reason))
+            else:
                 files.append(path)
     return sorted(files), sorted(problems, key=lambda p: p.origin)
+
+
+def _special_file(path: Path) -> str | None:
+    """What `path` is when it is not a regular file (a FIFO, socket or device); None for a
+    regular file, and for one gone or unreadable since it was listed (said when read)."""
+    try:
+        mode = path.lstat().st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "of an unknown kind"
 
 
 def _read_file(path: Path, max_bytes: int) -> tuple[Any, list[BundleProblem]]:
@@ -824,7 +850,8 @@ def _read_file(path: Path, max_bytes: int) -> tuple[Any, list[BundleProblem]]:
 
 def bundle_files(path: Path) -> tuple[list[Path], list[BundleProblem]]:
     """The bundle files at `path`: the file itself, or a folder's YAML/JSON files, sorted;
-    and the symbolic links found among them (refused, see `local_files`)."""
+    and the links, FIFOs, sockets and devices found among them (refused, see
+    `local_files`)."""
     return local_files(path, BUNDLE_SUFFIXES)
 
 
@@ -836,9 +863,9 @@ def load_bundle(path: Path | str, max_bytes: int = MAX_INPUT_BYTES) -> LoadedBun
     refused = path_problem(root)
     if refused is not None:
         return LoadedBundle(problems=[refused])
-    files, links = bundle_files(root)
-    if links:
-        return LoadedBundle(problems=links)
+    files, not_read = bundle_files(root)
+    if not_read:
+        return LoadedBundle(problems=not_read)
     if not files:
         return LoadedBundle(
             problems=[

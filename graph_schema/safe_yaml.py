@@ -64,50 +64,130 @@ def _without_text(exc: yaml.MarkedYAMLError, lines_before: int = 0) -> YamlNotPa
     )
 
 
-class _SafeDataLoader(yaml.SafeLoader):
-    """Plain data only: no aliases (no "billion laughs"), no tags beyond the plain ones, no
-    silently repeated keys, no keys that are lists or maps, and no implicit timestamps (times
-    stay text, checked for a zone by whoever reads them)."""
-
-    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
-        if self.check_event(yaml.events.AliasEvent):
-            event = self.peek_event()
-            raise yaml.composer.ComposerError(
-                None, None, "YAML aliases are not allowed", event.start_mark
-            )
-        node = super().compose_node(parent, index)
-        if node is not None and node.tag not in _PLAIN_TAGS:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"YAML tag {_quoted(node.tag)} is not allowed", node.start_mark
-            )
-        return node
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: set[Any] = set()
-        for key_node, _ in node.value:
-            if not isinstance(key_node, yaml.ScalarNode):
-                # `? [a, b]` or `? {a: 1}`: no bundle, front matter or rule file has one.
-                raise yaml.constructor.ConstructorError(
-                    None, None, "a key must be text or a number, not a list or map",
-                    key_node.start_mark,
-                )  # fmt: skip
-            key = self.construct_object(key_node, deep=deep)
-            if key in seen:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"duplicate key {_quoted(key)}", key_node.start_mark
-                )
-            seen.add(key)
-        return super().construct_mapping(node, deep=deep)
+# Deeper than any bundle, front matter or rule file nests (their deepest: 5), and shallow
+# enough for every recursive reader after the parser (json.dumps, pydantic, the hashing).
+MAX_YAML_DEPTH = 256
 
 
-_SafeDataLoader.yaml_implicit_resolvers = {
+_PLAIN_DATA_RESOLVERS = {
     first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
 
+if hasattr(yaml, "CSafeLoader"):
+    # libyaml's C parser and composer: about 6 times PyYAML's own (docs/benchmarks.md).
+    class _Composer(yaml.CSafeLoader):
+        """Composes the nodes only; `_plain_data` builds and checks the data from them."""
+
+else:  # PyYAML built without libyaml: its pure-Python parser, the same checks after it
+
+    class _Composer(yaml.SafeLoader):  # type: ignore[no-redef]
+        """Composes the nodes only; `_plain_data` builds and checks the data from them."""
+
+
+# No implicit timestamps: times stay text, checked for a zone by whoever reads them.
+_Composer.yaml_implicit_resolvers = _PLAIN_DATA_RESOLVERS
+
+_SCALAR_TAG = "tag:yaml.org,2002:"
+_SEQ_TAG = _SCALAR_TAG + "seq"
+_MAP_TAG = _SCALAR_TAG + "map"
+_NUMBERS = yaml.constructor.SafeConstructor()  # its YAML 1.1 int and float rules
+
+
+class _AliasFound(Exception):
+    """A node reached twice while building the data: an alias (`*name`) to it."""
+
+
+def _refused(problem: str, node: yaml.Node) -> yaml.constructor.ConstructorError:
+    return yaml.constructor.ConstructorError(None, None, problem, node.start_mark)
+
+
+def _scalar(node: yaml.Node) -> Any:
+    if not isinstance(node, yaml.ScalarNode):
+        raise _refused(f"YAML tag {_quoted(node.tag)} is not allowed on a list or map", node)
+    kind = node.tag.removeprefix(_SCALAR_TAG)
+    if kind == "str":
+        return node.value
+    if kind == "null":
+        return None
+    try:
+        if kind == "bool":
+            return _NUMBERS.bool_values[node.value.lower()]
+        if kind == "int":
+            return _NUMBERS.construct_yaml_int(node)
+        return _NUMBERS.construct_yaml_float(node)
+    except (KeyError, ValueError):  # an explicit `!!int x`: the text is not quoted back
+        raise _refused(f"not a YAML {kind}", node) from None
+
+
+def _plain_data(root: yaml.Node | None) -> Any:
+    """The data of the composed nodes, built in a loop (no recursion) and refused at the
+    first node that is not plain data: an alias (a node reached twice; however many, they
+    cost nothing to compose), a tag beyond the plain ones, a repeated key, a key that is a
+    list or map, or nesting deeper than `MAX_YAML_DEPTH`."""
+    if root is None:
+        return None
+    seen: set[int] = set()
+    opened: list[tuple[yaml.Node, Any, int]] = []  # the list or map `made` just began
+
+    def made(node: yaml.Node, depth: int) -> Any:
+        if id(node) in seen:
+            raise _AliasFound()
+        seen.add(id(node))
+        if node.tag not in _PLAIN_TAGS:
+            raise _refused(f"YAML tag {_quoted(node.tag)} is not allowed", node)
+        if node.tag == _SEQ_TAG or node.tag == _MAP_TAG:
+            if depth > MAX_YAML_DEPTH:
+                raise NestedTooDeeply(f"nested too deeply (more than {MAX_YAML_DEPTH} levels)")
+            shape = yaml.MappingNode if node.tag == _MAP_TAG else yaml.SequenceNode
+            if not isinstance(node, shape):
+                raise _refused(f"YAML tag {_quoted(node.tag)} is not allowed on text", node)
+            collection: Any = {} if node.tag == _MAP_TAG else []
+            opened.append((node, collection, depth))
+            return collection
+        return _scalar(node)
+
+    data = made(root, 1)
+    # Depth first in the file's order (the first refused node is the first in the file): a
+    # frame per open list or map, its children taken one at a time.
+    frames = []
+    while opened:
+        node, collection, depth = opened.pop()
+        frames.append((iter(node.value), collection, depth + 1))
+        while frames:
+            children, collection, depth = frames[-1]
+            child = next(children, None)
+            if child is None:
+                frames.pop()
+                continue
+            if isinstance(collection, list):
+                collection.append(made(child, depth))
+            else:
+                key_node, value_node = child
+                if not isinstance(key_node, yaml.ScalarNode):
+                    # `? [a, b]` or `? {a: 1}`: no bundle, front matter or rule file has one.
+                    raise _refused("a key must be text or a number, not a list or map", key_node)
+                key = made(key_node, depth)
+                if key in collection:
+                    raise _refused(f"duplicate key {_quoted(key)}", key_node)
+                collection[key] = made(value_node, depth)
+            if opened:  # the child was a list or map: its own children come next
+                node, child_collection, _ = opened.pop()
+                frames.append((iter(node.value), child_collection, depth + 1))
+    return data
+
+
+def _first_alias(text: str) -> Any:
+    # Where the first `*name` is, found again only when an alias was (an error's position).
+    loader = yaml.CSafeLoader if hasattr(yaml, "CSafeLoader") else yaml.SafeLoader
+    for event in yaml.parse(text, Loader=loader):
+        if isinstance(event, yaml.events.AliasEvent):
+            return event.start_mark
+    return None
+
 
 class NestedTooDeeply(yaml.YAMLError):
-    """YAML nested deeper than the parser's recursion allows (a hostile file, not a bundle)."""
+    """YAML nested deeper than `MAX_YAML_DEPTH` or a parser allows (a hostile file)."""
 
 
 class LoneSurrogate(yaml.YAMLError, ValueError):
@@ -140,8 +220,40 @@ def safe_yaml_load(text: str, first_line: int = 1) -> Any:
     `first_line`: the line of its file `text` starts on (front matter: 2, after `---`), so
     that an error's lines are the file's, as a reader opening it counts them."""
     try:
-        return refuse_lone_surrogates(text, yaml.load(text, Loader=_SafeDataLoader))  # noqa: S506
+        composer = _Composer(text)
+        try:
+            root = composer.get_single_node()
+        finally:
+            composer.dispose()
+        return refuse_lone_surrogates(text, _plain_data(root))
     except RecursionError:
         raise NestedTooDeeply("nested too deeply") from None
-    except yaml.MarkedYAMLError as exc:
+    except UnicodeEncodeError:  # libyaml reads UTF-8: a surrogate in the text cannot be one
+        raise LoneSurrogate() from None
+    except _AliasFound:
+        exc = yaml.composer.ComposerError(None, None, _ALIAS_REFUSED, _first_alias(text))
         raise _without_text(exc, first_line - 1) from None
+    except yaml.MarkedYAMLError as exc:
+        raise _without_text(_plain_problem(exc, text), first_line - 1) from None
+
+
+_ALIAS_REFUSED = "YAML aliases are not allowed"
+
+
+def _at_surrogate(text: str, mark: yaml.Mark | None) -> bool:
+    # libyaml marks the escape's first hex digit, two characters after its backslash.
+    return mark is not None and _SURROGATE_ESCAPE.match(text, max(mark.index - 2, 0)) is not None
+
+
+def _plain_problem(exc: yaml.MarkedYAMLError, text: str) -> yaml.MarkedYAMLError:
+    # libyaml's words for what the checks above refuse, in their words: an alias to no
+    # anchor is still an alias; an escape it cannot decode is half of a UTF-16 pair.
+    if exc.problem == "exceeded maximum nesting depth":
+        raise NestedTooDeeply(f"nested too deeply (more than {MAX_YAML_DEPTH} levels)") from None
+    if exc.problem == "found undefined alias":
+        exc.problem = _ALIAS_REFUSED
+    elif exc.problem == "found invalid Unicode character escape code" and _at_surrogate(
+        text, exc.problem_mark
+    ):
+        raise LoneSurrogate() from None
+    return exc

@@ -264,8 +264,8 @@ def test_a_front_matter_error_gives_the_files_lines(
     args = ("--format", "markdown-runbooks", "--tenant", "t1")
     refused(
         invoke("ingest", str(folder), *args),
-        f"{page}: front matter: front matter is not valid YAML: line 3, column 1: expected ',' "
-        "or ']', but got '<stream end>' (while parsing a flow sequence at line 2, column 8)",
+        f"{page}: front matter: front matter is not valid YAML: line 3, column 1: did not find "
+        "expected ',' or ']' (while parsing a flow sequence at line 2, column 8)",
     )
     page.write_text("---\ntitle: a\nowner: b\ntitle: c\n---\n# x\n", encoding="utf-8")
     refused(

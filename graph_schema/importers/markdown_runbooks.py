@@ -241,7 +241,8 @@ ID_PREFIXES = ("runbook:", "policy:")
 
 def markdown_files(root: Path) -> tuple[list[Path], list[BundleProblem]]:
     """The Markdown files under `root` (or `root` itself), hidden ones skipped, sorted by
-    path; and the symbolic links among them (refused, see `local_files`)."""
+    path; and the links, FIFOs, sockets and devices among them (refused, see
+    `local_files`)."""
     return local_files(root, IMPORTED_SUFFIXES, skip_hidden=True)
 
 
@@ -975,9 +976,9 @@ def import_markdown_runbooks(
         return result
     source_id = options.source_id or default_source_id("runbooks", path)
     parsed_files: list[_Parsed] = []
-    files, refused_links = markdown_files(path)
-    if refused_links:
-        result.problems.extend(refused_links)
+    files, not_read = markdown_files(path)
+    if not_read:
+        result.problems.extend(not_read)
         return result
     indexes: list[str] = []
     budget = HistoryBudget(path, options.max_bytes)

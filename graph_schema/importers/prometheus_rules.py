@@ -231,7 +231,8 @@ def _is_rule_test_file(data: Any) -> bool:
 
 def rule_files(root: Path) -> tuple[list[Path], list[BundleProblem]]:
     """The rule files at `root`: the file itself, or a folder's .yml/.yaml files (hidden ones
-    skipped), sorted; and the symbolic links among them (refused, see `local_files`)."""
+    skipped), sorted; and the links, FIFOs, sockets
+    and devices among them (refused, see `local_files`)."""
     return local_files(root, RULE_SUFFIXES, skip_hidden=True)
 
 
@@ -434,9 +435,9 @@ def import_prometheus_rules(
     if refused is not None:
         result.problems.append(refused)
         return result
-    files, links = rule_files(path)
-    if links:
-        result.problems.extend(links)
+    files, not_read = rule_files(path)
+    if not_read:
+        result.problems.extend(not_read)
         return result
     if not files:
         result.problems.append(
