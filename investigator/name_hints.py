@@ -294,10 +294,17 @@ def unresolved_names(
         }
         meant = [s for s, written in typed.items() if written is not None]
         if meant:
+            written = typed[meant[0]]
+            # A one-word name ("why did checkout fail") reads as a word however it is
+            # typed: only --service names it.
+            how = (
+                f"name it with --service {meant[0]}"
+                if re.fullmatch(r"[a-z0-9]+", written.lower())
+                else f"ask with the name as it is written (e.g. {written!r})"
+            )
             note = (
                 f"{word!r} in the question was read as a word, not a name, and no service "
-                f"was read; {_did_you_mean(meant)} The answer does not cover it: ask with "
-                f"the name as it is written (e.g. {typed[meant[0]]!r})."
+                f"was read; {_did_you_mean(meant)} The answer does not cover it: {how}."
             )
             names.append(
                 UnresolvedName(text=word, given_as="question", suggestions=meant, note=note)

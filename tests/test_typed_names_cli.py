@@ -157,3 +157,16 @@ def test_a_team_typed_alone_says_what_it_owned_then(  # type: ignore[no-untyped-
     after = investigate_json(invoke, typed, *BOB, "--as-of", "2026-08-01T00:00:00Z")
     assert not any("OWNS svc:payment-api" in s for s in _statements(after)), _statements(after)
     assert any("OWNS svc:ledger" in s for s in _statements(after))
+
+
+def test_a_one_word_service_typed_with_a_slip_is_told_to_name_it_with_service(  # type: ignore[no-untyped-def]
+    names_graph, cli_env, invoke
+) -> None:
+    # Session 36: "why did checkot fail" was told "ask with the name as it is written (e.g.
+    # 'checkout')", which reads as a word too: a one-word name links only by --service.
+    doc = investigate_json(invoke, "why did checkot fail", *BOB, *DURING)
+    said = {u["text"]: u for u in doc["unresolved_names"]}
+    assert said["checkot"]["suggestions"] == ["svc:checkout"], doc["unresolved_names"]
+    assert said["checkot"]["note"].endswith(
+        "The answer does not cover it: name it with --service svc:checkout."
+    ), said["checkot"]["note"]
