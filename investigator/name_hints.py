@@ -294,7 +294,7 @@ def unresolved_names(
         }
         meant = [s for s, written in typed.items() if written is not None]
         if meant:
-            written = typed[meant[0]]
+            written = typed[meant[0]] or ""  # (never None: `meant` keeps the typed ones)
             # A one-word name ("why did checkout fail") reads as a word however it is
             # typed: only --service names it.
             how = (
