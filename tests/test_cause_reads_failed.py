@@ -58,3 +58,20 @@ def test_the_window_gap_names_the_failed_read(demo_graph: neo4j.Driver) -> None:
         "failed before its search of this window finished: fulltext_search@4 ("
     ), naming
     assert not any(c.statement.startswith("No release is recorded") for c in result.claims)
+
+
+def test_a_release_known_only_from_a_document_is_not_named_by_the_documents_id(
+    demo_graph: neo4j.Driver,
+) -> None:
+    # Session 36: with the service's release read failed, the postmortem's release time stood
+    # for the release, said "Candidate cause: release doc:postmortem-2026-07-23-payments".
+    result = _ask(demo_graph, "why did checkout fail", AFTER, "deployments_in_window")
+    causes = [c.statement for c in result.claims if c.statement.startswith("Candidate cause")]
+    assert causes and all(
+        s.startswith(
+            "Candidate cause: a release recorded in Postmortem: PAY-4097 after payment-api "
+            "release 2026.07.23.1 (doc:postmortem-2026-07-23-payments) (finished at "
+            "2026-07-23T10:02:00Z"
+        )
+        for s in causes
+    ), causes
