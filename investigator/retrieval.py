@@ -951,6 +951,9 @@ class RetrievalLoop:
         # None of them went out in the day before as_of, so the tenant's newest by as_of
         # were read (`latest_release_choice_steps`): those are weighed, whenever they were.
         self.latest_releases_read = False
+        # "The incident" could mean several incidents and none was taken: the newest release
+        # by as_of is then not taken for it either (it would pick one of them silently).
+        self.incident_unpicked = False
         # When each of those began (its rollout's start, else its time above).
         self.release_starts: dict[str, datetime] = {}
         # The errors each service with such a release emitted by as_of, as its own read
@@ -2022,6 +2025,8 @@ class RetrievalLoop:
         if tenant:
             return tenant
         if not self._latest_releases():
+            if self.incident_unpicked:
+                return []
             # None in the day before as_of (asked after the fact): the newest by as_of.
             return [
                 s for s in latest_release_choice_steps(self.inp.as_of) if step_key(s) not in done
@@ -2463,6 +2468,7 @@ class RetrievalLoop:
                     )
                 )
                 outcome.incident_reading = reading
+                self.incident_unpicked = reading.taken is None and bool(reading.candidates)
                 if reading.taken is not None:
                     learned |= known.add("incidents", reading.taken)
                 continue
