@@ -231,8 +231,8 @@ def _is_rule_test_file(data: Any) -> bool:
 
 def rule_files(root: Path) -> tuple[list[Path], list[BundleProblem]]:
     """The rule files at `root`: the file itself, or a folder's .yml/.yaml files (hidden ones
-    skipped), sorted; and the links, FIFOs, sockets
-    and devices among them (refused, see `local_files`)."""
+    skipped), sorted; and the links, FIFOs, sockets and devices among them (refused, see
+    `local_files`)."""
     return local_files(root, RULE_SUFFIXES, skip_hidden=True)
 
 
