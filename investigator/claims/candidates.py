@@ -132,7 +132,7 @@ def _named_in_question(
 def _what(cand: _Candidate) -> str:
     ev = cand.evidence
     if cand.kind == "release":
-        if ev.type != "Deployment" and _release_of(ev) is None:
+        if ev.type == "Document" and _release_of(ev) is None:
             # A document's release time standing for a release it names by no id.
             return f"a release recorded in {_label(ev)} ({ev.element_id})"
         return f"release {_change_id(ev)}"
