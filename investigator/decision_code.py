@@ -35,6 +35,7 @@ DECISION_MODULES = (
     "pack",
     "planner",
     "record_time",
+    "release_clock",
     "retrieval",
     "rubric",
     "rule_texts",

@@ -1419,6 +1419,11 @@ class GatePolicy(BaseModel):
     # Records of the events those instants were taken from (the release taken as "then"):
     # admitted whatever the plan's evidence types, so the answer shows why that moment.
     anchor_ids: list[str] = Field(default_factory=list)
+    # The finishes of the releases a question asks whether they followed their change rule
+    # ("was the 10:02 release approved?"): the policy version in force at one of them is the
+    # rule that release is judged by, admitted beside the one in force at as_of, whatever
+    # replaced it since (planner.followup_steps sets them once the release is read).
+    release_finishes: list[datetime] = Field(default_factory=list)
     # Lookups that answer with one version (runbooks): of the versions of one SUPERSEDES
     # chain admitted together, only the newest stays; the others are `rejected_superseded`.
     one_version_per_chain: bool = False
@@ -1593,14 +1598,12 @@ class EvidenceGate:
         held then: `rejected_superseded`. An older version without `valid_to` would otherwise
         be claimed in force beside its successor; one that alone held at an instant asked
         about ("which runbook applied then?") stays."""
-        as_of = self.policy.as_of
-        instants = [as_of, *(t for t in self.policy.reference_times if t <= as_of)]
         by_id = {ev.element_id: ev for ev in self.admitted}
         for ev in sorted(self.admitted, key=lambda ev: (ev.element_id, ev.evidence_id)):
             newer = by_id.get(ev.replacement) if ev.replacement else None
             if newer is None or newer is ev or self._version_in_period(ev):
                 continue
-            held = [t for t in instants if _valid_at(ev, t)]
+            held = [t for t in self._instants_asked(ev) if _valid_at(ev, t)]
             if not held or not all(_valid_at(newer, t) for t in held):
                 continue
             rejection = self._reject(
@@ -1611,6 +1614,15 @@ class EvidenceGate:
                 replacement=newer.element_id,
             )
             self._withdraw(ev, rejection, decision)
+
+    def _instants_asked(self, ev: Evidence) -> list[datetime]:
+        """as_of and the question's earlier instants; for a policy, also the finishes of the
+        releases whose change rule is asked about (the version in force then governs it)."""
+        as_of = self.policy.as_of
+        earlier = list(self.policy.reference_times)
+        if "policy" in ev.evidence_types:
+            earlier += self.policy.release_finishes
+        return [as_of, *(t for t in earlier if t <= as_of)]
 
     def _trusted_runbooks_first(self, decision: GateDecision, round_no: int) -> None:
         """Of the runbooks reached from one anchor, an untrusted one (imported text) loses to
@@ -2034,8 +2046,7 @@ class EvidenceGate:
             return None
         if any(
             (held.valid_from is None or held.valid_from <= t) and ends > t
-            for t in self.policy.reference_times
-            if t <= as_of
+            for t in self._instants_asked(cand)[1:]
         ):
             return None
         if (

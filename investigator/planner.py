@@ -31,6 +31,7 @@ from investigator.evidence import iso_utc
 from investigator.incident_reference import the_incident_step, the_incident_words
 from investigator.lazy_pattern import LazyPattern
 from investigator.ownership_history import OwnershipPeriod, asked_team, asks_team_firings
+from investigator.release_clock import at_clock, release_clock
 from investigator.rubric import UNRECORDED_ASKS, Intent, required_types, useful_types
 from investigator.spelling import read_question
 from investigator.stop_words import ENGLISH_STOP_WORDS, HURRIED_FILLER, KIND_NOUNS
@@ -3959,6 +3960,23 @@ def followup_steps(
     anchor_releases = [r for r in known.releases if r.service and r.id in anchor_ids]
     if anchor_ids != list(gate.policy.anchor_ids):
         gate.policy = gate.policy.model_copy(update={"anchor_ids": anchor_ids})
+    finishes = _approval_release_finishes(intents, known, focus, inp)
+    if finishes != list(gate.policy.release_finishes):
+        gate.policy = gate.policy.model_copy(update={"release_finishes": finishes})
+    # The policies read before the release was placed were judged at as_of alone (one
+    # replaced since was dropped): read again at its finish when none admitted held then.
+    policy_steps = [
+        _step(
+            "runbooks_for",
+            {"anchor_id": svc},
+            "runbook",
+            options={"anchor": "service"},
+            step_id=AT_PREFIX + iso_utc(at),
+        )
+        for at in finishes
+        if not any("policy" in ev.evidence_types and _valid_at(ev, at) for ev in gate.admitted)
+        for svc in focus
+    ]
     anchor_steps = [
         _step(
             "deployments_in_window",
@@ -4063,6 +4081,7 @@ def followup_steps(
     return [
         *alert_steps,
         *anchor_steps,
+        *policy_steps,
         *incident_steps,
         *error_steps,
         *release_steps,
@@ -4190,6 +4209,39 @@ def _last_releases(known: Known, focus: Sequence[str], period: EventPeriod | Non
         if r.service is not None and r.service in focus and r.at <= period.end:
             last[r.service] = r
     return sorted(r.id for r in last.values())
+
+
+def _approval_release_finishes(
+    intents: Sequence[Intent | str], known: Known, focus: Sequence[str], inp: PlanInput
+) -> list[datetime]:
+    """Asked whether a release followed its change rule: the finishes of the releases named,
+    else of each focus service's last release by as_of, as read so far (the releases the
+    claims judge, `claims.releases.asked_releases`): the policy in force then governs it."""
+    if Intent.RELEASE_LOOKUP.value not in {
+        str(i) for i in intents
+    } or "approval" not in unrecorded_asks(inp.question):
+        return []
+    names = {n.lower() for n in extract_mentions(inp.question).release_names()}
+    if names:
+        return sorted(
+            {
+                r.at
+                for r in known.releases
+                if r.id.lower() in names or (r.name or "").lower() in names
+            }
+        )
+    by_as_of = [r for r in known.releases if r.at <= inp.as_of]
+    clock = release_clock(inp.question, inp.as_of)
+    if clock is not None:
+        # "The 10:02 release": the one of that minute, whichever service shipped it.
+        return sorted(
+            {by_as_of[i].at for i in at_clock(clock, [(r.at, r.started) for r in by_as_of])}
+        )
+    last: dict[str, KnownRelease] = {}
+    for r in sorted(by_as_of, key=lambda r: (r.at, r.id)):
+        if r.service is not None and r.service in focus:
+            last[r.service] = r
+    return sorted({r.at for r in last.values()})
 
 
 def service_status_steps(

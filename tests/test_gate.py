@@ -1352,3 +1352,33 @@ def test_a_long_hostile_line_is_read_in_bounded_time() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "None"
+
+
+def test_the_policy_in_force_at_a_release_asked_about_stays_beside_the_newer_one() -> None:
+    # An auditor's "did the 10:02 release follow the change policy?" at 10:03: v1 governed
+    # the release; v2 took over at 10:02:30. Before, v1 was rejected (as_of alone counted).
+    finish = at("2026-07-23T10:02:00Z")
+    as_of = at("2026-07-23T10:03:00Z")
+    v2 = ev("policy:p@v2", ["policy"], "v2", valid_from=at("2026-07-23T10:02:30Z"))
+    ended = ev(  # v1 closed when v2 began
+        "policy:p", ["policy"], "v1", valid_from=at("2026-01-01T00:00:00Z"),
+        valid_to=at("2026-07-23T10:02:30Z"), replacement="policy:p@v2",
+    )  # fmt: skip
+    open_v1 = ev(  # v1 replaced by v2, its own interval left open
+        "policy:p", ["policy"], "v1", valid_from=at("2026-01-01T00:00:00Z"),
+        replacement="policy:p@v2",
+    )  # fmt: skip
+    old_runbook = ev(
+        "runbook:r", ["runbook"], "r", valid_from=at("2026-01-01T00:00:00Z"),
+        valid_to=at("2026-07-23T10:02:30Z"),
+    )  # fmt: skip
+    types = ["policy", "runbook"]
+    for v1 in (ended, open_v1):
+        g = gate(as_of=as_of, relevant_types=types, release_finishes=[finish])
+        admitted = {e.element_id for e in g.admit([v1, v2, old_runbook]).admitted}
+        assert admitted == {"policy:p", "policy:p@v2"}, reasons(g)
+        assert reasons(g) == {"runbook:r": RejectionReason.REJECTED_TEMPORAL}
+        # Without a release asked about, as_of alone: v2.
+        g = gate(as_of=as_of, relevant_types=types)
+        assert {e.element_id for e in g.admit([v1, v2]).admitted} == {"policy:p@v2"}
+        assert reasons(g)["policy:p"] is RejectionReason.REJECTED_SUPERSEDED

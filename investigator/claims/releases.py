@@ -30,6 +30,7 @@ from investigator.planner import (
     release_record_asks,
     unrecorded_asks,
 )
+from investigator.release_clock import ReleaseClock, at_clock, release_clock
 from investigator.rubric import Intent, MissingEvidence
 from investigator.timeline import (
     ALERT_TIME_KEYS,
@@ -817,9 +818,9 @@ def release_record_answer(
         asks = [*dict.fromkeys([*asks, "contents"]), "approval"]
     if not asks:
         return ReleaseRecordAnswer()
-    released = asked_releases(released, question, as_of, services)
     claims: list[Claim] = []
-    gaps: list[MissingEvidence] = []
+    gaps: list[MissingEvidence] = _clock_release_gaps(released, question, as_of)
+    released = asked_releases(released, question, as_of, services)
     # Approval stated by a trusted record of every release stated (one of several is not
     # the approval of the others).
     approvals: list[bool] = []
@@ -878,9 +879,56 @@ def asked_releases(
             if (release := (_release_of(ev) or "").lower()) in names
             or release.removeprefix("deploy:") in names
         ]
+    clock = release_clock(question, as_of) if approval else None
+    if clock is not None:
+        # "Did the 10:02 release follow the policy?": the release of that minute, or none.
+        return _clock_releases(released, clock, as_of)
     if _LAST_RELEASE_ASKED.search(question) or approval:
         return _last_releases(released, as_of, services)
     return list(released)
+
+
+def _clock_releases(
+    released: Sequence[Evidence], clock: ReleaseClock, as_of: datetime
+) -> list[Evidence]:
+    """The records of the releases by as_of that finished (else started) in the minute the
+    question names, with the documents of their time."""
+    own = [
+        ev
+        for ev in released
+        if ev.type == "Deployment"
+        and (t := _instant(ev, _DEPLOY_TIME_KEYS)) is not None
+        and t <= as_of
+    ]
+    times = [
+        (_instant(ev, _DEPLOY_TIME_KEYS), instant_of(ev.props.get("started_at"))) for ev in own
+    ]
+    kept = {own[i].element_id for i in at_clock(clock, times)}
+    return [ev for ev in released if ev.element_id in kept or (_release_of(ev) or "") in kept]
+
+
+def _clock_release_gaps(
+    released: Sequence[Evidence], question: str, as_of: datetime
+) -> list[MissingEvidence]:
+    """Asked whether "the 10:02 release" was approved and no release read finished or
+    started in that minute: said, a required gap; no other release is judged in its place."""
+    clock = release_clock(question, as_of)
+    if (
+        clock is None
+        or "approval" not in unrecorded_asks(question)
+        or extract_mentions(question).release_names()
+        or asked_releases(released, question, as_of)
+    ):
+        return []
+    return [
+        MissingEvidence(
+            evidence_type="deployment_time",
+            intents=[Intent.RELEASE_LOOKUP.value],
+            description=f"no release finished or started at {clock.text()} among the "
+            "releases the subject may read by as_of: no other release is judged in its place",
+            required=True,
+        )
+    ]
 
 
 # A record's line lowering a setting ("db.pool.max_size 50 -> 10", "db.pool.max_size lowered
@@ -925,6 +973,20 @@ def _governs(policy: Evidence, service: str, at: datetime) -> bool:
     )
 
 
+def _in_force_since(
+    policy: Evidence, policies: Sequence[Evidence], service: str, as_of: datetime
+) -> str:
+    """What governs `service` at as_of when `policy`, in force at the release, no longer
+    does (ended, or replaced by a version read): the auditor judges by the release's rule
+    and is told the rule changed since."""
+    now = sorted(p.element_id for p in policies if p is not policy and _governs(p, service, as_of))
+    if _governs(policy, service, as_of) and policy.replacement not in now:
+        return ""
+    if not now:
+        return f"; it no longer holds at as_of {iso_utc(as_of)}"
+    return f"; a newer policy is in force at as_of {iso_utc(as_of)}: {', '.join(now)}"
+
+
 def release_policy_claims(
     released: Sequence[Evidence],
     policies: Sequence[Evidence],
@@ -966,7 +1028,8 @@ def release_policy_claims(
                 _claim(
                     f"Policy {_title(policy)} ({policy.element_id}) governed {service} when "
                     f"release {name} ({release}) finished at {iso_utc(at)} "
-                    f'({_valid_text(policy)}); its rule: "{_quote(rule, 400)}"',
+                    f'({_valid_text(policy)}); its rule: "{_quote(rule, 400)}"'
+                    f"{_in_force_since(policy, policies, service, as_of)}",
                     EpistemicStatus.FACT,
                     0.95,
                     [policy, own[0]],
