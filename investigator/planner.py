@@ -4231,7 +4231,7 @@ def _approval_release_finishes(
             }
         )
     by_as_of = [r for r in known.releases if r.at <= inp.as_of]
-    clock = release_clock(inp.question, inp.as_of)
+    clock = release_clock(inp.question)
     if clock is not None:
         # "The 10:02 release": the one of that minute, whichever service shipped it.
         return sorted(

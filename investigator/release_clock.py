@@ -1,7 +1,7 @@
 """A release named by the minute it ran ("did the 10:02 release follow the change policy?").
 
-The clock time picks the release: the one whose finish (or start) falls in that minute on the
-date in scope (as_of's, UTC), never the last one by as_of in its place.
+The clock time picks the release: the latest by as_of whose finish (or start) falls in that
+minute of a day (UTC), never the last release by as_of in its place.
 """
 
 from __future__ import annotations
@@ -22,43 +22,44 @@ _CLOCK_RELEASE = re.compile(
 
 
 class ReleaseClock(BaseModel):
-    """The minute a question names its release by, on the date in scope."""
+    """The minute of the day (UTC) a question names its release by."""
 
     model_config = ConfigDict(frozen=True)
 
     hour: int
     minute: int
-    day: str  # YYYY-MM-DD, as_of's date in UTC
 
     def text(self) -> str:
-        return f"{self.hour:02d}:{self.minute:02d} UTC on {self.day}"
+        return f"{self.hour:02d}:{self.minute:02d} UTC"
 
-    def matches(self, *instants: datetime | None) -> bool:
-        """Whether one of `instants` (a finish, a start) falls in the minute named."""
-        utc = [t.astimezone(UTC) for t in instants if t is not None]
-        return any(
-            t.date().isoformat() == self.day and (t.hour, t.minute) == (self.hour, self.minute)
-            for t in utc
-        )
+    def matches(self, at: datetime | None) -> bool:
+        """Whether `at` (a finish, a start) falls in the minute named, on any day."""
+        if at is None:
+            return False
+        utc = at.astimezone(UTC)
+        return (utc.hour, utc.minute) == (self.hour, self.minute)
 
 
-def release_clock(question: str, as_of: datetime) -> ReleaseClock | None:
-    """The minute the question names its release by, on as_of's date; None if it names none
-    or several (two clock times pick no one release)."""
+def release_clock(question: str) -> ReleaseClock | None:
+    """The minute the question names its release by; None if it names none or several (two
+    clock times pick no one release)."""
     found = {(int(m["hour"]), int(m["minute"])) for m in _CLOCK_RELEASE.finditer(question)}
     if len(found) != 1:
         return None
     ((hour, minute),) = found
-    return ReleaseClock(hour=hour, minute=minute, day=as_of.astimezone(UTC).date().isoformat())
+    return ReleaseClock(hour=hour, minute=minute)
 
 
 def at_clock(
-    clock: ReleaseClock, finishes: Sequence[tuple[datetime | None, datetime | None]]
+    clock: ReleaseClock, times: Sequence[tuple[datetime | None, datetime | None]]
 ) -> list[int]:
-    """The positions of the (finish, start) pairs the clock picks: a finish in the minute
-    first; a start only when no finish is (a release started at 10:02 and finished at 10:09
-    is "the 10:02 release" only when none finished then)."""
-    by_finish = [i for i, (done, _) in enumerate(finishes) if clock.matches(done)]
-    if by_finish:
-        return by_finish
-    return [i for i, (_, started) in enumerate(finishes) if clock.matches(started)]
+    """The positions of the (finish, start) pairs the clock picks, all by as_of: the latest
+    finish in the minute named (releases finished in that same minute all), else the latest
+    start in it (a release started at 10:02 and finished at 10:09 is "the 10:02 release" only
+    when none finished at 10:02)."""
+    for side in (0, 1):
+        hits = [(t, i) for i, pair in enumerate(times) if clock.matches(t := pair[side])]
+        if hits:
+            latest = max(t for t, _ in hits if t is not None)
+            return sorted(i for t, i in hits if t == latest)
+    return []

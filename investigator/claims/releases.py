@@ -879,7 +879,7 @@ def asked_releases(
             if (release := (_release_of(ev) or "").lower()) in names
             or release.removeprefix("deploy:") in names
         ]
-    clock = release_clock(question, as_of) if approval else None
+    clock = release_clock(question) if approval else None
     if clock is not None:
         # "Did the 10:02 release follow the policy?": the release of that minute, or none.
         return _clock_releases(released, clock, as_of)
@@ -912,7 +912,7 @@ def _clock_release_gaps(
 ) -> list[MissingEvidence]:
     """Asked whether "the 10:02 release" was approved and no release read finished or
     started in that minute: said, a required gap; no other release is judged in its place."""
-    clock = release_clock(question, as_of)
+    clock = release_clock(question)
     if (
         clock is None
         or "approval" not in unrecorded_asks(question)
@@ -925,7 +925,8 @@ def _clock_release_gaps(
             evidence_type="deployment_time",
             intents=[Intent.RELEASE_LOOKUP.value],
             description=f"no release finished or started at {clock.text()} among the "
-            "releases the subject may read by as_of: no other release is judged in its place",
+            f"releases the subject may read by as_of {iso_utc(as_of)}: no other release is "
+            "judged in its place",
             required=True,
         )
     ]
