@@ -123,3 +123,90 @@ def test_a_served_principal_acts_with_its_grants_of_now_and_never_as_its_ids_nex
     res = invoke("investigate", QUESTION["question"], "--subject", FRANK, "--json")
     assert res.code == 0, res
     assert OWNS in _claims(json.loads(res.out))
+
+
+def test_an_id_written_again_during_a_served_call_never_lets_the_call_act_as_its_new_holder(  # type: ignore[no-untyped-def]
+    clean_db: neo4j.Driver, cli_env, invoke, tmp_path: Path, monkeypatch
+) -> None:
+    """Re-created right after the call's first principal read (no timing: in that read).
+    Before, that read was a separate holder check: it saw the served holder, then the
+    call loaded the new one and ran as him (a run of incarnation 2 he never asked for)."""
+    from cypher_templates.executor import TemplateExecutor
+    from cypher_templates.subject import SubjectRef
+    from investigator.serving.backend import InvestigateInput, ServingBackend
+
+    assert invoke("schema", "apply").code == 0
+    _ingest(invoke, tmp_path, "world.yaml", WORLD)
+    backend = ServingBackend(cli_env, driver=clean_db)
+    frank = SubjectRef.parse(FRANK)
+    assert backend.principal_problem(frank) is None  # served from the start, as the CLI does
+
+    read = TemplateExecutor.read_principals
+    armed = [True]
+
+    def read_then_recreate(self, subject, known_at=None):  # type: ignore[no-untyped-def]
+        records = read(self, subject, known_at)
+        if armed[0]:
+            armed[0] = False
+            at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+            retraction = {"id": "user:frank", "reason": "Frank Old left", "at": at}
+            retracting = {"tenant": TENANT, "retractions": [retraction]}
+            _ingest(invoke, tmp_path, "retract.yaml", retracting)
+            new = dict(FRANK_OLD, name="Frank New")
+            _ingest(invoke, tmp_path, "new.yaml", {"tenant": TENANT, "principals": [new]})
+        return records
+
+    monkeypatch.setattr(TemplateExecutor, "read_principals", read_then_recreate)
+    backend.investigate(frank, InvestigateInput(**QUESTION))
+    assert not armed[0]  # the id was written again during the call
+
+    records, _, _ = clean_db.execute_query(
+        "MATCH (r:CtxRun {subject_id: 'user:frank'}) RETURN r.subject_incarnation AS holder"
+    )
+    assert [r["holder"] for r in records] == [1]  # the served holder's run, never the new one's
+    backend.close()
+
+
+def _issued(invoke: Any) -> tuple[str, str]:
+    """`investigator mcp token --subject FRANK`: the token and its [[mcp.tokens]] entry."""
+    res = invoke("mcp", "token", "--subject", FRANK)
+    assert res.code == 0, res
+    first, _, entry = res.out.partition("\n\n")
+    return first.removeprefix("token: ").strip(), entry
+
+
+def test_a_token_issued_for_an_ids_earlier_holder_is_refused_whenever_the_server_started(  # type: ignore[no-untyped-def]
+    clean_db: neo4j.Driver, cli_env, invoke, tmp_path: Path, request
+) -> None:
+    """The server starts after the id was written again: it never saw the earlier holder.
+    Before, `mcp token` recorded no holder, and the earlier holder's token acted as the new
+    one, with his grants and his runs."""
+    assert invoke("schema", "apply").code == 0
+    _ingest(invoke, tmp_path, "world.yaml", WORLD)
+    old_token, old_entry = _issued(invoke)
+    assert "incarnation = 1" in old_entry, old_entry
+    at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    retraction = {"id": "user:frank", "reason": "Frank Old left", "at": at}
+    _ingest(invoke, tmp_path, "retract.yaml", {"tenant": TENANT, "retractions": [retraction]})
+    new = dict(FRANK_OLD, name="Frank New")
+    _ingest(invoke, tmp_path, "new.yaml", {"tenant": TENANT, "principals": [new]})
+    new_token, new_entry = _issued(invoke)
+    assert "incarnation = 2" in new_entry, new_entry
+    config = tmp_path / "config.toml"
+    config.write_text(f"[mcp]\n{old_entry}\n{new_entry}", encoding="utf-8")
+
+    with http_server_with(config, request.node) as (url, _):
+
+        async def main() -> None:
+            async with http(url, new_token) as new_holders, http(url, old_token) as old_holders:
+                before = _runs(clean_db)
+                line = refused(await old_holders.call_tool("investigate", QUESTION),
+                               "not authorized")  # fmt: skip
+                assert "t36/user:frank was retracted and written again since this call's " \
+                       "token was issued" in line, line  # fmt: skip
+                assert "investigator mcp token" in line, line
+                assert _runs(clean_db) == before  # nothing ran for the new holder
+                answer = ok(await new_holders.call_tool("investigate", QUESTION))
+                assert OWNS in _claims(answer), answer["claims"]
+
+        run_async(main)

@@ -181,7 +181,7 @@ def mcp_command(
         try:
             run_http(
                 backend,
-                TokenTable(principals),
+                TokenTable(principals, holders=cfg.token_holders()),
                 sock,
                 host=bind,
                 max_sessions_per_principal=cfg.max_sessions_per_principal,
@@ -280,7 +280,9 @@ def token_command(subject: str, tenant: str | None, expires_in: timedelta | None
 
     Only the token's sha256 goes into the config file; give the token to the client.
     A subject that is no principal in the KG (yet) is warned about on stderr: the token
-    is printed, and its calls are refused until that principal is ingested.
+    is printed, and its calls are refused until that principal is ingested. For one
+    that is, the entry records its holder (`incarnation`): the token is refused once the
+    id is retracted and written again for someone new.
 
     \b
     Example:
@@ -291,7 +293,7 @@ def token_command(subject: str, tenant: str | None, expires_in: timedelta | None
     from investigator.serving.mcp_server import token_sha256
 
     ref = SubjectRef.parse(subject, tenant)
-    _warn_if_unknown(ref)
+    holder = _holder_or_warning(ref)
     token = "inv_" + secrets.token_urlsafe(32)
     click.echo(f"token: {token}")
     click.echo("")
@@ -300,13 +302,17 @@ def token_command(subject: str, tenant: str | None, expires_in: timedelta | None
     # A TOML basic string, escaped (a JSON string is one): `user:bob"#` printed raw read
     # back as `user:bob`, a token for another principal.
     click.echo(f"subject = {json.dumps(str(ref))}")
+    if holder is not None:
+        # Bound to this holder of the id: refused once the id is written again for another.
+        click.echo(f"incarnation = {holder}")
     if expires_in is not None:
         # A TOML date-time, to the second (the entry reads it back as itself).
         click.echo(f"expires_at = {_rfc3339(datetime.now(UTC) + expires_in)}")
 
 
-def _warn_if_unknown(ref: SubjectRef) -> None:
-    """One stderr line when `ref` is no current principal in the KG, or cannot be checked."""
+def _holder_or_warning(ref: SubjectRef) -> int | None:
+    """The holder (incarnation) of `ref`'s id now; None with one stderr line when `ref` is no
+    current principal in the KG, or cannot be checked."""
     from cypher_templates.executor import TemplateExecutor
     from investigator.connection import open_driver
     from investigator.settings import resolve_connection
@@ -317,13 +323,13 @@ def _warn_if_unknown(ref: SubjectRef) -> None:
     except InvestigatorError as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         sys.stderr.write(f"investigator mcp: warning: not checked that {ref} exists ({first})\n")
-        return
+        return None
     try:
         known = TemplateExecutor(driver, database=settings.database).read_principals(ref)
     except Exception as exc:  # a check only: the token is printed whatever it says
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         sys.stderr.write(f"investigator mcp: warning: not checked that {ref} exists ({first})\n")
-        return
+        return None
     finally:
         driver.close()
     if not known:
@@ -331,6 +337,8 @@ def _warn_if_unknown(ref: SubjectRef) -> None:
             f"investigator mcp: warning: {ref} is no principal in the KG (yet): the token's "
             "calls are refused until it is ingested\n"
         )
+        return None
+    return known[0].incarnation
 
 
 def register(cli: click.Group) -> None:

@@ -14,7 +14,9 @@ the warm path. Every object here is safe to share between the server's worker th
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import UTC, datetime
 from functools import partial
 from typing import TypeVar
@@ -24,7 +26,7 @@ from neo4j.exceptions import DriverError, Neo4jError, ServiceUnavailable, Sessio
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from cypher_templates.executor import TemplateExecutor
-from cypher_templates.subject import SubjectRef
+from cypher_templates.subject import PrincipalRecord, SubjectRef
 from investigator.connection import open_driver
 from investigator.context_graph.lineage import validate_run_id
 from investigator.context_graph.recorder import RunRecorder, ctx_database_from_env
@@ -111,6 +113,75 @@ def _neo4j_down(exc: BaseException) -> Neo4jUnavailable:
     return Neo4jUnavailable(f"Neo4j is unavailable: {first}")
 
 
+class HolderChanged(InvestigatorError):
+    """A served principal's id now names a later holder than the one this server serves.
+
+    Not a NotAuthorized inside a call: a refused run is recorded for the id's current
+    holder, and nothing may be recorded for him; `ServingBackend._guard` says it as one.
+    """
+
+    exit_code = 3  # a refusal, as NotAuthorized's
+
+
+# The holder (incarnation) the bearer token of the call in progress was issued for, when its
+# entry records one (`investigator mcp token` writes it): checked instead of the first seen.
+_TOKEN_HOLDER: ContextVar[int | None] = ContextVar("token_holder", default=None)
+
+
+@contextmanager
+def token_holder(holder: int | None) -> Iterator[None]:
+    """Within it, the principal reads of this thread's call expect holder `holder` (None:
+    the one this server first served)."""
+    bound = _TOKEN_HOLDER.set(holder)
+    try:
+        yield
+    finally:
+        _TOKEN_HOLDER.reset(bound)
+
+
+class HolderCheckedExecutor(TemplateExecutor):
+    """The backend's executor: every principal read of a call (its subject load) is checked
+    against the holder (incarnation) of that id this server first served, in that same read,
+    so an id retracted and written again between a check and the load cannot slip through."""
+
+    def __init__(self, driver: neo4j.Driver, *, database: str | None) -> None:
+        super().__init__(driver, database=database)
+        # Each principal served -> the holder of its id this server first saw: the
+        # operator's subject or token was given to that holder, not to a later one.
+        self._holders: dict[str, int] = {}
+        self._holders_lock = threading.Lock()
+
+    def read_principals(
+        self, subject: SubjectRef | str, known_at: datetime | None = None
+    ) -> list[PrincipalRecord]:
+        """The principal's current record; HolderChanged when it is a later holder of its
+        id than the one served (none: left to the caller, which refuses an unknown one)."""
+        records = super().read_principals(subject, known_at)
+        if records:
+            ref = f"{records[0].tenant}/{records[0].id}"
+            now = records[0].incarnation
+            issued_for = _TOKEN_HOLDER.get()
+            if issued_for is not None and now != issued_for:
+                raise HolderChanged(
+                    f"{ref} was retracted and written again since this call's token was "
+                    f"issued: a new principal of this id (incarnation {now}; the token was "
+                    f"issued for incarnation {issued_for}), for whom its operator gave no "
+                    "token; the operator gives the new principal a new token (investigator "
+                    "mcp token)"
+                )
+            with self._holders_lock:
+                served = self._holders.setdefault(ref, now)
+            if issued_for is None and now != served:
+                raise HolderChanged(
+                    f"{ref} was retracted and written again since this server began serving "
+                    f"it: a new principal of this id (incarnation {now}; this server serves "
+                    f"incarnation {served}), for whom its operator gave no subject or token; "
+                    "the operator restarts the server for the new principal (over HTTP with a "
+                    "new token: investigator mcp token)"
+                )
+        return records
+
+
 class ServingBackend:
     """Runs the CLI's commands in-process for a subject fixed by the operator."""
 
@@ -132,17 +203,15 @@ class ServingBackend:
         self.driver = driver or open_driver(settings, verify=False)
         self.kg_database = settings.database
         self.ctx_database = ctx_database_from_env(settings.database)
-        self.executor = TemplateExecutor(self.driver, database=self.kg_database)
+        self.executor: TemplateExecutor = HolderCheckedExecutor(
+            self.driver, database=self.kg_database
+        )
         self.recorder = RunRecorder(self.driver, self.ctx_database)
         from investigator.runbook_lookup import RunbookLookup
 
         self.lookup = RunbookLookup(
             self.driver, database=self.kg_database, executor=self.executor, recorder=self.recorder
         )
-        # Each principal served -> the holder of its id (incarnation) this server first saw:
-        # the operator's subject or token was given to that holder, not to a later one.
-        self._holders: dict[str, int] = {}
-        self._holders_lock = threading.Lock()
 
     def close(self) -> None:
         """Close the driver (if this backend opened it)."""
@@ -189,34 +258,9 @@ class ServingBackend:
             return None
         if not records:
             return "is no principal in the KG (yet): its calls are refused until it is ingested"
-        self._served_holder(ref, records[0].incarnation)
         if self.purpose is not None and self.purpose not in records[0].purposes:
             return f"does not hold purpose {self.purpose!r}: its calls are refused"
         return None
-
-    def _served_holder(self, ref: SubjectRef, incarnation: int) -> int:
-        """The holder of `ref`'s id this server serves: the first one it saw."""
-        with self._holders_lock:
-            return self._holders.setdefault(str(ref), incarnation)
-
-    def _check_holder(self, ref: SubjectRef) -> None:
-        """NotAuthorized when `ref`'s id was retracted and written again (someone new) since
-        this server first served it: the fixed subject or the token acted for the earlier
-        holder and must not act for the new one. A missing principal is left to the call
-        (it refuses an unknown subject); a read that fails, to the call too."""
-        records = self.executor.read_principals(ref)
-        if not records:
-            return
-        now = records[0].incarnation
-        served = self._served_holder(ref, now)
-        if now != served:
-            raise NotAuthorized(
-                f"{ref} was retracted and written again since this server began serving "
-                f"it: a new principal of this id (incarnation {now}; this server serves "
-                f"incarnation {served}), for whom its operator gave no subject or token; the "
-                "operator restarts the server for the new principal (over HTTP with a new "
-                "token: investigator mcp token)"
-            )
 
     # -- the tools -------------------------------------------------------------------------
 
@@ -254,7 +298,6 @@ class ServingBackend:
             raise BadInput(
                 first_error(exc, {"service_id": "service", "deadline_s": "deadline_seconds"})
             ) from None
-        self._guard(lambda: self._check_holder(subject))
         result = self._guard(
             lambda: investigate(
                 request, driver=self.driver, executor=self.executor, recorder=self.recorder
@@ -309,7 +352,6 @@ class ServingBackend:
             )
         except ValidationError as exc:
             raise BadInput(first_error(exc)) from None
-        self._guard(lambda: self._check_holder(subject))
         # "during the PAY-4097 incident" with no as_of: at its start, as on the CLI's card.
         words = query.value if text is not None else None
         timed = self._guard(
@@ -360,7 +402,6 @@ class ServingBackend:
         the reader loaded as of now, its own runs (its tenant's under `audit`), content
         re-filtered by its grants of now."""
         validate_run_id(run_id)
-        self._guard(lambda: self._check_holder(subject))
         return self._guard(
             lambda: read(
                 self.driver,
@@ -380,6 +421,8 @@ class ServingBackend:
                 return call()
         except NotAuthorized as exc:
             raise _served_refusal(exc) from None
+        except HolderChanged as exc:
+            raise NotAuthorized(str(exc)) from None
         except InvestigatorError:
             raise
         except (ServiceUnavailable, SessionExpired, DriverError, OSError) as exc:

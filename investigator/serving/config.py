@@ -12,6 +12,7 @@ max_calls_per_principal = 8          # optional; HTTP requests one principal may
 [[mcp.tokens]]
 sha256 = "<sha256 hex of the token>"  # `investigator mcp token` prints a new token and this
 subject = "acme/user:bob"             # tenant-qualified principal (or `subject` + `tenant`)
+incarnation = 1                       # optional: the holder of the id the token was issued for
 expires_at = 2027-01-03T08:00:00Z     # optional (RFC 3339, with a zone): refused from then on
 ```
 
@@ -20,6 +21,10 @@ that would open one more gets 429), so one token cannot take the SDK's 10,000 fo
 server; the SDK ends a session after `session_idle_seconds` without a request. It has at
 most `max_calls_per_principal` requests in flight (429 beyond), so one token's flood of calls
 does not make everyone else's wait behind it.
+
+A token whose entry has `incarnation` (`investigator mcp token` writes it when the principal
+exists) is refused once its id was retracted and written again for someone new, whenever the
+server started; one without it serves the holder the server first saw for its id.
 
 Only the token's hash is stored, so the config file does not hold a usable secret. Every
 entry is checked when the server starts: one without a tenant (`subject = "user:bob"` and no
@@ -62,6 +67,8 @@ class TokenEntry(BaseModel):
     tenant: str | None = None
     name: str | None = Field(default=None, max_length=100)  # a note for the operator
     expires_at: AwareDatetime | None = None  # refused from this instant on (None: never)
+    # The holder of the id the token was issued for (None: the one the server first sees).
+    incarnation: int | None = Field(default=None, ge=1, strict=True)
 
     @field_validator("sha256")
     @classmethod
@@ -116,6 +123,10 @@ class McpConfig(BaseModel):
                 raise BadInput(f"[mcp] token {entry.sha256[:12]}... is listed twice")
             table[entry.sha256] = (entry.principal(), entry.expires_at)
         return table
+
+    def token_holders(self) -> dict[str, int]:
+        """sha256 -> the holder (incarnation) the token was issued for, where recorded."""
+        return {e.sha256: e.incarnation for e in self.tokens if e.incarnation is not None}
 
 
 def load_mcp_config(path: Path) -> McpConfig:

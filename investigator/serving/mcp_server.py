@@ -59,6 +59,7 @@ from investigator.serving.backend import (
     RunbookInput,
     ServingBackend,
     first_error,
+    token_holder,
 )
 from investigator.serving.config import (
     DEFAULT_MAX_CALLS_PER_PRINCIPAL,
@@ -106,12 +107,15 @@ class TokenTable:
         by_hash: Mapping[str, SubjectRef | tuple[SubjectRef, datetime | None]],
         *,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        holders: Mapping[str, int] | None = None,
     ) -> None:
         self._by_hash: dict[str, tuple[SubjectRef, datetime | None]] = {
             h.lower(): (entry if isinstance(entry, tuple) else (entry, None))
             for h, entry in by_hash.items()
         }
         self._clock = clock
+        # sha256 -> the holder of its id the token was issued for (its entry's incarnation).
+        self._holders = {h.lower(): n for h, n in (holders or {}).items()}
 
     def __len__(self) -> int:
         return len(self._by_hash)
@@ -119,6 +123,17 @@ class TokenTable:
     def principal_for(self, authorization: str | None) -> SubjectRef | None:
         """The principal of an `Authorization: Bearer <token>` header, None if refused
         (no token, an unknown one, or one past its `expires_at` by the wall clock)."""
+        presented = self._valid_hash(authorization)
+        return None if presented is None else self._by_hash[presented][0]
+
+    def holder_for(self, authorization: str | None) -> int | None:
+        """The holder (incarnation) the header's token was issued for, None when its entry
+        records none (or the token is refused)."""
+        presented = self._valid_hash(authorization)
+        return None if presented is None else self._holders.get(presented)
+
+    def _valid_hash(self, authorization: str | None) -> str | None:
+        """The sha256 of the header's token when it is a known one not expired, else None."""
         if not authorization:
             return None
         scheme, _, token = authorization.strip().partition(" ")
@@ -126,18 +141,18 @@ class TokenTable:
         if scheme.lower() != "bearer" or not token:
             return None
         presented = token_sha256(token)
-        found: tuple[SubjectRef, datetime | None] | None = None
-        for known, entry in self._by_hash.items():
+        found: str | None = None
+        for known in self._by_hash:
             # Every entry is compared, in constant time, whatever matches.
             if hmac.compare_digest(known, presented):
-                found = entry
+                found = known
         if found is None:
             return None
-        ref, expires_at = found
+        expires_at = self._by_hash[found][1]
         # Checked at each request: an expired token is refused as an unknown one is.
         if expires_at is not None and self._clock() >= expires_at:
             return None
-        return ref
+        return found
 
 
 _SESSION_HEADER = b"mcp-session-id"
@@ -394,6 +409,14 @@ class SubjectSource:
             raise NotAuthorized("this call carries no valid bearer token")
         return principal
 
+    def holder_of(self, ctx: Context | None) -> int | None:
+        """The holder the call's token was issued for (None: stdio, or not recorded)."""
+        if self.fixed is not None or self.tokens is None:
+            return None
+        request = getattr(ctx.request_context, "request", None) if ctx is not None else None
+        headers = getattr(request, "headers", None)
+        return self.tokens.holder_for(headers.get("authorization")) if headers else None
+
 
 # -- results --------------------------------------------------------------------------------
 
@@ -439,9 +462,11 @@ def error_line(exc: BaseException) -> str:
     return f"error: {text}"
 
 
-def _serve(call: Callable[[], str], tool: str) -> CallToolResult:
+def _serve(call: Callable[[], str], tool: str, holder: int | None = None) -> CallToolResult:
+    """`call`'s document, or its one error line; its principal reads expect `holder`."""
     try:
-        return _ok(call(), tool)
+        with token_holder(holder):
+            return _ok(call(), tool)
     except InvestigatorError as exc:
         return _error(error_line(exc))
     except Exception:
@@ -658,6 +683,7 @@ def build_server(backend: ServingBackend, subjects: SubjectSource) -> MCPServer[
                 ),
             ),
             "investigate",
+            subjects.holder_of(ctx),
         )
 
     def runbook_lookup(
@@ -692,6 +718,7 @@ def build_server(backend: ServingBackend, subjects: SubjectSource) -> MCPServer[
                 RunbookInput(target=target, value=value, as_of=as_of, known_at=known_at),
             ),
             "runbook_lookup",
+            subjects.holder_of(ctx),
         )
 
     def trace(
@@ -705,12 +732,20 @@ def build_server(backend: ServingBackend, subjects: SubjectSource) -> MCPServer[
         """The recorded lineage of one of your runs: goal, plan, tool calls, evidence,
         rejections, pack, claims, with the hash chain checked. Same JSON as
         `investigator trace RUN --format json` (or `prov-json`)."""
-        return _serve(lambda: backend.trace(subjects.subject_of(ctx), run_id, format), "trace")
+        return _serve(
+            lambda: backend.trace(subjects.subject_of(ctx), run_id, format),
+            "trace",
+            subjects.holder_of(ctx),
+        )
 
     def replay(run_id: RunId, ctx: Context) -> CallToolResult:
         """Re-execute one of your runs at its known_at and verify its hash chain and
         pack_hash. Same JSON as `investigator replay RUN --json` (`verified`, `drift`)."""
-        return _serve(lambda: backend.replay(subjects.subject_of(ctx), run_id), "replay")
+        return _serve(
+            lambda: backend.replay(subjects.subject_of(ctx), run_id),
+            "replay",
+            subjects.holder_of(ctx),
+        )
 
     tools: list[tuple[Callable[..., CallToolResult], ToolAnnotations]] = [
         (
