@@ -61,12 +61,12 @@ def failed_read_gaps(
     until the read answers; ask again"), else says the search did not finish (as the claim
     rules word it); one that would strengthen the answer keeps its words after "unknown, not
     absent: a read of the run failed, so whether this holds is not known" (an owner, a tie, a
-    mechanism the failed read may have held). Then each failed read no gap names yet gets a required
-    gap of its own, naming it and what it reads, so "Missing evidence: none" is never said
-    beside a read that failed (before, "what happened yesterday?" whose change events read
-    failed listed the rest and no gap at all). One gap per missing thing: before, the
-    release's rubric gap said "a read of the run failed" and a second deployment_time gap
-    named the read."""
+    mechanism the failed read may have held). Then the failed reads no gap names yet get a
+    required gap for each evidence type they read, naming them and what they read, so
+    "Missing evidence: none" is never said beside a read that failed (before, "what happened
+    yesterday?" whose change events read failed listed the rest and no gap at all). One gap
+    per missing thing: before, the release's rubric gap said "a read of the run failed" and a
+    second deployment_time gap named the read."""
     from investigator.claims.wording import READ_FAILED, UNKNOWN_NOT_ABSENT, _unfinished_why
     from investigator.rubric import MISSING_DESCRIPTIONS, MissingEvidence
 
@@ -110,18 +110,22 @@ def failed_read_gaps(
                 )
             )
     intents = sorted({i for m in missing for i in m.intents})
-    said: set[str] = set()
+    # The failed reads still unnamed, one gap per evidence type (two entity reads: one gap).
+    leftover: dict[str, dict[str, str]] = {}
     for call in failed:
-        if call.template_id in said or any(_names(m.description, call.template_id) for m in out):
-            continue
-        said.add(call.template_id)
+        if not any(_names(m.description, call.template_id) for m in out):
+            of_type = leftover.setdefault(call.evidence_type or "entity", {})
+            of_type.setdefault(call.template_id, failed_read_words(call))
+    for evidence_type, unanswered in leftover.items():
+        they = "they were" if len(unanswered) > 1 else "it was"
         out.append(
             MissingEvidence(
-                evidence_type=call.evidence_type or "entity",
+                evidence_type=evidence_type,
                 intents=intents,
                 description=f"{UNKNOWN_NOT_ABSENT}a read of the run failed: "
-                f"{failed_read_words(call)} did not answer (see its tool calls: a query timed "
-                "out or Neo4j refused it), so nothing it was to read is said absent; ask again",
+                f"{'; '.join(unanswered.values())} did not answer (see its tool calls: a query "
+                f"timed out or Neo4j refused it), so nothing {they} to read is said absent; "
+                "ask again",
                 required=True,
             )
         )
