@@ -93,3 +93,14 @@ def test_one_release_gap_naming_its_failed_read(demo_graph: neo4j.Driver) -> Non
         "release/deployment time for the service is unknown until the read answers; ask again"
     ), gap.description
     assert sum("deployments_in_window@" in g for g in _gaps(result)) == 1, _gaps(result)
+
+
+def test_two_failed_reads_of_one_kind_are_one_gap(demo_graph: neo4j.Driver) -> None:
+    # Before: one entity gap for each (entity_resolution, dependency_neighbourhood).
+    question = "did the payment-api release cause the errors?"
+    fails = ("entity_resolution", "dependency_neighbourhood")
+    result = _ask(demo_graph, question, AT_INCIDENT, *fails)
+    naming = [g for g in _gaps(result) if any(f"{t}@" in g for t in fails)]
+    assert len(naming) == 1, naming
+    assert "entity_resolution@" in naming[0] and "; dependency_neighbourhood@" in naming[0]
+    assert "so nothing they were to read is said absent; ask again" in naming[0], naming
