@@ -55,52 +55,101 @@ def failed_read_gaps(
     """The gaps of a run one of whose reads failed (`calls`: its tool calls, in order), said
     as what they are: unknown, never absent.
 
-    Each gap not yet worded so is: a required one says the search did not finish (as the
-    claim rules word it), one that would strengthen the answer keeps its words after
-    "unknown, not absent: a read of the run failed, so whether this holds is not known"
-    (an owner, a tie, a mechanism the failed read may have held). Then each failed read no
-    gap names yet gets a required gap of its own, naming it and what it reads, so "Missing
-    evidence: none" is never said beside a read that failed (before, "what happened
-    yesterday?" whose change events read failed listed the rest and no gap at all)."""
+    Each gap not yet worded so is: a required one names the failed reads of its evidence
+    type, if any ("unknown, not absent: a read of the run failed: deployments_in_window@4
+    (...) did not answer (...), so the release/deployment time for the service is unknown
+    until the read answers; ask again"), else says the search did not finish (as the claim
+    rules word it); one that would strengthen the answer keeps its words after "unknown, not
+    absent: a read of the run failed, so whether this holds is not known" (an owner, a tie, a
+    mechanism the failed read may have held). Then the failed reads no gap names yet get a
+    required gap for each evidence type they read, naming them and what they read, so
+    "Missing evidence: none" is never said beside a read that failed (before, "what happened
+    yesterday?" whose change events read failed listed the rest and no gap at all). One gap
+    per missing thing: before, the release's rubric gap said "a read of the run failed" and a
+    second deployment_time gap named the read."""
     from investigator.claims.wording import READ_FAILED, UNKNOWN_NOT_ABSENT, _unfinished_why
-    from investigator.rubric import MissingEvidence
+    from investigator.rubric import MISSING_DESCRIPTIONS, MissingEvidence
 
     failed = [c for c in calls if c.error]
     if not failed:
         return list(missing)
     why = _unfinished_why(READ_FAILED)
-    out = [
-        m
-        if m.description.startswith(UNKNOWN_NOT_ABSENT)
-        else m.model_copy(update={"description": f"{UNKNOWN_NOT_ABSENT}{why}"})
-        if m.required
-        else m.model_copy(
-            update={
-                "description": f"{UNKNOWN_NOT_ABSENT}a read of the run failed, so whether "
-                f"this holds is not known: {m.description}"
-            }
-        )
-        for m in missing
-    ]
-    intents = sorted({i for m in missing for i in m.intents})
-    said: set[str] = set()
+    # The failed reads no gap names yet, by what they read: each named in that type's gap.
+    unnamed: dict[str, dict[str, str]] = {}
     for call in failed:
-        if call.template_id in said or any(
-            re.search(rf"\b{re.escape(call.template_id)}\b", m.description) for m in out
-        ):
-            continue
-        said.add(call.template_id)
+        if not any(_names(m.description, call.template_id) for m in missing):
+            kind = unnamed.setdefault(call.evidence_type or "entity", {})
+            kind.setdefault(call.template_id, failed_read_words(call))
+    # The claim rules' own rewording of a required gap (`_not_searched_to_the_end`) names no
+    # read and drops what was lacking: said again with its reads, in the rubric's words.
+    generic = f"{UNKNOWN_NOT_ABSENT}{why}"
+    out: list[MissingEvidence] = []
+    for m in missing:
+        worded = m.description.startswith(UNKNOWN_NOT_ABSENT) and m.description != generic
+        reads = unnamed.pop(m.evidence_type, None) if m.required and not worded else None
+        if reads:
+            # What was lacking, in the rubric's "no X" (the claim rules' own words of it are
+            # dropped as they were before: they may read as a finding).
+            lacking = (
+                m.description
+                if m.description.startswith("no ")
+                else MISSING_DESCRIPTIONS.get(m.evidence_type, "")
+            )
+            out.append(m.model_copy(update={"description": _read_failed_gap(lacking, reads)}))
+        elif m.description.startswith(UNKNOWN_NOT_ABSENT):
+            out.append(m)
+        elif m.required:
+            out.append(m.model_copy(update={"description": f"{UNKNOWN_NOT_ABSENT}{why}"}))
+        else:
+            out.append(
+                m.model_copy(
+                    update={
+                        "description": f"{UNKNOWN_NOT_ABSENT}a read of the run failed, so "
+                        f"whether this holds is not known: {m.description}"
+                    }
+                )
+            )
+    intents = sorted({i for m in missing for i in m.intents})
+    # The failed reads still unnamed, one gap per evidence type (two entity reads: one gap).
+    leftover: dict[str, dict[str, str]] = {}
+    for call in failed:
+        if not any(_names(m.description, call.template_id) for m in out):
+            of_type = leftover.setdefault(call.evidence_type or "entity", {})
+            of_type.setdefault(call.template_id, failed_read_words(call))
+    for evidence_type, unanswered in leftover.items():
+        they = "they were" if len(unanswered) > 1 else "it was"
         out.append(
             MissingEvidence(
-                evidence_type=call.evidence_type or "entity",
+                evidence_type=evidence_type,
                 intents=intents,
                 description=f"{UNKNOWN_NOT_ABSENT}a read of the run failed: "
-                f"{failed_read_words(call)} did not answer (see its tool calls: a query timed "
-                "out or Neo4j refused it), so nothing it was to read is said absent; ask again",
+                f"{'; '.join(unanswered.values())} did not answer (see its tool calls: a query "
+                f"timed out or Neo4j refused it), so nothing {they} to read is said absent; "
+                "ask again",
                 required=True,
             )
         )
     return out
+
+
+def _names(description: str, template_id: str) -> bool:
+    return re.search(rf"\b{re.escape(template_id)}\b", description) is not None
+
+
+def _read_failed_gap(lacking: str, reads: dict[str, str]) -> str:
+    """A required gap whose reads failed, in one: which reads failed, and that what the gap
+    lacks (the rubric's "no X" said as "the X", up to its first colon) is unknown until
+    they answer."""
+    from investigator.claims.wording import UNKNOWN_NOT_ABSENT
+
+    what = f"the {lacking[3:].split(': ')[0]}" if lacking.startswith("no ") else "what it read"
+    named = "; ".join(reads[t] for t in sorted(reads))
+    until = "the reads answer" if len(reads) > 1 else "the read answers"
+    return (
+        f"{UNKNOWN_NOT_ABSENT}a read of the run failed: {named} did not answer (see its tool "
+        f"calls: a query timed out or Neo4j refused it), so {what} is unknown until {until}; "
+        "ask again"
+    )
 
 
 def failed_read_words(call: ToolCallRecord) -> str:

@@ -75,3 +75,32 @@ def test_a_release_known_only_from_a_document_is_not_named_by_the_documents_id(
         )
         for s in causes
     ), causes
+
+
+def test_one_release_gap_naming_its_failed_read(demo_graph: neo4j.Driver) -> None:
+    # h37-failed-read-gap: before, two deployment_time gaps, the rubric's "a read of the run
+    # failed ..., so its search for this did not finish" and one naming the read beside it.
+    question = "did the payment-api release cause the errors?"
+    result = _ask(demo_graph, question, AT_INCIDENT, "deployments_in_window")
+    assert result.verdict is Verdict.UNCERTAIN, result.verdict
+    [gap] = [m for m in result.missing_evidence if m.evidence_type == "deployment_time"]
+    assert gap.required
+    assert gap.description.startswith(
+        f"{UNKNOWN}a read of the run failed: deployments_in_window@4 (Deployments of a service "
+    ), gap.description
+    assert gap.description.endswith(
+        "did not answer (see its tool calls: a query timed out or Neo4j refused it), so the "
+        "release/deployment time for the service is unknown until the read answers; ask again"
+    ), gap.description
+    assert sum("deployments_in_window@" in g for g in _gaps(result)) == 1, _gaps(result)
+
+
+def test_two_failed_reads_of_one_kind_are_one_gap(demo_graph: neo4j.Driver) -> None:
+    # Before: one entity gap for each (entity_resolution, dependency_neighbourhood).
+    question = "did the payment-api release cause the errors?"
+    fails = ("entity_resolution", "dependency_neighbourhood")
+    result = _ask(demo_graph, question, AT_INCIDENT, *fails)
+    naming = [g for g in _gaps(result) if any(f"{t}@" in g for t in fails)]
+    assert len(naming) == 1, naming
+    assert "entity_resolution@" in naming[0] and "; dependency_neighbourhood@" in naming[0]
+    assert "so nothing they were to read is said absent; ask again" in naming[0], naming
