@@ -40,11 +40,17 @@ _HASH = re.compile(r"^sha256:[0-9a-f]{64}$")
 
 def default_proof_path() -> Path | None:
     """Where proofs are kept (None: keep them in memory only)."""
-    explicit = os.environ.get(PROOF_CACHE_ENV)
+    return cache_file_path(PROOF_CACHE_ENV, "template-proofs.json")
+
+
+def cache_file_path(env_var: str, file_name: str) -> Path | None:
+    """A cache file named by `env_var` (`off`, `0`, `none` or empty: None, no file), else
+    `file_name` in `$XDG_CACHE_HOME/graph-investigator`."""
+    explicit = os.environ.get(env_var)
     if explicit is not None:
         return None if explicit.strip().lower() in ("", "off", "0", "none") else Path(explicit)
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "graph-investigator" / "template-proofs.json"
+    return Path(base) / "graph-investigator" / file_name
 
 
 def server_key(driver: neo4j.Driver, database: str | None) -> str:

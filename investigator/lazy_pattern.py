@@ -6,7 +6,9 @@ question's time words, the planner's intents and the ownership questions' words 
 them (a trusted runbook is never searched for instructions; the lookup reads no question).
 A `LazyPattern` holds the pattern's text (`pattern`, as `re.Pattern.pattern` does, so a
 larger pattern can still be built from it) and compiles it the first time it searches,
-keeping the compiled pattern; the matches are those of `re.compile(pattern, flags)`.
+keeping the compiled pattern; the matches are those of `re.compile(pattern, flags)`. The
+compiled programs are kept across processes (`investigator.pattern_cache`), so a new process
+rebuilds a pattern from its program instead of parsing it again.
 
 The warm process compiles every one before it forks (`compile_all`), so a command it
 serves compiles none of them.
@@ -38,7 +40,9 @@ class LazyPattern:
         """The compiled pattern (compiled now if it was not yet)."""
         compiled = self._compiled
         if compiled is None:
-            compiled = self._compiled = re.compile(self.pattern, self.flags)
+            from investigator.pattern_cache import compile_pattern
+
+            compiled = self._compiled = compile_pattern(self.pattern, self.flags)
         return compiled
 
     @property
@@ -85,4 +89,7 @@ def compile_all() -> int:
     fresh = [p for p in _MADE if not p.is_compiled]
     for p in fresh:
         p.compiled  # noqa: B018 (compiles it)
+    from investigator.pattern_cache import write_new
+
+    write_new()
     return len(fresh)
