@@ -46,18 +46,20 @@ def config_keys(text: str) -> list[str]:
     return list(dict.fromkeys(w for w in found if is_config_key(w)))
 
 
-def lucene_literal(text: str) -> str:
+def lucene_literal(text: str, *, key_suffixes: bool = False) -> str:
     """Turn free text into a Lucene query of literal terms (operators and syntax inert).
 
     Lower-casing neutralises the AND/OR/NOT operators (the analyzer lower-cases anyway).
-    A config-key-shaped word (`max_size`) also gets a suffix term (`*max_size`), so it finds
-    the key written whole (`db.pool.max_size`, one token to the analyzer); at most
-    `CONFIG_KEY_SUFFIX_TERMS` of them.
+    With `key_suffixes` (fulltext_search 5) a config-key-shaped word (`max_size`) also gets a
+    suffix term (`*max_size`), so it finds the key written whole (`db.pool.max_size`, one
+    token to the analyzer); at most `CONFIG_KEY_SUFFIX_TERMS` of them.
     """
     escaped = _LUCENE_SPECIAL.sub(r"\\\1", text.lower())
     terms = escaped.split()
     if not terms:
         raise ValueError("the search text has no terms")
+    if not key_suffixes:
+        return " ".join(terms)
     keys = [w for w in dict.fromkeys(t.rstrip(".") for t in terms) if is_config_key(w)]
     return " ".join(terms + [f"*{k}" for k in keys[:CONFIG_KEY_SUFFIX_TERMS]])
 
@@ -163,7 +165,7 @@ def compile_params(
         value = getattr(model, name)
         if pspec.type == "lucene" and value is not None:
             try:
-                value = lucene_literal(value)
+                value = lucene_literal(value, key_suffixes=spec.key_suffixes)
             except ValueError as exc:
                 raise TemplateRefused(f"template {spec.ref}: parameter {name}: {exc}") from None
         # Aware datetimes go as they are: the driver sends them as zoned DateTime.
