@@ -20,16 +20,48 @@ from cypher_templates.registry import RowTimes, TemplateRefused, TemplateRegistr
 _LUCENE_SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
 
 
-def lucene_literal(text: str) -> str:
+# A config key as typed (`max_size`, `db.pool.max_size`): a letter, then letters and digits
+# in parts joined by `_` or `.`. The analyzer keeps `db.pool.max_size` as one token, so its
+# last part(s) typed alone match only as a suffix (`*max_size`). Nothing in it is Lucene syntax.
+_CONFIG_KEY = re.compile(r"[a-z][a-z0-9]*(?:[._][a-z0-9]+)+")
+CONFIG_KEY_MIN_LENGTH = 5  # "e.g" and "i.e" are no keys
+CONFIG_KEY_MAX_LENGTH = 100
+# Each suffix term scans the index's term dictionary (a leading wildcard): at most these many.
+CONFIG_KEY_SUFFIX_TERMS = 2
+
+
+def is_config_key(word: str) -> bool:
+    """Whether `word` (lower case) is shaped like a config key: the compiler also asks the
+    fulltext index for the tokens that end with it."""
+    return (
+        CONFIG_KEY_MIN_LENGTH <= len(word) <= CONFIG_KEY_MAX_LENGTH
+        and _CONFIG_KEY.fullmatch(word) is not None
+    )
+
+
+def config_keys(text: str) -> list[str]:
+    """The config-key-shaped words of `text`, lower case, each once, in order (a sentence's
+    full stop after one is no part of it)."""
+    found = (w.rstrip(".") for w in re.findall(r"[\w.]+", text.lower()))
+    return list(dict.fromkeys(w for w in found if is_config_key(w)))
+
+
+def lucene_literal(text: str, *, key_suffixes: bool = False) -> str:
     """Turn free text into a Lucene query of literal terms (operators and syntax inert).
 
     Lower-casing neutralises the AND/OR/NOT operators (the analyzer lower-cases anyway).
+    With `key_suffixes` (fulltext_search 5) a config-key-shaped word (`max_size`) also gets a
+    suffix term (`*max_size`), so it finds the key written whole (`db.pool.max_size`, one
+    token to the analyzer); at most `CONFIG_KEY_SUFFIX_TERMS` of them.
     """
     escaped = _LUCENE_SPECIAL.sub(r"\\\1", text.lower())
     terms = escaped.split()
     if not terms:
         raise ValueError("the search text has no terms")
-    return " ".join(terms)
+    if not key_suffixes:
+        return " ".join(terms)
+    keys = [w for w in dict.fromkeys(t.rstrip(".") for t in terms) if is_config_key(w)]
+    return " ".join(terms + [f"*{k}" for k in keys[:CONFIG_KEY_SUFFIX_TERMS]])
 
 
 def lucene_phrase(text: str) -> str:
@@ -133,7 +165,7 @@ def compile_params(
         value = getattr(model, name)
         if pspec.type == "lucene" and value is not None:
             try:
-                value = lucene_literal(value)
+                value = lucene_literal(value, key_suffixes=spec.key_suffixes)
             except ValueError as exc:
                 raise TemplateRefused(f"template {spec.ref}: parameter {name}: {exc}") from None
         # Aware datetimes go as they are: the driver sends them as zoned DateTime.

@@ -16,7 +16,8 @@ counts its matches; `one_cut`: whether deployments_in_window orders and limits t
 both its ways to a service's releases once, so a cut keeps exactly the oldest; `time_seeks`:
 whether deployments_in_window_tenant seeks the window by (tenant, time field) indexes;
 `ordered_cut`: whether dependency_neighbourhood's row cap counts the services a DEPENDS_ON
-walk reaches and keeps the latest firings of a FIRED_ON read),
+walk reaches and keeps the latest firings of a FIRED_ON read; `key_suffixes`: whether
+fulltext_search's query also asks the tokens that end with each config key it names),
 which Jinja2 receives beside the options, so an older version keeps rendering exactly the
 text it was recorded with.
 
@@ -104,6 +105,7 @@ RENDER_SETTINGS: frozenset[str] = frozenset(
         "one_cut",
         "time_seeks",
         "ordered_cut",
+        "key_suffixes",
     }
 )
 
@@ -237,6 +239,7 @@ class TemplateSpec(BaseModel):
     one_cut: bool = False  # deployments_in_window 4: one order and one limit over both ways
     time_seeks: bool = False  # deployments_in_window_tenant 4: window seeks per time field
     ordered_cut: bool = False  # dependency_neighbourhood 4: one row per service, latest firing
+    key_suffixes: bool = False  # fulltext_search 5: `*max_size` for a config key typed
 
     @model_validator(mode="after")
     def _names(self) -> TemplateSpec:
@@ -331,6 +334,7 @@ class VersionSettings(BaseModel):
     one_cut: bool = False
     time_seeks: bool = False
     ordered_cut: bool = False
+    key_suffixes: bool = False
 
 
 class Manifest(BaseModel):
@@ -617,6 +621,7 @@ class TemplateRegistry:
                     one_cut=spec.one_cut,
                     time_seeks=spec.time_seeks,
                     ordered_cut=spec.ordered_cut,
+                    key_suffixes=spec.key_suffixes,
                     **resolved,
                 )
             )

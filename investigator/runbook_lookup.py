@@ -1931,7 +1931,7 @@ class RunbookLookup:
         # A word no runbook uses, typed in a hurry ("ssh bruteforce", "postgress restart"):
         # read as the words the runbooks found use and asked again, only when nothing fits.
         fixed_note = None
-        read = run.runbook_reads.get(fulltext_query(ranking.terms))
+        read = run.runbook_reads.get(fulltext_query(ranking.terms, ranking.keys))
         wide = read is not None and read.tie_at_cut is not None
         if (
             ranking.best is None
@@ -1954,7 +1954,7 @@ class RunbookLookup:
                 either = f"{said}: no runbook fits either"
                 ranking = ranking.model_copy(update={"read_again": either})
         run.text_matches = ranking.ranked[:SHOWN]
-        read = run.runbook_reads.get(fulltext_query(ranking.terms))
+        read = run.runbook_reads.get(fulltext_query(ranking.terms, ranking.keys))
         chosen = ranking.best
         if chosen is None and (record := self._named_record_anchors(run, text, ranking)):
             return record

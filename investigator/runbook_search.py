@@ -73,6 +73,7 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from cypher_templates.compiler import CONFIG_KEY_SUFFIX_TERMS, config_keys, is_config_key
 from cypher_templates.plan import PlanStep
 from graph_schema.alert_names import (
     finding_types,
@@ -317,19 +318,33 @@ def joined_terms(terms: list[str], limit: int) -> list[str]:
     return joined
 
 
-def fulltext_query(terms: list[str]) -> str:
-    """The fulltext query of the search's `terms`: the terms, then their joined runs."""
-    return " ".join(terms + joined_terms(terms, MAX_QUERY_CHARS))
+def fulltext_query(terms: list[str], keys: Sequence[str] = ()) -> str:
+    """The fulltext query of the search's `terms`: the terms, their joined runs, then the
+    config keys the text names (`max_size`: the compiler asks for the tokens ending with it,
+    `db.pool.max_size`; the terms alone, `max` and `size`, are no token of it)."""
+    kept = _within(list(keys), MAX_QUERY_CHARS - len(" ".join(terms)) - 1)
+    room = MAX_QUERY_CHARS - (len(" ".join(kept)) + 1 if kept else 0)
+    return " ".join(terms + joined_terms(terms, room) + kept)
 
 
 def searched_words(query: str) -> str:
     """The words a fulltext query of `fulltext_query` asked, its joined runs left out (what
     a note names: "zebrafrost stalls", not "... zebrafroststalls"); any other query as it is."""
     tokens = query.split()
+    # The config keys come last; no term or joined run has a `_` or `.` (`search_terms`).
+    keys: list[str] = []
+    while tokens and is_config_key(tokens[-1]):
+        keys.insert(0, tokens.pop())
+    room = MAX_QUERY_CHARS - (len(" ".join(keys)) + 1 if keys else 0)
     for k in range(len(tokens), 0, -1):
-        if k < len(tokens) and tokens[k:] == joined_terms(tokens[:k], MAX_QUERY_CHARS):
-            return " ".join(tokens[:k])
+        if k < len(tokens) and tokens[k:] == joined_terms(tokens[:k], room):
+            return " ".join(tokens[:k] + keys)
     return query
+
+
+def search_keys(text: str) -> list[str]:
+    """The config keys of `text` a search asks for besides its terms (`fulltext_query`)."""
+    return config_keys(_query_text(text))[:CONFIG_KEY_SUFFIX_TERMS]
 
 
 def _within(terms: list[str], limit: int) -> list[str]:
@@ -408,6 +423,9 @@ class TextRanking(BaseModel):
     # The `runbook_url` of each alert rule the query was matched against, by alert id: it
     # points at the alert's own section of a runbook that has several.
     runbook_urls: dict[str, str] = {}
+    # The config keys the query also asked for (`search_keys`): with `terms`, its
+    # fulltext query (`fulltext_query`).
+    keys: list[str] = []
     # The query words no candidate uses (`_rarity`): the card and the abstention name them.
     unknown: list[str] = []
     # Whether those words weighed nothing (`_rarity` set them aside): a share of the query
@@ -1032,7 +1050,8 @@ def search_runbooks(
     terms = _within(search_terms(text), MAX_QUERY_CHARS)
     if not terms:
         return TextRanking(terms=terms, ranked=[]), []
-    query = fulltext_query(terms)
+    keys = search_keys(text)
+    query = fulltext_query(terms, keys)
     hits = run.call(
         "fulltext_search", {"query": query}, "runbook", options={"label": "Runbook"},
         limit=CANDIDATES,
@@ -1139,7 +1158,7 @@ def search_runbooks(
         ranking = rank_runbooks(
             terms, hits, links, text, known, set_aside_unknown=set_aside_unknown
         )
-    update = {"runbook_urls": urls, "alert_matched": alert_matched, **engine_said}
+    update = {"runbook_urls": urls, "alert_matched": alert_matched, "keys": keys, **engine_said}
     return ranking.model_copy(update=update), hits
 
 

@@ -186,6 +186,15 @@ def import_runbook_folder(drv: neo4j.Driver, invoke, folder: Path, *flags: str) 
     assert result.code == 0, result
 
 
+def import_runbook_pages(drv: neo4j.Driver, invoke, folder: Path, pages: dict[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """`pages` (file name -> Markdown) written to a new `folder`, imported as
+    `import_runbook_folder` imports it."""
+    folder.mkdir()
+    for name, text in pages.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    import_runbook_folder(drv, invoke, folder)
+
+
 # A tenant's on-call principal (user:oncall, labels [sre]) and its identity source: what a
 # test of imported runbooks ingests first (`.format(tenant=...)`).
 ONCALL_PRINCIPALS = """tenant: {tenant}

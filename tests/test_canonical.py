@@ -117,8 +117,11 @@ PINNED_DEMO_PACK_HASH_V3 = "sha256:6b0b34da544e7d44fc208d056bea8cc708a58e4631c1c
 # reaches and keeps the latest firings): the demo's two reads of it (AFFECTED_BY both ways,
 # DEPENDS_ON out of payment-api, 1 and 3 rows) are not cut and return the same rows (same
 # rows_hash at 3 and 4), so the same evidence and claim ids; the pack's `tools` name
-# `dependency_neighbourhood@4`. Was sha256:2dfb04ec...
-PINNED_DEMO_PACK_HASH = "sha256:b850a12d0c400bfd677d8454c52792a6026d7795fc4e10a32cc9328d25b1e016"
+# `dependency_neighbourhood@4`. Was sha256:2dfb04ec... Re-pinned on purpose (fulltext_search
+# version 5: a config key typed also asks the tokens ending with it; the demo's question has
+# none): the same evidence and claim ids; the pack's `tools` name `fulltext_search@5`. Was
+# sha256:b850a12d...
+PINNED_DEMO_PACK_HASH = "sha256:42f507e93d4b627ec6ed10f44e7d172676c09d184f4b1611a8a3b9a1080278a5"
 PINNED_DEMO_EVIDENCE_IDS = [
     "ev:27fb8b47dab75c864d2b",
     "ev:323eb1cf7c68a7adfc32",

@@ -55,7 +55,7 @@ def test_the_window_gap_names_the_failed_read(demo_graph: neo4j.Driver) -> None:
     assert naming[0].startswith(
         f"{UNKNOWN}whether no release is recorded in the 24 h, and no other change in the "
         "30 min, before PAY-1002 was first seen at 2025-03-01T08:11:00Z: a read of the run "
-        "failed before its search of this window finished: fulltext_search@4 ("
+        "failed before its search of this window finished: fulltext_search@5 ("
     ), naming
     assert not any(c.statement.startswith("No release is recorded") for c in result.claims)
 

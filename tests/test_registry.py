@@ -405,11 +405,14 @@ def test_each_template_has_a_datetime_version_1_and_an_epoch_micros_version_2() 
                 exclude={"version", "latest_copy"}
             )
         elif template_id == "fulltext_search":
-            # 4: a hit another document's record supersedes (a renamed file) names it.
-            assert newest.version == 4 and newest.renamed_to and not v3.renamed_to
-            assert newest.model_dump(exclude={"version", "renamed_to"}) == v3.model_dump(
-                exclude={"version", "renamed_to"}
-            )
+            # 4: a hit another document's record supersedes (a renamed file) names it; 5: a
+            # config key typed also asks the tokens ending with it (`*max_size`).
+            v4 = REG.get(template_id, 4)
+            assert newest.version == 5 and newest.key_suffixes and not v4.key_suffixes
+            assert v4.renamed_to and not v3.renamed_to
+            assert newest.model_dump(
+                exclude={"version", "renamed_to", "key_suffixes"}
+            ) == v3.model_dump(exclude={"version", "renamed_to", "key_suffixes"})
         elif template_id == "dependency_neighbourhood":
             # 4: the row cap counts services reached (DEPENDS_ON) and keeps the latest firings.
             assert newest.version == 4 and newest.ordered_cut and not v3.ordered_cut

@@ -329,11 +329,13 @@ def test_every_template_has_demo_calls(ex: TemplateExecutor) -> None:
     # window sought within the tenant on (tenant, time field)), dependency_neighbourhood (the
     # row cap counts services reached, and keeps the latest firings).
     # 5: runbooks_for (why a file its import had could not be read), entity_resolution (the
-    # rules a runbook is linked to first, the matches counted).
+    # rules a runbook is linked to first, the matches counted), fulltext_search (a config key's
+    # suffix term).
     assert {s.version for s in ex.registry.specs()} == {1, 2, 3, 4, 5}
     assert {s.id for s in ex.registry.specs() if s.version == 5} == {
         "runbooks_for",
         "entity_resolution",
+        "fulltext_search",
     }
     assert {s.id for s in ex.registry.specs() if s.version == 4} == {
         "runbooks_for",
@@ -567,7 +569,7 @@ def test_the_demo_pack_differs_between_versions_only_by_its_tools(ex: TemplateEx
         result = investigate(
             request, driver=ex.driver, executor=TemplateExecutor(ex.driver, registry)
         )
-        # The newest: entity_resolution@5, fulltext_search@4 and deployments_in_window@4
+        # The newest: entity_resolution@5, fulltext_search@5 and deployments_in_window@4
         # beside the other templates' 3
         # (the demo reads no runbooks_for).
         expected = {3, 4, 5} if version == 4 else {version}

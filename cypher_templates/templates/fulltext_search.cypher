@@ -8,4 +8,8 @@
 // runs until $limit rows are found. Each row names how many candidates there were and the
 // lowest candidate score: the executor asks again with more candidates unless they prove that
 // no hit left out could have been a row (cypher_templates/executor.py).
+{% if key_suffixes -%}
+// $query also asks the tokens that end with each config key it names (`*max_size` finds
+// `db.pool.max_size`, one token to the analyzer; cypher_templates/compiler.py).
+{% endif -%}
 {{ f.ranked_hits('$query', "['document']") }}
