@@ -61,7 +61,7 @@ ORDER BY deployed_at DESC
 LIMIT $limit
 WITH collect(deployed_at) AS newest
 WITH CASE
-  WHEN size(newest) >= $limit THEN newest[-1] - duration('PT1S')
+  WHEN size(newest) >= $limit THEN newest[-1] + duration('-PT1S')
   ELSE datetime('-999999999-01-01T00:00:00Z')
 END AS floor
 CALL (floor) {
