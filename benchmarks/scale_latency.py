@@ -50,6 +50,8 @@ CALLS: list[tuple[str, str, dict[str, Any], dict[str, str | int]]] = [
     ("fulltext_search", "document", {"query": "service-00001 recovery"}, {"label": "any"}),
     ("ownership_over_time", "ownership", {"service_id": SERVICE}, {}),
     ("deployments_in_window", "deployment_time", {"service_id": SERVICE, **WIDE}, {}),
+    # The release anchor asked long after: the tenant's newest releases by a time.
+    ("latest_deployments_tenant", "deployment_time", {"to": WIDE["to"]}, {}),
     ("runbooks_for", "runbook", {"anchor_id": SERVICE}, {"anchor": "service"}),
     ("change_events_in_window", "change_event", DAY, {"scope": "all"}),
     ("change_events_in_window", "change_event", {"service_id": SERVICE, **WIDE},

@@ -1,14 +1,17 @@
-"""`deployments_in_window_tenant` version 3 against version 4, alternated on one server.
+"""`deployments_in_window_tenant` (`--window`) and `latest_deployments_tenant` (`--to`)
+version 3 against version 4, alternated on one server.
 
 Usage (against whatever graph NEO4J_* or the local server points at, already ingested, e.g.
 a generated tenant and another beside it):
     .venv/bin/python benchmarks/tenant_releases_latency.py --subject synth/user:synth-reader \
         --known-at 2026-08-01T00:00:00Z --window 2026-06-20T00:00:00Z/2026-06-20T01:00:00Z \
-        --window 2026-06-20T00:00:00Z/2026-06-21T00:00:00Z --rounds 21
+        --window 2026-06-20T00:00:00Z/2026-06-21T00:00:00Z --to 2026-08-01T00:00:00Z \
+        --rounds 21
 
-For each window: both versions' rows are compared (they must be equal), then the versions run
-alternately (`--rounds` each, after 3 warm-ups) through the executor; prints p50 ms and the
-db hits of one PROFILE per version as a Markdown table. A measurement tool, not a test.
+For each window (each `to`): both versions' rows are compared (they must be equal), then the
+versions run alternately (`--rounds` each, after 3 warm-ups) through the executor; prints p50
+ms and the db hits of one PROFILE per version as a Markdown table. A measurement tool, not a
+test.
 """
 
 from __future__ import annotations
@@ -30,11 +33,13 @@ from investigator.settings import resolve_connection
 VERSIONS = (3, 4)
 
 
-def _step(window: tuple[str, str], version: int) -> PlanStep:
+def _step(params: dict[str, str], version: int) -> PlanStep:
+    # A window is a period question's releases; `to` alone the newest by then (the anchor).
+    template = "deployments_in_window_tenant" if "from" in params else "latest_deployments_tenant"
     return PlanStep(
-        template_id="deployments_in_window_tenant",
+        template_id=template,
         evidence_type="deployment_time",
-        params={"from": window[0], "to": window[1]},
+        params=params,
         template_version=version,
     )
 
@@ -50,18 +55,24 @@ def main() -> None:
     parser.add_argument("--subject", required=True)
     parser.add_argument("--purpose", default="incident_investigation")
     parser.add_argument("--known-at", required=True)
-    parser.add_argument("--window", action="append", required=True, help="FROM/TO, ISO-8601")
+    parser.add_argument("--window", action="append", default=[], help="FROM/TO, ISO-8601")
+    parser.add_argument(
+        "--to", action="append", default=[], help="ISO-8601: latest_deployments_tenant's `to`"
+    )
     parser.add_argument("--rounds", type=int, default=21)
     args = parser.parse_args()
+    if not args.window and not args.to:
+        parser.error("give at least one --window or --to")
     known_at = datetime.fromisoformat(args.known_at.replace("Z", "+00:00"))
     driver = open_driver(resolve_connection())
     ex = TemplateExecutor(driver)
     subject = load_subject(ex, args.subject, args.purpose)
-    print("| window | rows | v3 p50 ms | v4 p50 ms | v3 db hits | v4 db hits |")
+    print("| window or to | rows | v3 p50 ms | v4 p50 ms | v3 db hits | v4 db hits |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
-    for text in args.window:
-        window = (text.split("/")[0], text.split("/")[1])
-        results = [ex.run(_step(window, v), subject, known_at) for v in VERSIONS]
+    calls = [(t, {"from": t.split("/")[0], "to": t.split("/")[1]}) for t in args.window]
+    calls += [(f"to {t}", {"to": t}) for t in args.to]
+    for text, params in calls:
+        results = [ex.run(_step(params, v), subject, known_at) for v in VERSIONS]
         keys = [
             [(r.element.element_id, r.element.version, r.context) for r in x.rows] for x in results
         ]
@@ -71,12 +82,12 @@ def main() -> None:
         for i in range(3 + args.rounds):
             for version in VERSIONS if i % 2 == 0 else VERSIONS[::-1]:
                 began = time.perf_counter()
-                ex.run(_step(window, version), subject, known_at)
+                ex.run(_step(params, version), subject, known_at)
                 if i >= 3:
                     times[version].append((time.perf_counter() - began) * 1000)
         hits = {}
         for version in VERSIONS:
-            compiled = ex.compile(_step(window, version))
+            compiled = ex.compile(_step(params, version))
             parameters = ex.cypher_parameters(compiled, subject, known_at)
             with driver.session(
                 notifications_min_severity=neo4j.NotificationMinimumSeverity.OFF

@@ -14,7 +14,8 @@ whether a fulltext_search row names the records of another document that superse
 `linked_first`: whether entity_resolution reads the rules a runbook is linked to first and
 counts its matches; `one_cut`: whether deployments_in_window orders and limits the rows of
 both its ways to a service's releases once, so a cut keeps exactly the oldest; `time_seeks`:
-whether deployments_in_window_tenant seeks the window by (tenant, time field) indexes;
+whether deployments_in_window_tenant seeks the window, and latest_deployments_tenant the
+newest by `to`, by (tenant, time field) indexes;
 `ordered_cut`: whether dependency_neighbourhood's row cap counts the services a DEPENDS_ON
 walk reaches and keeps the latest firings of a FIRED_ON read; `key_suffixes`: whether
 fulltext_search's query also asks the tokens that end with each config key it names),
@@ -237,7 +238,7 @@ class TemplateSpec(BaseModel):
     owned_kind: bool = False  # owned_by_team 4: the kind owned, a runbook version's end
     linked_first: bool = False  # entity_resolution 5: linked rules first, matches counted
     one_cut: bool = False  # deployments_in_window 4: one order and one limit over both ways
-    time_seeks: bool = False  # deployments_in_window_tenant 4: window seeks per time field
+    time_seeks: bool = False  # *_tenant deployments 4: seeks per time field, not a tenant read
     ordered_cut: bool = False  # dependency_neighbourhood 4: one row per service, latest firing
     key_suffixes: bool = False  # fulltext_search 5: `*max_size` for a config key typed
 

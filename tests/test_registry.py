@@ -392,8 +392,9 @@ def test_each_template_has_a_datetime_version_1_and_an_epoch_micros_version_2() 
             assert newest.model_dump(exclude={"version", "one_cut"}) == v3.model_dump(
                 exclude={"version", "one_cut"}
             )
-        elif template_id == "deployments_in_window_tenant":
-            # 4: the window sought within the tenant on (tenant, time field), no label scan.
+        elif template_id in ("deployments_in_window_tenant", "latest_deployments_tenant"):
+            # 4: the window (the newest by `to`) sought within the tenant on (tenant, time
+            # field), no read of every deployment.
             assert newest.version == 4 and newest.time_seeks and not v3.time_seeks
             assert newest.model_dump(exclude={"version", "time_seeks"}) == v3.model_dump(
                 exclude={"version", "time_seeks"}

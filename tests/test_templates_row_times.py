@@ -326,8 +326,9 @@ def test_every_template_has_demo_calls(ex: TemplateExecutor) -> None:
     # newer record of another id replaced a hit: a renamed runbook file), owned_by_team and
     # owners_of (the kind owned and the owned node's end), deployments_in_window (one order
     # and one limit over both ways to a service's releases), deployments_in_window_tenant (the
-    # window sought within the tenant on (tenant, time field)), dependency_neighbourhood (the
-    # row cap counts services reached, and keeps the latest firings).
+    # window sought within the tenant on (tenant, time field)), latest_deployments_tenant (the
+    # newest sought backward the same way), dependency_neighbourhood (the row cap counts
+    # services reached, and keeps the latest firings).
     # 5: runbooks_for (why a file its import had could not be read), entity_resolution (the
     # rules a runbook is linked to first, the matches counted), fulltext_search (a config key's
     # suffix term).
@@ -347,6 +348,7 @@ def test_every_template_has_demo_calls(ex: TemplateExecutor) -> None:
         "owners_of",
         "deployments_in_window",
         "deployments_in_window_tenant",
+        "latest_deployments_tenant",
         "dependency_neighbourhood",
     }
     for spec in ex.registry.specs():
