@@ -54,7 +54,7 @@ def at_clock(
     clock: ReleaseClock, times: Sequence[tuple[datetime | None, datetime | None]]
 ) -> list[int]:
     """The positions of the (finish, start) pairs the clock picks, all by as_of: the latest
-    finish in the minute named (releases finished in that same minute all), else the latest
+    finish in the minute named (releases finished at that same instant all), else the latest
     start in it (a release started at 10:02 and finished at 10:09 is "the 10:02 release" only
     when none finished at 10:02)."""
     for side in (0, 1):
