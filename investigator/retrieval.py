@@ -106,6 +106,7 @@ from investigator.planner import (
     wanted_types,
 )
 from investigator.record_time import as_recorded_at, version_history_steps
+from investigator.release_clock import clock_choice
 from investigator.rubric import Intent, required_types, useful_types
 from investigator.runbook_fallback import OneStepCalls, own_runbooks_weak
 from investigator.runbook_search import (
@@ -2024,6 +2025,8 @@ class RetrievalLoop:
         tenant = [s for s in release_choice_steps(self.inp.as_of) if step_key(s) not in done]
         if tenant:
             return tenant
+        if self._clock_choice() is not None:
+            return []  # the minute named picks the release: no errors to weigh
         if not self._latest_releases():
             if self.incident_unpicked:
                 return []
@@ -2195,6 +2198,13 @@ class RetrievalLoop:
         first, error = min(after)
         return error, first
 
+    def _clock_choice(self) -> tuple[list[tuple[str, datetime, str]], str] | None:
+        """ "Did the 10:02 release follow the change policy?": the releases read of that
+        minute and the note's words (`release_clock.clock_choice`); None if not so asked."""
+        if not self._asks_approval():
+            return None
+        return clock_choice(self.inp.question, self.unnamed_releases, self.release_starts)
+
     def _take_release(self, known: Known, outcome: RetrievalOutcome, done: set[str]) -> bool:
         """Choose "the release" of a correlation question that names no service, once its
         reads are done (`_release_choice_reads`; True while they are still to run): the last
@@ -2233,9 +2243,14 @@ class RetrievalLoop:
             for svc, at, rel in weighed
             if (seen := self._errors_after(svc, rel))
         ]
-        placed = self._incident_release_choice()
+        clocked = self._clock_choice()
+        placed = None if clocked is not None else self._incident_release_choice()
         also: list[str] = []
-        if placed is not None:
+        if clocked is not None:
+            # "The 10:02 release": that minute's, not an erring service's (h38).
+            taken = clocked[0][:MAX_FOCUS_SERVICES]
+            outcome.search_notes.append(f"{why}: {clocked[1]}")
+        elif placed is not None:
             # An incident begun by as_of: a release of its own services (or its error path's)
             # before it began, not an unrelated service's later one (h34).
             taken, placed_why, reasons, also = placed

@@ -293,3 +293,42 @@ def test_a_report_naming_a_change_is_said_and_moves_no_verdict() -> None:
         (rules,) = result.confounders
         assert rules.assessment == "no_mechanism_evidence" and rules.reported_by == []
         assert not any("doc:draft" in c.statement for c in result.claims)
+
+
+def test_a_policy_read_for_a_release_finish_alone_is_never_said_in_force_at_as_of() -> None:
+    # Admitted for the 09:58 release's finish (the gate's `release_finishes`), reached by
+    # APPLIES_TO, not GOVERNED_BY: no governing fact states it. Before: "is in force at
+    # 10:03" though it ended at 10:00.
+    freeze = ev(
+        "policy:ledger-freeze",
+        ["policy"],
+        "No ledger change may ship during the month-end freeze.",
+        type="Policy",
+        name="Ledger change freeze",
+        valid_from=at("2026-07-20T00:00:00Z"),
+        valid_to=at("2026-07-23T10:00:00Z"),
+        context={"anchor": "svc:ledger", "linked_via": ["APPLIES_TO"]},
+    )
+    release = ev(
+        "deploy:ledger-1",
+        ["deployment_time"],
+        "release ledger-1",
+        type="Deployment",
+        name="ledger-1",
+        valid_from=at("2026-07-23T09:58:00Z"),
+        props={"service": "svc:ledger", "finished_at": "2026-07-23T09:58:00Z"},
+    )
+    result = derive_claims(
+        ["release_lookup", "applicable_policy"],
+        [freeze, release],
+        as_of=AS_OF,
+        question="did the 9:58 release follow the change policy?",
+    )
+    said = [c.statement for c in result.claims if "policy:ledger-freeze" in c.statement]
+    assert said, [c.statement for c in result.claims]
+    assert not any("is in force" in s for s in said), said
+    assert any(
+        "(policy:ledger-freeze) is not in force at 2026-07-23T10:03:00Z" in s
+        and s.endswith("it ended at 2026-07-23T10:00:00Z")
+        for s in said
+    ), said

@@ -82,6 +82,7 @@ from investigator.claims.releases import (
     _rollout_claims,
     firing_times,
     listed_release_contents,
+    policy_ended_by,
     release_policy_claims,
     release_record_answer,
     team_firing_claims,
@@ -648,8 +649,12 @@ def derive_claims(
                     )
                 )
                 continue
+            ended = "" if refs else policy_ended_by(ev, policies, as_of)
             policy_now[ev.evidence_id] = _claim(
-                f"Policy {_title(ev)} ({ev.element_id}) is in force "
+                f"Policy {_title(ev)} ({ev.element_id}) is not in force at {iso_utc(as_of)}"
+                f"{_validity(ev)}{where}: {ended}"
+                if ended
+                else f"Policy {_title(ev)} ({ev.element_id}) is in force "
                 f"{_in_force(ev, refs, as_of, policies)}{_validity(ev)}{where}",
                 EpistemicStatus.FACT,
                 0.95,

@@ -818,9 +818,9 @@ def release_record_answer(
         asks = [*dict.fromkeys([*asks, "contents"]), "approval"]
     if not asks:
         return ReleaseRecordAnswer()
-    claims: list[Claim] = []
     gaps: list[MissingEvidence] = _clock_release_gaps(released, question, as_of)
     released = asked_releases(released, question, as_of, services)
+    claims: list[Claim] = _clock_releases_claims(released, question)
     # Approval stated by a trusted record of every release stated (one of several is not
     # the approval of the others).
     approvals: list[bool] = []
@@ -907,6 +907,42 @@ def _clock_releases(
     return [ev for ev in released if ev.element_id in kept or (_release_of(ev) or "") in kept]
 
 
+def _clock_releases_claims(asked: Sequence[Evidence], question: str) -> list[Claim]:
+    """Asked about "the 10:02 release" when several ran in that minute (`_clock_releases`):
+    a fact saying so, naming each, so the auditor hears that each is judged, not one."""
+    clock = release_clock(question)
+    own = sorted(
+        (ev for ev in asked if ev.type == "Deployment"),
+        key=lambda ev: (_instant(ev, _DEPLOY_TIME_KEYS) or EARLIEST, ev.element_id),
+    )
+    if clock is None or len(own) < 2 or "approval" not in unrecorded_asks(question):
+        return []
+    said = "; ".join(
+        f"{_label(ev)} ({ev.element_id}) of {_release_service(ev) or 'an unknown service'}, "
+        + _clock_time_said(ev, clock)
+        for ev in own
+    )
+    return [
+        _claim(
+            f"{len(own)} releases ran at {clock.text()}, the minute the question names: {said}; "
+            "each is judged by the rule that governed its own service then",
+            EpistemicStatus.FACT,
+            0.9,
+            own,
+            Intent.RELEASE_LOOKUP.value,
+        )
+    ]
+
+
+def _clock_time_said(ev: Evidence, clock: ReleaseClock) -> str:
+    """When a release picked by the clock ran in its minute: its finish, else its start."""
+    finish = _instant(ev, _DEPLOY_TIME_KEYS)
+    if finish is not None and clock.matches(finish):
+        return f"finished at {iso_utc(finish)}"
+    start = instant_of(ev.props.get("started_at"))
+    return f"started at {iso_utc(start)}" if start is not None else "its time unknown"
+
+
 def _clock_release_gaps(
     released: Sequence[Evidence], question: str, as_of: datetime
 ) -> list[MissingEvidence]:
@@ -986,6 +1022,22 @@ def _in_force_since(
     if not now:
         return f"; it no longer holds at as_of {iso_utc(as_of)}"
     return f"; a newer policy is in force at as_of {iso_utc(as_of)}: {', '.join(now)}"
+
+
+def policy_ended_by(policy: Evidence, policies: Sequence[Evidence], as_of: datetime) -> str:
+    """Why `policy` does not hold at as_of ("it ended at ...", "... replaced it"), or "" when
+    it does: a policy admitted for a release's finish alone (the gate's `release_finishes`)
+    is never said to be in force at as_of."""
+    if policy.valid_to is not None and policy.valid_to <= as_of:
+        return f"it ended at {iso_utc(policy.valid_to)}"
+    if policy.valid_from is not None and policy.valid_from > as_of:
+        return f"it begins at {iso_utc(policy.valid_from)}"
+    newer = sorted(
+        p.element_id
+        for p in policies
+        if p.element_id == policy.replacement and (p.valid_from is None or p.valid_from <= as_of)
+    )
+    return f"{', '.join(newer)} replaced it" if newer else ""
 
 
 def release_policy_claims(
