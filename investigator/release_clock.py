@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 
 from pydantic import BaseModel, ConfigDict
 
+from investigator.evidence import iso_utc
 from investigator.lazy_pattern import LazyPattern
 
 # "the 10:02 release", "the 9:55 deploy", "the 14:30 rollout": a 24-hour clock time just
@@ -95,8 +96,7 @@ def clock_choice(
         ((svc, at, rel) for rel, (at, svc) in picked), key=lambda x: (x[1], x[2]), reverse=True
     )
     said = [
-        f"{rel} of {svc} ({'finished' if clock.matches(at) else 'started'} "
-        f"{at.astimezone(UTC).isoformat().replace('+00:00', 'Z')})"
+        f"{rel} of {svc} ({_ran_in(clock, at, starts.get(rel))})"
         for svc, at, rel in sorted(taken, key=lambda x: (x[1], x[2]))
     ]
     if len(said) == 1:
@@ -105,3 +105,10 @@ def clock_choice(
         f"it names the release by its minute, {clock.text()}, and {len(said)} releases ran then: "
         f"{' and '.join(said)}; each is read and judged by its own service's rule"
     )
+
+
+def _ran_in(clock: ReleaseClock, finish: datetime, start: datetime | None) -> str:
+    """ "finished <finish>", or "started <start>" when its start is what fell in the minute."""
+    if clock.matches(finish) or start is None:
+        return f"finished {iso_utc(finish)}"
+    return f"started {iso_utc(start)}"

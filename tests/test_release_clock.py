@@ -43,3 +43,14 @@ def test_the_clock_choice_names_each_release_of_the_minute() -> None:
     )
     assert clock_choice("did the 10:05 release follow the change policy?", releases, {}) is None
     assert clock_choice("did the release follow the change policy?", releases, {}) is None
+
+
+def test_a_release_picked_by_its_start_is_said_started_then() -> None:
+    releases = {"deploy:r": (_at(23, 10, 2, 30), "svc:risk-engine")}
+    got = clock_choice(
+        "did the 10:00 release follow the change policy?",
+        releases,
+        {"deploy:r": _at(23, 10, 0, 10)},
+    )
+    assert got is not None
+    assert got[1].endswith("deploy:r of svc:risk-engine (started 2026-07-23T10:00:10Z) is read")
