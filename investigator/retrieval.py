@@ -2025,8 +2025,6 @@ class RetrievalLoop:
         tenant = [s for s in release_choice_steps(self.inp.as_of) if step_key(s) not in done]
         if tenant:
             return tenant
-        if self._clock_choice() is not None:
-            return []  # the minute named picks the release: no errors to weigh
         if not self._latest_releases():
             if self.incident_unpicked:
                 return []
@@ -2034,6 +2032,8 @@ class RetrievalLoop:
             return [
                 s for s in latest_release_choice_steps(self.inp.as_of) if step_key(s) not in done
             ]
+        if self._clock_choice() is not None:
+            return []  # the minute named picks the release: no errors to weigh
         services = [svc for svc, _, _ in self._latest_releases()[:RELEASE_CHOICE_SERVICES]]
         if len(services) < 2:
             return []
