@@ -1787,6 +1787,9 @@ def replay_run(
         rep.settle_ranking()
     if rep.changed_answer():
         rep.note_decision_code()
+    # Again once all re-ran: a holder's number only grows, so the run's holder both before and
+    # now means every load of its subject in between was that holder, never a later one's.
+    _refuse_an_earlier_holders_run(driver, run_id, lineage.run_properties or {}, kg_database, asker)
     verified = chain.chain_valid and pack_match and not rep.drift
     # The chain verified and what differs is what the run's subject may read now: its own
     # grants changed since the run, or every record it no longer reads is still known with

@@ -17,6 +17,7 @@ chain that verifies. Without a recorder nothing is written (replay's re-runs, th
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import itertools
 import json
 import os
@@ -27,7 +28,7 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from types import TracebackType
-from typing import Any, Literal, TypeVar
+from typing import Literal, TypeVar
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
@@ -61,7 +62,6 @@ from investigator.gate import EvidenceGate, GateDecision, GatePolicy
 from investigator.telemetry import RunSpan, ToolSpan, run_span, tool_span
 
 ResultT = TypeVar("ResultT", bound=BaseModel)
-T = TypeVar("T")
 
 
 def caused_by_interrupt(exc: BaseException) -> bool:
@@ -512,17 +512,21 @@ class RunSession:
         count = min(self.READ_CONCURRENCY, len(indexed))
         bounds = [len(indexed) * g // count for g in range(count + 1)]
         groups = [[step for _, step, _ in indexed[lo:hi]] for lo, hi in itertools.pairwise(bounds)]
-        futures = [
-            _read_pool().submit(
-                self._until_deadline(self.executor.run_together),
-                group,
-                self.subject,
-                self.known_at,
-                plan=plan,
-                raise_on_error=raise_on_error,
-            )
-            for group in groups
-        ]
+        # Each group reads in a pool thread within a copy of this thread's context: the run's
+        # deadline and what its caller bound (a served call's token holder) hold there too.
+        with reads_until(self.read_deadline):
+            futures = [
+                _read_pool().submit(
+                    contextvars.copy_context().run,
+                    self.executor.run_together,
+                    group,
+                    self.subject,
+                    self.known_at,
+                    plan=plan,
+                    raise_on_error=raise_on_error,
+                )
+                for group in groups
+            ]
         results = [result for future in futures for result in future.result()]
         read = {}
         for (i, step, tc_id), result in zip(indexed, results, strict=True):
@@ -533,16 +537,6 @@ class RunSession:
                 span.record_result(result, rows_hash=record.rows_hash)
             read[i] = (result, record)
         return read
-
-    def _until_deadline(self, read: Callable[..., T]) -> Callable[..., T]:
-        """`read` in a pool thread, none of whose waits for Neo4j goes past the run's
-        deadline (`reads_until`: the deadline is the calling thread's, not the pool's)."""
-
-        def bounded(*args: Any, **kwargs: Any) -> T:
-            with reads_until(self.read_deadline):
-                return read(*args, **kwargs)
-
-        return bounded
 
     def _reused_read(
         self, step: PlanStep, tc_id: str, earlier: tuple[ToolResult, str]

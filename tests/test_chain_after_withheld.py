@@ -18,13 +18,12 @@ the last one revokes alice's `pii`.
 from __future__ import annotations
 
 import json
-import os
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 from conftest import alices_run_beside
-from test_serving_mcp import ok, run_async, stdio
+from test_serving_mcp import ok, run_async, server_environ, stdio
 
 from investigator.context_graph.chain import node_hash
 from investigator.context_graph.lineage import load_lineage
@@ -165,7 +164,7 @@ def test_the_served_tools_show_no_hash_after_withheld_content(  # type: ignore[n
     # The MCP server's trace and replay tools answer what the CLI prints, re-filtered alike.
     lineage = load_lineage(driver, run_id)
     stored = {n.seq: n for n in lineage.nodes}
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("INVESTIGATOR_", "NEO4J_"))}
+    env = server_environ(("INVESTIGATOR_", "NEO4J_"))
     env.update(
         NEO4J_URI=neo4j_settings.uri,
         NEO4J_USER=neo4j_settings.user,

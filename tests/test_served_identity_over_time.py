@@ -11,7 +11,6 @@ grants and his runs. Now such a call is refused, one line, and nothing runs.
 from __future__ import annotations
 
 import json
-import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ import neo4j
 import yaml
 from mcp import Client
 from test_principal_incarnation import SOURCE  # the identity source of that tenant's world
-from test_serving_mcp import http, http_server_with, ok, refused, run_async, stdio
+from test_serving_mcp import http, http_server_with, ok, refused, run_async, server_environ, stdio
 
 from investigator.serving.mcp_server import token_sha256
 
@@ -57,6 +56,15 @@ def _ingest(invoke: Any, tmp_path: Path, name: str, bundle: dict[str, Any]) -> N
     assert res.code == 0, res
 
 
+def _write_frank_again(invoke: Any, tmp_path: Path) -> None:
+    """Frank's id retracted now, then written again for someone new (incarnation + 1)."""
+    at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    retraction = {"id": "user:frank", "reason": "Frank Old left", "at": at}
+    _ingest(invoke, tmp_path, "retract.yaml", {"tenant": TENANT, "retractions": [retraction]})
+    new = dict(FRANK_OLD, name="Frank New")
+    _ingest(invoke, tmp_path, "new.yaml", {"tenant": TENANT, "principals": [new]})
+
+
 def _runs(driver: neo4j.Driver) -> int:
     records, _, _ = driver.execute_query("MATCH (r:CtxRun) RETURN count(r) AS n")
     return int(records[0]["n"])
@@ -76,7 +84,7 @@ def test_a_served_principal_acts_with_its_grants_of_now_and_never_as_its_ids_nex
         f'[mcp]\n[[mcp.tokens]]\nsha256 = "{token_sha256(TOKEN)}"\nsubject = "{FRANK}"\n',
         encoding="utf-8",
     )
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("INVESTIGATOR_", "OTEL_"))}
+    env = server_environ(("INVESTIGATOR_", "OTEL_"))
     env["INVESTIGATOR_CONFIG"] = str(config)
 
     with http_server_with(config, request.node) as (url, _):
@@ -148,12 +156,7 @@ def test_an_id_written_again_during_a_served_call_never_lets_the_call_act_as_its
         records = read(self, subject, known_at)
         if armed[0]:
             armed[0] = False
-            at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-            retraction = {"id": "user:frank", "reason": "Frank Old left", "at": at}
-            retracting = {"tenant": TENANT, "retractions": [retraction]}
-            _ingest(invoke, tmp_path, "retract.yaml", retracting)
-            new = dict(FRANK_OLD, name="Frank New")
-            _ingest(invoke, tmp_path, "new.yaml", {"tenant": TENANT, "principals": [new]})
+            _write_frank_again(invoke, tmp_path)
         return records
 
     monkeypatch.setattr(TemplateExecutor, "read_principals", read_then_recreate)
@@ -185,11 +188,7 @@ def test_a_token_issued_for_an_ids_earlier_holder_is_refused_whenever_the_server
     _ingest(invoke, tmp_path, "world.yaml", WORLD)
     old_token, old_entry = _issued(invoke)
     assert "incarnation = 1" in old_entry, old_entry
-    at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    retraction = {"id": "user:frank", "reason": "Frank Old left", "at": at}
-    _ingest(invoke, tmp_path, "retract.yaml", {"tenant": TENANT, "retractions": [retraction]})
-    new = dict(FRANK_OLD, name="Frank New")
-    _ingest(invoke, tmp_path, "new.yaml", {"tenant": TENANT, "principals": [new]})
+    _write_frank_again(invoke, tmp_path)
     new_token, new_entry = _issued(invoke)
     assert "incarnation = 2" in new_entry, new_entry
     config = tmp_path / "config.toml"
@@ -210,3 +209,85 @@ def test_a_token_issued_for_an_ids_earlier_holder_is_refused_whenever_the_server
                 assert OWNS in _claims(answer), answer["claims"]
 
         run_async(main)
+
+
+def test_a_principal_read_on_a_worker_thread_of_a_call_expects_the_calls_token_holder(  # type: ignore[no-untyped-def]
+    clean_db: neo4j.Driver, cli_env, invoke, tmp_path: Path, monkeypatch
+) -> None:
+    """The server first served frank's earlier holder; the new holder's token (issued for
+    incarnation 2) is served. A call's grouped reads run on the read pool's threads: a
+    principal read there (as a template needing the subject's grants would make) did not
+    see the call's token holder and fell back to the first-seen holder, refusing the new
+    holder's own call as if it were an earlier holder's."""
+    import threading
+
+    from cypher_templates.executor import TemplateExecutor
+    from cypher_templates.subject import SubjectRef
+    from investigator.serving.backend import InvestigateInput, ServingBackend
+    from investigator.serving.mcp_server import _serve
+
+    assert invoke("schema", "apply").code == 0
+    _ingest(invoke, tmp_path, "world.yaml", WORLD)
+    backend = ServingBackend(cli_env, driver=clean_db)
+    frank = SubjectRef.parse(FRANK)
+    assert backend.principal_problem(frank) is None  # the earlier holder, served first
+    _write_frank_again(invoke, tmp_path)
+
+    caller = threading.get_ident()
+    read_on: list[int] = []
+    together = TemplateExecutor.run_together
+
+    def principal_read_then_together(self, steps, subject, known_at, **kwargs):  # type: ignore[no-untyped-def]
+        read_on.append(threading.get_ident())
+        self.read_principals(f"{subject.tenant}/{subject.id}")
+        return together(self, steps, subject, known_at, **kwargs)
+
+    monkeypatch.setattr(TemplateExecutor, "run_together", principal_read_then_together)
+    served = _serve(
+        lambda: backend.investigate(frank, InvestigateInput(**QUESTION)), "investigate", 2
+    )
+    assert read_on and caller not in read_on  # the read happened on a worker thread
+    assert not served.is_error, served.content
+    assert OWNS in _claims(served.structured_content or {})
+    backend.close()
+
+
+def test_a_run_replayed_while_its_id_is_written_again_is_refused_never_re_run_as_the_new_holder(  # type: ignore[no-untyped-def]
+    clean_db: neo4j.Driver, cli_env, invoke, tmp_path: Path, monkeypatch
+) -> None:
+    """Frank's earlier holder replays his own run over MCP; the id is retracted and written
+    again right after replay's holder check (no timing: in that check). Before, replay then
+    loaded the run's subject again, got the new holder, and re-executed the earlier holder's
+    calls with the new holder's grants, answering with what they read."""
+    from cypher_templates.subject import SubjectRef
+    from investigator import replay
+    from investigator.serving.backend import InvestigateInput, ServingBackend
+    from investigator.serving.mcp_server import _serve
+
+    assert invoke("schema", "apply").code == 0
+    _ingest(invoke, tmp_path, "world.yaml", WORLD)
+    backend = ServingBackend(cli_env, driver=clean_db)
+    frank = SubjectRef.parse(FRANK)
+    answered = _serve(
+        lambda: backend.investigate(frank, InvestigateInput(**QUESTION)), "investigate", 1
+    )
+    assert not answered.is_error, answered.content
+    run_id = (answered.structured_content or {})["run_id"]
+
+    check = replay._refuse_an_earlier_holders_run
+    armed = [True]
+
+    def check_then_recreate(*args, **kwargs):  # type: ignore[no-untyped-def]
+        check(*args, **kwargs)
+        if armed[0]:
+            armed[0] = False
+            _write_frank_again(invoke, tmp_path)
+
+    monkeypatch.setattr(replay, "_refuse_an_earlier_holders_run", check_then_recreate)
+    replayed = _serve(lambda: backend.replay(frank, run_id), "replay", 1)
+    assert not armed[0]  # the id was written again during the replay
+    assert replayed.is_error, replayed.structured_content
+    line = replayed.content[0].text  # type: ignore[union-attr]
+    assert line.startswith("not authorized: "), line
+    assert f"run {run_id} is an earlier principal's run" in line, line
+    backend.close()

@@ -63,6 +63,19 @@ TIMEOUT = 300.0  # the shared CI machine can be slow; a hang still fails
 DEADLINE = 600
 
 
+# The test run's read bound reaches the servers its tests start, as a user's environment
+# reaches a server he starts: without it their reads timed out at a load of 20 and more.
+PASSED_TO_SERVERS = ("INVESTIGATOR_READ_TIMEOUT",)
+
+
+def server_environ(dropped: tuple[str, ...]) -> dict[str, str]:
+    """This process's environment for a server it starts: no setting whose name starts with
+    one of `dropped`, but those in PASSED_TO_SERVERS."""
+    return {
+        k: v for k, v in os.environ.items() if k in PASSED_TO_SERVERS or not k.startswith(dropped)
+    }
+
+
 @pytest.fixture(scope="module")
 def server_env(
     neo4j_settings: ConnectionSettings, tmp_path_factory: pytest.TempPathFactory
@@ -75,11 +88,7 @@ def server_env(
         f'[[mcp.tokens]]\nsha256 = "{token_sha256(ALICE_TOKEN)}"\nsubject = "acme/user:alice"\n',
         encoding="utf-8",
     )
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("INVESTIGATOR_", "NEO4J_", "OTEL_"))
-    }
+    env = server_environ(("INVESTIGATOR_", "NEO4J_", "OTEL_"))
     env.update(
         NEO4J_URI=neo4j_settings.uri,
         NEO4J_USER=neo4j_settings.user,
@@ -556,7 +565,7 @@ def http_server_with(
     """`investigator mcp --transport http` with the config file `config` (and no other
     INVESTIGATOR_ or OTEL_ settings): its URL, and what it said on stderr up to serving.
     Its log is shown when a test of `node` fails."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("INVESTIGATOR_", "OTEL_"))}
+    env = server_environ(("INVESTIGATOR_", "OTEL_"))
     env["INVESTIGATOR_CONFIG"] = str(config)
     with _http_serving(env, node) as served:
         yield served

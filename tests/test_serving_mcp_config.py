@@ -5,7 +5,6 @@ numbers are strict; bearer tokens may expire. Real Neo4j, the demo dataset, the 
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -23,6 +22,7 @@ from test_serving_mcp import (
     ok,
     refused,
     run_async,
+    server_environ,
     stdio,
 )
 
@@ -113,7 +113,7 @@ def test_a_token_entry_with_its_tenant_written_apart_is_read(tmp_path: Path) -> 
 
 
 def test_tool_numbers_are_strict(demo_graph, cli_env, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("INVESTIGATOR_", "OTEL_"))}
+    env = server_environ(("INVESTIGATOR_", "OTEL_"))
     (tmp_path / "empty.toml").write_text("", encoding="utf-8")
     env["INVESTIGATOR_CONFIG"] = str(tmp_path / "empty.toml")
     q = "who owns payment-api?"

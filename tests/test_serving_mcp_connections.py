@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import socket
 import threading
 import time
@@ -33,6 +32,7 @@ from test_serving_mcp import (
     _http_serving,
     bob_and_alice_config,
     ctx_runs,
+    server_environ,
 )
 
 from investigator.serving.mcp_server import REQUEST_HEAD_SECONDS, TOO_MANY_CALLS
@@ -43,10 +43,8 @@ GRACE = 20.0
 
 def _serving(config: Path, node: pytest.Item) -> contextlib.AbstractContextManager[tuple[str, str]]:
     """The server with `config` and the test run's read timeout (a loaded machine)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("INVESTIGATOR_", "OTEL_"))}
+    env = server_environ(("INVESTIGATOR_", "OTEL_"))
     env["INVESTIGATOR_CONFIG"] = str(config)
-    if "INVESTIGATOR_READ_TIMEOUT" in os.environ:
-        env["INVESTIGATOR_READ_TIMEOUT"] = os.environ["INVESTIGATOR_READ_TIMEOUT"]
     return _http_serving(env, node)
 
 

@@ -15,11 +15,10 @@ The tests of this module share one graph and one recorded run, set up by the fir
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 from conftest import alices_run_beside
-from test_serving_mcp import ok, run_async, stdio
+from test_serving_mcp import ok, run_async, server_environ, stdio
 
 from investigator.context_graph.lineage import RunLineage, load_lineage
 
@@ -119,7 +118,7 @@ def test_the_served_trace_shows_no_id_of_a_withheld_claim(  # type: ignore[no-un
 ) -> None:
     # The MCP server's trace and replay tools answer what the CLI prints, re-filtered alike.
     stored = _claim_ids(load_lineage(driver, run_id))
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("INVESTIGATOR_", "NEO4J_"))}
+    env = server_environ(("INVESTIGATOR_", "NEO4J_"))
     env.update(
         NEO4J_URI=neo4j_settings.uri,
         NEO4J_USER=neo4j_settings.user,

@@ -130,8 +130,9 @@ _TOKEN_HOLDER: ContextVar[int | None] = ContextVar("token_holder", default=None)
 
 @contextmanager
 def token_holder(holder: int | None) -> Iterator[None]:
-    """Within it, the principal reads of this thread's call expect holder `holder` (None:
-    the one this server first served)."""
+    """Within it, the principal reads of this call expect holder `holder` (None: the one
+    this server first served), also on the read pool's threads (they run in a copy of the
+    call's context: session.py)."""
     bound = _TOKEN_HOLDER.set(holder)
     try:
         yield
