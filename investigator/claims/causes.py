@@ -432,9 +432,9 @@ def _correlation(
     if any(c.resolution == "unresolved" and relevant_ids & set(c.evidence_ids) for c in conflicts):
         verdict = _LOWER[verdict]
     missing: list[MissingEvidence] = []
-    # Incomplete checks cap the verdict where it is drawn (derive), with their own gap.
-    checked = checks is not None and checks.complete
-    if cause_reads_failed and checked and verdict in (Verdict.CONFIRMED, Verdict.LIKELY):
+    # A failed read of releases or changes caps it here, with the gap naming the read (checks
+    # incomplete for other reasons cap it where it is drawn, derive, with their own gap).
+    if cause_reads_failed and verdict in (Verdict.CONFIRMED, Verdict.LIKELY):
         verdict = Verdict.UNCERTAIN
         missing.append(_unread_causes_gap(cause_reads_failed, subject, first_ev, first_at, intent))
     return _Correlation(verdict=verdict, claims=claims, confounders=confounders, missing=missing)
