@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 
 # The reads of releases and change events: one that failed may have held a competing cause.
 CAUSE_READ_TYPES = frozenset({"deployment_time", "change_event"})
+# How the claim rules' competing-checks gap begins (claims/causes.py, claims/derive.py).
+CHECKS_NOT_RUN = "competing-cause checks did not all run"
 
 
 def failed_reads_line(calls: Iterable[tuple[str, str | None]]) -> str | None:
@@ -58,15 +60,19 @@ def failed_read_gaps(
     Each gap not yet worded so is: a required one names the failed reads of its evidence
     type, if any ("unknown, not absent: a read of the run failed: deployments_in_window@4
     (...) did not answer (...), so the release/deployment time for the service is unknown
-    until the read answers; ask again"), else says the search did not finish (as the claim
-    rules word it); one that would strengthen the answer keeps its words after "unknown, not
-    absent: a read of the run failed, so whether this holds is not known" (an owner, a tie, a
-    mechanism the failed read may have held). Then the failed reads no gap names yet get a
-    required gap for each evidence type they read, naming them and what they read, so
-    "Missing evidence: none" is never said beside a read that failed (before, "what happened
-    yesterday?" whose change events read failed listed the rest and no gap at all). One gap
-    per missing thing: before, the release's rubric gap said "a read of the run failed" and a
-    second deployment_time gap named the read."""
+    until the read answers; ask again"), else says what is missing and that a failed read,
+    named in its own gap, may hold it ("the link between the error/incident and the service
+    is not in what the run read, and a read of the run failed (see the gap naming it), ...";
+    before, "its search for this did not finish"); one that would strengthen the answer
+    keeps its words after "unknown, not absent: a read of the run failed, so whether this
+    holds is not known" (an owner, a tie, a mechanism the failed read may have held), the
+    competing-cause checks' after "a read of the run failed: " (they say what did not run).
+    Then the failed reads no gap names yet (by `template@version`: a checks gap listing
+    one as a step not run names none) get a required gap for each evidence type they read,
+    naming them and what they read, so "Missing evidence: none" is never said beside a read
+    that failed (before, "what happened yesterday?" whose change events read failed listed
+    the rest and no gap at all). One gap per missing thing: before, the release's rubric gap
+    said "a read of the run failed" and a second deployment_time gap named the read."""
     from investigator.claims.wording import READ_FAILED, UNKNOWN_NOT_ABSENT, _unfinished_why
     from investigator.rubric import MISSING_DESCRIPTIONS, MissingEvidence
 
@@ -83,31 +89,47 @@ def failed_read_gaps(
     # The claim rules' own rewording of a required gap (`_not_searched_to_the_end`) names no
     # read and drops what was lacking: said again with its reads, in the rubric's words.
     generic = f"{UNKNOWN_NOT_ABSENT}{why}"
+    several = len({c.template_id for c in failed}) > 1
+    failed_ones = "reads of the run failed" if several else "a read of the run failed"
+    their_gaps = "the gaps naming them" if several else "the gap naming it"
     out: list[MissingEvidence] = []
     for m in missing:
         worded = m.description.startswith(UNKNOWN_NOT_ABSENT) and m.description != generic
         reads = unnamed.pop(m.evidence_type, None) if m.required and not worded else None
+        # What was lacking, in the rubric's "no X" (the claim rules' own words of it are
+        # dropped as they were before: they may read as a finding).
+        lacking = (
+            m.description
+            if m.description.startswith("no ")
+            else MISSING_DESCRIPTIONS.get(m.evidence_type, "")
+        )
         if reads:
-            # What was lacking, in the rubric's "no X" (the claim rules' own words of it are
-            # dropped as they were before: they may read as a finding).
-            lacking = (
-                m.description
-                if m.description.startswith("no ")
-                else MISSING_DESCRIPTIONS.get(m.evidence_type, "")
-            )
             out.append(m.model_copy(update={"description": _read_failed_gap(lacking, reads)}))
+        elif m.required and not worded and lacking.startswith("no "):
+            # No read of its type failed: what is missing, and where the failed reads are
+            # named (each in one gap: not again here).
+            out.append(
+                m.model_copy(
+                    update={
+                        "description": f"{UNKNOWN_NOT_ABSENT}{_lacking_words(lacking)} is not "
+                        f"in what the run read, and {failed_ones} (see {their_gaps}), so it "
+                        "may be in what did not answer; ask again"
+                    }
+                )
+            )
         elif m.description.startswith(UNKNOWN_NOT_ABSENT):
             out.append(m)
         elif m.required:
             out.append(m.model_copy(update={"description": f"{UNKNOWN_NOT_ABSENT}{why}"}))
         else:
+            # A gap that says which checks did not run needs no "whether this holds" before it.
+            lead = (
+                "a read of the run failed: "
+                if m.description.startswith(CHECKS_NOT_RUN)
+                else "a read of the run failed, so whether this holds is not known: "
+            )
             out.append(
-                m.model_copy(
-                    update={
-                        "description": f"{UNKNOWN_NOT_ABSENT}a read of the run failed, so "
-                        f"whether this holds is not known: {m.description}"
-                    }
-                )
+                m.model_copy(update={"description": f"{UNKNOWN_NOT_ABSENT}{lead}{m.description}"})
             )
     intents = sorted({i for m in missing for i in m.intents})
     # The failed reads still unnamed, one gap per evidence type (two entity reads: one gap).
@@ -132,8 +154,15 @@ def failed_read_gaps(
     return out
 
 
+def _lacking_words(lacking: str) -> str:
+    """The rubric's "no X" said as "the X", up to its first colon."""
+    return f"the {lacking[3:].split(': ')[0]}" if lacking.startswith("no ") else "what it read"
+
+
 def _names(description: str, template_id: str) -> bool:
-    return re.search(rf"\b{re.escape(template_id)}\b", description) is not None
+    # As `failed_read_words` names a read (`template@version`): a step listed as not run,
+    # `change_events_in_window(from=...)`, is no gap of the failed read.
+    return re.search(rf"\b{re.escape(template_id)}@", description) is not None
 
 
 def _read_failed_gap(lacking: str, reads: dict[str, str]) -> str:
@@ -142,7 +171,7 @@ def _read_failed_gap(lacking: str, reads: dict[str, str]) -> str:
     they answer."""
     from investigator.claims.wording import UNKNOWN_NOT_ABSENT
 
-    what = f"the {lacking[3:].split(': ')[0]}" if lacking.startswith("no ") else "what it read"
+    what = _lacking_words(lacking)
     named = "; ".join(reads[t] for t in sorted(reads))
     until = "the reads answer" if len(reads) > 1 else "the read answers"
     return (

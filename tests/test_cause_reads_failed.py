@@ -104,3 +104,82 @@ def test_two_failed_reads_of_one_kind_are_one_gap(demo_graph: neo4j.Driver) -> N
     assert len(naming) == 1, naming
     assert "entity_resolution@" in naming[0] and "; dependency_neighbourhood@" in naming[0]
     assert "so nothing they were to read is said absent; ask again" in naming[0], naming
+
+
+@pytest.mark.parametrize("at", [AT_INCIDENT, AFTER])
+@pytest.mark.parametrize("question", ["what caused PAY-4097?", "why did payment-api fail?"])
+def test_an_open_cause_question_whose_release_read_failed_says_its_causes_are_unknown(
+    demo_graph: neo4j.Driver, question: str, at: str
+) -> None:
+    # h38-cause-unknown: before, no candidate and no required gap: the postmortem met the
+    # rubric's release time, only an optional gap said "other changes may be missing".
+    result = _ask(demo_graph, question, at, "deployments_in_window")
+    assert result.status is RunStatus.PARTIAL
+    [gap] = [g for g in _gaps(result) if "deployments_in_window@" in g]
+    assert gap.startswith(
+        f"{UNKNOWN}a read of the run failed before its search of the releases and changes "
+        "before PAY-4097 (first seen at 2026-07-23T10:02:38Z) finished: deployments_in_window@4"
+    ), gap
+    assert gap.endswith(
+        ": a release or change it was to read may have caused PAY-4097, so which releases and "
+        "changes are its candidate causes is unknown until the read answers (any said here "
+        "may not be all of them); ask again"
+    ), gap
+    # The optional "may be missing from the list" is that gap's, said once.
+    assert not [g for g in _gaps(result, required=False) if "competing-cause checks" in g]
+
+
+@pytest.mark.parametrize("question", ["was it the release?", "did the release cause it?"])
+def test_a_failed_change_read_is_the_correlations_one_required_gap(
+    demo_graph: neo4j.Driver, question: str
+) -> None:
+    # Before: `uncertain` with only an optional gap, "a read of the run failed, so whether
+    # this holds is not known: competing-cause checks did not all run ... (change_events_in_
+    # window(from=...)): the verdict stays uncertain", no required gap naming the read.
+    result = _ask(demo_graph, question, AT_INCIDENT, "change_events_in_window")
+    assert result.verdict is Verdict.UNCERTAIN, result.verdict
+    [gap] = [m for m in result.missing_evidence if "change_events_in_window" in m.description]
+    assert gap.required
+    assert gap.description.startswith(
+        f"{UNKNOWN}a read of the run failed before its search of the releases and changes "
+        "before PAY-4097 (first seen at 2026-07-23T10:02:38Z) finished: "
+        "change_events_in_window@3 ("
+    ), gap.description
+    assert gap.description.endswith(
+        "so whether release deploy:release-2026.07.23.1 caused it is unknown until the read "
+        "answers; the verdict stays uncertain; ask again"
+    ), gap.description
+
+
+def test_the_changes_before_an_error_name_their_failed_read_in_a_required_gap(
+    demo_graph: neo4j.Driver,
+) -> None:
+    result = _ask(
+        demo_graph, "what changed before PAY-4097?", AT_INCIDENT, "change_events_in_window"
+    )
+    # Before: the read named only as a step of the optional checks gap, so no gap of its own.
+    [named] = [g for g in _gaps(result) if "change_events_in_window@3 (" in g]
+    assert named.endswith("so nothing it was to read is said absent; ask again"), named
+    [checks] = [g for g in _gaps(result, required=False) if "competing-cause checks" in g]
+    # Before: "... a read of the run failed, so whether this holds is not known: competing-..."
+    assert checks.startswith(
+        f"{UNKNOWN}a read of the run failed: competing-cause checks did not all run for the "
+        "window before the first error (change_events_in_window(from="
+    ), checks
+
+
+def test_a_gap_no_failed_read_was_for_says_what_is_missing(demo_graph: neo4j.Driver) -> None:
+    question = "did the payment-api release cause the errors?"
+    result = _ask(demo_graph, question, AT_INCIDENT, "dependency_neighbourhood")
+    gaps = {m.evidence_type: m.description for m in result.missing_evidence if m.required}
+    # Before: both "unknown, not absent: a read of the run failed (see its tool calls: ...),
+    # so its search for this did not finish; ask again", saying nothing of what is missing.
+    assert gaps["affected_service"] == (
+        f"{UNKNOWN}the link between the error/incident and the service is not in what the run "
+        "read, and a read of the run failed (see the gap naming it), so it may be in what did "
+        "not answer; ask again"
+    ), gaps
+    assert gaps["error_first_seen"].startswith(
+        f"{UNKNOWN}the first-seen time for the error or incident is not in what the run read"
+    ), gaps
+    assert gaps["entity"].startswith(f"{UNKNOWN}a read of the run failed: dependency_neighb")

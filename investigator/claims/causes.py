@@ -432,9 +432,9 @@ def _correlation(
     if any(c.resolution == "unresolved" and relevant_ids & set(c.evidence_ids) for c in conflicts):
         verdict = _LOWER[verdict]
     missing: list[MissingEvidence] = []
-    # Incomplete checks cap the verdict where it is drawn (derive), with their own gap.
-    checked = checks is not None and checks.complete
-    if cause_reads_failed and checked and verdict in (Verdict.CONFIRMED, Verdict.LIKELY):
+    # A failed read of releases or changes caps it here, with the gap naming the read (checks
+    # incomplete for other reasons cap it where it is drawn, derive, with their own gap).
+    if cause_reads_failed and verdict in (Verdict.CONFIRMED, Verdict.LIKELY):
         verdict = Verdict.UNCERTAIN
         missing.append(_unread_causes_gap(cause_reads_failed, subject, first_ev, first_at, intent))
     return _Correlation(verdict=verdict, claims=claims, confounders=confounders, missing=missing)
@@ -446,9 +446,7 @@ def _unread_causes_gap(
     """A read of releases or changes failed: another cause (or the release asked about) may
     be among what it was to read, so the verdict on `subject` is no stronger than uncertain
     until it is read (before, `likely` rested on it, only a gap naming the read said so)."""
-    searched = (
-        f"the releases and changes before {_label(first_ev)} (first seen at {iso_utc(first_at)})"
-    )
+    searched = _causes_searched(first_ev, first_at)
     return MissingEvidence(
         evidence_type="change_event",
         intents=[intent],
@@ -456,6 +454,31 @@ def _unread_causes_gap(
         f"release or change it was to read may explain {_label(first_ev)} as well, so whether "
         f"{_what(subject)} caused it is unknown until the read answers; the verdict stays "
         "uncertain; ask again",
+        required=True,
+    )
+
+
+def _causes_searched(first_ev: Evidence, first_at: datetime) -> str:
+    return f"the releases and changes before {_label(first_ev)} (first seen at {iso_utc(first_at)})"
+
+
+def _unread_candidates_gap(
+    failed: Sequence[str], first_ev: Evidence, first_at: datetime, intent: str
+) -> MissingEvidence:
+    """A read of the window's releases or changes failed: what it was to read may have
+    caused the errors, so the candidate causes are unknown until it answers (before, an
+    open cause question listed none, or some, and only an optional gap said "other changes
+    may be missing from the list")."""
+    it = "they were" if len(failed) > 1 else "it was"
+    until = "the reads answer" if len(failed) > 1 else "the read answers"
+    return MissingEvidence(
+        evidence_type="change_event",
+        intents=[intent],
+        description=f"{UNKNOWN_NOT_ABSENT}"
+        f"{_stopped_words(READ_FAILED, failed, _causes_searched(first_ev, first_at))}: a "
+        f"release or change {it} to read may have caused {_label(first_ev)}, so which "
+        f"releases and changes are its candidate causes is unknown until {until} (any said "
+        "here may not be all of them); ask again",
         required=True,
     )
 
@@ -524,19 +547,24 @@ def _window_before_first_error(
     unfinished_by: str | None = None,
     reports: Sequence[Evidence] = (),
     failed_reads: Sequence[str] = (),
+    cause_reads_failed: Sequence[str] = (),
 ) -> tuple[datetime, Evidence, list[tuple[_Candidate, Confounder]]] | None:
     """The first error and the releases and changes recorded in the lookback before it,
     each with what the mechanism evidence says of it, also added to `out.confounders` (None
     without a first error). Says, in `out`, when the checks of the window did not all run,
     or, when they did and found nothing, that nothing changed; `unfinished_by` (a read of
     the run failed, or the loop stopped early): that nothing changed is unknown, a gap,
-    which names the `failed_reads` (`_stopped_words`), so it is their one gap."""
+    which names the `failed_reads` (`_stopped_words`), so it is their one gap.
+    `cause_reads_failed`: the failed reads of releases or changes; with the checks not all
+    run, a required gap names them (`_unread_candidates_gap`), never the optional one."""
     seen = _sightings(firsts)
     if not seen:
         return None
     first_at, first_ev = _first_error(seen)
     checked = checks is not None and checks.complete
-    if not checked:
+    if not checked and cause_reads_failed:
+        out.missing.append(_unread_candidates_gap(cause_reads_failed, first_ev, first_at, intent))
+    elif not checked:
         not_run = checks.not_run if checks is not None else []
         out.missing.append(
             MissingEvidence(
@@ -612,16 +640,28 @@ def _candidate_causes(
     unfinished_by: str | None = None,
     reports: Sequence[Evidence] = (),
     failed_reads: Sequence[str] = (),
+    cause_reads_failed: Sequence[str] = (),
 ) -> _Causes:
     """Every release and other change recorded in the lookback before the first error (a
     release rolling out then too), each a candidate cause with what the mechanism evidence
     says of it (or a report that records no mechanism, `_cause_reports`). An open question
     names no change, so none is picked by its time alone. `failed_reads`: the run's failed
-    reads in plain words, named in the window's gap when it found nothing."""
+    reads in plain words, named in the window's gap when it found nothing;
+    `cause_reads_failed` those of releases or changes, named in a required gap when the
+    window's checks did not all run."""
     intent = Intent.ROOT_CAUSE.value
     out = _Causes()
     window = _window_before_first_error(
-        evidence, firsts, checks, mechanisms, intent, out, unfinished_by, reports, failed_reads
+        evidence,
+        firsts,
+        checks,
+        mechanisms,
+        intent,
+        out,
+        unfinished_by,
+        reports,
+        failed_reads,
+        cause_reads_failed,
     )
     if window is None:
         return out

@@ -961,6 +961,7 @@ def derive_claims(
                 search_stopped_by,
                 reports,
                 failed_reads,
+                cause_reads_failed,
             )
             claims.extend(causes.claims)
             confounders = causes.confounders
