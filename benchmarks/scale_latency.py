@@ -50,6 +50,10 @@ CALLS: list[tuple[str, str, dict[str, Any], dict[str, str | int]]] = [
     ("fulltext_search", "document", {"query": "service-00001 recovery"}, {"label": "any"}),
     ("ownership_over_time", "ownership", {"service_id": SERVICE}, {}),
     ("deployments_in_window", "deployment_time", {"service_id": SERVICE, **WIDE}, {}),
+    # "What changed?" naming no service over a wide window: the tenant's releases (`@4`: that
+    # version, which linked every release of the window before its one sort).
+    ("deployments_in_window_tenant", "deployment_time", WIDE, {}),
+    ("deployments_in_window_tenant@4", "deployment_time", WIDE, {}),
     # The release anchor asked long after: the tenant's newest releases by a time.
     ("latest_deployments_tenant", "deployment_time", {"to": WIDE["to"]}, {}),
     ("runbooks_for", "runbook", {"anchor_id": SERVICE}, {"anchor": "service"}),
@@ -88,7 +92,8 @@ def _ingest(driver: neo4j.Driver, database: str | None, services: int, tenant: s
 def _measure(executor: TemplateExecutor, subject: Subject, rounds: int) -> dict[str, float]:
     compiled = [
         (_label(t, o), executor.compile(PlanStep.model_validate(
-            {"template_id": t, "evidence_type": e, "params": p, "options": o})))
+            {"template_id": t.partition("@")[0], "evidence_type": e, "params": p, "options": o,
+             "template_version": int(t.partition("@")[2]) if "@" in t else None})))
         for t, e, p, o in CALLS
     ]  # fmt: skip
     working = []

@@ -1,5 +1,6 @@
 """`deployments_in_window_tenant` (`--window`) and `latest_deployments_tenant` (`--to`)
-version 3 against version 4, alternated on one server.
+version 3 against version 4 (or `--versions OLD NEW`, e.g. `--versions 4 5` for the window's
+version 5), alternated on one server.
 
 Usage (against whatever graph NEO4J_* or the local server points at, already ingested, e.g.
 a generated tenant and another beside it):
@@ -30,8 +31,6 @@ from cypher_templates.subject import load_subject
 from investigator.connection import open_driver
 from investigator.settings import resolve_connection
 
-VERSIONS = (3, 4)
-
 
 def _step(params: dict[str, str], version: int) -> PlanStep:
     # A window is a period question's releases; `to` alone the newest by then (the anchor).
@@ -60,6 +59,7 @@ def main() -> None:
         "--to", action="append", default=[], help="ISO-8601: latest_deployments_tenant's `to`"
     )
     parser.add_argument("--rounds", type=int, default=21)
+    parser.add_argument("--versions", type=int, nargs=2, default=[3, 4], metavar=("OLD", "NEW"))
     args = parser.parse_args()
     if not args.window and not args.to:
         parser.error("give at least one --window or --to")
@@ -67,26 +67,30 @@ def main() -> None:
     driver = open_driver(resolve_connection())
     ex = TemplateExecutor(driver)
     subject = load_subject(ex, args.subject, args.purpose)
-    print("| window or to | rows | v3 p50 ms | v4 p50 ms | v3 db hits | v4 db hits |")
+    old, new = args.versions
+    versions = (old, new)
+    print(
+        f"| window or to | rows | v{old} p50 ms | v{new} p50 ms | v{old} db hits | v{new} db hits |"
+    )
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
     calls = [(t, {"from": t.split("/")[0], "to": t.split("/")[1]}) for t in args.window]
     calls += [(f"to {t}", {"to": t}) for t in args.to]
     for text, params in calls:
-        results = [ex.run(_step(params, v), subject, known_at) for v in VERSIONS]
+        results = [ex.run(_step(params, v), subject, known_at) for v in versions]
         keys = [
             [(r.element.element_id, r.element.version, r.context) for r in x.rows] for x in results
         ]
         if keys[0] != keys[1] or results[0].truncated != results[1].truncated:
             raise SystemExit(f"rows differ in {text}")
-        times: dict[int, list[float]] = {v: [] for v in VERSIONS}
+        times: dict[int, list[float]] = {v: [] for v in versions}
         for i in range(3 + args.rounds):
-            for version in VERSIONS if i % 2 == 0 else VERSIONS[::-1]:
+            for version in versions if i % 2 == 0 else versions[::-1]:
                 began = time.perf_counter()
                 ex.run(_step(params, version), subject, known_at)
                 if i >= 3:
                     times[version].append((time.perf_counter() - began) * 1000)
         hits = {}
-        for version in VERSIONS:
+        for version in versions:
             compiled = ex.compile(_step(params, version))
             parameters = ex.cypher_parameters(compiled, subject, known_at)
             with driver.session(
@@ -94,10 +98,10 @@ def main() -> None:
             ) as session:
                 profile = session.run("PROFILE " + compiled.text, parameters).consume().profile
             hits[version] = _db_hits(profile)
-        p50 = {v: statistics.median(times[v]) for v in VERSIONS}
+        p50 = {v: statistics.median(times[v]) for v in versions}
         print(
             f"| {text} | {len(results[1].rows)}{'+' if results[1].truncated else ''} "
-            f"| {p50[3]:.1f} | {p50[4]:.1f} | {hits[3]:,} | {hits[4]:,} |"
+            f"| {p50[old]:.1f} | {p50[new]:.1f} | {hits[old]:,} | {hits[new]:,} |"
         )
     driver.close()
 

@@ -15,7 +15,8 @@ whether a fulltext_search row names the records of another document that superse
 counts its matches; `one_cut`: whether deployments_in_window orders and limits the rows of
 both its ways to a service's releases once, so a cut keeps exactly the oldest; `time_seeks`:
 whether deployments_in_window_tenant seeks the window, and latest_deployments_tenant the
-newest by `to`, by (tenant, time field) indexes;
+newest by `to`, by (tenant, time field) indexes; `ordered_window`: whether
+deployments_in_window_tenant reads each field's seek in index order and cuts it there;
 `ordered_cut`: whether dependency_neighbourhood's row cap counts the services a DEPENDS_ON
 walk reaches and keeps the latest firings of a FIRED_ON read; `key_suffixes`: whether
 fulltext_search's query also asks the tokens that end with each config key it names),
@@ -105,6 +106,7 @@ RENDER_SETTINGS: frozenset[str] = frozenset(
         "linked_first",
         "one_cut",
         "time_seeks",
+        "ordered_window",
         "ordered_cut",
         "key_suffixes",
     }
@@ -239,6 +241,7 @@ class TemplateSpec(BaseModel):
     linked_first: bool = False  # entity_resolution 5: linked rules first, matches counted
     one_cut: bool = False  # deployments_in_window 4: one order and one limit over both ways
     time_seeks: bool = False  # *_tenant deployments 4: seeks per time field, not a tenant read
+    ordered_window: bool = False  # deployments_in_window_tenant 5: each seek cut in index order
     ordered_cut: bool = False  # dependency_neighbourhood 4: one row per service, latest firing
     key_suffixes: bool = False  # fulltext_search 5: `*max_size` for a config key typed
 
@@ -334,6 +337,7 @@ class VersionSettings(BaseModel):
     linked_first: bool = False
     one_cut: bool = False
     time_seeks: bool = False
+    ordered_window: bool = False
     ordered_cut: bool = False
     key_suffixes: bool = False
 
@@ -621,6 +625,7 @@ class TemplateRegistry:
                     linked_first=spec.linked_first,
                     one_cut=spec.one_cut,
                     time_seeks=spec.time_seeks,
+                    ordered_window=spec.ordered_window,
                     ordered_cut=spec.ordered_cut,
                     key_suffixes=spec.key_suffixes,
                     **resolved,

@@ -262,14 +262,16 @@ def same_rows(
     args: Sequence[Any],
     limits: list[int],
     known_ats: list[datetime],
+    versions: tuple[int, int] = (3, 4),
 ) -> set[str]:
-    """Version 4's rows equal version 3's for every argument, limit and known_at: the ids."""
+    """The new version's rows equal the old one's (`versions`, by default 4 against 3) for
+    every argument, limit and known_at: the ids seen."""
     seen: set[str] = set()
     for arg in args:
         for limit in limits:
             for known_at in known_ats:
-                old = step_rows(ex, step_of(arg, limit, 3), subject, known_at)
-                new = step_rows(ex, step_of(arg, limit, 4), subject, known_at)
+                old = step_rows(ex, step_of(arg, limit, versions[0]), subject, known_at)
+                new = step_rows(ex, step_of(arg, limit, versions[1]), subject, known_at)
                 assert new == old, (arg, limit, known_at)
                 seen.update(str(i) for i, _, _ in new[0])
     return seen

@@ -4,6 +4,35 @@
 // last hour" with no service named. A deployment counts only through a visible service that
 // it is linked to (DEPLOYED_AS / DEPLOYED_TO edge) or that its `service` property names, as in
 // deployments_in_window; one row per deployment, naming the first such service by id.
+{% if ordered_window -%}
+// Version 5: the window sought from $from on (tenant, <field>) for each field of the
+// deployment time, each branch taking only the deployments no earlier field places (so the
+// times are coalesce's), checked and linked in index order and cut at $limit in its own
+// order (deployed_at, then id): the planner keeps the seek's order (`d.tenant` named in the
+// sort, as latest_deployments_tenant 4 found), so the read stops after the branch's $limit
+// oldest rows and their ties instead of linking every deployment of a wide window before one
+// sort. The oldest $limit of the three branches' rows are then exactly version 4's.
+{%- from '_deployments.j2' import service_of with context %}
+{%- macro oldest(field, unset) %}
+  MATCH (d:KG:Deployment)
+  USING INDEX d:Deployment(tenant, {{ field }})
+  WHERE d.tenant = $tenant AND d.{{ field }} >= $from AND d.{{ field }} <= $to
+    {%- for f in unset %} AND d.{{ f }} IS NULL{% endfor %}
+    AND {{ v.visible('d') }}
+  WITH d, d.{{ field }} AS deployed_at
+  ORDER BY d.tenant, d.{{ field }}
+{{- service_of() }}
+  WITH d, deployed_at, service WHERE service IS NOT NULL
+  RETURN d, deployed_at, service ORDER BY d.tenant, deployed_at, d.id LIMIT $limit
+{%- endmacro %}
+CALL () {
+{{- oldest('finished_at', []) }}
+  UNION ALL
+{{- oldest('started_at', ['finished_at']) }}
+  UNION ALL
+{{- oldest('valid_from', ['finished_at', 'started_at']) }}
+}
+{% else -%}
 {% if time_seeks -%}
 // The deployment time is finished_at, else started_at, else valid_from: one range seek of the
 // window within the tenant per field, on (tenant, <field>), each branch taking only the
@@ -47,6 +76,7 @@ CALL (d) {
   RETURN s.id AS service
 }
 WITH d, deployed_at, min(service) AS service
+{% endif -%}
 RETURN {{ e.node_element('d', "['deployment_time']") }} AS element,
        {service: service, deployment: d.id, deployed_at: {{ e.instant('deployed_at') }}} AS context,
        null AS score

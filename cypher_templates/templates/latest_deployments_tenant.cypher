@@ -14,20 +14,7 @@
 // still passes) to $to, checked, ordered and cut, so the rows are exactly version 3's. With
 // fewer than $limit passing among the candidates there is no floor and every deployment up
 // to $to is read, as version 3 did (a subject who can read few of the newest).
-{%- macro service_of() %}
-  CALL (d) {
-    CALL (d) {
-      MATCH (s:KG:Service)-[r:DEPLOYED_AS|DEPLOYED_TO]-(d)
-      WHERE {{ v.visible('s') }} AND {{ v.visible_rel('r', 'DEPLOYED_AS|DEPLOYED_TO') }}
-      RETURN s.id AS service
-      UNION
-      MATCH (s:KG:Service {tenant: $tenant, id: d.service})
-      WHERE {{ v.visible('s') }}
-      RETURN s.id AS service
-    }
-    RETURN min(service) AS service
-  }
-{%- endmacro %}
+{%- from '_deployments.j2' import service_of with context %}
 {%- macro candidates(field, unset) %}
   MATCH (d:KG:Deployment)
   USING INDEX d:Deployment(tenant, {{ field }})
