@@ -627,13 +627,17 @@ class RunSession:
         self._timed(add)
 
     def flush(self, *, force: bool = False) -> None:
-        """Write what the run has recorded so far (one transaction), when `force` or when
-        `FLUSH_INTERVAL_S` has passed since the last write."""
+        """Write what the run has recorded so far (one transaction), when `force` (before
+        returning) or when `FLUSH_INTERVAL_S` has passed since the last write (from the
+        recorder's writer thread, while the next round reads: `RunLog.flush_in_background`)."""
         if self.log is None:
             return
-        if not force and time.monotonic() - self._last_write < self.FLUSH_INTERVAL_S:
+        if force:
+            self._timed(self.log.flush)
+        elif time.monotonic() - self._last_write >= self.FLUSH_INTERVAL_S:
+            self._timed(self.log.flush_in_background)
+        else:
             return
-        self._timed(self.log.flush)
         self._last_write = time.monotonic()
 
     def record_goal(self, goal: BaseModel) -> None:

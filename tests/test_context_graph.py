@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ from investigator.context_graph import (
     CtxKind,
     RecorderError,
     RunRecorder,
+    RunStart,
     RunStatus,
     ToolCallRecord,
     list_runs,
@@ -43,7 +45,7 @@ from investigator.context_graph import (
 )
 from investigator.context_graph.audit import RunReader
 from investigator.context_graph.models import ALL_CTX_LABELS
-from investigator.context_graph.recorder import CONSTRAINTS, ctx_database_from_env
+from investigator.context_graph.recorder import CONSTRAINTS, RunLog, ctx_database_from_env
 from investigator.errors import BadInput
 from investigator.settings import ConnectionSettings
 
@@ -515,6 +517,66 @@ def test_a_run_log_writes_a_whole_run_in_few_transactions(clean_db: neo4j.Driver
     assert done.run_properties and done.run_properties["status"] == "complete"
     with pytest.raises(RecorderError, match="not recorded"):
         rec.open_log(rec.start_run(request())).add_evidence(evidence(3), "tc-09-009")
+
+
+def _started_log_with_a_goal(driver: neo4j.Driver) -> tuple[RunRecorder, RunStart, RunLog]:
+    rec = RunRecorder(driver)
+    start = rec.start_run(request())
+    log = rec.open_log(start)
+    log.add_goal(Goal(text="g", intents=["i"]))
+    return rec, start, log
+
+
+def test_a_background_flush_overlaps_the_run_and_the_finish_waits_for_it(
+    clean_db: neo4j.Driver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A round's due write goes to the recorder's writer thread: the run goes on (its next
+    # tool call is added while the write has not committed) and the lineage stays one chain.
+    rec, start, log = _started_log_with_a_goal(clean_db)
+    log.add_plan(Goal(text="plan", intents=[]))
+    commit, added, writers = rec._commit, threading.Event(), []
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        writers.append(threading.current_thread())
+        if len(writers) == 1:
+            assert added.wait(60), "the caller waited for the flush"
+        return commit(*args, **kwargs)
+
+    monkeypatch.setattr(rec, "_commit", held)
+    log.flush_in_background()
+    log.add_tool_call(tool_call("tc-01-001", [{"a": 1}]))
+    added.set()
+    log.finish(RunStatus.COMPLETE, "evidence_sufficient")
+    done = load_lineage(clean_db, start.run_id)
+    assert [n.kind for n in done.nodes] == ["run", "agent", "goal", "plan", "tool_call", "outcome"]
+    assert verify_chain(done).chain_valid and log.transactions == 2
+    assert writers[0] is not threading.main_thread() and writers[1] is threading.main_thread()
+
+
+def test_a_failed_background_flush_fails_the_run_with_nothing_lost(
+    clean_db: neo4j.Driver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The flush's error reaches the run at its next write, as a flush's did before; its nodes
+    # are pending again, so the `failed` finish that follows writes the whole chain.
+    rec, start, log = _started_log_with_a_goal(clean_db)
+    commit, calls = rec._commit, []
+
+    def first_fails(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 1:
+            raise neo4j.exceptions.ServiceUnavailable("gone for a moment")
+        return commit(*args, **kwargs)
+
+    monkeypatch.setattr(rec, "_commit", first_fails)
+    log.flush_in_background()
+    log.add_plan(Goal(text="plan", intents=[]))
+    with pytest.raises(neo4j.exceptions.ServiceUnavailable):
+        log.finish(RunStatus.COMPLETE, "evidence_sufficient")
+    log.finish(RunStatus.FAILED, "error")
+    done = load_lineage(clean_db, start.run_id)
+    assert [n.kind for n in done.nodes] == ["run", "agent", "goal", "plan", "outcome"]
+    assert verify_chain(done).chain_valid
+    assert done.run_properties and done.run_properties["status"] == "failed"
 
 
 def test_a_finish_cut_off_before_its_write_leaves_one_outcome(

@@ -759,16 +759,16 @@ from investigator.session import RunSession
 RunSession.FLUSH_INTERVAL_S = 0.0  # every round is written: kill after each of them
 
 after = int(sys.argv[4])
-commit = RunLog._commit
+write = RunLog._write_snapshot  # every write of the log, a round's (in the background) too
 seen = []
 
-def dying_commit(self, final_status):
+def dying_write(self, snapshot, final_status=None):
     if len(seen) == after:
         os._exit(9)  # killed: no finally, no finish
     seen.append(1)
-    commit(self, final_status)
+    write(self, snapshot, final_status)
 
-RunLog._commit = dying_commit
+RunLog._write_snapshot = dying_write
 driver = neo4j.GraphDatabase.driver(sys.argv[1], auth=(sys.argv[2], sys.argv[3]))
 investigate(
     InvestigationRequest(

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from importlib import metadata
-from typing import Any
+from typing import Any, NamedTuple
 from uuid import uuid4
 
 import neo4j
@@ -67,8 +67,9 @@ from investigator.decision_code import decision_code
 from investigator.errors import BadInput, InvestigatorError
 
 CTX_DATABASE_ENV = "INVESTIGATOR_CTX_DATABASE"
-# Runs whose first write may be in flight at once, per recorder (a server's concurrent calls).
-START_WRITERS = 4
+# Background writes in flight at once per recorder (runs' starts and flushes: a server's
+# concurrent calls).
+WRITERS = 4
 
 # Idempotent: `IF NOT EXISTS`. Community Edition supports (composite) uniqueness.
 CONSTRAINTS: tuple[str, ...] = (
@@ -535,7 +536,7 @@ class RunRecorder:
         self._clock = clock or (lambda: datetime.now(UTC))
         self._schema_ready = False
         self._lock = threading.Lock()
-        self._start_pool: ThreadPoolExecutor | None = None
+        self._write_pool: ThreadPoolExecutor | None = None
 
     def now(self) -> datetime:
         """The recorder's clock (run start and finish times)."""
@@ -658,7 +659,7 @@ class RunRecorder:
             self._write(lambda tx: _store(tx, run_id, chained, head))
 
         if in_background and scope is None:
-            return start, self._start_writer().submit(write)
+            return start, self._writer().submit(write)
         try:
             write()
         except ConstraintError:
@@ -671,13 +672,13 @@ class RunRecorder:
             raise
         return start, None
 
-    def _start_writer(self) -> ThreadPoolExecutor:
+    def _writer(self) -> ThreadPoolExecutor:
         with self._lock:
-            if self._start_pool is None:
-                self._start_pool = ThreadPoolExecutor(
-                    max_workers=START_WRITERS, thread_name_prefix="ctx-start"
+            if self._write_pool is None:
+                self._write_pool = ThreadPoolExecutor(
+                    max_workers=WRITERS, thread_name_prefix="ctx-write"
                 )
-            return self._start_pool
+            return self._write_pool
 
     def _run_for_scope(self, scope: str, key: str, fingerprint: str) -> RunStart | None:
         """The key's latest run (its first, or the latest retry of it), if any."""
@@ -956,6 +957,14 @@ def _checked_claim(
     return _claim_node(data, model, ids, [seqs[i] for i in ids], pack_seq)
 
 
+class _Snapshot(NamedTuple):
+    """Pending nodes handed to a write: the nodes, the head written before them, their last."""
+
+    nodes: list[tuple[CtxKind, dict[str, Any]]]
+    written: _Head
+    head: _Head
+
+
 class RunLog:
     """One run's lineage, chained in memory and written in a few transactions.
 
@@ -980,6 +989,8 @@ class RunLog:
         self._latest: dict[CtxKind, int] = {}
         self._tool_calls: dict[str, int] = {}
         self._evidence: dict[str, int] = {}
+        # The background flush in flight (`flush_in_background`) and what it writes.
+        self._flushing: tuple[Future[None], _Snapshot] | None = None
         self.transactions = 0
 
     def _add(self, node: _Node) -> int:
@@ -1052,14 +1063,29 @@ class RunLog:
 
     def flush(self) -> None:
         """Write what is pending in one transaction (nothing pending: nothing written)."""
+        self._wait_flushed()
         self._wait_started()
         self._commit(None)
+
+    def flush_in_background(self) -> None:
+        """Send what is pending to the recorder's writer thread in one transaction and return
+        (the run's next reads overlap it); the next flush or the finish waits for it first,
+        and if it failed, raises its error with its nodes pending again, as `flush` would."""
+        self._wait_flushed()
+        self._wait_started()
+        if not self._pending:
+            return
+        snapshot = self._snapshot()
+        self._pending = []
+        future = self.recorder._writer().submit(self._write_snapshot, snapshot)
+        self._flushing = (future, snapshot)
 
     def finish(
         self, status: RunStatus | str, stop_reason: str | None, result: BaseModel | None = None
     ) -> int:
         """Append the outcome and write it with everything pending, setting the status."""
         final = _final_status(status)
+        self._wait_flushed()  # before the outcome: a failed flush's nodes come back first
         head = _Head(self._head.seq, self._head.hash, self._head.kind)
         pending, latest = len(self._pending), self._latest.get(CtxKind.OUTCOME)
         seq = self._add(_outcome_node(final, stop_reason, self.recorder.now(), result))
@@ -1084,20 +1110,50 @@ class RunLog:
         if started is not None:
             started.result()
 
-    def _commit(self, final_status: RunStatus | None) -> None:
-        if not self._pending:
+    def _wait_flushed(self) -> None:
+        """The background flush in flight, if any, has committed (its nodes are written) or
+        failed (they are pending again, before the ones added since, and its error raised).
+        Cut off while waiting (Ctrl-C), it stays in flight: the next write waits again."""
+        if self._flushing is None:
             return
-        pending, written, head = self._pending, self._written, self._head
-        run_id = self.run_id
+        future, snapshot = self._flushing
+        try:
+            future.result()
+        except Exception:
+            self._flushing = None
+            self._pending = snapshot.nodes + self._pending
+            raise
+        self._flushing = None
+        self._written = snapshot.head
+        self.transactions += 1
+
+    def _snapshot(self) -> _Snapshot:
+        """The pending nodes and the heads they go between, copied: the writer's own."""
+        head = self._head
+        return _Snapshot(
+            list(self._pending),
+            _Head(self._written.seq, self._written.hash, self._written.kind),
+            _Head(head.seq, head.hash, head.kind),
+        )
+
+    def _write_snapshot(self, snapshot: _Snapshot, final_status: RunStatus | None = None) -> None:
+        run_id, written = self.run_id, snapshot.written
 
         def chain(tx: neo4j.ManagedTransaction, stored: _Head) -> _Chained:
             if stored.seq != written.seq or stored.hash != written.hash:
                 raise RecorderError(
                     f"run {run_id} was appended to by another writer (head seq {stored.seq})"
                 )
-            return pending, _Head(head.seq, head.hash, head.kind)
+            head = snapshot.head
+            return snapshot.nodes, _Head(head.seq, head.hash, head.kind)
 
         self.recorder._commit(run_id, chain, final_status)
+
+    def _commit(self, final_status: RunStatus | None) -> None:
+        if not self._pending:
+            return
+        snapshot = self._snapshot()
+        self._write_snapshot(snapshot, final_status)
         self.transactions += 1
         self._pending = []
-        self._written = _Head(head.seq, head.hash, head.kind)
+        self._written = snapshot.head
