@@ -18,8 +18,6 @@ if TYPE_CHECKING:
 
 # The reads of releases and change events: one that failed may have held a competing cause.
 CAUSE_READ_TYPES = frozenset({"deployment_time", "change_event"})
-# How the claim rules' competing-checks gap begins (claims/causes.py, claims/derive.py).
-CHECKS_NOT_RUN = "competing-cause checks did not all run"
 
 
 def failed_reads_line(calls: Iterable[tuple[str, str | None]]) -> str | None:
@@ -73,7 +71,12 @@ def failed_read_gaps(
     that failed (before, "what happened yesterday?" whose change events read failed listed
     the rest and no gap at all). One gap per missing thing: before, the release's rubric gap
     said "a read of the run failed" and a second deployment_time gap named the read."""
-    from investigator.claims.wording import READ_FAILED, UNKNOWN_NOT_ABSENT, _unfinished_why
+    from investigator.claims.wording import (
+        CHECKS_NOT_RUN,
+        READ_FAILED,
+        UNKNOWN_NOT_ABSENT,
+        _unfinished_why,
+    )
     from investigator.rubric import MISSING_DESCRIPTIONS, MissingEvidence
 
     failed = [c for c in calls if c.error]

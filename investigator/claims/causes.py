@@ -61,6 +61,7 @@ from investigator.claims.wording import (
     _unfinished_why,
     _upper_first,
     _with,
+    checks_not_run_words,
 )
 from investigator.evidence import Evidence, iso_utc
 from investigator.gate import Conflict
@@ -570,9 +571,7 @@ def _window_before_first_error(
             MissingEvidence(
                 evidence_type="change_event",
                 intents=[intent],
-                description="competing-cause checks did not all run for the window before the "
-                "first error"
-                + (f" ({'; '.join(not_run)})" if not_run else "")
+                description=checks_not_run_words(not_run)
                 + ": other changes may be missing from the list",
                 required=False,
             )

@@ -138,6 +138,7 @@ from investigator.claims.wording import (
     _was,
     _when,
     _with,
+    checks_not_run_words,
 )
 from investigator.evidence import (
     Evidence,
@@ -1338,10 +1339,7 @@ def derive_claims(
             MissingEvidence(
                 evidence_type="change_event",
                 intents=[Intent.DEPLOYMENT_CORRELATION.value],
-                description="competing-cause checks did not all run for the window before the "
-                "first error"
-                + (f" ({'; '.join(not_run)})" if not_run else "")
-                + ": the verdict stays uncertain",
+                description=checks_not_run_words(not_run) + ": the verdict stays uncertain",
                 required=False,
             )
         )

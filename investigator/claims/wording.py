@@ -37,6 +37,16 @@ READ_FAILED = "read_failed"
 # How a gap left by a search that did not finish begins: not found yet is not none.
 UNKNOWN_NOT_ABSENT = "unknown, not absent: "
 
+# How the competing-cause checks' gap begins (failed_reads.py knows it by these words).
+CHECKS_NOT_RUN = "competing-cause checks did not all run"
+
+
+def checks_not_run_words(not_run: Sequence[str]) -> str:
+    """The competing-cause checks' gap, up to what it means for the answer: which of the
+    window's checks did not run."""
+    steps = f" ({'; '.join(not_run)})" if not_run else ""
+    return f"{CHECKS_NOT_RUN} for the window before the first error{steps}"
+
 
 # Property names that carry the relevant instant, most specific first (investigator.timeline).
 _DEPLOY_TIME_KEYS = DEPLOY_TIME_KEYS
