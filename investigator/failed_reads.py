@@ -66,11 +66,13 @@ def failed_read_gaps(
     holds is not known" (an owner, a tie, a mechanism the failed read may have held), the
     competing-cause checks' after "a read of the run failed: " (they say what did not run).
     Then the failed reads no gap names yet (by `template@version`: a checks gap listing
-    one as a step not run names none) get a required gap for each evidence type they read,
-    naming them and what they read, so "Missing evidence: none" is never said beside a read
-    that failed (before, "what happened yesterday?" whose change events read failed listed
-    the rest and no gap at all). One gap per missing thing: before, the release's rubric gap
-    said "a read of the run failed" and a second deployment_time gap named the read."""
+    one as a step not run names none) get a required gap, one per read (reads of the same
+    evidence types share it; a read made for several, documents_about for a document and
+    the mechanism, says each), naming them and what they read, so "Missing evidence: none"
+    is never said beside a read that failed (before, "what happened yesterday?" whose change
+    events read failed listed the rest and no gap at all). One gap per missing thing: before,
+    the release's rubric gap said "a read of the run failed" and a second deployment_time gap
+    named the read."""
     from investigator.claims.wording import (
         CHECKS_NOT_RUN,
         READ_FAILED,
@@ -135,22 +137,36 @@ def failed_read_gaps(
                 m.model_copy(update={"description": f"{UNKNOWN_NOT_ABSENT}{lead}{m.description}"})
             )
     intents = sorted({i for m in missing for i in m.intents})
-    # The failed reads still unnamed, one gap per evidence type (two entity reads: one gap).
-    leftover: dict[str, dict[str, str]] = {}
+    # The failed reads still unnamed, each in one gap: reads of the same evidence types share
+    # it (two entity reads: one gap). A read made for several types (documents_about for the
+    # documents and the mechanism) is one gap saying each; before, one gap per type named it
+    # again in the same words.
+    types_of: dict[str, list[str]] = {}
+    words: dict[str, str] = {}
     for call in failed:
         if not any(_names(m.description, call.template_id) for m in out):
-            of_type = leftover.setdefault(call.evidence_type or "entity", {})
-            of_type.setdefault(call.template_id, failed_read_words(call))
-    for evidence_type, unanswered in leftover.items():
+            kinds = types_of.setdefault(call.template_id, [])
+            if (call.evidence_type or "entity") not in kinds:
+                kinds.append(call.evidence_type or "entity")
+            words.setdefault(call.template_id, failed_read_words(call))
+    leftover: dict[tuple[str, ...], dict[str, str]] = {}
+    for template_id, kinds in types_of.items():
+        leftover.setdefault(tuple(kinds), {})[template_id] = words[template_id]
+    for read_kinds, unanswered in leftover.items():
         they = "they were" if len(unanswered) > 1 else "it was"
+        description = (
+            _read_failed_gap([MISSING_DESCRIPTIONS.get(k, "") for k in read_kinds], unanswered)
+            if len(read_kinds) > 1
+            else f"{UNKNOWN_NOT_ABSENT}a read of the run failed: "
+            f"{'; '.join(unanswered.values())} did not answer (see its tool calls: a query "
+            f"timed out or Neo4j refused it), so nothing {they} to read is said absent; "
+            "ask again"
+        )
         out.append(
             MissingEvidence(
-                evidence_type=evidence_type,
+                evidence_type=read_kinds[0],
                 intents=intents,
-                description=f"{UNKNOWN_NOT_ABSENT}a read of the run failed: "
-                f"{'; '.join(unanswered.values())} did not answer (see its tool calls: a query "
-                f"timed out or Neo4j refused it), so nothing {they} to read is said absent; "
-                "ask again",
+                description=description,
                 required=True,
             )
         )
@@ -168,19 +184,22 @@ def _names(description: str, template_id: str) -> bool:
     return re.search(rf"\b{re.escape(template_id)}@", description) is not None
 
 
-def _read_failed_gap(lacking: str, reads: dict[str, str]) -> str:
+def _read_failed_gap(lacking: str | Sequence[str], reads: dict[str, str]) -> str:
     """A required gap whose reads failed, in one: which reads failed, and that what the gap
-    lacks (the rubric's "no X" said as "the X", up to its first colon) is unknown until
-    they answer."""
+    lacks (the rubric's "no X" said as "the X", up to its first colon; each of several,
+    "the X and the Y") is unknown until they answer."""
     from investigator.claims.wording import UNKNOWN_NOT_ABSENT
 
-    what = _lacking_words(lacking)
+    lacks = [lacking] if isinstance(lacking, str) else list(lacking)
+    whats = [_lacking_words(x) for x in lacks]
+    what = whats[0] if len(whats) == 1 else f"{', '.join(whats[:-1])} and {whats[-1]}"
     named = "; ".join(reads[t] for t in sorted(reads))
     until = "the reads answer" if len(reads) > 1 else "the read answers"
+    are = "are" if len(whats) > 1 else "is"
     return (
         f"{UNKNOWN_NOT_ABSENT}a read of the run failed: {named} did not answer (see its tool "
-        f"calls: a query timed out or Neo4j refused it), so {what} is unknown until {until}; "
-        "ask again"
+        f"calls: a query timed out or Neo4j refused it), so {what} {are} unknown until "
+        f"{until}; ask again"
     )
 
 

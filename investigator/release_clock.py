@@ -92,13 +92,13 @@ def clock_choice(
     picked = [ordered[i] for i in at_clock(clock, [(at, starts.get(r)) for r, (at, _) in ordered])]
     if not picked:
         return None
-    taken = sorted(
-        ((svc, at, rel) for rel, (at, svc) in picked), key=lambda x: (x[1], x[2]), reverse=True
-    )
+    # Sorted once, oldest first for the note; the picks are that order reversed (the keys,
+    # time then release id, never tie: each release is read once).
+    oldest_first = sorted(((svc, at, rel) for rel, (at, svc) in picked), key=lambda x: (x[1], x[2]))
     said = [
-        f"{rel} of {svc} ({_ran_in(clock, at, starts.get(rel))})"
-        for svc, at, rel in sorted(taken, key=lambda x: (x[1], x[2]))
+        f"{rel} of {svc} ({_ran_in(clock, at, starts.get(rel))})" for svc, at, rel in oldest_first
     ]
+    taken = oldest_first[::-1]
     if len(said) == 1:
         return taken, f"it names the release by its minute, {clock.text()}: {said[0]} is read"
     return taken, (

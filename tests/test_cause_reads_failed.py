@@ -183,3 +183,27 @@ def test_a_gap_no_failed_read_was_for_says_what_is_missing(demo_graph: neo4j.Dri
         f"{UNKNOWN}the first-seen time for the error or incident is not in what the run read"
     ), gaps
     assert gaps["entity"].startswith(f"{UNKNOWN}a read of the run failed: dependency_neighb")
+
+
+@pytest.mark.parametrize("at", [AT_INCIDENT, AFTER])
+def test_a_failed_documents_read_is_one_gap_saying_what_it_was_to_tell(
+    demo_graph: neo4j.Driver, at: str
+) -> None:
+    # documents_about is read for the documents about the incident and for the mechanism:
+    # its failure is one gap naming it and both (before: a `document` and a `mechanism` gap,
+    # each "documents_about@3 ... did not answer ..., so nothing it was to read is said
+    # absent").
+    result = _ask(demo_graph, "did the release cause it?", at, "documents_about")
+    assert result.status is RunStatus.PARTIAL
+    naming = [m for m in result.missing_evidence if "documents_about@" in m.description]
+    assert len(naming) == 1, [(m.evidence_type, m.description) for m in naming]
+    [gap] = naming
+    assert gap.required and gap.evidence_type == "document", gap
+    assert gap.description.startswith(
+        f"{UNKNOWN}a read of the run failed: documents_about@3 (Documents that mention or "
+        "apply to an entity, each naming the document that supersedes it) did not answer"
+    ), gap.description
+    assert gap.description.endswith(
+        "so the document and the mechanism evidence the subject may read are unknown until "
+        "the read answers; ask again"
+    ), gap.description

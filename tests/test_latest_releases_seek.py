@@ -20,22 +20,23 @@ from typing import Any
 
 import neo4j
 import pytest
-from test_templates_graph import node
-from test_tenant_releases_seek import (
+from release_graphs import (
+    PURPOSE,
     W0,
     E,
-    _minutes,
-    _operators,
+    fresh_plan,
+    minutes,
+    operators,
     same_rows,
     step_rows,
     write_release_graph,
 )
+from test_templates_graph import node
 
 from cypher_templates.executor import TemplateExecutor
 from cypher_templates.plan import PlanStep
 from cypher_templates.subject import Subject, load_subject
 
-PURPOSE = "incident_investigation"
 NOW = datetime(2027, 1, 1, tzinfo=UTC)
 # The newest release of all, recorded late: never the anchor known before it was recorded.
 LATE = node(
@@ -43,11 +44,11 @@ LATE = node(
     "dep:recorded-late",
     ["Deployment"],
     service="svc:b",
-    finished_at=_minutes(59),
-    recorded_at=_minutes(300),
+    finished_at=minutes(59),
+    recorded_at=minutes(300),
 )
 # Ends of the edge cases' times: before all, at a tie, among the invisible ones, after all.
-EDGE_TOS = [_minutes(-7000), _minutes(10), _minutes(50), _minutes(56), _minutes(60), _minutes(700)]
+EDGE_TOS = [minutes(-7000), minutes(10), minutes(50), minutes(56), minutes(60), minutes(700)]
 LIMITS = [1, 2, 3, 10]
 
 
@@ -86,18 +87,18 @@ def _same_rows(
 
 def test_version_4_reads_the_rows_of_version_3_on_the_edge_cases(ex: TemplateExecutor) -> None:
     reader = load_subject(ex, f"{E}/user:reader", PURPOSE)
-    seen = _same_rows(ex, reader, EDGE_TOS, [NOW, _minutes(100), W0])
+    seen = _same_rows(ex, reader, EDGE_TOS, [NOW, minutes(100), W0])
     assert {"dep:fin", "dep:start", "dep:vf", "dep:tie-a", "dep:tie-b", "dep:moved"} <= seen
     assert {"dep:recorded-late", "dep:many-29", "dep:zoned", "dep:start-out"} <= seen
     assert not seen & {"dep:fin-out", "dep:text", "dep:other"}
     assert not seen & {"dep:secret", "dep:retracted", "dep:hidden-svc", "dep:no-svc"}
     # Up to minute 58 the four newest are invisible: the anchor is still the newest visible.
-    rows, _ = _rows(ex, reader, _minutes(58), 2, 4, NOW)
+    rows, _ = _rows(ex, reader, minutes(58), 2, 4, NOW)
     assert [r[0] for r in rows] == ["dep:moved", "dep:tie-a"]
     # Known before it was recorded, the late release is never the anchor.
-    rows, _ = _rows(ex, reader, _minutes(60), 1, 4, _minutes(100))
+    rows, _ = _rows(ex, reader, minutes(60), 1, 4, minutes(100))
     assert [r[0] for r in rows] == ["dep:moved"]
-    rows, _ = _rows(ex, reader, _minutes(60), 1, 4, NOW)
+    rows, _ = _rows(ex, reader, minutes(60), 1, 4, NOW)
     assert [r[0] for r in rows] == ["dep:recorded-late"]
 
 
@@ -131,16 +132,9 @@ def test_version_4_seeks_the_newest_in_the_tenant_and_scans_no_label(
     reader = load_subject(ex, f"{E}/user:reader", PURPOSE)
     found = {}
     for version in (3, 4):
-        compiled = ex.compile(_step(_minutes(60), 10, version))
-        parameters = ex.cypher_parameters(compiled, reader, NOW)
-        with driver.session(
-            notifications_min_severity=neo4j.NotificationMinimumSeverity.OFF
-        ) as session:
-            # Fresh statistics and no cached plan (as test_tenant_releases_seek does).
-            session.run("CALL db.prepareForReplanning()").consume()
-            plan = session.run("EXPLAIN " + compiled.text, parameters).consume().plan
-        assert plan is not None
-        found[version] = _operators(plan)
+        found[version] = operators(
+            fresh_plan(ex, driver, _step(minutes(60), 10, version), reader, NOW)
+        )
     # The candidates are the index's newest, cut in index order (a Limit, not a sort).
     assert any(op.startswith("Limit") for op, _ in found[4]), found[4]
     scans = [(op, details) for op, details in found[4] if "Scan" in op]

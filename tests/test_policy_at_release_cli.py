@@ -17,6 +17,8 @@ import neo4j
 import pytest
 from conftest import REPO, ingest_only, investigate_json
 
+pytestmark = pytest.mark.usefixtures("patient_reads")
+
 AUDITOR = ["--subject", "acme/user:auditor", "--purpose", "audit", "--deadline-seconds", "600"]
 QUESTION = "did the 10:02 release follow the change policy?"
 V1 = "policy:payments-change-management"
@@ -54,11 +56,6 @@ def two_versions(driver: neo4j.Driver, tmp_path_factory: pytest.TempPathFactory)
     path = tmp_path_factory.mktemp("policy") / "policy-v2.yaml"
     path.write_text(POLICY_V2, encoding="utf-8")
     return ingest_only(driver, [REPO / "datasets" / "payments-incident", path])
-
-
-@pytest.fixture(autouse=True)
-def _patient_reads(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("INVESTIGATOR_READ_TIMEOUT", "150")
 
 
 def facts(doc: dict[str, Any]) -> list[str]:

@@ -21,17 +21,13 @@ import neo4j
 import pytest
 from conftest import ingest_text, investigate_json
 
+pytestmark = pytest.mark.usefixtures("patient_reads")
+
 AUDITOR = ["--subject", "acme/user:auditor", "--purpose", "audit"]
 AT_1003 = ["--as-of", "2026-07-23T10:03:00Z", "--deadline-seconds", "600"]
 POLICY = "policy:payments-change-management"
 RULE = "need a second reviewer and may not lower capacity settings"
 RELEASE = "deploy:release-2026.07.23.1"
-
-
-@pytest.fixture(autouse=True)
-def _patient_reads(monkeypatch: pytest.MonkeyPatch) -> None:
-    # A cold server on a shared machine: a read timed out is a gap of its own, not this one.
-    monkeypatch.setenv("INVESTIGATOR_READ_TIMEOUT", "150")
 
 
 def claims(doc: dict[str, Any], status: str) -> list[dict[str, Any]]:

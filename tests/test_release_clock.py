@@ -45,6 +45,19 @@ def test_the_clock_choice_names_each_release_of_the_minute() -> None:
     assert clock_choice("did the release follow the change policy?", releases, {}) is None
 
 
+def test_releases_of_one_instant_are_taken_latest_id_first_and_said_oldest_first() -> None:
+    # One instant, three releases: the picks go by time then id, newest first, and the note
+    # says them the other way round (one order, reversed).
+    at = _at(23, 10, 2, 30)
+    releases = {"deploy:b": (at, "svc:risk-engine"), "deploy:c": (at, "svc:ledger")}
+    releases["deploy:a"] = (_at(23, 10, 2, 0), "svc:payment-api")
+    got = clock_choice("did the 10:02 release follow the change policy?", releases, {})
+    assert got is not None
+    taken, note = got
+    assert [rel for _, _, rel in taken] == ["deploy:c", "deploy:b", "deploy:a"]
+    assert note.index("deploy:a of") < note.index("deploy:b of") < note.index("deploy:c of")
+
+
 def test_a_release_picked_by_its_start_is_said_started_then() -> None:
     releases = {"deploy:r": (_at(23, 10, 2, 30), "svc:risk-engine")}
     got = clock_choice(

@@ -19,6 +19,8 @@ import neo4j
 import pytest
 from conftest import REPO, ingest_only, investigate_json
 
+pytestmark = pytest.mark.usefixtures("patient_reads")
+
 AUDITOR = ["--subject", "acme/user:auditor", "--purpose", "audit", "--deadline-seconds", "600"]
 AT_1003 = ["--as-of", "2026-07-23T10:03:00Z"]
 LEDGER = "deploy:ledger-2026.07.23.2"
@@ -71,11 +73,6 @@ def other_releases(driver: neo4j.Driver, tmp_path_factory: pytest.TempPathFactor
     path = tmp_path_factory.mktemp("releases") / "other-releases.yaml"
     path.write_text(OTHER_RELEASES, encoding="utf-8")
     return ingest_only(driver, [REPO / "datasets" / "payments-incident", path])
-
-
-@pytest.fixture(autouse=True)
-def _patient_reads(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("INVESTIGATOR_READ_TIMEOUT", "150")
 
 
 def governed(doc: dict[str, Any]) -> list[str]:

@@ -19,6 +19,8 @@ import neo4j
 import pytest
 from conftest import ingest_text, investigate_json
 
+pytestmark = pytest.mark.usefixtures("patient_reads")
+
 AT_11 = ["--as-of", "2026-07-23T11:00:00Z", "--deadline-seconds", "600"]
 BOB = ["--subject", "acme/user:bob"]
 CAROL = ["--subject", "acme/user:carol"]
@@ -30,12 +32,6 @@ POOL_TRACE = (
     "not available (total=10, active=10, idle=0, waiting=212); request ended with PAY-4097 "
     'connection pool exhausted"'
 )
-
-
-@pytest.fixture(autouse=True)
-def _patient_reads(monkeypatch: pytest.MonkeyPatch) -> None:
-    # A cold server on a shared machine: a read timed out is a gap of its own, not this one.
-    monkeypatch.setenv("INVESTIGATOR_READ_TIMEOUT", "120")
 
 
 def gaps(doc: dict[str, Any]) -> dict[str, str]:

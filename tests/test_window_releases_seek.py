@@ -20,80 +20,63 @@ from typing import Any
 
 import neo4j
 import pytest
-from test_templates_graph import node
-from test_tenant_releases_seek import (
+from release_graphs import (
+    DEMO_KNOWN_ATS,
+    DEMO_WINDOWS,
     EDGE_WINDOWS,
+    PURPOSE,
+    SYNTH_WINDOWS,
     W0,
     E,
-    _minutes,
-    _operators,
-    _rows,
-    _step,
+    fresh_plan,
+    invisible_releases,
+    minutes,
+    operators,
     same_rows,
+    window_rows,
+    window_step,
     write_release_graph,
 )
+from test_templates_graph import node
 
 from cypher_templates.executor import TemplateExecutor
 from cypher_templates.subject import Subject, load_subject
 
-PURPOSE = "incident_investigation"
 NOW = datetime(2027, 1, 1, tzinfo=UTC)
-RECORDED = _minutes(300)  # when the late release was recorded
+RECORDED = minutes(300)  # when the late release was recorded
 # From minute 400: the window's oldest are invisible, then ties at one instant.
 OLDEST_HIDDEN = [
-    node(
-        E,
-        "dep:w-secret",
-        ["Deployment"],
-        service="svc:a",
-        acl=["secret"],
-        finished_at=_minutes(400),
+    *invisible_releases(
+        "dep:w-",
+        {"secret": 400, "purpose": 401, "retracted": 402, "hidden-svc": 403, "no-svc": 404},
     ),
-    node(
-        E,
-        "dep:w-purpose",
-        ["Deployment"],
-        service="svc:a",
-        purposes=["billing"],
-        finished_at=_minutes(401),
-    ),
-    node(
-        E,
-        "dep:w-retracted",
-        ["Deployment"],
-        service="svc:a",
-        status="retracted",
-        finished_at=_minutes(402),
-    ),
-    node(E, "dep:w-hidden-svc", ["Deployment"], service="svc:hidden", finished_at=_minutes(403)),
-    node(E, "dep:w-no-svc", ["Deployment"], finished_at=_minutes(404)),
     node(
         E,
         "dep:w-late",
         ["Deployment"],
         service="svc:b",
-        finished_at=_minutes(405),
+        finished_at=minutes(405),
         recorded_at=RECORDED,
     ),
     # Placed by started_at, then valid_from only, among the invisible ones.
-    node(E, "dep:w-start", ["Deployment"], service="svc:b", started_at=_minutes(406)),
-    node(E, "dep:w-vf", ["Deployment"], service="svc:b", valid_from=_minutes(407)),
+    node(E, "dep:w-start", ["Deployment"], service="svc:b", started_at=minutes(406)),
+    node(E, "dep:w-vf", ["Deployment"], service="svc:b", valid_from=minutes(407)),
     # Ties at minute 410, written in reverse id order so the index order is not the id order;
     # the smallest id is placed by started_at.
     *(
-        node(E, f"dep:w-tie-{c}", ["Deployment"], service="svc:a", finished_at=_minutes(410))
+        node(E, f"dep:w-tie-{c}", ["Deployment"], service="svc:a", finished_at=minutes(410))
         for c in "edcb"
     ),
-    node(E, "dep:w-tie-a", ["Deployment"], service="svc:b", started_at=_minutes(410)),
-    node(E, "dep:w-after", ["Deployment"], service="svc:a", finished_at=_minutes(411)),
+    node(E, "dep:w-tie-a", ["Deployment"], service="svc:b", started_at=minutes(410)),
+    node(E, "dep:w-after", ["Deployment"], service="svc:a", finished_at=minutes(411)),
 ]
 WINDOWS = [
     *EDGE_WINDOWS,
-    (_minutes(51), _minutes(700)),  # the edge cases' invisible ones first
-    (_minutes(400), _minutes(420)),
-    (_minutes(405), _minutes(410)),
-    (_minutes(410), _minutes(410)),
-    (_minutes(-7000), _minutes(7000)),
+    (minutes(51), minutes(700)),  # the edge cases' invisible ones first
+    (minutes(400), minutes(420)),
+    (minutes(405), minutes(410)),
+    (minutes(410), minutes(410)),
+    (minutes(-7000), minutes(7000)),
 ]
 LIMITS = [1, 2, 3, 5, 100]
 
@@ -111,7 +94,7 @@ def _ids(
     limit: int,
     known_at: datetime,
 ) -> list[Any]:
-    rows, _ = _rows(ex, subject, window, limit, 5, known_at)
+    rows, _ = window_rows(ex, subject, window, limit, 5, known_at)
     return [r[0] for r in rows]
 
 
@@ -121,28 +104,28 @@ def _same_rows(
     windows: list[tuple[datetime, datetime]],
     known_ats: list[datetime],
 ) -> set[str]:
-    return same_rows(ex, subject, _step, windows, LIMITS, known_ats, versions=(4, 5))
+    return same_rows(ex, subject, window_step, windows, LIMITS, known_ats, versions=(4, 5))
 
 
 def test_version_5_reads_the_rows_of_version_4_on_the_edge_cases(ex: TemplateExecutor) -> None:
     reader = load_subject(ex, f"{E}/user:reader", PURPOSE)
-    seen = _same_rows(ex, reader, WINDOWS, [NOW, RECORDED, _minutes(100), W0])
+    seen = _same_rows(ex, reader, WINDOWS, [NOW, RECORDED, minutes(100), W0])
     assert {"dep:fin", "dep:start", "dep:vf", "dep:tie-a", "dep:tie-b", "dep:moved"} <= seen
     assert {"dep:w-late", "dep:w-start", "dep:w-vf", "dep:w-tie-a", "dep:w-tie-e"} <= seen
     assert {"dep:zoned", "dep:zoned-vf", "dep:many-29", "dep:w-after"} <= seen
     hidden = {"dep:w-secret", "dep:w-purpose", "dep:w-retracted", "dep:w-hidden-svc"}
     assert not seen & (hidden | {"dep:w-no-svc", "dep:secret", "dep:retracted", "dep:no-svc"})
     # The window's six oldest are invisible then: the first rows are the next ones.
-    window = (_minutes(400), _minutes(420))
-    assert _ids(ex, reader, window, 2, _minutes(100)) == [
+    window = (minutes(400), minutes(420))
+    assert _ids(ex, reader, window, 2, minutes(100)) == [
         "dep:w-start",
         "dep:w-vf",
     ]
     # Known once recorded, the late release comes first.
     assert _ids(ex, reader, window, 2, NOW) == ["dep:w-late", "dep:w-start"]
     # Ties at the ceiling: every one is read, the smallest id first whatever its field.
-    assert _ids(ex, reader, (_minutes(408), _minutes(420)), 1, NOW) == ["dep:w-tie-a"]
-    assert _ids(ex, reader, (_minutes(408), _minutes(420)), 3, NOW) == [
+    assert _ids(ex, reader, (minutes(408), minutes(420)), 1, NOW) == ["dep:w-tie-a"]
+    assert _ids(ex, reader, (minutes(408), minutes(420)), 3, NOW) == [
         "dep:w-tie-a",
         "dep:w-tie-b",
         "dep:w-tie-c",
@@ -153,25 +136,11 @@ def test_version_5_reads_the_rows_of_version_4_on_the_demo_and_a_generated_tenan
     ex: TemplateExecutor,
 ) -> None:
     demo = _same_rows(
-        ex,
-        load_subject(ex, "acme/user:alice", PURPOSE),
-        [
-            (datetime(2026, 7, 1, tzinfo=UTC), datetime(2026, 8, 1, tzinfo=UTC)),
-            (datetime(2026, 7, 23, tzinfo=UTC), datetime(2026, 7, 23, 10, tzinfo=UTC)),
-            (datetime(1900, 1, 1, tzinfo=UTC), datetime(9999, 1, 1, tzinfo=UTC)),
-        ],
-        [datetime(2026, 8, 1, tzinfo=UTC), datetime(2026, 7, 23, 12, tzinfo=UTC)],
+        ex, load_subject(ex, "acme/user:alice", PURPOSE), DEMO_WINDOWS, DEMO_KNOWN_ATS
     )
     assert demo
     synth = _same_rows(
-        ex,
-        load_subject(ex, "synth/user:synth-reader", PURPOSE),
-        [
-            (datetime(2026, 1, 1, tzinfo=UTC), datetime(2027, 1, 1, tzinfo=UTC)),
-            (datetime(2026, 6, 1, tzinfo=UTC), datetime(2026, 6, 2, tzinfo=UTC)),
-            (datetime(1900, 1, 1, tzinfo=UTC), datetime(9999, 1, 1, tzinfo=UTC)),
-        ],
-        [NOW],
+        ex, load_subject(ex, "synth/user:synth-reader", PURPOSE), SYNTH_WINDOWS, [NOW]
     )
     assert len(synth) > 10
 
@@ -185,24 +154,16 @@ def test_version_5_cuts_each_seek_in_index_order_and_reads_less_of_a_wide_window
 ) -> None:
     reader = load_subject(ex, "synth/user:synth-reader", PURPOSE)
     wide = (datetime(1900, 1, 1, tzinfo=UTC), datetime(9999, 1, 1, tzinfo=UTC))
-    operators, hits = {}, {}
+    found, hits = {}, {}
     for version in (4, 5):
-        compiled = ex.compile(_step(wide, 10, version))
-        parameters = ex.cypher_parameters(compiled, reader, NOW)
-        with driver.session(
-            notifications_min_severity=neo4j.NotificationMinimumSeverity.OFF
-        ) as session:
-            # Fresh statistics and no cached plan (as test_tenant_releases_seek does).
-            session.run("CALL db.prepareForReplanning()").consume()
-            profile = session.run("PROFILE " + compiled.text, parameters).consume().profile
-        assert profile is not None
-        operators[version], hits[version] = _operators(profile), _db_hits(profile)
+        profile = fresh_plan(ex, driver, window_step(wide, 10, version), reader, NOW, "PROFILE")
+        found[version], hits[version] = operators(profile), _db_hits(profile)
     # Each branch is cut over its seek's order (PartialTop); the one Top orders at most
     # three branches' $limit rows, never the window.
-    cuts = [op.split("@")[0] for op, _ in operators[5] if "Top" in op or "Sort" in op]
-    assert sorted(cuts) == ["PartialTop"] * 3 + ["Top"], operators[5]
-    assert [(op, d) for op, d in operators[5] if "Scan" in op] == []
-    seeks = " ".join(d for op, d in operators[5] if op.startswith("NodeIndexSeek"))
+    cuts = [op.split("@")[0] for op, _ in found[5] if "Top" in op or "Sort" in op]
+    assert sorted(cuts) == ["PartialTop"] * 3 + ["Top"], found[5]
+    assert [(op, d) for op, d in found[5] if "Scan" in op] == []
+    seeks = " ".join(d for op, d in found[5] if op.startswith("NodeIndexSeek"))
     for field in ("finished_at", "started_at", "valid_from"):
         assert f"Deployment(tenant, {field})" in seeks, seeks
     # The generated tenant's every release is in the window: version 4 linked each of them.
