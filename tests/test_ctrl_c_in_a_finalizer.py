@@ -132,6 +132,33 @@ def test_a_handler_the_caller_installed_keeps_its_ctrl_c(  # type: ignore[no-unt
     assert presses == [signal.SIGINT] and res.code == 0, res
 
 
+# -- ingest, after its writer -----------------------------------------------------------------
+
+
+def test_an_ingest_stops_on_a_ctrl_c_pressed_in_a_finalizer_after_its_writer(  # type: ignore[no-untyped-def]
+    clean_db: neo4j.Driver, cli_env, invoke, tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import investigator.cli.ingest as ingest
+
+    bundle = tmp_path / "synth.json"
+    made = invoke("generate", "--services", "3", "--seed", "3", "--tenant", "synthqa",
+                  "--out", str(bundle))  # fmt: skip
+    assert made.code == 0 and invoke("schema", "apply").code == 0
+    # Pressed while the ingest looks for elements an earlier ingest of the file held, once
+    # every record is written. Before: exit 0.
+    with monkeypatch.context() as patched:
+        patched.setattr(
+            ingest, "absent_since_last_ingest", _pressing_once(ingest.absent_since_last_ingest)
+        )
+        res = invoke("ingest", str(bundle))
+    assert res.code == 130, res
+    assert res.err.splitlines()[-1] == (
+        "error: interrupted (Ctrl-C) after the import's records were written, while it noted "
+        "which files it read: run the same ingest again to finish"
+    ), res
+    assert invoke("ingest", str(bundle)).code == 0
+
+
 # -- investigate ------------------------------------------------------------------------------
 
 
