@@ -41,7 +41,6 @@ from __future__ import annotations
 import contextlib
 import itertools
 import queue
-import signal
 import threading
 import time
 from collections import defaultdict, deque
@@ -55,7 +54,7 @@ from typing import Any, TypeVar
 import neo4j
 from pydantic import BaseModel
 
-from graph_schema import ingest_mark
+from graph_schema import ctrl_c, ingest_mark
 from graph_schema.backdating import (
     BackdatedRecords,
     BackdateMarker,
@@ -612,7 +611,7 @@ def ingest_bundle(
     """
     scopes: list[ingest_mark.WriteScope] = []
     try:
-        with _ctrl_c_held():
+        with ctrl_c.held():
             return _ingest_bundle(
                 driver,
                 loaded,
@@ -797,7 +796,7 @@ def write_bundle(
     """Write an already validated bundle; unchanged elements are left alone. A bundle that
     writes under or retracts records of an import's source raises `ImportSourceInBundle`,
     as in `ingest_bundle`: validation does not decide it (graph_schema/import_sources.py)."""
-    with _ctrl_c_held():
+    with ctrl_c.held():
         return _write_bundle(driver, loaded, database, now, batch_size, progress, known_sources)
 
 
@@ -1098,7 +1097,7 @@ def _apply(
 
     total = sum(len(r) for r in node_rounds)
     scope.records_planned = total + sum(len(r) for r in edge_rounds) + len(pending)
-    _ctrl_c_at_safe_points()
+    ctrl_c.at_safe_points()
     done = 0
     for round_writes in node_rounds:
         writes = [_NodeWrite(d, v, at, sup) for d, v, at, sup in round_writes]
@@ -1591,7 +1590,7 @@ def _apply_fresh(
     ]
     nodes, edges, _ = _element_records(loaded)
     scope.records_planned = nodes + edges + len(retractions)
-    _ctrl_c_at_safe_points()
+    ctrl_c.at_safe_points()
     node_tenants = {
         p.bundle.tenant
         for p in loaded.parts
@@ -1620,7 +1619,7 @@ def _apply_fresh(
             # A Ctrl-C is seen while waiting, without leaving the batch uncounted: its
             # transactions count themselves (`_write_rows`), and the pool waits for them.
             while not wait([future], timeout=CTRL_C_POLL_S).done:
-                _stop_if_ctrl_c()
+                ctrl_c.stop_if_pressed()
             future.result()
             if is_edge:
                 report.edge_records_created += count
@@ -1632,7 +1631,7 @@ def _apply_fresh(
     with _writer_pool() as pool:
         nodes_done = False
         for is_edge, rows in batches:
-            _stop_if_ctrl_c()  # before another batch is sent
+            ctrl_c.stop_if_pressed()  # before another batch is sent
             if is_edge and not nodes_done:
                 settle(0)  # a relationship is written once both its ends are
                 nodes_done = True
@@ -1792,7 +1791,7 @@ def _write(
         return result
 
     try:
-        with driver.session(database=database) as session, _ctrl_c_held():
+        with driver.session(database=database) as session, ctrl_c.held():
             result = session.execute_write(unit, arg)
             if count:
                 scope.records_written += len(arg) if isinstance(arg, Sized) else 1
@@ -1812,85 +1811,6 @@ def _write(
     if collect:
         collect_young()  # the driver holds the written rows in a reference cycle
     return result
-
-
-class _CtrlCHold:
-    """The main thread's Ctrl-C while the writer works: its handler records the press, and
-    the writer's own code raises it at a safe point (`_stop_if_ctrl_c`).
-
-    A KeyboardInterrupt raised by the handler lands wherever the interpreter is: in a
-    finalizer (the driver's `Workspace.__del__`) or a weakref callback it is printed as
-    "Exception ignored" and dropped, and the ingest went on to finish with exit 0; in the
-    driver's `except BaseException` it can come out as another error."""
-
-    def __init__(self) -> None:
-        self.pressed = False
-        # Before the first write a press also raises at once (nothing to count); if that
-        # raise is lost, the recorded press still stops the writer at its next safe point.
-        self.at_once = True
-
-    def record(self, _signum: int, _frame: object) -> None:
-        second = self.pressed
-        self.pressed = True
-        if second or self.at_once:
-            raise KeyboardInterrupt  # a second Ctrl-C stops at once
-
-
-_ctrl_c_hold: _CtrlCHold | None = None  # while the main thread's writer holds Ctrl-C
-
-
-@contextlib.contextmanager
-def _ctrl_c_held() -> Iterator[None]:
-    """While the main thread writes, Ctrl-C is recorded by our handler and raised at the
-    writer's safe points: on entering and leaving this block (the outermost installs the
-    handler and restores the previous one on every exit), each batch sent, each wait on the
-    writer pool. A write transaction in flight ends first (committed or not, and known
-    which): an interrupted ingest counts exactly the records its committed transactions hold.
-    A second Ctrl-C stops at once. Other threads (a first ingest's writers, a library caller's
-    thread) cannot install handlers: there Ctrl-C is the main thread's, as before; a handler
-    someone else installed is left alone."""
-    global _ctrl_c_hold
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    hold = _ctrl_c_hold
-    previous = signal.getsignal(signal.SIGINT)
-    installed = hold is None and previous is signal.default_int_handler
-    if installed:
-        hold = _CtrlCHold()
-    if hold is None:
-        yield
-        return
-    try:
-        if installed:  # inside the `try`: a press from here on finds the handler restored
-            _ctrl_c_hold = hold
-            signal.signal(signal.SIGINT, hold.record)
-        _stop_if_ctrl_c()
-        yield
-    except Exception as exc:
-        if hold.pressed:  # the user asked to stop: the transaction's error is not the news
-            raise KeyboardInterrupt from exc
-        raise
-    finally:
-        if installed:  # the handler first: a press meanwhile still raises
-            signal.signal(signal.SIGINT, previous)
-            _ctrl_c_hold = None
-    if hold.pressed:
-        raise KeyboardInterrupt
-
-
-def _ctrl_c_at_safe_points() -> None:
-    """From here on (the first write), a first Ctrl-C waits for the writer's next safe point."""
-    if _ctrl_c_hold is not None and threading.current_thread() is threading.main_thread():
-        _ctrl_c_hold.at_once = False
-
-
-def _stop_if_ctrl_c() -> None:
-    """A safe point of the main thread's writer: a Ctrl-C pressed since the hold began stops
-    it here."""
-    hold = _ctrl_c_hold
-    if hold is not None and hold.pressed and threading.current_thread() is threading.main_thread():
-        raise KeyboardInterrupt
 
 
 def tenants_with_records(

@@ -42,6 +42,7 @@ from cypher_templates.subject import (
     load_subject,
     qualified_ref,
 )
+from graph_schema import ctrl_c
 from graph_schema.canonical import from_epoch_micros
 from investigator.context_graph.audit import ContentFilter, RunReader
 from investigator.context_graph.chain import rows_hash
@@ -657,7 +658,10 @@ class RunSession:
         claims: Sequence[BaseModel] = (),
         pack_hash: str | None = None,
     ) -> None:
-        """Record the pack, the claims and the outcome (one transaction); status is final."""
+        """Record the pack, the claims and the outcome (one transaction); status is final.
+        A Ctrl-C pressed meanwhile whose KeyboardInterrupt was swallowed (in a finalizer)
+        stops the run here, before its answer is written: it is recorded `interrupted`."""
+        ctrl_c.stop_if_pressed()
         log = self.log
         if log is not None:
 

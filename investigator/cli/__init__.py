@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from graph_schema import ctrl_c
 from investigator.errors import InvestigatorError
 
 if TYPE_CHECKING:
@@ -170,13 +171,19 @@ class _LazyGroup(click.Group):
     def invoke(self, ctx: click.Context) -> object:
         # click answers Ctrl-C with an empty line on stderr before its Abort; ours is one line.
         # An error raised while cleaning up after Ctrl-C (the driver closing a connection the
-        # interrupt cut mid-message) is the interrupt too, not a new failure.
+        # interrupt cut mid-message) is the interrupt too, not a new failure; so is an error
+        # or an answer that follows a press whose KeyboardInterrupt a finalizer swallowed
+        # (`run` holds Ctrl-C: graph_schema/ctrl_c.py).
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
         except (KeyboardInterrupt, Exception) as exc:
-            if _caused_by_interrupt(exc):
-                raise _Interrupted from exc
+            if _caused_by_interrupt(exc) or ctrl_c.pressed():
+                # (a command that chose its exit code has printed its answer)
+                raise _Interrupted(answered=isinstance(exc, click.exceptions.Exit)) from exc
             raise
+        if ctrl_c.pressed():  # the command finished: it has printed its answer
+            raise _Interrupted(answered=True) from KeyboardInterrupt()
+        return result
 
 
 def _caused_by_interrupt(exc: BaseException) -> bool:
@@ -244,7 +251,13 @@ def _ask(question: str) -> str:
 
 
 class _Interrupted(Exception):
-    """Ctrl-C while a command ran (raised past click, which would print an empty line)."""
+    """Ctrl-C while a command ran (raised past click, which would print an empty line).
+    `answered`: the command finished (the press was honoured at its end), so its answer is
+    on stdout already, and `--json`'s stdout stays that one document."""
+
+    def __init__(self, *, answered: bool = False) -> None:
+        super().__init__("interrupted (Ctrl-C)")
+        self.answered = answered
 
 
 _state = {"debug": False, "json": False}
@@ -294,7 +307,8 @@ def _interrupted(exc: BaseException | None = None) -> int:
     # an ingest's records, and how to finish).
     lines = [getattr(x, "line", None) for x in _chain(exc)]
     line = next((x for x in lines if isinstance(x, str)), "interrupted (Ctrl-C)")
-    return _fail(line, INTERRUPTED_EXIT)
+    answered = exc is None or (isinstance(exc, _Interrupted) and exc.answered)
+    return _fail(line, INTERRUPTED_EXIT, json_line=not answered)
 
 
 def _chain(exc: BaseException | None) -> list[BaseException]:
@@ -316,13 +330,13 @@ ERROR_CODES = {
 }
 
 
-def _fail(message: str, code: int) -> int:
+def _fail(message: str, code: int, *, json_line: bool = True) -> int:
     from investigator.terminal import printable
 
     first = message.strip().splitlines()[0] if message.strip() else "error"
     # An error may quote a file's name or an element's id: nothing in it acts on the terminal.
     sys.stderr.write(f"error: {printable(first)}\n")
-    if _state["json"]:
+    if _state["json"] and json_line:
         # A script reading stdout (`... --json | jq .`) gets the error as one JSON document,
         # not nothing: the same line, the same exit code.
         sys.stdout.write(json_error_line(first, code) + "\n")
@@ -370,7 +384,15 @@ def run(argv: list[str] | None = None) -> int:
     _state["debug"] = "--debug" in args
     _state["json"] = asked_for_json(args)
     try:
-        return _run(args)
+        # Ctrl-C is never lost: our handler records each press (and raises it at once), so a
+        # press whose KeyboardInterrupt a finalizer swallowed (printed as "Exception ignored"
+        # and dropped, the command going on to exit 0) still ends the command: at a safe point
+        # of its own (the writer's, a run's finish, purge's steps), else here at its end.
+        with ctrl_c.held(stop_at_end=False) as hold:
+            code = _run(args)
+        if hold is not None and hold.pressed and code != INTERRUPTED_EXIT:
+            code = _interrupted()
+        return code
     finally:
         _state.update(outer)
 

@@ -20,6 +20,7 @@ import click
 import neo4j
 from pydantic import BaseModel
 
+from graph_schema import ctrl_c
 from graph_schema.backdating import (
     BackdatedRecords,
     BackdateMarker,
@@ -240,7 +241,10 @@ def run_ingest(
     """
     written: list[IngestReport] = []
     try:
-        return _run_ingest(path, fmt, options, batch_size, full=full, written=written)
+        report = _run_ingest(path, fmt, options, batch_size, full=full, written=written)
+        # A Ctrl-C whose KeyboardInterrupt a finalizer swallowed is said as any other.
+        ctrl_c.stop_if_pressed()
+        return report
     except KeyboardInterrupt as exc:
         if isinstance(exc, InterruptedPartWay):
             raise

@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 import click
 from pydantic import BaseModel
 
+from graph_schema import ctrl_c
 from graph_schema.purge import purge_content, record_count
 from investigator.cli.subject import load_run_reader, subject_options, subject_ref_from
 from investigator.connection import open_driver
@@ -121,10 +122,16 @@ def purge_command(
                 f"no record {element_id} in tenant {ref.tenant} "
                 f"(the attempt is recorded: run {refused.run_id})"
             )
+        # A Ctrl-C whose KeyboardInterrupt a finalizer swallowed stops the purge before its
+        # next write, as a press that raised would: nothing written yet, or (once the purge
+        # run has started) the run stays `incomplete` and the same purge finishes it.
+        ctrl_c.stop_if_pressed()
         start = recorder.start_run(request, purger.principal.incarnation)
+        ctrl_c.stop_if_pressed()
         kg = purge_content(
             driver, ref.tenant, element_id, granted=granted, at=at, database=settings.database
         )
+        ctrl_c.stop_if_pressed()
         lineage = purge_lineage(
             driver, ref.tenant, element_id, start.run_id, at, database=ctx_database
         )
@@ -138,6 +145,7 @@ def purge_command(
             ctx_runs=lineage.runs,
             ctx_ids=lineage.ctx_ids,
         )
+        ctrl_c.stop_if_pressed()
         recorder.finish_run(start.run_id, "complete", "purged", result=outcome)
     finally:
         driver.close()
