@@ -648,6 +648,14 @@ _LEAD = LazyPattern(
     r"|\b(?P<name>the))\s+$",
     re.IGNORECASE,
 )
+# The side of a Chinese written time, said after it: 7月24日之前 ("before July 24"), 2026年7月23日
+# 10:03以后 ("after ..."). The one-character 前 / 后 only where it ends the phrase (7月24日前谁负责,
+# 7月24日后的, not 后端 "backend"). Before h39-walk-time, 7月24日之前 was the day's start, the
+# wrong side of an ownership moved at that midnight.
+_CHINESE_SIDE = LazyPattern(
+    r"\s*(?:(?P<before>之前|以前|前(?=$|[谁的，,。？?！!\s]))"
+    r"|(?P<after>之后|以后|后(?=$|[谁的，,。？?！!\s])))"
+)
 # "on 2026-07-23 in the morning": the part of the day, read with the day.
 _PART_AFTER = LazyPattern(
     r",?\s+(?:(?:in|during)\s+the\s+" + _PART + r"\b|at\s+(?P<night>night)\b)", re.IGNORECASE
@@ -1080,8 +1088,12 @@ def _written_times(question: str, year: int | None = None) -> list[_Written]:
             )  # fmt: skip
             text = _blank(text, m.start(), m.end())
     for m in list(_DAY_ALONE.finditer(text)):
-        # A Chinese day is a time without "on" before it (2026年7月23日, 7月23日).
-        at_day = m.group("at_day") or ("年" if m.group("cy2") or m.group("zd") else "")
+        # A Chinese day is a time without "on" before it (2026年7月23日, 7月23日). Its year
+        # form matches `_DAY_WITH_YEAR`'s own `cy` first (`cy2` only when nothing precedes
+        # it): before h39-walk-time, only `cy2` was looked at, so "2026年7月23日谁负责
+        # payment-api？" was a bare date, dropped without a word, and the answer was at now.
+        chinese = m.group("cy") or m.group("cy2") or m.group("zd")
+        at_day = m.group("at_day") or ("年" if chinese else "")
         words = m.group(0).strip()
         at = _instant(_day_of(m, year), None, None)
         note = _year_note(m, year)
@@ -1142,6 +1154,14 @@ def _named_times(
         if not closes:
             side.pop("to", None)  # "A and B" is no period without "between" or "from"
         start, end = w.start, w.end
+        chinese_side = (
+            _CHINESE_SIDE.match(question, end)
+            if not side and re.search(r"[日号]", w.words) is not None
+            else None
+        )
+        if chinese_side is not None:
+            side = {k: v for k, v in chinese_side.groupdict().items() if v}
+            end = chinese_side.end()
         if lead is not None and side and "name" not in side:
             start = window_start + lead.start()
         if w.day and not w.at_day and start == w.start and not closes:

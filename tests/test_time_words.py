@@ -49,6 +49,8 @@ def utc(*parts: int) -> datetime:
         ("Who owned it on 2026-07-23 at 10:03 UTC+2?", utc(2026, 7, 23, 8, 3), "explicit"),
         ("Who owned it at midnight on July 24, 2026?", utc(2026, 7, 24), NO_ZONE),
         ("2026年7月23日 10:03 谁负责 payment-api？", utc(2026, 7, 23, 10, 3), NO_ZONE),
+        # a Chinese day with its year needs no word before it (h39-walk-time)
+        ("2026年7月23日谁负责 payment-api？", utc(2026, 7, 23), DAY),
         ("Who owned it at 2026-07-23T10:03:00Z?", utc(2026, 7, 23, 10, 3), "explicit"),
     ],
 )
@@ -348,3 +350,20 @@ def test_an_error_named_in_words_has_no_stand_in_before_it_happened() -> None:
     assert [r.label for r in then] == ["the release release-2026.07.23.1"]
     named = time_references("Who owned it when the first error happened?")
     assert reference_times(named, [], as_of=at, releases=[release]) == []
+
+
+@pytest.mark.parametrize(
+    ("question", "at"),
+    [
+        ("2026年7月24日之前谁负责 payment-api？", utc(2026, 7, 23, 23, 59, 59)),
+        ("在2026年7月24日以前，谁负责 payment-api？", utc(2026, 7, 23, 23, 59, 59)),
+        ("2026年7月24日前谁负责 payment-api？", utc(2026, 7, 23, 23, 59, 59)),
+        ("2026年7月23日之后谁负责 payment-api？", utc(2026, 7, 24)),
+        ("2026年7月23日 10:03之前谁负责 payment-api？", utc(2026, 7, 23, 10, 2, 59)),
+        # 后端 is "backend", not "after": the day itself
+        ("2026年7月23日后端谁负责？", utc(2026, 7, 23)),
+    ],
+)
+def test_a_chinese_side_written_after_the_time_is_read(question: str, at: datetime) -> None:
+    refs = time_references(question)
+    assert refs.explicit == [at] and refs.unresolved == [], refs
