@@ -727,6 +727,9 @@ _UNRESOLVED_PATTERNS: tuple[LazyPattern, ...] = (
     ),
     # 07/23/2026 or 23/07/2026: which is the month is not written
     LazyPattern(r"(?<![\w/.:-])\d{1,4}/\d{1,2}/\d{1,4}(?![\w/])"),
+    # 24.07.2026: a day written with dots (before h39-walk-time, dropped without a word: the
+    # answer was at as_of, `complete`); a release named 2026.07.23.1 or a version 1.2.10 is not
+    LazyPattern(r"(?<![\w.:-])\d{1,2}\.\d{1,2}\.\d{4}(?!\w|\.\d)"),
     # a clock time used as a time: "at 10:03", "10:03 UTC", "10pm"; "the 10:02 release" names
     # a release and is left alone
     LazyPattern(

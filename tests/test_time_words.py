@@ -83,6 +83,7 @@ def test_dates_with_their_year_resolve_as_written_or_as_utc_said(
         ("Who owned it on Feb 30, 2026?", ["on Feb 30, 2026"]),
         ("Who owned it at 25:00 on 2026-07-23?", ["25:00 on 2026-07-23"]),
         ("Who owned it on 07/23/2026?", ["07/23/2026"]),
+        ("Who owned it on 24.07.2026?", ["24.07.2026"]),  # was dropped (h39-walk-time)
         # weekday, week, relative to an event that is not an anchor
         ("Who owned payment-api on Monday?", ["on Monday"]),
         ("Who owned payment-api last week?", ["last week"]),
@@ -367,3 +368,12 @@ def test_an_error_named_in_words_has_no_stand_in_before_it_happened() -> None:
 def test_a_chinese_side_written_after_the_time_is_read(question: str, at: datetime) -> None:
     refs = time_references(question)
     assert refs.explicit == [at] and refs.unresolved == [], refs
+
+
+def test_a_release_or_version_with_dots_is_no_day() -> None:
+    for question in (
+        "Was release 2026.07.23.1 related to PAY-4097?",
+        "Was the 2026.07.23.1 release bad?",
+        "Did payment-api 1.2.10 on 10.0.0.1 fail?",
+    ):
+        assert time_references(question).unresolved == [], question
