@@ -153,6 +153,9 @@ _RELEASE_WORDS = LazyPattern(
     r"\bwhen (the )?(" + _PICK + r")?(release|deploy(ment)?|rollout) "
     r"(went out|finished|happened|landed)\b|"
     r"\bwhen it (was )?(released|deployed|shipped)\b|发布时|上线时|部署时|"
+    # "on the day of the release": that release (h39-walk-time; was dropped without a word)
+    r"\b(?:on )?the (?:very )?day of (?:the|this|that|its) (?:" + _PICK + r")?"
+    r"(?:release|deploy(?:ment)?|rollout)\b|"
     # "at the time of the release": the release, not the first error "at the time" was
     r"\bat the time of the (?:(?:very|most) )?(?:[\w.:-]+ )?(?:release|deploy(?:ment)?|rollout)\b",
     re.IGNORECASE,
@@ -169,6 +172,9 @@ _THE_INCIDENT = (
 _INCIDENT_WORDS = LazyPattern(
     r"\b" + _AROUND + r"\s+" + _THE_INCIDENT + r"\b|"
     r"\b(?:at the time of|during|throughout) " + _THE_INCIDENT + r"\b|"
+    # "on the day of the incident": its start, as "during the incident" (before h39-walk-time,
+    # dropped without a word: the answer was at as_of, `complete`)
+    r"\b(?:on )?the (?:very )?day of " + _THE_INCIDENT + r"\b|"
     r"\bat the (?:start|beginning|onset) of " + _THE_INCIDENT + r"\b|"
     r"\b(?:when|while) " + _THE_INCIDENT + r" (?:started|began|happened|was (?:happening|"
     r"ongoing|going on|open|active))\b|事发时|故障时|事故时|"
@@ -766,6 +772,16 @@ _UNRESOLVED_PATTERNS: tuple[LazyPattern, ...] = (
     LazyPattern(
         r"\b(?:(?:in|during|on|for)\s+the\s+(?:early\s+|late\s+)?"
         r"(?:morning|afternoon|evening|night)|at\s+night|overnight)\b",
+        re.IGNORECASE,
+    ),
+    # a part of a day named by what happened on it, or "that day" / "that night": "the night
+    # of the incident", "the morning of the release" (before h39-walk-time, dropped without a
+    # word: the answer was at as_of, `complete`)
+    LazyPattern(
+        r"\b(?:on\s+)?(?:the|that)\s+(?:early\s+|late\s+)?(?:morning|afternoon|evening|night)"
+        r"\s+of\s+(?:the|that|this|its)\s+[\w.:-]+(?:\s+(?:incident|outage|release|deploy"
+        r"(?:ment)?|rollout|alert|change))?"
+        r"|\b(?:on\s+)?that\s+(?:very\s+)?(?:day|night|morning|afternoon|evening)\b",
         re.IGNORECASE,
     ),
     # any date left: "Who owned it 2026-07-23?" ("the 2026-07-23 incident" names one)

@@ -103,3 +103,31 @@ def test_a_day_written_with_dots_is_said_not_read(cli_env, invoke) -> None:  # t
     doc = json.loads(result.out)
     assert doc["unresolved_time_words"] == ["24.07.2026"]
     assert doc["status"] == "partial"
+
+
+def test_the_day_of_the_incident_is_its_start(cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    # Before, "on the day of the incident" was dropped without a word: `complete`, the owner
+    # at now (payments-platform, since 07-24) the only answer.
+    result = invoke("investigate", "who owned payment-api on the day of the incident?", *ALICE)
+    assert result.code == 0, result
+    doc = json.loads(result.out)
+    assert doc["status"] == "complete" and doc["unresolved_time_words"] == []
+    texts = [c["statement"] for c in doc["claims"]]
+    assert any(
+        t.startswith(
+            "At the start of incident Payments authorization failures 2026-07-23, "
+            "2026-07-23T10:02:38Z (the question says 'on the day of the incident'): "
+        )
+        and CORE in t
+        for t in texts
+    ), texts
+
+
+def test_a_part_of_the_day_of_an_event_is_said_not_read(cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    # Which hours "the night of the incident" means is not guessed: listed, `partial` (before,
+    # dropped without a word and `complete` at now).
+    result = invoke("investigate", "who owned payment-api the night of the incident?", *ALICE)
+    assert result.code == 0, result
+    doc = json.loads(result.out)
+    assert doc["unresolved_time_words"] == ["the night of the incident"]
+    assert doc["status"] == "partial"

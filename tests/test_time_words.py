@@ -101,6 +101,10 @@ def test_dates_with_their_year_resolve_as_written_or_as_utc_said(
         # a part of a day without its day, a thing named by an id, a date with no word
         # placing it: each was dropped without a word (the answer was "now", complete)
         ("Who owned payment-api in the morning?", ["in the morning"]),
+        # a part of an event's day, or of "that day" (h39-walk-time: each was dropped)
+        ("Who owned payment-api the night of the incident?", ["the night of the incident"]),
+        ("Who owned payment-api the morning of the release?", ["the morning of the release"]),
+        ("Who owned payment-api that day?", ["that day"]),
         (
             "Who owned risk-engine when RR-2026-07-23a was published?",
             ["when RR-2026-07-23a was published"],
