@@ -131,6 +131,7 @@ from investigator.runbook_text_time import (
     incident_not_placed_note,
     incident_placed_note,
     incident_words,
+    without_time_words,
 )
 from investigator.session import RunSession, RunSpec, load_subject_for
 from investigator.tenant_records import notes_when_nothing_read
@@ -1910,6 +1911,8 @@ class RunbookLookup:
     def _text_anchors(self, run: _Lookup, text: str) -> list[tuple[str, str]]:
         # Informative words only, re-ranked by name/title and coverage; abstains when none
         # of the first candidates fits (investigator/runbook_search.py, issue 15).
+        # The words of a time the text places choose the version, not the page (h39-walk-time).
+        text = without_time_words(text, run.session.as_of)
         text, respelled = self._hyphenated_codes(run, text)
         ranking, hits = search_runbooks(run, text)
         # The place a symptom is said on is no word of what to do there: a page about the

@@ -225,3 +225,22 @@ def incident_not_placed_note(words: str, argument: AsOfArgument = CLI_AS_OF) -> 
         f"started by now; the {argument.answer} is at now. Give {argument.give} (ISO-8601 "
         "with a zone) for the version in force then"
     )
+
+
+def without_time_words(text: str, as_of: datetime) -> str:
+    """`text` without the words of the times it places ("at midnight on July 25, 2026",
+    "yesterday at noon", "2 hours ago": `time_references`, relative words read against the
+    lookup's `as_of`), for its runbook search: the time chooses the version in force, not a
+    page. Words it does not place ("after the rollback") stay: they may name the page. The
+    text as it is when nothing else would be left to search.
+
+    Before h39-walk-time the search read them as words of the page: "payment recovery 2
+    hours ago" (as_of now minus 2 h, said on the card) found no runbook, "hours" and "ago"
+    being in none, and "payment recovery at midnight on July 25, 2026" neither."""
+    refs = time_references(text, as_of)
+    spans = {n.words for n in refs.named} | {r.words for r in refs.relative}
+    out = text
+    for words in sorted(spans, key=len, reverse=True):
+        out = out.replace(words, " ")
+    out = " ".join(out.split())
+    return out if out and out != text else text

@@ -153,6 +153,9 @@ _RELEASE_WORDS = LazyPattern(
     r"\bwhen (the )?(" + _PICK + r")?(release|deploy(ment)?|rollout) "
     r"(went out|finished|happened|landed)\b|"
     r"\bwhen it (was )?(released|deployed|shipped)\b|发布时|上线时|部署时|"
+    # "on the day of the release": that release (h39-walk-time; was dropped without a word)
+    r"\b(?:on )?the (?:very )?day of (?:the|this|that|its) (?:" + _PICK + r")?"
+    r"(?:release|deploy(?:ment)?|rollout)\b|"
     # "at the time of the release": the release, not the first error "at the time" was
     r"\bat the time of the (?:(?:very|most) )?(?:[\w.:-]+ )?(?:release|deploy(?:ment)?|rollout)\b",
     re.IGNORECASE,
@@ -169,6 +172,9 @@ _THE_INCIDENT = (
 _INCIDENT_WORDS = LazyPattern(
     r"\b" + _AROUND + r"\s+" + _THE_INCIDENT + r"\b|"
     r"\b(?:at the time of|during|throughout) " + _THE_INCIDENT + r"\b|"
+    # "on the day of the incident": its start, as "during the incident" (before h39-walk-time,
+    # dropped without a word: the answer was at as_of, `complete`)
+    r"\b(?:on )?the (?:very )?day of " + _THE_INCIDENT + r"\b|"
     r"\bat the (?:start|beginning|onset) of " + _THE_INCIDENT + r"\b|"
     r"\b(?:when|while) " + _THE_INCIDENT + r" (?:started|began|happened|was (?:happening|"
     r"ongoing|going on|open|active))\b|事发时|故障时|事故时|"
@@ -648,6 +654,14 @@ _LEAD = LazyPattern(
     r"|\b(?P<name>the))\s+$",
     re.IGNORECASE,
 )
+# The side of a Chinese written time, said after it: 7月24日之前 ("before July 24"), 2026年7月23日
+# 10:03以后 ("after ..."). The one-character 前 / 后 only where it ends the phrase (7月24日前谁负责,
+# 7月24日后的, not 后端 "backend"). Before h39-walk-time, 7月24日之前 was the day's start, the
+# wrong side of an ownership moved at that midnight.
+_CHINESE_SIDE = LazyPattern(
+    r"\s*(?:(?P<before>之前|以前|前(?=$|[谁的，,。？?！!\s]))"
+    r"|(?P<after>之后|以后|后(?=$|[谁的，,。？?！!\s])))"
+)
 # "on 2026-07-23 in the morning": the part of the day, read with the day.
 _PART_AFTER = LazyPattern(
     r",?\s+(?:(?:in|during)\s+the\s+" + _PART + r"\b|at\s+(?P<night>night)\b)", re.IGNORECASE
@@ -719,6 +733,9 @@ _UNRESOLVED_PATTERNS: tuple[LazyPattern, ...] = (
     ),
     # 07/23/2026 or 23/07/2026: which is the month is not written
     LazyPattern(r"(?<![\w/.:-])\d{1,4}/\d{1,2}/\d{1,4}(?![\w/])"),
+    # 24.07.2026: a day written with dots (before h39-walk-time, dropped without a word: the
+    # answer was at as_of, `complete`); a release named 2026.07.23.1 or a version 1.2.10 is not
+    LazyPattern(r"(?<![\w.:-])\d{1,2}\.\d{1,2}\.\d{4}(?!\w|\.\d)"),
     # a clock time used as a time: "at 10:03", "10:03 UTC", "10pm"; "the 10:02 release" names
     # a release and is left alone
     LazyPattern(
@@ -755,6 +772,16 @@ _UNRESOLVED_PATTERNS: tuple[LazyPattern, ...] = (
     LazyPattern(
         r"\b(?:(?:in|during|on|for)\s+the\s+(?:early\s+|late\s+)?"
         r"(?:morning|afternoon|evening|night)|at\s+night|overnight)\b",
+        re.IGNORECASE,
+    ),
+    # a part of a day named by what happened on it, or "that day" / "that night": "the night
+    # of the incident", "the morning of the release" (before h39-walk-time, dropped without a
+    # word: the answer was at as_of, `complete`)
+    LazyPattern(
+        r"\b(?:on\s+)?(?:the|that)\s+(?:early\s+|late\s+)?(?:morning|afternoon|evening|night)"
+        r"\s+of\s+(?:the|that|this|its)\s+[\w.:-]+(?:\s+(?:incident|outage|release|deploy"
+        r"(?:ment)?|rollout|alert|change))?"
+        r"|\b(?:on\s+)?that\s+(?:very\s+)?(?:day|night|morning|afternoon|evening)\b",
         re.IGNORECASE,
     ),
     # any date left: "Who owned it 2026-07-23?" ("the 2026-07-23 incident" names one)
@@ -1080,8 +1107,12 @@ def _written_times(question: str, year: int | None = None) -> list[_Written]:
             )  # fmt: skip
             text = _blank(text, m.start(), m.end())
     for m in list(_DAY_ALONE.finditer(text)):
-        # A Chinese day is a time without "on" before it (2026年7月23日, 7月23日).
-        at_day = m.group("at_day") or ("年" if m.group("cy2") or m.group("zd") else "")
+        # A Chinese day is a time without "on" before it (2026年7月23日, 7月23日). Its year
+        # form matches `_DAY_WITH_YEAR`'s own `cy` first (`cy2` only when nothing precedes
+        # it): before h39-walk-time, only `cy2` was looked at, so "2026年7月23日谁负责
+        # payment-api？" was a bare date, dropped without a word, and the answer was at now.
+        chinese = m.group("cy") or m.group("cy2") or m.group("zd")
+        at_day = m.group("at_day") or ("年" if chinese else "")
         words = m.group(0).strip()
         at = _instant(_day_of(m, year), None, None)
         note = _year_note(m, year)
@@ -1142,6 +1173,14 @@ def _named_times(
         if not closes:
             side.pop("to", None)  # "A and B" is no period without "between" or "from"
         start, end = w.start, w.end
+        chinese_side = (
+            _CHINESE_SIDE.match(question, end)
+            if not side and re.search(r"[日号]", w.words) is not None
+            else None
+        )
+        if chinese_side is not None:
+            side = {k: v for k, v in chinese_side.groupdict().items() if v}
+            end = chinese_side.end()
         if lead is not None and side and "name" not in side:
             start = window_start + lead.start()
         if w.day and not w.at_day and start == w.start and not closes:

@@ -49,6 +49,8 @@ def utc(*parts: int) -> datetime:
         ("Who owned it on 2026-07-23 at 10:03 UTC+2?", utc(2026, 7, 23, 8, 3), "explicit"),
         ("Who owned it at midnight on July 24, 2026?", utc(2026, 7, 24), NO_ZONE),
         ("2026年7月23日 10:03 谁负责 payment-api？", utc(2026, 7, 23, 10, 3), NO_ZONE),
+        # a Chinese day with its year needs no word before it (h39-walk-time)
+        ("2026年7月23日谁负责 payment-api？", utc(2026, 7, 23), DAY),
         ("Who owned it at 2026-07-23T10:03:00Z?", utc(2026, 7, 23, 10, 3), "explicit"),
     ],
 )
@@ -81,6 +83,7 @@ def test_dates_with_their_year_resolve_as_written_or_as_utc_said(
         ("Who owned it on Feb 30, 2026?", ["on Feb 30, 2026"]),
         ("Who owned it at 25:00 on 2026-07-23?", ["25:00 on 2026-07-23"]),
         ("Who owned it on 07/23/2026?", ["07/23/2026"]),
+        ("Who owned it on 24.07.2026?", ["24.07.2026"]),  # was dropped (h39-walk-time)
         # weekday, week, relative to an event that is not an anchor
         ("Who owned payment-api on Monday?", ["on Monday"]),
         ("Who owned payment-api last week?", ["last week"]),
@@ -98,6 +101,10 @@ def test_dates_with_their_year_resolve_as_written_or_as_utc_said(
         # a part of a day without its day, a thing named by an id, a date with no word
         # placing it: each was dropped without a word (the answer was "now", complete)
         ("Who owned payment-api in the morning?", ["in the morning"]),
+        # a part of an event's day, or of "that day" (h39-walk-time: each was dropped)
+        ("Who owned payment-api the night of the incident?", ["the night of the incident"]),
+        ("Who owned payment-api the morning of the release?", ["the morning of the release"]),
+        ("Who owned payment-api that day?", ["that day"]),
         (
             "Who owned risk-engine when RR-2026-07-23a was published?",
             ["when RR-2026-07-23a was published"],
@@ -348,3 +355,29 @@ def test_an_error_named_in_words_has_no_stand_in_before_it_happened() -> None:
     assert [r.label for r in then] == ["the release release-2026.07.23.1"]
     named = time_references("Who owned it when the first error happened?")
     assert reference_times(named, [], as_of=at, releases=[release]) == []
+
+
+@pytest.mark.parametrize(
+    ("question", "at"),
+    [
+        ("2026年7月24日之前谁负责 payment-api？", utc(2026, 7, 23, 23, 59, 59)),
+        ("在2026年7月24日以前，谁负责 payment-api？", utc(2026, 7, 23, 23, 59, 59)),
+        ("2026年7月24日前谁负责 payment-api？", utc(2026, 7, 23, 23, 59, 59)),
+        ("2026年7月23日之后谁负责 payment-api？", utc(2026, 7, 24)),
+        ("2026年7月23日 10:03之前谁负责 payment-api？", utc(2026, 7, 23, 10, 2, 59)),
+        # 后端 is "backend", not "after": the day itself
+        ("2026年7月23日后端谁负责？", utc(2026, 7, 23)),
+    ],
+)
+def test_a_chinese_side_written_after_the_time_is_read(question: str, at: datetime) -> None:
+    refs = time_references(question)
+    assert refs.explicit == [at] and refs.unresolved == [], refs
+
+
+def test_a_release_or_version_with_dots_is_no_day() -> None:
+    for question in (
+        "Was release 2026.07.23.1 related to PAY-4097?",
+        "Was the 2026.07.23.1 release bad?",
+        "Did payment-api 1.2.10 on 10.0.0.1 fail?",
+    ):
+        assert time_references(question).unresolved == [], question
