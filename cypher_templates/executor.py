@@ -365,6 +365,27 @@ def first_candidate_limit(limit: int) -> int:
     return max(_MIN_FIRST_CANDIDATES, _FIRST_CANDIDATES_PER_ROW * limit)
 
 
+def relative_scores(rows: list[TemplateRow]) -> list[TemplateRow]:
+    """The rows with each score divided by the best score among them (the first row's: 1.0).
+
+    A fulltext score is Lucene's BM25 over the subject's tenant's index, whose statistics
+    (how many records hold each word, how many records, their mean length) count every
+    record of the tenant, those the subject may not read too: the raw score of a page bob
+    reads moved when pages labelled `pii` that use its words were written (5.99 -> 5.28 for
+    one word in three such pages), so it told him they exist and about how many. Divided
+    by the best visible row's, the scale those statistics set is gone; the order and every
+    use of the scores (the runbook re-ranker weighs a hit against the best one, ties compare
+    equal scores) are unchanged. What stays is how the visible rows' scores compare, as their
+    order does (docs/security.md, rule 2)."""
+    best = max((row.score for row in rows if row.score is not None), default=None)
+    if best is None or best <= 0.0:
+        return rows
+    return [
+        row if row.score is None else row.model_copy(update={"score": row.score / best})
+        for row in rows
+    ]
+
+
 def candidates_suffice(
     records: list[neo4j.Record], wanted: int, candidate_limit: int | None
 ) -> bool:
@@ -807,7 +828,7 @@ class TemplateExecutor:
         parse = _ROW_PARSERS[compiled.row_times]
         rows = [parse(r, shape) for r in records]
         truncated = len(rows) > compiled.limit
-        rows = rows[: compiled.limit]
+        rows = relative_scores(rows[: compiled.limit])
         return ToolResult(
             template_id=compiled.template_id,
             template_version=compiled.template_version,
