@@ -17,6 +17,8 @@ both its ways to a service's releases once, so a cut keeps exactly the oldest; `
 whether deployments_in_window_tenant seeks the window, and latest_deployments_tenant the
 newest by `to`, by (tenant, time field) indexes; `ordered_window`: whether
 deployments_in_window_tenant reads each field's seek in index order and cuts it there;
+`window_ceilings`: whether it also seeks each later field only up to the time of the cut the
+earlier fields' rows already fill;
 `ordered_cut`: whether dependency_neighbourhood's row cap counts the services a DEPENDS_ON
 walk reaches and keeps the latest firings of a FIRED_ON read; `key_suffixes`: whether
 fulltext_search's query also asks the tokens that end with each config key it names),
@@ -107,6 +109,7 @@ RENDER_SETTINGS: frozenset[str] = frozenset(
         "one_cut",
         "time_seeks",
         "ordered_window",
+        "window_ceilings",
         "ordered_cut",
         "key_suffixes",
     }
@@ -242,6 +245,7 @@ class TemplateSpec(BaseModel):
     one_cut: bool = False  # deployments_in_window 4: one order and one limit over both ways
     time_seeks: bool = False  # *_tenant deployments 4: seeks per time field, not a tenant read
     ordered_window: bool = False  # deployments_in_window_tenant 5: each seek cut in index order
+    window_ceilings: bool = False  # deployments_in_window_tenant 6: later seeks end at the cut
     ordered_cut: bool = False  # dependency_neighbourhood 4: one row per service, latest firing
     key_suffixes: bool = False  # fulltext_search 5: `*max_size` for a config key typed
 
@@ -338,6 +342,7 @@ class VersionSettings(BaseModel):
     one_cut: bool = False
     time_seeks: bool = False
     ordered_window: bool = False
+    window_ceilings: bool = False
     ordered_cut: bool = False
     key_suffixes: bool = False
 
@@ -626,6 +631,7 @@ class TemplateRegistry:
                     one_cut=spec.one_cut,
                     time_seeks=spec.time_seeks,
                     ordered_window=spec.ordered_window,
+                    window_ceilings=spec.window_ceilings,
                     ordered_cut=spec.ordered_cut,
                     key_suffixes=spec.key_suffixes,
                     **resolved,

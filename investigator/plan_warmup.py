@@ -4,6 +4,8 @@ Neo4j keeps a plan per query text and per size bucket of each string and list pa
 and a just-started server plans our templates slowly: the first question after `db start`
 took 42-90 s on the project machine, where the same question takes 2-3 s a minute later.
 Asking another question first did not help; executing the steps the last runs made did.
+Each step is run at its template's newest version, the one the next question runs (a run
+recorded before a new version, e.g. `deployments_in_window_tenant` 6, named the old one).
 
 So `warm_plans` reads the tool calls of the most recent runs in the Context Graph and runs
 each distinct step once more, through the executor (its read-only proof included), for a
@@ -31,6 +33,7 @@ from pydantic import BaseModel, ValidationError
 
 from cypher_templates.executor import TemplateExecutor
 from cypher_templates.plan import PlanStep
+from cypher_templates.registry import TemplateRefused
 from cypher_templates.subject import Subject, SubjectRef
 from graph_schema.alert_names import identifier_words
 from graph_schema.writer import tenants_with_records
@@ -95,15 +98,19 @@ def recent_steps(
             continue
         try:
             call = ToolCallRecord.model_validate_json(record["payload"])
+            # At the version a new question runs, the newest: a call recorded before a
+            # template's new version (deployments_in_window_tenant 6, whose first planning
+            # takes seconds) would plan the old text, and the next question the new one cold.
+            newest = executor.registry.get(call.template_id).version
             step = PlanStep(
                 template_id=call.template_id,
-                template_version=call.template_version,
+                template_version=newest,
                 evidence_type=call.evidence_type,
                 params=call.params,
                 options=call.options,
                 limit=call.limit,
             )
-        except ValidationError:
+        except (ValidationError, TemplateRefused):
             continue  # a call recorded by another version of this tool: not worth planning
         key = (str(tenant), str(subject_id))
         if key not in labels_of:

@@ -1,7 +1,8 @@
 """Planning the last runs' templates after a start (investigator.plan_warmup), for real.
 
-The warm-up must run exactly the steps recent runs made, with parameters of their sizes, for
-a tenant that holds nothing: so it reads no KG record, whatever the runs were about.
+The warm-up must run exactly the steps recent runs made (at each template's newest version,
+the one the next question runs), with parameters of their sizes, for a tenant that holds
+nothing: so it reads no KG record, whatever the runs were about.
 """
 
 from __future__ import annotations
@@ -144,3 +145,22 @@ def test_sentinel_labels_keep_count_and_lengths_and_are_no_label() -> None:
     made = sentinel_labels(labels)
     assert [len(x) for x in made] == [8, 3, 2] and len(set(made)) == 3
     assert all(x.startswith("~") for x in made)
+
+
+def test_a_call_recorded_at_an_older_version_is_planned_at_the_newest(
+    recorded: tuple[neo4j.Driver, Any],
+) -> None:
+    # A run recorded before a template's new version (deployments_in_window_tenant 6: its
+    # first planning takes seconds) names the old one; the next question runs the newest, so
+    # that is the text to plan. Last in this file: it records one more run.
+    driver, _ = recorded
+    older = TemplateExecutor(driver).pinned({"runbooks_for": 4})
+    again = investigate(SEED, driver=driver, recorder=RunRecorder(driver), executor=older)
+    assert {c.template_version for c in again.tool_calls if c.template_id == "runbooks_for"} == {4}
+    steps = recent_steps(WatchedExecutor(driver))
+    versions = {(w.step.template_id, w.step.template_version) for w in steps}
+    newest = TemplateExecutor(driver).registry.get("runbooks_for").version
+    assert newest > 4 and ("runbooks_for", newest) in versions
+    assert ("runbooks_for", 4) not in versions
+    # The two runs' steps are then the same steps: none planned twice.
+    assert len(steps) == len({w.step.model_dump_json() for w in steps})

@@ -4,7 +4,53 @@
 // last hour" with no service named. A deployment counts only through a visible service that
 // it is linked to (DEPLOYED_AS / DEPLOYED_TO edge) or that its `service` property names, as in
 // deployments_in_window; one row per deployment, naming the first such service by id.
-{% if ordered_window -%}
+{% if window_ceilings -%}
+// Version 6: each field's seek checked, linked and cut in index order as in version 5, the
+// fields in turn, each later one sought only up to a ceiling: once the rows read so far (at
+// most $limit per field, collected, so a field with none passes the others on) hold $limit,
+// a release deployed after the $limit-th oldest of them can never be a row, so the next
+// field is sought from $from to that time (a second after it: a time in another zone at the
+// same instant still passes), not to $to. A wide window then costs about its oldest $limit
+// releases in each index, where version 5 read the started_at and valid_from indexes' whole
+// window to drop the releases finished_at places. The rows are version 5's.
+{%- from '_deployments.j2' import service_of with context %}
+{%- macro oldest(field, unset, until) %}
+  MATCH (d:KG:Deployment)
+  USING INDEX d:Deployment(tenant, {{ field }})
+  WHERE d.tenant = $tenant AND d.{{ field }} >= $from AND d.{{ field }} <= $to
+    {%- if until %} AND d.{{ field }} <= {{ until }}{% endif %}
+    {%- for f in unset %} AND d.{{ f }} IS NULL{% endfor %}
+    AND {{ v.visible('d') }}
+  WITH d, d.{{ field }} AS deployed_at
+  ORDER BY d.tenant, d.{{ field }}
+{{- service_of() }}
+  WITH d, deployed_at, service WHERE service IS NOT NULL
+  WITH d, deployed_at, service ORDER BY d.tenant, deployed_at, d.id LIMIT $limit
+  RETURN collect({d: d, deployed_at: deployed_at, service: service}) AS found
+{%- endmacro %}
+{%- macro ceiling() %}
+CALL (rows) {
+  UNWIND rows AS row
+  WITH row.deployed_at AS deployed_at ORDER BY deployed_at LIMIT $limit
+  RETURN CASE WHEN count(*) < $limit THEN $to ELSE max(deployed_at) + duration('PT1S') END AS until
+}
+{%- endmacro %}
+CALL () {
+{{- oldest('finished_at', [], none) }}
+}
+WITH found AS rows
+{{- ceiling() }}
+CALL (until) {
+{{- oldest('started_at', ['finished_at'], 'until') }}
+}
+WITH rows + found AS rows
+{{- ceiling() }}
+CALL (until) {
+{{- oldest('valid_from', ['finished_at', 'started_at'], 'until') }}
+}
+UNWIND rows + found AS row
+WITH row.d AS d, row.deployed_at AS deployed_at, row.service AS service
+{% elif ordered_window -%}
 // Version 5: the window sought from $from on (tenant, <field>) for each field of the
 // deployment time, each branch taking only the deployments no earlier field places (so the
 // times are coalesce's), checked and linked in index order and cut at $limit in its own
