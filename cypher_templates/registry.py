@@ -19,7 +19,8 @@ newest by `to`, by (tenant, time field) indexes; `ordered_window`: whether
 deployments_in_window_tenant reads each field's seek in index order and cuts it there;
 `ordered_cut`: whether dependency_neighbourhood's row cap counts the services a DEPENDS_ON
 walk reaches and keeps the latest firings of a FIRED_ON read; `key_suffixes`: whether
-fulltext_search's query also asks the tokens that end with each config key it names),
+fulltext_search's query also asks the tokens that end with each config key it names;
+`release_versions`: whether entity_resolution finds a release by its version alone),
 which Jinja2 receives beside the options, so an older version keeps rendering exactly the
 text it was recorded with.
 
@@ -109,6 +110,7 @@ RENDER_SETTINGS: frozenset[str] = frozenset(
         "ordered_window",
         "ordered_cut",
         "key_suffixes",
+        "release_versions",
     }
 )
 
@@ -244,6 +246,7 @@ class TemplateSpec(BaseModel):
     ordered_window: bool = False  # deployments_in_window_tenant 5: each seek cut in index order
     ordered_cut: bool = False  # dependency_neighbourhood 4: one row per service, latest firing
     key_suffixes: bool = False  # fulltext_search 5: `*max_size` for a config key typed
+    release_versions: bool = False  # entity_resolution 6: a release found by its version
 
     @model_validator(mode="after")
     def _names(self) -> TemplateSpec:
@@ -340,6 +343,7 @@ class VersionSettings(BaseModel):
     ordered_window: bool = False
     ordered_cut: bool = False
     key_suffixes: bool = False
+    release_versions: bool = False
 
 
 class Manifest(BaseModel):
@@ -628,6 +632,7 @@ class TemplateRegistry:
                     ordered_window=spec.ordered_window,
                     ordered_cut=spec.ordered_cut,
                     key_suffixes=spec.key_suffixes,
+                    release_versions=spec.release_versions,
                     **resolved,
                 )
             )
