@@ -21,7 +21,8 @@ deployments_in_window_tenant reads each field's seek in index order and cuts it 
 earlier fields' rows already fill;
 `ordered_cut`: whether dependency_neighbourhood's row cap counts the services a DEPENDS_ON
 walk reaches and keeps the latest firings of a FIRED_ON read; `key_suffixes`: whether
-fulltext_search's query also asks the tokens that end with each config key it names),
+fulltext_search's query also asks the tokens that end with each config key it names;
+`release_versions`: whether entity_resolution finds a release by its version alone),
 which Jinja2 receives beside the options, so an older version keeps rendering exactly the
 text it was recorded with.
 
@@ -112,6 +113,7 @@ RENDER_SETTINGS: frozenset[str] = frozenset(
         "window_ceilings",
         "ordered_cut",
         "key_suffixes",
+        "release_versions",
     }
 )
 
@@ -248,6 +250,7 @@ class TemplateSpec(BaseModel):
     window_ceilings: bool = False  # deployments_in_window_tenant 6: later seeks end at the cut
     ordered_cut: bool = False  # dependency_neighbourhood 4: one row per service, latest firing
     key_suffixes: bool = False  # fulltext_search 5: `*max_size` for a config key typed
+    release_versions: bool = False  # entity_resolution 6: a release found by its version
 
     @model_validator(mode="after")
     def _names(self) -> TemplateSpec:
@@ -345,6 +348,7 @@ class VersionSettings(BaseModel):
     window_ceilings: bool = False
     ordered_cut: bool = False
     key_suffixes: bool = False
+    release_versions: bool = False
 
 
 class Manifest(BaseModel):
@@ -634,6 +638,7 @@ class TemplateRegistry:
                     window_ceilings=spec.window_ceilings,
                     ordered_cut=spec.ordered_cut,
                     key_suffixes=spec.key_suffixes,
+                    release_versions=spec.release_versions,
                     **resolved,
                 )
             )

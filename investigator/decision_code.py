@@ -36,6 +36,7 @@ DECISION_MODULES = (
     "planner",
     "record_time",
     "release_clock",
+    "release_names",
     "retrieval",
     "rubric",
     "rule_texts",

@@ -34,6 +34,7 @@ from investigator.evidence import (
     version_named,
 )
 from investigator.lazy_pattern import LazyPattern
+from investigator.release_names import release_named
 from investigator.runbook_search import runbook_alert, symptom_fits_runbook, symptom_words_about
 from investigator.runbook_sections import SectionFocus, alert_excerpt, budget_excerpt, card_focus
 from investigator.timeline import (
@@ -2167,11 +2168,9 @@ class EvidenceGate:
         """Whether a release is one the question names (by id, name or release number)."""
         if ev.type != "Deployment" or not self.policy.named_releases:
             return False
-        named = {n.lower() for n in self.policy.named_releases}
         release = ev.props.get("release")
-        names = [ev.element_id, ev.element_id.split(":", 1)[-1], ev.name or ""]
-        names += [release] if isinstance(release, str) else []
-        return bool(named & {n.lower() for n in names})
+        version = release if isinstance(release, str) else None
+        return release_named(self.policy.named_releases, ev.element_id, ev.name, version)
 
     def _in_cause_window(self, cand: Evidence) -> bool:
         """Whether a release or change event happened in the window before the first error."""

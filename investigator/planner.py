@@ -32,6 +32,12 @@ from investigator.incident_reference import the_incident_step, the_incident_word
 from investigator.lazy_pattern import LazyPattern
 from investigator.ownership_history import OwnershipPeriod, asked_team, asks_team_firings
 from investigator.release_clock import at_clock, release_clock
+from investigator.release_names import (
+    BARE_VERSION,
+    release_named,
+    release_version,
+    with_release_word,
+)
 from investigator.rubric import UNRECORDED_ASKS, Intent, required_types, useful_types
 from investigator.spelling import read_question
 from investigator.stop_words import ENGLISH_STOP_WORDS, HURRIED_FILLER, KIND_NOUNS
@@ -1394,6 +1400,7 @@ def release_record_asks(question: str) -> list[str]:
     """What a release question asks of the release's own record (`contents`: what it
     changed; `deployer`: who or what deployed it), in that order; its approval is an
     unrecorded ask (`unrecorded_asks`)."""
+    question = with_release_word(question)
     return [
         ask
         for ask, pattern in (
@@ -1957,7 +1964,8 @@ def _intents_of(question: str) -> tuple[set[Intent], bool]:
     the anchor event of the question's time words. Its slips are read as the words the
     rules read ("whos the ownr": "who is the owner", `spelling.read_question`), as the
     investigation reads the whole question."""
-    question = read_question(question).text
+    # A version typed alone is a release named ("what changed in 2026.07.23.1?").
+    question = with_release_word(read_question(question).text)
     found = {intent for intent, pattern in _INTENT_RULES if pattern.search(question)}
     if asked_team(question) is not None:
         # "Which services belong to payments-core?": what a team owned, in other words.
@@ -2605,6 +2613,11 @@ def extract_mentions(question: str) -> Mentions:
     releases = [r for r in _RELEASE.findall(question) if r not in id_spans]
     # Written with a space (or after the number): the same release, named canonically.
     releases += [f"release-{a or b}" for a, b in _RELEASE_WRITTEN.findall(question)]
+    # Its version alone ("did 2026.07.23.4 follow the change policy?", "v2026.07.23.4",
+    # "deploy 2026.07.23.4"): the same release (release_names.release_named finds it).
+    releases += [
+        f"release-{v}" for v in BARE_VERSION.findall(question) if v.lower() not in id_spans.lower()
+    ]
     alerts = [a for a in alert_names(question) if a not in id_spans]
     hyphenated = [(m.start(), m.group()) for m in _HYPHENATED.finditer(question)]
     run_ids = [(m.start(), m.group()) for m in _RUN_ID.finditer(question)]
@@ -2644,6 +2657,12 @@ class KnownRelease(BaseModel):
     at: datetime
     # Its rollout's start, when its record says (a rollout under way may be "then").
     started: datetime | None = None
+    # Its version (the record's `release`), which a question may name it by alone.
+    version: str | None = None
+
+    def named_in(self, names: Sequence[str]) -> bool:
+        """Whether the question's release names (`Mentions.release_names()`) name it."""
+        return release_named(names, self.id, self.name, self.version)
 
 
 class Known(BaseModel):
@@ -3560,7 +3579,9 @@ def named_release_lookup_steps(
     return [
         _step(
             "entity_resolution",
-            {"text": name[:200]},
+            # A release named by its version is sought by it (entity_resolution 6 finds a
+            # release of that version whatever its name); its id as it is.
+            {"text": (release_version(name) or name)[:200]},
             "entity",
             options={"label": "Deployment"},
             step_id=NAMED_RELEASE_LOOKUP,
@@ -3581,10 +3602,10 @@ def named_release_steps(
     """
     if not _RELEASE_INTENTS & {str(i) for i in intents}:
         return []
-    names = {n.lower() for n in extract_mentions(question).release_names()}
+    names = extract_mentions(question).release_names()
     steps: list[PlanStep] = []
     for release in known.releases:
-        if release.id.lower() not in names and (release.name or "").lower() not in names:
+        if not release.named_in(names):
             continue
         for svc in [release.service] if release.service else list(focus):
             steps.append(
@@ -3601,14 +3622,8 @@ def named_release_steps(
 def named_release_services(known: Known, question: str) -> list[str]:
     """The services of the releases the question names, as the named-release lookup
     resolved them (sorted): a release named by version or id is that service's."""
-    names = {n.lower() for n in extract_mentions(question).release_names()}
-    return sorted(
-        {
-            r.service
-            for r in known.releases
-            if r.service and (r.id.lower() in names or (r.name or "").lower() in names)
-        }
-    )
+    names = extract_mentions(question).release_names()
+    return sorted({r.service for r in known.releases if r.service and r.named_in(names)})
 
 
 def _note_release(known: Known, el: Any) -> bool:
@@ -3628,6 +3643,7 @@ def _note_release(known: Known, el: Any) -> bool:
             service=service if isinstance(service, str) and service.startswith("svc:") else None,
             at=at,
             started=instant_of(props.get("started_at")),
+            version=props["release"] if isinstance(props.get("release"), str) else None,
         )
     )
     known.releases.sort(key=lambda r: r.id)
@@ -4221,15 +4237,9 @@ def _approval_release_finishes(
         str(i) for i in intents
     } or "approval" not in unrecorded_asks(inp.question):
         return []
-    names = {n.lower() for n in extract_mentions(inp.question).release_names()}
+    names = extract_mentions(inp.question).release_names()
     if names:
-        return sorted(
-            {
-                r.at
-                for r in known.releases
-                if r.id.lower() in names or (r.name or "").lower() in names
-            }
-        )
+        return sorted({r.at for r in known.releases if r.named_in(names)})
     by_as_of = [r for r in known.releases if r.at <= inp.as_of]
     clock = release_clock(inp.question)
     if clock is not None:

@@ -120,8 +120,10 @@ PINNED_DEMO_PACK_HASH_V3 = "sha256:6b0b34da544e7d44fc208d056bea8cc708a58e4631c1c
 # `dependency_neighbourhood@4`. Was sha256:2dfb04ec... Re-pinned on purpose (fulltext_search
 # version 5: a config key typed also asks the tokens ending with it; the demo's question has
 # none): the same evidence and claim ids; the pack's `tools` name `fulltext_search@5`. Was
-# sha256:b850a12d...
-PINNED_DEMO_PACK_HASH = "sha256:42f507e93d4b627ec6ed10f44e7d172676c09d184f4b1611a8a3b9a1080278a5"
+# sha256:b850a12d... Re-pinned on purpose (entity_resolution version 6, h39: a release found
+# by its version alone; the demo's lookups name none): the same evidence and claim ids; the
+# pack's `tools` name `entity_resolution@6`. Was sha256:42f507e9...
+PINNED_DEMO_PACK_HASH = "sha256:082da2ab7039705c2484452b4acea8b58c1a08d9a55674befc220c22818f344d"
 PINNED_DEMO_EVIDENCE_IDS = [
     "ev:27fb8b47dab75c864d2b",
     "ev:323eb1cf7c68a7adfc32",

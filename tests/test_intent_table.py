@@ -57,6 +57,12 @@ TABLE: list[tuple[str, str]] = [
     ("was it the deploy?", "deployment_correlation"),
     ("Which release was deployed shortly before the errors?", "deployment_correlation"),
     ("When did release-2026.07.23.1 finish deploying?", "release_lookup"),
+    # h39: a version typed alone names the release ("what changed in 2026.07.23.1?" was a
+    # change list, "when did 2026.07.22.3 finish?" an entity lookup; the auditor's question
+    # kept its intents, now about the release it names).
+    ("what changed in 2026.07.23.1?", "release_lookup"),
+    ("when did 2026.07.22.3 finish?", "release_lookup"),
+    ("did 2026.07.23.4 follow the change policy?", "applicable_policy release_lookup"),
     ("When was it released?", "release_lookup"),
     ("last deploy of payment-api?", "release_lookup"),
     ("Which releases of payment-api went out yesterday?", "release_lookup"),

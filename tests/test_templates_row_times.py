@@ -225,7 +225,13 @@ def _kind(options: dict[str, str | int]) -> list[dict[str, Any]]:
 DEMO_CALLS: dict[str, Callable[[dict[str, str | int]], list[dict[str, Any]]]] = {
     "entity_resolution": lambda _: [
         {"text": t}
-        for t in ("svc:payment-api", "PAY-4097", "payment-api", "PaymentApiHighErrorRate")
+        for t in (
+            "svc:payment-api",
+            "PAY-4097",
+            "payment-api",
+            "PaymentApiHighErrorRate",
+            "2026.07.23.1",  # a release by its version (version 6)
+        )
     ],
     "fulltext_search": lambda _: [{"query": "payment"}, {"query": "runbook recovery"}],
     "name_suggestions": lambda _: [{"text": "paymnet"}, {"text": "PaymentApiHighErrrorRate"}],
@@ -332,9 +338,13 @@ def test_every_template_has_demo_calls(ex: TemplateExecutor) -> None:
     # 5: runbooks_for (why a file its import had could not be read), entity_resolution (the
     # rules a runbook is linked to first, the matches counted), fulltext_search (a config key's
     # suffix term), deployments_in_window_tenant (each field's seek cut in index order).
-    # 6: deployments_in_window_tenant (each later field sought only up to the cut).
+    # 6: deployments_in_window_tenant (each later field sought only up to the cut),
+    # entity_resolution (a release found by its version alone, h39).
     assert {s.version for s in ex.registry.specs()} == {1, 2, 3, 4, 5, 6}
-    assert {s.id for s in ex.registry.specs() if s.version == 6} == {"deployments_in_window_tenant"}
+    assert {s.id for s in ex.registry.specs() if s.version == 6} == {
+        "deployments_in_window_tenant",
+        "entity_resolution",
+    }
     assert {s.id for s in ex.registry.specs() if s.version == 5} == {
         "runbooks_for",
         "entity_resolution",
@@ -545,8 +555,9 @@ def test_a_run_recorded_at_version_1_replays_verified_and_reads_as_version_2(
         for version, registry in ((1, only_v1), (2, up_to_v2), (3, up_to_v3), (4, ex.registry))
     }
     for version, run in runs.items():
-        # 4 (the newest): runbooks_for@5 and entity_resolution@4 beside the other templates' 3.
-        expected = {3, 4, 5} if version == 4 else {version}
+        # 4 (the newest): entity_resolution@6 and others at 4 and 5 beside the other
+        # templates' 3.
+        expected = {3, 4, 5, 6} if version == 4 else {version}
         assert {tc.template_version for tc in run.tool_calls} == expected
         report = replay_run(ex.driver, run.run_id)  # the packaged allowlist, both versions
         assert report.verified and not report.drift, (version, report.drift)
@@ -574,10 +585,10 @@ def test_the_demo_pack_differs_between_versions_only_by_its_tools(ex: TemplateEx
         result = investigate(
             request, driver=ex.driver, executor=TemplateExecutor(ex.driver, registry)
         )
-        # The newest: entity_resolution@5, fulltext_search@5 and deployments_in_window@4
+        # The newest: entity_resolution@6, fulltext_search@5 and deployments_in_window@4
         # beside the other templates' 3
         # (the demo reads no runbooks_for).
-        expected = {3, 4, 5} if version == 4 else {version}
+        expected = {3, 4, 5, 6} if version == 4 else {version}
         assert {tc.template_version for tc in result.tool_calls} == expected
         assert sorted(e.evidence_id for e in result.evidence) == PINNED_DEMO_EVIDENCE_IDS
         assert sorted(c.claim_id for c in result.claims) == PINNED_DEMO_CLAIM_IDS
@@ -585,7 +596,7 @@ def test_the_demo_pack_differs_between_versions_only_by_its_tools(ex: TemplateEx
     assert packs[1] == PINNED_DEMO_PACK_HASH_V1
     assert packs[2] == PINNED_DEMO_PACK_HASH_V2  # its `tools` name `@2`
     assert packs[3] == PINNED_DEMO_PACK_HASH_V3  # its `tools` name `@3`
-    # `entity_resolution@5`, `deployments_in_window@4`, `dependency_neighbourhood@4`
+    # `entity_resolution@6`, `deployments_in_window@4`, `dependency_neighbourhood@4`
     assert packs[4] == PINNED_DEMO_PACK_HASH
 
 

@@ -21,7 +21,14 @@ CALL () {
   RETURN n
   UNION
   CALL db.index.fulltext.queryNodes($fulltext_index, $text_phrase) YIELD node AS n
-  WHERE (toLower(n.name) = toLower($text) OR toLower($text) IN [_a IN coalesce(n.aliases, []) | toLower(_a)])
+  WHERE (toLower(n.name) = toLower($text) OR toLower($text) IN [_a IN coalesce(n.aliases, []) | toLower(_a)]
+{%- if release_versions %}
+    // A release named by its version alone (dotted numbers, `2026.07.23.4`): its `release`,
+    // else the version ending its name or id (`risk-engine-2026.07.22.3`).
+    OR (n:Deployment AND $text =~ '[0-9]+([.][0-9]+)+'
+        AND (n.release = $text OR toLower(n.name) ENDS WITH ('-' + $text)
+             OR toLower(n.name) ENDS WITH (' ' + $text) OR n.id ENDS WITH ('-' + $text)))
+{%- endif %})
     AND {{ v.visible('n') }}
   RETURN n
 }
@@ -46,17 +53,17 @@ UNWIND found AS row
 WITH row.n AS n, row.missing_since AS missing_since, row.linked AS linked,
      size(found) AS matches, linked_matches
 RETURN {{ e.node_element('n', "['entity']") }} AS element,
-       {match: CASE WHEN n.id = $text THEN 'id' WHEN n.code = $text THEN 'code' WHEN n.alertname = $text THEN 'alertname' WHEN toLower(n.name) = toLower($text) THEN 'name' ELSE 'alias' END, file_missing_since: {{ e.instant('missing_since') }}, linked: linked, matches: matches, linked_matches: linked_matches} AS context,
+       {match: CASE WHEN n.id = $text THEN 'id' WHEN n.code = $text THEN 'code' WHEN n.alertname = $text THEN 'alertname' WHEN toLower(n.name) = toLower($text) THEN 'name'{% if release_versions %} WHEN n:Deployment AND NOT toLower($text) IN [_a IN coalesce(n.aliases, []) | toLower(_a)] THEN 'release'{% endif %} ELSE 'alias' END, file_missing_since: {{ e.instant('missing_since') }}, linked: linked, matches: matches, linked_matches: linked_matches} AS context,
        null AS score
 ORDER BY linked DESC, n.id, n.version
 LIMIT $limit
 {%- else -%}
 RETURN {{ e.node_element('n', "['entity']") }} AS element,
-       {match: CASE WHEN n.id = $text THEN 'id' WHEN n.code = $text THEN 'code' WHEN n.alertname = $text THEN 'alertname' WHEN toLower(n.name) = toLower($text) THEN 'name' ELSE 'alias' END, file_missing_since: {{ e.instant('missing_since') }}} AS context,
+       {match: CASE WHEN n.id = $text THEN 'id' WHEN n.code = $text THEN 'code' WHEN n.alertname = $text THEN 'alertname' WHEN toLower(n.name) = toLower($text) THEN 'name'{% if release_versions %} WHEN n:Deployment AND NOT toLower($text) IN [_a IN coalesce(n.aliases, []) | toLower(_a)] THEN 'release'{% endif %} ELSE 'alias' END, file_missing_since: {{ e.instant('missing_since') }}} AS context,
 {%- endif %}
 {% else -%}
 RETURN {{ e.node_element('n', "['entity']") }} AS element,
-       {match: CASE WHEN n.id = $text THEN 'id' WHEN n.code = $text THEN 'code' WHEN n.alertname = $text THEN 'alertname' WHEN toLower(n.name) = toLower($text) THEN 'name' ELSE 'alias' END} AS context,
+       {match: CASE WHEN n.id = $text THEN 'id' WHEN n.code = $text THEN 'code' WHEN n.alertname = $text THEN 'alertname' WHEN toLower(n.name) = toLower($text) THEN 'name'{% if release_versions %} WHEN n:Deployment AND NOT toLower($text) IN [_a IN coalesce(n.aliases, []) | toLower(_a)] THEN 'release'{% endif %} ELSE 'alias' END} AS context,
 {% endif %}
 {% if not linked_first %}
        null AS score

@@ -32,6 +32,7 @@ from investigator.claims.wording import (
 from investigator.evidence import Evidence, iso_utc
 from investigator.gate import authority
 from investigator.planner import extract_mentions
+from investigator.release_names import release_named
 from investigator.rubric import MissingEvidence
 from investigator.timeline import CONFOUNDER_WINDOW as CONFOUNDER_WINDOW
 from investigator.timeline import ReferenceTime, instant_of
@@ -108,6 +109,12 @@ def _candidates(evidence: Sequence[Evidence]) -> list[_Candidate]:
     return sorted(out, key=lambda c: (c.at, c.evidence.element_id))
 
 
+def _version(ev: Evidence) -> str | None:
+    """A release record's version (its `release`), which a question may name it by."""
+    release = ev.props.get("release")
+    return release if isinstance(release, str) else None
+
+
 def _named_in_question(
     question: str | None, candidates: Sequence[_Candidate]
 ) -> tuple[_Candidate | None, list[str]]:
@@ -124,7 +131,11 @@ def _named_in_question(
     absent = [
         name
         for name in extract_mentions(question).release_names()
-        if not any(name.lower() in {n.lower() for n in _names_of(c.evidence)} for c in candidates)
+        if not any(
+            name.lower() in {n.lower() for n in _names_of(c.evidence)}
+            or release_named([name], c.evidence.element_id, c.evidence.name, _version(c.evidence))
+            for c in candidates
+        )
     ]
     return named, absent
 

@@ -82,6 +82,7 @@ from investigator.claims.releases import (
     _rollout_claims,
     firing_times,
     listed_release_contents,
+    named_release_gaps,
     policy_ended_by,
     release_policy_claims,
     release_record_answer,
@@ -667,6 +668,7 @@ def derive_claims(
     # A rollout under way at an instant asked about is not "the release" then: said as such.
     rolling = _rollout_claims(timed, refs, as_of)
     release_record = ReleaseRecordAnswer()
+    named_release_missing: list[MissingEvidence] = []
     if Intent.RELEASE_LOOKUP in intent_set:
         # Its finish lies after as_of: no fact states it.
         released = [ev for ev in timed if ev not in rolling[1]]
@@ -704,7 +706,8 @@ def derive_claims(
         }
         claims = [c for c in claims if not any(c is policy_now.get(i) for i in said)]
         claims += governing
-        text_gaps = [*text_gaps, *release_record.gaps]
+        named_release_missing = named_release_gaps(timed, question or "")
+        text_gaps = [*text_gaps, *release_record.gaps, *named_release_missing]
     claims += rolling[0]
     # Each DEPENDS_ON record read either way states its direction (and, a dependent found
     # over several hops, through whom).
@@ -1027,6 +1030,10 @@ def derive_claims(
     missing += text_gaps
     if period_events_asked(question or ""):
         missing = precise_gaps_only(missing, text_gaps)
+    if named_release_missing:
+        # The release named and not found, by its name: the rubric's "no release time for
+        # the service" beside it said less.
+        missing = precise_gaps_only(missing, named_release_missing)
     if Intent.ROOT_CAUSE in intent_set:
         missing = [_with_change_records(m, evidence) for m in missing]
         if hindsight_gap is not None:

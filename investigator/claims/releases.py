@@ -31,6 +31,7 @@ from investigator.planner import (
     unrecorded_asks,
 )
 from investigator.release_clock import ReleaseClock, at_clock, release_clock
+from investigator.release_names import release_named, release_version
 from investigator.rubric import Intent, MissingEvidence
 from investigator.timeline import (
     ALERT_TIME_KEYS,
@@ -865,19 +866,34 @@ def release_record_answer(
 def asked_releases(
     released: Sequence[Evidence], question: str, as_of: datetime, services: Sequence[str] = ()
 ) -> list[Evidence]:
-    """The records of the releases a question about a release's own record asks of: the
-    last of each service finished by as_of when it asks for the last one, or asks whether
-    "the release" was approved naming none (h35: its record is the chosen release's, not
-    an older one's read beside it); else all of `released`."""
+    """The records of the releases a question about a release's own record asks of: those
+    it names (by id, name or version); else the last of each service finished by as_of when
+    it asks for the last one, or asks whether "the release" was approved naming none (h35:
+    its record is the chosen release's, not an older one's read beside it); else all of
+    `released`."""
     approval = "approval" in unrecorded_asks(question)
-    names = {n.lower() for n in extract_mentions(question).release_names()}
-    if approval and names:
-        # "Was release 2026.07.23.1 reviewed?": that one, not the others read beside it.
+    names = extract_mentions(question).release_names()
+    if names:
+        # "Was release 2026.07.23.1 reviewed?", "did 2026.07.23.1 follow the change policy?",
+        # "what changed in 2026.07.23.4?" (h39: before, with --service, every release of the
+        # service read beside it was quoted too): that one, not the others read beside it; a
+        # record of its time (the CI/CD document) goes with it.
+        named = {
+            ev.element_id
+            for ev in released
+            if ev.type == "Deployment"
+            and release_named(
+                names,
+                ev.element_id,
+                ev.name,
+                ev.props["release"] if isinstance(ev.props.get("release"), str) else None,
+            )
+        }
         return [
             ev
             for ev in released
-            if (release := (_release_of(ev) or "").lower()) in names
-            or release.removeprefix("deploy:") in names
+            if (release := _release_of(ev) or "") in named
+            or release_named(names, release, None, None)
         ]
     clock = release_clock(question) if approval else None
     if clock is not None:
@@ -941,6 +957,53 @@ def _clock_time_said(ev: Evidence, clock: ReleaseClock) -> str:
         return f"finished at {iso_utc(finish)}"
     start = instant_of(ev.props.get("started_at"))
     return f"started at {iso_utc(start)}" if start is not None else "its time unknown"
+
+
+def named_release_gaps(released: Sequence[Evidence], question: str) -> list[MissingEvidence]:
+    """A release the question names ("did 2026.07.23.4 follow the change policy?", "when did
+    release 2026.07.19.9 finish?") of which no record was kept: said by its name, a required
+    gap, and no other release is judged in its place (before, the rubric's "no release time
+    for the service", or, named by its version alone, the last release's judgement). Never
+    why: a release of another tenant, hidden by its ACL, recorded after known_at or never
+    recorded reads the same."""
+    names = extract_mentions(question).release_names()
+    kept = [
+        (_release_of(ev) or "", ev)
+        for ev in released
+        if "deployment_time" in ev.evidence_types and _release_of(ev) is not None
+    ]
+    absent = [
+        name
+        for name in names
+        if not any(
+            release_named(
+                [name],
+                release,
+                ev.name if ev.type == "Deployment" else None,
+                _version_of(ev) if ev.type == "Deployment" else None,
+            )
+            for release, ev in kept
+        )
+    ]
+    if not absent:
+        return []
+    said = ", ".join(f"release {version}" if (version := release_version(n)) else n for n in absent)
+    return [
+        MissingEvidence(
+            evidence_type="deployment_time",
+            intents=[Intent.RELEASE_LOOKUP.value],
+            description=f"no record of {said}, named in the question, that the subject may "
+            "read (not found, not visible to the subject, not recorded by known_at, or not "
+            "valid at as_of): no other release is judged in its place",
+            required=True,
+        )
+    ]
+
+
+def _version_of(ev: Evidence) -> str | None:
+    """A release record's version (its `release`)."""
+    release = ev.props.get("release")
+    return release if isinstance(release, str) else None
 
 
 def _clock_release_gaps(

@@ -14,7 +14,8 @@ from investigator.claims.actions import _stated_actions
 from investigator.claims.model import Claim, EpistemicStatus
 from investigator.claims.wording import _DEPLOY_TIME_KEYS, _claim, _instant, _label, _quote, _with
 from investigator.evidence import Evidence, iso_utc
-from investigator.planner import asks_rollback_decision
+from investigator.planner import asks_rollback_decision, extract_mentions
+from investigator.release_names import release_named
 from investigator.rubric import Intent, MissingEvidence
 from investigator.timeline import instant_of
 
@@ -88,15 +89,28 @@ def rollback_decision(
             f'{_label(stated.report)} states "{_quote(stated.sentence)}" (its words{when})'
         )
         cited.append(stated.report)
-    # The release to roll back: the last one by the first incident's resolution.
+    # The release to roll back: the one the question names ("roll back 2026.07.23.1?"), else
+    # the last one by the first incident's resolution (h39: before, the last one even when
+    # the question named another).
+    deployments = [ev for ev in _with(evidence, "deployment_time") if ev.type == "Deployment"]
+    names = extract_mentions(question or "").release_names()
+    named = sorted(
+        ev.element_id
+        for ev in deployments
+        if names
+        and release_named(
+            names,
+            ev.element_id,
+            ev.name,
+            ev.props["release"] if isinstance(ev.props.get("release"), str) else None,
+        )
+    )
     released = [
         (at, ev.element_id)
-        for ev in _with(evidence, "deployment_time")
-        if ev.type == "Deployment"
-        and (at := _instant(ev, _DEPLOY_TIME_KEYS)) is not None
-        and at <= ended
+        for ev in deployments
+        if (at := _instant(ev, _DEPLOY_TIME_KEYS)) is not None and at <= ended
     ]
-    releases = [max(released)[1]] if released else []
+    releases = named or ([max(released)[1]] if released else [])
     claim = _claim(
         "By as_of "
         + iso_utc(as_of)
