@@ -21,18 +21,17 @@ from typing import Any
 
 import neo4j
 import pytest
-from test_templates_graph import node
-from test_tenant_releases_seek import (
+from release_graphs import (
     PLUS_TWO,
     W0,
     E,
-    _minutes,
-    _operators,
-    _rows,
-    _step,
+    minutes,
     same_rows,
+    window_rows,
+    window_step,
     write_release_graph,
 )
+from test_templates_graph import node
 from test_window_releases_seek import NOW, OLDEST_HIDDEN, RECORDED
 from test_window_releases_seek import WINDOWS as V5_WINDOWS
 
@@ -40,16 +39,16 @@ from cypher_templates.executor import TemplateExecutor
 from cypher_templates.subject import Subject, load_subject
 
 PURPOSE = "incident_investigation"
-AT_CUT = _minutes(901)  # the second finished release of the window from minute 900
+AT_CUT = minutes(901)  # the second finished release of the window from minute 900
 # From minute 900: three releases placed by finished_at, and later fields' releases around
 # the time of the second (the cut at a limit of 2).
 AT_THE_CEILING = [
-    node(E, "dep:c-f1", ["Deployment"], service="svc:a", finished_at=_minutes(900)),
+    node(E, "dep:c-f1", ["Deployment"], service="svc:a", finished_at=minutes(900)),
     node(E, "dep:c-f2", ["Deployment"], service="svc:a", finished_at=AT_CUT),
-    node(E, "dep:c-f3", ["Deployment"], service="svc:a", finished_at=_minutes(903)),
+    node(E, "dep:c-f3", ["Deployment"], service="svc:a", finished_at=minutes(903)),
     # Placed by started_at: before the window, at the cut with a smaller id, the same instant
     # in another zone with the smallest id, half a second after it, after it.
-    node(E, "dep:c-s-early", ["Deployment"], service="svc:b", started_at=_minutes(899)),
+    node(E, "dep:c-s-early", ["Deployment"], service="svc:b", started_at=minutes(899)),
     node(E, "dep:c-a-start", ["Deployment"], service="svc:b", started_at=AT_CUT),
     node(
         E,
@@ -65,7 +64,7 @@ AT_THE_CEILING = [
         service="svc:b",
         started_at=AT_CUT + timedelta(milliseconds=500),
     ),
-    node(E, "dep:c-s-late", ["Deployment"], service="svc:b", started_at=_minutes(902)),
+    node(E, "dep:c-s-late", ["Deployment"], service="svc:b", started_at=minutes(902)),
     # Placed by valid_from: at the cut, and between the first two.
     node(E, "dep:c-a-vf", ["Deployment"], service="svc:b", valid_from=AT_CUT),
     node(
@@ -73,7 +72,7 @@ AT_THE_CEILING = [
         "dep:c-vf-early",
         ["Deployment"],
         service="svc:b",
-        valid_from=_minutes(900) + timedelta(seconds=30),
+        valid_from=minutes(900) + timedelta(seconds=30),
     ),
     # Invisible later-field releases before the cut: another ACL, a hidden service.
     node(
@@ -82,26 +81,26 @@ AT_THE_CEILING = [
         ["Deployment"],
         service="svc:b",
         acl=["secret"],
-        started_at=_minutes(900),
+        started_at=minutes(900),
     ),
-    node(E, "dep:c-vf-hidden", ["Deployment"], service="svc:hidden", valid_from=_minutes(900)),
+    node(E, "dep:c-vf-hidden", ["Deployment"], service="svc:hidden", valid_from=minutes(900)),
     # From minute 920: one release placed by finished_at, so the finished_at rows alone never
     # fill a limit above 1; the started_at rows fill 3, and bound the valid_from seek.
-    node(E, "dep:d-f", ["Deployment"], service="svc:a", finished_at=_minutes(925)),
-    node(E, "dep:d-s1", ["Deployment"], service="svc:b", started_at=_minutes(921)),
-    node(E, "dep:d-s2", ["Deployment"], service="svc:b", started_at=_minutes(922)),
-    node(E, "dep:d-s3", ["Deployment"], service="svc:b", started_at=_minutes(930)),
-    node(E, "dep:d-v1", ["Deployment"], service="svc:a", valid_from=_minutes(923)),
-    node(E, "dep:d-v2", ["Deployment"], service="svc:a", valid_from=_minutes(935)),
+    node(E, "dep:d-f", ["Deployment"], service="svc:a", finished_at=minutes(925)),
+    node(E, "dep:d-s1", ["Deployment"], service="svc:b", started_at=minutes(921)),
+    node(E, "dep:d-s2", ["Deployment"], service="svc:b", started_at=minutes(922)),
+    node(E, "dep:d-s3", ["Deployment"], service="svc:b", started_at=minutes(930)),
+    node(E, "dep:d-v1", ["Deployment"], service="svc:a", valid_from=minutes(923)),
+    node(E, "dep:d-v2", ["Deployment"], service="svc:a", valid_from=minutes(935)),
 ]
 WINDOWS = [
     *V5_WINDOWS,
-    (_minutes(895), _minutes(910)),
-    (_minutes(900), _minutes(910)),
-    (_minutes(900), AT_CUT),  # the cut's time is the window's end
+    (minutes(895), minutes(910)),
+    (minutes(900), minutes(910)),
+    (minutes(900), AT_CUT),  # the cut's time is the window's end
     (AT_CUT, AT_CUT),
-    (_minutes(920), _minutes(940)),
-    (_minutes(890), _minutes(940)),
+    (minutes(920), minutes(940)),
+    (minutes(890), minutes(940)),
 ]
 LIMITS = [1, 2, 3, 5, 100]
 
@@ -119,7 +118,7 @@ def _ids(
     limit: int,
     known_at: datetime = NOW,
 ) -> list[Any]:
-    rows, _ = _rows(ex, subject, window, limit, 6, known_at)
+    rows, _ = window_rows(ex, subject, window, limit, 6, known_at)
     return [r[0] for r in rows]
 
 
@@ -129,12 +128,12 @@ def _same_rows(
     windows: list[tuple[datetime, datetime]],
     known_ats: list[datetime],
 ) -> set[str]:
-    return same_rows(ex, subject, _step, windows, LIMITS, known_ats, versions=(5, 6))
+    return same_rows(ex, subject, window_step, windows, LIMITS, known_ats, versions=(5, 6))
 
 
 def test_version_6_reads_the_rows_of_version_5_on_the_edge_cases(ex: TemplateExecutor) -> None:
     reader = load_subject(ex, f"{E}/user:reader", PURPOSE)
-    seen = _same_rows(ex, reader, WINDOWS, [NOW, RECORDED, _minutes(100), W0])
+    seen = _same_rows(ex, reader, WINDOWS, [NOW, RECORDED, minutes(100), W0])
     # Not vacuous: version 5's cases and the new ones each place a row.
     assert {"dep:fin", "dep:start", "dep:vf", "dep:tie-a", "dep:zoned", "dep:zoned-vf"} <= seen
     assert {"dep:w-late", "dep:w-start", "dep:w-vf", "dep:w-tie-a", "dep:w-after"} <= seen
@@ -143,7 +142,7 @@ def test_version_6_reads_the_rows_of_version_5_on_the_edge_cases(ex: TemplateExe
     assert not seen & {"dep:c-s-secret", "dep:c-vf-hidden", "dep:w-secret", "dep:secret"}
     # The finished_at rows fill the cut at minute 901; the later fields' releases at that
     # instant (another zone's included) come before the finished one by id.
-    window = (_minutes(900), _minutes(910))
+    window = (minutes(900), minutes(910))
     assert _ids(ex, reader, window, 2) == ["dep:c-f1", "dep:c-vf-early"]
     assert set(_ids(ex, reader, window, 6)[2:]) == {
         "dep:c-0-zoned",
@@ -154,7 +153,7 @@ def test_version_6_reads_the_rows_of_version_5_on_the_edge_cases(ex: TemplateExe
     assert _ids(ex, reader, window, 7)[-1] == "dep:c-s-half"
     # One finished release: the started_at rows fill 3, and the valid_from one before their
     # third is a row.
-    assert _ids(ex, reader, (_minutes(920), _minutes(940)), 3) == [
+    assert _ids(ex, reader, (minutes(920), minutes(940)), 3) == [
         "dep:d-s1",
         "dep:d-s2",
         "dep:d-v1",
@@ -214,7 +213,7 @@ def test_version_6_seeks_the_later_fields_only_up_to_the_cut(
     limit = 10
     seeks, hits, operators = {}, {}, {}
     for version in (5, 6):
-        compiled = ex.compile(_step(wide, limit, version))
+        compiled = ex.compile(window_step(wide, limit, version))
         parameters = ex.cypher_parameters(compiled, reader, NOW)
         with driver.session(
             notifications_min_severity=neo4j.NotificationMinimumSeverity.OFF
@@ -224,7 +223,7 @@ def test_version_6_seeks_the_later_fields_only_up_to_the_cut(
             profile = session.run("PROFILE " + compiled.text, parameters).consume().profile
         assert profile is not None
         seeks[version], hits[version] = _seek_rows(profile), _db_hits(profile)
-        operators[version] = _operators(profile)
+        operators[version] = operators(profile)
     releases = driver.execute_query(
         "MATCH (d:KG:Deployment {tenant: 'synth'}) RETURN count(d) AS n"
     ).records[0]["n"]
