@@ -168,6 +168,28 @@ def test_runbook_lookup_emits_its_own_trace(
     assert tools and {s.context.trace_id for s in tools} == {agents[0].context.trace_id}
 
 
+def test_a_replays_rerun_span_names_the_replayed_run_not_an_id_no_record_holds(
+    backend: ServingBackend, spans: InMemorySpanExporter
+) -> None:
+    # Before: the re-run's `invoke_agent` span carried the fresh id of an unrecorded
+    # session as `gen_ai.conversation.id`: an auditor who traced that id got "unknown run".
+    card = json.loads(backend.runbook(BOB, RunbookInput(target="service", value="svc:payment-api")))
+    spans.clear()
+    report = json.loads(backend.replay(BOB, card["run_id"]))
+    assert report["verified"] is True
+    agents = [
+        s
+        for s in spans.get_finished_spans()
+        if s.attributes["gen_ai.operation.name"] == "invoke_agent"
+    ]
+    assert len(agents) == 1
+    rerun = agents[0].attributes
+    assert rerun["gen_ai.conversation.id"] == card["run_id"]
+    assert rerun["investigator.replay_of"] == card["run_id"]
+    assert rerun["investigator.recorded"] is False
+    assert "investigator.run_id" not in rerun
+
+
 def test_prov_json_reads_back_as_the_context_graph(  # type: ignore[no-untyped-def]
     backend: ServingBackend, driver: neo4j.Driver, cli_env, invoke
 ) -> None:

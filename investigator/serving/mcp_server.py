@@ -514,9 +514,16 @@ class _Server(MCPServer[Any]):
         self._arg_names = arg_names
 
     async def list_tools(self) -> list[MCPTool]:
-        """The tools, each declaring the schema of its structured content (results.py)."""
+        """The tools, each declaring the schema of its structured content (results.py), and
+        closing its input schema: an argument it does not name is refused (`call_tool`), so
+        a client that checks arguments against the schema learns it before the call."""
         return [
-            tool.model_copy(update={"output_schema": output_schema(tool.name)})
+            tool.model_copy(
+                update={
+                    "input_schema": {**tool.input_schema, "additionalProperties": False},
+                    "output_schema": output_schema(tool.name),
+                }
+            )
             for tool in await super().list_tools()
         ]
 
