@@ -31,7 +31,11 @@ def test_each_tools_input_schema_refuses_an_argument_the_tool_refuses(  # type: 
     # valid call, which the server then refused as `bad input`.
     async def main() -> None:
         async with stdio(server_env, "--subject", "acme/user:bob") as client:
-            tools = {t.name: t.input_schema for t in (await client.list_tools()).tools}
+            listed = (await client.list_tools()).tools
+            for tool in listed:
+                # Its description as written, not indented as in the source.
+                assert tool.description and "\n " not in tool.description, tool.name
+            tools = {t.name: t.input_schema for t in listed}
             assert set(tools) == set(GOOD)
             for name, schema in tools.items():
                 check = validators.validator_for(schema)(schema)

@@ -786,7 +786,14 @@ def build_server(backend: ServingBackend, subjects: SubjectSource) -> MCPServer[
         log_level="WARNING",
     )
     for fn, hints in tools:
-        server.add_tool(fn, annotations=hints, structured_output=False)
+        # The docstring without its source indentation: the SDK sent every line after the
+        # first with 8 spaces, to be read (and paid for, in tokens) by the agent's model.
+        server.add_tool(
+            fn,
+            description=inspect.cleandoc(fn.__doc__ or ""),
+            annotations=hints,
+            structured_output=False,
+        )
     server._lowlevel_server.middleware.append(_MalformedCalls(arg_names))
     return server
 
