@@ -85,6 +85,7 @@ from investigator.runbook_sections import (
     budget_cut_again,
     excerpt_at,
 )
+from investigator.telemetry import replaying
 
 
 class Drift(BaseModel):
@@ -1712,7 +1713,24 @@ def replay_run(
 ) -> ReplayReport:
     """Replay run `run_id` (BadInput, exit 2, if it was never recorded). `reader`: who reads
     the report (`replay_reader`); drift lines name only records it may read (none without).
-    `asker`: the subject that asked (`tenant/id`), named in a refusal's hinted commands."""
+    `asker`: the subject that asked (`tenant/id`), named in a refusal's hinted commands.
+    The re-run's span names `run_id` (telemetry.replaying), never an id no record holds."""
+    with replaying(run_id):
+        return _replay_run(
+            driver, run_id, ctx_database=ctx_database, kg_database=kg_database, reader=reader,
+            asker=asker,
+        )  # fmt: skip
+
+
+def _replay_run(
+    driver: neo4j.Driver,
+    run_id: str,
+    *,
+    ctx_database: str | None,
+    kg_database: str | None,
+    reader: ReplayReader | None,
+    asker: str | None,
+) -> ReplayReport:
     lineage = load_lineage(driver, run_id, database=ctx_database)
     _refuse_an_earlier_holders_run(driver, run_id, lineage.run_properties or {}, kg_database, asker)
     chain = verify_chain(lineage)

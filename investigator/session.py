@@ -405,6 +405,8 @@ class RunSession:
         self._span_cm = run_span(
             self.spec.command,
             run_id=self.run_id,
+            # A run without a recorder (a replay's re-run) has an id no record holds.
+            recorded=self.log is not None or self.reused is not None,
             tenant=self.subject.tenant,
             subject_id=self.subject.id,
             purpose=self.subject.purpose,

@@ -76,6 +76,10 @@ _state = _State()
 _current_run: contextvars.ContextVar[RunSpan | None] = contextvars.ContextVar(
     "investigator_run_span", default=None
 )
+# The recorded run a replay re-runs: the re-run is recorded under no id of its own.
+_replaying: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "investigator_replaying", default=None
+)
 
 
 def env_requests_traces(environ: dict[str, str] | None = None) -> bool:
@@ -313,10 +317,22 @@ def _open_span(
 
 
 @contextmanager
+def replaying(run_id: str) -> Iterator[None]:
+    """Runs started inside re-run the recorded run `run_id` (`investigator replay`): their
+    spans name it as `gen_ai.conversation.id` and `investigator.replay_of`."""
+    token = _replaying.set(run_id)
+    try:
+        yield
+    finally:
+        _replaying.reset(token)
+
+
+@contextmanager
 def run_span(
     command: str,
     *,
     run_id: str | None = None,
+    recorded: bool = True,
     tenant: str | None = None,
     subject_id: str | None = None,
     purpose: str | None = None,
@@ -358,7 +374,15 @@ def run_span(
         },
     ) as span:
         handle = RunSpan(span)
-        if run_id is not None:
+        if not recorded:
+            # Its own id names no run of the Context Graph (nothing to trace or replay):
+            # a replay's re-run names the run it re-runs, any other no run.
+            handle.set("recorded", False)
+            replayed = _replaying.get()
+            if replayed is not None:
+                _set(span, "gen_ai.conversation.id", replayed)
+                handle.set("replay_of", replayed)
+        elif run_id is not None:
             handle.set_run_id(run_id)
         token = _current_run.set(handle)
         try:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,7 @@ QUESTION = (
     "Who owned the service at that moment? Which runbook version applied?"
 )
 BOB = SubjectRef(tenant="acme", id="user:bob")
+AS_OF = "2026-07-23T10:03:00Z"
 ALICE = SubjectRef(tenant="acme", id="user:alice")
 # An XML NCName in ASCII: what a QName's local part may be (PROV-XML writes ids as xsd:QName).
 NCNAME = re.compile(r"[A-Za-z_][A-Za-z0-9._-]*")
@@ -166,6 +168,50 @@ def test_runbook_lookup_emits_its_own_trace(
     assert agents[0].attributes["investigator.as_of_from"] == "now"  # none given, no text
     tools = [s for s in finished if s.attributes["gen_ai.operation.name"] == "execute_tool"]
     assert tools and {s.context.trace_id for s in tools} == {agents[0].context.trace_id}
+
+
+def test_a_replays_rerun_span_names_the_replayed_run_not_an_id_no_record_holds(
+    backend: ServingBackend, spans: InMemorySpanExporter
+) -> None:
+    # Before: the re-run's `invoke_agent` span carried the fresh id of an unrecorded
+    # session as `gen_ai.conversation.id`: an auditor who traced that id got "unknown run".
+    card = json.loads(backend.runbook(BOB, RunbookInput(target="service", value="svc:payment-api")))
+    spans.clear()
+    report = json.loads(backend.replay(BOB, card["run_id"]))
+    assert report["verified"] is True
+    agents = [
+        s
+        for s in spans.get_finished_spans()
+        if s.attributes["gen_ai.operation.name"] == "invoke_agent"
+    ]
+    assert len(agents) == 1
+    rerun = agents[0].attributes
+    assert rerun["gen_ai.conversation.id"] == card["run_id"]
+    assert rerun["investigator.replay_of"] == card["run_id"]
+    assert rerun["investigator.recorded"] is False
+    assert "investigator.run_id" not in rerun
+
+
+def test_prov_json_types_the_runs_times_as_xsd_datetime(backend: ServingBackend) -> None:
+    # Before: `inv:as_of` and `inv:known_at` were plain strings, which a PROV or RDF reader
+    # cannot compare as times (an auditor's "runs answered as of before T").
+    card = json.loads(
+        backend.runbook(BOB, RunbookInput(target="service", value="svc:payment-api", as_of=AS_OF))
+    )
+    exported = json.loads(backend.trace(BOB, card["run_id"], "prov-json"))
+    run = exported["activity"]["ctx:run-0"]
+    assert run["inv:as_of"] == {"$": "2026-07-23T10:03:00+00:00", "type": "xsd:dateTime"}
+    assert run["inv:known_at"]["type"] == "xsd:dateTime"
+    calls = [a for a in exported["activity"].values() if a["inv:kind"] == "tool_call"]
+    assert calls and all(c["inv:as_of"]["type"] == "xsd:dateTime" for c in calls)
+    read = ProvDocument.deserialize(content=json.dumps(exported), format="json")
+    times = {
+        str(k): v
+        for r in read.get_records(ProvActivity)
+        for k, v in r.attributes
+        if str(k) == "inv:as_of"
+    }
+    assert times["inv:as_of"] == datetime(2026, 7, 23, 10, 3, tzinfo=UTC)
 
 
 def test_prov_json_reads_back_as_the_context_graph(  # type: ignore[no-untyped-def]

@@ -113,9 +113,11 @@ def mcp_command(
 
     cfg_file = config_path or config_file_path()
     cfg = load_mcp_config(cfg_file)
-    if otel:
-        from investigator.telemetry import enable_telemetry
+    from investigator.telemetry import enable_telemetry, env_requests_traces
 
+    if otel or env_requests_traces():
+        # Now, not at the first run: the SDK's span of the first request (`tools/call ...`,
+        # the parent of its run's span) was made before a provider existed, and was lost.
         enable_telemetry()
     settings = resolve_connection()
     from investigator.cli.subject import checked_purpose

@@ -187,13 +187,19 @@ def _value(value: Any) -> str | int | float | bool | None:
     return str(value)
 
 
+# Recorded instants: typed `xsd:dateTime`, so a PROV or RDF reader compares them as times
+# (they were plain strings; a value that is no time, `[withheld]`, stays a string).
+_INSTANTS = frozenset({"as_of", "known_at", "finished_at"})
+
+
 def _attributes(node: CtxNodeRecord) -> dict[str, Any]:
     props = node.properties
     attrs: dict[str, Any] = {"inv:kind": node.kind, "inv:seq": node.seq}
     for key in (*_COMMON, *_ATTRIBUTES.get(node.kind, ())):
         value = _value(props.get(key))
         if value is not None and value != "":
-            attrs["inv:" + key] = value
+            instant = _instant(value) if key in _INSTANTS else None
+            attrs["inv:" + key] = instant if instant is not None else value
     label = props.get("template_id") or props.get("evidence_id") or props.get("claim_id")
     attrs["prov:label"] = f"{node.kind} {label}" if label else node.kind
     # prov:type values are qualified names (PROV-JSON `prov:QUALIFIED_NAME`), not strings.

@@ -514,9 +514,16 @@ class _Server(MCPServer[Any]):
         self._arg_names = arg_names
 
     async def list_tools(self) -> list[MCPTool]:
-        """The tools, each declaring the schema of its structured content (results.py)."""
+        """The tools, each declaring the schema of its structured content (results.py), and
+        closing its input schema: an argument it does not name is refused (`call_tool`), so
+        a client that checks arguments against the schema learns it before the call."""
         return [
-            tool.model_copy(update={"output_schema": output_schema(tool.name)})
+            tool.model_copy(
+                update={
+                    "input_schema": {**tool.input_schema, "additionalProperties": False},
+                    "output_schema": output_schema(tool.name),
+                }
+            )
             for tool in await super().list_tools()
         ]
 
@@ -779,7 +786,14 @@ def build_server(backend: ServingBackend, subjects: SubjectSource) -> MCPServer[
         log_level="WARNING",
     )
     for fn, hints in tools:
-        server.add_tool(fn, annotations=hints, structured_output=False)
+        # The docstring without its source indentation: the SDK sent every line after the
+        # first with 8 spaces, to be read (and paid for, in tokens) by the agent's model.
+        server.add_tool(
+            fn,
+            description=inspect.cleandoc(fn.__doc__ or ""),
+            annotations=hints,
+            structured_output=False,
+        )
     server._lowlevel_server.middleware.append(_MalformedCalls(arg_names))
     return server
 
