@@ -173,3 +173,27 @@ def test_a_tie_at_no_share_is_said_as_words_no_runbook_has(
     said = "No runbook: no runbook mentions any of: payment; 'recovery' is common to the runbooks"
     assert first.startswith(said), first
     assert "covering 0%" not in result.out
+
+
+@pytest.mark.parametrize(
+    ("typed", "runbook"),
+    [
+        ("etcdnoleader", "runbook:etcdNoLeader"),
+        ("ETCDNOLEADER", "runbook:etcdNoLeader"),
+        ("obcquotaobjectsalert", "runbook:ObcQuotaObjectsAlert"),
+    ],
+)
+def test_an_alert_name_typed_in_one_case_is_the_alert_not_a_tie(
+    graph, cli_env, invoke, typed: str, runbook: str
+) -> None:  # type: ignore[no-untyped-def]
+    # Typed at 3 a.m. without its capitals: the alert, as `--alert` resolves it in any case.
+    # Before, its words were searched and the card said a page that only mentions the alert
+    # tied with the alert's own runbook ("a tie, ... a score only 357% above the next").
+    doc = _card(invoke, typed, ONCALL)
+    assert doc["runbook"] is not None, doc["note"]
+    assert doc["runbook"]["id"] == runbook
+    assert doc["tied"] == [], doc["note"]
+    assert "tie" not in (doc["note"] or ""), doc["note"]
+    plain = invoke("runbook", typed, "--subject", ONCALL)
+    assert plain.code == 0, plain
+    assert "alike" not in plain.out and "a tie" not in plain.out, plain.out
