@@ -1929,6 +1929,15 @@ class RunbookLookup:
         # Informative words only, re-ranked by name/title and coverage; abstains when none
         # of the first candidates fits (investigator/runbook_search.py, issue 15).
         text, respelled = self._hyphenated_codes(run, text)
+        # The words a relative time is read from ("last night", "2 hours ago", "since
+        # yesterday") say when, not what: not searched. Before, "db pool exhausted last
+        # night" said no runbook fits ("last" is a word of another page) while "db pool
+        # exhausted" found payment-recovery; "PAY-4097 yesterday" said "no runbook uses
+        # 'yesterday'".
+        relative = time_references(text, run.session.as_of).relative
+        timeless = without_words(text, [r.words for r in relative])
+        if timeless != text and search_terms(timeless):
+            text = timeless
         ranking, hits = search_runbooks(run, text)
         # The place a symptom is said on is no word of what to do there: a page about the
         # symptom does not name the service ("ssh brute force on svc:payment-api": the

@@ -197,3 +197,20 @@ def test_an_alert_name_typed_in_one_case_is_the_alert_not_a_tie(
     plain = invoke("runbook", typed, "--subject", ONCALL)
     assert plain.code == 0, plain
     assert "alike" not in plain.out and "a tie" not in plain.out, plain.out
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["db pool exhausted last night", "pool exhausted 2 hours ago", "PAY-4097 yesterday"],
+)
+def test_the_words_of_a_relative_time_are_not_searched(graph, cli_env, invoke, text: str) -> None:  # type: ignore[no-untyped-def]
+    # "last night" says when, not what: the card is at that time (as_of_from text) and the
+    # other words choose the runbook. Before, "db pool exhausted last night" and "pool
+    # exhausted 2 hours ago" said "No runbook: no runbook fits" ("last" is a word of another
+    # page; no runbook uses "hours", "ago") while "db pool exhausted" found payment-recovery,
+    # and "PAY-4097 yesterday" said "the words alone fit no runbook (... 'yesterday' ...)".
+    doc = _card(invoke, text, BOB)
+    assert doc["as_of_from"] == "text", doc["time_note"]
+    assert doc["runbook"] is not None, doc["note"]
+    assert doc["runbook"]["id"].startswith("runbook:payment-recovery@"), doc["runbook"]
+    assert doc["note"] is None, doc["note"]
