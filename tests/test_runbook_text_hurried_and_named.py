@@ -214,3 +214,15 @@ def test_the_words_of_a_relative_time_are_not_searched(graph, cli_env, invoke, t
     assert doc["runbook"] is not None, doc["note"]
     assert doc["runbook"]["id"].startswith("runbook:payment-recovery@"), doc["runbook"]
     assert doc["note"] is None, doc["note"]
+
+
+def test_investigate_does_not_search_the_words_of_a_relative_time(graph, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    # As the card: before, the question cited no runbook (partial, "no runbook was used")
+    # while "which runbook for db pool exhausted" cited payment-recovery.
+    question = "which runbook for db pool exhausted last night"
+    result = invoke("investigate", question, "--subject", BOB, "--json")
+    assert result.code == 0, result
+    doc = json.loads(result.out)
+    cited = [c["statement"] for c in doc["claims"] if "runbook:payment-recovery@" in c["statement"]]
+    assert cited, doc["missing_evidence"]
+    assert doc["status"] == "complete", doc["missing_evidence"]
