@@ -1775,6 +1775,14 @@ class RetrievalLoop:
                 status_symptom_reading(self.inp.question) if placed else self.inp.question
             )
         )
+        # The words a relative time is read from ("last night", "2 hours ago") say when, not
+        # what: not searched, as `investigator runbook TEXT` does not search them. Before,
+        # "which runbook for db pool exhausted last night" cited none ("last" is a word of
+        # another page) while "which runbook for db pool exhausted" cited payment-recovery.
+        relative = time_references(asked, self.session.as_of).relative
+        timeless = without_words(asked, [r.words for r in relative])
+        if timeless != asked and search_terms(timeless):
+            asked = timeless
         # A runbook an investigation cites answers every word of the question (see there).
         words = asked
         ranking, hits = search_runbooks(search, words, set_aside_unknown=False)

@@ -149,6 +149,8 @@ MAX_TARGET_LENGTH = 200
 MAX_TEXT_LENGTH = 2000
 _ALERT_LIMIT = 5  # alert rules sharing one name (per severity)
 _TEXT_ALERT_NAMES = 3  # alert names read from pasted text
+# One identifier typed alone, which may be an alert's name in one case (`etcdnoleader`).
+_ONE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{4,}")
 _RELEVANT_TYPES = ["alert_definition", "entity", "ownership", "policy", "runbook"]
 
 
@@ -1848,10 +1850,26 @@ class RunbookLookup:
         """Pasted text that names an alert (`[FIRING:1] KubePodCrashLooping ...`): that alert's
         anchors, as `--alert` would give; else a runbook named after it; else nothing."""
         names = alert_names(text)[:_TEXT_ALERT_NAMES]
-        if not names:
+        if names:
+            steps = _resolution_steps(names, "Alert", limit=_ALERT_LIMIT)
+            found = dict(zip(names, run.stage(steps), strict=True))
+        elif _ONE_NAME.fullmatch(text):
+            # An alert's name typed alone in one case (`etcdnoleader`, `KUBEPODCRASHLOOPING`),
+            # not shaped like one: that alert, as `--alert` resolves it in any case. Before,
+            # the words were searched and the card said a page that merely mentions the
+            # alert tied with the alert's own ("a score only 357% above the next").
+            (rows,) = run.stage(_resolution_steps([text], "Alert", limit=_ALERT_LIMIT))
+            rows = [
+                ev
+                for ev in rows
+                if ev.type == "Alert" and _alertname(ev).casefold() == text.casefold()
+            ]
+            if not rows:
+                return []
+            names = [_alertname(rows[0])]
+            found = {names[0]: rows}
+        else:
             return []
-        steps = _resolution_steps(names, "Alert", limit=_ALERT_LIMIT)
-        found = dict(zip(names, run.stage(steps), strict=True))
         alerts = [ev for rows in found.values() for ev in rows if ev.type == "Alert"]
         if alerts:
             run.alert_rows = alerts

@@ -43,6 +43,9 @@ def test_a_question_typed_as_the_command_names_the_investigate_line(  # type: ig
         (["start"], "the command is `investigator db start`"),
         (["import", "datasets/payments-incident"], "the command is `investigator ingest`"),
         (["ask"], "the command is `investigator investigate`"),
+        # `help COMMAND`, as git takes it (before: "No such command 'help'.", no command named)
+        (["help", "runbook"], "the command is `investigator runbook --help`"),
+        (["help", "investigate"], "the command is `investigator investigate --help`"),
     ],
 )
 def test_a_near_or_other_name_says_the_command(  # type: ignore[no-untyped-def]

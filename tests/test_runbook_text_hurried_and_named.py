@@ -173,3 +173,56 @@ def test_a_tie_at_no_share_is_said_as_words_no_runbook_has(
     said = "No runbook: no runbook mentions any of: payment; 'recovery' is common to the runbooks"
     assert first.startswith(said), first
     assert "covering 0%" not in result.out
+
+
+@pytest.mark.parametrize(
+    ("typed", "runbook"),
+    [
+        ("etcdnoleader", "runbook:etcdNoLeader"),
+        ("ETCDNOLEADER", "runbook:etcdNoLeader"),
+        ("obcquotaobjectsalert", "runbook:ObcQuotaObjectsAlert"),
+    ],
+)
+def test_an_alert_name_typed_in_one_case_is_the_alert_not_a_tie(
+    graph, cli_env, invoke, typed: str, runbook: str
+) -> None:  # type: ignore[no-untyped-def]
+    # Typed at 3 a.m. without its capitals: the alert, as `--alert` resolves it in any case.
+    # Before, its words were searched and the card said a page that only mentions the alert
+    # tied with the alert's own runbook ("a tie, ... a score only 357% above the next").
+    doc = _card(invoke, typed, ONCALL)
+    assert doc["runbook"] is not None, doc["note"]
+    assert doc["runbook"]["id"] == runbook
+    assert doc["tied"] == [], doc["note"]
+    assert "tie" not in (doc["note"] or ""), doc["note"]
+    plain = invoke("runbook", typed, "--subject", ONCALL)
+    assert plain.code == 0, plain
+    assert "alike" not in plain.out and "a tie" not in plain.out, plain.out
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["db pool exhausted last night", "pool exhausted 2 hours ago", "PAY-4097 yesterday"],
+)
+def test_the_words_of_a_relative_time_are_not_searched(graph, cli_env, invoke, text: str) -> None:  # type: ignore[no-untyped-def]
+    # "last night" says when, not what: the card is at that time (as_of_from text) and the
+    # other words choose the runbook. Before, "db pool exhausted last night" and "pool
+    # exhausted 2 hours ago" said "No runbook: no runbook fits" ("last" is a word of another
+    # page; no runbook uses "hours", "ago") while "db pool exhausted" found payment-recovery,
+    # and "PAY-4097 yesterday" said "the words alone fit no runbook (... 'yesterday' ...)".
+    doc = _card(invoke, text, BOB)
+    assert doc["as_of_from"] == "text", doc["time_note"]
+    assert doc["runbook"] is not None, doc["note"]
+    assert doc["runbook"]["id"].startswith("runbook:payment-recovery@"), doc["runbook"]
+    assert doc["note"] is None, doc["note"]
+
+
+def test_investigate_does_not_search_the_words_of_a_relative_time(graph, cli_env, invoke) -> None:  # type: ignore[no-untyped-def]
+    # As the card: before, the question cited no runbook (partial, "no runbook was used")
+    # while "which runbook for db pool exhausted" cited payment-recovery.
+    question = "which runbook for db pool exhausted last night"
+    result = invoke("investigate", question, "--subject", BOB, "--json")
+    assert result.code == 0, result
+    doc = json.loads(result.out)
+    cited = [c["statement"] for c in doc["claims"] if "runbook:payment-recovery@" in c["statement"]]
+    assert cited, doc["missing_evidence"]
+    assert doc["status"] == "complete", doc["missing_evidence"]

@@ -221,6 +221,7 @@ _OTHER_NAMES = {
     "lineage": "trace",
 }
 _QUOTED_MAX = 80
+_HELP_WORDS = frozenset({"help", "usage", "man"})
 
 
 def command_hint(args: list[str], commands: list[str]) -> str | None:
@@ -232,6 +233,11 @@ def command_hint(args: list[str], commands: list[str]) -> str | None:
     if name.startswith("-"):
         return None
     other = _OTHER_NAMES.get(name.lower())
+    asked = next((a for a in args[1:] if a in commands), None)
+    if name.lower() in _HELP_WORDS and asked is not None:
+        # `investigator help runbook`, as git takes it: that command's --help (before: "No
+        # such command 'help'", pointing at the list of commands). Alone, click's line says it.
+        return f"the command is `investigator {asked} --help`"
     if len(name.split()) > 1 or name.endswith("?") or name.lower() in _QUESTION_WORDS:
         return _ask(" ".join(args) if len(name.split()) == 1 else name)
     if other == "investigate" and args[1:]:
