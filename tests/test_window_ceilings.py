@@ -26,6 +26,7 @@ from release_graphs import (
     W0,
     E,
     minutes,
+    operators,
     same_rows,
     window_rows,
     window_step,
@@ -211,7 +212,7 @@ def test_version_6_seeks_the_later_fields_only_up_to_the_cut(
     reader = load_subject(ex, "synth/user:synth-reader", PURPOSE)
     wide = (datetime(1900, 1, 1, tzinfo=UTC), datetime(9999, 1, 1, tzinfo=UTC))
     limit = 10
-    seeks, hits, operators = {}, {}, {}
+    seeks, hits, plan_operators = {}, {}, {}
     for version in (5, 6):
         compiled = ex.compile(window_step(wide, limit, version))
         parameters = ex.cypher_parameters(compiled, reader, NOW)
@@ -223,7 +224,7 @@ def test_version_6_seeks_the_later_fields_only_up_to_the_cut(
             profile = session.run("PROFILE " + compiled.text, parameters).consume().profile
         assert profile is not None
         seeks[version], hits[version] = _seek_rows(profile), _db_hits(profile)
-        operators[version] = operators(profile)
+        plan_operators[version] = operators(profile)
     releases = driver.execute_query(
         "MATCH (d:KG:Deployment {tenant: 'synth'}) RETURN count(d) AS n"
     ).records[0]["n"]
@@ -235,6 +236,6 @@ def test_version_6_seeks_the_later_fields_only_up_to_the_cut(
     assert seeks[6]["started_at"] <= 3 * limit and seeks[6]["valid_from"] <= 3 * limit, seeks
     assert hits[6] < hits[5], hits
     # Still each branch cut over its seek's order, and no label scanned.
-    cuts = [op.split("@")[0] for op, _ in operators[6] if op.startswith("PartialTop")]
-    assert cuts == ["PartialTop"] * 3, operators[6]
-    assert [(op, d) for op, d in operators[6] if "Scan" in op] == []
+    cuts = [op.split("@")[0] for op, _ in plan_operators[6] if op.startswith("PartialTop")]
+    assert cuts == ["PartialTop"] * 3, plan_operators[6]
+    assert [(op, d) for op, d in plan_operators[6] if "Scan" in op] == []
