@@ -1929,10 +1929,15 @@ class RunbookLookup:
     def _text_anchors(self, run: _Lookup, text: str) -> list[tuple[str, str]]:
         # Informative words only, re-ranked by name/title and coverage; abstains when none
         # of the first candidates fits (investigator/runbook_search.py, issue 15).
-        # The words of a time the text places choose the version, not the page (h39-walk-time).
-        text = without_time_words(text, run.session.as_of)
         text, respelled = self._hyphenated_codes(run, text)
+        # The words of a time the text places choose the version, not the page (h39-walk-time),
+        # unless they are a pasted alert's own ("... uploaded no block in the last 4 hours."):
+        # its rule's text says them too, and the page fits by that alert.
+        timeless = without_time_words(text, run.session.as_of)
         ranking, hits = search_runbooks(run, text)
+        if timeless != text and (ranking.best is None or ranking.best.fits_by != "alert"):
+            text = timeless
+            ranking, hits = search_runbooks(run, text)
         # The place a symptom is said on is no word of what to do there: a page about the
         # symptom does not name the service ("ssh brute force on svc:payment-api": the
         # SSHBruteForce page). Asked again without it only when nothing fits every word, as
