@@ -232,6 +232,24 @@ def window_rows(
     return step_rows(ex, window_step(window, limit, version), subject, known_at)
 
 
+def window_ids(
+    ex: TemplateExecutor,
+    subject: Subject,
+    window: tuple[datetime, datetime],
+    limit: int,
+    version: int,
+    known_at: datetime,
+) -> list[Any]:
+    """The ids of `window_step`'s rows, in order."""
+    rows, _ = window_rows(ex, subject, window, limit, version, known_at)
+    return [r[0] for r in rows]
+
+
+def db_hits(plan: Any) -> int:
+    """A profiled plan's db hits, summed over its operators."""
+    return int(plan.get("dbHits", 0)) + sum(db_hits(c) for c in plan.get("children", []))
+
+
 def step_rows(
     ex: TemplateExecutor, step: PlanStep, subject: Subject, known_at: datetime
 ) -> tuple[list[tuple[Any, ...]], bool]:

@@ -25,10 +25,11 @@ from release_graphs import (
     PLUS_TWO,
     W0,
     E,
+    db_hits,
     minutes,
     operators,
     same_rows,
-    window_rows,
+    window_ids,
     window_step,
     write_release_graph,
 )
@@ -119,8 +120,7 @@ def _ids(
     limit: int,
     known_at: datetime = NOW,
 ) -> list[Any]:
-    rows, _ = window_rows(ex, subject, window, limit, 6, known_at)
-    return [r[0] for r in rows]
+    return window_ids(ex, subject, window, limit, 6, known_at)
 
 
 def _same_rows(
@@ -202,10 +202,6 @@ def _seek_rows(plan: Any) -> dict[str, int]:
     return found
 
 
-def _db_hits(plan: Any) -> int:
-    return int(plan.get("dbHits", 0)) + sum(_db_hits(c) for c in plan.get("children", []))
-
-
 def test_version_6_seeks_the_later_fields_only_up_to_the_cut(
     ex: TemplateExecutor, driver: neo4j.Driver
 ) -> None:
@@ -223,7 +219,7 @@ def test_version_6_seeks_the_later_fields_only_up_to_the_cut(
             session.run("CALL db.prepareForReplanning()").consume()
             profile = session.run("PROFILE " + compiled.text, parameters).consume().profile
         assert profile is not None
-        seeks[version], hits[version] = _seek_rows(profile), _db_hits(profile)
+        seeks[version], hits[version] = _seek_rows(profile), db_hits(profile)
         plan_operators[version] = operators(profile)
     releases = driver.execute_query(
         "MATCH (d:KG:Deployment {tenant: 'synth'}) RETURN count(d) AS n"

@@ -28,12 +28,13 @@ from release_graphs import (
     SYNTH_WINDOWS,
     W0,
     E,
+    db_hits,
     fresh_plan,
     invisible_releases,
     minutes,
     operators,
     same_rows,
-    window_rows,
+    window_ids,
     window_step,
     write_release_graph,
 )
@@ -94,8 +95,7 @@ def _ids(
     limit: int,
     known_at: datetime,
 ) -> list[Any]:
-    rows, _ = window_rows(ex, subject, window, limit, 5, known_at)
-    return [r[0] for r in rows]
+    return window_ids(ex, subject, window, limit, 5, known_at)
 
 
 def _same_rows(
@@ -145,10 +145,6 @@ def test_version_5_reads_the_rows_of_version_4_on_the_demo_and_a_generated_tenan
     assert len(synth) > 10
 
 
-def _db_hits(plan: Any) -> int:
-    return int(plan.get("dbHits", 0)) + sum(_db_hits(c) for c in plan.get("children", []))
-
-
 def test_version_5_cuts_each_seek_in_index_order_and_reads_less_of_a_wide_window(
     ex: TemplateExecutor, driver: neo4j.Driver
 ) -> None:
@@ -157,7 +153,7 @@ def test_version_5_cuts_each_seek_in_index_order_and_reads_less_of_a_wide_window
     found, hits = {}, {}
     for version in (4, 5):
         profile = fresh_plan(ex, driver, window_step(wide, 10, version), reader, NOW, "PROFILE")
-        found[version], hits[version] = operators(profile), _db_hits(profile)
+        found[version], hits[version] = operators(profile), db_hits(profile)
     # Each branch is cut over its seek's order (PartialTop); the one Top orders at most
     # three branches' $limit rows, never the window.
     cuts = [op.split("@")[0] for op, _ in found[5] if "Top" in op or "Sort" in op]
